@@ -1,0 +1,77 @@
+/**
+ * Operational errors: each has a stable `code` and a message that names what was wrong,
+ * where, and what to do. Programmer errors (a matcher built with NaN) throw these too,
+ * at build time.
+ */
+export class NiceevalError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "NiceevalError";
+    this.code = code;
+  }
+}
+
+/** A value given to a tool failed the tool's input schema. */
+export class ToolInputError extends NiceevalError {
+  readonly toolId: string;
+  readonly issues: readonly { path: string; message: string }[];
+  constructor(toolId: string, issues: readonly { path: string; message: string }[]) {
+    const first = issues[0];
+    super(
+      "TOOL_INPUT_INVALID",
+      `invalid input for tool "${toolId}": ${first ? `${first.path || "(root)"}: ${first.message}` : "rejected"}` +
+        (issues.length > 1 ? ` (and ${issues.length - 1} more)` : "") +
+        ". Fix the value passed as `input` (or the binding's mapInput).",
+    );
+    this.name = "ToolInputError";
+    this.toolId = toolId;
+    this.issues = issues;
+  }
+}
+
+/** A tool implementation returned a value that fails the tool's output schema. */
+export class ToolOutputError extends NiceevalError {
+  readonly toolId: string;
+  readonly issues: readonly { path: string; message: string }[];
+  constructor(toolId: string, issues: readonly { path: string; message: string }[]) {
+    const first = issues[0];
+    super(
+      "TOOL_OUTPUT_INVALID",
+      `tool "${toolId}" returned an invalid result: ${first ? `${first.path || "(root)"}: ${first.message}` : "rejected"}. The implementation must return its outputSchema's shape.`,
+    );
+    this.name = "ToolOutputError";
+    this.toolId = toolId;
+    this.issues = issues;
+  }
+}
+
+/** No candidate driver implements the requested tool. */
+export class ToolNotImplementedError extends NiceevalError {
+  constructor(toolId: string, candidates: readonly string[]) {
+    super(
+      "TOOL_NOT_IMPLEMENTED",
+      `no candidate implements tool "${toolId}" (candidates: ${candidates.length ? candidates.join(", ") : "none"}). Pass a driver that implements it in \`candidates\`.`,
+    );
+    this.name = "ToolNotImplementedError";
+  }
+}
+
+/** An eval was authored incorrectly (for example, `.gate()` called twice). */
+export class AuthoringError extends NiceevalError {
+  constructor(message: string) {
+    super("AUTHORING", message);
+    this.name = "AuthoringError";
+  }
+}
+
+/** Message of any thrown value, for reports. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}

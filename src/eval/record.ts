@@ -1,0 +1,113 @@
+/**
+ * The one result model. Every authoring style (dataset suites, score evals, Vitest evaluations)
+ * produces AttemptRecords; the runner, reports, JSON output and telemetry all speak it.
+ */
+
+/** Outcome of one attempt. Precedence: errored > failed > skipped > passed. */
+export type Verdict = "passed" | "failed" | "skipped" | "errored";
+
+/**
+ * State of one judgment. `unavailable` means the evidence was missing (never a zero);
+ * `errored` means a scorer, matcher or the application crashed.
+ */
+export type JudgmentState = "matched" | "mismatched" | "unavailable" | "errored";
+
+/** Tokens and cost of judge (model) calls made for a judgment, an eval or a run. */
+export interface JudgeUsage {
+  calls: number;
+  cachedCalls: number;
+  retries: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Present only when a price table was configured. */
+  costUsd?: number;
+  /** Wall time of uncached calls only. */
+  latencyMs: number;
+}
+
+/** One check, scorer or judged question, as reported. */
+export interface Judgment {
+  /** What is judged, e.g. "exact" or "At least one delivery". */
+  label: string;
+  /** Where the judgment came from: a scorer, t.check, t.score, t.closeQA… */
+  source: string;
+  state: JudgmentState;
+  /** A gate must hold for the attempt to pass. */
+  gate: boolean;
+  /** The points it can earn (0 for a pure gate). */
+  points: number;
+  /** Points earned; null when unavailable or errored. */
+  earned: number | null;
+  /** The raw 0..1 value, when the judgment has one (scorers, ratios, judged questions). */
+  value?: number | null;
+  reason: string;
+  /** Inspectable details: a match tree, a judge audit, scorer metadata. */
+  detail?: unknown;
+  /** Judge calls spent on this judgment. */
+  judge?: JudgeUsage;
+}
+
+/** Earned out of max. `partial` is a lower bound: unavailable weight stays in max. */
+export interface ScoreSummary {
+  state: "complete" | "partial" | "unavailable";
+  earned: number;
+  max: number;
+  reasons: string[];
+}
+
+/** A numeric fact that may be missing. */
+export type NumericEvidence =
+  | { readonly state: "available"; readonly value: number }
+  | { readonly state: "unavailable"; readonly reason: string };
+
+/** The application's own usage, as reported by its adapter (never fabricated). */
+export interface AppUsage {
+  inputTokens: NumericEvidence;
+  outputTokens: NumericEvidence;
+  totalTokens: NumericEvidence;
+  costUsd: NumericEvidence;
+}
+
+/** One attempt of one case of one eval. */
+export interface AttemptRecord {
+  evalId: string;
+  caseId: string;
+  verdict: Verdict;
+  score: ScoreSummary;
+  judgments: Judgment[];
+  usage: { app: AppUsage; judge: JudgeUsage };
+  elapsedMs: number;
+  /** Present when the target, adapter or eval crashed. */
+  error?: { message: string; where: string };
+  /** The target's output (dataset suites), kept only when asked for. */
+  output?: unknown;
+}
+
+export const emptyJudgeUsage = (): JudgeUsage => ({
+  calls: 0,
+  cachedCalls: 0,
+  retries: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  latencyMs: 0,
+});
+
+/** Add `more` into `into` (mutates `into`). */
+export function addJudgeUsage(into: JudgeUsage, more: JudgeUsage | undefined): JudgeUsage {
+  if (!more) return into;
+  into.calls += more.calls;
+  into.cachedCalls += more.cachedCalls;
+  into.retries += more.retries;
+  into.inputTokens += more.inputTokens;
+  into.outputTokens += more.outputTokens;
+  into.latencyMs += more.latencyMs;
+  if (more.costUsd !== undefined) into.costUsd = (into.costUsd ?? 0) + more.costUsd;
+  return into;
+}
+
+export const unreportedUsage = (reason = "usage-unreported"): AppUsage => ({
+  inputTokens: { state: "unavailable", reason },
+  outputTokens: { state: "unavailable", reason },
+  totalTokens: { state: "unavailable", reason },
+  costUsd: { state: "unavailable", reason },
+});

@@ -1,0 +1,52 @@
+import type { JudgeUsage } from "./record.js";
+import type { AttemptRecord, Judgment } from "./record.js";
+
+/** Brand shared by every eval the runner can discover, whichever copy of niceeval made it. */
+export const EVAL_BRAND: unique symbol = Symbol.for("niceeval.eval") as never;
+
+/** One case as the runner schedules it. */
+export interface CaseSpec {
+  readonly id: string;
+  readonly index: number;
+  readonly input?: unknown;
+  readonly expected?: unknown;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+/** What the runner hands an eval for one attempt. */
+export interface AttemptContext {
+  readonly runId: string;
+  readonly signal: AbortSignal;
+  /** Called once per judgment as soon as it is decided (drives `eval.case.scored`). */
+  readonly onJudgment?: (judgment: Judgment) => void;
+  /** Keep the target's output on the record. */
+  readonly keepOutput?: boolean;
+  /** Per-attempt timeout for the application (adapter create / target), in ms. */
+  readonly timeoutMs?: number;
+  /** Ledger that judge calls of this attempt report into. */
+  readonly judgeUsage?: JudgeUsage;
+}
+
+/**
+ * The engine's view of an eval: an id, a stream of cases, and how to run one of them.
+ * Dataset suites and score evals are both Runnables; so is anything later issues add.
+ */
+export interface Runnable {
+  readonly [EVAL_BRAND]: true;
+  readonly id: string;
+  readonly style: "suite" | "score";
+  /** Upper bound on concurrently running cases of this eval. */
+  readonly concurrency?: number;
+  cases(): Iterable<CaseSpec> | AsyncIterable<CaseSpec>;
+  runCase(spec: CaseSpec, context: AttemptContext): Promise<AttemptRecord>;
+}
+
+/** Whether a module export is an eval the runner can run. */
+export function isRunnable(value: unknown): value is Runnable {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[EVAL_BRAND] === true &&
+    typeof (value as Runnable).runCase === "function"
+  );
+}

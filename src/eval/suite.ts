@@ -1,0 +1,281 @@
+import { errorMessage } from "../errors.js";
+import type { Score } from "../score/score.js";
+import { isScorer, type Scorer } from "../scorers/create-scorer.js";
+import { runTool } from "../tool/run-tool.js";
+import type { Driver, Tool } from "../tool/tool.js";
+import type { AttemptRecord, Judgment } from "./record.js";
+import { emptyJudgeUsage, unreportedUsage } from "./record.js";
+import { EVAL_BRAND, type AttemptContext, type CaseSpec, type Runnable } from "./runnable.js";
+import { decideVerdict, summarizeScore } from "./summarize.js";
+import { withTimeout } from "./timeout.js";
+
+/** One dataset case. */
+export interface EvalCase<Input> {
+  id: string;
+  input: Input;
+  expected?: unknown;
+  metadata?: Record<string, unknown>;
+}
+
+/** What a binding's mapInput receives. */
+export interface ScorerMapArgs<Output> {
+  output: Output;
+  expected: unknown;
+  input: unknown;
+  caseId: string;
+}
+
+/** A tool scorer, the driver that runs it, and how the target's output becomes its input. */
+export interface ScorerBinding<Output, ScorerInput> {
+  id: string;
+  tool: Tool<ScorerInput, Score>;
+  driver: Driver;
+  mapInput: (args: ScorerMapArgs<Output>) => ScorerInput;
+}
+
+/** A binding boxed so that scorers with different input types share one array. */
+export interface BoundScorer<Output> {
+  readonly kind: "bound-scorer";
+  readonly id: string;
+  readonly toolId: string;
+  run(args: ScorerMapArgs<Output>, signal?: AbortSignal): Promise<Score>;
+}
+
+/**
+ * Box a scorer binding for a suite.
+ * @example
+ * bindScorer<Answer, { actual: string; expected: string }>({
+ *   id: "exact", tool: exactMatchTool, driver: evalScorersProvider,
+ *   mapInput: ({ output, expected }) => ({ actual: output.text, expected: String(expected) }),
+ * })
+ */
+export function bindScorer<Output, ScorerInput>(
+  binding: ScorerBinding<Output, ScorerInput>,
+): BoundScorer<Output> {
+  const candidates = [binding.driver];
+  return Object.freeze({
+    kind: "bound-scorer" as const,
+    id: binding.id,
+    toolId: binding.tool.id,
+    run: (args: ScorerMapArgs<Output>, signal?: AbortSignal) =>
+      runTool({
+        tool: binding.tool,
+        candidates,
+        input: binding.mapInput(args),
+        ...(signal ? { signal } : {}),
+      }),
+  });
+}
+
+/** A dataset suite as data: cases and bound scorers (seed shape; the target comes at run time). */
+export interface TypedEvalSuite<Input, Output> {
+  id: string;
+  cases: readonly EvalCase<Input>[];
+  scorers: readonly BoundScorer<Output>[];
+}
+/** A suite with any input and output. */
+export type EvalSuite = TypedEvalSuite<unknown, unknown>;
+
+/** Produces a case's output. */
+export type Target<Input, Output> = (
+  input: Input,
+  context: { caseId: string; signal: AbortSignal },
+) => Output | Promise<Output>;
+
+/** Cases as an array, an iterable or an async iterable (streamed; never all held at once). */
+export type CaseSource<Input> =
+  | readonly EvalCase<Input>[]
+  | Iterable<EvalCase<Input>>
+  | AsyncIterable<EvalCase<Input>>
+  | (() => Iterable<EvalCase<Input>> | AsyncIterable<EvalCase<Input>>);
+
+/** A scorer accepted by a suite: a bound tool scorer or a createScorer scorer. */
+export type SuiteScorer<Input, Output> =
+  | BoundScorer<Output>
+  // biome-ignore lint/suspicious/noExplicitAny: expected and extra fields are the scorer's business
+  | Scorer<Output, any, any>
+  | (Scorer<Output, unknown, { input: Input }> & {});
+
+/** Definition accepted by {@link defineSuite}. */
+export interface SuiteDefinition<Input, Output> {
+  id: string;
+  cases: CaseSource<Input>;
+  target: Target<Input, Output>;
+  scorers: readonly SuiteScorer<Input, Output>[];
+  /** Cases of this suite running at once (default: the runner's). */
+  concurrency?: number;
+  /** A createScorer score passes at or above this (default 0.5). Tool scorers decide themselves. */
+  threshold?: number;
+  /** Per-case timeout of the target, ms. */
+  timeoutMs?: number;
+}
+
+/** A dataset suite the runner can run. */
+export interface Suite<Input, Output> extends Runnable {
+  readonly style: "suite";
+  readonly definition: SuiteDefinition<Input, Output>;
+}
+
+/**
+ * Declare a dataset suite: cases run through a target and scored by every scorer.
+ * @example
+ * export const greetings = defineSuite({ id: "greetings", cases, target, scorers: [exact] });
+ */
+export function defineSuite<Input, Output>(
+  definition: SuiteDefinition<Input, Output>,
+): Suite<Input, Output> {
+  if (!definition.id) throw new TypeError("defineSuite: `id` is required");
+  return {
+    [EVAL_BRAND]: true,
+    id: definition.id,
+    style: "suite",
+    definition,
+    ...(definition.concurrency !== undefined ? { concurrency: definition.concurrency } : {}),
+    cases: () => caseSpecs(definition.cases),
+    runCase: (spec, context) => runSuiteCase(definition, spec, context),
+  };
+}
+
+async function* caseSpecs<Input>(source: CaseSource<Input>): AsyncGenerator<CaseSpec> {
+  const iterable = typeof source === "function" ? source() : source;
+  let index = 0;
+  for await (const item of iterable as AsyncIterable<EvalCase<Input>>) {
+    const spec: CaseSpec = {
+      id: item.id ?? `case-${index + 1}`,
+      index,
+      input: item.input,
+      expected: item.expected,
+      ...(item.metadata ? { metadata: item.metadata } : {}),
+    };
+    index++;
+    yield spec;
+  }
+}
+
+/** Run one case: the target, then every scorer; failures become data on the record. */
+export async function runSuiteCase<Input, Output>(
+  definition: SuiteDefinition<Input, Output>,
+  spec: CaseSpec,
+  context: AttemptContext,
+): Promise<AttemptRecord> {
+  const started = performance.now();
+  const base = { evalId: definition.id, caseId: spec.id };
+  let output: Output;
+  try {
+    output = await withTimeout(
+      () => definition.target(spec.input as Input, { caseId: spec.id, signal: context.signal }),
+      definition.timeoutMs ?? context.timeoutMs,
+      `target of case "${spec.id}"`,
+    );
+  } catch (error) {
+    return {
+      ...base,
+      verdict: "errored",
+      score: { state: "unavailable", earned: 0, max: definition.scorers.length, reasons: [] },
+      judgments: [],
+      usage: { app: unreportedUsage(), judge: emptyJudgeUsage() },
+      elapsedMs: performance.now() - started,
+      error: { message: errorMessage(error), where: `target of case "${spec.id}" in eval "${definition.id}"` },
+    };
+  }
+  const args: ScorerMapArgs<Output> = {
+    output,
+    expected: spec.expected,
+    input: spec.input,
+    caseId: spec.id,
+  };
+  const threshold = definition.threshold ?? 0.5;
+  const judgments = await Promise.all(
+    definition.scorers.map((scorer) => judgeWith(scorer, args, spec, threshold, context.signal)),
+  );
+  for (const judgment of judgments) context.onJudgment?.(judgment);
+  const record: AttemptRecord = {
+    ...base,
+    verdict: decideVerdict(judgments),
+    score: summarizeScore(judgments),
+    judgments,
+    usage: { app: unreportedUsage(), judge: emptyJudgeUsage() },
+    elapsedMs: performance.now() - started,
+  };
+  if (context.keepOutput) record.output = output;
+  return record;
+}
+
+async function judgeWith<Input, Output>(
+  scorer: SuiteScorer<Input, Output>,
+  args: ScorerMapArgs<Output>,
+  spec: CaseSpec,
+  threshold: number,
+  signal: AbortSignal,
+): Promise<Judgment> {
+  const label = isScorer(scorer) ? scorer.scorerName : (scorer as BoundScorer<Output>).id;
+  try {
+    if (isScorer(scorer)) {
+      const result = await scorer({
+        ...(spec.metadata ?? {}),
+        input: args.input,
+        output: args.output,
+        expected: args.expected,
+      });
+      return fromNamedScore(label, result.score, result.metadata, threshold);
+    }
+    const bound = scorer as BoundScorer<Output>;
+    const score = await bound.run(args, signal);
+    return fromToolScore(label, bound.toolId, score);
+  } catch (error) {
+    return erroredJudgment(label, `scorer "${label}" threw: ${errorMessage(error)}`);
+  }
+}
+
+/** A tool Score as a judgment: a gate worth one point. */
+export function fromToolScore(label: string, source: string, score: Score): Judgment {
+  return {
+    label,
+    source,
+    state: score.passed ? "matched" : "mismatched",
+    gate: true,
+    points: 1,
+    earned: score.value,
+    value: score.value,
+    reason: score.rationale ?? (score.passed ? "passed" : "failed"),
+  };
+}
+
+/** A createScorer result as a judgment; non-finite scores are errors, null counts as 0. */
+export function fromNamedScore(
+  label: string,
+  value: number | null,
+  metadata: Record<string, unknown> | undefined,
+  threshold: number,
+): Judgment {
+  if (value !== null && (typeof value !== "number" || !Number.isFinite(value))) {
+    return erroredJudgment(
+      label,
+      `scorer "${label}" returned a non-finite score (${String(value)}); return a finite number or null`,
+    );
+  }
+  const effective = value ?? 0;
+  const passed = effective >= threshold;
+  const judgment: Judgment = {
+    label,
+    source: "scorer",
+    state: passed ? "matched" : "mismatched",
+    gate: true,
+    points: 1,
+    earned: effective,
+    value,
+    reason:
+      value === null
+        ? "no score (null counts as 0)"
+        : `${formatValue(effective)} ${passed ? ">=" : "<"} threshold ${threshold}`,
+  };
+  if (metadata !== undefined) judgment.detail = metadata;
+  return judgment;
+}
+
+export function erroredJudgment(label: string, reason: string): Judgment {
+  return { label, source: "scorer", state: "errored", gate: true, points: 1, earned: null, value: null, reason };
+}
+
+const formatValue = (value: number) => String(Math.round(value * 1000) / 1000);
+

@@ -1,0 +1,54 @@
+import type { Judgment, ScoreSummary, Verdict } from "./record.js";
+
+/**
+ * Earned / max over the judgments that carry points. Missing evidence never becomes a zero:
+ * an unavailable or errored judgment keeps its points in max and makes the score partial
+ * (or unavailable when nothing with points was available).
+ */
+export function summarizeScore(judgments: readonly Judgment[]): ScoreSummary {
+  let earned = 0;
+  let max = 0;
+  let availablePoints = 0;
+  let withPoints = 0;
+  const reasons: string[] = [];
+  for (const judgment of judgments) {
+    if (judgment.points <= 0) continue;
+    withPoints++;
+    max += judgment.points;
+    if (judgment.earned === null) {
+      reasons.push(`${judgment.label}: ${judgment.reason}`);
+    } else {
+      earned += judgment.earned;
+      availablePoints++;
+    }
+  }
+  const state =
+    withPoints === 0 || availablePoints === withPoints
+      ? "complete"
+      : availablePoints === 0
+        ? "unavailable"
+        : "partial";
+  return { state, earned: round(earned), max: round(max), reasons };
+}
+
+/**
+ * errored (a crash, or a required gate without evidence) > failed (a gate mismatched)
+ * > skipped > passed.
+ */
+export function decideVerdict(
+  judgments: readonly Judgment[],
+  options: { crashed?: boolean; skipped?: boolean } = {},
+): Verdict {
+  if (options.crashed) return "errored";
+  let failed = false;
+  for (const judgment of judgments) {
+    if (judgment.state === "errored") return "errored";
+    if (judgment.gate && judgment.state === "unavailable") return "errored";
+    if (judgment.gate && judgment.state === "mismatched") failed = true;
+  }
+  if (failed) return "failed";
+  if (options.skipped) return "skipped";
+  return "passed";
+}
+
+const round = (value: number) => Math.round(value * 1e9) / 1e9;

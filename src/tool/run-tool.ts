@@ -1,0 +1,47 @@
+import { ToolInputError, ToolNotImplementedError, ToolOutputError } from "../errors.js";
+import { formatIssues } from "./issues.js";
+import type { Driver, Tool, ToolImplementation } from "./tool.js";
+
+/** Options of {@link runTool}. */
+export interface RunToolOptions<Input, Output> {
+  tool: Tool<Input, Output>;
+  /** Drivers to pick from; the first that implements the tool runs it. */
+  candidates: readonly Driver[];
+  input: Input;
+  signal?: AbortSignal;
+}
+
+/** Find the implementation of a tool among candidate drivers. */
+export function resolveImplementation<Input, Output>(
+  tool: Tool<Input, Output>,
+  candidates: readonly Driver[],
+): ToolImplementation<Input, Output> {
+  for (const driver of candidates) {
+    const found = driver.implementations.get(tool.id);
+    if (found) return found as unknown as ToolImplementation<Input, Output>;
+  }
+  throw new ToolNotImplementedError(
+    tool.id,
+    candidates.map((driver) => driver.id),
+  );
+}
+
+/**
+ * Run a tool through the first candidate that implements it, validating the input
+ * against the tool's inputSchema and the result against its outputSchema.
+ * @throws ToolInputError when the input fails the schema (the error names the field).
+ */
+export async function runTool<Input, Output>(options: RunToolOptions<Input, Output>): Promise<Output> {
+  const { tool, candidates, input, signal } = options;
+  const implementation = resolveImplementation(tool, candidates);
+  const parsedInput = tool.inputSchema.safeParse(input);
+  if (!parsedInput.success) {
+    throw new ToolInputError(tool.id, formatIssues(parsedInput.error.issues as never));
+  }
+  const output = await implementation.run(parsedInput.data, signal ? { signal } : {});
+  const parsedOutput = tool.outputSchema.safeParse(output);
+  if (!parsedOutput.success) {
+    throw new ToolOutputError(tool.id, formatIssues(parsedOutput.error.issues as never));
+  }
+  return parsedOutput.data;
+}
