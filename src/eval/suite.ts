@@ -4,7 +4,8 @@ import { isScorer, type Scorer } from "../scorers/create-scorer.js";
 import { runTool } from "../tool/run-tool.js";
 import type { Driver, Tool } from "../tool/tool.js";
 import type { AttemptRecord, Judgment } from "./record.js";
-import { emptyJudgeUsage, unreportedUsage } from "./record.js";
+import { withJudgeLedger } from "../judge/ledger.js";
+import { addJudgeUsage, emptyJudgeUsage, unreportedUsage } from "./record.js";
 import { EVAL_BRAND, type AttemptContext, type CaseSpec, type Runnable } from "./runnable.js";
 import { decideVerdict, summarizeScore } from "./summarize.js";
 import { withTimeout } from "./timeout.js";
@@ -186,15 +187,23 @@ export async function runSuiteCase<Input, Output>(
   };
   const threshold = definition.threshold ?? 0.5;
   const judgments = await Promise.all(
-    definition.scorers.map((scorer) => judgeWith(scorer, args, spec, threshold, context.signal)),
+    definition.scorers.map(async (scorer) => {
+      const { result, usage } = await withJudgeLedger(() =>
+        judgeWith(scorer, args, spec, threshold, context.signal),
+      );
+      if (usage.calls > 0) result.judge = usage;
+      return result;
+    }),
   );
+  const judgeUsage = emptyJudgeUsage();
+  for (const judgment of judgments) addJudgeUsage(judgeUsage, judgment.judge);
   for (const judgment of judgments) context.onJudgment?.(judgment);
   const record: AttemptRecord = {
     ...base,
     verdict: decideVerdict(judgments),
     score: summarizeScore(judgments),
     judgments,
-    usage: { app: unreportedUsage(), judge: emptyJudgeUsage() },
+    usage: { app: unreportedUsage(), judge: judgeUsage },
     elapsedMs: performance.now() - started,
   };
   if (context.keepOutput) record.output = output;
@@ -269,6 +278,8 @@ export function fromNamedScore(
         ? "no score (null counts as 0)"
         : `${formatValue(effective)} ${passed ? ">=" : "<"} threshold ${threshold}`,
   };
+  // A scorer may explain itself through metadata.reason; show it rather than the arithmetic.
+  if (typeof metadata?.reason === "string") judgment.reason = `${judgment.reason}: ${metadata.reason}`;
   if (metadata !== undefined) judgment.detail = metadata;
   return judgment;
 }

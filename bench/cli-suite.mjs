@@ -1,0 +1,62 @@
+// Benchmark: N cases × 4 deterministic scorers with a trivial target, through the real CLI.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { median } from "./stats.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..");
+const work = join(here, ".tmp");
+
+function writeSuite(n) {
+  mkdirSync(work, { recursive: true });
+  const file = join(work, `suite-${n}.eval.js`);
+  writeFileSync(
+    file,
+    `import { bindScorer, defineSuite } from "niceeval";
+import { evalScorersProvider, exactMatchTool, jsonSchemaValidTool, latencyBudgetTool, regexMatchTool } from "niceeval/scorers";
+const schema = { type: "object", required: ["id", "tags"], properties: { id: { type: "integer" }, tags: { type: "array", items: { type: "string" } } } };
+export const bench = defineSuite({
+  id: "bench-${n}",
+  cases: function* () { for (let i = 0; i < ${n}; i++) yield { id: "case-" + i, input: i, expected: "answer-" + i }; },
+  target: (i) => ({ text: "answer-" + i, latencyMs: i % 7, doc: { id: i, tags: ["a", "b"] } }),
+  scorers: [
+    bindScorer({ id: "exact", tool: exactMatchTool, driver: evalScorersProvider, mapInput: ({ output, expected }) => ({ actual: output.text, expected }) }),
+    bindScorer({ id: "regex", tool: regexMatchTool, driver: evalScorersProvider, mapInput: ({ output }) => ({ actual: output.text, pattern: "^answer-\\\\d+$" }) }),
+    bindScorer({ id: "schema", tool: jsonSchemaValidTool, driver: evalScorersProvider, mapInput: ({ output }) => ({ actual: output.doc, schema }) }),
+    bindScorer({ id: "latency", tool: latencyBudgetTool, driver: evalScorersProvider, mapInput: ({ output }) => ({ durationMs: output.latencyMs, budgetMs: 10 }) }),
+  ],
+});
+`,
+  );
+  return file;
+}
+
+function runOnce(file) {
+  const started = performance.now();
+  const child = spawnSync(
+    process.execPath,
+    ["--import", join(here, "rss-hook.mjs"), join(root, "dist/cli/bin.js"), "run", file, "--quiet"],
+    { cwd: root, encoding: "utf8", env: { ...process.env, CI: "true" }, maxBuffer: 1024 * 1024 * 1024, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  const wallMs = performance.now() - started;
+  const rss = /BENCH_MAX_RSS_KB=(\d+)/.exec(child.stderr)?.[1];
+  if (child.status !== 0) throw new Error(`CLI exited ${child.status}: ${child.stderr.slice(0, 2000)}`);
+  return { wallMs, rssMb: rss ? Number(rss) / 1024 : Number.NaN };
+}
+
+export function benchCliSuite({ sizes = [10_000, 100_000], runs = 3 } = {}) {
+  const rows = [];
+  for (const n of sizes) {
+    const file = writeSuite(n);
+    const samples = Array.from({ length: runs }, () => runOnce(file));
+    rows.push({
+      name: `suite: ${n.toLocaleString("en")} cases × 4 deterministic scorers (CLI, report to /dev/null)`,
+      wall: median(samples.map((s) => s.wallMs)),
+      rss: median(samples.map((s) => s.rssMb)),
+      runs,
+    });
+  }
+  return rows;
+}

@@ -1,0 +1,24 @@
+// `npm run bench`: prints figures (medians of several runs) with the machine they came from.
+import { existsSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { benchCliSuite } from "./cli-suite.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const quick = process.argv.includes("--quick");
+console.log(
+  `machine: ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+);
+
+for (const row of benchCliSuite(quick ? { sizes: [10_000], runs: 3 } : { sizes: [10_000, 100_000], runs: 3 })) {
+  console.log(`${row.name}: wall ${(row.wall / 1000).toFixed(2)} s, peak RSS ${row.rss.toFixed(0)} MB (median of ${row.runs})`);
+}
+
+// Sections contributed by other parts of the engine, each a module exporting `run()`.
+for (const section of ["score-evals.mjs", "matchers.mjs", "judges.mjs"]) {
+  const path = join(here, section);
+  if (!existsSync(path)) continue;
+  const module = await import(pathToFileURL(path).href);
+  if (typeof module.run === "function") await module.run({ quick });
+}

@@ -1,0 +1,54 @@
+import { readdir, stat } from "node:fs/promises";
+import { join, relative, resolve, sep } from "node:path";
+import { NiceevalError } from "../errors.js";
+
+const EVAL_FILE = /\.eval\.(?:ts|mts|js|mjs)$/;
+const SKIP_DIRS = new Set(["node_modules", "dist", "coverage"]);
+
+/** Default places to look for eval files, relative to the working directory. */
+export const DEFAULT_EVAL_DIRS = ["evals", "examples"];
+
+/**
+ * Find eval files (`*.eval.ts`, `*.eval.js`, …) under the given paths, sorted for stable
+ * output. A path that does not exist is a usage error naming it.
+ */
+export async function discoverEvalFiles(
+  paths: readonly string[],
+  options: { cwd: string; exclude?: readonly string[] },
+): Promise<string[]> {
+  const excluded = (options.exclude ?? []).map((p) => resolve(options.cwd, p));
+  const isExcluded = (file: string) =>
+    excluded.some((ex) => file === ex || file.startsWith(ex.endsWith(sep) ? ex : ex + sep));
+  const explicit = paths.length > 0;
+  const roots = explicit ? paths : DEFAULT_EVAL_DIRS;
+  const found = new Set<string>();
+  for (const root of roots) {
+    const absolute = resolve(options.cwd, root);
+    const info = await stat(absolute).catch(() => undefined);
+    if (!info) {
+      if (explicit) {
+        throw new NiceevalError("USAGE", `path not found: ${root}. Pass eval files or folders that exist.`);
+      }
+      continue;
+    }
+    if (info.isFile()) {
+      if (!isExcluded(absolute)) found.add(absolute);
+      continue;
+    }
+    await walk(absolute, found, isExcluded);
+  }
+  return [...found].sort().map((file) => relative(options.cwd, file) || file);
+}
+
+async function walk(dir: string, found: Set<string>, isExcluded: (p: string) => boolean) {
+  if (isExcluded(dir)) return;
+  const entries = await readdir(dir, { withFileTypes: true });
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith(".")) await walk(path, found, isExcluded);
+    } else if (EVAL_FILE.test(entry.name) && !isExcluded(path)) {
+      found.add(path);
+    }
+  }
+}

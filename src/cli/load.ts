@@ -1,0 +1,81 @@
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { errorMessage } from "../errors.js";
+import { isRunnable, type Runnable } from "../eval/runnable.js";
+import type { RunEntry } from "../runner/run.js";
+
+let typescriptReady: Promise<void> | undefined;
+
+/** Teach Node to import TypeScript eval files without a build step (once per process). */
+function enableTypeScript(): Promise<void> {
+  typescriptReady ??= import("tsx/esm/api").then(({ register }) => {
+    register();
+  });
+  return typescriptReady;
+}
+
+/** Result of loading eval files: the evals found, and the files that failed with why. */
+export interface LoadResult {
+  entries: RunEntry[];
+  errors: { file: string; message: string }[];
+}
+
+/**
+ * Import each file and collect the evals it exports (named, default, or arrays of evals).
+ * A file that throws on import is reported with its path; the others still load.
+ */
+export async function loadEvalFiles(files: readonly string[], cwd: string): Promise<LoadResult> {
+  const entries: RunEntry[] = [];
+  const errors: LoadResult["errors"] = [];
+  const seen = new Map<string, string>();
+  if (files.some((file) => /\.m?ts$/.test(file))) await enableTypeScript();
+  for (const file of files) {
+    let module: Record<string, unknown>;
+    try {
+      module = (await import(pathToFileURL(resolve(cwd, file)).href)) as Record<string, unknown>;
+    } catch (error) {
+      errors.push({ file, message: describeLoadError(error) });
+      continue;
+    }
+    const evals = collectEvals(module);
+    if (evals.length === 0) {
+      errors.push({
+        file,
+        message: "exports no eval; export the result of defineSuite(...) or adapter.defineScoreEval(...)",
+      });
+      continue;
+    }
+    for (const runnable of evals) {
+      const previous = seen.get(runnable.id);
+      if (previous !== undefined) {
+        errors.push({
+          file,
+          message: `eval id "${runnable.id}" is already used by ${previous}; give each eval a unique id`,
+        });
+        continue;
+      }
+      seen.set(runnable.id, file);
+      entries.push({ eval: runnable, file });
+    }
+  }
+  return { entries, errors };
+}
+
+function collectEvals(module: Record<string, unknown>): Runnable[] {
+  const found: Runnable[] = [];
+  const add = (value: unknown) => {
+    if (isRunnable(value)) {
+      if (!found.includes(value)) found.push(value);
+    } else if (Array.isArray(value)) {
+      for (const item of value) if (isRunnable(item) && !found.includes(item)) found.push(item);
+    }
+  };
+  for (const value of Object.values(module)) add(value);
+  return found;
+}
+
+function describeLoadError(error: unknown): string {
+  const message = errorMessage(error);
+  const name = error instanceof Error && error.name !== "Error" ? `${error.name}: ` : "";
+  return `${name}${message}`;
+}

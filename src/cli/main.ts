@@ -1,0 +1,92 @@
+import { readFileSync } from "node:fs";
+import { errorMessage, NiceevalError } from "../errors.js";
+import { consoleReporter } from "../report/console-reporter.js";
+import { jsonReporter } from "../report/json-reporter.js";
+import type { Reporter } from "../report/reporter.js";
+import { runEvals } from "../runner/run.js";
+import { HELP, makeFilter, parseCliArgs, type RunArgs } from "./args.js";
+import { discoverEvalFiles } from "./discover.js";
+import { loadEvalFiles } from "./load.js";
+
+/** What the CLI needs from its process, injected so it can be tested in-process. */
+export interface CliIO {
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  /** File descriptor of the report. */
+  stdoutFd: number;
+  stderr: (text: string) => void;
+  isTTY: boolean;
+}
+
+/** Run the CLI; resolves to the exit code (0 passed, 1 failures, 2 usage error or crash). */
+export async function main(argv: readonly string[], io: CliIO): Promise<number> {
+  try {
+    const args = parseCliArgs(argv);
+    if (args.command === "help") {
+      io.stderr(`${HELP}\n`);
+      return 0;
+    }
+    if (args.command === "version") {
+      io.stderr(`${packageVersion()}\n`);
+      return 0;
+    }
+    return await runCommand(args, io);
+  } catch (error) {
+    if (error instanceof NiceevalError && error.code === "USAGE") {
+      io.stderr(`niceeval: ${error.message}\n`);
+      return 2;
+    }
+    io.stderr(`niceeval crashed: ${error instanceof Error ? (error.stack ?? error.message) : errorMessage(error)}\n`);
+    return 2;
+  }
+}
+
+async function runCommand(args: RunArgs, io: CliIO): Promise<number> {
+  const files = await discoverEvalFiles(args.paths, { cwd: io.cwd, exclude: args.exclude });
+  if (files.length === 0) {
+    throw new NiceevalError(
+      "USAGE",
+      `no eval files found in ${args.paths.length ? args.paths.join(", ") : "./evals or ./examples"}. Eval files are named *.eval.ts or *.eval.js.`,
+    );
+  }
+  const filter = args.filter !== undefined ? makeFilter(args.filter) : undefined;
+  await configureJudgeCache(args.cache);
+  const loaded = await loadEvalFiles(files, io.cwd);
+  const ci = Boolean(io.env.CI) && io.env.CI !== "false";
+  const reporters: Reporter[] = [
+    consoleReporter({
+      fd: io.stdoutFd,
+      color: io.isTTY && !io.env.NO_COLOR && !ci,
+      progress: io.isTTY && !ci && !args.quiet,
+      verbose: !args.failuresOnly,
+    }),
+  ];
+  if (args.json) reporters.push(jsonReporter(args.json));
+  const abort = new AbortController();
+  const onSignal = () => abort.abort(new Error("interrupted"));
+  process.once("SIGINT", onSignal);
+  try {
+    const summary = await runEvals(loaded.entries, {
+      concurrency: args.concurrency,
+      reporters,
+      signal: abort.signal,
+      ...(filter ? { filter } : {}),
+      ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
+    });
+    summary.loadErrors = loaded.errors;
+    summary.ok = summary.ok && loaded.errors.length === 0;
+    for (const reporter of reporters) await reporter.onRunFinished?.(summary);
+    return summary.ok ? 0 : 1;
+  } finally {
+    process.off("SIGINT", onSignal);
+  }
+}
+
+async function configureJudgeCache(enabled: boolean): Promise<void> {
+  if (!enabled) process.env.NICEEVAL_JUDGE_CACHE = "off";
+}
+
+function packageVersion(): string {
+  const url = new URL("../../package.json", import.meta.url);
+  return (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
+}

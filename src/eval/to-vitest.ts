@@ -1,0 +1,97 @@
+import { randomUUID } from "node:crypto";
+import type { AttemptRecord, Judgment } from "./record.js";
+import type { CaseSpec, Runnable } from "./runnable.js";
+import { defineSuite, type Target, type TypedEvalSuite } from "./suite.js";
+
+/** The part of an `expect` this bridge uses: Vitest's, Jest's or any compatible one. */
+export type ExpectApi = (actual: unknown, message?: string) => { toBe(expected: unknown): void };
+
+/** What a test function may receive from the runner; Vitest passes an abort signal on timeout. */
+export interface VitestTestContext {
+  readonly signal?: AbortSignal;
+}
+
+/** The test-registration functions toVitest needs, injected so niceeval imports no test runner. */
+export interface VitestHooks {
+  describe: (name: string, factory: () => void) => void;
+  it: (name: string, fn: (context: VitestTestContext) => Promise<void>, timeout?: number) => void;
+  expect: ExpectApi;
+}
+
+/** How the suite's cases run under Vitest. */
+export interface ToVitestOptions<Input, Output> {
+  /** Produces each case's output. */
+  target: Target<Input, Output>;
+  /** Vitest timeout of each case (target and scorers), ms; the runner's testTimeout when omitted. */
+  timeout?: number;
+}
+
+/**
+ * Register a suite as Vitest tests: `describe(suite.id)` with one `it(caseId)` per case, which
+ * runs the case on the niceeval engine and asserts every scorer passed.
+ * @example
+ * import { describe, it, expect } from "vitest";
+ * toVitest(suite, { target: async ({ prompt }) => answer(prompt) }, { describe, it, expect });
+ */
+export function toVitest<Input, Output>(
+  suite: TypedEvalSuite<Input, Output>,
+  options: ToVitestOptions<Input, Output>,
+  hooks: VitestHooks,
+): void {
+  if (typeof options?.target !== "function") {
+    throw new TypeError(`toVitest: suite "${suite.id}" needs \`options.target\`, a function`);
+  }
+  const runnable = defineSuite({
+    id: suite.id,
+    cases: suite.cases,
+    target: options.target,
+    scorers: suite.scorers,
+  });
+  const runId = `vitest-${randomUUID()}`;
+  hooks.describe(suite.id, () => {
+    suite.cases.forEach((item, index) => {
+      const spec: CaseSpec = {
+        id: item.id,
+        index,
+        input: item.input,
+        expected: item.expected,
+        ...(item.metadata ? { metadata: item.metadata } : {}),
+      };
+      hooks.it(
+        item.id,
+        async (context) => {
+          const record = await runCaseUnderTest(runnable, spec, runId, context);
+          hooks.expect(record.verdict, caseFailureMessage(record)).toBe("passed");
+        },
+        options.timeout,
+      );
+    });
+  });
+}
+
+/** Run one case on the engine with the test's abort signal (a never-aborted one without it). */
+export function runCaseUnderTest(
+  runnable: Pick<Runnable, "runCase">,
+  spec: CaseSpec,
+  runId: string,
+  context: VitestTestContext | undefined,
+): Promise<AttemptRecord> {
+  const signal = context?.signal ?? new AbortController().signal;
+  return runnable.runCase(spec, { runId, signal });
+}
+
+/** Why a case did not pass: the crash, then every judgment that did not match. */
+export function caseFailureMessage(record: AttemptRecord): string {
+  const lines = [`case "${record.caseId}" of "${record.evalId}" ${record.verdict}`];
+  if (record.error) lines.push(`  ${record.error.where}: ${record.error.message}`);
+  for (const judgment of record.judgments) {
+    if (judgment.state !== "matched") lines.push(`  ${describeJudgment(judgment)}`);
+  }
+  return lines.join("\n");
+}
+
+/** One judgment as a line: label, value and reason. */
+export function describeJudgment(judgment: Judgment): string {
+  const value = judgment.value === undefined || judgment.value === null ? "-" : judgment.value;
+  return `${judgment.label}: ${judgment.state}, value ${value} (${judgment.reason})`;
+}

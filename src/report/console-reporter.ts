@@ -1,0 +1,124 @@
+import type { AttemptRecord, Judgment } from "../eval/record.js";
+import type { EvalSummary } from "../runner/events.js";
+import type { RunSummary } from "../runner/run.js";
+import {
+  formatJudgeUsage,
+  formatMs,
+  formatNumber,
+  formatScore,
+  judgmentMark,
+  judgmentRole,
+  oneLine,
+  verdictMark,
+} from "./format.js";
+import { LineWriter, palette } from "./output.js";
+import type { EvalInfo, Reporter } from "./reporter.js";
+
+/** Options of {@link consoleReporter}. */
+export interface ConsoleReporterOptions {
+  /** File descriptor of the report (default 1, stdout). */
+  fd?: number;
+  color?: boolean;
+  /** Show a live progress line on stderr (TTY only). */
+  progress?: boolean;
+  /** Print each judgment of passed cases too (default true). */
+  verbose?: boolean;
+}
+
+/**
+ * The human report: per eval, per case, every judgment with its state, role, points and
+ * reason; then a summary. Streams as records arrive; holds nothing per case.
+ */
+export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter {
+  const out = new LineWriter(options.fd ?? 1);
+  const c = palette(options.color ?? false);
+  const verbose = options.verbose ?? true;
+  let lastProgress = 0;
+  let progressShown = false;
+  const clearProgress = () => {
+    if (progressShown) {
+      process.stderr.write("\r\u001b[2K");
+      progressShown = false;
+    }
+  };
+
+  const judgmentLine = (judgment: Judgment) => {
+    const points =
+      judgment.points > 0
+        ? judgment.earned === null
+          ? `—/${formatNumber(judgment.points)}`
+          : `${formatNumber(judgment.earned)}/${formatNumber(judgment.points)}`
+        : judgment.state;
+    const value =
+      judgment.value !== undefined && judgment.value !== null && judgment.points !== judgment.value
+        ? ` value ${formatNumber(judgment.value)}`
+        : "";
+    const cached = (judgment.judge?.cachedCalls ?? 0) > 0 ? c.dim(" [cached]") : "";
+    out.line(
+      `      ${judgmentMark(judgment, c)} ${judgment.label} ${c.dim(`(${judgmentRole(judgment)})`)} ${points}${value}${cached} ${c.dim("—")} ${oneLine(judgment.reason)}`,
+    );
+  };
+
+  return {
+    onRunStart(info) {
+      out.line(
+        c.bold("niceeval run") +
+          c.dim(` · ${info.evals} eval${info.evals === 1 ? "" : "s"} from ${info.files} file${info.files === 1 ? "" : "s"} · concurrency ${info.concurrency}`),
+      );
+    },
+    onEvalStart(info: EvalInfo) {
+      out.line();
+      out.line(`${c.bold(info.evalId)} ${c.dim(`${info.style}${info.file ? ` · ${info.file}` : ""}`)}`);
+    },
+    onCaseFinished(record: AttemptRecord) {
+      out.line(
+        `  ${verdictMark(record.verdict, c)} ${record.caseId} ${c.dim(record.verdict)} · ${formatScore(record.score)} ${c.dim(`· ${formatMs(record.elapsedMs)}`)}`,
+      );
+      if (record.error) out.line(`      ${c.magenta("!")} ${record.error.where}: ${oneLine(record.error.message)}`);
+      if (verbose || record.verdict !== "passed") {
+        for (const judgment of record.judgments) judgmentLine(judgment);
+      }
+      if (record.score.state === "partial" && record.score.reasons.length) {
+        out.line(`      ${c.dim(`partial: ${oneLine(record.score.reasons.join("; "))}`)}`);
+      }
+    },
+    onEvalFinished(summary: EvalSummary) {
+      const mean =
+        summary.meanScore === null
+          ? "score n/a"
+          : `mean score ${formatNumber(summary.meanScore)}${summary.sdScore !== null ? ` ± ${formatNumber(summary.sdScore)} sd` : ""} (n=${summary.scoredCases}${summary.partialCases ? `, ${summary.partialCases} partial` : ""})`;
+      out.line(
+        c.dim(
+          `  ${summary.cases} case${summary.cases === 1 ? "" : "s"}: ${summary.passed} passed, ${summary.failed} failed, ${summary.errored} errored, ${summary.skipped} skipped · ${mean} · ${formatMs(summary.elapsedMs)}`,
+        ),
+      );
+    },
+    onProgress(done) {
+      if (!options.progress) return;
+      const now = Date.now();
+      if (now - lastProgress < 100) return;
+      lastProgress = now;
+      out.flush();
+      process.stderr.write(`\r\u001b[2K${c.dim(`running… ${done} cases done`)}`);
+      progressShown = true;
+    },
+    onRunFinished(summary: RunSummary) {
+      clearProgress();
+      const t = summary.totals;
+      out.line();
+      out.line(c.bold("Summary"));
+      if (summary.loadErrors.length) {
+        out.line(`  ${c.magenta(`${summary.loadErrors.length} file${summary.loadErrors.length === 1 ? "" : "s"} failed to load:`)}`);
+        for (const error of summary.loadErrors) out.line(`    ${error.file}: ${oneLine(error.message, 2000)}`);
+      }
+      const passRate = t.cases ? ` (${formatNumber((100 * t.passed) / t.cases, 1)}% of ${t.cases})` : "";
+      out.line(
+        `  ${t.evals} evals · ${t.cases} cases · ${c.green(`${t.passed} passed`)}${passRate} · ${t.failed ? c.red(`${t.failed} failed`) : "0 failed"} · ${t.errored ? c.magenta(`${t.errored} errored`) : "0 errored"} · ${t.skipped} skipped`,
+      );
+      out.line(`  judge: ${formatJudgeUsage(summary.judge)}`);
+      out.line(`  time: ${formatMs(summary.elapsedMs)}`);
+      out.line(summary.ok ? c.green("PASS") : c.red("FAIL"));
+      out.flush();
+    },
+  };
+}

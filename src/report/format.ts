@@ -1,0 +1,74 @@
+import type { Judgment, JudgeUsage, ScoreSummary, Verdict } from "../eval/record.js";
+import type { Palette } from "./output.js";
+
+/** A number with at most `digits` decimals, without trailing zeros. */
+export function formatNumber(value: number, digits = 3): string {
+  if (!Number.isFinite(value)) return String(value);
+  return String(Math.round(value * 10 ** digits) / 10 ** digits);
+}
+
+export function formatMs(ms: number): string {
+  if (ms < 1) return `${formatNumber(ms, 2)} ms`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return `${formatNumber(ms / 1000, 2)} s`;
+}
+
+export function verdictMark(verdict: Verdict, c: Palette): string {
+  switch (verdict) {
+    case "passed":
+      return c.green("✓");
+    case "failed":
+      return c.red("✗");
+    case "errored":
+      return c.magenta("!");
+    case "skipped":
+      return c.yellow("-");
+  }
+}
+
+export function judgmentMark(judgment: Judgment, c: Palette): string {
+  switch (judgment.state) {
+    case "matched":
+      return c.green("✓");
+    case "mismatched":
+      return judgment.gate ? c.red("✗") : c.yellow("✗");
+    case "unavailable":
+      return c.yellow("?");
+    case "errored":
+      return c.magenta("!");
+  }
+}
+
+/** "gate", "5 pts" or "gate · 5 pts". */
+export function judgmentRole(judgment: Judgment): string {
+  const parts: string[] = [];
+  if (judgment.gate) parts.push("gate");
+  if (judgment.points > 0) parts.push(`${formatNumber(judgment.points)} pt${judgment.points === 1 ? "" : "s"}`);
+  return parts.length ? parts.join(" · ") : "info";
+}
+
+/** "3.5/10 partial" style text for a score summary. */
+export function formatScore(score: ScoreSummary): string {
+  if (score.max === 0) return "no points";
+  if (score.state === "unavailable") return `unavailable (max ${formatNumber(score.max)})`;
+  const text = `${formatNumber(score.earned)}/${formatNumber(score.max)}`;
+  return score.state === "partial" ? `≥ ${text} partial` : `${text} complete`;
+}
+
+export function formatJudgeUsage(usage: JudgeUsage): string {
+  if (usage.calls === 0 && usage.cachedCalls === 0) return "no judge calls";
+  const parts = [
+    `${usage.calls} call${usage.calls === 1 ? "" : "s"}`,
+    `${usage.cachedCalls} cached`,
+    `${usage.inputTokens} in / ${usage.outputTokens} out tokens`,
+  ];
+  if (usage.retries) parts.push(`${usage.retries} retries`);
+  if (usage.costUsd !== undefined) parts.push(`$${formatNumber(usage.costUsd, 4)}`);
+  return parts.join(", ");
+}
+
+/** Collapse a reason onto one line, bounded so a giant reason cannot flood the report. */
+export function oneLine(text: string, max = 400): string {
+  const flat = text.replace(/\s*\n\s*/g, " ⏎ ");
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

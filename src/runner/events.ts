@@ -1,0 +1,43 @@
+import type { AttemptRecord, Judgment, JudgeUsage } from "../eval/record.js";
+
+/** Schema id carried by every event; bump on breaking changes. */
+export const EVAL_EVENT_SCHEMA = "niceeval/eval/v1" as const;
+
+interface EventBase {
+  schema: typeof EVAL_EVENT_SCHEMA;
+  runId: string;
+  evalId: string;
+  /** ISO-8601 time the event was emitted. */
+  timestamp: string;
+}
+
+/** Summary of one eval, as carried by `eval.finished` and shown in reports. */
+export interface EvalSummary {
+  evalId: string;
+  style: "suite" | "score";
+  cases: number;
+  passed: number;
+  failed: number;
+  errored: number;
+  skipped: number;
+  /** Mean of earned/max over cases whose score was complete or partial (n = scoredCases). */
+  meanScore: number | null;
+  /** Sample standard deviation of earned/max, null below two cases. */
+  sdScore: number | null;
+  scoredCases: number;
+  /** Cases whose score was partial (a lower bound). */
+  partialCases: number;
+  judge: JudgeUsage;
+  elapsedMs: number;
+}
+
+/** Every event of a run, in order: started, per case (started, scored…, finished), finished. */
+export type EvalEvent =
+  | (EventBase & { kind: "eval.started"; style: "suite" | "score"; file?: string })
+  | (EventBase & { kind: "eval.case.started"; caseId: string; index: number })
+  | (EventBase & { kind: "eval.case.scored"; caseId: string; judgment: Judgment })
+  | (EventBase & { kind: "eval.case.finished"; caseId: string; record: AttemptRecord })
+  | (EventBase & { kind: "eval.finished"; summary: EvalSummary });
+
+/** The kinds of {@link EvalEvent}. */
+export type EvalEventKind = EvalEvent["kind"];

@@ -1,0 +1,133 @@
+import type { Score } from "../score/score.js";
+import type { AttemptRecord, Judgment, Verdict } from "../eval/record.js";
+import { defineSuite, type Suite, type Target, type TypedEvalSuite } from "../eval/suite.js";
+import type { EvalEvent } from "./events.js";
+import { runEvals } from "./run.js";
+import type { Telemetry } from "./telemetry.js";
+
+/** Options of {@link runEval}. */
+export interface RunEvalOptions<Input, Output> {
+  /** Produces each case's output (optional when the suite was made with defineSuite). */
+  target?: Target<Input, Output>;
+  telemetry?: Telemetry<EvalEvent>;
+  concurrency?: number;
+  signal?: AbortSignal;
+  /** Keep each case's output on its CaseReport. */
+  keepOutput?: boolean;
+}
+
+/** One scorer's result on one case. `score` is null when the scorer errored. */
+export interface CaseScore {
+  scorerId: string;
+  score: Score | null;
+  state: Judgment["state"];
+  error?: string;
+}
+
+/** One case's result. */
+export interface CaseReport {
+  caseId: string;
+  verdict: Verdict;
+  passed: boolean;
+  /** Mean of the scorers' values over those that produced one; null when none did. */
+  meanValue: number | null;
+  scores: CaseScore[];
+  error?: string;
+  output?: unknown;
+  record: AttemptRecord;
+}
+
+/** A suite's result. */
+export interface EvalReport {
+  suiteId: string;
+  runId: string;
+  total: number;
+  passedCount: number;
+  failedCount: number;
+  erroredCount: number;
+  /** Mean of the cases' meanValue over cases that have one (n = scoredCount). */
+  meanValue: number | null;
+  scoredCount: number;
+  cases: CaseReport[];
+  elapsedMs: number;
+}
+
+/**
+ * Run a suite from code, on the same engine as `niceeval run`.
+ * @example
+ * const report = await runEval(suite, { target, telemetry: arrayTelemetry<EvalEvent>() });
+ * report.passedCount;
+ */
+export async function runEval<Input, Output>(
+  suite: TypedEvalSuite<Input, Output> | Suite<Input, Output>,
+  options: RunEvalOptions<Input, Output> = {},
+): Promise<EvalReport> {
+  const runnable = toRunnable(suite, options.target);
+  const cases: CaseReport[] = [];
+  const summary = await runEvals([{ eval: runnable }], {
+    ...(options.telemetry ? { telemetry: [options.telemetry] } : {}),
+    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.keepOutput ? { keepOutput: true } : {}),
+    onRecord: (record) => cases.push(toCaseReport(record)),
+  });
+  const scored = cases.filter((c) => c.meanValue !== null);
+  return {
+    suiteId: runnable.id,
+    runId: summary.runId,
+    total: cases.length,
+    passedCount: summary.totals.passed,
+    failedCount: summary.totals.failed,
+    erroredCount: summary.totals.errored,
+    meanValue: scored.length ? scored.reduce((sum, c) => sum + (c.meanValue ?? 0), 0) / scored.length : null,
+    scoredCount: scored.length,
+    cases,
+    elapsedMs: summary.elapsedMs,
+  };
+}
+
+function toRunnable<Input, Output>(
+  suite: TypedEvalSuite<Input, Output> | Suite<Input, Output>,
+  target: Target<Input, Output> | undefined,
+): Suite<Input, Output> {
+  if ("definition" in suite && "runCase" in suite) {
+    return target ? defineSuite({ ...suite.definition, target }) : suite;
+  }
+  if (!target) {
+    throw new TypeError(`runEval: suite "${suite.id}" has no target; pass { target } in the options`);
+  }
+  return defineSuite({ id: suite.id, cases: suite.cases, scorers: suite.scorers, target });
+}
+
+function toCaseReport(record: AttemptRecord): CaseReport {
+  const scores: CaseScore[] = record.judgments.map((judgment) => {
+    const value = judgment.value ?? judgment.earned;
+    const score: CaseScore = {
+      scorerId: judgment.label,
+      state: judgment.state,
+      score:
+        judgment.state === "errored" || value === null || value === undefined
+          ? null
+          : {
+              value: Math.min(1, Math.max(0, value)),
+              passed: judgment.state === "matched",
+              label: judgment.label,
+              rationale: judgment.reason,
+            },
+    };
+    if (judgment.state === "errored") score.error = judgment.reason;
+    return score;
+  });
+  const values = scores.flatMap((s) => (s.score ? [s.score.value] : []));
+  const report: CaseReport = {
+    caseId: record.caseId,
+    verdict: record.verdict,
+    passed: record.verdict === "passed",
+    meanValue: values.length ? values.reduce((a, b) => a + b, 0) / values.length : null,
+    scores,
+    record,
+  };
+  if (record.error) report.error = `${record.error.where}: ${record.error.message}`;
+  if ("output" in record) report.output = record.output;
+  return report;
+}

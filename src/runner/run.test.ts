@@ -1,0 +1,210 @@
+import { describe, expect, it } from "vitest";
+import { defineSuite } from "../eval/suite.js";
+import { createScorer } from "../scorers/create-scorer.js";
+import type { AttemptRecord } from "../eval/record.js";
+import type { EvalEvent } from "./events.js";
+import { runEval } from "./run-eval.js";
+import { runEvals } from "./run.js";
+import { arrayTelemetry } from "./telemetry.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const equalsExpected = createScorer<string, string>({
+  name: "equals",
+  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+});
+
+describe("runEvals", () => {
+  it("hands records to reporters in case order whatever the completion order", async () => {
+    const suite = defineSuite<number, string>({
+      id: "order",
+      cases: Array.from({ length: 40 }, (_, i) => ({ id: `c${i}`, input: i, expected: `v${i}` })),
+      target: async (i) => {
+        await sleep((i * 7) % 11);
+        return `v${i}`;
+      },
+      scorers: [equalsExpected],
+    });
+    const seen: string[] = [];
+    const summary = await runEvals([{ eval: suite }], {
+      concurrency: 8,
+      reporters: [{ onCaseFinished: (r) => seen.push(r.caseId) }],
+    });
+    expect(seen).toEqual(Array.from({ length: 40 }, (_, i) => `c${i}`));
+    expect(summary.totals).toMatchObject({ cases: 40, passed: 40, failed: 0 });
+    expect(summary.evals[0]).toMatchObject({ evalId: "order", meanScore: 1, scoredCases: 40 });
+  });
+
+  it("respects a suite's own concurrency cap under a larger run concurrency", async () => {
+    let running = 0;
+    let peak = 0;
+    const suite = defineSuite<number, number>({
+      id: "capped",
+      concurrency: 2,
+      cases: Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, input: i })),
+      target: async (i) => {
+        running++;
+        peak = Math.max(peak, running);
+        await sleep(3);
+        running--;
+        return i;
+      },
+      scorers: [],
+    });
+    await runEvals([{ eval: suite }], { concurrency: 10 });
+    expect(peak).toBe(2);
+  });
+
+  it("streams cases: the producer stays within the reorder window behind a slow case", async () => {
+    let produced = 0;
+    const suite = defineSuite<number, number>({
+      id: "stream",
+      cases: function* () {
+        for (let i = 0; i < 5000; i++) {
+          produced++;
+          yield { id: `c${i}`, input: i };
+        }
+      },
+      target: async (i) => {
+        if (i === 0) await sleep(50);
+        return i;
+      },
+      scorers: [],
+    });
+    let producedWhenFirstFinished = -1;
+    await runEvals([{ eval: suite }], {
+      concurrency: 2,
+      reporters: [{ onCaseFinished: (r) => r.caseId === "c0" && (producedWhenFirstFinished = produced) }],
+    });
+    expect(produced).toBe(5000);
+    expect(producedWhenFirstFinished).toBeGreaterThan(0);
+    expect(producedWhenFirstFinished).toBeLessThanOrEqual(256 + 4);
+  });
+
+  it("keeps going when a target or a scorer breaks, and says which", async () => {
+    const throwing = createScorer<string, string>({
+      name: "boom",
+      score: () => {
+        throw new Error("kaput");
+      },
+    });
+    const nan = createScorer<string, string>({ name: "nan", score: () => ({ score: Number.NaN }) });
+    const nothing = createScorer<string, string>({ name: "nothing", score: () => ({ score: null }) });
+    const suite = defineSuite<string, string>({
+      id: "broken",
+      cases: [
+        { id: "target-throws", input: "x", expected: "x" },
+        { id: "fine", input: "y", expected: "y" },
+      ],
+      target: async (input) => {
+        if (input === "x") throw new Error("target exploded");
+        return input;
+      },
+      scorers: [equalsExpected, throwing, nan, nothing],
+    });
+    const records: AttemptRecord[] = [];
+    const summary = await runEvals([{ eval: suite }], { onRecord: (r) => records.push(r) });
+    expect(summary.totals).toMatchObject({ cases: 2, errored: 2 });
+    const [first, second] = records;
+    expect(first?.verdict).toBe("errored");
+    expect(first?.error?.message).toBe("target exploded");
+    expect(first?.error?.where).toContain('case "target-throws"');
+    expect(second?.judgments.map((j) => [j.label, j.state])).toEqual([
+      ["equals", "matched"],
+      ["boom", "errored"],
+      ["nan", "errored"],
+      ["nothing", "mismatched"],
+    ]);
+    expect(second?.judgments[1]?.reason).toBe('scorer "boom" threw: kaput');
+    expect(second?.judgments[2]?.reason).toContain('scorer "nan" returned a non-finite score (NaN)');
+    expect(second?.judgments[3]).toMatchObject({ earned: 0, value: null, reason: "no score (null counts as 0)" });
+    // The errored scorer keeps its point in max: the score is a lower bound, not a fabricated zero.
+    expect(second?.score).toMatchObject({ state: "partial", earned: 1, max: 4 });
+  });
+
+  it("turns a broken case source into one errored case and runs the next eval", async () => {
+    const broken = defineSuite<number, number>({
+      id: "broken-source",
+      cases: function* () {
+        yield { id: "ok", input: 1 };
+        throw new Error("dataset file is corrupt");
+      },
+      target: (i) => i,
+      scorers: [],
+    });
+    const fine = defineSuite<number, number>({ id: "fine", cases: [{ id: "a", input: 1 }], target: (i) => i, scorers: [] });
+    const records: AttemptRecord[] = [];
+    const summary = await runEvals([{ eval: broken }, { eval: fine }], { onRecord: (r) => records.push(r) });
+    expect(records.map((r) => `${r.evalId}/${r.caseId}:${r.verdict}`)).toEqual([
+      "broken-source/ok:passed",
+      "broken-source/(cases):errored",
+      "fine/a:passed",
+    ]);
+    expect(records[1]?.error?.message).toContain("dataset file is corrupt");
+    expect(summary.ok).toBe(false);
+  });
+
+  it("times out a slow target with a message naming the case", async () => {
+    const suite = defineSuite<number, number>({
+      id: "slow",
+      cases: [{ id: "sleepy", input: 1 }],
+      target: () => sleep(200).then(() => 1),
+      scorers: [],
+    });
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { timeoutMs: 20, onRecord: (r) => records.push(r) });
+    expect(records[0]?.verdict).toBe("errored");
+    expect(records[0]?.error?.message).toMatch(/target of case "sleepy" timed out after 20 ms/);
+  });
+});
+
+describe("runEval", () => {
+  it("emits started, per case started/scored/finished, then finished, each with run id and time", async () => {
+    const telemetry = arrayTelemetry<EvalEvent>();
+    const report = await runEval(
+      {
+        id: "events",
+        cases: [
+          { id: "a", input: "a", expected: "a" },
+          { id: "b", input: "b", expected: "nope" },
+        ],
+        scorers: [],
+      },
+      { target: async (input: string) => input, telemetry, concurrency: 1 },
+    );
+    expect(report).toMatchObject({ total: 2, passedCount: 2, meanValue: null });
+    const kinds = telemetry.events.map((e) => e.kind);
+    expect(kinds).toEqual([
+      "eval.started",
+      "eval.case.started",
+      "eval.case.finished",
+      "eval.case.started",
+      "eval.case.finished",
+      "eval.finished",
+    ]);
+    for (const event of telemetry.events) {
+      expect(event.runId).toBe(report.runId);
+      expect(Number.isNaN(Date.parse(event.timestamp))).toBe(false);
+    }
+  });
+
+  it("reports passedCount and meanValue with one scored event per scorer", async () => {
+    const telemetry = arrayTelemetry<EvalEvent>();
+    const half = createScorer<string, string>({ name: "half", score: () => ({ score: 0.5 }) });
+    const report = await runEval(
+      {
+        id: "means",
+        cases: [
+          { id: "a", input: "a", expected: "a" },
+          { id: "b", input: "b", expected: "x" },
+        ],
+        scorers: [equalsExpected, half] as never,
+      },
+      { target: async (input: string) => input, telemetry, concurrency: 1 },
+    );
+    expect(report.passedCount).toBe(1);
+    expect(report.meanValue).toBeCloseTo((0.75 + 0.25) / 2);
+    expect(telemetry.events.filter((e) => e.kind === "eval.case.scored")).toHaveLength(4);
+    expect(report.cases[1]?.scores.map((s) => s.score?.passed)).toEqual([false, true]);
+  });
+});

@@ -1,0 +1,51 @@
+import { addJudgeUsage, type AttemptRecord, emptyJudgeUsage } from "../eval/record.js";
+import type { EvalSummary } from "./events.js";
+
+/** Folds attempt records into an eval summary without keeping them (Welford's mean/variance). */
+export class EvalAccumulator {
+  private readonly summary: EvalSummary;
+  private mean = 0;
+  private m2 = 0;
+
+  constructor(evalId: string, style: "suite" | "score") {
+    this.summary = {
+      evalId,
+      style,
+      cases: 0,
+      passed: 0,
+      failed: 0,
+      errored: 0,
+      skipped: 0,
+      meanScore: null,
+      sdScore: null,
+      scoredCases: 0,
+      partialCases: 0,
+      judge: emptyJudgeUsage(),
+      elapsedMs: 0,
+    };
+  }
+
+  add(record: AttemptRecord): void {
+    const s = this.summary;
+    s.cases++;
+    s[record.verdict]++;
+    addJudgeUsage(s.judge, record.usage.judge);
+    const { state, earned, max } = record.score;
+    if (state !== "unavailable" && max > 0) {
+      if (state === "partial") s.partialCases++;
+      const ratio = earned / max;
+      s.scoredCases++;
+      const delta = ratio - this.mean;
+      this.mean += delta / s.scoredCases;
+      this.m2 += delta * (ratio - this.mean);
+    }
+  }
+
+  finish(elapsedMs: number): EvalSummary {
+    const s = this.summary;
+    s.meanScore = s.scoredCases > 0 ? this.mean : null;
+    s.sdScore = s.scoredCases > 1 ? Math.sqrt(this.m2 / (s.scoredCases - 1)) : null;
+    s.elapsedMs = elapsedMs;
+    return s;
+  }
+}
