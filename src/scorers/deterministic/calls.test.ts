@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { type AgentRun, calls } from "./calls.js";
+
+const run = (...names: string[]): AgentRun => ({
+  text: "done",
+  calls: names.map((toolName) => ({ toolName, input: {}, output: null })),
+});
+
+describe("calls", () => {
+  it("scores 1 when every rule is kept and lists the tools used", () => {
+    expect(
+      calls(run("search", "restart"), {
+        mustCall: ["search"],
+        mustNotCall: ["delete_all"],
+        atMostOnce: ["restart"],
+      }),
+    ).toEqual({ score: 1, reason: "every call rule kept. Tools used, in order: search, restart" });
+  });
+
+  it("lists every broken rule, then every tool used, in order", () => {
+    expect(
+      calls(run("search", "restart", "delete_all", "restart"), {
+        mustCall: ["search", "fetch"],
+        mustNotCall: ["delete_all"],
+        atMostOnce: ["restart"],
+      }),
+    ).toEqual({
+      score: 0,
+      reason:
+        "missing required call: fetch; called forbidden tool: delete_all; restart called 2 times (at most once). Tools used, in order: search, restart, delete_all, restart",
+    });
+  });
+
+  it("matches the issue's example wording", () => {
+    expect(
+      calls(run("restart", "delete_all", "restart"), {
+        mustCall: ["search"],
+        mustNotCall: ["delete_all"],
+        atMostOnce: ["restart"],
+      }).reason,
+    ).toBe(
+      "missing required call: search; called forbidden tool: delete_all; restart called 2 times (at most once). Tools used, in order: restart, delete_all, restart",
+    );
+  });
+
+  it("counts a forbidden tool called several times", () => {
+    expect(calls(run("rm", "rm", "rm"), { mustNotCall: ["rm"] }).reason).toBe(
+      "called forbidden tool: rm (3 times). Tools used, in order: rm, rm, rm",
+    );
+  });
+
+  it("says (none) for a run without tool calls", () => {
+    expect(calls({ calls: [] }, { mustCall: ["search"] })).toEqual({
+      score: 0,
+      reason: "missing required call: search. Tools used, in order: (none)",
+    });
+    expect(calls({ calls: [] }, {})).toEqual({
+      score: 1,
+      reason: "every call rule kept. Tools used, in order: (none)",
+    });
+  });
+
+  it("allows a tool listed in atMostOnce to be called once or never", () => {
+    expect(calls(run("restart"), { atMostOnce: ["restart"] }).score).toBe(1);
+    expect(calls(run(), { atMostOnce: ["restart"] }).score).toBe(1);
+  });
+
+  it("treats tool names as exact and case sensitive", () => {
+    expect(calls(run("Search"), { mustCall: ["search"] }).score).toBe(0);
+  });
+
+  it("fails with a reason, not a throw, when the run has no calls array", () => {
+    const mark = calls({ text: "hi" } as unknown as AgentRun, { mustCall: ["search"] });
+    expect(mark.score).toBe(0);
+    expect(mark.reason).toMatch(/no `calls` array/);
+  });
+});

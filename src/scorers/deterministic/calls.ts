@@ -1,0 +1,79 @@
+/** One tool call made during a run. */
+export interface ToolCall {
+  /** The tool's name, as the model called it. */
+  toolName: string;
+  input?: unknown;
+  output?: unknown;
+}
+
+/** An agent run as `calls` sees it: its reply and the tools it called, in order. */
+export interface AgentRun {
+  text?: string;
+  calls: readonly ToolCall[];
+}
+
+/** The tools a run should use, must not use, and may use only once (tool names as the model calls them). */
+export interface ExpectedCalls {
+  /** Tools the run must call at least once. */
+  mustCall?: readonly string[];
+  /** Tools the run must never call. */
+  mustNotCall?: readonly string[];
+  /** Tools the run may call, but no more than once (a restart, a payment). */
+  atMostOnce?: readonly string[];
+}
+
+/** A score from 0 to 1, and the reason for it. */
+export interface Mark {
+  /** From 0 (failed) to 1 (passed). */
+  score: number;
+  /** Why the run got this score, in words. */
+  reason: string;
+}
+
+function times(count: number): string {
+  return count === 1 ? "1 time" : `${count} times`;
+}
+
+/**
+ * Score a run on the tools it called: 1 when every rule of `expected` is kept, else 0.
+ * The reason lists every broken rule, then every tool the run used, in order. Free and
+ * deterministic: it counts calls and asks no model.
+ * @example
+ * calls({ calls: [{ toolName: "restart" }, { toolName: "restart" }] }, { mustCall: ["search"], atMostOnce: ["restart"] });
+ * // → { score: 0, reason: "missing required call: search; restart called 2 times (at most once). Tools used, in order: restart, restart" }
+ */
+export function calls(result: AgentRun, expected: ExpectedCalls): Mark {
+  const made = Array.isArray(result?.calls) ? result.calls : undefined;
+  if (!made) {
+    return {
+      score: 0,
+      reason:
+        "the run has no `calls` array: pass { calls: [{ toolName }, …] } (empty when no tool ran)",
+    };
+  }
+  const counts = new Map<string, number>();
+  const names: string[] = [];
+  for (const call of made) {
+    const name = String(call?.toolName);
+    names.push(name);
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  const broken: string[] = [];
+  for (const name of expected.mustCall ?? []) {
+    if (!counts.has(name)) broken.push(`missing required call: ${name}`);
+  }
+  for (const name of expected.mustNotCall ?? []) {
+    const count = counts.get(name);
+    if (count) {
+      broken.push(`called forbidden tool: ${name}${count > 1 ? ` (${times(count)})` : ""}`);
+    }
+  }
+  for (const name of expected.atMostOnce ?? []) {
+    const count = counts.get(name) ?? 0;
+    if (count > 1) broken.push(`${name} called ${times(count)} (at most once)`);
+  }
+  const used = `Tools used, in order: ${names.length ? names.join(", ") : "(none)"}`;
+  return broken.length
+    ? { score: 0, reason: `${broken.join("; ")}. ${used}` }
+    : { score: 1, reason: `every call rule kept. ${used}` };
+}

@@ -1,0 +1,62 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { exactMatch } from "./exact-match.js";
+
+describe("exactMatch", () => {
+  it("scores equal strings 1 with the seed's rationale", () => {
+    expect(exactMatch({ actual: "hello", expected: "hello" })).toEqual({
+      value: 1,
+      passed: true,
+      label: "exact-match",
+      rationale: "actual equals expected",
+    });
+  });
+
+  it("scores different strings 0 and says where they first differ", () => {
+    const score = exactMatch({ actual: "hellp", expected: "hello" });
+    expect(score).toMatchObject({ value: 0, passed: false, label: "exact-match" });
+    expect(score.rationale).toBe(
+      'actual differs from expected at character 4: actual "hellp", expected "hello"',
+    );
+  });
+
+  it("reports a prefix as differing at the end of the shorter string", () => {
+    expect(exactMatch({ actual: "hel", expected: "hello" }).rationale).toContain("at character 3");
+  });
+
+  it("does not trim unless asked", () => {
+    expect(exactMatch({ actual: " hello\n", expected: "hello" }).passed).toBe(false);
+    expect(exactMatch({ actual: " hello\n", expected: "hello", trim: true }).passed).toBe(true);
+    expect(exactMatch({ actual: "hello", expected: "\thello ", trim: true }).passed).toBe(true);
+  });
+
+  it("trims Unicode whitespace such as no-break and ideographic spaces", () => {
+    expect(exactMatch({ actual: "\u00a0日本\u3000", expected: "日本", trim: true }).value).toBe(1);
+  });
+
+  it("compares code units: composed and decomposed é differ, emoji compare whole", () => {
+    expect(exactMatch({ actual: "caf\u00e9", expected: "cafe\u0301" }).passed).toBe(false);
+    expect(exactMatch({ actual: "👋🏽 hi", expected: "👋🏽 hi" }).passed).toBe(true);
+  });
+
+  it("is case sensitive", () => {
+    expect(exactMatch({ actual: "Hello", expected: "hello" }).value).toBe(0);
+  });
+
+  it("cuts long strings in the rationale", () => {
+    const long = "x".repeat(500);
+    const rationale = exactMatch({ actual: long, expected: `${long}y` }).rationale ?? "";
+    expect(rationale).toContain("(500 chars)");
+    expect(rationale.length).toBeLessThan(250);
+  });
+
+  it("passes exactly when the strings are equal (property)", () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (a, b) => {
+        const score = exactMatch({ actual: a, expected: b });
+        expect(score.passed).toBe(a === b);
+        expect(score.value).toBe(a === b ? 1 : 0);
+      }),
+    );
+  });
+});

@@ -1,0 +1,61 @@
+import { z } from "zod";
+import { type Score, scoreSchema } from "../../score/score.js";
+import { defineTool, implementTool } from "../../tool/tool.js";
+import { preview } from "./preview.js";
+
+const LABEL = "exact-match";
+
+/** Input of the `eval.exact-match` scorer. */
+export interface ExactMatchInput {
+  /** The text produced. */
+  actual: string;
+  /** The text wanted. */
+  expected: string;
+  /** Trim leading and trailing whitespace (Unicode whitespace included) from both before comparing. */
+  trim?: boolean | undefined;
+}
+
+/** Index of the first UTF-16 unit where two strings differ (the shorter length when one is a prefix). */
+function firstDifference(a: string, b: string): number {
+  const end = Math.min(a.length, b.length);
+  let index = 0;
+  while (index < end && a.charCodeAt(index) === b.charCodeAt(index)) index++;
+  return index;
+}
+
+/**
+ * Score 1 when `actual` equals `expected` (after an optional trim), else 0.
+ * The comparison is code unit for code unit: "é" composed and "é" decomposed differ.
+ * @example
+ * exactMatch({ actual: "hello", expected: "hello" });
+ * // → { value: 1, passed: true, label: "exact-match", rationale: "actual equals expected" }
+ */
+export function exactMatch(input: ExactMatchInput): Score {
+  const actual = input.trim ? input.actual.trim() : input.actual;
+  const expected = input.trim ? input.expected.trim() : input.expected;
+  if (actual === expected) {
+    return { value: 1, passed: true, label: LABEL, rationale: "actual equals expected" };
+  }
+  const at = firstDifference(actual, expected);
+  return {
+    value: 0,
+    passed: false,
+    label: LABEL,
+    rationale: `actual differs from expected at character ${at}: actual ${preview(actual)}, expected ${preview(expected)}`,
+  };
+}
+
+/** The `eval.exact-match` tool contract. */
+export const exactMatchTool = defineTool({
+  id: "eval.exact-match",
+  description: "Score 1 when actual equals expected (after an optional trim), else 0.",
+  inputSchema: z.object({
+    actual: z.string(),
+    expected: z.string(),
+    trim: z.boolean().optional(),
+  }),
+  outputSchema: scoreSchema,
+});
+
+/** The implementation of `eval.exact-match`, bundled in `evalScorersProvider`. */
+export const exactMatchImpl = implementTool(exactMatchTool, exactMatch);

@@ -1,0 +1,36 @@
+export {
+  type AgentRun,
+  calls,
+  type ExpectedCalls,
+  type Mark,
+  type ToolCall,
+} from "./calls.js";
+export { type ExactMatchInput, exactMatch, exactMatchImpl, exactMatchTool } from "./exact-match.js";
+export {
+  type CompiledJsonSchema,
+  compileJsonSchema,
+  type JsonSchema,
+  type JsonSchemaObject,
+  type MinimalJsonSchema,
+} from "./json-schema.js";
+export {
+  type JsonSchemaValidInput,
+  jsonSchemaValid,
+  jsonSchemaValidImpl,
+  jsonSchemaValidTool,
+  standardSchemaValid,
+} from "./json-schema-valid.js";
+export {
+  type LatencyBudgetInput,
+  latencyBudget,
+  latencyBudgetImpl,
+  latencyBudgetTool,
+} from "./latency-budget.js";
+export { evalScorersProvider } from "./provider.js";
+export {
+  REGEX_TIMEOUT_MS,
+  type RegexMatchInput,
+  regexMatch,
+  regexMatchImpl,
+  regexMatchTool,
+} from "./regex-match.js";
