@@ -1,0 +1,81 @@
+import { NiceevalError } from "../../errors.js";
+
+/** Embedding vectors of different lengths were compared; they come from different models. */
+export class EmbeddingDimensionError extends NiceevalError {
+  readonly expected: number;
+  readonly actual: number;
+  /** Which vector had the wrong length, e.g. "references[2]". */
+  readonly where: string;
+  constructor(where: string, expected: number, actual: number) {
+    super(
+      "EMBEDDING_DIMENSION_MISMATCH",
+      `embedding ${where} has ${actual} dimensions, expected ${expected} like the candidate: embed every text with the same model (vectors are never padded or truncated)`,
+    );
+    this.name = "EmbeddingDimensionError";
+    this.expected = expected;
+    this.actual = actual;
+    this.where = where;
+  }
+}
+
+/**
+ * Cosine similarity (-1..1) between a candidate vector and the centroid (arithmetic mean) of
+ * reference vectors. Scaling the candidate, or all references together, leaves it unchanged.
+ * A zero candidate or a zero centroid has no direction: the result is 0, never NaN.
+ * @throws EmbeddingDimensionError when a reference's length differs from the candidate's.
+ * @throws RangeError when there is no reference or a component is not a finite number.
+ * @example
+ * cosineToCentroid([1, 0], [[1, 1], [1, -1]]) // → 1 (the centroid is [1, 0])
+ */
+export function cosineToCentroid(
+  candidate: readonly number[],
+  references: readonly (readonly number[])[],
+): number {
+  if (references.length === 0) {
+    throw new RangeError(
+      "cosineToCentroid: references is empty; give at least one reference vector",
+    );
+  }
+  checkFinite(candidate, "candidate");
+  const centroid = new Array<number>(candidate.length).fill(0);
+  references.forEach((reference, index) => {
+    if (reference.length !== candidate.length) {
+      throw new EmbeddingDimensionError(`references[${index}]`, candidate.length, reference.length);
+    }
+    checkFinite(reference, `references[${index}]`);
+    for (let d = 0; d < reference.length; d += 1)
+      centroid[d] = (centroid[d] ?? 0) + (reference[d] ?? 0) / references.length;
+  });
+  // Dividing by the largest component first keeps squares away from overflow and underflow.
+  const candidateScale = maxAbs(candidate);
+  const centroidScale = maxAbs(centroid);
+  if (candidateScale === 0 || centroidScale === 0) return 0;
+  let dot = 0;
+  let candidateNorm = 0;
+  let centroidNorm = 0;
+  for (let d = 0; d < candidate.length; d += 1) {
+    const c = (candidate[d] ?? 0) / candidateScale;
+    const m = (centroid[d] ?? 0) / centroidScale;
+    dot += c * m;
+    candidateNorm += c * c;
+    centroidNorm += m * m;
+  }
+  return Math.min(1, Math.max(-1, dot / (Math.sqrt(candidateNorm) * Math.sqrt(centroidNorm))));
+}
+
+function maxAbs(vector: readonly number[]): number {
+  let max = 0;
+  for (const component of vector) max = Math.max(max, Math.abs(component));
+  return max;
+}
+
+function checkFinite(vector: readonly number[], where: string): void {
+  const bad = vector.findIndex(
+    (component) => typeof component !== "number" || !Number.isFinite(component),
+  );
+  if (bad !== -1) {
+    throw new RangeError(
+      `cosineToCentroid: ${where}[${bad}] is ${String(vector[bad])}, not a finite number`,
+    );
+  }
+}

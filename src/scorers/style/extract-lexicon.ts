@@ -1,0 +1,82 @@
+import { wordTokens } from "./words.js";
+
+/** Options of {@link extractLexicon}. */
+export interface ExtractLexiconOptions {
+  /** How many terms to return (default 50). */
+  top?: number;
+  /** Shortest term kept, in characters after NFC (default 4, which drops most French function words). */
+  minLen?: number;
+  /** A reference corpus: terms are ranked by how much more the corpus uses them than it. */
+  background?: readonly string[];
+}
+
+const DEFAULT_TOP = 50;
+const DEFAULT_MIN_LEN = 4;
+/** Added to every count so that a term absent from one corpus keeps finite odds. */
+const SMOOTHING = 0.5;
+
+/**
+ * Build a signature lexicon from a corpus, for `eval.lexicon-hit-rate`. Words are lower-cased
+ * NFC tokens (hyphenated compounds kept whole) holding a letter, at least `minLen` long.
+ * Without a background (or with one holding no word) terms rank by frequency. With one, they
+ * rank by the log-odds ratio of their smoothed frequency in the corpus against the background
+ * (add-0.5 per term over the joint vocabulary), and only terms the corpus over-uses (ratio > 0)
+ * are kept. Ties fall back to frequency, then alphabetical order, so the result is stable.
+ * @example
+ * extractLexicon(["l'écriture lente", "écriture et rature"], { top: 1 }) // → ["écriture"]
+ */
+export function extractLexicon(
+  corpusTexts: readonly string[],
+  options: ExtractLexiconOptions = {},
+): string[] {
+  const top = options.top ?? DEFAULT_TOP;
+  const minLen = options.minLen ?? DEFAULT_MIN_LEN;
+  if (!Number.isInteger(top) || top < 1) {
+    throw new RangeError(`extractLexicon: options.top must be a positive integer (got ${top})`);
+  }
+  if (!Number.isInteger(minLen) || minLen < 1) {
+    throw new RangeError(
+      `extractLexicon: options.minLen must be a positive integer (got ${minLen})`,
+    );
+  }
+  const corpus = countTokens(corpusTexts);
+  const candidates = [...corpus.counts.keys()].filter((term) => [...term].length >= minLen);
+  const background = options.background ? countTokens(options.background) : undefined;
+  if (!background || background.total === 0) {
+    return candidates.sort((a, b) => byCount(corpus.counts, a, b)).slice(0, top);
+  }
+  const vocabulary = new Set([...corpus.counts.keys(), ...background.counts.keys()]).size;
+  const logOdds = (counts: Counts, term: string): number => {
+    const share =
+      ((counts.counts.get(term) ?? 0) + SMOOTHING) / (counts.total + SMOOTHING * vocabulary);
+    return Math.log(share / (1 - share));
+  };
+  const scored = candidates
+    .map((term) => ({ term, score: logOdds(corpus, term) - logOdds(background, term) }))
+    .filter((entry) => entry.score > 0);
+  scored.sort((a, b) => b.score - a.score || byCount(corpus.counts, a.term, b.term));
+  return scored.slice(0, top).map((entry) => entry.term);
+}
+
+interface Counts {
+  counts: Map<string, number>;
+  total: number;
+}
+
+function countTokens(texts: readonly string[]): Counts {
+  const counts = new Map<string, number>();
+  let total = 0;
+  for (const text of texts) {
+    for (const token of wordTokens(text)) {
+      counts.set(token, (counts.get(token) ?? 0) + 1);
+      total += 1;
+    }
+  }
+  return { counts, total };
+}
+
+function byCount(counts: ReadonlyMap<string, number>, a: string, b: string): number {
+  const difference = (counts.get(b) ?? 0) - (counts.get(a) ?? 0);
+  if (difference !== 0) return difference;
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,120 @@
+// French sentence and line conventions shared by the text-stats helpers.
+
+/** A bullet marker at the start of a line: -, *, • or `1.` / `1)`, followed by whitespace. */
+const BULLET_MARKER = /^\s*(?:[-*•]|\d+[.)])(?=\s|$)/u;
+const TERMINAL = /[.!?…]/u;
+const CLOSERS = new Set(["»", '"', "”", "’", "'", ")", "]"]);
+/** Titles whose period never ends a sentence (case-sensitive: `m.` is not `M.`). */
+const TITLES = new Set(["M", "MM", "Mme", "Mmes", "Mlle", "Mlles", "Dr", "Pr", "Mgr", "St", "Ste"]);
+/** Lower-case abbreviations whose period never ends a sentence. */
+const ABBREVIATIONS = new Set(["etc", "cf", "fig", "chap", "vs"]);
+const WORD_BEFORE = /[\p{L}\p{M}]+$/u;
+
+/** Whether a line is a bullet line (`1.5 million` and `-42 degrés` are prose: no whitespace after the marker). */
+export function isBulletLine(line: string): boolean {
+  return BULLET_MARKER.test(line);
+}
+
+/** Lines that hold something other than whitespace. */
+export function nonBlankLines(text: string): string[] {
+  return text
+    .normalize("NFC")
+    .split(/\r\n|\r|\n/u)
+    .filter((line) => line.trim() !== "");
+}
+
+/** Words of a sentence: whitespace-separated tokens holding at least one letter or digit. */
+export function countWords(sentence: string): number {
+  return sentence.split(/\s+/u).filter((token) => /[\p{L}\p{N}]/u.test(token)).length;
+}
+
+/**
+ * Split French text into sentences. A blank line or a bullet line starts a new block
+ * (bullet markers are dropped); within a block a run of `.`, `!`, `?` or `…` followed by
+ * whitespace or the end closes a sentence, except after a title (M., Mme, Dr…), an
+ * abbreviation (etc., cf., p. ex.) or an isolated capital initial (J. Dupont).
+ * Text is NFC-normalised; fragments without a letter or digit are dropped.
+ * @example
+ * splitSentences("M. Dupont arrive. Il parle.") // → ["M. Dupont arrive.", "Il parle."]
+ */
+export function splitSentences(text: string): string[] {
+  const sentences: string[] = [];
+  for (const block of blocks(text.normalize("NFC"))) sentences.push(...splitBlock(block));
+  return sentences;
+}
+
+function blocks(text: string): string[] {
+  const out: string[] = [];
+  let current: string[] = [];
+  const flush = () => {
+    if (current.length > 0) out.push(current.join(" "));
+    current = [];
+  };
+  for (const line of text.split(/\r\n|\r|\n/u)) {
+    if (line.trim() === "") {
+      flush();
+    } else if (isBulletLine(line)) {
+      flush();
+      current.push(line.replace(BULLET_MARKER, ""));
+    } else {
+      current.push(line);
+    }
+  }
+  flush();
+  return out;
+}
+
+function splitBlock(raw: string): string[] {
+  const block = raw.replace(/\s+/gu, " ").trim();
+  const out: string[] = [];
+  let start = 0;
+  let i = 0;
+  while (i < block.length) {
+    if (!TERMINAL.test(block[i] ?? "")) {
+      i += 1;
+      continue;
+    }
+    let runEnd = i;
+    while (runEnd < block.length && TERMINAL.test(block[runEnd] ?? "")) runEnd += 1;
+    const end = consumeClosers(block, runEnd);
+    const atBoundary = end >= block.length || block[end] === " ";
+    // Only a lone period can be an abbreviation's; "?", "!" and "..." always close.
+    const lonePeriod = block[i] === "." && runEnd === i + 1;
+    if (atBoundary && !(lonePeriod && isGuarded(block, i))) {
+      pushSentence(out, block.slice(start, end));
+      start = end;
+    }
+    i = Math.max(end, i + 1);
+  }
+  pushSentence(out, block.slice(start));
+  return out;
+}
+
+// A French closing guillemet may sit after a space: « Bonjour. » still closes the quote.
+function consumeClosers(block: string, from: number): number {
+  let end = from;
+  for (;;) {
+    let probe = end;
+    if (block[probe] === " " && block[probe + 1] === "»") probe += 1;
+    if (probe < block.length && CLOSERS.has(block[probe] ?? "")) end = probe + 1;
+    else return end;
+  }
+}
+
+function isGuarded(block: string, periodIndex: number): boolean {
+  const before = block.slice(0, periodIndex);
+  const word = WORD_BEFORE.exec(before)?.[0];
+  if (word === undefined) return false;
+  if (/^\p{Lu}$/u.test(word) || TITLES.has(word)) return true;
+  const lower = word.toLowerCase();
+  if (ABBREVIATIONS.has(lower)) return true;
+  // "p. ex." and "par ex.": neither period closes the sentence.
+  if (lower === "p" && /^\.\s*ex\./iu.test(block.slice(periodIndex))) return true;
+  if (lower === "ex") return /(?:^|[^\p{L}])(?:p\.|par)\s*$/iu.test(before.slice(0, -word.length));
+  return false;
+}
+
+function pushSentence(out: string[], fragment: string): void {
+  const sentence = fragment.trim();
+  if (/[\p{L}\p{N}]/u.test(sentence)) out.push(sentence);
+}

@@ -1,0 +1,121 @@
+import { z } from "zod";
+import { type Score, scoreSchema } from "../../score/score.js";
+import { defineTool, implementTool } from "../../tool/index.js";
+import {
+  computeTextStats,
+  DEFAULT_LENGTH_BAND,
+  type LengthBand,
+  type TextStats,
+} from "./text-stats.js";
+
+const LABEL = "text-stats";
+const DEFAULT_MAX_BULLETS_RATIO = 0.02;
+const DEFAULT_MIN_FIRST_PERSON_RATIO = 0.6;
+
+const ratio = z.number().min(0).max(1);
+
+const textStatsInputSchema = z
+  .object({
+    text: z.string(),
+    thresholds: z
+      .object({
+        /** Highest accepted share of bullet lines (default 0.02). */
+        maxBulletsRatio: ratio.optional(),
+        /** Lowest accepted share of first-person sentences (default 0.6). */
+        minFirstPersonRatio: ratio.optional(),
+        /** Accepted mean sentence length in words; missing bounds default to 5 and 30. */
+        lengthBand: z
+          .object({ min: z.number().min(0).optional(), max: z.number().min(0).optional() })
+          .optional(),
+      })
+      .optional(),
+  })
+  .superRefine((input, context) => {
+    const band = resolveBand(input.thresholds?.lengthBand);
+    if (band.min > band.max) {
+      context.addIssue({
+        code: "custom",
+        path: ["thresholds", "lengthBand"],
+        message: `lengthBand.min (${band.min}) is above lengthBand.max (${band.max}); give min <= max`,
+      });
+    }
+  });
+
+/**
+ * `eval.text-stats`: style statistics of a French text, gated by the caller's thresholds.
+ * Three gates: bulletsRatio <= maxBulletsRatio (0.02), firstPersonRatio >= minFirstPersonRatio
+ * (0.6), mean sentence length within lengthBand ({ min: 5, max: 30 } words). The value is
+ * the share of gates met (0, 1/3, 2/3 or 1); passed means all three are met. The question
+ * rate is reported in the rationale but gates nothing. A text without any sentence scores
+ * value 0, passed false.
+ */
+export const textStatsTool = defineTool({
+  id: "eval.text-stats",
+  description:
+    "Bullet-line ratio, first-person ratio, question rate and mean sentence length of a French text, gated by caller thresholds.",
+  inputSchema: textStatsInputSchema,
+  outputSchema: scoreSchema,
+});
+
+/**
+ * Implementation of {@link textStatsTool}.
+ * @example
+ * const score = await runTool({
+ *   tool: textStatsTool,
+ *   candidates: [styleScorersProvider],
+ *   input: { text: "Je pense que ceci illustre bien mon propos.", thresholds: { minFirstPersonRatio: 0.5 } },
+ * }); // → passed: true
+ */
+export const textStatsImpl = implementTool(textStatsTool, ({ text, thresholds }): Score => {
+  const maxBullets = thresholds?.maxBulletsRatio ?? DEFAULT_MAX_BULLETS_RATIO;
+  const minFirstPerson = thresholds?.minFirstPersonRatio ?? DEFAULT_MIN_FIRST_PERSON_RATIO;
+  const band = resolveBand(thresholds?.lengthBand);
+  const stats = computeTextStats(text, band);
+  if (stats.sentenceCount === 0) {
+    return {
+      value: 0,
+      passed: false,
+      label: LABEL,
+      rationale: "text has no sentence (empty or only markers): nothing to measure",
+    };
+  }
+  const gates = [
+    gate(
+      stats.bulletsRatio <= maxBullets,
+      `bullets ratio ${fmt(stats.bulletsRatio)} <= ${fmt(maxBullets)}`,
+    ),
+    gate(
+      stats.firstPersonRatio >= minFirstPerson,
+      `first-person ratio ${fmt(stats.firstPersonRatio)} >= ${fmt(minFirstPerson)}`,
+    ),
+    gate(
+      stats.inBand,
+      `mean sentence length ${stats.meanSentenceLength.toFixed(1)} words in [${band.min}, ${band.max}]`,
+    ),
+  ];
+  const met = gates.filter((g) => g.met).length;
+  return {
+    value: met / gates.length,
+    passed: met === gates.length,
+    label: LABEL,
+    rationale: `${gates.map((g) => g.text).join("; ")}; ${describe(stats)}`,
+  };
+});
+
+function resolveBand(
+  band: { min?: number | undefined; max?: number | undefined } | undefined,
+): LengthBand {
+  return { min: band?.min ?? DEFAULT_LENGTH_BAND.min, max: band?.max ?? DEFAULT_LENGTH_BAND.max };
+}
+
+function gate(met: boolean, check: string): { met: boolean; text: string } {
+  return { met, text: `${check}: ${met ? "met" : "missed"}` };
+}
+
+function describe(stats: TextStats): string {
+  return `question rate ${fmt(stats.questionRate)} (not gated); ${stats.sentenceCount} sentence(s), ${stats.lineCount} line(s)`;
+}
+
+function fmt(value: number): string {
+  return value.toFixed(2);
+}
