@@ -1,0 +1,115 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+
+const passingSuite = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer<string, string>({
+  name: "same",
+  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+});
+
+export const echo = defineSuite<string, string>({
+  id: "echo",
+  cases: [
+    { id: "hello", input: "hello", expected: "hello" },
+    { id: "world", input: "world", expected: "world" },
+  ],
+  target: async (input) => input,
+  scorers: [same],
+});
+`;
+
+const failingSuite = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer<string, string>({
+  name: "same",
+  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+});
+const shaky = createScorer<string, string>({
+  name: "shaky",
+  score: ({ output }) => {
+    if (output === "boom") throw new Error("shaky scorer broke");
+    return { score: 1 };
+  },
+});
+
+export const upper = defineSuite<string, string>({
+  id: "upper",
+  cases: [
+    { id: "ok", input: "a", expected: "A" },
+    { id: "wrong", input: "b", expected: "X" },
+    { id: "explodes", input: "boom", expected: "BOOM" },
+  ],
+  target: async (input) => (input === "boom" ? "boom" : input.toUpperCase()),
+  scorers: [same, shaky],
+});
+`;
+
+describe("niceeval run (real CLI on a fixture project)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({
+      "evals/echo.eval.ts": passingSuite,
+      "evals/more/upper.eval.ts": failingSuite,
+      "evals/broken.eval.ts": "export const x = ;\n",
+      "evals/empty.eval.ts": "export const nothing = 1;\n",
+      "other/only-echo.eval.ts": passingSuite.replace('id: "echo"', 'id: "echo-2"'),
+    });
+  });
+  afterAll(() => project.cleanup());
+
+  it("exits 0 and prints every case and judgment when everything passes", async () => {
+    const run = await runCli(["run", "other"], project.dir);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("echo-2");
+    expect(run.stdout).toMatch(/✓ hello passed · 1\/1 complete/);
+    expect(run.stdout).toMatch(/✓ same \(gate · 1 pt\) 1\/1 — 1 >= threshold 0\.5/);
+    expect(run.stdout).toContain("1 evals · 2 cases · 2 passed (100% of 2) · 0 failed · 0 errored");
+    expect(run.stdout.trim().endsWith("PASS")).toBe(true);
+  });
+
+  it("reports failures, scorer errors and broken files, runs the rest, and exits 1", async () => {
+    const run = await runCli(["run"], project.dir);
+    expect(run.code).toBe(1);
+    // The broken file is named with its error; the empty one says what to export.
+    expect(run.stdout).toMatch(/2 files failed to load:/);
+    expect(run.stdout).toMatch(/evals\/broken\.eval\.ts: .*(Transform failed|Expected|Unexpected)/);
+    expect(run.stdout).toMatch(/evals\/empty\.eval\.ts: exports no eval/);
+    // Other files still ran.
+    expect(run.stdout).toContain("echo");
+    expect(run.stdout).toMatch(/✗ wrong failed/);
+    expect(run.stdout).toMatch(/! explodes errored/);
+    expect(run.stdout).toContain('scorer "shaky" threw: shaky scorer broke');
+    expect(run.stdout).toContain("2 evals · 5 cases · 3 passed");
+    expect(run.stdout.trim().endsWith("FAIL")).toBe(true);
+  });
+
+  it("filters cases and writes a JSON report", async () => {
+    const out = join(project.dir, "report.json");
+    const run = await runCli(["run", "evals/more", "--filter", "upper/ok", "--json", out], project.dir);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(await readFile(out, "utf8"));
+    expect(report.records).toHaveLength(1);
+    expect(report.records[0]).toMatchObject({ evalId: "upper", caseId: "ok", verdict: "passed" });
+    expect(report.summary.totals).toMatchObject({ cases: 1, passed: 1 });
+  });
+
+  it("exits 2 with a clear message on a usage error", async () => {
+    const missing = await runCli(["run", "nope"], project.dir);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("path not found: nope");
+    const badFlag = await runCli(["run", "--concurrency", "zero"], project.dir);
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr).toContain('--concurrency must be a positive integer, got "zero"');
+    const unknown = await runCli(["walk"], project.dir);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "walk"');
+  });
+});

@@ -1,0 +1,60 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository root (the niceeval package). */
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+/** The built CLI. */
+export const cliPath = join(repoRoot, "dist/cli/bin.js");
+
+/** A throwaway project in a temp dir whose `niceeval` import resolves to this repository. */
+export interface FixtureProject {
+  dir: string;
+  cleanup(): Promise<void>;
+}
+
+export async function makeProject(files: Record<string, string>): Promise<FixtureProject> {
+  if (!existsSync(cliPath)) {
+    throw new Error(`${cliPath} is missing: run \`npm run build\` before the integration tests`);
+  }
+  const dir = await mkdtemp(join(tmpdir(), "niceeval-fixture-"));
+  await mkdir(join(dir, "node_modules"), { recursive: true });
+  await symlink(repoRoot, join(dir, "node_modules", "niceeval"), "dir");
+  await writeFile(join(dir, "package.json"), JSON.stringify({ name: "fixture", type: "module" }));
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), content);
+  }
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** Result of running the real CLI. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the built `niceeval` CLI in `cwd` as a child process. */
+export function runCli(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<CliRun> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], {
+      cwd,
+      env: { ...process.env, CI: "true", NO_COLOR: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolvePromise({ code, stdout, stderr }));
+  });
+}
