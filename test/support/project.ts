@@ -39,7 +39,11 @@ export interface CliRun {
 }
 
 /** Run the built `niceeval` CLI in `cwd` as a child process. */
-export function runCli(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<CliRun> {
+export function runCli(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<CliRun> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [cliPath, ...args], {
       cwd,

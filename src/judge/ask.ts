@@ -1,0 +1,81 @@
+import { addJudgeUsage, emptyJudgeUsage, type JudgeUsage } from "../eval/record.js";
+import { callJudge, type JudgeSource } from "./call.js";
+import type { JudgeChatRequest } from "./chat.js";
+import { parseJsonAnswer } from "./parse-json.js";
+import type { JudgeUnavailableKind } from "./unavailable.js";
+
+/** Whether a parsed answer has the verdict's shape, and what is wrong when not. */
+export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+/** A verdict read from the judge, with what it took to get it (for audits). */
+export type AskResult<T> =
+  | { ok: true; value: T; answers: string[]; cached: boolean; usage: JudgeUsage }
+  | { ok: false; kind: JudgeUnavailableKind; reason: string; answers: string[]; usage: JudgeUsage };
+
+/**
+ * Ask for a structured verdict: one call; a second (a repair turn that shows the judge its
+ * answer and what was wrong) only when the first answer is not valid JSON of the right shape.
+ * An answer still wrong after the repair is `malformed`, never a guessed verdict.
+ */
+export async function askForVerdict<T>(
+  source: JudgeSource,
+  request: JudgeChatRequest,
+  check: (data: unknown) => Checked<T>,
+  options: { signal?: AbortSignal } = {},
+): Promise<AskResult<T>> {
+  const usage = emptyJudgeUsage();
+  const answers: string[] = [];
+  let conversation = request;
+  let firstProblem = "";
+  for (let turn = 0; turn < 2; turn++) {
+    const call = await callJudge(source, conversation, options);
+    addJudgeUsage(usage, call.usage);
+    if (!call.ok) return { ok: false, kind: call.kind, reason: call.reason, answers, usage };
+    answers.push(call.response.text);
+    const checked = readAnswer(call.response.data, call.response.text, check);
+    if (checked.ok) return { ok: true, value: checked.value, answers, cached: call.cached, usage };
+    if (turn === 1) {
+      return {
+        ok: false,
+        kind: "malformed",
+        reason: `the judge's answer was unusable twice (first: ${firstProblem}; after a repair turn: ${checked.problem})`,
+        answers,
+        usage,
+      };
+    }
+    firstProblem = checked.problem;
+    conversation = {
+      ...request,
+      messages: [
+        ...request.messages,
+        { role: "assistant", content: call.response.text || "(empty answer)" },
+        {
+          role: "user",
+          content: `That answer cannot be used: ${checked.problem}. Answer again with only one JSON object that follows the schema "${request.answer.name}" exactly, nothing before or after it.`,
+        },
+      ],
+    };
+  }
+  throw new Error("unreachable: askForVerdict makes at most two calls");
+}
+
+function readAnswer<T>(
+  data: unknown,
+  text: string,
+  check: (data: unknown) => Checked<T>,
+): Checked<T> {
+  if (data !== undefined) return check(data);
+  const parsed = parseJsonAnswer(text);
+  if (!parsed.ok) return { ok: false, problem: `not valid JSON: ${parsed.error}` };
+  return check(parsed.value);
+}
+
+/** A JSON Schema object whose properties are all required and closed (what strict modes demand). */
+export function closedObject(properties: Record<string, unknown>): Record<string, unknown> {
+  return {
+    type: "object",
+    properties,
+    required: Object.keys(properties),
+    additionalProperties: false,
+  };
+}

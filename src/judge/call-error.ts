@@ -1,0 +1,103 @@
+/** A failed call to a judge endpoint, classified for the retry loop. */
+export class JudgeCallError extends Error {
+  /** HTTP status, when the endpoint answered. */
+  readonly status: number | undefined;
+  /** Worth another try (429, 5xx, 529, timeouts, dropped connections). */
+  readonly retryable: boolean;
+  /** The wait the endpoint asked for (Retry-After / retry-after-ms), in ms. */
+  readonly retryAfterMs: number | undefined;
+  /** The endpoint said "too many requests" (drives adaptive concurrency). */
+  readonly rateLimited: boolean;
+  constructor(
+    message: string,
+    details: {
+      status?: number;
+      retryable: boolean;
+      retryAfterMs?: number;
+      rateLimited?: boolean;
+      cause?: unknown;
+    },
+  ) {
+    super(message, details.cause !== undefined ? { cause: details.cause } : undefined);
+    this.name = "JudgeCallError";
+    this.status = details.status;
+    this.retryable = details.retryable;
+    this.retryAfterMs = details.retryAfterMs;
+    this.rateLimited = details.rateLimited ?? false;
+  }
+}
+
+// Statuses that mean "try again later": request timeout, conflict, too early, rate limit, server trouble.
+const RETRYABLE_STATUS = new Set([408, 409, 425, 429, 500, 502, 503, 504, 529]);
+// Rate-limit answers that will not clear by waiting (spent quota): retrying only burns time.
+const TERMINAL_CODES = new Set([
+  "insufficient_quota",
+  "enforced_spend_limit_reached",
+  "billing_hard_limit_reached",
+]);
+
+/** Parse `retry-after-ms`, or `Retry-After` as seconds or an HTTP date, into ms. */
+export function parseRetryAfter(headers: Headers, now = Date.now()): number | undefined {
+  const ms = headers.get("retry-after-ms");
+  if (ms !== null && ms.trim() !== "" && Number.isFinite(Number(ms)))
+    return Math.max(0, Number(ms));
+  const value = headers.get("retry-after");
+  if (value === null || value.trim() === "") return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Turn a non-2xx response into a classified error naming the endpoint and the provider's message. */
+export async function httpError(response: Response, where: string): Promise<JudgeCallError> {
+  const body = await response.text().catch(() => "");
+  const { message, code } = providerError(body);
+  const status = response.status;
+  const terminal = code !== undefined && TERMINAL_CODES.has(code);
+  const retryAfterMs = parseRetryAfter(response.headers);
+  return new JudgeCallError(
+    `${where} answered HTTP ${status}${message ? `: ${message}` : ""}${hint(status)}`,
+    {
+      status,
+      retryable: RETRYABLE_STATUS.has(status) && !terminal,
+      rateLimited: status === 429 && !terminal,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    },
+  );
+}
+
+// Both protocols wrap errors as { error: { message, type, code? } }; Anthropic adds details.error_code.
+function providerError(body: string): { message?: string; code?: string } {
+  try {
+    const parsed = JSON.parse(body) as {
+      error?: {
+        message?: unknown;
+        type?: unknown;
+        code?: unknown;
+        details?: { error_code?: unknown };
+      };
+    };
+    const error = parsed.error;
+    if (error && typeof error === "object") {
+      const code = [error.details?.error_code, error.code, error.type].find(
+        (c) => typeof c === "string",
+      ) as string | undefined;
+      const message = typeof error.message === "string" ? error.message : undefined;
+      return {
+        ...(message !== undefined ? { message } : {}),
+        ...(code !== undefined ? { code } : {}),
+      };
+    }
+  } catch {
+    // Not JSON: fall through to the raw text.
+  }
+  const trimmed = body.trim().slice(0, 300);
+  return trimmed ? { message: trimmed } : {};
+}
+
+function hint(status: number): string {
+  if (status === 401 || status === 403) return " (check the API key the judge uses)";
+  if (status === 404) return " (check the model name and the base URL)";
+  return "";
+}

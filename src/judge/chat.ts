@@ -1,0 +1,47 @@
+/**
+ * The provider-neutral request a judge sends and the answer it gets back. Providers translate
+ * these to their wire protocol; the cache keys on the request as given here.
+ */
+
+/** A JSON Schema for the structured answer, with a name providers can show the model. */
+export interface JudgeAnswerSchema {
+  /** a-z, A-Z, 0-9, `_` or `-`, at most 64 characters (the strictest provider's rule). */
+  name: string;
+  description: string;
+  /** A JSON Schema object: every property required, no additional properties. */
+  schema: Record<string, unknown>;
+}
+
+/** One turn of the conversation sent to the judge. */
+export interface JudgeMessage {
+  role: "user" | "assistant";
+  content: string;
+}
+
+/** What a judge scorer asks a model. */
+export interface JudgeChatRequest {
+  system: string;
+  messages: JudgeMessage[];
+  answer: JudgeAnswerSchema;
+  /** 0 unless told otherwise; only temperature-0 requests are cached by default. */
+  temperature: number;
+  maxOutputTokens: number;
+}
+
+/** A provider's answer, before the scorer checks its shape. */
+export interface JudgeChatResponse {
+  /** The raw text the model produced (for a forced tool call, the tool input as JSON). */
+  text: string;
+  /** The structured answer when the provider returned one already parsed. */
+  data?: unknown;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Where a call goes: provider id, model name as the provider knows it, and an endpoint key. */
+export interface JudgeTarget {
+  provider: string;
+  model: string;
+  /** Calls to one endpoint share a scheduler (concurrency cap, backoff, pauses). */
+  endpoint: string;
+}

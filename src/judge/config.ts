@@ -1,0 +1,95 @@
+import { resolve } from "node:path";
+
+/** Price of one model, US dollars per million tokens. */
+export interface JudgePrice {
+  inputPerMTok: number;
+  outputPerMTok: number;
+}
+
+/** Settings every judge call reads; change them with {@link configureJudges}. */
+export interface JudgeSettings {
+  /** Cache temperature-0 judge answers on disk (default true; the CLI's --no-cache sets false). */
+  cache: boolean;
+  /** Cache folder (default `.niceeval/cache` under the current directory). */
+  cacheDir: string | undefined;
+  /** Price table keyed by model string (`"anthropic/claude-haiku-4.5"`) or provider model name. */
+  prices: Readonly<Record<string, JudgePrice>>;
+  /** Calls in flight per endpoint, at most (default 8; adaptive below it). */
+  concurrency: number;
+  /** Per-call timeout in ms (default 60 000). */
+  timeoutMs: number;
+  /** Retries after the first try of a call (default 5). */
+  maxRetries: number;
+  /** First backoff step in ms, doubled per retry with jitter (default 500). */
+  retryBaseMs: number;
+  /** Longest single backoff wait in ms (default 30 000). */
+  retryMaxMs: number;
+  /** The model t.closeQA uses when none is set in code (else NICEEVAL_JUDGE_MODEL). */
+  closeQAModel: string | undefined;
+}
+
+const defaults = (): JudgeSettings => ({
+  cache: true,
+  cacheDir: undefined,
+  prices: {},
+  concurrency: 8,
+  timeoutMs: 60_000,
+  maxRetries: 5,
+  retryBaseMs: 500,
+  retryMaxMs: 30_000,
+  closeQAModel: undefined,
+});
+
+let settings: JudgeSettings = defaults();
+const listeners = new Set<(settings: JudgeSettings) => void>();
+
+/**
+ * Configure judge calls for this process; unspecified fields keep their value.
+ * @example
+ * configureJudges({ cache: false, concurrency: 4, prices: { "openai/gpt-4.1-mini": { inputPerMTok: 0.4, outputPerMTok: 1.6 } } });
+ */
+export function configureJudges(options: Partial<JudgeSettings>): JudgeSettings {
+  for (const key of ["concurrency", "timeoutMs", "retryBaseMs", "retryMaxMs"] as const) {
+    const value = options[key];
+    if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
+      throw new TypeError(
+        `configureJudges: \`${key}\` must be a positive number, got ${String(value)}`,
+      );
+    }
+  }
+  if (
+    options.maxRetries !== undefined &&
+    !(Number.isInteger(options.maxRetries) && options.maxRetries >= 0)
+  ) {
+    throw new TypeError(
+      `configureJudges: \`maxRetries\` must be an integer >= 0, got ${String(options.maxRetries)}`,
+    );
+  }
+  const defined = Object.fromEntries(
+    Object.entries(options).filter(([, value]) => value !== undefined),
+  );
+  settings = { ...settings, ...defined };
+  for (const listener of listeners) listener(settings);
+  return settings;
+}
+
+/** Back to the defaults (tests). */
+export function resetJudgeConfig(): void {
+  settings = defaults();
+  for (const listener of listeners) listener(settings);
+}
+
+/** The settings in force. */
+export function judgeSettings(): Readonly<JudgeSettings> {
+  return settings;
+}
+
+/** The cache folder in force, resolved against the current directory. */
+export function cacheDirectory(): string {
+  return resolve(settings.cacheDir ?? ".niceeval/cache");
+}
+
+/** Be told when settings change (schedulers follow the concurrency cap). */
+export function onJudgeSettings(listener: (settings: JudgeSettings) => void): void {
+  listeners.add(listener);
+}

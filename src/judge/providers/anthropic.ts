@@ -1,0 +1,91 @@
+import { JudgeCallError } from "../call-error.js";
+import type { JudgeChatRequest, JudgeChatResponse } from "../chat.js";
+import { postJson } from "./fetch-json.js";
+import { type JudgeProvider, joinUrl } from "./provider.js";
+
+/** The Messages API version niceeval speaks. */
+export const ANTHROPIC_VERSION = "2023-06-01";
+
+/** Options of {@link anthropicProvider}. */
+export interface AnthropicOptions {
+  apiKey: string;
+  /** Default `https://api.anthropic.com` (the provider appends `/v1/messages`). */
+  baseURL?: string;
+  headers?: Record<string, string>;
+}
+
+interface MessagesAnswer {
+  content?: (
+    | { type: "text"; text?: string }
+    | { type: "tool_use"; name?: string; input?: unknown }
+    | { type: string }
+  )[];
+  stop_reason?: string;
+  usage?: { input_tokens?: number; output_tokens?: number };
+}
+
+/**
+ * A judge provider speaking the Anthropic Messages API; the answer is a forced tool call
+ * whose input schema is the verdict's schema.
+ * @example
+ * registerJudgeProvider("claude", anthropicProvider({ apiKey: process.env.MY_KEY ?? "" }));
+ */
+export function anthropicProvider(options: AnthropicOptions): JudgeProvider {
+  const baseURL = options.baseURL ?? "https://api.anthropic.com";
+  const url = joinUrl(baseURL, "v1/messages");
+  const where = `Anthropic endpoint ${url}`;
+  const headers = {
+    ...options.headers,
+    "x-api-key": options.apiKey,
+    "anthropic-version": ANTHROPIC_VERSION,
+  };
+  return Object.freeze({
+    kind: "judge-provider" as const,
+    id: `anthropic@${baseURL}`,
+    endpoint: baseURL,
+    async complete(
+      request: JudgeChatRequest,
+      { model, signal }: { model: string; signal: AbortSignal },
+    ) {
+      const body = {
+        model,
+        max_tokens: request.maxOutputTokens,
+        temperature: request.temperature,
+        system: request.system,
+        messages: request.messages,
+        tools: [
+          {
+            name: request.answer.name,
+            description: request.answer.description,
+            input_schema: request.answer.schema,
+          },
+        ],
+        tool_choice: { type: "tool", name: request.answer.name },
+      };
+      const answer = (await postJson(url, headers, body, signal, where)) as MessagesAnswer;
+      return readMessage(answer, request.answer.name, where);
+    },
+  });
+}
+
+function readMessage(answer: MessagesAnswer, toolName: string, where: string): JudgeChatResponse {
+  if (!Array.isArray(answer.content)) {
+    throw new JudgeCallError(`${where} answered without a content array`, { retryable: true });
+  }
+  const usage = {
+    inputTokens: answer.usage?.input_tokens ?? 0,
+    outputTokens: answer.usage?.output_tokens ?? 0,
+  };
+  const call = answer.content.find(
+    (block): block is { type: "tool_use"; name?: string; input?: unknown } =>
+      block.type === "tool_use" && (block as { name?: string }).name === toolName,
+  );
+  // A forced tool call cut by max_tokens carries a partial input: let the scorer see it as malformed.
+  if (call && answer.stop_reason !== "max_tokens") {
+    return { text: JSON.stringify(call.input ?? null), data: call.input, ...usage };
+  }
+  const text = answer.content
+    .map((block) => (block.type === "text" ? ((block as { text?: string }).text ?? "") : ""))
+    .join("");
+  return { text: call ? JSON.stringify(call.input ?? null) : text, ...usage };
+}

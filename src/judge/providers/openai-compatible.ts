@@ -1,0 +1,119 @@
+import { JudgeCallError } from "../call-error.js";
+import type { JudgeChatRequest, JudgeChatResponse } from "../chat.js";
+import { postJson } from "./fetch-json.js";
+import { type JudgeProvider, joinUrl } from "./provider.js";
+
+/** Options of {@link openAICompatibleProvider}. */
+export interface OpenAICompatibleOptions {
+  /** Base URL including the version segment, e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1`. */
+  baseURL: string;
+  /** Sent as `Authorization: Bearer …` when given (local servers often need none). */
+  apiKey?: string;
+  /** Extra headers, e.g. for a gateway. */
+  headers?: Record<string, string>;
+  /**
+   * Ask for a JSON-schema response format (default true). When the server rejects it,
+   * the provider retries once without it and reads JSON out of the prose from then on.
+   */
+  structuredOutput?: boolean;
+  /** Name of the output-length field (default `max_completion_tokens` on api.openai.com, else `max_tokens`). */
+  maxTokensField?: "max_tokens" | "max_completion_tokens";
+}
+
+interface ChatCompletion {
+  choices?: {
+    message?: { content?: string | null; refusal?: string | null };
+    finish_reason?: string;
+  }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number };
+}
+
+/**
+ * A judge provider speaking OpenAI chat completions (OpenAI, OpenRouter, Ollama, vLLM,
+ * LM Studio, llama.cpp server…).
+ * @example
+ * registerJudgeProvider("ollama", openAICompatibleProvider({ baseURL: "http://localhost:11434/v1" }));
+ */
+export function openAICompatibleProvider(options: OpenAICompatibleOptions): JudgeProvider {
+  const url = joinUrl(options.baseURL, "chat/completions");
+  const maxTokensField =
+    options.maxTokensField ??
+    (/\/\/api\.openai\.com\b/.test(options.baseURL) ? "max_completion_tokens" : "max_tokens");
+  let structured = options.structuredOutput ?? true;
+  const where = `OpenAI-compatible endpoint ${url}`;
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+
+  const send = async (
+    request: JudgeChatRequest,
+    model: string,
+    signal: AbortSignal,
+    withSchema: boolean,
+  ) => {
+    const body: Record<string, unknown> = {
+      model,
+      messages: [{ role: "system", content: request.system }, ...request.messages],
+      temperature: request.temperature,
+      [maxTokensField]: request.maxOutputTokens,
+    };
+    if (withSchema) {
+      body.response_format = {
+        type: "json_schema",
+        json_schema: {
+          name: request.answer.name,
+          description: request.answer.description,
+          schema: request.answer.schema,
+          strict: true,
+        },
+      };
+    }
+    return (await postJson(url, headers, body, signal, where)) as ChatCompletion;
+  };
+
+  return Object.freeze({
+    kind: "judge-provider" as const,
+    id: `openai-compatible@${options.baseURL}`,
+    endpoint: options.baseURL,
+    async complete(
+      request: JudgeChatRequest,
+      { model, signal }: { model: string; signal: AbortSignal },
+    ) {
+      let completion: ChatCompletion;
+      try {
+        completion = await send(request, model, signal, structured);
+      } catch (error) {
+        if (!(structured && rejectsSchema(error))) throw error;
+        structured = false;
+        completion = await send(request, model, signal, false);
+      }
+      return readCompletion(completion, where);
+    },
+  });
+}
+
+// A 400 naming the response format means the server does not do JSON-schema output.
+function rejectsSchema(error: unknown): boolean {
+  return (
+    error instanceof JudgeCallError &&
+    (error.status === 400 || error.status === 422) &&
+    /response_format|json_schema|structured/i.test(error.message)
+  );
+}
+
+function readCompletion(completion: ChatCompletion, where: string): JudgeChatResponse {
+  const choice = completion.choices?.[0];
+  const message = choice?.message;
+  if (!message) {
+    throw new JudgeCallError(`${where} answered without choices[0].message`, { retryable: true });
+  }
+  if (message.refusal) {
+    throw new JudgeCallError(`the model refused to judge: ${message.refusal}`, {
+      retryable: false,
+    });
+  }
+  return {
+    text: message.content ?? "",
+    inputTokens: completion.usage?.prompt_tokens ?? 0,
+    outputTokens: completion.usage?.completion_tokens ?? 0,
+  };
+}

@@ -1,0 +1,117 @@
+import type { JudgeTarget } from "./chat.js";
+import { anthropicProvider } from "./providers/anthropic.js";
+import { openAICompatibleProvider } from "./providers/openai-compatible.js";
+import type { JudgeProvider } from "./providers/provider.js";
+
+/** A model string resolved to a provider, or the reason it cannot be (decided before any call). */
+export type ResolvedJudge =
+  | { ok: true; model: string; provider: JudgeProvider; target: JudgeTarget }
+  | { ok: false; model: string; reason: string };
+
+const registered = new Map<string, JudgeProvider>();
+
+/**
+ * Route model strings to a provider. `name` matches a whole model string, or the part before
+ * its first `/` (the rest is then the model the provider receives). Registered providers win
+ * over environment variables. Returns a function that removes the registration.
+ * @example
+ * registerJudgeProvider("ollama", openAICompatibleProvider({ baseURL: "http://localhost:11434/v1" }));
+ * // "ollama/llama3.1" now reaches that server as model "llama3.1"
+ */
+export function registerJudgeProvider(name: string, provider: JudgeProvider): () => void {
+  if (!name) throw new TypeError("registerJudgeProvider: `name` must be a non-empty string");
+  if (provider?.kind !== "judge-provider" || typeof provider.complete !== "function") {
+    throw new TypeError(
+      `registerJudgeProvider("${name}"): the provider must come from openAICompatibleProvider, anthropicProvider or another JudgeProvider factory`,
+    );
+  }
+  registered.set(name, provider);
+  return () => {
+    if (registered.get(name) === provider) registered.delete(name);
+  };
+}
+
+/**
+ * Resolve a model string such as `"anthropic/claude-haiku-4.5"`: registered providers first;
+ * else NICEEVAL_JUDGE_BASE_URL (the whole string is the model); else `anthropic/…` with
+ * ANTHROPIC_API_KEY and `openai/…` with OPENAI_API_KEY. Reads the environment at call time.
+ */
+export function resolveJudge(model: string, env: NodeJS.ProcessEnv = process.env): ResolvedJudge {
+  if (typeof model !== "string" || model.trim() === "") {
+    return {
+      ok: false,
+      model: String(model),
+      reason: 'no judge model named; pass a model string such as "anthropic/claude-haiku-4.5"',
+    };
+  }
+  const slash = model.indexOf("/");
+  const prefix = slash === -1 ? model : model.slice(0, slash);
+  const rest = slash === -1 ? model : model.slice(slash + 1);
+  const exact = registered.get(model);
+  if (exact) return found(model, exact, model);
+  const byPrefix = slash === -1 ? undefined : registered.get(prefix);
+  if (byPrefix) return found(model, byPrefix, rest);
+
+  const baseURL = env.NICEEVAL_JUDGE_BASE_URL;
+  if (baseURL) {
+    const apiKey = env.NICEEVAL_JUDGE_API_KEY;
+    return found(
+      model,
+      openAICompatibleProvider({ baseURL, ...(apiKey ? { apiKey } : {}) }),
+      model,
+    );
+  }
+  if (prefix === "anthropic" && slash !== -1) {
+    const apiKey = env.ANTHROPIC_API_KEY;
+    if (!apiKey) return missing(model, "ANTHROPIC_API_KEY");
+    const anthropicBase = env.ANTHROPIC_BASE_URL;
+    return found(
+      model,
+      anthropicProvider({ apiKey, ...(anthropicBase ? { baseURL: anthropicBase } : {}) }),
+      anthropicModelId(rest),
+    );
+  }
+  if (prefix === "openai" && slash !== -1) {
+    const apiKey = env.OPENAI_API_KEY;
+    if (!apiKey) return missing(model, "OPENAI_API_KEY");
+    return found(
+      model,
+      openAICompatibleProvider({
+        baseURL: env.OPENAI_BASE_URL || "https://api.openai.com/v1",
+        apiKey,
+      }),
+      rest,
+    );
+  }
+  return {
+    ok: false,
+    model,
+    reason: `no judge provider for "${model}": set NICEEVAL_JUDGE_BASE_URL (and NICEEVAL_JUDGE_API_KEY) to an OpenAI-compatible endpoint, name an "anthropic/…" or "openai/…" model, or call registerJudgeProvider("${prefix}", …)`,
+  };
+}
+
+/** Model strings name versions with dots (`claude-haiku-4.5`); the Messages API uses dashes (`claude-haiku-4-5`). */
+export function anthropicModelId(name: string): string {
+  return name.replace(/(\d)\.(\d)/g, "$1-$2");
+}
+
+function found(model: string, provider: JudgeProvider, providerModel: string): ResolvedJudge {
+  return {
+    ok: true,
+    model,
+    provider,
+    target: {
+      provider: provider.id,
+      model: providerModel,
+      endpoint: provider.endpoint ?? provider.id,
+    },
+  };
+}
+
+function missing(model: string, variable: string): ResolvedJudge {
+  return {
+    ok: false,
+    model,
+    reason: `${variable} is not set: set ${variable} to judge with "${model}" (or set NICEEVAL_JUDGE_BASE_URL to an OpenAI-compatible endpoint, or register a provider)`,
+  };
+}

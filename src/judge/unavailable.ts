@@ -1,0 +1,34 @@
+import { NiceevalError } from "../errors.js";
+
+/** Why a judge could not give a verdict. */
+export type JudgeUnavailableKind = "unconfigured" | "failed" | "malformed";
+
+/**
+ * A judge could not give a verdict: no key or endpoint configured, calls that finally failed,
+ * or answers that stayed malformed. Never a score of 0: runners report the judgment unavailable.
+ */
+export class JudgeUnavailableError extends NiceevalError {
+  readonly kind: JudgeUnavailableKind;
+  readonly model: string;
+  readonly reason: string;
+  constructor(
+    kind: JudgeUnavailableKind,
+    model: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super("JUDGE_UNAVAILABLE", `judge "${model}" unavailable: ${reason}`, options);
+    this.name = "JudgeUnavailableError";
+    this.kind = kind;
+    this.model = model;
+    this.reason = reason;
+  }
+}
+
+/** Whether a thrown value means "the judge could not decide" (report unavailable, not errored). */
+export function isJudgeUnavailable(error: unknown): error is JudgeUnavailableError {
+  return (
+    error instanceof JudgeUnavailableError ||
+    (error instanceof NiceevalError && error.code === "JUDGE_UNAVAILABLE")
+  );
+}

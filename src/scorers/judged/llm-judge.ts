@@ -1,0 +1,141 @@
+import { z } from "zod";
+import type { ScorerBinding, ScorerMapArgs } from "../../eval/suite.js";
+import {
+  type JsonValue,
+  type JudgeFn,
+  jsonValueSchema,
+  judgeVerdictSchema,
+} from "../../judge/types.js";
+import { makeScore, type Score, scoreSchema } from "../../score/score.js";
+import { type Driver, defineDriver, defineTool, implementTool } from "../../tool/tool.js";
+
+/** Input of the `eval.llm-judge` tool. */
+export interface LlmJudgeInput {
+  output: JsonValue;
+  criteria: string;
+  expected?: JsonValue;
+}
+
+const llmJudgeInputSchema: z.ZodType<LlmJudgeInput> = z.object({
+  output: jsonValueSchema,
+  criteria: z.string().min(1, "criteria must say what the judge checks"),
+  expected: jsonValueSchema.optional(),
+}) as z.ZodType<LlmJudgeInput>;
+
+/** The `eval.llm-judge` tool contract: a model-backed scorer whose judge lives in the driver. */
+export const llmJudgeTool = defineTool<LlmJudgeInput, Score>({
+  id: "eval.llm-judge",
+  description:
+    "Ask a judge how well an output meets criteria; value 0..1, passed against a threshold.",
+  inputSchema: llmJudgeInputSchema,
+  outputSchema: scoreSchema,
+});
+
+/** Options of {@link makeLlmJudgeDriver}. */
+export interface MakeLlmJudgeDriverOptions {
+  /** `passed` when value >= threshold, unless the verdict says `passed` itself (default 0.5). */
+  threshold?: number;
+  /** The Score's label (default "llm-judge"). */
+  label?: string;
+}
+
+/**
+ * A driver implementing `eval.llm-judge` with an injected judge. The value is clamped to 0..1;
+ * an explicit `passed` in the verdict wins over the threshold; a malformed verdict (NaN,
+ * missing value) is a failed Score whose rationale says so. A judge that throws (for example
+ * JudgeUnavailableError) propagates, so the runner reports the judgment unavailable or errored.
+ * @example
+ * runTool({ tool: llmJudgeTool, candidates: [makeLlmJudgeDriver(judge, { threshold: 0.7 })], input: { output, criteria } });
+ */
+export function makeLlmJudgeDriver(
+  judge: JudgeFn,
+  options: MakeLlmJudgeDriverOptions = {},
+): Driver {
+  const threshold = options.threshold ?? 0.5;
+  if (!(Number.isFinite(threshold) && threshold >= 0 && threshold <= 1)) {
+    throw new TypeError(
+      `makeLlmJudgeDriver: \`threshold\` must be a number from 0 to 1, got ${String(threshold)}`,
+    );
+  }
+  const label = options.label ?? "llm-judge";
+  return defineDriver({
+    id: "niceeval.llm-judge",
+    implementations: [
+      implementTool(llmJudgeTool, async (input) => {
+        const args: LlmJudgeInput = { output: input.output, criteria: input.criteria };
+        if (input.expected !== undefined) args.expected = input.expected;
+        return verdictToScore(await judge(args), threshold, label);
+      }),
+    ],
+  });
+}
+
+/** A raw verdict as a Score: clamped value, explicit passed first, malformed → failed with why. */
+export function verdictToScore(raw: unknown, threshold: number, label: string): Score {
+  const candidate = raw as { value?: unknown } | null;
+  const clamped =
+    typeof candidate?.value === "number" && Number.isFinite(candidate.value)
+      ? { ...candidate, value: Math.min(1, Math.max(0, candidate.value)) }
+      : candidate;
+  const parsed = judgeVerdictSchema.safeParse(clamped);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? issue.path.join(".") : "verdict";
+    return makeScore(
+      label,
+      0,
+      false,
+      `malformed verdict from the judge (${where}: ${issue?.message ?? "rejected"}; got ${preview(raw)})`,
+    );
+  }
+  const { value, passed, rationale } = parsed.data;
+  return makeScore(label, value, passed ?? value >= threshold, rationale);
+}
+
+function preview(value: unknown): string {
+  try {
+    return (JSON.stringify(value) ?? String(value)).slice(0, 200);
+  } catch {
+    return String(value);
+  }
+}
+
+/** What {@link llmJudge} takes. */
+export interface LlmJudgeBindingOptions<Output> {
+  id: string;
+  judge: JudgeFn;
+  criteria: string;
+  threshold?: number;
+  /** The part of the target's output the judge sees. */
+  mapOutput: (args: ScorerMapArgs<Output>) => JsonValue;
+  /** What the judge compares against (default: the case's `expected`, when it is set). */
+  mapExpected?: (args: ScorerMapArgs<Output>) => JsonValue | undefined;
+}
+
+/** A ready-to-bind `eval.llm-judge` scorer. */
+export type LlmJudgeBinding<Output> = ScorerBinding<Output, LlmJudgeInput>;
+
+/**
+ * Build a suite scorer binding around a judge.
+ * @example
+ * bindScorer(llmJudge<Answer>({ id: "helpfulness", judge, criteria: "Is the answer helpful?", threshold: 0.7, mapOutput: ({ output }) => output.text }))
+ */
+export function llmJudge<Output>(options: LlmJudgeBindingOptions<Output>): LlmJudgeBinding<Output> {
+  const driver = makeLlmJudgeDriver(options.judge, {
+    label: options.id,
+    ...(options.threshold !== undefined ? { threshold: options.threshold } : {}),
+  });
+  return {
+    id: options.id,
+    tool: llmJudgeTool,
+    driver,
+    mapInput: (args) => {
+      const input: LlmJudgeInput = { output: options.mapOutput(args), criteria: options.criteria };
+      const expected = options.mapExpected
+        ? options.mapExpected(args)
+        : (args.expected as JsonValue | undefined);
+      if (expected !== undefined) input.expected = expected;
+      return input;
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { configureJudges, resetJudgeConfig } from "../../src/judge/config.js";
+
+const VARIABLES = [
+  "NICEEVAL_JUDGE_BASE_URL",
+  "NICEEVAL_JUDGE_API_KEY",
+  "NICEEVAL_JUDGE_MODEL",
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_BASE_URL",
+  "OPENAI_API_KEY",
+  "OPENAI_BASE_URL",
+] as const;
+
+/**
+ * Give each test a clean judge environment: no provider variables, a fresh temp cache folder,
+ * fast retries. Returns a cleanup that restores the variables and removes the folder.
+ */
+export async function isolateJudges(): Promise<{ cacheDir: string; cleanup: () => Promise<void> }> {
+  const saved = Object.fromEntries(VARIABLES.map((name) => [name, process.env[name]]));
+  for (const name of VARIABLES) delete process.env[name];
+  const cacheDir = await mkdtemp(join(tmpdir(), "niceeval-judge-"));
+  resetJudgeConfig();
+  configureJudges({ cacheDir, retryBaseMs: 5, retryMaxMs: 50, timeoutMs: 2000, maxRetries: 3 });
+  return {
+    cacheDir,
+    cleanup: async () => {
+      for (const name of VARIABLES) {
+        const value = saved[name];
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      resetJudgeConfig();
+      await rm(cacheDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,305 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** What the fake model does with one request. */
+export type FakeAnswer =
+  /** A structured answer: OpenAI content as JSON text, Anthropic a tool_use block with this input. */
+  | { kind: "json"; value: unknown }
+  /** Raw model text (prose around JSON, truncated JSON…); Anthropic answers it as a text block. */
+  | { kind: "text"; text: string }
+  /** An HTTP error in the provider's own error shape, with optional headers (Retry-After). */
+  | {
+      kind: "status";
+      status: number;
+      message?: string;
+      errorType?: string;
+      headers?: Record<string, string>;
+    }
+  /** Never answer (until the client gives up or the server closes). */
+  | { kind: "hang" }
+  /** A 200 whose body is cut in the middle of its JSON. */
+  | { kind: "truncated-body" };
+
+/** Ready-made answers and faults. */
+export const fake = {
+  json: (value: unknown): FakeAnswer => ({ kind: "json", value }),
+  text: (text: string): FakeAnswer => ({ kind: "text", text }),
+  rateLimited: (retryAfterSeconds: number): FakeAnswer => ({
+    kind: "status",
+    status: 429,
+    errorType: "rate_limit_error",
+    message: "rate limited by the fake server",
+    headers: { "retry-after": String(retryAfterSeconds) },
+  }),
+  overloaded: (): FakeAnswer => ({
+    kind: "status",
+    status: 503,
+    message: "fake server overloaded",
+  }),
+  serverError: (): FakeAnswer => ({
+    kind: "status",
+    status: 500,
+    errorType: "api_error",
+    message: "fake server error",
+  }),
+  hang: (): FakeAnswer => ({ kind: "hang" }),
+  truncatedBody: (): FakeAnswer => ({ kind: "truncated-body" }),
+};
+
+/** One request the fake server received. */
+export interface RecordedRequest {
+  protocol: "openai" | "anthropic";
+  path: string;
+  headers: IncomingMessage["headers"];
+  body: Record<string, unknown>;
+}
+
+/** Options of {@link startFakeLlmServer}. */
+export interface FakeLlmServerOptions {
+  /** Answers served in order, one per request. */
+  answers?: FakeAnswer[];
+  /** Called when the queue is empty (default: a 500 saying nothing was scripted). */
+  respond?: (request: RecordedRequest) => FakeAnswer;
+  /** Required key: OpenAI `Authorization: Bearer`, Anthropic `x-api-key`. */
+  apiKey?: string;
+  /** Allow this many requests per window and answer 429 with Retry-After beyond it. */
+  rateLimit?: { perWindow: number; windowMs: number };
+  /** Delay before each answer, ms. */
+  latencyMs?: number;
+}
+
+/** A running fake server. */
+export interface FakeLlmServer {
+  url: string;
+  /** Base URL for OpenAI-compatible clients (`…/v1`). */
+  openaiBaseURL: string;
+  /** Base URL for Anthropic clients (they append `/v1/messages`). */
+  anthropicBaseURL: string;
+  requests: RecordedRequest[];
+  /** How many requests the rate limit turned away. */
+  rejected: number;
+  /** The most requests the server was handling at once. */
+  maxInFlight: number;
+  enqueue(...answers: FakeAnswer[]): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Start a real HTTP server on 127.0.0.1 (port 0) that speaks OpenAI chat completions
+ * (`POST /v1/chat/completions`) and Anthropic Messages (`POST /v1/messages`) with scripted answers.
+ */
+export async function startFakeLlmServer(
+  options: FakeLlmServerOptions = {},
+): Promise<FakeLlmServer> {
+  const queue = [...(options.answers ?? [])];
+  const requests: RecordedRequest[] = [];
+  let windowStart = Date.now();
+  let inWindow = 0;
+  const state = { rejected: 0, inFlight: 0, maxInFlight: 0 };
+
+  const server = createServer(async (req, res) => {
+    const raw = await readBody(req);
+    const protocol =
+      req.url === "/v1/messages"
+        ? "anthropic"
+        : req.url === "/v1/chat/completions"
+          ? "openai"
+          : undefined;
+    if (req.method !== "POST" || !protocol)
+      return send(res, 404, {
+        error: { type: "not_found_error", message: `no route ${req.method} ${req.url}` },
+      });
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(raw) as Record<string, unknown>;
+    } catch {
+      return sendError(res, protocol, 400, "invalid_request_error", "body is not JSON");
+    }
+    const auth = authProblem(protocol, req.headers, options.apiKey);
+    if (auth) return sendError(res, protocol, auth.status, auth.type, auth.message);
+    if (options.rateLimit) {
+      const now = Date.now();
+      if (now - windowStart >= options.rateLimit.windowMs) {
+        windowStart = now - ((now - windowStart) % options.rateLimit.windowMs);
+        inWindow = 0;
+      }
+      if (inWindow >= options.rateLimit.perWindow) {
+        state.rejected++;
+        const waitMs = Math.max(1, windowStart + options.rateLimit.windowMs - now);
+        return sendError(res, protocol, 429, "rate_limit_error", "rate limit reached", {
+          "retry-after": String(Math.ceil(waitMs / 1000)),
+          "retry-after-ms": String(waitMs),
+        });
+      }
+      inWindow++;
+    }
+    const recorded: RecordedRequest = { protocol, path: req.url ?? "", headers: req.headers, body };
+    requests.push(recorded);
+    const answer = queue.shift() ??
+      options.respond?.(recorded) ?? {
+        kind: "status",
+        status: 500,
+        message: "the fake server has no scripted answer left",
+      };
+    state.inFlight++;
+    state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+    res.on("close", () => state.inFlight--);
+    if (options.latencyMs) await new Promise((resolve) => setTimeout(resolve, options.latencyMs));
+    answerWith(res, protocol, body, answer, raw.length);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    openaiBaseURL: `${url}/v1`,
+    anthropicBaseURL: url,
+    requests,
+    get rejected() {
+      return state.rejected;
+    },
+    get maxInFlight() {
+      return state.maxInFlight;
+    },
+    enqueue: (...answers) => queue.push(...answers),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function answerWith(
+  res: ServerResponse,
+  protocol: "openai" | "anthropic",
+  body: Record<string, unknown>,
+  answer: FakeAnswer,
+  requestBytes: number,
+): void {
+  switch (answer.kind) {
+    case "hang":
+      return;
+    case "status":
+      sendError(
+        res,
+        protocol,
+        answer.status,
+        answer.errorType ?? "api_error",
+        answer.message ?? `status ${answer.status}`,
+        answer.headers,
+      );
+      return;
+    case "truncated-body": {
+      const full = JSON.stringify(
+        success(protocol, body, { kind: "text", text: "{}" }, requestBytes),
+      );
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(full.slice(0, Math.floor(full.length / 2)));
+      return;
+    }
+    default:
+      send(res, 200, success(protocol, body, answer, requestBytes));
+  }
+}
+
+function success(
+  protocol: "openai" | "anthropic",
+  body: Record<string, unknown>,
+  answer: { kind: "json"; value: unknown } | { kind: "text"; text: string },
+  requestBytes: number,
+): unknown {
+  const text = answer.kind === "json" ? JSON.stringify(answer.value) : answer.text;
+  const inputTokens = Math.ceil(requestBytes / 4);
+  const outputTokens = Math.max(1, Math.ceil(text.length / 4));
+  if (protocol === "openai") {
+    return {
+      id: "chatcmpl-fake",
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content: text, refusal: null },
+          finish_reason: "stop",
+        },
+      ],
+      usage: {
+        prompt_tokens: inputTokens,
+        completion_tokens: outputTokens,
+        total_tokens: inputTokens + outputTokens,
+      },
+    };
+  }
+  const toolName = (body.tool_choice as { name?: string } | undefined)?.name;
+  const content =
+    answer.kind === "json" && toolName
+      ? [{ type: "tool_use", id: "toolu_fake", name: toolName, input: answer.value }]
+      : [{ type: "text", text }];
+  return {
+    id: "msg_fake",
+    type: "message",
+    role: "assistant",
+    model: body.model,
+    content,
+    stop_reason: content[0]?.type === "tool_use" ? "tool_use" : "end_turn",
+    usage: { input_tokens: inputTokens, output_tokens: outputTokens },
+  };
+}
+
+function authProblem(
+  protocol: "openai" | "anthropic",
+  headers: IncomingMessage["headers"],
+  apiKey: string | undefined,
+): { status: number; type: string; message: string } | undefined {
+  if (protocol === "anthropic") {
+    if (!headers["anthropic-version"])
+      return {
+        status: 400,
+        type: "invalid_request_error",
+        message: "anthropic-version header is required",
+      };
+    if (apiKey !== undefined && headers["x-api-key"] !== apiKey)
+      return { status: 401, type: "authentication_error", message: "invalid x-api-key" };
+    return undefined;
+  }
+  if (apiKey !== undefined && headers.authorization !== `Bearer ${apiKey}`) {
+    return { status: 401, type: "invalid_request_error", message: "Incorrect API key provided" };
+  }
+  return undefined;
+}
+
+function sendError(
+  res: ServerResponse,
+  protocol: "openai" | "anthropic",
+  status: number,
+  type: string,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  const body =
+    protocol === "anthropic"
+      ? { type: "error", error: { type, message }, request_id: "req_fake" }
+      : { error: { message, type, param: null, code: null } };
+  send(res, status, body, headers);
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
