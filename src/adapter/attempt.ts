@@ -1,0 +1,288 @@
+import { AuthoringError, errorMessage } from "../errors.js";
+import {
+  type AttemptRecord,
+  addJudgeUsage,
+  emptyJudgeUsage,
+  type Judgment,
+} from "../eval/record.js";
+import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
+import { decideVerdict, summarizeScore } from "../eval/summarize.js";
+import { withTimeout } from "../eval/timeout.js";
+import type { ContextCheck } from "../expect/context-match.js";
+import type { AnyMatch, BooleanMatch, MatchResult, NumericMaterial } from "../expect/types.js";
+import { resolveCloseQAJudge } from "../judge/registry.js";
+import { Assertion, type AssertionRules, type Outcome } from "./assertion.js";
+import { askCloseQA, closeQALimits } from "./close-qa.js";
+import type {
+  AdapterCreateContext,
+  AdapterDefinition,
+  AssertionHandle,
+  AssertionTools,
+  CheckFn,
+  CloseQAMaterial,
+  CloseQAOptions,
+  ScoreEvalDefinition,
+  TestContext,
+  UsageMaterial,
+} from "./types.js";
+import { UsageCollector, unreported } from "./usage.js";
+
+/** Everything needed to run one attempt of an eval built from an adapter. */
+export interface AttemptSetup<Facts, Assertions> {
+  readonly evalId: string;
+  readonly adapter: AdapterDefinition<Facts, Assertions>;
+  readonly definition: ScoreEvalDefinition<Facts, Assertions>;
+  readonly passFail: boolean;
+}
+
+const fromMatch = (result: MatchResult): Outcome => ({
+  state: result.state,
+  value: result.state === "matched" ? 1 : result.state === "mismatched" ? 0 : null,
+  reason: result.reason,
+  detail: result,
+});
+
+const crashed = (what: string, error: unknown): Outcome => ({
+  state: "errored",
+  value: null,
+  reason: `${what} threw: ${errorMessage(error)}`,
+});
+
+/** Match a value given to t.check: facts and materials keep their state, plain values are available. */
+function matchValue(value: unknown, anyMatch: AnyMatch): MatchResult {
+  const match = anyMatch as unknown as BooleanMatch<unknown>;
+  if (typeof value === "object" && value !== null && "state" in value) {
+    const state = (value as { state: unknown }).state;
+    if (state === "available" && "value" in value) {
+      return match.evaluate((value as { value: unknown }).value);
+    }
+    if (state === "unavailable") {
+      const reason = String((value as { reason?: unknown }).reason ?? "unavailable");
+      return {
+        state: "unavailable",
+        name: match.name,
+        expected: match.expects,
+        reason,
+        observed: "unavailable",
+      };
+    }
+  }
+  return match.evaluate(value);
+}
+
+/** Build the attempt's assertion tools; every assertion made is pushed onto `made`. */
+function assertionTools<Facts>(
+  facts: Facts,
+  made: Assertion[],
+  rules: AssertionRules,
+  judgeFor: () => ReturnType<typeof resolveCloseQAJudge>,
+  signal: AbortSignal,
+): AssertionTools<Facts> {
+  const add = (assertion: Assertion): AssertionHandle => {
+    made.push(assertion);
+    return assertion;
+  };
+  const check = ((...args: unknown[]) => {
+    if (args.length === 1) {
+      const checked = args[0] as ContextCheck<Facts> | undefined;
+      if (checked?.kind !== "context-match" && checked?.kind !== "material-match") {
+        throw new AuthoringError(
+          `check(match) in eval "${rules.evalId}": expected a match from defineContextMatch or defineMaterialMatch; to check a value, call check(value, match)`,
+        );
+      }
+      let outcome: Outcome;
+      try {
+        outcome = fromMatch(checked.evaluate(facts));
+      } catch (error) {
+        outcome = crashed(`check "${checked.name}"`, error);
+      }
+      return add(new Assertion("check", checked.name, "condition", outcome, rules));
+    }
+    const match = args[1] as AnyMatch | undefined;
+    if (match?.kind !== "match") {
+      throw new AuthoringError(
+        `check(value, match) in eval "${rules.evalId}": the second argument is not a match; build it with niceeval/expect (e.g. atMost(10_000))`,
+      );
+    }
+    let outcome: Outcome;
+    try {
+      outcome = fromMatch(matchValue(args[0], match));
+    } catch (error) {
+      outcome = crashed(`check "${match.expects}"`, error);
+    }
+    return add(new Assertion("check", match.expects, "condition", outcome, rules));
+  }) as CheckFn<Facts>;
+
+  const score = (ratio: number | NumericMaterial, options: { weight: number }): AssertionHandle => {
+    if (rules.passFail) {
+      throw new AuthoringError(
+        `t.score(...) in eval "${rules.evalId}": this eval was made with defineEval (pass/fail only); use defineScoreEval to award points`,
+      );
+    }
+    const weight = options?.weight;
+    if (typeof weight !== "number" || !Number.isFinite(weight) || weight <= 0) {
+      throw new AuthoringError(
+        `t.score(ratio, { weight }) in eval "${rules.evalId}": weight must be a finite number > 0, got ${String(weight)}`,
+      );
+    }
+    return add(
+      new Assertion("score", "score", "ratio", ratioOutcome(ratio, weight), rules, weight),
+    );
+  };
+
+  const closeQA = (
+    material: CloseQAMaterial<Facts>,
+    question: string,
+    options?: CloseQAOptions,
+  ): AssertionHandle => {
+    const where = `t.closeQA(...) in eval "${rules.evalId}"`;
+    if (typeof question !== "string" || question.trim() === "") {
+      throw new AuthoringError(`${where}: the question must be a non-empty string`);
+    }
+    if (material === undefined || material === null) {
+      throw new AuthoringError(
+        `${where}: pass material (a defineMaterialMatch, a string or a MatchFact<string>)`,
+      );
+    }
+    const limits = closeQALimits(where, options);
+    const outcome = askCloseQA(facts, material, question, limits, judgeFor(), signal).catch(
+      (error) => crashed("closeQA", error),
+    );
+    const label = question.length > 80 ? `${question.slice(0, 79)}…` : question;
+    return add(new Assertion("closeQA", label, "condition", outcome, rules));
+  };
+
+  return { check, score, closeQA };
+}
+
+function ratioOutcome(ratio: number | NumericMaterial, weight: number): Outcome {
+  let value: unknown = ratio;
+  if (typeof ratio === "object" && ratio !== null) {
+    if (ratio.state === "unavailable")
+      return { state: "unavailable", value: null, reason: ratio.reason };
+    value = ratio.value;
+  }
+  if (typeof value !== "number") {
+    return {
+      state: "errored",
+      value: null,
+      reason: `ratio must be a number or a NumericMaterial, got ${typeof value}`,
+    };
+  }
+  if (!Number.isFinite(value)) {
+    return { state: "unavailable", value: null, reason: `ratio is ${value}, not a finite number` };
+  }
+  if (value < 0 || value > 1) {
+    return {
+      state: "errored",
+      value: null,
+      reason: `ratio ${value} is outside 0..1; compute a ratio between 0 and 1`,
+    };
+  }
+  const earned = Math.round(value * weight * 1000) / 1000;
+  return {
+    state: value > 0 ? "matched" : "mismatched",
+    value,
+    reason: `ratio ${Math.round(value * 1000) / 1000} × weight ${weight} = ${earned} points`,
+  };
+}
+
+/** Run one attempt: observe through the adapter, run test(t), turn assertions into judgments. */
+export async function runAttempt<Facts, Assertions>(
+  setup: AttemptSetup<Facts, Assertions>,
+  spec: CaseSpec,
+  context: AttemptContext,
+): Promise<AttemptRecord> {
+  const started = performance.now();
+  const { evalId, adapter, definition } = setup;
+  const usage = new UsageCollector(`adapter "${adapter.name}" (eval "${evalId}")`);
+  const controller = new AbortController();
+  const forward = () => controller.abort(context.signal.reason);
+  if (context.signal.aborted) forward();
+  else context.signal.addEventListener("abort", forward, { once: true });
+  const createContext: AdapterCreateContext = {
+    signal: controller.signal,
+    runId: context.runId,
+    evalId,
+    caseId: spec.id,
+    reportUsage: (report) => usage.report(report),
+  };
+  try {
+    let facts: Facts;
+    const where = `create of adapter "${adapter.name}" (eval "${evalId}")`;
+    try {
+      facts = await withTimeout(
+        () => adapter.create(createContext),
+        definition.timeoutMs ?? context.timeoutMs,
+        where,
+      );
+    } catch (error) {
+      controller.abort(error);
+      const message = errorMessage(error);
+      return {
+        evalId,
+        caseId: spec.id,
+        verdict: "errored",
+        score: {
+          state: "unavailable",
+          earned: 0,
+          max: 0,
+          reasons: [`${where} failed: ${message}`],
+        },
+        judgments: [],
+        usage: { app: unreported(`${where} failed`), judge: emptyJudgeUsage() },
+        elapsedMs: performance.now() - started,
+        error: { message, where },
+      };
+    }
+    const elapsedMs = performance.now() - started;
+    const made: Assertion[] = [];
+    const rules: AssertionRules = { evalId, passFail: setup.passFail };
+    const judgeFor = () => definition.judge ?? resolveCloseQAJudge();
+    let failure: { message: string; where: string } | undefined;
+    const appUsage = usage.snapshot();
+    try {
+      const tools = assertionTools(facts, made, rules, judgeFor, controller.signal);
+      const own = adapter.assertions ? adapter.assertions(tools) : undefined;
+      const t = Object.assign({}, facts, own, tools, {
+        usage: appUsage as UsageMaterial,
+        elapsedMs,
+      }) as TestContext<Facts, Assertions>;
+      const pending = definition.test(t);
+      if (pending && typeof (pending as Promise<void>).then === "function") await pending;
+    } catch (error) {
+      failure = { message: errorMessage(error), where: `test of eval "${evalId}"` };
+    }
+    const judgments = await settle(made);
+    const judge = emptyJudgeUsage();
+    for (const judgment of judgments) {
+      addJudgeUsage(judge, judgment.judge);
+      context.onJudgment?.(judgment);
+    }
+    if (context.judgeUsage) addJudgeUsage(context.judgeUsage, judge);
+    const record: AttemptRecord = {
+      evalId,
+      caseId: spec.id,
+      verdict: decideVerdict(judgments, { crashed: failure !== undefined }),
+      score: summarizeScore(judgments),
+      judgments,
+      usage: { app: appUsage, judge },
+      elapsedMs: performance.now() - started,
+    };
+    if (failure) record.error = failure;
+    return record;
+  } finally {
+    context.signal.removeEventListener("abort", forward);
+  }
+}
+
+async function settle(made: readonly Assertion[]): Promise<Judgment[]> {
+  const judgments: Judgment[] = new Array(made.length);
+  for (let i = 0; i < made.length; i++) {
+    const assertion = made[i]!;
+    const outcome =
+      assertion.outcome instanceof Promise ? await assertion.outcome : assertion.outcome;
+    judgments[i] = assertion.toJudgment(outcome);
+  }
+  return judgments;
+}

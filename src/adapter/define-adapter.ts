@@ -1,0 +1,100 @@
+import { AuthoringError } from "../errors.js";
+import { type CaseSpec, EVAL_BRAND } from "../eval/runnable.js";
+import { type AttemptSetup, runAttempt } from "./attempt.js";
+import { evalIdFor } from "./slug.js";
+import type {
+  Adapter,
+  AdapterDefinition,
+  EvalRunOptions,
+  ScoreEval,
+  ScoreEvalDefinition,
+} from "./types.js";
+
+/** The one case of an eval built from an adapter. */
+const onlyCase: CaseSpec = Object.freeze({ id: "default", index: 0 });
+
+/**
+ * Declare an adapter: how to observe the application (`create`, returning its facts) and
+ * the adapter's own assertions built from `check`. Evals are then made with
+ * `adapter.defineScoreEval` (gates and points) or `adapter.defineEval` (pass/fail).
+ * @example
+ * const adapter = defineAdapter({
+ *   name: "support-review",
+ *   create: async (ctx) => observe(ctx),
+ *   assertions: ({ check }) => ({ said: (m) => check(speechMaterial(m)) }),
+ * });
+ */
+export function defineAdapter<Facts, Assertions = Record<never, never>>(
+  definition: AdapterDefinition<Facts, Assertions>,
+): Adapter<Facts, Assertions> {
+  if (typeof definition?.name !== "string" || definition.name.trim() === "") {
+    throw new AuthoringError("defineAdapter: `name` must be a non-empty string");
+  }
+  if (typeof definition.create !== "function") {
+    throw new AuthoringError(
+      `defineAdapter("${definition.name}"): \`create\` must be a function that returns the facts`,
+    );
+  }
+  if (definition.assertions !== undefined && typeof definition.assertions !== "function") {
+    throw new AuthoringError(
+      `defineAdapter("${definition.name}"): \`assertions\` must be a function of { check }`,
+    );
+  }
+  const make = (
+    evalDefinition: ScoreEvalDefinition<Facts, Assertions>,
+    passFail: boolean,
+  ): ScoreEval => {
+    const method = passFail ? "defineEval" : "defineScoreEval";
+    const where = `adapter "${definition.name}".${method}`;
+    if (
+      typeof evalDefinition?.description !== "string" ||
+      evalDefinition.description.trim() === ""
+    ) {
+      throw new AuthoringError(`${where}: \`description\` must be a non-empty string`);
+    }
+    if (typeof evalDefinition.test !== "function") {
+      throw new AuthoringError(
+        `${where}("${evalDefinition.description}"): \`test\` must be a function of t`,
+      );
+    }
+    const id = evalIdFor(definition.name, evalDefinition.description, evalDefinition.id);
+    if (id === "") throw new AuthoringError(`${where}: the eval id is empty; pass \`id\``);
+    const setup: AttemptSetup<Facts, Assertions> = {
+      evalId: id,
+      adapter: definition,
+      definition: evalDefinition,
+      passFail,
+    };
+    return {
+      [EVAL_BRAND]: true,
+      id,
+      style: "score",
+      kind: passFail ? "pass-fail-eval" : "score-eval",
+      adapter: definition.name,
+      description: evalDefinition.description,
+      cases: () => [onlyCase],
+      runCase: (spec, context) => runAttempt(setup, spec, context),
+      run: (options: EvalRunOptions = {}) =>
+        runAttempt(
+          options.judge
+            ? { ...setup, definition: { ...evalDefinition, judge: options.judge } }
+            : setup,
+          onlyCase,
+          {
+            runId: options.runId ?? `local-${Date.now().toString(36)}`,
+            signal: options.signal ?? new AbortController().signal,
+            ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+            ...(options.onJudgment ? { onJudgment: options.onJudgment } : {}),
+          },
+        ),
+    };
+  };
+  return Object.freeze({
+    kind: "adapter" as const,
+    name: definition.name,
+    defineScoreEval: (evalDefinition: ScoreEvalDefinition<Facts, Assertions>) =>
+      make(evalDefinition, false),
+    defineEval: (evalDefinition: ScoreEvalDefinition<Facts, Assertions>) =>
+      make(evalDefinition, true),
+  });
+}

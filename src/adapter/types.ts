@@ -1,0 +1,137 @@
+import type { AttemptRecord, Judgment } from "../eval/record.js";
+import type { Runnable } from "../eval/runnable.js";
+import type { ContextCheck, MaterialMatch } from "../expect/context-match.js";
+import type { BooleanMatch, MatchFact, NumericMaterial } from "../expect/types.js";
+import type { CloseQAJudge } from "../judge/types.js";
+
+/** Usage the application reports for one model call (or a batch); fields left out stay unreported. */
+export interface UsageReport {
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  costUsd?: number;
+}
+
+/** What an adapter's `create` receives for one attempt. */
+export interface AdapterCreateContext {
+  /** Aborted when the attempt times out or the run is cancelled; pass it to the application. */
+  readonly signal: AbortSignal;
+  readonly runId: string;
+  readonly evalId: string;
+  readonly caseId: string;
+  /** Add the application's usage; repeated calls add up. Never-reported fields stay unavailable. */
+  reportUsage(usage: UsageReport): void;
+}
+
+/** The application's usage as the test sees it: each field a NumericMaterial. */
+export interface UsageMaterial {
+  readonly inputTokens: NumericMaterial;
+  readonly outputTokens: NumericMaterial;
+  readonly totalTokens: NumericMaterial;
+  readonly costUsd: NumericMaterial;
+}
+
+/**
+ * What every assertion returns. Call each method at most once: `.gate()` makes the assertion
+ * required, `.score(points)` makes it worth points, `.label(text)` names it in the report.
+ * An assertion with neither gate nor score is reported as information (gate false, 0 points).
+ */
+export interface AssertionHandle {
+  gate(): AssertionHandle;
+  score(points: number): AssertionHandle;
+  label(text: string): AssertionHandle;
+}
+
+/** `check`: a match over the facts, or a value (plain, fact or material) and a match. */
+export interface CheckFn<Facts> {
+  (match: ContextCheck<Facts>): AssertionHandle;
+  <T>(value: T | MatchFact<T>, match: BooleanMatch<T, unknown>): AssertionHandle;
+}
+
+/** Limits of a t.closeQA question. */
+export interface CloseQAOptions {
+  /** Material larger than this (UTF-8 JSON bytes) is unavailable: capacity-limited. Default 256 KiB. */
+  maxMaterialBytes?: number;
+  /** Upper bound on the judge's audit kept in the judgment. Default 1 MiB. */
+  maxAuditBytes?: number;
+}
+
+/** Material a closed question may be asked over. */
+export type CloseQAMaterial<Facts> = MaterialMatch<Facts, unknown> | string | MatchFact<string>;
+
+/** Assertion builders bound to the current attempt. */
+export interface AssertionTools<Facts> {
+  readonly check: CheckFn<Facts>;
+  /** Earn `ratio × weight` points (ratio 0..1); an unavailable ratio keeps its weight in the maximum. */
+  score(ratio: number | NumericMaterial, options: { weight: number }): AssertionHandle;
+  /** Ask a judge a closed question over the material; unavailable until a judge is configured. */
+  closeQA(
+    material: CloseQAMaterial<Facts>,
+    question: string,
+    options?: CloseQAOptions,
+  ): AssertionHandle;
+}
+
+/** Everything `test(t)` can use besides the facts and the adapter's assertions. */
+export interface TestTools<Facts> extends AssertionTools<Facts> {
+  /** The application's usage reported through ctx.reportUsage. */
+  readonly usage: UsageMaterial;
+  /** Time niceeval measured for the adapter's create (the application's run), in ms. */
+  readonly elapsedMs: number;
+}
+
+/** The `t` of a score eval: the facts' fields, the adapter's assertions and the test tools. */
+export type TestContext<Facts, Assertions> = Readonly<Omit<Facts, keyof TestTools<Facts>>> &
+  Omit<Assertions, keyof TestTools<Facts>> &
+  TestTools<Facts>;
+
+/** Definition accepted by `adapter.defineScoreEval` and `adapter.defineEval`. */
+export interface ScoreEvalDefinition<Facts, Assertions> {
+  /** What the eval judges; the id is derived from it unless `id` is given. */
+  description: string;
+  test: (t: TestContext<Facts, Assertions>) => void | Promise<void>;
+  /** Stable id (default: adapter name and description, slugged). */
+  id?: string;
+  /** Timeout of the adapter's create, in ms (default: the runner's). */
+  timeoutMs?: number;
+  /** Judge for t.closeQA; wins over the configured default judge. */
+  judge?: CloseQAJudge;
+}
+
+/** Options of `evaluation.run()`. */
+export interface EvalRunOptions {
+  signal?: AbortSignal;
+  runId?: string;
+  timeoutMs?: number;
+  judge?: CloseQAJudge;
+  onJudgment?: (judgment: Judgment) => void;
+}
+
+/** An eval built from an adapter: a Runnable with one case, runnable from code too. */
+export interface ScoreEval extends Runnable {
+  readonly style: "score";
+  readonly kind: "score-eval" | "pass-fail-eval";
+  readonly adapter: string;
+  readonly description: string;
+  /** Run one attempt from code and return its record. */
+  run(options?: EvalRunOptions): Promise<AttemptRecord>;
+}
+
+/** Definition accepted by {@link defineAdapter}. */
+export interface AdapterDefinition<Facts, Assertions> {
+  name: string;
+  /** Run or observe the application for one attempt and return its facts. */
+  create: (ctx: AdapterCreateContext) => Facts | Promise<Facts>;
+  /** The adapter's own assertion methods, built from `check` (and `score`, `closeQA`). */
+  assertions?: (tools: AssertionTools<Facts>) => Assertions;
+}
+
+/** An adapter: a named way to observe an application, and the evals built on it. */
+export interface Adapter<Facts, Assertions> {
+  readonly kind: "adapter";
+  readonly name: string;
+  /** An eval with gates and points. */
+  defineScoreEval(definition: ScoreEvalDefinition<Facts, Assertions>): ScoreEval;
+  /** A pass/fail eval: every assertion is a gate and nothing earns points. */
+  defineEval(definition: ScoreEvalDefinition<Facts, Assertions>): ScoreEval;
+}

@@ -1,0 +1,121 @@
+import { Buffer } from "node:buffer";
+import { AuthoringError } from "../errors.js";
+
+/** Limits on the material a match may read; over any of them the material is unavailable. */
+export interface CaptureBudget {
+  /** Items in the collection read. */
+  readonly maxItems: number;
+  /** Approximate JSON size of the material, in UTF-8 bytes. */
+  readonly maxBytes: number;
+  /** Values walked (each primitive, array and object counts one). */
+  readonly maxNodes: number;
+  /** Nesting depth below the collection (an item is depth 1). */
+  readonly maxDepth: number;
+}
+
+/** Defaults used for any budget field left out. */
+export const defaultCapture: CaptureBudget = Object.freeze({
+  maxItems: 1024,
+  maxBytes: 1024 * 1024,
+  maxNodes: 65_536,
+  maxDepth: 32,
+});
+
+/** Hard maxima: a budget above these is rejected when the match is built. */
+export const maxCapture: CaptureBudget = Object.freeze({
+  maxItems: 16_384,
+  maxBytes: 16 * 1024 * 1024,
+  maxNodes: 1_048_576,
+  maxDepth: 256,
+});
+
+/** Fill in defaults and reject invalid or over-maximum fields (at build time). */
+export function resolveCapture(
+  where: string,
+  capture: Partial<CaptureBudget> | undefined,
+): CaptureBudget {
+  const resolved = { ...defaultCapture };
+  for (const key of Object.keys(defaultCapture) as (keyof CaptureBudget)[]) {
+    const value = capture?.[key];
+    if (value === undefined) continue;
+    if (!Number.isInteger(value) || value <= 0 || value > maxCapture[key]) {
+      throw new AuthoringError(
+        `${where}: capture.${key} must be a whole number from 1 to ${maxCapture[key]}, got ${String(value)}`,
+      );
+    }
+    resolved[key] = value;
+  }
+  return resolved;
+}
+
+const EXIT = -1;
+
+/**
+ * Walk `value` iteratively and return why it exceeds `budget` (a reason starting with
+ * "capacity-limited"), or undefined when it fits. Cycles are reported, never followed.
+ */
+export function overBudget(items: readonly unknown[], budget: CaptureBudget): string | undefined {
+  if (items.length > budget.maxItems) {
+    return `capacity-limited: ${items.length} items, over maxItems ${budget.maxItems}`;
+  }
+  const values: unknown[] = [items];
+  const depths: number[] = [0];
+  const onPath = new Set<object>();
+  let nodes = 0;
+  let bytes = 0;
+  while (values.length > 0) {
+    const value = values.pop();
+    const depth = depths.pop()!;
+    if (depth === EXIT) {
+      onPath.delete(value as object);
+      continue;
+    }
+    if (++nodes > budget.maxNodes)
+      return `capacity-limited: more than maxNodes ${budget.maxNodes} values`;
+    if (depth > budget.maxDepth)
+      return `capacity-limited: nesting deeper than maxDepth ${budget.maxDepth}`;
+    switch (typeof value) {
+      case "string":
+        bytes += Buffer.byteLength(value, "utf8") + 3;
+        break;
+      case "number":
+        bytes += 12;
+        break;
+      case "boolean":
+        bytes += 6;
+        break;
+      case "object": {
+        if (value === null) {
+          bytes += 5;
+          break;
+        }
+        if (onPath.has(value))
+          return "capacity-limited: cyclic reference; material must be a finite tree";
+        onPath.add(value);
+        values.push(value);
+        depths.push(EXIT);
+        if (Array.isArray(value)) {
+          bytes += 2 + value.length;
+          for (let i = value.length - 1; i >= 0; i--) {
+            values.push(value[i]);
+            depths.push(depth + 1);
+          }
+        } else {
+          bytes += 2;
+          for (const key in value) {
+            if (!Object.hasOwn(value, key)) continue;
+            bytes += key.length + 4;
+            values.push((value as Record<string, unknown>)[key]);
+            depths.push(depth + 1);
+          }
+        }
+        break;
+      }
+      default:
+        bytes += 4;
+    }
+    if (bytes > budget.maxBytes)
+      return `capacity-limited: more than maxBytes ${budget.maxBytes} bytes`;
+  }
+  return undefined;
+}

@@ -1,0 +1,320 @@
+import { AuthoringError } from "../errors.js";
+import { describe, node, preview } from "./result.js";
+import type {
+  AnyMatch,
+  BooleanMatch,
+  CollectionValue,
+  MatchResult,
+  MatchState,
+  MaterialCollection,
+} from "./types.js";
+
+/** A collection value read as material, or why it is not one. */
+export type ReadCollection<T> =
+  | MaterialCollection<T>
+  | { readonly state: "invalid"; readonly reason: string };
+
+/** Normalise a plain array or a material collection. */
+export function readCollection<T>(value: CollectionValue<T> | unknown): ReadCollection<T> {
+  if (Array.isArray(value)) return { state: "complete", items: value as readonly T[] };
+  if (typeof value === "object" && value !== null) {
+    const state = (value as { state?: unknown }).state;
+    const items = (value as { items?: unknown }).items;
+    if ((state === "complete" || state === "partial") && Array.isArray(items)) {
+      return value as MaterialCollection<T>;
+    }
+    if (state === "unavailable") return value as MaterialCollection<T>;
+  }
+  return {
+    state: "invalid",
+    reason: `observed ${describe(value)}, which is not an array or a material collection`,
+  };
+}
+
+/** The node for a value that is not a usable collection (unavailable or invalid). */
+function notReadable(name: string, expects: string, read: ReadCollection<unknown>): MatchResult {
+  if (read.state === "unavailable")
+    return node("unavailable", name, expects, read.reason, "unavailable");
+  return node("mismatched", name, expects, (read as { reason: string }).reason);
+}
+
+const stateOf = (read: MaterialCollection<unknown>) =>
+  read.state === "partial" ? `partial (${read.reason})` : read.state;
+
+function requireMatch(matcher: string, argument: string, value: unknown): void {
+  if ((value as AnyMatch | undefined)?.kind !== "match") {
+    throw new AuthoringError(
+      `${matcher}(${argument}): expected a match built with niceeval/expect, got ${describe(value)}`,
+    );
+  }
+}
+
+/** A count match: a non-negative integer (exact count) or a numeric match that some count can satisfy. */
+function countMatch(count: number | BooleanMatch<number, unknown>): BooleanMatch<number, unknown> {
+  if (typeof count === "number") {
+    if (!Number.isInteger(count) || count < 0) {
+      throw new AuthoringError(
+        `countWhere(item, count): count ${String(count)} is not a non-negative integer; pass a whole number >= 0 or a match such as atLeast(1)`,
+      );
+    }
+    const expected = count;
+    return {
+      kind: "match",
+      name: "count",
+      expects: `exactly ${count}`,
+      params: { expected },
+      evaluate: (value) =>
+        node(
+          value === expected ? "matched" : "mismatched",
+          "count",
+          `exactly ${expected}`,
+          `observed ${value}`,
+          value,
+        ),
+      decideRange: (low, high) =>
+        low === expected && high === expected
+          ? "matched"
+          : expected < low || expected > high
+            ? "mismatched"
+            : "unavailable",
+    };
+  }
+  requireMatch("countWhere", "count", count);
+  if (count.decideRange?.(0, Number.POSITIVE_INFINITY) === "mismatched") {
+    throw new AuthoringError(
+      `countWhere(item, count): "${count.expects}" can never hold for a count (counts are >= 0); fix the threshold`,
+    );
+  }
+  return count;
+}
+
+/**
+ * Counts the items that match `item` and matches the count against `count`. Over a partial
+ * collection (or items whose match is unavailable) the count is only known as a range; the
+ * result is decided when every count in that range gives the same answer, else unavailable.
+ * @example
+ * countWhere(equals(true), atLeast(1)) // at least one delivered
+ */
+export function countWhere<T>(
+  item: BooleanMatch<T, unknown>,
+  count: BooleanMatch<number, unknown> | number,
+): BooleanMatch<CollectionValue<T>, CollectionValue<T>> {
+  requireMatch("countWhere", "item", item);
+  const counted = countMatch(count);
+  const expects = `count of items where ${item.expects} is ${counted.expects}`;
+  return {
+    kind: "match",
+    name: "countWhere",
+    expects,
+    children: [item as AnyMatch, counted as AnyMatch],
+    evaluate(value) {
+      const read = readCollection<T>(value);
+      if (read.state === "unavailable" || read.state === "invalid")
+        return notReadable("countWhere", expects, read);
+      let matched = 0;
+      let unknown = 0;
+      let firstUnknown: MatchResult | undefined;
+      for (const entry of read.items) {
+        const result = item.evaluate(entry);
+        if (result.state === "matched") matched++;
+        else if (result.state === "unavailable") {
+          unknown++;
+          firstUnknown ??= result;
+        }
+      }
+      const high = read.state === "partial" ? Number.POSITIVE_INFINITY : matched + unknown;
+      const observed = { matched, unknown, seen: read.items.length, collection: read.state };
+      const samples = firstUnknown ? [firstUnknown] : [];
+      if (high === matched) {
+        const counting = counted.evaluate(matched);
+        return node(
+          counting.state,
+          "countWhere",
+          expects,
+          `${matched} of ${read.items.length} items matched ${item.expects}; count ${counting.state === "matched" ? "is" : "is not"} ${counted.expects}`,
+          observed,
+          [counting],
+        );
+      }
+      const state: MatchState = counted.decideRange
+        ? counted.decideRange(matched, high)
+        : "unavailable";
+      const range = `between ${matched} and ${high === Number.POSITIVE_INFINITY ? "unknown" : high}`;
+      const why =
+        read.state === "partial"
+          ? `collection is ${stateOf(read)}`
+          : `${unknown} items could not be matched`;
+      return node(
+        state,
+        "countWhere",
+        expects,
+        state === "unavailable"
+          ? `count is ${range} (${why}), which cannot decide ${counted.expects}`
+          : `count is ${range} (${why}); every such count ${state === "matched" ? "is" : "is not"} ${counted.expects}`,
+        observed,
+        samples,
+      );
+    },
+  };
+}
+
+/**
+ * Keeps the items that match `selector` and matches the selection with `then`. Items whose
+ * selection is unavailable make the selection partial.
+ * @example
+ * filterWhere(actorMatch("agent"), countWhere(isDefined(), atLeast(1)))
+ */
+export function filterWhere<T>(
+  selector: BooleanMatch<T, unknown>,
+  then: BooleanMatch<CollectionValue<T>, unknown>,
+): BooleanMatch<CollectionValue<T>, CollectionValue<T>> {
+  requireMatch("filterWhere", "selector", selector);
+  requireMatch("filterWhere", "then", then);
+  const expects = `items where ${selector.expects}: ${then.expects}`;
+  return {
+    kind: "match",
+    name: "filterWhere",
+    expects,
+    children: [selector as AnyMatch, then as AnyMatch],
+    evaluate(value) {
+      const read = readCollection<T>(value);
+      if (read.state === "unavailable" || read.state === "invalid")
+        return notReadable("filterWhere", expects, read);
+      const selected: T[] = [];
+      let unknown = 0;
+      let firstUnknown: MatchResult | undefined;
+      for (const entry of read.items) {
+        const result = selector.evaluate(entry);
+        if (result.state === "matched") selected.push(entry);
+        else if (result.state === "unavailable") {
+          unknown++;
+          firstUnknown ??= result;
+        }
+      }
+      const selection: MaterialCollection<T> =
+        read.state === "partial"
+          ? { state: "partial", items: selected, reason: read.reason }
+          : unknown > 0
+            ? {
+                state: "partial",
+                items: selected,
+                reason: `${unknown} items could not be selected: ${firstUnknown?.reason ?? "unavailable"}`,
+              }
+            : { state: "complete", items: selected };
+      const inner = then.evaluate(selection);
+      return node(
+        inner.state,
+        "filterWhere",
+        expects,
+        `selected ${selected.length} of ${read.items.length} items (${stateOf(selection)}); ${inner.reason}`,
+        { selected: selected.length, seen: read.items.length, collection: selection.state },
+        firstUnknown ? [inner, firstUnknown] : [inner],
+      );
+    },
+  };
+}
+
+/**
+ * Maps every item with `map` and matches the mapped collection with `then`; completeness
+ * is kept (a partial collection stays partial).
+ * @example
+ * mapEach((speech: Speech) => speech.delivered, countWhere(equals(true), atLeast(1)))
+ */
+export function mapEach<T, U>(
+  map: (item: T) => U,
+  then: BooleanMatch<CollectionValue<U>, unknown>,
+): BooleanMatch<CollectionValue<T>, CollectionValue<T>> {
+  if (typeof map !== "function") {
+    throw new AuthoringError(`mapEach(map, then): map must be a function, got ${describe(map)}`);
+  }
+  requireMatch("mapEach", "then", then);
+  const expects = `each item mapped${map.name ? ` by ${map.name}` : ""}: ${then.expects}`;
+  return {
+    kind: "match",
+    name: "mapEach",
+    expects,
+    children: [then as AnyMatch],
+    evaluate(value) {
+      const read = readCollection<T>(value);
+      if (read.state === "unavailable" || read.state === "invalid")
+        return notReadable("mapEach", expects, read);
+      const items = read.items.map((entry) => map(entry));
+      const mapped: MaterialCollection<U> =
+        read.state === "partial"
+          ? { state: "partial", items, reason: read.reason }
+          : { state: "complete", items };
+      const inner = then.evaluate(mapped);
+      return node(
+        inner.state,
+        "mapEach",
+        expects,
+        inner.reason,
+        { seen: items.length, collection: read.state },
+        [inner],
+      );
+    },
+  };
+}
+
+/**
+ * Matches when items matching each step appear in this order (a subsequence: other items may
+ * sit between them, each step uses a later item than the one before).
+ * @example
+ * inOrder(actorMatch("A"), actorMatch("B")) // A spoke, then later B
+ */
+export function inOrder<T>(
+  ...steps: readonly [BooleanMatch<T, unknown>, ...BooleanMatch<T, unknown>[]]
+): BooleanMatch<CollectionValue<T>, CollectionValue<T>> {
+  if (steps.length === 0)
+    throw new AuthoringError("inOrder(): needs at least one step; pass item matches");
+  for (const [index, step] of steps.entries()) requireMatch("inOrder", `step ${index + 1}`, step);
+  const expects = `in order: ${steps.map((s) => `(${s.expects})`).join(" then ")}`;
+  return {
+    kind: "match",
+    name: "inOrder",
+    expects,
+    children: steps as readonly AnyMatch[],
+    evaluate(value) {
+      const read = readCollection<T>(value);
+      if (read.state === "unavailable" || read.state === "invalid")
+        return notReadable("inOrder", expects, read);
+      const found: number[] = [];
+      let unknown = 0;
+      let step = 0;
+      for (let index = 0; index < read.items.length && step < steps.length; index++) {
+        const result = steps[step]!.evaluate(read.items[index] as T);
+        if (result.state === "matched") {
+          found.push(index);
+          step++;
+        } else if (result.state === "unavailable") unknown++;
+      }
+      const open = read.state === "partial" || unknown > 0;
+      const children = steps.map((s, i) =>
+        i < found.length
+          ? node("matched", s.name, s.expects, `item ${found[i]} matched`, found[i])
+          : node(open ? "unavailable" : "mismatched", s.name, s.expects, "no later item matched"),
+      );
+      if (step === steps.length) {
+        return node(
+          "matched",
+          "inOrder",
+          expects,
+          `steps matched at items ${found.join(", ")}`,
+          preview(found),
+          children,
+        );
+      }
+      return node(
+        open ? "unavailable" : "mismatched",
+        "inOrder",
+        expects,
+        `only ${found.length} of ${steps.length} steps found in order` +
+          (open
+            ? ` and the rest cannot be ruled out (${read.state === "partial" ? stateOf(read) : `${unknown} items unavailable`})`
+            : ""),
+        preview(found),
+        children,
+      );
+    },
+  };
+}

@@ -1,0 +1,141 @@
+import { deepEqual } from "./deep-equal.js";
+import { describe, finiteArgument, isNonFinite, node, nonFiniteNode, preview } from "./result.js";
+import type { BooleanMatch, MatchState } from "./types.js";
+
+/**
+ * Matches a value structurally equal to `expected` (primitives by value, plain data deeply).
+ * A NaN or ±Infinity candidate is unavailable; a NaN or infinite `expected` throws.
+ * @example
+ * t.check(t.status, equals("resolved")).gate();
+ */
+export function equals<T>(expected: T): BooleanMatch<T, T> {
+  if (typeof expected === "number") finiteArgument("equals", "expected", expected);
+  const expects = `equals ${describe(expected)}`;
+  const primitive = typeof expected !== "object" || expected === null;
+  const match: BooleanMatch<T, T> = {
+    kind: "match",
+    name: "equals",
+    expects,
+    params: { expected },
+    evaluate(value) {
+      if (isNonFinite(value)) return nonFiniteNode("equals", expects, value);
+      const same = primitive ? value === expected : deepEqual(value, expected);
+      return node(
+        same ? "matched" : "mismatched",
+        "equals",
+        expects,
+        same
+          ? `observed ${describe(value)}`
+          : `observed ${describe(value)}, expected ${describe(expected)}`,
+        preview(value),
+      );
+    },
+  };
+  if (typeof expected === "number") {
+    return {
+      ...match,
+      decideRange: (low, high) =>
+        low === expected && high === expected
+          ? "matched"
+          : expected < low || expected > high
+            ? "mismatched"
+            : "unavailable",
+    };
+  }
+  return match;
+}
+
+type Comparator = {
+  name: string;
+  words: string;
+  test: (value: number, threshold: number) => boolean;
+  /** Decided over [low, high]: matched when the whole range passes, mismatched when none does. */
+  range: (low: number, high: number, threshold: number) => MatchState;
+};
+
+function comparator(spec: Comparator, threshold: number): BooleanMatch<number, number> {
+  finiteArgument(spec.name, "threshold", threshold);
+  const expects = `${spec.words} ${threshold}`;
+  return {
+    kind: "match",
+    name: spec.name,
+    expects,
+    params: { threshold },
+    evaluate(value) {
+      if (typeof value !== "number") {
+        return node(
+          "mismatched",
+          spec.name,
+          expects,
+          `observed ${describe(value)}, which is not a number`,
+          preview(value),
+        );
+      }
+      if (!Number.isFinite(value)) return nonFiniteNode(spec.name, expects, value);
+      const passed = spec.test(value, threshold);
+      return node(
+        passed ? "matched" : "mismatched",
+        spec.name,
+        expects,
+        `observed ${value}, ${passed ? "" : "not "}${expects}`,
+        value,
+      );
+    },
+    decideRange: (low, high) => spec.range(low, high, threshold),
+  };
+}
+
+const decided = (all: boolean, none: boolean): MatchState =>
+  all ? "matched" : none ? "mismatched" : "unavailable";
+
+/** Matches a finite number strictly greater than `threshold`. */
+export const greaterThan = (threshold: number): BooleanMatch<number, number> =>
+  comparator(
+    {
+      name: "greaterThan",
+      words: "greater than",
+      test: (v, n) => v > n,
+      range: (lo, hi, n) => decided(lo > n, hi <= n),
+    },
+    threshold,
+  );
+
+/** Matches a finite number strictly less than `threshold`. */
+export const lessThan = (threshold: number): BooleanMatch<number, number> =>
+  comparator(
+    {
+      name: "lessThan",
+      words: "less than",
+      test: (v, n) => v < n,
+      range: (lo, hi, n) => decided(hi < n, lo >= n),
+    },
+    threshold,
+  );
+
+/** Matches a finite number greater than or equal to `threshold`. */
+export const atLeast = (threshold: number): BooleanMatch<number, number> =>
+  comparator(
+    {
+      name: "atLeast",
+      words: "at least",
+      test: (v, n) => v >= n,
+      range: (lo, hi, n) => decided(lo >= n, hi < n),
+    },
+    threshold,
+  );
+
+/**
+ * Matches a finite number less than or equal to `threshold`.
+ * @example
+ * t.check(t.usage.totalTokens, atMost(10_000)).gate().label("Usage limit");
+ */
+export const atMost = (threshold: number): BooleanMatch<number, number> =>
+  comparator(
+    {
+      name: "atMost",
+      words: "at most",
+      test: (v, n) => v <= n,
+      range: (lo, hi, n) => decided(hi <= n, lo > n),
+    },
+    threshold,
+  );

@@ -1,0 +1,147 @@
+import { AuthoringError } from "../errors.js";
+import { node } from "./result.js";
+import type {
+  AnyMatch,
+  BooleanMatch,
+  MatchInput,
+  MatchNarrowed,
+  MatchResult,
+  MatchState,
+} from "./types.js";
+
+type Intersect<U> = (U extends unknown ? (value: U) => void : never) extends (
+  value: infer I,
+) => void
+  ? I
+  : never;
+
+/** Input of `and`/`or` over several matches: a value every operand accepts. */
+export type AllInputs<M extends readonly AnyMatch[]> = Intersect<MatchInput<M[number]>>;
+/** Narrowed type of `and`: what every operand narrows to. */
+export type AllNarrowed<M extends readonly AnyMatch[]> = Intersect<MatchNarrowed<M[number]>>;
+
+type Operands = readonly [AnyMatch, ...AnyMatch[]];
+
+/** Three-valued conjunction: any mismatch decides, else any unavailable leaves it open. */
+export function andState(states: readonly MatchState[]): MatchState {
+  let open = false;
+  for (const state of states) {
+    if (state === "mismatched") return "mismatched";
+    if (state === "unavailable") open = true;
+  }
+  return open ? "unavailable" : "matched";
+}
+
+/** Three-valued disjunction: any match decides, else any unavailable leaves it open. */
+export function orState(states: readonly MatchState[]): MatchState {
+  let open = false;
+  for (const state of states) {
+    if (state === "matched") return "matched";
+    if (state === "unavailable") open = true;
+  }
+  return open ? "unavailable" : "mismatched";
+}
+
+/** Negation: swaps matched and mismatched; unavailable stays unavailable. */
+export const notState = (state: MatchState): MatchState =>
+  state === "matched" ? "mismatched" : state === "mismatched" ? "matched" : "unavailable";
+
+function combine(
+  name: "and" | "or",
+  matches: Operands,
+  decide: (states: readonly MatchState[]) => MatchState,
+): BooleanMatch<never, unknown> {
+  if (matches.length === 0) {
+    throw new AuthoringError(`${name}(): needs at least one match; pass the matches to combine`);
+  }
+  matches.forEach((match, index) => {
+    if (match?.kind !== "match") {
+      throw new AuthoringError(
+        `${name}(): argument ${index + 1} is not a match; pass matches built with niceeval/expect`,
+      );
+    }
+  });
+  const joiner = name === "and" ? " and " : " or ";
+  const expects = matches.map((m) => `(${m.expects})`).join(joiner);
+  const ranged = matches.every((m) => m.decideRange !== undefined);
+  const match: BooleanMatch<never, unknown> = {
+    kind: "match",
+    name,
+    expects,
+    children: matches,
+    evaluate(value) {
+      const results: MatchResult[] = matches.map((m) => m.evaluate(value));
+      const state = decide(results.map((r) => r.state));
+      const deciding = results.find((r) => r.state === state);
+      const counts = `${results.filter((r) => r.state === state).length} of ${results.length} ${state}`;
+      const reason =
+        deciding && state !== (name === "and" ? "matched" : "mismatched")
+          ? `${counts}; ${deciding.name}: ${deciding.reason}`
+          : counts;
+      return node(state, name, expects, reason, undefined, results);
+    },
+  };
+  if (!ranged) return match;
+  return {
+    ...match,
+    decideRange: (low, high) => decide(matches.map((m) => m.decideRange!(low, high))),
+  };
+}
+
+/**
+ * Matches when every operand matches on the same value. Mismatched as soon as one mismatches;
+ * unavailable when none mismatches but some cannot be decided.
+ * @example
+ * and(actorMatch("A"), recipientMatch("B"), deliveredMatch())
+ */
+export function and<const M extends Operands>(
+  ...matches: M
+): BooleanMatch<AllInputs<M>, AllNarrowed<M>> {
+  return combine("and", matches, andState) as BooleanMatch<AllInputs<M>, AllNarrowed<M>>;
+}
+
+/**
+ * Matches when any operand matches. Mismatched only when every operand mismatches.
+ * @example
+ * or(equals("resolved"), equals("escalated"))
+ */
+export function or<const M extends Operands>(
+  ...matches: M
+): BooleanMatch<AllInputs<M>, MatchNarrowed<M[number]>> {
+  return combine("or", matches, orState) as BooleanMatch<AllInputs<M>, MatchNarrowed<M[number]>>;
+}
+
+/**
+ * Matches when `match` mismatches; unavailable stays unavailable (missing evidence never
+ * becomes a pass).
+ * @example
+ * not(includes("as an AI language model"))
+ */
+export function not<I>(match: BooleanMatch<I, unknown>): BooleanMatch<I, I> {
+  if (match?.kind !== "match") {
+    throw new AuthoringError(
+      "not(): the argument is not a match; pass a match built with niceeval/expect",
+    );
+  }
+  const expects = `not (${match.expects})`;
+  const negated: BooleanMatch<I, I> = {
+    kind: "match",
+    name: "not",
+    expects,
+    children: [match as AnyMatch],
+    evaluate(value) {
+      const inner = match.evaluate(value);
+      const state = notState(inner.state);
+      return node(
+        state,
+        "not",
+        expects,
+        `${match.name} was ${inner.state}: ${inner.reason}`,
+        undefined,
+        [inner],
+      );
+    },
+  };
+  const range = match.decideRange;
+  return range ? { ...negated, decideRange: (low, high) => notState(range(low, high)) } : negated;
+}

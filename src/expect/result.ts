@@ -1,0 +1,80 @@
+import { AuthoringError } from "../errors.js";
+import type { MatchResult, MatchState } from "./types.js";
+
+const maxPreviewChars = 120;
+
+/** A constant-time preview of a value for result trees (never copies large values). */
+export function preview(value: unknown): unknown {
+  switch (typeof value) {
+    case "string":
+      return value.length > maxPreviewChars ? `${value.slice(0, maxPreviewChars)}…` : value;
+    case "number":
+      return Number.isFinite(value) ? value : String(value);
+    case "boolean":
+      return value;
+    case "undefined":
+      return "undefined";
+    case "bigint":
+      return `${value}n`;
+    case "function":
+      return "function";
+    case "symbol":
+      return String(value);
+    default:
+      if (value === null) return null;
+      if (Array.isArray(value)) return `array(${value.length})`;
+      return "object";
+  }
+}
+
+/** Short text for a value inside a reason or an `expects` string. */
+export function describe(value: unknown): string {
+  const shown = preview(value);
+  return typeof shown === "string" && typeof value === "string"
+    ? JSON.stringify(shown)
+    : String(shown);
+}
+
+/** Build a result node (omits absent optional fields, as exactOptionalPropertyTypes wants). */
+export function node(
+  state: MatchState,
+  name: string,
+  expected: string,
+  reason: string,
+  observed?: unknown,
+  children?: readonly MatchResult[],
+): MatchResult {
+  const result: { -readonly [K in keyof MatchResult]: MatchResult[K] } = {
+    state,
+    name,
+    expected,
+    reason,
+  };
+  if (observed !== undefined) result.observed = observed;
+  if (children !== undefined && children.length > 0) result.children = children;
+  return result;
+}
+
+/** Reject a non-finite threshold when the matcher is built. */
+export function finiteArgument(matcher: string, argument: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isFinite(value)) {
+    throw new AuthoringError(
+      `${matcher}(${argument}): expected a finite number, got ${describe(value)}; pass a finite threshold`,
+    );
+  }
+  return value;
+}
+
+/** Whether `value` is a number niceeval cannot compare (NaN or ±Infinity). */
+export const isNonFinite = (value: unknown): value is number =>
+  typeof value === "number" && !Number.isFinite(value);
+
+/** The unavailable node for a NaN/±Infinity candidate. */
+export const nonFiniteNode = (name: string, expected: string, value: number): MatchResult =>
+  node(
+    "unavailable",
+    name,
+    expected,
+    `observed ${String(value)}, which is not a finite number and cannot be compared`,
+    String(value),
+  );
