@@ -90,8 +90,8 @@ export function caseFailureMessage(record: AttemptRecord): string {
   return lines.join("\n");
 }
 
-/** One judgment as a line: label, value and reason. */
+/** One judgment as a line: label, state, value when it has one, and reason. */
 export function describeJudgment(judgment: Judgment): string {
-  const value = judgment.value === undefined || judgment.value === null ? "-" : judgment.value;
-  return `${judgment.label}: ${judgment.state}, value ${value} (${judgment.reason})`;
+  const value = typeof judgment.value === "number" ? `, value ${judgment.value}` : "";
+  return `${judgment.label}: ${judgment.state}${value} (${judgment.reason})`;
 }

@@ -57,19 +57,34 @@ export async function runFixture(name: string): Promise<FixtureRun> {
     await symlink(join(repoRoot, "node_modules/vitest"), join(dir, "node_modules/vitest"), "dir");
     const outputFile = join(dir, "report.json");
     const vitestBin = join(repoRoot, "node_modules/vitest/vitest.mjs");
-    const args = [vitestBin, "run", "--reporter=json", `--outputFile=${outputFile}`, "--reporter=default"];
-    const { exitCode, stdout, stderr } = await new Promise<{ exitCode: number; stdout: string; stderr: string }>(
-      (done) => {
-        execFile(
-          process.execPath,
-          args,
-          { cwd: dir, env: { ...process.env, CI: "1", NO_COLOR: "1", FORCE_COLOR: "0" }, timeout: 60_000 },
-          (error, out, err) => done({ exitCode: error ? Number(error.code ?? 1) : 0, stdout: out, stderr: err }),
-        );
-      },
-    );
+    const args = [
+      vitestBin,
+      "run",
+      "--reporter=json",
+      `--outputFile=${outputFile}`,
+      "--reporter=default",
+    ];
+    const { exitCode, stdout, stderr } = await new Promise<{
+      exitCode: number;
+      stdout: string;
+      stderr: string;
+    }>((done) => {
+      execFile(
+        process.execPath,
+        args,
+        {
+          cwd: dir,
+          env: { ...process.env, CI: "1", NO_COLOR: "1", FORCE_COLOR: "0" },
+          timeout: 60_000,
+        },
+        (error, out, err) =>
+          done({ exitCode: error ? Number(error.code ?? 1) : 0, stdout: out, stderr: err }),
+      );
+    });
     if (!existsSync(outputFile)) {
-      throw new Error(`Vitest wrote no report for fixture "${name}" (exit ${exitCode}):\n${stdout}\n${stderr}`);
+      throw new Error(
+        `Vitest wrote no report for fixture "${name}" (exit ${exitCode}):\n${stdout}\n${stderr}`,
+      );
     }
     const report = JSON.parse(await readFile(outputFile, "utf8")) as {
       numPassedTests: number;
@@ -84,12 +99,18 @@ export async function runFixture(name: string): Promise<FixtureRun> {
       numPassedTests: report.numPassedTests,
       numFailedTests: report.numFailedTests,
       tests,
-      fileMessages: report.testResults.map((file) => file.message).filter((message) => message !== ""),
+      fileMessages: report.testResults
+        .map((file) => file.message)
+        .filter((message) => message !== ""),
       test(describe, title) {
         const found = tests.find((t) => t.ancestorTitles.at(-1) === describe && t.title === title);
         if (!found) {
-          const known = tests.map((t) => `${t.ancestorTitles.join(" > ")} > ${t.title}`).join("\n  ");
-          throw new Error(`no test "${describe} > ${title}" in fixture "${name}"; it has:\n  ${known}`);
+          const known = tests
+            .map((t) => `${t.ancestorTitles.join(" > ")} > ${t.title}`)
+            .join("\n  ");
+          throw new Error(
+            `no test "${describe} > ${title}" in fixture "${name}"; it has:\n  ${known}`,
+          );
         }
         return found;
       },

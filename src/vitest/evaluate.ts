@@ -1,0 +1,206 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, describe, expect, it } from "vitest";
+import { errorMessage, NiceevalError } from "../errors.js";
+import type { CaseSpec } from "../eval/runnable.js";
+import { defineSuite } from "../eval/suite.js";
+import { runCaseUnderTest } from "../eval/to-vitest.js";
+import { isScorer, type Scorer } from "../scorers/create-scorer.js";
+import { AGGREGATIONS, type Aggregation } from "./aggregate.js";
+import { type ItemOutcome, itemFailureMessage, judgeItem, overallLine } from "./outcome.js";
+
+/** One data item: `input`, an optional `expected` and `name`, and any extra fields for scorers. */
+export interface DataItem {
+  input: unknown;
+  expected?: unknown;
+  /** The test's name; a preview of the input when omitted. */
+  name?: string;
+}
+
+/** Items as an array, or a (possibly async) function returning them, called once at collection. */
+export type EvaluateData<Item> =
+  | readonly Item[]
+  | (() => readonly Item[] | Promise<readonly Item[]>);
+
+/** What `task` receives: the item without its `expected` answer. */
+export type TaskArgs<Item> = Omit<Item, "expected">;
+
+/** Options of {@link evaluate}. */
+export interface EvaluateOptions<Item extends DataItem, Output> {
+  data: EvaluateData<Item>;
+  /** Produces an item's output from its input (and extra fields). */
+  task: (args: TaskArgs<Item>) => Output | Promise<Output>;
+  /** createScorer / wrapScorer scorers; each gets `{ input, output, expected, ...extra }`. */
+  // biome-ignore lint/suspicious/noExplicitAny: a scorer's expected and extra types are its own business
+  scorers: readonly Scorer<Output, any, any>[];
+  /** How an item's scores combine (default "mean"). */
+  aggregation?: Aggregation;
+  /** An item passes when its aggregated score is at least this (default 1). */
+  threshold?: number;
+  /** Vitest timeout of each item (task and scorers), ms; the runner's testTimeout when omitted. */
+  timeout?: number;
+}
+
+/**
+ * Register an evaluation as Vitest tests: one test per data item, which runs the task and the
+ * scorers on the niceeval engine and fails when the aggregated score is under `threshold`, a
+ * score is not finite, or a scorer throws. A summary line of all items prints after the suite.
+ * @example
+ * evaluate("capitals", {
+ *   data: [{ input: "France", expected: "Paris" }],
+ *   task: async ({ input }) => ({ answer: await ask(input) }),
+ *   scorers: [correctAnswer],
+ *   threshold: 1,
+ * });
+ */
+export function evaluate<Item extends DataItem, Output>(
+  name: string,
+  options: EvaluateOptions<Item, Output>,
+): void {
+  const aggregation = options.aggregation ?? "mean";
+  const threshold = options.threshold ?? 1;
+  validateOptions(name, options, aggregation, threshold);
+  const extras = new Map<string, Record<string, unknown>>();
+  const suite = defineSuite<unknown, Output>({
+    id: name,
+    // Items become Vitest tests one by one below, each run through this suite's runCase.
+    cases: [],
+    target: (input, { caseId }) => options.task({ ...extras.get(caseId), input } as TaskArgs<Item>),
+    scorers: options.scorers,
+    threshold,
+  });
+  const runId = `vitest-${randomUUID()}`;
+  const settings = { name, aggregation, threshold };
+
+  describe(name, async () => {
+    let cases: LoadedCase[];
+    try {
+      cases = await loadCases(name, options.data, extras);
+    } catch (error) {
+      it("data", () => {
+        throw error;
+      });
+      return;
+    }
+    const outcomes: ItemOutcome[] = [];
+    for (const loaded of cases) {
+      it(
+        loaded.spec.id,
+        async (context) => {
+          if (loaded.problem) throw new NiceevalError("EVALUATE_DATA", loaded.problem);
+          const record = await runCaseUnderTest(suite, loaded.spec, runId, context);
+          const outcome = judgeItem(record, aggregation, threshold);
+          outcomes.push(outcome);
+          (context.task.meta as Record<string, unknown>).niceeval = outcome;
+          expect(outcome.passed, itemFailureMessage(settings, outcome)).toBe(true);
+        },
+        options.timeout,
+      );
+    }
+    afterAll(() => {
+      if (outcomes.length > 0) console.info(overallLine(settings, outcomes));
+    });
+  });
+}
+
+interface LoadedCase {
+  spec: CaseSpec;
+  /** Why this item cannot run; its test fails with this message. */
+  problem?: string;
+}
+
+async function loadCases(
+  name: string,
+  data: EvaluateData<DataItem>,
+  extras: Map<string, Record<string, unknown>>,
+): Promise<LoadedCase[]> {
+  let items: readonly unknown[];
+  try {
+    items = typeof data === "function" ? await data() : data;
+  } catch (error) {
+    throw new NiceevalError(
+      "EVALUATE_DATA",
+      `evaluate "${name}": \`data\` threw: ${errorMessage(error)}. Fix the data function or pass an array.`,
+    );
+  }
+  if (!Array.isArray(items) || items.length === 0) {
+    throw new NiceevalError(
+      "EVALUATE_DATA",
+      `evaluate "${name}": \`data\` gave ${Array.isArray(items) ? "no items" : `${typeof items}, not an array`}; return an array of { input, expected? } items.`,
+    );
+  }
+  const used = new Set<string>();
+  return items.map((item, index) => {
+    const id = uniqueName(caseName(item, index), used);
+    if (typeof item !== "object" || item === null || !("input" in item)) {
+      const problem = `evaluate "${name}": item ${index + 1} is ${item === null ? "null" : typeof item}${typeof item === "object" && item !== null ? " without an `input` field" : ""}; every item needs an \`input\`.`;
+      return { spec: { id, index }, problem };
+    }
+    const { input, expected, ...extra } = item as DataItem & Record<string, unknown>;
+    extras.set(id, extra);
+    return { spec: { id, index, input, expected, metadata: extra } };
+  });
+}
+
+function caseName(item: unknown, index: number): string {
+  const named = (item as { name?: unknown } | null)?.name;
+  if (typeof named === "string" && named !== "") return named;
+  const input = (item as { input?: unknown } | null)?.input;
+  let text: string;
+  try {
+    text = typeof input === "string" ? input : (JSON.stringify(input) ?? String(input));
+  } catch {
+    text = String(input);
+  }
+  return `${index + 1}. ${text.length > 60 ? `${text.slice(0, 60)}…` : text}`;
+}
+
+// Vitest accepts duplicate names, but the engine keys extras by case id.
+function uniqueName(base: string, used: Set<string>): string {
+  let id = base;
+  for (let n = 2; used.has(id); n++) id = `${base} (${n})`;
+  used.add(id);
+  return id;
+}
+
+function validateOptions(
+  name: string,
+  options: { task?: unknown; data?: unknown; scorers?: unknown; timeout?: number | undefined },
+  aggregation: unknown,
+  threshold: unknown,
+): void {
+  const where = `evaluate "${name}"`;
+  if (typeof name !== "string" || name === "")
+    throw new TypeError("evaluate: `name` must be a non-empty string");
+  if (typeof options?.task !== "function")
+    throw new TypeError(`${where}: \`task\` must be a function`);
+  if (!Array.isArray(options.data) && typeof options.data !== "function") {
+    throw new TypeError(`${where}: \`data\` must be an array of items or a function returning one`);
+  }
+  if (!Array.isArray(options.scorers) || options.scorers.length === 0) {
+    throw new TypeError(
+      `${where}: \`scorers\` must be a non-empty array of createScorer/wrapScorer scorers`,
+    );
+  }
+  options.scorers.forEach((scorer, index) => {
+    if (!isScorer(scorer)) {
+      throw new TypeError(
+        `${where}: scorers[${index}] is not a scorer; build it with createScorer or wrapScorer`,
+      );
+    }
+  });
+  if (!AGGREGATIONS.includes(aggregation as Aggregation)) {
+    throw new TypeError(
+      `${where}: \`aggregation\` must be one of ${AGGREGATIONS.join(", ")}, got ${String(aggregation)}`,
+    );
+  }
+  if (typeof threshold !== "number" || !Number.isFinite(threshold)) {
+    throw new TypeError(
+      `${where}: \`threshold\` must be a finite number, got ${String(threshold)}`,
+    );
+  }
+  if (options.timeout !== undefined && !(options.timeout > 0)) {
+    throw new TypeError(
+      `${where}: \`timeout\` must be a positive number of ms, got ${String(options.timeout)}`,
+    );
+  }
+}

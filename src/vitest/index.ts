@@ -1,0 +1,21 @@
+/** niceeval/vitest: evaluations written as Vitest tests, run on the niceeval engine. */
+
+export {
+  createScorer,
+  type Extra,
+  type NamedScore,
+  type ScoreResult,
+  type Scorer,
+  type ScorerArgs,
+  type ScorerConfig,
+  wrapScorer,
+} from "../scorers/create-scorer.js";
+export type { Aggregation } from "./aggregate.js";
+export {
+  type DataItem,
+  type EvaluateData,
+  type EvaluateOptions,
+  evaluate,
+  type TaskArgs,
+} from "./evaluate.js";
+export type { ItemOutcome, ItemScore } from "./outcome.js";
