@@ -38,11 +38,18 @@ function runOnce(file) {
   const child = spawnSync(
     process.execPath,
     ["--import", join(here, "rss-hook.mjs"), join(root, "dist/cli/bin.js"), "run", file, "--quiet"],
-    { cwd: root, encoding: "utf8", env: { ...process.env, CI: "true" }, maxBuffer: 1024 * 1024 * 1024, stdio: ["ignore", "ignore", "pipe"] },
+    {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, CI: "true" },
+      maxBuffer: 1024 * 1024 * 1024,
+      stdio: ["ignore", "ignore", "pipe"],
+    },
   );
   const wallMs = performance.now() - started;
   const rss = /BENCH_MAX_RSS_KB=(\d+)/.exec(child.stderr)?.[1];
-  if (child.status !== 0) throw new Error(`CLI exited ${child.status}: ${child.stderr.slice(0, 2000)}`);
+  if (child.status !== 0)
+    throw new Error(`CLI exited ${child.status}: ${child.stderr.slice(0, 2000)}`);
   return { wallMs, rssMb: rss ? Number(rss) / 1024 : Number.NaN };
 }
 

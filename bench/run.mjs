@@ -11,8 +11,12 @@ console.log(
   `machine: ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
 );
 
-for (const row of benchCliSuite(quick ? { sizes: [10_000], runs: 3 } : { sizes: [10_000, 100_000], runs: 3 })) {
-  console.log(`${row.name}: wall ${(row.wall / 1000).toFixed(2)} s, peak RSS ${row.rss.toFixed(0)} MB (median of ${row.runs})`);
+for (const row of benchCliSuite(
+  quick ? { sizes: [10_000], runs: 3 } : { sizes: [10_000, 100_000], runs: 3 },
+)) {
+  console.log(
+    `${row.name}: wall ${(row.wall / 1000).toFixed(2)} s, peak RSS ${row.rss.toFixed(0)} MB (median of ${row.runs})`,
+  );
 }
 
 // Sections contributed by other parts of the engine, each a module exporting `run()`.

@@ -2,9 +2,9 @@ import { bindScorer, defineSuite } from "niceeval";
 import {
   calls,
   createScorer,
+  type ExpectedCalls,
   evalScorersProvider,
   exactMatchTool,
-  type ExpectedCalls,
   jsonSchemaValidTool,
   latencyBudgetTool,
   regexMatchTool,
@@ -37,22 +37,38 @@ export const supportAgent = defineSuite<string, AgentRun>({
     {
       id: "track-shipped",
       input: "Where is my order A-1001?",
-      expected: { intent: "track", mentions: "shipped", calls: { mustCall: ["lookup_order"], mustNotCall: ["refund"] } },
+      expected: {
+        intent: "track",
+        mentions: "shipped",
+        calls: { mustCall: ["lookup_order"], mustNotCall: ["refund"] },
+      },
     },
     {
       id: "refund-lost",
       input: "My order A-1003 was lost, I want a refund",
-      expected: { intent: "refund", mentions: "refunded \\d+\\.\\d{2} EUR", calls: { mustCall: ["lookup_order", "refund"], atMostOnce: ["refund"] } },
+      expected: {
+        intent: "refund",
+        mentions: "refunded \\d+\\.\\d{2} EUR",
+        calls: { mustCall: ["lookup_order", "refund"], atMostOnce: ["refund"] },
+      },
     },
     {
       id: "refund-refused",
       input: "Refund A-1002 please",
-      expected: { intent: "refund", mentions: "cannot be refunded", calls: { mustCall: ["lookup_order"], mustNotCall: ["refund"] } },
+      expected: {
+        intent: "refund",
+        mentions: "cannot be refunded",
+        calls: { mustCall: ["lookup_order"], mustNotCall: ["refund"] },
+      },
     },
     {
       id: "returns-policy",
       input: "How do I return an item?",
-      expected: { intent: "question", mentions: "30 days", calls: { mustCall: ["search_docs"], mustNotCall: ["refund", "lookup_order"] } },
+      expected: {
+        intent: "question",
+        mentions: "30 days",
+        calls: { mustCall: ["search_docs"], mustNotCall: ["refund", "lookup_order"] },
+      },
     },
   ],
   target: (message) => runAgent(message),
@@ -61,13 +77,20 @@ export const supportAgent = defineSuite<string, AgentRun>({
       id: "intent",
       tool: exactMatchTool,
       driver: evalScorersProvider,
-      mapInput: ({ output, expected }) => ({ actual: output.summary.intent, expected: expectedOf(expected).intent }),
+      mapInput: ({ output, expected }) => ({
+        actual: output.summary.intent,
+        expected: expectedOf(expected).intent,
+      }),
     }),
     bindScorer<AgentRun, { actual: string; pattern: string; flags?: string }>({
       id: "mentions",
       tool: regexMatchTool,
       driver: evalScorersProvider,
-      mapInput: ({ output, expected }) => ({ actual: output.text, pattern: expectedOf(expected).mentions, flags: "i" }),
+      mapInput: ({ output, expected }) => ({
+        actual: output.text,
+        pattern: expectedOf(expected).mentions,
+        flags: "i",
+      }),
     }),
     bindScorer<AgentRun, { actual: unknown; schema: Record<string, unknown> }>({
       id: "summary-shape",

@@ -70,5 +70,10 @@ export async function runAgent(message: string): Promise<AgentRun> {
     intent = "question";
     text = String(call("search_docs", { query: message.toLowerCase() }));
   }
-  return { text, calls, summary: { intent, orderId, refunded }, latencyMs: performance.now() - started };
+  return {
+    text,
+    calls,
+    summary: { intent, orderId, refunded },
+    latencyMs: performance.now() - started,
+  };
 }

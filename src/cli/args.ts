@@ -53,17 +53,26 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   const [command, ...paths] = positionals;
   if (command === undefined) return { command: "help" };
   if (command !== "run") {
-    throw new NiceevalError("USAGE", `unknown command "${command}". Did you mean \`niceeval run\`?`);
+    throw new NiceevalError(
+      "USAGE",
+      `unknown command "${command}". Did you mean \`niceeval run\`?`,
+    );
   }
   const concurrency = values.concurrency === undefined ? 8 : Number(values.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new NiceevalError("USAGE", `--concurrency must be a positive integer, got "${values.concurrency}"`);
+    throw new NiceevalError(
+      "USAGE",
+      `--concurrency must be a positive integer, got "${values.concurrency}"`,
+    );
   }
   let timeoutMs: number | undefined;
   if (values.timeout !== undefined) {
     timeoutMs = Number(values.timeout);
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-      throw new NiceevalError("USAGE", `--timeout must be a positive number of milliseconds, got "${values.timeout}"`);
+      throw new NiceevalError(
+        "USAGE",
+        `--timeout must be a positive number of milliseconds, got "${values.timeout}"`,
+      );
     }
   }
   const args: RunArgs = {
@@ -109,7 +118,10 @@ export function makeFilter(text: string): (evalId: string, caseId: string) => bo
     try {
       pattern = new RegExp(regex[1]!, regex[2]);
     } catch (error) {
-      throw new NiceevalError("USAGE", `--filter: invalid pattern ${text}: ${(error as Error).message}`);
+      throw new NiceevalError(
+        "USAGE",
+        `--filter: invalid pattern ${text}: ${(error as Error).message}`,
+      );
     }
     return (evalId, caseId) => pattern.test(evalId) || pattern.test(`${evalId}/${caseId}`);
   }

@@ -27,7 +27,10 @@ export async function discoverEvalFiles(
     const info = await stat(absolute).catch(() => undefined);
     if (!info) {
       if (explicit) {
-        throw new NiceevalError("USAGE", `path not found: ${root}. Pass eval files or folders that exist.`);
+        throw new NiceevalError(
+          "USAGE",
+          `path not found: ${root}. Pass eval files or folders that exist.`,
+        );
       }
       continue;
     }
@@ -46,7 +49,8 @@ async function walk(dir: string, found: Set<string>, isExcluded: (p: string) => 
   for (const entry of entries) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith(".")) await walk(path, found, isExcluded);
+      if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith("."))
+        await walk(path, found, isExcluded);
     } else if (EVAL_FILE.test(entry.name) && !isExcluded(path)) {
       found.add(path);
     }

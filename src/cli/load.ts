@@ -41,7 +41,8 @@ export async function loadEvalFiles(files: readonly string[], cwd: string): Prom
     if (evals.length === 0) {
       errors.push({
         file,
-        message: "exports no eval; export the result of defineSuite(...) or adapter.defineScoreEval(...)",
+        message:
+          "exports no eval; export the result of defineSuite(...) or adapter.defineScoreEval(...)",
       });
       continue;
     }

@@ -36,7 +36,9 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       io.stderr(`niceeval: ${error.message}\n`);
       return 2;
     }
-    io.stderr(`niceeval crashed: ${error instanceof Error ? (error.stack ?? error.message) : errorMessage(error)}\n`);
+    io.stderr(
+      `niceeval crashed: ${error instanceof Error ? (error.stack ?? error.message) : errorMessage(error)}\n`,
+    );
     return 2;
   }
 }

@@ -1,5 +1,4 @@
-import type { JudgeUsage } from "./record.js";
-import type { AttemptRecord, Judgment } from "./record.js";
+import type { AttemptRecord, JudgeUsage, Judgment } from "./record.js";
 
 /** Brand shared by every eval the runner can discover, whichever copy of niceeval made it. */
 export const EVAL_BRAND: unique symbol = Symbol.for("niceeval.eval") as never;

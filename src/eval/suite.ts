@@ -1,12 +1,12 @@
 import { errorMessage } from "../errors.js";
+import { withJudgeLedger } from "../judge/ledger.js";
 import type { Score } from "../score/score.js";
 import { isScorer, type Scorer } from "../scorers/create-scorer.js";
 import { runTool } from "../tool/run-tool.js";
 import type { Driver, Tool } from "../tool/tool.js";
 import type { AttemptRecord, Judgment } from "./record.js";
-import { withJudgeLedger } from "../judge/ledger.js";
 import { addJudgeUsage, emptyJudgeUsage, unreportedUsage } from "./record.js";
-import { EVAL_BRAND, type AttemptContext, type CaseSpec, type Runnable } from "./runnable.js";
+import { type AttemptContext, type CaseSpec, EVAL_BRAND, type Runnable } from "./runnable.js";
 import { decideVerdict, summarizeScore } from "./summarize.js";
 import { withTimeout } from "./timeout.js";
 
@@ -176,7 +176,10 @@ export async function runSuiteCase<Input, Output>(
       judgments: [],
       usage: { app: unreportedUsage(), judge: emptyJudgeUsage() },
       elapsedMs: performance.now() - started,
-      error: { message: errorMessage(error), where: `target of case "${spec.id}" in eval "${definition.id}"` },
+      error: {
+        message: errorMessage(error),
+        where: `target of case "${spec.id}" in eval "${definition.id}"`,
+      },
     };
   }
   const args: ScorerMapArgs<Output> = {
@@ -279,14 +282,23 @@ export function fromNamedScore(
         : `${formatValue(effective)} ${passed ? ">=" : "<"} threshold ${threshold}`,
   };
   // A scorer may explain itself through metadata.reason; show it rather than the arithmetic.
-  if (typeof metadata?.reason === "string") judgment.reason = `${judgment.reason}: ${metadata.reason}`;
+  if (typeof metadata?.reason === "string")
+    judgment.reason = `${judgment.reason}: ${metadata.reason}`;
   if (metadata !== undefined) judgment.detail = metadata;
   return judgment;
 }
 
 export function erroredJudgment(label: string, reason: string): Judgment {
-  return { label, source: "scorer", state: "errored", gate: true, points: 1, earned: null, value: null, reason };
+  return {
+    label,
+    source: "scorer",
+    state: "errored",
+    gate: true,
+    points: 1,
+    earned: null,
+    value: null,
+    reason,
+  };
 }
 
 const formatValue = (value: number) => String(Math.round(value * 1000) / 1000);
-

@@ -6,11 +6,17 @@ export async function withTimeout<T>(
   ms: number | undefined,
   what: string,
 ): Promise<T> {
-  if (ms === undefined || ms <= 0 || !Number.isFinite(ms)) return await work();
+  if (ms === undefined || ms <= 0 || !Number.isFinite(ms)) return work();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new NiceevalError("TIMEOUT", `${what} timed out after ${ms} ms; raise the timeout or make it faster`)),
+      () =>
+        reject(
+          new NiceevalError(
+            "TIMEOUT",
+            `${what} timed out after ${ms} ms; raise the timeout or make it faster`,
+          ),
+        ),
       ms,
     );
   });

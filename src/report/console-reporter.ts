@@ -1,5 +1,6 @@
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { EvalSummary } from "../runner/events.js";
+import { wilsonInterval } from "../runner/interval.js";
 import type { RunSummary } from "../runner/run.js";
 import {
   formatJudgeUsage,
@@ -50,7 +51,10 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
           : `${formatNumber(judgment.earned)}/${formatNumber(judgment.points)}`
         : judgment.state;
     const value =
-      judgment.value !== undefined && judgment.value !== null && judgment.points !== judgment.value
+      judgment.value !== undefined &&
+      judgment.value !== null &&
+      (judgment.earned === null ||
+        Math.abs(judgment.value * judgment.points - judgment.earned) > 1e-9)
         ? ` value ${formatNumber(judgment.value)}`
         : "";
     const cached = (judgment.judge?.cachedCalls ?? 0) > 0 ? c.dim(" [cached]") : "";
@@ -63,18 +67,23 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
     onRunStart(info) {
       out.line(
         c.bold("niceeval run") +
-          c.dim(` · ${info.evals} eval${info.evals === 1 ? "" : "s"} from ${info.files} file${info.files === 1 ? "" : "s"} · concurrency ${info.concurrency}`),
+          c.dim(
+            ` · ${info.evals} eval${info.evals === 1 ? "" : "s"} from ${info.files} file${info.files === 1 ? "" : "s"} · concurrency ${info.concurrency}`,
+          ),
       );
     },
     onEvalStart(info: EvalInfo) {
       out.line();
-      out.line(`${c.bold(info.evalId)} ${c.dim(`${info.style}${info.file ? ` · ${info.file}` : ""}`)}`);
+      out.line(
+        `${c.bold(info.evalId)} ${c.dim(`${info.style}${info.file ? ` · ${info.file}` : ""}`)}`,
+      );
     },
     onCaseFinished(record: AttemptRecord) {
       out.line(
         `  ${verdictMark(record.verdict, c)} ${record.caseId} ${c.dim(record.verdict)} · ${formatScore(record.score)} ${c.dim(`· ${formatMs(record.elapsedMs)}`)}`,
       );
-      if (record.error) out.line(`      ${c.magenta("!")} ${record.error.where}: ${oneLine(record.error.message)}`);
+      if (record.error)
+        out.line(`      ${c.magenta("!")} ${record.error.where}: ${oneLine(record.error.message)}`);
       if (verbose || record.verdict !== "passed") {
         for (const judgment of record.judgments) judgmentLine(judgment);
       }
@@ -108,10 +117,16 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       out.line();
       out.line(c.bold("Summary"));
       if (summary.loadErrors.length) {
-        out.line(`  ${c.magenta(`${summary.loadErrors.length} file${summary.loadErrors.length === 1 ? "" : "s"} failed to load:`)}`);
-        for (const error of summary.loadErrors) out.line(`    ${error.file}: ${oneLine(error.message, 2000)}`);
+        out.line(
+          `  ${c.magenta(`${summary.loadErrors.length} file${summary.loadErrors.length === 1 ? "" : "s"} failed to load:`)}`,
+        );
+        for (const error of summary.loadErrors)
+          out.line(`    ${error.file}: ${oneLine(error.message, 2000)}`);
       }
-      const passRate = t.cases ? ` (${formatNumber((100 * t.passed) / t.cases, 1)}% of ${t.cases})` : "";
+      const ci = wilsonInterval(t.passed, t.cases);
+      const passRate = ci
+        ? ` (${formatNumber((100 * t.passed) / t.cases, 1)}% of ${t.cases}, 95% CI ${formatNumber(100 * ci.low, 1)}–${formatNumber(100 * ci.high, 1)}%)`
+        : "";
       out.line(
         `  ${t.evals} evals · ${t.cases} cases · ${c.green(`${t.passed} passed`)}${passRate} · ${t.failed ? c.red(`${t.failed} failed`) : "0 failed"} · ${t.errored ? c.magenta(`${t.errored} errored`) : "0 errored"} · ${t.skipped} skipped`,
       );

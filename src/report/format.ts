@@ -1,4 +1,4 @@
-import type { Judgment, JudgeUsage, ScoreSummary, Verdict } from "../eval/record.js";
+import type { JudgeUsage, Judgment, ScoreSummary, Verdict } from "../eval/record.js";
 import type { Palette } from "./output.js";
 
 /** A number with at most `digits` decimals, without trailing zeros. */
@@ -43,7 +43,8 @@ export function judgmentMark(judgment: Judgment, c: Palette): string {
 export function judgmentRole(judgment: Judgment): string {
   const parts: string[] = [];
   if (judgment.gate) parts.push("gate");
-  if (judgment.points > 0) parts.push(`${formatNumber(judgment.points)} pt${judgment.points === 1 ? "" : "s"}`);
+  if (judgment.points > 0)
+    parts.push(`${formatNumber(judgment.points)} pt${judgment.points === 1 ? "" : "s"}`);
   return parts.length ? parts.join(" · ") : "info";
 }
 

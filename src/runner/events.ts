@@ -1,4 +1,4 @@
-import type { AttemptRecord, Judgment, JudgeUsage } from "../eval/record.js";
+import type { AttemptRecord, JudgeUsage, Judgment } from "../eval/record.js";
 
 /** Schema id carried by every event; bump on breaking changes. */
 export const EVAL_EVENT_SCHEMA = "niceeval/eval/v1" as const;

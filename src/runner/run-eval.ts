@@ -1,6 +1,6 @@
-import type { Score } from "../score/score.js";
 import type { AttemptRecord, Judgment, Verdict } from "../eval/record.js";
 import { defineSuite, type Suite, type Target, type TypedEvalSuite } from "../eval/suite.js";
+import type { Score } from "../score/score.js";
 import type { EvalEvent } from "./events.js";
 import { runEvals } from "./run.js";
 import type { Telemetry } from "./telemetry.js";
@@ -79,7 +79,9 @@ export async function runEval<Input, Output>(
     passedCount: summary.totals.passed,
     failedCount: summary.totals.failed,
     erroredCount: summary.totals.errored,
-    meanValue: scored.length ? scored.reduce((sum, c) => sum + (c.meanValue ?? 0), 0) / scored.length : null,
+    meanValue: scored.length
+      ? scored.reduce((sum, c) => sum + (c.meanValue ?? 0), 0) / scored.length
+      : null,
     scoredCount: scored.length,
     cases,
     elapsedMs: summary.elapsedMs,
@@ -94,7 +96,9 @@ function toRunnable<Input, Output>(
     return target ? defineSuite({ ...suite.definition, target }) : suite;
   }
   if (!target) {
-    throw new TypeError(`runEval: suite "${suite.id}" has no target; pass { target } in the options`);
+    throw new TypeError(
+      `runEval: suite "${suite.id}" has no target; pass { target } in the options`,
+    );
   }
   return defineSuite({ id: suite.id, cases: suite.cases, scorers: suite.scorers, target });
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
+import type { AttemptRecord } from "../eval/record.js";
 import { defineSuite } from "../eval/suite.js";
 import { createScorer } from "../scorers/create-scorer.js";
-import type { AttemptRecord } from "../eval/record.js";
 import type { EvalEvent } from "./events.js";
-import { runEval } from "./run-eval.js";
 import { runEvals } from "./run.js";
+import { runEval } from "./run-eval.js";
 import { arrayTelemetry } from "./telemetry.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -74,7 +74,13 @@ describe("runEvals", () => {
     let producedWhenFirstFinished = -1;
     await runEvals([{ eval: suite }], {
       concurrency: 2,
-      reporters: [{ onCaseFinished: (r) => r.caseId === "c0" && (producedWhenFirstFinished = produced) }],
+      reporters: [
+        {
+          onCaseFinished: (r) => {
+            if (r.caseId === "c0") producedWhenFirstFinished = produced;
+          },
+        },
+      ],
     });
     expect(produced).toBe(5000);
     expect(producedWhenFirstFinished).toBeGreaterThan(0);
@@ -89,7 +95,10 @@ describe("runEvals", () => {
       },
     });
     const nan = createScorer<string, string>({ name: "nan", score: () => ({ score: Number.NaN }) });
-    const nothing = createScorer<string, string>({ name: "nothing", score: () => ({ score: null }) });
+    const nothing = createScorer<string, string>({
+      name: "nothing",
+      score: () => ({ score: null }),
+    });
     const suite = defineSuite<string, string>({
       id: "broken",
       cases: [
@@ -116,8 +125,14 @@ describe("runEvals", () => {
       ["nothing", "mismatched"],
     ]);
     expect(second?.judgments[1]?.reason).toBe('scorer "boom" threw: kaput');
-    expect(second?.judgments[2]?.reason).toContain('scorer "nan" returned a non-finite score (NaN)');
-    expect(second?.judgments[3]).toMatchObject({ earned: 0, value: null, reason: "no score (null counts as 0)" });
+    expect(second?.judgments[2]?.reason).toContain(
+      'scorer "nan" returned a non-finite score (NaN)',
+    );
+    expect(second?.judgments[3]).toMatchObject({
+      earned: 0,
+      value: null,
+      reason: "no score (null counts as 0)",
+    });
     // The errored scorer keeps its point in max: the score is a lower bound, not a fabricated zero.
     expect(second?.score).toMatchObject({ state: "partial", earned: 1, max: 4 });
   });
@@ -132,9 +147,16 @@ describe("runEvals", () => {
       target: (i) => i,
       scorers: [],
     });
-    const fine = defineSuite<number, number>({ id: "fine", cases: [{ id: "a", input: 1 }], target: (i) => i, scorers: [] });
+    const fine = defineSuite<number, number>({
+      id: "fine",
+      cases: [{ id: "a", input: 1 }],
+      target: (i) => i,
+      scorers: [],
+    });
     const records: AttemptRecord[] = [];
-    const summary = await runEvals([{ eval: broken }, { eval: fine }], { onRecord: (r) => records.push(r) });
+    const summary = await runEvals([{ eval: broken }, { eval: fine }], {
+      onRecord: (r) => records.push(r),
+    });
     expect(records.map((r) => `${r.evalId}/${r.caseId}:${r.verdict}`)).toEqual([
       "broken-source/ok:passed",
       "broken-source/(cases):errored",

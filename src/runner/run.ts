@@ -5,9 +5,10 @@ import {
   addJudgeUsage,
   emptyJudgeUsage,
   type JudgeUsage,
+  type Judgment,
   unreportedUsage,
 } from "../eval/record.js";
-import type { CaseSpec, Runnable } from "../eval/runnable.js";
+import type { AttemptContext, CaseSpec, Runnable } from "../eval/runnable.js";
 import { withJudgeLedger } from "../judge/ledger.js";
 import type { Reporter } from "../report/reporter.js";
 import { EVAL_EVENT_SCHEMA, type EvalEvent, type EvalSummary } from "./events.js";
@@ -44,7 +45,14 @@ export interface RunSummary {
   startedAt: string;
   elapsedMs: number;
   evals: EvalSummary[];
-  totals: { evals: number; cases: number; passed: number; failed: number; errored: number; skipped: number };
+  totals: {
+    evals: number;
+    cases: number;
+    passed: number;
+    failed: number;
+    errored: number;
+    skipped: number;
+  };
   judge: JudgeUsage;
   /** Files that failed to load (set by the CLI). */
   loadErrors: { file: string; message: string }[];
@@ -83,6 +91,7 @@ export async function runEvals(
     });
   }
 
+  const emitting = sinks.length > 0;
   const emit = (event: EvalEvent) => {
     for (const sink of sinks) {
       try {
@@ -125,7 +134,12 @@ export async function runEvals(
       flushSeq++;
       const entry = entries[slot.entry]!;
       if (slot.type === "eval-start") {
-        for (const r of reporters) r.onEvalStart?.({ evalId: entry.eval.id, style: entry.eval.style, ...(entry.file ? { file: entry.file } : {}) });
+        for (const r of reporters)
+          r.onEvalStart?.({
+            evalId: entry.eval.id,
+            style: entry.eval.style,
+            ...(entry.file ? { file: entry.file } : {}),
+          });
       } else if (slot.type === "case") {
         const record = slot.record!;
         accumulators[slot.entry]!.add(record);
@@ -135,7 +149,9 @@ export async function runEvals(
         options.onRecord?.(record);
         for (const r of reporters) r.onCaseFinished?.(record);
       } else {
-        const summary = accumulators[slot.entry]!.finish(performance.now() - evalStarted[slot.entry]!);
+        const summary = accumulators[slot.entry]!.finish(
+          performance.now() - evalStarted[slot.entry]!,
+        );
         summaries.push(summary);
         emit({ ...base(slot.entry), kind: "eval.finished", summary });
         for (const r of reporters) r.onEvalFinished?.(summary);
@@ -153,7 +169,12 @@ export async function runEvals(
       if (signal.aborted) return;
       const entry = entries[index]!;
       evalStarted[index] = performance.now();
-      emit({ ...base(index), kind: "eval.started", style: entry.eval.style, ...(entry.file ? { file: entry.file } : {}) });
+      emit({
+        ...base(index),
+        kind: "eval.started",
+        style: entry.eval.style,
+        ...(entry.file ? { file: entry.file } : {}),
+      });
       const startSlot: Slot = { type: "eval-start", entry: index };
       slots.set(nextSeq++, startSlot);
       flush();
@@ -174,13 +195,29 @@ export async function runEvals(
       } catch (error) {
         // A broken case source is one errored case; the other evals still run.
         const spec: CaseSpec = { id: "(cases)", index: -1 };
-        const slot: Slot = { type: "case", entry: index, spec, record: crashedRecord(entry.eval.id, spec, `reading the cases of eval "${entry.eval.id}" failed: ${errorMessage(error)}`) };
+        const slot: Slot = {
+          type: "case",
+          entry: index,
+          spec,
+          record: crashedRecord(
+            entry.eval.id,
+            spec,
+            `reading the cases of eval "${entry.eval.id}" failed: ${errorMessage(error)}`,
+          ),
+        };
         slots.set(nextSeq++, slot);
       }
       slots.set(nextSeq++, { type: "eval-end", entry: index });
       flush();
     }
   }
+
+  const baseContext: AttemptContext = {
+    runId,
+    signal,
+    ...(options.keepOutput ? { keepOutput: true } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  };
 
   const runOne = async (slot: Extract<Slot, { type: "case" }>) => {
     const entry = entries[slot.entry]!;
@@ -192,31 +229,35 @@ export async function runEvals(
       }
     }
     perEvalRunning[slot.entry]!++;
-    emit({ ...base(slot.entry), kind: "eval.case.started", caseId: slot.spec.id, index: slot.spec.index });
-    const onJudgment = sinks.length
-      ? (judgment: import("../eval/record.js").Judgment) =>
+    if (emitting)
+      emit({
+        ...base(slot.entry),
+        kind: "eval.case.started",
+        caseId: slot.spec.id,
+        index: slot.spec.index,
+      });
+    const onJudgment = emitting
+      ? (judgment: Judgment) =>
           emit({ ...base(slot.entry), kind: "eval.case.scored", caseId: slot.spec.id, judgment })
       : undefined;
     let record: AttemptRecord;
     try {
-      const { result, usage } = await withJudgeLedger(() =>
-        runnable.runCase(slot.spec, {
-          runId,
-          signal,
-          ...(onJudgment ? { onJudgment } : {}),
-          ...(options.keepOutput ? { keepOutput: true } : {}),
-          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-        }),
-      );
+      const context: AttemptContext = onJudgment ? { ...baseContext, onJudgment } : baseContext;
+      const { result, usage } = await withJudgeLedger(() => runnable.runCase(slot.spec, context));
       record = result;
       // Judge calls the eval did not attribute to a judgment still belong to the attempt.
       if (usage.calls > record.usage.judge.calls) record.usage.judge = usage;
     } catch (error) {
-      record = crashedRecord(runnable.id, slot.spec, `eval "${runnable.id}" crashed on case "${slot.spec.id}": ${errorMessage(error)}`);
+      record = crashedRecord(
+        runnable.id,
+        slot.spec,
+        `eval "${runnable.id}" crashed on case "${slot.spec.id}": ${errorMessage(error)}`,
+      );
     }
     perEvalRunning[slot.entry]!--;
     perEvalWaiters[slot.entry]!.shift()?.();
-    emit({ ...base(slot.entry), kind: "eval.case.finished", caseId: slot.spec.id, record });
+    if (emitting)
+      emit({ ...base(slot.entry), kind: "eval.case.finished", caseId: slot.spec.id, record });
     slot.record = record;
     done++;
     for (const r of reporters) r.onProgress?.(done);

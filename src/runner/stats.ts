@@ -1,4 +1,4 @@
-import { addJudgeUsage, type AttemptRecord, emptyJudgeUsage } from "../eval/record.js";
+import { type AttemptRecord, addJudgeUsage, emptyJudgeUsage } from "../eval/record.js";
 import type { EvalSummary } from "./events.js";
 
 /** Folds attempt records into an eval summary without keeping them (Welford's mean/variance). */

@@ -16,7 +16,12 @@ export const scoreSchema = z.object({
 export type Score = z.infer<typeof scoreSchema>;
 
 /** Build a Score, clamping the value into 0..1 (NaN becomes 0 with passed false). */
-export function makeScore(label: string, value: number, passed: boolean, rationale?: string): Score {
+export function makeScore(
+  label: string,
+  value: number,
+  passed: boolean,
+  rationale?: string,
+): Score {
   const safe = Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
   const score: Score = { value: safe, passed: Number.isFinite(value) && passed, label };
   if (rationale !== undefined) score.rationale = rationale;

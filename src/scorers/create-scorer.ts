@@ -85,7 +85,12 @@ export type ForeignScorer<ARGS> = (
  * @example
  * const levenshtein = wrapScorer({ name: "levenshtein", scorer: Levenshtein });
  */
-export function wrapScorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Extra, ARGS = ScorerArgs<OUTPUT, EXPECTED, EXTRA>>(options: {
+export function wrapScorer<
+  OUTPUT,
+  EXPECTED = OUTPUT,
+  EXTRA extends Extra = Extra,
+  ARGS = ScorerArgs<OUTPUT, EXPECTED, EXTRA>,
+>(options: {
   name: string;
   scorer: ForeignScorer<ARGS>;
   mapArgs?: (args: ScorerArgs<OUTPUT, EXPECTED, EXTRA>) => ARGS;

@@ -1,10 +1,10 @@
-export { runTool, resolveImplementation, type RunToolOptions } from "./run-tool.js";
+export { type RunToolOptions, resolveImplementation, runTool } from "./run-tool.js";
 export {
+  type Driver,
+  defineDriver,
   defineTool,
   implementTool,
-  defineDriver,
   type Tool,
-  type ToolImplementation,
   type ToolContext,
-  type Driver,
+  type ToolImplementation,
 } from "./tool.js";

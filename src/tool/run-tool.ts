@@ -31,7 +31,9 @@ export function resolveImplementation<Input, Output>(
  * against the tool's inputSchema and the result against its outputSchema.
  * @throws ToolInputError when the input fails the schema (the error names the field).
  */
-export async function runTool<Input, Output>(options: RunToolOptions<Input, Output>): Promise<Output> {
+export async function runTool<Input, Output>(
+  options: RunToolOptions<Input, Output>,
+): Promise<Output> {
   const { tool, candidates, input, signal } = options;
   const implementation = resolveImplementation(tool, candidates);
   const parsedInput = tool.inputSchema.safeParse(input);

@@ -61,7 +61,10 @@ export function defineDriver(definition: {
 }): Driver {
   const map = new Map<string, ToolImplementation<never, unknown>>();
   for (const implementation of definition.implementations) {
-    map.set(implementation.tool.id, implementation as unknown as ToolImplementation<never, unknown>);
+    map.set(
+      implementation.tool.id,
+      implementation as unknown as ToolImplementation<never, unknown>,
+    );
   }
   return Object.freeze({ kind: "driver" as const, id: definition.id, implementations: map });
 }

@@ -71,7 +71,9 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     expect(run.stdout).toContain("echo-2");
     expect(run.stdout).toMatch(/✓ hello passed · 1\/1 complete/);
     expect(run.stdout).toMatch(/✓ same \(gate · 1 pt\) 1\/1 — 1 >= threshold 0\.5/);
-    expect(run.stdout).toContain("1 evals · 2 cases · 2 passed (100% of 2) · 0 failed · 0 errored");
+    expect(run.stdout).toContain(
+      "1 evals · 2 cases · 2 passed (100% of 2, 95% CI 34.2–100%) · 0 failed · 0 errored",
+    );
     expect(run.stdout.trim().endsWith("PASS")).toBe(true);
   });
 
@@ -93,7 +95,10 @@ describe("niceeval run (real CLI on a fixture project)", () => {
 
   it("filters cases and writes a JSON report", async () => {
     const out = join(project.dir, "report.json");
-    const run = await runCli(["run", "evals/more", "--filter", "upper/ok", "--json", out], project.dir);
+    const run = await runCli(
+      ["run", "evals/more", "--filter", "upper/ok", "--json", out],
+      project.dir,
+    );
     expect(run.code).toBe(0);
     const report = JSON.parse(await readFile(out, "utf8"));
     expect(report.records).toHaveLength(1);
