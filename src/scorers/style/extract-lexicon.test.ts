@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { extractLexicon } from "./extract-lexicon.js";
+
+describe("extractLexicon", () => {
+  it("ranks by frequency without a background, ties alphabetically", () => {
+    const corpus = ["L'écriture lente, l'écriture sûre.", "Une rature, une écriture, une lettre."];
+    expect(extractLexicon(corpus, { top: 3 })).toEqual(["écriture", "lente", "lettre"]);
+  });
+
+  it("drops words shorter than minLen (default 4) and numbers", () => {
+    expect(extractLexicon(["les mots de 2024 sont là"], {})).toEqual(["mots", "sont"]);
+    expect(extractLexicon(["les mots de 2024"], { minLen: 2 })).toEqual(["de", "les", "mots"]);
+  });
+
+  it("keeps hyphenated compounds whole and merges NFD with NFC", () => {
+    const corpus = ["peut-être écrire", "écrire".normalize("NFD")];
+    expect(extractLexicon(corpus)).toEqual(["écrire", "peut-être"]);
+  });
+
+  it("ranks by log-odds against a background, keeping only over-used terms", () => {
+    const corpus = ["dans la forêt sombre", "dans la forêt profonde", "dans une forêt"];
+    const background = ["dans la ville", "dans le métro", "dans la rue", "dans un parc"];
+    const lexicon = extractLexicon(corpus, { background });
+    expect(lexicon[0]).toBe("forêt");
+    expect(lexicon).not.toContain("dans");
+    expect(lexicon).toEqual(["forêt", "profonde", "sombre"]);
+  });
+
+  it("falls back to frequency when the background holds no word", () => {
+    expect(extractLexicon(["forêt forêt sombre"], { background: ["", "123"] })).toEqual([
+      "forêt",
+      "sombre",
+    ]);
+  });
+
+  it("returns nothing for an empty corpus", () => {
+    expect(extractLexicon([])).toEqual([]);
+    expect(extractLexicon([""], { background: ["texte"] })).toEqual([]);
+  });
+
+  it("rejects invalid options, naming them", () => {
+    expect(() => extractLexicon(["x"], { top: 0 })).toThrow(/options\.top/);
+    expect(() => extractLexicon(["x"], { minLen: 1.5 })).toThrow(/options\.minLen/);
+  });
+});

@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { ToolInputError } from "../../errors.js";
+import { runTool } from "../../tool/index.js";
+import { lexiconHitRateTool, styleScorersProvider } from "./index.js";
+
+const run = (input: { text: string; lexicon: string[]; threshold?: number }) =>
+  runTool({ tool: lexiconHitRateTool, candidates: [styleScorersProvider], input });
+
+describe("eval.lexicon-hit-rate", () => {
+  it("is the share of terms found as whole words, passing at 0.5 by default", async () => {
+    const score = await run({ text: "Il faut écrire lentement.", lexicon: ["écrire", "lire"] });
+    expect(score).toMatchObject({ value: 0.5, passed: true, label: "lexicon-hit-rate" });
+    expect(score.rationale).toContain("found: écrire; missing: lire");
+  });
+
+  it("does not match inside words, where ASCII \\b would", async () => {
+    // "lire" sits inside "élire"; "écrire" inside "réécrire"; "crire" inside "écrire".
+    const score = await run({
+      text: "Il faut élire et réécrire.",
+      lexicon: ["lire", "écrire", "crire"],
+    });
+    expect(score.value).toBe(0);
+  });
+
+  it("matches NFD text against NFC terms and NFC text against NFD terms", async () => {
+    const nfc = "Une écriture très élégante.";
+    const nfd = nfc.normalize("NFD");
+    expect((await run({ text: nfd, lexicon: ["écriture", "élégante"] })).value).toBe(1);
+    expect((await run({ text: nfc, lexicon: ["écriture".normalize("NFD")] })).value).toBe(1);
+    // Without normalisation an NFD "é" is "e" + a mark: the term "e" must not match there.
+    expect((await run({ text: nfd, lexicon: ["e"] })).value).toBe(0);
+  });
+
+  it("is case-insensitive, folds apostrophes, and matches multi-word terms across whitespace", async () => {
+    const score = await run({
+      text: "ÉCRIRE aujourd’hui une mise\nen abyme.",
+      lexicon: ["écrire", "aujourd'hui", "mise en abyme"],
+    });
+    expect(score.value).toBe(1);
+  });
+
+  it("counts terms equal after folding once", async () => {
+    const score = await run({
+      text: "écrire",
+      lexicon: ["écrire", "Écrire", "écrire".normalize("NFD"), "lire"],
+    });
+    expect(score.value).toBe(0.5);
+  });
+
+  it("treats regex characters in terms literally", async () => {
+    expect((await run({ text: "le c++ moderne", lexicon: ["c++"] })).value).toBe(1);
+    expect((await run({ text: "abc", lexicon: ["a.c"] })).value).toBe(0);
+  });
+
+  it("applies the caller's threshold", async () => {
+    const score = await run({
+      text: "écrire",
+      lexicon: ["écrire", "lire", "dire"],
+      threshold: 0.4,
+    });
+    expect(score).toMatchObject({ value: 1 / 3, passed: false });
+  });
+
+  it("scores empty text 0, failing", async () => {
+    expect(await run({ text: "", lexicon: ["écrire"] })).toMatchObject({ value: 0, passed: false });
+  });
+
+  it("rejects an empty lexicon with a ToolInputError naming the field", async () => {
+    const error = await run({ text: "écrire", lexicon: [] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolInputError);
+    expect((error as ToolInputError).issues[0]?.path).toBe("lexicon");
+    expect((error as ToolInputError).message).toContain("lexicon");
+  });
+
+  it("rejects a blank term, naming its index", async () => {
+    const error = await run({ text: "écrire", lexicon: ["écrire", "  "] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolInputError);
+    expect((error as ToolInputError).issues[0]?.path).toBe("lexicon[1]");
+  });
+});

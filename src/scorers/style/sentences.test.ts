@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { countWords, isBulletLine, splitSentences } from "./sentences.js";
+
+describe("splitSentences", () => {
+  it("splits on periods, question and exclamation marks followed by whitespace", () => {
+    expect(splitSentences("Il pleut. Tu viens ? Quelle joie ! Fin")).toEqual([
+      "Il pleut.",
+      "Tu viens ?",
+      "Quelle joie !",
+      "Fin",
+    ]);
+  });
+
+  it("does not end a sentence at a title or an isolated capital initial (J. Dupont)", () => {
+    expect(splitSentences("M. Martin et Mme Durand voient J. Dupont. Dr. Roux arrive.")).toEqual([
+      "M. Martin et Mme Durand voient J. Dupont.",
+      "Dr. Roux arrive.",
+    ]);
+  });
+
+  it("does not end a sentence at p. ex., par ex., cf. or etc.", () => {
+    expect(
+      splitSentences(
+        "Des fruits, p. ex. des pommes, etc. et des poires, cf. la liste. Par ex. ceci. Suite.",
+      ),
+    ).toEqual([
+      "Des fruits, p. ex. des pommes, etc. et des poires, cf. la liste.",
+      "Par ex. ceci.",
+      "Suite.",
+    ]);
+  });
+
+  it("keeps decimals inside a sentence and splits after a number that ends one", () => {
+    expect(splitSentences("Il a 1.5 million de lecteurs. Elle a 3 ans. Voilà.")).toEqual([
+      "Il a 1.5 million de lecteurs.",
+      "Elle a 3 ans.",
+      "Voilà.",
+    ]);
+  });
+
+  it("treats ellipses and ?! runs as one end, and keeps closing guillemets with their sentence", () => {
+    expect(splitSentences("Il dit « Bonjour. » Puis rien… Vraiment ?! Oui.")).toEqual([
+      "Il dit « Bonjour. »",
+      "Puis rien…",
+      "Vraiment ?!",
+      "Oui.",
+    ]);
+  });
+
+  it("makes each bullet item and each paragraph its own block, dropping markers", () => {
+    expect(
+      splitSentences("Intro sans point\n\n- premier point\n- second point\n1. troisième"),
+    ).toEqual(["Intro sans point", "premier point", "second point", "troisième"]);
+  });
+
+  it("joins soft-wrapped lines of one paragraph", () => {
+    expect(splitSentences("Une phrase qui\ncontinue ici. Et une autre.")).toEqual([
+      "Une phrase qui continue ici.",
+      "Et une autre.",
+    ]);
+  });
+
+  it("returns no sentence for empty, blank or marker-only text", () => {
+    expect(splitSentences("")).toEqual([]);
+    expect(splitSentences("  \n\t ")).toEqual([]);
+    expect(splitSentences("-\n* \n...")).toEqual([]);
+  });
+
+  it("normalises NFD input to NFC", () => {
+    const nfd = "J'ai écrit. C'est fini.".normalize("NFD");
+    expect(splitSentences(nfd)).toEqual(["J'ai écrit.", "C'est fini."]);
+  });
+});
+
+describe("isBulletLine", () => {
+  it("accepts -, *, • and numbered markers followed by whitespace", () => {
+    for (const line of ["- a", "* a", "• a", "1. a", "  12) a", "-"])
+      expect(isBulletLine(line)).toBe(true);
+  });
+
+  it("treats 1.5 million and -42 degrés as prose", () => {
+    for (const line of ["1.5 million", "-42 degrés", "—Dialogue", "*gras*", "2024 fut"]) {
+      expect(isBulletLine(line)).toBe(false);
+    }
+  });
+});
+
+describe("countWords", () => {
+  it("counts whitespace tokens that hold a letter or digit", () => {
+    expect(countWords("J'ai vu – 1.5 million ; d'arbres !")).toBe(5);
+  });
+});

@@ -1,0 +1,138 @@
+import { describe, expect, it } from "vitest";
+import { ToolInputError } from "../../errors.js";
+import { runTool } from "../../tool/index.js";
+import { type EmbedFn, makeStyleEmbeddingDriver, styleEmbeddingTool } from "./index.js";
+
+/** An embedding table keyed by text: a deterministic stand-in model. */
+const table =
+  (vectors: Record<string, number[]>): EmbedFn =>
+  async (texts) =>
+    texts.map((text) => {
+      const vector = vectors[text];
+      if (!vector) throw new Error(`no vector for ${text}`);
+      return vector;
+    });
+
+const score = (
+  embed: EmbedFn,
+  input: { candidate: string; references: string[] },
+  threshold?: number,
+) =>
+  runTool({
+    tool: styleEmbeddingTool,
+    candidates: [makeStyleEmbeddingDriver(embed, threshold === undefined ? {} : { threshold })],
+    input,
+  });
+
+describe("eval.style-embedding", () => {
+  const embed = table({
+    same: [1, 0],
+    r1: [1, 1],
+    r2: [1, -1],
+    ortho: [0, 1],
+    opposed: [-1, 0],
+    diag: [1, 1],
+  });
+
+  it("scores 1 for a candidate on the centroid's direction", async () => {
+    const result = await score(embed, { candidate: "same", references: ["r1", "r2"] });
+    expect(result).toMatchObject({ value: 1, passed: true, label: "style-embedding" });
+    expect(result.rationale).toContain("2 reference(s)");
+  });
+
+  it("scores 0 (not 0.5) for orthogonal and opposed candidates", async () => {
+    expect(await score(embed, { candidate: "ortho", references: ["r1", "r2"] })).toMatchObject({
+      value: 0,
+      passed: false,
+    });
+    expect(await score(embed, { candidate: "opposed", references: ["r1", "r2"] })).toMatchObject({
+      value: 0,
+      passed: false,
+    });
+  });
+
+  it("applies the threshold (default 0.5)", async () => {
+    // cos 45° ≈ 0.707
+    expect((await score(embed, { candidate: "diag", references: ["same"] })).passed).toBe(true);
+    expect((await score(embed, { candidate: "diag", references: ["same"] }, 0.8)).passed).toBe(
+      false,
+    );
+  });
+
+  it("fails the score with a rationale when dimensions differ, never padding", async () => {
+    const mixed = table({ c: [1, 0, 0], r1: [1, 0, 0], r2: [1, 0] });
+    const result = await score(mixed, { candidate: "c", references: ["r1", "r2"] });
+    expect(result).toMatchObject({ value: 0, passed: false });
+    expect(result.rationale).toContain("references[1] has 2 dimensions, expected 3");
+  });
+
+  it("fails the score when embed returns the wrong number of vectors or bad numbers", async () => {
+    const short: EmbedFn = async () => [[1, 0]];
+    expect((await score(short, { candidate: "c", references: ["r"] })).rationale).toContain(
+      "1 vectors for 2 texts",
+    );
+    const nan: EmbedFn = async () => [[Number.NaN], [1]];
+    expect(await score(nan, { candidate: "c", references: ["r"] })).toMatchObject({
+      value: 0,
+      passed: false,
+    });
+    const notArrays = (async () => ["x", [1]]) as unknown as EmbedFn;
+    expect((await score(notArrays, { candidate: "c", references: ["r"] })).rationale).toContain(
+      "non-array",
+    );
+  });
+
+  it("fails an empty candidate without calling embed", async () => {
+    let called = false;
+    const spy: EmbedFn = async (texts) => {
+      called = true;
+      return texts.map(() => [1]);
+    };
+    expect(await score(spy, { candidate: "  ", references: ["r"] })).toMatchObject({
+      value: 0,
+      passed: false,
+    });
+    expect(called).toBe(false);
+  });
+
+  it("rejects an empty reference set with a ToolInputError naming the field", async () => {
+    const error = await score(embed, { candidate: "same", references: [] }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ToolInputError);
+    expect((error as ToolInputError).issues[0]?.path).toBe("references");
+  });
+
+  it("rejects a blank reference text", async () => {
+    const error = await score(embed, { candidate: "same", references: ["r1", ""] }).catch(
+      (e: unknown) => e,
+    );
+    expect((error as ToolInputError).issues[0]?.path).toBe("references[1]");
+  });
+
+  it("lets an embed failure reject the call and passes the signal through", async () => {
+    await expect(score(embed, { candidate: "unknown", references: ["r1"] })).rejects.toThrow(
+      "no vector for unknown",
+    );
+    let seen: AbortSignal | undefined;
+    const watching: EmbedFn = async (texts, options) => {
+      seen = options?.signal;
+      return texts.map(() => [1]);
+    };
+    const controller = new AbortController();
+    await runTool({
+      tool: styleEmbeddingTool,
+      candidates: [makeStyleEmbeddingDriver(watching)],
+      input: { candidate: "c", references: ["r"] },
+      signal: controller.signal,
+    });
+    expect(seen).toBe(controller.signal);
+  });
+
+  it("refuses a bad embed or threshold at build time", () => {
+    expect(() => makeStyleEmbeddingDriver(undefined as unknown as EmbedFn)).toThrow(
+      /embed must be an EmbedFn/,
+    );
+    expect(() => makeStyleEmbeddingDriver(embed, { threshold: 2 })).toThrow(/threshold/);
+  });
+});

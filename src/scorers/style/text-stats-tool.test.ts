@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { ToolInputError } from "../../errors.js";
+import { runTool } from "../../tool/index.js";
+import { styleScorersProvider, textStatsTool } from "./index.js";
+
+const run = (input: Parameters<typeof textStatsTool.inputSchema.parse>[0]) =>
+  runTool({ tool: textStatsTool, candidates: [styleScorersProvider], input: input as never });
+
+describe("eval.text-stats", () => {
+  it("passes the seed's example through runTool", async () => {
+    const score = await runTool({
+      tool: textStatsTool,
+      candidates: [styleScorersProvider],
+      input: {
+        text: "Je pense que ceci illustre bien mon propos.",
+        thresholds: { minFirstPersonRatio: 0.5 },
+      },
+    });
+    expect(score).toMatchObject({ value: 1, passed: true, label: "text-stats" });
+    expect(score.rationale).toContain("first-person ratio 1.00 >= 0.50: met");
+  });
+
+  it("uses the default thresholds when the caller gives none", async () => {
+    // 1 of 2 sentences is first-person: 0.5 < 0.6 default.
+    const score = await run({ text: "Je pense que ceci est vrai. Il pense que ceci est faux." });
+    expect(score).toMatchObject({ value: 2 / 3, passed: false });
+    expect(score.rationale).toContain("first-person ratio 0.50 >= 0.60: missed");
+  });
+
+  it("scores the share of gates met", async () => {
+    const text = "- je liste\n- je liste encore";
+    const score = await run({ text });
+    // bullets 1 > 0.02 missed; first person 1 met; mean 2.5 words outside [5, 30] missed.
+    expect(score).toMatchObject({ value: 1 / 3, passed: false });
+    const relaxed = await run({
+      text,
+      thresholds: { maxBulletsRatio: 1, lengthBand: { min: 2 } },
+    });
+    expect(relaxed).toMatchObject({ value: 1, passed: true });
+  });
+
+  it("fails empty text with value 0", async () => {
+    for (const text of ["", "   \n  ", "-"]) {
+      expect(await run({ text })).toMatchObject({ value: 0, passed: false, label: "text-stats" });
+    }
+  });
+
+  it("rejects a band whose min exceeds its max, naming the field", async () => {
+    const error = await run({ text: "x", thresholds: { lengthBand: { min: 40 } } }).catch((e) => e);
+    expect(error).toBeInstanceOf(ToolInputError);
+    expect((error as ToolInputError).issues[0]?.path).toBe("thresholds.lengthBand");
+  });
+
+  it("rejects ratios outside 0..1", async () => {
+    const error = await run({ text: "x", thresholds: { maxBulletsRatio: 2 } }).catch((e) => e);
+    expect(error).toBeInstanceOf(ToolInputError);
+    expect((error as ToolInputError).issues[0]?.path).toBe("thresholds.maxBulletsRatio");
+  });
+});

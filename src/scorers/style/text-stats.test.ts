@@ -1,0 +1,122 @@
+import { describe, expect, it } from "vitest";
+import {
+  bulletsRatio,
+  computeTextStats,
+  firstPersonRatio,
+  meanSentenceLength,
+  questionRate,
+} from "./text-stats.js";
+
+describe("bulletsRatio", () => {
+  it("is bullet lines over non-blank lines", () => {
+    expect(bulletsRatio("Intro.\n\n- un\n* deux\n• trois\n1. quatre")).toBe(4 / 5);
+  });
+
+  it("counts 1.5 million and -42 degrés as prose", () => {
+    expect(bulletsRatio("1.5 million de lecteurs.\n-42 degrés cette nuit.")).toBe(0);
+  });
+
+  it("is 0 for empty text", () => {
+    expect(bulletsRatio("")).toBe(0);
+    expect(bulletsRatio("\n \n")).toBe(0);
+  });
+});
+
+describe("firstPersonRatio", () => {
+  it("is the share of sentences holding a first-person marker", () => {
+    expect(firstPersonRatio("Je pense. Il pleut. Nous partons. Elle rit.")).toBe(0.5);
+  });
+
+  it("recognises every listed marker, elided forms and both apostrophes", () => {
+    const sentences = [
+      "J'écris.",
+      "J’écris.",
+      "Il m'appelle.",
+      "Il m’appelle.",
+      "C'est moi.",
+      "Mon livre.",
+      "Ma maison.",
+      "Mes amis.",
+      "Il me voit.",
+      "Notre avis.",
+      "Nos avis.",
+      "Le mien.",
+      "La mienne.",
+      "Les miens.",
+      "Les miennes.",
+      "NOUS VENONS.",
+      "Moi-même.",
+    ];
+    expect(firstPersonRatio(sentences.join(" "))).toBe(1);
+  });
+
+  it("matches whole words only", () => {
+    expect(firstPersonRatio("Le jeu monte. Nouschka mange. Un mammouth. Mesurer mont.")).toBe(0);
+  });
+
+  it("finds markers in NFD text", () => {
+    expect(firstPersonRatio("Nous avons écrit. Été chaud.".normalize("NFD"))).toBe(0.5);
+  });
+
+  it("is 0 for empty text", () => {
+    expect(firstPersonRatio("")).toBe(0);
+  });
+});
+
+describe("questionRate", () => {
+  it("is the share of sentences ending with a question mark", () => {
+    expect(questionRate("Tu viens ? Oui. Vraiment ?! « Pourquoi ? »")).toBe(3 / 4);
+  });
+
+  it("is 0 for empty text", () => {
+    expect(questionRate("")).toBe(0);
+  });
+});
+
+describe("meanSentenceLength", () => {
+  it("averages words per sentence", () => {
+    expect(meanSentenceLength("Un deux trois. Quatre cinq.")).toBe(2.5);
+  });
+
+  it("does not break at J. Dupont or p. ex.", () => {
+    expect(meanSentenceLength("J. Dupont écrit, p. ex. des romans.")).toBe(7);
+  });
+
+  it("is 0 for empty text", () => {
+    expect(meanSentenceLength("")).toBe(0);
+  });
+});
+
+describe("computeTextStats", () => {
+  it("computes the seed example's statistics", () => {
+    expect(computeTextStats("Je pense que ceci illustre bien mon propos.")).toEqual({
+      sentenceCount: 1,
+      lineCount: 1,
+      bulletLineCount: 0,
+      bulletsRatio: 0,
+      firstPersonRatio: 1,
+      questionRate: 0,
+      meanSentenceLength: 8,
+      inBand: true,
+    });
+  });
+
+  it("checks the band inclusively and with the caller's band", () => {
+    expect(computeTextStats("Un deux trois quatre cinq.").inBand).toBe(true);
+    expect(computeTextStats("Un deux trois quatre.").inBand).toBe(false);
+    expect(computeTextStats("Un deux trois quatre.", { min: 1, max: 4 }).inBand).toBe(true);
+  });
+
+  it("gives zeros and inBand false for empty text", () => {
+    expect(computeTextStats("")).toEqual({
+      sentenceCount: 0,
+      lineCount: 0,
+      bulletLineCount: 0,
+      bulletsRatio: 0,
+      firstPersonRatio: 0,
+      questionRate: 0,
+      meanSentenceLength: 0,
+      inBand: false,
+    });
+  });
+});
