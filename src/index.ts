@@ -9,6 +9,27 @@ export {
   ToolOutputError,
 } from "./errors.js";
 
+// ── Score evals (adapters) ───────────────────────────────────────────────────
+export {
+  closeQADefaults,
+  defineAdapter,
+  type Adapter,
+  type AdapterCreateContext,
+  type AdapterDefinition,
+  type AssertionHandle,
+  type AssertionTools,
+  type CheckFn,
+  type CloseQAMaterial,
+  type CloseQAOptions,
+  type EvalRunOptions,
+  type ScoreEval,
+  type ScoreEvalDefinition,
+  type TestContext,
+  type TestTools,
+  type UsageMaterial,
+  type UsageReport,
+} from "./adapter/index.js";
+
 // ── Result model ─────────────────────────────────────────────────────────────
 export type {
   AppUsage,
