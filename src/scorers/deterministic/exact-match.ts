@@ -52,7 +52,7 @@ export const exactMatchTool = defineTool({
   inputSchema: z.object({
     actual: z.string(),
     expected: z.string(),
-    trim: z.boolean().optional(),
+    trim: z.boolean().exactOptional(),
   }),
   outputSchema: scoreSchema,
 });

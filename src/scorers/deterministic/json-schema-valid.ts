@@ -3,7 +3,12 @@ import { z } from "zod";
 import { errorMessage } from "../../errors.js";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { defineTool, implementTool } from "../../tool/tool.js";
-import { compileJsonSchema, describeViolation, type JsonSchema } from "./json-schema.js";
+import {
+  compileJsonSchema,
+  describeViolation,
+  type JsonSchema,
+  type JsonSchemaObject,
+} from "./json-schema.js";
 import { isStandardSchema, issuePointer } from "./standard-schema.js";
 
 const LABEL = "json-schema-valid";
@@ -93,7 +98,10 @@ function isSchemaLike(value: unknown): value is JsonSchema {
   );
 }
 
-/** The `eval.json-schema-valid` tool contract; over JSON its schema is a JSON Schema. */
+/**
+ * The `eval.json-schema-valid` tool contract; over JSON its schema is a JSON Schema. The input
+ * type names an object schema (what callers write); `true`/`false` schemas are accepted too.
+ */
 export const jsonSchemaValidTool = defineTool({
   id: "eval.json-schema-valid",
   description:
@@ -101,7 +109,7 @@ export const jsonSchemaValidTool = defineTool({
   inputSchema: z.object({
     actual: z.unknown(),
     // z.custom keeps the caller's schema object (no copy), so compiled validators are found by identity.
-    schema: z.custom<JsonSchema>(isSchemaLike, {
+    schema: z.custom<JsonSchemaObject>(isSchemaLike, {
       message: "must be a JSON Schema: an object or a boolean",
     }),
   }),

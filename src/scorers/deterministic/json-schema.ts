@@ -5,15 +5,12 @@ import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { errorMessage } from "../../errors.js";
 
-/** A JSON Schema object (any draft niceeval supports); keywords beyond the common ones are allowed. */
+/**
+ * A JSON Schema object. Its `$schema` picks the draft: 2020-12 when absent; 2019-09 and draft-07
+ * are also understood. Typed as a plain keyword record so `Record<string, unknown>` and
+ * generated schemas (such as `z.toJSONSchema(...)`) fit it as they are.
+ */
 export interface JsonSchemaObject {
-  /** The draft: 2020-12 when absent; draft 2019-09 and draft-07 are also understood. */
-  $schema?: string;
-  $id?: string;
-  type?: string | readonly string[];
-  properties?: { readonly [name: string]: JsonSchema };
-  required?: readonly string[];
-  enum?: readonly unknown[];
   readonly [keyword: string]: unknown;
 }
 
@@ -61,6 +58,7 @@ function ajvFor(draft: Draft): AjvInstance {
 
 function draftOf(schema: JsonSchema): Draft | string {
   if (typeof schema === "boolean" || schema.$schema === undefined) return "2020-12";
+  if (typeof schema.$schema !== "string") return "$schema must be a string URI";
   const uri = String(schema.$schema)
     .replace(/^https?:\/\//, "")
     .replace(/#$/, "");

@@ -101,7 +101,7 @@ export const regexMatchTool = defineTool({
   inputSchema: z.object({
     actual: z.string(),
     pattern: z.string(),
-    flags: z.string().optional(),
+    flags: z.string().exactOptional(),
   }),
   outputSchema: scoreSchema,
 });

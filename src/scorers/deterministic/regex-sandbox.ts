@@ -45,7 +45,11 @@ export function testWithTimeout(
   text: string,
   timeoutMs: number,
 ): boolean | "timeout" | "error" {
-  sandbox ??= startSandbox();
+  try {
+    sandbox ??= startSandbox();
+  } catch {
+    return "error";
+  }
   const { worker, flag } = sandbox;
   Atomics.store(flag, 0, 0);
   worker.postMessage([pattern, flags, text]);
