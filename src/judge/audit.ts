@@ -6,10 +6,14 @@ export function boundAudit(audit: unknown, maxBytes: number): unknown {
   const size = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
   const total = size(audit);
   if (total <= maxBytes) return audit;
-  const copy = structuredClone(audit) as unknown;
+  const marker = { truncated: { originalBytes: total, maxBytes } };
+  const copy: Record<string, unknown> =
+    typeof audit === "object" && audit !== null && !Array.isArray(audit)
+      ? { ...(structuredClone(audit) as Record<string, unknown>), ...marker }
+      : { value: structuredClone(audit), ...marker };
   for (let round = 0; round < 64; round++) {
     const over = size(copy) - maxBytes;
-    if (over <= 0) return { ...(copy as object), truncated: { originalBytes: total, maxBytes } };
+    if (over <= 0) return copy;
     const longest = longestString(copy);
     if (!longest || longest.value.length < 64) break;
     const keep = Math.max(

@@ -24,8 +24,10 @@ export type JudgeCallResult =
     };
 
 const schedulers = new Map<string, EndpointScheduler>();
-const inflight = new Map<string, Promise<Outcome>>();
-type Outcome = { ok: true; response: JudgeChatResponse } | { ok: false; reason: string };
+const inflight = new Map<string, Promise<Attempted>>();
+type Outcome =
+  | { ok: true; response: JudgeChatResponse; model?: string }
+  | { ok: false; reason: string };
 
 onJudgeSettings((settings) => {
   for (const scheduler of schedulers.values()) scheduler.setMaxConcurrency(settings.concurrency);
@@ -75,50 +77,62 @@ export async function callJudge(
     };
   const { provider, target, model } = resolved;
   const settings = judgeSettings();
-  const cacheable = settings.cache && request.temperature === 0;
-  const key = judgeCacheKey(target, request);
+  const call = () => callWithRetries(provider, target, request, settings, options.signal);
+  if (!(settings.cache && request.temperature === 0)) return finish(model, await call(), settings);
 
-  if (cacheable) {
-    const shared = inflight.get(key);
-    const hit = shared ? await shared : await cachedOutcome(key);
-    if (hit?.ok)
-      return finish({
-        ok: true,
-        model,
-        response: hit.response,
-        cached: true,
-        usage: { ...emptyJudgeUsage(), cachedCalls: 1 },
-      });
+  const key = judgeCacheKey(target, request);
+  const shared = inflight.get(key);
+  if (shared) {
+    // An identical request is already on its way: its answer counts as a cache hit here.
+    const { outcome } = await shared;
+    if (outcome.ok) return finish(model, { outcome, usage: cachedUsage(), cached: true }, settings);
+    return finish(model, { outcome, usage: emptyJudgeUsage(), cached: false }, settings);
   }
-  const pending = callWithRetries(provider, target, request, settings, options.signal);
-  const outcome = pending.then(({ outcome }) => outcome);
-  if (cacheable) {
-    inflight.set(key, outcome);
-    void outcome.finally(() => inflight.delete(key)).catch(() => {});
+  const work = (async (): Promise<Attempted> => {
+    const hit = await readCachedAnswer(cacheDirectory(), key);
+    if (hit) return { outcome: { ok: true, response: hit }, usage: cachedUsage(), cached: true };
+    const attempted = await call();
+    if (attempted.outcome.ok)
+      await writeCachedAnswer(cacheDirectory(), key, target, attempted.outcome.response);
+    return attempted;
+  })();
+  inflight.set(key, work);
+  try {
+    return finish(model, await work, settings);
+  } finally {
+    inflight.delete(key);
   }
-  const { outcome: result, usage } = await pending;
-  if (!result.ok) return finish({ ok: false, model, kind: "failed", reason: result.reason, usage });
-  usage.inputTokens = result.response.inputTokens;
-  usage.outputTokens = result.response.outputTokens;
-  const price = settings.prices[model] ?? settings.prices[target.model];
-  if (price) {
-    usage.costUsd =
-      (result.response.inputTokens * price.inputPerMTok +
-        result.response.outputTokens * price.outputPerMTok) /
-      1e6;
-  }
-  if (cacheable) await writeCachedAnswer(cacheDirectory(), key, target, result.response);
-  return finish({ ok: true, model, response: result.response, cached: false, usage });
 }
 
-function finish(result: JudgeCallResult): JudgeCallResult {
+type Attempted = { outcome: Outcome; usage: JudgeUsage; cached: boolean };
+
+const cachedUsage = (): JudgeUsage => ({ ...emptyJudgeUsage(), cachedCalls: 1 });
+
+// Tokens and cost count only real calls; then every open ledger hears about it.
+function finish(
+  model: string,
+  attempted: Attempted,
+  settings: Readonly<JudgeSettings>,
+): JudgeCallResult {
+  const { outcome, usage, cached } = attempted;
+  let result: JudgeCallResult;
+  if (!outcome.ok) {
+    result = { ok: false, model, kind: "failed", reason: outcome.reason, usage };
+  } else {
+    if (!cached) {
+      usage.inputTokens = outcome.response.inputTokens;
+      usage.outputTokens = outcome.response.outputTokens;
+      const price =
+        settings.prices[model] ?? (outcome.model ? settings.prices[outcome.model] : undefined);
+      if (price) {
+        usage.costUsd =
+          (usage.inputTokens * price.inputPerMTok + usage.outputTokens * price.outputPerMTok) / 1e6;
+      }
+    }
+    result = { ok: true, model, response: outcome.response, cached, usage };
+  }
   recordJudgeUsage(result.usage);
   return result;
-}
-
-async function cachedOutcome(key: string): Promise<Outcome | undefined> {
-  const response = await readCachedAnswer(cacheDirectory(), key);
-  return response ? { ok: true, response } : undefined;
 }
 
 async function callWithRetries(
@@ -127,7 +141,7 @@ async function callWithRetries(
   request: JudgeChatRequest,
   settings: Readonly<JudgeSettings>,
   signal: AbortSignal | undefined,
-): Promise<{ outcome: Outcome; usage: JudgeUsage }> {
+): Promise<Attempted> {
   const scheduler = schedulerFor(target.endpoint);
   const usage: JudgeUsage = { ...emptyJudgeUsage(), calls: 1 };
   for (let attempt = 0; ; attempt++) {
@@ -138,7 +152,7 @@ async function callWithRetries(
       const response = await attemptOnce(provider, target, request, settings.timeoutMs, signal);
       scheduler.onSuccess();
       usage.latencyMs += performance.now() - started;
-      return { outcome: { ok: true, response }, usage };
+      return { outcome: { ok: true, response, model: target.model }, usage, cached: false };
     } catch (error) {
       usage.latencyMs += performance.now() - started;
       if (signal?.aborted) throw signal.reason ?? error;
@@ -147,9 +161,13 @@ async function callWithRetries(
       ticket.release();
     }
     const tries = attempt + 1;
-    if (!failure.retryable || attempt >= settings.maxRetries) {
-      const reason = `${failure.message}${tries > 1 ? ` (gave up after ${tries} tries)` : ""}`;
-      return { outcome: { ok: false, reason }, usage };
+    const tooLong = (failure.retryAfterMs ?? 0) > settings.maxRetryAfterMs;
+    if (!failure.retryable || tooLong || attempt >= settings.maxRetries) {
+      const wait = tooLong
+        ? ` (the endpoint asked to wait ${Math.round((failure.retryAfterMs ?? 0) / 1000)} s, more than maxRetryAfterMs)`
+        : "";
+      const reason = `${failure.message}${wait}${tries > 1 ? ` (gave up after ${tries} tries)` : ""}`;
+      return { outcome: { ok: false, reason }, usage, cached: false };
     }
     usage.retries++;
     await sleep(backoff(scheduler, ticket, failure, attempt, settings), signal);
@@ -195,7 +213,7 @@ function backoff(
 ): number {
   if (failure.rateLimited) scheduler.onRateLimited(ticket);
   if (failure.retryAfterMs !== undefined) {
-    const wait = Math.min(failure.retryAfterMs, settings.retryMaxMs * 4);
+    const wait = failure.retryAfterMs;
     if (failure.status === 429 || failure.status === 503 || failure.status === 529)
       scheduler.pause(wait);
     return wait + Math.random() * Math.min(250, wait * 0.1);

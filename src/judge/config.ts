@@ -24,6 +24,8 @@ export interface JudgeSettings {
   retryBaseMs: number;
   /** Longest single backoff wait in ms (default 30 000). */
   retryMaxMs: number;
+  /** Longest Retry-After honoured, in ms (default 120 000); an endpoint asking for more fails the call. */
+  maxRetryAfterMs: number;
   /** The model t.closeQA uses when none is set in code (else NICEEVAL_JUDGE_MODEL). */
   closeQAModel: string | undefined;
 }
@@ -37,6 +39,7 @@ const defaults = (): JudgeSettings => ({
   maxRetries: 5,
   retryBaseMs: 500,
   retryMaxMs: 30_000,
+  maxRetryAfterMs: 120_000,
   closeQAModel: undefined,
 });
 
@@ -49,7 +52,13 @@ const listeners = new Set<(settings: JudgeSettings) => void>();
  * configureJudges({ cache: false, concurrency: 4, prices: { "openai/gpt-4.1-mini": { inputPerMTok: 0.4, outputPerMTok: 1.6 } } });
  */
 export function configureJudges(options: Partial<JudgeSettings>): JudgeSettings {
-  for (const key of ["concurrency", "timeoutMs", "retryBaseMs", "retryMaxMs"] as const) {
+  for (const key of [
+    "concurrency",
+    "timeoutMs",
+    "retryBaseMs",
+    "retryMaxMs",
+    "maxRetryAfterMs",
+  ] as const) {
     const value = options[key];
     if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
       throw new TypeError(

@@ -1,0 +1,148 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isolateJudges } from "../../../test/judge/judge-env.js";
+import {
+  type FakeLlmServer,
+  fake,
+  startFakeLlmServer,
+} from "../../../test/support/fake-llm-server.js";
+import { bindScorer, defineSuite } from "../../eval/suite.js";
+import { judgeFromModel } from "../../judge/judge-from-model.js";
+import type { JudgeFn } from "../../judge/types.js";
+import { isJudgeUnavailable } from "../../judge/unavailable.js";
+import { runTool } from "../../tool/run-tool.js";
+import { llmJudge, llmJudgeTool, makeLlmJudgeDriver } from "./llm-judge.js";
+
+const judgeOnce =
+  (verdict: unknown): JudgeFn =>
+  async () =>
+    verdict as never;
+const score = (judge: JudgeFn, threshold?: number) =>
+  runTool({
+    tool: llmJudgeTool,
+    candidates: [makeLlmJudgeDriver(judge, threshold === undefined ? {} : { threshold })],
+    input: { output: "the answer", criteria: "Is it helpful?" },
+  });
+
+describe("eval.llm-judge with an injected judge", () => {
+  it("compares the value with the threshold, and lets an explicit passed win", async () => {
+    expect(await score(judgeOnce({ value: 0.8, rationale: "good" }), 0.7)).toEqual({
+      value: 0.8,
+      passed: true,
+      label: "llm-judge",
+      rationale: "good",
+    });
+    expect((await score(judgeOnce({ value: 0.9, passed: false }))).passed).toBe(false);
+    expect((await score(judgeOnce({ value: 0.1, passed: true }))).passed).toBe(true);
+    expect((await score(judgeOnce({ value: 0.4 }))).passed).toBe(false);
+  });
+
+  it("clamps the value into 0..1", async () => {
+    expect((await score(judgeOnce({ value: 1.7 }))).value).toBe(1);
+    expect((await score(judgeOnce({ value: -2 }))).value).toBe(0);
+  });
+
+  it("turns a malformed verdict into a failed Score with a rationale, not a throw", async () => {
+    for (const verdict of [
+      { value: Number.NaN },
+      { rationale: "no value" },
+      null,
+      { value: "0.9" },
+    ]) {
+      const result = await score(judgeOnce(verdict));
+      expect(result.passed).toBe(false);
+      expect(result.value).toBe(0);
+      expect(result.rationale).toMatch(/^malformed verdict from the judge/);
+    }
+  });
+
+  it("rejects a threshold outside 0..1 when the driver is built", () => {
+    expect(() => makeLlmJudgeDriver(judgeOnce({ value: 1 }), { threshold: 2 })).toThrow(
+      /threshold/,
+    );
+  });
+});
+
+describe("eval.llm-judge through a model on the fake server", () => {
+  let server: FakeLlmServer;
+  let env: Awaited<ReturnType<typeof isolateJudges>>;
+  beforeEach(async () => {
+    env = await isolateJudges();
+    server = await startFakeLlmServer();
+    process.env.ANTHROPIC_API_KEY = "k";
+    process.env.ANTHROPIC_BASE_URL = server.anthropicBaseURL;
+  });
+  afterEach(async () => {
+    await server.close();
+    await env.cleanup();
+  });
+
+  it("scores a suite case end to end with a forced tool call", async () => {
+    server.enqueue(fake.json({ value: 0.75, rationale: "mostly helpful" }));
+    const binding = bindScorer(
+      llmJudge<{ text: string }>({
+        id: "helpfulness",
+        judge: judgeFromModel("anthropic/claude-haiku-4.5"),
+        criteria: "Is the answer helpful?",
+        threshold: 0.7,
+        mapOutput: ({ output }) => output.text,
+      }),
+    );
+    const result = await binding.run({
+      output: { text: "Restart the router." },
+      expected: "restart",
+      input: {},
+      caseId: "c1",
+    });
+    expect(result).toEqual({
+      value: 0.75,
+      passed: true,
+      label: "helpfulness",
+      rationale: "mostly helpful",
+    });
+    const sent = JSON.stringify(server.requests[0]?.body.messages);
+    expect(sent).toContain("Restart the router.");
+    expect(sent).toContain("## Expected\\nrestart");
+  });
+
+  it("repairs an out-of-range value once", async () => {
+    server.enqueue(
+      fake.json({ value: 7, rationale: "x" }),
+      fake.json({ value: 0.7, rationale: "fixed" }),
+    );
+    const verdict = await judgeFromModel("anthropic/claude-haiku-4.5")({
+      output: "o",
+      criteria: "c",
+    });
+    expect(verdict).toEqual({ value: 0.7, rationale: "fixed" });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("is unavailable (not a 0) when the key is missing, and a suite keeps running", async () => {
+    delete process.env.ANTHROPIC_API_KEY;
+    const judge = judgeFromModel("anthropic/claude-haiku-4.5");
+    const error = await judge({ output: "o", criteria: "c" }).catch((e: unknown) => e);
+    expect(isJudgeUnavailable(error)).toBe(true);
+    const suite = defineSuite({
+      id: "judged",
+      cases: [{ id: "one", input: "hi" }],
+      target: (input: string) => ({ text: input }),
+      scorers: [
+        bindScorer(
+          llmJudge<{ text: string }>({
+            id: "helpful",
+            judge,
+            criteria: "c",
+            mapOutput: ({ output }) => output.text,
+          }),
+        ),
+      ],
+    });
+    const record = await suite.runCase(
+      { id: "one", index: 0, input: "hi" },
+      { runId: "r", signal: new AbortController().signal },
+    );
+    expect(record.judgments[0]?.reason).toContain("set ANTHROPIC_API_KEY");
+    expect(record.judgments[0]?.earned).toBeNull();
+    expect(server.requests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,168 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { callJudge } from "../../src/judge/call.js";
+import type { JudgeChatRequest } from "../../src/judge/chat.js";
+import { configureJudges } from "../../src/judge/config.js";
+import { withJudgeLedger } from "../../src/judge/ledger.js";
+import { anthropicProvider } from "../../src/judge/providers/anthropic.js";
+import { openAICompatibleProvider } from "../../src/judge/providers/openai-compatible.js";
+import { registerJudgeProvider } from "../../src/judge/resolve.js";
+import { type FakeLlmServer, fake, startFakeLlmServer } from "../support/fake-llm-server.js";
+import { isolateJudges } from "./judge-env.js";
+
+const request = (n = 0, temperature = 0): JudgeChatRequest => ({
+  system: "judge",
+  messages: [{ role: "user", content: `question ${n}` }],
+  answer: { name: "verdict", description: "d", schema: { type: "object" } },
+  temperature,
+  maxOutputTokens: 50,
+});
+
+let server: FakeLlmServer;
+let env: Awaited<ReturnType<typeof isolateJudges>>;
+beforeEach(async () => {
+  env = await isolateJudges();
+  server = await startFakeLlmServer();
+  process.env.NICEEVAL_JUDGE_BASE_URL = server.openaiBaseURL;
+});
+afterEach(async () => {
+  await server.close();
+  await env.cleanup();
+});
+
+describe("dependable judge calls", () => {
+  it("waits out a 429's Retry-After, then succeeds, counting the retry", async () => {
+    server.enqueue(fake.rateLimited(1), fake.json({ ok: true }));
+    const started = Date.now();
+    const { result, usage } = await withJudgeLedger(() => callJudge("m", request()));
+    expect(result.ok).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(usage).toMatchObject({ calls: 1, retries: 1, cachedCalls: 0 });
+  });
+
+  it("retries a 500 and a truncated body, then answers", async () => {
+    server.enqueue(fake.serverError(), fake.truncatedBody(), fake.json({ ok: 1 }));
+    const result = await callJudge("m", request());
+    expect(result.ok && result.response.text).toBe('{"ok":1}');
+    expect(result.usage.retries).toBe(2);
+  });
+
+  it("gives up on a hanging call after the timeout and tries again", async () => {
+    configureJudges({ timeoutMs: 150 });
+    server.enqueue(fake.hang(), fake.json({ ok: 2 }));
+    const result = await callJudge("m", request());
+    expect(result.ok).toBe(true);
+    expect(result.usage.retries).toBe(1);
+  });
+
+  it("is a failed result with the reason when every try times out (never a thrown error)", async () => {
+    configureJudges({ timeoutMs: 80, maxRetries: 1 });
+    server.enqueue(fake.hang(), fake.hang());
+    const result = await callJudge("m", request());
+    expect(result).toMatchObject({ ok: false, kind: "failed" });
+    expect(!result.ok && result.reason).toMatch(/no answer within 80 ms.*gave up after 2 tries/);
+  });
+
+  it("does not retry an authentication error", async () => {
+    server.enqueue({ kind: "status", status: 401, message: "Incorrect API key provided" });
+    const result = await callJudge("m", request());
+    expect(!result.ok && result.reason).toMatch(
+      /HTTP 401: Incorrect API key provided \(check the API key/,
+    );
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("does not retry a 429 that means the quota is spent", async () => {
+    server.enqueue({
+      kind: "status",
+      status: 429,
+      errorType: "insufficient_quota",
+      message: "quota exceeded",
+    });
+    const result = await callJudge("m", request());
+    expect(result.ok).toBe(false);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("stops at once when the caller aborts", async () => {
+    server.enqueue(fake.hang());
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("run cancelled")), 50);
+    await expect(callJudge("m", request(), { signal: controller.signal })).rejects.toThrow(
+      "run cancelled",
+    );
+  });
+
+  it("keeps at most `concurrency` calls in flight per endpoint", async () => {
+    await server.close();
+    server = await startFakeLlmServer({ latencyMs: 20, respond: () => fake.json({ ok: true }) });
+    process.env.NICEEVAL_JUDGE_BASE_URL = server.openaiBaseURL;
+    configureJudges({ concurrency: 3 });
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => callJudge("m", request(i))),
+    );
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(server.maxInFlight).toBe(3);
+  });
+
+  it("caches temperature-0 answers on disk; --no-cache and other temperatures bypass it", async () => {
+    server.enqueue(fake.json({ a: 1 }), fake.json({ a: 2 }), fake.json({ a: 3 }));
+    await callJudge("m", request(1));
+    const hit = await callJudge("m", request(1));
+    expect(hit).toMatchObject({ ok: true, cached: true, usage: { calls: 0, cachedCalls: 1 } });
+    expect(hit.ok && hit.response.text).toBe('{"a":1}');
+    await callJudge("m", request(1, 0.7));
+    configureJudges({ cache: false });
+    const fresh = await callJudge("m", request(1));
+    expect(fresh.ok && fresh.cached).toBe(false);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("shares one call between identical requests in flight", async () => {
+    await server.close();
+    server = await startFakeLlmServer({ latencyMs: 30, respond: () => fake.json({ ok: true }) });
+    process.env.NICEEVAL_JUDGE_BASE_URL = server.openaiBaseURL;
+    const { usage } = await withJudgeLedger(() =>
+      Promise.all([callJudge("m", request()), callJudge("m", request())]),
+    );
+    expect(server.requests).toHaveLength(1);
+    expect(usage).toMatchObject({ calls: 1, cachedCalls: 1 });
+  });
+
+  it("prices calls from the price table", async () => {
+    configureJudges({ prices: { m: { inputPerMTok: 1_000_000, outputPerMTok: 2_000_000 } } });
+    server.enqueue(fake.json({ ok: true }));
+    const result = await callJudge("m", request());
+    const { inputTokens, outputTokens, costUsd } = result.usage;
+    expect(costUsd).toBeCloseTo(inputTokens + 2 * outputTokens);
+  });
+
+  it("lets registered providers win over the environment", async () => {
+    const other = await startFakeLlmServer({ respond: () => fake.json({ from: "registered" }) });
+    const unregister = registerJudgeProvider(
+      "local",
+      anthropicProvider({ apiKey: "k", baseURL: other.anthropicBaseURL }),
+    );
+    try {
+      const result = await callJudge("local/claude-x", request());
+      expect(result.ok && result.response.data).toEqual({ from: "registered" });
+      expect(other.requests[0]?.body.model).toBe("claude-x");
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      unregister();
+      await other.close();
+    }
+  });
+
+  it("falls back to prose JSON when a server rejects the JSON-schema response format", async () => {
+    server.enqueue(
+      { kind: "status", status: 400, message: "response_format json_schema is not supported" },
+      fake.text('Sure: {"ok": true}'),
+      fake.text('{"ok": false}'),
+    );
+    const provider = openAICompatibleProvider({ baseURL: server.openaiBaseURL });
+    const first = await callJudge({ provider, model: "m" }, request(1));
+    expect(first.ok && first.response.text).toBe('Sure: {"ok": true}');
+    await callJudge({ provider, model: "m" }, request(2));
+    expect(server.requests.map((r) => "response_format" in r.body)).toEqual([true, false, false]);
+  });
+});

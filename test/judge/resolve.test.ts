@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { openAICompatibleProvider } from "../../src/judge/providers/openai-compatible.js";
+import { registerJudgeProvider, resolveJudge } from "../../src/judge/resolve.js";
+
+describe("resolveJudge", () => {
+  it("names the variable to set when a key is missing", () => {
+    const anthropic = resolveJudge("anthropic/claude-haiku-4.5", {});
+    expect(anthropic.ok).toBe(false);
+    expect(!anthropic.ok && anthropic.reason).toContain("set ANTHROPIC_API_KEY");
+    const openai = resolveJudge("openai/gpt-4.1-mini", {});
+    expect(!openai.ok && openai.reason).toContain("set OPENAI_API_KEY");
+    const other = resolveJudge("mistral/small", {});
+    expect(!other.ok && other.reason).toContain("NICEEVAL_JUDGE_BASE_URL");
+  });
+
+  it("maps providers and model names from the environment", () => {
+    const anthropic = resolveJudge("anthropic/claude-haiku-4.5", { ANTHROPIC_API_KEY: "k" });
+    expect(anthropic.ok && anthropic.target).toEqual({
+      provider: "anthropic@https://api.anthropic.com",
+      model: "claude-haiku-4-5",
+      endpoint: "https://api.anthropic.com",
+    });
+    const openai = resolveJudge("openai/gpt-4.1-mini", {
+      OPENAI_API_KEY: "k",
+      OPENAI_BASE_URL: "http://proxy/v1",
+    });
+    expect(openai.ok && openai.target.model).toBe("gpt-4.1-mini");
+    expect(openai.ok && openai.target.endpoint).toBe("http://proxy/v1");
+    const gateway = resolveJudge("anthropic/claude-haiku-4.5", {
+      NICEEVAL_JUDGE_BASE_URL: "http://gw/v1",
+      ANTHROPIC_API_KEY: "k",
+    });
+    expect(gateway.ok && gateway.target).toMatchObject({
+      model: "anthropic/claude-haiku-4.5",
+      endpoint: "http://gw/v1",
+    });
+  });
+
+  it("prefers registered providers, by whole string or by prefix, and unregisters", () => {
+    const provider = openAICompatibleProvider({ baseURL: "http://local/v1" });
+    const off = registerJudgeProvider("anthropic", provider);
+    const exactOff = registerJudgeProvider("my-judge", provider);
+    try {
+      const byPrefix = resolveJudge("anthropic/claude-haiku-4.5", { ANTHROPIC_API_KEY: "k" });
+      expect(byPrefix.ok && byPrefix.target).toMatchObject({
+        endpoint: "http://local/v1",
+        model: "claude-haiku-4.5",
+      });
+      const exact = resolveJudge("my-judge", {});
+      expect(exact.ok && exact.target.model).toBe("my-judge");
+    } finally {
+      off();
+      exactOff();
+    }
+    expect(resolveJudge("my-judge", {}).ok).toBe(false);
+  });
+
+  it("rejects a provider that is not one", () => {
+    expect(() => registerJudgeProvider("x", {} as never)).toThrow(/registerJudgeProvider\("x"\)/);
+  });
+});
