@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { JudgeFn } from "../../judge/types.js";
-import { type Score, scoreSchema } from "../../score/score.js";
-import { type Driver, defineDriver, defineTool, implementTool } from "../../tool/index.js";
-import { malformedVerdictScore, parseVerdict } from "./verdict.js";
+import { scoreSchema } from "../../score/score.js";
+import { type Driver, defineTool } from "../../tool/index.js";
+import { makeJudgedDriver } from "./judged-driver.js";
 
 const LABEL = "outline-fidelity";
 /** The fixed gate: an answer must cover at least 95% of its outline. */
@@ -39,29 +39,27 @@ export const outlineFidelityTool = defineTool({
  *   input: { outline: "1. contexte 2. méthode", answer } });
  */
 export function makeOutlineFidelityDriver(judge: JudgeFn): Driver {
-  if (typeof judge !== "function") {
-    throw new TypeError(
-      "makeOutlineFidelityDriver(judge): judge must be a JudgeFn (an async function)",
-    );
-  }
-  const implementation = implementTool(outlineFidelityTool, async (input): Promise<Score> => {
-    const raw: unknown = await judge({
+  return makeJudgedDriver(judge, {
+    factory: "makeOutlineFidelityDriver",
+    driverId: "niceeval.outline-fidelity",
+    tool: outlineFidelityTool,
+    label: LABEL,
+    ask: (input) => ({
       output: input.answer,
       expected: input.outline,
       criteria: [
         "The expected value is an outline; the output is an answer meant to follow it.",
         "Answer value = the share of the outline's points that the answer covers, from 0 to 1.",
       ].join("\n"),
-    });
-    const verdict = parseVerdict(raw);
-    if (!verdict) return malformedVerdictScore(LABEL, raw);
-    const passed = verdict.value >= PASS_AT;
-    const parts = [`coverage ${verdict.value} ${passed ? ">=" : "<"} ${PASS_AT}`];
-    if (verdict.passed !== undefined && verdict.passed !== passed) {
-      parts.push(`the judge's own passed=${verdict.passed} is ignored: the gate is fixed`);
-    }
-    if (verdict.rationale) parts.push(verdict.rationale);
-    return { value: verdict.value, passed, label: LABEL, rationale: parts.join("; ") };
+    }),
+    decide: (verdict) => {
+      const passed = verdict.value >= PASS_AT;
+      const parts = [`coverage ${verdict.value} ${passed ? ">=" : "<"} ${PASS_AT}`];
+      if (verdict.passed !== undefined && verdict.passed !== passed) {
+        parts.push(`the judge's own passed=${verdict.passed} is ignored: the gate is fixed`);
+      }
+      if (verdict.rationale) parts.push(verdict.rationale);
+      return { value: verdict.value, passed, label: LABEL, rationale: parts.join("; ") };
+    },
   });
-  return defineDriver({ id: "niceeval.outline-fidelity", implementations: [implementation] });
 }

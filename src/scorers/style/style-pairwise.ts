@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { JudgeFn } from "../../judge/types.js";
-import { type Score, scoreSchema } from "../../score/score.js";
-import { type Driver, defineDriver, defineTool, implementTool } from "../../tool/index.js";
-import { malformedVerdictScore, parseVerdict } from "./verdict.js";
+import { scoreSchema } from "../../score/score.js";
+import { type Driver, defineTool } from "../../tool/index.js";
+import { makeJudgedDriver } from "./judged-driver.js";
 
 const LABEL = "style-pairwise";
 
@@ -47,28 +47,26 @@ export const stylePairwiseTool = defineTool({
  * });
  */
 export function makeStylePairwiseDriver(judge: JudgeFn): Driver {
-  if (typeof judge !== "function") {
-    throw new TypeError(
-      "makeStylePairwiseDriver(judge): judge must be a JudgeFn (an async function)",
-    );
-  }
-  const implementation = implementTool(stylePairwiseTool, async (input): Promise<Score> => {
-    const raw: unknown = await judge({
+  return makeJudgedDriver(judge, {
+    factory: "makeStylePairwiseDriver",
+    driverId: "niceeval.style-pairwise",
+    tool: stylePairwiseTool,
+    label: LABEL,
+    ask: (input) => ({
       output: { a: input.a, b: input.b },
       expected: input.reference,
       criteria: pairwiseCriteria(input.criteria),
-    });
-    const verdict = parseVerdict(raw);
-    if (!verdict) return malformedVerdictScore(LABEL, raw);
-    const preference = verdict.value > 0.5 ? "a wins" : verdict.value < 0.5 ? "b wins" : "tie";
-    return {
-      value: verdict.value,
-      passed: verdict.value >= 0.5,
-      label: LABEL,
-      rationale: `${preference} (${verdict.value})${verdict.rationale ? `: ${verdict.rationale}` : ""}`,
-    };
+    }),
+    decide: (verdict) => {
+      const preference = verdict.value > 0.5 ? "a wins" : verdict.value < 0.5 ? "b wins" : "tie";
+      return {
+        value: verdict.value,
+        passed: verdict.value >= 0.5,
+        label: LABEL,
+        rationale: `${preference} (${verdict.value})${verdict.rationale ? `: ${verdict.rationale}` : ""}`,
+      };
+    },
   });
-  return defineDriver({ id: "niceeval.style-pairwise", implementations: [implementation] });
 }
 
 function pairwiseCriteria(criteria: string): string {

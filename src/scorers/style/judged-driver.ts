@@ -1,0 +1,31 @@
+import type { JudgeFn, JudgeVerdict } from "../../judge/types.js";
+import type { Score } from "../../score/score.js";
+import { type Driver, defineDriver, implementTool, type Tool } from "../../tool/index.js";
+import { malformedVerdictScore, parseVerdict } from "./verdict.js";
+
+/** How a model-backed style scorer asks its judge and turns a valid verdict into a score. */
+export interface JudgedDriverSpec<Input> {
+  /** The public factory's name, for build-time errors. */
+  factory: string;
+  driverId: string;
+  tool: Tool<Input, Score>;
+  label: string;
+  ask: (input: Input) => Parameters<JudgeFn>[0];
+  decide: (verdict: JudgeVerdict) => Score;
+}
+
+/**
+ * Build a driver around an injected judge: the raw answer is validated with parseVerdict, and a
+ * malformed one fails the score. A judge that throws rejects the call (errored, not failed).
+ */
+export function makeJudgedDriver<Input>(judge: JudgeFn, spec: JudgedDriverSpec<Input>): Driver {
+  if (typeof judge !== "function") {
+    throw new TypeError(`${spec.factory}(judge): judge must be a JudgeFn (an async function)`);
+  }
+  const implementation = implementTool(spec.tool, async (input): Promise<Score> => {
+    const raw: unknown = await judge(spec.ask(input));
+    const verdict = parseVerdict(raw);
+    return verdict ? spec.decide(verdict) : malformedVerdictScore(spec.label, raw);
+  });
+  return defineDriver({ id: spec.driverId, implementations: [implementation] });
+}
