@@ -106,6 +106,33 @@ describe("jsonSchemaValid with JSON Schema", () => {
     );
   });
 
+  it("explains anyOf, if/then and unevaluatedProperties failures", () => {
+    const nested = {
+      properties: {
+        a: {
+          anyOf: [
+            { properties: { b: { type: "string" } } },
+            { properties: { b: { type: "boolean" } } },
+          ],
+        },
+      },
+    };
+    expect(rationaleOf({ a: { b: 1 } }, nested)).toBe(
+      "/a: must match a schema in anyOf (/a/b: must be string; /a/b: must be boolean)",
+    );
+    const conditional = {
+      if: { properties: { kind: { const: "card" } } },
+      then: { required: ["number"] },
+    };
+    expect(rationaleOf({ kind: "card" }, conditional)).toBe(
+      "(root): must have required property 'number'",
+    );
+    expect(jsonSchemaValid({ actual: { kind: "cash" }, schema: conditional }).passed).toBe(true);
+    expect(rationaleOf({ a: 1 }, { unevaluatedProperties: false })).toBe(
+      '(root): must NOT have unevaluated properties ("a")',
+    );
+  });
+
   it("follows $defs references", () => {
     const schema = {
       $defs: { money: { type: "number", multipleOf: 0.01 } },

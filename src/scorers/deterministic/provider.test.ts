@@ -114,6 +114,16 @@ describe("evalScorersProvider", () => {
     );
     expect(wrongType.issues[0]?.path).toBe("pattern");
 
+    // Optional fields are exact: leave `flags` out rather than passing undefined.
+    const undefinedFlags = await rejected(
+      runTool({
+        tool: regexMatchTool,
+        candidates,
+        input: { actual: "x", pattern: "x", flags: undefined } as never,
+      }),
+    );
+    expect(undefinedFlags.issues[0]?.path).toBe("flags");
+
     const notSchema = await rejected(
       runTool({
         tool: jsonSchemaValidTool,
