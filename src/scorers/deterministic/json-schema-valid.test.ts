@@ -122,6 +122,7 @@ describe("jsonSchemaValid with JSON Schema", () => {
     );
     const conditional = {
       if: { properties: { kind: { const: "card" } } },
+      // biome-ignore lint/suspicious/noThenProperty: `then` is a JSON Schema keyword here
       then: { required: ["number"] },
     };
     expect(rationaleOf({ kind: "card" }, conditional)).toBe(
