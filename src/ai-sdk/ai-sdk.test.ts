@@ -1,0 +1,136 @@
+import { APICallError, generateText, stepCountIs } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isolateJudges } from "../../test/judge/judge-env.js";
+import { withJudgeLedger } from "../judge/ledger.js";
+import { llmJudgeTool, makeLlmJudgeDriver } from "../scorers/judged/llm-judge.js";
+import { closeQAFromAiSdk, judgeFromAiSdk, toAiSdkTool } from "./index.js";
+
+const usage = (input: number, output: number) => ({
+  inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: output, text: output, reasoning: 0 },
+});
+const textAnswer = (text: string) => ({
+  content: [{ type: "text" as const, text }],
+  finishReason: { unified: "stop" as const, raw: "stop" },
+  usage: usage(12, 5),
+  warnings: [],
+});
+
+let env: Awaited<ReturnType<typeof isolateJudges>>;
+beforeEach(async () => {
+  env = await isolateJudges();
+});
+afterEach(async () => {
+  await env.cleanup();
+});
+
+describe("judgeFromAiSdk", () => {
+  it("asks the model for the verdict schema and records its usage", async () => {
+    const model = new MockLanguageModelV3({
+      doGenerate: textAnswer('{"value":0.8,"rationale":"clear"}'),
+    });
+    const { result, usage: spent } = await withJudgeLedger(() =>
+      judgeFromAiSdk(model)({ output: "answer", criteria: "Is it clear?" }),
+    );
+    expect(result).toEqual({ value: 0.8, rationale: "clear" });
+    expect(spent).toMatchObject({ calls: 1, inputTokens: 12, outputTokens: 5 });
+    const call = model.doGenerateCalls[0];
+    expect(call?.temperature).toBe(0);
+    expect(call?.responseFormat).toMatchObject({ type: "json", name: "judge_verdict" });
+  });
+
+  it("gets a repair turn when the model's text is not the schema", async () => {
+    const model = new MockLanguageModelV3({
+      doGenerate: [
+        textAnswer("I would say about 0.8"),
+        textAnswer('{"value":0.8,"rationale":"ok"}'),
+      ],
+    });
+    const verdict = await judgeFromAiSdk(model)({ output: "a", criteria: "c" });
+    expect(verdict.value).toBe(0.8);
+    expect(model.doGenerateCalls).toHaveLength(2);
+  });
+
+  it("answers a repeated judgment from the cache", async () => {
+    const model = new MockLanguageModelV3({
+      doGenerate: textAnswer('{"value":1,"rationale":"r"}'),
+    });
+    await judgeFromAiSdk(model)({ output: "same", criteria: "c" });
+    await judgeFromAiSdk(model)({ output: "same", criteria: "c" });
+    expect(model.doGenerateCalls).toHaveLength(1);
+  });
+
+  it("retries a rate-limited model through niceeval's scheduler, honouring retry-after", async () => {
+    let calls = 0;
+    const model = new MockLanguageModelV3({
+      doGenerate: async () => {
+        calls++;
+        if (calls === 1) {
+          throw new APICallError({
+            message: "Too Many Requests",
+            url: "http://model.test",
+            requestBodyValues: {},
+            statusCode: 429,
+            responseHeaders: { "retry-after-ms": "40" },
+            isRetryable: true,
+          });
+        }
+        return textAnswer('{"value":0.5,"rationale":"r"}');
+      },
+    });
+    const { result, usage: spent } = await withJudgeLedger(() =>
+      judgeFromAiSdk(model)({ output: "x", criteria: "c" }),
+    );
+    expect(result.value).toBe(0.5);
+    expect(spent.retries).toBe(1);
+  });
+
+  it("backs a closeQA judge", async () => {
+    const model = new MockLanguageModelV3({
+      doGenerate: textAnswer('{"verdict":"insufficient","reason":"no map"}'),
+    });
+    const answer = await closeQAFromAiSdk(model)({ material: "m", question: "q" });
+    expect(answer).toMatchObject({ state: "insufficient", reason: "no map" });
+  });
+});
+
+describe("toAiSdkTool", () => {
+  it("lets an AI SDK agent call a niceeval scorer tool", async () => {
+    const judged = toAiSdkTool(
+      llmJudgeTool,
+      makeLlmJudgeDriver(async () => ({ value: 0.9, rationale: "fine" })),
+    );
+    const agent = new MockLanguageModelV3({
+      doGenerate: [
+        {
+          content: [
+            {
+              type: "tool-call" as const,
+              toolCallId: "call-1",
+              toolName: "judge_answer",
+              input: JSON.stringify({ output: "Paris", criteria: "Is it the capital of France?" }),
+            },
+          ],
+          finishReason: { unified: "tool-calls" as const, raw: "tool_calls" },
+          usage: usage(10, 10),
+          warnings: [],
+        },
+        textAnswer("done"),
+      ],
+    });
+    const result = await generateText({
+      model: agent,
+      tools: { judge_answer: judged },
+      prompt: "judge it",
+      stopWhen: stepCountIs(2),
+    });
+    const toolResult = result.steps[0]?.toolResults[0];
+    expect(toolResult?.output).toEqual({
+      value: 0.9,
+      passed: true,
+      label: "llm-judge",
+      rationale: "fine",
+    });
+  });
+});

@@ -1,0 +1,34 @@
+import type { z } from "zod";
+import { runTool } from "../tool/run-tool.js";
+import type { Driver, Tool } from "../tool/tool.js";
+
+/** A niceeval tool in the shape the AI SDK's `tool()` takes and `generateText({ tools })` runs. */
+export interface AiSdkTool<Input, Output> {
+  description: string;
+  inputSchema: z.ZodType<Input>;
+  execute: (input: Input, options?: { abortSignal?: AbortSignal }) => Promise<Output>;
+}
+
+/**
+ * Offer a niceeval scorer tool to an AI SDK agent: the model calls it with the tool's input,
+ * the driver runs it (input and output validated), and the Score comes back as the tool result.
+ * @example
+ * const tools = { judge_answer: toAiSdkTool(llmJudgeTool, makeLlmJudgeDriver(judge)) };
+ * await generateText({ model, tools, prompt });
+ */
+export function toAiSdkTool<Input, Output>(
+  tool: Tool<Input, Output>,
+  driver: Driver,
+): AiSdkTool<Input, Output> {
+  return {
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    execute: (input, options) =>
+      runTool({
+        tool,
+        candidates: [driver],
+        input,
+        ...(options?.abortSignal ? { signal: options.abortSignal } : {}),
+      }),
+  };
+}
