@@ -37,7 +37,7 @@ export function latencyBudget(input: LatencyBudgetInput): Score {
       value: 1,
       passed: true,
       label: LABEL,
-      rationale: `${durationMs}ms within budget of ${budgetMs}ms`,
+      rationale: `${ms(durationMs)}ms within budget of ${ms(budgetMs)}ms`,
     };
   }
   const over = durationMs - budgetMs;
@@ -47,7 +47,7 @@ export function latencyBudget(input: LatencyBudgetInput): Score {
     value,
     passed: false,
     label: LABEL,
-    rationale: `${durationMs}ms over budget of ${budgetMs}ms by ${over}ms`,
+    rationale: `${ms(durationMs)}ms over budget of ${ms(budgetMs)}ms by ${ms(over)}ms`,
   };
 }
 
@@ -64,3 +64,6 @@ export const latencyBudgetTool = defineTool({
 
 /** The implementation of `eval.latency-budget`, bundled in `evalScorersProvider`. */
 export const latencyBudgetImpl = implementTool(latencyBudgetTool, latencyBudget);
+
+/** Milliseconds for a rationale: at most three decimals, so timer noise does not flood reports. */
+const ms = (value: number) => String(Math.round(value * 1000) / 1000);

@@ -1,0 +1,43 @@
+// Packaging check (part of `npm test`): pack the package as npm would publish it, lint the
+// packed exports (publint, attw), install the tarball into a fresh project and run its bin.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const root = new URL("..", import.meta.url).pathname;
+const work = mkdtempSync(join(tmpdir(), "niceeval-pack-"));
+const run = (cmd, args, cwd = root) =>
+  execFileSync(cmd, args, { cwd, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
+
+try {
+  run("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", work]);
+  const tarball = join(work, readdirSync(work).find((f) => f.endsWith(".tgz")));
+  console.log(`packed ${tarball}`);
+
+  run(join(root, "node_modules/.bin/publint"), ["--strict", tarball]);
+  console.log("publint: ok");
+  run(join(root, "node_modules/.bin/attw"), [tarball, "--profile", "esm-only", "--no-emoji"]);
+  console.log("attw: ok");
+
+  const project = join(work, "project");
+  mkdirSync(join(project, "evals"), { recursive: true });
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  writeFileSync(
+    join(project, "evals", "smoke.eval.ts"),
+    `import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const same = createScorer<string, string>({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+export const smoke = defineSuite<string, string>({ id: "smoke", cases: [{ id: "a", input: "a", expected: "a" }], target: (i) => i, scorers: [same] });
+`,
+  );
+  run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball], project);
+  const out = run(join(project, "node_modules/.bin/niceeval"), ["run"], project);
+  if (!/1 passed/.test(out)) throw new Error(`installed bin did not report the smoke case:\n${out}`);
+  console.log("installed tarball: `niceeval run` passed");
+} catch (error) {
+  console.error(error.stdout ?? "", error.stderr ?? "", error.message);
+  process.exitCode = 1;
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
