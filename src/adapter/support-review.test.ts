@@ -113,14 +113,11 @@ describe("the seed's createSupportReview, unchanged", () => {
   });
 
   it("keeps unknown completion in the maximum and errors on an unreported usage gate", async () => {
-    const { usage: _usage, ...withoutUsage } = recordedConversation;
-    const record = await createSupportReview(
-      replay({
-        ...withoutUsage,
-        completion: undefined,
-        observationCut: "observation-deadline",
-      } as Recording),
-    ).evaluation.run();
+    const cut: Recording = {
+      speeches: recordedConversation.speeches,
+      observationCut: "observation-deadline",
+    };
+    const record = await createSupportReview(replay(cut)).evaluation.run();
     const completion = byLabel(record.judgments, "Completion duration");
     expect(completion).toMatchObject({ state: "unavailable", earned: null, points: 50 });
     expect(byLabel(record.judgments, "Usage limit")).toMatchObject({

@@ -222,7 +222,7 @@ export function filterWhere<T>(
  */
 export function mapEach<T, U>(
   map: (item: T) => U,
-  then: BooleanMatch<CollectionValue<U>, unknown>,
+  then: BooleanMatch<CollectionValue<NoInfer<U>>, unknown>,
 ): BooleanMatch<CollectionValue<T>, CollectionValue<T>> {
   if (typeof map !== "function") {
     throw new AuthoringError(`mapEach(map, then): map must be a function, got ${describe(map)}`);

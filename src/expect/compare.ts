@@ -8,11 +8,11 @@ import type { BooleanMatch, MatchState } from "./types.js";
  * @example
  * t.check(t.status, equals("resolved")).gate();
  */
-export function equals<T>(expected: T): BooleanMatch<T, T> {
+export function equals<T>(expected: T): BooleanMatch<Widen<T>, T> {
   if (typeof expected === "number") finiteArgument("equals", "expected", expected);
   const expects = `equals ${describe(expected)}`;
   const primitive = typeof expected !== "object" || expected === null;
-  const match: BooleanMatch<T, T> = {
+  const match: BooleanMatch<Widen<T>, T> = {
     kind: "match",
     name: "equals",
     expects,
@@ -44,6 +44,17 @@ export function equals<T>(expected: T): BooleanMatch<T, T> {
   }
   return match;
 }
+
+/** A literal's primitive type: equals("met") accepts any string and narrows to "met". */
+export type Widen<T> = T extends string
+  ? string
+  : T extends number
+    ? number
+    : T extends boolean
+      ? boolean
+      : T extends bigint
+        ? bigint
+        : T;
 
 type Comparator = {
   name: string;

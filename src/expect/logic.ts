@@ -15,10 +15,15 @@ type Intersect<U> = (U extends unknown ? (value: U) => void : never) extends (
   ? I
   : never;
 
+// Boxed so that an operand whose input is itself a union is not split by the intersection.
+type BoxInput<M> = M extends BooleanMatch<infer I, unknown> ? { readonly box: I } : never;
+type Unbox<B> = B extends { readonly box: unknown } ? B["box"] : never;
+type BoxNarrowed<M> = M extends BooleanMatch<never, infer N> ? { readonly box: N } : never;
+
 /** Input of `and`/`or` over several matches: a value every operand accepts. */
-export type AllInputs<M extends readonly AnyMatch[]> = Intersect<MatchInput<M[number]>>;
+export type AllInputs<M extends readonly AnyMatch[]> = Unbox<Intersect<BoxInput<M[number]>>>;
 /** Narrowed type of `and`: what every operand narrows to. */
-export type AllNarrowed<M extends readonly AnyMatch[]> = Intersect<MatchNarrowed<M[number]>>;
+export type AllNarrowed<M extends readonly AnyMatch[]> = Unbox<Intersect<BoxNarrowed<M[number]>>>;
 
 type Operands = readonly [AnyMatch, ...AnyMatch[]];
 

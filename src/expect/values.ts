@@ -186,7 +186,7 @@ export function matches<Output>(
 export function mapValue<T, U>(
   name: string,
   map: (value: T) => U,
-  match: BooleanMatch<U, unknown>,
+  match: BooleanMatch<NoInfer<U>, unknown>,
 ): BooleanMatch<T, T> {
   if (typeof name !== "string" || name.length === 0) {
     throw new AuthoringError(
