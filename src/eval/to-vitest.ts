@@ -35,7 +35,7 @@ export interface ToVitestOptions<Input, Output> {
  */
 export function toVitest<Input, Output>(
   suite: TypedEvalSuite<Input, Output>,
-  options: ToVitestOptions<Input, Output>,
+  options: ToVitestOptions<NoInfer<Input>, NoInfer<Output>>,
   hooks: VitestHooks,
 ): void {
   if (typeof options?.target !== "function") {

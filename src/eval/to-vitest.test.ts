@@ -1,0 +1,146 @@
+import { describe, expect, it } from "vitest";
+import {
+  evalScorersProvider,
+  exactMatchTool,
+  latencyBudgetTool,
+} from "../scorers/deterministic/index.js";
+import { bindScorer, type TypedEvalSuite } from "./suite.js";
+import { type ExpectApi, toVitest, type VitestHooks, type VitestTestContext } from "./to-vitest.js";
+
+interface Answer {
+  text: string;
+}
+
+const exact = bindScorer<Answer, { actual: string; expected: string }>({
+  id: "exact",
+  tool: exactMatchTool,
+  driver: evalScorersProvider,
+  mapInput: ({ output, expected }) => ({ actual: output.text, expected: String(expected) }),
+});
+// Stands for a latency budget: five characters "take" one unit each against a budget of 5.
+const short = bindScorer<Answer, { durationMs: number; budgetMs: number }>({
+  id: "short",
+  tool: latencyBudgetTool,
+  driver: evalScorersProvider,
+  mapInput: ({ output }) => ({ durationMs: output.text.length, budgetMs: 5 }),
+});
+
+const suite: TypedEvalSuite<{ prompt: string }, Answer> = {
+  id: "echo",
+  cases: [
+    { id: "a", input: { prompt: "hello" }, expected: "hello" },
+    { id: "b", input: { prompt: "world" }, expected: "world" },
+  ],
+  scorers: [exact, short],
+};
+
+/** Hooks that record what toVitest registers, so each test body can be run and inspected. */
+function recordingHooks() {
+  const describes: string[] = [];
+  const tests: {
+    name: string;
+    timeout: number | undefined;
+    fn: (context: VitestTestContext) => Promise<void>;
+  }[] = [];
+  const assertions: { actual: unknown; message: string | undefined; expected: unknown }[] = [];
+  const expectApi: ExpectApi = (actual, message) => ({
+    toBe(expected) {
+      assertions.push({ actual, message, expected });
+    },
+  });
+  const hooks: VitestHooks = {
+    describe: (name, factory) => {
+      describes.push(name);
+      factory();
+    },
+    it: (name, fn, timeout) => {
+      tests.push({ name, fn, timeout });
+    },
+    expect: expectApi,
+  };
+  return { hooks, describes, tests, assertions };
+}
+
+describe("toVitest", () => {
+  it("registers describe(suite.id) with one it(caseId) per case, with the timeout", () => {
+    const recorded = recordingHooks();
+    toVitest(suite, { target: ({ prompt }) => ({ text: prompt }), timeout: 1234 }, recorded.hooks);
+    expect(recorded.describes).toEqual(["echo"]);
+    expect(recorded.tests.map((t) => [t.name, t.timeout])).toEqual([
+      ["a", 1234],
+      ["b", 1234],
+    ]);
+    expect(recorded.assertions).toEqual([]);
+  });
+
+  it("asserts the passed verdict of a case whose scorers all pass", async () => {
+    const recorded = recordingHooks();
+    toVitest(suite, { target: ({ prompt }) => ({ text: prompt }) }, recorded.hooks);
+    for (const test of recorded.tests) await test.fn({});
+    expect(recorded.assertions.map((a) => [a.actual, a.expected])).toEqual([
+      ["passed", "passed"],
+      ["passed", "passed"],
+    ]);
+  });
+
+  it("names each failed scorer with its value and rationale, and not the passing ones", async () => {
+    const recorded = recordingHooks();
+    toVitest(
+      suite,
+      { target: ({ prompt }) => ({ text: prompt === "world" ? "worlds!" : prompt }) },
+      recorded.hooks,
+    );
+    await recorded.tests[1]!.fn({});
+    const [assertion] = recorded.assertions;
+    expect(assertion?.actual).toBe("failed");
+    expect(assertion?.message).toContain('case "b" of "echo" failed');
+    expect(assertion?.message).toMatch(/\n {2}exact: mismatched, value 0 \(.+\)/);
+    expect(assertion?.message).toMatch(/\n {2}short: mismatched, value 0\.6 \(.+\)/);
+  });
+
+  it("reports a throwing target as an errored case with the error and where it happened", async () => {
+    const recorded = recordingHooks();
+    toVitest(
+      suite,
+      {
+        target: () => {
+          throw new Error("no model");
+        },
+      },
+      recorded.hooks,
+    );
+    await recorded.tests[0]!.fn({});
+    expect(recorded.assertions[0]?.actual).toBe("errored");
+    expect(recorded.assertions[0]?.message).toContain(
+      'target of case "a" in eval "echo": no model',
+    );
+  });
+
+  it("hands the test's abort signal to the target", async () => {
+    const recorded = recordingHooks();
+    const controller = new AbortController();
+    let seen: AbortSignal | undefined;
+    toVitest(
+      suite,
+      {
+        target: ({ prompt }, { signal }) => {
+          seen = signal;
+          return { text: prompt };
+        },
+      },
+      recorded.hooks,
+    );
+    await recorded.tests[0]!.fn({ signal: controller.signal });
+    expect(seen).toBe(controller.signal);
+  });
+
+  it("rejects a missing target when the suite is registered", () => {
+    const recorded = recordingHooks();
+    expect(() =>
+      toVitest(suite, {} as unknown as { target: () => Answer }, recorded.hooks),
+    ).toThrow('toVitest: suite "echo" needs `options.target`, a function');
+  });
+});
+
+// The real Vitest hooks: these cases register and pass as tests of this file.
+toVitest(suite, { target: ({ prompt }) => ({ text: prompt }) }, { describe, it, expect });

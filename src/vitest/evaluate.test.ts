@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { createScorer } from "../scorers/create-scorer.js";
+import { evaluate } from "./evaluate.js";
+
+const perfect = createScorer<string, string>({ name: "perfect", score: () => ({ score: 1 }) });
+const valid = {
+  data: [{ input: "a" }],
+  task: ({ input }: { input: string }) => input,
+  scorers: [perfect],
+};
+
+// Wrong options are programmer errors: evaluate throws before registering anything.
+describe("evaluate options", () => {
+  it.each([
+    ["no scorers", { ...valid, scorers: [] }, "`scorers` must be a non-empty array"],
+    [
+      "a plain function as scorer",
+      { ...valid, scorers: [() => 1] },
+      "scorers[0] is not a scorer; build it with createScorer or wrapScorer",
+    ],
+    [
+      "an unknown aggregation",
+      { ...valid, aggregation: "max" },
+      "`aggregation` must be one of mean, median, sum, got max",
+    ],
+    [
+      "a NaN threshold",
+      { ...valid, threshold: Number.NaN },
+      "`threshold` must be a finite number, got NaN",
+    ],
+    [
+      "a zero timeout",
+      { ...valid, timeout: 0 },
+      "`timeout` must be a positive number of ms, got 0",
+    ],
+    ["no task", { ...valid, task: undefined }, "`task` must be a function"],
+    [
+      "data that is not a list",
+      { ...valid, data: "items.json" },
+      "`data` must be an array of items or a function returning one",
+    ],
+  ])("rejects %s", (_, options, message) => {
+    expect(() => evaluate("bad", options as never)).toThrow(`evaluate "bad": ${message}`);
+  });
+
+  it("rejects an empty name", () => {
+    expect(() => evaluate("", valid)).toThrow("evaluate: `name` must be a non-empty string");
+  });
+});

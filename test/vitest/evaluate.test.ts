@@ -1,0 +1,119 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { type FixtureRun, runFixture } from "./run-fixture.js";
+
+describe("niceeval/vitest evaluate() under real Vitest", () => {
+  describe("passing fixture", () => {
+    let run: FixtureRun;
+    beforeAll(async () => {
+      run = await runFixture("vitest-pass");
+    }, 60_000);
+
+    it("registers one passing test per data item and exits 0", () => {
+      expect(run.fileMessages).toEqual([]);
+      expect(run.numFailedTests).toBe(0);
+      expect(run.numPassedTests).toBe(7);
+      expect(run.exitCode).toBe(0);
+    });
+
+    it("runs the seed-003 correctAnswer scorer inside evaluate", () => {
+      const france = run.test("capitals", "1. France");
+      expect(france.status).toBe("passed");
+      expect(france.meta.niceeval).toEqual({
+        item: "1. France",
+        passed: true,
+        score: 1,
+        scores: [{ name: "correct-answer", score: 1 }],
+      });
+    });
+
+    it("loads async data once and hands extra item fields to the task and the scorers", () => {
+      const spain = run.test("async data and extra fields", "spain");
+      expect(spain.status).toBe("passed");
+      expect(spain.meta.niceeval).toMatchObject({
+        scores: [
+          { name: "correct-answer", score: 1 },
+          { name: "within-limit", score: 1, metadata: { input: "Spain" } },
+        ],
+      });
+      expect(run.test("async data and extra fields", "italy").status).toBe("passed");
+    });
+
+    it("counts a null score as 0 and aggregates by mean, median or sum", () => {
+      expect(run.test("mean with a null score", "1. hello").meta.niceeval).toMatchObject({
+        score: 0.5,
+      });
+      expect(run.test("median", "1. abcd").meta.niceeval).toMatchObject({ score: 0.5 });
+      expect(run.test("sum over scorers", "1. abcd").meta.niceeval).toMatchObject({ score: 2 });
+    });
+
+    it("prints one overall line per evaluation with its sample size", () => {
+      expect(run.stdout).toContain(
+        'niceeval evaluate "capitals": 2/2 items passed (mean score >= 1); mean item score 1 (n=2)',
+      );
+      expect(run.stdout).toContain(
+        'niceeval evaluate "mean with a null score": 1/1 items passed (mean score >= 0.5); mean item score 0.5 (n=1)',
+      );
+    });
+  });
+
+  describe("failing fixture", () => {
+    let run: FixtureRun;
+    beforeAll(async () => {
+      run = await runFixture("vitest-fail");
+    }, 60_000);
+
+    it("fails only the items that miss the gate and exits non-zero", () => {
+      expect(run.exitCode).not.toBe(0);
+      expect(run.numPassedTests).toBe(2);
+      expect(run.numFailedTests).toBe(8);
+      expect(run.test("below threshold", "right").status).toBe("passed");
+    });
+
+    it("names the aggregate, the threshold and every scorer's score", () => {
+      const [message] = run.test("below threshold", "wrong").failureMessages;
+      expect(message).toContain(
+        'evaluate "below threshold", item "wrong": mean score 0.25 < threshold 0.75\n  correct-answer: 0\n  always-half: 0.5',
+      );
+    });
+
+    it("fails an item whose scorer returns a non-finite score, even above the threshold", () => {
+      const nan = run.test("broken scorers", "nan");
+      expect(nan.status).toBe("failed");
+      expect(nan.failureMessages[0]).toContain("1 scorer(s) errored, which fails the item");
+      expect(nan.failureMessages[0]).toContain(
+        'not-a-number: errored (scorer "not-a-number" returned a non-finite score (NaN)',
+      );
+      expect(nan.failureMessages[0]).toContain("  perfect: 1\n");
+    });
+
+    it("fails an item whose scorer throws, naming the scorer and its error", () => {
+      const [message] = run.test("broken scorers", "throws").failureMessages;
+      expect(message).toContain('throwing: errored (scorer "throwing" threw: scorer exploded)');
+    });
+
+    it("fails an item whose task throws with the task's error", () => {
+      const [message] = run.test("task throws", "boom").failureMessages;
+      expect(message).toContain(
+        'evaluate "task throws", item "boom": the task failed: the model is down',
+      );
+    });
+
+    it("turns bad data into one failing test instead of breaking the file", () => {
+      expect(run.test("data throws", "data").failureMessages[0]).toContain(
+        'evaluate "data throws": `data` threw: dataset file missing',
+      );
+      expect(run.test("no data", "data").failureMessages[0]).toContain(
+        'evaluate "no data": `data` gave no items',
+      );
+      expect(run.test("item without input", "2. undefined").failureMessages[0]).toContain(
+        'evaluate "item without input": item 2 is object without an `input` field',
+      );
+      expect(run.test("item without input", "1. ok").status).toBe("passed");
+    });
+
+    it("applies the timeout to each item as a Vitest test timeout", () => {
+      expect(run.test("slow task", "slow").status).toBe("failed");
+      expect(run.stdout + run.stderr).toContain("Test timed out in 200ms");
+    });
+  });
+});
