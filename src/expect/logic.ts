@@ -1,13 +1,6 @@
 import { AuthoringError } from "../errors.js";
 import { node } from "./result.js";
-import type {
-  AnyMatch,
-  BooleanMatch,
-  MatchInput,
-  MatchNarrowed,
-  MatchResult,
-  MatchState,
-} from "./types.js";
+import type { AnyMatch, BooleanMatch, MatchNarrowed, MatchResult, MatchState } from "./types.js";
 
 type Intersect<U> = (U extends unknown ? (value: U) => void : never) extends (
   value: infer I,

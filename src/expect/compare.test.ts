@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { AuthoringError } from "../errors.js";
+import { atLeast, atMost, equals, greaterThan, lessThan } from "./compare.js";
+
+describe("equals", () => {
+  it("compares primitives and plain data, with expected and observed on the node", () => {
+    expect(equals(3).evaluate(3)).toMatchObject({
+      state: "matched",
+      name: "equals",
+      expected: "equals 3",
+      observed: 3,
+    });
+    expect(equals("a").evaluate("b")).toMatchObject({
+      state: "mismatched",
+      reason: 'observed "b", expected "a"',
+    });
+    expect(equals({ a: [1, { b: 2 }] }).evaluate({ a: [1, { b: 2 }] }).state).toBe("matched");
+    expect(equals({ a: [1, { b: 2 }] }).evaluate({ a: [1, { b: 3 }] }).state).toBe("mismatched");
+  });
+
+  it("treats NaN and infinite candidates as unavailable, never as a mismatch", () => {
+    for (const value of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+      expect(equals(1).evaluate(value).state).toBe("unavailable");
+      expect(atMost(1).evaluate(value).state).toBe("unavailable");
+    }
+  });
+
+  it("rejects a non-finite expected number when built", () => {
+    expect(() => equals(Number.NaN)).toThrow(AuthoringError);
+    expect(() => equals(Number.NaN)).toThrow(/equals\(expected\)/);
+  });
+
+  it("compares cyclic values without overflowing", () => {
+    const a: Record<string, unknown> = { name: "x" };
+    a.self = a;
+    const b: Record<string, unknown> = { name: "x" };
+    b.self = b;
+    expect(equals<unknown>(a).evaluate(b).state).toBe("matched");
+  });
+});
+
+describe("numeric comparators", () => {
+  it("decide each bound exactly", () => {
+    expect(greaterThan(1).evaluate(1).state).toBe("mismatched");
+    expect(greaterThan(1).evaluate(1.5).state).toBe("matched");
+    expect(lessThan(1).evaluate(1).state).toBe("mismatched");
+    expect(atLeast(1).evaluate(1).state).toBe("matched");
+    expect(atMost(1).evaluate(1).state).toBe("matched");
+    expect(atMost(1).evaluate(2)).toMatchObject({
+      state: "mismatched",
+      reason: "observed 2, not at most 1",
+    });
+  });
+
+  it("mismatch non-numbers", () => {
+    expect(atLeast(1).evaluate("3" as unknown as number).state).toBe("mismatched");
+  });
+
+  it("throw at build time on a NaN or infinite threshold, naming the argument", () => {
+    for (const build of [greaterThan, lessThan, atLeast, atMost]) {
+      expect(() => build(Number.NaN)).toThrow(/threshold.*finite/);
+      expect(() => build(Number.POSITIVE_INFINITY)).toThrow(AuthoringError);
+    }
+  });
+
+  it("decide ranges only when every value in the range agrees", () => {
+    expect(atLeast(1).decideRange?.(1, Number.POSITIVE_INFINITY)).toBe("matched");
+    expect(atLeast(5).decideRange?.(0, 4)).toBe("mismatched");
+    expect(atLeast(5).decideRange?.(0, 5)).toBe("unavailable");
+    expect(atMost(3).decideRange?.(4, Number.POSITIVE_INFINITY)).toBe("mismatched");
+    expect(atMost(3).decideRange?.(0, Number.POSITIVE_INFINITY)).toBe("unavailable");
+    expect(equals(2).decideRange?.(3, 9)).toBe("mismatched");
+    expect(equals(2).decideRange?.(2, 2)).toBe("matched");
+  });
+
+  it("are plain inspectable values", () => {
+    const match = atMost(10_000);
+    expect(match).toMatchObject({
+      kind: "match",
+      name: "atMost",
+      expects: "at most 10000",
+      params: { threshold: 10_000 },
+    });
+    expect(JSON.parse(JSON.stringify(match))).toEqual({
+      kind: "match",
+      name: "atMost",
+      expects: "at most 10000",
+      params: { threshold: 10_000 },
+    });
+  });
+});

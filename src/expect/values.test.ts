@@ -1,0 +1,59 @@
+import * as v from "valibot";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { AuthoringError } from "../errors.js";
+import { equals } from "./compare.js";
+import { isDefined, mapValue, matches, pattern } from "./values.js";
+
+describe("pattern", () => {
+  it("matches strings and is stateless with a global regex", () => {
+    const match = pattern(/order #\d+/g);
+    expect(match.evaluate("order #12").state).toBe("matched");
+    expect(match.evaluate("order #12").state).toBe("matched");
+    expect(match.evaluate(12 as never).state).toBe("mismatched");
+    expect(() => pattern("x" as never)).toThrow(AuthoringError);
+  });
+});
+
+describe("isDefined", () => {
+  it("rejects null and undefined", () => {
+    expect(isDefined().evaluate(0).state).toBe("matched");
+    expect(isDefined().evaluate(null).state).toBe("mismatched");
+    expect(isDefined().evaluate(undefined).state).toBe("mismatched");
+  });
+});
+
+describe("matches (Standard Schema)", () => {
+  it("accepts zod and valibot schemas", () => {
+    const zod = matches(z.object({ orderId: z.string() }));
+    expect(zod.evaluate({ orderId: "A1" }).state).toBe("matched");
+    const rejected = zod.evaluate({ orderId: 1 });
+    expect(rejected.state).toBe("mismatched");
+    expect(rejected.reason).toMatch(/orderId/);
+    expect(matches(v.pipe(v.number(), v.minValue(3))).evaluate(2).state).toBe("mismatched");
+    expect(zod.expects).toBe("matches zod schema");
+  });
+
+  it("refuses async validation with a clear authoring error", () => {
+    const asyncSchema = z.string().refine(async () => true);
+    expect(() => matches(asyncSchema).evaluate("x")).toThrow(/asynchronously/);
+  });
+
+  it("rejects a non-schema when built", () => {
+    expect(() => matches({} as never)).toThrow(/Standard Schema/);
+  });
+});
+
+describe("mapValue", () => {
+  it("names a projection and nests the inner result", () => {
+    const actorMatch = (id: string) =>
+      mapValue("actorMatch", (s: { actorId: string }) => s.actorId, equals(id));
+    const result = actorMatch("agent").evaluate({ actorId: "customer" });
+    expect(result).toMatchObject({
+      state: "mismatched",
+      name: "actorMatch",
+      children: [{ name: "equals", observed: "customer" }],
+    });
+    expect(() => mapValue("", (x: number) => x, equals(1))).toThrow(/non-empty/);
+  });
+});
