@@ -16,7 +16,7 @@ describe("evaluate options", () => {
     [
       "a plain function as scorer",
       { ...valid, scorers: [() => 1] },
-      "scorers[0] is not a scorer; build it with createScorer or wrapScorer",
+      "scorers[0] is not a scorer; build it with createScorer, wrapScorer or bindScorer",
     ],
     [
       "an unknown aggregation",

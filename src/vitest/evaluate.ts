@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { errorMessage, NiceevalError } from "../errors.js";
 import type { CaseSpec } from "../eval/runnable.js";
-import { defineSuite } from "../eval/suite.js";
+import { type BoundScorer, defineSuite } from "../eval/suite.js";
 import { runCaseUnderTest } from "../eval/to-vitest.js";
 import { isScorer, type Scorer } from "../scorers/create-scorer.js";
 import { AGGREGATIONS, type Aggregation } from "./aggregate.js";
@@ -16,7 +16,11 @@ export interface DataItem {
   name?: string;
 }
 
-/** Items as an array, or a (possibly async) function returning them, called once at collection. */
+/**
+ * Items as an array, or a function (sync or async) returning them. The function is called once,
+ * while Vitest collects the file (Vitest awaits an async describe body), so each item still
+ * becomes its own test; if it throws or returns nothing, one failing test named "data" says so.
+ */
 export type EvaluateData<Item> =
   | readonly Item[]
   | (() => readonly Item[] | Promise<readonly Item[]>);
@@ -29,9 +33,12 @@ export interface EvaluateOptions<Item extends DataItem, Output> {
   data: EvaluateData<Item>;
   /** Produces an item's output from its input (and extra fields). */
   task: (args: TaskArgs<Item>) => Output | Promise<Output>;
-  /** createScorer / wrapScorer scorers; each gets `{ input, output, expected, ...extra }`. */
+  /**
+   * createScorer / wrapScorer scorers, each given `{ input, output, expected, ...extra }`;
+   * tool scorers boxed with bindScorer work too (their `value` is the score).
+   */
   // biome-ignore lint/suspicious/noExplicitAny: a scorer's expected and extra types are its own business
-  scorers: readonly Scorer<Output, any, any>[];
+  scorers: readonly (Scorer<Output, any, any> | BoundScorer<Output>)[];
   /** How an item's scores combine (default "mean"). */
   aggregation?: Aggregation;
   /** An item passes when its aggregated score is at least this (default 1). */
@@ -182,9 +189,9 @@ function validateOptions(
     );
   }
   options.scorers.forEach((scorer, index) => {
-    if (!isScorer(scorer)) {
+    if (!isScorer(scorer) && (scorer as { kind?: unknown } | null)?.kind !== "bound-scorer") {
       throw new TypeError(
-        `${where}: scorers[${index}] is not a scorer; build it with createScorer or wrapScorer`,
+        `${where}: scorers[${index}] is not a scorer; build it with createScorer, wrapScorer or bindScorer`,
       );
     }
   });

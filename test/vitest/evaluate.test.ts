@@ -11,7 +11,7 @@ describe("niceeval/vitest evaluate() under real Vitest", () => {
     it("registers one passing test per data item and exits 0", () => {
       expect(run.fileMessages).toEqual([]);
       expect(run.numFailedTests).toBe(0);
-      expect(run.numPassedTests).toBe(7);
+      expect(run.numPassedTests).toBe(8);
       expect(run.exitCode).toBe(0);
     });
 
@@ -44,6 +44,13 @@ describe("niceeval/vitest evaluate() under real Vitest", () => {
       });
       expect(run.test("median", "1. abcd").meta.niceeval).toMatchObject({ score: 0.5 });
       expect(run.test("sum over scorers", "1. abcd").meta.niceeval).toMatchObject({ score: 2 });
+    });
+
+    it("scores with a bindScorer tool scorer through the same engine", () => {
+      expect(run.test("tool scorer", "1. Spain").meta.niceeval).toMatchObject({
+        passed: true,
+        scores: [{ name: "exact", score: 1 }],
+      });
     });
 
     it("prints one overall line per evaluation with its sample size", () => {
