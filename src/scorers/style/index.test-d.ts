@@ -33,9 +33,17 @@ describe("style scorer types", () => {
   });
 
   it("exposes the seed's input shapes", () => {
-    expectTypeOf<StylePairwiseInput>().toEqualTypeOf<{ reference: string; a: string; b: string; criteria: string }>();
+    expectTypeOf<StylePairwiseInput>().toEqualTypeOf<{
+      reference: string;
+      a: string;
+      b: string;
+      criteria: string;
+    }>();
     expectTypeOf<OutlineFidelityInput>().toEqualTypeOf<{ outline: string; answer: string }>();
-    expectTypeOf<StyleEmbeddingInput>().toEqualTypeOf<{ candidate: string; references: string[] }>();
+    expectTypeOf<StyleEmbeddingInput>().toEqualTypeOf<{
+      candidate: string;
+      references: string[];
+    }>();
   });
 
   it("accepts the seed's EmbedFn shape and returns one from openAiEmbed", () => {
