@@ -1,0 +1,349 @@
+import { describe, expect, it } from "vitest";
+import { AuthoringError } from "../errors.js";
+import { emptyJudgeUsage, type Judgment } from "../eval/record.js";
+import { isRunnable } from "../eval/runnable.js";
+import { atLeast, atMost, equals } from "../expect/compare.js";
+import { defineContextMatch, defineMaterialMatch } from "../expect/context-match.js";
+import type { MaterialCollection } from "../expect/types.js";
+import { recordJudgeUsage } from "../judge/ledger.js";
+import { setDefaultCloseQAJudge } from "../judge/registry.js";
+import type { CloseQAJudge } from "../judge/types.js";
+import { defineAdapter } from "./define-adapter.js";
+
+type Facts = { readonly status: string; readonly notes: MaterialCollection<string> };
+const notes = defineMaterialMatch<Facts, string>({
+  name: "notes",
+  read: (f) => f.notes,
+  match: equals<string>("ok"),
+});
+
+const adapter = defineAdapter({
+  name: "Ticket Desk",
+  create: async (ctx): Promise<Facts> => {
+    ctx.reportUsage({ inputTokens: 100, outputTokens: 20 });
+    return { status: "closed", notes: { state: "complete", items: ["ok", "x".repeat(2000)] } };
+  },
+  assertions: ({ check }) => ({
+    closed: () =>
+      check(
+        defineContextMatch<Facts, string>({
+          name: "status",
+          read: (f) => ({ state: "available", value: f.status }),
+          match: equals("closed"),
+        }),
+      ),
+  }),
+});
+
+type T = Parameters<Parameters<typeof adapter.defineScoreEval>[0]["test"]>[0];
+const run = (test: (t: T) => void) =>
+  adapter.defineScoreEval({ description: "Ticket handling", test }).run();
+
+describe("defineScoreEval", () => {
+  it("returns a Runnable with a derived id and one case", async () => {
+    const evaluation = adapter.defineScoreEval({
+      description: "Ticket handling: fast & polite!",
+      test() {},
+    });
+    expect(isRunnable(evaluation)).toBe(true);
+    expect(evaluation).toMatchObject({
+      id: "ticket-desk.ticket-handling-fast-polite",
+      style: "score",
+      adapter: "Ticket Desk",
+    });
+    expect(adapter.defineScoreEval({ id: "custom", description: "x", test() {} }).id).toBe(
+      "custom",
+    );
+    const record = await evaluation.runCase(
+      { id: "default", index: 0 },
+      { runId: "r1", signal: new AbortController().signal },
+    );
+    expect(record).toMatchObject({
+      evalId: evaluation.id,
+      caseId: "default",
+      verdict: "passed",
+      judgments: [],
+    });
+  });
+
+  it("puts facts, adapter assertions and tools on t; usage is evidence", async () => {
+    const record = await run((t) => {
+      t.check(t.status, equals("closed")).gate();
+      t.closed().score(2);
+      t.check(t.usage.totalTokens, atMost(120)).gate().label("tokens");
+      t.check(t.usage.costUsd, atMost(1)).label("cost");
+      t.check(t.elapsedMs, atMost(10_000)).gate().label("time");
+    });
+    expect(record.verdict).toBe("passed");
+    expect(record.usage.app.totalTokens).toEqual({ state: "available", value: 120 });
+    const cost = record.judgments.find((j) => j.label === "cost")!;
+    expect(cost).toMatchObject({ state: "unavailable", gate: false, points: 0, earned: null });
+    expect(cost.reason).toMatch(/usage-unreported: the adapter never reported costUsd/);
+    expect(record.score).toEqual({ state: "complete", earned: 2, max: 2, reasons: [] });
+  });
+
+  it("reports an assertion with neither gate nor score as information", async () => {
+    const record = await run((t) => {
+      t.check(t.status, equals("open"));
+    });
+    expect(record.verdict).toBe("passed");
+    expect(record.judgments[0]).toMatchObject({
+      state: "mismatched",
+      gate: false,
+      points: 0,
+      earned: 0,
+      label: 'equals "open"',
+    });
+  });
+
+  it("retains earned points when a gate fails", async () => {
+    const record = await run((t) => {
+      t.check(t.status, equals("open")).gate().label("still open");
+      t.check(t.status, equals("closed")).score(3);
+      t.score(0.5, { weight: 4 });
+    });
+    expect(record.verdict).toBe("failed");
+    expect(record.score).toMatchObject({ state: "complete", earned: 5, max: 7 });
+  });
+
+  it("refuses calling gate, score or label twice, with a clear authoring error", async () => {
+    for (const twice of [
+      (t: T) => t.check(t.status, equals("closed")).gate().gate(),
+      (t: T) => t.check(t.status, equals("closed")).score(1).score(2),
+      (t: T) => t.closed().label("a").label("b"),
+    ]) {
+      const record = await run(twice);
+      expect(record.verdict).toBe("errored");
+      expect(record.error?.message).toMatch(
+        /was called twice on assertion .* in eval "ticket-desk.ticket-handling"/,
+      );
+      expect(record.judgments).toHaveLength(1);
+    }
+    const evaluation = adapter.defineScoreEval({ description: "x", test() {} });
+    expect(() => new AuthoringError("x")).not.toThrow();
+    expect(evaluation.kind).toBe("score-eval");
+  });
+
+  it("grades t.score ratios: r × weight, unavailable keeps its weight, NaN is unavailable, out of range errors", async () => {
+    const record = await run((t) => {
+      t.score(0.25, { weight: 8 }).label("quarter");
+      t.score({ state: "unavailable", reason: "clock-missing" }, { weight: 10 }).label("missing");
+      t.score(Number.NaN, { weight: 1 }).label("nan");
+    });
+    expect(record.judgments.map((j) => [j.label, j.state, j.earned])).toEqual([
+      ["quarter", "matched", 2],
+      ["missing", "unavailable", null],
+      ["nan", "unavailable", null],
+    ]);
+    expect(record.score).toMatchObject({ state: "partial", earned: 2, max: 19 });
+    expect(record.verdict).toBe("passed");
+    const bad = await run((t) => {
+      t.score(1.5, { weight: 1 });
+    });
+    expect(bad.verdict).toBe("errored");
+    expect(bad.judgments[0]?.reason).toMatch(/outside 0..1/);
+    const gated = await run((t) => {
+      t.score(1, { weight: 1 }).gate();
+    });
+    expect(gated.error?.message).toMatch(/cannot be a gate/);
+  });
+
+  it("makes a crashing match an errored judgment and keeps the others", async () => {
+    const crashing = {
+      ...atLeast(0),
+      evaluate: () => {
+        throw new Error("boom");
+      },
+    };
+    const record = await run((t) => {
+      t.check(t.status, equals("closed")).score(1);
+      t.check({ state: "available", value: 1 }, crashing).label("crash");
+    });
+    expect(record.judgments[0]).toMatchObject({ state: "matched", earned: 1 });
+    expect(record.judgments[1]).toMatchObject({
+      state: "errored",
+      reason: expect.stringMatching(/boom/),
+    });
+    expect(record.verdict).toBe("errored");
+  });
+});
+
+describe("defineEval (pass/fail)", () => {
+  it("makes every assertion a gate and refuses points", async () => {
+    const passFail = adapter.defineEval({
+      description: "Ticket closes",
+      test(t) {
+        t.check(t.status, equals("open")).label("open");
+      },
+    });
+    expect(passFail.kind).toBe("pass-fail-eval");
+    const record = await passFail.run();
+    expect(record.verdict).toBe("failed");
+    expect(record.judgments[0]).toMatchObject({ gate: true, points: 0 });
+    const scored = await adapter
+      .defineEval({
+        description: "x",
+        test: (t) => void t.check(t.status, equals("closed")).score(1),
+      })
+      .run();
+    expect(scored.error?.message).toMatch(/pass\/fail only/);
+  });
+});
+
+describe("create failures", () => {
+  it("a create that times out makes the attempt errored and aborts its signal", async () => {
+    let aborted = false;
+    const slow = defineAdapter({
+      name: "slow",
+      create: (ctx) =>
+        new Promise<Facts>((resolve) => {
+          ctx.signal.addEventListener("abort", () => {
+            aborted = true;
+          });
+          setTimeout(
+            () => resolve({ status: "late", notes: { state: "complete", items: [] } }),
+            500,
+          );
+        }),
+    });
+    const record = await slow
+      .defineScoreEval({ description: "slow", timeoutMs: 20, test() {} })
+      .run();
+    expect(record.verdict).toBe("errored");
+    expect(record.error?.message).toMatch(/timed out after 20 ms/);
+    expect(record.score.state).toBe("unavailable");
+    expect(aborted).toBe(true);
+    // The next eval is unaffected.
+    expect((await run(() => {})).verdict).toBe("passed");
+  });
+
+  it("hands create the attempt's ids and rejects invalid usage reports", async () => {
+    let seen: unknown;
+    const probe = defineAdapter({
+      name: "probe",
+      create: (ctx) => {
+        seen = { runId: ctx.runId, evalId: ctx.evalId, caseId: ctx.caseId };
+        ctx.reportUsage({ totalTokens: -1 });
+        return {};
+      },
+    });
+    const record = await probe
+      .defineScoreEval({ id: "probe", description: "p", test() {} })
+      .run({ runId: "run-7" });
+    expect(seen).toEqual({ runId: "run-7", evalId: "probe", caseId: "default" });
+    expect(record.error?.message).toMatch(/reportUsage\(\{ totalTokens \}\) got -1/);
+  });
+});
+
+describe("t.closeQA", () => {
+  const ask = (judge?: CloseQAJudge, maxMaterialBytes = 64 * 1024) =>
+    adapter
+      .defineScoreEval({
+        description: "Notes quality",
+        ...(judge ? { judge } : {}),
+        test(t) {
+          t.closeQA(notes, "Are the notes fine?", { maxMaterialBytes, maxAuditBytes: 200 })
+            .score(10)
+            .label("q");
+        },
+      })
+      .run();
+  const only = async (judge?: CloseQAJudge, bytes?: number): Promise<Judgment> =>
+    (await ask(judge, bytes)).judgments[0]!;
+
+  it("is unavailable with judge-unconfigured when no judge is set", async () => {
+    const judgment = await only();
+    expect(judgment).toMatchObject({ state: "unavailable", points: 10, earned: null });
+    expect(judgment.reason).toMatch(/^judge-unconfigured/);
+  });
+
+  it("uses the registry's default judge, and the eval's judge wins over it", async () => {
+    const registry: CloseQAJudge = async () => ({ state: "not-satisfied", reason: "registry" });
+    setDefaultCloseQAJudge(registry);
+    try {
+      expect(await only()).toMatchObject({ state: "mismatched", earned: 0, reason: "registry" });
+      expect(await only(async () => ({ state: "satisfied", reason: "own" }))).toMatchObject({
+        state: "matched",
+        earned: 10,
+      });
+    } finally {
+      setDefaultCloseQAJudge(undefined);
+    }
+  });
+
+  it("maps insufficient and unavailable answers to unavailable, and a throw to errored", async () => {
+    expect((await only(async () => ({ state: "insufficient", reason: "too short" }))).state).toBe(
+      "unavailable",
+    );
+    expect(
+      (await only(async () => ({ state: "unavailable", reason: "rate-limited" }))).reason,
+    ).toBe("rate-limited");
+    const thrown = await only(async () => {
+      throw new Error("socket hang up");
+    });
+    expect(thrown).toMatchObject({
+      state: "errored",
+      reason: "closeQA judge threw: socket hang up",
+    });
+  });
+
+  it("is capacity-limited when the material is over maxMaterialBytes, without calling the judge", async () => {
+    let called = false;
+    const judgment = await only(async () => {
+      called = true;
+      return { state: "satisfied", reason: "" };
+    }, 4);
+    expect(judgment.reason).toMatch(
+      /^capacity-limited: material is \d+ bytes, over maxMaterialBytes 4/,
+    );
+    expect(called).toBe(false);
+  });
+
+  it("captures the judge's usage through the ledger and drops an oversized audit explicitly", async () => {
+    const judgment = await only(async ({ material }) => {
+      recordJudgeUsage({ calls: 1, inputTokens: 50, outputTokens: 5, latencyMs: 3 });
+      return { state: "satisfied", reason: "fine", audit: { material, padding: "y".repeat(500) } };
+    });
+    expect(judgment.judge).toEqual({
+      ...emptyJudgeUsage(),
+      calls: 1,
+      inputTokens: 50,
+      outputTokens: 5,
+      latencyMs: 3,
+    });
+    expect(judgment.detail).toMatchObject({
+      audit: { dropped: expect.stringMatching(/^capacity-limited: audit/) },
+    });
+  });
+});
+
+describe("runCase", () => {
+  it("reports each judgment and adds judge usage to the attempt's ledger", async () => {
+    const evaluation = adapter.defineScoreEval({
+      description: "ledger",
+      judge: async () => ({
+        state: "satisfied",
+        reason: "ok",
+        usage: { ...emptyJudgeUsage(), calls: 1, inputTokens: 9 },
+      }),
+      test(t) {
+        t.closeQA("plain text material", "Is it fine?").score(1);
+        t.check(t.notes, atLeast(0) as never).label("info");
+      },
+    });
+    const ledger = emptyJudgeUsage();
+    const seen: string[] = [];
+    const record = await evaluation.runCase(
+      { id: "default", index: 0 },
+      {
+        runId: "r",
+        signal: new AbortController().signal,
+        judgeUsage: ledger,
+        onJudgment: (j) => seen.push(j.state),
+      },
+    );
+    expect(seen).toEqual(["matched", "mismatched"]);
+    expect(ledger.inputTokens).toBe(9);
+    expect(record.usage.judge.calls).toBe(1);
+  });
+});
