@@ -11,7 +11,7 @@ describe("niceeval/vitest evaluate() under real Vitest", () => {
     it("registers one passing test per data item and exits 0", () => {
       expect(run.fileMessages).toEqual([]);
       expect(run.numFailedTests).toBe(0);
-      expect(run.numPassedTests).toBe(8);
+      expect(run.numPassedTests).toBe(10);
       expect(run.exitCode).toBe(0);
     });
 
@@ -44,6 +44,11 @@ describe("niceeval/vitest evaluate() under real Vitest", () => {
       });
       expect(run.test("median", "1. abcd").meta.niceeval).toMatchObject({ score: 0.5 });
       expect(run.test("sum over scorers", "1. abcd").meta.niceeval).toMatchObject({ score: 2 });
+    });
+
+    it("keeps items that share a name apart, each with its own extra fields", () => {
+      expect(run.test("same names", "twin").status).toBe("passed");
+      expect(run.test("same names", "twin (2)").status).toBe("passed");
     });
 
     it("scores with a bindScorer tool scorer through the same engine", () => {
