@@ -49,3 +49,53 @@ export {
   standardSchemaValid,
   type ToolCall,
 } from "./deterministic/index.js";
+
+// ── Style scorers ────────────────────────────────────────────────────────────
+export {
+  bulletsRatio,
+  computeTextStats,
+  cosineToCentroid,
+  EmbeddingDimensionError,
+  EmbeddingRequestError,
+  extractLexicon,
+  firstPersonRatio,
+  lexiconHitRateImpl,
+  lexiconHitRateTool,
+  makeOutlineFidelityDriver,
+  makeStyleEmbeddingDriver,
+  makeStylePairwiseDriver,
+  meanSentenceLength,
+  openAiEmbed,
+  outlineFidelityTool,
+  pairwiseWinRate,
+  parseVerdict,
+  questionRate,
+  splitSentences,
+  styleEmbeddingTool,
+  stylePairwiseTool,
+  styleScorersProvider,
+  textStatsImpl,
+  textStatsTool,
+  type EmbedFn,
+  type ExtractLexiconOptions,
+  type LengthBand,
+  type MakeStyleEmbeddingDriverOptions,
+  type OpenAiEmbedOptions,
+  type OutlineFidelityInput,
+  type PairwiseVerdict,
+  type PairwiseWinner,
+  type PairwiseWinRateResult,
+  type StyleEmbeddingInput,
+  type StylePairwiseInput,
+  type TextStats,
+} from "./style/index.js";
+
+// ── Judge seam shared by model-backed scorers ────────────────────────────────
+export {
+  jsonValueSchema,
+  judgeVerdictSchema,
+  type JsonObject,
+  type JsonValue,
+  type JudgeFn,
+  type JudgeVerdict,
+} from "../judge/types.js";
