@@ -1,5 +1,9 @@
 // The `niceeval` entry: definitions, the runner and reports.
 
+// ── Scorers ──────────────────────────────────────────────────────────────────
+// The root entry also carries every scorer, so one import serves a whole eval file.
+export * from "./scorers/index.js";
+
 // ── Errors ───────────────────────────────────────────────────────────────────
 export {
   AuthoringError,
@@ -29,6 +33,15 @@ export {
   type UsageMaterial,
   type UsageReport,
 } from "./adapter/index.js";
+
+// ── Vitest bridge (hooks injected; no Vitest import) ────────────────────────
+export {
+  toVitest,
+  type ExpectApi,
+  type ToVitestOptions,
+  type VitestHooks,
+  type VitestTestContext,
+} from "./eval/to-vitest.js";
 
 // ── Result model ─────────────────────────────────────────────────────────────
 export type {
