@@ -131,3 +131,30 @@ describe("countWhere over partial collections", () => {
     );
   });
 });
+
+describe("fast path", () => {
+  it("test() agrees with evaluate().state for combinators and leaves", () => {
+    fc.assert(fc.property(tree, world, (m, w) => expect(m.test?.(w)).toBe(m.evaluate(w).state)));
+    const value = fc.oneof(
+      fc.double(),
+      fc.integer(),
+      fc.string(),
+      fc.constant(null),
+      fc.constant(undefined),
+    );
+    fc.assert(
+      fc.property(value, fc.integer({ min: -5, max: 5 }), (v, n) => {
+        for (const m of [
+          equals<unknown>(n),
+          atLeast(n),
+          atMost(n),
+          not(atLeast(n)),
+          and(atLeast(n), atMost(n + 1)),
+        ]) {
+          const match = m as BooleanMatch<unknown>;
+          expect(match.test?.(v)).toBe(match.evaluate(v).state);
+        }
+      }),
+    );
+  });
+});

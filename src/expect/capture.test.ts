@@ -96,3 +96,13 @@ describe("material matches", () => {
     expect(selection).toMatchObject({ state: "partial", items: [1, 1] });
   });
 });
+
+describe("byte budget", () => {
+  it("counts UTF-8 bytes, not UTF-16 units, near the limit", () => {
+    const budget = { ...defaultCapture, maxBytes: 40 };
+    expect(overBudget(["é".repeat(15)], budget)).toBeUndefined();
+    expect(overBudget(["é".repeat(25)], budget)).toMatch(
+      /^capacity-limited: more than maxBytes 40/,
+    );
+  });
+});

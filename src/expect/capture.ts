@@ -63,6 +63,8 @@ export function overBudget(items: readonly unknown[], budget: CaptureBudget): st
   const onPath = new Set<object>();
   let nodes = 0;
   let bytes = 0;
+  // Strings count by UTF-16 length; `wide` is how much more UTF-8 could need (settled at the end).
+  let wide = 0;
   while (values.length > 0) {
     const value = values.pop();
     const depth = depths.pop()!;
@@ -76,7 +78,8 @@ export function overBudget(items: readonly unknown[], budget: CaptureBudget): st
       return `capacity-limited: nesting deeper than maxDepth ${budget.maxDepth}`;
     switch (typeof value) {
       case "string":
-        bytes += Buffer.byteLength(value, "utf8") + 3;
+        bytes += value.length + 3;
+        wide += value.length * 2;
         break;
       case "number":
         bytes += 12;
@@ -117,5 +120,17 @@ export function overBudget(items: readonly unknown[], budget: CaptureBudget): st
     if (bytes > budget.maxBytes)
       return `capacity-limited: more than maxBytes ${budget.maxBytes} bytes`;
   }
+  if (bytes + wide > budget.maxBytes && exactBytes(items) > budget.maxBytes) {
+    return `capacity-limited: more than maxBytes ${budget.maxBytes} bytes`;
+  }
   return undefined;
+}
+
+/** Exact UTF-8 size of the JSON text, only computed near the limit (the walk ruled out cycles). */
+function exactBytes(items: readonly unknown[]): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(items) ?? "", "utf8");
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
 }

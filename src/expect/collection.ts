@@ -1,5 +1,5 @@
 import { AuthoringError } from "../errors.js";
-import { describe, node, preview } from "./result.js";
+import { describe, node, preview, stateOf } from "./result.js";
 import type {
   AnyMatch,
   BooleanMatch,
@@ -38,7 +38,7 @@ function notReadable(name: string, expects: string, read: ReadCollection<unknown
   return node("mismatched", name, expects, (read as { reason: string }).reason);
 }
 
-const stateOf = (read: MaterialCollection<unknown>) =>
+const completeness = (read: MaterialCollection<unknown>) =>
   read.state === "partial" ? `partial (${read.reason})` : read.state;
 
 function requireMatch(matcher: string, argument: string, value: unknown): void {
@@ -115,11 +115,11 @@ export function countWhere<T>(
       let unknown = 0;
       let firstUnknown: MatchResult | undefined;
       for (const entry of read.items) {
-        const result = item.evaluate(entry);
-        if (result.state === "matched") matched++;
-        else if (result.state === "unavailable") {
+        const state = stateOf(item, entry);
+        if (state === "matched") matched++;
+        else if (state === "unavailable") {
           unknown++;
-          firstUnknown ??= result;
+          firstUnknown ??= item.evaluate(entry);
         }
       }
       const high = read.state === "partial" ? Number.POSITIVE_INFINITY : matched + unknown;
@@ -142,7 +142,7 @@ export function countWhere<T>(
       const range = `between ${matched} and ${high === Number.POSITIVE_INFINITY ? "unknown" : high}`;
       const why =
         read.state === "partial"
-          ? `collection is ${stateOf(read)}`
+          ? `collection is ${completeness(read)}`
           : `${unknown} items could not be matched`;
       return node(
         state,
@@ -184,11 +184,11 @@ export function filterWhere<T>(
       let unknown = 0;
       let firstUnknown: MatchResult | undefined;
       for (const entry of read.items) {
-        const result = selector.evaluate(entry);
-        if (result.state === "matched") selected.push(entry);
-        else if (result.state === "unavailable") {
+        const state = stateOf(selector, entry);
+        if (state === "matched") selected.push(entry);
+        else if (state === "unavailable") {
           unknown++;
-          firstUnknown ??= result;
+          firstUnknown ??= selector.evaluate(entry);
         }
       }
       const selection: MaterialCollection<T> =
@@ -206,7 +206,7 @@ export function filterWhere<T>(
         inner.state,
         "filterWhere",
         expects,
-        `selected ${selected.length} of ${read.items.length} items (${stateOf(selection)}); ${inner.reason}`,
+        `selected ${selected.length} of ${read.items.length} items (${completeness(selection)}); ${inner.reason}`,
         { selected: selected.length, seen: read.items.length, collection: selection.state },
         firstUnknown ? [inner, firstUnknown] : [inner],
       );
@@ -282,11 +282,11 @@ export function inOrder<T>(
       let unknown = 0;
       let step = 0;
       for (let index = 0; index < read.items.length && step < steps.length; index++) {
-        const result = steps[step]!.evaluate(read.items[index] as T);
-        if (result.state === "matched") {
+        const state = stateOf(steps[step]!, read.items[index] as T);
+        if (state === "matched") {
           found.push(index);
           step++;
-        } else if (result.state === "unavailable") unknown++;
+        } else if (state === "unavailable") unknown++;
       }
       const open = read.state === "partial" || unknown > 0;
       const children = steps.map((s, i) =>
@@ -310,7 +310,7 @@ export function inOrder<T>(
         expects,
         `only ${found.length} of ${steps.length} steps found in order` +
           (open
-            ? ` and the rest cannot be ruled out (${read.state === "partial" ? stateOf(read) : `${unknown} items unavailable`})`
+            ? ` and the rest cannot be ruled out (${read.state === "partial" ? completeness(read) : `${unknown} items unavailable`})`
             : ""),
         preview(found),
         children,

@@ -17,6 +17,12 @@ export function equals<T>(expected: T): BooleanMatch<Widen<T>, T> {
     name: "equals",
     expects,
     params: { expected },
+    test: (value) =>
+      isNonFinite(value)
+        ? "unavailable"
+        : (primitive ? value === expected : deepEqual(value, expected))
+          ? "matched"
+          : "mismatched",
     evaluate(value) {
       if (isNonFinite(value)) return nonFiniteNode("equals", expects, value);
       const same = primitive ? value === expected : deepEqual(value, expected);
@@ -72,6 +78,14 @@ function comparator(spec: Comparator, threshold: number): BooleanMatch<number, n
     name: spec.name,
     expects,
     params: { threshold },
+    test: (value) =>
+      typeof value !== "number"
+        ? "mismatched"
+        : !Number.isFinite(value)
+          ? "unavailable"
+          : spec.test(value, threshold)
+            ? "matched"
+            : "mismatched",
     evaluate(value) {
       if (typeof value !== "number") {
         return node(

@@ -1,7 +1,7 @@
 import { AuthoringError } from "../errors.js";
 import { type CaptureBudget, overBudget, resolveCapture } from "./capture.js";
 import { readCollection } from "./collection.js";
-import { describe, node } from "./result.js";
+import { describe, node, stateOf } from "./result.js";
 import type {
   AnyMatch,
   BooleanMatch,
@@ -146,11 +146,11 @@ export function defineMaterialMatch<Ctx, Item>(
     let unknown = 0;
     let firstUnknown: MatchResult | undefined;
     for (const item of read.items) {
-      const result = match.evaluate(item);
-      if (result.state === "matched") items.push(item);
-      else if (result.state === "unavailable") {
+      const state = stateOf(match, item);
+      if (state === "matched") items.push(item);
+      else if (state === "unavailable") {
         unknown++;
-        firstUnknown ??= result;
+        firstUnknown ??= match.evaluate(item);
       }
     }
     const observed = { selected: items.length, seen: read.items.length, collection: read.state };

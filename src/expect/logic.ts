@@ -1,5 +1,5 @@
 import { AuthoringError } from "../errors.js";
-import { node } from "./result.js";
+import { node, stateOf } from "./result.js";
 import type { AnyMatch, BooleanMatch, MatchNarrowed, MatchResult, MatchState } from "./types.js";
 
 type Intersect<U> = (U extends unknown ? (value: U) => void : never) extends (
@@ -62,11 +62,21 @@ function combine(
   const joiner = name === "and" ? " and " : " or ";
   const expects = matches.map((m) => `(${m.expects})`).join(joiner);
   const ranged = matches.every((m) => m.decideRange !== undefined);
+  const decisive: MatchState = name === "and" ? "mismatched" : "matched";
   const match: BooleanMatch<never, unknown> = {
     kind: "match",
     name,
     expects,
     children: matches,
+    test(value) {
+      let open = false;
+      for (const m of matches) {
+        const state = stateOf(m, value);
+        if (state === decisive) return decisive;
+        if (state === "unavailable") open = true;
+      }
+      return open ? "unavailable" : name === "and" ? "matched" : "mismatched";
+    },
     evaluate(value) {
       const results: MatchResult[] = matches.map((m) => m.evaluate(value));
       const state = decide(results.map((r) => r.state));
@@ -127,6 +137,7 @@ export function not<I>(match: BooleanMatch<I, unknown>): BooleanMatch<I, I> {
     name: "not",
     expects,
     children: [match as AnyMatch],
+    test: (value) => notState(stateOf(match, value)),
     evaluate(value) {
       const inner = match.evaluate(value);
       const state = notState(inner.state);

@@ -1,5 +1,5 @@
 import { AuthoringError } from "../errors.js";
-import type { MatchResult, MatchState } from "./types.js";
+import type { BooleanMatch, MatchResult, MatchState } from "./types.js";
 
 const maxPreviewChars = 120;
 
@@ -78,3 +78,7 @@ export const nonFiniteNode = (name: string, expected: string, value: number): Ma
     `observed ${String(value)}, which is not a finite number and cannot be compared`,
     String(value),
   );
+
+/** The state of `match` on `value`, through its fast path when it has one. */
+export const stateOf = <I>(match: BooleanMatch<I, unknown>, value: I): MatchState =>
+  match.test ? match.test(value) : match.evaluate(value).state;

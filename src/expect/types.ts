@@ -55,6 +55,8 @@ export interface BooleanMatch<in Input, out Narrowed = Input> {
   readonly params?: Readonly<Record<string, unknown>>;
   /** Decide the match on one value. */
   readonly evaluate: (value: Input) => MatchResult;
+  /** The state `evaluate` would return, without building the tree (used in loops over items). */
+  readonly test?: (value: Input) => MatchState;
   /**
    * Decide the match for every number in [low, high] at once, when the matcher can
    * (numeric comparators); used to settle counts over partial collections.

@@ -2,7 +2,7 @@ import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { AuthoringError } from "../errors.js";
 import { readCollection } from "./collection.js";
 import { deepEqual } from "./deep-equal.js";
-import { describe, isNonFinite, node, nonFiniteNode, preview } from "./result.js";
+import { describe, isNonFinite, node, nonFiniteNode, preview, stateOf } from "./result.js";
 import type { BooleanMatch, CollectionValue } from "./types.js";
 
 /**
@@ -115,6 +115,12 @@ export function isDefined<T>(): BooleanMatch<T, NonNullable<T>> {
     kind: "match",
     name: "isDefined",
     expects: "is defined",
+    test: (value) =>
+      isNonFinite(value)
+        ? "unavailable"
+        : value !== undefined && value !== null
+          ? "matched"
+          : "mismatched",
     evaluate(value) {
       if (isNonFinite(value)) return nonFiniteNode("isDefined", "is defined", value);
       const defined = value !== undefined && value !== null;
@@ -206,6 +212,7 @@ export function mapValue<T, U>(
     name,
     expects,
     children: [match as BooleanMatch<never, unknown>],
+    test: (value) => stateOf(match, map(value)),
     evaluate(value) {
       const inner = match.evaluate(map(value));
       return node(inner.state, name, expects, inner.reason, undefined, [inner]);
