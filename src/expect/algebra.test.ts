@@ -135,7 +135,11 @@ describe("countWhere over partial collections", () => {
 
 describe("fast path", () => {
   it("test() agrees with evaluate().state for combinators and leaves", () => {
-    fc.assert(fc.property(tree, world, (m, w) => expect(stateOf(m, w)).toBe(m.evaluate(w).state)));
+    fc.assert(
+      fc.property(tree, world, (m, w) => {
+        expect(stateOf(m, w)).toBe(m.evaluate(w).state);
+      }),
+    );
     const value = fc.oneof(
       fc.double(),
       fc.integer(),
