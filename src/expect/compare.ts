@@ -1,5 +1,13 @@
 import { deepEqual } from "./deep-equal.js";
-import { describe, finiteArgument, isNonFinite, node, nonFiniteNode, preview } from "./result.js";
+import {
+  describe,
+  finiteArgument,
+  formatNumber,
+  isNonFinite,
+  node,
+  nonFiniteNode,
+  preview,
+} from "./result.js";
 import type { BooleanMatch, MatchState } from "./types.js";
 
 /**
@@ -102,7 +110,7 @@ function comparator(spec: Comparator, threshold: number): BooleanMatch<number, n
         passed ? "matched" : "mismatched",
         spec.name,
         expects,
-        `observed ${value}, ${passed ? "" : "not "}${expects}`,
+        `observed ${formatNumber(value)}, ${passed ? "" : "not "}${expects}`,
         value,
       );
     },

@@ -27,8 +27,15 @@ export function preview(value: unknown): unknown {
   }
 }
 
+/** A number for a reason: integers as they are, others to 6 significant digits. */
+export const formatNumber = (value: number): string =>
+  Number.isInteger(value) || !Number.isFinite(value)
+    ? String(value)
+    : String(Number(value.toPrecision(6)));
+
 /** Short text for a value inside a reason or an `expects` string. */
 export function describe(value: unknown): string {
+  if (typeof value === "number") return formatNumber(value);
   const shown = preview(value);
   return typeof shown === "string" && typeof value === "string"
     ? JSON.stringify(shown)
