@@ -1,5 +1,5 @@
-import { createHash, randomUUID } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { type FileHandle, mkdir, open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { JudgeChatRequest, JudgeChatResponse, JudgeTarget } from "./chat.js";
 
@@ -18,53 +18,84 @@ export function judgeCacheKey(target: JudgeTarget, request: JudgeChatRequest): s
   return createHash("sha256").update(material).digest("hex");
 }
 
-const entryPath = (dir: string, key: string) => join(dir, key.slice(0, 2), `${key}.json`);
+// 16 append-only shards per cache version: a run loads only the shards its keys fall in.
+const shardOf = (key: string) => key.slice(0, 1);
+const shardFile = (dir: string, shard: string) =>
+  join(dir, `judge-v${JUDGE_CACHE_VERSION}-${shard}.jsonl`);
 
-/** A cached answer, or undefined (missing, unreadable or from another cache version). */
-export async function readCachedAnswer(
-  dir: string,
-  key: string,
-): Promise<JudgeChatResponse | undefined> {
-  let text: string;
-  try {
-    text = await readFile(entryPath(dir, key), "utf8");
-  } catch {
-    return undefined;
-  }
-  try {
-    const entry = JSON.parse(text) as { version?: unknown; response?: JudgeChatResponse };
-    if (entry.version !== JUDGE_CACHE_VERSION || typeof entry.response?.text !== "string")
-      return undefined;
-    return entry.response;
-  } catch {
-    return undefined;
-  }
+interface Shard {
+  entries: Promise<Map<string, JudgeChatResponse>>;
+  writer?: Promise<FileHandle> | undefined;
 }
 
 /**
- * Store an answer: one file per key, written to a unique temp file then renamed into place,
- * so concurrent writers (workers, parallel runs) never leave a half-written entry.
+ * Judge answers on disk as append-only JSON lines. Each entry is written by one `write` to a
+ * file opened in append mode, framed by newlines, so concurrent writers (workers, parallel runs)
+ * never corrupt each other's entries, and a line cut by a crash is skipped when read.
  */
-export async function writeCachedAnswer(
-  dir: string,
-  key: string,
-  target: JudgeTarget,
-  response: JudgeChatResponse,
-): Promise<void> {
-  const path = entryPath(dir, key);
-  const temp = `${path}.${process.pid}.${randomUUID()}.tmp`;
-  const entry = {
-    version: JUDGE_CACHE_VERSION,
-    provider: target.provider,
-    model: target.model,
-    response,
-  };
-  try {
-    await mkdir(join(dir, key.slice(0, 2)), { recursive: true });
-    await writeFile(temp, JSON.stringify(entry));
-    await rename(temp, path);
-  } catch {
-    // A cache that cannot be written costs a future call, never this judgment.
-    await rm(temp, { force: true }).catch(() => {});
+export class JudgeAnswerStore {
+  private readonly shards = new Map<string, Shard>();
+  constructor(readonly dir: string) {}
+
+  /** A cached answer, or undefined. */
+  async get(key: string): Promise<JudgeChatResponse | undefined> {
+    return (await this.shard(shardOf(key)).entries).get(key);
   }
+
+  /** Store an answer; a cache that cannot be written costs a future call, never this judgment. */
+  async put(key: string, target: JudgeTarget, response: JudgeChatResponse): Promise<void> {
+    const shard = this.shard(shardOf(key));
+    (await shard.entries).set(key, response);
+    const line = `\n${JSON.stringify({ key, provider: target.provider, model: target.model, response })}\n`;
+    try {
+      shard.writer ??= mkdir(this.dir, { recursive: true }).then(() =>
+        open(shardFile(this.dir, shardOf(key)), "a"),
+      );
+      await (await shard.writer).write(line);
+    } catch {
+      shard.writer = undefined;
+    }
+  }
+
+  private shard(name: string): Shard {
+    let shard = this.shards.get(name);
+    if (!shard) {
+      shard = { entries: load(shardFile(this.dir, name)) };
+      this.shards.set(name, shard);
+    }
+    return shard;
+  }
+}
+
+async function load(file: string): Promise<Map<string, JudgeChatResponse>> {
+  const entries = new Map<string, JudgeChatResponse>();
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    return entries;
+  }
+  for (const line of text.split("\n")) {
+    if (!line) continue;
+    try {
+      const entry = JSON.parse(line) as { key?: unknown; response?: JudgeChatResponse };
+      if (typeof entry.key === "string" && typeof entry.response?.text === "string")
+        entries.set(entry.key, entry.response);
+    } catch {
+      // A line cut short by a crash: skip it.
+    }
+  }
+  return entries;
+}
+
+const stores = new Map<string, JudgeAnswerStore>();
+
+/** The store of a cache folder (one per folder per process). */
+export function answerStore(dir: string): JudgeAnswerStore {
+  let store = stores.get(dir);
+  if (!store) {
+    store = new JudgeAnswerStore(dir);
+    stores.set(dir, store);
+  }
+  return store;
 }

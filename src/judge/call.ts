@@ -1,6 +1,6 @@
 import { errorMessage } from "../errors.js";
 import { emptyJudgeUsage, type JudgeUsage } from "../eval/record.js";
-import { judgeCacheKey, readCachedAnswer, writeCachedAnswer } from "./cache.js";
+import { answerStore, judgeCacheKey } from "./cache.js";
 import { JudgeCallError } from "./call-error.js";
 import type { JudgeChatRequest, JudgeChatResponse, JudgeTarget } from "./chat.js";
 import { cacheDirectory, type JudgeSettings, judgeSettings, onJudgeSettings } from "./config.js";
@@ -89,11 +89,11 @@ export async function callJudge(
     return finish(model, { outcome, usage: emptyJudgeUsage(), cached: false }, settings);
   }
   const work = (async (): Promise<Attempted> => {
-    const hit = await readCachedAnswer(cacheDirectory(), key);
+    const store = answerStore(cacheDirectory());
+    const hit = await store.get(key);
     if (hit) return { outcome: { ok: true, response: hit }, usage: cachedUsage(), cached: true };
     const attempted = await call();
-    if (attempted.outcome.ok)
-      await writeCachedAnswer(cacheDirectory(), key, target, attempted.outcome.response);
+    if (attempted.outcome.ok) await store.put(key, target, attempted.outcome.response);
     return attempted;
   })();
   inflight.set(key, work);

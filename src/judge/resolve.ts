@@ -9,6 +9,17 @@ export type ResolvedJudge =
   | { ok: false; model: string; reason: string };
 
 const registered = new Map<string, JudgeProvider>();
+// One provider per endpoint and key, so what a provider learns (no JSON-schema support) sticks.
+const fromEnvironment = new Map<string, JudgeProvider>();
+
+function memo(key: string, make: () => JudgeProvider): JudgeProvider {
+  let provider = fromEnvironment.get(key);
+  if (!provider) {
+    provider = make();
+    fromEnvironment.set(key, provider);
+  }
+  return provider;
+}
 
 /**
  * Route model strings to a provider. `name` matches a whole model string, or the part before
@@ -55,33 +66,28 @@ export function resolveJudge(model: string, env: NodeJS.ProcessEnv = process.env
   const baseURL = env.NICEEVAL_JUDGE_BASE_URL;
   if (baseURL) {
     const apiKey = env.NICEEVAL_JUDGE_API_KEY;
-    return found(
-      model,
+    const provider = memo(`openai\0${baseURL}\0${apiKey ?? ""}`, () =>
       openAICompatibleProvider({ baseURL, ...(apiKey ? { apiKey } : {}) }),
-      model,
     );
+    return found(model, provider, model);
   }
   if (prefix === "anthropic" && slash !== -1) {
     const apiKey = env.ANTHROPIC_API_KEY;
     if (!apiKey) return missing(model, "ANTHROPIC_API_KEY");
     const anthropicBase = env.ANTHROPIC_BASE_URL;
-    return found(
-      model,
+    const provider = memo(`anthropic\0${anthropicBase ?? ""}\0${apiKey}`, () =>
       anthropicProvider({ apiKey, ...(anthropicBase ? { baseURL: anthropicBase } : {}) }),
-      anthropicModelId(rest),
     );
+    return found(model, provider, anthropicModelId(rest));
   }
   if (prefix === "openai" && slash !== -1) {
     const apiKey = env.OPENAI_API_KEY;
     if (!apiKey) return missing(model, "OPENAI_API_KEY");
-    return found(
-      model,
-      openAICompatibleProvider({
-        baseURL: env.OPENAI_BASE_URL || "https://api.openai.com/v1",
-        apiKey,
-      }),
-      rest,
+    const openaiBase = env.OPENAI_BASE_URL || "https://api.openai.com/v1";
+    const provider = memo(`openai\0${openaiBase}\0${apiKey}`, () =>
+      openAICompatibleProvider({ baseURL: openaiBase, apiKey }),
     );
+    return found(model, provider, rest);
   }
   return {
     ok: false,
