@@ -217,6 +217,17 @@ describe("create failures", () => {
     expect((await run(() => {})).verdict).toBe("passed");
   });
 
+  it("lets run() options override the eval's timeout", async () => {
+    const slow = defineAdapter({
+      name: "slow2",
+      create: () => new Promise<object>((resolve) => setTimeout(() => resolve({}), 200)),
+    });
+    const evaluation = slow.defineScoreEval({ description: "slow", timeoutMs: 10_000, test() {} });
+    expect((await evaluation.run({ timeoutMs: 10 })).error?.message).toMatch(
+      /timed out after 10 ms/,
+    );
+  });
+
   it("hands create the attempt's ids and rejects invalid usage reports", async () => {
     let seen: unknown;
     const probe = defineAdapter({

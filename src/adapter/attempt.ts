@@ -77,6 +77,7 @@ function assertionTools<Facts>(
   rules: AssertionRules,
   judgeFor: () => ReturnType<typeof resolveCloseQAJudge>,
   signal: AbortSignal,
+  via: { method: string | undefined },
 ): AssertionTools<Facts> {
   const add = (assertion: Assertion): AssertionHandle => {
     made.push(assertion);
@@ -96,7 +97,7 @@ function assertionTools<Facts>(
       } catch (error) {
         outcome = crashed(`check "${checked.name}"`, error);
       }
-      return add(new Assertion("check", checked.name, "condition", outcome, rules));
+      return add(new Assertion(via.method ?? "t.check", checked.name, "condition", outcome, rules));
     }
     const match = args[1] as AnyMatch | undefined;
     if (match?.kind !== "match") {
@@ -110,7 +111,7 @@ function assertionTools<Facts>(
     } catch (error) {
       outcome = crashed(`check "${match.expects}"`, error);
     }
-    return add(new Assertion("check", match.expects, "condition", outcome, rules));
+    return add(new Assertion(via.method ?? "t.check", match.expects, "condition", outcome, rules));
   }) as CheckFn<Facts>;
 
   const score = (ratio: number | NumericMaterial, options: { weight: number }): AssertionHandle => {
@@ -126,7 +127,14 @@ function assertionTools<Facts>(
       );
     }
     return add(
-      new Assertion("score", "score", "ratio", ratioOutcome(ratio, weight), rules, weight),
+      new Assertion(
+        via.method ?? "t.score",
+        "score",
+        "ratio",
+        ratioOutcome(ratio, weight),
+        rules,
+        weight,
+      ),
     );
   };
 
@@ -144,12 +152,17 @@ function assertionTools<Facts>(
         `${where}: pass material (a defineMaterialMatch, a string or a MatchFact<string>)`,
       );
     }
+    if (typeof material === "object" && "kind" in material && material.kind !== "material-match") {
+      throw new AuthoringError(
+        `${where}: a ${String(material.kind)} is not material; pass a defineMaterialMatch, a string or a MatchFact<string>`,
+      );
+    }
     const limits = closeQALimits(where, options);
     const outcome = askCloseQA(facts, material, question, limits, judgeFor(), signal).catch(
       (error) => crashed("closeQA", error),
     );
     const label = question.length > 80 ? `${question.slice(0, 79)}…` : question;
-    return add(new Assertion("closeQA", label, "condition", outcome, rules));
+    return add(new Assertion(via.method ?? "t.closeQA", label, "condition", outcome, rules));
   };
 
   return { check, score, closeQA };
@@ -242,8 +255,9 @@ export async function runAttempt<Facts, Assertions>(
     let failure: { message: string; where: string } | undefined;
     const appUsage = usage.snapshot();
     try {
-      const tools = assertionTools(facts, made, rules, judgeFor, controller.signal);
-      const own = adapter.assertions ? adapter.assertions(tools) : undefined;
+      const via = { method: undefined as string | undefined };
+      const tools = assertionTools(facts, made, rules, judgeFor, controller.signal, via);
+      const own = adapter.assertions ? attributed(adapter.assertions(tools), via) : undefined;
       const t = Object.assign({}, facts, own, tools, {
         usage: appUsage as UsageMaterial,
         elapsedMs,
@@ -274,6 +288,27 @@ export async function runAttempt<Facts, Assertions>(
   } finally {
     context.signal.removeEventListener("abort", forward);
   }
+}
+
+/** Wrap the adapter's assertion methods so their judgments name them as source (e.g. "t.said"). */
+function attributed<A>(assertions: A, via: { method: string | undefined }): A {
+  if (typeof assertions !== "object" || assertions === null) return assertions;
+  const wrapped: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(assertions)) {
+    wrapped[key] =
+      typeof value === "function"
+        ? (...args: unknown[]) => {
+            const outer = via.method;
+            via.method ??= `t.${key}`;
+            try {
+              return value.apply(assertions, args);
+            } finally {
+              via.method = outer;
+            }
+          }
+        : value;
+  }
+  return wrapped as A;
 }
 
 async function settle(made: readonly Assertion[]): Promise<Judgment[]> {

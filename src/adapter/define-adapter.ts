@@ -76,8 +76,15 @@ export function defineAdapter<Facts, Assertions = Record<never, never>>(
       runCase: (spec, context) => runAttempt(setup, spec, context),
       run: (options: EvalRunOptions = {}) =>
         runAttempt(
-          options.judge
-            ? { ...setup, definition: { ...evalDefinition, judge: options.judge } }
+          options.judge || options.timeoutMs !== undefined
+            ? {
+                ...setup,
+                definition: {
+                  ...evalDefinition,
+                  ...(options.judge ? { judge: options.judge } : {}),
+                  ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+                },
+              }
             : setup,
           onlyCase,
           {

@@ -33,7 +33,15 @@ describe("the seed's createSupportReview, unchanged", () => {
       "Runtime limit",
     ]);
     const participation = byLabel(record.judgments, "Participation");
-    expect(participation).toMatchObject({ state: "matched", gate: false, points: 5, earned: 5 });
+    expect(participation).toMatchObject({
+      state: "matched",
+      gate: false,
+      points: 5,
+      earned: 5,
+      source: "t.said",
+    });
+    expect(byLabel(record.judgments, "At least one delivery").source).toBe("t.speechDelivery");
+    expect(byLabel(record.judgments, "Usage limit").source).toBe("t.check");
     expect(byLabel(record.judgments, "At least one delivery")).toMatchObject({
       state: "matched",
       gate: true,
@@ -44,7 +52,7 @@ describe("the seed's createSupportReview, unchanged", () => {
       state: "unavailable",
       points: 45,
       earned: null,
-      source: "closeQA",
+      source: "t.closeQA",
     });
     expect(quality.reason).toMatch(/^judge-unconfigured/);
     const completion = byLabel(record.judgments, "Completion duration");

@@ -42,7 +42,11 @@ export interface AssertionHandle {
   label(text: string): AssertionHandle;
 }
 
-/** `check`: a match over the facts, or a value (plain, fact or material) and a match. */
+/**
+ * `check`: a match over the facts (defineContextMatch / defineMaterialMatch), or a value and a
+ * match. A value shaped `{ state: "available", value }` is unwrapped, `{ state: "unavailable" }`
+ * makes the check unavailable, and a MaterialCollection is handed to the match as it is.
+ */
 export interface CheckFn<Facts> {
   (match: ContextCheck<Facts>): AssertionHandle;
   <T>(value: T | MatchFact<T>, match: BooleanMatch<T, unknown>): AssertionHandle;
@@ -98,10 +102,11 @@ export interface ScoreEvalDefinition<Facts, Assertions> {
   judge?: CloseQAJudge;
 }
 
-/** Options of `evaluation.run()`. */
+/** Options of `evaluation.run()`; `timeoutMs` and `judge` win over the eval's own. */
 export interface EvalRunOptions {
   signal?: AbortSignal;
   runId?: string;
+  /** Timeout of the adapter's create, in ms. */
   timeoutMs?: number;
   judge?: CloseQAJudge;
   onJudgment?: (judgment: Judgment) => void;

@@ -13,7 +13,7 @@ export interface CaptureBudget {
   readonly maxDepth: number;
 }
 
-/** Defaults used for any budget field left out. */
+/** Defaults for any budget field left out: 1,024 items, 1 MiB, 65,536 values, depth 32. */
 export const defaultCapture: CaptureBudget = Object.freeze({
   maxItems: 1024,
   maxBytes: 1024 * 1024,
@@ -21,7 +21,7 @@ export const defaultCapture: CaptureBudget = Object.freeze({
   maxDepth: 32,
 });
 
-/** Hard maxima: a budget above these is rejected when the match is built. */
+/** Hard maxima, rejected above when the match is built: 16,384 items, 16 MiB, 1,048,576 values, depth 256. */
 export const maxCapture: CaptureBudget = Object.freeze({
   maxItems: 16_384,
   maxBytes: 16 * 1024 * 1024,
