@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { callJudge } from "../../src/judge/call.js";
+import { callJudge, schedulerFor } from "../../src/judge/call.js";
 import type { JudgeChatRequest } from "../../src/judge/chat.js";
 import { configureJudges } from "../../src/judge/config.js";
 import { withJudgeLedger } from "../../src/judge/ledger.js";
@@ -134,6 +134,41 @@ describe("dependable judge calls", () => {
     const result = await callJudge("m", request());
     const { inputTokens, outputTokens, costUsd } = result.usage;
     expect(costUsd).toBeCloseTo(inputTokens + 2 * outputTokens);
+  });
+
+  it("loses nothing against a rate-limited endpoint: every 429 is retried after its Retry-After", async () => {
+    await server.close();
+    server = await startFakeLlmServer({
+      rateLimit: { perWindow: 5, windowMs: 150 },
+      respond: () => fake.json({ ok: true }),
+    });
+    process.env.NICEEVAL_JUDGE_BASE_URL = server.openaiBaseURL;
+    configureJudges({ maxRetries: 20 });
+    const scheduler = schedulerFor(server.openaiBaseURL);
+    let lowest = scheduler.currentLimit;
+    const sampler = setInterval(() => {
+      lowest = Math.min(lowest, scheduler.currentLimit);
+    }, 2);
+    const { result, usage } = await withJudgeLedger(() =>
+      Promise.all(Array.from({ length: 25 }, (_, i) => callJudge("m", request(i)))),
+    ).finally(() => clearInterval(sampler));
+    expect(result.every((r) => r.ok)).toBe(true);
+    expect(server.rejected).toBeGreaterThan(0);
+    expect(usage.retries).toBe(server.rejected);
+    expect(lowest).toBeLessThan(8);
+  });
+
+  it("retries Anthropic's 529 overloaded answer", async () => {
+    process.env.NICEEVAL_JUDGE_BASE_URL = "";
+    process.env.ANTHROPIC_API_KEY = "k";
+    process.env.ANTHROPIC_BASE_URL = server.anthropicBaseURL;
+    server.enqueue(
+      { kind: "status", status: 529, errorType: "overloaded_error", message: "Overloaded" },
+      fake.json({ v: 1 }),
+    );
+    const result = await callJudge("anthropic/claude-haiku-4.5", request());
+    expect(result.ok && result.response.data).toEqual({ v: 1 });
+    expect(result.usage.retries).toBe(1);
   });
 
   it("lets registered providers win over the environment", async () => {
