@@ -1,4 +1,5 @@
 import { AuthoringError } from "../errors.js";
+import { equals } from "./compare.js";
 import { describe, node, preview, stateOf } from "./result.js";
 import type {
   AnyMatch,
@@ -31,6 +32,28 @@ export function readCollection<T>(value: CollectionValue<T> | unknown): ReadColl
   };
 }
 
+/**
+ * Match every item, calling `onMatched` for the matched ones; count the unavailable ones and
+ * keep the first one's full result as a sample (other items build no tree).
+ */
+export function scan<T>(
+  match: BooleanMatch<T, unknown>,
+  items: readonly T[],
+  onMatched: (item: T) => void,
+): { unknown: number; firstUnknown: MatchResult | undefined } {
+  let unknown = 0;
+  let firstUnknown: MatchResult | undefined;
+  for (const item of items) {
+    const state = stateOf(match, item);
+    if (state === "matched") onMatched(item);
+    else if (state === "unavailable") {
+      unknown++;
+      firstUnknown ??= match.evaluate(item);
+    }
+  }
+  return { unknown, firstUnknown };
+}
+
 /** The node for a value that is not a usable collection (unavailable or invalid). */
 function notReadable(name: string, expects: string, read: ReadCollection<unknown>): MatchResult {
   if (read.state === "unavailable")
@@ -57,27 +80,7 @@ function countMatch(count: number | BooleanMatch<number, unknown>): BooleanMatch
         `countWhere(item, count): count ${String(count)} is not a non-negative integer; pass a whole number >= 0 or a match such as atLeast(1)`,
       );
     }
-    const expected = count;
-    return {
-      kind: "match",
-      name: "count",
-      expects: `exactly ${count}`,
-      params: { expected },
-      evaluate: (value) =>
-        node(
-          value === expected ? "matched" : "mismatched",
-          "count",
-          `exactly ${expected}`,
-          `observed ${value}`,
-          value,
-        ),
-      decideRange: (low, high) =>
-        low === expected && high === expected
-          ? "matched"
-          : expected < low || expected > high
-            ? "mismatched"
-            : "unavailable",
-    };
+    return equals(count);
   }
   requireMatch("countWhere", "count", count);
   if (count.decideRange?.(0, Number.POSITIVE_INFINITY) === "mismatched") {
@@ -112,16 +115,9 @@ export function countWhere<T>(
       if (read.state === "unavailable" || read.state === "invalid")
         return notReadable("countWhere", expects, read);
       let matched = 0;
-      let unknown = 0;
-      let firstUnknown: MatchResult | undefined;
-      for (const entry of read.items) {
-        const state = stateOf(item, entry);
-        if (state === "matched") matched++;
-        else if (state === "unavailable") {
-          unknown++;
-          firstUnknown ??= item.evaluate(entry);
-        }
-      }
+      const { unknown, firstUnknown } = scan(item, read.items, () => {
+        matched++;
+      });
       const high = read.state === "partial" ? Number.POSITIVE_INFINITY : matched + unknown;
       const observed = { matched, unknown, seen: read.items.length, collection: read.state };
       const samples = firstUnknown ? [firstUnknown] : [];
@@ -181,16 +177,7 @@ export function filterWhere<T>(
       if (read.state === "unavailable" || read.state === "invalid")
         return notReadable("filterWhere", expects, read);
       const selected: T[] = [];
-      let unknown = 0;
-      let firstUnknown: MatchResult | undefined;
-      for (const entry of read.items) {
-        const state = stateOf(selector, entry);
-        if (state === "matched") selected.push(entry);
-        else if (state === "unavailable") {
-          unknown++;
-          firstUnknown ??= selector.evaluate(entry);
-        }
-      }
+      const { unknown, firstUnknown } = scan(selector, read.items, (entry) => selected.push(entry));
       const selection: MaterialCollection<T> =
         read.state === "partial"
           ? { state: "partial", items: selected, reason: read.reason }

@@ -1,7 +1,7 @@
 import { AuthoringError } from "../errors.js";
 import { type CaptureBudget, overBudget, resolveCapture } from "./capture.js";
-import { readCollection } from "./collection.js";
-import { describe, node, stateOf } from "./result.js";
+import { readCollection, scan } from "./collection.js";
+import { describe, node } from "./result.js";
 import type {
   AnyMatch,
   BooleanMatch,
@@ -143,16 +143,7 @@ export function defineMaterialMatch<Ctx, Item>(
       };
     }
     const items: Item[] = [];
-    let unknown = 0;
-    let firstUnknown: MatchResult | undefined;
-    for (const item of read.items) {
-      const state = stateOf(match, item);
-      if (state === "matched") items.push(item);
-      else if (state === "unavailable") {
-        unknown++;
-        firstUnknown ??= match.evaluate(item);
-      }
-    }
+    const { unknown, firstUnknown } = scan(match, read.items, (item) => items.push(item));
     const observed = { selected: items.length, seen: read.items.length, collection: read.state };
     const samples = firstUnknown ? [firstUnknown] : [];
     if (items.length > 0) {
