@@ -355,6 +355,12 @@ describe("runCase", () => {
     );
     expect(seen).toEqual(["matched", "mismatched"]);
     expect(ledger.inputTokens).toBe(9);
+    expect(record.output).toBeUndefined();
+    const kept = await evaluation.runCase(
+      { id: "default", index: 0 },
+      { runId: "r", signal: new AbortController().signal, keepOutput: true },
+    );
+    expect(kept.output).toMatchObject({ status: "closed" });
     expect(record.usage.judge.calls).toBe(1);
   });
 });

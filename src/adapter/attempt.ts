@@ -284,6 +284,7 @@ export async function runAttempt<Facts, Assertions>(
       elapsedMs: performance.now() - started,
     };
     if (failure) record.error = failure;
+    if (context.keepOutput) record.output = facts;
     return record;
   } finally {
     context.signal.removeEventListener("abort", forward);

@@ -1,6 +1,7 @@
 import { describe, expectTypeOf, it } from "vitest";
 import type { AttemptRecord } from "../eval/record.js";
-import { atMost, equals } from "../expect/compare.js";
+import { countWhere } from "../expect/collection.js";
+import { atLeast, atMost, equals } from "../expect/compare.js";
 import type { MatchFact, MaterialCollection, NumericMaterial } from "../expect/types.js";
 import { defineAdapter } from "./define-adapter.js";
 import type { AdapterCreateContext, AssertionHandle, ScoreEval } from "./types.js";
@@ -32,6 +33,9 @@ describe("adapter inference", () => {
         expectTypeOf(t.statusIs("x")).toEqualTypeOf<AssertionHandle>();
         expectTypeOf(
           t.check(t.completion, atMost(3)).gate().score(1).label("x"),
+        ).toEqualTypeOf<AssertionHandle>();
+        expectTypeOf(
+          t.check(t.log, countWhere(equals("x"), atLeast(1))),
         ).toEqualTypeOf<AssertionHandle>();
         // @ts-expect-error a string fact cannot be judged by a number match
         t.check(t.status, atMost(3));
