@@ -87,8 +87,13 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       if (verbose || record.verdict !== "passed") {
         for (const judgment of record.judgments) judgmentLine(judgment);
       }
-      if (record.score.state === "partial" && record.score.reasons.length) {
-        out.line(`      ${c.dim(`partial: ${oneLine(record.score.reasons.join("; "))}`)}`);
+      if (record.score.state !== "complete" && record.score.reasons.length) {
+        // The reasons are on the judgments above; say only what they do to the score.
+        const missing = record.judgments.filter((j) => j.points > 0 && j.earned === null);
+        const points = missing.reduce((sum, j) => sum + j.points, 0);
+        out.line(
+          `      ${c.dim(`${record.score.state}: ${formatNumber(points)} pts without evidence stay in max (${oneLine(missing.map((j) => j.label).join(", "), 200)})`)}`,
+        );
       }
     },
     onEvalFinished(summary: EvalSummary) {
