@@ -145,7 +145,7 @@ async function callWithRetries(
   const scheduler = schedulerFor(target.endpoint);
   const usage: JudgeUsage = { ...emptyJudgeUsage(), calls: 1 };
   for (let attempt = 0; ; attempt++) {
-    const ticket = await scheduler.acquire(signal);
+    const ticket = await scheduler.acquire(signal, { retry: attempt > 0 });
     const started = performance.now();
     let failure: JudgeCallError;
     try {

@@ -4,17 +4,22 @@ export interface SchedulerTicket {
   release(): void;
 }
 
+interface Waiter {
+  grant: (ticket: SchedulerTicket) => void;
+}
+
 /**
  * Per-endpoint admission control: a concurrency cap that halves when the endpoint says
  * "too many requests" and grows by one per window of successes (AIMD), plus an endpoint-wide
- * pause when it asks for one (Retry-After).
+ * pause when it asks for one (Retry-After). Slots are handed to waiters in order; retries of
+ * calls already admitted once go first.
  */
 export class EndpointScheduler {
   private limit: number;
   private active = 0;
   private pausedUntil = 0;
   private lastDecreaseAt = Number.NEGATIVE_INFINITY;
-  private readonly waiters: (() => void)[] = [];
+  private readonly waiters: Waiter[] = [];
   private pauseTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private maxConcurrency: number) {
@@ -26,39 +31,45 @@ export class EndpointScheduler {
     return Math.max(1, Math.floor(this.limit));
   }
 
+  /** Calls waiting for a slot. */
+  get queued(): number {
+    return this.waiters.length;
+  }
+
   /** Change the cap (configureJudges); the adaptive limit never exceeds it. */
   setMaxConcurrency(max: number): void {
     this.maxConcurrency = max;
     this.limit = Math.min(this.limit, max);
-    this.wake();
+    this.dispatch();
   }
 
-  /** Wait for a slot (and for any pause to end). */
-  async acquire(signal?: AbortSignal): Promise<SchedulerTicket> {
-    for (;;) {
-      signal?.throwIfAborted();
-      if (Date.now() >= this.pausedUntil && this.active < this.currentLimit) {
-        this.active++;
-        let released = false;
-        return {
-          startedAt: performance.now(),
-          release: () => {
-            if (released) return;
-            released = true;
-            this.active--;
-            this.wake();
-          },
-        };
-      }
-      await this.waitTurn(signal);
-    }
+  /** Wait for a slot (and for any pause to end). `retry` puts the call ahead of first tries. */
+  acquire(signal?: AbortSignal, options: { retry?: boolean } = {}): Promise<SchedulerTicket> {
+    signal?.throwIfAborted();
+    if (this.waiters.length === 0 && this.canAdmit()) return Promise.resolve(this.admit());
+    return new Promise<SchedulerTicket>((resolve, reject) => {
+      const waiter: Waiter = {
+        grant: (ticket) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(ticket);
+        },
+      };
+      const onAbort = () => {
+        const index = this.waiters.indexOf(waiter);
+        if (index !== -1) this.waiters.splice(index, 1);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (options.retry) this.waiters.unshift(waiter);
+      else this.waiters.push(waiter);
+      this.dispatch();
+    });
   }
 
   /** A call succeeded: grow by about one slot per window of successes. */
   onSuccess(): void {
-    const before = this.currentLimit;
     this.limit = Math.min(this.maxConcurrency, this.limit + 1 / this.limit);
-    if (this.currentLimit > before) this.wake();
+    this.dispatch();
   }
 
   /** A call started at `ticket.startedAt` was rate limited: halve once per congestion event. */
@@ -76,20 +87,31 @@ export class EndpointScheduler {
     this.armPauseTimer();
   }
 
-  private waitTurn(signal?: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        const index = this.waiters.indexOf(wake);
-        if (index !== -1) this.waiters.splice(index, 1);
-        reject(signal?.reason);
-      };
-      const wake = () => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      };
-      this.waiters.push(wake);
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
+  private canAdmit(): boolean {
+    return Date.now() >= this.pausedUntil && this.active < this.currentLimit;
+  }
+
+  private admit(): SchedulerTicket {
+    this.active++;
+    let released = false;
+    return {
+      startedAt: performance.now(),
+      release: () => {
+        if (released) return;
+        released = true;
+        this.active--;
+        this.dispatch();
+      },
+    };
+  }
+
+  // Hand free slots to waiters in queue order; during a pause the pause timer does it later.
+  private dispatch(): void {
+    if (Date.now() < this.pausedUntil) {
+      if (this.pauseTimer === undefined && this.waiters.length > 0) this.armPauseTimer();
+      return;
+    }
+    while (this.waiters.length > 0 && this.canAdmit()) this.waiters.shift()?.grant(this.admit());
   }
 
   private armPauseTimer(): void {
@@ -97,19 +119,9 @@ export class EndpointScheduler {
     this.pauseTimer = setTimeout(
       () => {
         this.pauseTimer = undefined;
-        this.wake();
+        this.dispatch();
       },
       Math.max(1, this.pausedUntil - Date.now() + 1),
     );
-  }
-
-  private wake(): void {
-    if (Date.now() < this.pausedUntil) {
-      // Woken during a pause (a release): the pause timer wakes the queue when it ends.
-      if (this.pauseTimer === undefined) this.armPauseTimer();
-      return;
-    }
-    let free = this.currentLimit - this.active;
-    while (free-- > 0 && this.waiters.length > 0) this.waiters.shift()?.();
   }
 }

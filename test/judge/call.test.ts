@@ -188,6 +188,21 @@ describe("dependable judge calls", () => {
     }
   });
 
+  it("drops temperature for a model that only takes its default", async () => {
+    server.enqueue(
+      {
+        kind: "status",
+        status: 400,
+        message: "Unsupported value: 'temperature' does not support 0 with this model.",
+      },
+      fake.json({ ok: true }),
+    );
+    const provider = openAICompatibleProvider({ baseURL: server.openaiBaseURL });
+    const result = await callJudge({ provider, model: "m" }, request());
+    expect(result.ok).toBe(true);
+    expect(server.requests.map((r) => "temperature" in r.body)).toEqual([true, false]);
+  });
+
   it("falls back to prose JSON when a server rejects the JSON-schema response format", async () => {
     server.enqueue(
       { kind: "status", status: 400, message: "response_format json_schema is not supported" },

@@ -50,3 +50,27 @@ describe("EndpointScheduler", () => {
     await expect(waiting).rejects.toThrow("stop");
   });
 });
+
+describe("EndpointScheduler order", () => {
+  it("hands slots out in order, retries first, and never to a newcomer ahead of the queue", async () => {
+    const scheduler = new EndpointScheduler(1);
+    const first = await scheduler.acquire();
+    const order: string[] = [];
+    const track = (name: string, options?: { retry?: boolean }) =>
+      scheduler.acquire(undefined, options).then((ticket) => {
+        order.push(name);
+        return ticket;
+      });
+    const a = track("a");
+    const b = track("b");
+    const retried = track("retry", { retry: true });
+    first.release();
+    (await retried).release();
+    (await a).release();
+    const late = track("late");
+    (await b).release();
+    (await late).release();
+    expect(order).toEqual(["retry", "a", "b", "late"]);
+    expect(scheduler.queued).toBe(0);
+  });
+});

@@ -40,23 +40,20 @@ export function openAICompatibleProvider(options: OpenAICompatibleOptions): Judg
     options.maxTokensField ??
     (/\/\/api\.openai\.com\b/.test(options.baseURL) ? "max_completion_tokens" : "max_tokens");
   let structured = options.structuredOutput ?? true;
+  // Some models only take their default temperature; learnt from the first 400 that says so.
+  let sendTemperature = true;
   const where = `OpenAI-compatible endpoint ${url}`;
   const headers: Record<string, string> = { ...options.headers };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
 
-  const send = async (
-    request: JudgeChatRequest,
-    model: string,
-    signal: AbortSignal,
-    withSchema: boolean,
-  ) => {
+  const send = async (request: JudgeChatRequest, model: string, signal: AbortSignal) => {
     const body: Record<string, unknown> = {
       model,
       messages: [{ role: "system", content: request.system }, ...request.messages],
-      temperature: request.temperature,
       [maxTokensField]: request.maxOutputTokens,
     };
-    if (withSchema) {
+    if (sendTemperature) body.temperature = request.temperature;
+    if (structured) {
       body.response_format = {
         type: "json_schema",
         json_schema: {
@@ -78,25 +75,27 @@ export function openAICompatibleProvider(options: OpenAICompatibleOptions): Judg
       request: JudgeChatRequest,
       { model, signal }: { model: string; signal: AbortSignal },
     ) {
-      let completion: ChatCompletion;
-      try {
-        completion = await send(request, model, signal, structured);
-      } catch (error) {
-        if (!(structured && rejectsSchema(error))) throw error;
-        structured = false;
-        completion = await send(request, model, signal, false);
+      // Each rejected option is dropped once and for good: at most two such re-sends per provider.
+      for (;;) {
+        try {
+          return readCompletion(await send(request, model, signal), where);
+        } catch (error) {
+          if (structured && rejects(error, /response_format|json_schema|structured/i))
+            structured = false;
+          else if (sendTemperature && rejects(error, /temperature/i)) sendTemperature = false;
+          else throw error;
+        }
       }
-      return readCompletion(completion, where);
     },
   });
 }
 
-// A 400 naming the response format means the server does not do JSON-schema output.
-function rejectsSchema(error: unknown): boolean {
+// A 400/422 naming an option means the server or model does not take it.
+function rejects(error: unknown, option: RegExp): boolean {
   return (
     error instanceof JudgeCallError &&
     (error.status === 400 || error.status === 422) &&
-    /response_format|json_schema|structured/i.test(error.message)
+    option.test(error.message)
   );
 }
 
