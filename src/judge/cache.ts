@@ -57,6 +57,15 @@ export class JudgeAnswerStore {
     }
   }
 
+  /** Close the shard files this store appends to. */
+  async close(): Promise<void> {
+    const writers = [...this.shards.values()].map((shard) => shard.writer);
+    this.shards.clear();
+    await Promise.all(
+      writers.map(async (writer) => (await writer?.catch(() => undefined))?.close()),
+    );
+  }
+
   private shard(name: string): Shard {
     let shard = this.shards.get(name);
     if (!shard) {
@@ -98,4 +107,11 @@ export function answerStore(dir: string): JudgeAnswerStore {
     stores.set(dir, store);
   }
   return store;
+}
+
+/** Close every open cache file and forget loaded entries (tests, long-lived hosts changing cacheDir). */
+export async function closeAnswerStores(): Promise<void> {
+  const open = [...stores.values()];
+  stores.clear();
+  await Promise.all(open.map((store) => store.close()));
 }

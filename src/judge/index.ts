@@ -1,5 +1,6 @@
 // Model judges: the JudgeFn seam, providers and model strings, dependable calls, closeQA.
 
+export { closeAnswerStores, JUDGE_CACHE_VERSION } from "./cache.js";
 // ── Judges built on the providers ───────────────────────────────────────────
 export { callJudge, type JudgeCallResult, type JudgeSource } from "./call.js";
 export { JudgeCallError } from "./call-error.js";
@@ -19,6 +20,7 @@ export {
   resetJudgeConfig,
 } from "./config.js";
 export { judgeFromModel } from "./judge-from-model.js";
+
 // ── Usage ledger ────────────────────────────────────────────────────────────
 export { recordJudgeUsage, withJudgeLedger } from "./ledger.js";
 export {

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { closeAnswerStores } from "../../src/judge/cache.js";
 import { configureJudges, resetJudgeConfig } from "../../src/judge/config.js";
 
 const VARIABLES = [
@@ -32,6 +33,7 @@ export async function isolateJudges(): Promise<{ cacheDir: string; cleanup: () =
         else process.env[name] = value;
       }
       resetJudgeConfig();
+      await closeAnswerStores();
       await rm(cacheDir, { recursive: true, force: true });
     },
   };
