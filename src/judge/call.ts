@@ -81,12 +81,14 @@ export async function callJudge(
   if (!(settings.cache && request.temperature === 0)) return finish(model, await call(), settings);
 
   const key = judgeCacheKey(target, request);
-  const shared = inflight.get(key);
-  if (shared) {
-    // An identical request is already on its way: its answer counts as a cache hit here.
-    const { outcome } = await shared;
-    if (outcome.ok) return finish(model, { outcome, usage: cachedUsage(), cached: true }, settings);
-    return finish(model, { outcome, usage: emptyJudgeUsage(), cached: false }, settings);
+  // An identical request already on its way: its answer counts as a cache hit here. If its
+  // caller aborted it, this caller goes on alone.
+  const pending = inflight.get(key);
+  if (pending) {
+    const shared = await pending.catch(() => undefined);
+    if (!shared) return finish(model, await call(), settings);
+    const usage = shared.outcome.ok ? cachedUsage() : emptyJudgeUsage();
+    return finish(model, { outcome: shared.outcome, usage, cached: shared.outcome.ok }, settings);
   }
   const work = (async (): Promise<Attempted> => {
     const store = answerStore(cacheDirectory());

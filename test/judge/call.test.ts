@@ -128,6 +128,19 @@ describe("dependable judge calls", () => {
     expect(usage).toMatchObject({ calls: 1, cachedCalls: 1 });
   });
 
+  it("lets a waiting twin go on alone when the caller it shared with aborts", async () => {
+    await server.close();
+    server = await startFakeLlmServer({ latencyMs: 60, respond: () => fake.json({ ok: true }) });
+    process.env.NICEEVAL_JUDGE_BASE_URL = server.openaiBaseURL;
+    const controller = new AbortController();
+    const leader = callJudge("m", request(), { signal: controller.signal });
+    const twin = callJudge("m", request());
+    setTimeout(() => controller.abort(new Error("cancelled")), 10);
+    await expect(leader).rejects.toThrow("cancelled");
+    const result = await twin;
+    expect(result).toMatchObject({ ok: true, cached: false });
+  });
+
   it("prices calls from the price table", async () => {
     configureJudges({ prices: { m: { inputPerMTok: 1_000_000, outputPerMTok: 2_000_000 } } });
     server.enqueue(fake.json({ ok: true }));
