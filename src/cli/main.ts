@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { errorMessage, NiceevalError } from "../errors.js";
+import { configureJudges } from "../judge/config.js";
 import { consoleReporter } from "../report/console-reporter.js";
 import { jsonReporter } from "../report/json-reporter.js";
 import type { Reporter } from "../report/reporter.js";
@@ -85,7 +86,7 @@ async function runCommand(args: RunArgs, io: CliIO): Promise<number> {
 }
 
 async function configureJudgeCache(enabled: boolean): Promise<void> {
-  if (!enabled) process.env.NICEEVAL_JUDGE_CACHE = "off";
+  if (!enabled) configureJudges({ cache: false });
 }
 
 function packageVersion(): string {

@@ -1,5 +1,6 @@
 import { errorMessage } from "../errors.js";
 import { withJudgeLedger } from "../judge/ledger.js";
+import { isJudgeUnavailable } from "../judge/unavailable.js";
 import type { Score } from "../score/score.js";
 import { isScorer, type Scorer } from "../scorers/create-scorer.js";
 import { runTool } from "../tool/run-tool.js";
@@ -194,7 +195,7 @@ export async function runSuiteCase<Input, Output>(
       const { result, usage } = await withJudgeLedger(() =>
         judgeWith(scorer, args, spec, threshold, context.signal),
       );
-      if (usage.calls > 0) result.judge = usage;
+      if (usage.calls + usage.cachedCalls > 0) result.judge = usage;
       return result;
     }),
   );
@@ -235,6 +236,13 @@ async function judgeWith<Input, Output>(
     const score = await bound.run(args, signal);
     return fromToolScore(label, bound.toolId, score);
   } catch (error) {
+    // A judge that could not answer is missing evidence, not a crash and never a zero.
+    if (isJudgeUnavailable(error)) {
+      return {
+        ...erroredJudgment(label, `scorer "${label}": ${errorMessage(error)}`),
+        state: "unavailable",
+      };
+    }
     return erroredJudgment(label, `scorer "${label}" threw: ${errorMessage(error)}`);
   }
 }

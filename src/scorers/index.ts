@@ -1,3 +1,4 @@
+// biome-ignore-all assist/source/organizeImports: sections are ordered for readers, not by path
 // The `niceeval/scorers` entry: every scorer.
 
 // ── Score shape and tools ────────────────────────────────────────────────────
@@ -89,6 +90,21 @@ export {
   type StylePairwiseInput,
   type TextStats,
 } from "./style/index.js";
+
+// ── Model-judged scorers ─────────────────────────────────────────────────────
+export {
+  expectations,
+  llmJudge,
+  llmJudgeTool,
+  makeLlmJudgeDriver,
+  verdictToScore,
+  type ExpectedOutcome,
+  type LlmJudgeBinding,
+  type LlmJudgeBindingOptions,
+  type LlmJudgeInput,
+  type MakeLlmJudgeDriverOptions,
+} from "./judged/index.js";
+export { judgeFromModel } from "../judge/judge-from-model.js";
 
 // ── Judge seam shared by model-backed scorers ────────────────────────────────
 export {
