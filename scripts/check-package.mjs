@@ -1,7 +1,7 @@
 // Packaging check (part of `npm test`): pack the package as npm would publish it, lint the
 // packed exports (publint, attw), install the tarball into a fresh project and run its bin.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -12,7 +12,10 @@ const run = (cmd, args, cwd = root) =>
 
 try {
   run("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", work]);
-  const tarball = join(work, readdirSync(work).find((f) => f.endsWith(".tgz")));
+  const tarball = join(
+    work,
+    readdirSync(work).find((f) => f.endsWith(".tgz")),
+  );
   console.log(`packed ${tarball}`);
 
   run(join(root, "node_modules/.bin/publint"), ["--strict", tarball]);
@@ -22,7 +25,10 @@ try {
 
   const project = join(work, "project");
   mkdirSync(join(project, "evals"), { recursive: true });
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, type: "module" }),
+  );
   writeFileSync(
     join(project, "evals", "smoke.eval.ts"),
     `import { defineSuite } from "niceeval";
@@ -31,9 +37,14 @@ const same = createScorer<string, string>({ name: "same", score: ({ output, expe
 export const smoke = defineSuite<string, string>({ id: "smoke", cases: [{ id: "a", input: "a", expected: "a" }], target: (i) => i, scorers: [same] });
 `,
   );
-  run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball], project);
+  run(
+    "npm",
+    ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball],
+    project,
+  );
   const out = run(join(project, "node_modules/.bin/niceeval"), ["run"], project);
-  if (!/1 passed/.test(out)) throw new Error(`installed bin did not report the smoke case:\n${out}`);
+  if (!/1 passed/.test(out))
+    throw new Error(`installed bin did not report the smoke case:\n${out}`);
   console.log("installed tarball: `niceeval run` passed");
 } catch (error) {
   console.error(error.stdout ?? "", error.stderr ?? "", error.message);

@@ -1,17 +1,23 @@
 // Seed 002's examples, run from code with only their import paths changed to niceeval.
-import { describe, expect, it } from "vitest";
-import { arrayTelemetry, runTool } from "niceeval";
+
 import {
-  runEval,
+  arrayTelemetry,
   bindScorer,
-  exactMatchTool,
-  latencyBudgetTool,
-  evalScorersProvider,
   type EvalEvent,
+  evalScorersProvider,
+  exactMatchTool,
+  type JudgeFn,
+  latencyBudgetTool,
+  llmJudge,
+  llmJudgeTool,
+  makeLlmJudgeDriver,
+  runEval,
+  runTool,
+  styleScorersProvider,
   type TypedEvalSuite,
+  textStatsTool,
 } from "niceeval";
-import { llmJudgeTool, makeLlmJudgeDriver, llmJudge, type JudgeFn } from "niceeval";
-import { textStatsTool, styleScorersProvider } from "niceeval";
+import { describe, expect, it } from "vitest";
 
 interface Answer {
   text: string;
@@ -25,7 +31,12 @@ describe("seed 002 examples", () => {
       candidates: [evalScorersProvider],
       input: { actual: "hello", expected: "hello" },
     });
-    expect(score).toEqual({ value: 1, passed: true, label: "exact-match", rationale: "actual equals expected" });
+    expect(score).toEqual({
+      value: 1,
+      passed: true,
+      label: "exact-match",
+      rationale: "actual equals expected",
+    });
   });
 
   it("runs a suite with runEval and telemetry", async () => {
@@ -100,7 +111,10 @@ describe("seed 002 examples", () => {
     const score = await runTool({
       tool: textStatsTool,
       candidates: [styleScorersProvider],
-      input: { text: "Je pense que ceci illustre bien mon propos.", thresholds: { minFirstPersonRatio: 0.5 } },
+      input: {
+        text: "Je pense que ceci illustre bien mon propos.",
+        thresholds: { minFirstPersonRatio: 0.5 },
+      },
     });
     expect(score.passed).toBe(true);
     expect(score.label).toBe("text-stats");
