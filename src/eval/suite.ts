@@ -108,6 +108,11 @@ export interface SuiteDefinition<Input, Output> {
   concurrency?: number;
   /** A createScorer score passes at or above this (default 0.5). Tool scorers decide themselves. */
   threshold?: number;
+  /**
+   * Ids of the scorers that must pass for a case to pass (default: every scorer). The others
+   * still earn points, so a judge that is unavailable offline lowers nothing to a fake zero.
+   */
+  gates?: readonly string[];
   /** Per-case timeout of the target, ms. */
   timeoutMs?: number;
 }
@@ -127,6 +132,16 @@ export function defineSuite<Input, Output>(
   definition: SuiteDefinition<Input, Output>,
 ): Suite<Input, Output> {
   if (!definition.id) throw new TypeError("defineSuite: `id` is required");
+  const ids = definition.scorers.map((s) =>
+    isScorer(s) ? s.scorerName : (s as BoundScorer<Output>).id,
+  );
+  for (const gate of definition.gates ?? []) {
+    if (!ids.includes(gate)) {
+      throw new TypeError(
+        `defineSuite("${definition.id}"): gates names "${gate}", which is not one of its scorers (${ids.join(", ")})`,
+      );
+    }
+  }
   return {
     [EVAL_BRAND]: true,
     id: definition.id,
@@ -190,12 +205,14 @@ export async function runSuiteCase<Input, Output>(
     caseId: spec.id,
   };
   const threshold = definition.threshold ?? 0.5;
+  const gates = definition.gates ? new Set(definition.gates) : undefined;
   const judgments = await Promise.all(
     definition.scorers.map(async (scorer) => {
       const { result, usage } = await withJudgeLedger(() =>
         judgeWith(scorer, args, spec, threshold, context.signal),
       );
       if (usage.calls + usage.cachedCalls > 0) result.judge = usage;
+      if (gates && !gates.has(result.label)) result.gate = false;
       return result;
     }),
   );

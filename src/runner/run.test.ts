@@ -180,6 +180,39 @@ describe("runEvals", () => {
   });
 });
 
+describe("suite gates", () => {
+  it("lets non-gating scorers earn points without deciding pass/fail", async () => {
+    const low = createScorer<string, string>({ name: "low", score: () => ({ score: 0.2 }) });
+    const suite = defineSuite<string, string>({
+      id: "gated",
+      cases: [{ id: "a", input: "a", expected: "a" }],
+      target: (input) => input,
+      scorers: [equalsExpected, low],
+      gates: ["equals"],
+    });
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { onRecord: (r) => records.push(r) });
+    expect(records[0]?.verdict).toBe("passed");
+    expect(records[0]?.judgments.map((j) => [j.label, j.gate, j.state])).toEqual([
+      ["equals", true, "matched"],
+      ["low", false, "mismatched"],
+    ]);
+    expect(records[0]?.score).toMatchObject({ earned: 1.2, max: 2 });
+  });
+
+  it("rejects a gate that names no scorer, at definition time", () => {
+    expect(() =>
+      defineSuite<string, string>({
+        id: "typo",
+        cases: [],
+        target: (input) => input,
+        scorers: [equalsExpected],
+        gates: ["equal"],
+      }),
+    ).toThrow('defineSuite("typo"): gates names "equal", which is not one of its scorers (equals)');
+  });
+});
+
 describe("runEval", () => {
   it("emits started, per case started/scored/finished, then finished, each with run id and time", async () => {
     const telemetry = arrayTelemetry<EvalEvent>();
