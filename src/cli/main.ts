@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { errorMessage, NiceevalError } from "../errors.js";
+import { closeAnswerStores } from "../judge/cache.js";
 import { configureJudges } from "../judge/config.js";
 import { consoleReporter } from "../report/console-reporter.js";
 import { jsonReporter } from "../report/json-reporter.js";
@@ -82,6 +83,7 @@ async function runCommand(args: RunArgs, io: CliIO): Promise<number> {
     return summary.ok ? 0 : 1;
   } finally {
     process.off("SIGINT", onSignal);
+    await closeAnswerStores();
   }
 }
 
