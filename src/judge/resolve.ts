@@ -1,5 +1,5 @@
 import type { JudgeTarget } from "./chat.js";
-import { anthropicProvider } from "./providers/anthropic.js";
+import { anthropicModelId, anthropicProvider } from "./providers/anthropic.js";
 import { openAICompatibleProvider } from "./providers/openai-compatible.js";
 import type { JudgeProvider } from "./providers/provider.js";
 
@@ -78,7 +78,7 @@ export function resolveJudge(model: string, env: NodeJS.ProcessEnv = process.env
     const provider = memo(`anthropic\0${anthropicBase ?? ""}\0${apiKey}`, () =>
       anthropicProvider({ apiKey, ...(anthropicBase ? { baseURL: anthropicBase } : {}) }),
     );
-    return found(model, provider, anthropicModelId(rest));
+    return found(model, provider, rest);
   }
   if (prefix === "openai" && slash !== -1) {
     const apiKey = env.OPENAI_API_KEY;
@@ -96,10 +96,7 @@ export function resolveJudge(model: string, env: NodeJS.ProcessEnv = process.env
   };
 }
 
-/** Model strings name versions with dots (`claude-haiku-4.5`); the Messages API uses dashes (`claude-haiku-4-5`). */
-export function anthropicModelId(name: string): string {
-  return name.replace(/(\d)\.(\d)/g, "$1-$2");
-}
+export { anthropicModelId };
 
 function found(model: string, provider: JudgeProvider, providerModel: string): ResolvedJudge {
   return {

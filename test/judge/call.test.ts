@@ -182,6 +182,7 @@ describe("dependable judge calls", () => {
     const result = await callJudge("anthropic/claude-haiku-4.5", request());
     expect(result.ok && result.response.data).toEqual({ v: 1 });
     expect(result.usage.retries).toBe(1);
+    expect(server.requests.at(-1)?.body.model).toBe("claude-haiku-4-5");
   });
 
   it("lets registered providers win over the environment", async () => {
@@ -191,9 +192,10 @@ describe("dependable judge calls", () => {
       anthropicProvider({ apiKey: "k", baseURL: other.anthropicBaseURL }),
     );
     try {
-      const result = await callJudge("local/claude-x", request());
+      const result = await callJudge("local/claude-x-4.5", request());
       expect(result.ok && result.response.data).toEqual({ from: "registered" });
-      expect(other.requests[0]?.body.model).toBe("claude-x");
+      // A registered Anthropic provider sends the Messages API's dashed model id too.
+      expect(other.requests[0]?.body.model).toBe("claude-x-4-5");
       expect(server.requests).toHaveLength(0);
     } finally {
       unregister();

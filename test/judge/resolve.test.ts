@@ -17,7 +17,7 @@ describe("resolveJudge", () => {
     const anthropic = resolveJudge("anthropic/claude-haiku-4.5", { ANTHROPIC_API_KEY: "k" });
     expect(anthropic.ok && anthropic.target).toEqual({
       provider: "anthropic@https://api.anthropic.com",
-      model: "claude-haiku-4-5",
+      model: "claude-haiku-4.5",
       endpoint: "https://api.anthropic.com",
     });
     const openai = resolveJudge("openai/gpt-4.1-mini", {

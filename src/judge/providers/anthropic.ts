@@ -48,7 +48,8 @@ export function anthropicProvider(options: AnthropicOptions): JudgeProvider {
       { model, signal }: { model: string; signal: AbortSignal },
     ) {
       const body = {
-        model,
+        // Registered or resolved from env, the same model string reaches the API the same way.
+        model: anthropicModelId(model),
         max_tokens: request.maxOutputTokens,
         temperature: request.temperature,
         system: request.system,
@@ -88,4 +89,9 @@ function readMessage(answer: MessagesAnswer, toolName: string, where: string): J
     .map((block) => (block.type === "text" ? ((block as { text?: string }).text ?? "") : ""))
     .join("");
   return { text: call ? JSON.stringify(call.input ?? null) : text, ...usage };
+}
+
+/** Model strings name versions with dots (`claude-haiku-4.5`); the Messages API uses dashes (`claude-haiku-4-5`). */
+export function anthropicModelId(name: string): string {
+  return name.replace(/(\d)\.(\d)/g, "$1-$2");
 }
