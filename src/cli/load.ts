@@ -4,14 +4,20 @@ import { errorMessage } from "../errors.js";
 import { isRunnable, type Runnable } from "../eval/runnable.js";
 import type { RunEntry } from "../runner/run.js";
 
-let typescriptReady: Promise<void> | undefined;
+type TsImport = (specifier: string, parent: string) => Promise<unknown>;
+let tsImport: Promise<TsImport> | undefined;
 
-/** Teach Node to import TypeScript eval files without a build step (once per process). */
-function enableTypeScript(): Promise<void> {
-  typescriptReady ??= import("tsx/esm/api").then(({ register }) => {
-    register();
-  });
-  return typescriptReady;
+/**
+ * Import an eval file. TypeScript goes through tsx's scoped loader, which compiles it as an
+ * ES module even in a project without `"type": "module"`; JavaScript uses Node's own import.
+ */
+async function importEvalFile(path: string): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(path).href;
+  if (!/\.[mc]?ts$/.test(path)) return (await import(url)) as Record<string, unknown>;
+  tsImport ??= import("tsx/esm/api").then((api) => api.tsImport as TsImport);
+  return (await (
+    await tsImport
+  )(url, import.meta.url)) as Record<string, unknown>;
 }
 
 /** Result of loading eval files: the evals found, and the files that failed with why. */
@@ -28,11 +34,10 @@ export async function loadEvalFiles(files: readonly string[], cwd: string): Prom
   const entries: RunEntry[] = [];
   const errors: LoadResult["errors"] = [];
   const seen = new Map<string, string>();
-  if (files.some((file) => /\.m?ts$/.test(file))) await enableTypeScript();
   for (const file of files) {
     let module: Record<string, unknown>;
     try {
-      module = (await import(pathToFileURL(resolve(cwd, file)).href)) as Record<string, unknown>;
+      module = await importEvalFile(resolve(cwd, file));
     } catch (error) {
       errors.push({ file, message: describeLoadError(error) });
       continue;

@@ -117,4 +117,16 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "walk"');
   });
+
+  it('loads TypeScript eval files in a project without "type": "module"', async () => {
+    const plain = await makeProject({ "evals/echo.eval.ts": passingSuite }, { name: "plain" });
+    try {
+      const run = await runCli(["run"], plain.dir);
+      expect(run.stdout).not.toContain("failed to load");
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain("1 evals · 2 cases · 2 passed");
+    } finally {
+      await plain.cleanup();
+    }
+  });
 });

@@ -16,14 +16,17 @@ export interface FixtureProject {
   cleanup(): Promise<void>;
 }
 
-export async function makeProject(files: Record<string, string>): Promise<FixtureProject> {
+export async function makeProject(
+  files: Record<string, string>,
+  packageJson: Record<string, unknown> = { name: "fixture", type: "module" },
+): Promise<FixtureProject> {
   if (!existsSync(cliPath)) {
     throw new Error(`${cliPath} is missing: run \`npm run build\` before the integration tests`);
   }
   const dir = await mkdtemp(join(tmpdir(), "niceeval-fixture-"));
   await mkdir(join(dir, "node_modules"), { recursive: true });
   await symlink(repoRoot, join(dir, "node_modules", "niceeval"), "dir");
-  await writeFile(join(dir, "package.json"), JSON.stringify({ name: "fixture", type: "module" }));
+  await writeFile(join(dir, "package.json"), JSON.stringify(packageJson));
   for (const [path, content] of Object.entries(files)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), content);
