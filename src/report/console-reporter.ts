@@ -87,9 +87,9 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       if (verbose || record.verdict !== "passed") {
         for (const judgment of record.judgments) judgmentLine(judgment);
       }
-      if (record.score.state !== "complete" && record.score.reasons.length) {
-        // The reasons are on the judgments above; say only what they do to the score.
-        const missing = record.judgments.filter((j) => j.points > 0 && j.earned === null);
+      // The reasons are on the judgments above; say only what they do to the score.
+      const missing = record.judgments.filter((j) => j.points > 0 && j.earned === null);
+      if (record.score.state !== "complete" && missing.length) {
         const points = missing.reduce((sum, j) => sum + j.points, 0);
         out.line(
           `      ${c.dim(`${record.score.state}: ${formatNumber(points)} pts without evidence stay in max (${oneLine(missing.map((j) => j.label).join(", "), 200)})`)}`,
@@ -135,6 +135,8 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       out.line(
         `  ${t.evals} evals · ${t.cases} cases · ${c.green(`${t.passed} passed`)}${passRate} · ${t.failed ? c.red(`${t.failed} failed`) : "0 failed"} · ${t.errored ? c.magenta(`${t.errored} errored`) : "0 errored"} · ${t.skipped} skipped`,
       );
+      if (summary.cancelled)
+        out.line(`  ${c.yellow("cancelled: cases that had not started did not run")}`);
       out.line(`  judge: ${formatJudgeUsage(summary.judge)}`);
       out.line(`  time: ${formatMs(summary.elapsedMs)}`);
       out.line(summary.ok ? c.green("PASS") : c.red("FAIL"));

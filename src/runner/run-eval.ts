@@ -50,6 +50,8 @@ export interface EvalReport {
   scoredCount: number;
   cases: CaseReport[];
   elapsedMs: number;
+  /** The signal cancelled the run: cases that had not started are not in `cases`. */
+  cancelled: boolean;
 }
 
 /**
@@ -85,6 +87,7 @@ export async function runEval<Input, Output>(
     scoredCount: scored.length,
     cases,
     elapsedMs: summary.elapsedMs,
+    cancelled: summary.cancelled,
   };
 }
 

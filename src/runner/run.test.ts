@@ -180,6 +180,69 @@ describe("runEvals", () => {
   });
 });
 
+describe("guards", () => {
+  it("turns a target that never settles into an errored case instead of a silent exit", async () => {
+    const suite = defineSuite<number, number>({
+      id: "stuck",
+      cases: [
+        { id: "forever", input: 1 },
+        { id: "fine", input: 2 },
+      ],
+      target: (i) => (i === 1 ? new Promise<number>(() => {}) : i),
+      scorers: [],
+    });
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { caseTimeoutMs: 30, onRecord: (r) => records.push(r) });
+    expect(records.map((r) => r.verdict)).toEqual(["errored", "passed"]);
+    expect(records[0]?.error?.message).toContain(
+      'case "forever" of eval "stuck" timed out after 30 ms',
+    );
+  });
+
+  it("reports a repeated case id as an errored case and runs the first one", async () => {
+    const suite = defineSuite<number, number>({
+      id: "dups",
+      cases: [
+        { id: "a", input: 1 },
+        { id: "a", input: 2 },
+      ],
+      target: (i) => i,
+      scorers: [],
+    });
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { onRecord: (r) => records.push(r) });
+    expect(records.map((r) => r.verdict)).toEqual(["passed", "errored"]);
+    expect(records[1]?.error?.message).toBe(
+      'case id "a" appears twice in eval "dups"; give each case a unique id',
+    );
+  });
+
+  it("still finishes every eval when cancelled, and says it was cancelled", async () => {
+    const controller = new AbortController();
+    const telemetry = arrayTelemetry<EvalEvent>();
+    const report = await runEval(
+      {
+        id: "cancel",
+        cases: Array.from({ length: 6 }, (_, i) => ({ id: `c${i}`, input: i })),
+        scorers: [],
+      },
+      {
+        target: async (i: number) => {
+          if (i === 1) controller.abort();
+          await sleep(5);
+          return i;
+        },
+        telemetry,
+        concurrency: 1,
+        signal: controller.signal,
+      },
+    );
+    expect(report.cancelled).toBe(true);
+    expect(report.total).toBe(2);
+    expect(telemetry.events.at(-1)?.kind).toBe("eval.finished");
+  });
+});
+
 describe("suite gates", () => {
   it("lets non-gating scorers earn points without deciding pass/fail", async () => {
     const low = createScorer<string, string>({ name: "low", score: () => ({ score: 0.2 }) });

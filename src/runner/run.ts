@@ -9,6 +9,7 @@ import {
   unreportedUsage,
 } from "../eval/record.js";
 import type { AttemptContext, CaseSpec, Runnable } from "../eval/runnable.js";
+import { withTimeout } from "../eval/timeout.js";
 import { withJudgeLedger } from "../judge/ledger.js";
 import type { Reporter } from "../report/reporter.js";
 import { EVAL_EVENT_SCHEMA, type EvalEvent, type EvalSummary } from "./events.js";
@@ -35,6 +36,8 @@ export interface RunOptions {
   keepOutput?: boolean;
   /** Per-case timeout for targets and adapters, ms. */
   timeoutMs?: number;
+  /** Limit on a whole attempt, ms (default: timeoutMs + 1 s, else 10 minutes). */
+  caseTimeoutMs?: number;
   /** Called with every record in order; lets callers keep what they need. */
   onRecord?: (record: AttemptRecord) => void;
 }
@@ -58,7 +61,12 @@ export interface RunSummary {
   loadErrors: { file: string; message: string }[];
   /** True when nothing failed, errored or failed to load. */
   ok: boolean;
+  /** True when the run was cancelled through its signal; cases not yet started did not run. */
+  cancelled: boolean;
 }
+
+/** Default limit on one attempt when neither the run nor the eval sets one. */
+export const DEFAULT_CASE_TIMEOUT_MS = 10 * 60 * 1000;
 
 type Slot =
   | { type: "eval-start"; entry: number }
@@ -166,7 +174,6 @@ export async function runEvals(
 
   async function* schedule(): AsyncGenerator<{ seq: number; slot: Slot }> {
     for (let index = 0; index < entries.length; index++) {
-      if (signal.aborted) return;
       const entry = entries[index]!;
       evalStarted[index] = performance.now();
       emit({
@@ -178,10 +185,23 @@ export async function runEvals(
       const startSlot: Slot = { type: "eval-start", entry: index };
       slots.set(nextSeq++, startSlot);
       flush();
+      // Every eval is started and finished, even after a cancel: sinks always see eval.finished.
+      const seen = new Set<string>();
       try {
-        for await (const spec of entry.eval.cases()) {
-          if (signal.aborted) return;
+        for await (const spec of signal.aborted ? [] : entry.eval.cases()) {
+          if (signal.aborted) break;
           if (options.filter && !options.filter(entry.eval.id, spec.id)) continue;
+          if (seen.has(spec.id)) {
+            const message = `case id "${spec.id}" appears twice in eval "${entry.eval.id}"; give each case a unique id`;
+            slots.set(nextSeq++, {
+              type: "case",
+              entry: index,
+              spec,
+              record: crashedRecord(entry.eval.id, spec, message),
+            });
+            continue;
+          }
+          seen.add(spec.id);
           while (nextSeq - flushSeq >= window) {
             await new Promise<void>((resolve) => {
               producer.wake = resolve;
@@ -211,6 +231,12 @@ export async function runEvals(
       flush();
     }
   }
+
+  // A last-resort limit on a whole attempt (target, adapter, scorers): a promise that never
+  // settles must become an errored case, not a silent exit with nothing reported.
+  const caseTimeoutMs =
+    options.caseTimeoutMs ??
+    (options.timeoutMs !== undefined ? options.timeoutMs + 1000 : DEFAULT_CASE_TIMEOUT_MS);
 
   const baseContext: AttemptContext = {
     runId,
@@ -243,7 +269,13 @@ export async function runEvals(
     let record: AttemptRecord;
     try {
       const context: AttemptContext = onJudgment ? { ...baseContext, onJudgment } : baseContext;
-      const { result, usage } = await withJudgeLedger(() => runnable.runCase(slot.spec, context));
+      const { result, usage } = await withJudgeLedger(() =>
+        withTimeout(
+          () => runnable.runCase(slot.spec, context),
+          caseTimeoutMs,
+          `case "${slot.spec.id}" of eval "${runnable.id}"`,
+        ),
+      );
       record = result;
       // Judge calls the eval did not attribute to a judgment still belong to the attempt.
       if (usage.calls > record.usage.judge.calls) record.usage.judge = usage;
@@ -285,7 +317,8 @@ export async function runEvals(
     totals,
     judge: runJudge,
     loadErrors: [],
-    ok: totals.failed === 0 && totals.errored === 0,
+    ok: totals.failed === 0 && totals.errored === 0 && !signal.aborted,
+    cancelled: signal.aborted,
   };
   return summary;
 }
