@@ -1,4 +1,4 @@
-import { errorMessage } from "../errors.js";
+import { AuthoringError, errorMessage } from "../errors.js";
 import { withJudgeLedger } from "../judge/ledger.js";
 import { isJudgeUnavailable } from "../judge/unavailable.js";
 import type { Score } from "../score/score.js";
@@ -131,13 +131,35 @@ export interface Suite<Input, Output> extends Runnable {
 export function defineSuite<Input, Output>(
   definition: SuiteDefinition<Input, Output>,
 ): Suite<Input, Output> {
-  if (!definition.id) throw new TypeError("defineSuite: `id` is required");
-  const ids = definition.scorers.map((s) =>
-    isScorer(s) ? s.scorerName : (s as BoundScorer<Output>).id,
-  );
+  if (typeof definition.id !== "string" || !definition.id) {
+    throw new AuthoringError("defineSuite: `id` must be a non-empty string");
+  }
+  const where = `defineSuite("${definition.id}")`;
+  if (typeof definition.target !== "function") {
+    throw new AuthoringError(
+      `${where}: \`target\` must be a function that produces a case's output`,
+    );
+  }
+  if (!Array.isArray(definition.scorers)) {
+    throw new AuthoringError(`${where}: \`scorers\` must be an array`);
+  }
+  const ids = definition.scorers.map((s, index) => {
+    if (isScorer(s)) return s.scorerName;
+    if ((s as BoundScorer<Output> | undefined)?.kind === "bound-scorer")
+      return (s as BoundScorer<Output>).id;
+    throw new AuthoringError(
+      `${where}: scorers[${index}] is not a scorer; pass bindScorer(...) or createScorer(...) results`,
+    );
+  });
+  const repeated = ids.find((id, index) => ids.indexOf(id) !== index);
+  if (repeated !== undefined) {
+    throw new AuthoringError(
+      `${where}: two scorers are named "${repeated}"; give each scorer a unique id`,
+    );
+  }
   for (const gate of definition.gates ?? []) {
     if (!ids.includes(gate)) {
-      throw new TypeError(
+      throw new AuthoringError(
         `defineSuite("${definition.id}"): gates names "${gate}", which is not one of its scorers (${ids.join(", ")})`,
       );
     }
@@ -291,8 +313,9 @@ export function fromNamedScore(
       `scorer "${label}" returned a non-finite score (${String(value)}); return a finite number or null`,
     );
   }
-  const effective = value ?? 0;
-  const passed = effective >= threshold;
+  // Points stay within the scorer's one point; the raw value is kept and shown.
+  const effective = Math.min(1, Math.max(0, value ?? 0));
+  const passed = (value ?? 0) >= threshold;
   const judgment: Judgment = {
     label,
     source: "scorer",
@@ -304,7 +327,7 @@ export function fromNamedScore(
     reason:
       value === null
         ? "no score (null counts as 0)"
-        : `${formatValue(effective)} ${passed ? ">=" : "<"} threshold ${threshold}`,
+        : `${formatValue(value)} ${passed ? ">=" : "<"} threshold ${threshold}${value !== effective ? ` (outside 0..1: earns ${effective})` : ""}`,
   };
   // A scorer may explain itself through metadata.reason; show it rather than the arithmetic.
   if (typeof metadata?.reason === "string")

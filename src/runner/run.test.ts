@@ -243,6 +243,49 @@ describe("guards", () => {
   });
 });
 
+describe("authoring errors at definition time", () => {
+  it("names what is wrong with a suite or a scorer", () => {
+    const base = { id: "s", cases: [], target: (i: string) => i, scorers: [equalsExpected] };
+    expect(() => defineSuite({ ...base, target: undefined as never })).toThrow(
+      'defineSuite("s"): `target` must be a function',
+    );
+    expect(() => defineSuite({ ...base, scorers: [{} as never] })).toThrow(
+      'defineSuite("s"): scorers[0] is not a scorer',
+    );
+    expect(() => defineSuite({ ...base, scorers: [equalsExpected, equalsExpected] })).toThrow(
+      'two scorers are named "equals"',
+    );
+    expect(() => createScorer({ name: "", score: () => ({ score: 1 }) })).toThrow(
+      "createScorer: `name` must be a non-empty string",
+    );
+    expect(() => createScorer({ name: "x", score: undefined as never })).toThrow(
+      'createScorer("x"): `score` must be a function',
+    );
+  });
+
+  it("keeps a createScorer score outside 0..1 within its one point", async () => {
+    const big = createScorer<string, string>({ name: "big", score: () => ({ score: 5 }) });
+    const negative = createScorer<string, string>({
+      name: "negative",
+      score: () => ({ score: -3 }),
+    });
+    const records: AttemptRecord[] = [];
+    const suite = defineSuite<string, string>({
+      id: "range",
+      cases: [{ id: "a", input: "a" }],
+      target: (i) => i,
+      scorers: [big, negative],
+    });
+    await runEvals([{ eval: suite }], { onRecord: (r) => records.push(r) });
+    expect(records[0]?.judgments.map((j) => [j.earned, j.value, j.state])).toEqual([
+      [1, 5, "matched"],
+      [0, -3, "mismatched"],
+    ]);
+    expect(records[0]?.judgments[0]?.reason).toBe("5 >= threshold 0.5 (outside 0..1: earns 1)");
+    expect(records[0]?.score).toMatchObject({ earned: 1, max: 2 });
+  });
+});
+
 describe("suite gates", () => {
   it("lets non-gating scorers earn points without deciding pass/fail", async () => {
     const low = createScorer<string, string>({ name: "low", score: () => ({ score: 0.2 }) });

@@ -1,3 +1,5 @@
+import { AuthoringError } from "../errors.js";
+
 /** Extra case fields handed to a scorer next to output and expected. */
 export type Extra = Record<string, unknown>;
 
@@ -60,7 +62,13 @@ export function createScorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Ex
     return resolved;
   };
   // A factory's name is only known once it runs; resolve it eagerly so reports can name it.
-  const name = resolve().name;
+  const { name, score } = resolve();
+  if (typeof name !== "string" || !name.trim()) {
+    throw new AuthoringError("createScorer: `name` must be a non-empty string");
+  }
+  if (typeof score !== "function") {
+    throw new AuthoringError(`createScorer("${name}"): \`score\` must be a function`);
+  }
   const scorer = async (args: ScorerArgs<OUTPUT, EXPECTED, EXTRA>): Promise<NamedScore> => {
     const result = await resolve().score(args);
     const named: NamedScore = { name, score: result.score };
