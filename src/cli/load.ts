@@ -44,10 +44,12 @@ export async function loadEvalFiles(files: readonly string[], cwd: string): Prom
     }
     const evals = collectEvals(module);
     if (evals.length === 0) {
+      const bare = Object.entries(module).find(([, value]) => looksLikeSuiteData(value));
       errors.push({
         file,
-        message:
-          "exports no eval; export the result of defineSuite(...) or adapter.defineScoreEval(...)",
+        message: bare
+          ? `export "${bare[0]}" is a suite without a target; export defineSuite({ ...${bare[0]}, target }) instead`
+          : "exports no eval; export the result of defineSuite(...) or adapter.defineScoreEval(...)",
       });
       continue;
     }
@@ -78,6 +80,13 @@ function collectEvals(module: Record<string, unknown>): Runnable[] {
   };
   for (const value of Object.values(module)) add(value);
   return found;
+}
+
+/** A seed-style `{ id, cases, scorers }` object: runnable from code with runEval, not alone. */
+function looksLikeSuiteData(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.id === "string" && "cases" in v && Array.isArray(v.scorers);
 }
 
 function describeLoadError(error: unknown): string {

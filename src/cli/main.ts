@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { errorMessage, NiceevalError } from "../errors.js";
 import { closeAnswerStores } from "../judge/cache.js";
 import { configureJudges } from "../judge/config.js";
@@ -63,9 +64,10 @@ async function runCommand(args: RunArgs, io: CliIO): Promise<number> {
       color: io.isTTY && !io.env.NO_COLOR && !ci,
       progress: io.isTTY && !ci && !args.quiet,
       verbose: !args.failuresOnly,
+      hideEmptyEvals: args.filter !== undefined,
     }),
   ];
-  if (args.json) reporters.push(jsonReporter(args.json));
+  if (args.json) reporters.push(openJsonReport(args.json, io.cwd));
   const abort = new AbortController();
   const onSignal = () => abort.abort(new Error("interrupted"));
   process.once("SIGINT", onSignal);
@@ -80,6 +82,14 @@ async function runCommand(args: RunArgs, io: CliIO): Promise<number> {
     summary.loadErrors = loaded.errors;
     summary.ok = summary.ok && loaded.errors.length === 0;
     for (const reporter of reporters) await reporter.onRunFinished?.(summary);
+    if (args.filter !== undefined && summary.totals.cases === 0) {
+      // A filter that selects nothing must not pass CI by running nothing.
+      const ids = loaded.entries.map((entry) => entry.eval.id).join(", ");
+      io.stderr(
+        `niceeval: --filter "${args.filter}" selected no case. Evals found: ${ids || "none"}\n`,
+      );
+      return 2;
+    }
     return summary.ok ? 0 : 1;
   } finally {
     process.off("SIGINT", onSignal);
@@ -89,6 +99,20 @@ async function runCommand(args: RunArgs, io: CliIO): Promise<number> {
 
 async function configureJudgeCache(enabled: boolean): Promise<void> {
   if (!enabled) configureJudges({ cache: false });
+}
+
+/** Open the --json file up front, so a bad path is a usage error before anything runs. */
+function openJsonReport(file: string, cwd: string): Reporter {
+  const path = resolve(cwd, file);
+  try {
+    closeSync(openSync(path, "w"));
+  } catch (error) {
+    throw new NiceevalError(
+      "USAGE",
+      `--json: cannot write ${file} (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}); pass a path in an existing, writable folder`,
+    );
+  }
+  return jsonReporter(path);
 }
 
 function packageVersion(): string {

@@ -24,6 +24,8 @@ export interface ConsoleReporterOptions {
   progress?: boolean;
   /** Print each judgment of passed cases too (default true). */
   verbose?: boolean;
+  /** Leave out evals that ran no case (a filter skipped them all). */
+  hideEmptyEvals?: boolean;
 }
 
 /**
@@ -41,6 +43,15 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       process.stderr.write("\r\u001b[2K");
       progressShown = false;
     }
+  };
+
+  // An eval's header waits for its first case when empty evals are hidden.
+  let pendingHeader: string | undefined;
+  const printHeader = () => {
+    if (pendingHeader === undefined) return;
+    out.line();
+    out.line(pendingHeader);
+    pendingHeader = undefined;
   };
 
   const judgmentLine = (judgment: Judgment) => {
@@ -73,12 +84,11 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       );
     },
     onEvalStart(info: EvalInfo) {
-      out.line();
-      out.line(
-        `${c.bold(info.evalId)} ${c.dim(`${info.style}${info.file ? ` · ${info.file}` : ""}`)}`,
-      );
+      pendingHeader = `${c.bold(info.evalId)} ${c.dim(`${info.style}${info.file ? ` · ${info.file}` : ""}`)}`;
+      if (!options.hideEmptyEvals) printHeader();
     },
     onCaseFinished(record: AttemptRecord) {
+      printHeader();
       out.line(
         `  ${verdictMark(record.verdict, c)} ${record.caseId} ${c.dim(record.verdict)} · ${formatScore(record.score)} ${c.dim(`· ${formatMs(record.elapsedMs)}`)}`,
       );
@@ -97,6 +107,10 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       }
     },
     onEvalFinished(summary: EvalSummary) {
+      if (pendingHeader !== undefined) {
+        pendingHeader = undefined;
+        return;
+      }
       const mean =
         summary.meanScore === null
           ? "score n/a"

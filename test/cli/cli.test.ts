@@ -59,6 +59,7 @@ describe("niceeval run (real CLI on a fixture project)", () => {
       "evals/more/upper.eval.ts": failingSuite,
       "evals/broken.eval.ts": "export const x = ;\n",
       "evals/empty.eval.ts": "export const nothing = 1;\n",
+      "evals/bare.eval.ts": 'export const suite = { id: "bare", cases: [], scorers: [] };\n',
       "other/only-echo.eval.ts": passingSuite.replace('id: "echo"', 'id: "echo-2"'),
     });
   });
@@ -81,7 +82,10 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     const run = await runCli(["run"], project.dir);
     expect(run.code).toBe(1);
     // The broken file is named with its error; the empty one says what to export.
-    expect(run.stdout).toMatch(/2 files failed to load:/);
+    expect(run.stdout).toMatch(/3 files failed to load:/);
+    expect(run.stdout).toContain(
+      'evals/bare.eval.ts: export "suite" is a suite without a target; export defineSuite({ ...suite, target }) instead',
+    );
     expect(run.stdout).toMatch(/evals\/broken\.eval\.ts: .*(Transform failed|Expected|Unexpected)/);
     expect(run.stdout).toMatch(/evals\/empty\.eval\.ts: exports no eval/);
     // Other files still ran.
@@ -116,6 +120,14 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     const unknown = await runCli(["walk"], project.dir);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "walk"');
+    const nothing = await runCli(["run", "other", "--filter", "no-such-case"], project.dir);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toContain(
+      '--filter "no-such-case" selected no case. Evals found: echo-2',
+    );
+    const badJson = await runCli(["run", "other", "--json", "missing-dir/out.json"], project.dir);
+    expect(badJson.code).toBe(2);
+    expect(badJson.stderr).toContain("--json: cannot write missing-dir/out.json (ENOENT)");
   });
 
   it('loads TypeScript eval files in a project without "type": "module"', async () => {
