@@ -227,7 +227,7 @@ export async function runAttempt<Facts, Assertions>(
       facts = await withTimeout(
         () => adapter.create(createContext),
         definition.timeoutMs ?? context.timeoutMs,
-        where,
+        "create",
       );
     } catch (error) {
       controller.abort(error);

@@ -204,7 +204,7 @@ export async function runSuiteCase<Input, Output>(
     output = await withTimeout(
       () => definition.target(spec.input as Input, { caseId: spec.id, signal: context.signal }),
       definition.timeoutMs ?? context.timeoutMs,
-      `target of case "${spec.id}"`,
+      "the target",
     );
   } catch (error) {
     return {

@@ -53,6 +53,9 @@ describe("countWhere", () => {
   it("rejects a count no collection can have when built", () => {
     expect(() => countWhere(equals(1), -1)).toThrow(AuthoringError);
     expect(() => countWhere(equals(1), 1.5)).toThrow(/non-negative integer/);
+    expect(() => countWhere(equals(1), atLeast(-1))).toThrow(/uses -1, which is not a count/);
+    expect(() => countWhere(equals(1), equals(1.5))).toThrow(/uses 1.5, which is not a count/);
+    expect(() => countWhere(equals(1), atMost(2.5))).not.toThrow();
     expect(() => countWhere(equals(1), atMost(-1))).toThrow(/can never hold for a count/);
     expect(() => countWhere(equals(1), equals(-2))).toThrow(/can never hold/);
   });

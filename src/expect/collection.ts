@@ -88,6 +88,17 @@ function countMatch(count: number | BooleanMatch<number, unknown>): BooleanMatch
       `countWhere(item, count): "${count.expects}" can never hold for a count (counts are >= 0); fix the threshold`,
     );
   }
+  // A count is a whole number >= 0: a negative bound, or an exact fractional one, is a typo.
+  const params = (count as { params?: { expected?: unknown; threshold?: unknown } }).params;
+  const bound = params?.expected ?? params?.threshold;
+  if (
+    typeof bound === "number" &&
+    (bound < 0 || (count.name === "equals" && !Number.isInteger(bound)))
+  ) {
+    throw new AuthoringError(
+      `countWhere(item, count): "${count.expects}" uses ${bound}, which is not a count; counts are whole numbers >= 0`,
+    );
+  }
   return count;
 }
 

@@ -176,7 +176,8 @@ describe("runEvals", () => {
     const records: AttemptRecord[] = [];
     await runEvals([{ eval: suite }], { timeoutMs: 20, onRecord: (r) => records.push(r) });
     expect(records[0]?.verdict).toBe("errored");
-    expect(records[0]?.error?.message).toMatch(/target of case "sleepy" timed out after 20 ms/);
+    expect(records[0]?.error?.message).toMatch(/^the target timed out after 20 ms/);
+    expect(records[0]?.error?.where).toBe('target of case "sleepy" in eval "slow"');
   });
 });
 
@@ -194,9 +195,7 @@ describe("guards", () => {
     const records: AttemptRecord[] = [];
     await runEvals([{ eval: suite }], { caseTimeoutMs: 30, onRecord: (r) => records.push(r) });
     expect(records.map((r) => r.verdict)).toEqual(["errored", "passed"]);
-    expect(records[0]?.error?.message).toContain(
-      'case "forever" of eval "stuck" timed out after 30 ms',
-    );
+    expect(records[0]?.error?.message).toContain("the attempt timed out after 30 ms");
   });
 
   it("reports a repeated case id as an errored case and runs the first one", async () => {

@@ -270,11 +270,7 @@ export async function runEvals(
     try {
       const context: AttemptContext = onJudgment ? { ...baseContext, onJudgment } : baseContext;
       const { result, usage } = await withJudgeLedger(() =>
-        withTimeout(
-          () => runnable.runCase(slot.spec, context),
-          caseTimeoutMs,
-          `case "${slot.spec.id}" of eval "${runnable.id}"`,
-        ),
+        withTimeout(() => runnable.runCase(slot.spec, context), caseTimeoutMs, "the attempt"),
       );
       record = result;
       // Judge calls the eval did not attribute to a judgment still belong to the attempt.
