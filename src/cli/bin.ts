@@ -7,5 +7,6 @@ const code = await main(process.argv.slice(2), {
   stdoutFd: 1,
   stderr: (text) => process.stderr.write(text),
   isTTY: Boolean(process.stdout.isTTY),
+  stderrIsTTY: Boolean(process.stderr.isTTY),
 });
 process.exit(code);

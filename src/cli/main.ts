@@ -19,6 +19,8 @@ export interface CliIO {
   stdoutFd: number;
   stderr: (text: string) => void;
   isTTY: boolean;
+  /** Whether stderr is a terminal: the progress line goes there. */
+  stderrIsTTY?: boolean;
 }
 
 /** Run the CLI; resolves to the exit code (0 passed, 1 failures, 2 usage error or crash). */
@@ -62,7 +64,7 @@ async function runCommand(args: RunArgs, io: CliIO): Promise<number> {
     consoleReporter({
       fd: io.stdoutFd,
       color: io.isTTY && !io.env.NO_COLOR && !ci,
-      progress: io.isTTY && !ci && !args.quiet,
+      progress: (io.stderrIsTTY ?? io.isTTY) && !ci && !args.quiet,
       verbose: !args.failuresOnly,
       hideEmptyEvals: args.filter !== undefined,
     }),
