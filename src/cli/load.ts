@@ -5,19 +5,34 @@ import { isRunnable, type Runnable } from "../eval/runnable.js";
 import type { RunEntry } from "../runner/run.js";
 
 type TsImport = (specifier: string, parent: string) => Promise<unknown>;
-let tsImport: Promise<TsImport> | undefined;
+let typescript: Promise<TsImport> | undefined;
+
+/** Teach Node to import TypeScript (once per process); returns tsx's scoped importer too. */
+function enableTypeScript(): Promise<TsImport> {
+  typescript ??= import("tsx/esm/api").then((api) => {
+    api.register();
+    return api.tsImport as TsImport;
+  });
+  return typescript;
+}
 
 /**
- * Import an eval file. TypeScript goes through tsx's scoped loader, which compiles it as an
- * ES module even in a project without `"type": "module"`; JavaScript uses Node's own import.
+ * Import an eval file with Node's own loader (TypeScript through tsx's hooks), so that it shares
+ * niceeval's modules with the runner. In a project without `"type": "module"` tsx compiles a .ts
+ * file as CommonJS, which Node cannot require from this import; tsx's scoped importer loads it as
+ * an ES module instead (its niceeval is then a second instance, which process-wide state covers).
  */
 async function importEvalFile(path: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(path).href;
-  if (!/\.[mc]?ts$/.test(path)) return (await import(url)) as Record<string, unknown>;
-  tsImport ??= import("tsx/esm/api").then((api) => api.tsImport as TsImport);
-  return (await (
-    await tsImport
-  )(url, import.meta.url)) as Record<string, unknown>;
+  const typed = /\.[mc]?ts$/.test(path);
+  const tsImport = typed ? await enableTypeScript() : undefined;
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (error) {
+    if (!tsImport || (error as NodeJS.ErrnoException).code !== "ERR_REQUIRE_CYCLE_MODULE")
+      throw error;
+    return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+  }
 }
 
 /** Result of loading eval files: the evals found, and the files that failed with why. */

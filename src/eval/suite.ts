@@ -151,12 +151,6 @@ export function defineSuite<Input, Output>(
       `${where}: scorers[${index}] is not a scorer; pass bindScorer(...) or createScorer(...) results`,
     );
   });
-  const repeated = ids.find((id, index) => ids.indexOf(id) !== index);
-  if (repeated !== undefined) {
-    throw new AuthoringError(
-      `${where}: two scorers are named "${repeated}"; give each scorer a unique id`,
-    );
-  }
   for (const gate of definition.gates ?? []) {
     if (!ids.includes(gate)) {
       throw new AuthoringError(

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { type FileHandle, mkdir, open, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { processWide } from "../process-wide.js";
 import type { JudgeChatRequest, JudgeChatResponse, JudgeTarget } from "./chat.js";
 
 /** Bump when the cached shape or the prompts change meaning: old entries are then ignored. */
@@ -97,7 +98,7 @@ async function load(file: string): Promise<Map<string, JudgeChatResponse>> {
   return entries;
 }
 
-const stores = new Map<string, JudgeAnswerStore>();
+const stores = processWide("judge.cache-stores", () => new Map<string, JudgeAnswerStore>());
 
 /** The store of a cache folder (one per folder per process). */
 export function answerStore(dir: string): JudgeAnswerStore {

@@ -1,5 +1,6 @@
 import { errorMessage } from "../errors.js";
 import { emptyJudgeUsage, type JudgeUsage } from "../eval/record.js";
+import { processWide } from "../process-wide.js";
 import { answerStore, judgeCacheKey } from "./cache.js";
 import { JudgeCallError } from "./call-error.js";
 import type { JudgeChatRequest, JudgeChatResponse, JudgeTarget } from "./chat.js";
@@ -23,8 +24,8 @@ export type JudgeCallResult =
       usage: JudgeUsage;
     };
 
-const schedulers = new Map<string, EndpointScheduler>();
-const inflight = new Map<string, Promise<Attempted>>();
+const schedulers = processWide("judge.schedulers", () => new Map<string, EndpointScheduler>());
+const inflight = processWide("judge.inflight", () => new Map<string, Promise<Attempted>>());
 type Outcome =
   | { ok: true; response: JudgeChatResponse; model?: string }
   | { ok: false; reason: string };

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { processWide } from "../process-wide.js";
 
 /** Price of one model, US dollars per million tokens. */
 export interface JudgePrice {
@@ -43,8 +44,10 @@ const defaults = (): JudgeSettings => ({
   closeQAModel: undefined,
 });
 
-let settings: JudgeSettings = defaults();
-const listeners = new Set<(settings: JudgeSettings) => void>();
+const state = processWide("judge.config", () => ({
+  settings: defaults(),
+  listeners: new Set<(settings: JudgeSettings) => void>(),
+}));
 
 /**
  * Configure judge calls for this process; unspecified fields keep their value.
@@ -77,28 +80,28 @@ export function configureJudges(options: Partial<JudgeSettings>): JudgeSettings 
   const defined = Object.fromEntries(
     Object.entries(options).filter(([, value]) => value !== undefined),
   );
-  settings = { ...settings, ...defined };
-  for (const listener of listeners) listener(settings);
-  return settings;
+  state.settings = { ...state.settings, ...defined };
+  for (const listener of state.listeners) listener(state.settings);
+  return state.settings;
 }
 
 /** Back to the defaults (tests). */
 export function resetJudgeConfig(): void {
-  settings = defaults();
-  for (const listener of listeners) listener(settings);
+  state.settings = defaults();
+  for (const listener of state.listeners) listener(state.settings);
 }
 
 /** The settings in force. */
 export function judgeSettings(): Readonly<JudgeSettings> {
-  return settings;
+  return state.settings;
 }
 
 /** The cache folder in force, resolved against the current directory. */
 export function cacheDirectory(): string {
-  return resolve(settings.cacheDir ?? ".niceeval/cache");
+  return resolve(state.settings.cacheDir ?? ".niceeval/cache");
 }
 
 /** Be told when settings change (schedulers follow the concurrency cap). */
 export function onJudgeSettings(listener: (settings: JudgeSettings) => void): void {
-  listeners.add(listener);
+  state.listeners.add(listener);
 }

@@ -1,11 +1,12 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { addJudgeUsage, emptyJudgeUsage, type JudgeUsage } from "../eval/record.js";
+import { processWide } from "../process-wide.js";
 
 /**
  * Judge calls report their tokens here. The runner opens a ledger per attempt (and scorers
  * per judgment) so usage lands on the right record without threading it through every call.
  */
-const ledgers = new AsyncLocalStorage<JudgeUsage[]>();
+const ledgers = processWide("judge.ledgers", () => new AsyncLocalStorage<JudgeUsage[]>());
 
 /** Run `work` with a fresh ledger nested inside the current ones; returns what it spent. */
 export async function withJudgeLedger<T>(

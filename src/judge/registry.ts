@@ -1,13 +1,16 @@
+import { processWide } from "../process-wide.js";
 import { createCloseQAJudge } from "./close-qa.js";
 import { judgeSettings } from "./config.js";
 import type { CloseQAJudge } from "./types.js";
 
-let defaultCloseQA: CloseQAJudge | undefined;
-let fromModel: { model: string; judge: CloseQAJudge } | undefined;
+const state = processWide("judge.close-qa", () => ({
+  defaultJudge: undefined as CloseQAJudge | undefined,
+  fromModel: undefined as { model: string; judge: CloseQAJudge } | undefined,
+}));
 
 /** Set (or clear) the judge that t.closeQA uses when an eval names none. */
 export function setDefaultCloseQAJudge(judge: CloseQAJudge | undefined): void {
-  defaultCloseQA = judge;
+  state.defaultJudge = judge;
 }
 
 /**
@@ -15,9 +18,10 @@ export function setDefaultCloseQAJudge(judge: CloseQAJudge | undefined): void {
  * Order: setDefaultCloseQAJudge, then configureJudges({ closeQAModel }), then NICEEVAL_JUDGE_MODEL.
  */
 export function resolveCloseQAJudge(): CloseQAJudge | undefined {
-  if (defaultCloseQA) return defaultCloseQA;
+  if (state.defaultJudge) return state.defaultJudge;
   const model = judgeSettings().closeQAModel ?? process.env.NICEEVAL_JUDGE_MODEL;
   if (!model) return undefined;
-  if (fromModel?.model !== model) fromModel = { model, judge: createCloseQAJudge(model) };
-  return fromModel.judge;
+  if (state.fromModel?.model !== model)
+    state.fromModel = { model, judge: createCloseQAJudge(model) };
+  return state.fromModel.judge;
 }

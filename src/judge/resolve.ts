@@ -1,3 +1,4 @@
+import { processWide } from "../process-wide.js";
 import type { JudgeTarget } from "./chat.js";
 import { anthropicModelId, anthropicProvider } from "./providers/anthropic.js";
 import { openAICompatibleProvider } from "./providers/openai-compatible.js";
@@ -8,9 +9,9 @@ export type ResolvedJudge =
   | { ok: true; model: string; provider: JudgeProvider; target: JudgeTarget }
   | { ok: false; model: string; reason: string };
 
-const registered = new Map<string, JudgeProvider>();
+const registered = processWide("judge.providers", () => new Map<string, JudgeProvider>());
 // One provider per endpoint and key, so what a provider learns (no JSON-schema support) sticks.
-const fromEnvironment = new Map<string, JudgeProvider>();
+const fromEnvironment = processWide("judge.env-providers", () => new Map<string, JudgeProvider>());
 
 function memo(key: string, make: () => JudgeProvider): JudgeProvider {
   let provider = fromEnvironment.get(key);

@@ -29,6 +29,7 @@ export class JudgeUnavailableError extends NiceevalError {
 export function isJudgeUnavailable(error: unknown): error is JudgeUnavailableError {
   return (
     error instanceof JudgeUnavailableError ||
-    (error instanceof NiceevalError && error.code === "JUDGE_UNAVAILABLE")
+    // Another copy of niceeval in the process throws its own class: match on the code.
+    (error instanceof Error && (error as Partial<NiceevalError>).code === "JUDGE_UNAVAILABLE")
   );
 }

@@ -251,9 +251,6 @@ describe("authoring errors at definition time", () => {
     expect(() => defineSuite({ ...base, scorers: [{} as never] })).toThrow(
       'defineSuite("s"): scorers[0] is not a scorer',
     );
-    expect(() => defineSuite({ ...base, scorers: [equalsExpected, equalsExpected] })).toThrow(
-      'two scorers are named "equals"',
-    );
     expect(() => createScorer({ name: "", score: () => ({ score: 1 }) })).toThrow(
       "createScorer: `name` must be a non-empty string",
     );
