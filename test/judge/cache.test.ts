@@ -17,10 +17,19 @@ const request: JudgeChatRequest = {
 };
 
 let dir: string;
+let opened: JudgeAnswerStore[] = [];
+/** A store closed after the test, so no file handle is left for the garbage collector. */
+const storeAt = (folder: string) => {
+  const store = new JudgeAnswerStore(folder);
+  opened.push(store);
+  return store;
+};
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "niceeval-cache-"));
 });
 afterEach(async () => {
+  await Promise.all(opened.map((store) => store.close()));
+  opened = [];
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -39,12 +48,12 @@ describe("judge cache", () => {
 
   it("persists answers for a later process (a fresh store reads them from disk)", async () => {
     const key = judgeCacheKey(target, request);
-    await new JudgeAnswerStore(dir).put(key, target, {
+    await storeAt(dir).put(key, target, {
       text: "answer",
       inputTokens: 3,
       outputTokens: 4,
     });
-    expect(await new JudgeAnswerStore(dir).get(key)).toEqual({
+    expect(await storeAt(dir).get(key)).toEqual({
       text: "answer",
       inputTokens: 3,
       outputTokens: 4,
@@ -55,11 +64,11 @@ describe("judge cache", () => {
   });
 
   it("skips a line cut short by a crash and keeps the entries after it", async () => {
-    const store = new JudgeAnswerStore(dir);
+    const store = storeAt(dir);
     await store.put("a-first", target, { text: "one", inputTokens: 0, outputTokens: 0 });
     await appendFile(join(dir, `judge-v${JUDGE_CACHE_VERSION}-a.jsonl`), '\n{"key":"a-cut","respo');
     await store.put("a-second", target, { text: "two", inputTokens: 0, outputTokens: 0 });
-    const fresh = new JudgeAnswerStore(dir);
+    const fresh = storeAt(dir);
     expect((await fresh.get("a-first"))?.text).toBe("one");
     expect((await fresh.get("a-second"))?.text).toBe("two");
     expect(await fresh.get("a-cut")).toBeUndefined();
@@ -73,7 +82,7 @@ describe("judge cache", () => {
         run(process.execPath, ["--import", "tsx", writer, dir, tag, "150"]),
       ),
     );
-    const store = new JudgeAnswerStore(dir);
+    const store = storeAt(dir);
     for (const tag of ["w1", "w2", "w3", "w4"]) {
       for (let i = 0; i < 150; i++) {
         const entry = await store.get(`${(i % 16).toString(16)}-${tag}-${i}`);
