@@ -364,3 +364,26 @@ describe("runCase", () => {
     expect(record.usage.judge.calls).toBe(1);
   });
 });
+
+describe("t.skip", () => {
+  it("stops the test and marks the attempt skipped, with the reason", async () => {
+    let after = false;
+    const record = await run((t) => {
+      t.check(t.status, equals("closed")).gate().label("closed");
+      t.skip("the ticket was closed by an operator, not the agent");
+      after = true;
+    });
+    expect(after).toBe(false);
+    expect(record.verdict).toBe("skipped");
+    expect(record.skipReason).toBe("the ticket was closed by an operator, not the agent");
+    expect(record.judgments.map((j) => j.label)).toEqual(["closed"]);
+  });
+
+  it("does not hide a gate that already failed", async () => {
+    const record = await run((t) => {
+      t.check(t.status, equals("open")).gate();
+      t.skip("too late");
+    });
+    expect(record.verdict).toBe("failed");
+  });
+});

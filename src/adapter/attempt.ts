@@ -253,6 +253,7 @@ export async function runAttempt<Facts, Assertions>(
     const rules: AssertionRules = { evalId, passFail: setup.passFail };
     const judgeFor = () => definition.judge ?? resolveCloseQAJudge();
     let failure: { message: string; where: string } | undefined;
+    let skipped: string | undefined;
     const appUsage = usage.snapshot();
     try {
       const via = { method: undefined as string | undefined };
@@ -261,11 +262,15 @@ export async function runAttempt<Facts, Assertions>(
       const t = Object.assign({}, facts, own, tools, {
         usage: appUsage as UsageMaterial,
         elapsedMs,
+        skip: (reason: string): never => {
+          throw new SkipSignal(reason);
+        },
       }) as TestContext<Facts, Assertions>;
       const pending = definition.test(t);
       if (pending && typeof (pending as Promise<void>).then === "function") await pending;
     } catch (error) {
-      failure = { message: errorMessage(error), where: `test of eval "${evalId}"` };
+      if (error instanceof SkipSignal) skipped = error.reason;
+      else failure = { message: errorMessage(error), where: `test of eval "${evalId}"` };
     }
     const judgments = await settle(made);
     const judge = emptyJudgeUsage();
@@ -277,13 +282,17 @@ export async function runAttempt<Facts, Assertions>(
     const record: AttemptRecord = {
       evalId,
       caseId: spec.id,
-      verdict: decideVerdict(judgments, { crashed: failure !== undefined }),
+      verdict: decideVerdict(judgments, {
+        crashed: failure !== undefined,
+        skipped: skipped !== undefined,
+      }),
       score: summarizeScore(judgments),
       judgments,
       usage: { app: appUsage, judge },
       elapsedMs: performance.now() - started,
     };
     if (failure) record.error = failure;
+    if (skipped !== undefined) record.skipReason = skipped;
     if (context.keepOutput) record.output = facts;
     return record;
   } finally {
@@ -321,4 +330,9 @@ async function settle(made: readonly Assertion[]): Promise<Judgment[]> {
     judgments[i] = assertion.toJudgment(outcome);
   }
   return judgments;
+}
+
+/** Thrown by t.skip to stop the test; never escapes the attempt. */
+class SkipSignal {
+  constructor(readonly reason: string) {}
 }

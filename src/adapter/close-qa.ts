@@ -105,7 +105,7 @@ export async function askCloseQA<Facts>(
       state: "unavailable",
       value: null,
       reason:
-        "judge-unconfigured: no closeQA judge is configured; pass `judge` to the eval or configure a default judge",
+        "judge-unconfigured: no closeQA judge is configured; set NICEEVAL_JUDGE_MODEL (with its provider key or NICEEVAL_JUDGE_BASE_URL), pass `judge` to the eval, or call setDefaultCloseQAJudge",
       detail: about,
     };
   }

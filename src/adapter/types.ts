@@ -82,6 +82,11 @@ export interface TestTools<Facts> extends AssertionTools<Facts> {
   readonly usage: UsageMaterial;
   /** Time niceeval measured for the adapter's create (the application's run), in ms. */
   readonly elapsedMs: number;
+  /**
+   * Skip this attempt (the scenario does not apply to what was observed): stops the test; the
+   * verdict is `skipped` unless an assertion already made it failed or errored.
+   */
+  skip(reason: string): never;
 }
 
 /** The `t` of a score eval: the facts' fields, the adapter's assertions and the test tools. */

@@ -79,6 +79,8 @@ export interface AttemptRecord {
   elapsedMs: number;
   /** Present when the target, adapter or eval crashed. */
   error?: { message: string; where: string };
+  /** Why the attempt was skipped (t.skip). */
+  skipReason?: string;
   /** The target's output (dataset suites), kept only when asked for. */
   output?: unknown;
 }

@@ -92,6 +92,8 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       out.line(
         `  ${verdictMark(record.verdict, c)} ${record.caseId} ${c.dim(record.verdict)} · ${formatScore(record.score)} ${c.dim(`· ${formatMs(record.elapsedMs)}`)}`,
       );
+      if (record.skipReason !== undefined)
+        out.line(`      ${c.yellow("-")} skipped: ${oneLine(record.skipReason)}`);
       if (record.error)
         out.line(`      ${c.magenta("!")} ${record.error.where}: ${oneLine(record.error.message)}`);
       if (verbose || record.verdict !== "passed") {

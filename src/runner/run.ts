@@ -305,6 +305,8 @@ export async function runEvals(
   await Promise.all(Array.from({ length: concurrency }, worker));
   flush();
 
+  // Under a filter, an eval none of whose cases was selected did not run.
+  if (options.filter) totals.evals = summaries.filter((s) => s.cases > 0).length;
   const summary: RunSummary = {
     runId,
     startedAt: startedAt.toISOString(),
