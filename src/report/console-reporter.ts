@@ -119,7 +119,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
           : `mean score ${formatNumber(summary.meanScore)}${summary.sdScore !== null ? ` ± ${formatNumber(summary.sdScore)} sd` : ""} (n=${summary.scoredCases}${summary.partialCases ? `, ${summary.partialCases} partial` : ""})`;
       out.line(
         c.dim(
-          `  ${summary.cases} case${summary.cases === 1 ? "" : "s"}: ${summary.passed} passed, ${summary.failed} failed, ${summary.errored} errored, ${summary.skipped} skipped · ${mean} · ${formatMs(summary.elapsedMs)}`,
+          `  ${summary.cases} case${summary.cases === 1 ? "" : "s"}: ${summary.passed} passed, ${summary.failed} failed, ${summary.errored} errored, ${summary.skipped} skipped · ${mean}${summary.judge.calls + summary.judge.cachedCalls > 0 ? ` · judge: ${formatJudgeUsage(summary.judge)}` : ""} · ${formatMs(summary.elapsedMs)}`,
         ),
       );
     },

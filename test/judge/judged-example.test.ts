@@ -73,6 +73,9 @@ describe("examples/judged through the CLI", () => {
     );
     expect(first.stdout).toMatch(/✓ Refund stated \(10 pts\) 10\/10/);
     expect(first.stdout).toMatch(/judge: 5 calls, 0 cached/);
+    // Per eval too: the suite made four calls (two cases × two judged scorers), closeQA one.
+    expect(first.stdout).toMatch(/2 cases: 2 passed.* · judge: 4 calls, 0 cached/);
+    expect(first.stdout).toMatch(/1 case: 1 passed.* · judge: 1 call, 0 cached/);
     const calls = server.requests.length;
     expect(calls).toBe(5);
 
