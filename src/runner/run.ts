@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { errorMessage } from "../errors.js";
+import { errorMessage, NiceevalError } from "../errors.js";
 import {
   type AttemptRecord,
   addJudgeUsage,
@@ -9,7 +9,6 @@ import {
   unreportedUsage,
 } from "../eval/record.js";
 import type { AttemptContext, CaseSpec, Runnable } from "../eval/runnable.js";
-import { withTimeout } from "../eval/timeout.js";
 import { withJudgeLedger } from "../judge/ledger.js";
 import type { Reporter } from "../report/reporter.js";
 import { EVAL_EVENT_SCHEMA, type EvalEvent, type EvalSummary } from "./events.js";
@@ -238,6 +237,32 @@ export async function runEvals(
     options.caseTimeoutMs ??
     (options.timeoutMs !== undefined ? options.timeoutMs + 1000 : DEFAULT_CASE_TIMEOUT_MS);
 
+  // One watchdog for the run rather than a timer per attempt (cheaper at 100,000 cases); it
+  // also keeps the process alive while an attempt is pending, so a hang is reported, not lost.
+  const deadlines = new Map<Slot, { at: number; reject: (error: Error) => void }>();
+  const watchdog = setInterval(
+    () => {
+      const now = performance.now();
+      for (const [slot, deadline] of deadlines) {
+        if (now < deadline.at) continue;
+        deadlines.delete(slot);
+        deadline.reject(
+          new NiceevalError(
+            "TIMEOUT",
+            `the attempt timed out after ${caseTimeoutMs} ms; raise --timeout or the eval's timeoutMs, or make it faster`,
+          ),
+        );
+      }
+    },
+    Math.max(5, Math.min(1000, caseTimeoutMs / 4)),
+  );
+  const guarded = <T>(slot: Slot, work: () => Promise<T>): Promise<T> => {
+    const limit = new Promise<never>((_, reject) => {
+      deadlines.set(slot, { at: performance.now() + caseTimeoutMs, reject });
+    });
+    return Promise.race([work(), limit]).finally(() => deadlines.delete(slot));
+  };
+
   const baseContext: AttemptContext = {
     runId,
     signal,
@@ -270,7 +295,7 @@ export async function runEvals(
     try {
       const context: AttemptContext = onJudgment ? { ...baseContext, onJudgment } : baseContext;
       const { result, usage } = await withJudgeLedger(() =>
-        withTimeout(() => runnable.runCase(slot.spec, context), caseTimeoutMs, "the attempt"),
+        guarded(slot, () => runnable.runCase(slot.spec, context)),
       );
       record = result;
       // Judge calls the eval did not attribute to a judgment still belong to the attempt.
@@ -302,7 +327,11 @@ export async function runEvals(
     }
   };
   // One generator feeds every worker; calls to next() are queued by the generator itself.
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    clearInterval(watchdog);
+  }
   flush();
 
   // Under a filter, an eval none of whose cases was selected did not run.
