@@ -3,6 +3,7 @@ import {
   type AttemptRecord,
   addJudgeUsage,
   emptyJudgeUsage,
+  erroredRecord,
   type Judgment,
 } from "../eval/record.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
@@ -25,7 +26,7 @@ import type {
   TestContext,
   UsageMaterial,
 } from "./types.js";
-import { UsageCollector, unreported } from "./usage.js";
+import { UsageCollector } from "./usage.js";
 
 /** Everything needed to run one attempt of an eval built from an adapter. */
 export interface AttemptSetup<Facts, Assertions> {
@@ -232,21 +233,14 @@ export async function runAttempt<Facts, Assertions>(
     } catch (error) {
       controller.abort(error);
       const message = errorMessage(error);
-      return {
+      return erroredRecord({
         evalId,
         caseId: spec.id,
-        verdict: "errored",
-        score: {
-          state: "unavailable",
-          earned: 0,
-          max: 0,
-          reasons: [`${where} failed: ${message}`],
-        },
-        judgments: [],
-        usage: { app: unreported(`${where} failed`), judge: emptyJudgeUsage() },
+        message,
+        where,
         elapsedMs: performance.now() - started,
-        error: { message, where },
-      };
+        usageReason: `usage-unreported: ${where} failed`,
+      });
     }
     const elapsedMs = performance.now() - started;
     const made: Assertion[] = [];

@@ -48,14 +48,3 @@ const evidence = (value: number | undefined, field: string): NumericEvidence =>
         reason: `usage-unreported: the adapter never reported ${field} (ctx.reportUsage)`,
       }
     : { state: "available", value };
-
-/** Application usage when create never ran to completion. */
-export const unreported = (why: string): AppUsage => {
-  const reason = `usage-unreported: ${why}`;
-  return {
-    inputTokens: { state: "unavailable", reason },
-    outputTokens: { state: "unavailable", reason },
-    totalTokens: { state: "unavailable", reason },
-    costUsd: { state: "unavailable", reason },
-  };
-};

@@ -107,6 +107,38 @@ export function addJudgeUsage(into: JudgeUsage, more: JudgeUsage | undefined): J
   return into;
 }
 
+/**
+ * The record of an attempt that crashed before anything could be judged (the target, the
+ * adapter's create, the case source): errored, with where and why, and an unavailable score.
+ */
+export function erroredRecord(options: {
+  evalId: string;
+  caseId: string;
+  message: string;
+  where: string;
+  elapsedMs?: number;
+  /** Points the attempt could have earned, kept in max (default 0). */
+  max?: number;
+  /** Why the application's usage is unavailable (default "usage-unreported"). */
+  usageReason?: string;
+}): AttemptRecord {
+  return {
+    evalId: options.evalId,
+    caseId: options.caseId,
+    verdict: "errored",
+    score: {
+      state: "unavailable",
+      earned: 0,
+      max: options.max ?? 0,
+      reasons: [`${options.where}: ${options.message}`],
+    },
+    judgments: [],
+    usage: { app: unreportedUsage(options.usageReason), judge: emptyJudgeUsage() },
+    elapsedMs: options.elapsedMs ?? 0,
+    error: { message: options.message, where: options.where },
+  };
+}
+
 export const unreportedUsage = (reason = "usage-unreported"): AppUsage => ({
   inputTokens: { state: "unavailable", reason },
   outputTokens: { state: "unavailable", reason },

@@ -6,7 +6,7 @@ import { isScorer, type Scorer } from "../scorers/create-scorer.js";
 import { runTool } from "../tool/run-tool.js";
 import type { Driver, Tool } from "../tool/tool.js";
 import type { AttemptRecord, Judgment } from "./record.js";
-import { addJudgeUsage, emptyJudgeUsage, unreportedUsage } from "./record.js";
+import { addJudgeUsage, emptyJudgeUsage, erroredRecord, unreportedUsage } from "./record.js";
 import { type AttemptContext, type CaseSpec, EVAL_BRAND, type Runnable } from "./runnable.js";
 import { decideVerdict, summarizeScore } from "./summarize.js";
 import { withTimeout } from "./timeout.js";
@@ -201,18 +201,13 @@ export async function runSuiteCase<Input, Output>(
       "the target",
     );
   } catch (error) {
-    return {
+    return erroredRecord({
       ...base,
-      verdict: "errored",
-      score: { state: "unavailable", earned: 0, max: definition.scorers.length, reasons: [] },
-      judgments: [],
-      usage: { app: unreportedUsage(), judge: emptyJudgeUsage() },
+      message: errorMessage(error),
+      where: `target of case "${spec.id}" in eval "${definition.id}"`,
       elapsedMs: performance.now() - started,
-      error: {
-        message: errorMessage(error),
-        where: `target of case "${spec.id}" in eval "${definition.id}"`,
-      },
-    };
+      max: definition.scorers.length,
+    });
   }
   const args: ScorerMapArgs<Output> = {
     output,

@@ -4,9 +4,9 @@ import {
   type AttemptRecord,
   addJudgeUsage,
   emptyJudgeUsage,
+  erroredRecord,
   type JudgeUsage,
   type Judgment,
-  unreportedUsage,
 } from "../eval/record.js";
 import type { AttemptContext, CaseSpec, Runnable } from "../eval/runnable.js";
 import { withJudgeLedger } from "../judge/ledger.js";
@@ -351,14 +351,10 @@ export async function runEvals(
 }
 
 function crashedRecord(evalId: string, spec: CaseSpec, message: string): AttemptRecord {
-  return {
+  return erroredRecord({
     evalId,
     caseId: spec.id,
-    verdict: "errored",
-    score: { state: "unavailable", earned: 0, max: 0, reasons: [message] },
-    judgments: [],
-    usage: { app: unreportedUsage(), judge: emptyJudgeUsage() },
-    elapsedMs: 0,
-    error: { message, where: `eval "${evalId}", case "${spec.id}"` },
-  };
+    message,
+    where: `eval "${evalId}", case "${spec.id}"`,
+  });
 }
