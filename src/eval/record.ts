@@ -68,10 +68,26 @@ export interface AppUsage {
   costUsd: NumericEvidence;
 }
 
+/** One step of what the target or application did: a message, or a tool call with its result. */
+export type TraceStep =
+  | { kind: "message"; role: string; content: unknown }
+  | { kind: "tool-call"; name: string; input: unknown; output?: unknown; error?: string };
+
+/** What the target or adapter reported it did during an attempt, in order. */
+export interface Trace {
+  steps: TraceStep[];
+}
+
 /** One attempt of one case of one eval. */
 export interface AttemptRecord {
   evalId: string;
   caseId: string;
+  /** Trial index, 0-based (absent means 0: a run without trials). */
+  trial?: number;
+  /** Position of the case in its eval's dataset (set by the engine). */
+  index?: number;
+  /** Cases sharing a cluster (e.g. questions about one document) are resampled together. */
+  cluster?: string;
   verdict: Verdict;
   score: ScoreSummary;
   judgments: Judgment[];
@@ -83,6 +99,12 @@ export interface AttemptRecord {
   skipReason?: string;
   /** The target's output (dataset suites), kept only when asked for. */
   output?: unknown;
+  /** The case's input, expected value and metadata, kept only when asked for. */
+  input?: unknown;
+  expected?: unknown;
+  metadata?: Readonly<Record<string, unknown>>;
+  /** Messages and tool calls, when the target or adapter reports them. */
+  trace?: Trace;
 }
 
 export const emptyJudgeUsage = (): JudgeUsage => ({

@@ -1,0 +1,147 @@
+import type { AttemptRecord, JudgmentState, Verdict } from "../eval/record.js";
+import type { EvalSummary } from "../runner/events.js";
+
+/** Where a run stands. `running` until finished; a run whose process died stays `running` until marked. */
+export type RunStatus = "running" | "finished" | "interrupted" | "crashed";
+
+/** What a run records about one eval when it starts (hashes let two runs be compared honestly). */
+export interface EvalManifest {
+  evalId: string;
+  style: "suite" | "score";
+  file?: string;
+  /** Hash of the eval's configuration: scorers, thresholds, gates, judge models. */
+  configHash: string;
+  /** Hash of the dataset (case ids, inputs, expected); known once every case was read, so set at finish. */
+  datasetHash?: string;
+  /** Judge models the eval's scorers name, when known. */
+  judgeModels: string[];
+  trials: number;
+}
+
+/** Everything a run records about itself when it begins. */
+export interface RunManifest {
+  runId: string;
+  name?: string;
+  tags: Record<string, string>;
+  niceevalVersion: string;
+  nodeVersion: string;
+  git?: { commit: string; branch?: string; dirty: boolean };
+  /** The command line, as argv after `node`. */
+  command: string[];
+  /** A hash of each eval file's contents. */
+  files: { path: string; hash: string }[];
+  evals: EvalManifest[];
+  trials: number;
+  concurrency: number;
+  startedAt: string;
+}
+
+/** Totals of a run, as `runs` lists them. */
+export interface RunTotals {
+  evals: number;
+  cases: number;
+  attempts: number;
+  passed: number;
+  failed: number;
+  errored: number;
+  skipped: number;
+  /** Mean of earned/max over scored attempts, null when none. */
+  meanScore: number | null;
+  scoredAttempts: number;
+}
+
+/** A stored run: its manifest, status and, once finished, its summaries. */
+export interface StoredRun extends RunManifest {
+  status: RunStatus;
+  endedAt?: string;
+  /** Per-eval summaries, written when the run finishes. */
+  summaries?: EvalSummary[];
+  /** Counted from the stored attempts (also while the run is in progress). */
+  totals: RunTotals;
+}
+
+/** How a run ends. */
+export interface RunEnd {
+  status: Exclude<RunStatus, "running">;
+  endedAt: string;
+  summaries: EvalSummary[];
+  /** Dataset hashes per eval id, known only once the cases were read. */
+  datasetHashes?: Record<string, string>;
+}
+
+/** Filters of {@link Store.listRuns}. Newest first. */
+export interface RunListQuery {
+  limit?: number;
+  /** Only runs that include this eval. */
+  evalId?: string;
+  branch?: string;
+  /** Only runs carrying every one of these tags. */
+  tags?: Record<string, string>;
+  status?: RunStatus;
+}
+
+/** Filters of {@link Store.queryAttempts}; every field narrows the result. */
+export interface AttemptQuery {
+  evalId?: string;
+  verdict?: Verdict | readonly Verdict[];
+  /** Attempts having at least one judgment in this state. */
+  judgmentState?: JudgmentState;
+  /** Attempts having a judgment with this label (a scorer id, a check's label). */
+  judgmentLabel?: string;
+  /** Case-insensitive substring search over case id, input, output and judgment reasons. */
+  text?: string;
+  /** Default `case`: eval order, then case index, then trial. */
+  sort?: "case" | "score" | "elapsed" | "verdict";
+  order?: "asc" | "desc";
+  offset?: number;
+  /** Page size (default 100, at most 1000). */
+  limit?: number;
+}
+
+/** One page of attempts and how many matched in all. */
+export interface AttemptPage {
+  total: number;
+  items: AttemptRecord[];
+}
+
+/**
+ * A value too large for the store (above its cap, default 16 MiB) is kept as its first bytes,
+ * never silently cut: readers get this marker in its place, and every report shows it.
+ */
+export interface TruncatedValue {
+  "~truncated": true;
+  /** Size in bytes of the value's full JSON. */
+  bytes: number;
+  /** The first bytes of the JSON text. */
+  head: string;
+}
+
+/** Whether a stored value was truncated. */
+export function isTruncated(value: unknown): value is TruncatedValue {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as Record<string, unknown>)["~truncated"] === true
+  );
+}
+
+/**
+ * Where runs live. SQLite is the default backend; every backend passes one test suite
+ * (`test/store/store-suite.ts`), so callers never depend on which one they hold.
+ * Attempts come back as they were appended, with `trial` and `index` set.
+ */
+export interface Store {
+  /** What this store is, for messages ("sqlite:.niceeval/niceeval.sqlite"). */
+  readonly location: string;
+  beginRun(manifest: RunManifest): Promise<void>;
+  /** Append attempts of a running run; the same (eval, case, trial) twice keeps the last. */
+  appendAttempts(runId: string, records: readonly AttemptRecord[]): Promise<void>;
+  finishRun(runId: string, end: RunEnd): Promise<void>;
+  /** Newest first. */
+  listRuns(query?: RunListQuery): Promise<StoredRun[]>;
+  getRun(runId: string): Promise<StoredRun | undefined>;
+  /** Every attempt of a run in case order (eval order, case index, trial), streamed. */
+  streamAttempts(runId: string, options?: { evalId?: string }): AsyncIterable<AttemptRecord>;
+  queryAttempts(runId: string, query?: AttemptQuery): Promise<AttemptPage>;
+  close(): Promise<void>;
+}
