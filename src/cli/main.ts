@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
 import { errorMessage, NiceevalError } from "../errors.js";
 import { closeAnswerStores } from "../judge/cache.js";
@@ -27,12 +27,13 @@ export interface CliIO {
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
   try {
     const args = parseCliArgs(argv);
+    // Asked-for output goes to stdout (`niceeval --help | less`); diagnostics to stderr.
     if (args.command === "help") {
-      io.stderr(`${HELP}\n`);
+      writeSync(io.stdoutFd, `${HELP}\n`);
       return 0;
     }
     if (args.command === "version") {
-      io.stderr(`${packageVersion()}\n`);
+      writeSync(io.stdoutFd, `${packageVersion()}\n`);
       return 0;
     }
     return await runCommand(args, io);
@@ -80,10 +81,8 @@ async function runCommand(args: RunArgs, io: CliIO): Promise<number> {
       signal: abort.signal,
       ...(filter ? { filter } : {}),
       ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
+      loadErrors: loaded.errors,
     });
-    summary.loadErrors = loaded.errors;
-    summary.ok = summary.ok && loaded.errors.length === 0;
-    for (const reporter of reporters) await reporter.onRunFinished?.(summary);
     if (args.filter !== undefined && summary.totals.cases === 0) {
       // A filter that selects nothing must not pass CI by running nothing.
       const ids = loaded.entries.map((entry) => entry.eval.id).join(", ");

@@ -10,12 +10,16 @@ export interface CaseSpec {
   readonly input?: unknown;
   readonly expected?: unknown;
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /** Cases sharing a cluster are resampled together when runs are compared. */
+  readonly cluster?: string;
 }
 
 /** What the runner hands an eval for one attempt. */
 export interface AttemptContext {
   readonly runId: string;
   readonly signal: AbortSignal;
+  /** Which trial of the case this attempt is, 0-based (absent means 0). */
+  readonly trial?: number;
   /** Called once per judgment as soon as it is decided (drives `eval.case.scored`). */
   readonly onJudgment?: (judgment: Judgment) => void;
   /** Keep the target's output on the record. */
@@ -36,6 +40,10 @@ export interface Runnable {
   readonly style: "suite" | "score";
   /** Upper bound on concurrently running cases of this eval. */
   readonly concurrency?: number;
+  /** Times each case runs (overrides the run's `trials`). */
+  readonly trials?: number;
+  /** What identifies the eval's configuration (scorers, thresholds, gates, judge models), for hashing. */
+  fingerprint?(): unknown;
   cases(): Iterable<CaseSpec> | AsyncIterable<CaseSpec>;
   runCase(spec: CaseSpec, context: AttemptContext): Promise<AttemptRecord>;
 }

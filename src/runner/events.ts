@@ -34,9 +34,19 @@ export interface EvalSummary {
 /** Every event of a run, in order: started, per case (started, scored…, finished), finished. */
 export type EvalEvent =
   | (EventBase & { kind: "eval.started"; style: "suite" | "score"; file?: string })
-  | (EventBase & { kind: "eval.case.started"; caseId: string; index: number })
-  | (EventBase & { kind: "eval.case.scored"; caseId: string; judgment: Judgment })
-  | (EventBase & { kind: "eval.case.finished"; caseId: string; record: AttemptRecord })
+  | (EventBase & { kind: "eval.case.started"; caseId: string; index: number; trial?: number })
+  | (EventBase & {
+      kind: "eval.case.scored";
+      caseId: string;
+      judgment: Judgment;
+      trial?: number;
+    })
+  | (EventBase & {
+      kind: "eval.case.finished";
+      caseId: string;
+      record: AttemptRecord;
+      trial?: number;
+    })
   | (EventBase & { kind: "eval.finished"; summary: EvalSummary });
 
 /** The kinds of {@link EvalEvent}. */

@@ -1,360 +1,289 @@
 import { randomUUID } from "node:crypto";
-import { errorMessage, NiceevalError } from "../errors.js";
+import { NiceevalError } from "../errors.js";
+import type { AttemptRecord, Judgment } from "../eval/record.js";
+import type { AttemptContext } from "../eval/runnable.js";
+import type { RunEntry } from "./entry.js";
+import type { EvalEvent } from "./events.js";
+import { type Executor, inProcessExecutor } from "./executor.js";
+import { KeyedLimiter } from "./limiter.js";
+import { ReorderBuffer } from "./reorder.js";
+import { type AttemptInfo, type RunSink, SinkSet } from "./sink.js";
 import {
-  type AttemptRecord,
-  addJudgeUsage,
-  emptyJudgeUsage,
-  erroredRecord,
-  type JudgeUsage,
-  type Judgment,
-} from "../eval/record.js";
-import type { AttemptContext, CaseSpec, Runnable } from "../eval/runnable.js";
-import { withJudgeLedger } from "../judge/ledger.js";
-import type { Reporter } from "../report/reporter.js";
-import { EVAL_EVENT_SCHEMA, type EvalEvent, type EvalSummary } from "./events.js";
-import { EvalAccumulator } from "./stats.js";
+  type CaseSelector,
+  type CaseSource,
+  crashed,
+  evalCases,
+  type SourceItem,
+  trialsOf,
+} from "./source.js";
+import type { RunSummary } from "./summary.js";
+import { RunTally } from "./tally.js";
 import type { Telemetry } from "./telemetry.js";
+import { telemetrySink } from "./telemetry-sink.js";
+import { Watchdog } from "./watchdog.js";
 
-/** An eval to run, with the file it came from when known. */
-export interface RunEntry {
-  eval: Runnable;
-  file?: string;
-}
+export type { RunEntry } from "./entry.js";
+export type { RunSummary } from "./summary.js";
 
 /** Options of {@link runEvals}. */
 export interface RunOptions {
-  /** Cases running at once across the run (default 8). */
+  /** Attempts running at once across the run (default 8, at most 1024). */
   concurrency?: number;
-  reporters?: readonly Reporter[];
+  /** Reporters and any other sinks: each receives the run's hooks. */
+  reporters?: readonly RunSink[];
   telemetry?: readonly Telemetry<EvalEvent>[];
   signal?: AbortSignal;
   runId?: string;
   /** Run only the cases for which this returns true. */
   filter?: (evalId: string, caseId: string) => boolean;
+  /** More selectors (a shard, a resume); every one must keep an attempt. */
+  select?: readonly CaseSelector[];
+  /** Run each case this many times (an eval's own `trials` wins). Default 1. */
+  trials?: number;
+  /** Where attempts come from (default: every eval's cases, filtered and selected). */
+  source?: CaseSource;
+  /** How an attempt executes (default: in this process). */
+  executor?: Executor;
   /** Keep each target output on its record. */
   keepOutput?: boolean;
+  /** Keep each case's input, expected value and metadata on its record (for a store). */
+  keepCase?: boolean;
   /** Per-case timeout for targets and adapters, ms. */
   timeoutMs?: number;
   /** Limit on a whole attempt, ms (default: timeoutMs + 1 s, else 10 minutes). */
   caseTimeoutMs?: number;
   /** Called with every record in order; lets callers keep what they need. */
   onRecord?: (record: AttemptRecord) => void;
-}
-
-/** Totals over a run. */
-export interface RunSummary {
-  runId: string;
-  startedAt: string;
-  elapsedMs: number;
-  evals: EvalSummary[];
-  totals: {
-    evals: number;
-    cases: number;
-    passed: number;
-    failed: number;
-    errored: number;
-    skipped: number;
-  };
-  judge: JudgeUsage;
-  /** Files that failed to load (set by the CLI). */
-  loadErrors: { file: string; message: string }[];
-  /** True when nothing failed, errored or failed to load. */
-  ok: boolean;
-  /** True when the run was cancelled through its signal; cases not yet started did not run. */
-  cancelled: boolean;
+  /** Files that failed to load before the run (the CLI's); they make the run not ok. */
+  loadErrors?: readonly { file: string; message: string }[];
 }
 
 /** Default limit on one attempt when neither the run nor the eval sets one. */
 export const DEFAULT_CASE_TIMEOUT_MS = 10 * 60 * 1000;
+/** Most attempts in flight a run accepts. */
+export const MAX_CONCURRENCY = 1024;
+/** Longest timer Node can arm (about 24.8 days); beyond it timers fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
-type Slot =
-  | { type: "eval-start"; entry: number }
-  | { type: "case"; entry: number; spec: CaseSpec; record?: AttemptRecord }
-  | { type: "eval-end"; entry: number };
+type Released = SourceItem & { record?: AttemptRecord };
 
 /**
- * The engine. Streams cases from every eval, runs them with bounded concurrency, and hands
- * records to reporters in case order. Memory is bounded by the reorder window, not the run.
+ * The engine. Pulls attempts from a case source, executes them with bounded concurrency through
+ * an executor, and hands the records to sinks (reporters, telemetry, a store): in real time and
+ * in case order. Memory is bounded by the reorder window, not by the run.
  */
 export async function runEvals(
   entries: readonly RunEntry[],
   options: RunOptions = {},
 ): Promise<RunSummary> {
+  const settings = checkedSettings(options);
   const runId = options.runId ?? randomUUID();
   const startedAt = new Date();
   const started = performance.now();
-  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 8));
-  const reporters = options.reporters ?? [];
-  const sinks = options.telemetry ?? [];
   const signal = options.signal ?? new AbortController().signal;
-  const window = Math.max(256, concurrency * 64);
-
-  for (const reporter of reporters) {
-    reporter.onRunStart?.({
-      runId,
-      evals: entries.length,
-      files: new Set(entries.map((e) => e.file)).size,
-      concurrency,
-    });
-  }
-
-  const emitting = sinks.length > 0;
-  const emit = (event: EvalEvent) => {
-    for (const sink of sinks) {
-      try {
-        const pending = sink.emit(event);
-        if (pending && typeof (pending as Promise<void>).catch === "function") {
-          (pending as Promise<void>).catch(() => {});
-        }
-      } catch {
-        // A broken sink must not take the run down.
-      }
-    }
+  const trialsOfEntry = (entry: number) => trialsOf(entries[entry]!.eval.trials ?? options.trials);
+  const sinks = new SinkSet([
+    ...(options.reporters ?? []),
+    ...(options.telemetry?.length ? [telemetrySink(runId, options.telemetry)] : []),
+  ]);
+  const tally = new RunTally(entries, trialsOfEntry);
+  const executor = options.executor ?? inProcessExecutor;
+  const limiter = new KeyedLimiter(entries.map((e) => e.eval.concurrency));
+  const watchdog = new Watchdog(settings.caseTimeoutMs);
+  const realtime = {
+    started: sinks.has("onAttemptStarted"),
+    judgment: sinks.has("onJudgment"),
   };
-  const base = (entry: number) => ({
-    schema: EVAL_EVENT_SCHEMA,
+
+  sinks.call("onRunStart", {
     runId,
-    evalId: entries[entry]!.eval.id,
-    timestamp: new Date().toISOString(),
+    evals: entries.length,
+    files: new Set(entries.map((e) => e.file)).size,
+    concurrency: settings.concurrency,
+    trials: trialsOf(options.trials),
   });
 
-  const accumulators = entries.map((e) => new EvalAccumulator(e.eval.id, e.eval.style));
-  const evalStarted: number[] = entries.map(() => 0);
-  const summaries: EvalSummary[] = [];
-  const runJudge = emptyJudgeUsage();
-  const totals = { evals: entries.length, cases: 0, passed: 0, failed: 0, errored: 0, skipped: 0 };
-  const perEvalRunning = entries.map(() => 0);
-  const perEvalWaiters: (() => void)[][] = entries.map(() => []);
-
-  const slots = new Map<number, Slot>();
-  let nextSeq = 0;
-  let flushSeq = 0;
-  let done = 0;
-  const producer: { wake?: (() => void) | undefined } = {};
-
-  const flush = () => {
-    for (;;) {
-      const slot = slots.get(flushSeq);
-      if (!slot) break;
-      if (slot.type === "case" && !slot.record) break;
-      slots.delete(flushSeq);
-      flushSeq++;
-      const entry = entries[slot.entry]!;
-      if (slot.type === "eval-start") {
-        for (const r of reporters)
-          r.onEvalStart?.({
-            evalId: entry.eval.id,
-            style: entry.eval.style,
-            ...(entry.file ? { file: entry.file } : {}),
-          });
-      } else if (slot.type === "case") {
-        const record = slot.record!;
-        accumulators[slot.entry]!.add(record);
-        totals.cases++;
-        totals[record.verdict]++;
-        addJudgeUsage(runJudge, record.usage.judge);
-        options.onRecord?.(record);
-        for (const r of reporters) r.onCaseFinished?.(record);
-      } else {
-        const summary = accumulators[slot.entry]!.finish(
-          performance.now() - evalStarted[slot.entry]!,
-        );
-        summaries.push(summary);
-        emit({ ...base(slot.entry), kind: "eval.finished", summary });
-        for (const r of reporters) r.onEvalFinished?.(summary);
-      }
-    }
-    const wake = producer.wake;
-    if (wake && nextSeq - flushSeq < window) {
-      producer.wake = undefined;
-      wake();
-    }
+  const evalInfo = (entry: number) => {
+    const { eval: runnable, file } = entries[entry]!;
+    const trials = trialsOfEntry(entry);
+    return {
+      evalId: runnable.id,
+      style: runnable.style,
+      ...(file ? { file } : {}),
+      ...(trials > 1 ? { trials } : {}),
+    };
   };
 
-  async function* schedule(): AsyncGenerator<{ seq: number; slot: Slot }> {
-    for (let index = 0; index < entries.length; index++) {
-      const entry = entries[index]!;
-      evalStarted[index] = performance.now();
-      emit({
-        ...base(index),
-        kind: "eval.started",
-        style: entry.eval.style,
-        ...(entry.file ? { file: entry.file } : {}),
-      });
-      const startSlot: Slot = { type: "eval-start", entry: index };
-      slots.set(nextSeq++, startSlot);
-      flush();
-      // Every eval is started and finished, even after a cancel: sinks always see eval.finished.
-      const seen = new Set<string>();
-      try {
-        for await (const spec of signal.aborted ? [] : entry.eval.cases()) {
-          if (signal.aborted) break;
-          if (options.filter && !options.filter(entry.eval.id, spec.id)) continue;
-          if (seen.has(spec.id)) {
-            const message = `case id "${spec.id}" appears twice in eval "${entry.eval.id}"; give each case a unique id`;
-            slots.set(nextSeq++, {
-              type: "case",
-              entry: index,
-              spec,
-              record: crashedRecord(entry.eval.id, spec, message),
-            });
-            continue;
-          }
-          seen.add(spec.id);
-          while (nextSeq - flushSeq >= window) {
-            await new Promise<void>((resolve) => {
-              producer.wake = resolve;
-            });
-          }
-          const slot: Slot = { type: "case", entry: index, spec };
-          const seq = nextSeq++;
-          slots.set(seq, slot);
-          yield { seq, slot };
-        }
-      } catch (error) {
-        // A broken case source is one errored case; the other evals still run.
-        const spec: CaseSpec = { id: "(cases)", index: -1 };
-        const slot: Slot = {
-          type: "case",
-          entry: index,
-          spec,
-          record: crashedRecord(
-            entry.eval.id,
-            spec,
-            `reading the cases of eval "${entry.eval.id}" failed: ${errorMessage(error)}`,
-          ),
-        };
-        slots.set(nextSeq++, slot);
-      }
-      slots.set(nextSeq++, { type: "eval-end", entry: index });
-      flush();
+  const release = (item: Released) => {
+    if (item.type === "eval-start") {
+      sinks.call("onEvalStart", evalInfo(item.entry));
+    } else if (item.type === "case") {
+      const record = item.record!;
+      tally.add(item.entry, record);
+      options.onRecord?.(record);
+      sinks.call("onCaseFinished", record);
+    } else {
+      sinks.call("onEvalFinished", tally.finishEval(item.entry));
     }
-  }
-
-  // A last-resort limit on a whole attempt (target, adapter, scorers): a promise that never
-  // settles must become an errored case, not a silent exit with nothing reported.
-  const caseTimeoutMs =
-    options.caseTimeoutMs ??
-    (options.timeoutMs !== undefined ? options.timeoutMs + 1000 : DEFAULT_CASE_TIMEOUT_MS);
-
-  // One watchdog for the run rather than a timer per attempt (cheaper at 100,000 cases); it
-  // also keeps the process alive while an attempt is pending, so a hang is reported, not lost.
-  const deadlines = new Map<Slot, { at: number; reject: (error: Error) => void }>();
-  const watchdog = setInterval(
-    () => {
-      const now = performance.now();
-      for (const [slot, deadline] of deadlines) {
-        if (now < deadline.at) continue;
-        deadlines.delete(slot);
-        deadline.reject(
-          new NiceevalError(
-            "TIMEOUT",
-            `the attempt timed out after ${caseTimeoutMs} ms; raise --timeout or the eval's timeoutMs, or make it faster`,
-          ),
-        );
-      }
-    },
-    Math.max(5, Math.min(1000, caseTimeoutMs / 4)),
-  );
-  const guarded = <T>(slot: Slot, work: () => Promise<T>): Promise<T> => {
-    const limit = new Promise<never>((_, reject) => {
-      deadlines.set(slot, { at: performance.now() + caseTimeoutMs, reject });
-    });
-    return Promise.race([work(), limit]).finally(() => deadlines.delete(slot));
   };
+  const reorder = new ReorderBuffer<Released>(Math.max(256, settings.concurrency * 64), release);
 
   const baseContext: AttemptContext = {
     runId,
     signal,
-    ...(options.keepOutput ? { keepOutput: true } : {}),
+    ...(options.keepOutput || options.keepCase ? { keepOutput: true } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   };
+  const contextFor = (info: AttemptInfo): AttemptContext => {
+    if (info.trial === 0 && !realtime.judgment) return baseContext;
+    return {
+      ...baseContext,
+      trial: info.trial,
+      ...(realtime.judgment
+        ? { onJudgment: (judgment: Judgment) => sinks.call("onJudgment", info, judgment) }
+        : {}),
+    };
+  };
 
-  const runOne = async (slot: Extract<Slot, { type: "case" }>) => {
-    const entry = entries[slot.entry]!;
-    const runnable = entry.eval;
-    const cap = runnable.concurrency;
-    if (cap !== undefined && cap > 0) {
-      while (perEvalRunning[slot.entry]! >= cap) {
-        await new Promise<void>((resolve) => perEvalWaiters[slot.entry]!.push(resolve));
-      }
-    }
-    perEvalRunning[slot.entry]!++;
-    if (emitting)
-      emit({
-        ...base(slot.entry),
-        kind: "eval.case.started",
-        caseId: slot.spec.id,
-        index: slot.spec.index,
-      });
-    const onJudgment = emitting
-      ? (judgment: Judgment) =>
-          emit({ ...base(slot.entry), kind: "eval.case.scored", caseId: slot.spec.id, judgment })
-      : undefined;
+  let done = 0;
+  const attempt = async (item: Extract<SourceItem, { type: "case" }>): Promise<AttemptRecord> => {
+    const entry = entries[item.entry]!;
+    const { spec, trial } = item;
+    const info: AttemptInfo = { evalId: entry.eval.id, caseId: spec.id, index: spec.index, trial };
+    const wait = limiter.acquire(item.entry);
+    if (wait) await wait;
+    tally.attemptStarted(item.entry);
+    if (realtime.started) sinks.call("onAttemptStarted", info);
     let record: AttemptRecord;
     try {
-      const context: AttemptContext = onJudgment ? { ...baseContext, onJudgment } : baseContext;
-      const { result, usage } = await withJudgeLedger(() =>
-        guarded(slot, () => runnable.runCase(slot.spec, context)),
-      );
-      record = result;
-      // Judge calls the eval did not attribute to a judgment still belong to the attempt.
-      if (usage.calls > record.usage.judge.calls) record.usage.judge = usage;
+      const context = contextFor(info);
+      record = await watchdog.guard(() => executor.execute({ entry, spec, trial, context }));
     } catch (error) {
-      record = crashedRecord(
-        runnable.id,
-        slot.spec,
-        `eval "${runnable.id}" crashed on case "${slot.spec.id}": ${errorMessage(error)}`,
+      const message = error instanceof Error ? error.message : String(error);
+      record = crashed(
+        entry.eval.id,
+        spec,
+        `eval "${entry.eval.id}" crashed on case "${spec.id}": ${message}`,
       );
     }
-    perEvalRunning[slot.entry]!--;
-    perEvalWaiters[slot.entry]!.shift()?.();
-    if (emitting)
-      emit({ ...base(slot.entry), kind: "eval.case.finished", caseId: slot.spec.id, record });
-    slot.record = record;
-    done++;
-    for (const r of reporters) r.onProgress?.(done);
-    flush();
+    limiter.release(item.entry);
+    tally.attemptEnded(item.entry);
+    return record;
   };
 
-  const source = schedule();
+  const finalize = (item: Extract<SourceItem, { type: "case" }>, record: AttemptRecord) => {
+    describeAttempt(record, item, options.keepCase === true);
+    sinks.call("onAttemptFinished", record);
+    done++;
+    sinks.call("onProgress", done);
+  };
+
+  // One producer reserves each item's place in the report order and waits while the window
+  // is full; the workers share it, so calls to next() are queued by the generator itself.
+  const source = (
+    options.source ??
+    evalCases({
+      select: selectors(options),
+      ...(options.trials !== undefined ? { trials: options.trials } : {}),
+    })
+  )(entries, signal);
+  async function* sequenced(): AsyncGenerator<{ seq: number; item: SourceItem }> {
+    for await (const item of source) {
+      const wait = reorder.room();
+      if (wait) await wait;
+      if (item.type === "eval-start") sinks.call("onEvalScheduled", evalInfo(item.entry));
+      yield { seq: reorder.reserve(), item };
+    }
+  }
+  const queue = sequenced();
   const worker = async () => {
     for (;;) {
-      const next = await source.next();
+      const next = await queue.next();
       if (next.done) return;
-      const slot = next.value.slot;
-      if (slot.type === "case") await runOne(slot);
+      const { seq, item } = next.value;
+      if (item.type !== "case") {
+        reorder.complete(seq, item);
+        continue;
+      }
+      const record = item.record ?? (await attempt(item));
+      finalize(item, record);
+      reorder.complete(seq, { ...item, record });
     }
   };
-  // One generator feeds every worker; calls to next() are queued by the generator itself.
   try {
-    await Promise.all(Array.from({ length: concurrency }, worker));
+    await Promise.all(Array.from({ length: settings.concurrency }, worker));
   } finally {
-    clearInterval(watchdog);
+    watchdog.stop();
   }
-  flush();
 
   // Under a filter, an eval none of whose cases was selected did not run.
-  if (options.filter) totals.evals = summaries.filter((s) => s.cases > 0).length;
+  const totals = tally.totals;
+  if (options.filter || options.select?.length) {
+    totals.evals = tally.summaries.filter((s) => s.cases > 0).length;
+  }
+  const loadErrors = [...(options.loadErrors ?? [])];
   const summary: RunSummary = {
     runId,
     startedAt: startedAt.toISOString(),
     elapsedMs: performance.now() - started,
-    evals: summaries,
+    evals: tally.summaries,
     totals,
-    judge: runJudge,
-    loadErrors: [],
-    ok: totals.failed === 0 && totals.errored === 0 && !signal.aborted,
+    judge: tally.judge,
+    loadErrors,
+    ok: totals.failed === 0 && totals.errored === 0 && !signal.aborted && loadErrors.length === 0,
     cancelled: signal.aborted,
   };
+  await sinks.finish(summary);
   return summary;
 }
 
-function crashedRecord(evalId: string, spec: CaseSpec, message: string): AttemptRecord {
-  return erroredRecord({
-    evalId,
-    caseId: spec.id,
-    message,
-    where: `eval "${evalId}", case "${spec.id}"`,
-  });
+/** Stamp what the engine knows onto a record: trial, case index, cluster, and the case itself. */
+function describeAttempt(
+  record: AttemptRecord,
+  item: Extract<SourceItem, { type: "case" }>,
+  keepCase: boolean,
+): void {
+  const { spec, trial } = item;
+  if (trial > 0) record.trial = trial;
+  if (spec.index >= 0) record.index = spec.index;
+  if (spec.cluster !== undefined) record.cluster = spec.cluster;
+  if (keepCase) {
+    if (spec.input !== undefined) record.input = spec.input;
+    if (spec.expected !== undefined) record.expected = spec.expected;
+    if (spec.metadata !== undefined) record.metadata = spec.metadata;
+  }
+}
+
+function selectors(options: RunOptions): CaseSelector[] {
+  const filter = options.filter;
+  return [
+    ...(filter ? [(evalId: string, caseId: string) => filter(evalId, caseId)] : []),
+    ...(options.select ?? []),
+  ];
+}
+
+/** Numbers a run cannot work with are an error up front, never a run that silently does nothing. */
+function checkedSettings(options: RunOptions): { concurrency: number; caseTimeoutMs: number } {
+  const concurrency = options.concurrency ?? 8;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+    throw new NiceevalError(
+      "USAGE",
+      `concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, got ${String(concurrency)}`,
+    );
+  }
+  for (const [name, value] of [
+    ["timeoutMs", options.timeoutMs],
+    ["caseTimeoutMs", options.caseTimeoutMs],
+  ] as const) {
+    if (value !== undefined && !(value > 0 && value <= MAX_TIMER_MS - 1000)) {
+      throw new NiceevalError(
+        "USAGE",
+        `${name} must be a number of milliseconds from 1 to ${MAX_TIMER_MS - 1000}, got ${String(value)}`,
+      );
+    }
+  }
+  const caseTimeoutMs =
+    options.caseTimeoutMs ??
+    (options.timeoutMs !== undefined ? options.timeoutMs + 1000 : DEFAULT_CASE_TIMEOUT_MS);
+  return { concurrency, caseTimeoutMs };
 }

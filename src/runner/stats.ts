@@ -7,7 +7,7 @@ export class EvalAccumulator {
   private mean = 0;
   private m2 = 0;
 
-  constructor(evalId: string, style: "suite" | "score") {
+  constructor(evalId: string, style: "suite" | "score", _trials = 1) {
     this.summary = {
       evalId,
       style,

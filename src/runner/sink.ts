@@ -1,0 +1,97 @@
+import type { AttemptRecord, Judgment } from "../eval/record.js";
+import type { EvalSummary } from "./events.js";
+import type { RunSummary } from "./summary.js";
+
+/** Information about one eval as it starts. */
+export interface EvalInfo {
+  evalId: string;
+  style: "suite" | "score";
+  file?: string;
+  /** Trials of each case. */
+  trials?: number;
+}
+
+/** What a run announces when it starts. */
+export interface RunStartInfo {
+  runId: string;
+  evals: number;
+  files: number;
+  concurrency: number;
+  trials?: number;
+}
+
+/** Which attempt a real-time hook is about. */
+export interface AttemptInfo {
+  evalId: string;
+  caseId: string;
+  index: number;
+  trial: number;
+}
+
+/**
+ * Where records go: reporters, telemetry and the store are all sinks. Every hook is optional.
+ * Ordered hooks (`onEvalStart`, `onCaseFinished`, `onEvalFinished`) see evals in discovery
+ * order and records in case order whatever the concurrency; real-time hooks (`onEvalScheduled`,
+ * `onAttemptStarted`, `onJudgment`, `onAttemptFinished`, `onProgress`) fire as things happen.
+ */
+export interface RunSink {
+  onRunStart?(info: RunStartInfo): void;
+  onEvalScheduled?(info: EvalInfo): void;
+  onEvalStart?(info: EvalInfo): void;
+  onAttemptStarted?(attempt: AttemptInfo): void;
+  onJudgment?(attempt: AttemptInfo, judgment: Judgment): void;
+  onAttemptFinished?(record: AttemptRecord): void;
+  onCaseFinished?(record: AttemptRecord): void;
+  onEvalFinished?(summary: EvalSummary): void;
+  /** Cases finished so far (any order). */
+  onProgress?(done: number): void;
+  onRunFinished?(summary: RunSummary): void | Promise<void>;
+}
+
+type SyncHook = Exclude<keyof RunSink, "onRunFinished">;
+
+/**
+ * Several sinks behind one. A sink that throws is reported once on stderr and the run goes on:
+ * a broken reporter must not take the run, or the other reporters, down.
+ */
+export class SinkSet {
+  private readonly broken = new Set<RunSink>();
+
+  constructor(private readonly sinks: readonly RunSink[]) {}
+
+  /** Whether any sink has this hook (lets the engine skip work nobody reads). */
+  has(hook: keyof RunSink): boolean {
+    return this.sinks.some((sink) => typeof sink[hook] === "function");
+  }
+
+  call<K extends SyncHook>(hook: K, ...args: Parameters<NonNullable<RunSink[K]>>): void {
+    for (const sink of this.sinks) {
+      const fn = sink[hook] as ((...a: unknown[]) => void) | undefined;
+      if (fn === undefined) continue;
+      try {
+        fn.apply(sink, args);
+      } catch (error) {
+        this.report(sink, hook, error);
+      }
+    }
+  }
+
+  async finish(summary: RunSummary): Promise<void> {
+    for (const sink of this.sinks) {
+      try {
+        await sink.onRunFinished?.(summary);
+      } catch (error) {
+        this.report(sink, "onRunFinished", error);
+      }
+    }
+  }
+
+  private report(sink: RunSink, hook: string, error: unknown): void {
+    if (this.broken.has(sink)) return;
+    this.broken.add(sink);
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(
+      `niceeval: a reporter failed in ${hook} (later failures of it are not shown): ${message}\n`,
+    );
+  }
+}

@@ -1,0 +1,26 @@
+import type { JudgeUsage } from "../eval/record.js";
+import type { EvalSummary } from "./events.js";
+
+/** Totals over a run. */
+export interface RunSummary {
+  runId: string;
+  startedAt: string;
+  elapsedMs: number;
+  evals: EvalSummary[];
+  totals: {
+    evals: number;
+    /** Attempts (a case run k times counts k). */
+    cases: number;
+    passed: number;
+    failed: number;
+    errored: number;
+    skipped: number;
+  };
+  judge: JudgeUsage;
+  /** Files that failed to load (set by the CLI). */
+  loadErrors: { file: string; message: string }[];
+  /** True when nothing failed, errored or failed to load. */
+  ok: boolean;
+  /** True when the run was cancelled through its signal; cases not yet started did not run. */
+  cancelled: boolean;
+}

@@ -1,0 +1,53 @@
+import { type AttemptRecord, addJudgeUsage, emptyJudgeUsage } from "../eval/record.js";
+import type { RunEntry } from "./entry.js";
+import type { EvalSummary } from "./events.js";
+import { EvalAccumulator } from "./stats.js";
+import type { RunSummary } from "./summary.js";
+
+/**
+ * A run's running totals: per-eval summaries folded as records are released, run totals, judge
+ * usage, and each eval's own time (from its first attempt's start to its last attempt's end, so
+ * time spent queued behind other evals is not counted).
+ */
+export class RunTally {
+  readonly totals: RunSummary["totals"];
+  readonly judge = emptyJudgeUsage();
+  readonly summaries: EvalSummary[] = [];
+  private readonly accumulators: EvalAccumulator[];
+  private readonly firstStart: number[];
+  private readonly lastEnd: number[];
+
+  constructor(entries: readonly RunEntry[], trials: (entry: number) => number) {
+    this.totals = { evals: entries.length, cases: 0, passed: 0, failed: 0, errored: 0, skipped: 0 };
+    this.accumulators = entries.map(
+      (e, index) => new EvalAccumulator(e.eval.id, e.eval.style, trials(index)),
+    );
+    this.firstStart = entries.map(() => Number.NaN);
+    this.lastEnd = entries.map(() => Number.NaN);
+  }
+
+  attemptStarted(entry: number): void {
+    if (Number.isNaN(this.firstStart[entry]!)) this.firstStart[entry] = performance.now();
+  }
+
+  attemptEnded(entry: number): void {
+    this.lastEnd[entry] = performance.now();
+  }
+
+  /** Fold a released record (records arrive in case order). */
+  add(entry: number, record: AttemptRecord): void {
+    this.accumulators[entry]!.add(record);
+    this.totals.cases++;
+    this.totals[record.verdict]++;
+    addJudgeUsage(this.judge, record.usage.judge);
+  }
+
+  finishEval(entry: number): EvalSummary {
+    const start = this.firstStart[entry]!;
+    const end = this.lastEnd[entry]!;
+    const elapsed = Number.isNaN(start) || Number.isNaN(end) ? 0 : end - start;
+    const summary = this.accumulators[entry]!.finish(elapsed);
+    this.summaries.push(summary);
+    return summary;
+  }
+}
