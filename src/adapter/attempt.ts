@@ -6,6 +6,7 @@ import {
   erroredRecord,
   type Judgment,
 } from "../eval/record.js";
+import { TraceRecorder } from "../eval/trace.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
 import { decideVerdict, summarizeScore } from "../eval/summarize.js";
 import { withTimeout } from "../eval/timeout.js";
@@ -214,11 +215,14 @@ export async function runAttempt<Facts, Assertions>(
   const forward = () => controller.abort(context.signal.reason);
   if (context.signal.aborted) forward();
   else context.signal.addEventListener("abort", forward, { once: true });
+  const trace = new TraceRecorder();
   const createContext: AdapterCreateContext = {
     signal: controller.signal,
     runId: context.runId,
     evalId,
     caseId: spec.id,
+    trial: context.trial ?? 0,
+    trace,
     reportUsage: (report) => usage.report(report),
   };
   try {
@@ -288,6 +292,8 @@ export async function runAttempt<Facts, Assertions>(
     if (failure) record.error = failure;
     if (skipped !== undefined) record.skipReason = skipped;
     if (context.keepOutput) record.output = facts;
+    const steps = trace.take();
+    if (steps) record.trace = steps;
     return record;
   } finally {
     context.signal.removeEventListener("abort", forward);

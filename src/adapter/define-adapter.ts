@@ -72,6 +72,17 @@ export function defineAdapter<Facts, Assertions = Record<never, never>>(
       kind: passFail ? "pass-fail-eval" : "score-eval",
       adapter: definition.name,
       description: evalDefinition.description,
+      ...(evalDefinition.trials !== undefined ? { trials: evalDefinition.trials } : {}),
+      fingerprint: () => ({
+        style: "score",
+        adapter: definition.name,
+        passFail,
+        timeoutMs: evalDefinition.timeoutMs ?? null,
+        judge: evalDefinition.judge
+          ? String((evalDefinition.judge as { model?: unknown }).model ?? "custom")
+          : null,
+        test: String(evalDefinition.test),
+      }),
       cases: () => [onlyCase],
       runCase: (spec, context) => runAttempt(setup, spec, context),
       run: (options: EvalRunOptions = {}) =>

@@ -1,5 +1,6 @@
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { Runnable } from "../eval/runnable.js";
+import type { TraceRecorder } from "../eval/trace.js";
 import type { ContextCheck, MaterialMatch } from "../expect/context-match.js";
 import type { BooleanMatch, MatchFact, NumericMaterial } from "../expect/types.js";
 import type { CloseQAJudge } from "../judge/types.js";
@@ -19,6 +20,10 @@ export interface AdapterCreateContext {
   readonly runId: string;
   readonly evalId: string;
   readonly caseId: string;
+  /** Which trial of the eval this attempt is, 0-based. */
+  readonly trial: number;
+  /** Report the application's messages and tool calls; they are kept with the attempt. */
+  readonly trace: TraceRecorder;
   /** Add the application's usage; repeated calls add up. Never-reported fields stay unavailable. */
   reportUsage(usage: UsageReport): void;
 }
@@ -105,6 +110,8 @@ export interface ScoreEvalDefinition<Facts, Assertions> {
   timeoutMs?: number;
   /** Judge for t.closeQA; wins over the configured default judge. */
   judge?: CloseQAJudge;
+  /** Times the eval runs (overrides the run's `--trials`). */
+  trials?: number;
 }
 
 /** Options of `evaluation.run()`; `timeoutMs` and `judge` win over the eval's own. */

@@ -2,7 +2,7 @@ import { AuthoringError, errorMessage } from "../errors.js";
 import { withJudgeLedger } from "../judge/ledger.js";
 import { isJudgeUnavailable } from "../judge/unavailable.js";
 import type { Score } from "../score/score.js";
-import { isScorer, type Scorer } from "../scorers/create-scorer.js";
+import { isScorer, runtimeContext, type Scorer } from "../scorers/create-scorer.js";
 import { runTool } from "../tool/run-tool.js";
 import type { Driver, Tool } from "../tool/tool.js";
 import type { AttemptRecord, Judgment } from "./record.js";
@@ -10,6 +10,7 @@ import { addJudgeUsage, emptyJudgeUsage, erroredRecord, unreportedUsage } from "
 import { type AttemptContext, type CaseSpec, EVAL_BRAND, type Runnable } from "./runnable.js";
 import { decideVerdict, summarizeScore } from "./summarize.js";
 import { withTimeout } from "./timeout.js";
+import { TraceRecorder } from "./trace.js";
 
 /** One dataset case. */
 export interface EvalCase<Input> {
@@ -17,6 +18,8 @@ export interface EvalCase<Input> {
   input: Input;
   expected?: unknown;
   metadata?: Record<string, unknown>;
+  /** Cases that share a cluster (e.g. questions about one document) are resampled together. */
+  cluster?: string;
 }
 
 /** What a binding's mapInput receives. */
@@ -78,10 +81,20 @@ export interface TypedEvalSuite<Input, Output> {
 /** A suite with any input and output. */
 export type EvalSuite = TypedEvalSuite<unknown, unknown>;
 
+/** What a target receives beside the case's input. */
+export interface TargetContext {
+  caseId: string;
+  signal: AbortSignal;
+  /** Which trial of the case this is, 0-based. */
+  trial: number;
+  /** Report the messages and tool calls behind the output; they are kept with the attempt. */
+  trace: TraceRecorder;
+}
+
 /** Produces a case's output. */
 export type Target<Input, Output> = (
   input: Input,
-  context: { caseId: string; signal: AbortSignal },
+  context: TargetContext,
 ) => Output | Promise<Output>;
 
 /** Cases as an array, an iterable or an async iterable (streamed; never all held at once). */
@@ -115,6 +128,8 @@ export interface SuiteDefinition<Input, Output> {
   gates?: readonly string[];
   /** Per-case timeout of the target, ms. */
   timeoutMs?: number;
+  /** Times each case runs (overrides the run's `--trials`). */
+  trials?: number;
 }
 
 /** A dataset suite the runner can run. */
@@ -144,7 +159,7 @@ export function defineSuite<Input, Output>(
     throw new AuthoringError(`${where}: \`scorers\` must be an array`);
   }
   const ids = definition.scorers.map((s, index) => {
-    if (isScorer(s)) return s.scorerName;
+    if (isScorer(s)) return s.name;
     if ((s as BoundScorer<Output> | undefined)?.kind === "bound-scorer")
       return (s as BoundScorer<Output>).id;
     throw new AuthoringError(
@@ -164,6 +179,8 @@ export function defineSuite<Input, Output>(
     style: "suite",
     definition,
     ...(definition.concurrency !== undefined ? { concurrency: definition.concurrency } : {}),
+    ...(definition.trials !== undefined ? { trials: definition.trials } : {}),
+    fingerprint: () => suiteFingerprint(definition, ids),
     cases: () => caseSpecs(definition.cases),
     runCase: (spec, context) => runSuiteCase(definition, spec, context),
   };
@@ -179,6 +196,7 @@ async function* caseSpecs<Input>(source: CaseSource<Input>): AsyncGenerator<Case
       input: item.input,
       expected: item.expected,
       ...(item.metadata ? { metadata: item.metadata } : {}),
+      ...(item.cluster !== undefined ? { cluster: String(item.cluster) } : {}),
     };
     index++;
     yield spec;
@@ -194,9 +212,16 @@ export async function runSuiteCase<Input, Output>(
   const started = performance.now();
   const base = { evalId: definition.id, caseId: spec.id };
   let output: Output;
+  const trace = new TraceRecorder();
+  const targetContext: TargetContext = {
+    caseId: spec.id,
+    signal: context.signal,
+    trial: context.trial ?? 0,
+    trace,
+  };
   try {
     output = await withTimeout(
-      () => definition.target(spec.input as Input, { caseId: spec.id, signal: context.signal }),
+      () => definition.target(spec.input as Input, targetContext),
       definition.timeoutMs ?? context.timeoutMs,
       "the target",
     );
@@ -239,7 +264,26 @@ export async function runSuiteCase<Input, Output>(
     elapsedMs: performance.now() - started,
   };
   if (context.keepOutput) record.output = output;
+  const steps = trace.take();
+  if (steps) record.trace = steps;
   return record;
+}
+
+/** What identifies a suite's configuration: its scorers (with their tools), threshold, gates, timeout. */
+function suiteFingerprint<Input, Output>(
+  definition: SuiteDefinition<Input, Output>,
+  ids: string[],
+): unknown {
+  return {
+    style: "suite",
+    scorers: definition.scorers.map((scorer, index) => ({
+      id: ids[index],
+      tool: (scorer as { toolId?: string }).toolId ?? "createScorer",
+    })),
+    threshold: definition.threshold ?? 0.5,
+    gates: definition.gates ?? null,
+    timeoutMs: definition.timeoutMs ?? null,
+  };
 }
 
 async function judgeWith<Input, Output>(
@@ -249,10 +293,11 @@ async function judgeWith<Input, Output>(
   threshold: number,
   signal: AbortSignal,
 ): Promise<Judgment> {
-  const label = isScorer(scorer) ? scorer.scorerName : (scorer as BoundScorer<Output>).id;
+  const label = isScorer(scorer) ? scorer.name : (scorer as BoundScorer<Output>).id;
   try {
     if (isScorer(scorer)) {
-      const result = await scorer({
+      // A config factory is resolved with the run's context, once per signal.
+      const result = await scorer.withRuntime(runtimeContext(signal))({
         ...(spec.metadata ?? {}),
         input: args.input,
         output: args.output,
@@ -271,6 +316,9 @@ async function judgeWith<Input, Output>(
         state: "unavailable",
       };
     }
+    // A malformed result already says which scorer and what to return instead.
+    if ((error as { code?: unknown } | null)?.code === "SCORER_RESULT")
+      return erroredJudgment(label, errorMessage(error));
     return erroredJudgment(label, `scorer "${label}" threw: ${errorMessage(error)}`);
   }
 }
