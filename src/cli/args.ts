@@ -32,7 +32,7 @@ Options
   --timeout <ms>         per-case timeout of targets and adapters
   --json <file>          also write every record and the summary as JSON
   --no-cache             do not read or write the judge cache
-  --failures-only        print judgments only for cases that did not pass
+  --failures-only        print only the cases that did not pass
   --quiet                no progress line
   -h, --help             show this help
   -v, --version          show the version

@@ -1,8 +1,10 @@
+import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { errorMessage } from "../errors.js";
 import { isRunnable, type Runnable } from "../eval/runnable.js";
 import type { RunEntry } from "../runner/run.js";
+import { exportsInDeclarationOrder } from "./export-order.js";
 
 type TsImport = (specifier: string, parent: string) => Promise<unknown>;
 let typescript: Promise<TsImport> | undefined;
@@ -57,7 +59,10 @@ export async function loadEvalFiles(files: readonly string[], cwd: string): Prom
       errors.push({ file, message: describeLoadError(error) });
       continue;
     }
-    const evals = collectEvals(module);
+    const evals = collectEvals(
+      module,
+      await readFile(resolve(cwd, file), "utf8").catch(() => undefined),
+    );
     if (evals.length === 0) {
       const bare = Object.entries(module).find(([, value]) => looksLikeSuiteData(value));
       errors.push({
@@ -84,7 +89,7 @@ export async function loadEvalFiles(files: readonly string[], cwd: string): Prom
   return { entries, errors };
 }
 
-function collectEvals(module: Record<string, unknown>): Runnable[] {
+function collectEvals(module: Record<string, unknown>, source: string | undefined): Runnable[] {
   const found: Runnable[] = [];
   const add = (value: unknown) => {
     if (isRunnable(value)) {
@@ -93,7 +98,14 @@ function collectEvals(module: Record<string, unknown>): Runnable[] {
       for (const item of value) if (isRunnable(item) && !found.includes(item)) found.push(item);
     }
   };
-  for (const value of Object.values(module)) add(value);
+  for (const name of exportsInDeclarationOrder(Object.keys(module), source)) {
+    const value = module[name];
+    add(value);
+    // A file compiled to CommonJS arrives as { default: module.exports }: its
+    // `export default` is then module.default.default.
+    if (name === "default" && !isRunnable(value) && typeof value === "object" && value !== null)
+      add((value as Record<string, unknown>).default);
+  }
   return found;
 }
 

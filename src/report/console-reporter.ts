@@ -22,7 +22,7 @@ export interface ConsoleReporterOptions {
   color?: boolean;
   /** Show a live progress line on stderr (TTY only). */
   progress?: boolean;
-  /** Print each judgment of passed cases too (default true). */
+  /** Print passed cases and their judgments too (default true); false prints only the others. */
   verbose?: boolean;
   /** Leave out evals that ran no case (a filter skipped them all). */
   hideEmptyEvals?: boolean;
@@ -79,7 +79,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       out.line(
         c.bold("niceeval run") +
           c.dim(
-            ` · ${info.evals} eval${info.evals === 1 ? "" : "s"} from ${info.files} file${info.files === 1 ? "" : "s"} · concurrency ${info.concurrency}`,
+            ` · ${plural(info.evals, "eval")} from ${plural(info.files, "file")} · concurrency ${info.concurrency}`,
           ),
       );
     },
@@ -88,6 +88,8 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       if (!options.hideEmptyEvals) printHeader();
     },
     onCaseFinished(record: AttemptRecord) {
+      // --failures-only: a passed case prints nothing; its eval's summary line still counts it.
+      if (!verbose && record.verdict === "passed") return;
       printHeader();
       out.line(
         `  ${verdictMark(record.verdict, c)} ${record.caseId} ${c.dim(record.verdict)} · ${formatScore(record.score)} ${c.dim(`· ${formatMs(record.elapsedMs)}`)}`,
@@ -96,9 +98,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
         out.line(`      ${c.yellow("-")} skipped: ${oneLine(record.skipReason)}`);
       if (record.error)
         out.line(`      ${c.magenta("!")} ${record.error.where}: ${oneLine(record.error.message)}`);
-      if (verbose || record.verdict !== "passed") {
-        for (const judgment of record.judgments) judgmentLine(judgment);
-      }
+      for (const judgment of record.judgments) judgmentLine(judgment);
       // The reasons are on the judgments above; say only what they do to the score.
       const missing = record.judgments.filter((j) => j.points > 0 && j.earned === null);
       if (record.score.state !== "complete" && missing.length) {
@@ -119,7 +119,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
           : `mean score ${formatNumber(summary.meanScore)}${summary.sdScore !== null ? ` ± ${formatNumber(summary.sdScore)} sd` : ""} (n=${summary.scoredCases}${summary.partialCases ? `, ${summary.partialCases} partial` : ""})`;
       out.line(
         c.dim(
-          `  ${summary.cases} case${summary.cases === 1 ? "" : "s"}: ${summary.passed} passed, ${summary.failed} failed, ${summary.errored} errored, ${summary.skipped} skipped · ${mean}${summary.judge.calls + summary.judge.cachedCalls > 0 ? ` · judge: ${formatJudgeUsage(summary.judge)}` : ""} · ${formatMs(summary.elapsedMs)}`,
+          `  ${plural(summary.cases, "case")}: ${summary.passed} passed, ${summary.failed} failed, ${summary.errored} errored, ${summary.skipped} skipped · ${mean}${summary.judge.calls + summary.judge.cachedCalls > 0 ? ` · judge: ${formatJudgeUsage(summary.judge)}` : ""} · ${formatMs(summary.elapsedMs)}`,
         ),
       );
     },
@@ -138,9 +138,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       out.line();
       out.line(c.bold("Summary"));
       if (summary.loadErrors.length) {
-        out.line(
-          `  ${c.magenta(`${summary.loadErrors.length} file${summary.loadErrors.length === 1 ? "" : "s"} failed to load:`)}`,
-        );
+        out.line(`  ${c.magenta(`${plural(summary.loadErrors.length, "file")} failed to load:`)}`);
         for (const error of summary.loadErrors)
           out.line(`    ${error.file}: ${oneLine(error.message, 2000)}`);
       }
@@ -149,7 +147,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
         ? ` (${formatNumber((100 * t.passed) / t.cases, 1)}% of ${t.cases}, 95% CI ${formatNumber(100 * ci.low, 1)}–${formatNumber(100 * ci.high, 1)}%)`
         : "";
       out.line(
-        `  ${t.evals} evals · ${t.cases} cases · ${c.green(`${t.passed} passed`)}${passRate} · ${t.failed ? c.red(`${t.failed} failed`) : "0 failed"} · ${t.errored ? c.magenta(`${t.errored} errored`) : "0 errored"} · ${t.skipped} skipped`,
+        `  ${plural(t.evals, "eval")} · ${plural(t.cases, "case")} · ${c.green(`${t.passed} passed`)}${passRate} · ${t.failed ? c.red(`${t.failed} failed`) : "0 failed"} · ${t.errored ? c.magenta(`${t.errored} errored`) : "0 errored"} · ${t.skipped} skipped`,
       );
       if (summary.cancelled)
         out.line(`  ${c.yellow("cancelled: cases that had not started did not run")}`);
@@ -159,4 +157,9 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       out.flush();
     },
   };
+}
+
+/** "1 case", "2 cases". */
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }

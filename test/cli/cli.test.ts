@@ -73,7 +73,7 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     expect(run.stdout).toMatch(/✓ hello passed · 1\/1 complete/);
     expect(run.stdout).toMatch(/✓ same \(gate · 1 pt\) 1\/1 — 1 >= threshold 0\.5/);
     expect(run.stdout).toContain(
-      "1 evals · 2 cases · 2 passed (100% of 2, 95% CI 34.2–100%) · 0 failed · 0 errored",
+      "1 eval · 2 cases · 2 passed (100% of 2, 95% CI 34.2–100%) · 0 failed · 0 errored",
     );
     expect(run.stdout.trim().endsWith("PASS")).toBe(true);
   });
@@ -136,7 +136,7 @@ describe("niceeval run (real CLI on a fixture project)", () => {
       const run = await runCli(["run"], plain.dir);
       expect(run.stdout).not.toContain("failed to load");
       expect(run.code).toBe(0);
-      expect(run.stdout).toContain("1 evals · 2 cases · 2 passed");
+      expect(run.stdout).toContain("1 eval · 2 cases · 2 passed");
     } finally {
       await plain.cleanup();
     }
