@@ -1,7 +1,7 @@
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { EvalSummary } from "../runner/events.js";
-import { wilsonInterval } from "../runner/interval.js";
 import type { RunSummary } from "../runner/run.js";
+import { formatMeanScore, formatPassRate, meanScoreFigure, passRateFigure } from "./figures.js";
 import {
   formatJudgeUsage,
   formatMs,
@@ -113,10 +113,9 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
         pendingHeader = undefined;
         return;
       }
+      const meanScore = meanScoreFigure(summary);
       const mean =
-        summary.meanScore === null
-          ? "score n/a"
-          : `mean score ${formatNumber(summary.meanScore)}${summary.sdScore !== null ? ` ± ${formatNumber(summary.sdScore)} sd` : ""} (n=${summary.scoredCases}${summary.partialCases ? `, ${summary.partialCases} partial` : ""})`;
+        meanScore.mean === null ? "score n/a" : `mean score ${formatMeanScore(meanScore)}`;
       out.line(
         c.dim(
           `  ${plural(summary.cases, "case")}: ${summary.passed} passed, ${summary.failed} failed, ${summary.errored} errored, ${summary.skipped} skipped · ${mean}${summary.judge.calls + summary.judge.cachedCalls > 0 ? ` · judge: ${formatJudgeUsage(summary.judge)}` : ""} · ${formatMs(summary.elapsedMs)}`,
@@ -142,10 +141,8 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
         for (const error of summary.loadErrors)
           out.line(`    ${error.file}: ${oneLine(error.message, 2000)}`);
       }
-      const ci = wilsonInterval(t.passed, t.cases);
-      const passRate = ci
-        ? ` (${formatNumber((100 * t.passed) / t.cases, 1)}% of ${t.cases}, 95% CI ${formatNumber(100 * ci.low, 1)}–${formatNumber(100 * ci.high, 1)}%)`
-        : "";
+      const rate = passRateFigure(t);
+      const passRate = rate.rate === null ? "" : ` (${formatPassRate(rate)})`;
       out.line(
         `  ${plural(t.evals, "eval")} · ${plural(t.cases, "case")} · ${c.green(`${t.passed} passed`)}${passRate} · ${t.failed ? c.red(`${t.failed} failed`) : "0 failed"} · ${t.errored ? c.magenta(`${t.errored} errored`) : "0 errored"} · ${t.skipped} skipped`,
       );

@@ -1,13 +1,16 @@
 import { closeSync, openSync } from "node:fs";
 import type { AttemptRecord } from "../eval/record.js";
-import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
+import { summaryWithFigures } from "./figures.js";
+import { safeStringify } from "./json-safe.js";
 import { LineWriter } from "./output.js";
 import type { Reporter } from "./reporter.js";
 
 /**
- * Writes the run as one JSON document `{ records: [...], summary }`, streamed record by record
- * so that a run of any size writes in bounded memory.
+ * Writes the run as one JSON document `{ format, runId, records: [...], summary }`, streamed
+ * record by record so that a run of any size writes in bounded memory. Each eval summary, and
+ * the totals, carry `figures`: the pass rate with n and its 95% Wilson interval, and the mean
+ * score with n, its 95% CLT interval and whether it is a lower bound (see `figures.ts`).
  */
 export function jsonReporter(file: string): Reporter {
   let fd: number | undefined;
@@ -17,18 +20,20 @@ export function jsonReporter(file: string): Reporter {
     onRunStart(info) {
       fd = openSync(file, "w");
       out = new LineWriter(fd);
+      first = true;
       out.write(`{"format":"niceeval/run/v1","runId":${JSON.stringify(info.runId)},"records":[`);
     },
     onCaseFinished(record: AttemptRecord) {
-      out?.write(`${first ? "\n" : ",\n"}${JSON.stringify(record)}`);
+      out?.write(`${first ? "\n" : ",\n"}${safeStringify(record)}`);
       first = false;
     },
-    onEvalFinished(_summary: EvalSummary) {},
     onRunFinished(summary: RunSummary) {
       if (!out || fd === undefined) return;
-      out.write(`\n],"summary":${JSON.stringify(summary)}}\n`);
+      out.write(`\n],"summary":${safeStringify(summaryWithFigures(summary))}}\n`);
       out.flush();
       closeSync(fd);
+      out = undefined;
+      fd = undefined;
     },
   };
 }

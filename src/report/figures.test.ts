@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import type { EvalSummary } from "../runner/events.js";
+import {
+  evalFigures,
+  formatMeanScore,
+  formatPassRate,
+  meanScoreFigure,
+  passRateFigure,
+} from "./figures.js";
+
+const summary = (overrides: Partial<EvalSummary> = {}): EvalSummary => ({
+  evalId: "e",
+  style: "suite",
+  cases: 10,
+  passed: 8,
+  failed: 2,
+  errored: 0,
+  skipped: 0,
+  meanScore: 0.8,
+  sdScore: 0.2,
+  scoredCases: 10,
+  partialCases: 0,
+  judge: { calls: 0, cachedCalls: 0, retries: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0 },
+  elapsedMs: 5,
+  ...overrides,
+});
+
+describe("passRateFigure", () => {
+  it("carries n and the 95% Wilson interval (8/10: 0.490–0.943)", () => {
+    const figure = passRateFigure({ cases: 10, passed: 8, skipped: 0 });
+    expect(figure).toMatchObject({ rate: 0.8, passed: 8, n: 10 });
+    expect(figure.interval?.method).toBe("wilson");
+    expect(figure.interval?.level).toBe(0.95);
+    expect(figure.interval?.low).toBeCloseTo(0.4902, 4);
+    expect(figure.interval?.high).toBeCloseTo(0.9433, 4);
+    expect(formatPassRate(figure)).toBe("80% of 10, 95% CI 49–94.3%");
+  });
+
+  it("leaves skipped attempts out of n: they are no evidence either way", () => {
+    expect(passRateFigure({ cases: 5, passed: 3, skipped: 2 })).toMatchObject({ rate: 1, n: 3 });
+  });
+
+  it("has no rate and no interval when nothing was rated", () => {
+    const figure = passRateFigure({ cases: 2, passed: 0, skipped: 2 });
+    expect(figure).toEqual({ rate: null, passed: 0, n: 0, interval: null });
+    expect(formatPassRate(figure)).toBe("no attempt to rate");
+  });
+});
+
+describe("meanScoreFigure", () => {
+  it("carries n, sd and the 95% CLT interval of the mean", () => {
+    const figure = meanScoreFigure(summary());
+    const half = (1.959963984540054 * 0.2) / Math.sqrt(10);
+    expect(figure.interval?.method).toBe("clt");
+    expect(figure.interval?.low).toBeCloseTo(0.8 - half, 12);
+    expect(figure.interval?.high).toBeCloseTo(0.8 + half, 12);
+    expect(figure).toMatchObject({ mean: 0.8, n: 10, partial: 0, lowerBound: false });
+    expect(formatMeanScore(figure)).toBe("0.8 ± 0.2 sd, 95% CI 0.676–0.924 (n=10)");
+  });
+
+  it("marks a mean over partial scores as a lower bound", () => {
+    const figure = meanScoreFigure(summary({ meanScore: 0.71, partialCases: 2 }));
+    expect(figure.lowerBound).toBe(true);
+    expect(formatMeanScore(figure)).toMatch(/^≥ 0\.71 .*\(n=10, 2 partial\)$/);
+  });
+
+  it("keeps the interval inside [0, 1]", () => {
+    const figure = meanScoreFigure(summary({ meanScore: 0.95, sdScore: 0.3, scoredCases: 3 }));
+    expect(figure.interval?.high).toBe(1);
+  });
+
+  it("has no interval below two scored attempts, and no mean without one", () => {
+    expect(meanScoreFigure(summary({ scoredCases: 1, sdScore: null })).interval).toBeNull();
+    const none = evalFigures(summary({ meanScore: null, sdScore: null, scoredCases: 0 }));
+    expect(none.meanScore).toMatchObject({ mean: null, n: 0, interval: null });
+    expect(formatMeanScore(none.meanScore)).toBe("n/a");
+  });
+});
