@@ -1,0 +1,44 @@
+import type { AttemptRecord, Judgment } from "../eval/record.js";
+import { judgmentRole, oneLine } from "./format.js";
+
+/** Verdicts that CI reports call out. */
+export const isProblem = (record: AttemptRecord): boolean =>
+  record.verdict === "failed" || record.verdict === "errored";
+
+/** "c3" or, when the eval runs several trials, "c3 [trial 2]" (trials counted from 1). */
+export function attemptName(record: AttemptRecord, trials: number | undefined): string {
+  const trial = record.trial ?? 0;
+  return (trials ?? 1) > 1 || trial > 0 ? `${record.caseId} [trial ${trial + 1}]` : record.caseId;
+}
+
+/**
+ * The judgments that decided a failed or errored verdict: mismatched gates for a failure;
+ * errored judgments and gates without evidence for an error (the rules of decideVerdict).
+ */
+export function decidingJudgments(record: AttemptRecord): Judgment[] {
+  if (record.verdict === "failed")
+    return record.judgments.filter((j) => j.gate && j.state === "mismatched");
+  if (record.verdict === "errored")
+    return record.judgments.filter(
+      (j) => j.state === "errored" || (j.gate && j.state === "unavailable"),
+    );
+  return [];
+}
+
+/** "exact (gate): mismatched — expected 4, got 5" on one bounded line. */
+export function describeJudgment(judgment: Judgment, max = 400): string {
+  return oneLine(
+    `${judgment.label} (${judgmentRole(judgment)}): ${judgment.state} — ${judgment.reason}`,
+    max,
+  );
+}
+
+/** One line saying why an attempt failed, errored or was skipped (empty when it passed). */
+export function problemSummary(record: AttemptRecord, max = 400): string {
+  if (record.verdict === "skipped") return oneLine(record.skipReason ?? "skipped", max);
+  const parts: string[] = [];
+  if (record.error) parts.push(`${record.error.where}: ${record.error.message}`);
+  for (const judgment of decidingJudgments(record)) parts.push(describeJudgment(judgment, max));
+  if (parts.length === 0 && record.verdict !== "passed") parts.push(record.verdict);
+  return oneLine(parts.join("; "), max);
+}

@@ -1,0 +1,152 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { defineSuite } from "../eval/suite.js";
+import { junitReporter } from "./junit-reporter.js";
+import { judgment, mixedSuite, record, run, tempDir } from "./test-support/runs.js";
+
+const XSD = fileURLToPath(new URL("../../test/fixtures/junit/junit.xsd", import.meta.url));
+
+// The schema check never skips: on a machine without xmllint, install Debian's libxml2-utils.
+beforeAll(() => {
+  if (spawnSync("xmllint", ["--version"]).status === 0) return;
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  execFileSync("apt-get", ["update"], { env, stdio: "ignore" });
+  execFileSync("apt-get", ["install", "-y", "libxml2-utils"], { env, stdio: "ignore" });
+}, 600_000);
+
+function validate(file: string): { ok: boolean; output: string } {
+  const result = spawnSync("xmllint", ["--noout", "--schema", XSD, file], { encoding: "utf8" });
+  return { ok: result.status === 0, output: `${result.stdout}${result.stderr}` };
+}
+
+const count = (xml: string, pattern: RegExp) => (xml.match(pattern) ?? []).length;
+
+describe("junitReporter", () => {
+  it("writes a testsuite per eval and a testcase per case that the JUnit schema accepts", async () => {
+    const file = join(tempDir(), "junit.xml");
+    const second = defineSuite<string, string>({
+      id: "second",
+      cases: [{ id: "only", input: "x" }],
+      target: (x) => x,
+      scorers: [],
+    });
+    await run(
+      [{ eval: mixedSuite(), file: "evals/qa.eval.ts" }, { eval: second }],
+      [junitReporter(file)],
+    );
+    const xml = readFileSync(file, "utf8");
+    expect(validate(file)).toEqual({ ok: true, output: expect.stringContaining("validates") });
+    expect(count(xml, /<testsuite /g)).toBe(2);
+    expect(xml).toMatch(
+      /<testsuites name="niceeval" tests="5" failures="1" errors="1" skipped="0" time="\d+\.\d{3}"/,
+    );
+    expect(xml).toMatch(
+      /<testsuite name="qa" tests="4" failures="1" errors="1" skipped="0" time="\d+\.\d{3}" timestamp="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d" hostname="[^"]*" id="0" package="niceeval" file="evals\/qa\.eval\.ts">/,
+    );
+    expect(xml).toMatch(/<testcase name="ok" classname="qa" time="\d+\.\d{3}"\/>/);
+    // The failing judgment's label and reason, escaped; the BEL in the case id stripped.
+    expect(xml).toContain('<testcase name="wrong &lt;&amp;&gt;&quot;" classname="qa"');
+    expect(xml).toMatch(
+      /<failure message="exact &lt;answer&gt; \(gate · 1 pt\): mismatched — [^"]*" type="failed">exact &lt;answer&gt; \(gate · 1 pt\): mismatched — [^<]*\nscore: 0\/1 complete<\/failure>/,
+    );
+    // An errored attempt is an <error>, with where it happened; ANSI colours stripped.
+    expect(xml).toMatch(
+      /<error message="target of case &quot;boom&quot; in eval &quot;qa&quot;: target exploded: &lt;bad&gt; &amp; red" type="errored">/,
+    );
+    const controls = [...xml].filter((c) => c < " " && c !== "\n" && c !== "\t" && c !== "\r");
+    expect(controls).toEqual([]);
+    expect(xml).toContain('<property name="niceeval.pass-rate" value="50% of 4, 95% CI 15–85%"/>');
+  });
+
+  it("names each trial when cases run several times", async () => {
+    const file = join(tempDir(), "junit.xml");
+    const suite = defineSuite<number, number>({
+      id: "trials",
+      cases: [{ id: "a", input: 1 }],
+      target: (x) => x,
+      scorers: [],
+    });
+    await run([{ eval: suite }], [junitReporter(file)], { trials: 3 });
+    const xml = readFileSync(file, "utf8");
+    expect(validate(file).ok).toBe(true);
+    expect(xml.match(/<testcase name="[^"]*"/g)).toEqual([
+      '<testcase name="a [trial 1]"',
+      '<testcase name="a [trial 2]"',
+      '<testcase name="a [trial 3]"',
+    ]);
+  });
+
+  it("writes skipped attempts with their reason, errors from judgments, and omits evals that ran nothing", () => {
+    const file = join(tempDir(), "junit.xml");
+    const reporter = junitReporter(file);
+    reporter.onRunStart?.({ runId: "r", evals: 2, files: 1, concurrency: 1 });
+    reporter.onEvalStart?.({ evalId: "empty", style: "score" });
+    reporter.onEvalStart?.({ evalId: "hand", style: "score", file: "/repo/evals/hand.eval.ts" });
+    reporter.onCaseFinished?.(
+      record({ caseId: "s", verdict: "skipped", skipReason: "closed by\nan operator" }),
+    );
+    reporter.onCaseFinished?.(
+      record({
+        caseId: "e",
+        verdict: "errored",
+        score: { state: "partial", earned: 1, max: 3, reasons: [] },
+        judgments: [
+          judgment({ label: "delivered", state: "unavailable", reason: "no trace" }),
+          judgment({
+            label: "polite",
+            gate: false,
+            points: 2,
+            state: "errored",
+            reason: "judge 500",
+          }),
+          judgment({ label: "fine", gate: false, points: 1, earned: 1 }),
+        ],
+      }),
+    );
+    reporter.onRunFinished?.({
+      runId: "r",
+      startedAt: new Date().toISOString(),
+      elapsedMs: 40,
+      evals: [],
+      totals: { evals: 2, cases: 2, passed: 0, failed: 0, errored: 1, skipped: 1 },
+      judge: {
+        calls: 0,
+        cachedCalls: 0,
+        retries: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        latencyMs: 0,
+      },
+      loadErrors: [],
+      ok: false,
+      cancelled: false,
+    });
+    const xml = readFileSync(file, "utf8");
+    expect(validate(file).ok).toBe(true);
+    expect(xml).not.toContain('name="empty"');
+    expect(xml).toContain('<skipped message="closed by ⏎ an operator"/>');
+    expect(xml).toContain(
+      '<error message="delivered (gate): unavailable — no trace; polite (2 pts): errored — judge 500" type="errored">',
+    );
+    expect(xml).toContain("score: ≥ 1/3 partial</error>");
+    // A second finish (the engine's, then the CLI's) changes nothing.
+    reporter.onRunFinished?.({} as never);
+    expect(readFileSync(file, "utf8")).toBe(xml);
+  });
+
+  it("is checked by a schema that rejects what CI readers reject", () => {
+    const dir = tempDir();
+    const bad = join(dir, "bad.xml");
+    writeFileSync(
+      bad,
+      '<testsuites><testsuite name="s" tests="one" failures="0" errors="0"><testcase classname="s" time="0"/></testsuite></testsuites>',
+    );
+    const result = validate(bad);
+    expect(result.ok).toBe(false);
+    expect(result.output).toMatch(/tests|name/);
+    expect(existsSync(XSD)).toBe(true);
+  });
+});

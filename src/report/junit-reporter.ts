@@ -1,0 +1,222 @@
+import { closeSync, mkdtempSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AttemptRecord } from "../eval/record.js";
+import type { EvalSummary } from "../runner/events.js";
+import type { RunSummary } from "../runner/run.js";
+import { attemptName, decidingJudgments, describeJudgment, problemSummary } from "./failures.js";
+import { formatMeanScore, formatPassRate, meanScoreFigure, passRateFigure } from "./figures.js";
+import { formatScore } from "./format.js";
+import { LineWriter } from "./output.js";
+import type { EvalInfo, Reporter } from "./reporter.js";
+import { xmlAttrs, xmlText } from "./xml.js";
+
+/** Longest failure message attribute and judgment reason written, in characters. */
+const MESSAGE_CHARS = 500;
+const REASON_CHARS = 4000;
+
+interface Suite {
+  info: EvalInfo;
+  path: string;
+  out: LineWriter | undefined;
+  fd: number | undefined;
+  timestamp: string;
+  counts: { tests: number; failures: number; errors: number; skipped: number };
+  summary?: EvalSummary;
+}
+
+/**
+ * JUnit XML as CI systems read it (Jenkins, GitLab, GitHub test-report actions): one
+ * `<testsuite>` per eval, one `<testcase>` per case and trial (`classname` = eval id, `time`
+ * in seconds), `<failure>` with the failing judgments' labels and reasons, `<error>` for an
+ * errored attempt, `<skipped>` with its reason.
+ *
+ * A testsuite states its counts before its testcases, so each eval's testcases stream to a
+ * temporary file and the report is assembled from those files when the run finishes (memory
+ * stays bounded; the file appears whole, by rename, or not at all).
+ */
+export function junitReporter(file: string): Reporter {
+  let dir: string | undefined;
+  let runStartedAt = new Date();
+  const suites: Suite[] = [];
+  let current: Suite | undefined;
+  let finished = false;
+
+  const openSuite = (info: EvalInfo): Suite => {
+    dir ??= mkdtempSync(join(tmpdir(), "niceeval-junit-"));
+    const path = join(dir, `${suites.length}.xml`);
+    const fd = openSync(path, "w");
+    const suite: Suite = {
+      info,
+      path,
+      fd,
+      out: new LineWriter(fd),
+      timestamp: isoSeconds(new Date()),
+      counts: { tests: 0, failures: 0, errors: 0, skipped: 0 },
+    };
+    suites.push(suite);
+    return suite;
+  };
+  const closeSuite = (suite: Suite) => {
+    suite.out?.flush();
+    if (suite.fd !== undefined) closeSync(suite.fd);
+    suite.out = undefined;
+    suite.fd = undefined;
+  };
+
+  return {
+    onRunStart() {
+      runStartedAt = new Date();
+      finished = false;
+    },
+    onEvalStart(info) {
+      if (current) closeSuite(current);
+      current = openSuite(info);
+    },
+    onCaseFinished(record) {
+      if (!current || current.info.evalId !== record.evalId) {
+        if (current) closeSuite(current);
+        current = openSuite({ evalId: record.evalId, style: "suite" });
+      }
+      const counts = current.counts;
+      counts.tests++;
+      if (record.verdict === "failed") counts.failures++;
+      else if (record.verdict === "errored") counts.errors++;
+      else if (record.verdict === "skipped") counts.skipped++;
+      current.out?.write(testcase(record, current.info.trials));
+    },
+    onEvalFinished(summary) {
+      if (!current || current.info.evalId !== summary.evalId) return;
+      current.summary = summary;
+      closeSuite(current);
+      current = undefined;
+    },
+    onRunFinished(summary) {
+      if (finished) return;
+      finished = true;
+      if (current) closeSuite(current);
+      current = undefined;
+      try {
+        writeReport(file, suites, summary, runStartedAt);
+      } finally {
+        if (dir) rmSync(dir, { recursive: true, force: true });
+        dir = undefined;
+        suites.length = 0;
+      }
+    },
+  };
+}
+
+function writeReport(file: string, suites: Suite[], run: RunSummary, startedAt: Date): void {
+  const partial = `${file}.${process.pid}.tmp`;
+  const fd = openSync(partial, "w");
+  try {
+    const out = new LineWriter(fd);
+    const ran = suites.filter((suite) => suite.counts.tests > 0);
+    const total = { tests: 0, failures: 0, errors: 0, skipped: 0 };
+    for (const suite of ran) {
+      total.tests += suite.counts.tests;
+      total.failures += suite.counts.failures;
+      total.errors += suite.counts.errors;
+      total.skipped += suite.counts.skipped;
+    }
+    out.line(`<?xml version="1.0" encoding="UTF-8"?>`);
+    out.line(
+      `<testsuites${xmlAttrs({ name: "niceeval", ...total, time: seconds(run.elapsedMs), timestamp: isoSeconds(startedAt) })}>`,
+    );
+    const host = hostname();
+    for (const [id, suite] of ran.entries()) {
+      out.line(
+        `  <testsuite${xmlAttrs({
+          name: suite.info.evalId,
+          tests: suite.counts.tests,
+          failures: suite.counts.failures,
+          errors: suite.counts.errors,
+          skipped: suite.counts.skipped,
+          time: seconds(suite.summary?.elapsedMs ?? 0),
+          timestamp: suite.timestamp,
+          hostname: host,
+          id,
+          package: "niceeval",
+          file: suite.info.file,
+        })}>`,
+      );
+      out.line("    <properties>");
+      for (const [name, value] of properties(suite))
+        out.line(`      <property${xmlAttrs({ name, value })}/>`);
+      out.line("    </properties>");
+      out.flush();
+      copyInto(fd, suite.path);
+      out.line("  </testsuite>");
+    }
+    out.line("</testsuites>");
+    out.flush();
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(partial, file);
+}
+
+function properties(suite: Suite): [string, string][] {
+  const list: [string, string][] = [["niceeval.style", suite.info.style]];
+  if (suite.info.trials !== undefined) list.push(["niceeval.trials", String(suite.info.trials)]);
+  const summary = suite.summary;
+  if (summary) {
+    list.push(["niceeval.pass-rate", formatPassRate(passRateFigure(summary))]);
+    list.push(["niceeval.mean-score", formatMeanScore(meanScoreFigure(summary))]);
+  }
+  return list;
+}
+
+function testcase(record: AttemptRecord, trials: number | undefined): string {
+  const open = `    <testcase${xmlAttrs({
+    name: attemptName(record, trials),
+    classname: record.evalId,
+    time: seconds(record.elapsedMs),
+  })}`;
+  switch (record.verdict) {
+    case "passed":
+      return `${open}/>\n`;
+    case "skipped":
+      return `${open}>\n      <skipped${xmlAttrs({ message: problemSummary(record, MESSAGE_CHARS) })}/>\n    </testcase>\n`;
+    case "failed":
+    case "errored": {
+      const element = record.verdict === "failed" ? "failure" : "error";
+      const attributes = xmlAttrs({
+        message: problemSummary(record, MESSAGE_CHARS),
+        type: record.verdict,
+      });
+      return `${open}>\n      <${element}${attributes}>${xmlText(details(record))}</${element}>\n    </testcase>\n`;
+    }
+  }
+}
+
+/** The body of a failure or error: what crashed, each deciding judgment, the score. */
+function details(record: AttemptRecord): string {
+  const lines: string[] = [];
+  if (record.error) lines.push(`${record.error.where}: ${record.error.message}`);
+  for (const judgment of decidingJudgments(record))
+    lines.push(describeJudgment(judgment, REASON_CHARS));
+  lines.push(`score: ${formatScore(record.score)}`);
+  return lines.join("\n");
+}
+
+function copyInto(fd: number, path: string): void {
+  const source = openSync(path, "r");
+  try {
+    const chunk = Buffer.allocUnsafe(64 * 1024);
+    for (;;) {
+      const read = readSync(source, chunk, 0, chunk.length, null);
+      if (read === 0) break;
+      let written = 0;
+      while (written < read) written += writeSync(fd, chunk, written, read - written);
+    }
+  } finally {
+    closeSync(source);
+  }
+}
+
+const seconds = (ms: number) => (Math.max(0, ms) / 1000).toFixed(3);
+
+// Ant's timestamp: ISO 8601 to the second without a zone (written in UTC).
+const isoSeconds = (date: Date) => date.toISOString().slice(0, 19);

@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { onTestFinished } from "vitest";
+import {
+  type AttemptRecord,
+  emptyJudgeUsage,
+  type Judgment,
+  unreportedUsage,
+} from "../../eval/record.js";
+import { defineSuite } from "../../eval/suite.js";
+import type { RunSummary } from "../../runner/run.js";
+import { type RunEntry, runEvals } from "../../runner/run.js";
+import { createScorer } from "../../scorers/create-scorer.js";
+import type { Reporter } from "../reporter.js";
+
+/** A temporary folder, removed when the current test finishes. */
+export function tempDir(): string {
+  const path = mkdtempSync(join(tmpdir(), "niceeval-report-test-"));
+  onTestFinished(() => rmSync(path, { recursive: true, force: true }));
+  return path;
+}
+
+const exact = createScorer<string, string>({
+  name: "exact <answer>",
+  score: ({ output, expected }) => ({
+    score: output === expected ? 1 : 0,
+    metadata: { got: output },
+  }),
+});
+
+/**
+ * A suite whose cases pass, fail (with a reason full of XML, markdown and control characters)
+ * and error (the target throws), run through the real engine.
+ */
+export function mixedSuite(id = "qa") {
+  return defineSuite<string, string>({
+    id,
+    cases: [
+      { id: "ok", input: "a", expected: "a" },
+      { id: 'wrong <&>"\u0007', input: "b", expected: "c" },
+      { id: "boom", input: "crash", expected: "x" },
+      { id: "ok-2", input: "d", expected: "d" },
+    ],
+    target: (input) => {
+      if (input === "crash") throw new Error("target exploded: <bad> & \u001b[31mred\u001b[0m");
+      return input;
+    },
+    scorers: [exact],
+  });
+}
+
+/** Run entries through the real engine with these reporters; finish them as the CLI does. */
+export async function run(
+  entries: readonly RunEntry[],
+  reporters: Reporter[],
+  options: { trials?: number } = {},
+): Promise<RunSummary> {
+  const summary = await runEvals(entries, { reporters, concurrency: 2, ...options });
+  // The engine finishes its sinks; finishing again must change nothing (reporters are idempotent).
+  for (const reporter of reporters) await reporter.onRunFinished?.(summary);
+  return summary;
+}
+
+/** A hand-made judgment. */
+export function judgment(overrides: Partial<Judgment> = {}): Judgment {
+  return {
+    label: "check",
+    source: "t.check",
+    state: "matched",
+    gate: true,
+    points: 0,
+    earned: null,
+    reason: "ok",
+    ...overrides,
+  };
+}
+
+/** A hand-made record, for verdicts and score states the engine makes only through adapters. */
+export function record(overrides: Partial<AttemptRecord> = {}): AttemptRecord {
+  return {
+    evalId: "hand",
+    caseId: "c",
+    verdict: "passed",
+    score: { state: "complete", earned: 1, max: 1, reasons: [] },
+    judgments: [],
+    usage: { app: unreportedUsage(), judge: emptyJudgeUsage() },
+    elapsedMs: 12,
+    ...overrides,
+  };
+}

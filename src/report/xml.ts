@@ -1,0 +1,34 @@
+// ANSI colour and cursor sequences, which reasons sometimes carry from a terminal.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching ESC is the point
+const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
+// Everything XML 1.0 cannot carry (C0 controls but tab, LF and CR; lone surrogates; U+FFFE/F),
+// and the C1 controls, which it can but which no reader wants.
+const NOT_XML = /[^\t\n\r\u0020-\u007e\u00a0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
+
+/** Text without what XML 1.0 cannot hold: control characters and ANSI sequences stripped. */
+export function xmlSafe(text: string): string {
+  return text.replace(ANSI, "").replace(NOT_XML, "");
+}
+
+/** Escape text for an element's content. */
+export function xmlText(text: string): string {
+  return xmlSafe(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** Escape text for a double-quoted attribute; line breaks and tabs survive as references. */
+export function xmlAttr(text: string): string {
+  return xmlText(text)
+    .replace(/"/g, "&quot;")
+    .replace(/\n/g, "&#10;")
+    .replace(/\r/g, "&#13;")
+    .replace(/\t/g, "&#9;");
+}
+
+/** ` a="1" b="x"` from the defined entries of `attributes`, in order. */
+export function xmlAttrs(attributes: Record<string, string | number | undefined>): string {
+  let text = "";
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value !== undefined) text += ` ${name}="${xmlAttr(String(value))}"`;
+  }
+  return text;
+}
