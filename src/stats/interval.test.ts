@@ -1,0 +1,46 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { meanInterval, wilsonInterval } from "./interval.js";
+
+describe("wilsonInterval", () => {
+  it("matches published values", () => {
+    // Newcombe (1998), table I: 8/10 → 0.4902–0.9433; 15/148 → 0.0624–0.1605
+    const a = wilsonInterval(8, 10)!;
+    expect(a.low).toBeCloseTo(0.4902, 4);
+    expect(a.high).toBeCloseTo(0.9433, 4);
+    const b = wilsonInterval(15, 148)!;
+    expect(b.low).toBeCloseTo(0.0624, 4);
+    expect(b.high).toBeCloseTo(0.1605, 4);
+    const zero = wilsonInterval(0, 20)!;
+    expect(zero.low).toBe(0);
+    expect(zero.high).toBeCloseTo(0.1611, 4);
+    expect(wilsonInterval(0, 0)).toBeNull();
+  });
+
+  it("contains the observed proportion and stays within [0, 1]", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (n, share) => {
+          const k = Math.round(share * n);
+          const ci = wilsonInterval(k, n)!;
+          expect(ci.low).toBeGreaterThanOrEqual(0);
+          expect(ci.high).toBeLessThanOrEqual(1);
+          expect(ci.low).toBeLessThanOrEqual(k / n + 1e-12);
+          expect(ci.high).toBeGreaterThanOrEqual(k / n - 1e-12);
+        },
+      ),
+    );
+  });
+});
+
+describe("meanInterval", () => {
+  it("is mean ± z·sd/√n, null without a spread", () => {
+    const ci = meanInterval(0.5, 0.2, 16)!;
+    expect(ci.low).toBeCloseTo(0.5 - 1.959964 * 0.05, 6);
+    expect(ci.high).toBeCloseTo(0.5 + 1.959964 * 0.05, 6);
+    expect(meanInterval(0.5, null, 16)).toBeNull();
+    expect(meanInterval(0.5, 0.2, 1)).toBeNull();
+  });
+});
