@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { defineSuite } from "../eval/suite.js";
 import { junitReporter } from "./junit-reporter.js";
-import { judgment, mixedSuite, record, run, tempDir } from "./test-support/runs.js";
+import { judgment, mixedSuite, record, run, runSummary, tempDir } from "./test-support/runs.js";
 
 const XSD = fileURLToPath(new URL("../../test/fixtures/junit/junit.xsd", import.meta.url));
 
@@ -106,24 +106,9 @@ describe("junitReporter", () => {
         ],
       }),
     );
-    reporter.onRunFinished?.({
-      runId: "r",
-      startedAt: new Date().toISOString(),
-      elapsedMs: 40,
-      evals: [],
-      totals: { evals: 2, cases: 2, passed: 0, failed: 0, errored: 1, skipped: 1 },
-      judge: {
-        calls: 0,
-        cachedCalls: 0,
-        retries: 0,
-        inputTokens: 0,
-        outputTokens: 0,
-        latencyMs: 0,
-      },
-      loadErrors: [],
-      ok: false,
-      cancelled: false,
-    });
+    reporter.onRunFinished?.(
+      runSummary({ totals: { evals: 2, cases: 2, passed: 0, failed: 0, errored: 1, skipped: 1 } }),
+    );
     const xml = readFileSync(file, "utf8");
     expect(validate(file).ok).toBe(true);
     expect(xml).not.toContain('name="empty"');

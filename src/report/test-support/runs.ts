@@ -50,6 +50,18 @@ export function mixedSuite(id = "qa") {
   });
 }
 
+/** A suite of `count` cases whose target always throws `message`: every attempt errors. */
+export function crashingSuite(id: string, count: number, message: string) {
+  return defineSuite<number, number>({
+    id,
+    cases: Array.from({ length: count }, (_, i) => ({ id: `c${i}`, input: i })),
+    target: () => {
+      throw new Error(message);
+    },
+    scorers: [],
+  });
+}
+
 /** Run entries through the real engine with these reporters; finish them as the CLI does. */
 export async function run(
   entries: readonly RunEntry[],
@@ -86,6 +98,22 @@ export function record(overrides: Partial<AttemptRecord> = {}): AttemptRecord {
     judgments: [],
     usage: { app: unreportedUsage(), judge: emptyJudgeUsage() },
     elapsedMs: 12,
+    ...overrides,
+  };
+}
+
+/** A hand-made run summary. */
+export function runSummary(overrides: Partial<RunSummary> = {}): RunSummary {
+  return {
+    runId: "r",
+    startedAt: new Date().toISOString(),
+    elapsedMs: 40,
+    evals: [],
+    totals: { evals: 0, cases: 0, passed: 0, failed: 0, errored: 0, skipped: 0 },
+    judge: emptyJudgeUsage(),
+    loadErrors: [],
+    ok: true,
+    cancelled: false,
     ...overrides,
   };
 }

@@ -1,0 +1,66 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { escapeData, escapeProperty, githubReporter } from "./github-reporter.js";
+import { crashingSuite, mixedSuite, run, tempDir } from "./test-support/runs.js";
+
+describe("githubReporter", () => {
+  it("does nothing and says nothing outside GitHub Actions", async () => {
+    const dir = tempDir();
+    const summaryFile = join(dir, "summary.md");
+    const written: string[] = [];
+    const reporter = githubReporter({
+      env: { GITHUB_STEP_SUMMARY: summaryFile },
+      write: (text) => written.push(text),
+    });
+    await run([{ eval: mixedSuite() }], [reporter]);
+    expect(written).toEqual([]);
+    expect(existsSync(summaryFile)).toBe(false);
+  });
+
+  it("appends the summary to $GITHUB_STEP_SUMMARY and annotates failing cases", async () => {
+    const dir = tempDir();
+    const summaryFile = join(dir, "summary.md");
+    writeFileSync(summaryFile, "# an earlier step\n");
+    const written: string[] = [];
+    const reporter = githubReporter({
+      env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summaryFile, GITHUB_WORKSPACE: "/repo" },
+      write: (text) => written.push(text),
+      comparison: () => "### Compared with main",
+    });
+    await run([{ eval: mixedSuite(), file: "/repo/evals/qa, v2.eval.ts" }], [reporter]);
+    const md = readFileSync(summaryFile, "utf8");
+    expect(md.startsWith("# an earlier step\n## niceeval ❌ failed")).toBe(true);
+    expect(md).toContain("50% (n=4, 15–85%)");
+    expect(md).toContain("### Compared with main");
+    const lines = written.join("").split("\n").filter(Boolean);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toBe(
+      '::error file=evals/qa%2C v2.eval.ts,title=qa › wrong <&>" failed::exact <answer> (gate · 1 pt): mismatched — 0 < threshold 0.5',
+    );
+    expect(lines[1]).toMatch(
+      /^::error file=evals\/qa%2C v2\.eval\.ts,title=qa › boom errored::target of case "boom"/,
+    );
+  });
+
+  it("bounds the annotations and says how many were left out", async () => {
+    const written: string[] = [];
+    const suite = crashingSuite("many", 25, "50% down\nsee logs");
+    await run(
+      [{ eval: suite }],
+      [githubReporter({ env: { GITHUB_ACTIONS: "true" }, write: (text) => written.push(text) })],
+    );
+    const lines = written.join("").split("\n").filter(Boolean);
+    expect(lines.filter((l) => l.startsWith("::error "))).toHaveLength(10);
+    expect(lines[0]).toContain("50%25 down ⏎ see logs");
+    expect(lines[0]).not.toContain("file=");
+    expect(lines[10]).toBe(
+      "::warning title=niceeval::15 more failing cases are not annotated; see the step summary or the report",
+    );
+  });
+
+  it("escapes data and properties by the workflow-command rules", () => {
+    expect(escapeData("50%\r\nnext: a, b")).toBe("50%25%0D%0Anext: a, b");
+    expect(escapeProperty("50%\r\nnext: a, b")).toBe("50%25%0D%0Anext%3A a%2C b");
+  });
+});

@@ -1,0 +1,89 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { EvalSummary } from "../runner/events.js";
+import { cell, markdownReporter } from "./markdown-reporter.js";
+import {
+  crashingSuite,
+  mixedSuite,
+  record,
+  run,
+  runSummary,
+  tempDir,
+} from "./test-support/runs.js";
+
+describe("markdownReporter", () => {
+  it("summarises each eval with its pass rate, mean score, their n and intervals, and lists failures", async () => {
+    const file = join(tempDir(), "summary.md");
+    await run(
+      [{ eval: mixedSuite() }],
+      [markdownReporter(file, { comparison: () => "### Compared with main\n\nno change" })],
+    );
+    const md = readFileSync(file, "utf8");
+    expect(md).toContain("## niceeval ❌ failed");
+    expect(md).toContain("1 eval · 4 cases · 2 passed · 1 failed · 1 errored · 0 skipped");
+    expect(md).toContain(
+      "| eval | cases | passed | failed | errored | skipped | pass rate (95% CI) | mean score (95% CI) |",
+    );
+    // 2/4 passed: Wilson 15.0–85.0%; scores 1, 0, 1 (the errored case has none): mean 0.667, n=3.
+    expect(md).toMatch(
+      /\| qa \| 4 \| 2 \| 1 \| 1 \| 0 \| 50% \(n=4, 15–85%\) \| 0\.667 \(n=3, 0\.013–1\) \|/,
+    );
+    expect(md).toContain("### Failing cases (2)");
+    expect(md).toContain(
+      '| qa | wrong \\<\\&\\>" | failed | exact \\<answer\\> (gate · 1 pt): mismatched',
+    );
+    expect(md).toContain("| qa | boom | errored | target of case");
+    expect(md.trimEnd().endsWith("### Compared with main\n\nno change")).toBe(true);
+  });
+
+  it("shows a mean over partial scores as a lower bound", () => {
+    const file = join(tempDir(), "summary.md");
+    const reporter = markdownReporter(file);
+    const summary: EvalSummary = {
+      evalId: "support",
+      style: "score",
+      cases: 10,
+      passed: 9,
+      failed: 1,
+      errored: 0,
+      skipped: 0,
+      meanScore: 0.71,
+      sdScore: 0.1,
+      scoredCases: 10,
+      partialCases: 3,
+      judge: runSummary().judge,
+      elapsedMs: 3,
+    };
+    reporter.onEvalStart?.({ evalId: "support", style: "score" });
+    reporter.onEvalFinished?.(summary);
+    reporter.onRunFinished?.(runSummary({ evals: [summary] }));
+    const md = readFileSync(file, "utf8");
+    expect(md).toMatch(/\| ≥ 0\.71 \(n=10, 0\.648–0\.772, 3 partial\) \|/);
+    expect(md).toContain("≥: a lower bound");
+  });
+
+  it("lists the first 50 failing cases and counts the rest", async () => {
+    const file = join(tempDir(), "summary.md");
+    const suite = crashingSuite("many", 73, "down");
+    await run([{ eval: suite }], [markdownReporter(file)]);
+    const md = readFileSync(file, "utf8");
+    expect(md).toContain("### Failing cases (first 50 of 73)");
+    expect(md.match(/^\| many \| c\d+ \| errored \|/gm)).toHaveLength(50);
+    expect(md).toContain("…and 23 more");
+  });
+
+  it("keeps table cells on one line with markdown and HTML escaped", () => {
+    expect(cell("a|b\n<script>*x*</script>")).toBe("a\\|b \\<script\\>\\*x\\*\\</script\\>");
+  });
+
+  it("writes once however often the run is finished", () => {
+    const file = join(tempDir(), "summary.md");
+    const reporter = markdownReporter(file);
+    reporter.onCaseFinished?.(record({ verdict: "failed" }));
+    reporter.onRunFinished?.(runSummary({ ok: false }));
+    const first = readFileSync(file, "utf8");
+    reporter.onRunFinished?.(runSummary({ ok: true }));
+    expect(readFileSync(file, "utf8")).toBe(first);
+  });
+});

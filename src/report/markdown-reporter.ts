@@ -1,0 +1,186 @@
+import { writeFileSync } from "node:fs";
+import type { AttemptRecord } from "../eval/record.js";
+import type { EvalSummary } from "../runner/events.js";
+import type { RunSummary } from "../runner/run.js";
+import { attemptName, isProblem, problemSummary } from "./failures.js";
+import { evalFigures, formatMean, passRateFigure } from "./figures.js";
+import { formatMs, formatNumber } from "./format.js";
+import type { EvalInfo, Reporter } from "./reporter.js";
+import { xmlSafe } from "./xml.js";
+
+/** Options of {@link markdownReporter}. */
+export interface MarkdownReporterOptions {
+  /** Markdown appended after the summary, e.g. a baseline comparison; undefined adds nothing. */
+  comparison?: () => string | undefined;
+  /** Failing cases listed, at most (default 50); the others are counted. */
+  maxFailures?: number;
+}
+
+/** A failed or errored attempt kept for the list, already reduced to text. */
+export interface ListedFailure {
+  evalId: string;
+  file?: string;
+  name: string;
+  verdict: "failed" | "errored";
+  reason: string;
+}
+
+/**
+ * Collects what a markdown summary needs while a run streams: each eval's summary and the first
+ * `maxFailures` failed or errored attempts (as text), so memory stays bounded.
+ */
+export class SummaryCollector {
+  readonly failures: ListedFailure[] = [];
+  /** Failed or errored attempts in all, listed or not. */
+  problems = 0;
+  private readonly evals: { info?: EvalInfo; summary: EvalSummary }[] = [];
+  private readonly infos = new Map<string, EvalInfo>();
+
+  constructor(readonly maxFailures = 50) {}
+
+  onEvalStart(info: EvalInfo): void {
+    this.infos.set(info.evalId, info);
+  }
+
+  onCaseFinished(record: AttemptRecord): void {
+    if (!isProblem(record)) return;
+    this.problems++;
+    if (this.failures.length >= this.maxFailures) return;
+    const info = this.infos.get(record.evalId);
+    this.failures.push({
+      evalId: record.evalId,
+      ...(info?.file !== undefined ? { file: info.file } : {}),
+      name: attemptName(record, info?.trials),
+      verdict: record.verdict as "failed" | "errored",
+      reason: problemSummary(record, 300),
+    });
+  }
+
+  onEvalFinished(summary: EvalSummary): void {
+    const info = this.infos.get(summary.evalId);
+    this.evals.push({ ...(info ? { info } : {}), summary });
+  }
+
+  /** The markdown of the run: a headline, a table of evals, the failing cases. */
+  render(run: RunSummary, comparison?: string): string {
+    const t = run.totals;
+    const rate = passRateFigure(t);
+    const lines: string[] = [];
+    lines.push(`## niceeval ${run.ok ? "✅ passed" : "❌ failed"}`, "");
+    lines.push(
+      `${t.evals} eval${t.evals === 1 ? "" : "s"} · ${t.cases} case${t.cases === 1 ? "" : "s"} · ${t.passed} passed · ${t.failed} failed · ${t.errored} errored · ${t.skipped} skipped · pass rate ${cell(ratePercent(rate))} · ${formatMs(run.elapsedMs)}${run.cancelled ? " · **cancelled**" : ""}`,
+      "",
+    );
+    if (run.loadErrors.length) {
+      lines.push(
+        `**${run.loadErrors.length} file${run.loadErrors.length === 1 ? "" : "s"} failed to load:**`,
+        "",
+      );
+      for (const error of run.loadErrors)
+        lines.push(`- ${cell(error.file)}: ${cell(error.message)}`);
+      lines.push("");
+    }
+    const shown = this.evals.filter((e) => e.summary.cases > 0);
+    if (shown.length) {
+      lines.push(
+        "| eval | cases | passed | failed | errored | skipped | pass rate (95% CI) | mean score (95% CI) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+      );
+      for (const { summary: s } of shown) {
+        const figures = evalFigures(s);
+        lines.push(
+          `| ${cell(s.evalId)} | ${s.cases} | ${s.passed} | ${s.failed} | ${s.errored} | ${s.skipped} | ${cell(ratePercent(figures.passRate))} | ${cell(meanText(figures.meanScore))} |`,
+        );
+      }
+      lines.push("");
+      if (shown.some((e) => e.summary.partialCases > 0))
+        lines.push(
+          "≥: a lower bound — some scores were partial (evidence missing, its points kept in max).",
+          "",
+        );
+    }
+    if (this.problems > 0) {
+      const listed = this.failures.length;
+      lines.push(
+        `### Failing cases${listed < this.problems ? ` (first ${listed} of ${this.problems})` : ` (${this.problems})`}`,
+        "",
+        "| eval | case | verdict | why |",
+        "| --- | --- | --- | --- |",
+      );
+      for (const f of this.failures)
+        lines.push(`| ${cell(f.evalId)} | ${cell(f.name)} | ${f.verdict} | ${cell(f.reason)} |`);
+      if (listed < this.problems)
+        lines.push(
+          "",
+          `…and ${this.problems - listed} more; the full list is in the JSON or JUnit report.`,
+        );
+      lines.push("");
+    }
+    if (comparison?.trim()) lines.push(comparison.trimEnd(), "");
+    return lines.join("\n");
+  }
+}
+
+/**
+ * A markdown summary for a pull request, written when the run finishes: per eval its cases,
+ * pass rate with n and its 95% Wilson interval, mean score with its 95% interval and n (a
+ * lower bound "≥ 0.71" when scores were partial), then the failing cases with their reasons
+ * (the first 50), then the optional comparison.
+ * @example
+ * markdownReporter("summary.md", { comparison: () => formatComparisonMarkdown(result) })
+ */
+export function markdownReporter(file: string, options: MarkdownReporterOptions = {}): Reporter {
+  return collectingReporter(options.maxFailures ?? 50, (collector, run) =>
+    writeFileSync(file, collector.render(run, options.comparison?.())),
+  );
+}
+
+/**
+ * A reporter that feeds a fresh {@link SummaryCollector} each run and calls `finish` once
+ * when the run finishes (a second onRunFinished changes nothing).
+ */
+export function collectingReporter(
+  maxFailures: number,
+  finish: (collector: SummaryCollector, run: RunSummary) => void,
+): Reporter {
+  let collector = new SummaryCollector(maxFailures);
+  let finished = false;
+  return {
+    onRunStart() {
+      collector = new SummaryCollector(maxFailures);
+      finished = false;
+    },
+    onEvalStart: (info) => collector.onEvalStart(info),
+    onCaseFinished: (record) => collector.onCaseFinished(record),
+    onEvalFinished: (summary) => collector.onEvalFinished(summary),
+    onRunFinished(run) {
+      if (finished) return;
+      finished = true;
+      finish(collector, run);
+    },
+  };
+}
+
+/** "80% (n=10, 49.0–94.3%)" or "n/a". */
+function ratePercent(figure: ReturnType<typeof passRateFigure>): string {
+  if (figure.rate === null) return "n/a";
+  const ci = figure.interval;
+  return `${formatNumber(100 * figure.rate, 1)}% (n=${figure.n}${ci ? `, ${formatNumber(100 * ci.low, 1)}–${formatNumber(100 * ci.high, 1)}%` : ""})`;
+}
+
+/** "≥ 0.71 (n=10, 0.6–0.82, 2 partial)" or "n/a". */
+function meanText(figure: ReturnType<typeof evalFigures>["meanScore"]): string {
+  if (figure.mean === null) return "n/a";
+  const ci = figure.interval;
+  return `${formatMean(figure)} (n=${figure.n}${ci ? `, ${formatNumber(ci.low)}–${formatNumber(ci.high)}` : ""}${figure.partial ? `, ${figure.partial} partial` : ""})`;
+}
+
+/**
+ * Text safe inside a markdown table cell: one line, control characters stripped, markdown and
+ * HTML punctuation escaped.
+ */
+export function cell(text: string): string {
+  return xmlSafe(text)
+    .replace(/\s*[\r\n]+\s*/g, " ")
+    .replace(/[\\`*_[\]<>|~&#]/g, (c) => `\\${c}`);
+}

@@ -1,0 +1,93 @@
+import { resolve } from "node:path";
+import { NiceevalError } from "../errors.js";
+import { type ConsoleReporterOptions, consoleReporter } from "./console-reporter.js";
+import { githubReporter } from "./github-reporter.js";
+import { jsonReporter } from "./json-reporter.js";
+import { junitReporter } from "./junit-reporter.js";
+import { markdownReporter } from "./markdown-reporter.js";
+import { ndjsonReporter } from "./ndjson-reporter.js";
+import type { Reporter } from "./reporter.js";
+
+/** A reporter named by `--reporter`, as data; {@link createReporter} builds it. */
+export type ReporterSpec =
+  | { kind: "console" }
+  | { kind: "json"; file: string }
+  | { kind: "ndjson"; target: string }
+  | { kind: "junit"; file: string }
+  | { kind: "markdown"; file: string }
+  | { kind: "github" };
+
+/** The forms `--reporter` accepts, for messages and help. */
+export const REPORTER_FORMS = [
+  "console",
+  "json=<file>",
+  "ndjson=<file or ->",
+  "junit=<file>",
+  "markdown=<file>",
+  "github",
+] as const;
+
+const usage = (message: string) =>
+  new NiceevalError(
+    "USAGE",
+    `--reporter ${message}. Valid forms: ${REPORTER_FORMS.join(", ")} (repeat --reporter for several).`,
+  );
+
+/**
+ * Parse one `--reporter` value. Throws a USAGE error, listing the valid forms, for an unknown
+ * name, a file missing where one is needed, or a value given where none is taken.
+ * @example
+ * parseReporterFlag("junit=reports/evals.xml") // { kind: "junit", file: "reports/evals.xml" }
+ */
+export function parseReporterFlag(value: string): ReporterSpec {
+  const at = value.indexOf("=");
+  const name = (at < 0 ? value : value.slice(0, at)).trim();
+  const argument = at < 0 ? undefined : value.slice(at + 1).trim();
+  switch (name) {
+    case "console":
+    case "github":
+      if (argument !== undefined) throw usage(`"${value}": ${name} takes no value`);
+      return { kind: name };
+    case "json":
+    case "junit":
+    case "markdown":
+      if (!argument) throw usage(`"${value}": ${name} needs a file, as ${name}=<file>`);
+      return { kind: name, file: argument };
+    case "ndjson":
+      if (!argument) throw usage(`"${value}": ndjson needs a file, or - for standard output`);
+      return { kind: "ndjson", target: argument };
+    default:
+      throw usage(`"${value}": unknown reporter${name ? ` "${name}"` : ""}`);
+  }
+}
+
+/** What {@link createReporter} needs from its caller (the CLI). */
+export interface ReporterContext {
+  /** Folder that relative report paths are resolved against (default `process.cwd()`). */
+  cwd?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Options of the console reporter. */
+  console?: ConsoleReporterOptions;
+  /** Markdown appended to the markdown and GitHub summaries (a baseline comparison). */
+  comparison?: () => string | undefined;
+}
+
+/** Build the reporter a spec names. */
+export function createReporter(spec: ReporterSpec, context: ReporterContext = {}): Reporter {
+  const path = (file: string) => resolve(context.cwd ?? process.cwd(), file);
+  const comparison = context.comparison ? { comparison: context.comparison } : {};
+  switch (spec.kind) {
+    case "console":
+      return consoleReporter(context.console);
+    case "json":
+      return jsonReporter(path(spec.file));
+    case "ndjson":
+      return ndjsonReporter(spec.target === "-" ? "-" : path(spec.target));
+    case "junit":
+      return junitReporter(path(spec.file));
+    case "markdown":
+      return markdownReporter(path(spec.file), comparison);
+    case "github":
+      return githubReporter({ ...(context.env ? { env: context.env } : {}), ...comparison });
+  }
+}
