@@ -153,7 +153,7 @@ async function callWithRetries(
     let failure: JudgeCallError;
     try {
       const response = await attemptOnce(provider, target, request, settings.timeoutMs, signal);
-      scheduler.onSuccess();
+      scheduler.onSuccess(ticket);
       usage.latencyMs += performance.now() - started;
       return { outcome: { ok: true, response, model: target.model }, usage, cached: false };
     } catch (error) {
@@ -206,7 +206,8 @@ async function attemptOnce(
   }
 }
 
-// Exponential backoff with jitter; a Retry-After from a 429/503/529 also pauses the whole endpoint.
+// Push-back (429, or 503/529 overloaded) slows the endpoint; the call itself waits the
+// Retry-After it was given, else an exponential backoff with jitter.
 function backoff(
   scheduler: EndpointScheduler,
   ticket: SchedulerTicket,
@@ -214,11 +215,10 @@ function backoff(
   attempt: number,
   settings: Readonly<JudgeSettings>,
 ): number {
-  if (failure.rateLimited) scheduler.onRateLimited(ticket);
+  if (failure.rateLimited || failure.status === 503 || failure.status === 529)
+    scheduler.onRateLimited(ticket, failure.retryAfterMs);
   if (failure.retryAfterMs !== undefined) {
     const wait = failure.retryAfterMs;
-    if (failure.status === 429 || failure.status === 503 || failure.status === 529)
-      scheduler.pause(wait);
     return wait + Math.random() * Math.min(250, wait * 0.1);
   }
   const step = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** attempt);

@@ -15,7 +15,10 @@ export interface JudgeSettings {
   cacheDir: string | undefined;
   /** Price table keyed by model string (`"anthropic/claude-haiku-4.5"`) or provider model name. */
   prices: Readonly<Record<string, JudgePrice>>;
-  /** Calls in flight per endpoint, at most (default 8; adaptive below it). */
+  /**
+   * Calls in flight per endpoint, at most (default 64). Below it the limit adapts: it starts at
+   * 8, grows while calls succeed and wait for slots, and shrinks when the endpoint answers 429.
+   */
   concurrency: number;
   /** Per-call timeout in ms (default 60 000). */
   timeoutMs: number;
@@ -35,7 +38,7 @@ const defaults = (): JudgeSettings => ({
   cache: true,
   cacheDir: undefined,
   prices: {},
-  concurrency: 8,
+  concurrency: 64,
   timeoutMs: 60_000,
   maxRetries: 5,
   retryBaseMs: 500,

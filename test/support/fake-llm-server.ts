@@ -62,8 +62,12 @@ export interface FakeLlmServerOptions {
   respond?: (request: RecordedRequest) => FakeAnswer;
   /** Required key: OpenAI `Authorization: Bearer`, Anthropic `x-api-key`. */
   apiKey?: string;
-  /** Allow this many requests per window and answer 429 with Retry-After beyond it. */
-  rateLimit?: { perWindow: number; windowMs: number };
+  /**
+   * Allow this many requests per fixed window and answer 429 beyond it, with `retry-after-ms`
+   * and a whole-second `Retry-After` (`headers: "seconds"`: the whole seconds only, as many
+   * real providers send).
+   */
+  rateLimit?: { perWindow: number; windowMs: number; headers?: "seconds" | "both" };
   /** Delay before each answer, ms. */
   latencyMs?: number;
 }
@@ -78,6 +82,8 @@ export interface FakeLlmServer {
   requests: RecordedRequest[];
   /** How many requests the rate limit turned away. */
   rejected: number;
+  /** Every request in arrival order, turned away or not, with its last message's text. */
+  arrivals: { rejected: boolean; lastMessage: string }[];
   /** The most requests the server was handling at once. */
   maxInFlight: number;
   enqueue(...answers: FakeAnswer[]): void;
@@ -93,6 +99,7 @@ export async function startFakeLlmServer(
 ): Promise<FakeLlmServer> {
   const queue = [...(options.answers ?? [])];
   const requests: RecordedRequest[] = [];
+  const arrivals: FakeLlmServer["arrivals"] = [];
   let windowStart = Date.now();
   let inWindow = 0;
   const state = { rejected: 0, inFlight: 0, maxInFlight: 0 };
@@ -117,6 +124,10 @@ export async function startFakeLlmServer(
     }
     const auth = authProblem(protocol, req.headers, options.apiKey);
     if (auth) return sendError(res, protocol, auth.status, auth.type, auth.message);
+    const messages = (body.messages ?? []) as { content?: unknown }[];
+    const last = messages.at(-1)?.content;
+    const arrival = { rejected: false, lastMessage: typeof last === "string" ? last : "" };
+    arrivals.push(arrival);
     if (options.rateLimit) {
       const now = Date.now();
       if (now - windowStart >= options.rateLimit.windowMs) {
@@ -125,10 +136,11 @@ export async function startFakeLlmServer(
       }
       if (inWindow >= options.rateLimit.perWindow) {
         state.rejected++;
+        arrival.rejected = true;
         const waitMs = Math.max(1, windowStart + options.rateLimit.windowMs - now);
         return sendError(res, protocol, 429, "rate_limit_error", "rate limit reached", {
           "retry-after": String(Math.ceil(waitMs / 1000)),
-          "retry-after-ms": String(waitMs),
+          ...(options.rateLimit.headers === "seconds" ? {} : { "retry-after-ms": String(waitMs) }),
         });
       }
       inWindow++;
@@ -155,6 +167,7 @@ export async function startFakeLlmServer(
     openaiBaseURL: `${url}/v1`,
     anthropicBaseURL: url,
     requests,
+    arrivals,
     get rejected() {
       return state.rejected;
     },
