@@ -1,4 +1,10 @@
-import { AuthoringError } from "../errors.js";
+import { AuthoringError, errorMessage, NiceevalError } from "../errors.js";
+import { callJudge, type JudgeCallResult, type JudgeSource } from "../judge/call.js";
+import type { JudgeChatRequest } from "../judge/chat.js";
+import { type JudgeSettings, judgeSettings } from "../judge/config.js";
+import { judgeFromModel } from "../judge/judge-from-model.js";
+import { type ResolvedJudge, resolveJudge } from "../judge/resolve.js";
+import type { JudgeFn } from "../judge/types.js";
 
 /** Extra case fields handed to a scorer next to output and expected. */
 export type Extra = Record<string, unknown>;
@@ -19,10 +25,42 @@ export interface NamedScore {
 /** What a scorer callback may return (its own name is replaced by the configured one). */
 export type ScoreResult = Omit<NamedScore, "name"> & { name?: string };
 
-/** Worker-local dependencies handed to a scorer config factory. */
+/**
+ * What a scorer config factory receives: the run's signal and the judge/model resolution that
+ * niceeval's own judged scorers use. Resolve dependencies here; do not open connections per case.
+ */
 export interface RuntimeContext {
-  /** Free-form dependencies registered by the runner (judges, clients). */
-  readonly dependencies: Readonly<Record<string, unknown>>;
+  /** Aborted when the run is cancelled (under Vitest, when the item's test times out). */
+  readonly signal: AbortSignal;
+  /** The judge settings in force (cache, concurrency, timeouts, prices, closeQA model). */
+  readonly judgeSettings: Readonly<JudgeSettings>;
+  /**
+   * Resolve a model string the way every judge does (registered providers, then the
+   * environment), before any call: `{ ok: false, reason }` says what to set.
+   */
+  resolveModel(model: string): ResolvedJudge;
+  /** A criteria judge on a model, as `llmJudge` takes; it throws JudgeUnavailableError when it cannot answer. */
+  judge(model: JudgeSource): JudgeFn;
+  /** One model call through the cache, the endpoint scheduler and the usage ledger, under `signal`. */
+  callModel(model: JudgeSource, request: JudgeChatRequest): Promise<JudgeCallResult>;
+}
+
+/**
+ * The runtime context of a run under `signal` (a never-aborted one when omitted).
+ * @example
+ * const ctx = runtimeContext(controller.signal);
+ * ctx.resolveModel("openai/gpt-4.1-mini").ok; // false until OPENAI_API_KEY is set
+ */
+export function runtimeContext(signal: AbortSignal = new AbortController().signal): RuntimeContext {
+  return {
+    signal,
+    get judgeSettings() {
+      return judgeSettings();
+    },
+    resolveModel: (model) => resolveJudge(model),
+    judge: (model) => judgeFromModel(model),
+    callModel: (model, request) => callJudge(model, request, { signal }),
+  };
 }
 
 /** A scorer's name and callback. */
@@ -31,18 +69,40 @@ export interface ScorerConfig<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = E
   score: (args: ScorerArgs<OUTPUT, EXPECTED, EXTRA>) => ScoreResult | Promise<ScoreResult>;
 }
 
-/** A named scoring function, usable in a suite's `scorers` or in `evaluate()`. */
-export type Scorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Extra> = ((
+/** A scoring function bound to one runtime context. */
+export type ScoreFn<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Extra> = (
   args: ScorerArgs<OUTPUT, EXPECTED, EXTRA>,
-) => Promise<NamedScore>) & {
-  readonly kind: "scorer";
-  readonly scorerName: string;
-};
-
-const defaultRuntime: RuntimeContext = Object.freeze({ dependencies: Object.freeze({}) });
+) => Promise<NamedScore>;
 
 /**
- * Give a scoring function a name.
+ * A named scoring function, usable in a suite's `scorers` or in `evaluate()`. Its `name` is
+ * the configured name; calling it directly scores outside any run.
+ */
+export type Scorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Extra> = ScoreFn<
+  OUTPUT,
+  EXPECTED,
+  EXTRA
+> & {
+  readonly kind: "scorer";
+  readonly name: string;
+  /** This scorer under a run's context: a config factory is resolved once per `context.signal`. */
+  withRuntime(context: RuntimeContext): ScoreFn<OUTPUT, EXPECTED, EXTRA>;
+};
+
+/** A scorer callback returned something that is not `{ score }` (code `SCORER_RESULT`). */
+export class ScorerResultError extends NiceevalError {
+  readonly scorer: string;
+  constructor(scorer: string, message: string) {
+    super("SCORER_RESULT", `scorer "${scorer}" ${message}`);
+    this.name = "ScorerResultError";
+    this.scorer = scorer;
+  }
+}
+
+/**
+ * Give a scoring function a name. `config` is the name and callback, or a factory that
+ * builds them from the run's {@link RuntimeContext}; a factory runs once when the scorer is
+ * created (to learn its name) and then once per run signal, and must keep the same name.
  * @example
  * const correct = createScorer<{ answer: string }, string>({
  *   name: "correct-answer",
@@ -54,66 +114,114 @@ export function createScorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Ex
     | ScorerConfig<OUTPUT, EXPECTED, EXTRA>
     | ((context: RuntimeContext) => ScorerConfig<OUTPUT, EXPECTED, EXTRA>),
 ): Scorer<OUTPUT, EXPECTED, EXTRA> {
-  let resolved: ScorerConfig<OUTPUT, EXPECTED, EXTRA> | undefined =
-    typeof config === "function" ? undefined : config;
-  const resolve = () => {
-    if (!resolved) resolved = (config as (c: RuntimeContext) => typeof resolved)(defaultRuntime);
-    if (!resolved) throw new TypeError("createScorer: the config factory returned nothing");
-    return resolved;
+  type Config = ScorerConfig<OUTPUT, EXPECTED, EXTRA>;
+  const factory = typeof config === "function" ? config : undefined;
+  const build = (context: RuntimeContext, known?: string): Config => {
+    if (!factory) return config as Config;
+    try {
+      return factory(context);
+    } catch (error) {
+      throw new NiceevalError(
+        "SCORER_FACTORY",
+        `createScorer${known ? `("${known}")` : ""}: the config factory threw: ${errorMessage(error)}`,
+        { cause: error },
+      );
+    }
   };
-  // A factory's name is only known once it runs; resolve it eagerly so reports can name it.
-  const { name, score } = resolve();
+  const defaultContext = runtimeContext();
+  const first = build(defaultContext);
+  const name = checkConfig(first, undefined);
+  const resolved = new WeakMap<AbortSignal, Config>([[defaultContext.signal, first]]);
+  const resolve = (context: RuntimeContext): Config => {
+    let found = resolved.get(context.signal);
+    if (!found) {
+      found = build(context, name);
+      checkConfig(found, name);
+      resolved.set(context.signal, found);
+    }
+    return found;
+  };
+  const withRuntime = (context: RuntimeContext): ScoreFn<OUTPUT, EXPECTED, EXTRA> => {
+    const { score } = resolve(context);
+    return async (args) => toNamedScore(name, await score(args));
+  };
+  return namedScorer(name, withRuntime(defaultContext), withRuntime);
+}
+
+/**
+ * Build a scorer value from its name, its direct call (outside any run) and how it scores
+ * under a run's context; createScorer and wrapScorer share it.
+ */
+export function namedScorer<OUTPUT, EXPECTED, EXTRA extends Extra>(
+  name: string,
+  direct: ScoreFn<OUTPUT, EXPECTED, EXTRA>,
+  withRuntime: (context: RuntimeContext) => ScoreFn<OUTPUT, EXPECTED, EXTRA>,
+): Scorer<OUTPUT, EXPECTED, EXTRA> {
+  const scorer = (args: ScorerArgs<OUTPUT, EXPECTED, EXTRA>) => direct(args);
+  // A function's own `name` is read-only but configurable: redefine it as the scorer's name.
+  Object.defineProperty(scorer, "name", { value: name });
+  return Object.assign(scorer, { kind: "scorer" as const, withRuntime }) as Scorer<
+    OUTPUT,
+    EXPECTED,
+    EXTRA
+  >;
+}
+
+function checkConfig(config: unknown, expectedName: string | undefined): string {
+  if (typeof config !== "object" || config === null) {
+    throw new AuthoringError(
+      `createScorer: the config factory returned ${config === null ? "null" : typeof config}; return { name, score }`,
+    );
+  }
+  const { name, score } = config as { name?: unknown; score?: unknown };
   if (typeof name !== "string" || !name.trim()) {
     throw new AuthoringError("createScorer: `name` must be a non-empty string");
   }
   if (typeof score !== "function") {
     throw new AuthoringError(`createScorer("${name}"): \`score\` must be a function`);
   }
-  const scorer = async (args: ScorerArgs<OUTPUT, EXPECTED, EXTRA>): Promise<NamedScore> => {
-    const result = await resolve().score(args);
-    const named: NamedScore = { name, score: result.score };
-    if (result.metadata !== undefined) named.metadata = result.metadata;
-    return named;
-  };
-  return Object.assign(scorer, { kind: "scorer" as const, scorerName: name });
+  if (expectedName !== undefined && name !== expectedName) {
+    throw new AuthoringError(
+      `createScorer("${expectedName}"): the config factory returned the name "${name}" for this run; a factory must return the same name every time`,
+    );
+  }
+  return name;
 }
 
-/** A scorer from another library: returns a number, `{ score, metadata }`, or a NamedScore. */
-export type ForeignScorer<ARGS> = (
-  args: ARGS,
-) =>
-  | number
-  | null
-  | { score: number | null; metadata?: Record<string, unknown> }
-  | Promise<number | null | { score: number | null; metadata?: Record<string, unknown> }>;
-
 /**
- * Adapt an existing scoring function (one returning a number or `{ score, metadata }`)
- * into a named scorer, optionally reshaping its arguments.
- * @example
- * const levenshtein = wrapScorer({ name: "levenshtein", scorer: Levenshtein });
+ * Check what a scorer callback returned and give it the scorer's name. A bare number, a
+ * missing result or a non-numeric `score` throws {@link ScorerResultError}; a non-finite
+ * number passes through for the runner to report.
  */
-export function wrapScorer<
-  OUTPUT,
-  EXPECTED = OUTPUT,
-  EXTRA extends Extra = Extra,
-  ARGS = ScorerArgs<OUTPUT, EXPECTED, EXTRA>,
->(options: {
-  name: string;
-  scorer: ForeignScorer<ARGS>;
-  mapArgs?: (args: ScorerArgs<OUTPUT, EXPECTED, EXTRA>) => ARGS;
-}): Scorer<OUTPUT, EXPECTED, EXTRA> {
-  return createScorer<OUTPUT, EXPECTED, EXTRA>({
-    name: options.name,
-    score: async (args) => {
-      const foreignArgs = options.mapArgs ? options.mapArgs(args) : (args as unknown as ARGS);
-      const result = await options.scorer(foreignArgs);
-      if (result === null || typeof result === "number") return { score: result };
-      const out: ScoreResult = { score: result.score };
-      if (result.metadata !== undefined) out.metadata = result.metadata;
-      return out;
-    },
-  });
+export function toNamedScore(name: string, result: unknown): NamedScore {
+  if (typeof result === "number") {
+    throw new ScorerResultError(
+      name,
+      `returned the bare number ${result}; return { score: ${result} } instead of ${result}`,
+    );
+  }
+  if (typeof result !== "object" || result === null) {
+    const got = result === null ? "null" : result === undefined ? "nothing" : typeof result;
+    const fix = result === null ? "return { score: null } for no score" : "return { score }";
+    throw new ScorerResultError(name, `returned ${got}; ${fix}`);
+  }
+  if (!("score" in result)) {
+    const keys = Object.keys(result);
+    throw new ScorerResultError(
+      name,
+      `returned an object without \`score\`${keys.length ? ` (keys: ${keys.join(", ")})` : ""}; return { score, metadata? }`,
+    );
+  }
+  const { score, metadata } = result as { score: unknown; metadata?: unknown };
+  if (score !== null && typeof score !== "number") {
+    throw new ScorerResultError(
+      name,
+      `returned { score: ${JSON.stringify(score) ?? String(score)} } (${typeof score}); \`score\` must be a number or null`,
+    );
+  }
+  const named: NamedScore = { name, score };
+  if (metadata !== undefined) named.metadata = metadata as Record<string, unknown>;
+  return named;
 }
 
 /** Whether a value is a scorer made by createScorer or wrapScorer. */

@@ -8,15 +8,17 @@ export { defineDriver, defineTool, implementTool, runTool } from "../tool/index.
 export {
   createScorer,
   type Extra,
-  type ForeignScorer,
   type NamedScore,
   type RuntimeContext,
+  runtimeContext,
+  type ScoreFn,
   type ScoreResult,
   type Scorer,
   type ScorerArgs,
   type ScorerConfig,
-  wrapScorer,
+  ScorerResultError,
 } from "./create-scorer.js";
+export { type WrappableScorer, type WrapScorerOptions, wrapScorer } from "./wrap-scorer.js";
 
 // ── Deterministic scorers ────────────────────────────────────────────────────
 export {

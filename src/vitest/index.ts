@@ -4,12 +4,13 @@ export {
   createScorer,
   type Extra,
   type NamedScore,
+  type RuntimeContext,
   type ScoreResult,
   type Scorer,
   type ScorerArgs,
   type ScorerConfig,
-  wrapScorer,
 } from "../scorers/create-scorer.js";
+export { type WrapScorerOptions, wrapScorer } from "../scorers/wrap-scorer.js";
 export type { Aggregation } from "./aggregate.js";
 export {
   type DataItem,

@@ -1,0 +1,108 @@
+import { AuthoringError } from "../errors.js";
+import {
+  type Extra,
+  isScorer,
+  namedScorer,
+  type RuntimeContext,
+  type ScoreFn,
+  type Scorer,
+  type ScorerArgs,
+  toNamedScore,
+} from "./create-scorer.js";
+
+/** How {@link wrapScorer} maps a case's values before the inner scorer sees them. */
+export interface WrapScorerOptions<OUTPUT, EXPECTED, INNER_OUTPUT, INNER_EXPECTED> {
+  /** Turn the task's output into the output the inner scorer expects. */
+  output?: (output: OUTPUT) => INNER_OUTPUT;
+  /** Turn the case's expected value into the one the inner scorer expects. */
+  expected?: (expected: EXPECTED) => INNER_EXPECTED;
+}
+
+/**
+ * A scorer to wrap: one made by createScorer, or a named function from another library that
+ * takes `{ output, expected, ...extra }` and returns `{ score, metadata? }`.
+ */
+export type WrappableScorer<OUTPUT, EXPECTED, EXTRA extends Extra> =
+  | Scorer<OUTPUT, EXPECTED, EXTRA>
+  | ((args: { output: OUTPUT; expected: EXPECTED }) => ForeignScore | Promise<ForeignScore>);
+
+/** What a scoring function from another library returns (its own `name` is replaced). */
+export type ForeignScore = { score: number | null; metadata?: Record<string, unknown> };
+
+// biome-ignore lint/suspicious/noExplicitAny: a mapping's argument type is the caller's
+type Mapper = (value: any) => unknown;
+
+// A scoring function's own `output` and `expected` are not extra fields.
+type Rest<EXTRA extends Extra> = Omit<EXTRA, "output" | "expected">;
+
+// Overloads keep the untouched side's type: mapping only `expected` leaves `output` as the inner one's.
+export function wrapScorer<OUTPUT, INNER_OUTPUT, EXPECTED, INNER_EXPECTED, EXTRA extends Extra>(
+  scorer: WrappableScorer<INNER_OUTPUT, INNER_EXPECTED, EXTRA>,
+  options: {
+    output: (output: OUTPUT) => INNER_OUTPUT;
+    expected: (expected: EXPECTED) => INNER_EXPECTED;
+  },
+): Scorer<OUTPUT, EXPECTED, Rest<EXTRA>>;
+export function wrapScorer<OUTPUT, INNER_OUTPUT, EXPECTED, EXTRA extends Extra>(
+  scorer: WrappableScorer<INNER_OUTPUT, EXPECTED, EXTRA>,
+  options: { output: (output: OUTPUT) => INNER_OUTPUT; expected?: undefined },
+): Scorer<OUTPUT, EXPECTED, Rest<EXTRA>>;
+export function wrapScorer<OUTPUT, EXPECTED, INNER_EXPECTED, EXTRA extends Extra>(
+  scorer: WrappableScorer<OUTPUT, INNER_EXPECTED, EXTRA>,
+  options: { expected: (expected: EXPECTED) => INNER_EXPECTED; output?: undefined },
+): Scorer<OUTPUT, EXPECTED, Rest<EXTRA>>;
+export function wrapScorer<OUTPUT, EXPECTED, EXTRA extends Extra>(
+  scorer: WrappableScorer<OUTPUT, EXPECTED, EXTRA>,
+  options?: { output?: undefined; expected?: undefined },
+): Scorer<OUTPUT, EXPECTED, Rest<EXTRA>>;
+/**
+ * Adapt an existing scorer: map the task's output and/or the expected value before the inner
+ * scorer sees them. Extra fields (input among them) pass through unchanged, and the wrapped
+ * scorer keeps the inner scorer's name and its config factory.
+ * @example
+ * // Reuse a string scorer when the task returns { text } and the case expects { answer }.
+ * const sameText = wrapScorer(exactText, {
+ *   output: (o: { text: string }) => o.text,
+ *   expected: (e: { answer: string }) => e.answer,
+ * });
+ */
+export function wrapScorer(
+  // biome-ignore lint/suspicious/noExplicitAny: the overloads above carry the types
+  scorer: WrappableScorer<any, any, any>,
+  options: { output?: Mapper | undefined; expected?: Mapper | undefined } = {},
+  // biome-ignore lint/suspicious/noExplicitAny: the overloads above carry the types
+): Scorer<any, any, any> {
+  if (typeof scorer !== "function") {
+    throw new AuthoringError(
+      "wrapScorer: the first argument must be a scorer (createScorer's result or a scoring function)",
+    );
+  }
+  const name = scorer.name;
+  if (typeof name !== "string" || !name.trim()) {
+    throw new AuthoringError(
+      "wrapScorer: the scorer has no name; build it with createScorer({ name, score })",
+    );
+  }
+  for (const key of ["output", "expected"] as const) {
+    if (options[key] !== undefined && typeof options[key] !== "function") {
+      throw new AuthoringError(`wrapScorer("${name}"): \`${key}\` must be a function`);
+    }
+  }
+  const { output: mapOutput, expected: mapExpected } = options;
+  const mapped = (args: ScorerArgs<unknown, unknown>): ScorerArgs<unknown, unknown> => ({
+    ...args,
+    output: mapOutput ? mapOutput(args.output) : args.output,
+    expected: mapExpected ? mapExpected(args.expected) : args.expected,
+  });
+  const plain = async (args: ScorerArgs<unknown, unknown>) =>
+    toNamedScore(name, await scorer(args));
+  const direct = isScorer(scorer) ? scorer : plain;
+  return namedScorer(
+    name,
+    async (args) => direct(mapped(args)),
+    (context: RuntimeContext): ScoreFn<unknown, unknown, Extra> => {
+      const score = isScorer(scorer) ? scorer.withRuntime(context) : plain;
+      return async (args) => score(mapped(args));
+    },
+  );
+}
