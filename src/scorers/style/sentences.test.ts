@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countWords, isBulletLine, splitSentences } from "./sentences.js";
+import { countWords, isBulletLine, isQuestion, splitSentences } from "./sentences.js";
 
 describe("splitSentences", () => {
   it("splits on periods, question and exclamation marks followed by whitespace", () => {
@@ -27,6 +27,80 @@ describe("splitSentences", () => {
       "Des fruits, p. ex. des pommes, etc. et des poires, cf. la liste.",
       "Par ex. ceci.",
       "Suite.",
+    ]);
+  });
+
+  it("keeps av. J.-C. and apr. J.-C. inside a sentence, and ends one at J.-C. before a capital", () => {
+    expect(
+      splitSentences(
+        "Jules César naît en 100 av. J.-C. à Rome. Il meurt en 44 av. J.-C. Auguste lui succède. Clovis est baptisé vers 496 apr. J.-C. dans la cathédrale de Reims.",
+      ),
+    ).toEqual([
+      "Jules César naît en 100 av. J.-C. à Rome.",
+      "Il meurt en 44 av. J.-C.",
+      "Auguste lui succède.",
+      "Clovis est baptisé vers 496 apr. J.-C. dans la cathédrale de Reims.",
+    ]);
+  });
+
+  it("does not end a sentence at c.-à-d.", () => {
+    expect(
+      splitSentences(
+        "Il est parti à l'aube, c.-à-d. avant que le coq ne chante. Personne ne l'a vu. C.-à-d. qu'il a fui.",
+      ),
+    ).toEqual([
+      "Il est parti à l'aube, c.-à-d. avant que le coq ne chante.",
+      "Personne ne l'a vu.",
+      "C.-à-d. qu'il a fui.",
+    ]);
+  });
+
+  it("reads env., vol. and chap. as abbreviations before a number, a numeral or a lower-case word", () => {
+    expect(
+      splitSentences(
+        "Le village compte env. 300 habitants. Voir le vol. III, chap. 2 et le chap. suivant. On en trouve 40 env. Le reste a disparu.",
+      ),
+    ).toEqual([
+      "Le village compte env. 300 habitants.",
+      "Voir le vol. III, chap. 2 et le chap. suivant.",
+      "On en trouve 40 env.",
+      "Le reste a disparu.",
+    ]);
+  });
+
+  it("ends a sentence at the noun vol, or at etc., before a capitalised word", () => {
+    expect(
+      splitSentences(
+        "Ce n'était pas un accident, c'était un vol. Il a porté plainte. J'ai acheté des pommes, des poires, etc. Mon frère aussi.",
+      ),
+    ).toEqual([
+      "Ce n'était pas un accident, c'était un vol.",
+      "Il a porté plainte.",
+      "J'ai acheté des pommes, des poires, etc.",
+      "Mon frère aussi.",
+    ]);
+  });
+
+  it("keeps a quoted question or exclamation and its incise in one sentence", () => {
+    const text =
+      "« Tu viens ? » demanda-t-elle. « Quelle chance ! » s'écria Paul. « Non. » Il sortit sans un mot.";
+    expect(splitSentences(text)).toEqual([
+      "« Tu viens ? » demanda-t-elle.",
+      "« Quelle chance ! » s'écria Paul.",
+      "« Non. »",
+      "Il sortit sans un mot.",
+    ]);
+    expect(splitSentences(text).map(isQuestion)).toEqual([true, false, false, false]);
+  });
+
+  it("keeps a bare question and its inverted dialogue tag together", () => {
+    expect(
+      splitSentences("— Que faire ? se demanda-t-il. — Partir ! répondit-elle. — Où ? Nulle part."),
+    ).toEqual([
+      "— Que faire ? se demanda-t-il.",
+      "— Partir ! répondit-elle.",
+      "— Où ?",
+      "Nulle part.",
     ]);
   });
 
@@ -69,6 +143,16 @@ describe("splitSentences", () => {
   it("normalises NFD input to NFC", () => {
     const nfd = "J'ai écrit. C'est fini.".normalize("NFD");
     expect(splitSentences(nfd)).toEqual(["J'ai écrit.", "C'est fini."]);
+  });
+});
+
+describe("isQuestion", () => {
+  it("is a sentence ending with ?, or holding a quoted question before its incise", () => {
+    expect(isQuestion("Tu viens ?")).toBe(true);
+    expect(isQuestion("Vraiment ?! »")).toBe(true);
+    expect(isQuestion("« Tu viens ? » demanda-t-elle.")).toBe(true);
+    expect(isQuestion("Il pleut.")).toBe(false);
+    expect(isQuestion("Voir https://exemple.fr/?q=1 pour la suite.")).toBe(false);
   });
 });
 

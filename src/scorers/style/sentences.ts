@@ -4,11 +4,26 @@
 const BULLET_MARKER = /^\s*(?:[-*•]|\d+[.)])(?=\s|$)/u;
 const TERMINAL = /[.!?…]/u;
 const CLOSERS = new Set(["»", '"', "”", "’", "'", ")", "]"]);
+const CLOSING_QUOTES = new Set(["»", '"', "”"]);
 /** Titles whose period never ends a sentence (case-sensitive: `m.` is not `M.`). */
 const TITLES = new Set(["M", "MM", "Mme", "Mmes", "Mlle", "Mlles", "Dr", "Pr", "Mgr", "St", "Ste"]);
-/** Lower-case abbreviations whose period never ends a sentence. */
-const ABBREVIATIONS = new Set(["etc", "cf", "fig", "chap", "vs"]);
+/** Abbreviations whose period never ends a sentence: `av. J.-C.`, `cf. Dupont`. */
+const ABBREVIATIONS = new Set(["cf", "fig", "vs", "av", "ap", "apr"]);
+/**
+ * Abbreviations that may close a sentence: their period ends one only before a capitalised
+ * word that is not a Roman numeral (`vol. III` and `env. 300` go on; `etc. Puis` ends).
+ */
+const FINAL_ABBREVIATIONS = new Set(["etc", "env", "vol", "chap"]);
 const WORD_BEFORE = /[\p{L}\p{M}]+$/u;
+/** `J.-C.` (Jésus-Christ) and `c.-à-d.` (c'est-à-dire), just before their last period. */
+const JESUS_CHRIST = /(?:^|[^\p{L}])J\.\s?-C$/u;
+const C_EST_A_DIRE = /(?:^|[^\p{L}])c\.-à-d$/iu;
+/** A dialogue tag's inverted subject: `demanda-t-elle`, `fit-il`, `s'écria-t-on`. */
+const INVERSION = /^[\p{Ll}][\p{L}'’]*(?:-t)?-(?:je|tu|il|elle|on|nous|vous|ils|elles)(?![\p{L}])/u;
+const REFLEXIVE = new Set(["se", "me", "te", "lui", "leur"]);
+const ROMAN = /^[IVXLCDM]+(?![\p{L}])/u;
+/** A `?` that ends a clause: at the end, or before whitespace, possibly after closers. */
+const QUESTION = /\?[!?.…]*(?:\s?[»"”’')\]])*(?=\s|$)/u;
 
 /** Whether a line is a bullet line (`1.5 million` and `-42 degrés` are prose: no whitespace after the marker). */
 export function isBulletLine(line: string): boolean {
@@ -32,7 +47,9 @@ export function countWords(sentence: string): number {
  * Split French text into sentences. A blank line or a bullet line starts a new block
  * (bullet markers are dropped); within a block a run of `.`, `!`, `?` or `…` followed by
  * whitespace or the end closes a sentence, except after a title (M., Mme, Dr…), an
- * abbreviation (etc., cf., p. ex.) or an isolated capital initial (J. Dupont).
+ * abbreviation (cf., p. ex., c.-à-d., av. J.-C.) or an isolated capital initial (J. Dupont),
+ * and except before an incise: `« Tu viens ? » demanda-t-elle.` is one sentence. `etc.`,
+ * `env.`, `vol.`, `chap.` and `J.-C.` end a sentence only before a capitalised word.
  * Text is NFC-normalised; fragments without a letter or digit are dropped.
  * @example
  * splitSentences("M. Dupont arrive. Il parle.") // → ["M. Dupont arrive.", "Il parle."]
@@ -78,9 +95,11 @@ function splitBlock(raw: string): string[] {
     while (runEnd < block.length && TERMINAL.test(block[runEnd] ?? "")) runEnd += 1;
     const end = consumeClosers(block, runEnd);
     const atBoundary = end >= block.length || block[end] === " ";
-    // Only a lone period can be an abbreviation's; "?", "!" and "..." always close.
+    // Only a lone period can be an abbreviation's; "?", "!" and "..." close unless an incise follows.
     const lonePeriod = block[i] === "." && runEnd === i + 1;
-    if (atBoundary && !(lonePeriod && isGuarded(block, i))) {
+    const next = block.slice(end + 1);
+    const guarded = lonePeriod && isGuarded(block, i, next);
+    if (atBoundary && !guarded && !isIncise(block.slice(runEnd, end), next, lonePeriod)) {
       pushSentence(out, block.slice(start, end));
       start = end;
     }
@@ -101,17 +120,46 @@ function consumeClosers(block: string, from: number): number {
   }
 }
 
-function isGuarded(block: string, periodIndex: number): boolean {
+// After a closing quote a lower-case word continues the sentence (« Partez ! » cria-t-il);
+// after a bare ? or ! only a dialogue tag does (Que faire ? se demanda-t-il).
+function isIncise(closers: string, next: string, lonePeriod: boolean): boolean {
+  if (!/^\p{Ll}/u.test(next)) return false;
+  if ([...closers].some((c) => CLOSING_QUOTES.has(c))) return true;
+  if (lonePeriod) return false;
+  const [first = "", second = ""] = next.split(" ", 2);
+  return INVERSION.test(first) || (REFLEXIVE.has(first) && INVERSION.test(second));
+}
+
+// Whether the next word is a capitalised one that starts a new sentence.
+function startsSentence(next: string): boolean {
+  const word = next.replace(/^[«"“([]\s?/u, "");
+  return /^\p{Lu}/u.test(word) && !ROMAN.test(word);
+}
+
+function isGuarded(block: string, periodIndex: number, next: string): boolean {
   const before = block.slice(0, periodIndex);
+  if (C_EST_A_DIRE.test(before)) return true;
+  if (JESUS_CHRIST.test(before)) return !startsSentence(next);
   const word = WORD_BEFORE.exec(before)?.[0];
   if (word === undefined) return false;
   if (/^\p{Lu}$/u.test(word) || TITLES.has(word)) return true;
   const lower = word.toLowerCase();
   if (ABBREVIATIONS.has(lower)) return true;
+  if (FINAL_ABBREVIATIONS.has(lower)) return !startsSentence(next);
   // "p. ex." and "par ex.": neither period closes the sentence.
   if (lower === "p" && /^\.\s*ex\./iu.test(block.slice(periodIndex))) return true;
   if (lower === "ex") return /(?:^|[^\p{L}])(?:p\.|par)\s*$/iu.test(before.slice(0, -word.length));
   return false;
+}
+
+/**
+ * Whether a sentence asks a question: a `?` ends it or one of its quoted clauses
+ * (`« Tu viens ? » demanda-t-elle.` asks one).
+ * @example
+ * isQuestion("« Tu viens ? » demanda-t-elle.") // → true
+ */
+export function isQuestion(sentence: string): boolean {
+  return QUESTION.test(sentence);
 }
 
 function pushSentence(out: string[], fragment: string): void {

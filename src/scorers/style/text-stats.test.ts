@@ -68,6 +68,10 @@ describe("questionRate", () => {
     expect(questionRate("Tu viens ? Oui. Vraiment ?! « Pourquoi ? »")).toBe(3 / 4);
   });
 
+  it("counts a quoted question followed by its incise as one sentence with one question", () => {
+    expect(questionRate("« Tu viens ? » demanda-t-elle. Il ne répondit pas.")).toBe(1 / 2);
+  });
+
   it("is 0 for empty text", () => {
     expect(questionRate("")).toBe(0);
   });

@@ -1,4 +1,10 @@
-import { countWords, isBulletLine, nonBlankLines, splitSentences } from "./sentences.js";
+import {
+  countWords,
+  isBulletLine,
+  isQuestion,
+  nonBlankLines,
+  splitSentences,
+} from "./sentences.js";
 
 /** An inclusive band of mean sentence length, in words. */
 export interface LengthBand {
@@ -21,7 +27,7 @@ export interface TextStats {
   bulletsRatio: number;
   /** Share of sentences holding at least one first-person marker (0 when there is no sentence). */
   firstPersonRatio: number;
-  /** Share of sentences ending with a question mark (0 when there is no sentence). */
+  /** Share of sentences that ask a question, {@link isQuestion} (0 when there is no sentence). */
   questionRate: number;
   /** Mean words per sentence (0 when there is no sentence). */
   meanSentenceLength: number;
@@ -32,7 +38,6 @@ export interface TextStats {
 // je, j', moi, mon/ma/mes, me/m', nous, notre/nos, mien(ne)(s): whole words, any case.
 const FIRST_PERSON =
   /(?<![\p{L}\p{M}\p{N}])(?:(?:je|moi|mon|ma|mes|me|nous|notre|nos|mien|mienne|miens|miennes)(?![\p{L}\p{M}\p{N}])|[jm]['’](?=\p{L}))/iu;
-const ENDS_WITH_QUESTION = /\?[!?.…]*[\s»"”’')\]]*$/u;
 
 /**
  * Share of non-blank lines that are bullet lines (`-`, `*`, `•`, or `1.`/`1)` followed by
@@ -53,7 +58,10 @@ export function firstPersonRatio(text: string): number {
   return shareOf(splitSentences(text), isFirstPerson);
 }
 
-/** Share of sentences that end with a question mark. 0 for a text without sentences. */
+/**
+ * Share of sentences that ask a question (ending with `?`, or a quoted question before its
+ * incise). 0 for a text without sentences.
+ */
 export function questionRate(text: string): number {
   return shareOf(splitSentences(text), isQuestion);
 }
@@ -90,10 +98,6 @@ export function computeTextStats(
 
 function isFirstPerson(sentence: string): boolean {
   return FIRST_PERSON.test(sentence);
-}
-
-function isQuestion(sentence: string): boolean {
-  return ENDS_WITH_QUESTION.test(sentence);
 }
 
 function shareOf(sentences: readonly string[], predicate: (sentence: string) => boolean): number {
