@@ -11,7 +11,7 @@ describe("niceeval/vitest evaluate() under real Vitest", () => {
     it("registers one passing test per data item and exits 0", () => {
       expect(run.fileMessages).toEqual([]);
       expect(run.numFailedTests).toBe(0);
-      expect(run.numPassedTests).toBe(10);
+      expect(run.numPassedTests).toBe(11);
       expect(run.exitCode).toBe(0);
     });
 
@@ -58,6 +58,16 @@ describe("niceeval/vitest evaluate() under real Vitest", () => {
       });
     });
 
+    it("runs a wrapScorer scorer under the inner name and resolves a config factory per run", () => {
+      expect(run.test("wrapped scorer and config factory", "spain").meta.niceeval).toMatchObject({
+        passed: true,
+        scores: [
+          { name: "correct-answer", score: 1 },
+          { name: "saw-runtime", score: 1, metadata: { signal: true, model: false } },
+        ],
+      });
+    });
+
     it("prints one overall line per evaluation with its sample size", () => {
       expect(run.stdout).toContain(
         'niceeval evaluate "capitals": 2/2 items passed (mean score >= 1); mean item score 1 (n=2)',
@@ -91,11 +101,18 @@ describe("niceeval/vitest evaluate() under real Vitest", () => {
     it("fails an item whose scorer returns a non-finite score, even above the threshold", () => {
       const nan = run.test("broken scorers", "nan");
       expect(nan.status).toBe("failed");
-      expect(nan.failureMessages[0]).toContain("1 scorer(s) errored, which fails the item");
+      // not-a-number and bare-number error on this item.
+      expect(nan.failureMessages[0]).toContain("2 scorer(s) errored, which fails the item");
       expect(nan.failureMessages[0]).toContain(
         'not-a-number: errored (scorer "not-a-number" returned a non-finite score (NaN)',
       );
       expect(nan.failureMessages[0]).toContain("  perfect: 1\n");
+    });
+
+    it("tells a scorer that returned a bare number to return { score }", () => {
+      expect(run.test("broken scorers", "nan").failureMessages[0]).toContain(
+        'bare-number: errored (scorer "bare-number" returned the bare number 0.8; return { score: 0.8 } instead of 0.8)',
+      );
     });
 
     it("fails an item whose scorer throws, naming the scorer and its error", () => {
