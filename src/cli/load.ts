@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { createRequire, register } from "node:module";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { errorMessage } from "../errors.js";
@@ -6,35 +7,46 @@ import { isRunnable, type Runnable } from "../eval/runnable.js";
 import type { RunEntry } from "../runner/run.js";
 import { exportsInDeclarationOrder } from "./export-order.js";
 
-type TsImport = (specifier: string, parent: string) => Promise<unknown>;
-let typescript: Promise<TsImport> | undefined;
+const TYPESCRIPT_FILE = /\.[mc]?tsx?$/;
+const NICEEVAL_IMPORT =
+  /\bfrom\s*["'](niceeval(?:\/[\w-]+)?)["']|\bimport\s*\(?\s*["'](niceeval(?:\/[\w-]+)?)["']/g;
+let typescript: Promise<unknown> | undefined;
 
-/** Teach Node to import TypeScript (once per process); returns tsx's scoped importer too. */
-function enableTypeScript(): Promise<TsImport> {
-  typescript ??= import("tsx/esm/api").then((api) => {
-    api.register();
-    return api.tsImport as TsImport;
-  });
+/**
+ * Teach Node to import TypeScript (once per process, only when a .ts file is loaded). The
+ * niceeval entry points the files import are loaded first, so that Node's loader, not the
+ * TypeScript hooks, serves their hundred-odd modules (off-thread hooks cost per module).
+ */
+function enableTypeScript(files: readonly { path: string; source: string | undefined }[]) {
+  typescript ??= (async () => {
+    // A niceeval that fails to load fails every file that imports it: that error is the one to
+    // report (importing a graph that failed again only says "not in cache").
+    let failure: unknown;
+    for (const url of niceevalEntries(files)) {
+      await import(url).catch((error: unknown) => {
+        failure ??= error;
+      });
+    }
+    register(new URL("./ts-hooks.js", import.meta.url));
+    process.setSourceMapsEnabled(true);
+    return failure;
+  })();
   return typescript;
 }
 
-/**
- * Import an eval file with Node's own loader (TypeScript through tsx's hooks), so that it shares
- * niceeval's modules with the runner. In a project without `"type": "module"` tsx compiles a .ts
- * file as CommonJS, which Node cannot require from this import; tsx's scoped importer loads it as
- * an ES module instead (its niceeval is then a second instance, which process-wide state covers).
- */
-async function importEvalFile(path: string): Promise<Record<string, unknown>> {
-  const url = pathToFileURL(path).href;
-  const typed = /\.[mc]?ts$/.test(path);
-  const tsImport = typed ? await enableTypeScript() : undefined;
-  try {
-    return (await import(url)) as Record<string, unknown>;
-  } catch (error) {
-    if (!tsImport || (error as NodeJS.ErrnoException).code !== "ERR_REQUIRE_CYCLE_MODULE")
-      throw error;
-    return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+/** The niceeval modules (`niceeval`, `niceeval/expect`, …) that TypeScript eval files import. */
+function niceevalEntries(files: readonly { path: string; source: string | undefined }[]) {
+  const urls = new Set<string>();
+  for (const { path, source } of files) {
+    if (!TYPESCRIPT_FILE.test(path) || source === undefined) continue;
+    const require = createRequire(path);
+    for (const match of source.matchAll(NICEEVAL_IMPORT)) {
+      try {
+        urls.add(pathToFileURL(require.resolve(match[1] ?? match[2]!)).href);
+      } catch {}
+    }
   }
+  return urls;
 }
 
 /** Result of loading eval files: the evals found, and the files that failed with why. */
@@ -51,18 +63,24 @@ export async function loadEvalFiles(files: readonly string[], cwd: string): Prom
   const entries: RunEntry[] = [];
   const errors: LoadResult["errors"] = [];
   const seen = new Map<string, string>();
-  for (const file of files) {
+  const sources = await Promise.all(
+    files.map(async (file) => {
+      const path = resolve(cwd, file);
+      return { file, path, source: await readFile(path, "utf8").catch(() => undefined) };
+    }),
+  );
+  const preloadFailure = sources.some(({ path }) => TYPESCRIPT_FILE.test(path))
+    ? await enableTypeScript(sources)
+    : undefined;
+  for (const { file, path, source } of sources) {
     let module: Record<string, unknown>;
     try {
-      module = await importEvalFile(resolve(cwd, file));
+      module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
     } catch (error) {
-      errors.push({ file, message: describeLoadError(error) });
+      errors.push({ file, message: describeLoadError(preloadFailure ?? error) });
       continue;
     }
-    const evals = collectEvals(
-      module,
-      await readFile(resolve(cwd, file), "utf8").catch(() => undefined),
-    );
+    const evals = collectEvals(module, source);
     if (evals.length === 0) {
       const bare = Object.entries(module).find(([, value]) => looksLikeSuiteData(value));
       errors.push({

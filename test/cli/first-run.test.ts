@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FixtureProject, makeProject, repoRoot, runCli } from "../support/project.js";
+import { evalFileHeader } from "./eval-source.js";
 
 // What a new user meets first: help, version, counts, the order of the report, default exports.
 
@@ -16,13 +17,7 @@ const suite = (
   scorers: [same],
 })`;
 
-const header = `import { defineSuite } from "niceeval";
-import { createScorer } from "niceeval/scorers";
-const same = createScorer<string, string>({
-  name: "same",
-  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
-});
-`;
+const header = evalFileHeader;
 
 describe("niceeval for a new user (real CLI on fixture projects)", () => {
   let project: FixtureProject;

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { evalFileHeader } from "./eval-source.js";
+
+// The TypeScript loader (src/cli/ts-hooks.ts) on what eval files write in practice.
+
+const header = evalFileHeader;
+
+describe("loading TypeScript and CommonJS eval files (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject(
+      {
+        "evals/lib/shout.ts":
+          "export const shout = (text: string): string => text.toUpperCase();\n",
+        "evals/lib/index.ts": 'export { shout } from "./shout.js";\n',
+        "evals/relative.eval.ts": `${header}import { shout } from "./lib/shout.js";
+import { shout as again } from "./lib";
+enum Mode { Loud = "loud" }
+export const loud = defineSuite<string, string>({
+  id: "loud",
+  cases: [{ id: "a", input: "a", expected: "A" }],
+  target: async (input) => (Mode.Loud === "loud" ? again(shout(input)) : input),
+  scorers: [same],
+});
+`,
+        "evals/module.eval.mts": `${header}export const mts = defineSuite<string, string>({
+  id: "mts",
+  cases: [{ id: "a", input: "a", expected: "a" }],
+  target: async (input: string) => input,
+  scorers: [same],
+});
+`,
+        // What tsc emits for `export default defineSuite(...)` with "module": "commonjs".
+        "evals/compiled.eval.js": `"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+const niceeval_1 = require("niceeval");
+const scorers_1 = require("niceeval/scorers");
+exports.default = (0, niceeval_1.defineSuite)({
+  id: "compiled",
+  cases: [{ id: "a", input: "a", expected: "a" }],
+  target: async (input) => input,
+  scorers: [(0, scorers_1.createScorer)({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) })],
+});
+`,
+        "evals/throws.eval.ts": 'throw new Error("setup failed at line 1");\n',
+      },
+      { name: "plain" },
+    );
+  });
+  afterAll(() => project.cleanup());
+
+  it("resolves ./x.js to x.ts, extensionless folders, .mts files and CommonJS default exports", async () => {
+    for (let run = 0; run < 2; run++) {
+      // The second run reads the compiled files from the cache.
+      const result = await runCli(["run"], project.dir);
+      expect(result.stdout).toContain("1 file failed to load:");
+      expect(result.stdout).toContain("evals/throws.eval.ts: setup failed at line 1");
+      for (const id of ["loud", "mts", "compiled"]) expect(result.stdout).toContain(`${id} suite`);
+      expect(result.stdout).toMatch(/3 evals · 3 cases · 3 passed/);
+    }
+  });
+});
