@@ -1,0 +1,143 @@
+import type { AttemptRecord } from "../eval/record.js";
+import { completeScore } from "../stats/trials.js";
+import type { Store } from "../store/types.js";
+import type { CaseSide, ChangeKind, LeftOut, Side } from "./types.js";
+
+/** What one run says about one case: a few numbers, never the records. */
+export interface CaseAgg {
+  cluster: string | undefined;
+  trials: number;
+  passed: number;
+  errored: number;
+  scoreSum: number;
+  scoreCount: number;
+}
+
+/** Cases of one run, per eval, in stream (case) order. */
+export type RunCases = Map<string, Map<string, CaseAgg>>;
+
+/** Most left-out attempts named per eval. */
+export const NAMED_LEFT_OUT = 100;
+
+export const emptyLeftOut = (): LeftOut => ({
+  partialAttempts: 0,
+  unavailableAttempts: 0,
+  unscoredCases: 0,
+  skippedCases: 0,
+  attempts: [],
+  truncated: false,
+});
+
+/**
+ * Streams a run's attempts into per-case aggregates, counting (and naming the first of) the
+ * attempts whose score is partial or unavailable. `onCase` sees each case's trials once they
+ * are all in (the store streams a case's trials consecutively).
+ */
+export async function collectRun(
+  store: Store,
+  runId: string,
+  run: Side,
+  leftOut: Map<string, LeftOut>,
+  onCase?: (evalId: string, caseId: string, agg: CaseAgg, trials: AttemptRecord[]) => void,
+): Promise<RunCases> {
+  const evals: RunCases = new Map();
+  const trials: AttemptRecord[] = [];
+  let current: CaseAgg | undefined;
+  const flush = () => {
+    const first = trials[0];
+    if (onCase && first && current) onCase(first.evalId, first.caseId, current, trials);
+    trials.length = 0; // reused: onCase must not keep the array
+  };
+  let cases: Map<string, CaseAgg> | undefined;
+  for await (const record of store.streamAttempts(runId)) {
+    const first = trials[0];
+    const sameCase = first?.evalId === record.evalId && first.caseId === record.caseId;
+    if (first && !sameCase) flush();
+    if (!sameCase || !current) {
+      if (first?.evalId !== record.evalId || !cases) {
+        cases = evals.get(record.evalId);
+        if (!cases) {
+          cases = new Map();
+          evals.set(record.evalId, cases);
+        }
+      }
+      current = cases.get(record.caseId);
+      if (!current) {
+        current = {
+          cluster: undefined,
+          trials: 0,
+          passed: 0,
+          errored: 0,
+          scoreSum: 0,
+          scoreCount: 0,
+        };
+        cases.set(record.caseId, current);
+      }
+    }
+    if (onCase) trials.push(record);
+    else trials[0] = record;
+    addAttempt(current, record, run, leftOut);
+  }
+  flush();
+  return evals;
+}
+
+function addAttempt(agg: CaseAgg, record: AttemptRecord, run: Side, leftOut: Map<string, LeftOut>) {
+  if (record.cluster !== undefined) agg.cluster = record.cluster;
+  if (record.verdict === "skipped") return;
+  agg.trials++;
+  if (record.verdict === "passed") agg.passed++;
+  if (record.verdict === "errored") agg.errored++;
+  const score = completeScore(record);
+  if (score !== null) {
+    agg.scoreSum += score;
+    agg.scoreCount++;
+    return;
+  }
+  const { state } = record.score;
+  if (state === "complete") return; // no points to earn: nothing to compare, nothing left out
+  let left = leftOut.get(record.evalId);
+  if (!left) {
+    left = emptyLeftOut();
+    leftOut.set(record.evalId, left);
+  }
+  if (state === "partial") left.partialAttempts++;
+  else left.unavailableAttempts++;
+  if (left.attempts.length < NAMED_LEFT_OUT) {
+    left.attempts.push({
+      run,
+      evalId: record.evalId,
+      caseId: record.caseId,
+      trial: record.trial ?? 0,
+      state,
+    });
+  } else {
+    left.truncated = true;
+  }
+}
+
+export const passShare = (agg: CaseAgg): number => agg.passed / agg.trials;
+
+export const meanScore = (agg: CaseAgg): number | null =>
+  agg.scoreCount > 0 ? agg.scoreSum / agg.scoreCount : null;
+
+export const caseSide = (agg: CaseAgg): CaseSide => ({
+  trials: agg.trials,
+  passed: agg.passed,
+  errored: agg.errored,
+  score: meanScore(agg),
+});
+
+/** How a paired case changed, or null when its pass share and error state held. */
+export function classify(base: CaseAgg, head: CaseAgg): ChangeKind | null {
+  if (head.errored === head.trials && base.errored < base.trials) return "became-errored";
+  const before = passShare(base);
+  const after = passShare(head);
+  if (after < before) return "pass-to-fail";
+  if (after > before) return "fail-to-pass";
+  return null;
+}
+
+/** Passed every trial before, passes none now. */
+export const isNewFailure = (base: CaseAgg, head: CaseAgg): boolean =>
+  base.passed === base.trials && head.passed === 0;

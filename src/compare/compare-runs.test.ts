@@ -1,0 +1,397 @@
+import { describe, expect, it } from "vitest";
+import { NiceevalError } from "../errors.js";
+import type { AttemptRecord, Judgment, Verdict } from "../eval/record.js";
+import { emptyJudgeUsage, unreportedUsage } from "../eval/record.js";
+import type {
+  AttemptPage,
+  EvalManifest,
+  RunEnd,
+  RunManifest,
+  Store,
+  StoredRun,
+} from "../store/types.js";
+import { compareRuns } from "./compare-runs.js";
+import { formatComparison, formatComparisonMarkdown } from "./format.js";
+
+/** The smallest Store that keeps runs in memory; the SQLite one is tested on its own. */
+class MemoryStore implements Store {
+  readonly location = "memory";
+  private readonly runs = new Map<string, { run: StoredRun; attempts: AttemptRecord[] }>();
+  async beginRun(manifest: RunManifest): Promise<void> {
+    const totals = {
+      evals: 0,
+      cases: 0,
+      attempts: 0,
+      passed: 0,
+      failed: 0,
+      errored: 0,
+      skipped: 0,
+      meanScore: null,
+      scoredAttempts: 0,
+    };
+    this.runs.set(manifest.runId, {
+      run: { ...manifest, status: "running", totals },
+      attempts: [],
+    });
+  }
+  async appendAttempts(runId: string, records: readonly AttemptRecord[]): Promise<void> {
+    this.runs.get(runId)!.attempts.push(...records);
+  }
+  async finishRun(runId: string, end: RunEnd): Promise<void> {
+    const entry = this.runs.get(runId)!;
+    entry.run = {
+      ...entry.run,
+      status: end.status,
+      endedAt: end.endedAt,
+      summaries: end.summaries,
+    };
+  }
+  async listRuns(): Promise<StoredRun[]> {
+    return [...this.runs.values()].map((entry) => entry.run).reverse();
+  }
+  async getRun(runId: string): Promise<StoredRun | undefined> {
+    return this.runs.get(runId)?.run;
+  }
+  async *streamAttempts(
+    runId: string,
+    options: { evalId?: string } = {},
+  ): AsyncIterable<AttemptRecord> {
+    for (const record of this.runs.get(runId)?.attempts ?? []) {
+      if (options.evalId === undefined || record.evalId === options.evalId) yield record;
+    }
+  }
+  async queryAttempts(runId: string): Promise<AttemptPage> {
+    const items = this.runs.get(runId)?.attempts ?? [];
+    return { total: items.length, items: items.slice(0, 100) };
+  }
+  async close(): Promise<void> {}
+}
+
+const evalManifest = (evalId: string, over: Partial<EvalManifest> = {}): EvalManifest => ({
+  evalId,
+  style: "suite",
+  configHash: "cfg1",
+  datasetHash: "data1",
+  judgeModels: ["openai:gpt-5"],
+  trials: 1,
+  ...over,
+});
+
+const manifest = (runId: string, evals: EvalManifest[]): RunManifest => ({
+  runId,
+  tags: {},
+  niceevalVersion: "0.1.0",
+  nodeVersion: "v20.19.0",
+  command: ["niceeval", "run"],
+  files: [],
+  evals,
+  trials: 1,
+  concurrency: 4,
+  startedAt: "2026-12-01T00:00:00.000Z",
+});
+
+interface Spec {
+  caseId: string;
+  verdict?: Verdict;
+  score?: number | "partial" | "unavailable";
+  trial?: number;
+  cluster?: string;
+  reason?: string;
+  evalId?: string;
+}
+
+function record(spec: Spec, index: number): AttemptRecord {
+  const verdict = spec.verdict ?? "passed";
+  const score = spec.score ?? (verdict === "passed" ? 1 : 0);
+  const judgment: Judgment = {
+    label: "exact",
+    source: "scorer",
+    state: verdict === "passed" ? "matched" : verdict === "errored" ? "errored" : "mismatched",
+    gate: true,
+    points: 1,
+    earned: typeof score === "number" ? score : null,
+    reason: spec.reason ?? (verdict === "passed" ? "equal" : "differs"),
+  };
+  const out: AttemptRecord = {
+    evalId: spec.evalId ?? "qa",
+    caseId: spec.caseId,
+    trial: spec.trial ?? 0,
+    index,
+    verdict,
+    score:
+      typeof score === "number"
+        ? { state: "complete", earned: score, max: 1, reasons: [] }
+        : { state: score, earned: 0, max: 1, reasons: ["judge unavailable"] },
+    judgments: [judgment],
+    usage: { app: unreportedUsage(), judge: emptyJudgeUsage() },
+    elapsedMs: 1,
+  };
+  if (spec.cluster !== undefined) out.cluster = spec.cluster;
+  if (verdict === "errored") out.error = { message: "boom", where: "target" };
+  return out;
+}
+
+async function storeWith(
+  runs: Record<string, Spec[]>,
+  manifests: Record<string, EvalManifest[]> = {},
+): Promise<MemoryStore> {
+  const store = new MemoryStore();
+  for (const [runId, specs] of Object.entries(runs)) {
+    const evalIds = [...new Set(specs.map((s) => s.evalId ?? "qa"))];
+    await store.beginRun(
+      manifest(runId, manifests[runId] ?? evalIds.map((id) => evalManifest(id))),
+    );
+    await store.appendAttempts(runId, specs.map(record));
+  }
+  return store;
+}
+
+const cases = (n: number, make: (i: number) => Omit<Spec, "caseId">) =>
+  Array.from({ length: n }, (_, i) => ({ caseId: `c${i}`, ...make(i) }));
+
+describe("compareRuns", () => {
+  it("pairs cases by id and lists regressions with the judgment that changed", async () => {
+    const store = await storeWith({
+      base: [
+        { caseId: "a" },
+        { caseId: "b", verdict: "failed" },
+        { caseId: "c" },
+        { caseId: "d" },
+        { caseId: "gone" },
+      ],
+      // Order differs and a case is inserted: pairing is by id, never by position.
+      head: [
+        { caseId: "new" },
+        { caseId: "d" },
+        { caseId: "c", verdict: "errored", score: "unavailable" },
+        { caseId: "b" },
+        { caseId: "a", verdict: "failed", reason: "expected 4, got 5" },
+      ],
+    });
+    const c = await compareRuns(store, "base", "head");
+    const qa = c.evals[0]!;
+    expect(qa.transitions).toEqual({
+      passToFail: 1,
+      failToPass: 1,
+      becameErrored: 1,
+      added: 1,
+      removed: 1,
+      unchanged: 1,
+    });
+    expect(qa.addedCases).toEqual(["new"]);
+    expect(qa.removedCases).toEqual(["gone"]);
+    expect(qa.newFailures).toBe(2);
+    expect(qa.newFailureCases).toEqual(["c", "a"]);
+    expect(qa.changes.map((x) => [x.caseId, x.kind, x.regression])).toEqual([
+      ["c", "became-errored", true],
+      ["a", "pass-to-fail", true],
+      ["b", "fail-to-pass", false],
+    ]);
+    const a = qa.changes[1]!;
+    expect(a.judgments).toEqual([
+      {
+        label: "exact",
+        source: "scorer",
+        gate: true,
+        base: { state: "matched", reason: "equal" },
+        head: { state: "mismatched", reason: "expected 4, got 5" },
+      },
+    ]);
+    expect(qa.changes[0]!.error).toBe("target: boom");
+    // The errored attempt has no score: left out of the score comparison, and named.
+    expect(qa.leftOut).toMatchObject({ unavailableAttempts: 1, unscoredCases: 1 });
+    expect(qa.leftOut.attempts).toEqual([
+      { run: "head", evalId: "qa", caseId: "c", trial: 0, state: "unavailable" },
+    ]);
+    expect(qa.meanScore!.n).toBe(3);
+    expect(qa.passRate!.n).toBe(4);
+    expect(qa.passRate!.test).toMatchObject({ worse: 2, better: 1 });
+    expect(c.warnings).toEqual([]);
+  });
+
+  it("computes McNemar on the discordant pairs", async () => {
+    // 1 pass→fail, 9 fail→pass, 10 unchanged: p = 22/1024.
+    const base = cases(20, (i) => ({ verdict: i === 0 || i >= 10 ? "passed" : "failed" }));
+    const head = cases(20, (i) => ({ verdict: i === 0 ? "failed" : "passed" }));
+    const c = await compareRuns(await storeWith({ base, head }), "base", "head");
+    expect(c.overall.passRate!.test.pValue).toBeCloseTo(0.021484375, 12);
+    expect(c.overall.passRate!.base).toBeCloseTo(11 / 20, 12);
+    expect(c.overall.passRate!.head).toBeCloseTo(19 / 20, 12);
+    expect(c.decision.regression).toBe(false);
+    expect(c.overall.meanScore!.mean).toBeCloseTo(0.4, 12);
+    expect(c.overall.meanScore!.method).toBe("paired-bootstrap");
+  });
+
+  it("decides a regression when the drop is significant, and on new failures when asked", async () => {
+    const base = cases(40, () => ({ verdict: "passed" }));
+    const head = cases(40, (i) => ({ verdict: i < 15 ? "failed" : "passed" }));
+    const store = await storeWith({ base, head });
+    const c = await compareRuns(store, "base", "head");
+    expect(c.decision).toMatchObject({
+      regression: true,
+      passRate: true,
+      meanScore: true,
+      newFailures: 15,
+    });
+    expect(c.decision.reasons[0]).toMatch(
+      /pass rate fell from 100.0% to 62.5% \(n = 40, McNemar p < 0.0001/,
+    );
+    expect(c.evals[0]!.regressed).toEqual({ passRate: true, meanScore: true });
+
+    const one = await storeWith({
+      base,
+      head: cases(40, (i) => ({ verdict: i < 1 ? "failed" : "passed" })),
+    });
+    expect((await compareRuns(one, "base", "head")).decision.regression).toBe(false);
+    const strict = await compareRuns(one, "base", "head", { failOnNewFailures: true });
+    expect(strict.decision.regression).toBe(true);
+    expect(strict.decision.reasons).toEqual([
+      "1 case(s) passed every trial before and pass none now",
+    ]);
+  });
+
+  it("averages trials per case and never compares a partial score as complete", async () => {
+    const t = (caseId: string, verdicts: Verdict[], scores: NonNullable<Spec["score"]>[]) =>
+      verdicts.map((verdict, trial): Spec => ({ caseId, verdict, trial, score: scores[trial]! }));
+    const store = await storeWith({
+      base: [
+        ...t("always", ["passed", "passed", "passed"], [1, 1, 1]),
+        ...t("often", ["passed", "passed", "failed"], [1, 1, 0.5]),
+      ],
+      head: [
+        ...t("always", ["failed", "failed", "failed"], [0, 0.2, "partial"]),
+        ...t("often", ["passed", "failed", "failed"], [1, 0.5, 0.5]),
+      ],
+    });
+    const c = await compareRuns(store, "base", "head");
+    const qa = c.evals[0]!;
+    expect(qa.newFailureCases).toEqual(["always"]);
+    expect(qa.transitions.passToFail).toBe(2);
+    expect(qa.changes[0]!.base).toEqual({ trials: 3, passed: 3, errored: 0, score: 1 });
+    // Mean of the complete trials only (0 and 0.2): the partial 0 is left out, and named.
+    expect(qa.changes[0]!.head.score).toBeCloseTo(0.1, 12);
+    expect(qa.leftOut.partialAttempts).toBe(1);
+    expect(qa.leftOut.attempts).toEqual([
+      { run: "head", evalId: "qa", caseId: "always", trial: 2, state: "partial" },
+    ]);
+    expect(qa.passRate!.base).toBeCloseTo((1 + 2 / 3) / 2, 12);
+    expect(qa.passRate!.head).toBeCloseTo((0 + 1 / 3) / 2, 12);
+  });
+
+  it("clusters the statistics when cases carry a cluster", async () => {
+    const base = cases(30, (i) => ({ score: (i % 5) / 5, cluster: `doc${i % 6}` }));
+    const head = cases(30, (i) => ({ score: ((i + 1) % 5) / 5, cluster: `doc${i % 6}` }));
+    const c = await compareRuns(await storeWith({ base, head }), "base", "head");
+    expect(c.overall.meanScore!.clusters).toBe(6);
+    expect(c.overall.meanScore!.method).toBe("cluster-bootstrap");
+    expect(c.overall.passRate!.paired.method).toBe("cluster-clt");
+  });
+
+  it("warns when configuration, dataset or judge models differ", async () => {
+    const store = await storeWith(
+      { base: [{ caseId: "a" }], head: [{ caseId: "a" }] },
+      {
+        base: [evalManifest("qa")],
+        head: [
+          evalManifest("qa", {
+            configHash: "cfg2",
+            datasetHash: "data2",
+            judgeModels: ["anthropic:claude"],
+          }),
+        ],
+      },
+    );
+    const c = await compareRuns(store, "base", "head");
+    expect(c.warnings.map((w) => w.kind)).toEqual(["config", "dataset", "judge-models"]);
+    expect(c.warnings[2]!.message).toContain("base openai:gpt-5, head anthropic:claude");
+  });
+
+  it("reports evals only in one run and compares the rest", async () => {
+    const store = await storeWith({
+      base: [{ caseId: "a" }, { caseId: "x", evalId: "old" }],
+      head: [{ caseId: "a" }, { caseId: "y", evalId: "fresh" }],
+    });
+    const c = await compareRuns(store, "base", "head");
+    expect(c.addedEvals).toEqual(["fresh"]);
+    expect(c.removedEvals).toEqual(["old"]);
+    expect(c.evals.map((e) => e.evalId)).toEqual(["qa"]);
+    expect(c.overall.transitions).toMatchObject({ added: 1, removed: 1 });
+  });
+
+  it("throws a coded error when nothing is in common or a run is missing", async () => {
+    const store = await storeWith({ base: [{ caseId: "a" }], head: [{ caseId: "b" }] });
+    const error = await compareRuns(store, "base", "head").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NiceevalError);
+    expect(error).toMatchObject({ code: "COMPARE_NOTHING_IN_COMMON" });
+    expect((error as Error).message).toMatch(
+      /runs "base" \(1 cases in 1 evals\) and "head" .* no case in common/,
+    );
+    await expect(compareRuns(store, "base", "nope")).rejects.toMatchObject({
+      code: "COMPARE_RUN_NOT_FOUND",
+      message: expect.stringContaining('no run "nope" in memory'),
+    });
+    await expect(compareRuns(store, "base", "head", { alpha: 2 })).rejects.toMatchObject({
+      code: "COMPARE_OPTIONS",
+    });
+  });
+
+  it("formats regressions first, then improvements, with n and intervals", async () => {
+    const store = await storeWith({
+      base: [{ caseId: "a" }, { caseId: "b", verdict: "failed" }, { caseId: "c" }],
+      head: [
+        { caseId: "a", verdict: "failed", reason: "got | 5" },
+        { caseId: "b" },
+        { caseId: "c" },
+      ],
+    });
+    const c = await compareRuns(store, "base", "head");
+    const text = formatComparison(c);
+    expect(text.indexOf("Regressions:")).toBeGreaterThan(0);
+    expect(text.indexOf("Regressions:")).toBeLessThan(text.indexOf("Improvements:"));
+    expect(text).toContain("pass-to-fail qa/a: 1/1 passed, score 1.000 → 0/1 passed, score 0.000");
+    expect(text).toContain('gate exact (scorer): matched "equal" → mismatched "got | 5"');
+    expect(text).toMatch(
+      /pass rate 66\.7% → 66\.7% \(\+0\.0 pts, n = 3; 1 worse, 1 better, McNemar p = 1\)/,
+    );
+    expect(text).toMatch(
+      /mean score 0\.667 → 0\.667 \(\+0\.000, n = 3; SE .*; 95% \[.*\] paired-bootstrap ×10000/,
+    );
+    const md = formatComparisonMarkdown(c);
+    expect(md).toContain("| eval | n | pass rate | McNemar p |");
+    expect(md).toContain("| qa | 3 | 66.7% → 66.7% (+0.0 pts) | 1 |");
+    expect(md).toContain("got \\| 5");
+    expect(md.indexOf("Regressions (1)")).toBeLessThan(md.indexOf("Improvements (1)"));
+  });
+
+  it("compares two 100,000-case runs in well under 5 s", async () => {
+    const n = 100_000;
+    const store = new MemoryStore();
+    // Scores out of 10 points; head moves every 13th case by 3 points (mod 11).
+    const make = (shift: number) => {
+      const records: AttemptRecord[] = [];
+      for (let i = 0; i < n; i++) {
+        const points = (i * 7 + shift * (i % 13 === 0 ? 1 : 0)) % 11;
+        records.push(
+          record(
+            { caseId: `case-${i}`, verdict: points >= 5 ? "passed" : "failed", score: points / 10 },
+            i,
+          ),
+        );
+      }
+      return records;
+    };
+    await store.beginRun(manifest("base", [evalManifest("qa")]));
+    await store.appendAttempts("base", make(0));
+    await store.beginRun(manifest("head", [evalManifest("qa")]));
+    await store.appendAttempts("head", make(3));
+    const start = performance.now();
+    const c = await compareRuns(store, "base", "head");
+    const elapsed = performance.now() - start;
+    console.log(
+      `compareRuns, 2 × ${n} cases: ${elapsed.toFixed(0)} ms (${c.overall.meanScore!.method}, ${c.overall.meanScore!.resampling})`,
+    );
+    expect(c.overall.pairs).toBe(n);
+    expect(c.overall.meanScore!.resamples).toBe(10_000);
+    expect(elapsed).toBeLessThan(5000);
+  });
+});

@@ -1,0 +1,508 @@
+import { NiceevalError } from "../errors.js";
+import type { AttemptRecord } from "../eval/record.js";
+import { wilsonInterval } from "../stats/interval.js";
+import { mcnemarExact } from "../stats/mcnemar.js";
+import { normalCdf } from "../stats/normal.js";
+import { type PairedDifference, pairedDifference } from "../stats/paired.js";
+import type { Store, StoredRun } from "../store/types.js";
+import {
+  type CaseAgg,
+  caseSide,
+  classify,
+  collectRun,
+  emptyLeftOut,
+  isNewFailure,
+  meanScore,
+  NAMED_LEFT_OUT,
+  passShare,
+} from "./collect.js";
+import { diffJudgments, type Representative, representative } from "./judgments.js";
+import type {
+  CaseChange,
+  ChangeKind,
+  ComparabilityWarning,
+  Comparison,
+  ComparisonStats,
+  EvalComparison,
+  LeftOut,
+  RegressionDecision,
+  RunRef,
+  Transitions,
+} from "./types.js";
+
+/** Options of {@link compareRuns}. */
+export interface CompareOptions {
+  /** Significance level of every test and 1 − the level of every interval (default 0.05). */
+  alpha?: number;
+  /** Seed of the bootstrap (default 1): the same runs and seed give the same comparison. */
+  seed?: number;
+  /** Bootstrap resamples (default 10,000). */
+  resamples?: number;
+  /** Count any new failure (passed every trial, now passes none) as a regression (default false). */
+  failOnNewFailures?: boolean;
+}
+
+/** Changed cases shown in detail per eval and direction; the counts are always complete. */
+const SHOWN_CHANGES = 100;
+/** Added, removed and newly failing case ids named per eval. */
+const NAMED_CASES = 100;
+
+interface Pair {
+  evalId: string;
+  caseId: string;
+  base: CaseAgg;
+  head: CaseAgg;
+}
+
+interface Pending {
+  kind: ChangeKind;
+  regression: boolean;
+  head: Representative | undefined;
+  base?: Representative | undefined;
+}
+
+/**
+ * Compares two stored runs case by case: pairs attempts by (eval id, case id), averaging trials
+ * per case, and reports per eval and overall the transitions, the regressions with the
+ * judgments that changed, pass rates with an exact McNemar test, mean scores with a paired
+ * bootstrap interval, what was left out and why the runs may not be comparable.
+ * Holds a few numbers per case, never the records. Throws `COMPARE_NOTHING_IN_COMMON` when the
+ * runs share no case.
+ * @example
+ * const comparison = await compareRuns(store, "run-main", "run-pr");
+ * if (comparison.decision.regression) process.exitCode = 1;
+ */
+export async function compareRuns(
+  store: Store,
+  base: string,
+  head: string,
+  options: CompareOptions = {},
+): Promise<Comparison> {
+  const alpha = options.alpha ?? 0.05;
+  const seed = options.seed ?? 1;
+  const resamples = options.resamples ?? 10_000;
+  if (!(alpha > 0 && alpha < 1)) {
+    throw new NiceevalError("COMPARE_OPTIONS", `alpha must be between 0 and 1, got ${alpha}`);
+  }
+  if (!(Number.isInteger(resamples) && resamples >= 0)) {
+    throw new NiceevalError(
+      "COMPARE_OPTIONS",
+      `resamples must be a whole number ≥ 0, got ${resamples}`,
+    );
+  }
+  const [baseRun, headRun] = await Promise.all([store.getRun(base), store.getRun(head)]);
+  for (const [id, run] of [
+    [base, baseRun],
+    [head, headRun],
+  ] as const) {
+    if (!run) {
+      throw new NiceevalError(
+        "COMPARE_RUN_NOT_FOUND",
+        `no run "${id}" in ${store.location}. List the stored runs with \`niceeval runs\` and pass one of their ids.`,
+      );
+    }
+  }
+
+  const leftOut = new Map<string, LeftOut>();
+  const baseCases = await collectRun(store, base, "base", leftOut);
+  const pending = new Map<string, Map<string, Pending>>();
+  const shown = new Map<string, { regressions: number; improvements: number }>();
+  const headCases = await collectRun(
+    store,
+    head,
+    "head",
+    leftOut,
+    (evalId, caseId, agg, trials) => {
+      const before = baseCases.get(evalId)?.get(caseId);
+      if (!before || before.trials === 0 || agg.trials === 0) return;
+      const kind = classify(before, agg);
+      if (!kind) return;
+      const regression = passShare(agg) < passShare(before);
+      const counts = shown.get(evalId) ?? { regressions: 0, improvements: 0 };
+      shown.set(evalId, counts);
+      const key = regression ? "regressions" : "improvements";
+      if (counts[key] >= SHOWN_CHANGES) return;
+      counts[key]++;
+      let cases = pending.get(evalId);
+      if (!cases) {
+        cases = new Map();
+        pending.set(evalId, cases);
+      }
+      cases.set(caseId, { kind, regression, head: representative(trials, !regression) });
+    },
+  );
+  await fetchBaseRepresentatives(store, base, pending);
+
+  const evalIds = [
+    ...headCases.keys(),
+    ...[...baseCases.keys()].filter((id) => !headCases.has(id)),
+  ];
+  const common = evalIds.filter((id) => baseCases.has(id) && headCases.has(id));
+  const allPairs: Pair[] = [];
+  const evals: EvalComparison[] = [];
+  common.forEach((evalId, i) => {
+    const before = baseCases.get(evalId)!;
+    const after = headCases.get(evalId)!;
+    const left = leftOut.get(evalId) ?? emptyLeftOut();
+    const pairs: Pair[] = [];
+    const addedCases: string[] = [];
+    const removedCases: string[] = [];
+    let added = 0;
+    let removed = 0;
+    for (const [caseId, headAgg] of after) {
+      const baseAgg = before.get(caseId);
+      if (!baseAgg) {
+        if (added++ < NAMED_CASES) addedCases.push(caseId);
+      } else if (baseAgg.trials === 0 || headAgg.trials === 0) {
+        left.skippedCases++;
+      } else {
+        pairs.push({ evalId, caseId, base: baseAgg, head: headAgg });
+      }
+    }
+    for (const caseId of before.keys()) {
+      if (!after.has(caseId) && removed++ < NAMED_CASES) removedCases.push(caseId);
+    }
+    allPairs.push(...pairs);
+    const evalSeed = common.length === 1 ? seed : seed + i + 1;
+    const stats = pairStats(pairs, left, { alpha, seed: evalSeed, resamples });
+    stats.transitions.added = added;
+    stats.transitions.removed = removed;
+    const changes = changesOf(evalId, pairs, pending.get(evalId));
+    evals.push({
+      evalId,
+      ...stats,
+      changes,
+      changesTruncated:
+        changes.length <
+        stats.transitions.passToFail +
+          stats.transitions.failToPass +
+          stats.transitions.becameErrored,
+      addedCases,
+      removedCases,
+      newFailureCases: pairs
+        .filter((pair) => isNewFailure(pair.base, pair.head))
+        .slice(0, NAMED_CASES)
+        .map((pair) => pair.caseId),
+      regressed: { passRate: false, meanScore: false },
+    });
+  });
+  if (allPairs.length === 0) {
+    const describe = (cases: Map<string, Map<string, CaseAgg>>) =>
+      `${[...cases.values()].reduce((n, c) => n + c.size, 0)} cases in ${cases.size} evals`;
+    throw new NiceevalError(
+      "COMPARE_NOTHING_IN_COMMON",
+      `runs "${base}" (${describe(baseCases)}) and "${head}" (${describe(headCases)}) have no case in common` +
+        ` (matched by eval id and case id${common.length > 0 ? ", excluding cases whose every trial was skipped" : ""}).` +
+        " Compare two runs of the same evals, or check the run ids with `niceeval runs`.",
+    );
+  }
+
+  const overallLeft = mergeLeftOut(evals.map((e) => e.leftOut));
+  // One eval: the pooled statistics are that eval's (same pairs, same seed), not computed twice.
+  const only = evals.length === 1 ? evals[0]! : undefined;
+  const overall: ComparisonStats = only
+    ? {
+        pairs: only.pairs,
+        transitions: { ...only.transitions },
+        newFailures: only.newFailures,
+        passRate: only.passRate,
+        meanScore: only.meanScore,
+        leftOut: { ...only.leftOut, attempts: [...only.leftOut.attempts] },
+      }
+    : pairStats(allPairs, overallLeft, { alpha, seed, resamples });
+  overall.transitions.added = evals.reduce((n, e) => n + e.transitions.added, 0);
+  overall.transitions.removed = evals.reduce((n, e) => n + e.transitions.removed, 0);
+  const addedEvals = [...headCases.keys()].filter((id) => !baseCases.has(id));
+  const removedEvals = [...baseCases.keys()].filter((id) => !headCases.has(id));
+  for (const id of addedEvals) overall.transitions.added += headCases.get(id)!.size;
+  for (const id of removedEvals) overall.transitions.removed += baseCases.get(id)!.size;
+
+  const decision = decide(overall, evals, alpha, options.failOnNewFailures ?? false);
+  return {
+    base: runRef(baseRun!),
+    head: runRef(headRun!),
+    alpha,
+    seed,
+    resamples,
+    decision,
+    overall,
+    evals,
+    addedEvals,
+    removedEvals,
+    warnings: comparability(baseRun!, headRun!),
+  };
+}
+
+/** Streams the base run again, one eval at a time, for the trials of the changes shown. */
+async function fetchBaseRepresentatives(
+  store: Store,
+  base: string,
+  pending: Map<string, Map<string, Pending>>,
+): Promise<void> {
+  for (const [evalId, cases] of pending) {
+    let remaining = cases.size;
+    let group: AttemptRecord[] = [];
+    const close = () => {
+      const first = group[0];
+      const wanted = first && cases.get(first.caseId);
+      if (wanted && !("base" in wanted)) {
+        wanted.base = representative(group, wanted.regression);
+        remaining--;
+      }
+      group = [];
+    };
+    for await (const record of store.streamAttempts(base, { evalId })) {
+      if (record.evalId !== evalId) continue;
+      if (group[0] && group[0].caseId !== record.caseId) {
+        close();
+        if (remaining === 0) break;
+      }
+      if (cases.has(record.caseId)) group.push(record);
+      else group = [record];
+    }
+    close();
+  }
+}
+
+function changesOf(
+  evalId: string,
+  pairs: readonly Pair[],
+  pending: Map<string, Pending> | undefined,
+): CaseChange[] {
+  if (!pending) return [];
+  const changes: CaseChange[] = [];
+  for (const pair of pairs) {
+    const shown = pending.get(pair.caseId);
+    if (!shown) continue;
+    const change: CaseChange = {
+      evalId,
+      caseId: pair.caseId,
+      kind: shown.kind,
+      regression: shown.regression,
+      base: caseSide(pair.base),
+      head: caseSide(pair.head),
+      judgments: diffJudgments(shown.base?.judgments ?? [], shown.head?.judgments ?? []),
+    };
+    if (shown.head?.error) change.error = shown.head.error;
+    changes.push(change);
+  }
+  // Regressions first; within each, case order (a stable sort keeps it).
+  return changes.sort((a, b) => Number(b.regression) - Number(a.regression));
+}
+
+function pairStats(
+  pairs: readonly Pair[],
+  leftOut: LeftOut,
+  options: { alpha: number; seed: number; resamples: number },
+): ComparisonStats {
+  const transitions: Transitions = {
+    passToFail: 0,
+    failToPass: 0,
+    becameErrored: 0,
+    added: 0,
+    removed: 0,
+    unchanged: 0,
+  };
+  const n = pairs.length;
+  const basePass = new Float64Array(n);
+  const headPass = new Float64Array(n);
+  const clusterIds = new Map<string, number>();
+  const clusters = new Int32Array(n);
+  const clustered = pairs.some((pair) => (pair.head.cluster ?? pair.base.cluster) !== undefined);
+  let worse = 0;
+  let better = 0;
+  let newFailures = 0;
+  const scored: number[] = [];
+  pairs.forEach((pair, i) => {
+    const kind = classify(pair.base, pair.head);
+    if (kind === "pass-to-fail") transitions.passToFail++;
+    else if (kind === "fail-to-pass") transitions.failToPass++;
+    else if (kind === "became-errored") transitions.becameErrored++;
+    else transitions.unchanged++;
+    if (isNewFailure(pair.base, pair.head)) newFailures++;
+    basePass[i] = passShare(pair.base);
+    headPass[i] = passShare(pair.head);
+    if (headPass[i]! < basePass[i]!) worse++;
+    else if (headPass[i]! > basePass[i]!) better++;
+    if (clustered) {
+      // A case without a cluster is a cluster of its own; clusters never span evals.
+      const cluster = pair.head.cluster ?? pair.base.cluster;
+      const key = `${pair.evalId}\u0000${cluster === undefined ? `\u0001${pair.caseId}` : cluster}`;
+      let id = clusterIds.get(key);
+      if (id === undefined) {
+        id = clusterIds.size;
+        clusterIds.set(key, id);
+      }
+      clusters[i] = id;
+    }
+    if (meanScore(pair.base) !== null && meanScore(pair.head) !== null) scored.push(i);
+    else leftOut.unscoredCases++;
+  });
+  const clusterOption = clustered ? { clusters } : {};
+  let passRate: ComparisonStats["passRate"] = null;
+  if (n > 0) {
+    const paired = pairedDifference(basePass, headPass, {
+      alpha: options.alpha,
+      resamples: 0,
+      ...clusterOption,
+    });
+    passRate = {
+      n,
+      base: paired.meanBase,
+      head: paired.meanHead,
+      difference: paired.mean,
+      baseInterval: wilsonInterval(paired.meanBase * n, n),
+      headInterval: wilsonInterval(paired.meanHead * n, n),
+      paired,
+      test: mcnemarExact(worse, better),
+    };
+  }
+  let meanScoreDiff: PairedDifference | null = null;
+  if (scored.length > 0) {
+    const baseScore = new Float64Array(scored.length);
+    const headScore = new Float64Array(scored.length);
+    const scoreClusters = new Int32Array(scored.length);
+    scored.forEach((at, j) => {
+      baseScore[j] = meanScore(pairs[at]!.base)!;
+      headScore[j] = meanScore(pairs[at]!.head)!;
+      scoreClusters[j] = clusters[at]!;
+    });
+    meanScoreDiff = pairedDifference(baseScore, headScore, {
+      alpha: options.alpha,
+      seed: options.seed,
+      resamples: options.resamples,
+      ...(clustered ? { clusters: scoreClusters } : {}),
+    });
+  }
+  return { pairs: n, transitions, newFailures, passRate, meanScore: meanScoreDiff, leftOut };
+}
+
+function mergeLeftOut(parts: readonly LeftOut[]): LeftOut {
+  const merged = emptyLeftOut();
+  for (const part of parts) {
+    merged.partialAttempts += part.partialAttempts;
+    merged.unavailableAttempts += part.unavailableAttempts;
+    merged.unscoredCases += part.unscoredCases;
+    merged.skippedCases += part.skippedCases;
+    merged.truncated ||= part.truncated;
+    for (const attempt of part.attempts) {
+      if (merged.attempts.length < NAMED_LEFT_OUT) merged.attempts.push(attempt);
+      else merged.truncated = true;
+    }
+  }
+  // Per-eval unscored counts are added again by the pooled pass; keep the pooled one.
+  merged.unscoredCases = 0;
+  return merged;
+}
+
+const scoreFell = (difference: PairedDifference | null): boolean =>
+  difference?.interval != null && difference.interval.high < 0;
+
+/** Two-sided normal p of a mean difference from its standard error. */
+const zTestP = (difference: PairedDifference | null): number =>
+  difference?.se ? 2 * normalCdf(-Math.abs(difference.mean) / difference.se) : 1;
+
+function decide(
+  overall: ComparisonStats,
+  evals: EvalComparison[],
+  alpha: number,
+  failOnNewFailures: boolean,
+): RegressionDecision {
+  const reasons: string[] = [];
+  const passRate =
+    overall.passRate !== null &&
+    overall.passRate.difference < 0 &&
+    overall.passRate.test.pValue < alpha;
+  const meanScoreFell = scoreFell(overall.meanScore);
+  if (passRate) {
+    reasons.push(
+      `pass rate fell from ${pct(overall.passRate!.base)} to ${pct(overall.passRate!.head)} (n = ${overall.passRate!.n}, McNemar ${pText(overall.passRate!.test.pValue)} < ${alpha})`,
+    );
+  }
+  if (meanScoreFell) {
+    const d = overall.meanScore!;
+    reasons.push(
+      `mean score fell by ${(-d.mean).toFixed(3)} (n = ${d.n}, ${Math.round(d.interval!.level * 100)}% interval [${d.interval!.low.toFixed(3)}, ${d.interval!.high.toFixed(3)}] below 0)`,
+    );
+  }
+  const regressedEvals: string[] = [];
+  if (evals.length === 1) {
+    evals[0]!.regressed = { passRate, meanScore: meanScoreFell };
+  } else {
+    // Each eval on its own, Bonferroni-corrected so that many evals do not inflate false alarms.
+    const perEval = alpha / evals.length;
+    for (const e of evals) {
+      e.regressed = {
+        passRate:
+          e.passRate !== null && e.passRate.difference < 0 && e.passRate.test.pValue < perEval,
+        meanScore: e.meanScore !== null && e.meanScore.mean < 0 && zTestP(e.meanScore) < perEval,
+      };
+      if (e.regressed.passRate || e.regressed.meanScore) {
+        regressedEvals.push(e.evalId);
+        reasons.push(
+          `eval "${e.evalId}" regressed on its own (${[
+            e.regressed.passRate ? `pass rate ${pText(e.passRate!.test.pValue)}` : "",
+            e.regressed.meanScore ? `mean score ${pText(zTestP(e.meanScore))}` : "",
+          ]
+            .filter(Boolean)
+            .join(", ")} < ${alpha}/${evals.length})`,
+        );
+      }
+    }
+  }
+  if (failOnNewFailures && overall.newFailures > 0) {
+    reasons.push(`${overall.newFailures} case(s) passed every trial before and pass none now`);
+  }
+  return {
+    regression: reasons.length > 0,
+    alpha,
+    passRate,
+    meanScore: meanScoreFell,
+    evals: regressedEvals,
+    newFailures: overall.newFailures,
+    failOnNewFailures,
+    reasons,
+  };
+}
+
+function comparability(base: StoredRun, head: StoredRun): ComparabilityWarning[] {
+  const warnings: ComparabilityWarning[] = [];
+  const before = new Map(base.evals.map((e) => [e.evalId, e]));
+  for (const after of head.evals) {
+    const was = before.get(after.evalId);
+    if (!was) continue;
+    const warn = (kind: ComparabilityWarning["kind"], b: string, h: string, what: string) =>
+      warnings.push({
+        evalId: after.evalId,
+        kind,
+        base: b,
+        head: h,
+        message: `eval "${after.evalId}": ${what} differs between the runs (base ${b}, head ${h}); a difference in results may come from it`,
+      });
+    if (was.configHash !== after.configHash)
+      warn("config", was.configHash, after.configHash, "the configuration");
+    if (was.datasetHash && after.datasetHash && was.datasetHash !== after.datasetHash) {
+      warn("dataset", was.datasetHash, after.datasetHash, "the dataset");
+    }
+    const models = (e: { judgeModels: string[] }) =>
+      [...new Set(e.judgeModels)].sort().join(", ") || "none";
+    if (models(was) !== models(after))
+      warn("judge-models", models(was), models(after), "the judge models");
+    if (was.trials !== after.trials)
+      warn("trials", String(was.trials), String(after.trials), "the number of trials");
+  }
+  return warnings;
+}
+
+function runRef(run: StoredRun): RunRef {
+  const ref: RunRef = { runId: run.runId, status: run.status, startedAt: run.startedAt };
+  if (run.name !== undefined) ref.name = run.name;
+  if (run.git !== undefined) ref.git = run.git;
+  return ref;
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+/** A p-value for text: "p = 0.0215", or "p < 0.0001" when tiny. */
+export const pText = (p: number): string =>
+  p < 1e-4 ? "p < 0.0001" : `p = ${Number(p.toPrecision(3))}`;

@@ -1,0 +1,179 @@
+import type { Interval } from "../stats/interval.js";
+import type { PairedDifference } from "../stats/paired.js";
+import { pText } from "./compare-runs.js";
+import type {
+  CaseChange,
+  Comparison,
+  ComparisonStats,
+  EvalComparison,
+  JudgmentChange,
+  LeftOut,
+} from "./types.js";
+
+// ---------------------------------------------------------------- shared pieces
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+const points = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} pts`;
+const num = (x: number) => x.toFixed(3);
+const signed = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(3)}`;
+const range = (i: Interval | null, f: (x: number) => string) =>
+  i ? `${Math.round(i.level * 100)}% [${f(i.low)}, ${f(i.high)}]` : "no interval";
+
+const side = (s: CaseChange["base"]) =>
+  `${s.passed}/${s.trials} passed${s.score === null ? "" : `, score ${num(s.score)}`}`;
+
+const judgmentLine = (j: JudgmentChange) =>
+  `${j.gate ? "gate " : ""}${j.label} (${j.source}): ${j.base ? `${j.base.state} "${j.base.reason}"` : "absent"} → ${j.head ? `${j.head.state} "${j.head.reason}"` : "absent"}`;
+
+function passRateLine(stats: ComparisonStats): string {
+  const r = stats.passRate;
+  if (!r) return "pass rate: no paired case";
+  return `pass rate ${pct(r.base)} → ${pct(r.head)} (${points(r.difference)}, n = ${r.n}; ${r.test.worse} worse, ${r.test.better} better, McNemar ${pText(r.test.pValue)})`;
+}
+
+function scoreLine(d: PairedDifference | null): string {
+  if (!d) return "mean score: no case with a complete score in both runs";
+  const parts = [
+    `mean score ${num(d.meanBase)} → ${num(d.meanHead)} (${signed(d.mean)}, n = ${d.n}${d.clusters === null ? "" : ` in ${d.clusters} clusters`}`,
+    d.se === null ? "" : `SE ${num(d.se)}`,
+    `${range(d.interval, signed)} ${d.method}${d.resamples > 0 ? ` ×${d.resamples}` : ""}`,
+    d.correlation === null ? "" : `r = ${d.correlation.toFixed(2)}`,
+    d.mde === null ? "" : `MDE ${num(d.mde)} at ${Math.round(d.power * 100)}% power)`,
+  ];
+  const text = parts.filter(Boolean).join("; ");
+  return text.endsWith(")") ? text : `${text})`;
+}
+
+function leftOutLine(left: LeftOut): string | null {
+  const parts: string[] = [];
+  if (left.partialAttempts) parts.push(`${left.partialAttempts} partial-score attempts`);
+  if (left.unavailableAttempts)
+    parts.push(`${left.unavailableAttempts} unavailable-score attempts`);
+  if (left.unscoredCases)
+    parts.push(`${left.unscoredCases} cases without a complete score in both runs`);
+  if (left.skippedCases) parts.push(`${left.skippedCases} cases skipped in a run`);
+  if (parts.length === 0) return null;
+  const named = left.attempts
+    .slice(0, 5)
+    .map((a) => `${a.run}:${a.evalId}/${a.caseId}#${a.trial} (${a.state})`);
+  const more = left.partialAttempts + left.unavailableAttempts - named.length;
+  return `left out of the score: ${parts.join(", ")}${named.length ? `: ${named.join(", ")}${more > 0 ? `, and ${more} more` : ""}` : ""}`;
+}
+
+function transitionsLine(stats: ComparisonStats): string {
+  const t = stats.transitions;
+  return `${t.passToFail} pass→fail, ${t.becameErrored} became errored, ${t.failToPass} fail→pass, ${t.added} added, ${t.removed} removed, ${t.unchanged} unchanged; ${stats.newFailures} new failures`;
+}
+
+const runName = (c: Comparison, which: "base" | "head") => {
+  const run = c[which];
+  return `${run.name ?? run.runId}${run.git ? ` (${run.git.commit.slice(0, 8)}${run.git.dirty ? ", dirty" : ""})` : ""}`;
+};
+
+// ---------------------------------------------------------------- console
+
+/** A comparison as console text: the decision, regressions, improvements, then statistics. */
+export function formatComparison(c: Comparison): string {
+  const lines: string[] = [];
+  lines.push(`niceeval compare: base ${runName(c, "base")} → head ${runName(c, "head")}`);
+  lines.push(
+    c.decision.regression
+      ? `REGRESSION: ${c.decision.reasons.join("; ")}`
+      : `no significant regression at alpha = ${c.alpha}`,
+  );
+  for (const w of c.warnings) lines.push(`warning: ${w.message}`);
+  const changes = (e: EvalComparison, regression: boolean) =>
+    e.changes.filter((change) => change.regression === regression);
+  for (const [title, regression] of [
+    ["Regressions", true],
+    ["Improvements", false],
+  ] as const) {
+    const listed = c.evals.flatMap((e) => changes(e, regression));
+    if (listed.length === 0) continue;
+    lines.push("", `${title}:`);
+    for (const change of listed) {
+      lines.push(
+        `  ${change.kind} ${change.evalId}/${change.caseId}: ${side(change.base)} → ${side(change.head)}`,
+      );
+      if (change.error) lines.push(`    error: ${change.error}`);
+      for (const j of change.judgments) lines.push(`    ${judgmentLine(j)}`);
+    }
+  }
+  lines.push("", "Overall:");
+  pushStats(lines, c.overall, "  ");
+  if (c.evals.length > 1) {
+    for (const e of c.evals) {
+      lines.push(
+        "",
+        `Eval ${e.evalId}${e.regressed.passRate || e.regressed.meanScore ? " (regressed)" : ""}:`,
+      );
+      pushStats(lines, e, "  ");
+    }
+  }
+  if (c.addedEvals.length) lines.push(`evals only in head: ${c.addedEvals.join(", ")}`);
+  if (c.removedEvals.length) lines.push(`evals only in base: ${c.removedEvals.join(", ")}`);
+  return lines.join("\n");
+}
+
+function pushStats(lines: string[], stats: ComparisonStats, indent: string): void {
+  lines.push(`${indent}${stats.pairs} paired cases: ${transitionsLine(stats)}`);
+  lines.push(`${indent}${passRateLine(stats)}`);
+  lines.push(`${indent}${scoreLine(stats.meanScore)}`);
+  const left = leftOutLine(stats.leftOut);
+  if (left) lines.push(`${indent}${left}`);
+}
+
+// ---------------------------------------------------------------- Markdown
+
+const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+
+/** A comparison as Markdown for a pull-request summary: verdict, table per eval, changed cases. */
+export function formatComparisonMarkdown(c: Comparison): string {
+  const out: string[] = [];
+  out.push(`### niceeval: \`${cell(runName(c, "base"))}\` → \`${cell(runName(c, "head"))}\``, "");
+  out.push(
+    c.decision.regression
+      ? `**Regression** — ${c.decision.reasons.map(cell).join("; ")}`
+      : `No significant regression (alpha = ${c.alpha}).`,
+    "",
+  );
+  for (const w of c.warnings) out.push(`> ⚠️ ${cell(w.message)}`);
+  if (c.warnings.length) out.push("");
+  out.push(
+    "| eval | n | pass rate | McNemar p | mean score Δ | interval | MDE (80%) | changes |",
+    "| --- | ---: | --- | ---: | --- | --- | ---: | --- |",
+  );
+  const row = (name: string, s: ComparisonStats) => {
+    const r = s.passRate;
+    const d = s.meanScore;
+    const t = s.transitions;
+    out.push(
+      `| ${cell(name)} | ${s.pairs} | ${r ? `${pct(r.base)} → ${pct(r.head)} (${points(r.difference)})` : "–"} | ${r ? pText(r.test.pValue).replace(/^p [=<] ?/, (m) => (m.includes("<") ? "< " : "")) : "–"} | ${d ? `${signed(d.mean)} (n = ${d.n})` : "–"} | ${d ? `${range(d.interval, signed)} ${d.method}` : "–"} | ${d?.mde != null ? num(d.mde) : "–"} | ${t.passToFail}↓ ${t.becameErrored}⚠ ${t.failToPass}↑ +${t.added} −${t.removed} |`,
+    );
+  };
+  for (const e of c.evals) row(e.evalId, e);
+  if (c.evals.length > 1) row("**all**", c.overall);
+  for (const [title, regression] of [
+    ["Regressions", true],
+    ["Improvements", false],
+  ] as const) {
+    const listed = c.evals.flatMap((e) => e.changes.filter((x) => x.regression === regression));
+    if (listed.length === 0) continue;
+    out.push(
+      "",
+      `<details${regression ? " open" : ""}><summary>${title} (${listed.length})</summary>`,
+      "",
+    );
+    for (const change of listed) {
+      out.push(
+        `- **${cell(change.evalId)}/${cell(change.caseId)}** ${change.kind}: ${side(change.base)} → ${side(change.head)}`,
+      );
+      if (change.error) out.push(`  - error: ${cell(change.error)}`);
+      for (const j of change.judgments) out.push(`  - ${cell(judgmentLine(j))}`);
+    }
+    out.push("", "</details>");
+  }
+  const left = leftOutLine(c.overall.leftOut);
+  if (left) out.push("", `_${cell(left)}_`);
+  return out.join("\n");
+}

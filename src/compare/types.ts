@@ -1,0 +1,186 @@
+import type { JudgmentState } from "../eval/record.js";
+import type { Interval } from "../stats/interval.js";
+import type { McNemarResult } from "../stats/mcnemar.js";
+import type { PairedDifference } from "../stats/paired.js";
+import type { RunStatus } from "../store/types.js";
+
+/** Which run of a comparison. */
+export type Side = "base" | "head";
+
+/** How a case changed between the runs. Exclusive: became-errored wins over pass-to-fail. */
+export type ChangeKind = "pass-to-fail" | "became-errored" | "fail-to-pass";
+
+/** One judgment as it stood in one run's representative trial. */
+export interface JudgmentSide {
+  state: JudgmentState;
+  reason: string;
+}
+
+/** A judgment whose state differs between the runs (matched by source, label and occurrence). */
+export interface JudgmentChange {
+  label: string;
+  source: string;
+  gate: boolean;
+  /** null when the judgment is absent in that run. */
+  base: JudgmentSide | null;
+  head: JudgmentSide | null;
+}
+
+/** Pass share and mean complete score of one case in one run. */
+export interface CaseSide {
+  /** Trials that were not skipped. */
+  trials: number;
+  passed: number;
+  errored: number;
+  /** Mean of the complete trial scores; null when no trial's score was complete. */
+  score: number | null;
+}
+
+/** A case whose pass share changed, with what changed. */
+export interface CaseChange {
+  evalId: string;
+  caseId: string;
+  kind: ChangeKind;
+  /** True for pass-to-fail and for became-errored when the case passed some trial before. */
+  regression: boolean;
+  base: CaseSide;
+  head: CaseSide;
+  /**
+   * Judgments that changed between a representative trial of each run: for a regression the
+   * first passing base trial and the first non-passing head trial (the reverse for an improvement).
+   */
+  judgments: JudgmentChange[];
+  /** The head error (where: message), when the head trial crashed. */
+  error?: string;
+}
+
+/** How many cases moved, by kind; added and removed are matched by case id, never by position. */
+export interface Transitions {
+  passToFail: number;
+  failToPass: number;
+  becameErrored: number;
+  added: number;
+  removed: number;
+  unchanged: number;
+}
+
+/** An attempt left out of the score comparison because its score was not complete. */
+export interface LeftOutAttempt {
+  run: Side;
+  evalId: string;
+  caseId: string;
+  trial: number;
+  state: "partial" | "unavailable";
+}
+
+/** What was not compared, and why. */
+export interface LeftOut {
+  /** Attempts whose score was partial (a lower bound), never compared as complete. */
+  partialAttempts: number;
+  /** Attempts whose score was unavailable. */
+  unavailableAttempts: number;
+  /** Paired cases with no complete score in one run or both: in the pass rate, not the score. */
+  unscoredCases: number;
+  /** Cases every trial of which was skipped in one run or both. */
+  skippedCases: number;
+  /** The left-out attempts by name, the first ones (see `truncated`). */
+  attempts: LeftOutAttempt[];
+  truncated: boolean;
+}
+
+/** Pass rates of the paired cases (pass = share of passing trials). */
+export interface PassRateComparison {
+  n: number;
+  base: number;
+  head: number;
+  /** head − base. */
+  difference: number;
+  /** Wilson intervals of each run's rate over the paired cases. */
+  baseInterval: Interval | null;
+  headInterval: Interval | null;
+  /** Paired difference of the pass shares (CLT, cluster-robust when clustered). */
+  paired: PairedDifference;
+  /**
+   * Exact McNemar test; with trials, the exact sign test on the per-case pass shares (which is
+   * McNemar when every case has one trial): `worse` cases fell, `better` rose.
+   */
+  test: McNemarResult;
+}
+
+/** Statistics of a set of paired cases: one eval, or all of them. */
+export interface ComparisonStats {
+  /** Cases present, and not wholly skipped, in both runs. */
+  pairs: number;
+  transitions: Transitions;
+  /** Cases that passed every trial in base and pass no trial in head. */
+  newFailures: number;
+  passRate: PassRateComparison | null;
+  /** Paired difference of mean complete scores; null without a scored pair. */
+  meanScore: PairedDifference | null;
+  leftOut: LeftOut;
+}
+
+/** One eval in both runs. */
+export interface EvalComparison extends ComparisonStats {
+  evalId: string;
+  /** Changed cases, regressions first, then improvements, each in case order (first ones). */
+  changes: CaseChange[];
+  changesTruncated: boolean;
+  /** Case ids only in head / only in base, and the new failures (first ones). */
+  addedCases: string[];
+  removedCases: string[];
+  newFailureCases: string[];
+  /** Whether this eval's pass rate or mean score fell significantly (Bonferroni over evals). */
+  regressed: { passRate: boolean; meanScore: boolean };
+}
+
+/** Why two evals may not be comparable. */
+export interface ComparabilityWarning {
+  evalId: string;
+  kind: "config" | "dataset" | "judge-models" | "trials";
+  base: string;
+  head: string;
+  message: string;
+}
+
+/** The verdict a CI gate reads. */
+export interface RegressionDecision {
+  regression: boolean;
+  alpha: number;
+  /** Pooled pass rate fell with McNemar p < alpha. */
+  passRate: boolean;
+  /** Pooled mean-score interval lies wholly below 0. */
+  meanScore: boolean;
+  /** Evals that regressed on their own, at alpha / (number of evals). */
+  evals: string[];
+  newFailures: number;
+  failOnNewFailures: boolean;
+  /** One sentence per reason, empty when there is no regression. */
+  reasons: string[];
+}
+
+/** A run as the comparison names it. */
+export interface RunRef {
+  runId: string;
+  name?: string;
+  status: RunStatus;
+  startedAt: string;
+  git?: { commit: string; branch?: string; dirty: boolean };
+}
+
+/** Two stored runs compared: plain data, for the console, Markdown or JSON. */
+export interface Comparison {
+  base: RunRef;
+  head: RunRef;
+  alpha: number;
+  seed: number;
+  resamples: number;
+  decision: RegressionDecision;
+  /** Every paired case of every eval (clusters are per eval). */
+  overall: ComparisonStats;
+  evals: EvalComparison[];
+  /** Evals only in head, only in base. */
+  addedEvals: string[];
+  removedEvals: string[];
+  warnings: ComparabilityWarning[];
+}
