@@ -1,0 +1,77 @@
+import { NiceevalError } from "../errors.js";
+import type { Store, StoredRun } from "./types.js";
+
+/** Shortest id prefix that names a run. */
+export const MIN_RUN_PREFIX = 6;
+
+/** How many existing runs an unresolved reference lists. */
+const LISTED = 5;
+
+/**
+ * The run a user named: its full id, `latest`, `latest~N` (N runs before the latest), its name,
+ * or a unique prefix of its id of at least 6 characters. Throws `RUN_NOT_FOUND` or
+ * `RUN_AMBIGUOUS` with the most recent runs that exist.
+ *
+ * @example
+ * const base = await resolveRunRef(store, "latest~1");
+ */
+export async function resolveRunRef(store: Store, ref: string): Promise<StoredRun> {
+  const exact = await store.getRun(ref);
+  if (exact) return exact;
+  const latest = /^latest(?:~(\d+))?$/.exec(ref);
+  if (latest) {
+    const back = Number(latest[1] ?? 0);
+    const runs = await store.listRuns({ limit: back + 1 });
+    const run = runs[back];
+    if (run) return run;
+    throw await notFound(
+      store,
+      ref,
+      runs.length === 0
+        ? "the store has no runs yet"
+        : `the store has ${runs.length} run${runs.length === 1 ? "" : "s"}`,
+    );
+  }
+  const runs = await store.listRuns();
+  const named = runs.filter((r) => r.name === ref);
+  const matches =
+    named.length > 0
+      ? named
+      : ref.length >= MIN_RUN_PREFIX
+        ? runs.filter((r) => r.runId.startsWith(ref))
+        : [];
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length > 1)
+    throw new NiceevalError(
+      "RUN_AMBIGUOUS",
+      `"${ref}" names ${matches.length} runs in ${store.location}; use a longer id prefix. Matching runs, newest first:\n${describeRuns(matches.slice(0, LISTED))}`,
+    );
+  const why =
+    named.length === 0 && ref.length < MIN_RUN_PREFIX
+      ? `no run has that name, and an id prefix needs at least ${MIN_RUN_PREFIX} characters`
+      : "no run has that id, id prefix or name";
+  throw await notFound(store, ref, why, runs);
+}
+
+async function notFound(
+  store: Store,
+  ref: string,
+  why: string,
+  known?: readonly StoredRun[],
+): Promise<NiceevalError> {
+  const recent = known ? known.slice(0, LISTED) : await store.listRuns({ limit: LISTED });
+  const list = recent.length
+    ? `Most recent runs:\n${describeRuns(recent)}`
+    : "The store has no runs yet: `niceeval run` writes one.";
+  return new NiceevalError(
+    "RUN_NOT_FOUND",
+    `no run "${ref}" in ${store.location} (${why}). Name a run by id, id prefix, name, latest or latest~N. ${list}`,
+  );
+}
+
+/** One line per run: id prefix, name, start, status. */
+function describeRuns(runs: readonly StoredRun[]): string {
+  return runs
+    .map((r) => `  ${r.runId.slice(0, 8)}  ${r.name ?? "-"}  ${r.startedAt}  ${r.status}`)
+    .join("\n");
+}

@@ -1,0 +1,112 @@
+import { closeSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { NiceevalError } from "../../errors.js";
+import { APPLICATION_ID, migrate, readSchemaVersion, SCHEMA_VERSION } from "./schema.js";
+
+const SQLITE_HEADER = "SQLite format 3\0";
+const ELSEWHERE = "Pass --store <other path> to keep runs in another file, or move this one away";
+
+/** The error thrown for a store file that cannot be used; the file is left exactly as it was. */
+export function storeFileError(
+  code: "STORE_NOT_NICEEVAL" | "STORE_CORRUPT" | "STORE_TOO_NEW" | "STORE_UNREADABLE",
+  path: string,
+  why: string,
+  cause?: unknown,
+): NiceevalError {
+  const what = {
+    STORE_NOT_NICEEVAL: `${path} is not a niceeval store (${why}); niceeval does not write to it.`,
+    STORE_CORRUPT: `${path} is a damaged SQLite database (${why}); niceeval does not write to it.`,
+    STORE_TOO_NEW: `${path} was written by a newer niceeval (${why}); this version does not migrate it back. Upgrade niceeval, or`,
+    STORE_UNREADABLE: `cannot open the store ${path} (${why}).`,
+  }[code];
+  const fix = code === "STORE_TOO_NEW" ? ELSEWHERE.replace("Pass", "pass") : ELSEWHERE;
+  return new NiceevalError(code, `${what} ${fix}.`, cause === undefined ? undefined : { cause });
+}
+
+/** Whether a better-sqlite3 error says the file is damaged or not a database. */
+export function isCorruption(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^SQLITE_(CORRUPT|NOTADB)/.test(code);
+}
+
+/** Reject a non-empty file that does not start with SQLite's header, before SQLite touches it. */
+function checkHeader(path: string): void {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch {
+    return; // a new store
+  }
+  if (size === 0) return;
+  const header = Buffer.alloc(16);
+  const fd = openSync(path, "r");
+  try {
+    readSync(fd, header, 0, 16, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (header.toString("latin1") !== SQLITE_HEADER)
+    throw storeFileError("STORE_NOT_NICEEVAL", path, "it is not a SQLite database");
+}
+
+/**
+ * Open (creating if needed) the database at `path` and bring its schema up to date. Every check
+ * reads only; nothing is written until the file is known to be an empty or niceeval database
+ * of this version or older.
+ */
+export function openDatabase(path: string, busyTimeoutMs: number): Database.Database {
+  mkdirSync(dirname(path), { recursive: true });
+  checkHeader(path);
+  let db: Database.Database;
+  try {
+    db = new Database(path, { timeout: busyTimeoutMs });
+  } catch (error) {
+    throw storeFileError("STORE_UNREADABLE", path, (error as Error).message, error);
+  }
+  try {
+    let applicationId: number;
+    let tables: number;
+    try {
+      applicationId = db.pragma("application_id", { simple: true }) as number;
+      tables = (
+        db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get() as {
+          n: number;
+        }
+      ).n;
+    } catch (error) {
+      if (isCorruption(error))
+        throw storeFileError("STORE_CORRUPT", path, (error as Error).message, error);
+      throw error;
+    }
+    if (applicationId !== 0 && applicationId !== APPLICATION_ID)
+      throw storeFileError(
+        "STORE_NOT_NICEEVAL",
+        path,
+        `a SQLite database of another application, application_id ${applicationId}`,
+      );
+    if (tables > 0 && applicationId !== APPLICATION_ID)
+      throw storeFileError("STORE_NOT_NICEEVAL", path, "a SQLite database of another application");
+    const version = tables > 0 ? readSchemaVersion(db) : 0;
+    if (version > SCHEMA_VERSION)
+      throw storeFileError(
+        "STORE_TOO_NEW",
+        path,
+        `schema version ${version}, this niceeval reads up to ${SCHEMA_VERSION}`,
+      );
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.pragma("foreign_keys = ON");
+    // Reads of a 100,000-attempt run stay in memory instead of going through 2 MB of cache.
+    db.pragma("cache_size = -65536");
+    db.pragma("mmap_size = 268435456");
+    if (version < SCHEMA_VERSION) migrate(db);
+    return db;
+  } catch (error) {
+    db.close();
+    if (error instanceof NiceevalError) throw error;
+    if (isCorruption(error))
+      throw storeFileError("STORE_CORRUPT", path, (error as Error).message, error);
+    throw error;
+  }
+}

@@ -1,0 +1,89 @@
+import type { AttemptQuery } from "../types.js";
+import { JUDGMENT_STATE_CODE, VERDICT_CODE } from "./schema.js";
+
+/** Lookups a filter needs from the store. */
+export interface FilterLookups {
+  ev(evalId: string): number | undefined;
+  kindIds(label: string): number[];
+}
+
+/** A WHERE clause over `attempts a`, or undefined when the query can match nothing. */
+export function attemptFilter(
+  rid: number,
+  query: AttemptQuery,
+  lookups: FilterLookups,
+): { where: string; params: unknown[]; scansText: boolean } | undefined {
+  const where = ["a.rid = ?"];
+  const params: unknown[] = [rid];
+  if (query.evalId !== undefined) {
+    const ev = lookups.ev(query.evalId);
+    if (ev === undefined) return undefined;
+    where.push("a.ev = ?");
+    params.push(ev);
+  }
+  if (query.verdict !== undefined) {
+    const verdicts: readonly string[] =
+      typeof query.verdict === "string" ? [query.verdict] : query.verdict;
+    const codes = verdicts.map((v) => VERDICT_CODE[v as keyof typeof VERDICT_CODE]);
+    if (codes.length === 0) return undefined;
+    where.push(`a.verdict IN (${codes.map(() => "?").join(", ")})`);
+    params.push(...codes);
+  }
+  if (query.judgmentState !== undefined) {
+    where.push("(a.judgment_states & ?) != 0");
+    params.push(1 << JUDGMENT_STATE_CODE[query.judgmentState]);
+  }
+  if (query.judgmentLabel !== undefined) {
+    const ids = lookups.kindIds(query.judgmentLabel);
+    if (ids.length === 0) return undefined;
+    where.push(`(${ids.map(() => "instr(a.kinds, ?) > 0").join(" OR ")})`);
+    params.push(...ids.map((id) => `,${id},`));
+  }
+  if (query.text !== undefined && query.text !== "") {
+    const text = textFilter(rid, query.text);
+    where.push(text.where);
+    params.push(...text.params);
+  }
+  return { where: where.join(" AND "), params, scansText: !!query.text };
+}
+
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * Case-insensitive substring match over case id, input, output and judgment reasons: a LIKE over
+ * the run's lower-cased `attempt_text` rows (LIKE itself folds only ASCII, so both sides are
+ * lower-cased by JS), and for an input or output too large to be inline, its blob's JSON.
+ */
+function textFilter(rid: number, text: string): { where: string; params: unknown[] } {
+  const escaped = JSON.stringify(text).slice(1, -1);
+  const forms = escaped === text ? [text] : [text, escaped];
+  const ascii = /^\p{ASCII}*$/u.test(text);
+  const params: unknown[] = [rid, likePattern(text.toLowerCase())];
+  const blobMatch = forms.map((form) => {
+    params.push(ascii ? likePattern(form) : form.toLowerCase());
+    return ascii ? "b.json LIKE ? ESCAPE '\\'" : "niceeval_contains(b.json, ?)";
+  });
+  return {
+    where: `a.id IN (SELECT t.id FROM attempt_text t WHERE t.rid = ? AND (t.search LIKE ? ESCAPE '\\'
+      OR (t.blobs IS NOT NULL AND EXISTS (SELECT 1 FROM blobs b WHERE b.id IN (SELECT value FROM json_each('[' || t.blobs || ']'))
+      AND (${blobMatch.join(" OR ")})))))`,
+    params,
+  };
+}
+
+/** ORDER BY of a query: the chosen key, then case order so pages are stable. */
+export function attemptOrder(query: AttemptQuery): string {
+  const direction = query.order === "desc" ? "DESC" : "ASC";
+  const caseOrder = (d: string) => `a.ev ${d}, a.case_index ${d}, a.trial ${d}, a.id ${d}`;
+  switch (query.sort ?? "case") {
+    case "case":
+      return caseOrder(direction);
+    case "score":
+      // Unscored attempts (unavailable, or nothing to earn) have no ratio and come last.
+      return `CASE WHEN a.score_state != 2 AND a.max > 0 THEN a.earned / a.max END ${direction} NULLS LAST, ${caseOrder("ASC")}`;
+    case "elapsed":
+      return `a.elapsed_ms ${direction}, ${caseOrder("ASC")}`;
+    case "verdict":
+      return `a.verdict ${direction}, ${caseOrder("ASC")}`;
+  }
+}

@@ -1,0 +1,575 @@
+import Database from "better-sqlite3";
+import { NiceevalError } from "../../errors.js";
+import type { AttemptRecord } from "../../eval/record.js";
+import type { EvalSummary } from "../../runner/events.js";
+import type {
+  AttemptPage,
+  AttemptQuery,
+  RunEnd,
+  RunListQuery,
+  RunManifest,
+  RunStatus,
+  RunTotals,
+  Store,
+  StoredRun,
+} from "../types.js";
+import {
+  type AttemptRow,
+  type DecodeContext,
+  decodeAttempt,
+  encodeAttempt,
+  type JudgmentKind,
+  searchBlobs,
+  searchText,
+} from "./codec.js";
+import { isCorruption, openDatabase, storeFileError } from "./open.js";
+import { attemptFilter, attemptOrder } from "./query.js";
+import { SCORE_STATE_CODE, VERDICT_CODE } from "./schema.js";
+import { BlobTable } from "./values.js";
+
+/** Options of {@link openSqliteStore}. */
+export interface SqliteStoreOptions {
+  /** Largest value kept whole, in bytes of JSON (default 16 MiB); a larger one is kept as its head. */
+  valueCapBytes?: number;
+  /** How long a write waits for another process holding the store (default 5000 ms). */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Open the SQLite store at `path` (its folder is created; the CLI's default is
+ * `.niceeval/niceeval.sqlite`). A file that is not a niceeval store, is damaged, or was written by
+ * a newer niceeval is refused with a {@link NiceevalError} and left untouched.
+ *
+ * @example
+ * const store = await openSqliteStore(".niceeval/niceeval.sqlite");
+ * const [latest] = await store.listRuns({ limit: 1 });
+ */
+export async function openSqliteStore(
+  path: string,
+  options: SqliteStoreOptions = {},
+): Promise<Store> {
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const db = openDatabase(path, busyTimeoutMs);
+  return new SqliteStore(db, path, options.valueCapBytes ?? 16 * 2 ** 20, busyTimeoutMs);
+}
+
+interface RunRow {
+  rid: number;
+  id: string;
+  status: RunStatus;
+  ended_at: string | null;
+  manifest: string;
+  summaries: string | null;
+}
+
+/** What one attempt adds to its eval's totals. */
+interface Contribution {
+  verdict: number;
+  score_state: number;
+  earned: number;
+  max: number;
+}
+
+/** The counters `run_evals` keeps per eval, added to on every append. */
+const COUNTERS = [
+  "cases",
+  "attempts",
+  "passed",
+  "failed",
+  "errored",
+  "skipped",
+  "scored",
+  "score_sum",
+] as const;
+type Delta = Record<(typeof COUNTERS)[number], number>;
+const zeroDelta = () => Object.fromEntries(COUNTERS.map((c) => [c, 0])) as Delta;
+
+const ATTEMPT_COLUMNS = [
+  "case_index",
+  "trial",
+  "case_id",
+  "verdict",
+  "score_state",
+  "earned",
+  "max",
+  "elapsed_ms",
+  "judgment_states",
+  "kinds",
+  "error",
+  "judgments",
+  "reasons",
+  "rest",
+  "input",
+  "expected",
+  "metadata",
+  "output",
+  "trace",
+] as const satisfies readonly (keyof AttemptRow)[];
+const SELECT_ATTEMPT = `SELECT a.id, a.ev, ${ATTEMPT_COLUMNS.map((c) => `a.${c}`).join(", ")} FROM attempts a`;
+
+class SqliteStore implements Store {
+  readonly location: string;
+  readonly #db: Database.Database;
+  readonly #blobs: BlobTable;
+  readonly #readers = new Set<Database.Database>();
+  readonly #kindIds = new Map<string, number>();
+  readonly #kinds = new Map<number, JudgmentKind>();
+  readonly #statements = new Map<string, Database.Statement>();
+  readonly #decode: DecodeContext;
+  #closed = false;
+
+  constructor(
+    db: Database.Database,
+    readonly path: string,
+    capBytes: number,
+    readonly busyTimeoutMs: number,
+  ) {
+    this.location = `sqlite:${path}`;
+    this.#db = db;
+    this.#blobs = new BlobTable(db, capBytes);
+    this.#decode = { kind: (id) => this.#kind(id), blob: (id) => this.#blobs.get(id) };
+    db.function("niceeval_contains", { deterministic: true }, (haystack, needle) =>
+      typeof haystack === "string" && typeof needle === "string"
+        ? Number(haystack.toLowerCase().includes(needle))
+        : 0,
+    );
+  }
+
+  #sql<R = unknown>(sql: string): Database.Statement<unknown[], R> {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement as Database.Statement<unknown[], R>;
+  }
+
+  /** Run `body`, turning SQLite's low-level failures into errors that name the file and the fix. */
+  #guard<T>(body: () => T): T {
+    if (this.#closed)
+      throw new NiceevalError("STORE_CLOSED", `the store ${this.path} is closed; open it again.`);
+    try {
+      return body();
+    } catch (error) {
+      if (error instanceof NiceevalError) throw error;
+      if (isCorruption(error))
+        throw storeFileError("STORE_CORRUPT", this.path, (error as Error).message, error);
+      const code = (error as { code?: unknown }).code;
+      if (code === "SQLITE_BUSY")
+        throw new NiceevalError(
+          "STORE_BUSY",
+          `the store ${this.path} stayed locked by another process for more than ${this.busyTimeoutMs} ms. Retry, or pass --store <other path>.`,
+          { cause: error },
+        );
+      throw error;
+    }
+  }
+
+  // ── Runs ──
+
+  async beginRun(manifest: RunManifest): Promise<void> {
+    this.#guard(() =>
+      this.#db
+        .transaction(() => {
+          const exists = this.#sql("SELECT 1 FROM runs WHERE id = ?").get(manifest.runId);
+          if (exists)
+            throw new NiceevalError(
+              "RUN_EXISTS",
+              `a run with id ${manifest.runId} is already in ${this.path}; every run needs a new id.`,
+            );
+          const { rid } = this.#sql<{ rid: number }>(
+            `INSERT INTO runs (id, name, branch, commit_sha, status, started_at, manifest)
+             VALUES (?, ?, ?, ?, 'running', ?, ?) RETURNING rid`,
+          ).get(
+            manifest.runId,
+            manifest.name ?? null,
+            manifest.git?.branch ?? null,
+            manifest.git?.commit ?? null,
+            manifest.startedAt,
+            JSON.stringify(manifest),
+          )!;
+          for (const [key, value] of Object.entries(manifest.tags))
+            this.#sql("INSERT INTO run_tags (rid, key, value) VALUES (?, ?, ?)").run(
+              rid,
+              key,
+              value,
+            );
+          manifest.evals.forEach((e, ev) => {
+            this.#sql("INSERT OR IGNORE INTO run_evals (rid, ev, eval_id) VALUES (?, ?, ?)").run(
+              rid,
+              ev,
+              e.evalId,
+            );
+          });
+        })
+        .immediate(),
+    );
+  }
+
+  #rid(runId: string): number {
+    const row = this.#sql<{ rid: number }>("SELECT rid FROM runs WHERE id = ?").get(runId);
+    if (!row)
+      throw new NiceevalError(
+        "RUN_NOT_FOUND",
+        `no run ${runId} in ${this.path}; call beginRun first.`,
+      );
+    return row.rid;
+  }
+
+  async finishRun(runId: string, end: RunEnd): Promise<void> {
+    this.#guard(() =>
+      this.#db
+        .transaction(() => {
+          const row = this.#sql<{ manifest: string }>("SELECT manifest FROM runs WHERE id = ?").get(
+            runId,
+          );
+          if (!row) this.#rid(runId);
+          const manifest = JSON.parse(row!.manifest) as RunManifest;
+          if (end.datasetHashes)
+            for (const e of manifest.evals) {
+              const hash = end.datasetHashes[e.evalId];
+              if (hash !== undefined) e.datasetHash = hash;
+            }
+          this.#sql(
+            "UPDATE runs SET status = ?, ended_at = ?, summaries = ?, manifest = ? WHERE id = ?",
+          ).run(
+            end.status,
+            end.endedAt,
+            JSON.stringify(end.summaries),
+            JSON.stringify(manifest),
+            runId,
+          );
+        })
+        .immediate(),
+    );
+  }
+
+  async getRun(runId: string): Promise<StoredRun | undefined> {
+    return this.#guard(() => {
+      const row = this.#sql<RunRow>(
+        "SELECT rid, id, status, ended_at, manifest, summaries FROM runs WHERE id = ?",
+      ).get(runId);
+      return row ? this.#storedRuns([row])[0] : undefined;
+    });
+  }
+
+  async listRuns(query: RunListQuery = {}): Promise<StoredRun[]> {
+    return this.#guard(() => {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      if (query.evalId !== undefined) {
+        where.push("EXISTS (SELECT 1 FROM run_evals e WHERE e.rid = r.rid AND e.eval_id = ?)");
+        params.push(query.evalId);
+      }
+      if (query.branch !== undefined) {
+        where.push("r.branch = ?");
+        params.push(query.branch);
+      }
+      if (query.status !== undefined) {
+        where.push("r.status = ?");
+        params.push(query.status);
+      }
+      for (const [key, value] of Object.entries(query.tags ?? {})) {
+        where.push(
+          "EXISTS (SELECT 1 FROM run_tags t WHERE t.rid = r.rid AND t.key = ? AND t.value = ?)",
+        );
+        params.push(key, value);
+      }
+      const limit = query.limit === undefined ? -1 : Math.max(0, Math.floor(query.limit));
+      const rows = this.#sql<RunRow>(
+        `SELECT r.rid, r.id, r.status, r.ended_at, r.manifest, r.summaries FROM runs r
+         ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+         ORDER BY r.started_at DESC, r.rid DESC LIMIT ?`,
+      ).all(...params, limit);
+      return this.#storedRuns(rows);
+    });
+  }
+
+  #storedRuns(rows: readonly RunRow[]): StoredRun[] {
+    if (rows.length === 0) return [];
+    const sums = new Map<number, { evals: number; d: Delta }>();
+    const evalRows = this.#sql<Delta & { rid: number }>(
+      "SELECT * FROM run_evals WHERE rid IN (SELECT value FROM json_each(?))",
+    ).all(JSON.stringify(rows.map((r) => r.rid)));
+    for (const e of evalRows) {
+      let sum = sums.get(e.rid);
+      if (!sum) {
+        sum = { evals: 0, d: zeroDelta() };
+        sums.set(e.rid, sum);
+      }
+      if (e.attempts > 0) sum.evals++;
+      for (const c of COUNTERS) sum.d[c] += e[c];
+    }
+    return rows.map((row) => {
+      const { evals, d } = sums.get(row.rid) ?? { evals: 0, d: zeroDelta() };
+      const totals: RunTotals = {
+        evals,
+        cases: d.cases,
+        attempts: d.attempts,
+        passed: d.passed,
+        failed: d.failed,
+        errored: d.errored,
+        skipped: d.skipped,
+        meanScore: d.scored > 0 ? d.score_sum / d.scored : null,
+        scoredAttempts: d.scored,
+      };
+      const run: StoredRun = {
+        ...(JSON.parse(row.manifest) as RunManifest),
+        status: row.status,
+        totals,
+      };
+      if (row.ended_at !== null) run.endedAt = row.ended_at;
+      if (row.summaries !== null) run.summaries = JSON.parse(row.summaries) as EvalSummary[];
+      return run;
+    });
+  }
+
+  // ── Attempts ──
+
+  async appendAttempts(runId: string, records: readonly AttemptRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    try {
+      this.#guard(() => this.#db.transaction(() => this.#append(runId, records)).immediate());
+    } catch (error) {
+      // Ids cached during a rolled-back batch may not exist.
+      this.#kindIds.clear();
+      this.#kinds.clear();
+      throw error;
+    }
+  }
+
+  #append(runId: string, records: readonly AttemptRecord[]): void {
+    const rid = this.#rid(runId);
+    const evs = new Map<string, number>();
+    for (const e of this.#sql<{ ev: number; eval_id: string }>(
+      "SELECT ev, eval_id FROM run_evals WHERE rid = ?",
+    ).all(rid))
+      evs.set(e.eval_id, e.ev);
+    const deltas = new Map<number, Delta>();
+    const existing = this.#sql<Contribution & { case_index: number }>(
+      "SELECT verdict, score_state, earned, max, case_index FROM attempts WHERE rid = ? AND ev = ? AND case_id = ? AND trial = ?",
+    );
+    const sibling = this.#sql<{ case_index: number }>(
+      "SELECT case_index FROM attempts WHERE rid = ? AND ev = ? AND case_id = ? LIMIT 1",
+    );
+    const upsert = this.#sql(
+      `INSERT INTO attempts (rid, ev, ${ATTEMPT_COLUMNS.join(", ")})
+       VALUES (?, ?, ${ATTEMPT_COLUMNS.map(() => "?").join(", ")})
+       ON CONFLICT (rid, ev, case_id, trial) DO UPDATE SET
+       ${ATTEMPT_COLUMNS.map((c) => `${c} = excluded.${c}`).join(", ")} RETURNING id`,
+    );
+    const text = this.#sql(
+      "INSERT OR REPLACE INTO attempt_text (rid, id, search, blobs) VALUES (?, ?, ?, ?)",
+    );
+    const context = {
+      kindId: (kind: JudgmentKind) => this.#kindId(kind),
+      putValue: (json: string) => this.#blobs.put(json),
+    };
+    for (const record of records) {
+      let ev = evs.get(record.evalId);
+      if (ev === undefined) {
+        ev = evs.size === 0 ? 0 : Math.max(...evs.values()) + 1;
+        this.#sql("INSERT INTO run_evals (rid, ev, eval_id) VALUES (?, ?, ?)").run(
+          rid,
+          ev,
+          record.evalId,
+        );
+        evs.set(record.evalId, ev);
+      }
+      let delta = deltas.get(ev);
+      if (!delta) {
+        delta = zeroDelta();
+        deltas.set(ev, delta);
+      }
+      const trial = record.trial ?? 0;
+      const old = existing.get(rid, ev, record.caseId, trial);
+      let index = record.index ?? old?.case_index;
+      if (!old) {
+        const known = sibling.get(rid, ev, record.caseId);
+        if (!known) delta.cases++;
+        index ??= known?.case_index ?? this.#nextIndex(rid, ev, delta);
+      }
+      const row = encodeAttempt(record, index ?? 0, context);
+      const { id } = upsert.get(rid, ev, ...ATTEMPT_COLUMNS.map((c) => row[c])) as { id: number };
+      text.run(rid, id, searchText(record), searchBlobs(row));
+      if (old) count(delta, old, -1);
+      count(delta, row, 1);
+    }
+    const update = this.#sql(
+      `UPDATE run_evals SET ${COUNTERS.map((c) => `${c} = ${c} + ?`).join(", ")} WHERE rid = ? AND ev = ?`,
+    );
+    for (const [ev, d] of deltas) update.run(...COUNTERS.map((c) => d[c]), rid, ev);
+  }
+
+  /** Position of a new case appended without `index`: after every case its eval has so far. */
+  #nextIndex(rid: number, ev: number, delta: Delta): number {
+    const row = this.#sql<{ cases: number }>(
+      "SELECT cases FROM run_evals WHERE rid = ? AND ev = ?",
+    ).get(rid, ev);
+    return (row?.cases ?? 0) + delta.cases - 1;
+  }
+
+  #kindId(kind: JudgmentKind): number {
+    const key = JSON.stringify([kind.label, kind.source, kind.gate, kind.points]);
+    let id = this.#kindIds.get(key);
+    if (id === undefined) {
+      const params = [kind.label, kind.source, kind.gate ? 1 : 0, kind.points];
+      id =
+        this.#sql<{ id: number }>(
+          "SELECT id FROM judgment_kinds WHERE label = ? AND source = ? AND gate = ? AND points = ?",
+        ).get(...params)?.id ??
+        this.#sql<{ id: number }>(
+          "INSERT INTO judgment_kinds (label, source, gate, points) VALUES (?, ?, ?, ?) RETURNING id",
+        ).get(...params)!.id;
+      this.#kindIds.set(key, id);
+      this.#kinds.set(id, kind);
+    }
+    return id;
+  }
+
+  #kind(id: number): JudgmentKind {
+    let kind = this.#kinds.get(id);
+    if (!kind) {
+      const row = this.#sql<{ label: string; source: string; gate: number; points: number }>(
+        "SELECT label, source, gate, points FROM judgment_kinds WHERE id = ?",
+      ).get(id);
+      kind = row
+        ? { label: row.label, source: row.source, gate: row.gate === 1, points: row.points }
+        : { label: `(unknown judgment ${id})`, source: "store", gate: false, points: 0 };
+      this.#kinds.set(id, kind);
+    }
+    return kind;
+  }
+
+  #evalIds(rid: number): Map<number, string> {
+    const ids = new Map<number, string>();
+    for (const e of this.#sql<{ ev: number; eval_id: string }>(
+      "SELECT ev, eval_id FROM run_evals WHERE rid = ?",
+    ).all(rid))
+      ids.set(e.ev, e.eval_id);
+    return ids;
+  }
+
+  async *streamAttempts(
+    runId: string,
+    options: { evalId?: string } = {},
+  ): AsyncIterable<AttemptRecord> {
+    const { rid, evalIds } = this.#guard(() => {
+      const rid = this.#rid(runId);
+      return { rid, evalIds: this.#evalIds(rid) };
+    });
+    let ev: number | undefined;
+    if (options.evalId !== undefined) {
+      ev = [...evalIds].find(([, id]) => id === options.evalId)?.[0];
+      if (ev === undefined) return;
+    }
+    // A connection of its own: iterating holds it, while blobs and kinds are read on the main one.
+    const reader = this.#guard(
+      () => new Database(this.path, { readonly: true, timeout: this.busyTimeoutMs }),
+    );
+    this.#readers.add(reader);
+    try {
+      const rows = reader
+        .prepare<unknown[], AttemptRow & { ev: number }>(
+          `${SELECT_ATTEMPT} WHERE a.rid = ? ${ev === undefined ? "" : "AND a.ev = ?"}
+           ORDER BY a.ev, a.case_index, a.trial, a.id`,
+        )
+        .iterate(...(ev === undefined ? [rid] : [rid, ev]));
+      let batch: AttemptRecord[] = [];
+      for (;;) {
+        // Rows are decoded in small batches so iteration does not pay a promise per record.
+        const next = this.#guard(() => {
+          batch = [];
+          for (let i = 0; i < 256; i++) {
+            const step = rows.next();
+            if (step.done) return true;
+            const row = step.value;
+            batch.push(decodeAttempt(row, evalIds.get(row.ev) ?? "", this.#decode));
+          }
+          return false;
+        });
+        yield* batch;
+        if (next) break;
+      }
+    } finally {
+      this.#readers.delete(reader);
+      if (reader.open) reader.close();
+    }
+  }
+
+  async queryAttempts(runId: string, query: AttemptQuery = {}): Promise<AttemptPage> {
+    return this.#guard(() => {
+      const rid = this.#rid(runId);
+      const evalIds = this.#evalIds(rid);
+      const filter = attemptFilter(rid, query, {
+        ev: (evalId) => [...evalIds].find(([, id]) => id === evalId)?.[0],
+        kindIds: (label) =>
+          this.#sql<{ id: number }>("SELECT id FROM judgment_kinds WHERE label = ?")
+            .all(label)
+            .map((r) => r.id),
+      });
+      if (!filter) return { total: 0, items: [] };
+      const limit = Math.min(1000, Math.max(0, Math.floor(query.limit ?? 100)));
+      const offset = Math.max(0, Math.floor(query.offset ?? 0));
+      const order = attemptOrder(query);
+      const count = () =>
+        this.#sql<{ n: number }>(`SELECT count(*) AS n FROM attempts a WHERE ${filter.where}`).get(
+          ...filter.params,
+        )!.n;
+      let page: { id: number; total?: number }[];
+      let total: number;
+      if (filter.scansText) {
+        // A text scan is the cost: one pass yields the page's ids and the total.
+        page = this.#sql<{ id: number; total: number }>(
+          `SELECT a.id, count(*) OVER () AS total FROM attempts a WHERE ${filter.where}
+           ORDER BY ${order} LIMIT ? OFFSET ?`,
+        ).all(...filter.params, Math.max(limit, 1), offset);
+        total = page[0]?.total ?? count();
+      } else {
+        // Index-only: the count and the page's ids come from the covering index, rows after.
+        total = count();
+        page = this.#sql<{ id: number }>(
+          `SELECT a.id FROM attempts a WHERE ${filter.where} ORDER BY ${order} LIMIT ? OFFSET ?`,
+        ).all(...filter.params, limit, offset);
+      }
+      const ids = limit === 0 ? [] : page.map((r) => r.id);
+      const rows = new Map<number, AttemptRow & { id: number; ev: number }>();
+      for (const row of this.#sql<AttemptRow & { id: number; ev: number }>(
+        `${SELECT_ATTEMPT} WHERE a.id IN (SELECT value FROM json_each(?))`,
+      ).all(JSON.stringify(ids)))
+        rows.set(row.id, row);
+      const items: AttemptRecord[] = [];
+      for (const id of ids) {
+        const row = rows.get(id);
+        if (row) items.push(decodeAttempt(row, evalIds.get(row.ev) ?? "", this.#decode));
+      }
+      return { total, items };
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    for (const reader of this.#readers) reader.close();
+    this.#readers.clear();
+    this.#closed = true;
+    this.#db.close();
+  }
+}
+
+const VERDICT_FIELD = {
+  [VERDICT_CODE.passed]: "passed",
+  [VERDICT_CODE.failed]: "failed",
+  [VERDICT_CODE.errored]: "errored",
+  [VERDICT_CODE.skipped]: "skipped",
+} as const;
+
+/** Add (sign 1) or take back (sign -1) one attempt's share of its eval's totals. */
+function count(delta: Delta, attempt: Contribution, sign: 1 | -1): void {
+  delta.attempts += sign;
+  const field = VERDICT_FIELD[attempt.verdict as keyof typeof VERDICT_FIELD];
+  if (field) delta[field] += sign;
+  if (attempt.score_state !== SCORE_STATE_CODE.unavailable && attempt.max > 0) {
+    delta.scored += sign;
+    delta.score_sum += (sign * attempt.earned) / attempt.max;
+  }
+}

@@ -1,0 +1,173 @@
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { NiceevalError } from "../../src/errors.js";
+import { isTruncated, openSqliteStore } from "../../src/store/index.js";
+import { attempt, manifest } from "./fixtures.js";
+import { defineStoreSuite } from "./store-suite.js";
+
+const run = promisify(execFile);
+
+defineStoreSuite("sqlite", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "niceeval-store-"));
+  const store = await openSqliteStore(join(dir, "nested", "niceeval.sqlite"));
+  return { store, cleanup: () => rm(dir, { recursive: true, force: true }) };
+});
+
+describe("SQLite store", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "niceeval-sqlite-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function refused(path: string): Promise<NiceevalError> {
+    const before = readFileSync(path);
+    const error = await openSqliteStore(path).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(NiceevalError);
+    expect(readFileSync(path).equals(before)).toBe(true);
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    const message = (error as NiceevalError).message;
+    expect(message).toContain(path);
+    expect(message).toContain("--store <other path>");
+    return error as NiceevalError;
+  }
+
+  it("creates its folder, uses WAL and a schema version, and keeps runs across opens", async () => {
+    const path = join(dir, "a", "b", "store.sqlite");
+    const store = await openSqliteStore(path);
+    expect(store.location).toBe(`sqlite:${path}`);
+    await store.beginRun(manifest("kept"));
+    await store.appendAttempts("kept", [attempt("alpha", 0)]);
+    await store.close();
+    const db = new Database(path, { readonly: true });
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(db.prepare("SELECT version FROM schema_version").all()).toEqual([{ version: 1 }]);
+    db.close();
+    const again = await openSqliteStore(path);
+    expect((await again.getRun("kept"))?.totals.attempts).toBe(1);
+    await again.close();
+  });
+
+  it("refuses a text file, leaving it unchanged", async () => {
+    const path = join(dir, "notes.sqlite");
+    writeFileSync(path, "these are my notes, not a database\n".repeat(200));
+    const error = await refused(path);
+    expect(error.code).toBe("STORE_NOT_NICEEVAL");
+  });
+
+  it("refuses another application's SQLite database, leaving it unchanged", async () => {
+    const path = join(dir, "other.sqlite");
+    const db = new Database(path);
+    db.exec("CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('Ada')");
+    db.close();
+    expect((await refused(path)).code).toBe("STORE_NOT_NICEEVAL");
+    const withId = join(dir, "other-id.sqlite");
+    const db2 = new Database(withId);
+    db2.pragma("application_id = 1234");
+    db2.close();
+    expect((await refused(withId)).message).toContain("1234");
+  });
+
+  it("refuses a damaged store, leaving it unchanged", async () => {
+    const path = join(dir, "damaged.sqlite");
+    const store = await openSqliteStore(path);
+    await store.beginRun(manifest("r"));
+    await store.close();
+    const bytes = readFileSync(path);
+    bytes.fill(0xa5, 100, 4096); // page 1 after its header: the schema table
+    writeFileSync(path, bytes);
+    expect((await refused(path)).code).toBe("STORE_CORRUPT");
+  });
+
+  it("refuses a store written by a newer schema, leaving it unchanged", async () => {
+    const path = join(dir, "newer.sqlite");
+    const store = await openSqliteStore(path);
+    await store.close();
+    const db = new Database(path);
+    db.prepare("INSERT INTO schema_version (version, applied_at) VALUES (99, 'later')").run();
+    db.pragma("journal_mode = DELETE");
+    db.close();
+    const error = await refused(path);
+    expect(error.code).toBe("STORE_TOO_NEW");
+    expect(error.message).toContain("99");
+  });
+
+  it("stores a large value once, and truncates above its cap with a marker", async () => {
+    const path = join(dir, "blobs.sqlite");
+    const store = await openSqliteStore(path, { valueCapBytes: 4096 });
+    await store.beginRun(manifest("b"));
+    const doc = { text: "a long document ".repeat(200) };
+    const huge = "z".repeat(10_000);
+    await store.appendAttempts("b", [
+      { ...attempt("alpha", 0), input: doc },
+      { ...attempt("alpha", 1), input: doc, output: huge },
+      { ...attempt("alpha", 2), output: huge },
+    ]);
+    const records = [];
+    for await (const r of store.streamAttempts("b")) records.push(r);
+    await store.close();
+    expect(records.map((r) => r.input)).toEqual([doc, doc, 2]);
+    const marker = records[1]?.output;
+    expect(isTruncated(marker) && marker.bytes).toBe(10_002);
+    expect(isTruncated(marker) && marker.head).toBe(`"${"z".repeat(4095)}`);
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare("SELECT count(*) AS n, sum(truncated) AS t FROM blobs").get()).toEqual({
+      n: 2,
+      t: 1,
+    });
+    db.close();
+  });
+
+  it("grows by at most 1 KB per attempt of a 4-scorer suite", async () => {
+    const path = join(dir, "size.sqlite");
+    const store = await openSqliteStore(path);
+    await store.beginRun(manifest("s"));
+    await store.close();
+    const size = () =>
+      statSync(path).size + (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
+    const empty = size();
+    const again = await openSqliteStore(path);
+    const n = 5000;
+    for (let i = 0; i < n; i += 250)
+      await again.appendAttempts(
+        "s",
+        Array.from({ length: 250 }, (_, k) => attempt("alpha", i + k)),
+      );
+    await again.close(); // checkpoints the WAL into the file
+    expect((size() - empty) / n).toBeLessThan(1000);
+  });
+
+  it("stores two runs written by two processes at once, each whole", async () => {
+    const path = join(dir, "shared.sqlite");
+    const n = 3000;
+    const writer = join(import.meta.dirname, "writer.ts");
+    await Promise.all(
+      ["proc-a", "proc-b"].map((id) =>
+        run(process.execPath, ["--import", "tsx", writer, path, id, String(n)], {
+          cwd: join(import.meta.dirname, "..", ".."),
+        }),
+      ),
+    );
+    const store = await openSqliteStore(path);
+    for (const id of ["proc-a", "proc-b"]) {
+      const stored = await store.getRun(id);
+      expect(stored?.status).toBe("finished");
+      expect(stored?.totals).toMatchObject({ attempts: n, cases: n, passed: n, evals: 2 });
+      let count = 0;
+      for await (const _ of store.streamAttempts(id)) count++;
+      expect(count).toBe(n);
+    }
+    await store.close();
+  }, 120_000);
+});

@@ -1,0 +1,514 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { NiceevalError } from "../../src/errors.js";
+import type { AttemptRecord } from "../../src/eval/record.js";
+import { resolveRunRef } from "../../src/store/resolve.js";
+import { isTruncated, type Store } from "../../src/store/types.js";
+import { attempt, judgment, manifest, summary } from "./fixtures.js";
+
+/** How a backend's test opens a fresh, empty store, and removes it afterwards. */
+export type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
+
+const judgeSpend = {
+  calls: 1,
+  cachedCalls: 0,
+  retries: 2,
+  inputTokens: 120,
+  outputTokens: 40,
+  latencyMs: 830,
+};
+
+const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString();
+
+async function collect(iterable: AsyncIterable<AttemptRecord>): Promise<AttemptRecord[]> {
+  const out: AttemptRecord[] = [];
+  for await (const record of iterable) out.push(record);
+  return out;
+}
+
+const keys = (records: readonly AttemptRecord[]) =>
+  records.map((r) => `${r.evalId}/${r.caseId}/${r.trial}`);
+
+async function thrown(promise: Promise<unknown>): Promise<NiceevalError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(NiceevalError);
+    return error as NiceevalError;
+  }
+  throw new Error("expected a NiceevalError");
+}
+
+/**
+ * The contract every {@link Store} backend keeps. Each backend's test calls this once with a way
+ * to open a fresh store; the tests say nothing of how the backend stores anything.
+ */
+export function defineStoreSuite(name: string, open: OpenStore): void {
+  describe(`Store contract: ${name}`, () => {
+    let store: Store;
+    let cleanup: () => Promise<void>;
+    beforeEach(async () => {
+      ({ store, cleanup } = await open());
+    });
+    afterEach(async () => {
+      await store.close();
+      await cleanup();
+    });
+
+    describe("attempts", () => {
+      it("round-trips a full record: judgments with detail, trace, usage, values", async () => {
+        await store.beginRun(manifest("run-full"));
+        const big = { document: "lorem ipsum ".repeat(400), pages: [1, 2, 3] };
+        const record: AttemptRecord = {
+          evalId: "alpha",
+          caseId: "order-42",
+          trial: 2,
+          index: 7,
+          cluster: "doc-1",
+          verdict: "errored",
+          score: { state: "partial", earned: 1.5, max: 4, reasons: ["judge unavailable"] },
+          judgments: [
+            {
+              label: "At least one delivery",
+              source: "t.check",
+              state: "matched",
+              gate: false,
+              points: 2,
+              earned: 1.5,
+              value: 0.75,
+              reason: 'found "delivery" in 3 of 4',
+              detail: { tree: { kind: "some", children: [{ ok: true }] } },
+            },
+            {
+              label: "judged",
+              source: "t.closeQA",
+              state: "unavailable",
+              gate: true,
+              points: 2,
+              earned: null,
+              value: null,
+              reason: "no judge configured",
+              detail: { audit: "x".repeat(3000) },
+              judge: { ...judgeSpend, costUsd: 0.0012 },
+            },
+            {
+              label: "crash",
+              source: "eval.regex-match",
+              state: "errored",
+              gate: true,
+              points: 0,
+              earned: null,
+              reason: "scorer threw: bad pattern",
+            },
+          ],
+          usage: {
+            app: {
+              inputTokens: { state: "available", value: 310 },
+              outputTokens: { state: "available", value: 92 },
+              totalTokens: { state: "available", value: 402 },
+              costUsd: { state: "unavailable", reason: "no price table" },
+            },
+            judge: judgeSpend,
+          },
+          elapsedMs: 1234.5678,
+          error: { message: "target timed out", where: "target" },
+          output: { text: "ok", items: [null, true, 3.25] },
+          input: big,
+          expected: null,
+          metadata: { source: "crm", tags: ["x"] },
+          trace: {
+            steps: [
+              { kind: "message", role: "user", content: "where is my order?" },
+              { kind: "tool-call", name: "lookup", input: { id: 42 }, output: { found: true } },
+              { kind: "tool-call", name: "ship", input: { id: 42 }, error: "refused" },
+            ],
+          },
+        };
+        await store.appendAttempts("run-full", [record]);
+        const [back] = await collect(store.streamAttempts("run-full"));
+        expect(back).toEqual(record);
+        const page = await store.queryAttempts("run-full");
+        expect(page.items[0]).toEqual(record);
+      });
+
+      it("sets trial and index on records appended without them, and keeps skip reasons", async () => {
+        await store.beginRun(manifest("run-min"));
+        const { trial: _t, index: _i, ...bare } = attempt("alpha", 0);
+        const skipped: AttemptRecord = {
+          ...bare,
+          caseId: "case-s",
+          verdict: "skipped",
+          skipReason: "not on CI",
+        };
+        await store.appendAttempts("run-min", [bare, skipped]);
+        const back = await collect(store.streamAttempts("run-min"));
+        expect(back).toEqual([
+          { ...bare, trial: 0, index: 0 },
+          { ...skipped, trial: 0, index: 1 },
+        ]);
+      });
+
+      it("keeps the last of the same (eval, case, trial) appended twice, without duplicating", async () => {
+        await store.beginRun(manifest("run-twice"));
+        await store.appendAttempts("run-twice", [
+          attempt("alpha", 0, { verdict: "failed" }),
+          attempt("alpha", 1),
+        ]);
+        await store.appendAttempts("run-twice", [attempt("alpha", 0, { verdict: "passed" })]);
+        // Twice in one batch, too.
+        await store.appendAttempts("run-twice", [
+          attempt("alpha", 1, { verdict: "errored" }),
+          attempt("alpha", 1, { verdict: "failed" }),
+        ]);
+        const back = await collect(store.streamAttempts("run-twice"));
+        expect(back.map((r) => [r.caseId, r.verdict])).toEqual([
+          ["case-0", "passed"],
+          ["case-1", "failed"],
+        ]);
+        const run = await store.getRun("run-twice");
+        expect(run?.totals).toMatchObject({
+          attempts: 2,
+          cases: 2,
+          passed: 1,
+          failed: 1,
+          errored: 0,
+        });
+        expect((await store.queryAttempts("run-twice")).total).toBe(2);
+      });
+
+      it("keeps a value above the cap as its head with its size, marked truncated", async () => {
+        await store.beginRun(manifest("run-cap"));
+        const huge = "é".repeat(9 * 2 ** 20); // 18 MiB of UTF-8, above the 16 MiB default cap
+        const record = { ...attempt("alpha", 0), output: huge };
+        await store.appendAttempts("run-cap", [record]);
+        const [back] = await collect(store.streamAttempts("run-cap"));
+        expect(isTruncated(back?.output)).toBe(true);
+        if (!isTruncated(back?.output)) return;
+        expect(back.output.bytes).toBe(Buffer.byteLength(JSON.stringify(huge)));
+        expect(back.output.head.startsWith('"éé')).toBe(true);
+        expect(Buffer.byteLength(back.output.head)).toBeLessThanOrEqual(16 * 2 ** 20);
+        expect(Buffer.byteLength(back.output.head)).toBeGreaterThan(16 * 2 ** 20 - 4);
+        expect(back.input).toBe(0);
+      });
+
+      it("streams in case order (eval order, case index, trial) whatever the append order", async () => {
+        await store.beginRun(manifest("run-order", { evals: ["first", "second"] }));
+        const records = [
+          attempt("second", 1, { trial: 1 }),
+          attempt("first", 2, { trial: 0 }),
+          attempt("second", 0, { trial: 0 }),
+          attempt("first", 0, { trial: 1 }),
+          attempt("first", 0, { trial: 0 }),
+          attempt("second", 1, { trial: 0 }),
+          attempt("first", 10, { trial: 0 }),
+        ];
+        await store.appendAttempts("run-order", records.slice(0, 3));
+        await store.appendAttempts("run-order", records.slice(3));
+        expect(keys(await collect(store.streamAttempts("run-order")))).toEqual([
+          "first/case-0/0",
+          "first/case-0/1",
+          "first/case-2/0",
+          "first/case-10/0",
+          "second/case-0/0",
+          "second/case-1/0",
+          "second/case-1/1",
+        ]);
+        expect(
+          keys(await collect(store.streamAttempts("run-order", { evalId: "second" }))),
+        ).toEqual(["second/case-0/0", "second/case-1/0", "second/case-1/1"]);
+        expect(await collect(store.streamAttempts("run-order", { evalId: "nope" }))).toEqual([]);
+      });
+
+      it("streams a large run while the same store keeps writing", async () => {
+        await store.beginRun(manifest("run-big"));
+        await store.beginRun(manifest("run-other"));
+        for (let i = 0; i < 3000; i += 500)
+          await store.appendAttempts(
+            "run-big",
+            Array.from({ length: 500 }, (_, k) => attempt("alpha", i + k)),
+          );
+        let n = 0;
+        let ordered = true;
+        for await (const record of store.streamAttempts("run-big")) {
+          if (record.index !== n) ordered = false;
+          if (n % 1000 === 0) await store.appendAttempts("run-other", [attempt("alpha", n)]);
+          n++;
+        }
+        expect(n).toBe(3000);
+        expect(ordered).toBe(true);
+        expect((await store.getRun("run-other"))?.totals.attempts).toBe(3);
+      });
+
+      it("refuses attempts of a run that was never begun", async () => {
+        const error = await thrown(store.appendAttempts("ghost", [attempt("alpha", 0)]));
+        expect(error.code).toBe("RUN_NOT_FOUND");
+        expect(error.message).toContain("ghost");
+      });
+    });
+
+    describe("queryAttempts", () => {
+      beforeEach(async () => {
+        await store.beginRun(manifest("q", { evals: ["alpha", "beta"] }));
+        const records: AttemptRecord[] = [];
+        for (let i = 0; i < 30; i++)
+          records.push(
+            attempt("alpha", i, {
+              verdict: i % 5 === 0 ? "failed" : "passed",
+              elapsedMs: (i * 7) % 30,
+            }),
+          );
+        for (let i = 0; i < 10; i++) {
+          const r = attempt("beta", i, { verdict: i === 3 ? "errored" : "passed", earned: i % 5 });
+          if (i === 3) {
+            r.judgments = [
+              { ...judgment("judged", false, "the judge 50%_off crashed"), state: "errored" },
+            ];
+            r.error = { message: "boom", where: "scorer" };
+          }
+          if (i === 4) r.output = { text: 'He said "Bonjour" to Élodie \\ ok' };
+          if (i === 5) r.input = { document: `${"filler ".repeat(300)}needle-in-blob` };
+          records.push(r);
+        }
+        await store.appendAttempts("q", records);
+      });
+
+      it("pages in case order with the total", async () => {
+        const first = await store.queryAttempts("q", { limit: 15 });
+        expect(first.total).toBe(40);
+        expect(first.items.map((r) => r.caseId)).toEqual(
+          Array.from({ length: 15 }, (_, i) => `case-${i}`),
+        );
+        const last = await store.queryAttempts("q", { offset: 35, limit: 15 });
+        expect(last.total).toBe(40);
+        expect(keys(last.items)).toEqual([5, 6, 7, 8, 9].map((i) => `beta/case-${i}/0`));
+        expect(await store.queryAttempts("q", { offset: 100 })).toEqual({ total: 40, items: [] });
+        expect((await store.queryAttempts("q", { limit: 5000 })).items).toHaveLength(40);
+        expect((await store.queryAttempts("q")).items).toHaveLength(40);
+      });
+
+      it("filters by eval, verdict and verdicts", async () => {
+        expect((await store.queryAttempts("q", { evalId: "beta" })).total).toBe(10);
+        const failed = await store.queryAttempts("q", { verdict: "failed" });
+        expect(failed.items.map((r) => r.caseId)).toEqual([
+          "case-0",
+          "case-5",
+          "case-10",
+          "case-15",
+          "case-20",
+          "case-25",
+        ]);
+        expect((await store.queryAttempts("q", { verdict: ["failed", "errored"] })).total).toBe(7);
+        expect(
+          (await store.queryAttempts("q", { verdict: ["errored"], evalId: "alpha" })).total,
+        ).toBe(0);
+        expect((await store.queryAttempts("q", { verdict: [] })).total).toBe(0);
+        expect(await store.queryAttempts("q", { evalId: "nope" })).toEqual({ total: 0, items: [] });
+      });
+
+      it("filters by judgment state and by judgment label", async () => {
+        expect((await store.queryAttempts("q", { judgmentState: "mismatched" })).total).toBe(6);
+        const errored = await store.queryAttempts("q", { judgmentState: "errored" });
+        expect(keys(errored.items)).toEqual(["beta/case-3/0"]);
+        expect((await store.queryAttempts("q", { judgmentState: "unavailable" })).total).toBe(0);
+        expect((await store.queryAttempts("q", { judgmentLabel: "judged" })).total).toBe(1);
+        expect((await store.queryAttempts("q", { judgmentLabel: "exact" })).total).toBe(39);
+        expect((await store.queryAttempts("q", { judgmentLabel: "nope" })).total).toBe(0);
+        expect(
+          (await store.queryAttempts("q", { judgmentLabel: "exact", judgmentState: "mismatched" }))
+            .total,
+        ).toBe(6);
+      });
+
+      it("searches case ids, inputs, outputs and reasons, case-insensitively", async () => {
+        const ids = async (text: string) =>
+          keys((await store.queryAttempts("q", { text, limit: 1000 })).items);
+        expect(await ids("CASE-2")).toEqual([
+          "alpha/case-2/0",
+          "alpha/case-20/0",
+          "alpha/case-21/0",
+          "alpha/case-22/0",
+          "alpha/case-23/0",
+          "alpha/case-24/0",
+          "alpha/case-25/0",
+          "alpha/case-26/0",
+          "alpha/case-27/0",
+          "alpha/case-28/0",
+          "alpha/case-29/0",
+          "beta/case-2/0",
+        ]);
+        expect(await ids("answer-17")).toEqual(["alpha/case-17/0"]); // output text
+        expect(await ids("differs from")).toHaveLength(6); // a reason
+        expect(await ids("50%_off")).toEqual(["beta/case-3/0"]); // LIKE wildcards are literal
+        expect(await ids("0%_")).toEqual(["beta/case-3/0"]);
+        expect(await ids('said "bonjour"')).toEqual(["beta/case-4/0"]); // quotes inside JSON
+        expect(await ids("élodie \\ OK")).toEqual(["beta/case-4/0"]);
+        expect(await ids("ÉLODIE")).toEqual(["beta/case-4/0"]); // beyond ASCII
+        expect(await ids("NEEDLE-in-blob")).toEqual(["beta/case-5/0"]); // a large input
+        expect(await ids("no such text anywhere")).toEqual([]);
+        const combined = await store.queryAttempts("q", { text: "case-1", verdict: "failed" });
+        expect(keys(combined.items)).toEqual(["alpha/case-10/0", "alpha/case-15/0"]);
+        expect(combined.total).toBe(2);
+        expect((await store.queryAttempts("q", { text: "case-1", limit: 3 })).total).toBe(12);
+      });
+
+      it("sorts by score, elapsed and verdict, both ways, ties in case order", async () => {
+        const beta = { evalId: "beta" };
+        const byScore = await store.queryAttempts("q", { ...beta, sort: "score", order: "desc" });
+        expect(byScore.items.map((r) => r.score.earned)).toEqual([4, 4, 3, 3, 2, 2, 1, 1, 0, 0]);
+        expect(byScore.items.map((r) => r.caseId).slice(0, 2)).toEqual(["case-4", "case-9"]);
+        const asc = await store.queryAttempts("q", { ...beta, sort: "score", order: "asc" });
+        expect(asc.items.map((r) => r.score.earned)).toEqual([0, 0, 1, 1, 2, 2, 3, 3, 4, 4]);
+        const slow = await store.queryAttempts("q", {
+          evalId: "alpha",
+          sort: "elapsed",
+          order: "desc",
+          limit: 3,
+        });
+        expect(slow.items.map((r) => r.elapsedMs)).toEqual([29, 28, 27]);
+        const fast = await store.queryAttempts("q", { evalId: "alpha", sort: "elapsed", limit: 2 });
+        expect(fast.items.map((r) => r.elapsedMs)).toEqual([0, 1]);
+        const worst = await store.queryAttempts("q", { sort: "verdict", order: "desc", limit: 2 });
+        expect(worst.items.map((r) => r.verdict)).toEqual(["errored", "failed"]);
+        expect(worst.items[1]?.caseId).toBe("case-0");
+        const down = await store.queryAttempts("q", { order: "desc", limit: 2 });
+        expect(keys(down.items)).toEqual(["beta/case-9/0", "beta/case-8/0"]);
+      });
+
+      it("answers an unknown run with RUN_NOT_FOUND", async () => {
+        expect((await thrown(store.queryAttempts("ghost"))).code).toBe("RUN_NOT_FOUND");
+      });
+    });
+
+    describe("runs", () => {
+      it("lists runs newest first, with filters on eval, branch, tags and status", async () => {
+        await store.beginRun(
+          manifest("r1", { startedAt: at(1), branch: "main", tags: { ci: "1" } }),
+        );
+        await store.beginRun(
+          manifest("r2", { startedAt: at(2), branch: "feat", evals: ["alpha", "beta"] }),
+        );
+        await store.beginRun(
+          manifest("r3", { startedAt: at(3), branch: "main", tags: { ci: "1", os: "linux" } }),
+        );
+        await store.finishRun("r1", { status: "finished", endedAt: at(4), summaries: [] });
+        const ids = async (query?: Parameters<Store["listRuns"]>[0]) =>
+          (await store.listRuns(query)).map((r) => r.runId);
+        expect(await ids()).toEqual(["r3", "r2", "r1"]);
+        expect(await ids({ limit: 2 })).toEqual(["r3", "r2"]);
+        expect(await ids({ evalId: "beta" })).toEqual(["r2"]);
+        expect(await ids({ branch: "main" })).toEqual(["r3", "r1"]);
+        expect(await ids({ tags: { ci: "1" } })).toEqual(["r3", "r1"]);
+        expect(await ids({ tags: { ci: "1", os: "linux" } })).toEqual(["r3"]);
+        expect(await ids({ tags: { ci: "2" } })).toEqual([]);
+        expect(await ids({ status: "running" })).toEqual(["r3", "r2"]);
+        expect(await ids({ status: "finished", branch: "main" })).toEqual(["r1"]);
+      });
+
+      it("returns the manifest and totals counted from the attempts, also while running", async () => {
+        const m = manifest("tot", { evals: ["alpha", "beta", "gamma"], name: "nightly" });
+        await store.beginRun(m);
+        expect((await store.getRun("tot"))?.totals).toEqual({
+          evals: 0,
+          cases: 0,
+          attempts: 0,
+          passed: 0,
+          failed: 0,
+          errored: 0,
+          skipped: 0,
+          meanScore: null,
+          scoredAttempts: 0,
+        });
+        const unscored = attempt("beta", 1, { verdict: "errored" });
+        unscored.score = { state: "unavailable", earned: 0, max: 4, reasons: [] };
+        await store.appendAttempts("tot", [
+          attempt("alpha", 0, { trial: 0 }),
+          attempt("alpha", 0, { trial: 1, verdict: "failed", earned: 2 }),
+          attempt("beta", 0),
+          unscored,
+          { ...attempt("beta", 2), verdict: "skipped" },
+        ]);
+        const run = await store.getRun("tot");
+        expect(run).toMatchObject({ ...m, status: "running" });
+        expect(run?.endedAt).toBeUndefined();
+        expect(run?.totals).toEqual({
+          evals: 2,
+          cases: 4,
+          attempts: 5,
+          passed: 2,
+          failed: 1,
+          errored: 1,
+          skipped: 1,
+          meanScore: expect.closeTo((1 + 0.5 + 1 + 1) / 4, 12),
+          scoredAttempts: 4,
+        });
+        const [listed] = await store.listRuns();
+        expect(listed).toEqual(run);
+        expect(await store.getRun("nope")).toBeUndefined();
+      });
+
+      it("finishes a run with each status, its summaries and dataset hashes", async () => {
+        for (const status of ["finished", "interrupted", "crashed"] as const) {
+          await store.beginRun(manifest(`end-${status}`, { evals: ["alpha", "beta"] }));
+          await store.finishRun(`end-${status}`, {
+            status,
+            endedAt: at(9),
+            summaries: [summary("alpha", 3), summary("beta", 0)],
+            datasetHashes: { alpha: "ds-a" },
+          });
+          const run = await store.getRun(`end-${status}`);
+          expect(run?.status).toBe(status);
+          expect(run?.endedAt).toBe(at(9));
+          expect(run?.summaries).toEqual([summary("alpha", 3), summary("beta", 0)]);
+          expect(run?.evals.map((e) => e.datasetHash)).toEqual(["ds-a", undefined]);
+        }
+        expect((await store.listRuns({ status: "crashed" })).map((r) => r.runId)).toEqual([
+          "end-crashed",
+        ]);
+        const error = await thrown(
+          store.finishRun("ghost", { status: "finished", endedAt: at(1), summaries: [] }),
+        );
+        expect(error.code).toBe("RUN_NOT_FOUND");
+      });
+
+      it("refuses a second run with the same id", async () => {
+        await store.beginRun(manifest("dup"));
+        expect((await thrown(store.beginRun(manifest("dup")))).code).toBe("RUN_EXISTS");
+      });
+    });
+
+    describe("run references", () => {
+      beforeEach(async () => {
+        await store.beginRun({ ...manifest("aaaaaa11-one", { startedAt: at(1) }), name: "base" });
+        await store.beginRun(manifest("aaaaaa22-two", { startedAt: at(2) }));
+        await store.beginRun({ ...manifest("bbbbbb33-three", { startedAt: at(3) }), name: "head" });
+      });
+      const ref = async (r: string) => (await resolveRunRef(store, r)).runId;
+
+      it("resolves a full id, a unique prefix, a name, latest and latest~N", async () => {
+        expect(await ref("aaaaaa22-two")).toBe("aaaaaa22-two");
+        expect(await ref("aaaaaa2")).toBe("aaaaaa22-two");
+        expect(await ref("bbbbbb")).toBe("bbbbbb33-three");
+        expect(await ref("base")).toBe("aaaaaa11-one");
+        expect(await ref("head")).toBe("bbbbbb33-three");
+        expect(await ref("latest")).toBe("bbbbbb33-three");
+        expect(await ref("latest~0")).toBe("bbbbbb33-three");
+        expect(await ref("latest~2")).toBe("aaaaaa11-one");
+      });
+
+      it("throws RUN_AMBIGUOUS or RUN_NOT_FOUND listing the most recent runs", async () => {
+        const ambiguous = await thrown(resolveRunRef(store, "aaaaaa"));
+        expect(ambiguous.code).toBe("RUN_AMBIGUOUS");
+        expect(ambiguous.message).toContain("aaaaaa11");
+        expect(ambiguous.message).toContain("aaaaaa22");
+        for (const missing of ["latest~3", "zzzzzzzz", "bbb", "tail"]) {
+          const error = await thrown(resolveRunRef(store, missing));
+          expect(error.code).toBe("RUN_NOT_FOUND");
+          expect(error.message).toContain(missing);
+          expect(error.message).toContain("bbbbbb33");
+          expect(error.message).toContain("head");
+          expect(error.message).toContain(at(3));
+          expect(error.message).toContain("running");
+        }
+      });
+    });
+  });
+}
