@@ -1,8 +1,22 @@
 import { parseArgs } from "node:util";
 import { NiceevalError } from "../errors.js";
 
+/** Options every command that reads or writes runs shares. */
+interface StoreArgs {
+  /** `--store <path>`; undefined means the default (NICEEVAL_STORE, else .niceeval/niceeval.sqlite). */
+  store?: string;
+}
+
+/** How a comparison with a baseline decides. */
+export interface CompareDecision {
+  alpha: number;
+  seed: number;
+  failOnRegression: boolean;
+  failOnNewFailures: boolean;
+}
+
 /** Parsed `niceeval run` options. */
-export interface RunArgs {
+export interface RunArgs extends StoreArgs, CompareDecision {
   command: "run";
   paths: string[];
   filter?: string;
@@ -13,101 +27,322 @@ export interface RunArgs {
   timeoutMs?: number;
   quiet: boolean;
   failuresOnly: boolean;
+  /** `--no-store`: write nothing. */
+  noStore: boolean;
+  name?: string;
+  tags: Record<string, string>;
+  trials?: number;
+  baseline?: string;
+  /** `--reporter` values, in order (default: console). */
+  reporters: string[];
+  minPassRate?: number;
+  minScore?: number;
 }
 
-export type CliArgs = RunArgs | { command: "help" } | { command: "version" };
+/** Parsed `niceeval runs`. */
+export interface RunsArgs extends StoreArgs {
+  command: "runs";
+  limit: number;
+  evalId?: string;
+  json: boolean;
+}
+
+/** Parsed `niceeval show <run>`. */
+export interface ShowArgs extends StoreArgs {
+  command: "show";
+  run: string;
+  failuresOnly: boolean;
+  json: boolean;
+}
+
+/** Parsed `niceeval compare <base> <head>`. */
+export interface CompareArgs extends StoreArgs, CompareDecision {
+  command: "compare";
+  base: string;
+  head: string;
+  json: boolean;
+}
+
+export type CliArgs =
+  | RunArgs
+  | RunsArgs
+  | ShowArgs
+  | CompareArgs
+  | { command: "help" }
+  | { command: "version" };
 
 export const HELP = `niceeval — evaluations for LLM applications and agents
 
 Usage
-  niceeval run [paths...] [options]   run eval files (*.eval.ts, *.eval.js)
+  niceeval run [paths...] [options]       run eval files (*.eval.ts, *.eval.js) and store the run
+  niceeval runs [--limit N] [--eval <id>] [--json]
+                                          list stored runs, newest first
+  niceeval show <run> [--failures-only] [--json]
+                                          print a stored run like the live report
+  niceeval compare <base> <head> [--json] [--fail-on-regression] [--alpha 0.05] [--seed N]
+                                          compare two runs case by case, with statistics
 
 Paths default to ./evals and ./examples; folders are searched recursively.
+A run is named by its id, a unique id prefix (6+ characters), its --name, latest, or latest~N.
 
-Options
+Run options
   --filter <text>        run only evals or cases whose "evalId" or "evalId/caseId" contains
                          <text> (or matches /regex/)
   --exclude <path>       skip a file or folder (repeatable)
-  --concurrency <n>      cases running at once (default 8)
+  --concurrency <n>      attempts running at once (default 8, at most 1024)
   --timeout <ms>         per-case timeout of targets and adapters
-  --json <file>          also write every record and the summary as JSON
+  --trials <k>           run every case k times (an eval's own trials option wins)
+  --reporter <spec>      console (default), json=<file>, ndjson=<file or ->, junit=<file>,
+                         markdown=<file>, github (repeatable)
+  --json <file>          same as --reporter json=<file>
+  --name <name>          name the stored run
+  --tag <key=value>      tag the stored run (repeatable)
+  --baseline <run>       compare with a stored run at the end: a run reference or
+                         branch:<name> (the latest finished run on that git branch)
+  --min-pass-rate <0..1> exit 1 when an eval's pass rate is below this
+  --min-score <0..1>     exit 1 when an eval's mean score is below this
   --no-cache             do not read or write the judge cache
   --failures-only        print only the cases that did not pass
   --quiet                no progress line
+
+Store options (run, runs, show, compare)
+  --store <path>         the store file (default: $NICEEVAL_STORE, else .niceeval/niceeval.sqlite)
+  --no-store             (run) store nothing
+
+Comparison options (compare, and run with --baseline)
+  --fail-on-regression   exit 1 when a regression is statistically significant at --alpha
+  --fail-on-new-failures with --fail-on-regression: also exit 1 when a case that passed every
+                         trial now fails every trial
+  --alpha <p>            significance level (default 0.05)
+  --seed <n>             seed of the bootstrap resampling (default 1)
+
   -h, --help             show this help
   -v, --version          show the version
 
-Exit codes: 0 all passed · 1 a case failed or errored, or a file failed to load · 2 usage error or crash`;
+Exit codes: 0 all passed · 1 a case failed or errored, a gate or regression check failed, or a
+file failed to load · 2 usage error or crash`;
+
+const usage = (message: string) =>
+  new NiceevalError("USAGE", `${message}. Run \`niceeval --help\`.`);
 
 /** Parse argv (without node and script). Throws a USAGE NiceevalError on bad input. */
 export function parseCliArgs(argv: readonly string[]): CliArgs {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (error) {
-    throw new NiceevalError("USAGE", `${(error as Error).message}. Run \`niceeval --help\`.`);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) return { command: "help" };
-  if (values.version) return { command: "version" };
-  const [command, ...paths] = positionals;
-  if (command === undefined) return { command: "help" };
-  if (command !== "run") {
-    throw new NiceevalError(
-      "USAGE",
-      `unknown command "${command}". Did you mean \`niceeval run\`?`,
-    );
-  }
-  const concurrency = values.concurrency === undefined ? 8 : Number(values.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new NiceevalError(
-      "USAGE",
-      `--concurrency must be a positive integer, got "${values.concurrency}"`,
-    );
-  }
-  let timeoutMs: number | undefined;
-  if (values.timeout !== undefined) {
-    timeoutMs = Number(values.timeout);
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+  const [first] = argv;
+  if (first === undefined || first === "-h" || first === "--help") return { command: "help" };
+  if (first === "-v" || first === "--version") return { command: "version" };
+  const rest = argv.slice(1);
+  if (rest.includes("--help") || rest.includes("-h")) return { command: "help" };
+  switch (first) {
+    case "run":
+      return parseRun(rest);
+    case "runs":
+      return parseRuns(rest);
+    case "show":
+      return parseShow(rest);
+    case "compare":
+      return parseCompare(rest);
+    default:
       throw new NiceevalError(
         "USAGE",
-        `--timeout must be a positive number of milliseconds, got "${values.timeout}"`,
+        `unknown command "${first}". Commands: run, runs, show, compare. Run \`niceeval --help\`.`,
       );
-    }
   }
+}
+
+const storeOptions = { store: { type: "string" } } as const;
+const compareOptions = {
+  "fail-on-regression": { type: "boolean" },
+  "fail-on-new-failures": { type: "boolean" },
+  alpha: { type: "string" },
+  seed: { type: "string" },
+} as const;
+
+type Values = Record<string, string | boolean | string[] | undefined>;
+type OptionSpec = Record<
+  string,
+  { type: "string" | "boolean"; multiple?: boolean; short?: string }
+>;
+
+function strictParse(
+  command: string,
+  argv: readonly string[],
+  options: OptionSpec,
+): { values: Values; positionals: string[] } {
+  try {
+    const parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options });
+    return { values: parsed.values as Values, positionals: parsed.positionals };
+  } catch (error) {
+    throw usage(`niceeval ${command}: ${(error as Error).message}`);
+  }
+}
+
+function parseRun(argv: readonly string[]): RunArgs {
+  const { values, positionals } = strictParse("run", argv, {
+    ...storeOptions,
+    ...compareOptions,
+    filter: { type: "string" },
+    exclude: { type: "string", multiple: true },
+    concurrency: { type: "string" },
+    timeout: { type: "string" },
+    json: { type: "string" },
+    "no-cache": { type: "boolean" },
+    "failures-only": { type: "boolean" },
+    quiet: { type: "boolean" },
+    "no-store": { type: "boolean" },
+    name: { type: "string" },
+    tag: { type: "string", multiple: true },
+    trials: { type: "string" },
+    baseline: { type: "string" },
+    reporter: { type: "string", multiple: true },
+    "min-pass-rate": { type: "string" },
+    "min-score": { type: "string" },
+  });
+  const v = values;
   const args: RunArgs = {
     command: "run",
-    paths,
-    exclude: values.exclude ?? [],
-    concurrency,
-    cache: !values["no-cache"],
-    quiet: values.quiet ?? false,
-    failuresOnly: values["failures-only"] ?? false,
+    paths: positionals,
+    exclude: (v.exclude as string[] | undefined) ?? [],
+    concurrency: wholeNumber("--concurrency", v.concurrency as string | undefined, 8, 1024),
+    cache: !v["no-cache"],
+    quiet: v.quiet === true,
+    failuresOnly: v["failures-only"] === true,
+    noStore: v["no-store"] === true,
+    tags: parseTags((v.tag as string[] | undefined) ?? []),
+    reporters: (v.reporter as string[] | undefined) ?? [],
+    ...decision(v),
   };
-  if (values.filter !== undefined) args.filter = values.filter;
-  if (values.json !== undefined) args.json = values.json;
-  if (timeoutMs !== undefined) args.timeoutMs = timeoutMs;
+  if (args.noStore && v.store !== undefined)
+    throw usage("--store and --no-store exclude each other");
+  if (typeof v.store === "string") args.store = v.store;
+  if (typeof v.filter === "string") args.filter = v.filter;
+  if (typeof v.json === "string") args.json = v.json;
+  if (typeof v.name === "string") {
+    if (v.name.trim() === "") throw usage("--name must not be empty");
+    args.name = v.name;
+  }
+  if (typeof v.baseline === "string") args.baseline = v.baseline;
+  if (v.timeout !== undefined) {
+    const timeoutMs = Number(v.timeout);
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > 2 ** 31 - 1001) {
+      throw usage(
+        `--timeout must be a number of milliseconds from 1 to ${2 ** 31 - 1001}, got "${v.timeout}"`,
+      );
+    }
+    args.timeoutMs = timeoutMs;
+  }
+  if (v.trials !== undefined) args.trials = wholeNumber("--trials", v.trials as string, 1, 10_000);
+  const minPassRate = fraction("--min-pass-rate", v["min-pass-rate"] as string | undefined);
+  if (minPassRate !== undefined) args.minPassRate = minPassRate;
+  const minScore = fraction("--min-score", v["min-score"] as string | undefined);
+  if (minScore !== undefined) args.minScore = minScore;
   return args;
 }
 
-function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      filter: { type: "string" },
-      exclude: { type: "string", multiple: true },
-      concurrency: { type: "string" },
-      timeout: { type: "string" },
-      json: { type: "string" },
-      "no-cache": { type: "boolean" },
-      "failures-only": { type: "boolean" },
-      quiet: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-      version: { type: "boolean", short: "v" },
-    },
+function parseRuns(argv: readonly string[]): RunsArgs {
+  const { values, positionals } = strictParse("runs", argv, {
+    ...storeOptions,
+    limit: { type: "string" },
+    eval: { type: "string" },
+    json: { type: "boolean" },
   });
+  if (positionals.length > 0)
+    throw usage(`niceeval runs takes no arguments, got "${positionals[0]}"`);
+  const args: RunsArgs = {
+    command: "runs",
+    limit: wholeNumber("--limit", values.limit as string | undefined, 20, 100_000),
+    json: values.json === true,
+  };
+  if (typeof values.store === "string") args.store = values.store;
+  if (typeof values.eval === "string") args.evalId = values.eval;
+  return args;
+}
+
+function parseShow(argv: readonly string[]): ShowArgs {
+  const { values, positionals } = strictParse("show", argv, {
+    ...storeOptions,
+    "failures-only": { type: "boolean" },
+    json: { type: "boolean" },
+  });
+  if (positionals.length !== 1) {
+    throw usage("niceeval show takes one run: an id, an id prefix, a name, latest or latest~N");
+  }
+  const args: ShowArgs = {
+    command: "show",
+    run: positionals[0]!,
+    failuresOnly: values["failures-only"] === true,
+    json: values.json === true,
+  };
+  if (typeof values.store === "string") args.store = values.store;
+  return args;
+}
+
+function parseCompare(argv: readonly string[]): CompareArgs {
+  const { values, positionals } = strictParse("compare", argv, {
+    ...storeOptions,
+    ...compareOptions,
+    json: { type: "boolean" },
+  });
+  if (positionals.length !== 2) {
+    throw usage("niceeval compare takes two runs, <base> and <head> (e.g. latest~1 latest)");
+  }
+  const v = values;
+  const args: CompareArgs = {
+    command: "compare",
+    base: positionals[0]!,
+    head: positionals[1]!,
+    json: v.json === true,
+    ...decision(v),
+  };
+  if (typeof v.store === "string") args.store = v.store;
+  return args;
+}
+
+function decision(v: Record<string, unknown>): CompareDecision {
+  const alpha = v.alpha === undefined ? 0.05 : Number(v.alpha);
+  if (!(alpha > 0 && alpha < 1))
+    throw usage(`--alpha must be a number between 0 and 1, got "${v.alpha}"`);
+  if (v["fail-on-new-failures"] && !v["fail-on-regression"]) {
+    throw usage("--fail-on-new-failures refines --fail-on-regression; pass both");
+  }
+  return {
+    alpha,
+    seed: wholeNumber("--seed", v.seed as string | undefined, 1, 2 ** 32 - 1, 0),
+    failOnRegression: v["fail-on-regression"] === true,
+    failOnNewFailures: v["fail-on-new-failures"] === true,
+  };
+}
+
+function wholeNumber(
+  flag: string,
+  text: string | undefined,
+  fallback: number,
+  max: number,
+  min = 1,
+): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw usage(`${flag} must be a whole number from ${min} to ${max}, got "${text}"`);
+  }
+  return value;
+}
+
+function fraction(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!(value >= 0 && value <= 1))
+    throw usage(`${flag} must be a number from 0 to 1, got "${text}"`);
+  return value;
+}
+
+function parseTags(values: readonly string[]): Record<string, string> {
+  const tags: Record<string, string> = {};
+  for (const value of values) {
+    const at = value.indexOf("=");
+    if (at <= 0) throw usage(`--tag must be key=value, got "${value}"`);
+    tags[value.slice(0, at)] = value.slice(at + 1);
+  }
+  return tags;
 }
 
 /** Build the case filter of `--filter`. */

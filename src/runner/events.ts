@@ -1,4 +1,5 @@
 import type { AttemptRecord, JudgeUsage, Judgment } from "../eval/record.js";
+import type { TrialSummary } from "../stats/trials.js";
 
 /** Schema id carried by every event; bump on breaking changes. */
 export const EVAL_EVENT_SCHEMA = "niceeval/eval/v1" as const;
@@ -29,6 +30,8 @@ export interface EvalSummary {
   partialCases: number;
   judge: JudgeUsage;
   elapsedMs: number;
+  /** Reducers over trials and flaky cases, when cases ran more than once. */
+  trials?: TrialSummary;
 }
 
 /** Every event of a run, in order: started, per case (started, scored…, finished), finished. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
-import type { AttemptContext } from "../eval/runnable.js";
+import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
 import type { RunEntry } from "./entry.js";
 import type { EvalEvent } from "./events.js";
 import { type Executor, inProcessExecutor } from "./executor.js";
@@ -54,6 +54,8 @@ export interface RunOptions {
   caseTimeoutMs?: number;
   /** Called with every record in order; lets callers keep what they need. */
   onRecord?: (record: AttemptRecord) => void;
+  /** Called with every case each eval yields, selected or not (to hash the dataset). */
+  onCase?: (evalIndex: number, spec: CaseSpec) => void;
   /** Files that failed to load before the run (the CLI's); they make the run not ok. */
   loadErrors?: readonly { file: string; message: string }[];
 }
@@ -184,6 +186,7 @@ export async function runEvals(
     options.source ??
     evalCases({
       select: selectors(options),
+      ...(options.onCase ? { onCase: options.onCase } : {}),
       ...(options.trials !== undefined ? { trials: options.trials } : {}),
     })
   )(entries, signal);

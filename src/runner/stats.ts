@@ -1,4 +1,5 @@
 import { type AttemptRecord, addJudgeUsage, emptyJudgeUsage } from "../eval/record.js";
+import { TrialAccumulator } from "../stats/trials.js";
 import type { EvalSummary } from "./events.js";
 
 /** Folds attempt records into an eval summary without keeping them (Welford's mean/variance). */
@@ -7,7 +8,10 @@ export class EvalAccumulator {
   private mean = 0;
   private m2 = 0;
 
-  constructor(evalId: string, style: "suite" | "score", _trials = 1) {
+  private readonly trials: TrialAccumulator | undefined;
+
+  constructor(evalId: string, style: "suite" | "score", trials = 1) {
+    this.trials = trials > 1 ? new TrialAccumulator(evalId) : undefined;
     this.summary = {
       evalId,
       style,
@@ -26,6 +30,7 @@ export class EvalAccumulator {
   }
 
   add(record: AttemptRecord): void {
+    this.trials?.add(record);
     const s = this.summary;
     s.cases++;
     s[record.verdict]++;
@@ -46,6 +51,7 @@ export class EvalAccumulator {
     s.meanScore = s.scoredCases > 0 ? this.mean : null;
     s.sdScore = s.scoredCases > 1 ? Math.sqrt(this.m2 / (s.scoredCases - 1)) : null;
     s.elapsedMs = elapsedMs;
+    if (this.trials) s.trials = this.trials.finish();
     return s;
   }
 }

@@ -1,0 +1,46 @@
+import { writeSync } from "node:fs";
+import { compareRuns } from "../../compare/compare-runs.js";
+import { formatComparison } from "../../compare/format.js";
+import type { Comparison } from "../../compare/types.js";
+import { safeStringify } from "../../report/json-safe.js";
+import { resolveRunRef } from "../../store/resolve.js";
+import type { Store } from "../../store/types.js";
+import type { CompareArgs, CompareDecision } from "../args.js";
+import type { CliIO } from "../io.js";
+
+/** `niceeval compare <base> <head>`: exit 1 only for a significant regression when asked. */
+export async function compareCommand(args: CompareArgs, store: Store, io: CliIO): Promise<number> {
+  const base = await resolveRunRef(store, args.base);
+  const head = await resolveRunRef(store, args.head);
+  const comparison = await compareWith(store, base.runId, head.runId, args);
+  writeSync(
+    io.stdoutFd,
+    args.json ? `${safeStringify(comparison)}\n` : `${formatComparison(comparison)}\n`,
+  );
+  return regressionExit(comparison, args, io);
+}
+
+/** Compare two stored runs with the decision options of the command line. */
+export function compareWith(
+  store: Store,
+  base: string,
+  head: string,
+  decision: CompareDecision,
+): Promise<Comparison> {
+  return compareRuns(store, base, head, {
+    alpha: decision.alpha,
+    seed: decision.seed,
+    failOnNewFailures: decision.failOnNewFailures,
+  });
+}
+
+/** 1 when --fail-on-regression was given and the comparison found a regression, else 0. */
+export function regressionExit(
+  comparison: Comparison,
+  decision: CompareDecision,
+  io: CliIO,
+): number {
+  if (!decision.failOnRegression || !comparison.decision.regression) return 0;
+  for (const reason of comparison.decision.reasons) io.stderr(`niceeval: regression: ${reason}\n`);
+  return 1;
+}

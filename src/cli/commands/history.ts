@@ -1,0 +1,190 @@
+import { writeSync } from "node:fs";
+import { addJudgeUsage, emptyJudgeUsage } from "../../eval/record.js";
+import { consoleReporter } from "../../report/console-reporter.js";
+import { safeStringify } from "../../report/json-safe.js";
+import type { Reporter } from "../../report/reporter.js";
+import type { EvalSummary } from "../../runner/events.js";
+import { EvalAccumulator } from "../../runner/stats.js";
+import type { RunSummary } from "../../runner/summary.js";
+import { wilsonInterval } from "../../stats/interval.js";
+import { resolveRunRef } from "../../store/resolve.js";
+import type { Store, StoredRun } from "../../store/types.js";
+import type { RunsArgs, ShowArgs } from "../args.js";
+import type { CliIO } from "../io.js";
+
+/** `niceeval runs`: stored runs, newest first, with pass rates and their intervals. */
+export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Promise<number> {
+  const runs = await store.listRuns({
+    limit: args.limit,
+    ...(args.evalId !== undefined ? { evalId: args.evalId } : {}),
+  });
+  if (args.json) {
+    writeSync(io.stdoutFd, `${safeStringify(runs.map(runRow))}\n`);
+    return 0;
+  }
+  if (runs.length === 0) {
+    writeSync(io.stdoutFd, `no runs stored in ${store.location}\n`);
+    return 0;
+  }
+  const lines = [
+    "id        name                 branch       commit   started              status       cases  pass rate (95% CI)          mean score",
+  ];
+  for (const run of runs) {
+    const row = runRow(run);
+    const rate =
+      row.passRate === null
+        ? "—"
+        : `${pct(row.passRate)} [${pct(row.passRateInterval!.low)}, ${pct(row.passRateInterval!.high)}] n=${row.attempts}`;
+    lines.push(
+      [
+        run.runId.slice(0, 8).padEnd(9),
+        (run.name ?? "").slice(0, 20).padEnd(20),
+        (run.git?.branch ?? "").slice(0, 12).padEnd(12),
+        (run.git?.commit ?? "").slice(0, 7).padEnd(8),
+        run.startedAt.slice(0, 19).replace("T", " ").padEnd(20),
+        run.status.padEnd(12),
+        String(row.cases).padStart(5),
+        ` ${rate.padEnd(27)}`,
+        row.meanScore === null ? "—" : row.meanScore.toFixed(3),
+      ].join(" "),
+    );
+  }
+  writeSync(io.stdoutFd, `${lines.join("\n")}\n`);
+  return 0;
+}
+
+/** One line of `runs --json`. */
+function runRow(run: StoredRun) {
+  const { totals } = run;
+  const judged = totals.attempts - totals.skipped;
+  const interval = wilsonInterval(totals.passed, judged);
+  return {
+    runId: run.runId,
+    name: run.name ?? null,
+    branch: run.git?.branch ?? null,
+    commit: run.git?.commit ?? null,
+    dirty: run.git?.dirty ?? null,
+    startedAt: run.startedAt,
+    endedAt: run.endedAt ?? null,
+    status: run.status,
+    tags: run.tags,
+    evals: run.evals.map((e) => e.evalId),
+    cases: totals.cases,
+    attempts: totals.attempts,
+    passed: totals.passed,
+    failed: totals.failed,
+    errored: totals.errored,
+    skipped: totals.skipped,
+    passRate: judged > 0 ? totals.passed / judged : null,
+    passRateInterval: interval
+      ? { low: interval.low, high: interval.high, level: 0.95, method: "wilson" }
+      : null,
+    meanScore: totals.meanScore,
+    scoredAttempts: totals.scoredAttempts,
+  };
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+/** `niceeval show <run>`: a stored run printed exactly like the live report, streamed. */
+export async function showCommand(args: ShowArgs, store: Store, io: CliIO): Promise<number> {
+  const run = await resolveRunRef(store, args.run);
+  if (args.json) {
+    writeSync(io.stdoutFd, `{"run":${safeStringify(run)},"records":[`);
+    let first = true;
+    for await (const record of store.streamAttempts(run.runId)) {
+      writeSync(io.stdoutFd, `${first ? "" : ","}\n${safeStringify(record)}`);
+      first = false;
+    }
+    writeSync(io.stdoutFd, "\n]}\n");
+    return 0;
+  }
+  const reporter = consoleReporter({
+    fd: io.stdoutFd,
+    color: io.isTTY && !io.env.NO_COLOR,
+    progress: false,
+    verbose: !args.failuresOnly,
+  });
+  const summary = await replay(run, store, reporter);
+  return summary.ok ? 0 : 1;
+}
+
+/** Feed a stored run through a reporter's hooks, as the engine did live. */
+export async function replay(
+  run: StoredRun,
+  store: Store,
+  reporter: Reporter,
+): Promise<RunSummary> {
+  const summaries = new Map((run.summaries ?? []).map((s) => [s.evalId, s]));
+  reporter.onRunStart?.({
+    runId: run.runId,
+    evals: run.evals.length,
+    files: new Set(run.evals.map((e) => e.file)).size,
+    concurrency: run.concurrency,
+    trials: run.trials,
+  });
+  const evals = run.evals;
+  let position = -1;
+  const finished: EvalSummary[] = [];
+  const startEval = (index: number) => {
+    const e = evals[index]!;
+    reporter.onEvalStart?.({
+      evalId: e.evalId,
+      style: e.style,
+      ...(e.file ? { file: e.file } : {}),
+      ...(e.trials > 1 ? { trials: e.trials } : {}),
+    });
+  };
+  let accumulator: EvalAccumulator | undefined;
+  const endEval = (index: number) => {
+    const e = evals[index]!;
+    const summary = (accumulator ?? new EvalAccumulator(e.evalId, e.style, e.trials)).finish(
+      summaries.get(e.evalId)?.elapsedMs ?? 0,
+    );
+    accumulator = undefined;
+    finished.push(summary);
+    reporter.onEvalFinished?.(summary);
+  };
+  const advanceTo = (evalId: string) => {
+    while (position < evals.length - 1 && evals[position]?.evalId !== evalId) {
+      if (position >= 0) endEval(position);
+      position++;
+      startEval(position);
+    }
+    if (accumulator === undefined && position >= 0) {
+      const e = evals[position]!;
+      accumulator = new EvalAccumulator(e.evalId, e.style, e.trials);
+    }
+  };
+  for await (const record of store.streamAttempts(run.runId)) {
+    advanceTo(record.evalId);
+    accumulator?.add(record);
+    reporter.onCaseFinished?.(record);
+  }
+  if (position >= 0) endEval(position);
+  for (position++; position < evals.length; position++) {
+    startEval(position);
+    endEval(position);
+  }
+  const t = run.totals;
+  const summary: RunSummary = {
+    runId: run.runId,
+    startedAt: run.startedAt,
+    elapsedMs: run.endedAt ? Date.parse(run.endedAt) - Date.parse(run.startedAt) : 0,
+    evals: finished,
+    totals: {
+      evals: run.evals.length,
+      cases: t.attempts,
+      passed: t.passed,
+      failed: t.failed,
+      errored: t.errored,
+      skipped: t.skipped,
+    },
+    judge: finished.reduce((sum, s) => addJudgeUsage(sum, s.judge), emptyJudgeUsage()),
+    loadErrors: [],
+    ok: t.failed === 0 && t.errored === 0 && run.status === "finished",
+    cancelled: run.status === "interrupted",
+  };
+  await reporter.onRunFinished?.(summary);
+  return summary;
+}

@@ -1,0 +1,224 @@
+import { randomUUID } from "node:crypto";
+import { closeSync, openSync, writeSync } from "node:fs";
+import { resolve } from "node:path";
+import { formatComparison, formatComparisonMarkdown } from "../../compare/format.js";
+import type { Comparison } from "../../compare/types.js";
+import { errorMessage, NiceevalError } from "../../errors.js";
+import { closeAnswerStores } from "../../judge/cache.js";
+import { configureJudges, judgeSettings } from "../../judge/config.js";
+import { consoleReporter } from "../../report/console-reporter.js";
+import type { Reporter } from "../../report/reporter.js";
+import {
+  createReporter,
+  parseReporterFlag,
+  type ReporterSpec,
+} from "../../report/reporter-flag.js";
+import { runEvals } from "../../runner/run.js";
+import { SequenceHash } from "../../store/hash.js";
+import { storeSink } from "../../store/sink.js";
+import type { Store } from "../../store/types.js";
+import { makeFilter, type RunArgs } from "../args.js";
+import { findBaseline } from "../baseline.js";
+import { discoverEvalFiles } from "../discover.js";
+import { unmetGates } from "../gates.js";
+import type { CliIO } from "../io.js";
+import { loadEvalFiles } from "../load.js";
+import { buildManifest } from "../manifest.js";
+import { openStoreAt, storeLocation } from "../store.js";
+import { compareWith, regressionExit } from "./compare.js";
+
+/** `niceeval run`: load eval files, run them into the store and the reporters, apply the gates. */
+export async function runCommand(args: RunArgs, io: CliIO, version: string): Promise<number> {
+  const files = await discoverEvalFiles(args.paths, { cwd: io.cwd, exclude: args.exclude });
+  if (files.length === 0) {
+    throw new NiceevalError(
+      "USAGE",
+      `no eval files found in ${args.paths.length ? args.paths.join(", ") : "./evals or ./examples"}. Eval files are named *.eval.ts or *.eval.js.`,
+    );
+  }
+  if (args.baseline !== undefined && args.noStore) {
+    throw new NiceevalError("USAGE", "--baseline needs the store; drop --no-store");
+  }
+  const filter = args.filter !== undefined ? makeFilter(args.filter) : undefined;
+  const specs = reporterSpecs(args, io.cwd);
+  if (!args.cache) configureJudges({ cache: false });
+  const store = args.noStore
+    ? undefined
+    : await openStoreAt(storeLocation(args.store, io.env), io.cwd);
+  try {
+    const loaded = await loadEvalFiles(files, io.cwd);
+    const runId = randomUUID();
+    const trials = args.trials ?? 1;
+    // The comparison is computed after the run, but the markdown and GitHub reporters ask for it.
+    let comparison: Comparison | undefined;
+    const reporters = buildReporters(specs, args, io, () =>
+      comparison ? formatComparisonMarkdown(comparison) : undefined,
+    );
+    const datasets = loaded.entries.map(() => new SequenceHash());
+    if (store) {
+      const manifest = buildManifest({
+        runId,
+        cwd: io.cwd,
+        entries: loaded.entries,
+        files,
+        argv: io.argv ?? process.argv.slice(1),
+        ...(args.name !== undefined ? { name: args.name } : {}),
+        tags: args.tags,
+        trials,
+        concurrency: args.concurrency,
+        niceevalVersion: version,
+        judgeModels: judgeModels(),
+      });
+      const digests = () =>
+        Object.fromEntries(loaded.entries.map((e, i) => [e.eval.id, datasets[i]!.digest()]));
+      // The store goes first, so a run is recorded before any report's baseline lookup reads it.
+      reporters.unshift(
+        storeSink(store, manifest, {
+          datasetHashes: digests,
+          onError: (error) => {
+            io.stderr(
+              `niceeval: writing the run to ${store.location} failed (${errorMessage(error)}); the report is still written\n`,
+            );
+          },
+        }),
+      );
+    }
+    if (store && args.baseline !== undefined) {
+      // After the store finished the run and before the reporters that embed the comparison.
+      reporters.splice(1, 0, {
+        onRunFinished: async () => {
+          comparison = await baselineComparison(store, args, runId, loaded.entries, io);
+        },
+      });
+    }
+    const abort = new AbortController();
+    const onSignal = () => abort.abort(new Error("interrupted"));
+    process.once("SIGINT", onSignal);
+    let summary: Awaited<ReturnType<typeof runEvals>>;
+    try {
+      summary = await runEvals(loaded.entries, {
+        runId,
+        concurrency: args.concurrency,
+        reporters,
+        signal: abort.signal,
+        trials,
+        ...(filter ? { filter } : {}),
+        ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
+        ...(store ? { keepCase: true, keepOutput: true } : {}),
+        onCase: (index, spec) =>
+          datasets[index]!.add({ id: spec.id, input: spec.input, expected: spec.expected }),
+        loadErrors: loaded.errors,
+      });
+    } finally {
+      process.off("SIGINT", onSignal);
+    }
+    if (comparison) writeSync(io.stdoutFd, `\n${formatComparison(comparison)}\n`);
+    if (args.filter !== undefined && summary.totals.cases === 0) {
+      // A filter that selects nothing must not pass CI by running nothing.
+      const ids = loaded.entries.map((entry) => entry.eval.id).join(", ");
+      io.stderr(
+        `niceeval: --filter "${args.filter}" selected no case. Evals found: ${ids || "none"}\n`,
+      );
+      return 2;
+    }
+    let code = summary.ok ? 0 : 1;
+    const unmet = unmetGates(summary.evals, args);
+    for (const reason of unmet) io.stderr(`niceeval: gate not met: ${reason}\n`);
+    if (unmet.length > 0) code = 1;
+    if (comparison && regressionExit(comparison, args, io) === 1) code = 1;
+    return code;
+  } finally {
+    await store?.close();
+    await closeAnswerStores();
+  }
+}
+
+/** The reporters asked for; the console is the default, and --json adds a JSON report. */
+function reporterSpecs(args: RunArgs, cwd: string): ReporterSpec[] {
+  const specs = args.reporters.map(parseReporterFlag);
+  if (args.json !== undefined) specs.push({ kind: "json", file: args.json });
+  if (!specs.some((spec) => spec.kind === "console")) specs.unshift({ kind: "console" });
+  for (const spec of specs) {
+    const file =
+      "file" in spec
+        ? spec.file
+        : spec.kind === "ndjson" && spec.target !== "-"
+          ? spec.target
+          : undefined;
+    if (file !== undefined)
+      checkWritable(
+        spec.kind === "json" && file === args.json ? "--json" : `--reporter ${spec.kind}`,
+        file,
+        cwd,
+      );
+  }
+  return specs;
+}
+
+function buildReporters(
+  specs: readonly ReporterSpec[],
+  args: RunArgs,
+  io: CliIO,
+  comparison: () => string | undefined,
+): Reporter[] {
+  const ci = Boolean(io.env.CI) && io.env.CI !== "false";
+  return specs.map((spec) =>
+    spec.kind === "console"
+      ? consoleReporter({
+          fd: io.stdoutFd,
+          color: io.isTTY && !io.env.NO_COLOR && !ci,
+          progress: (io.stderrIsTTY ?? io.isTTY) && !ci && !args.quiet,
+          verbose: !args.failuresOnly,
+          hideEmptyEvals: args.filter !== undefined,
+        })
+      : createReporter(spec, { cwd: io.cwd, env: io.env, comparison }),
+  );
+}
+
+/** Compare the finished run with its baseline; a failure to compare is said, not fatal. */
+async function baselineComparison(
+  store: Store,
+  args: RunArgs,
+  runId: string,
+  entries: readonly { eval: { id: string } }[],
+  io: CliIO,
+): Promise<Comparison | undefined> {
+  const ref = args.baseline!;
+  const baseline = await findBaseline(
+    store,
+    ref,
+    entries.map((e) => e.eval.id),
+    runId,
+  );
+  if (!baseline) {
+    writeSync(
+      io.stdoutFd,
+      `\nbaseline ${ref}: no finished run with these evals yet; nothing to compare\n`,
+    );
+    return undefined;
+  }
+  try {
+    return await compareWith(store, baseline.runId, runId, args);
+  } catch (error) {
+    io.stderr(`niceeval: comparing with baseline ${ref} failed: ${errorMessage(error)}\n`);
+    return undefined;
+  }
+}
+
+/** Open a report file up front, so a bad path is a usage error before anything runs. */
+function checkWritable(flag: string, file: string, cwd: string): void {
+  try {
+    closeSync(openSync(resolve(cwd, file), "a"));
+  } catch (error) {
+    throw new NiceevalError(
+      "USAGE",
+      `${flag}: cannot write ${file} (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}); pass a path in an existing, writable folder`,
+    );
+  }
+}
+
+/** The judge models a run is configured with, for the manifest. */
+function judgeModels(): string[] {
+  const model = judgeSettings().closeQAModel ?? process.env.NICEEVAL_JUDGE_MODEL;
+  return model ? [model] : [];
+}

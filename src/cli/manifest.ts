@@ -1,0 +1,87 @@
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { relative } from "node:path";
+import type { RunEntry } from "../runner/entry.js";
+import { trialsOf } from "../runner/source.js";
+import { hashValue } from "../store/hash.js";
+import type { RunManifest } from "../store/types.js";
+
+/** What the CLI knows about a run before it starts. */
+export interface ManifestInput {
+  runId: string;
+  cwd: string;
+  entries: readonly RunEntry[];
+  files: readonly string[];
+  argv: readonly string[];
+  name?: string;
+  tags: Record<string, string>;
+  trials: number;
+  concurrency: number;
+  niceevalVersion: string;
+  /** Judge models configured for the run (the default judge), when known. */
+  judgeModels: string[];
+}
+
+/** The manifest a run is stored with: versions, git state, file and configuration hashes. */
+export function buildManifest(input: ManifestInput): RunManifest {
+  const git = gitState(input.cwd);
+  return {
+    runId: input.runId,
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    tags: input.tags,
+    niceevalVersion: input.niceevalVersion,
+    nodeVersion: process.version,
+    ...(git ? { git } : {}),
+    command: [...input.argv],
+    files: input.files.map((file) => ({
+      path: relative(input.cwd, file) || file,
+      hash: fileHash(file),
+    })),
+    evals: input.entries.map(({ eval: runnable, file }) => ({
+      evalId: runnable.id,
+      style: runnable.style,
+      ...(file ? { file: relative(input.cwd, file) || file } : {}),
+      configHash: hashValue({
+        fingerprint: runnable.fingerprint?.() ?? null,
+        judgeModels: input.judgeModels,
+      }),
+      judgeModels: input.judgeModels,
+      trials: trialsOf(runnable.trials ?? input.trials),
+    })),
+    trials: input.trials,
+    concurrency: input.concurrency,
+    startedAt: new Date().toISOString(),
+  };
+}
+
+function fileHash(file: string): string {
+  try {
+    return createHash("sha256").update(readFileSync(file)).digest("hex").slice(0, 16);
+  } catch {
+    return "unreadable";
+  }
+}
+
+/** Commit, branch and dirty flag of the checkout, or undefined outside a git repository. */
+export function gitState(cwd: string): RunManifest["git"] {
+  const git = (...args: string[]) =>
+    execFileSync("git", args, {
+      cwd,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 5000,
+    }).trim();
+  try {
+    const commit = git("rev-parse", "HEAD");
+    let branch: string | undefined =
+      process.env.GITHUB_HEAD_REF ||
+      process.env.GITHUB_REF_NAME ||
+      git("rev-parse", "--abbrev-ref", "HEAD");
+    if (branch === "HEAD") branch = undefined;
+    const dirty = git("status", "--porcelain", "--untracked-files=no") !== "";
+    return { commit, ...(branch ? { branch } : {}), dirty };
+  } catch {
+    return undefined;
+  }
+}
