@@ -28,7 +28,10 @@ export async function askForVerdict<T>(
   let conversation = request;
   let firstProblem = "";
   for (let turn = 0; turn < 2; turn++) {
-    const call = await callJudge(source, conversation, options);
+    const call = await callJudge(source, conversation, {
+      ...options,
+      accept: (response) => readAnswer(response.data, response.text, check).ok,
+    });
     addJudgeUsage(usage, call.usage);
     if (!call.ok) return { ok: false, kind: call.kind, reason: call.reason, answers, usage };
     answers.push(call.response.text);
@@ -48,7 +51,7 @@ export async function askForVerdict<T>(
       ...request,
       messages: [
         ...request.messages,
-        { role: "assistant", content: call.response.text || "(empty answer)" },
+        { role: "assistant", content: quote(call.response.text) },
         {
           role: "user",
           content: `That answer cannot be used: ${checked.problem}. Answer again with only one JSON object that follows the schema "${request.answer.name}" exactly, nothing before or after it.`,
@@ -57,6 +60,15 @@ export async function askForVerdict<T>(
     };
   }
   throw new Error("unreachable: askForVerdict makes at most two calls");
+}
+
+/** The repair turn quotes at most this much of the unusable answer. */
+export const MAX_REPAIR_QUOTE_CHARS = 4000;
+
+function quote(text: string): string {
+  if (!text) return "(empty answer)";
+  if (text.length <= MAX_REPAIR_QUOTE_CHARS) return text;
+  return `${text.slice(0, MAX_REPAIR_QUOTE_CHARS)}…[cut ${text.length - MAX_REPAIR_QUOTE_CHARS} characters]`;
 }
 
 function readAnswer<T>(

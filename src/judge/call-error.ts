@@ -1,3 +1,5 @@
+import { readCapped } from "./providers/read-capped.js";
+
 /** A failed call to a judge endpoint, classified for the retry loop. */
 export class JudgeCallError extends Error {
   /** HTTP status, when the endpoint answered. */
@@ -51,7 +53,9 @@ export function parseRetryAfter(headers: Headers, now = Date.now()): number | un
 
 /** Turn a non-2xx response into a classified error naming the endpoint and the provider's message. */
 export async function httpError(response: Response, where: string): Promise<JudgeCallError> {
-  const body = await response.text().catch(() => "");
+  // An error body is only read for its message: the first 64 KiB are plenty.
+  const read = await readCapped(response, 64 * 1024).catch(() => undefined);
+  const body = read && !read.over ? read.text : "";
   const { message, code } = providerError(body);
   const status = response.status;
   const terminal = code !== undefined && TERMINAL_CODES.has(code);

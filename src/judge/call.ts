@@ -47,13 +47,19 @@ export function schedulerFor(endpoint: string): EndpointScheduler {
 /**
  * Make one judge call the dependable way: resolve the model (an unconfigured judge never
  * touches the network), answer from the disk cache for temperature-0 requests, else go through
- * the endpoint's scheduler with timeouts and retries. Usage lands in every open ledger.
+ * the endpoint's scheduler with timeouts and retries. Only answers `accept` approves are
+ * cached (or served from the cache), so a transient bad answer is asked again next run.
+ * Usage lands in every open ledger.
  * Only an abort of `signal` throws; everything else is a result.
  */
 export async function callJudge(
   source: JudgeSource,
   request: JudgeChatRequest,
-  options: { signal?: AbortSignal } = {},
+  options: {
+    signal?: AbortSignal;
+    /** Whether an answer is usable (parsed and validated); only usable answers are cached. */
+    accept?: (response: JudgeChatResponse) => boolean;
+  } = {},
 ): Promise<JudgeCallResult> {
   const resolved =
     typeof source === "string"
@@ -93,10 +99,13 @@ export async function callJudge(
   }
   const work = (async (): Promise<Attempted> => {
     const store = answerStore(cacheDirectory());
+    const usable = (response: JudgeChatResponse) => options.accept?.(response) ?? true;
     const hit = await store.get(key);
-    if (hit) return { outcome: { ok: true, response: hit }, usage: cachedUsage(), cached: true };
+    if (hit && usable(hit))
+      return { outcome: { ok: true, response: hit }, usage: cachedUsage(), cached: true };
     const attempted = await call();
-    if (attempted.outcome.ok) await store.put(key, target, attempted.outcome.response);
+    if (attempted.outcome.ok && usable(attempted.outcome.response))
+      await store.put(key, target, attempted.outcome.response);
     return attempted;
   })();
   inflight.set(key, work);

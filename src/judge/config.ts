@@ -30,6 +30,11 @@ export interface JudgeSettings {
   retryMaxMs: number;
   /** Longest Retry-After honoured, in ms (default 120 000); an endpoint asking for more fails the call. */
   maxRetryAfterMs: number;
+  /**
+   * Largest judge answer body read, in bytes (default 1 MiB). A longer answer is not read
+   * further: that judgment is unavailable, with the size and this cap as the reason.
+   */
+  maxResponseBytes: number;
   /** The model t.closeQA uses when none is set in code (else NICEEVAL_JUDGE_MODEL). */
   closeQAModel: string | undefined;
 }
@@ -44,6 +49,7 @@ const defaults = (): JudgeSettings => ({
   retryBaseMs: 500,
   retryMaxMs: 30_000,
   maxRetryAfterMs: 120_000,
+  maxResponseBytes: 1024 * 1024,
   closeQAModel: undefined,
 });
 
@@ -64,6 +70,7 @@ export function configureJudges(options: Partial<JudgeSettings>): JudgeSettings 
     "retryBaseMs",
     "retryMaxMs",
     "maxRetryAfterMs",
+    "maxResponseBytes",
   ] as const) {
     const value = options[key];
     if (value !== undefined && !(Number.isFinite(value) && value > 0)) {

@@ -1,6 +1,7 @@
 import { askForVerdict, type Checked, closedObject } from "./ask.js";
 import type { JudgeSource } from "./call.js";
 import type { JudgeAnswerSchema, JudgeChatRequest } from "./chat.js";
+import { markJudgePossible } from "./ledger.js";
 import type { JsonValue, JudgeFn, JudgeVerdict } from "./types.js";
 import { JudgeUnavailableError } from "./unavailable.js";
 
@@ -47,9 +48,16 @@ export function verdictRequest(args: {
  * bindScorer(llmJudge<Answer>({ id: "helpful", judge, criteria: "Is it helpful?", mapOutput: ({ output }) => output.text }));
  */
 export function judgeFromModel(model: JudgeSource): JudgeFn {
+  markJudgePossible();
   const name = typeof model === "string" ? model : `${model.provider.id}:${model.model}`;
   return async (args) => {
-    const answer = await askForVerdict(model, verdictRequest(args), checkVerdict);
+    const { signal } = args;
+    const answer = await askForVerdict(
+      model,
+      verdictRequest(args),
+      checkVerdict,
+      signal ? { signal } : {},
+    );
     if (!answer.ok) throw new JudgeUnavailableError(answer.kind, name, answer.reason);
     return answer.value;
   };

@@ -36,6 +36,8 @@ export type JudgeFn = (args: {
   output: JsonValue;
   criteria: string;
   expected?: JsonValue;
+  /** The run's abort signal: a judge that calls a model should pass it on. */
+  signal?: AbortSignal;
 }) => Promise<JudgeVerdict>;
 
 /** Validates a raw verdict; a malformed one (NaN, missing value) is rejected. */

@@ -1,4 +1,6 @@
 import { httpError, JudgeCallError } from "../call-error.js";
+import { judgeSettings } from "../config.js";
+import { readCapped } from "./read-capped.js";
 
 /**
  * POST a JSON body and read a JSON answer. Non-2xx answers, dropped connections and
@@ -30,10 +32,21 @@ export async function postJson(
     );
   }
   if (!response.ok) throw await httpError(response, where);
+  const maxBytes = judgeSettings().maxResponseBytes;
   let text: string;
   try {
-    text = await response.text();
+    const read = await readCapped(response, maxBytes);
+    if (read.over) {
+      const size =
+        read.declared !== undefined ? `${read.declared} bytes` : `more than ${maxBytes} bytes`;
+      throw new JudgeCallError(
+        `${where} answered ${size}, over the ${maxBytes}-byte cap on judge answers (raise maxResponseBytes with configureJudges)`,
+        { status: response.status, retryable: false },
+      );
+    }
+    text = read.text;
   } catch (error) {
+    if (error instanceof JudgeCallError) throw error;
     if (signal.aborted) throw signal.reason ?? error;
     throw new JudgeCallError(`${where} dropped the answer mid-body (${describe(error)})`, {
       retryable: true,

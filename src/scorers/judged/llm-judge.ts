@@ -61,9 +61,11 @@ export function makeLlmJudgeDriver(
   return defineDriver({
     id: "niceeval.llm-judge",
     implementations: [
-      implementTool(llmJudgeTool, async (input) => {
-        const args: LlmJudgeInput = { output: input.output, criteria: input.criteria };
+      implementTool(llmJudgeTool, async (input, context) => {
+        const args: Parameters<JudgeFn>[0] = { output: input.output, criteria: input.criteria };
         if (input.expected !== undefined) args.expected = input.expected;
+        // The suite's abort signal reaches the judge's model call.
+        if (context.signal) args.signal = context.signal;
         return verdictToScore(await judge(args), threshold, label);
       }),
     ],
