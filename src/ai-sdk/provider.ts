@@ -1,6 +1,7 @@
 import type { LanguageModel } from "ai";
 import { JudgeCallError, parseRetryAfter } from "../judge/call-error.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "../judge/chat.js";
+import { markJudgePossible } from "../judge/ledger.js";
 import type { JudgeProvider } from "../judge/providers/provider.js";
 
 /** A stable name for an AI SDK model: its gateway id, or `provider/modelId`. */
@@ -14,6 +15,7 @@ export function aiSdkModelName(model: LanguageModel): string {
  * Retries are niceeval's (the AI SDK's own are turned off), so the scheduler sees every 429.
  */
 export function aiSdkJudgeProvider(model: LanguageModel): JudgeProvider {
+  markJudgePossible();
   const name = aiSdkModelName(model);
   return Object.freeze({
     kind: "judge-provider" as const,

@@ -2,6 +2,7 @@ import { askForVerdict, type Checked, closedObject } from "./ask.js";
 import { boundAudit } from "./audit.js";
 import type { JudgeSource } from "./call.js";
 import type { JudgeAnswerSchema, JudgeChatRequest } from "./chat.js";
+import { markJudgePossible } from "./ledger.js";
 import type { CloseQAAnswer, CloseQAJudge } from "./types.js";
 
 /** Audits are kept whole up to 1 MiB unless the caller bounds them tighter. */
@@ -45,6 +46,7 @@ export function closeQARequest(material: string, question: string): JudgeChatReq
  * setDefaultCloseQAJudge(createCloseQAJudge("anthropic/claude-haiku-4.5"));
  */
 export function createCloseQAJudge(model: JudgeSource): CloseQAJudge {
+  markJudgePossible();
   const name = typeof model === "string" ? model : `${model.provider.id}:${model.model}`;
   return async ({ material, question, signal, maxAuditBytes }) => {
     const request = closeQARequest(material, question);

@@ -5,22 +5,61 @@ import { processWide } from "../process-wide.js";
 /**
  * Judge calls report their tokens here. The runner opens a ledger per attempt (and scorers
  * per judgment) so usage lands on the right record without threading it through every call.
+ *
+ * The ledgers are an AsyncLocalStorage, and on Node 20 one use of it tracks every promise of
+ * the process (18% of a 100,000-case run). So it is built only once a judge call is possible:
+ * something that can call a judge was built (a provider, a judge from a model, a closeQA judge,
+ * a judged scorer's driver, a registered provider, a resolved model string), or the environment
+ * names a judge (read at most once a second). Until then a ledger is a plain counter that no call
+ * can reach. Once possible, always possible.
  */
-const ledgers = processWide("judge.ledgers", () => new AsyncLocalStorage<JudgeUsage[]>());
+const state = processWide("judge.ledger-state", () => ({
+  possible: false,
+  storage: undefined as AsyncLocalStorage<JudgeUsage[]> | undefined,
+  envCheckedAt: Number.NEGATIVE_INFINITY,
+}));
+
+const JUDGE_ENVIRONMENT = [
+  "NICEEVAL_JUDGE_MODEL",
+  "NICEEVAL_JUDGE_BASE_URL",
+  "ANTHROPIC_API_KEY",
+  "OPENAI_API_KEY",
+];
+
+/** Say that a judge call can happen from now on (judge builders call this). */
+export function markJudgePossible(): void {
+  state.possible = true;
+}
+
+function ledgers(): AsyncLocalStorage<JudgeUsage[]> | undefined {
+  if (state.storage) return state.storage;
+  if (!state.possible) {
+    const now = performance.now();
+    if (now - state.envCheckedAt < 1000) return undefined;
+    state.envCheckedAt = now;
+    if (!JUDGE_ENVIRONMENT.some((name) => process.env[name])) return undefined;
+  }
+  state.storage = new AsyncLocalStorage<JudgeUsage[]>();
+  return state.storage;
+}
 
 /** Run `work` with a fresh ledger nested inside the current ones; returns what it spent. */
 export async function withJudgeLedger<T>(
   work: () => Promise<T>,
 ): Promise<{ result: T; usage: JudgeUsage }> {
   const usage = emptyJudgeUsage();
-  const stack = [...(ledgers.getStore() ?? []), usage];
-  const result = await ledgers.run(stack, work);
+  const storage = ledgers();
+  if (!storage) return { result: await work(), usage };
+  const stack = [...(storage.getStore() ?? []), usage];
+  const result = await storage.run(stack, work);
   return { result, usage };
 }
 
 /** Record one judge call's usage into every open ledger. */
 export function recordJudgeUsage(usage: Partial<JudgeUsage>): void {
-  const stack = ledgers.getStore();
+  // A call nobody announced (a hand-written judge): ledgers opened from now on will hear.
+  state.possible = true;
+  const stack = state.storage?.getStore();
   if (!stack) return;
   const full = { ...emptyJudgeUsage(), ...usage };
   for (const ledger of stack) addJudgeUsage(ledger, full);

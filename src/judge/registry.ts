@@ -1,6 +1,7 @@
 import { processWide } from "../process-wide.js";
 import { createCloseQAJudge } from "./close-qa.js";
 import { judgeSettings } from "./config.js";
+import { markJudgePossible } from "./ledger.js";
 import type { CloseQAJudge } from "./types.js";
 
 const state = processWide("judge.close-qa", () => ({
@@ -10,6 +11,7 @@ const state = processWide("judge.close-qa", () => ({
 
 /** Set (or clear) the judge that t.closeQA uses when an eval names none. */
 export function setDefaultCloseQAJudge(judge: CloseQAJudge | undefined): void {
+  if (judge) markJudgePossible();
   state.defaultJudge = judge;
 }
 

@@ -1,5 +1,6 @@
 import { processWide } from "../process-wide.js";
 import type { JudgeTarget } from "./chat.js";
+import { markJudgePossible } from "./ledger.js";
 import { anthropicModelId, anthropicProvider } from "./providers/anthropic.js";
 import { openAICompatibleProvider } from "./providers/openai-compatible.js";
 import type { JudgeProvider } from "./providers/provider.js";
@@ -38,6 +39,7 @@ export function registerJudgeProvider(name: string, provider: JudgeProvider): ()
     );
   }
   registered.set(name, provider);
+  markJudgePossible();
   return () => {
     if (registered.get(name) === provider) registered.delete(name);
   };
@@ -48,7 +50,10 @@ export function registerJudgeProvider(name: string, provider: JudgeProvider): ()
  * else NICEEVAL_JUDGE_BASE_URL (the whole string is the model); else `anthropic/…` with
  * ANTHROPIC_API_KEY and `openai/…` with OPENAI_API_KEY. Reads the environment at call time.
  */
-export function resolveJudge(model: string, env: NodeJS.ProcessEnv = process.env): ResolvedJudge {
+export function resolveJudge(
+  model: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ResolvedJudge {
   if (typeof model !== "string" || model.trim() === "") {
     return {
       ok: false,
@@ -100,6 +105,7 @@ export function resolveJudge(model: string, env: NodeJS.ProcessEnv = process.env
 export { anthropicModelId };
 
 function found(model: string, provider: JudgeProvider, providerModel: string): ResolvedJudge {
+  markJudgePossible();
   return {
     ok: true,
     model,

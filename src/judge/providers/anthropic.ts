@@ -1,5 +1,6 @@
 import { JudgeCallError } from "../call-error.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "../chat.js";
+import { markJudgePossible } from "../ledger.js";
 import { postJson } from "./fetch-json.js";
 import { type JudgeProvider, joinUrl } from "./provider.js";
 
@@ -31,6 +32,7 @@ interface MessagesAnswer {
  * registerJudgeProvider("claude", anthropicProvider({ apiKey: process.env.MY_KEY ?? "" }));
  */
 export function anthropicProvider(options: AnthropicOptions): JudgeProvider {
+  markJudgePossible();
   const baseURL = options.baseURL ?? "https://api.anthropic.com";
   const url = joinUrl(baseURL, "v1/messages");
   const where = `Anthropic endpoint ${url}`;

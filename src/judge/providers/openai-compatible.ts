@@ -1,5 +1,6 @@
 import { JudgeCallError } from "../call-error.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "../chat.js";
+import { markJudgePossible } from "../ledger.js";
 import { postJson } from "./fetch-json.js";
 import { type JudgeProvider, joinUrl } from "./provider.js";
 
@@ -35,6 +36,7 @@ interface ChatCompletion {
  * registerJudgeProvider("ollama", openAICompatibleProvider({ baseURL: "http://localhost:11434/v1" }));
  */
 export function openAICompatibleProvider(options: OpenAICompatibleOptions): JudgeProvider {
+  markJudgePossible();
   const url = joinUrl(options.baseURL, "chat/completions");
   const maxTokensField =
     options.maxTokensField ??

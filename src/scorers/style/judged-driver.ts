@@ -1,3 +1,4 @@
+import { markJudgePossible } from "../../judge/ledger.js";
 import type { JudgeFn, JudgeVerdict } from "../../judge/types.js";
 import type { Score } from "../../score/score.js";
 import { type Driver, defineDriver, implementTool, type Tool } from "../../tool/index.js";
@@ -22,6 +23,7 @@ export function makeJudgedDriver<Input>(judge: JudgeFn, spec: JudgedDriverSpec<I
   if (typeof judge !== "function") {
     throw new TypeError(`${spec.factory}(judge): judge must be a JudgeFn (an async function)`);
   }
+  markJudgePossible();
   const implementation = implementTool(spec.tool, async (input): Promise<Score> => {
     const raw: unknown = await judge(spec.ask(input));
     const verdict = parseVerdict(raw);
