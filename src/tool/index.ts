@@ -1,4 +1,5 @@
 export { type RunToolOptions, resolveImplementation, runTool } from "./run-tool.js";
+export { isStandardSchema, issuePointer } from "./standard-schema.js";
 export {
   type Driver,
   defineDriver,

@@ -1,4 +1,5 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
+import { type } from "arktype";
 import { describe, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { bindScorer } from "../../eval/suite.js";
@@ -9,6 +10,8 @@ import {
   evalScorersProvider,
   exactMatchTool,
   type JsonSchema,
+  type JsonSchemaObject,
+  type JsonSchemaScore,
   jsonSchemaValid,
   jsonSchemaValidTool,
   latencyBudgetTool,
@@ -55,6 +58,12 @@ describe("deterministic scorer types", () => {
       driver: evalScorersProvider,
       mapInput: ({ output }) => ({ actual: output, schema: { type: "object" } }),
     });
+    bindScorer<Answer, { actual: unknown; schema: JsonSchemaObject | StandardSchemaV1 }>({
+      id: "shape-arktype",
+      tool: jsonSchemaValidTool,
+      driver: evalScorersProvider,
+      mapInput: ({ output }) => ({ actual: output, schema: type({ text: "string" }) }),
+    });
     bindScorer<Answer, { actual: string; expected: string; trim?: boolean }>({
       id: "trimmed",
       tool: exactMatchTool,
@@ -68,14 +77,24 @@ describe("deterministic scorer types", () => {
   });
 
   it("returns a Score for JSON Schema and maybe a Promise for a Standard Schema", () => {
-    expectTypeOf(jsonSchemaValid({ actual: 1, schema: { type: "number" } })).toEqualTypeOf<Score>();
-    expectTypeOf(jsonSchemaValid({ actual: 1, schema: true })).toEqualTypeOf<Score>();
+    expectTypeOf(jsonSchemaValid({ actual: 1, schema: { type: "number" } })).toEqualTypeOf<
+      Promise<JsonSchemaScore>
+    >();
+    expectTypeOf(jsonSchemaValid({ actual: 1, schema: true })).toEqualTypeOf<
+      Promise<JsonSchemaScore>
+    >();
     expectTypeOf(jsonSchemaValid({ actual: 1, schema: z.number() })).toEqualTypeOf<
-      Score | Promise<Score>
+      Promise<JsonSchemaScore>
+    >();
+    expectTypeOf(jsonSchemaValid({ actual: 1, schema: type("number") })).toEqualTypeOf<
+      Promise<JsonSchemaScore>
     >();
     expectTypeOf(standardSchemaValid({ actual: 1, schema: z.number() })).toEqualTypeOf<
-      Promise<Score>
+      Promise<JsonSchemaScore>
     >();
+    expectTypeOf<JsonSchemaScore>().toExtend<Score>();
+    // @ts-expect-error the draft is one of the three
+    jsonSchemaValid({ actual: 1, schema: true, draft: "draft-04" });
     expectTypeOf<MinimalJsonSchema>().toEqualTypeOf<JsonSchema>();
   });
 

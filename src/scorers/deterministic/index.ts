@@ -9,12 +9,19 @@ export { type ExactMatchInput, exactMatch, exactMatchImpl, exactMatchTool } from
 export {
   type CompiledJsonSchema,
   compileJsonSchema,
+  type Draft,
+  type FormatMode,
   type JsonSchema,
+  type JsonSchemaCheck,
   type JsonSchemaObject,
+  type JsonSchemaOptions,
+  KNOWN_FORMATS,
   type MinimalJsonSchema,
 } from "./json-schema.js";
 export {
+  type JsonSchemaScore,
   type JsonSchemaValidInput,
+  jsonSchemaScoreSchema,
   jsonSchemaValid,
   jsonSchemaValidImpl,
   jsonSchemaValidTool,

@@ -1,8 +1,16 @@
+import { type } from "arktype";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { runTool } from "../../tool/run-tool.js";
 import { compileJsonSchema, type JsonSchema } from "./json-schema.js";
-import { jsonSchemaValid, standardSchemaValid } from "./json-schema-valid.js";
+import {
+  type JsonSchemaValidInput,
+  jsonSchemaValid,
+  jsonSchemaValidTool,
+  standardSchemaValid,
+} from "./json-schema-valid.js";
+import { evalScorersProvider } from "./provider.js";
 
 const order = {
   type: "object",
@@ -43,12 +51,16 @@ const goodOrder = {
   payment: { card: "4242" },
 };
 
-const rationaleOf = (actual: unknown, schema: JsonSchema = order) =>
-  jsonSchemaValid({ actual, schema }).rationale;
+const rationaleOf = async (actual: unknown, schema: unknown = order, options = {}) =>
+  (await jsonSchemaValid({ actual, schema: schema as JsonSchema, ...options })).rationale;
+
+const candidates = [evalScorersProvider];
+const viaTool = (input: JsonSchemaValidInput) =>
+  runTool({ tool: jsonSchemaValidTool, candidates, input: input as never });
 
 describe("jsonSchemaValid with JSON Schema", () => {
-  it("passes a valid value and names the draft", () => {
-    expect(jsonSchemaValid({ actual: goodOrder, schema: order })).toEqual({
+  it("passes a valid value and names the draft", async () => {
+    expect(await jsonSchemaValid({ actual: goodOrder, schema: order })).toEqual({
       value: 1,
       passed: true,
       label: "json-schema-valid",
@@ -56,57 +68,112 @@ describe("jsonSchemaValid with JSON Schema", () => {
     });
   });
 
-  it("names a nested violation with its JSON path", () => {
+  it("names a nested violation with its path, what was expected and what was found", async () => {
     const actual = { ...goodOrder, items: [...goodOrder.items, { sku: "c", price: "9" }] };
-    expect(jsonSchemaValid({ actual, schema: order })).toEqual({
+    expect(await jsonSchemaValid({ actual, schema: order })).toEqual({
       value: 0,
       passed: false,
       label: "json-schema-valid",
-      rationale: "/items/2/price: must be number",
+      rationale: "/items/2/price: must be number, got string",
     });
   });
 
-  it("names missing required properties, extra properties and bounds", () => {
-    expect(rationaleOf({ items: [] })).toBe("(root): must have required property 'id'");
-    expect(rationaleOf({ id: "x", items: [] })).toBe("/items: must NOT have fewer than 1 items");
-    expect(rationaleOf({ id: "x", items: [{ sku: "a", price: 1, qty: 2 }] })).toBe(
+  it("names missing required properties, extra properties and bounds", async () => {
+    expect(await rationaleOf({ items: [{ sku: "a", price: 1 }] })).toBe(
+      "(root): must have required property 'id'",
+    );
+    expect(await rationaleOf({ id: "x", items: [] })).toBe(
+      "/items: must NOT have fewer than 1 items, got 0",
+    );
+    expect(await rationaleOf({ id: "x", items: [{ sku: "a", price: 1, qty: 2 }] })).toBe(
       '/items/0: must NOT have additional properties ("qty")',
     );
-    expect(rationaleOf({ id: "x", items: [{ sku: "a", price: -1 }] })).toBe(
-      "/items/0/price: must be >= 0",
+    expect(await rationaleOf({ id: "x", items: [{ sku: "a", price: -1 }] })).toBe(
+      "/items/0/price: must be >= 0, got -1",
     );
   });
 
-  it("lists the allowed values of an enum and a const", () => {
-    expect(rationaleOf({ ...goodOrder, status: "lost" })).toBe(
-      '/status: must be equal to one of the allowed values: "open", "paid", "shipped"',
+  it("checks required names that are also Object.prototype's, such as __proto__", async () => {
+    const schema = { required: ["__proto__", "constructor"] };
+    expect(await rationaleOf({ id: 1 }, schema)).toBe(
+      "(root): must have required properties '__proto__', 'constructor'",
     );
-    expect(rationaleOf(2, { const: 1 })).toBe("(root): must be equal to constant 1");
+    expect(await rationaleOf(JSON.parse('{"constructor": 1}'), schema)).toBe(
+      "(root): must have required property '__proto__'",
+    );
+    const both = JSON.parse('{"__proto__": 1, "constructor": 2}');
+    expect((await jsonSchemaValid({ actual: both, schema })).passed).toBe(true);
   });
 
-  it("checks formats such as email and date-time", () => {
-    expect(rationaleOf({ ...goodOrder, email: "not-an-email" })).toBe(
-      '/email: must match format "email"',
+  it("lists the allowed values of an enum and a const, with the value found", async () => {
+    expect(await rationaleOf({ ...goodOrder, status: "lost" })).toBe(
+      '/status: must be equal to one of the allowed values: "open", "paid", "shipped", got "lost"',
     );
-    expect(rationaleOf({ ...goodOrder, placedAt: "yesterday" })).toBe(
-      '/placedAt: must match format "date-time"',
-    );
-    expect(jsonSchemaValid({ actual: "2026-11-30", schema: { format: "date" } }).passed).toBe(true);
-    expect(
-      jsonSchemaValid({ actual: "https://a.example/x", schema: { format: "uri" } }).passed,
-    ).toBe(true);
+    expect(await rationaleOf(2, { const: 1 })).toBe("(root): must be equal to constant 1, got 2");
   });
 
-  it("explains a failed oneOf with the reason each branch failed", () => {
-    expect(rationaleOf({ ...goodOrder, payment: { cash: true } })).toBe(
+  it("asserts the standard formats by default, the internationalised ones included", async () => {
+    expect(await rationaleOf({ ...goodOrder, email: "not-an-email" })).toBe(
+      '/email: must match format "email", got "not-an-email"',
+    );
+    expect(await rationaleOf({ ...goodOrder, placedAt: "yesterday" })).toBe(
+      '/placedAt: must match format "date-time", got "yesterday"',
+    );
+    const cases: [string, string, boolean][] = [
+      ["idn-email", "실례@실례.테스트", true],
+      ["idn-email", "2962", false],
+      ["idn-hostname", "실례.테스트", true],
+      ["idn-hostname", "〮실례.테스트", false],
+      ["iri", "http://ƒøø.ßår/?∂éœ=πîx#πîüx", true],
+      ["iri", "/abc", false],
+      ["iri-reference", "//ƒøø.ßår/?∂éœ=πîx#πîüx", true],
+      ["iri-reference", "\\\\WINDOWS\\filëßåré", false],
+      ["date", "2026-11-30", true],
+      ["uri", "https://a.example/x", true],
+      ["hostname", "-a-.example", false],
+    ];
+    for (const [format, actual, valid] of cases) {
+      const score = await jsonSchemaValid({ actual, schema: { format } });
+      expect({ format, actual, passed: score.passed }).toEqual({ format, actual, passed: valid });
+    }
+  });
+
+  it("prints nothing while checking hostnames", async () => {
+    const log = console.log;
+    const printed: unknown[] = [];
+    console.log = (...args: unknown[]) => printed.push(args);
+    try {
+      await jsonSchemaValid({ actual: "〮실례.테스트", schema: { format: "idn-hostname" } });
+    } finally {
+      console.log = log;
+    }
+    expect(printed).toEqual([]);
+  });
+
+  it("only annotates formats when asked to", async () => {
+    const schema = { type: "string", format: "email" };
+    expect((await jsonSchemaValid({ actual: "nope", schema, formats: "annotate" })).passed).toBe(
+      true,
+    );
+    expect((await jsonSchemaValid({ actual: 3, schema, formats: "annotate" })).passed).toBe(false);
+  });
+
+  it("passes an unknown format, saying it was not checked", async () => {
+    expect(await rationaleOf("x", { type: "string", format: "emial" })).toBe(
+      'actual is valid against the JSON Schema (draft 2020-12); format "emial" is not one the drafts define, so it was not checked',
+    );
+  });
+
+  it("explains a failed oneOf with the reason each branch failed", async () => {
+    expect(await rationaleOf({ ...goodOrder, payment: { cash: true } })).toBe(
       "/payment: must match exactly one schema in oneOf (must have required property 'card'; must have required property 'iban')",
     );
-    expect(rationaleOf({ ...goodOrder, payment: { card: "1", iban: "2" } })).toBe(
+    expect(await rationaleOf({ ...goodOrder, payment: { card: "1", iban: "2" } })).toBe(
       "/payment: must match exactly one schema in oneOf",
     );
   });
 
-  it("explains anyOf, if/then and unevaluatedProperties failures", () => {
+  it("explains anyOf, if/then, propertyNames and unevaluatedProperties failures", async () => {
     const nested = {
       properties: {
         a: {
@@ -117,119 +184,203 @@ describe("jsonSchemaValid with JSON Schema", () => {
         },
       },
     };
-    expect(rationaleOf({ a: { b: 1 } }, nested)).toBe(
-      "/a: must match a schema in anyOf (/a/b: must be string; /a/b: must be boolean)",
+    expect(await rationaleOf({ a: { b: 1 } }, nested)).toBe(
+      "/a: must match a schema in anyOf (/a/b: must be string, got integer; /a/b: must be boolean, got integer)",
     );
     const conditional = {
       if: { properties: { kind: { const: "card" } } },
       // biome-ignore lint/suspicious/noThenProperty: `then` is a JSON Schema keyword here
       then: { required: ["number"] },
     };
-    expect(rationaleOf({ kind: "card" }, conditional)).toBe(
+    expect(await rationaleOf({ kind: "card" }, conditional)).toBe(
       "(root): must have required property 'number'",
     );
-    expect(jsonSchemaValid({ actual: { kind: "cash" }, schema: conditional }).passed).toBe(true);
-    expect(rationaleOf({ a: 1 }, { unevaluatedProperties: false })).toBe(
+    expect((await jsonSchemaValid({ actual: { kind: "cash" }, schema: conditional })).passed).toBe(
+      true,
+    );
+    expect(
+      await rationaleOf(
+        { a: { abc: 1 } },
+        { properties: { a: { propertyNames: { maxLength: 2 } } } },
+      ),
+    ).toBe('/a: property name "abc" must NOT have more than 2 characters, got 3');
+    expect(await rationaleOf({ a: 1 }, { unevaluatedProperties: false })).toBe(
       '(root): must NOT have unevaluated properties ("a")',
     );
   });
 
-  it("follows $defs references", () => {
+  it("follows $defs, relative and $dynamicRef references", async () => {
     const schema = {
       $defs: { money: { type: "number", multipleOf: 0.01 } },
       type: "array",
       items: { $ref: "#/$defs/money" },
     };
-    expect(jsonSchemaValid({ actual: [1, 2.5], schema }).passed).toBe(true);
-    expect(rationaleOf([1, 2.555], schema)).toBe("/1: must be multiple of 0.01");
+    expect((await jsonSchemaValid({ actual: [1, 2.5], schema })).passed).toBe(true);
+    expect(await rationaleOf([1, 2.555], schema)).toBe("/1: must be multiple of 0.01, got 2.555");
+    const relative = {
+      $id: "https://example.com/tree",
+      $defs: { leaf: { $id: "leaf", type: "string" } },
+      items: { $ref: "leaf" },
+    };
+    expect(await rationaleOf(["a", 2], relative)).toBe("/1: must be string, got integer");
+    const dynamic = {
+      $id: "https://example.com/strict-list",
+      $ref: "list",
+      $defs: {
+        item: { $dynamicAnchor: "item", type: "string" },
+        list: {
+          $id: "list",
+          type: "array",
+          items: { $dynamicRef: "#item" },
+          $defs: { item: { $dynamicAnchor: "item" } },
+        },
+      },
+    };
+    expect(await viaTool({ actual: ["a", "b"], schema: dynamic })).toMatchObject({ passed: true });
+    expect(await viaTool({ actual: ["a", 1], schema: dynamic })).toMatchObject({
+      passed: false,
+      rationale: "/1: must be string, got integer",
+    });
   });
 
-  it("reads draft-07 when $schema says so, and 2020-12 otherwise", () => {
-    const tuple07 = {
-      $schema: "http://json-schema.org/draft-07/schema#",
-      items: [{ type: "string" }],
-      additionalItems: false,
-    };
-    expect(jsonSchemaValid({ actual: ["a"], schema: tuple07 }).rationale).toBe(
+  it("reads a schema without $schema as 2020-12, or as the draft option says", async () => {
+    const tuple = { items: [{ type: "string" }], additionalItems: false };
+    const as07 = { actual: ["a"], schema: tuple, draft: "draft-07" } as const;
+    expect((await jsonSchemaValid(as07)).rationale).toBe(
       "actual is valid against the JSON Schema (draft draft-07)",
     );
-    expect(rationaleOf(["a", 1], tuple07)).toBe("(root): must NOT have more than 1 items");
-    // The same tuple in 2020-12 is written with prefixItems; array-form items is invalid there.
-    expect(rationaleOf(["a", 1], { prefixItems: [{ type: "string" }], items: false })).toBe(
+    expect(await rationaleOf(["a", 1], tuple, { draft: "draft-07" })).toBe(
       "(root): must NOT have more than 1 items",
     );
-    expect(rationaleOf(["a"], { items: [{ type: "string" }] })).toMatch(/^invalid schema: /);
-    const explicit2020 = {
-      $schema: "https://json-schema.org/draft/2020-12/schema",
-      type: "string",
-    };
-    expect(jsonSchemaValid({ actual: "x", schema: explicit2020 }).passed).toBe(true);
+    // In 2020-12 a tuple is written with prefixItems; an array-form items is an invalid schema.
+    expect(await rationaleOf(["a", 1], { prefixItems: [{ type: "string" }], items: false })).toBe(
+      "(root): must NOT have more than 1 items",
+    );
+    expect(await jsonSchemaValid({ actual: ["a"], schema: tuple })).toMatchObject({
+      errored: true,
+      rationale: expect.stringMatching(/^invalid schema: \/items is \[/),
+    });
+    // $schema wins over the option.
+    const explicit07 = { $schema: "http://json-schema.org/draft-07/schema#", ...tuple };
+    expect((await jsonSchemaValid({ actual: ["a"], schema: explicit07 })).rationale).toContain(
+      "draft-07",
+    );
     const draft2019 = { $schema: "https://json-schema.org/draft/2019-09/schema", type: "string" };
-    expect(jsonSchemaValid({ actual: "x", schema: draft2019 }).rationale).toContain("2019-09");
+    expect((await jsonSchemaValid({ actual: "x", schema: draft2019 })).rationale).toContain(
+      "2019-09",
+    );
   });
 
-  it("accepts boolean schemas", () => {
-    expect(jsonSchemaValid({ actual: { any: 1 }, schema: true }).passed).toBe(true);
-    expect(jsonSchemaValid({ actual: 1, schema: false })).toMatchObject({
+  it("accepts boolean schemas", async () => {
+    expect((await jsonSchemaValid({ actual: { any: 1 }, schema: true })).passed).toBe(true);
+    expect(await jsonSchemaValid({ actual: 1, schema: false })).toMatchObject({
       value: 0,
       rationale: "(root): boolean schema is false",
     });
   });
 
-  it("ignores unknown annotation keywords", () => {
+  it("ignores unknown annotation keywords", async () => {
     const schema = { type: "string", example: "x", "x-owner": "team" };
-    expect(jsonSchemaValid({ actual: "x", schema }).passed).toBe(true);
+    expect((await jsonSchemaValid({ actual: "x", schema })).passed).toBe(true);
   });
 
-  it("fails an invalid schema with 'invalid schema:' and never throws", () => {
-    const cases: [unknown, RegExp][] = [
-      [{ type: "strnig" }, /^invalid schema: schema is invalid: data\/type/],
-      [{ type: "string", format: "emial" }, /^invalid schema: unknown format "emial" in schema/],
-      [{ $ref: "#/$defs/missing" }, /^invalid schema: can't resolve reference/],
-      [
-        { $schema: "http://json-schema.org/draft-04/schema#" },
-        /^invalid schema: unsupported \$schema/,
-      ],
-      [null, /^invalid schema: a JSON Schema is an object or a boolean, got null/],
-      [[{ type: "string" }], /^invalid schema: .* got an array/],
-      [{ minimum: 1n }, /^invalid schema: not JSON/],
-    ];
-    for (const [schema, rationale] of cases) {
-      const score = jsonSchemaValid({ actual: "x", schema: schema as JsonSchema });
-      expect(score).toMatchObject({ value: 0, passed: false, label: "json-schema-valid" });
-      expect(score.rationale).toMatch(rationale);
-    }
+  it("fails a value that is not JSON, reading undefined properties as absent", async () => {
+    expect(await rationaleOf(undefined, { type: "object" })).toBe(
+      "(root): must be a JSON value, got undefined",
+    );
+    expect(await rationaleOf({ a: 1n }, { type: "object" })).toBe(
+      "/a: must be a JSON value, got bigint",
+    );
+    const optional = { properties: { a: { type: "string" } }, required: ["b"] };
+    expect(await rationaleOf({ a: undefined, b: 1 }, optional)).toBe(
+      "actual is valid against the JSON Schema (draft 2020-12)",
+    );
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(await rationaleOf(cyclic, { type: "object" })).toBe(
+      "/self: must be a JSON value, got a circular reference",
+    );
   });
 
-  it("compiles a schema once, finding it again by identity and by content", () => {
-    const first = compileJsonSchema({ type: "integer", maximum: 7 });
-    const again = compileJsonSchema({ type: "integer", maximum: 7 });
+  it("compiles a schema once, finding it again by identity and by content", async () => {
+    const first = await compileJsonSchema({ type: "integer", maximum: 7 });
+    const again = await compileJsonSchema({ type: "integer", maximum: 7 });
     expect(again).toBe(first);
     const schema = { type: "integer", maximum: 8 };
-    expect(compileJsonSchema(schema)).toBe(compileJsonSchema(schema));
+    expect(await compileJsonSchema(schema)).toBe(await compileJsonSchema(schema));
+    expect(await compileJsonSchema(schema, { draft: "draft-07" })).not.toBe(
+      await compileJsonSchema(schema),
+    );
   });
 
-  it("lets schemas reuse an $id with different content", () => {
-    expect(
-      jsonSchemaValid({
-        actual: "x",
-        schema: { $id: "https://niceeval.dev/t.json", type: "string" },
-      }).passed,
-    ).toBe(true);
-    expect(
-      jsonSchemaValid({
-        actual: "x",
-        schema: { $id: "https://niceeval.dev/t.json", type: "number" },
-      }).passed,
-    ).toBe(false);
+  it("lets schemas share an $id with different content, even compiled at once", async () => {
+    const id = "https://niceeval.dev/t.json";
+    const [text, number] = await Promise.all([
+      jsonSchemaValid({ actual: "x", schema: { $id: id, type: "string" } }),
+      jsonSchemaValid({ actual: "x", schema: { $id: id, type: "number" } }),
+    ]);
+    expect(text?.passed).toBe(true);
+    expect(number?.passed).toBe(false);
   });
 
-  it("keeps answering correctly past the cache's bound", () => {
-    for (let n = 0; n < 400; n++) {
+  it("keeps answering correctly past the cache's bound", async () => {
+    for (let n = 0; n < 300; n++) {
       const schema = { type: "integer", minimum: n };
-      expect(jsonSchemaValid({ actual: n, schema }).passed).toBe(true);
-      expect(jsonSchemaValid({ actual: n - 1, schema }).passed).toBe(false);
+      expect((await jsonSchemaValid({ actual: n, schema })).passed).toBe(true);
+      expect((await jsonSchemaValid({ actual: n - 1, schema })).passed).toBe(false);
     }
+  });
+});
+
+describe("an unusable JSON Schema is an errored score, never a throw nor the value's failure", () => {
+  const selfReferencing: Record<string, unknown> = { type: "object" };
+  selfReferencing.properties = { child: selfReferencing };
+  const cases: [string, unknown, RegExp][] = [
+    [
+      "a misspelt type",
+      { type: "strnig" },
+      /^invalid schema: \/type is "strnig", which the draft 2020-12 meta-schema does not allow/,
+    ],
+    ["a missing $defs entry", { $ref: "#/$defs/missing" }, /^invalid schema: /],
+    [
+      "a reference to another document",
+      { $ref: "https://schemas.example/other.json" },
+      /^invalid schema: reference "https:\/\/schemas.example\/other.json" points to https:\/\/schemas.example\/other.json, outside the schema; niceeval does not fetch schemas/,
+    ],
+    [
+      "a relative reference to a file beside it",
+      { $ref: "other.json" },
+      /^invalid schema: reference "other.json" points to a document beside the schema/,
+    ],
+    [
+      "an unsupported $schema",
+      { $schema: "http://json-schema.org/draft-04/schema#" },
+      /^invalid schema: unsupported \$schema/,
+    ],
+    ["a file: $id", { $id: "file:///etc/schema.json", type: "string" }, /^invalid schema: .*file:/],
+    ["null", null, /^invalid schema: a JSON Schema is an object or a boolean, got null/],
+    ["an array", [{ type: "string" }], /^invalid schema: .* got an array/],
+    ["a bigint", { minimum: 1n }, /^invalid schema: not JSON/],
+    ["a self-referencing object", selfReferencing, /^invalid schema: not JSON/],
+  ];
+  for (const [what, schema, rationale] of cases) {
+    it(`answers ${what}`, async () => {
+      const direct = await jsonSchemaValid({ actual: "x", schema: schema as JsonSchema });
+      expect(direct).toMatchObject({
+        value: 0,
+        passed: false,
+        errored: true,
+        label: "json-schema-valid",
+      });
+      expect(direct.rationale).toMatch(rationale);
+      await expect(viaTool({ actual: "x", schema: schema as JsonSchema })).resolves.toEqual(direct);
+    });
+  }
+
+  it("answers a schema whose references loop forever", async () => {
+    const score = await jsonSchemaValid({ actual: { a: 1 }, schema: { $ref: "#" } });
+    expect(score.passed).toBe(false);
+    expect(typeof score.rationale).toBe("string");
   });
 });
 
@@ -242,6 +393,10 @@ describe("jsonSchemaValid with a Standard Schema", () => {
     id: v.string(),
     items: v.array(v.object({ sku: v.string(), price: v.number() })),
   });
+  const arktypeOrder = type({
+    id: "string",
+    items: type({ sku: "string", price: "number" }).array(),
+  });
   const bad = {
     id: "o",
     items: [
@@ -251,14 +406,14 @@ describe("jsonSchemaValid with a Standard Schema", () => {
     ],
   };
 
-  it("validates with zod synchronously and names the path", () => {
-    expect(jsonSchemaValid({ actual: { id: "o", items: [] }, schema: zodOrder })).toEqual({
+  it("validates with zod and names the path", async () => {
+    expect(await jsonSchemaValid({ actual: { id: "o", items: [] }, schema: zodOrder })).toEqual({
       value: 1,
       passed: true,
       label: "json-schema-valid",
       rationale: "actual is valid against the schema",
     });
-    expect(jsonSchemaValid({ actual: bad, schema: zodOrder })).toEqual({
+    expect(await jsonSchemaValid({ actual: bad, schema: zodOrder })).toEqual({
       value: 0,
       passed: false,
       label: "json-schema-valid",
@@ -266,72 +421,82 @@ describe("jsonSchemaValid with a Standard Schema", () => {
     });
   });
 
-  it("validates with valibot and names the path", () => {
-    const score = jsonSchemaValid({ actual: bad, schema: valibotOrder });
+  it("validates with valibot and names the path", async () => {
+    const score = await jsonSchemaValid({ actual: bad, schema: valibotOrder });
     expect(score).toMatchObject({ value: 0, passed: false });
-    expect((score as { rationale: string }).rationale).toMatch(/^\/items\/2\/price: Invalid type/);
-    expect(jsonSchemaValid({ actual: { id: "o", items: [] }, schema: valibotOrder })).toMatchObject(
-      {
-        passed: true,
-      },
-    );
+    expect(score.rationale).toMatch(/^\/items\/2\/price: Invalid type/);
+    const good = await jsonSchemaValid({ actual: { id: "o", items: [] }, schema: valibotOrder });
+    expect(good.passed).toBe(true);
   });
 
-  it("returns a Promise when the schema validates asynchronously", async () => {
+  it("validates with arktype, whose schemas are functions, directly and through runTool", async () => {
+    expect(typeof arktypeOrder).toBe("function");
+    const direct = await jsonSchemaValid({ actual: bad, schema: arktypeOrder });
+    expect(direct).toMatchObject({ value: 0, passed: false });
+    expect(direct.rationale).toMatch(/^\/items\/2\/price: .*must be a number \(was a string\)$/);
+    await expect(viaTool({ actual: bad, schema: arktypeOrder })).resolves.toEqual(direct);
+    await expect(
+      viaTool({ actual: { id: "o", items: [] }, schema: arktypeOrder }),
+    ).resolves.toMatchObject({ passed: true });
+  });
+
+  it("reports an issue at the root as (root) for every library", async () => {
+    const schemas = [z.string(), v.string(), type("string")];
+    for (const schema of schemas) {
+      const score = await viaTool({ actual: 3, schema });
+      expect(score.rationale).toMatch(/^\(root\): /);
+    }
+  });
+
+  it("awaits a schema that validates asynchronously", async () => {
     const slow = z.string().refine(async (text) => text.startsWith("ok"), "must start with ok");
-    const pending = jsonSchemaValid({ actual: "nope", schema: slow });
-    expect(pending).toBeInstanceOf(Promise);
-    expect(await pending).toMatchObject({ value: 0, rationale: "(root): must start with ok" });
+    expect(await jsonSchemaValid({ actual: "nope", schema: slow })).toMatchObject({
+      value: 0,
+      rationale: "(root): must start with ok",
+    });
     expect(await standardSchemaValid({ actual: "ok!", schema: slow })).toMatchObject({ value: 1 });
   });
 
-  it("standardSchemaValid always answers with a Promise", async () => {
-    const result = standardSchemaValid({ actual: 3, schema: z.string() });
-    expect(result).toBeInstanceOf(Promise);
-    expect(await result).toMatchObject({
-      passed: false,
-      rationale: "(root): Invalid input: expected string, received number",
-    });
+  it("standardSchemaValid answers a value that is no Standard Schema as errored", async () => {
     const notSchema = { type: "string" } as unknown as Parameters<
       typeof standardSchemaValid
     >[0]["schema"];
     expect(await standardSchemaValid({ actual: "x", schema: notSchema })).toMatchObject({
-      passed: false,
+      errored: true,
       rationale: expect.stringMatching(/^invalid schema: not a Standard Schema/),
     });
   });
 
-  it("escapes JSON Pointer characters in issue paths", () => {
+  it("escapes JSON Pointer characters in issue paths", async () => {
     const schema = z.object({ "a/b": z.object({ "c~d": z.number() }) });
-    expect(jsonSchemaValid({ actual: { "a/b": { "c~d": "x" } }, schema })).toMatchObject({
+    expect(await jsonSchemaValid({ actual: { "a/b": { "c~d": "x" } }, schema })).toMatchObject({
       rationale: "/a~1b/c~0d: Invalid input: expected number, received string",
     });
   });
 
-  it("fails, not throws, when a schema's validate throws", async () => {
-    const throwing = {
-      "~standard": {
-        version: 1 as const,
-        vendor: "test",
-        validate: () => {
+  it("is errored, not failed, when a schema's validate throws, rejects or answers nonsense", async () => {
+    const standard = (validate: () => unknown) => ({
+      "~standard": { version: 1 as const, vendor: "test", validate },
+    });
+    const cases: [() => unknown, string][] = [
+      [
+        () => {
           throw new Error("boom");
         },
-      },
-    };
-    expect(jsonSchemaValid({ actual: 1, schema: throwing })).toMatchObject({
-      passed: false,
-      rationale: "invalid schema: its validate threw: boom",
-    });
-    const rejecting = {
-      "~standard": {
-        version: 1 as const,
-        vendor: "test",
-        validate: () => Promise.reject(new Error("late")),
-      },
-    };
-    expect(await jsonSchemaValid({ actual: 1, schema: rejecting })).toMatchObject({
-      passed: false,
-      rationale: "invalid schema: its validate threw: late",
-    });
+        "invalid schema: its validate threw: boom",
+      ],
+      [() => Promise.reject(new Error("late")), "invalid schema: its validate threw: late"],
+      [() => undefined, "invalid schema: its validate returned undefined, not a result"],
+      [
+        () => ({ issues: "bad" }),
+        "invalid schema: its validate returned issues that are not an array",
+      ],
+    ];
+    for (const [validate, rationale] of cases) {
+      const schema = standard(validate) as never;
+      const expected = { value: 0, passed: false, errored: true, rationale };
+      expect(await jsonSchemaValid({ actual: 1, schema })).toMatchObject(expected);
+      await expect(viaTool({ actual: 1, schema })).resolves.toMatchObject(expected);
+    }
   });
 });

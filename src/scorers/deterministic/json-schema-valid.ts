@@ -1,15 +1,16 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { z } from "zod";
 import { errorMessage } from "../../errors.js";
-import { type Score, scoreSchema } from "../../score/score.js";
+import { scoreSchema } from "../../score/score.js";
+import { isStandardSchema, issuePointer } from "../../tool/standard-schema.js";
 import { defineTool, implementTool } from "../../tool/tool.js";
 import {
   compileJsonSchema,
-  describeViolation,
+  type FormatMode,
   type JsonSchema,
   type JsonSchemaObject,
 } from "./json-schema.js";
-import { isStandardSchema, issuePointer } from "./standard-schema.js";
+import { DRAFTS, type Draft } from "./json-schema-drafts.js";
 
 const LABEL = "json-schema-valid";
 const STANDARD_PASSED = "actual is valid against the schema";
@@ -18,102 +19,153 @@ const STANDARD_PASSED = "actual is valid against the schema";
 export interface JsonSchemaValidInput<S = JsonSchema | StandardSchemaV1> {
   /** The value produced (parsed JSON, not a JSON string). */
   actual: unknown;
-  /** A JSON Schema (draft 2020-12 by default, 2019-09 or draft-07 by `$schema`), or a Standard Schema. */
+  /**
+   * A JSON Schema (its `$schema` picks draft 2020-12, 2019-09 or draft-07; without one it is
+   * read as `draft`), or a Standard Schema such as a zod, valibot or arktype schema.
+   */
   schema: S;
+  /** The draft a JSON Schema without `$schema` is read as: `"2020-12"` (the default), `"2019-09"` or `"draft-07"`. */
+  draft?: Draft | undefined;
+  /** `"assert"` (the default): a string that breaks its `format` fails. `"annotate"`: `format` never fails. */
+  formats?: FormatMode | undefined;
 }
 
-function failed(rationale: string): Score {
+/**
+ * The `eval.json-schema-valid` Score. `errored: true` means the scorer could not judge the
+ * value (the schema is unusable, or the validator failed): the reason says why, and it is not
+ * the value's failure.
+ */
+export const jsonSchemaScoreSchema = scoreSchema.extend({
+  errored: z.literal(true).optional(),
+});
+
+/** The `eval.json-schema-valid` Score: a Score that may be `errored`. */
+export type JsonSchemaScore = z.infer<typeof jsonSchemaScoreSchema>;
+
+function passed(rationale: string): JsonSchemaScore {
+  return { value: 1, passed: true, label: LABEL, rationale };
+}
+
+function failed(rationale: string): JsonSchemaScore {
   return { value: 0, passed: false, label: LABEL, rationale };
 }
 
-function fromStandardResult(result: StandardSchemaV1.Result<unknown>): Score {
-  const issue = result.issues?.[0];
-  if (!issue) return { value: 1, passed: true, label: LABEL, rationale: STANDARD_PASSED };
-  return failed(`${issuePointer(issue)}: ${issue.message}`);
+function errored(rationale: string): JsonSchemaScore {
+  return { value: 0, passed: false, label: LABEL, rationale, errored: true };
 }
 
-function schemaThrew(error: unknown): Score {
-  return failed(`invalid schema: its validate threw: ${errorMessage(error)}`);
+function fromStandardResult(result: unknown): JsonSchemaScore {
+  if (typeof result !== "object" || result === null) {
+    return errored(`invalid schema: its validate returned ${String(result)}, not a result`);
+  }
+  const issues = (result as { issues?: unknown }).issues;
+  if (issues === undefined) return passed(STANDARD_PASSED);
+  if (!Array.isArray(issues)) {
+    return errored("invalid schema: its validate returned issues that are not an array");
+  }
+  const issue = issues[0] as StandardSchemaV1.Issue | undefined;
+  if (!issue) return failed("(root): does not match the schema");
+  return failed(`${issuePointer(issue)}: ${String(issue.message)}`);
 }
 
-/** Validate with a Standard Schema; synchronous when the schema answers synchronously. */
-function validateStandard(actual: unknown, schema: StandardSchemaV1): Score | Promise<Score> {
-  let result: StandardSchemaV1.Result<unknown> | Promise<StandardSchemaV1.Result<unknown>>;
+function schemaThrew(error: unknown): JsonSchemaScore {
+  return errored(`invalid schema: its validate threw: ${errorMessage(error)}`);
+}
+
+async function validateStandard(
+  actual: unknown,
+  schema: StandardSchemaV1,
+): Promise<JsonSchemaScore> {
   try {
-    result = schema["~standard"].validate(actual);
+    return fromStandardResult(await schema["~standard"].validate(actual));
   } catch (error) {
     return schemaThrew(error);
   }
-  return result instanceof Promise
-    ? result.then(fromStandardResult, schemaThrew)
-    : fromStandardResult(result);
+}
+
+function unknownFormatsNote(formats: readonly string[]): string {
+  if (formats.length === 0) return "";
+  const names = formats.map((format) => JSON.stringify(format)).join(", ");
+  return `; format ${names} is not one the drafts define, so it was not checked`;
+}
+
+async function validateJsonSchema(
+  input: JsonSchemaValidInput<JsonSchema>,
+): Promise<JsonSchemaScore> {
+  const options = input.draft === undefined ? {} : { draft: input.draft };
+  const compiled = await compileJsonSchema(input.schema, options);
+  if (!compiled.ok) return errored(compiled.reason);
+  const check = compiled.check(input.actual, input.formats ?? "assert");
+  if (check.outcome === "errored") return errored(check.reason);
+  if (check.outcome === "invalid") return failed(check.reason);
+  return passed(
+    `actual is valid against the JSON Schema (draft ${compiled.draft})${unknownFormatsNote(compiled.unknownFormats)}`,
+  );
 }
 
 /**
- * Score 1 when `actual` is valid against the schema, else 0 with the first violation and its
- * JSON path (`"/items/2/price: must be number"`). Takes full JSON Schema through ajv (compiled
- * once per schema and cached) or a Standard Schema such as a zod or valibot schema; a Standard
- * Schema that validates asynchronously makes the result a Promise. An unusable schema gives a
- * failed Score whose rationale starts with "invalid schema:"; it never throws.
+ * Score 1 when `actual` is valid against the schema, else 0 with the first violation: its
+ * instance path, what the schema expected and what was found (`"/items/2/price: must be
+ * number, got string"`). Takes full JSON Schema (drafts 2020-12, 2019-09 and 07, through
+ * @hyperjump/json-schema, compiled once per schema and cached) or any Standard Schema (zod,
+ * valibot, arktype…).
+ *
+ * A JSON Schema without `$schema` is read as draft 2020-12 unless `draft` says otherwise.
+ * Formats assert by default (`formats: "annotate"` makes `format` an annotation only, as draft
+ * 2020-12 reads it by default). References stay inside the schema: nothing is fetched.
+ *
+ * Never throws and never blames the value for a bad schema: an unusable schema (invalid, an
+ * unsupported `$schema`, a reference outside it, a Standard Schema whose `validate` throws)
+ * gives `errored: true` with a rationale starting "invalid schema:".
  * @example
- * jsonSchemaValid({ actual: { n: "1" }, schema: { type: "object", properties: { n: { type: "number" } } } });
- * // → { value: 0, passed: false, label: "json-schema-valid", rationale: "/n: must be number" }
+ * await jsonSchemaValid({ actual: { n: "1" }, schema: { type: "object", properties: { n: { type: "number" } } } });
+ * // → { value: 0, passed: false, label: "json-schema-valid", rationale: '/n: must be number, got string' }
  */
-export function jsonSchemaValid(
-  input: JsonSchemaValidInput<StandardSchemaV1>,
-): Score | Promise<Score>;
-export function jsonSchemaValid(input: JsonSchemaValidInput<JsonSchema>): Score;
-export function jsonSchemaValid(input: JsonSchemaValidInput): Score | Promise<Score>;
-export function jsonSchemaValid(input: JsonSchemaValidInput): Score | Promise<Score> {
-  const { actual, schema } = input;
-  if (isStandardSchema(schema)) return validateStandard(actual, schema);
-  const compiled = compileJsonSchema(schema);
-  if (!compiled.ok) return failed(compiled.rationale);
-  if (compiled.validate(actual)) {
-    return { value: 1, passed: true, label: LABEL, rationale: compiled.passed };
+export async function jsonSchemaValid(input: JsonSchemaValidInput): Promise<JsonSchemaScore> {
+  try {
+    if (isStandardSchema(input.schema)) return await validateStandard(input.actual, input.schema);
+    return await validateJsonSchema(input as JsonSchemaValidInput<JsonSchema>);
+  } catch (error) {
+    // Nothing above should throw; if something does, it is still a reason, not a crash.
+    return errored(`the validator failed: ${errorMessage(error)}`);
   }
-  return failed(describeViolation(compiled.validate.errors ?? []));
 }
 
 /**
- * Validate `actual` against a Standard Schema (zod 4, valibot, …) as a `json-schema-valid`
- * Score, always as a Promise since a Standard Schema may validate asynchronously.
+ * Validate `actual` against a Standard Schema (zod 4, valibot, arktype…) as a
+ * `json-schema-valid` Score; a value that is not a Standard Schema gives an errored Score.
  * @example
  * await standardSchemaValid({ actual: 3, schema: z.string() });
  * // → { value: 0, passed: false, label: "json-schema-valid", rationale: "(root): Invalid input: expected string, received number" }
  */
 export async function standardSchemaValid(
   input: JsonSchemaValidInput<StandardSchemaV1>,
-): Promise<Score> {
+): Promise<JsonSchemaScore> {
   if (!isStandardSchema(input.schema)) {
-    return failed("invalid schema: not a Standard Schema (it has no `~standard.validate`)");
+    return errored("invalid schema: not a Standard Schema (it has no `~standard.validate`)");
   }
   return validateStandard(input.actual, input.schema);
 }
 
-function isSchemaLike(value: unknown): value is JsonSchema {
-  return (
-    typeof value === "boolean" ||
-    (typeof value === "object" && value !== null && !Array.isArray(value))
-  );
-}
-
 /**
- * The `eval.json-schema-valid` tool contract; over JSON its schema is a JSON Schema. The input
- * type names an object schema (what callers write); `true`/`false` schemas are accepted too.
+ * The `eval.json-schema-valid` tool contract. Its `schema` is a JSON Schema (over JSON) or,
+ * in process, any Standard Schema, arktype's callable schemas included. Any other value is
+ * passed on, so the scorer answers it with an errored Score instead of the call throwing. The
+ * input type names an object schema (what callers write over JSON); to bind a Standard Schema,
+ * declare `schema: JsonSchemaObject | StandardSchemaV1` in the binding's input type.
  */
 export const jsonSchemaValidTool = defineTool({
   id: "eval.json-schema-valid",
   description:
-    "Score 1 when actual is valid against a JSON Schema (2020-12, 2019-09 or draft-07), else 0 with the first violation and its path.",
+    "Score 1 when actual is valid against a JSON Schema (2020-12 unless $schema or draft says 2019-09 or draft-07), else 0 with the first violation, its path, what was expected and what was found.",
   inputSchema: z.object({
     actual: z.unknown(),
-    // z.custom keeps the caller's schema object (no copy), so compiled validators are found by identity.
-    schema: z.custom<JsonSchemaObject>(isSchemaLike, {
-      message: "must be a JSON Schema: an object or a boolean",
-    }),
+    // Accepts any value and keeps it as it is (no copy), so compiled validators are found by identity.
+    schema: z.custom<JsonSchemaObject>(() => true),
+    draft: z.enum(DRAFTS as [Draft, ...Draft[]]).optional(),
+    formats: z.enum(["assert", "annotate"]).optional(),
   }),
-  outputSchema: scoreSchema,
+  outputSchema: jsonSchemaScoreSchema,
 });
 
 /** The implementation of `eval.json-schema-valid`, bundled in `evalScorersProvider`. */

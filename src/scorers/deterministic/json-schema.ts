@@ -1,14 +1,39 @@
-import type { ErrorObject, Options, ValidateFunction } from "ajv";
-import Ajv07 from "ajv";
-import Ajv2019 from "ajv/dist/2019.js";
-import Ajv2020 from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import {
+  getAllRegisteredSchemaUris,
+  getShouldValidateFormat,
+  hasSchema,
+  registerSchema,
+  setShouldValidateFormat,
+  unregisterSchema,
+  type Validator,
+  validate,
+} from "@hyperjump/json-schema/draft-2020-12";
+import "@hyperjump/json-schema/draft-2019-09";
+import "@hyperjump/json-schema/draft-07";
+import "@hyperjump/json-schema/formats";
+import { BASIC } from "@hyperjump/json-schema/experimental";
 import { errorMessage } from "../../errors.js";
+import {
+  DEFAULT_DRAFT,
+  DIALECT,
+  type Draft,
+  draftOfDialect,
+  isDraft,
+} from "./json-schema-drafts.js";
+import {
+  describeErrors,
+  describeSchemaErrors,
+  type ValidationError,
+} from "./json-schema-errors.js";
+import { findNotJson, withoutUndefined } from "./json-schema-json.js";
+import { mapSchema, type SchemaMap, withoutFragment } from "./json-schema-walk.js";
+
+export type { Draft } from "./json-schema-drafts.js";
 
 /**
- * A JSON Schema object. Its `$schema` picks the draft: 2020-12 when absent; 2019-09 and draft-07
- * are also understood. Typed as a plain keyword record so `Record<string, unknown>` and
- * generated schemas (such as `z.toJSONSchema(...)`) fit it as they are.
+ * A JSON Schema object. Its `$schema` picks the draft (2020-12, 2019-09 or draft-07); without
+ * one it is read as the `draft` option, 2020-12 by default. Typed as a plain keyword record so
+ * `Record<string, unknown>` and generated schemas (such as `z.toJSONSchema(...)`) fit it.
  */
 export interface JsonSchemaObject {
   readonly [keyword: string]: unknown;
@@ -20,159 +45,268 @@ export type JsonSchema = JsonSchemaObject | boolean;
 /** The seed's name for the schema `eval.json-schema-valid` takes; it is full JSON Schema here. */
 export type MinimalJsonSchema = JsonSchema;
 
-/** A schema ready to check values: a validator, or why the schema itself is unusable. */
+/**
+ * How `format` is read. `"assert"` (the default): a string that is not a valid `email`,
+ * `date-time`, `idn-hostname`… fails. `"annotate"`: `format` is only an annotation and never
+ * fails, as draft 2020-12 reads it when no vocabulary asks for assertion.
+ */
+export type FormatMode = "assert" | "annotate";
+
+/** Options of {@link compileJsonSchema} and `eval.json-schema-valid`. */
+export interface JsonSchemaOptions {
+  /** The draft a schema without `$schema` is read as; `"2020-12"` by default. `$schema` wins. */
+  readonly draft?: Draft;
+  /** Whether `format` fails a value (`"assert"`, the default) or only annotates it. */
+  readonly formats?: FormatMode;
+}
+
+/** The outcome of checking one value: valid, invalid (the value's fault), or errored (ours). */
+export type JsonSchemaCheck =
+  | { readonly outcome: "valid" }
+  | { readonly outcome: "invalid"; readonly reason: string }
+  | { readonly outcome: "errored"; readonly reason: string };
+
+/** A schema ready to check values, or why the schema itself is unusable. */
 export type CompiledJsonSchema =
   | {
       readonly ok: true;
-      readonly validate: ValidateFunction;
-      /** Rationale of a passing value, made once. */
-      readonly passed: string;
+      /** The draft the schema was read as. */
+      readonly draft: Draft;
+      /** Formats the schema names that no draft defines; they are never checked. */
+      readonly unknownFormats: readonly string[];
+      /** Check a value. Never throws. */
+      check(actual: unknown, formats?: FormatMode): JsonSchemaCheck;
     }
-  | { readonly ok: false; readonly rationale: string };
+  | { readonly ok: false; readonly reason: string };
 
-type Draft = "2020-12" | "2019-09" | "draft-07";
-type AjvInstance = InstanceType<typeof Ajv2020.default>;
+/** The formats drafts 2020-12, 2019-09 and 07 define; all are checked when formats assert. */
+export const KNOWN_FORMATS: ReadonlySet<string> = new Set([
+  "date-time",
+  "date",
+  "time",
+  "duration",
+  "email",
+  "idn-email",
+  "hostname",
+  "idn-hostname",
+  "ipv4",
+  "ipv6",
+  "uri",
+  "uri-reference",
+  "iri",
+  "iri-reference",
+  "uuid",
+  "uri-template",
+  "json-pointer",
+  "relative-json-pointer",
+  "regex",
+]);
 
-const drafts = new Map<Draft, AjvInstance>();
+// The library's hostname checks print their parse errors with console.log; a scorer stays quiet.
+const NOISY_FORMATS = new Set(["hostname", "idn-hostname", "idn-email"]);
 
-function ajvFor(draft: Draft): AjvInstance {
-  let ajv = drafts.get(draft);
-  if (ajv) return ajv;
-  // "log" lets unknown keywords (x-*, example) through silently but still rejects an unknown format such as "emial".
-  const options: Options = {
-    strictSchema: "log",
-    strictTypes: false,
-    strictTuples: false,
-    logger: false,
-  };
-  ajv =
-    draft === "draft-07"
-      ? new Ajv07.default(options)
-      : draft === "2019-09"
-        ? new Ajv2019.default(options)
-        : new Ajv2020.default(options);
-  addFormats.default(ajv);
-  drafts.set(draft, ajv);
-  return ajv;
+const BASE = "https://niceeval.invalid/schema/";
+let compiled = 0;
+
+// ---- compiling, one at a time -------------------------------------------------------------
+
+// The library keeps one registry of schemas by URI; compiling one schema at a time (and
+// unregistering it after) lets two schemas share an `$id` without clashing.
+let queue: Promise<unknown> = Promise.resolve();
+function oneAtATime<T>(task: () => Promise<T>): Promise<T> {
+  const run = queue.then(task, task);
+  queue = run.catch(() => undefined);
+  return run;
 }
 
-function draftOf(schema: JsonSchema): Draft | string {
-  if (typeof schema === "boolean" || schema.$schema === undefined) return "2020-12";
-  if (typeof schema.$schema !== "string") return "$schema must be a string URI";
-  const uri = String(schema.$schema)
-    .replace(/^https?:\/\//, "")
-    .replace(/#$/, "");
-  if (uri === "json-schema.org/draft/2020-12/schema") return "2020-12";
-  if (uri === "json-schema.org/draft/2019-09/schema") return "2019-09";
-  if (uri === "json-schema.org/draft-07/schema") return "draft-07";
-  return `unsupported $schema ${JSON.stringify(schema.$schema)}: use draft 2020-12 (the default, no $schema needed), 2019-09 or draft-07`;
+function withoutBase(message: string, base: string): string {
+  return message.replaceAll(base, "(schema)").replaceAll(BASE, "");
 }
 
-function compileUncached(schema: JsonSchema): CompiledJsonSchema {
-  const draft = draftOf(schema);
-  if (draft !== "2020-12" && draft !== "2019-09" && draft !== "draft-07") {
-    return { ok: false, rationale: `invalid schema: ${draft}` };
+function outsideReference(map: SchemaMap): string | undefined {
+  for (const { written, resolved } of map.references) {
+    const document = withoutFragment(resolved);
+    if (map.resources.has(document) || hasSchema(document)) continue;
+    const where = document.startsWith(BASE) ? "a document beside the schema" : document;
+    return `reference ${JSON.stringify(written)} points to ${where}, outside the schema; niceeval does not fetch schemas: embed it under $defs with its "$id"`;
   }
-  const ajv = ajvFor(draft);
+  return undefined;
+}
+
+const metaValidators = new Map<Draft, Promise<Validator>>();
+function metaValidator(draft: Draft): Promise<Validator> {
+  let found = metaValidators.get(draft);
+  if (!found) {
+    found = validate(DIALECT[draft]);
+    metaValidators.set(draft, found);
+  }
+  return found;
+}
+
+function runQuietly<T>(noisy: boolean, task: () => T): T {
+  if (!noisy) return task();
+  const log = console.log;
+  console.log = () => undefined;
   try {
-    const validate = ajv.compile(schema);
-    return {
-      ok: true,
-      validate,
-      passed: `actual is valid against the JSON Schema (draft ${draft})`,
-    };
-  } catch (error) {
-    // ajv says an unknown format is "ignored"; here it fails the schema, so drop that word.
-    const message = errorMessage(error).replace(" ignored in schema", " in schema");
-    return { ok: false, rationale: `invalid schema: ${message}` };
+    return task();
   } finally {
-    // The validator keeps working; dropping the schema from ajv keeps its memory bounded by our cache.
-    if (typeof schema === "object") ajv.removeSchema(schema);
+    console.log = log;
   }
 }
+
+function makeChecker(
+  validator: Validator,
+  map: SchemaMap,
+): (actual: unknown, formats?: FormatMode) => JsonSchemaCheck {
+  const noisy = [...map.formats].some((format) => NOISY_FORMATS.has(format));
+  const run = (actual: unknown, formats: FormatMode): JsonSchemaCheck => {
+    const previous = getShouldValidateFormat();
+    setShouldValidateFormat(formats === "assert");
+    try {
+      return runQuietly(noisy, () => {
+        if (validator(actual as never).valid) return { outcome: "valid" };
+        const output = validator(actual as never, BASIC);
+        const errors = (output.valid ? [] : (output.errors ?? [])) as ValidationError[];
+        const reason = describeErrors(errors, { resources: map.resources, instance: actual });
+        return { outcome: "invalid", reason };
+      });
+    } finally {
+      setShouldValidateFormat(previous);
+    }
+  };
+  return (actual, formats = "assert") => {
+    try {
+      return run(actual, formats);
+    } catch (error) {
+      const notJson = findNotJson(actual);
+      if (notJson?.onlyUndefinedProperties) {
+        // JSON leaves out a property whose value is undefined; read the value the same way.
+        try {
+          return run(withoutUndefined(actual), formats);
+        } catch (again) {
+          return { outcome: "errored", reason: `the validator failed: ${errorMessage(again)}` };
+        }
+      }
+      if (notJson) {
+        const path = notJson.path.length === 0 ? "(root)" : `/${notJson.path.join("/")}`;
+        return { outcome: "invalid", reason: `${path}: must be a JSON value, got ${notJson.what}` };
+      }
+      return { outcome: "errored", reason: `the validator failed: ${errorMessage(error)}` };
+    }
+  };
+}
+
+async function compileUncached(schema: JsonSchema, fallback: Draft): Promise<CompiledJsonSchema> {
+  let draft: Draft = fallback;
+  if (typeof schema === "object" && schema.$schema !== undefined) {
+    const named = draftOfDialect(schema.$schema);
+    if (typeof named !== "string") return { ok: false, reason: `invalid schema: ${named.reason}` };
+    draft = named;
+  }
+  const base = `${BASE}${++compiled}`;
+  let map: SchemaMap;
+  try {
+    map = mapSchema(schema, base, draft);
+  } catch (error) {
+    return { ok: false, reason: `invalid schema: ${errorMessage(error)}` };
+  }
+  const outside = outsideReference(map);
+  if (outside) return { ok: false, reason: `invalid schema: ${outside}` };
+  try {
+    const meta = (await metaValidator(draft))(schema as never, BASIC);
+    if (!meta.valid) {
+      const why = describeSchemaErrors((meta.errors ?? []) as ValidationError[], schema, draft);
+      return { ok: false, reason: `invalid schema: ${why}` };
+    }
+  } catch (error) {
+    return { ok: false, reason: `invalid schema: ${errorMessage(error)}` };
+  }
+  return oneAtATime(async () => {
+    const before = new Set(getAllRegisteredSchemaUris());
+    try {
+      registerSchema(schema as never, base, DIALECT[draft]);
+      const validator = await validate(base);
+      const unknownFormats = [...map.formats].filter((format) => !KNOWN_FORMATS.has(format));
+      return { ok: true, draft, unknownFormats, check: makeChecker(validator, map) };
+    } catch (error) {
+      return { ok: false, reason: `invalid schema: ${withoutBase(errorMessage(error), base)}` };
+    } finally {
+      for (const uri of getAllRegisteredSchemaUris()) if (!before.has(uri)) unregisterSchema(uri);
+    }
+  });
+}
+
+// ---- the cache ----------------------------------------------------------------------------
 
 /** Distinct serialised schemas kept; the oldest is dropped past this. */
 const CACHE_LIMIT = 256;
-const byIdentity = new WeakMap<object, CompiledJsonSchema>();
-const bySerialisation = new Map<string, CompiledJsonSchema>();
+const byIdentity = new WeakMap<object, Map<Draft, Promise<CompiledJsonSchema>>>();
+const bySerialisation = new Map<string, Promise<CompiledJsonSchema>>();
+
+function describeNonSchema(schema: unknown): string {
+  if (schema === null) return "null";
+  if (Array.isArray(schema)) return "an array";
+  return typeof schema;
+}
 
 /**
  * Compile a JSON Schema once: cached by object identity, then by its JSON text, so the same
- * schema built afresh for every case is compiled once. Never throws: an unusable schema gives
- * `{ ok: false, rationale: "invalid schema: …" }`.
+ * schema built afresh for every case is compiled once. Never rejects: an unusable schema (not
+ * JSON, failing its meta-schema, an unsupported `$schema`, a reference to a document outside
+ * it) gives `{ ok: false, reason: "invalid schema: …" }`.
+ * @example
+ * const compiled = await compileJsonSchema({ type: "integer" });
+ * if (compiled.ok) compiled.check(1.5); // → { outcome: "invalid", reason: "(root): must be integer, got number" }
  */
-export function compileJsonSchema(schema: JsonSchema): CompiledJsonSchema {
+export function compileJsonSchema(
+  schema: JsonSchema,
+  options: JsonSchemaOptions = {},
+): Promise<CompiledJsonSchema> {
+  const draft = options.draft ?? DEFAULT_DRAFT;
+  if (!isDraft(draft)) {
+    return Promise.resolve({
+      ok: false,
+      reason: `invalid option: draft must be "2020-12", "2019-09" or "draft-07", got ${JSON.stringify(draft)}`,
+    });
+  }
   const isObject = typeof schema === "object" && schema !== null && !Array.isArray(schema);
   if (!isObject && typeof schema !== "boolean") {
-    return {
+    return Promise.resolve({
       ok: false,
-      rationale: `invalid schema: a JSON Schema is an object or a boolean, got ${schema === null ? "null" : Array.isArray(schema) ? "an array" : typeof schema}`,
-    };
+      reason: `invalid schema: a JSON Schema is an object or a boolean, got ${describeNonSchema(schema)}`,
+    });
   }
-  if (isObject) {
-    const known = byIdentity.get(schema);
-    if (known) return known;
-  }
+  const known = isObject ? byIdentity.get(schema)?.get(draft) : undefined;
+  if (known) return known;
   let key: string;
   try {
-    key = JSON.stringify(schema);
+    key = `${draft}\u0000${JSON.stringify(schema)}`;
   } catch (error) {
-    return { ok: false, rationale: `invalid schema: not JSON (${errorMessage(error)})` };
+    return Promise.resolve({
+      ok: false,
+      reason: `invalid schema: not JSON (${errorMessage(error)})`,
+    });
   }
-  let compiled = bySerialisation.get(key);
-  if (!compiled) {
-    compiled = compileUncached(schema);
+  let found = bySerialisation.get(key);
+  if (!found) {
+    found = compileUncached(schema, draft).catch(
+      (error: unknown): CompiledJsonSchema => ({
+        ok: false,
+        reason: `invalid schema: ${errorMessage(error)}`,
+      }),
+    );
     if (bySerialisation.size >= CACHE_LIMIT) {
       bySerialisation.delete(bySerialisation.keys().next().value!);
     }
-    bySerialisation.set(key, compiled);
+    bySerialisation.set(key, found);
   }
-  if (isObject) byIdentity.set(schema, compiled);
-  return compiled;
-}
-
-const MAX_SHOWN_VALUES = 5;
-const MAX_DETAILS = 3;
-
-function pathOf(error: ErrorObject): string {
-  return error.instancePath === "" ? "(root)" : error.instancePath;
-}
-
-function listValues(values: readonly unknown[]): string {
-  const shown = values.slice(0, MAX_SHOWN_VALUES).map((value) => JSON.stringify(value));
-  return values.length > MAX_SHOWN_VALUES ? `${shown.join(", ")}, …` : shown.join(", ");
-}
-
-function describe(error: ErrorObject): string {
-  const message = error.message ?? `fails "${error.keyword}"`;
-  const params = error.params as Record<string, unknown>;
-  if (error.keyword === "enum" && Array.isArray(params.allowedValues)) {
-    return `${message}: ${listValues(params.allowedValues)}`;
+  if (isObject) {
+    let drafts = byIdentity.get(schema);
+    if (!drafts) {
+      drafts = new Map();
+      byIdentity.set(schema, drafts);
+    }
+    drafts.set(draft, found);
   }
-  if (error.keyword === "const") return `${message} ${JSON.stringify(params.allowedValue)}`;
-  if (error.keyword === "additionalProperties") {
-    return `${message} (${JSON.stringify(params.additionalProperty)})`;
-  }
-  if (error.keyword === "unevaluatedProperties") {
-    return `${message} (${JSON.stringify(params.unevaluatedProperty)})`;
-  }
-  return message;
-}
-
-/**
- * Word the violation that failed validation: `"/items/2/price: must be number"`. ajv stops at
- * the first failing keyword, so that is the last error; the ones before it are the reasons a
- * combinator (oneOf, anyOf, if/then) failed, and are appended in brackets.
- */
-export function describeViolation(errors: readonly ErrorObject[]): string {
-  const failing = errors[errors.length - 1];
-  if (!failing) return "(root): does not match the schema";
-  const head = `${pathOf(failing)}: ${describe(failing)}`;
-  if (errors.length === 1) return head;
-  const details = errors.slice(0, Math.min(errors.length - 1, MAX_DETAILS)).map((detail) => {
-    const text = describe(detail);
-    return detail.instancePath === failing.instancePath ? text : `${pathOf(detail)}: ${text}`;
-  });
-  if (errors.length - 1 > MAX_DETAILS) details.push("…");
-  return `${head} (${details.join("; ")})`;
+  return found;
 }

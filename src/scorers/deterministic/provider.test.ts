@@ -69,7 +69,7 @@ describe("evalScorersProvider", () => {
     ).resolves.toMatchObject({
       value: 0,
       label: "json-schema-valid",
-      rationale: "/a/1: must be number",
+      rationale: "/a/1: must be number, got string",
     });
     await expect(
       runTool({ tool: latencyBudgetTool, candidates, input: { durationMs: 150, budgetMs: 100 } }),
@@ -124,13 +124,16 @@ describe("evalScorersProvider", () => {
     );
     expect(undefinedFlags.issues[0]?.path).toBe("flags");
 
-    const notSchema = await rejected(
+    // A value that is no schema is the scorer's to answer (errored), not a rejected call.
+    await expect(
       runTool({
         tool: jsonSchemaValidTool,
         candidates,
         input: { actual: 1, schema: "number" } as never,
       }),
-    );
-    expect(notSchema.message).toContain("schema: must be a JSON Schema: an object or a boolean");
+    ).resolves.toMatchObject({
+      errored: true,
+      rationale: "invalid schema: a JSON Schema is an object or a boolean, got string",
+    });
   });
 });

@@ -1,0 +1,72 @@
+// Whether a value is JSON, and where it stops being JSON.
+
+/** The first place a value is not JSON, or undefined when all of it is JSON. */
+export interface NotJson {
+  readonly path: readonly string[];
+  readonly what: string;
+  /** Only object properties whose value is `undefined`, which JSON would leave out. */
+  readonly onlyUndefinedProperties: boolean;
+}
+
+function kindOf(value: unknown): string | undefined {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return undefined;
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : String(value);
+  if (typeof value === "object") {
+    if (Array.isArray(value)) return undefined;
+    const prototype = Object.getPrototypeOf(value);
+    if (prototype === Object.prototype || prototype === null) return undefined;
+    return (value as object).constructor?.name ?? "an object with a prototype";
+  }
+  return typeof value;
+}
+
+/** Find where a value is not JSON: `undefined`, functions, bigints, class instances, cycles. */
+export function findNotJson(value: unknown): NotJson | undefined {
+  const ancestors = new Set<object>();
+  let first: NotJson | undefined;
+  let onlyUndefined = true;
+  const visit = (node: unknown, path: string[], inObject: boolean): void => {
+    const kind = kindOf(node);
+    if (kind !== undefined) {
+      if (!(inObject && node === undefined)) onlyUndefined = false;
+      first ??= { path, what: kind, onlyUndefinedProperties: false };
+      return;
+    }
+    if (typeof node !== "object" || node === null) return;
+    if (ancestors.has(node)) {
+      onlyUndefined = false;
+      first ??= { path, what: "a circular reference", onlyUndefinedProperties: false };
+      return;
+    }
+    ancestors.add(node);
+    if (Array.isArray(node)) {
+      node.forEach((item, index) => {
+        visit(item, [...path, String(index)], false);
+      });
+    } else {
+      for (const [key, item] of Object.entries(node)) visit(item, [...path, key], true);
+    }
+    ancestors.delete(node);
+  };
+  visit(value, [], false);
+  return first && { ...first, onlyUndefinedProperties: onlyUndefined };
+}
+
+/** A copy without the object properties whose value is `undefined`, as JSON would write it. */
+export function withoutUndefined(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutUndefined);
+  if (typeof value !== "object" || value === null) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    // defineProperty, so a "__proto__" key stays a key instead of replacing the prototype.
+    if (item !== undefined) {
+      Object.defineProperty(copy, key, {
+        value: withoutUndefined(item),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
+  return copy;
+}
