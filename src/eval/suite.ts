@@ -325,6 +325,12 @@ async function judgeWith<Input, Output>(
 
 /** A tool Score as a judgment: a gate worth one point. */
 export function fromToolScore(label: string, source: string, score: Score): Judgment {
+  if (score.errored === true) {
+    return {
+      ...erroredJudgment(label, `scorer "${label}": ${score.rationale ?? "errored"}`),
+      source,
+    };
+  }
   return {
     label,
     source,

@@ -10,6 +10,8 @@ export const scoreSchema = z.object({
   label: z.string(),
   /** Why, in words. */
   rationale: z.string().optional(),
+  /** The scorer could not judge (a bad schema, a crash): reported as errored, never as the output's failure. */
+  errored: z.literal(true).optional(),
 });
 
 /** A tool scorer's result: value 0..1, passed, label, and an optional rationale. */
