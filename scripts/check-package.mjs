@@ -1,7 +1,16 @@
 // Packaging check (part of `npm test`): pack the package as npm would publish it, lint the
-// packed exports (publint, attw), install the tarball into a fresh project and run its bin.
+// packed exports (publint, attw), install the tarball into a fresh project and run its bin, and
+// type-check seed 001 against the packed types alone (test/fixtures/types-standalone).
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -22,6 +31,33 @@ try {
   console.log("publint: ok");
   run(join(root, "node_modules/.bin/attw"), [tarball, "--profile", "esm-only", "--no-emoji"]);
   console.log("attw: ok");
+
+  // The published types stand alone: seed 001's code, verbatim, in a project with only
+  // typescript and niceeval (no @types/node), strict, skipLibCheck off.
+  const typed = join(work, "types-standalone");
+  cpSync(join(root, "test/fixtures/types-standalone"), typed, {
+    recursive: true,
+    filter: (path) => !path.endsWith("biome.json"),
+  });
+  run(
+    "npm",
+    [
+      "install",
+      "--offline",
+      "--no-audit",
+      "--no-fund",
+      "--ignore-scripts",
+      tarball,
+      join(root, "node_modules/typescript"),
+    ],
+    typed,
+  );
+  if (existsSync(join(typed, "node_modules/@types/node")))
+    throw new Error(
+      "types-standalone: @types/node was installed; the check needs a project without it",
+    );
+  run(join(typed, "node_modules/.bin/tsc"), ["-p", "tsconfig.json"], typed);
+  console.log("types-standalone: seed 001 type-checks without @types/node");
 
   const project = join(work, "project");
   mkdirSync(join(project, "evals"), { recursive: true });

@@ -8,9 +8,7 @@ import {
   type Validator,
   validate,
 } from "@hyperjump/json-schema/draft-2020-12";
-import "@hyperjump/json-schema/draft-2019-09";
-import "@hyperjump/json-schema/draft-07";
-import "@hyperjump/json-schema/formats";
+import "./json-schema-dialects.js";
 import { BASIC } from "@hyperjump/json-schema/experimental";
 import { errorMessage } from "../../errors.js";
 import {
