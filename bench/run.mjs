@@ -20,7 +20,13 @@ for (const row of benchCliSuite(
 }
 
 // Sections contributed by other parts of the engine, each a module exporting `run()`.
-for (const section of ["score-evals.mjs", "matchers.mjs", "judges.mjs", "json-schema.mjs"]) {
+for (const section of [
+  "startup.mjs",
+  "score-evals.mjs",
+  "matchers.mjs",
+  "judges.mjs",
+  "json-schema.mjs",
+]) {
   const path = join(here, section);
   if (!existsSync(path)) continue;
   const module = await import(pathToFileURL(path).href);

@@ -8,6 +8,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
@@ -58,6 +59,16 @@ try {
     );
   run(join(typed, "node_modules/.bin/tsc"), ["-p", "tsconfig.json"], typed);
   console.log("types-standalone: seed 001 type-checks without @types/node");
+
+  // Source maps ship with their sources, so traces (Vitest's too) never point at missing files.
+  const installed = join(typed, "node_modules/niceeval/dist");
+  const maps = readdirSync(installed, { recursive: true }).filter((f) => f.endsWith(".map"));
+  const bare = maps.filter((f) => {
+    const map = JSON.parse(readFileSync(join(installed, f), "utf8"));
+    return !map.sourcesContent?.every((text) => typeof text === "string");
+  });
+  if (bare.length) throw new Error(`source maps without their sources: ${bare.join(", ")}`);
+  console.log(`source maps: ${maps.length}, each with its sources`);
 
   const project = join(work, "project");
   mkdirSync(join(project, "evals"), { recursive: true });

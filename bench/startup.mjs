@@ -1,0 +1,46 @@
+// Benchmark: the whole life of `niceeval run one.eval.ts` for a 1-case TypeScript suite (process
+// start, loading niceeval and the TypeScript hooks, the run, exit). Median wall time.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { median } from "./stats.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..");
+
+const EVAL = `import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const same = createScorer<string, string>({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+export const one = defineSuite<string, string>({ id: "one", cases: [{ id: "a", input: "a", expected: "a" }], target: (i) => i, scorers: [same] });
+`;
+
+/** Median wall time (ms) of a 1-case `.ts` run; the first run (which fills the compile cache) is not counted. */
+export async function run({ quick = false } = {}) {
+  const project = join(here, ".tmp", "startup");
+  rmSync(project, { recursive: true, force: true });
+  mkdirSync(join(project, "node_modules"), { recursive: true });
+  symlinkSync(root, join(project, "node_modules", "niceeval"), "dir");
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "startup", type: "module" }));
+  writeFileSync(join(project, "one.eval.ts"), EVAL);
+  const once = () => {
+    const started = performance.now();
+    const result = spawnSync(
+      process.execPath,
+      [join(root, "dist/cli/bin.js"), "run", "one.eval.ts", "--no-store"],
+      { cwd: project, encoding: "utf8", env: { ...process.env, CI: "true" } },
+    );
+    const wall = performance.now() - started;
+    if (result.status !== 0 || !/1 passed/.test(result.stdout))
+      throw new Error(`startup bench: the run failed\n${result.stdout}${result.stderr}`);
+    return wall;
+  };
+  once();
+  const runs = quick ? 5 : 11;
+  const walls = Array.from({ length: runs }, once);
+  const figure = median(walls);
+  console.log(
+    `startup, 1-case .ts eval (\`niceeval run one.eval.ts\`): wall ${(figure / 1000).toFixed(3)} s (median of ${runs}, min ${(Math.min(...walls) / 1000).toFixed(3)} s)`,
+  );
+  return { wall: figure, runs };
+}
