@@ -26,6 +26,7 @@ for (const section of [
   "matchers.mjs",
   "judges.mjs",
   "json-schema.mjs",
+  "store.mjs",
 ]) {
   const path = join(here, section);
   if (!existsSync(path)) continue;

@@ -7,8 +7,10 @@ import { promisify } from "node:util";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NiceevalError } from "../../src/errors.js";
+import type { AttemptRecord } from "../../src/eval/record.js";
 import { isTruncated, openSqliteStore } from "../../src/store/index.js";
-import { attempt, manifest } from "./fixtures.js";
+import { APPLICATION_ID, migrate } from "../../src/store/sqlite/schema.js";
+import { attempt, judgment, manifest } from "./fixtures.js";
 import { defineStoreSuite } from "./store-suite.js";
 
 const run = promisify(execFile);
@@ -52,11 +54,30 @@ describe("SQLite store", () => {
     await store.close();
     const db = new Database(path, { readonly: true });
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-    expect(db.prepare("SELECT version FROM schema_version").all()).toEqual([{ version: 1 }]);
+    expect(db.prepare("SELECT version FROM schema_version").all()).toEqual([
+      { version: 1 },
+      { version: 2 },
+    ]);
     db.close();
     const again = await openSqliteStore(path);
     expect((await again.getRun("kept"))?.totals.attempts).toBe(1);
     await again.close();
+  });
+
+  it("migrates a store of an older schema forward, step by step", async () => {
+    const path = join(dir, "old.sqlite");
+    const db = new Database(path);
+    db.pragma(`application_id = ${APPLICATION_ID}`);
+    migrate(db, 1);
+    db.close();
+    const store = await openSqliteStore(path);
+    await store.beginRun(manifest("m"));
+    await store.appendAttempts("m", [attempt("alpha", 0, { verdict: "failed" })]);
+    expect((await store.queryAttempts("m", { text: "differs from" })).total).toBe(1);
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    expect(check.prepare("SELECT version FROM schema_version").pluck().all()).toEqual([1, 2]);
+    check.close();
   });
 
   it("refuses a text file, leaving it unchanged", async () => {
@@ -127,6 +148,24 @@ describe("SQLite store", () => {
       t: 1,
     });
     db.close();
+  });
+
+  it("writes each batch in one transaction: a batch that fails stores nothing", async () => {
+    const path = join(dir, "atomic.sqlite");
+    const store = await openSqliteStore(path);
+    await store.beginRun(manifest("t"));
+    const bad = { ...attempt("alpha", 1), verdict: "bogus" } as unknown as AttemptRecord;
+    const fresh = { ...attempt("alpha", 0) };
+    fresh.judgments = [judgment("new-scorer", true, "a reason never seen")];
+    await expect(store.appendAttempts("t", [fresh, bad])).rejects.toThrow();
+    expect((await store.getRun("t"))?.totals.attempts).toBe(0);
+    expect((await store.queryAttempts("t", { text: "never seen" })).total).toBe(0);
+    await store.appendAttempts("t", [fresh, attempt("alpha", 1)]);
+    const records = [];
+    for await (const r of store.streamAttempts("t")) records.push(r);
+    expect(records.map((r) => r.judgments[0]?.label)).toEqual(["new-scorer", "exact"]);
+    expect((await store.queryAttempts("t", { text: "never seen" })).total).toBe(1);
+    await store.close();
   });
 
   it("grows by at most 1 KB per attempt of a 4-scorer suite", async () => {

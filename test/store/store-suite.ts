@@ -173,6 +173,13 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
           errored: 0,
         });
         expect((await store.queryAttempts("run-twice")).total).toBe(2);
+        // What the replaced attempt said is no longer found.
+        expect((await store.queryAttempts("run-twice", { text: "differs from" })).total).toBe(1);
+        expect(
+          (await store.queryAttempts("run-twice", { text: "actual equals" })).items.map(
+            (r) => r.caseId,
+          ),
+        ).toEqual(["case-0"]);
       });
 
       it("keeps a value above the cap as its head with its size, marked truncated", async () => {
@@ -348,6 +355,26 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         expect(keys(combined.items)).toEqual(["alpha/case-10/0", "alpha/case-15/0"]);
         expect(combined.total).toBe(2);
         expect((await store.queryAttempts("q", { text: "case-1", limit: 3 })).total).toBe(12);
+      });
+
+      it("searches runs whose reasons are all different (a judge's)", async () => {
+        await store.beginRun(manifest("judged"));
+        await store.appendAttempts(
+          "judged",
+          Array.from({ length: 60 }, (_, i) => {
+            const r = attempt("alpha", i);
+            r.judgments = [judgment("judge", i % 2 === 0, `The Judge says unique-reason-${i}`)];
+            return r;
+          }),
+        );
+        const total = async (text: string) => (await store.queryAttempts("judged", { text })).total;
+        expect(await total("the judge SAYS")).toBe(60);
+        expect(await total("unique-reason-7")).toBe(1);
+        expect(await total("unique-reason-1")).toBe(11);
+        expect(
+          (await store.queryAttempts("judged", { text: "unique-reason", verdict: "passed" })).total,
+        ).toBe(60);
+        expect((await store.queryAttempts("q", { text: "unique-reason" })).total).toBe(0);
       });
 
       it("sorts by score, elapsed and verdict, both ways, ties in case order", async () => {

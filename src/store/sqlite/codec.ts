@@ -184,9 +184,9 @@ export function encodeAttempt(
 }
 
 /**
- * What text queries look in: case id, the text of the input and output (their strings and
- * numbers, up to {@link SEARCH_VALUE_CHARS} each; a larger value is searched in its blob), and
- * the judgments' reasons, lower-cased once here so a query needs one `instr` per row.
+ * What text queries scan per attempt: case id and the text of the input and output (their
+ * strings and numbers, up to {@link SEARCH_VALUE_CHARS} each; a larger value is also searched in
+ * its blob), lower-cased once here. Reasons have their own index (`reasons.ts`).
  */
 export function searchText(record: AttemptRecord): string {
   const parts = [record.caseId];
@@ -195,7 +195,6 @@ export function searchText(record: AttemptRecord): string {
     leafText(value, text, { left: SEARCH_VALUE_CHARS });
     if (text.length) parts.push(text.join(" "));
   }
-  for (const j of record.judgments) parts.push(j.reason);
   return parts.join("\n").toLowerCase();
 }
 

@@ -5,6 +5,8 @@ import { JUDGMENT_STATE_CODE, VERDICT_CODE } from "./schema.js";
 export interface FilterLookups {
   ev(evalId: string): number | undefined;
   kindIds(label: string): number[];
+  /** Ids of the run's distinct lower-cased reasons matching a LIKE pattern (ESCAPE '\\'). */
+  reasonIds(pattern: string): number[];
 }
 
 /** A WHERE clause over `attempts a`, or undefined when the query can match nothing. */
@@ -40,7 +42,7 @@ export function attemptFilter(
     params.push(...ids.map((id) => `,${id},`));
   }
   if (query.text !== undefined && query.text !== "") {
-    const text = textFilter(rid, query.text);
+    const text = textFilter(rid, query.text, lookups);
     where.push(text.where);
     params.push(...text.params);
   }
@@ -49,24 +51,45 @@ export function attemptFilter(
 
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/** Matched reasons up to which a query lists their ids; beyond, a JS function tests each row. */
+const LISTED_REASONS = 32;
+
 /**
- * Case-insensitive substring match over case id, input, output and judgment reasons: a LIKE over
- * the run's lower-cased `attempt_text` rows (LIKE itself folds only ASCII, so both sides are
- * lower-cased by JS), and for an input or output too large to be inline, its blob's JSON.
+ * Case-insensitive substring match over case id, input, output and judgment reasons, within the
+ * run's narrow `attempt_text` rows: a LIKE over the lower-cased case id and value text (LIKE folds
+ * only ASCII, so both sides are lower-cased by JS); the ids of the run's distinct reasons that
+ * match; and for an input or output too large to be inline, its blob's JSON, where the needle is
+ * also tried JSON-escaped (quotes, backslashes).
  */
-function textFilter(rid: number, text: string): { where: string; params: unknown[] } {
+function textFilter(
+  rid: number,
+  text: string,
+  lookups: FilterLookups,
+): { where: string; params: unknown[] } {
+  const lower = likePattern(text.toLowerCase());
+  const params: unknown[] = [rid, lower];
+  const parts = ["t.search LIKE ? ESCAPE '\\'"];
+  const reasons = lookups.reasonIds(lower);
+  if (reasons.length > LISTED_REASONS) {
+    parts.push("niceeval_has_any(t.reasons, ?)");
+    params.push(JSON.stringify(reasons));
+  } else if (reasons.length > 0) {
+    parts.push(
+      `(t.reasons IS NOT NULL AND (${reasons.map(() => "instr(t.reasons, ?) > 0").join(" OR ")}))`,
+    );
+    params.push(...reasons.map((id) => `,${id},`));
+  }
   const escaped = JSON.stringify(text).slice(1, -1);
-  const forms = escaped === text ? [text] : [text, escaped];
   const ascii = /^\p{ASCII}*$/u.test(text);
-  const params: unknown[] = [rid, likePattern(text.toLowerCase())];
-  const blobMatch = forms.map((form) => {
+  const blobMatch = (escaped === text ? [text] : [text, escaped]).map((form) => {
     params.push(ascii ? likePattern(form) : form.toLowerCase());
     return ascii ? "b.json LIKE ? ESCAPE '\\'" : "niceeval_contains(b.json, ?)";
   });
+  parts.push(
+    `(t.blobs IS NOT NULL AND EXISTS (SELECT 1 FROM blobs b WHERE b.id IN (SELECT value FROM json_each('[' || t.blobs || ']')) AND (${blobMatch.join(" OR ")})))`,
+  );
   return {
-    where: `a.id IN (SELECT t.id FROM attempt_text t WHERE t.rid = ? AND (t.search LIKE ? ESCAPE '\\'
-      OR (t.blobs IS NOT NULL AND EXISTS (SELECT 1 FROM blobs b WHERE b.id IN (SELECT value FROM json_each('[' || t.blobs || ']'))
-      AND (${blobMatch.join(" OR ")})))))`,
+    where: `a.id IN (SELECT t.id FROM attempt_text t WHERE t.rid = ? AND (${parts.join(" OR ")}))`,
     params,
   };
 }

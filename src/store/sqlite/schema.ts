@@ -129,6 +129,26 @@ const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    // Reasons get a per-run dictionary: a suite repeats a handful of them 100,000 times, so text
+    // queries search the handful, and attempt_text keeps their ids (",3,7,") instead of their
+    // text. Rows written by version 1 still carry reasons in attempt_text.search, which text
+    // queries also read, so they need no rewrite.
+    version: 2,
+    up(db) {
+      db.exec(`
+        CREATE TABLE run_reasons (
+          rid INTEGER NOT NULL,
+          id INTEGER NOT NULL,
+          hash INTEGER NOT NULL,
+          text TEXT NOT NULL,
+          PRIMARY KEY (rid, id)
+        ) WITHOUT ROWID;
+        CREATE INDEX run_reasons_hash ON run_reasons (rid, hash);
+        ALTER TABLE attempt_text ADD COLUMN reasons TEXT;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. A store with a higher one was written by a newer niceeval. */
@@ -146,9 +166,13 @@ export function readSchemaVersion(db: Database.Database): number {
   return row?.version ?? 0;
 }
 
-/** Apply every step above the stored version, each in an IMMEDIATE transaction (safe if two processes race). */
-export function migrate(db: Database.Database): void {
+/**
+ * Apply every step above the stored version up to `target`, each in an IMMEDIATE transaction
+ * (safe if two processes race).
+ */
+export function migrate(db: Database.Database, target = SCHEMA_VERSION): void {
   for (const migration of migrations) {
+    if (migration.version > target) break;
     db.transaction(() => {
       if (readSchemaVersion(db) >= migration.version) return;
       if (migration.version === 1) {

@@ -24,6 +24,7 @@ import {
 } from "./codec.js";
 import { isCorruption, openDatabase, storeFileError } from "./open.js";
 import { attemptFilter, attemptOrder } from "./query.js";
+import { ReasonDictionary } from "./reasons.js";
 import { SCORE_STATE_CODE, VERDICT_CODE } from "./schema.js";
 import { BlobTable } from "./values.js";
 
@@ -111,6 +112,7 @@ class SqliteStore implements Store {
   readonly location: string;
   readonly #db: Database.Database;
   readonly #blobs: BlobTable;
+  readonly #reasons: ReasonDictionary;
   readonly #readers = new Set<Database.Database>();
   readonly #kindIds = new Map<string, number>();
   readonly #kinds = new Map<number, JudgmentKind>();
@@ -127,12 +129,26 @@ class SqliteStore implements Store {
     this.location = `sqlite:${path}`;
     this.#db = db;
     this.#blobs = new BlobTable(db, capBytes);
+    this.#reasons = new ReasonDictionary(db);
     this.#decode = { kind: (id) => this.#kind(id), blob: (id) => this.#blobs.get(id) };
     db.function("niceeval_contains", { deterministic: true }, (haystack, needle) =>
       typeof haystack === "string" && typeof needle === "string"
         ? Number(haystack.toLowerCase().includes(needle))
         : 0,
     );
+    let listed: { json: string; ids: Set<string> } | undefined;
+    db.function("niceeval_has_any", { deterministic: true }, (list, json) => {
+      if (typeof list !== "string" || typeof json !== "string") return 0;
+      if (listed?.json !== json)
+        listed = { json, ids: new Set((JSON.parse(json) as number[]).map(String)) };
+      const ids = listed.ids;
+      return Number(
+        list
+          .slice(1, -1)
+          .split(",")
+          .some((id) => ids.has(id)),
+      );
+    });
   }
 
   #sql<R = unknown>(sql: string): Database.Statement<unknown[], R> {
@@ -334,6 +350,7 @@ class SqliteStore implements Store {
       // Ids cached during a rolled-back batch may not exist.
       this.#kindIds.clear();
       this.#kinds.clear();
+      this.#reasons.reset();
       throw error;
     }
   }
@@ -345,30 +362,9 @@ class SqliteStore implements Store {
       "SELECT ev, eval_id FROM run_evals WHERE rid = ?",
     ).all(rid))
       evs.set(e.eval_id, e.ev);
-    const deltas = new Map<number, Delta>();
-    const existing = this.#sql<Contribution & { case_index: number }>(
-      "SELECT verdict, score_state, earned, max, case_index FROM attempts WHERE rid = ? AND ev = ? AND case_id = ? AND trial = ?",
-    );
-    const sibling = this.#sql<{ case_index: number }>(
-      "SELECT case_index FROM attempts WHERE rid = ? AND ev = ? AND case_id = ? LIMIT 1",
-    );
-    const upsert = this.#sql(
-      `INSERT INTO attempts (rid, ev, ${ATTEMPT_COLUMNS.join(", ")})
-       VALUES (?, ?, ${ATTEMPT_COLUMNS.map(() => "?").join(", ")})
-       ON CONFLICT (rid, ev, case_id, trial) DO UPDATE SET
-       ${ATTEMPT_COLUMNS.map((c) => `${c} = excluded.${c}`).join(", ")} RETURNING id`,
-    );
-    const text = this.#sql(
-      "INSERT OR REPLACE INTO attempt_text (rid, id, search, blobs) VALUES (?, ?, ?, ?)",
-    );
-    const context = {
-      kindId: (kind: JudgmentKind) => this.#kindId(kind),
-      putValue: (json: string) => this.#blobs.put(json),
-    };
-    for (const record of records) {
-      let ev = evs.get(record.evalId);
-      if (ev === undefined) {
-        ev = evs.size === 0 ? 0 : Math.max(...evs.values()) + 1;
+    for (const record of records)
+      if (!evs.has(record.evalId)) {
+        const ev = evs.size === 0 ? 0 : Math.max(...evs.values()) + 1;
         this.#sql("INSERT INTO run_evals (rid, ev, eval_id) VALUES (?, ?, ?)").run(
           rid,
           ev,
@@ -376,29 +372,97 @@ class SqliteStore implements Store {
         );
         evs.set(record.evalId, ev);
       }
+    const stored = this.#storedKeys(rid, evs, records);
+    const deltas = new Map<number, Delta>();
+    const insert = this.#sql(
+      `INSERT INTO attempts (rid, ev, ${ATTEMPT_COLUMNS.join(", ")})
+       VALUES (?, ?, ${ATTEMPT_COLUMNS.map(() => "?").join(", ")})`,
+    );
+    const upsert = this.#sql<{ id: number }>(
+      `INSERT INTO attempts (rid, ev, ${ATTEMPT_COLUMNS.join(", ")})
+       VALUES (?, ?, ${ATTEMPT_COLUMNS.map(() => "?").join(", ")})
+       ON CONFLICT (rid, ev, case_id, trial) DO UPDATE SET
+       ${ATTEMPT_COLUMNS.map((c) => `${c} = excluded.${c}`).join(", ")} RETURNING id`,
+    );
+    const text = this.#sql(
+      "INSERT OR REPLACE INTO attempt_text (rid, id, search, reasons, blobs) VALUES (?, ?, ?, ?, ?)",
+    );
+    const context = {
+      kindId: (kind: JudgmentKind) => this.#kindId(kind),
+      putValue: (json: string) => this.#blobs.put(json),
+    };
+    for (const record of records) {
+      const ev = evs.get(record.evalId)!;
       let delta = deltas.get(ev);
       if (!delta) {
         delta = zeroDelta();
         deltas.set(ev, delta);
       }
       const trial = record.trial ?? 0;
-      const old = existing.get(rid, ev, record.caseId, trial);
+      const caseKey = `${ev}\u0000${record.caseId}`;
+      const key = `${caseKey}\u0000${trial}`;
+      const old = stored.attempts.get(key);
       let index = record.index ?? old?.case_index;
       if (!old) {
-        const known = sibling.get(rid, ev, record.caseId);
-        if (!known) delta.cases++;
-        index ??= known?.case_index ?? this.#nextIndex(rid, ev, delta);
+        const known = stored.cases.get(caseKey);
+        if (known === undefined) delta.cases++;
+        index ??= known ?? this.#nextIndex(rid, ev, delta);
       }
       const row = encodeAttempt(record, index ?? 0, context);
-      const { id } = upsert.get(rid, ev, ...ATTEMPT_COLUMNS.map((c) => row[c])) as { id: number };
-      text.run(rid, id, searchText(record), searchBlobs(row));
+      const values = ATTEMPT_COLUMNS.map((c) => row[c]);
+      // A key known to be new is a plain insert; one stored before (or earlier in this batch) an upsert.
+      const id = old
+        ? upsert.get(rid, ev, ...values)!.id
+        : Number(insert.run(rid, ev, ...values).lastInsertRowid);
+      text.run(
+        rid,
+        id,
+        searchText(record),
+        this.#reasons.ids(
+          rid,
+          record.judgments.map((j) => j.reason),
+        ),
+        searchBlobs(row),
+      );
       if (old) count(delta, old, -1);
       count(delta, row, 1);
+      stored.attempts.set(key, row);
+      stored.cases.set(caseKey, row.case_index);
     }
     const update = this.#sql(
       `UPDATE run_evals SET ${COUNTERS.map((c) => `${c} = ${c} + ?`).join(", ")} WHERE rid = ? AND ev = ?`,
     );
     for (const [ev, d] of deltas) update.run(...COUNTERS.map((c) => d[c]), rid, ev);
+  }
+
+  /**
+   * What is already stored of a batch's cases, in one query per eval: each attempt's share of
+   * the totals by (eval, case, trial), and each case's index by (eval, case).
+   */
+  #storedKeys(rid: number, evs: ReadonlyMap<string, number>, records: readonly AttemptRecord[]) {
+    const attempts = new Map<string, Contribution & { case_index: number }>();
+    const cases = new Map<string, number>();
+    const byEval = new Map<number, Set<string>>();
+    for (const r of records) {
+      const ev = evs.get(r.evalId)!;
+      let ids = byEval.get(ev);
+      if (!ids) {
+        ids = new Set();
+        byEval.set(ev, ids);
+      }
+      ids.add(r.caseId);
+    }
+    const select = this.#sql<Contribution & { case_index: number; case_id: string; trial: number }>(
+      `SELECT case_id, trial, verdict, score_state, earned, max, case_index FROM attempts
+       WHERE rid = ? AND ev = ? AND case_id IN (SELECT value FROM json_each(?))`,
+    );
+    for (const [ev, ids] of byEval)
+      for (const row of select.all(rid, ev, JSON.stringify([...ids]))) {
+        const caseKey = `${ev}\u0000${row.case_id}`;
+        attempts.set(`${caseKey}\u0000${row.trial}`, row);
+        cases.set(caseKey, row.case_index);
+      }
+    return { attempts, cases };
   }
 
   /** Position of a new case appended without `index`: after every case its eval has so far. */
@@ -410,7 +474,7 @@ class SqliteStore implements Store {
   }
 
   #kindId(kind: JudgmentKind): number {
-    const key = JSON.stringify([kind.label, kind.source, kind.gate, kind.points]);
+    const key = `${kind.label}\u0000${kind.source}\u0000${kind.gate}\u0000${kind.points}`;
     let id = this.#kindIds.get(key);
     if (id === undefined) {
       const params = [kind.label, kind.source, kind.gate ? 1 : 0, kind.points];
@@ -506,6 +570,12 @@ class SqliteStore implements Store {
         kindIds: (label) =>
           this.#sql<{ id: number }>("SELECT id FROM judgment_kinds WHERE label = ?")
             .all(label)
+            .map((r) => r.id),
+        reasonIds: (pattern) =>
+          this.#sql<{ id: number }>(
+            "SELECT id FROM run_reasons WHERE rid = ? AND text LIKE ? ESCAPE '\\'",
+          )
+            .all(rid, pattern)
             .map((r) => r.id),
       });
       if (!filter) return { total: 0, items: [] };
