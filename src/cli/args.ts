@@ -63,8 +63,26 @@ export interface CompareArgs extends StoreArgs, CompareDecision {
   json: boolean;
 }
 
+/** Parsed `niceeval view`. */
+export interface ViewArgs extends StoreArgs {
+  command: "view";
+  host: string;
+  port: number;
+  open: boolean;
+}
+
+/** Parsed `niceeval export <run> --html <file>`. */
+export interface ExportArgs extends StoreArgs {
+  command: "export";
+  run: string;
+  html: string;
+  baseline?: string;
+}
+
 export type CliArgs =
   | RunArgs
+  | ViewArgs
+  | ExportArgs
   | RunsArgs
   | ShowArgs
   | CompareArgs
@@ -81,6 +99,10 @@ Usage
                                           print a stored run like the live report
   niceeval compare <base> <head> [--json] [--fail-on-regression] [--alpha 0.05] [--seed N]
                                           compare two runs case by case, with statistics
+  niceeval view [--port N] [--host 127.0.0.1] [--open]
+                                          browse stored runs in a local web app (prints its URL)
+  niceeval export <run> --html <file> [--baseline <run>]
+                                          write one self-contained HTML report of a run
 
 Paths default to ./evals and ./examples; folders are searched recursively.
 A run is named by its id, a unique id prefix (6+ characters), its --name, latest, or latest~N.
@@ -105,7 +127,7 @@ Run options
   --failures-only        print only the cases that did not pass
   --quiet                no progress line
 
-Store options (run, runs, show, compare)
+Store options (run, runs, show, compare, view, export)
   --store <path>         the store file (default: $NICEEVAL_STORE, else .niceeval/niceeval.sqlite)
   --no-store             (run) store nothing
 
@@ -141,10 +163,14 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
       return parseShow(rest);
     case "compare":
       return parseCompare(rest);
+    case "view":
+      return parseView(rest);
+    case "export":
+      return parseExport(rest);
     default:
       throw new NiceevalError(
         "USAGE",
-        `unknown command "${first}". Commands: run, runs, show, compare. Run \`niceeval --help\`.`,
+        `unknown command "${first}". Commands: run, runs, show, compare, view, export. Run \`niceeval --help\`.`,
       );
   }
 }
@@ -294,6 +320,44 @@ function parseCompare(argv: readonly string[]): CompareArgs {
     ...decision(v),
   };
   if (typeof v.store === "string") args.store = v.store;
+  return args;
+}
+
+function parseView(argv: readonly string[]): ViewArgs {
+  const { values, positionals } = strictParse("view", argv, {
+    ...storeOptions,
+    host: { type: "string" },
+    port: { type: "string" },
+    open: { type: "boolean" },
+  });
+  if (positionals.length > 0)
+    throw usage(`niceeval view takes no arguments, got "${positionals[0]}"`);
+  const host = (values.host as string | undefined) ?? "127.0.0.1";
+  if (host.trim() === "") throw usage("--host must not be empty");
+  const args: ViewArgs = {
+    command: "view",
+    host,
+    port: wholeNumber("--port", values.port as string | undefined, 7420, 65_535, 0),
+    open: values.open === true,
+  };
+  if (typeof values.store === "string") args.store = values.store;
+  return args;
+}
+
+function parseExport(argv: readonly string[]): ExportArgs {
+  const { values, positionals } = strictParse("export", argv, {
+    ...storeOptions,
+    html: { type: "string" },
+    baseline: { type: "string" },
+  });
+  if (positionals.length !== 1 || typeof values.html !== "string") {
+    throw usage(
+      "niceeval export takes one run and --html <file> (e.g. export latest --html report.html)",
+    );
+  }
+  const args: ExportArgs = { command: "export", run: positionals[0]!, html: values.html };
+  if (typeof values.baseline === "string") args.baseline = values.baseline;
+  if (typeof values.store === "string") args.store = values.store;
   return args;
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync, writeSync } from "node:fs";
 import { errorMessage, NiceevalError } from "../errors.js";
 import type { Store } from "../store/types.js";
+import { exportCommand, viewCommand } from "../viewer/command.js";
 import { HELP, parseCliArgs } from "./args.js";
 import { compareCommand } from "./commands/compare.js";
 import { runsCommand, showCommand } from "./commands/history.js";
@@ -34,6 +35,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
         return await withStore(args.store, io, (store) => showCommand(args, store, io));
       case "compare":
         return await withStore(args.store, io, (store) => compareCommand(args, store, io));
+      case "view":
+        return await withStore(args.store, io, (store) => viewCommand(args, store, io));
+      case "export":
+        return await withStore(args.store, io, (store) => exportCommand(args, store, io));
     }
   } catch (error) {
     if (isUserError(error)) {

@@ -1,0 +1,284 @@
+import { compareRuns } from "../compare/compare-runs.js";
+import type { Comparison } from "../compare/types.js";
+import type { AttemptRecord, JudgmentState, Verdict } from "../eval/record.js";
+import type { EvalSummary } from "../runner/events.js";
+import { type Interval, meanInterval, wilsonInterval } from "../stats/interval.js";
+import { resolveRunRef } from "../store/resolve.js";
+import {
+  type AttemptQuery,
+  isTruncated,
+  type RunListQuery,
+  type Store,
+  type StoredRun,
+} from "../store/types.js";
+
+/**
+ * The viewer's data: plain JSON shapes computed from a {@link Store}, served by the live API and
+ * embedded by the static export, so both render the same thing.
+ */
+
+/** One line of the Runs page. */
+export interface RunRow {
+  runId: string;
+  name: string | null;
+  branch: string | null;
+  commit: string | null;
+  dirty: boolean | null;
+  startedAt: string;
+  endedAt: string | null;
+  status: StoredRun["status"];
+  tags: Record<string, string>;
+  evals: string[];
+  cases: number;
+  attempts: number;
+  passed: number;
+  failed: number;
+  errored: number;
+  skipped: number;
+  /** passed / (attempts − skipped); null when nothing was judged. */
+  passRate: number | null;
+  passRateInterval: Interval | null;
+  meanScore: number | null;
+  scoredAttempts: number;
+  /** Per-eval pass rate and mean score, for the trend charts (finished runs only). */
+  perEval: { evalId: string; passRate: number | null; n: number; meanScore: number | null }[];
+}
+
+/** One eval of a run, with its figures and their intervals. */
+export interface EvalView {
+  evalId: string;
+  attempts: number;
+  passed: number;
+  failed: number;
+  errored: number;
+  skipped: number;
+  passRate: number | null;
+  passRateInterval: Interval | null;
+  meanScore: number | null;
+  meanScoreInterval: Interval | null;
+  scoredCases: number;
+  partialCases: number;
+  /** The finished run's summary (reducers, flaky cases); absent while the run is in progress. */
+  summary?: EvalSummary;
+}
+
+/** The Run page's header: the run, its evals, and the judgment labels seen (for the scorer filter). */
+export interface RunDetail {
+  run: RunRow;
+  manifest: StoredRun;
+  evals: EvalView[];
+  labels: string[];
+}
+
+/** One line of the cases table: small, whatever the size of the attempt's output. */
+export interface AttemptRow {
+  evalId: string;
+  caseId: string;
+  trial: number;
+  index: number | null;
+  verdict: Verdict;
+  score: AttemptRecord["score"];
+  elapsedMs: number;
+  /** The first judgment that did not match (label: reason), or the error. */
+  why: string | null;
+  states: JudgmentState[];
+  labels: string[];
+  /** The start of the output as text. */
+  output: string | null;
+}
+
+const PREVIEW = 160;
+
+/** A run as a Runs-page line: counts, pass rate with its Wilson interval, mean score. */
+export function runRow(run: StoredRun): RunRow {
+  const { totals } = run;
+  const judged = totals.attempts - totals.skipped;
+  return {
+    runId: run.runId,
+    name: run.name ?? null,
+    branch: run.git?.branch ?? null,
+    commit: run.git?.commit ?? null,
+    dirty: run.git?.dirty ?? null,
+    startedAt: run.startedAt,
+    endedAt: run.endedAt ?? null,
+    status: run.status,
+    tags: run.tags,
+    evals: run.evals.map((e) => e.evalId),
+    cases: totals.cases,
+    attempts: totals.attempts,
+    passed: totals.passed,
+    failed: totals.failed,
+    errored: totals.errored,
+    skipped: totals.skipped,
+    passRate: judged > 0 ? totals.passed / judged : null,
+    passRateInterval: wilsonInterval(totals.passed, judged),
+    meanScore: totals.meanScore,
+    scoredAttempts: totals.scoredAttempts,
+    perEval: (run.summaries ?? []).map((s) => {
+      const n = s.cases - s.skipped;
+      return { evalId: s.evalId, passRate: n > 0 ? s.passed / n : null, n, meanScore: s.meanScore };
+    }),
+  };
+}
+
+/** Runs newest first, as Runs-page lines. */
+export async function listRunRows(store: Store, query: RunListQuery = {}): Promise<RunRow[]> {
+  return (await store.listRuns(query)).map(runRow);
+}
+
+/** A table line of an attempt. */
+export function attemptRow(record: AttemptRecord): AttemptRow {
+  const off = record.judgments.find((j) => j.state !== "matched");
+  const why = record.error
+    ? `${record.error.where}: ${record.error.message}`
+    : off
+      ? `${off.label}: ${off.state === "unavailable" ? "unavailable — " : ""}${off.reason}`
+      : (record.skipReason ?? null);
+  return {
+    evalId: record.evalId,
+    caseId: record.caseId,
+    trial: record.trial ?? 0,
+    index: record.index ?? null,
+    verdict: record.verdict,
+    score: record.score,
+    elapsedMs: record.elapsedMs,
+    why: why === null ? null : why.slice(0, PREVIEW * 2),
+    states: [...new Set(record.judgments.map((j) => j.state))],
+    labels: record.judgments.map((j) => j.label),
+    output: preview(record.output),
+  };
+}
+
+function preview(value: unknown): string | null {
+  if (value === undefined) return null;
+  if (isTruncated(value))
+    return `[truncated, ${value.bytes} bytes] ${value.head.slice(0, PREVIEW)}`;
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return text === undefined ? null : text.slice(0, PREVIEW);
+}
+
+/** Per-eval figures: from the summaries of a finished run, else counted live from the store. */
+export async function runDetail(store: Store, run: StoredRun): Promise<RunDetail> {
+  const summaries = new Map((run.summaries ?? []).map((s) => [s.evalId, s]));
+  const evals: EvalView[] = [];
+  const labels = new Set<string>();
+  for (const { evalId } of run.evals) {
+    const sample = await store.queryAttempts(run.runId, { evalId, limit: 50 });
+    for (const record of sample.items) for (const j of record.judgments) labels.add(j.label);
+    const summary = summaries.get(evalId);
+    evals.push(summary ? fromSummary(summary) : await counted(store, run.runId, evalId));
+  }
+  return { run: runRow(run), manifest: run, evals, labels: [...labels].sort() };
+}
+
+function fromSummary(s: EvalSummary): EvalView {
+  const judged = s.cases - s.skipped;
+  return {
+    evalId: s.evalId,
+    attempts: s.cases,
+    passed: s.passed,
+    failed: s.failed,
+    errored: s.errored,
+    skipped: s.skipped,
+    passRate: judged > 0 ? s.passed / judged : null,
+    passRateInterval: wilsonInterval(s.passed, judged),
+    meanScore: s.meanScore,
+    meanScoreInterval:
+      s.meanScore === null ? null : meanInterval(s.meanScore, s.sdScore, s.scoredCases),
+    scoredCases: s.scoredCases,
+    partialCases: s.partialCases,
+    summary: s,
+  };
+}
+
+/** A running eval's counts, from index-only queries (no attempt is read). */
+async function counted(store: Store, runId: string, evalId: string): Promise<EvalView> {
+  const count = async (verdict: Verdict) =>
+    (await store.queryAttempts(runId, { evalId, verdict, limit: 0 })).total;
+  const passed = await count("passed");
+  const failed = await count("failed");
+  const errored = await count("errored");
+  const skipped = await count("skipped");
+  const judged = passed + failed + errored;
+  return {
+    evalId,
+    attempts: judged + skipped,
+    passed,
+    failed,
+    errored,
+    skipped,
+    passRate: judged > 0 ? passed / judged : null,
+    passRateInterval: wilsonInterval(passed, judged),
+    meanScore: null,
+    meanScoreInterval: null,
+    scoredCases: 0,
+    partialCases: 0,
+  };
+}
+
+/** One page of the cases table. */
+export interface RowPage {
+  total: number;
+  offset: number;
+  items: AttemptRow[];
+}
+
+/** A page of table lines, filtered and sorted by the store. */
+export async function attemptRows(
+  store: Store,
+  runId: string,
+  query: AttemptQuery,
+): Promise<RowPage> {
+  const page = await store.queryAttempts(runId, query);
+  return { total: page.total, offset: query.offset ?? 0, items: page.items.map(attemptRow) };
+}
+
+/** Every trial of one case, in trial order. */
+export async function caseTrials(
+  store: Store,
+  runId: string,
+  evalId: string,
+  caseId: string,
+): Promise<AttemptRecord[]> {
+  const found: AttemptRecord[] = [];
+  // The store searches case ids by substring; keep exact matches, page by page.
+  for (let offset = 0; ; offset += 1000) {
+    const page = await store.queryAttempts(runId, { evalId, text: caseId, offset, limit: 1000 });
+    for (const record of page.items) if (record.caseId === caseId) found.push(record);
+    if (offset + page.items.length >= page.total || page.items.length === 0) break;
+  }
+  return found.sort((a, b) => (a.trial ?? 0) - (b.trial ?? 0));
+}
+
+/** Compare two runs named by reference (id, prefix, name, latest~N). */
+export async function compareRefs(store: Store, base: string, head: string): Promise<Comparison> {
+  const [b, h] = [await resolveRunRef(store, base), await resolveRunRef(store, head)];
+  return compareRuns(store, b.runId, h.runId);
+}
+
+const VERDICTS = new Set<string>(["passed", "failed", "skipped", "errored"]);
+const STATES = new Set<string>(["matched", "mismatched", "unavailable", "errored"]);
+const SORTS = new Set<string>(["case", "score", "elapsed", "verdict"]);
+
+/** The store query of the table's URL parameters; unknown values are ignored, never thrown. */
+export function attemptQueryOf(params: URLSearchParams): AttemptQuery {
+  const query: AttemptQuery = {};
+  const evalId = params.get("evalId");
+  if (evalId) query.evalId = evalId;
+  const verdicts = (params.get("verdict") ?? "").split(",").filter((v) => VERDICTS.has(v));
+  if (verdicts.length > 0) query.verdict = verdicts as Verdict[];
+  const state = params.get("state");
+  if (state && STATES.has(state)) query.judgmentState = state as JudgmentState;
+  const label = params.get("label");
+  if (label) query.judgmentLabel = label;
+  const q = params.get("q");
+  if (q) query.text = q;
+  const sort = params.get("sort");
+  if (sort && SORTS.has(sort)) query.sort = sort as NonNullable<AttemptQuery["sort"]>;
+  if (params.get("order") === "desc") query.order = "desc";
+  const offset = Number(params.get("offset") ?? 0);
+  if (Number.isInteger(offset) && offset > 0) query.offset = offset;
+  const limit = Number(params.get("limit") ?? 200);
+  query.limit = Number.isInteger(limit) && limit >= 0 ? Math.min(limit, 1000) : 200;
+  return query;
+}

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseCliArgs } from "../../src/cli/args.js";
+import type { AttemptRecord } from "../../src/eval/record.js";
+import type { RowPage, RunDetail, RunRow } from "../../src/viewer/api.js";
+import { startViewer, type Viewer } from "../../src/viewer/server.js";
+import { storeWithRuns } from "./fixture.js";
+
+let fixture: Awaited<ReturnType<typeof storeWithRuns>>;
+let viewer: Viewer;
+let cookie: string;
+
+const api = async <T>(path: string, headers: Record<string, string> = { cookie }) => {
+  const res = await fetch(`${viewer.origin}${path}`, { headers, redirect: "manual" });
+  return { status: res.status, body: (await res.json()) as T, res };
+};
+
+beforeAll(async () => {
+  fixture = await storeWithRuns();
+  viewer = await startViewer({ store: fixture.store });
+  const res = await fetch(viewer.url, { redirect: "manual" });
+  expect(res.status).toBe(302);
+  expect(res.headers.get("location")).toBe("/");
+  const setCookie = res.headers.get("set-cookie") ?? "";
+  expect(setCookie).toMatch(/HttpOnly/);
+  expect(setCookie).toMatch(/SameSite=Strict/);
+  cookie = setCookie.split(";")[0]!;
+});
+
+afterAll(async () => {
+  await viewer?.close();
+  await fixture?.cleanup();
+});
+
+describe("the viewer's session", () => {
+  it("binds to loopback and prints a URL with a token", () => {
+    expect(viewer.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{32}$/);
+  });
+
+  it("answers 401 without the token or its cookie, and with a wrong one", async () => {
+    for (const path of ["/", "/app.js", "/api/runs", `/api/runs/${fixture.headId}`]) {
+      expect((await fetch(`${viewer.origin}${path}`)).status).toBe(401);
+    }
+    expect((await fetch(`${viewer.origin}/api/runs?token=nope`)).status).toBe(401);
+    const wrong = await fetch(`${viewer.origin}/api/runs`, {
+      headers: { cookie: "niceeval_session=forged" },
+    });
+    expect(wrong.status).toBe(401);
+  });
+
+  it("accepts the token on an API call and the cookie afterwards", async () => {
+    const withToken = await fetch(`${viewer.origin}/api/runs?token=${viewer.token}`);
+    expect(withToken.status).toBe(200);
+    expect(withToken.headers.get("set-cookie")).toContain("niceeval_session=");
+    expect((await api("/api/runs")).status).toBe(200);
+  });
+
+  it("serves the page with a strict Content-Security-Policy and no inline script", async () => {
+    const res = await fetch(`${viewer.origin}/`, { headers: { cookie } });
+    const html = await res.text();
+    expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(html).toContain('<script type="module" src="/app.js">');
+    expect(html).not.toMatch(/<script>(?!<)/);
+  });
+});
+
+describe("the viewer's API over a store of real runs", () => {
+  it("lists runs newest first with pass rates and their intervals", async () => {
+    const { body } = await api<{ runs: RunRow[] }>("/api/runs");
+    expect(body.runs.map((r) => r.name)).toEqual(["head", "base"]);
+    const [head] = body.runs;
+    expect(head!.attempts).toBe(14);
+    expect(head!.passRate).toBeCloseTo(10 / 14);
+    expect(head!.passRateInterval!.low).toBeLessThan(head!.passRate!);
+    expect((await api<{ runs: RunRow[] }>("/api/runs?branch=nope")).body.runs).toEqual([]);
+  });
+
+  it("gives a run's per-eval figures and the labels for the scorer filter", async () => {
+    const { body } = await api<RunDetail>("/api/runs/head");
+    expect(body.run.runId).toBe(fixture.headId);
+    expect(body.labels).toEqual(["exact", "tone-judge"]);
+    expect(body.evals[0]).toMatchObject({ evalId: "greetings", attempts: 14, passed: 10 });
+  });
+
+  it("pages attempts on the server, filtered by verdict, state, label and text", async () => {
+    const base = `/api/runs/${fixture.headId}/attempts`;
+    const all = (await api<RowPage>(`${base}?limit=5`)).body;
+    expect(all.total).toBe(14);
+    expect(all.items).toHaveLength(5);
+    const failed = (await api<RowPage>(`${base}?verdict=failed`)).body;
+    expect(failed.items.map((r) => `${r.caseId}#${r.trial}`)).toEqual([
+      "case-3#0",
+      "case-3#1",
+      "hostile#0",
+      "hostile#1",
+    ]);
+    expect(failed.items[0]!.why).toMatch(/^exact: .*threshold 0.5/);
+    expect((await api<RowPage>(`${base}?state=unavailable`)).body.total).toBe(14);
+    expect((await api<RowPage>(`${base}?label=tone-judge`)).body.total).toBe(14);
+    expect((await api<RowPage>(`${base}?q=goodbye`)).body.total).toBe(2);
+    const page2 = (await api<RowPage>(`${base}?offset=10&limit=10`)).body;
+    expect(page2).toMatchObject({ total: 14, offset: 10 });
+    expect(page2.items).toHaveLength(4);
+  });
+
+  it("returns every trial of a case, with its trace and the unavailable judgment", async () => {
+    const { body } = await api<{ trials: AttemptRecord[] }>(
+      `/api/runs/${fixture.headId}/attempts/greetings/case-3`,
+    );
+    expect(body.trials.map((t) => t.trial)).toEqual([0, 1]);
+    const judge = body.trials[0]!.judgments.find((j) => j.label === "tone-judge")!;
+    expect(judge).toMatchObject({ state: "unavailable", earned: null });
+    expect(body.trials[0]!.trace!.steps[1]).toMatchObject({ kind: "tool-call", name: "lookup" });
+  });
+
+  it("compares two runs and finds the regression", async () => {
+    const { body } = await api<{
+      evals: { changes: { caseId: string; kind: string; regression: boolean }[] }[];
+    }>("/api/compare?base=base&head=head");
+    expect(body.evals[0]!.changes).toEqual([
+      expect.objectContaining({ caseId: "case-3", kind: "pass-to-fail", regression: true }),
+    ]);
+  });
+
+  it("answers 404 for an unknown run, with what exists", async () => {
+    const { status, body } = await api<{ error: string }>("/api/runs/nothing-like-this");
+    expect(status).toBe(404);
+    expect(body.error).toContain("Most recent runs");
+  });
+});
+
+describe("niceeval view and export arguments", () => {
+  it("parses view with loopback defaults, and export with a baseline", () => {
+    expect(parseCliArgs(["view"])).toEqual({
+      command: "view",
+      host: "127.0.0.1",
+      port: 7420,
+      open: false,
+    });
+    expect(
+      parseCliArgs(["export", "latest", "--html", "r.html", "--baseline", "latest~1"]),
+    ).toEqual({ command: "export", run: "latest", html: "r.html", baseline: "latest~1" });
+    expect(() => parseCliArgs(["export", "latest"])).toThrow(/--html <file>/);
+  });
+});

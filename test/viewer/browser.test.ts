@@ -1,0 +1,172 @@
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exportHtml } from "../../src/viewer/export.js";
+import { startViewer, type Viewer } from "../../src/viewer/server.js";
+import { repoRoot } from "../support/project.js";
+import { launchChromium } from "./browser.js";
+import { HOSTILE, storeWithRuns } from "./fixture.js";
+
+/** Screenshots of each page, kept as artifacts (tmp/ is ignored by git). */
+const shots = join(repoRoot, "tmp", "viewer-screenshots");
+
+let fixture: Awaited<ReturnType<typeof storeWithRuns>>;
+let viewer: Viewer;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+let page: Page;
+const requests: string[] = [];
+const errors: string[] = [];
+
+beforeAll(async () => {
+  fixture = await storeWithRuns();
+  viewer = await startViewer({ store: fixture.store });
+  browser = await launchChromium();
+  page = await browser.context.newPage();
+  page.on("request", (request) => requests.push(request.url()));
+  page.on("pageerror", (error) => errors.push(error.message));
+  await mkdir(shots, { recursive: true });
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await viewer?.close();
+  await fixture?.cleanup();
+});
+
+/** The page's document, as seen from a function that runs in the page (no DOM lib here). */
+type InPage = { document: { querySelector(s: string): { textContent: string | null } | null } };
+
+/** Wait until the cases table counts n attempts (a function, not a string: the CSP forbids eval). */
+const countIs = (p: Page, n: number) =>
+  p.waitForFunction(
+    (n) =>
+      (globalThis as unknown as InPage).document.querySelector("#count")?.textContent ===
+      `${n} attempts`,
+    n,
+  );
+
+const shot = (name: string) =>
+  page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+
+describe("the viewer in a real Chromium", () => {
+  it("opens the runs page from the printed URL", async () => {
+    await page.goto(viewer.url);
+    await page.locator("tr.run-row").first().waitFor();
+    expect(page.url()).toBe(`${viewer.origin}/`);
+    const rows = await page.locator("tr.run-row").allInnerTexts();
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toContain("head");
+    expect(rows[0]).toMatch(/71\.4% \[\d+\.\d%, \d+\.\d%\] n=14/);
+    await shot("runs");
+  });
+
+  it("clicks into a run and shows its evals and cases", async () => {
+    await page.getByRole("link", { name: "head", exact: true }).click();
+    await page.locator(".vt-row[data-case]").first().waitFor();
+    expect(await page.locator("table.evals").textContent()).toContain("greetings");
+    expect(await page.locator("#count").textContent()).toBe("14 attempts");
+    await shot("run");
+  });
+
+  it("filters to failures through the URL, and a reload keeps the view", async () => {
+    await page.goto(`${viewer.origin}/#/run/${fixture.headId}?verdict=failed`);
+    await page.reload();
+    await countIs(page, 4);
+    const verdicts = await page
+      .locator(".vt-row[data-verdict]")
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-verdict")));
+    expect(verdicts).toEqual(["failed", "failed", "failed", "failed"]);
+    expect(await page.locator("select[name=verdict]").inputValue()).toBe("failed");
+  });
+
+  it("searches with / and moves with j, Enter and Esc", async () => {
+    await page.keyboard.press("/");
+    await page.keyboard.type("goodbye");
+    await countIs(page, 2);
+    expect(page.url()).toContain("q=goodbye");
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("j");
+    await page.keyboard.press("Enter");
+    await page.locator("h2").waitFor();
+    expect(page.url()).toContain("/case/");
+    expect(page.url()).toContain("trial=1");
+    await page.keyboard.press("Escape");
+    await page.waitForURL(/#\/run\//);
+    expect(page.url()).toContain("q=goodbye");
+  });
+
+  it("opens a case: the unavailable judgment is shown as unavailable with its reason, never 0", async () => {
+    await page.goto(`${viewer.origin}/#/case/${fixture.headId}/greetings/case-3`);
+    const judge = page.locator("tr[data-state=unavailable]").first();
+    await judge.waitFor();
+    const text = await judge.textContent();
+    expect(text).toContain("unavailable");
+    expect(text).toContain("OPENAI_API_KEY is not set");
+    expect(await judge.locator("td").nth(5).textContent()).toBe("unavailable");
+    expect(await page.locator(".trials .trial").count()).toBe(2);
+    expect(await page.locator(".diff .d-add").textContent()).toBe("+ goodbye name-3");
+    expect(await page.locator(".trace").textContent()).toContain("lookup");
+    await shot("case");
+  });
+
+  it("renders hostile output as text: nothing runs, nothing is fetched", async () => {
+    await page.goto(`${viewer.origin}/#/case/${fixture.headId}/greetings/hostile`);
+    await page.locator("h2").waitFor();
+    const output = await page.locator(".box", { hasText: "Output" }).first().textContent();
+    expect(output).toContain("<script>window.__pwned=1</script>");
+    expect(output).toContain("\u241b[31mred"); // ESC shown as ␛
+    expect(output).toContain("\u27e8U+202E\u27e9");
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator("#app img, #app a[href^='javascript']").count()).toBe(0);
+    expect(HOSTILE).toContain("onerror");
+  });
+
+  it("compares two runs and finds the regression with its diff", async () => {
+    await page.goto(`${viewer.origin}/#/compare?base=base&head=head`);
+    const change = page.locator("li.reg[data-case=case-3]");
+    await change.waitFor();
+    expect(await page.locator("p.regression, p.ok").textContent()).toBeTruthy();
+    await change.locator("summary").first().click();
+    await change.locator(".diff .d-add").waitFor();
+    expect(await change.locator(".diff").textContent()).toContain("+ goodbye name-3");
+    await shot("compare");
+  });
+
+  it("sent no request anywhere but the viewer, and threw no error", () => {
+    expect(requests.length).toBeGreaterThan(5);
+    expect(requests.filter((url) => !url.startsWith(`${viewer.origin}/`))).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it("opens the static export from file:// with no request", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "niceeval-export-"));
+    try {
+      const file = join(dir, "report.html");
+      await exportHtml({ store: fixture.store, run: "head", baseline: "base", file });
+      const exported = await browser.context.newPage();
+      const seen: string[] = [];
+      exported.on("request", (request) => seen.push(request.url()));
+      exported.on("pageerror", (error) => errors.push(error.message));
+      const url = pathToFileURL(file).href;
+      await exported.goto(url);
+      await exported.locator("tr.run-row").first().waitFor();
+      expect(await exported.locator("tr.run-row").first().textContent()).toContain("head");
+      await exported.getByRole("link", { name: "head", exact: true }).click();
+      await countIs(exported, 14);
+      await exported.goto(`${url}#/case/${fixture.headId}/greetings/case-3`);
+      await exported.locator("tr[data-state=unavailable]").first().waitFor();
+      await exported.goto(`${url}#/compare?base=base&head=head`);
+      await exported.locator("li.reg[data-case=case-3] summary").click();
+      await exported.locator("li.reg .diff").waitFor();
+      await exported.screenshot({ path: join(shots, "export-compare.png"), fullPage: true });
+      expect(seen.filter((u) => !u.startsWith(url))).toEqual([]);
+      expect(errors).toEqual([]);
+      await exported.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

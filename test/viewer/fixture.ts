@@ -1,0 +1,98 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defineSuite } from "../../src/eval/suite.js";
+import { JudgeUnavailableError } from "../../src/judge/unavailable.js";
+import { runEvals } from "../../src/runner/run.js";
+import { createScorer } from "../../src/scorers/create-scorer.js";
+import { storeSink } from "../../src/store/sink.js";
+import { openSqliteStore } from "../../src/store/sqlite/index.js";
+import type { Store } from "../../src/store/types.js";
+import { manifest } from "../store/fixtures.js";
+
+/** An output built to break a careless viewer: markup, handlers, a javascript: link, ANSI, bidi. */
+export const HOSTILE =
+  '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"><a href="javascript:window.__pwned=3">click</a>\u001b[31mred\u001b[0m \u202egnp.exe';
+
+/** Whether `caseId` answers correctly in a run; `head` breaks case-3 (a regression). */
+const correct = (caseId: string, head: boolean) => !(head && caseId === "case-3");
+
+function suite(head: boolean) {
+  return defineSuite<string, string>({
+    id: "greetings",
+    cases: [
+      ...Array.from({ length: 6 }, (_, i) => ({
+        id: `case-${i}`,
+        input: `name-${i}`,
+        expected: `hello name-${i}`,
+      })),
+      { id: "hostile", input: "x", expected: "safe" },
+    ],
+    target: (input, ctx) => {
+      ctx.trace.message("user", `greet ${input}`);
+      ctx.trace.toolCall("lookup", { name: input }, { output: { found: true } });
+      if (ctx.caseId === "hostile") return HOSTILE;
+      return correct(ctx.caseId, head) ? `hello ${input}` : `goodbye ${input}`;
+    },
+    scorers: [
+      createScorer<string, string>({
+        name: "exact",
+        score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+      }),
+      createScorer<string, string>({
+        name: "tone-judge",
+        score: () => {
+          throw new JudgeUnavailableError(
+            "unconfigured",
+            "openai/gpt-4.1-mini",
+            "OPENAI_API_KEY is not set",
+          );
+        },
+      }),
+    ],
+    gates: ["exact"],
+  });
+}
+
+/** A temp SQLite store holding two real runs of the engine: `base`, then `head` (one regression). */
+export async function storeWithRuns(): Promise<{
+  store: Store;
+  path: string;
+  baseId: string;
+  headId: string;
+  cleanup(): Promise<void>;
+}> {
+  const dir = await mkdtemp(join(tmpdir(), "niceeval-viewer-"));
+  const path = join(dir, "store.sqlite");
+  const store = await openSqliteStore(path);
+  const ids: string[] = [];
+  for (const [i, name] of ["base", "head"].entries()) {
+    const runId = `run-${name}-${"0".repeat(8)}`;
+    const m = manifest(runId, {
+      evals: ["greetings"],
+      name,
+      branch: "main",
+      startedAt: new Date(Date.UTC(2025, 0, 1 + i)).toISOString(),
+    });
+    const sink = storeSink(store, m, { flushMs: 5 });
+    await sink.ready;
+    await runEvals([{ eval: suite(name === "head") }], {
+      runId,
+      reporters: [sink],
+      keepCase: true,
+      keepOutput: true,
+      trials: 2,
+    });
+    ids.push(runId);
+  }
+  return {
+    store,
+    path,
+    baseId: ids[0]!,
+    headId: ids[1]!,
+    cleanup: async () => {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
