@@ -278,7 +278,7 @@ function runPage(r) {
   const labelSel = h("span");
   let timer = null;
   const search = h("input", { type: "search", name: "q", placeholder: "search ids, inputs, outputs, reasons (/)", value: p.get("q") || "", size: 36,
-    oninput: (e) => { clearTimeout(timer); timer = setTimeout(() => update("q", e.target.value), 200); } });
+    oninput: (e) => { clearTimeout(timer); timer = setTimeout(() => update("q", e.target.value), 120); } });
   function update(name, value) {
     if (value) p.set(name, value); else p.delete(name);
     setParams(p);
