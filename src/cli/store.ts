@@ -1,6 +1,5 @@
 import { resolve } from "node:path";
-import { NiceevalError } from "../errors.js";
-import { openSqliteStore } from "../store/sqlite/index.js";
+import { isPostgresUrl } from "../store/postgres/connection.js";
 import type { Store } from "../store/types.js";
 
 /** Where runs are stored when neither --store nor NICEEVAL_STORE says otherwise. */
@@ -14,18 +13,16 @@ export function storeLocation(
   return flag ?? (env.NICEEVAL_STORE || DEFAULT_STORE_PATH);
 }
 
-/** Open the store at a location; a path is a SQLite file, relative to cwd. */
+/**
+ * Open the store at a location: a `postgres://` or `postgresql://` URL is a PostgreSQL
+ * database; anything else is a SQLite file path, relative to cwd.
+ */
 export async function openStoreAt(location: string, cwd: string): Promise<Store> {
-  if (/^postgres(ql)?:\/\//i.test(location)) {
-    throw new NiceevalError(
-      "USAGE",
-      `--store ${redact(location)}: PostgreSQL stores are not available in this version; pass a SQLite file path`,
-    );
+  // Each backend (and its driver, native or not) loads only when a store of its kind is opened.
+  if (isPostgresUrl(location)) {
+    const { openPostgresStore } = await import("../store/postgres/index.js");
+    return openPostgresStore(location);
   }
+  const { openSqliteStore } = await import("../store/sqlite/index.js");
   return openSqliteStore(resolve(cwd, location));
-}
-
-/** A connection string without its password, for messages. */
-function redact(location: string): string {
-  return location.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@");
 }

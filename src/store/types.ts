@@ -69,6 +69,16 @@ export interface RunEnd {
   datasetHashes?: Record<string, string>;
 }
 
+/** Options of {@link Store.beginRun}. */
+export interface BeginRunOptions {
+  /**
+   * Join the run if it already exists, as one more writer of it (a shard, a worker, another
+   * machine): its manifest stays the first writer's, and a writer whose files or eval
+   * configurations differ is refused with `RUN_MISMATCH`. Without it, an existing id is `RUN_EXISTS`.
+   */
+  join?: boolean;
+}
+
 /** Filters of {@link Store.listRuns}. Newest first. */
 export interface RunListQuery {
   limit?: number;
@@ -133,7 +143,7 @@ export function isTruncated(value: unknown): value is TruncatedValue {
 export interface Store {
   /** What this store is, for messages ("sqlite:.niceeval/niceeval.sqlite"). */
   readonly location: string;
-  beginRun(manifest: RunManifest): Promise<void>;
+  beginRun(manifest: RunManifest, options?: BeginRunOptions): Promise<void>;
   /** Append attempts of a running run; the same (eval, case, trial) twice keeps the last. */
   appendAttempts(runId: string, records: readonly AttemptRecord[]): Promise<void>;
   finishRun(runId: string, end: RunEnd): Promise<void>;

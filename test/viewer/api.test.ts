@@ -1,5 +1,8 @@
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCliArgs } from "../../src/cli/args.js";
+import { main } from "../../src/cli/main.js";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import type { RowPage, RunDetail, RunRow } from "../../src/viewer/api.js";
 import { startViewer, type Viewer } from "../../src/viewer/server.js";
@@ -140,5 +143,30 @@ describe("niceeval view and export arguments", () => {
       parseCliArgs(["export", "latest", "--html", "r.html", "--baseline", "latest~1"]),
     ).toEqual({ command: "export", run: "latest", html: "r.html", baseline: "latest~1" });
     expect(() => parseCliArgs(["export", "latest"])).toThrow(/--html <file>/);
+  });
+
+  it("niceeval export writes one HTML file with the data embedded and no external reference", async () => {
+    const dir = dirname(fixture.path);
+    const file = join(dir, "report.html");
+    const out = join(dir, "stdout.txt");
+    const fd = openSync(out, "w");
+    const stderr: string[] = [];
+    const code = await main(
+      ["export", "head", "--html", "report.html", "--baseline", "base", "--store", fixture.path],
+      { cwd: dir, env: {}, stdoutFd: fd, stderr: (t) => stderr.push(t), isTTY: false },
+    );
+    closeSync(fd);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: [] });
+    expect(readFileSync(out, "utf8")).toMatch(
+      /wrote .*report\.html: run run-head, 14 attempts, compared with run-base/,
+    );
+    const html = readFileSync(file, "utf8");
+    expect(html).toContain('<script type="application/json" id="niceeval-data">');
+    expect(html).toMatch(
+      /Content-Security-Policy" content="default-src 'none'; script-src 'sha256-/,
+    );
+    expect(html).not.toMatch(/(src|href)="https?:/);
+    // The hostile output is embedded escaped: it cannot close the data element.
+    expect(html).not.toContain("<script>window.__pwned");
   });
 });

@@ -4,8 +4,10 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import { exportHtml } from "../../src/viewer/export.js";
 import { startViewer, type Viewer } from "../../src/viewer/server.js";
+import { attempt, manifest } from "../store/fixtures.js";
 import { repoRoot } from "../support/project.js";
 import { launchChromium } from "./browser.js";
 import { HOSTILE, storeWithRuns } from "./fixture.js";
@@ -166,6 +168,32 @@ describe("the viewer in a real Chromium", () => {
       expect(errors).toEqual([]);
       await exported.close();
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("shows a run in progress live, and a truncated value as truncated with its size", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "niceeval-live-"));
+    const store = await openSqliteStore(join(dir, "live.sqlite"), { valueCapBytes: 1024 });
+    const live = await startViewer({ store });
+    try {
+      await store.beginRun(manifest("run-live-0001", { name: "live" }));
+      const big = { ...attempt("alpha", 0), output: "x".repeat(5000) };
+      await store.appendAttempts("run-live-0001", [big, attempt("alpha", 1), attempt("alpha", 2)]);
+      const p = await browser.context.newPage();
+      await p.goto(`${live.url}#/run/live`);
+      await countIs(p, 3);
+      expect(await p.locator(".meta .badge").first().textContent()).toBe("running");
+      await store.appendAttempts("run-live-0001", [attempt("alpha", 3), attempt("alpha", 4)]);
+      await countIs(p, 5);
+      await p.goto(`${live.origin}/#/case/run-live-0001/alpha/case-0`);
+      const output = p.locator(".box", { hasText: "Output" }).first();
+      await output.locator(".b-truncated").waitFor();
+      expect(await output.textContent()).toContain("5,002 bytes in full");
+      await p.close();
+    } finally {
+      await live.close();
+      await store.close();
       await rm(dir, { recursive: true, force: true });
     }
   });

@@ -70,6 +70,29 @@ export interface AttemptRow {
   trace: ValueCell;
 }
 
+/** The columns of {@link AttemptRow}, in the order the stores write and read them. */
+export const ATTEMPT_COLUMNS = [
+  "case_index",
+  "trial",
+  "case_id",
+  "verdict",
+  "score_state",
+  "earned",
+  "max",
+  "elapsed_ms",
+  "judgment_states",
+  "kinds",
+  "error",
+  "judgments",
+  "reasons",
+  "rest",
+  "input",
+  "expected",
+  "metadata",
+  "output",
+  "trace",
+] as const satisfies readonly (keyof AttemptRow)[];
+
 /** What encoding needs from the store: a kind id, and a place for a value's JSON. */
 export interface EncodeContext {
   kindId(kind: JudgmentKind): number;

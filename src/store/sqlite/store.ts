@@ -1,19 +1,26 @@
 import Database from "better-sqlite3";
 import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord } from "../../eval/record.js";
-import type { EvalSummary } from "../../runner/events.js";
+import {
+  COUNTERS,
+  type Contribution,
+  countAttempt,
+  type Delta,
+  type StoredRunRow,
+  storedRun,
+  zeroDelta,
+} from "../totals.js";
 import type {
   AttemptPage,
   AttemptQuery,
   RunEnd,
   RunListQuery,
   RunManifest,
-  RunStatus,
-  RunTotals,
   Store,
   StoredRun,
 } from "../types.js";
 import {
+  ATTEMPT_COLUMNS,
   type AttemptRow,
   type DecodeContext,
   decodeAttempt,
@@ -25,7 +32,6 @@ import {
 import { isCorruption, openDatabase, storeFileError } from "./open.js";
 import { attemptFilter, attemptOrder } from "./query.js";
 import { ReasonDictionary } from "./reasons.js";
-import { SCORE_STATE_CODE, VERDICT_CODE } from "./schema.js";
 import { BlobTable } from "./values.js";
 
 /** Options of {@link openSqliteStore}. */
@@ -54,58 +60,11 @@ export async function openSqliteStore(
   return new SqliteStore(db, path, options.valueCapBytes ?? 16 * 2 ** 20, busyTimeoutMs);
 }
 
-interface RunRow {
+interface RunRow extends StoredRunRow {
   rid: number;
   id: string;
-  status: RunStatus;
-  ended_at: string | null;
-  manifest: string;
-  summaries: string | null;
 }
 
-/** What one attempt adds to its eval's totals. */
-interface Contribution {
-  verdict: number;
-  score_state: number;
-  earned: number;
-  max: number;
-}
-
-/** The counters `run_evals` keeps per eval, added to on every append. */
-const COUNTERS = [
-  "cases",
-  "attempts",
-  "passed",
-  "failed",
-  "errored",
-  "skipped",
-  "scored",
-  "score_sum",
-] as const;
-type Delta = Record<(typeof COUNTERS)[number], number>;
-const zeroDelta = () => Object.fromEntries(COUNTERS.map((c) => [c, 0])) as Delta;
-
-const ATTEMPT_COLUMNS = [
-  "case_index",
-  "trial",
-  "case_id",
-  "verdict",
-  "score_state",
-  "earned",
-  "max",
-  "elapsed_ms",
-  "judgment_states",
-  "kinds",
-  "error",
-  "judgments",
-  "reasons",
-  "rest",
-  "input",
-  "expected",
-  "metadata",
-  "output",
-  "trace",
-] as const satisfies readonly (keyof AttemptRow)[];
 const SELECT_ATTEMPT = `SELECT a.id, a.ev, ${ATTEMPT_COLUMNS.map((c) => `a.${c}`).join(", ")} FROM attempts a`;
 
 class SqliteStore implements Store {
@@ -154,6 +113,8 @@ class SqliteStore implements Store {
   #sql<R = unknown>(sql: string): Database.Statement<unknown[], R> {
     let statement = this.#statements.get(sql);
     if (!statement) {
+      // Query shapes vary with their filters; a bound keeps the cache from growing without end.
+      if (this.#statements.size >= 256) this.#statements.clear();
       statement = this.#db.prepare(sql);
       this.#statements.set(sql, statement);
     }
@@ -318,25 +279,7 @@ class SqliteStore implements Store {
     }
     return rows.map((row) => {
       const { evals, d } = sums.get(row.rid) ?? { evals: 0, d: zeroDelta() };
-      const totals: RunTotals = {
-        evals,
-        cases: d.cases,
-        attempts: d.attempts,
-        passed: d.passed,
-        failed: d.failed,
-        errored: d.errored,
-        skipped: d.skipped,
-        meanScore: d.scored > 0 ? d.score_sum / d.scored : null,
-        scoredAttempts: d.scored,
-      };
-      const run: StoredRun = {
-        ...(JSON.parse(row.manifest) as RunManifest),
-        status: row.status,
-        totals,
-      };
-      if (row.ended_at !== null) run.endedAt = row.ended_at;
-      if (row.summaries !== null) run.summaries = JSON.parse(row.summaries) as EvalSummary[];
-      return run;
+      return storedRun(row, evals, d);
     });
   }
 
@@ -424,8 +367,8 @@ class SqliteStore implements Store {
         ),
         searchBlobs(row),
       );
-      if (old) count(delta, old, -1);
-      count(delta, row, 1);
+      if (old) countAttempt(delta, old, -1);
+      countAttempt(delta, row, 1);
       stored.attempts.set(key, row);
       stored.cases.set(caseKey, row.case_index);
     }
@@ -623,23 +566,5 @@ class SqliteStore implements Store {
     this.#readers.clear();
     this.#closed = true;
     this.#db.close();
-  }
-}
-
-const VERDICT_FIELD = {
-  [VERDICT_CODE.passed]: "passed",
-  [VERDICT_CODE.failed]: "failed",
-  [VERDICT_CODE.errored]: "errored",
-  [VERDICT_CODE.skipped]: "skipped",
-} as const;
-
-/** Add (sign 1) or take back (sign -1) one attempt's share of its eval's totals. */
-function count(delta: Delta, attempt: Contribution, sign: 1 | -1): void {
-  delta.attempts += sign;
-  const field = VERDICT_FIELD[attempt.verdict as keyof typeof VERDICT_FIELD];
-  if (field) delta[field] += sign;
-  if (attempt.score_state !== SCORE_STATE_CODE.unavailable && attempt.max > 0) {
-    delta.scored += sign;
-    delta.score_sum += (sign * attempt.earned) / attempt.max;
   }
 }

@@ -1,0 +1,118 @@
+import { NiceevalError } from "../../errors.js";
+
+const USE_OTHER =
+  "fix --store or NICEEVAL_STORE, or pass --store <path> to keep runs in a SQLite file";
+
+/** Whether a store location is a PostgreSQL connection string. */
+export function isPostgresUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
+}
+
+/**
+ * A connection string fit for messages and `location`: the password (in the user part or a
+ * `password` parameter) replaced by `***`. Works on strings `URL` cannot parse, too.
+ */
+export function redactUrl(url: string): string {
+  return url
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):[^@/?#]*@/i, "$1:***@")
+    .replace(/([?&]password=)[^&#]*/gi, "$1***");
+}
+
+/** Host and port a connection string names, for messages ("db.internal:5432"). */
+function endpoint(url: URL): string {
+  const host = url.hostname || "localhost";
+  return `${host}:${url.port || "5432"}`;
+}
+
+/** Check a connection string before any connection is tried; throws STORE_BAD_URL. */
+export function parsePostgresUrl(url: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new NiceevalError(
+      "STORE_BAD_URL",
+      `${redactUrl(url)} is not a valid PostgreSQL URL; write it as postgres://user:password@host:5432/database (percent-encode special characters in the password), or ${USE_OTHER}.`,
+    );
+  }
+  if (!/^postgres(ql)?:$/i.test(parsed.protocol))
+    throw new NiceevalError(
+      "STORE_BAD_URL",
+      `${redactUrl(url)} is not a PostgreSQL URL (it must start with postgres:// or postgresql://); ${USE_OTHER}.`,
+    );
+  if (parsed.port !== "" && !(Number(parsed.port) > 0))
+    throw new NiceevalError("STORE_BAD_URL", `${redactUrl(url)} has no valid port; ${USE_OTHER}.`);
+  return parsed;
+}
+
+/** Low-level fields that pg and Node put on connection errors. */
+interface DriverError {
+  code?: string;
+  message?: string;
+  errors?: DriverError[];
+}
+
+/**
+ * The error for a store that cannot be reached or logged into: names the server (password
+ * masked), what went wrong, and what to do. Returns undefined for errors that are not about
+ * the connection.
+ */
+export function connectionError(url: string, error: unknown): NiceevalError | undefined {
+  const e = (error ?? {}) as DriverError;
+  const code = e.code ?? e.errors?.find((inner) => inner.code)?.code;
+  const parsed = new URL(url);
+  const where = endpoint(parsed);
+  const user = decodeURIComponent(parsed.username) || "(default user)";
+  const database = decodeURIComponent(parsed.pathname.slice(1)) || user;
+  const shown = redactUrl(url);
+  const unreachable = (why: string, fix: string) =>
+    new NiceevalError(
+      "STORE_UNREACHABLE",
+      `cannot reach the PostgreSQL store ${shown}: ${why}. ${fix}; or ${USE_OTHER}.`,
+      { cause: error },
+    );
+  const message = e.message ?? String(error);
+  switch (code) {
+    case "ECONNREFUSED":
+      return unreachable(
+        `${where} refused the connection`,
+        "Start the server, or check the host and port",
+      );
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return unreachable(`the host ${parsed.hostname} was not found`, "Check the host name");
+    case "ETIMEDOUT":
+    case "EHOSTUNREACH":
+    case "ENETUNREACH":
+      return unreachable(
+        `${where} did not answer (${code})`,
+        "Check the host, the port and the network",
+      );
+    case "ECONNRESET":
+      return unreachable(
+        `${where} closed the connection`,
+        "Check that it is a PostgreSQL server and whether it requires SSL (?sslmode=require)",
+      );
+    case "28P01":
+    case "28000":
+      return new NiceevalError(
+        "STORE_UNREACHABLE",
+        `the PostgreSQL server ${where} refused the login of user ${user} (${message}) for ${shown}. Check the user and password in the URL; or ${USE_OTHER}.`,
+        { cause: error },
+      );
+    case "3D000":
+      return new NiceevalError(
+        "STORE_UNREACHABLE",
+        `the PostgreSQL server ${where} has no database ${database} (${shown}). Create it (createdb ${database}) or name another one in the URL; or ${USE_OTHER}.`,
+        { cause: error },
+      );
+  }
+  if (/timeout|terminated unexpectedly|Connection terminated/i.test(message))
+    return unreachable(
+      `${where} did not complete the connection (${message})`,
+      "Check that the server is up and reachable",
+    );
+  if (/SSL|self[- ]signed|certificate/i.test(message))
+    return unreachable(`SSL negotiation failed (${message})`, "Check the sslmode in the URL");
+  return undefined;
+}

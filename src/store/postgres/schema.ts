@@ -1,0 +1,186 @@
+import type pg from "pg";
+import { NiceevalError } from "../../errors.js";
+
+/** The PostgreSQL schema (namespace) every niceeval table lives in, apart from the app's own. */
+export const PG_SCHEMA = "niceeval";
+
+/** Key of the session advisory lock taken while migrating, so two processes never migrate at once. */
+const MIGRATION_LOCK = "niceeval:migrate";
+
+/** One forward step of the schema; each runs in its own transaction and is never edited once released. */
+interface Migration {
+  version: number;
+  sql: string;
+}
+
+// Codes in smallint columns are the SQLite backend's (VERDICT_CODE …), so both encode alike.
+const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE niceeval.runs (
+        rid integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id text NOT NULL UNIQUE,
+        name text,
+        branch text,
+        commit_sha text,
+        status text NOT NULL,
+        started_at text NOT NULL,
+        ended_at text,
+        manifest text NOT NULL,
+        summaries text
+      );
+      CREATE INDEX runs_started ON niceeval.runs (started_at DESC, rid DESC);
+      CREATE INDEX runs_name ON niceeval.runs (name) WHERE name IS NOT NULL;
+
+      CREATE TABLE niceeval.run_tags (
+        rid integer NOT NULL REFERENCES niceeval.runs (rid),
+        key text NOT NULL,
+        value text NOT NULL,
+        PRIMARY KEY (rid, key)
+      );
+      CREATE INDEX run_tags_kv ON niceeval.run_tags (key, value);
+
+      -- One row per eval of a run (manifest order); totals kept up to date by every append,
+      -- which holds the run's row lock, so concurrent writers add up exactly.
+      CREATE TABLE niceeval.run_evals (
+        rid integer NOT NULL REFERENCES niceeval.runs (rid),
+        ev integer NOT NULL,
+        eval_id text NOT NULL,
+        cases integer NOT NULL DEFAULT 0,
+        attempts integer NOT NULL DEFAULT 0,
+        passed integer NOT NULL DEFAULT 0,
+        failed integer NOT NULL DEFAULT 0,
+        errored integer NOT NULL DEFAULT 0,
+        skipped integer NOT NULL DEFAULT 0,
+        scored integer NOT NULL DEFAULT 0,
+        score_sum double precision NOT NULL DEFAULT 0,
+        PRIMARY KEY (rid, ev),
+        UNIQUE (rid, eval_id)
+      );
+      CREATE INDEX run_evals_eval ON niceeval.run_evals (eval_id);
+
+      CREATE TABLE niceeval.judgment_kinds (
+        id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        label text NOT NULL,
+        source text NOT NULL,
+        gate boolean NOT NULL,
+        points double precision NOT NULL,
+        UNIQUE (label, source, gate, points)
+      );
+      CREATE INDEX judgment_kinds_label ON niceeval.judgment_kinds (label);
+
+      -- Values above the inline threshold, stored once by the sha-256 of their JSON.
+      CREATE TABLE niceeval.blobs (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        hash bytea NOT NULL UNIQUE,
+        bytes bigint NOT NULL,
+        truncated boolean NOT NULL DEFAULT false,
+        json text NOT NULL
+      );
+
+      -- Value columns (input … trace): inline JSON text, or '@' and a blobs.id.
+      -- search: lower-cased case id, input and output text and reasons; search_blobs: the
+      -- blob ids of an input or output too large to be inline, searched in their JSON.
+      CREATE TABLE niceeval.attempts (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        rid integer NOT NULL,
+        ev integer NOT NULL,
+        case_index integer NOT NULL,
+        trial integer NOT NULL,
+        case_id text NOT NULL,
+        verdict smallint NOT NULL,
+        score_state smallint NOT NULL,
+        earned double precision NOT NULL,
+        max double precision NOT NULL,
+        elapsed_ms double precision NOT NULL,
+        judgment_states integer NOT NULL,
+        kinds text NOT NULL,
+        error text,
+        judgments text NOT NULL,
+        reasons text,
+        rest text,
+        input text,
+        expected text,
+        metadata text,
+        output text,
+        trace text,
+        search text NOT NULL,
+        search_blobs text,
+        UNIQUE (rid, ev, case_id, trial)
+      );
+      CREATE INDEX attempts_order ON niceeval.attempts (rid, ev, case_index, trial, id);
+    `,
+  },
+];
+
+/** The schema version this code writes. A database with a higher one was written by a newer niceeval. */
+export const PG_SCHEMA_VERSION = migrations.at(-1)!.version;
+
+/** Version recorded in the database, or 0 when niceeval never wrote to it. */
+export async function readPgSchemaVersion(client: pg.ClientBase): Promise<number> {
+  const { rows } = await client.query<{ exists: boolean }>(
+    "SELECT to_regclass('niceeval.schema_version') IS NOT NULL AS exists",
+  );
+  if (!rows[0]?.exists) return 0;
+  const version = await client.query<{ version: number | null }>(
+    "SELECT max(version) AS version FROM niceeval.schema_version",
+  );
+  return version.rows[0]?.version ?? 0;
+}
+
+function tooNew(location: string, version: number): NiceevalError {
+  return new NiceevalError(
+    "STORE_TOO_NEW",
+    `${location} was written by a newer niceeval (schema version ${version}, this niceeval reads up to ${PG_SCHEMA_VERSION}); this version does not migrate it back. Upgrade niceeval, or pass --store with another database.`,
+  );
+}
+
+/**
+ * Bring the `niceeval` schema up to date: refuse a newer one before writing anything, then,
+ * under a session advisory lock (two processes opening a new database at once take turns),
+ * apply each step above the stored version in its own transaction.
+ */
+export async function migratePg(client: pg.ClientBase, location: string): Promise<void> {
+  const before = await readPgSchemaVersion(client);
+  if (before > PG_SCHEMA_VERSION) throw tooNew(location, before);
+  if (before === PG_SCHEMA_VERSION) return;
+  await client.query("SELECT pg_advisory_lock(hashtext($1))", [MIGRATION_LOCK]);
+  try {
+    const { rows } = await client.query<{ tables: number; versioned: boolean }>(
+      `SELECT count(*)::int AS tables, bool_or(c.relname = 'schema_version') AS versioned
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = $1 AND c.relkind = 'r'`,
+      [PG_SCHEMA],
+    );
+    if ((rows[0]?.tables ?? 0) > 0 && !rows[0]?.versioned)
+      throw new NiceevalError(
+        "STORE_NOT_NICEEVAL",
+        `${location} has a schema "${PG_SCHEMA}" that niceeval did not create (no schema_version table); niceeval does not write to it. Pass --store with another database.`,
+      );
+    for (const migration of migrations) {
+      await client.query("BEGIN");
+      try {
+        await client.query(`CREATE SCHEMA IF NOT EXISTS ${PG_SCHEMA}`);
+        await client.query(
+          "CREATE TABLE IF NOT EXISTS niceeval.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)",
+        );
+        const version = await readPgSchemaVersion(client);
+        if (version > PG_SCHEMA_VERSION) throw tooNew(location, version);
+        if (version < migration.version) {
+          await client.query(migration.sql);
+          await client.query(
+            "INSERT INTO niceeval.schema_version (version, applied_at) VALUES ($1, $2)",
+            [migration.version, new Date().toISOString()],
+          );
+        }
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK");
+        throw error;
+      }
+    }
+  } finally {
+    await client.query("SELECT pg_advisory_unlock(hashtext($1))", [MIGRATION_LOCK]);
+  }
+}

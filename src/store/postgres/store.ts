@@ -1,0 +1,707 @@
+import pg from "pg";
+import { NiceevalError } from "../../errors.js";
+import type { AttemptRecord } from "../../eval/record.js";
+import {
+  ATTEMPT_COLUMNS,
+  type AttemptRow,
+  type DecodeContext,
+  decodeAttempt,
+  encodeAttempt,
+  type JudgmentKind,
+  searchBlobs,
+  searchText,
+} from "../sqlite/codec.js";
+import { attemptOrder } from "../sqlite/query.js";
+import {
+  COUNTERS,
+  type Contribution,
+  countAttempt,
+  type Delta,
+  type StoredRunRow,
+  storedRun,
+  zeroDelta,
+} from "../totals.js";
+import type {
+  AttemptPage,
+  AttemptQuery,
+  BeginRunOptions,
+  RunEnd,
+  RunListQuery,
+  RunManifest,
+  Store,
+  StoredRun,
+} from "../types.js";
+import { connectionError, parsePostgresUrl, redactUrl } from "./connection.js";
+import { attemptFilter, Params } from "./query.js";
+import { migratePg } from "./schema.js";
+import { BlobBatch, fromPgCell, isInline, readBlobs, toPgCell } from "./values.js";
+
+/** Options of {@link openPostgresStore}. */
+export interface PostgresStoreOptions {
+  /** Largest value kept whole, in bytes of JSON (default 16 MiB); a larger one is kept as its head. */
+  valueCapBytes?: number;
+  /** Connections at most (default 4). */
+  poolSize?: number;
+  /** How long connecting may take before the store is called unreachable (default 10,000 ms). */
+  connectTimeoutMs?: number;
+  /** Attempts per query while streaming (default 1000). */
+  streamBatch?: number;
+}
+
+/**
+ * Open the niceeval store in the PostgreSQL database a URL names (`postgres://user:password@host:5432/db`):
+ * its tables live in a `niceeval` schema, created and migrated on first open. Several processes
+ * and machines may write at once, even to one run (see `beginRun`'s `join`). An unreachable
+ * server, a refused login or a database written by a newer niceeval throws a
+ * {@link NiceevalError} naming the server, with the password masked.
+ *
+ * @example
+ * const store = await openPostgresStore("postgres://ci:secret@db.internal:5432/evals");
+ * const [latest] = await store.listRuns({ limit: 1 });
+ */
+export async function openPostgresStore(
+  url: string,
+  options: PostgresStoreOptions = {},
+): Promise<Store> {
+  parsePostgresUrl(url);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 4,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    application_name: "niceeval",
+    types: { getTypeParser: typeParser },
+  });
+  // An idle connection dropped by the server must not crash the process; the next query reconnects.
+  pool.on("error", () => {});
+  const location = redactUrl(url);
+  try {
+    const client = await pool.connect();
+    try {
+      await migratePg(client, location);
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw connectionError(url, error) ?? error;
+  }
+  return new PostgresStore(pool, url, options);
+}
+
+/** int8 (ids, counts) as JS numbers: they stay far below 2^53. */
+const typeParser = ((oid: number, format?: string) =>
+  oid === 20
+    ? Number
+    : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser;
+
+interface RunRow extends StoredRunRow {
+  rid: number;
+  id: string;
+}
+
+const VALUE_COLUMNS = ["input", "expected", "metadata", "output", "trace"] as const;
+const COLUMN_TYPES: Record<(typeof ATTEMPT_COLUMNS)[number] | "search" | "search_blobs", string> = {
+  case_index: "integer",
+  trial: "integer",
+  case_id: "text",
+  verdict: "smallint",
+  score_state: "smallint",
+  earned: "double precision",
+  max: "double precision",
+  elapsed_ms: "double precision",
+  judgment_states: "integer",
+  kinds: "text",
+  error: "text",
+  judgments: "text",
+  reasons: "text",
+  rest: "text",
+  input: "text",
+  expected: "text",
+  metadata: "text",
+  output: "text",
+  trace: "text",
+  search: "text",
+  search_blobs: "text",
+};
+const WRITTEN = [...ATTEMPT_COLUMNS, "search", "search_blobs"] as const;
+const UPSERT = `INSERT INTO niceeval.attempts (rid, ev, ${WRITTEN.join(", ")})
+  SELECT $1, x.ev, ${WRITTEN.map((c) => `x.${c}`).join(", ")}
+  FROM json_to_recordset($2::json) AS x(ev integer, ${WRITTEN.map((c) => `${c} ${COLUMN_TYPES[c]}`).join(", ")})
+  ON CONFLICT (rid, ev, case_id, trial) DO UPDATE SET
+  ${WRITTEN.map((c) => `${c} = excluded.${c}`).join(", ")}`;
+const SELECT_ATTEMPT = `SELECT a.id, a.ev, ${ATTEMPT_COLUMNS.map((c) => `a.${c}`).join(", ")} FROM niceeval.attempts a`;
+
+type PgAttemptRow = Omit<AttemptRow, (typeof VALUE_COLUMNS)[number]> &
+  Record<(typeof VALUE_COLUMNS)[number], string | null> & { id: number; ev: number };
+
+/** One record of a batch being appended, once its key is known. */
+interface Pending {
+  record: AttemptRecord;
+  /** Index of the first record with this key in the batch (a case keeps its first position). */
+  firstIndex: number | undefined;
+  row: AttemptRow;
+}
+
+const keyOf = (evalId: string, caseId: string, trial: number) =>
+  JSON.stringify([evalId, caseId, trial]);
+
+/** Passwords in command-line arguments (`--store postgres://u:pw@…`) never reach the store. */
+function withoutCredentials(manifest: RunManifest): RunManifest {
+  const command = manifest.command.map((arg) =>
+    /:\/\/[^/@]*:[^@/]*@/.test(arg) ? redactUrl(arg) : arg,
+  );
+  return command.some((arg, i) => arg !== manifest.command[i])
+    ? { ...manifest, command }
+    : manifest;
+}
+
+class PostgresStore implements Store {
+  readonly location: string;
+  readonly #pool: pg.Pool;
+  readonly #url: string;
+  readonly #capBytes: number;
+  readonly #streamBatch: number;
+  readonly #kindIds = new Map<string, number>();
+  readonly #kinds = new Map<number, JudgmentKind>();
+  #closed = false;
+
+  constructor(pool: pg.Pool, url: string, options: PostgresStoreOptions) {
+    this.#pool = pool;
+    this.#url = url;
+    this.location = redactUrl(url);
+    this.#capBytes = options.valueCapBytes ?? 16 * 2 ** 20;
+    this.#streamBatch = options.streamBatch ?? 1000;
+  }
+
+  /** Run `body`, turning connection failures into errors that name the server and the fix. */
+  async #guard<T>(body: () => Promise<T>): Promise<T> {
+    if (this.#closed)
+      throw new NiceevalError(
+        "STORE_CLOSED",
+        `the store ${this.location} is closed; open it again.`,
+      );
+    try {
+      return await body();
+    } catch (error) {
+      if (error instanceof NiceevalError) throw error;
+      throw connectionError(this.#url, error) ?? error;
+    }
+  }
+
+  /** `body` in one transaction on one connection; a deadlock or serialization failure is retried. */
+  async #transaction<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.#guard(async () => {
+      for (let attempt = 1; ; attempt++) {
+        const client = await this.#pool.connect();
+        try {
+          await client.query("BEGIN");
+          const result = await body(client);
+          await client.query("COMMIT");
+          return result;
+        } catch (error) {
+          await client.query("ROLLBACK").catch(() => {});
+          const code = (error as { code?: unknown }).code;
+          if ((code === "40P01" || code === "40001") && attempt < 5) continue;
+          throw error;
+        } finally {
+          client.release();
+        }
+      }
+    });
+  }
+
+  #notFound(runId: string): NiceevalError {
+    return new NiceevalError(
+      "RUN_NOT_FOUND",
+      `no run ${runId} in ${this.location}; call beginRun first.`,
+    );
+  }
+
+  // ── Runs ──
+
+  async beginRun(given: RunManifest, options: BeginRunOptions = {}): Promise<void> {
+    const manifest = withoutCredentials(given);
+    await this.#transaction(async (client) => {
+      const inserted = await client.query<{ rid: number }>(
+        `INSERT INTO niceeval.runs (id, name, branch, commit_sha, status, started_at, manifest)
+         VALUES ($1, $2, $3, $4, 'running', $5, $6) ON CONFLICT (id) DO NOTHING RETURNING rid`,
+        [
+          manifest.runId,
+          manifest.name ?? null,
+          manifest.git?.branch ?? null,
+          manifest.git?.commit ?? null,
+          manifest.startedAt,
+          JSON.stringify(manifest),
+        ],
+      );
+      const rid = inserted.rows[0]?.rid;
+      if (rid === undefined) {
+        if (!options.join)
+          throw new NiceevalError(
+            "RUN_EXISTS",
+            `a run with id ${manifest.runId} is already in ${this.location}; every run needs a new id (or join it as another writer).`,
+          );
+        return this.#join(client, manifest);
+      }
+      const tags = Object.entries(manifest.tags);
+      if (tags.length)
+        await client.query(
+          "INSERT INTO niceeval.run_tags (rid, key, value) SELECT $1, * FROM unnest($2::text[], $3::text[])",
+          [rid, tags.map(([k]) => k), tags.map(([, v]) => v)],
+        );
+      await client.query(
+        `INSERT INTO niceeval.run_evals (rid, ev, eval_id)
+         SELECT $1, ord - 1, eval_id FROM unnest($2::text[]) WITH ORDINALITY AS e(eval_id, ord)
+         ON CONFLICT DO NOTHING`,
+        [rid, manifest.evals.map((e) => e.evalId)],
+      );
+    });
+  }
+
+  /** Another writer of an existing run: same files and eval configurations, or refused. */
+  async #join(client: pg.PoolClient, manifest: RunManifest): Promise<void> {
+    const { rows } = await client.query<{ rid: number; manifest: string }>(
+      "SELECT rid, manifest FROM niceeval.runs WHERE id = $1 FOR NO KEY UPDATE",
+      [manifest.runId],
+    );
+    const row = rows[0]!;
+    const stored = JSON.parse(row.manifest) as RunManifest;
+    const differences: string[] = [];
+    const files = new Map(stored.files.map((f) => [f.path, f.hash]));
+    for (const f of manifest.files)
+      if (files.has(f.path) && files.get(f.path) !== f.hash) differences.push(`file ${f.path}`);
+    const configs = new Map(stored.evals.map((e) => [e.evalId, e.configHash]));
+    for (const e of manifest.evals)
+      if (configs.has(e.evalId) && configs.get(e.evalId) !== e.configHash)
+        differences.push(`eval ${e.evalId}'s configuration`);
+    if (differences.length)
+      throw new NiceevalError(
+        "RUN_MISMATCH",
+        `cannot join run ${manifest.runId} in ${this.location}: this writer's ${differences.slice(0, 5).join(", ")} differ from the run's. Run every writer on the same eval files and configuration, or start a new run.`,
+      );
+    await client.query(
+      `INSERT INTO niceeval.run_evals (rid, ev, eval_id)
+       SELECT $1, (SELECT coalesce(max(ev), -1) FROM niceeval.run_evals WHERE rid = $1) + ord, eval_id
+       FROM unnest($2::text[]) WITH ORDINALITY AS e(eval_id, ord)
+       WHERE NOT EXISTS (SELECT 1 FROM niceeval.run_evals r WHERE r.rid = $1 AND r.eval_id = e.eval_id)`,
+      [row.rid, manifest.evals.map((e) => e.evalId)],
+    );
+  }
+
+  async finishRun(runId: string, end: RunEnd): Promise<void> {
+    await this.#transaction(async (client) => {
+      const { rows } = await client.query<{ manifest: string }>(
+        "SELECT manifest FROM niceeval.runs WHERE id = $1 FOR UPDATE",
+        [runId],
+      );
+      if (!rows[0]) throw this.#notFound(runId);
+      const manifest = JSON.parse(rows[0].manifest) as RunManifest;
+      if (end.datasetHashes)
+        for (const e of manifest.evals) {
+          const hash = end.datasetHashes[e.evalId];
+          if (hash !== undefined) e.datasetHash = hash;
+        }
+      await client.query(
+        "UPDATE niceeval.runs SET status = $1, ended_at = $2, summaries = $3, manifest = $4 WHERE id = $5",
+        [end.status, end.endedAt, JSON.stringify(end.summaries), JSON.stringify(manifest), runId],
+      );
+    });
+  }
+
+  async getRun(runId: string): Promise<StoredRun | undefined> {
+    return this.#guard(async () => {
+      const { rows } = await this.#pool.query<RunRow>(
+        "SELECT rid, id, status, ended_at, manifest, summaries FROM niceeval.runs WHERE id = $1",
+        [runId],
+      );
+      return (await this.#storedRuns(rows))[0];
+    });
+  }
+
+  async listRuns(query: RunListQuery = {}): Promise<StoredRun[]> {
+    return this.#guard(async () => {
+      const p = new Params();
+      const where: string[] = [];
+      if (query.evalId !== undefined)
+        where.push(
+          `EXISTS (SELECT 1 FROM niceeval.run_evals e WHERE e.rid = r.rid AND e.eval_id = ${p.add(query.evalId)})`,
+        );
+      if (query.branch !== undefined) where.push(`r.branch = ${p.add(query.branch)}`);
+      if (query.status !== undefined) where.push(`r.status = ${p.add(query.status)}`);
+      for (const [key, value] of Object.entries(query.tags ?? {}))
+        where.push(
+          `EXISTS (SELECT 1 FROM niceeval.run_tags t WHERE t.rid = r.rid AND t.key = ${p.add(key)} AND t.value = ${p.add(value)})`,
+        );
+      const limit = query.limit === undefined ? null : Math.max(0, Math.floor(query.limit));
+      const { rows } = await this.#pool.query<RunRow>(
+        `SELECT r.rid, r.id, r.status, r.ended_at, r.manifest, r.summaries FROM niceeval.runs r
+         ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+         ORDER BY r.started_at DESC, r.rid DESC LIMIT ${p.add(limit)}`,
+        p.values,
+      );
+      return this.#storedRuns(rows);
+    });
+  }
+
+  async #storedRuns(rows: readonly RunRow[]): Promise<StoredRun[]> {
+    if (rows.length === 0) return [];
+    const sums = await this.#pool.query<Delta & { rid: number; evals: number }>(
+      `SELECT rid, count(*) FILTER (WHERE attempts > 0)::int AS evals,
+       ${COUNTERS.map((c) => `sum(${c})${c === "score_sum" ? "" : "::int"} AS ${c}`).join(", ")}
+       FROM niceeval.run_evals WHERE rid = ANY($1::int[]) GROUP BY rid`,
+      [rows.map((r) => r.rid)],
+    );
+    const byRid = new Map(sums.rows.map((s) => [s.rid, s]));
+    return rows.map((row) => {
+      const d = byRid.get(row.rid);
+      return storedRun(row, d?.evals ?? 0, d ?? zeroDelta());
+    });
+  }
+
+  // ── Attempts ──
+
+  async appendAttempts(runId: string, records: readonly AttemptRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    // The same key twice in a batch: the last wins, at the first one's position.
+    const byKey = new Map<string, { record: AttemptRecord; firstIndex: number | undefined }>();
+    for (const record of records) {
+      const key = keyOf(record.evalId, record.caseId, record.trial ?? 0);
+      const first = byKey.get(key);
+      byKey.set(key, { record, firstIndex: first ? first.firstIndex : record.index });
+    }
+    // Kinds and blobs are written before the run is locked: they are shared, content-addressed,
+    // and harmless if the batch then fails.
+    const pending = await this.#guard(() => this.#encode([...byKey.values()]));
+    await this.#transaction((client) => this.#append(client, runId, pending));
+  }
+
+  /** Encode a batch, writing its new judgment kinds and large values first. */
+  async #encode(
+    batch: readonly { record: AttemptRecord; firstIndex: number | undefined }[],
+  ): Promise<Pending[]> {
+    await this.#ensureKinds(batch.map((b) => b.record));
+    const blobs = new BlobBatch(this.#capBytes);
+    let missed = false;
+    const context = {
+      kindId: (kind: JudgmentKind) => this.#kindIds.get(kindKey(kind))!,
+      putValue: (json: string): string | number => {
+        if (isInline(json, this.#capBytes)) return json;
+        const id = blobs.put(json);
+        if (id === undefined) missed = true;
+        return id ?? 0;
+      },
+    };
+    const encoded = batch.map(({ record, firstIndex }) => {
+      missed = false;
+      return { record, firstIndex, row: encodeAttempt(record, 0, context), missed };
+    });
+    if (blobs.size === 0) return encoded;
+    const client = await this.#pool.connect();
+    try {
+      await blobs.write(client);
+    } finally {
+      client.release();
+    }
+    // Records that met a new large value are encoded again, now that its id is known.
+    return encoded.map((e) => (e.missed ? { ...e, row: encodeAttempt(e.record, 0, context) } : e));
+  }
+
+  async #ensureKinds(records: readonly AttemptRecord[]): Promise<void> {
+    const missing = new Map<string, JudgmentKind>();
+    for (const record of records)
+      for (const j of record.judgments) {
+        const kind = { label: j.label, source: j.source, gate: j.gate, points: j.points };
+        const key = kindKey(kind);
+        if (!this.#kindIds.has(key)) missing.set(key, kind);
+      }
+    if (missing.size === 0) return;
+    const kinds = [...missing.values()].sort((a, b) =>
+      kindKey(a) < kindKey(b) ? -1 : kindKey(a) > kindKey(b) ? 1 : 0,
+    );
+    const columns = [
+      kinds.map((k) => k.label),
+      kinds.map((k) => k.source),
+      kinds.map((k) => k.gate),
+      kinds.map((k) => k.points),
+    ];
+    await this.#pool.query(
+      `INSERT INTO niceeval.judgment_kinds (label, source, gate, points)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[], $4::float8[])
+       ON CONFLICT DO NOTHING`,
+      columns,
+    );
+    const { rows } = await this.#pool.query<{ id: number } & JudgmentKind>(
+      `SELECT k.id, k.label, k.source, k.gate, k.points FROM niceeval.judgment_kinds k
+       JOIN unnest($1::text[], $2::text[], $3::boolean[], $4::float8[]) AS w(label, source, gate, points)
+       USING (label, source, gate, points)`,
+      columns,
+    );
+    for (const row of rows) this.#remember(row);
+  }
+
+  #remember(row: { id: number } & JudgmentKind): void {
+    const kind = { label: row.label, source: row.source, gate: row.gate, points: row.points };
+    this.#kindIds.set(kindKey(kind), row.id);
+    this.#kinds.set(row.id, kind);
+  }
+
+  /**
+   * Upsert a batch under the run's row lock: writers of one run take turns per batch, so the
+   * old value of a replaced attempt, a new case's position and the totals are read and written
+   * without another writer in between; writers of other runs never wait.
+   */
+  async #append(client: pg.PoolClient, runId: string, batch: readonly Pending[]): Promise<void> {
+    const { rows: runRows } = await client.query<{ rid: number }>(
+      "SELECT rid FROM niceeval.runs WHERE id = $1 FOR NO KEY UPDATE",
+      [runId],
+    );
+    const rid = runRows[0]?.rid;
+    if (rid === undefined) throw this.#notFound(runId);
+    const evs = new Map<string, number>();
+    const cases = new Map<number, number>();
+    for (const e of (
+      await client.query<{ ev: number; eval_id: string; cases: number }>(
+        "SELECT ev, eval_id, cases FROM niceeval.run_evals WHERE rid = $1",
+        [rid],
+      )
+    ).rows) {
+      evs.set(e.eval_id, e.ev);
+      cases.set(e.ev, e.cases);
+    }
+    for (const { record } of batch) {
+      if (evs.has(record.evalId)) continue;
+      const ev = evs.size === 0 ? 0 : Math.max(...evs.values()) + 1;
+      await client.query("INSERT INTO niceeval.run_evals (rid, ev, eval_id) VALUES ($1, $2, $3)", [
+        rid,
+        ev,
+        record.evalId,
+      ]);
+      evs.set(record.evalId, ev);
+      cases.set(ev, 0);
+    }
+    // Every stored trial of the batch's cases: the attempts replaced, and known cases' positions.
+    const caseKeys = [
+      ...new Set(batch.map((b) => JSON.stringify([evs.get(b.record.evalId), b.record.caseId]))),
+    ].map((k) => JSON.parse(k) as [number, string]);
+    const existing = await client.query<
+      Contribution & { ev: number; case_id: string; trial: number; case_index: number }
+    >(
+      `SELECT a.ev, a.case_id, a.trial, a.verdict, a.score_state, a.earned, a.max, a.case_index
+       FROM niceeval.attempts a JOIN unnest($2::int[], $3::text[]) AS k(ev, case_id)
+       ON a.ev = k.ev AND a.case_id = k.case_id WHERE a.rid = $1`,
+      [rid, caseKeys.map(([ev]) => ev), caseKeys.map(([, id]) => id)],
+    );
+    const old = new Map<string, Contribution & { case_index: number }>();
+    const sibling = new Map<string, number>();
+    for (const row of existing.rows) {
+      old.set(JSON.stringify([row.ev, row.case_id, row.trial]), row);
+      sibling.set(JSON.stringify([row.ev, row.case_id]), row.case_index);
+    }
+    const deltas = new Map<number, Delta>();
+    const rows: Record<string, unknown>[] = [];
+    for (const { record, firstIndex, row } of batch) {
+      const ev = evs.get(record.evalId)!;
+      let delta = deltas.get(ev);
+      if (!delta) {
+        delta = zeroDelta();
+        deltas.set(ev, delta);
+      }
+      const caseKey = JSON.stringify([ev, record.caseId]);
+      const previous = old.get(JSON.stringify([ev, record.caseId, record.trial ?? 0]));
+      let index = record.index ?? firstIndex ?? previous?.case_index;
+      if (!previous) {
+        const known = sibling.get(caseKey);
+        if (known === undefined) delta.cases++;
+        index ??= known ?? (cases.get(ev) ?? 0) + delta.cases - 1;
+        sibling.set(caseKey, index);
+      }
+      if (previous) countAttempt(delta, previous, -1);
+      countAttempt(delta, row, 1);
+      const out: Record<string, unknown> = { ev };
+      for (const c of ATTEMPT_COLUMNS) out[c] = row[c];
+      for (const c of VALUE_COLUMNS) out[c] = toPgCell(row[c]);
+      out.case_index = index ?? 0;
+      out.search = searchFor(record);
+      out.search_blobs = searchBlobs(row);
+      rows.push(out);
+    }
+    await client.query(UPSERT, [rid, JSON.stringify(rows)]);
+    const changed = [...deltas];
+    await client.query(
+      `UPDATE niceeval.run_evals r SET ${COUNTERS.map((c) => `${c} = r.${c} + d.${c}`).join(", ")}
+       FROM json_to_recordset($2::json) AS d(ev integer, ${COUNTERS.map((c) => `${c} ${c === "score_sum" ? "double precision" : "integer"}`).join(", ")})
+       WHERE r.rid = $1 AND r.ev = d.ev`,
+      [rid, JSON.stringify(changed.map(([ev, d]) => ({ ev, ...d })))],
+    );
+  }
+
+  async #kindsFor(rows: readonly PgAttemptRow[]): Promise<void> {
+    const wanted = new Set<number>();
+    for (const row of rows)
+      for (const id of row.kinds.split(",")) {
+        const n = Number(id);
+        if (id !== "" && !this.#kinds.has(n)) wanted.add(n);
+      }
+    if (wanted.size === 0) return;
+    const { rows: kinds } = await this.#pool.query<{ id: number } & JudgmentKind>(
+      "SELECT id, label, source, gate, points FROM niceeval.judgment_kinds WHERE id = ANY($1::int[])",
+      [[...wanted]],
+    );
+    for (const kind of kinds) this.#remember(kind);
+  }
+
+  /** Decode rows, reading the judgment kinds and blobs they name in one query each. */
+  async #decodeRows(
+    rows: readonly PgAttemptRow[],
+    evalIds: Map<number, string>,
+  ): Promise<AttemptRecord[]> {
+    await this.#kindsFor(rows);
+    const blobIds: number[] = [];
+    for (const row of rows) {
+      for (const c of VALUE_COLUMNS) {
+        const cell = fromPgCell(row[c]);
+        if (typeof cell === "number") blobIds.push(cell);
+      }
+      if (row.judgments.includes('"D":'))
+        for (const m of row.judgments.matchAll(/"D":(\d+)/g)) blobIds.push(Number(m[1]));
+    }
+    const blobs = new Map<number, unknown>();
+    await readBlobs(this.#pool, blobIds, blobs);
+    const context: DecodeContext = {
+      kind: (id) =>
+        this.#kinds.get(id) ?? {
+          label: `(unknown judgment ${id})`,
+          source: "store",
+          gate: false,
+          points: 0,
+        },
+      blob: (id) => (blobs.has(id) ? blobs.get(id) : { "~missing": `blob ${id}` }),
+    };
+    return rows.map((row) => {
+      const cells: Partial<AttemptRow> = {};
+      for (const c of VALUE_COLUMNS) cells[c] = fromPgCell(row[c]);
+      return decodeAttempt({ ...row, ...cells } as AttemptRow, evalIds.get(row.ev) ?? "", context);
+    });
+  }
+
+  async #runContext(runId: string): Promise<{ rid: number; evalIds: Map<number, string> }> {
+    const { rows } = await this.#pool.query<{
+      rid: number;
+      ev: number | null;
+      eval_id: string | null;
+    }>(
+      `SELECT r.rid, e.ev, e.eval_id FROM niceeval.runs r
+       LEFT JOIN niceeval.run_evals e ON e.rid = r.rid WHERE r.id = $1`,
+      [runId],
+    );
+    if (!rows[0]) throw this.#notFound(runId);
+    const evalIds = new Map<number, string>();
+    for (const row of rows)
+      if (row.ev !== null && row.eval_id !== null) evalIds.set(row.ev, row.eval_id);
+    return { rid: rows[0].rid, evalIds };
+  }
+
+  async *streamAttempts(
+    runId: string,
+    options: { evalId?: string } = {},
+  ): AsyncIterable<AttemptRecord> {
+    const { rid, evalIds } = await this.#guard(() => this.#runContext(runId));
+    let ev: number | undefined;
+    if (options.evalId !== undefined) {
+      ev = [...evalIds].find(([, id]) => id === options.evalId)?.[0];
+      if (ev === undefined) return;
+    }
+    // Keyset pages in case order: each query is short, so no connection is held while the caller iterates.
+    const page = (after: PgAttemptRow | undefined) =>
+      this.#guard(async () => {
+        const p = new Params();
+        const where = [`a.rid = ${p.add(rid)}`];
+        if (ev !== undefined) where.push(`a.ev = ${p.add(ev)}`);
+        if (after)
+          where.push(
+            `(a.ev, a.case_index, a.trial, a.id) > (${p.add(after.ev)}, ${p.add(after.case_index)}, ${p.add(after.trial)}, ${p.add(after.id)})`,
+          );
+        const { rows } = await this.#pool.query<PgAttemptRow>(
+          `${SELECT_ATTEMPT} WHERE ${where.join(" AND ")}
+           ORDER BY a.ev, a.case_index, a.trial, a.id LIMIT ${p.add(this.#streamBatch)}`,
+          p.values,
+        );
+        return { rows, records: await this.#decodeRows(rows, evalIds) };
+      });
+    let next = page(undefined);
+    for (;;) {
+      const { rows, records } = await next;
+      const last = rows.at(-1);
+      const more = rows.length === this.#streamBatch && last !== undefined;
+      // The next page is read while the caller consumes this one.
+      if (more) next = page(last);
+      yield* records;
+      if (!more) break;
+    }
+  }
+
+  async queryAttempts(runId: string, query: AttemptQuery = {}): Promise<AttemptPage> {
+    return this.#guard(async () => {
+      const { rid, evalIds } = await this.#runContext(runId);
+      const p = new Params();
+      const where = await attemptFilter(
+        rid,
+        query,
+        {
+          ev: (evalId) => [...evalIds].find(([, id]) => id === evalId)?.[0],
+          kindIds: async (label) =>
+            (
+              await this.#pool.query<{ id: number }>(
+                "SELECT id FROM niceeval.judgment_kinds WHERE label = $1",
+                [label],
+              )
+            ).rows.map((r) => r.id),
+        },
+        p,
+      );
+      if (where === undefined) return { total: 0, items: [] };
+      const limit = Math.min(1000, Math.max(0, Math.floor(query.limit ?? 100)));
+      const offset = Math.max(0, Math.floor(query.offset ?? 0));
+      const count = async () =>
+        (
+          await this.#pool.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM niceeval.attempts a WHERE ${where}`,
+            p.values,
+          )
+        ).rows[0]!.n;
+      if (limit === 0) return { total: await count(), items: [] };
+      const pageParams = new Params();
+      pageParams.values.push(...p.values);
+      const { rows: ids } = await this.#pool.query<{ id: number; total: number }>(
+        `SELECT a.id, count(*) OVER ()::int AS total FROM niceeval.attempts a WHERE ${where}
+         ORDER BY ${attemptOrder(query)} LIMIT ${pageParams.add(limit)} OFFSET ${pageParams.add(offset)}`,
+        pageParams.values,
+      );
+      const total = ids[0]?.total ?? (await count());
+      if (ids.length === 0) return { total, items: [] };
+      const { rows } = await this.#pool.query<PgAttemptRow>(
+        `${SELECT_ATTEMPT} WHERE a.id = ANY($1::bigint[])`,
+        [ids.map((r) => r.id)],
+      );
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      const ordered = ids.map((r) => byId.get(r.id)).filter((r) => r !== undefined);
+      return { total, items: await this.#decodeRows(ordered, evalIds) };
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#pool.end();
+  }
+}
+
+const kindKey = (kind: JudgmentKind) =>
+  JSON.stringify([kind.label, kind.source, kind.gate, kind.points]);
+
+/** What text queries scan: the SQLite backend's search text, plus the judgments' reasons. */
+function searchFor(record: AttemptRecord): string {
+  const reasons = record.judgments.map((j) => j.reason.toLowerCase()).join("\n");
+  // PostgreSQL text cannot hold NUL.
+  return `${searchText(record)}\n${reasons}`.replaceAll("\0", " ");
+}

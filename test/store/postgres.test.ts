@@ -1,0 +1,245 @@
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NiceevalError } from "../../src/errors.js";
+import { isTruncated, openPostgresStore } from "../../src/store/index.js";
+import type { Store } from "../../src/store/types.js";
+import { PG_PASSWORD, startPostgres, type TestPostgres } from "../support/postgres.js";
+import { attempt, manifest } from "./fixtures.js";
+import { defineStoreSuite } from "./store-suite.js";
+
+const run = promisify(execFile);
+
+let server: TestPostgres;
+let url: string;
+beforeAll(async () => {
+  server = await startPostgres();
+  url = await server.createDatabase("store_suite");
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** Drop everything niceeval wrote, so the next store starts from an empty database. */
+async function dropSchema(database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: database });
+  await client.connect();
+  await client.query("DROP SCHEMA IF EXISTS niceeval CASCADE");
+  await client.end();
+}
+
+defineStoreSuite("postgres", async () => {
+  const store = await openPostgresStore(url);
+  return { store, cleanup: () => dropSchema(url) };
+});
+
+async function refusal(promise: Promise<unknown>): Promise<NiceevalError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(NiceevalError);
+  return error as NiceevalError;
+}
+
+describe("PostgreSQL store", () => {
+  let store: Store;
+  let database: string;
+  beforeAll(async () => {
+    database = await server.createDatabase("store_specific");
+  });
+  const fresh = async () => {
+    await dropSchema(database);
+    store = await openPostgresStore(database);
+    return store;
+  };
+
+  it("migrates once into a niceeval schema, with a version table, and keeps runs across opens", async () => {
+    await fresh();
+    expect(store.location).toBe(database.replace(PG_PASSWORD, "***"));
+    expect(store.location).not.toContain(PG_PASSWORD);
+    await store.beginRun(manifest("kept"));
+    await store.appendAttempts("kept", [attempt("alpha", 0)]);
+    await store.close();
+    // Several processes opening a new database at once: the advisory lock serialises them.
+    await dropSchema(database);
+    const stores = await Promise.all(Array.from({ length: 4 }, () => openPostgresStore(database)));
+    await Promise.all(stores.map((s) => s.close()));
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
+    const { rows } = await client.query("SELECT version FROM niceeval.schema_version");
+    await client.end();
+    expect(rows).toEqual([{ version: 1 }]);
+  });
+
+  it("refuses a database written by a newer schema, before writing anything", async () => {
+    await (await fresh()).close();
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
+    await client.query(
+      "INSERT INTO niceeval.schema_version (version, applied_at) VALUES (99, 'later')",
+    );
+    const error = await refusal(openPostgresStore(database));
+    const { rows } = await client.query("SELECT count(*)::int AS n FROM niceeval.schema_version");
+    await client.end();
+    expect(error.code).toBe("STORE_TOO_NEW");
+    expect(error.message).toContain("99");
+    expect(error.message).toContain("Upgrade niceeval");
+    expect(error.message).not.toContain(PG_PASSWORD);
+    expect(rows).toEqual([{ n: 2 }]);
+  });
+
+  it("refuses a niceeval schema another tool made", async () => {
+    await dropSchema(database);
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
+    await client.query("CREATE SCHEMA niceeval; CREATE TABLE niceeval.contacts (name text)");
+    await client.end();
+    const error = await refusal(openPostgresStore(database));
+    expect(error.code).toBe("STORE_NOT_NICEEVAL");
+  });
+
+  it("stores a large value once, and truncates above its cap with a marker", async () => {
+    await dropSchema(database);
+    store = await openPostgresStore(database, { valueCapBytes: 4096 });
+    await store.beginRun(manifest("b"));
+    const doc = { text: "a long document ".repeat(200) };
+    const huge = "z".repeat(10_000);
+    await store.appendAttempts("b", [
+      { ...attempt("alpha", 0), input: doc },
+      { ...attempt("alpha", 1), input: doc, output: huge },
+    ]);
+    await store.appendAttempts("b", [{ ...attempt("alpha", 2), output: huge }]);
+    const records = [];
+    for await (const r of store.streamAttempts("b")) records.push(r);
+    await store.close();
+    expect(records.map((r) => r.input)).toEqual([doc, doc, 2]);
+    const marker = records[1]?.output;
+    expect(isTruncated(marker) && marker.bytes).toBe(10_002);
+    expect(isTruncated(marker) && marker.head).toBe(`"${"z".repeat(4095)}`);
+    expect(records[2]?.output).toEqual(marker);
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
+    const { rows } = await client.query(
+      "SELECT count(*)::int AS n, count(*) FILTER (WHERE truncated)::int AS t FROM niceeval.blobs",
+    );
+    await client.end();
+    expect(rows).toEqual([{ n: 2, t: 1 }]);
+  });
+
+  it("names the server, masks the password and says what to do when it cannot connect", async () => {
+    const refused = await refusal(
+      openPostgresStore(`postgres://ci:hunter2@127.0.0.1:1/evals`, { connectTimeoutMs: 3000 }),
+    );
+    expect(refused.code).toBe("STORE_UNREACHABLE");
+    expect(refused.message).toContain("postgres://ci:***@127.0.0.1:1/evals");
+    expect(refused.message).toContain("127.0.0.1:1 refused the connection");
+    expect(refused.message).toContain("Start the server");
+    expect(refused.message).not.toContain("hunter2");
+
+    const unknown = await refusal(
+      openPostgresStore("postgres://ci:hunter2@no-such-host.invalid/evals"),
+    );
+    expect(unknown.message).toContain("no-such-host.invalid was not found");
+    expect(unknown.message).not.toContain("hunter2");
+
+    const login = await refusal(
+      openPostgresStore(`postgres://niceeval:wrong-pw@127.0.0.1:${server.port}/postgres`),
+    );
+    expect(login.message).toContain("refused the login of user niceeval");
+    expect(login.message).toContain("Check the user and password");
+    expect(login.message).not.toContain("wrong-pw");
+
+    const noDb = await refusal(openPostgresStore(server.url("no_such_db")));
+    expect(noDb.message).toContain("has no database no_such_db");
+    expect(noDb.message).toContain("createdb no_such_db");
+    expect(noDb.message).not.toContain(PG_PASSWORD);
+
+    const bad = await refusal(openPostgresStore("postgres://ci:hunter2@host:notaport/db"));
+    expect(bad.code).toBe("STORE_BAD_URL");
+    expect(bad.message).not.toContain("hunter2");
+  });
+
+  it("lets another writer join a run, refusing one whose files differ; keeps passwords out of the manifest", async () => {
+    await fresh();
+    const first = manifest("joined", { evals: ["alpha"] });
+    first.command = ["niceeval", "run", "--store", `postgres://ci:hunter2@db:5432/evals`];
+    await store.beginRun(first);
+    expect((await refusal(store.beginRun(first))).code).toBe("RUN_EXISTS");
+    await store.beginRun(manifest("joined", { evals: ["alpha", "beta"] }), { join: true });
+    const other = manifest("joined");
+    other.files = [{ path: "evals/a.eval.ts", hash: "changed" }];
+    const mismatch = await refusal(store.beginRun(other, { join: true }));
+    expect(mismatch.code).toBe("RUN_MISMATCH");
+    expect(mismatch.message).toContain("evals/a.eval.ts");
+    await store.appendAttempts("joined", [attempt("beta", 0), attempt("alpha", 0)]);
+    const run = await store.getRun("joined");
+    expect(run?.command).toEqual(["niceeval", "run", "--store", "postgres://ci:***@db:5432/evals"]);
+    expect(run?.totals).toMatchObject({ evals: 2, attempts: 2 });
+    const order = [];
+    for await (const r of store.streamAttempts("joined")) order.push(r.evalId);
+    expect(order).toEqual(["alpha", "beta"]);
+    await store.close();
+  });
+
+  it("keeps exactly one attempt per key and right totals when two processes append to one run", async () => {
+    await fresh();
+    await store.close();
+    const writer = join(import.meta.dirname, "postgres-writer.ts");
+    const total = 2000;
+    // Both write every key, in the same order from the same moment: one passed, the other failed.
+    const start = String(Date.now() + 3000);
+    await Promise.all(
+      ["a", "b"].map((who) =>
+        run(
+          process.execPath,
+          ["--import", "tsx", writer, database, "shared", who, String(total), start],
+          { cwd: join(import.meta.dirname, "..", "..") },
+        ),
+      ),
+    );
+    store = await openPostgresStore(database);
+    const stored = await store.getRun("shared");
+    const records = [];
+    for await (const r of store.streamAttempts("shared")) records.push(r);
+    const keys = new Set(records.map((r) => `${r.evalId}/${r.caseId}/${r.trial}`));
+    expect(records).toHaveLength(total);
+    expect(keys.size).toBe(total);
+    const counted = { passed: 0, failed: 0 };
+    for (const r of records) counted[r.verdict as "passed" | "failed"]++;
+    expect(stored?.totals).toMatchObject({
+      attempts: total,
+      cases: total / 2,
+      evals: 2,
+      ...counted,
+    });
+    expect(counted.passed + counted.failed).toBe(total);
+    expect(records.map((r) => r.index)).toEqual(records.map((r) => Number(r.caseId.slice(5))));
+    await store.close();
+  }, 120_000);
+
+  it("lists 1,000 runs quickly", async () => {
+    await fresh();
+    for (let i = 0; i < 1000; i += 100)
+      await Promise.all(
+        Array.from({ length: 100 }, (_, k) =>
+          store.beginRun(
+            manifest(`many-${i + k}`, {
+              startedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i + k)).toISOString(),
+            }),
+          ),
+        ),
+      );
+    await store.appendAttempts("many-999", [attempt("alpha", 0)]);
+    const started = performance.now();
+    const runs = await store.listRuns();
+    const elapsed = performance.now() - started;
+    expect(runs).toHaveLength(1000);
+    expect(runs[0]?.runId).toBe("many-999");
+    expect(runs[0]?.totals.attempts).toBe(1);
+    expect(elapsed).toBeLessThan(1000);
+    await store.close();
+  }, 60_000);
+});

