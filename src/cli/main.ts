@@ -1,11 +1,7 @@
 import { readFileSync, writeSync } from "node:fs";
 import { errorMessage, NiceevalError } from "../errors.js";
 import type { Store } from "../store/types.js";
-import { exportCommand, viewCommand } from "../viewer/command.js";
 import { HELP, parseCliArgs } from "./args.js";
-import { compareCommand } from "./commands/compare.js";
-import { runsCommand, showCommand } from "./commands/history.js";
-import { runCommand } from "./commands/run.js";
 import type { CliIO } from "./io.js";
 import { openStoreAt, storeLocation } from "./store.js";
 
@@ -27,18 +23,31 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       case "version":
         writeSync(io.stdoutFd, `${packageVersion()}\n`);
         return 0;
-      case "run":
+      case "run": {
+        // Each command is imported when it runs: startup loads only what the command needs.
+        const { runCommand } = await import("./commands/run.js");
         return await runCommand(args, io, packageVersion());
-      case "runs":
+      }
+      case "runs": {
+        const { runsCommand } = await import("./commands/history.js");
         return await withStore(args.store, io, (store) => runsCommand(args, store, io));
-      case "show":
+      }
+      case "show": {
+        const { showCommand } = await import("./commands/history.js");
         return await withStore(args.store, io, (store) => showCommand(args, store, io));
-      case "compare":
+      }
+      case "compare": {
+        const { compareCommand } = await import("./commands/compare.js");
         return await withStore(args.store, io, (store) => compareCommand(args, store, io));
-      case "view":
+      }
+      case "view": {
+        const { viewCommand } = await import("../viewer/command.js");
         return await withStore(args.store, io, (store) => viewCommand(args, store, io));
-      case "export":
+      }
+      case "export": {
+        const { exportCommand } = await import("../viewer/command.js");
         return await withStore(args.store, io, (store) => exportCommand(args, store, io));
+      }
     }
   } catch (error) {
     if (isUserError(error)) {
