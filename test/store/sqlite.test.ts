@@ -142,6 +142,12 @@ describe("SQLite store", () => {
     const marker = records[1]?.output;
     expect(isTruncated(marker) && marker.bytes).toBe(10_002);
     expect(isTruncated(marker) && marker.head).toBe(`"${"z".repeat(4095)}`);
+    const tiny = await openSqliteStore(join(dir, "tiny.sqlite"), { valueCapBytes: 8 });
+    await tiny.beginRun(manifest("t"));
+    await tiny.appendAttempts("t", [{ ...attempt("alpha", 0), output: "0123456789" }]);
+    for await (const r of tiny.streamAttempts("t"))
+      expect(r.output).toEqual({ "~truncated": true, bytes: 12, head: '"0123456' });
+    await tiny.close();
     const db = new Database(path, { readonly: true });
     expect(db.prepare("SELECT count(*) AS n, sum(truncated) AS t FROM blobs").get()).toEqual({
       n: 2,

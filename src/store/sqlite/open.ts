@@ -100,7 +100,17 @@ export function openDatabase(path: string, busyTimeoutMs: number): Database.Data
     // Reads of a 100,000-attempt run stay in memory instead of going through 2 MB of cache.
     db.pragma("cache_size = -65536");
     db.pragma("mmap_size = 268435456");
-    if (version < SCHEMA_VERSION) migrate(db);
+    if (version < SCHEMA_VERSION)
+      try {
+        migrate(db);
+      } catch (error) {
+        if (isCorruption(error)) throw error;
+        throw new NiceevalError(
+          "STORE_MIGRATION_FAILED",
+          `cannot upgrade the store ${path} from schema version ${version} to ${SCHEMA_VERSION} (${(error as Error).message}); the step that failed was rolled back. ${ELSEWHERE}.`,
+          { cause: error },
+        );
+      }
     return db;
   } catch (error) {
     db.close();

@@ -9,7 +9,8 @@ interface Migration {
   up(db: Database.Database): void;
 }
 
-// Codes stored in integer columns (kept stable: they are on disk).
+// Codes stored in integer columns (kept stable: they are on disk). Verdicts are numbered by
+// precedence, so a verdict sort in descending order lists errored, failed, skipped, passed.
 export const VERDICT_CODE = { passed: 0, skipped: 1, failed: 2, errored: 3 } as const;
 export const SCORE_STATE_CODE = { complete: 0, partial: 1, unavailable: 2 } as const;
 export const JUDGMENT_STATE_CODE = {

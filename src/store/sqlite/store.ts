@@ -475,6 +475,7 @@ class SqliteStore implements Store {
       () => new Database(this.path, { readonly: true, timeout: this.busyTimeoutMs }),
     );
     this.#readers.add(reader);
+    reader.pragma("mmap_size = 268435456");
     try {
       const rows = reader
         .prepare<unknown[], AttemptRow & { ev: number }>(
