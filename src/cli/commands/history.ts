@@ -6,9 +6,9 @@ import type { Reporter } from "../../report/reporter.js";
 import type { EvalSummary } from "../../runner/events.js";
 import { EvalAccumulator } from "../../runner/stats.js";
 import type { RunSummary } from "../../runner/summary.js";
-import { wilsonInterval } from "../../stats/interval.js";
 import { resolveRunRef } from "../../store/resolve.js";
 import type { Store, StoredRun } from "../../store/types.js";
+import { runRow } from "../../viewer/api.js";
 import type { RunsArgs, ShowArgs } from "../args.js";
 import type { CliIO } from "../io.js";
 
@@ -51,37 +51,6 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
   }
   writeSync(io.stdoutFd, `${lines.join("\n")}\n`);
   return 0;
-}
-
-/** One line of `runs --json`. */
-function runRow(run: StoredRun) {
-  const { totals } = run;
-  const judged = totals.attempts - totals.skipped;
-  const interval = wilsonInterval(totals.passed, judged);
-  return {
-    runId: run.runId,
-    name: run.name ?? null,
-    branch: run.git?.branch ?? null,
-    commit: run.git?.commit ?? null,
-    dirty: run.git?.dirty ?? null,
-    startedAt: run.startedAt,
-    endedAt: run.endedAt ?? null,
-    status: run.status,
-    tags: run.tags,
-    evals: run.evals.map((e) => e.evalId),
-    cases: totals.cases,
-    attempts: totals.attempts,
-    passed: totals.passed,
-    failed: totals.failed,
-    errored: totals.errored,
-    skipped: totals.skipped,
-    passRate: judged > 0 ? totals.passed / judged : null,
-    passRateInterval: interval
-      ? { low: interval.low, high: interval.high, level: 0.95, method: "wilson" }
-      : null,
-    meanScore: totals.meanScore,
-    scoredAttempts: totals.scoredAttempts,
-  };
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
