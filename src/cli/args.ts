@@ -121,7 +121,8 @@ Run options
   --tag <key=value>      tag the stored run (repeatable)
   --baseline <run>       compare with a stored run at the end: a run reference or
                          branch:<name> (the latest finished run on that git branch)
-  --min-pass-rate <0..1> exit 1 when an eval's pass rate is below this
+  --min-pass-rate <0..1> exit 1 when an eval's pass rate is below this; failed cases within
+                         it no longer fail the run
   --min-score <0..1>     exit 1 when an eval's mean score is below this
   --no-cache             do not read or write the judge cache
   --failures-only        print only the cases that did not pass
@@ -141,8 +142,8 @@ Comparison options (compare, and run with --baseline)
   -h, --help             show this help
   -v, --version          show the version
 
-Exit codes: 0 all passed · 1 a case failed or errored, a gate or regression check failed, or a
-file failed to load · 2 usage error or crash`;
+Exit codes: 0 all passed · 1 a case failed or errored (unless --min-pass-rate is met), a gate
+or regression check failed, or a file failed to load · 2 usage error or crash`;
 
 const usage = (message: string) =>
   new NiceevalError("USAGE", `${message}. Run \`niceeval --help\`.`);

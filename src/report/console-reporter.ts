@@ -1,6 +1,8 @@
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
+import type { CaseAverage, TrialSummary } from "../stats/trials.js";
+import { attemptName } from "./failures.js";
 import { formatMeanScore, formatPassRate, meanScoreFigure, passRateFigure } from "./figures.js";
 import {
   formatJudgeUsage,
@@ -26,6 +28,8 @@ export interface ConsoleReporterOptions {
   verbose?: boolean;
   /** Leave out evals that ran no case (a filter skipped them all). */
   hideEmptyEvals?: boolean;
+  /** Flaky cases listed per eval, at most (default 10); the others are counted. */
+  maxFlaky?: number;
 }
 
 /**
@@ -36,6 +40,10 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
   const out = new LineWriter(options.fd ?? 1);
   const c = palette(options.color ?? false);
   const verbose = options.verbose ?? true;
+  const maxFlaky = options.maxFlaky ?? 10;
+  // Trials of the eval being printed: case lines name their trial when there are several.
+  let trials: number | undefined;
+  let anyTrials = false;
   let lastProgress = 0;
   let progressShown = false;
   const clearProgress = () => {
@@ -74,6 +82,34 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
     );
   };
 
+  // One line of reducers per eval, then one line per flaky case (bounded).
+  const trialLines = (t: TrialSummary) => {
+    const n = t.trials.min === t.trials.max ? `${t.trials.max}` : `${t.trials.min}–${t.trials.max}`;
+    const reducers = [
+      ...t.byK.map((r) => `pass@${r.k} ${rate(r.passAtK)}`),
+      ...t.byK.filter((r) => r.k > 1).map((r) => `pass^${r.k} ${rate(r.passHatK)}`),
+    ];
+    const score =
+      t.score.mean.value === null
+        ? ""
+        : ` · per-case score mean ${formatNumber(t.score.mean.value)}, median ${formatNumber(t.score.median.value!)}, max ${formatNumber(t.score.max.value!)}`;
+    const flaky =
+      t.flaky.count > 0
+        ? c.yellow(` · ${plural(t.flaky.count, "flaky case")}`)
+        : " · no flaky case";
+    out.line(
+      c.dim(`  trials: ${plural(t.cases, "case")} × ${n} · ${reducers.join(" · ")}${score}`) +
+        flaky,
+    );
+    const shown = t.flaky.cases.slice(0, maxFlaky);
+    for (const f of shown)
+      out.line(
+        `    ${c.yellow("~")} ${f.caseId} flaky: ${f.passed}/${f.trials} passed ${c.dim(`(${oneLine(f.verdicts.map((v) => verdictMark(v, c)).join(""), 60)})`)}`,
+      );
+    if (t.flaky.count > shown.length)
+      out.line(c.dim(`    … and ${t.flaky.count - shown.length} more flaky cases`));
+  };
+
   return {
     onRunStart(info) {
       out.line(
@@ -84,7 +120,9 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       );
     },
     onEvalStart(info: EvalInfo) {
-      pendingHeader = `${c.bold(info.evalId)} ${c.dim(`${info.style}${info.file ? ` · ${info.file}` : ""}`)}`;
+      trials = info.trials;
+      if ((info.trials ?? 1) > 1) anyTrials = true;
+      pendingHeader = `${c.bold(info.evalId)} ${c.dim(`${info.style}${info.file ? ` · ${info.file}` : ""}${(info.trials ?? 1) > 1 ? ` · ${info.trials} trials` : ""}`)}`;
       if (!options.hideEmptyEvals) printHeader();
     },
     onCaseFinished(record: AttemptRecord) {
@@ -92,7 +130,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       if (!verbose && record.verdict === "passed") return;
       printHeader();
       out.line(
-        `  ${verdictMark(record.verdict, c)} ${record.caseId} ${c.dim(record.verdict)} · ${formatScore(record.score)} ${c.dim(`· ${formatMs(record.elapsedMs)}`)}`,
+        `  ${verdictMark(record.verdict, c)} ${attemptName(record, trials)} ${c.dim(record.verdict)} · ${formatScore(record.score)} ${c.dim(`· ${formatMs(record.elapsedMs)}`)}`,
       );
       if (record.skipReason !== undefined)
         out.line(`      ${c.yellow("-")} skipped: ${oneLine(record.skipReason)}`);
@@ -118,9 +156,10 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
         meanScore.mean === null ? "score n/a" : `mean score ${formatMeanScore(meanScore)}`;
       out.line(
         c.dim(
-          `  ${plural(summary.cases, "case")}: ${summary.passed} passed, ${summary.failed} failed, ${summary.errored} errored, ${summary.skipped} skipped · ${mean}${summary.judge.calls + summary.judge.cachedCalls > 0 ? ` · judge: ${formatJudgeUsage(summary.judge)}` : ""} · ${formatMs(summary.elapsedMs)}`,
+          `  ${plural(summary.cases, summary.trials ? "attempt" : "case")}: ${summary.passed} passed, ${summary.failed} failed, ${summary.errored} errored, ${summary.skipped} skipped · ${mean}${summary.judge.calls + summary.judge.cachedCalls > 0 ? ` · judge: ${formatJudgeUsage(summary.judge)}` : ""} · ${formatMs(summary.elapsedMs)}`,
         ),
       );
+      if (summary.trials) trialLines(summary.trials);
     },
     onProgress(done) {
       if (!options.progress) return;
@@ -144,7 +183,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       const rate = passRateFigure(t);
       const passRate = rate.rate === null ? "" : ` (${formatPassRate(rate)})`;
       out.line(
-        `  ${plural(t.evals, "eval")} · ${plural(t.cases, "case")} · ${c.green(`${t.passed} passed`)}${passRate} · ${t.failed ? c.red(`${t.failed} failed`) : "0 failed"} · ${t.errored ? c.magenta(`${t.errored} errored`) : "0 errored"} · ${t.skipped} skipped`,
+        `  ${plural(t.evals, "eval")} · ${plural(t.cases, anyTrials ? "attempt" : "case")} · ${c.green(`${t.passed} passed`)}${passRate} · ${t.failed ? c.red(`${t.failed} failed`) : "0 failed"} · ${t.errored ? c.magenta(`${t.errored} errored`) : "0 errored"} · ${t.skipped} skipped`,
       );
       if (summary.cancelled)
         out.line(`  ${c.yellow("cancelled: cases that had not started did not run")}`);
@@ -154,6 +193,11 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       out.flush();
     },
   };
+}
+
+/** "88.9%" of a reducer averaged over cases. */
+function rate(average: CaseAverage): string {
+  return average.value === null ? "n/a" : `${formatNumber(100 * average.value, 1)}%`;
 }
 
 /** "1 case", "2 cases". */

@@ -126,10 +126,14 @@ class Running {
     return {
       value: this.n > 0 ? this.mean : null,
       cases: this.n,
-      interval: meanInterval(this.mean, sd, this.n),
+      interval: clamp(meanInterval(this.mean, sd, this.n)),
     };
   }
 }
+
+// Every averaged figure (a score, a pass@k) lies in [0, 1]; the normal approximation can overshoot.
+const clamp = (interval: Interval | null): Interval | null =>
+  interval && { ...interval, low: Math.max(0, interval.low), high: Math.min(1, interval.high) };
 
 /** 1, 2, 5, 10, 20, 50, … */
 const isDefaultK = (k: number): boolean => {
