@@ -1,0 +1,307 @@
+import { spawn } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AttemptRecord } from "../../src/eval/record.js";
+import type { StoredRun } from "../../src/store/types.js";
+import { cliPath, type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { cleanEnv, gitInit, json, qaEval, withoutTimings } from "./store-fixture.js";
+
+// Issue 9 end to end: `run` writes a real SQLite store; `runs` and `show` read it back.
+
+interface RunRow {
+  runId: string;
+  name: string | null;
+  branch: string | null;
+  commit: string | null;
+  status: string;
+  cases: number;
+  passRate: number | null;
+  passRateInterval: { low: number; high: number; method: string } | null;
+  meanScore: number | null;
+  tags: Record<string, string>;
+}
+type Shown = { run: StoredRun; records: AttemptRecord[] };
+
+describe("run, runs and show through the real CLI and a real SQLite store", {
+  timeout: 120_000,
+}, () => {
+  let project: FixtureProject;
+  let commit: string;
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    runCli(args, project.dir, { ...cleanEnv, ...env });
+
+  beforeAll(async () => {
+    project = await makeProject({ "evals/qa.eval.ts": qaEval });
+    commit = gitInit(project.dir);
+  });
+  afterAll(() => project.cleanup());
+
+  it("stores a run with its manifest, attempts and judgments, and lists it", async () => {
+    const live = await cli(["run", "--name", "first", "--tag", "model=small", "--tag", "env=ci"]);
+    expect(live.stderr).toBe("");
+    expect(live.code).toBe(0);
+
+    const listed = await cli(["runs"]);
+    expect(listed.code).toBe(0);
+    const line = listed.stdout.split("\n").find((l) => l.includes("first"));
+    expect(line).toMatch(
+      /first\s+main\s+[0-9a-f]{7}\s.*finished\s+3\s+100\.0% \[43\.9%, 100\.0%\] n=3\s+1\.000/,
+    );
+
+    const rows = json<RunRow[]>((await cli(["runs", "--json"])).stdout);
+    expect(rows).toHaveLength(1);
+    const row = rows[0]!;
+    expect(row).toMatchObject({
+      name: "first",
+      branch: "main",
+      commit,
+      status: "finished",
+      cases: 3,
+      passRate: 1,
+      meanScore: 1,
+      tags: { model: "small", env: "ci" },
+    });
+    expect(row.passRateInterval).toMatchObject({ method: "wilson", high: 1 });
+    expect(row.passRateInterval!.low).toBeCloseTo(0.4385, 4);
+
+    const shown = json<Shown>((await cli(["show", "first", "--json"])).stdout);
+    const { run, records } = shown;
+    // The manifest of issue 9, point 2.
+    expect(run).toMatchObject({
+      runId: row.runId,
+      name: "first",
+      tags: { model: "small", env: "ci" },
+      niceevalVersion: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      nodeVersion: process.version,
+      git: { commit, branch: "main", dirty: false },
+      trials: 1,
+      concurrency: 8,
+      status: "finished",
+    });
+    expect(run.command).toEqual([
+      cliPath,
+      "run",
+      "--name",
+      "first",
+      "--tag",
+      "model=small",
+      "--tag",
+      "env=ci",
+    ]);
+    expect(run.files).toEqual([
+      { path: "evals/qa.eval.ts", hash: expect.stringMatching(/^[0-9a-f]{16}$/) },
+    ]);
+    expect(run.evals).toEqual([
+      expect.objectContaining({
+        evalId: "qa",
+        style: "suite",
+        file: "evals/qa.eval.ts",
+        trials: 1,
+        configHash: expect.stringMatching(/^[0-9a-f]{16}$/),
+        datasetHash: expect.stringMatching(/^[0-9a-f]{16}$/),
+      }),
+    ]);
+    expect(Date.parse(run.endedAt!)).toBeGreaterThanOrEqual(Date.parse(run.startedAt));
+    // Per attempt: ids, trial, verdict, score, elapsed, input, expected, metadata, output, trace, usage.
+    expect(records.map((r) => r.caseId)).toEqual(["a", "b", "c"]);
+    const a = records[0]!;
+    expect(a).toMatchObject({
+      evalId: "qa",
+      caseId: "a",
+      trial: 0,
+      verdict: "passed",
+      score: { state: "complete", earned: 2, max: 2 },
+      input: "a",
+      expected: "A",
+      metadata: { topic: "letters" },
+      output: "A",
+      trace: {
+        steps: [
+          { kind: "message", role: "user", content: "a" },
+          { kind: "tool-call", name: "upper", input: { text: "a" }, output: "A" },
+        ],
+      },
+      usage: {
+        app: { inputTokens: { state: "unavailable" } },
+        judge: { calls: 0 },
+      },
+    });
+    expect(a.elapsedMs).toBeGreaterThan(0);
+    expect(a.error).toBeUndefined();
+    // Per judgment: what the report shows and its detail (the scorer's metadata).
+    expect(a.judgments[1]).toMatchObject({
+      label: "echo-detail",
+      source: "scorer",
+      state: "matched",
+      gate: false,
+      points: 1,
+      earned: 1,
+      detail: { seen: "A" },
+    });
+  });
+
+  it("stores a failed attempt; an edited eval file makes the checkout dirty and its hash change", async () => {
+    const before = json<Shown>((await cli(["show", "first", "--json"])).stdout).run;
+    await writeFile(join(project.dir, "evals/qa.eval.ts"), `${qaEval}\n// edited\n`);
+    const failing = await cli(["run", "--name", "broken", "--quiet"], { BREAK: "b" });
+    expect(failing.code).toBe(1);
+    const { run, records } = json<Shown>((await cli(["show", "broken", "--json"])).stdout);
+    expect(run.git?.dirty).toBe(true);
+    expect(run.files[0]!.hash).not.toBe(before.files[0]!.hash);
+    expect(run.evals[0]!.configHash).toBe(before.evals[0]!.configHash);
+    expect(run.evals[0]!.datasetHash).toBe(before.evals[0]!.datasetHash);
+    const b = records.find((r) => r.caseId === "b")!;
+    expect(b).toMatchObject({ verdict: "failed", output: "wrong" });
+    expect(b.judgments[0]).toMatchObject({ label: "same", state: "mismatched", earned: 0 });
+  });
+
+  it("`show` prints a stored run like the live report; --failures-only and --json too", async () => {
+    const live = await cli(["run", "--name", "replayed", "--quiet"], { BREAK: "a" });
+    expect(live.code).toBe(1);
+    const shown = await cli(["show", "replayed"]);
+    expect(shown.stderr).toBe("");
+    expect(shown.code).toBe(1);
+    expect(withoutTimings(shown.stdout)).toBe(withoutTimings(live.stdout));
+
+    const failures = await cli(["show", "replayed", "--failures-only"]);
+    expect(failures.stdout).toMatch(/✗ a failed/);
+    expect(failures.stdout).not.toMatch(/✓ [bc] passed/);
+    expect(failures.stdout).toContain("3 cases: 2 passed, 1 failed");
+
+    const { records } = json<Shown>((await cli(["show", "replayed", "--json"])).stdout);
+    expect(records.map((r) => [r.caseId, r.verdict])).toEqual([
+      ["a", "failed"],
+      ["b", "passed"],
+      ["c", "passed"],
+    ]);
+  });
+
+  it("names a run by full id, 6+ character prefix, name, latest and latest~N", async () => {
+    const rows = json<RunRow[]>((await cli(["runs", "--json"])).stdout);
+    expect(rows.map((r) => r.name)).toEqual(["replayed", "broken", "first"]);
+    const idOf = async (ref: string) => {
+      const shown = await cli(["show", ref, "--json"]);
+      expect(shown.stderr).toBe("");
+      return json<Shown>(shown.stdout).run.runId;
+    };
+    const first = rows[2]!.runId;
+    expect(await idOf(first)).toBe(first);
+    expect(await idOf(first.slice(0, 6))).toBe(first);
+    expect(await idOf("first")).toBe(first);
+    expect(await idOf("latest")).toBe(rows[0]!.runId);
+    expect(await idOf("latest~1")).toBe(rows[1]!.runId);
+    expect(await idOf("latest~2")).toBe(first);
+  });
+
+  it("exits 2 listing recent runs for a reference that names no run, or several", async () => {
+    const missing = await cli(["show", "nosuchrun"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no run "nosuchrun"');
+    expect(missing.stderr).toContain("Most recent runs:");
+    expect(missing.stderr).toContain("replayed");
+    const tooFar = await cli(["show", "latest~9"]);
+    expect(tooFar.code).toBe(2);
+    expect(tooFar.stderr).toContain("Most recent runs:");
+
+    await cli(["run", "--name", "twice", "--quiet"]);
+    await cli(["run", "--name", "twice", "--quiet"]);
+    const ambiguous = await cli(["show", "twice"]);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toContain('"twice" names 2 runs');
+    expect(ambiguous.stderr.match(/twice/g)!.length).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe("where runs are stored", { timeout: 120_000 }, () => {
+  let project: FixtureProject;
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    runCli(args, project.dir, { ...cleanEnv, ...env });
+  const countRuns = (file: string) => {
+    const db = new Database(join(project.dir, file), { readonly: true });
+    try {
+      return (db.prepare("SELECT count(*) AS n FROM runs").get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
+
+  beforeAll(async () => {
+    project = await makeProject({ "evals/qa.eval.ts": qaEval });
+  });
+  afterAll(() => project.cleanup());
+
+  it("--no-store writes nothing; --store and NICEEVAL_STORE pick the file", async () => {
+    const none = await cli(["run", "--no-store", "--quiet"]);
+    expect(none.code).toBe(0);
+    const listed = await cli(["runs"]);
+    expect(listed.stdout).toContain("no runs stored in");
+    await cli(["run", "--quiet"]);
+    expect(countRuns(".niceeval/niceeval.sqlite")).toBe(1);
+
+    const picked = await cli(["run", "--quiet", "--store", "stores/picked.sqlite"]);
+    expect(picked.code).toBe(0);
+    expect(countRuns("stores/picked.sqlite")).toBe(1);
+    const fromEnv = await cli(["run", "--quiet"], { NICEEVAL_STORE: "env.sqlite" });
+    expect(fromEnv.code).toBe(0);
+    expect(countRuns("env.sqlite")).toBe(1);
+    expect(countRuns(".niceeval/niceeval.sqlite")).toBe(1);
+    const runs = json<RunRow[]>(
+      (await cli(["runs", "--json"], { NICEEVAL_STORE: "env.sqlite" })).stdout,
+    );
+    expect(runs).toHaveLength(1);
+  });
+
+  it("refuses a text file or another application's database, naming it and --store, unchanged", async () => {
+    await writeFile(join(project.dir, "notes.txt"), "not a database\n");
+    const db = new Database(join(project.dir, "other.db"));
+    db.exec("CREATE TABLE people (name TEXT); INSERT INTO people VALUES ('ada');");
+    db.close();
+    for (const file of ["notes.txt", "other.db"]) {
+      const before = await readFile(join(project.dir, file));
+      for (const args of [
+        ["run", "--store", file],
+        ["runs", "--store", file],
+        ["show", "latest", "--store", file],
+      ]) {
+        const result = await cli(args);
+        expect(result.code, `${args.join(" ")}`).toBe(2);
+        expect(result.stderr).toContain(join(project.dir, file));
+        expect(result.stderr).toContain("is not a niceeval store");
+        expect(result.stderr).toContain("--store");
+        expect(result.stdout).toBe("");
+      }
+      expect(await readFile(join(project.dir, file))).toEqual(before);
+    }
+  });
+
+  it("two runs writing to one store at once both complete and are stored whole", async () => {
+    const spawnRun = (name: string) =>
+      new Promise<number | null>((resolve, reject) => {
+        const child = spawn(
+          process.execPath,
+          [cliPath, "run", "--quiet", "--name", name, "--trials", "20", "--store", "shared.sqlite"],
+          {
+            cwd: project.dir,
+            env: { ...process.env, ...cleanEnv, CI: "true" },
+            stdio: "ignore",
+          },
+        );
+        child.on("error", reject);
+        child.on("close", resolve);
+      });
+    const codes = await Promise.all([spawnRun("one"), spawnRun("two")]);
+    expect(codes).toEqual([0, 0]);
+    const rows = json<RunRow[]>((await cli(["runs", "--json", "--store", "shared.sqlite"])).stdout);
+    expect(rows.map((r) => r.name).sort()).toEqual(["one", "two"]);
+    for (const row of rows) {
+      expect(row.status).toBe("finished");
+      const { records } = json<Shown>(
+        (await cli(["show", row.runId, "--json", "--store", "shared.sqlite"])).stdout,
+      );
+      expect(records).toHaveLength(60);
+      expect(new Set(records.map((r) => `${r.caseId}#${r.trial}`)).size).toBe(60);
+    }
+  });
+});

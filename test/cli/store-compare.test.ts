@@ -1,0 +1,230 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Comparison } from "../../src/compare/types.js";
+import type { EvalSummary } from "../../src/runner/events.js";
+import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { cleanEnv, gitBranch, gitInit, json, manyEval, qaEval, softEval } from "./store-fixture.js";
+
+// Issue 9 end to end: trials and reducers, compare, --baseline, CI reporters and gates.
+
+describe("trials, comparison and baselines through the real CLI", { timeout: 120_000 }, () => {
+  let project: FixtureProject;
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    runCli(args, project.dir, { ...cleanEnv, ...env });
+
+  beforeAll(async () => {
+    project = await makeProject({
+      "evals/qa.eval.ts": qaEval,
+      "many/many.eval.ts": manyEval,
+      "soft/soft.eval.ts": softEval,
+    });
+    gitInit(project.dir);
+  });
+  afterAll(() => project.cleanup());
+
+  it("--trials 3 reports reducers and the flaky case, in the console and in JSON", async () => {
+    const run = await cli(
+      ["run", "evals", "--trials", "3", "--name", "trials", "--json", "trials.json"],
+      { FLAKY: "1" },
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("qa suite · evals/qa.eval.ts · 3 trials");
+    expect(run.stdout).toMatch(/✗ b \[trial 1\] failed/);
+    expect(run.stdout).toMatch(/✓ b \[trial 2\] passed/);
+    expect(run.stdout).toContain("9 attempts: 8 passed, 1 failed");
+    expect(run.stdout).toContain(
+      "trials: 3 cases × 3 · pass@1 88.9% · pass@2 100% · pass@3 100% · pass^2 77.8% · pass^3 66.7%",
+    );
+    expect(run.stdout).toContain("1 flaky case");
+    expect(run.stdout).toContain("~ b flaky: 2/3 passed (✗✓✓)");
+
+    const report = json<{ summary: { evals: EvalSummary[] } }>(
+      await readFile(join(project.dir, "trials.json"), "utf8"),
+    );
+    const trials = report.summary.evals[0]!.trials!;
+    expect(trials).toMatchObject({ cases: 3, attempts: 9, trials: { min: 3, max: 3 } });
+    const k3 = trials.byK.find((r) => r.k === 3)!;
+    expect(k3.passAtK.value).toBe(1);
+    expect(k3.passHatK.value).toBeCloseTo(2 / 3, 10);
+    expect(trials.byK[0]!.passAtK.value).toBeCloseTo(8 / 9, 10);
+    expect(trials.flaky).toEqual({
+      count: 1,
+      truncated: false,
+      cases: [
+        { caseId: "b", index: 1, verdicts: ["failed", "passed", "passed"], passed: 2, trials: 3 },
+      ],
+    });
+    // Averages of figures in [0, 1] keep their interval in [0, 1].
+    expect(k3.passHatK.interval!.high).toBeLessThanOrEqual(1);
+
+    const shown = await cli(["show", "trials"]);
+    expect(shown.stdout).toContain("~ b flaky: 2/3 passed (✗✓✓)");
+    expect(shown.stdout).toContain("pass^3 66.7%");
+  });
+
+  it("compare lists regressions first with the changed judgment, and McNemar p", async () => {
+    expect((await cli(["run", "evals", "--name", "good", "--quiet"])).code).toBe(0);
+    expect((await cli(["run", "evals", "--name", "bad", "--quiet"], { BREAK: "a,b" })).code).toBe(
+      1,
+    );
+    const compared = await cli(["compare", "good", "bad"]);
+    expect(compared.code).toBe(0);
+    const out = compared.stdout;
+    expect(out).toContain("no significant regression at alpha = 0.05");
+    expect(out.indexOf("Regressions:")).toBeLessThan(out.indexOf("Overall:"));
+    expect(out).toContain("pass-to-fail qa/a");
+    expect(out).toContain(
+      'gate same (scorer): matched "1 >= threshold 0.5" → mismatched "0 < threshold 0.5"',
+    );
+    expect(out).toContain("2 pass→fail");
+    expect(out).toContain("McNemar p = 0.5");
+
+    const data = json<Comparison>((await cli(["compare", "good", "bad", "--json"])).stdout);
+    expect(data.overall.transitions).toMatchObject({ passToFail: 2, failToPass: 0, unchanged: 1 });
+    expect(data.overall.passRate!.test).toMatchObject({ worse: 2, better: 0, pValue: 0.5 });
+    expect(data.decision.regression).toBe(false);
+
+    // Not significant: --fail-on-regression does not fail; --fail-on-new-failures does.
+    expect((await cli(["compare", "good", "bad", "--fail-on-regression"])).code).toBe(0);
+    const strict = await cli([
+      "compare",
+      "good",
+      "bad",
+      "--fail-on-regression",
+      "--fail-on-new-failures",
+    ]);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toContain("niceeval: regression:");
+  });
+
+  it("--fail-on-regression exits 1 for 20 cases pass→fail, 0 for one", async () => {
+    expect((await cli(["run", "many", "--name", "m-good", "--quiet"])).code).toBe(0);
+    await cli(["run", "many", "--name", "m-one", "--quiet"], { MANY_BREAK: "one" });
+    await cli(["run", "many", "--name", "m-all", "--quiet"], { MANY_BREAK: "all" });
+    const one = await cli(["compare", "m-good", "m-one", "--fail-on-regression"]);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain("McNemar p = 1");
+    const all = await cli(["compare", "m-good", "m-all", "--fail-on-regression"]);
+    expect(all.code).toBe(1);
+    expect(all.stderr).toMatch(/regression: .*pass rate/);
+    const data = json<Comparison>((await cli(["compare", "m-good", "m-all", "--json"])).stdout);
+    expect(data.overall.passRate!.test.pValue).toBeCloseTo(2 * 0.5 ** 20, 12);
+    expect(data.decision).toMatchObject({ regression: true, passRate: true });
+  });
+
+  it("compare of runs with no case in common exits 2 with a clear message", async () => {
+    const result = await cli(["compare", "good", "m-good"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("have no case in common");
+    expect(result.stdout).toBe("");
+  });
+
+  it("run --baseline prints the comparison after the report; branch:none has nothing to compare", async () => {
+    expect((await cli(["run", "evals", "--quiet"])).code).toBe(0);
+    const latest = await cli(["run", "evals", "--quiet", "--baseline", "latest"], { BREAK: "c" });
+    expect(latest.code).toBe(1);
+    const after = latest.stdout.slice(latest.stdout.lastIndexOf("FAIL"));
+    expect(after).toContain("niceeval compare: base ");
+    expect(after).toContain("pass-to-fail qa/c");
+
+    const main = await cli(["run", "evals", "--quiet", "--baseline", "branch:main"]);
+    expect(main.code).toBe(0);
+    const tail = main.stdout.slice(main.stdout.lastIndexOf("PASS"));
+    expect(tail).toContain("fail-to-pass qa/c");
+
+    gitBranch(project.dir, "feature");
+    const none = await cli(["run", "evals", "--quiet", "--baseline", "branch:none"]);
+    expect(none.code).toBe(0);
+    expect(none.stdout.trimEnd().split("\n").at(-1)).toBe(
+      "baseline branch:none: no finished run with these evals yet; nothing to compare",
+    );
+
+    const unknown = await cli([
+      "run",
+      "evals",
+      "--quiet",
+      "--name",
+      "never",
+      "--baseline",
+      "nosuchrun",
+    ]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no run "nosuchrun"');
+    expect(unknown.stdout).toBe("");
+    expect((await cli(["runs"])).stdout).not.toContain("never");
+  });
+
+  it("--reporter junit, markdown, ndjson=- and github write their outputs; the markdown has the comparison", async () => {
+    const summary = join(project.dir, "step-summary.md");
+    await writeFile(summary, "");
+    const run = await cli(
+      [
+        "run",
+        "evals",
+        "--quiet",
+        "--baseline",
+        "latest",
+        "--reporter",
+        "junit=junit.xml",
+        "--reporter",
+        "markdown=summary.md",
+        "--reporter",
+        "ndjson=-",
+        "--reporter",
+        "github",
+      ],
+      { BREAK: "a", GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary },
+    );
+    expect(run.code).toBe(1);
+    const lines = run.stdout.split("\n").filter(Boolean);
+    // Standard output is the NDJSON stream (and GitHub's workflow commands); the report is on stderr.
+    const events = lines.filter((l) => !l.startsWith("::")).map((l) => JSON.parse(l));
+    expect(events.length).toBeGreaterThan(3);
+    expect(lines.filter((l) => l.startsWith("::error"))).toEqual([
+      expect.stringContaining(
+        "file=evals/qa.eval.ts,title=qa › a failed::same (gate · 1 pt): mismatched",
+      ),
+    ]);
+    expect(run.stderr).toContain("qa suite · evals/qa.eval.ts");
+    expect(run.stderr).toContain("niceeval compare: base ");
+
+    const junit = await readFile(join(project.dir, "junit.xml"), "utf8");
+    expect(junit).toContain('<testsuite name="qa" tests="3" failures="1"');
+    expect(junit).toMatch(/<testcase name="a" classname="qa"[^>]*>\s*<failure/);
+    const markdown = await readFile(join(project.dir, "summary.md"), "utf8");
+    expect(markdown).toContain("## niceeval ❌ failed");
+    expect(markdown).toContain("| qa | a | failed |");
+    expect(markdown).toContain("| eval | n | pass rate | McNemar p |");
+    expect(await readFile(summary, "utf8")).toBe(`${markdown}\n`);
+  });
+
+  it("a bad --reporter value or an unwritable report file is exit 2 before anything runs", async () => {
+    const before = (await cli(["runs", "--json"])).stdout;
+    for (const reporter of ["nope", "junit", "junit=missing/dir/out.xml", "markdown=/proc/x.md"]) {
+      const result = await cli(["run", "evals", "--reporter", reporter]);
+      expect(result.code, reporter).toBe(2);
+      expect(result.stderr).toContain("--reporter");
+      expect(result.stdout).toBe("");
+    }
+    expect((await cli(["runs", "--json"])).stdout).toBe(before);
+  });
+
+  it("--min-pass-rate and --min-score exit 1 with the reason when unmet, 0 when met", async () => {
+    const score = await cli(["run", "soft", "--quiet", "--min-score", "0.6"]);
+    expect(score.code).toBe(1);
+    expect(score.stderr).toContain(
+      'gate not met: eval "soft": mean score 0.500 (n=2) is below --min-score 0.6',
+    );
+    expect((await cli(["run", "soft", "--quiet", "--min-score", "0.5"])).code).toBe(0);
+
+    const rate = await cli(["run", "evals", "--quiet", "--min-pass-rate", "0.9"], { BREAK: "a" });
+    expect(rate.code).toBe(1);
+    expect(rate.stderr).toContain(
+      'gate not met: eval "qa": pass rate 66.7% (2/3) is below --min-pass-rate 0.9',
+    );
+    const met = await cli(["run", "evals", "--quiet", "--min-pass-rate", "0.6"], { BREAK: "a" });
+    expect(met.code).toBe(0);
+    expect(met.stderr).toContain("1 failed and 0 errored attempts are within --min-pass-rate 0.6");
+  });
+});
