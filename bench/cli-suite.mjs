@@ -9,7 +9,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
 const work = join(here, ".tmp");
 
-function writeSuite(n) {
+export function writeSuite(n) {
   mkdirSync(work, { recursive: true });
   const file = join(work, `suite-${n}.eval.js`);
   writeFileSync(

@@ -27,6 +27,7 @@ for (const section of [
   "judges.mjs",
   "json-schema.mjs",
   "store.mjs",
+  "history.mjs",
   "viewer.mjs",
 ]) {
   const path = join(here, section);
