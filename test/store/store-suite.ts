@@ -500,6 +500,40 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         await store.beginRun(manifest("dup"));
         expect((await thrown(store.beginRun(manifest("dup")))).code).toBe("RUN_EXISTS");
       });
+
+      it("lets another writer join a run, refusing one whose files or configurations differ", async () => {
+        const first = manifest("joined", { evals: ["alpha"] });
+        first.command = ["niceeval", "run", "--store", "postgres://ci:hunter2@db:5432/evals"];
+        await store.beginRun(first);
+        await store.beginRun(manifest("joined", { evals: ["beta", "alpha"] }), { join: true });
+        const changed = manifest("joined");
+        changed.evals[0]!.configHash = "changed";
+        const config = await thrown(store.beginRun(changed, { join: true }));
+        expect(config.code).toBe("RUN_MISMATCH");
+        expect(config.message).toContain("eval alpha");
+        const files = manifest("joined");
+        files.files = [{ path: "evals/a.eval.ts", hash: "edited" }];
+        expect((await thrown(store.beginRun(files, { join: true }))).message).toContain(
+          "evals/a.eval.ts",
+        );
+        await store.appendAttempts("joined", [attempt("beta", 0), attempt("alpha", 0)]);
+        const run = await store.getRun("joined");
+        // The first writer's manifest, without the password its command line carried.
+        expect(run?.evals.map((e) => e.evalId)).toEqual(["alpha"]);
+        expect(run?.command).toEqual([
+          "niceeval",
+          "run",
+          "--store",
+          "postgres://ci:***@db:5432/evals",
+        ]);
+        expect(run?.totals).toMatchObject({ evals: 2, attempts: 2 });
+        expect(keys(await collect(store.streamAttempts("joined")))).toEqual([
+          "alpha/case-0/0",
+          "beta/case-0/0",
+        ]);
+        await store.beginRun(manifest("first-joiner"), { join: true });
+        expect((await store.getRun("first-joiner"))?.status).toBe("running");
+      });
     });
 
     describe("run references", () => {

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord } from "../../eval/record.js";
+import { checkJoin, withoutCredentials } from "../manifest.js";
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -145,16 +146,6 @@ interface Pending {
 const keyOf = (evalId: string, caseId: string, trial: number) =>
   JSON.stringify([evalId, caseId, trial]);
 
-/** Passwords in command-line arguments (`--store postgres://u:pw@…`) never reach the store. */
-function withoutCredentials(manifest: RunManifest): RunManifest {
-  const command = manifest.command.map((arg) =>
-    /:\/\/[^/@]*:[^@/]*@/.test(arg) ? redactUrl(arg) : arg,
-  );
-  return command.some((arg, i) => arg !== manifest.command[i])
-    ? { ...manifest, command }
-    : manifest;
-}
-
 class PostgresStore implements Store {
   readonly location: string;
   readonly #pool: pg.Pool;
@@ -265,20 +256,7 @@ class PostgresStore implements Store {
       [manifest.runId],
     );
     const row = rows[0]!;
-    const stored = JSON.parse(row.manifest) as RunManifest;
-    const differences: string[] = [];
-    const files = new Map(stored.files.map((f) => [f.path, f.hash]));
-    for (const f of manifest.files)
-      if (files.has(f.path) && files.get(f.path) !== f.hash) differences.push(`file ${f.path}`);
-    const configs = new Map(stored.evals.map((e) => [e.evalId, e.configHash]));
-    for (const e of manifest.evals)
-      if (configs.has(e.evalId) && configs.get(e.evalId) !== e.configHash)
-        differences.push(`eval ${e.evalId}'s configuration`);
-    if (differences.length)
-      throw new NiceevalError(
-        "RUN_MISMATCH",
-        `cannot join run ${manifest.runId} in ${this.location}: this writer's ${differences.slice(0, 5).join(", ")} differ from the run's. Run every writer on the same eval files and configuration, or start a new run.`,
-      );
+    checkJoin(JSON.parse(row.manifest) as RunManifest, manifest, this.location);
     await client.query(
       `INSERT INTO niceeval.run_evals (rid, ev, eval_id)
        SELECT $1, (SELECT coalesce(max(ev), -1) FROM niceeval.run_evals WHERE rid = $1) + ord, eval_id

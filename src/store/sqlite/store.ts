@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord } from "../../eval/record.js";
+import { checkJoin, withoutCredentials } from "../manifest.js";
 import {
   COUNTERS,
   type Contribution,
@@ -13,6 +14,7 @@ import {
 import type {
   AttemptPage,
   AttemptQuery,
+  BeginRunOptions,
   RunEnd,
   RunListQuery,
   RunManifest,
@@ -144,15 +146,33 @@ class SqliteStore implements Store {
 
   // ── Runs ──
 
-  async beginRun(manifest: RunManifest): Promise<void> {
+  async beginRun(given: RunManifest, options: BeginRunOptions = {}): Promise<void> {
+    const manifest = withoutCredentials(given);
     this.#guard(() =>
       this.#db
         .transaction(() => {
-          const exists = this.#sql("SELECT 1 FROM runs WHERE id = ?").get(manifest.runId);
+          const exists = this.#sql<{ rid: number; manifest: string }>(
+            "SELECT rid, manifest FROM runs WHERE id = ?",
+          ).get(manifest.runId);
+          if (exists && options.join) {
+            // Another writer of the run: its evals not in the run yet come after the run's.
+            checkJoin(JSON.parse(exists.manifest) as RunManifest, manifest, this.path);
+            const evs = this.#evalIds(exists.rid);
+            const known = new Set(evs.values());
+            let next = evs.size === 0 ? 0 : Math.max(...evs.keys()) + 1;
+            for (const e of manifest.evals)
+              if (!known.has(e.evalId))
+                this.#sql("INSERT INTO run_evals (rid, ev, eval_id) VALUES (?, ?, ?)").run(
+                  exists.rid,
+                  next++,
+                  e.evalId,
+                );
+            return;
+          }
           if (exists)
             throw new NiceevalError(
               "RUN_EXISTS",
-              `a run with id ${manifest.runId} is already in ${this.path}; every run needs a new id.`,
+              `a run with id ${manifest.runId} is already in ${this.path}; every run needs a new id (or join it as another writer).`,
             );
           const { rid } = this.#sql<{ rid: number }>(
             `INSERT INTO runs (id, name, branch, commit_sha, status, started_at, manifest)
