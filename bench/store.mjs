@@ -81,10 +81,13 @@ function manifest(runId, startedAt) {
 const fileBytes = (path) =>
   statSync(path).size + (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
 
+/** Wall and CPU time of `fn` (CPU too, since a shared machine's load inflates wall time). */
 async function timed(fn) {
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const value = await fn();
-  return { ms: performance.now() - started, value };
+  const used = process.cpuUsage(cpu);
+  return { ms: performance.now() - started, cpuMs: (used.user + used.system) / 1000, value };
 }
 
 /** Append `n` attempts to a fresh store; returns the figures of that one run and the store's path. */
@@ -95,7 +98,7 @@ async function appendRun(dir, n) {
   await store.close();
   const empty = fileBytes(path);
   const again = await openSqliteStore(path);
-  const { ms } = await timed(async () => {
+  const { ms, cpuMs } = await timed(async () => {
     for (let i = 0; i < n; i += BATCH)
       await again.appendAttempts(
         "run-big",
@@ -103,7 +106,7 @@ async function appendRun(dir, n) {
       );
   });
   await again.close(); // checkpoints the WAL into the file
-  return { path, ms, bytesPerAttempt: (fileBytes(path) - empty) / n };
+  return { path, ms, cpuMs, bytesPerAttempt: (fileBytes(path) - empty) / n };
 }
 
 async function listRunsStore(dir, runs) {
@@ -139,7 +142,7 @@ export async function run({ quick = false } = {}) {
     const label = `store: ${n.toLocaleString("en")} attempts × 4 deterministic scorers`;
     const appendMs = median(appends.map((a) => a.ms));
     console.log(
-      `${label}: ${median(appends.map((a) => a.bytesPerAttempt)).toFixed(0)} bytes/attempt (target ≤ 1000), append ${Math.round((n / appendMs) * 1000).toLocaleString("en")} attempts/s in batches of ${BATCH} (${(appendMs / 1000).toFixed(2)} s, median of ${repeats})`,
+      `${label}: ${median(appends.map((a) => a.bytesPerAttempt)).toFixed(0)} bytes/attempt (target ≤ 1000), append ${Math.round((n / appendMs) * 1000).toLocaleString("en")} attempts/s in batches of ${BATCH} (${(appendMs / 1000).toFixed(2)} s, CPU ${(median(appends.map((a) => a.cpuMs)) / 1000).toFixed(2)} s, median of ${repeats})`,
     );
 
     const store = await openSqliteStore(appends.at(-1).path);
@@ -156,14 +159,16 @@ export async function run({ quick = false } = {}) {
     ];
     for (const [name, query] of queries) {
       const samples = [];
+      const cpu = [];
       let total = 0;
       for (let r = 0; r < 5; r++) {
-        const { ms, value } = await timed(() => store.queryAttempts("run-big", query));
+        const { ms, cpuMs, value } = await timed(() => store.queryAttempts("run-big", query));
         samples.push(ms);
+        cpu.push(cpuMs);
         total = value.total;
       }
       console.log(
-        `store: queryAttempts page of 100 at ${n.toLocaleString("en")} attempts, ${name} (${total.toLocaleString("en")} match): ${median(samples).toFixed(1)} ms (median of 5; target < 100 ms)`,
+        `store: queryAttempts page of 100 at ${n.toLocaleString("en")} attempts, ${name} (${total.toLocaleString("en")} match): ${median(samples).toFixed(1)} ms, CPU ${median(cpu).toFixed(1)} ms (median of 5; target < 100 ms)`,
       );
     }
     const streams = [];
