@@ -186,21 +186,34 @@ export function defineSuite<Input, Output>(
   };
 }
 
-async function* caseSpecs<Input>(source: CaseSource<Input>): AsyncGenerator<CaseSpec> {
+function caseSpecs<Input>(source: CaseSource<Input>): Iterable<CaseSpec> | AsyncIterable<CaseSpec> {
   const iterable = typeof source === "function" ? source() : source;
+  return Symbol.iterator in iterable
+    ? syncCaseSpecs(iterable as Iterable<EvalCase<Input>>)
+    : asyncCaseSpecs(iterable as AsyncIterable<EvalCase<Input>>);
+}
+
+function* syncCaseSpecs<Input>(iterable: Iterable<EvalCase<Input>>): Generator<CaseSpec> {
   let index = 0;
-  for await (const item of iterable as AsyncIterable<EvalCase<Input>>) {
-    const spec: CaseSpec = {
-      id: item.id ?? `case-${index + 1}`,
-      index,
-      input: item.input,
-      expected: item.expected,
-      ...(item.metadata ? { metadata: item.metadata } : {}),
-      ...(item.cluster !== undefined ? { cluster: String(item.cluster) } : {}),
-    };
-    index++;
-    yield spec;
-  }
+  for (const item of iterable) yield toCaseSpec(item, index++);
+}
+
+async function* asyncCaseSpecs<Input>(
+  iterable: AsyncIterable<EvalCase<Input>>,
+): AsyncGenerator<CaseSpec> {
+  let index = 0;
+  for await (const item of iterable) yield toCaseSpec(item, index++);
+}
+
+function toCaseSpec<Input>(item: EvalCase<Input>, index: number): CaseSpec {
+  return {
+    id: item.id ?? `case-${index + 1}`,
+    index,
+    input: item.input,
+    expected: item.expected,
+    ...(item.metadata ? { metadata: item.metadata } : {}),
+    ...(item.cluster !== undefined ? { cluster: String(item.cluster) } : {}),
+  };
 }
 
 /** Run one case: the target, then every scorer; failures become data on the record. */

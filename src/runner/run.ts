@@ -180,8 +180,8 @@ export async function runEvals(
     sinks.call("onProgress", done);
   };
 
-  // One producer reserves each item's place in the report order and waits while the window
-  // is full; the workers share it, so calls to next() are queued by the generator itself.
+  // Workers share one source; an async generator queues their next() calls and settles them in
+  // order, so reserving right after each await keeps the report order.
   const source = (
     options.source ??
     evalCases({
@@ -189,28 +189,24 @@ export async function runEvals(
       ...(options.onCase ? { onCase: options.onCase } : {}),
       ...(options.trials !== undefined ? { trials: options.trials } : {}),
     })
-  )(entries, signal);
-  async function* sequenced(): AsyncGenerator<{ seq: number; item: SourceItem }> {
-    for await (const item of source) {
-      const wait = reorder.room();
-      if (wait) await wait;
-      if (item.type === "eval-start") sinks.call("onEvalScheduled", evalInfo(item.entry));
-      yield { seq: reorder.reserve(), item };
-    }
-  }
-  const queue = sequenced();
+  )(entries, signal)[Symbol.asyncIterator]();
   const worker = async () => {
     for (;;) {
-      const next = await queue.next();
+      const room = reorder.room();
+      if (room) await room;
+      const next = await source.next();
       if (next.done) return;
-      const { seq, item } = next.value;
+      const item: Released = next.value;
+      const seq = reorder.reserve();
       if (item.type !== "case") {
+        if (item.type === "eval-start") sinks.call("onEvalScheduled", evalInfo(item.entry));
         reorder.complete(seq, item);
         continue;
       }
       const record = item.record ?? (await attempt(item));
       finalize(item, record);
-      reorder.complete(seq, { ...item, record });
+      item.record = record;
+      reorder.complete(seq, item);
     }
   };
   try {

@@ -42,26 +42,32 @@ export function evalCases(options: EvalCasesOptions = {}): CaseSource {
       yield { type: "eval-start", entry };
       // Every eval is started and ended, even after a cancel: sinks always see its end.
       const seen = new Set<string>();
+      const attemptsOf = function* (spec: CaseSpec): Generator<SourceItem> {
+        options.onCase?.(entry, spec);
+        const duplicate = seen.has(spec.id);
+        seen.add(spec.id);
+        for (let trial = 0; trial < trials; trial++) {
+          if (!selected(select, runnable.id, spec.id, trial)) continue;
+          if (!duplicate) {
+            yield { type: "case", entry, spec, trial };
+            continue;
+          }
+          const message = `case id "${spec.id}" appears twice in eval "${runnable.id}"; give each case a unique id`;
+          yield { type: "case", entry, spec, trial, record: crashed(runnable.id, spec, message) };
+        }
+      };
       try {
-        for await (const spec of signal.aborted ? [] : runnable.cases()) {
-          if (signal.aborted) break;
-          options.onCase?.(entry, spec);
-          const duplicate = seen.has(spec.id);
-          seen.add(spec.id);
-          for (let trial = 0; trial < trials; trial++) {
-            if (!select.every((keep) => keep(runnable.id, spec.id, trial))) continue;
-            if (duplicate) {
-              const message = `case id "${spec.id}" appears twice in eval "${runnable.id}"; give each case a unique id`;
-              yield {
-                type: "case",
-                entry,
-                spec,
-                trial,
-                record: crashed(runnable.id, spec, message),
-              };
-            } else {
-              yield { type: "case", entry, spec, trial };
-            }
+        const cases = signal.aborted ? [] : runnable.cases();
+        // A synchronous dataset is walked synchronously: no promise per case to read it.
+        if (Symbol.iterator in cases) {
+          for (const spec of cases as Iterable<CaseSpec>) {
+            if (signal.aborted) break;
+            yield* attemptsOf(spec);
+          }
+        } else {
+          for await (const spec of cases) {
+            if (signal.aborted) break;
+            yield* attemptsOf(spec);
           }
         }
       } catch (error) {
@@ -73,6 +79,11 @@ export function evalCases(options: EvalCasesOptions = {}): CaseSource {
       yield { type: "eval-end", entry };
     }
   };
+}
+
+function selected(select: readonly CaseSelector[], evalId: string, caseId: string, trial: number) {
+  for (const keep of select) if (!keep(evalId, caseId, trial)) return false;
+  return true;
 }
 
 /** A positive whole number of trials; anything else is 1. */

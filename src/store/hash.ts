@@ -10,20 +10,37 @@ export function hashValue(value: unknown): string {
   return hash.digest("hex").slice(0, 16);
 }
 
-/** An incremental hash of a sequence of values (a dataset read case by case). */
+/**
+ * An incremental hash of a sequence of values (a dataset read case by case). Values are taken
+ * as their JSON, which is stable for data read the same way twice, and hashed in chunks.
+ */
 export class SequenceHash {
   private readonly hash = createHash("sha256");
   private count = 0;
+  private chunk = "";
 
   add(value: unknown): void {
-    feed(this.hash, value, new Set());
-    this.hash.update("\u001e");
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value);
+    } catch {
+      text = undefined;
+    }
+    // Cycles and BigInts have no JSON: those values go through the canonical walk.
+    this.chunk += text === undefined ? `~${hashValue(value)}` : text;
+    this.chunk += "\u001e";
     this.count++;
+    if (this.chunk.length > 65536) {
+      this.hash.update(this.chunk);
+      this.chunk = "";
+    }
   }
 
+  private result: string | undefined;
+
   digest(): string {
-    this.hash.update(`#${this.count}`);
-    return this.hash.digest("hex").slice(0, 16);
+    this.result ??= this.hash.update(`${this.chunk}#${this.count}`).digest("hex").slice(0, 16);
+    return this.result;
   }
 }
 
