@@ -111,6 +111,38 @@ describe("SQLite store", () => {
     expect((await refused(path)).code).toBe("STORE_CORRUPT");
   });
 
+  it("names the file when damage is found while reading, and writes nothing", async () => {
+    const path = join(dir, "damaged-later.sqlite");
+    const store = await openSqliteStore(path);
+    await store.beginRun(manifest("r"));
+    for (let i = 0; i < 2000; i += 500)
+      await store.appendAttempts(
+        "r",
+        Array.from({ length: 500 }, (_, k) => attempt("alpha", i + k)),
+      );
+    await store.close();
+    const bytes = readFileSync(path);
+    const middle = Math.floor(bytes.length / 4096 / 2) * 4096;
+    bytes.fill(0xa5, middle, middle + 16 * 4096);
+    writeFileSync(path, bytes);
+    let error: unknown;
+    try {
+      const damaged = await openSqliteStore(path);
+      try {
+        for await (const _ of damaged.streamAttempts("r"));
+        await damaged.queryAttempts("r", { text: "case-1999" });
+      } finally {
+        await damaged.close();
+      }
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(NiceevalError);
+    expect((error as NiceevalError).code).toBe("STORE_CORRUPT");
+    expect((error as NiceevalError).message).toContain(path);
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+  });
+
   it("refuses a store written by a newer schema, leaving it unchanged", async () => {
     const path = join(dir, "newer.sqlite");
     const store = await openSqliteStore(path);
