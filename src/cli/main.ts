@@ -1,9 +1,10 @@
 import { readFileSync, writeSync } from "node:fs";
+import { resolve } from "node:path";
 import { errorMessage, NiceevalError } from "../errors.js";
 import type { Store } from "../store/types.js";
 import { HELP, parseCliArgs } from "./args.js";
 import type { CliIO } from "./io.js";
-import { openStoreAt, storeLocation } from "./store.js";
+import { assertStoreExists, openStoreAt, storeExists, storeLocation } from "./store.js";
 
 export type { CliIO } from "./io.js";
 
@@ -30,15 +31,25 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       }
       case "runs": {
         const { runsCommand } = await import("./commands/history.js");
+        const location = storeLocation(args.store, io.env);
+        if (!storeExists(location, io.cwd)) {
+          // Nothing stored yet is an empty list, not an error; the file is not created.
+          const path = resolve(io.cwd, location);
+          writeSync(
+            io.stdoutFd,
+            args.json ? "[]\n" : `no runs stored in ${path} (no such file yet)\n`,
+          );
+          return 0;
+        }
         return await withStore(args.store, io, (store) => runsCommand(args, store, io));
       }
       case "show": {
         const { showCommand } = await import("./commands/history.js");
-        return await withStore(args.store, io, (store) => showCommand(args, store, io));
+        return await withStore(args.store, io, (store) => showCommand(args, store, io), true);
       }
       case "compare": {
         const { compareCommand } = await import("./commands/compare.js");
-        return await withStore(args.store, io, (store) => compareCommand(args, store, io));
+        return await withStore(args.store, io, (store) => compareCommand(args, store, io), true);
       }
       case "view": {
         const { viewCommand } = await import("../viewer/command.js");
@@ -65,8 +76,11 @@ async function withStore(
   flag: string | undefined,
   io: CliIO,
   work: (store: Store) => Promise<number>,
+  readOnly = false,
 ): Promise<number> {
-  const store = await openStoreAt(storeLocation(flag, io.env), io.cwd);
+  const location = storeLocation(flag, io.env);
+  if (readOnly) assertStoreExists(location, io.cwd);
+  const store = await openStoreAt(location, io.cwd);
   try {
     return await work(store);
   } finally {

@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { NiceevalError } from "../errors.js";
 import { isPostgresUrl } from "../store/postgres/connection.js";
 import type { Store } from "../store/types.js";
 
@@ -25,4 +27,22 @@ export async function openStoreAt(location: string, cwd: string): Promise<Store>
   }
   const { openSqliteStore } = await import("../store/sqlite/index.js");
   return openSqliteStore(resolve(cwd, location));
+}
+
+/** Whether the store exists: a PostgreSQL URL is taken to, a SQLite file must be there. */
+export function storeExists(location: string, cwd: string): boolean {
+  return isPostgresUrl(location) || existsSync(resolve(cwd, location));
+}
+
+/**
+ * Throws `STORE_NOT_FOUND` when a command that only reads runs names a SQLite file that does not
+ * exist: a mistyped --store must not create an empty store and report "no run".
+ */
+export function assertStoreExists(location: string, cwd: string): void {
+  if (storeExists(location, cwd)) return;
+  const path = resolve(cwd, location);
+  throw new NiceevalError(
+    "STORE_NOT_FOUND",
+    `no store at ${path}: no run has been stored there yet. \`niceeval run\` creates it; to read another store pass --store <path> or set NICEEVAL_STORE.`,
+  );
 }

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -193,6 +194,10 @@ describe("run, runs and show through the real CLI and a real SQLite store", {
     expect(await idOf("latest")).toBe(rows[0]!.runId);
     expect(await idOf("latest~1")).toBe(rows[1]!.runId);
     expect(await idOf("latest~2")).toBe(first);
+    const limited = json<RunRow[]>((await cli(["runs", "--json", "--limit", "1"])).stdout);
+    expect(limited.map((r) => r.name)).toEqual(["replayed"]);
+    expect(json<RunRow[]>((await cli(["runs", "--json", "--eval", "qa"])).stdout)).toHaveLength(3);
+    expect((await cli(["runs", "--json", "--eval", "other"])).stdout).toBe("[]\n");
   });
 
   it("exits 2 listing recent runs for a reference that names no run, or several", async () => {
@@ -236,7 +241,17 @@ describe("where runs are stored", { timeout: 120_000 }, () => {
     const none = await cli(["run", "--no-store", "--quiet"]);
     expect(none.code).toBe(0);
     const listed = await cli(["runs"]);
+    expect(listed.code).toBe(0);
     expect(listed.stdout).toContain("no runs stored in");
+    expect((await cli(["runs", "--json"])).stdout).toBe("[]\n");
+    // Reading a store that does not exist creates nothing: a mistyped --store is said.
+    const typo = await cli(["show", "latest", "--store", "typo/runs.sqlite"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain(`no store at ${join(project.dir, "typo/runs.sqlite")}`);
+    expect(typo.stderr).toContain("--store");
+    expect((await cli(["compare", "latest~1", "latest"])).code).toBe(2);
+    expect(existsSync(join(project.dir, "typo"))).toBe(false);
+    expect(existsSync(join(project.dir, ".niceeval"))).toBe(false);
     await cli(["run", "--quiet"]);
     expect(countRuns(".niceeval/niceeval.sqlite")).toBe(1);
 

@@ -25,7 +25,18 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
 
   it("--trials 3 reports reducers and the flaky case, in the console and in JSON", async () => {
     const run = await cli(
-      ["run", "evals", "--trials", "3", "--name", "trials", "--json", "trials.json"],
+      [
+        "run",
+        "evals",
+        "--trials",
+        "3",
+        "--name",
+        "trials",
+        "--json",
+        "trials.json",
+        "--reporter",
+        "junit=trials.xml",
+      ],
       { FLAKY: "1" },
     );
     expect(run.code).toBe(1);
@@ -57,6 +68,10 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
     });
     // Averages of figures in [0, 1] keep their interval in [0, 1].
     expect(k3.passHatK.interval!.high).toBeLessThanOrEqual(1);
+
+    const junit = await readFile(join(project.dir, "trials.xml"), "utf8");
+    expect(junit).toMatch(/<testcase name="b \[trial 1\]" classname="qa"[^>]*>\s*<failure/);
+    expect(junit).toContain('<testcase name="b [trial 3]"');
 
     const shown = await cli(["show", "trials"]);
     expect(shown.stdout).toContain("~ b flaky: 2/3 passed (✗✓✓)");
