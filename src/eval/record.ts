@@ -161,9 +161,16 @@ export function erroredRecord(options: {
   };
 }
 
-export const unreportedUsage = (reason = "usage-unreported"): AppUsage => ({
-  inputTokens: { state: "unavailable", reason },
-  outputTokens: { state: "unavailable", reason },
-  totalTokens: { state: "unavailable", reason },
-  costUsd: { state: "unavailable", reason },
-});
+const usageOf = (reason: string): AppUsage =>
+  Object.freeze({
+    inputTokens: Object.freeze({ state: "unavailable", reason }),
+    outputTokens: Object.freeze({ state: "unavailable", reason }),
+    totalTokens: Object.freeze({ state: "unavailable", reason }),
+    costUsd: Object.freeze({ state: "unavailable", reason }),
+  });
+
+/** Usage nobody reported; the common case is one shared, frozen value (it is never mutated). */
+const UNREPORTED = usageOf("usage-unreported");
+
+export const unreportedUsage = (reason = "usage-unreported"): AppUsage =>
+  reason === "usage-unreported" ? UNREPORTED : usageOf(reason);

@@ -42,19 +42,28 @@ export function evalCases(options: EvalCasesOptions = {}): CaseSource {
       yield { type: "eval-start", entry };
       // Every eval is started and ended, even after a cancel: sinks always see its end.
       const seen = new Set<string>();
-      const attemptsOf = function* (spec: CaseSpec): Generator<SourceItem> {
+      // The attempts of one case: one item in the common case, so no generator per case.
+      const attemptsOf = (spec: CaseSpec): SourceItem | SourceItem[] | undefined => {
         options.onCase?.(entry, spec);
         const duplicate = seen.has(spec.id);
         seen.add(spec.id);
+        const items: SourceItem[] = [];
         for (let trial = 0; trial < trials; trial++) {
           if (!selected(select, runnable.id, spec.id, trial)) continue;
           if (!duplicate) {
-            yield { type: "case", entry, spec, trial };
+            items.push({ type: "case", entry, spec, trial });
             continue;
           }
           const message = `case id "${spec.id}" appears twice in eval "${runnable.id}"; give each case a unique id`;
-          yield { type: "case", entry, spec, trial, record: crashed(runnable.id, spec, message) };
+          items.push({
+            type: "case",
+            entry,
+            spec,
+            trial,
+            record: crashed(runnable.id, spec, message),
+          });
         }
+        return items.length === 1 ? items[0] : items.length === 0 ? undefined : items;
       };
       try {
         const cases = signal.aborted ? [] : runnable.cases();
@@ -62,12 +71,18 @@ export function evalCases(options: EvalCasesOptions = {}): CaseSource {
         if (Symbol.iterator in cases) {
           for (const spec of cases as Iterable<CaseSpec>) {
             if (signal.aborted) break;
-            yield* attemptsOf(spec);
+            const items = attemptsOf(spec);
+            if (items === undefined) continue;
+            if (!Array.isArray(items)) yield items;
+            else for (const item of items) yield item;
           }
         } else {
           for await (const spec of cases) {
             if (signal.aborted) break;
-            yield* attemptsOf(spec);
+            const items = attemptsOf(spec);
+            if (items === undefined) continue;
+            if (!Array.isArray(items)) yield items;
+            else for (const item of items) yield item;
           }
         }
       } catch (error) {
