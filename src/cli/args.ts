@@ -37,6 +37,12 @@ export interface RunArgs extends StoreArgs, CompareDecision {
   reporters: string[];
   minPassRate?: number;
   minScore?: number;
+  /** Run attempts in a supervised child process (default); `--no-supervise` runs them here. */
+  supervise: boolean;
+  /** `--hang-timeout`: kill the eval process when its event loop is blocked this long, ms. */
+  hangTimeoutMs: number;
+  /** `--grace`: time attempts in flight get after the first SIGINT or SIGTERM, ms. */
+  graceMs: number;
 }
 
 /** Parsed `niceeval runs`. */
@@ -127,6 +133,11 @@ Run options
   --no-cache             do not read or write the judge cache
   --failures-only        print only the cases that did not pass
   --quiet                no progress line
+  --hang-timeout <ms>    kill and replace the eval process when its event loop is blocked this
+                         long; the attempts in flight are errored (default 60000)
+  --grace <ms>           after SIGINT or SIGTERM, time attempts in flight get to finish
+                         (default 10000; a second signal stops them at once)
+  --no-supervise         run attempts in the CLI process instead of a supervised child process
 
 Store options (run, runs, show, compare, view, export)
   --store <path>         the store file (default: $NICEEVAL_STORE, else .niceeval/niceeval.sqlite)
@@ -143,7 +154,7 @@ Comparison options (compare, and run with --baseline)
   -v, --version          show the version
 
 Exit codes: 0 all passed · 1 a case failed or errored (unless --min-pass-rate is met), a gate
-or regression check failed, or a file failed to load · 2 usage error or crash`;
+or regression check failed, or a file failed to load · 2 usage error or crash · 130 interrupted by SIGINT · 143 by SIGTERM`;
 
 const usage = (message: string) =>
   new NiceevalError("USAGE", `${message}. Run \`niceeval --help\`.`);
@@ -223,6 +234,9 @@ function parseRun(argv: readonly string[]): RunArgs {
     reporter: { type: "string", multiple: true },
     "min-pass-rate": { type: "string" },
     "min-score": { type: "string" },
+    "no-supervise": { type: "boolean" },
+    "hang-timeout": { type: "string" },
+    grace: { type: "string" },
   });
   const v = values;
   const args: RunArgs = {
@@ -236,6 +250,9 @@ function parseRun(argv: readonly string[]): RunArgs {
     noStore: v["no-store"] === true,
     tags: parseTags((v.tag as string[] | undefined) ?? []),
     reporters: (v.reporter as string[] | undefined) ?? [],
+    supervise: v["no-supervise"] !== true,
+    hangTimeoutMs: ms("--hang-timeout", v["hang-timeout"], 60_000, 10),
+    graceMs: ms("--grace", v.grace, 10_000, 0),
     ...decision(v),
   };
   if (args.noStore && v.store !== undefined)
@@ -390,6 +407,11 @@ function wholeNumber(
     throw usage(`${flag} must be a whole number from ${min} to ${max}, got "${text}"`);
   }
   return value;
+}
+
+/** A whole number of milliseconds a timer can arm. */
+function ms(flag: string, text: unknown, fallback: number, min: number): number {
+  return wholeNumber(flag, text as string | undefined, fallback, 2 ** 31 - 1001, min);
 }
 
 function fraction(flag: string, text: string | undefined): number | undefined {

@@ -16,6 +16,7 @@ import {
 import { runEvals } from "../../runner/run.js";
 import { SequenceHash } from "../../store/hash.js";
 import { storeSink } from "../../store/sink.js";
+import { guardRun, runExecutor } from "../../supervisor/index.js";
 import { makeFilter, type RunArgs } from "../args.js";
 import { findBaseline } from "../baseline.js";
 import { discoverEvalFiles } from "../discover.js";
@@ -48,6 +49,15 @@ export async function runCommand(args: RunArgs, io: CliIO, version: string): Pro
   const store = args.noStore
     ? undefined
     : await openStoreAt(storeLocation(args.store, io.env), io.cwd);
+  const executor = runExecutor({
+    supervise: args.supervise,
+    files,
+    cwd: io.cwd,
+    judgeCache: args.cache,
+    hangTimeoutMs: args.hangTimeoutMs,
+    stdoutFd: io.stdoutFd,
+    stderr: io.stderr,
+  });
   try {
     const loaded = await loadEvalFiles(files, io.cwd);
     // The baseline is found before the run is stored, so `latest` is the run before this one and
@@ -124,8 +134,12 @@ export async function runCommand(args: RunArgs, io: CliIO, version: string): Pro
       }
     }
     const abort = new AbortController();
-    const onSignal = () => abort.abort(new Error("interrupted"));
-    process.once("SIGINT", onSignal);
+    const guard = guardRun({
+      abort,
+      graceMs: args.graceMs,
+      interrupt: (reason) => executor.interrupt(reason),
+      stderr: io.stderr,
+    });
     let summary: Awaited<ReturnType<typeof runEvals>>;
     try {
       summary = await runEvals(loaded.entries, {
@@ -140,9 +154,20 @@ export async function runCommand(args: RunArgs, io: CliIO, version: string): Pro
         onCase: (index, spec) =>
           datasets[index]!.add({ id: spec.id, input: spec.input, expected: spec.expected }),
         loadErrors: loaded.errors,
+        executor,
       });
+    } catch (error) {
+      // The engine itself failed: the stored run says so instead of staying "running".
+      const endedAt = new Date().toISOString();
+      await store?.finishRun(runId, { status: "crashed", endedAt, summaries: [] }).catch(() => {});
+      throw error;
     } finally {
-      process.off("SIGINT", onSignal);
+      guard.dispose();
+    }
+    if (guard.exitCode !== undefined) {
+      const where = store ? "the report and the store hold" : "the report holds";
+      io.stderr(`niceeval: interrupted by ${guard.signal}; ${where} every attempt that finished\n`);
+      return guard.exitCode;
     }
     if (comparison) writeSync(reportFd, `\n${formatComparison(comparison)}\n`);
     if (baselineNote !== undefined) writeSync(reportFd, `\n${baselineNote}\n`);
@@ -169,9 +194,12 @@ export async function runCommand(args: RunArgs, io: CliIO, version: string): Pro
       code = 0;
     }
     if (unmet.length > 0) code = 1;
+    // An uncaught error no case owned (said on stderr when it happened) fails the run.
+    if (executor.runErrors.length + guard.errors.length > 0) code = 1;
     if (comparison && regressionExit(comparison, args, io) === 1) code = 1;
     return code;
   } finally {
+    await executor.close?.();
     await store?.close();
     await closeAnswerStores();
   }

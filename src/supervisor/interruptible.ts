@@ -1,0 +1,51 @@
+import type { AttemptRecord } from "../eval/record.js";
+import type { AttemptJob, Executor } from "../runner/executor.js";
+import { crashed } from "../runner/source.js";
+import { notStarted } from "./executor.js";
+
+/** An executor whose unfinished attempts can be given up on (a second Ctrl-C, a grace period). */
+export interface InterruptibleExecutor extends Executor {
+  /** Every attempt not finished resolves now, errored with `reason`; later ones too. */
+  interrupt(reason: string): void;
+}
+
+/**
+ * Wrap an in-process executor so an interrupt settles its attempts at once. Their work cannot be
+ * stopped in this process, only abandoned: the run finishes and writes its report while it runs.
+ */
+export function interruptible(inner: Executor): InterruptibleExecutor {
+  const pending = new Set<(reason: string) => void>();
+  let stopped: string | undefined;
+  const interrupted = (job: AttemptJob, reason: string, elapsedMs: number): AttemptRecord => ({
+    ...crashed(job.entry.eval.id, job.spec, reason),
+    elapsedMs,
+  });
+  return {
+    execute(job) {
+      if (stopped !== undefined)
+        return Promise.resolve(interrupted(job, notStarted(job.context.signal, stopped), 0));
+      return new Promise<AttemptRecord>((resolve, reject) => {
+        const started = performance.now();
+        const stop = (reason: string) =>
+          resolve(interrupted(job, reason, performance.now() - started));
+        pending.add(stop);
+        inner.execute(job).then(
+          (record) => {
+            pending.delete(stop);
+            resolve(record);
+          },
+          (error: unknown) => {
+            pending.delete(stop);
+            reject(error);
+          },
+        );
+      });
+    },
+    interrupt(reason) {
+      stopped ??= reason;
+      for (const stop of pending) stop(reason);
+      pending.clear();
+    },
+    ...(inner.close ? { close: () => inner.close!() } : {}),
+  };
+}

@@ -1,0 +1,94 @@
+import { errorMessage } from "../errors.js";
+
+/** Default time attempts in flight get to finish after the first SIGINT or SIGTERM, ms. */
+export const DEFAULT_GRACE_MS = 10_000;
+
+/** Options of {@link guardRun}. */
+export interface RunGuardOptions {
+  /** Aborted by the first signal: no new case starts, attempts in flight see their signal. */
+  abort: AbortController;
+  /** How long attempts in flight get after the first signal, ms. */
+  graceMs: number;
+  /** Give up on the attempts still in flight (after the grace period, or at a second signal). */
+  interrupt: (reason: string) => void;
+  stderr: (text: string) => void;
+}
+
+/** What a guarded run saw. */
+export interface RunGuard {
+  /** The signal that stopped the run, if one did. */
+  readonly signal: keyof typeof SIGNAL_NUMBERS | undefined;
+  /** The exit code that signal asks for (130 for SIGINT, 143 for SIGTERM). */
+  readonly exitCode: number | undefined;
+  /** Uncaught errors in this process during the run (user code loaded here, at top level). */
+  readonly errors: readonly string[];
+  dispose(): void;
+}
+
+const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
+
+/**
+ * Signals and uncaught errors during a run. The first SIGINT or SIGTERM aborts the run and
+ * starts the grace period; a second one (or the end of the grace period) interrupts the attempts
+ * still running, so the run ends now and still writes its report and store; a third exits at once.
+ */
+export function guardRun(options: RunGuardOptions): RunGuard {
+  let received: keyof typeof SIGNAL_NUMBERS | undefined;
+  let count = 0;
+  let grace: ReturnType<typeof setTimeout> | undefined;
+  const errors: string[] = [];
+  const onSignal = (signal: keyof typeof SIGNAL_NUMBERS) => {
+    count++;
+    received ??= signal;
+    if (count === 1) {
+      options.stderr(
+        `\nniceeval: ${signal}: no new case starts; attempts in flight have ${options.graceMs / 1000} s to finish (send ${signal} again to stop them now)\n`,
+      );
+      options.abort.abort(new Error(`interrupted by ${signal}`));
+      grace = setTimeout(
+        () =>
+          options.interrupt(
+            `interrupted by ${signal}: the attempt did not finish within the ${options.graceMs / 1000} s grace period`,
+          ),
+        options.graceMs,
+      );
+    } else if (count === 2) {
+      options.stderr(
+        `niceeval: ${signal} again: stopping the attempts in flight; writing the report\n`,
+      );
+      options.interrupt(`interrupted by ${signal} before the attempt finished`);
+    } else {
+      process.exit(128 + SIGNAL_NUMBERS[received]);
+    }
+  };
+  const onInt = () => onSignal("SIGINT");
+  const onTerm = () => onSignal("SIGTERM");
+  // User code loaded in this process (top-level timers, stray promises) must not end the run.
+  const onError = (kind: string) => (error: unknown) => {
+    const message = `${kind} outside any case: ${error instanceof Error ? (error.stack ?? error.message) : errorMessage(error)}`;
+    errors.push(message);
+    options.stderr(`niceeval: ${message}\n`);
+  };
+  const onException = onError("uncaught exception");
+  const onRejection = onError("unhandled rejection");
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
+  process.on("uncaughtException", onException);
+  process.on("unhandledRejection", onRejection);
+  return {
+    get signal() {
+      return received;
+    },
+    get exitCode() {
+      return received === undefined ? undefined : 128 + SIGNAL_NUMBERS[received];
+    },
+    errors,
+    dispose() {
+      if (grace) clearTimeout(grace);
+      process.off("SIGINT", onInt);
+      process.off("SIGTERM", onTerm);
+      process.off("uncaughtException", onException);
+      process.off("unhandledRejection", onRejection);
+    },
+  };
+}

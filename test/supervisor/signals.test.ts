@@ -1,0 +1,132 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openSqliteStore } from "../../src/store/index.js";
+import { type CliRun, cliPath, type FixtureProject, makeProject } from "../support/project.js";
+
+// Two quick cases, then one that never settles and says on stderr when it has started.
+const hangingSuite = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+
+export const waits = defineSuite({
+  id: "waits",
+  concurrency: 1,
+  cases: [
+    { id: "quick-1", input: "a", expected: "a" },
+    { id: "quick-2", input: "b", expected: "b" },
+    { id: "never", input: "never", expected: "never" },
+    { id: "not-reached", input: "c", expected: "c" },
+  ],
+  target: async (input) => {
+    if (input === "never") {
+      console.error("TARGET-STARTED never");
+      await new Promise(() => {});
+    }
+    return input;
+  },
+  scorers: [same],
+});
+`;
+
+/** Run the CLI and send `signals` (in order) once the hanging target has started. */
+function runAndSignal(
+  args: readonly string[],
+  cwd: string,
+  signals: readonly NodeJS.Signals[],
+): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], {
+      cwd,
+      env: { ...process.env, CI: "true", NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    let sent = false;
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      if (!sent && stderr.includes("TARGET-STARTED")) {
+        sent = true;
+        for (const [i, signal] of signals.entries())
+          setTimeout(() => child.kill(signal), 100 + i * 200);
+      }
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function storedStatus(
+  dir: string,
+  file: string,
+): Promise<{ status: string; attempts: string[] }> {
+  const store = await openSqliteStore(join(dir, file));
+  try {
+    const [run] = await store.listRuns();
+    const attempts: string[] = [];
+    for await (const record of store.streamAttempts(run!.runId))
+      attempts.push(`${record.caseId}:${record.verdict}`);
+    return { status: run!.status, attempts };
+  } finally {
+    await store.close();
+  }
+}
+
+describe("signals stop a run and still write the report and the store (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/waits.eval.ts": hangingSuite });
+  });
+  afterAll(() => project.cleanup());
+
+  for (const mode of [[], ["--no-supervise"]] as const) {
+    const label = mode.length ? "in process" : "supervised";
+
+    it(`${label}: SIGTERM waits the grace period, then exits 143 with the report`, async () => {
+      const run = await runAndSignal(
+        ["run", ...mode, "--grace", "300", "--store", `term-${label}.sqlite`],
+        project.dir,
+        ["SIGTERM"],
+      );
+      expect(run.code).toBe(143);
+      expect(run.stdout).toMatch(/✓ quick-1 passed/);
+      expect(run.stdout).toMatch(/✓ quick-2 passed/);
+      expect(run.stdout).toMatch(/! never errored/);
+      expect(run.stdout).toMatch(
+        /interrupted by SIGTERM: the attempt did not finish within the 0\.3 s grace period/,
+      );
+      expect(run.stdout).toMatch(/cancelled/);
+      expect(run.stderr).toMatch(/interrupted by SIGTERM/);
+      // A case that had been read but not started is errored as such, or not run at all.
+      expect(run.stdout).not.toMatch(/not-reached passed/);
+      if (run.stdout.includes("not-reached"))
+        expect(run.stdout).toMatch(/interrupted by SIGTERM before the attempt started/);
+      const stored = await storedStatus(project.dir, `term-${label}.sqlite`);
+      expect(stored.status).toBe("interrupted");
+      expect(stored.attempts).toEqual(
+        expect.arrayContaining(["never:errored", "quick-1:passed", "quick-2:passed"]),
+      );
+    });
+
+    it(`${label}: a second SIGINT skips the grace period and exits 130 with the report`, async () => {
+      const run = await runAndSignal(
+        ["run", ...mode, "--grace", "600000", "--store", `int-${label}.sqlite`],
+        project.dir,
+        ["SIGINT", "SIGINT"],
+      );
+      expect(run.code).toBe(130);
+      expect(run.stdout).toMatch(/✓ quick-2 passed/);
+      expect(run.stdout).toMatch(/interrupted by SIGINT before the attempt finished/);
+      expect(run.stdout).toMatch(/Summary/);
+      const stored = await storedStatus(project.dir, `int-${label}.sqlite`);
+      expect(stored.status).toBe("interrupted");
+      expect(stored.attempts).toContain("never:errored");
+    });
+  }
+});
