@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { NiceevalError } from "../errors.js";
+import { openStore } from "../store/open-store.js";
 import { isPostgresUrl } from "../store/postgres/connection.js";
 import type { Store } from "../store/types.js";
 
@@ -15,19 +16,9 @@ export function storeLocation(
   return flag ?? (env.NICEEVAL_STORE || DEFAULT_STORE_PATH);
 }
 
-/**
- * Open the store at a location: a `postgres://` or `postgresql://` URL is a PostgreSQL
- * database; anything else is a SQLite file path, relative to cwd.
- */
-export async function openStoreAt(location: string, cwd: string): Promise<Store> {
-  // Each backend (and its driver, native or not) loads only when a store of its kind is opened.
-  if (isPostgresUrl(location)) {
-    const { openPostgresStore } = await import("../store/postgres/index.js");
-    return openPostgresStore(location);
-  }
-  const { openSqliteStore } = await import("../store/sqlite/index.js");
-  return openSqliteStore(resolve(cwd, location));
-}
+/** Open the store a command names, relative to the command's folder. */
+export const openStoreAt = (location: string, cwd: string): Promise<Store> =>
+  openStore(location, { cwd });
 
 /** Whether the store exists: a PostgreSQL URL is taken to, a SQLite file must be there. */
 export function storeExists(location: string, cwd: string): boolean {

@@ -1,3 +1,14 @@
+export { type CompareOptions, compareRuns } from "../compare/compare-runs.js";
+export { formatComparison, formatComparisonMarkdown } from "../compare/format.js";
+export type {
+  CaseChange,
+  ComparabilityWarning,
+  Comparison,
+  ComparisonStats,
+  EvalComparison,
+  RegressionDecision,
+} from "../compare/types.js";
+export { openStore } from "./open-store.js";
 export { openPostgresStore, type PostgresStoreOptions } from "./postgres/index.js";
 export { MIN_RUN_PREFIX, resolveRunRef } from "./resolve.js";
 export { openSqliteStore, type SqliteStoreOptions } from "./sqlite/index.js";

@@ -1,0 +1,20 @@
+import { resolve } from "node:path";
+import { isPostgresUrl } from "./postgres/connection.js";
+import type { Store } from "./types.js";
+
+/**
+ * Open the store at a location: a `postgres://` or `postgresql://` URL is a PostgreSQL
+ * database; anything else is a SQLite file path, relative to `cwd` (default: the process's).
+ * Each backend, and its driver, loads only when a store of its kind is opened.
+ * @example
+ * const store = await openStore(".niceeval/niceeval.sqlite");
+ * const comparison = await compareRuns(store, baseId, headId);
+ */
+export async function openStore(location: string, options: { cwd?: string } = {}): Promise<Store> {
+  if (isPostgresUrl(location)) {
+    const { openPostgresStore } = await import("./postgres/index.js");
+    return openPostgresStore(location);
+  }
+  const { openSqliteStore } = await import("./sqlite/index.js");
+  return openSqliteStore(resolve(options.cwd ?? process.cwd(), location));
+}
