@@ -341,11 +341,13 @@ function pairStats(
   const clusterOption = clustered ? { clusters } : {};
   let passRate: ComparisonStats["passRate"] = null;
   if (n > 0) {
-    const paired = pairedDifference(basePass, headPass, {
-      alpha: options.alpha,
-      resamples: 0,
-      ...clusterOption,
-    });
+    const paired = withinUnitDifference(
+      pairedDifference(basePass, headPass, {
+        alpha: options.alpha,
+        resamples: 0,
+        ...clusterOption,
+      }),
+    );
     passRate = {
       n,
       base: paired.meanBase,
@@ -367,14 +369,26 @@ function pairStats(
       headScore[j] = meanScore(pairs[at]!.head)!;
       scoreClusters[j] = clusters[at]!;
     });
-    meanScoreDiff = pairedDifference(baseScore, headScore, {
-      alpha: options.alpha,
-      seed: options.seed,
-      resamples: options.resamples,
-      ...(clustered ? { clusters: scoreClusters } : {}),
-    });
+    meanScoreDiff = withinUnitDifference(
+      pairedDifference(baseScore, headScore, {
+        alpha: options.alpha,
+        seed: options.seed,
+        resamples: options.resamples,
+        ...(clustered ? { clusters: scoreClusters } : {}),
+      }),
+    );
   }
   return { pairs: n, transitions, newFailures, passRate, meanScore: meanScoreDiff, leftOut };
+}
+
+/** Shares and scores lie in [0, 1], so their differences lie in [−1, 1]; so does the interval. */
+function withinUnitDifference(difference: PairedDifference): PairedDifference {
+  const interval = difference.interval;
+  if (!interval) return difference;
+  return {
+    ...difference,
+    interval: { ...interval, low: Math.max(-1, interval.low), high: Math.min(1, interval.high) },
+  };
 }
 
 function mergeLeftOut(parts: readonly LeftOut[]): LeftOut {
