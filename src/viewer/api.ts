@@ -40,8 +40,15 @@ export interface RunRow {
   passRateInterval: Interval | null;
   meanScore: number | null;
   scoredAttempts: number;
-  /** Per-eval pass rate and mean score, for the trend charts (finished runs only). */
-  perEval: { evalId: string; passRate: number | null; n: number; meanScore: number | null }[];
+  /** Per-eval pass rate and mean score with their 95% intervals, for the trend charts (finished runs only). */
+  perEval: {
+    evalId: string;
+    passRate: number | null;
+    passRateInterval: Interval | null;
+    n: number;
+    meanScore: number | null;
+    meanScoreInterval: Interval | null;
+  }[];
 }
 
 /** One eval of a run, with its figures and their intervals. */
@@ -116,7 +123,14 @@ export function runRow(run: StoredRun): RunRow {
     scoredAttempts: totals.scoredAttempts,
     perEval: (run.summaries ?? []).map((s) => {
       const n = s.cases - s.skipped;
-      return { evalId: s.evalId, passRate: n > 0 ? s.passed / n : null, n, meanScore: s.meanScore };
+      return {
+        evalId: s.evalId,
+        passRate: n > 0 ? s.passed / n : null,
+        passRateInterval: wilsonInterval(s.passed, n),
+        n,
+        meanScore: s.meanScore,
+        meanScoreInterval: scoreInterval(s),
+      };
     }),
   };
 }
@@ -171,6 +185,12 @@ export async function runDetail(store: Store, run: StoredRun): Promise<RunDetail
   return { run: runRow(run), manifest: run, evals, labels: [...labels].sort() };
 }
 
+/** A mean score's 95% interval, kept inside [0, 1] where scores live. */
+function scoreInterval(s: EvalSummary): Interval | null {
+  const iv = s.meanScore === null ? null : meanInterval(s.meanScore, s.sdScore, s.scoredCases);
+  return iv && { ...iv, low: Math.max(0, iv.low), high: Math.min(1, iv.high) };
+}
+
 function fromSummary(s: EvalSummary): EvalView {
   const judged = s.cases - s.skipped;
   return {
@@ -183,8 +203,7 @@ function fromSummary(s: EvalSummary): EvalView {
     passRate: judged > 0 ? s.passed / judged : null,
     passRateInterval: wilsonInterval(s.passed, judged),
     meanScore: s.meanScore,
-    meanScoreInterval:
-      s.meanScore === null ? null : meanInterval(s.meanScore, s.sdScore, s.scoredCases),
+    meanScoreInterval: scoreInterval(s),
     scoredCases: s.scoredCases,
     partialCases: s.partialCases,
     summary: s,

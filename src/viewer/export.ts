@@ -2,10 +2,14 @@ import { once } from "node:events";
 import { createWriteStream } from "node:fs";
 import { compareRuns } from "../compare/compare-runs.js";
 import type { Comparison } from "../compare/types.js";
+import type { AttemptRecord } from "../eval/record.js";
 import { safeStringify } from "../report/json-safe.js";
 import { resolveRunRef } from "../store/resolve.js";
 import type { Store, StoredRun } from "../store/types.js";
+import type { AttemptRow, RunDetail, RunRow } from "./api.js";
 import { attemptRow, runDetail, runRow } from "./api.js";
+import { loadApp } from "./app-files.js";
+import { ChartFold, type RunCharts } from "./charts.js";
 import { scriptSafeJson, staticPageParts } from "./html.js";
 
 /** Options of {@link exportHtml}. */
@@ -18,6 +22,16 @@ export interface ExportOptions {
   file: string;
 }
 
+/** The data a static export embeds: what the live API would answer, for one run (and its baseline). */
+export interface StaticData {
+  runs: RunRow[];
+  details: Record<string, RunDetail>;
+  comparison: Comparison | null;
+  /** Per run: the table's rows and the full records, in the same order. */
+  attempts: Record<string, { rows: AttemptRow[]; records: AttemptRecord[] }>;
+  charts: Record<string, RunCharts>;
+}
+
 /** What an export wrote. */
 export interface ExportResult {
   runId: string;
@@ -27,7 +41,7 @@ export interface ExportResult {
 }
 
 /**
- * Write one self-contained HTML file of a run: the viewer's app and stylesheet inlined, the
+ * Write one self-contained HTML file of a run: the viewer's built module and stylesheet inlined, the
  * data embedded as JSON, a Content-Security-Policy that allows no request. Opens from file://.
  * Attempts are streamed from the store to the file, never all held as objects.
  * @example
@@ -38,13 +52,14 @@ export async function exportHtml(options: ExportOptions): Promise<ExportResult> 
   const run = await resolveRunRef(store, options.run);
   const base = options.baseline ? await resolveRunRef(store, options.baseline) : undefined;
   const comparison = base ? await compareRuns(store, base.runId, run.runId) : undefined;
+  const app = loadApp();
   const out = createWriteStream(options.file);
   let bytes = 0;
   const write = async (text: string) => {
     bytes += Buffer.byteLength(text);
     if (!out.write(text)) await once(out, "drain");
   };
-  const parts = staticPageParts(`niceeval · ${run.name ?? run.runId.slice(0, 8)}`);
+  const parts = staticPageParts(`niceeval · ${run.name ?? run.runId.slice(0, 8)}`, app);
   await write(parts.head);
   const json = (value: unknown) => write(scriptSafeJson(safeStringify(value)));
   const runs = base ? [run, base] : [run];
@@ -58,7 +73,8 @@ export async function exportHtml(options: ExportOptions): Promise<ExportResult> 
   await write('},"comparison":');
   await json(comparison ?? null);
   await write(',"attempts":{');
-  const attempts = await writeAttempts(store, run, () => true, write, json);
+  const charts = new ChartFold();
+  const attempts = await writeAttempts(store, run, () => true, write, json, charts);
   if (base && comparison) {
     const changed = changedKeys(comparison);
     await write(",");
@@ -70,6 +86,8 @@ export async function exportHtml(options: ExportOptions): Promise<ExportResult> 
       json,
     );
   }
+  await write(`},"charts":{${JSON.stringify(run.runId)}:`);
+  await json(charts.result());
   await write("}}");
   await write(parts.tail);
   out.end();
@@ -89,12 +107,14 @@ async function writeAttempts(
   keep: (evalId: string, caseId: string) => boolean,
   write: (text: string) => Promise<void>,
   json: (value: unknown) => Promise<void>,
+  charts?: ChartFold,
 ): Promise<number> {
   // Rows are small: held for the second pass; records go straight to the file.
   const rows: string[] = [];
   await write(`${JSON.stringify(run.runId)}:{"records":[`);
   for await (const record of store.streamAttempts(run.runId)) {
     if (!keep(record.evalId, record.caseId)) continue;
+    charts?.add(record);
     if (rows.length) await write(",");
     await json(record);
     rows.push(scriptSafeJson(safeStringify(attemptRow(record))));

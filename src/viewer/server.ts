@@ -1,6 +1,9 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createAdaptorServer } from "@hono/node-server";
+import { type Context, Hono } from "hono";
+import { getCookie, setCookie } from "hono/cookie";
 import { errorMessage, NiceevalError } from "../errors.js";
 import { safeStringify } from "../report/json-safe.js";
 import { resolveRunRef } from "../store/resolve.js";
@@ -13,9 +16,9 @@ import {
   listRunRows,
   runDetail,
 } from "./api.js";
-import { APP_CSS } from "./assets/css.js";
-import { APP_JS } from "./assets/js.js";
-import { livePage, SERVER_CSP } from "./html.js";
+import { type AppFiles, loadApp } from "./app-files.js";
+import { type RunCharts, runCharts } from "./charts.js";
+import { SERVER_CSP } from "./html.js";
 
 /** Options of {@link startViewer}. */
 export interface ViewerOptions {
@@ -43,9 +46,10 @@ const COOKIE = "niceeval_session";
 const STATUSES = new Set<string>(["running", "finished", "interrupted", "crashed"]);
 
 /**
- * Serve the viewer over a store: the web app and its JSON API, on loopback unless told
- * otherwise, behind a random session token that the first request exchanges for an HttpOnly,
- * SameSite=Strict cookie. Without either, every request is answered 401.
+ * Serve the viewer over a store: the built web app and its JSON API (a Hono app on Node's HTTP
+ * server), on loopback unless told otherwise, behind a random session token that the first
+ * request exchanges for an HttpOnly, SameSite=Strict cookie. Without either, every request is
+ * answered 401.
  * @example
  * const viewer = await startViewer({ store });
  * console.log(viewer.url); // http://127.0.0.1:41234/?token=…
@@ -53,12 +57,8 @@ const STATUSES = new Set<string>(["running", "finished", "interrupted", "crashed
 export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   const host = options.host ?? "127.0.0.1";
   const token = options.token ?? randomBytes(24).toString("base64url");
-  const server = createServer((req, res) => {
-    handle(options.store, token, req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, { error: errorMessage(error) });
-      else res.destroy();
-    });
-  });
+  const web = viewerApp(options.store, token, loadApp());
+  const server = createAdaptorServer({ fetch: web.fetch }) as Server;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, host, () => {
@@ -81,96 +81,116 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   };
 }
 
-function authorised(req: IncomingMessage, url: URL, token: string): "token" | "cookie" | false {
-  const same = (given: string | undefined | null) => {
-    if (!given) return false;
-    const a = Buffer.from(given);
-    const b = Buffer.from(token);
-    return a.length === b.length && timingSafeEqual(a, b);
-  };
-  if (same(url.searchParams.get("token"))) return "token";
-  const cookie = (req.headers.cookie ?? "")
-    .split(";")
-    .map((c) => c.trim())
-    .find((c) => c.startsWith(`${COOKIE}=`));
-  return same(cookie?.slice(COOKIE.length + 1)) ? "cookie" : false;
+function sameToken(given: string | undefined | null, token: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
-async function handle(
-  store: Store,
-  token: string,
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<void> {
-  const url = new URL(req.url ?? "/", "http://viewer.invalid");
-  res.setHeader("Content-Security-Policy", SERVER_CSP);
-  res.setHeader("X-Content-Type-Options", "nosniff");
-  res.setHeader("Referrer-Policy", "no-referrer");
-  res.setHeader("Cache-Control", "no-store");
-  if (req.method !== "GET" && req.method !== "HEAD") {
-    sendJson(res, 405, { error: "the viewer is read-only: GET only" });
-    return;
-  }
-  const auth = authorised(req, url, token);
-  if (!auth) {
-    sendJson(res, 401, {
-      error: "no session: open the URL that `niceeval view` printed (it carries ?token=…)",
+const json = (c: Context, value: unknown, status: 200 | 400 | 401 | 404 | 405 | 500 = 200) =>
+  c.body(safeStringify(value), status, { "Content-Type": "application/json; charset=utf-8" });
+
+/** The viewer as a Hono app: security headers, the session, the app's files, the JSON API. */
+export function viewerApp(store: Store, token: string, app: AppFiles): Hono {
+  const web = new Hono();
+  // Finished runs do not change: their charts (a pass over every attempt) are kept, a few at a time.
+  const charts = new Map<string, RunCharts>();
+
+  web.use(async (c, next) => {
+    await next();
+    c.res.headers.set("Content-Security-Policy", SERVER_CSP);
+    c.res.headers.set("X-Content-Type-Options", "nosniff");
+    c.res.headers.set("Referrer-Policy", "no-referrer");
+    c.res.headers.set("Cache-Control", "no-store");
+  });
+
+  web.use(async (c, next) => {
+    if (c.req.method !== "GET" && c.req.method !== "HEAD")
+      return json(c, { error: "the viewer is read-only: GET only" }, 405);
+    if (sameToken(c.req.query("token"), token)) {
+      setCookie(c, COOKIE, token, { httpOnly: true, sameSite: "Strict", path: "/" });
+      if (!c.req.path.startsWith("/api/")) {
+        // Drop the token from the address bar and history once the cookie holds it.
+        const url = new URL(c.req.url);
+        url.searchParams.delete("token");
+        return c.redirect(`${url.pathname}${url.search}`, 302);
+      }
+    } else if (!sameToken(getCookie(c, COOKIE), token)) {
+      return json(
+        c,
+        { error: "no session: open the URL that `niceeval view` printed (it carries ?token=…)" },
+        401,
+      );
+    }
+    await next();
+  });
+
+  const page = (c: Context) => c.html(app.index);
+  web.get("/", page);
+  web.get("/index.html", page);
+  web.get("/assets/*", (c) => {
+    const file = app.files.get(c.req.path);
+    if (!file) return json(c, { error: `no file ${c.req.path}` }, 404);
+    return c.body(new Uint8Array(file.body), 200, { "Content-Type": file.type });
+  });
+
+  web.get("/api/runs", async (c) =>
+    json(c, { runs: await listRunRows(store, runQuery(new URL(c.req.url).searchParams)) }),
+  );
+  web.get("/api/runs/:run", async (c) =>
+    json(c, await runDetail(store, await resolveRunRef(store, c.req.param("run")))),
+  );
+  web.get("/api/runs/:run/attempts", async (c) => {
+    const run = await resolveRunRef(store, c.req.param("run"));
+    return json(
+      c,
+      await attemptRows(store, run.runId, attemptQueryOf(new URL(c.req.url).searchParams)),
+    );
+  });
+  web.get("/api/runs/:run/attempts/:evalId/:caseId", async (c) => {
+    const run = await resolveRunRef(store, c.req.param("run"));
+    const { evalId, caseId } = c.req.param();
+    return json(c, {
+      runId: run.runId,
+      evalId,
+      caseId,
+      trials: await caseTrials(store, run.runId, evalId, caseId),
     });
-    return;
-  }
-  if (auth === "token") {
-    res.setHeader("Set-Cookie", `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`);
-    if (!url.pathname.startsWith("/api/")) {
-      // Drop the token from the address bar and history once the cookie holds it.
-      url.searchParams.delete("token");
-      res.writeHead(302, { Location: `${url.pathname}${url.search}` }).end();
-      return;
+  });
+  web.get("/api/runs/:run/charts", async (c) => {
+    const run = await resolveRunRef(store, c.req.param("run"));
+    const kept = charts.get(run.runId);
+    if (kept) return json(c, kept);
+    const result = await runCharts(store, run.runId);
+    if (run.status !== "running") {
+      charts.set(run.runId, result);
+      if (charts.size > 8) charts.delete(charts.keys().next().value!);
     }
-  }
-  const path = url.pathname;
-  if (path === "/" || path === "/index.html") return send(res, 200, "text/html", livePage());
-  if (path === "/app.js") return send(res, 200, "text/javascript", APP_JS);
-  if (path === "/app.css") return send(res, 200, "text/css", APP_CSS);
-  if (!path.startsWith("/api/")) return sendJson(res, 404, { error: `no page ${path}` });
-  try {
-    sendJson(res, 200, await api(store, path.slice(5).split("/").map(decodeURIComponent), url));
-  } catch (error) {
-    if (error instanceof NiceevalError && /^(RUN_|COMPARE_)/.test(error.code)) {
-      sendJson(res, error.code === "RUN_NOT_FOUND" ? 404 : 400, {
-        error: error.message,
-        code: error.code,
-      });
-      return;
-    }
-    throw error;
-  }
-}
-
-/** The JSON API: runs, a run, a page of its attempts, a case's trials, a comparison. */
-async function api(store: Store, parts: string[], url: URL): Promise<unknown> {
-  const p = url.searchParams;
-  const [first, id, sub, evalId, caseId, extra] = parts;
-  if (first === "runs" && id === undefined) return { runs: await listRunRows(store, runQuery(p)) };
-  if (first === "runs" && id !== undefined) {
-    const run = await resolveRunRef(store, id);
-    if (sub === undefined) return runDetail(store, run);
-    if (sub === "attempts" && evalId === undefined)
-      return attemptRows(store, run.runId, attemptQueryOf(p));
-    if (sub === "attempts" && evalId !== undefined && caseId !== undefined && extra === undefined)
-      return {
-        runId: run.runId,
-        evalId,
-        caseId,
-        trials: await caseTrials(store, run.runId, evalId, caseId),
-      };
-  }
-  if (first === "compare" && parts.length === 1) {
-    const base = p.get("base");
-    const head = p.get("head");
+    return json(c, result);
+  });
+  web.get("/api/compare", async (c) => {
+    const base = c.req.query("base");
+    const head = c.req.query("head");
     if (!base || !head) throw new NiceevalError("COMPARE_USAGE", "compare needs ?base=&head=");
-    return compareRefs(store, base, head);
-  }
-  throw new NiceevalError("RUN_NOT_FOUND", `no API /api/${parts.join("/")}`);
+    return json(c, await compareRefs(store, base, head));
+  });
+
+  web.notFound((c) =>
+    c.req.path.startsWith("/api/")
+      ? json(c, { error: `no API ${c.req.path}` }, 404)
+      : json(c, { error: `no page ${c.req.path}` }, 404),
+  );
+  web.onError((error, c) => {
+    if (error instanceof NiceevalError && /^(RUN_|COMPARE_)/.test(error.code))
+      return json(
+        c,
+        { error: error.message, code: error.code },
+        error.code === "RUN_NOT_FOUND" ? 404 : 400,
+      );
+    return json(c, { error: errorMessage(error) }, 500);
+  });
+  return web;
 }
 
 function runQuery(p: URLSearchParams): RunListQuery {
@@ -190,16 +210,4 @@ function runQuery(p: URLSearchParams): RunListQuery {
   }
   if (Object.keys(tags).length > 0) query.tags = tags;
   return query;
-}
-
-function send(res: ServerResponse, status: number, type: string, body: string): void {
-  res.writeHead(status, {
-    "Content-Type": `${type}; charset=utf-8`,
-    "Content-Length": Buffer.byteLength(body),
-  });
-  res.end(body);
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  send(res, status, "application/json", safeStringify(value));
 }

@@ -5,7 +5,9 @@ import { parseCliArgs } from "../../src/cli/args.js";
 import { main } from "../../src/cli/main.js";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import type { RowPage, RunDetail, RunRow } from "../../src/viewer/api.js";
+import type { RunCharts } from "../../src/viewer/charts.js";
 import { startViewer, type Viewer } from "../../src/viewer/server.js";
+import { ensureViewerApp } from "./app.js";
 import { storeWithRuns } from "./fixture.js";
 
 let fixture: Awaited<ReturnType<typeof storeWithRuns>>;
@@ -18,6 +20,7 @@ const api = async <T>(path: string, headers: Record<string, string> = { cookie }
 };
 
 beforeAll(async () => {
+  await ensureViewerApp();
   fixture = await storeWithRuns();
   viewer = await startViewer({ store: fixture.store });
   const res = await fetch(viewer.url, { redirect: "manual" });
@@ -40,7 +43,7 @@ describe("the viewer's session", () => {
   });
 
   it("answers 401 without the token or its cookie, and with a wrong one", async () => {
-    for (const path of ["/", "/app.js", "/api/runs", `/api/runs/${fixture.headId}`]) {
+    for (const path of ["/", "/assets/app.js", "/api/runs", `/api/runs/${fixture.headId}`]) {
       expect((await fetch(`${viewer.origin}${path}`)).status).toBe(401);
     }
     expect((await fetch(`${viewer.origin}/api/runs?token=nope`)).status).toBe(401);
@@ -57,12 +60,37 @@ describe("the viewer's session", () => {
     expect((await api("/api/runs")).status).toBe(200);
   });
 
-  it("serves the page with a strict Content-Security-Policy and no inline script", async () => {
+  it("serves the page Vite built, with a strict Content-Security-Policy and no inline script", async () => {
     const res = await fetch(`${viewer.origin}/`, { headers: { cookie } });
     const html = await res.text();
     expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
-    expect(html).toContain('<script type="module" src="/app.js">');
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
+    const src = html.match(
+      /<script type="module" crossorigin src="(\/assets\/app-[\w-]+\.js)">/,
+    )?.[1];
+    expect(src).toBeTruthy();
     expect(html).not.toMatch(/<script>(?!<)/);
+    expect(html).not.toMatch(/(src|href)="https?:/);
+    const js = await fetch(`${viewer.origin}${src}`, { headers: { cookie } });
+    expect(js.status).toBe(200);
+    expect(js.headers.get("content-type")).toContain("text/javascript");
+    expect(await js.text()).toContain("niceeval-data");
+    const css = html.match(/href="(\/assets\/app-[\w-]+\.css)"/)?.[1];
+    expect((await fetch(`${viewer.origin}${css}`, { headers: { cookie } })).status).toBe(200);
+    expect(
+      (await fetch(`${viewer.origin}/assets/nothing.js`, { headers: { cookie } })).status,
+    ).toBe(404);
+  });
+
+  it("is read-only: GET and HEAD answer, anything else is 405", async () => {
+    const head = await fetch(`${viewer.origin}/api/runs`, { method: "HEAD", headers: { cookie } });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    for (const method of ["POST", "PUT", "DELETE"]) {
+      const res = await fetch(`${viewer.origin}/api/runs`, { method, headers: { cookie } });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
+    }
   });
 });
 
@@ -122,6 +150,20 @@ describe("the viewer's API over a store of real runs", () => {
     expect(body.evals[0]!.changes).toEqual([
       expect.objectContaining({ caseId: "case-3", kind: "pass-to-fail", regression: true }),
     ]);
+  });
+
+  it("gives a run's charts: score bins per eval and each scorer's pass rate with its interval", async () => {
+    const { body } = await api<RunCharts>(`/api/runs/head/charts`);
+    expect(body.evals).toHaveLength(1);
+    const [greetings] = body.evals;
+    // Every attempt has the unavailable judge: its score is partial, still binned by the gate.
+    expect(greetings!.bins.reduce((a, b) => a + b, 0) + greetings!.unavailable).toBe(14);
+    const exact = body.scorers.find((s) => s.label === "exact")!;
+    expect(exact).toMatchObject({ matched: 10, mismatched: 4, judged: 14 });
+    expect(exact.passRateInterval!.low).toBeLessThan(10 / 14);
+    const judge = body.scorers.find((s) => s.label === "tone-judge")!;
+    // No evidence is no rate, not a zero.
+    expect(judge).toMatchObject({ unavailable: 14, judged: 0, passRate: null });
   });
 
   it("answers 404 for an unknown run, with what exists", async () => {

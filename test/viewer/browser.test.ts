@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -9,11 +9,14 @@ import { exportHtml } from "../../src/viewer/export.js";
 import { startViewer, type Viewer } from "../../src/viewer/server.js";
 import { attempt, manifest } from "../store/fixtures.js";
 import { repoRoot } from "../support/project.js";
+import { ensureViewerApp } from "./app.js";
 import { launchChromium } from "./browser.js";
 import { HOSTILE, storeWithRuns } from "./fixture.js";
 
 /** Screenshots of each page, kept as artifacts (tmp/ is ignored by git). */
 const shots = join(repoRoot, "tmp", "viewer-screenshots");
+/** NICEEVAL_README_SCREENSHOTS=1 also refreshes the README's run and case pictures. */
+const readmeShots = process.env.NICEEVAL_README_SCREENSHOTS === "1";
 
 let fixture: Awaited<ReturnType<typeof storeWithRuns>>;
 let viewer: Viewer;
@@ -23,6 +26,7 @@ const requests: string[] = [];
 const errors: string[] = [];
 
 beforeAll(async () => {
+  await ensureViewerApp();
   fixture = await storeWithRuns();
   viewer = await startViewer({ store: fixture.store });
   browser = await launchChromium();
@@ -50,8 +54,12 @@ const countIs = (p: Page, n: number) =>
     n,
   );
 
-const shot = (name: string) =>
-  page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+async function shot(name: string, readme = false): Promise<void> {
+  const path = join(shots, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  if (readme && readmeShots)
+    await copyFile(path, join(repoRoot, "docs", "images", `viewer-${name}.png`));
+}
 
 describe("the viewer in a real Chromium", () => {
   it("opens the runs page from the printed URL", async () => {
@@ -62,6 +70,11 @@ describe("the viewer in a real Chromium", () => {
     expect(rows).toHaveLength(2);
     expect(rows[0]).toContain("head");
     expect(rows[0]).toMatch(/71\.4% \[\d+\.\d%, \d+\.\d%\] n=14/);
+    // uPlot draws the trend of the eval over the two runs, with its bands.
+    const trend = page.locator(".charts figure", {
+      hasText: "greetings: pass rate and mean score over 2 runs",
+    });
+    await trend.locator("canvas").waitFor();
     await shot("runs");
   });
 
@@ -70,7 +83,13 @@ describe("the viewer in a real Chromium", () => {
     await page.locator(".vt-row[data-case]").first().waitFor();
     expect(await page.locator("table.evals").textContent()).toContain("greetings");
     expect(await page.locator("#count").textContent()).toBe("14 attempts");
-    await shot("run");
+    const histogram = page.locator("figure", { hasText: "greetings: score distribution, n=" });
+    await histogram.locator("canvas").waitFor();
+    const scorers = page.locator("figure", { hasText: "greetings: pass rate per scorer" });
+    await scorers.locator("canvas").waitFor();
+    // The judge with no evidence is named as left out, not drawn as a zero bar.
+    expect(await scorers.textContent()).toContain("tone-judge: 14 unavailable");
+    await shot("run", true);
   });
 
   it("filters to failures through the URL, and a reload keeps the view", async () => {
@@ -111,7 +130,7 @@ describe("the viewer in a real Chromium", () => {
     expect(await page.locator(".trials .trial").count()).toBe(2);
     expect(await page.locator(".diff .d-add").textContent()).toBe("+ goodbye name-3");
     expect(await page.locator(".trace").textContent()).toContain("lookup");
-    await shot("case");
+    await shot("case", true);
   });
 
   it("renders hostile output as text: nothing runs, nothing is fetched", async () => {
@@ -158,6 +177,10 @@ describe("the viewer in a real Chromium", () => {
       expect(await exported.locator("tr.run-row").first().textContent()).toContain("head");
       await exported.getByRole("link", { name: "head", exact: true }).click();
       await countIs(exported, 14);
+      await exported
+        .locator("figure", { hasText: "score distribution" })
+        .locator("canvas")
+        .waitFor();
       await exported.goto(`${url}#/case/${fixture.headId}/greetings/case-3`);
       await exported.locator("tr[data-state=unavailable]").first().waitFor();
       await exported.goto(`${url}#/compare?base=base&head=head`);

@@ -1,0 +1,95 @@
+import type { AttemptRecord } from "../eval/record.js";
+import { type Interval, wilsonInterval } from "../stats/interval.js";
+import type { Store } from "../store/types.js";
+
+/** The Run page's charts: score distribution per eval, pass rate per scorer. */
+export interface RunCharts {
+  evals: ScoreHistogram[];
+  scorers: ScorerRate[];
+}
+
+/** Scores (earned / max) of an eval's attempts in ten bins; unavailable ones counted aside. */
+export interface ScoreHistogram {
+  evalId: string;
+  bins: number[];
+  /** Attempts whose score is a lower bound (binned by it). */
+  partial: number;
+  /** Attempts with no score at all: not binned, never a zero. */
+  unavailable: number;
+}
+
+/** A scorer (judgment label) of an eval: how often it matched among the attempts it judged. */
+export interface ScorerRate {
+  evalId: string;
+  label: string;
+  matched: number;
+  mismatched: number;
+  errored: number;
+  unavailable: number;
+  /** matched + mismatched + errored: unavailable judgments are left out. */
+  judged: number;
+  passRate: number | null;
+  passRateInterval: Interval | null;
+}
+
+const BINS = 10;
+
+/** Folds attempts into {@link RunCharts}: one pass, memory bounded by evals × labels. */
+export class ChartFold {
+  readonly #evals = new Map<string, ScoreHistogram>();
+  readonly #scorers = new Map<string, ScorerRate>();
+
+  add(record: AttemptRecord): void {
+    let e = this.#evals.get(record.evalId);
+    if (!e) {
+      e = { evalId: record.evalId, bins: Array(BINS).fill(0), partial: 0, unavailable: 0 };
+      this.#evals.set(record.evalId, e);
+    }
+    const { score } = record;
+    if (score.state === "unavailable" || score.max <= 0) e.unavailable++;
+    else {
+      if (score.state === "partial") e.partial++;
+      const bin = Math.min(BINS - 1, Math.max(0, Math.floor((score.earned / score.max) * BINS)));
+      e.bins[bin]!++;
+    }
+    for (const j of record.judgments) {
+      const key = `${record.evalId}\n${j.label}`;
+      let s = this.#scorers.get(key);
+      if (!s) {
+        s = {
+          evalId: record.evalId,
+          label: j.label,
+          matched: 0,
+          mismatched: 0,
+          errored: 0,
+          unavailable: 0,
+          judged: 0,
+          passRate: null,
+          passRateInterval: null,
+        };
+        this.#scorers.set(key, s);
+      }
+      s[j.state]++;
+    }
+  }
+
+  result(): RunCharts {
+    const scorers = [...this.#scorers.values()].map((s) => {
+      const judged = s.matched + s.mismatched + s.errored;
+      return {
+        ...s,
+        judged,
+        passRate: judged > 0 ? s.matched / judged : null,
+        passRateInterval: wilsonInterval(s.matched, judged),
+      };
+    });
+    return { evals: [...this.#evals.values()], scorers };
+  }
+}
+
+/** A run's charts, streamed from the store (no whole-run load). */
+export async function runCharts(store: Store, runId: string): Promise<RunCharts> {
+  const fold = new ChartFold();
+  for await (const record of store.streamAttempts(runId)) fold.add(record);
+  return fold.result();
+}

@@ -1,0 +1,142 @@
+import type { AttemptRecord } from "../../src/eval/record.js";
+import type { AttemptRow, RowPage } from "../../src/viewer/api.js";
+import type { RunCharts } from "../../src/viewer/charts.js";
+import type { StaticData } from "../../src/viewer/export.js";
+
+/** Rows fetched per page of the cases table. */
+export const PAGE = 200;
+
+type Params = Record<string, string | number | null | undefined>;
+
+const dataElement = document.getElementById("niceeval-data");
+/** The static export's embedded data; null in the live app. */
+export const STATIC: StaticData | null = dataElement
+  ? (JSON.parse(dataElement.textContent ?? "null") as StaticData)
+  : null;
+
+/** One API call: over HTTP in the live app, from the embedded data in the static export. */
+export async function get<T>(path: string, params: Params = {}): Promise<T> {
+  const clean: Record<string, string> = {};
+  for (const [k, v] of Object.entries(params))
+    if (v !== undefined && v !== null && v !== "") clean[k] = String(v);
+  if (STATIC)
+    return staticApi(STATIC, path.split("/").filter(Boolean).map(decodeURIComponent), clean) as T;
+  const qs = new URLSearchParams(clean).toString();
+  const res = await fetch(`/api${path}${qs ? `?${qs}` : ""}`, { credentials: "same-origin" });
+  const body = (await res.json()) as T & { error?: string };
+  if (!res.ok) throw new Error(body.error ?? `HTTP ${res.status}`);
+  return body;
+}
+
+// ---------------------------------------------------------------- the static export's API
+
+function staticRun(data: StaticData, ref: string): string {
+  const runs = data.runs;
+  const found =
+    runs.find((r) => r.runId === ref) ??
+    runs.find((r) => r.name === ref) ??
+    (ref === "latest" ? runs[0] : undefined) ??
+    runs.find((r) => ref.length >= 6 && r.runId.startsWith(ref));
+  if (!found || !data.details[found.runId])
+    throw new Error(`this export does not include run ${ref}`);
+  return found.runId;
+}
+
+function staticApi(data: StaticData, parts: string[], p: Record<string, string>): unknown {
+  const [first, id, sub, evalId, caseId] = parts;
+  if (first === "runs" && id === undefined) {
+    const tags = p.tag ? p.tag.split("&") : [];
+    const runs = data.runs.filter(
+      (r) =>
+        (!p.evalId || r.evals.includes(p.evalId)) &&
+        (!p.branch || r.branch === p.branch) &&
+        tags.every((t) => {
+          const i = t.indexOf("=");
+          return r.tags[t.slice(0, i)] === t.slice(i + 1);
+        }),
+    );
+    return { runs };
+  }
+  if (first === "runs" && id !== undefined) {
+    const runId = staticRun(data, id);
+    const attempts = data.attempts[runId] ?? { rows: [], records: [] };
+    if (sub === undefined) return data.details[runId];
+    if (sub === "charts")
+      return data.charts[runId] ?? ({ evals: [], scorers: [] } satisfies RunCharts);
+    if (evalId === undefined) return staticPage(attempts, p);
+    const trials = attempts.records
+      .filter((r) => r.evalId === evalId && r.caseId === caseId)
+      .sort((a, b) => (a.trial ?? 0) - (b.trial ?? 0));
+    return { runId, evalId, caseId, trials };
+  }
+  if (first === "compare") {
+    if (!data.comparison)
+      throw new Error("this export has no comparison: export it with --baseline");
+    return data.comparison;
+  }
+  throw new Error(`no data for /${parts.join("/")}`);
+}
+
+type Embedded = { rows: AttemptRow[]; records: AttemptRecord[] };
+const VERDICT_ORDER = ["passed", "failed", "skipped", "errored"];
+const SORT_KEYS: Record<string, (r: AttemptRow) => number | null> = {
+  score: (r) =>
+    r.score.state !== "unavailable" && r.score.max > 0 ? r.score.earned / r.score.max : null,
+  elapsed: (r) => r.elapsedMs,
+  verdict: (r) => VERDICT_ORDER.indexOf(r.verdict),
+};
+
+// The same filters and order as the store's query, over the embedded rows.
+function staticPage(data: Embedded, p: Record<string, string>): RowPage {
+  const verdicts = p.verdict ? p.verdict.split(",") : null;
+  const q = p.q ? p.q.toLowerCase() : null;
+  const idx: number[] = [];
+  data.rows.forEach((row, i) => {
+    if (p.evalId && row.evalId !== p.evalId) return;
+    if (verdicts && !verdicts.includes(row.verdict)) return;
+    if (p.state && !row.states.includes(p.state as AttemptRow["states"][number])) return;
+    if (p.label && !row.labels.includes(p.label)) return;
+    if (q && !searchText(data, i).includes(q)) return;
+    idx.push(i);
+  });
+  const key = p.sort ? SORT_KEYS[p.sort] : undefined;
+  if (key) {
+    const dir = p.order === "desc" ? -1 : 1;
+    idx.sort((a, b) => {
+      const x = key(data.rows[a]!);
+      const y = key(data.rows[b]!);
+      if (x === y) return a - b;
+      if (x === null) return 1;
+      if (y === null) return -1;
+      return (x < y ? -1 : 1) * dir;
+    });
+  } else if (p.order === "desc") idx.reverse();
+  const offset = Number(p.offset ?? 0);
+  const limit = Number(p.limit ?? PAGE);
+  return {
+    total: idx.length,
+    offset,
+    items: idx.slice(offset, offset + limit).map((i) => data.rows[i]!),
+  };
+}
+
+const searchCache = new WeakMap<Embedded, string[]>();
+function searchText(data: Embedded, i: number): string {
+  let texts = searchCache.get(data);
+  if (!texts) {
+    texts = [];
+    searchCache.set(data, texts);
+  }
+  if (texts[i] === undefined) {
+    const r = data.records[i]!;
+    texts[i] = [
+      r.caseId,
+      JSON.stringify(r.input),
+      JSON.stringify(r.output),
+      ...r.judgments.map((j) => j.reason),
+    ]
+      .join("\n")
+      .toLowerCase();
+  }
+  return texts[i];
+}

@@ -1,0 +1,95 @@
+import type { Interval } from "../../src/stats/interval.js";
+
+/** What `h` accepts as children: nodes, text (always as text), nothing, or lists of these. */
+export type Kid = Node | string | number | null | undefined | false | Kid[];
+type Props = Record<string, unknown>;
+
+// Control characters (ANSI escapes) and bidirectional overrides are shown, never obeyed.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+const BIDI = /[\u200e\u200f\u202a-\u202e\u2066-\u2069\u061c]/g;
+
+/** Text with control and bidirectional characters made visible. */
+export function visible(text: string): string {
+  return text
+    .replace(CONTROL, (c) =>
+      c === "\u007f" ? "\u2421" : String.fromCharCode(0x2400 + c.charCodeAt(0)),
+    )
+    .replace(
+      BIDI,
+      (c) => `\u27e8U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}\u27e9`,
+    );
+}
+
+/**
+ * An element: every string child becomes a text node (never markup); only `#…` links are kept,
+ * so no `javascript:` or external href can be made from run data.
+ */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props?: Props | null,
+  ...kids: Kid[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(props ?? {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") el.className = String(v);
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v as EventListener);
+    else if (k === "href") {
+      if (String(v).startsWith("#")) el.setAttribute("href", String(v));
+    } else if (k === "value") (el as HTMLInputElement).value = String(v);
+    else if (k === "checked" || k === "selected" || k === "disabled")
+      (el as unknown as Record<string, boolean>)[k] = Boolean(v);
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  add(el, kids);
+  return el;
+}
+
+/** Replace an element's children. */
+export function fill(el: Element, ...kids: Kid[]): void {
+  el.replaceChildren();
+  add(el, kids);
+}
+
+function add(el: Element, kids: Kid[]): void {
+  for (const kid of kids) {
+    if (kid === null || kid === undefined || kid === false) continue;
+    if (Array.isArray(kid)) add(el, kid);
+    else if (kid instanceof Node) el.appendChild(kid);
+    else el.appendChild(document.createTextNode(visible(String(kid))));
+  }
+}
+
+/** The value of the input or select an event came from. */
+export const inputValue = (e: Event): string => (e.target as HTMLInputElement).value;
+export const enc = encodeURIComponent;
+export const pct = (x: number | null | undefined): string =>
+  x === null || x === undefined ? "\u2014" : `${(100 * x).toFixed(1)}%`;
+export const num = (x: number | null | undefined, digits = 3): string =>
+  x === null || x === undefined ? "\u2014" : x.toFixed(digits);
+export const interval = (iv: Interval | null | undefined, f: (x: number) => string): string =>
+  iv ? ` [${f(iv.low)}, ${f(iv.high)}]` : "";
+export const badge = (text: string, kind?: string): HTMLSpanElement =>
+  h("span", { class: `badge b-${kind ?? text}` }, text);
+export const when = (iso: string | null | undefined): string =>
+  iso ? iso.slice(0, 19).replace("T", " ") : "";
+
+/** A score as shown: unavailable stays a word, partial is marked as a lower bound. */
+export function scoreText(s: { state: string; earned: number; max: number }): string {
+  if (s.state === "unavailable") return "unavailable";
+  const v = s.max > 0 ? (s.earned / s.max).toFixed(2) : "\u2014";
+  return v + (s.state === "partial" ? " \u2265 (partial)" : "");
+}
+
+export function fail(err: unknown): HTMLDivElement {
+  return h(
+    "div",
+    { class: "error", role: "alert" },
+    err instanceof Error ? err.message : String(err),
+  );
+}
+
+export function section(title: string, ...kids: Kid[]): HTMLElement {
+  return h("section", { class: "box" }, h("h3", {}, title), kids);
+}

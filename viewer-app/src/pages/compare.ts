@@ -1,0 +1,179 @@
+import type { Comparison } from "../../../src/compare/types.js";
+import type { AttemptRecord } from "../../../src/eval/record.js";
+import { get } from "../data.js";
+import { badge, enc, fail, fill, h, interval, num, pct, section } from "../dom.js";
+import { go, header, type PageHandle, type Route } from "../router.js";
+import { diffView, valueView } from "../values.js";
+
+type EvalComparison = Comparison["evals"][number];
+type Stats = Comparison["overall"];
+
+/** Two runs compared: the compare command's statistics, then each changed case with its diff. */
+export function comparePage(root: HTMLElement, r: Route): PageHandle {
+  const base = r.params.get("base");
+  const head = r.params.get("head");
+  const main = h("section", {});
+  root.append(header("compare"), main);
+  const back = () => go("#/");
+  if (!base || !head) {
+    main.append(h("p", {}, "Pick two runs on the runs page to compare them."));
+    return { back };
+  }
+  main.append(h("p", { class: "muted" }, "comparing\u2026"));
+  get<Comparison>("/compare", { base, head }).then(
+    (c) =>
+      fill(
+        main,
+        h(
+          "p",
+          { class: "meta" },
+          "base ",
+          h("a", { href: `#/run/${enc(c.base.runId)}` }, c.base.name ?? c.base.runId.slice(0, 8)),
+          " \u2192 head ",
+          h("a", { href: `#/run/${enc(c.head.runId)}` }, c.head.name ?? c.head.runId.slice(0, 8)),
+        ),
+        h(
+          "p",
+          { class: c.decision.regression ? "regression" : "ok" },
+          c.decision.regression
+            ? `Regression: ${c.decision.reasons.join(" ")}`
+            : `No significant regression at \u03b1 = ${c.alpha}.`,
+        ),
+        c.warnings.length
+          ? h(
+              "ul",
+              { class: "warn" },
+              c.warnings.map((w) => h("li", {}, w.message)),
+            )
+          : null,
+        statsView("all evals", c.overall),
+        c.evals.map((e) =>
+          h("section", { class: "box" }, statsView(e.evalId, e), changesView(c, e)),
+        ),
+      ),
+    (err: unknown) => fill(main, fail(err)),
+  );
+  return { back };
+}
+
+function statsView(title: string, s: Stats): HTMLElement {
+  const t = s.transitions;
+  const pr = s.passRate;
+  const ms = s.meanScore;
+  const left = s.leftOut.partialAttempts + s.leftOut.unavailableAttempts;
+  return h(
+    "div",
+    { class: "stats" },
+    h("h3", {}, title),
+    h(
+      "p",
+      {},
+      `${s.pairs} paired cases \u00b7 ${t.passToFail} pass\u2192fail \u00b7 ${t.becameErrored} became errored \u00b7 ${t.failToPass} fail\u2192pass \u00b7 ${t.added} added \u00b7 ${t.removed} removed \u00b7 ${t.unchanged} unchanged`,
+    ),
+    pr
+      ? h(
+          "p",
+          {},
+          `pass rate ${pct(pr.base)}${interval(pr.baseInterval, pct)} \u2192 ${pct(pr.head)}${interval(pr.headInterval, pct)}, difference ${pct(pr.difference)}${interval(pr.paired.interval, pct)} (n=${pr.n}), McNemar p = ${pr.test.pValue.toPrecision(3)} (${pr.test.worse} worse, ${pr.test.better} better)`,
+        )
+      : null,
+    ms
+      ? h(
+          "p",
+          {},
+          `mean score ${num(ms.meanBase)} \u2192 ${num(ms.meanHead)}, difference ${num(ms.mean)}${interval(ms.interval, num)} (n=${ms.n}, ${ms.method})`,
+        )
+      : h("p", { class: "muted" }, "no scored pair"),
+    left
+      ? h(
+          "p",
+          { class: "muted" },
+          `left out of the score: ${s.leftOut.partialAttempts} partial, ${s.leftOut.unavailableAttempts} unavailable attempts`,
+        )
+      : null,
+  );
+}
+
+function changesView(c: Comparison, e: EvalComparison): HTMLElement {
+  if (!e.changes.length) return h("p", { class: "muted" }, "No case changed.");
+  return h(
+    "ol",
+    { class: "changes" },
+    e.changes.map((ch) => {
+      const sides = h("div", { class: "sides" });
+      let loaded = false;
+      return h(
+        "li",
+        { class: ch.regression ? "reg" : "imp", "data-case": ch.caseId },
+        h(
+          "details",
+          {
+            ontoggle: () => {
+              if (loaded) return;
+              loaded = true;
+              void loadSides(c, e.evalId, ch.caseId, sides);
+            },
+          },
+          h(
+            "summary",
+            {},
+            badge(ch.kind, ch.regression ? "failed" : "passed"),
+            " ",
+            h("b", {}, ch.caseId),
+            ` ${ch.base.passed}/${ch.base.trials} \u2192 ${ch.head.passed}/${ch.head.trials} passed`,
+            ch.error ? h("span", { class: "err" }, ` ${ch.error}`) : null,
+          ),
+          ch.judgments.length
+            ? h(
+                "ul",
+                { class: "small" },
+                ch.judgments.map((j) =>
+                  h(
+                    "li",
+                    {},
+                    `${j.label}: `,
+                    j.base ? j.base.state : "absent",
+                    " \u2192 ",
+                    j.head ? j.head.state : "absent",
+                    j.head ? h("span", { class: "muted" }, ` \u2014 ${j.head.reason}`) : null,
+                  ),
+                ),
+              )
+            : null,
+          sides,
+        ),
+      );
+    }),
+    e.changesTruncated ? h("li", { class: "muted" }, "\u2026 more changes not listed") : null,
+  );
+}
+
+async function loadSides(
+  c: Comparison,
+  evalId: string,
+  caseId: string,
+  el: HTMLElement,
+): Promise<void> {
+  try {
+    const path = (id: string) => `/runs/${enc(id)}/attempts/${enc(evalId)}/${enc(caseId)}`;
+    const [b, hd] = await Promise.all(
+      [c.base.runId, c.head.runId].map((id) => get<{ trials: AttemptRecord[] }>(path(id))),
+    );
+    const bo = b?.trials[0];
+    const ho = hd?.trials[0];
+    fill(
+      el,
+      h(
+        "div",
+        { class: "cols" },
+        section("base output", bo ? valueView(bo.output) : "absent"),
+        section("head output", ho ? valueView(ho.output) : "absent"),
+      ),
+      bo && ho && bo.output !== undefined && ho.output !== undefined
+        ? section("Diff: base \u2192 head", diffView(bo.output, ho.output))
+        : null,
+    );
+  } catch (err) {
+    fill(el, fail(err));
+  }
+}

@@ -1,0 +1,264 @@
+import type { AttemptRow, EvalView, RowPage, RunDetail } from "../../../src/viewer/api.js";
+import type { RunCharts } from "../../../src/viewer/charts.js";
+import { scoreHistograms, scorerRates } from "../charts.js";
+import { get, PAGE } from "../data.js";
+import { badge, enc, fail, fill, h, inputValue, interval, num, pct, when } from "../dom.js";
+import { go, header, type PageHandle, poll, type Route, setParams } from "../router.js";
+import { virtualTable } from "./table.js";
+
+const VERDICTS: [string, string][] = [
+  ["", "any"],
+  ["passed", "passed"],
+  ["failed", "failed"],
+  ["errored", "errored"],
+  ["skipped", "skipped"],
+  ["failed,errored", "not passed"],
+];
+const STATES: [string, string][] = [
+  ["", "any"],
+  ["matched", "matched"],
+  ["mismatched", "mismatched"],
+  ["unavailable", "unavailable"],
+  ["errored", "errored"],
+];
+const SORTS: [string, string][] = [
+  ["", "case"],
+  ["score", "score"],
+  ["elapsed", "elapsed"],
+  ["verdict", "verdict"],
+];
+const COLUMNS = ["eval", "case", "trial", "verdict", "score", "ms", "why", "output"];
+const EVAL_COLUMNS = [
+  "eval",
+  "attempts",
+  "passed",
+  "failed",
+  "errored",
+  "skipped",
+  "pass rate (95% CI)",
+  "mean score (95% CI)",
+  "trials",
+  "flaky",
+];
+
+/** A run: per-eval figures, charts, and its cases table with filters that live in the URL. */
+export function runPage(root: HTMLElement, r: Route): PageHandle {
+  const runId = r.args[0] ?? "latest";
+  const p = r.params;
+  const summary = h("section", {});
+  const charts = h("section", { class: "charts" });
+  const count = h("span", { class: "muted", id: "count" });
+  const openCase = (row: AttemptRow) =>
+    go(`#/case/${[runId, row.evalId, row.caseId].map(enc).join("/")}?trial=${row.trial}`);
+  const table = virtualTable(
+    runId,
+    (offset) =>
+      get<RowPage>(`/runs/${enc(runId)}/attempts`, {
+        ...Object.fromEntries(p),
+        offset,
+        limit: PAGE,
+      }),
+    openCase,
+  );
+  const title = h("span", {}, runId.slice(0, 8));
+  const sel = (name: string, label: string, options: [string, string][]) =>
+    h(
+      "label",
+      {},
+      `${label} `,
+      h(
+        "select",
+        { name, onchange: (e: Event) => update(name, inputValue(e)) },
+        options.map(([v, t]) => h("option", { value: v, selected: (p.get(name) ?? "") === v }, t)),
+      ),
+    );
+  const evalSel = h("span");
+  const labelSel = h("span");
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const search = h("input", {
+    type: "search",
+    name: "q",
+    placeholder: "search ids, inputs, outputs, reasons (/)",
+    value: p.get("q") ?? "",
+    size: 36,
+    oninput: (e: Event) => {
+      clearTimeout(timer);
+      const v = inputValue(e);
+      timer = setTimeout(() => update("q", v), 120);
+    },
+  });
+  function update(name: string, value: string): void {
+    if (value) p.set(name, value);
+    else p.delete(name);
+    setParams(p);
+    table.reset();
+  }
+  root.append(
+    header(title),
+    summary,
+    h(
+      "div",
+      { class: "filters" },
+      evalSel,
+      sel("verdict", "verdict", VERDICTS),
+      sel("state", "judgment", STATES),
+      labelSel,
+      search,
+      sel("sort", "sort", SORTS),
+      sel("order", "order", [
+        ["", "asc"],
+        ["desc", "desc"],
+      ]),
+      count,
+    ),
+    h(
+      "div",
+      { class: "thead vt-row" },
+      COLUMNS.map((t) => h("span", {}, t)),
+    ),
+    table.el,
+    charts,
+  );
+  table.onTotal = (n) => {
+    count.textContent = `${n.toLocaleString("en")} attempts`;
+  };
+  let detail: RunDetail | null = null;
+  let chartsFor: string | null = null;
+  async function loadDetail(): Promise<void> {
+    try {
+      detail = await get<RunDetail>(`/runs/${enc(runId)}`);
+    } catch (err) {
+      fill(summary, fail(err));
+      return;
+    }
+    const run = detail.run;
+    title.textContent = run.name ?? run.runId.slice(0, 8);
+    fill(
+      summary,
+      h(
+        "p",
+        { class: "meta" },
+        badge(run.status),
+        " ",
+        run.runId,
+        " \u00b7 ",
+        when(run.startedAt),
+        run.branch ? ` \u00b7 ${run.branch}` : "",
+        run.commit ? ` @ ${run.commit.slice(0, 7)}` : "",
+        " \u00b7 pass rate ",
+        pct(run.passRate),
+        interval(run.passRateInterval, pct),
+        ` n=${run.attempts - run.skipped}`,
+        " \u00b7 mean score ",
+        num(run.meanScore),
+      ),
+      h(
+        "table",
+        { class: "evals" },
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            EVAL_COLUMNS.map((t) => h("th", {}, t)),
+          ),
+        ),
+        h("tbody", {}, detail.evals.map(evalLine)),
+      ),
+    );
+    if (!evalSel.firstChild) {
+      evalSel.append(
+        sel("evalId", "eval", [
+          ["", "any"],
+          ...detail.evals.map((e): [string, string] => [e.evalId, e.evalId]),
+        ]),
+      );
+      labelSel.append(
+        sel("label", "scorer", [
+          ["", "any"],
+          ...detail.labels.map((l): [string, string] => [l, l]),
+        ]),
+      );
+    }
+    // Charts read the whole run on the server: once, and again when a live run has finished.
+    if (chartsFor !== run.status) {
+      chartsFor = run.status;
+      get<RunCharts>(`/runs/${enc(runId)}/charts`).then(
+        (c) => fill(charts, scoreHistograms(c), scorerRates(c)),
+        (err: unknown) => fill(charts, fail(err)),
+      );
+    }
+  }
+  void loadDetail();
+  table.reset();
+  const stop = poll(() => {
+    if (detail?.run.status === "running") {
+      void loadDetail();
+      table.refresh();
+    }
+  }, 2000);
+  return {
+    stop,
+    back: () => go("#/"),
+    key: (k) => {
+      if (k === "j") table.move(1);
+      else if (k === "k") table.move(-1);
+      else if (k === "Enter") {
+        const row = table.selected();
+        if (row) openCase(row);
+      } else return false;
+      return true;
+    },
+  };
+}
+
+function evalLine(e: EvalView): HTMLElement {
+  const t = e.summary?.trials;
+  return h(
+    "tr",
+    {},
+    h("td", {}, e.evalId),
+    [e.attempts, e.passed, e.failed, e.errored, e.skipped].map((v) =>
+      h("td", { class: "num" }, String(v)),
+    ),
+    h(
+      "td",
+      { class: "num" },
+      pct(e.passRate),
+      h("span", { class: "muted" }, interval(e.passRateInterval, pct)),
+    ),
+    h(
+      "td",
+      { class: "num" },
+      num(e.meanScore),
+      h(
+        "span",
+        { class: "muted" },
+        `${interval(e.meanScoreInterval, num)} n=${e.scoredCases}${e.partialCases ? `, ${e.partialCases} partial` : ""}`,
+      ),
+    ),
+    h(
+      "td",
+      { class: "small" },
+      t
+        ? t.byK
+            .map((k) => `pass@${k.k} ${pct(k.passAtK.value)} pass^${k.k} ${pct(k.passHatK.value)}`)
+            .join(" \u00b7 ")
+        : "",
+    ),
+    h(
+      "td",
+      { class: "small" },
+      t
+        ? String(t.flaky.count) +
+            (t.flaky.cases.length
+              ? `: ${t.flaky.cases
+                  .slice(0, 5)
+                  .map((c) => c.caseId)
+                  .join(", ")}`
+              : "")
+        : "",
+    ),
+  );
+}

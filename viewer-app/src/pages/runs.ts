@@ -1,0 +1,159 @@
+import type { RunRow } from "../../../src/viewer/api.js";
+import { trendCharts } from "../charts.js";
+import { get } from "../data.js";
+import { badge, enc, fail, fill, h, inputValue, interval, num, pct, when } from "../dom.js";
+import { go, header, type PageHandle, poll, type Route, setParams } from "../router.js";
+
+/** Every stored run, filterable by eval, branch and tag; two picked runs open the comparison. */
+export function runsPage(root: HTMLElement, r: Route): PageHandle {
+  const p = r.params;
+  const selected = new Set<string>();
+  const body = h("tbody");
+  const charts = h("section", { class: "charts" });
+  let lastRuns: RunRow[] = [];
+  const compareBtn = h(
+    "button",
+    {
+      disabled: true,
+      onclick: () => {
+        const rows = lastRuns
+          .filter((x) => selected.has(x.runId))
+          .sort((a, b) => (a.startedAt < b.startedAt ? -1 : 1));
+        if (rows.length === 2)
+          go(`#/compare?base=${enc(rows[0]!.runId)}&head=${enc(rows[1]!.runId)}`);
+      },
+    },
+    "Compare 2 selected",
+  );
+  const filter = (name: string, label: string) =>
+    h(
+      "label",
+      {},
+      `${label} `,
+      h("input", {
+        name,
+        value: p.get(name) ?? "",
+        size: 14,
+        onchange: (e: Event) => {
+          const v = inputValue(e);
+          if (v) p.set(name, v);
+          else p.delete(name);
+          setParams(p);
+          void load();
+        },
+      }),
+    );
+  const columns = [
+    "",
+    "run",
+    "branch",
+    "commit",
+    "started",
+    "status",
+    "cases",
+    "pass rate (95% CI)",
+    "mean score",
+  ];
+  root.append(
+    header("runs"),
+    h(
+      "div",
+      { class: "filters" },
+      filter("evalId", "eval"),
+      filter("branch", "branch"),
+      filter("tag", "tag k=v"),
+      compareBtn,
+    ),
+    h(
+      "table",
+      { class: "runs" },
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          columns.map((t) => h("th", {}, t)),
+        ),
+      ),
+      body,
+    ),
+    charts,
+  );
+  const line = (run: RunRow) =>
+    h(
+      "tr",
+      { class: "run-row", "data-run": run.runId },
+      h(
+        "td",
+        {},
+        h("input", {
+          type: "checkbox",
+          "aria-label": "select for compare",
+          checked: selected.has(run.runId),
+          onchange: (e: Event) => {
+            if ((e.target as HTMLInputElement).checked) selected.add(run.runId);
+            else selected.delete(run.runId);
+            compareBtn.disabled = selected.size !== 2;
+          },
+        }),
+      ),
+      h(
+        "td",
+        {},
+        h("a", { href: `#/run/${enc(run.runId)}` }, run.name ?? run.runId.slice(0, 8)),
+        run.name ? h("span", { class: "muted" }, ` ${run.runId.slice(0, 8)}`) : null,
+      ),
+      h("td", {}, run.branch ?? ""),
+      h("td", { class: "mono" }, (run.commit ?? "").slice(0, 7) + (run.dirty ? "*" : "")),
+      h("td", {}, when(run.startedAt)),
+      h("td", {}, badge(run.status)),
+      h("td", { class: "num" }, String(run.cases)),
+      h(
+        "td",
+        { class: "num" },
+        pct(run.passRate),
+        h(
+          "span",
+          { class: "muted" },
+          `${interval(run.passRateInterval, pct)} n=${run.attempts - run.skipped}`,
+        ),
+      ),
+      h(
+        "td",
+        { class: "num" },
+        num(run.meanScore),
+        h("span", { class: "muted" }, ` n=${run.scoredAttempts}`),
+      ),
+    );
+  async function load(): Promise<void> {
+    let data: { runs: RunRow[] };
+    try {
+      data = await get("/runs", {
+        evalId: p.get("evalId"),
+        branch: p.get("branch"),
+        tag: p.get("tag"),
+      });
+    } catch (err) {
+      fill(body, h("tr", {}, h("td", { colspan: 9 }, fail(err))));
+      return;
+    }
+    lastRuns = data.runs;
+    if (data.runs.length === 0)
+      fill(
+        body,
+        h(
+          "tr",
+          {},
+          h("td", { colspan: 9, class: "muted" }, "No runs stored yet: niceeval run writes one."),
+        ),
+      );
+    else fill(body, data.runs.map(line));
+    fill(charts, trendCharts(data.runs));
+  }
+  void load();
+  const stop = poll(() => {
+    if (lastRuns.some((x) => x.status === "running")) void load();
+  }, 3000);
+  return { stop, back: () => {} };
+}

@@ -1,0 +1,136 @@
+import type { AttemptRow, RowPage } from "../../../src/viewer/api.js";
+import { PAGE } from "../data.js";
+import { badge, enc, fail, fill, h, scoreText } from "../dom.js";
+
+const ROW = 28;
+
+/** The cases table's handle: its element and what the run page asks of it. */
+export interface VirtualTable {
+  el: HTMLElement;
+  onTotal: (n: number) => void;
+  reset(): void;
+  refresh(): void;
+  move(delta: number): void;
+  selected(): AttemptRow | undefined;
+}
+
+/**
+ * Only the rows in view are in the DOM; pages of {@link PAGE} rows come from the server as they
+ * scroll in, at most 50 pages held.
+ */
+export function virtualTable(
+  runId: string,
+  fetchPage: (offset: number) => Promise<RowPage>,
+  onOpen: (row: AttemptRow) => void,
+): VirtualTable {
+  const el = h("div", { class: "vt", tabindex: 0, role: "grid" });
+  const spacer = h("div", { class: "vt-spacer" });
+  const rows = h("div", { class: "vt-rows" });
+  el.append(spacer, rows);
+  let total = 0;
+  let pages = new Map<number, AttemptRow[] | null>();
+  let generation = 0;
+  let sel = 0;
+  let frame = 0;
+  const caseHref = (row: AttemptRow) =>
+    `#/case/${[runId, row.evalId, row.caseId].map(enc).join("/")}?trial=${row.trial}`;
+
+  function load(n: number): void {
+    if (pages.has(n)) return;
+    const gen = generation;
+    pages.set(n, null);
+    fetchPage(n * PAGE).then(
+      (page) => {
+        if (gen !== generation) return;
+        pages.set(n, page.items);
+        if (pages.size > 50)
+          for (const key of pages.keys())
+            if (key !== n) {
+              pages.delete(key);
+              break;
+            }
+        total = page.total;
+        self.onTotal(total);
+        draw();
+      },
+      (err: unknown) => {
+        if (gen === generation) fill(rows, fail(err));
+      },
+    );
+  }
+  const rowAt = (i: number) => pages.get(Math.floor(i / PAGE))?.[i % PAGE];
+  function line(row: AttemptRow, i: number): HTMLElement {
+    return h(
+      "div",
+      {
+        class: `vt-row${i === sel ? " sel" : ""}`,
+        "data-verdict": row.verdict,
+        "data-case": row.caseId,
+        onclick: () => {
+          sel = i;
+          draw();
+        },
+        ondblclick: () => onOpen(row),
+      },
+      h("span", {}, row.evalId),
+      h("span", {}, h("a", { href: caseHref(row) }, row.caseId)),
+      h("span", { class: "num" }, String(row.trial)),
+      h("span", {}, badge(row.verdict)),
+      h("span", { class: "num" }, scoreText(row.score)),
+      h("span", { class: "num" }, row.elapsedMs.toFixed(0)),
+      h("span", { class: "why" }, row.why ?? ""),
+      h("span", { class: "out" }, row.output ?? ""),
+    );
+  }
+  function draw(): void {
+    frame = 0;
+    const top = el.scrollTop;
+    const height = el.clientHeight || 600;
+    const first = Math.max(0, Math.floor(top / ROW) - 8);
+    const last = Math.min(total, Math.ceil((top + height) / ROW) + 8);
+    spacer.style.height = `${total * ROW}px`;
+    rows.style.transform = `translateY(${first * ROW}px)`;
+    const out: HTMLElement[] = [];
+    for (let i = first; i < last; i++) {
+      const row = rowAt(i);
+      if (row) out.push(line(row, i));
+      else {
+        load(Math.floor(i / PAGE));
+        out.push(h("div", { class: "vt-row loading" }, "\u2026"));
+      }
+    }
+    const settled = pages.size > 0 && [...pages.values()].every((v) => v !== null);
+    if (total === 0 && settled) out.push(h("div", { class: "muted empty" }, "No attempt matches."));
+    fill(rows, out);
+  }
+  el.addEventListener("scroll", () => {
+    if (!frame) frame = requestAnimationFrame(draw);
+  });
+  const self: VirtualTable = {
+    el,
+    onTotal: () => {},
+    reset() {
+      generation++;
+      pages = new Map();
+      total = 0;
+      sel = 0;
+      el.scrollTop = 0;
+      load(0);
+    },
+    refresh() {
+      generation++;
+      const keep = [...pages.keys()];
+      pages = new Map();
+      for (const n of keep) load(n);
+    },
+    move(d) {
+      sel = Math.max(0, Math.min(total - 1, sel + d));
+      if (sel * ROW < el.scrollTop) el.scrollTop = sel * ROW;
+      else if ((sel + 1) * ROW > el.scrollTop + el.clientHeight)
+        el.scrollTop = (sel + 1) * ROW - el.clientHeight;
+      draw();
+    },
+    selected: () => rowAt(sel),
+  };
+  return self;
+}
