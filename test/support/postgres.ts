@@ -161,9 +161,9 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
     "unix_socket_directories=",
     "-c",
     "max_connections=200",
-    ...(options.durable ? [] : ["-c", "fsync=off", "-c", "synchronous_commit=off"]),
-    "-c",
-    "full_page_writes=off",
+    ...(options.durable
+      ? []
+      : ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]),
   ];
   let child: ChildProcess | undefined;
   let port = 0;

@@ -107,7 +107,8 @@ const migrations: readonly Migration[] = [
         trace text,
         search text NOT NULL,
         search_blobs text,
-        UNIQUE (rid, ev, case_id, trial)
+        -- Case id before eval, so looking a batch's cases up never walks attempts_order.
+        UNIQUE (rid, case_id, ev, trial)
       );
       CREATE INDEX attempts_order ON niceeval.attempts (rid, ev, case_index, trial, id);
     `,

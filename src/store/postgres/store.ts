@@ -47,6 +47,12 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
   /** Attempts per query while streaming (default 1000). */
   streamBatch?: number;
+  /**
+   * Wait for the server's disk on every append (default false: appends commit without waiting,
+   * so a server crash may lose the last fraction of a second of attempts; runs' beginnings and
+   * ends always wait).
+   */
+  durableAppends?: boolean;
 }
 
 /**
@@ -130,6 +136,10 @@ const UPSERT = `INSERT INTO niceeval.attempts (rid, ev, ${WRITTEN.join(", ")})
   FROM json_to_recordset($2::json) AS x(ev integer, ${WRITTEN.map((c) => `${c} ${COLUMN_TYPES[c]}`).join(", ")})
   ON CONFLICT (rid, ev, case_id, trial) DO UPDATE SET
   ${WRITTEN.map((c) => `${c} = excluded.${c}`).join(", ")}`;
+const UPSERT_AND_COUNT = `WITH written AS (${UPSERT} RETURNING 1)
+  UPDATE niceeval.run_evals r SET ${COUNTERS.map((c) => `${c} = r.${c} + d.${c}`).join(", ")}
+  FROM json_to_recordset($3::json) AS d(ev integer, ${COUNTERS.map((c) => `${c} ${c === "score_sum" ? "double precision" : "integer"}`).join(", ")})
+  WHERE r.rid = $1 AND r.ev = d.ev`;
 const SELECT_ATTEMPT = `SELECT a.id, a.ev, ${ATTEMPT_COLUMNS.map((c) => `a.${c}`).join(", ")} FROM niceeval.attempts a`;
 
 type PgAttemptRow = Omit<AttemptRow, (typeof VALUE_COLUMNS)[number]> &
@@ -152,6 +162,7 @@ class PostgresStore implements Store {
   readonly #url: string;
   readonly #capBytes: number;
   readonly #streamBatch: number;
+  readonly #durable: boolean;
   readonly #kindIds = new Map<string, number>();
   readonly #kinds = new Map<number, JudgmentKind>();
   #closed = false;
@@ -162,6 +173,7 @@ class PostgresStore implements Store {
     this.location = redactUrl(url);
     this.#capBytes = options.valueCapBytes ?? 16 * 2 ** 20;
     this.#streamBatch = options.streamBatch ?? 1000;
+    this.#durable = options.durableAppends ?? false;
   }
 
   /** Run `body`, turning connection failures into errors that name the server and the fix. */
@@ -179,13 +191,20 @@ class PostgresStore implements Store {
     }
   }
 
-  /** `body` in one transaction on one connection; a deadlock or serialization failure is retried. */
-  async #transaction<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * `body` in one transaction on one connection; a deadlock or serialization failure is retried.
+   * `relaxed`: the commit does not wait for the server's disk, which may lose the last fraction
+   * of a second of attempts if the server itself crashes, never corrupts (SQLite's WAL with
+   * synchronous=NORMAL gives the same).
+   */
+  async #transaction<T>(body: (client: pg.PoolClient) => Promise<T>, relaxed = false): Promise<T> {
     return this.#guard(async () => {
       for (let attempt = 1; ; attempt++) {
         const client = await this.#pool.connect();
         try {
-          await client.query("BEGIN");
+          await client.query(
+            relaxed && !this.#durable ? "BEGIN; SET LOCAL synchronous_commit = off" : "BEGIN",
+          );
           const result = await body(client);
           await client.query("COMMIT");
           return result;
@@ -350,7 +369,7 @@ class PostgresStore implements Store {
     // Kinds and blobs are written before the run is locked: they are shared, content-addressed,
     // and harmless if the batch then fails.
     const pending = await this.#guard(() => this.#encode([...byKey.values()]));
-    await this.#transaction((client) => this.#append(client, runId, pending));
+    await this.#transaction((client) => this.#append(client, runId, pending), true);
   }
 
   /** Encode a batch, writing its new judgment kinds and large values first. */
@@ -429,23 +448,26 @@ class PostgresStore implements Store {
    * without another writer in between; writers of other runs never wait.
    */
   async #append(client: pg.PoolClient, runId: string, batch: readonly Pending[]): Promise<void> {
-    const { rows: runRows } = await client.query<{ rid: number }>(
-      "SELECT rid FROM niceeval.runs WHERE id = $1 FOR NO KEY UPDATE",
+    // The run's row lock and its evals, in one round trip.
+    const { rows: runRows } = await client.query<{
+      rid: number;
+      ev: number | null;
+      eval_id: string | null;
+      cases: number | null;
+    }>(
+      `SELECT r.rid, e.ev, e.eval_id, e.cases FROM niceeval.runs r
+       LEFT JOIN niceeval.run_evals e ON e.rid = r.rid WHERE r.id = $1 FOR NO KEY UPDATE OF r`,
       [runId],
     );
     const rid = runRows[0]?.rid;
     if (rid === undefined) throw this.#notFound(runId);
     const evs = new Map<string, number>();
     const cases = new Map<number, number>();
-    for (const e of (
-      await client.query<{ ev: number; eval_id: string; cases: number }>(
-        "SELECT ev, eval_id, cases FROM niceeval.run_evals WHERE rid = $1",
-        [rid],
-      )
-    ).rows) {
-      evs.set(e.eval_id, e.ev);
-      cases.set(e.ev, e.cases);
-    }
+    for (const e of runRows)
+      if (e.ev !== null && e.eval_id !== null) {
+        evs.set(e.eval_id, e.ev);
+        cases.set(e.ev, e.cases ?? 0);
+      }
     for (const { record } of batch) {
       if (evs.has(record.evalId)) continue;
       const ev = evs.size === 0 ? 0 : Math.max(...evs.values()) + 1;
@@ -464,9 +486,14 @@ class PostgresStore implements Store {
     const existing = await client.query<
       Contribution & { ev: number; case_id: string; trial: number; case_index: number }
     >(
-      `SELECT a.ev, a.case_id, a.trial, a.verdict, a.score_state, a.earned, a.max, a.case_index
-       FROM niceeval.attempts a JOIN unnest($2::int[], $3::text[]) AS k(ev, case_id)
-       ON a.ev = k.ev AND a.case_id = k.case_id WHERE a.rid = $1`,
+      // One probe of the (rid, case_id, ev, trial) index per case, whatever the planner's
+      // statistics (they lag behind a run being written): OFFSET 0 keeps the lateral a nested
+      // loop, and `ev + 0` keeps it off attempts_order (rid, ev, …), which would walk the run.
+      `SELECT a.* FROM unnest($2::int[], $3::text[]) AS k(ev, case_id) CROSS JOIN LATERAL (
+         SELECT a.ev, a.case_id, a.trial, a.verdict, a.score_state, a.earned, a.max, a.case_index
+         FROM niceeval.attempts a
+         WHERE a.rid = $1 AND a.case_id = k.case_id AND a.ev + 0 = k.ev OFFSET 0
+       ) a`,
       [rid, caseKeys.map(([ev]) => ev), caseKeys.map(([, id]) => id)],
     );
     const old = new Map<string, Contribution & { case_index: number }>();
@@ -503,14 +530,12 @@ class PostgresStore implements Store {
       out.search_blobs = searchBlobs(row);
       rows.push(out);
     }
-    await client.query(UPSERT, [rid, JSON.stringify(rows)]);
-    const changed = [...deltas];
-    await client.query(
-      `UPDATE niceeval.run_evals r SET ${COUNTERS.map((c) => `${c} = r.${c} + d.${c}`).join(", ")}
-       FROM json_to_recordset($2::json) AS d(ev integer, ${COUNTERS.map((c) => `${c} ${c === "score_sum" ? "double precision" : "integer"}`).join(", ")})
-       WHERE r.rid = $1 AND r.ev = d.ev`,
-      [rid, JSON.stringify(changed.map(([ev, d]) => ({ ev, ...d })))],
-    );
+    // The attempts and the totals they change, in one statement.
+    await client.query(UPSERT_AND_COUNT, [
+      rid,
+      JSON.stringify(rows),
+      JSON.stringify([...deltas].map(([ev, d]) => ({ ev, ...d }))),
+    ]);
   }
 
   async #kindsFor(rows: readonly PgAttemptRow[]): Promise<void> {
