@@ -2,26 +2,36 @@ import { writeSync } from "node:fs";
 
 /**
  * Buffered synchronous writer: reports of 100,000 cases stay fast (few syscalls) and bounded
- * (nothing queues in memory behind a slow pipe).
+ * (nothing queues in memory behind a slow pipe). What is buffered reaches the file or pipe within
+ * `maxDelayMs` (default 250 ms), so a run that is killed, or that hangs, has shown what it did.
  */
 export class LineWriter {
   private buffer = "";
+  private timer: ReturnType<typeof setTimeout> | undefined;
   constructor(
     private readonly fd: number,
     private readonly limit = 64 * 1024,
+    private readonly maxDelayMs = 250,
   ) {}
 
   line(text = ""): void {
-    this.buffer += text + "\n";
-    if (this.buffer.length >= this.limit) this.flush();
+    this.write(text + "\n");
   }
 
   write(text: string): void {
     this.buffer += text;
     if (this.buffer.length >= this.limit) this.flush();
+    else if (this.timer === undefined) {
+      this.timer = setTimeout(() => this.flush(), this.maxDelayMs);
+      this.timer.unref();
+    }
   }
 
   flush(): void {
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
     if (!this.buffer) return;
     const data = this.buffer;
     this.buffer = "";
