@@ -131,14 +131,22 @@ const COLUMN_TYPES: Record<(typeof ATTEMPT_COLUMNS)[number] | "search" | "search
   search_blobs: "text",
 };
 const WRITTEN = [...ATTEMPT_COLUMNS, "search", "search_blobs"] as const;
-const UPSERT = `INSERT INTO niceeval.attempts (rid, ev, ${WRITTEN.join(", ")})
-  SELECT $1, x.ev, ${WRITTEN.map((c) => `x.${c}`).join(", ")}
-  FROM json_to_recordset($2::json) AS x(ev integer, ${WRITTEN.map((c) => `${c} ${COLUMN_TYPES[c]}`).join(", ")})
-  ON CONFLICT (rid, ev, case_id, trial) DO UPDATE SET
-  ${WRITTEN.map((c) => `${c} = excluded.${c}`).join(", ")}`;
-const UPSERT_AND_COUNT = `WITH written AS (${UPSERT} RETURNING 1)
+const RECORDSET = (param: string) =>
+  `SELECT $1, x.ev, ${WRITTEN.map((c) => `x.${c}`).join(", ")}
+   FROM json_to_recordset(${param}::json) AS x(ev integer, ${WRITTEN.map((c) => `${c} ${COLUMN_TYPES[c]}`).join(", ")})`;
+/**
+ * A batch in one statement: new keys by plain insert (the run's lock makes the look-up that
+ * found them new exact), replaced ones by upsert, and the totals they change.
+ */
+const APPEND = `WITH fresh AS (
+    INSERT INTO niceeval.attempts (rid, ev, ${WRITTEN.join(", ")}) ${RECORDSET("$2")}
+  ), replaced AS (
+    INSERT INTO niceeval.attempts (rid, ev, ${WRITTEN.join(", ")}) ${RECORDSET("$3")}
+    ON CONFLICT (rid, ev, case_id, trial) DO UPDATE SET
+    ${WRITTEN.map((c) => `${c} = excluded.${c}`).join(", ")}
+  )
   UPDATE niceeval.run_evals r SET ${COUNTERS.map((c) => `${c} = r.${c} + d.${c}`).join(", ")}
-  FROM json_to_recordset($3::json) AS d(ev integer, ${COUNTERS.map((c) => `${c} ${c === "score_sum" ? "double precision" : "integer"}`).join(", ")})
+  FROM json_to_recordset($4::json) AS d(ev integer, ${COUNTERS.map((c) => `${c} ${c === "score_sum" ? "double precision" : "integer"}`).join(", ")})
   WHERE r.rid = $1 AND r.ev = d.ev`;
 const SELECT_ATTEMPT = `SELECT a.id, a.ev, ${ATTEMPT_COLUMNS.map((c) => `a.${c}`).join(", ")} FROM niceeval.attempts a`;
 
@@ -503,7 +511,8 @@ class PostgresStore implements Store {
       sibling.set(JSON.stringify([row.ev, row.case_id]), row.case_index);
     }
     const deltas = new Map<number, Delta>();
-    const rows: Record<string, unknown>[] = [];
+    const fresh: Record<string, unknown>[] = [];
+    const replaced: Record<string, unknown>[] = [];
     for (const { record, firstIndex, row } of batch) {
       const ev = evs.get(record.evalId)!;
       let delta = deltas.get(ev);
@@ -528,12 +537,12 @@ class PostgresStore implements Store {
       out.case_index = index ?? 0;
       out.search = searchFor(record);
       out.search_blobs = searchBlobs(row);
-      rows.push(out);
+      (previous ? replaced : fresh).push(out);
     }
-    // The attempts and the totals they change, in one statement.
-    await client.query(UPSERT_AND_COUNT, [
+    await client.query(APPEND, [
       rid,
-      JSON.stringify(rows),
+      JSON.stringify(fresh),
+      JSON.stringify(replaced),
       JSON.stringify([...deltas].map(([ev, d]) => ({ ev, ...d }))),
     ]);
   }
@@ -675,12 +684,19 @@ class PostgresStore implements Store {
       if (limit === 0) return { total: await count(), items: [] };
       const pageParams = new Params();
       pageParams.values.push(...p.values);
-      const { rows: ids } = await this.#pool.query<{ id: number; total: number }>(
-        `SELECT a.id, count(*) OVER ()::int AS total FROM niceeval.attempts a WHERE ${where}
-         ORDER BY ${attemptOrder(query)} LIMIT ${pageParams.add(limit)} OFFSET ${pageParams.add(offset)}`,
-        pageParams.values,
-      );
-      const total = ids[0]?.total ?? (await count());
+      const scansText = query.text !== undefined && query.text !== "";
+      // A text scan is the cost: one pass yields the page and the total. Otherwise the count
+      // and a page in index order are each cheaper than a window over every match.
+      const [{ rows: ids }, counted] = await Promise.all([
+        this.#pool.query<{ id: number; total?: number }>(
+          `SELECT a.id${scansText ? ", count(*) OVER ()::int AS total" : ""} FROM niceeval.attempts a
+           WHERE ${where} ORDER BY ${attemptOrder(query)}
+           LIMIT ${pageParams.add(limit)} OFFSET ${pageParams.add(offset)}`,
+          pageParams.values,
+        ),
+        scansText ? undefined : count(),
+      ]);
+      const total = counted ?? ids[0]?.total ?? (await count());
       if (ids.length === 0) return { total, items: [] };
       const { rows } = await this.#pool.query<PgAttemptRow>(
         `${SELECT_ATTEMPT} WHERE a.id = ANY($1::bigint[])`,
