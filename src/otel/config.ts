@@ -1,0 +1,89 @@
+import { redactUrl } from "../store/postgres/connection.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const ENDPOINTS = [
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
+] as const;
+const HEADERS = [
+  "OTEL_EXPORTER_OTLP_HEADERS",
+  "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+  "OTEL_EXPORTER_OTLP_LOGS_HEADERS",
+] as const;
+
+/**
+ * Whether a run is exported: `--otel`, or an OTLP endpoint in the environment, unless
+ * `OTEL_SDK_DISABLED=true` (the OpenTelemetry switch that turns every SDK off).
+ */
+export function otelEnabled(flag: boolean, env: Env): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") return false;
+  return flag || ENDPOINTS.some((name) => Boolean(env[name]?.trim()));
+}
+
+/** Where traces go, for messages: the endpoint the SDK will use, with any password masked. */
+export function shownEndpoint(env: Env): string {
+  const specific = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || "http://localhost:4318";
+  return redactUrl(specific || `${base.replace(/\/+$/, "")}/v1/traces`);
+}
+
+/**
+ * Time one export may take, retries included: an `OTEL_EXPORTER_OTLP_*TIMEOUT` if set (the SDK
+ * reads it), else 5 s instead of the SDK's 10 s. The SDK retries refused connections with backoff
+ * until that deadline, so a collector that is down holds the end of a run about 5 s, not 9.
+ */
+export function exportTimeoutMs(env: Env): number | undefined {
+  const names = ["", "TRACES_", "LOGS_"].map((signal) => `OTEL_EXPORTER_OTLP_${signal}TIMEOUT`);
+  return names.some((name) => env[name]?.trim()) ? undefined : 5000;
+}
+
+/** Masks what must never leave the process: OTLP header values and passwords in URLs. */
+export type Masker = (text: string) => string;
+
+/**
+ * The masker for this environment: every value of the OTLP header variables (`Authorization=Bearer
+ * abc` masks `Bearer abc` and `abc`) and every endpoint password becomes `***`, and any
+ * `scheme://user:password@` in the text is masked too.
+ */
+export function masker(env: Env): Masker {
+  const secrets = new Set<string>();
+  const add = (value: string) => {
+    const trimmed = value.trim();
+    // Very short values would mask ordinary words; no credential is that short.
+    if (trimmed.length >= 4) secrets.add(trimmed);
+  };
+  for (const name of HEADERS) {
+    for (const pair of (env[name] ?? "").split(",")) {
+      const at = pair.indexOf("=");
+      if (at <= 0) continue;
+      const raw = pair.slice(at + 1);
+      for (const value of [raw, safeDecode(raw)]) {
+        add(value);
+        // "Bearer abc" or "Basic abc": the credential alone, too.
+        const space = value.trim().indexOf(" ");
+        if (space > 0) add(value.trim().slice(space + 1));
+      }
+    }
+  }
+  for (const name of ENDPOINTS) {
+    const password = /^[a-z][a-z0-9+.-]*:\/\/[^:@/?#]*:([^@/?#]*)@/i.exec(env[name] ?? "")?.[1];
+    if (password) for (const value of [password, safeDecode(password)]) add(value);
+  }
+  // Longest first, so a secret that contains another is masked whole.
+  const ordered = [...secrets].sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = text;
+    for (const secret of ordered) if (out.includes(secret)) out = out.split(secret).join("***");
+    return out.includes("://") ? out.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, redactUrl) : out;
+  };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,297 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { defineSuite } from "../../src/eval/suite.js";
+import { JudgeUnavailableError } from "../../src/judge/unavailable.js";
+import { masker, otelEnabled } from "../../src/otel/config.js";
+import { otelSink } from "../../src/otel/sink.js";
+import { record, runSummary } from "../../src/report/test-support/runs.js";
+import { runEvals } from "../../src/runner/run.js";
+import { createScorer } from "../../src/scorers/create-scorer.js";
+import { deadPort, type ReceivedSpan, type Receiver, startReceiver } from "./receiver.js";
+
+const SECRET = "s3cret-token-42";
+
+const same = createScorer<string, string>({
+  name: "same",
+  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+});
+// A judge that cannot answer: missing evidence, never a zero.
+const judged = createScorer<string, string>({
+  name: "judged",
+  score: () => {
+    throw new JudgeUnavailableError("unconfigured", "gpt-x", "no API key configured");
+  },
+});
+const shaky = createScorer<string, string>({
+  name: "shaky",
+  score: ({ output }) => {
+    if (output === "boom") throw new Error("shaky scorer broke");
+    return { score: 0.75 };
+  },
+});
+
+const suite = defineSuite<string, string>({
+  id: "upper",
+  cases: [
+    { id: "ok", input: "a", expected: "A" },
+    { id: "wrong", input: "b", expected: "X" },
+    { id: "boom", input: "boom", expected: "BOOM" },
+    { id: "crash", input: "crash", expected: "CRASH" },
+  ],
+  target: async (input) => {
+    // A target whose error quotes a credential: it must not leave the process.
+    if (input === "crash") throw new Error(`upstream refused Bearer ${SECRET}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    return input === "boom" ? "boom" : input.toUpperCase();
+  },
+  scorers: [same, judged, shaky],
+});
+
+describe("otelSink against a loopback OTLP/HTTP receiver", () => {
+  let receiver: Receiver;
+  beforeEach(async () => {
+    receiver = await startReceiver();
+  });
+  afterEach(() => receiver.close());
+
+  async function exportRun(trials = 1) {
+    const warnings: string[] = [];
+    const sink = await otelSink({
+      version: "9.9.9",
+      runName: "nightly",
+      endpoint: receiver.url,
+      headers: { authorization: `Bearer ${SECRET}` },
+      env: {},
+      stderr: (text) => warnings.push(text),
+    });
+    const summary = await runEvals([{ eval: suite, file: "evals/upper.eval.ts" }], {
+      reporters: [sink],
+      concurrency: 3,
+      trials,
+    });
+    return { summary, warnings };
+  }
+  const byName = (name: string) => receiver.spans.filter((s) => s.name === name);
+  const attemptSpans = () => receiver.spans.filter((s) => s.name.startsWith("case "));
+
+  it("exports a run span, an eval span and a span per attempt, parented with real times", async () => {
+    const { summary, warnings } = await exportRun(2);
+    expect(warnings).toEqual([]);
+    const [run] = byName("niceeval run");
+    const [evalSpan] = byName("eval upper");
+    expect(run).toBeDefined();
+    expect(evalSpan).toBeDefined();
+    expect(run!.parentSpanId).toBeUndefined();
+    expect(run!.attributes).toMatchObject({
+      "niceeval.run.id": summary.runId,
+      "niceeval.run.name": "nightly",
+      "niceeval.run.cases": 8,
+      "niceeval.run.passed": 0,
+      "test.suite.run.status": "failure",
+    });
+    expect(run!.resource).toMatchObject({ "service.name": "niceeval", "service.version": "9.9.9" });
+    expect(evalSpan!.parentSpanId).toBe(run!.spanId);
+    expect(evalSpan!.traceId).toBe(run!.traceId);
+    expect(evalSpan!.attributes).toMatchObject({
+      "test.suite.name": "upper",
+      "niceeval.eval.id": "upper",
+      "niceeval.eval.style": "suite",
+      "niceeval.eval.file": "evals/upper.eval.ts",
+      "niceeval.eval.cases": 8,
+      "test.suite.run.status": "failure",
+    });
+
+    const attempts = attemptSpans();
+    expect(attempts).toHaveLength(8);
+    for (const span of attempts) {
+      expect(span.parentSpanId).toBe(evalSpan!.spanId);
+      expect(span.traceId).toBe(run!.traceId);
+      expect(span.endMs).toBeGreaterThanOrEqual(span.startMs);
+      expect(span.startMs).toBeGreaterThanOrEqual(evalSpan!.startMs);
+      expect(span.endMs).toBeLessThanOrEqual(evalSpan!.endMs);
+    }
+    expect(evalSpan!.endMs).toBeLessThanOrEqual(run!.endMs);
+    // The target waits 5 ms: real durations, not zero-length spans.
+    const ok = attempts.filter((s) => s.attributes["niceeval.case.id"] === "ok");
+    expect(ok.map((s) => s.attributes["niceeval.trial"]).sort()).toEqual([0, 1]);
+    expect(ok[0]!.endMs - ok[0]!.startMs).toBeGreaterThanOrEqual(4);
+    expect(ok[0]!.attributes).toMatchObject({
+      "test.suite.name": "upper",
+      "test.case.name": "upper/ok",
+      "niceeval.run.id": summary.runId,
+      "niceeval.eval.id": "upper",
+      "niceeval.case.index": 0,
+    });
+  });
+
+  it("sets verdict, score and test.case.result.status on each attempt", async () => {
+    await exportRun();
+    const span = (caseId: string) =>
+      attemptSpans().find((s) => s.attributes["niceeval.case.id"] === caseId) as ReceivedSpan;
+    // Every case misses the judge: a partial score (a lower bound) and a failed gate.
+    expect(span("ok").attributes).toMatchObject({
+      "test.case.result.status": "fail",
+      "niceeval.verdict": "errored",
+      "niceeval.score.state": "partial",
+      "niceeval.score.earned": 1.75,
+      "niceeval.score.max": 3,
+      "niceeval.score.value": 1.75 / 3,
+    });
+    expect(span("wrong").attributes).toMatchObject({
+      "niceeval.verdict": "errored",
+      "niceeval.score.earned": 0.75,
+    });
+    const crash = span("crash");
+    expect(crash.attributes).toMatchObject({
+      "test.case.result.status": "fail",
+      "niceeval.verdict": "errored",
+      "niceeval.score.state": "unavailable",
+      "error.type": "niceeval.errored",
+    });
+    expect(crash.attributes["niceeval.score.value"]).toBeUndefined();
+    expect(crash.status.code).toBe(2);
+    expect(crash.status.message).toContain("upstream refused ***");
+    expect(crash.status.message).not.toContain(SECRET);
+  });
+
+  it("emits one gen_ai.evaluation.result log record per judgment, in its attempt's span", async () => {
+    await exportRun();
+    const attempts = attemptSpans();
+    // 3 cases judged by 3 scorers; the crashed target has no judgment.
+    expect(receiver.logs).toHaveLength(9);
+    for (const log of receiver.logs) {
+      expect(log.eventName).toBe("gen_ai.evaluation.result");
+      const span = attempts.find((s) => s.spanId === log.spanId);
+      expect(span, "the log's span is an attempt span").toBeDefined();
+      expect(log.traceId).toBe(span!.traceId);
+      expect(log.attributes["niceeval.case.id"]).toBe(span!.attributes["niceeval.case.id"]);
+      expect(log.timeMs).toBeGreaterThanOrEqual(span!.startMs);
+      expect(log.timeMs).toBeLessThanOrEqual(span!.endMs + 1);
+    }
+    const log = (caseId: string, name: string) =>
+      receiver.logs.find(
+        (l) =>
+          l.attributes["niceeval.case.id"] === caseId &&
+          l.attributes["gen_ai.evaluation.name"] === name,
+      )!;
+    expect(log("ok", "same").attributes).toMatchObject({
+      "gen_ai.evaluation.score.value": 1,
+      "gen_ai.evaluation.score.label": "pass",
+      "niceeval.judgment.state": "matched",
+      "niceeval.eval.id": "upper",
+      "test.case.name": "upper/ok",
+    });
+    expect(log("wrong", "same").attributes).toMatchObject({
+      "gen_ai.evaluation.score.value": 0,
+      "gen_ai.evaluation.score.label": "fail",
+    });
+    expect(log("ok", "shaky").attributes["gen_ai.evaluation.score.value"]).toBe(0.75);
+
+    const unavailable = log("ok", "judged");
+    expect(unavailable.attributes).not.toHaveProperty("gen_ai.evaluation.score.value");
+    expect(unavailable.attributes).toMatchObject({
+      "gen_ai.evaluation.score.label": "unavailable",
+      "niceeval.judgment.state": "unavailable",
+    });
+    expect(unavailable.attributes["gen_ai.evaluation.explanation"]).toContain(
+      "no API key configured",
+    );
+    expect(unavailable.attributes).not.toHaveProperty("niceeval.judgment.earned");
+
+    const errored = log("boom", "shaky");
+    expect(errored.attributes).not.toHaveProperty("gen_ai.evaluation.score.value");
+    expect(errored.attributes).toMatchObject({
+      "gen_ai.evaluation.score.label": "errored",
+      "error.type": "niceeval.judgment.errored",
+    });
+    expect(errored.attributes["gen_ai.evaluation.explanation"]).toContain("shaky scorer broke");
+    expect(errored.severityNumber).toBe(13);
+  });
+
+  it("sends the configured headers but never puts a credential in the exported data", async () => {
+    await exportRun();
+    expect(receiver.requests.map((r) => r.path).sort()).toEqual(["/v1/logs", "/v1/traces"]);
+    for (const request of receiver.requests) {
+      expect(request.headers.authorization).toBe(`Bearer ${SECRET}`);
+      expect(request.headers["content-type"]).toBe("application/json");
+      expect(request.body).not.toContain(SECRET);
+    }
+  });
+});
+
+describe("otelSink fed hooks directly", () => {
+  it("dates a record that never announced its start, and closes what a cancelled run left open", async () => {
+    const receiver = await startReceiver();
+    try {
+      const sink = await otelSink({ version: "1", endpoint: receiver.url, env: {} });
+      sink.onRunStart?.({ runId: "r-1", evals: 1, files: 1, concurrency: 2 });
+      sink.onEvalScheduled?.({ evalId: "e", style: "score" });
+      sink.onAttemptStarted?.({ evalId: "e", caseId: "never-ends", index: 1, trial: 0 });
+      sink.onAttemptFinished?.(
+        record({ evalId: "e", caseId: "from-elsewhere", index: 0, elapsedMs: 250 }),
+      );
+      await sink.onRunFinished?.(
+        runSummary({
+          runId: "r-1",
+          totals: { evals: 1, cases: 1, passed: 1, failed: 0, errored: 0, skipped: 0 },
+          ok: false,
+          cancelled: true,
+        }),
+      );
+      const span = (caseId: string) =>
+        receiver.spans.find((s) => s.attributes["niceeval.case.id"] === caseId)!;
+      const elsewhere = span("from-elsewhere");
+      expect(elsewhere.endMs - elsewhere.startMs).toBeCloseTo(250, 0);
+      expect(elsewhere.attributes["niceeval.score.value"]).toBe(1);
+      expect(span("never-ends").attributes["niceeval.cancelled"]).toBe(true);
+      const run = receiver.spans.find((s) => s.name === "niceeval run")!;
+      expect(run.attributes["test.suite.run.status"]).toBe("aborted");
+      expect(receiver.spans.find((s) => s.name === "eval e")?.parentSpanId).toBe(run.spanId);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe("otelSink with the collector down", () => {
+  it("says so once on stderr and the run goes on", async () => {
+    const warnings: string[] = [];
+    const port = await deadPort();
+    const sink = await otelSink({
+      version: "9.9.9",
+      endpoint: `http://user:hunter22@127.0.0.1:${port}`,
+      env: {},
+      timeoutMs: 300,
+      stderr: (text) => warnings.push(text),
+    });
+    const summary = await runEvals([{ eval: suite }], { reporters: [sink], trials: 3 });
+    expect(summary.totals.cases).toBe(12);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(
+      `OpenTelemetry export to http://user:***@127.0.0.1:${port}/v1/traces failed`,
+    );
+    expect(warnings[0]).toContain("ECONNREFUSED");
+    expect(warnings[0]).not.toContain("hunter22");
+  });
+});
+
+describe("OTel configuration", () => {
+  it("is on with --otel or an OTLP endpoint, off with OTEL_SDK_DISABLED", () => {
+    expect(otelEnabled(false, {})).toBe(false);
+    expect(otelEnabled(true, {})).toBe(true);
+    expect(otelEnabled(false, { OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318" })).toBe(true);
+    expect(otelEnabled(false, { OTEL_EXPORTER_OTLP_ENDPOINT: " " })).toBe(false);
+    expect(otelEnabled(true, { OTEL_SDK_DISABLED: "true" })).toBe(false);
+  });
+
+  it("masks header values, their credentials and URL passwords", () => {
+    const mask = masker({
+      OTEL_EXPORTER_OTLP_HEADERS: "Authorization=Basic%20dXNlcjpwYXNz,x-api-key=k-123456",
+      OTEL_EXPORTER_OTLP_ENDPOINT: "https://me:pa%24%24word@collector:4318",
+    });
+    expect(mask("sent Basic dXNlcjpwYXNz and dXNlcjpwYXNz")).toBe("sent *** and ***");
+    expect(mask("key k-123456")).toBe("key ***");
+    expect(mask("pw pa$$word or pa%24%24word")).toBe("pw *** or ***");
+    expect(mask("see postgres://u:other@db/x")).toBe("see postgres://u:***@db/x");
+    expect(mask("nothing to hide")).toBe("nothing to hide");
+  });
+});

@@ -1,0 +1,135 @@
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** An OTLP attribute value as OTLP/JSON encodes it. */
+interface AnyValue {
+  stringValue?: string;
+  boolValue?: boolean;
+  intValue?: number | string;
+  doubleValue?: number;
+}
+interface KeyValue {
+  key: string;
+  value: AnyValue;
+}
+type Attrs = Record<string, string | number | boolean>;
+
+/** A span as received, its attributes decoded. */
+export interface ReceivedSpan {
+  name: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  startMs: number;
+  endMs: number;
+  status: { code?: number; message?: string };
+  attributes: Attrs;
+  resource: Attrs;
+}
+
+/** A log record as received, its attributes decoded. */
+export interface ReceivedLog {
+  eventName?: string;
+  traceId: string;
+  spanId: string;
+  timeMs: number;
+  severityNumber?: number;
+  attributes: Attrs;
+}
+
+/** A loopback OTLP/HTTP (JSON) receiver: what a collector would get. */
+export interface Receiver {
+  /** Base URL, e.g. http://127.0.0.1:4318 (without /v1/…). */
+  url: string;
+  spans: ReceivedSpan[];
+  logs: ReceivedLog[];
+  /** Headers and raw bodies of every request, to look for leaked secrets. */
+  requests: { path: string; headers: IncomingHttpHeaders; body: string }[];
+  close(): Promise<void>;
+}
+
+const decode = (attributes: KeyValue[] | undefined): Attrs =>
+  Object.fromEntries(
+    (attributes ?? []).map(({ key, value }) => [
+      key,
+      value.stringValue ??
+        value.boolValue ??
+        (value.intValue !== undefined ? Number(value.intValue) : undefined) ??
+        value.doubleValue ??
+        "",
+    ]),
+  );
+const ms = (nanos: string | number) => Number(BigInt(nanos) / 1000n) / 1000;
+
+/** Start a receiver on 127.0.0.1 that answers `/v1/traces` and `/v1/logs` with 200. */
+export async function startReceiver(): Promise<Receiver> {
+  const receiver: Omit<Receiver, "url" | "close"> = { spans: [], logs: [], requests: [] };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      const path = req.url ?? "";
+      receiver.requests.push({ path, headers: req.headers, body });
+      if (req.headers["content-type"] !== "application/json") {
+        res.writeHead(415).end();
+        return;
+      }
+      const payload = JSON.parse(body);
+      if (path === "/v1/traces") {
+        for (const rs of payload.resourceSpans ?? []) {
+          const resource = decode(rs.resource?.attributes);
+          for (const ss of rs.scopeSpans ?? [])
+            for (const s of ss.spans ?? [])
+              receiver.spans.push({
+                name: s.name,
+                traceId: s.traceId,
+                spanId: s.spanId,
+                ...(s.parentSpanId ? { parentSpanId: s.parentSpanId } : {}),
+                startMs: ms(s.startTimeUnixNano),
+                endMs: ms(s.endTimeUnixNano),
+                status: s.status ?? {},
+                attributes: decode(s.attributes),
+                resource,
+              });
+        }
+      } else if (path === "/v1/logs") {
+        for (const rl of payload.resourceLogs ?? [])
+          for (const sl of rl.scopeLogs ?? [])
+            for (const l of sl.logRecords ?? [])
+              receiver.logs.push({
+                eventName: l.eventName,
+                traceId: l.traceId,
+                spanId: l.spanId,
+                timeMs: ms(l.timeUnixNano),
+                severityNumber: l.severityNumber,
+                attributes: decode(l.attributes),
+              });
+      } else {
+        res.writeHead(404).end();
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    ...receiver,
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A port on 127.0.0.1 that nothing listens on (a collector that is down). */
+export async function deadPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
