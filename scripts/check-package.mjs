@@ -44,7 +44,7 @@ try {
     "npm",
     [
       "install",
-      "--offline",
+      "--prefer-offline",
       "--no-audit",
       "--no-fund",
       "--ignore-scripts",
@@ -89,10 +89,19 @@ export const smoke = defineSuite<string, string>({ id: "smoke", cases: [{ id: "a
     ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball],
     project,
   );
+  // Install scripts are off, so give better-sqlite3 the native binding this machine already built
+  // (the one a user's install would build): the default run writes to the SQLite store.
+  cpSync(
+    join(root, "node_modules/better-sqlite3/build"),
+    join(project, "node_modules/better-sqlite3/build"),
+    { recursive: true },
+  );
   const out = run(join(project, "node_modules/.bin/niceeval"), ["run"], project);
   if (!/1 passed/.test(out))
     throw new Error(`installed bin did not report the smoke case:\n${out}`);
-  console.log("installed tarball: `niceeval run` passed");
+  const runs = run(join(project, "node_modules/.bin/niceeval"), ["runs", "--json"], project);
+  if (JSON.parse(runs).length !== 1) throw new Error(`the run was not stored:\n${runs}`);
+  console.log("installed tarball: `niceeval run` passed and stored its run");
 } catch (error) {
   console.error(error.stdout ?? "", error.stderr ?? "", error.message);
   process.exitCode = 1;
