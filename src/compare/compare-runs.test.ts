@@ -3,8 +3,10 @@ import { NiceevalError } from "../errors.js";
 import type { AttemptRecord, Judgment, Verdict } from "../eval/record.js";
 import { emptyJudgeUsage, unreportedUsage } from "../eval/record.js";
 import type {
+  AttemptKey,
   AttemptPage,
   EvalManifest,
+  ReplacedAttempt,
   RunEnd,
   RunManifest,
   Store,
@@ -64,6 +66,11 @@ class MemoryStore implements Store {
     const items = this.runs.get(runId)?.attempts ?? [];
     return { total: items.length, items: items.slice(0, 100) };
   }
+  async *attemptKeys(runId: string): AsyncIterable<AttemptKey> {
+    for (const r of this.runs.get(runId)?.attempts ?? [])
+      yield { evalId: r.evalId, caseId: r.caseId, trial: r.trial ?? 0, verdict: r.verdict };
+  }
+  async *attemptHistory(): AsyncIterable<ReplacedAttempt> {}
   async close(): Promise<void> {}
 }
 
@@ -363,7 +370,7 @@ describe("compareRuns", () => {
     expect(md.indexOf("Regressions (1)")).toBeLessThan(md.indexOf("Improvements (1)"));
   });
 
-  it("compares two 100,000-case runs in well under 5 s", async () => {
+  it("compares two 100,000-case runs with the full bootstrap", async () => {
     const n = 100_000;
     const store = new MemoryStore();
     // Scores out of 10 points; head moves every 13th case by 3 points (mod 11).
@@ -384,14 +391,9 @@ describe("compareRuns", () => {
     await store.appendAttempts("base", make(0));
     await store.beginRun(manifest("head", [evalManifest("qa")]));
     await store.appendAttempts("head", make(3));
-    const start = performance.now();
+    // Its speed is a figure of `npm run bench` (bench/history.mjs), not asserted here.
     const c = await compareRuns(store, "base", "head");
-    const elapsed = performance.now() - start;
-    console.log(
-      `compareRuns, 2 × ${n} cases: ${elapsed.toFixed(0)} ms (${c.overall.meanScore!.method}, ${c.overall.meanScore!.resampling})`,
-    );
     expect(c.overall.pairs).toBe(n);
     expect(c.overall.meanScore!.resamples).toBe(10_000);
-    expect(elapsed).toBeLessThan(5000);
   });
 });
