@@ -129,8 +129,13 @@ async function connectable(port: number): Promise<boolean> {
  * const url = await server.createDatabase("suite");
  * afterAll(() => server.stop());
  */
-export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
-  const bin = findBinaries();
+export async function startPostgres(
+  options: {
+    durable?: boolean /** A folder with initdb and postgres, instead of finding one. */;
+    bin?: string;
+  } = {},
+): Promise<TestPostgres> {
+  const bin = options.bin ?? findBinaries();
   const user = serverUser();
   const dir = mkdtempSync(join(tmpdir(), "niceeval-pg-"));
   const data = join(dir, "data");

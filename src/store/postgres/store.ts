@@ -1,7 +1,7 @@
 import pg from "pg";
 import { NiceevalError } from "../../errors.js";
-import type { AttemptRecord } from "../../eval/record.js";
-import { checkJoin, withoutCredentials } from "../manifest.js";
+import type { AttemptRecord, Verdict } from "../../eval/record.js";
+import { checkJoin, resumedManifest, withoutCredentials } from "../manifest.js";
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -13,6 +13,7 @@ import {
   searchText,
 } from "../sqlite/codec.js";
 import { attemptOrder } from "../sqlite/query.js";
+import { VERDICT_CODE } from "../sqlite/schema.js";
 import {
   COUNTERS,
   type Contribution,
@@ -23,9 +24,11 @@ import {
   zeroDelta,
 } from "../totals.js";
 import type {
+  AttemptKey,
   AttemptPage,
   AttemptQuery,
   BeginRunOptions,
+  ReplacedAttempt,
   RunEnd,
   RunListQuery,
   RunManifest,
@@ -138,7 +141,12 @@ const RECORDSET = (param: string) =>
  * A batch in one statement: new keys by plain insert (the run's lock makes the look-up that
  * found them new exact), replaced ones by upsert, and the totals they change.
  */
-const APPEND = `WITH fresh AS (
+const APPEND = `WITH archived AS (
+    INSERT INTO niceeval.attempt_history (id, rid, ev, replaced_at, ${ATTEMPT_COLUMNS.join(", ")})
+    SELECT a.id, a.rid, a.ev, $5::text, ${ATTEMPT_COLUMNS.map((c) => `a.${c}`).join(", ")}
+    FROM json_to_recordset($3::json) AS k(ev integer, case_id text, trial integer)
+    JOIN niceeval.attempts a ON a.rid = $1 AND a.case_id = k.case_id AND a.ev = k.ev AND a.trial = k.trial
+  ), fresh AS (
     INSERT INTO niceeval.attempts (rid, ev, ${WRITTEN.join(", ")}) ${RECORDSET("$2")}
   ), replaced AS (
     INSERT INTO niceeval.attempts (rid, ev, ${WRITTEN.join(", ")}) ${RECORDSET("$3")}
@@ -160,6 +168,9 @@ interface Pending {
   firstIndex: number | undefined;
   row: AttemptRow;
 }
+
+/** Attempts of a run from which stale planner statistics are worth an ANALYZE before reading it. */
+const ANALYZE_FROM = 2000;
 
 const keyOf = (evalId: string, caseId: string, trial: number) =>
   JSON.stringify([evalId, caseId, trial]);
@@ -254,12 +265,12 @@ class PostgresStore implements Store {
       );
       const rid = inserted.rows[0]?.rid;
       if (rid === undefined) {
-        if (!options.join)
+        if (!options.join && !options.resume)
           throw new NiceevalError(
             "RUN_EXISTS",
             `a run with id ${manifest.runId} is already in ${this.location}; every run needs a new id (or join it as another writer).`,
           );
-        return this.#join(client, manifest);
+        return this.#join(client, manifest, options.resume === true);
       }
       const tags = Object.entries(manifest.tags);
       if (tags.length)
@@ -277,13 +288,20 @@ class PostgresStore implements Store {
   }
 
   /** Another writer of an existing run: same files and eval configurations, or refused. */
-  async #join(client: pg.PoolClient, manifest: RunManifest): Promise<void> {
+  async #join(client: pg.PoolClient, manifest: RunManifest, resume: boolean): Promise<void> {
     const { rows } = await client.query<{ rid: number; manifest: string }>(
       "SELECT rid, manifest FROM niceeval.runs WHERE id = $1 FOR NO KEY UPDATE",
       [manifest.runId],
     );
     const row = rows[0]!;
-    checkJoin(JSON.parse(row.manifest) as RunManifest, manifest, this.location);
+    const stored = JSON.parse(row.manifest) as RunManifest;
+    // A resumed run is running again, under its new writer; the caller compared its files.
+    if (resume)
+      await client.query(
+        "UPDATE niceeval.runs SET status = 'running', ended_at = NULL, manifest = $2 WHERE rid = $1",
+        [row.rid, JSON.stringify(resumedManifest(stored, manifest))],
+      );
+    else checkJoin(stored, manifest, this.location);
     await client.query(
       `INSERT INTO niceeval.run_evals (rid, ev, eval_id)
        SELECT $1, (SELECT coalesce(max(ev), -1) FROM niceeval.run_evals WHERE rid = $1) + ord, eval_id
@@ -544,6 +562,7 @@ class PostgresStore implements Store {
       JSON.stringify(fresh),
       JSON.stringify(replaced),
       JSON.stringify([...deltas].map(([ev, d]) => ({ ev, ...d }))),
+      new Date().toISOString(),
     ]);
   }
 
@@ -596,20 +615,35 @@ class PostgresStore implements Store {
     });
   }
 
+  /**
+   * A run's id and evals. When the planner's statistics have not yet seen a run this large (a
+   * run just written, before autovacuum analyses it), the attempts table is analysed first:
+   * with stale statistics, pages in case order are planned as a sort of the whole run.
+   */
   async #runContext(runId: string): Promise<{ rid: number; evalIds: Map<number, string> }> {
     const { rows } = await this.#pool.query<{
       rid: number;
       ev: number | null;
       eval_id: string | null;
+      attempts: number | null;
+      reltuples: number;
     }>(
-      `SELECT r.rid, e.ev, e.eval_id FROM niceeval.runs r
-       LEFT JOIN niceeval.run_evals e ON e.rid = r.rid WHERE r.id = $1`,
+      `SELECT r.rid, e.ev, e.eval_id, e.attempts,
+       (SELECT reltuples FROM pg_class WHERE oid = 'niceeval.attempts'::regclass) AS reltuples
+       FROM niceeval.runs r LEFT JOIN niceeval.run_evals e ON e.rid = r.rid WHERE r.id = $1`,
       [runId],
     );
     if (!rows[0]) throw this.#notFound(runId);
     const evalIds = new Map<number, string>();
+    let attempts = 0;
     for (const row of rows)
-      if (row.ev !== null && row.eval_id !== null) evalIds.set(row.ev, row.eval_id);
+      if (row.ev !== null && row.eval_id !== null) {
+        evalIds.set(row.ev, row.eval_id);
+        attempts += row.attempts ?? 0;
+      }
+    if (attempts >= ANALYZE_FROM && rows[0].reltuples < attempts)
+      // Skipped with a warning, not an error, for a user who does not own the table.
+      await this.#pool.query("ANALYZE niceeval.attempts");
     return { rid: rows[0].rid, evalIds };
   }
 
@@ -650,6 +684,40 @@ class PostgresStore implements Store {
       yield* records;
       if (!more) break;
     }
+  }
+
+  async *attemptKeys(runId: string): AsyncIterable<AttemptKey> {
+    const { rid, evalIds } = await this.#guard(() => this.#runContext(runId));
+    const verdicts = new Map<number, Verdict>(
+      Object.entries(VERDICT_CODE).map(([v, code]) => [code, v as Verdict]),
+    );
+    // Keys only: small rows, one query.
+    const { rows } = await this.#guard(() =>
+      this.#pool.query<{ ev: number; case_id: string; trial: number; verdict: number }>(
+        "SELECT ev, case_id, trial, verdict FROM niceeval.attempts WHERE rid = $1",
+        [rid],
+      ),
+    );
+    for (const row of rows)
+      yield {
+        evalId: evalIds.get(row.ev) ?? "",
+        caseId: row.case_id,
+        trial: row.trial,
+        verdict: verdicts.get(row.verdict) ?? "errored",
+      };
+  }
+
+  async *attemptHistory(runId: string): AsyncIterable<ReplacedAttempt> {
+    const { rid, evalIds } = await this.#guard(() => this.#runContext(runId));
+    const { rows } = await this.#guard(() =>
+      this.#pool.query<PgAttemptRow & { replaced_at: string }>(
+        `SELECT id, ev, replaced_at, ${ATTEMPT_COLUMNS.join(", ")} FROM niceeval.attempt_history
+         WHERE rid = $1 ORDER BY ev, case_index, trial, hid`,
+        [rid],
+      ),
+    );
+    const records = await this.#guard(() => this.#decodeRows(rows, evalIds));
+    for (const [i, record] of records.entries()) yield { replacedAt: rows[i]!.replaced_at, record };
   }
 
   async queryAttempts(runId: string, query: AttemptQuery = {}): Promise<AttemptPage> {
