@@ -1,5 +1,5 @@
 import { AuthoringError, errorMessage } from "../errors.js";
-import { withJudgeLedger } from "../judge/ledger.js";
+import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
 import { isJudgeUnavailable } from "../judge/unavailable.js";
 import type { Score } from "../score/score.js";
 import { isScorer, runtimeContext, type Scorer } from "../scorers/create-scorer.js";
@@ -257,6 +257,12 @@ export async function runSuiteCase<Input, Output>(
   const gates = definition.gates ? new Set(definition.gates) : undefined;
   const judgments = await Promise.all(
     definition.scorers.map(async (scorer) => {
+      // No judge can be called: no ledger to open (one promise less per scorer and case).
+      if (!judgeLedgersOpen()) {
+        const result = await judgeWith(scorer, args, spec, threshold, context.signal);
+        if (gates && !gates.has(result.label)) result.gate = false;
+        return result;
+      }
       const { result, usage } = await withJudgeLedger(() =>
         judgeWith(scorer, args, spec, threshold, context.signal),
       );

@@ -17,6 +17,7 @@ const state = processWide("judge.ledger-state", () => ({
   possible: false,
   storage: undefined as AsyncLocalStorage<JudgeUsage[]> | undefined,
   envCheckedAt: Number.NEGATIVE_INFINITY,
+  untracked: new Set<JudgeUsage>(),
 }));
 
 const JUDGE_ENVIRONMENT = [
@@ -43,13 +44,27 @@ function ledgers(): AsyncLocalStorage<JudgeUsage[]> | undefined {
   return state.storage;
 }
 
+/** Whether ledgers are kept (a judge call is possible); when not, callers may skip opening one. */
+export function judgeLedgersOpen(): boolean {
+  return ledgers() !== undefined;
+}
+
 /** Run `work` with a fresh ledger nested inside the current ones; returns what it spent. */
 export async function withJudgeLedger<T>(
   work: () => Promise<T>,
 ): Promise<{ result: T; usage: JudgeUsage }> {
   const usage = emptyJudgeUsage();
   const storage = ledgers();
-  if (!storage) return { result: await work(), usage };
+  if (!storage) {
+    // No tracking yet: a judge built inside `work` still reports here when this ledger is the
+    // only one open (see recordJudgeUsage).
+    state.untracked.add(usage);
+    try {
+      return { result: await work(), usage };
+    } finally {
+      state.untracked.delete(usage);
+    }
+  }
   const stack = [...(storage.getStore() ?? []), usage];
   const result = await storage.run(stack, work);
   return { result, usage };
@@ -59,8 +74,12 @@ export async function withJudgeLedger<T>(
 export function recordJudgeUsage(usage: Partial<JudgeUsage>): void {
   // A call nobody announced (a hand-written judge): ledgers opened from now on will hear.
   state.possible = true;
-  const stack = state.storage?.getStore();
-  if (!stack) return;
   const full = { ...emptyJudgeUsage(), ...usage };
-  for (const ledger of stack) addJudgeUsage(ledger, full);
+  const stack = state.storage?.getStore();
+  if (stack) {
+    for (const ledger of stack) addJudgeUsage(ledger, full);
+    return;
+  }
+  // Ledgers opened before tracking began: only a single one can be told apart.
+  if (state.untracked.size === 1) for (const ledger of state.untracked) addJudgeUsage(ledger, full);
 }

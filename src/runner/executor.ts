@@ -1,7 +1,7 @@
 import { errorMessage } from "../errors.js";
 import type { AttemptRecord } from "../eval/record.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
-import { withJudgeLedger } from "../judge/ledger.js";
+import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
 import type { RunEntry } from "./entry.js";
 import { crashed } from "./source.js";
 
@@ -29,6 +29,7 @@ export const inProcessExecutor: Executor = {
   async execute({ entry, spec, context }) {
     const runnable = entry.eval;
     try {
+      if (!judgeLedgersOpen()) return await runnable.runCase(spec, context);
       const { result, usage } = await withJudgeLedger(() => runnable.runCase(spec, context));
       // Judge calls the eval did not attribute to a judgment still belong to the attempt.
       if (usage.calls > result.usage.judge.calls) result.usage.judge = usage;
