@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import type { RunManifest } from "../store/types.js";
+import { checkMergeable, coverageOf } from "./check.js";
+
+const manifest = (over: Partial<RunManifest> = {}): RunManifest => ({
+  runId: "aaaaaaaa-1",
+  tags: {},
+  niceevalVersion: "0.1.0",
+  nodeVersion: "v20",
+  command: [],
+  files: [{ path: "evals/qa.eval.ts", hash: "f1" }],
+  evals: [
+    {
+      evalId: "qa",
+      style: "suite",
+      configHash: "c1",
+      datasetHash: "d1",
+      judgeModels: [],
+      trials: 1,
+    },
+  ],
+  trials: 1,
+  concurrency: 8,
+  startedAt: "2025-01-01T00:00:00.000Z",
+  ...over,
+});
+const other = (over: Partial<RunManifest>) => manifest({ runId: "bbbbbbbb-2", ...over });
+const evalWith = (over: Partial<RunManifest["evals"][number]>) => [
+  { ...manifest().evals[0]!, ...over },
+];
+
+describe("checkMergeable", () => {
+  it("accepts runs of the same files and configurations", () => {
+    expect(() => checkMergeable([manifest(), other({})])).not.toThrow();
+  });
+
+  it.each([
+    [
+      { files: [{ path: "evals/qa.eval.ts", hash: "f2" }] },
+      "eval file evals/qa.eval.ts differs (hash f1 in aaaaaaaa, f2 in bbbbbbbb)",
+    ],
+    [{ files: [] }, "eval file evals/qa.eval.ts is in run aaaaaaaa only"],
+    [
+      { evals: evalWith({ configHash: "c2" }) },
+      'eval "qa" is configured differently (configuration hash c1 in aaaaaaaa, c2 in bbbbbbbb)',
+    ],
+    [
+      { evals: evalWith({ datasetHash: "d2" }) },
+      'eval "qa" read other cases (dataset hash d1 in aaaaaaaa, d2 in bbbbbbbb)',
+    ],
+    [
+      { evals: evalWith({ trials: 3 }) },
+      'eval "qa" ran 1 trial per case in aaaaaaaa and 3 in bbbbbbbb',
+    ],
+    [{ evals: [] }, 'eval "qa" is in run aaaaaaaa only'],
+  ])("refuses %j with RUN_MERGE_MISMATCH", (over, why) => {
+    expect(() => checkMergeable([manifest(), other(over)])).toThrow(why);
+    expect(() => checkMergeable([manifest(), other(over)])).toThrow(
+      expect.objectContaining({ code: "RUN_MERGE_MISMATCH" }),
+    );
+  });
+
+  it("refuses shards of different counts, even after a whole run", () => {
+    const runs = [
+      manifest(),
+      other({ shard: { index: 1, count: 2 } }),
+      other({ runId: "c", shard: { index: 1, count: 3 } }),
+    ];
+    expect(() => checkMergeable(runs)).toThrow("they are shards of different counts");
+  });
+});
+
+describe("coverageOf", () => {
+  const shard = (index: number, count = 4) =>
+    other({ runId: `s${index}`, shard: { index, count } });
+  it("names the missing and repeated shards", () => {
+    expect(coverageOf([shard(1), shard(3), shard(3)])).toEqual({
+      missingShards: [2, 4],
+      shardCount: 4,
+      repeatedShards: ["3/4"],
+    });
+  });
+  it("misses nothing when a whole run is among the inputs, or no input is a shard", () => {
+    expect(coverageOf([shard(1), manifest()]).missingShards).toEqual([]);
+    expect(coverageOf([manifest()])).toEqual({ missingShards: [], repeatedShards: [] });
+  });
+});

@@ -1,0 +1,97 @@
+import { NiceevalError } from "../errors.js";
+import { formatShard } from "../shard/shard.js";
+import type { RunManifest } from "../store/types.js";
+
+/** A run as merge messages name it: its id prefix, and its shard or name when it has one. */
+export function describeRun(run: RunManifest): string {
+  const id = run.runId.slice(0, 8);
+  if (run.shard) return `${id} (shard ${formatShard(run.shard)})`;
+  return run.name !== undefined ? `${id} (${run.name})` : id;
+}
+
+/**
+ * Refuse (`RUN_MERGE_MISMATCH`) runs that did not run the same thing: the same eval files with
+ * the same contents, each eval with the same configuration, dataset and trials, and, when they
+ * are shards, shards of one count. Attempts of such runs would not add up to one run.
+ */
+export function checkMergeable(runs: readonly RunManifest[]): void {
+  const [first, ...others] = runs;
+  if (!first) return;
+  const refuse = (other: RunManifest, what: string) =>
+    new NiceevalError(
+      "RUN_MERGE_MISMATCH",
+      `cannot merge run ${describeRun(first)} with run ${describeRun(other)}: ${what}. Merge only runs of the same eval files and configuration (the shards of one \`niceeval run --shard i/n\` on one checkout).`,
+    );
+  const files = new Map(first.files.map((f) => [f.path, f.hash]));
+  const evals = new Map(first.evals.map((e) => [e.evalId, e]));
+  for (const other of others) {
+    const [a, b] = [first.runId.slice(0, 8), other.runId.slice(0, 8)];
+    const theirs = new Map(other.files.map((f) => [f.path, f.hash]));
+    for (const [path, hash] of files) {
+      const their = theirs.get(path);
+      if (their === undefined) throw refuse(other, `eval file ${path} is in run ${a} only`);
+      if (their !== hash)
+        throw refuse(other, `eval file ${path} differs (hash ${hash} in ${a}, ${their} in ${b})`);
+    }
+    for (const path of theirs.keys())
+      if (!files.has(path)) throw refuse(other, `eval file ${path} is in run ${b} only`);
+    for (const e of other.evals) {
+      const mine = evals.get(e.evalId);
+      if (!mine) throw refuse(other, `eval "${e.evalId}" is in run ${b} only`);
+      if (mine.configHash !== e.configHash)
+        throw refuse(
+          other,
+          `eval "${e.evalId}" is configured differently (configuration hash ${mine.configHash} in ${a}, ${e.configHash} in ${b})`,
+        );
+      if (
+        mine.datasetHash !== undefined &&
+        e.datasetHash !== undefined &&
+        mine.datasetHash !== e.datasetHash
+      )
+        throw refuse(
+          other,
+          `eval "${e.evalId}" read other cases (dataset hash ${mine.datasetHash} in ${a}, ${e.datasetHash} in ${b})`,
+        );
+      if (mine.trials !== e.trials)
+        throw refuse(
+          other,
+          `eval "${e.evalId}" ran ${mine.trials} trial${mine.trials === 1 ? "" : "s"} per case in ${a} and ${e.trials} in ${b}`,
+        );
+    }
+    const theirIds = new Set(other.evals.map((e) => e.evalId));
+    for (const id of evals.keys())
+      if (!theirIds.has(id)) throw refuse(other, `eval "${id}" is in run ${a} only`);
+  }
+  const sharded = runs.filter((r) => r.shard);
+  const mixed = sharded.find((r) => r.shard!.count !== sharded[0]!.shard!.count);
+  if (mixed)
+    throw new NiceevalError(
+      "RUN_MERGE_MISMATCH",
+      `cannot merge run ${describeRun(sharded[0]!)} with run ${describeRun(mixed)}: they are shards of different counts, so their cases overlap and leave gaps. Merge the shards of one \`--shard i/n\` count.`,
+    );
+}
+
+/** Which shards the inputs hold, known from their manifests alone. */
+export interface Coverage {
+  /** Shard indexes of n that no input holds (empty when an input is a whole run). */
+  missingShards: number[];
+  shardCount?: number;
+  /** Shards held by more than one input, as `i/n`. */
+  repeatedShards: string[];
+}
+
+/** Which shards the inputs hold, which are missing, which are repeated. */
+export function coverageOf(runs: readonly RunManifest[]): Coverage {
+  const whole = runs.some((r) => !r.shard);
+  const count = runs.find((r) => r.shard)?.shard?.count;
+  if (count === undefined) return { missingShards: [], repeatedShards: [] };
+  const held = new Map<number, number>();
+  for (const r of runs) if (r.shard) held.set(r.shard.index, (held.get(r.shard.index) ?? 0) + 1);
+  const missingShards: number[] = [];
+  if (!whole) for (let i = 1; i <= count; i++) if (!held.has(i)) missingShards.push(i);
+  const repeatedShards = [...held]
+    .filter(([, n]) => n > 1)
+    .map(([i]) => `${i}/${count}`)
+    .sort();
+  return { missingShards, shardCount: count, repeatedShards };
+}

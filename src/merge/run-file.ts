@@ -1,0 +1,277 @@
+import { closeSync, createReadStream, openSync } from "node:fs";
+import { NiceevalError } from "../errors.js";
+import type { AttemptRecord } from "../eval/record.js";
+import { safeStringify } from "../report/json-safe.js";
+import { LineWriter } from "../report/output.js";
+import type { EvalSummary } from "../runner/events.js";
+import type { RunManifest, RunStatus, Store, StoredRun } from "../store/types.js";
+
+/** Format id carried by the first line of a run export. */
+export const RUN_FILE_FORMAT = "niceeval/run/v1" as const;
+
+/**
+ * The lines of a run export, in order: one `run` line (the manifest), one `record` line per
+ * attempt in case order (the same `record` lines as the live NDJSON report), one `run.end` line.
+ */
+export type RunFileLine =
+  | { type: "run"; format: typeof RUN_FILE_FORMAT; manifest: RunManifest }
+  | { type: "record"; record: AttemptRecord }
+  | {
+      type: "run.end";
+      status: RunStatus;
+      endedAt?: string;
+      summaries: EvalSummary[];
+      /** How many `record` lines came before: an import checks it got them all. */
+      attempts: number;
+    };
+
+/** The manifest part of a stored run: what `beginRun` was given. */
+export function manifestOf(run: StoredRun): RunManifest {
+  const {
+    status: _status,
+    endedAt: _endedAt,
+    summaries: _summaries,
+    totals: _totals,
+    ...manifest
+  } = run;
+  return manifest;
+}
+
+/**
+ * Write a stored run as NDJSON to `target` (a path, or a file descriptor), streaming its
+ * attempts from the store: memory stays bounded by one batch of lines, whatever the run's size.
+ * @returns how many attempts were written
+ * @example
+ * await exportRunFile(store, await resolveRunRef(store, "latest"), "run.ndjson");
+ */
+export async function exportRunFile(
+  store: Store,
+  run: StoredRun,
+  target: string | number,
+): Promise<{ attempts: number }> {
+  const fd = typeof target === "number" ? target : openSync(target, "w");
+  try {
+    const out = new LineWriter(fd);
+    const line = (value: RunFileLine) => out.line(safeStringify(value));
+    line({ type: "run", format: RUN_FILE_FORMAT, manifest: manifestOf(run) });
+    let attempts = 0;
+    for await (const record of store.streamAttempts(run.runId)) {
+      line({ type: "record", record });
+      attempts++;
+    }
+    line({
+      type: "run.end",
+      status: run.status,
+      ...(run.endedAt !== undefined ? { endedAt: run.endedAt } : {}),
+      summaries: run.summaries ?? [],
+      attempts,
+    });
+    out.flush();
+    return { attempts };
+  } finally {
+    if (typeof target !== "number") closeSync(fd);
+  }
+}
+
+/** How an export ends: its `run.end` line, without the type. */
+export type RunFileEnd = Omit<Extract<RunFileLine, { type: "run.end" }>, "type">;
+
+/** An export being read: its manifest at once, its attempts as a stream, its end after them. */
+export interface RunFileReader {
+  file: string;
+  manifest: RunManifest;
+  /** The attempts, streamed; each call goes on where the last stopped (read them once). */
+  records(): AsyncIterable<AttemptRecord>;
+  /** The `run.end` line once the records were read; undefined when the file was cut short. */
+  end(): RunFileEnd | undefined;
+  /** Stop reading (closes the file). */
+  close(): Promise<void>;
+}
+
+/**
+ * Open a run export: reads up to its manifest line and no further, so many exports can be open
+ * at once and read side by side. A file that is not an export, or a broken line, is
+ * `RUN_IMPORT_INVALID` naming the file and the line.
+ */
+export async function openRunFile(file: string): Promise<RunFileReader> {
+  const lines = parsedLines(file);
+  const first = await lines.next();
+  if (first.done)
+    throw new NiceevalError(
+      "RUN_IMPORT_INVALID",
+      `cannot read ${file}: it is empty; write an export with \`niceeval export <run> --ndjson <file>\``,
+    );
+  const { value: head, line: firstLine } = first.value;
+  if (head.type !== "run" || head.format !== RUN_FILE_FORMAT || !isManifest(head.manifest))
+    throw invalidLine(
+      file,
+      firstLine,
+      `is not the start of a niceeval run export (format ${RUN_FILE_FORMAT}); write one with \`niceeval export <run> --ndjson <file>\``,
+    );
+  let end: RunFileEnd | undefined;
+  async function* records(): AsyncGenerator<AttemptRecord> {
+    let count = 0;
+    for (;;) {
+      const next = await lines.next();
+      if (next.done) return;
+      const { value, line } = next.value;
+      if (end !== undefined) throw invalidLine(file, line, "comes after the run.end line");
+      if (value.type === "record") {
+        if (!isRecord(value.record))
+          throw invalidLine(
+            file,
+            line,
+            "is not an attempt record (it needs evalId, caseId and verdict)",
+          );
+        count++;
+        yield value.record;
+      } else if (value.type === "run.end") {
+        const { type: _type, ...rest } = value as Extract<RunFileLine, { type: "run.end" }>;
+        if (rest.attempts !== count)
+          throw invalidLine(
+            file,
+            line,
+            `says the run has ${rest.attempts} attempts, but ${count} came before it`,
+          );
+        end = { ...rest, summaries: Array.isArray(rest.summaries) ? rest.summaries : [] };
+      } else {
+        throw invalidLine(file, line, `has an unknown type ${JSON.stringify(value.type)}`);
+      }
+    }
+  }
+  const stream = records();
+  return {
+    file,
+    manifest: head.manifest as RunManifest,
+    records: () => ({ [Symbol.asyncIterator]: () => stream }),
+    end: () => end,
+    close: async () => {
+      await lines.return(undefined);
+    },
+  };
+}
+
+type Parsed = Partial<RunFileLine> & Record<string, unknown>;
+
+/** The JSON value of every non-blank line, with its line number; read in 1 MiB chunks. */
+async function* parsedLines(file: string): AsyncGenerator<{ value: Parsed; line: number }> {
+  let line = 0;
+  let rest = "";
+  const parse = (text: string) => {
+    try {
+      return JSON.parse(text) as Parsed;
+    } catch (error) {
+      throw invalidLine(file, line, `is not JSON (${(error as Error).message})`);
+    }
+  };
+  const stream = createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 20 });
+  try {
+    for await (const chunk of stream) {
+      const lines = (rest + (chunk as string)).split("\n");
+      rest = lines.pop() ?? "";
+      for (const text of lines) {
+        line++;
+        if (text.trim() !== "") yield { value: parse(text), line };
+      }
+    }
+  } catch (error) {
+    if (error instanceof NiceevalError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new NiceevalError(
+      "RUN_IMPORT_INVALID",
+      `cannot read ${file} (${code ?? (error as Error).message}); pass the path of a file written by \`niceeval export <run> --ndjson <file>\``,
+    );
+  } finally {
+    stream.destroy();
+  }
+  line++;
+  if (rest.trim() !== "") yield { value: parse(rest), line };
+}
+
+const invalidLine = (file: string, line: number, why: string) =>
+  new NiceevalError("RUN_IMPORT_INVALID", `cannot import ${file}: line ${line} ${why}`);
+
+/** What {@link importRunFile} did. */
+export interface ImportResult {
+  runId: string;
+  name?: string;
+  shard?: RunManifest["shard"];
+  attempts: number;
+  status: RunStatus;
+  /** The file stopped before its `run.end` line: the run is stored as `interrupted`. */
+  truncated: boolean;
+  /** The run was already in the store: its attempts were written again, not added. */
+  existed: boolean;
+}
+
+/** Attempts written per transaction. */
+const IMPORT_BATCH = 2000;
+
+/**
+ * Read a run export back into a store under its own run id, streaming: importing the same file
+ * twice leaves one run with the same attempts (a stored (eval, case, trial) is replaced, never
+ * doubled), and an export of another run with that id is refused (`RUN_MISMATCH`).
+ */
+export async function importRunFile(store: Store, file: string): Promise<ImportResult> {
+  const reader = await openRunFile(file);
+  const { manifest } = reader;
+  try {
+    const existed = (await store.getRun(manifest.runId)) !== undefined;
+    // Joining is what makes a second import of the same file a no-op; other files are refused.
+    await store.beginRun(manifest, { join: true });
+    let attempts = 0;
+    let batch: AttemptRecord[] = [];
+    for await (const record of reader.records()) {
+      batch.push(record);
+      attempts++;
+      if (batch.length >= IMPORT_BATCH) {
+        await store.appendAttempts(manifest.runId, batch);
+        batch = [];
+      }
+    }
+    if (batch.length) await store.appendAttempts(manifest.runId, batch);
+    const end = reader.end();
+    const status: RunStatus = end ? end.status : "interrupted";
+    if (status !== "running")
+      await store.finishRun(manifest.runId, {
+        status,
+        endedAt: end?.endedAt ?? new Date().toISOString(),
+        summaries: end?.summaries ?? [],
+      });
+    return {
+      runId: manifest.runId,
+      ...(manifest.name !== undefined ? { name: manifest.name } : {}),
+      ...(manifest.shard !== undefined ? { shard: manifest.shard } : {}),
+      attempts,
+      status,
+      truncated: end === undefined,
+      existed,
+    };
+  } finally {
+    await reader.close();
+  }
+}
+
+function isManifest(value: unknown): value is RunManifest {
+  const m = value as Partial<RunManifest> | null;
+  return (
+    typeof m === "object" &&
+    m !== null &&
+    typeof m.runId === "string" &&
+    m.runId !== "" &&
+    Array.isArray(m.evals) &&
+    Array.isArray(m.files) &&
+    typeof m.startedAt === "string"
+  );
+}
+
+function isRecord(value: unknown): value is AttemptRecord {
+  const r = value as Partial<AttemptRecord> | null;
+  return (
+    typeof r === "object" &&
+    r !== null &&
+    typeof r.evalId === "string" &&
+    typeof r.caseId === "string" &&
+    typeof r.verdict === "string"
+  );
+}
