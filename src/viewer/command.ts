@@ -53,8 +53,13 @@ function openBrowser(url: string): void {
   }
 }
 
-/** `niceeval export <run> --html <file> [--baseline <run>]`. */
+/** `niceeval export <run> --html <file> [--baseline <run>]` and `--ndjson <file>`. */
 export async function exportCommand(args: ExportArgs, store: Store, io: CliIO): Promise<number> {
+  if (args.ndjson !== undefined) {
+    const { exportNdjson } = await import("../cli/commands/merge.js");
+    await exportNdjson(args.run, args.ndjson, store, io);
+  }
+  if (args.html === undefined) return 0;
   const file = resolve(io.cwd, args.html);
   const result = await exportHtml({
     store,

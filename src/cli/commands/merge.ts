@@ -1,0 +1,165 @@
+import { statSync, writeSync } from "node:fs";
+import { resolve } from "node:path";
+import { NiceevalError } from "../../errors.js";
+import { describeRun } from "../../merge/check.js";
+import {
+  fileInput,
+  type MergeInput,
+  type MergeResult,
+  mergeRuns,
+  storedInput,
+} from "../../merge/merge-runs.js";
+import {
+  exportRunFile,
+  importRunFile,
+  openRunFile,
+  type RunFileReader,
+} from "../../merge/run-file.js";
+import { safeStringify } from "../../report/json-safe.js";
+import { formatShard } from "../../shard/shard.js";
+import { resolveRunRef } from "../../store/resolve.js";
+import type { Store } from "../../store/types.js";
+import type { ImportArgs, MergeArgs } from "../args.js";
+import type { CliIO } from "../io.js";
+
+/** `niceeval export <run> --ndjson <file>`: `-` writes to stdout, and the note goes to stderr. */
+export async function exportNdjson(
+  ref: string,
+  target: string,
+  store: Store,
+  io: CliIO,
+): Promise<void> {
+  const run = await resolveRunRef(store, ref);
+  const toStdout = target === "-";
+  const file = toStdout ? "-" : resolve(io.cwd, target);
+  let attempts: number;
+  try {
+    ({ attempts } = await exportRunFile(store, run, toStdout ? io.stdoutFd : file));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined) throw error;
+    throw new NiceevalError(
+      "USAGE",
+      `--ndjson: cannot write ${target} (${code}); pass a path in an existing, writable folder, or - for stdout`,
+    );
+  }
+  const note = `wrote ${toStdout ? "stdout" : file}: run ${describeRun(run)}, ${attempts} attempts, ${run.status}\n`;
+  if (toStdout) io.stderr(note);
+  else writeSync(io.stdoutFd, note);
+}
+
+/** `niceeval import <file>...`: each export under its own run id; 1 when one was cut short. */
+export async function importCommand(args: ImportArgs, store: Store, io: CliIO): Promise<number> {
+  let code = 0;
+  for (const given of args.files) {
+    const file = resolve(io.cwd, given);
+    const result = await importRunFile(store, file);
+    const what = [
+      result.name,
+      result.shard ? `shard ${formatShard(result.shard)}` : undefined,
+    ].filter(Boolean);
+    writeSync(
+      io.stdoutFd,
+      `imported ${given}: run ${result.runId.slice(0, 8)}${what.length ? ` (${what.join(", ")})` : ""}, ${result.attempts} attempts, ${result.status}${result.existed ? " (already in the store: its attempts were replaced, not added)" : ""}\n`,
+    );
+    if (result.truncated) {
+      io.stderr(
+        `niceeval: ${given} ends before its run.end line (cut short?): its ${result.attempts} attempts were imported and the run is marked interrupted; export it again\n`,
+      );
+      code = 1;
+    }
+  }
+  return code;
+}
+
+/**
+ * `niceeval merge <run or file>...`: one new run from shard runs, stored ones or exports read
+ * directly. 2 when they ran other files or configurations; 1 when a shard is missing or an input
+ * did not finish (the merge is stored all the same, as interrupted).
+ */
+export async function mergeCommand(args: MergeArgs, store: Store, io: CliIO): Promise<number> {
+  const readers: RunFileReader[] = [];
+  try {
+    const inputs: MergeInput[] = [];
+    for (const ref of args.runs) {
+      const path = resolve(io.cwd, ref);
+      if (isFile(path)) {
+        const reader = await openRunFile(path);
+        readers.push(reader);
+        inputs.push(fileInput(reader));
+      } else {
+        inputs.push(storedInput(store, await resolveRunRef(store, ref)));
+      }
+    }
+    return report(
+      await mergeRuns(store, inputs, {
+        ...(args.name !== undefined ? { name: args.name } : {}),
+        command: io.argv ?? process.argv.slice(1),
+      }),
+      inputs,
+      args,
+      io,
+    );
+  } finally {
+    for (const reader of readers) await reader.close();
+  }
+}
+
+function report(result: MergeResult, inputs: readonly MergeInput[], args: MergeArgs, io: CliIO) {
+  const notes: string[] = [];
+  for (const id of new Set(result.repeatedRuns))
+    notes.push(`run ${id.slice(0, 8)} was named more than once; it is merged once`);
+  if (result.duplicates > 0)
+    notes.push(
+      `${result.duplicates} duplicated attempt${result.duplicates === 1 ? "" : "s"} (the same eval, case and trial in more than one run${result.repeatedShards.length ? `; shard ${result.repeatedShards.join(", ")} given more than once` : ""}): kept once, from the first run named`,
+    );
+  const problems: string[] = [];
+  if (result.missingShards.length > 0) {
+    const n = result.shardCount!;
+    const missing = result.missingShards.map((i) => `${i}/${n}`).join(", ");
+    problems.push(
+      `missing shard${result.missingShards.length === 1 ? "" : "s"} ${missing}: the merged run lacks their cases; run \`niceeval run --shard ${result.missingShards[0]}/${n}\` (or import its export) and merge again`,
+    );
+  }
+  for (const { manifest, status } of result.unfinished)
+    problems.push(`run ${describeRun(manifest)} is ${status}: some of its cases may be missing`);
+  const merged = inputs.length - result.repeatedRuns.length;
+  if (args.json) {
+    writeSync(
+      io.stdoutFd,
+      `${safeStringify({
+        runId: result.runId,
+        ...(args.name !== undefined ? { name: args.name } : {}),
+        status: result.status,
+        inputs: [...new Set(inputs.map((i) => i.manifest.runId))],
+        attempts: result.attempts,
+        duplicates: result.duplicates,
+        missingShards: result.missingShards,
+        repeatedShards: result.repeatedShards,
+        unfinished: result.unfinished.map((u) => ({ runId: u.manifest.runId, status: u.status })),
+      })}\n`,
+    );
+  } else {
+    const name = args.name !== undefined ? ` (${args.name})` : "";
+    writeSync(
+      io.stdoutFd,
+      `merged ${merged} run${merged === 1 ? "" : "s"} into ${result.runId.slice(0, 8)}${name}: ${result.attempts} attempts, ${result.status}\n`,
+    );
+  }
+  for (const note of notes) io.stderr(`niceeval: ${note}\n`);
+  for (const problem of problems) io.stderr(`niceeval: ${problem}\n`);
+  return problems.length > 0 ? 1 : 0;
+}
+
+/** Whether every input is a stored run (no export file): then the store must exist already. */
+export function mergesStoredRunsOnly(args: MergeArgs, cwd: string): boolean {
+  return !args.runs.some((ref) => isFile(resolve(cwd, ref)));
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,406 @@
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AttemptRecord } from "../../src/eval/record.js";
+import { shardOf } from "../../src/shard/shard.js";
+import type { StoredRun } from "../../src/store/types.js";
+import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { evalFileHeader } from "./eval-source.js";
+import { cleanEnv, gitInit, json } from "./store-fixture.js";
+
+// Issue 12 point 1 end to end: --shard, export --ndjson, import, merge, through the real CLI.
+
+/** Two deterministic suites: failures, fractional scores, and one with three trials. */
+const suiteEval = `${evalFileHeader}
+const threshold = Number(process.env.THRESHOLD ?? 0.5);
+const third = createScorer<string, string>({
+  name: "third",
+  score: ({ output }) => ({ score: (output.length % 3) / 2, metadata: { length: output.length } }),
+});
+export const letters = defineSuite<string, string>({
+  id: "letters",
+  cases: Array.from({ length: 30 }, (_, i) => {
+    const id = "l" + String(i).padStart(2, "0");
+    return { id, input: id, expected: i % 7 === 3 ? "no" : id };
+  }),
+  target: async (input) => input,
+  scorers: [same, third],
+  gates: ["same"],
+  threshold,
+});
+export const trio = defineSuite<string, string>({
+  id: "trio",
+  trials: 3,
+  cases: Array.from({ length: 8 }, (_, i) => ({ id: "t" + i, input: "x".repeat(i), expected: "xx" })),
+  target: async (input, { trial }) => (trial === 1 ? input + "!" : input),
+  scorers: [same, third],
+});
+`;
+
+type Shown = { run: StoredRun; records: AttemptRecord[] };
+
+/** What "equal case for case" compares: everything but timings. */
+const essence = (r: AttemptRecord) => ({
+  evalId: r.evalId,
+  caseId: r.caseId,
+  trial: r.trial,
+  index: r.index,
+  verdict: r.verdict,
+  score: r.score,
+  judgments: r.judgments,
+  output: r.output,
+  input: r.input,
+  expected: r.expected,
+});
+const withoutTime = (run: StoredRun) =>
+  (run.summaries ?? []).map(({ elapsedMs: _elapsed, ...rest }) => rest);
+
+describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
+  let project: FixtureProject;
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    runCli(args, project.dir, { ...cleanEnv, ...env });
+  const show = async (run: string, store: string) => {
+    const shown = await cli(["show", run, "--json", "--store", store]);
+    expect(shown.stderr).toBe("");
+    return json<Shown>(shown.stdout);
+  };
+
+  /** The merged run equals the unsharded one case for case, in order (eval, case index, trial). */
+  const expectTheFullRun = async (run: string, store: string) => {
+    const full = await show("full", "a.sqlite");
+    const all = await show(run, store);
+    expect(all.records.map(essence)).toEqual(full.records.map(essence));
+    expect(withoutTime(all.run)).toEqual(withoutTime(full.run));
+    expect(all.run.totals).toEqual(full.run.totals);
+    expect(all.run.status).toBe("finished");
+    expect(all.run.shard).toBeUndefined();
+    expect(all.run.evals).toEqual(full.run.evals);
+    expect(all.run.files).toEqual(full.run.files);
+  };
+
+  beforeAll(async () => {
+    project = await makeProject({ "evals/suite.eval.ts": suiteEval });
+    gitInit(project.dir);
+    const full = await cli(["run", "--name", "full", "--store", "a.sqlite", "--quiet"]);
+    expect(full.code).toBe(1); // letters has failing cases
+    for (const i of [1, 2, 3]) {
+      const shard = await cli([
+        "run",
+        "--shard",
+        `${i}/3`,
+        "--name",
+        `shard-${i}`,
+        "--store",
+        "a.sqlite",
+        "--quiet",
+      ]);
+      expect(shard.stderr).toBe("");
+    }
+  }, 120_000);
+  afterAll(() => project.cleanup());
+
+  it.each(["0/2", "3/2", "a/b", "1/0"])("--shard %s is a usage error (exit 2)", async (bad) => {
+    const result = await cli(["run", "--shard", bad, "--store", "bad.sqlite"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `--shard must be i/n with 1 ≤ i ≤ n (e.g. --shard 1/4), got "${bad}"`,
+    );
+    expect(existsSync(join(project.dir, "bad.sqlite"))).toBe(false);
+  });
+
+  it("splits the cases by a hash of (eval, case), every trial with its case, and records the shard", async () => {
+    const full = await show("full", "a.sqlite");
+    const seen = new Map<string, number>();
+    for (const i of [1, 2, 3]) {
+      const { run, records } = await show(`shard-${i}`, "a.sqlite");
+      expect(run.shard).toEqual({ index: i, count: 3 });
+      expect(records.length).toBeGreaterThan(0);
+      for (const r of records) {
+        expect(shardOf(r.evalId, r.caseId, 3)).toBe(i);
+        const key = `${r.evalId}/${r.caseId}/${r.trial}`;
+        expect(seen.has(key)).toBe(false);
+        seen.set(key, i);
+      }
+    }
+    // Together the shards hold every attempt of the unsharded run, once.
+    expect([...seen.keys()].sort()).toEqual(
+      full.records.map((r) => `${r.evalId}/${r.caseId}/${r.trial}`).sort(),
+    );
+    expect(full.run.shard).toBeUndefined();
+  });
+
+  it("exports each shard, imports them into a fresh store (twice: no duplicates), and merges them into the unsharded run", async () => {
+    for (const i of [1, 2, 3]) {
+      const exported = await cli([
+        "export",
+        `shard-${i}`,
+        "--ndjson",
+        `shard-${i}.ndjson`,
+        "--store",
+        "a.sqlite",
+      ]);
+      expect(exported.stderr).toBe("");
+      expect(exported.code).toBe(0);
+      expect(exported.stdout).toMatch(new RegExp(`shard ${i}/3\\), \\d+ attempts, finished`));
+    }
+    const lines = (await readFile(join(project.dir, "shard-1.ndjson"), "utf8")).trim().split("\n");
+    const first = JSON.parse(lines[0]!);
+    expect(first).toMatchObject({ type: "run", format: "niceeval/run/v1" });
+    expect(first.manifest.shard).toEqual({ index: 1, count: 3 });
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({
+      type: "run.end",
+      status: "finished",
+      attempts: lines.length - 2,
+    });
+    expect(JSON.parse(lines[1]!).type).toBe("record");
+
+    const files = ["shard-1.ndjson", "shard-2.ndjson", "shard-3.ndjson"];
+    const imported = await cli(["import", ...files, "--store", "b.sqlite"]);
+    expect(imported.stderr).toBe("");
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toMatch(
+      /imported shard-1\.ndjson: run [0-9a-f]{8} \(shard-1, shard 1\/3\)/,
+    );
+    const again = await cli(["import", "shard-2.ndjson", "--store", "b.sqlite"]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("already in the store: its attempts were replaced, not added");
+    for (const i of [1, 2, 3]) {
+      const original = await show(`shard-${i}`, "a.sqlite");
+      const copy = await show(`shard-${i}`, "b.sqlite");
+      expect(copy.run.runId).toBe(original.run.runId);
+      expect(copy.run.totals).toEqual(original.run.totals);
+      expect(copy.records).toEqual(original.records);
+      expect(copy.run.summaries).toEqual(original.run.summaries);
+    }
+
+    const merged = await cli([
+      "merge",
+      "shard-1",
+      "shard-2",
+      "shard-3",
+      "--name",
+      "merged",
+      "--store",
+      "b.sqlite",
+    ]);
+    expect(merged.stderr).toBe("");
+    expect(merged.code).toBe(0);
+    expect(merged.stdout).toMatch(
+      /^merged 3 runs into [0-9a-f]{8} \(merged\): 54 attempts, finished\n$/,
+    );
+
+    await expectTheFullRun("merged", "b.sqlite");
+
+    // The console report of the merge is the unsharded run's (timings aside).
+    const report = (run: string, store: string) =>
+      cli(["show", run, "--store", store]).then((r) => r.stdout.replace(/[\d.]+ m?s\b/g, "<t>"));
+    const fullReport = await report("full", "a.sqlite");
+    expect(fullReport).toContain("letters");
+    expect(await report("merged", "b.sqlite")).toBe(fullReport);
+  });
+
+  it("merges the export files directly into a fresh store, equal to the unsharded run", async () => {
+    // After the export test: shard-*.ndjson are there.
+    const merged = await cli([
+      "merge",
+      "shard-3.ndjson",
+      "shard-1.ndjson",
+      "shard-2.ndjson",
+      "--name",
+      "from-files",
+      "--store",
+      "d.sqlite",
+    ]);
+    expect(merged.stderr).toBe("");
+    expect(merged.code).toBe(0);
+    expect(merged.stdout).toMatch(
+      /^merged 3 runs into [0-9a-f]{8} \(from-files\): 54 attempts, finished\n$/,
+    );
+    await expectTheFullRun("from-files", "d.sqlite");
+    // Only the merged run is stored: the shards were read from their files.
+    const runs = json<unknown[]>((await cli(["runs", "--json", "--store", "d.sqlite"])).stdout);
+    expect(runs).toHaveLength(1);
+  });
+
+  it("says when an export was cut short: import marks the run interrupted, merge reports it (exit 1)", async () => {
+    const text = await readFile(join(project.dir, "shard-1.ndjson"), "utf8");
+    const lines = text.trim().split("\n");
+    await writeFile(join(project.dir, "cut.ndjson"), `${lines.slice(0, -3).join("\n")}\n`);
+    const imported = await cli(["import", "cut.ndjson", "--store", "e.sqlite"]);
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toContain(
+      `cut.ndjson ends before its run.end line (cut short?): its ${lines.length - 4} attempts were imported and the run is marked interrupted; export it again`,
+    );
+    const merged = await cli([
+      "merge",
+      "cut.ndjson",
+      "shard-2.ndjson",
+      "shard-3.ndjson",
+      "--store",
+      "f.sqlite",
+    ]);
+    expect(merged.code).toBe(1);
+    expect(merged.stderr).toMatch(
+      /run [0-9a-f]{8} \(shard 1\/3\) is cut short: some of its cases may be missing/,
+    );
+    await writeFile(
+      join(project.dir, "wrong-count.ndjson"),
+      `${[...lines.slice(0, -2), lines.at(-1)].join("\n")}\n`,
+    );
+    const counted = await cli(["import", "wrong-count.ndjson", "--store", "g.sqlite"]);
+    expect(counted.code).toBe(2);
+    expect(counted.stderr).toMatch(
+      new RegExp(
+        `wrong-count\\.ndjson: line ${lines.length - 1} says the run has ${lines.length - 2} attempts, but ${lines.length - 3} came before it`,
+      ),
+    );
+  });
+
+  it("merging a run with itself, the same shard twice, or merging twice never duplicates cases", async () => {
+    const full = await show("full", "a.sqlite");
+    const rerun = await cli([
+      "run",
+      "--shard",
+      "2/3",
+      "--name",
+      "shard-2-again",
+      "--store",
+      "a.sqlite",
+      "--quiet",
+    ]);
+    expect(rerun.stderr).toBe("");
+    const shard2 = (await show("shard-2", "a.sqlite")).records.length;
+
+    const twice = await cli([
+      "merge",
+      "shard-1",
+      "shard-1",
+      "shard-2",
+      "shard-2-again",
+      "shard-3",
+      "--json",
+      "--store",
+      "a.sqlite",
+    ]);
+    expect(twice.code).toBe(0);
+    const result = json<{
+      runId: string;
+      attempts: number;
+      duplicates: number;
+      repeatedShards: string[];
+    }>(twice.stdout);
+    expect(result).toMatchObject({
+      attempts: full.records.length,
+      duplicates: shard2,
+      repeatedShards: ["2/3"],
+    });
+    expect(twice.stderr).toContain(" was named more than once; it is merged once");
+    expect(twice.stderr).toContain(
+      `${shard2} duplicated attempts (the same eval, case and trial in more than one run; shard 2/3 given more than once): kept once, from the first run named`,
+    );
+    const merged = await show(result.runId, "a.sqlite");
+    expect(merged.records.map(essence)).toEqual(full.records.map(essence));
+
+    // A merge of a merge with one of its own shards is still the run, once.
+    const again = await cli(["merge", result.runId, "shard-3", "--json", "--store", "a.sqlite"]);
+    expect(again.code).toBe(0);
+    const second = json<{ runId: string; attempts: number }>(again.stdout);
+    expect(second.attempts).toBe(full.records.length);
+    expect((await show(second.runId, "a.sqlite")).records.map(essence)).toEqual(
+      full.records.map(essence),
+    );
+
+    const self = await cli(["merge", "full", "full", "--json", "--store", "a.sqlite"]);
+    expect(json<{ attempts: number }>(self.stdout).attempts).toBe(full.records.length);
+  });
+
+  it("reports a missing shard (exit 1), naming which, and stores the merge as interrupted", async () => {
+    const partial = await cli([
+      "merge",
+      "shard-1",
+      "shard-3",
+      "--name",
+      "partial",
+      "--store",
+      "a.sqlite",
+    ]);
+    expect(partial.code).toBe(1);
+    expect(partial.stderr).toContain(
+      "missing shard 2/3: the merged run lacks their cases; run `niceeval run --shard 2/3` (or import its export) and merge again",
+    );
+    const { run, records } = await show("partial", "a.sqlite");
+    expect(run.status).toBe("interrupted");
+    const one = (await show("shard-1", "a.sqlite")).records.length;
+    const three = (await show("shard-3", "a.sqlite")).records.length;
+    expect(records).toHaveLength(one + three);
+  });
+
+  it("refuses (exit 2) to merge runs whose eval configuration or files differ, naming the eval and both hashes", async () => {
+    const other = await cli(
+      ["run", "--shard", "2/3", "--name", "shard-2-strict", "--store", "a.sqlite", "--quiet"],
+      { THRESHOLD: "0.9" },
+    );
+    expect(other.stderr).toBe("");
+    const runs = json<{ runId: string; name: string | null }[]>(
+      (await cli(["runs", "--json", "--store", "a.sqlite"])).stdout,
+    );
+    const id = (name: string) => runs.find((r) => r.name === name)!.runId.slice(0, 8);
+    const { run: a } = await show("shard-1", "a.sqlite");
+    const { run: b } = await show("shard-2-strict", "a.sqlite");
+    const hash = (run: StoredRun) => run.evals.find((e) => e.evalId === "letters")!.configHash;
+    expect(hash(a)).not.toBe(hash(b));
+
+    const refused = await cli([
+      "merge",
+      "shard-1",
+      "shard-2-strict",
+      "shard-3",
+      "--store",
+      "a.sqlite",
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toBe(
+      `niceeval: cannot merge run ${id("shard-1")} (shard 1/3) with run ${id("shard-2-strict")} (shard 2/3): eval "letters" is configured differently (configuration hash ${hash(a)} in ${id("shard-1")}, ${hash(b)} in ${id("shard-2-strict")}). Merge only runs of the same eval files and configuration (the shards of one \`niceeval run --shard i/n\` on one checkout).\n`,
+    );
+
+    // Another eval file: named with both hashes.
+    const edited = await makeProject({ "evals/suite.eval.ts": `${suiteEval}\n// edited\n` });
+    try {
+      gitInit(edited.dir);
+      const store = join(project.dir, "a.sqlite");
+      const run = await runCli(
+        ["run", "--shard", "3/3", "--name", "shard-3-edited", "--store", store, "--quiet"],
+        edited.dir,
+        cleanEnv,
+      );
+      expect(run.stderr).toBe("");
+      const files = await cli(["merge", "shard-1", "shard-3-edited", "--store", "a.sqlite"]);
+      expect(files.code).toBe(2);
+      expect(files.stderr).toMatch(
+        /cannot merge run [0-9a-f]{8} \(shard 1\/3\) with run [0-9a-f]{8} \(shard 3\/3\): eval file evals\/suite\.eval\.ts differs \(hash [0-9a-f]{16} in [0-9a-f]{8}, [0-9a-f]{16} in [0-9a-f]{8}\)/,
+      );
+    } finally {
+      await edited.cleanup();
+    }
+    // Shards of different counts overlap: refused too.
+    await cli(["run", "--shard", "1/2", "--name", "half-1", "--store", "a.sqlite", "--quiet"]);
+    const counts = await cli(["merge", "shard-1", "half-1", "--store", "a.sqlite"]);
+    expect(counts.code).toBe(2);
+    expect(counts.stderr).toContain("they are shards of different counts");
+  });
+
+  it("refuses a file that is not a run export, naming the file and the line", async () => {
+    const notExport = await cli(["import", "evals/suite.eval.ts", "--store", "c.sqlite"]);
+    expect(notExport.code).toBe(2);
+    expect(notExport.stderr).toMatch(/cannot import .*suite\.eval\.ts: line 1 is not JSON/);
+    const missing = await cli(["import", "nope.ndjson", "--store", "c.sqlite"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("cannot read");
+    expect(missing.stderr).toContain("ENOENT");
+    const noRun = await cli(["merge", "nothing-here", "--store", "a.sqlite"]);
+    expect(noRun.code).toBe(2);
+    expect(noRun.stderr).toContain('no run "nothing-here"');
+  });
+});
