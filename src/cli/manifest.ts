@@ -55,7 +55,8 @@ export function buildManifest(input: ManifestInput): RunManifest {
   };
 }
 
-function fileHash(file: string): string {
+/** A short hash of a file's contents ("unreadable" when it cannot be read). */
+export function fileHash(file: string): string {
   try {
     return createHash("sha256").update(readFileSync(file)).digest("hex").slice(0, 16);
   } catch {

@@ -30,6 +30,23 @@ type Outcome =
   | { ok: true; response: JudgeChatResponse; model?: string }
   | { ok: false; reason: string };
 
+/** An endpoint pushed back (429, 503, 529): what a queue worker forwards to the whole fleet. */
+export interface JudgePushBack {
+  endpoint: string;
+  status?: number;
+  retryAfterMs?: number;
+}
+const pushBackListeners = processWide(
+  "judge.pushBackListeners",
+  () => new Set<(event: JudgePushBack) => void>(),
+);
+
+/** Be told of every push-back a judge endpoint gives this process; returns the unsubscribe. */
+export function onJudgePushBack(listener: (event: JudgePushBack) => void): () => void {
+  pushBackListeners.add(listener);
+  return () => pushBackListeners.delete(listener);
+}
+
 onJudgeSettings((settings) => {
   for (const scheduler of schedulers.values()) scheduler.setMaxConcurrency(settings.concurrency);
 });
@@ -182,6 +199,12 @@ async function callWithRetries(
       return { outcome: { ok: false, reason }, usage, cached: false };
     }
     usage.retries++;
+    if (failure.rateLimited || failure.status === 503 || failure.status === 529) {
+      const event: JudgePushBack = { endpoint: target.endpoint };
+      if (failure.status !== undefined) event.status = failure.status;
+      if (failure.retryAfterMs !== undefined) event.retryAfterMs = failure.retryAfterMs;
+      for (const listener of pushBackListeners) listener(event);
+    }
     await sleep(backoff(scheduler, ticket, failure, attempt, settings), signal);
   }
 }

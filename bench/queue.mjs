@@ -1,0 +1,182 @@
+// Workers on a queue: a target that waits 50 ms per case (I/O-bound, as agents are) through a
+// real redis-server; throughput with 1 and 3 `niceeval worker` processes, and what the queue
+// adds per case against the same run in process. Figures are the run's own elapsed time (the
+// JSON report's), so process startup is left out; medians of 3.
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const cli = join(root, "dist/cli/bin.js");
+const WORKER_CONCURRENCY = 4;
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+function freePort() {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => done(port));
+    });
+  });
+}
+
+async function startRedis(dir) {
+  const port = await freePort();
+  const child = spawn(
+    "redis-server",
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      dir,
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+    ],
+    { stdio: "ignore" },
+  );
+  for (let i = 0; i < 100; i++) {
+    try {
+      execFileSync("redis-cli", ["-p", String(port), "ping"], { stdio: "ignore" });
+      break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill("SIGTERM") };
+}
+
+function project(cases) {
+  const dir = mkdtempSync(join(tmpdir(), "niceeval-bench-queue-"));
+  mkdirSync(join(dir, "node_modules"));
+  mkdirSync(join(dir, "evals"));
+  symlinkSync(root, join(dir, "node_modules", "niceeval"), "dir");
+  writeFileSync(join(dir, "package.json"), '{"name":"bench","type":"module"}');
+  writeFileSync(
+    join(dir, "evals", "wait.eval.js"),
+    `import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+export const wait = defineSuite({
+  id: "wait",
+  cases: Array.from({ length: ${cases} }, (_, i) => ({ id: "c" + i, input: i, expected: i })),
+  target: async (input) => { await new Promise((r) => setTimeout(r, 50)); return input; },
+  scorers: [same],
+});
+`,
+  );
+  return dir;
+}
+
+function startWorker(dir, url, queue, concurrency) {
+  const child = spawn(
+    process.execPath,
+    [
+      cli,
+      "worker",
+      "--queue",
+      url,
+      "--queue-name",
+      queue,
+      "evals",
+      "--concurrency",
+      String(concurrency),
+    ],
+    { cwd: dir, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  return new Promise((done) => {
+    let text = "";
+    child.stderr.on("data", (chunk) => {
+      text += chunk;
+      if (text.includes("ready:")) done(child);
+    });
+  });
+}
+
+/** The run's elapsed ms, from its JSON report. */
+function timedRun(dir, args) {
+  const report = join(dir, "report.json");
+  execFileSync(
+    process.execPath,
+    [cli, "run", "evals", "--no-store", "--quiet", "--json", report, ...args],
+    {
+      cwd: dir,
+      stdio: "ignore",
+      env: { ...process.env, CI: "true" },
+    },
+  );
+  return JSON.parse(readFileSync(report, "utf8")).summary.elapsedMs;
+}
+
+async function withWorkers(dir, url, queue, count, concurrency, work) {
+  const workers = await Promise.all(
+    Array.from({ length: count }, () => startWorker(dir, url, queue, concurrency)),
+  );
+  try {
+    return work();
+  } finally {
+    for (const worker of workers) worker.kill("SIGTERM");
+  }
+}
+
+export async function run({ quick = false } = {}) {
+  try {
+    execFileSync("redis-server", ["--version"], { stdio: "ignore" });
+  } catch {
+    console.log("queue: skipped (no redis-server; apt-get install redis-server)");
+    return;
+  }
+  const cases = quick ? 60 : 150;
+  const overheadCases = quick ? 20 : 40;
+  const dir = project(cases);
+  const small = project(overheadCases);
+  const redis = await startRedis(dir);
+  const runs = 3;
+  try {
+    const queueArgs = (queue) => ["--queue", redis.url, "--queue-name", queue];
+    const throughput = async (workers) => {
+      const queue = `tp${workers}`;
+      const times = await withWorkers(dir, redis.url, queue, workers, WORKER_CONCURRENCY, () =>
+        Array.from({ length: runs }, () => timedRun(dir, queueArgs(queue))),
+      );
+      return cases / (median(times) / 1000);
+    };
+    const one = await throughput(1);
+    const three = await throughput(3);
+    console.log(
+      `queue: ${cases} cases waiting 50 ms, workers at concurrency ${WORKER_CONCURRENCY}: 1 worker ${one.toFixed(1)} cases/s, 3 workers ${three.toFixed(1)} cases/s, ${(three / one).toFixed(2)}× (target ≥ 2.5×; medians of ${runs})`,
+    );
+
+    // One attempt at a time, so the difference is what each case spends in the queue.
+    const inProcess = median(
+      Array.from({ length: runs }, () => timedRun(small, ["--concurrency", "1", "--no-supervise"])),
+    );
+    const queued = median(
+      await withWorkers(small, redis.url, "overhead", 1, 1, () =>
+        Array.from({ length: runs }, () =>
+          timedRun(small, [...queueArgs("overhead"), "--concurrency", "1"]),
+        ),
+      ),
+    );
+    const perCase = (queued - inProcess) / overheadCases;
+    console.log(
+      `queue: overhead ${perCase.toFixed(2)} ms per case (${overheadCases} cases one at a time: ${(queued / 1000).toFixed(2)} s queued vs ${(inProcess / 1000).toFixed(2)} s in process; target ≤ 5 ms; medians of ${runs})`,
+    );
+  } finally {
+    redis.stop();
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(small, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`)
+  await run({ quick: process.argv.includes("--quick") });

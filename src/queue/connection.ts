@@ -1,0 +1,99 @@
+import { createBunRedisClient, type IRedisClient } from "bullmq";
+import { errorMessage, NiceevalError } from "../errors.js";
+import { redactUrl } from "../store/postgres/connection.js";
+import { type RedisTarget, RespConnection } from "./resp.js";
+
+const FIX = "start Redis there, or pass --queue redis://host:port";
+
+/** Whether a `--queue` value is a Redis URL. */
+export function isRedisUrl(url: string): boolean {
+  return /^rediss?:\/\//i.test(url);
+}
+
+/** The URL fit for messages: the password masked. */
+export const redactRedisUrl = redactUrl;
+
+/** Read a `redis://[user:password@]host[:port][/db]` URL; throws QUEUE_BAD_URL. */
+export function parseRedisUrl(url: string): RedisTarget {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {}
+  if (!parsed || !/^rediss?:$/i.test(parsed.protocol)) {
+    throw new NiceevalError(
+      "QUEUE_BAD_URL",
+      `--queue ${redactUrl(url)} is not a Redis URL; write it as redis://[user:password@]host:6379[/db] (rediss:// for TLS)`,
+    );
+  }
+  const port = parsed.port === "" ? 6379 : Number(parsed.port);
+  const db = parsed.pathname.length > 1 ? Number(parsed.pathname.slice(1)) : 0;
+  if (!(port > 0 && port < 65_536) || !Number.isInteger(db) || db < 0) {
+    throw new NiceevalError(
+      "QUEUE_BAD_URL",
+      `--queue ${redactUrl(url)} has no valid port or database number; write it as redis://host:6379/0`,
+    );
+  }
+  return {
+    host: parsed.hostname.replace(/^\[|\]$/g, "") || "127.0.0.1",
+    port,
+    tls: parsed.protocol.toLowerCase() === "rediss:",
+    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
+    ...(db ? { db } : {}),
+  };
+}
+
+/**
+ * Check that the Redis a URL names answers (connect, authenticate, PING) before anything is
+ * enqueued or run; throws QUEUE_UNREACHABLE naming the URL with its password masked.
+ */
+export async function probeRedis(url: string, timeoutMs = 5000): Promise<RedisTarget> {
+  const target = parseRedisUrl(url);
+  const connection = new RespConnection(target, timeoutMs);
+  try {
+    await connection.connect();
+    await connection.send("PING");
+    return target;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === "ECONNREFUSED"
+        ? `${target.host}:${target.port} refused the connection`
+        : code === "ENOTFOUND" || code === "EAI_AGAIN"
+          ? `no host named ${target.host}`
+          : /NOAUTH|WRONGPASS|invalid password|AUTH/i.test(errorMessage(error))
+            ? `it refused the credentials (${errorMessage(error)}); check the user and password in the URL`
+            : errorMessage(error);
+    throw new NiceevalError(
+      "QUEUE_UNREACHABLE",
+      `cannot reach the Redis queue ${redactUrl(url)}: ${why}; ${FIX}`,
+      {
+        cause: error,
+      },
+    );
+  } finally {
+    connection.close();
+  }
+}
+
+/**
+ * Connections for BullMQ over {@link RespConnection}. BullMQ leaves clients it was handed open
+ * (and closes the duplicates it makes for blocking reads), so `close()` quits the handed ones.
+ */
+export class RedisClients {
+  private readonly clients: IRedisClient[] = [];
+  constructor(private readonly target: RedisTarget) {}
+
+  /** A new client for one Queue, Worker or QueueEvents. */
+  client(): IRedisClient {
+    const client = createBunRedisClient(new RespConnection(this.target));
+    // Connection errors are retried by the client; BullMQ reports what it cannot retry.
+    client.on("error", () => {});
+    this.clients.push(client);
+    return client;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.clients.splice(0).map((client) => client.quit().catch(() => {})));
+  }
+}

@@ -1,0 +1,181 @@
+import { relative, resolve } from "node:path";
+import { Job, Queue, QueueEvents } from "bullmq";
+import { fileHash } from "../cli/manifest.js";
+import type { AttemptRecord } from "../eval/record.js";
+import type { AttemptJob, Executor } from "../runner/executor.js";
+import { crashed } from "../runner/source.js";
+import { probeRedis, RedisClients, redactRedisUrl } from "./connection.js";
+import { ATTEMPT_JOB, type AttemptJobData, attemptJobId, DEFAULT_QUEUE_NAME } from "./job.js";
+
+/** Options of {@link openQueueExecutor}. */
+export interface QueueExecutorOptions {
+  /** `redis://[user:password@]host:port[/db]`. */
+  url: string;
+  queueName?: string;
+  /** The run's eval files (their hashes travel with each job). */
+  files: readonly string[];
+  cwd: string;
+  /** How often attempts whose result event may have been missed are looked up, ms (default 2000). */
+  sweepMs?: number;
+  /** Told when no worker listens on the queue yet. */
+  stderr?: (text: string) => void;
+}
+
+/** The executor of `niceeval run --queue`: attempts run on workers, records come back here. */
+export interface QueueExecutor extends Executor {
+  /** Every attempt not finished resolves now, errored with `reason`; waiting jobs are removed. */
+  interrupt(reason: string): void;
+  close(): Promise<void>;
+  /** How long the run waits for an attempt: long, as it may wait in the queue (workers bound it). */
+  readonly waitLimitMs: number;
+  /** Always empty: a worker's own crashes belong to the attempts it held. */
+  readonly runErrors: readonly { message: string; where: string }[];
+}
+
+interface Waiting {
+  readonly job: AttemptJob;
+  readonly resolve: (record: AttemptRecord) => void;
+  readonly since: number;
+}
+
+/** Jobs stay this long after they finish, so enqueueing the same attempt again is a no-op, s. */
+const KEEP_COMPLETED_S = 3600;
+const KEEP_FAILED_S = 24 * 3600;
+
+/**
+ * Enqueue each attempt as one BullMQ job and resolve with the record a worker returns. Redis is
+ * checked first (QUEUE_UNREACHABLE before any case runs); results arrive as QueueEvents, with a
+ * periodic look-up of long-waiting jobs in case an event was missed (a reconnect, a trimmed stream).
+ *
+ * @example
+ * const executor = await openQueueExecutor({ url: "redis://127.0.0.1:6379", files, cwd });
+ * await runEvals(entries, { executor, concurrency: 256 });
+ * await executor.close();
+ */
+export async function openQueueExecutor(options: QueueExecutorOptions): Promise<QueueExecutor> {
+  const target = await probeRedis(options.url);
+  const name = options.queueName ?? DEFAULT_QUEUE_NAME;
+  const clients = new RedisClients(target);
+  const queue = new Queue<AttemptJobData, AttemptRecord>(name, { connection: clients.client() });
+  const events = new QueueEvents(name, { connection: clients.client() });
+  queue.on("error", () => {});
+  events.on("error", () => {});
+  await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
+  if (options.stderr && (await queue.getWorkersCount().catch(() => 1)) === 0) {
+    const url = redactRedisUrl(options.url);
+    options.stderr(
+      `niceeval: no worker listens on queue ${name} at ${url} yet; the attempts wait for one: niceeval worker --queue ${url} [paths]\n`,
+    );
+  }
+
+  const files = options.files.map((file) => {
+    const path = resolve(options.cwd, file);
+    return { absolute: path, path: relative(options.cwd, path) || path, hash: fileHash(path) };
+  });
+  const manifestFiles = files.map(({ path, hash }) => ({ path, hash }));
+  const fileOf = new Map(files.map((f) => [f.absolute, { path: f.path, hash: f.hash }]));
+  const waiting = new Map<string, Waiting>();
+  let stopped: string | undefined;
+
+  const settle = (jobId: string, record: (job: AttemptJob) => AttemptRecord) => {
+    const entry = waiting.get(jobId);
+    if (!entry) return;
+    waiting.delete(jobId);
+    entry.resolve(record(entry.job));
+  };
+  const failed = (reason: string) => (job: AttemptJob) =>
+    crashed(job.entry.eval.id, job.spec, describeFailure(reason));
+  events.on("completed", ({ jobId, returnvalue }) =>
+    settle(jobId, (job) => asRecord(returnvalue, job)),
+  );
+  events.on("failed", ({ jobId, failedReason }) => settle(jobId, failed(failedReason)));
+
+  // A missed event must not leave an attempt waiting forever: look long waits up now and then.
+  const sweepMs = options.sweepMs ?? 2000;
+  let sweeping = false;
+  const sweep = setInterval(async () => {
+    if (sweeping) return;
+    sweeping = true;
+    try {
+      const now = performance.now();
+      for (const [id, entry] of waiting) {
+        if (now - entry.since < sweepMs) continue;
+        const job = await Job.fromId<AttemptJobData, AttemptRecord>(queue, id);
+        if (!job) continue;
+        if (job.finishedOn && job.failedReason) settle(id, failed(job.failedReason));
+        else if (job.finishedOn) settle(id, (attempt) => asRecord(job.returnvalue, attempt));
+      }
+    } catch {
+      // Redis away for a moment: the next sweep tries again.
+    } finally {
+      sweeping = false;
+    }
+  }, sweepMs);
+  sweep.unref();
+
+  return {
+    runErrors: [],
+    waitLimitMs: 2 ** 31 - 1 - 1000,
+    async execute(job) {
+      if (stopped !== undefined) return crashed(job.entry.eval.id, job.spec, stopped);
+      const { entry, spec, trial, context } = job;
+      const id = attemptJobId(context.runId, entry.eval.id, spec.id, trial);
+      const file = entry.file ? fileOf.get(resolve(options.cwd, entry.file)) : undefined;
+      const data: AttemptJobData = {
+        v: 1,
+        runId: context.runId,
+        evalId: entry.eval.id,
+        caseId: spec.id,
+        caseIndex: spec.index,
+        trial,
+        ...(file ? { file } : {}),
+        files: manifestFiles,
+        ...(context.timeoutMs !== undefined ? { timeoutMs: context.timeoutMs } : {}),
+        ...(context.keepOutput ? { keepOutput: true } : {}),
+      };
+      const result = new Promise<AttemptRecord>((done) => {
+        waiting.set(id, { job, resolve: done, since: performance.now() });
+      });
+      try {
+        await queue.add(ATTEMPT_JOB, data, {
+          jobId: id,
+          removeOnComplete: { age: KEEP_COMPLETED_S },
+          removeOnFail: { age: KEEP_FAILED_S },
+        });
+      } catch (error) {
+        settle(id, failed(`enqueueing the attempt failed: ${(error as Error).message}`));
+      }
+      const record = await result;
+      // Judgments decided on the worker reach this run's realtime sinks when the record arrives.
+      if (context.onJudgment) for (const judgment of record.judgments) context.onJudgment(judgment);
+      return record;
+    },
+    interrupt(reason) {
+      stopped ??= reason;
+      const ids = [...waiting.keys()];
+      for (const id of ids) settle(id, failed(reason));
+      // Jobs no worker took yet are taken back; those running finish on their worker, unread.
+      void Promise.all(ids.map((id) => queue.remove(id).catch(() => 0)));
+    },
+    async close() {
+      clearInterval(sweep);
+      await events.close().catch(() => {});
+      await queue.close().catch(() => {});
+      await clients.close();
+    },
+  };
+}
+
+/** A job result that is not a record (another program on the queue) is an errored attempt. */
+function asRecord(value: unknown, job: AttemptJob): AttemptRecord {
+  if (typeof value === "object" && value !== null && "verdict" in value && "score" in value)
+    return value as AttemptRecord;
+  return crashed(job.entry.eval.id, job.spec, "the worker returned no attempt record");
+}
+
+/** BullMQ's words for a job whose workers died, in the run's words. */
+function describeFailure(reason: string): string {
+  if (/stalled more than allowable limit/i.test(reason))
+    return `the workers running this attempt died or stalled too often (${reason}); the case may crash its process`;
+  return reason;
+}

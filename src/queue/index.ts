@@ -1,0 +1,15 @@
+export { isRedisUrl, parseRedisUrl, probeRedis, redactRedisUrl } from "./connection.js";
+export { openQueueExecutor, type QueueExecutor, type QueueExecutorOptions } from "./executor.js";
+export {
+  ATTEMPT_JOB,
+  type AttemptJobData,
+  attemptJobId,
+  attemptJobSchema,
+  DEFAULT_QUEUE_NAME,
+} from "./job.js";
+export {
+  type QueueRateLimit,
+  type QueueWorker,
+  type QueueWorkerOptions,
+  startQueueWorker,
+} from "./worker.js";

@@ -1,0 +1,34 @@
+import { z } from "zod";
+
+/** The BullMQ queue niceeval uses unless `--queue-name` says otherwise. */
+export const DEFAULT_QUEUE_NAME = "niceeval";
+/** BullMQ job name of an attempt. */
+export const ATTEMPT_JOB = "attempt";
+
+/** What a worker needs to find and run one attempt; the record comes back as the job's result. */
+export const attemptJobSchema = z.object({
+  /** Schema version of this payload. */
+  v: z.literal(1),
+  runId: z.string().min(1),
+  evalId: z.string().min(1),
+  caseId: z.string(),
+  caseIndex: z.number().int(),
+  trial: z.number().int().nonnegative(),
+  /** The eval's file as the run saw it: a worker with another hash refuses the job. */
+  file: z.object({ path: z.string(), hash: z.string() }).optional(),
+  /** Every eval file of the run with its hash (the manifest's). */
+  files: z.array(z.object({ path: z.string(), hash: z.string() })),
+  timeoutMs: z.number().positive().optional(),
+  keepOutput: z.boolean().optional(),
+});
+
+/** One attempt as a queue job's data. */
+export type AttemptJobData = z.infer<typeof attemptJobSchema>;
+
+/**
+ * The job id of an attempt: run, eval, case and trial, so enqueueing the same attempt again is a
+ * no-op. Ids are percent-encoded (BullMQ ids may not contain ":").
+ */
+export function attemptJobId(runId: string, evalId: string, caseId: string, trial: number): string {
+  return [runId, evalId, caseId, String(trial)].map(encodeURIComponent).join("/");
+}

@@ -1,0 +1,223 @@
+import { connect as netConnect, type Socket } from "node:net";
+import { connect as tlsConnect } from "node:tls";
+
+// A small Redis client (RESP2 over TCP or TLS) with the surface BullMQ 6 wraps as a "send"
+// client (`send`, `connected`, `onconnect`/`onclose`, `duplicate`): BullMQ brings the Redis
+// commands and Lua scripts, this brings the socket, so the queue needs no Redis driver package.
+
+/** Where and how to connect, read from a `redis://` or `rediss://` URL. */
+export interface RedisTarget {
+  host: string;
+  port: number;
+  tls: boolean;
+  username?: string;
+  password?: string;
+  db?: number;
+}
+
+/** A Redis error reply (`-ERR …`, `-NOSCRIPT …`). */
+export class RedisReplyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ReplyError";
+  }
+}
+
+type Reply = string | number | null | RedisReplyError | Reply[];
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+const CRLF = Buffer.from("\r\n");
+
+/** Encode one command as a RESP array of bulk strings. */
+function encode(command: string, args: readonly unknown[]): Buffer {
+  const parts: Buffer[] = [Buffer.from(`*${args.length + 1}\r\n`)];
+  for (const arg of [command, ...args]) {
+    const value = Buffer.isBuffer(arg) ? arg : Buffer.from(String(arg ?? ""));
+    parts.push(Buffer.from(`$${value.length}\r\n`), value, CRLF);
+  }
+  return Buffer.concat(parts);
+}
+
+/** Incremental RESP2 parser: feed bytes, take whole replies. */
+class ReplyParser {
+  private buffer: Buffer = Buffer.alloc(0);
+  private offset = 0;
+
+  push(chunk: Buffer): void {
+    this.buffer =
+      this.offset < this.buffer.length
+        ? Buffer.concat([this.buffer.subarray(this.offset), chunk])
+        : chunk;
+    this.offset = 0;
+  }
+
+  /** The next whole reply, or `undefined` when more bytes are needed. */
+  next(): { value: Reply } | undefined {
+    const start = this.offset;
+    const value = this.read();
+    if (value === undefined) {
+      this.offset = start;
+      return undefined;
+    }
+    return { value: value.value };
+  }
+
+  private line(): string | undefined {
+    const end = this.buffer.indexOf(CRLF, this.offset);
+    if (end === -1) return undefined;
+    const text = this.buffer.toString("utf8", this.offset + 1, end);
+    this.offset = end + 2;
+    return text;
+  }
+
+  private read(): { value: Reply } | undefined {
+    if (this.offset >= this.buffer.length) return undefined;
+    const type = this.buffer[this.offset];
+    const text = this.line();
+    if (text === undefined) return undefined;
+    switch (type) {
+      case 0x2b: // +
+        return { value: text };
+      case 0x2d: // -
+        return { value: new RedisReplyError(text) };
+      case 0x3a: // :
+        return { value: Number(text) };
+      case 0x24: {
+        // $
+        const length = Number(text);
+        if (length < 0) return { value: null };
+        if (this.buffer.length < this.offset + length + 2) return undefined;
+        const value = this.buffer.toString("utf8", this.offset, this.offset + length);
+        this.offset += length + 2;
+        return { value };
+      }
+      case 0x2a: {
+        // *
+        const count = Number(text);
+        if (count < 0) return { value: null };
+        const items: Reply[] = [];
+        for (let i = 0; i < count; i++) {
+          const item = this.read();
+          if (item === undefined) return undefined;
+          items.push(item.value);
+        }
+        return { value: items };
+      }
+      default:
+        throw new Error(`unexpected Redis reply type ${String.fromCharCode(type ?? 0)}`);
+    }
+  }
+}
+
+/** Error replies nested in an array (EXEC) stay values; a top-level one rejects. */
+function settle(pending: Pending, reply: Reply): void {
+  if (reply instanceof RedisReplyError) pending.reject(reply);
+  else pending.resolve(reply);
+}
+
+/**
+ * One Redis connection. Replies arrive in request order, so commands are pipelined through a
+ * FIFO of pending promises. Closing (or losing) the socket rejects what is pending with
+ * "Connection closed", the message BullMQ treats as a closed connection.
+ */
+export class RespConnection {
+  connected = false;
+  onconnect: (() => void) | null = null;
+  onclose: ((error?: Error) => void) | null = null;
+  onerror: ((error: Error) => void) | null = null;
+  private socket: Socket | undefined;
+  private readonly pending: Pending[] = [];
+  private closing = false;
+
+  constructor(
+    private readonly target: RedisTarget,
+    private readonly connectTimeoutMs = 10_000,
+  ) {}
+
+  /** Open the socket, authenticate and select the database. */
+  async connect(): Promise<void> {
+    if (this.socket) return;
+    this.closing = false;
+    const { host, port } = this.target;
+    const socket = this.target.tls
+      ? tlsConnect({ host, port, servername: host })
+      : netConnect({ host, port });
+    this.socket = socket;
+    socket.setNoDelay(true);
+    const parser = new ReplyParser();
+    socket.on("data", (chunk: Buffer) => {
+      parser.push(chunk);
+      for (let reply = parser.next(); reply; reply = parser.next()) {
+        const waiter = this.pending.shift();
+        if (waiter) settle(waiter, reply.value);
+      }
+    });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        socket.destroy(new Error(`no answer within ${this.connectTimeoutMs} ms`));
+      }, this.connectTimeoutMs);
+      socket.once(this.target.tls ? "secureConnect" : "connect", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      socket.once("error", (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+    }).catch((error: Error) => {
+      this.socket = undefined;
+      socket.destroy();
+      this.onclose?.(error);
+      throw error;
+    });
+    socket.on("error", (error) => this.onerror?.(error));
+    socket.on("close", () => {
+      this.connected = false;
+      this.socket = undefined;
+      for (const waiter of this.pending.splice(0)) waiter.reject(new Error("Connection closed"));
+      this.onclose?.(this.closing ? undefined : new Error("Connection closed"));
+    });
+    this.connected = true;
+    const { username, password, db } = this.target;
+    if (password !== undefined) {
+      await this.send("AUTH", username ? [username, password] : [password]);
+    }
+    if (db) await this.send("SELECT", [String(db)]);
+    this.onconnect?.();
+  }
+
+  /** Send one command; resolves to its reply, rejects with an error reply. */
+  send<T = unknown>(command: string, args: readonly unknown[] = []): Promise<T> {
+    const socket = this.socket;
+    if (!socket || !this.connected) return Promise.reject(new Error("Connection closed"));
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ resolve: resolve as (value: unknown) => void, reject });
+      socket.write(encode(command, args));
+    });
+  }
+
+  get(key: string): Promise<string | null> {
+    return this.send<string | null>("GET", [key]);
+  }
+
+  smembers(key: string): Promise<unknown[]> {
+    return this.send<unknown[]>("SMEMBERS", [key]);
+  }
+
+  incr(key: string): Promise<number> {
+    return this.send<number>("INCR", [key]);
+  }
+
+  close(): void {
+    this.closing = true;
+    this.socket?.destroy();
+  }
+
+  /** A new, unconnected connection to the same server. */
+  async duplicate(): Promise<RespConnection> {
+    return new RespConnection(this.target, this.connectTimeoutMs);
+  }
+}

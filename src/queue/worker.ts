@@ -1,0 +1,232 @@
+import { hostname } from "node:os";
+import { relative, resolve } from "node:path";
+import { type Job, Queue, UnrecoverableError, Worker } from "bullmq";
+import { fileHash } from "../cli/manifest.js";
+import type { AttemptRecord } from "../eval/record.js";
+import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
+import { onJudgePushBack } from "../judge/call.js";
+import { safeStringify } from "../report/json-safe.js";
+import type { RunEntry } from "../runner/entry.js";
+import { inProcessExecutor } from "../runner/executor.js";
+import { DEFAULT_CASE_TIMEOUT_MS } from "../runner/run.js";
+import { crashed } from "../runner/source.js";
+import { Watchdog } from "../runner/watchdog.js";
+import { probeRedis, RedisClients } from "./connection.js";
+import { type AttemptJobData, attemptJobSchema, DEFAULT_QUEUE_NAME } from "./job.js";
+
+/** A fleet-wide rate limit: at most `max` attempts start per `durationMs`, across all workers. */
+export interface QueueRateLimit {
+  max: number;
+  durationMs: number;
+}
+
+/** Options of {@link startQueueWorker}. */
+export interface QueueWorkerOptions {
+  url: string;
+  queueName?: string;
+  /** The evals this worker loaded, and the files they came from. */
+  entries: readonly RunEntry[];
+  files: readonly string[];
+  cwd: string;
+  /** Attempts this worker runs at once (default 8). */
+  concurrency?: number;
+  /** BullMQ's job lock, ms: a worker silent this long has its job handed to another (default 30000). */
+  lockDurationMs?: number;
+  /** How often workers look for jobs whose worker died, ms (default 30000). */
+  stalledIntervalMs?: number;
+  rateLimit?: QueueRateLimit;
+  /** Longest pause a judge's push-back imposes on the fleet, ms (default 60000). */
+  maxPushBackMs?: number;
+  /** One line per event worth telling (ready, a refused job, a push-back). */
+  log?: (line: string) => void;
+}
+
+/** A running worker. */
+export interface QueueWorker {
+  /** Stop taking jobs and wait for the running ones (`force`: abandon them to another worker). */
+  close(force?: boolean): Promise<void>;
+  /** Attempts finished so far. */
+  readonly completed: number;
+}
+
+// Without a configured limit the limiter is never reached, but it must exist: BullMQ only
+// honours a manual rate limit (a 429 pausing the fleet) on a queue that has one.
+const UNLIMITED: QueueRateLimit = { max: 1_000_000_000, durationMs: 1000 };
+
+/**
+ * Take attempt jobs from the queue and run each with the in-process executor; the record is the
+ * job's result, so the run that enqueued it stays the single writer of its store and report. A
+ * job whose eval file differs from this worker's (by hash) is refused with a message naming the
+ * file; the job fails with it and the run records the attempt as errored.
+ *
+ * @example
+ * const worker = await startQueueWorker({ url, entries, files, cwd, concurrency: 8 });
+ * process.once("SIGTERM", () => worker.close());
+ */
+export async function startQueueWorker(options: QueueWorkerOptions): Promise<QueueWorker> {
+  const target = await probeRedis(options.url);
+  const name = options.queueName ?? DEFAULT_QUEUE_NAME;
+  const log = options.log ?? (() => {});
+  const clients = new RedisClients(target);
+  const queue = new Queue(name, { connection: clients.client() });
+  queue.on("error", () => {});
+  const byId = new Map(options.entries.map((entry) => [entry.eval.id, entry]));
+  const fileOf = new Map(
+    options.files.map((file) => {
+      const path = resolve(options.cwd, file);
+      return [path, { path: relative(options.cwd, path) || path, hash: fileHash(path) }] as const;
+    }),
+  );
+  const cases = new Map<string, CaseLookup>();
+  const watchdogs = new Map<number, Watchdog>();
+  const watchdogFor = (timeoutMs: number | undefined) => {
+    const limit = timeoutMs !== undefined ? timeoutMs + 1000 : DEFAULT_CASE_TIMEOUT_MS;
+    const watchdog = watchdogs.get(limit) ?? new Watchdog(limit);
+    watchdogs.set(limit, watchdog);
+    return watchdog;
+  };
+  let completed = 0;
+
+  const refuse = (job: Job, message: string): never => {
+    log(`refused attempt ${job.id}: ${message}`);
+    throw new UnrecoverableError(message);
+  };
+
+  const processJob = async (
+    job: Job<AttemptJobData, AttemptRecord>,
+    _token?: string,
+    signal?: AbortSignal,
+  ): Promise<AttemptRecord> => {
+    const parsed = attemptJobSchema.safeParse(job.data);
+    if (!parsed.success) return refuse(job, "the job is not a niceeval attempt (version 1)");
+    const data = parsed.data;
+    const entry = byId.get(data.evalId);
+    if (!entry) {
+      return refuse(
+        job,
+        `worker ${hostname()} has no eval "${data.evalId}"${data.file ? ` (the run loaded it from ${data.file.path})` : ""}; start the worker with the run's eval files`,
+      );
+    }
+    const mine = entry.file ? fileOf.get(resolve(options.cwd, entry.file)) : undefined;
+    if (data.file && mine && mine.hash !== data.file.hash) {
+      return refuse(
+        job,
+        `eval file ${data.file.path} differs from the run's: worker ${hostname()} loaded ${mine.path} with hash ${mine.hash}, the run has ${data.file.hash}; give every worker the same eval files as the run`,
+      );
+    }
+    const lookup = cases.get(entry.eval.id) ?? new CaseLookup(entry);
+    cases.set(entry.eval.id, lookup);
+    const spec = await lookup.find(data.caseIndex);
+    if (!spec || spec.id !== data.caseId) {
+      return refuse(
+        job,
+        `case ${data.caseIndex} of eval "${data.evalId}" is ${spec ? `"${spec.id}"` : "missing"} on worker ${hostname()}, "${data.caseId}" in the run; the eval's dataset differs`,
+      );
+    }
+    const context: AttemptContext = {
+      runId: data.runId,
+      signal: signal ?? new AbortController().signal,
+      ...(data.trial > 0 ? { trial: data.trial } : {}),
+      ...(data.keepOutput ? { keepOutput: true } : {}),
+      ...(data.timeoutMs !== undefined ? { timeoutMs: data.timeoutMs } : {}),
+    };
+    let record: AttemptRecord;
+    try {
+      record = await watchdogFor(data.timeoutMs).guard(() =>
+        inProcessExecutor.execute({ entry, spec, trial: data.trial, context }),
+      );
+    } catch (error) {
+      record = crashed(
+        entry.eval.id,
+        spec,
+        `eval "${entry.eval.id}" crashed on case "${spec.id}": ${(error as Error).message}`,
+      );
+    }
+    completed++;
+    // What BullMQ stores is JSON: a record that cannot be serialised as is still comes back.
+    return JSON.parse(safeStringify(record)) as AttemptRecord;
+  };
+
+  const limit = options.rateLimit ?? UNLIMITED;
+  const worker = new Worker<AttemptJobData, AttemptRecord>(name, processJob, {
+    connection: clients.client(),
+    concurrency: options.concurrency ?? 8,
+    limiter: { max: limit.max, duration: limit.durationMs },
+    lockDuration: options.lockDurationMs ?? 30_000,
+    stalledInterval: options.stalledIntervalMs ?? 30_000,
+    maxStalledCount: 1,
+    autorun: false,
+  });
+  worker.on("error", (error) => log(`queue error: ${error.message}`));
+
+  // A judge's push-back here pauses job starts on every worker of the queue.
+  const maxPause = options.maxPushBackMs ?? 60_000;
+  let pausedUntil = 0;
+  const unsubscribe = onJudgePushBack((event) => {
+    const ms = Math.min(maxPause, Math.max(100, event.retryAfterMs ?? 1000));
+    const until = Date.now() + ms;
+    if (until <= pausedUntil) return;
+    pausedUntil = until;
+    log(
+      `judge ${event.endpoint} pushed back (${event.status ?? "rate limited"}): pausing the queue's workers for ${ms} ms`,
+    );
+    queue.rateLimit(ms).catch(() => {});
+  });
+
+  void worker.run();
+  await worker.waitUntilReady();
+  return {
+    get completed() {
+      return completed;
+    },
+    async close(force = false) {
+      unsubscribe();
+      await worker.close(force).catch(() => {});
+      await queue.close().catch(() => {});
+      await clients.close();
+      for (const watchdog of watchdogs.values()) watchdog.stop();
+    },
+  };
+}
+
+/**
+ * Finds a case of an eval by index, reading its cases once, on demand, and remembering those
+ * read (jobs of one eval arrive roughly in case order).
+ */
+class CaseLookup {
+  private readonly seen = new Map<number, CaseSpec>();
+  private iterator: AsyncIterator<CaseSpec> | Iterator<CaseSpec> | undefined;
+  private done = false;
+  private reading: Promise<void> = Promise.resolve();
+
+  constructor(private readonly entry: RunEntry) {}
+
+  async find(index: number): Promise<CaseSpec | undefined> {
+    const next = this.reading.then(() => this.readUntil(index));
+    this.reading = next.then(
+      () => {},
+      () => {},
+    );
+    await next;
+    return this.seen.get(index);
+  }
+
+  private async readUntil(index: number): Promise<void> {
+    if (this.seen.has(index) || this.done) return;
+    if (!this.iterator) {
+      const cases = this.entry.eval.cases();
+      this.iterator =
+        Symbol.asyncIterator in cases
+          ? (cases as AsyncIterable<CaseSpec>)[Symbol.asyncIterator]()
+          : (cases as Iterable<CaseSpec>)[Symbol.iterator]();
+    }
+    while (!this.seen.has(index)) {
+      const step = await this.iterator.next();
+      if (step.done) {
+        this.done = true;
+        return;
+      }
+      this.seen.set(step.value.index, step.value);
+    }
+  }
+}
