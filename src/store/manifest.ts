@@ -31,3 +31,18 @@ export function checkJoin(stored: RunManifest, joining: RunManifest, location: s
       `cannot join run ${joining.runId} in ${location}: this writer's eval files or configurations differ from the run's (${differences.slice(0, 5).join(", ")}). Run every writer on the same eval files and configuration, or start a new run.`,
     );
 }
+
+/**
+ * The manifest of a run being continued (`beginRun(…, { resume: true })`): the run's own, with
+ * the new writer, one more resume mark and any changes it was forced through.
+ */
+export function resumedManifest(stored: RunManifest, resuming: RunManifest): RunManifest {
+  const next: RunManifest = {
+    ...stored,
+    resumes: [...(stored.resumes ?? []), ...(resuming.resumes ?? [])],
+  };
+  if (resuming.writer) next.writer = resuming.writer;
+  const changes = [...(stored.resumedWithChanges ?? []), ...(resuming.resumedWithChanges ?? [])];
+  if (changes.length) next.resumedWithChanges = [...new Set(changes)];
+  return next;
+}

@@ -1,7 +1,7 @@
 import type { AttemptRecord } from "../eval/record.js";
 import type { RunSink } from "../runner/sink.js";
 import type { RunSummary } from "../runner/summary.js";
-import type { RunManifest, Store } from "./types.js";
+import type { BeginRunOptions, RunManifest, Store } from "./types.js";
 
 /** Options of {@link storeSink}. */
 export interface StoreSinkOptions {
@@ -13,6 +13,10 @@ export interface StoreSinkOptions {
   datasetHashes?: () => Record<string, string>;
   /** Told once when a write fails; the run goes on and the report is still written. */
   onError?: (error: unknown) => void;
+  /** How the run begins (join or resume an existing run). */
+  begin?: BeginRunOptions;
+  /** Attempts not to write: those a resumed run read back from this store. */
+  skip?: (record: AttemptRecord) => boolean;
 }
 
 /**
@@ -34,7 +38,7 @@ export function storeSink(
     failed = true;
     options.onError?.(error);
   };
-  let chain: Promise<void> = store.beginRun(manifest).catch(fail);
+  let chain: Promise<void> = store.beginRun(manifest, options.begin).catch(fail);
   const flush = () => {
     if (pending.length === 0 || failed) return;
     const records = pending;
@@ -48,6 +52,7 @@ export function storeSink(
   return {
     ready: chain,
     onAttemptFinished(record) {
+      if (options.skip?.(record)) return;
       pending.push(record);
       if (pending.length >= batch) flush();
     },

@@ -34,6 +34,24 @@ export interface RunManifest {
   trials: number;
   concurrency: number;
   startedAt: string;
+  /** The shard this run holds (`--shard index/count`), when it holds one. */
+  shard?: { index: number; count: number };
+  /** The process writing the run, so a `running` run whose writer died can be told from a live one. */
+  writer?: { pid: number; host: string };
+  /** Each time the run was continued (`--resume`, `--retry-errors`), oldest first. */
+  resumes?: ResumeMark[];
+  /** What had changed when a resume was forced (`--force`): "file evals/a.eval.ts", "eval a's configuration". */
+  resumedWithChanges?: string[];
+}
+
+/** One continuation of a stored run. */
+export interface ResumeMark {
+  at: string;
+  mode: "resume" | "retry-errors";
+  /** Attempts already stored that the continuation kept. */
+  kept: number;
+  /** Changes it was forced through, when it was. */
+  changes?: string[];
 }
 
 /** Totals of a run, as `runs` lists them. */
@@ -77,6 +95,27 @@ export interface BeginRunOptions {
    * configurations differ is refused with `RUN_MISMATCH`. Without it, an existing id is `RUN_EXISTS`.
    */
   join?: boolean;
+  /**
+   * Continue a stopped run (`--resume`, `--retry-errors`): it is `running` again, its manifest
+   * takes this writer's `writer`, `resumes` and `resumedWithChanges`, and files and
+   * configurations are not compared (the caller checked them, or was told to go on).
+   */
+  resume?: boolean;
+}
+
+/** The key and verdict of a stored attempt, read without its values. */
+export interface AttemptKey {
+  evalId: string;
+  caseId: string;
+  trial: number;
+  verdict: Verdict;
+}
+
+/** An attempt that a later one of the same (eval, case, trial) replaced, kept as history. */
+export interface ReplacedAttempt {
+  /** When it was replaced (ISO time). */
+  replacedAt: string;
+  record: AttemptRecord;
 }
 
 /** Filters of {@link Store.listRuns}. Newest first. */
@@ -153,5 +192,9 @@ export interface Store {
   /** Every attempt of a run in case order (eval order, case index, trial), streamed. */
   streamAttempts(runId: string, options?: { evalId?: string }): AsyncIterable<AttemptRecord>;
   queryAttempts(runId: string, query?: AttemptQuery): Promise<AttemptPage>;
+  /** The key and verdict of every attempt of a run, streamed in no particular order (cheap: no values). */
+  attemptKeys(runId: string): AsyncIterable<AttemptKey>;
+  /** Attempts that were replaced by a later one with their key, in case order, then oldest first. */
+  attemptHistory(runId: string): AsyncIterable<ReplacedAttempt>;
   close(): Promise<void>;
 }

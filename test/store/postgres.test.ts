@@ -71,7 +71,7 @@ describe("PostgreSQL store", () => {
     await client.connect();
     const { rows } = await client.query("SELECT version FROM niceeval.schema_version");
     await client.end();
-    expect(rows).toEqual([{ version: 1 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
   });
 
   it("refuses a database written by a newer schema, before writing anything", async () => {
@@ -88,7 +88,7 @@ describe("PostgreSQL store", () => {
     expect(error.message).toContain("99");
     expect(error.message).toContain("Upgrade niceeval");
     expect(error.message).not.toContain(PG_PASSWORD);
-    expect(rows).toEqual([{ n: 2 }]);
+    expect(rows).toEqual([{ n: 3 }]);
   });
 
   it("refuses a niceeval schema another tool made", async () => {

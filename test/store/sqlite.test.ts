@@ -57,6 +57,7 @@ describe("SQLite store", () => {
     expect(db.prepare("SELECT version FROM schema_version").all()).toEqual([
       { version: 1 },
       { version: 2 },
+      { version: 3 },
     ]);
     db.close();
     const again = await openSqliteStore(path);
@@ -76,7 +77,7 @@ describe("SQLite store", () => {
     expect((await store.queryAttempts("m", { text: "differs from" })).total).toBe(1);
     await store.close();
     const check = new Database(path, { readonly: true });
-    expect(check.prepare("SELECT version FROM schema_version").pluck().all()).toEqual([1, 2]);
+    expect(check.prepare("SELECT version FROM schema_version").pluck().all()).toEqual([1, 2, 3]);
     check.close();
   });
 

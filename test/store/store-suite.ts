@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NiceevalError } from "../../src/errors.js";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import { resolveRunRef } from "../../src/store/resolve.js";
-import { isTruncated, type Store } from "../../src/store/types.js";
+import { isTruncated, type ReplacedAttempt, type Store } from "../../src/store/types.js";
 import { attempt, judgment, manifest, summary } from "./fixtures.js";
 
 /** How a backend's test opens a fresh, empty store, and removes it afterwards. */
@@ -22,6 +22,17 @@ const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOSt
 async function collect(iterable: AsyncIterable<AttemptRecord>): Promise<AttemptRecord[]> {
   const out: AttemptRecord[] = [];
   for await (const record of iterable) out.push(record);
+  return out;
+}
+
+async function collectHistory(store: Store, runId: string): Promise<ReplacedAttempt[]> {
+  const out: ReplacedAttempt[] = [];
+  try {
+    for await (const item of store.attemptHistory(runId)) out.push(item);
+  } catch (error) {
+    // A run that does not exist has no history.
+    if ((error as NiceevalError).code !== "RUN_NOT_FOUND") throw error;
+  }
   return out;
 }
 
@@ -533,6 +544,78 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         ]);
         await store.beginRun(manifest("first-joiner"), { join: true });
         expect((await store.getRun("first-joiner"))?.status).toBe("running");
+      });
+
+      it("resumes a stopped run: running again under the new writer, marked, not compared", async () => {
+        const first = manifest("resumed");
+        first.writer = { pid: 11, host: "a" };
+        await store.beginRun(first);
+        await store.appendAttempts("resumed", [attempt("alpha", 0)]);
+        await store.finishRun("resumed", { status: "interrupted", endedAt: at(9), summaries: [] });
+        const again = manifest("resumed");
+        again.files = [{ path: "evals/a.eval.ts", hash: "edited" }];
+        again.writer = { pid: 22, host: "b" };
+        again.resumes = [
+          { at: at(10), mode: "resume", kept: 1, changes: ["file evals/a.eval.ts"] },
+        ];
+        again.resumedWithChanges = ["file evals/a.eval.ts"];
+        await store.beginRun(again, { resume: true });
+        const run = await store.getRun("resumed");
+        expect(run?.status).toBe("running");
+        expect(run?.endedAt).toBeUndefined();
+        // The run's own manifest (files as they were), with the new writer and the marks.
+        expect(run?.files).toEqual(first.files);
+        expect(run?.writer).toEqual({ pid: 22, host: "b" });
+        expect(run?.resumes).toEqual(again.resumes);
+        expect(run?.resumedWithChanges).toEqual(["file evals/a.eval.ts"]);
+        expect(run?.totals.attempts).toBe(1);
+      });
+
+      it("lists the key and verdict of every attempt without its values", async () => {
+        await store.beginRun(manifest("keyed", { evals: ["alpha", "beta"] }));
+        await store.appendAttempts("keyed", [
+          attempt("alpha", 0),
+          attempt("alpha", 0, { trial: 1, verdict: "errored" }),
+          attempt("beta", 3, { verdict: "failed" }),
+        ]);
+        const listed: string[] = [];
+        for await (const k of store.attemptKeys("keyed"))
+          listed.push(`${k.evalId}/${k.caseId}/${k.trial}:${k.verdict}`);
+        expect(listed.sort()).toEqual([
+          "alpha/case-0/0:passed",
+          "alpha/case-0/1:errored",
+          "beta/case-3/0:failed",
+        ]);
+      });
+    });
+
+    describe("attempt history", () => {
+      it("keeps a replaced attempt as history, in case order, and the run holds the last", async () => {
+        await store.beginRun(manifest("hist", { evals: ["alpha"] }));
+        await store.appendAttempts("hist", [
+          attempt("alpha", 0, { verdict: "errored" }),
+          attempt("alpha", 1),
+          attempt("alpha", 2, { verdict: "errored" }),
+        ]);
+        expect(await collectHistory(store, "hist")).toEqual([]);
+        await store.appendAttempts("hist", [attempt("alpha", 2, { verdict: "failed" })]);
+        await store.appendAttempts("hist", [attempt("alpha", 0)]);
+        await store.appendAttempts("hist", [attempt("alpha", 2)]);
+        const history = await collectHistory(store, "hist");
+        expect(history.map((h) => `${h.record.caseId}:${h.record.verdict}`)).toEqual([
+          "case-0:errored",
+          "case-2:errored",
+          "case-2:failed",
+        ]);
+        expect(history[0]!.record.judgments).toEqual(
+          attempt("alpha", 0, { verdict: "errored" }).judgments,
+        );
+        for (const h of history) expect(Number.isNaN(Date.parse(h.replacedAt))).toBe(false);
+        const current = await collect(store.streamAttempts("hist"));
+        expect(current.map((r) => r.verdict)).toEqual(["passed", "passed", "passed"]);
+        const run = await store.getRun("hist");
+        expect(run?.totals).toMatchObject({ attempts: 3, passed: 3, errored: 0, failed: 0 });
+        expect(await collectHistory(store, "other")).toEqual([]);
       });
     });
 

@@ -113,6 +113,17 @@ const migrations: readonly Migration[] = [
       CREATE INDEX attempts_order ON niceeval.attempts (rid, ev, case_index, trial, id);
     `,
   },
+  {
+    // Attempts replaced by a later one of the same key (--retry-errors) are kept as history.
+    version: 2,
+    sql: `
+      CREATE TABLE niceeval.attempt_history (LIKE niceeval.attempts);
+      ALTER TABLE niceeval.attempt_history DROP COLUMN search, DROP COLUMN search_blobs,
+        ADD COLUMN replaced_at text NOT NULL,
+        ADD COLUMN hid bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY;
+      CREATE INDEX attempt_history_order ON niceeval.attempt_history (rid, ev, case_index, trial, hid);
+    `,
+  },
 ];
 
 /** The schema version this code writes. A database with a higher one was written by a newer niceeval. */

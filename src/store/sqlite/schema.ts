@@ -150,6 +150,42 @@ const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    // Attempts replaced by a later one of the same key (`--retry-errors`) are kept as history:
+    // the old row, as it was, with when it was replaced.
+    version: 3,
+    up(db) {
+      db.exec(`
+        CREATE TABLE attempt_history (
+          hid INTEGER PRIMARY KEY,
+          id INTEGER NOT NULL,
+          rid INTEGER NOT NULL,
+          ev INTEGER NOT NULL,
+          replaced_at TEXT NOT NULL,
+          case_index INTEGER NOT NULL,
+          trial INTEGER NOT NULL,
+          case_id TEXT NOT NULL,
+          verdict INTEGER NOT NULL,
+          score_state INTEGER NOT NULL,
+          earned REAL NOT NULL,
+          max REAL NOT NULL,
+          elapsed_ms REAL NOT NULL,
+          judgment_states INTEGER NOT NULL,
+          kinds TEXT NOT NULL,
+          error TEXT,
+          judgments TEXT NOT NULL,
+          reasons TEXT,
+          rest TEXT,
+          input,
+          expected,
+          metadata,
+          output,
+          trace
+        );
+        CREATE INDEX attempt_history_order ON attempt_history (rid, ev, case_index, trial, hid);
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. A store with a higher one was written by a newer niceeval. */

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { NiceevalError } from "../../errors.js";
-import type { AttemptRecord } from "../../eval/record.js";
-import { checkJoin, withoutCredentials } from "../manifest.js";
+import type { AttemptRecord, Verdict } from "../../eval/record.js";
+import { checkJoin, resumedManifest, withoutCredentials } from "../manifest.js";
 import {
   COUNTERS,
   type Contribution,
@@ -12,9 +12,11 @@ import {
   zeroDelta,
 } from "../totals.js";
 import type {
+  AttemptKey,
   AttemptPage,
   AttemptQuery,
   BeginRunOptions,
+  ReplacedAttempt,
   RunEnd,
   RunListQuery,
   RunManifest,
@@ -34,6 +36,7 @@ import {
 import { isCorruption, openDatabase, storeFileError } from "./open.js";
 import { attemptFilter, attemptOrder } from "./query.js";
 import { ReasonDictionary } from "./reasons.js";
+import { VERDICT_CODE } from "./schema.js";
 import { BlobTable } from "./values.js";
 
 /** Options of {@link openSqliteStore}. */
@@ -154,9 +157,16 @@ class SqliteStore implements Store {
           const exists = this.#sql<{ rid: number; manifest: string }>(
             "SELECT rid, manifest FROM runs WHERE id = ?",
           ).get(manifest.runId);
-          if (exists && options.join) {
+          if (exists && options.resume) {
+            const stored = JSON.parse(exists.manifest) as RunManifest;
+            this.#sql(
+              "UPDATE runs SET status = 'running', ended_at = NULL, manifest = ? WHERE rid = ?",
+            ).run(JSON.stringify(resumedManifest(stored, manifest)), exists.rid);
+          }
+          if (exists && (options.join || options.resume)) {
             // Another writer of the run: its evals not in the run yet come after the run's.
-            checkJoin(JSON.parse(exists.manifest) as RunManifest, manifest, this.path);
+            if (!options.resume)
+              checkJoin(JSON.parse(exists.manifest) as RunManifest, manifest, this.path);
             const evs = this.#evalIds(exists.rid);
             const known = new Set(evs.values());
             let next = evs.size === 0 ? 0 : Math.max(...evs.keys()) + 1;
@@ -347,6 +357,12 @@ class SqliteStore implements Store {
        ON CONFLICT (rid, ev, case_id, trial) DO UPDATE SET
        ${ATTEMPT_COLUMNS.map((c) => `${c} = excluded.${c}`).join(", ")} RETURNING id`,
     );
+    const archive = this.#sql(
+      `INSERT INTO attempt_history (id, rid, ev, replaced_at, ${ATTEMPT_COLUMNS.join(", ")})
+       SELECT id, rid, ev, ?, ${ATTEMPT_COLUMNS.join(", ")} FROM attempts
+       WHERE rid = ? AND ev = ? AND case_id = ? AND trial = ?`,
+    );
+    const replacedAt = new Date().toISOString();
     const text = this.#sql(
       "INSERT OR REPLACE INTO attempt_text (rid, id, search, reasons, blobs) VALUES (?, ?, ?, ?, ?)",
     );
@@ -374,6 +390,7 @@ class SqliteStore implements Store {
       const row = encodeAttempt(record, index ?? 0, context);
       const values = ATTEMPT_COLUMNS.map((c) => row[c]);
       // A key known to be new is a plain insert; one stored before (or earlier in this batch) an upsert.
+      if (old) archive.run(replacedAt, rid, ev, record.caseId, trial);
       const id = old
         ? upsert.get(rid, ev, ...values)!.id
         : Number(insert.run(rid, ev, ...values).lastInsertRowid);
@@ -523,6 +540,48 @@ class SqliteStore implements Store {
       this.#readers.delete(reader);
       if (reader.open) reader.close();
     }
+  }
+
+  async *attemptKeys(runId: string): AsyncIterable<AttemptKey> {
+    const { rid, evalIds } = this.#guard(() => {
+      const rid = this.#rid(runId);
+      return { rid, evalIds: this.#evalIds(rid) };
+    });
+    const verdicts = new Map<number, Verdict>(
+      Object.entries(VERDICT_CODE).map(([v, code]) => [code, v as Verdict]),
+    );
+    // Keys only, off the unique index: no row is decoded.
+    const rows = this.#guard(() =>
+      this.#sql<{ ev: number; case_id: string; trial: number; verdict: number }>(
+        "SELECT ev, case_id, trial, verdict FROM attempts WHERE rid = ?",
+      )
+        .raw()
+        .all(rid),
+    ) as unknown as [number, string, number, number][];
+    for (const [ev, caseId, trial, verdict] of rows)
+      yield {
+        evalId: evalIds.get(ev) ?? "",
+        caseId,
+        trial,
+        verdict: verdicts.get(verdict) ?? "errored",
+      };
+  }
+
+  async *attemptHistory(runId: string): AsyncIterable<ReplacedAttempt> {
+    const items = this.#guard(() => {
+      const rid = this.#rid(runId);
+      const evalIds = this.#evalIds(rid);
+      return this.#sql<AttemptRow & { ev: number; replaced_at: string }>(
+        `SELECT ev, replaced_at, ${ATTEMPT_COLUMNS.join(", ")} FROM attempt_history
+         WHERE rid = ? ORDER BY ev, case_index, trial, hid`,
+      )
+        .all(rid)
+        .map((row) => ({
+          replacedAt: row.replaced_at,
+          record: decodeAttempt(row, evalIds.get(row.ev) ?? "", this.#decode),
+        }));
+    });
+    yield* items;
   }
 
   async queryAttempts(runId: string, query: AttemptQuery = {}): Promise<AttemptPage> {
