@@ -1,0 +1,39 @@
+import { NiceevalError } from "../errors.js";
+import type { RunManifest } from "../store/types.js";
+
+/**
+ * What changed between the run as it started and the eval files as they are now: each file
+ * whose contents differ, each eval whose configuration differs, each eval added or gone.
+ */
+export function changesSince(stored: RunManifest, current: RunManifest): string[] {
+  const changes: string[] = [];
+  const files = new Map(stored.files.map((f) => [f.path, f.hash]));
+  const fileOf = new Map(current.evals.map((e) => [e.evalId, e.file]));
+  for (const f of current.files) {
+    const was = files.get(f.path);
+    if (was !== undefined && was !== f.hash) {
+      const evals = current.evals.filter((e) => e.file === f.path).map((e) => e.evalId);
+      changes.push(`file ${f.path} (eval ${evals.join(", ") || "none"})`);
+    }
+  }
+  const configs = new Map(stored.evals.map((e) => [e.evalId, e.configHash]));
+  for (const e of current.evals) {
+    const was = configs.get(e.evalId);
+    if (was === undefined) changes.push(`eval ${e.evalId} is new (${fileOf.get(e.evalId) ?? "?"})`);
+    else if (was !== e.configHash) changes.push(`eval ${e.evalId}'s configuration`);
+  }
+  const now = new Set(current.evals.map((e) => e.evalId));
+  for (const e of stored.evals)
+    if (!now.has(e.evalId)) changes.push(`eval ${e.evalId} is no longer found`);
+  return changes;
+}
+
+/** Refuse to continue a run whose evals changed, naming them; `--force` goes on. */
+export function refuseChanges(runId: string, flag: string, changes: readonly string[]): never {
+  const shown =
+    changes.slice(0, 8).join("; ") + (changes.length > 8 ? `; and ${changes.length - 8} more` : "");
+  throw new NiceevalError(
+    "RUN_CHANGED",
+    `cannot ${flag} run ${runId.slice(0, 8)}: its evals changed since it started (${shown}). Its stored attempts would not be comparable with new ones. Restore the files, start a new run, or pass --force to continue anyway (the run is then marked resumedWithChanges).`,
+  );
+}

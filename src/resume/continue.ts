@@ -1,0 +1,106 @@
+import { resolve } from "node:path";
+import type { RunArgs } from "../cli/args.js";
+import { parseCliArgs } from "../cli/args.js";
+import type { CliIO } from "../cli/io.js";
+import { assertStoreExists, openStoreAt, storeLocation } from "../cli/store.js";
+import type { AttemptRecord } from "../eval/record.js";
+import type { RunOptions } from "../runner/run.js";
+import type { BeginRunOptions, RunManifest, Store, StoredRun } from "../store/types.js";
+import { changesSince, refuseChanges } from "./check.js";
+import { findRunToContinue, flagOf, type ResumeMode } from "./find.js";
+import { continuedRun, keptAttempts } from "./source.js";
+
+/** A stored run about to be continued, and the run arguments it continues with. */
+export interface Continuation {
+  mode: ResumeMode;
+  run: StoredRun;
+  /** This invocation's arguments with the run's own files, filter, trials, shard and timeout. */
+  args: RunArgs;
+}
+
+/** What the run needs to continue: how the store sink begins and what it skips, and the source. */
+export interface ContinuedRun {
+  begin: BeginRunOptions;
+  skip(record: AttemptRecord): boolean;
+  withSource(options: RunOptions): RunOptions;
+}
+
+/**
+ * Find the run `--resume` / `--retry-errors` names (or the latest one that fits) and the
+ * arguments it started with: its eval files from its manifest, and its filter, trials, shard
+ * and timeout from its stored command line. Process options (concurrency, reporters, timeouts
+ * of the supervisor, gates) are this invocation's.
+ */
+export async function findContinuation(args: RunArgs, io: CliIO): Promise<Continuation> {
+  const mode = args.resume!.mode;
+  const location = storeLocation(args.store, io.env);
+  assertStoreExists(location, io.cwd);
+  const store = await openStoreAt(location, io.cwd);
+  let run: StoredRun;
+  try {
+    run = await findRunToContinue(store, mode, args.resume!.run, args.force === true);
+  } finally {
+    await store.close();
+  }
+  const next: RunArgs = { ...args, paths: run.files.map((f) => resolve(io.cwd, f.path)) };
+  next.trials = run.trials;
+  const original = originalRun(run.command);
+  if (original) {
+    if (original.filter !== undefined) next.filter = original.filter;
+    if (original.shard !== undefined) next.shard = original.shard;
+    if (original.timeoutMs !== undefined) next.timeoutMs = original.timeoutMs;
+    if (original.name !== undefined) next.name = original.name;
+  }
+  return { mode, run, args: next };
+}
+
+/** The `run` arguments of a stored command line, when it still parses. */
+function originalRun(command: readonly string[]): RunArgs | undefined {
+  const at = command.indexOf("run");
+  if (at < 0) return undefined;
+  try {
+    const parsed = parseCliArgs(command.slice(at));
+    return parsed.command === "run" ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Check the evals against the run's (refused with `RUN_CHANGED` naming them, unless `--force`),
+ * mark the manifest (writer, resume mark, forced changes), and read the keys of the stored
+ * attempts the run keeps. `current` is the manifest of the eval files as they are now; it
+ * becomes the run's with its id.
+ */
+export async function continueRun(
+  continuation: Continuation,
+  store: Store,
+  current: RunManifest,
+  force: boolean,
+  io: Pick<CliIO, "stderr">,
+): Promise<ContinuedRun> {
+  const { run, mode } = continuation;
+  const changes = changesSince(run, current);
+  if (changes.length && !force) refuseChanges(run.runId, flagOf(mode), changes);
+  const kept = await keptAttempts(store, run.runId, mode);
+  current.resumes = [
+    {
+      at: new Date().toISOString(),
+      mode,
+      kept: kept.keys.size,
+      ...(changes.length ? { changes } : {}),
+    },
+  ];
+  if (changes.length) current.resumedWithChanges = changes;
+  const id = run.runId.slice(0, 8);
+  const stored = kept.keys.size.toLocaleString("en");
+  io.stderr(
+    mode === "resume"
+      ? `niceeval: resuming run ${id}: ${stored} attempts already stored are kept (and reported again); the rest run\n`
+      : `niceeval: retrying the ${kept.retried.toLocaleString("en")} errored attempts of run ${id}; ${stored} others are kept\n`,
+  );
+  if (changes.length)
+    io.stderr(`niceeval: --force: continuing although ${changes.slice(0, 5).join("; ")} changed\n`);
+  const continued = continuedRun(store, run.runId, kept);
+  return { begin: { resume: true }, skip: continued.fromStore, withSource: continued.withSource };
+}

@@ -1,0 +1,97 @@
+import { spawnSync } from "node:child_process";
+import { hostname } from "node:os";
+import { describe, expect, it } from "vitest";
+import type { RunManifest, StoredRun } from "../store/types.js";
+import { changesSince } from "./check.js";
+import { runState, writerGone } from "./find.js";
+
+const manifest = (over: Partial<RunManifest> = {}): RunManifest => ({
+  runId: "r",
+  tags: {},
+  niceevalVersion: "0",
+  nodeVersion: "v20",
+  command: [],
+  files: [{ path: "evals/a.eval.ts", hash: "h1" }],
+  evals: [
+    {
+      evalId: "a",
+      style: "suite",
+      file: "evals/a.eval.ts",
+      configHash: "c1",
+      judgeModels: [],
+      trials: 1,
+    },
+  ],
+  trials: 1,
+  concurrency: 1,
+  startedAt: "2026-01-01T00:00:00.000Z",
+  ...over,
+});
+
+const stored = (status: StoredRun["status"], writer?: RunManifest["writer"]): StoredRun => ({
+  ...manifest(writer ? { writer } : {}),
+  status,
+  totals: {
+    evals: 0,
+    cases: 0,
+    attempts: 0,
+    passed: 0,
+    failed: 0,
+    errored: 0,
+    skipped: 0,
+    meanScore: null,
+    scoredAttempts: 0,
+  },
+});
+
+describe("a run's writer", () => {
+  it("is alive while its pid answers on this host, gone once it exited, unknown elsewhere (alive)", () => {
+    const exited = spawnSync(process.execPath, ["-e", "0"]).pid!;
+    expect(writerGone(manifest({ writer: { pid: process.pid, host: hostname() } }))).toBe(false);
+    expect(writerGone(manifest({ writer: { pid: exited, host: hostname() } }))).toBe(true);
+    expect(writerGone(manifest({ writer: { pid: exited, host: "elsewhere" } }))).toBe(false);
+    expect(writerGone(manifest())).toBe(true);
+  });
+
+  it("makes a running run live or stopped; interrupted and crashed are stopped", () => {
+    const exited = spawnSync(process.execPath, ["-e", "0"]).pid!;
+    expect(runState(stored("running", { pid: process.pid, host: hostname() }))).toBe("live");
+    expect(runState(stored("running", { pid: exited, host: hostname() }))).toBe("stopped");
+    expect(runState(stored("interrupted"))).toBe("stopped");
+    expect(runState(stored("crashed"))).toBe("stopped");
+    expect(runState(stored("finished"))).toBe("finished");
+  });
+});
+
+describe("changesSince", () => {
+  it("names changed files with their evals, changed configurations, new and missing evals", () => {
+    expect(changesSince(manifest(), manifest())).toEqual([]);
+    const now = manifest({
+      files: [{ path: "evals/a.eval.ts", hash: "h2" }],
+      evals: [
+        {
+          evalId: "a",
+          style: "suite",
+          file: "evals/a.eval.ts",
+          configHash: "c2",
+          judgeModels: [],
+          trials: 1,
+        },
+        {
+          evalId: "b",
+          style: "suite",
+          file: "evals/a.eval.ts",
+          configHash: "c1",
+          judgeModels: [],
+          trials: 1,
+        },
+      ],
+    });
+    expect(changesSince(manifest(), now)).toEqual([
+      "file evals/a.eval.ts (eval a, b)",
+      "eval a's configuration",
+      "eval b is new (evals/a.eval.ts)",
+    ]);
+    expect(changesSince(now, manifest())).toContain("eval b is no longer found");
+  });
+});

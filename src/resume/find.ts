@@ -1,0 +1,86 @@
+import { hostname } from "node:os";
+import { NiceevalError } from "../errors.js";
+import { resolveRunRef } from "../store/resolve.js";
+import type { RunManifest, Store, StoredRun } from "../store/types.js";
+
+/** What a continuation does: finish a stopped run, or run a finished run's errored attempts again. */
+export type ResumeMode = "resume" | "retry-errors";
+
+/** The flag of a mode, for messages. */
+export const flagOf = (mode: ResumeMode) => `--${mode}`;
+
+/** This process as a run's writer (recorded in the manifest of every stored run). */
+export function thisWriter(): NonNullable<RunManifest["writer"]> {
+  return { pid: process.pid, host: hostname() };
+}
+
+/**
+ * Whether the process that is writing a `running` run is gone. On this host its pid answers
+ * signal 0 while it lives; on another host (a team store) it cannot be known, so it is taken
+ * as alive; a run without a recorded writer (written before writers were recorded) as dead.
+ */
+export function writerGone(run: RunManifest): boolean {
+  if (!run.writer) return true;
+  if (run.writer.host !== hostname()) return false;
+  if (run.writer.pid === process.pid) return false;
+  try {
+    process.kill(run.writer.pid, 0);
+    return false;
+  } catch (error) {
+    // EPERM: a process with that pid exists but is not ours, so it is alive.
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+/** Where a run stands for a continuation: stopped (interrupted, crashed, or a dead writer), finished, or live. */
+export function runState(run: StoredRun): "stopped" | "finished" | "live" {
+  if (run.status === "finished") return "finished";
+  if (run.status === "running") return writerGone(run) ? "stopped" : "live";
+  return "stopped";
+}
+
+/**
+ * The run to continue: the one named, or by default the latest stopped run (`--resume`) or the
+ * latest finished one (`--retry-errors`). A live run is refused (its writer is still at work),
+ * unless `force`: then the caller takes the writer's word for being gone.
+ */
+export async function findRunToContinue(
+  store: Store,
+  mode: ResumeMode,
+  ref: string | undefined,
+  force: boolean,
+): Promise<StoredRun> {
+  const run = ref !== undefined ? await resolveRunRef(store, ref) : await latestFor(store, mode);
+  const state = runState(run);
+  const id = run.runId.slice(0, 8);
+  if (state === "live" && !force) {
+    const who = run.writer ? ` (pid ${run.writer.pid} on ${run.writer.host})` : "";
+    throw new NiceevalError(
+      "RUN_STILL_RUNNING",
+      `run ${id} is still being written by another process${who}. Wait for it, stop it, or pass --force if that process is gone.`,
+    );
+  }
+  if (mode === "resume" && state === "finished")
+    throw new NiceevalError(
+      "RUN_NOT_RESUMABLE",
+      `run ${id} finished; there is nothing to resume. To run its errored attempts again, use --retry-errors ${id}.`,
+    );
+  return run;
+}
+
+async function latestFor(store: Store, mode: ResumeMode): Promise<StoredRun> {
+  // Newest first; a page at a time, so a long history is not read whole.
+  for (let offset = 0; ; offset += 50) {
+    const page = await store.listRuns({ limit: offset + 50 });
+    for (const run of page.slice(offset)) {
+      const state = runState(run);
+      if (mode === "resume" ? state === "stopped" : state === "finished") return run;
+    }
+    if (page.length < offset + 50) break;
+  }
+  const wanted = mode === "resume" ? "interrupted or crashed" : "finished";
+  throw new NiceevalError(
+    "RUN_NOT_FOUND",
+    `${flagOf(mode)}: no ${wanted} run in ${store.location}. Name one (${flagOf(mode)} <run>), or see \`niceeval runs\`.`,
+  );
+}

@@ -1,0 +1,142 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AttemptRecord } from "../../src/eval/record.js";
+import { openSqliteStore } from "../../src/store/index.js";
+import type { StoredRun } from "../../src/store/types.js";
+import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { killWhenStored } from "./support.js";
+
+// 60 cases × 2 trials, slow enough to be killed mid-run; every 7th case fails, every 11th errors.
+const suite = (label = "same") => `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer({ name: "${label}", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+
+export const slow = defineSuite({
+  id: "slow",
+  concurrency: 4,
+  cases: Array.from({ length: 60 }, (_, i) => ({ id: "case-" + i, input: i, expected: i % 7 === 0 ? -1 : i })),
+  target: async (i) => {
+    await new Promise((r) => setTimeout(r, 40));
+    if (i % 11 === 0) throw new Error("boom " + i);
+    return i;
+  },
+  scorers: [same],
+});
+`;
+
+async function attemptsOf(dir: string, store: string, runId?: string) {
+  const s = await openSqliteStore(join(dir, store));
+  try {
+    const run = (runId ? await s.getRun(runId) : (await s.listRuns({ limit: 1 }))[0]) as StoredRun;
+    const records: AttemptRecord[] = [];
+    for await (const r of s.streamAttempts(run.runId)) records.push(r);
+    return { run, records };
+  } finally {
+    await s.close();
+  }
+}
+
+const verdicts = (records: readonly AttemptRecord[]) =>
+  records.map((r) => `${r.caseId}/${r.trial ?? 0}:${r.verdict}:${r.score.earned}`);
+
+describe("niceeval run --resume", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/slow.eval.js": suite() });
+  });
+  afterAll(async () => {
+    await project.cleanup();
+  });
+
+  it("continues a run SIGKILLed mid-run, again and again, into the uninterrupted run", async () => {
+    const dir = project.dir;
+    const whole = await runCli(["run", "--trials", "2", "--store", "whole.sqlite"], dir);
+    expect(whole.code).toBe(1);
+    const expected = await attemptsOf(dir, "whole.sqlite");
+    expect(expected.records).toHaveLength(120);
+
+    const stored = [await killWhenStored(["run", "--trials", "2"], dir, "killed.sqlite", 20)];
+    expect(stored[0]).toBeLessThan(120);
+    const first = await attemptsOf(dir, "killed.sqlite");
+    // SIGKILLed: nothing marked it, but its writer is gone, so it counts as crashed.
+    expect(first.run.status).toBe("running");
+    expect(first.run.writer?.pid).toBeGreaterThan(0);
+    for (const atLeast of [stored[0]! + 25, stored[0]! + 55])
+      stored.push(await killWhenStored(["run", "--resume"], dir, "killed.sqlite", atLeast));
+    expect(stored[2]!).toBeGreaterThan(stored[0]!);
+
+    const last = await runCli(["run", "--resume", "--store", "killed.sqlite"], dir);
+    expect(last.stderr).toContain(`resuming run ${first.run.runId.slice(0, 8)}`);
+    expect(last.stderr).toMatch(/\d+ attempts already stored are kept/);
+    // Exit code, report totals and stored summaries as if it had never stopped.
+    expect(last.code).toBe(whole.code);
+    expect(last.stdout).toContain("120 attempts:");
+    const final = await attemptsOf(dir, "killed.sqlite", first.run.runId);
+    expect(final.run.status).toBe("finished");
+    expect(final.run.resumes?.length).toBe(3);
+    expect(final.run.totals.attempts).toBe(120);
+    expect(new Set(final.records.map((r) => `${r.caseId}/${r.trial ?? 0}`)).size).toBe(120);
+    expect(verdicts(final.records)).toEqual(verdicts(expected.records));
+    const summary = (run: StoredRun) =>
+      run.summaries?.map((s) => ({ ...s, elapsedMs: 0, stats: undefined }));
+    expect(summary(final.run)).toEqual(summary(expected.run));
+    const tail = (text: string) => text.slice(text.indexOf("Summary")).replace(/time: .*/, "");
+    expect(tail(last.stdout)).toEqual(tail(whole.stdout));
+
+    const shown = await runCli(["show", first.run.runId, "--store", "killed.sqlite"], dir);
+    const shownWhole = await runCli(["show", expected.run.runId, "--store", "whole.sqlite"], dir);
+    const body = (text: string) =>
+      text
+        .replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, "ID")
+        .replace(/\d+(\.\d+)? ?m?s\b/g, "T")
+        .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, "AT");
+    expect(body(shown.stdout)).toEqual(body(shownWhole.stdout));
+
+    const again = await runCli(
+      ["run", "--resume", first.run.runId, "--store", "killed.sqlite"],
+      dir,
+    );
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain("finished; there is nothing to resume");
+  }, 180_000);
+
+  it("refuses a run whose eval changed, naming it, and --force continues and marks it", async () => {
+    const dir = project.dir;
+    await killWhenStored(["run"], dir, "changed.sqlite", 8);
+    await writeFile(join(dir, "evals/slow.eval.js"), suite("renamed"));
+    try {
+      const refused = await runCli(["run", "--resume", "--store", "changed.sqlite"], dir);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain("evals changed since it started");
+      expect(refused.stderr).toContain("eval slow");
+      expect(refused.stderr).toContain("--force");
+      const forced = await runCli(["run", "--resume", "--force", "--store", "changed.sqlite"], dir);
+      expect(forced.code).toBe(1);
+      const { run, records } = await attemptsOf(dir, "changed.sqlite");
+      expect(run.status).toBe("finished");
+      expect(records).toHaveLength(60);
+      expect(run.resumedWithChanges?.join(" ")).toContain("eval slow");
+    } finally {
+      await writeFile(join(dir, "evals/slow.eval.js"), suite());
+    }
+  }, 120_000);
+
+  it("is a usage error (exit 2) without a store, with paths, or with the run's own options", async () => {
+    const dir = project.dir;
+    const none = await runCli(["run", "--resume", "--store", "none.sqlite"], dir);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("no store at");
+    const paths = await runCli(
+      ["run", "--resume", "latest", "evals", "--store", "none.sqlite"],
+      dir,
+    );
+    expect(paths.code).toBe(2);
+    expect(paths.stderr).toContain("give no paths");
+    const filter = await runCli(["run", "--resume", "--filter", "x"], dir);
+    expect(filter.code).toBe(2);
+    expect(filter.stderr).toContain("drop --filter");
+  }, 60_000);
+});

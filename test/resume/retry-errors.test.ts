@@ -1,0 +1,80 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AttemptRecord } from "../../src/eval/record.js";
+import { openSqliteStore } from "../../src/store/index.js";
+import type { ReplacedAttempt } from "../../src/store/types.js";
+import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+
+// Cases 0, 5, 10 … error while FLAKY is set; each execution is logged, so a kept attempt is seen not to run.
+const suite = `
+import { appendFileSync } from "node:fs";
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+
+export const flaky = defineSuite({
+  id: "flaky",
+  cases: Array.from({ length: 20 }, (_, i) => ({ id: "case-" + i, input: i, expected: i })),
+  target: (i) => {
+    appendFileSync("calls.log", "case-" + i + "\\n");
+    if (i % 5 === 0 && process.env.FLAKY === "1") throw new Error("upstream 503");
+    return i;
+  },
+  scorers: [same],
+});
+`;
+
+describe("niceeval run --retry-errors", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/flaky.eval.js": suite });
+  });
+  afterAll(async () => {
+    await project.cleanup();
+  });
+
+  it("runs only the errored attempts again, keeping the others, and keeps the replaced ones as history", async () => {
+    const dir = project.dir;
+    const first = await runCli(["run"], dir, { FLAKY: "1" });
+    expect(first.code).toBe(1);
+    const retried = await runCli(["run", "--retry-errors"], dir);
+    expect(retried.stderr).toContain("retrying the 4 errored attempts");
+    expect(retried.code).toBe(0);
+    expect(retried.stdout).toContain("20 passed");
+    const calls = (await readFile(join(dir, "calls.log"), "utf8")).trim().split("\n");
+    expect(calls.slice(20).sort()).toEqual(["case-0", "case-10", "case-15", "case-5"]);
+
+    const store = await openSqliteStore(join(dir, ".niceeval/niceeval.sqlite"));
+    try {
+      const runs = await store.listRuns();
+      expect(runs).toHaveLength(1);
+      const run = runs[0]!;
+      expect(run.status).toBe("finished");
+      expect(run.totals).toMatchObject({ attempts: 20, passed: 20, errored: 0 });
+      expect(run.summaries?.[0]).toMatchObject({ cases: 20, passed: 20, errored: 0 });
+      expect(run.resumes?.[0]).toMatchObject({ mode: "retry-errors", kept: 16 });
+      const history: ReplacedAttempt[] = [];
+      for await (const h of store.attemptHistory(run.runId)) history.push(h);
+      expect(history.map((h) => `${h.record.caseId}:${h.record.verdict}`)).toEqual([
+        "case-0:errored",
+        "case-5:errored",
+        "case-10:errored",
+        "case-15:errored",
+      ]);
+      expect(history[0]!.record.error?.message ?? JSON.stringify(history[0]!.record)).toContain(
+        "upstream 503",
+      );
+      const current: AttemptRecord[] = [];
+      for await (const r of store.streamAttempts(run.runId)) current.push(r);
+      expect(current.map((r) => r.verdict)).toEqual(Array(20).fill("passed"));
+    } finally {
+      await store.close();
+    }
+    // Nothing errored any more: a second retry runs nothing and keeps everything.
+    const none = await runCli(["run", "--retry-errors"], dir);
+    expect(none.stderr).toContain("retrying the 0 errored attempts");
+    expect(none.code).toBe(0);
+  }, 120_000);
+});
