@@ -1,6 +1,8 @@
 // Benchmark of niceeval/expect and score evals (run by `npm run bench`, or alone after `npm run build`):
 // countWhere / filterWhere / mapEach over a 16,384-item material at the capture maxima (target < 20 ms),
-// and 10,000 score evals with 5 assertions each through the real CLI (target < 3 s end to end).
+// 10,000 score evals with 5 assertions each through the real CLI (target < 3 s end to end), and
+// user patterns (regex-match, pattern) that backtrack polynomially or catastrophically in
+// JavaScript's RegExp, on long inputs through RE2 (linear time; native RegExp beside, on short inputs).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
@@ -16,7 +18,9 @@ import {
   mapEach,
   mapValue,
   maxCapture,
+  pattern,
 } from "../dist/expect/index.js";
+import { regexMatch } from "../dist/scorers/index.js";
 import { median } from "./stats.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -160,6 +164,56 @@ function cliRow(n, runs) {
   };
 }
 
+// Polynomial (no nested group) and catastrophic (nested quantifier, overlapping alternation).
+const HOSTILE = [
+  {
+    name: "\\s*\\s*\\s*$ (cubic in RegExp)",
+    source: "\\s*\\s*\\s*$",
+    text: (n) => `${" ".repeat(n)}x`,
+    native: 150,
+  },
+  {
+    name: "^(a|aa)*c$ (exponential in RegExp)",
+    source: "^(a|aa)*c$",
+    text: (n) => `${"a".repeat(n)}bc`,
+    native: 30,
+  },
+  {
+    name: "^(a+)+$ (exponential in RegExp)",
+    source: "^(a+)+$",
+    text: (n) => `${"a".repeat(n)}!`,
+    native: 24,
+  },
+];
+
+export function patternRows(runs) {
+  const rows = [];
+  for (const { name, source, text, native } of HOSTILE) {
+    for (const n of [10_000, 100_000, 1_000_000]) {
+      const actual = text(n);
+      rows.push({
+        name: `regex-match ${name} on ${n.toLocaleString("en")} chars`,
+        ms: time(() => regexMatch({ actual, pattern: source }), runs),
+      });
+    }
+    const match = pattern(new RegExp(source));
+    const actual = text(100_000);
+    rows.push({
+      name: `pattern(/${source}/) on 100,000 chars`,
+      ms: time(() => match.evaluate(actual), runs),
+    });
+    const short = text(native);
+    const regex = new RegExp(source);
+    const started = performance.now();
+    regex.test(short);
+    rows.push({
+      name: `native RegExp ${name} on only ${native.toLocaleString("en")} chars (once)`,
+      ms: performance.now() - started,
+    });
+  }
+  return rows;
+}
+
 /** Print the figures; `quick` uses fewer repetitions. */
 export async function run({ quick = false } = {}) {
   const runs = quick ? 5 : 15;
@@ -167,6 +221,9 @@ export async function run({ quick = false } = {}) {
     console.log(
       `matchers: ${row.name} over ${items.toLocaleString("en")} items at capture maxima: ${row.ms.toFixed(2)} ms/op (median of ${runs}; target < 20 ms)`,
     );
+  }
+  for (const row of patternRows(runs)) {
+    console.log(`patterns: ${row.name}: ${row.ms.toFixed(2)} ms (median of ${runs} unless once)`);
   }
   const cli = cliRow(10_000, quick ? 1 : 3);
   console.log(`${cli.name}: ${(cli.ms / 1000).toFixed(2)} s (median of ${cli.runs}; target < 3 s)`);

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { NiceevalError } from "../errors.js";
+import { compileLinearRegex } from "../expect/linear-regex.js";
 
 /** Options every command that reads or writes runs shares. */
 interface StoreArgs {
@@ -436,15 +437,10 @@ function parseTags(values: readonly string[]): Record<string, string> {
 export function makeFilter(text: string): (evalId: string, caseId: string) => boolean {
   const regex = /^\/(.+)\/([a-z]*)$/.exec(text);
   if (regex) {
-    let pattern: RegExp;
-    try {
-      pattern = new RegExp(regex[1]!, regex[2]);
-    } catch (error) {
-      throw new NiceevalError(
-        "USAGE",
-        `--filter: invalid pattern ${text}: ${(error as Error).message}`,
-      );
-    }
+    // Linear time (RE2), like every user pattern: a filter cannot hang the run either.
+    const compiled = compileLinearRegex(regex[1]!, regex[2]);
+    if (!compiled.ok) throw new NiceevalError("USAGE", `--filter: ${compiled.reason}`);
+    const pattern = compiled.regex;
     return (evalId, caseId) => pattern.test(evalId) || pattern.test(`${evalId}/${caseId}`);
   }
   return (evalId, caseId) => evalId.includes(text) || `${evalId}/${caseId}`.includes(text);

@@ -13,6 +13,26 @@ describe("pattern", () => {
     expect(match.evaluate(12 as never).state).toBe("mismatched");
     expect(() => pattern("x" as never)).toThrow(AuthoringError);
   });
+
+  it("answers a catastrophic pattern on a long string (linear time, RE2)", () => {
+    const long = `${"a".repeat(50_000)}!`;
+    expect(pattern(/^(a+)+$/).evaluate(long).state).toBe("mismatched");
+    expect(pattern(/^(a|aa)*c$/i).evaluate(`${"A".repeat(50_000)}C`).state).toBe("matched");
+  });
+
+  it("keeps the i, m and s flags", () => {
+    expect(pattern(/^b$/m).evaluate("a\nb").state).toBe("matched");
+    expect(pattern(/^b$/).evaluate("a\nb").state).toBe("mismatched");
+    expect(pattern(/a.b/s).evaluate("a\nb").state).toBe("matched");
+    expect(pattern(/HELLO/i).evaluate("hello").state).toBe("matched");
+  });
+
+  it("throws an AuthoringError naming the construct RE2 cannot run when evaluated", () => {
+    const match = pattern(/(a)\1/);
+    expect(() => match.evaluate("aa")).toThrow(AuthoringError);
+    expect(() => match.evaluate("aa")).toThrow(/backreference.*linear-time engine \(RE2\)/);
+    expect(() => pattern(/a(?=b)/).evaluate("ab")).toThrow(/lookahead/);
+  });
 });
 
 describe("isDefined", () => {

@@ -2,6 +2,7 @@ import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { AuthoringError } from "../errors.js";
 import { readCollection } from "./collection.js";
 import { deepEqual } from "./deep-equal.js";
+import { compileLinearRegex } from "./linear-regex.js";
 import { describe, isNonFinite, node, nonFiniteNode, preview, stateOf } from "./result.js";
 import type { BooleanMatch, CollectionValue } from "./types.js";
 
@@ -65,7 +66,9 @@ export function includes(expected: unknown): BooleanMatch<unknown, never> {
 }
 
 /**
- * Matches a string that `regex` matches (a `g`/`y` regex is used statelessly).
+ * Matches a string that `regex` matches, in time linear in the string whatever the pattern
+ * (RE2, through re2js; `g`/`y` are ignored, a test is stateless). A pattern RE2 cannot run (a
+ * backreference, a lookahead) makes the assertion errored with the reason when evaluated.
  * @example
  * pattern(/order #\d+/i)
  */
@@ -73,10 +76,7 @@ export function pattern(regex: RegExp): BooleanMatch<string, string> {
   if (!(regex instanceof RegExp)) {
     throw new AuthoringError(`pattern(regex): expected a RegExp, got ${describe(regex)}`);
   }
-  const stateless =
-    regex.global || regex.sticky
-      ? new RegExp(regex.source, regex.flags.replace(/[gy]/g, ""))
-      : regex;
+  const compiled = compileLinearRegex(regex.source, regex.flags.replace(/[gy]/g, ""));
   const expects = `matches ${String(regex)}`;
   return {
     kind: "match",
@@ -93,7 +93,8 @@ export function pattern(regex: RegExp): BooleanMatch<string, string> {
           preview(value),
         );
       }
-      const found = stateless.test(value);
+      if (!compiled.ok) throw new AuthoringError(`pattern(regex): ${compiled.reason}`);
+      const found = compiled.regex.test(value);
       return node(
         found ? "matched" : "mismatched",
         "pattern",

@@ -51,7 +51,6 @@ export {
   latencyBudgetTool,
   type Mark,
   type MinimalJsonSchema,
-  REGEX_TIMEOUT_MS,
   type RegexMatchInput,
   regexMatch,
   regexMatchImpl,

@@ -13,7 +13,9 @@ import {
   parseReporterFlag,
   type ReporterSpec,
 } from "../../report/reporter-flag.js";
-import { runEvals } from "../../runner/run.js";
+import { type ContinuedRun, continueRun, findContinuation } from "../../resume/continue.js";
+import { thisWriter } from "../../resume/find.js";
+import { type RunOptions, runEvals } from "../../runner/run.js";
 import { SequenceHash } from "../../store/hash.js";
 import { storeSink } from "../../store/sink.js";
 import { guardRun, runExecutor } from "../../supervisor/index.js";
@@ -28,7 +30,10 @@ import { openStoreAt, storeLocation } from "../store.js";
 import { compareWith, regressionExit } from "./compare.js";
 
 /** `niceeval run`: load eval files, run them into the store and the reporters, apply the gates. */
-export async function runCommand(args: RunArgs, io: CliIO, version: string): Promise<number> {
+export async function runCommand(given: RunArgs, io: CliIO, version: string): Promise<number> {
+  // --resume / --retry-errors: the stored run and its own files and options, before anything loads.
+  const continuation = given.resume ? await findContinuation(given, io) : undefined;
+  const args = continuation?.args ?? given;
   const files = await discoverEvalFiles(args.paths, { cwd: io.cwd, exclude: args.exclude });
   if (files.length === 0) {
     throw new NiceevalError(
@@ -70,7 +75,7 @@ export async function runCommand(args: RunArgs, io: CliIO, version: string): Pro
             loaded.entries.map((e) => e.eval.id),
           )
         : undefined;
-    const runId = randomUUID();
+    const runId = continuation?.run.runId ?? randomUUID();
     const trials = args.trials ?? 1;
     // The comparison is computed after the run, but the markdown and GitHub reporters ask for it.
     let comparison: Comparison | undefined;
@@ -79,6 +84,7 @@ export async function runCommand(args: RunArgs, io: CliIO, version: string): Pro
     );
     const datasets = loaded.entries.map(() => new SequenceHash());
     let storeFailed = false;
+    let continued: ContinuedRun | undefined;
     if (store) {
       const manifest = buildManifest({
         runId,
@@ -93,12 +99,17 @@ export async function runCommand(args: RunArgs, io: CliIO, version: string): Pro
         niceevalVersion: version,
         judgeModels: judgeModels(),
       });
+      manifest.writer = thisWriter();
+      // Refused here (exit 2) when its evals changed, before the store is written.
+      if (continuation)
+        continued = await continueRun(continuation, store, manifest, args.force === true, io);
       const digests = () =>
         Object.fromEntries(loaded.entries.map((e, i) => [e.eval.id, datasets[i]!.digest()]));
       // The store goes first: the run is finished in it before the baseline comparison reads it.
       reporters.unshift(
         storeSink(store, manifest, {
           datasetHashes: digests,
+          ...(continued ? { begin: continued.begin, skip: continued.skip } : {}),
           onError: (error) => {
             storeFailed = true;
             io.stderr(
@@ -142,7 +153,7 @@ export async function runCommand(args: RunArgs, io: CliIO, version: string): Pro
     });
     let summary: Awaited<ReturnType<typeof runEvals>>;
     try {
-      summary = await runEvals(loaded.entries, {
+      const options: RunOptions = {
         runId,
         concurrency: args.concurrency,
         reporters,
@@ -155,7 +166,9 @@ export async function runCommand(args: RunArgs, io: CliIO, version: string): Pro
           datasets[index]!.add({ id: spec.id, input: spec.input, expected: spec.expected }),
         loadErrors: loaded.errors,
         executor,
-      });
+      };
+      // A continued run reads its kept attempts back from the store instead of running them.
+      summary = await runEvals(loaded.entries, continued ? continued.withSource(options) : options);
     } catch (error) {
       // The engine itself failed: the stored run says so instead of staying "running".
       const endedAt = new Date().toISOString();

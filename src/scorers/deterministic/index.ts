@@ -35,7 +35,6 @@ export {
 } from "./latency-budget.js";
 export { evalScorersProvider } from "./provider.js";
 export {
-  REGEX_TIMEOUT_MS,
   type RegexMatchInput,
   regexMatch,
   regexMatchImpl,
