@@ -45,11 +45,10 @@ export async function findContinuation(args: RunArgs, io: CliIO): Promise<Contin
   const next: RunArgs = { ...args, paths: run.files.map((f) => resolve(io.cwd, f.path)) };
   next.trials = run.trials;
   const original = originalRun(run.command);
-  if (original) {
-    if (original.filter !== undefined) next.filter = original.filter;
-    if (original.shard !== undefined) next.shard = original.shard;
-    if (original.timeoutMs !== undefined) next.timeoutMs = original.timeoutMs;
-    if (original.name !== undefined) next.name = original.name;
+  // The options that define which attempts the run holds and how long each may take.
+  for (const key of ["filter", "shard", "timeoutMs", "name"]) {
+    const value = (original as Record<string, unknown> | undefined)?.[key];
+    if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
   }
   return { mode, run, args: next };
 }
