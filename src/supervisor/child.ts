@@ -11,8 +11,13 @@ import { safeStringify } from "../report/json-safe.js";
 import { inProcessExecutor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import type { ChildEvent, ChildInit, ChildJob, ChildMessage, ParentMessage } from "./protocol.js";
+import { jsonBatch } from "./wire.js";
 
+// Which attempt a callback belongs to. On Node 20 an AsyncLocalStorage in use slows every promise
+// of the process (about a fifth of a fast run), so it is used only once an uncaught error could
+// not be placed (`tracking`); until then one running attempt owns any error.
 const attemptOf = new AsyncLocalStorage<number>();
+let tracking = false;
 const running = new Map<number, { runnable: Runnable; spec: CaseSpec }>();
 const evals = new Map<string, Runnable>();
 const loadErrors = new Map<string, string>();
@@ -49,6 +54,11 @@ function flush(): void {
   const events = outbox;
   outbox = [];
   if (!process.connected || events.length === 0) return;
+  const json = jsonBatch(events);
+  if (json !== undefined) {
+    send(json);
+    return;
+  }
   try {
     process.send?.({ t: "events", events } satisfies ChildMessage);
   } catch {
@@ -92,10 +102,9 @@ async function runJob(job: ChildJob): Promise<void> {
       ? { onJudgment: (judgment) => post({ t: "judgment", id: job.id, judgment }) }
       : {}),
   };
-  const record = await attemptOf.run(job.id, () =>
-    inProcessExecutor.execute({ entry: { eval: runnable }, spec, trial: job.trial, context }),
-  );
-  settle(job.id, record);
+  const execute = () =>
+    inProcessExecutor.execute({ entry: { eval: runnable }, spec, trial: job.trial, context });
+  settle(job.id, await (tracking ? attemptOf.run(job.id, execute) : execute()));
 }
 
 // Cases whose values structured clone cannot carry are found by id in the child's own cases.
@@ -116,6 +125,7 @@ function findSpec(runnable: Runnable, caseId: string): Promise<CaseSpec | undefi
 async function start(init: ChildInit): Promise<void> {
   if (!init.judgeCache) configureJudges({ cache: false });
   if (init.aborted !== undefined) controller.abort(new Error(init.aborted));
+  if (init.track) tracking = true;
   setInterval(() => send({ t: "beat" }), init.beatMs).unref();
   const loaded = await loadEvalFiles(init.files, init.cwd).catch((error: unknown) => ({
     entries: [],
@@ -137,13 +147,23 @@ function origin(error: unknown): string {
 }
 
 // An uncaught error belongs to the attempt whose async context threw it, or the only one
-// running; otherwise it is the run's, reported with where it came from.
+// running; otherwise it is the run's, reported with where it came from. Before tracking, an
+// error while several attempts run is placed by running each of them again alone.
 function uncaught(kind: string, error: unknown): void {
-  const id = attemptOf.getStore() ?? (running.size === 1 ? [...running.keys()][0] : undefined);
+  const tracked = tracking ? attemptOf.getStore() : undefined;
+  const id = tracked ?? (running.size === 1 ? running.keys().next().value : undefined);
   const attempt = id === undefined ? undefined : running.get(id);
   const message = `${kind} in user code: ${errorMessage(error)} (at ${origin(error)})`;
   if (id !== undefined && attempt) {
     settle(id, crashed(attempt.runnable.id, attempt.spec, message));
+  } else if (!tracking && running.size > 1) {
+    tracking = true;
+    const ids = [...running.keys()];
+    running.clear();
+    process.stderr.write(
+      `niceeval: ${message}, with ${ids.length} attempts in flight; running each of them again alone to find whose it is\n`,
+    );
+    for (const rerun of ids) post({ t: "rerun", id: rerun });
   } else {
     send({ t: "run-error", message, where: origin(error) });
   }
@@ -156,6 +176,10 @@ process.on("SIGINT", () => {});
 process.on("SIGTERM", () => {});
 process.on("disconnect", () => process.exit(0));
 process.on("message", (message: ParentMessage) => {
+  if (typeof message === "string") {
+    for (const job of JSON.parse(message) as ChildJob[]) void runJob(job);
+    return;
+  }
   switch (message.t) {
     case "init":
       ready = start(message);

@@ -2,7 +2,8 @@ import { type ChildProcess, fork } from "node:child_process";
 import type { AttemptRecord } from "../eval/record.js";
 import type { AttemptJob, Executor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
-import type { ChildJob, ChildMessage, ParentMessage } from "./protocol.js";
+import type { ChildEvent, ChildJob, ChildMessage, ParentMessage } from "./protocol.js";
+import { jsonBatch } from "./wire.js";
 
 /** Default limit on an eval process whose event loop does not answer, ms. */
 export const DEFAULT_HANG_TIMEOUT_MS = 60_000;
@@ -48,6 +49,8 @@ interface Pending {
   readonly job: AttemptJob;
   readonly resolve: (record: AttemptRecord) => void;
   strikes: number;
+  /** Runs with no other attempt in flight (after a crash, or an error no one could be tied to). */
+  alone: boolean;
   sentAt: number;
 }
 
@@ -88,6 +91,8 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
   let aborted: string | undefined;
   let closing = false;
   let monitor: ReturnType<typeof setInterval> | undefined;
+  // A child reported an uncaught error it could not place: children from now on track attempts.
+  let track = false;
   let lastCheck = performance.now();
 
   const fail = (pending: Pending, message: string) =>
@@ -125,6 +130,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
       judgeCache: options.judgeCache ?? true,
       beatMs,
       ...(aborted !== undefined ? { aborted } : {}),
+      ...(track ? { track: true as const } : {}),
     });
     monitor ??= setInterval(check, Math.max(5, Math.min(1000, Math.floor(hangMs / 4))));
     monitor.unref();
@@ -162,7 +168,9 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
       pending.sentAt = now;
       target.inFlight.set(pending.id, pending);
     }
-    if (post(target, { t: "jobs", jobs: batch.map((p) => toChildJob(p, true)) })) return;
+    const jobs = batch.map((p) => toChildJob(p, true));
+    const json = jsonBatch(jobs);
+    if (post(target, json ?? { t: "jobs", jobs })) return;
     // A case value structured clone cannot carry: the child looks that case up by id instead.
     for (const pending of batch) {
       if (!post(target, { t: "jobs", jobs: [toChildJob(pending, true)] }))
@@ -175,8 +183,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
     if (stopped !== undefined || closing || (fresh.length === 0 && suspects.length === 0)) return;
     child ??= spawn();
     if (!child.ready) return;
-    const isolating = [...child.inFlight.values()].some((p) => p.strikes > 0);
-    if (isolating) return;
+    for (const pending of child.inFlight.values()) if (pending.alone) return;
     if (suspects.length > 0) {
       if (child.inFlight.size === 0) send(child, [suspects.shift()!]);
       return;
@@ -189,9 +196,33 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
     setImmediate(dispatch);
   };
 
+  const onEvents = (from: Child, events: readonly ChildEvent[]) => {
+    for (const event of events) {
+      const pending = from.inFlight.get(event.id);
+      if (!pending) continue;
+      if (event.t === "judgment") {
+        pending.job.context.onJudgment?.(event.judgment);
+        continue;
+      }
+      from.inFlight.delete(event.id);
+      if (event.t === "record") {
+        pending.resolve(event.record);
+      } else {
+        track = true;
+        pending.alone = true;
+        suspects.push(pending);
+      }
+    }
+    if (suspects.length > 0 && from.inFlight.size === 0) schedule();
+  };
+
   const onMessage = (from: Child, message: ChildMessage) => {
     from.lastSeen = performance.now();
     if (from !== child) return;
+    if (typeof message === "string") {
+      onEvents(from, JSON.parse(message) as ChildEvent[]);
+      return;
+    }
     switch (message.t) {
       case "ready":
         from.ready = true;
@@ -199,17 +230,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
         schedule();
         break;
       case "events":
-        for (const event of message.events) {
-          const pending = from.inFlight.get(event.id);
-          if (!pending) continue;
-          if (event.t === "judgment") {
-            pending.job.context.onJudgment?.(event.judgment);
-            continue;
-          }
-          from.inFlight.delete(event.id);
-          pending.resolve(event.record);
-        }
-        if (suspects.length > 0 && from.inFlight.size === 0) schedule();
+        onEvents(from, message.events);
         break;
       case "run-error":
         runErrors.push({ message: message.message, where: message.where });
@@ -235,6 +256,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
           `${cause} during this case; it was running at ${MAX_STRIKES} crashes of the eval process, so it is not run again`,
         );
       } else {
+        pending.alone = true;
         rerun.push(pending);
       }
     }
@@ -287,7 +309,14 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
     runErrors,
     execute(job) {
       return new Promise<AttemptRecord>((resolve) => {
-        const pending: Pending = { id: nextId++, job, resolve, strikes: 0, sentAt: 0 };
+        const pending: Pending = {
+          id: nextId++,
+          job,
+          resolve,
+          strikes: 0,
+          alone: false,
+          sentAt: 0,
+        };
         const refusal = stopped !== undefined ? notStarted(job.context.signal, stopped) : broken;
         if (refusal !== undefined) return fail(pending, refusal);
         watchAbort(job.context.signal);

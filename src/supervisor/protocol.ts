@@ -12,6 +12,11 @@ export interface ChildInit {
   beatMs: number;
   /** The run was aborted before this child started. */
   aborted?: string;
+  /**
+   * Track which attempt each callback belongs to from the start (an AsyncLocalStorage, which on
+   * Node 20 slows every promise): set once the run has seen an uncaught error it could not place.
+   */
+  track?: true;
 }
 
 /** One attempt for the child. `spec` is absent when it could not be cloned: the child finds it. */
@@ -29,18 +34,26 @@ export interface ChildJob {
   judgments?: true;
 }
 
+/** A batch of jobs is a JSON string (`ChildJob[]`) when its cases are plain JSON. */
 export type ParentMessage =
+  | string
   | ChildInit
   | { t: "jobs"; jobs: ChildJob[] }
   | { t: "abort"; reason: string }
   | { t: "close" };
 
-/** What the child streams back, batched: finished attempts and real-time judgments. */
+/**
+ * What the child streams back, batched: finished attempts, real-time judgments, and attempts to
+ * run again alone (in flight with others when an uncaught error nobody could be tied to happened).
+ */
 export type ChildEvent =
   | { t: "record"; id: number; record: AttemptRecord }
-  | { t: "judgment"; id: number; judgment: Judgment };
+  | { t: "judgment"; id: number; judgment: Judgment }
+  | { t: "rerun"; id: number };
 
+/** A batch of events is a JSON string (`ChildEvent[]`) when every event is plain JSON. */
 export type ChildMessage =
+  | string
   | { t: "ready"; evals: string[]; errors: { file: string; message: string }[] }
   | { t: "beat" }
   | { t: "events"; events: ChildEvent[] }

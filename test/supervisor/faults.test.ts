@@ -101,6 +101,27 @@ describe("supervised runs survive faulty user code (real CLI)", () => {
     }
   });
 
+  it("places an uncaught error thrown while several attempts run by running each of them alone", async () => {
+    const run = await runCli(
+      ["run", "--no-store", "--json", "placed.json", "--filter", "/timer|slow|ok/"],
+      project.dir,
+    );
+    expect(run.code).toBe(1);
+    const report = JSON.parse(
+      await readFile(join(project.dir, "placed.json"), "utf8"),
+    ) as JsonReport;
+    const verdicts = Object.fromEntries(report.records.map((r) => [r.caseId, r.verdict]));
+    expect(verdicts).toEqual({
+      "ok-first": "passed",
+      "slow-bystander": "passed",
+      "timer-throw": "errored",
+      "ok-last": "passed",
+    });
+    const timer = report.records.find((r) => r.caseId === "timer-throw")!;
+    expect(timer.error?.message).toMatch(/uncaught exception in user code: thrown in a timer/);
+    expect(run.stderr).toMatch(/running each of them again alone/);
+  });
+
   it("errors a case whose process exits even at concurrency 1, and runs the rest", async () => {
     const run = await runCli(
       ["run", "--concurrency", "1", "--hang-timeout", "500", "--no-store", "--filter", "/exit|ok/"],

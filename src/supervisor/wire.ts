@@ -1,0 +1,42 @@
+// How batches cross the IPC channel. A JSON string is one cheap copy each way; structured clone
+// of many small objects costs several times more, so it is kept for values JSON cannot carry.
+
+/** Deepest nesting sent as JSON; deeper (or cyclic) values go by structured clone. */
+const MAX_DEPTH = 64;
+
+/**
+ * True when `JSON.parse(JSON.stringify(value))` gives back what structured clone would: plain
+ * objects and arrays of strings, booleans, null and finite numbers, nothing undefined, no cycle.
+ */
+export function isPlainJson(value: unknown, depth = 0): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case "object": {
+      if (value === null) return true;
+      if (depth >= MAX_DEPTH) return false;
+      if (Array.isArray(value)) {
+        // A hole reads as undefined, which is not plain JSON (it would come back as null).
+        for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1)) return false;
+        return true;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return false;
+      for (const key in value) {
+        if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/** The batch as one JSON string when every item survives JSON exactly, else undefined. */
+export function jsonBatch(items: readonly unknown[]): string | undefined {
+  for (const item of items) if (!isPlainJson(item)) return undefined;
+  return JSON.stringify(items);
+}
