@@ -35,4 +35,44 @@ describe("jsonReporter", () => {
     const json = JSON.parse(readFileSync(file, "utf8"));
     expect(json.records[0].output).toEqual({ self: CIRCULAR_MARKER });
   });
+
+  it("writes judgment metadata of any kind, marking what JSON cannot hold", () => {
+    const file = join(tempDir(), "run.json");
+    const reporter = jsonReporter(file);
+    const detail: Record<string, unknown> = {
+      big: 7n,
+      fn: () => 1,
+      sym: Symbol.for("k"),
+      bytes: new Uint16Array([1, 2]),
+      error: new RangeError("too far"),
+      map: new Map([["k", new Set([1])]]),
+      when: new Date(0),
+    };
+    detail.self = detail;
+    reporter.onRunStart?.({ runId: "r", evals: 1, files: 1, concurrency: 1 });
+    const judgment = {
+      label: "meta",
+      source: "scorer",
+      state: "matched",
+      gate: true,
+      points: 1,
+      earned: 1,
+      value: 1,
+      reason: "ok",
+      detail,
+    } as const;
+    reporter.onCaseFinished?.(record({ judgments: [judgment] }));
+    reporter.onRunFinished?.(runSummary());
+    const json = JSON.parse(readFileSync(file, "utf8"));
+    expect(json.records[0].judgments[0].detail).toMatchObject({
+      big: "[unserialisable: bigint 7]",
+      fn: "[unserialisable: function fn]",
+      sym: "[unserialisable: Symbol(k)]",
+      bytes: [1, 2],
+      error: { name: "RangeError", message: "too far" },
+      map: { k: [1] },
+      when: "1970-01-01T00:00:00.000Z",
+      self: CIRCULAR_MARKER,
+    });
+  });
 });

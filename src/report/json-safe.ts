@@ -2,33 +2,82 @@
 export const CIRCULAR_MARKER = "[unserialisable: circular reference]";
 
 const MAX_DEPTH = 500;
+/** Deeper than this, the plain-data check gives up and the careful path decides. */
+const PLAIN_DEPTH = 64;
+/** Items of a typed array written; the rest are counted in a marker. */
+const MAX_TYPED_ITEMS = 10_000;
+/** Lines of an error's stack kept (its message line and the first frames). */
+const STACK_LINES = 6;
+
+const marker = (what: string) => `[unserialisable: ${what}]`;
 
 /**
- * JSON of any value, never throwing. Plain values take `JSON.stringify`'s own path; when that
- * throws, a copy is serialised in which a BigInt becomes `"[unserialisable: bigint 12]"`, a
- * reference back to an enclosing object becomes {@link CIRCULAR_MARKER}, and a property whose
- * getter or `toJSON` throws becomes `"[unserialisable: <message>]"`.
+ * JSON of any value, never throwing. Plain data (objects, arrays, strings, finite numbers,
+ * booleans, null, valid Dates) takes `JSON.stringify`'s own path. Anything else is copied
+ * first: a BigInt becomes `"[unserialisable: bigint 12]"`, a function or symbol
+ * `"[unserialisable: function f]"`, a cycle {@link CIRCULAR_MARKER}, an Error
+ * `{ name, message, stack (its head), cause, …own fields }`, a Map an object of its entries,
+ * a Set an array, a typed array an array of its numbers (at most 10,000), a RegExp its
+ * source, and a property whose getter or `toJSON` throws `"[unserialisable: <message>]"`.
+ * @example
+ * safeStringify({ n: 1n, f() {} }); // '{"n":"[unserialisable: bigint 1]","f":"[unserialisable: function f]"}'
  */
 export function safeStringify(value: unknown): string {
   try {
-    return JSON.stringify(value) ?? "null";
+    if (isPlain(value, 0)) return JSON.stringify(value) ?? "null";
   } catch {
-    try {
-      return JSON.stringify(sanitize(value, new Set(), 0)) ?? "null";
-    } catch (error) {
-      return JSON.stringify(unserialisable(error));
-    }
+    // A getter threw, or the plain check was wrong: the careful path below decides.
+  }
+  try {
+    return JSON.stringify(sanitize(value, new Set(), 0)) ?? "null";
+  } catch (error) {
+    return JSON.stringify(unserialisable(error));
   }
 }
 
 const unserialisable = (error: unknown) =>
-  `[unserialisable: ${error instanceof Error ? error.message : String(error)}]`;
+  marker(error instanceof Error ? error.message : String(error));
+
+/** Whether JSON.stringify writes `value` faithfully: no cycles, no lost or mangled values. */
+function isPlain(value: unknown, depth: number): boolean {
+  if (value === null) return true;
+  const type = typeof value;
+  if (type === "string" || type === "number" || type === "boolean" || type === "undefined")
+    return true;
+  if (type !== "object" || depth > PLAIN_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!isPlain(item, depth + 1)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto === Date.prototype) return !Number.isNaN((value as Date).getTime());
+  if (proto !== Object.prototype && proto !== null) return false;
+  const record = value as Record<string, unknown>;
+  if (typeof record.toJSON === "function") return false;
+  for (const key in record) {
+    if (!isPlain(record[key], depth + 1)) return false;
+  }
+  return true;
+}
 
 function sanitize(value: unknown, ancestors: Set<object>, depth: number): unknown {
-  if (typeof value === "bigint") return `[unserialisable: bigint ${value}]`;
-  if (typeof value !== "object" || value === null) return value;
+  switch (typeof value) {
+    case "bigint":
+      return marker(`bigint ${value}`);
+    case "function":
+      return marker(`function ${value.name || "(anonymous)"}`);
+    case "symbol":
+      return marker(value.toString());
+    case "object":
+      break;
+    default:
+      return value;
+  }
+  if (value === null) return value;
   if (ancestors.has(value)) return CIRCULAR_MARKER;
-  if (depth >= MAX_DEPTH) return `[unserialisable: nested deeper than ${MAX_DEPTH}]`;
+  if (depth >= MAX_DEPTH) return marker(`nested deeper than ${MAX_DEPTH}`);
+  const special = builtIn(value, ancestors, depth);
+  if (special !== NOT_BUILT_IN) return special;
   let plain: unknown = value;
   try {
     const toJSON = (value as { toJSON?: unknown }).toJSON;
@@ -40,14 +89,85 @@ function sanitize(value: unknown, ancestors: Set<object>, depth: number): unknow
   ancestors.add(value);
   try {
     if (Array.isArray(value)) return value.map((item) => guarded(() => item, ancestors, depth));
-    const copy: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) {
-      copy[key] = guarded(() => (value as Record<string, unknown>)[key], ancestors, depth);
-    }
-    return copy;
+    return copyFields(value, {}, ancestors, depth);
   } finally {
     ancestors.delete(value);
   }
+}
+
+const NOT_BUILT_IN = Symbol("not built in");
+
+/** Built-in objects JSON.stringify would write as `{}` or lose: their closest JSON. */
+function builtIn(value: object, ancestors: Set<object>, depth: number): unknown {
+  if (value instanceof Date)
+    return Number.isNaN(value.getTime()) ? marker("invalid Date") : value.toISOString();
+  if (value instanceof RegExp) return String(value);
+  if (ArrayBuffer.isView(value)) return typedItems(value);
+  if (value instanceof ArrayBuffer || value instanceof SharedArrayBuffer)
+    return marker(`${value.constructor.name} of ${value.byteLength} bytes`);
+  if (
+    value instanceof WeakMap ||
+    value instanceof WeakSet ||
+    value instanceof Promise ||
+    value instanceof WeakRef
+  )
+    return marker(value.constructor.name);
+  if (value instanceof Number || value instanceof String || value instanceof Boolean)
+    return value.valueOf();
+  if (!(value instanceof Error || value instanceof Map || value instanceof Set))
+    return NOT_BUILT_IN;
+  ancestors.add(value);
+  try {
+    if (value instanceof Set)
+      return Array.from(value, (item) => guarded(() => item, ancestors, depth));
+    if (value instanceof Map) {
+      const entries: Record<string, unknown> = {};
+      for (const [key, item] of value) {
+        entries[typeof key === "string" ? key : safeStringify(key)] = guarded(
+          () => item,
+          ancestors,
+          depth,
+        );
+      }
+      return entries;
+    }
+    const error: Record<string, unknown> = {
+      name: guarded(() => value.name, ancestors, depth),
+      message: guarded(() => value.message, ancestors, depth),
+    };
+    const stack = value.stack;
+    if (typeof stack === "string") error.stack = stack.split("\n", STACK_LINES).join("\n");
+    if (value.cause !== undefined) error.cause = guarded(() => value.cause, ancestors, depth);
+    return copyFields(value, error, ancestors, depth);
+  } finally {
+    ancestors.delete(value);
+  }
+}
+
+function copyFields(
+  value: object,
+  copy: Record<string, unknown>,
+  ancestors: Set<object>,
+  depth: number,
+): Record<string, unknown> {
+  for (const key of Object.keys(value)) {
+    copy[key] = guarded(() => (value as Record<string, unknown>)[key], ancestors, depth);
+  }
+  return copy;
+}
+
+function typedItems(view: ArrayBufferView): unknown {
+  if (view instanceof DataView) return marker(`DataView of ${view.byteLength} bytes`);
+  const items = view as unknown as ArrayLike<number | bigint>;
+  const kept = Math.min(items.length, MAX_TYPED_ITEMS);
+  const out: unknown[] = new Array(kept);
+  for (let i = 0; i < kept; i++) {
+    const item = items[i]!;
+    out[i] = typeof item === "bigint" ? String(item) : item;
+  }
+  if (items.length > kept)
+    out.push(marker(`${items.length - kept} more items of ${view.constructor.name}`));
+  return out;
 }
 
 function guarded(read: () => unknown, ancestors: Set<object>, depth: number): unknown {
