@@ -29,6 +29,9 @@ for (const section of [
   "store.mjs",
   "history.mjs",
   "viewer.mjs",
+  "merge.mjs",
+  "queue.mjs",
+  "resume.mjs",
 ]) {
   const path = join(here, section);
   if (!existsSync(path)) continue;

@@ -1,5 +1,7 @@
 import { parseArgs } from "node:util";
 import { NiceevalError } from "../errors.js";
+import { compileLinearRegex } from "../expect/linear-regex.js";
+import { parseShard, type Shard } from "../shard/shard.js";
 
 /** Options every command that reads or writes runs shares. */
 interface StoreArgs {
@@ -43,10 +45,35 @@ export interface RunArgs extends StoreArgs, CompareDecision {
   hangTimeoutMs: number;
   /** `--grace`: time attempts in flight get after the first SIGINT or SIGTERM, ms. */
   graceMs: number;
+  /** `--otel`: export the run over OTLP/HTTP (also on when OTEL_EXPORTER_OTLP_ENDPOINT is set). */
+  otel?: boolean;
+  /** `--queue redis://…`: enqueue the attempts for `niceeval worker`s instead of running them here. */
+  queue?: string;
+  /** `--queue-name`: the BullMQ queue (default "niceeval"). */
+  queueName?: string;
+  /** `--shard i/n`: run only the cases of shard i of n. */
+  shard?: Shard;
   /** `--resume [<run>]` or `--retry-errors [<run>]`: continue a stored run instead of starting one. */
   resume?: { mode: "resume" | "retry-errors"; run?: string };
   /** `--force`: resume a run whose evals changed since it started (the run is marked). */
   force?: boolean;
+}
+
+/** Parsed `niceeval worker`. */
+export interface WorkerArgs {
+  command: "worker";
+  paths: string[];
+  exclude: string[];
+  queue: string;
+  queueName?: string;
+  concurrency: number;
+  cache: boolean;
+  /** `--rate-limit <max>/<duration>`: attempts started per window, across every worker. */
+  rateLimit?: { max: number; durationMs: number };
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  /** Given only to be refused with the reason: the run is the store's writer. */
+  store?: string;
 }
 
 /** Parsed `niceeval runs`. */
@@ -81,18 +108,38 @@ export interface ViewArgs extends StoreArgs {
   open: boolean;
 }
 
-/** Parsed `niceeval export <run> --html <file>`. */
+/** Parsed `niceeval export <run> --html <file> | --ndjson <file>`. */
 export interface ExportArgs extends StoreArgs {
   command: "export";
   run: string;
-  html: string;
+  html?: string;
+  /** `--ndjson <file or ->`: the stored run as NDJSON, for `niceeval import`. */
+  ndjson?: string;
   baseline?: string;
+}
+
+/** Parsed `niceeval import <file>...`. */
+export interface ImportArgs extends StoreArgs {
+  command: "import";
+  files: string[];
+}
+
+/** Parsed `niceeval merge <run or file>... [--name <name>]`. */
+export interface MergeArgs extends StoreArgs {
+  command: "merge";
+  /** Run references, or paths of `export --ndjson` files. */
+  runs: string[];
+  name?: string;
+  json: boolean;
 }
 
 export type CliArgs =
   | RunArgs
+  | WorkerArgs
   | ViewArgs
   | ExportArgs
+  | ImportArgs
+  | MergeArgs
   | RunsArgs
   | ShowArgs
   | CompareArgs
@@ -103,6 +150,8 @@ export const HELP = `niceeval — evaluations for LLM applications and agents
 
 Usage
   niceeval run [paths...] [options]       run eval files (*.eval.ts, *.eval.js) and store the run
+  niceeval worker --queue redis://host:6379 [paths...] [--concurrency N]
+                                          run the attempts \`run --queue\` enqueues (any number of workers)
   niceeval runs [--limit N] [--eval <id>] [--json]
                                           list stored runs, newest first
   niceeval show <run> [--failures-only] [--json]
@@ -113,6 +162,11 @@ Usage
                                           browse stored runs in a local web app (prints its URL)
   niceeval export <run> --html <file> [--baseline <run>]
                                           write one self-contained HTML report of a run
+  niceeval export <run> --ndjson <file>   write a stored run as NDJSON (for import; - is stdout)
+  niceeval import <file>...               read NDJSON exports into the store, under their run ids
+  niceeval merge <run or file>... [--name <name>] [--json]
+                                          merge runs (the shards of one run: stored runs or
+                                          export files) into one new stored run
 
 Paths default to ./evals and ./examples; folders are searched recursively.
 A run is named by its id, a unique id prefix (6+ characters), its --name, latest, or latest~N.
@@ -148,8 +202,26 @@ Run options
                          finished run); the replaced attempts stay in the store as history
   --force                continue even though its eval files or configurations changed
                          (the run is marked resumedWithChanges)
+  --shard <i/n>          run only shard i of n (1-based): each case by a hash of its eval and
+                         case ids, every trial of a case in the same shard; merge the shards'
+                         runs with niceeval merge
+  --otel                 export the run to OpenTelemetry over OTLP/HTTP (spans, and a
+                         gen_ai.evaluation.result log per judgment); on when
+                         OTEL_EXPORTER_OTLP_ENDPOINT is set; OTEL_EXPORTER_OTLP_HEADERS and
+                         OTEL_SERVICE_NAME are honoured
+  --queue <redis-url>    enqueue one BullMQ job per attempt for \`niceeval worker\`s and wait for
+                         them; --concurrency is then the jobs enqueued at once (default 256)
+  --queue-name <name>    the BullMQ queue (default niceeval; the run and its workers must agree)
 
-Store options (run, runs, show, compare, view, export)
+Worker options
+  --queue <redis-url>    the Redis to take jobs from (redis://[user:password@]host:6379[/db])
+  --concurrency <n>      attempts this worker runs at once (default 8)
+  --rate-limit <n>/<t>   at most n attempts start per t (ms, or 10s, 1m) across every worker
+  --lock-duration <ms>   a worker silent this long loses its job to another (default 30000)
+  --stalled-interval <ms>
+                         how often workers look for the jobs of dead workers (default 30000)
+
+Store options (run, runs, show, compare, view, export, import, merge)
   --store <path>         the store file (default: $NICEEVAL_STORE, else .niceeval/niceeval.sqlite)
   --no-store             (run) store nothing
 
@@ -179,6 +251,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   switch (first) {
     case "run":
       return parseRun(rest);
+    case "worker":
+      return parseWorker(rest);
     case "runs":
       return parseRuns(rest);
     case "show":
@@ -189,10 +263,14 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
       return parseView(rest);
     case "export":
       return parseExport(rest);
+    case "import":
+      return parseImport(rest);
+    case "merge":
+      return parseMerge(rest);
     default:
       throw new NiceevalError(
         "USAGE",
-        `unknown command "${first}". Commands: run, runs, show, compare, view, export. Run \`niceeval --help\`.`,
+        `unknown command "${first}". Commands: run, worker, runs, show, compare, view, export, import, merge. Run \`niceeval --help\`.`,
       );
   }
 }
@@ -247,6 +325,10 @@ function parseRun(argv: readonly string[]): RunArgs {
     "no-supervise": { type: "boolean" },
     "hang-timeout": { type: "string" },
     grace: { type: "string" },
+    otel: { type: "boolean" },
+    queue: { type: "string" },
+    "queue-name": { type: "string" },
+    shard: { type: "string" },
     resume: { type: "boolean" },
     "retry-errors": { type: "boolean" },
     force: { type: "boolean" },
@@ -256,7 +338,12 @@ function parseRun(argv: readonly string[]): RunArgs {
     command: "run",
     paths: positionals,
     exclude: (v.exclude as string[] | undefined) ?? [],
-    concurrency: wholeNumber("--concurrency", v.concurrency as string | undefined, 8, 1024),
+    concurrency: wholeNumber(
+      "--concurrency",
+      v.concurrency as string | undefined,
+      typeof v.queue === "string" ? 256 : 8,
+      1024,
+    ),
     cache: !v["no-cache"],
     quiet: v.quiet === true,
     failuresOnly: v["failures-only"] === true,
@@ -278,6 +365,9 @@ function parseRun(argv: readonly string[]): RunArgs {
     args.name = v.name;
   }
   if (typeof v.baseline === "string") args.baseline = v.baseline;
+  if (v.otel === true) args.otel = true;
+  if (typeof v.queue === "string") args.queue = queueUrl(v.queue);
+  if (typeof v["queue-name"] === "string") args.queueName = queueName(v["queue-name"]);
   if (v.timeout !== undefined) {
     const timeoutMs = Number(v.timeout);
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > 2 ** 31 - 1001) {
@@ -288,6 +378,7 @@ function parseRun(argv: readonly string[]): RunArgs {
     args.timeoutMs = timeoutMs;
   }
   if (v.trials !== undefined) args.trials = wholeNumber("--trials", v.trials as string, 1, 10_000);
+  if (typeof v.shard === "string") args.shard = parseShard(v.shard);
   if (v.resume === true || v["retry-errors"] === true) continuation(args, v, positionals);
   else if (v.force === true) throw usage("--force belongs to --resume or --retry-errors");
   const minPassRate = fraction("--min-pass-rate", v["min-pass-rate"] as string | undefined);
@@ -323,6 +414,68 @@ function continuation(args: RunArgs, v: Values, positionals: string[]): void {
   };
   args.paths = [];
   if (v.force === true) args.force = true;
+}
+
+function parseWorker(argv: readonly string[]): WorkerArgs {
+  const { values: v, positionals } = strictParse("worker", argv, {
+    ...storeOptions,
+    queue: { type: "string" },
+    "queue-name": { type: "string" },
+    exclude: { type: "string", multiple: true },
+    concurrency: { type: "string" },
+    "no-cache": { type: "boolean" },
+    "rate-limit": { type: "string" },
+    "lock-duration": { type: "string" },
+    "stalled-interval": { type: "string" },
+  });
+  if (typeof v.queue !== "string") throw usage("niceeval worker needs --queue redis://host:6379");
+  const args: WorkerArgs = {
+    command: "worker",
+    paths: positionals,
+    exclude: (v.exclude as string[] | undefined) ?? [],
+    queue: queueUrl(v.queue),
+    concurrency: wholeNumber("--concurrency", v.concurrency as string | undefined, 8, 1024),
+    cache: !v["no-cache"],
+  };
+  if (typeof v["queue-name"] === "string") args.queueName = queueName(v["queue-name"]);
+  if (typeof v.store === "string") args.store = v.store;
+  if (typeof v["rate-limit"] === "string") args.rateLimit = rateLimit(v["rate-limit"]);
+  const ms = (flag: string, text: string) => wholeNumber(flag, text, 0, 2 ** 31 - 1, 100);
+  if (typeof v["lock-duration"] === "string")
+    args.lockDurationMs = ms("--lock-duration", v["lock-duration"]);
+  if (typeof v["stalled-interval"] === "string")
+    args.stalledIntervalMs = ms("--stalled-interval", v["stalled-interval"]);
+  return args;
+}
+
+function queueUrl(text: string): string {
+  if (!/^rediss?:\/\//i.test(text)) {
+    const shown = text.replace(/:[^@/]*@/, ":***@");
+    throw usage(
+      `--queue must be a Redis URL (redis://host:6379, rediss:// for TLS), got "${shown}"`,
+    );
+  }
+  return text;
+}
+
+function queueName(text: string): string {
+  if (!/^[\w.-]+$/.test(text))
+    throw usage(`--queue-name must be letters, digits, _ . or -, got "${text}"`);
+  return text;
+}
+
+/** `60/1m`, `10/s`, `5/1000ms`, `5/1000` (ms). */
+function rateLimit(text: string): { max: number; durationMs: number } {
+  const match = /^(\d+)\/(\d+(?:\.\d+)?)?(ms|s|m)?$/.exec(text.trim());
+  const max = Number(match?.[1]);
+  const amount = match?.[2] === undefined ? 1 : Number(match[2]);
+  const unit = match?.[3] ?? (match?.[2] === undefined ? "s" : "ms");
+  const durationMs = amount * (unit === "m" ? 60_000 : unit === "s" ? 1000 : 1);
+  if (!match || !(max >= 1) || !(durationMs >= 1) || !Number.isInteger(durationMs))
+    throw usage(
+      `--rate-limit must be <max>/<duration> such as 60/1m, 10/s or 5/1000ms, got "${text}"`,
+    );
+  return { max, durationMs };
 }
 
 function parseRuns(argv: readonly string[]): RunsArgs {
@@ -409,15 +562,53 @@ function parseExport(argv: readonly string[]): ExportArgs {
   const { values, positionals } = strictParse("export", argv, {
     ...storeOptions,
     html: { type: "string" },
+    ndjson: { type: "string" },
     baseline: { type: "string" },
   });
-  if (positionals.length !== 1 || typeof values.html !== "string") {
+  if (
+    positionals.length !== 1 ||
+    (typeof values.html !== "string" && typeof values.ndjson !== "string")
+  ) {
     throw usage(
-      "niceeval export takes one run and --html <file> (e.g. export latest --html report.html)",
+      "niceeval export takes one run and --html <file> or --ndjson <file> (e.g. export latest --html report.html)",
     );
   }
-  const args: ExportArgs = { command: "export", run: positionals[0]!, html: values.html };
-  if (typeof values.baseline === "string") args.baseline = values.baseline;
+  const args: ExportArgs = { command: "export", run: positionals[0]! };
+  if (typeof values.html === "string") args.html = values.html;
+  if (typeof values.ndjson === "string") args.ndjson = values.ndjson;
+  if (typeof values.baseline === "string") {
+    if (args.html === undefined)
+      throw usage("--baseline belongs to --html; the NDJSON export holds one run");
+    args.baseline = values.baseline;
+  }
+  if (typeof values.store === "string") args.store = values.store;
+  return args;
+}
+
+function parseImport(argv: readonly string[]): ImportArgs {
+  const { values, positionals } = strictParse("import", argv, storeOptions);
+  if (positionals.length === 0)
+    throw usage(
+      "niceeval import takes one or more files written by `niceeval export <run> --ndjson <file>`",
+    );
+  const args: ImportArgs = { command: "import", files: positionals };
+  if (typeof values.store === "string") args.store = values.store;
+  return args;
+}
+
+function parseMerge(argv: readonly string[]): MergeArgs {
+  const { values, positionals } = strictParse("merge", argv, {
+    ...storeOptions,
+    name: { type: "string" },
+    json: { type: "boolean" },
+  });
+  if (positionals.length === 0)
+    throw usage("niceeval merge takes the runs to merge (e.g. merge shard-1 shard-2 --name all)");
+  const args: MergeArgs = { command: "merge", runs: positionals, json: values.json === true };
+  if (typeof values.name === "string") {
+    if (values.name.trim() === "") throw usage("--name must not be empty");
+    args.name = values.name;
+  }
   if (typeof values.store === "string") args.store = values.store;
   return args;
 }
@@ -479,15 +670,10 @@ function parseTags(values: readonly string[]): Record<string, string> {
 export function makeFilter(text: string): (evalId: string, caseId: string) => boolean {
   const regex = /^\/(.+)\/([a-z]*)$/.exec(text);
   if (regex) {
-    let pattern: RegExp;
-    try {
-      pattern = new RegExp(regex[1]!, regex[2]);
-    } catch (error) {
-      throw new NiceevalError(
-        "USAGE",
-        `--filter: invalid pattern ${text}: ${(error as Error).message}`,
-      );
-    }
+    // Linear time (RE2), like every user pattern: a filter cannot hang the run either.
+    const compiled = compileLinearRegex(regex[1]!, regex[2]);
+    if (!compiled.ok) throw new NiceevalError("USAGE", `--filter: ${compiled.reason}`);
+    const pattern = compiled.regex;
     return (evalId, caseId) => pattern.test(evalId) || pattern.test(`${evalId}/${caseId}`);
   }
   return (evalId, caseId) => evalId.includes(text) || `${evalId}/${caseId}`.includes(text);

@@ -10,7 +10,7 @@ export type { CliIO } from "./io.js";
 
 /** Errors that are the user's to fix (a bad flag, store or run reference): exit 2, no stack. */
 const isUserError = (error: unknown): error is NiceevalError =>
-  error instanceof NiceevalError && /^(USAGE$|STORE_|RUN_|COMPARE_)/.test(error.code);
+  error instanceof NiceevalError && /^(USAGE$|STORE_|RUN_|COMPARE_|QUEUE_)/.test(error.code);
 
 /** Run the CLI; resolves to the exit code (0 passed, 1 failures, 2 usage error or crash). */
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
@@ -28,6 +28,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
         // Each command is imported when it runs: startup loads only what the command needs.
         const { runCommand } = await import("./commands/run.js");
         return await runCommand(args, io, packageVersion());
+      }
+      case "worker": {
+        const { workerCommand } = await import("./commands/worker.js");
+        return await workerCommand(args, io);
       }
       case "runs": {
         const { runsCommand } = await import("./commands/history.js");
@@ -58,6 +62,15 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       case "export": {
         const { exportCommand } = await import("../viewer/command.js");
         return await withStore(args.store, io, (store) => exportCommand(args, store, io));
+      }
+      case "import": {
+        const { importCommand } = await import("./commands/merge.js");
+        return await withStore(args.store, io, (store) => importCommand(args, store, io));
+      }
+      case "merge": {
+        const { mergeCommand, mergesStoredRunsOnly } = await import("./commands/merge.js");
+        const readOnly = mergesStoredRunsOnly(args, io.cwd);
+        return await withStore(args.store, io, (store) => mergeCommand(args, store, io), readOnly);
       }
     }
   } catch (error) {

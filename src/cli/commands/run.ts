@@ -6,6 +6,7 @@ import type { Comparison } from "../../compare/types.js";
 import { errorMessage, NiceevalError } from "../../errors.js";
 import { closeAnswerStores } from "../../judge/cache.js";
 import { configureJudges, judgeSettings } from "../../judge/config.js";
+import { otelEnabled, otelSink } from "../../otel/index.js";
 import { consoleReporter } from "../../report/console-reporter.js";
 import type { Reporter } from "../../report/reporter.js";
 import {
@@ -16,6 +17,7 @@ import {
 import { type ContinuedRun, continueRun, findContinuation } from "../../resume/continue.js";
 import { thisWriter } from "../../resume/find.js";
 import { type RunOptions, runEvals } from "../../runner/run.js";
+import { shardSelector } from "../../shard/shard.js";
 import { SequenceHash } from "../../store/hash.js";
 import { storeSink } from "../../store/sink.js";
 import { guardRun, runExecutor } from "../../supervisor/index.js";
@@ -51,18 +53,31 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
     ? 2
     : io.stdoutFd;
   if (!args.cache) configureJudges({ cache: false });
+  // With --queue, Redis is checked (exit 2 when unreachable) before the store or any case.
+  const queued =
+    args.queue !== undefined
+      ? await (await import("../../queue/executor.js")).openQueueExecutor({
+          url: args.queue,
+          ...(args.queueName !== undefined ? { queueName: args.queueName } : {}),
+          files,
+          cwd: io.cwd,
+          stderr: io.stderr,
+        })
+      : undefined;
   const store = args.noStore
     ? undefined
     : await openStoreAt(storeLocation(args.store, io.env), io.cwd);
-  const executor = runExecutor({
-    supervise: args.supervise,
-    files,
-    cwd: io.cwd,
-    judgeCache: args.cache,
-    hangTimeoutMs: args.hangTimeoutMs,
-    stdoutFd: io.stdoutFd,
-    stderr: io.stderr,
-  });
+  const executor =
+    queued ??
+    runExecutor({
+      supervise: args.supervise,
+      files,
+      cwd: io.cwd,
+      judgeCache: args.cache,
+      hangTimeoutMs: args.hangTimeoutMs,
+      stdoutFd: io.stdoutFd,
+      stderr: io.stderr,
+    });
   try {
     const loaded = await loadEvalFiles(files, io.cwd);
     // The baseline is found before the run is stored, so `latest` is the run before this one and
@@ -99,6 +114,7 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
         niceevalVersion: version,
         judgeModels: judgeModels(),
       });
+      if (args.shard) manifest.shard = args.shard;
       manifest.writer = thisWriter();
       // Refused here (exit 2) when its evals changed, before the store is written.
       if (continuation)
@@ -144,6 +160,11 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
         });
       }
     }
+    // Last, so its flush at the end waits for nothing else; the SDK loads only when exporting.
+    if (otelEnabled(args.otel === true, io.env)) {
+      const runName = args.name !== undefined ? { runName: args.name } : {};
+      reporters.push(await otelSink({ version, env: io.env, stderr: io.stderr, ...runName }));
+    }
     const abort = new AbortController();
     const guard = guardRun({
       abort,
@@ -160,12 +181,15 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
         signal: abort.signal,
         trials,
         ...(filter ? { filter } : {}),
+        ...(args.shard ? { select: [shardSelector(args.shard)] } : {}),
         ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
         ...(store ? { keepCase: true, keepOutput: true } : {}),
         onCase: (index, spec) =>
           datasets[index]!.add({ id: spec.id, input: spec.input, expected: spec.expected }),
         loadErrors: loaded.errors,
         executor,
+        // Attempts wait in the queue for a free worker; each worker bounds its own attempts.
+        ...(queued ? { caseTimeoutMs: queued.waitLimitMs } : {}),
       };
       // A continued run reads its kept attempts back from the store instead of running them.
       summary = await runEvals(loaded.entries, continued ? continued.withSource(options) : options);

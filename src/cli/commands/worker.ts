@@ -1,0 +1,74 @@
+import { NiceevalError } from "../../errors.js";
+import { closeAnswerStores } from "../../judge/cache.js";
+import { configureJudges } from "../../judge/config.js";
+import { probeRedis, redactRedisUrl } from "../../queue/connection.js";
+import { DEFAULT_QUEUE_NAME } from "../../queue/job.js";
+import { startQueueWorker } from "../../queue/worker.js";
+import type { WorkerArgs } from "../args.js";
+import { discoverEvalFiles } from "../discover.js";
+import type { CliIO } from "../io.js";
+import { loadEvalFiles } from "../load.js";
+
+/**
+ * `niceeval worker`: load the eval files, take attempt jobs from the queue until SIGINT or
+ * SIGTERM (the first lets running attempts finish, a second abandons them to other workers).
+ */
+export async function workerCommand(args: WorkerArgs, io: CliIO): Promise<number> {
+  if (args.store !== undefined) {
+    throw new NiceevalError(
+      "USAGE",
+      "niceeval worker stores nothing: every attempt goes back to the `niceeval run --queue` that enqueued it, which writes its store (SQLite or PostgreSQL) and report; pass --store to that run",
+    );
+  }
+  // An unreachable Redis is said before the eval files are loaded.
+  await probeRedis(args.queue);
+  const files = await discoverEvalFiles(args.paths, { cwd: io.cwd, exclude: args.exclude });
+  if (files.length === 0) {
+    throw new NiceevalError(
+      "USAGE",
+      `no eval files found in ${args.paths.length ? args.paths.join(", ") : "./evals or ./examples"}; give the worker the run's eval files`,
+    );
+  }
+  if (!args.cache) configureJudges({ cache: false });
+  const loaded = await loadEvalFiles(files, io.cwd);
+  for (const error of loaded.errors)
+    io.stderr(`niceeval worker: ${error.file}: ${error.message}\n`);
+  if (loaded.entries.length === 0) {
+    throw new NiceevalError("USAGE", "no eval loaded; the worker has nothing to run");
+  }
+  const log = (line: string) => io.stderr(`niceeval worker: ${line}\n`);
+  const worker = await startQueueWorker({
+    url: args.queue,
+    ...(args.queueName !== undefined ? { queueName: args.queueName } : {}),
+    entries: loaded.entries,
+    files,
+    cwd: io.cwd,
+    concurrency: args.concurrency,
+    ...(args.rateLimit ? { rateLimit: args.rateLimit } : {}),
+    ...(args.lockDurationMs !== undefined ? { lockDurationMs: args.lockDurationMs } : {}),
+    ...(args.stalledIntervalMs !== undefined ? { stalledIntervalMs: args.stalledIntervalMs } : {}),
+    log,
+  });
+  const queueName = args.queueName ?? DEFAULT_QUEUE_NAME;
+  log(
+    `ready: ${loaded.entries.length} eval(s) from ${files.length} file(s), queue ${queueName} on ${redactRedisUrl(args.queue)}, concurrency ${args.concurrency}`,
+  );
+  const code = await new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      const force = stopping;
+      stopping = true;
+      log(
+        force
+          ? "stopping now; the running attempts go back to the queue"
+          : `${signal}: finishing the running attempts (again to stop now)`,
+      );
+      void worker.close(force).then(() => resolve(0));
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  log(`stopped after ${worker.completed} attempt(s)`);
+  await closeAnswerStores();
+  return code;
+}

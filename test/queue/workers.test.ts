@@ -1,0 +1,217 @@
+// Workers on BullMQ through the built CLI: a real redis-server, three `niceeval worker`
+// processes (one SIGKILLed mid-run), a worker with other eval files, an unreachable Redis.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cliPath, type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { freePort, startRedis, type TestRedis } from "../support/redis.js";
+
+const CASES = 24;
+
+// Every start of an attempt appends "<pid> <case>" to $MARK, so the test sees who runs what.
+const evalFile = (delayMs: number, note = "") => `${note}
+import { appendFileSync } from "node:fs";
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer({
+  name: "same",
+  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+});
+
+export const slow = defineSuite({
+  id: "slow",
+  cases: Array.from({ length: ${CASES} }, (_, i) => ({
+    id: "c" + i,
+    input: i,
+    expected: i % 4 === 0 ? -1 : i,
+  })),
+  target: async (input) => {
+    if (process.env.MARK) appendFileSync(process.env.MARK, process.pid + " c" + input + "\\n");
+    await new Promise((resolve) => setTimeout(resolve, ${delayMs}));
+    return input;
+  },
+  scorers: [same],
+});
+`;
+
+interface Worker {
+  child: ChildProcess;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+function startWorker(cwd: string, url: string, queue: string, mark: string): Promise<Worker> {
+  const child = spawn(
+    process.execPath,
+    [
+      cliPath,
+      "worker",
+      "--queue",
+      url,
+      "--queue-name",
+      queue,
+      "evals",
+      "--concurrency",
+      "2",
+      "--lock-duration",
+      "1000",
+      "--stalled-interval",
+      "500",
+    ],
+    { cwd, env: { ...process.env, CI: "true", NO_COLOR: "1", MARK: mark }, stdio: "pipe" },
+  );
+  let stderr = "";
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return new Promise((resolve, reject) => {
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      if (stderr.includes("ready:")) resolve({ child, stderr: () => stderr, exited });
+    });
+    void exited.then((code) => reject(new Error(`worker exited with ${code}:\n${stderr}`)));
+  });
+}
+
+async function stopAll(workers: readonly Worker[]): Promise<void> {
+  for (const { child } of workers) if (child.exitCode === null) child.kill("SIGTERM");
+  await Promise.all(workers.map((w) => w.exited));
+}
+
+interface JsonReport {
+  records: { evalId: string; caseId: string; verdict: string; error?: { message: string } }[];
+}
+
+let redis: TestRedis;
+let project: FixtureProject;
+let other: FixtureProject;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  project = await makeProject({ "evals/slow.eval.js": evalFile(150) });
+  // The same eval id from a file with other contents: its worker must refuse the run's jobs.
+  other = await makeProject({ "evals/slow.eval.js": evalFile(150, "// edited") });
+}, 120_000);
+
+afterAll(async () => {
+  await redis?.stop();
+  await project?.cleanup();
+  await other?.cleanup();
+});
+
+describe("niceeval run --queue with niceeval worker", () => {
+  it("three workers, one SIGKILLed mid-run: one attempt per case, the right verdicts", async () => {
+    const mark = join(project.dir, "marks.txt");
+    const workers = await Promise.all(
+      [0, 1, 2].map(() => startWorker(project.dir, redis.url, "kill", mark)),
+    );
+    try {
+      const run = runCli(
+        [
+          "run",
+          "evals",
+          "--queue",
+          redis.url,
+          "--queue-name",
+          "kill",
+          "--json",
+          "report.json",
+          "--store",
+          "runs.sqlite",
+        ],
+        project.dir,
+      );
+      // Kill the first worker once it is running an attempt.
+      const victim = workers[0]!;
+      const victimPid = String(victim.child.pid);
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline) {
+        const marks = existsSync(mark) ? readFileSync(mark, "utf8") : "";
+        if (marks.split("\n").some((line) => line.startsWith(`${victimPid} `))) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      victim.child.kill("SIGKILL");
+      const result = await run;
+      expect(result.stderr).not.toContain("crashed");
+      expect(result.code).toBe(1); // every fourth case fails by design
+
+      const report = JSON.parse(
+        readFileSync(join(project.dir, "report.json"), "utf8"),
+      ) as JsonReport;
+      const ids = report.records.map((r) => r.caseId);
+      expect(ids).toHaveLength(CASES);
+      expect(new Set(ids).size).toBe(CASES);
+      for (const record of report.records) {
+        const i = Number(record.caseId.slice(1));
+        expect(record.verdict, record.caseId).toBe(i % 4 === 0 ? "failed" : "passed");
+      }
+
+      // The killed worker's attempt ran again elsewhere: some case started twice, on two pids.
+      const starts = readFileSync(mark, "utf8").trim().split("\n");
+      const victimCases = starts
+        .filter((l) => l.startsWith(`${victimPid} `))
+        .map((l) => l.split(" ")[1]);
+      const rerun = victimCases.filter((c) => starts.filter((l) => l.endsWith(` ${c}`)).length > 1);
+      expect(rerun.length).toBeGreaterThan(0);
+      expect(new Set(starts.map((l) => l.split(" ")[0])).size).toBe(3);
+
+      // The run is the store's single writer: exactly one stored attempt per case.
+      const runs = await runCli(["runs", "--json", "--store", "runs.sqlite"], project.dir);
+      const [stored] = JSON.parse(runs.stdout) as { attempts: number; cases: number }[];
+      expect(stored).toMatchObject({ attempts: CASES, cases: CASES });
+    } finally {
+      await stopAll(workers);
+    }
+  }, 120_000);
+
+  it("a worker whose eval file differs refuses the job, naming the file", async () => {
+    const worker = await startWorker(other.dir, redis.url, "mismatch", join(other.dir, "m.txt"));
+    try {
+      const result = await runCli(
+        [
+          "run",
+          "evals",
+          "--queue",
+          redis.url,
+          "--queue-name",
+          "mismatch",
+          "--json",
+          "r.json",
+          "--no-store",
+        ],
+        project.dir,
+      );
+      expect(result.code).toBe(1);
+      const report = JSON.parse(readFileSync(join(project.dir, "r.json"), "utf8")) as JsonReport;
+      expect(report.records).toHaveLength(CASES);
+      for (const record of report.records) {
+        expect(record.verdict).toBe("errored");
+        expect(record.error?.message).toMatch(
+          /eval file evals\/slow\.eval\.js differs from the run's/,
+        );
+      }
+      expect(worker.stderr()).toContain("refused attempt");
+      // It ran none of them.
+      expect(existsSync(join(other.dir, "m.txt"))).toBe(false);
+    } finally {
+      await stopAll([worker]);
+    }
+  }, 60_000);
+
+  it("an unreachable Redis: exit 2 before any case runs, the password masked", async () => {
+    const port = await freePort();
+    const url = `redis://ops:s3cret-pw@127.0.0.1:${port}`;
+    const mark = join(project.dir, "never.txt");
+    const run = await runCli(["run", "evals", "--queue", url, "--no-store"], project.dir, {
+      MARK: mark,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`cannot reach the Redis queue redis://ops:***@127.0.0.1:${port}`);
+    expect(run.stderr + run.stdout).not.toContain("s3cret-pw");
+    expect(existsSync(mark)).toBe(false);
+    const worker = await runCli(["worker", "--queue", url, "evals"], project.dir);
+    expect(worker.code).toBe(2);
+    expect(worker.stderr).toContain(`redis://ops:***@127.0.0.1:${port}`);
+    expect(worker.stderr).not.toContain("s3cret-pw");
+  }, 60_000);
+});
