@@ -32,6 +32,7 @@ for (const section of [
   "merge.mjs",
   "queue.mjs",
   "resume.mjs",
+  "supervisor.mjs",
 ]) {
   const path = join(here, section);
   if (!existsSync(path)) continue;

@@ -1,0 +1,153 @@
+// Benchmark: what supervision costs. (1) The cli-suite benchmark (N cases × 4 deterministic
+// scorers, trivial target) through the real CLI, supervised and `--no-supervise`, alternated so
+// both see the same load; CPU is user+sys of the CLI and its eval process, the steadier figure on
+// a shared machine. (2) How long a crashed eval process takes to be replaced: from the crash to
+// the next attempt finishing in the new one.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { writeSuite } from "./cli-suite.mjs";
+import { median } from "./stats.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..");
+const work = join(here, ".tmp", "supervisor");
+
+// Each process of the run (the CLI, its eval process) appends its CPU time on exit.
+const CPU_HOOK = `data:text/javascript,${encodeURIComponent(
+  `import { appendFileSync } from "node:fs";
+process.on("exit", () => { const u = process.cpuUsage(); appendFileSync(process.env.BENCH_CPU_FILE, (u.user + u.system) + "\\n"); });`,
+)}`;
+
+function runCli(file, supervise) {
+  const cpuFile = join(work, `cpu-${process.pid}.txt`);
+  rmSync(cpuFile, { force: true });
+  const started = performance.now();
+  const child = spawnSync(
+    process.execPath,
+    [
+      "--import",
+      CPU_HOOK,
+      join(root, "dist/cli/bin.js"),
+      "run",
+      file,
+      "--quiet",
+      "--no-store",
+      ...(supervise ? [] : ["--no-supervise"]),
+    ],
+    {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, CI: "true", BENCH_CPU_FILE: cpuFile },
+      stdio: ["ignore", "ignore", "pipe"],
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  const wallMs = performance.now() - started;
+  if (child.status !== 0)
+    throw new Error(`CLI exited ${child.status}: ${child.stderr.slice(0, 2000)}`);
+  const cpuUs = readFileSync(cpuFile, "utf8")
+    .trim()
+    .split("\n")
+    .reduce((sum, line) => sum + Number(line), 0);
+  return { wallMs, cpuMs: cpuUs / 1000 };
+}
+
+const CRASH_SUITE = (marker, n, at) => `import { existsSync, writeFileSync } from "node:fs";
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+export const crash = defineSuite({
+  id: "crash-once",
+  cases: function* () { for (let i = 0; i < ${n}; i++) yield { id: "case-" + i, input: i, expected: i }; },
+  target: (i) => {
+    // The first time this case runs, the eval process dies; its rerun in the new one passes.
+    if (i === ${at} && !existsSync(${JSON.stringify(marker)})) {
+      writeFileSync(${JSON.stringify(marker)}, String(Date.now()));
+      process.exit(1);
+    }
+    return i;
+  },
+  scorers: [same],
+});
+`;
+
+/** One supervised run whose eval process exits mid-run: crash → detected → next attempt done, ms. */
+async function crashOnce(index) {
+  const [{ loadEvalFiles }, { runEvals }, { supervisedExecutor }] = await Promise.all([
+    import(pathToFileURL(join(root, "dist/cli/load.js")).href),
+    import(pathToFileURL(join(root, "dist/runner/run.js")).href),
+    import(pathToFileURL(join(root, "dist/supervisor/index.js")).href),
+  ]);
+  const marker = join(work, `crashed-${index}.txt`);
+  const file = join(work, `crash-${index}.eval.js`);
+  rmSync(marker, { force: true });
+  writeFileSync(file, CRASH_SUITE(marker, 2000, 1000));
+  const loaded = await loadEvalFiles([file], root);
+  let detectedAt;
+  let nextAt;
+  const executor = supervisedExecutor({
+    files: [file],
+    cwd: root,
+    start: true,
+    stderr: (text) => {
+      if (detectedAt === undefined && /starting a new eval process/.test(text))
+        detectedAt = Date.now();
+    },
+  });
+  try {
+    const summary = await runEvals(loaded.entries, {
+      executor,
+      reporters: [
+        {
+          onAttemptFinished: () => {
+            if (nextAt === undefined && detectedAt !== undefined) nextAt = Date.now();
+          },
+        },
+      ],
+    });
+    if (summary.totals.passed !== 2000)
+      throw new Error("crash bench: not every case passed after the crash");
+  } finally {
+    await executor.close();
+  }
+  const crashedAt = Number(readFileSync(marker, "utf8"));
+  return { detectMs: detectedAt - crashedAt, nextMs: nextAt - crashedAt };
+}
+
+/** Supervised vs in-process at 100,000 cases (10,000 with quick), and the replacement time. */
+export async function run({ quick = false } = {}) {
+  mkdirSync(work, { recursive: true });
+  const n = quick ? 10_000 : 100_000;
+  const runs = 3;
+  const file = writeSuite(n);
+  const samples = { supervised: [], inProcess: [] };
+  for (let i = 0; i < runs; i++) {
+    samples.supervised.push(runCli(file, true));
+    samples.inProcess.push(runCli(file, false));
+  }
+  const fig = (list, key) => median(list.map((s) => s[key]));
+  const sup = { wall: fig(samples.supervised, "wallMs"), cpu: fig(samples.supervised, "cpuMs") };
+  const inp = { wall: fig(samples.inProcess, "wallMs"), cpu: fig(samples.inProcess, "cpuMs") };
+  const pct = (a, b) => `${a >= b ? "+" : ""}${(((a - b) / b) * 100).toFixed(0)}%`;
+  const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
+  console.log(
+    `supervisor, suite of ${n.toLocaleString("en")} cases × 4 deterministic scorers (CLI, --quiet --no-store, concurrency 8, ${cpus().length} cores): ` +
+      `supervised CPU ${s(sup.cpu)} vs --no-supervise ${s(inp.cpu)} (${pct(sup.cpu, inp.cpu)}), ` +
+      `wall ${s(sup.wall)} vs ${s(inp.wall)} (${pct(sup.wall, inp.wall)}); CPU is user+sys of every process, median of ${runs} alternated runs each`,
+  );
+  const crashes = [];
+  for (let i = 0; i < runs; i++) crashes.push(await crashOnce(i));
+  console.log(
+    `supervisor, a crashed eval process (process.exit in a target, 2,000-case run): detected ${median(crashes.map((c) => c.detectMs)).toFixed(0)} ms after the crash, ` +
+      `next attempt finished in the new process ${median(crashes.map((c) => c.nextMs)).toFixed(0)} ms after it (median of ${runs}; max ${Math.max(...crashes.map((c) => c.nextMs)).toFixed(0)} ms)`,
+  );
+  if (existsSync(work)) rmSync(work, { recursive: true, force: true });
+  return { supervised: sup, inProcess: inp, crashes };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  await run({ quick: process.argv.includes("--quick") });
+}
