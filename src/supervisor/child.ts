@@ -3,7 +3,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { loadEvalFiles } from "../cli/load.js";
 import { errorMessage } from "../errors.js";
-import type { AttemptRecord } from "../eval/record.js";
+import { type AttemptRecord, unreportedUsage } from "../eval/record.js";
 import type { AttemptContext, CaseSpec, Runnable } from "../eval/runnable.js";
 import { closeAnswerStores } from "../judge/cache.js";
 import { configureJudges } from "../judge/config.js";
@@ -76,7 +76,13 @@ function flush(): void {
 
 const settle = (id: number, record: AttemptRecord): void => {
   if (!running.delete(id)) return;
-  post({ t: "record", id, record });
+  // The usual app usage (nobody reported any) is a quarter of a record's bytes: it is implied.
+  if (record.usage.app !== unreportedUsage()) {
+    post({ t: "record", id, record });
+    return;
+  }
+  const usage = { judge: record.usage.judge } as AttemptRecord["usage"];
+  post({ t: "record", id, record: { ...record, usage }, unreported: 1 });
 };
 
 async function runJob(job: ChildJob): Promise<void> {

@@ -1,5 +1,5 @@
 import { type ChildProcess, fork } from "node:child_process";
-import type { AttemptRecord } from "../eval/record.js";
+import { type AttemptRecord, unreportedUsage } from "../eval/record.js";
 import type { AttemptJob, Executor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import type { ChildEvent, ChildJob, ChildMessage, ParentMessage } from "./protocol.js";
@@ -206,7 +206,9 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
       }
       from.inFlight.delete(event.id);
       if (event.t === "record") {
-        pending.resolve(event.record);
+        const { record } = event;
+        if (event.unreported) record.usage = { app: unreportedUsage(), judge: record.usage.judge };
+        pending.resolve(record);
       } else {
         track = true;
         pending.alone = true;

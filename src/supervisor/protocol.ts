@@ -47,7 +47,8 @@ export type ParentMessage =
  * run again alone (in flight with others when an uncaught error nobody could be tied to happened).
  */
 export type ChildEvent =
-  | { t: "record"; id: number; record: AttemptRecord }
+  /** `unreported`: the record's app usage is the shared unreported value, left off the wire. */
+  | { t: "record"; id: number; record: AttemptRecord; unreported?: 1 }
   | { t: "judgment"; id: number; judgment: Judgment }
   | { t: "rerun"; id: number };
 
