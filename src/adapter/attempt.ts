@@ -6,10 +6,10 @@ import {
   erroredRecord,
   type Judgment,
 } from "../eval/record.js";
-import { TraceRecorder } from "../eval/trace.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
 import { decideVerdict, summarizeScore } from "../eval/summarize.js";
-import { withTimeout } from "../eval/timeout.js";
+import { Deadline } from "../eval/timeout.js";
+import { TraceRecorder } from "../eval/trace.js";
 import type { ContextCheck } from "../expect/context-match.js";
 import type { AnyMatch, BooleanMatch, MatchResult, NumericMaterial } from "../expect/types.js";
 import { resolveCloseQAJudge } from "../judge/registry.js";
@@ -211,13 +211,11 @@ export async function runAttempt<Facts, Assertions>(
   const started = performance.now();
   const { evalId, adapter, definition } = setup;
   const usage = new UsageCollector(`adapter "${adapter.name}" (eval "${evalId}")`);
-  const controller = new AbortController();
-  const forward = () => controller.abort(context.signal.reason);
-  if (context.signal.aborted) forward();
-  else context.signal.addEventListener("abort", forward, { once: true });
+  // One limit for the whole attempt (create, test, judge calls); what finished before it is kept.
+  const deadline = new Deadline(context.signal, definition.timeoutMs ?? context.timeoutMs);
   const trace = new TraceRecorder();
   const createContext: AdapterCreateContext = {
-    signal: controller.signal,
+    signal: deadline.signal,
     runId: context.runId,
     evalId,
     caseId: spec.id,
@@ -229,13 +227,14 @@ export async function runAttempt<Facts, Assertions>(
     let facts: Facts;
     const where = `create of adapter "${adapter.name}" (eval "${evalId}")`;
     try {
-      facts = await withTimeout(
+      facts = await deadline.race(
         () => adapter.create(createContext),
-        definition.timeoutMs ?? context.timeoutMs,
-        "create",
+        () => {
+          throw deadline.timeoutError("create");
+        },
       );
     } catch (error) {
-      controller.abort(error);
+      deadline.abort(error);
       const message = errorMessage(error);
       return erroredRecord({
         evalId,
@@ -255,7 +254,7 @@ export async function runAttempt<Facts, Assertions>(
     const appUsage = usage.snapshot();
     try {
       const via = { method: undefined as string | undefined };
-      const tools = assertionTools(facts, made, rules, judgeFor, controller.signal, via);
+      const tools = assertionTools(facts, made, rules, judgeFor, deadline.signal, via);
       const own = adapter.assertions ? attributed(adapter.assertions(tools), via) : undefined;
       const t = Object.assign({}, facts, own, tools, {
         usage: appUsage as UsageMaterial,
@@ -270,7 +269,7 @@ export async function runAttempt<Facts, Assertions>(
       if (error instanceof SkipSignal) skipped = error.reason;
       else failure = { message: errorMessage(error), where: `test of eval "${evalId}"` };
     }
-    const judgments = await settle(made);
+    const judgments = await settle(made, deadline);
     const judge = emptyJudgeUsage();
     for (const judgment of judgments) {
       addJudgeUsage(judge, judgment.judge);
@@ -296,7 +295,7 @@ export async function runAttempt<Facts, Assertions>(
     if (steps) record.trace = steps;
     return record;
   } finally {
-    context.signal.removeEventListener("abort", forward);
+    deadline.dispose();
   }
 }
 
@@ -321,12 +320,25 @@ function attributed<A>(assertions: A, via: { method: string | undefined }): A {
   return wrapped as A;
 }
 
-async function settle(made: readonly Assertion[]): Promise<Judgment[]> {
+async function settle(made: readonly Assertion[], deadline: Deadline): Promise<Judgment[]> {
   const judgments: Judgment[] = new Array(made.length);
   for (let i = 0; i < made.length; i++) {
     const assertion = made[i]!;
+    const pending = assertion.outcome;
+    // A judged assertion still waiting at the limit is errored; the decided ones are kept.
     const outcome =
-      assertion.outcome instanceof Promise ? await assertion.outcome : assertion.outcome;
+      pending instanceof Promise
+        ? await deadline.race(
+            () => pending,
+            (): Outcome => ({
+              state: "errored",
+              value: null,
+              reason: errorMessage(
+                deadline.timeoutError(`${assertion.source} "${assertion.name}"`),
+              ),
+            }),
+          )
+        : pending;
     judgments[i] = assertion.toJudgment(outcome);
   }
   return judgments;

@@ -1,5 +1,6 @@
 import { AuthoringError } from "../errors.js";
 import { type CaseSpec, EVAL_BRAND } from "../eval/runnable.js";
+import { checkTimeoutMs, checkWholeNumber } from "../eval/timeout.js";
 import { type AttemptSetup, runAttempt } from "./attempt.js";
 import { evalIdFor } from "./slug.js";
 import type {
@@ -57,6 +58,8 @@ export function defineAdapter<Facts, Assertions = Record<never, never>>(
         `${where}("${evalDefinition.description}"): \`test\` must be a function of t`,
       );
     }
+    checkTimeoutMs(`${where}: \`timeoutMs\``, evalDefinition.timeoutMs);
+    checkWholeNumber(`${where}: \`trials\``, evalDefinition.trials, 1, Number.MAX_SAFE_INTEGER);
     const id = evalIdFor(definition.name, evalDefinition.description, evalDefinition.id);
     if (id === "") throw new AuthoringError(`${where}: the eval id is empty; pass \`id\``);
     const setup: AttemptSetup<Facts, Assertions> = {
@@ -85,8 +88,9 @@ export function defineAdapter<Facts, Assertions = Record<never, never>>(
       }),
       cases: () => [onlyCase],
       runCase: (spec, context) => runAttempt(setup, spec, context),
-      run: (options: EvalRunOptions = {}) =>
-        runAttempt(
+      run: async (options: EvalRunOptions = {}) => {
+        checkTimeoutMs(`${where}(…).run: \`timeoutMs\``, options.timeoutMs);
+        return runAttempt(
           options.judge || options.timeoutMs !== undefined
             ? {
                 ...setup,
@@ -104,7 +108,8 @@ export function defineAdapter<Facts, Assertions = Record<never, never>>(
             ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
             ...(options.onJudgment ? { onJudgment: options.onJudgment } : {}),
           },
-        ),
+        );
+      },
     };
   };
   return Object.freeze({

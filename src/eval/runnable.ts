@@ -12,6 +12,8 @@ export interface CaseSpec {
   readonly metadata?: Readonly<Record<string, unknown>>;
   /** Cases sharing a cluster are resampled together when runs are compared. */
   readonly cluster?: string;
+  /** Why this item cannot be a case (a null item, a bad id): its attempt is errored with it, not run. */
+  readonly invalid?: string;
 }
 
 /** What the runner hands an eval for one attempt. */

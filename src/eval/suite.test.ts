@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { runEvals } from "../runner/run.js";
-import { evalScorersProvider, jsonSchemaValidTool } from "../scorers/index.js";
+import { createScorer, evalScorersProvider, jsonSchemaValidTool } from "../scorers/index.js";
 import type { AttemptRecord } from "./record.js";
 import { bindScorer, defineSuite } from "./suite.js";
+
+const ran = createScorer({ name: "ran", score: () => ({ score: 1 }) });
 
 describe("defineSuite", () => {
   it("reports a scorer that could not judge as errored, not as the output's failure", async () => {
@@ -36,7 +38,7 @@ describe("defineSuite", () => {
         trace.toolCall("lookup", { q: input }, { output: trial });
         return `${input}-${trial}`;
       },
-      scorers: [],
+      scorers: [ran],
     });
     const records: AttemptRecord[] = [];
     await runEvals([{ eval: suite }], { keepOutput: true, onRecord: (r) => records.push(r) });
@@ -48,5 +50,135 @@ describe("defineSuite", () => {
       { kind: "message", role: "user", content: "x" },
       { kind: "tool-call", name: "lookup", input: { q: "x" }, output: 1 },
     ]);
+  });
+});
+
+describe("authoring errors are errored cases, not failures", () => {
+  const records = async (suite: ReturnType<typeof defineSuite>) => {
+    const seen: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { onRecord: (r) => seen.push(r) });
+    return seen;
+  };
+  const suiteOf = (cases: unknown[], scorers = [ran]) =>
+    defineSuite<unknown, unknown>({
+      id: "authoring",
+      cases: cases as never,
+      target: (input) => input,
+      scorers,
+    });
+
+  it("errors a null item naming its index, and runs the cases after it", async () => {
+    const seen = await records(suiteOf([{ id: "a", input: 1 }, null, { id: "c", input: 3 }]));
+    expect(seen.map((r) => [r.caseId, r.verdict])).toEqual([
+      ["a", "passed"],
+      ["case-2", "errored"],
+      ["c", "passed"],
+    ]);
+    expect(seen[1]?.error?.message).toMatch(/case at index 1 is null/);
+  });
+
+  it("takes a number id as its string and rejects empty, control-character and other ids", async () => {
+    const seen = await records(
+      suiteOf([
+        { id: 7, input: 1 },
+        { id: "", input: 1 },
+        { id: "a\nb", input: 1 },
+        { id: { x: 1 }, input: 1 },
+        { id: Number.NaN, input: 1 },
+      ]),
+    );
+    expect(seen.map((r) => [r.caseId, r.verdict])).toEqual([
+      ["7", "passed"],
+      ["case-2", "errored"],
+      ["case-3", "errored"],
+      ["case-4", "errored"],
+      ["case-5", "errored"],
+    ]);
+    expect(seen[1]?.error?.message).toMatch(/empty id/);
+    expect(seen[2]?.error?.message).toMatch(/control character \(U\+000A\)/);
+    expect(seen[3]?.error?.message).toMatch(/non-empty string or a finite number/);
+  });
+
+  it("never lets a generated id collide with an explicit one", async () => {
+    const seen = await records(
+      suiteOf([{ input: 1 }, { id: "case-1", input: 2 }, { id: "case-3", input: 3 }]),
+    );
+    expect(seen.map((r) => [r.caseId, r.verdict])).toEqual([
+      ["case-1", "passed"],
+      ["case-2", "errored"],
+      ["case-3", "passed"],
+    ]);
+    expect(seen[1]?.error?.message).toMatch(
+      /"case-1", which is the id given to the case at index 0/,
+    );
+  });
+
+  it("makes a suite with no cases or no scorers an errored eval with a message", async () => {
+    const empty = await records(suiteOf([]));
+    expect(empty).toHaveLength(1);
+    expect(empty[0]).toMatchObject({ verdict: "errored" });
+    expect(empty[0]?.error?.message).toMatch(/has no cases/);
+    const unscored = await records(suiteOf([{ id: "a", input: 1 }], []));
+    expect(unscored[0]?.error?.message).toMatch(/has no scorers/);
+  });
+
+  it("errors a scorer that returns the wrong shape instead of scoring 0", async () => {
+    const wrong = createScorer({ name: "wrong", score: () => "yes" as never });
+    const seen = await records(suiteOf([{ id: "a", input: 1 }], [wrong]));
+    expect(seen[0]?.judgments[0]).toMatchObject({ state: "errored", earned: null });
+    expect(seen[0]?.verdict).toBe("errored");
+  });
+
+  it("rejects NaN, Infinity and out-of-range numbers naming the option", () => {
+    const base = { id: "n", cases: [{ input: 1 }], target: () => 1, scorers: [ran] };
+    expect(() => defineSuite({ ...base, concurrency: Number.NaN })).toThrow(/`concurrency`.*NaN/);
+    expect(() => defineSuite({ ...base, concurrency: 2000 })).toThrow(/from 1 to 1024/);
+    expect(() => defineSuite({ ...base, timeoutMs: Number.POSITIVE_INFINITY })).toThrow(
+      /`timeoutMs`.*Infinity/,
+    );
+    expect(() => defineSuite({ ...base, timeoutMs: 3_000_000_000 })).toThrow(/`timeoutMs`/);
+    expect(() => defineSuite({ ...base, trials: 0 })).toThrow(/`trials`/);
+  });
+});
+
+describe("the attempt's time limit", () => {
+  it("errors a scorer still running at the limit and keeps the finished ones", async () => {
+    const hangs = createScorer({ name: "hangs", score: () => new Promise<never>(() => {}) });
+    const suite = defineSuite<number, number>({
+      id: "limits",
+      cases: [{ id: "a", input: 1 }],
+      target: (input) => input,
+      scorers: [ran, hangs],
+      timeoutMs: 50,
+    });
+    const seen: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { onRecord: (r) => seen.push(r) });
+    const [record] = seen;
+    expect(record?.judgments.map((j) => [j.label, j.state])).toEqual([
+      ["ran", "matched"],
+      ["hangs", "errored"],
+    ]);
+    expect(record?.judgments[1]?.reason).toMatch(/scorer "hangs" timed out after 50 ms/);
+    expect(record?.elapsedMs).toBeGreaterThanOrEqual(45);
+  });
+
+  it("times out the target and aborts its signal, with the real elapsed time", async () => {
+    let signalled = false;
+    const suite = defineSuite<number, number>({
+      id: "slow-target",
+      cases: [{ id: "a", input: 1 }],
+      target: (_input, { signal }) =>
+        new Promise<never>(() => {
+          signal.addEventListener("abort", () => {
+            signalled = true;
+          });
+        }),
+      scorers: [ran],
+    });
+    const seen: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { timeoutMs: 40, onRecord: (r) => seen.push(r) });
+    expect(seen[0]?.error?.message).toMatch(/^the target timed out after 40 ms/);
+    expect(seen[0]?.elapsedMs).toBeGreaterThanOrEqual(35);
+    expect(signalled).toBe(true);
   });
 });

@@ -9,12 +9,17 @@ import type { AttemptRecord, Judgment } from "./record.js";
 import { addJudgeUsage, emptyJudgeUsage, erroredRecord, unreportedUsage } from "./record.js";
 import { type AttemptContext, type CaseSpec, EVAL_BRAND, type Runnable } from "./runnable.js";
 import { decideVerdict, summarizeScore } from "./summarize.js";
-import { withTimeout } from "./timeout.js";
+import { checkTimeoutMs, checkWholeNumber, Deadline } from "./timeout.js";
 import { TraceRecorder } from "./trace.js";
 
 /** One dataset case. */
 export interface EvalCase<Input> {
-  id: string;
+  /**
+   * Unique in the suite: a non-empty string without control characters (a number is taken as
+   * its string). Omitted, it is `case-<n>` (n = position from 1); `case-<n>` is reserved for
+   * the case at that position.
+   */
+  id?: string | number;
   input: Input;
   expected?: unknown;
   metadata?: Record<string, unknown>;
@@ -126,7 +131,7 @@ export interface SuiteDefinition<Input, Output> {
    * still earn points, so a judge that is unavailable offline lowers nothing to a fake zero.
    */
   gates?: readonly string[];
-  /** Per-case timeout of the target, ms. */
+  /** Limit on each attempt (target, scorers and their judge calls), ms; the run's `--timeout` when omitted. */
   timeoutMs?: number;
   /** Times each case runs (overrides the run's `--trials`). */
   trials?: number;
@@ -166,6 +171,9 @@ export function defineSuite<Input, Output>(
       `${where}: scorers[${index}] is not a scorer; pass bindScorer(...) or createScorer(...) results`,
     );
   });
+  checkWholeNumber(`${where}: \`concurrency\``, definition.concurrency, 1, MAX_SUITE_CONCURRENCY);
+  checkWholeNumber(`${where}: \`trials\``, definition.trials, 1, Number.MAX_SAFE_INTEGER);
+  checkTimeoutMs(`${where}: \`timeoutMs\``, definition.timeoutMs);
   for (const gate of definition.gates ?? []) {
     if (!ids.includes(gate)) {
       throw new AuthoringError(
@@ -181,39 +189,121 @@ export function defineSuite<Input, Output>(
     ...(definition.concurrency !== undefined ? { concurrency: definition.concurrency } : {}),
     ...(definition.trials !== undefined ? { trials: definition.trials } : {}),
     fingerprint: () => suiteFingerprint(definition, ids),
-    cases: () => caseSpecs(definition.cases),
+    cases: () => caseSpecs(definition.id, definition.cases, ids.length),
     runCase: (spec, context) => runSuiteCase(definition, spec, context),
   };
 }
 
-function caseSpecs<Input>(source: CaseSource<Input>): Iterable<CaseSpec> | AsyncIterable<CaseSpec> {
+/** Most cases of one suite running at once (the runner's own bound). */
+const MAX_SUITE_CONCURRENCY = 1024;
+
+function caseSpecs<Input>(
+  suiteId: string,
+  source: CaseSource<Input>,
+  scorers: number,
+): Iterable<CaseSpec> | AsyncIterable<CaseSpec> {
+  // An eval that cannot judge anything is the author's error, reported as an errored eval.
+  if (scorers === 0) {
+    throw new AuthoringError(
+      `defineSuite("${suiteId}") has no scorers, so no case can pass or fail; add a bindScorer(...) or createScorer(...) scorer`,
+    );
+  }
   const iterable = typeof source === "function" ? source() : source;
+  if (iterable === null || typeof iterable !== "object") {
+    throw new AuthoringError(
+      `defineSuite("${suiteId}"): \`cases\` gave ${String(iterable)}; pass an array, an iterable or an async iterable of cases`,
+    );
+  }
   return Symbol.iterator in iterable
-    ? syncCaseSpecs(iterable as Iterable<EvalCase<Input>>)
-    : asyncCaseSpecs(iterable as AsyncIterable<EvalCase<Input>>);
+    ? syncCaseSpecs(suiteId, iterable as Iterable<EvalCase<Input>>)
+    : asyncCaseSpecs(suiteId, iterable as AsyncIterable<EvalCase<Input>>);
 }
 
-function* syncCaseSpecs<Input>(iterable: Iterable<EvalCase<Input>>): Generator<CaseSpec> {
+function* syncCaseSpecs<Input>(
+  suiteId: string,
+  iterable: Iterable<EvalCase<Input>>,
+): Generator<CaseSpec> {
   let index = 0;
   for (const item of iterable) yield toCaseSpec(item, index++);
+  if (index === 0) throw noCases(suiteId);
 }
 
 async function* asyncCaseSpecs<Input>(
+  suiteId: string,
   iterable: AsyncIterable<EvalCase<Input>>,
 ): AsyncGenerator<CaseSpec> {
   let index = 0;
   for await (const item of iterable) yield toCaseSpec(item, index++);
+  if (index === 0) throw noCases(suiteId);
 }
 
-function toCaseSpec<Input>(item: EvalCase<Input>, index: number): CaseSpec {
+const noCases = (suiteId: string) =>
+  new AuthoringError(
+    `defineSuite("${suiteId}") has no cases; give it at least one { input, expected? } case`,
+  );
+
+// C0 and C1 controls, and the line and paragraph separators: an id is shown and stored on one line.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+const GENERATED = /^case-(\d+)$/;
+
+/** A case item as the runner's spec; an item that cannot be a case is a spec marked `invalid`. */
+export function toCaseSpec<Input>(
+  item: EvalCase<Input> | null | undefined,
+  index: number,
+): CaseSpec {
+  const generated = `case-${index + 1}`;
+  if (item === null || typeof item !== "object") {
+    return {
+      id: generated,
+      index,
+      invalid: `case at index ${index} is ${item === null ? "null" : typeof item}, not a case; each case is an object { id?, input, expected? }`,
+    };
+  }
+  const { id, problem } = caseId(item.id, index, generated);
   return {
-    id: item.id ?? `case-${index + 1}`,
+    id,
     index,
     input: item.input,
     expected: item.expected,
     ...(item.metadata ? { metadata: item.metadata } : {}),
     ...(item.cluster !== undefined ? { cluster: String(item.cluster) } : {}),
+    ...(problem ? { invalid: problem } : {}),
   };
+}
+
+function caseId(
+  given: unknown,
+  index: number,
+  generated: string,
+): { id: string; problem?: string } {
+  if (given === undefined) return { id: generated };
+  const id = typeof given === "number" && Number.isFinite(given) ? String(given) : given;
+  const at = `case at index ${index}`;
+  if (typeof id !== "string") {
+    return {
+      id: generated,
+      problem: `${at} has id ${String(given)} (${typeof given}); an id is a non-empty string or a finite number`,
+    };
+  }
+  if (id === "")
+    return { id: generated, problem: `${at} has an empty id; give it a non-empty id or none` };
+  const control = CONTROL.exec(id);
+  if (control) {
+    const code = control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+    return {
+      id: generated,
+      problem: `${at} has id ${JSON.stringify(id)}, which holds a control character (U+${code}); ids are shown and stored on one line, so use printable text`,
+    };
+  }
+  const reserved = GENERATED.exec(id);
+  if (reserved && Number(reserved[1]) !== index + 1) {
+    return {
+      id: generated,
+      problem: `${at} has id "${id}", which is the id given to the case at index ${Number(reserved[1]) - 1} when it has none; choose another id`,
+    };
+  }
+  return { id };
 }
 
 /** Run one case: the target, then every scorer; failures become data on the record. */
@@ -224,20 +314,49 @@ export async function runSuiteCase<Input, Output>(
 ): Promise<AttemptRecord> {
   const started = performance.now();
   const base = { evalId: definition.id, caseId: spec.id };
+  if (spec.invalid !== undefined) {
+    return erroredRecord({
+      ...base,
+      message: spec.invalid,
+      where: `cases of eval "${definition.id}"`,
+      max: definition.scorers.length,
+    });
+  }
+  // One limit for the whole attempt: what finished before it is kept. None: no timer at all.
+  const limit = definition.timeoutMs ?? context.timeoutMs;
+  if (limit === undefined) return scoreCase(definition, spec, context, undefined, started);
+  const deadline = new Deadline(context.signal, limit);
+  try {
+    return await scoreCase(definition, spec, context, deadline, started);
+  } finally {
+    deadline.dispose();
+  }
+}
+
+async function scoreCase<Input, Output>(
+  definition: SuiteDefinition<Input, Output>,
+  spec: CaseSpec,
+  context: AttemptContext,
+  deadline: Deadline | undefined,
+  started: number,
+): Promise<AttemptRecord> {
+  const base = { evalId: definition.id, caseId: spec.id };
+  const signal = deadline?.signal ?? context.signal;
   let output: Output;
   const trace = new TraceRecorder();
   const targetContext: TargetContext = {
     caseId: spec.id,
-    signal: context.signal,
+    signal,
     trial: context.trial ?? 0,
     trace,
   };
   try {
-    output = await withTimeout(
-      () => definition.target(spec.input as Input, targetContext),
-      definition.timeoutMs ?? context.timeoutMs,
-      "the target",
-    );
+    const produce = () => definition.target(spec.input as Input, targetContext);
+    output = deadline
+      ? await deadline.race(produce, () => {
+          throw deadline.timeoutError("the target");
+        })
+      : await produce();
   } catch (error) {
     return erroredRecord({
       ...base,
@@ -255,17 +374,24 @@ export async function runSuiteCase<Input, Output>(
   };
   const threshold = definition.threshold ?? 0.5;
   const gates = definition.gates ? new Set(definition.gates) : undefined;
+  // A scorer still running at the limit is an errored judgment; the others keep theirs.
+  const judge = (scorer: SuiteScorer<Input, Output>): Promise<Judgment> => {
+    const work = () => judgeWith(scorer, args, spec, threshold, context.signal, signal);
+    if (!deadline) return work();
+    const label = scorerLabel(scorer);
+    return deadline.race(work, () =>
+      erroredJudgment(label, errorMessage(deadline.timeoutError(`scorer "${label}"`))),
+    );
+  };
   const judgments = await Promise.all(
     definition.scorers.map(async (scorer) => {
       // No judge can be called: no ledger to open (one promise less per scorer and case).
       if (!judgeLedgersOpen()) {
-        const result = await judgeWith(scorer, args, spec, threshold, context.signal);
+        const result = await judge(scorer);
         if (gates && !gates.has(result.label)) result.gate = false;
         return result;
       }
-      const { result, usage } = await withJudgeLedger(() =>
-        judgeWith(scorer, args, spec, threshold, context.signal),
-      );
+      const { result, usage } = await withJudgeLedger(() => judge(scorer));
       if (usage.calls + usage.cachedCalls > 0) result.judge = usage;
       if (gates && !gates.has(result.label)) result.gate = false;
       return result;
@@ -310,13 +436,15 @@ async function judgeWith<Input, Output>(
   args: ScorerMapArgs<Output>,
   spec: CaseSpec,
   threshold: number,
-  signal: AbortSignal,
+  runSignal: AbortSignal,
+  attemptSignal: AbortSignal,
 ): Promise<Judgment> {
-  const label = isScorer(scorer) ? scorer.name : (scorer as BoundScorer<Output>).id;
+  const label = scorerLabel(scorer);
   try {
     if (isScorer(scorer)) {
       // A config factory is resolved with the run's context, once per signal.
-      const result = await scorer.withRuntime(runtimeContext(signal))({
+      // Resolved on the run's signal, so a factory runs once per run, not once per attempt.
+      const result = await scorer.withRuntime(runtimeContext(runSignal))({
         ...(spec.metadata ?? {}),
         input: args.input,
         output: args.output,
@@ -325,7 +453,7 @@ async function judgeWith<Input, Output>(
       return fromNamedScore(label, result.score, result.metadata, threshold);
     }
     const bound = scorer as BoundScorer<Output>;
-    const score = await bound.run(args, signal);
+    const score = await bound.run(args, attemptSignal);
     return fromToolScore(label, bound.toolId, score);
   } catch (error) {
     // A judge that could not answer is missing evidence, not a crash and never a zero.
@@ -340,6 +468,10 @@ async function judgeWith<Input, Output>(
       return erroredJudgment(label, errorMessage(error));
     return erroredJudgment(label, `scorer "${label}" threw: ${errorMessage(error)}`);
   }
+}
+
+function scorerLabel<Input, Output>(scorer: SuiteScorer<Input, Output>): string {
+  return isScorer(scorer) ? scorer.name : (scorer as BoundScorer<Output>).id;
 }
 
 /** A tool Score as a judgment: a gate worth one point. */

@@ -1,5 +1,48 @@
 import { NiceevalError } from "../errors.js";
 
+/** Longest delay a Node timer can arm (about 24.8 days); a longer one fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A delay a timer can arm as given: negative and NaN become 0, past the maximum the maximum. */
+export const clampTimer = (ms: number): number =>
+  ms > 0 ? Math.min(Math.ceil(ms), MAX_TIMER_MS) : 0;
+
+/**
+ * Check a timeout given through the API: a whole number of ms from 1 to `max` (the runner keeps
+ * 1 s above the longest for its last-resort timer). Throws a USAGE error naming `option`.
+ */
+export function checkTimeoutMs(
+  option: string,
+  value: unknown,
+  max = MAX_TIMER_MS - 1000,
+): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
+    throw new NiceevalError(
+      "USAGE",
+      `${option} must be a whole number of milliseconds from 1 to ${max}, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+/** Check a whole-number option (concurrency, trials) given through the API. */
+export function checkWholeNumber(
+  option: string,
+  value: unknown,
+  min: number,
+  max: number,
+): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw new NiceevalError(
+      "USAGE",
+      `${option} must be a whole number from ${min} to ${max}, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
 /** Run `work`, failing with a clear error if it takes longer than `ms` (no limit when undefined). */
 export async function withTimeout<T>(
   work: () => T | Promise<T>,
@@ -17,12 +60,104 @@ export async function withTimeout<T>(
             `${what} timed out after ${ms} ms; raise the timeout or make it faster`,
           ),
         ),
-      ms,
+      clampTimer(ms),
     );
   });
   try {
     return await Promise.race([Promise.resolve().then(work), timeout]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * One attempt's time limit, shared by everything the attempt runs (target or adapter, scorers,
+ * judge calls): its `signal` aborts when the limit passes (or when the run's signal aborts),
+ * and {@link Deadline.race} lets work that finished before the limit keep its result.
+ */
+export class Deadline {
+  readonly #controller = new AbortController();
+  readonly #onExpire = new Set<() => void>();
+  readonly #timer: NodeJS.Timeout | undefined;
+  readonly #forward: () => void;
+  #expired = false;
+
+  constructor(
+    private readonly parent: AbortSignal,
+    /** The limit in ms; undefined is none. */
+    readonly ms: number | undefined,
+  ) {
+    this.#forward = () => this.#controller.abort(parent.reason);
+    if (parent.aborted) this.#forward();
+    else parent.addEventListener("abort", this.#forward, { once: true });
+    if (ms !== undefined && ms > 0 && Number.isFinite(ms)) {
+      this.#timer = setTimeout(() => this.#expire(), clampTimer(ms));
+    }
+  }
+
+  /** Aborts at the limit with a TIMEOUT error, or with the run's reason. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  get expired(): boolean {
+    return this.#expired;
+  }
+
+  /** Abort everything the attempt runs (a failed create, for instance). */
+  abort(reason: unknown): void {
+    this.#controller.abort(reason);
+  }
+
+  /** The error of work stopped by the limit: "`what` timed out after N ms". */
+  timeoutError(what: string): NiceevalError {
+    return new NiceevalError(
+      "TIMEOUT",
+      `${what} timed out after ${this.ms} ms; raise --timeout or the eval's timeoutMs, or make it faster`,
+    );
+  }
+
+  /** `work`'s result, or `onTimeout()`'s (which may throw) when the limit passes first. */
+  race<T>(work: () => T | Promise<T>, onTimeout: () => T): Promise<T> {
+    const settled = Promise.resolve().then(work);
+    if (this.#timer === undefined) return settled;
+    if (this.#expired) {
+      settled.catch(() => undefined);
+      return Promise.resolve().then(onTimeout);
+    }
+    return new Promise<T>((resolve, reject) => {
+      const expire = () => {
+        settled.catch(() => undefined);
+        try {
+          resolve(onTimeout());
+        } catch (error) {
+          reject(error);
+        }
+      };
+      this.#onExpire.add(expire);
+      settled.then(
+        (value) => {
+          this.#onExpire.delete(expire);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.#onExpire.delete(expire);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /** Clear the timer and stop following the run's signal. */
+  dispose(): void {
+    clearTimeout(this.#timer);
+    this.parent.removeEventListener("abort", this.#forward);
+  }
+
+  #expire(): void {
+    this.#expired = true;
+    this.#controller.abort(this.timeoutError("the attempt"));
+    for (const expire of [...this.#onExpire]) expire();
+    this.#onExpire.clear();
   }
 }

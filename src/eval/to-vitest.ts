@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { AttemptRecord, Judgment } from "./record.js";
 import type { CaseSpec, Runnable } from "./runnable.js";
-import { defineSuite, type Target, type TypedEvalSuite } from "./suite.js";
+import { defineSuite, type Target, type TypedEvalSuite, toCaseSpec } from "./suite.js";
+import { checkTimeoutMs, MAX_TIMER_MS } from "./timeout.js";
 
 /** The part of an `expect` this bridge uses: Vitest's, Jest's or any compatible one. */
 export type ExpectApi = (actual: unknown, message?: string) => { toBe(expected: unknown): void };
@@ -41,6 +42,7 @@ export function toVitest<Input, Output>(
   if (typeof options?.target !== "function") {
     throw new TypeError(`toVitest: suite "${suite.id}" needs \`options.target\`, a function`);
   }
+  checkTimeoutMs(`toVitest("${suite.id}"): \`timeout\``, options.timeout, MAX_TIMER_MS);
   const runnable = defineSuite({
     id: suite.id,
     cases: suite.cases,
@@ -50,15 +52,10 @@ export function toVitest<Input, Output>(
   const runId = `vitest-${randomUUID()}`;
   hooks.describe(suite.id, () => {
     suite.cases.forEach((item, index) => {
-      const spec: CaseSpec = {
-        id: item.id,
-        index,
-        input: item.input,
-        expected: item.expected,
-        ...(item.metadata ? { metadata: item.metadata } : {}),
-      };
+      // The same spec as a run's: a bad item is an errored (failing) test saying why.
+      const spec = toCaseSpec(item, index);
       hooks.it(
-        item.id,
+        spec.id,
         async (context) => {
           const record = await runCaseUnderTest(runnable, spec, runId, context);
           hooks.expect(record.verdict, caseFailureMessage(record)).toBe("passed");

@@ -1,5 +1,6 @@
 import { errorMessage } from "../errors.js";
 import { emptyJudgeUsage, type JudgeUsage } from "../eval/record.js";
+import { clampTimer } from "../eval/timeout.js";
 import { processWide } from "../process-wide.js";
 import { answerStore, judgeCacheKey } from "./cache.js";
 import { JudgeCallError } from "./call-error.js";
@@ -216,7 +217,7 @@ async function attemptOnce(
   timeoutMs: number,
   signal: AbortSignal | undefined,
 ): Promise<JudgeChatResponse> {
-  const timeout = AbortSignal.timeout(timeoutMs);
+  const timeout = AbortSignal.timeout(clampTimer(timeoutMs));
   const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
   try {
     return await provider.complete(request, { model: target.model, signal: combined });
@@ -260,10 +261,11 @@ function backoff(
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
+    // A huge Retry-After must wait long, not overflow the timer and retry at once.
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
-    }, ms);
+    }, clampTimer(ms));
     const onAbort = () => {
       clearTimeout(timer);
       reject(signal?.reason);

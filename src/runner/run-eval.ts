@@ -10,7 +10,10 @@ export interface RunEvalOptions<Input, Output> {
   /** Produces each case's output (optional when the suite was made with defineSuite). */
   target?: Target<Input, Output>;
   telemetry?: Telemetry<EvalEvent>;
+  /** Attempts running at once (default 8, at most 1024). */
   concurrency?: number;
+  /** Limit on each attempt (target, scorers and their judge calls), ms. */
+  timeoutMs?: number;
   signal?: AbortSignal;
   /** Keep each case's output on its CaseReport. */
   keepOutput?: boolean;
@@ -69,6 +72,7 @@ export async function runEval<Input, Output>(
   const summary = await runEvals([{ eval: runnable }], {
     ...(options.telemetry ? { telemetry: [options.telemetry] } : {}),
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.keepOutput ? { keepOutput: true } : {}),
     onRecord: (record) => cases.push(toCaseReport(record)),

@@ -9,6 +9,9 @@ import { arrayTelemetry } from "./telemetry.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// A suite needs a scorer; this one passes whatever the output.
+const ran = createScorer({ name: "ran", score: () => ({ score: 1 }) });
+
 const equalsExpected = createScorer<string, string>({
   name: "equals",
   score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
@@ -49,7 +52,7 @@ describe("runEvals", () => {
         running--;
         return i;
       },
-      scorers: [],
+      scorers: [ran],
     });
     await runEvals([{ eval: suite }], { concurrency: 10 });
     expect(peak).toBe(2);
@@ -69,7 +72,7 @@ describe("runEvals", () => {
         if (i === 0) await sleep(50);
         return i;
       },
-      scorers: [],
+      scorers: [ran],
     });
     let producedWhenFirstFinished = -1;
     await runEvals([{ eval: suite }], {
@@ -145,13 +148,13 @@ describe("runEvals", () => {
         throw new Error("dataset file is corrupt");
       },
       target: (i) => i,
-      scorers: [],
+      scorers: [ran],
     });
     const fine = defineSuite<number, number>({
       id: "fine",
       cases: [{ id: "a", input: 1 }],
       target: (i) => i,
-      scorers: [],
+      scorers: [ran],
     });
     const records: AttemptRecord[] = [];
     const summary = await runEvals([{ eval: broken }, { eval: fine }], {
@@ -171,7 +174,7 @@ describe("runEvals", () => {
       id: "slow",
       cases: [{ id: "sleepy", input: 1 }],
       target: () => sleep(200).then(() => 1),
-      scorers: [],
+      scorers: [ran],
     });
     const records: AttemptRecord[] = [];
     await runEvals([{ eval: suite }], { timeoutMs: 20, onRecord: (r) => records.push(r) });
@@ -190,7 +193,7 @@ describe("guards", () => {
         { id: "fine", input: 2 },
       ],
       target: (i) => (i === 1 ? new Promise<number>(() => {}) : i),
-      scorers: [],
+      scorers: [ran],
     });
     const records: AttemptRecord[] = [];
     await runEvals([{ eval: suite }], { caseTimeoutMs: 30, onRecord: (r) => records.push(r) });
@@ -206,7 +209,7 @@ describe("guards", () => {
         { id: "a", input: 2 },
       ],
       target: (i) => i,
-      scorers: [],
+      scorers: [ran],
     });
     const records: AttemptRecord[] = [];
     await runEvals([{ eval: suite }], { onRecord: (r) => records.push(r) });
@@ -223,7 +226,7 @@ describe("guards", () => {
       {
         id: "cancel",
         cases: Array.from({ length: 6 }, (_, i) => ({ id: `c${i}`, input: i })),
-        scorers: [],
+        scorers: [ran] as never,
       },
       {
         target: async (i: number) => {
@@ -325,17 +328,19 @@ describe("runEval", () => {
           { id: "a", input: "a", expected: "a" },
           { id: "b", input: "b", expected: "nope" },
         ],
-        scorers: [],
+        scorers: [ran] as never,
       },
       { target: async (input: string) => input, telemetry, concurrency: 1 },
     );
-    expect(report).toMatchObject({ total: 2, passedCount: 2, meanValue: null });
+    expect(report).toMatchObject({ total: 2, passedCount: 2, meanValue: 1 });
     const kinds = telemetry.events.map((e) => e.kind);
     expect(kinds).toEqual([
       "eval.started",
       "eval.case.started",
+      "eval.case.scored",
       "eval.case.finished",
       "eval.case.started",
+      "eval.case.scored",
       "eval.case.finished",
       "eval.finished",
     ]);
@@ -363,5 +368,40 @@ describe("runEval", () => {
     expect(report.meanValue).toBeCloseTo((0.75 + 0.25) / 2);
     expect(telemetry.events.filter((e) => e.kind === "eval.case.scored")).toHaveLength(4);
     expect(report.cases[1]?.scores.map((s) => s.score?.passed)).toEqual([false, true]);
+  });
+});
+
+describe("settings given through the API", () => {
+  const suite = defineSuite<number, number>({
+    id: "settings",
+    cases: [{ id: "a", input: 1 }],
+    target: (i) => i,
+    scorers: [ran],
+  });
+
+  it.each([
+    [
+      "concurrency",
+      { concurrency: Number.NaN },
+      /concurrency must be a whole number from 1 to 1024, got NaN/,
+    ],
+    ["concurrency", { concurrency: 1_000_000 }, /concurrency .* got 1000000/],
+    ["timeoutMs", { timeoutMs: Number.POSITIVE_INFINITY }, /timeoutMs .* got Infinity/],
+    ["timeoutMs", { timeoutMs: 3_000_000_000 }, /timeoutMs .* got 3000000000/],
+  ])("runEval rejects a bad %s naming it", async (_name, options, message) => {
+    await expect(runEval(suite, options)).rejects.toThrow(message);
+  });
+
+  it("records the real elapsed time of an attempt stopped by the last-resort timeout", async () => {
+    const never = defineSuite<number, number>({
+      id: "never",
+      cases: [{ id: "a", input: 1 }],
+      target: () => new Promise<never>(() => {}),
+      scorers: [ran],
+    });
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: never }], { caseTimeoutMs: 60, onRecord: (r) => records.push(r) });
+    expect(records[0]?.verdict).toBe("errored");
+    expect(records[0]?.elapsedMs).toBeGreaterThanOrEqual(55);
   });
 });

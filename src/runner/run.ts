@@ -157,6 +157,7 @@ export async function runEvals(
     tally.attemptStarted(item.entry);
     if (realtime.started) sinks.call("onAttemptStarted", info);
     let record: AttemptRecord;
+    const attemptStarted = performance.now();
     try {
       const context = contextFor(info);
       record = await watchdog.guard(() => executor.execute({ entry, spec, trial, context }));
@@ -167,6 +168,8 @@ export async function runEvals(
         spec,
         `eval "${entry.eval.id}" crashed on case "${spec.id}": ${message}`,
       );
+      // The time it really ran (a timed-out attempt ran for its whole limit).
+      record.elapsedMs = performance.now() - attemptStarted;
     }
     limiter.release(item.entry);
     tally.attemptEnded(item.entry);

@@ -31,7 +31,17 @@ describe("evaluate options", () => {
     [
       "a zero timeout",
       { ...valid, timeout: 0 },
-      "`timeout` must be a positive number of ms, got 0",
+      "`timeout` must be a whole number of milliseconds from 1 to 2147483647, got 0",
+    ],
+    [
+      "an infinite timeout",
+      { ...valid, timeout: Number.POSITIVE_INFINITY },
+      "`timeout` must be a whole number of milliseconds from 1 to 2147483647, got Infinity",
+    ],
+    [
+      "a timeout past the timer maximum",
+      { ...valid, timeout: 3_000_000_000 },
+      "`timeout` must be a whole number of milliseconds from 1 to 2147483647, got 3000000000",
     ],
     ["no task", { ...valid, task: undefined }, "`task` must be a function"],
     [

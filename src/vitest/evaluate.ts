@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { errorMessage, NiceevalError } from "../errors.js";
 import type { CaseSpec } from "../eval/runnable.js";
 import { type BoundScorer, defineSuite } from "../eval/suite.js";
+import { checkTimeoutMs, MAX_TIMER_MS } from "../eval/timeout.js";
 import { runCaseUnderTest } from "../eval/to-vitest.js";
 import { isScorer, type Scorer } from "../scorers/create-scorer.js";
 import { AGGREGATIONS, type Aggregation } from "./aggregate.js";
@@ -205,9 +206,6 @@ function validateOptions(
       `${where}: \`threshold\` must be a finite number, got ${String(threshold)}`,
     );
   }
-  if (options.timeout !== undefined && !(options.timeout > 0)) {
-    throw new TypeError(
-      `${where}: \`timeout\` must be a positive number of ms, got ${String(options.timeout)}`,
-    );
-  }
+  // Vitest arms this as a timer: past the platform maximum it would fire at once.
+  checkTimeoutMs(`${where}: \`timeout\``, options.timeout, MAX_TIMER_MS);
 }
