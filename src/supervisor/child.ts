@@ -166,10 +166,13 @@ function uncaught(kind: string, error: unknown): void {
     tracking = true;
     const ids = [...running.keys()];
     running.clear();
-    process.stderr.write(
-      `niceeval: ${message}, with ${ids.length} attempts in flight; running each of them again alone to find whose it is\n`,
-    );
     for (const rerun of ids) post({ t: "rerun", id: rerun });
+    // Still the run's error (it fails the run) even if no rerun throws it again.
+    send({
+      t: "run-error",
+      message: `${message}, thrown while ${ids.length} attempts were in flight: each runs again alone to find whose it is`,
+      where: origin(error),
+    });
   } else {
     send({ t: "run-error", message, where: origin(error) });
   }

@@ -119,7 +119,7 @@ describe("supervised runs survive faulty user code (real CLI)", () => {
     });
     const timer = report.records.find((r) => r.caseId === "timer-throw")!;
     expect(timer.error?.message).toMatch(/uncaught exception in user code: thrown in a timer/);
-    expect(run.stderr).toMatch(/running each of them again alone/);
+    expect(run.stderr).toMatch(/attempts were in flight: each runs again alone/);
   });
 
   it("errors a case whose process exits even at concurrency 1, and runs the rest", async () => {
