@@ -27,7 +27,9 @@ function cli(args, { rss = false } = {}) {
   );
   const wallMs = performance.now() - started;
   if (child.status !== 0 && child.status !== 1) {
-    throw new Error(`niceeval ${args.join(" ")} exited ${child.status}: ${child.stderr.slice(0, 2000)}`);
+    throw new Error(
+      `niceeval ${args.join(" ")} exited ${child.status}: ${child.stderr.slice(0, 2000)}`,
+    );
   }
   const kb = /BENCH_MAX_RSS_KB=(\d+)/.exec(child.stderr)?.[1];
   return { wallMs, rssMb: kb ? Number(kb) / 1024 : Number.NaN };
@@ -71,7 +73,9 @@ export async function run({ quick = false } = {}) {
   const store = join(work, "pair.sqlite");
   cli(["run", suite, "--quiet", "--store", store, "--name", "base"]);
   cli(["run", suite, "--quiet", "--store", store, "--name", "head"]);
-  const compare = Array.from({ length: runs }, () => cli(["compare", "base", "head", "--store", store]));
+  const compare = Array.from({ length: runs }, () =>
+    cli(["compare", "base", "head", "--store", store]),
+  );
   const show = Array.from({ length: runs }, () => cli(["show", "head", "--store", store]));
   console.log(
     `store: compare of two ${label}-case runs ${(median(compare.map((s) => s.wallMs)) / 1000).toFixed(2)} s (target < 5 s), show of a ${label}-case run ${(median(show.map((s) => s.wallMs)) / 1000).toFixed(2)} s (target < 3 s) (median of ${runs})`,

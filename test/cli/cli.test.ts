@@ -116,7 +116,9 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     expect(missing.stderr).toContain("path not found: nope");
     const badFlag = await runCli(["run", "--concurrency", "zero"], project.dir);
     expect(badFlag.code).toBe(2);
-    expect(badFlag.stderr).toContain('--concurrency must be a whole number from 1 to 1024, got "zero"');
+    expect(badFlag.stderr).toContain(
+      '--concurrency must be a whole number from 1 to 1024, got "zero"',
+    );
     const unknown = await runCli(["walk"], project.dir);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "walk"');
