@@ -57,6 +57,8 @@ export interface RunArgs extends StoreArgs, CompareDecision {
   resume?: { mode: "resume" | "retry-errors"; run?: string };
   /** `--force`: resume a run whose evals changed since it started (the run is marked). */
   force?: boolean;
+  /** `--strict`: an unavailable judgment (a judge that could not answer) fails the run. */
+  strict?: boolean;
 }
 
 /** Parsed `niceeval worker`. */
@@ -176,7 +178,7 @@ Run options
                          <text> (or matches /regex/)
   --exclude <path>       skip a file or folder (repeatable)
   --concurrency <n>      attempts running at once (default 8, at most 1024)
-  --timeout <ms>         per-case timeout of targets and adapters
+  --timeout <ms>         limit on each attempt: target or adapter, scorers and judge calls
   --trials <k>           run every case k times (an eval's own trials option wins)
   --reporter <spec>      console (default), json=<file>, ndjson=<file or ->, junit=<file>,
                          markdown=<file>, github (repeatable)
@@ -189,6 +191,7 @@ Run options
                          it no longer fail the run
   --min-score <0..1>     exit 1 when an eval's mean score is below this
   --no-cache             do not read or write the judge cache
+  --strict               exit 1 when any judgment was unavailable (a judge that could not answer)
   --failures-only        print only the cases that did not pass
   --quiet                no progress line
   --hang-timeout <ms>    kill and replace the eval process when its event loop is blocked this
@@ -332,6 +335,7 @@ function parseRun(argv: readonly string[]): RunArgs {
     resume: { type: "boolean" },
     "retry-errors": { type: "boolean" },
     force: { type: "boolean" },
+    strict: { type: "boolean" },
   });
   const v = values;
   const args: RunArgs = {
@@ -368,15 +372,8 @@ function parseRun(argv: readonly string[]): RunArgs {
   if (v.otel === true) args.otel = true;
   if (typeof v.queue === "string") args.queue = queueUrl(v.queue);
   if (typeof v["queue-name"] === "string") args.queueName = queueName(v["queue-name"]);
-  if (v.timeout !== undefined) {
-    const timeoutMs = Number(v.timeout);
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > 2 ** 31 - 1001) {
-      throw usage(
-        `--timeout must be a number of milliseconds from 1 to ${2 ** 31 - 1001}, got "${v.timeout}"`,
-      );
-    }
-    args.timeoutMs = timeoutMs;
-  }
+  if (v.timeout !== undefined) args.timeoutMs = ms("--timeout", v.timeout, 0, 1);
+  if (v.strict === true) args.strict = true;
   if (v.trials !== undefined) args.trials = wholeNumber("--trials", v.trials as string, 1, 10_000);
   if (typeof v.shard === "string") args.shard = parseShard(v.shard);
   if (v.resume === true || v["retry-errors"] === true) continuation(args, v, positionals);

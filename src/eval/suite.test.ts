@@ -99,17 +99,37 @@ describe("authoring errors are errored cases, not failures", () => {
     expect(seen[3]?.error?.message).toMatch(/non-empty string or a finite number/);
   });
 
-  it("never lets a generated id collide with an explicit one", async () => {
+  it("never lets a generated id collide with a given one", async () => {
     const seen = await records(
-      suiteOf([{ input: 1 }, { id: "case-1", input: 2 }, { id: "case-3", input: 3 }]),
+      suiteOf([{ input: 1 }, { id: "case-1", input: 2 }, { input: 3 }, { id: "case-3", input: 4 }]),
     );
     expect(seen.map((r) => [r.caseId, r.verdict])).toEqual([
+      ["case-1-2", "passed"],
       ["case-1", "passed"],
-      ["case-2", "errored"],
+      ["case-3-2", "passed"],
       ["case-3", "passed"],
     ]);
-    expect(seen[1]?.error?.message).toMatch(
-      /"case-1", which is the id given to the case at index 0/,
+    // A stream's later ids are unknown: a given id an earlier case was generated is refused.
+    const streamed = defineSuite<unknown, unknown>({
+      id: "streamed",
+      cases: function* () {
+        yield { id: "case-2", input: 1 };
+        yield { input: 2 };
+        yield { input: 3 };
+        yield { id: "case-3", input: 4 };
+      },
+      target: (input) => input,
+      scorers: [ran],
+    });
+    const ids = await records(streamed as never);
+    expect(ids.map((r) => [r.caseId, r.verdict])).toEqual([
+      ["case-2", "passed"],
+      ["case-2-2", "passed"],
+      ["case-3", "passed"],
+      ["case-4", "errored"],
+    ]);
+    expect(ids[3]?.error?.message).toMatch(
+      /"case-3", which was already given to the case at index 2 because it had none/,
     );
   });
 

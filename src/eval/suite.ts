@@ -16,8 +16,7 @@ import { TraceRecorder } from "./trace.js";
 export interface EvalCase<Input> {
   /**
    * Unique in the suite: a non-empty string without control characters (a number is taken as
-   * its string). Omitted, it is `case-<n>` (n = position from 1); `case-<n>` is reserved for
-   * the case at that position.
+   * its string). Omitted, it is `case-<n>` (n = position from 1), or another id no case uses.
    */
   id?: string | number;
   input: Input;
@@ -214,26 +213,30 @@ function caseSpecs<Input>(
       `defineSuite("${suiteId}"): \`cases\` gave ${String(iterable)}; pass an array, an iterable or an async iterable of cases`,
     );
   }
+  // An array's given ids are known up front, so no generated id ever takes one of them.
+  const ids = new CaseIds(Array.isArray(iterable) ? iterable : []);
   return Symbol.iterator in iterable
-    ? syncCaseSpecs(suiteId, iterable as Iterable<EvalCase<Input>>)
-    : asyncCaseSpecs(suiteId, iterable as AsyncIterable<EvalCase<Input>>);
+    ? syncCaseSpecs(suiteId, iterable as Iterable<EvalCase<Input>>, ids)
+    : asyncCaseSpecs(suiteId, iterable as AsyncIterable<EvalCase<Input>>, ids);
 }
 
 function* syncCaseSpecs<Input>(
   suiteId: string,
   iterable: Iterable<EvalCase<Input>>,
+  ids: CaseIds,
 ): Generator<CaseSpec> {
   let index = 0;
-  for (const item of iterable) yield toCaseSpec(item, index++);
+  for (const item of iterable) yield toCaseSpec(item, index++, ids);
   if (index === 0) throw noCases(suiteId);
 }
 
 async function* asyncCaseSpecs<Input>(
   suiteId: string,
   iterable: AsyncIterable<EvalCase<Input>>,
+  ids: CaseIds,
 ): AsyncGenerator<CaseSpec> {
   let index = 0;
-  for await (const item of iterable) yield toCaseSpec(item, index++);
+  for await (const item of iterable) yield toCaseSpec(item, index++, ids);
   if (index === 0) throw noCases(suiteId);
 }
 
@@ -245,22 +248,58 @@ const noCases = (suiteId: string) =>
 // C0 and C1 controls, and the line and paragraph separators: an id is shown and stored on one line.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-const GENERATED = /^case-(\d+)$/;
+
+/**
+ * The ids of one pass over a suite's cases. A case without an id gets `case-<n>` (its position
+ * from 1), or `case-<n>-2`… when a given id already holds that; a given id that a streamed
+ * case before it was already generated is refused, so the two never collide.
+ */
+export class CaseIds {
+  private readonly given = new Set<string>();
+  private readonly generated = new Map<string, number>();
+
+  /** `known`: items whose given ids are reserved up front (an array's). */
+  constructor(known: readonly unknown[] = []) {
+    for (const item of known) {
+      const id = (item as { id?: unknown } | null)?.id;
+      if (typeof id === "string") this.given.add(id);
+      else if (typeof id === "number" && Number.isFinite(id)) this.given.add(String(id));
+    }
+  }
+
+  generate(index: number): string {
+    const base = `case-${index + 1}`;
+    let id = base;
+    for (let n = 2; this.given.has(id) || this.generated.has(id); n++) id = `${base}-${n}`;
+    this.generated.set(id, index);
+    return id;
+  }
+
+  /** Take a given id; a problem when a case before it was already generated this id. */
+  claim(id: string, index: number): string | undefined {
+    const taken = this.generated.get(id);
+    if (taken !== undefined) {
+      return `case at index ${index} has id "${id}", which was already given to the case at index ${taken} because it had none; give that case an id`;
+    }
+    this.given.add(id);
+    return undefined;
+  }
+}
 
 /** A case item as the runner's spec; an item that cannot be a case is a spec marked `invalid`. */
 export function toCaseSpec<Input>(
   item: EvalCase<Input> | null | undefined,
   index: number,
+  ids: CaseIds,
 ): CaseSpec {
-  const generated = `case-${index + 1}`;
   if (item === null || typeof item !== "object") {
     return {
-      id: generated,
+      id: ids.generate(index),
       index,
       invalid: `case at index ${index} is ${item === null ? "null" : typeof item}, not a case; each case is an object { id?, input, expected? }`,
     };
   }
-  const { id, problem } = caseId(item.id, index, generated);
+  const { id, problem } = caseId(item.id, index, ids);
   return {
     id,
     index,
@@ -272,38 +311,26 @@ export function toCaseSpec<Input>(
   };
 }
 
-function caseId(
-  given: unknown,
-  index: number,
-  generated: string,
-): { id: string; problem?: string } {
-  if (given === undefined) return { id: generated };
+function caseId(given: unknown, index: number, ids: CaseIds): { id: string; problem?: string } {
+  if (given === undefined) return { id: ids.generate(index) };
   const id = typeof given === "number" && Number.isFinite(given) ? String(given) : given;
   const at = `case at index ${index}`;
+  const refuse = (problem: string) => ({ id: ids.generate(index), problem });
   if (typeof id !== "string") {
-    return {
-      id: generated,
-      problem: `${at} has id ${String(given)} (${typeof given}); an id is a non-empty string or a finite number`,
-    };
+    return refuse(
+      `${at} has id ${String(given)} (${typeof given}); an id is a non-empty string or a finite number`,
+    );
   }
-  if (id === "")
-    return { id: generated, problem: `${at} has an empty id; give it a non-empty id or none` };
+  if (id === "") return refuse(`${at} has an empty id; give it a non-empty id or none`);
   const control = CONTROL.exec(id);
   if (control) {
     const code = control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
-    return {
-      id: generated,
-      problem: `${at} has id ${JSON.stringify(id)}, which holds a control character (U+${code}); ids are shown and stored on one line, so use printable text`,
-    };
+    return refuse(
+      `${at} has id ${JSON.stringify(id)}, which holds a control character (U+${code}); ids are shown and stored on one line, so use printable text`,
+    );
   }
-  const reserved = GENERATED.exec(id);
-  if (reserved && Number(reserved[1]) !== index + 1) {
-    return {
-      id: generated,
-      problem: `${at} has id "${id}", which is the id given to the case at index ${Number(reserved[1]) - 1} when it has none; choose another id`,
-    };
-  }
-  return { id };
+  const problem = ids.claim(id, index);
+  return problem ? refuse(problem) : { id };
 }
 
 /** Run one case: the target, then every scorer; failures become data on the record. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AttemptRecord, Judgment } from "./record.js";
 import type { CaseSpec, Runnable } from "./runnable.js";
-import { defineSuite, type Target, type TypedEvalSuite, toCaseSpec } from "./suite.js";
+import { CaseIds, defineSuite, type Target, type TypedEvalSuite, toCaseSpec } from "./suite.js";
 import { checkTimeoutMs, MAX_TIMER_MS } from "./timeout.js";
 
 /** The part of an `expect` this bridge uses: Vitest's, Jest's or any compatible one. */
@@ -51,9 +51,10 @@ export function toVitest<Input, Output>(
   });
   const runId = `vitest-${randomUUID()}`;
   hooks.describe(suite.id, () => {
+    const ids = new CaseIds(suite.cases);
     suite.cases.forEach((item, index) => {
       // The same spec as a run's: a bad item is an errored (failing) test saying why.
-      const spec = toCaseSpec(item, index);
+      const spec = toCaseSpec(item, index, ids);
       hooks.it(
         spec.id,
         async (context) => {

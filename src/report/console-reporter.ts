@@ -1,6 +1,7 @@
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
+import type { UnavailableSummary } from "../runner/unavailable.js";
 import type { CaseAverage, TrialSummary } from "../stats/trials.js";
 import { attemptName } from "./failures.js";
 import { formatMeanScore, formatPassRate, meanScoreFigure, passRateFigure } from "./figures.js";
@@ -187,12 +188,34 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       );
       if (summary.cancelled)
         out.line(`  ${c.yellow("cancelled: cases that had not started did not run")}`);
+      if (summary.unavailable && summary.unavailable.judgments > 0)
+        for (const line of unavailableLines(summary.unavailable, c)) out.line(line);
       out.line(`  judge: ${formatJudgeUsage(summary.judge)}`);
       out.line(`  time: ${formatMs(summary.elapsedMs)}`);
       out.line(summary.ok ? c.green("PASS") : c.red("FAIL"));
       out.flush();
     },
   };
+}
+
+/** Reasons shown under the unavailable line; the JSON summary keeps more. */
+const SHOWN_REASONS = 3;
+
+/** The judgments a run could not make, said loudly: how many, in how many attempts, and why. */
+function unavailableLines(
+  unavailable: UnavailableSummary,
+  c: ReturnType<typeof palette>,
+): string[] {
+  const { judgments, attempts, reasons } = unavailable;
+  const lines = [
+    `  ${c.bold(c.yellow(`! ${plural(judgments, "judgment")} unavailable in ${plural(attempts, "attempt")}`))}${c.yellow(": their scores are partial, not zero (--strict fails the run on this)")}`,
+  ];
+  for (const { reason, count } of reasons.slice(0, SHOWN_REASONS))
+    lines.push(`    ${c.yellow(`${count} ×`)} ${oneLine(reason, 300)}`);
+  const rest = reasons.length - SHOWN_REASONS;
+  if (rest > 0)
+    lines.push(c.dim(`    … and ${plural(rest, "more reason")} (see the JSON summary)`));
+  return lines;
 }
 
 /** "88.9%" of a reducer averaged over cases. */

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { defineSuite } from "../eval/suite.js";
 import { junitReporter } from "./junit-reporter.js";
-import { judgment, mixedSuite, record, run, runSummary, tempDir } from "./test-support/runs.js";
+import { judgment, mixedSuite, ran, record, run, runSummary, tempDir } from "./test-support/runs.js";
 
 const XSD = fileURLToPath(new URL("../../test/fixtures/junit/junit.xsd", import.meta.url));
 
@@ -31,7 +31,7 @@ describe("junitReporter", () => {
       id: "second",
       cases: [{ id: "only", input: "x" }],
       target: (x) => x,
-      scorers: [],
+      scorers: [ran],
     });
     await run(
       [{ eval: mixedSuite(), file: "evals/qa.eval.ts" }, { eval: second }],
@@ -47,7 +47,7 @@ describe("junitReporter", () => {
       /<testsuite name="qa" tests="4" failures="1" errors="1" skipped="0" time="\d+\.\d{3}" timestamp="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d" hostname="[^"]*" id="0" package="niceeval" file="evals\/qa\.eval\.ts">/,
     );
     expect(xml).toMatch(/<testcase name="ok" classname="qa" time="\d+\.\d{3}"\/>/);
-    // The failing judgment's label and reason, escaped; the BEL in the case id stripped.
+    // The failing judgment's label and reason, escaped.
     expect(xml).toContain('<testcase name="wrong &lt;&amp;&gt;&quot;" classname="qa"');
     expect(xml).toMatch(
       /<failure message="exact &lt;answer&gt; \(gate · 1 pt\): mismatched — [^"]*" type="failed">exact &lt;answer&gt; \(gate · 1 pt\): mismatched — [^<]*\nscore: 0\/1 complete<\/failure>/,
@@ -67,7 +67,7 @@ describe("junitReporter", () => {
       id: "trials",
       cases: [{ id: "a", input: 1 }],
       target: (x) => x,
-      scorers: [],
+      scorers: [ran],
     });
     await run([{ eval: suite }], [junitReporter(file)], { trials: 3 });
     const xml = readFileSync(file, "utf8");

@@ -231,6 +231,7 @@ export async function runEvals(
     evals: tally.summaries,
     totals,
     judge: tally.judge,
+    unavailable: tally.unavailable.summary(),
     loadErrors,
     ok: totals.failed === 0 && totals.errored === 0 && !signal.aborted && loadErrors.length === 0,
     cancelled: signal.aborted,

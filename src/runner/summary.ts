@@ -1,5 +1,6 @@
 import type { JudgeUsage } from "../eval/record.js";
 import type { EvalSummary } from "./events.js";
+import type { UnavailableSummary } from "./unavailable.js";
 
 /** Totals over a run. */
 export interface RunSummary {
@@ -17,6 +18,8 @@ export interface RunSummary {
     skipped: number;
   };
   judge: JudgeUsage;
+  /** Judgments that could not be made (a judge down), with their most frequent reasons. */
+  unavailable?: UnavailableSummary;
   /** Files that failed to load (set by the CLI). */
   loadErrors: { file: string; message: string }[];
   /** True when nothing failed, errored or failed to load. */

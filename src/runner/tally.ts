@@ -3,6 +3,7 @@ import type { RunEntry } from "./entry.js";
 import type { EvalSummary } from "./events.js";
 import { EvalAccumulator } from "./stats.js";
 import type { RunSummary } from "./summary.js";
+import { UnavailableTally } from "./unavailable.js";
 
 /**
  * A run's running totals: per-eval summaries folded as records are released, run totals, judge
@@ -13,6 +14,7 @@ export class RunTally {
   readonly totals: RunSummary["totals"];
   readonly judge = emptyJudgeUsage();
   readonly summaries: EvalSummary[] = [];
+  readonly unavailable = new UnavailableTally();
   private readonly accumulators: EvalAccumulator[];
   private readonly firstStart: number[];
   private readonly lastEnd: number[];
@@ -40,6 +42,7 @@ export class RunTally {
     this.totals.cases++;
     this.totals[record.verdict]++;
     addJudgeUsage(this.judge, record.usage.judge);
+    this.unavailable.add(record);
   }
 
   finishEval(entry: number): EvalSummary {

@@ -231,6 +231,13 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
       code = 0;
     }
     if (unmet.length > 0) code = 1;
+    const unavailable = summary.unavailable?.judgments ?? 0;
+    if (args.strict && unavailable > 0) {
+      io.stderr(
+        `niceeval: --strict: ${unavailable} judgment${unavailable === 1 ? " was" : "s were"} unavailable (see the summary)\n`,
+      );
+      code = 1;
+    }
     // An uncaught error no case owned (said on stderr when it happened) fails the run.
     if (executor.runErrors.length + guard.errors.length > 0) code = 1;
     if (comparison && regressionExit(comparison, args, io) === 1) code = 1;

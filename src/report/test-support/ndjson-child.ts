@@ -3,12 +3,13 @@
 import { defineSuite } from "../../eval/suite.js";
 import { runEvals } from "../../runner/run.js";
 import { ndjsonReporter } from "../ndjson-reporter.js";
+import { ran } from "./runs.js";
 
 const suite = defineSuite<number, number>({
   id: "hangs",
   cases: Array.from({ length: 6 }, (_, i) => ({ id: `c${i}`, input: i })),
   target: (i) => (i === 3 ? new Promise<number>(() => {}) : i),
-  scorers: [],
+  scorers: [ran],
 });
 await runEvals([{ eval: suite }], {
   concurrency: 1,

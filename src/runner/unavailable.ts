@@ -1,0 +1,51 @@
+import type { AttemptRecord } from "../eval/record.js";
+
+/** Judgments a run could not make (a judge down, evidence missing), grouped by reason. */
+export interface UnavailableSummary {
+  /** Judgments whose state is `unavailable`. */
+  judgments: number;
+  /** Attempts with at least one of them. */
+  attempts: number;
+  /** The most frequent reasons, most frequent first (at most {@link TOP_REASONS}). */
+  reasons: { reason: string; count: number }[];
+}
+
+/** Reasons kept in a summary. */
+export const TOP_REASONS = 10;
+/** Distinct reasons counted; past this, further new reasons are counted as one "other reasons". */
+const MAX_DISTINCT = 1000;
+const OTHER = "(other reasons)";
+
+/** Folds the unavailable judgments of released records; memory bounded by {@link MAX_DISTINCT}. */
+export class UnavailableTally {
+  private judgments = 0;
+  private attempts = 0;
+  private readonly byReason = new Map<string, number>();
+
+  add(record: AttemptRecord): void {
+    let found = false;
+    for (const judgment of record.judgments) {
+      if (judgment.state !== "unavailable") continue;
+      found = true;
+      this.judgments++;
+      const reason = groupKey(judgment.reason);
+      const key = this.byReason.has(reason) || this.byReason.size < MAX_DISTINCT ? reason : OTHER;
+      this.byReason.set(key, (this.byReason.get(key) ?? 0) + 1);
+    }
+    if (found) this.attempts++;
+  }
+
+  summary(): UnavailableSummary {
+    const reasons = [...this.byReason]
+      .map(([reason, count]) => ({ reason, count }))
+      .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason))
+      .slice(0, TOP_REASONS);
+    return { judgments: this.judgments, attempts: this.attempts, reasons };
+  }
+}
+
+// Reasons quote cases and bodies; group on the first line, cut, so one outage is one group.
+function groupKey(reason: string): string {
+  const line = reason.split("\n", 1)[0]!.trim();
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
