@@ -5,7 +5,15 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { defineSuite } from "../eval/suite.js";
 import { junitReporter } from "./junit-reporter.js";
-import { judgment, mixedSuite, ran, record, run, runSummary, tempDir } from "./test-support/runs.js";
+import {
+  judgment,
+  mixedSuite,
+  ran,
+  record,
+  run,
+  runSummary,
+  tempDir,
+} from "./test-support/runs.js";
 
 const XSD = fileURLToPath(new URL("../../test/fixtures/junit/junit.xsd", import.meta.url));
 
