@@ -3,12 +3,15 @@
 // appended in batches of 256, against SQLite on the same workload in the same process; four
 // writers appending to one run at once; queries, a full stream and listRuns over 1,000 runs.
 // Run after `npm run build`: node bench/postgres.mjs [--quick]
+
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { register } from "tsx/esm/api";
 import { openPostgresStore, openSqliteStore } from "../dist/store/index.js";
+import { writeSuite } from "./cli-suite.mjs";
 import { median } from "./stats.mjs";
 
 register();
@@ -69,6 +72,40 @@ export async function run({ quick = false } = {}) {
     const liteMs = median(lite.map((a) => a.ms));
     console.log(
       `${label}: append ${fmt((n / pgMs) * 1000)} attempts/s in batches of ${BATCH} (${(pgMs / 1000).toFixed(2)} s, client CPU ${(median(pg.map((a) => a.cpuMs)) / 1000).toFixed(2)} s); SQLite on the same workload ${(liteMs / 1000).toFixed(2)} s: PostgreSQL costs ${(((pgMs - liteMs) / liteMs) * 100).toFixed(0)}% more (target ≤ 50%; median of ${repeats})`,
+    );
+
+    // The issue's figure: the 100,000-case CLI benchmark written to each store, end to end.
+    const suite = writeSuite(n);
+    const cli = (args) => {
+      const started = performance.now();
+      const child = spawnSync(
+        process.execPath,
+        [
+          join(fileURLToPath(new URL("..", import.meta.url)), "dist/cli/bin.js"),
+          "run",
+          suite,
+          "--quiet",
+          ...args,
+        ],
+        {
+          stdio: ["ignore", "ignore", "pipe"],
+          encoding: "utf8",
+          env: { ...process.env, CI: "true" },
+        },
+      );
+      if (child.status !== 0)
+        throw new Error(`niceeval run ${args.join(" ")}: ${child.stderr.slice(0, 1000)}`);
+      return performance.now() - started;
+    };
+    const cliRuns = { postgres: [], sqlite: [], none: [] };
+    for (let r = 0; r < repeats; r++) {
+      cliRuns.postgres.push(cli(["--store", await server.createDatabase(`cli_${r}`)]));
+      cliRuns.sqlite.push(cli(["--store", join(dir, `cli-${r}.sqlite`)]));
+      cliRuns.none.push(cli(["--no-store"]));
+    }
+    const [pgRun, liteRun, noneRun] = [cliRuns.postgres, cliRuns.sqlite, cliRuns.none].map(median);
+    console.log(
+      `postgres store: the ${n.toLocaleString("en")}-case CLI run with --store postgres:// ${(pgRun / 1000).toFixed(2)} s, with SQLite ${(liteRun / 1000).toFixed(2)} s, --no-store ${(noneRun / 1000).toFixed(2)} s: the run takes ${(((pgRun - liteRun) / liteRun) * 100).toFixed(0)}% longer on PostgreSQL than on SQLite (target ≤ 50%; median of ${repeats})`,
     );
 
     const store = pg.store;

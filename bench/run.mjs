@@ -27,6 +27,7 @@ for (const section of [
   "judges.mjs",
   "json-schema.mjs",
   "store.mjs",
+  "postgres.mjs",
   "history.mjs",
   "viewer.mjs",
   "merge.mjs",
