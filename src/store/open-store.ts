@@ -16,5 +16,5 @@ export async function openStore(location: string, options: { cwd?: string } = {}
     return openPostgresStore(location);
   }
   const { openSqliteStore } = await import("./sqlite/index.js");
-  return openSqliteStore(resolve(options.cwd ?? process.cwd(), location));
+  return openSqliteStore(resolve(options.cwd ?? process.cwd(), location), { appendThread: true });
 }

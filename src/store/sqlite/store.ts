@@ -23,6 +23,7 @@ import type {
   Store,
   StoredRun,
 } from "../types.js";
+import { withAppendThread } from "./append-thread.js";
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -45,6 +46,8 @@ export interface SqliteStoreOptions {
   valueCapBytes?: number;
   /** How long a write waits for another process holding the store (default 5000 ms). */
   busyTimeoutMs?: number;
+  /** Append attempts on a worker thread with its own connection (the CLI's runs do). */
+  appendThread?: boolean;
 }
 
 /**
@@ -62,7 +65,11 @@ export async function openSqliteStore(
 ): Promise<Store> {
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   const db = openDatabase(path, busyTimeoutMs);
-  return new SqliteStore(db, path, options.valueCapBytes ?? 16 * 2 ** 20, busyTimeoutMs);
+  const valueCapBytes = options.valueCapBytes ?? 16 * 2 ** 20;
+  const store = new SqliteStore(db, path, valueCapBytes, busyTimeoutMs);
+  return options.appendThread
+    ? withAppendThread(store, path, { valueCapBytes, busyTimeoutMs })
+    : store;
 }
 
 interface RunRow extends StoredRunRow {
