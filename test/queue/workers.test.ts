@@ -1,11 +1,11 @@
 // Workers on BullMQ through the built CLI: a real redis-server, three `niceeval worker`
 // processes (one SIGKILLed mid-run), a worker with other eval files, an unreachable Redis.
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliPath, type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { type FixtureProject, makeProject, runCli } from "../support/project.js";
 import { freePort, startRedis, type TestRedis } from "../support/redis.js";
+import { type JsonReport, startWorker, stopAll } from "./fixture.js";
 
 const CASES = 24;
 
@@ -35,52 +35,6 @@ export const slow = defineSuite({
   scorers: [same],
 });
 `;
-
-interface Worker {
-  child: ChildProcess;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-function startWorker(cwd: string, url: string, queue: string, mark: string): Promise<Worker> {
-  const child = spawn(
-    process.execPath,
-    [
-      cliPath,
-      "worker",
-      "--queue",
-      url,
-      "--queue-name",
-      queue,
-      "evals",
-      "--concurrency",
-      "2",
-      "--lock-duration",
-      "1000",
-      "--stalled-interval",
-      "500",
-    ],
-    { cwd, env: { ...process.env, CI: "true", NO_COLOR: "1", MARK: mark }, stdio: "pipe" },
-  );
-  let stderr = "";
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-  return new Promise((resolve, reject) => {
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      if (stderr.includes("ready:")) resolve({ child, stderr: () => stderr, exited });
-    });
-    void exited.then((code) => reject(new Error(`worker exited with ${code}:\n${stderr}`)));
-  });
-}
-
-async function stopAll(workers: readonly Worker[]): Promise<void> {
-  for (const { child } of workers) if (child.exitCode === null) child.kill("SIGTERM");
-  await Promise.all(workers.map((w) => w.exited));
-}
-
-interface JsonReport {
-  records: { evalId: string; caseId: string; verdict: string; error?: { message: string } }[];
-}
 
 let redis: TestRedis;
 let project: FixtureProject;
