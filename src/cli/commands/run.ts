@@ -16,10 +16,14 @@ import {
 } from "../../report/reporter-flag.js";
 import { type ContinuedRun, continueRun, findContinuation } from "../../resume/continue.js";
 import { thisWriter } from "../../resume/find.js";
+import type { RunEntry } from "../../runner/entry.js";
 import { type RunOptions, runEvals } from "../../runner/run.js";
+import type { RunSink } from "../../runner/sink.js";
+import type { RunSummary } from "../../runner/summary.js";
 import { shardSelector } from "../../shard/shard.js";
 import { SequenceHash } from "../../store/hash.js";
 import { storeSink } from "../../store/sink.js";
+import type { Store, StoredRun } from "../../store/types.js";
 import { guardRun, runExecutor } from "../../supervisor/index.js";
 import { makeFilter, type RunArgs } from "../args.js";
 import { findBaseline } from "../baseline.js";
@@ -93,73 +97,41 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
     const runId = continuation?.run.runId ?? randomUUID();
     const trials = args.trials ?? 1;
     // The comparison is computed after the run, but the markdown and GitHub reporters ask for it.
-    let comparison: Comparison | undefined;
-    const reporters = buildReporters(specs, args, io, reportFd, () =>
-      comparison ? formatComparisonMarkdown(comparison) : undefined,
-    );
+    let compared: BaselineStep | undefined;
+    const reporters = buildReporters(specs, args, io, reportFd, () => {
+      const comparison = compared?.comparison();
+      return comparison ? formatComparisonMarkdown(comparison) : undefined;
+    });
     const datasets = loaded.entries.map(() => new SequenceHash());
     let storeFailed = false;
     let continued: ContinuedRun | undefined;
     if (store) {
-      const manifest = buildManifest({
+      const recorded = await recordRun(store, {
         runId,
-        cwd: io.cwd,
+        args,
+        io,
+        version,
         entries: loaded.entries,
         files,
-        argv: io.argv ?? process.argv.slice(1),
-        ...(args.name !== undefined ? { name: args.name } : {}),
-        tags: args.tags,
-        trials,
-        concurrency: args.concurrency,
-        niceevalVersion: version,
-        judgeModels: judgeModels(),
+        datasets,
+        continuation,
+        onError: (error) => {
+          storeFailed = true;
+          io.stderr(
+            `niceeval: writing the run to ${store.location} failed (${errorMessage(error)}); the report is still written\n`,
+          );
+        },
       });
-      if (args.shard) manifest.shard = args.shard;
-      manifest.writer = thisWriter();
-      // Refused here (exit 2) when its evals changed, before the store is written.
-      if (continuation)
-        continued = await continueRun(continuation, store, manifest, args.force === true, io);
-      const digests = () =>
-        Object.fromEntries(loaded.entries.map((e, i) => [e.eval.id, datasets[i]!.digest()]));
+      continued = recorded.continued;
       // The store goes first: the run is finished in it before the baseline comparison reads it.
-      reporters.unshift(
-        storeSink(store, manifest, {
-          datasetHashes: digests,
-          ...(continued ? { begin: continued.begin, skip: continued.skip } : {}),
-          onError: (error) => {
-            storeFailed = true;
-            io.stderr(
-              `niceeval: writing the run to ${store.location} failed (${errorMessage(error)}); the report is still written\n`,
-            );
-          },
-        }),
-      );
+      reporters.unshift(recorded.sink);
     }
-    // Printed after the report: the console reporter buffers its lines until the run ends.
-    let baselineNote: string | undefined;
-    if (store && args.baseline !== undefined) {
-      const ref = args.baseline;
-      if (!baseline) {
-        baselineNote = `baseline ${ref}: no finished run with these evals yet; nothing to compare`;
-      } else {
-        // After the store finished the run and before the reporters that embed the comparison.
-        reporters.splice(1, 0, {
-          onRunFinished: async () => {
-            if (storeFailed) {
-              baselineNote = `baseline ${ref}: this run could not be stored, so it is not compared`;
-              return;
-            }
-            try {
-              comparison = await compareWith(store, baseline.runId, runId, args);
-            } catch (error) {
-              io.stderr(
-                `niceeval: comparing with baseline ${ref} failed: ${errorMessage(error)}\n`,
-              );
-            }
-          },
-        });
-      }
-    }
+    // After the store finished the run and before the reporters that embed the comparison.
+    compared =
+      store && args.baseline !== undefined
+        ? baselineStep(store, args, baseline, runId, () => storeFailed, io)
+        : undefined;
+    if (compared?.sink) reporters.splice(1, 0, compared.sink);
     // Last, so its flush at the end waits for nothing else; the SDK loads only when exporting.
     if (otelEnabled(args.otel === true, io.env)) {
       const runName = args.name !== undefined ? { runName: args.name } : {};
@@ -206,8 +178,11 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
       io.stderr(`niceeval: interrupted by ${guard.signal}; ${where} every attempt that finished\n`);
       return guard.exitCode;
     }
+    // Printed after the report: the console reporter buffers its lines until the run ends.
+    const comparison = compared?.comparison();
     if (comparison) writeSync(reportFd, `\n${formatComparison(comparison)}\n`);
-    if (baselineNote !== undefined) writeSync(reportFd, `\n${baselineNote}\n`);
+    const note = compared?.note();
+    if (note !== undefined) writeSync(reportFd, `\n${note}\n`);
     if (args.filter !== undefined && summary.totals.cases === 0) {
       // A filter that selects nothing must not pass CI by running nothing.
       const ids = loaded.entries.map((entry) => entry.eval.id).join(", ");
@@ -216,37 +191,143 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
       );
       return 2;
     }
-    const unmet = unmetGates(summary.evals, args);
-    for (const reason of unmet) io.stderr(`niceeval: gate not met: ${reason}\n`);
-    // --min-pass-rate says how many attempts may fail: failed and errored attempts count
-    // against the rate instead of failing the run one by one (load errors still do).
-    const tolerated =
-      args.minPassRate !== undefined && summary.loadErrors.length === 0 && !summary.cancelled;
-    let code = summary.ok ? 0 : 1;
-    if (code === 1 && tolerated && unmet.length === 0) {
-      const t = summary.totals;
-      io.stderr(
-        `niceeval: ${t.failed} failed and ${t.errored} errored attempts are within --min-pass-rate ${args.minPassRate}\n`,
-      );
-      code = 0;
-    }
-    if (unmet.length > 0) code = 1;
-    const unavailable = summary.unavailable?.judgments ?? 0;
-    if (args.strict && unavailable > 0) {
-      io.stderr(
-        `niceeval: --strict: ${unavailable} judgment${unavailable === 1 ? " was" : "s were"} unavailable (see the summary)\n`,
-      );
-      code = 1;
-    }
-    // An uncaught error no case owned (said on stderr when it happened) fails the run.
-    if (executor.runErrors.length + guard.errors.length > 0) code = 1;
-    if (comparison && regressionExit(comparison, args, io) === 1) code = 1;
-    return code;
+    return exitCode(summary, args, io, {
+      runErrors: executor.runErrors.length + guard.errors.length,
+      ...(comparison ? { comparison } : {}),
+    });
   } finally {
     await executor.close?.();
     await store?.close();
     await closeAnswerStores();
   }
+}
+
+/**
+ * The run's manifest and the sink that writes it to the store; a continued run (--resume) is
+ * checked against its stored evals here, before anything is written.
+ */
+async function recordRun(
+  store: Store,
+  run: {
+    runId: string;
+    args: RunArgs;
+    io: CliIO;
+    version: string;
+    entries: readonly RunEntry[];
+    files: readonly string[];
+    datasets: readonly SequenceHash[];
+    continuation: Awaited<ReturnType<typeof findContinuation>> | undefined;
+    onError: (error: unknown) => void;
+  },
+): Promise<{ sink: RunSink; continued: ContinuedRun | undefined }> {
+  const { runId, args, io, entries, continuation } = run;
+  const manifest = buildManifest({
+    runId,
+    cwd: io.cwd,
+    entries,
+    files: run.files,
+    argv: io.argv ?? process.argv.slice(1),
+    ...(args.name !== undefined ? { name: args.name } : {}),
+    tags: args.tags,
+    trials: args.trials ?? 1,
+    concurrency: args.concurrency,
+    niceevalVersion: run.version,
+    judgeModels: judgeModels(),
+  });
+  if (args.shard) manifest.shard = args.shard;
+  manifest.writer = thisWriter();
+  // Refused here (exit 2) when its evals changed, before the store is written.
+  const continued = continuation
+    ? await continueRun(continuation, store, manifest, args.force === true, io)
+    : undefined;
+  const digests = () =>
+    Object.fromEntries(entries.map((e, i) => [e.eval.id, run.datasets[i]!.digest()]));
+  const sink = storeSink(store, manifest, {
+    datasetHashes: digests,
+    ...(continued ? { begin: continued.begin, skip: continued.skip } : {}),
+    onError: run.onError,
+  });
+  return { sink, continued };
+}
+
+/** What --baseline adds to a run: a sink that compares it once stored, and what to print. */
+interface BaselineStep {
+  sink?: RunSink;
+  comparison(): Comparison | undefined;
+  note(): string | undefined;
+}
+
+function baselineStep(
+  store: Store,
+  args: RunArgs,
+  baseline: StoredRun | undefined,
+  runId: string,
+  storeFailed: () => boolean,
+  io: CliIO,
+): BaselineStep {
+  const ref = args.baseline!;
+  let comparison: Comparison | undefined;
+  let note: string | undefined;
+  if (!baseline) {
+    note = `baseline ${ref}: no finished run with these evals yet; nothing to compare`;
+    return { comparison: () => undefined, note: () => note };
+  }
+  return {
+    comparison: () => comparison,
+    note: () => note,
+    sink: {
+      onRunFinished: async () => {
+        if (storeFailed()) {
+          note = `baseline ${ref}: this run could not be stored, so it is not compared`;
+          return;
+        }
+        try {
+          comparison = await compareWith(store, baseline.runId, runId, args);
+        } catch (error) {
+          io.stderr(`niceeval: comparing with baseline ${ref} failed: ${errorMessage(error)}\n`);
+        }
+      },
+    },
+  };
+}
+
+/**
+ * The exit code of a finished run: 1 for failed or errored attempts (unless within
+ * --min-pass-rate), unmet gates, unavailable judgments under --strict, run-level errors no case
+ * owned, or a significant regression with --fail-on-regression; else 0. Says why on stderr.
+ */
+function exitCode(
+  summary: RunSummary,
+  args: RunArgs,
+  io: CliIO,
+  extra: { runErrors: number; comparison?: Comparison },
+): number {
+  const unmet = unmetGates(summary.evals, args);
+  for (const reason of unmet) io.stderr(`niceeval: gate not met: ${reason}\n`);
+  // --min-pass-rate says how many attempts may fail: failed and errored attempts count
+  // against the rate instead of failing the run one by one (load errors still do).
+  const tolerated =
+    args.minPassRate !== undefined && summary.loadErrors.length === 0 && !summary.cancelled;
+  let code = summary.ok ? 0 : 1;
+  if (code === 1 && tolerated && unmet.length === 0) {
+    const t = summary.totals;
+    io.stderr(
+      `niceeval: ${t.failed} failed and ${t.errored} errored attempts are within --min-pass-rate ${args.minPassRate}\n`,
+    );
+    code = 0;
+  }
+  if (unmet.length > 0) code = 1;
+  const unavailable = summary.unavailable?.judgments ?? 0;
+  if (args.strict && unavailable > 0) {
+    io.stderr(
+      `niceeval: --strict: ${unavailable} judgment${unavailable === 1 ? " was" : "s were"} unavailable (see the summary)\n`,
+    );
+    code = 1;
+  }
+  // An uncaught error no case owned (said on stderr when it happened) fails the run.
+  if (extra.runErrors > 0) code = 1;
+  if (extra.comparison && regressionExit(extra.comparison, args, io) === 1) code = 1;
+  return code;
 }
 
 /** The reporters asked for; the console is the default, and --json adds a JSON report. */

@@ -94,7 +94,9 @@ export function openDatabase(path: string, busyTimeoutMs: number): Database.Data
         path,
         `schema version ${version}, this niceeval reads up to ${SCHEMA_VERSION}`,
       );
-    db.pragma("journal_mode = WAL");
+    // Switching a new file to WAL needs it alone for a moment; another process creating the same
+    // store at once gets SQLITE_BUSY without SQLite's busy wait, so wait here instead.
+    retryWhileBusy(() => db.pragma("journal_mode = WAL"), busyTimeoutMs);
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
     // Reads of a 100,000-attempt run stay in memory instead of going through 2 MB of cache.
@@ -118,5 +120,19 @@ export function openDatabase(path: string, busyTimeoutMs: number): Database.Data
     if (isCorruption(error))
       throw storeFileError("STORE_CORRUPT", path, (error as Error).message, error);
     throw error;
+  }
+}
+
+/** Run `work` again while SQLite answers SQLITE_BUSY, for up to `timeoutMs`. */
+function retryWhileBusy<T>(work: () => T, timeoutMs: number): T {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    try {
+      return work();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code !== "SQLITE_BUSY" || performance.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
   }
 }
