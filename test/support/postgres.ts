@@ -4,10 +4,10 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { arch, platform, tmpdir, userInfo } from "node:os";
 import { dirname, join } from "node:path";
 import pg from "pg";
+import { startOnFreePort } from "./server.js";
 
 export const PG_USER = "niceeval";
 export const PG_PASSWORD = "s3cret-pw";
@@ -76,21 +76,6 @@ function serverUser(): { uid: number; gid: number } | undefined {
     }
   }
   throw new Error("running as root and no unprivileged user (postgres, nobody) to run PostgreSQL");
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address
-          ? resolve(address.port)
-          : reject(new Error("no port")),
-      );
-    });
-  });
 }
 
 function run(file: string, args: string[], user: { uid: number; gid: number } | undefined): void {
@@ -170,33 +155,26 @@ export async function startPostgres(
       ? []
       : ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]),
   ];
-  let child: ChildProcess | undefined;
-  let port = 0;
-  let log = "";
-  for (let attempt = 0; attempt < 5 && !child; attempt++) {
-    port = await freePort();
-    const proc = spawn(join(bin, "postgres"), ["-D", data, "-p", String(port), ...flags], {
-      stdio: ["ignore", "ignore", "pipe"],
-      env: { ...process.env, LC_ALL: "C.UTF-8" },
-      ...(user ?? {}),
+  let started: { child: ChildProcess; port: number };
+  try {
+    started = await startOnFreePort({
+      name: `PostgreSQL (${bin})`,
+      spawn: (port) =>
+        spawn(join(bin, "postgres"), ["-D", data, "-p", String(port), ...flags], {
+          stdio: ["ignore", "ignore", "pipe"],
+          env: { ...process.env, LC_ALL: "C.UTF-8" },
+          ...(user ?? {}),
+        }),
+      ready: connectable,
+      timeoutMs: 30_000,
+      pollMs: 100,
+      logChars: 8000,
     });
-    proc.stderr?.on("data", (chunk: Buffer) => {
-      log = (log + chunk.toString()).slice(-8000);
-    });
-    let exited = false;
-    proc.once("exit", () => {
-      exited = true;
-    });
-    const deadline = Date.now() + 30_000;
-    while (!exited && Date.now() < deadline && !(await connectable(port)))
-      await new Promise((r) => setTimeout(r, 100));
-    if (!exited && Date.now() < deadline) child = proc;
-    else if (!exited) proc.kill("SIGKILL");
-  }
-  if (!child) {
+  } catch (error) {
     await rm(dir, { recursive: true, force: true });
-    throw new Error(`PostgreSQL did not start (${bin}):\n${log}`);
+    throw error;
   }
+  const { child, port } = started;
   const server = child;
   const stopOnExit = () => server.kill("SIGKILL");
   process.once("exit", stopOnExit);

@@ -3,9 +3,10 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { createConnection, createServer } from "node:net";
+import { createConnection } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
+import { startOnFreePort } from "./server.js";
 
 /** A running test server. */
 export interface TestRedis {
@@ -44,21 +45,7 @@ function findRedisServer(): string {
   throw new Error("no redis-server for the tests: run `apt-get install redis-server`");
 }
 
-/** A free TCP port on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address
-          ? resolve(address.port)
-          : reject(new Error("no port")),
-      );
-    });
-  });
-}
+export { freePort } from "./server.js";
 
 function answersPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -82,46 +69,37 @@ function answersPing(port: number): Promise<boolean> {
 export async function startRedis(): Promise<TestRedis> {
   const bin = findRedisServer();
   const dir = mkdtempSync(join(tmpdir(), "niceeval-redis-"));
-  let child: ChildProcess | undefined;
-  let port = 0;
-  let log = "";
-  for (let attempt = 0; attempt < 5 && !child; attempt++) {
-    port = await freePort();
-    const proc = spawn(
-      bin,
-      [
-        "--port",
-        String(port),
-        "--bind",
-        "127.0.0.1",
-        "--dir",
-        dir,
-        "--save",
-        "",
-        "--appendonly",
-        "no",
-      ],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    const keep = (chunk: Buffer) => {
-      log = (log + chunk.toString()).slice(-4000);
-    };
-    proc.stdout?.on("data", keep);
-    proc.stderr?.on("data", keep);
-    let exited = false;
-    proc.once("exit", () => {
-      exited = true;
+  let started: { child: ChildProcess; port: number };
+  try {
+    started = await startOnFreePort({
+      name: `redis-server (${bin})`,
+      spawn: (port) =>
+        spawn(
+          bin,
+          [
+            "--port",
+            String(port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            dir,
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+          ],
+          { stdio: ["ignore", "pipe", "pipe"] },
+        ),
+      ready: answersPing,
+      timeoutMs: 10_000,
+      pollMs: 50,
+      logChars: 4000,
     });
-    const deadline = Date.now() + 10_000;
-    while (!exited && Date.now() < deadline && !(await answersPing(port)))
-      await new Promise((r) => setTimeout(r, 50));
-    if (!exited && Date.now() < deadline) child = proc;
-    else if (!exited) proc.kill("SIGKILL");
-  }
-  if (!child) {
+  } catch (error) {
     await rm(dir, { recursive: true, force: true });
-    throw new Error(`redis-server did not start (${bin}):\n${log}`);
+    throw error;
   }
+  const { child, port } = started;
   const server = child;
   const stopOnExit = () => server.kill("SIGKILL");
   process.once("exit", stopOnExit);
