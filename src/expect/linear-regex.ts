@@ -1,4 +1,5 @@
-import { RE2JS } from "re2js";
+import { createRequire } from "node:module";
+import type { RE2JS as RE2JSClass } from "re2js";
 import { errorMessage } from "../errors.js";
 
 /**
@@ -42,6 +43,13 @@ const REWRITE =
 
 class Unsupported extends Error {}
 
+// re2js is a large module: loaded (synchronously, its CommonJS build) on the first pattern.
+let loaded: typeof RE2JSClass | undefined;
+function re2(): typeof RE2JSClass {
+  loaded ??= (createRequire(import.meta.url)("re2js") as { RE2JS: typeof RE2JSClass }).RE2JS;
+  return loaded;
+}
+
 /**
  * Compile a JavaScript regular expression source for linear-time matching. Never throws:
  * an invalid pattern or flag, or a construct RE2 cannot run (backreferences, lookahead,
@@ -82,11 +90,12 @@ export function compileLinearRegex(source: string, flags = ""): LinearRegexResul
     };
   }
   if (flags.includes("y")) translated = `\\A(?:${translated})`;
+  const RE2JS = re2();
   let bits = RE2JS.LOOKBEHINDS;
   if (flags.includes("i")) bits |= RE2JS.CASE_INSENSITIVE;
   if (flags.includes("m")) bits |= RE2JS.MULTILINE;
   if (flags.includes("s")) bits |= RE2JS.DOTALL;
-  let engine: RE2JS;
+  let engine: RE2JSClass;
   try {
     engine = RE2JS.compile(translated, bits);
   } catch (error) {

@@ -1,0 +1,169 @@
+import {
+  getAllRegisteredSchemaUris,
+  getShouldValidateFormat,
+  hasSchema,
+  registerSchema,
+  setShouldValidateFormat,
+  unregisterSchema,
+  type Validator,
+  validate,
+} from "@hyperjump/json-schema/draft-2020-12";
+import "./json-schema-dialects.js";
+import { BASIC } from "@hyperjump/json-schema/experimental";
+import { errorMessage } from "../../errors.js";
+import { DIALECT, type Draft, draftOfDialect } from "./json-schema-drafts.js";
+import {
+  describeErrors,
+  describeSchemaErrors,
+  type ValidationError,
+} from "./json-schema-errors.js";
+import { findNotJson, withoutUndefined } from "./json-schema-json.js";
+import {
+  type CompiledJsonSchema,
+  type FormatMode,
+  type JsonSchema,
+  type JsonSchemaCheck,
+  KNOWN_FORMATS,
+} from "./json-schema-model.js";
+import { mapSchema, type SchemaMap, withoutFragment } from "./json-schema-walk.js";
+
+// The validator (@hyperjump/json-schema) and its dialects are a large graph: this module is
+// imported on the first schema compiled, so a run without one never loads them.
+
+// The library's hostname checks print their parse errors with console.log; a scorer stays quiet.
+const NOISY_FORMATS = new Set(["hostname", "idn-hostname", "idn-email"]);
+
+const BASE = "https://niceeval.invalid/schema/";
+let compiled = 0;
+
+// ---- compiling, one at a time -------------------------------------------------------------
+
+// The library keeps one registry of schemas by URI; compiling one schema at a time (and
+// unregistering it after) lets two schemas share an `$id` without clashing.
+let queue: Promise<unknown> = Promise.resolve();
+function oneAtATime<T>(task: () => Promise<T>): Promise<T> {
+  const run = queue.then(task, task);
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+function withoutBase(message: string, base: string): string {
+  return message.replaceAll(base, "(schema)").replaceAll(BASE, "");
+}
+
+function outsideReference(map: SchemaMap): string | undefined {
+  for (const { written, resolved } of map.references) {
+    const document = withoutFragment(resolved);
+    if (map.resources.has(document) || hasSchema(document)) continue;
+    const where = document.startsWith(BASE) ? "a document beside the schema" : document;
+    return `reference ${JSON.stringify(written)} points to ${where}, outside the schema; niceeval does not fetch schemas: embed it under $defs with its "$id"`;
+  }
+  return undefined;
+}
+
+const metaValidators = new Map<Draft, Promise<Validator>>();
+function metaValidator(draft: Draft): Promise<Validator> {
+  let found = metaValidators.get(draft);
+  if (!found) {
+    found = validate(DIALECT[draft]);
+    metaValidators.set(draft, found);
+  }
+  return found;
+}
+
+function runQuietly<T>(noisy: boolean, task: () => T): T {
+  if (!noisy) return task();
+  const log = console.log;
+  console.log = () => undefined;
+  try {
+    return task();
+  } finally {
+    console.log = log;
+  }
+}
+
+function makeChecker(
+  validator: Validator,
+  map: SchemaMap,
+): (actual: unknown, formats?: FormatMode) => JsonSchemaCheck {
+  const noisy = [...map.formats].some((format) => NOISY_FORMATS.has(format));
+  const run = (actual: unknown, formats: FormatMode): JsonSchemaCheck => {
+    const previous = getShouldValidateFormat();
+    setShouldValidateFormat(formats === "assert");
+    try {
+      return runQuietly(noisy, () => {
+        if (validator(actual as never).valid) return { outcome: "valid" };
+        const output = validator(actual as never, BASIC);
+        const errors = (output.valid ? [] : (output.errors ?? [])) as ValidationError[];
+        const reason = describeErrors(errors, { resources: map.resources, instance: actual });
+        return { outcome: "invalid", reason };
+      });
+    } finally {
+      setShouldValidateFormat(previous);
+    }
+  };
+  return (actual, formats = "assert") => {
+    try {
+      return run(actual, formats);
+    } catch (error) {
+      const notJson = findNotJson(actual);
+      if (notJson?.onlyUndefinedProperties) {
+        // JSON leaves out a property whose value is undefined; read the value the same way.
+        try {
+          return run(withoutUndefined(actual), formats);
+        } catch (again) {
+          return { outcome: "errored", reason: `the validator failed: ${errorMessage(again)}` };
+        }
+      }
+      if (notJson) {
+        const path = notJson.path.length === 0 ? "(root)" : `/${notJson.path.join("/")}`;
+        return { outcome: "invalid", reason: `${path}: must be a JSON value, got ${notJson.what}` };
+      }
+      return { outcome: "errored", reason: `the validator failed: ${errorMessage(error)}` };
+    }
+  };
+}
+
+/** Compile one schema (no cache), read as `fallback` when it names no `$schema`. */
+export async function compileUncached(
+  schema: JsonSchema,
+  fallback: Draft,
+): Promise<CompiledJsonSchema> {
+  let draft: Draft = fallback;
+  if (typeof schema === "object" && schema.$schema !== undefined) {
+    const named = draftOfDialect(schema.$schema);
+    if (typeof named !== "string") return { ok: false, reason: `invalid schema: ${named.reason}` };
+    draft = named;
+  }
+  const base = `${BASE}${++compiled}`;
+  let map: SchemaMap;
+  try {
+    map = mapSchema(schema, base, draft);
+  } catch (error) {
+    return { ok: false, reason: `invalid schema: ${errorMessage(error)}` };
+  }
+  const outside = outsideReference(map);
+  if (outside) return { ok: false, reason: `invalid schema: ${outside}` };
+  try {
+    const meta = (await metaValidator(draft))(schema as never, BASIC);
+    if (!meta.valid) {
+      const why = describeSchemaErrors((meta.errors ?? []) as ValidationError[], schema, draft);
+      return { ok: false, reason: `invalid schema: ${why}` };
+    }
+  } catch (error) {
+    return { ok: false, reason: `invalid schema: ${errorMessage(error)}` };
+  }
+  return oneAtATime(async () => {
+    const before = new Set(getAllRegisteredSchemaUris());
+    try {
+      registerSchema(schema as never, base, DIALECT[draft]);
+      const validator = await validate(base);
+      const unknownFormats = [...map.formats].filter((format) => !KNOWN_FORMATS.has(format));
+      return { ok: true, draft, unknownFormats, check: makeChecker(validator, map) };
+    } catch (error) {
+      return { ok: false, reason: `invalid schema: ${withoutBase(errorMessage(error), base)}` };
+    } finally {
+      for (const uri of getAllRegisteredSchemaUris()) if (!before.has(uri)) unregisterSchema(uri);
+    }
+  });
+}
