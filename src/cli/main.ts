@@ -26,8 +26,18 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
         return 0;
       case "run": {
         // Each command is imported when it runs: startup loads only what the command needs.
-        const { runCommand } = await import("./commands/run.js");
-        return await runCommand(args, io, packageVersion());
+        // The eval process starts booting while this one loads the command and its files.
+        const spawn =
+          args.supervise && args.queue === undefined && !args.resume
+            ? await import("../supervisor/spawn.js")
+            : undefined;
+        spawn?.startEvalProcessEarly(io.cwd, io.stdoutFd);
+        try {
+          const { runCommand } = await import("./commands/run.js");
+          return await runCommand(args, io, packageVersion());
+        } finally {
+          spawn?.discardEarlyEvalProcess();
+        }
       }
       case "worker": {
         const { workerCommand } = await import("./commands/worker.js");

@@ -1,8 +1,9 @@
-import { type ChildProcess, fork } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { type AttemptRecord, unreportedUsage } from "../eval/record.js";
 import type { AttemptJob, Executor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import type { ChildEvent, ChildJob, ChildMessage, ParentMessage } from "./protocol.js";
+import { takeEvalProcess } from "./spawn.js";
 import { jsonBatch } from "./wire.js";
 
 /** Default limit on an eval process whose event loop does not answer, ms. */
@@ -64,8 +65,6 @@ interface Child {
   killedFor?: string;
 }
 
-const childUrl = new URL("./child.js", import.meta.url);
-
 /**
  * Runs attempts in a child process (`child.ts`) that loads the same eval files. The child sends
  * a heartbeat; when it exits, crashes, runs out of memory or stops answering for longer than
@@ -102,11 +101,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
     });
 
   const spawn = (): Child => {
-    const proc = fork(childUrl, [], {
-      cwd: options.cwd,
-      serialization: "advanced",
-      stdio: ["inherit", options.stdoutFd ?? "inherit", "pipe", "ipc"],
-    });
+    const proc = takeEvalProcess(options.cwd, options.stdoutFd);
     const created: Child = {
       process: proc,
       inFlight: new Map(),
