@@ -11,6 +11,22 @@ export interface AttemptJob {
   readonly spec: CaseSpec;
   readonly trial: number;
   readonly context: AttemptContext;
+  /**
+   * Given when the executor asked for attempts ahead ({@link Executor.prefetch}): this attempt may
+   * wait on the executor's side before it starts.
+   */
+  readonly queue?: AttemptQueue;
+}
+
+/** What an executor that queues attempts must keep to: the run's concurrency, and when each starts. */
+export interface AttemptQueue {
+  /** The run's attempts running at once may not exceed this, queued ones aside. */
+  readonly concurrency: number;
+  /**
+   * Call when the attempt really starts (once; later calls are ignored). The engine's time limit
+   * and its `onAttemptStarted` hook count from here, not from when the attempt was handed over.
+   */
+  readonly started: () => void;
 }
 
 /**
@@ -20,6 +36,14 @@ export interface AttemptJob {
  */
 export interface Executor {
   execute(job: AttemptJob): Promise<AttemptRecord>;
+  /**
+   * Attempts beyond the run's concurrency this executor wants handed to it ahead of time (default
+   * 0), so that one in another process always has the next attempt at hand instead of waiting for
+   * this one between attempts. Each such attempt comes with a {@link AttemptQueue}: the executor
+   * starts at most its `concurrency` at once and calls `started` as each starts. An eval's own
+   * concurrency still caps what is handed over, queued or not.
+   */
+  readonly prefetch?: number;
   /** Release what the executor holds (child processes, connections). */
   close?(): Promise<void>;
 }

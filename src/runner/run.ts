@@ -148,19 +148,41 @@ export async function runEvals(
   };
 
   let done = 0;
+  // An executor that asks for attempts ahead queues them and says when each starts; the time limit
+  // and the started hooks count from then, and it runs at most `concurrency` of them at once.
+  const asked = executor.prefetch ?? 0;
+  const prefetch = asked > 0 ? Math.min(Math.floor(asked), MAX_CONCURRENCY) : 0;
   const attempt = async (item: Extract<SourceItem, { type: "case" }>): Promise<AttemptRecord> => {
     const entry = entries[item.entry]!;
     const { spec, trial } = item;
     const info: AttemptInfo = { evalId: entry.eval.id, caseId: spec.id, index: spec.index, trial };
     const wait = limiter.acquire(item.entry);
     if (wait) await wait;
-    tally.attemptStarted(item.entry);
-    if (realtime.started) sinks.call("onAttemptStarted", info);
+    let startedAt: number | undefined;
+    const start = () => {
+      if (startedAt !== undefined) return;
+      startedAt = performance.now();
+      tally.attemptStarted(item.entry);
+      if (realtime.started) sinks.call("onAttemptStarted", info);
+    };
     let record: AttemptRecord;
-    const attemptStarted = performance.now();
     try {
-      const context = contextFor(info);
-      record = await watchdog.guard(() => executor.execute({ entry, spec, trial, context }));
+      const job = { entry, spec, trial, context: contextFor(info) };
+      if (prefetch > 0) {
+        record = await watchdog.guardFromStart((armed) => {
+          const started = () => {
+            start();
+            armed();
+          };
+          return executor.execute({
+            ...job,
+            queue: { concurrency: settings.concurrency, started },
+          });
+        });
+      } else {
+        start();
+        record = await watchdog.guard(() => executor.execute(job));
+      }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       record = crashed(
@@ -169,8 +191,10 @@ export async function runEvals(
         `eval "${entry.eval.id}" crashed on case "${spec.id}": ${message}`,
       );
       // The time it really ran (a timed-out attempt ran for its whole limit).
-      record.elapsedMs = performance.now() - attemptStarted;
+      record.elapsedMs = startedAt === undefined ? 0 : performance.now() - startedAt;
     }
+    // Sinks see every attempt start, even one its executor ended before starting it.
+    start();
     limiter.release(item.entry);
     tally.attemptEnded(item.entry);
     return record;
@@ -213,7 +237,7 @@ export async function runEvals(
     }
   };
   try {
-    await Promise.all(Array.from({ length: settings.concurrency }, worker));
+    await Promise.all(Array.from({ length: settings.concurrency + prefetch }, worker));
   } finally {
     watchdog.stop();
   }

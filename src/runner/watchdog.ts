@@ -16,16 +16,37 @@ export class Watchdog {
 
   /** Run `work`, rejecting with a timeout error if it outlives the limit. */
   guard<T>(work: () => Promise<T>): Promise<T> {
+    return this.guardFromStart((start) => {
+      start();
+      return work();
+    });
+  }
+
+  /**
+   * Like {@link guard}, but the limit counts from when `work` calls `start` (an attempt that waits
+   * in an executor's queue first); until then nothing can time out. Later calls are ignored.
+   */
+  guardFromStart<T>(work: (start: () => void) => Promise<T>): Promise<T> {
     const key = this.nextKey++;
     return new Promise<T>((resolve, reject) => {
-      this.deadlines.set(key, { at: performance.now() + this.limitMs, reject });
-      work().then(
+      // Armed once: not again after it settled, nor after its deadline passed.
+      let armed = false;
+      const start = () => {
+        if (armed) return;
+        armed = true;
+        this.deadlines.set(key, { at: performance.now() + this.limitMs, reject });
+      };
+      const settle = () => {
+        armed = true;
+        this.deadlines.delete(key);
+      };
+      work(start).then(
         (value) => {
-          this.deadlines.delete(key);
+          settle();
           resolve(value);
         },
         (error: unknown) => {
-          this.deadlines.delete(key);
+          settle();
           reject(error);
         },
       );
