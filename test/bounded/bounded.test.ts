@@ -299,4 +299,15 @@ describe("bounded runs through the CLI", () => {
     expect(strict.code).toBe(1);
     expect(strict.stderr).toMatch(/--strict: 2 judgments were unavailable/);
   });
+
+  it("says it again when the stored run is shown", async () => {
+    const stored = await runCli(["run", "judges", "--store", "unavailable.sqlite"], project.dir);
+    expect(stored.code).toBe(0);
+    const shown = await runCli(["show", "latest", "--store", "unavailable.sqlite"], project.dir);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/! 2 judgments unavailable in 2 attempts/);
+    expect(shown.stdout).toMatch(
+      /2 × scorer "judged": judge "openai\/gpt-test" unavailable: HTTP 503/,
+    );
+  });
 });

@@ -6,6 +6,7 @@ import type { Reporter } from "../../report/reporter.js";
 import type { EvalSummary } from "../../runner/events.js";
 import { EvalAccumulator } from "../../runner/stats.js";
 import type { RunSummary } from "../../runner/summary.js";
+import { UnavailableTally } from "../../runner/unavailable.js";
 import { resolveRunRef } from "../../store/resolve.js";
 import type { Store, StoredRun } from "../../store/types.js";
 import { runRow } from "../../viewer/api.js";
@@ -125,9 +126,12 @@ export async function replay(
       accumulator = new EvalAccumulator(e.evalId, e.style, e.trials);
     }
   };
+  // The run's summary line of unavailable judgments is counted again from its attempts.
+  const unavailable = new UnavailableTally();
   for await (const record of store.streamAttempts(run.runId)) {
     advanceTo(record.evalId);
     accumulator?.add(record);
+    unavailable.add(record);
     reporter.onCaseFinished?.(record);
   }
   if (position >= 0) endEval(position);
@@ -150,6 +154,7 @@ export async function replay(
       skipped: t.skipped,
     },
     judge: finished.reduce((sum, s) => addJudgeUsage(sum, s.judge), emptyJudgeUsage()),
+    unavailable: unavailable.summary(),
     loadErrors: [],
     ok: t.failed === 0 && t.errored === 0 && run.status === "finished",
     cancelled: run.status === "interrupted",
