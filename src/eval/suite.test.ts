@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { runEvals } from "../runner/run.js";
-import { createScorer, evalScorersProvider, jsonSchemaValidTool } from "../scorers/index.js";
+import {
+  createScorer,
+  evalScorersProvider,
+  exactMatch,
+  exactMatchTool,
+  jsonSchemaValidTool,
+} from "../scorers/index.js";
+import { defineDriver, implementTool } from "../tool/tool.js";
 import type { AttemptRecord } from "./record.js";
 import { bindScorer, defineSuite } from "./suite.js";
 
@@ -50,6 +57,96 @@ describe("defineSuite", () => {
       { kind: "message", role: "user", content: "x" },
       { kind: "tool-call", name: "lookup", input: { q: "x" }, output: 1 },
     ]);
+  });
+});
+
+describe("synchronous and asynchronous targets and scorers", () => {
+  const exact = (id: string, later = false) =>
+    bindScorer<string, { actual: string; expected: string }>({
+      id,
+      tool: exactMatchTool,
+      driver: later
+        ? defineDriver({
+            id: "later",
+            implementations: [implementTool(exactMatchTool, async (input) => exactMatch(input))],
+          })
+        : evalScorersProvider,
+      mapInput: ({ output, expected }) => ({ actual: output, expected: String(expected) }),
+    });
+  const throws = bindScorer<string, { actual: string; expected: string }>({
+    id: "throws",
+    tool: exactMatchTool,
+    driver: evalScorersProvider,
+    mapInput: () => {
+      throw new Error("no input");
+    },
+  });
+  const invalid = bindScorer<string, { actual: string; expected: string }>({
+    id: "invalid",
+    tool: exactMatchTool,
+    driver: evalScorersProvider,
+    mapInput: () => ({ actual: 1 as never, expected: "x" }),
+  });
+  const late = createScorer<string, unknown>({
+    name: "late",
+    score: async ({ output }) => ({ score: output === "b" ? 1 : 0 }),
+  });
+  const run = async (target: (input: string) => string | Promise<string>) => {
+    const suite = defineSuite<string, string>({
+      id: "mixed",
+      cases: [
+        { id: "a", input: "a", expected: "a" },
+        { id: "b", input: "b", expected: "x" },
+        { id: "boom", input: "boom" },
+      ],
+      target,
+      scorers: [exact("now"), late, exact("later", true), throws, invalid],
+      gates: ["now", "later"],
+    });
+    const seen: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { onRecord: (r) => seen.push(r) });
+    return seen.map((r) => ({
+      caseId: r.caseId,
+      verdict: r.verdict,
+      score: r.score,
+      error: r.error,
+      judgments: r.judgments.map(({ label, state, gate, earned, reason }) => ({
+        label,
+        state,
+        gate,
+        earned,
+        reason,
+      })),
+    }));
+  };
+
+  it("gives the same records in scorer order whichever answers first", async () => {
+    const fail = (input: string) => {
+      if (input === "boom") throw new Error("boom");
+      return input;
+    };
+    const now = await run(fail);
+    const later = await run(async (input) => fail(input));
+    expect(later).toEqual(now);
+    expect(now.map((r) => [r.caseId, r.verdict])).toEqual([
+      ["a", "errored"],
+      ["b", "errored"],
+      ["boom", "errored"],
+    ]);
+    expect(now[0]?.judgments).toMatchObject([
+      { label: "now", state: "matched", gate: true },
+      { label: "late", state: "mismatched", gate: false },
+      { label: "later", state: "matched", gate: true },
+      { label: "throws", state: "errored", reason: 'scorer "throws" threw: no input' },
+      { label: "invalid", state: "errored", gate: false },
+    ]);
+    expect(now[0]?.judgments[4]?.reason).toMatch(/invalid input for tool "eval.exact-match"/);
+    expect(now[1]?.judgments.map((j) => j.state).slice(0, 3)).toEqual([
+      "mismatched",
+      "matched",
+      "mismatched",
+    ]);
+    expect(now[2]?.error?.message).toBe("boom");
   });
 });
 

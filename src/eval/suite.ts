@@ -3,7 +3,7 @@ import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
 import { isJudgeUnavailable } from "../judge/unavailable.js";
 import type { Score } from "../score/score.js";
 import { isScorer, runtimeContext, type Scorer } from "../scorers/create-scorer.js";
-import { runTool } from "../tool/run-tool.js";
+import { callTool, isThenable, runTool } from "../tool/run-tool.js";
 import type { Driver, Tool } from "../tool/tool.js";
 import type { AttemptRecord, Judgment } from "./record.js";
 import { addJudgeUsage, emptyJudgeUsage, erroredRecord, unreportedUsage } from "./record.js";
@@ -62,7 +62,7 @@ export function bindScorer<Output, ScorerInput>(
   binding: ScorerBinding<Output, ScorerInput>,
 ): BoundScorer<Output> {
   const candidates = [binding.driver];
-  return Object.freeze({
+  const bound: BoundScorer<Output> = Object.freeze({
     kind: "bound-scorer" as const,
     id: binding.id,
     toolId: binding.tool.id,
@@ -74,7 +74,17 @@ export function bindScorer<Output, ScorerInput>(
         ...(signal ? { signal } : {}),
       }),
   });
+  bindings.set(bound, { tool: binding.tool, candidates, mapInput: binding.mapInput });
+  return bound;
 }
+
+/** What a bound scorer runs, for the engine to run it without a promise when its tool allows. */
+interface Binding<Output> {
+  readonly tool: Tool<unknown, Score>;
+  readonly candidates: readonly Driver[];
+  readonly mapInput: (args: ScorerMapArgs<Output>) => unknown;
+}
+const bindings = new WeakMap<BoundScorer<never>, Binding<never>>();
 
 /** A dataset suite as data: cases and bound scorers (seed shape; the target comes at run time). */
 export interface TypedEvalSuite<Input, Output> {
@@ -334,24 +344,41 @@ function caseId(given: unknown, index: number, ids: CaseIds): { id: string; prob
 }
 
 /** Run one case: the target, then every scorer; failures become data on the record. */
-export async function runSuiteCase<Input, Output>(
+export function runSuiteCase<Input, Output>(
   definition: SuiteDefinition<Input, Output>,
   spec: CaseSpec,
   context: AttemptContext,
 ): Promise<AttemptRecord> {
   const started = performance.now();
-  const base = { evalId: definition.id, caseId: spec.id };
   if (spec.invalid !== undefined) {
-    return erroredRecord({
-      ...base,
-      message: spec.invalid,
-      where: `cases of eval "${definition.id}"`,
-      max: definition.scorers.length,
-    });
+    return Promise.resolve(
+      erroredRecord({
+        evalId: definition.id,
+        caseId: spec.id,
+        message: spec.invalid,
+        where: `cases of eval "${definition.id}"`,
+        max: definition.scorers.length,
+      }),
+    );
   }
   // One limit for the whole attempt: what finished before it is kept. None: no timer at all.
   const limit = definition.timeoutMs ?? context.timeoutMs;
-  if (limit === undefined) return scoreCase(definition, spec, context, undefined, started);
+  if (limit !== undefined) return scoreWithin(definition, spec, context, limit, started);
+  try {
+    // Synchronous targets and scorers give their record without waiting on anything.
+    return Promise.resolve(scoreCase(definition, spec, context, undefined, started));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+async function scoreWithin<Input, Output>(
+  definition: SuiteDefinition<Input, Output>,
+  spec: CaseSpec,
+  context: AttemptContext,
+  limit: number,
+  started: number,
+): Promise<AttemptRecord> {
   const deadline = new Deadline(context.signal, limit);
   try {
     return await scoreCase(definition, spec, context, deadline, started);
@@ -360,16 +387,58 @@ export async function runSuiteCase<Input, Output>(
   }
 }
 
-async function scoreCase<Input, Output>(
+/** What a suite's cases share, worked out once per definition rather than once per case. */
+interface SuitePlan<Input, Output> {
+  readonly scorers: readonly SuiteScorer<Input, Output>[];
+  readonly count: number;
+  readonly thresholdGiven: number | undefined;
+  readonly gatesGiven: readonly string[] | undefined;
+  readonly threshold: number;
+  readonly gates: ReadonlySet<string> | undefined;
+  readonly labels: readonly string[];
+  /** createScorer scorers (true) and bound tool scorers (false). */
+  readonly named: readonly boolean[];
+}
+
+const plans = new WeakMap<object, SuitePlan<never, never>>();
+
+function planOf<Input, Output>(
+  definition: SuiteDefinition<Input, Output>,
+): SuitePlan<Input, Output> {
+  const known = plans.get(definition) as SuitePlan<Input, Output> | undefined;
+  const { scorers, threshold, gates } = definition;
+  // Built again if the definition was changed since (the plan never answers for an old one).
+  if (
+    known !== undefined &&
+    known.scorers === scorers &&
+    known.count === scorers.length &&
+    known.thresholdGiven === threshold &&
+    known.gatesGiven === gates
+  ) {
+    return known;
+  }
+  const plan: SuitePlan<Input, Output> = {
+    scorers,
+    count: scorers.length,
+    thresholdGiven: threshold,
+    gatesGiven: gates,
+    threshold: threshold ?? 0.5,
+    gates: gates ? new Set(gates) : undefined,
+    labels: scorers.map(scorerLabel),
+    named: scorers.map((scorer) => isScorer(scorer)),
+  };
+  plans.set(definition, plan as unknown as SuitePlan<never, never>);
+  return plan;
+}
+
+function scoreCase<Input, Output>(
   definition: SuiteDefinition<Input, Output>,
   spec: CaseSpec,
   context: AttemptContext,
   deadline: Deadline | undefined,
   started: number,
-): Promise<AttemptRecord> {
-  const base = { evalId: definition.id, caseId: spec.id };
+): AttemptRecord | Promise<AttemptRecord> {
   const signal = deadline?.signal ?? context.signal;
-  let output: Output;
   const trace = new TraceRecorder();
   const targetContext: TargetContext = {
     caseId: spec.id,
@@ -377,58 +446,114 @@ async function scoreCase<Input, Output>(
     trial: context.trial ?? 0,
     trace,
   };
+  let produced: Output | PromiseLike<Output>;
   try {
-    const produce = () => definition.target(spec.input as Input, targetContext);
-    output = deadline
-      ? await deadline.race(produce, () => {
-          throw deadline.timeoutError("the target");
-        })
-      : await produce();
+    produced = deadline
+      ? deadline.race(
+          () => definition.target(spec.input as Input, targetContext),
+          () => {
+            throw deadline.timeoutError("the target");
+          },
+        )
+      : definition.target(spec.input as Input, targetContext);
+    if (isThenable(produced)) {
+      return scoreLater(definition, spec, context, deadline, started, trace, produced);
+    }
   } catch (error) {
-    return erroredRecord({
-      ...base,
-      message: errorMessage(error),
-      where: `target of case "${spec.id}" in eval "${definition.id}"`,
-      elapsedMs: performance.now() - started,
-      max: definition.scorers.length,
-    });
+    return targetFailed(definition, spec, error, started);
   }
+  return judgeOutput(definition, spec, context, deadline, started, trace, produced);
+}
+
+/** The rest of {@link scoreCase} once an asynchronous target has answered. */
+async function scoreLater<Input, Output>(
+  definition: SuiteDefinition<Input, Output>,
+  spec: CaseSpec,
+  context: AttemptContext,
+  deadline: Deadline | undefined,
+  started: number,
+  trace: TraceRecorder,
+  produced: PromiseLike<Output>,
+): Promise<AttemptRecord> {
+  let output: Output;
+  try {
+    output = await produced;
+  } catch (error) {
+    return targetFailed(definition, spec, error, started);
+  }
+  return judgeOutput(definition, spec, context, deadline, started, trace, output);
+}
+
+function targetFailed<Input, Output>(
+  definition: SuiteDefinition<Input, Output>,
+  spec: CaseSpec,
+  error: unknown,
+  started: number,
+): AttemptRecord {
+  return erroredRecord({
+    evalId: definition.id,
+    caseId: spec.id,
+    message: errorMessage(error),
+    where: `target of case "${spec.id}" in eval "${definition.id}"`,
+    elapsedMs: performance.now() - started,
+    max: definition.scorers.length,
+  });
+}
+
+/** Every scorer on the target's output; synchronous when every scorer answers synchronously. */
+function judgeOutput<Input, Output>(
+  definition: SuiteDefinition<Input, Output>,
+  spec: CaseSpec,
+  context: AttemptContext,
+  deadline: Deadline | undefined,
+  started: number,
+  trace: TraceRecorder,
+  output: Output,
+): AttemptRecord | Promise<AttemptRecord> {
+  const plan = planOf(definition);
   const args: ScorerMapArgs<Output> = {
     output,
     expected: spec.expected,
     input: spec.input,
     caseId: spec.id,
   };
-  const threshold = definition.threshold ?? 0.5;
-  const gates = definition.gates ? new Set(definition.gates) : undefined;
-  // A scorer still running at the limit is an errored judgment; the others keep theirs.
-  const judge = (scorer: SuiteScorer<Input, Output>): Promise<Judgment> => {
-    const work = () => judgeWith(scorer, args, spec, threshold, context.signal, signal);
-    if (!deadline) return work();
-    const label = scorerLabel(scorer);
-    return deadline.race(work, () =>
-      erroredJudgment(label, errorMessage(deadline.timeoutError(`scorer "${label}"`))),
-    );
-  };
-  const judgments = await Promise.all(
-    definition.scorers.map(async (scorer) => {
-      // No judge can be called: no ledger to open (one promise less per scorer and case).
-      if (!judgeLedgersOpen()) {
-        const result = await judge(scorer);
-        if (gates && !gates.has(result.label)) result.gate = false;
-        return result;
-      }
-      const { result, usage } = await withJudgeLedger(() => judge(scorer));
-      if (usage.calls + usage.cachedCalls > 0) result.judge = usage;
-      if (gates && !gates.has(result.label)) result.gate = false;
-      return result;
-    }),
+  const judgments: Judgment[] = [];
+  const pending: Promise<void>[] = [];
+  for (let index = 0; index < plan.count; index++) {
+    const result = judgeScorer(plan, index, args, spec, context, deadline);
+    if (result instanceof Promise) {
+      judgments.push(undefined as never);
+      pending.push(
+        result.then((judgment) => {
+          judgments[index] = judgment;
+        }),
+      );
+    } else judgments.push(result);
+  }
+  if (pending.length === 0)
+    return finishRecord(definition, spec, context, started, trace, output, judgments);
+  return Promise.all(pending).then(() =>
+    finishRecord(definition, spec, context, started, trace, output, judgments),
   );
+}
+
+function finishRecord<Input, Output>(
+  definition: SuiteDefinition<Input, Output>,
+  spec: CaseSpec,
+  context: AttemptContext,
+  started: number,
+  trace: TraceRecorder,
+  output: Output,
+  judgments: Judgment[],
+): AttemptRecord {
   const judgeUsage = emptyJudgeUsage();
   for (const judgment of judgments) addJudgeUsage(judgeUsage, judgment.judge);
-  for (const judgment of judgments) context.onJudgment?.(judgment);
+  if (context.onJudgment !== undefined) {
+    for (const judgment of judgments) context.onJudgment(judgment);
+  }
   const record: AttemptRecord = {
-    ...base,
+    evalId: definition.id,
+    caseId: spec.id,
     verdict: decideVerdict(judgments),
     score: summarizeScore(judgments),
     judgments,
@@ -439,6 +564,51 @@ async function scoreCase<Input, Output>(
   const steps = trace.take();
   if (steps) record.trace = steps;
   return record;
+}
+
+/** One scorer's judgment, inside a judge-usage ledger when a judge can be called. */
+function judgeScorer<Input, Output>(
+  plan: SuitePlan<Input, Output>,
+  index: number,
+  args: ScorerMapArgs<Output>,
+  spec: CaseSpec,
+  context: AttemptContext,
+  deadline: Deadline | undefined,
+): Judgment | Promise<Judgment> {
+  // No judge can be called: no ledger to open (no promise at all for a synchronous scorer).
+  if (!judgeLedgersOpen()) {
+    const result = judgeWithin(plan, index, args, spec, context, deadline);
+    if (result instanceof Promise) return result.then((judgment) => gated(plan, judgment));
+    return gated(plan, result);
+  }
+  return withJudgeLedger(async () => judgeWithin(plan, index, args, spec, context, deadline)).then(
+    ({ result, usage }) => {
+      if (usage.calls + usage.cachedCalls > 0) result.judge = usage;
+      return gated(plan, result);
+    },
+  );
+}
+
+function gated<Input, Output>(plan: SuitePlan<Input, Output>, judgment: Judgment): Judgment {
+  if (plan.gates && !plan.gates.has(judgment.label)) judgment.gate = false;
+  return judgment;
+}
+
+/** A scorer still running at the limit is an errored judgment; the others keep theirs. */
+function judgeWithin<Input, Output>(
+  plan: SuitePlan<Input, Output>,
+  index: number,
+  args: ScorerMapArgs<Output>,
+  spec: CaseSpec,
+  context: AttemptContext,
+  deadline: Deadline | undefined,
+): Judgment | Promise<Judgment> {
+  if (!deadline) return judgeWith(plan, index, args, spec, context.signal, context.signal);
+  const label = plan.labels[index]!;
+  return deadline.race(
+    () => judgeWith(plan, index, args, spec, context.signal, deadline.signal),
+    () => erroredJudgment(label, errorMessage(deadline.timeoutError(`scorer "${label}"`))),
+  );
 }
 
 /** What identifies a suite's configuration: its scorers (with their tools), threshold, gates, timeout. */
@@ -458,43 +628,88 @@ function suiteFingerprint<Input, Output>(
   };
 }
 
-async function judgeWith<Input, Output>(
-  scorer: SuiteScorer<Input, Output>,
+/** One scorer on one case; synchronous for a bound tool scorer whose tool answers synchronously. */
+function judgeWith<Input, Output>(
+  plan: SuitePlan<Input, Output>,
+  index: number,
+  args: ScorerMapArgs<Output>,
+  spec: CaseSpec,
+  runSignal: AbortSignal,
+  attemptSignal: AbortSignal,
+): Judgment | Promise<Judgment> {
+  const scorer = plan.scorers[index]!;
+  const label = plan.labels[index]!;
+  if (plan.named[index]) {
+    return judgeNamed(
+      scorer as Scorer<Output, unknown>,
+      label,
+      args,
+      spec,
+      plan.threshold,
+      runSignal,
+    );
+  }
+  const bound = scorer as BoundScorer<Output>;
+  try {
+    const binding = bindings.get(bound) as Binding<Output> | undefined;
+    const score = binding
+      ? callTool(binding.tool, binding.candidates, binding.mapInput(args), attemptSignal)
+      : bound.run(args, attemptSignal);
+    if (isThenable(score)) return toolScoreLater(label, bound, score);
+    return fromToolScore(label, bound.toolId, score);
+  } catch (error) {
+    return scorerFailed(label, error);
+  }
+}
+
+async function toolScoreLater<Output>(
+  label: string,
+  bound: BoundScorer<Output>,
+  pending: PromiseLike<Score>,
+): Promise<Judgment> {
+  try {
+    const score = await pending;
+    return fromToolScore(label, bound.toolId, score);
+  } catch (error) {
+    return scorerFailed(label, error);
+  }
+}
+
+async function judgeNamed<Output>(
+  scorer: Scorer<Output, unknown>,
+  label: string,
   args: ScorerMapArgs<Output>,
   spec: CaseSpec,
   threshold: number,
   runSignal: AbortSignal,
-  attemptSignal: AbortSignal,
 ): Promise<Judgment> {
-  const label = scorerLabel(scorer);
   try {
-    if (isScorer(scorer)) {
-      // A config factory is resolved with the run's context, once per signal.
-      // Resolved on the run's signal, so a factory runs once per run, not once per attempt.
-      const result = await scorer.withRuntime(runtimeContext(runSignal))({
-        ...(spec.metadata ?? {}),
-        input: args.input,
-        output: args.output,
-        expected: args.expected,
-      });
-      return fromNamedScore(label, result.score, result.metadata, threshold);
-    }
-    const bound = scorer as BoundScorer<Output>;
-    const score = await bound.run(args, attemptSignal);
-    return fromToolScore(label, bound.toolId, score);
+    // A config factory is resolved with the run's context, once per signal.
+    // Resolved on the run's signal, so a factory runs once per run, not once per attempt.
+    const result = await scorer.withRuntime(runtimeContext(runSignal))({
+      ...(spec.metadata ?? {}),
+      input: args.input,
+      output: args.output,
+      expected: args.expected,
+    });
+    return fromNamedScore(label, result.score, result.metadata, threshold);
   } catch (error) {
-    // A judge that could not answer is missing evidence, not a crash and never a zero.
-    if (isJudgeUnavailable(error)) {
-      return {
-        ...erroredJudgment(label, `scorer "${label}": ${errorMessage(error)}`),
-        state: "unavailable",
-      };
-    }
-    // A malformed result already says which scorer and what to return instead.
-    if ((error as { code?: unknown } | null)?.code === "SCORER_RESULT")
-      return erroredJudgment(label, errorMessage(error));
-    return erroredJudgment(label, `scorer "${label}" threw: ${errorMessage(error)}`);
+    return scorerFailed(label, error);
   }
+}
+
+function scorerFailed(label: string, error: unknown): Judgment {
+  // A judge that could not answer is missing evidence, not a crash and never a zero.
+  if (isJudgeUnavailable(error)) {
+    return {
+      ...erroredJudgment(label, `scorer "${label}": ${errorMessage(error)}`),
+      state: "unavailable",
+    };
+  }
+  // A malformed result already says which scorer and what to return instead.
+  if ((error as { code?: unknown } | null)?.code === "SCORER_RESULT")
+    return erroredJudgment(label, errorMessage(error));
+  return erroredJudgment(label, `scorer "${label}" threw: ${errorMessage(error)}`);
 }
 
 function scorerLabel<Input, Output>(scorer: SuiteScorer<Input, Output>): string {

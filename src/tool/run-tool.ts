@@ -1,6 +1,6 @@
 import { ToolInputError, ToolNotImplementedError, ToolOutputError } from "../errors.js";
 import { formatIssues } from "./issues.js";
-import type { Driver, Tool, ToolImplementation } from "./tool.js";
+import { builtInCheck, type Driver, type Tool, type ToolImplementation } from "./tool.js";
 
 /** Options of {@link runTool}. */
 export interface RunToolOptions<Input, Output> {
@@ -46,4 +46,53 @@ export async function runTool<Input, Output>(
     throw new ToolOutputError(tool.id, formatIssues(parsedOutput.error.issues as never));
   }
   return parsedOutput.data;
+}
+
+/**
+ * Internal: {@link runTool} for the engine's hot path, synchronous when the implementation is.
+ * A built-in implementation under its own contract skips the parses its input check and its
+ * known output make redundant (see `implementBuiltInTool`); everything else is checked exactly
+ * as runTool checks it. Throws (or rejects) with runTool's errors.
+ */
+export function callTool<Input, Output>(
+  tool: Tool<Input, Output>,
+  candidates: readonly Driver[],
+  input: Input,
+  signal: AbortSignal | undefined,
+): Output | Promise<Output> {
+  const implementation = resolveImplementation(tool, candidates);
+  const accepts = builtInCheck(
+    implementation as unknown as ToolImplementation<never, unknown>,
+    tool as unknown as Tool<never, unknown>,
+  );
+  let data: Input;
+  if (accepts?.(input)) data = input;
+  else {
+    const parsedInput = tool.inputSchema.safeParse(input);
+    if (!parsedInput.success) {
+      throw new ToolInputError(tool.id, formatIssues(parsedInput.error.issues as never));
+    }
+    data = parsedInput.data;
+  }
+  const output = implementation.run(data, signal ? { signal } : {});
+  if (accepts !== undefined) return output;
+  if (isThenable(output)) return Promise.resolve(output).then((value) => checkOutput(tool, value));
+  return checkOutput(tool, output);
+}
+
+function checkOutput<Output>(tool: Tool<unknown, Output>, output: unknown): Output {
+  const parsedOutput = tool.outputSchema.safeParse(output);
+  if (!parsedOutput.success) {
+    throw new ToolOutputError(tool.id, formatIssues(parsedOutput.error.issues as never));
+  }
+  return parsedOutput.data;
+}
+
+/** Whether `await` would wait for `value` (it has a `then` method). */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === "object" || typeof value === "function") &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }

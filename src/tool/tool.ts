@@ -53,6 +53,39 @@ export function implementTool<Input, Output>(
   return Object.freeze({ kind: "tool-implementation" as const, tool, run });
 }
 
+/** Cheap checks of the inputs of the implementations niceeval ships (see {@link implementBuiltInTool}). */
+const builtInChecks = new WeakMap<object, (input: unknown) => boolean>();
+
+/**
+ * Internal: attach behaviour that niceeval ships, with a cheap check of its input. Run under its
+ * own contract ({@link builtInCheck}), an input that `accepts` takes is one the input schema
+ * accepts unchanged, so it is handed on without a parse (any other input still goes through the
+ * schema, which decides and words the error); and `run` only returns values its output schema
+ * accepts, so they are not parsed again either.
+ */
+export function implementBuiltInTool<Input, Output>(
+  tool: Tool<Input, Output>,
+  run: (input: Input, context: ToolContext) => Output | Promise<Output>,
+  accepts: (input: unknown) => boolean,
+): ToolImplementation<Input, Output> {
+  const implementation = implementTool(tool, run);
+  builtInChecks.set(implementation, accepts);
+  return implementation;
+}
+
+/** Internal: the input check of a built-in implementation run under its own contract `tool`. */
+export function builtInCheck(
+  implementation: ToolImplementation<never, unknown>,
+  tool: Tool<never, unknown>,
+): ((input: unknown) => boolean) | undefined {
+  return implementation.tool === tool ? builtInChecks.get(implementation) : undefined;
+}
+
+/** Internal: what an object schema takes at all (an object that is not an array), for input checks. */
+export function isObjectInput(input: unknown): input is Record<string, unknown> {
+  return typeof input === "object" && input !== null && !Array.isArray(input);
+}
+
 /** Bundle implementations under a driver id. */
 export function defineDriver(definition: {
   id: string;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type Score, scoreSchema } from "../../score/score.js";
-import { defineTool, implementTool } from "../../tool/tool.js";
+import { defineTool, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
 import { preview } from "./preview.js";
 
 const LABEL = "exact-match";
@@ -58,4 +58,12 @@ export const exactMatchTool = defineTool({
 });
 
 /** The implementation of `eval.exact-match`, bundled in `evalScorersProvider`. */
-export const exactMatchImpl = implementTool(exactMatchTool, exactMatch);
+export const exactMatchImpl = implementBuiltInTool(
+  exactMatchTool,
+  exactMatch,
+  (input) =>
+    isObjectInput(input) &&
+    typeof input.actual === "string" &&
+    typeof input.expected === "string" &&
+    (typeof input.trim === "boolean" || !("trim" in input)),
+);

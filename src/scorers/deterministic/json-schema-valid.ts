@@ -3,8 +3,9 @@ import { z } from "zod";
 import { errorMessage } from "../../errors.js";
 import { scoreSchema } from "../../score/score.js";
 import { isStandardSchema, issuePointer } from "../../tool/standard-schema.js";
-import { defineTool, implementTool } from "../../tool/tool.js";
+import { defineTool, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
 import {
+  type CompiledJsonSchema,
   compileJsonSchema,
   type FormatMode,
   type JsonSchema,
@@ -89,18 +90,60 @@ function unknownFormatsNote(formats: readonly string[]): string {
   return `; format ${names} is not one the drafts define, so it was not checked`;
 }
 
+type CompiledOk = Extract<CompiledJsonSchema, { ok: true }>;
+
+/**
+ * Schemas compiled before, by object identity and the `draft` asked for. compileJsonSchema keeps
+ * the same answer for them for as long as the object lives, so a case scored against one of them
+ * is checked synchronously, without waiting for that answer again.
+ */
+const ready = new WeakMap<object, Map<Draft | undefined, CompiledOk>>();
+/** The rationale of a valid value, made once per compiled schema. */
+const validRationales = new WeakMap<CompiledOk, string>();
+
+function checkCompiled(compiled: CompiledOk, input: JsonSchemaValidInput<JsonSchema>) {
+  const check = compiled.check(input.actual, input.formats ?? "assert");
+  if (check.outcome === "errored") return errored(check.reason);
+  if (check.outcome === "invalid") return failed(check.reason);
+  let rationale = validRationales.get(compiled);
+  if (rationale === undefined) {
+    rationale = `actual is valid against the JSON Schema (draft ${compiled.draft})${unknownFormatsNote(compiled.unknownFormats)}`;
+    validRationales.set(compiled, rationale);
+  }
+  return passed(rationale);
+}
+
 async function validateJsonSchema(
   input: JsonSchemaValidInput<JsonSchema>,
 ): Promise<JsonSchemaScore> {
   const options = input.draft === undefined ? {} : { draft: input.draft };
   const compiled = await compileJsonSchema(input.schema, options);
   if (!compiled.ok) return errored(compiled.reason);
-  const check = compiled.check(input.actual, input.formats ?? "assert");
-  if (check.outcome === "errored") return errored(check.reason);
-  if (check.outcome === "invalid") return failed(check.reason);
-  return passed(
-    `actual is valid against the JSON Schema (draft ${compiled.draft})${unknownFormatsNote(compiled.unknownFormats)}`,
-  );
+  const schema = input.schema;
+  if (typeof schema === "object" && schema !== null) {
+    let drafts = ready.get(schema);
+    if (!drafts) {
+      drafts = new Map();
+      ready.set(schema, drafts);
+    }
+    drafts.set(input.draft, compiled);
+  }
+  return checkCompiled(compiled, input);
+}
+
+/** {@link jsonSchemaValid}, answered synchronously when its schema object was compiled before. */
+function jsonSchemaValidNow(
+  input: JsonSchemaValidInput,
+): JsonSchemaScore | Promise<JsonSchemaScore> {
+  const schema = input.schema;
+  const compiled =
+    typeof schema === "object" && schema !== null ? ready.get(schema)?.get(input.draft) : undefined;
+  if (compiled === undefined || isStandardSchema(schema)) return jsonSchemaValid(input);
+  try {
+    return checkCompiled(compiled, input as JsonSchemaValidInput<JsonSchema>);
+  } catch (error) {
+    return errored(`the validator failed: ${errorMessage(error)}`);
+  }
 }
 
 /**
@@ -169,6 +212,13 @@ export const jsonSchemaValidTool = defineTool({
 });
 
 /** The implementation of `eval.json-schema-valid`, bundled in `evalScorersProvider`. */
-export const jsonSchemaValidImpl = implementTool(jsonSchemaValidTool, (input) =>
-  jsonSchemaValid(input as JsonSchemaValidInput),
+export const jsonSchemaValidImpl = implementBuiltInTool(
+  jsonSchemaValidTool,
+  (input) => jsonSchemaValidNow(input as JsonSchemaValidInput),
+  (input) =>
+    isObjectInput(input) &&
+    Object.hasOwn(input, "actual") &&
+    Object.hasOwn(input, "schema") &&
+    (input.draft === undefined || DRAFTS.includes(input.draft as Draft)) &&
+    (input.formats === undefined || input.formats === "assert" || input.formats === "annotate"),
 );

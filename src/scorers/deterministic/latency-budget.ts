@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type Score, scoreSchema } from "../../score/score.js";
-import { defineTool, implementTool } from "../../tool/tool.js";
+import { defineTool, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
 
 const LABEL = "latency-budget";
 
@@ -63,7 +63,16 @@ export const latencyBudgetTool = defineTool({
 });
 
 /** The implementation of `eval.latency-budget`, bundled in `evalScorersProvider`. */
-export const latencyBudgetImpl = implementTool(latencyBudgetTool, latencyBudget);
+export const latencyBudgetImpl = implementBuiltInTool(
+  latencyBudgetTool,
+  latencyBudget,
+  (input) =>
+    isObjectInput(input) && isMilliseconds(input.durationMs) && isMilliseconds(input.budgetMs),
+);
+
+/** What `milliseconds` accepts unchanged, at least: a finite number >= 0. */
+const isMilliseconds = (value: unknown) =>
+  typeof value === "number" && Number.isFinite(value) && value >= 0;
 
 /** Milliseconds for a rationale: at most three decimals, so timer noise does not flood reports. */
 const ms = (value: number) => String(Math.round(value * 1000) / 1000);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { compileLinearRegex, type LinearRegex } from "../../expect/linear-regex.js";
 import { type Score, scoreSchema } from "../../score/score.js";
-import { defineTool, implementTool } from "../../tool/tool.js";
+import { defineTool, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
 
 const LABEL = "regex-match";
 
@@ -24,8 +24,18 @@ type Compiled =
   | { readonly regex: null; readonly problem: string };
 
 const cache = new Map<string, Compiled>();
+// The pattern of the call before: a suite scores every case with the same one, so most calls
+// find it here without building the key. Compiling is deterministic, so it stays right.
+let last: { pattern: string; flags: string; compiled: Compiled } | undefined;
 
 function compile(pattern: string, flags: string): Compiled {
+  if (last !== undefined && last.pattern === pattern && last.flags === flags) return last.compiled;
+  const compiled = compileCached(pattern, flags);
+  last = { pattern, flags, compiled };
+  return compiled;
+}
+
+function compileCached(pattern: string, flags: string): Compiled {
   const key = `${flags}/${pattern}`;
   const hit = cache.get(key);
   if (hit) return hit;
@@ -77,4 +87,12 @@ export const regexMatchTool = defineTool({
 });
 
 /** The implementation of `eval.regex-match`, bundled in `evalScorersProvider`. */
-export const regexMatchImpl = implementTool(regexMatchTool, regexMatch);
+export const regexMatchImpl = implementBuiltInTool(
+  regexMatchTool,
+  regexMatch,
+  (input) =>
+    isObjectInput(input) &&
+    typeof input.actual === "string" &&
+    typeof input.pattern === "string" &&
+    (typeof input.flags === "string" || !("flags" in input)),
+);
