@@ -139,8 +139,9 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
         out.line(`      ${c.magenta("!")} ${record.error.where}: ${oneLine(record.error.message)}`);
       for (const judgment of record.judgments) judgmentLine(judgment);
       // The reasons are on the judgments above; say only what they do to the score.
+      if (record.score.state === "complete") return;
       const missing = record.judgments.filter((j) => j.points > 0 && j.earned === null);
-      if (record.score.state !== "complete" && missing.length) {
+      if (missing.length) {
         const points = missing.reduce((sum, j) => sum + j.points, 0);
         out.line(
           `      ${c.dim(`${record.score.state}: ${formatNumber(points)} pts without evidence stay in max (${oneLine(missing.map((j) => j.label).join(", "), 200)})`)}`,

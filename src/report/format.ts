@@ -3,6 +3,8 @@ import type { Palette } from "./output.js";
 
 /** A number with at most `digits` decimals, without trailing zeros. */
 export function formatNumber(value: number, digits = 3): string {
+  // A whole number (a point, a count) is its own rounding while value * 10^digits stays exact.
+  if (Number.isInteger(value) && Math.abs(value) < 1e9 && digits <= 6) return String(value);
   if (!Number.isFinite(value)) return String(value);
   return String(Math.round(value * 10 ** digits) / 10 ** digits);
 }
@@ -41,6 +43,9 @@ export function judgmentMark(judgment: Judgment, c: Palette): string {
 
 /** "gate", "5 pts" or "gate · 5 pts". */
 export function judgmentRole(judgment: Judgment): string {
+  // The common roles, without building them for every judgment.
+  if (judgment.points === 1) return judgment.gate ? "gate · 1 pt" : "1 pt";
+  if (judgment.points === 0) return judgment.gate ? "gate" : "info";
   const parts: string[] = [];
   if (judgment.gate) parts.push("gate");
   if (judgment.points > 0)
@@ -70,6 +75,6 @@ export function formatJudgeUsage(usage: JudgeUsage): string {
 
 /** Collapse a reason onto one line, bounded so a giant reason cannot flood the report. */
 export function oneLine(text: string, max = 400): string {
-  const flat = text.replace(/\s*\n\s*/g, " ⏎ ");
+  const flat = text.includes("\n") ? text.replace(/\s*\n\s*/g, " ⏎ ") : text;
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

@@ -4,24 +4,37 @@ import { writeSync } from "node:fs";
  * Buffered synchronous writer: reports of 100,000 cases stay fast (few syscalls) and bounded
  * (nothing queues in memory behind a slow pipe). What is buffered reaches the file or pipe within
  * `maxDelayMs` (default 250 ms), so a run that is killed, or that hangs, has shown what it did.
+ * Text is encoded into the buffer as it is written, so the strings of a line die young instead
+ * of being kept (as a long concatenation) until the next flush.
  */
 export class LineWriter {
-  private buffer = "";
+  private readonly bytes: Buffer;
+  private used = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   constructor(
     private readonly fd: number,
-    private readonly limit = 64 * 1024,
+    limit = 64 * 1024,
     private readonly maxDelayMs = 250,
-  ) {}
+  ) {
+    this.bytes = Buffer.allocUnsafe(Math.max(1, limit));
+  }
 
   line(text = ""): void {
-    this.write(text + "\n");
+    this.write(`${text}\n`);
   }
 
   write(text: string): void {
-    this.buffer += text;
-    if (this.buffer.length >= this.limit) this.flush();
-    else if (this.timer === undefined) {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: make room for the worst case first.
+    if (this.used + text.length * 3 > this.bytes.length) {
+      this.flush();
+      if (text.length * 3 > this.bytes.length) {
+        const encoded = Buffer.from(text);
+        this.writeOut(encoded, encoded.length);
+        return;
+      }
+    }
+    this.used += this.bytes.write(text, this.used);
+    if (this.timer === undefined) {
       this.timer = setTimeout(() => this.flush(), this.maxDelayMs);
       this.timer.unref();
     }
@@ -32,14 +45,17 @@ export class LineWriter {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    if (!this.buffer) return;
-    const data = this.buffer;
-    this.buffer = "";
+    if (this.used === 0) return;
+    const length = this.used;
+    this.used = 0;
+    this.writeOut(this.bytes, length);
+  }
+
+  private writeOut(bytes: Buffer, length: number): void {
     let offset = 0;
-    const bytes = Buffer.from(data);
-    while (offset < bytes.length) {
+    while (offset < length) {
       try {
-        offset += writeSync(this.fd, bytes, offset);
+        offset += writeSync(this.fd, bytes, offset, length - offset);
       } catch (error) {
         // A non-blocking pipe that is full: wait briefly and retry.
         if ((error as NodeJS.ErrnoException).code === "EAGAIN") {

@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { formatComparison, formatComparisonMarkdown } from "../../compare/format.js";
 import type { Comparison } from "../../compare/types.js";
 import { errorMessage, NiceevalError } from "../../errors.js";
+import type { CaseSpec } from "../../eval/runnable.js";
 import { closeAnswerStores } from "../../judge/cache.js";
 import { configureJudges, judgeSettings } from "../../judge/config.js";
 import { otelEnabled, otelSink } from "../../otel/index.js";
@@ -156,8 +157,13 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
         ...(args.shard ? { select: [shardSelector(args.shard)] } : {}),
         ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
         ...(store ? { keepCase: true, keepOutput: true } : {}),
-        onCase: (index, spec) =>
-          datasets[index]!.add({ id: spec.id, input: spec.input, expected: spec.expected }),
+        // The dataset hashes go into the stored manifest; without a store nobody reads them.
+        ...(store
+          ? {
+              onCase: (index: number, spec: CaseSpec) =>
+                datasets[index]!.add({ id: spec.id, input: spec.input, expected: spec.expected }),
+            }
+          : {}),
         loadErrors: loaded.errors,
         executor,
         // Attempts wait in the queue for a free worker; each worker bounds its own attempts.
