@@ -20,6 +20,7 @@ import type { RunSummary } from "./summary.js";
 import { RunTally } from "./tally.js";
 import type { Telemetry } from "./telemetry.js";
 import { telemetrySink } from "./telemetry-sink.js";
+import { eventLoopTurns } from "./turns.js";
 import { Watchdog } from "./watchdog.js";
 
 export type { RunEntry } from "./entry.js";
@@ -217,8 +218,11 @@ export async function runEvals(
       ...(options.trials !== undefined ? { trials: options.trials } : {}),
     })
   )(entries, signal)[Symbol.asyncIterator]();
+  const turns = eventLoopTurns();
   const worker = async () => {
     for (;;) {
+      const turn = turns.due();
+      if (turn) await turn;
       const room = reorder.room();
       if (room) await room;
       const next = await source.next();

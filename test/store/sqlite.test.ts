@@ -3,6 +3,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -10,6 +11,7 @@ import { NiceevalError } from "../../src/errors.js";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import { isTruncated, openSqliteStore } from "../../src/store/index.js";
 import { APPLICATION_ID, migrate } from "../../src/store/sqlite/schema.js";
+import { repoRoot } from "../support/project.js";
 import { attempt, judgment, manifest } from "./fixtures.js";
 import { defineStoreSuite } from "./store-suite.js";
 
@@ -19,6 +21,45 @@ defineStoreSuite("sqlite", async () => {
   const dir = await mkdtemp(join(tmpdir(), "niceeval-store-"));
   const store = await openSqliteStore(join(dir, "nested", "niceeval.sqlite"));
   return { store, cleanup: () => rm(dir, { recursive: true, force: true }) };
+});
+
+// The CLI's store: appends on a worker thread. The thread runs the built script, so this opens
+// the built store (from sources there is no script, and appends stay on this thread).
+async function openThreadStore() {
+  const built = pathToFileURL(join(repoRoot, "dist/store/sqlite/index.js")).href;
+  const { openSqliteStore: openBuilt } = (await import(
+    built
+  )) as typeof import("../../src/store/sqlite/index.js");
+  const dir = await mkdtemp(join(tmpdir(), "niceeval-store-thread-"));
+  const store = await openBuilt(join(dir, "niceeval.sqlite"), { appendThread: true });
+  return { store, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+defineStoreSuite("sqlite, appending on its own thread", openThreadStore);
+
+describe("SQLite store appending on its own thread", () => {
+  it("keeps the order of batches posted without waiting, and reads see every one", async () => {
+    const { store, cleanup } = await openThreadStore();
+    try {
+      await store.beginRun(manifest("many"));
+      // 40 batches at once: more than the thread is handed ahead, so some appends wait for room.
+      await Promise.all(
+        Array.from({ length: 40 }, (_, b) =>
+          store.appendAttempts(
+            "many",
+            Array.from({ length: 25 }, (_, i) => attempt("alpha", b * 25 + i)),
+          ),
+        ),
+      );
+      const ids: string[] = [];
+      for await (const record of store.streamAttempts("many")) ids.push(record.caseId);
+      expect(ids).toHaveLength(1000);
+      expect(ids).toEqual(Array.from({ length: 1000 }, (_, i) => attempt("alpha", i).caseId));
+    } finally {
+      await store.close();
+      await cleanup();
+    }
+  });
 });
 
 describe("SQLite store", () => {

@@ -5,6 +5,9 @@ import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord } from "../../eval/record.js";
 import type { Store } from "../types.js";
 
+/** Batches posted to the thread and not yet answered, past which an append waits. */
+const MAX_AHEAD = 8;
+
 interface Reply {
   id: number;
   error?: { message: string; code?: string };
@@ -26,75 +29,118 @@ export function withAppendThread(
   if (!existsSync(fileURLToPath(script))) return store;
   // The thread starts with the first append, so commands that only read never start it.
   let thread: Worker | undefined;
-  const pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  // Batches are posted without waiting for the one before (the thread keeps their order), so the
+  // thread always has the next one at hand; past MAX_AHEAD unanswered batches, an append waits.
+  const posted = new Set<number>();
   let nextId = 0;
   let failure: Error | undefined;
+  let waiting: (() => void)[] = [];
+  /** Wake the appends waiting for room and the drains waiting for the thread to be done. */
+  const wake = () => {
+    const woken = waiting;
+    waiting = [];
+    for (const go of woken) go();
+    if (posted.size === 0) thread?.unref();
+  };
+  const answered = (id: number, error?: Error) => {
+    if (!posted.delete(id)) return;
+    if (error) failure ??= error;
+    wake();
+  };
   const failAll = (error: Error) => {
     failure ??= error;
-    for (const { reject } of pending.values()) reject(error);
-    pending.clear();
+    posted.clear();
+    wake();
   };
+  /** Resolves when `ready()` holds; rejects with the thread's first failure. */
+  const until = (ready: () => boolean) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (failure) reject(failure);
+        else if (ready()) resolve();
+        else waiting.push(check);
+      };
+      check();
+    });
+  /** Every batch posted so far is committed. */
+  const drain = () => until(() => posted.size === 0);
+  /** The same, for a read: a failed append is the writer's to report. */
+  const settled = () => drain().catch(() => {});
   const start = (): Worker => {
     const worker = new Worker(script, {
       workerData: { path, options },
     });
     worker.unref();
     worker.on("message", (reply: Reply) => {
-      const waiting = pending.get(reply.id);
-      if (!waiting) return;
-      pending.delete(reply.id);
-      if (reply.error) {
-        waiting.reject(
-          reply.error.code
-            ? new NiceevalError(reply.error.code, reply.error.message)
-            : new Error(reply.error.message),
-        );
-      } else waiting.resolve();
+      const error = reply.error
+        ? reply.error.code
+          ? new NiceevalError(reply.error.code, reply.error.message)
+          : new Error(reply.error.message)
+        : undefined;
+      answered(reply.id, error);
     });
     worker.on("error", (error) => failAll(error));
     worker.on("exit", (code) => {
-      if (pending.size > 0)
-        failAll(new Error(`the store's append thread exited with code ${code}`));
+      if (posted.size > 0) failAll(new Error(`the store's append thread exited with code ${code}`));
     });
     return worker;
   };
 
-  const appendOnThread = (runId: string, records: readonly AttemptRecord[]) =>
-    new Promise<void>((resolve, reject) => {
-      if (failure) return reject(failure);
-      const id = nextId++;
-      thread ??= start();
-      const worker = thread;
-      try {
-        worker.postMessage({ id, runId, records });
-      } catch {
-        // Not copyable to the thread: append on this one.
-        store.appendAttempts(runId, records).then(resolve, reject);
-        return;
-      }
-      worker.ref();
-      pending.set(id, {
-        resolve: () => {
-          if (pending.size === 0) worker.unref();
-          resolve();
-        },
-        reject,
-      });
-    });
+  // A run this store began, or found: appending to any other is refused here, at once.
+  const runs = new Set<string>();
+  const appendOnThread = async (runId: string, records: readonly AttemptRecord[]) => {
+    if (!runs.has(runId)) {
+      // Unknown here: this thread's store answers it (with RUN_NOT_FOUND when there is no such run).
+      if (!(await store.getRun(runId))) return store.appendAttempts(runId, records);
+      runs.add(runId);
+    }
+    await until(() => posted.size < MAX_AHEAD);
+    const id = nextId++;
+    thread ??= start();
+    try {
+      thread.postMessage({ id, runId, records });
+    } catch {
+      // Not copyable to the thread: append on this one, after the batches already posted.
+      await drain();
+      await store.appendAttempts(runId, records);
+      return;
+    }
+    thread.ref();
+    posted.add(id);
+  };
 
   return {
     location: store.location,
-    beginRun: (...args) => store.beginRun(...args),
+    beginRun: async (manifest, options) => {
+      const begun = await store.beginRun(manifest, options);
+      runs.add(manifest.runId);
+      return begun;
+    },
     appendAttempts: (runId, records) =>
       records.length === 0 ? Promise.resolve() : appendOnThread(runId, records),
-    finishRun: (...args) => store.finishRun(...args),
-    listRuns: (...args) => store.listRuns(...args),
-    getRun: (...args) => store.getRun(...args),
-    streamAttempts: (...args) => store.streamAttempts(...args),
-    queryAttempts: (...args) => store.queryAttempts(...args),
-    attemptKeys: (...args) => store.attemptKeys(...args),
-    attemptHistory: (...args) => store.attemptHistory(...args),
+    // The run is finished on this thread's connection once its attempts are all committed.
+    finishRun: async (...args) => {
+      await drain();
+      return store.finishRun(...args);
+    },
+    // A read sees every attempt appended before it, as with a store that appends in place.
+    listRuns: (...args) => settled().then(() => store.listRuns(...args)),
+    getRun: (...args) => settled().then(() => store.getRun(...args)),
+    async *streamAttempts(...args) {
+      await settled();
+      yield* store.streamAttempts(...args);
+    },
+    queryAttempts: (...args) => settled().then(() => store.queryAttempts(...args)),
+    async *attemptKeys(...args) {
+      await settled();
+      yield* store.attemptKeys(...args);
+    },
+    async *attemptHistory(...args) {
+      await settled();
+      yield* store.attemptHistory(...args);
+    },
     async close() {
+      await settled();
       await thread?.terminate();
       await store.close();
     },
