@@ -287,7 +287,7 @@ export class CaseIds {
 
   /** Take a given id; a problem when a case before it was already generated this id. */
   claim(id: string, index: number): string | undefined {
-    const taken = this.generated.get(id);
+    const taken = this.generated.size === 0 ? undefined : this.generated.get(id);
     if (taken !== undefined) {
       return `case at index ${index} has id "${id}", which was already given to the case at index ${taken} because it had none; give that case an id`;
     }
@@ -309,38 +309,54 @@ export function toCaseSpec<Input>(
       invalid: `case at index ${index} is ${item === null ? "null" : typeof item}, not a case; each case is an object { id?, input, expected? }`,
     };
   }
-  const { id, problem } = caseId(item.id, index, ids);
-  return {
-    id,
+  const checked = caseId(item.id, index, ids);
+  const refused = typeof checked !== "string";
+  const spec: Mutable<CaseSpec> = {
+    id: refused ? checked.id : checked,
     index,
     input: item.input,
     expected: item.expected,
-    ...(item.metadata ? { metadata: item.metadata } : {}),
-    ...(item.cluster !== undefined ? { cluster: String(item.cluster) } : {}),
-    ...(problem ? { invalid: problem } : {}),
   };
+  if (item.metadata) spec.metadata = item.metadata;
+  if (item.cluster !== undefined) spec.cluster = String(item.cluster);
+  if (refused) spec.invalid = checked.problem;
+  return spec;
 }
 
-function caseId(given: unknown, index: number, ids: CaseIds): { id: string; problem?: string } {
-  if (given === undefined) return { id: ids.generate(index) };
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** A case's id, or the id it gets instead of one that cannot be used, and why. */
+function caseId(
+  given: unknown,
+  index: number,
+  ids: CaseIds,
+): string | { id: string; problem: string } {
+  if (given === undefined) return ids.generate(index);
   const id = typeof given === "number" && Number.isFinite(given) ? String(given) : given;
-  const at = `case at index ${index}`;
-  const refuse = (problem: string) => ({ id: ids.generate(index), problem });
   if (typeof id !== "string") {
     return refuse(
-      `${at} has id ${String(given)} (${typeof given}); an id is a non-empty string or a finite number`,
+      ids,
+      index,
+      `has id ${String(given)} (${typeof given}); an id is a non-empty string or a finite number`,
     );
   }
-  if (id === "") return refuse(`${at} has an empty id; give it a non-empty id or none`);
+  if (id === "") return refuse(ids, index, "has an empty id; give it a non-empty id or none");
   const control = CONTROL.exec(id);
   if (control) {
     const code = control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
     return refuse(
-      `${at} has id ${JSON.stringify(id)}, which holds a control character (U+${code}); ids are shown and stored on one line, so use printable text`,
+      ids,
+      index,
+      `has id ${JSON.stringify(id)}, which holds a control character (U+${code}); ids are shown and stored on one line, so use printable text`,
     );
   }
   const problem = ids.claim(id, index);
-  return problem ? refuse(problem) : { id };
+  return problem ? { id: ids.generate(index), problem } : id;
+}
+
+/** A generated id for a case whose own cannot be used, and why (`what` follows "case at index n"). */
+function refuse(ids: CaseIds, index: number, what: string): { id: string; problem: string } {
+  return { id: ids.generate(index), problem: `case at index ${index} ${what}` };
 }
 
 /** Run one case: the target, then every scorer; failures become data on the record. */

@@ -4,7 +4,9 @@
  * by the window, not by the run.
  */
 export class ReorderBuffer<T> {
-  private readonly done = new Map<number, T>();
+  // Positions from `released` to `next` live in a ring (seq & mask), grown when more are reserved.
+  private slots: (T | undefined)[];
+  private mask: number;
   private next = 0;
   private released = 0;
   private waiters: (() => void)[] = [];
@@ -12,20 +14,27 @@ export class ReorderBuffer<T> {
   constructor(
     private readonly window: number,
     private readonly release: (item: T) => void,
-  ) {}
+  ) {
+    let size = 16;
+    while (size < window) size *= 2;
+    this.slots = new Array<T | undefined>(size).fill(undefined);
+    this.mask = size - 1;
+  }
 
   /** Take the next position in the order. */
   reserve(): number {
+    if (this.next - this.released >= this.slots.length) this.grow();
     return this.next++;
   }
 
   /** Settle a reserved position; releases every item that is now in order. */
   complete(seq: number, item: T): void {
-    this.done.set(seq, item);
+    this.slots[seq & this.mask] = item;
     for (;;) {
-      const ready = this.done.get(this.released);
+      const at = this.released & this.mask;
+      const ready = this.slots[at];
       if (ready === undefined) break;
-      this.done.delete(this.released);
+      this.slots[at] = undefined;
       this.released++;
       this.release(ready);
     }
@@ -40,6 +49,15 @@ export class ReorderBuffer<T> {
   room(): Promise<void> | undefined {
     if (this.hasRoom()) return undefined;
     return new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  private grow(): void {
+    const old = this.slots;
+    const slots = new Array<T | undefined>(old.length * 2).fill(undefined);
+    const mask = slots.length - 1;
+    for (let seq = this.released; seq < this.next; seq++) slots[seq & mask] = old[seq & this.mask];
+    this.slots = slots;
+    this.mask = mask;
   }
 
   private hasRoom(): boolean {

@@ -45,8 +45,14 @@ export function evalCases(options: EvalCasesOptions = {}): CaseSource {
       // The attempts of one case: one item in the common case, so no generator per case.
       const attemptsOf = (spec: CaseSpec): SourceItem | SourceItem[] | undefined => {
         options.onCase?.(entry, spec);
-        const duplicate = seen.has(spec.id);
+        // One lookup: the set grows unless the id was there.
+        const before = seen.size;
         seen.add(spec.id);
+        const duplicate = seen.size === before;
+        if (trials === 1 && !duplicate) {
+          if (!selected(select, runnable.id, spec.id, 0)) return undefined;
+          return { type: "case", entry, spec, trial: 0 };
+        }
         const items: SourceItem[] = [];
         for (let trial = 0; trial < trials; trial++) {
           if (!selected(select, runnable.id, spec.id, trial)) continue;

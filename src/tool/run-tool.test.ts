@@ -24,7 +24,7 @@ const both = async (tool: Tool<unknown, unknown>, input: unknown) => {
 };
 
 describe("callTool (the engine's path) answers as runTool does", () => {
-  const inputs: [Tool<never, unknown>, unknown][] = [
+  const inputs: [object, unknown][] = [
     [exactMatchTool, { actual: "a", expected: "a" }],
     [exactMatchTool, { actual: " a", expected: "a", trim: true }],
     [exactMatchTool, { actual: "a", expected: "a", trim: undefined }],
