@@ -197,4 +197,62 @@ describe("an executor that asks for attempts ahead (prefetch)", () => {
     expect(summary.totals.passed).toBe(12);
     expect(seen.peakHanded).toBe(2);
   });
+
+  it("leaves out the attempts still queued when the run is stopped: they did not run", async () => {
+    const controller = new AbortController();
+    const suite = defineSuite<number, number>({
+      id: "stopped",
+      cases: numbered(20),
+      target: async (i) => {
+        // The second attempt stops the run while it runs; it still finishes.
+        if (i === 1) controller.abort(new Error("interrupted by SIGINT"));
+        await sleep(1);
+        return i;
+      },
+      scorers: [ran],
+    });
+    const queue: { job: AttemptJob; resolve: (record: AttemptRecord) => void }[] = [];
+    let running = 0;
+    const pump = () => {
+      while (queue.length > 0 && running < 1) {
+        const { job, resolve } = queue.shift()!;
+        // What a queueing executor does after an abort: ends what waits, without starting it.
+        if (job.context.signal.aborted) {
+          resolve(crashed("stopped", job.spec, "interrupted by SIGINT before the attempt started"));
+          continue;
+        }
+        running++;
+        job.queue!.started();
+        void inProcessExecutor.execute(job).then((record) => {
+          running--;
+          resolve(record);
+          pump();
+        });
+      }
+    };
+    const executor: Executor = {
+      prefetch: 8,
+      execute: (job) =>
+        new Promise((resolve) => {
+          queue.push({ job, resolve });
+          pump();
+        }),
+    };
+    const seen: string[] = [];
+    const started: string[] = [];
+    const summary = await runEvals([{ eval: suite }], {
+      concurrency: 1,
+      executor,
+      signal: controller.signal,
+      reporters: [
+        { onAttemptStarted: (a) => started.push(a.caseId) },
+        { onCaseFinished: (r) => seen.push(`${r.caseId}:${r.verdict}`) },
+      ],
+    });
+    expect(seen).toEqual(["c0:passed", "c1:passed"]);
+    expect(started).toEqual(["c0", "c1"]);
+    expect(summary.cancelled).toBe(true);
+    expect(summary.totals.cases).toBe(2);
+    expect(summary.evals[0]?.cases).toBe(2);
+  });
 });

@@ -121,7 +121,9 @@ export async function runEvals(
     if (item.type === "eval-start") {
       sinks.call("onEvalStart", evalInfo(item.entry));
     } else if (item.type === "case") {
-      const record = item.record!;
+      // An attempt queued ahead that never started before the run was stopped: nothing to report.
+      if (!item.record) return;
+      const record = item.record;
       tally.add(item.entry, record);
       options.onRecord?.(record);
       sinks.call("onCaseFinished", record);
@@ -153,7 +155,9 @@ export async function runEvals(
   // and the started hooks count from then, and it runs at most `concurrency` of them at once.
   const asked = executor.prefetch ?? 0;
   const prefetch = asked > 0 ? Math.min(Math.floor(asked), MAX_CONCURRENCY) : 0;
-  const attempt = async (item: Extract<SourceItem, { type: "case" }>): Promise<AttemptRecord> => {
+  const attempt = async (
+    item: Extract<SourceItem, { type: "case" }>,
+  ): Promise<AttemptRecord | undefined> => {
     const entry = entries[item.entry]!;
     const { spec, trial } = item;
     const info: AttemptInfo = { evalId: entry.eval.id, caseId: spec.id, index: spec.index, trial };
@@ -193,6 +197,12 @@ export async function runEvals(
       );
       // The time it really ran (a timed-out attempt ran for its whole limit).
       record.elapsedMs = startedAt === undefined ? 0 : performance.now() - startedAt;
+    }
+    if (startedAt === undefined && prefetch > 0 && signal.aborted) {
+      // Queued ahead and not started when the run was stopped: not run, so not recorded (a
+      // resume runs it), as if it had not been read.
+      limiter.release(item.entry);
+      return undefined;
     }
     // Sinks see every attempt start, even one its executor ended before starting it.
     start();
@@ -235,6 +245,10 @@ export async function runEvals(
         continue;
       }
       const record = item.record ?? (await attempt(item));
+      if (record === undefined) {
+        reorder.complete(seq, item);
+        continue;
+      }
       finalize(item, record);
       item.record = record;
       reorder.complete(seq, item);
