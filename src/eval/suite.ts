@@ -533,20 +533,20 @@ function judgeOutput<Input, Output>(
     input: spec.input,
     caseId: spec.id,
   };
-  const judgments: Judgment[] = [];
-  const pending: Promise<void>[] = [];
+  const judgments = new Array<Judgment>(plan.count);
+  let pending: Promise<void>[] | undefined;
   for (let index = 0; index < plan.count; index++) {
     const result = judgeScorer(plan, index, args, spec, context, deadline);
     if (result instanceof Promise) {
-      judgments.push(undefined as never);
+      if (pending === undefined) pending = [];
       pending.push(
         result.then((judgment) => {
           judgments[index] = judgment;
         }),
       );
-    } else judgments.push(result);
+    } else judgments[index] = result;
   }
-  if (pending.length === 0)
+  if (pending === undefined)
     return finishRecord(definition, spec, context, started, trace, output, judgments);
   return Promise.all(pending).then(() =>
     finishRecord(definition, spec, context, started, trace, output, judgments),

@@ -37,7 +37,7 @@ export function summarizeScore(judgments: readonly Judgment[]): ScoreSummary {
  */
 export function decideVerdict(
   judgments: readonly Judgment[],
-  options: { crashed?: boolean; skipped?: boolean } = {},
+  options: { crashed?: boolean; skipped?: boolean } = NO_OPTIONS,
 ): Verdict {
   if (options.crashed) return "errored";
   let failed = false;
@@ -50,5 +50,7 @@ export function decideVerdict(
   if (options.skipped) return "skipped";
   return "passed";
 }
+
+const NO_OPTIONS: { crashed?: boolean; skipped?: boolean } = Object.freeze({});
 
 const round = (value: number) => Math.round(value * 1e9) / 1e9;

@@ -63,7 +63,24 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
     pendingHeader = undefined;
   };
 
+  // The line of a judgment like the one before it with its label (most of a dataset's), reused.
+  const lastLines = new Map<string, JudgmentLineMemo>();
   const judgmentLine = (judgment: Judgment) => {
+    const cachedCalls = (judgment.judge?.cachedCalls ?? 0) > 0;
+    const memo = lastLines.get(judgment.label);
+    if (
+      memo !== undefined &&
+      memo.state === judgment.state &&
+      memo.gate === judgment.gate &&
+      memo.points === judgment.points &&
+      memo.earned === judgment.earned &&
+      memo.value === judgment.value &&
+      memo.cachedCalls === cachedCalls &&
+      memo.reason === judgment.reason
+    ) {
+      out.line(memo.line);
+      return;
+    }
     const points =
       judgment.points > 0
         ? judgment.earned === null
@@ -77,10 +94,31 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
         Math.abs(judgment.value * judgment.points - judgment.earned) > 1e-9)
         ? ` value ${formatNumber(judgment.value)}`
         : "";
-    const cached = (judgment.judge?.cachedCalls ?? 0) > 0 ? c.dim(" [cached]") : "";
-    out.line(
-      `      ${judgmentMark(judgment, c)} ${judgment.label} ${c.dim(`(${judgmentRole(judgment)})`)} ${points}${value}${cached} ${c.dim("—")} ${oneLine(judgment.reason)}`,
-    );
+    const cached = cachedCalls ? c.dim(" [cached]") : "";
+    const line = `      ${judgmentMark(judgment, c)} ${judgment.label} ${c.dim(`(${judgmentRole(judgment)})`)} ${points}${value}${cached} ${c.dim("—")} ${oneLine(judgment.reason)}`;
+    if (memo === undefined) {
+      if (lastLines.size >= MAX_LINE_MEMOS) lastLines.clear();
+      lastLines.set(judgment.label, {
+        state: judgment.state,
+        gate: judgment.gate,
+        points: judgment.points,
+        earned: judgment.earned,
+        value: judgment.value,
+        cachedCalls,
+        reason: judgment.reason,
+        line,
+      });
+    } else {
+      memo.state = judgment.state;
+      memo.gate = judgment.gate;
+      memo.points = judgment.points;
+      memo.earned = judgment.earned;
+      memo.value = judgment.value;
+      memo.cachedCalls = cachedCalls;
+      memo.reason = judgment.reason;
+      memo.line = line;
+    }
+    out.line(line);
   };
 
   // One line of reducers per eval, then one line per flaky case (bounded).
@@ -198,6 +236,21 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
     },
   };
 }
+
+/** What a judgment line is made of, and the line. */
+interface JudgmentLineMemo {
+  state: Judgment["state"];
+  gate: boolean;
+  points: number;
+  earned: number | null;
+  value: number | null | undefined;
+  cachedCalls: boolean;
+  reason: string;
+  line: string;
+}
+
+/** Labels whose last judgment line is kept; past this the memos start over. */
+const MAX_LINE_MEMOS = 256;
 
 /** Reasons shown under the unavailable line; the JSON summary keeps more. */
 const SHOWN_REASONS = 3;

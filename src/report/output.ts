@@ -8,15 +8,21 @@ import { writeSync } from "node:fs";
  * of being kept (as a long concatenation) until the next flush.
  */
 export class LineWriter {
+  // Short text gathers in `pending` (a few KB, so its concatenation is small and dies young) and is
+  // encoded into `bytes` in one call; `bytes` goes out when full, at the delay, or on flush().
+  private pending = "";
   private readonly bytes: Buffer;
   private used = 0;
+  /** Characters written since the last flush. */
+  private chars = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** @param limit characters buffered before they are written (0: every write goes out at once) */
   constructor(
     private readonly fd: number,
-    limit = 64 * 1024,
+    private readonly limit = 64 * 1024,
     private readonly maxDelayMs = 250,
   ) {
-    this.bytes = Buffer.allocUnsafe(Math.max(1, limit));
+    this.bytes = Buffer.allocUnsafe(Math.max(PENDING_LIMIT * 3, limit));
   }
 
   line(text = ""): void {
@@ -24,16 +30,13 @@ export class LineWriter {
   }
 
   write(text: string): void {
-    // UTF-8 takes at most 3 bytes per UTF-16 unit: make room for the worst case first.
-    if (this.used + text.length * 3 > this.bytes.length) {
+    this.pending += text;
+    this.chars += text.length;
+    if (this.chars >= this.limit) {
       this.flush();
-      if (text.length * 3 > this.bytes.length) {
-        const encoded = Buffer.from(text);
-        this.writeOut(encoded, encoded.length);
-        return;
-      }
+      return;
     }
-    this.used += this.bytes.write(text, this.used);
+    if (this.pending.length >= PENDING_LIMIT) this.encodePending();
     if (this.timer === undefined) {
       this.timer = setTimeout(() => this.flush(), this.maxDelayMs);
       this.timer.unref();
@@ -45,10 +48,32 @@ export class LineWriter {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
+    this.chars = 0;
+    this.encodePending();
     if (this.used === 0) return;
     const length = this.used;
     this.used = 0;
     this.writeOut(this.bytes, length);
+  }
+
+  private encodePending(): void {
+    const text = this.pending;
+    if (text === "") return;
+    this.pending = "";
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: make room for the worst case first.
+    if (this.used + text.length * 3 > this.bytes.length) {
+      if (this.used > 0) {
+        const length = this.used;
+        this.used = 0;
+        this.writeOut(this.bytes, length);
+      }
+      if (text.length * 3 > this.bytes.length) {
+        const encoded = Buffer.from(text);
+        this.writeOut(encoded, encoded.length);
+        return;
+      }
+    }
+    this.used += this.bytes.write(text, this.used);
   }
 
   private writeOut(bytes: Buffer, length: number): void {
@@ -67,6 +92,9 @@ export class LineWriter {
     }
   }
 }
+
+/** Characters gathered before they are encoded. */
+const PENDING_LIMIT = 4096;
 
 /** ANSI styling, off when colour is not wanted. */
 export function palette(enabled: boolean) {

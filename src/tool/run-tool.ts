@@ -1,6 +1,12 @@
 import { ToolInputError, ToolNotImplementedError, ToolOutputError } from "../errors.js";
 import { formatIssues } from "./issues.js";
-import { builtInCheck, type Driver, type Tool, type ToolImplementation } from "./tool.js";
+import {
+  builtInCheck,
+  type Driver,
+  type Tool,
+  type ToolContext,
+  type ToolImplementation,
+} from "./tool.js";
 
 /** Options of {@link runTool}. */
 export interface RunToolOptions<Input, Output> {
@@ -74,10 +80,17 @@ export function callTool<Input, Output>(
     }
     data = parsedInput.data;
   }
+  if (accepts !== undefined) return implementation.run(data, builtInContext(signal));
   const output = implementation.run(data, signal ? { signal } : {});
-  if (accepts !== undefined) return output;
   if (isThenable(output)) return Promise.resolve(output).then((value) => checkOutput(tool, value));
   return checkOutput(tool, output);
+}
+
+// Built-in implementations neither keep nor change their context: the last signal's is shared.
+let lastContext: ToolContext = Object.freeze({});
+function builtInContext(signal: AbortSignal | undefined): ToolContext {
+  if (lastContext.signal !== signal) lastContext = Object.freeze(signal ? { signal } : {});
+  return lastContext;
 }
 
 function checkOutput<Output>(tool: Tool<unknown, Output>, output: unknown): Output {

@@ -61,7 +61,7 @@ const builtInChecks = new WeakMap<object, (input: unknown) => boolean>();
  * own contract ({@link builtInCheck}), an input that `accepts` takes is one the input schema
  * accepts unchanged, so it is handed on without a parse (any other input still goes through the
  * schema, which decides and words the error); and `run` only returns values its output schema
- * accepts, so they are not parsed again either.
+ * accepts, so they are not parsed again either. Its context may be a frozen one shared by calls.
  */
 export function implementBuiltInTool<Input, Output>(
   tool: Tool<Input, Output>,
