@@ -9,7 +9,7 @@ import {
 } from "../scorers/index.js";
 import { defineDriver, implementTool } from "../tool/tool.js";
 import type { AttemptRecord } from "./record.js";
-import { bindScorer, defineSuite } from "./suite.js";
+import { bindScorer, CaseIds, defineSuite } from "./suite.js";
 
 const ran = createScorer({ name: "ran", score: () => ({ score: 1 }) });
 
@@ -297,5 +297,61 @@ describe("the attempt's time limit", () => {
     expect(seen[0]?.error?.message).toMatch(/^the target timed out after 40 ms/);
     expect(seen[0]?.elapsedMs).toBeGreaterThanOrEqual(35);
     expect(signalled).toBe(true);
+  });
+});
+
+describe("CaseIds", () => {
+  // The rules, written plainly: every given id kept in a set.
+  class Reference {
+    private readonly given = new Set<string>();
+    private readonly generated = new Map<string, number>();
+    constructor(known: readonly (string | undefined)[]) {
+      for (const id of known) if (id !== undefined) this.given.add(id);
+    }
+    generate(index: number): string {
+      const base = `case-${index + 1}`;
+      let id = base;
+      for (let n = 2; this.given.has(id) || this.generated.has(id); n++) id = `${base}-${n}`;
+      this.generated.set(id, index);
+      return id;
+    }
+    claim(id: string, index: number): string | undefined {
+      const taken = this.generated.get(id);
+      if (taken !== undefined) {
+        return `case at index ${index} has id "${id}", which was already given to the case at index ${taken} because it had none; give that case an id`;
+      }
+      this.given.add(id);
+      return undefined;
+    }
+  }
+
+  it("gives and refuses the ids a set of every given id would", () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const shapes = [
+      () => undefined,
+      () => `case-${Math.floor(random() * 40)}`,
+      () => `case-${Math.floor(random() * 40)}-${2 + Math.floor(random() * 3)}`,
+      () => `case-0${Math.floor(random() * 9)}`,
+      () => `case-${10_000_000 + Math.floor(random() * 3)}`,
+      () => `case-${(1 << 22) - 1}`,
+      () => `case-${1 << 22}`,
+      () => `case-x${Math.floor(random() * 3)}`,
+      () => `q${Math.floor(random() * 40)}`,
+    ];
+    for (let round = 0; round < 200; round++) {
+      const ids = Array.from({ length: 30 }, () => shapes[Math.floor(random() * shapes.length)]!());
+      const upFront = round % 2 === 0;
+      const known = upFront ? ids.map((id) => ({ id })) : [];
+      const ours = new CaseIds(known);
+      const theirs = new Reference(upFront ? ids : []);
+      ids.forEach((id, index) => {
+        if (id === undefined) expect(ours.generate(index)).toBe(theirs.generate(index));
+        else expect(ours.claim(id, index)).toBe(theirs.claim(id, index));
+      });
+    }
   });
 });

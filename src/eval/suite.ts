@@ -5,6 +5,7 @@ import type { Score } from "../score/score.js";
 import { isScorer, runtimeContext, type Scorer } from "../scorers/create-scorer.js";
 import { callTool, isThenable, runTool } from "../tool/run-tool.js";
 import type { Driver, Tool } from "../tool/tool.js";
+import { IdSet } from "./ids.js";
 import type { AttemptRecord, Judgment } from "./record.js";
 import { addJudgeUsage, emptyJudgeUsage, erroredRecord, unreportedUsage } from "./record.js";
 import { type AttemptContext, type CaseSpec, EVAL_BRAND, type Runnable } from "./runnable.js";
@@ -265,15 +266,16 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
  * case before it was already generated is refused, so the two never collide.
  */
 export class CaseIds {
-  private readonly given = new Set<string>();
+  // Only given ids that a generated one could equal are kept (they start with `case-`).
+  private readonly given = new IdSet();
   private readonly generated = new Map<string, number>();
 
   /** `known`: items whose given ids are reserved up front (an array's). */
   constructor(known: readonly unknown[] = []) {
     for (const item of known) {
       const id = (item as { id?: unknown } | null)?.id;
-      if (typeof id === "string") this.given.add(id);
-      else if (typeof id === "number" && Number.isFinite(id)) this.given.add(String(id));
+      if (typeof id === "string") this.reserve(id);
+      else if (typeof id === "number" && Number.isFinite(id)) this.reserve(String(id));
     }
   }
 
@@ -291,8 +293,12 @@ export class CaseIds {
     if (taken !== undefined) {
       return `case at index ${index} has id "${id}", which was already given to the case at index ${taken} because it had none; give that case an id`;
     }
-    this.given.add(id);
+    this.reserve(id);
     return undefined;
+  }
+
+  private reserve(id: string): void {
+    if (id.startsWith("case-")) this.given.add(id);
   }
 }
 

@@ -1,4 +1,5 @@
 import { errorMessage } from "../errors.js";
+import { IdSet } from "../eval/ids.js";
 import { type AttemptRecord, erroredRecord } from "../eval/record.js";
 import type { CaseSpec } from "../eval/runnable.js";
 import type { RunEntry } from "./entry.js";
@@ -41,14 +42,11 @@ export function evalCases(options: EvalCasesOptions = {}): CaseSource {
       const trials = trialsOf(runnable.trials ?? options.trials);
       yield { type: "eval-start", entry };
       // Every eval is started and ended, even after a cancel: sinks always see its end.
-      const seen = new Set<string>();
+      const seen = new IdSet();
       // The attempts of one case: one item in the common case, so no generator per case.
       const attemptsOf = (spec: CaseSpec): SourceItem | SourceItem[] | undefined => {
         options.onCase?.(entry, spec);
-        // One lookup: the set grows unless the id was there.
-        const before = seen.size;
-        seen.add(spec.id);
-        const duplicate = seen.size === before;
+        const duplicate = !seen.add(spec.id);
         if (trials === 1 && !duplicate) {
           if (!selected(select, runnable.id, spec.id, 0)) return undefined;
           return { type: "case", entry, spec, trial: 0 };

@@ -1,0 +1,64 @@
+/** Numbered ids kept as bits, at most (512 KB of them); larger numbers are kept as strings. */
+const MAX_BIT = 1 << 22;
+
+/**
+ * A set of case ids, cheap for the common numbered ones. Ids made of one prefix and a number
+ * (`case-17`, `q3`: the number written as String(n) writes it, below 2^22) are kept as bits of
+ * that number, so a dataset of such ids costs a bit each and no string stays reachable; any
+ * other id (another prefix, a leading zero, no number) is kept in a plain Set. The prefix is the
+ * first numbered id's.
+ */
+export class IdSet {
+  private readonly strings = new Set<string>();
+  private prefix: string | undefined;
+  private bits = new Uint8Array(0);
+
+  /** Add `id`; false when it was in the set already. */
+  add(id: string): boolean {
+    const n = this.numberOf(id, true);
+    if (n < 0) {
+      const size = this.strings.size;
+      this.strings.add(id);
+      return this.strings.size !== size;
+    }
+    if (n >= this.bits.length * 8) {
+      let size = Math.max(64, this.bits.length);
+      while (n >= size * 8) size *= 2;
+      const grown = new Uint8Array(size);
+      grown.set(this.bits);
+      this.bits = grown;
+    }
+    const mask = 1 << (n & 7);
+    const byte = this.bits[n >>> 3]!;
+    if ((byte & mask) !== 0) return false;
+    this.bits[n >>> 3] = byte | mask;
+    return true;
+  }
+
+  has(id: string): boolean {
+    const n = this.numberOf(id, false);
+    if (n < 0) return this.strings.has(id);
+    return n < this.bits.length * 8 && (this.bits[n >>> 3]! & (1 << (n & 7))) !== 0;
+  }
+
+  /** The number of an id kept as a bit, or -1. `adopt`: the first numbered id sets the prefix. */
+  private numberOf(id: string, adopt: boolean): number {
+    // The id's last run of digits: at most 7 of them, written without a leading zero.
+    let start = id.length;
+    while (start > 0) {
+      const code = id.charCodeAt(start - 1);
+      if (code < 48 || code > 57) break;
+      start--;
+    }
+    const digits = id.length - start;
+    if (digits === 0 || digits > 7) return -1;
+    if (digits > 1 && id.charCodeAt(start) === 48) return -1;
+    if (this.prefix === undefined) {
+      if (!adopt) return -1;
+      this.prefix = id.slice(0, start);
+    } else if (start !== this.prefix.length || !id.startsWith(this.prefix)) return -1;
+    let n = 0;
+    for (let i = start; i < id.length; i++) n = n * 10 + (id.charCodeAt(i) - 48);
+    return n < MAX_BIT ? n : -1;
+  }
+}
