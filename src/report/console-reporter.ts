@@ -1,4 +1,4 @@
-import type { AttemptRecord, Judgment } from "../eval/record.js";
+import type { AttemptRecord, Judgment, ScoreSummary } from "../eval/record.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
 import type { UnavailableSummary } from "../runner/unavailable.js";
@@ -61,6 +61,22 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
     out.line();
     out.line(pendingHeader);
     pendingHeader = undefined;
+  };
+
+  // The score of a case like the one before it (most of a dataset's), not formatted again.
+  const lastScore = { state: "", earned: Number.NaN, max: Number.NaN, text: "" };
+  const scoreText = (score: ScoreSummary): string => {
+    if (
+      score.state !== lastScore.state ||
+      score.earned !== lastScore.earned ||
+      score.max !== lastScore.max
+    ) {
+      lastScore.state = score.state;
+      lastScore.earned = score.earned;
+      lastScore.max = score.max;
+      lastScore.text = formatScore(score);
+    }
+    return lastScore.text;
   };
 
   // The line of a judgment like the one before it with its label (most of a dataset's), reused.
@@ -169,7 +185,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       if (!verbose && record.verdict === "passed") return;
       printHeader();
       out.line(
-        `  ${verdictMark(record.verdict, c)} ${attemptName(record, trials)} ${c.dim(record.verdict)} · ${formatScore(record.score)} ${c.dim(`· ${formatMs(record.elapsedMs)}`)}`,
+        `  ${verdictMark(record.verdict, c)} ${attemptName(record, trials)} ${c.dim(record.verdict)} · ${scoreText(record.score)} ${c.dim(`· ${formatMs(record.elapsedMs)}`)}`,
       );
       if (record.skipReason !== undefined)
         out.line(`      ${c.yellow("-")} skipped: ${oneLine(record.skipReason)}`);

@@ -139,13 +139,14 @@ export async function runEvals(
     ...(options.keepOutput || options.keepCase ? { keepOutput: true } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   };
-  const contextFor = (info: AttemptInfo): AttemptContext => {
-    if (info.trial === 0 && !realtime.judgment) return baseContext;
+  // `info` is there when a real-time hook wants it.
+  const contextFor = (trial: number, info: AttemptInfo | undefined): AttemptContext => {
+    if (trial === 0 && !realtime.judgment) return baseContext;
     return {
       ...baseContext,
-      trial: info.trial,
+      trial,
       ...(realtime.judgment
-        ? { onJudgment: (judgment: Judgment) => sinks.call("onJudgment", info, judgment) }
+        ? { onJudgment: (judgment: Judgment) => sinks.call("onJudgment", info!, judgment) }
         : {}),
     };
   };
@@ -160,7 +161,10 @@ export async function runEvals(
   ): Promise<AttemptRecord | undefined> => {
     const entry = entries[item.entry]!;
     const { spec, trial } = item;
-    const info: AttemptInfo = { evalId: entry.eval.id, caseId: spec.id, index: spec.index, trial };
+    const info: AttemptInfo | undefined =
+      realtime.started || realtime.judgment
+        ? { evalId: entry.eval.id, caseId: spec.id, index: spec.index, trial }
+        : undefined;
     const wait = limiter.acquire(item.entry);
     if (wait) await wait;
     let startedAt: number | undefined;
@@ -168,11 +172,11 @@ export async function runEvals(
       if (startedAt !== undefined) return;
       startedAt = performance.now();
       tally.attemptStarted(item.entry);
-      if (realtime.started) sinks.call("onAttemptStarted", info);
+      if (realtime.started) sinks.call("onAttemptStarted", info!);
     };
     let record: AttemptRecord;
     try {
-      const job = { entry, spec, trial, context: contextFor(info) };
+      const job = { entry, spec, trial, context: contextFor(trial, info) };
       if (prefetch > 0) {
         record = await watchdog.guardFromStart((armed) => {
           const started = () => {

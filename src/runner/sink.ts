@@ -64,12 +64,15 @@ export class SinkSet {
     return this.sinks.some((sink) => typeof sink[hook] === "function");
   }
 
-  call<K extends SyncHook>(hook: K, ...args: Parameters<NonNullable<RunSink[K]>>): void {
+  call<K extends SyncHook>(hook: K, ...args: Parameters<NonNullable<RunSink[K]>>): void;
+  // Called for every attempt: the arguments are passed on as given, without a rest array.
+  call(hook: SyncHook, first: unknown, second?: unknown): void {
     for (const sink of this.sinks) {
       const fn = sink[hook] as ((...a: unknown[]) => void) | undefined;
       if (fn === undefined) continue;
       try {
-        fn.apply(sink, args);
+        if (hook === "onJudgment") fn.call(sink, first, second);
+        else fn.call(sink, first);
       } catch (error) {
         this.report(sink, hook, error);
       }
