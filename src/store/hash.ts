@@ -36,11 +36,64 @@ export class SequenceHash {
     }
   }
 
+  /**
+   * `add({ id, input, expected })`, without building the object or serialising it as one when
+   * input and expected are plain strings, numbers, booleans, null or undefined (the same text,
+   * so the same digest); anything else goes through {@link add}.
+   */
+  addCase(id: string, input: unknown, expected: unknown): void {
+    const inputText = primitiveJson(input);
+    const expectedText = primitiveJson(expected);
+    if (inputText === null || expectedText === null) {
+      this.add({ id, input, expected });
+      return;
+    }
+    this.chunk += `{"id":${quoted(id)}`;
+    if (inputText !== undefined) this.chunk += `,"input":${inputText}`;
+    if (expectedText !== undefined) this.chunk += `,"expected":${expectedText}`;
+    this.chunk += "}\u001e";
+    this.count++;
+    if (this.chunk.length > 65536) {
+      this.hash.update(this.chunk);
+      this.chunk = "";
+    }
+  }
+
   private result: string | undefined;
 
   digest(): string {
     this.result ??= this.hash.update(`${this.chunk}#${this.count}`).digest("hex").slice(0, 16);
     return this.result;
+  }
+}
+
+// What JSON.stringify escapes in a string: quotes, backslashes, controls and lone surrogates.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** JSON.stringify of a string, quoted by hand when nothing in it needs escaping. */
+function quoted(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
+/**
+ * JSON.stringify of a property value that is a primitive: its text, undefined when the key is
+ * left out (undefined), or null when it is not such a primitive (the caller serialises it).
+ */
+function primitiveJson(value: unknown): string | undefined | null {
+  switch (typeof value) {
+    case "string":
+      return quoted(value);
+    case "number":
+      return Number.isFinite(value) ? String(value) : "null";
+    case "boolean":
+      return value ? "true" : "false";
+    case "undefined":
+      return undefined;
+    case "object":
+      return value === null ? "null" : null;
+    default:
+      return null;
   }
 }
 

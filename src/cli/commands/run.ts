@@ -161,7 +161,7 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
         ...(store
           ? {
               onCase: (index: number, spec: CaseSpec) =>
-                datasets[index]!.add({ id: spec.id, input: spec.input, expected: spec.expected }),
+                datasets[index]!.addCase(spec.id, spec.input, spec.expected),
             }
           : {}),
         loadErrors: loaded.errors,
