@@ -420,6 +420,8 @@ interface SuitePlan<Input, Output> {
   readonly labels: readonly string[];
   /** createScorer scorers (true) and bound tool scorers (false). */
   readonly named: readonly boolean[];
+  /** What each bound scorer made by this module's bindScorer runs. */
+  readonly bindings: readonly (Binding<Output> | undefined)[];
 }
 
 const plans = new WeakMap<object, SuitePlan<never, never>>();
@@ -448,6 +450,9 @@ function planOf<Input, Output>(
     gates: gates ? new Set(gates) : undefined,
     labels: scorers.map(scorerLabel),
     named: scorers.map((scorer) => isScorer(scorer)),
+    bindings: scorers.map(
+      (scorer) => bindings.get(scorer as BoundScorer<never>) as Binding<Output> | undefined,
+    ),
   };
   plans.set(definition, plan as unknown as SuitePlan<never, never>);
   return plan;
@@ -673,7 +678,7 @@ function judgeWith<Input, Output>(
   }
   const bound = scorer as BoundScorer<Output>;
   try {
-    const binding = bindings.get(bound) as Binding<Output> | undefined;
+    const binding = plan.bindings[index];
     const score = binding
       ? callTool(binding.tool, binding.candidates, binding.mapInput(args), attemptSignal)
       : bound.run(args, attemptSignal);
