@@ -1,44 +1,98 @@
 // The eval process of a supervised run: loads the eval files, runs the attempts it is sent with
 // the in-process executor, and streams the records back. Started by supervisedExecutor.
 import { AsyncLocalStorage } from "node:async_hooks";
+import { writeSync } from "node:fs";
 import { loadEvalFiles } from "../cli/load.js";
 import { errorMessage } from "../errors.js";
-import { type AttemptRecord, unreportedUsage } from "../eval/record.js";
+import { type AttemptRecord, type Judgment, unreportedUsage } from "../eval/record.js";
 import type { AttemptContext, CaseSpec, Runnable } from "../eval/runnable.js";
 import { closeAnswerStores } from "../judge/cache.js";
 import { configureJudges } from "../judge/config.js";
 import { safeStringify } from "../report/json-safe.js";
 import { inProcessExecutor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
-import type { ChildEvent, ChildInit, ChildJob, ChildMessage, ParentMessage } from "./protocol.js";
-import { jsonBatch } from "./wire.js";
+import { DeltaEncoder } from "./delta.js";
+import {
+  type ChildEvent,
+  type ChildInit,
+  type ChildJob,
+  type ChildMessage,
+  CLAIMS_FD,
+  type JobBatch,
+  type JobSettings,
+  type ParentMessage,
+} from "./protocol.js";
+import { isPlainJson } from "./wire.js";
 
 // Which attempt a callback belongs to. On Node 20 an AsyncLocalStorage in use slows every promise
 // of the process (about a fifth of a fast run), so it is used only once an uncaught error could
 // not be placed (`tracking`); until then one running attempt owns any error.
 const attemptOf = new AsyncLocalStorage<number>();
 let tracking = false;
-const running = new Map<number, { runnable: Runnable; spec: CaseSpec }>();
+/** Attempts started and not settled: their eval and case (the case found once it is looked up). */
+const running = new Map<number, { evalId: string; spec: CaseSpec }>();
 const evals = new Map<string, Runnable>();
 const loadErrors = new Map<string, string>();
 const controller = new AbortController();
 let outbox: ChildEvent[] = [];
+/** Every event in the outbox is plain JSON (records are checked as they are encoded). */
+let outboxPlain = true;
+/** Records leave as changes against the previous ones of their eval (delta.ts). */
+const encoder = new DeltaEncoder();
 let flushing: "now" | "soon" | undefined;
-/** Longest an event waits for the attempts still running to join its batch, ms. */
+/** Longest an event waits in the outbox while attempts run or wait here, ms. */
 const BATCH_MS = 2;
 let ready: Promise<void> | undefined;
 
-const send = (message: ChildMessage): void => {
+// Jobs wait here until a slot is free: the supervisor sends more than the run's concurrency, so
+// this process has the next attempt at hand when one ends instead of waiting for the supervisor.
+// Each job has its batch's settings beside it.
+const queue: ChildJob[] = [];
+const queueSettings: Settings[] = [];
+let queueHead = 0;
+/** The run's concurrency: attempts running at once (0: no limit). */
+let limit = 0;
+/** Attempts announced as started whose announcement is still being written. */
+let starting = 0;
+/** Jobs taken from the queue so far (started, or ended unstarted after an abort). */
+let taken = 0;
+/** Where `taken` is written before attempts start (see spawn.ts); absent: it goes by message. */
+let claimsFd: number | undefined;
+const claimBuffer = Buffer.alloc(8);
+/** An outbox this long leaves at once rather than at the end of its BATCH_MS. */
+const MAX_BATCH = 1024;
+let pumpScheduled = false;
+
+/** A batch's settings, with the context its first trials share. */
+interface Settings extends JobSettings {
+  context?: AttemptContext;
+}
+
+const queued = () => queue.length - queueHead;
+const hasRoom = () => limit === 0 || running.size + starting < limit;
+
+const send = (message: ChildMessage, after?: () => void): boolean => {
+  if (!process.send) return false;
   try {
-    process.send?.(message);
-  } catch {}
+    if (after) process.send(message, after);
+    else process.send(message);
+    return true;
+  } catch {
+    return false;
+  }
 };
 
-// Events leave in batches: at once when no attempt is still running, else within BATCH_MS, so
-// the supervisor gets a round of records in one message and answers with one message of jobs.
+// Events leave in batches: at once when nothing runs or waits here (the supervisor waits for
+// them), else within BATCH_MS, so the supervisor gets many records in one message: each message
+// costs both sides a wake-up and buffers to collect, more than its records cost.
 const post = (event: ChildEvent): void => {
   outbox.push(event);
-  if (running.size === 0) {
+  if (queued() > 0 && hasRoom()) schedulePump();
+  requestFlush();
+};
+
+function requestFlush(): void {
+  if ((running.size === 0 && starting === 0 && queued() === 0) || outbox.length >= MAX_BATCH) {
     if (flushing === "now") return;
     flushing = "now";
     setImmediate(flush);
@@ -46,21 +100,28 @@ const post = (event: ChildEvent): void => {
     flushing = "soon";
     setTimeout(flush, BATCH_MS);
   }
-};
+}
 
-function flush(): void {
-  if (flushing === undefined) return;
+/** Send what the outbox holds; `after` runs once it is written (the last message's callback). */
+function flush(after?: () => void): void {
   flushing = undefined;
   const events = outbox;
+  const plain = outboxPlain;
   outbox = [];
-  if (!process.connected || events.length === 0) return;
-  const json = jsonBatch(events);
-  if (json !== undefined) {
-    send(json);
+  outboxPlain = true;
+  if (!process.connected) return;
+  if (events.length === 0) {
+    after?.();
+    return;
+  }
+  if (plain) {
+    if (!send(JSON.stringify(events), after)) after?.();
     return;
   }
   try {
-    process.send?.({ t: "events", events } satisfies ChildMessage);
+    const message = { t: "events", events } satisfies ChildMessage;
+    if (after) process.send?.(message, after);
+    else process.send?.(message);
   } catch {
     // A value structured clone cannot carry (a function, a symbol): send that one as JSON.
     for (const event of events) {
@@ -71,46 +132,165 @@ function flush(): void {
         send({ t: "events", events: [plain] });
       }
     }
+    if (!send({ t: "beat" }, after)) after?.();
   }
 }
 
+function schedulePump(): void {
+  if (pumpScheduled) return;
+  pumpScheduled = true;
+  setImmediate(pump);
+}
+
+/**
+ * Start, in order, what the free slots allow. Before any starts, how far this process got is
+ * written where the supervisor finds it after a crash (the claims file, else a message it waits
+ * for), so it can tell the attempts that may have caused a crash from those that never ran.
+ */
+function pump(): void {
+  pumpScheduled = false;
+  if (controller.signal.aborted) {
+    // No new case starts after an abort: what waits here is ended, not run.
+    const reason = (controller.signal.reason as Error).message;
+    while (queued() > 0) {
+      const [job] = take();
+      outbox.push({
+        t: "record",
+        id: job.id,
+        record: crashed(job.evalId, specOf(job), `${reason} before the attempt started`),
+      });
+    }
+  }
+  const ids: number[] = [];
+  const jobs: ChildJob[] = [];
+  const settings: Settings[] = [];
+  while (queued() > 0 && (limit === 0 || running.size + starting + jobs.length < limit)) {
+    const [job, of] = take();
+    jobs.push(job);
+    settings.push(of);
+    ids.push(job.id);
+  }
+  if (jobs.length === 0) {
+    if (outbox.length > 0) requestFlush();
+    return;
+  }
+  outbox.push({ t: "started", ids });
+  if (claim()) {
+    // The claims file says how far this process got: they may start now, and the supervisor
+    // learns that they did with the next batch (its time limits count from then).
+    requestFlush();
+    for (let i = 0; i < jobs.length; i++) void runJob(jobs[i]!, settings[i]!);
+    return;
+  }
+  // No claims file: the word that they start goes first, and they start once it is written.
+  starting += jobs.length;
+  flush(() => {
+    starting -= jobs.length;
+    for (let i = 0; i < jobs.length; i++) void runJob(jobs[i]!, settings[i]!);
+  });
+}
+
+/** Write how many jobs were taken to the claims file; false when there is none (any more). */
+function claim(): boolean {
+  if (claimsFd === undefined) return false;
+  claimBuffer.writeDoubleLE(taken, 0);
+  try {
+    writeSync(claimsFd, claimBuffer, 0, 8, 0);
+    return true;
+  } catch {
+    claimsFd = undefined;
+    return false;
+  }
+}
+
+function take(): [ChildJob, Settings] {
+  const job = queue[queueHead]!;
+  const settings = queueSettings[queueHead]!;
+  queueHead++;
+  taken++;
+  if (queueHead >= 1024 && queueHead * 2 >= queue.length) {
+    queue.splice(0, queueHead);
+    queueSettings.splice(0, queueHead);
+    queueHead = 0;
+  }
+  return [job, settings];
+}
+
+function enqueue(batch: JobBatch): void {
+  limit = batch.c ?? 0;
+  const { jobs, ...settings } = batch;
+  for (const job of jobs) {
+    queue.push(job);
+    queueSettings.push(settings);
+  }
+  schedulePump();
+}
+
+/** The case as far as the job names it (its full spec may be looked up later). */
+const specOf = (job: ChildJob): CaseSpec =>
+  job.spec ?? { id: job.caseId ?? "", index: job.index ?? -1 };
+
 const settle = (id: number, record: AttemptRecord): void => {
   if (!running.delete(id)) return;
-  // The usual app usage (nobody reported any) is a quarter of a record's bytes: it is implied.
-  if (record.usage.app !== unreportedUsage()) {
-    post({ t: "record", id, record });
+  // The usual app usage (nobody reported any) is the shared unreported value: it is implied.
+  const unreported = record.usage.app === unreportedUsage();
+  const sent: AttemptRecord = unreported
+    ? { ...record, usage: { judge: record.usage.judge } as AttemptRecord["usage"] }
+    : record;
+  const encoded = encoder.encode(record.evalId, sent);
+  if (encoded) {
+    post({ t: "delta", id, ...encoded, ...(unreported ? { u: 1 as const } : {}) });
     return;
   }
-  const usage = { judge: record.usage.judge } as AttemptRecord["usage"];
-  post({ t: "record", id, record: { ...record, usage }, unreported: 1 });
+  outboxPlain = false;
+  post({ t: "record", id, record: sent, ...(unreported ? { u: 1 as const } : {}) });
 };
 
-async function runJob(job: ChildJob): Promise<void> {
+async function runJob(job: ChildJob, settings: Settings): Promise<void> {
+  const slot = { evalId: job.evalId, spec: specOf(job) };
+  running.set(job.id, slot);
   await ready;
   const runnable = evals.get(job.evalId);
-  const spec = job.spec ?? (runnable && (await findSpec(runnable, job.caseId)));
-  const fallback: CaseSpec = { id: job.caseId, index: job.index };
+  const spec = job.spec ?? (runnable && (await findSpec(runnable, slot.spec.id)));
   if (!runnable || !spec) {
     const why = runnable
-      ? `case "${job.caseId}" was not found among its cases in the eval process`
+      ? `case "${slot.spec.id}" was not found among its cases in the eval process`
       : `eval "${job.evalId}" did not load in the eval process${loadErrors.size ? ` (${[...loadErrors].map(([f, m]) => `${f}: ${m}`).join("; ")})` : ""}`;
-    post({ t: "record", id: job.id, record: crashed(job.evalId, fallback, why) });
+    settle(job.id, crashed(job.evalId, slot.spec, why));
     return;
   }
-  running.set(job.id, { runnable, spec });
+  slot.spec = spec;
+  const trial = job.trial ?? 0;
+  const execute = () =>
+    inProcessExecutor.execute({
+      entry: { eval: runnable },
+      spec,
+      trial,
+      context: contextOf(job, trial, settings),
+    });
+  settle(job.id, await (tracking ? attemptOf.run(job.id, execute) : execute()));
+}
+
+/** An attempt's context: one shared by a batch's first trials when judgments are not streamed. */
+function contextOf(job: ChildJob, trial: number, settings: Settings): AttemptContext {
+  if (trial === 0 && !settings.judgments && settings.context) return settings.context;
   const context: AttemptContext = {
-    runId: job.runId,
+    runId: settings.runId,
     signal: controller.signal,
-    ...(job.trial > 0 ? { trial: job.trial } : {}),
-    ...(job.keepOutput ? { keepOutput: true } : {}),
-    ...(job.timeoutMs !== undefined ? { timeoutMs: job.timeoutMs } : {}),
-    ...(job.judgments
-      ? { onJudgment: (judgment) => post({ t: "judgment", id: job.id, judgment }) }
+    ...(trial > 0 ? { trial } : {}),
+    ...(settings.keepOutput ? { keepOutput: true } : {}),
+    ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),
+    ...(settings.judgments
+      ? {
+          onJudgment: (judgment: Judgment) => {
+            if (!isPlainJson(judgment)) outboxPlain = false;
+            post({ t: "judgment", id: job.id, judgment });
+          },
+        }
       : {}),
   };
-  const execute = () =>
-    inProcessExecutor.execute({ entry: { eval: runnable }, spec, trial: job.trial, context });
-  settle(job.id, await (tracking ? attemptOf.run(job.id, execute) : execute()));
+  if (trial === 0 && !settings.judgments) settings.context = context;
+  return context;
 }
 
 // Cases whose values structured clone cannot carry are found by id in the child's own cases.
@@ -129,6 +309,7 @@ function findSpec(runnable: Runnable, caseId: string): Promise<CaseSpec | undefi
 }
 
 async function start(init: ChildInit): Promise<void> {
+  if (init.claims) claimsFd = CLAIMS_FD;
   if (!init.judgeCache) configureJudges({ cache: false });
   if (init.aborted !== undefined) controller.abort(new Error(init.aborted));
   if (init.track) tracking = true;
@@ -161,7 +342,7 @@ function uncaught(kind: string, error: unknown): void {
   const attempt = id === undefined ? undefined : running.get(id);
   const message = `${kind} in user code: ${errorMessage(error)} (at ${origin(error)})`;
   if (id !== undefined && attempt) {
-    settle(id, crashed(attempt.runnable.id, attempt.spec, message));
+    settle(id, crashed(attempt.evalId, attempt.spec, message));
   } else if (!tracking && running.size > 1) {
     tracking = true;
     const ids = [...running.keys()];
@@ -186,7 +367,7 @@ process.on("SIGTERM", () => {});
 process.on("disconnect", () => process.exit(0));
 process.on("message", (message: ParentMessage) => {
   if (typeof message === "string") {
-    for (const job of JSON.parse(message) as ChildJob[]) void runJob(job);
+    enqueue(JSON.parse(message) as JobBatch);
     return;
   }
   switch (message.t) {
@@ -194,10 +375,11 @@ process.on("message", (message: ParentMessage) => {
       ready = start(message);
       break;
     case "jobs":
-      for (const job of message.jobs) void runJob(job);
+      enqueue(message);
       break;
     case "abort":
       controller.abort(new Error(message.reason));
+      pump();
       break;
     case "close":
       void closeAnswerStores().finally(() => process.exit(0));

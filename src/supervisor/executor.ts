@@ -1,10 +1,19 @@
 import type { ChildProcess } from "node:child_process";
 import { type AttemptRecord, unreportedUsage } from "../eval/record.js";
+import type { CaseSpec } from "../eval/runnable.js";
 import type { AttemptJob, Executor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
-import type { ChildEvent, ChildJob, ChildMessage, ParentMessage } from "./protocol.js";
-import { takeEvalProcess } from "./spawn.js";
-import { jsonBatch } from "./wire.js";
+import { DeltaDecoder } from "./delta.js";
+import type {
+  ChildEvent,
+  ChildJob,
+  ChildMessage,
+  JobBatch,
+  JobSettings,
+  ParentMessage,
+} from "./protocol.js";
+import { hasClaimsFile, releaseClaims, takeEvalProcess, takenCount } from "./spawn.js";
+import { isPlainJson } from "./wire.js";
 
 /** Default limit on an eval process whose event loop does not answer, ms. */
 export const DEFAULT_HANG_TIMEOUT_MS = 60_000;
@@ -12,6 +21,20 @@ export const DEFAULT_HANG_TIMEOUT_MS = 60_000;
 const STARTUP_TIMEOUT_MS = 30_000;
 /** Crashes an attempt may be in flight for before it is errored instead of run again. */
 const MAX_STRIKES = 2;
+/**
+ * Attempts the supervisor asks for beyond the run's concurrency: they wait in the eval process,
+ * which starts the next one as soon as one ends instead of waiting for this process to answer.
+ */
+export const DEFAULT_PREFETCH = 256;
+/** Cases waiting in the eval process take at most about this much (large inputs wait here). */
+const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
+/**
+ * Crashes an attempt may wait through in the child's queue, never started, before it counts as in
+ * flight anyway (a bound, should the word that it started ever be lost with the process).
+ */
+const MAX_REQUEUES = 8;
+/** How long the messages an exited eval process wrote may take to arrive, ms. */
+const EXIT_DRAIN_MS = 1000;
 
 /** Options of {@link supervisedExecutor}. */
 export interface SupervisorOptions {
@@ -28,6 +51,8 @@ export interface SupervisorOptions {
   stderr?: (text: string) => void;
   /** Start the child now rather than at the first attempt (it loads while the caller does). */
   start?: boolean;
+  /** Attempts queued in the eval process beyond the run's concurrency (default 256; 0: none). */
+  prefetch?: number;
 }
 
 /** An uncaught error in the eval process that no single attempt owned. */
@@ -52,13 +77,35 @@ interface Pending {
   strikes: number;
   /** Runs with no other attempt in flight (after a crash, or an error no one could be tied to). */
   alone: boolean;
+  /** When it was sent, then when it started. */
   sentAt: number;
+  /** The eval process said it starts this attempt: a crash from then on may be its doing. */
+  started: boolean;
+  /** Crashes that sent it back to the queue before it started. */
+  requeues: number;
+  /** Its share of the JSON it was sent in, while it waits in the child's queue. */
+  bytes: number;
+  /** Its place among the jobs sent to its child (which takes them from its queue in order). */
+  pos: number;
 }
 
 interface Child {
   readonly process: ChildProcess;
+  /** Sent to it and not finished: started, or waiting in its queue. */
   readonly inFlight: Map<number, Pending>;
+  /** How many of those run alone. */
+  alone: number;
+  /** Bytes of the jobs waiting in its queue (those sent as JSON). */
+  queuedBytes: number;
+  /** Jobs sent to it so far. */
+  sent: number;
+  /** After it ended: how many of them it had taken from its queue (its claims file). */
+  taken?: number | undefined;
+  /** Its records arrive as changes against earlier ones. */
+  readonly decoder: DeltaDecoder;
   ready: boolean;
+  /** How it ended; its last messages may still be arriving. */
+  exit?: { code: number | null; signal: NodeJS.Signals | null };
   lastSeen: number;
   stderrTail: string;
   /** Why the supervisor killed it, when it did. */
@@ -66,11 +113,15 @@ interface Child {
 }
 
 /**
- * Runs attempts in a child process (`child.ts`) that loads the same eval files. The child sends
+ * Runs attempts in a child process (`child.ts`) that loads the same eval files. It is handed
+ * `prefetch` attempts beyond the run's concurrency, which wait in the child's queue: the child
+ * runs at most the concurrency at once and starts the next as soon as one ends, while this process
+ * handles the records, so the two work at the same time instead of taking turns. The child sends
  * a heartbeat; when it exits, crashes, runs out of memory or stops answering for longer than
- * the hang timeout, the attempts in flight run again one at a time in a fresh child, and an
- * attempt in flight at two crashes is errored with the cause. Records come back to this
- * process, so the report and the store are written here whatever the child does.
+ * the hang timeout, the attempts in flight run again one at a time in a fresh child, those only
+ * waiting in its queue run again as they were, and an attempt in flight at two crashes is errored
+ * with the cause. Records come back to this process (as changes against earlier ones, delta.ts),
+ * so the report and the store are written here whatever the child does.
  */
 export function supervisedExecutor(options: SupervisorOptions): SupervisedExecutor {
   const hangMs = options.hangTimeoutMs ?? DEFAULT_HANG_TIMEOUT_MS;
@@ -105,6 +156,10 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
     const created: Child = {
       process: proc,
       inFlight: new Map(),
+      alone: 0,
+      queuedBytes: 0,
+      sent: 0,
+      decoder: new DeltaDecoder(),
       ready: false,
       lastSeen: performance.now(),
       stderrTail: "",
@@ -114,7 +169,14 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
       created.stderrTail = (created.stderrTail + chunk).slice(-4096);
     });
     proc.on("message", (message: ChildMessage) => onMessage(created, message));
-    proc.on("exit", (code, signal) => onExit(created, code, signal));
+    proc.on("exit", (code, signal) => {
+      created.taken = takenCount(proc);
+      releaseClaims(proc);
+      onExit(created, code, signal);
+    });
+    proc.on("disconnect", () => {
+      if (created.exit) replace(created);
+    });
     proc.on("error", () => {
       // A failed spawn or a send to a dead child: the exit that follows says what happened.
     });
@@ -126,6 +188,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
       beatMs,
       ...(aborted !== undefined ? { aborted } : {}),
       ...(track ? { track: true as const } : {}),
+      ...(hasClaimsFile(proc) ? { claims: true as const } : {}),
     });
     monitor ??= setInterval(check, Math.max(5, Math.min(1000, Math.floor(hangMs / 4))));
     monitor.unref();
@@ -143,46 +206,67 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
 
   const toChildJob = (pending: Pending, withSpec: boolean): ChildJob => {
     const { job } = pending;
-    return {
-      id: pending.id,
-      evalId: job.entry.eval.id,
-      caseId: job.spec.id,
-      index: job.spec.index,
-      ...(withSpec ? { spec: job.spec } : {}),
-      trial: job.trial,
-      runId: job.context.runId,
-      ...(job.context.keepOutput ? { keepOutput: true } : {}),
-      ...(job.context.timeoutMs !== undefined ? { timeoutMs: job.context.timeoutMs } : {}),
-      ...(job.context.onJudgment ? { judgments: true } : {}),
-    };
+    const out: ChildJob = withSpec
+      ? { id: pending.id, evalId: job.entry.eval.id, spec: job.spec }
+      : { id: pending.id, evalId: job.entry.eval.id, caseId: job.spec.id, index: job.spec.index };
+    if (job.trial > 0) out.trial = job.trial;
+    return out;
   };
 
   const send = (target: Child, batch: Pending[]) => {
     const now = performance.now();
     for (const pending of batch) {
       pending.sentAt = now;
+      // Started counts per process: a rerun has not started in this one until it says so.
+      pending.started = false;
+      pending.pos = target.sent++;
       target.inFlight.set(pending.id, pending);
+      if (pending.alone) target.alone++;
     }
+    // One message per run of jobs with the same settings (one in all, unless runs share this).
+    let from = 0;
+    for (let i = 1; i <= batch.length; i++) {
+      if (i < batch.length && sameSettings(batch[i]!.job, batch[from]!.job)) continue;
+      sendBatch(target, from === 0 && i === batch.length ? batch : batch.slice(from, i));
+      from = i;
+    }
+  };
+
+  const sendBatch = (target: Child, batch: Pending[]) => {
+    const settings = settingsOf(batch[0]!.job);
     const jobs = batch.map((p) => toChildJob(p, true));
-    const json = jsonBatch(jobs);
-    if (post(target, json ?? { t: "jobs", jobs })) return;
+    if (batch.every((p) => isPlainSpec(p.job.spec))) {
+      const json = JSON.stringify({ ...settings, jobs } satisfies JobBatch);
+      const share = Math.ceil(json.length / batch.length);
+      for (const pending of batch) pending.bytes = share;
+      target.queuedBytes += share * batch.length;
+      post(target, json);
+      return;
+    }
+    if (post(target, { t: "jobs", ...settings, jobs })) return;
     // A case value structured clone cannot carry: the child looks that case up by id instead.
     for (const pending of batch) {
-      if (!post(target, { t: "jobs", jobs: [toChildJob(pending, true)] }))
-        post(target, { t: "jobs", jobs: [toChildJob(pending, false)] });
+      if (!post(target, { t: "jobs", ...settings, jobs: [toChildJob(pending, true)] }))
+        post(target, { t: "jobs", ...settings, jobs: [toChildJob(pending, false)] });
     }
+  };
+
+  const unqueue = (from: Child, pending: Pending) => {
+    from.queuedBytes -= pending.bytes;
+    pending.bytes = 0;
   };
 
   const dispatch = () => {
     scheduled = false;
     if (stopped !== undefined || closing || (fresh.length === 0 && suspects.length === 0)) return;
     child ??= spawn();
-    if (!child.ready) return;
-    for (const pending of child.inFlight.values()) if (pending.alone) return;
+    if (!child.ready || child.exit || child.alone > 0) return;
     if (suspects.length > 0) {
       if (child.inFlight.size === 0) send(child, [suspects.shift()!]);
       return;
     }
+    // Large cases: no more waits in the child until some of what waits there has started.
+    if (child.queuedBytes >= MAX_QUEUED_BYTES) return;
     send(child, fresh.splice(0));
   };
   const schedule = () => {
@@ -193,6 +277,26 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
 
   const onEvents = (from: Child, events: readonly ChildEvent[]) => {
     for (const event of events) {
+      if (event.t === "started") {
+        const now = performance.now();
+        for (const id of event.ids) {
+          const pending = from.inFlight.get(id);
+          if (!pending || pending.started) continue;
+          pending.started = true;
+          pending.sentAt = now;
+          unqueue(from, pending);
+          pending.job.queue?.started();
+        }
+        if (fresh.length > 0) schedule();
+        continue;
+      }
+      // Every delta is decoded, in order, whoever it is for: the next ones build on it.
+      const record =
+        event.t === "delta"
+          ? (from.decoder.decode(event) as AttemptRecord)
+          : event.t === "record"
+            ? event.record
+            : undefined;
       const pending = from.inFlight.get(event.id);
       if (!pending) continue;
       if (event.t === "judgment") {
@@ -200,9 +304,11 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
         continue;
       }
       from.inFlight.delete(event.id);
-      if (event.t === "record") {
-        const { record } = event;
-        if (event.unreported) record.usage = { app: unreportedUsage(), judge: record.usage.judge };
+      if (pending.alone) from.alone--;
+      unqueue(from, pending);
+      if (record) {
+        if ((event as { u?: 1 }).u)
+          record.usage = { app: unreportedUsage(), judge: record.usage.judge };
         pending.resolve(record);
       } else {
         track = true;
@@ -240,12 +346,32 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
 
   const onExit = (from: Child, code: number | null, signal: NodeJS.Signals | null) => {
     if (from !== child) return;
+    from.exit = { code, signal };
+    // What it wrote before it ended (records, attempts it started) may still be on the way.
+    if (!from.process.connected) replace(from);
+    else setTimeout(() => replace(from), EXIT_DRAIN_MS).unref();
+  };
+
+  /** After a child ended: its attempts run again, or are errored, in a new one. */
+  const replace = (from: Child) => {
+    if (from !== child) return;
     child = undefined;
     if (closing || stopped !== undefined) return;
+    const { code, signal } = from.exit!;
     const cause = from.killedFor ?? describeExit(code, signal, from.stderrTail);
-    const inFlight = [...from.inFlight.values()];
+    const inFlight: Pending[] = [];
     const rerun: Pending[] = [];
-    for (const pending of inFlight) {
+    const requeued: Pending[] = [];
+    for (const pending of from.inFlight.values()) {
+      // Waiting in its queue, never started (the child writes how far it got before it starts
+      // any, or says so by message): not a suspect, no strike; back to the queue as it was.
+      const started = pending.started || (from.taken !== undefined && pending.pos < from.taken);
+      if (!started && pending.requeues < MAX_REQUEUES) {
+        pending.requeues++;
+        requeued.push(pending);
+        continue;
+      }
+      inFlight.push(pending);
       pending.strikes++;
       if (pending.strikes >= MAX_STRIKES) {
         fail(
@@ -257,6 +383,13 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
         rerun.push(pending);
       }
     }
+    for (const pending of requeued) {
+      pending.sentAt = 0;
+      pending.bytes = 0;
+    }
+    // A suspect that had not started yet waits its turn to run alone again, the rest as before.
+    fresh.unshift(...requeued.filter((p) => !p.alone));
+    suspects.unshift(...requeued.filter((p) => p.alone));
     suspects.push(...rerun);
     if (!from.ready) startupFailures++;
     const names = inFlight
@@ -281,7 +414,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
     // This process itself was blocked (a long synchronous write): no heartbeat could arrive.
     if (child && now - lastCheck > interval * 2 + 1000) child.lastSeen = now;
     lastCheck = now;
-    if (!child || child.killedFor !== undefined) return;
+    if (!child || child.killedFor !== undefined || child.exit) return;
     const limit = child.ready ? hangMs : Math.max(hangMs, STARTUP_TIMEOUT_MS);
     if (now - child.lastSeen <= limit) return;
     child.killedFor = child.ready
@@ -303,6 +436,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
 
   if (options.start) child = spawn();
   return {
+    prefetch: Math.max(0, options.prefetch ?? DEFAULT_PREFETCH),
     runErrors,
     execute(job) {
       return new Promise<AttemptRecord>((resolve) => {
@@ -313,6 +447,10 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
           strikes: 0,
           alone: false,
           sentAt: 0,
+          started: false,
+          requeues: 0,
+          bytes: 0,
+          pos: 0,
         };
         const refusal = stopped !== undefined ? notStarted(job.context.signal, stopped) : broken;
         if (refusal !== undefined) return fail(pending, refusal);
@@ -367,4 +505,40 @@ function describeExit(code: number | null, signal: NodeJS.Signals | null, stderr
 
 function formatMs(ms: number): string {
   return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+/** What the jobs of one batch share. */
+function settingsOf(job: AttemptJob): JobSettings {
+  const { context } = job;
+  return {
+    c: job.queue?.concurrency ?? 0,
+    runId: context.runId,
+    ...(context.keepOutput ? { keepOutput: true as const } : {}),
+    ...(context.timeoutMs !== undefined ? { timeoutMs: context.timeoutMs } : {}),
+    ...(context.onJudgment ? { judgments: true as const } : {}),
+  };
+}
+
+function sameSettings(a: AttemptJob, b: AttemptJob): boolean {
+  return (
+    a.context.runId === b.context.runId &&
+    !a.context.keepOutput === !b.context.keepOutput &&
+    a.context.timeoutMs === b.context.timeoutMs &&
+    !a.context.onJudgment === !b.context.onJudgment &&
+    (a.queue?.concurrency ?? 0) === (b.queue?.concurrency ?? 0)
+  );
+}
+
+/**
+ * A case that JSON carries as structured clone would: plain values, where an absent input or
+ * expected value (undefined) is left out, which the eval reads the same.
+ */
+function isPlainSpec(spec: CaseSpec): boolean {
+  const proto = Object.getPrototypeOf(spec);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key in spec) {
+    const value = (spec as unknown as Record<string, unknown>)[key];
+    if (value !== undefined && !isPlainJson(value, 1)) return false;
+  }
+  return true;
 }

@@ -1,5 +1,6 @@
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { CaseSpec } from "../eval/runnable.js";
+import type { Encoded } from "./delta.js";
 
 /** What the supervisor tells a new eval process: which files to load and how to run. */
 export interface ChildInit {
@@ -17,16 +18,34 @@ export interface ChildInit {
    * Node 20 slows every promise): set once the run has seen an uncaught error it could not place.
    */
   track?: true;
+  /** A claims file is open on fd {@link CLAIMS_FD} (see spawn.ts). */
+  claims?: true;
 }
 
-/** One attempt for the child. `spec` is absent when it could not be cloned: the child finds it. */
+/** The fd an eval process finds its claims file on (after stdin, stdout, stderr and IPC). */
+export const CLAIMS_FD = 4;
+
+/**
+ * One attempt for the child. `spec` is absent when structured clone could not carry it: the child
+ * then finds the case by `caseId` among its own (`index` tells where it was).
+ */
 export interface ChildJob {
   id: number;
   evalId: string;
-  caseId: string;
-  index: number;
   spec?: CaseSpec;
-  trial: number;
+  caseId?: string;
+  index?: number;
+  /** Absent: 0. */
+  trial?: number;
+}
+
+/** What the jobs of one batch share: the run, and how its attempts run. */
+export interface JobSettings {
+  /**
+   * The run's concurrency: the child runs at most that many at once (absent or 0: no limit) and
+   * starts the others as slots free up.
+   */
+  c?: number;
   runId: string;
   keepOutput?: true;
   timeoutMs?: number;
@@ -34,21 +53,31 @@ export interface ChildJob {
   judgments?: true;
 }
 
-/** A batch of jobs is a JSON string (`ChildJob[]`) when its cases are plain JSON. */
+/** Jobs for the child's queue. */
+export interface JobBatch extends JobSettings {
+  jobs: ChildJob[];
+}
+
+/** A batch of jobs is a JSON string (`JobBatch`) when its cases are plain JSON. */
 export type ParentMessage =
   | string
   | ChildInit
-  | { t: "jobs"; jobs: ChildJob[] }
+  | ({ t: "jobs" } & JobBatch)
   | { t: "abort"; reason: string }
   | { t: "close" };
 
 /**
- * What the child streams back, batched: finished attempts, real-time judgments, and attempts to
- * run again alone (in flight with others when an uncaught error nobody could be tied to happened).
+ * What the child streams back, batched: attempts about to start (sent before they start, so after
+ * a crash the supervisor knows which ones never ran), finished attempts, real-time judgments, and
+ * attempts to run again alone (in flight with others when an uncaught error nobody could be tied
+ * to happened).
  */
 export type ChildEvent =
-  /** `unreported`: the record's app usage is the shared unreported value, left off the wire. */
-  | { t: "record"; id: number; record: AttemptRecord; unreported?: 1 }
+  | { t: "started"; ids: number[] }
+  /** `u`: the record's app usage is the shared unreported value, left off the wire. */
+  | ({ t: "delta"; id: number; u?: 1 } & Encoded)
+  /** A record sent whole (it is not plain JSON): by structured clone. */
+  | { t: "record"; id: number; record: AttemptRecord; u?: 1 }
   | { t: "judgment"; id: number; judgment: Judgment }
   | { t: "rerun"; id: number };
 

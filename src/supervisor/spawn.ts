@@ -1,4 +1,9 @@
-import { type ChildProcess, fork } from "node:child_process";
+import { type ChildProcess, fork, type StdioOptions } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { closeSync, openSync, readSync, unlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CLAIMS_FD } from "./protocol.js";
 
 const childUrl = new URL("./child.js", import.meta.url);
 
@@ -12,12 +17,90 @@ let early: Early | undefined;
 // An eval process ignores SIGTERM (its supervisor decides what a signal means), and one not yet
 // adopted has run no user code: it is ended with SIGKILL.
 
+/**
+ * A small file the eval process writes, before it starts attempts, how many of the jobs it was
+ * sent it has taken from its queue; its supervisor reads it only after the process ended, to tell
+ * the attempts that may have caused that from those that never started. A write to a file wakes
+ * no one, unlike a message. Unlinked at once where the system allows.
+ */
+interface ClaimsFile {
+  fd: number;
+  /** Still to remove (a system that cannot unlink an open file). */
+  path?: string;
+}
+
+const claimsFiles = new WeakMap<ChildProcess, ClaimsFile>();
+
+function openClaimsFile(): ClaimsFile | undefined {
+  const path = join(tmpdir(), `niceeval-claims-${process.pid}-${randomBytes(6).toString("hex")}`);
+  let fd: number;
+  try {
+    fd = openSync(path, "wx+", 0o600);
+  } catch {
+    return undefined;
+  }
+  try {
+    unlinkSync(path);
+    return { fd };
+  } catch {
+    return { fd, path };
+  }
+}
+
 function forkEvalProcess(cwd: string, stdoutFd: number | undefined): ChildProcess {
-  return fork(childUrl, [], {
-    cwd,
-    serialization: "advanced",
-    stdio: ["inherit", stdoutFd ?? "inherit", "pipe", "ipc"],
-  });
+  const claims = openClaimsFile();
+  const stdio: (string | number)[] = ["inherit", stdoutFd ?? "inherit", "pipe", "ipc"];
+  if (claims) stdio[CLAIMS_FD] = claims.fd;
+  let child: ChildProcess;
+  try {
+    child = fork(childUrl, [], { cwd, serialization: "advanced", stdio: stdio as StdioOptions });
+  } catch (error) {
+    if (claims) closeClaims(claims);
+    throw error;
+  }
+  if (claims) claimsFiles.set(child, claims);
+  return child;
+}
+
+function closeClaims(claims: ClaimsFile): void {
+  try {
+    closeSync(claims.fd);
+  } catch {}
+  if (claims.path) {
+    try {
+      unlinkSync(claims.path);
+    } catch {}
+  }
+}
+
+/** Close the claims file of an eval process that ended (its supervisor has read it). */
+export function releaseClaims(child: ChildProcess): void {
+  const claims = claimsFiles.get(child);
+  if (!claims) return;
+  claimsFiles.delete(child);
+  closeClaims(claims);
+}
+
+/** Whether this eval process has a claims file (on fd {@link CLAIMS_FD}). */
+export function hasClaimsFile(child: ChildProcess): boolean {
+  return claimsFiles.has(child);
+}
+
+/**
+ * How many of the jobs sent to this (ended) eval process it had taken from its queue, as its
+ * claims file says; undefined without one. A job it had not taken never started.
+ */
+export function takenCount(child: ChildProcess): number | undefined {
+  const claims = claimsFiles.get(child);
+  if (!claims) return undefined;
+  const buffer = Buffer.alloc(8);
+  try {
+    if (readSync(claims.fd, buffer, 0, 8, 0) < 8) return 0;
+  } catch {
+    return undefined;
+  }
+  const count = buffer.readDoubleLE(0);
+  return Number.isInteger(count) && count >= 0 ? count : undefined;
 }
 
 /**
@@ -42,12 +125,18 @@ export function takeEvalProcess(cwd: string, stdoutFd: number | undefined): Chil
   ) {
     return waiting.process;
   }
-  waiting?.process.kill("SIGKILL");
+  if (waiting) {
+    waiting.process.kill("SIGKILL");
+    releaseClaims(waiting.process);
+  }
   return forkEvalProcess(cwd, stdoutFd);
 }
 
 /** End the eval process started early that no run adopted (a usage error, `--no-supervise` on resume). */
 export function discardEarlyEvalProcess(): void {
-  early?.process.kill("SIGKILL");
+  if (early) {
+    early.process.kill("SIGKILL");
+    releaseClaims(early.process);
+  }
   early = undefined;
 }

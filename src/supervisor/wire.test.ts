@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isPlainJson, jsonBatch } from "./wire.js";
+import { isPlainJson } from "./wire.js";
 
 describe("isPlainJson", () => {
   it("accepts what JSON gives back unchanged", () => {
@@ -10,7 +10,7 @@ describe("isPlainJson", () => {
       nested: Object.assign(Object.create(null) as object, { a: [1, [2, { b: "c" }]] }),
     };
     expect(isPlainJson(record)).toBe(true);
-    expect(JSON.parse(jsonBatch([record])!)).toEqual([structuredClone(record)]);
+    expect(JSON.parse(JSON.stringify([record]))).toEqual([structuredClone(record)]);
   });
 
   it("refuses what JSON would change or drop, so it goes by structured clone", () => {
@@ -36,6 +36,5 @@ describe("isPlainJson", () => {
     ]) {
       expect(isPlainJson({ value })).toBe(false);
     }
-    expect(jsonBatch([{ ok: 1 }, { when: new Date(0) }])).toBeUndefined();
   });
 });

@@ -1,5 +1,6 @@
 // How batches cross the IPC channel. A JSON string is one cheap copy each way; structured clone
-// of many small objects costs several times more, so it is kept for values JSON cannot carry.
+// of many small objects costs several times more, so it is kept for values JSON cannot carry:
+// isPlainJson says which is which.
 
 /** Deepest nesting sent as JSON; deeper (or cyclic) values go by structured clone. */
 const MAX_DEPTH = 64;
@@ -33,10 +34,4 @@ export function isPlainJson(value: unknown, depth = 0): boolean {
     default:
       return false;
   }
-}
-
-/** The batch as one JSON string when every item survives JSON exactly, else undefined. */
-export function jsonBatch(items: readonly unknown[]): string | undefined {
-  for (const item of items) if (!isPlainJson(item)) return undefined;
-  return JSON.stringify(items);
 }
