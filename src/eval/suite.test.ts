@@ -150,6 +150,30 @@ describe("synchronous and asynchronous targets and scorers", () => {
   });
 });
 
+describe("a suite's definition", () => {
+  it("is read again when it changes between runs, even in place", async () => {
+    const fails = createScorer({ name: "fails", score: () => ({ score: 0 }) });
+    const definition = {
+      id: "changing",
+      cases: [{ id: "a", input: 1 }],
+      target: (input: number) => input,
+      scorers: [ran, fails],
+      gates: ["ran", "fails"],
+    };
+    const suite = defineSuite<number, number>(definition);
+    const verdicts = async () => {
+      const seen: AttemptRecord[] = [];
+      await runEvals([{ eval: suite }], { onRecord: (r) => seen.push(r) });
+      return seen.map((r) => [r.verdict, r.judgments.map((j) => j.gate)]);
+    };
+    expect(await verdicts()).toEqual([["failed", [true, true]]]);
+    definition.gates.pop();
+    expect(await verdicts()).toEqual([["passed", [true, false]]]);
+    definition.scorers[1] = ran;
+    expect(await verdicts()).toEqual([["passed", [true, true]]]);
+  });
+});
+
 describe("authoring errors are errored cases, not failures", () => {
   const records = async (suite: ReturnType<typeof defineSuite>) => {
     const seen: AttemptRecord[] = [];

@@ -431,21 +431,20 @@ function planOf<Input, Output>(
 ): SuitePlan<Input, Output> {
   const known = plans.get(definition) as SuitePlan<Input, Output> | undefined;
   const { scorers, threshold, gates } = definition;
-  // Built again if the definition was changed since (the plan never answers for an old one).
+  // Built again when the definition changed, even in place: it never answers for an old one.
   if (
     known !== undefined &&
-    known.scorers === scorers &&
-    known.count === scorers.length &&
     known.thresholdGiven === threshold &&
-    known.gatesGiven === gates
+    sameItems(known.scorers, scorers) &&
+    (known.gatesGiven === undefined ? gates === undefined : sameItems(known.gatesGiven, gates))
   ) {
     return known;
   }
   const plan: SuitePlan<Input, Output> = {
-    scorers,
+    scorers: [...scorers],
     count: scorers.length,
     thresholdGiven: threshold,
-    gatesGiven: gates,
+    gatesGiven: gates ? [...gates] : undefined,
     threshold: threshold ?? 0.5,
     gates: gates ? new Set(gates) : undefined,
     labels: scorers.map(scorerLabel),
@@ -456,6 +455,12 @@ function planOf<Input, Output>(
   };
   plans.set(definition, plan as unknown as SuitePlan<never, never>);
   return plan;
+}
+
+function sameItems<T>(known: readonly T[], now: readonly T[] | undefined): boolean {
+  if (now === undefined || known.length !== now.length) return false;
+  for (let index = 0; index < known.length; index++) if (known[index] !== now[index]) return false;
+  return true;
 }
 
 function scoreCase<Input, Output>(
