@@ -7,7 +7,7 @@
 import { execFile, fork } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -193,7 +193,7 @@ function startTrace(server) {
     const state = scheduler.state();
     const stats = await server.stats();
     console.log(
-      `  t=${((performance.now() - started) / 1000).toFixed(2)} ok +${stats.ok - last.ok} 429 +${stats.rejected - last.rejected} · limit ${state.limit} active ${state.active} queued ${state.queued} pace ${state.ratePerSecond?.toFixed(1) ?? "-"}/s`,
+      `  t=${((performance.now() - started) / 1000).toFixed(2)} ok +${stats.ok - last.ok} 429 +${stats.rejected - last.rejected} · limit ${state.limit} active ${state.active} queued ${state.queued} pace ${state.ratePerSecond?.toFixed(1) ?? "-"}/s allowed ${state.allowedPerSecond ?? "-"}/s`,
     );
     last = { ...stats };
   }, 250);
@@ -209,7 +209,7 @@ export async function run({ quick = false, rate = 200, count, runs } = {}) {
   const judgments = count ?? (quick ? 1000 : 2000);
   const repeats = runs ?? 3;
   console.log(
-    `judges bench · ${cpus()[0]?.model ?? "unknown CPU"} × ${cpus().length} · Node ${process.version}`,
+    `judges bench · ${cpus()[0]?.model ?? "unknown CPU"} × ${cpus().length} · Node ${process.version} · load average ${loadavg()[0]?.toFixed(1)} at start`,
   );
   console.log(
     `server allows R = ${rate} req/s, ${LATENCY_MS} ms per answer, 429 beyond; ${judgments} judgments per run, default judge settings, median of ${repeats} runs`,
@@ -235,7 +235,7 @@ export async function run({ quick = false, rate = 200, count, runs } = {}) {
     console.log(
       `${scenario.window} window, Retry-After ${scenario.headers === "seconds" ? "whole seconds" : "whole seconds + retry-after-ms"}: ` +
         `${(100 * fraction).toFixed(1)}% of R from first request to last answer (runs ${results.map((r) => (100 * r.endpointFraction).toFixed(1)).join(", ")}; target ≥ 90%), ${(100 * wall).toFixed(1)}% over the wall clock, ${(median(results.map((r) => r.stats.ok / (r.stats.busyMs / 1000)))).toFixed(0)} judgments/s · ` +
-        `median 429s ${rejected}, retries ${retries} · lost judgments ${lost} over ${repeats} runs (target 0)`,
+        `median 429s ${rejected}, retries ${retries} · lost judgments ${lost} over ${repeats} runs (target 0) · load average ${loadavg()[0]?.toFixed(1)}`,
     );
     ok &&= fraction >= 0.9 && lost === 0;
   }
