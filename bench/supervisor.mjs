@@ -1,8 +1,9 @@
 // Benchmark: what supervision costs. (1) The cli-suite benchmark (N cases × 4 deterministic
 // scorers, trivial target) through the real CLI, supervised and `--no-supervise`, alternated so
-// both see the same load; CPU is user+sys of the CLI and its eval process, the steadier figure on
-// a shared machine. (2) How long a crashed eval process takes to be replaced: from the crash to
-// the next attempt finishing in the new one.
+// both see the same load; CPU is user+sys of the CLI and its eval process (each also shown), the
+// steadier figure on a shared machine; "waiting" is the time each process's event loop had
+// nothing to do (the two should rarely wait for each other). (2) How long a crashed eval process
+// takes to be replaced: from the crash to the next attempt finishing in the new one.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -15,10 +16,12 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
 const work = join(here, ".tmp", "supervisor");
 
-// Each process of the run (the CLI, its eval process) appends its CPU time on exit.
+// Each process of the run (the CLI, its eval process) appends on exit: which one, its CPU time
+// (µs) and how long its event loop waited with nothing to do (ms).
 const CPU_HOOK = `data:text/javascript,${encodeURIComponent(
   `import { appendFileSync } from "node:fs";
-process.on("exit", () => { const u = process.cpuUsage(); appendFileSync(process.env.BENCH_CPU_FILE, (u.user + u.system) + "\\n"); });`,
+import { performance } from "node:perf_hooks";
+process.on("exit", () => { const u = process.cpuUsage(); const loop = performance.eventLoopUtilization(); appendFileSync(process.env.BENCH_CPU_FILE, (process.send ? "eval" : "cli") + " " + (u.user + u.system) + " " + loop.idle + "\\n"); });`,
 )}`;
 
 function runCli(file, supervise) {
@@ -48,11 +51,20 @@ function runCli(file, supervise) {
   const wallMs = performance.now() - started;
   if (child.status !== 0)
     throw new Error(`CLI exited ${child.status}: ${child.stderr.slice(0, 2000)}`);
-  const cpuUs = readFileSync(cpuFile, "utf8")
-    .trim()
-    .split("\n")
-    .reduce((sum, line) => sum + Number(line), 0);
-  return { wallMs, cpuMs: cpuUs / 1000 };
+  const byProcess = { cli: { cpuMs: 0, idleMs: 0 }, eval: { cpuMs: 0, idleMs: 0 } };
+  for (const line of readFileSync(cpuFile, "utf8").trim().split("\n")) {
+    const [which, cpuUs, idleMs] = line.split(" ");
+    byProcess[which].cpuMs += Number(cpuUs) / 1000;
+    byProcess[which].idleMs += Number(idleMs);
+  }
+  return {
+    wallMs,
+    cpuMs: byProcess.cli.cpuMs + byProcess.eval.cpuMs,
+    cliCpuMs: byProcess.cli.cpuMs,
+    evalCpuMs: byProcess.eval.cpuMs,
+    cliIdleMs: byProcess.cli.idleMs,
+    evalIdleMs: byProcess.eval.idleMs,
+  };
 }
 
 const CRASH_SUITE = (marker, n, at) => `import { existsSync, writeFileSync } from "node:fs";
@@ -121,7 +133,7 @@ async function crashOnce(index) {
 export async function run({ quick = false } = {}) {
   mkdirSync(work, { recursive: true });
   const n = quick ? 10_000 : 100_000;
-  const runs = 3;
+  const runs = quick ? 3 : 5;
   const file = writeSuite(n);
   const samples = { supervised: [], inProcess: [] };
   for (let i = 0; i < runs; i++) {
@@ -129,14 +141,22 @@ export async function run({ quick = false } = {}) {
     samples.inProcess.push(runCli(file, false));
   }
   const fig = (list, key) => median(list.map((s) => s[key]));
-  const sup = { wall: fig(samples.supervised, "wallMs"), cpu: fig(samples.supervised, "cpuMs") };
+  const sup = {
+    wall: fig(samples.supervised, "wallMs"),
+    cpu: fig(samples.supervised, "cpuMs"),
+    cliCpu: fig(samples.supervised, "cliCpuMs"),
+    evalCpu: fig(samples.supervised, "evalCpuMs"),
+    cliIdle: fig(samples.supervised, "cliIdleMs"),
+    evalIdle: fig(samples.supervised, "evalIdleMs"),
+  };
   const inp = { wall: fig(samples.inProcess, "wallMs"), cpu: fig(samples.inProcess, "cpuMs") };
   const pct = (a, b) => `${a >= b ? "+" : ""}${(((a - b) / b) * 100).toFixed(0)}%`;
   const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
   console.log(
     `supervisor, suite of ${n.toLocaleString("en")} cases × 4 deterministic scorers (CLI, --quiet --no-store, concurrency 8, ${cpus().length} cores): ` +
-      `supervised CPU ${s(sup.cpu)} vs --no-supervise ${s(inp.cpu)} (${pct(sup.cpu, inp.cpu)}), ` +
-      `wall ${s(sup.wall)} vs ${s(inp.wall)} (${pct(sup.wall, inp.wall)}); CPU is user+sys of every process, median of ${runs} alternated runs each`,
+      `supervised CPU ${s(sup.cpu)} (CLI ${s(sup.cliCpu)}, eval process ${s(sup.evalCpu)}) vs --no-supervise ${s(inp.cpu)} (${pct(sup.cpu, inp.cpu)}), ` +
+      `wall ${s(sup.wall)} vs ${s(inp.wall)} (${pct(sup.wall, inp.wall)}); waiting: CLI ${s(sup.cliIdle)}, eval process ${s(sup.evalIdle)}; ` +
+      `CPU is user+sys of every process, median of ${runs} alternated runs each`,
   );
   const crashes = [];
   for (let i = 0; i < runs; i++) crashes.push(await crashOnce(i));

@@ -20,6 +20,7 @@ import {
   CLAIMS_FD,
   type JobBatch,
   type JobSettings,
+  PACKED,
   type ParentMessage,
 } from "./protocol.js";
 import { isPlainJson } from "./wire.js";
@@ -115,7 +116,7 @@ function flush(after?: () => void): void {
     return;
   }
   if (plain) {
-    if (!send(JSON.stringify(events), after)) after?.();
+    if (!send(JSON.stringify(pack(events)), after)) after?.();
     return;
   }
   try {
@@ -134,6 +135,35 @@ function flush(after?: () => void): void {
     }
     if (!send({ t: "beat" }, after)) after?.();
   }
+}
+
+/** Plain events as one flat array (see PACKED in protocol.ts). */
+function pack(events: readonly ChildEvent[]): unknown[] {
+  const out: unknown[] = [];
+  for (const event of events) {
+    switch (event.t) {
+      case "delta":
+        if ("d" in event) {
+          out.push(PACKED.delta, event.id, event.u ?? 0, event.b, event.d.length);
+          for (const item of event.d) out.push(item);
+        } else out.push(PACKED.whole, event.id, event.u ?? 0, event.nb, event.v);
+        break;
+      case "record":
+        out.push(PACKED.whole, event.id, event.u ?? 0, -1, event.record);
+        break;
+      case "started":
+        out.push(PACKED.started, event.ids.length);
+        for (const id of event.ids) out.push(id);
+        break;
+      case "judgment":
+        out.push(PACKED.judgment, event.id, event.judgment);
+        break;
+      case "rerun":
+        out.push(PACKED.rerun, event.id);
+        break;
+    }
+  }
+  return out;
 }
 
 function schedulePump(): void {

@@ -68,19 +68,27 @@ export class DeltaDecoder {
   private readonly bases: { copy: () => unknown; paths: (string | number)[][] }[] = [];
 
   decode(encoded: Encoded): unknown {
-    if ("nb" in encoded) {
-      if (encoded.nb >= 0) {
-        const base = clonePlain(encoded.v);
-        const paths: (string | number)[][] = [];
-        numberPaths(base, [], paths);
-        this.bases[encoded.nb] = { copy: generatedCopy(base) ?? (() => clonePlain(base)), paths };
-      }
-      return encoded.v;
+    return "nb" in encoded
+      ? this.decodeBase(encoded.nb, encoded.v)
+      : this.decodeChanges(encoded.b, encoded.d, 0, encoded.d.length);
+  }
+
+  /** A value sent whole: base number `no` from now on (-1: none). */
+  decodeBase(no: number, value: unknown): unknown {
+    if (no >= 0) {
+      const base = clonePlain(value);
+      const paths: (string | number)[][] = [];
+      numberPaths(base, [], paths);
+      this.bases[no] = { copy: generatedCopy(base) ?? (() => clonePlain(base)), paths };
     }
-    const base = this.bases[encoded.b]!;
+    return value;
+  }
+
+  /** Base `no` with the changes at `changes[start .. start + count)` (node, value pairs). */
+  decodeChanges(no: number, changes: readonly unknown[], start: number, count: number): unknown {
+    const base = this.bases[no]!;
     const out = base.copy();
-    const changes = encoded.d;
-    for (let i = 0; i < changes.length; i += 2) {
+    for (let i = start; i < start + count; i += 2) {
       const path = base.paths[changes[i] as number]!;
       let target = out as Record<string | number, unknown>;
       for (let j = 0; j < path.length - 1; j++)

@@ -1,16 +1,17 @@
 import type { ChildProcess } from "node:child_process";
-import { type AttemptRecord, unreportedUsage } from "../eval/record.js";
+import { type AttemptRecord, type Judgment, unreportedUsage } from "../eval/record.js";
 import type { CaseSpec } from "../eval/runnable.js";
 import type { AttemptJob, Executor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import { DeltaDecoder } from "./delta.js";
-import type {
-  ChildEvent,
-  ChildJob,
-  ChildMessage,
-  JobBatch,
-  JobSettings,
-  ParentMessage,
+import {
+  type ChildEvent,
+  type ChildJob,
+  type ChildMessage,
+  type JobBatch,
+  type JobSettings,
+  PACKED,
+  type ParentMessage,
 } from "./protocol.js";
 import { hasClaimsFile, releaseClaims, takeEvalProcess, takenCount } from "./spawn.js";
 import { isPlainJson } from "./wire.js";
@@ -275,55 +276,106 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
     setImmediate(dispatch);
   };
 
+  const onStarted = (from: Child, id: number, now: number) => {
+    const pending = from.inFlight.get(id);
+    if (!pending || pending.started) return;
+    pending.started = true;
+    pending.sentAt = now;
+    unqueue(from, pending);
+    pending.job.queue?.started();
+  };
+
+  const onRecord = (from: Child, id: number, record: AttemptRecord, unreported: boolean) => {
+    const pending = from.inFlight.get(id);
+    if (!pending) return;
+    from.inFlight.delete(id);
+    if (pending.alone) from.alone--;
+    unqueue(from, pending);
+    if (unreported) record.usage = { app: unreportedUsage(), judge: record.usage.judge };
+    pending.resolve(record);
+  };
+
+  const onRerun = (from: Child, id: number) => {
+    const pending = from.inFlight.get(id);
+    if (!pending) return;
+    from.inFlight.delete(id);
+    if (pending.alone) from.alone--;
+    unqueue(from, pending);
+    track = true;
+    pending.alone = true;
+    suspects.push(pending);
+  };
+
+  const afterEvents = (from: Child) => {
+    if (fresh.length > 0) schedule();
+    if (suspects.length > 0 && from.inFlight.size === 0) schedule();
+  };
+
+  // A batch sent by structured clone (it holds a value JSON cannot carry).
   const onEvents = (from: Child, events: readonly ChildEvent[]) => {
+    const now = performance.now();
     for (const event of events) {
-      if (event.t === "started") {
-        const now = performance.now();
-        for (const id of event.ids) {
-          const pending = from.inFlight.get(id);
-          if (!pending || pending.started) continue;
-          pending.started = true;
-          pending.sentAt = now;
-          unqueue(from, pending);
-          pending.job.queue?.started();
-        }
-        if (fresh.length > 0) schedule();
-        continue;
-      }
-      // Every delta is decoded, in order, whoever it is for: the next ones build on it.
-      const record =
-        event.t === "delta"
-          ? (from.decoder.decode(event) as AttemptRecord)
-          : event.t === "record"
-            ? event.record
-            : undefined;
-      const pending = from.inFlight.get(event.id);
-      if (!pending) continue;
-      if (event.t === "judgment") {
-        pending.job.context.onJudgment?.(event.judgment);
-        continue;
-      }
-      from.inFlight.delete(event.id);
-      if (pending.alone) from.alone--;
-      unqueue(from, pending);
-      if (record) {
-        if ((event as { u?: 1 }).u)
-          record.usage = { app: unreportedUsage(), judge: record.usage.judge };
-        pending.resolve(record);
-      } else {
-        track = true;
-        pending.alone = true;
-        suspects.push(pending);
+      switch (event.t) {
+        case "started":
+          for (const id of event.ids) onStarted(from, id, now);
+          break;
+        case "delta":
+          // Every delta is decoded, in order, whoever it is for: the next ones build on it.
+          onRecord(from, event.id, from.decoder.decode(event) as AttemptRecord, event.u === 1);
+          break;
+        case "record":
+          onRecord(from, event.id, event.record, event.u === 1);
+          break;
+        case "judgment":
+          from.inFlight.get(event.id)?.job.context.onJudgment?.(event.judgment);
+          break;
+        case "rerun":
+          onRerun(from, event.id);
+          break;
       }
     }
-    if (suspects.length > 0 && from.inFlight.size === 0) schedule();
+    afterEvents(from);
+  };
+
+  // A packed batch (PACKED in protocol.ts): one flat array, read in place.
+  const onPacked = (from: Child, packed: readonly unknown[]) => {
+    const now = performance.now();
+    const { decoder } = from;
+    let i = 0;
+    while (i < packed.length) {
+      const kind = packed[i] as number;
+      const id = packed[i + 1] as number;
+      if (kind === PACKED.delta) {
+        const count = packed[i + 4] as number;
+        const record = decoder.decodeChanges(packed[i + 3] as number, packed, i + 5, count);
+        onRecord(from, id, record as AttemptRecord, packed[i + 2] === 1);
+        i += 5 + count;
+      } else if (kind === PACKED.whole) {
+        const record = decoder.decodeBase(packed[i + 3] as number, packed[i + 4]);
+        onRecord(from, id, record as AttemptRecord, packed[i + 2] === 1);
+        i += 5;
+      } else if (kind === PACKED.started) {
+        // Here the second field is the count of ids that follow.
+        for (let j = i + 2; j < i + 2 + id; j++) onStarted(from, packed[j] as number, now);
+        i += 2 + id;
+      } else if (kind === PACKED.judgment) {
+        from.inFlight.get(id)?.job.context.onJudgment?.(packed[i + 2] as Judgment);
+        i += 3;
+      } else if (kind === PACKED.rerun) {
+        onRerun(from, id);
+        i += 2;
+      } else {
+        throw new Error(`unknown event kind ${String(kind)} from the eval process`);
+      }
+    }
+    afterEvents(from);
   };
 
   const onMessage = (from: Child, message: ChildMessage) => {
     from.lastSeen = performance.now();
     if (from !== child) return;
     if (typeof message === "string") {
-      onEvents(from, JSON.parse(message) as ChildEvent[]);
+      onPacked(from, JSON.parse(message) as unknown[]);
       return;
     }
     switch (message.t) {

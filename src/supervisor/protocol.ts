@@ -67,10 +67,10 @@ export type ParentMessage =
   | { t: "close" };
 
 /**
- * What the child streams back, batched: attempts about to start (sent before they start, so after
- * a crash the supervisor knows which ones never ran), finished attempts, real-time judgments, and
- * attempts to run again alone (in flight with others when an uncaught error nobody could be tied
- * to happened).
+ * What the child streams back, batched: attempts that started (the time limits count from then;
+ * without a claims file this goes before they start, so that after a crash the supervisor knows
+ * which ones never ran), finished attempts, real-time judgments, and attempts to run again alone
+ * (in flight with others when an uncaught error nobody could be tied to happened).
  */
 export type ChildEvent =
   | { t: "started"; ids: number[] }
@@ -81,7 +81,19 @@ export type ChildEvent =
   | { t: "judgment"; id: number; judgment: Judgment }
   | { t: "rerun"; id: number };
 
-/** A batch of events is a JSON string (`ChildEvent[]`) when every event is plain JSON. */
+/**
+ * A batch of events that are all plain JSON goes as one JSON string of a flat array, each event a
+ * kind then its fields, so parsing it makes no object per event:
+ * - `PACKED.delta, id, u, base, n, ...n changes` (u: 1 when the app usage is the unreported one)
+ * - `PACKED.whole, id, u, base, record` (base: the number it becomes, -1 for none)
+ * - `PACKED.started, n, ...n ids`
+ * - `PACKED.judgment, id, judgment`
+ * - `PACKED.rerun, id`
+ * Otherwise the batch goes by structured clone as `{ t: "events", events }`.
+ */
+export const PACKED = { delta: 0, whole: 1, started: 2, judgment: 3, rerun: 4 } as const;
+
+/** What the child sends; a string is a packed batch of events (see {@link PACKED}). */
 export type ChildMessage =
   | string
   | { t: "ready"; evals: string[]; errors: { file: string; message: string }[] }

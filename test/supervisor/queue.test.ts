@@ -106,6 +106,26 @@ export const waits = defineSuite({
 });
 `;
 
+// Every fifth record carries values JSON cannot carry exactly (a Date, a Map): those go whole by
+// structured clone, and the records around them still arrive as changes against a base.
+const mixedSuite = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const noted = createScorer({
+  name: "noted",
+  score: ({ output }) => ({
+    score: 1,
+    metadata: output % 5 === 0 ? { at: new Date(output * 1000), seen: new Map([["n", output]]) } : { n: output },
+  }),
+});
+export const mixed = defineSuite({
+  id: "mixed",
+  cases: Array.from({ length: 40 }, (_, i) => ({ id: "m" + i, input: i })),
+  target: (i) => i,
+  scorers: [noted],
+});
+`;
+
 interface JsonReport {
   records: AttemptRecord[];
 }
@@ -149,6 +169,7 @@ describe("attempts queued in the eval process (real CLI)", () => {
       "evals/slow.eval.ts": slowSuite,
       "evals/crashes.eval.ts": crashingSuite,
       "evals/waits.eval.ts": hangingSuite,
+      "evals/mixed.eval.ts": mixedSuite,
     });
   });
   afterAll(() => project.cleanup());
@@ -224,6 +245,23 @@ describe("attempts queued in the eval process (real CLI)", () => {
       expect(attempts.sort()).toEqual(["never:errored", "quick-1:passed", "quick-2:passed"]);
     } finally {
       await store.close();
+    }
+  });
+
+  it("carries records JSON cannot carry exactly between ones sent as changes", async () => {
+    const run = await runCli(
+      ["run", "evals/mixed.eval.ts", "--no-store", "--json", "m.json"],
+      project.dir,
+    );
+    expect(run.code).toBe(0);
+    const cases = await report(project.dir, "m.json");
+    expect([...cases.keys()]).toEqual(Array.from({ length: 40 }, (_, i) => `m${i}`));
+    for (const [id, record] of cases) {
+      const n = Number(id.slice(1));
+      expect(record.verdict).toBe("passed");
+      const detail = JSON.stringify(record.judgments[0]?.detail);
+      if (n % 5 === 0) expect(detail).toContain(new Date(n * 1000).toISOString());
+      else expect(detail).toContain(`"n":${n}`);
     }
   });
 });
