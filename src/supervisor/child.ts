@@ -22,6 +22,7 @@ import {
   type JobSettings,
   PACKED,
   type ParentMessage,
+  RECORD_FLAGS,
 } from "./protocol.js";
 import { isPlainJson } from "./wire.js";
 
@@ -144,12 +145,12 @@ function pack(events: readonly ChildEvent[]): unknown[] {
     switch (event.t) {
       case "delta":
         if ("d" in event) {
-          out.push(PACKED.delta, event.id, event.u ?? 0, event.b, event.d.length);
+          out.push(PACKED.delta, event.id, event.f ?? 0, event.b, event.d.length);
           for (const item of event.d) out.push(item);
-        } else out.push(PACKED.whole, event.id, event.u ?? 0, event.nb, event.v);
+        } else out.push(PACKED.whole, event.id, event.f ?? 0, event.nb, event.v);
         break;
       case "record":
-        out.push(PACKED.whole, event.id, event.u ?? 0, -1, event.record);
+        out.push(PACKED.whole, event.id, event.f ?? 0, -1, event.record);
         break;
       case "started":
         out.push(PACKED.started, event.ids.length);
@@ -261,19 +262,33 @@ const specOf = (job: ChildJob): CaseSpec =>
   job.spec ?? { id: job.caseId ?? "", index: job.index ?? -1 };
 
 const settle = (id: number, record: AttemptRecord): void => {
-  if (!running.delete(id)) return;
-  // The usual app usage (nobody reported any) is the shared unreported value: it is implied.
+  const slot = running.get(id);
+  if (!slot) return;
+  running.delete(id);
+  // Left off, for the supervisor to put back (RECORD_FLAGS): the usual app usage (nobody
+  // reported any, a quarter of a record's bytes) and the case id it knows.
   const unreported = record.usage.app === unreportedUsage();
-  const sent: AttemptRecord = unreported
-    ? { ...record, usage: { judge: record.usage.judge } as AttemptRecord["usage"] }
-    : record;
+  const sameCase = record.caseId === slot.spec.id;
+  let sent = record;
+  let flags = 0;
+  if (unreported || sameCase) {
+    sent = { ...record };
+    if (unreported) {
+      flags |= RECORD_FLAGS.unreported;
+      sent.usage = { judge: record.usage.judge } as AttemptRecord["usage"];
+    }
+    if (sameCase) {
+      flags |= RECORD_FLAGS.caseId;
+      sent.caseId = "";
+    }
+  }
   const encoded = encoder.encode(record.evalId, sent);
   if (encoded) {
-    post({ t: "delta", id, ...encoded, ...(unreported ? { u: 1 as const } : {}) });
+    post({ t: "delta", id, ...encoded, ...(flags ? { f: flags } : {}) });
     return;
   }
   outboxPlain = false;
-  post({ t: "record", id, record: sent, ...(unreported ? { u: 1 as const } : {}) });
+  post({ t: "record", id, record: sent, ...(flags ? { f: flags } : {}) });
 };
 
 async function runJob(job: ChildJob, settings: Settings): Promise<void> {

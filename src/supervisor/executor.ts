@@ -12,6 +12,7 @@ import {
   type JobSettings,
   PACKED,
   type ParentMessage,
+  RECORD_FLAGS,
 } from "./protocol.js";
 import { hasClaimsFile, releaseClaims, takeEvalProcess, takenCount } from "./spawn.js";
 import { isPlainJson } from "./wire.js";
@@ -285,13 +286,16 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
     pending.job.queue?.started();
   };
 
-  const onRecord = (from: Child, id: number, record: AttemptRecord, unreported: boolean) => {
+  const onRecord = (from: Child, id: number, record: AttemptRecord, flags: number) => {
     const pending = from.inFlight.get(id);
     if (!pending) return;
     from.inFlight.delete(id);
     if (pending.alone) from.alone--;
     unqueue(from, pending);
-    if (unreported) record.usage = { app: unreportedUsage(), judge: record.usage.judge };
+    // What the child left off (RECORD_FLAGS), put back.
+    if (flags & RECORD_FLAGS.caseId) record.caseId = pending.job.spec.id;
+    if (flags & RECORD_FLAGS.unreported)
+      record.usage = { app: unreportedUsage(), judge: record.usage.judge };
     pending.resolve(record);
   };
 
@@ -321,10 +325,10 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
           break;
         case "delta":
           // Every delta is decoded, in order, whoever it is for: the next ones build on it.
-          onRecord(from, event.id, from.decoder.decode(event) as AttemptRecord, event.u === 1);
+          onRecord(from, event.id, from.decoder.decode(event) as AttemptRecord, event.f ?? 0);
           break;
         case "record":
-          onRecord(from, event.id, event.record, event.u === 1);
+          onRecord(from, event.id, event.record, event.f ?? 0);
           break;
         case "judgment":
           from.inFlight.get(event.id)?.job.context.onJudgment?.(event.judgment);
@@ -348,11 +352,11 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
       if (kind === PACKED.delta) {
         const count = packed[i + 4] as number;
         const record = decoder.decodeChanges(packed[i + 3] as number, packed, i + 5, count);
-        onRecord(from, id, record as AttemptRecord, packed[i + 2] === 1);
+        onRecord(from, id, record as AttemptRecord, packed[i + 2] as number);
         i += 5 + count;
       } else if (kind === PACKED.whole) {
         const record = decoder.decodeBase(packed[i + 3] as number, packed[i + 4]);
-        onRecord(from, id, record as AttemptRecord, packed[i + 2] === 1);
+        onRecord(from, id, record as AttemptRecord, packed[i + 2] as number);
         i += 5;
       } else if (kind === PACKED.started) {
         // Here the second field is the count of ids that follow.

@@ -74,24 +74,31 @@ export type ParentMessage =
  */
 export type ChildEvent =
   | { t: "started"; ids: number[] }
-  /** `u`: the record's app usage is the shared unreported value, left off the wire. */
-  | ({ t: "delta"; id: number; u?: 1 } & Encoded)
-  /** A record sent whole (it is not plain JSON): by structured clone. */
-  | { t: "record"; id: number; record: AttemptRecord; u?: 1 }
+  /** `f`: what was left off the record (RECORD_FLAGS). */
+  | ({ t: "delta"; id: number; f?: number } & Encoded)
+  /** A record sent whole (it is not plain JSON, or it is of no base). */
+  | { t: "record"; id: number; record: AttemptRecord; f?: number }
   | { t: "judgment"; id: number; judgment: Judgment }
   | { t: "rerun"; id: number };
 
 /**
  * A batch of events that are all plain JSON goes as one JSON string of a flat array, each event a
  * kind then its fields, so parsing it makes no object per event:
- * - `PACKED.delta, id, u, base, n, ...n changes` (u: 1 when the app usage is the unreported one)
- * - `PACKED.whole, id, u, base, record` (base: the number it becomes, -1 for none)
+ * - `PACKED.delta, id, flags, base, n, ...n changes` (flags: RECORD_FLAGS)
+ * - `PACKED.whole, id, flags, base, record` (base: the number it becomes, -1 for none)
  * - `PACKED.started, n, ...n ids`
  * - `PACKED.judgment, id, judgment`
  * - `PACKED.rerun, id`
  * Otherwise the batch goes by structured clone as `{ t: "events", events }`.
  */
 export const PACKED = { delta: 0, whole: 1, started: 2, judgment: 3, rerun: 4 } as const;
+
+/**
+ * What a record's sender left off, for its receiver to put back: `unreported`, its app usage is
+ * the shared unreported value; `caseId`, its case id is its job's (sent as ""), which the
+ * supervisor holds already (and a short string parsed from JSON would be interned, every one).
+ */
+export const RECORD_FLAGS = { unreported: 1, caseId: 2 } as const;
 
 /** What the child sends; a string is a packed batch of events (see {@link PACKED}). */
 export type ChildMessage =
