@@ -576,6 +576,8 @@ function settingsOf(job: AttemptJob): JobSettings {
 }
 
 function sameSettings(a: AttemptJob, b: AttemptJob): boolean {
+  // The engine shares one context among a run's first trials: the usual case is one comparison.
+  if (a.context === b.context && a.queue?.concurrency === b.queue?.concurrency) return true;
   return (
     a.context.runId === b.context.runId &&
     !a.context.keepOutput === !b.context.keepOutput &&
