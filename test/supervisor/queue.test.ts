@@ -1,16 +1,9 @@
-import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import { openSqliteStore } from "../../src/store/index.js";
-import {
-  type CliRun,
-  cliPath,
-  type FixtureProject,
-  makeProject,
-  runCli,
-} from "../support/project.js";
+import { type FixtureProject, makeProject, runAndSignal, runCli } from "../support/project.js";
 
 // The supervisor hands the eval process more attempts than --concurrency (they wait in its
 // queue), so it never waits for the supervisor between attempts. These runs check what that
@@ -135,32 +128,6 @@ async function report(dir: string, file: string): Promise<Map<string, AttemptRec
   return new Map(parsed.records.map((record) => [record.caseId, record]));
 }
 
-/** Run the CLI and send SIGTERM once the hanging target has started. */
-function runAndTerminate(args: readonly string[], cwd: string): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], {
-      cwd,
-      env: { ...process.env, CI: "true", NO_COLOR: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    let sent = false;
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      if (!sent && stderr.includes("TARGET-STARTED")) {
-        sent = true;
-        setTimeout(() => child.kill("SIGTERM"), 100);
-      }
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 describe("attempts queued in the eval process (real CLI)", () => {
   let project: FixtureProject;
   beforeAll(async () => {
@@ -226,9 +193,10 @@ describe("attempts queued in the eval process (real CLI)", () => {
   });
 
   it("records none of the attempts still waiting when a signal stops the run", async () => {
-    const run = await runAndTerminate(
+    const run = await runAndSignal(
       ["run", "evals/waits.eval.ts", "--concurrency", "1", "--grace", "300", "--store", "w.sqlite"],
       project.dir,
+      ["SIGTERM"],
     );
     expect(run.code).toBe(143);
     expect(run.stdout).toMatch(/✓ quick-1 passed/);

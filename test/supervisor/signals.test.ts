@@ -1,8 +1,7 @@
-import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/store/index.js";
-import { type CliRun, cliPath, type FixtureProject, makeProject } from "../support/project.js";
+import { type FixtureProject, makeProject, runAndSignal } from "../support/project.js";
 
 // Two quick cases, then one that never settles and says on stderr when it has started.
 const hangingSuite = `
@@ -30,37 +29,6 @@ export const waits = defineSuite({
   scorers: [same],
 });
 `;
-
-/** Run the CLI and send `signals` (in order) once the hanging target has started. */
-function runAndSignal(
-  args: readonly string[],
-  cwd: string,
-  signals: readonly NodeJS.Signals[],
-): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], {
-      cwd,
-      env: { ...process.env, CI: "true", NO_COLOR: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    let sent = false;
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      if (!sent && stderr.includes("TARGET-STARTED")) {
-        sent = true;
-        for (const [i, signal] of signals.entries())
-          setTimeout(() => child.kill(signal), 100 + i * 200);
-      }
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 async function storedStatus(
   dir: string,

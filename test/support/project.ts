@@ -65,3 +65,37 @@ export function runCli(
     child.on("close", (code) => resolvePromise({ code, stdout, stderr }));
   });
 }
+
+/**
+ * Run the CLI and send `signals` (in order, 200 ms apart) once its eval prints TARGET-STARTED on
+ * stderr.
+ */
+export function runAndSignal(
+  args: readonly string[],
+  cwd: string,
+  signals: readonly NodeJS.Signals[],
+): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], {
+      cwd,
+      env: { ...process.env, CI: "true", NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    let sent = false;
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      if (!sent && stderr.includes("TARGET-STARTED")) {
+        sent = true;
+        for (const [i, signal] of signals.entries())
+          setTimeout(() => child.kill(signal), 100 + i * 200);
+      }
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
