@@ -4,6 +4,12 @@ import { Worker } from "node:worker_threads";
 import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord } from "../../eval/record.js";
 import type { Store } from "../types.js";
+import type { EncodedBatch } from "./codec.js";
+
+/** The store on the engine's thread: it encodes the batches the thread appends. */
+export interface EncodingStore extends Store {
+  encode(records: readonly AttemptRecord[]): EncodedBatch;
+}
 
 /** Batches posted to the thread and not yet answered, past which an append waits. */
 const MAX_AHEAD = 8;
@@ -15,12 +21,12 @@ interface Reply {
 
 /**
  * A store whose attempt appends run on a worker thread with a connection of its own, so the
- * encoding and the SQLite transactions of a run's attempts leave the thread that runs the engine
- * (and answers the supervised eval process). Everything else goes to `store`. A batch that cannot
- * be copied to the thread (a function in an output, say) is appended here instead.
+ * SQLite transactions of a run's attempts leave the thread that runs the engine (and answers the
+ * supervised eval process). Batches are encoded here, into flat strings and numbers that are far
+ * cheaper to copy to the thread than the records. Everything else goes to `store`.
  */
 export function withAppendThread(
-  store: Store,
+  store: EncodingStore,
   path: string,
   options: { valueCapBytes?: number; busyTimeoutMs?: number },
 ): Store {
@@ -95,16 +101,10 @@ export function withAppendThread(
       runs.add(runId);
     }
     await until(() => posted.size < MAX_AHEAD);
+    const batch = store.encode(records);
     const id = nextId++;
     thread ??= start();
-    try {
-      thread.postMessage({ id, runId, records });
-    } catch {
-      // Not copyable to the thread: append on this one, after the batches already posted.
-      await drain();
-      await store.appendAttempts(runId, records);
-      return;
-    }
+    thread.postMessage({ id, runId, batch });
     thread.ref();
     posted.add(id);
   };

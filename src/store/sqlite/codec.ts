@@ -24,7 +24,7 @@ export interface JudgmentKind {
 }
 
 /** A judgment as stored: `k` kind id, `s` state code (absent: matched), `e` earned (absent: = points). */
-interface StoredJudgment {
+export interface StoredJudgment {
   k: number;
   s?: number;
   e?: number | null;
@@ -93,8 +93,47 @@ export const ATTEMPT_COLUMNS = [
   "trace",
 ] as const satisfies readonly (keyof AttemptRow)[];
 
+/** Columns per attempt (those of {@link ATTEMPT_COLUMNS}). */
+export const COLUMNS = ATTEMPT_COLUMNS.length;
+const column = (name: (typeof ATTEMPT_COLUMNS)[number]) => ATTEMPT_COLUMNS.indexOf(name);
+// Positions of columns in a row's cells.
+export const CASE_INDEX = column("case_index");
+export const TRIAL = column("trial");
+export const CASE_ID = column("case_id");
+export const VERDICT = column("verdict");
+export const SCORE_STATE = column("score_state");
+export const EARNED = column("earned");
+export const MAX = column("max");
+export const JUDGMENTS = column("judgments");
+export const REASONS = column("reasons");
+export const INPUT = column("input");
+export const OUTPUT = column("output");
+export const TRACE = column("trace");
+// After the columns in an {@link EncodedBatch}: the search text, the eval (an index into
+// `evalIds`), and 1 when a value is too large to be inline (its blob is for the append to write).
+export const SEARCH = COLUMNS;
+export const EVAL = COLUMNS + 1;
+export const LARGE = COLUMNS + 2;
+/** Cells per attempt in an {@link EncodedBatch}. */
+export const STRIDE = COLUMNS + 3;
+
+/** One cell of an encoded batch: text, a number or null. */
+export type Cell = string | number | null;
+
+/**
+ * Attempts encoded for appending, as primitives only: a worker thread gets a copy of them far
+ * cheaper than of the records (structured clone of flat strings and numbers). `cells` holds
+ * {@link STRIDE} cells per attempt; a large value is still its JSON text, and a judgment's large
+ * detail is still inline in its judgments cell.
+ */
+export interface EncodedBatch {
+  evalIds: string[];
+  cells: Cell[];
+}
+
 /** What encoding needs from the store: a kind id, and a place for a value's JSON. */
 export interface EncodeContext {
+  /** The id of a judgment's kind (its label, source, gate and points; nothing else is read). */
   kindId(kind: JudgmentKind): number;
   /** Inline JSON text for a small value, a blob id for a large one. */
   putValue(json: string): string | number;
@@ -158,52 +197,96 @@ export function encodeAttempt(
   index: number,
   context: EncodeContext,
 ): AttemptRow {
-  const kinds = new Set<number>();
+  const cells: Cell[] = [];
+  encodeColumns(record, cells, 0, context);
+  const row = {} as Record<string, unknown>;
+  ATTEMPT_COLUMNS.forEach((c, i) => {
+    row[c] = cells[i];
+  });
+  row.case_index = index;
+  return row as unknown as AttemptRow;
+}
+
+/**
+ * The {@link ATTEMPT_COLUMNS} of one record, written into `out` from `at` in that order (no row
+ * object per record: a batch's rows can share one array). `case_index` is `record.index`, or null
+ * when absent (the store decides it).
+ */
+export function encodeColumns(
+  record: AttemptRecord,
+  out: Cell[],
+  at: number,
+  context: EncodeContext,
+): void {
+  let kinds = ",";
   let states = 0;
-  const judgments = record.judgments.map((j): StoredJudgment => {
-    const k = context.kindId({ label: j.label, source: j.source, gate: j.gate, points: j.points });
-    kinds.add(k);
+  // Built as text: faster than an object per judgment and JSON.stringify of the list.
+  let judgments = "[";
+  const reasons: string[] = [];
+  const list = record.judgments;
+  for (let i = 0; i < list.length; i++) {
+    const j = list[i]!;
+    const k = context.kindId(j);
+    if (!kinds.includes(`,${k},`)) kinds += `${k},`;
     const code = JUDGMENT_STATE_CODE[j.state];
     states |= 1 << code;
-    const stored: StoredJudgment = { k };
-    if (code !== 0) stored.s = code;
-    if (j.earned !== j.points) stored.e = j.earned;
-    if (j.value !== undefined) stored.v = j.value;
+    let stored = i === 0 ? `{"k":${k}` : `,{"k":${k}`;
+    if (code !== 0) stored += `,"s":${code}`;
+    if (j.earned !== j.points) stored += member("e", j.earned);
+    if (j.value !== undefined) stored += member("v", j.value);
     const detail = toJson(j.detail);
     if (detail !== undefined) {
       const put = context.putValue(detail);
-      if (typeof put === "number") stored.D = put;
-      else stored.d = JSON.parse(detail);
+      stored += typeof put === "number" ? `,"D":${put}` : `,"d":${detail}`;
     }
-    if (j.judge) stored.u = j.judge;
-    return stored;
-  });
+    if (j.judge) stored += member("u", j.judge);
+    judgments += `${stored}}`;
+    reasons.push(j.reason);
+  }
   const rest: StoredRest = {};
-  if (record.cluster !== undefined) rest.c = record.cluster;
-  if (record.score.reasons.length > 0) rest.r = record.score.reasons;
-  if (!isDefaultUsage(record.usage)) rest.u = record.usage;
-  if (record.skipReason !== undefined) rest.sk = record.skipReason;
-  return {
-    case_index: index,
-    trial: record.trial ?? 0,
-    case_id: record.caseId,
-    verdict: VERDICT_CODE[record.verdict],
-    score_state: SCORE_STATE_CODE[record.score.state],
-    earned: record.score.earned,
-    max: record.score.max,
-    elapsed_ms: record.elapsedMs,
-    judgment_states: states,
-    kinds: `,${[...kinds].join(",")}${kinds.size ? "," : ""}`,
-    error: record.error ? JSON.stringify(record.error) : null,
-    judgments: JSON.stringify(judgments),
-    reasons: record.judgments.length ? JSON.stringify(record.judgments.map((j) => j.reason)) : null,
-    rest: Object.keys(rest).length ? JSON.stringify(rest) : null,
-    input: cell(record.input, context),
-    expected: cell(record.expected, context),
-    metadata: cell(record.metadata, context),
-    output: cell(record.output, context),
-    trace: cell(record.trace, context),
-  };
+  let hasRest = false;
+  if (record.cluster !== undefined) {
+    rest.c = record.cluster;
+    hasRest = true;
+  }
+  if (record.score.reasons.length > 0) {
+    rest.r = record.score.reasons;
+    hasRest = true;
+  }
+  if (!isDefaultUsage(record.usage)) {
+    rest.u = record.usage;
+    hasRest = true;
+  }
+  if (record.skipReason !== undefined) {
+    rest.sk = record.skipReason;
+    hasRest = true;
+  }
+  out[at] = record.index ?? null;
+  out[at + 1] = record.trial ?? 0;
+  out[at + 2] = record.caseId;
+  out[at + 3] = VERDICT_CODE[record.verdict];
+  out[at + 4] = SCORE_STATE_CODE[record.score.state];
+  out[at + 5] = record.score.earned;
+  out[at + 6] = record.score.max;
+  out[at + 7] = record.elapsedMs;
+  out[at + 8] = states;
+  out[at + 9] = kinds;
+  out[at + 10] = record.error ? JSON.stringify(record.error) : null;
+  out[at + 11] = `${judgments}]`;
+  out[at + 12] = reasons.length > 0 ? JSON.stringify(reasons) : null;
+  out[at + 13] = hasRest ? JSON.stringify(rest) : null;
+  out[at + 14] = cell(record.input, context);
+  out[at + 15] = cell(record.expected, context);
+  out[at + 16] = cell(record.metadata, context);
+  out[at + 17] = cell(record.output, context);
+  out[at + 18] = cell(record.trace, context);
+}
+
+/** `,"key":value` as JSON.stringify writes a member, or nothing for a value it leaves out. */
+function member(key: string, value: unknown): string {
+  const json =
+    typeof value === "number" && Number.isFinite(value) ? String(value) : JSON.stringify(value);
+  return json === undefined ? "" : `,"${key}":${json}`;
 }
 
 /**
@@ -212,38 +295,48 @@ export function encodeAttempt(
  * its blob), lower-cased once here. Reasons have their own index (`reasons.ts`).
  */
 export function searchText(record: AttemptRecord): string {
-  const parts = [record.caseId];
-  for (const value of [record.input, record.output]) {
-    const text: string[] = [];
-    leafText(value, text, { left: SEARCH_VALUE_CHARS });
-    if (text.length) parts.push(text.join(" "));
+  let text = record.caseId;
+  for (let i = 0; i < 2; i++) {
+    leaves.text = "";
+    leaves.count = 0;
+    leaves.left = SEARCH_VALUE_CHARS;
+    leafText(i === 0 ? record.input : record.output);
+    if (leaves.count > 0) text += `\n${leaves.text}`;
   }
-  return parts.join("\n").toLowerCase();
+  return text.toLowerCase();
 }
 
 /** The blob ids of a row's input and output, searched by text queries; null when both are inline. */
-export function searchBlobs(row: AttemptRow): string | null {
-  const ids = [row.input, row.output].filter((c) => typeof c === "number");
-  return ids.length ? ids.join(",") : null;
+export function searchBlobs(row: Pick<AttemptRow, "input" | "output">): string | null {
+  const { input, output } = row;
+  if (typeof input === "number")
+    return typeof output === "number" ? `${input},${output}` : `${input}`;
+  return typeof output === "number" ? `${output}` : null;
 }
 
 /** Characters of one value's text kept in the search column. */
 export const SEARCH_VALUE_CHARS = 1024;
 
-function leafText(value: unknown, into: string[], budget: { left: number }): void {
-  if (budget.left <= 0) return;
+/** The value text {@link leafText} is building: its leaves joined by spaces, and what is left of the budget. */
+const leaves = { text: "", count: 0, left: 0 };
+
+function leafText(value: unknown): void {
+  if (leaves.left <= 0) return;
   if (typeof value === "string") {
-    into.push(value.slice(0, budget.left));
-    budget.left -= value.length;
+    leaf(value.length > leaves.left ? value.slice(0, leaves.left) : value, value.length);
   } else if (typeof value === "number" || typeof value === "boolean") {
     const text = String(value);
-    into.push(text);
-    budget.left -= text.length;
+    leaf(text, text.length);
   } else if (Array.isArray(value)) {
-    for (const item of value) leafText(item, into, budget);
+    for (const item of value) leafText(item);
   } else if (typeof value === "object" && value !== null) {
-    for (const item of Object.values(value)) leafText(item, into, budget);
+    for (const item of Object.values(value)) leafText(item);
   }
+}
+
+function leaf(text: string, length: number): void {
+  leaves.text = leaves.count++ === 0 ? text : `${leaves.text} ${text}`;
+  leaves.left -= length;
 }
 
 function readCell(value: ValueCell, context: DecodeContext): unknown {

@@ -3,6 +3,8 @@ import type Database from "better-sqlite3";
 
 /** Entries of one run's reason cache before it is dropped (bounds memory on runs of unique reasons). */
 const CACHE_LIMIT = 50_000;
+/** Entries of the cache of whole reason lists (an attempt's `reasons` column) before it is dropped. */
+const LIST_CACHE_LIMIT = 4096;
 
 /**
  * Judgment reasons for text queries only (records keep their own): each run's distinct
@@ -16,6 +18,8 @@ export class ReasonDictionary {
   readonly #maxId: Database.Statement<[number], { id: number | null }>;
   /** Per run: lower-cased reason → id, and the next free id. */
   readonly #runs = new Map<number, { ids: Map<string, number>; next: number }>();
+  /** Per run: an attempt's `reasons` column (JSON) → its `attempt_text.reasons` list. */
+  readonly #lists = new Map<number, Map<string, string>>();
 
   constructor(db: Database.Database) {
     this.#find = db.prepare(
@@ -52,8 +56,29 @@ export class ReasonDictionary {
     return `,${[...ids].join(",")},`;
   }
 
+  /**
+   * The same, from an attempt's `reasons` column (a JSON list of its judgments' reasons): a suite
+   * repeats a few combinations of reasons, so a whole list is looked up at once.
+   */
+  idsOf(rid: number, reasonsJson: string | null): string | null {
+    if (reasonsJson === null) return null;
+    let lists = this.#lists.get(rid);
+    if (!lists) {
+      lists = new Map();
+      this.#lists.set(rid, lists);
+    }
+    let ids = lists.get(reasonsJson);
+    if (ids === undefined) {
+      ids = this.ids(rid, JSON.parse(reasonsJson) as string[]) ?? "";
+      if (lists.size >= LIST_CACHE_LIMIT) lists.clear();
+      lists.set(reasonsJson, ids);
+    }
+    return ids === "" ? null : ids;
+  }
+
   /** Forget cached ids (after a rolled-back write, they may not exist). */
   reset(): void {
     this.#runs.clear();
+    this.#lists.clear();
   }
 }

@@ -27,12 +27,33 @@ import { withAppendThread } from "./append-thread.js";
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
+  CASE_ID,
+  CASE_INDEX,
+  type Cell,
+  COLUMNS,
   type DecodeContext,
   decodeAttempt,
-  encodeAttempt,
+  EARNED,
+  type EncodedBatch,
+  EVAL,
+  encodeColumns,
+  INPUT,
+  JUDGMENTS,
   type JudgmentKind,
+  LARGE,
+  MAX,
+  OUTPUT,
+  REASONS,
+  SCORE_STATE,
+  SEARCH,
+  STRIDE,
+  type StoredJudgment,
   searchBlobs,
   searchText,
+  TRACE,
+  TRIAL,
+  type ValueCell,
+  VERDICT,
 } from "./codec.js";
 import { isCorruption, openDatabase, storeFileError } from "./open.js";
 import { attemptFilter, attemptOrder } from "./query.js";
@@ -72,12 +93,43 @@ export async function openSqliteStore(
     : store;
 }
 
+/** The append thread's own connection: it appends batches encoded on the engine's thread. */
+export function openSqliteAppender(
+  path: string,
+  options: { valueCapBytes?: number; busyTimeoutMs?: number },
+): { appendEncoded(runId: string, batch: EncodedBatch): void } {
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  return new SqliteStore(
+    openDatabase(path, busyTimeoutMs),
+    path,
+    options.valueCapBytes ?? 16 * 2 ** 20,
+    busyTimeoutMs,
+  );
+}
+
 interface RunRow extends StoredRunRow {
   rid: number;
   id: string;
 }
 
 const SELECT_ATTEMPT = `SELECT a.id, a.ev, ${ATTEMPT_COLUMNS.map((c) => `a.${c}`).join(", ")} FROM attempts a`;
+const INSERT_ATTEMPT = `INSERT INTO attempts (rid, ev, ${ATTEMPT_COLUMNS.join(", ")})
+  VALUES (?, ?, ${ATTEMPT_COLUMNS.map(() => "?").join(", ")})`;
+const UPSERT_ATTEMPT = `${INSERT_ATTEMPT}
+  ON CONFLICT (rid, ev, case_id, trial) DO UPDATE SET
+  ${ATTEMPT_COLUMNS.map((c) => `${c} = excluded.${c}`).join(", ")} RETURNING id`;
+const ARCHIVE_ATTEMPT = `INSERT INTO attempt_history (id, rid, ev, replaced_at, ${ATTEMPT_COLUMNS.join(", ")})
+  SELECT id, rid, ev, ?, ${ATTEMPT_COLUMNS.join(", ")} FROM attempts
+  WHERE rid = ? AND ev = ? AND case_id = ? AND trial = ?`;
+const INSERT_TEXT =
+  "INSERT OR REPLACE INTO attempt_text (rid, id, search, reasons, blobs) VALUES (?, ?, ?, ?, ?)";
+
+/** What a batch knows of an attempt stored before it, or earlier in it; `other`: its case's other trials. */
+interface StoredAttempt extends Contribution {
+  trial: number;
+  case_index: number;
+  other?: StoredAttempt;
+}
 
 class SqliteStore implements Store {
   readonly location: string;
@@ -87,6 +139,7 @@ class SqliteStore implements Store {
   readonly #readers = new Set<Database.Database>();
   readonly #kindIds = new Map<string, number>();
   readonly #kinds = new Map<number, JudgmentKind>();
+  readonly #lastKind = new Map<string, Omit<JudgmentKind, "label"> & { id: number }>();
   readonly #statements = new Map<string, Database.Statement>();
   readonly #decode: DecodeContext;
   #closed = false;
@@ -324,132 +377,184 @@ class SqliteStore implements Store {
 
   async appendAttempts(runId: string, records: readonly AttemptRecord[]): Promise<void> {
     if (records.length === 0) return;
+    this.appendEncoded(runId, this.encode(records));
+  }
+
+  /**
+   * A batch of records as {@link EncodedBatch} cells, ready for {@link appendEncoded} here or on
+   * the append thread. Only new judgment kinds are written (each in its own statement: kinds are
+   * shared and harmless if the batch then fails); values too large to be inline are left for the
+   * append to store as blobs.
+   */
+  encode(records: readonly AttemptRecord[]): EncodedBatch {
+    return this.#guard(() => {
+      const evalIds: string[] = [];
+      const cells: Cell[] = new Array(records.length * STRIDE);
+      let deferred = false;
+      const context = {
+        kindId: (kind: JudgmentKind) => this.#kindId(kind),
+        putValue: (json: string) => {
+          if (!this.#blobs.isInline(json)) deferred = true;
+          return json;
+        },
+      };
+      for (let r = 0; r < records.length; r++) {
+        const record = records[r]!;
+        const at = r * STRIDE;
+        deferred = false;
+        encodeColumns(record, cells, at, context);
+        cells[at + SEARCH] = searchText(record);
+        let e = evalIds.indexOf(record.evalId);
+        if (e < 0) e = evalIds.push(record.evalId) - 1;
+        cells[at + EVAL] = e;
+        cells[at + LARGE] = deferred ? 1 : 0;
+      }
+      return { evalIds, cells };
+    });
+  }
+
+  /** Append a batch from {@link encode} in one transaction. */
+  appendEncoded(runId: string, batch: EncodedBatch): void {
+    if (batch.cells.length === 0) return;
     try {
-      this.#guard(() => this.#db.transaction(() => this.#append(runId, records)).immediate());
+      this.#guard(() => this.#db.transaction(() => this.#append(runId, batch)).immediate());
     } catch (error) {
-      // Ids cached during a rolled-back batch may not exist.
-      this.#kindIds.clear();
-      this.#kinds.clear();
+      // Reason ids cached during a rolled-back batch may not exist.
       this.#reasons.reset();
       throw error;
     }
   }
 
-  #append(runId: string, records: readonly AttemptRecord[]): void {
+  #append(runId: string, batch: EncodedBatch): void {
     const rid = this.#rid(runId);
+    const { cells } = batch;
     const evs = new Map<string, number>();
     for (const e of this.#sql<{ ev: number; eval_id: string }>(
       "SELECT ev, eval_id FROM run_evals WHERE rid = ?",
     ).all(rid))
       evs.set(e.eval_id, e.ev);
-    for (const record of records)
-      if (!evs.has(record.evalId)) {
-        const ev = evs.size === 0 ? 0 : Math.max(...evs.values()) + 1;
-        this.#sql("INSERT INTO run_evals (rid, ev, eval_id) VALUES (?, ?, ?)").run(
-          rid,
-          ev,
-          record.evalId,
-        );
-        evs.set(record.evalId, ev);
+    /** The run's `ev` of each of the batch's evals. */
+    const evOf = batch.evalIds.map((evalId) => {
+      let ev = evs.get(evalId);
+      if (ev === undefined) {
+        ev = evs.size === 0 ? 0 : Math.max(...evs.values()) + 1;
+        this.#sql("INSERT INTO run_evals (rid, ev, eval_id) VALUES (?, ?, ?)").run(rid, ev, evalId);
+        evs.set(evalId, ev);
       }
-    const stored = this.#storedKeys(rid, evs, records);
-    const deltas = new Map<number, Delta>();
-    const insert = this.#sql(
-      `INSERT INTO attempts (rid, ev, ${ATTEMPT_COLUMNS.join(", ")})
-       VALUES (?, ?, ${ATTEMPT_COLUMNS.map(() => "?").join(", ")})`,
-    );
-    const upsert = this.#sql<{ id: number }>(
-      `INSERT INTO attempts (rid, ev, ${ATTEMPT_COLUMNS.join(", ")})
-       VALUES (?, ?, ${ATTEMPT_COLUMNS.map(() => "?").join(", ")})
-       ON CONFLICT (rid, ev, case_id, trial) DO UPDATE SET
-       ${ATTEMPT_COLUMNS.map((c) => `${c} = excluded.${c}`).join(", ")} RETURNING id`,
-    );
-    const archive = this.#sql(
-      `INSERT INTO attempt_history (id, rid, ev, replaced_at, ${ATTEMPT_COLUMNS.join(", ")})
-       SELECT id, rid, ev, ?, ${ATTEMPT_COLUMNS.join(", ")} FROM attempts
-       WHERE rid = ? AND ev = ? AND case_id = ? AND trial = ?`,
-    );
-    const replacedAt = new Date().toISOString();
-    const text = this.#sql(
-      "INSERT OR REPLACE INTO attempt_text (rid, id, search, reasons, blobs) VALUES (?, ?, ?, ?, ?)",
-    );
-    const context = {
-      kindId: (kind: JudgmentKind) => this.#kindId(kind),
-      putValue: (json: string) => this.#blobs.put(json),
-    };
-    for (const record of records) {
-      const ev = evs.get(record.evalId)!;
-      let delta = deltas.get(ev);
-      if (!delta) {
-        delta = zeroDelta();
-        deltas.set(ev, delta);
+      return ev;
+    });
+    const stored = this.#storedKeys(rid, evOf, cells);
+    const deltas = evOf.map(() => zeroDelta());
+    const insert = this.#sql(INSERT_ATTEMPT);
+    const upsert = this.#sql<{ id: number }>(UPSERT_ATTEMPT);
+    const text = this.#sql(INSERT_TEXT);
+    let replacedAt: string | undefined;
+    const blobs = this.#blobs;
+    const values: Cell[] = new Array(COLUMNS + 2);
+    for (let at = 0; at < cells.length; at += STRIDE) {
+      const e = cells[at + EVAL] as number;
+      const ev = evOf[e]!;
+      const delta = deltas[e]!;
+      const trial = cells[at + TRIAL] as number;
+      const caseId = cells[at + CASE_ID] as string;
+      const cases = stored[e]!;
+      const known = cases.get(caseId);
+      let old: StoredAttempt | undefined = known;
+      while (old && old.trial !== trial) old = old.other;
+      let index = cells[at + CASE_INDEX] as number | null;
+      if (index === null)
+        index = old ? old.case_index : (known?.case_index ?? this.#nextIndex(rid, ev, delta));
+      if (!old && !known) delta.cases++;
+      if (cells[at + LARGE] === 1)
+        cells[at + JUDGMENTS] = this.#withBlobs(cells[at + JUDGMENTS] as string);
+      for (let c = INPUT; c <= TRACE; c++) {
+        const value = cells[at + c];
+        if (typeof value === "string") cells[at + c] = blobs.put(value);
       }
-      const trial = record.trial ?? 0;
-      const caseKey = `${ev}\u0000${record.caseId}`;
-      const key = `${caseKey}\u0000${trial}`;
-      const old = stored.attempts.get(key);
-      let index = record.index ?? old?.case_index;
-      if (!old) {
-        const known = stored.cases.get(caseKey);
-        if (known === undefined) delta.cases++;
-        index ??= known ?? this.#nextIndex(rid, ev, delta);
-      }
-      const row = encodeAttempt(record, index ?? 0, context);
-      const values = ATTEMPT_COLUMNS.map((c) => row[c]);
+      const verdict = cells[at + VERDICT] as number;
+      const scoreState = cells[at + SCORE_STATE] as number;
+      const earned = cells[at + EARNED] as number;
+      const max = cells[at + MAX] as number;
+      // One array bound for every row: `rid`, `ev`, then the row's columns.
+      values[0] = rid;
+      values[1] = ev;
+      for (let c = 0; c < COLUMNS; c++) values[c + 2] = cells[at + c]!;
+      values[2 + CASE_INDEX] = index;
+      let id: number;
       // A key known to be new is a plain insert; one stored before (or earlier in this batch) an upsert.
-      if (old) archive.run(replacedAt, rid, ev, record.caseId, trial);
-      const id = old
-        ? upsert.get(rid, ev, ...values)!.id
-        : Number(insert.run(rid, ev, ...values).lastInsertRowid);
+      if (old) {
+        replacedAt ??= new Date().toISOString();
+        this.#sql(ARCHIVE_ATTEMPT).run(replacedAt, rid, ev, caseId, trial);
+        id = upsert.get(values)!.id;
+        countAttempt(delta, old, -1);
+      } else id = Number(insert.run(values).lastInsertRowid);
       text.run(
         rid,
         id,
-        searchText(record),
-        this.#reasons.ids(
-          rid,
-          record.judgments.map((j) => j.reason),
-        ),
-        searchBlobs(row),
+        cells[at + SEARCH],
+        this.#reasons.idsOf(rid, cells[at + REASONS] as string | null),
+        searchBlobs({
+          input: cells[at + INPUT] as ValueCell,
+          output: cells[at + OUTPUT] as ValueCell,
+        }),
       );
-      if (old) countAttempt(delta, old, -1);
-      countAttempt(delta, row, 1);
-      stored.attempts.set(key, row);
-      stored.cases.set(caseKey, row.case_index);
+      if (old) {
+        old.case_index = index;
+        old.verdict = verdict;
+        old.score_state = scoreState;
+        old.earned = earned;
+        old.max = max;
+      } else {
+        old = { trial, case_index: index, verdict, score_state: scoreState, earned, max };
+        if (known) old.other = known;
+        cases.set(caseId, old);
+      }
+      countAttempt(delta, old, 1);
     }
     const update = this.#sql(
       `UPDATE run_evals SET ${COUNTERS.map((c) => `${c} = ${c} + ?`).join(", ")} WHERE rid = ? AND ev = ?`,
     );
-    for (const [ev, d] of deltas) update.run(...COUNTERS.map((c) => d[c]), rid, ev);
+    deltas.forEach((d, e) => {
+      update.run(...COUNTERS.map((c) => d[c]), rid, evOf[e]);
+    });
+  }
+
+  /** A judgments cell whose large details are inline, with each of those moved to a blob. */
+  #withBlobs(judgments: string): string {
+    const list = JSON.parse(judgments) as StoredJudgment[];
+    for (const j of list)
+      if ("d" in j) {
+        const put = this.#blobs.put(JSON.stringify(j.d));
+        if (typeof put === "number") {
+          delete j.d;
+          j.D = put;
+        }
+      }
+    return JSON.stringify(list);
   }
 
   /**
-   * What is already stored of a batch's cases, in one query per eval: each attempt's share of
-   * the totals by (eval, case, trial), and each case's index by (eval, case).
+   * What is already stored of a batch's cases, in one query per eval: per eval (in the batch's
+   * order), each case id's stored attempts (trials linked through `other`).
    */
-  #storedKeys(rid: number, evs: ReadonlyMap<string, number>, records: readonly AttemptRecord[]) {
-    const attempts = new Map<string, Contribution & { case_index: number }>();
-    const cases = new Map<string, number>();
-    const byEval = new Map<number, Set<string>>();
-    for (const r of records) {
-      const ev = evs.get(r.evalId)!;
-      let ids = byEval.get(ev);
-      if (!ids) {
-        ids = new Set();
-        byEval.set(ev, ids);
-      }
-      ids.add(r.caseId);
-    }
-    const select = this.#sql<Contribution & { case_index: number; case_id: string; trial: number }>(
+  #storedKeys(rid: number, evOf: readonly number[], cells: readonly Cell[]) {
+    const stored = evOf.map(() => new Map<string, StoredAttempt>());
+    const ids = evOf.map((): string[] => []);
+    for (let at = 0; at < cells.length; at += STRIDE)
+      ids[cells[at + EVAL] as number]!.push(cells[at + CASE_ID] as string);
+    const select = this.#sql<StoredAttempt & { case_id: string }>(
       `SELECT case_id, trial, verdict, score_state, earned, max, case_index FROM attempts
        WHERE rid = ? AND ev = ? AND case_id IN (SELECT value FROM json_each(?))`,
     );
-    for (const [ev, ids] of byEval)
-      for (const row of select.all(rid, ev, JSON.stringify([...ids]))) {
-        const caseKey = `${ev}\u0000${row.case_id}`;
-        attempts.set(`${caseKey}\u0000${row.trial}`, row);
-        cases.set(caseKey, row.case_index);
+    evOf.forEach((ev, e) => {
+      const cases = stored[e]!;
+      for (const row of select.all(rid, ev, JSON.stringify(ids[e]))) {
+        const other = cases.get(row.case_id);
+        if (other) row.other = other;
+        cases.set(row.case_id, row);
       }
-    return { attempts, cases };
+    });
+    return stored;
   }
 
   /** Position of a new case appended without `index`: after every case its eval has so far. */
@@ -457,24 +562,47 @@ class SqliteStore implements Store {
     const row = this.#sql<{ cases: number }>(
       "SELECT cases FROM run_evals WHERE rid = ? AND ev = ?",
     ).get(rid, ev);
-    return (row?.cases ?? 0) + delta.cases - 1;
+    return (row?.cases ?? 0) + delta.cases;
   }
 
   #kindId(kind: JudgmentKind): number {
+    // The judgments of one suite's attempts come in the same order, so the last kind seen at a
+    // judgment's label is almost always its kind.
+    const last = this.#lastKind.get(kind.label);
+    if (
+      last &&
+      last.source === kind.source &&
+      last.gate === !!kind.gate &&
+      last.points === kind.points
+    )
+      return last.id;
     const key = `${kind.label}\u0000${kind.source}\u0000${kind.gate}\u0000${kind.points}`;
     let id = this.#kindIds.get(key);
     if (id === undefined) {
       const params = [kind.label, kind.source, kind.gate ? 1 : 0, kind.points];
+      // Another connection (the append thread, another writer) may add the same kind at once.
       id =
         this.#sql<{ id: number }>(
-          "SELECT id FROM judgment_kinds WHERE label = ? AND source = ? AND gate = ? AND points = ?",
+          `INSERT INTO judgment_kinds (label, source, gate, points) VALUES (?, ?, ?, ?)
+           ON CONFLICT DO NOTHING RETURNING id`,
         ).get(...params)?.id ??
         this.#sql<{ id: number }>(
-          "INSERT INTO judgment_kinds (label, source, gate, points) VALUES (?, ?, ?, ?) RETURNING id",
+          "SELECT id FROM judgment_kinds WHERE label = ? AND source = ? AND gate = ? AND points = ?",
         ).get(...params)!.id;
       this.#kindIds.set(key, id);
-      this.#kinds.set(id, kind);
+      this.#kinds.set(id, {
+        label: kind.label,
+        source: kind.source,
+        gate: !!kind.gate,
+        points: kind.points,
+      });
     }
+    this.#lastKind.set(kind.label, {
+      id,
+      source: kind.source,
+      gate: !!kind.gate,
+      points: kind.points,
+    });
     return id;
   }
 

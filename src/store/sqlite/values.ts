@@ -31,13 +31,17 @@ export class BlobTable {
     this.#read = db.prepare("SELECT bytes, truncated, json FROM blobs WHERE id = ?");
   }
 
-  /** Inline JSON for a small value; otherwise the id of its blob (written once per content). */
-  put(json: string): string | number {
+  /** Whether {@link put} keeps this JSON inline. */
+  isInline(json: string): boolean {
     // A cap below the inline threshold still applies: such a value goes through the blob path.
     const inlineMax = Math.min(INLINE_MAX_BYTES, this.capBytes);
-    if (json.length <= inlineMax / 3) return json;
+    return json.length <= inlineMax / 3 || Buffer.byteLength(json) <= inlineMax;
+  }
+
+  /** Inline JSON for a small value; otherwise the id of its blob (written once per content). */
+  put(json: string): string | number {
+    if (this.isInline(json)) return json;
     const bytes = Buffer.byteLength(json);
-    if (bytes <= inlineMax) return json;
     const truncated = bytes > this.capBytes;
     const hash = createHash("sha256").update(json);
     // A truncated value's stored text depends on the cap, so the cap is part of its address.
