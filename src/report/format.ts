@@ -10,10 +10,26 @@ export function formatNumber(value: number, digits = 3): string {
 }
 
 export function formatMs(ms: number): string {
+  // Under a second there are about 1,100 texts (hundredths under 1 ms, whole ms above): kept.
+  if (ms >= 0 && ms < 1) {
+    const hundredths = Math.round(ms * 100);
+    const text = SUB_MS[hundredths] ?? `${String(hundredths / 100)} ms`;
+    SUB_MS[hundredths] = text;
+    return text;
+  }
   if (ms < 1) return `${formatNumber(ms, 2)} ms`;
-  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 1000) {
+    const whole = Math.round(ms);
+    const text = WHOLE_MS[whole] ?? `${whole} ms`;
+    WHOLE_MS[whole] = text;
+    return text;
+  }
   return `${formatNumber(ms / 1000, 2)} s`;
 }
+
+/** formatMs's texts of 0–1 ms by hundredths, and of 1–1000 ms by whole ms, as they are made. */
+const SUB_MS: (string | undefined)[] = [];
+const WHOLE_MS: (string | undefined)[] = [];
 
 export function verdictMark(verdict: Verdict, c: Palette): string {
   switch (verdict) {

@@ -1,0 +1,140 @@
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { type AttemptRecord, emptyJudgeUsage, type Judgment } from "../eval/record.js";
+import { consoleReporter } from "./console-reporter.js";
+import { judgment, record, runSummary, tempDir } from "./test-support/runs.js";
+
+const gate = (label: string, matched: boolean, reason: string, more: Partial<Judgment> = {}) =>
+  judgment({
+    label,
+    state: matched ? "matched" : "mismatched",
+    points: 1,
+    earned: matched ? 1 : 0,
+    value: matched ? 1 : 0,
+    reason,
+    ...more,
+  });
+
+const attempt = (caseId: string, judgments: Judgment[], more: Partial<AttemptRecord> = {}) => {
+  const earned = judgments.filter((j) => j.state === "matched").length;
+  return record({
+    caseId,
+    verdict: earned === judgments.length ? "passed" : "failed",
+    score: { state: "complete", earned, max: judgments.length, reasons: [] },
+    judgments,
+    elapsedMs: 0.5,
+    ...more,
+  });
+};
+
+/** Cases alike and not: lines reused, a verdict that comes back, text that is not ASCII. */
+const records = [
+  attempt("case-1", [gate("exact", true, "equal"), gate("latency", true, "1ms within 10ms")]),
+  attempt("case-2", [gate("exact", true, "equal"), gate("latency", true, "2ms within 10ms")], {
+    elapsedMs: 12.4,
+  }),
+  attempt(
+    "case-3",
+    [gate("exact", false, "différent\nline two"), gate("latency", true, "2ms within 10ms")],
+    { elapsedMs: 1500 },
+  ),
+  attempt("cas-é-😀", [gate("exact", true, "equal"), gate("latency", true, "2ms within 10ms")], {
+    elapsedMs: 0,
+  }),
+  record({
+    caseId: "case-5",
+    verdict: "errored",
+    score: { state: "partial", earned: 1, max: 3, reasons: [] },
+    error: { where: "target", message: "boom" },
+    judgments: [
+      judgment({
+        label: "judge",
+        state: "unavailable",
+        points: 2,
+        earned: null,
+        value: null,
+        reason: "no provider",
+      }),
+      gate("exact", true, "equal", {
+        judge: { ...emptyJudgeUsage(), cachedCalls: 1 },
+      }),
+    ],
+    elapsedMs: 0.5,
+  }),
+  attempt("case-6", [gate("exact", true, "equal"), gate("latency", true, "2ms within 10ms")]),
+];
+
+function report(color: boolean): string {
+  const file = join(tempDir(), "report.txt");
+  const fd = openSync(file, "w");
+  try {
+    const reporter = consoleReporter({ fd, color });
+    reporter.onEvalStart?.({ evalId: "e", style: "suite", file: "e.eval.ts" });
+    for (const r of records) reporter.onCaseFinished?.(r);
+    reporter.onRunFinished?.(
+      runSummary({
+        elapsedMs: 5,
+        ok: false,
+        totals: { evals: 1, cases: 6, passed: 4, failed: 1, errored: 1, skipped: 0 },
+      }),
+    );
+  } finally {
+    closeSync(fd);
+  }
+  return readFileSync(file, "utf8");
+}
+
+describe("consoleReporter", () => {
+  it("prints each case and judgment line in full, whether its parts were seen before or not", () => {
+    expect(report(false)).toBe(
+      [
+        "",
+        "e suite · e.eval.ts",
+        "  ✓ case-1 passed · 2/2 complete · 0.5 ms",
+        "      ✓ exact (gate · 1 pt) 1/1 — equal",
+        "      ✓ latency (gate · 1 pt) 1/1 — 1ms within 10ms",
+        "  ✓ case-2 passed · 2/2 complete · 12 ms",
+        "      ✓ exact (gate · 1 pt) 1/1 — equal",
+        "      ✓ latency (gate · 1 pt) 1/1 — 2ms within 10ms",
+        "  ✗ case-3 failed · 1/2 complete · 1.5 s",
+        "      ✗ exact (gate · 1 pt) 0/1 — différent ⏎ line two",
+        "      ✓ latency (gate · 1 pt) 1/1 — 2ms within 10ms",
+        "  ✓ cas-é-😀 passed · 2/2 complete · 0 ms",
+        "      ✓ exact (gate · 1 pt) 1/1 — equal",
+        "      ✓ latency (gate · 1 pt) 1/1 — 2ms within 10ms",
+        "  ! case-5 errored · ≥ 1/3 partial · 0.5 ms",
+        "      ! target: boom",
+        "      ? judge (gate · 2 pts) —/2 — no provider",
+        "      ✓ exact (gate · 1 pt) 1/1 [cached] — equal",
+        "      partial: 2 pts without evidence stay in max (judge)",
+        "  ✓ case-6 passed · 2/2 complete · 0.5 ms",
+        "      ✓ exact (gate · 1 pt) 1/1 — equal",
+        "      ✓ latency (gate · 1 pt) 1/1 — 2ms within 10ms",
+        "",
+        "Summary",
+        "  1 eval · 6 cases · 4 passed (66.7% of 6, 95% CI 30–90.3%) · 1 failed · 1 errored · 0 skipped",
+        "  judge: no judge calls",
+        "  time: 5 ms",
+        "FAIL",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("keeps its colours around the parts it reuses", () => {
+    const lines = report(true).split("\n");
+    expect(lines[2]).toBe(
+      "  \u001b[32m✓\u001b[39m case-1 \u001b[2mpassed\u001b[22m · 2/2 complete \u001b[2m· 0.5 ms\u001b[22m",
+    );
+    expect(lines[9]).toBe(
+      "      \u001b[31m✗\u001b[39m exact \u001b[2m(gate · 1 pt)\u001b[22m 0/1 \u001b[2m—\u001b[22m différent ⏎ line two",
+    );
+    expect(lines[17]).toBe(
+      "      \u001b[32m✓\u001b[39m exact \u001b[2m(gate · 1 pt)\u001b[22m 1/1\u001b[2m [cached]\u001b[22m \u001b[2m—\u001b[22m equal",
+    );
+    expect(lines[21]).toBe(
+      "      \u001b[32m✓\u001b[39m latency \u001b[2m(gate · 1 pt)\u001b[22m 1/1 \u001b[2m—\u001b[22m 2ms within 10ms",
+    );
+  });
+});
