@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { errorMessage } from "../errors.js";
 import { isRunnable, type Runnable } from "../eval/runnable.js";
+import { builtFile } from "../package-files.js";
 import type { RunEntry } from "../runner/run.js";
 import { exportsInDeclarationOrder } from "./export-order.js";
 
@@ -27,7 +28,7 @@ function enableTypeScript(files: readonly { path: string; source: string | undef
         failure ??= error;
       });
     }
-    register(new URL("./ts-hooks.js", import.meta.url));
+    register(builtFile("cli/ts-hooks.js"));
     process.setSourceMapsEnabled(true);
     return failure;
   })();

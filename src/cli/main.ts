@@ -1,6 +1,7 @@
 import { readFileSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
 import { errorMessage, NiceevalError } from "../errors.js";
+import { builtFile } from "../package-files.js";
 import type { Store } from "../store/types.js";
 import { HELP, parseCliArgs } from "./args.js";
 import type { CliIO } from "./io.js";
@@ -112,6 +113,6 @@ async function withStore(
 }
 
 function packageVersion(): string {
-  const url = new URL("../../package.json", import.meta.url);
+  const url = builtFile("../package.json");
   return (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
 }

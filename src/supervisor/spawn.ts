@@ -3,9 +3,10 @@ import { randomBytes } from "node:crypto";
 import { closeSync, openSync, readSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { builtFile } from "../package-files.js";
 import { CLAIMS_FD } from "./protocol.js";
 
-const childUrl = new URL("./child.js", import.meta.url);
+const childUrl = builtFile("supervisor/child.js");
 
 interface Early {
   readonly process: ChildProcess;

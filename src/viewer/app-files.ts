@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { NiceevalError } from "../errors.js";
+import { builtFile } from "../package-files.js";
 
 /** The viewer's front end as Vite built it (viewer-app/ → dist/viewer-app/), held in memory. */
 export interface AppFiles {
@@ -32,9 +33,7 @@ type Manifest = Record<string, { file: string; css?: string[]; isEntry?: boolean
  * or the repository's dist/viewer-app when running from source (tests, tsx).
  */
 export function defaultAppDir(): string {
-  const candidates = ["../viewer-app/", "../../dist/viewer-app/"].map((p) =>
-    fileURLToPath(new URL(p, import.meta.url)),
-  );
+  const candidates = ["viewer-app/", "../dist/viewer-app/"].map((p) => fileURLToPath(builtFile(p)));
   return candidates.find((dir) => existsSync(join(dir, "manifest.json"))) ?? candidates[0]!;
 }
 

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord } from "../../eval/record.js";
+import { builtFile } from "../../package-files.js";
 import type { Store } from "../types.js";
 import type { EncodedBatch } from "./codec.js";
 
@@ -30,7 +31,7 @@ export function withAppendThread(
   path: string,
   options: { valueCapBytes?: number; busyTimeoutMs?: number },
 ): Store {
-  const script = new URL("./append-worker.js", import.meta.url);
+  const script = builtFile("store/sqlite/append-worker.js");
   // Run from TypeScript sources (tests), there is no compiled script for a thread.
   if (!existsSync(fileURLToPath(script))) return store;
   // The thread starts with the first append, so commands that only read never start it.
