@@ -389,7 +389,9 @@ class SqliteStore implements Store {
   encode(records: readonly AttemptRecord[]): EncodedBatch {
     return this.#guard(() => {
       const evalIds: string[] = [];
-      const cells: Cell[] = new Array(records.length * STRIDE);
+      // Filled in order from empty, so the array stays packed: V8 copies a holey array to another
+      // thread element by element, as it would an object.
+      const cells: Cell[] = [];
       let deferred = false;
       const context = {
         kindId: (kind: JudgmentKind) => this.#kindId(kind),
@@ -450,7 +452,7 @@ class SqliteStore implements Store {
     const text = this.#sql(INSERT_TEXT);
     let replacedAt: string | undefined;
     const blobs = this.#blobs;
-    const values: Cell[] = new Array(COLUMNS + 2);
+    const values: Cell[] = [];
     for (let at = 0; at < cells.length; at += STRIDE) {
       const e = cells[at + EVAL] as number;
       const ev = evOf[e]!;
