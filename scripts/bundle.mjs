@@ -1,10 +1,10 @@
 // Build step after tsc: bundles the compiled modules of dist/ into a few shared chunks, so that
 // starting the CLI, an eval process or `import "niceeval"` reads a few dozen files instead of a
-// few hundred (on Node 20 each ES module file costs a read, a compile and a link). Dependencies
-// stay external (users' zod schemas meet the same zod as ours). Every module file that something
-// loads by path is an entry: the package's exports, the processes, threads and hooks it starts,
-// and the internal modules that the benchmarks and tests load from the build. Shared chunks keep
-// one instance of each module across entries. Declarations (.d.ts) are tsc's, untouched.
+// few hundred (on Node 20 each ES module file costs a read, a compile and a link). Every module
+// file that something loads by path is an entry: the package's exports, the processes, threads
+// and hooks it starts, and the internal modules that the benchmarks and tests load from the
+// build. Shared chunks keep one instance of each module across entries. Declarations (.d.ts)
+// are tsc's, untouched.
 import {
   mkdirSync,
   readdirSync,
@@ -50,6 +50,18 @@ const entries = [
   "viewer/server.js",
 ];
 
+// Dependencies are loaded from node_modules, except zod, whose 95 module files would be read at
+// every start: it is bundled (zod recognises its schemas by their traits, not by the copy that
+// made them, so a user's schemas and ours still work together).
+const bundled = new Set(["zod"]);
+const external = Object.keys({
+  ...pkg.dependencies,
+  ...pkg.peerDependencies,
+  ...pkg.optionalDependencies,
+})
+  .filter((name) => !bundled.has(name))
+  .flatMap((name) => [name, `${name}/*`]);
+
 rmSync(staging, { recursive: true, force: true });
 await build({
   entryPoints: Object.fromEntries(
@@ -61,7 +73,7 @@ await build({
   format: "esm",
   platform: "node",
   target: "node20",
-  packages: "external",
+  external,
   chunkNames: "chunks/[name]-[hash]",
   sourcemap: true,
   logLevel: "warning",
