@@ -173,15 +173,15 @@ function cell(value: unknown, context: EncodeContext): ValueCell {
 function isDefaultUsage(usage: AttemptRecord["usage"]): boolean {
   const { app, judge } = usage;
   const unreported = (e: AppUsage[keyof AppUsage]) =>
-    e.state === "unavailable" && e.reason === "usage-unreported" && Object.keys(e).length === 2;
+    e.state === "unavailable" && e.reason === "usage-unreported" && keyCount(e) === 2;
   return (
-    Object.keys(usage).length === 2 &&
-    Object.keys(app).length === 4 &&
+    keyCount(usage) === 2 &&
+    keyCount(app) === 4 &&
     unreported(app.inputTokens) &&
     unreported(app.outputTokens) &&
     unreported(app.totalTokens) &&
     unreported(app.costUsd) &&
-    Object.keys(judge).length === 6 &&
+    keyCount(judge) === 6 &&
     judge.calls === 0 &&
     judge.cachedCalls === 0 &&
     judge.retries === 0 &&
@@ -189,6 +189,13 @@ function isDefaultUsage(usage: AttemptRecord["usage"]): boolean {
     judge.outputTokens === 0 &&
     judge.latencyMs === 0
   );
+}
+
+/** Enumerable keys of an object, counted without the array of `Object.keys` (inherited ones too, so never fewer). */
+function keyCount(value: object): number {
+  let count = 0;
+  for (const _ in value) count++;
+  return count;
 }
 
 /** The row of one record; `index` is the case's position (the store decides it when absent). */
@@ -222,7 +229,7 @@ export function encodeColumns(
   let states = 0;
   // Built as text: faster than an object per judgment and JSON.stringify of the list.
   let judgments = "[";
-  const reasons: string[] = [];
+  let reasons = "[";
   const list = record.judgments;
   for (let i = 0; i < list.length; i++) {
     const j = list[i]!;
@@ -241,7 +248,8 @@ export function encodeColumns(
     }
     if (j.judge) stored += member("u", j.judge);
     judgments += `${stored}}`;
-    reasons.push(j.reason);
+    if (i > 0) reasons += ",";
+    reasons += reasonJson(i, j.reason);
   }
   const rest: StoredRest = {};
   let hasRest = false;
@@ -273,13 +281,30 @@ export function encodeColumns(
   out[at + 9] = kinds;
   out[at + 10] = record.error ? JSON.stringify(record.error) : null;
   out[at + 11] = `${judgments}]`;
-  out[at + 12] = reasons.length > 0 ? JSON.stringify(reasons) : null;
+  out[at + 12] = list.length > 0 ? `${reasons}]` : null;
   out[at + 13] = hasRest ? JSON.stringify(rest) : null;
   out[at + 14] = cell(record.input, context);
   out[at + 15] = cell(record.expected, context);
   out[at + 16] = cell(record.metadata, context);
   out[at + 17] = cell(record.output, context);
   out[at + 18] = cell(record.trace, context);
+}
+
+// The reason last seen at each judgment position, and its JSON: a suite's scorers repeat a few
+// reasons, and a string compares faster than it is escaped.
+const lastReasons: string[] = [];
+const lastReasonJson: string[] = [];
+
+/** A reason as JSON.stringify writes it in a list. */
+function reasonJson(position: number, reason: unknown): string {
+  if (typeof reason !== "string") return JSON.stringify(reason) ?? "null";
+  if (lastReasons[position] === reason) return lastReasonJson[position]!;
+  const json = JSON.stringify(reason);
+  if (position < 32) {
+    lastReasons[position] = reason;
+    lastReasonJson[position] = json;
+  }
+  return json;
 }
 
 /** `,"key":value` as JSON.stringify writes a member, or nothing for a value it leaves out. */

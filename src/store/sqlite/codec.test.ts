@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { emptyJudgeUsage, type Judgment, unreportedUsage } from "../../eval/record.js";
+import { decodeAttempt, type EncodeContext, encodeAttempt, type JudgmentKind } from "./codec.js";
+import { JUDGMENT_STATE_CODE } from "./schema.js";
+
+/** Kind ids in order of first use, and values inline (as a store with no large value would). */
+function context() {
+  const kinds: JudgmentKind[] = [];
+  const encode: EncodeContext = {
+    kindId(kind) {
+      const found = kinds.findIndex(
+        (k) =>
+          k.label === kind.label &&
+          k.source === kind.source &&
+          k.gate === kind.gate &&
+          k.points === kind.points,
+      );
+      if (found >= 0) return found + 1;
+      kinds.push({ label: kind.label, source: kind.source, gate: kind.gate, points: kind.points });
+      return kinds.length;
+    },
+    putValue: (json) => json,
+  };
+  return { encode, decode: { kind: (id: number) => kinds[id - 1]!, blob: () => undefined } };
+}
+
+const judgment = (over: Partial<Judgment>): Judgment => ({
+  label: "exact",
+  source: "eval.exact-match",
+  state: "matched",
+  gate: true,
+  points: 1,
+  earned: 1,
+  reason: "actual equals expected",
+  ...over,
+});
+
+const record = (judgments: Judgment[]) => ({
+  evalId: "e",
+  caseId: "case-1",
+  verdict: "passed" as const,
+  score: { state: "complete" as const, earned: 1, max: 1, reasons: [] },
+  judgments,
+  usage: { app: unreportedUsage(), judge: emptyJudgeUsage() },
+  elapsedMs: 1,
+});
+
+// The judgments and reasons cells are built as text; they must read as JSON.stringify wrote them.
+const edgeCases: Judgment[] = [
+  judgment({}),
+  judgment({ state: "mismatched", earned: 0, value: 0, reason: 'a "quoted"\n\\ reason' }),
+  judgment({ state: "unavailable", earned: null, value: null, reason: "" }),
+  judgment({ earned: Number.NaN, value: Number.POSITIVE_INFINITY }),
+  judgment({ earned: -0, value: 1e21, detail: { tree: [1, "two", null] } }),
+  judgment({ detail: () => 1 }),
+  judgment({ detail: { n: 1n } }),
+  judgment({
+    state: "errored",
+    points: 0,
+    earned: null,
+    judge: { ...emptyJudgeUsage(), calls: 2 },
+  }),
+  judgment({ reason: undefined as unknown as string }),
+];
+
+describe("encodeAttempt", () => {
+  it("writes judgments and reasons as JSON.stringify would", () => {
+    const { encode } = context();
+    const row = encodeAttempt(record(edgeCases), 0, encode);
+    const expected = edgeCases.map((j) => {
+      const stored: Record<string, unknown> = { k: encode.kindId(j) };
+      const code = JUDGMENT_STATE_CODE[j.state];
+      if (code !== 0) stored.s = code;
+      if (j.earned !== j.points) stored.e = j.earned;
+      if (j.value !== undefined) stored.v = j.value;
+      let detail: string | undefined;
+      try {
+        detail = JSON.stringify(j.detail);
+      } catch (error) {
+        detail = JSON.stringify({ "~unserializable": (error as Error).message });
+      }
+      if (detail !== undefined) stored.d = JSON.parse(detail);
+      if (j.judge) stored.u = j.judge;
+      return stored;
+    });
+    expect(row.judgments).toBe(JSON.stringify(expected));
+    expect(row.reasons).toBe(JSON.stringify(edgeCases.map((j) => j.reason)));
+    expect(row.kinds).toBe(",1,2,");
+  });
+
+  it("writes the reasons of each record, whatever the one before had at the same place", () => {
+    const { encode, decode } = context();
+    const lists = [["a", "b"], ["a", "c"], ["d"], ["d", "b", "e"], []];
+    for (const reasons of lists) {
+      const row = encodeAttempt(record(reasons.map((reason) => judgment({ reason }))), 0, encode);
+      expect(decodeAttempt(row, "e", decode).judgments.map((j) => j.reason)).toEqual(reasons);
+    }
+  });
+});
