@@ -37,10 +37,29 @@ export async function run({ quick = false } = {}) {
   };
   once();
   const runs = quick ? 5 : 11;
-  const walls = Array.from({ length: runs }, once);
+  // What the run is made of: a bare Node start on this machine, and one that imports the public
+  // entries the eval file imports, alternated with the runs so all see the same load.
+  const node = (code) => {
+    const started = performance.now();
+    const result = spawnSync(process.execPath, ["--input-type=module", "-e", code], {
+      cwd: project,
+      encoding: "utf8",
+    });
+    if (result.status !== 0) throw new Error(`startup bench: ${code} failed\n${result.stderr}`);
+    return performance.now() - started;
+  };
+  const walls = [];
+  const bare = [];
+  const imports = [];
+  for (let i = 0; i < runs; i++) {
+    walls.push(once());
+    bare.push(node("0"));
+    imports.push(node('await import("niceeval"); await import("niceeval/scorers");'));
+  }
   const figure = median(walls);
   console.log(
-    `startup, 1-case .ts eval (\`niceeval run one.eval.ts\`): wall ${(figure / 1000).toFixed(3)} s (median of ${runs}, min ${(Math.min(...walls) / 1000).toFixed(3)} s)`,
+    `startup, 1-case .ts eval (\`niceeval run one.eval.ts\`): wall ${(figure / 1000).toFixed(3)} s (median of ${runs}, min ${(Math.min(...walls) / 1000).toFixed(3)} s); ` +
+      `a bare \`node\` start ${median(bare).toFixed(0)} ms, one importing niceeval and niceeval/scorers ${median(imports).toFixed(0)} ms`,
   );
   return { wall: figure, runs };
 }
