@@ -110,7 +110,8 @@ export const INPUT = column("input");
 export const OUTPUT = column("output");
 export const TRACE = column("trace");
 // After the columns in an {@link EncodedBatch}: the search text, the eval (an index into
-// `evalIds`), and 1 when a value is too large to be inline (its blob is for the append to write).
+// `evalIds`), and 1 when a value or detail is too large to be inline (the append writes its blob;
+// a large detail waits inline in the judgments cell, which the append then rewrites).
 export const SEARCH = COLUMNS;
 export const EVAL = COLUMNS + 1;
 export const LARGE = COLUMNS + 2;
