@@ -48,6 +48,11 @@ export interface Runnable {
   fingerprint?(): unknown;
   cases(): Iterable<CaseSpec> | AsyncIterable<CaseSpec>;
   runCase(spec: CaseSpec, context: AttemptContext): Promise<AttemptRecord>;
+  /**
+   * Like {@link runCase}, but an attempt that finishes without waiting on anything gives its
+   * record itself, not a promise of it (the engine then skips its promise round trips).
+   */
+  runCaseNow?(spec: CaseSpec, context: AttemptContext): AttemptRecord | Promise<AttemptRecord>;
 }
 
 /** Whether a module export is an eval the runner can run. */

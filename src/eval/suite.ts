@@ -201,6 +201,7 @@ export function defineSuite<Input, Output>(
     fingerprint: () => suiteFingerprint(definition, ids),
     cases: () => caseSpecs(definition.id, definition.cases, ids.length),
     runCase: (spec, context) => runSuiteCase(definition, spec, context),
+    runCaseNow: (spec, context) => runSuiteCaseNow(definition, spec, context),
   };
 }
 
@@ -371,27 +372,34 @@ export function runSuiteCase<Input, Output>(
   spec: CaseSpec,
   context: AttemptContext,
 ): Promise<AttemptRecord> {
+  try {
+    return Promise.resolve(runSuiteCaseNow(definition, spec, context));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** {@link runSuiteCase}, with the record itself when the target and scorers answered at once. */
+function runSuiteCaseNow<Input, Output>(
+  definition: SuiteDefinition<Input, Output>,
+  spec: CaseSpec,
+  context: AttemptContext,
+): AttemptRecord | Promise<AttemptRecord> {
   const started = performance.now();
   if (spec.invalid !== undefined) {
-    return Promise.resolve(
-      erroredRecord({
-        evalId: definition.id,
-        caseId: spec.id,
-        message: spec.invalid,
-        where: `cases of eval "${definition.id}"`,
-        max: definition.scorers.length,
-      }),
-    );
+    return erroredRecord({
+      evalId: definition.id,
+      caseId: spec.id,
+      message: spec.invalid,
+      where: `cases of eval "${definition.id}"`,
+      max: definition.scorers.length,
+    });
   }
   // One limit for the whole attempt: what finished before it is kept. None: no timer at all.
   const limit = definition.timeoutMs ?? context.timeoutMs;
   if (limit !== undefined) return scoreWithin(definition, spec, context, limit, started);
-  try {
-    // Synchronous targets and scorers give their record without waiting on anything.
-    return Promise.resolve(scoreCase(definition, spec, context, undefined, started));
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  // Synchronous targets and scorers give their record without waiting on anything.
+  return scoreCase(definition, spec, context, undefined, started);
 }
 
 async function scoreWithin<Input, Output>(

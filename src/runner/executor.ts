@@ -37,6 +37,12 @@ export interface AttemptQueue {
 export interface Executor {
   execute(job: AttemptJob): Promise<AttemptRecord>;
   /**
+   * Like {@link execute}, but an attempt that finishes at once gives its record itself: a run of
+   * synchronous targets and scorers then pays no promise, timer or queue per attempt (nothing
+   * could have stopped a synchronous attempt anyway). Optional; not used with {@link prefetch}.
+   */
+  executeNow?(job: AttemptJob): AttemptRecord | Promise<AttemptRecord>;
+  /**
    * Attempts beyond the run's concurrency this executor wants handed to it ahead of time (default
    * 0), so that one in another process always has the next attempt at hand instead of waiting for
    * this one between attempts. Each such attempt comes with a {@link AttemptQueue}: the executor
@@ -49,7 +55,7 @@ export interface Executor {
 }
 
 /** Runs attempts in this process, inside a judge-usage ledger. */
-export const inProcessExecutor: Executor = {
+export const inProcessExecutor: Executor & Required<Pick<Executor, "executeNow">> = {
   async execute({ entry, spec, context }) {
     const runnable = entry.eval;
     try {
@@ -59,11 +65,34 @@ export const inProcessExecutor: Executor = {
       if (usage.calls > result.usage.judge.calls) result.usage.judge = usage;
       return result;
     } catch (error) {
-      return crashed(
-        runnable.id,
-        spec,
-        `eval "${runnable.id}" crashed on case "${spec.id}": ${errorMessage(error)}`,
-      );
+      return crashedCase(runnable, spec, error);
+    }
+  },
+  executeNow(job) {
+    const { entry, spec, context } = job;
+    const runnable = entry.eval;
+    // A judge ledger spans the attempt's promises; without a way to answer at once, the same.
+    if (judgeLedgersOpen() || !runnable.runCaseNow) return this.execute(job);
+    try {
+      const record = runnable.runCaseNow(spec, context);
+      return isPromise(record)
+        ? record.catch((error: unknown) => crashedCase(runnable, spec, error))
+        : record;
+    } catch (error) {
+      return crashedCase(runnable, spec, error);
     }
   },
 };
+
+function crashedCase(runnable: RunEntry["eval"], spec: CaseSpec, error: unknown): AttemptRecord {
+  return crashed(
+    runnable.id,
+    spec,
+    `eval "${runnable.id}" crashed on case "${spec.id}": ${errorMessage(error)}`,
+  );
+}
+
+/** Whether an executor's answer is still to come. */
+export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
+}

@@ -2,16 +2,16 @@ import { randomUUID } from "node:crypto";
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
+import { attemptRunner } from "./attempt.js";
 import type { RunEntry } from "./entry.js";
 import type { EvalEvent } from "./events.js";
-import { type Executor, inProcessExecutor } from "./executor.js";
+import { type Executor, inProcessExecutor, isPromise } from "./executor.js";
 import { KeyedLimiter } from "./limiter.js";
 import { ReorderBuffer } from "./reorder.js";
 import { type AttemptInfo, type RunSink, SinkSet } from "./sink.js";
 import {
   type CaseSelector,
   type CaseSource,
-  crashed,
   evalCases,
   type SourceItem,
   trialsOf,
@@ -156,64 +156,19 @@ export async function runEvals(
   // and the started hooks count from then, and it runs at most `concurrency` of them at once.
   const asked = executor.prefetch ?? 0;
   const prefetch = asked > 0 ? Math.min(Math.floor(asked), MAX_CONCURRENCY) : 0;
-  const attempt = async (
-    item: Extract<SourceItem, { type: "case" }>,
-  ): Promise<AttemptRecord | undefined> => {
-    const entry = entries[item.entry]!;
-    const { spec, trial } = item;
-    const info: AttemptInfo | undefined =
-      realtime.started || realtime.judgment
-        ? { evalId: entry.eval.id, caseId: spec.id, index: spec.index, trial }
-        : undefined;
-    const wait = limiter.acquire(item.entry);
-    if (wait) await wait;
-    let startedAt: number | undefined;
-    const start = () => {
-      if (startedAt !== undefined) return;
-      startedAt = performance.now();
-      tally.attemptStarted(item.entry);
-      if (realtime.started) sinks.call("onAttemptStarted", info!);
-    };
-    let record: AttemptRecord;
-    try {
-      const job = { entry, spec, trial, context: contextFor(trial, info) };
-      if (prefetch > 0) {
-        record = await watchdog.guardFromStart((armed) => {
-          const started = () => {
-            start();
-            armed();
-          };
-          return executor.execute({
-            ...job,
-            queue: { concurrency: settings.concurrency, started },
-          });
-        });
-      } else {
-        start();
-        record = await watchdog.guard(() => executor.execute(job));
-      }
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      record = crashed(
-        entry.eval.id,
-        spec,
-        `eval "${entry.eval.id}" crashed on case "${spec.id}": ${message}`,
-      );
-      // The time it really ran (a timed-out attempt ran for its whole limit).
-      record.elapsedMs = startedAt === undefined ? 0 : performance.now() - startedAt;
-    }
-    if (startedAt === undefined && prefetch > 0 && signal.aborted) {
-      // Queued ahead and not started when the run was stopped: not run, so not recorded (a
-      // resume runs it), as if it had not been read.
-      limiter.release(item.entry);
-      return undefined;
-    }
-    // Sinks see every attempt start, even one its executor ended before starting it.
-    start();
-    limiter.release(item.entry);
-    tally.attemptEnded(item.entry);
-    return record;
-  };
+  const attempt = attemptRunner({
+    entries,
+    executor,
+    prefetch,
+    concurrency: settings.concurrency,
+    signal,
+    watchdog,
+    limiter,
+    tally,
+    started: realtime.started ? (info) => sinks.call("onAttemptStarted", info) : undefined,
+    wantsInfo: realtime.started || realtime.judgment,
+    contextFor,
+  });
 
   const finalize = (item: Extract<SourceItem, { type: "case" }>, record: AttemptRecord) => {
     describeAttempt(record, item, options.keepCase === true);
@@ -248,7 +203,11 @@ export async function runEvals(
         reorder.complete(seq, item);
         continue;
       }
-      const record = item.record ?? (await attempt(item));
+      let record = item.record;
+      if (record === undefined) {
+        const out = attempt(item);
+        record = isPromise(out) ? await out : out;
+      }
       if (record === undefined) {
         reorder.complete(seq, item);
         continue;

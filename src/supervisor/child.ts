@@ -9,7 +9,7 @@ import type { AttemptContext, CaseSpec, Runnable } from "../eval/runnable.js";
 import { closeAnswerStores } from "../judge/cache.js";
 import { configureJudges } from "../judge/config.js";
 import { safeStringify } from "../report/json-safe.js";
-import { inProcessExecutor } from "../runner/executor.js";
+import { inProcessExecutor, isPromise } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import { DeltaEncoder } from "./delta.js";
 import {
@@ -307,13 +307,15 @@ async function runJob(job: ChildJob, settings: Settings): Promise<void> {
   slot.spec = spec;
   const trial = job.trial ?? 0;
   const execute = () =>
-    inProcessExecutor.execute({
+    inProcessExecutor.executeNow({
       entry: { eval: runnable },
       spec,
       trial,
       context: contextOf(job, trial, settings),
     });
-  settle(job.id, await (tracking ? attemptOf.run(job.id, execute) : execute()));
+  // A record given at once is settled at once (synchronous targets and scorers).
+  const record = tracking ? attemptOf.run(job.id, execute) : execute();
+  settle(job.id, isPromise(record) ? await record : record);
 }
 
 /** An attempt's context: one shared by a batch's first trials when judgments are not streamed. */

@@ -1,5 +1,5 @@
 import type { AttemptRecord } from "../eval/record.js";
-import type { AttemptJob, Executor } from "../runner/executor.js";
+import { type AttemptJob, type Executor, isPromise } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import { notStarted } from "./executor.js";
 
@@ -20,26 +20,36 @@ export function interruptible(inner: Executor): InterruptibleExecutor {
     ...crashed(job.entry.eval.id, job.spec, reason),
     elapsedMs,
   });
+  /** An attempt under way, settled by the first of its record and an interrupt. */
+  const abandonable = (job: AttemptJob, running: Promise<AttemptRecord>) =>
+    new Promise<AttemptRecord>((resolve, reject) => {
+      const started = performance.now();
+      const stop = (reason: string) =>
+        resolve(interrupted(job, reason, performance.now() - started));
+      pending.add(stop);
+      running.then(
+        (record) => {
+          pending.delete(stop);
+          resolve(record);
+        },
+        (error: unknown) => {
+          pending.delete(stop);
+          reject(error);
+        },
+      );
+    });
   return {
     execute(job) {
       if (stopped !== undefined)
         return Promise.resolve(interrupted(job, notStarted(job.context.signal, stopped), 0));
-      return new Promise<AttemptRecord>((resolve, reject) => {
-        const started = performance.now();
-        const stop = (reason: string) =>
-          resolve(interrupted(job, reason, performance.now() - started));
-        pending.add(stop);
-        inner.execute(job).then(
-          (record) => {
-            pending.delete(stop);
-            resolve(record);
-          },
-          (error: unknown) => {
-            pending.delete(stop);
-            reject(error);
-          },
-        );
-      });
+      return abandonable(job, inner.execute(job));
+    },
+    // An attempt that finished at once had nothing to abandon.
+    executeNow(job) {
+      if (stopped !== undefined)
+        return interrupted(job, notStarted(job.context.signal, stopped), 0);
+      const record = inner.executeNow ? inner.executeNow(job) : inner.execute(job);
+      return isPromise(record) ? abandonable(job, record) : record;
     },
     interrupt(reason) {
       stopped ??= reason;

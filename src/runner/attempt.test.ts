@@ -1,0 +1,122 @@
+import { describe, expect, it } from "vitest";
+import type { AttemptRecord } from "../eval/record.js";
+import { bindScorer, defineSuite } from "../eval/suite.js";
+import { evalScorersProvider, exactMatchTool } from "../scorers/deterministic/index.js";
+import { interruptible } from "../supervisor/interruptible.js";
+import { type AttemptJob, type Executor, inProcessExecutor, isPromise } from "./executor.js";
+import { runEvals } from "./run.js";
+
+// A built-in tool scorer answers synchronously (a createScorer callback is awaited).
+const same = bindScorer<number, { actual: string; expected: string }>({
+  id: "same",
+  tool: exactMatchTool,
+  driver: evalScorersProvider,
+  mapInput: ({ output, expected }) => ({ actual: String(output), expected: String(expected) }),
+});
+const numbered = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({ id: `c${i}`, input: i, expected: i }));
+
+/** The in-process executor, counting which of its two ways each attempt took. */
+function countingExecutor(inner: Executor & Required<Pick<Executor, "executeNow">>) {
+  const seen = { now: 0, answeredAtOnce: 0, execute: 0 };
+  const executor: Executor = {
+    execute(job) {
+      seen.execute++;
+      return inner.execute(job);
+    },
+    executeNow(job: AttemptJob) {
+      seen.now++;
+      const out = inner.executeNow(job);
+      if (!isPromise(out)) seen.answeredAtOnce++;
+      return out;
+    },
+  };
+  return { executor, seen };
+}
+
+describe("attempts that answer at once (executeNow)", () => {
+  it("take a synchronous suite's records without a promise, in case order", async () => {
+    const suite = defineSuite<number, number>({
+      id: "sync",
+      cases: numbered(300),
+      target: (i) => (i % 7 === 0 ? -1 : i),
+      scorers: [same],
+    });
+    const { executor, seen } = countingExecutor(inProcessExecutor);
+    const records: AttemptRecord[] = [];
+    const summary = await runEvals([{ eval: suite }], {
+      executor,
+      onRecord: (r) => records.push(r),
+    });
+    expect(seen).toEqual({ now: 300, answeredAtOnce: 300, execute: 0 });
+    expect(records.map((r) => r.caseId)).toEqual(numbered(300).map((c) => c.id));
+    expect(summary.totals.failed).toBe(43);
+    expect(summary.totals.passed).toBe(257);
+  });
+
+  it("still wait for an asynchronous target, and time out one that never answers", async () => {
+    const suite = defineSuite<number, number>({
+      id: "async",
+      cases: numbered(3),
+      target: (i) => (i === 1 ? new Promise<number>(() => {}) : Promise.resolve(i)),
+      scorers: [same],
+    });
+    const { executor, seen } = countingExecutor(inProcessExecutor);
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], {
+      executor,
+      caseTimeoutMs: 50,
+      onRecord: (r) => records.push(r),
+    });
+    expect(seen.now).toBe(3);
+    expect(seen.answeredAtOnce).toBe(0);
+    expect(records.map((r) => r.verdict)).toEqual(["passed", "errored", "passed"]);
+    expect(records[1]!.error?.message).toMatch(/timed out after 50 ms/);
+  });
+
+  it("make a record of an executor that throws instead of answering", async () => {
+    const suite = defineSuite<number, number>({
+      id: "throws",
+      cases: numbered(2),
+      target: (i) => i,
+      scorers: [same],
+    });
+    const executor: Executor = {
+      execute: () => Promise.reject(new Error("unused")),
+      executeNow(job) {
+        if (job.spec.id === "c1") throw new Error("executor broke");
+        return inProcessExecutor.executeNow(job);
+      },
+    };
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { executor, onRecord: (r) => records.push(r) });
+    expect(records.map((r) => r.verdict)).toEqual(["passed", "errored"]);
+    expect(records[1]!.error?.message).toMatch(/crashed on case "c1": executor broke/);
+  });
+
+  it("are given back at once through interruptible, and ended at once after an interrupt", async () => {
+    const suite = defineSuite<number, number>({
+      id: "wrapped",
+      cases: numbered(2),
+      target: (i) => (i === 0 ? i : new Promise<number>(() => {})),
+      scorers: [same],
+    });
+    const executor = interruptible(inProcessExecutor);
+    const job = (index: number): AttemptJob => ({
+      entry: { eval: suite },
+      spec: { id: `c${index}`, index, input: index, expected: index },
+      trial: 0,
+      context: { runId: "r", signal: new AbortController().signal },
+    });
+    const first = executor.executeNow!(job(0));
+    expect(isPromise(first)).toBe(false);
+    expect((first as AttemptRecord).verdict).toBe("passed");
+    const hanging = executor.executeNow!(job(1));
+    expect(isPromise(hanging)).toBe(true);
+    executor.interrupt("stopped by the test");
+    expect((await hanging).error?.message).toBe("stopped by the test");
+    const after = executor.executeNow!(job(0));
+    expect(isPromise(after)).toBe(false);
+    expect((after as AttemptRecord).error?.message).toBe("stopped by the test");
+  });
+});
