@@ -12,6 +12,12 @@ import { isPlainJson } from "./wire.js";
 const BASES_PER_KEY = 4;
 /** Largest base (characters of JSON) given generated code; larger ones are walked. */
 const MAX_GENERATED_JSON = 16_384;
+/**
+ * Uses of a base before it gets generated code. Compiling costs about a millisecond per base, so a
+ * run of 10,000 one-case evals (one base each, used once) would spend seconds compiling code that
+ * runs once; a suite's base is used for every case, and pays it after its first few.
+ */
+const HOT_USES = 16;
 
 /** How a value arrives: a new base (sent whole), or changes against base `b`. */
 export type Encoded =
@@ -31,7 +37,11 @@ type Compare = (value: Record<string, unknown>, changes: unknown[]) => boolean;
 interface Base {
   readonly no: number;
   readonly shape: Extract<Shape, { kind: "object" }>;
-  readonly compare: Compare;
+  /** Walking at first, generated once the base is hot (HOT_USES). */
+  compare: Compare;
+  uses: number;
+  /** Whether the base is small enough for generated code. */
+  readonly small: boolean;
 }
 
 /** The sending side: one per eval process (its bases live as long as its channel). */
@@ -48,6 +58,8 @@ export class DeltaEncoder {
     const bases = this.bases.get(key) ?? [];
     const base = bases.find((b) => sameKeys(value, b.shape.keys));
     if (base) {
+      if (++base.uses === HOT_USES && base.small)
+        base.compare = generatedCompare(base.shape) ?? base.compare;
       const changes: unknown[] = [];
       return base.compare(value as Record<string, unknown>, changes)
         ? { b: base.no, d: changes }
@@ -58,14 +70,26 @@ export class DeltaEncoder {
     if (bases.length === 0) this.bases.set(key, bases);
     const no = bases.length < BASES_PER_KEY ? this.nextBase++ : bases.shift()!.no;
     const shape = shapeOf(value, { next: 0 }) as Base["shape"];
-    bases.push({ no, shape, compare: generatedCompare(value, shape) ?? walkingCompare(shape) });
+    bases.push({
+      no,
+      shape,
+      compare: walkingCompare(shape),
+      uses: 0,
+      small: JSON.stringify(value).length <= MAX_GENERATED_JSON,
+    });
     return { nb: no, v: value };
   }
 }
 
 /** The receiving side: one per eval process; it must decode every encoded value, in order. */
 export class DeltaDecoder {
-  private readonly bases: { copy: () => unknown; paths: (string | number)[][] }[] = [];
+  private readonly bases: {
+    /** A copy of the base: walking at first, generated once the base is hot (HOT_USES). */
+    copy: () => unknown;
+    paths: (string | number)[][];
+    value: unknown;
+    uses: number;
+  }[] = [];
 
   decode(encoded: Encoded): unknown {
     return "nb" in encoded
@@ -79,7 +103,7 @@ export class DeltaDecoder {
       const base = clonePlain(value);
       const paths: (string | number)[][] = [];
       numberPaths(base, [], paths);
-      this.bases[no] = { copy: generatedCopy(base) ?? (() => clonePlain(base)), paths };
+      this.bases[no] = { copy: () => clonePlain(base), paths, value: base, uses: 0 };
     }
     return value;
   }
@@ -87,6 +111,7 @@ export class DeltaDecoder {
   /** Base `no` with the changes at `changes[start .. start + count)` (node, value pairs). */
   decodeChanges(no: number, changes: readonly unknown[], start: number, count: number): unknown {
     const base = this.bases[no]!;
+    if (++base.uses === HOT_USES) base.copy = generatedCopy(base.value) ?? base.copy;
     const out = base.copy();
     for (let i = start; i < start + count; i += 2) {
       const path = base.paths[changes[i] as number]!;
@@ -174,14 +199,10 @@ function sameLeaf(value: unknown, base: unknown): boolean {
 
 /**
  * The same comparison as generated code: one test per node with the key and the base's value as
- * constants, several times faster than walking. Undefined when the base is too large or the
- * runtime refuses code from strings.
+ * constants, several times faster than walking. Undefined when the runtime refuses code from
+ * strings (the caller checks that the base is small enough).
  */
-function generatedCompare(
-  base: object,
-  root: Extract<Shape, { kind: "object" }>,
-): Compare | undefined {
-  if (JSON.stringify(base).length > MAX_GENERATED_JSON) return undefined;
+function generatedCompare(root: Extract<Shape, { kind: "object" }>): Compare | undefined {
   const keySets: string[][] = [];
   const lines: string[] = [];
   const node = (shape: Shape, expr: string, depth: number) => {
