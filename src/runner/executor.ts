@@ -2,6 +2,7 @@ import { errorMessage } from "../errors.js";
 import type { AttemptRecord } from "../eval/record.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
 import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
+import { isThenable } from "../tool/run-tool.js";
 import type { RunEntry } from "./entry.js";
 import { crashed } from "./source.js";
 
@@ -92,7 +93,7 @@ function crashedCase(runnable: RunEntry["eval"], spec: CaseSpec, error: unknown)
   );
 }
 
-/** Whether an executor's answer is still to come. */
+/** Whether an executor's answer is still to come (a thenable, as `await` sees it). */
 export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null)?.then === "function";
+  return isThenable(value);
 }
