@@ -147,8 +147,21 @@ export function attemptRunner(
     return record;
   };
 
-  const acquired = (item: CaseItem) =>
-    prefetch === 0 && executor.executeNow ? now(item, executor.executeNow) : queued(item);
+  /** A record the executor already holds: started and ended at once, nothing to wait for. */
+  const held = (item: CaseItem, record: AttemptRecord) => {
+    const info = infoOf(item);
+    begin(item.entry, info);
+    const { onJudgment } = options.contextFor(item.trial, info);
+    if (onJudgment) for (const judgment of record.judgments) onJudgment(judgment);
+    end(item.entry);
+    return record;
+  };
+
+  const acquired = (item: CaseItem) => {
+    const record = executor.takeFinished?.(entries[item.entry]!, item.spec, item.trial);
+    if (record) return held(item, record);
+    return prefetch === 0 && executor.executeNow ? now(item, executor.executeNow) : queued(item);
+  };
   return (item) => {
     const wait = limiter.acquire(item.entry);
     return wait ? wait.then(() => acquired(item)) : acquired(item);

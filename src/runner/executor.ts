@@ -51,6 +51,12 @@ export interface Executor {
    * concurrency still caps what is handed over, queued or not.
    */
   readonly prefetch?: number;
+  /**
+   * The record of this attempt when the executor already has it, finished: one that runs a run's
+   * attempts on its own ahead of the engine (a supervised eval process) hands it over here, and
+   * the engine then neither executes nor waits for it. Optional.
+   */
+  takeFinished?(entry: RunEntry, spec: CaseSpec, trial: number): AttemptRecord | undefined;
   /** Release what the executor holds (child processes, connections). */
   close?(): Promise<void>;
 }

@@ -11,8 +11,11 @@ import { configureJudges } from "../judge/config.js";
 import { safeStringify } from "../report/json-safe.js";
 import { inProcessExecutor, isPromise } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
+import { AheadFeed, type FedJob } from "./ahead-feed.js";
 import { DeltaEncoder } from "./delta.js";
 import {
+  type AheadPlan,
+  aheadKey,
   type ChildEvent,
   type ChildInit,
   type ChildJob,
@@ -31,8 +34,11 @@ import { isPlainJson } from "./wire.js";
 // not be placed (`tracking`); until then one running attempt owns any error.
 const attemptOf = new AsyncLocalStorage<number>();
 let tracking = false;
-/** Attempts started and not settled: their eval and case (the case found once it is looked up). */
-const running = new Map<number, { evalId: string; spec: CaseSpec }>();
+/**
+ * Attempts started and not settled: their eval and case (the case found once it is looked up),
+ * and for one started ahead, its job.
+ */
+const running = new Map<number, { evalId: string; spec: CaseSpec; fed?: FedJob }>();
 const evals = new Map<string, Runnable>();
 const loadErrors = new Map<string, string>();
 const controller = new AbortController();
@@ -64,6 +70,13 @@ const claimBuffer = Buffer.alloc(8);
 /** An outbox this long leaves at once rather than at the end of its BATCH_MS. */
 const MAX_BATCH = 1024;
 let pumpScheduled = false;
+/** The run's cases as this process reads them itself, when the supervisor asked (AheadPlan). */
+let feed: AheadFeed | undefined;
+let feedSettings: Settings | undefined;
+let feedEndSent = false;
+/** Attempts started ahead and not settled (what the claims file lists after the taken count). */
+const runningAhead = new Set<FedJob>();
+let aheadClaimBuffer = Buffer.alloc(8 * 64);
 
 /** A batch's settings, with the context its first trials share. */
 interface Settings extends JobSettings {
@@ -89,7 +102,7 @@ const send = (message: ChildMessage, after?: () => void): boolean => {
 // costs both sides a wake-up and buffers to collect, more than its records cost.
 const post = (event: ChildEvent): void => {
   outbox.push(event);
-  if (queued() > 0 && hasRoom()) schedulePump();
+  if ((queued() > 0 || (feed && !feedEndSent)) && hasRoom()) schedulePump();
   requestFlush();
 };
 
@@ -162,6 +175,16 @@ function pack(events: readonly ChildEvent[]): unknown[] {
       case "rerun":
         out.push(PACKED.rerun, event.id);
         break;
+      case "began":
+        out.push(PACKED.began, event.keys.length);
+        for (const key of event.keys) out.push(key);
+        break;
+      case "ahead-end":
+        out.push(PACKED.aheadEnd, 0);
+        break;
+      case "ahead-stalled":
+        out.push(PACKED.aheadStalled, 0);
+        break;
     }
   }
   return out;
@@ -191,6 +214,7 @@ function pump(): void {
         record: crashed(job.evalId, specOf(job), `${reason} before the attempt started`),
       });
     }
+    feed?.stop();
   }
   const ids: number[] = [];
   const jobs: ChildJob[] = [];
@@ -201,8 +225,9 @@ function pump(): void {
     settings.push(of);
     ids.push(job.id);
   }
+  const fed = pumpAhead(jobs.length);
   if (jobs.length === 0) {
-    if (outbox.length > 0) requestFlush();
+    if (outbox.length > 0 || fed) requestFlush();
     return;
   }
   outbox.push({ t: "started", ids });
@@ -219,6 +244,62 @@ function pump(): void {
     starting -= jobs.length;
     for (let i = 0; i < jobs.length; i++) void runJob(jobs[i]!, settings[i]!);
   });
+}
+
+/**
+ * Start what the free slots allow of the attempts read ahead (after those the supervisor sent),
+ * and say which they are; they are not in the claims file (the supervisor counts them apart).
+ * Once none will start any more, that is said after the last of them.
+ */
+function pumpAhead(taking: number): boolean {
+  if (!feed || feedEndSent) return false;
+  const room = limit === 0 ? 1024 : limit - running.size - starting - taking;
+  const fed = room > 0 ? feed.take(room) : [];
+  if (fed.length > 0) {
+    const keys: number[] = [];
+    for (const job of fed) keys.push(job.id, job.evalIndex, job.spec.index, job.trial);
+    outbox.push({ t: "began", keys });
+    for (const job of fed) runningAhead.add(job);
+    if (claimAhead()) {
+      for (const job of fed) void runJob(job, feedSettings!, job);
+    } else {
+      // No claims file: the word that they start goes first, as for the supervisor's jobs.
+      starting += fed.length;
+      flush(() => {
+        starting -= fed.length;
+        for (const job of fed) void runJob(job, feedSettings!, job);
+      });
+    }
+  }
+  if (feed.finished) {
+    feedEndSent = true;
+    outbox.push({ t: "ahead-end" });
+  }
+  return fed.length > 0 || feedEndSent;
+}
+
+/**
+ * Write the attempts running ahead to the claims file, after the taken count: how many, then
+ * their keys (aheadKey). Those that ended since stay listed until the next write; the supervisor
+ * knows them by their records. False when there is no claims file (any more).
+ */
+function claimAhead(): boolean {
+  if (claimsFd === undefined) return false;
+  const size = 8 * (runningAhead.size + 1);
+  if (aheadClaimBuffer.length < size) aheadClaimBuffer = Buffer.alloc(size * 2);
+  aheadClaimBuffer.writeDoubleLE(runningAhead.size, 0);
+  let at = 8;
+  for (const job of runningAhead) {
+    aheadClaimBuffer.writeDoubleLE(aheadKey(job.evalIndex, job.spec.index, job.trial), at);
+    at += 8;
+  }
+  try {
+    writeSync(claimsFd, aheadClaimBuffer, 0, size, 8);
+    return true;
+  } catch {
+    claimsFd = undefined;
+    return false;
+  }
 }
 
 /** Write how many jobs were taken to the claims file; false when there is none (any more). */
@@ -265,10 +346,15 @@ const settle = (id: number, record: AttemptRecord): void => {
   const slot = running.get(id);
   if (!slot) return;
   running.delete(id);
+  if (slot.fed) {
+    feed?.release(slot.fed);
+    runningAhead.delete(slot.fed);
+  }
   // Left off, for the supervisor to put back (RECORD_FLAGS): the usual app usage (nobody
   // reported any, a quarter of a record's bytes) and the case id it knows.
   const unreported = record.usage.app === unreportedUsage();
-  const sameCase = record.caseId === slot.spec.id;
+  // One run ahead keeps its case id: the supervisor checks it against the case it expected.
+  const sameCase = slot.fed === undefined && record.caseId === slot.spec.id;
   let sent = record;
   let flags = 0;
   if (unreported || sameCase) {
@@ -291,8 +377,8 @@ const settle = (id: number, record: AttemptRecord): void => {
   post({ t: "record", id, record: sent, ...(flags ? { f: flags } : {}) });
 };
 
-async function runJob(job: ChildJob, settings: Settings): Promise<void> {
-  const slot = { evalId: job.evalId, spec: specOf(job) };
+async function runJob(job: ChildJob, settings: Settings, fed?: FedJob): Promise<void> {
+  const slot = { evalId: job.evalId, spec: specOf(job), ...(fed ? { fed } : {}) };
   running.set(job.id, slot);
   await ready;
   const runnable = evals.get(job.evalId);
@@ -370,6 +456,31 @@ async function start(init: ChildInit): Promise<void> {
   send({ t: "ready", evals: [...evals.keys()], errors: loaded.errors });
 }
 
+/** Run the run's attempts ahead of the supervisor, reading the cases here (AheadPlan). */
+function startAhead(plan: AheadPlan): void {
+  limit = plan.concurrency;
+  feedSettings = {
+    c: plan.concurrency,
+    runId: plan.runId,
+    ...(plan.keepOutput ? { keepOutput: true as const } : {}),
+    ...(plan.timeoutMs !== undefined ? { timeoutMs: plan.timeoutMs } : {}),
+  };
+  try {
+    feed = new AheadFeed([...evals.values()], plan, controller.signal, {
+      wake: schedulePump,
+      stalled: () => post({ t: "ahead-stalled" }),
+    });
+  } catch (error) {
+    // A plan this process cannot follow: it ends at once, and the supervisor asks for each attempt.
+    feed = undefined;
+    feedEndSent = true;
+    post({ t: "ahead-end" });
+    process.stderr.write(`niceeval: reading the cases ahead failed: ${errorMessage(error)}\n`);
+    return;
+  }
+  schedulePump();
+}
+
 /** The first frame of a stack outside Node's own modules: where an uncaught error came from. */
 function origin(error: unknown): string {
   const stack = error instanceof Error ? (error.stack ?? "") : "";
@@ -423,6 +534,16 @@ process.on("message", (message: ParentMessage) => {
       break;
     case "jobs":
       enqueue(message);
+      break;
+    case "ahead":
+      void ready?.then(() => startAhead(message.plan));
+      break;
+    case "ack":
+      feed?.ack(message.taken);
+      break;
+    case "ahead-stop":
+      feed?.stop();
+      schedulePump();
       break;
     case "abort":
       controller.abort(new Error(message.reason));

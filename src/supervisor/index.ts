@@ -24,7 +24,8 @@ export interface RunExecutorOptions {
  */
 export function runExecutor(
   options: RunExecutorOptions,
-): Omit<SupervisedExecutor, "close"> & { close?(): Promise<void> } {
+): Omit<SupervisedExecutor, "close" | "runAhead" | "takeFinished"> &
+  Partial<Pick<SupervisedExecutor, "close" | "runAhead">> {
   if (!options.supervise)
     return { ...interruptible(inProcessExecutor), runErrors: [] as readonly RunError[] };
   return supervisedExecutor({ ...options, start: true });

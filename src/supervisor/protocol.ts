@@ -1,5 +1,6 @@
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { CaseSpec } from "../eval/runnable.js";
+import type { Shard } from "../shard/shard.js";
 import type { Encoded } from "./delta.js";
 
 /** What the supervisor tells a new eval process: which files to load and how to run. */
@@ -58,11 +59,52 @@ export interface JobBatch extends JobSettings {
   jobs: ChildJob[];
 }
 
+/**
+ * What an eval process needs to run a run's attempts on its own, ahead of the supervisor: it reads
+ * its own copy of the cases (the same files, so the same cases in the same order), selects them as
+ * the supervisor's engine does, and sends each record as it finishes, so the supervisor finds most
+ * records already there when its engine asks for them instead of asking and waiting.
+ */
+export interface AheadPlan {
+  runId: string;
+  /** The run's concurrency. */
+  concurrency: number;
+  /** The run's trials (an eval's own wins). */
+  trials?: number;
+  /** `--filter`, as given. */
+  filter?: string;
+  shard?: Shard;
+  keepOutput?: true;
+  timeoutMs?: number;
+}
+
+/**
+ * The number an attempt is known by on both sides of an ahead run: its eval's place among the
+ * loaded evals, its case's index, its trial; -1 beyond what the number holds (such an attempt is
+ * left to the supervisor to ask for).
+ */
+export function aheadKey(evalIndex: number, caseIndex: number, trial: number): number {
+  if (evalIndex < 0 || evalIndex >= 1024 || trial < 0 || trial >= 1024) return -1;
+  if (!(caseIndex >= 0 && caseIndex < 2 ** 32)) return -1;
+  return (caseIndex * 1024 + trial) * 1024 + evalIndex;
+}
+
+/**
+ * Attempts an eval process may have started ahead beyond those the supervisor has taken: a bound
+ * on the records waiting in the supervisor for its engine.
+ */
+export const AHEAD_WINDOW = 4096;
+
 /** A batch of jobs is a JSON string (`JobBatch`) when its cases are plain JSON. */
 export type ParentMessage =
   | string
   | ChildInit
   | ({ t: "jobs" } & JobBatch)
+  | { t: "ahead"; plan: AheadPlan }
+  /** The supervisor has taken this many of the records run ahead. */
+  | { t: "ack"; taken: number }
+  /** Start no more attempts ahead (those started still finish). */
+  | { t: "ahead-stop" }
   | { t: "abort"; reason: string }
   | { t: "close" };
 
@@ -74,6 +116,15 @@ export type ParentMessage =
  */
 export type ChildEvent =
   | { t: "started"; ids: number[] }
+  /**
+   * Attempts the child started ahead, on its own (ids below 0), each with its eval's index in the
+   * ready message, its case index and its trial: `[id, eval, index, trial, ...]`.
+   */
+  | { t: "began"; keys: number[] }
+  /** No more attempts start ahead: every one that did was announced before this. */
+  | { t: "ahead-end" }
+  /** The child waits for the supervisor to take records it ran ahead (once per wait). */
+  | { t: "ahead-stalled" }
   /** `f`: what was left off the record (RECORD_FLAGS). */
   | ({ t: "delta"; id: number; f?: number } & Encoded)
   /** A record sent whole (it is not plain JSON, or it is of no base). */
@@ -89,9 +140,20 @@ export type ChildEvent =
  * - `PACKED.started, n, ...n ids`
  * - `PACKED.judgment, id, judgment`
  * - `PACKED.rerun, id`
+ * - `PACKED.began, n, ...n numbers` (the `keys` of a began event)
+ * - `PACKED.aheadEnd, 0` and `PACKED.aheadStalled, 0`
  * Otherwise the batch goes by structured clone as `{ t: "events", events }`.
  */
-export const PACKED = { delta: 0, whole: 1, started: 2, judgment: 3, rerun: 4 } as const;
+export const PACKED = {
+  delta: 0,
+  whole: 1,
+  started: 2,
+  judgment: 3,
+  rerun: 4,
+  began: 5,
+  aheadEnd: 6,
+  aheadStalled: 7,
+} as const;
 
 /**
  * What a record's sender left off, for its receiver to put back: `unreported`, its app usage is

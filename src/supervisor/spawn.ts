@@ -105,6 +105,28 @@ export function takenCount(child: ChildProcess): number | undefined {
 }
 
 /**
+ * The attempts an (ended) eval process running ahead had started and perhaps not finished, as
+ * its claims file says (after the taken count: how many, then their keys); undefined without one.
+ */
+export function aheadClaims(child: ChildProcess): number[] | undefined {
+  const claims = claimsFiles.get(child);
+  if (!claims) return undefined;
+  const head = Buffer.alloc(8);
+  try {
+    if (readSync(claims.fd, head, 0, 8, 8) < 8) return [];
+    const count = head.readDoubleLE(0);
+    if (!(Number.isInteger(count) && count >= 0 && count <= 1 << 16)) return [];
+    const body = Buffer.alloc(8 * count);
+    const read = readSync(claims.fd, body, 0, body.length, 16);
+    const keys: number[] = [];
+    for (let at = 0; at + 8 <= read; at += 8) keys.push(body.readDoubleLE(at));
+    return keys;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Start an eval process now, before the command has read its files: Node's own start-up in the
  * child overlaps the parent's. The next {@link takeEvalProcess} with the same cwd and stdout
  * adopts it; {@link discardEarlyEvalProcess} ends it when nothing did.

@@ -26,6 +26,7 @@ import { SequenceHash } from "../../store/hash.js";
 import { storeSink } from "../../store/sink.js";
 import type { Store, StoredRun } from "../../store/types.js";
 import { guardRun, runExecutor } from "../../supervisor/index.js";
+import type { AheadPlan } from "../../supervisor/protocol.js";
 import { makeFilter, type RunArgs } from "../args.js";
 import { findBaseline } from "../baseline.js";
 import { discoverEvalFiles } from "../discover.js";
@@ -169,6 +170,13 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
         // Attempts wait in the queue for a free worker; each worker bounds its own attempts.
         ...(queued ? { caseTimeoutMs: queued.waitLimitMs } : {}),
       };
+      // The eval process reads the same cases and runs them without being sent each one; a
+      // continued run picks its attempts from the store, so it sends them.
+      if (!continued && "runAhead" in executor)
+        executor.runAhead?.(
+          aheadPlan(runId, args, store !== undefined),
+          loaded.entries.map((entry) => entry.eval.id),
+        );
       // A continued run reads its kept attempts back from the store instead of running them.
       summary = await runEvals(loaded.entries, continued ? continued.withSource(options) : options);
     } catch (error) {
@@ -389,6 +397,19 @@ function checkWritable(flag: string, file: string, cwd: string): void {
       `${flag}: cannot write ${file} (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}); pass a path in an existing, writable folder`,
     );
   }
+}
+
+/** How the eval process selects and runs the attempts this process's engine will ask for. */
+function aheadPlan(runId: string, args: RunArgs, stored: boolean): AheadPlan {
+  return {
+    runId,
+    concurrency: args.concurrency,
+    ...(args.trials !== undefined ? { trials: args.trials } : {}),
+    ...(args.filter !== undefined ? { filter: args.filter } : {}),
+    ...(args.shard ? { shard: args.shard } : {}),
+    ...(stored ? { keepOutput: true as const } : {}),
+    ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
+  };
 }
 
 /** The judge models a run is configured with, for the manifest. */
