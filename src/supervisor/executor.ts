@@ -1,14 +1,12 @@
 import type { ChildProcess } from "node:child_process";
 import { type AttemptRecord, type Judgment, unreportedUsage } from "../eval/record.js";
 import type { CaseSpec } from "../eval/runnable.js";
-import type { RunEntry } from "../runner/entry.js";
 import type { AttemptJob, Executor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
+import { AheadRun } from "./ahead-run.js";
 import { DeltaDecoder } from "./delta.js";
 import {
-  AHEAD_WINDOW,
   type AheadPlan,
-  aheadKey,
   type ChildEvent,
   type ChildJob,
   type ChildMessage,
@@ -38,8 +36,6 @@ export const DEFAULT_PREFETCH = 256;
  * the wait.
  */
 const AHEAD_PREFETCH = 64;
-/** Records taken between two acknowledgements to an eval process running ahead. */
-const ACK_EVERY = 256;
 /** Cases waiting in the eval process take at most about this much (large inputs wait here). */
 const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 /**
@@ -83,7 +79,7 @@ export interface SupervisedExecutor extends Executor {
    * a crash; attempts are asked for one by one from then on.
    */
   runAhead(plan: AheadPlan, evalIds: readonly string[]): void;
-  takeFinished(entry: RunEntry, spec: CaseSpec, trial: number): AttemptRecord | undefined;
+  takeFinished: NonNullable<Executor["takeFinished"]>;
   /** Give up on every attempt not finished: each is errored with `reason`; the child is killed. */
   interrupt(reason: string): void;
   close(): Promise<void>;
@@ -124,8 +120,8 @@ interface Child {
   taken?: number | undefined;
   /** Its records arrive as changes against earlier ones. */
   readonly decoder: DeltaDecoder;
-  /** Attempts it runs on its own, when it was given the plan. */
-  ahead?: RunningAhead | undefined;
+  /** The attempts it had started ahead (AheadPlan), as its claims file says after it ended. */
+  claimedAhead?: number[] | undefined;
   ready: boolean;
   /** The evals it loaded, in order (from its ready message). */
   evals: readonly string[];
@@ -135,30 +131,6 @@ interface Child {
   stderrTail: string;
   /** Why the supervisor killed it, when it did. */
   killedFor?: string;
-}
-
-/** What an eval process running ahead has said. */
-interface RunningAhead {
-  /** Started ahead and not finished: the child's id (below 0) to the attempt's key, and back. */
-  readonly began: Map<number, number>;
-  readonly running: Map<number, number>;
-  /** It said no more will start. */
-  ended: boolean;
-  /** It was asked to start no more. */
-  stopping: boolean;
-  /** Keys whose records came, the latest ones (what a stale claim may still list). */
-  readonly recent: Set<number>;
-  /** After it ended: the attempts its claims file lists as started ahead. */
-  claimed?: number[] | undefined;
-}
-
-/** Records run ahead whose keys are remembered (more than a claims file can list as ended). */
-const RECENT_KEYS = 4096;
-
-/** An attempt run ahead that was in flight at a crash, before the engine asked for it. */
-interface Struck {
-  strikes: number;
-  cause: string;
 }
 
 /**
@@ -193,16 +165,30 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
   // A child reported an uncaught error it could not place: children from now on track attempts.
   let track = false;
   let lastCheck = performance.now();
-  // Running ahead (AheadPlan): records the eval process finished before the engine asked, the
-  // engine's attempts waiting for one it runs, and those it ran that were in flight at a crash.
-  let plan: AheadPlan | undefined;
-  let aheadAllowed = true;
-  const evalIndex = new Map<string, number>();
-  const arrived = new Map<number, AttemptRecord>();
-  const waiting = new Map<number, Pending>();
-  const struck = new Map<number, Struck>();
-  let taken = 0;
-  let acked = 0;
+  // The eval process may run the run's attempts ahead of the engine (AheadPlan).
+  let planned = false;
+  const ahead = new AheadRun<Pending, Child>({
+    ask: (pending) => {
+      fresh.push(pending);
+      schedule();
+    },
+    isolate: (pending) => {
+      pending.alone = true;
+      suspects.push(pending);
+      schedule();
+    },
+    strike: (pending, strikes, cause) => {
+      pending.strikes = strikes;
+      if (strikes >= MAX_STRIKES) return fail(pending, struckOut(cause));
+      pending.alone = true;
+      suspects.push(pending);
+      schedule();
+    },
+    post: (message) => {
+      if (child && ahead.owns(child) && !child.exit) post(child, message);
+    },
+    warn: stderr,
+  });
 
   const fail = (pending: Pending, message: string) =>
     pending.resolve({
@@ -231,7 +217,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
     proc.on("message", (message: ChildMessage) => onMessage(created, message));
     proc.on("exit", (code, signal) => {
       created.taken = takenCount(proc);
-      if (created.ahead) created.ahead.claimed = aheadClaims(proc);
+      if (ahead.owns(created)) created.claimedAhead = aheadClaims(proc);
       releaseClaims(proc);
       onExit(created, code, signal);
     });
@@ -324,8 +310,9 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
     if (!child.ready || child.exit || child.alone > 0) return;
     if (suspects.length > 0) {
       // A suspect runs alone: nothing more starts ahead, and it waits for what did.
-      if (child.ahead && !child.ahead.ended) stopAhead(child);
-      if (child.inFlight.size === 0 && aheadRunning(child) === 0) send(child, [suspects.shift()!]);
+      if (ahead.owns(child)) ahead.stop();
+      if (child.inFlight.size === 0 && ahead.runningFor(child) === 0)
+        send(child, [suspects.shift()!]);
       return;
     }
     // Large cases: no more waits in the child until some of what waits there has started.
@@ -348,7 +335,12 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
   };
 
   const onRecord = (from: Child, id: number, record: AttemptRecord, flags: number) => {
-    if (id < 0) return onAheadRecord(from, id, record, flags);
+    if (id < 0) {
+      if (!ahead.owns(from)) return;
+      if (flags & RECORD_FLAGS.unreported)
+        record.usage = { app: unreportedUsage(), judge: record.usage.judge };
+      return ahead.onRecord(id, record);
+    }
     const pending = from.inFlight.get(id);
     if (!pending) return;
     from.inFlight.delete(id);
@@ -362,7 +354,11 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
   };
 
   const onRerun = (from: Child, id: number) => {
-    if (id < 0) return onAheadRerun(from, id);
+    if (id < 0) {
+      track = true;
+      if (ahead.owns(from)) ahead.onRerun(id);
+      return;
+    }
     const pending = from.inFlight.get(id);
     if (!pending) return;
     from.inFlight.delete(id);
@@ -375,171 +371,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
 
   const afterEvents = (from: Child) => {
     if (fresh.length > 0) schedule();
-    if (suspects.length > 0 && from.inFlight.size === 0 && aheadRunning(from) === 0) schedule();
-  };
-
-  const aheadRunning = (of: Child) => of.ahead?.began.size ?? 0;
-  const keyOf = (entry: RunEntry, spec: CaseSpec, trial: number) =>
-    aheadKey(evalIndex.get(entry.eval.id) ?? -1, spec.index, trial);
-
-  const startAhead = (target: Child, loaded: readonly string[]) => {
-    if (!plan || !aheadAllowed || target.ahead) return;
-    // Attempts are known by their eval's place: both processes must have loaded the same evals.
-    if (loaded.length !== evalIndex.size || loaded.some((id, i) => evalIndex.get(id) !== i)) {
-      aheadAllowed = false;
-      releaseWaiting();
-      return;
-    }
-    target.ahead = {
-      began: new Map(),
-      running: new Map(),
-      ended: false,
-      stopping: false,
-      recent: new Set(),
-    };
-    post(target, { t: "ahead", plan });
-  };
-
-  /** Whether the engine's attempt of this key is run ahead (now, or once the child is ready). */
-  const runsAhead = (key: number) => {
-    if (key < 0) return false;
-    const ahead = child?.ahead;
-    if (ahead) return (!ahead.ended && !ahead.stopping) || ahead.running.has(key);
-    return aheadAllowed && plan !== undefined;
-  };
-
-  /** The attempts waiting for a record no eval process will run ahead: asked for one by one. */
-  const releaseWaiting = () => {
-    for (const [key, pending] of waiting) {
-      if (child?.ahead?.running.has(key)) continue;
-      waiting.delete(key);
-      fresh.push(pending);
-    }
-    schedule();
-  };
-
-  const stopAhead = (target: Child) => {
-    aheadAllowed = false;
-    if (!target.ahead || target.ahead.stopping || target.ahead.ended) return;
-    target.ahead.stopping = true;
-    post(target, { t: "ahead-stop" });
-  };
-
-  /** An attempt's record taken by the engine: the eval process may run further ahead. */
-  const noteTaken = () => {
-    taken++;
-    if (taken - acked < ACK_EVERY) return;
-    acked = taken;
-    if (child?.ahead && !child.exit) post(child, { t: "ack", taken });
-  };
-
-  const onBegan = (
-    from: Child,
-    keys: readonly unknown[],
-    at: number,
-    count: number,
-    now: number,
-  ) => {
-    const ahead = from.ahead;
-    if (!ahead) return;
-    for (let j = at; j < at + count; j += 4) {
-      const id = keys[j] as number;
-      const key = aheadKey(keys[j + 1] as number, keys[j + 2] as number, keys[j + 3] as number);
-      ahead.began.set(id, key);
-      ahead.running.set(key, id);
-      const pending = waiting.get(key);
-      if (pending && !pending.started) {
-        pending.started = true;
-        pending.sentAt = now;
-        pending.job.queue?.started();
-      }
-    }
-  };
-
-  const onAheadRecord = (from: Child, id: number, record: AttemptRecord, flags: number) => {
-    const key = from.ahead?.began.get(id);
-    if (key === undefined) return;
-    const ahead = from.ahead!;
-    ahead.began.delete(id);
-    ahead.running.delete(key);
-    ahead.recent.add(key);
-    if (ahead.recent.size > RECENT_KEYS) ahead.recent.delete(ahead.recent.values().next().value!);
-    if (flags & RECORD_FLAGS.unreported)
-      record.usage = { app: unreportedUsage(), judge: record.usage.judge };
-    const pending = waiting.get(key);
-    if (!pending) {
-      arrived.set(key, record);
-      return;
-    }
-    waiting.delete(key);
-    if (record.caseId !== pending.job.spec.id) {
-      diverged(from);
-      fresh.push(pending);
-      schedule();
-      return;
-    }
-    noteTaken();
-    pending.resolve(record);
-  };
-
-  /**
-   * A record run ahead for another case than the one the engine has at its place: the two
-   * processes did not read the same cases (a dataset that changes between reads). Nothing more is
-   * taken from what runs ahead; the rest of the run sends each case to the eval process.
-   */
-  const diverged = (from: Child) => {
-    if (!from.ahead || from.ahead.stopping) return;
-    stderr(
-      "niceeval: the eval process read other cases than this one (does a dataset change between reads?); the rest of the run sends each case to it\n",
-    );
-    stopAhead(from);
-  };
-
-  const onAheadRerun = (from: Child, id: number) => {
-    const key = from.ahead?.began.get(id);
-    if (key === undefined) return;
-    from.ahead!.began.delete(id);
-    from.ahead!.running.delete(key);
-    track = true;
-    stopAhead(from);
-    const pending = waiting.get(key);
-    if (!pending) {
-      struck.set(key, { strikes: 0, cause: "" });
-      return;
-    }
-    waiting.delete(key);
-    pending.alone = true;
-    suspects.push(pending);
-  };
-
-  /** No more attempts start ahead: the engine's other attempts are asked for one by one. */
-  const onAheadEnd = (from: Child) => {
-    const ahead = from.ahead;
-    if (!ahead) return;
-    ahead.ended = true;
-    aheadAllowed = false;
-    releaseWaiting();
-  };
-
-  /**
-   * The eval process waits for this one to take its records while the engine waits for attempts
-   * it never started: the two did not read the same cases (a dataset that changes between
-   * reads). The rest of the run asks for each attempt.
-   */
-  const onAheadStalled = (from: Child) => {
-    const ahead = from.ahead;
-    if (!ahead || ahead.stopping) return;
-    // Said before this process caught up: the window moves on with the records taken since.
-    if (taken > acked) {
-      acked = taken;
-      post(from, { t: "ack", taken });
-    }
-    if (arrived.size < AHEAD_WINDOW / 2) return;
-    for (const key of waiting.keys()) {
-      if (ahead.running.has(key)) continue;
-      diverged(from);
-      return;
-    }
+    if (suspects.length > 0 && from.inFlight.size === 0 && ahead.runningFor(from) === 0) schedule();
   };
 
   // A batch sent by structured clone (it holds a value JSON cannot carry).
@@ -564,13 +396,13 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
           onRerun(from, event.id);
           break;
         case "began":
-          onBegan(from, event.keys, 0, event.keys.length, now);
+          if (ahead.owns(from)) ahead.onBegan(event.keys, 0, event.keys.length, now);
           break;
         case "ahead-end":
-          onAheadEnd(from);
+          if (ahead.owns(from)) ahead.onEnd();
           break;
         case "ahead-stalled":
-          onAheadStalled(from);
+          if (ahead.owns(from)) ahead.onStalled();
           break;
       }
     }
@@ -606,13 +438,13 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
         i += 2;
       } else if (kind === PACKED.began) {
         // The second field is the count of numbers that follow.
-        onBegan(from, packed, i + 2, id, now);
+        if (ahead.owns(from)) ahead.onBegan(packed, i + 2, id, now);
         i += 2 + id;
       } else if (kind === PACKED.aheadEnd) {
-        onAheadEnd(from);
+        if (ahead.owns(from)) ahead.onEnd();
         i += 2;
       } else if (kind === PACKED.aheadStalled) {
-        onAheadStalled(from);
+        if (ahead.owns(from)) ahead.onStalled();
         i += 2;
       } else {
         throw new Error(`unknown event kind ${String(kind)} from the eval process`);
@@ -633,7 +465,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
         from.ready = true;
         from.evals = message.evals;
         startupFailures = 0;
-        startAhead(from, message.evals);
+        if (planned) ahead.start(from, message.evals);
         schedule();
         break;
       case "events":
@@ -688,7 +520,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
       pending.sentAt = 0;
       pending.bytes = 0;
     }
-    const struckAhead = strikeAhead(from, cause, inFlight, rerun);
+    const struckAhead = ahead.owns(from) ? strikeAhead(from, cause, inFlight, rerun) : 0;
     // A suspect that had not started yet waits its turn to run alone again, the rest as before.
     fresh.unshift(...requeued.filter((p) => !p.alone));
     suspects.unshift(...requeued.filter((p) => p.alone));
@@ -705,9 +537,8 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
     );
     if (startupFailures >= MAX_STRIKES) {
       broken = `the eval process could not start: ${cause} while loading the eval files`;
-      for (const pending of [...suspects.splice(0), ...fresh.splice(0), ...waiting.values()])
+      for (const pending of [...suspects.splice(0), ...fresh.splice(0), ...ahead.drain()])
         fail(pending, broken);
-      waiting.clear();
       return;
     }
     schedule();
@@ -719,23 +550,8 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
    * struck for when it asks. Whatever else the engine waits for is asked for from now on.
    */
   const strikeAhead = (from: Child, cause: string, inFlight: Pending[], rerun: Pending[]) => {
-    const ahead = from.ahead;
-    if (!ahead) return 0;
-    from.ahead = undefined;
-    aheadAllowed = false;
-    let notAsked = 0;
-    // Started as it said, or as its claims file says (what it said last may not have arrived).
-    const started = new Set(ahead.began.values());
-    for (const key of ahead.claimed ?? []) if (!ahead.recent.has(key)) started.add(key);
-    for (const key of started) {
-      const pending = waiting.get(key);
-      if (!pending) {
-        const strikes = (struck.get(key)?.strikes ?? 0) + 1;
-        struck.set(key, { strikes, cause });
-        notAsked++;
-        continue;
-      }
-      waiting.delete(key);
+    const struck = ahead.crashed(cause, from.claimedAhead);
+    for (const pending of struck.inFlight) {
       inFlight.push(pending);
       pending.strikes++;
       if (pending.strikes >= MAX_STRIKES) fail(pending, struckOut(cause));
@@ -744,8 +560,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
         rerun.push(pending);
       }
     }
-    releaseWaiting();
-    return notAsked;
+    return struck.notAsked;
   };
 
   const check = () => {
@@ -778,27 +593,17 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
   return {
     // Read when a run starts: one run ahead needs few asked for in advance (most are there).
     get prefetch() {
-      if (plan && aheadAllowed) return AHEAD_PREFETCH;
+      if (planned) return AHEAD_PREFETCH;
       return Math.max(0, options.prefetch ?? DEFAULT_PREFETCH);
     },
     runErrors,
-    runAhead(given, evalIds) {
-      plan = given;
-      for (const [i, id] of evalIds.entries()) evalIndex.set(id, i);
-      if (child?.ready) startAhead(child, child.evals);
+    runAhead(plan, evalIds) {
+      planned = true;
+      ahead.configure(plan, evalIds);
+      if (child?.ready) ahead.start(child, child.evals);
     },
     takeFinished(entry, spec, trial) {
-      if (arrived.size === 0) return undefined;
-      const key = keyOf(entry, spec, trial);
-      const record = arrived.get(key);
-      if (!record) return undefined;
-      arrived.delete(key);
-      if (record.caseId !== spec.id) {
-        if (child) diverged(child);
-        return undefined;
-      }
-      noteTaken();
-      return record;
+      return ahead.take(entry, spec, trial);
     },
     execute(job) {
       const finished = this.takeFinished(job.entry, job.spec, job.trial);
@@ -819,28 +624,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
         const refusal = stopped !== undefined ? notStarted(job.context.signal, stopped) : broken;
         if (refusal !== undefined) return fail(pending, refusal);
         watchAbort(job.context.signal);
-        if (plan) {
-          const key = keyOf(job.entry, job.spec, job.trial);
-          if (runsAhead(key)) {
-            waiting.set(key, pending);
-            if (child?.ahead?.running.has(key)) {
-              pending.started = true;
-              pending.sentAt = performance.now();
-              job.queue?.started();
-            }
-            return;
-          }
-          const strikes = struck.get(key);
-          if (strikes) {
-            struck.delete(key);
-            pending.strikes = strikes.strikes;
-            if (pending.strikes >= MAX_STRIKES) return fail(pending, struckOut(strikes.cause));
-            pending.alone = true;
-            suspects.push(pending);
-            schedule();
-            return;
-          }
-        }
+        if (ahead.claim(pending)) return;
         fresh.push(pending);
         schedule();
       });
@@ -854,8 +638,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
         current.process.kill("SIGKILL");
         for (const pending of current.inFlight.values()) fail(pending, reason);
       }
-      for (const pending of waiting.values()) fail(pending, reason);
-      waiting.clear();
+      for (const pending of ahead.drain()) fail(pending, reason);
       for (const pending of [...suspects.splice(0), ...fresh.splice(0)]) fail(pending, reason);
     },
     async close() {

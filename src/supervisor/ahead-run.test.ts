@@ -1,0 +1,160 @@
+import { describe, expect, it } from "vitest";
+import { type AttemptRecord, erroredRecord } from "../eval/record.js";
+import type { Runnable } from "../eval/runnable.js";
+import type { RunEntry } from "../runner/entry.js";
+import { type AheadPending, AheadRun } from "./ahead-run.js";
+import type { ParentMessage } from "./protocol.js";
+
+const entry = { eval: { id: "ev" } as unknown as Runnable } as RunEntry;
+const spec = (index: number) => ({ id: `c${index}`, index });
+const record = (index: number, caseId = `c${index}`): AttemptRecord =>
+  erroredRecord({ evalId: "ev", caseId, message: "x", where: "here" });
+
+interface Pending extends AheadPending {
+  index: number;
+  resolved?: AttemptRecord;
+}
+
+/** An AheadRun whose host writes down what it was asked to do. */
+function setup() {
+  const said: {
+    ask: number[];
+    isolate: number[];
+    strike: string[];
+    posts: ParentMessage[];
+    warn: string[];
+  } = { ask: [], isolate: [], strike: [], posts: [], warn: [] };
+  const run = new AheadRun<Pending, string>({
+    ask: (p) => said.ask.push(p.index),
+    isolate: (p) => said.isolate.push(p.index),
+    strike: (p, strikes, cause) => said.strike.push(`${p.index}:${strikes}:${cause}`),
+    post: (message) => said.posts.push(message),
+    warn: (text) => said.warn.push(text),
+  });
+  run.configure({ runId: "r", concurrency: 4 }, ["ev"]);
+  run.start("child", ["ev"]);
+  const pending = (index: number): Pending => {
+    const p: Pending = {
+      index,
+      job: {
+        entry,
+        spec: spec(index),
+        trial: 0,
+        context: { runId: "r", signal: new AbortController().signal },
+      },
+      resolve: (r) => {
+        p.resolved = r;
+      },
+      sentAt: 0,
+      started: false,
+    };
+    return p;
+  };
+  // Child ids are -1, -2, … for indexes 0, 1, …
+  const began = (...indexes: number[]) =>
+    run.onBegan(
+      indexes.flatMap((i) => [-(i + 1), 0, i, 0]),
+      0,
+      indexes.length * 4,
+      0,
+    );
+  return { run, said, pending, began };
+}
+
+describe("AheadRun", () => {
+  it("gives the engine a record that came before it asked, and one that comes after", () => {
+    const { run, said, pending, began } = setup();
+    expect(said.posts[0]).toMatchObject({ t: "ahead" });
+    began(0, 1);
+    const early = record(0);
+    run.onRecord(-1, early);
+    expect(run.take(entry, spec(0), 0)).toBe(early);
+    expect(run.take(entry, spec(0), 0)).toBeUndefined();
+
+    const later = pending(1);
+    expect(run.claim(later)).toBe(true);
+    expect(later.started).toBe(true);
+    run.onRecord(-2, record(1));
+    expect(later.resolved?.caseId).toBe("c1");
+    expect(said.ask).toEqual([]);
+  });
+
+  it("acknowledges the records taken, every 256", () => {
+    const { run, said, began } = setup();
+    const indexes = Array.from({ length: 300 }, (_, i) => i);
+    began(...indexes);
+    for (const i of indexes) run.onRecord(-(i + 1), record(i));
+    for (const i of indexes) expect(run.take(entry, spec(i), 0)).toBeDefined();
+    expect(said.posts.filter((m) => typeof m !== "string" && m.t === "ack")).toEqual([
+      { t: "ack", taken: 256 },
+    ]);
+  });
+
+  it("sends what will not come ahead once the eval process says none more will start", () => {
+    const { run, said, pending, began } = setup();
+    began(0);
+    const waitingStarted = pending(0);
+    const waitingNever = pending(5);
+    run.claim(waitingStarted);
+    run.claim(waitingNever);
+    run.onEnd();
+    expect(said.ask).toEqual([5]);
+    // Asked after the end: sent, unless it was started ahead.
+    expect(run.claim(pending(6))).toBe(false);
+    run.onRecord(-1, record(0));
+    expect(waitingStarted.resolved).toBeDefined();
+  });
+
+  it("strikes what was in flight ahead at a crash, including what only the claims file lists", () => {
+    const { run, said, pending, began } = setup();
+    began(0, 1);
+    run.onRecord(-1, record(0));
+    const asked = pending(1);
+    run.claim(asked);
+    // Index 2 started (the claims file says so) but its began event was lost with the process;
+    // index 0 is listed too, but its record came.
+    const { inFlight, notAsked } = run.crashed(
+      "the eval process exited with code 1",
+      [0, 2].map((i) => i * 1024 * 1024),
+    );
+    expect(inFlight).toEqual([asked]);
+    expect(notAsked).toBe(1);
+    expect(run.claim(pending(2))).toBe(true);
+    expect(said.strike).toEqual(["2:1:the eval process exited with code 1"]);
+    // Nothing more comes ahead after a crash: the rest is sent.
+    expect(run.claim(pending(3))).toBe(false);
+  });
+
+  it("stops taking from what runs ahead when a record is of another case", () => {
+    const { run, said, pending, began } = setup();
+    began(0, 1);
+    run.onRecord(-1, record(0, "elsewhere"));
+    expect(run.take(entry, spec(0), 0)).toBeUndefined();
+    expect(said.warn.join("")).toMatch(/read other cases than this one/);
+    expect(said.posts.at(-1)).toEqual({ t: "ahead-stop" });
+    const asked = pending(1);
+    run.claim(asked);
+    run.onRecord(-2, record(1, "elsewhere too"));
+    expect(asked.resolved).toBeUndefined();
+    expect(said.ask).toEqual([1]);
+  });
+
+  it("does not run ahead when the eval process loaded other evals", () => {
+    const { said, pending } = setup();
+    const run = new AheadRun<Pending, string>({
+      ask: (p) => said.ask.push(p.index),
+      isolate: () => {},
+      strike: () => {},
+      post: (message) => said.posts.push(message),
+      warn: () => {},
+    });
+    run.configure({ runId: "r", concurrency: 4 }, ["ev"]);
+    const early = pending(0);
+    expect(run.claim(early)).toBe(true);
+    said.posts.length = 0;
+    run.start("child", ["other", "ev"]);
+    expect(said.posts).toEqual([]);
+    expect(said.ask).toEqual([0]);
+    expect(run.claim(pending(1))).toBe(false);
+  });
+});

@@ -1,0 +1,299 @@
+import type { AttemptRecord } from "../eval/record.js";
+import type { CaseSpec } from "../eval/runnable.js";
+import type { RunEntry } from "../runner/entry.js";
+import type { AttemptJob } from "../runner/executor.js";
+import { AHEAD_WINDOW, type AheadPlan, aheadKey, type ParentMessage } from "./protocol.js";
+
+/** Records taken between two acknowledgements to an eval process running ahead. */
+const ACK_EVERY = 256;
+/** Records run ahead whose keys are remembered (more than a claims file can list as ended). */
+const RECENT_KEYS = 4096;
+
+/** What the supervisor keeps of an attempt the engine asked for. */
+export interface AheadPending {
+  readonly job: AttemptJob;
+  readonly resolve: (record: AttemptRecord) => void;
+  sentAt: number;
+  started: boolean;
+}
+
+/** What an {@link AheadRun} does through the supervisor. */
+export interface AheadHost<P extends AheadPending> {
+  /** Send this attempt to the eval process: it will not come ahead. */
+  ask(pending: P): void;
+  /** Run this attempt again alone (one in flight at an uncaught error nobody could place). */
+  isolate(pending: P): void;
+  /** This attempt was in flight at `strikes` crashes, the last for `cause`. */
+  strike(pending: P, strikes: number, cause: string): void;
+  /** To the eval process running ahead. */
+  post(message: ParentMessage): void;
+  warn(text: string): void;
+}
+
+/**
+ * The supervisor's side of an eval process that runs the run's attempts ahead (AheadPlan): the
+ * records it finished before the engine asked, the engine's attempts waiting for one it runs, and
+ * those it ran that were in flight at a crash, before the engine asked for them. One eval process
+ * runs ahead, the first that is ready; after it crashes, stops or runs out of attempts, every
+ * attempt not run ahead is sent as before.
+ */
+export class AheadRun<P extends AheadPending, C> {
+  private plan: AheadPlan | undefined;
+  /** Running ahead may still start (no crash, no stop, the evals agreed). */
+  private allowed = true;
+  /** The eval process running ahead. */
+  private owner: C | undefined;
+  private readonly evalIndex = new Map<string, number>();
+  private readonly arrived = new Map<number, AttemptRecord>();
+  private readonly waiting = new Map<number, P>();
+  /** In flight at a crash before the engine asked: strikes, and the last crash's cause. */
+  private readonly struck = new Map<number, { strikes: number; cause: string }>();
+  /** Started ahead and not finished: the child's id (below 0) to the attempt's key, and back. */
+  private readonly began = new Map<number, number>();
+  private readonly running = new Map<number, number>();
+  /** Keys whose records came, the latest ones (what a stale claim may still list). */
+  private readonly recent = new Set<number>();
+  private ended = false;
+  private stopping = false;
+  private taken = 0;
+  private acked = 0;
+
+  constructor(private readonly host: AheadHost<P>) {}
+
+  /** The run's plan, and its evals in the order its engine has them. */
+  configure(plan: AheadPlan, evalIds: readonly string[]): void {
+    this.plan = plan;
+    for (const [i, id] of evalIds.entries()) this.evalIndex.set(id, i);
+  }
+
+  /** Whether `child` is the eval process running ahead. */
+  owns(child: C): boolean {
+    return this.owner !== undefined && this.owner === child;
+  }
+
+  /** Attempts it started ahead and has not finished. */
+  runningFor(child: C): number {
+    return this.owns(child) ? this.began.size : 0;
+  }
+
+  /** An eval process is ready with these evals: it runs ahead if the plan allows. */
+  start(child: C, loaded: readonly string[]): void {
+    if (!this.plan || !this.allowed || this.owner !== undefined) return;
+    // Attempts are known by their eval's place: both processes must have loaded the same evals.
+    const index = this.evalIndex;
+    if (loaded.length !== index.size || loaded.some((id, i) => index.get(id) !== i)) {
+      this.allowed = false;
+      this.release();
+      return;
+    }
+    this.owner = child;
+    this.host.post({ t: "ahead", plan: this.plan });
+  }
+
+  /** The record of this attempt when it was run ahead and has come, for the engine to take. */
+  take(entry: RunEntry, spec: CaseSpec, trial: number): AttemptRecord | undefined {
+    if (this.arrived.size === 0) return undefined;
+    const key = this.keyOf(entry, spec, trial);
+    const record = this.arrived.get(key);
+    if (!record) return undefined;
+    this.arrived.delete(key);
+    if (record.caseId !== spec.id) {
+      this.diverged();
+      return undefined;
+    }
+    this.noteTaken();
+    return record;
+  }
+
+  /**
+   * The engine asks for this attempt: true when it is this run's to answer (its record will
+   * come ahead, or it was struck at a crash); false when it is to be sent to the eval process.
+   */
+  claim(pending: P): boolean {
+    if (!this.plan) return false;
+    const { job } = pending;
+    const key = this.keyOf(job.entry, job.spec, job.trial);
+    if (key < 0) return false;
+    if (this.comesAhead(key)) {
+      this.waiting.set(key, pending);
+      if (this.running.has(key)) this.markStarted(pending, performance.now());
+      return true;
+    }
+    const struck = this.struck.get(key);
+    if (!struck) return false;
+    this.struck.delete(key);
+    if (struck.strikes === 0) this.host.isolate(pending);
+    else this.host.strike(pending, struck.strikes, struck.cause);
+    return true;
+  }
+
+  /** A began event: `count` numbers from `at`, four for each attempt (id, eval, index, trial). */
+  onBegan(keys: readonly unknown[], at: number, count: number, now: number): void {
+    for (let j = at; j < at + count; j += 4) {
+      const id = keys[j] as number;
+      const key = aheadKey(keys[j + 1] as number, keys[j + 2] as number, keys[j + 3] as number);
+      this.began.set(id, key);
+      this.running.set(key, id);
+      const pending = this.waiting.get(key);
+      if (pending && !pending.started) this.markStarted(pending, now);
+    }
+  }
+
+  /** The record of an attempt run ahead (id below 0). */
+  onRecord(id: number, record: AttemptRecord): void {
+    const key = this.began.get(id);
+    if (key === undefined) return;
+    this.began.delete(id);
+    this.running.delete(key);
+    this.recent.add(key);
+    if (this.recent.size > RECENT_KEYS) this.recent.delete(this.recent.values().next().value!);
+    const pending = this.waiting.get(key);
+    if (!pending) {
+      this.arrived.set(key, record);
+      return;
+    }
+    this.waiting.delete(key);
+    if (record.caseId !== pending.job.spec.id) {
+      this.diverged();
+      this.host.ask(pending);
+      return;
+    }
+    this.noteTaken();
+    pending.resolve(record);
+  }
+
+  /** An attempt run ahead is to run again alone: nothing more starts ahead meanwhile. */
+  onRerun(id: number): void {
+    const key = this.began.get(id);
+    if (key === undefined) return;
+    this.began.delete(id);
+    this.running.delete(key);
+    this.stop();
+    const pending = this.waiting.get(key);
+    if (!pending) {
+      this.struck.set(key, { strikes: 0, cause: "" });
+      return;
+    }
+    this.waiting.delete(key);
+    this.host.isolate(pending);
+  }
+
+  /** No more attempts start ahead: the engine's other attempts are sent one by one. */
+  onEnd(): void {
+    this.ended = true;
+    this.allowed = false;
+    this.release();
+  }
+
+  /**
+   * The eval process waits for this one to take its records. Said before this one caught up, the
+   * window moves on with the records taken since; said while the engine waits for attempts it
+   * never started, the two did not read the same cases.
+   */
+  onStalled(): void {
+    if (this.stopping) return;
+    if (this.taken > this.acked) {
+      this.acked = this.taken;
+      this.host.post({ t: "ack", taken: this.taken });
+    }
+    if (this.arrived.size < AHEAD_WINDOW / 2) return;
+    for (const key of this.waiting.keys()) {
+      if (this.running.has(key)) continue;
+      this.diverged();
+      return;
+    }
+  }
+
+  /** Start no more attempts ahead (those started still finish). */
+  stop(): void {
+    this.allowed = false;
+    if (this.owner === undefined || this.stopping || this.ended) return;
+    this.stopping = true;
+    this.host.post({ t: "ahead-stop" });
+  }
+
+  /**
+   * The eval process running ahead ended. What it started (as it said, or as its claims file
+   * says: what it said last may not have arrived) and the engine waits for is returned, for the
+   * supervisor to strike like its own attempts in flight; the others are struck for when the
+   * engine asks. Returns how many of those there were too.
+   */
+  crashed(
+    cause: string,
+    claimed: readonly number[] | undefined,
+  ): { inFlight: P[]; notAsked: number } {
+    const started = new Set(this.began.values());
+    for (const key of claimed ?? []) if (!this.recent.has(key)) started.add(key);
+    const inFlight: P[] = [];
+    let notAsked = 0;
+    for (const key of started) {
+      const pending = this.waiting.get(key);
+      if (pending) {
+        this.waiting.delete(key);
+        inFlight.push(pending);
+        continue;
+      }
+      this.struck.set(key, { strikes: (this.struck.get(key)?.strikes ?? 0) + 1, cause });
+      notAsked++;
+    }
+    this.owner = undefined;
+    this.allowed = false;
+    this.began.clear();
+    this.running.clear();
+    this.release();
+    return { inFlight, notAsked };
+  }
+
+  /** The attempts still waiting for a record run ahead (to fail them all). */
+  drain(): P[] {
+    const all = [...this.waiting.values()];
+    this.waiting.clear();
+    return all;
+  }
+
+  private keyOf(entry: RunEntry, spec: CaseSpec, trial: number): number {
+    return aheadKey(this.evalIndex.get(entry.eval.id) ?? -1, spec.index, trial);
+  }
+
+  /** Whether this key's record will come ahead (now, or once an eval process is ready). */
+  private comesAhead(key: number): boolean {
+    if (this.owner !== undefined) return (!this.ended && !this.stopping) || this.running.has(key);
+    return this.allowed && this.plan !== undefined;
+  }
+
+  private markStarted(pending: P, now: number): void {
+    pending.started = true;
+    pending.sentAt = now;
+    pending.job.queue?.started();
+  }
+
+  /** What waits for a record that will not come ahead is sent instead. */
+  private release(): void {
+    for (const [key, pending] of this.waiting) {
+      if (this.running.has(key)) continue;
+      this.waiting.delete(key);
+      this.host.ask(pending);
+    }
+  }
+
+  /** An attempt's record taken by the engine: the eval process may run further ahead. */
+  private noteTaken(): void {
+    this.taken++;
+    if (this.taken - this.acked < ACK_EVERY || this.owner === undefined) return;
+    this.acked = this.taken;
+    this.host.post({ t: "ack", taken: this.taken });
+  }
+
+  /**
+   * A record run ahead for another case than the one the engine has at its place: the two
+   * processes did not read the same cases (a dataset that changes between reads). Nothing more
+   * is taken from what runs ahead; the rest of the run sends each case.
+   */
+  private diverged(): void {
+    if (this.owner === undefined || this.stopping) return;
+    this.host.warn(
+      "niceeval: the eval process read other cases than this one (does a dataset change between reads?); the rest of the run sends each case to it\n",
+    );
+    this.stop();
+  }
+}
