@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** The BullMQ queue niceeval uses unless `--queue-name` says otherwise. */
 export const DEFAULT_QUEUE_NAME = "niceeval";

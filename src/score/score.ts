@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** The shared shape of every tool scorer's result. */
 export const scoreSchema = z.object({

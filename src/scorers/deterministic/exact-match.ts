@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { defineTool, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
 import { preview } from "./preview.js";

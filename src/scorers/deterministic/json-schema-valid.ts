@@ -1,5 +1,5 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
-import { z } from "zod";
+import * as z from "zod";
 import { errorMessage } from "../../errors.js";
 import { scoreSchema } from "../../score/score.js";
 import { isStandardSchema, issuePointer } from "../../tool/standard-schema.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { JudgeFn } from "../../judge/types.js";
 import { scoreSchema } from "../../score/score.js";
 import { type Driver, defineTool } from "../../tool/index.js";

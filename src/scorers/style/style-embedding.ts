@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { errorMessage } from "../../errors.js";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { type Driver, defineDriver, defineTool, implementTool } from "../../tool/index.js";

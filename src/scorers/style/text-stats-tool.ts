@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { defineTool, implementTool } from "../../tool/index.js";
 import {
