@@ -51,8 +51,12 @@ export class AheadRun<P extends AheadPending, C> {
   /** Started ahead and not finished: the child's id (below 0) to the attempt's key, and back. */
   private readonly began = new Map<number, number>();
   private readonly running = new Map<number, number>();
-  /** Keys whose records came, the latest ones (what a stale claim may still list). */
-  private readonly recent = new Set<number>();
+  /**
+   * Keys whose records came, the latest RECENT_KEYS (what a stale claim may still list), in a
+   * ring: read only after a crash, so a record costs one store.
+   */
+  private readonly recent = new Float64Array(RECENT_KEYS).fill(-1);
+  private recentAt = 0;
   private ended = false;
   private stopping = false;
   private taken = 0;
@@ -145,8 +149,8 @@ export class AheadRun<P extends AheadPending, C> {
     if (key === undefined) return;
     this.began.delete(id);
     this.running.delete(key);
-    this.recent.add(key);
-    if (this.recent.size > RECENT_KEYS) this.recent.delete(this.recent.values().next().value!);
+    this.recent[this.recentAt] = key;
+    this.recentAt = (this.recentAt + 1) % RECENT_KEYS;
     const pending = this.waiting.get(key);
     if (!pending) {
       this.arrived.set(key, record);
@@ -223,7 +227,8 @@ export class AheadRun<P extends AheadPending, C> {
     claimed: readonly number[] | undefined,
   ): { inFlight: P[]; notAsked: number } {
     const started = new Set(this.began.values());
-    for (const key of claimed ?? []) if (!this.recent.has(key)) started.add(key);
+    const came = new Set(this.recent);
+    for (const key of claimed ?? []) if (!came.has(key)) started.add(key);
     const inFlight: P[] = [];
     let notAsked = 0;
     for (const key of started) {
