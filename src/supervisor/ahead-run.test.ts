@@ -3,7 +3,7 @@ import { type AttemptRecord, erroredRecord } from "../eval/record.js";
 import type { Runnable } from "../eval/runnable.js";
 import type { RunEntry } from "../runner/entry.js";
 import { type AheadPending, AheadRun } from "./ahead-run.js";
-import type { ParentMessage } from "./protocol.js";
+import { aheadKey, type ParentMessage } from "./protocol.js";
 
 const entry = { eval: { id: "ev" } as unknown as Runnable } as RunEntry;
 const spec = (index: number) => ({ id: `c${index}`, index });
@@ -115,7 +115,7 @@ describe("AheadRun", () => {
     // index 0 is listed too, but its record came.
     const { inFlight, notAsked } = run.crashed(
       "the eval process exited with code 1",
-      [0, 2].map((i) => i * 1024 * 1024),
+      [0, 2].map((i) => aheadKey(0, i, 0)),
     );
     expect(inFlight).toEqual([asked]);
     expect(notAsked).toBe(1);

@@ -84,9 +84,10 @@ export interface AheadPlan {
  * left to the supervisor to ask for).
  */
 export function aheadKey(evalIndex: number, caseIndex: number, trial: number): number {
-  if (evalIndex < 0 || evalIndex >= 1024 || trial < 0 || trial >= 1024) return -1;
-  if (!(caseIndex >= 0 && caseIndex < 2 ** 32)) return -1;
-  return (caseIndex * 1024 + trial) * 1024 + evalIndex;
+  // 27 bits of case index, 10 of trial, 16 of eval: within a double's exact integers.
+  if (evalIndex < 0 || evalIndex >= 65536 || trial < 0 || trial >= 1024) return -1;
+  if (!(caseIndex >= 0 && caseIndex < 2 ** 27)) return -1;
+  return (caseIndex * 1024 + trial) * 65536 + evalIndex;
 }
 
 /**
