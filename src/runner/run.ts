@@ -14,6 +14,7 @@ import {
   type CaseSource,
   evalCases,
   type SourceItem,
+  type SourceIterator,
   trialsOf,
 } from "./source.js";
 import type { RunSummary } from "./summary.js";
@@ -177,9 +178,9 @@ export async function runEvals(
     sinks.call("onProgress", done);
   };
 
-  // Workers share one source; an async generator queues their next() calls and settles them in
-  // order, so reserving right after each await keeps the report order.
-  const source = (
+  // Workers share one source, which answers their next() calls in order, so reserving right after
+  // each one keeps the report order; a synchronous dataset's items come without a promise.
+  const source: SourceIterator = (
     options.source ??
     evalCases({
       select: selectors(options),
@@ -194,7 +195,7 @@ export async function runEvals(
       if (turn) await turn;
       const room = reorder.room();
       if (room) await room;
-      const next = await source.next();
+      const next = source.nextNow?.() ?? (await source.next());
       if (next.done) return;
       const item: Released = next.value;
       const seq = reorder.reserve();

@@ -33,71 +33,182 @@ export interface EvalCasesOptions {
   onCase?: (entry: number, spec: CaseSpec) => void;
 }
 
+/**
+ * What the engine pulls from: an async iterator that may also answer at once. `nextNow` gives
+ * the next item when it is there without waiting (a synchronous dataset), or undefined when the
+ * caller must use `next` (an asynchronous dataset, or another `next` still pending: order is kept).
+ */
+export interface SourceIterator extends AsyncIterator<SourceItem> {
+  nextNow?(): IteratorResult<SourceItem> | undefined;
+}
+
+/** A step of the walk: an item, or a dataset's next case to wait for. */
+type Step = SourceItem | { wait: Promise<IteratorResult<CaseSpec>> };
+
 /** The default source: every eval's cases, in eval order then case order, each case `trials` times. */
 export function evalCases(options: EvalCasesOptions = {}): CaseSource {
+  return (entries, signal) => ({
+    [Symbol.asyncIterator]: () => new WalkIterator(walkCases(entries, signal, options)),
+  });
+}
+
+/**
+ * The walk over every eval's cases, synchronous: where an asynchronous dataset must be waited for,
+ * it yields the promise of that dataset's next case and is resumed with what it settled to.
+ */
+function* walkCases(
+  entries: readonly RunEntry[],
+  signal: AbortSignal,
+  options: EvalCasesOptions,
+): Generator<Step, void, IteratorResult<CaseSpec> | undefined> {
   const select = options.select ?? [];
-  return async function* (entries, signal) {
-    for (let entry = 0; entry < entries.length; entry++) {
-      const runnable = entries[entry]!.eval;
-      const trials = trialsOf(runnable.trials ?? options.trials);
-      yield { type: "eval-start", entry };
-      // Every eval is started and ended, even after a cancel: sinks always see its end.
-      const seen = new IdSet();
-      // The attempts of one case: one item in the common case, so no generator per case.
-      const attemptsOf = (spec: CaseSpec): SourceItem | SourceItem[] | undefined => {
-        options.onCase?.(entry, spec);
-        const duplicate = !seen.add(spec.id);
-        if (trials === 1 && !duplicate) {
-          if (!selected(select, runnable.id, spec.id, 0)) return undefined;
-          return { type: "case", entry, spec, trial: 0 };
-        }
-        const items: SourceItem[] = [];
-        for (let trial = 0; trial < trials; trial++) {
-          if (!selected(select, runnable.id, spec.id, trial)) continue;
-          if (!duplicate) {
-            items.push({ type: "case", entry, spec, trial });
-            continue;
-          }
-          const message = `case id "${spec.id}" appears twice in eval "${runnable.id}"; give each case a unique id`;
-          items.push({
-            type: "case",
-            entry,
-            spec,
-            trial,
-            record: crashed(runnable.id, spec, message),
-          });
-        }
-        return items.length === 1 ? items[0] : items.length === 0 ? undefined : items;
-      };
-      try {
-        const cases = signal.aborted ? [] : runnable.cases();
-        // A synchronous dataset is walked synchronously: no promise per case to read it.
-        if (Symbol.iterator in cases) {
-          for (const spec of cases as Iterable<CaseSpec>) {
-            if (signal.aborted) break;
-            const items = attemptsOf(spec);
-            if (items === undefined) continue;
-            if (!Array.isArray(items)) yield items;
-            else for (const item of items) yield item;
-          }
-        } else {
-          for await (const spec of cases) {
-            if (signal.aborted) break;
-            const items = attemptsOf(spec);
-            if (items === undefined) continue;
-            if (!Array.isArray(items)) yield items;
-            else for (const item of items) yield item;
-          }
-        }
-      } catch (error) {
-        // A broken case source is one errored case; the other evals still run.
-        const spec: CaseSpec = { id: "(cases)", index: -1 };
-        const message = `reading the cases of eval "${runnable.id}" failed: ${errorMessage(error)}`;
-        yield { type: "case", entry, spec, trial: 0, record: crashed(runnable.id, spec, message) };
+  for (let entry = 0; entry < entries.length; entry++) {
+    const runnable = entries[entry]!.eval;
+    const trials = trialsOf(runnable.trials ?? options.trials);
+    yield { type: "eval-start", entry };
+    // Every eval is started and ended, even after a cancel: sinks always see its end.
+    const seen = new IdSet();
+    // The attempts of one case: one item in the common case, so no array per case.
+    const attemptsOf = (spec: CaseSpec): SourceItem | SourceItem[] | undefined => {
+      options.onCase?.(entry, spec);
+      const duplicate = !seen.add(spec.id);
+      if (trials === 1 && !duplicate) {
+        if (!selected(select, runnable.id, spec.id, 0)) return undefined;
+        return { type: "case", entry, spec, trial: 0 };
       }
-      yield { type: "eval-end", entry };
+      const items: SourceItem[] = [];
+      for (let trial = 0; trial < trials; trial++) {
+        if (!selected(select, runnable.id, spec.id, trial)) continue;
+        if (!duplicate) {
+          items.push({ type: "case", entry, spec, trial });
+          continue;
+        }
+        const message = `case id "${spec.id}" appears twice in eval "${runnable.id}"; give each case a unique id`;
+        items.push({
+          type: "case",
+          entry,
+          spec,
+          trial,
+          record: crashed(runnable.id, spec, message),
+        });
+      }
+      return items.length === 1 ? items[0] : items.length === 0 ? undefined : items;
+    };
+    try {
+      const cases = signal.aborted ? [] : runnable.cases();
+      if (Symbol.iterator in cases) {
+        for (const spec of cases as Iterable<CaseSpec>) {
+          if (signal.aborted) break;
+          const items = attemptsOf(spec);
+          if (items === undefined) continue;
+          if (!Array.isArray(items)) yield items;
+          else yield* items;
+        }
+      } else {
+        const iterator = (cases as AsyncIterable<CaseSpec>)[Symbol.asyncIterator]();
+        for (;;) {
+          const next = (yield { wait: iterator.next() })!;
+          if (next.done) break;
+          if (signal.aborted) {
+            void iterator.return?.()?.catch(() => {});
+            break;
+          }
+          const items = attemptsOf(next.value);
+          if (items === undefined) continue;
+          if (!Array.isArray(items)) yield items;
+          else yield* items;
+        }
+      }
+    } catch (error) {
+      // A broken case source is one errored case; the other evals still run.
+      const spec: CaseSpec = { id: "(cases)", index: -1 };
+      const message = `reading the cases of eval "${runnable.id}" failed: ${errorMessage(error)}`;
+      yield { type: "case", entry, spec, trial: 0, record: crashed(runnable.id, spec, message) };
     }
-  };
+    yield { type: "eval-end", entry };
+  }
+}
+
+const DONE: IteratorResult<SourceItem> = { done: true, value: undefined };
+
+/**
+ * Drives a walk: items it reaches without waiting are given at once (`nextNow`); `next` waits
+ * for an asynchronous dataset when the walk asks, and calls are answered in the order made.
+ */
+class WalkIterator implements SourceIterator {
+  /** A dataset's next case the walk waits for. */
+  private wait: Promise<IteratorResult<CaseSpec>> | undefined;
+  /** `next` calls not yet answered, chained in order. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private queued = 0;
+  private finished = false;
+
+  constructor(private readonly walk: Generator<Step, void, IteratorResult<CaseSpec> | undefined>) {}
+
+  nextNow(): IteratorResult<SourceItem> | undefined {
+    if (this.queued > 0 || this.wait) return undefined;
+    return this.step(() => this.walk.next());
+  }
+
+  next(): Promise<IteratorResult<SourceItem>> {
+    if (this.queued === 0 && !this.wait) {
+      const now = this.step(() => this.walk.next());
+      if (now) return Promise.resolve(now);
+    }
+    this.queued++;
+    const answer = this.queue.then(() => this.advance());
+    this.queue = answer.then(
+      () => this.queued--,
+      () => this.queued--,
+    );
+    return answer;
+  }
+
+  async return(): Promise<IteratorResult<SourceItem>> {
+    this.finished = true;
+    this.walk.return();
+    return DONE;
+  }
+
+  /** The next item, waiting for datasets as the walk asks. */
+  private async advance(): Promise<IteratorResult<SourceItem>> {
+    for (;;) {
+      const waiting = this.wait;
+      if (!waiting) {
+        const now = this.step(() => this.walk.next());
+        if (now) return now;
+        continue;
+      }
+      let settled: IteratorResult<CaseSpec>;
+      try {
+        settled = await waiting;
+      } catch (error) {
+        this.wait = undefined;
+        const now = this.step(() => this.walk.throw(error));
+        if (now) return now;
+        continue;
+      }
+      this.wait = undefined;
+      const now = this.step(() => this.walk.next(settled));
+      if (now) return now;
+    }
+  }
+
+  /** One step of the walk: an item, the end, or undefined when it now waits for a dataset. */
+  private step(resume: () => IteratorResult<Step, void>): IteratorResult<SourceItem> | undefined {
+    if (this.finished) return DONE;
+    const result = resume();
+    if (result.done) {
+      this.finished = true;
+      return DONE;
+    }
+    const value = result.value;
+    if ("wait" in value) {
+      this.wait = value.wait;
+      return undefined;
+    }
+    return { done: false, value };
+  }
 }
 
 function selected(select: readonly CaseSelector[], evalId: string, caseId: string, trial: number) {

@@ -1,6 +1,6 @@
 import { makeFilter } from "../cli/args.js";
 import type { CaseSpec, Runnable } from "../eval/runnable.js";
-import { type CaseSelector, evalCases, type SourceItem } from "../runner/source.js";
+import { type CaseSelector, evalCases, type SourceIterator } from "../runner/source.js";
 import { shardSelector } from "../shard/shard.js";
 import { AHEAD_WINDOW, type AheadPlan, aheadKey } from "./protocol.js";
 
@@ -33,7 +33,7 @@ export class AheadFeed {
   private reading = false;
   private done = false;
   private stalled = false;
-  private readonly source: AsyncIterator<SourceItem>;
+  private readonly source: SourceIterator;
 
   constructor(
     private readonly evals: readonly Runnable[],
@@ -113,7 +113,7 @@ export class AheadFeed {
           }
           return;
         }
-        const next = await this.source.next();
+        const next = this.source.nextNow?.() ?? (await this.source.next());
         if (this.done) return;
         if (next.done) {
           this.done = true;
