@@ -51,6 +51,8 @@ let flushing: "now" | "soon" | undefined;
 /** Longest an event waits in the outbox while attempts run or wait here, ms. */
 const BATCH_MS = 2;
 let ready: Promise<void> | undefined;
+/** The eval files are loaded: a job need not wait for `ready`. */
+let loaded = false;
 
 // Jobs wait here until a slot is free: the supervisor sends more than the run's concurrency, so
 // this process has the next attempt at hand when one ends instead of waiting for the supervisor.
@@ -380,7 +382,7 @@ const settle = (id: number, record: AttemptRecord): void => {
 async function runJob(job: ChildJob, settings: Settings, fed?: FedJob): Promise<void> {
   const slot = { evalId: job.evalId, spec: specOf(job), ...(fed ? { fed } : {}) };
   running.set(job.id, slot);
-  await ready;
+  if (!loaded) await ready;
   const runnable = evals.get(job.evalId);
   const spec = job.spec ?? (runnable && (await findSpec(runnable, slot.spec.id)));
   if (!runnable || !spec) {
@@ -530,7 +532,9 @@ process.on("message", (message: ParentMessage) => {
   }
   switch (message.t) {
     case "init":
-      ready = start(message);
+      ready = start(message).then(() => {
+        loaded = true;
+      });
       break;
     case "jobs":
       enqueue(message);
