@@ -109,7 +109,10 @@ const post = (event: ChildEvent): void => {
 };
 
 function requestFlush(): void {
-  if ((running.size === 0 && starting === 0 && queued() === 0) || outbox.length >= MAX_BATCH) {
+  // Nothing running or waiting here, nor to read ahead: the supervisor waits for these now.
+  const idle =
+    running.size === 0 && starting === 0 && queued() === 0 && (!feed || feed.finished);
+  if (idle || outbox.length >= MAX_BATCH) {
     if (flushing === "now") return;
     flushing = "now";
     setImmediate(flush);
