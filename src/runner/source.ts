@@ -106,17 +106,24 @@ function* walkCases(
         }
       } else {
         const iterator = (cases as AsyncIterable<CaseSpec>)[Symbol.asyncIterator]();
-        for (;;) {
-          const next = (yield { wait: iterator.next() })!;
-          if (next.done) break;
-          if (signal.aborted) {
-            void iterator.return?.()?.catch(() => {});
-            break;
+        let exhausted = false;
+        try {
+          for (;;) {
+            const next = (yield { wait: iterator.next() })!;
+            if (next.done) {
+              exhausted = true;
+              break;
+            }
+            if (signal.aborted) break;
+            const items = attemptsOf(next.value);
+            if (items === undefined) continue;
+            if (!Array.isArray(items)) yield items;
+            else yield* items;
           }
-          const items = attemptsOf(next.value);
-          if (items === undefined) continue;
-          if (!Array.isArray(items)) yield items;
-          else yield* items;
+        } finally {
+          // Stopped early (an abort, or the walk itself ended): the dataset is closed, as
+          // `for await` would.
+          if (!exhausted) void Promise.resolve(iterator.return?.()).catch(() => {});
         }
       }
     } catch (error) {

@@ -139,6 +139,33 @@ describe("AheadRun", () => {
     expect(said.ask).toEqual([1]);
   });
 
+  it("still takes attempts from ahead after a stop, until the eval process says it ended", () => {
+    const { run, said, pending, began } = setup();
+    run.stop();
+    expect(said.posts.at(-1)).toEqual({ t: "ahead-stop" });
+    // Started before the stop reached it: its began event comes after the stop.
+    const asked = pending(0);
+    expect(run.claim(asked)).toBe(true);
+    began(0);
+    run.onRecord(-1, record(0));
+    expect(asked.resolved?.caseId).toBe("c0");
+    const never = pending(1);
+    expect(run.claim(never)).toBe(true);
+    run.onEnd();
+    expect(said.ask).toEqual([1]);
+  });
+
+  it("sees a stall as other cases when the engine then waits for one never started", () => {
+    const { run, said, pending, began } = setup();
+    const indexes = Array.from({ length: 2100 }, (_, i) => i + 10);
+    began(...indexes);
+    for (const i of indexes) run.onRecord(-(i + 1), record(i));
+    run.onStalled();
+    expect(said.warn).toEqual([]);
+    run.claim(pending(5));
+    expect(said.warn.join("")).toMatch(/read other cases than this one/);
+  });
+
   it("does not run ahead when the eval process loaded other evals", () => {
     const { said, pending } = setup();
     const run = new AheadRun<Pending, string>({

@@ -59,6 +59,8 @@ export class AheadRun<P extends AheadPending, C> {
   private recentAt = 0;
   private ended = false;
   private stopping = false;
+  /** The eval process said it waits for acknowledgements, and none was sent since. */
+  private stalled = false;
   private taken = 0;
   private acked = 0;
 
@@ -78,6 +80,16 @@ export class AheadRun<P extends AheadPending, C> {
   /** Attempts it started ahead and has not finished. */
   runningFor(child: C): number {
     return this.owns(child) ? this.began.size : 0;
+  }
+
+  /** Whether `child` may still start attempts ahead (it has not said it ended). */
+  mayStart(child: C): boolean {
+    return this.owns(child) && !this.ended;
+  }
+
+  /** Attempts of the engine waiting for a record run ahead. */
+  get waitingCount(): number {
+    return this.waiting.size;
   }
 
   /** An eval process is ready with these evals: it runs ahead if the plan allows. */
@@ -121,6 +133,7 @@ export class AheadRun<P extends AheadPending, C> {
     if (this.comesAhead(key)) {
       this.waiting.set(key, pending);
       if (this.running.has(key)) this.markStarted(pending, performance.now());
+      else if (this.stalled) this.checkDiverged();
       return true;
     }
     const struck = this.struck.get(key);
@@ -199,13 +212,10 @@ export class AheadRun<P extends AheadPending, C> {
     if (this.taken > this.acked) {
       this.acked = this.taken;
       this.host.post({ t: "ack", taken: this.taken });
-    }
-    if (this.arrived.size < AHEAD_WINDOW / 2) return;
-    for (const key of this.waiting.keys()) {
-      if (this.running.has(key)) continue;
-      this.diverged();
       return;
     }
+    this.stalled = true;
+    this.checkDiverged();
   }
 
   /** Start no more attempts ahead (those started still finish). */
@@ -262,7 +272,8 @@ export class AheadRun<P extends AheadPending, C> {
 
   /** Whether this key's record will come ahead (now, or once an eval process is ready). */
   private comesAhead(key: number): boolean {
-    if (this.owner !== undefined) return (!this.ended && !this.stopping) || this.running.has(key);
+    // Asked to stop, it may still start attempts until it says it ended: they still come ahead.
+    if (this.owner !== undefined) return !this.ended || this.running.has(key);
     return this.allowed && this.plan !== undefined;
   }
 
@@ -281,11 +292,22 @@ export class AheadRun<P extends AheadPending, C> {
     }
   }
 
+  /** Stalled, with records the engine does not take while it waits for others: diverged. */
+  private checkDiverged(): void {
+    if (this.stopping || this.arrived.size < AHEAD_WINDOW / 2) return;
+    for (const key of this.waiting.keys()) {
+      if (this.running.has(key)) continue;
+      this.diverged();
+      return;
+    }
+  }
+
   /** An attempt's record taken by the engine: the eval process may run further ahead. */
   private noteTaken(): void {
     this.taken++;
     if (this.taken - this.acked < ACK_EVERY || this.owner === undefined) return;
     this.acked = this.taken;
+    this.stalled = false;
     this.host.post({ t: "ack", taken: this.taken });
   }
 

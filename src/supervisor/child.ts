@@ -110,8 +110,7 @@ const post = (event: ChildEvent): void => {
 
 function requestFlush(): void {
   // Nothing running or waiting here, nor to read ahead: the supervisor waits for these now.
-  const idle =
-    running.size === 0 && starting === 0 && queued() === 0 && (!feed || feed.finished);
+  const idle = running.size === 0 && starting === 0 && queued() === 0 && (!feed || feed.finished);
   if (idle || outbox.length >= MAX_BATCH) {
     if (flushing === "now") return;
     flushing = "now";
@@ -509,6 +508,11 @@ function uncaught(kind: string, error: unknown): void {
   } else if (!tracking && running.size > 1) {
     tracking = true;
     const ids = [...running.keys()];
+    for (const slot of running.values()) {
+      if (!slot.fed) continue;
+      feed?.release(slot.fed);
+      runningAhead.delete(slot.fed);
+    }
     running.clear();
     for (const rerun of ids) post({ t: "rerun", id: rerun });
     // Still the run's error (it fails the run) even if no rerun throws it again.

@@ -305,12 +305,18 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
 
   const dispatch = () => {
     scheduled = false;
-    if (stopped !== undefined || closing || (fresh.length === 0 && suspects.length === 0)) return;
+    // Attempts waiting for a record run ahead need an eval process too (one that will run ahead).
+    const wanted = fresh.length + suspects.length + ahead.waitingCount;
+    if (stopped !== undefined || closing || wanted === 0) return;
     child ??= spawn();
     if (!child.ready || child.exit || child.alone > 0) return;
     if (suspects.length > 0) {
       // A suspect runs alone: nothing more starts ahead, and it waits for what did.
-      if (ahead.owns(child)) ahead.stop();
+      // It may start attempts ahead until it says it ended: the suspect waits for that.
+      if (ahead.mayStart(child)) {
+        ahead.stop();
+        return;
+      }
       if (child.inFlight.size === 0 && ahead.runningFor(child) === 0)
         send(child, [suspects.shift()!]);
       return;
@@ -530,7 +536,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
       .slice(0, 5)
       .map((p) => `${p.job.entry.eval.id}/${p.job.spec.id}`)
       .join(", ");
-    const more = inFlight.length - 5 + struckAhead;
+    const more = Math.max(0, inFlight.length - 5) + struckAhead;
     stderr(
       `niceeval: ${cause}${inFlight.length + struckAhead ? ` during ${inFlight.length ? names : "attempts run ahead"}${more > 0 ? ` and ${more} more` : ""}` : from.ready ? "" : " while loading the eval files"}` +
         `${rerun.length ? `; running ${rerun.length} of them again, one at a time` : ""}; starting a new eval process\n`,
@@ -624,7 +630,11 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
         const refusal = stopped !== undefined ? notStarted(job.context.signal, stopped) : broken;
         if (refusal !== undefined) return fail(pending, refusal);
         watchAbort(job.context.signal);
-        if (ahead.claim(pending)) return;
+        if (ahead.claim(pending)) {
+          // An eval process must exist to run it ahead (or to be sent it, after a fallback).
+          schedule();
+          return;
+        }
         fresh.push(pending);
         schedule();
       });

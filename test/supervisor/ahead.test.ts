@@ -80,6 +80,24 @@ export const uneven = defineSuite({
 });
 `;
 
+// The first eval process exits while it loads the file (the supervisor's own load is fine).
+const firstLoadDiesSuite = `
+import { existsSync, writeFileSync } from "node:fs";
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+${same}
+if (typeof process.send === "function" && !existsSync("loaded-once")) {
+  writeFileSync("loaded-once", "1");
+  process.exit(3);
+}
+export const late = defineSuite({
+  id: "late",
+  cases: Array.from({ length: 20 }, (_, i) => ({ id: "l" + i, input: i, expected: i })),
+  target: (i) => i,
+  scorers: [same],
+});
+`;
+
 interface JsonReport {
   records: AttemptRecord[];
 }
@@ -98,6 +116,7 @@ describe("a supervised run's eval process runs ahead (real CLI)", () => {
       "evals/logged.eval.ts": loggedSuite,
       "changing/changing.eval.ts": changingSuite,
       "uneven/uneven.eval.ts": unevenSuite,
+      "late/late.eval.ts": firstLoadDiesSuite,
     });
   });
   afterAll(() => project.cleanup());
@@ -148,6 +167,15 @@ describe("a supervised run's eval process runs ahead (real CLI)", () => {
     expect(changed).toHaveLength(50);
     expect(new Set(changed.map((record) => record.caseId)).size).toBe(50);
     expect(changed.every((record) => record.verdict === "passed")).toBe(true);
+  });
+
+  it("starts another eval process to run ahead when the first one dies while loading", async () => {
+    const run = await runCli(["run", "late", "--no-store", "--json", "l.json"], project.dir);
+    expect(run.stderr).toMatch(/exited with code 3 while loading the eval files/);
+    expect(run.code).toBe(0);
+    const late = await records(project.dir, "l.json");
+    expect(late).toHaveLength(20);
+    expect(late.every((record) => record.verdict === "passed")).toBe(true);
   });
 
   it("sends each case when the eval process loaded other evals", async () => {
