@@ -76,6 +76,8 @@ let pumpScheduled = false;
 let feed: AheadFeed | undefined;
 let feedSettings: Settings | undefined;
 let feedEndSent = false;
+/** The supervisor asked that nothing more run ahead. */
+let aheadStopped = false;
 /** Attempts started ahead and not settled (what the claims file lists after the taken count). */
 const runningAhead = new Set<FedJob>();
 let aheadClaimBuffer = Buffer.alloc(8 * 64);
@@ -462,6 +464,11 @@ async function start(init: ChildInit): Promise<void> {
 
 /** Run the run's attempts ahead of the supervisor, reading the cases here (AheadPlan). */
 function startAhead(plan: AheadPlan): void {
+  if (aheadStopped) {
+    feedEndSent = true;
+    post({ t: "ahead-end" });
+    return;
+  }
   limit = plan.concurrency;
   feedSettings = {
     c: plan.concurrency,
@@ -514,6 +521,8 @@ function uncaught(kind: string, error: unknown): void {
       runningAhead.delete(slot.fed);
     }
     running.clear();
+    // The claims file lists what still runs ahead: these now run again, one at a time.
+    claimAhead();
     for (const rerun of ids) post({ t: "rerun", id: rerun });
     // Still the run's error (it fails the run) even if no rerun throws it again.
     send({
@@ -553,6 +562,8 @@ process.on("message", (message: ParentMessage) => {
       feed?.ack(message.taken);
       break;
     case "ahead-stop":
+      // It may come before the feed exists (the plan waits for the files to load).
+      aheadStopped = true;
       feed?.stop();
       schedulePump();
       break;

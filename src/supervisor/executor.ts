@@ -537,8 +537,15 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
       .map((p) => `${p.job.entry.eval.id}/${p.job.spec.id}`)
       .join(", ");
     const more = Math.max(0, inFlight.length - 5) + struckAhead;
+    const during = inFlight.length
+      ? ` during ${names}${more > 0 ? ` and ${more} more` : ""}`
+      : struckAhead
+        ? ` during ${struckAhead} attempt${struckAhead === 1 ? "" : "s"} run ahead`
+        : from.ready
+          ? ""
+          : " while loading the eval files";
     stderr(
-      `niceeval: ${cause}${inFlight.length + struckAhead ? ` during ${inFlight.length ? names : "attempts run ahead"}${more > 0 ? ` and ${more} more` : ""}` : from.ready ? "" : " while loading the eval files"}` +
+      `niceeval: ${cause}${during}` +
         `${rerun.length ? `; running ${rerun.length} of them again, one at a time` : ""}; starting a new eval process\n`,
     );
     if (startupFailures >= MAX_STRIKES) {
