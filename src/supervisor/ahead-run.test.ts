@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type AttemptRecord, erroredRecord } from "../eval/record.js";
+import { type AttemptRecord, erroredRecord, type Judgment } from "../eval/record.js";
 import type { Runnable } from "../eval/runnable.js";
 import type { RunEntry } from "../runner/entry.js";
 import { type AheadPending, AheadRun } from "./ahead-run.js";
@@ -77,6 +77,29 @@ describe("AheadRun", () => {
     run.onRecord(-2, record(1));
     expect(later.resolved?.caseId).toBe("c1");
     expect(said.ask).toEqual([]);
+  });
+
+  it("gives a sink that wants each judgment those of a record that comes after it asked", () => {
+    const { run, pending, began } = setup();
+    const asked = pending(0);
+    const seen: string[] = [];
+    Object.assign(asked.job.context, { onJudgment: (j: Judgment) => seen.push(j.label) });
+    run.claim(asked);
+    began(0);
+    const judged: Judgment = {
+      label: "same",
+      source: "test",
+      state: "matched",
+      gate: true,
+      points: 1,
+      earned: 1,
+      value: 1,
+      reason: "ok",
+    };
+    const done: AttemptRecord = { ...record(0), judgments: [judged] };
+    run.onRecord(-1, done);
+    expect(seen).toEqual(done.judgments.map((j) => j.label));
+    expect(seen.length).toBeGreaterThan(0);
   });
 
   it("acknowledges the records taken, every 256", () => {

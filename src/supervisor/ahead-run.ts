@@ -176,6 +176,9 @@ export class AheadRun<P extends AheadPending, C> {
       return;
     }
     this.noteTaken();
+    // Judgments were not streamed from ahead: a sink that wants each one gets them now.
+    const { onJudgment } = pending.job.context;
+    if (onJudgment) for (const judgment of record.judgments) onJudgment(judgment);
     pending.resolve(record);
   }
 
