@@ -2,7 +2,7 @@ import { relative, resolve } from "node:path";
 import { Job, Queue, QueueEvents } from "bullmq";
 import { fileHash } from "../cli/manifest.js";
 import type { AttemptRecord } from "../eval/record.js";
-import type { AttemptJob, Executor } from "../runner/executor.js";
+import { type AttemptJob, type Executor, replayJudgments } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import { probeRedis, RedisClients, redactRedisUrl } from "./connection.js";
 import { ATTEMPT_JOB, type AttemptJobData, attemptJobId, DEFAULT_QUEUE_NAME } from "./job.js";
@@ -147,7 +147,7 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
       }
       const record = await result;
       // Judgments decided on the worker reach this run's realtime sinks when the record arrives.
-      if (context.onJudgment) for (const judgment of record.judgments) context.onJudgment(judgment);
+      replayJudgments(context, record);
       return record;
     },
     interrupt(reason) {

@@ -1,7 +1,7 @@
 import type { AttemptRecord } from "../eval/record.js";
 import type { AttemptContext } from "../eval/runnable.js";
 import type { RunEntry } from "./entry.js";
-import { type Executor, isPromise } from "./executor.js";
+import { type Executor, isPromise, replayJudgments } from "./executor.js";
 import type { KeyedLimiter } from "./limiter.js";
 import type { AttemptInfo } from "./sink.js";
 import { crashed, type SourceItem } from "./source.js";
@@ -151,8 +151,7 @@ export function attemptRunner(
   const held = (item: CaseItem, record: AttemptRecord) => {
     const info = infoOf(item);
     begin(item.entry, info);
-    const { onJudgment } = options.contextFor(item.trial, info);
-    if (onJudgment) for (const judgment of record.judgments) onJudgment(judgment);
+    replayJudgments(options.contextFor(item.trial, info), record);
     end(item.entry);
     return record;
   };

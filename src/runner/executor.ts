@@ -99,6 +99,15 @@ function crashedCase(runnable: RunEntry["eval"], spec: CaseSpec, error: unknown)
   );
 }
 
+/**
+ * Give a record's judgments to the attempt's `onJudgment`, for an executor whose attempt ran where
+ * they could not be streamed (a queue worker, an eval process running ahead).
+ */
+export function replayJudgments(context: AttemptContext, record: AttemptRecord): void {
+  const { onJudgment } = context;
+  if (onJudgment) for (const judgment of record.judgments) onJudgment(judgment);
+}
+
 /** Whether an executor's answer is still to come (a thenable, as `await` sees it). */
 export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return isThenable(value);

@@ -1,7 +1,7 @@
 import type { AttemptRecord } from "../eval/record.js";
 import type { CaseSpec } from "../eval/runnable.js";
 import type { RunEntry } from "../runner/entry.js";
-import type { AttemptJob } from "../runner/executor.js";
+import { type AttemptJob, replayJudgments } from "../runner/executor.js";
 import { AHEAD_WINDOW, type AheadPlan, aheadKey, type ParentMessage } from "./protocol.js";
 
 /** Records taken between two acknowledgements to an eval process running ahead. */
@@ -177,8 +177,7 @@ export class AheadRun<P extends AheadPending, C> {
     }
     this.noteTaken();
     // Judgments were not streamed from ahead: a sink that wants each one gets them now.
-    const { onJudgment } = pending.job.context;
-    if (onJudgment) for (const judgment of record.judgments) onJudgment(judgment);
+    replayJudgments(pending.job.context, record);
     pending.resolve(record);
   }
 

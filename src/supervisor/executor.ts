@@ -178,9 +178,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
       schedule();
     },
     strike: (pending, strikes, cause) => {
-      pending.strikes = strikes;
-      if (strikes >= MAX_STRIKES) return fail(pending, struckOut(cause));
-      pending.alone = true;
+      if (!strike(pending, strikes, cause)) return;
       suspects.push(pending);
       schedule();
     },
@@ -514,13 +512,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
         continue;
       }
       inFlight.push(pending);
-      pending.strikes++;
-      if (pending.strikes >= MAX_STRIKES) {
-        fail(pending, struckOut(cause));
-      } else {
-        pending.alone = true;
-        rerun.push(pending);
-      }
+      if (strike(pending, pending.strikes + 1, cause)) rerun.push(pending);
     }
     for (const pending of requeued) {
       pending.sentAt = 0;
@@ -532,22 +524,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
     suspects.unshift(...requeued.filter((p) => p.alone));
     suspects.push(...rerun);
     if (!from.ready) startupFailures++;
-    const names = inFlight
-      .slice(0, 5)
-      .map((p) => `${p.job.entry.eval.id}/${p.job.spec.id}`)
-      .join(", ");
-    const more = Math.max(0, inFlight.length - 5) + struckAhead;
-    const during = inFlight.length
-      ? ` during ${names}${more > 0 ? ` and ${more} more` : ""}`
-      : struckAhead
-        ? ` during ${struckAhead} attempt${struckAhead === 1 ? "" : "s"} run ahead`
-        : from.ready
-          ? ""
-          : " while loading the eval files";
-    stderr(
-      `niceeval: ${cause}${during}` +
-        `${rerun.length ? `; running ${rerun.length} of them again, one at a time` : ""}; starting a new eval process\n`,
-    );
+    stderr(crashMessage(cause, { inFlight, struckAhead, rerun: rerun.length, ready: from.ready }));
     if (startupFailures >= MAX_STRIKES) {
       broken = `the eval process could not start: ${cause} while loading the eval files`;
       for (const pending of [...suspects.splice(0), ...fresh.splice(0), ...ahead.drain()])
@@ -562,16 +539,25 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
    * flight; one the engine waits for joins `inFlight` (and `rerun`, or is failed), the others are
    * struck for when it asks. Whatever else the engine waits for is asked for from now on.
    */
+  /**
+   * An attempt in flight at `strikes` crashes, the last for `cause`: errored at MAX_STRIKES, else
+   * to run again alone (true).
+   */
+  const strike = (pending: Pending, strikes: number, cause: string): boolean => {
+    pending.strikes = strikes;
+    if (strikes >= MAX_STRIKES) {
+      fail(pending, struckOut(cause));
+      return false;
+    }
+    pending.alone = true;
+    return true;
+  };
+
   const strikeAhead = (from: Child, cause: string, inFlight: Pending[], rerun: Pending[]) => {
     const struck = ahead.crashed(cause, from.claimedAhead);
     for (const pending of struck.inFlight) {
       inFlight.push(pending);
-      pending.strikes++;
-      if (pending.strikes >= MAX_STRIKES) fail(pending, struckOut(cause));
-      else {
-        pending.alone = true;
-        rerun.push(pending);
-      }
+      if (strike(pending, pending.strikes + 1, cause)) rerun.push(pending);
     }
     return struck.notAsked;
   };
@@ -675,6 +661,28 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
       });
     },
   };
+}
+
+/** What a crash of the eval process is said as: its cause, what was in flight, what runs again. */
+function crashMessage(
+  cause: string,
+  crash: { inFlight: readonly Pending[]; struckAhead: number; rerun: number; ready: boolean },
+): string {
+  const { inFlight, struckAhead } = crash;
+  const names = inFlight
+    .slice(0, 5)
+    .map((p) => `${p.job.entry.eval.id}/${p.job.spec.id}`)
+    .join(", ");
+  const more = Math.max(0, inFlight.length - 5) + struckAhead;
+  const during = inFlight.length
+    ? ` during ${names}${more > 0 ? ` and ${more} more` : ""}`
+    : struckAhead
+      ? ` during ${struckAhead} attempt${struckAhead === 1 ? "" : "s"} run ahead`
+      : crash.ready
+        ? ""
+        : " while loading the eval files";
+  const again = crash.rerun ? `; running ${crash.rerun} of them again, one at a time` : "";
+  return `niceeval: ${cause}${during}${again}; starting a new eval process\n`;
 }
 
 /** Why an attempt in flight at MAX_STRIKES crashes is errored. */
