@@ -232,15 +232,20 @@ export class AheadRun<P extends AheadPending, C> {
    * The eval process running ahead ended. What it started (as it said, or as its claims file
    * says: what it said last may not have arrived) and the engine waits for is returned, for the
    * supervisor to strike like its own attempts in flight; the others are struck for when the
-   * engine asks. Returns how many of those there were too.
+   * engine asks. Returns how many of those there were too. `exact`: the claims file was written
+   * as the process exited, so it lists what was running then and nothing else (an attempt that
+   * finished with its record unsent is asked for again, not struck).
    */
   crashed(
     cause: string,
     claimed: readonly number[] | undefined,
+    exact = false,
   ): { inFlight: P[]; notAsked: number } {
-    const started = new Set(this.began.values());
-    const came = new Set(this.recent);
-    for (const key of claimed ?? []) if (!came.has(key)) started.add(key);
+    const started = new Set(exact ? claimed : this.began.values());
+    if (!exact) {
+      const came = new Set(this.recent);
+      for (const key of claimed ?? []) if (!came.has(key)) started.add(key);
+    }
     const inFlight: P[] = [];
     let notAsked = 0;
     for (const key of started) {

@@ -21,6 +21,7 @@ import {
   type ChildJob,
   type ChildMessage,
   CLAIMS_FD,
+  EXIT_CLAIMS_AT,
   type JobBatch,
   type JobSettings,
   PACKED,
@@ -535,6 +536,26 @@ function uncaught(kind: string, error: unknown): void {
   }
 }
 
+/**
+ * On the way out of `process.exit` (user code, usually): which attempts were running, so that
+ * those that finished with their records still in the outbox, which leave with the process, run
+ * again without counting as in flight at the crash.
+ */
+function claimAtExit(): void {
+  if (claimsFd === undefined) return;
+  claimAhead();
+  const ids: number[] = [];
+  for (const id of running.keys()) if (id >= 0) ids.push(id);
+  const buffer = Buffer.alloc(8 * (ids.length + 2));
+  buffer.writeDoubleLE(1, 0);
+  buffer.writeDoubleLE(ids.length, 8);
+  for (const [i, id] of ids.entries()) buffer.writeDoubleLE(id, 16 + 8 * i);
+  try {
+    writeSync(claimsFd, buffer, 0, buffer.length, EXIT_CLAIMS_AT);
+  } catch {}
+}
+
+process.on("exit", claimAtExit);
 process.on("uncaughtException", (error) => uncaught("uncaught exception", error));
 process.on("unhandledRejection", (reason) => uncaught("unhandled rejection", reason));
 // Ctrl-C reaches the whole process group: the supervisor decides what a signal means.

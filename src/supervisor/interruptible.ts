@@ -1,7 +1,7 @@
 import type { AttemptRecord } from "../eval/record.js";
 import { type AttemptJob, type Executor, isPromise } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
-import { notStarted } from "./executor.js";
+import { notStarted } from "./causes.js";
 
 /** An executor whose unfinished attempts can be given up on (a second Ctrl-C, a grace period). */
 export interface InterruptibleExecutor extends Executor {

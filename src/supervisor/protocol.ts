@@ -27,6 +27,13 @@ export interface ChildInit {
 export const CLAIMS_FD = 4;
 
 /**
+ * Where in the claims file an eval process that exits (`process.exit` in user code) writes which
+ * of the attempts it was sent were running then: `1, n, ...n ids`. Beyond the part that lists the
+ * attempts run ahead (at most AHEAD_WINDOW keys and their count).
+ */
+export const EXIT_CLAIMS_AT = 1 << 20;
+
+/**
  * One attempt for the child. `spec` is absent when structured clone could not carry it: the child
  * then finds the case by `caseId` among its own (`index` tells where it was).
  */

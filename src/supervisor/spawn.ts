@@ -4,7 +4,7 @@ import { closeSync, openSync, readSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { builtFile } from "../package-files.js";
-import { CLAIMS_FD } from "./protocol.js";
+import { CLAIMS_FD, EXIT_CLAIMS_AT } from "./protocol.js";
 
 const childUrl = builtFile("supervisor/child.js");
 
@@ -121,6 +121,31 @@ export function aheadClaims(child: ChildProcess): number[] | undefined {
     const keys: number[] = [];
     for (let at = 0; at + 8 <= read; at += 8) keys.push(body.readDoubleLE(at));
     return keys;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Which of the attempts sent to this (ended) eval process were running when it exited, as it
+ * wrote on its way out; undefined when it did not (killed, out of memory, no claims file). An
+ * attempt it finished but whose record was still to be sent is not among them.
+ */
+export function exitClaims(child: ChildProcess): Set<number> | undefined {
+  const claims = claimsFiles.get(child);
+  if (!claims) return undefined;
+  const head = Buffer.alloc(16);
+  try {
+    if (readSync(claims.fd, head, 0, 16, EXIT_CLAIMS_AT) < 16) return undefined;
+    const count = head.readDoubleLE(8);
+    if (head.readDoubleLE(0) !== 1 || !(Number.isInteger(count) && count >= 0 && count <= 1 << 16))
+      return undefined;
+    const body = Buffer.alloc(8 * count);
+    if (readSync(claims.fd, body, 0, body.length, EXIT_CLAIMS_AT + 16) < body.length)
+      return undefined;
+    const ids = new Set<number>();
+    for (let at = 0; at < body.length; at += 8) ids.add(body.readDoubleLE(at));
+    return ids;
   } catch {
     return undefined;
   }

@@ -75,6 +75,29 @@ export const crashes = defineSuite({
 });
 `;
 
+// Synchronous cases, two of which end the eval process the first time they run, right after
+// others finished: those records are still in the process's outbox when it exits.
+const exitingSuite = `
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+${same}
+export const exits = defineSuite({
+  id: "exits",
+  cases: ["done-0", "done-1", "bye-a", "done-2", "done-3", "bye-b", "done-4"].map((id) => ({ id, input: id, expected: id })),
+  target: (id) => {
+    const marker = join(process.cwd(), id + ".exited");
+    if (id.startsWith("bye-") && !existsSync(marker)) {
+      writeFileSync(marker, "1");
+      process.exit(0);
+    }
+    return id;
+  },
+  scorers: [same],
+});
+`;
+
 // No concurrency of its own: the run's --concurrency 1 lets the later cases wait in the queue.
 const hangingSuite = `
 import { defineSuite } from "niceeval";
@@ -137,6 +160,7 @@ describe("attempts queued in the eval process (real CLI)", () => {
       "evals/crashes.eval.ts": crashingSuite,
       "evals/waits.eval.ts": hangingSuite,
       "evals/mixed.eval.ts": mixedSuite,
+      "evals/exits.eval.ts": exitingSuite,
     });
   });
   afterAll(() => project.cleanup());
@@ -190,6 +214,29 @@ describe("attempts queued in the eval process (real CLI)", () => {
     expect(crashes[0]).toMatch(/during crashes\/die-a; running 1 of them again, one at a time/);
     expect(crashes[1]).toMatch(/during crashes\/die-b; running 1 of them again, one at a time/);
     expect(run.stderr).not.toMatch(/not run again/);
+  });
+
+  it("does not count an attempt that finished just before process.exit as in flight", async () => {
+    const run = await runCli(
+      ["run", "evals/exits.eval.ts", "--concurrency", "1", "--no-store", "--json", "e.json"],
+      project.dir,
+    );
+    const cases = await report(project.dir, "e.json");
+    expect([...cases.values()].map((r) => `${r.caseId}:${r.verdict}`)).toEqual(
+      ["done-0", "done-1", "bye-a", "done-2", "done-3", "bye-b", "done-4"].map(
+        (id) => `${id}:passed`,
+      ),
+    );
+    expect(run.code).toBe(0);
+    const crashes = run.stderr
+      .split("\n")
+      .filter((line) => line.includes("starting a new eval process"));
+    // The first exit comes while the process runs the cases ahead, the second once the
+    // supervisor sends them: either way the case before it finished, and only bye-* ran then.
+    expect(crashes).toEqual([
+      expect.stringMatching(/exited with code 0 during exits\/bye-a; running 1 of them again/),
+      expect.stringMatching(/exited with code 0 during exits\/bye-b; running 1 of them again/),
+    ]);
   });
 
   it("records none of the attempts still waiting when a signal stops the run", async () => {

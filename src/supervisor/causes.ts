@@ -1,0 +1,67 @@
+// What the supervisor says about an eval process that ended or hung, and about the attempts it
+// errors because of that: the words only, decided elsewhere (executor.ts).
+import type { EvalProcess, Pending } from "./eval-process.js";
+
+/** Crashes an attempt may be in flight for before it is errored instead of run again. */
+export const MAX_STRIKES = 2;
+/** Loading eval files may block longer than a case: this is its floor, ms. */
+const STARTUP_TIMEOUT_MS = 30_000;
+
+/** What a crash of the eval process is said as: its cause, what was in flight, what runs again. */
+export function crashMessage(
+  cause: string,
+  crash: { inFlight: readonly Pending[]; struckAhead: number; rerun: number; ready: boolean },
+): string {
+  const { inFlight, struckAhead } = crash;
+  const names = inFlight
+    .slice(0, 5)
+    .map((p) => `${p.job.entry.eval.id}/${p.job.spec.id}`)
+    .join(", ");
+  const more = Math.max(0, inFlight.length - 5) + struckAhead;
+  const during = inFlight.length
+    ? ` during ${names}${more > 0 ? ` and ${more} more` : ""}`
+    : struckAhead
+      ? ` during ${struckAhead} attempt${struckAhead === 1 ? "" : "s"} run ahead`
+      : crash.ready
+        ? ""
+        : " while loading the eval files";
+  const again = crash.rerun ? `; running ${crash.rerun} of them again, one at a time` : "";
+  return `niceeval: ${cause}${during}${again}; starting a new eval process\n`;
+}
+
+/** Why an attempt in flight at MAX_STRIKES crashes is errored. */
+export function struckOut(cause: string): string {
+  return `${cause} during this case; it was running at ${MAX_STRIKES} crashes of the eval process, so it is not run again`;
+}
+
+/** Why an attempt asked for after an interrupt did not run. */
+export function notStarted(signal: AbortSignal, reason: string): string {
+  const cause = signal.aborted ? (signal.reason as Error | undefined)?.message : undefined;
+  return cause ? `${cause} before the attempt started` : reason;
+}
+
+/** Why an eval process ended, in words: killed for a reason, out of memory, a signal, a code. */
+export function exitCause(from: EvalProcess): string {
+  if (from.killedFor !== undefined) return from.killedFor;
+  const { code, signal } = from.exit ?? { code: null, signal: null };
+  if (/heap out of memory|Reached heap limit|ERR_WORKER_OUT_OF_MEMORY/.test(from.stderrTail))
+    return "the eval process ran out of memory (JavaScript heap out of memory)";
+  if (signal) return `the eval process was killed by ${signal}`;
+  return `the eval process exited with code ${code ?? "unknown"}`;
+}
+
+/**
+ * Why an eval process is to be killed as hung at `now`: its event loop has not answered for longer
+ * than `hangMs` (or, while it loads the eval files, the startup floor); undefined while it answers.
+ */
+export function hangCause(from: EvalProcess, now: number, hangMs: number): string | undefined {
+  const limit = from.ready ? hangMs : Math.max(hangMs, STARTUP_TIMEOUT_MS);
+  if (now - from.lastSeen <= limit) return undefined;
+  return from.ready
+    ? `the event loop was blocked for ${formatMs(hangMs)} (no heartbeat from the eval process, which was killed)`
+    : `the eval process did not finish loading the eval files within ${formatMs(limit)} and was killed`;
+}
+
+function formatMs(ms: number): string {
+  return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}

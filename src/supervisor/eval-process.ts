@@ -1,0 +1,369 @@
+// One eval process as its supervisor sees it: starting it, the jobs it was sent and has not
+// finished, and reading what it says (its ready message, batches of events, its exit) into calls
+// on a listener. What the supervisor then does with them is executor.ts's.
+import type { ChildProcess } from "node:child_process";
+import type { AttemptRecord, Judgment } from "../eval/record.js";
+import type { CaseSpec } from "../eval/runnable.js";
+import type { AttemptJob } from "../runner/executor.js";
+import type { AheadPending } from "./ahead-run.js";
+import { DeltaDecoder } from "./delta.js";
+import {
+  type ChildEvent,
+  type ChildInit,
+  type ChildJob,
+  type ChildMessage,
+  type JobBatch,
+  type JobSettings,
+  PACKED,
+  type ParentMessage,
+} from "./protocol.js";
+import {
+  aheadClaims,
+  exitClaims,
+  hasClaimsFile,
+  releaseClaims,
+  takeEvalProcess,
+  takenCount,
+} from "./spawn.js";
+import { isPlainJson } from "./wire.js";
+
+/** How long the messages an exited eval process wrote may take to arrive, ms. */
+const EXIT_DRAIN_MS = 1000;
+
+/** An attempt the engine asked the supervisor for. */
+export interface Pending extends AheadPending {
+  readonly id: number;
+  strikes: number;
+  /** Runs with no other attempt in flight (after a crash, or an error no one could be tied to). */
+  alone: boolean;
+  /** When it was sent, then when it started. */
+  sentAt: number;
+  /** The eval process said it starts this attempt: a crash from then on may be its doing. */
+  started: boolean;
+  /** Crashes that sent it back to the queue before it started. */
+  requeues: number;
+  /** Its share of the JSON it was sent in, while it waits in the child's queue. */
+  bytes: number;
+  /** Its place among the jobs sent to its child (which takes them from its queue in order). */
+  pos: number;
+}
+
+/** What an eval process says, for its supervisor to act on. */
+export interface EvalProcessListener {
+  ready(from: EvalProcess): void;
+  /** Attempt `id` (one it was sent) started at `now`. */
+  started(from: EvalProcess, id: number, now: number): void;
+  /** `flags`: what the child left off the record (RECORD_FLAGS). */
+  record(from: EvalProcess, id: number, record: AttemptRecord, flags: number): void;
+  judgment(from: EvalProcess, id: number, judgment: Judgment): void;
+  /** Attempt `id` was in flight at an uncaught error nobody could place: run it again alone. */
+  rerun(from: EvalProcess, id: number): void;
+  /** Attempts it started ahead: `count` numbers of `keys` from `at` (see ChildEvent "began"). */
+  began(from: EvalProcess, keys: readonly unknown[], at: number, count: number, now: number): void;
+  aheadEnd(from: EvalProcess): void;
+  aheadStalled(from: EvalProcess): void;
+  runError(from: EvalProcess, message: string, where: string): void;
+  /** A batch of events was read (after the calls for each of them). */
+  read(from: EvalProcess): void;
+  /** It ended and what it wrote before has arrived (or had its time to). */
+  ended(from: EvalProcess): void;
+  stderr(text: string): void;
+}
+
+/** What a new eval process is told, beyond what makes it the one it is. */
+export type EvalProcessInit = Omit<ChildInit, "t" | "claims">;
+
+/**
+ * A child process running `child.ts`: spawned (or adopted, see spawn.ts) and given its `init` at
+ * once. Messages of one the supervisor gave up (`retired`) are not read.
+ */
+export class EvalProcess {
+  readonly process: ChildProcess;
+  /** Sent to it and not finished: started, or waiting in its queue. */
+  readonly inFlight = new Map<number, Pending>();
+  /** How many of those run alone. */
+  alone = 0;
+  /** Bytes of the jobs waiting in its queue (those sent as JSON). */
+  queuedBytes = 0;
+  /** Jobs sent to it so far. */
+  sent = 0;
+  /** After it ended: how many of them it had taken from its queue (its claims file). */
+  taken: number | undefined;
+  /** The attempts it had started ahead (AheadPlan), as its claims file says after it ended. */
+  claimedAhead: number[] | undefined;
+  /** The ids of those it was sent that were running when it exited, when it said (exitClaims). */
+  runningAtExit: Set<number> | undefined;
+  ready = false;
+  /** The evals it loaded, in order (from its ready message). */
+  evals: readonly string[] = [];
+  /** How it ended; its last messages may still be arriving. */
+  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  lastSeen = performance.now();
+  stderrTail = "";
+  /** Why the supervisor killed it, when it did. */
+  killedFor: string | undefined;
+  /** The supervisor gave up on it: nothing it says is read any more. */
+  retired = false;
+  /** Its records arrive as changes against earlier ones. */
+  private readonly decoder = new DeltaDecoder();
+  private endedSaid = false;
+
+  constructor(
+    cwd: string,
+    stdoutFd: number | undefined,
+    init: EvalProcessInit,
+    private readonly listener: EvalProcessListener,
+  ) {
+    const proc = takeEvalProcess(cwd, stdoutFd);
+    this.process = proc;
+    proc.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      listener.stderr(chunk);
+      this.stderrTail = (this.stderrTail + chunk).slice(-4096);
+    });
+    proc.on("message", (message: ChildMessage) => this.onMessage(message));
+    proc.on("exit", (code, signal) => this.onExit(code, signal));
+    proc.on("disconnect", () => {
+      if (this.exit) this.end();
+    });
+    proc.on("error", () => {
+      // A failed spawn or a send to a dead child: the exit that follows says what happened.
+    });
+    this.post({ t: "init", ...init, ...(hasClaimsFile(proc) ? { claims: true as const } : {}) });
+  }
+
+  post(message: ParentMessage): boolean {
+    try {
+      this.process.send(message);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Send these attempts to its queue, in order. */
+  send(batch: readonly Pending[]): void {
+    const now = performance.now();
+    for (const pending of batch) {
+      pending.sentAt = now;
+      // Started counts per process: a rerun has not started in this one until it says so.
+      pending.started = false;
+      pending.pos = this.sent++;
+      this.inFlight.set(pending.id, pending);
+      if (pending.alone) this.alone++;
+    }
+    // One message per run of jobs with the same settings (one in all, unless runs share this).
+    let from = 0;
+    for (let i = 1; i <= batch.length; i++) {
+      if (i < batch.length && sameSettings(batch[i]!.job, batch[from]!.job)) continue;
+      this.sendBatch(from === 0 && i === batch.length ? batch : batch.slice(from, i));
+      from = i;
+    }
+  }
+
+  /** The attempt `id` it was sent is done here (finished, or to run again): no longer in flight. */
+  settle(id: number): Pending | undefined {
+    const pending = this.inFlight.get(id);
+    if (!pending) return undefined;
+    this.inFlight.delete(id);
+    if (pending.alone) this.alone--;
+    this.unqueue(pending);
+    return pending;
+  }
+
+  /** The attempt no longer waits in its queue. */
+  unqueue(pending: Pending): void {
+    this.queuedBytes -= pending.bytes;
+    pending.bytes = 0;
+  }
+
+  private sendBatch(batch: readonly Pending[]): void {
+    const settings = settingsOf(batch[0]!.job);
+    const jobs = batch.map((p) => toChildJob(p, true));
+    if (batch.every((p) => isPlainSpec(p.job.spec))) {
+      const json = JSON.stringify({ ...settings, jobs } satisfies JobBatch);
+      const share = Math.ceil(json.length / batch.length);
+      for (const pending of batch) pending.bytes = share;
+      this.queuedBytes += share * batch.length;
+      this.post(json);
+      return;
+    }
+    if (this.post({ t: "jobs", ...settings, jobs })) return;
+    // A case value structured clone cannot carry: the child looks that case up by id instead.
+    for (const pending of batch) {
+      if (!this.post({ t: "jobs", ...settings, jobs: [toChildJob(pending, true)] }))
+        this.post({ t: "jobs", ...settings, jobs: [toChildJob(pending, false)] });
+    }
+  }
+
+  private onMessage(message: ChildMessage): void {
+    this.lastSeen = performance.now();
+    if (this.retired) return;
+    if (typeof message === "string") {
+      this.onPacked(JSON.parse(message) as unknown[]);
+      return;
+    }
+    switch (message.t) {
+      case "ready":
+        this.ready = true;
+        this.evals = message.evals;
+        this.listener.ready(this);
+        break;
+      case "events":
+        this.onEvents(message.events);
+        break;
+      case "run-error":
+        this.listener.runError(this, message.message, message.where);
+        break;
+      case "beat":
+        break;
+    }
+  }
+
+  // A batch sent by structured clone (it holds a value JSON cannot carry).
+  private onEvents(events: readonly ChildEvent[]): void {
+    const { listener } = this;
+    const now = performance.now();
+    for (const event of events) {
+      switch (event.t) {
+        case "started":
+          for (const id of event.ids) listener.started(this, id, now);
+          break;
+        case "delta": {
+          // Every delta is decoded, in order, whoever it is for: the next ones build on it.
+          const record = this.decoder.decode(event) as AttemptRecord;
+          listener.record(this, event.id, record, event.f ?? 0);
+          break;
+        }
+        case "record":
+          listener.record(this, event.id, event.record, event.f ?? 0);
+          break;
+        case "judgment":
+          listener.judgment(this, event.id, event.judgment);
+          break;
+        case "rerun":
+          listener.rerun(this, event.id);
+          break;
+        case "began":
+          listener.began(this, event.keys, 0, event.keys.length, now);
+          break;
+        case "ahead-end":
+          listener.aheadEnd(this);
+          break;
+        case "ahead-stalled":
+          listener.aheadStalled(this);
+          break;
+      }
+    }
+    listener.read(this);
+  }
+
+  // A packed batch (PACKED in protocol.ts): one flat array, read in place.
+  private onPacked(packed: readonly unknown[]): void {
+    const { decoder, listener } = this;
+    const now = performance.now();
+    let i = 0;
+    while (i < packed.length) {
+      const kind = packed[i] as number;
+      const id = packed[i + 1] as number;
+      if (kind === PACKED.delta) {
+        const count = packed[i + 4] as number;
+        const record = decoder.decodeChanges(packed[i + 3] as number, packed, i + 5, count);
+        listener.record(this, id, record as AttemptRecord, packed[i + 2] as number);
+        i += 5 + count;
+      } else if (kind === PACKED.whole) {
+        const record = decoder.decodeBase(packed[i + 3] as number, packed[i + 4]);
+        listener.record(this, id, record as AttemptRecord, packed[i + 2] as number);
+        i += 5;
+      } else if (kind === PACKED.started) {
+        // Here the second field is the count of ids that follow.
+        for (let j = i + 2; j < i + 2 + id; j++) listener.started(this, packed[j] as number, now);
+        i += 2 + id;
+      } else if (kind === PACKED.judgment) {
+        listener.judgment(this, id, packed[i + 2] as Judgment);
+        i += 3;
+      } else if (kind === PACKED.rerun) {
+        listener.rerun(this, id);
+        i += 2;
+      } else if (kind === PACKED.began) {
+        // The second field is the count of numbers that follow.
+        listener.began(this, packed, i + 2, id, now);
+        i += 2 + id;
+      } else if (kind === PACKED.aheadEnd) {
+        listener.aheadEnd(this);
+        i += 2;
+      } else if (kind === PACKED.aheadStalled) {
+        listener.aheadStalled(this);
+        i += 2;
+      } else {
+        throw new Error(`unknown event kind ${String(kind)} from the eval process`);
+      }
+    }
+    listener.read(this);
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    // How far it got, from its claims file, read before the file is closed.
+    this.taken = takenCount(this.process);
+    this.claimedAhead = aheadClaims(this.process);
+    this.runningAtExit = exitClaims(this.process);
+    releaseClaims(this.process);
+    if (this.retired) return;
+    this.exit = { code, signal };
+    // What it wrote before it ended (records, attempts it started) may still be on the way.
+    if (!this.process.connected) this.end();
+    else setTimeout(() => this.end(), EXIT_DRAIN_MS).unref();
+  }
+
+  private end(): void {
+    if (this.endedSaid || this.retired) return;
+    this.endedSaid = true;
+    this.listener.ended(this);
+  }
+}
+
+function toChildJob(pending: Pending, withSpec: boolean): ChildJob {
+  const { job } = pending;
+  const out: ChildJob = withSpec
+    ? { id: pending.id, evalId: job.entry.eval.id, spec: job.spec }
+    : { id: pending.id, evalId: job.entry.eval.id, caseId: job.spec.id, index: job.spec.index };
+  if (job.trial > 0) out.trial = job.trial;
+  return out;
+}
+
+/** What the jobs of one batch share. */
+function settingsOf(job: AttemptJob): JobSettings {
+  const { context } = job;
+  return {
+    c: job.queue?.concurrency ?? 0,
+    runId: context.runId,
+    ...(context.keepOutput ? { keepOutput: true as const } : {}),
+    ...(context.timeoutMs !== undefined ? { timeoutMs: context.timeoutMs } : {}),
+    ...(context.onJudgment ? { judgments: true as const } : {}),
+  };
+}
+
+function sameSettings(a: AttemptJob, b: AttemptJob): boolean {
+  // The engine shares one context among a run's first trials: the usual case is one comparison.
+  if (a.context === b.context && a.queue?.concurrency === b.queue?.concurrency) return true;
+  return (
+    a.context.runId === b.context.runId &&
+    !a.context.keepOutput === !b.context.keepOutput &&
+    a.context.timeoutMs === b.context.timeoutMs &&
+    !a.context.onJudgment === !b.context.onJudgment &&
+    (a.queue?.concurrency ?? 0) === (b.queue?.concurrency ?? 0)
+  );
+}
+
+/**
+ * A case that JSON carries as structured clone would: plain values, where an absent input or
+ * expected value (undefined) is left out, which the eval reads the same.
+ */
+function isPlainSpec(spec: CaseSpec): boolean {
+  const proto = Object.getPrototypeOf(spec);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key in spec) {
+    const value = (spec as unknown as Record<string, unknown>)[key];
+    if (value !== undefined && !isPlainJson(value, 1)) return false;
+  }
+  return true;
+}
