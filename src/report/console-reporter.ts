@@ -1,21 +1,12 @@
-import type { AttemptRecord, Judgment } from "../eval/record.js";
+import type { AttemptRecord } from "../eval/record.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
 import type { UnavailableSummary } from "../runner/unavailable.js";
 import type { CaseAverage, TrialSummary } from "../stats/trials.js";
-import { attemptName } from "./failures.js";
 import { formatMeanScore, formatPassRate, meanScoreFigure, passRateFigure } from "./figures.js";
-import {
-  formatJudgeUsage,
-  formatMs,
-  formatNumber,
-  formatScore,
-  judgmentMark,
-  judgmentRole,
-  oneLine,
-  verdictMark,
-} from "./format.js";
-import { LineWriter, type Palette, type Part, palette, part } from "./output.js";
+import { formatJudgeUsage, formatMs, formatNumber, oneLine, verdictMark } from "./format.js";
+import { LineWriter, palette } from "./output.js";
+import { RecordLines } from "./record-lines.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
 
 /** Options of {@link consoleReporter}. */
@@ -63,131 +54,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
     pendingHeader = undefined;
   };
 
-  // Lines are put together in place from parts encoded once they are seen again: the mark of a
-  // verdict, what follows a case's name for its verdict and score, and a judgment line up to its
-  // reason, or whole. What is seen once is written as text, as it would be without parts.
-  const dimmed = c.dim("x");
-  const dimOpen = dimmed.slice(0, dimmed.indexOf("x"));
-  const caseTail = part(`${dimmed.slice(dimmed.indexOf("x") + 1)}\n`);
-  const caseMemos = new Map<string, CaseLineMemo>();
-  const caseLine = (record: AttemptRecord) => {
-    const { verdict, score } = record;
-    let memo = caseMemos.get(verdict);
-    if (memo === undefined) {
-      memo = {
-        head: part(`  ${verdictMark(verdict, c)} `),
-        state: "",
-        earned: Number.NaN,
-        max: Number.NaN,
-        restText: "",
-        rest: undefined,
-      };
-      caseMemos.set(verdict, memo);
-    }
-    // The score of a case like the one before it with its verdict (most of a dataset's) is kept.
-    let rest: Part | undefined;
-    if (score.state !== memo.state || score.earned !== memo.earned || score.max !== memo.max) {
-      memo.restText = ` ${c.dim(verdict)} · ${formatScore(score)} ${dimOpen}· `;
-      memo.state = score.state;
-      memo.earned = score.earned;
-      memo.max = score.max;
-      memo.rest = undefined;
-    } else {
-      memo.rest ??= part(memo.restText);
-      rest = memo.rest;
-    }
-    const name = `${attemptName(record, trials)}`;
-    const ms = formatMs(record.elapsedMs);
-    out.putPart(memo.head);
-    out.putText(name);
-    if (rest !== undefined) out.putPart(rest);
-    else out.putText(memo.restText);
-    out.putText(ms);
-    out.putPart(caseTail);
-    out.endLine();
-  };
-
-  // A judgment line like one of the last few at its place (most of a dataset's) is reused: its
-  // head when all but the reason is alike, the whole line when the reason is too.
-  const places: LinePlace[] = [];
-  const judgmentLine = (judgment: Judgment, at: number) => {
-    const cachedCalls = (judgment.judge?.cachedCalls ?? 0) > 0;
-    let place = places[at];
-    if (place === undefined && at < MAX_LINE_PLACES) {
-      place = { memos: [], oldest: 0 };
-      places[at] = place;
-    }
-    let memo: JudgmentLineMemo | undefined;
-    if (place !== undefined)
-      for (const m of place.memos)
-        if (
-          m.label === judgment.label &&
-          m.state === judgment.state &&
-          m.gate === judgment.gate &&
-          m.points === judgment.points &&
-          m.earned === judgment.earned &&
-          m.value === judgment.value &&
-          m.cachedCalls === cachedCalls
-        ) {
-          memo = m;
-          break;
-        }
-    if (memo === undefined) {
-      const headText = judgmentHead(judgment, cachedCalls, c);
-      const reason = oneLine(judgment.reason);
-      if (place !== undefined) {
-        // A place keeps a few memos; past them, the oldest is written over.
-        const { memos } = place;
-        if (memos.length < MEMOS_PER_PLACE) {
-          memo = {
-            label: judgment.label,
-            state: judgment.state,
-            gate: judgment.gate,
-            points: judgment.points,
-            earned: judgment.earned,
-            value: judgment.value,
-            cachedCalls,
-            headText,
-            head: undefined,
-            reason: judgment.reason,
-            line: undefined,
-          };
-          memos.push(memo);
-        } else {
-          memo = memos[place.oldest]!;
-          place.oldest = (place.oldest + 1) % MEMOS_PER_PLACE;
-          memo.label = judgment.label;
-          memo.state = judgment.state;
-          memo.gate = judgment.gate;
-          memo.points = judgment.points;
-          memo.earned = judgment.earned;
-          memo.value = judgment.value;
-          memo.cachedCalls = cachedCalls;
-          memo.headText = headText;
-          memo.head = undefined;
-          memo.reason = judgment.reason;
-          memo.line = undefined;
-        }
-      }
-      out.line(headText + reason);
-      return;
-    }
-    if (memo.reason === judgment.reason) {
-      // The same line again: worth encoding once.
-      memo.line ??= part(`${memo.headText}${oneLine(judgment.reason)}\n`);
-      out.putPart(memo.line);
-      out.endLine();
-      return;
-    }
-    const reason = oneLine(judgment.reason);
-    memo.reason = judgment.reason;
-    memo.line = undefined;
-    memo.head ??= part(memo.headText);
-    out.putPart(memo.head);
-    out.putText(reason);
-    out.putPart(NEWLINE);
-    out.endLine();
-  };
+  const lines = new RecordLines(out, c);
 
   // One line of reducers per eval, then one line per flaky case (bounded).
   const trialLines = (t: TrialSummary) => {
@@ -236,13 +103,13 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       // --failures-only: a passed case prints nothing; its eval's summary line still counts it.
       if (!verbose && record.verdict === "passed") return;
       printHeader();
-      caseLine(record);
+      lines.caseLine(record, trials);
       if (record.skipReason !== undefined)
         out.line(`      ${c.yellow("-")} skipped: ${oneLine(record.skipReason)}`);
       if (record.error)
         out.line(`      ${c.magenta("!")} ${record.error.where}: ${oneLine(record.error.message)}`);
       const { judgments } = record;
-      for (let i = 0; i < judgments.length; i++) judgmentLine(judgments[i]!, i);
+      for (let i = 0; i < judgments.length; i++) lines.judgmentLine(judgments[i]!, i);
       // The reasons are on the judgments above; say only what they do to the score.
       if (record.score.state === "complete") return;
       const missing = record.judgments.filter((j) => j.points > 0 && j.earned === null);
@@ -302,62 +169,6 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       out.flush();
     },
   };
-}
-
-/** A verdict's mark and what follows a case's name for its last score (a part once seen twice). */
-interface CaseLineMemo {
-  head: Part;
-  state: string;
-  earned: number;
-  max: number;
-  restText: string;
-  rest: Part | undefined;
-}
-
-/** What a judgment line is made of, its head, and its last reason (parts once seen twice). */
-interface JudgmentLineMemo {
-  label: string;
-  state: Judgment["state"];
-  gate: boolean;
-  points: number;
-  earned: number | null;
-  value: number | null | undefined;
-  cachedCalls: boolean;
-  headText: string;
-  head: Part | undefined;
-  reason: string;
-  line: Part | undefined;
-}
-
-/** The memos of one place in a case's judgments, and the one to write over next. */
-interface LinePlace {
-  memos: JudgmentLineMemo[];
-  oldest: number;
-}
-
-/** Places of judgments in a case whose lines are kept, and how many lines per place. */
-const MAX_LINE_PLACES = 256;
-const MEMOS_PER_PLACE = 4;
-
-const NEWLINE = part("\n");
-
-/** A judgment line up to its reason: mark, label, role, points, value, cached. */
-function judgmentHead(judgment: Judgment, cachedCalls: boolean, c: Palette): string {
-  const points =
-    judgment.points > 0
-      ? judgment.earned === null
-        ? `—/${formatNumber(judgment.points)}`
-        : `${formatNumber(judgment.earned)}/${formatNumber(judgment.points)}`
-      : judgment.state;
-  const value =
-    judgment.value !== undefined &&
-    judgment.value !== null &&
-    (judgment.earned === null ||
-      Math.abs(judgment.value * judgment.points - judgment.earned) > 1e-9)
-      ? ` value ${formatNumber(judgment.value)}`
-      : "";
-  const cached = cachedCalls ? c.dim(" [cached]") : "";
-  return `      ${judgmentMark(judgment, c)} ${judgment.label} ${c.dim(`(${judgmentRole(judgment)})`)} ${points}${value}${cached} ${c.dim("—")} `;
 }
 
 /** Reasons shown under the unavailable line; the JSON summary keeps more. */
