@@ -52,14 +52,108 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
   if (args.baseline !== undefined && args.noStore) {
     throw new NiceevalError("USAGE", "--baseline needs the store; drop --no-store");
   }
-  const filter = args.filter !== undefined ? makeFilter(args.filter) : undefined;
   const specs = reporterSpecs(args, io.cwd);
   // `ndjson=-` owns standard output; the human report and the comparison go to stderr.
   const reportFd = specs.some((spec) => spec.kind === "ndjson" && spec.target === "-")
     ? 2
     : io.stdoutFd;
+  // A bad --filter is a usage error before anything opens.
+  const filter = args.filter !== undefined ? makeFilter(args.filter) : undefined;
   if (!args.cache) configureJudges({ cache: false });
-  // With --queue, Redis is checked (exit 2 when unreachable) before the store or any case.
+  const { queued, store, executor } = await openExecution(args, files, io);
+  try {
+    const loaded = await loadEvalFiles(files, io.cwd);
+    const evalIds = loaded.entries.map((e) => e.eval.id);
+    // The baseline is found before the run is stored, so `latest` is the run before this one and
+    // a reference that names no run is a usage error before anything runs.
+    const baseline =
+      store && args.baseline !== undefined
+        ? await findBaseline(store, args.baseline, evalIds)
+        : undefined;
+    const runId = continuation?.run.runId ?? randomUUID();
+    const datasets = loaded.entries.map(() => new SequenceHash());
+    const sinks = await runSinks({
+      args,
+      io,
+      version,
+      store,
+      runId,
+      specs,
+      reportFd,
+      baseline,
+      entries: loaded.entries,
+      files,
+      datasets,
+      continuation,
+    });
+    const abort = new AbortController();
+    const guard = guardRun({
+      abort,
+      graceMs: args.graceMs,
+      interrupt: (reason) => executor.interrupt(reason),
+      stderr: io.stderr,
+    });
+    let summary: RunSummary;
+    try {
+      const options: RunOptions = {
+        ...runOptions(args, runId, store ? datasets : undefined),
+        ...(filter ? { filter } : {}),
+        reporters: sinks.reporters,
+        signal: abort.signal,
+        loadErrors: loaded.errors,
+        executor,
+        // Attempts wait in the queue for a free worker; each worker bounds its own attempts.
+        ...(queued ? { caseTimeoutMs: queued.waitLimitMs } : {}),
+      };
+      const { continued } = sinks;
+      // The eval process reads the same cases and runs them without being sent each one; a
+      // continued run picks its attempts from the store, so it sends them.
+      if (!continued && "runAhead" in executor)
+        executor.runAhead?.(aheadPlan(runId, args, store !== undefined), evalIds);
+      // A continued run reads its kept attempts back from the store instead of running them.
+      summary = await runEvals(loaded.entries, continued ? continued.withSource(options) : options);
+    } catch (error) {
+      // The engine itself failed: the stored run says so instead of staying "running".
+      const endedAt = new Date().toISOString();
+      await store?.finishRun(runId, { status: "crashed", endedAt, summaries: [] }).catch(() => {});
+      throw error;
+    } finally {
+      guard.dispose();
+    }
+    if (guard.exitCode !== undefined) {
+      const where = store ? "the report and the store hold" : "the report holds";
+      io.stderr(`niceeval: interrupted by ${guard.signal}; ${where} every attempt that finished\n`);
+      return guard.exitCode;
+    }
+    // Printed after the report: the console reporter buffers its lines until the run ends.
+    const comparison = sinks.compared?.comparison();
+    if (comparison) writeSync(reportFd, `\n${formatComparison(comparison)}\n`);
+    const note = sinks.compared?.note();
+    if (note !== undefined) writeSync(reportFd, `\n${note}\n`);
+    if (args.filter !== undefined && summary.totals.cases === 0) {
+      // A filter that selects nothing must not pass CI by running nothing.
+      io.stderr(
+        `niceeval: --filter "${args.filter}" selected no case. Evals found: ${evalIds.join(", ") || "none"}\n`,
+      );
+      return 2;
+    }
+    return exitCode(summary, args, io, {
+      runErrors: executor.runErrors.length + guard.errors.length,
+      ...(comparison ? { comparison } : {}),
+    });
+  } finally {
+    await executor.close?.();
+    await store?.close();
+    await closeAnswerStores();
+  }
+}
+
+/**
+ * Where the run's attempts run and its records go: the queue executor (--queue: Redis is checked,
+ * exit 2 when unreachable, before the store or any case), the store (unless --no-store), and the
+ * supervised or in-process executor.
+ */
+async function openExecution(args: RunArgs, files: readonly string[], io: CliIO) {
   const queued =
     args.queue !== undefined
       ? await (await import("../../queue/executor.js")).openQueueExecutor({
@@ -84,136 +178,93 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
       stdoutFd: io.stdoutFd,
       stderr: io.stderr,
     });
-  try {
-    const loaded = await loadEvalFiles(files, io.cwd);
-    // The baseline is found before the run is stored, so `latest` is the run before this one and
-    // a reference that names no run is a usage error before anything runs.
-    const baseline =
-      store && args.baseline !== undefined
-        ? await findBaseline(
-            store,
-            args.baseline,
-            loaded.entries.map((e) => e.eval.id),
-          )
-        : undefined;
-    const runId = continuation?.run.runId ?? randomUUID();
-    const trials = args.trials ?? 1;
-    // The comparison is computed after the run, but the markdown and GitHub reporters ask for it.
-    let compared: BaselineStep | undefined;
-    const reporters = buildReporters(specs, args, io, reportFd, () => {
-      const comparison = compared?.comparison();
-      return comparison ? formatComparisonMarkdown(comparison) : undefined;
-    });
-    const datasets = loaded.entries.map(() => new SequenceHash());
-    let storeFailed = false;
-    let continued: ContinuedRun | undefined;
-    if (store) {
-      const recorded = await recordRun(store, {
-        runId,
-        args,
-        io,
-        version,
-        entries: loaded.entries,
-        files,
-        datasets,
-        continuation,
-        onError: (error) => {
-          storeFailed = true;
-          io.stderr(
-            `niceeval: writing the run to ${store.location} failed (${errorMessage(error)}); the report is still written\n`,
-          );
-        },
-      });
-      continued = recorded.continued;
-      // The store goes first: the run is finished in it before the baseline comparison reads it.
-      reporters.unshift(recorded.sink);
-    }
-    // After the store finished the run and before the reporters that embed the comparison.
-    compared =
-      store && args.baseline !== undefined
-        ? baselineStep(store, args, baseline, runId, () => storeFailed, io)
-        : undefined;
-    if (compared?.sink) reporters.splice(1, 0, compared.sink);
-    // Last, so its flush at the end waits for nothing else; the SDK loads only when exporting.
-    if (otelEnabled(args.otel === true, io.env)) {
-      const runName = args.name !== undefined ? { runName: args.name } : {};
-      reporters.push(await otelSink({ version, env: io.env, stderr: io.stderr, ...runName }));
-    }
-    const abort = new AbortController();
-    const guard = guardRun({
-      abort,
-      graceMs: args.graceMs,
-      interrupt: (reason) => executor.interrupt(reason),
-      stderr: io.stderr,
-    });
-    let summary: Awaited<ReturnType<typeof runEvals>>;
-    try {
-      const options: RunOptions = {
-        runId,
-        concurrency: args.concurrency,
-        reporters,
-        signal: abort.signal,
-        trials,
-        ...(filter ? { filter } : {}),
-        ...(args.shard ? { select: [shardSelector(args.shard)] } : {}),
-        ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
-        ...(store ? { keepCase: true, keepOutput: true } : {}),
-        // The dataset hashes go into the stored manifest; without a store nobody reads them.
-        ...(store
-          ? {
-              onCase: (index: number, spec: CaseSpec) =>
-                datasets[index]!.addCase(spec.id, spec.input, spec.expected),
-            }
-          : {}),
-        loadErrors: loaded.errors,
-        executor,
-        // Attempts wait in the queue for a free worker; each worker bounds its own attempts.
-        ...(queued ? { caseTimeoutMs: queued.waitLimitMs } : {}),
-      };
-      // The eval process reads the same cases and runs them without being sent each one; a
-      // continued run picks its attempts from the store, so it sends them.
-      if (!continued && "runAhead" in executor)
-        executor.runAhead?.(
-          aheadPlan(runId, args, store !== undefined),
-          loaded.entries.map((entry) => entry.eval.id),
-        );
-      // A continued run reads its kept attempts back from the store instead of running them.
-      summary = await runEvals(loaded.entries, continued ? continued.withSource(options) : options);
-    } catch (error) {
-      // The engine itself failed: the stored run says so instead of staying "running".
-      const endedAt = new Date().toISOString();
-      await store?.finishRun(runId, { status: "crashed", endedAt, summaries: [] }).catch(() => {});
-      throw error;
-    } finally {
-      guard.dispose();
-    }
-    if (guard.exitCode !== undefined) {
-      const where = store ? "the report and the store hold" : "the report holds";
-      io.stderr(`niceeval: interrupted by ${guard.signal}; ${where} every attempt that finished\n`);
-      return guard.exitCode;
-    }
-    // Printed after the report: the console reporter buffers its lines until the run ends.
+  return { queued, store, executor };
+}
+
+/** What `runSinks` needs to know of the run. */
+interface RunSinksOf {
+  args: RunArgs;
+  io: CliIO;
+  version: string;
+  store: Store | undefined;
+  runId: string;
+  specs: readonly ReporterSpec[];
+  reportFd: number;
+  baseline: StoredRun | undefined;
+  entries: readonly RunEntry[];
+  files: readonly string[];
+  datasets: readonly SequenceHash[];
+  continuation: Awaited<ReturnType<typeof findContinuation>> | undefined;
+}
+
+/**
+ * The run's sinks, in the order they finish: the store (the run is finished in it before the
+ * baseline comparison reads it), the comparison with --baseline, the reporters, and last the
+ * OpenTelemetry export (its flush at the end waits for nothing else; the SDK loads only then).
+ */
+async function runSinks(run: RunSinksOf): Promise<{
+  reporters: RunSink[];
+  continued: ContinuedRun | undefined;
+  compared: BaselineStep | undefined;
+}> {
+  const { args, io, store } = run;
+  // The comparison is computed after the run, but the markdown and GitHub reporters ask for it.
+  let compared: BaselineStep | undefined;
+  const reporters: RunSink[] = buildReporters(run.specs, args, io, run.reportFd, () => {
     const comparison = compared?.comparison();
-    if (comparison) writeSync(reportFd, `\n${formatComparison(comparison)}\n`);
-    const note = compared?.note();
-    if (note !== undefined) writeSync(reportFd, `\n${note}\n`);
-    if (args.filter !== undefined && summary.totals.cases === 0) {
-      // A filter that selects nothing must not pass CI by running nothing.
-      const ids = loaded.entries.map((entry) => entry.eval.id).join(", ");
-      io.stderr(
-        `niceeval: --filter "${args.filter}" selected no case. Evals found: ${ids || "none"}\n`,
-      );
-      return 2;
-    }
-    return exitCode(summary, args, io, {
-      runErrors: executor.runErrors.length + guard.errors.length,
-      ...(comparison ? { comparison } : {}),
+    return comparison ? formatComparisonMarkdown(comparison) : undefined;
+  });
+  let storeFailed = false;
+  let continued: ContinuedRun | undefined;
+  if (store) {
+    const recorded = await recordRun(store, {
+      ...run,
+      onError: (error) => {
+        storeFailed = true;
+        io.stderr(
+          `niceeval: writing the run to ${store.location} failed (${errorMessage(error)}); the report is still written\n`,
+        );
+      },
     });
-  } finally {
-    await executor.close?.();
-    await store?.close();
-    await closeAnswerStores();
+    continued = recorded.continued;
+    reporters.unshift(recorded.sink);
   }
+  compared =
+    store && args.baseline !== undefined
+      ? baselineStep(store, args, run.baseline, run.runId, () => storeFailed, io)
+      : undefined;
+  if (compared?.sink) reporters.splice(1, 0, compared.sink);
+  if (otelEnabled(args.otel === true, io.env)) {
+    const runName = args.name !== undefined ? { runName: args.name } : {};
+    reporters.push(
+      await otelSink({ version: run.version, env: io.env, stderr: io.stderr, ...runName }),
+    );
+  }
+  return { reporters, continued, compared };
+}
+
+/** What the flags ask of the engine (but --filter); `datasets` (with a store) get each case's hash. */
+function runOptions(
+  args: RunArgs,
+  runId: string,
+  datasets: readonly SequenceHash[] | undefined,
+): RunOptions {
+  return {
+    runId,
+    concurrency: args.concurrency,
+    trials: args.trials ?? 1,
+    ...(args.shard ? { select: [shardSelector(args.shard)] } : {}),
+    ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
+    // A stored run keeps each attempt's case and output; the dataset hashes go into its manifest.
+    ...(datasets
+      ? {
+          keepCase: true,
+          keepOutput: true,
+          onCase: (index: number, spec: CaseSpec) =>
+            datasets[index]!.addCase(spec.id, spec.input, spec.expected),
+        }
+      : {}),
+  };
 }
 
 /**
