@@ -107,50 +107,12 @@ export async function runEvals(
     trials: trialsOf(options.trials),
   });
 
-  const evalInfo = (entry: number) => {
-    const { eval: runnable, file } = entries[entry]!;
-    const trials = trialsOfEntry(entry);
-    return {
-      evalId: runnable.id,
-      style: runnable.style,
-      ...(file ? { file } : {}),
-      ...(trials > 1 ? { trials } : {}),
-    };
-  };
-
-  const release = (item: Released) => {
-    if (item.type === "eval-start") {
-      sinks.call("onEvalStart", evalInfo(item.entry));
-    } else if (item.type === "case") {
-      // An attempt queued ahead that never started before the run was stopped: nothing to report.
-      if (!item.record) return;
-      const record = item.record;
-      tally.add(item.entry, record);
-      options.onRecord?.(record);
-      sinks.call("onCaseFinished", record);
-    } else {
-      sinks.call("onEvalFinished", tally.finishEval(item.entry));
-    }
-  };
-  const reorder = new ReorderBuffer<Released>(Math.max(256, settings.concurrency * 64), release);
-
-  const baseContext: AttemptContext = {
-    runId,
-    signal,
-    ...(options.keepOutput || options.keepCase ? { keepOutput: true } : {}),
-    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-  };
-  // `info` is there when a real-time hook wants it.
-  const contextFor = (trial: number, info: AttemptInfo | undefined): AttemptContext => {
-    if (trial === 0 && !realtime.judgment) return baseContext;
-    return {
-      ...baseContext,
-      trial,
-      ...(realtime.judgment
-        ? { onJudgment: (judgment: Judgment) => sinks.call("onJudgment", info!, judgment) }
-        : {}),
-    };
-  };
+  const evalInfo = (entry: number) => evalInfoOf(entries[entry]!, trialsOfEntry(entry));
+  const reorder = new ReorderBuffer<Released>(
+    Math.max(256, settings.concurrency * 64),
+    inCaseOrder(sinks, tally, evalInfo, options.onRecord),
+  );
+  const contextFor = attemptContexts(runId, signal, options, realtime.judgment ? sinks : undefined);
 
   let done = 0;
   // An executor that asks for attempts ahead queues them and says when each starts; the time limit
@@ -224,26 +186,102 @@ export async function runEvals(
     watchdog.stop();
   }
 
+  const summary = summaryOf(tally, options, {
+    runId,
+    startedAt: startedAt.toISOString(),
+    elapsedMs: performance.now() - started,
+    cancelled: signal.aborted,
+  });
+  await sinks.finish(summary);
+  return summary;
+}
+
+/** What the sinks are told of an eval. */
+function evalInfoOf(entry: RunEntry, trials: number) {
+  const { eval: runnable, file } = entry;
+  return {
+    evalId: runnable.id,
+    style: runnable.style,
+    ...(file ? { file } : {}),
+    ...(trials > 1 ? { trials } : {}),
+  };
+}
+
+/** What the reorder buffer releases, in case order: to the tally, `onRecord` and the sinks. */
+function inCaseOrder(
+  sinks: SinkSet,
+  tally: RunTally,
+  evalInfo: (entry: number) => ReturnType<typeof evalInfoOf>,
+  onRecord: RunOptions["onRecord"],
+): (item: Released) => void {
+  return (item) => {
+    if (item.type === "eval-start") {
+      sinks.call("onEvalStart", evalInfo(item.entry));
+    } else if (item.type === "case") {
+      // An attempt queued ahead that never started before the run was stopped: nothing to report.
+      if (!item.record) return;
+      const record = item.record;
+      tally.add(item.entry, record);
+      onRecord?.(record);
+      sinks.call("onCaseFinished", record);
+    } else {
+      sinks.call("onEvalFinished", tally.finishEval(item.entry));
+    }
+  };
+}
+
+/**
+ * The context of an attempt of a trial: one shared by every first trial unless the sinks want
+ * each judgment as it comes (`judgmentSinks`), which needs the attempt's `info`.
+ */
+function attemptContexts(
+  runId: string,
+  signal: AbortSignal,
+  options: RunOptions,
+  judgmentSinks: SinkSet | undefined,
+): (trial: number, info: AttemptInfo | undefined) => AttemptContext {
+  const base: AttemptContext = {
+    runId,
+    signal,
+    ...(options.keepOutput || options.keepCase ? { keepOutput: true } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  };
+  return (trial, info) => {
+    if (trial === 0 && !judgmentSinks) return base;
+    return {
+      ...base,
+      trial,
+      ...(judgmentSinks
+        ? { onJudgment: (judgment: Judgment) => judgmentSinks.call("onJudgment", info!, judgment) }
+        : {}),
+    };
+  };
+}
+
+/** The run's summary from its tally: ok when nothing failed, errored, was stopped or failed to load. */
+function summaryOf(
+  tally: RunTally,
+  options: RunOptions,
+  run: Pick<RunSummary, "runId" | "startedAt" | "elapsedMs" | "cancelled">,
+): RunSummary {
   // Under a filter, an eval none of whose cases was selected did not run.
   const totals = tally.totals;
   if (options.filter || options.select?.length) {
     totals.evals = tally.summaries.filter((s) => s.cases > 0).length;
   }
   const loadErrors = [...(options.loadErrors ?? [])];
-  const summary: RunSummary = {
-    runId,
-    startedAt: startedAt.toISOString(),
-    elapsedMs: performance.now() - started,
+  return {
+    runId: run.runId,
+    startedAt: run.startedAt,
+    elapsedMs: run.elapsedMs,
     evals: tally.summaries,
     totals,
     judge: tally.judge,
     unavailable: tally.unavailable.summary(),
     loadErrors,
-    ok: totals.failed === 0 && totals.errored === 0 && !signal.aborted && loadErrors.length === 0,
-    cancelled: signal.aborted,
+    ok: totals.failed === 0 && totals.errored === 0 && !run.cancelled && loadErrors.length === 0,
+    cancelled: run.cancelled,
   };
-  await sinks.finish(summary);
-  return summary;
 }
 
 /** Stamp what the engine knows onto a record: trial, case index, cluster, and the case itself. */
