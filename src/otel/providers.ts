@@ -1,0 +1,82 @@
+// The OpenTelemetry SDK as a run exports through it: a tracer and a logger over OTLP/HTTP (JSON),
+// with niceeval's resource, and exporters that report a failure instead of throwing. The SDK
+// packages are loaded here, only when a run exports.
+import type { Tracer } from "@opentelemetry/api";
+import type { Logger } from "@opentelemetry/api-logs";
+import { guardExporter } from "./guard.js";
+
+/** Where and how the exporters send. */
+export interface ExportSettings {
+  version: string;
+  /** OTLP/HTTP base URL; absent: the SDK reads `OTEL_EXPORTER_OTLP_ENDPOINT`. */
+  endpoint?: string | undefined;
+  headers?: Record<string, string> | undefined;
+  timeoutMs?: number | undefined;
+  /** Called for each failed export (the guard keeps it from the run). */
+  onFailure: (error: unknown) => void;
+}
+
+/** A tracer and a logger that export, and how to flush and close both. */
+export interface Exporting {
+  api: typeof import("@opentelemetry/api");
+  tracer: Tracer;
+  logger: Logger;
+  severity: typeof import("@opentelemetry/api-logs").SeverityNumber;
+  /** Flush and close; one result per provider. */
+  shutdown(): Promise<PromiseSettledResult<void>[]>;
+}
+
+export async function startExporting(settings: ExportSettings): Promise<Exporting> {
+  const [api, logsApi, traceSdk, logsSdk, traceExporter, logsExporter, resources] =
+    await Promise.all([
+      import("@opentelemetry/api"),
+      import("@opentelemetry/api-logs"),
+      import("@opentelemetry/sdk-trace-base"),
+      import("@opentelemetry/sdk-logs"),
+      import("@opentelemetry/exporter-trace-otlp-http"),
+      import("@opentelemetry/exporter-logs-otlp-http"),
+      import("@opentelemetry/resources"),
+    ]);
+  const { endpoint, headers, timeoutMs, onFailure } = settings;
+  const exporterConfig = (path: string) => ({
+    ...(endpoint !== undefined ? { url: `${endpoint.replace(/\/+$/, "")}/${path}` } : {}),
+    ...(headers ? { headers } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMillis: timeoutMs } : {}),
+  });
+  const resource = resources
+    .defaultResource()
+    .merge(
+      resources.resourceFromAttributes({
+        "service.name": "niceeval",
+        "service.version": settings.version,
+      }),
+    )
+    // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over niceeval's defaults.
+    .merge(resources.detectResources({ detectors: [resources.envDetector] }));
+  const tracerProvider = new traceSdk.BasicTracerProvider({
+    resource,
+    spanProcessors: [
+      new traceSdk.BatchSpanProcessor(
+        guardExporter(new traceExporter.OTLPTraceExporter(exporterConfig("v1/traces")), onFailure),
+      ),
+    ],
+  });
+  const loggerProvider = new logsSdk.LoggerProvider({
+    resource,
+    processors: [
+      new logsSdk.BatchLogRecordProcessor({
+        exporter: guardExporter(
+          new logsExporter.OTLPLogExporter(exporterConfig("v1/logs")),
+          onFailure,
+        ),
+      }),
+    ],
+  });
+  return {
+    api,
+    tracer: tracerProvider.getTracer("niceeval", settings.version),
+    logger: loggerProvider.getLogger("niceeval", settings.version),
+    severity: logsApi.SeverityNumber,
+    shutdown: () => Promise.allSettled([tracerProvider.shutdown(), loggerProvider.shutdown()]),
+  };
+}

@@ -1,0 +1,178 @@
+// The spans of one run as its hooks arrive: run → eval → attempt, each with its real times, and
+// one evaluation log record per judgment in its attempt's span.
+import type { Span } from "@opentelemetry/api";
+import type { AttemptRecord, Judgment } from "../eval/record.js";
+import type { EvalSummary } from "../runner/events.js";
+import type { AttemptInfo, EvalInfo } from "../runner/sink.js";
+import type { RunSummary } from "../runner/summary.js";
+import {
+  attemptIdentity,
+  attemptOutcome,
+  EVALUATION_EVENT,
+  evalOutcome,
+  judgmentAttributes,
+  runOutcome,
+} from "./attributes.js";
+import type { Exporting } from "./providers.js";
+
+interface OpenAttempt {
+  span: Span;
+  /** When each judgment was announced in real time, to date its log record. */
+  announced: { label: string; source: string; at: number }[];
+}
+
+const now = () => performance.timeOrigin + performance.now();
+
+const attemptKey = (evalId: string, caseId: string, index: number, trial: number) =>
+  `${evalId}\u0000${caseId}\u0000${index >= 0 ? index : -1}\u0000${trial}`;
+
+/** The open spans of a run; every name and attribute passes through `mask`. */
+export class RunSpans {
+  private runId = "";
+  private runSpan: Span | undefined;
+  private readonly evals = new Map<string, { span: Span; lastEnd?: number }>();
+  private readonly attempts = new Map<string, OpenAttempt>();
+
+  constructor(
+    private readonly otel: Exporting,
+    private readonly mask: (text: string) => string,
+    private readonly runName: string | undefined,
+  ) {}
+
+  startRun(id: string, attributes: Record<string, string | number> = {}): Span {
+    const { mask } = this;
+    this.runId = id;
+    this.runSpan = this.otel.tracer.startSpan(
+      "niceeval run",
+      {
+        startTime: now(),
+        attributes: {
+          "niceeval.run.id": id,
+          ...(this.runName !== undefined ? { "niceeval.run.name": mask(this.runName) } : {}),
+          ...attributes,
+        },
+      },
+      this.otel.api.ROOT_CONTEXT,
+    );
+    return this.runSpan;
+  }
+
+  evalSpan(evalId: string, info?: EvalInfo, at = now()): Span {
+    const open = this.evals.get(evalId);
+    if (open) return open.span;
+    const { mask } = this;
+    const span = this.otel.tracer.startSpan(
+      `eval ${mask(evalId)}`,
+      {
+        startTime: at,
+        attributes: {
+          "test.suite.name": mask(evalId),
+          "niceeval.run.id": this.runId,
+          "niceeval.eval.id": mask(evalId),
+          ...(info ? { "niceeval.eval.style": info.style } : {}),
+          ...(info?.file !== undefined ? { "niceeval.eval.file": mask(info.file) } : {}),
+          ...(info?.trials !== undefined ? { "niceeval.eval.trials": info.trials } : {}),
+        },
+      },
+      this.under(this.runSpan ?? this.startRun("")),
+    );
+    this.evals.set(evalId, { span });
+    return span;
+  }
+
+  startAttempt(attempt: AttemptInfo, at = now()): OpenAttempt {
+    const open: OpenAttempt = {
+      span: this.otel.tracer.startSpan(
+        `case ${this.mask(attempt.caseId)}`,
+        { startTime: at, attributes: attemptIdentity(this.runId, attempt, this.mask) },
+        this.under(this.evalSpan(attempt.evalId, undefined, at)),
+      ),
+      announced: [],
+    };
+    this.attempts.set(
+      attemptKey(attempt.evalId, attempt.caseId, attempt.index, attempt.trial),
+      open,
+    );
+    return open;
+  }
+
+  /** A judgment announced in real time: its log record is dated now. */
+  announce(attempt: AttemptInfo, judgment: Judgment): void {
+    const key = attemptKey(attempt.evalId, attempt.caseId, attempt.index, attempt.trial);
+    this.attempts
+      .get(key)
+      ?.announced.push({ label: judgment.label, source: judgment.source, at: now() });
+  }
+
+  finishAttempt(record: AttemptRecord): void {
+    const { mask } = this;
+    const end = now();
+    const info: AttemptInfo = {
+      evalId: record.evalId,
+      caseId: record.caseId,
+      index: record.index ?? -1,
+      trial: record.trial ?? 0,
+    };
+    const key = attemptKey(info.evalId, info.caseId, info.index, info.trial);
+    // An attempt that never announced its start (a record from elsewhere) began elapsedMs ago.
+    const open = this.attempts.get(key) ?? this.startAttempt(info, end - record.elapsedMs);
+    this.attempts.delete(key);
+    const { span } = open;
+    span.setAttributes(attemptOutcome(record, mask));
+    if (record.verdict === "errored") {
+      const message = record.error
+        ? `${record.error.where}: ${record.error.message}`
+        : record.score.reasons.join("; ");
+      span.setStatus({ code: this.otel.api.SpanStatusCode.ERROR, message: mask(message) });
+    }
+    const identity = attemptIdentity(this.runId, info, mask);
+    const context = this.under(span);
+    const { severity } = this.otel;
+    for (const judgment of record.judgments) {
+      const seen = open.announced.findIndex(
+        (a) => a.label === judgment.label && a.source === judgment.source,
+      );
+      const at = seen >= 0 ? open.announced.splice(seen, 1)[0]!.at : end;
+      const errored = judgment.state === "errored";
+      this.otel.logger.emit({
+        eventName: EVALUATION_EVENT,
+        timestamp: at,
+        severityNumber: errored ? severity.WARN : severity.INFO,
+        severityText: errored ? "WARN" : "INFO",
+        context,
+        attributes: { ...identity, ...judgmentAttributes(judgment, mask) },
+      });
+    }
+    span.end(end);
+    const parent = this.evals.get(record.evalId);
+    if (parent) parent.lastEnd = Math.max(parent.lastEnd ?? 0, end);
+  }
+
+  finishEval(summary: EvalSummary): void {
+    const open = this.evals.get(summary.evalId);
+    if (!open) return;
+    this.evals.delete(summary.evalId);
+    open.span.setAttributes(evalOutcome(summary));
+    // The eval ended with its last attempt, not when the ordered report reached it.
+    open.span.end(open.lastEnd ?? now());
+  }
+
+  finishRun(summary: RunSummary): void {
+    const end = now();
+    // Attempts and evals still open were cut short (a cancelled run).
+    for (const { span } of this.attempts.values()) {
+      span.setAttribute("niceeval.cancelled", true);
+      span.end(end);
+    }
+    this.attempts.clear();
+    for (const { span, lastEnd } of this.evals.values()) span.end(lastEnd ?? end);
+    this.evals.clear();
+    const run = this.runSpan ?? this.startRun(summary.runId);
+    run.setAttributes(runOutcome(summary));
+    run.end(end);
+  }
+
+  private under(span: Span) {
+    return this.otel.api.trace.setSpan(this.otel.api.ROOT_CONTEXT, span);
+  }
+}
