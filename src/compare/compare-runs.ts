@@ -54,6 +54,13 @@ interface Pair {
   head: CaseAgg;
 }
 
+/** The settings every test and interval of a comparison uses. */
+interface StatsSettings {
+  alpha: number;
+  seed: number;
+  resamples: number;
+}
+
 interface Pending {
   kind: ChangeKind;
   regression: boolean;
@@ -78,58 +85,17 @@ export async function compareRuns(
   head: string,
   options: CompareOptions = {},
 ): Promise<Comparison> {
-  const alpha = options.alpha ?? 0.05;
-  const seed = options.seed ?? 1;
-  const resamples = options.resamples ?? 10_000;
-  if (!(alpha > 0 && alpha < 1)) {
-    throw new NiceevalError("COMPARE_OPTIONS", `alpha must be between 0 and 1, got ${alpha}`);
-  }
-  if (!(Number.isInteger(resamples) && resamples >= 0)) {
-    throw new NiceevalError(
-      "COMPARE_OPTIONS",
-      `resamples must be a whole number ≥ 0, got ${resamples}`,
-    );
-  }
-  const [baseRun, headRun] = await Promise.all([store.getRun(base), store.getRun(head)]);
-  for (const [id, run] of [
-    [base, baseRun],
-    [head, headRun],
-  ] as const) {
-    if (!run) {
-      throw new NiceevalError(
-        "COMPARE_RUN_NOT_FOUND",
-        `no run "${id}" in ${store.location}. List the stored runs with \`niceeval runs\` and pass one of their ids.`,
-      );
-    }
-  }
-
+  const settings = checkedOptions(options);
+  const { baseRun, headRun } = await findRuns(store, base, head);
   const leftOut = new Map<string, LeftOut>();
   const baseCases = await collectRun(store, base, "base", leftOut);
   const pending = new Map<string, Map<string, Pending>>();
-  const shown = new Map<string, { regressions: number; improvements: number }>();
   const headCases = await collectRun(
     store,
     head,
     "head",
     leftOut,
-    (evalId, caseId, agg, trials) => {
-      const before = baseCases.get(evalId)?.get(caseId);
-      if (!before || before.trials === 0 || agg.trials === 0) return;
-      const kind = classify(before, agg);
-      if (!kind) return;
-      const regression = passShare(agg) < passShare(before);
-      const counts = shown.get(evalId) ?? { regressions: 0, improvements: 0 };
-      shown.set(evalId, counts);
-      const key = regression ? "regressions" : "improvements";
-      if (counts[key] >= SHOWN_CHANGES) return;
-      counts[key]++;
-      let cases = pending.get(evalId);
-      if (!cases) {
-        cases = new Map();
-        pending.set(evalId, cases);
-      }
-      cases.set(caseId, { kind, regression, head: representative(trials, !regression) });
-    },
+    changesToShow(baseCases, pending),
   );
   await fetchBaseRepresentatives(store, base, pending);
 
@@ -139,52 +105,15 @@ export async function compareRuns(
   ];
   const common = evalIds.filter((id) => baseCases.has(id) && headCases.has(id));
   const allPairs: Pair[] = [];
-  const evals: EvalComparison[] = [];
-  common.forEach((evalId, i) => {
-    const before = baseCases.get(evalId)!;
-    const after = headCases.get(evalId)!;
-    const left = leftOut.get(evalId) ?? emptyLeftOut();
-    const pairs: Pair[] = [];
-    const addedCases: string[] = [];
-    const removedCases: string[] = [];
-    let added = 0;
-    let removed = 0;
-    for (const [caseId, headAgg] of after) {
-      const baseAgg = before.get(caseId);
-      if (!baseAgg) {
-        if (added++ < NAMED_CASES) addedCases.push(caseId);
-      } else if (baseAgg.trials === 0 || headAgg.trials === 0) {
-        left.skippedCases++;
-      } else {
-        pairs.push({ evalId, caseId, base: baseAgg, head: headAgg });
-      }
-    }
-    for (const caseId of before.keys()) {
-      if (!after.has(caseId) && removed++ < NAMED_CASES) removedCases.push(caseId);
-    }
-    allPairs.push(...pairs);
-    const evalSeed = common.length === 1 ? seed : seed + i + 1;
-    const stats = pairStats(pairs, left, { alpha, seed: evalSeed, resamples });
-    stats.transitions.added = added;
-    stats.transitions.removed = removed;
-    const changes = changesOf(evalId, pairs, pending.get(evalId));
-    evals.push({
-      evalId,
-      ...stats,
-      changes,
-      changesTruncated:
-        changes.length <
-        stats.transitions.passToFail +
-          stats.transitions.failToPass +
-          stats.transitions.becameErrored,
-      addedCases,
-      removedCases,
-      newFailureCases: pairs
-        .filter((pair) => isNewFailure(pair.base, pair.head))
-        .slice(0, NAMED_CASES)
-        .map((pair) => pair.caseId),
-      regressed: { passRate: false, meanScore: false },
+  const evals = common.map((evalId, i) => {
+    const seed = common.length === 1 ? settings.seed : settings.seed + i + 1;
+    const compared = compareEval(evalId, baseCases.get(evalId)!, headCases.get(evalId)!, {
+      left: leftOut.get(evalId) ?? emptyLeftOut(),
+      pending: pending.get(evalId),
+      stats: { ...settings, seed },
     });
+    allPairs.push(...compared.pairs);
+    return compared.comparison;
   });
   if (allPairs.length === 0) {
     const describe = (cases: Map<string, Map<string, CaseAgg>>) =>
@@ -197,8 +126,148 @@ export async function compareRuns(
     );
   }
 
-  const overallLeft = mergeLeftOut(evals.map((e) => e.leftOut));
-  // One eval: the pooled statistics are that eval's (same pairs, same seed), not computed twice.
+  const overall = overallStats(evals, allPairs, settings);
+  const addedEvals = [...headCases.keys()].filter((id) => !baseCases.has(id));
+  const removedEvals = [...baseCases.keys()].filter((id) => !headCases.has(id));
+  for (const id of addedEvals) overall.transitions.added += headCases.get(id)!.size;
+  for (const id of removedEvals) overall.transitions.removed += baseCases.get(id)!.size;
+
+  const { alpha } = settings;
+  const decision = decide(overall, evals, alpha, options.failOnNewFailures ?? false);
+  return {
+    base: runRef(baseRun),
+    head: runRef(headRun),
+    alpha,
+    seed: settings.seed,
+    resamples: settings.resamples,
+    decision,
+    overall,
+    evals,
+    addedEvals,
+    removedEvals,
+    warnings: comparability(baseRun, headRun),
+  };
+}
+
+/** The statistics' settings, checked: a bad alpha or resamples count is an error up front. */
+function checkedOptions(options: CompareOptions): StatsSettings {
+  const alpha = options.alpha ?? 0.05;
+  const resamples = options.resamples ?? 10_000;
+  if (!(alpha > 0 && alpha < 1)) {
+    throw new NiceevalError("COMPARE_OPTIONS", `alpha must be between 0 and 1, got ${alpha}`);
+  }
+  if (!(Number.isInteger(resamples) && resamples >= 0)) {
+    throw new NiceevalError(
+      "COMPARE_OPTIONS",
+      `resamples must be a whole number ≥ 0, got ${resamples}`,
+    );
+  }
+  return { alpha, seed: options.seed ?? 1, resamples };
+}
+
+/** Both runs, or an error naming the one that is not stored. */
+async function findRuns(store: Store, base: string, head: string) {
+  const [baseRun, headRun] = await Promise.all([store.getRun(base), store.getRun(head)]);
+  for (const [id, run] of [
+    [base, baseRun],
+    [head, headRun],
+  ] as const) {
+    if (!run) {
+      throw new NiceevalError(
+        "COMPARE_RUN_NOT_FOUND",
+        `no run "${id}" in ${store.location}. List the stored runs with \`niceeval runs\` and pass one of their ids.`,
+      );
+    }
+  }
+  return { baseRun: baseRun!, headRun: headRun! };
+}
+
+/**
+ * What the head run's cases are checked with as they stream: each that changed from the base
+ * (up to SHOWN_CHANGES per eval and direction) is kept in `pending` with a representative trial.
+ */
+function changesToShow(
+  baseCases: Map<string, Map<string, CaseAgg>>,
+  pending: Map<string, Map<string, Pending>>,
+): (evalId: string, caseId: string, agg: CaseAgg, trials: AttemptRecord[]) => void {
+  const shown = new Map<string, { regressions: number; improvements: number }>();
+  return (evalId, caseId, agg, trials) => {
+    const before = baseCases.get(evalId)?.get(caseId);
+    if (!before || before.trials === 0 || agg.trials === 0) return;
+    const kind = classify(before, agg);
+    if (!kind) return;
+    const regression = passShare(agg) < passShare(before);
+    const counts = shown.get(evalId) ?? { regressions: 0, improvements: 0 };
+    shown.set(evalId, counts);
+    const key = regression ? "regressions" : "improvements";
+    if (counts[key] >= SHOWN_CHANGES) return;
+    counts[key]++;
+    let cases = pending.get(evalId);
+    if (!cases) {
+      cases = new Map();
+      pending.set(evalId, cases);
+    }
+    cases.set(caseId, { kind, regression, head: representative(trials, !regression) });
+  };
+}
+
+/** One eval in both runs: its pairs of cases, and its comparison. */
+function compareEval(
+  evalId: string,
+  before: Map<string, CaseAgg>,
+  after: Map<string, CaseAgg>,
+  of: { left: LeftOut; pending: Map<string, Pending> | undefined; stats: StatsSettings },
+): { pairs: Pair[]; comparison: EvalComparison } {
+  const { left } = of;
+  const pairs: Pair[] = [];
+  const addedCases: string[] = [];
+  const removedCases: string[] = [];
+  let added = 0;
+  let removed = 0;
+  for (const [caseId, headAgg] of after) {
+    const baseAgg = before.get(caseId);
+    if (!baseAgg) {
+      if (added++ < NAMED_CASES) addedCases.push(caseId);
+    } else if (baseAgg.trials === 0 || headAgg.trials === 0) {
+      left.skippedCases++;
+    } else {
+      pairs.push({ evalId, caseId, base: baseAgg, head: headAgg });
+    }
+  }
+  for (const caseId of before.keys()) {
+    if (!after.has(caseId) && removed++ < NAMED_CASES) removedCases.push(caseId);
+  }
+  const stats = pairStats(pairs, left, of.stats);
+  stats.transitions.added = added;
+  stats.transitions.removed = removed;
+  const changes = changesOf(evalId, pairs, of.pending);
+  const { transitions } = stats;
+  return {
+    pairs,
+    comparison: {
+      evalId,
+      ...stats,
+      changes,
+      changesTruncated:
+        changes.length <
+        transitions.passToFail + transitions.failToPass + transitions.becameErrored,
+      addedCases,
+      removedCases,
+      newFailureCases: pairs
+        .filter((pair) => isNewFailure(pair.base, pair.head))
+        .slice(0, NAMED_CASES)
+        .map((pair) => pair.caseId),
+      regressed: { passRate: false, meanScore: false },
+    },
+  };
+}
+
+/** The statistics of all evals together; with one eval, that eval's (same pairs, same seed). */
+function overallStats(
+  evals: readonly EvalComparison[],
+  allPairs: readonly Pair[],
+  settings: StatsSettings,
+): ComparisonStats {
   const only = evals.length === 1 ? evals[0]! : undefined;
   const overall: ComparisonStats = only
     ? {
@@ -209,28 +278,10 @@ export async function compareRuns(
         meanScore: only.meanScore,
         leftOut: { ...only.leftOut, attempts: [...only.leftOut.attempts] },
       }
-    : pairStats(allPairs, overallLeft, { alpha, seed, resamples });
+    : pairStats(allPairs, mergeLeftOut(evals.map((e) => e.leftOut)), settings);
   overall.transitions.added = evals.reduce((n, e) => n + e.transitions.added, 0);
   overall.transitions.removed = evals.reduce((n, e) => n + e.transitions.removed, 0);
-  const addedEvals = [...headCases.keys()].filter((id) => !baseCases.has(id));
-  const removedEvals = [...baseCases.keys()].filter((id) => !headCases.has(id));
-  for (const id of addedEvals) overall.transitions.added += headCases.get(id)!.size;
-  for (const id of removedEvals) overall.transitions.removed += baseCases.get(id)!.size;
-
-  const decision = decide(overall, evals, alpha, options.failOnNewFailures ?? false);
-  return {
-    base: runRef(baseRun!),
-    head: runRef(headRun!),
-    alpha,
-    seed,
-    resamples,
-    decision,
-    overall,
-    evals,
-    addedEvals,
-    removedEvals,
-    warnings: comparability(baseRun!, headRun!),
-  };
+  return overall;
 }
 
 /** Streams the base run again, one eval at a time, for the trials of the changes shown. */
