@@ -30,93 +30,81 @@ export interface AttemptRunnerOptions {
 }
 
 /**
- * Runs one attempt, within its eval's concurrency and the run's last-resort time limit: its
+ * Runs attempts, each within its eval's concurrency and the run's last-resort time limit: its
  * record, or undefined for one queued ahead that a stop left unstarted. An executor that answers
  * at once (`executeNow`) is given no promise, no timer and no wrapper, so a run of synchronous
  * targets and scorers pays none per attempt: nothing could have stopped a synchronous attempt.
  */
-export function attemptRunner(
-  options: AttemptRunnerOptions,
-): (item: CaseItem) => AttemptRecord | undefined | Promise<AttemptRecord | undefined> {
-  const { entries, executor, prefetch, watchdog, limiter, tally } = options;
-  const begin = (entry: number, info: AttemptInfo | undefined) => {
-    tally.attemptStarted(entry);
-    options.started?.(info!);
-  };
-  const end = (entry: number) => {
-    limiter.release(entry);
-    tally.attemptEnded(entry);
-  };
-  const jobOf = (item: CaseItem, info: AttemptInfo | undefined) => ({
-    entry: entries[item.entry]!,
-    spec: item.spec,
-    trial: item.trial,
-    context: options.contextFor(item.trial, info),
-  });
-  const infoOf = (item: CaseItem): AttemptInfo | undefined =>
-    options.wantsInfo
-      ? {
-          evalId: entries[item.entry]!.eval.id,
-          caseId: item.spec.id,
-          index: item.spec.index,
-          trial: item.trial,
-        }
-      : undefined;
-  const crashedAttempt = (item: CaseItem, error: unknown, startedAt: number | undefined) => {
-    const { eval: runnable } = entries[item.entry]!;
-    const message = error instanceof Error ? error.message : String(error);
-    const record = crashed(
-      runnable.id,
-      item.spec,
-      `eval "${runnable.id}" crashed on case "${item.spec.id}": ${message}`,
-    );
-    // The time it really ran (a timed-out attempt ran for its whole limit).
-    record.elapsedMs = startedAt === undefined ? 0 : performance.now() - startedAt;
+export class AttemptRunner {
+  constructor(private readonly options: AttemptRunnerOptions) {}
+
+  run(item: CaseItem): AttemptRecord | undefined | Promise<AttemptRecord | undefined> {
+    const wait = this.options.limiter.acquire(item.entry);
+    return wait ? wait.then(() => this.acquired(item)) : this.acquired(item);
+  }
+
+  private acquired(item: CaseItem) {
+    const { executor, entries, prefetch } = this.options;
+    const record = executor.takeFinished?.(entries[item.entry]!, item.spec, item.trial);
+    if (record) return this.held(item, record);
+    return prefetch === 0 && executor.executeNow
+      ? this.now(item, executor.executeNow)
+      : this.queued(item);
+  }
+
+  /** A record the executor already holds: started and ended at once, nothing to wait for. */
+  private held(item: CaseItem, record: AttemptRecord): AttemptRecord {
+    const info = this.infoOf(item);
+    this.begin(item.entry, info);
+    replayJudgments(this.options.contextFor(item.trial, info), record);
+    this.end(item.entry);
     return record;
-  };
+  }
 
   /** Through `executeNow`: the record itself when the attempt answered at once. */
-  const now = (item: CaseItem, executeNow: NonNullable<Executor["executeNow"]>) => {
-    const info = infoOf(item);
+  private now(item: CaseItem, executeNow: NonNullable<Executor["executeNow"]>) {
+    const info = this.infoOf(item);
     const startedAt = performance.now();
-    begin(item.entry, info);
+    this.begin(item.entry, info);
     let out: AttemptRecord | Promise<AttemptRecord>;
     try {
-      out = executeNow.call(executor, jobOf(item, info));
+      out = executeNow.call(this.options.executor, this.jobOf(item, info));
     } catch (error) {
-      out = crashedAttempt(item, error, startedAt);
+      out = this.crashedAttempt(item, error, startedAt);
     }
     if (!isPromise(out)) {
-      end(item.entry);
+      this.end(item.entry);
       return out;
     }
     const running = out;
-    return watchdog
+    return this.options.watchdog
       .guard(() => running)
       .then(
         (record) => {
-          end(item.entry);
+          this.end(item.entry);
           return record;
         },
         (error: unknown) => {
-          end(item.entry);
-          return crashedAttempt(item, error, startedAt);
+          this.end(item.entry);
+          return this.crashedAttempt(item, error, startedAt);
         },
       );
-  };
+  }
 
   /** Through `execute`, perhaps queued on the executor's side first (`prefetch`). */
-  const queued = async (item: CaseItem): Promise<AttemptRecord | undefined> => {
-    const info = infoOf(item);
+  private async queued(item: CaseItem): Promise<AttemptRecord | undefined> {
+    const { options } = this;
+    const { executor, prefetch, watchdog } = options;
+    const info = this.infoOf(item);
     let startedAt: number | undefined;
     const start = () => {
       if (startedAt !== undefined) return;
       startedAt = performance.now();
-      begin(item.entry, info);
+      this.begin(item.entry, info);
     };
     let record: AttemptRecord;
     try {
-      const job = jobOf(item, info);
+      const job = this.jobOf(item, info);
       if (prefetch > 0) {
         record = await watchdog.guardFromStart((armed) => {
           const started = () => {
@@ -133,36 +121,59 @@ export function attemptRunner(
         record = await watchdog.guard(() => executor.execute(job));
       }
     } catch (error) {
-      record = crashedAttempt(item, error, startedAt);
+      record = this.crashedAttempt(item, error, startedAt);
     }
     if (startedAt === undefined && prefetch > 0 && options.signal.aborted) {
       // Queued ahead and not started when the run was stopped: not run, so not recorded (a
       // resume runs it), as if it had not been read.
-      limiter.release(item.entry);
+      options.limiter.release(item.entry);
       return undefined;
     }
     // Sinks see every attempt start, even one its executor ended before starting it.
     start();
-    end(item.entry);
+    this.end(item.entry);
     return record;
-  };
+  }
 
-  /** A record the executor already holds: started and ended at once, nothing to wait for. */
-  const held = (item: CaseItem, record: AttemptRecord) => {
-    const info = infoOf(item);
-    begin(item.entry, info);
-    replayJudgments(options.contextFor(item.trial, info), record);
-    end(item.entry);
+  private begin(entry: number, info: AttemptInfo | undefined): void {
+    this.options.tally.attemptStarted(entry);
+    this.options.started?.(info!);
+  }
+
+  private end(entry: number): void {
+    this.options.limiter.release(entry);
+    this.options.tally.attemptEnded(entry);
+  }
+
+  private jobOf(item: CaseItem, info: AttemptInfo | undefined) {
+    return {
+      entry: this.options.entries[item.entry]!,
+      spec: item.spec,
+      trial: item.trial,
+      context: this.options.contextFor(item.trial, info),
+    };
+  }
+
+  private infoOf(item: CaseItem): AttemptInfo | undefined {
+    if (!this.options.wantsInfo) return undefined;
+    return {
+      evalId: this.options.entries[item.entry]!.eval.id,
+      caseId: item.spec.id,
+      index: item.spec.index,
+      trial: item.trial,
+    };
+  }
+
+  private crashedAttempt(item: CaseItem, error: unknown, startedAt: number | undefined) {
+    const { eval: runnable } = this.options.entries[item.entry]!;
+    const message = error instanceof Error ? error.message : String(error);
+    const record = crashed(
+      runnable.id,
+      item.spec,
+      `eval "${runnable.id}" crashed on case "${item.spec.id}": ${message}`,
+    );
+    // The time it really ran (a timed-out attempt ran for its whole limit).
+    record.elapsedMs = startedAt === undefined ? 0 : performance.now() - startedAt;
     return record;
-  };
-
-  const acquired = (item: CaseItem) => {
-    const record = executor.takeFinished?.(entries[item.entry]!, item.spec, item.trial);
-    if (record) return held(item, record);
-    return prefetch === 0 && executor.executeNow ? now(item, executor.executeNow) : queued(item);
-  };
-  return (item) => {
-    const wait = limiter.acquire(item.entry);
-    return wait ? wait.then(() => acquired(item)) : acquired(item);
-  };
+  }
 }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
-import { attemptRunner } from "./attempt.js";
+import { AttemptRunner } from "./attempt.js";
 import type { RunEntry } from "./entry.js";
 import type { EvalEvent } from "./events.js";
 import { type Executor, inProcessExecutor, isPromise } from "./executor.js";
@@ -119,7 +119,7 @@ export async function runEvals(
   // and the started hooks count from then, and it runs at most `concurrency` of them at once.
   const asked = executor.prefetch ?? 0;
   const prefetch = asked > 0 ? Math.min(Math.floor(asked), MAX_CONCURRENCY) : 0;
-  const attempt = attemptRunner({
+  const attempts = new AttemptRunner({
     entries,
     executor,
     prefetch,
@@ -168,7 +168,7 @@ export async function runEvals(
       }
       let record = item.record;
       if (record === undefined) {
-        const out = attempt(item);
+        const out = attempts.run(item);
         record = isPromise(out) ? await out : out;
       }
       if (record === undefined) {
