@@ -82,67 +82,15 @@ export function pairedDifference(
     throw new RangeError(`pairedDifference needs one cluster per pair (${clusters.length} ≠ ${n})`);
   }
 
-  // Two-pass moments: mean first, then centred sums (stable for scores near each other).
-  let sumBase = 0;
-  let sumHead = 0;
-  for (let i = 0; i < n; i++) {
-    sumBase += base[i]!;
-    sumHead += head[i]!;
-  }
-  const meanBase = n > 0 ? sumBase / n : Number.NaN;
-  const meanHead = n > 0 ? sumHead / n : Number.NaN;
+  const { meanBase, meanHead, sd, correlation } = moments(base, head);
   const mean = meanHead - meanBase;
-  let sbb = 0;
-  let shh = 0;
-  let sbh = 0;
-  let sdd = 0;
-  for (let i = 0; i < n; i++) {
-    const b = base[i]! - meanBase;
-    const h = head[i]! - meanHead;
-    sbb += b * b;
-    shh += h * h;
-    sbh += b * h;
-    sdd += (h - b) * (h - b);
-  }
-  const sd = n > 1 ? Math.sqrt(sdd / (n - 1)) : null;
-  const correlation = sbb > 0 && shh > 0 ? sbh / Math.sqrt(sbb * shh) : null;
-
-  // Units of resampling: one per pair, or one per cluster (sum of differences, size).
-  let unitSums: Float64Array;
-  let unitSizes: Float64Array;
-  if (clusters) {
-    let count = 0;
-    for (let i = 0; i < n; i++) count = Math.max(count, clusters[i]! + 1);
-    unitSums = new Float64Array(count);
-    unitSizes = new Float64Array(count);
-    for (let i = 0; i < n; i++) {
-      unitSums[clusters[i]!]! += head[i]! - base[i]!;
-      unitSizes[clusters[i]!]!++;
-    }
-    const used = unitSizes.reduce((total, size) => total + (size > 0 ? 1 : 0), 0);
-    if (used < count) {
-      const keep = (_: number, g: number) => unitSizes[g]! > 0;
-      unitSums = unitSums.filter(keep);
-      unitSizes = unitSizes.filter((size) => size > 0);
-    }
-  } else {
-    unitSums = new Float64Array(n);
-    unitSizes = new Float64Array(n).fill(1);
-    for (let i = 0; i < n; i++) unitSums[i] = head[i]! - base[i]!;
-  }
+  const { unitSums, unitSizes } = resamplingUnits(base, head, clusters);
   const units = unitSums.length;
-
-  let se: number | null = null;
-  if (clusters) {
-    // Cluster-robust (Liang–Zeger) variance of a mean, with the G/(G−1) small-sample factor.
-    if (units > 1) {
-      let sum = 0;
-      for (let g = 0; g < units; g++) sum += (unitSums[g]! - unitSizes[g]! * mean) ** 2;
-      se = Math.sqrt((units / (units - 1)) * sum) / n;
-    }
-  } else if (sd !== null) {
-    se = sd / Math.sqrt(n);
-  }
+  const se = clusters
+    ? clusterSe(unitSums, unitSizes, mean, n)
+    : sd === null
+      ? null
+      : sd / Math.sqrt(n);
 
   const level = 1 - alpha;
   const z = zForLevel(level);
@@ -184,4 +132,80 @@ export function pairedDifference(
     }
   }
   return result;
+}
+
+/**
+ * Means of base and head, the standard deviation of the differences and the correlation, in two
+ * passes: means first, then centred sums (stable for scores near each other).
+ */
+function moments(base: ArrayLike<number>, head: ArrayLike<number>) {
+  const n = base.length;
+  let sumBase = 0;
+  let sumHead = 0;
+  for (let i = 0; i < n; i++) {
+    sumBase += base[i]!;
+    sumHead += head[i]!;
+  }
+  const meanBase = n > 0 ? sumBase / n : Number.NaN;
+  const meanHead = n > 0 ? sumHead / n : Number.NaN;
+  let sbb = 0;
+  let shh = 0;
+  let sbh = 0;
+  let sdd = 0;
+  for (let i = 0; i < n; i++) {
+    const b = base[i]! - meanBase;
+    const h = head[i]! - meanHead;
+    sbb += b * b;
+    shh += h * h;
+    sbh += b * h;
+    sdd += (h - b) * (h - b);
+  }
+  return {
+    meanBase,
+    meanHead,
+    sd: n > 1 ? Math.sqrt(sdd / (n - 1)) : null,
+    correlation: sbb > 0 && shh > 0 ? sbh / Math.sqrt(sbb * shh) : null,
+  };
+}
+
+/** Units of resampling: one per pair, or one per cluster that has pairs (sum of differences, size). */
+function resamplingUnits(
+  base: ArrayLike<number>,
+  head: ArrayLike<number>,
+  clusters: ArrayLike<number> | undefined,
+): { unitSums: Float64Array; unitSizes: Float64Array } {
+  const n = base.length;
+  if (!clusters) {
+    const unitSums = new Float64Array(n);
+    for (let i = 0; i < n; i++) unitSums[i] = head[i]! - base[i]!;
+    return { unitSums, unitSizes: new Float64Array(n).fill(1) };
+  }
+  let count = 0;
+  for (let i = 0; i < n; i++) count = Math.max(count, clusters[i]! + 1);
+  const unitSums = new Float64Array(count);
+  const unitSizes = new Float64Array(count);
+  for (let i = 0; i < n; i++) {
+    unitSums[clusters[i]!]! += head[i]! - base[i]!;
+    unitSizes[clusters[i]!]!++;
+  }
+  const used = unitSizes.reduce((total, size) => total + (size > 0 ? 1 : 0), 0);
+  if (used === count) return { unitSums, unitSizes };
+  return {
+    unitSums: unitSums.filter((_, g) => unitSizes[g]! > 0),
+    unitSizes: unitSizes.filter((size) => size > 0),
+  };
+}
+
+/** Cluster-robust (Liang–Zeger) standard error of a mean, with the G/(G−1) small-sample factor. */
+function clusterSe(
+  unitSums: Float64Array,
+  unitSizes: Float64Array,
+  mean: number,
+  n: number,
+): number | null {
+  const units = unitSums.length;
+  if (units <= 1) return null;
+  let sum = 0;
+  for (let g = 0; g < units; g++) sum += (unitSums[g]! - unitSizes[g]! * mean) ** 2;
+  return Math.sqrt((units / (units - 1)) * sum) / n;
 }
