@@ -70,99 +70,43 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   const clients = new RedisClients(target);
   const queue = new Queue(name, { connection: clients.client() });
   queue.on("error", () => {});
-  const byId = new Map(options.entries.map((entry) => [entry.eval.id, entry]));
-  const fileOf = new Map(
-    options.files.map((file) => {
-      const path = resolve(options.cwd, file);
-      return [path, { path: relative(options.cwd, path) || path, hash: fileHash(path) }] as const;
-    }),
-  );
-  const cases = new Map<string, CaseLookup>();
-  const watchdogs = new Map<number, Watchdog>();
-  const watchdogFor = (timeoutMs: number | undefined) => {
-    const limit = timeoutMs !== undefined ? timeoutMs + 1000 : DEFAULT_CASE_TIMEOUT_MS;
-    const watchdog = watchdogs.get(limit) ?? new Watchdog(limit);
-    watchdogs.set(limit, watchdog);
-    return watchdog;
-  };
-  let completed = 0;
-
-  const refuse = (job: Job, message: string): never => {
-    log(`refused attempt ${job.id}: ${message}`);
-    throw new UnrecoverableError(message);
-  };
-
-  const processJob = async (
-    job: Job<AttemptJobData, AttemptRecord>,
-    _token?: string,
-    signal?: AbortSignal,
-  ): Promise<AttemptRecord> => {
-    const parsed = attemptJobSchema.safeParse(job.data);
-    if (!parsed.success) return refuse(job, "the job is not a niceeval attempt (version 1)");
-    const data = parsed.data;
-    const entry = byId.get(data.evalId);
-    if (!entry) {
-      return refuse(
-        job,
-        `worker ${hostname()} has no eval "${data.evalId}"${data.file ? ` (the run loaded it from ${data.file.path})` : ""}; start the worker with the run's eval files`,
-      );
-    }
-    const mine = entry.file ? fileOf.get(resolve(options.cwd, entry.file)) : undefined;
-    if (data.file && mine && mine.hash !== data.file.hash) {
-      return refuse(
-        job,
-        `eval file ${data.file.path} differs from the run's: worker ${hostname()} loaded ${mine.path} with hash ${mine.hash}, the run has ${data.file.hash}; give every worker the same eval files as the run`,
-      );
-    }
-    const lookup = cases.get(entry.eval.id) ?? new CaseLookup(entry);
-    cases.set(entry.eval.id, lookup);
-    const spec = await lookup.find(data.caseIndex);
-    if (!spec || spec.id !== data.caseId) {
-      return refuse(
-        job,
-        `case ${data.caseIndex} of eval "${data.evalId}" is ${spec ? `"${spec.id}"` : "missing"} on worker ${hostname()}, "${data.caseId}" in the run; the eval's dataset differs`,
-      );
-    }
-    const context: AttemptContext = {
-      runId: data.runId,
-      signal: signal ?? new AbortController().signal,
-      ...(data.trial > 0 ? { trial: data.trial } : {}),
-      ...(data.keepOutput ? { keepOutput: true } : {}),
-      ...(data.timeoutMs !== undefined ? { timeoutMs: data.timeoutMs } : {}),
-    };
-    let record: AttemptRecord;
-    try {
-      record = await watchdogFor(data.timeoutMs).guard(() =>
-        inProcessExecutor.execute({ entry, spec, trial: data.trial, context }),
-      );
-    } catch (error) {
-      record = crashed(
-        entry.eval.id,
-        spec,
-        `eval "${entry.eval.id}" crashed on case "${spec.id}": ${(error as Error).message}`,
-      );
-    }
-    completed++;
-    // What BullMQ stores is JSON: a record that cannot be serialised as is still comes back.
-    return JSON.parse(safeStringify(record)) as AttemptRecord;
-  };
-
+  const jobs = new AttemptJobs(options, log);
   const limit = options.rateLimit ?? UNLIMITED;
-  const worker = new Worker<AttemptJobData, AttemptRecord>(name, processJob, {
-    connection: clients.client(),
-    concurrency: options.concurrency ?? 8,
-    limiter: { max: limit.max, duration: limit.durationMs },
-    lockDuration: options.lockDurationMs ?? 30_000,
-    stalledInterval: options.stalledIntervalMs ?? 30_000,
-    maxStalledCount: 1,
-    autorun: false,
-  });
+  const worker = new Worker<AttemptJobData, AttemptRecord>(
+    name,
+    (job, _token, signal) => jobs.process(job, signal),
+    {
+      connection: clients.client(),
+      concurrency: options.concurrency ?? 8,
+      limiter: { max: limit.max, duration: limit.durationMs },
+      lockDuration: options.lockDurationMs ?? 30_000,
+      stalledInterval: options.stalledIntervalMs ?? 30_000,
+      maxStalledCount: 1,
+      autorun: false,
+    },
+  );
   worker.on("error", (error) => log(`queue error: ${error.message}`));
+  const unsubscribe = pauseOnPushBack(queue, options.maxPushBackMs ?? 60_000, log);
+  void worker.run();
+  await worker.waitUntilReady();
+  return {
+    get completed() {
+      return jobs.completed;
+    },
+    async close(force = false) {
+      unsubscribe();
+      await worker.close(force).catch(() => {});
+      await queue.close().catch(() => {});
+      await clients.close();
+      jobs.stop();
+    },
+  };
+}
 
-  // A judge's push-back here pauses job starts on every worker of the queue.
-  const maxPause = options.maxPushBackMs ?? 60_000;
+/** A judge's push-back here pauses job starts on every worker of the queue, up to `maxPause` ms. */
+function pauseOnPushBack(queue: Queue, maxPause: number, log: (line: string) => void): () => void {
   let pausedUntil = 0;
-  const unsubscribe = onJudgePushBack((event) => {
+  return onJudgePushBack((event) => {
     const ms = Math.min(maxPause, Math.max(100, event.retryAfterMs ?? 1000));
     const until = Date.now() + ms;
     if (until <= pausedUntil) return;
@@ -172,21 +116,105 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     );
     queue.rateLimit(ms).catch(() => {});
   });
+}
 
-  void worker.run();
-  await worker.waitUntilReady();
-  return {
-    get completed() {
-      return completed;
-    },
-    async close(force = false) {
-      unsubscribe();
-      await worker.close(force).catch(() => {});
-      await queue.close().catch(() => {});
-      await clients.close();
-      for (const watchdog of watchdogs.values()) watchdog.stop();
-    },
-  };
+/**
+ * What a worker does with one job: checks it against its own evals (the eval, its file's hash,
+ * the case at its index), runs it in process and gives back its record as JSON. A job it cannot
+ * run fails for good (UnrecoverableError) with a message saying why.
+ */
+class AttemptJobs {
+  completed = 0;
+  private readonly byId: Map<string, RunEntry>;
+  private readonly fileOf: Map<string, { path: string; hash: string }>;
+  private readonly cases = new Map<string, CaseLookup>();
+  private readonly watchdogs = new Map<number, Watchdog>();
+
+  constructor(
+    private readonly options: QueueWorkerOptions,
+    private readonly log: (line: string) => void,
+  ) {
+    this.byId = new Map(options.entries.map((entry) => [entry.eval.id, entry]));
+    this.fileOf = new Map(
+      options.files.map((file) => {
+        const path = resolve(options.cwd, file);
+        return [path, { path: relative(options.cwd, path) || path, hash: fileHash(path) }] as const;
+      }),
+    );
+  }
+
+  async process(job: Job<AttemptJobData, AttemptRecord>, signal?: AbortSignal) {
+    const { data, entry, spec } = await this.check(job);
+    const context: AttemptContext = {
+      runId: data.runId,
+      signal: signal ?? new AbortController().signal,
+      ...(data.trial > 0 ? { trial: data.trial } : {}),
+      ...(data.keepOutput ? { keepOutput: true } : {}),
+      ...(data.timeoutMs !== undefined ? { timeoutMs: data.timeoutMs } : {}),
+    };
+    let record: AttemptRecord;
+    try {
+      record = await this.watchdogFor(data.timeoutMs).guard(() =>
+        inProcessExecutor.execute({ entry, spec, trial: data.trial, context }),
+      );
+    } catch (error) {
+      record = crashed(
+        entry.eval.id,
+        spec,
+        `eval "${entry.eval.id}" crashed on case "${spec.id}": ${(error as Error).message}`,
+      );
+    }
+    this.completed++;
+    // What BullMQ stores is JSON: a record that cannot be serialised as is still comes back.
+    return JSON.parse(safeStringify(record)) as AttemptRecord;
+  }
+
+  stop(): void {
+    for (const watchdog of this.watchdogs.values()) watchdog.stop();
+  }
+
+  /** The job's data, eval and case, once they agree with this worker's; else it is refused. */
+  private async check(job: Job<AttemptJobData, AttemptRecord>) {
+    const parsed = attemptJobSchema.safeParse(job.data);
+    if (!parsed.success) return this.refuse(job, "the job is not a niceeval attempt (version 1)");
+    const data = parsed.data;
+    const entry = this.byId.get(data.evalId);
+    if (!entry) {
+      return this.refuse(
+        job,
+        `worker ${hostname()} has no eval "${data.evalId}"${data.file ? ` (the run loaded it from ${data.file.path})` : ""}; start the worker with the run's eval files`,
+      );
+    }
+    const mine = entry.file ? this.fileOf.get(resolve(this.options.cwd, entry.file)) : undefined;
+    if (data.file && mine && mine.hash !== data.file.hash) {
+      return this.refuse(
+        job,
+        `eval file ${data.file.path} differs from the run's: worker ${hostname()} loaded ${mine.path} with hash ${mine.hash}, the run has ${data.file.hash}; give every worker the same eval files as the run`,
+      );
+    }
+    const lookup = this.cases.get(entry.eval.id) ?? new CaseLookup(entry);
+    this.cases.set(entry.eval.id, lookup);
+    const spec = await lookup.find(data.caseIndex);
+    if (!spec || spec.id !== data.caseId) {
+      return this.refuse(
+        job,
+        `case ${data.caseIndex} of eval "${data.evalId}" is ${spec ? `"${spec.id}"` : "missing"} on worker ${hostname()}, "${data.caseId}" in the run; the eval's dataset differs`,
+      );
+    }
+    return { data, entry, spec };
+  }
+
+  private refuse(job: Job, message: string): never {
+    this.log(`refused attempt ${job.id}: ${message}`);
+    throw new UnrecoverableError(message);
+  }
+
+  private watchdogFor(timeoutMs: number | undefined): Watchdog {
+    const limit = timeoutMs !== undefined ? timeoutMs + 1000 : DEFAULT_CASE_TIMEOUT_MS;
+    const watchdog = this.watchdogs.get(limit) ?? new Watchdog(limit);
+    this.watchdogs.set(limit, watchdog);
+    return watchdog;
+  }
 }
 
 /**
