@@ -5,7 +5,7 @@ import type { UnavailableSummary } from "../runner/unavailable.js";
 import type { CaseAverage, TrialSummary } from "../stats/trials.js";
 import { formatMeanScore, formatPassRate, meanScoreFigure, passRateFigure } from "./figures.js";
 import { formatJudgeUsage, formatMs, formatNumber, oneLine, verdictMark } from "./format.js";
-import { LineWriter, palette } from "./output.js";
+import { LineWriter, type Palette, palette } from "./output.js";
 import { RecordLines } from "./record-lines.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
 
@@ -56,34 +56,6 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
 
   const lines = new RecordLines(out, c);
 
-  // One line of reducers per eval, then one line per flaky case (bounded).
-  const trialLines = (t: TrialSummary) => {
-    const n = t.trials.min === t.trials.max ? `${t.trials.max}` : `${t.trials.min}–${t.trials.max}`;
-    const reducers = [
-      ...t.byK.map((r) => `pass@${r.k} ${rate(r.passAtK)}`),
-      ...t.byK.filter((r) => r.k > 1).map((r) => `pass^${r.k} ${rate(r.passHatK)}`),
-    ];
-    const score =
-      t.score.mean.value === null
-        ? ""
-        : ` · per-case score mean ${formatNumber(t.score.mean.value)}, median ${formatNumber(t.score.median.value!)}, max ${formatNumber(t.score.max.value!)}`;
-    const flaky =
-      t.flaky.count > 0
-        ? c.yellow(` · ${plural(t.flaky.count, "flaky case")}`)
-        : " · no flaky case";
-    out.line(
-      c.dim(`  trials: ${plural(t.cases, "case")} × ${n} · ${reducers.join(" · ")}${score}`) +
-        flaky,
-    );
-    const shown = t.flaky.cases.slice(0, maxFlaky);
-    for (const f of shown)
-      out.line(
-        `    ${c.yellow("~")} ${f.caseId} flaky: ${f.passed}/${f.trials} passed ${c.dim(`(${oneLine(f.verdicts.map((v) => verdictMark(v, c)).join(""), 60)})`)}`,
-      );
-    if (t.flaky.count > shown.length)
-      out.line(c.dim(`    … and ${t.flaky.count - shown.length} more flaky cases`));
-  };
-
   return {
     onRunStart(info) {
       out.line(
@@ -133,7 +105,8 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
           `  ${plural(summary.cases, summary.trials ? "attempt" : "case")}: ${summary.passed} passed, ${summary.failed} failed, ${summary.errored} errored, ${summary.skipped} skipped · ${mean}${summary.judge.calls + summary.judge.cachedCalls > 0 ? ` · judge: ${formatJudgeUsage(summary.judge)}` : ""} · ${formatMs(summary.elapsedMs)}`,
         ),
       );
-      if (summary.trials) trialLines(summary.trials);
+      if (summary.trials)
+        for (const line of trialLines(summary.trials, c, maxFlaky)) out.line(line);
     },
     onProgress(done) {
       if (!options.progress) return;
@@ -146,29 +119,61 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
     },
     onRunFinished(summary: RunSummary) {
       clearProgress();
-      const t = summary.totals;
       out.line();
-      out.line(c.bold("Summary"));
-      if (summary.loadErrors.length) {
-        out.line(`  ${c.magenta(`${plural(summary.loadErrors.length, "file")} failed to load:`)}`);
-        for (const error of summary.loadErrors)
-          out.line(`    ${error.file}: ${oneLine(error.message, 2000)}`);
-      }
-      const rate = passRateFigure(t);
-      const passRate = rate.rate === null ? "" : ` (${formatPassRate(rate)})`;
-      out.line(
-        `  ${plural(t.evals, "eval")} · ${plural(t.cases, anyTrials ? "attempt" : "case")} · ${c.green(`${t.passed} passed`)}${passRate} · ${t.failed ? c.red(`${t.failed} failed`) : "0 failed"} · ${t.errored ? c.magenta(`${t.errored} errored`) : "0 errored"} · ${t.skipped} skipped`,
-      );
-      if (summary.cancelled)
-        out.line(`  ${c.yellow("cancelled: cases that had not started did not run")}`);
-      if (summary.unavailable && summary.unavailable.judgments > 0)
-        for (const line of unavailableLines(summary.unavailable, c)) out.line(line);
-      out.line(`  judge: ${formatJudgeUsage(summary.judge)}`);
-      out.line(`  time: ${formatMs(summary.elapsedMs)}`);
-      out.line(summary.ok ? c.green("PASS") : c.red("FAIL"));
+      for (const line of summaryLines(summary, anyTrials, c)) out.line(line);
       out.flush();
     },
   };
+}
+
+/** One line of reducers per eval, then one line per flaky case (at most `maxFlaky`). */
+function trialLines(t: TrialSummary, c: Palette, maxFlaky: number): string[] {
+  const n = t.trials.min === t.trials.max ? `${t.trials.max}` : `${t.trials.min}–${t.trials.max}`;
+  const reducers = [
+    ...t.byK.map((r) => `pass@${r.k} ${rate(r.passAtK)}`),
+    ...t.byK.filter((r) => r.k > 1).map((r) => `pass^${r.k} ${rate(r.passHatK)}`),
+  ];
+  const score =
+    t.score.mean.value === null
+      ? ""
+      : ` · per-case score mean ${formatNumber(t.score.mean.value)}, median ${formatNumber(t.score.median.value!)}, max ${formatNumber(t.score.max.value!)}`;
+  const flaky =
+    t.flaky.count > 0 ? c.yellow(` · ${plural(t.flaky.count, "flaky case")}`) : " · no flaky case";
+  const lines = [
+    c.dim(`  trials: ${plural(t.cases, "case")} × ${n} · ${reducers.join(" · ")}${score}`) + flaky,
+  ];
+  const shown = t.flaky.cases.slice(0, maxFlaky);
+  for (const f of shown)
+    lines.push(
+      `    ${c.yellow("~")} ${f.caseId} flaky: ${f.passed}/${f.trials} passed ${c.dim(`(${oneLine(f.verdicts.map((v) => verdictMark(v, c)).join(""), 60)})`)}`,
+    );
+  if (t.flaky.count > shown.length)
+    lines.push(c.dim(`    … and ${t.flaky.count - shown.length} more flaky cases`));
+  return lines;
+}
+
+/** The run's summary: files that failed to load, totals, unavailable judgments, judge usage, time. */
+function summaryLines(summary: RunSummary, anyTrials: boolean, c: Palette): string[] {
+  const t = summary.totals;
+  const lines = [c.bold("Summary")];
+  if (summary.loadErrors.length) {
+    lines.push(`  ${c.magenta(`${plural(summary.loadErrors.length, "file")} failed to load:`)}`);
+    for (const error of summary.loadErrors)
+      lines.push(`    ${error.file}: ${oneLine(error.message, 2000)}`);
+  }
+  const rate = passRateFigure(t);
+  const passRate = rate.rate === null ? "" : ` (${formatPassRate(rate)})`;
+  lines.push(
+    `  ${plural(t.evals, "eval")} · ${plural(t.cases, anyTrials ? "attempt" : "case")} · ${c.green(`${t.passed} passed`)}${passRate} · ${t.failed ? c.red(`${t.failed} failed`) : "0 failed"} · ${t.errored ? c.magenta(`${t.errored} errored`) : "0 errored"} · ${t.skipped} skipped`,
+  );
+  if (summary.cancelled)
+    lines.push(`  ${c.yellow("cancelled: cases that had not started did not run")}`);
+  if (summary.unavailable && summary.unavailable.judgments > 0)
+    lines.push(...unavailableLines(summary.unavailable, c));
+  lines.push(`  judge: ${formatJudgeUsage(summary.judge)}`);
+  lines.push(`  time: ${formatMs(summary.elapsedMs)}`);
+  lines.push(summary.ok ? c.green("PASS") : c.red("FAIL"));
+  return lines;
 }
 
 /** Reasons shown under the unavailable line; the JSON summary keeps more. */
