@@ -61,12 +61,7 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
   queue.on("error", () => {});
   events.on("error", () => {});
   await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
-  if (options.stderr && (await queue.getWorkersCount().catch(() => 1)) === 0) {
-    const url = redactRedisUrl(options.url);
-    options.stderr(
-      `niceeval: no worker listens on queue ${name} at ${url} yet; the attempts wait for one: niceeval worker --queue ${url} [paths]\n`,
-    );
-  }
+  if (options.stderr) await warnWithoutWorkers(queue, name, options.url, options.stderr);
 
   const files = options.files.map((file) => {
     const path = resolve(options.cwd, file);
@@ -90,28 +85,10 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
   );
   events.on("failed", ({ jobId, failedReason }) => settle(jobId, failed(failedReason)));
 
-  // A missed event must not leave an attempt waiting forever: look long waits up now and then.
-  const sweepMs = options.sweepMs ?? 2000;
-  let sweeping = false;
-  const sweep = setInterval(async () => {
-    if (sweeping) return;
-    sweeping = true;
-    try {
-      const now = performance.now();
-      for (const [id, entry] of waiting) {
-        if (now - entry.since < sweepMs) continue;
-        const job = await Job.fromId<AttemptJobData, AttemptRecord>(queue, id);
-        if (!job) continue;
-        if (job.finishedOn && job.failedReason) settle(id, failed(job.failedReason));
-        else if (job.finishedOn) settle(id, (attempt) => asRecord(job.returnvalue, attempt));
-      }
-    } catch {
-      // Redis away for a moment: the next sweep tries again.
-    } finally {
-      sweeping = false;
-    }
-  }, sweepMs);
-  sweep.unref();
+  const sweep = sweepLongWaits(queue, waiting, options.sweepMs ?? 2000, (id, job) => {
+    if (job.failedReason) settle(id, failed(job.failedReason));
+    else settle(id, (attempt) => asRecord(job.returnvalue, attempt));
+  });
 
   return {
     runErrors: [],
@@ -121,18 +98,7 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
       const { entry, spec, trial, context } = job;
       const id = attemptJobId(context.runId, entry.eval.id, spec.id, trial);
       const file = entry.file ? fileOf.get(resolve(options.cwd, entry.file)) : undefined;
-      const data: AttemptJobData = {
-        v: 1,
-        runId: context.runId,
-        evalId: entry.eval.id,
-        caseId: spec.id,
-        caseIndex: spec.index,
-        trial,
-        ...(file ? { file } : {}),
-        files: manifestFiles,
-        ...(context.timeoutMs !== undefined ? { timeoutMs: context.timeoutMs } : {}),
-        ...(context.keepOutput ? { keepOutput: true } : {}),
-      };
+      const data = jobData(job, file, manifestFiles);
       const result = new Promise<AttemptRecord>((done) => {
         waiting.set(id, { job, resolve: done, since: performance.now() });
       });
@@ -163,6 +129,72 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
       await queue.close().catch(() => {});
       await clients.close();
     },
+  };
+}
+
+/** Says on stderr when no worker listens on the queue yet: the attempts wait for one. */
+async function warnWithoutWorkers(
+  queue: Queue,
+  name: string,
+  url: string,
+  stderr: (text: string) => void,
+): Promise<void> {
+  if ((await queue.getWorkersCount().catch(() => 1)) !== 0) return;
+  const shown = redactRedisUrl(url);
+  stderr(
+    `niceeval: no worker listens on queue ${name} at ${shown} yet; the attempts wait for one: niceeval worker --queue ${shown} [paths]\n`,
+  );
+}
+
+/**
+ * A missed event must not leave an attempt waiting forever: every `sweepMs`, the jobs waited for
+ * longer than that are looked up, and each that finished is given to `finished`.
+ */
+function sweepLongWaits(
+  queue: Queue<AttemptJobData, AttemptRecord>,
+  waiting: ReadonlyMap<string, Waiting>,
+  sweepMs: number,
+  finished: (id: string, job: Job<AttemptJobData, AttemptRecord>) => void,
+): ReturnType<typeof setInterval> {
+  let sweeping = false;
+  const sweep = setInterval(async () => {
+    if (sweeping) return;
+    sweeping = true;
+    try {
+      const now = performance.now();
+      for (const [id, entry] of waiting) {
+        if (now - entry.since < sweepMs) continue;
+        const job = await Job.fromId<AttemptJobData, AttemptRecord>(queue, id);
+        if (job?.finishedOn) finished(id, job);
+      }
+    } catch {
+      // Redis away for a moment: the next sweep tries again.
+    } finally {
+      sweeping = false;
+    }
+  }, sweepMs);
+  sweep.unref();
+  return sweep;
+}
+
+/** What a worker is told of an attempt: which case of which eval file, and how to run it. */
+function jobData(
+  job: AttemptJob,
+  file: { path: string; hash: string } | undefined,
+  files: AttemptJobData["files"],
+): AttemptJobData {
+  const { entry, spec, trial, context } = job;
+  return {
+    v: 1,
+    runId: context.runId,
+    evalId: entry.eval.id,
+    caseId: spec.id,
+    caseIndex: spec.index,
+    trial,
+    ...(file ? { file } : {}),
+    files,
+    ...(context.timeoutMs !== undefined ? { timeoutMs: context.timeoutMs } : {}),
+    ...(context.keepOutput ? { keepOutput: true } : {}),
   };
 }
 
