@@ -142,14 +142,7 @@ export async function runEvals(
 
   // Workers share one source, which answers their next() calls in order, so reserving right after
   // each one keeps the report order; a synchronous dataset's items come without a promise.
-  const source: SourceIterator = (
-    options.source ??
-    evalCases({
-      select: selectors(options),
-      ...(options.onCase ? { onCase: options.onCase } : {}),
-      ...(options.trials !== undefined ? { trials: options.trials } : {}),
-    })
-  )(entries, signal)[Symbol.asyncIterator]();
+  const source: SourceIterator = caseSource(options)(entries, signal)[Symbol.asyncIterator]();
   const turns = eventLoopTurns();
   const worker = async () => {
     for (;;) {
@@ -194,6 +187,18 @@ export async function runEvals(
   });
   await sinks.finish(summary);
   return summary;
+}
+
+/** Where the run's attempts come from: `options.source`, else every eval's cases, selected. */
+function caseSource(options: RunOptions): CaseSource {
+  return (
+    options.source ??
+    evalCases({
+      select: selectors(options),
+      ...(options.onCase ? { onCase: options.onCase } : {}),
+      ...(options.trials !== undefined ? { trials: options.trials } : {}),
+    })
+  );
 }
 
 /** What the sinks are told of an eval. */

@@ -125,27 +125,50 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
       io.stderr(`niceeval: interrupted by ${guard.signal}; ${where} every attempt that finished\n`);
       return guard.exitCode;
     }
-    // Printed after the report: the console reporter buffers its lines until the run ends.
-    const comparison = sinks.compared?.comparison();
-    if (comparison) writeSync(reportFd, `\n${formatComparison(comparison)}\n`);
-    const note = sinks.compared?.note();
-    if (note !== undefined) writeSync(reportFd, `\n${note}\n`);
-    if (args.filter !== undefined && summary.totals.cases === 0) {
-      // A filter that selects nothing must not pass CI by running nothing.
-      io.stderr(
-        `niceeval: --filter "${args.filter}" selected no case. Evals found: ${evalIds.join(", ") || "none"}\n`,
-      );
-      return 2;
-    }
-    return exitCode(summary, args, io, {
+    return outcome(summary, args, io, {
+      reportFd,
+      compared: sinks.compared,
+      evalIds,
       runErrors: executor.runErrors.length + guard.errors.length,
-      ...(comparison ? { comparison } : {}),
     });
   } finally {
     await executor.close?.();
     await store?.close();
     await closeAnswerStores();
   }
+}
+
+/**
+ * After a finished run: the comparison with the baseline (after the report: the console reporter
+ * buffers its lines until the run ends), then the exit code; a filter that selected nothing is a
+ * usage error (2), so CI cannot pass by running nothing.
+ */
+function outcome(
+  summary: RunSummary,
+  args: RunArgs,
+  io: CliIO,
+  run: {
+    reportFd: number;
+    compared: BaselineStep | undefined;
+    evalIds: readonly string[];
+    runErrors: number;
+  },
+): number {
+  const { reportFd } = run;
+  const comparison = run.compared?.comparison();
+  if (comparison) writeSync(reportFd, `\n${formatComparison(comparison)}\n`);
+  const note = run.compared?.note();
+  if (note !== undefined) writeSync(reportFd, `\n${note}\n`);
+  if (args.filter !== undefined && summary.totals.cases === 0) {
+    io.stderr(
+      `niceeval: --filter "${args.filter}" selected no case. Evals found: ${run.evalIds.join(", ") || "none"}\n`,
+    );
+    return 2;
+  }
+  return exitCode(summary, args, io, {
+    runErrors: run.runErrors,
+    ...(comparison ? { comparison } : {}),
+  });
 }
 
 /**
