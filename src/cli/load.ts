@@ -7,32 +7,52 @@ import { isRunnable, type Runnable } from "../eval/runnable.js";
 import { builtFile } from "../package-files.js";
 import type { RunEntry } from "../runner/run.js";
 import { exportsInDeclarationOrder } from "./export-order.js";
+import { directModuleUrl } from "./ts-direct.js";
 
 const TYPESCRIPT_FILE = /\.[mc]?tsx?$/;
 const NICEEVAL_IMPORT =
   /\bfrom\s*["'](niceeval(?:\/[\w-]+)?)["']|\bimport\s*\(?\s*["'](niceeval(?:\/[\w-]+)?)["']/g;
-let typescript: Promise<unknown> | undefined;
+let hooks = false;
+
+/** How TypeScript eval files are imported: the URL of each (see ts-direct.ts). */
+interface TypeScriptLoad {
+  /** Why importing niceeval failed, when it did. */
+  failure: unknown;
+  urls: Map<string, string>;
+}
 
 /**
- * Teach Node to import TypeScript (once per process, only when a .ts file is loaded). The
- * niceeval entry points the files import are loaded first, so that Node's loader, not the
- * TypeScript hooks, serves their hundred-odd modules (off-thread hooks cost per module).
+ * Teach Node to import TypeScript (only when a .ts file is loaded). The niceeval entry points the
+ * files import are loaded first, while source maps are still off (turning them on makes Node
+ * read the map of every module loaded after), and by Node's own loader. Each file is then
+ * compiled to a module Node imports as it is (ts-direct.ts); one that cannot be needs the module
+ * hooks, registered once per process (a loader thread, and a round trip to it per module).
  */
-function enableTypeScript(files: readonly { path: string; source: string | undefined }[]) {
-  typescript ??= (async () => {
-    // A niceeval that fails to load fails every file that imports it: that error is the one to
-    // report (importing a graph that failed again only says "not in cache").
-    let failure: unknown;
-    for (const url of niceevalEntries(files)) {
-      await import(url).catch((error: unknown) => {
-        failure ??= error;
-      });
-    }
-    register(builtFile("cli/ts-hooks.js"));
-    process.setSourceMapsEnabled(true);
-    return failure;
-  })();
-  return typescript;
+async function prepareTypeScript(
+  files: readonly { path: string; source: string | undefined }[],
+): Promise<TypeScriptLoad> {
+  // A niceeval that fails to load fails every file that imports it: that error is the one to
+  // report (importing a graph that failed again only says "not in cache").
+  let failure: unknown;
+  for (const url of niceevalEntries(files)) {
+    await import(url).catch((error: unknown) => {
+      failure ??= error;
+    });
+  }
+  process.setSourceMapsEnabled(true);
+  const urls = new Map<string, string>();
+  await Promise.all(
+    files.map(async ({ path }) => {
+      if (!TYPESCRIPT_FILE.test(path)) return;
+      const url = await directModuleUrl(path);
+      if (url !== undefined) urls.set(path, url);
+      else if (!hooks) {
+        hooks = true;
+        register(builtFile("cli/ts-hooks.js"));
+      }
+    }),
+  );
+  return { failure, urls };
 }
 
 /** The niceeval modules (`niceeval`, `niceeval/expect`, …) that TypeScript eval files import. */
@@ -70,13 +90,15 @@ export async function loadEvalFiles(files: readonly string[], cwd: string): Prom
       return { file, path, source: await readFile(path, "utf8").catch(() => undefined) };
     }),
   );
-  const preloadFailure = sources.some(({ path }) => TYPESCRIPT_FILE.test(path))
-    ? await enableTypeScript(sources)
+  const typescript = sources.some(({ path }) => TYPESCRIPT_FILE.test(path))
+    ? await prepareTypeScript(sources)
     : undefined;
+  const preloadFailure = typescript?.failure;
   for (const { file, path, source } of sources) {
     let module: Record<string, unknown>;
     try {
-      module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+      const url = typescript?.urls.get(path) ?? pathToFileURL(path).href;
+      module = (await import(url)) as Record<string, unknown>;
     } catch (error) {
       errors.push({ file, message: describeLoadError(preloadFailure ?? error) });
       continue;

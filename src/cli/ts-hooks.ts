@@ -2,11 +2,17 @@
 // Only TypeScript files are touched: everything else goes straight to Node's own loader, and
 // compiled files are cached on disk, so a warm run never starts esbuild.
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  esbuildVersion,
+  loadEsbuild,
+  nodeTarget,
+  tsCandidates,
+  writeCacheFile,
+} from "./ts-shared.js";
 
 type Format = "module" | "commonjs";
 type Resolved = { url: string; format?: string | null; shortCircuit?: boolean };
@@ -21,11 +27,6 @@ type NextLoad = (url: string, context?: unknown) => Promise<Loaded>;
 const TYPESCRIPT = /\.([mc]?)ts(x?)$/;
 const RELATIVE = /^\.{1,2}\//;
 
-// esbuild is tsx's own dependency; resolving it from tsx keeps it found however npm hoists.
-const requireFromTsx = createRequire(createRequire(import.meta.url).resolve("tsx/package.json"));
-type Esbuild = typeof import("esbuild");
-let esbuild: Esbuild | undefined;
-const esbuildVersion = (requireFromTsx("esbuild/package.json") as { version: string }).version;
 const cacheDir = join(tmpdir(), `niceeval-ts-${process.getuid?.() ?? "user"}`);
 
 /** `./x.js` written in a .ts file means `./x.ts`, as TypeScript resolves it. */
@@ -46,13 +47,6 @@ export async function resolve(
     }
     throw error;
   }
-}
-
-function tsCandidates(specifier: string): string[] {
-  const js = /\.([mc]?)js(x?)$/.exec(specifier);
-  if (js) return [`${specifier.slice(0, js.index)}.${js[1]}ts${js[2]}`];
-  if (/\.[a-z]+$/.test(specifier)) return [];
-  return [`${specifier}.ts`, `${specifier}.tsx`, `${specifier}/index.ts`];
 }
 
 /** Compile .ts/.mts/.tsx as ES modules (in any project) and .cts as CommonJS. */
@@ -81,21 +75,15 @@ async function compile(path: string, source: string, format: Format, jsx: boolea
   try {
     return readFileSync(cached, "utf8");
   } catch {}
-  esbuild ??= requireFromTsx("esbuild") as Esbuild;
-  const { code } = await esbuild.transform(source, {
+  const { code } = await loadEsbuild().transform(source, {
     loader: jsx ? "tsx" : "ts",
     format: format === "module" ? "esm" : "cjs",
-    target: `node${process.versions.node}`,
+    target: nodeTarget,
     sourcefile: path,
     sourcemap: "inline",
     sourcesContent: false,
     jsx: "automatic",
   });
-  try {
-    mkdirSync(cacheDir, { recursive: true });
-    const partial = `${cached}.${process.pid}.tmp`;
-    writeFileSync(partial, code);
-    renameSync(partial, cached);
-  } catch {}
+  writeCacheFile(cached, code);
   return code;
 }

@@ -43,6 +43,17 @@ exports.default = (0, niceeval_1.defineSuite)({
   scorers: [(0, scorers_1.createScorer)({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) })],
 });
 `,
+        // An import() of a computed name resolves against the file itself: the module hooks
+        // serve this one (ts-hooks.ts), the others are compiled and imported directly.
+        "evals/computed.eval.ts": `${header}const lib = "./lib/shout.js";
+const { shout } = (await import(lib)) as typeof import("./lib/shout.js");
+export const computed = defineSuite<string, string>({
+  id: "computed",
+  cases: [{ id: "a", input: "a", expected: "A" }],
+  target: async (input) => shout(input),
+  scorers: [same],
+});
+`,
         "evals/throws.eval.ts": 'throw new Error("setup failed at line 1");\n',
       },
       { name: "plain" },
@@ -50,14 +61,15 @@ exports.default = (0, niceeval_1.defineSuite)({
   });
   afterAll(() => project.cleanup());
 
-  it("resolves ./x.js to x.ts, extensionless folders, .mts files and CommonJS default exports", async () => {
+  it("resolves ./x.js to x.ts, extensionless folders, .mts files, computed imports and CommonJS default exports", async () => {
     for (let run = 0; run < 2; run++) {
       // The second run reads the compiled files from the cache.
       const result = await runCli(["run"], project.dir);
       expect(result.stdout).toContain("1 file failed to load:");
       expect(result.stdout).toContain("evals/throws.eval.ts: setup failed at line 1");
-      for (const id of ["loud", "mts", "compiled"]) expect(result.stdout).toContain(`${id} suite`);
-      expect(result.stdout).toMatch(/3 evals · 3 cases · 3 passed/);
+      for (const id of ["loud", "mts", "compiled", "computed"])
+        expect(result.stdout).toContain(`${id} suite`);
+      expect(result.stdout).toMatch(/4 evals · 4 cases · 4 passed/);
     }
   });
 });

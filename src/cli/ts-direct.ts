@@ -1,0 +1,252 @@
+// TypeScript eval files loaded without module hooks. Registering hooks on Node 20 starts a loader
+// thread and blocks until it is up (about 50 ms, in each process that loads eval files), so a
+// file is instead compiled to an ES module in the cache folder of its nearest node_modules, with
+// every relative import rewritten to where it resolves from the original file (a TypeScript file
+// it imports to that file's own compiled module), and `import.meta.url`, `.filename` and
+// `.dirname` set to the original's. Bare imports are left as they are: from the cache folder,
+// Node looks them up in the same node_modules folders as from the file. The compiled module is
+// kept with a header naming what it was compiled from, so a warm run does not start esbuild.
+//
+// A file this cannot serve exactly as Node would (CommonJS, `import()` of a computed name,
+// `import.meta` used otherwise, package `#imports`, a package importing itself by name, a cache
+// folder that cannot be written) gives undefined: load.ts then registers the hooks (ts-hooks.ts).
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { isBuiltin } from "node:module";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Plugin } from "esbuild";
+import {
+  esbuildVersion,
+  loadEsbuild,
+  nodeTarget,
+  tsCandidates,
+  writeCacheFile,
+} from "./ts-shared.js";
+
+/** Changes when the compiled form does, so older cache files are not read. */
+const FORMAT = "direct-1";
+const HEADER = "// niceeval-ts ";
+/** The TypeScript files served here: ES modules (`.cts` is CommonJS: the hooks serve it). */
+const DIRECT = /\.(?:ts|tsx|mts)$/;
+
+/** The compiled module's first line: what it was compiled from and the files it imports. */
+interface Header {
+  key: string;
+  /** TypeScript files it imports (compiled here too). */
+  compiled: string[];
+  /** Other files it imports by path. */
+  plain: string[];
+}
+
+/** Why a file is left to the hooks. */
+class NotDirect extends Error {}
+
+/**
+ * The URL to import for a TypeScript eval file without hooks: its compiled module, once it and
+ * every TypeScript file it imports are compiled. Undefined when the hooks have to serve it.
+ */
+export async function directModuleUrl(path: string): Promise<string | undefined> {
+  if (!DIRECT.test(path)) return undefined;
+  const tree = new CompiledTree();
+  try {
+    const url = tree.add(path);
+    await tree.settled();
+    return url;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The files of one import, compiled (or found compiled) once each, cycles included. */
+class CompiledTree {
+  private readonly pending = new Map<string, Promise<void>>();
+
+  /** Start compiling `path` (once) and give its compiled module's URL. */
+  add(path: string): string {
+    const out = compiledPath(path);
+    if (!this.pending.has(path)) {
+      const done = this.compile(path, out);
+      // Awaited by settled(); a failure is seen there.
+      done.catch(() => {});
+      this.pending.set(path, done);
+    }
+    return pathToFileURL(out).href;
+  }
+
+  /** Every file added so far, and those they added, is compiled; throws if one could not be. */
+  async settled(): Promise<void> {
+    let seen = 0;
+    while (seen < this.pending.size) {
+      seen = this.pending.size;
+      await Promise.all(this.pending.values());
+    }
+  }
+
+  private async compile(path: string, out: string): Promise<void> {
+    const source = readFileSync(path, "utf8");
+    const key = createHash("sha256")
+      .update(`${FORMAT}\0${esbuildVersion}\0${nodeTarget}\0${path}\0${source}`)
+      .digest("hex");
+    const kept = keptHeader(out, key);
+    if (kept) {
+      for (const file of kept.compiled) this.add(file);
+      return;
+    }
+    const header: Header = { key, compiled: [], plain: [] };
+    const code = await this.build(path, out, header);
+    if (!writeCacheFile(out, `${HEADER}${JSON.stringify(header)}\n${code}`))
+      throw new NotDirect(`cannot write ${out}`);
+  }
+
+  private async build(path: string, out: string, header: Header): Promise<string> {
+    const url = pathToFileURL(path).href;
+    const result = await loadEsbuild().build({
+      entryPoints: [path],
+      outfile: out,
+      write: false,
+      bundle: true,
+      treeShaking: false,
+      format: "esm",
+      platform: "node",
+      target: nodeTarget,
+      sourcemap: "inline",
+      sourcesContent: false,
+      jsx: "automatic",
+      tsconfigRaw: {},
+      logLevel: "silent",
+      define: {
+        "import.meta.url": JSON.stringify(url),
+        "import.meta.filename": JSON.stringify(path),
+        "import.meta.dirname": JSON.stringify(dirname(path)),
+      },
+      plugins: [this.rewriter(path, header)],
+    });
+    const code = result.outputFiles?.[0]?.text;
+    if (code === undefined) throw new NotDirect(`esbuild gave no output for ${path}`);
+    const body = code.slice(0, code.lastIndexOf("//# sourceMappingURL="));
+    // What is left of import.meta, or an import() of a computed name, resolves against the
+    // compiled module's location, not the file's.
+    if (/\bimport\.meta\b/.test(body) || /\bimport\s*\(\s*(?!["'])/.test(body))
+      throw new NotDirect(`${path} uses import.meta or import() in a way only the hooks serve`);
+    return code;
+  }
+
+  /** The esbuild plugin that leaves every import external, rewritten as described above. */
+  private rewriter(from: string, header: Header): Plugin {
+    return {
+      name: "niceeval-direct",
+      setup: (build) => {
+        build.onResolve({ filter: /.*/ }, (args) => {
+          if (args.kind === "entry-point") return undefined;
+          return { path: this.rewrite(args.path, args.kind, from, header), external: true };
+        });
+      },
+    };
+  }
+
+  private rewrite(specifier: string, kind: string, from: string, header: Header): string {
+    if (kind !== "import-statement" && kind !== "dynamic-import")
+      throw new NotDirect(`${kind} of ${specifier}`);
+    if (specifier.startsWith("node:") || isBuiltin(specifier)) return specifier;
+    if (specifier.startsWith("#")) throw new NotDirect(`package import ${specifier}`);
+    const local =
+      specifier.startsWith("./") || specifier.startsWith("../") || isAbsolute(specifier);
+    if (!local) {
+      if (specifier.startsWith("file:") || specifier.startsWith("data:")) return specifier;
+      if (packageOf(specifier) === ownPackageName(from))
+        throw new NotDirect(`${specifier} imports the package itself`);
+      return specifier;
+    }
+    const target = resolveLocal(resolve(dirname(from), specifier));
+    if (target === undefined) throw new NotDirect(`${specifier} not found from ${from}`);
+    if (DIRECT.test(target)) {
+      header.compiled.push(target);
+      return this.add(target);
+    }
+    if (/\.[mc]?tsx?$/.test(target)) throw new NotDirect(`${target} is CommonJS TypeScript`);
+    header.plain.push(target);
+    return pathToFileURL(target).href;
+  }
+}
+
+/** The file a relative import names, as the hooks would find it: as written, else as TypeScript. */
+function resolveLocal(path: string): string | undefined {
+  if (/[?#]/.test(path)) return undefined;
+  if (isFile(path)) return path;
+  for (const candidate of tsCandidates(path)) if (isFile(candidate)) return candidate;
+  return undefined;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The header of a compiled module that is still what `key` and the file system say: same
+ * source, and every file it imports still there (else a removed file would be served compiled).
+ */
+function keptHeader(out: string, key: string): Header | undefined {
+  let text: string;
+  try {
+    text = readFileSync(out, "utf8");
+  } catch {
+    return undefined;
+  }
+  if (!text.startsWith(HEADER)) return undefined;
+  try {
+    const header = JSON.parse(text.slice(HEADER.length, text.indexOf("\n"))) as Header;
+    if (header.key !== key) return undefined;
+    for (const file of [...header.compiled, ...header.plain])
+      if (!existsSync(file)) return undefined;
+    return header;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a file's compiled module goes: the cache folder of its nearest node_modules. */
+function compiledPath(path: string): string {
+  const modules = nearestNodeModules(dirname(path));
+  if (modules === undefined) throw new NotDirect(`no node_modules above ${path}`);
+  const id = createHash("sha256").update(path).digest("hex").slice(0, 16);
+  return join(modules, ".cache", "niceeval-ts", `${basename(path)}-${id}.mjs`);
+}
+
+function nearestNodeModules(dir: string): string | undefined {
+  for (let at = dir; ; ) {
+    const candidate = join(at, "node_modules");
+    try {
+      if (statSync(candidate).isDirectory()) return candidate;
+    } catch {}
+    const up = dirname(at);
+    if (up === at) return undefined;
+    at = up;
+  }
+}
+
+/** `@scope/name` or `name` of a bare specifier. */
+function packageOf(specifier: string): string {
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
+}
+
+/** The name in the package.json that holds a file (a package may import itself by it). */
+function ownPackageName(file: string): string | undefined {
+  for (let at = dirname(file); basename(at) !== "node_modules"; ) {
+    try {
+      const name = (
+        JSON.parse(readFileSync(join(at, "package.json"), "utf8")) as { name?: unknown }
+      ).name;
+      return typeof name === "string" ? name : undefined;
+    } catch {}
+    const up = dirname(at);
+    if (up === at) return undefined;
+    at = up;
+  }
+  return undefined;
+}
