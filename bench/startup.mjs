@@ -23,12 +23,12 @@ export async function run({ quick = false } = {}) {
   symlinkSync(root, join(project, "node_modules", "niceeval"), "dir");
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "startup", type: "module" }));
   writeFileSync(join(project, "one.eval.ts"), EVAL);
-  const once = () => {
+  const once = (env = process.env) => {
     const started = performance.now();
     const result = spawnSync(
       process.execPath,
       [join(root, "dist/cli/bin.js"), "run", "one.eval.ts", "--no-store"],
-      { cwd: project, encoding: "utf8", env: { ...process.env, CI: "true" } },
+      { cwd: project, encoding: "utf8", env: { ...env, CI: "true" } },
     );
     const wall = performance.now() - started;
     if (result.status !== 0 || !/1 passed/.test(result.stdout))
@@ -39,27 +39,43 @@ export async function run({ quick = false } = {}) {
   const runs = quick ? 5 : 11;
   // What the run is made of: a bare Node start on this machine, and one that imports the public
   // entries the eval file imports, alternated with the runs so all see the same load.
-  const node = (code) => {
+  const node = (code, env = process.env) => {
     const started = performance.now();
     const result = spawnSync(process.execPath, ["--input-type=module", "-e", code], {
       cwd: project,
       encoding: "utf8",
+      env,
     });
     if (result.status !== 0) throw new Error(`startup bench: ${code} failed\n${result.stderr}`);
     return performance.now() - started;
   };
+  // NODE_EXTRA_CA_CERTS makes every Node process read and parse that file before it runs any
+  // code (a system bundle of 200 KB costs about 45 ms here), and a supervised run starts two
+  // processes one after the other: the same runs without it show what the run itself costs.
+  const { NODE_EXTRA_CA_CERTS: extraCa, ...withoutCa } = process.env;
   const walls = [];
   const bare = [];
   const imports = [];
+  const plain = { walls: [], bare: [] };
   for (let i = 0; i < runs; i++) {
     walls.push(once());
     bare.push(node("0"));
     imports.push(node('await import("niceeval"); await import("niceeval/scorers");'));
+    if (extraCa !== undefined) {
+      plain.walls.push(once(withoutCa));
+      plain.bare.push(node("0", withoutCa));
+    }
   }
   const figure = median(walls);
+  const seconds = (ms) => `${(ms / 1000).toFixed(3)} s`;
   console.log(
-    `startup, 1-case .ts eval (\`niceeval run one.eval.ts\`): wall ${(figure / 1000).toFixed(3)} s (median of ${runs}, min ${(Math.min(...walls) / 1000).toFixed(3)} s); ` +
+    `startup, 1-case .ts eval (\`niceeval run one.eval.ts\`): wall ${seconds(figure)} (median of ${runs}, min ${seconds(Math.min(...walls))}); ` +
       `a bare \`node\` start ${median(bare).toFixed(0)} ms, one importing niceeval and niceeval/scorers ${median(imports).toFixed(0)} ms`,
   );
+  if (extraCa !== undefined) {
+    console.log(
+      `  the same with NODE_EXTRA_CA_CERTS (${extraCa}) unset: wall ${seconds(median(plain.walls))} (min ${seconds(Math.min(...plain.walls))}); a bare \`node\` start ${median(plain.bare).toFixed(0)} ms`,
+    );
+  }
   return { wall: figure, runs };
 }
