@@ -12,7 +12,7 @@ console.log(
 );
 
 for (const row of benchCliSuite(
-  quick ? { sizes: [10_000], runs: 3 } : { sizes: [10_000, 100_000], runs: 3 },
+  quick ? { sizes: [10_000], runs: 3 } : { sizes: [1_000, 10_000, 100_000], runs: 3 },
 )) {
   console.log(
     `${row.name}: wall ${(row.wall / 1000).toFixed(2)} s, peak RSS ${row.rss.toFixed(0)} MB (median of ${row.runs})`,
@@ -22,6 +22,7 @@ for (const row of benchCliSuite(
 // Sections contributed by other parts of the engine, each a module exporting `run()`.
 for (const section of [
   "startup.mjs",
+  "peers.mjs",
   "score-evals.mjs",
   "matchers.mjs",
   "judges.mjs",

@@ -34,7 +34,9 @@ export function withAppendThread(
   const script = builtFile("store/sqlite/append-worker.js");
   // Run from TypeScript sources (tests), there is no compiled script for a thread.
   if (!existsSync(fileURLToPath(script))) return store;
-  // The thread starts with the first append, so commands that only read never start it.
+  // The thread starts when a run begins (its start-up overlaps the run's own, instead of delaying
+  // the first batch) or with the first append to a run begun elsewhere; commands that only read
+  // never start it.
   let thread: Worker | undefined;
   // Batches are posted without waiting for the one before (the thread keeps their order), so the
   // thread always has the next one at hand; past MAX_AHEAD unanswered batches, an append waits.
@@ -115,6 +117,7 @@ export function withAppendThread(
     beginRun: async (manifest, options) => {
       const begun = await store.beginRun(manifest, options);
       runs.add(manifest.runId);
+      thread ??= start();
       return begun;
     },
     appendAttempts: (runId, records) =>
