@@ -52,8 +52,10 @@ const entries = [
 
 // Dependencies are loaded from node_modules, except zod, whose 95 module files would be read at
 // every start: it is bundled (zod recognises its schemas by their traits, not by the copy that
-// made them, so a user's schemas and ours still work together).
-const bundled = new Set(["zod"]);
+// made them, so a user's schemas and ours still work together); and the JSON Schema validator
+// (@hyperjump/json-schema and what it imports, about 60 files, loaded on the first schema):
+// its registry is its own either way, so a user's copy and ours never shared it.
+const bundled = new Set(["zod", "@hyperjump/json-schema"]);
 const external = Object.keys({
   ...pkg.dependencies,
   ...pkg.peerDependencies,
@@ -63,7 +65,7 @@ const external = Object.keys({
   .flatMap((name) => [name, `${name}/*`]);
 
 rmSync(staging, { recursive: true, force: true });
-await build({
+const { metafile } = await build({
   entryPoints: Object.fromEntries(
     [...new Set(entries)].map((entry) => [entry.replace(/\.js$/, ""), join(dist, entry)]),
   ),
@@ -76,8 +78,36 @@ await build({
   external,
   chunkNames: "chunks/[name]-[hash]",
   sourcemap: true,
+  metafile: true,
   logLevel: "warning",
 });
+writeThirdPartyLicenses(Object.keys(metafile.inputs));
+
+/**
+ * The licences of the packages whose code is in the bundle, beside it, as their licences ask of
+ * a copy: dist/THIRD-PARTY-LICENSES.txt, one section per package.
+ */
+function writeThirdPartyLicenses(inputs) {
+  const packages = new Map();
+  for (const input of inputs) {
+    const match = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match) packages.set(match[1], input.slice(0, match.index + match[0].length));
+  }
+  const sections = [];
+  for (const [name, folder] of [...packages].sort(([a], [b]) => a.localeCompare(b))) {
+    const dir = join(root, folder);
+    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    const file = readdirSync(dir).find((entry) => /^(licen[cs]e|copying)/i.test(entry));
+    if (!file) throw new Error(`bundle: ${name} is bundled but ships no licence file`);
+    const text = readFileSync(join(dir, file), "utf8").trim();
+    sections.push(`${name}@${manifest.version} (${manifest.license ?? "see below"})\n\n${text}\n`);
+  }
+  mkdirSync(dist, { recursive: true });
+  writeFileSync(
+    join(dist, "THIRD-PARTY-LICENSES.txt"),
+    `Packages whose code is bundled into this build, with their licences.\n\n${sections.join(`\n${"-".repeat(72)}\n\n`)}`,
+  );
+}
 
 /** Every file under `dir` (recursively), but not under the folders `skip`. */
 function filesUnder(dir, skip = []) {
