@@ -22,6 +22,7 @@ const checks = {
     'Number.isInteger(output.doc.id) && Array.isArray(output.doc.tags) && output.doc.tags.every((t) => typeof t === "string")',
   latency: "output.latencyMs <= 10",
 };
+// biome-ignore lint/suspicious/noTemplateCurlyInString: the target's source, written into both eval files
 const target = "({ text: `answer-${i}`, latencyMs: i % 7, doc: { id: i, tags: ['a', 'b'] } })";
 
 const niceevalFile = `import { defineSuite } from "niceeval";

@@ -93,7 +93,7 @@ export const later = (await import("./lib/shout.js")).shout("x");
   it("compiles TypeScript files that import each other", async () => {
     write({
       "evals/d/one.ts":
-        'import { two } from "./two.js";\nexport const one = () => `one ${two()}`;\n',
+        'import { two } from "./two.js";\nexport const one = () => "one " + two();\n',
       "evals/d/two.ts":
         'import { one } from "./one.js";\nexport const two = () => "two";\nexport const back = () => one;\n',
       "evals/d.eval.ts": 'import { one } from "./d/one.js";\nexport const result = one();\n',

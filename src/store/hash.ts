@@ -1,13 +1,15 @@
-import { createHash, type Hash } from "node:crypto";
+import { createHash } from "node:crypto";
 
 /**
  * A stable hash of any value: object keys in sorted order, functions by their source, cycles
  * and BigInts by a marker. Two runs whose configuration hashes differ were not configured alike.
  */
 export function hashValue(value: unknown): string {
-  const hash = createHash("sha256");
-  feed(hash, value, new Set());
-  return hash.digest("hex").slice(0, 16);
+  // The canonical text is built first and hashed in one update: the same bytes, so the same
+  // digest, as hashing it piece by piece, for a fraction of the calls.
+  const text = new CanonicalText();
+  text.feed(value, new Set());
+  return createHash("sha256").update(text.text).digest("hex").slice(0, 16);
 }
 
 /**
@@ -97,54 +99,56 @@ function primitiveJson(value: unknown): string | undefined | null {
   }
 }
 
-function feed(hash: Hash, value: unknown, ancestors: Set<object>): void {
-  switch (typeof value) {
-    case "string":
-      hash.update(JSON.stringify(value));
-      return;
-    case "number":
-    case "boolean":
-      hash.update(String(value));
-      return;
-    case "bigint":
-      hash.update(`${value}n`);
-      return;
-    case "undefined":
-      hash.update("undefined");
-      return;
-    case "function":
-      hash.update(`fn:${String(value)}`);
-      return;
-    case "symbol":
-      hash.update(String(value));
-      return;
-  }
-  if (value === null) {
-    hash.update("null");
-    return;
-  }
-  const object = value as object;
-  if (ancestors.has(object)) {
-    hash.update("[circular]");
-    return;
-  }
-  ancestors.add(object);
-  if (Array.isArray(object)) {
-    hash.update("[");
-    for (const item of object) {
-      feed(hash, item, ancestors);
-      hash.update(",");
+/** The text hashValue hashes: keys sorted, functions by their source, cycles by a marker. */
+class CanonicalText {
+  text = "";
+
+  feed(value: unknown, ancestors: Set<object>): void {
+    switch (typeof value) {
+      case "string":
+        this.text += JSON.stringify(value);
+        return;
+      case "number":
+      case "boolean":
+      case "symbol":
+        this.text += String(value);
+        return;
+      case "bigint":
+        this.text += `${value}n`;
+        return;
+      case "undefined":
+        this.text += "undefined";
+        return;
+      case "function":
+        this.text += `fn:${String(value)}`;
+        return;
     }
-    hash.update("]");
-  } else {
-    hash.update("{");
-    for (const key of Object.keys(object).sort()) {
-      hash.update(JSON.stringify(key));
-      hash.update(":");
-      feed(hash, (object as Record<string, unknown>)[key], ancestors);
-      hash.update(",");
+    if (value === null) {
+      this.text += "null";
+      return;
     }
-    hash.update("}");
+    const object = value as object;
+    if (ancestors.has(object)) {
+      this.text += "[circular]";
+      return;
+    }
+    ancestors.add(object);
+    if (Array.isArray(object)) {
+      this.text += "[";
+      for (const item of object) {
+        this.feed(item, ancestors);
+        this.text += ",";
+      }
+      this.text += "]";
+    } else {
+      this.text += "{";
+      for (const key of Object.keys(object).sort()) {
+        this.text += `${JSON.stringify(key)}:`;
+        this.feed((object as Record<string, unknown>)[key], ancestors);
+        this.text += ",";
+      }
+      this.text += "}";
+    }
+    ancestors.delete(object);
   }
-  ancestors.delete(object);
 }

@@ -35,19 +35,21 @@ function roundTrip(values: readonly object[], key = "e") {
 }
 
 describe("records as changes against a base", () => {
-  it("gives back each record as JSON would, sending only what changed after the first", () => {
+  it("gives back each record as JSON would, sending only what changed after the second", () => {
     const values = Array.from({ length: 50 }, (_, i) => record(i));
     const out = roundTrip(values);
     for (const [i, { decoded }] of out.entries()) expect(decoded).toEqual(values[i]);
     // Same key order as the sender's, so reports read the same.
     expect(JSON.stringify(out[7]!.decoded)).toBe(JSON.stringify(values[7]));
-    expect(out[0]!.encoded).toMatchObject({ nb: 0 });
-    const later = out[8]!.encoded as { b: number; d: unknown[] };
+    // The first record of a key goes whole without becoming a base; the second is the base.
+    expect(out[0]!.encoded).toMatchObject({ nb: -1 });
+    expect(out[1]!.encoded).toMatchObject({ nb: 0 });
+    const later = out[9]!.encoded as { b: number; d: unknown[] };
     expect(later.b).toBe(0);
     // The case id, the latency reason and the elapsed time: three node numbers, three values.
     expect(later.d).toHaveLength(6);
-    expect(later.d).toEqual(expect.arrayContaining(["case-8", "1ms", 8.5]));
-    expect(JSON.stringify(later).length).toBeLessThan(JSON.stringify(values[8]).length / 4);
+    expect(later.d).toEqual(expect.arrayContaining(["case-9", "2ms", 9.5]));
+    expect(JSON.stringify(later).length).toBeLessThan(JSON.stringify(values[9]).length / 4);
   });
 
   it("sends whole what changed shape, and makes a record with other fields a base of its own", () => {
@@ -144,7 +146,7 @@ describe("records as changes against a base", () => {
     const decoder = new DeltaDecoder();
     for (const [i, value] of values.entries()) {
       const encoded = encoder.encode("e", value)!;
-      if (i > 0) expect(encoded).toMatchObject({ b: expect.any(Number) });
+      if (i > 1) expect(encoded).toMatchObject({ b: expect.any(Number) });
       const decoded = decoder.decode(JSON.parse(JSON.stringify(encoded)) as Encoded) as object;
       expect(Object.hasOwn(decoded, "__proto__")).toBe(true);
       expect(Object.getPrototypeOf(decoded)).toBe(Object.prototype);
@@ -157,6 +159,31 @@ describe("records as changes against a base", () => {
     const minusZero = JSON.parse('{"n":0,"nested":{"v":1},"__proto__":{"x":1}}') as { n: number };
     minusZero.n = -0;
     expect(encoder.encode("e", minusZero)).toBeUndefined();
+  });
+
+  it("makes no base for a key with one record, and keeps a bounded number of bases", () => {
+    const encoder = new DeltaEncoder();
+    const decoder = new DeltaDecoder();
+    // 3,000 evals of one record each (score evals): each goes whole, none becomes a base.
+    for (let e = 0; e < 3000; e++) {
+      const value = { ...record(e), evalId: `one-${e}` };
+      const encoded = encoder.encode(value.evalId, value);
+      expect(encoded).toMatchObject({ nb: -1 });
+      expect(decoder.decode(JSON.parse(JSON.stringify(encoded)) as Encoded)).toEqual(value);
+    }
+    // 3,000 evals of three records each: a base each, numbered below the cap (1,024), and every
+    // record still decodes to what was sent although older bases gave their numbers away.
+    const numbers = new Set<number>();
+    for (let e = 0; e < 3000; e++) {
+      for (let i = 0; i < 3; i++) {
+        const value = { ...record(i), evalId: `three-${e}` };
+        const encoded = encoder.encode(value.evalId, value)!;
+        if ("nb" in encoded && encoded.nb >= 0) numbers.add(encoded.nb);
+        expect(decoder.decode(JSON.parse(JSON.stringify(encoded)) as Encoded)).toEqual(value);
+      }
+    }
+    expect(numbers.size).toBe(1024);
+    expect(Math.max(...numbers)).toBe(1023);
   });
 
   it("works the same for a base too large for generated code", () => {

@@ -10,6 +10,11 @@ import { isPlainJson } from "./wire.js";
 
 /** Bases kept per eval: records of one eval come in a few sets of fields (passed, errored). */
 const BASES_PER_KEY = 4;
+/**
+ * Bases kept in all: past this many, a new base takes the number of the one used longest ago, so
+ * a run of many evals keeps a bounded set of them (the receiver keeps one per number).
+ */
+const MAX_BASES = 1024;
 /** Largest base (characters of JSON) given generated code; larger ones are walked. */
 const MAX_GENERATED_JSON = 16_384;
 /**
@@ -44,10 +49,20 @@ interface Base {
   readonly small: boolean;
 }
 
-/** The sending side: one per eval process (its bases live as long as its channel). */
+/**
+ * The sending side: one per eval process. An eval's first record goes whole and is remembered
+ * only as seen: an eval of one case (a score eval) never costs a base; its second record becomes
+ * one. Bases are kept up to MAX_BASES, the one used longest ago giving way.
+ */
 export class DeltaEncoder {
   private readonly bases = new Map<string, Base[]>();
+  /** Keys that sent one record and have no base yet. */
+  private readonly seen = new Set<string>();
+  /** Every base by its number, the one used longest ago first, with its key. */
+  private readonly byUse = new Map<number, { key: string; base: Base }>();
   private nextBase = 0;
+  /** The base used last (moved to the end of byUse already). */
+  private lastUsed = -1;
 
   /**
    * `value` in its wire form, against a base of `key` (its eval) with the same fields; undefined
@@ -55,9 +70,14 @@ export class DeltaEncoder {
    */
   encode(key: string, value: object): Encoded | undefined {
     if (!isPlainObject(value)) return isPlainJson(value) ? { nb: -1, v: value } : undefined;
-    const bases = this.bases.get(key) ?? [];
-    const base = bases.find((b) => sameKeys(value, b.shape.keys));
+    const bases = this.bases.get(key);
+    const base = bases?.find((b) => sameKeys(value, b.shape.keys));
     if (base) {
+      if (base.no !== this.lastUsed) {
+        this.byUse.delete(base.no);
+        this.byUse.set(base.no, { key, base });
+        this.lastUsed = base.no;
+      }
       if (++base.uses === HOT_USES && base.small)
         base.compare = generatedCompare(base.shape) ?? base.compare;
       const changes: unknown[] = [];
@@ -66,18 +86,44 @@ export class DeltaEncoder {
         : undefined;
     }
     if (!isPlainJson(value)) return undefined;
-    // Fields no base has: this value becomes a base, in place of the oldest when there are enough.
-    if (bases.length === 0) this.bases.set(key, bases);
-    const no = bases.length < BASES_PER_KEY ? this.nextBase++ : bases.shift()!.no;
+    if (!bases && !this.seen.has(key)) {
+      this.seen.add(key);
+      return { nb: -1, v: value };
+    }
+    this.seen.delete(key);
+    // Fields no base has: this value becomes a base.
     const shape = shapeOf(value, { next: 0 }) as Base["shape"];
-    bases.push({
-      no,
+    const made: Base = {
+      no: this.freeNumber(key),
       shape,
       compare: walkingCompare(shape),
       uses: 0,
       small: JSON.stringify(value).length <= MAX_GENERATED_JSON,
-    });
-    return { nb: no, v: value };
+    };
+    const list = this.bases.get(key);
+    if (list) list.push(made);
+    else this.bases.set(key, [made]);
+    this.byUse.set(made.no, { key, base: made });
+    this.lastUsed = made.no;
+    return { nb: made.no, v: value };
+  }
+
+  /** A number for a new base of `key`: its oldest base's when it has enough, else a free one. */
+  private freeNumber(key: string): number {
+    const own = this.bases.get(key);
+    if (own && own.length >= BASES_PER_KEY) return this.drop(key, own[0]!);
+    if (this.byUse.size < MAX_BASES) return this.nextBase++;
+    const oldest = this.byUse.values().next().value as { key: string; base: Base };
+    return this.drop(oldest.key, oldest.base);
+  }
+
+  /** Forget a base; its number is free again. */
+  private drop(key: string, base: Base): number {
+    this.byUse.delete(base.no);
+    const list = this.bases.get(key)!;
+    list.splice(list.indexOf(base), 1);
+    if (list.length === 0) this.bases.delete(key);
+    return base.no;
   }
 }
 

@@ -131,6 +131,13 @@ interface StoredAttempt extends Contribution {
   other?: StoredAttempt;
 }
 
+/** A batch's eval in the run: its `ev`, its cases before the batch, and whether the batch added it. */
+interface EvalRow {
+  ev: number;
+  cases: number;
+  created: boolean;
+}
+
 class SqliteStore implements Store {
   readonly location: string;
   readonly #db: Database.Database;
@@ -430,22 +437,10 @@ class SqliteStore implements Store {
   #append(runId: string, batch: EncodedBatch): void {
     const rid = this.#rid(runId);
     const { cells } = batch;
-    const evs = new Map<string, number>();
-    for (const e of this.#sql<{ ev: number; eval_id: string }>(
-      "SELECT ev, eval_id FROM run_evals WHERE rid = ?",
-    ).all(rid))
-      evs.set(e.eval_id, e.ev);
+    const rows = this.#evalRows(rid, batch.evalIds);
     /** The run's `ev` of each of the batch's evals. */
-    const evOf = batch.evalIds.map((evalId) => {
-      let ev = evs.get(evalId);
-      if (ev === undefined) {
-        ev = evs.size === 0 ? 0 : Math.max(...evs.values()) + 1;
-        this.#sql("INSERT INTO run_evals (rid, ev, eval_id) VALUES (?, ?, ?)").run(rid, ev, evalId);
-        evs.set(evalId, ev);
-      }
-      return ev;
-    });
-    const stored = this.#storedKeys(rid, evOf, cells);
+    const evOf = rows.map((row) => row.ev);
+    const stored = this.#storedKeys(rid, rows, cells);
     const deltas = evOf.map(() => zeroDelta());
     const insert = this.#sql(INSERT_ATTEMPT);
     const upsert = this.#sql<{ id: number }>(UPSERT_ATTEMPT);
@@ -465,7 +460,8 @@ class SqliteStore implements Store {
       while (old && old.trial !== trial) old = old.other;
       let index = cells[at + CASE_INDEX] as number | null;
       if (index === null)
-        index = old ? old.case_index : (known?.case_index ?? this.#nextIndex(rid, ev, delta));
+        // A new case goes after every case its eval has so far.
+        index = old ? old.case_index : (known?.case_index ?? rows[e]!.cases + delta.cases);
       if (!old && !known) delta.cases++;
       if (cells[at + LARGE] === 1)
         cells[at + JUDGMENTS] = this.#withBlobs(cells[at + JUDGMENTS] as string);
@@ -521,6 +517,29 @@ class SqliteStore implements Store {
     });
   }
 
+  /**
+   * The run's row of each of a batch's evals, in the batch's order: one query for those the run
+   * has, and a row added (after the run's last `ev`) for each it has not seen yet.
+   */
+  #evalRows(rid: number, evalIds: readonly string[]): EvalRow[] {
+    const found = new Map<string, EvalRow>();
+    for (const row of this.#sql<{ ev: number; eval_id: string; cases: number }>(
+      "SELECT ev, eval_id, cases FROM run_evals WHERE rid = ? AND eval_id IN (SELECT value FROM json_each(?))",
+    ).all(rid, JSON.stringify(evalIds)))
+      found.set(row.eval_id, { ev: row.ev, cases: row.cases, created: false });
+    let next: number | undefined;
+    return evalIds.map((evalId) => {
+      const row = found.get(evalId);
+      if (row) return row;
+      next ??= this.#sql<{ next: number }>(
+        "SELECT coalesce(max(ev) + 1, 0) AS next FROM run_evals WHERE rid = ?",
+      ).get(rid)!.next;
+      const ev = next++;
+      this.#sql("INSERT INTO run_evals (rid, ev, eval_id) VALUES (?, ?, ?)").run(rid, ev, evalId);
+      return { ev, cases: 0, created: true };
+    });
+  }
+
   /** A judgments cell whose large details are inline, with each of those moved to a blob. */
   #withBlobs(judgments: string): string {
     const list = JSON.parse(judgments) as StoredJudgment[];
@@ -539,16 +558,18 @@ class SqliteStore implements Store {
    * What is already stored of a batch's cases, in one query per eval: per eval (in the batch's
    * order), each case id's stored attempts (trials linked through `other`).
    */
-  #storedKeys(rid: number, evOf: readonly number[], cells: readonly Cell[]) {
-    const stored = evOf.map(() => new Map<string, StoredAttempt>());
-    const ids = evOf.map((): string[] => []);
+  #storedKeys(rid: number, rows: readonly EvalRow[], cells: readonly Cell[]) {
+    const stored = rows.map(() => new Map<string, StoredAttempt>());
+    const ids = rows.map((): string[] => []);
     for (let at = 0; at < cells.length; at += STRIDE)
       ids[cells[at + EVAL] as number]!.push(cells[at + CASE_ID] as string);
     const select = this.#sql<StoredAttempt & { case_id: string }>(
       `SELECT case_id, trial, verdict, score_state, earned, max, case_index FROM attempts
        WHERE rid = ? AND ev = ? AND case_id IN (SELECT value FROM json_each(?))`,
     );
-    evOf.forEach((ev, e) => {
+    rows.forEach(({ ev, created }, e) => {
+      // An eval this batch added to the run has nothing stored yet.
+      if (created) return;
       const cases = stored[e]!;
       for (const row of select.all(rid, ev, JSON.stringify(ids[e]))) {
         const other = cases.get(row.case_id);
@@ -557,14 +578,6 @@ class SqliteStore implements Store {
       }
     });
     return stored;
-  }
-
-  /** Position of a new case appended without `index`: after every case its eval has so far. */
-  #nextIndex(rid: number, ev: number, delta: Delta): number {
-    const row = this.#sql<{ cases: number }>(
-      "SELECT cases FROM run_evals WHERE rid = ? AND ev = ?",
-    ).get(rid, ev);
-    return (row?.cases ?? 0) + delta.cases;
   }
 
   #kindId(kind: JudgmentKind): number {
