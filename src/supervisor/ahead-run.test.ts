@@ -62,6 +62,20 @@ function setup() {
 }
 
 describe("AheadRun", () => {
+  it("decodes a record that came ahead only when the engine takes it", () => {
+    const { run, began } = setup();
+    began(0);
+    let decoded = 0;
+    const early = record(0);
+    run.onRecord(-1, () => {
+      decoded++;
+      return early;
+    });
+    expect(decoded).toBe(0);
+    expect(run.take(entry, spec(0), 0)).toBe(early);
+    expect(decoded).toBe(1);
+  });
+
   it("gives the engine a record that came before it asked, and one that comes after", () => {
     const { run, said, pending, began } = setup();
     expect(said.posts[0]).toMatchObject({ t: "ahead" });

@@ -44,7 +44,8 @@ export class AheadRun<P extends AheadPending, C> {
   /** The eval process running ahead. */
   private owner: C | undefined;
   private readonly evalIndex = new Map<string, number>();
-  private readonly arrived = new Map<number, AttemptRecord>();
+  /** Records come ahead of the engine, decoded when taken (see DeltaDecoder.changesLater). */
+  private readonly arrived = new Map<number, () => AttemptRecord>();
   private readonly waiting = new Map<number, P>();
   /** In flight at a crash before the engine asked: strikes, and the last crash's cause. */
   private readonly struck = new Map<number, { strikes: number; cause: string }>();
@@ -110,9 +111,10 @@ export class AheadRun<P extends AheadPending, C> {
   take(entry: RunEntry, spec: CaseSpec, trial: number): AttemptRecord | undefined {
     if (this.arrived.size === 0) return undefined;
     const key = this.keyOf(entry, spec, trial);
-    const record = this.arrived.get(key);
-    if (!record) return undefined;
+    const decode = this.arrived.get(key);
+    if (!decode) return undefined;
     this.arrived.delete(key);
+    const record = decode();
     if (record.caseId !== spec.id) {
       this.diverged();
       return undefined;
@@ -156,8 +158,8 @@ export class AheadRun<P extends AheadPending, C> {
     }
   }
 
-  /** The record of an attempt run ahead (id below 0). */
-  onRecord(id: number, record: AttemptRecord): void {
+  /** The record of an attempt run ahead (id below 0), or how to decode it. */
+  onRecord(id: number, came: AttemptRecord | (() => AttemptRecord)): void {
     const key = this.began.get(id);
     if (key === undefined) return;
     this.began.delete(id);
@@ -166,10 +168,11 @@ export class AheadRun<P extends AheadPending, C> {
     this.recentAt = (this.recentAt + 1) % RECENT_KEYS;
     const pending = this.waiting.get(key);
     if (!pending) {
-      this.arrived.set(key, record);
+      this.arrived.set(key, typeof came === "function" ? came : () => came);
       return;
     }
     this.waiting.delete(key);
+    const record = typeof came === "function" ? came() : came;
     if (record.caseId !== pending.job.spec.id) {
       this.diverged();
       this.host.ask(pending);

@@ -129,13 +129,7 @@ export class DeltaEncoder {
 
 /** The receiving side: one per eval process; it must decode every encoded value, in order. */
 export class DeltaDecoder {
-  private readonly bases: {
-    /** A copy of the base: walking at first, generated once the base is hot (HOT_USES). */
-    copy: () => unknown;
-    paths: (string | number)[][];
-    value: unknown;
-    uses: number;
-  }[] = [];
+  private readonly bases: DecoderBase[] = [];
 
   decode(encoded: Encoded): unknown {
     return "nb" in encoded
@@ -156,18 +150,43 @@ export class DeltaDecoder {
 
   /** Base `no` with the changes at `changes[start .. start + count)` (node, value pairs). */
   decodeChanges(no: number, changes: readonly unknown[], start: number, count: number): unknown {
-    const base = this.bases[no]!;
-    if (++base.uses === HOT_USES) base.copy = generatedCopy(base.value) ?? base.copy;
-    const out = base.copy();
-    for (let i = start; i < start + count; i += 2) {
-      const path = base.paths[changes[i] as number]!;
-      let target = out as Record<string | number, unknown>;
-      for (let j = 0; j < path.length - 1; j++)
-        target = target[path[j]!] as Record<string | number, unknown>;
-      setOwn(target, path[path.length - 1]!, changes[i + 1]);
-    }
-    return out;
+    return applyChanges(this.bases[no]!, changes, start, count);
   }
+
+  /**
+   * The same, decoded when called: the base is the one `no` names now (a later base may take its
+   * number), so a record that waits to be taken is a few changes until then, not a copy.
+   */
+  changesLater(no: number, changes: readonly unknown[], start: number, count: number) {
+    const base = this.bases[no]!;
+    return (): unknown => applyChanges(base, changes, start, count);
+  }
+}
+
+interface DecoderBase {
+  /** A copy of the base: walking at first, generated once the base is hot (HOT_USES). */
+  copy: () => unknown;
+  paths: (string | number)[][];
+  value: unknown;
+  uses: number;
+}
+
+function applyChanges(
+  base: DecoderBase,
+  changes: readonly unknown[],
+  start: number,
+  count: number,
+): unknown {
+  if (++base.uses === HOT_USES) base.copy = generatedCopy(base.value) ?? base.copy;
+  const out = base.copy();
+  for (let i = start; i < start + count; i += 2) {
+    const path = base.paths[changes[i] as number]!;
+    let target = out as Record<string | number, unknown>;
+    for (let j = 0; j < path.length - 1; j++)
+      target = target[path[j]!] as Record<string | number, unknown>;
+    setOwn(target, path[path.length - 1]!, changes[i + 1]);
+  }
+  return out;
 }
 
 /** Number the nodes of `value` depth first, in key order (the numbering both sides share). */

@@ -55,6 +55,8 @@ export interface EvalProcessListener {
   started(from: EvalProcess, id: number, now: number): void;
   /** `flags`: what the child left off the record (RECORD_FLAGS). */
   record(from: EvalProcess, id: number, record: AttemptRecord, flags: number): void;
+  /** The same for an attempt run ahead (id below 0), decoded when `decode` is called. */
+  recordLater(from: EvalProcess, id: number, decode: () => AttemptRecord, flags: number): void;
   judgment(from: EvalProcess, id: number, judgment: Judgment): void;
   /** Attempt `id` was in flight at an uncaught error nobody could place: run it again alone. */
   rerun(from: EvalProcess, id: number): void;
@@ -267,8 +269,22 @@ export class EvalProcess {
       const id = packed[i + 1] as number;
       if (kind === PACKED.delta) {
         const count = packed[i + 4] as number;
-        const record = decoder.decodeChanges(packed[i + 3] as number, packed, i + 5, count);
-        listener.record(this, id, record as AttemptRecord, packed[i + 2] as number);
+        const base = packed[i + 3] as number;
+        // A record run ahead may wait for the engine a while: it is decoded when taken.
+        if (id < 0)
+          listener.recordLater(
+            this,
+            id,
+            decoder.changesLater(base, packed, i + 5, count) as () => AttemptRecord,
+            packed[i + 2] as number,
+          );
+        else
+          listener.record(
+            this,
+            id,
+            decoder.decodeChanges(base, packed, i + 5, count) as AttemptRecord,
+            packed[i + 2] as number,
+          );
         i += 5 + count;
       } else if (kind === PACKED.whole) {
         const record = decoder.decodeBase(packed[i + 3] as number, packed[i + 4]);

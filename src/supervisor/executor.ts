@@ -249,10 +249,7 @@ class Supervisor implements EvalProcessListener {
 
   record(from: EvalProcess, id: number, record: AttemptRecord, flags: number): void {
     if (id < 0) {
-      if (!this.ahead.owns(from)) return;
-      if (flags & RECORD_FLAGS.unreported)
-        record.usage = { app: unreportedUsage(), judge: record.usage.judge };
-      this.ahead.onRecord(id, record);
+      this.recordLater(from, id, () => record, flags);
       return;
     }
     const pending = from.settle(id);
@@ -262,6 +259,19 @@ class Supervisor implements EvalProcessListener {
     if (flags & RECORD_FLAGS.unreported)
       record.usage = { app: unreportedUsage(), judge: record.usage.judge };
     pending.resolve(record);
+  }
+
+  recordLater(from: EvalProcess, id: number, decode: () => AttemptRecord, flags: number): void {
+    if (!this.ahead.owns(from)) return;
+    if (!(flags & RECORD_FLAGS.unreported)) {
+      this.ahead.onRecord(id, decode);
+      return;
+    }
+    this.ahead.onRecord(id, () => {
+      const record = decode();
+      record.usage = { app: unreportedUsage(), judge: record.usage.judge };
+      return record;
+    });
   }
 
   judgment(from: EvalProcess, id: number, judgment: Judgment): void {
