@@ -1,7 +1,13 @@
 #!/usr/bin/env node
-import { main } from "./main.js";
+import { mayStartEvalProcess } from "./early.js";
 
-const code = await main(process.argv.slice(2), {
+const argv = process.argv.slice(2);
+// A run starts its eval process before this one loads the CLI, so that Node's start-up there
+// overlaps the loading here; the run adopts it, and a command that does not is ended with it.
+const spawn = mayStartEvalProcess(argv) ? await import("../supervisor/spawn.js") : undefined;
+spawn?.startEvalProcessEarly(process.cwd(), 1);
+const { main } = await import("./main.js");
+const code = await main(argv, {
   cwd: process.cwd(),
   env: process.env,
   stdoutFd: 1,
@@ -9,4 +15,5 @@ const code = await main(process.argv.slice(2), {
   isTTY: Boolean(process.stdout.isTTY),
   stderrIsTTY: Boolean(process.stderr.isTTY),
 });
+spawn?.discardEarlyEvalProcess();
 process.exit(code);
