@@ -1,4 +1,4 @@
-import { makeFilter } from "../cli/args.js";
+import { makeFilter } from "../cli/filter.js";
 import type { CaseSpec, Runnable } from "../eval/runnable.js";
 import { type CaseSelector, evalCases, type SourceIterator } from "../runner/source.js";
 import { shardSelector } from "../shard/shard.js";
