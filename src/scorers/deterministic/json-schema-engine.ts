@@ -4,6 +4,7 @@ import {
   hasSchema,
   registerSchema,
   setShouldValidateFormat,
+  setShouldValidateSchema,
   unregisterSchema,
   type Validator,
   validate,
@@ -34,6 +35,9 @@ import { mapSchema, type SchemaMap, withoutFragment } from "./json-schema-walk.j
 const NOISY_FORMATS = new Set(["hostname", "idn-hostname", "idn-email"]);
 
 const BASE = "https://niceeval.invalid/schema/";
+// A schema is checked against its draft's meta-schema here (compileUncached), with reasons in the
+// scorer's words; the library's own check would compile the meta-schema a second time.
+setShouldValidateSchema(false);
 let compiled = 0;
 
 // ---- compiling, one at a time -------------------------------------------------------------
