@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { relative } from "node:path";
@@ -11,6 +11,8 @@ import type { RunManifest } from "../store/types.js";
 export interface ManifestInput {
   runId: string;
   cwd: string;
+  /** The checkout's state ({@link readGitState}); undefined outside a git repository. */
+  git: RunManifest["git"];
   entries: readonly RunEntry[];
   files: readonly string[];
   argv: readonly string[];
@@ -25,7 +27,7 @@ export interface ManifestInput {
 
 /** The manifest a run is stored with: versions, git state, file and configuration hashes. */
 export function buildManifest(input: ManifestInput): RunManifest {
-  const git = gitState(input.cwd);
+  const { git } = input;
   return {
     runId: input.runId,
     ...(input.name !== undefined ? { name: input.name } : {}),
@@ -64,24 +66,27 @@ export function fileHash(file: string): string {
   }
 }
 
-/** Commit, branch and dirty flag of the checkout, or undefined outside a git repository. */
-export function gitState(cwd: string): RunManifest["git"] {
+/**
+ * Commit, branch and dirty flag of the checkout, or undefined outside a git repository. Read
+ * without blocking: the run command starts it first and takes it when it builds the manifest.
+ */
+export async function readGitState(cwd: string): Promise<RunManifest["git"]> {
   const git = (...args: string[]) =>
-    execFileSync("git", args, {
-      cwd,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-      timeout: 5000,
-    }).trim();
+    new Promise<string>((resolve, reject) => {
+      execFile("git", args, { cwd, encoding: "utf8", timeout: 5000 }, (error, stdout) =>
+        error ? reject(error) : resolve(stdout.trim()),
+      );
+    });
   try {
-    const commit = git("rev-parse", "HEAD");
-    let branch: string | undefined =
+    const commit = await git("rev-parse", "HEAD");
+    const [named, status] = await Promise.all([
       process.env.GITHUB_HEAD_REF ||
-      process.env.GITHUB_REF_NAME ||
-      git("rev-parse", "--abbrev-ref", "HEAD");
-    if (branch === "HEAD") branch = undefined;
-    const dirty = git("status", "--porcelain", "--untracked-files=no") !== "";
-    return { commit, ...(branch ? { branch } : {}), dirty };
+        process.env.GITHUB_REF_NAME ||
+        git("rev-parse", "--abbrev-ref", "HEAD"),
+      git("status", "--porcelain", "--untracked-files=no"),
+    ]);
+    const branch = named === "HEAD" ? undefined : named;
+    return { commit, ...(branch ? { branch } : {}), dirty: status !== "" };
   } catch {
     return undefined;
   }

@@ -24,7 +24,7 @@ import type { RunSummary } from "../../runner/summary.js";
 import { shardSelector } from "../../shard/shard.js";
 import { SequenceHash } from "../../store/hash.js";
 import { storeSink } from "../../store/sink.js";
-import type { Store, StoredRun } from "../../store/types.js";
+import type { RunManifest, Store, StoredRun } from "../../store/types.js";
 import { guardRun, runExecutor } from "../../supervisor/index.js";
 import type { AheadPlan } from "../../supervisor/protocol.js";
 import type { RunArgs } from "../args.js";
@@ -34,7 +34,7 @@ import { makeFilter } from "../filter.js";
 import { unmetGates } from "../gates.js";
 import type { CliIO } from "../io.js";
 import { loadEvalFiles } from "../load.js";
-import { buildManifest } from "../manifest.js";
+import { buildManifest, readGitState } from "../manifest.js";
 import { openStoreAt, storeLocation } from "../store.js";
 import { compareWith, regressionExit } from "./compare.js";
 
@@ -61,6 +61,8 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
   // A bad --filter is a usage error before anything opens.
   const filter = args.filter !== undefined ? makeFilter(args.filter) : undefined;
   if (!args.cache) configureJudges({ cache: false });
+  // Read while the store opens and the files load; only the stored manifest needs it.
+  const git = args.noStore ? undefined : readGitState(io.cwd);
   const { queued, store, executor } = await openExecution(args, files, io);
   try {
     const loaded = await loadEvalFiles(files, io.cwd);
@@ -86,6 +88,7 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
       files,
       datasets,
       continuation,
+      git,
     });
     const abort = new AbortController();
     const guard = guardRun({
@@ -219,6 +222,8 @@ interface RunSinksOf {
   files: readonly string[];
   datasets: readonly SequenceHash[];
   continuation: Awaited<ReturnType<typeof findContinuation>> | undefined;
+  /** The checkout's state, read while the files load. */
+  git: Promise<RunManifest["git"]> | undefined;
 }
 
 /**
@@ -243,6 +248,7 @@ async function runSinks(run: RunSinksOf): Promise<{
   if (store) {
     const recorded = await recordRun(store, {
       ...run,
+      git: await run.git,
       onError: (error) => {
         storeFailed = true;
         io.stderr(
@@ -307,12 +313,14 @@ async function recordRun(
     datasets: readonly SequenceHash[];
     continuation: Awaited<ReturnType<typeof findContinuation>> | undefined;
     onError: (error: unknown) => void;
+    git: RunManifest["git"];
   },
 ): Promise<{ sink: RunSink; continued: ContinuedRun | undefined }> {
   const { runId, args, io, entries, continuation } = run;
   const manifest = buildManifest({
     runId,
     cwd: io.cwd,
+    git: run.git,
     entries,
     files: run.files,
     argv: io.argv ?? process.argv.slice(1),
