@@ -21,6 +21,98 @@ interface Reply {
 }
 
 /**
+ * The worker thread that appends batches, with a connection of its own. Batches are posted
+ * without waiting for the one before (the thread keeps their order), so it always has the next
+ * one at hand; past MAX_AHEAD unanswered batches, a post waits. Its first failure fails every
+ * wait after it.
+ */
+class AppendThread {
+  private worker: Worker | undefined;
+  private readonly posted = new Set<number>();
+  private nextId = 0;
+  private failure: Error | undefined;
+  private waiting: (() => void)[] = [];
+
+  constructor(
+    private readonly script: URL,
+    private readonly workerData: unknown,
+  ) {}
+
+  /** Start the thread now (it is started with the first batch otherwise). */
+  start(): void {
+    if (this.worker) return;
+    const worker = new Worker(this.script, { workerData: this.workerData });
+    worker.unref();
+    worker.on("message", (reply: Reply) => {
+      const error = reply.error
+        ? reply.error.code
+          ? new NiceevalError(reply.error.code, reply.error.message)
+          : new Error(reply.error.message)
+        : undefined;
+      this.answered(reply.id, error);
+    });
+    worker.on("error", (error) => this.failAll(error));
+    worker.on("exit", (code) => {
+      if (this.posted.size > 0)
+        this.failAll(new Error(`the store's append thread exited with code ${code}`));
+    });
+    this.worker = worker;
+  }
+
+  /** Post a batch once there is room; it is appended in the order posted. */
+  async post(runId: string, batch: () => EncodedBatch): Promise<void> {
+    await this.until(() => this.posted.size < MAX_AHEAD);
+    const encoded = batch();
+    const id = this.nextId++;
+    this.start();
+    this.worker!.postMessage({ id, runId, batch: encoded });
+    this.worker!.ref();
+    this.posted.add(id);
+  }
+
+  /** Every batch posted so far is committed; rejects with the thread's first failure. */
+  drain(): Promise<void> {
+    return this.until(() => this.posted.size === 0);
+  }
+
+  async close(): Promise<void> {
+    await this.worker?.terminate();
+  }
+
+  /** Wake the posts waiting for room and the drains waiting for the thread to be done. */
+  private wake(): void {
+    const woken = this.waiting;
+    this.waiting = [];
+    for (const go of woken) go();
+    if (this.posted.size === 0) this.worker?.unref();
+  }
+
+  private answered(id: number, error?: Error): void {
+    if (!this.posted.delete(id)) return;
+    if (error) this.failure ??= error;
+    this.wake();
+  }
+
+  private failAll(error: Error): void {
+    this.failure ??= error;
+    this.posted.clear();
+    this.wake();
+  }
+
+  /** Resolves when `ready()` holds; rejects with the thread's first failure. */
+  private until(ready: () => boolean): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (this.failure) reject(this.failure);
+        else if (ready()) resolve();
+        else this.waiting.push(check);
+      };
+      check();
+    });
+  }
+}
+
+/**
  * A store whose attempt appends run on a worker thread with a connection of its own, so the
  * SQLite transactions of a run's attempts leave the thread that runs the engine (and answers the
  * supervised eval process). Batches are encoded here, into flat strings and numbers that are far
@@ -37,63 +129,9 @@ export function withAppendThread(
   // The thread starts when a run begins (its start-up overlaps the run's own, instead of delaying
   // the first batch) or with the first append to a run begun elsewhere; commands that only read
   // never start it.
-  let thread: Worker | undefined;
-  // Batches are posted without waiting for the one before (the thread keeps their order), so the
-  // thread always has the next one at hand; past MAX_AHEAD unanswered batches, an append waits.
-  const posted = new Set<number>();
-  let nextId = 0;
-  let failure: Error | undefined;
-  let waiting: (() => void)[] = [];
-  /** Wake the appends waiting for room and the drains waiting for the thread to be done. */
-  const wake = () => {
-    const woken = waiting;
-    waiting = [];
-    for (const go of woken) go();
-    if (posted.size === 0) thread?.unref();
-  };
-  const answered = (id: number, error?: Error) => {
-    if (!posted.delete(id)) return;
-    if (error) failure ??= error;
-    wake();
-  };
-  const failAll = (error: Error) => {
-    failure ??= error;
-    posted.clear();
-    wake();
-  };
-  /** Resolves when `ready()` holds; rejects with the thread's first failure. */
-  const until = (ready: () => boolean) =>
-    new Promise<void>((resolve, reject) => {
-      const check = () => {
-        if (failure) reject(failure);
-        else if (ready()) resolve();
-        else waiting.push(check);
-      };
-      check();
-    });
-  /** Every batch posted so far is committed. */
-  const drain = () => until(() => posted.size === 0);
-  /** The same, for a read: a failed append is the writer's to report. */
-  const settled = () => drain().catch(() => {});
-  const start = (): Worker => {
-    const worker = new Worker(script, {
-      workerData: { path, options },
-    });
-    worker.unref();
-    worker.on("message", (reply: Reply) => {
-      const error = reply.error
-        ? reply.error.code
-          ? new NiceevalError(reply.error.code, reply.error.message)
-          : new Error(reply.error.message)
-        : undefined;
-      answered(reply.id, error);
-    });
-    worker.on("error", (error) => failAll(error));
-    worker.on("exit", (code) => {
-      if (posted.size > 0) failAll(new Error(`the store's append thread exited with code ${code}`));
-    });
-    return worker;
-  };
+  const thread = new AppendThread(script, { path, options });
+  /** The same as drain, for a read: a failed append is the writer's to report. */
+  const settled = () => thread.drain().catch(() => {});
 
   // A run this store began, or found: appending to any other is refused here, at once.
   const runs = new Set<string>();
@@ -103,13 +141,7 @@ export function withAppendThread(
       if (!(await store.getRun(runId))) return store.appendAttempts(runId, records);
       runs.add(runId);
     }
-    await until(() => posted.size < MAX_AHEAD);
-    const batch = store.encode(records);
-    const id = nextId++;
-    thread ??= start();
-    thread.postMessage({ id, runId, batch });
-    thread.ref();
-    posted.add(id);
+    await thread.post(runId, () => store.encode(records));
   };
 
   return {
@@ -117,14 +149,14 @@ export function withAppendThread(
     beginRun: async (manifest, options) => {
       const begun = await store.beginRun(manifest, options);
       runs.add(manifest.runId);
-      thread ??= start();
+      thread.start();
       return begun;
     },
     appendAttempts: (runId, records) =>
       records.length === 0 ? Promise.resolve() : appendOnThread(runId, records),
     // The run is finished on this thread's connection once its attempts are all committed.
     finishRun: async (...args) => {
-      await drain();
+      await thread.drain();
       return store.finishRun(...args);
     },
     // A read sees every attempt appended before it, as with a store that appends in place.
@@ -145,7 +177,7 @@ export function withAppendThread(
     },
     async close() {
       await settled();
-      await thread?.terminate();
+      await thread.close();
       await store.close();
     },
   };
