@@ -140,11 +140,46 @@ export async function runEvals(
     sinks.call("onProgress", done);
   };
 
-  // Workers share one source, which answers their next() calls in order, so reserving right after
-  // each one keeps the report order; a synchronous dataset's items come without a promise.
-  const source: SourceIterator = caseSource(options)(entries, signal)[Symbol.asyncIterator]();
+  const worker = sourceWorker({
+    source: caseSource(options)(entries, signal)[Symbol.asyncIterator](),
+    reorder,
+    attempts,
+    scheduled: (entry) => sinks.call("onEvalScheduled", evalInfo(entry)),
+    finalize,
+  });
+  try {
+    await Promise.all(Array.from({ length: settings.concurrency + prefetch }, worker));
+  } finally {
+    watchdog.stop();
+  }
+
+  const summary = summaryOf(tally, options, {
+    runId,
+    startedAt: startedAt.toISOString(),
+    elapsedMs: performance.now() - started,
+    cancelled: signal.aborted,
+  });
+  await sinks.finish(summary);
+  return summary;
+}
+
+/**
+ * One of the run's workers: it takes the source's next item, runs it when it is a case, and
+ * hands it to the reorder buffer in the place it reserved. Workers share one source, which
+ * answers their next() calls in order, so reserving right after each one keeps the report order;
+ * a synchronous dataset's items come without a promise.
+ */
+function sourceWorker(parts: {
+  source: SourceIterator;
+  reorder: ReorderBuffer<Released>;
+  attempts: AttemptRunner;
+  /** An eval's first item came: it is scheduled. */
+  scheduled: (entry: number) => void;
+  finalize: (item: Extract<SourceItem, { type: "case" }>, record: AttemptRecord) => void;
+}): () => Promise<void> {
+  const { source, reorder, attempts, scheduled, finalize } = parts;
   const turns = eventLoopTurns();
-  const worker = async () => {
+  return async () => {
     for (;;) {
       const turn = turns.due();
       if (turn) await turn;
@@ -155,7 +190,7 @@ export async function runEvals(
       const item: Released = next.value;
       const seq = reorder.reserve();
       if (item.type !== "case") {
-        if (item.type === "eval-start") sinks.call("onEvalScheduled", evalInfo(item.entry));
+        if (item.type === "eval-start") scheduled(item.entry);
         reorder.complete(seq, item);
         continue;
       }
@@ -173,20 +208,6 @@ export async function runEvals(
       reorder.complete(seq, item);
     }
   };
-  try {
-    await Promise.all(Array.from({ length: settings.concurrency + prefetch }, worker));
-  } finally {
-    watchdog.stop();
-  }
-
-  const summary = summaryOf(tally, options, {
-    runId,
-    startedAt: startedAt.toISOString(),
-    elapsedMs: performance.now() - started,
-    cancelled: signal.aborted,
-  });
-  await sinks.finish(summary);
-  return summary;
 }
 
 /** Where the run's attempts come from: `options.source`, else every eval's cases, selected. */
