@@ -61,9 +61,7 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
   // A bad --filter is a usage error before anything opens.
   const filter = args.filter !== undefined ? makeFilter(args.filter) : undefined;
   if (!args.cache) configureJudges({ cache: false });
-  // Read while the store opens and the files load; only the stored manifest needs it.
-  const git = args.noStore ? undefined : readGitState(io.cwd);
-  const { queued, store, executor } = await openExecution(args, files, io);
+  const { queued, store, executor, git } = await openExecution(args, files, io);
   try {
     const loaded = await loadEvalFiles(files, io.cwd);
     const evalIds = loaded.entries.map((e) => e.eval.id);
@@ -178,7 +176,7 @@ function outcome(
 /**
  * Where the run's attempts run and its records go: the queue executor (--queue: Redis is checked,
  * exit 2 when unreachable, before the store or any case), the store (unless --no-store), and the
- * supervised or in-process executor.
+ * supervised or in-process executor; and, for the stored manifest, the checkout's git state.
  */
 async function openExecution(args: RunArgs, files: readonly string[], io: CliIO) {
   const queued =
@@ -191,6 +189,8 @@ async function openExecution(args: RunArgs, files: readonly string[], io: CliIO)
           stderr: io.stderr,
         })
       : undefined;
+  // Read while the store opens and the files load; only the stored manifest needs it.
+  const git = args.noStore ? undefined : readGitState(io.cwd);
   const store = args.noStore
     ? undefined
     : await openStoreAt(storeLocation(args.store, io.env), io.cwd);
@@ -205,7 +205,7 @@ async function openExecution(args: RunArgs, files: readonly string[], io: CliIO)
       stdoutFd: io.stdoutFd,
       stderr: io.stderr,
     });
-  return { queued, store, executor };
+  return { queued, store, executor, git };
 }
 
 /** What `runSinks` needs to know of the run. */
