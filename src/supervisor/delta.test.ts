@@ -164,17 +164,17 @@ describe("records as changes against a base", () => {
   it("makes no base for a key with one record, and keeps a bounded number of bases", () => {
     const encoder = new DeltaEncoder();
     const decoder = new DeltaDecoder();
-    // 3,000 evals of one record each (score evals): each goes whole, none becomes a base.
-    for (let e = 0; e < 3000; e++) {
+    // 1,500 evals of one record each (score evals): each goes whole, none becomes a base.
+    for (let e = 0; e < 1500; e++) {
       const value = { ...record(e), evalId: `one-${e}` };
       const encoded = encoder.encode(value.evalId, value);
       expect(encoded).toMatchObject({ nb: -1 });
       expect(decoder.decode(JSON.parse(JSON.stringify(encoded)) as Encoded)).toEqual(value);
     }
-    // 3,000 evals of three records each: a base each, numbered below the cap (1,024), and every
+    // 1,500 evals of three records each: a base each, numbered below the cap (1,024), and every
     // record still decodes to what was sent although older bases gave their numbers away.
     const numbers = new Set<number>();
-    for (let e = 0; e < 3000; e++) {
+    for (let e = 0; e < 1500; e++) {
       for (let i = 0; i < 3; i++) {
         const value = { ...record(i), evalId: `three-${e}` };
         const encoded = encoder.encode(value.evalId, value)!;
