@@ -73,7 +73,10 @@ export function fileHash(file: string): string {
 export async function readGitState(cwd: string): Promise<RunManifest["git"]> {
   const git = (...args: string[]) =>
     new Promise<string>((resolve, reject) => {
-      execFile("git", args, { cwd, encoding: "utf8", timeout: 5000 }, (error, stdout) =>
+      // No index lock: `git status` would otherwise refresh the index, and a git command the
+      // user runs meanwhile would fail on the lock file.
+      const env = { ...process.env, GIT_OPTIONAL_LOCKS: "0" };
+      execFile("git", args, { cwd, env, encoding: "utf8", timeout: 5000 }, (error, stdout) =>
         error ? reject(error) : resolve(stdout.trim()),
       );
     });
