@@ -35,6 +35,7 @@ beforeAll(() => {
     "node_modules/dep/package.json": JSON.stringify({
       name: "dep",
       type: "module",
+      types: "./index.d.ts",
       exports: "./index.js",
     }),
     "node_modules/dep/index.js": 'export const fromDep = "dep";\n',
@@ -109,10 +110,31 @@ export const later = (await import("./lib/shout.js")).shout("x");
       "evals/e/self.ts": 'import { x } from "direct-fixture/x";\nexport { x };\n',
       "evals/e/common.cts": "export const c = 1;\n",
       "evals/e/missing.ts": 'export { y } from "./nowhere.js";\n',
+      // A workspace package whose exports are its TypeScript sources.
+      "node_modules/@acme/agent/package.json": JSON.stringify({
+        name: "@acme/agent",
+        type: "module",
+        exports: { ".": { types: "./src/index.d.ts", default: "./src/index.ts" } },
+      }),
+      "node_modules/@acme/agent/src/index.ts": "export const agent = (x: string) => x;\n",
+      "evals/e/workspace.ts": 'export { agent } from "@acme/agent";\n',
     });
-    for (const name of ["computed", "resolve", "imports", "self", "missing"])
+    for (const name of ["computed", "resolve", "imports", "self", "missing", "workspace"])
       expect(await directModuleUrl(join(dir, `evals/e/${name}.ts`)), name).toBeUndefined();
     expect(await directModuleUrl(join(dir, "evals/e/common.cts"))).toBeUndefined();
+  });
+
+  it("notices on a warm run that a package it imports ships TypeScript now", async () => {
+    write({
+      "node_modules/later/package.json": JSON.stringify({ name: "later", exports: "./index.js" }),
+      "node_modules/later/index.js": "export const later = 1;\n",
+      "evals/f.eval.ts": 'export { later } from "later";\n',
+    });
+    expect((await load("evals/f.eval.ts")).later).toBe(1);
+    write({
+      "node_modules/later/package.json": JSON.stringify({ name: "later", exports: "./index.ts" }),
+    });
+    expect(await directModuleUrl(join(dir, "evals/f.eval.ts"))).toBeUndefined();
   });
 
   it("leaves to the hooks a file with no node_modules above it", async () => {

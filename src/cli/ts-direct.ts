@@ -8,8 +8,9 @@
 // kept with a header naming what it was compiled from, so a warm run does not start esbuild.
 //
 // A file this cannot serve exactly as Node would (CommonJS, `import()` of a computed name,
-// `import.meta` used otherwise, package `#imports`, a package importing itself by name, a cache
-// folder that cannot be written) gives undefined: load.ts then registers the hooks (ts-hooks.ts).
+// `import.meta` used otherwise, package `#imports`, a package importing itself by name, a package
+// that ships TypeScript sources, a cache folder that cannot be written) gives undefined: load.ts
+// then registers the hooks (ts-hooks.ts).
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { isBuiltin } from "node:module";
@@ -25,7 +26,7 @@ import {
 } from "./ts-shared.js";
 
 /** Changes when the compiled form does, so older cache files are not read. */
-const FORMAT = "direct-1";
+const FORMAT = "direct-2";
 const HEADER = "// niceeval-ts ";
 /** The TypeScript files served here: ES modules (`.cts` is CommonJS: the hooks serve it). */
 const DIRECT = /\.(?:ts|tsx|mts)$/;
@@ -37,6 +38,8 @@ interface Header {
   compiled: string[];
   /** Other files it imports by path. */
   plain: string[];
+  /** The packages it imports by name (read again on each run: one may ship TypeScript now). */
+  packages: string[];
 }
 
 /** Why a file is left to the hooks. */
@@ -88,12 +91,12 @@ class CompiledTree {
     const key = createHash("sha256")
       .update(`${FORMAT}\0${esbuildVersion}\0${nodeTarget}\0${path}\0${source}`)
       .digest("hex");
-    const kept = keptHeader(out, key);
+    const kept = keptHeader(out, key, path);
     if (kept) {
       for (const file of kept.compiled) this.add(file);
       return;
     }
-    const header: Header = { key, compiled: [], plain: [] };
+    const header: Header = { key, compiled: [], plain: [], packages: [] };
     const code = await this.build(path, out, header);
     if (!writeCacheFile(out, `${HEADER}${JSON.stringify(header)}\n${code}`))
       throw new NotDirect(`cannot write ${out}`);
@@ -156,6 +159,12 @@ class CompiledTree {
       if (specifier.startsWith("file:") || specifier.startsWith("data:")) return specifier;
       if (packageOf(specifier) === ownPackageName(from))
         throw new NotDirect(`${specifier} imports the package itself`);
+      // A package that ships TypeScript sources (a workspace package, often) needs the hooks:
+      // Node alone does not load a .ts file.
+      const name = packageOf(specifier);
+      if (!header.packages.includes(name)) header.packages.push(name);
+      if (shipsTypeScript(name, from))
+        throw new NotDirect(`${specifier} points to TypeScript sources`);
       return specifier;
     }
     const target = resolveLocal(resolve(dirname(from), specifier));
@@ -188,9 +197,10 @@ function isFile(path: string): boolean {
 
 /**
  * The header of a compiled module that is still what `key` and the file system say: same
- * source, and every file it imports still there (else a removed file would be served compiled).
+ * source, every file it imports still there (else a removed file would be served compiled), and
+ * no package it imports shipping TypeScript.
  */
-function keptHeader(out: string, key: string): Header | undefined {
+function keptHeader(out: string, key: string, path: string): Header | undefined {
   let text: string;
   try {
     text = readFileSync(out, "utf8");
@@ -203,6 +213,8 @@ function keptHeader(out: string, key: string): Header | undefined {
     if (header.key !== key) return undefined;
     for (const file of [...header.compiled, ...header.plain])
       if (!existsSync(file)) return undefined;
+    // A package upgraded since may ship TypeScript now.
+    for (const name of header.packages) if (shipsTypeScript(name, path)) return undefined;
     return header;
   } catch {
     return undefined;
@@ -233,6 +245,31 @@ function nearestNodeModules(dir: string): string | undefined {
 function packageOf(specifier: string): string {
   const parts = specifier.split("/");
   return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
+}
+
+/**
+ * Whether the package a file would import by `name` names a TypeScript file (not a declaration
+ * file) as its `main`, `module` or anywhere in its `exports`.
+ */
+function shipsTypeScript(name: string, from: string): boolean {
+  for (let at = dirname(from); ; ) {
+    let manifest: Record<string, unknown> | undefined;
+    try {
+      manifest = JSON.parse(readFileSync(join(at, "node_modules", name, "package.json"), "utf8"));
+    } catch {}
+    if (manifest) return [manifest.main, manifest.module, manifest.exports].some(namesTypeScript);
+    const up = dirname(at);
+    if (up === at) return false;
+    at = up;
+  }
+}
+
+function namesTypeScript(value: unknown): boolean {
+  if (typeof value === "string") return /\.[mc]?tsx?$/.test(value) && !/\.d\.[mc]?ts$/.test(value);
+  if (Array.isArray(value)) return value.some(namesTypeScript);
+  if (typeof value === "object" && value !== null)
+    return Object.values(value).some(namesTypeScript);
+  return false;
 }
 
 /** The name in the package.json that holds a file (a package may import itself by it). */

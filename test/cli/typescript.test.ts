@@ -54,6 +54,22 @@ export const computed = defineSuite<string, string>({
   scorers: [same],
 });
 `,
+        // A workspace package that exports its TypeScript sources, as monorepos do.
+        "node_modules/@acme/shout/package.json": JSON.stringify({
+          name: "@acme/shout",
+          type: "module",
+          exports: { ".": { types: "./src/index.ts", default: "./src/index.ts" } },
+        }),
+        "node_modules/@acme/shout/src/index.ts":
+          "export const shout = (text: string): string => `${text.toUpperCase()}!`;\n",
+        "evals/workspace.eval.ts": `${header}import { shout } from "@acme/shout";
+export const workspace = defineSuite<string, string>({
+  id: "workspace",
+  cases: [{ id: "a", input: "a", expected: "A!" }],
+  target: async (input) => shout(input),
+  scorers: [same],
+});
+`,
         "evals/throws.eval.ts": 'throw new Error("setup failed at line 1");\n',
       },
       { name: "plain" },
@@ -61,15 +77,15 @@ export const computed = defineSuite<string, string>({
   });
   afterAll(() => project.cleanup());
 
-  it("resolves ./x.js to x.ts, extensionless folders, .mts files, computed imports and CommonJS default exports", async () => {
+  it("resolves ./x.js to x.ts, extensionless folders, .mts files, computed imports, TypeScript workspace packages and CommonJS default exports", async () => {
     for (let run = 0; run < 2; run++) {
       // The second run reads the compiled files from the cache.
       const result = await runCli(["run"], project.dir);
       expect(result.stdout).toContain("1 file failed to load:");
       expect(result.stdout).toContain("evals/throws.eval.ts: setup failed at line 1");
-      for (const id of ["loud", "mts", "compiled", "computed"])
+      for (const id of ["loud", "mts", "compiled", "computed", "workspace"])
         expect(result.stdout).toContain(`${id} suite`);
-      expect(result.stdout).toMatch(/4 evals · 4 cases · 4 passed/);
+      expect(result.stdout).toMatch(/5 evals · 5 cases · 5 passed/);
     }
   });
 });
