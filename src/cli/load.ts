@@ -40,19 +40,32 @@ async function prepareTypeScript(
     });
   }
   process.setSourceMapsEnabled(true);
+  // A JavaScript eval file that imports a TypeScript file by name needs the hooks for it.
+  if (files.some(({ path, source }) => !TYPESCRIPT_FILE.test(path) && importsTypeScript(source)))
+    registerHooks();
   const urls = new Map<string, string>();
   await Promise.all(
     files.map(async ({ path }) => {
       if (!TYPESCRIPT_FILE.test(path)) return;
       const url = await directModuleUrl(path);
       if (url !== undefined) urls.set(path, url);
-      else if (!hooks) {
-        hooks = true;
-        register(builtFile("cli/ts-hooks.js"));
-      }
+      else registerHooks();
     }),
   );
   return { failure, urls };
+}
+
+function registerHooks(): void {
+  if (hooks) return;
+  hooks = true;
+  register(builtFile("cli/ts-hooks.js"));
+}
+
+const TYPESCRIPT_IMPORT = /(?:\bfrom|\bimport\s*\(?)\s*["'][^"']+\.[mc]?tsx?["']/;
+
+/** Whether a source imports a file by a TypeScript name (`./x.ts`). */
+function importsTypeScript(source: string | undefined): boolean {
+  return source !== undefined && TYPESCRIPT_IMPORT.test(source);
 }
 
 /** The niceeval modules (`niceeval`, `niceeval/expect`, …) that TypeScript eval files import. */
@@ -90,7 +103,9 @@ export async function loadEvalFiles(files: readonly string[], cwd: string): Prom
       return { file, path, source: await readFile(path, "utf8").catch(() => undefined) };
     }),
   );
-  const typescript = sources.some(({ path }) => TYPESCRIPT_FILE.test(path))
+  const typescript = sources.some(
+    ({ path, source }) => TYPESCRIPT_FILE.test(path) || importsTypeScript(source),
+  )
     ? await prepareTypeScript(sources)
     : undefined;
   const preloadFailure = typescript?.failure;

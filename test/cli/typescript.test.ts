@@ -70,6 +70,17 @@ export const workspace = defineSuite<string, string>({
   scorers: [same],
 });
 `,
+        // JavaScript that imports a TypeScript file by its name.
+        "evals/plain.eval.js": `import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+import { shout } from "./lib/shout.ts";
+export const plain = defineSuite({
+  id: "plain",
+  cases: [{ id: "a", input: "a", expected: "A" }],
+  target: async (input) => shout(input),
+  scorers: [createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) })],
+});
+`,
         "evals/throws.eval.ts": 'throw new Error("setup failed at line 1");\n',
       },
       { name: "plain" },
@@ -83,9 +94,9 @@ export const workspace = defineSuite<string, string>({
       const result = await runCli(["run"], project.dir);
       expect(result.stdout).toContain("1 file failed to load:");
       expect(result.stdout).toContain("evals/throws.eval.ts: setup failed at line 1");
-      for (const id of ["loud", "mts", "compiled", "computed", "workspace"])
+      for (const id of ["loud", "mts", "compiled", "computed", "workspace", "plain"])
         expect(result.stdout).toContain(`${id} suite`);
-      expect(result.stdout).toMatch(/5 evals · 5 cases · 5 passed/);
+      expect(result.stdout).toMatch(/6 evals · 6 cases · 6 passed/);
     }
   });
 });
