@@ -57,6 +57,11 @@ export interface Executor {
    * the engine then neither executes nor waits for it. Optional.
    */
   takeFinished?(entry: RunEntry, spec: CaseSpec, trial: number): AttemptRecord | undefined;
+  /**
+   * The run asks for no more attempts (its workers are done; the reporters and the store are still
+   * finishing): the executor may start letting go of what it holds. Optional; close() follows.
+   */
+  finished?(): void;
   /** Release what the executor holds (child processes, connections). */
   close?(): Promise<void>;
 }

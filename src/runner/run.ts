@@ -152,6 +152,8 @@ export async function runEvals(
   } finally {
     watchdog.stop();
   }
+  // An eval process, say, ends while the reporters and the store finish.
+  executor.finished?.();
 
   const summary = summaryOf(tally, options, {
     runId,

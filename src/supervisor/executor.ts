@@ -98,6 +98,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
     takeFinished: (entry, spec, trial) => supervisor.ahead.take(entry, spec, trial),
     execute: (job) => supervisor.execute(job),
     interrupt: (reason) => supervisor.interrupt(reason),
+    finished: () => void supervisor.close(),
     close: () => supervisor.close(),
   };
 }
@@ -127,6 +128,7 @@ class Supervisor implements EvalProcessListener {
   private stopped: string | undefined;
   private aborted: string | undefined;
   private closing = false;
+  private closed: Promise<void> | undefined;
   private monitor: ReturnType<typeof setInterval> | undefined;
   /** A child reported an uncaught error it could not place: children from now on track attempts. */
   private track = false;
@@ -214,7 +216,13 @@ class Supervisor implements EvalProcessListener {
       this.fail(pending, reason);
   }
 
-  async close(): Promise<void> {
+  /** End the eval process (once: the run's end starts it, the command's end waits for it). */
+  close(): Promise<void> {
+    this.closed ??= this.closeNow();
+    return this.closed;
+  }
+
+  private async closeNow(): Promise<void> {
     this.closing = true;
     if (this.monitor) clearInterval(this.monitor);
     const current = this.retire();
