@@ -242,14 +242,14 @@ function pump(): void {
     // The claims file says how far this process got: they may start now, and the supervisor
     // learns that they did with the next batch (its time limits count from then).
     requestFlush();
-    for (let i = 0; i < jobs.length; i++) void runJob(jobs[i]!, settings[i]!);
+    for (let i = 0; i < jobs.length; i++) runJob(jobs[i]!, settings[i]!);
     return;
   }
   // No claims file: the word that they start goes first, and they start once it is written.
   starting += jobs.length;
   flush(() => {
     starting -= jobs.length;
-    for (let i = 0; i < jobs.length; i++) void runJob(jobs[i]!, settings[i]!);
+    for (let i = 0; i < jobs.length; i++) runJob(jobs[i]!, settings[i]!);
   });
 }
 
@@ -268,13 +268,13 @@ function pumpAhead(taking: number): boolean {
     outbox.push({ t: "began", keys });
     for (const job of fed) runningAhead.add(job);
     if (claimAhead()) {
-      for (const job of fed) void runJob(job, feedSettings!, job);
+      for (const job of fed) runJob(job, feedSettings!, job);
     } else {
       // No claims file: the word that they start goes first, as for the supervisor's jobs.
       starting += fed.length;
       flush(() => {
         starting -= fed.length;
-        for (const job of fed) void runJob(job, feedSettings!, job);
+        for (const job of fed) runJob(job, feedSettings!, job);
       });
     }
   }
@@ -362,31 +362,47 @@ const settle = (id: number, record: AttemptRecord): void => {
   const unreported = record.usage.app === unreportedUsage();
   // One run ahead keeps its case id: the supervisor checks it against the case it expected.
   const sameCase = slot.fed === undefined && record.caseId === slot.spec.id;
-  let sent = record;
+  // The record is this process's own, sent and then dropped: it is changed in place.
+  const sent = record;
   let flags = 0;
-  if (unreported || sameCase) {
-    sent = { ...record };
-    if (unreported) {
-      flags |= RECORD_FLAGS.unreported;
-      sent.usage = { judge: record.usage.judge } as AttemptRecord["usage"];
-    }
-    if (sameCase) {
-      flags |= RECORD_FLAGS.caseId;
-      sent.caseId = "";
-    }
+  if (unreported) {
+    flags |= RECORD_FLAGS.unreported;
+    sent.usage = { judge: record.usage.judge } as AttemptRecord["usage"];
   }
-  const encoded = encoder.encode(record.evalId, sent);
+  if (sameCase) {
+    flags |= RECORD_FLAGS.caseId;
+    sent.caseId = "";
+  }
+  const encoded = encoder.encode(sent.evalId, sent);
   if (encoded) {
-    post({ t: "delta", id, ...encoded, ...(flags ? { f: flags } : {}) });
+    // The encoding is this call's own too: it becomes the event.
+    const event = encoded as Extract<ChildEvent, { t: "delta" }>;
+    event.t = "delta";
+    event.id = id;
+    if (flags) event.f = flags;
+    post(event);
     return;
   }
   outboxPlain = false;
   post({ t: "record", id, record: sent, ...(flags ? { f: flags } : {}) });
 };
 
-async function runJob(job: ChildJob, settings: Settings, fed?: FedJob): Promise<void> {
-  const slot = { evalId: job.evalId, spec: specOf(job), ...(fed ? { fed } : {}) };
+type Slot = { evalId: string; spec: CaseSpec; fed?: FedJob };
+
+/**
+ * Run a job: at once when the files are loaded and the job carries its case (an attempt run
+ * ahead, or one whose case crossed whole), with no promise of its own when the attempt answers
+ * synchronously; else once its eval and case are found.
+ */
+function runJob(job: ChildJob, settings: Settings, fed?: FedJob): void {
+  const slot: Slot = { evalId: job.evalId, spec: specOf(job), ...(fed ? { fed } : {}) };
   running.set(job.id, slot);
+  const runnable = loaded ? evals.get(job.evalId) : undefined;
+  if (runnable && job.spec) runFound(job, settings, runnable, job.spec);
+  else void runLater(job, settings, slot);
+}
+
+async function runLater(job: ChildJob, settings: Settings, slot: Slot): Promise<void> {
   if (!loaded) await ready;
   const runnable = evals.get(job.evalId);
   const spec = job.spec ?? (runnable && (await findSpec(runnable, slot.spec.id)));
@@ -398,17 +414,23 @@ async function runJob(job: ChildJob, settings: Settings, fed?: FedJob): Promise<
     return;
   }
   slot.spec = spec;
+  runFound(job, settings, runnable, spec);
+}
+
+function runFound(job: ChildJob, settings: Settings, runnable: Runnable, spec: CaseSpec): void {
   const trial = job.trial ?? 0;
-  const execute = () =>
-    inProcessExecutor.executeNow({
-      entry: { eval: runnable },
-      spec,
-      trial,
-      context: contextOf(job, trial, settings),
-    });
+  const attempt = {
+    entry: { eval: runnable },
+    spec,
+    trial,
+    context: contextOf(job, trial, settings),
+  };
   // A record given at once is settled at once (synchronous targets and scorers).
-  const record = tracking ? attemptOf.run(job.id, execute) : execute();
-  settle(job.id, isPromise(record) ? await record : record);
+  const record = tracking
+    ? attemptOf.run(job.id, () => inProcessExecutor.executeNow(attempt))
+    : inProcessExecutor.executeNow(attempt);
+  if (isPromise(record)) void record.then((done) => settle(job.id, done));
+  else settle(job.id, record);
 }
 
 /** An attempt's context: one shared by a batch's first trials when judgments are not streamed. */
