@@ -8,6 +8,7 @@ import { builtFile } from "../package-files.js";
 import type { RunEntry } from "../runner/run.js";
 import { exportsInDeclarationOrder } from "./export-order.js";
 import { directModuleUrl } from "./ts-direct.js";
+import { importsTypeScript } from "./ts-shared.js";
 
 const TYPESCRIPT_FILE = /\.[mc]?tsx?$/;
 const NICEEVAL_IMPORT =
@@ -24,9 +25,9 @@ interface TypeScriptLoad {
 /**
  * Teach Node to import TypeScript (only when a .ts file is loaded). The niceeval entry points the
  * files import are loaded first, while source maps are still off (turning them on makes Node
- * read the map of every module loaded after), and by Node's own loader. Each file is then
- * compiled to a module Node imports as it is (ts-direct.ts); one that cannot be needs the module
- * hooks, registered once per process (a loader thread, and a round trip to it per module).
+ * read the map of every module loaded after), and by Node's own loader. The files are then
+ * compiled to modules Node imports as they are (ts-direct.ts); when one cannot be, the module
+ * hooks serve them all, registered once per process (a loader thread, a round trip per module).
  */
 async function prepareTypeScript(
   files: readonly { path: string; source: string | undefined }[],
@@ -40,32 +41,28 @@ async function prepareTypeScript(
     });
   }
   process.setSourceMapsEnabled(true);
-  // A JavaScript eval file that imports a TypeScript file by name needs the hooks for it.
-  if (files.some(({ path, source }) => !TYPESCRIPT_FILE.test(path) && importsTypeScript(source)))
-    registerHooks();
-  const urls = new Map<string, string>();
-  await Promise.all(
-    files.map(async ({ path }) => {
-      if (!TYPESCRIPT_FILE.test(path)) return;
-      const url = await directModuleUrl(path);
-      if (url !== undefined) urls.set(path, url);
-      else registerHooks();
-    }),
-  );
-  return { failure, urls };
+  // One way for the whole run: a TypeScript file two eval files import must be one module, so
+  // when one file needs the hooks (or a JavaScript eval file imports TypeScript by name), every
+  // TypeScript file goes through them.
+  const direct = new Map<string, string>();
+  let needsHooks =
+    hooks ||
+    files.some(({ path, source }) => !TYPESCRIPT_FILE.test(path) && importsTypeScript(source));
+  if (!needsHooks) {
+    const typescript = files.filter(({ path }) => TYPESCRIPT_FILE.test(path));
+    const urls = await Promise.all(typescript.map(({ path }) => directModuleUrl(path)));
+    needsHooks = urls.includes(undefined);
+    for (const [i, { path }] of typescript.entries()) direct.set(path, urls[i]!);
+  }
+  if (!needsHooks) return { failure, urls: direct };
+  registerHooks();
+  return { failure, urls: new Map() };
 }
 
 function registerHooks(): void {
   if (hooks) return;
   hooks = true;
   register(builtFile("cli/ts-hooks.js"));
-}
-
-const TYPESCRIPT_IMPORT = /(?:\bfrom|\bimport\s*\(?)\s*["'][^"']+\.[mc]?tsx?["']/;
-
-/** Whether a source imports a file by a TypeScript name (`./x.ts`). */
-function importsTypeScript(source: string | undefined): boolean {
-  return source !== undefined && TYPESCRIPT_IMPORT.test(source);
 }
 
 /** The niceeval modules (`niceeval`, `niceeval/expect`, …) that TypeScript eval files import. */

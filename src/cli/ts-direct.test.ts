@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -100,6 +100,47 @@ export const later = (await import("./lib/shout.js")).shout("x");
       "evals/d.eval.ts": 'import { one } from "./d/one.js";\nexport const result = one();\n',
     });
     expect((await load("evals/d.eval.ts")).result).toBe("one two");
+    // Warm: each is found compiled, the cycle included.
+    expect((await load("evals/d.eval.ts")).result).toBe("one two");
+  });
+
+  it("follows a relative import to a file added since, as a cold run would", async () => {
+    write({
+      "evals/g/lib/index.ts": 'export const v = "lib/index.ts";\n',
+      "evals/g.eval.ts": 'export { v } from "./g/lib";\n',
+    });
+    expect((await load("evals/g.eval.ts")).v).toBe("lib/index.ts");
+    write({ "evals/g/lib.ts": 'export const v = "lib.ts";\n' });
+    expect((await load("evals/g.eval.ts")).v).toBe("lib.ts");
+  });
+
+  it("uses the real path of a linked eval file, as Node does", async () => {
+    write({
+      "shared/lib/who.ts": "export const who = import.meta.dirname;\n",
+      "shared/evals/h.eval.ts":
+        'export { who } from "../lib/who.js";\nexport const url = import.meta.url;\n',
+    });
+    mkdirSync(join(dir, "linked"), { recursive: true });
+    symlinkSync(join(dir, "shared/evals/h.eval.ts"), join(dir, "linked/h.eval.ts"));
+    const module = await load("linked/h.eval.ts");
+    expect(module.who).toBe(join(dir, "shared/lib"));
+    expect(module.url).toBe(pathToFileURL(join(dir, "shared/evals/h.eval.ts")).href);
+  });
+
+  it("keeps the lines of the file in stack traces", async () => {
+    write({
+      "evals/i.eval.ts":
+        'type T = string;\nconst name: T = "x";\nexport const where = new Error(name).stack!.split("\\n")[1]!;\n',
+    });
+    const url = await directModuleUrl(join(dir, "evals/i.eval.ts"));
+    const code = `console.log((await import(${JSON.stringify(url)})).where)`;
+    const out = execFileSync(process.execPath, [
+      "--enable-source-maps",
+      "--input-type=module",
+      "-e",
+      code,
+    ]);
+    expect(out.toString()).toContain(`${join(dir, "evals/i.eval.ts")}:3:`);
   });
 
   it("leaves to the hooks what only they serve as Node would", async () => {
@@ -118,8 +159,26 @@ export const later = (await import("./lib/shout.js")).shout("x");
       }),
       "node_modules/@acme/agent/src/index.ts": "export const agent = (x: string) => x;\n",
       "evals/e/workspace.ts": 'export { agent } from "@acme/agent";\n',
+      "evals/e/locale/en.ts": 'export const hello = "hello";\n',
+      "evals/e/pattern.ts": [
+        "const lang = 'en';",
+        "export const m = () => import(`./locale/$" + "{lang}.ts`);",
+        "",
+      ].join("\n"),
+      "evals/e/util.ts": "export const util = 1;\n",
+      "evals/e/helper.js": 'export { util } from "./util.ts";\n',
+      "evals/e/through-js.ts": 'export { util } from "./helper.js";\n',
     });
-    for (const name of ["computed", "resolve", "imports", "self", "missing", "workspace"])
+    for (const name of [
+      "computed",
+      "resolve",
+      "imports",
+      "self",
+      "missing",
+      "workspace",
+      "pattern",
+      "through-js",
+    ])
       expect(await directModuleUrl(join(dir, `evals/e/${name}.ts`)), name).toBeUndefined();
     expect(await directModuleUrl(join(dir, "evals/e/common.cts"))).toBeUndefined();
   });
@@ -135,6 +194,19 @@ export const later = (await import("./lib/shout.js")).shout("x");
       "node_modules/later/package.json": JSON.stringify({ name: "later", exports: "./index.ts" }),
     });
     expect(await directModuleUrl(join(dir, "evals/f.eval.ts"))).toBeUndefined();
+  });
+
+  it("leaves to the hooks a file whose node_modules is a link", async () => {
+    const linked = mkdtempSync(join(tmpdir(), "niceeval-direct-linked-"));
+    try {
+      mkdirSync(join(linked, "store", "node_modules"), { recursive: true });
+      mkdirSync(join(linked, "pkg"));
+      symlinkSync(join(linked, "store", "node_modules"), join(linked, "pkg", "node_modules"));
+      writeFileSync(join(linked, "pkg", "x.ts"), "export const x = 1;\n");
+      expect(await directModuleUrl(join(linked, "pkg", "x.ts"))).toBeUndefined();
+    } finally {
+      rmSync(linked, { recursive: true, force: true });
+    }
   });
 
   it("leaves to the hooks a file with no node_modules above it", async () => {

@@ -4,21 +4,24 @@
 // every relative import rewritten to where it resolves from the original file (a TypeScript file
 // it imports to that file's own compiled module), and `import.meta.url`, `.filename` and
 // `.dirname` set to the original's. Bare imports are left as they are: from the cache folder,
-// Node looks them up in the same node_modules folders as from the file. The compiled module is
-// kept with a header naming what it was compiled from, so a warm run does not start esbuild.
+// Node looks them up in the same node_modules folders as from the file. Paths are real paths, as
+// Node's own are. The compiled module ends with a line naming what it was compiled from and how
+// each import resolved, so a warm run does not start esbuild unless one of those changed.
 //
-// A file this cannot serve exactly as Node would (CommonJS, `import()` of a computed name,
-// `import.meta` used otherwise, package `#imports`, a package importing itself by name, a package
-// that ships TypeScript sources, a cache folder that cannot be written) gives undefined: load.ts
-// then registers the hooks (ts-hooks.ts).
+// A file this cannot serve exactly as Node would (CommonJS, `import()` of a computed name or a
+// pattern, `import.meta` used otherwise, package `#imports`, a package importing itself by name,
+// a package that ships TypeScript sources, JavaScript it imports that imports TypeScript, a
+// node_modules reached through a link, a cache folder that cannot be written) gives undefined:
+// load.ts then loads every TypeScript file of the run through the hooks (ts-hooks.ts).
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Plugin } from "esbuild";
 import {
   esbuildVersion,
+  importsTypeScript,
   loadEsbuild,
   nodeTarget,
   tsCandidates,
@@ -26,7 +29,7 @@ import {
 } from "./ts-shared.js";
 
 /** Changes when the compiled form does, so older cache files are not read. */
-const FORMAT = "direct-2";
+const FORMAT = "direct-3";
 const HEADER = "// niceeval-ts ";
 /** The TypeScript files served here: ES modules (`.cts` is CommonJS: the hooks serve it). */
 const DIRECT = /\.(?:ts|tsx|mts)$/;
@@ -38,6 +41,8 @@ interface Header {
   compiled: string[];
   /** Other files it imports by path. */
   plain: string[];
+  /** Each relative import as written, and the file it resolved to. */
+  local: [string, string][];
   /** The packages it imports by name (read again on each run: one may ship TypeScript now). */
   packages: string[];
 }
@@ -53,7 +58,7 @@ export async function directModuleUrl(path: string): Promise<string | undefined>
   if (!DIRECT.test(path)) return undefined;
   const tree = new CompiledTree();
   try {
-    const url = tree.add(path);
+    const url = tree.add(realpathSync(path));
     await tree.settled();
     return url;
   } catch {
@@ -69,7 +74,8 @@ class CompiledTree {
   add(path: string): string {
     const out = compiledPath(path);
     if (!this.pending.has(path)) {
-      const done = this.compile(path, out);
+      // Started on a later tick: a file it imports that imports it back finds it pending.
+      const done = Promise.resolve().then(() => this.compile(path, out));
       // Awaited by settled(); a failure is seen there.
       done.catch(() => {});
       this.pending.set(path, done);
@@ -96,10 +102,11 @@ class CompiledTree {
       for (const file of kept.compiled) this.add(file);
       return;
     }
-    const header: Header = { key, compiled: [], plain: [], packages: [] };
+    const header: Header = { key, compiled: [], plain: [], local: [], packages: [] };
     const code = await this.build(path, out, header);
-    if (!writeCacheFile(out, `${HEADER}${JSON.stringify(header)}\n${code}`))
-      throw new NotDirect(`cannot write ${out}`);
+    // Last, so the source map's lines stay those of esbuild's output.
+    const text = `${code}${code.endsWith("\n") ? "" : "\n"}${HEADER}${JSON.stringify(header)}\n`;
+    if (!writeCacheFile(out, text)) throw new NotDirect(`cannot write ${out}`);
   }
 
   private async build(path: string, out: string, header: Header): Promise<string> {
@@ -118,6 +125,7 @@ class CompiledTree {
       jsx: "automatic",
       tsconfigRaw: {},
       logLevel: "silent",
+      metafile: true,
       define: {
         "import.meta.url": JSON.stringify(url),
         "import.meta.filename": JSON.stringify(path),
@@ -127,6 +135,9 @@ class CompiledTree {
     });
     const code = result.outputFiles?.[0]?.text;
     if (code === undefined) throw new NotDirect(`esbuild gave no output for ${path}`);
+    // An import() of a pattern (`./locale/${lang}.ts`) is bundled in, not asked of the plugin.
+    if (Object.keys(result.metafile?.inputs ?? {}).length > 1)
+      throw new NotDirect(`${path} imports files by a pattern`);
     const body = code.slice(0, code.lastIndexOf("//# sourceMappingURL="));
     // What is left of import.meta, or an import() of a computed name, resolves against the
     // compiled module's location, not the file's.
@@ -169,11 +180,13 @@ class CompiledTree {
     }
     const target = resolveLocal(resolve(dirname(from), specifier));
     if (target === undefined) throw new NotDirect(`${specifier} not found from ${from}`);
+    header.local.push([specifier, target]);
     if (DIRECT.test(target)) {
       header.compiled.push(target);
       return this.add(target);
     }
     if (/\.[mc]?tsx?$/.test(target)) throw new NotDirect(`${target} is CommonJS TypeScript`);
+    if (plainImportsTypeScript(target)) throw new NotDirect(`${target} imports TypeScript`);
     header.plain.push(target);
     return pathToFileURL(target).href;
   }
@@ -182,9 +195,18 @@ class CompiledTree {
 /** The file a relative import names, as the hooks would find it: as written, else as TypeScript. */
 function resolveLocal(path: string): string | undefined {
   if (/[?#]/.test(path)) return undefined;
-  if (isFile(path)) return path;
-  for (const candidate of tsCandidates(path)) if (isFile(candidate)) return candidate;
-  return undefined;
+  const found = isFile(path) ? path : tsCandidates(path).find(isFile);
+  return found === undefined ? undefined : realpathSync(found);
+}
+
+/** A JavaScript file that imports TypeScript by name: Node alone cannot load what it imports. */
+function plainImportsTypeScript(path: string): boolean {
+  if (!/\.[mc]?jsx?$/.test(path)) return false;
+  try {
+    return importsTypeScript(readFileSync(path, "utf8"));
+  } catch {
+    return true;
+  }
 }
 
 function isFile(path: string): boolean {
@@ -197,8 +219,8 @@ function isFile(path: string): boolean {
 
 /**
  * The header of a compiled module that is still what `key` and the file system say: same
- * source, every file it imports still there (else a removed file would be served compiled), and
- * no package it imports shipping TypeScript.
+ * source, each relative import resolving to the same file, no JavaScript it imports importing
+ * TypeScript, and no package it imports shipping TypeScript.
  */
 function keptHeader(out: string, key: string, path: string): Header | undefined {
   let text: string;
@@ -207,12 +229,15 @@ function keptHeader(out: string, key: string, path: string): Header | undefined 
   } catch {
     return undefined;
   }
-  if (!text.startsWith(HEADER)) return undefined;
+  const at = text.lastIndexOf(`\n${HEADER}`);
+  if (at < 0) return undefined;
   try {
-    const header = JSON.parse(text.slice(HEADER.length, text.indexOf("\n"))) as Header;
+    const header = JSON.parse(text.slice(at + 1 + HEADER.length)) as Header;
     if (header.key !== key) return undefined;
-    for (const file of [...header.compiled, ...header.plain])
-      if (!existsSync(file)) return undefined;
+    // Each relative import still finds the same file (a file added or removed may change that).
+    for (const [specifier, target] of header.local)
+      if (resolveLocal(resolve(dirname(path), specifier)) !== target) return undefined;
+    for (const file of header.plain) if (plainImportsTypeScript(file)) return undefined;
     // A package upgraded since may ship TypeScript now.
     for (const name of header.packages) if (shipsTypeScript(name, path)) return undefined;
     return header;
@@ -225,6 +250,8 @@ function keptHeader(out: string, key: string, path: string): Header | undefined 
 function compiledPath(path: string): string {
   const modules = nearestNodeModules(dirname(path));
   if (modules === undefined) throw new NotDirect(`no node_modules above ${path}`);
+  // Node would resolve the compiled module's imports from where the link points.
+  if (realpathSync(modules) !== modules) throw new NotDirect(`${modules} is a link`);
   const id = createHash("sha256").update(path).digest("hex").slice(0, 16);
   return join(modules, ".cache", "niceeval-ts", `${basename(path)}-${id}.mjs`);
 }

@@ -1,6 +1,6 @@
 // What both ways of loading TypeScript share (ts-hooks.ts in the loader thread, ts-direct.ts in
 // the process itself): esbuild, loaded only when a file has to be compiled, cache writes that a
-// concurrent process never sees half done, and how `./x.js` finds `./x.ts`.
+// concurrent process never sees half done, how `./x.js` finds `./x.ts`, and what imports `.ts`.
 
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -44,4 +44,11 @@ export function tsCandidates(specifier: string): string[] {
   if (js) return [`${specifier.slice(0, js.index)}.${js[1]}ts${js[2]}`];
   if (/\.[a-z]+$/.test(specifier)) return [];
   return [`${specifier}.ts`, `${specifier}.tsx`, `${specifier}/index.ts`];
+}
+
+const TYPESCRIPT_IMPORT = /(?:\bfrom|\bimport\s*\(?)\s*["'][^"']+\.[mc]?tsx?["']/;
+
+/** Whether a source imports a file by a TypeScript name (`./x.ts`). */
+export function importsTypeScript(source: string | undefined): boolean {
+  return source !== undefined && TYPESCRIPT_IMPORT.test(source);
 }
