@@ -66,7 +66,7 @@ export const computed = defineSuite<string, string>({
           exports: { ".": { types: "./src/index.ts", default: "./src/index.ts" } },
         }),
         "node_modules/@acme/shout/src/index.ts":
-          "export const shout = (text: string): string => `${text.toUpperCase()}!`;\n",
+          'export const shout = (text: string): string => text.toUpperCase() + "!";\n',
         "evals/workspace.eval.ts": `${header}import { shout } from "@acme/shout";
 export const workspace = defineSuite<string, string>({
   id: "workspace",
