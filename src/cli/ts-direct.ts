@@ -29,19 +29,15 @@ import {
 } from "./ts-shared.js";
 
 /** Changes when the compiled form does, so older cache files are not read. */
-const FORMAT = "direct-3";
+const FORMAT = "direct-4";
 const HEADER = "// niceeval-ts ";
 /** The TypeScript files served here: ES modules (`.cts` is CommonJS: the hooks serve it). */
 const DIRECT = /\.(?:ts|tsx|mts)$/;
 
-/** The compiled module's first line: what it was compiled from and the files it imports. */
+/** The compiled module's last line: what it was compiled from, and how its imports resolved. */
 interface Header {
   key: string;
-  /** TypeScript files it imports (compiled here too). */
-  compiled: string[];
-  /** Other files it imports by path. */
-  plain: string[];
-  /** Each relative import as written, and the file it resolved to. */
+  /** Each relative import as written, and the file it resolved to (a TypeScript one is compiled too). */
   local: [string, string][];
   /** The packages it imports by name (read again on each run: one may ship TypeScript now). */
   packages: string[];
@@ -99,10 +95,10 @@ class CompiledTree {
       .digest("hex");
     const kept = keptHeader(out, key, path);
     if (kept) {
-      for (const file of kept.compiled) this.add(file);
+      for (const [, target] of kept.local) if (DIRECT.test(target)) this.add(target);
       return;
     }
-    const header: Header = { key, compiled: [], plain: [], local: [], packages: [] };
+    const header: Header = { key, local: [], packages: [] };
     const code = await this.build(path, out, header);
     // Last, so the source map's lines stay those of esbuild's output.
     const text = `${code}${code.endsWith("\n") ? "" : "\n"}${HEADER}${JSON.stringify(header)}\n`;
@@ -181,13 +177,9 @@ class CompiledTree {
     const target = resolveLocal(resolve(dirname(from), specifier));
     if (target === undefined) throw new NotDirect(`${specifier} not found from ${from}`);
     header.local.push([specifier, target]);
-    if (DIRECT.test(target)) {
-      header.compiled.push(target);
-      return this.add(target);
-    }
+    if (DIRECT.test(target)) return this.add(target);
     if (/\.[mc]?tsx?$/.test(target)) throw new NotDirect(`${target} is CommonJS TypeScript`);
     if (plainImportsTypeScript(target)) throw new NotDirect(`${target} imports TypeScript`);
-    header.plain.push(target);
     return pathToFileURL(target).href;
   }
 }
@@ -234,10 +226,12 @@ function keptHeader(out: string, key: string, path: string): Header | undefined 
   try {
     const header = JSON.parse(text.slice(at + 1 + HEADER.length)) as Header;
     if (header.key !== key) return undefined;
-    // Each relative import still finds the same file (a file added or removed may change that).
-    for (const [specifier, target] of header.local)
+    // Each relative import still finds the same file (a file added or removed may change that),
+    // and JavaScript it imports still imports no TypeScript.
+    for (const [specifier, target] of header.local) {
       if (resolveLocal(resolve(dirname(path), specifier)) !== target) return undefined;
-    for (const file of header.plain) if (plainImportsTypeScript(file)) return undefined;
+      if (plainImportsTypeScript(target)) return undefined;
+    }
     // A package upgraded since may ship TypeScript now.
     for (const name of header.packages) if (shipsTypeScript(name, path)) return undefined;
     return header;
@@ -256,15 +250,26 @@ function compiledPath(path: string): string {
   return join(modules, ".cache", "niceeval-ts", `${basename(path)}-${id}.mjs`);
 }
 
+/** The first answer `look` gives for `dir` or a folder above it, nearest first. */
+function findUp<T>(dir: string, look: (at: string) => T | undefined): T | undefined {
+  for (let at = dir; ; at = dirname(at)) {
+    const found = look(at);
+    if (found !== undefined || dirname(at) === at) return found;
+  }
+}
+
 function nearestNodeModules(dir: string): string | undefined {
-  for (let at = dir; ; ) {
+  return findUp(dir, (at) => {
     const candidate = join(at, "node_modules");
-    try {
-      if (statSync(candidate).isDirectory()) return candidate;
-    } catch {}
-    const up = dirname(at);
-    if (up === at) return undefined;
-    at = up;
+    return isDirectory(candidate) ? candidate : undefined;
+  });
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 
@@ -279,15 +284,20 @@ function packageOf(specifier: string): string {
  * file) as its `main`, `module` or anywhere in its `exports`.
  */
 function shipsTypeScript(name: string, from: string): boolean {
-  for (let at = dirname(from); ; ) {
-    let manifest: Record<string, unknown> | undefined;
-    try {
-      manifest = JSON.parse(readFileSync(join(at, "node_modules", name, "package.json"), "utf8"));
-    } catch {}
-    if (manifest) return [manifest.main, manifest.module, manifest.exports].some(namesTypeScript);
-    const up = dirname(at);
-    if (up === at) return false;
-    at = up;
+  const manifest = findUp(dirname(from), (at) =>
+    readJson(join(at, "node_modules", name, "package.json")),
+  );
+  return (
+    manifest !== undefined &&
+    [manifest.main, manifest.module, manifest.exports].some(namesTypeScript)
+  );
+}
+
+function readJson(path: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  } catch {
+    return undefined;
   }
 }
 
@@ -301,16 +311,8 @@ function namesTypeScript(value: unknown): boolean {
 
 /** The name in the package.json that holds a file (a package may import itself by it). */
 function ownPackageName(file: string): string | undefined {
-  for (let at = dirname(file); basename(at) !== "node_modules"; ) {
-    try {
-      const name = (
-        JSON.parse(readFileSync(join(at, "package.json"), "utf8")) as { name?: unknown }
-      ).name;
-      return typeof name === "string" ? name : undefined;
-    } catch {}
-    const up = dirname(at);
-    if (up === at) return undefined;
-    at = up;
-  }
-  return undefined;
+  const manifest = findUp(dirname(file), (at) =>
+    basename(at) === "node_modules" ? {} : readJson(join(at, "package.json")),
+  );
+  return typeof manifest?.name === "string" ? manifest.name : undefined;
 }

@@ -363,17 +363,16 @@ const settle = (id: number, record: AttemptRecord): void => {
   // One run ahead keeps its case id: the supervisor checks it against the case it expected.
   const sameCase = slot.fed === undefined && record.caseId === slot.spec.id;
   // The record is this process's own, sent and then dropped: it is changed in place.
-  const sent = record;
   let flags = 0;
   if (unreported) {
     flags |= RECORD_FLAGS.unreported;
-    sent.usage = { judge: record.usage.judge } as AttemptRecord["usage"];
+    record.usage = { judge: record.usage.judge } as AttemptRecord["usage"];
   }
   if (sameCase) {
     flags |= RECORD_FLAGS.caseId;
-    sent.caseId = "";
+    record.caseId = "";
   }
-  const encoded = encoder.encode(sent.evalId, sent);
+  const encoded = encoder.encode(record.evalId, record);
   if (encoded) {
     // The encoding is this call's own too: it becomes the event.
     const event = encoded as Extract<ChildEvent, { t: "delta" }>;
@@ -384,7 +383,7 @@ const settle = (id: number, record: AttemptRecord): void => {
     return;
   }
   outboxPlain = false;
-  post({ t: "record", id, record: sent, ...(flags ? { f: flags } : {}) });
+  post({ t: "record", id, record, ...(flags ? { f: flags } : {}) });
 };
 
 type Slot = { evalId: string; spec: CaseSpec; fed?: FedJob };
