@@ -1,7 +1,8 @@
-import { appendFileSync, writeSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { isAbsolute, relative } from "node:path";
 import { collectingReporter, type ListedFailure } from "./markdown-reporter.js";
 import type { Reporter } from "./reporter.js";
+import { writeFully } from "./write-fd.js";
 import { xmlSafe } from "./xml.js";
 
 /** GitHub shows at most 10 error annotations per step. */
@@ -43,7 +44,12 @@ export function githubReporter(options: GithubReporterOptions = {}): Reporter {
     env.GITHUB_ACTIONS !== undefined && env.GITHUB_ACTIONS !== "" && env.GITHUB_ACTIONS !== "false";
   if (!active) return {};
   const max = Math.max(0, options.maxAnnotations ?? DEFAULT_ANNOTATIONS);
-  const write = options.write ?? ((text: string) => writeSync(1, text));
+  const write =
+    options.write ??
+    ((text: string) => {
+      const bytes = Buffer.from(text);
+      writeFully(1, bytes, 0, bytes.length);
+    });
   // The list keeps at least what the annotations need, and the summary's 50.
   return collectingReporter(Math.max(50, max), (collector, run) => {
     const shown = collector.failures.slice(0, max);

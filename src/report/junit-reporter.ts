@@ -1,4 +1,4 @@
-import { closeSync, mkdtempSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readSync, renameSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AttemptRecord } from "../eval/record.js";
@@ -9,6 +9,7 @@ import { formatMeanScore, formatPassRate, meanScoreFigure, passRateFigure } from
 import { formatScore } from "./format.js";
 import { LineWriter } from "./output.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
+import { writeFully } from "./write-fd.js";
 import { xmlAttrs, xmlText } from "./xml.js";
 
 /** Longest failure message attribute and judgment reason written, in characters. */
@@ -208,8 +209,7 @@ function copyInto(fd: number, path: string): void {
     for (;;) {
       const read = readSync(source, chunk, 0, chunk.length, null);
       if (read === 0) break;
-      let written = 0;
-      while (written < read) written += writeSync(fd, chunk, written, read - written);
+      writeFully(fd, chunk, 0, read);
     }
   } finally {
     closeSync(source);

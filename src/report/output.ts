@@ -1,4 +1,4 @@
-import { writeSync } from "node:fs";
+import { writeFully } from "./write-fd.js";
 
 /**
  * Buffered synchronous writer: reports of 100,000 cases stay fast (few syscalls) and bounded
@@ -219,19 +219,7 @@ export class LineWriter {
   }
 
   private writeOut(bytes: Uint8Array, length: number): void {
-    let offset = 0;
-    while (offset < length) {
-      try {
-        offset += writeSync(this.fd, bytes, offset, length - offset);
-      } catch (error) {
-        // A non-blocking pipe that is full: wait briefly and retry.
-        if ((error as NodeJS.ErrnoException).code === "EAGAIN") {
-          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
-          continue;
-        }
-        throw error;
-      }
-    }
+    writeFully(this.fd, bytes, 0, length);
   }
 }
 

@@ -1,0 +1,113 @@
+import { spawn } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cliPath, type FixtureProject, makeProject } from "../support/project.js";
+
+// A report piped into a reader that falls behind (`niceeval run | tee log` in CI): the pipe fills,
+// the writer gets EAGAIN on a non-blocking pipe and must wait for room, and nothing is lost or
+// reordered.
+
+const CASES = 4000;
+
+const SUITE = `import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+export const piped = defineSuite({
+  id: "piped",
+  cases: function* () { for (let i = 0; i < ${CASES}; i++) yield { id: "case-" + i, input: i, expected: i }; },
+  target: (i) => i,
+  scorers: [same],
+});
+`;
+
+let project: FixtureProject;
+
+beforeAll(async () => {
+  project = await makeProject({ "evals/piped.eval.js": SUITE });
+});
+
+afterAll(async () => {
+  await project.cleanup();
+});
+
+/**
+ * Runs the CLI in a shell pipeline, its stdout an anonymous pipe (a FIFO, as a shell or a CI
+ * runner gives) into a reader that starts reading `stallMs` late.
+ */
+function runIntoShellPipe(
+  args: readonly string[],
+  stallMs: number,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const quoted = [process.execPath, cliPath, ...args].map((a) => `'${a}'`).join(" ");
+  return new Promise((resolve, reject) => {
+    const shell = spawn(
+      "bash",
+      ["-c", `set -o pipefail; ${quoted} | { sleep ${stallMs / 1000}; cat; }`],
+      {
+        cwd: project.dir,
+        env: { ...process.env, CI: "true", NO_COLOR: "1" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stdout = "";
+    let stderr = "";
+    shell.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    shell.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    shell.on("error", reject);
+    shell.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Runs the CLI with its stdout read nothing for `stallMs` after the first chunk, then all of it. */
+function runWithSlowReader(
+  args: readonly string[],
+  stallMs: number,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], {
+      cwd: project.dir,
+      env: { ...process.env, CI: "true", NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const chunks: string[] = [];
+    let stderr = "";
+    let stalled = false;
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      chunks.push(chunk);
+      if (stalled) return;
+      stalled = true;
+      child.stdout.pause();
+      setTimeout(() => child.stdout.resume(), stallMs);
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout: chunks.join(""), stderr }));
+  });
+}
+
+describe("a report piped into a slow reader", () => {
+  const runs = [
+    ["through a socket pair", [], runWithSlowReader],
+    ["through a socket pair, --no-supervise", ["--no-supervise"], runWithSlowReader],
+    ["through a shell pipe", [], runIntoShellPipe],
+  ] as const;
+  for (const [name, mode, runner] of runs) {
+    it(`arrives whole and in order, ${name}`, async () => {
+      const run = await runner(["run", "--no-store", ...mode], 400);
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      const cases = run.stdout.match(/^ {2}✓ case-\d+ passed/gm) ?? [];
+      expect(cases).toHaveLength(CASES);
+      cases.forEach((line, i) => {
+        expect(line).toBe(`  ✓ case-${i} passed`);
+      });
+      expect(run.stdout).toMatch(/Summary\n {2}1 eval · 4000 cases · 4000 passed/);
+      expect(run.stdout.trimEnd().endsWith("PASS")).toBe(true);
+    }, 60_000);
+  }
+});
