@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { isatty } from "node:tty";
 import { mayStartEvalProcess } from "./early.js";
 
 const argv = process.argv.slice(2);
@@ -12,8 +13,10 @@ const code = await main(argv, {
   env: process.env,
   stdoutFd: 1,
   stderr: (text) => process.stderr.write(text),
-  isTTY: Boolean(process.stdout.isTTY),
-  stderrIsTTY: Boolean(process.stderr.isTTY),
+  // isatty rather than process.stdout.isTTY: creating the stream makes a pipe non-blocking, and
+  // the report's synchronous writes would then have to wait for room themselves.
+  isTTY: isatty(1),
+  stderrIsTTY: isatty(2),
 });
 spawn?.discardEarlyEvalProcess();
 process.exit(code);
