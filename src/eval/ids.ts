@@ -62,3 +62,7 @@ export class IdSet {
     return n < MAX_BIT ? n : -1;
   }
 }
+
+/** One attempt's key as a string (an eval id, a case id and a trial cannot hold a NUL). */
+export const attemptKey = (evalId: string, caseId: string, trial: number): string =>
+  `${evalId}\u0000${caseId}\u0000${trial}`;

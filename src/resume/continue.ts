@@ -21,6 +21,8 @@ export interface Continuation {
 /** What the run needs to continue: how the store sink begins and what it skips, and the source. */
 export interface ContinuedRun {
   begin: BeginRunOptions;
+  /** The attempts read back from the store instead of running (their `attemptKey`s). */
+  kept: ReadonlySet<string>;
   skip(record: AttemptRecord): boolean;
   withSource(options: RunOptions): RunOptions;
 }
@@ -101,5 +103,10 @@ export async function continueRun(
   if (changes.length)
     io.stderr(`niceeval: --force: continuing although ${changes.slice(0, 5).join("; ")} changed\n`);
   const continued = continuedRun(store, run.runId, kept);
-  return { begin: { resume: true }, skip: continued.fromStore, withSource: continued.withSource };
+  return {
+    begin: { resume: true },
+    kept: kept.keys,
+    skip: continued.fromStore,
+    withSource: continued.withSource,
+  };
 }

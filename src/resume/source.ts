@@ -1,15 +1,13 @@
+import { attemptKey } from "../eval/ids.js";
 import type { AttemptRecord } from "../eval/record.js";
 import type { RunOptions } from "../runner/run.js";
 import { type CaseSelector, type CaseSource, evalCases } from "../runner/source.js";
 import type { Store } from "../store/types.js";
 import type { ResumeMode } from "./find.js";
 
-/** One attempt's key, as a string (eval, case and trial cannot hold a NUL). */
-export const attemptKey = (evalId: string, caseId: string, trial: number) =>
-  `${evalId}\u0000${caseId}\u0000${trial}`;
-
 /** The stored attempts a continuation keeps, and how many it runs again. */
 export interface KeptAttempts {
+  /** Their {@link attemptKey}s. */
   keys: Set<string>;
   /** Stored attempts that will run again (the errored ones, with `--retry-errors`). */
   retried: number;

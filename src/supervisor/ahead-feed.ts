@@ -1,4 +1,5 @@
 import { makeFilter } from "../cli/filter.js";
+import { attemptKey } from "../eval/ids.js";
 import type { CaseSpec, Runnable } from "../eval/runnable.js";
 import { type CaseSelector, evalCases, type SourceIterator } from "../runner/source.js";
 import { shardSelector } from "../shard/shard.js";
@@ -21,7 +22,8 @@ const BUFFERED = 256;
  * as the supervisor's engine, so the same attempts in the same order. It reads while fewer than
  * AHEAD_WINDOW attempts are started and not yet taken by the supervisor, and holds each eval to
  * its own concurrency. Attempts the engine decides without running (a duplicate case id, a broken
- * case source) are left to the supervisor, which decides them the same way.
+ * case source) are left to the supervisor, which decides them the same way; so are those a
+ * continued run reads back from the store (`plan.kept`).
  */
 export class AheadFeed {
   private readonly buffer: FedJob[] = [];
@@ -34,6 +36,7 @@ export class AheadFeed {
   private done = false;
   private stalled = false;
   private readonly source: SourceIterator;
+  private readonly kept: ReadonlySet<string> | undefined;
 
   constructor(
     private readonly evals: readonly Runnable[],
@@ -53,6 +56,7 @@ export class AheadFeed {
       ...(plan.trials !== undefined ? { trials: plan.trials } : {}),
     })(entries, signal)[Symbol.asyncIterator]();
     this.running = evals.map(() => 0);
+    if (plan.kept?.length) this.kept = new Set(plan.kept);
     void this.read();
   }
 
@@ -122,10 +126,12 @@ export class AheadFeed {
         const item = next.value;
         if (item.type !== "case" || item.record) continue;
         if (aheadKey(item.entry, item.spec.index, item.trial) < 0) continue;
+        const evalId = this.evals[item.entry]!.id;
+        if (this.kept?.has(attemptKey(evalId, item.spec.id, item.trial))) continue;
         const wasEmpty = this.head >= this.buffer.length;
         this.buffer.push({
           id: this.nextId--,
-          evalId: this.evals[item.entry]!.id,
+          evalId,
           evalIndex: item.entry,
           spec: item.spec,
           trial: item.trial,

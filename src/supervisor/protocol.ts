@@ -83,6 +83,11 @@ export interface AheadPlan {
   shard?: Shard;
   keepOutput?: true;
   timeoutMs?: number;
+  /**
+   * A continued run (`--resume`, `--retry-errors`): the attempts its engine reads back from the
+   * store instead of running them (their `attemptKey`s), which the eval process skips.
+   */
+  kept?: string[];
 }
 
 /**

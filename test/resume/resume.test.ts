@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
@@ -139,4 +139,47 @@ describe("niceeval run --resume", () => {
     expect(filter.code).toBe(2);
     expect(filter.stderr).toContain("drop --filter");
   }, 60_000);
+
+  it("runs in the eval process only the attempts not stored, each once", async () => {
+    // Each call of the target is a line in the file the test names.
+    const counted = await makeProject({
+      "evals/count.eval.js": `
+import { appendFileSync } from "node:fs";
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+export const count = defineSuite({
+  id: "count",
+  concurrency: 4,
+  cases: Array.from({ length: 40 }, (_, i) => ({ id: "case-" + i, input: i, expected: i })),
+  target: async (i) => {
+    if (process.env.CALLS_FILE) appendFileSync(process.env.CALLS_FILE, i + "\\n");
+    await new Promise((r) => setTimeout(r, 30));
+    return i;
+  },
+  scorers: [createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) })],
+});
+`,
+    });
+    try {
+      const dir = counted.dir;
+      await killWhenStored(["run", "--trials", "2"], dir, "k.sqlite", 20);
+      const calls = join(dir, "calls.txt");
+      const resumed = await runCli(["run", "--resume", "--store", "k.sqlite"], dir, {
+        CALLS_FILE: calls,
+      });
+      expect(resumed.code).toBe(0);
+      const kept = Number(/([\d,]+) attempts already stored are kept/.exec(resumed.stderr)?.[1]);
+      expect(kept).toBeGreaterThanOrEqual(20);
+      // The eval process skipped every kept attempt and ran each of the others once.
+      const ran = (await readFile(calls, "utf8")).trim().split("\n");
+      expect(ran).toHaveLength(80 - kept);
+      expect(resumed.stderr).not.toContain("read other cases");
+      expect(resumed.stdout).toContain("80 attempts:");
+      const { records } = await attemptsOf(dir, "k.sqlite");
+      expect(new Set(records.map((r) => `${r.caseId}/${r.trial ?? 0}`)).size).toBe(80);
+    } finally {
+      await counted.cleanup();
+    }
+  }, 120_000);
 });

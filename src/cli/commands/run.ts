@@ -108,10 +108,11 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
         ...(queued ? { caseTimeoutMs: queued.waitLimitMs } : {}),
       };
       const { continued } = sinks;
-      // The eval process reads the same cases and runs them without being sent each one; a
-      // continued run picks its attempts from the store, so it sends them.
-      if (!continued && "runAhead" in executor)
-        executor.runAhead?.(aheadPlan(runId, args, store !== undefined), evalIds);
+      // The eval process reads the same cases and runs them without being sent each one; in a
+      // continued run it skips those the engine reads back from the store, and runs the rest
+      // while the engine replays those.
+      if ("runAhead" in executor)
+        executor.runAhead?.(aheadPlan(runId, args, store !== undefined, continued?.kept), evalIds);
       // A continued run reads its kept attempts back from the store instead of running them.
       summary = await runEvals(loaded.entries, continued ? continued.withSource(options) : options);
     } catch (error) {
@@ -483,7 +484,12 @@ function checkWritable(flag: string, file: string, cwd: string): void {
 }
 
 /** How the eval process selects and runs the attempts this process's engine will ask for. */
-function aheadPlan(runId: string, args: RunArgs, stored: boolean): AheadPlan {
+function aheadPlan(
+  runId: string,
+  args: RunArgs,
+  stored: boolean,
+  kept: ReadonlySet<string> | undefined,
+): AheadPlan {
   return {
     runId,
     concurrency: args.concurrency,
@@ -492,6 +498,7 @@ function aheadPlan(runId: string, args: RunArgs, stored: boolean): AheadPlan {
     ...(args.shard ? { shard: args.shard } : {}),
     ...(stored ? { keepOutput: true as const } : {}),
     ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
+    ...(kept ? { kept: [...kept] } : {}),
   };
 }
 
