@@ -92,6 +92,13 @@ export class SinkSet {
   private report(sink: RunSink, hook: string, error: unknown): void {
     if (this.broken.has(sink)) return;
     this.broken.add(sink);
+    if ((error as { code?: unknown } | null)?.code === "EPIPE") {
+      // `niceeval run | head`: the reader is gone, which is no fault of the reporter or the run.
+      process.stderr.write(
+        "niceeval: the reader of a report closed its pipe (EPIPE); that report stops here, the run goes on\n",
+      );
+      return;
+    }
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(
       `niceeval: a reporter failed in ${hook} (later failures of it are not shown): ${message}\n`,

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openSqliteStore } from "../../src/store/index.js";
 import { cliPath, type FixtureProject, makeProject } from "../support/project.js";
 
 // A report piped into a reader that falls behind (`niceeval run | tee log` in CI): the pipe fills,
@@ -110,4 +111,44 @@ describe("a report piped into a slow reader", () => {
       expect(run.stdout.trimEnd().endsWith("PASS")).toBe(true);
     }, 60_000);
   }
+});
+
+describe("a report piped into a reader that leaves (`niceeval run | head`)", () => {
+  it("stops that report with one note, and the run goes on to the store and its exit code", async () => {
+    const quoted = [process.execPath, cliPath, "run", "--store", "head.sqlite"]
+      .map((a) => `'${a}'`)
+      .join(" ");
+    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+      (resolve, reject) => {
+        const shell = spawn("bash", ["-c", `${quoted} | head -n 3; exit \${PIPESTATUS[0]}`], {
+          cwd: project.dir,
+          env: { ...process.env, CI: "true", NO_COLOR: "1" },
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        let stdout = "";
+        let stderr = "";
+        shell.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+          stdout += chunk;
+        });
+        shell.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+          stderr += chunk;
+        });
+        shell.on("error", reject);
+        shell.on("close", (code) => resolve({ code, stdout, stderr }));
+      },
+    );
+    expect(run.stdout.split("\n").length).toBeLessThanOrEqual(4);
+    expect(run.stderr).toBe(
+      "niceeval: the reader of a report closed its pipe (EPIPE); that report stops here, the run goes on\n",
+    );
+    expect(run.code).toBe(0);
+    const store = await openSqliteStore(`${project.dir}/head.sqlite`);
+    try {
+      const [stored] = await store.listRuns({ limit: 1 });
+      expect(stored?.status).toBe("finished");
+      expect(stored?.totals.attempts).toBe(CASES);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
 });
