@@ -44,3 +44,22 @@ function blockingTwin(fd: number): number {
   blocking.set(fd, twin);
   return twin;
 }
+
+/**
+ * Writes `text` to `fd` as {@link writeFully} does; false when the reader has closed the pipe
+ * (EPIPE, as after `| head`), which is no failure of the run.
+ */
+export function writeText(fd: number, text: string): boolean {
+  const bytes = Buffer.from(text);
+  try {
+    writeFully(fd, bytes, 0, bytes.length);
+    return true;
+  } catch (error) {
+    if (isClosedPipe(error)) return false;
+    throw error;
+  }
+}
+
+/** Whether `error` is a write to a pipe or socket whose reader is gone. */
+const isClosedPipe = (error: unknown): boolean =>
+  (error as { code?: unknown } | null)?.code === "EPIPE";

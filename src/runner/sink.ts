@@ -56,6 +56,8 @@ type SyncHook = Exclude<keyof RunSink, "onRunFinished">;
  */
 export class SinkSet {
   private readonly broken = new Set<RunSink>();
+  /** Sinks whose output's reader closed it (EPIPE): they are not called again. */
+  private readonly closed = new Set<RunSink>();
 
   constructor(private readonly sinks: readonly RunSink[]) {}
 
@@ -69,7 +71,7 @@ export class SinkSet {
   call(hook: SyncHook, first: unknown, second?: unknown): void {
     for (const sink of this.sinks) {
       const fn = sink[hook] as ((...a: unknown[]) => void) | undefined;
-      if (fn === undefined) continue;
+      if (fn === undefined || (this.closed.size > 0 && this.closed.has(sink))) continue;
       try {
         if (hook === "onJudgment") fn.call(sink, first, second);
         else fn.call(sink, first);
@@ -81,6 +83,7 @@ export class SinkSet {
 
   async finish(summary: RunSummary): Promise<void> {
     for (const sink of this.sinks) {
+      if (this.closed.has(sink)) continue;
       try {
         await sink.onRunFinished?.(summary);
       } catch (error) {
@@ -92,8 +95,10 @@ export class SinkSet {
   private report(sink: RunSink, hook: string, error: unknown): void {
     if (this.broken.has(sink)) return;
     this.broken.add(sink);
-    if ((error as { code?: unknown } | null)?.code === "EPIPE") {
+    const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
+    if (code === "EPIPE" && syscall === "write") {
       // `niceeval run | head`: the reader is gone, which is no fault of the reporter or the run.
+      this.closed.add(sink);
       process.stderr.write(
         "niceeval: the reader of a report closed its pipe (EPIPE); that report stops here, the run goes on\n",
       );

@@ -30,25 +30,20 @@ afterAll(async () => {
   await project.cleanup();
 });
 
+type Run = { code: number | null; stdout: string; stderr: string };
+
 /**
- * Runs the CLI in a shell pipeline, its stdout an anonymous pipe (a FIFO, as a shell or a CI
- * runner gives) into a reader that starts reading `stallMs` late.
+ * Runs `bash -c` with the CLI's command line (`args` after the CLI) in place of `{cli}` in
+ * `script`: its stdout an anonymous pipe (a FIFO, as a shell or a CI runner gives).
  */
-function runIntoShellPipe(
-  args: readonly string[],
-  stallMs: number,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runInShell(args: readonly string[], script: string): Promise<Run> {
   const quoted = [process.execPath, cliPath, ...args].map((a) => `'${a}'`).join(" ");
   return new Promise((resolve, reject) => {
-    const shell = spawn(
-      "bash",
-      ["-c", `set -o pipefail; ${quoted} | { sleep ${stallMs / 1000}; cat; }`],
-      {
-        cwd: project.dir,
-        env: { ...process.env, CI: "true", NO_COLOR: "1" },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    const shell = spawn("bash", ["-c", script.replace("{cli}", quoted)], {
+      cwd: project.dir,
+      env: { ...process.env, CI: "true", NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     shell.stdout.setEncoding("utf8").on("data", (chunk: string) => {
@@ -61,6 +56,10 @@ function runIntoShellPipe(
     shell.on("close", (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/** The CLI piped into a reader that starts reading `stallMs` late. */
+const runIntoShellPipe = (args: readonly string[], stallMs: number) =>
+  runInShell(args, `set -o pipefail; {cli} | { sleep ${stallMs / 1000}; cat; }`);
 
 /** Runs the CLI with its stdout read nothing for `stallMs` after the first chunk, then all of it. */
 function runWithSlowReader(
@@ -113,34 +112,18 @@ describe("a report piped into a slow reader", () => {
   }
 });
 
+/** The CLI piped into `head -n 3`, which leaves after three lines; the CLI's own exit code. */
+const runIntoHead = (args: readonly string[]) =>
+  runInShell(args, `{cli} | head -n 3; exit \${PIPESTATUS[0]}`);
+
 describe("a report piped into a reader that leaves (`niceeval run | head`)", () => {
+  const note =
+    "niceeval: the reader of a report closed its pipe (EPIPE); that report stops here, the run goes on\n";
+
   it("stops that report with one note, and the run goes on to the store and its exit code", async () => {
-    const quoted = [process.execPath, cliPath, "run", "--store", "head.sqlite"]
-      .map((a) => `'${a}'`)
-      .join(" ");
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
-      (resolve, reject) => {
-        const shell = spawn("bash", ["-c", `${quoted} | head -n 3; exit \${PIPESTATUS[0]}`], {
-          cwd: project.dir,
-          env: { ...process.env, CI: "true", NO_COLOR: "1" },
-          stdio: ["ignore", "pipe", "pipe"],
-        });
-        let stdout = "";
-        let stderr = "";
-        shell.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-          stdout += chunk;
-        });
-        shell.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-          stderr += chunk;
-        });
-        shell.on("error", reject);
-        shell.on("close", (code) => resolve({ code, stdout, stderr }));
-      },
-    );
+    const run = await runIntoHead(["run", "--store", "head.sqlite"]);
     expect(run.stdout.split("\n").length).toBeLessThanOrEqual(4);
-    expect(run.stderr).toBe(
-      "niceeval: the reader of a report closed its pipe (EPIPE); that report stops here, the run goes on\n",
-    );
+    expect(run.stderr).toBe(note);
     expect(run.code).toBe(0);
     const store = await openSqliteStore(`${project.dir}/head.sqlite`);
     try {
@@ -150,5 +133,17 @@ describe("a report piped into a reader that leaves (`niceeval run | head`)", () 
     } finally {
       await store.close();
     }
+
+    // The comparison with a baseline is written after the report, to the same closed pipe.
+    const compared = await runIntoHead([
+      "run",
+      "--store",
+      "head.sqlite",
+      "--baseline",
+      "latest",
+      "--fail-on-regression",
+    ]);
+    expect(compared.stderr).toBe(note);
+    expect(compared.code).toBe(0);
   }, 60_000);
 });

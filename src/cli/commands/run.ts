@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import { resolve } from "node:path";
 import { formatComparison, formatComparisonMarkdown } from "../../compare/format.js";
 import type { Comparison } from "../../compare/types.js";
@@ -15,6 +15,7 @@ import {
   parseReporterFlag,
   type ReporterSpec,
 } from "../../report/reporter-flag.js";
+import { writeText } from "../../report/write-fd.js";
 import { type ContinuedRun, continueRun, findContinuation } from "../../resume/continue.js";
 import { thisWriter } from "../../resume/find.js";
 import type { RunEntry } from "../../runner/entry.js";
@@ -159,9 +160,10 @@ function outcome(
 ): number {
   const { reportFd } = run;
   const comparison = run.compared?.comparison();
-  if (comparison) writeSync(reportFd, `\n${formatComparison(comparison)}\n`);
+  // A reader that left (`| head`) misses these lines; the exit code is still the run's.
+  if (comparison) writeText(reportFd, `\n${formatComparison(comparison)}\n`);
   const note = run.compared?.note();
-  if (note !== undefined) writeSync(reportFd, `\n${note}\n`);
+  if (note !== undefined) writeText(reportFd, `\n${note}\n`);
   if (args.filter !== undefined && summary.totals.cases === 0) {
     io.stderr(
       `niceeval: --filter "${args.filter}" selected no case. Evals found: ${run.evalIds.join(", ") || "none"}\n`,
