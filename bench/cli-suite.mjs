@@ -54,21 +54,16 @@ function runOnce(file, { piped = false } = {}) {
   ];
   const quoted = [process.execPath, ...args].map((a) => `'${a}'`).join(" ");
   const started = performance.now();
-  const child = piped
-    ? spawnSync("bash", ["-c", `set -o pipefail; ${quoted} | cat > /dev/null`], {
-        cwd: root,
-        encoding: "utf8",
-        env: { ...process.env, CI: "true" },
-        maxBuffer: 1024 * 1024 * 1024,
-        stdio: ["ignore", "ignore", "pipe"],
-      })
-    : spawnSync(process.execPath, args, {
-        cwd: root,
-        encoding: "utf8",
-        env: { ...process.env, CI: "true" },
-        maxBuffer: 1024 * 1024 * 1024,
-        stdio: ["ignore", "ignore", "pipe"],
-      });
+  const [command, argv] = piped
+    ? ["bash", ["-c", `set -o pipefail; ${quoted} | cat > /dev/null`]]
+    : [process.execPath, args];
+  const child = spawnSync(command, argv, {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, CI: "true" },
+    maxBuffer: 1024 * 1024 * 1024,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   const wallMs = performance.now() - started;
   rmSync(dirname(store), { recursive: true, force: true });
   const rss = /BENCH_MAX_RSS_KB=(\d+)/.exec(child.stderr)?.[1];

@@ -75,3 +75,9 @@ export function errorMessage(error: unknown): string {
     return String(error);
   }
 }
+
+/** Whether `error` is a write to a pipe or socket whose reader is gone (EPIPE, as after `| head`). */
+export function isClosedPipe(error: unknown): boolean {
+  const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
+  return code === "EPIPE" && syscall === "write";
+}

@@ -1,4 +1,5 @@
 import { constants, fstatSync, openSync, writeSync } from "node:fs";
+import { isClosedPipe } from "../errors.js";
 
 // Node makes a pipe it has a stream for non-blocking (process.stdout touched by anyone, a child
 // given the same pipe), so a synchronous write to a full pipe fails with EAGAIN instead of
@@ -59,7 +60,3 @@ export function writeText(fd: number, text: string): boolean {
     throw error;
   }
 }
-
-/** Whether `error` is a write to a pipe or socket whose reader is gone. */
-const isClosedPipe = (error: unknown): boolean =>
-  (error as { code?: unknown } | null)?.code === "EPIPE";

@@ -1,3 +1,4 @@
+import { isClosedPipe } from "../errors.js";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { EvalSummary } from "./events.js";
 import type { RunSummary } from "./summary.js";
@@ -95,8 +96,7 @@ export class SinkSet {
   private report(sink: RunSink, hook: string, error: unknown): void {
     if (this.broken.has(sink)) return;
     this.broken.add(sink);
-    const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
-    if (code === "EPIPE" && syscall === "write") {
+    if (isClosedPipe(error)) {
       // `niceeval run | head`: the reader is gone, which is no fault of the reporter or the run.
       this.closed.add(sink);
       process.stderr.write(
