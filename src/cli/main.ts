@@ -1,6 +1,6 @@
 import { readFileSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
-import { errorMessage, NiceevalError } from "../errors.js";
+import { errorMessage, isClosedPipe, NiceevalError } from "../errors.js";
 import { builtFile } from "../package-files.js";
 import type { Store } from "../store/types.js";
 import { HELP, parseCliArgs } from "./args.js";
@@ -85,6 +85,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       }
     }
   } catch (error) {
+    // The reader of stdout left (`niceeval show latest | head`): what it asked for ends there,
+    // as with other command-line tools, and that is no failure. (`run` handles this itself, so
+    // its exit code stays the run's.)
+    if (isClosedPipe(error)) return 0;
     if (isUserError(error)) {
       io.stderr(`niceeval: ${error.message}\n`);
       return 2;

@@ -147,3 +147,23 @@ describe("a report piped into a reader that leaves (`niceeval run | head`)", () 
     expect(compared.code).toBe(0);
   }, 60_000);
 });
+
+describe("a stored run read into a reader that leaves (`niceeval show latest | head`)", () => {
+  it("ends show, show --json and export --ndjson - quietly with exit 0", async () => {
+    const stored = await runInShell(
+      ["run", "--store", "read.sqlite", "--quiet"],
+      "{cli} > /dev/null",
+    );
+    expect(stored.code).toBe(0);
+    const reads = [
+      ["show", "latest"],
+      ["show", "latest", "--json"],
+      ["export", "latest", "--ndjson", "-"],
+    ];
+    for (const read of reads) {
+      const run = await runIntoHead([...read, "--store", "read.sqlite"]);
+      expect({ read, stderr: run.stderr, code: run.code }).toEqual({ read, stderr: "", code: 0 });
+      expect(run.stdout.split("\n").length).toBeLessThanOrEqual(4);
+    }
+  }, 60_000);
+});

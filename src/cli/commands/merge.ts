@@ -1,6 +1,6 @@
 import { statSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
-import { NiceevalError } from "../../errors.js";
+import { isClosedPipe, NiceevalError } from "../../errors.js";
 import { describeRun } from "../../merge/check.js";
 import {
   fileInput,
@@ -37,7 +37,8 @@ export async function exportNdjson(
     ({ attempts } = await exportRunFile(store, run, toStdout ? io.stdoutFd : file));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === undefined) throw error;
+    // A closed stdout (`export --ndjson - | head`) is the reader leaving, not a bad path.
+    if (code === undefined || isClosedPipe(error)) throw error;
     throw new NiceevalError(
       "USAGE",
       `--ndjson: cannot write ${target} (${code}); pass a path in an existing, writable folder, or - for stdout`,
