@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 import { isatty } from "node:tty";
-import { mayStartEvalProcess } from "./early.js";
+import { evalProcessStdout, mayStartEvalProcess } from "./early.js";
 
 const argv = process.argv.slice(2);
 // A run starts its eval process before this one loads the CLI, so that Node's start-up there
 // overlaps the loading here; the run adopts it, and a command that does not is ended with it.
 const spawn = mayStartEvalProcess(argv) ? await import("../supervisor/spawn.js") : undefined;
-spawn?.startEvalProcessEarly(process.cwd(), 1);
+spawn?.startEvalProcessEarly(process.cwd(), evalProcessStdout(argv));
 const { main } = await import("./main.js");
 const code = await main(argv, {
   cwd: process.cwd(),

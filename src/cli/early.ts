@@ -16,3 +16,21 @@ export function mayStartEvalProcess(argv: readonly string[]): boolean {
       arg.startsWith("--queue"),
   );
 }
+
+/** Whether one `--reporter` value is NDJSON to standard output (`ndjson=-`), as the parser reads it. */
+export const isNdjsonToStdout = (value: string): boolean => /^\s*ndjson\s*=\s*-\s*$/.test(value);
+
+/**
+ * Where the eval process's standard output goes, read before the CLI's parser is loaded: with
+ * `--reporter ndjson=-` standard output carries the NDJSON stream alone, so what the code under
+ * test prints goes to stderr (2), with the human report; otherwise to stdout (1).
+ */
+export function evalProcessStdout(argv: readonly string[]): 1 | 2 {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--reporter" && isNdjsonToStdout(argv[i + 1] ?? "")) return 2;
+    if (arg.startsWith("--reporter=") && isNdjsonToStdout(arg.slice("--reporter=".length)))
+      return 2;
+  }
+  return 1;
+}

@@ -4,6 +4,7 @@ import { errorMessage, isClosedPipe, NiceevalError } from "../errors.js";
 import { builtFile } from "../package-files.js";
 import type { Store } from "../store/types.js";
 import { HELP, parseCliArgs } from "./args.js";
+import { isNdjsonToStdout } from "./early.js";
 import type { CliIO } from "./io.js";
 import { assertStoreExists, openStoreAt, storeExists, storeLocation } from "./store.js";
 
@@ -32,7 +33,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
           args.supervise && args.queue === undefined && !args.resume
             ? await import("../supervisor/spawn.js")
             : undefined;
-        spawn?.startEvalProcessEarly(io.cwd, io.stdoutFd);
+        spawn?.startEvalProcessEarly(
+          io.cwd,
+          args.reporters.some(isNdjsonToStdout) ? 2 : io.stdoutFd,
+        );
         try {
           const { runCommand } = await import("./commands/run.js");
           return await runCommand(args, io, packageVersion());

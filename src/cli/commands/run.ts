@@ -37,6 +37,7 @@ import type { CliIO } from "../io.js";
 import { loadEvalFiles } from "../load.js";
 import { buildManifest, readGitState } from "../manifest.js";
 import { openStoreAt, storeLocation } from "../store.js";
+import { userOutputToStderr } from "../user-output.js";
 import { compareWith, regressionExit } from "./compare.js";
 
 /** `niceeval run`: load eval files, run them into the store and the reporters, apply the gates. */
@@ -56,13 +57,15 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
   }
   const specs = reporterSpecs(args, io.cwd);
   // `ndjson=-` owns standard output; the human report and the comparison go to stderr.
-  const reportFd = specs.some((spec) => spec.kind === "ndjson" && spec.target === "-")
-    ? 2
-    : io.stdoutFd;
+  // What the code under test prints goes with the human report (the eval process's stdout is
+  // `reportFd`; in this process, `process.stdout` is sent to stderr).
+  const ndjsonToStdout = specs.some((spec) => spec.kind === "ndjson" && spec.target === "-");
+  const reportFd = ndjsonToStdout ? 2 : io.stdoutFd;
+  if (ndjsonToStdout && io.stdoutFd === 1) userOutputToStderr();
   // A bad --filter is a usage error before anything opens.
   const filter = args.filter !== undefined ? makeFilter(args.filter) : undefined;
   if (!args.cache) configureJudges({ cache: false });
-  const { queued, store, executor, git } = await openExecution(args, files, io);
+  const { queued, store, executor, git } = await openExecution(args, files, io, reportFd);
   try {
     const loaded = await loadEvalFiles(files, io.cwd);
     const evalIds = loaded.entries.map((e) => e.eval.id);
@@ -181,7 +184,12 @@ function outcome(
  * exit 2 when unreachable, before the store or any case), the store (unless --no-store), and the
  * supervised or in-process executor; and, for the stored manifest, the checkout's git state.
  */
-async function openExecution(args: RunArgs, files: readonly string[], io: CliIO) {
+async function openExecution(
+  args: RunArgs,
+  files: readonly string[],
+  io: CliIO,
+  evalStdoutFd: number,
+) {
   const queued =
     args.queue !== undefined
       ? await (await import("../../queue/executor.js")).openQueueExecutor({
@@ -205,7 +213,7 @@ async function openExecution(args: RunArgs, files: readonly string[], io: CliIO)
       cwd: io.cwd,
       judgeCache: args.cache,
       hangTimeoutMs: args.hangTimeoutMs,
-      stdoutFd: io.stdoutFd,
+      stdoutFd: evalStdoutFd,
       stderr: io.stderr,
     });
   return { queued, store, executor, git };

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+
+// With `--reporter ndjson=-`, standard output is a stream of JSON lines that another program
+// reads; whatever the code under test prints (when its file loads, while a case runs, through
+// console.log or process.stdout.write) goes to stderr instead.
+
+const SUITE = `import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+console.log("LOADED: printed as the eval file loads");
+const same = createScorer({ name: "same", score: ({ output, expected }) => {
+  console.log("SCORER: printed by a scorer");
+  return { score: output === expected ? 1 : 0 };
+} });
+export const noisy = defineSuite({
+  id: "noisy",
+  cases: [{ id: "a", input: 1, expected: 1 }, { id: "b", input: 2, expected: 2 }],
+  target: (i) => {
+    console.log("TARGET: printed by the target for", i);
+    process.stdout.write("TARGET-RAW: no newline");
+    console.info("TARGET-INFO");
+    return i;
+  },
+  scorers: [same],
+});
+`;
+
+let project: FixtureProject;
+
+beforeAll(async () => {
+  project = await makeProject({ "evals/noisy.eval.js": SUITE });
+});
+
+afterAll(async () => {
+  await project.cleanup();
+});
+
+describe("the code under test printing while stdout carries NDJSON", () => {
+  for (const mode of [[], ["--no-supervise"]]) {
+    it(`keeps every stdout line JSON and sends the prints to stderr${mode.length ? ` (${mode[0]})` : ""}`, async () => {
+      const run = await runCli(
+        ["run", "--no-store", "--reporter", "ndjson=-", ...mode],
+        project.dir,
+      );
+      expect(run.code).toBe(0);
+      const lines = run.stdout.trimEnd().split("\n");
+      const events = lines.map((line) => JSON.parse(line) as { type: string });
+      expect(events[0]?.type).toBe("run.started");
+      expect(events.at(-1)?.type).toBe("run.finished");
+      expect(events.filter((e) => e.type === "record")).toHaveLength(2);
+      expect(run.stdout).not.toMatch(/LOADED|SCORER|TARGET/);
+      for (const printed of [
+        "LOADED:",
+        "SCORER:",
+        "TARGET: printed by the target for 2",
+        "TARGET-RAW",
+        "TARGET-INFO",
+      ])
+        expect(run.stderr).toContain(printed);
+      // The human report goes to stderr as well.
+      expect(run.stderr).toMatch(/Summary\n {2}1 eval · 2 cases · 2 passed/);
+    }, 60_000);
+  }
+});
