@@ -35,6 +35,9 @@ export function safeStringify(value: unknown): string {
   }
 }
 
+/** A plain-data copy of any value, as {@link safeStringify} writes it; never throws. */
+export const jsonSafeCopy = (value: unknown): unknown => JSON.parse(safeStringify(value));
+
 const unserialisable = (error: unknown) =>
   marker(error instanceof Error ? error.message : String(error));
 

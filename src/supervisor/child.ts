@@ -8,7 +8,7 @@ import { type AttemptRecord, type Judgment, unreportedUsage } from "../eval/reco
 import type { AttemptContext, CaseSpec, Runnable } from "../eval/runnable.js";
 import { closeAnswerStores } from "../judge/cache.js";
 import { configureJudges } from "../judge/config.js";
-import { safeStringify } from "../report/json-safe.js";
+import { jsonSafeCopy } from "../report/json-safe.js";
 import { inProcessExecutor, isPromise } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import { AheadFeed, type FedJob } from "./ahead-feed.js";
@@ -28,7 +28,7 @@ import {
   type ParentMessage,
   RECORD_FLAGS,
 } from "./protocol.js";
-import { isPlainJson } from "./wire.js";
+import { isPlainJson, prototypesAreClean } from "./wire.js";
 
 // Which attempt a callback belongs to. On Node 20 an AsyncLocalStorage in use slows every promise
 // of the process (about a fifth of a fast run), so it is used only once an uncaught error could
@@ -150,7 +150,7 @@ function flush(after?: () => void): void {
       try {
         process.send?.({ t: "events", events: [event] } satisfies ChildMessage);
       } catch {
-        const plain = JSON.parse(safeStringify(event)) as ChildEvent;
+        const plain = jsonSafeCopy(event) as ChildEvent;
         send({ t: "events", events: [plain] });
       }
     }
@@ -372,7 +372,7 @@ const settle = (id: number, record: AttemptRecord): void => {
     flags |= RECORD_FLAGS.caseId;
     record.caseId = "";
   }
-  const encoded = encoder.encode(record.evalId, record);
+  const encoded = encodeRecord(record);
   if (encoded) {
     // The encoding is this call's own too: it becomes the event.
     const event = encoded as Extract<ChildEvent, { t: "delta" }>;
@@ -385,6 +385,31 @@ const settle = (id: number, record: AttemptRecord): void => {
   outboxPlain = false;
   post({ t: "record", id, record, ...(flags ? { f: flags } : {}) });
 };
+
+/**
+ * A record as changes against a base, or undefined to send it whole by structured clone (which
+ * copies own properties only). A value of the code under test whose getter or proxy throws
+ * while it is read is first replaced by its JSON-safe copy (a marker where reading failed), so
+ * the record still leaves and the encoder's bases stay those both ends know.
+ */
+function encodeRecord(record: AttemptRecord): ReturnType<DeltaEncoder["encode"]> {
+  if (!prototypesAreClean()) return undefined;
+  try {
+    return encoder.encode(record.evalId, record);
+  } catch {
+    for (const key of USER_VALUES)
+      if (record[key] !== undefined)
+        (record as unknown as Record<string, unknown>)[key] = jsonSafeCopy(record[key]);
+    try {
+      return encoder.encode(record.evalId, record);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** The fields of a record that hold values of the code under test. */
+const USER_VALUES = ["input", "expected", "output", "metadata", "trace"] as const;
 
 type Slot = { evalId: string; spec: CaseSpec; fed?: FedJob };
 

@@ -2,6 +2,7 @@
 // finished, and reading what it says (its ready message, batches of events, its exit) into calls
 // on a listener. What the supervisor then does with them is executor.ts's.
 import type { ChildProcess } from "node:child_process";
+import { errorMessage } from "../errors.js";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { CaseSpec } from "../eval/runnable.js";
 import type { AttemptJob } from "../runner/executor.js";
@@ -108,6 +109,8 @@ export class EvalProcess {
   retired = false;
   /** Its records arrive as changes against earlier ones. */
   private readonly decoder = new DeltaDecoder();
+  /** A message of it could not be read: it was killed, and nothing it says after is read. */
+  private garbled = false;
   private endedSaid = false;
 
   constructor(
@@ -199,7 +202,19 @@ export class EvalProcess {
 
   private onMessage(message: ChildMessage): void {
     this.lastSeen = performance.now();
-    if (this.retired) return;
+    if (this.retired || this.garbled) return;
+    try {
+      this.read(message);
+    } catch (error) {
+      // Its records can no longer be trusted to decode (the changes name bases this side does
+      // not have): it is killed, and what it was running counts as in flight at a crash.
+      this.garbled = true;
+      this.killedFor ??= `the eval process sent a message the supervisor could not read (${errorMessage(error)}) and was killed`;
+      this.process.kill("SIGKILL");
+    }
+  }
+
+  private read(message: ChildMessage): void {
     if (typeof message === "string") {
       this.onPacked(JSON.parse(message) as unknown[]);
       return;

@@ -35,3 +35,15 @@ export function isPlainJson(value: unknown, depth = 0): boolean {
       return false;
   }
 }
+
+/**
+ * False when code of this process added an enumerable property to `Object.prototype` or
+ * `Array.prototype`: `for … in` (which the plain check and the change encoding walk with) then
+ * sees it on every object, while JSON and structured clone carry own properties only, so the
+ * two ends would number a record's nodes differently.
+ */
+export function prototypesAreClean(): boolean {
+  for (const _ in Object.prototype) return false;
+  for (const _ in Array.prototype) return false;
+  return true;
+}

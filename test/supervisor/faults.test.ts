@@ -134,3 +134,96 @@ describe("supervised runs survive faulty user code (real CLI)", () => {
     expect(run.stdout).toMatch(/✓ ok-last passed/);
   });
 });
+
+// Values the code under test hands back that cannot be read plainly, and messages it sends on
+// the eval process's own channel: neither may lose a record or stall the run.
+const unreadableSuite = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer({
+  name: "same",
+  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+});
+
+export const unreadable = defineSuite({
+  id: "unreadable",
+  cases: [
+    { id: "ok-first", input: "a", expected: "a" },
+    { id: "throwing-getter", input: "getter", expected: "x" },
+    { id: "polluted-prototype", input: "proto", expected: "proto" },
+    { id: "after-pollution", input: "b", expected: "b" },
+    { id: "own-ipc-message", input: "ipc", expected: "ipc" },
+    { id: "ok-last", input: "z", expected: "z" },
+  ],
+  target: async (input) => {
+    if (input === "getter") return { get boom() { throw new Error("getter boom"); } };
+    if (input === "proto") Object.prototype.polluted = "yes";
+    if (input === "ipc") process.send?.("not a message of niceeval");
+    return input;
+  },
+  scorers: [same],
+});
+`;
+
+describe("supervised runs read whatever the code under test returns or sends (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/unreadable.eval.js": unreadableSuite });
+  });
+  afterAll(() => project.cleanup());
+
+  for (const mode of [[], ["--no-supervise"]]) {
+    const label = mode.length ? ` (${mode[0]})` : "";
+    it(`keeps every record, with a marker for a value whose getter throws${label}`, async () => {
+      const started = performance.now();
+      const run = await runCli(
+        ["run", "--json", "report.json", "--store", "store.sqlite", "--timeout", "20000", ...mode],
+        project.dir,
+      );
+      // A lost record would wait for the attempt's timeout.
+      expect(performance.now() - started).toBeLessThan(15_000);
+      expect(run.stderr).not.toMatch(/uncaught|unhandled|store.*failed/);
+      const report = JSON.parse(
+        await readFile(join(project.dir, "report.json"), "utf8"),
+      ) as JsonReport;
+      const cases = new Map(report.records.map((record) => [record.caseId, record]));
+      expect([...cases.keys()].sort()).toEqual(
+        [
+          "after-pollution",
+          "ok-first",
+          "ok-last",
+          "own-ipc-message",
+          "polluted-prototype",
+          "throwing-getter",
+        ].sort(),
+      );
+      for (const id of ["ok-first", "polluted-prototype", "after-pollution", "ok-last"])
+        expect({ id, verdict: cases.get(id)?.verdict }).toEqual({ id, verdict: "passed" });
+      // Scored as it is (not equal to "x"), and stored with where reading it failed.
+      expect(cases.get("throwing-getter")?.verdict).toBe("failed");
+      expect(JSON.stringify(cases.get("throwing-getter")?.output)).toContain("getter boom");
+      const ipc = cases.get("own-ipc-message")!;
+      if (mode.length === 0) {
+        // The supervisor cannot read it: the process is replaced, the case struck out.
+        expect(ipc.verdict).toBe("errored");
+        expect(ipc.error?.message).toMatch(
+          /the eval process sent a message the supervisor could not read \(.*\) and was killed/,
+        );
+      } else expect(ipc.verdict).toBe("passed");
+
+      const store = await openSqliteStore(join(project.dir, "store.sqlite"));
+      try {
+        const [stored] = await store.listRuns({ limit: 1 });
+        expect(stored?.status).toBe("finished");
+        expect(stored?.totals.attempts).toBe(6);
+        const records: AttemptRecord[] = [];
+        for await (const record of store.streamAttempts(stored!.runId)) records.push(record);
+        const getter = records.find((r) => r.caseId === "throwing-getter");
+        expect(JSON.stringify(getter?.output)).toContain("getter boom");
+      } finally {
+        await store.close();
+      }
+    }, 60_000);
+  }
+});

@@ -326,7 +326,11 @@ export function searchText(record: AttemptRecord): string {
     leaves.text = "";
     leaves.count = 0;
     leaves.left = SEARCH_VALUE_CHARS;
-    leafText(i === 0 ? record.input : record.output);
+    try {
+      leafText(i === 0 ? record.input : record.output, 0);
+    } catch {
+      // A getter or a proxy of the code under test threw: the text read so far is searched.
+    }
     if (leaves.count > 0) text += `\n${leaves.text}`;
   }
   return text.toLowerCase();
@@ -346,17 +350,20 @@ export const SEARCH_VALUE_CHARS = 1024;
 /** The value text {@link leafText} is building: its leaves joined by spaces, and what is left of the budget. */
 const leaves = { text: "", count: 0, left: 0 };
 
-function leafText(value: unknown): void {
-  if (leaves.left <= 0) return;
+/** Nesting read for the search text: deeper leaves (and cycles) are not searched. */
+const SEARCH_DEPTH = 32;
+
+function leafText(value: unknown, depth: number): void {
+  if (leaves.left <= 0 || depth > SEARCH_DEPTH) return;
   if (typeof value === "string") {
     leaf(value.length > leaves.left ? value.slice(0, leaves.left) : value, value.length);
   } else if (typeof value === "number" || typeof value === "boolean") {
     const text = String(value);
     leaf(text, text.length);
   } else if (Array.isArray(value)) {
-    for (const item of value) leafText(item);
+    for (const item of value) leafText(item, depth + 1);
   } else if (typeof value === "object" && value !== null) {
-    for (const item of Object.values(value)) leafText(item);
+    for (const item of Object.values(value)) leafText(item, depth + 1);
   }
 }
 
