@@ -267,6 +267,29 @@ describe("SQLite store", () => {
     expect((size() - empty) / n).toBeLessThan(1000);
   });
 
+  it("opens a new store that two processes create at the same moment", async () => {
+    // Both processes spin until the same instant, then open the same new file: one of them
+    // reads the file while the other commits its first migration. Forty pairs; before the
+    // check read in one transaction, a pair now and then took the file for another app's.
+    const built = pathToFileURL(join(repoRoot, "dist/store/sqlite/index.js")).href;
+    const failures: string[] = [];
+    for (let pair = 0; pair < 40; pair++) {
+      const path = join(dir, `race-${pair}.sqlite`);
+      const at = Date.now() + 250;
+      const script = (lag: number) =>
+        `const m = await import(${JSON.stringify(built)}); while (Date.now() < ${at + lag}); ` +
+        `const s = await m.openSqliteStore(${JSON.stringify(path)}); await s.close();`;
+      const outcomes = await Promise.allSettled(
+        [0, pair % 4].map((lag) =>
+          run(process.execPath, ["--input-type=module", "-e", script(lag)]),
+        ),
+      );
+      for (const outcome of outcomes)
+        if (outcome.status === "rejected") failures.push(String(outcome.reason));
+    }
+    expect(failures).toEqual([]);
+  }, 120_000);
+
   it("stores two runs written by two processes at once, each whole", async () => {
     const path = join(dir, "shared.sqlite");
     const n = 3000;

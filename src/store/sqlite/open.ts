@@ -68,12 +68,16 @@ export function openDatabase(path: string, busyTimeoutMs: number): Database.Data
     let applicationId: number;
     let tables: number;
     try {
-      applicationId = db.pragma("application_id", { simple: true }) as number;
-      tables = (
-        db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get() as {
-          n: number;
-        }
-      ).n;
+      // Both read in one transaction: another process creating this store at once commits its
+      // application_id and its first tables together, so they are seen together or not at all.
+      [applicationId, tables] = db.transaction(() => [
+        db.pragma("application_id", { simple: true }) as number,
+        (
+          db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get() as {
+            n: number;
+          }
+        ).n,
+      ])();
     } catch (error) {
       if (isCorruption(error))
         throw storeFileError("STORE_CORRUPT", path, (error as Error).message, error);
