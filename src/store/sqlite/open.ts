@@ -70,7 +70,7 @@ export function openDatabase(path: string, busyTimeoutMs: number): Database.Data
     try {
       // Both read in one transaction: another process creating this store at once commits its
       // application_id and its first tables together, so they are seen together or not at all.
-      [applicationId, tables] = db.transaction(() => [
+      [applicationId, tables] = db.transaction((): [number, number] => [
         db.pragma("application_id", { simple: true }) as number,
         (
           db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get() as {
