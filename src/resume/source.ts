@@ -57,6 +57,7 @@ export function continuedRun(
       select,
       ...(options.onCase ? { onCase: options.onCase } : {}),
       ...(options.trials !== undefined ? { trials: options.trials } : {}),
+      ...(options.caseWaitMs !== undefined ? { caseWaitMs: options.caseWaitMs } : {}),
     });
     return async function* (entries, signal) {
       let stream: AsyncIterator<AttemptRecord> | undefined;

@@ -54,6 +54,11 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Limit on a whole attempt, ms (default: timeoutMs + 1 s, else 10 minutes). */
   caseTimeoutMs?: number;
+  /**
+   * Longest wait for an asynchronous dataset's next case, ms: past it, that eval gets an errored
+   * "(cases)" attempt and the run goes on. Default: no limit (the CLI uses `--hang-timeout`).
+   */
+  caseWaitMs?: number;
   /** Called with every record in order; lets callers keep what they need. */
   onRecord?: (record: AttemptRecord) => void;
   /** Called with every case each eval yields, selected or not (to hash the dataset). */
@@ -220,6 +225,7 @@ function caseSource(options: RunOptions): CaseSource {
       select: selectors(options),
       ...(options.onCase ? { onCase: options.onCase } : {}),
       ...(options.trials !== undefined ? { trials: options.trials } : {}),
+      ...(options.caseWaitMs !== undefined ? { caseWaitMs: options.caseWaitMs } : {}),
     })
   );
 }
@@ -349,6 +355,7 @@ function checkedSettings(options: RunOptions): { concurrency: number; caseTimeou
   for (const [name, value] of [
     ["timeoutMs", options.timeoutMs],
     ["caseTimeoutMs", options.caseTimeoutMs],
+    ["caseWaitMs", options.caseWaitMs],
   ] as const) {
     if (value !== undefined && !(value > 0 && value <= MAX_TIMER_MS - 1000)) {
       throw new NiceevalError(

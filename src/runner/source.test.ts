@@ -132,4 +132,56 @@ describe("evalCases", () => {
       "eval-end:1",
     ]);
   });
+
+  describe("a dataset whose next case never comes", () => {
+    async function* stalls() {
+      yield { id: "first", index: 0 };
+      await new Promise(() => {});
+    }
+    const drain = async (source: SourceIterator) => {
+      const seen: SourceItem[] = [];
+      for (let next = await source.next(); !next.done; next = await source.next())
+        seen.push(next.value);
+      return seen;
+    };
+
+    it("is an errored (cases) attempt after caseWaitMs, and the next eval still runs", async () => {
+      const source = open([entryOf("stalls", stalls), entryOf("after", () => specs(1))], {
+        caseWaitMs: 50,
+      });
+      const seen = await drain(source);
+      expect(seen.map(describeItem)).toEqual([
+        "eval-start:0",
+        "0:first:0",
+        "0:(cases):0!",
+        "eval-end:0",
+        "eval-start:1",
+        "1:c0:0",
+        "eval-end:1",
+      ]);
+      const errored = seen[2] as Extract<SourceItem, { type: "case" }>;
+      expect(errored.record?.error?.message).toBe(
+        'reading the cases of eval "stalls" failed: its next case did not come within 50 ms; make the dataset faster, or raise the limit (--hang-timeout)',
+      );
+    });
+
+    it("stops being waited for when the run is aborted", async () => {
+      const controller = new AbortController();
+      const source = open(
+        [entryOf("stalls", stalls), entryOf("after", () => specs(1))],
+        {},
+        controller.signal,
+      );
+      setTimeout(() => controller.abort(new Error("stop")), 30);
+      const seen = await drain(source);
+      // Every eval still starts and ends, and nothing is read after the abort.
+      expect(seen.map(describeItem)).toEqual([
+        "eval-start:0",
+        "0:first:0",
+        "eval-end:0",
+        "eval-start:1",
+        "eval-end:1",
+      ]);
+    });
+  });
 });

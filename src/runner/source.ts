@@ -2,6 +2,7 @@ import { errorMessage } from "../errors.js";
 import { IdSet } from "../eval/ids.js";
 import { type AttemptRecord, erroredRecord } from "../eval/record.js";
 import type { CaseSpec } from "../eval/runnable.js";
+import { clampTimer } from "../eval/timeout.js";
 import type { RunEntry } from "./entry.js";
 
 /**
@@ -31,6 +32,11 @@ export interface EvalCasesOptions {
   select?: readonly CaseSelector[];
   /** Called with each case an eval yields, selected or not (dataset hashing). */
   onCase?: (entry: number, spec: CaseSpec) => void;
+  /**
+   * Longest wait for an asynchronous dataset's next case, ms; past it the dataset is closed and
+   * its eval gets an errored "(cases)" attempt. Default: no limit.
+   */
+  caseWaitMs?: number;
 }
 
 /**
@@ -109,12 +115,13 @@ function* walkCases(
         let exhausted = false;
         try {
           for (;;) {
-            const next = (yield { wait: iterator.next() })!;
+            const next = (yield { wait: nextCase(iterator, signal, options.caseWaitMs) })!;
+            // An abort ends the wait (a dataset that never answers must not hold the run).
+            if (signal.aborted) break;
             if (next.done) {
               exhausted = true;
               break;
             }
-            if (signal.aborted) break;
             const items = attemptsOf(next.value);
             if (items === undefined) continue;
             if (!Array.isArray(items)) yield items;
@@ -137,6 +144,51 @@ function* walkCases(
 }
 
 const DONE: IteratorResult<SourceItem> = { done: true, value: undefined };
+
+/**
+ * A dataset's next case, or an end to the wait: the run's abort settles it (the walk then stops
+ * reading), and past `waitMs` it rejects with what to do.
+ */
+function nextCase(
+  iterator: AsyncIterator<CaseSpec>,
+  signal: AbortSignal,
+  waitMs: number | undefined,
+): Promise<IteratorResult<CaseSpec>> {
+  const next = iterator.next();
+  if (signal.aborted) return Promise.resolve({ done: true, value: undefined });
+  return new Promise((resolve, reject) => {
+    const stop = () => resolve({ done: true, value: undefined });
+    const timer =
+      waitMs === undefined
+        ? undefined
+        : setTimeout(
+            () =>
+              reject(
+                new Error(
+                  `its next case did not come within ${formatWait(waitMs)}; make the dataset faster, or raise the limit (--hang-timeout)`,
+                ),
+              ),
+            clampTimer(waitMs),
+          );
+    signal.addEventListener("abort", stop, { once: true });
+    const settle = () => {
+      if (timer !== undefined) clearTimeout(timer);
+      signal.removeEventListener("abort", stop);
+    };
+    next.then(
+      (result) => {
+        settle();
+        resolve(result);
+      },
+      (error: unknown) => {
+        settle();
+        reject(error);
+      },
+    );
+  });
+}
+
+const formatWait = (ms: number) => (ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
 
 /**
  * Drives a walk: items it reaches without waiting are given at once (`nextNow`); `next` waits

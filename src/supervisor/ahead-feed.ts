@@ -54,6 +54,7 @@ export class AheadFeed {
     this.source = evalCases({
       select,
       ...(plan.trials !== undefined ? { trials: plan.trials } : {}),
+      ...(plan.caseWaitMs !== undefined ? { caseWaitMs: plan.caseWaitMs } : {}),
     })(entries, signal)[Symbol.asyncIterator]();
     this.running = evals.map(() => 0);
     if (plan.kept?.length) this.kept = new Set(plan.kept);

@@ -83,6 +83,8 @@ export interface AheadPlan {
   shard?: Shard;
   keepOutput?: true;
   timeoutMs?: number;
+  /** Longest wait for a dataset's next case (the engine's own limit, so both read alike). */
+  caseWaitMs?: number;
   /**
    * A continued run (`--resume`, `--retry-errors`): the attempts its engine reads back from the
    * store instead of running them (their `attemptKey`s), which the eval process skips.

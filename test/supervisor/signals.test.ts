@@ -98,3 +98,79 @@ describe("signals stop a run and still write the report and the store (real CLI)
     });
   }
 });
+
+// A dataset that gives one case, then never another (a loader waiting on a socket that died).
+const stalledDataset = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+
+export const reads = defineSuite({
+  id: "reads",
+  cases: async function* () {
+    yield { id: "first", input: "a", expected: "a" };
+    await new Promise((resolve) => setTimeout(resolve, 2 ** 31 - 1));
+    yield { id: "never-read", input: "b", expected: "b" };
+  },
+  target: (input) => {
+    // The signal is sent 100 ms after this, once the dataset waits for its second case.
+    console.error("TARGET-STARTED first");
+    return input;
+  },
+  scorers: [same],
+});
+
+export const after = defineSuite({
+  id: "after",
+  cases: [{ id: "next-eval", input: "c", expected: "c" }],
+  target: (input) => input,
+  scorers: [same],
+});
+`;
+
+describe("a dataset that stops giving cases does not hold the run (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/reads.eval.js": stalledDataset });
+  });
+  afterAll(() => project.cleanup());
+
+  for (const mode of [[], ["--no-supervise"]] as const) {
+    const label = mode.length ? "in process" : "supervised";
+
+    it(`${label}: SIGTERM ends the wait and exits 143 with the report and the store`, async () => {
+      const run = await runAndSignal(
+        ["run", ...mode, "--store", `term-${label}.sqlite`],
+        project.dir,
+        ["SIGTERM"],
+      );
+      expect(run.code).toBe(143);
+      expect(run.stdout).toMatch(/✓ first passed/);
+      expect(run.stdout).toMatch(/Summary/);
+      expect(run.stdout).not.toMatch(/never-read/);
+      const stored = await storedStatus(project.dir, `term-${label}.sqlite`);
+      expect(stored.status).toBe("interrupted");
+      expect(stored.attempts).toContain("first:passed");
+    });
+
+    it(`${label}: past --hang-timeout its eval gets an errored (cases) attempt and the next eval runs`, async () => {
+      const run = await runAndSignal(
+        ["run", ...mode, "--hang-timeout", "1000", "--store", `wait-${label}.sqlite`],
+        project.dir,
+        [],
+      );
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/✓ first passed/);
+      expect(run.stdout).toContain(
+        'reading the cases of eval "reads" failed: its next case did not come within 1 s; make the dataset faster, or raise the limit (--hang-timeout)',
+      );
+      expect(run.stdout).toMatch(/✓ next-eval passed/);
+      const stored = await storedStatus(project.dir, `wait-${label}.sqlite`);
+      expect(stored.status).toBe("finished");
+      expect(stored.attempts).toEqual(
+        expect.arrayContaining(["first:passed", "(cases):errored", "next-eval:passed"]),
+      );
+    });
+  }
+});

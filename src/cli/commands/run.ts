@@ -296,6 +296,8 @@ function runOptions(
     trials: args.trials ?? 1,
     ...(args.shard ? { select: [shardSelector(args.shard)] } : {}),
     ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
+    // A dataset that stops giving cases is a hang like any other.
+    caseWaitMs: args.hangTimeoutMs,
     // A stored run keeps each attempt's case and output; the dataset hashes go into its manifest.
     ...(datasets
       ? {
@@ -508,6 +510,7 @@ function aheadPlan(
     ...(args.shard ? { shard: args.shard } : {}),
     ...(stored ? { keepOutput: true as const } : {}),
     ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
+    caseWaitMs: args.hangTimeoutMs,
     ...(kept ? { kept: [...kept] } : {}),
   };
 }
