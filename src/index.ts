@@ -98,6 +98,7 @@ export {
   type Tool,
   type ToolContext,
   type ToolImplementation,
+  type ToolSchema,
 } from "./tool/index.js";
 
 // ── Judges ───────────────────────────────────────────────────────────────────

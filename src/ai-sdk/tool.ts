@@ -1,11 +1,11 @@
-import type { z } from "zod";
 import { runTool } from "../tool/run-tool.js";
-import type { Driver, Tool } from "../tool/tool.js";
+import type { Driver, Tool, ToolSchema } from "../tool/tool.js";
 
 /** A niceeval tool in the shape the AI SDK's `tool()` takes and `generateText({ tools })` runs. */
 export interface AiSdkTool<Input, Output> {
   description: string;
-  inputSchema: z.ZodType<Input>;
+  /** The tool's input schema: zod, or a Standard Schema (the AI SDK takes both). */
+  inputSchema: ToolSchema<Input>;
   execute: (input: Input, options?: { abortSignal?: AbortSignal }) => Promise<Output>;
 }
 

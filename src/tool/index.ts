@@ -8,4 +8,5 @@ export {
   type Tool,
   type ToolContext,
   type ToolImplementation,
+  type ToolSchema,
 } from "./tool.js";

@@ -1,5 +1,8 @@
+import { type } from "arktype";
+import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { AuthoringError, ToolInputError, ToolOutputError } from "../errors.js";
 import { scoreSchema } from "../score/score.js";
 import {
   evalScorersProvider,
@@ -82,5 +85,68 @@ describe("callTool (the engine's path) answers as runTool does", () => {
     await expect(callTool(tool, [later], 1, undefined)).resolves.toBe(0.5);
     await expect(callTool(tool, [later], 4, undefined)).rejects.toThrow(/invalid result/);
     expect(() => callTool(tool, [sync], "x" as never, undefined)).toThrow(/invalid input/);
+  });
+});
+
+describe("tools whose schemas are any Standard Schema", () => {
+  // arktype's schemas are callable functions that carry "~standard".
+  const length = defineTool({
+    id: "demo.length",
+    description: "length of a word",
+    inputSchema: type({ word: "string" }),
+    outputSchema: v.pipe(v.number(), v.maxValue(5)),
+  });
+  const driver = defineDriver({
+    id: "words",
+    implementations: [implementTool(length, (input) => input.word.length)],
+  });
+
+  it("parses input and output with them, through runTool and the engine's callTool", async () => {
+    await expect(
+      runTool({ tool: length, candidates: [driver], input: { word: "abc" } }),
+    ).resolves.toBe(3);
+    expect(callTool(length, [driver], { word: "abc" }, undefined)).toBe(3);
+  });
+
+  it("names the field of a bad input and the rule of a bad output", async () => {
+    const bad = runTool({ tool: length, candidates: [driver], input: { word: 3 } as never });
+    await expect(bad).rejects.toBeInstanceOf(ToolInputError);
+    await expect(bad).rejects.toThrow(
+      /^invalid input for tool "demo\.length": word: word must be a string/,
+    );
+    const long = runTool({ tool: length, candidates: [driver], input: { word: "abcdefg" } });
+    await expect(long).rejects.toBeInstanceOf(ToolOutputError);
+    await expect(long).rejects.toThrow(/returned an invalid result: \(root\): .*5/);
+  });
+
+  it("waits for a schema whose validate answers asynchronously", async () => {
+    const echo = defineTool({
+      id: "demo.echo-async",
+      description: "echo",
+      inputSchema: v.pipeAsync(
+        v.string(),
+        v.checkAsync(async (text) => text !== "no", "not no"),
+      ),
+      outputSchema: z.string(),
+    });
+    const echoes = defineDriver({ id: "echo", implementations: [implementTool(echo, (t) => t)] });
+    await expect(callTool(echo, [echoes], "yes", undefined)).resolves.toBe("yes");
+    await expect(callTool(echo, [echoes], "no", undefined)).rejects.toThrow(
+      /invalid input for tool "demo\.echo-async": \(root\): not no/,
+    );
+  });
+
+  it("refuses at definition what is no schema, naming the tool and the field", () => {
+    const define = () =>
+      defineTool({
+        id: "demo.bad",
+        description: "bad",
+        inputSchema: z.string(),
+        outputSchema: { type: "string" } as never,
+      });
+    expect(define).toThrow(AuthoringError);
+    expect(define).toThrow(
+      'tool "demo.bad": outputSchema is not a schema (got an object without "~standard"); pass a zod schema or a Standard Schema (valibot, arktype…), one that has a "~standard" property',
+    );
   });
 });

@@ -1,3 +1,5 @@
+import type { StandardSchemaV1 } from "@standard-schema/spec";
+import type { z } from "zod";
 import { ToolInputError, ToolNotImplementedError, ToolOutputError } from "../errors.js";
 import { formatIssues } from "./issues.js";
 import {
@@ -6,6 +8,7 @@ import {
   type Tool,
   type ToolContext,
   type ToolImplementation,
+  type ToolSchema,
 } from "./tool.js";
 
 /** Options of {@link runTool}. */
@@ -42,16 +45,36 @@ export async function runTool<Input, Output>(
 ): Promise<Output> {
   const { tool, candidates, input, signal } = options;
   const implementation = resolveImplementation(tool, candidates);
-  const parsedInput = tool.inputSchema.safeParse(input);
-  if (!parsedInput.success) {
-    throw new ToolInputError(tool.id, formatIssues(parsedInput.error.issues as never));
+  const data = await checkInput(tool, input);
+  const output = await implementation.run(data, signal ? { signal } : {});
+  return checkOutput(tool, output);
+}
+
+/** What a schema answers for a value: zod's own parse, or a Standard Schema's `validate`. */
+type Checked<T> = { value: T } | { issues: readonly StandardSchemaV1.Issue[] };
+
+function check<T>(schema: ToolSchema<T>, value: unknown): Checked<T> | Promise<Checked<T>> {
+  if (typeof (schema as z.ZodType<T>).safeParse === "function") {
+    const parsed = (schema as z.ZodType<T>).safeParse(value);
+    return parsed.success ? { value: parsed.data } : { issues: parsed.error.issues as never };
   }
-  const output = await implementation.run(parsedInput.data, signal ? { signal } : {});
-  const parsedOutput = tool.outputSchema.safeParse(output);
-  if (!parsedOutput.success) {
-    throw new ToolOutputError(tool.id, formatIssues(parsedOutput.error.issues as never));
-  }
-  return parsedOutput.data;
+  const result = (schema as StandardSchemaV1<unknown, T>)["~standard"].validate(value);
+  if (!isThenable(result)) return checkedResult(result);
+  return Promise.resolve(result).then(checkedResult);
+}
+
+function checkedResult<T>(result: StandardSchemaV1.Result<T>): Checked<T> {
+  return result.issues ? { issues: result.issues } : { value: result.value };
+}
+
+/** The input as the tool's input schema parses it; throws ToolInputError (or rejects with it). */
+function checkInput<Input>(tool: Tool<Input, unknown>, input: unknown): Input | Promise<Input> {
+  const answer = (checked: Checked<Input>): Input => {
+    if ("issues" in checked) throw new ToolInputError(tool.id, formatIssues(checked.issues));
+    return checked.value;
+  };
+  const checked = check(tool.inputSchema, input);
+  return isThenable(checked) ? Promise.resolve(checked).then(answer) : answer(checked);
 }
 
 /**
@@ -71,16 +94,20 @@ export function callTool<Input, Output>(
     implementation as unknown as ToolImplementation<never, unknown>,
     tool as unknown as Tool<never, unknown>,
   );
-  let data: Input;
-  if (accepts?.(input)) data = input;
-  else {
-    const parsedInput = tool.inputSchema.safeParse(input);
-    if (!parsedInput.success) {
-      throw new ToolInputError(tool.id, formatIssues(parsedInput.error.issues as never));
-    }
-    data = parsedInput.data;
-  }
+  const data = accepts?.(input) ? input : checkInput(tool, input);
+  if (isThenable(data))
+    return Promise.resolve(data).then((value) => runChecked(tool, implementation, value, signal));
   if (accepts !== undefined) return implementation.run(data, builtInContext(signal));
+  return runChecked(tool, implementation, data, signal);
+}
+
+/** Run a user implementation on checked input, and check what it returns. */
+function runChecked<Input, Output>(
+  tool: Tool<Input, Output>,
+  implementation: ToolImplementation<Input, Output>,
+  data: Input,
+  signal: AbortSignal | undefined,
+): Output | Promise<Output> {
   const output = implementation.run(data, signal ? { signal } : {});
   if (isThenable(output)) return Promise.resolve(output).then((value) => checkOutput(tool, value));
   return checkOutput(tool, output);
@@ -93,12 +120,17 @@ function builtInContext(signal: AbortSignal | undefined): ToolContext {
   return lastContext;
 }
 
-function checkOutput<Output>(tool: Tool<unknown, Output>, output: unknown): Output {
-  const parsedOutput = tool.outputSchema.safeParse(output);
-  if (!parsedOutput.success) {
-    throw new ToolOutputError(tool.id, formatIssues(parsedOutput.error.issues as never));
-  }
-  return parsedOutput.data;
+/** The output as the tool's output schema parses it; throws ToolOutputError (or rejects with it). */
+function checkOutput<Output>(
+  tool: Tool<unknown, Output>,
+  output: unknown,
+): Output | Promise<Output> {
+  const answer = (checked: Checked<Output>): Output => {
+    if ("issues" in checked) throw new ToolOutputError(tool.id, formatIssues(checked.issues));
+    return checked.value;
+  };
+  const checked = check(tool.outputSchema, output);
+  return isThenable(checked) ? Promise.resolve(checked).then(answer) : answer(checked);
 }
 
 /** Whether `await` would wait for `value` (it has a `then` method). */

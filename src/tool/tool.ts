@@ -1,4 +1,13 @@
+import type { StandardSchemaV1 } from "@standard-schema/spec";
 import type { z } from "zod";
+import { AuthoringError } from "../errors.js";
+import { isStandardSchema } from "./standard-schema.js";
+
+/**
+ * A schema a tool checks its input or output with: a zod schema, or any Standard Schema
+ * (valibot, arktype…) producing `T`.
+ */
+export type ToolSchema<T> = z.ZodType<T> | StandardSchemaV1<unknown, T>;
 
 /**
  * A tool contract: an id, a description and the schemas of what goes in and what comes out.
@@ -8,8 +17,8 @@ export interface Tool<Input = unknown, Output = unknown> {
   readonly kind: "tool";
   readonly id: string;
   readonly description: string;
-  readonly inputSchema: z.ZodType<Input>;
-  readonly outputSchema: z.ZodType<Output>;
+  readonly inputSchema: ToolSchema<Input>;
+  readonly outputSchema: ToolSchema<Output>;
 }
 
 /** Context handed to a tool implementation. */
@@ -32,17 +41,30 @@ export interface Driver {
 }
 
 /**
- * Declare a tool contract.
+ * Declare a tool contract. Its schemas are zod schemas or any Standard Schema.
  * @example
  * const echo = defineTool({ id: "demo.echo", description: "echo", inputSchema: z.string(), outputSchema: z.string() });
+ * @throws AuthoringError when a schema is neither (the message names the tool and the field).
  */
 export function defineTool<Input, Output>(definition: {
   id: string;
   description: string;
-  inputSchema: z.ZodType<Input>;
-  outputSchema: z.ZodType<Output>;
+  inputSchema: ToolSchema<Input>;
+  outputSchema: ToolSchema<Output>;
 }): Tool<Input, Output> {
+  for (const field of ["inputSchema", "outputSchema"] as const) {
+    if (!isStandardSchema(definition[field]))
+      throw new AuthoringError(
+        `tool "${definition.id}": ${field} is not a schema (got ${describe(definition[field])}); pass a zod schema or a Standard Schema (valibot, arktype…), one that has a "~standard" property`,
+      );
+  }
   return Object.freeze({ kind: "tool" as const, ...definition });
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? 'an object without "~standard"' : typeof value;
 }
 
 /** Attach behaviour to a tool contract. */
