@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { NiceevalError } from "../errors.js";
+import { MAX_TRIALS } from "../eval/timeout.js";
 import { parseShard, type Shard } from "../shard/shard.js";
 
 /** Options every command that reads or writes runs shares. */
@@ -373,7 +374,8 @@ function parseRun(argv: readonly string[]): RunArgs {
   if (typeof v["queue-name"] === "string") args.queueName = queueName(v["queue-name"]);
   if (v.timeout !== undefined) args.timeoutMs = ms("--timeout", v.timeout, 0, 1);
   if (v.strict === true) args.strict = true;
-  if (v.trials !== undefined) args.trials = wholeNumber("--trials", v.trials as string, 1, 10_000);
+  if (v.trials !== undefined)
+    args.trials = wholeNumber("--trials", v.trials as string, 1, MAX_TRIALS);
   if (typeof v.shard === "string") args.shard = parseShard(v.shard);
   if (v.resume === true || v["retry-errors"] === true) continuation(args, v, positionals);
   else if (v.force === true) throw usage("--force belongs to --resume or --retry-errors");

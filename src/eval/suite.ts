@@ -10,7 +10,7 @@ import type { AttemptRecord, Judgment } from "./record.js";
 import { addJudgeUsage, emptyJudgeUsage, erroredRecord, unreportedUsage } from "./record.js";
 import { type AttemptContext, type CaseSpec, EVAL_BRAND, type Runnable } from "./runnable.js";
 import { decideVerdict, summarizeScore } from "./summarize.js";
-import { checkTimeoutMs, checkWholeNumber, Deadline } from "./timeout.js";
+import { checkTimeoutMs, checkWholeNumber, Deadline, MAX_TRIALS } from "./timeout.js";
 import { TraceRecorder } from "./trace.js";
 
 /** One dataset case. */
@@ -182,7 +182,7 @@ export function defineSuite<Input, Output>(
     );
   });
   checkWholeNumber(`${where}: \`concurrency\``, definition.concurrency, 1, MAX_SUITE_CONCURRENCY);
-  checkWholeNumber(`${where}: \`trials\``, definition.trials, 1, Number.MAX_SAFE_INTEGER);
+  checkWholeNumber(`${where}: \`trials\``, definition.trials, 1, MAX_TRIALS);
   checkTimeoutMs(`${where}: \`timeoutMs\``, definition.timeoutMs);
   for (const gate of definition.gates ?? []) {
     if (!ids.includes(gate)) {

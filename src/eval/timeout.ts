@@ -26,6 +26,9 @@ export function checkTimeoutMs(
   return value;
 }
 
+/** Most trials of a case in one run (the CLI's `--trials`, a suite's and a run's `trials`). */
+export const MAX_TRIALS = 10_000;
+
 /** Check a whole-number option (concurrency, trials) given through the API. */
 export function checkWholeNumber(
   option: string,

@@ -392,6 +392,15 @@ describe("settings given through the API", () => {
     await expect(runEval(suite, options)).rejects.toThrow(message);
   });
 
+  it.each([
+    [Number.NaN, /trials must be a whole number from 1 to 10000, got NaN/],
+    [1e9, /trials .* got 1000000000/],
+    [2.5, /trials .* got 2\.5/],
+    [0, /trials .* got 0/],
+  ])("runEvals rejects trials %s naming the option", async (trials, message) => {
+    await expect(runEvals([{ eval: suite }], { trials })).rejects.toThrow(message);
+  });
+
   it("records the real elapsed time of an attempt stopped by the last-resort timeout", async () => {
     const never = defineSuite<number, number>({
       id: "never",

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
+import { checkWholeNumber, MAX_TRIALS } from "../eval/timeout.js";
 import { AttemptRunner } from "./attempt.js";
 import type { RunEntry } from "./entry.js";
 import type { EvalEvent } from "./events.js";
@@ -352,6 +353,7 @@ function checkedSettings(options: RunOptions): { concurrency: number; caseTimeou
       `concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, got ${String(concurrency)}`,
     );
   }
+  checkWholeNumber("trials", options.trials, 1, MAX_TRIALS);
   for (const [name, value] of [
     ["timeoutMs", options.timeoutMs],
     ["caseTimeoutMs", options.caseTimeoutMs],
