@@ -1,4 +1,5 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import type { RunManifest, StoredRun } from "../store/types.js";
@@ -51,6 +52,24 @@ describe("a run's writer", () => {
     expect(writerGone(manifest({ writer: { pid: exited, host: hostname() } }))).toBe(true);
     expect(writerGone(manifest({ writer: { pid: exited, host: "elsewhere" } }))).toBe(false);
     expect(writerGone(manifest())).toBe(true);
+  });
+
+  it("is gone once it exited even while its parent has not reaped it (a zombie)", async () => {
+    // The shell starts a child that exits at once, then becomes \`sleep\`, which never reaps it.
+    const shell = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 5"]);
+    const pid = Number(
+      await new Promise<string>((resolve) =>
+        shell.stdout.once("data", (out) => resolve(String(out))),
+      ),
+    );
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(readFileSync(`/proc/${pid}/stat`, "latin1")).toMatch(/\) Z /);
+      expect(writerGone(manifest({ writer: { pid, host: hostname() } }))).toBe(true);
+      expect(writerGone(manifest({ writer: { pid: shell.pid!, host: hostname() } }))).toBe(false);
+    } finally {
+      shell.kill("SIGKILL");
+    }
   });
 
   it("makes a running run live or stopped; interrupted and crashed are stopped", () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { NiceevalError } from "../errors.js";
 import { resolveRunRef } from "../store/resolve.js";
@@ -25,11 +26,25 @@ export function writerGone(run: RunManifest): boolean {
   if (run.writer.pid === process.pid) return false;
   try {
     process.kill(run.writer.pid, 0);
-    return false;
   } catch (error) {
     // EPERM: a process with that pid exists but is not ours, so it is alive.
     return (error as NodeJS.ErrnoException).code === "ESRCH";
   }
+  // A writer killed with its process group answers signal 0 until its parent reaps it.
+  return isZombie(run.writer.pid);
+}
+
+/** Whether a pid is a process that has exited and is not yet reaped (Linux; false elsewhere). */
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  } catch {
+    return false;
+  }
+  // "pid (comm) state …": the command may hold spaces and parentheses, the state follows the last ")".
+  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  return state === "Z" || state === "X";
 }
 
 /** Where a run stands for a continuation: stopped (interrupted, crashed, or a dead writer), finished, or live. */
