@@ -126,7 +126,7 @@ describe("evalCases", () => {
       "0:c0:0",
       "0:c1:0",
       "0:c3:0",
-      "0:c1:0!",
+      "0:c1 (duplicate 2):0!",
       "eval-end:0",
       "eval-start:1",
       "eval-end:1",

@@ -83,6 +83,9 @@ function* walkCases(
         return { type: "case", entry, spec, trial: 0 };
       }
       const items: SourceItem[] = [];
+      // A second case of the same id is reported under an id of its own, so the store (keyed by
+      // case id) keeps both the first case and this error.
+      const reported = duplicate ? { ...spec, id: duplicateId(seen, spec.id) } : spec;
       for (let trial = 0; trial < trials; trial++) {
         if (!selected(select, runnable.id, spec.id, trial)) continue;
         if (!duplicate) {
@@ -93,9 +96,9 @@ function* walkCases(
         items.push({
           type: "case",
           entry,
-          spec,
+          spec: reported,
           trial,
-          record: crashed(runnable.id, spec, message),
+          record: crashed(runnable.id, reported, message),
         });
       }
       return items.length === 1 ? items[0] : items.length === 0 ? undefined : items;
@@ -281,6 +284,14 @@ export function trialsOf(value: number | undefined): number {
 }
 
 /** The record of an attempt that never reached the eval. */
+/** `<id> (duplicate 2)`, or the first such id not yet seen; it is added to `seen`. */
+function duplicateId(seen: IdSet, id: string): string {
+  for (let n = 2; ; n++) {
+    const candidate = `${id} (duplicate ${n})`;
+    if (seen.add(candidate)) return candidate;
+  }
+}
+
 export function crashed(evalId: string, spec: CaseSpec, message: string): AttemptRecord {
   return erroredRecord({
     evalId,
