@@ -4,6 +4,7 @@ import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
 import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
 import { isThenable } from "../tool/run-tool.js";
 import type { RunEntry } from "./entry.js";
+import { replacedGlobalsMessage, restoreGlobals, watchGlobals } from "./globals.js";
 import { crashed } from "./source.js";
 
 /** One attempt to execute: which eval, which case, which trial, and the context to give it. */
@@ -70,31 +71,70 @@ export interface Executor {
 export const inProcessExecutor: Executor & Required<Pick<Executor, "executeNow">> = {
   async execute({ entry, spec, context }) {
     const runnable = entry.eval;
+    watchGlobals();
+    let replaced: string[] | undefined;
+    let record: AttemptRecord;
     try {
-      if (!judgeLedgersOpen()) return await runnable.runCase(spec, context);
-      const { result, usage } = await withJudgeLedger(() => runnable.runCase(spec, context));
-      // Judge calls the eval did not attribute to a judgment still belong to the attempt.
-      if (usage.calls > result.usage.judge.calls) result.usage.judge = usage;
-      return result;
+      if (!judgeLedgersOpen()) {
+        const running = runnable.runCase(spec, context);
+        // Put back at once what the attempt's synchronous part replaced: the engine goes on
+        // while the attempt runs.
+        replaced = restoreGlobals();
+        record = await running;
+      } else {
+        const running = withJudgeLedger(() => runnable.runCase(spec, context));
+        replaced = restoreGlobals();
+        const { result, usage } = await running;
+        // Judge calls the eval did not attribute to a judgment still belong to the attempt.
+        if (usage.calls > result.usage.judge.calls) result.usage.judge = usage;
+        record = result;
+      }
     } catch (error) {
-      return crashedCase(runnable, spec, error);
+      record = crashedCase(runnable, spec, error);
     }
+    return guarded(runnable, spec, record, replaced);
   },
   executeNow(job) {
     const { entry, spec, context } = job;
     const runnable = entry.eval;
     // A judge ledger spans the attempt's promises; without a way to answer at once, the same.
     if (judgeLedgersOpen() || !runnable.runCaseNow) return this.execute(job);
+    watchGlobals();
+    let record: AttemptRecord | Promise<AttemptRecord>;
     try {
-      const record = runnable.runCaseNow(spec, context);
-      return isPromise(record)
-        ? record.catch((error: unknown) => crashedCase(runnable, spec, error))
-        : record;
+      record = runnable.runCaseNow(spec, context);
     } catch (error) {
-      return crashedCase(runnable, spec, error);
+      record = crashedCase(runnable, spec, error);
     }
+    if (!isPromise(record)) return guarded(runnable, spec, record, undefined);
+    // As in execute: what the synchronous part replaced is put back before the engine goes on.
+    const replaced = restoreGlobals();
+    return record.then(
+      (done) => guarded(runnable, spec, done, replaced),
+      (error: unknown) => guarded(runnable, spec, crashedCase(runnable, spec, error), replaced),
+    );
   },
 };
+
+/**
+ * The record, or an errored one when the attempt replaced globals the engine relies on (now put
+ * back): `earlier`, found while it ran, and any found as it ends.
+ */
+function guarded(
+  runnable: RunEntry["eval"],
+  spec: CaseSpec,
+  record: AttemptRecord,
+  earlier: readonly string[] | undefined,
+): AttemptRecord {
+  const now = restoreGlobals();
+  if (now === undefined && earlier === undefined) return record;
+  const replaced = [...new Set([...(earlier ?? []), ...(now ?? [])])];
+  const errored = crashed(runnable.id, spec, replacedGlobalsMessage(replaced));
+  // A replaced clock may have made the attempt's own figure meaningless.
+  errored.elapsedMs =
+    record.elapsedMs > 0 && Number.isFinite(record.elapsedMs) ? record.elapsedMs : 0;
+  return errored;
+}
 
 function crashedCase(runnable: RunEntry["eval"], spec: CaseSpec, error: unknown): AttemptRecord {
   return crashed(

@@ -227,3 +227,100 @@ describe("supervised runs read whatever the code under test returns or sends (re
     }, 60_000);
   }
 });
+
+// Each "replaces-…" case assigns to a global the engine relies on; "dup" and 7 appear twice.
+const globalsSuite = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer({
+  name: "same",
+  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+});
+
+export const globals = defineSuite({
+  id: "globals",
+  concurrency: 1,
+  cases: [
+    { id: "before", input: "a", expected: "a" },
+    { id: "replaces-promise", input: "promise", expected: "promise" },
+    { id: "after-promise", input: "b", expected: "b" },
+    { id: "replaces-stringify", input: "stringify", expected: "stringify" },
+    { id: "after-stringify", input: "c", expected: "c" },
+    { id: "replaces-clock", input: "clock", expected: "clock" },
+    { id: "dup", input: "d", expected: "d" },
+    { id: "dup", input: "e", expected: "e" },
+    { id: 7, input: "f", expected: "f" },
+    { id: "7", input: "g", expected: "g" },
+    { id: "last", input: "h", expected: "no" },
+  ],
+  target: async (input) => {
+    if (input === "promise") globalThis.Promise = function () { throw new Error("no promises"); };
+    if (input === "stringify") JSON.stringify = () => { throw new Error("hijacked"); };
+    if (input === "clock") performance.now = () => -1e9;
+    return input;
+  },
+  scorers: [same],
+});
+`;
+
+describe("an attempt that replaces globals or repeats a case id (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/globals.eval.js": globalsSuite });
+  });
+  afterAll(() => project.cleanup());
+
+  for (const mode of [[], ["--no-supervise"]]) {
+    const label = mode.length ? ` (${mode[0]})` : "";
+    it(`errors that attempt, puts the globals back, and stores every attempt${label}`, async () => {
+      const store = `store${mode.length}.sqlite`;
+      const run = await runCli(
+        ["run", "--json", "report.json", "--store", store, "--hang-timeout", "5000", ...mode],
+        project.dir,
+      );
+      expect(run.code).toBe(1);
+      expect(run.stderr).not.toMatch(/uncaught|unhandled|crashed|store.*failed|reporter failed/);
+      const report = JSON.parse(
+        await readFile(join(project.dir, "report.json"), "utf8"),
+      ) as JsonReport;
+      const verdicts = report.records.map((r) => `${r.caseId}:${r.verdict}`);
+      expect(verdicts).toEqual([
+        "before:passed",
+        "replaces-promise:errored",
+        "after-promise:passed",
+        "replaces-stringify:errored",
+        "after-stringify:passed",
+        "replaces-clock:errored",
+        "dup:passed",
+        "dup (duplicate 2):errored",
+        "7:passed",
+        "7 (duplicate 2):errored",
+        "last:failed",
+      ]);
+      const byId = new Map(report.records.map((r) => [r.caseId, r]));
+      expect(byId.get("replaces-promise")?.error?.message).toContain(
+        "the code under test replaced Promise while this attempt ran (or one running beside it); niceeval put the original back",
+      );
+      expect(byId.get("replaces-stringify")?.error?.message).toContain("replaced JSON.stringify");
+      expect(byId.get("replaces-clock")?.error?.message).toContain("replaced performance.now");
+      expect(byId.get("replaces-clock")?.elapsedMs).toBeGreaterThanOrEqual(0);
+      expect(byId.get("dup (duplicate 2)")?.error?.message).toBe(
+        'case id "dup" appears twice in eval "globals"; give each case a unique id',
+      );
+
+      const opened = await openSqliteStore(join(project.dir, store));
+      try {
+        const [stored] = await opened.listRuns({ limit: 1 });
+        expect(stored?.status).toBe("finished");
+        expect(stored?.totals).toMatchObject({ attempts: 11, passed: 5, failed: 1, errored: 5 });
+        const kept: string[] = [];
+        for await (const record of opened.streamAttempts(stored!.runId))
+          kept.push(`${record.caseId}:${record.verdict}`);
+        expect(kept.sort()).toEqual([...verdicts].sort());
+      } finally {
+        await opened.close();
+      }
+    }, 60_000);
+  }
+});
