@@ -94,7 +94,15 @@ export interface AttemptRecord {
   usage: { app: AppUsage; judge: JudgeUsage };
   elapsedMs: number;
   /** Present when the target, adapter or eval crashed. */
-  error?: { message: string; where: string };
+  error?: {
+    message: string;
+    where: string;
+    /**
+     * The run was stopped (SIGINT, SIGTERM, an abort) while this attempt ran or waited: a resumed
+     * run runs it again instead of keeping this error.
+     */
+    interrupted?: true;
+  };
   /** Why the attempt was skipped (t.skip). */
   skipReason?: string;
   /** The target's output (dataset suites), kept only when asked for. */

@@ -14,8 +14,8 @@ export interface KeptAttempts {
 }
 
 /**
- * The keys a continuation keeps, read without the attempts' values: every stored attempt
- * (`--resume`), or every one that did not error (`--retry-errors`).
+ * The keys a continuation keeps, read without the attempts' values: every stored attempt but
+ * those the stop cut off (`--resume`), or every one that did not error (`--retry-errors`).
  */
 export async function keptAttempts(
   store: Store,
@@ -25,7 +25,7 @@ export async function keptAttempts(
   const keys = new Set<string>();
   let retried = 0;
   for await (const k of store.attemptKeys(runId)) {
-    if (mode === "retry-errors" && k.verdict === "errored") retried++;
+    if (k.interrupted || (mode === "retry-errors" && k.verdict === "errored")) retried++;
     else keys.add(attemptKey(k.evalId, k.caseId, k.trial));
   }
   return { keys, retried };

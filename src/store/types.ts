@@ -109,6 +109,8 @@ export interface AttemptKey {
   caseId: string;
   trial: number;
   verdict: Verdict;
+  /** Errored because the run was stopped while it ran (`error.interrupted`). */
+  interrupted?: true;
 }
 
 /** An attempt that a later one of the same (eval, case, trial) replaced, kept as history. */

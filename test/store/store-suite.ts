@@ -575,18 +575,24 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
 
       it("lists the key and verdict of every attempt without its values", async () => {
         await store.beginRun(manifest("keyed", { evals: ["alpha", "beta"] }));
+        const cut = attempt("beta", 4, { verdict: "errored" });
+        cut.error = { message: "interrupted by SIGINT", where: "run", interrupted: true };
         await store.appendAttempts("keyed", [
           attempt("alpha", 0),
           attempt("alpha", 0, { trial: 1, verdict: "errored" }),
           attempt("beta", 3, { verdict: "failed" }),
+          cut,
         ]);
         const listed: string[] = [];
         for await (const k of store.attemptKeys("keyed"))
-          listed.push(`${k.evalId}/${k.caseId}/${k.trial}:${k.verdict}`);
+          listed.push(
+            `${k.evalId}/${k.caseId}/${k.trial}:${k.verdict}${k.interrupted ? " (cut off)" : ""}`,
+          );
         expect(listed.sort()).toEqual([
           "alpha/case-0/0:passed",
           "alpha/case-0/1:errored",
           "beta/case-3/0:failed",
+          "beta/case-4/0:errored (cut off)",
         ]);
       });
     });

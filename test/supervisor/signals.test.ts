@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/store/index.js";
-import { type FixtureProject, makeProject, runAndSignal } from "../support/project.js";
+import { type FixtureProject, makeProject, runAndSignal, runCli } from "../support/project.js";
 
 // Two quick cases, then one that never settles and says on stderr when it has started.
 const hangingSuite = `
@@ -170,6 +170,63 @@ describe("a dataset that stops giving cases does not hold the run (real CLI)", (
       expect(stored.status).toBe("finished");
       expect(stored.attempts).toEqual(
         expect.arrayContaining(["first:passed", "(cases):errored", "next-eval:passed"]),
+      );
+    });
+  }
+});
+
+// Attempts that wait 300 ms unless the run is stopped, when they give up with the abort.
+const abortableSuite = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+
+export const waits = defineSuite({
+  id: "abortable",
+  concurrency: 2,
+  cases: ["quick", "wait-1", "wait-2", "after-1", "after-2", "after-3"].map((id) => ({ id, input: id, expected: id })),
+  target: async (input, { signal }) => {
+    if (input === "quick") return input;
+    if (input === "wait-1") console.error("TARGET-STARTED wait-1");
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(resolve, 300);
+      signal.addEventListener("abort", () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
+    });
+    return input;
+  },
+  scorers: [same],
+});
+`;
+
+describe("--resume after a signal runs again the attempts the signal cut off (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/abortable.eval.js": abortableSuite });
+  });
+  afterAll(() => project.cleanup());
+
+  for (const mode of [[], ["--no-supervise"]] as const) {
+    const label = mode.length ? "in process" : "supervised";
+
+    it(`${label}: SIGINT, then --resume finishes as if uninterrupted`, async () => {
+      const store = `resume-${label}.sqlite`;
+      const stopped = await runAndSignal(["run", ...mode, "--store", store], project.dir, [
+        "SIGINT",
+      ]);
+      expect(stopped.code).toBe(130);
+      expect(stopped.stdout).toMatch(/! wait-1 errored/);
+      const first = await storedStatus(project.dir, store);
+      expect(first.status).toBe("interrupted");
+      expect(first.attempts).toContain("wait-1:errored");
+
+      const resumed = await runCli(["run", ...mode, "--resume", "--store", store], project.dir);
+      expect(resumed.stderr).not.toMatch(/crash|failed/);
+      expect(resumed.code).toBe(0);
+      const after = await storedStatus(project.dir, store);
+      expect(after.status).toBe("finished");
+      expect(after.attempts.sort()).toEqual(
+        ["after-1", "after-2", "after-3", "quick", "wait-1", "wait-2"].map((id) => `${id}:passed`),
       );
     });
   }

@@ -693,13 +693,22 @@ class PostgresStore implements Store {
     );
     // Keys only: small rows, one query.
     const { rows } = await this.#guard(() =>
-      this.#pool.query<{ ev: number; case_id: string; trial: number; verdict: number }>(
-        "SELECT ev, case_id, trial, verdict FROM niceeval.attempts WHERE rid = $1",
+      this.#pool.query<{
+        ev: number;
+        case_id: string;
+        trial: number;
+        verdict: number;
+        cut: boolean;
+      }>(
+        `SELECT ev, case_id, trial, verdict,
+           verdict = ${VERDICT_CODE.errored} AND (error::jsonb ->> 'interrupted') = 'true' AS cut
+         FROM niceeval.attempts WHERE rid = $1`,
         [rid],
       ),
     );
     for (const row of rows)
       yield {
+        ...(row.cut ? { interrupted: true as const } : {}),
         evalId: evalIds.get(row.ev) ?? "",
         caseId: row.case_id,
         trial: row.trial,

@@ -702,14 +702,17 @@ class SqliteStore implements Store {
     );
     // Keys only, off the unique index: no row is decoded.
     const rows = this.#guard(() =>
-      this.#sql<{ ev: number; case_id: string; trial: number; verdict: number }>(
-        "SELECT ev, case_id, trial, verdict FROM attempts WHERE rid = ?",
+      this.#sql<{ ev: number; case_id: string; trial: number; verdict: number; cut: number }>(
+        `SELECT ev, case_id, trial, verdict,
+           CASE WHEN verdict = ${VERDICT_CODE.errored} THEN json_extract(error, '$.interrupted') IS 1 ELSE 0 END
+         FROM attempts WHERE rid = ?`,
       )
         .raw()
         .all(rid),
-    ) as unknown as [number, string, number, number][];
-    for (const [ev, caseId, trial, verdict] of rows)
+    ) as unknown as [number, string, number, number, number][];
+    for (const [ev, caseId, trial, verdict, cut] of rows)
       yield {
+        ...(cut ? { interrupted: true as const } : {}),
         evalId: evalIds.get(ev) ?? "",
         caseId,
         trial,
