@@ -38,7 +38,8 @@ export function restoreGlobals(): string[] | undefined {
       now = undefined; // a getter that throws is a replacement too
     }
     if (now === global.original) continue;
-    (replaced ??= []).push(global.name);
+    replaced ??= [];
+    replaced.push(global.name);
     try {
       Object.defineProperty(global.owner, global.key, {
         value: global.original,

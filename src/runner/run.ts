@@ -141,7 +141,8 @@ export async function runEvals(
 
   const finalize = (item: Extract<SourceItem, { type: "case" }>, record: AttemptRecord) => {
     // An attempt that errored once the run was stopped was cut off, not judged: resume runs it.
-    if (record.error && signal.aborted && item.record === undefined) record.error.interrupted = true;
+    if (record.error && signal.aborted && item.record === undefined)
+      record.error.interrupted = true;
     describeAttempt(record, item, options.keepCase === true);
     sinks.call("onAttemptFinished", record);
     done++;
