@@ -621,12 +621,13 @@ function judgeScorer<Input, Output>(
     if (result instanceof Promise) return result.then((judgment) => gated(plan, judgment));
     return gated(plan, result);
   }
-  return withJudgeLedger(async () => judgeWithin(plan, index, args, spec, context, deadline)).then(
-    ({ result, usage }) => {
-      if (usage.calls + usage.cachedCalls > 0) result.judge = usage;
-      return gated(plan, result);
-    },
-  );
+  return withJudgeLedger(
+    async () => judgeWithin(plan, index, args, spec, context, deadline),
+    deadline?.signal ?? context.signal,
+  ).then(({ result, usage }) => {
+    if (usage.calls + usage.cachedCalls > 0) result.judge = usage;
+    return gated(plan, result);
+  });
 }
 
 function gated<Input, Output>(plan: SuitePlan<Input, Output>, judgment: Judgment): Judgment {

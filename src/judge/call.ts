@@ -6,7 +6,7 @@ import { answerStore, judgeCacheKey } from "./cache.js";
 import { JudgeCallError } from "./call-error.js";
 import type { JudgeChatRequest, JudgeChatResponse, JudgeTarget } from "./chat.js";
 import { cacheDirectory, type JudgeSettings, judgeSettings, onJudgeSettings } from "./config.js";
-import { recordJudgeUsage } from "./ledger.js";
+import { attemptSignal, recordJudgeUsage } from "./ledger.js";
 import type { JudgeProvider } from "./providers/provider.js";
 import { resolveJudge } from "./resolve.js";
 import { EndpointScheduler, type SchedulerTicket } from "./scheduler.js";
@@ -102,7 +102,9 @@ export async function callJudge(
     };
   const { provider, target, model } = resolved;
   const settings = judgeSettings();
-  const call = () => callWithRetries(provider, target, request, settings, options.signal);
+  // A judge called from a scorer that passed no signal still stops with its attempt.
+  const signal = options.signal ?? attemptSignal();
+  const call = () => callWithRetries(provider, target, request, settings, signal);
   if (!(settings.cache && request.temperature === 0)) return finish(model, await call(), settings);
 
   const key = judgeCacheKey(target, request);

@@ -13,9 +13,19 @@ import { processWide } from "../process-wide.js";
  * names a judge (read at most once a second). Until then a ledger is a plain counter that no call
  * can reach. Once possible, always possible.
  */
+/**
+ * What an attempt's judge calls find without it being passed to them: the ledgers open around
+ * them, innermost last, and the attempt's signal (the run's abort and its time limit), so a judge
+ * called from a scorer that was given no signal still stops with the run.
+ */
+interface LedgerScope {
+  ledgers: JudgeUsage[];
+  signal: AbortSignal | undefined;
+}
+
 const state = processWide("judge.ledger-state", () => ({
   possible: false,
-  storage: undefined as AsyncLocalStorage<JudgeUsage[]> | undefined,
+  storage: undefined as AsyncLocalStorage<LedgerScope> | undefined,
   envCheckedAt: Number.NEGATIVE_INFINITY,
   untracked: new Set<JudgeUsage>(),
 }));
@@ -32,7 +42,7 @@ export function markJudgePossible(): void {
   state.possible = true;
 }
 
-function ledgers(): AsyncLocalStorage<JudgeUsage[]> | undefined {
+function ledgers(): AsyncLocalStorage<LedgerScope> | undefined {
   if (state.storage) return state.storage;
   if (!state.possible) {
     const now = performance.now();
@@ -40,7 +50,7 @@ function ledgers(): AsyncLocalStorage<JudgeUsage[]> | undefined {
     state.envCheckedAt = now;
     if (!JUDGE_ENVIRONMENT.some((name) => process.env[name])) return undefined;
   }
-  state.storage = new AsyncLocalStorage<JudgeUsage[]>();
+  state.storage = new AsyncLocalStorage<LedgerScope>();
   return state.storage;
 }
 
@@ -49,9 +59,13 @@ export function judgeLedgersOpen(): boolean {
   return ledgers() !== undefined;
 }
 
-/** Run `work` with a fresh ledger nested inside the current ones; returns what it spent. */
+/**
+ * Run `work` with a fresh ledger nested inside the current ones; returns what it spent. `signal`
+ * (else the enclosing one) is what judge calls inside it stop with when given none.
+ */
 export async function withJudgeLedger<T>(
   work: () => Promise<T>,
+  signal?: AbortSignal,
 ): Promise<{ result: T; usage: JudgeUsage }> {
   const usage = emptyJudgeUsage();
   const storage = ledgers();
@@ -65,9 +79,18 @@ export async function withJudgeLedger<T>(
       state.untracked.delete(usage);
     }
   }
-  const stack = [...(storage.getStore() ?? []), usage];
-  const result = await storage.run(stack, work);
+  const outer = storage.getStore();
+  const scope: LedgerScope = {
+    ledgers: [...(outer?.ledgers ?? []), usage],
+    signal: signal ?? outer?.signal,
+  };
+  const result = await storage.run(scope, work);
   return { result, usage };
+}
+
+/** The signal of the attempt a judge call is made in, when ledgers are kept and it has one. */
+export function attemptSignal(): AbortSignal | undefined {
+  return state.storage?.getStore()?.signal;
 }
 
 /** Record one judge call's usage into every open ledger. */
@@ -75,7 +98,7 @@ export function recordJudgeUsage(usage: Partial<JudgeUsage>): void {
   // A call nobody announced (a hand-written judge): ledgers opened from now on will hear.
   state.possible = true;
   const full = { ...emptyJudgeUsage(), ...usage };
-  const stack = state.storage?.getStore();
+  const stack = state.storage?.getStore()?.ledgers;
   if (stack) {
     for (const ledger of stack) addJudgeUsage(ledger, full);
     return;

@@ -82,7 +82,7 @@ export const inProcessExecutor: Executor & Required<Pick<Executor, "executeNow">
         replaced = restoreGlobals();
         record = await running;
       } else {
-        const running = withJudgeLedger(() => runnable.runCase(spec, context));
+        const running = withJudgeLedger(() => runnable.runCase(spec, context), context.signal);
         replaced = restoreGlobals();
         const { result, usage } = await running;
         // Judge calls the eval did not attribute to a judgment still belong to the attempt.

@@ -1,5 +1,9 @@
+import { readFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AttemptRecord } from "../../src/eval/record.js";
 import { openSqliteStore } from "../../src/store/index.js";
 import { type FixtureProject, makeProject, runAndSignal, runCli } from "../support/project.js";
 
@@ -229,5 +233,73 @@ describe("--resume after a signal runs again the attempts the signal cut off (re
         ["after-1", "after-2", "after-3", "quick", "wait-1", "wait-2"].map((id) => `${id}:passed`),
       );
     });
+  }
+});
+
+// A scorer that calls a judge without passing any signal, beside a deterministic one.
+const silentJudgeSuite = `
+import { defineSuite } from "niceeval";
+import { createScorer, expectations } from "niceeval/scorers";
+
+const det = createScorer({ name: "det", score: ({ output }) => ({ score: output === "hello" ? 1 : 0 }) });
+const judged = createScorer({
+  name: "judged",
+  score: async ({ input, output }) => {
+    console.error("TARGET-STARTED judge call");
+    const mark = await expectations(input, { text: output, calls: [] }, { should: ["greets"] }, "m1");
+    return { score: mark.score };
+  },
+});
+
+export const greets = defineSuite({
+  id: "greets",
+  cases: [{ id: "hello", input: "say hello", expected: "hello" }],
+  target: () => "hello",
+  scorers: [det, judged],
+});
+`;
+
+describe("a judge called from a scorer that passes no signal stops with the run (real CLI)", () => {
+  let project: FixtureProject;
+  let server: Server;
+  const saved = { ...process.env };
+  beforeAll(async () => {
+    project = await makeProject({ "evals/greets.eval.js": silentJudgeSuite });
+    // Accepts every request and never answers it.
+    server = createServer(() => {});
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    process.env.NICEEVAL_JUDGE_BASE_URL = `http://127.0.0.1:${port}/v1`;
+    process.env.NICEEVAL_JUDGE_MODEL = "m1";
+  });
+  afterAll(async () => {
+    process.env = saved;
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await project.cleanup();
+  });
+
+  for (const mode of [[], ["--no-supervise"]] as const) {
+    const label = mode.length ? "in process" : "supervised";
+
+    it(`${label}: SIGINT aborts the judge call at once and keeps the finished judgment`, async () => {
+      const started = performance.now();
+      const run = await runAndSignal(
+        ["run", ...mode, "--no-cache", "--grace", "20000", "--json", `judge-${label}.json`],
+        project.dir,
+        ["SIGINT"],
+      );
+      expect(run.code).toBe(130);
+      // Far from the 20 s grace period: the judge call itself was aborted.
+      expect(performance.now() - started).toBeLessThan(10_000);
+      const report = JSON.parse(
+        await readFile(join(project.dir, `judge-${label}.json`), "utf8"),
+      ) as { records: AttemptRecord[] };
+      const [record] = report.records;
+      expect(record?.judgments.find((j) => j.label === "det")?.earned).toBe(1);
+      expect(record?.judgments.find((j) => j.label === "judged")?.reason).toMatch(
+        /interrupted by SIGINT/,
+      );
+    }, 30_000);
   }
 });
