@@ -127,6 +127,9 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     expect(nothing.stderr).toContain(
       '--filter "no-such-case" selected no case. Evals found: echo-2',
     );
+    // The report does not claim a pass for a run that ran nothing.
+    expect(nothing.stdout).not.toMatch(/PASS/);
+    expect(nothing.stdout.trimEnd().endsWith("NO CASE RAN")).toBe(true);
     const badJson = await runCli(["run", "other", "--json", "missing-dir/out.json"], project.dir);
     expect(badJson.code).toBe(2);
     expect(badJson.stderr).toContain("--json: cannot write missing-dir/out.json (ENOENT)");
