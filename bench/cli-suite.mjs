@@ -3,6 +3,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { peakRss } from "./peak-rss.mjs";
 import { median } from "./stats.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -66,10 +67,18 @@ function runOnce(file, { piped = false } = {}) {
   });
   const wallMs = performance.now() - started;
   rmSync(dirname(store), { recursive: true, force: true });
-  const rss = /BENCH_MAX_RSS_KB=(\d+)/.exec(child.stderr)?.[1];
   if (child.status !== 0)
     throw new Error(`CLI exited ${child.status}: ${child.stderr.slice(0, 2000)}`);
-  return { wallMs, rssMb: rss ? Number(rss) / 1024 : Number.NaN };
+  return { wallMs, rss: peakRss(child.stderr) };
+}
+
+/** Median peak RSS of the CLI, of its eval process and of both, MB. */
+function medianRss(samples) {
+  return {
+    cli: median(samples.map((s) => s.rss.cli)),
+    eval: median(samples.map((s) => s.rss.eval)),
+    total: median(samples.map((s) => s.rss.total)),
+  };
 }
 
 export function benchCliSuite({ sizes = [10_000, 100_000], runs = 3 } = {}) {
@@ -80,7 +89,7 @@ export function benchCliSuite({ sizes = [10_000, 100_000], runs = 3 } = {}) {
     rows.push({
       name: `suite: ${n.toLocaleString("en")} cases × 4 deterministic scorers (CLI, report to /dev/null)`,
       wall: median(samples.map((s) => s.wallMs)),
-      rss: median(samples.map((s) => s.rssMb)),
+      rss: medianRss(samples),
       runs,
     });
   }
@@ -97,7 +106,7 @@ export function benchCliSuite({ sizes = [10_000, 100_000], runs = 3 } = {}) {
   rows.push({
     name: `suite: ${n.toLocaleString("en")} cases × 4 deterministic scorers (CLI, report piped through cat; to /dev/null alternated: ${(median(direct.map((s) => s.wallMs)) / 1000).toFixed(2)} s)`,
     wall: median(piped.map((s) => s.wallMs)),
-    rss: median(piped.map((s) => s.rssMb)),
+    rss: medianRss(piped),
     runs,
   });
   return rows;

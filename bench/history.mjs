@@ -5,6 +5,7 @@ import { mkdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeSuite } from "./cli-suite.mjs";
+import { peakRss } from "./peak-rss.mjs";
 import { median } from "./stats.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -31,8 +32,7 @@ function cli(args, { rss = false } = {}) {
       `niceeval ${args.join(" ")} exited ${child.status}: ${child.stderr.slice(0, 2000)}`,
     );
   }
-  const kb = /BENCH_MAX_RSS_KB=(\d+)/.exec(child.stderr)?.[1];
-  return { wallMs, rssMb: kb ? Number(kb) / 1024 : Number.NaN };
+  return { wallMs, rssMb: peakRss(child.stderr).total };
 }
 
 const fileSize = (path) => {

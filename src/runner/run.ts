@@ -155,6 +155,7 @@ export async function runEvals(
     attempts,
     scheduled: (entry) => sinks.call("onEvalScheduled", evalInfo(entry)),
     finalize,
+    backlog: stoppable(() => sinks.room(), signal),
   });
   try {
     await Promise.all(Array.from({ length: settings.concurrency + prefetch }, worker));
@@ -187,14 +188,16 @@ function sourceWorker(parts: {
   /** An eval's first item came: it is scheduled. */
   scheduled: (entry: number) => void;
   finalize: (item: Extract<SourceItem, { type: "case" }>, record: AttemptRecord) => void;
+  /** A wait while a sink's backlog is full (RunSink.room). */
+  backlog: () => Promise<void> | undefined;
 }): () => Promise<void> {
-  const { source, reorder, attempts, scheduled, finalize } = parts;
+  const { source, reorder, attempts, scheduled, finalize, backlog } = parts;
   const turns = eventLoopTurns();
   return async () => {
     for (;;) {
       const turn = turns.due();
       if (turn) await turn;
-      const room = reorder.room();
+      const room = reorder.room() ?? backlog();
       if (room) await room;
       const next = source.nextNow?.() ?? (await source.next());
       if (next.done) return;
@@ -218,6 +221,34 @@ function sourceWorker(parts: {
       item.record = record;
       reorder.complete(seq, item);
     }
+  };
+}
+
+/**
+ * The sinks' wait for room, ended sooner once the run is stopped (a store that stalls must not
+ * hold a stopped run); the workers waiting on one full backlog share one wait.
+ */
+function stoppable(
+  room: () => Promise<void> | undefined,
+  signal: AbortSignal,
+): () => Promise<void> | undefined {
+  let last: Promise<void> | undefined;
+  let raced: Promise<void> | undefined;
+  return () => {
+    const wait = room();
+    if (wait === undefined || signal.aborted) return undefined;
+    if (wait !== last) {
+      last = wait;
+      raced = new Promise<void>((resolve) => {
+        const done = () => {
+          signal.removeEventListener("abort", done);
+          resolve();
+        };
+        signal.addEventListener("abort", done);
+        wait.then(done, done);
+      });
+    }
+    return raced;
   };
 }
 

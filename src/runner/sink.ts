@@ -47,9 +47,16 @@ export interface RunSink {
   /** Cases finished so far (any order). */
   onProgress?(done: number): void;
   onRunFinished?(summary: RunSummary): void | Promise<void>;
+  /**
+   * Backpressure: a sink that keeps records to write later (a store) and has too many waiting
+   * returns a promise that settles once it has room again; the engine starts no more attempts
+   * until then, so a sink slower than the attempts bounds the run's memory instead of holding
+   * every record. Undefined (or absent) when it has room.
+   */
+  room?(): Promise<void> | undefined;
 }
 
-type SyncHook = Exclude<keyof RunSink, "onRunFinished">;
+type SyncHook = Exclude<keyof RunSink, "onRunFinished" | "room">;
 
 /**
  * Several sinks behind one. A sink that throws is reported once on stderr and the run goes on:
@@ -60,7 +67,12 @@ export class SinkSet {
   /** Sinks whose output's reader closed it (EPIPE): they are not called again. */
   private readonly closed = new Set<RunSink>();
 
-  constructor(private readonly sinks: readonly RunSink[]) {}
+  /** The sinks that may ask the engine to wait (those with a `room` hook). */
+  private readonly backlogged: readonly RunSink[];
+
+  constructor(private readonly sinks: readonly RunSink[]) {
+    this.backlogged = sinks.filter((sink) => typeof sink.room === "function");
+  }
 
   /** Whether any sink has this hook (lets the engine skip work nobody reads). */
   has(hook: keyof RunSink): boolean {
@@ -80,6 +92,20 @@ export class SinkSet {
         this.report(sink, hook, error);
       }
     }
+  }
+
+  /** A wait for the first sink whose backlog is full, or undefined when every one has room. */
+  room(): Promise<void> | undefined {
+    for (const sink of this.backlogged) {
+      if (this.closed.size > 0 && this.closed.has(sink)) continue;
+      try {
+        const wait = sink.room?.();
+        if (wait) return wait;
+      } catch (error) {
+        this.report(sink, "room", error);
+      }
+    }
+    return undefined;
   }
 
   async finish(summary: RunSummary): Promise<void> {

@@ -9,6 +9,11 @@ export interface StoreSinkOptions {
   flushMs?: number;
   /** Attempts per transaction at most (default 256). */
   batch?: number;
+  /**
+   * Attempts waiting for the store, past which the run starts no more until the store takes some
+   * (default 4 × batch): a store slower than the attempts bounds the memory the run holds.
+   */
+  backlog?: number;
   /** Dataset hashes per eval id, read when the run finishes. */
   datasetHashes?: () => Record<string, string>;
   /** Told once when a write fails; the run goes on and the report is still written. */
@@ -31,11 +36,24 @@ export function storeSink(
 ): RunSink & { readonly ready: Promise<void> } {
   const flushMs = options.flushMs ?? 100;
   const batch = options.batch ?? 256;
+  const backlog = Math.max(options.backlog ?? 4 * batch, batch);
   let pending: AttemptRecord[] = [];
   let failed = false;
+  /** Records given to the sink that the store has not taken yet. */
+  let waiting = 0;
+  /** The run's wait for room, while the backlog is full. */
+  let room: { promise: Promise<void>; resolve: () => void } | undefined;
+  const taken = (count: number) => {
+    waiting -= count;
+    if (room && (failed || waiting < backlog)) {
+      room.resolve();
+      room = undefined;
+    }
+  };
   const fail = (error: unknown) => {
     if (failed) return;
     failed = true;
+    taken(0);
     options.onError?.(error);
   };
   let chain: Promise<void> = store.beginRun(manifest, options.begin).catch(fail);
@@ -45,16 +63,29 @@ export function storeSink(
     pending = [];
     chain = chain
       .then(() => (failed ? undefined : store.appendAttempts(manifest.runId, records)))
-      .catch(fail);
+      .catch(fail)
+      .finally(() => taken(records.length));
   };
   const timer = setInterval(flush, flushMs);
   timer.unref();
   return {
     ready: chain,
     onAttemptFinished(record) {
-      if (options.skip?.(record)) return;
+      if (options.skip?.(record) || failed) return;
       pending.push(record);
+      waiting++;
       if (pending.length >= batch) flush();
+    },
+    room() {
+      if (waiting < backlog || failed) return undefined;
+      if (!room) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((done) => {
+          resolve = done;
+        });
+        room = { promise, resolve };
+      }
+      return room.promise;
     },
     async onRunFinished(summary: RunSummary) {
       clearInterval(timer);
