@@ -23,11 +23,13 @@ export async function run({ quick = false } = {}) {
   symlinkSync(root, join(project, "node_modules", "niceeval"), "dir");
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "startup", type: "module" }));
   writeFileSync(join(project, "one.eval.ts"), EVAL);
-  const once = (env = process.env) => {
+  // `store`: the default, the run written to the project's store (which exists after the first
+  // run, as it does for a user); otherwise `--no-store`.
+  const once = (env = process.env, store = true) => {
     const started = performance.now();
     const result = spawnSync(
       process.execPath,
-      [join(root, "dist/cli/bin.js"), "run", "one.eval.ts", "--no-store"],
+      [join(root, "dist/cli/bin.js"), "run", "one.eval.ts", ...(store ? [] : ["--no-store"])],
       { cwd: project, encoding: "utf8", env: { ...env, CI: "true" } },
     );
     const wall = performance.now() - started;
@@ -54,27 +56,31 @@ export async function run({ quick = false } = {}) {
   // processes one after the other: the same runs without it show what the run itself costs.
   const { NODE_EXTRA_CA_CERTS: extraCa, ...withoutCa } = process.env;
   const walls = [];
+  const noStore = [];
   const bare = [];
   const imports = [];
-  const plain = { walls: [], bare: [] };
+  const plain = { walls: [], noStore: [], bare: [] };
   for (let i = 0; i < runs; i++) {
     walls.push(once());
+    noStore.push(once(process.env, false));
     bare.push(node("0"));
     imports.push(node('await import("niceeval"); await import("niceeval/scorers");'));
     if (extraCa !== undefined) {
       plain.walls.push(once(withoutCa));
+      plain.noStore.push(once(withoutCa, false));
       plain.bare.push(node("0", withoutCa));
     }
   }
   const figure = median(walls);
   const seconds = (ms) => `${(ms / 1000).toFixed(3)} s`;
   console.log(
-    `startup, 1-case .ts eval (\`niceeval run one.eval.ts\`): wall ${seconds(figure)} (median of ${runs}, min ${seconds(Math.min(...walls))}); ` +
+    `startup, 1-case .ts eval (\`niceeval run one.eval.ts\`, supervised, store on): wall ${seconds(figure)} (median of ${runs}, min ${seconds(Math.min(...walls))}); ` +
+      `with --no-store ${seconds(median(noStore))}; ` +
       `a bare \`node\` start ${median(bare).toFixed(0)} ms, one importing niceeval and niceeval/scorers ${median(imports).toFixed(0)} ms`,
   );
   if (extraCa !== undefined) {
     console.log(
-      `  the same with NODE_EXTRA_CA_CERTS (${extraCa}) unset: wall ${seconds(median(plain.walls))} (min ${seconds(Math.min(...plain.walls))}); a bare \`node\` start ${median(plain.bare).toFixed(0)} ms`,
+      `  the same with NODE_EXTRA_CA_CERTS (${extraCa}) unset: wall ${seconds(median(plain.walls))} (min ${seconds(Math.min(...plain.walls))}), with --no-store ${seconds(median(plain.noStore))}; a bare \`node\` start ${median(plain.bare).toFixed(0)} ms`,
     );
   }
   return { wall: figure, runs };
