@@ -60,6 +60,41 @@ describe("SQLite store appending on its own thread", () => {
       await cleanup();
     }
   });
+
+  it("appends a small run in place, and a large one on the thread once it is ready, in order", async () => {
+    const { store, cleanup } = await openThreadStore();
+    const counts = () =>
+      (
+        store as unknown as { appendCounts(): { inPlace: number; onThread: number } }
+      ).appendCounts();
+    try {
+      await store.beginRun(manifest("small"));
+      await store.appendAttempts("small", [attempt("alpha", 0)]);
+      await store.getRun("small");
+      // A run of one attempt never starts the thread.
+      expect(counts()).toEqual({ inPlace: 1, onThread: 0 });
+
+      await store.beginRun(manifest("large"));
+      let next = 0;
+      const batch = () => Array.from({ length: 100 }, () => attempt("alpha", next++));
+      // Past 256 attempts the thread starts; batches stay in place until it is ready.
+      for (let b = 0; b < 3; b++) await store.appendAttempts("large", batch());
+      const deadline = Date.now() + 10_000;
+      while (counts().onThread === 0 && Date.now() < deadline) {
+        await store.appendAttempts("large", batch());
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(counts().onThread).toBeGreaterThan(0);
+      await Promise.all(Array.from({ length: 12 }, () => store.appendAttempts("large", batch())));
+      const ids: string[] = [];
+      for await (const record of store.streamAttempts("large")) ids.push(record.caseId);
+      expect(ids).toEqual(Array.from({ length: next }, (_, i) => attempt("alpha", i).caseId));
+      expect((await store.getRun("large"))?.totals.attempts).toBe(next);
+    } finally {
+      await store.close();
+      await cleanup();
+    }
+  });
 });
 
 describe("SQLite store", () => {

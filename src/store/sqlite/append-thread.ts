@@ -15,8 +15,18 @@ export interface EncodingStore extends Store {
 /** Batches posted to the thread and not yet answered, past which an append waits. */
 const MAX_AHEAD = 8;
 
+/**
+ * Attempts a run appends in place before its thread starts: a small run (a score eval, a few
+ * judged cases) never pays for starting a thread, its module loads and its connection (about
+ * 50 ms of a 1-case run); a large one starts it here and keeps appending in place until the
+ * thread says it is ready.
+ */
+const IN_PLACE_ATTEMPTS = 256;
+
+/** The thread's answer to a batch, or (`ready`) word that its connection is open. */
 interface Reply {
   id: number;
+  ready?: true;
   error?: { message: string; code?: string };
 }
 
@@ -32,6 +42,8 @@ class AppendThread {
   private nextId = 0;
   private failure: Error | undefined;
   private waiting: (() => void)[] = [];
+  /** The thread has opened its connection: batches go to it from now on. */
+  ready = false;
 
   constructor(
     private readonly script: URL,
@@ -44,6 +56,10 @@ class AppendThread {
     const worker = new Worker(this.script, { workerData: this.workerData });
     worker.unref();
     worker.on("message", (reply: Reply) => {
+      if (reply.ready) {
+        this.ready = true;
+        return;
+      }
       const error = reply.error
         ? reply.error.code
           ? new NiceevalError(reply.error.code, reply.error.message)
@@ -51,7 +67,10 @@ class AppendThread {
         : undefined;
       this.answered(reply.id, error);
     });
-    worker.on("error", (error) => this.failAll(error));
+    // A thread that fails before it is ready took no batch: the appends stay in place.
+    worker.on("error", (error) => {
+      if (this.ready) this.failAll(error);
+    });
     worker.on("exit", (code) => {
       if (this.posted.size > 0)
         this.failAll(new Error(`the store's append thread exited with code ${code}`));
@@ -112,44 +131,61 @@ class AppendThread {
   }
 }
 
+/** Where a thread-backed store's batches went: a diagnostic (tests, benchmarks). */
+export interface AppendCounts {
+  inPlace: number;
+  onThread: number;
+}
+
 /**
  * A store whose attempt appends run on a worker thread with a connection of its own, so the
- * SQLite transactions of a run's attempts leave the thread that runs the engine (and answers the
- * supervised eval process). Batches are encoded here, into flat strings and numbers that are far
- * cheaper to copy to the thread than the records. Everything else goes to `store`.
+ * SQLite transactions of a large run's attempts leave the thread that runs the engine (and
+ * answers the supervised eval process). A run's first attempts are appended in place
+ * (IN_PLACE_ATTEMPTS), and so are the batches that come while the thread starts. Batches are
+ * encoded here, into flat strings and numbers that are far cheaper to copy to the thread than the
+ * records. Everything else goes to `store`.
  */
 export function withAppendThread(
   store: EncodingStore,
   path: string,
   options: { valueCapBytes?: number; busyTimeoutMs?: number },
-): Store {
+): Store & { appendCounts?(): AppendCounts } {
   const script = builtFile("store/sqlite/append-worker.js");
   // Run from TypeScript sources (tests), there is no compiled script for a thread.
   if (!existsSync(fileURLToPath(script))) return store;
-  // The thread starts when a run begins (its start-up overlaps the run's own, instead of delaying
-  // the first batch) or with the first append to a run begun elsewhere; commands that only read
-  // never start it.
+  // The thread starts once the appends pass IN_PLACE_ATTEMPTS (its start-up then overlaps the
+  // run's next batches, appended in place meanwhile); commands that only read never start it.
   const thread = new AppendThread(script, { path, options });
   /** The same as drain, for a read: a failed append is the writer's to report. */
   const settled = () => thread.drain().catch(() => {});
 
   // A run this store began, or found: appending to any other is refused here, at once.
   const runs = new Set<string>();
+  let appended = 0;
+  const counts: AppendCounts = { inPlace: 0, onThread: 0 };
   const appendOnThread = async (runId: string, records: readonly AttemptRecord[]) => {
     if (!runs.has(runId)) {
       // Unknown here: this thread's store answers it (with RUN_NOT_FOUND when there is no such run).
       if (!(await store.getRun(runId))) return store.appendAttempts(runId, records);
       runs.add(runId);
     }
+    appended += records.length;
+    if (!thread.ready) {
+      if (appended > IN_PLACE_ATTEMPTS) thread.start();
+      // Nothing is posted before the thread is ready, so these come in order.
+      counts.inPlace++;
+      return store.appendAttempts(runId, records);
+    }
+    counts.onThread++;
     await thread.post(runId, () => store.encode(records));
   };
 
   return {
+    appendCounts: () => ({ ...counts }),
     location: store.location,
     beginRun: async (manifest, options) => {
       const begun = await store.beginRun(manifest, options);
       runs.add(manifest.runId);
-      thread.start();
       return begun;
     },
     appendAttempts: (runId, records) =>

@@ -8,6 +8,8 @@ const { path, options } = workerData as {
   options: { valueCapBytes?: number; busyTimeoutMs?: number };
 };
 const store = openSqliteAppender(path, options);
+// Batches are posted once the connection is open; until then the engine's thread appends in place.
+parentPort?.postMessage({ id: -1, ready: true });
 // Messages are handled one at a time, in order: each batch is appended before the next is read.
 parentPort?.on("message", (message: { id: number; runId: string; batch: EncodedBatch }) => {
   try {
