@@ -71,26 +71,36 @@ export function fileHash(file: string): string {
  * without blocking: the run command starts it first and takes it when it builds the manifest.
  */
 export async function readGitState(cwd: string): Promise<RunManifest["git"]> {
-  const git = (...args: string[]) =>
-    new Promise<string>((resolve, reject) => {
-      // No index lock: `git status` would otherwise refresh the index, and a git command the
-      // user runs meanwhile would fail on the lock file.
-      const env = { ...process.env, GIT_OPTIONAL_LOCKS: "0" };
-      execFile("git", args, { cwd, env, encoding: "utf8", timeout: 5000 }, (error, stdout) =>
-        error ? reject(error) : resolve(stdout.trim()),
-      );
-    });
-  try {
-    const commit = await git("rev-parse", "HEAD");
-    const [named, status] = await Promise.all([
-      process.env.GITHUB_HEAD_REF ||
-        process.env.GITHUB_REF_NAME ||
-        git("rev-parse", "--abbrev-ref", "HEAD"),
-      git("status", "--porcelain", "--untracked-files=no"),
-    ]);
-    const branch = named === "HEAD" ? undefined : named;
-    return { commit, ...(branch ? { branch } : {}), dirty: status !== "" };
-  } catch {
-    return undefined;
+  // One process for all three: `--porcelain=v2 --branch` heads its list of changed files with
+  // the commit (`# branch.oid`) and the branch (`# branch.head`).
+  const status = await new Promise<string | undefined>((resolve) => {
+    // No index lock: `git status` would otherwise refresh the index, and a git command the user
+    // runs meanwhile would fail on the lock file.
+    const env = { ...process.env, GIT_OPTIONAL_LOCKS: "0" };
+    execFile(
+      "git",
+      ["status", "--porcelain=v2", "--branch", "--untracked-files=no"],
+      { cwd, env, encoding: "utf8", timeout: 5000 },
+      (error, stdout) => resolve(error ? undefined : stdout),
+    );
+  });
+  return status === undefined ? undefined : parseGitStatus(status);
+}
+
+/** The state `git status --porcelain=v2 --branch` prints; undefined before the first commit. */
+function parseGitStatus(status: string): RunManifest["git"] {
+  let commit: string | undefined;
+  let head: string | undefined;
+  let dirty = false;
+  for (const line of status.split("\n")) {
+    if (line.startsWith("# branch.oid ")) commit = line.slice("# branch.oid ".length).trim();
+    else if (line.startsWith("# branch.head ")) head = line.slice("# branch.head ".length).trim();
+    else if (line !== "" && !line.startsWith("#")) dirty = true;
   }
+  if (commit === undefined || commit === "(initial)") return undefined;
+  const named =
+    process.env.GITHUB_HEAD_REF ||
+    process.env.GITHUB_REF_NAME ||
+    (head === "(detached)" ? "" : head);
+  return { commit, ...(named ? { branch: named } : {}), dirty };
 }

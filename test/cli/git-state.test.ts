@@ -1,0 +1,73 @@
+import { execFileSync } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readGitState } from "../../src/cli/manifest.js";
+
+// The checkout state a stored run records, read from real repositories.
+
+let dir: string;
+const saved = { head: process.env.GITHUB_HEAD_REF, ref: process.env.GITHUB_REF_NAME };
+const git = (...args: string[]) =>
+  execFileSync("git", args, {
+    cwd: dir,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "t",
+      GIT_AUTHOR_EMAIL: "t@example.com",
+      GIT_COMMITTER_NAME: "t",
+      GIT_COMMITTER_EMAIL: "t@example.com",
+    },
+  }).trim();
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "niceeval-git-"));
+  // The CI's own variables would name the branch instead of the checkout.
+  delete process.env.GITHUB_HEAD_REF;
+  delete process.env.GITHUB_REF_NAME;
+});
+afterEach(async () => {
+  for (const [key, value] of [
+    ["GITHUB_HEAD_REF", saved.head],
+    ["GITHUB_REF_NAME", saved.ref],
+  ] as const)
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("readGitState", () => {
+  it("is undefined outside a repository and before the first commit", async () => {
+    expect(await readGitState(dir)).toBeUndefined();
+    git("init", "-q", "-b", "main");
+    expect(await readGitState(dir)).toBeUndefined();
+  });
+
+  it("reads the commit, the branch and whether tracked files changed", async () => {
+    git("init", "-q", "-b", "feature/x");
+    await writeFile(join(dir, "a.txt"), "one\n");
+    git("add", "a.txt");
+    git("commit", "-q", "-m", "first");
+    const commit = git("rev-parse", "HEAD");
+    expect(await readGitState(dir)).toEqual({ commit, branch: "feature/x", dirty: false });
+    // An untracked file leaves it clean; an edited tracked one makes it dirty.
+    await writeFile(join(dir, "new.txt"), "untracked\n");
+    expect((await readGitState(dir))?.dirty).toBe(false);
+    await writeFile(join(dir, "a.txt"), "two\n");
+    expect(await readGitState(dir)).toEqual({ commit, branch: "feature/x", dirty: true });
+  });
+
+  it("has no branch on a detached checkout, unless the CI names it", async () => {
+    git("init", "-q", "-b", "main");
+    await writeFile(join(dir, "a.txt"), "one\n");
+    git("add", "a.txt");
+    git("commit", "-q", "-m", "first");
+    const commit = git("rev-parse", "HEAD");
+    git("checkout", "-q", "--detach");
+    expect(await readGitState(dir)).toEqual({ commit, dirty: false });
+    process.env.GITHUB_HEAD_REF = "pr-branch";
+    expect(await readGitState(dir)).toEqual({ commit, branch: "pr-branch", dirty: false });
+  });
+});
