@@ -22,6 +22,15 @@ const git = (...args: string[]) =>
     },
   }).trim();
 
+/** A repository on `branch` with one commit of a tracked file; its commit id. */
+async function committed(branch: string): Promise<string> {
+  git("init", "-q", "-b", branch);
+  await writeFile(join(dir, "a.txt"), "one\n");
+  git("add", "a.txt");
+  git("commit", "-q", "-m", "first");
+  return git("rev-parse", "HEAD");
+}
+
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "niceeval-git-"));
   // The CI's own variables would name the branch instead of the checkout.
@@ -46,11 +55,7 @@ describe("readGitState", () => {
   });
 
   it("reads the commit, the branch and whether tracked files changed", async () => {
-    git("init", "-q", "-b", "feature/x");
-    await writeFile(join(dir, "a.txt"), "one\n");
-    git("add", "a.txt");
-    git("commit", "-q", "-m", "first");
-    const commit = git("rev-parse", "HEAD");
+    const commit = await committed("feature/x");
     expect(await readGitState(dir)).toEqual({ commit, branch: "feature/x", dirty: false });
     // An untracked file leaves it clean; an edited tracked one makes it dirty.
     await writeFile(join(dir, "new.txt"), "untracked\n");
@@ -60,11 +65,7 @@ describe("readGitState", () => {
   });
 
   it("has no branch on a detached checkout, unless the CI names it", async () => {
-    git("init", "-q", "-b", "main");
-    await writeFile(join(dir, "a.txt"), "one\n");
-    git("add", "a.txt");
-    git("commit", "-q", "-m", "first");
-    const commit = git("rev-parse", "HEAD");
+    const commit = await committed("main");
     git("checkout", "-q", "--detach");
     expect(await readGitState(dir)).toEqual({ commit, dirty: false });
     process.env.GITHUB_HEAD_REF = "pr-branch";
