@@ -54,7 +54,12 @@ function forkEvalProcess(cwd: string, stdoutFd: number | undefined): ChildProces
   if (claims) stdio[CLAIMS_FD] = claims.fd;
   let child: ChildProcess;
   try {
-    child = fork(childUrl, [], { cwd, serialization: "advanced", stdio: stdio as StdioOptions });
+    child = fork(childUrl, [], {
+      cwd,
+      execArgv: childExecArgv(process.execArgv),
+      serialization: "advanced",
+      stdio: stdio as StdioOptions,
+    });
   } catch (error) {
     if (claims) closeClaims(claims);
     throw error;
@@ -62,6 +67,36 @@ function forkEvalProcess(cwd: string, stdoutFd: number | undefined): ChildProces
   if (claims) claimsFiles.set(child, claims);
   return child;
 }
+
+/**
+ * The Node flags an eval process starts with: this process's (memory limits, `--import` hooks,
+ * `--conditions` and the like carry over), without those about code given on the command line
+ * (`-e`, `-p` and their code, `--input-type`): a script run with `node --input-type=module -e …`
+ * that starts a supervised run would otherwise start eval processes that run that code again or
+ * refuse their own entry file.
+ */
+export function childExecArgv(execArgv: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const flag = execArgv[i]!;
+    if (CODE_FLAGS.has(flag)) {
+      // And the code (or the type) that follows, unless a flag follows: `-p -e <code>`.
+      if (!execArgv[i + 1]?.startsWith("-")) i++;
+      continue;
+    }
+    if (
+      flag.startsWith("--input-type=") ||
+      flag.startsWith("--eval=") ||
+      flag.startsWith("--print=")
+    )
+      continue;
+    kept.push(flag);
+  }
+  return kept;
+}
+
+/** Flags followed by code (or, for `--input-type`, the type of that code). */
+const CODE_FLAGS = new Set(["-e", "--eval", "-p", "--print", "-pe", "--input-type"]);
 
 function closeClaims(claims: ClaimsFile): void {
   try {

@@ -96,3 +96,54 @@ describe("the eval process started early", () => {
     expect(await settle([])).toEqual([]);
   });
 });
+
+describe("the flags an eval process starts with", () => {
+  it("keeps this process's flags but not the code given on the command line", () => {
+    expect(spawn.childExecArgv(["--max-old-space-size=512", "--import", "./hook.mjs"])).toEqual([
+      "--max-old-space-size=512",
+      "--import",
+      "./hook.mjs",
+    ]);
+    expect(spawn.childExecArgv(["--input-type=module", "-e", "code()"])).toEqual([]);
+    expect(spawn.childExecArgv(["--input-type", "module", "--eval", "code()"])).toEqual([]);
+    expect(spawn.childExecArgv(["-p", "-e", "1", "--no-warnings"])).toEqual(["--no-warnings"]);
+    expect(spawn.childExecArgv(["-pe", "1", "--eval=x", "--print=y"])).toEqual([]);
+  });
+
+  it("runs a supervised run from a `node --input-type=module -e` script", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "niceeval-exec-argv-"));
+    try {
+      const file = join(dir, "one.eval.mjs");
+      const { writeFile } = await import("node:fs/promises");
+      await writeFile(
+        file,
+        `import { defineSuite } from ${JSON.stringify(pathToFileURL(join(repoRoot, "dist/index.js")).href)};
+import { createScorer } from ${JSON.stringify(pathToFileURL(join(repoRoot, "dist/scorers/index.js")).href)};
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+export const one = defineSuite({ id: "one", cases: [{ id: "a", input: 1, expected: 1 }, { id: "b", input: 2, expected: 2 }], target: (i) => i, scorers: [same] });
+`,
+      );
+      const dist = (path: string) =>
+        JSON.stringify(pathToFileURL(join(repoRoot, "dist", path)).href);
+      const script = `
+const { loadEvalFiles } = await import(${dist("cli/load.js")});
+const { runEvals } = await import(${dist("runner/run.js")});
+const { supervisedExecutor } = await import(${dist("supervisor/index.js")});
+const file = ${JSON.stringify(file)};
+const loaded = await loadEvalFiles([file], ${JSON.stringify(dir)});
+const executor = supervisedExecutor({ files: [file], cwd: ${JSON.stringify(dir)}, start: true, stderr: (t) => process.stderr.write(t) });
+const summary = await runEvals(loaded.entries, { executor });
+await executor.close();
+console.log(JSON.stringify(summary.totals));
+`;
+      const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+        cwd: dir,
+        encoding: "utf8",
+        timeout: 30_000,
+      });
+      expect(JSON.parse(out.trim().split("\n").at(-1)!)).toMatchObject({ passed: 2, errored: 0 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
