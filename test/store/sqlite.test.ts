@@ -77,8 +77,8 @@ describe("SQLite store appending on its own thread", () => {
       await store.beginRun(manifest("large"));
       let next = 0;
       const batch = () => Array.from({ length: 100 }, () => attempt("alpha", next++));
-      // Past 256 attempts the thread starts; batches stay in place until it is ready.
-      for (let b = 0; b < 3; b++) await store.appendAttempts("large", batch());
+      // Past 1,024 attempts the thread starts; batches stay in place until it is ready.
+      for (let b = 0; b < 11; b++) await store.appendAttempts("large", batch());
       const deadline = Date.now() + 10_000;
       while (counts().onThread === 0 && Date.now() < deadline) {
         await store.appendAttempts("large", batch());

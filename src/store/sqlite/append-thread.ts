@@ -21,7 +21,7 @@ const MAX_AHEAD = 8;
  * 50 ms of a 1-case run); a large one starts it here and keeps appending in place until the
  * thread says it is ready.
  */
-const IN_PLACE_ATTEMPTS = 256;
+const IN_PLACE_ATTEMPTS = 1024;
 
 /** The thread's answer to a batch, or (`ready`) word that its connection is open. */
 interface Reply {
