@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { relative } from "node:path";
@@ -72,17 +72,32 @@ export function fileHash(file: string): string {
  */
 export async function readGitState(cwd: string): Promise<RunManifest["git"]> {
   // One process for all three: `--porcelain=v2 --branch` heads its list of changed files with
-  // the commit (`# branch.oid`) and the branch (`# branch.head`).
+  // the commit (`# branch.oid`) and the branch (`# branch.head`). The first changed file says
+  // the checkout is dirty: the rest (thousands of lines after a mass edit) is not read.
   const status = await new Promise<string | undefined>((resolve) => {
     // No index lock: `git status` would otherwise refresh the index, and a git command the user
     // runs meanwhile would fail on the lock file.
     const env = { ...process.env, GIT_OPTIONAL_LOCKS: "0" };
-    execFile(
-      "git",
-      ["status", "--porcelain=v2", "--branch", "--untracked-files=no"],
-      { cwd, env, encoding: "utf8", timeout: 5000 },
-      (error, stdout) => resolve(error ? undefined : stdout),
-    );
+    let out = "";
+    let enough = false;
+    const git = spawn("git", ["status", "--porcelain=v2", "--branch", "--untracked-files=no"], {
+      cwd,
+      env,
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 5000,
+    });
+    git.stdout.setEncoding("utf8");
+    git.stdout.on("data", (chunk: string) => {
+      if (enough) return;
+      out += chunk;
+      // A line that is not a header, whole: a changed file.
+      if (/^[^#\n][^\n]*\n/m.test(out)) {
+        enough = true;
+        git.kill();
+      }
+    });
+    git.on("error", () => resolve(undefined));
+    git.on("close", (code) => resolve(enough || code === 0 ? out : undefined));
   });
   return status === undefined ? undefined : parseGitStatus(status);
 }

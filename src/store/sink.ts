@@ -35,7 +35,8 @@ export function storeSink(
   options: StoreSinkOptions = {},
 ): RunSink & { readonly ready: Promise<void> } {
   const flushMs = options.flushMs ?? 100;
-  const batch = options.batch ?? 256;
+  const asked = options.batch ?? 256;
+  const batch = Number.isFinite(asked) && asked >= 1 ? Math.floor(asked) : 256;
   const backlog = Math.max(options.backlog ?? 4 * batch, batch);
   let pending: AttemptRecord[] = [];
   let failed = false;

@@ -64,6 +64,18 @@ describe("readGitState", () => {
     expect(await readGitState(dir)).toEqual({ commit, branch: "feature/x", dirty: true });
   });
 
+  it("reads a checkout with thousands of edited files (more than a megabyte of status) as dirty", async () => {
+    git("init", "-q", "-b", "main");
+    // Long names: each changed file is a line of about 300 bytes in the status.
+    const names = Array.from({ length: 4000 }, (_, i) => `${"f".repeat(180)}-${i}.txt`);
+    await Promise.all(names.map((name) => writeFile(join(dir, name), "one\n")));
+    git("add", ".");
+    git("commit", "-q", "-m", "many");
+    const commit = git("rev-parse", "HEAD");
+    await Promise.all(names.map((name) => writeFile(join(dir, name), "two\n")));
+    expect(await readGitState(dir)).toEqual({ commit, branch: "main", dirty: true });
+  }, 60_000);
+
   it("has no branch on a detached checkout, unless the CI names it", async () => {
     const commit = await committed("main");
     git("checkout", "-q", "--detach");

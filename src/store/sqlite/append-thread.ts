@@ -44,6 +44,7 @@ class AppendThread {
   private waiting: (() => void)[] = [];
   /** The thread has opened its connection: batches go to it from now on. */
   ready = false;
+  private closing = false;
 
   constructor(
     private readonly script: URL,
@@ -71,8 +72,9 @@ class AppendThread {
     worker.on("error", (error) => {
       if (this.ready) this.failAll(error);
     });
+    // Once ready, batches go only to the thread: one that ends before it is closed fails them.
     worker.on("exit", (code) => {
-      if (this.posted.size > 0)
+      if (this.posted.size > 0 || (this.ready && !this.closing))
         this.failAll(new Error(`the store's append thread exited with code ${code}`));
     });
     this.worker = worker;
@@ -95,6 +97,7 @@ class AppendThread {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await this.worker?.terminate();
   }
 
