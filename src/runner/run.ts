@@ -155,7 +155,8 @@ export async function runEvals(
     attempts,
     scheduled: (entry) => sinks.call("onEvalScheduled", evalInfo(entry)),
     finalize,
-    backlog: stoppable(() => sinks.room(), signal),
+    // Only sinks with a backlog are asked, so a run without one pays nothing per case.
+    backlog: sinks.has("room") ? stoppable(() => sinks.room(), signal) : () => undefined,
   });
   try {
     await Promise.all(Array.from({ length: settings.concurrency + prefetch }, worker));

@@ -93,8 +93,12 @@ export async function openSqliteStore(
     : store;
 }
 
-/** The append connection's page cache, in KiB as SQLite's `cache_size` takes it (negative). */
-const APPEND_CACHE_KIB = -8192;
+/**
+ * The append connection's page cache, MiB: appends write at the end of the run's B-trees, so a
+ * small cache serves them as well as the readers' large one, and the run's process holds tens of
+ * megabytes less.
+ */
+const APPEND_CACHE_MIB = 8;
 
 /** The append thread's own connection: it appends batches encoded on the engine's thread. */
 export function openSqliteAppender(
@@ -102,11 +106,12 @@ export function openSqliteAppender(
   options: { valueCapBytes?: number; busyTimeoutMs?: number },
 ): { appendEncoded(runId: string, batch: EncodedBatch): void } {
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-  const db = openDatabase(path, busyTimeoutMs);
-  // Appends write at the end of the run's B-trees, so a small cache serves them as well as the
-  // readers' large one, and the run's process holds tens of megabytes less.
-  db.pragma(`cache_size = ${APPEND_CACHE_KIB}`);
-  return new SqliteStore(db, path, options.valueCapBytes ?? 16 * 2 ** 20, busyTimeoutMs);
+  return new SqliteStore(
+    openDatabase(path, busyTimeoutMs, APPEND_CACHE_MIB),
+    path,
+    options.valueCapBytes ?? 16 * 2 ** 20,
+    busyTimeoutMs,
+  );
 }
 
 interface RunRow extends StoredRunRow {
