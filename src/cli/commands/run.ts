@@ -92,41 +92,19 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
       continuation,
       git,
     });
-    const abort = new AbortController();
-    const guard = guardRun({
-      abort,
-      graceMs: args.graceMs,
-      interrupt: (reason) => executor.interrupt(reason),
-      stderr: io.stderr,
+    const { summary, guard } = await runGuarded(loaded.entries, {
+      args,
+      io,
+      runId,
+      store,
+      datasets,
+      filter,
+      sinks,
+      loadErrors: loaded.errors,
+      executor,
+      queued,
+      evalIds,
     });
-    let summary: RunSummary;
-    try {
-      const options: RunOptions = {
-        ...runOptions(args, runId, store ? datasets : undefined),
-        ...(filter ? { filter } : {}),
-        reporters: sinks.reporters,
-        signal: abort.signal,
-        loadErrors: loaded.errors,
-        executor,
-        // Attempts wait in the queue for a free worker; each worker bounds its own attempts.
-        ...(queued ? { caseTimeoutMs: queued.waitLimitMs } : {}),
-      };
-      const { continued } = sinks;
-      // The eval process reads the same cases and runs them without being sent each one; in a
-      // continued run it skips those the engine reads back from the store, and runs the rest
-      // while the engine replays those.
-      if ("runAhead" in executor)
-        executor.runAhead?.(aheadPlan(runId, args, store !== undefined, continued?.kept), evalIds);
-      // A continued run reads its kept attempts back from the store instead of running them.
-      summary = await runEvals(loaded.entries, continued ? continued.withSource(options) : options);
-    } catch (error) {
-      // The engine itself failed: the stored run says so instead of staying "running".
-      const endedAt = new Date().toISOString();
-      await store?.finishRun(runId, { status: "crashed", endedAt, summaries: [] }).catch(() => {});
-      throw error;
-    } finally {
-      guard.dispose();
-    }
     if (guard.exitCode !== undefined) {
       const where = store ? "the report and the store hold" : "the report holds";
       io.stderr(`niceeval: interrupted by ${guard.signal}; ${where} every attempt that finished\n`);
@@ -142,6 +120,73 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
     await executor.close?.();
     await store?.close();
     await closeAnswerStores();
+  }
+}
+
+type Execution = Awaited<ReturnType<typeof openExecution>>;
+
+/** What {@link runGuarded} runs the engine with. */
+interface GuardedRun {
+  args: RunArgs;
+  io: CliIO;
+  runId: string;
+  store: Store | undefined;
+  datasets: SequenceHash[];
+  filter: RunOptions["filter"];
+  sinks: Awaited<ReturnType<typeof runSinks>>;
+  loadErrors: NonNullable<RunOptions["loadErrors"]>;
+  executor: Execution["executor"];
+  queued: Execution["queued"];
+  evalIds: readonly string[];
+}
+
+/**
+ * The engine's run under the signal guard: a first signal stops new attempts and lets those in
+ * flight finish (the guard's exit code says the run was interrupted); an engine that fails marks
+ * the stored run crashed instead of leaving it "running".
+ */
+async function runGuarded(
+  entries: readonly RunEntry[],
+  run: GuardedRun,
+): Promise<{ summary: RunSummary; guard: ReturnType<typeof guardRun> }> {
+  const { args, io, runId, store, executor, sinks } = run;
+  const abort = new AbortController();
+  const guard = guardRun({
+    abort,
+    graceMs: args.graceMs,
+    interrupt: (reason) => executor.interrupt(reason),
+    stderr: io.stderr,
+  });
+  try {
+    const options: RunOptions = {
+      ...runOptions(args, runId, store ? run.datasets : undefined),
+      ...(run.filter ? { filter: run.filter } : {}),
+      reporters: sinks.reporters,
+      signal: abort.signal,
+      loadErrors: run.loadErrors,
+      executor,
+      // Attempts wait in the queue for a free worker; each worker bounds its own attempts.
+      ...(run.queued ? { caseTimeoutMs: run.queued.waitLimitMs } : {}),
+    };
+    const { continued } = sinks;
+    // The eval process reads the same cases and runs them without being sent each one; in a
+    // continued run it skips those the engine reads back from the store, and runs the rest
+    // while the engine replays those.
+    if ("runAhead" in executor)
+      executor.runAhead?.(
+        aheadPlan(runId, args, store !== undefined, continued?.kept),
+        run.evalIds,
+      );
+    // A continued run reads its kept attempts back from the store instead of running them.
+    const summary = await runEvals(entries, continued ? continued.withSource(options) : options);
+    return { summary, guard };
+  } catch (error) {
+    // The engine itself failed: the stored run says so instead of staying "running".
+    const endedAt = new Date().toISOString();
+    await store?.finishRun(runId, { status: "crashed", endedAt, summaries: [] }).catch(() => {});
+    throw error;
+  } finally {
+    guard.dispose();
   }
 }
 
