@@ -93,6 +93,25 @@ describe("jsonSchemaValid with JSON Schema", () => {
     );
   });
 
+  it("counts string lengths in code points, and answers at once for a 50 MB string", async () => {
+    // One emoji is one code point (two UTF-16 units); a lone surrogate counts as one.
+    const short = await jsonSchemaValid({ actual: "😀😀", schema: { maxLength: 2 } });
+    expect(short.passed).toBe(true);
+    const long = await jsonSchemaValid({ actual: "😀😀\uD800", schema: { maxLength: 2 } });
+    expect(long.rationale).toBe("(root): must NOT have more than 2 characters, got 3");
+    const min = await jsonSchemaValid({ actual: "😀", schema: { minLength: 2 } });
+    expect(min.rationale).toBe("(root): must NOT have fewer than 2 characters, got 1");
+    // Spreading 50,000,000 characters into an array took minutes; a preview of an enum's found
+    // value is 60 characters, not the whole value.
+    const huge = "a".repeat(50_000_000);
+    const capped = await jsonSchemaValid({ actual: huge, schema: { maxLength: 10 } });
+    expect(capped.rationale).toBe("(root): must NOT have more than 10 characters, got 50000000");
+    const listed = await jsonSchemaValid({ actual: huge, schema: { enum: ["a"] } });
+    expect(listed.rationale).toBe(
+      `(root): must be equal to one of the allowed values: "a", got "${"a".repeat(59)}…`,
+    );
+  });
+
   it("checks required names that are also Object.prototype's, such as __proto__", async () => {
     const schema = { required: ["__proto__", "constructor"] };
     expect(await rationaleOf({ id: 1 }, schema)).toBe(
