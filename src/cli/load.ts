@@ -80,6 +80,33 @@ function niceevalEntries(files: readonly { path: string; source: string | undefi
   return urls;
 }
 
+/** What `process.exit` throws while an eval file is imported. */
+class ExitWhileLoading extends Error {
+  constructor(code: unknown) {
+    super(
+      `the file called process.exit(${code === undefined ? "" : String(code)}) while it was loading; an eval file must not end the process (exit from a script of its own, not from an eval file)`,
+    );
+    this.name = "ExitWhileLoading";
+  }
+}
+
+/**
+ * Import an eval file with `process.exit` turned into a throw: a file whose top-level code calls
+ * it fails to load (the other files still run) instead of ending the run, silently and with the
+ * code it chose.
+ */
+async function importWithoutExit(url: string): Promise<Record<string, unknown>> {
+  const exit = process.exit;
+  process.exit = ((code?: unknown) => {
+    throw new ExitWhileLoading(code);
+  }) as typeof process.exit;
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } finally {
+    if (process.exit !== exit) process.exit = exit;
+  }
+}
+
 /** Result of loading eval files: the evals found, and the files that failed with why. */
 export interface LoadResult {
   entries: RunEntry[];
@@ -110,7 +137,7 @@ export async function loadEvalFiles(files: readonly string[], cwd: string): Prom
     let module: Record<string, unknown>;
     try {
       const url = typescript?.urls.get(path) ?? pathToFileURL(path).href;
-      module = (await import(url)) as Record<string, unknown>;
+      module = await importWithoutExit(url);
     } catch (error) {
       errors.push({ file, message: describeLoadError(preloadFailure ?? error) });
       continue;
@@ -171,6 +198,9 @@ function looksLikeSuiteData(value: unknown): boolean {
 
 function describeLoadError(error: unknown): string {
   const message = errorMessage(error);
-  const name = error instanceof Error && error.name !== "Error" ? `${error.name}: ` : "";
+  const name =
+    error instanceof Error && error.name !== "Error" && !(error instanceof ExitWhileLoading)
+      ? `${error.name}: `
+      : "";
   return `${name}${message}`;
 }

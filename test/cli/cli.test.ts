@@ -97,6 +97,37 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     expect(run.stdout.trim().endsWith("FAIL")).toBe(true);
   });
 
+  it("never passes a run that an eval file ends with process.exit(0)", async () => {
+    const exiting = await makeProject({
+      "evals/echo.eval.ts": passingSuite,
+      // At load: the file fails to load and the other still runs.
+      "evals/exits.eval.ts": 'import "niceeval";\nprocess.exit(0);\nexport const x = 1;\n',
+      // Later, from a timer its top level set (it runs in the CLI, which loads the file too).
+      "late/echo.eval.ts": passingSuite.replace(
+        "target: async (input) => input",
+        "target: async (input) => { await new Promise((r) => setTimeout(r, 2000)); return input; }",
+      ),
+      "late/timer.eval.ts": "setTimeout(() => process.exit(0), 300);\nexport {};\n",
+    });
+    try {
+      for (const flags of [[], ["--no-supervise"]]) {
+        const atLoad = await runCli(["run", "evals", "--no-store", ...flags], exiting.dir);
+        expect(atLoad.code).toBe(1);
+        expect(atLoad.stdout).toContain(
+          "evals/exits.eval.ts: the file called process.exit(0) while it was loading",
+        );
+        expect(atLoad.stdout).toMatch(/✓ hello passed/);
+        const later = await runCli(["run", "late", "--no-store", ...flags], exiting.dir);
+        expect(later.code).toBe(1);
+        expect(later.stderr).toContain(
+          "niceeval: code loaded by the run called process.exit(0) before the run finished",
+        );
+      }
+    } finally {
+      await exiting.cleanup();
+    }
+  });
+
   it("filters cases and writes a JSON report", async () => {
     const out = join(project.dir, "report.json");
     const run = await runCli(
