@@ -17,6 +17,19 @@ export class LineWriter {
   /** Characters written since the last flush. */
   private chars = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * Why a write the timer made failed (`| head` closed the pipe): thrown to the next caller, a
+   * report hook, which the run's sinks handle (SinkSet), instead of out of a timer, where it
+   * was an uncaught exception that failed the run.
+   */
+  private failure: { error: unknown } | undefined;
+  private readonly flushLater = (): void => {
+    try {
+      this.flush();
+    } catch (error) {
+      this.failure = { error };
+    }
+  };
   /** The last part put, not yet copied: the part that follows may be joined to it. */
   private carry: Part | undefined;
   /** Parts that link to parts that followed them, and the bytes spent on links and joins. */
@@ -46,7 +59,7 @@ export class LineWriter {
     }
     if (this.pending.length >= PENDING_LIMIT) this.encodePending();
     if (this.timer === undefined) {
-      this.timer = setTimeout(() => this.flush(), this.maxDelayMs);
+      this.timer = setTimeout(this.flushLater, this.maxDelayMs);
       this.timer.unref();
     }
   }
@@ -112,7 +125,7 @@ export class LineWriter {
       return;
     }
     if (this.timer === undefined) {
-      this.timer = setTimeout(() => this.flush(), this.maxDelayMs);
+      this.timer = setTimeout(this.flushLater, this.maxDelayMs);
       this.timer.unref();
     }
   }
@@ -122,6 +135,7 @@ export class LineWriter {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
+    this.throwFailure();
     this.chars = 0;
     if (this.carry !== undefined) this.putCarry();
     this.encodePending();
@@ -219,7 +233,15 @@ export class LineWriter {
   }
 
   private writeOut(bytes: Uint8Array, length: number): void {
+    this.throwFailure();
     writeFully(this.fd, bytes, 0, length);
+  }
+
+  private throwFailure(): void {
+    if (this.failure === undefined) return;
+    const { error } = this.failure;
+    this.failure = undefined;
+    throw error;
   }
 }
 

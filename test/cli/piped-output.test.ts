@@ -20,10 +20,18 @@ export const piped = defineSuite({
 });
 `;
 
+// Cases that take a while: their lines leave on the writer's timer, not with a full buffer.
+const SLOW_SUITE = SUITE.replace('id: "piped"', 'id: "slow"')
+  .replace(`i < ${CASES}`, "i < 60")
+  .replace(
+    "target: (i) => i",
+    "target: async (i) => { await new Promise((r) => setTimeout(r, 50)); return i; }",
+  );
+
 let project: FixtureProject;
 
 beforeAll(async () => {
-  project = await makeProject({ "evals/piped.eval.js": SUITE });
+  project = await makeProject({ "evals/piped.eval.js": SUITE, "slow/slow.eval.js": SLOW_SUITE });
 });
 
 afterAll(async () => {
@@ -145,6 +153,14 @@ describe("a report piped into a reader that leaves (`niceeval run | head`)", () 
     ]);
     expect(compared.stderr).toBe(note);
     expect(compared.code).toBe(0);
+  }, 60_000);
+
+  it("stops quietly when the pipe closes between two cases (the lines a timer writes)", async () => {
+    for (const mode of [[], ["--no-supervise"]]) {
+      const run = await runIntoHead(["run", "slow", "--no-store", "--concurrency", "4", ...mode]);
+      expect(run.stderr).toBe(note);
+      expect(run.code).toBe(0);
+    }
   }, 60_000);
 });
 
