@@ -601,6 +601,27 @@ function claimAtExit(): void {
   } catch {}
 }
 
+/**
+ * Resolves once what the code under test wrote to stdout and stderr has left this process (a
+ * pipe takes it asynchronously: exiting with 70 KB still queued lost the last of it), or after
+ * 2 s when nobody reads it.
+ */
+function outputWritten(): Promise<void> {
+  const queued = [process.stdout, process.stderr].filter((stream) => stream.writableLength > 0);
+  if (queued.length === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 2000);
+    let left = queued.length;
+    for (const stream of queued) {
+      stream.once("drain", () => {
+        if (--left > 0) return;
+        clearTimeout(timer);
+        resolve();
+      });
+    }
+  });
+}
+
 process.on("exit", claimAtExit);
 process.on("uncaughtException", (error) => uncaught("uncaught exception", error));
 process.on("unhandledRejection", (reason) => uncaught("unhandled rejection", reason));
@@ -639,7 +660,9 @@ process.on("message", (message: ParentMessage) => {
       pump();
       break;
     case "close":
-      void closeAnswerStores().finally(() => process.exit(0));
+      void closeAnswerStores()
+        .then(outputWritten, () => {})
+        .finally(() => process.exit(0));
       break;
   }
 });

@@ -136,6 +136,24 @@ export class EvalProcess {
     this.post({ t: "init", ...init, ...(hasClaimsFile(proc) ? { claims: true as const } : {}) });
   }
 
+  /**
+   * Resolves once what it wrote to stderr has all been read (its exit can come first, with the
+   * last of it still in the pipe), or `limitMs` after it is asked: a process it started may
+   * hold the pipe open.
+   */
+  stderrRead(limitMs = 1000): Promise<void> {
+    const stream = this.process.stderr;
+    if (!stream || stream.readableEnded || stream.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, limitMs);
+      timer.unref();
+      stream.once("close", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
   post(message: ParentMessage): boolean {
     try {
       this.process.send(message);

@@ -226,16 +226,19 @@ class Supervisor implements EvalProcessListener {
     this.closing = true;
     if (this.monitor) clearInterval(this.monitor);
     const current = this.retire();
-    if (!current || current.process.exitCode !== null || current.process.signalCode !== null)
-      return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => current.process.kill("SIGKILL"), 5000);
-      current.process.once("exit", () => {
-        clearTimeout(timer);
-        resolve();
+    if (!current) return;
+    if (current.process.exitCode === null && current.process.signalCode === null) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => current.process.kill("SIGKILL"), 5000);
+        current.process.once("exit", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        if (!current.post({ t: "close" })) current.process.kill("SIGKILL");
       });
-      if (!current.post({ t: "close" })) current.process.kill("SIGKILL");
-    });
+    }
+    // What the code under test wrote to stderr just before the end reaches the CLI's stderr.
+    await current.stderrRead();
   }
 
   // What the eval process says (EvalProcessListener).

@@ -62,3 +62,33 @@ describe("the code under test printing while stdout carries NDJSON", () => {
     }, 60_000);
   }
 });
+
+describe("the code under test printing a lot to stderr just before the run ends", () => {
+  it("reaches the CLI's stderr whole, the last line included", async () => {
+    const loud = await makeProject({
+      "evals/loud.eval.js": `import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const same = createScorer({ name: "same", score: () => ({ score: 1 }) });
+export const loud = defineSuite({
+  id: "loud",
+  cases: [1, 2, 3].map((n) => ({ id: "c" + n, input: n, expected: n })),
+  target: (n) => {
+    // About 200 KB: more than a pipe holds, still queued in the eval process as it is closed.
+    if (n === 3) for (let i = 0; i < 3000; i++) console.error("line " + i + " " + "x".repeat(60));
+    if (n === 3) console.error("LAST-LINE");
+    return n;
+  },
+  scorers: [same],
+});
+`,
+    });
+    try {
+      const run = await runCli(["run", "--no-store"], loud.dir);
+      expect(run.code).toBe(0);
+      expect(run.stderr.match(/^line \d+ x+$/gm)?.length).toBe(3000);
+      expect(run.stderr).toContain("LAST-LINE");
+    } finally {
+      await loud.cleanup();
+    }
+  });
+});
