@@ -161,6 +161,14 @@ function summaryLines(summary: RunSummary, anyTrials: boolean, c: Palette): stri
     for (const error of summary.loadErrors)
       lines.push(`    ${error.file}: ${oneLine(error.message, 2000)}`);
   }
+  const outside = summary.runErrors ?? [];
+  if (outside.length) {
+    lines.push(
+      `  ${c.magenta(`${plural(outside.length, "error")} in user code belonged to no case (the run fails):`)}`,
+    );
+    for (const error of outside.slice(0, 5)) lines.push(`    ${oneLine(error, 2000)}`);
+    if (outside.length > 5) lines.push(c.dim(`    … and ${outside.length - 5} more`));
+  }
   const rate = passRateFigure(t);
   const passRate = rate.rate === null ? "" : ` (${formatPassRate(rate)})`;
   lines.push(

@@ -65,6 +65,11 @@ export interface Executor {
   finished?(): void;
   /** Release what the executor holds (child processes, connections). */
   close?(): Promise<void>;
+  /**
+   * Errors in user code that belonged to no attempt (an unhandled rejection in an eval process
+   * while several attempts ran), as they happen: the run's summary lists them and is not ok.
+   */
+  readonly runErrors?: readonly { message: string; where: string }[];
 }
 
 /** Runs attempts in this process, inside a judge-usage ledger. */

@@ -66,6 +66,11 @@ export interface RunOptions {
   onCase?: (evalIndex: number, spec: CaseSpec) => void;
   /** Files that failed to load before the run (the CLI's); they make the run not ok. */
   loadErrors?: readonly { file: string; message: string }[];
+  /**
+   * Errors in user code of the caller's own process that belonged to no attempt, as they happen
+   * (the CLI's uncaught errors); with the executor's, they make the run not ok.
+   */
+  outsideErrors?: readonly string[];
 }
 
 /** Default limit on one attempt when neither the run nor the eval sets one. */
@@ -328,7 +333,10 @@ function attemptContexts(
   };
 }
 
-/** The run's summary from its tally: ok when nothing failed, errored, was stopped or failed to load. */
+/**
+ * The run's summary from its tally: ok when nothing failed, errored, was stopped or failed to
+ * load, and no error in user code went outside every attempt.
+ */
 function summaryOf(
   tally: RunTally,
   options: RunOptions,
@@ -340,6 +348,10 @@ function summaryOf(
     totals.evals = tally.summaries.filter((s) => s.cases > 0).length;
   }
   const loadErrors = [...(options.loadErrors ?? [])];
+  const runErrors = [
+    ...(options.executor?.runErrors ?? []).map(({ message, where }) => `${message} (${where})`),
+    ...(options.outsideErrors ?? []),
+  ];
   return {
     runId: run.runId,
     startedAt: run.startedAt,
@@ -349,7 +361,13 @@ function summaryOf(
     judge: tally.judge,
     unavailable: tally.unavailable.summary(),
     loadErrors,
-    ok: totals.failed === 0 && totals.errored === 0 && !run.cancelled && loadErrors.length === 0,
+    ...(runErrors.length > 0 ? { runErrors } : {}),
+    ok:
+      totals.failed === 0 &&
+      totals.errored === 0 &&
+      !run.cancelled &&
+      loadErrors.length === 0 &&
+      runErrors.length === 0,
     cancelled: run.cancelled,
   };
 }

@@ -22,7 +22,9 @@ export interface RunSummary {
   unavailable?: UnavailableSummary;
   /** Files that failed to load (set by the CLI). */
   loadErrors: { file: string; message: string }[];
-  /** True when nothing failed, errored or failed to load. */
+  /** Errors in user code that belonged to no attempt, with where they came from (when any). */
+  runErrors?: string[];
+  /** True when nothing failed, errored or failed to load, and no error went outside every attempt. */
   ok: boolean;
   /** True when the run was cancelled through its signal; cases not yet started did not run. */
   cancelled: boolean;

@@ -128,6 +128,30 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     }
   });
 
+  it("fails the report, not only the exit code, when an error in user code belongs to no case", async () => {
+    const stray = await makeProject({
+      "evals/stray.eval.ts": passingSuite.replace(
+        "target: async (input) => input",
+        'target: async (input) => { if (input === "hello") Promise.reject(new Error("stray")); await new Promise((r) => setTimeout(r, 50)); return input; }',
+      ),
+    });
+    try {
+      for (const flags of [[], ["--no-supervise"]]) {
+        const run = await runCli(["run", "--no-store", "--json", "r.json", ...flags], stray.dir);
+        expect(run.code).toBe(1);
+        expect(run.stdout).toMatch(
+          /1 error in user code belonged to no case \(the run fails\):\n.*stray/,
+        );
+        expect(run.stdout.trim().endsWith("FAIL")).toBe(true);
+        const report = JSON.parse(await readFile(join(stray.dir, "r.json"), "utf8"));
+        expect(report.summary.ok).toBe(false);
+        expect(report.summary.runErrors[0]).toContain("stray");
+      }
+    } finally {
+      await stray.cleanup();
+    }
+  });
+
   it("filters cases and writes a JSON report", async () => {
     const out = join(project.dir, "report.json");
     const run = await runCli(

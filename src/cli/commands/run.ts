@@ -164,6 +164,7 @@ async function runGuarded(
       reporters: sinks.reporters,
       signal: abort.signal,
       loadErrors: run.loadErrors,
+      outsideErrors: guard.errors,
       executor,
       // Attempts wait in the queue for a free worker; each worker bounds its own attempts.
       ...(run.queued ? { caseTimeoutMs: run.queued.waitLimitMs } : {}),
