@@ -242,7 +242,8 @@ Exit codes: 0 all passed · 1 a case failed or errored (unless --min-pass-rate i
 or regression check failed, or a file failed to load · 2 usage error or crash · 130 interrupted by SIGINT · 143 by SIGTERM`;
 
 const usage = (message: string) =>
-  new NiceevalError("USAGE", `${message}. Run \`niceeval --help\`.`);
+  // Node's parser ends its own messages with a period: one is enough.
+  new NiceevalError("USAGE", `${message.replace(/\.$/, "")}. Run \`niceeval --help\`.`);
 
 /** Parse argv (without node and script). Throws a USAGE NiceevalError on bad input. */
 export function parseCliArgs(argv: readonly string[]): CliArgs {
@@ -634,7 +635,8 @@ function wholeNumber(
   min = 1,
 ): number {
   if (text === undefined) return fallback;
-  const value = Number(text);
+  // Digits only: Number() would also read "1e3", "0x10" and " 8".
+  const value = /^[0-9]+$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isInteger(value) || value < min || value > max) {
     throw usage(`${flag} must be a whole number from ${min} to ${max}, got "${text}"`);
   }

@@ -174,6 +174,18 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     expect(badFlag.stderr).toContain(
       '--concurrency must be a whole number from 1 to 1024, got "zero"',
     );
+    // Digits only, as documented: Number() would have read these.
+    for (const text of ["1e3", "0x10", " 8"]) {
+      const odd = await runCli(["run", "--concurrency", text], project.dir);
+      expect(odd.code).toBe(2);
+      expect(odd.stderr).toContain(
+        `--concurrency must be a whole number from 1 to 1024, got "${text}"`,
+      );
+    }
+    // Node's parser ends its message with a period; the hint follows after one period.
+    const unknownFlag = await runCli(["run", "--foo"], project.dir);
+    expect(unknownFlag.code).toBe(2);
+    expect(unknownFlag.stderr).toMatch(/'-- "--foo"\. Run `niceeval --help`\.\n$/);
     const unknown = await runCli(["walk"], project.dir);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "walk"');
