@@ -3,8 +3,9 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import type { RunManifest, StoredRun } from "../store/types.js";
+import { writerGone } from "../store/writer.js";
 import { changesSince } from "./check.js";
-import { runState, writerGone } from "./find.js";
+import { runState } from "./find.js";
 
 const manifest = (over: Partial<RunManifest> = {}): RunManifest => ({
   runId: "r",

@@ -11,6 +11,7 @@ import {
   type Store,
   type StoredRun,
 } from "../store/types.js";
+import { writerGone } from "../store/writer.js";
 
 /**
  * The viewer's data: plain JSON shapes computed from a {@link Store}, served by the live API and
@@ -108,7 +109,8 @@ export function runRow(run: StoredRun): RunRow {
     dirty: run.git?.dirty ?? null,
     startedAt: run.startedAt,
     endedAt: run.endedAt ?? null,
-    status: run.status,
+    // A run left running by a writer that is gone (SIGKILL, a machine that died) crashed.
+    status: run.status === "running" && writerGone(run) ? "crashed" : run.status,
     tags: run.tags,
     evals: run.evals.map((e) => e.evalId),
     cases: totals.cases,

@@ -64,6 +64,11 @@ describe("niceeval run --resume", () => {
     // SIGKILLed: nothing marked it, but its writer is gone, so it counts as crashed.
     expect(first.run.status).toBe("running");
     expect(first.run.writer?.pid).toBeGreaterThan(0);
+    // `runs` says so, in its table and its JSON.
+    const listed = await runCli(["runs", "--store", "killed.sqlite"], dir);
+    expect(listed.stdout.split("\n")[1]).toMatch(/ crashed /);
+    const listedJson = await runCli(["runs", "--json", "--store", "killed.sqlite"], dir);
+    expect(JSON.parse(listedJson.stdout)[0].status).toBe("crashed");
     for (const atLeast of [stored[0]! + 25, stored[0]! + 55])
       stored.push(await killWhenStored(["run", "--resume"], dir, "killed.sqlite", atLeast));
     expect(stored[2]!).toBeGreaterThan(stored[0]!);

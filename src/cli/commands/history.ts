@@ -43,7 +43,7 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
         (run.git?.branch ?? "").slice(0, 12).padEnd(12),
         (run.git?.commit ?? "").slice(0, 7).padEnd(8),
         run.startedAt.slice(0, 19).replace("T", " ").padEnd(20),
-        run.status.padEnd(12),
+        row.status.padEnd(12),
         String(row.cases).padStart(5),
         ` ${rate.padEnd(27)}`,
         row.meanScore === null ? "—" : row.meanScore.toFixed(3),

@@ -17,7 +17,6 @@ import {
 } from "../../report/reporter-flag.js";
 import { writeText } from "../../report/write-fd.js";
 import { type ContinuedRun, continueRun, findContinuation } from "../../resume/continue.js";
-import { thisWriter } from "../../resume/find.js";
 import type { RunEntry } from "../../runner/entry.js";
 import { type RunOptions, runEvals } from "../../runner/run.js";
 import type { RunSink } from "../../runner/sink.js";
@@ -26,6 +25,7 @@ import { shardSelector } from "../../shard/shard.js";
 import { SequenceHash } from "../../store/hash.js";
 import { storeSink } from "../../store/sink.js";
 import type { RunManifest, Store, StoredRun } from "../../store/types.js";
+import { thisWriter } from "../../store/writer.js";
 import { guardRun, runExecutor } from "../../supervisor/index.js";
 import type { AheadPlan } from "../../supervisor/protocol.js";
 import type { RunArgs } from "../args.js";
