@@ -308,12 +308,60 @@ function readUnicodeEscape(
 // RE2 knows short names (\p{L}, \p{Greek}); JavaScript also writes Script=… and gc=… forms.
 function unicodeProperty(body: string): string {
   const at = body.indexOf("=");
-  if (at < 0) return body;
-  const key = body.slice(0, at);
-  if (["Script", "sc", "General_Category", "gc", "Script_Extensions", "scx"].includes(key)) {
-    return body.slice(at + 1);
+  let name = body;
+  if (at >= 0) {
+    const key = body.slice(0, at);
+    if (!["Script", "sc", "General_Category", "gc", "Script_Extensions", "scx"].includes(key)) {
+      return body;
+    }
+    name = body.slice(at + 1);
   }
-  return body;
+  // RE2 knows a general category by its short name only (\p{L}, not \p{Letter}).
+  return GENERAL_CATEGORY[name] ?? name;
 }
+
+/** JavaScript's long names (and aliases) of the general categories, to the short names RE2 reads. */
+const GENERAL_CATEGORY: Readonly<Record<string, string>> = {
+  Letter: "L",
+  Lowercase_Letter: "Ll",
+  Uppercase_Letter: "Lu",
+  Titlecase_Letter: "Lt",
+  Modifier_Letter: "Lm",
+  Other_Letter: "Lo",
+  Mark: "M",
+  Combining_Mark: "M",
+  Nonspacing_Mark: "Mn",
+  Spacing_Mark: "Mc",
+  Enclosing_Mark: "Me",
+  Number: "N",
+  Decimal_Number: "Nd",
+  digit: "Nd",
+  Letter_Number: "Nl",
+  Other_Number: "No",
+  Punctuation: "P",
+  punct: "P",
+  Connector_Punctuation: "Pc",
+  Dash_Punctuation: "Pd",
+  Open_Punctuation: "Ps",
+  Close_Punctuation: "Pe",
+  Initial_Punctuation: "Pi",
+  Final_Punctuation: "Pf",
+  Other_Punctuation: "Po",
+  Symbol: "S",
+  Math_Symbol: "Sm",
+  Currency_Symbol: "Sc",
+  Modifier_Symbol: "Sk",
+  Other_Symbol: "So",
+  Separator: "Z",
+  Space_Separator: "Zs",
+  Line_Separator: "Zl",
+  Paragraph_Separator: "Zp",
+  Other: "C",
+  Control: "Cc",
+  cntrl: "Cc",
+  Format: "Cf",
+  Surrogate: "Cs",
+  Private_Use: "Co",
+};
 
 const hasNamedGroup = (source: string) => /\(\?<[^=!]/.test(source);

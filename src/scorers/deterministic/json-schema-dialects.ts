@@ -7,6 +7,7 @@ import * as draft201909 from "@hyperjump/json-schema/draft-2019-09";
 import { addKeyword, getKeyword } from "@hyperjump/json-schema/experimental";
 import * as formats from "@hyperjump/json-schema/formats";
 import { typeOf, value } from "@hyperjump/json-schema/instance/experimental";
+import { compileLinearRegex, type LinearRegex } from "../../expect/linear-regex.js";
 import { codePointCount } from "./code-points.js";
 
 /** The modules loaded for their registrations. */
@@ -24,3 +25,34 @@ for (const [id, fits] of [
       typeOf(instance) !== "string" || fits(codePointCount(value<string>(instance)), bound),
   });
 }
+
+/**
+ * A schema's pattern on the linear-time engine (RE2), like every user pattern: the library's own
+ * `RegExp` backtracks, and `^(a+)+$` against 40 characters never returned. A pattern RE2 cannot
+ * run fails the schema's compilation with why, so the check is errored, not slow.
+ */
+function linear(pattern: RegExp): LinearRegex {
+  const compiled = compileLinearRegex(pattern.source, pattern.flags);
+  if (!compiled.ok) throw new Error(compiled.reason);
+  return compiled.regex;
+}
+
+const PATTERN = "https://json-schema.org/keyword/pattern";
+const patternKeyword = getKeyword<RegExp>(PATTERN);
+addKeyword<LinearRegex>({
+  id: PATTERN,
+  compile: async (schema, ast, parent) => linear(await patternKeyword.compile(schema, ast, parent)),
+  interpret: (pattern, instance) =>
+    typeOf(instance) !== "string" || pattern.test(value<string>(instance)),
+});
+
+// Its interpretation only calls `test` on each pattern: the compiled pairs keep their schema.
+const PATTERN_PROPERTIES = "https://json-schema.org/keyword/patternProperties";
+const propertiesKeyword = getKeyword<[RegExp, string][]>(PATTERN_PROPERTIES);
+addKeyword<[RegExp, string][]>({
+  ...propertiesKeyword,
+  compile: async (schema, ast, parent) =>
+    (await propertiesKeyword.compile(schema, ast, parent)).map(
+      ([pattern, uri]) => [linear(pattern) as unknown as RegExp, uri] as [RegExp, string],
+    ),
+});
