@@ -67,12 +67,17 @@ export class AuthoringError extends NiceevalError {
 
 /** Message of any thrown value, for reports. */
 export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === "string") return error;
+  // Anything can be thrown: a message getter, a toString or a proxy trap that throws as well.
   try {
+    if (error instanceof Error) return String(error.message);
+    if (typeof error === "string") return error;
     return JSON.stringify(error) ?? String(error);
   } catch {
-    return String(error);
+    try {
+      return String(error);
+    } catch {
+      return `a thrown ${typeof error} that cannot be printed (reading it threw)`;
+    }
   }
 }
 

@@ -253,7 +253,7 @@ describe("compareRuns", () => {
     const strict = await compareRuns(one, "base", "head", { failOnNewFailures: true });
     expect(strict.decision.regression).toBe(true);
     expect(strict.decision.reasons).toEqual([
-      "1 case(s) passed every trial before and pass none now",
+      "1 case passed every trial before and pass none now",
     ]);
   });
 

@@ -516,7 +516,9 @@ function decide(
     }
   }
   if (failOnNewFailures && overall.newFailures > 0) {
-    reasons.push(`${overall.newFailures} case(s) passed every trial before and pass none now`);
+    reasons.push(
+      `${overall.newFailures} ${overall.newFailures === 1 ? "case" : "cases"} passed every trial before and pass none now`,
+    );
   }
   return {
     regression: reasons.length > 0,

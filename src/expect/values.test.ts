@@ -1,3 +1,4 @@
+import { type } from "arktype";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -52,6 +53,16 @@ describe("matches (Standard Schema)", () => {
     expect(rejected.reason).toMatch(/orderId/);
     expect(matches(v.pipe(v.number(), v.minValue(3))).evaluate(2).state).toBe("mismatched");
     expect(zod.expects).toBe("matches zod schema");
+  });
+
+  it("names an issue at the root (root) for every library, arktype's callable schemas included", () => {
+    for (const schema of [type("number"), z.number(), v.number()]) {
+      const result = matches(schema).evaluate("nope");
+      expect(result.state).toBe("mismatched");
+      expect(result.reason).toMatch(/^1 issue; \(root\): /);
+    }
+    const nested = matches(type({ order: { id: "string" } })).evaluate({ order: { id: 1 } });
+    expect(nested.reason).toMatch(/^1 issue; order\.id: /);
   });
 
   it("refuses async validation with a clear authoring error", () => {

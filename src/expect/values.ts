@@ -170,14 +170,17 @@ export function matches<Output>(
       if (!outcome.issues)
         return node("matched", "matches", expects, "accepted by the schema", preview(value));
       const first = outcome.issues[0];
-      const path =
-        first?.path?.map((p) => (typeof p === "object" ? String(p.key) : String(p))).join(".") ??
-        "";
+      // Array.from, not path.map: a path that subclasses Array (arktype's) maps into its own
+      // class, whose constructor read the length 0 as an element and gave the path "0".
+      const path = Array.from(first?.path ?? [], (p) =>
+        typeof p === "object" ? String(p.key) : String(p),
+      ).join(".");
+      const count = outcome.issues.length;
       return node(
         "mismatched",
         "matches",
         expects,
-        `${outcome.issues.length} issue(s); ${path || "(root)"}: ${first?.message ?? "rejected"}`,
+        `${count} issue${count === 1 ? "" : "s"}; ${path || "(root)"}: ${first?.message ?? "rejected"}`,
         preview(value),
       );
     },

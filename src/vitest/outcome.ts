@@ -69,7 +69,7 @@ export function itemFailureMessage(settings: GateSettings, outcome: ItemOutcome)
   const gate = `${settings.aggregation} score ${format(outcome.score)} ${comparison} threshold ${settings.threshold}`;
   const lines = [
     errored > 0
-      ? `${head}: ${errored} scorer(s) errored, which fails the item (${gate} over the others)`
+      ? `${head}: ${errored} scorer${errored === 1 ? "" : "s"} errored, which fails the item (${gate} over the others)`
       : `${head}: ${gate}`,
   ];
   for (const entry of outcome.scores) {

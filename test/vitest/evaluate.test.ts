@@ -102,7 +102,7 @@ describe("niceeval/vitest evaluate() under real Vitest", () => {
       const nan = run.test("broken scorers", "nan");
       expect(nan.status).toBe("failed");
       // not-a-number and bare-number error on this item.
-      expect(nan.failureMessages[0]).toContain("2 scorer(s) errored, which fails the item");
+      expect(nan.failureMessages[0]).toContain("2 scorers errored, which fails the item");
       expect(nan.failureMessages[0]).toContain(
         'not-a-number: errored (scorer "not-a-number" returned a non-finite score (NaN)',
       );

@@ -37,7 +37,7 @@ describe("eval.style-embedding", () => {
   it("scores 1 for a candidate on the centroid's direction", async () => {
     const result = await score(embed, { candidate: "same", references: ["r1", "r2"] });
     expect(result).toMatchObject({ value: 1, passed: true, label: "style-embedding" });
-    expect(result.rationale).toContain("2 reference(s)");
+    expect(result.rationale).toContain("2 references");
   });
 
   it("scores 0 (not 0.5) for orthogonal and opposed candidates", async () => {

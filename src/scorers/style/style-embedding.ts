@@ -100,7 +100,7 @@ export function makeStyleEmbeddingDriver(
         value,
         passed,
         label: LABEL,
-        rationale: `cosine to the centroid of ${references.length} reference(s) ${cosine.toFixed(3)}, value ${value.toFixed(3)} ${passed ? ">=" : "<"} ${threshold}`,
+        rationale: `cosine to the centroid of ${references.length} ${references.length === 1 ? "reference" : "references"} ${cosine.toFixed(3)}, value ${value.toFixed(3)} ${passed ? ">=" : "<"} ${threshold}`,
       };
     },
   );

@@ -113,7 +113,7 @@ function gate(met: boolean, check: string): { met: boolean; text: string } {
 }
 
 function describe(stats: TextStats): string {
-  return `question rate ${fmt(stats.questionRate)} (not gated); ${stats.sentenceCount} sentence(s), ${stats.lineCount} line(s)`;
+  return `question rate ${fmt(stats.questionRate)} (not gated); ${stats.sentenceCount} ${stats.sentenceCount === 1 ? "sentence" : "sentences"}, ${stats.lineCount} ${stats.lineCount === 1 ? "line" : "lines"}`;
 }
 
 function fmt(value: number): string {
