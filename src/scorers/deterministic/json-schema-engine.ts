@@ -18,7 +18,7 @@ import {
   describeSchemaErrors,
   type ValidationError,
 } from "./json-schema-errors.js";
-import { findNotJson, withoutUndefined } from "./json-schema-json.js";
+import { findNotJson, hasHiddenNonJson, withoutUndefined } from "./json-schema-json.js";
 import {
   type CompiledJsonSchema,
   type FormatMode,
@@ -106,7 +106,19 @@ function makeChecker(
       setShouldValidateFormat(previous);
     }
   };
+  const notJsonReason = (notJson: NonNullable<ReturnType<typeof findNotJson>>) => {
+    const path = notJson.path.length === 0 ? "(root)" : `/${notJson.path.join("/")}`;
+    return {
+      outcome: "invalid" as const,
+      reason: `${path}: must be a JSON value, got ${notJson.what}`,
+    };
+  };
   return (actual, formats = "assert") => {
+    // NaN, ±Infinity and holes pass the validator as numbers and nulls; JSON has none of them.
+    if (hasHiddenNonJson(actual)) {
+      const notJson = findNotJson(actual);
+      if (notJson) return notJsonReason(notJson);
+    }
     try {
       return run(actual, formats);
     } catch (error) {
@@ -119,10 +131,7 @@ function makeChecker(
           return { outcome: "errored", reason: `the validator failed: ${errorMessage(again)}` };
         }
       }
-      if (notJson) {
-        const path = notJson.path.length === 0 ? "(root)" : `/${notJson.path.join("/")}`;
-        return { outcome: "invalid", reason: `${path}: must be a JSON value, got ${notJson.what}` };
-      }
+      if (notJson) return notJsonReason(notJson);
       return { outcome: "errored", reason: `the validator failed: ${errorMessage(error)}` };
     }
   };

@@ -40,9 +40,17 @@ export function findNotJson(value: unknown): NotJson | undefined {
     }
     ancestors.add(node);
     if (Array.isArray(node)) {
-      node.forEach((item, index) => {
-        visit(item, [...path, String(index)], false);
-      });
+      for (let index = 0; index < node.length; index++) {
+        if (index in node) visit(node[index], [...path, String(index)], false);
+        else {
+          onlyUndefined = false;
+          first ??= {
+            path: [...path, String(index)],
+            what: "an empty array slot",
+            onlyUndefinedProperties: false,
+          };
+        }
+      }
     } else {
       for (const [key, item] of Object.entries(node)) visit(item, [...path, key], true);
     }
@@ -51,6 +59,29 @@ export function findNotJson(value: unknown): NotJson | undefined {
   visit(value, [], false);
   return first && { ...first, onlyUndefinedProperties: onlyUndefined };
 }
+
+/**
+ * Whether a value holds what the validator would take for JSON although JSON cannot write it: a
+ * number that is not finite (NaN, ±Infinity, which JSON writes as null) or an empty array slot.
+ * No allocation, so every validation can ask; past `MAX_DEPTH` levels it answers false (the
+ * validator's own failure then says what it found).
+ */
+export function hasHiddenNonJson(value: unknown, depth = 0): boolean {
+  if (typeof value === "number") return !Number.isFinite(value);
+  if (typeof value !== "object" || value === null || depth > MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value) || hasHiddenNonJson(value[i], depth + 1)) return true;
+    }
+    return false;
+  }
+  for (const key of Object.keys(value)) {
+    if (hasHiddenNonJson((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
+}
+
+const MAX_DEPTH = 512;
 
 /** A copy without the object properties whose value is `undefined`, as JSON would write it. */
 export function withoutUndefined(value: unknown): unknown {

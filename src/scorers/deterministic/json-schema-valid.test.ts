@@ -134,6 +134,24 @@ describe("jsonSchemaValid with JSON Schema", () => {
     expect(lookahead.rationale).toContain("linear-time engine (RE2) cannot run");
   });
 
+  it("fails numbers JSON cannot write and empty array slots, naming where they are", async () => {
+    const cases: [unknown, object, string][] = [
+      [Number.NaN, { type: "number" }, "(root): must be a JSON value, got NaN"],
+      [
+        { a: Infinity },
+        { properties: { a: { type: "number" } } },
+        "/a: must be a JSON value, got Infinity",
+      ],
+      // biome-ignore lint/suspicious/noSparseArray: the hole is the case
+      [[1, , 3], { type: "array" }, "/1: must be a JSON value, got an empty array slot"],
+    ];
+    for (const [actual, schema, rationale] of cases) {
+      const result = await jsonSchemaValid({ actual, schema });
+      expect(result).toMatchObject({ passed: false, rationale });
+      expect(result.errored).toBeUndefined();
+    }
+  });
+
   it("checks required names that are also Object.prototype's, such as __proto__", async () => {
     const schema = { required: ["__proto__", "constructor"] };
     expect(await rationaleOf({ id: 1 }, schema)).toBe(
