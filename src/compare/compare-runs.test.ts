@@ -252,9 +252,7 @@ describe("compareRuns", () => {
     expect((await compareRuns(one, "base", "head")).decision.regression).toBe(false);
     const strict = await compareRuns(one, "base", "head", { failOnNewFailures: true });
     expect(strict.decision.regression).toBe(true);
-    expect(strict.decision.reasons).toEqual([
-      "1 case passed every trial before and pass none now",
-    ]);
+    expect(strict.decision.reasons).toEqual(["1 case passed every trial before and pass none now"]);
   });
 
   it("averages trials per case and never compares a partial score as complete", async () => {
