@@ -27,3 +27,17 @@ expectTypeOf(wrapScorer(exactText)).toEqualTypeOf<
 // A mapping must produce what the inner scorer takes.
 // @ts-expect-error the inner scorer compares strings, not numbers
 wrapScorer(exactText, { output: (o: { n: number }) => o.n });
+
+// Explicit type arguments in viteval's order: <OUTPUT, EXPECTED, INNER_OUTPUT, INNER_EXPECTED, EXTRA>.
+expectTypeOf(
+  wrapScorer<{ text: string }, { answer: string }, string, string>(exactText, {
+    output: (o) => o.text,
+    expected: (e) => e.answer,
+  }),
+).toEqualTypeOf<Scorer<{ text: string }, { answer: string }, Record<string, unknown>>>();
+expectTypeOf(
+  wrapScorer<{ text: string }, string, string>(exactText, { output: (o) => o.text }),
+).toEqualTypeOf<Scorer<{ text: string }, string, Record<string, unknown>>>();
+expectTypeOf(
+  wrapScorer<string, { good: string }, string, string>(exactText, { expected: (e) => e.good }),
+).toEqualTypeOf<Scorer<string, { good: string }, Record<string, unknown>>>();

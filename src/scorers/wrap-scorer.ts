@@ -35,23 +35,49 @@ type Mapper = (value: any) => unknown;
 // A scoring function's own `output` and `expected` are not extra fields.
 type Rest<EXTRA extends Extra> = Omit<EXTRA, "output" | "expected">;
 
-// Overloads keep the untouched side's type: mapping only `expected` leaves `output` as the inner one's.
-export function wrapScorer<OUTPUT, INNER_OUTPUT, EXPECTED, INNER_EXPECTED, EXTRA extends Extra>(
+// viteval's type parameters, in its order and with its defaults, so explicit type arguments
+// written for viteval mean the same here. Overloads keep the untouched side's type when the
+// arguments are inferred: mapping only `expected` leaves `output` as the inner scorer's.
+export function wrapScorer<
+  OUTPUT,
+  EXPECTED,
+  INNER_OUTPUT = OUTPUT,
+  INNER_EXPECTED = EXPECTED,
+  EXTRA extends Extra = Extra,
+>(
   scorer: WrappableScorer<INNER_OUTPUT, INNER_EXPECTED, EXTRA>,
   options: {
     output: (output: OUTPUT) => INNER_OUTPUT;
     expected: (expected: EXPECTED) => INNER_EXPECTED;
   },
 ): Scorer<OUTPUT, EXPECTED, Rest<EXTRA>>;
-export function wrapScorer<OUTPUT, INNER_OUTPUT, EXPECTED, EXTRA extends Extra>(
+export function wrapScorer<
+  OUTPUT,
+  EXPECTED,
+  INNER_OUTPUT = OUTPUT,
+  _INNER_EXPECTED = EXPECTED,
+  EXTRA extends Extra = Extra,
+>(
   scorer: WrappableScorer<INNER_OUTPUT, EXPECTED, EXTRA>,
   options: { output: (output: OUTPUT) => INNER_OUTPUT; expected?: undefined },
 ): Scorer<OUTPUT, EXPECTED, Rest<EXTRA>>;
-export function wrapScorer<OUTPUT, EXPECTED, INNER_EXPECTED, EXTRA extends Extra>(
+export function wrapScorer<
+  OUTPUT,
+  EXPECTED,
+  _INNER_OUTPUT = OUTPUT,
+  INNER_EXPECTED = EXPECTED,
+  EXTRA extends Extra = Extra,
+>(
   scorer: WrappableScorer<OUTPUT, INNER_EXPECTED, EXTRA>,
   options: { expected: (expected: EXPECTED) => INNER_EXPECTED; output?: undefined },
 ): Scorer<OUTPUT, EXPECTED, Rest<EXTRA>>;
-export function wrapScorer<OUTPUT, EXPECTED, EXTRA extends Extra>(
+export function wrapScorer<
+  OUTPUT,
+  EXPECTED,
+  _INNER_OUTPUT = OUTPUT,
+  _INNER_EXPECTED = EXPECTED,
+  EXTRA extends Extra = Extra,
+>(
   scorer: WrappableScorer<OUTPUT, EXPECTED, EXTRA>,
   options?: { output?: undefined; expected?: undefined },
 ): Scorer<OUTPUT, EXPECTED, Rest<EXTRA>>;

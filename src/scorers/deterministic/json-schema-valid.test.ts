@@ -135,7 +135,7 @@ describe("jsonSchemaValid with JSON Schema", () => {
   });
 
   it("fails numbers JSON cannot write and empty array slots, naming where they are", async () => {
-    const cases: [unknown, object, string][] = [
+    const cases: [unknown, JsonSchema, string][] = [
       [Number.NaN, { type: "number" }, "(root): must be a JSON value, got NaN"],
       [
         { a: Infinity },
