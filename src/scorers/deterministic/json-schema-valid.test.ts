@@ -152,6 +152,19 @@ describe("jsonSchemaValid with JSON Schema", () => {
     }
   });
 
+  it("errors a formats option it does not know instead of turning format checks off", async () => {
+    const result = await jsonSchemaValid({
+      actual: "x",
+      schema: { format: "email" },
+      formats: "annotat" as "annotate",
+    });
+    expect(result).toMatchObject({
+      errored: true,
+      rationale:
+        'invalid option: formats must be "assert" (the default) or "annotate", got "annotat"',
+    });
+  });
+
   it("checks required names that are also Object.prototype's, such as __proto__", async () => {
     const schema = { required: ["__proto__", "constructor"] };
     expect(await rationaleOf({ id: 1 }, schema)).toBe(
@@ -306,7 +319,7 @@ describe("jsonSchemaValid with JSON Schema", () => {
     const tuple = { items: [{ type: "string" }], additionalItems: false };
     const as07 = { actual: ["a"], schema: tuple, draft: "draft-07" } as const;
     expect((await jsonSchemaValid(as07)).rationale).toBe(
-      "actual is valid against the JSON Schema (draft draft-07)",
+      "actual is valid against the JSON Schema (draft-07)",
     );
     expect(await rationaleOf(["a", 1], tuple, { draft: "draft-07" })).toBe(
       "(root): must NOT have more than 1 items",

@@ -101,13 +101,16 @@ const ready = new WeakMap<object, Map<Draft | undefined, CompiledOk>>();
 /** The rationale of a valid value, made once per compiled schema. */
 const validRationales = new WeakMap<CompiledOk, string>();
 
+/** A draft as a reason names it: "draft 2020-12", "draft-07". */
+const draftName = (draft: Draft): string => (draft.startsWith("draft") ? draft : `draft ${draft}`);
+
 function checkCompiled(compiled: CompiledOk, input: JsonSchemaValidInput<JsonSchema>) {
   const check = compiled.check(input.actual, input.formats ?? "assert");
   if (check.outcome === "errored") return errored(check.reason);
   if (check.outcome === "invalid") return failed(check.reason);
   let rationale = validRationales.get(compiled);
   if (rationale === undefined) {
-    rationale = `actual is valid against the JSON Schema (draft ${compiled.draft})${unknownFormatsNote(compiled.unknownFormats)}`;
+    rationale = `actual is valid against the JSON Schema (${draftName(compiled.draft)})${unknownFormatsNote(compiled.unknownFormats)}`;
     validRationales.set(compiled, rationale);
   }
   return passed(rationale);
@@ -166,6 +169,13 @@ function jsonSchemaValidNow(
  */
 export async function jsonSchemaValid(input: JsonSchemaValidInput): Promise<JsonSchemaScore> {
   try {
+    // A misspelt mode would otherwise turn format checks off without a word.
+    const { formats } = input;
+    if (formats !== undefined && formats !== "assert" && formats !== "annotate") {
+      return errored(
+        `invalid option: formats must be "assert" (the default) or "annotate", got ${JSON.stringify(formats)}`,
+      );
+    }
     if (isStandardSchema(input.schema)) return await validateStandard(input.actual, input.schema);
     return await validateJsonSchema(input as JsonSchemaValidInput<JsonSchema>);
   } catch (error) {
