@@ -55,6 +55,20 @@ describe("splitSentences", () => {
     ]);
   });
 
+  it("reads pages, articles, references and abbreviated months the same way", () => {
+    expect(
+      splitSentences(
+        "Voir p. 12. Elle est née le 3 janv. 1990 à Paris. Réf. : art. 5 du code. Il en a sept. Puis il part.",
+      ),
+    ).toEqual([
+      "Voir p. 12.",
+      "Elle est née le 3 janv. 1990 à Paris.",
+      "Réf. : art. 5 du code.",
+      "Il en a sept.",
+      "Puis il part.",
+    ]);
+  });
+
   it("reads env., vol. and chap. as abbreviations before a number, a numeral or a lower-case word", () => {
     expect(
       splitSentences(

@@ -11,9 +11,28 @@ const TITLES = new Set(["M", "MM", "Mme", "Mmes", "Mlle", "Mlles", "Dr", "Pr", "
 const ABBREVIATIONS = new Set(["cf", "fig", "vs", "av", "ap", "apr"]);
 /**
  * Abbreviations that may close a sentence: their period ends one only before a capitalised
- * word that is not a Roman numeral (`vol. III` and `env. 300` go on; `etc. Puis` ends).
+ * word that is not a Roman numeral (`vol. III`, `env. 300`, `p. 12`, `3 janv. 1990` and
+ * `réf. :` go on; `etc. Puis` ends). Months as French abbreviates them, pages, articles.
  */
-const FINAL_ABBREVIATIONS = new Set(["etc", "env", "vol", "chap"]);
+const FINAL_ABBREVIATIONS = new Set([
+  "etc",
+  "env",
+  "vol",
+  "chap",
+  "p",
+  "pp",
+  "art",
+  "réf",
+  "éd",
+  "janv",
+  "févr",
+  "avr",
+  "juil",
+  "sept",
+  "oct",
+  "nov",
+  "déc",
+]);
 const WORD_BEFORE = /[\p{L}\p{M}]+$/u;
 /** `J.-C.` (Jésus-Christ) and `c.-à-d.` (c'est-à-dire), just before their last period. */
 const JESUS_CHRIST = /(?:^|[^\p{L}])J\.\s?-C$/u;
@@ -49,7 +68,8 @@ export function countWords(sentence: string): number {
  * whitespace or the end closes a sentence, except after a title (M., Mme, Dr…), an
  * abbreviation (cf., p. ex., c.-à-d., av. J.-C.) or an isolated capital initial (J. Dupont),
  * and except before an incise: `« Tu viens ? » demanda-t-elle.` is one sentence. `etc.`,
- * `env.`, `vol.`, `chap.` and `J.-C.` end a sentence only before a capitalised word.
+ * `env.`, `vol.`, `chap.`, `p.`, `art.`, `réf.`, abbreviated months (`janv.`…) and `J.-C.` end
+ * a sentence only before a capitalised word.
  * Text is NFC-normalised; fragments without a letter or digit are dropped.
  * @example
  * splitSentences("M. Dupont arrive. Il parle.") // → ["M. Dupont arrive.", "Il parle."]
