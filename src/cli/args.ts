@@ -235,7 +235,7 @@ Comparison options (compare, and run with --baseline)
   --alpha <p>            significance level (default 0.05)
   --seed <n>             seed of the bootstrap resampling (default 1)
 
-  -h, --help             show this help
+  -h, --help, help       show this help
   -v, --version          show the version
 
 Exit codes: 0 all passed · 1 a case failed or errored (unless --min-pass-rate is met), a gate
@@ -248,7 +248,10 @@ const usage = (message: string) =>
 /** Parse argv (without node and script). Throws a USAGE NiceevalError on bad input. */
 export function parseCliArgs(argv: readonly string[]): CliArgs {
   const [first] = argv;
-  if (first === undefined || first === "-h" || first === "--help") return { command: "help" };
+  // `niceeval help` as git and npm read it.
+  if (first === undefined || first === "-h" || first === "--help" || first === "help") {
+    return { command: "help" };
+  }
   if (first === "-v" || first === "--version") return { command: "version" };
   const rest = argv.slice(1);
   if (rest.includes("--help") || rest.includes("-h")) return { command: "help" };

@@ -36,11 +36,13 @@ export { mango };
   afterAll(() => project.cleanup());
 
   it("prints --help and --version to stdout and exits 0", async () => {
-    const help = await runCli(["--help"], project.dir);
-    expect(help.code).toBe(0);
-    expect(help.stderr).toBe("");
-    expect(help.stdout).toContain("Usage");
-    expect(help.stdout).toContain("--failures-only");
+    for (const ask of ["--help", "help"]) {
+      const help = await runCli([ask], project.dir);
+      expect(help.code).toBe(0);
+      expect(help.stderr).toBe("");
+      expect(help.stdout).toContain("Usage");
+      expect(help.stdout).toContain("--failures-only");
+    }
     const version = await runCli(["--version"], project.dir);
     expect(version.code).toBe(0);
     expect(version.stderr).toBe("");
