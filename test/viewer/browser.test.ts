@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
+import { thisWriter } from "../../src/store/writer.js";
 import { exportHtml } from "../../src/viewer/export.js";
 import { startViewer, type Viewer } from "../../src/viewer/server.js";
 import { attempt, manifest } from "../store/fixtures.js";
@@ -200,7 +201,11 @@ describe("the viewer in a real Chromium", () => {
     const store = await openSqliteStore(join(dir, "live.sqlite"), { valueCapBytes: 1024 });
     const live = await startViewer({ store });
     try {
-      await store.beginRun(manifest("run-live-0001", { name: "live" }));
+      // Written by this process, as a CLI run records its writer: a live run, not a dead one.
+      await store.beginRun({
+        ...manifest("run-live-0001", { name: "live" }),
+        writer: thisWriter(),
+      });
       const big = { ...attempt("alpha", 0), output: "x".repeat(5000) };
       await store.appendAttempts("run-live-0001", [big, attempt("alpha", 1), attempt("alpha", 2)]);
       const p = await browser.context.newPage();
