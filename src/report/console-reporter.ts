@@ -61,7 +61,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       out.line(
         c.bold("niceeval run") +
           c.dim(
-            ` · ${plural(info.evals, "eval")} from ${plural(info.files, "file")} · concurrency ${info.concurrency}`,
+            ` · ${plural(info.evals, "eval")}${info.files > 0 ? ` from ${plural(info.files, "file")}` : ""} · concurrency ${info.concurrency}`,
           ),
       );
     },

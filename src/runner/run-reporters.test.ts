@@ -42,6 +42,8 @@ describe("runEvals with reporters (the API, not the CLI)", () => {
     expect(summary.totals).toMatchObject({ cases: 2, passed: 1, failed: 1 });
     const text = readFileSync(consoleFile, "utf8");
     expect(text).toMatch(/2 cases/);
+    // The entry names no file: the header counts none rather than "1 file".
+    expect(text).toMatch(/^niceeval run · 1 eval · concurrency \d+$/m);
     expect(text).toMatch(/FAIL/);
     const report = JSON.parse(readFileSync(jsonFile, "utf8")) as {
       summary: {

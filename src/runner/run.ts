@@ -113,7 +113,8 @@ export async function runEvals(
   sinks.call("onRunStart", {
     runId,
     evals: entries.length,
-    files: new Set(entries.map((e) => e.file)).size,
+    // Entries passed in code may name no file: they are not counted as one.
+    files: new Set(entries.flatMap((e) => (e.file === undefined ? [] : [e.file]))).size,
     concurrency: settings.concurrency,
     trials: trialsOf(options.trials),
   });
