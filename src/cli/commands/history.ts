@@ -9,6 +9,7 @@ import type { RunSummary } from "../../runner/summary.js";
 import { UnavailableTally } from "../../runner/unavailable.js";
 import { resolveRunRef } from "../../store/resolve.js";
 import type { Store, StoredRun } from "../../store/types.js";
+import { writerGone } from "../../store/writer.js";
 import { runRow } from "../../viewer/api.js";
 import type { RunsArgs, ShowArgs } from "../args.js";
 import type { CliIO } from "../io.js";
@@ -76,7 +77,20 @@ export async function showCommand(args: ShowArgs, store: Store, io: CliIO): Prom
     verbose: !args.failuresOnly,
   });
   const summary = await replay(run, store, reporter);
+  const note = unfinishedNote(run);
+  if (note !== undefined) writeSync(io.stdoutFd, `\n${note}\n`);
   return summary.ok ? 0 : 1;
+}
+
+/** What `show` says after the report of a run that did not finish, or undefined. */
+function unfinishedNote(run: StoredRun): string | undefined {
+  if (run.status === "finished") return undefined;
+  const id = run.runId.slice(0, 8);
+  if (run.status === "running" && !writerGone(run)) {
+    return `this run is still running: the report holds the attempts stored so far`;
+  }
+  const why = run.status === "running" ? "crashed: its writer is gone" : run.status;
+  return `this run did not finish (${why}): the report holds the attempts it stored; \`niceeval run --resume ${id}\` runs the rest`;
 }
 
 /** Feed a stored run through a reporter's hooks, as the engine did live. */
