@@ -541,7 +541,11 @@ function startAhead(plan: AheadPlan): void {
 
 /** The first frame of a stack outside Node's own modules: where an uncaught error came from. */
 function origin(error: unknown): string {
-  const stack = error instanceof Error ? (error.stack ?? "") : "";
+  let stack = "";
+  try {
+    // A thrown proxy can throw from instanceof (its prototype) or from its stack getter.
+    stack = error instanceof Error ? String(error.stack ?? "") : "";
+  } catch {}
   const frame = stack
     .split("\n")
     .map((line) => line.trim())

@@ -65,7 +65,7 @@ export function guardRun(options: RunGuardOptions): RunGuard {
   const onTerm = () => onSignal("SIGTERM");
   // User code loaded in this process (top-level timers, stray promises) must not end the run.
   const onError = (kind: string) => (error: unknown) => {
-    const message = `${kind} outside any case: ${error instanceof Error ? (error.stack ?? error.message) : errorMessage(error)}`;
+    const message = `${kind} outside any case: ${described(error)}`;
     errors.push(message);
     options.stderr(`niceeval: ${message}\n`);
   };
@@ -91,4 +91,12 @@ export function guardRun(options: RunGuardOptions): RunGuard {
       process.off("unhandledRejection", onRejection);
     },
   };
+}
+
+/** An uncaught value with its stack when it has one; a thrown proxy can throw from instanceof. */
+function described(error: unknown): string {
+  try {
+    if (error instanceof Error) return String(error.stack ?? error.message);
+  } catch {}
+  return errorMessage(error);
 }

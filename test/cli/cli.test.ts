@@ -152,6 +152,34 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     }
   });
 
+  it("reports a thrown proxy that throws on every reading, instead of crashing on it", async () => {
+    const hostile = await makeProject({
+      "evals/proxy.eval.ts": passingSuite.replace(
+        "target: async (input) => input",
+        `target: async (input) => {
+    if (input === "hello") {
+      const trap = () => { throw 7; };
+      setTimeout(() => { throw new Proxy({}, { get: trap, getPrototypeOf: trap, ownKeys: trap }); }, 1);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return input;
+  }`,
+      ),
+    });
+    try {
+      for (const flags of [[], ["--no-supervise"]]) {
+        const run = await runCli(["run", "--no-store", ...flags], hostile.dir);
+        expect(run.code).toBe(1);
+        expect(run.stderr).not.toContain("--trace-uncaught");
+        expect(`${run.stdout}${run.stderr}`).toContain(
+          "a thrown object that cannot be printed (reading it threw)",
+        );
+      }
+    } finally {
+      await hostile.cleanup();
+    }
+  });
+
   it("filters cases and writes a JSON report", async () => {
     const out = join(project.dir, "report.json");
     const run = await runCli(
