@@ -1,5 +1,6 @@
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord } from "../eval/record.js";
+import { plural } from "../plural.js";
 import { wilsonInterval } from "../stats/interval.js";
 import { mcnemarExact } from "../stats/mcnemar.js";
 import { normalCdf } from "../stats/normal.js";
@@ -517,7 +518,7 @@ function decide(
   }
   if (failOnNewFailures && overall.newFailures > 0) {
     reasons.push(
-      `${overall.newFailures} ${overall.newFailures === 1 ? "case" : "cases"} passed every trial before and pass none now`,
+      `${plural(overall.newFailures, "case")} passed every trial before and pass none now`,
     );
   }
   return {

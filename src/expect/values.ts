@@ -1,5 +1,6 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { AuthoringError } from "../errors.js";
+import { plural } from "../plural.js";
 import { readCollection } from "./collection.js";
 import { deepEqual } from "./deep-equal.js";
 import { compileLinearRegex } from "./linear-regex.js";
@@ -180,7 +181,7 @@ export function matches<Output>(
         "mismatched",
         "matches",
         expects,
-        `${count} issue${count === 1 ? "" : "s"}; ${path || "(root)"}: ${first?.message ?? "rejected"}`,
+        `${plural(count, "issue")}; ${path || "(root)"}: ${first?.message ?? "rejected"}`,
         preview(value),
       );
     },

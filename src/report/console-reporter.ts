@@ -1,4 +1,5 @@
 import type { AttemptRecord } from "../eval/record.js";
+import { plural, pluralNoun } from "../plural.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
 import type { UnavailableSummary } from "../runner/unavailable.js";
@@ -88,7 +89,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       if (missing.length) {
         const points = missing.reduce((sum, j) => sum + j.points, 0);
         out.line(
-          `      ${c.dim(`${record.score.state}: ${formatNumber(points)} ${points === 1 ? "pt" : "pts"} without evidence stay in max (${oneLine(missing.map((j) => j.label).join(", "), 200)})`)}`,
+          `      ${c.dim(`${record.score.state}: ${formatNumber(points)} ${pluralNoun(points, "pt")} without evidence stay in max (${oneLine(missing.map((j) => j.label).join(", "), 200)})`)}`,
         );
       }
     },
@@ -212,6 +213,3 @@ function rate(average: CaseAverage): string {
 }
 
 /** "1 case", "2 cases". */
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
-}

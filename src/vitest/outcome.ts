@@ -1,5 +1,6 @@
 import type { AttemptRecord } from "../eval/record.js";
 import { describeJudgment } from "../eval/to-vitest.js";
+import { plural } from "../plural.js";
 import { type Aggregation, aggregate } from "./aggregate.js";
 
 /** One scorer's score for one item; `score: null` counted as 0. */
@@ -69,7 +70,7 @@ export function itemFailureMessage(settings: GateSettings, outcome: ItemOutcome)
   const gate = `${settings.aggregation} score ${format(outcome.score)} ${comparison} threshold ${settings.threshold}`;
   const lines = [
     errored > 0
-      ? `${head}: ${errored} scorer${errored === 1 ? "" : "s"} errored, which fails the item (${gate} over the others)`
+      ? `${head}: ${plural(errored, "scorer")} errored, which fails the item (${gate} over the others)`
       : `${head}: ${gate}`,
   ];
   for (const entry of outcome.scores) {

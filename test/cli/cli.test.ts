@@ -51,6 +51,22 @@ export const upper = defineSuite<string, string>({
 });
 `;
 
+/**
+ * A project of its own with `files`, and `check` run once supervised and once with
+ * `--no-supervise` (its flags to add); the project is removed after.
+ */
+async function inBothModes(
+  files: Record<string, string>,
+  check: (flags: string[], dir: string) => Promise<void>,
+): Promise<void> {
+  const own = await makeProject(files);
+  try {
+    for (const flags of [[], ["--no-supervise"]]) await check(flags, own.dir);
+  } finally {
+    await own.cleanup();
+  }
+}
+
 describe("niceeval run (real CLI on a fixture project)", () => {
   let project: FixtureProject;
   beforeAll(async () => {
@@ -98,65 +114,62 @@ describe("niceeval run (real CLI on a fixture project)", () => {
   });
 
   it("never passes a run that an eval file ends with process.exit(0)", async () => {
-    const exiting = await makeProject({
-      "evals/echo.eval.ts": passingSuite,
-      // At load: the file fails to load and the other still runs.
-      "evals/exits.eval.ts": 'import "niceeval";\nprocess.exit(0);\nexport const x = 1;\n',
-      // Later, from a timer its top level set (it runs in the CLI, which loads the file too).
-      "late/echo.eval.ts": passingSuite.replace(
-        "target: async (input) => input",
-        "target: async (input) => { await new Promise((r) => setTimeout(r, 2000)); return input; }",
-      ),
-      "late/timer.eval.ts": "setTimeout(() => process.exit(0), 300);\nexport {};\n",
-    });
-    try {
-      for (const flags of [[], ["--no-supervise"]]) {
-        const atLoad = await runCli(["run", "evals", "--no-store", ...flags], exiting.dir);
+    await inBothModes(
+      {
+        "evals/echo.eval.ts": passingSuite,
+        // At load: the file fails to load and the other still runs.
+        "evals/exits.eval.ts": 'import "niceeval";\nprocess.exit(0);\nexport const x = 1;\n',
+        // Later, from a timer its top level set (it runs in the CLI, which loads the file too).
+        "late/echo.eval.ts": passingSuite.replace(
+          "target: async (input) => input",
+          "target: async (input) => { await new Promise((r) => setTimeout(r, 2000)); return input; }",
+        ),
+        "late/timer.eval.ts": "setTimeout(() => process.exit(0), 300);\nexport {};\n",
+      },
+      async (flags, dir) => {
+        const atLoad = await runCli(["run", "evals", "--no-store", ...flags], dir);
         expect(atLoad.code).toBe(1);
         expect(atLoad.stdout).toContain(
           "evals/exits.eval.ts: the file called process.exit(0) while it was loading",
         );
         expect(atLoad.stdout).toMatch(/✓ hello passed/);
-        const later = await runCli(["run", "late", "--no-store", ...flags], exiting.dir);
+        const later = await runCli(["run", "late", "--no-store", ...flags], dir);
         expect(later.code).toBe(1);
         expect(later.stderr).toContain(
           "niceeval: code loaded by the run called process.exit(0) before the run finished",
         );
-      }
-    } finally {
-      await exiting.cleanup();
-    }
+      },
+    );
   });
 
   it("fails the report, not only the exit code, when an error in user code belongs to no case", async () => {
-    const stray = await makeProject({
-      "evals/stray.eval.ts": passingSuite.replace(
-        "target: async (input) => input",
-        'target: async (input) => { if (input === "hello") Promise.reject(new Error("stray")); await new Promise((r) => setTimeout(r, 50)); return input; }',
-      ),
-    });
-    try {
-      for (const flags of [[], ["--no-supervise"]]) {
-        const run = await runCli(["run", "--no-store", "--json", "r.json", ...flags], stray.dir);
+    await inBothModes(
+      {
+        "evals/stray.eval.ts": passingSuite.replace(
+          "target: async (input) => input",
+          'target: async (input) => { if (input === "hello") Promise.reject(new Error("stray")); await new Promise((r) => setTimeout(r, 50)); return input; }',
+        ),
+      },
+      async (flags, dir) => {
+        const run = await runCli(["run", "--no-store", "--json", "r.json", ...flags], dir);
         expect(run.code).toBe(1);
         expect(run.stdout).toMatch(
           /1 error in user code belonged to no case \(the run fails\):\n.*stray/,
         );
         expect(run.stdout.trim().endsWith("FAIL")).toBe(true);
-        const report = JSON.parse(await readFile(join(stray.dir, "r.json"), "utf8"));
+        const report = JSON.parse(await readFile(join(dir, "r.json"), "utf8"));
         expect(report.summary.ok).toBe(false);
         expect(report.summary.runErrors[0]).toContain("stray");
-      }
-    } finally {
-      await stray.cleanup();
-    }
+      },
+    );
   });
 
   it("reports a thrown proxy that throws on every reading, instead of crashing on it", async () => {
-    const hostile = await makeProject({
-      "evals/proxy.eval.ts": passingSuite.replace(
-        "target: async (input) => input",
-        `target: async (input) => {
+    await inBothModes(
+      {
+        "evals/proxy.eval.ts": passingSuite.replace(
+          "target: async (input) => input",
+          `target: async (input) => {
     if (input === "hello") {
       const trap = () => { throw 7; };
       setTimeout(() => { throw new Proxy({}, { get: trap, getPrototypeOf: trap, ownKeys: trap }); }, 1);
@@ -164,20 +177,17 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     }
     return input;
   }`,
-      ),
-    });
-    try {
-      for (const flags of [[], ["--no-supervise"]]) {
-        const run = await runCli(["run", "--no-store", ...flags], hostile.dir);
+        ),
+      },
+      async (flags, dir) => {
+        const run = await runCli(["run", "--no-store", ...flags], dir);
         expect(run.code).toBe(1);
         expect(run.stderr).not.toContain("--trace-uncaught");
         expect(`${run.stdout}${run.stderr}`).toContain(
           "a thrown object that cannot be printed (reading it threw)",
         );
-      }
-    } finally {
-      await hostile.cleanup();
-    }
+      },
+    );
   });
 
   it("filters cases and writes a JSON report", async () => {

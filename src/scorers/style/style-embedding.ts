@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { errorMessage } from "../../errors.js";
+import { plural } from "../../plural.js";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { type Driver, defineDriver, defineTool, implementTool } from "../../tool/index.js";
 import { cosineToCentroid, EmbeddingDimensionError } from "./cosine.js";
@@ -100,7 +101,7 @@ export function makeStyleEmbeddingDriver(
         value,
         passed,
         label: LABEL,
-        rationale: `cosine to the centroid of ${references.length} ${references.length === 1 ? "reference" : "references"} ${cosine.toFixed(3)}, value ${value.toFixed(3)} ${passed ? ">=" : "<"} ${threshold}`,
+        rationale: `cosine to the centroid of ${plural(references.length, "reference")} ${cosine.toFixed(3)}, value ${value.toFixed(3)} ${passed ? ">=" : "<"} ${threshold}`,
       };
     },
   );

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { plural } from "../../plural.js";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { defineTool, implementTool } from "../../tool/index.js";
 import {
@@ -113,7 +114,7 @@ function gate(met: boolean, check: string): { met: boolean; text: string } {
 }
 
 function describe(stats: TextStats): string {
-  return `question rate ${fmt(stats.questionRate)} (not gated); ${stats.sentenceCount} ${stats.sentenceCount === 1 ? "sentence" : "sentences"}, ${stats.lineCount} ${stats.lineCount === 1 ? "line" : "lines"}`;
+  return `question rate ${fmt(stats.questionRate)} (not gated); ${plural(stats.sentenceCount, "sentence")}, ${plural(stats.lineCount, "line")}`;
 }
 
 function fmt(value: number): string {
