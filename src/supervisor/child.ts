@@ -13,6 +13,7 @@ import { inProcessExecutor, isPromise } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import { AheadFeed, type FedJob } from "./ahead-feed.js";
 import { DeltaEncoder } from "./delta.js";
+import { watchSupervisor } from "./orphan-watch.js";
 import {
   type AheadPlan,
   aheadKey,
@@ -500,6 +501,7 @@ async function start(init: ChildInit): Promise<void> {
   if (init.aborted !== undefined) controller.abort(new Error(init.aborted));
   if (init.track) tracking = true;
   setInterval(() => send({ t: "beat" }), init.beatMs).unref();
+  watchSupervisor();
   const loaded = await loadEvalFiles(init.files, init.cwd).catch((error: unknown) => ({
     entries: [],
     errors: [{ file: "(eval process)", message: errorMessage(error) }],

@@ -1,0 +1,71 @@
+import { spawn } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cliPath, type FixtureProject, makeProject } from "../support/project.js";
+
+// A target that says which process runs it, then never gives its event loop back.
+const spinningSuite = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+
+export const spins = defineSuite({
+  id: "spins",
+  cases: [{ id: "forever", input: "a", expected: "a" }],
+  target: () => {
+    console.error("TARGET-STARTED pid=" + process.pid);
+    for (;;) {}
+  },
+  scorers: [same],
+});
+`;
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Start the CLI and answer the pid of the process its target runs in, and the CLI itself. */
+function startSpinning(dir: string): Promise<{ cli: ReturnType<typeof spawn>; target: number }> {
+  return new Promise((resolve, reject) => {
+    const cli = spawn(process.execPath, [cliPath, "run", "--no-store"], {
+      cwd: dir,
+      env: { ...process.env, CI: "true", NO_COLOR: "1" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    cli.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      const found = /TARGET-STARTED pid=(\d+)/.exec(stderr);
+      if (found) resolve({ cli, target: Number(found[1]) });
+    });
+    cli.on("error", reject);
+    cli.on("close", (code) => reject(new Error(`the CLI ended (${code}) first:\n${stderr}`)));
+  });
+}
+
+describe("an eval process whose supervisor was killed outright (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/spins.eval.ts": spinningSuite });
+  });
+  afterAll(() => project.cleanup());
+
+  it("ends by itself although its target never yields", async () => {
+    const { cli, target } = await startSpinning(project.dir);
+    try {
+      expect(target).not.toBe(cli.pid);
+      cli.kill("SIGKILL");
+      const deadline = Date.now() + 15_000;
+      while (alive(target) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(alive(target)).toBe(false);
+    } finally {
+      // Never leave a spinning process behind, whatever the outcome.
+      if (alive(target)) process.kill(target, "SIGKILL");
+    }
+  }, 30_000);
+});
