@@ -134,6 +134,7 @@ describe("SQLite store", () => {
       { version: 1 },
       { version: 2 },
       { version: 3 },
+      { version: 4 },
     ]);
     db.close();
     const again = await openSqliteStore(path);
@@ -153,7 +154,7 @@ describe("SQLite store", () => {
     expect((await store.queryAttempts("m", { text: "differs from" })).total).toBe(1);
     await store.close();
     const check = new Database(path, { readonly: true });
-    expect(check.prepare("SELECT version FROM schema_version").pluck().all()).toEqual([1, 2, 3]);
+    expect(check.prepare("SELECT version FROM schema_version").pluck().all()).toEqual([1, 2, 3, 4]);
     check.close();
   });
 
@@ -280,6 +281,51 @@ describe("SQLite store", () => {
     for await (const r of store.streamAttempts("t")) records.push(r);
     expect(records.map((r) => r.judgments[0]?.label)).toEqual(["new-scorer", "exact"]);
     expect((await store.queryAttempts("t", { text: "never seen" })).total).toBe(1);
+    await store.close();
+  });
+
+  it("stores a judgments or reasons cell seen before once, and reads every attempt as appended", async () => {
+    const path = join(dir, "shared.sqlite");
+    const store = await openSqliteStore(path);
+    await store.beginRun(manifest("s"));
+    // The latency reason repeats every 7 cases: 7 reason lists and 1 judgments list in all.
+    const records = Array.from({ length: 30 }, (_, i) => attempt("alpha", i));
+    await store.appendAttempts("s", records.slice(0, 12));
+    await store.appendAttempts("s", records.slice(12));
+    const read = [];
+    for await (const r of store.streamAttempts("s")) read.push(r);
+    expect(read).toEqual(records);
+    const db = new Database(path, { readonly: true });
+    const rows = db.prepare("SELECT judgments, reasons FROM attempts ORDER BY id").all() as {
+      judgments: string;
+      reasons: string;
+    }[];
+    // The first sighting stays inline; later ones hold the id of one shared copy.
+    expect(rows[0]!.judgments.startsWith("[")).toBe(true);
+    expect(rows[1]!.judgments).toMatch(/^\d+$/);
+    expect(new Set(rows.slice(1).map((row) => row.judgments)).size).toBe(1);
+    expect(rows.slice(0, 7).every((row) => row.reasons.startsWith("["))).toBe(true);
+    expect(rows.slice(7).every((row) => /^\d+$/.test(row.reasons))).toBe(true);
+    expect(db.prepare("SELECT count(*) FROM shared_cells").pluck().get()).toBe(8);
+    db.close();
+    await store.close();
+  });
+
+  it("forgets shared cells written by a batch that failed", async () => {
+    const store = await openSqliteStore(join(dir, "shared-rollback.sqlite"));
+    await store.beginRun(manifest("r"));
+    const odd = (i: number) => {
+      const record = attempt("alpha", i);
+      record.judgments = [judgment("rare", true, "a reason only these attempts give")];
+      return record;
+    };
+    const bad = { ...attempt("alpha", 9), verdict: "bogus" } as unknown as AttemptRecord;
+    // The second attempt shares its cells with the first, then the batch rolls back.
+    await expect(store.appendAttempts("r", [odd(0), odd(1), bad])).rejects.toThrow();
+    await store.appendAttempts("r", [odd(0), odd(1), odd(2)]);
+    const read = [];
+    for await (const r of store.streamAttempts("r")) read.push(r);
+    expect(read).toEqual([odd(0), odd(1), odd(2)]);
     await store.close();
   });
 

@@ -144,6 +144,8 @@ export interface EncodeContext {
 export interface DecodeContext {
   kind(id: number): JudgmentKind;
   blob(id: number): unknown;
+  /** The text a judgments or reasons cell stands for, where repeated ones are shared. */
+  shared?(cell: string): string;
 }
 
 const VERDICTS = invert(VERDICT_CODE);
@@ -384,8 +386,9 @@ export function decodeAttempt(
   evalId: string,
   context: DecodeContext,
 ): AttemptRecord {
-  const reasons = row.reasons ? (JSON.parse(row.reasons) as string[]) : [];
-  const stored = JSON.parse(row.judgments) as StoredJudgment[];
+  const text = (cell: string) => (context.shared ? context.shared(cell) : cell);
+  const reasons = row.reasons ? (JSON.parse(text(row.reasons)) as string[]) : [];
+  const stored = JSON.parse(text(row.judgments)) as StoredJudgment[];
   const judgments = stored.map((s, i): Judgment => {
     const kind = context.kind(s.k);
     const judgment: Judgment = {

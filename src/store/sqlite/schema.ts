@@ -186,6 +186,21 @@ const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    // An attempt's judgments and reasons cells, when a writer has seen the same text before, hold
+    // the id of one shared copy (shared-cells.ts). Rows written before keep their text, which
+    // still reads; a niceeval that predates this step would misread the ids, so it must refuse.
+    version: 4,
+    up(db) {
+      db.exec(`
+        CREATE TABLE shared_cells (
+          id INTEGER PRIMARY KEY,
+          hash BLOB NOT NULL UNIQUE,
+          text TEXT NOT NULL
+        );
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. A store with a higher one was written by a newer niceeval. */

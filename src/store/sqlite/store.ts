@@ -59,6 +59,7 @@ import { isCorruption, openDatabase, storeFileError } from "./open.js";
 import { attemptFilter, attemptOrder } from "./query.js";
 import { ReasonDictionary } from "./reasons.js";
 import { VERDICT_CODE } from "./schema.js";
+import { SharedCells } from "./shared-cells.js";
 import { BlobTable } from "./values.js";
 
 /** Options of {@link openSqliteStore}. */
@@ -150,6 +151,7 @@ class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #blobs: BlobTable;
   readonly #reasons: ReasonDictionary;
+  readonly #shared: SharedCells;
   readonly #readers = new Set<Database.Database>();
   readonly #kindIds = new Map<string, number>();
   readonly #kinds = new Map<number, JudgmentKind>();
@@ -168,7 +170,12 @@ class SqliteStore implements Store {
     this.#db = db;
     this.#blobs = new BlobTable(db, capBytes);
     this.#reasons = new ReasonDictionary(db);
-    this.#decode = { kind: (id) => this.#kind(id), blob: (id) => this.#blobs.get(id) };
+    this.#shared = new SharedCells(db);
+    this.#decode = {
+      kind: (id) => this.#kind(id),
+      blob: (id) => this.#blobs.get(id),
+      shared: (cell) => this.#shared.text(cell),
+    };
     db.function("niceeval_contains", { deterministic: true }, (haystack, needle) =>
       typeof haystack === "string" && typeof needle === "string"
         ? Number(haystack.toLowerCase().includes(needle))
@@ -435,8 +442,9 @@ class SqliteStore implements Store {
     try {
       this.#guard(() => this.#db.transaction(() => this.#append(runId, batch)).immediate());
     } catch (error) {
-      // Reason ids cached during a rolled-back batch may not exist.
+      // Reason and shared cell ids cached during a rolled-back batch may not exist.
       this.#reasons.reset();
+      this.#shared.reset();
       throw error;
     }
   }
@@ -454,6 +462,7 @@ class SqliteStore implements Store {
     const text = this.#sql(INSERT_TEXT);
     let replacedAt: string | undefined;
     const blobs = this.#blobs;
+    const shared = this.#shared;
     const values: Cell[] = [];
     for (let at = 0; at < cells.length; at += STRIDE) {
       const e = cells[at + EVAL] as number;
@@ -472,6 +481,9 @@ class SqliteStore implements Store {
       if (!old && !known) delta.cases++;
       if (cells[at + LARGE] === 1)
         cells[at + JUDGMENTS] = this.#withBlobs(cells[at + JUDGMENTS] as string);
+      cells[at + JUDGMENTS] = shared.share(cells[at + JUDGMENTS] as string);
+      const reasons = cells[at + REASONS] as string | null;
+      if (reasons !== null) cells[at + REASONS] = shared.share(reasons);
       for (let c = INPUT; c <= TRACE; c++) {
         const value = cells[at + c];
         if (typeof value === "string") cells[at + c] = blobs.put(value);
@@ -497,7 +509,7 @@ class SqliteStore implements Store {
         rid,
         id,
         cells[at + SEARCH],
-        this.#reasons.idsOf(rid, cells[at + REASONS] as string | null),
+        this.#reasons.idsOf(rid, reasons),
         searchBlobs({
           input: cells[at + INPUT] as ValueCell,
           output: cells[at + OUTPUT] as ValueCell,
