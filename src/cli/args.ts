@@ -195,7 +195,8 @@ Run options
   --failures-only        print only the cases that did not pass
   --quiet                no progress line
   --hang-timeout <ms>    kill and replace the eval process when its event loop is blocked this
-                         long; the attempts in flight are errored (default 60000)
+                         long; the attempts in flight are errored. Also how long an eval file
+                         may take to load and a dataset to give its next case (default 60000)
   --grace <ms>           after SIGINT or SIGTERM, time attempts in flight get to finish
                          (default 10000; a second signal stops them at once)
   --no-supervise         run attempts in the CLI process instead of a supervised child process

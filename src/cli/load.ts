@@ -90,21 +90,47 @@ class ExitWhileLoading extends Error {
   }
 }
 
+/** What an eval file whose import did not settle in time fails with. */
+class LoadTimedOut extends Error {
+  constructor(waitMs: number) {
+    super(
+      `the file did not finish loading within ${formatWait(waitMs)} (--hang-timeout): its top-level code waits on something that does not settle, such as a top-level await of a connection or a promise nobody resolves; make that wait end, or raise --hang-timeout if loading is that slow`,
+    );
+    this.name = "LoadTimedOut";
+  }
+}
+
+const formatWait = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
+
 /**
  * Import an eval file with `process.exit` turned into a throw: a file whose top-level code calls
  * it fails to load (the other files still run) instead of ending the run, silently and with the
- * code it chose.
+ * code it chose. An import still pending after `waitMs` fails the same way (the module is left
+ * as it is: Node has no way to stop it).
  */
-async function importWithoutExit(url: string): Promise<Record<string, unknown>> {
+async function importWithoutExit(url: string, waitMs: number): Promise<Record<string, unknown>> {
   const exit = process.exit;
   process.exit = ((code?: unknown) => {
     throw new ExitWhileLoading(code);
   }) as typeof process.exit;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    return (await import(url)) as Record<string, unknown>;
+    const imported = import(url) as Promise<Record<string, unknown>>;
+    if (waitMs <= 0) return await imported;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new LoadTimedOut(waitMs)), waitMs);
+    });
+    return await Promise.race([imported, late]);
   } finally {
+    clearTimeout(timer);
     if (process.exit !== exit) process.exit = exit;
   }
+}
+
+/** How eval files are loaded. */
+export interface LoadOptions {
+  /** How long one file's import may stay pending before it is a load error, ms; 0: no limit. */
+  waitMs?: number | undefined;
 }
 
 /** Result of loading eval files: the evals found, and the files that failed with why. */
@@ -117,7 +143,11 @@ export interface LoadResult {
  * Import each file and collect the evals it exports (named, default, or arrays of evals).
  * A file that throws on import is reported with its path; the others still load.
  */
-export async function loadEvalFiles(files: readonly string[], cwd: string): Promise<LoadResult> {
+export async function loadEvalFiles(
+  files: readonly string[],
+  cwd: string,
+  options: LoadOptions = {},
+): Promise<LoadResult> {
   const entries: RunEntry[] = [];
   const errors: LoadResult["errors"] = [];
   const seen = new Map<string, string>();
@@ -137,7 +167,7 @@ export async function loadEvalFiles(files: readonly string[], cwd: string): Prom
     let module: Record<string, unknown>;
     try {
       const url = typescript?.urls.get(path) ?? pathToFileURL(path).href;
-      module = await importWithoutExit(url);
+      module = await importWithoutExit(url, options.waitMs ?? 0);
     } catch (error) {
       errors.push({ file, message: describeLoadError(preloadFailure ?? error) });
       continue;
@@ -199,7 +229,10 @@ function looksLikeSuiteData(value: unknown): boolean {
 function describeLoadError(error: unknown): string {
   const message = errorMessage(error);
   const name =
-    error instanceof Error && error.name !== "Error" && !(error instanceof ExitWhileLoading)
+    error instanceof Error &&
+    error.name !== "Error" &&
+    !(error instanceof ExitWhileLoading) &&
+    !(error instanceof LoadTimedOut)
       ? `${error.name}: `
       : "";
   return `${name}${message}`;

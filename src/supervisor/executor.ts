@@ -390,6 +390,7 @@ class Supervisor implements EvalProcessListener {
         cwd: options.cwd,
         judgeCache: options.judgeCache ?? true,
         beatMs: this.beatMs,
+        loadWaitMs: this.hangMs,
         ...(this.aborted !== undefined ? { aborted: this.aborted } : {}),
         ...(this.track ? { track: true as const } : {}),
       },

@@ -12,6 +12,8 @@ export interface ChildInit {
   judgeCache: boolean;
   /** How often the child proves its event loop runs, ms. */
   beatMs: number;
+  /** How long one eval file may take to load, ms (the run's hang timeout). */
+  loadWaitMs?: number;
   /** The run was aborted before this child started. */
   aborted?: string;
   /**

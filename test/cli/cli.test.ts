@@ -142,6 +142,27 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     );
   });
 
+  it("fails a file whose top-level await never settles after --hang-timeout, and runs the others", async () => {
+    await inBothModes(
+      {
+        "evals/echo.eval.ts": passingSuite,
+        "evals/waits.eval.ts":
+          'import "niceeval";\nawait new Promise((r) => setTimeout(r, 600_000));\nexport const x = 1;\n',
+      },
+      async (flags, dir) => {
+        const started = Date.now();
+        const run = await runCli(["run", "--no-store", "--hang-timeout", "1000", ...flags], dir);
+        expect(Date.now() - started).toBeLessThan(30_000);
+        expect(run.code).toBe(1);
+        expect(run.stdout).toContain(
+          "evals/waits.eval.ts: the file did not finish loading within 1 s (--hang-timeout)",
+        );
+        expect(run.stdout).toMatch(/✓ hello passed/);
+        expect(run.stdout.trim().endsWith("FAIL")).toBe(true);
+      },
+    );
+  }, 60_000);
+
   it("fails the report, not only the exit code, when an error in user code belongs to no case", async () => {
     await inBothModes(
       {

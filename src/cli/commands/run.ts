@@ -67,7 +67,7 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
   if (!args.cache) configureJudges({ cache: false });
   const { queued, store, executor, git } = await openExecution(args, files, io, reportFd);
   try {
-    const loaded = await loadEvalFiles(files, io.cwd);
+    const loaded = await loadEvalFiles(files, io.cwd, { waitMs: args.hangTimeoutMs });
     const evalIds = loaded.entries.map((e) => e.eval.id);
     // The baseline is found before the run is stored, so `latest` is the run before this one and
     // a reference that names no run is a usage error before anything runs.
