@@ -1,7 +1,7 @@
 import type { AttemptRecord } from "../eval/record.js";
 import type { AttemptContext } from "../eval/runnable.js";
 import type { RunEntry } from "./entry.js";
-import { type Executor, isPromise, replayJudgments } from "./executor.js";
+import { type Executor, isPromise, replayJudgments, type TakenAttempt } from "./executor.js";
 import type { KeyedLimiter } from "./limiter.js";
 import type { AttemptInfo } from "./sink.js";
 import { crashed, type SourceItem } from "./source.js";
@@ -45,19 +45,22 @@ export class AttemptRunner {
 
   private acquired(item: CaseItem) {
     const { executor, entries, prefetch } = this.options;
-    const record = executor.takeFinished?.(entries[item.entry]!, item.spec, item.trial);
-    if (record) return this.held(item, record);
+    const taken = executor.takeFinished?.(entries[item.entry]!, item.spec, item.trial);
+    if (taken) return this.held(item, taken);
     return prefetch === 0 && executor.executeNow
       ? this.now(item, executor.executeNow)
       : this.queued(item);
   }
 
-  /** A record the executor already holds: started and ended at once, nothing to wait for. */
-  private held(item: CaseItem, record: AttemptRecord): AttemptRecord {
+  /**
+   * A record the executor already holds: nothing to wait for. The eval's time counts the attempt
+   * when it ran, not when it is taken.
+   */
+  private held(item: CaseItem, { record, startedAt, endedAt }: TakenAttempt): AttemptRecord {
     const info = this.infoOf(item);
-    this.begin(item.entry, info);
+    this.begin(item.entry, info, startedAt);
     replayJudgments(this.options.contextFor(item.trial, info), record);
-    this.end(item.entry);
+    this.end(item.entry, record, endedAt);
     return record;
   }
 
@@ -73,7 +76,7 @@ export class AttemptRunner {
       out = this.crashedAttempt(item, error, startedAt);
     }
     if (!isPromise(out)) {
-      this.end(item.entry);
+      this.end(item.entry, out);
       return out;
     }
     const running = out;
@@ -81,12 +84,13 @@ export class AttemptRunner {
       .guard(() => running)
       .then(
         (record) => {
-          this.end(item.entry);
+          this.end(item.entry, record);
           return record;
         },
         (error: unknown) => {
-          this.end(item.entry);
-          return this.crashedAttempt(item, error, startedAt);
+          const record = this.crashedAttempt(item, error, startedAt);
+          this.end(item.entry, record);
+          return record;
         },
       );
   }
@@ -131,18 +135,26 @@ export class AttemptRunner {
     }
     // Sinks see every attempt start, even one its executor ended before starting it.
     start();
-    this.end(item.entry);
+    this.end(item.entry, record);
     return record;
   }
 
-  private begin(entry: number, info: AttemptInfo | undefined): void {
-    this.options.tally.attemptStarted(entry);
+  private begin(entry: number, info: AttemptInfo | undefined, at = performance.now()): void {
+    this.options.tally.attemptStarted(entry, at);
     this.options.started?.(info!);
   }
 
-  private end(entry: number): void {
+  /**
+   * The attempt ended at `at`. It started `elapsedMs` before, which may be earlier than this
+   * process heard of its start: an eval process whose target holds its thread says that an
+   * attempt began only once it has ended.
+   */
+  private end(entry: number, record: AttemptRecord, at = performance.now()): void {
+    const { tally } = this.options;
     this.options.limiter.release(entry);
-    this.options.tally.attemptEnded(entry);
+    tally.attemptEnded(entry, at);
+    if (record.elapsedMs > 0 && Number.isFinite(record.elapsedMs))
+      tally.attemptStarted(entry, at - record.elapsedMs);
   }
 
   private jobOf(item: CaseItem, info: AttemptInfo | undefined) {

@@ -55,9 +55,10 @@ export interface Executor {
   /**
    * The record of this attempt when the executor already has it, finished: one that runs a run's
    * attempts on its own ahead of the engine (a supervised eval process) hands it over here, and
-   * the engine then neither executes nor waits for it. Optional.
+   * the engine then neither executes nor waits for it, and counts the attempt's time as it really
+   * ran. Optional.
    */
-  takeFinished?(entry: RunEntry, spec: CaseSpec, trial: number): AttemptRecord | undefined;
+  takeFinished?(entry: RunEntry, spec: CaseSpec, trial: number): TakenAttempt | undefined;
   /**
    * The run asks for no more attempts (its workers are done; the reporters and the store are still
    * finishing): the executor may start letting go of what it holds. Optional; close() follows.
@@ -70,6 +71,14 @@ export interface Executor {
    * while several attempts ran), as they happen: the run's summary lists them and is not ok.
    */
   readonly runErrors?: readonly { message: string; where: string }[];
+}
+
+/** A finished attempt handed over by {@link Executor.takeFinished}. */
+export interface TakenAttempt {
+  record: AttemptRecord;
+  /** When it started and ended, on this process's `performance.now()` clock. */
+  startedAt: number;
+  endedAt: number;
 }
 
 /** Runs attempts in this process, inside a judge-usage ledger. */

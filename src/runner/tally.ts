@@ -28,12 +28,13 @@ export class RunTally {
     this.lastEnd = entries.map(() => Number.NaN);
   }
 
-  attemptStarted(entry: number): void {
-    if (Number.isNaN(this.firstStart[entry]!)) this.firstStart[entry] = performance.now();
+  /** An attempt of this eval started at `at` (`performance.now()`; taken records come late). */
+  attemptStarted(entry: number, at: number): void {
+    if (!(this.firstStart[entry]! <= at)) this.firstStart[entry] = at;
   }
 
-  attemptEnded(entry: number): void {
-    this.lastEnd[entry] = performance.now();
+  attemptEnded(entry: number, at: number): void {
+    if (!(this.lastEnd[entry]! >= at)) this.lastEnd[entry] = at;
   }
 
   /** Fold a released record (records arrive in case order). */

@@ -72,8 +72,21 @@ describe("AheadRun", () => {
       return early;
     });
     expect(decoded).toBe(0);
-    expect(run.take(entry, spec(0), 0)).toBe(early);
+    expect(run.take(entry, spec(0), 0)?.record).toBe(early);
     expect(decoded).toBe(1);
+  });
+
+  it("hands a record over with when it ran: ended as it came, started its elapsedMs before", () => {
+    const { run, began } = setup();
+    began(0);
+    const early = { ...record(0), elapsedMs: 250 };
+    const before = performance.now();
+    run.onRecord(-1, early);
+    const after = performance.now();
+    const taken = run.take(entry, spec(0), 0)!;
+    expect(taken.endedAt).toBeGreaterThanOrEqual(before);
+    expect(taken.endedAt).toBeLessThanOrEqual(after);
+    expect(taken.endedAt - taken.startedAt).toBe(250);
   });
 
   it("gives the engine a record that came before it asked, and one that comes after", () => {
@@ -82,7 +95,7 @@ describe("AheadRun", () => {
     began(0, 1);
     const early = record(0);
     run.onRecord(-1, early);
-    expect(run.take(entry, spec(0), 0)).toBe(early);
+    expect(run.take(entry, spec(0), 0)?.record).toBe(early);
     expect(run.take(entry, spec(0), 0)).toBeUndefined();
 
     const later = pending(1);

@@ -1,7 +1,7 @@
 import type { AttemptRecord } from "../eval/record.js";
 import type { CaseSpec } from "../eval/runnable.js";
 import type { RunEntry } from "../runner/entry.js";
-import { type AttemptJob, replayJudgments } from "../runner/executor.js";
+import { type AttemptJob, replayJudgments, type TakenAttempt } from "../runner/executor.js";
 import { AHEAD_WINDOW, type AheadPlan, aheadKey, type ParentMessage } from "./protocol.js";
 
 /** Records taken between two acknowledgements to an eval process running ahead. */
@@ -46,6 +46,8 @@ export class AheadRun<P extends AheadPending, C> {
   private readonly evalIndex = new Map<string, number>();
   /** Records come ahead of the engine, decoded when taken (see DeltaDecoder.changesLater). */
   private readonly arrived = new Map<number, () => AttemptRecord>();
+  /** When each of those came (`performance.now()`): about when it ended, the batches being short. */
+  private readonly arrivedAt = new Map<number, number>();
   private readonly waiting = new Map<number, P>();
   /** In flight at a crash before the engine asked: strikes, and the last crash's cause. */
   private readonly struck = new Map<number, { strikes: number; cause: string }>();
@@ -108,19 +110,21 @@ export class AheadRun<P extends AheadPending, C> {
   }
 
   /** The record of this attempt when it was run ahead and has come, for the engine to take. */
-  take(entry: RunEntry, spec: CaseSpec, trial: number): AttemptRecord | undefined {
+  take(entry: RunEntry, spec: CaseSpec, trial: number): TakenAttempt | undefined {
     if (this.arrived.size === 0) return undefined;
     const key = this.keyOf(entry, spec, trial);
     const decode = this.arrived.get(key);
     if (!decode) return undefined;
+    const endedAt = this.arrivedAt.get(key)!;
     this.arrived.delete(key);
+    this.arrivedAt.delete(key);
     const record = decode();
     if (record.caseId !== spec.id) {
       this.diverged();
       return undefined;
     }
     this.noteTaken();
-    return record;
+    return { record, startedAt: endedAt - record.elapsedMs, endedAt };
   }
 
   /**
@@ -169,6 +173,7 @@ export class AheadRun<P extends AheadPending, C> {
     const pending = this.waiting.get(key);
     if (!pending) {
       this.arrived.set(key, typeof came === "function" ? came : () => came);
+      this.arrivedAt.set(key, performance.now());
       return;
     }
     this.waiting.delete(key);

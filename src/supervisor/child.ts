@@ -50,6 +50,8 @@ let outboxPlain = true;
 /** Records leave as changes against the previous ones of their eval (delta.ts). */
 const encoder = new DeltaEncoder();
 let flushing: "now" | "soon" | undefined;
+/** When the outbox was last sent (`performance.now()`). */
+let flushedAt = 0;
 /** Longest an event waits in the outbox while attempts run or wait here, ms. */
 const BATCH_MS = 2;
 let ready: Promise<void> | undefined;
@@ -128,6 +130,7 @@ function requestFlush(): void {
 /** Send what the outbox holds; `after` runs once it is written (the last message's callback). */
 function flush(after?: () => void): void {
   flushing = undefined;
+  flushedAt = performance.now();
   const events = outbox;
   const plain = outboxPlain;
   outbox = [];
@@ -198,6 +201,15 @@ function pack(events: readonly ChildEvent[]): unknown[] {
   return out;
 }
 
+/**
+ * Send the outbox now if its batch is overdue. Attempts start synchronously, and one whose
+ * target holds the thread would hold the batch timer too: the records that ended before it and
+ * the word that it began would reach the supervisor only once it ends.
+ */
+function flushIfLate(): void {
+  if (outbox.length > 0 && performance.now() - flushedAt >= BATCH_MS) flush();
+}
+
 function schedulePump(): void {
   if (pumpScheduled) return;
   pumpScheduled = true;
@@ -243,6 +255,7 @@ function pump(): void {
     // The claims file says how far this process got: they may start now, and the supervisor
     // learns that they did with the next batch (its time limits count from then).
     requestFlush();
+    flushIfLate();
     for (let i = 0; i < jobs.length; i++) runJob(jobs[i]!, settings[i]!);
     return;
   }
@@ -269,6 +282,7 @@ function pumpAhead(taking: number): boolean {
     outbox.push({ t: "began", keys });
     for (const job of fed) runningAhead.add(job);
     if (claimAhead()) {
+      flushIfLate();
       for (const job of fed) runJob(job, feedSettings!, job);
     } else {
       // No claims file: the word that they start goes first, as for the supervisor's jobs.

@@ -178,7 +178,7 @@ class Supervisor implements EvalProcessListener {
 
   execute(job: AttemptJob): Promise<AttemptRecord> {
     const finished = this.ahead.take(job.entry, job.spec, job.trial);
-    if (finished) return Promise.resolve(finished);
+    if (finished) return Promise.resolve(finished.record);
     return new Promise<AttemptRecord>((resolve) => {
       const pending: Pending = {
         id: this.nextId++,

@@ -163,6 +163,29 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     );
   }, 60_000);
 
+  it("counts an eval's time while its attempts ran, also when the eval process ran them ahead", async () => {
+    await inBothModes(
+      {
+        // Each attempt holds its thread for 400 ms, one at a time.
+        "evals/slow.eval.ts": passingSuite
+          .replace('id: "echo",', 'id: "echo",\n  concurrency: 1,')
+          .replace(
+            "target: async (input) => input",
+            "target: (input) => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 400); return input; }",
+          ),
+      },
+      async (flags, dir) => {
+        const run = await runCli(["run", "--no-store", "--json", "r.json", ...flags], dir);
+        expect(run.code).toBe(0);
+        const report = JSON.parse(await readFile(join(dir, "r.json"), "utf8"));
+        const [echo] = report.summary.evals;
+        expect(echo.cases).toBe(2);
+        expect(echo.elapsedMs).toBeGreaterThanOrEqual(790);
+        expect(echo.elapsedMs).toBeLessThanOrEqual(report.summary.elapsedMs);
+      },
+    );
+  });
+
   it("fails the report, not only the exit code, when an error in user code belongs to no case", async () => {
     await inBothModes(
       {
