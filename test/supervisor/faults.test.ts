@@ -228,7 +228,8 @@ describe("supervised runs read whatever the code under test returns or sends (re
   }
 });
 
-// Each "replaces-…" case assigns to a global the engine relies on; "dup" and 7 appear twice.
+// Each "replaces-…" (or "adds-…") case assigns to a global or a built-in prototype the engine
+// relies on; "dup" and 7 appear twice.
 const globalsSuite = `
 import { defineSuite } from "niceeval";
 import { createScorer } from "niceeval/scorers";
@@ -248,6 +249,11 @@ export const globals = defineSuite({
     { id: "replaces-stringify", input: "stringify", expected: "stringify" },
     { id: "after-stringify", input: "c", expected: "c" },
     { id: "replaces-clock", input: "clock", expected: "clock" },
+    { id: "replaces-push", input: "push", expected: "push" },
+    { id: "replaces-iterator", input: "iterator", expected: "iterator" },
+    { id: "adds-then", input: "then", expected: "then" },
+    { id: "replaces-map-get", input: "map", expected: "map" },
+    { id: "after-prototypes", input: "i", expected: "i" },
     { id: "dup", input: "d", expected: "d" },
     { id: "dup", input: "e", expected: "e" },
     { id: 7, input: "f", expected: "f" },
@@ -258,6 +264,11 @@ export const globals = defineSuite({
     if (input === "promise") globalThis.Promise = function () { throw new Error("no promises"); };
     if (input === "stringify") JSON.stringify = () => { throw new Error("hijacked"); };
     if (input === "clock") performance.now = () => -1e9;
+    if (input === "push") Array.prototype.push = () => { throw new Error("no push"); };
+    if (input === "iterator") Array.prototype[Symbol.iterator] = function* () {};
+    if (input === "then")
+      Object.defineProperty(Object.prototype, "then", { get: () => (resolve) => resolve(1), configurable: true });
+    if (input === "map") Map.prototype.get = () => undefined;
     return input;
   },
   scorers: [same],
@@ -292,6 +303,11 @@ describe("an attempt that replaces globals or repeats a case id (real CLI)", () 
         "replaces-stringify:errored",
         "after-stringify:passed",
         "replaces-clock:errored",
+        "replaces-push:errored",
+        "replaces-iterator:errored",
+        "adds-then:errored",
+        "replaces-map-get:errored",
+        "after-prototypes:passed",
         "dup:passed",
         "dup (duplicate 2):errored",
         "7:passed",
@@ -305,6 +321,12 @@ describe("an attempt that replaces globals or repeats a case id (real CLI)", () 
       expect(byId.get("replaces-stringify")?.error?.message).toContain("replaced JSON.stringify");
       expect(byId.get("replaces-clock")?.error?.message).toContain("replaced performance.now");
       expect(byId.get("replaces-clock")?.elapsedMs).toBeGreaterThanOrEqual(0);
+      expect(byId.get("replaces-push")?.error?.message).toContain("replaced Array.prototype.push");
+      expect(byId.get("replaces-iterator")?.error?.message).toContain(
+        "replaced Array.prototype[Symbol.iterator]",
+      );
+      expect(byId.get("adds-then")?.error?.message).toContain("replaced Object.prototype.then");
+      expect(byId.get("replaces-map-get")?.error?.message).toContain("replaced Map.prototype.get");
       expect(byId.get("dup (duplicate 2)")?.error?.message).toBe(
         'case id "dup" appears twice in eval "globals"; give each case a unique id',
       );
@@ -313,7 +335,7 @@ describe("an attempt that replaces globals or repeats a case id (real CLI)", () 
       try {
         const [stored] = await opened.listRuns({ limit: 1 });
         expect(stored?.status).toBe("finished");
-        expect(stored?.totals).toMatchObject({ attempts: 11, passed: 5, failed: 1, errored: 5 });
+        expect(stored?.totals).toMatchObject({ attempts: 16, passed: 6, failed: 1, errored: 9 });
         const kept: string[] = [];
         for await (const record of opened.streamAttempts(stored!.runId))
           kept.push(`${record.caseId}:${record.verdict}`);
