@@ -291,6 +291,57 @@ describe("where runs are stored", { timeout: 120_000 }, () => {
     }
   });
 
+  it("exits 2 when the run could not be stored whole (another writer held the store too long)", async () => {
+    const own = await makeProject({
+      "evals/slow.eval.ts": `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+export const slow = defineSuite({
+  id: "slow",
+  concurrency: 1,
+  cases: Array.from({ length: 6 }, (_, i) => ({ id: "c" + i, input: i, expected: i })),
+  target: async (i) => {
+    if (i === 0) console.error("TARGET-STARTED");
+    await new Promise((r) => setTimeout(r, 400));
+    return i;
+  },
+  scorers: [same],
+});
+`,
+    });
+    try {
+      const run = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+        const child = spawn(process.execPath, [cliPath, "run", "--store", "locked.sqlite"], {
+          cwd: own.dir,
+          env: { ...process.env, ...cleanEnv, CI: "true" },
+          stdio: ["ignore", "ignore", "pipe"],
+        });
+        let stderr = "";
+        let locked = false;
+        child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+          stderr += chunk;
+          if (locked || !stderr.includes("TARGET-STARTED")) return;
+          locked = true;
+          // Another writer holds the store for longer than a run waits for it (5 s).
+          const other = new Database(join(own.dir, "locked.sqlite"));
+          other.exec("BEGIN IMMEDIATE");
+          setTimeout(() => {
+            other.exec("ROLLBACK");
+            other.close();
+          }, 6500);
+        });
+        child.on("error", reject);
+        child.on("close", (code) => resolve({ code, stderr }));
+      });
+      expect(run.stderr).toContain("stayed locked by another process");
+      expect(run.stderr).toContain("is not stored whole");
+      expect(run.code).toBe(2);
+    } finally {
+      await own.cleanup();
+    }
+  });
+
   it("two runs writing to one store at once both complete and are stored whole", async () => {
     const spawnRun = (name: string) =>
       new Promise<number | null>((resolve, reject) => {

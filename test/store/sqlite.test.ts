@@ -221,6 +221,41 @@ describe("SQLite store", () => {
     expect(readFileSync(path).equals(bytes)).toBe(true);
   });
 
+  it("reports what stopped streaming attempts midway, not the reading connection it leaves", async () => {
+    const path = join(dir, "damaged-rows.sqlite");
+    const store = await openSqliteStore(path);
+    await store.beginRun(manifest("r"));
+    await store.appendAttempts(
+      "r",
+      Array.from({ length: 600 }, (_, k) => attempt("alpha", k)),
+    );
+    await store.close();
+    // A row edited by hand to name a shared cell that does not exist, well into the run.
+    const db = new Database(path);
+    db.prepare("UPDATE attempts SET reasons = '999999' WHERE case_id = 'case-500'").run();
+    db.close();
+    const damaged = await openSqliteStore(path);
+    try {
+      const read = async () => {
+        for await (const _ of damaged.streamAttempts("r"));
+      };
+      await expect(read()).rejects.toThrow("the store has no shared cell 999999");
+    } finally {
+      await damaged.close();
+    }
+  });
+
+  it("refuses a folder given as the store path, naming it", async () => {
+    const error = await openSqliteStore(dir).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(NiceevalError);
+    expect((error as NiceevalError).message).toBe(
+      `the store path ${dir} is a folder; give --store the path of a file in it (for example ${dir}/niceeval.sqlite).`,
+    );
+  });
+
   it("refuses a store written by a newer schema, leaving it unchanged", async () => {
     const path = join(dir, "newer.sqlite");
     const store = await openSqliteStore(path);

@@ -110,12 +110,18 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
       io.stderr(`niceeval: interrupted by ${guard.signal}; ${where} every attempt that finished\n`);
       return guard.exitCode;
     }
-    return outcome(summary, args, io, {
+    const code = outcome(summary, args, io, {
       reportFd,
       compared: sinks.compared,
       evalIds,
       runErrors: executor.runErrors.length + guard.errors.length,
     });
+    if (!sinks.storeFailed()) return code;
+    // Said when the write failed; a run that passed must not look stored to CI (--baseline).
+    io.stderr(
+      `niceeval: the run is not stored whole in ${store!.location} (see above), so it exits 2; fix the store or pass --store <other path> and run again\n`,
+    );
+    return 2;
   } finally {
     await executor.close?.();
     await store?.close();
@@ -292,6 +298,8 @@ async function runSinks(run: RunSinksOf): Promise<{
   reporters: RunSink[];
   continued: ContinuedRun | undefined;
   compared: BaselineStep | undefined;
+  /** A write to the store failed: the run is not stored whole. */
+  storeFailed: () => boolean;
 }> {
   const { args, io, store } = run;
   // The comparison is computed after the run, but the markdown and GitHub reporters ask for it.
@@ -327,7 +335,7 @@ async function runSinks(run: RunSinksOf): Promise<{
       await otelSink({ version: run.version, env: io.env, stderr: io.stderr, ...runName }),
     );
   }
-  return { reporters, continued, compared };
+  return { reporters, continued, compared, storeFailed: () => storeFailed };
 }
 
 /** What the flags ask of the engine (but --filter); `datasets` (with a store) get each case's hash. */

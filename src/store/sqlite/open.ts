@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { NiceevalError } from "../../errors.js";
@@ -24,6 +24,12 @@ export function storeFileError(
   return new NiceevalError(code, `${what} ${fix}.`, cause === undefined ? undefined : { cause });
 }
 
+/** Whether a better-sqlite3 error says the file or its folder cannot be written. */
+function isReadOnly(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^SQLITE_(READONLY|CANTOPEN)/.test(code);
+}
+
 /** Whether a better-sqlite3 error says the file is damaged or not a database. */
 export function isCorruption(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -34,8 +40,15 @@ export function isCorruption(error: unknown): boolean {
 function checkHeader(path: string): void {
   let size: number;
   try {
-    size = statSync(path).size;
-  } catch {
+    const stat = statSync(path);
+    if (stat.isDirectory())
+      throw new NiceevalError(
+        "STORE_UNREADABLE",
+        `the store path ${path} is a folder; give --store the path of a file in it (for example ${path}/niceeval.sqlite).`,
+      );
+    size = stat.size;
+  } catch (error) {
+    if (error instanceof NiceevalError) throw error;
     return; // a new store
   }
   if (size === 0) return;
@@ -62,11 +75,18 @@ export function openDatabase(
   cacheMiB = 64,
 ): Database.Database {
   mkdirSync(dirname(path), { recursive: true });
+  const existed = existsSync(path);
   checkHeader(path);
   let db: Database.Database;
   try {
     db = new Database(path, { timeout: busyTimeoutMs });
   } catch (error) {
+    if (!existed)
+      throw new NiceevalError(
+        "STORE_UNREADABLE",
+        `cannot create the store ${path} (${(error as Error).message}); is its folder writable? Pass --store <a path in a folder you can write to>.`,
+        { cause: error },
+      );
     throw storeFileError("STORE_UNREADABLE", path, (error as Error).message, error);
   }
   try {
@@ -127,6 +147,12 @@ export function openDatabase(
     if (error instanceof NiceevalError) throw error;
     if (isCorruption(error))
       throw storeFileError("STORE_CORRUPT", path, (error as Error).message, error);
+    if (isReadOnly(error))
+      throw new NiceevalError(
+        "STORE_UNREADABLE",
+        `cannot use the store ${path}: it or its folder is read-only (${(error as Error).message}), and niceeval keeps a store's journal beside it even to read it. Copy the file to a folder you can write to and pass --store <that copy>, or make it writable.`,
+        { cause: error },
+      );
     throw error;
   }
 }

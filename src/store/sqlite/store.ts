@@ -682,8 +682,9 @@ class SqliteStore implements Store {
     );
     this.#readers.add(reader);
     reader.pragma("mmap_size = 268435456");
+    let rows: IterableIterator<AttemptRow & { ev: number }> | undefined;
     try {
-      const rows = reader
+      rows = reader
         .prepare<unknown[], AttemptRow & { ev: number }>(
           `${SELECT_ATTEMPT} WHERE a.rid = ? ${ev === undefined ? "" : "AND a.ev = ?"}
            ORDER BY a.ev, a.case_index, a.trial, a.id`,
@@ -695,7 +696,7 @@ class SqliteStore implements Store {
         const next = this.#guard(() => {
           batch = [];
           for (let i = 0; i < 256; i++) {
-            const step = rows.next();
+            const step = rows!.next();
             if (step.done) return true;
             const row = step.value;
             batch.push(decodeAttempt(row, evalIds.get(row.ev) ?? "", this.#decode));
@@ -707,7 +708,7 @@ class SqliteStore implements Store {
       }
     } finally {
       this.#readers.delete(reader);
-      if (reader.open) reader.close();
+      closeReader(reader, rows);
     }
   }
 
@@ -819,4 +820,18 @@ class SqliteStore implements Store {
     this.#closed = true;
     this.#db.close();
   }
+}
+
+/**
+ * Close a reading connection whose iteration stopped, however it stopped. A statement that failed
+ * mid-iteration (a damaged page) still holds the connection: it is ended first, and a close that
+ * fails all the same must not hide the error that stopped the reading.
+ */
+function closeReader(reader: Database.Database, rows: IterableIterator<unknown> | undefined): void {
+  try {
+    rows?.return?.();
+  } catch {}
+  try {
+    if (reader.open) reader.close();
+  } catch {}
 }
