@@ -83,7 +83,10 @@ export async function continueRun(
   const { run, mode } = continuation;
   const changes = changesSince(run, current);
   if (changes.length && !force) refuseChanges(run.runId, flagOf(mode), changes);
-  const kept = await keptAttempts(store, run.runId, mode);
+  // A stopped run that a --retry-errors had reopened stopped while retrying: resuming it finishes
+  // that retry (a finished run is reopened only by one, so the latest is the one that stopped).
+  const retrying = mode === "resume" && (run.resumes ?? []).some((m) => m.mode === "retry-errors");
+  const kept = await keptAttempts(store, run.runId, retrying ? "retry-errors" : mode);
   current.resumes = [
     {
       at: new Date().toISOString(),
@@ -95,10 +98,13 @@ export async function continueRun(
   if (changes.length) current.resumedWithChanges = changes;
   const id = run.runId.slice(0, 8);
   const stored = kept.keys.size.toLocaleString("en");
+  const retried = kept.retried.toLocaleString("en");
   io.stderr(
-    mode === "resume"
-      ? `niceeval: resuming run ${id}: ${stored} attempts already stored are kept (and reported again); the rest run\n`
-      : `niceeval: retrying the ${kept.retried.toLocaleString("en")} errored attempts of run ${id}; ${stored} others are kept\n`,
+    retrying
+      ? `niceeval: resuming run ${id}, which stopped while retrying its errored attempts: ${retried} errored or cut off attempts run again, ${stored} others are kept; the rest run\n`
+      : mode === "resume"
+        ? `niceeval: resuming run ${id}: ${stored} attempts already stored are kept (and reported again); the rest run\n`
+        : `niceeval: retrying the ${retried} errored attempts of run ${id}; ${stored} others are kept\n`,
   );
   if (changes.length)
     io.stderr(`niceeval: --force: continuing although ${changes.slice(0, 5).join("; ")} changed\n`);

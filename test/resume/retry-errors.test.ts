@@ -1,10 +1,11 @@
+import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import { openSqliteStore } from "../../src/store/index.js";
 import type { ReplacedAttempt } from "../../src/store/types.js";
-import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { cliPath, type FixtureProject, makeProject, runCli } from "../support/project.js";
 
 // Cases 0, 5, 10 … error while FLAKY is set; each execution is logged, so a kept attempt is seen not to run.
 const suite = `
@@ -76,5 +77,61 @@ describe("niceeval run --retry-errors", () => {
     const none = await runCli(["run", "--retry-errors"], dir);
     expect(none.stderr).toContain("retrying the 0 errored attempts");
     expect(none.code).toBe(0);
+  }, 120_000);
+});
+
+// Every case errors while FLAKY is set, and takes 100 ms while SLOW is: a retry can be cut off.
+const slowRetrySuite = suite
+  .replace("i % 5 === 0 && process.env.FLAKY", "process.env.FLAKY")
+  .replace(
+    "target: (i) => {",
+    'target: async (i) => {\n    if (process.env.SLOW === "1") await new Promise((r) => setTimeout(r, 100));',
+  );
+
+const lines = async (file: string) =>
+  (await readFile(file, "utf8").catch(() => "")).split("\n").filter(Boolean).length;
+
+describe("a --retry-errors that was killed, then resumed", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/flaky.eval.js": slowRetrySuite });
+  });
+  afterAll(async () => {
+    await project.cleanup();
+  });
+
+  it("retries the errored attempts the retry had not reached", async () => {
+    const dir = project.dir;
+    expect((await runCli(["run"], dir, { FLAKY: "1" })).code).toBe(1);
+    const retry = spawn(
+      process.execPath,
+      [cliPath, "run", "--retry-errors", "--concurrency", "1"],
+      {
+        cwd: dir,
+        detached: true,
+        env: { ...process.env, CI: "true", SLOW: "1" },
+        stdio: "ignore",
+      },
+    );
+    const exited = new Promise<void>((resolve) => retry.on("exit", () => resolve()));
+    // 20 calls by the first run; a few more by the retry, then it is killed outright.
+    const calls = join(dir, "calls.log");
+    const deadline = Date.now() + 60_000;
+    while ((await lines(calls)) < 25 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    process.kill(-retry.pid!, "SIGKILL");
+    await exited;
+    const resumed = await runCli(["run", "--resume"], dir);
+    expect(resumed.stderr).toContain("which stopped while retrying its errored attempts");
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain("20 passed");
+    const store = await openSqliteStore(join(dir, ".niceeval/niceeval.sqlite"));
+    try {
+      const [run] = await store.listRuns();
+      expect(run?.status).toBe("finished");
+      expect(run?.totals).toMatchObject({ attempts: 20, passed: 20, errored: 0 });
+    } finally {
+      await store.close();
+    }
   }, 120_000);
 });
