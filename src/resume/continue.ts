@@ -110,7 +110,7 @@ export async function continueRun(
     io.stderr(`niceeval: --force: continuing although ${changes.slice(0, 5).join("; ")} changed\n`);
   const continued = continuedRun(store, run.runId, kept);
   return {
-    begin: { resume: true },
+    begin: { resume: true, ...(force ? { force: true } : {}) },
     kept: kept.keys,
     skip: continued.fromStore,
     withSource: continued.withSource,

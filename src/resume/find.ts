@@ -1,4 +1,5 @@
 import { NiceevalError } from "../errors.js";
+import { checkResumable } from "../store/manifest.js";
 import { resolveRunRef } from "../store/resolve.js";
 import type { Store, StoredRun } from "../store/types.js";
 import { writerGone } from "../store/writer.js";
@@ -28,15 +29,9 @@ export async function findRunToContinue(
   force: boolean,
 ): Promise<StoredRun> {
   const run = ref !== undefined ? await resolveRunRef(store, ref) : await latestFor(store, mode);
+  checkResumable(run.status, run, force);
   const state = runState(run);
   const id = run.runId.slice(0, 8);
-  if (state === "live" && !force) {
-    const who = run.writer ? ` (pid ${run.writer.pid} on ${run.writer.host})` : "";
-    throw new NiceevalError(
-      "RUN_STILL_RUNNING",
-      `run ${id} is still being written by another process${who}. Wait for it, stop it, or pass --force if that process is gone.`,
-    );
-  }
   if (mode === "resume" && state === "finished")
     throw new NiceevalError(
       "RUN_NOT_RESUMABLE",

@@ -1,6 +1,7 @@
 import { NiceevalError } from "../errors.js";
 import { redactUrl } from "./postgres/connection.js";
-import type { RunManifest } from "./types.js";
+import type { RunManifest, RunStatus } from "./types.js";
+import { writerGone } from "./writer.js";
 
 /** Passwords in command-line arguments (`--store postgres://u:pw@…`) never reach a store. */
 export function withoutCredentials(manifest: RunManifest): RunManifest {
@@ -30,6 +31,21 @@ export function checkJoin(stored: RunManifest, joining: RunManifest, location: s
       "RUN_MISMATCH",
       `cannot join run ${joining.runId} in ${location}: this writer's eval files or configurations differ from the run's (${differences.slice(0, 5).join(", ")}). Run every writer on the same eval files and configuration, or start a new run.`,
     );
+}
+
+/**
+ * Refuse to continue a run another live process is writing (`RUN_STILL_RUNNING`). Read in the
+ * transaction that takes the run over, so of two processes resuming one run at once, the second
+ * finds the first at work instead of both running the rest. `force` takes the writer's word for
+ * being gone (a writer on another host cannot be checked).
+ */
+export function checkResumable(status: RunStatus, stored: RunManifest, force: boolean): void {
+  if (status !== "running" || force || writerGone(stored)) return;
+  const who = stored.writer ? ` (pid ${stored.writer.pid} on ${stored.writer.host})` : "";
+  throw new NiceevalError(
+    "RUN_STILL_RUNNING",
+    `run ${stored.runId.slice(0, 8)} is still being written by another process${who}. Wait for it, stop it, or pass --force if that process is gone.`,
+  );
 }
 
 /**

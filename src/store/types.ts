@@ -98,9 +98,12 @@ export interface BeginRunOptions {
   /**
    * Continue a stopped run (`--resume`, `--retry-errors`): it is `running` again, its manifest
    * takes this writer's `writer`, `resumes` and `resumedWithChanges`, and files and
-   * configurations are not compared (the caller checked them, or was told to go on).
+   * configurations are not compared (the caller checked them, or was told to go on). A run
+   * another live process is writing is refused (`RUN_STILL_RUNNING`) unless `force`.
    */
   resume?: boolean;
+  /** With `resume`: take the run over although its writer seems alive. */
+  force?: boolean;
 }
 
 /** The key and verdict of a stored attempt, read without its values. */

@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { NiceevalError } from "../../src/errors.js";
 import type { AttemptRecord } from "../../src/eval/record.js";
@@ -571,6 +572,24 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         expect(run?.resumes).toEqual(again.resumes);
         expect(run?.resumedWithChanges).toEqual(["file evals/a.eval.ts"]);
         expect(run?.totals.attempts).toBe(1);
+      });
+
+      it("refuses to resume a run a live process on this host still writes, unless forced", async () => {
+        const first = manifest("taken");
+        // This test's parent process: alive for as long as the test runs.
+        first.writer = { pid: process.ppid, host: hostname() };
+        await store.beginRun(first);
+        const again = manifest("taken");
+        again.writer = { pid: 22, host: "b" };
+        const refused = await store.beginRun(again, { resume: true }).then(
+          () => undefined,
+          (e: unknown) => e as NiceevalError,
+        );
+        expect(refused?.code).toBe("RUN_STILL_RUNNING");
+        expect(refused?.message).toContain(`pid ${process.ppid}`);
+        expect((await store.getRun("taken"))?.writer?.pid).toBe(process.ppid);
+        await store.beginRun(again, { resume: true, force: true });
+        expect((await store.getRun("taken"))?.writer).toEqual({ pid: 22, host: "b" });
       });
 
       it("lists the key and verdict of every attempt without its values", async () => {

@@ -406,11 +406,20 @@ async function recordRun(
     : undefined;
   const digests = () =>
     Object.fromEntries(entries.map((e, i) => [e.eval.id, run.datasets[i]!.digest()]));
+  let refused: unknown;
   const sink = storeSink(store, manifest, {
     datasetHashes: digests,
     ...(continued ? { begin: continued.begin, skip: continued.skip } : {}),
-    onError: run.onError,
+    onError: (error) => {
+      if (continued && error instanceof NiceevalError && error.code === "RUN_STILL_RUNNING")
+        refused = error;
+      else run.onError(error);
+    },
   });
+  // A run another process took over since it was found (two resumes at once): exit 2 before
+  // any case runs, rather than run the rest twice.
+  if (continued) await sink.ready;
+  if (refused) throw refused;
   return { sink, continued };
 }
 

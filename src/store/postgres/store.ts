@@ -1,7 +1,7 @@
 import pg from "pg";
 import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord, Verdict } from "../../eval/record.js";
-import { checkJoin, resumedManifest, withoutCredentials } from "../manifest.js";
+import { checkJoin, checkResumable, resumedManifest, withoutCredentials } from "../manifest.js";
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -32,6 +32,7 @@ import type {
   RunEnd,
   RunListQuery,
   RunManifest,
+  RunStatus,
   Store,
   StoredRun,
 } from "../types.js";
@@ -270,7 +271,7 @@ class PostgresStore implements Store {
             "RUN_EXISTS",
             `a run with id ${manifest.runId} is already in ${this.location}; every run needs a new id (or join it as another writer).`,
           );
-        return this.#join(client, manifest, options.resume === true);
+        return this.#join(client, manifest, options);
       }
       const tags = Object.entries(manifest.tags);
       if (tags.length)
@@ -288,15 +289,20 @@ class PostgresStore implements Store {
   }
 
   /** Another writer of an existing run: same files and eval configurations, or refused. */
-  async #join(client: pg.PoolClient, manifest: RunManifest, resume: boolean): Promise<void> {
-    const { rows } = await client.query<{ rid: number; manifest: string }>(
-      "SELECT rid, manifest FROM niceeval.runs WHERE id = $1 FOR NO KEY UPDATE",
+  async #join(
+    client: pg.PoolClient,
+    manifest: RunManifest,
+    options: BeginRunOptions,
+  ): Promise<void> {
+    const { rows } = await client.query<{ rid: number; manifest: string; status: RunStatus }>(
+      "SELECT rid, manifest, status FROM niceeval.runs WHERE id = $1 FOR NO KEY UPDATE",
       [manifest.runId],
     );
     const row = rows[0]!;
     const stored = JSON.parse(row.manifest) as RunManifest;
+    if (options.resume) checkResumable(row.status, stored, options.force === true);
     // A resumed run is running again, under its new writer; the caller compared its files.
-    if (resume)
+    if (options.resume)
       await client.query(
         "UPDATE niceeval.runs SET status = 'running', ended_at = NULL, manifest = $2 WHERE rid = $1",
         [row.rid, JSON.stringify(resumedManifest(stored, manifest))],

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord, Verdict } from "../../eval/record.js";
-import { checkJoin, resumedManifest, withoutCredentials } from "../manifest.js";
+import { checkJoin, checkResumable, resumedManifest, withoutCredentials } from "../manifest.js";
 import {
   COUNTERS,
   type Contribution,
@@ -20,6 +20,7 @@ import type {
   RunEnd,
   RunListQuery,
   RunManifest,
+  RunStatus,
   Store,
   StoredRun,
 } from "../types.js";
@@ -235,11 +236,12 @@ class SqliteStore implements Store {
     this.#guard(() =>
       this.#db
         .transaction(() => {
-          const exists = this.#sql<{ rid: number; manifest: string }>(
-            "SELECT rid, manifest FROM runs WHERE id = ?",
+          const exists = this.#sql<{ rid: number; manifest: string; status: RunStatus }>(
+            "SELECT rid, manifest, status FROM runs WHERE id = ?",
           ).get(manifest.runId);
           if (exists && options.resume) {
             const stored = JSON.parse(exists.manifest) as RunManifest;
+            checkResumable(exists.status, stored, options.force === true);
             this.#sql(
               "UPDATE runs SET status = 'running', ended_at = NULL, manifest = ? WHERE rid = ?",
             ).run(JSON.stringify(resumedManifest(stored, manifest)), exists.rid);
