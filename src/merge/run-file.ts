@@ -189,7 +189,10 @@ async function* parsedLines(file: string): AsyncGenerator<{ value: Parsed; line:
 }
 
 const invalidLine = (file: string, line: number, why: string) =>
-  new NiceevalError("RUN_IMPORT_INVALID", `cannot import ${file}: line ${line} ${why}`);
+  new NiceevalError(
+    "RUN_IMPORT_INVALID",
+    `cannot read the run export ${file}: line ${line} ${why}`,
+  );
 
 /** What {@link importRunFile} did. */
 export interface ImportResult {
@@ -208,11 +211,27 @@ export interface ImportResult {
 const IMPORT_BATCH = 2000;
 
 /**
+ * Read an export through to its end without storing anything: it throws what reading it for
+ * real would (a line that is not JSON, a record after `run.end`, with the file and line), so an
+ * import or a merge that starts after it never stops halfway with a partial run left behind.
+ */
+export async function checkRunFile(file: string): Promise<void> {
+  const reader = await openRunFile(file);
+  try {
+    for await (const _ of reader.records());
+    reader.end();
+  } finally {
+    await reader.close();
+  }
+}
+
+/**
  * Read a run export back into a store under its own run id, streaming: importing the same file
  * twice leaves one run with the same attempts (a stored (eval, case, trial) is replaced, never
  * doubled), and an export of another run with that id is refused (`RUN_MISMATCH`).
  */
 export async function importRunFile(store: Store, file: string): Promise<ImportResult> {
+  await checkRunFile(file);
   const reader = await openRunFile(file);
   const { manifest } = reader;
   try {

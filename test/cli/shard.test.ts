@@ -394,7 +394,9 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
   it("refuses a file that is not a run export, naming the file and the line", async () => {
     const notExport = await cli(["import", "evals/suite.eval.ts", "--store", "c.sqlite"]);
     expect(notExport.code).toBe(2);
-    expect(notExport.stderr).toMatch(/cannot import .*suite\.eval\.ts: line 1 is not JSON/);
+    expect(notExport.stderr).toMatch(
+      /cannot read the run export .*suite\.eval\.ts: line 1 is not JSON/,
+    );
     const missing = await cli(["import", "nope.ndjson", "--store", "c.sqlite"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("cannot read");
@@ -402,5 +404,24 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     const noRun = await cli(["merge", "nothing-here", "--store", "a.sqlite"]);
     expect(noRun.code).toBe(2);
     expect(noRun.stderr).toContain('no run "nothing-here"');
+  });
+
+  it("stores no run from an export broken halfway, by import or by merge", async () => {
+    await cli(["export", "shard-2", "--ndjson", "whole.ndjson", "--store", "a.sqlite"]);
+    const lines = (await readFile(join(project.dir, "whole.ndjson"), "utf8")).split("\n");
+    lines.splice(5, 0, "garbage{{{");
+    await writeFile(join(project.dir, "broken.ndjson"), lines.join("\n"));
+    for (const command of [
+      ["import", "broken.ndjson", "--store", "broken-import.sqlite"],
+      ["merge", "whole.ndjson", "broken.ndjson", "--name", "m", "--store", "broken-merge.sqlite"],
+    ]) {
+      const failed = await cli(command);
+      expect(failed.code).toBe(2);
+      expect(failed.stderr).toMatch(
+        /cannot read the run export .*broken\.ndjson: line 6 is not JSON/,
+      );
+      const runs = await cli(["runs", "--json", "--store", command.at(-1)!]);
+      expect(json<unknown[]>(runs.stdout)).toEqual([]);
+    }
   });
 });

@@ -10,6 +10,7 @@ import {
   storedInput,
 } from "../../merge/merge-runs.js";
 import {
+  checkRunFile,
   exportRunFile,
   importRunFile,
   openRunFile,
@@ -85,6 +86,8 @@ export async function mergeCommand(args: MergeArgs, store: Store, io: CliIO): Pr
     for (const ref of args.runs) {
       const path = resolve(io.cwd, ref);
       if (isFile(path)) {
+        // Checked through first: a broken file fails the merge before its run is stored.
+        await checkRunFile(path);
         const reader = await openRunFile(path);
         readers.push(reader);
         inputs.push(fileInput(reader));
