@@ -25,6 +25,11 @@ export interface ContinuedRun {
   kept: ReadonlySet<string>;
   skip(record: AttemptRecord): boolean;
   withSource(options: RunOptions): RunOptions;
+  /**
+   * Stored attempts kept for cases the evals no longer give (their dataset changed since the
+   * run started): read once the run has ended; they stay in the store and count in its totals.
+   */
+  unreached(): number;
 }
 
 /**
@@ -114,5 +119,6 @@ export async function continueRun(
     kept: kept.keys,
     skip: continued.fromStore,
     withSource: continued.withSource,
+    unreached: continued.unreached,
   };
 }

@@ -45,8 +45,11 @@ export function continuedRun(
 ): {
   withSource(options: RunOptions): RunOptions;
   fromStore(record: AttemptRecord): boolean;
+  /** Kept attempts whose case the evals did not give (read once the source has ended). */
+  unreached(): number;
 } {
   const read = new WeakSet<AttemptRecord>();
+  let reached = 0;
   const source = (options: RunOptions): CaseSource => {
     const filter = options.filter;
     const select: CaseSelector[] = [
@@ -87,6 +90,7 @@ export function continuedRun(
               const record = await stored(key);
               if (record) {
                 read.add(record);
+                reached++;
                 yield { ...item, record };
                 continue;
               }
@@ -102,5 +106,6 @@ export function continuedRun(
   return {
     withSource: (options) => ({ ...options, source: source(options) }),
     fromStore: (record) => read.has(record),
+    unreached: () => kept.keys.size - reached,
   };
 }

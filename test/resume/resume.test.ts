@@ -192,3 +192,34 @@ export const count = defineSuite({
     }
   }, 120_000);
 });
+
+// As many cases as cases.txt says: the dataset can change between a run and its resume.
+const sizedSuite = suite()
+  .replace(
+    'import { defineSuite } from "niceeval";',
+    'import { readFileSync } from "node:fs";\nimport { defineSuite } from "niceeval";',
+  )
+  .replace("{ length: 60 }", '{ length: Number(readFileSync("cases.txt", "utf8")) }');
+
+describe("niceeval run --resume after the dataset changed", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/slow.eval.js": sizedSuite, "cases.txt": "60" });
+  });
+  afterAll(async () => {
+    await project.cleanup();
+  });
+
+  it("says how many stored attempts belong to cases the evals no longer give", async () => {
+    const dir = project.dir;
+    const stored = await killWhenStored(["run"], dir, "sized.sqlite", 20);
+    expect(stored).toBeGreaterThanOrEqual(20);
+    await writeFile(join(dir, "cases.txt"), "5");
+    const resumed = await runCli(["run", "--resume", "--store", "sized.sqlite"], dir);
+    expect(resumed.stderr).toMatch(
+      /niceeval: \d+ stored attempts of this run belong to cases its evals no longer give/,
+    );
+    const unreached = Number(/niceeval: (\d+) stored attempts/.exec(resumed.stderr)![1]);
+    expect(unreached).toBe(stored - 5);
+  }, 120_000);
+});

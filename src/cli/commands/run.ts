@@ -110,6 +110,11 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
       io.stderr(`niceeval: interrupted by ${guard.signal}; ${where} every attempt that finished\n`);
       return guard.exitCode;
     }
+    const unreached = summary.cancelled ? 0 : (sinks.continued?.unreached() ?? 0);
+    if (unreached > 0)
+      io.stderr(
+        `niceeval: ${unreached} stored attempt${unreached === 1 ? "" : "s"} of this run belong to cases its evals no longer give (a dataset changed since the run started); they stay in the store and count in its totals, so the report and \`show\` differ. Start a new run to compare like with like\n`,
+      );
     const code = outcome(summary, args, io, {
       reportFd,
       compared: sinks.compared,
