@@ -5,6 +5,7 @@ import { safeStringify } from "../report/json-safe.js";
 import { LineWriter } from "../report/output.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunManifest, RunStatus, Store, StoredRun } from "../store/types.js";
+import { effectiveStatus } from "../store/writer.js";
 
 /** Format id carried by the first line of a run export. */
 export const RUN_FILE_FORMAT = "niceeval/run/v1" as const;
@@ -61,7 +62,7 @@ export async function exportRunFile(
     }
     line({
       type: "run.end",
-      status: run.status,
+      status: effectiveStatus(run),
       ...(run.endedAt !== undefined ? { endedAt: run.endedAt } : {}),
       summaries: run.summaries ?? [],
       attempts,
@@ -201,7 +202,10 @@ export interface ImportResult {
   shard?: RunManifest["shard"];
   attempts: number;
   status: RunStatus;
-  /** The file stopped before its `run.end` line: the run is stored as `interrupted`. */
+  /**
+   * The file stopped before its `run.end` line: the run is stored as `interrupted`, unless the
+   * store already held it finished (then it stays so).
+   */
   truncated: boolean;
   /** The run was already in the store: its attempts were written again, not added. */
   existed: boolean;
@@ -235,7 +239,8 @@ export async function importRunFile(store: Store, file: string): Promise<ImportR
   const reader = await openRunFile(file);
   const { manifest } = reader;
   try {
-    const existed = (await store.getRun(manifest.runId)) !== undefined;
+    const before = await store.getRun(manifest.runId);
+    const existed = before !== undefined;
     // Joining is what makes a second import of the same file a no-op; other files are refused.
     await store.beginRun(manifest, { join: true });
     let attempts = 0;
@@ -250,8 +255,11 @@ export async function importRunFile(store: Store, file: string): Promise<ImportR
     }
     if (batch.length) await store.appendAttempts(manifest.runId, batch);
     const end = reader.end();
-    const status: RunStatus = end ? end.status : "interrupted";
-    if (status !== "running")
+    // An export cut short of a run the store already holds finished adds nothing the run lacks:
+    // the run stays finished, with its summaries.
+    const kept = end === undefined && before?.status === "finished";
+    const status: RunStatus = kept ? "finished" : end ? end.status : "interrupted";
+    if (status !== "running" && !kept)
       await store.finishRun(manifest.runId, {
         status,
         endedAt: end?.endedAt ?? new Date().toISOString(),

@@ -1,5 +1,6 @@
 import { NiceevalError } from "../errors.js";
 import type { Store, StoredRun } from "./types.js";
+import { effectiveStatus } from "./writer.js";
 
 /** Shortest id prefix that names a run. */
 export const MIN_RUN_PREFIX = 6;
@@ -72,6 +73,6 @@ async function notFound(
 /** One line per run: id prefix, name, start, status. */
 function describeRuns(runs: readonly StoredRun[]): string {
   return runs
-    .map((r) => `  ${r.runId.slice(0, 8)}  ${r.name ?? "-"}  ${r.startedAt}  ${r.status}`)
+    .map((r) => `  ${r.runId.slice(0, 8)}  ${r.name ?? "-"}  ${r.startedAt}  ${effectiveStatus(r)}`)
     .join("\n");
 }

@@ -2,7 +2,7 @@
 // is gone is known as stopped (by `--resume`, `runs` and the viewer).
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import type { RunManifest } from "./types.js";
+import type { RunManifest, RunStatus } from "./types.js";
 
 /** This process as a run's writer (recorded in the manifest of every stored run). */
 export function thisWriter(): NonNullable<RunManifest["writer"]> {
@@ -26,6 +26,14 @@ export function writerGone(run: RunManifest): boolean {
   }
   // A writer killed with its process group answers signal 0 until its parent reaps it.
   return isZombie(run.writer.pid);
+}
+
+/**
+ * A run's status as it should be shown: one left `running` by a writer that is gone (SIGKILL, a
+ * machine that died) crashed.
+ */
+export function effectiveStatus(run: RunManifest & { status: RunStatus }): RunStatus {
+  return run.status === "running" && writerGone(run) ? "crashed" : run.status;
 }
 
 /** Whether a pid is a process that has exited and is not yet reaped (Linux; false elsewhere). */

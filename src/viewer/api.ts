@@ -11,7 +11,7 @@ import {
   type Store,
   type StoredRun,
 } from "../store/types.js";
-import { writerGone } from "../store/writer.js";
+import { effectiveStatus } from "../store/writer.js";
 
 /**
  * The viewer's data: plain JSON shapes computed from a {@link Store}, served by the live API and
@@ -109,8 +109,7 @@ export function runRow(run: StoredRun): RunRow {
     dirty: run.git?.dirty ?? null,
     startedAt: run.startedAt,
     endedAt: run.endedAt ?? null,
-    // A run left running by a writer that is gone (SIGKILL, a machine that died) crashed.
-    status: run.status === "running" && writerGone(run) ? "crashed" : run.status,
+    status: effectiveStatus(run),
     tags: run.tags,
     evals: run.evals.map((e) => e.evalId),
     cases: totals.cases,

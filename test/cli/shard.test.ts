@@ -406,6 +406,18 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     expect(noRun.stderr).toContain('no run "nothing-here"');
   });
 
+  it("keeps a run the store holds finished when an export of it cut short is imported", async () => {
+    await cli(["export", "shard-2", "--ndjson", "again.ndjson", "--store", "a.sqlite"]);
+    const lines = (await readFile(join(project.dir, "again.ndjson"), "utf8")).trim().split("\n");
+    await writeFile(join(project.dir, "cut.ndjson"), `${lines.slice(0, 4).join("\n")}\n`);
+    expect((await cli(["import", "again.ndjson", "--store", "cut.sqlite"])).code).toBe(0);
+    const cut = await cli(["import", "cut.ndjson", "--store", "cut.sqlite"]);
+    expect(cut.code).toBe(1);
+    expect(cut.stderr).toContain("it stays finished with its summaries");
+    const [run] = json<StoredRun[]>((await cli(["runs", "--json", "--store", "cut.sqlite"])).stdout);
+    expect(run?.status).toBe("finished");
+  });
+
   it("stores no run from an export broken halfway, by import or by merge", async () => {
     await cli(["export", "shard-2", "--ndjson", "whole.ndjson", "--store", "a.sqlite"]);
     const lines = (await readFile(join(project.dir, "whole.ndjson"), "utf8")).split("\n");

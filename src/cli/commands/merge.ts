@@ -64,7 +64,12 @@ export async function importCommand(args: ImportArgs, store: Store, io: CliIO): 
       io.stdoutFd,
       `imported ${given}: run ${result.runId.slice(0, 8)}${what.length ? ` (${what.join(", ")})` : ""}, ${result.attempts} attempts, ${result.status}${result.existed ? " (already in the store: its attempts were replaced, not added)" : ""}\n`,
     );
-    if (result.truncated) {
+    if (result.truncated && result.status === "finished") {
+      io.stderr(
+        `niceeval: ${given} ends before its run.end line (cut short?); the store already held run ${result.runId.slice(0, 8)} finished, and it stays finished with its summaries\n`,
+      );
+      code = 1;
+    } else if (result.truncated) {
       io.stderr(
         `niceeval: ${given} ends before its run.end line (cut short?): its ${result.attempts} attempts were imported and the run is marked interrupted; export it again\n`,
       );

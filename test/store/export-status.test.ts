@@ -1,0 +1,48 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { exportRunFile } from "../../src/merge/run-file.js";
+import { openSqliteStore } from "../../src/store/index.js";
+import { resolveRunRef } from "../../src/store/resolve.js";
+import { attempt, manifest } from "./fixtures.js";
+
+// A pid no process has: Linux pids stay below 2^22.
+const GONE = 2 ** 22 + 7;
+
+describe("a run left running by a writer that is gone", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "niceeval-export-status-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("is exported, and listed when a reference is ambiguous, as crashed", async () => {
+    const store = await openSqliteStore(join(dir, "s.sqlite"));
+    try {
+      for (const id of ["left-1", "left-2"]) {
+        const m = manifest(id);
+        m.name = "left";
+        m.writer = { pid: GONE, host: hostname() };
+        await store.beginRun(m);
+        await store.appendAttempts(id, [attempt("alpha", 0)]);
+      }
+      const run = (await store.getRun("left-1"))!;
+      expect(run.status).toBe("running");
+      const file = join(dir, "left.ndjson");
+      await exportRunFile(store, run, file);
+      const lines = (await readFile(file, "utf8")).trim().split("\n");
+      expect(JSON.parse(lines.at(-1)!)).toMatchObject({ type: "run.end", status: "crashed" });
+      const ambiguous = await resolveRunRef(store, "left").then(
+        () => "",
+        (e: Error) => e.message,
+      );
+      expect(ambiguous).toMatch(/left-1 +left +\S+ +crashed/);
+      expect(ambiguous).not.toContain("running");
+    } finally {
+      await store.close();
+    }
+  });
+});
