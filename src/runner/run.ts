@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
@@ -96,6 +97,9 @@ export async function runEvals(
   const startedAt = new Date();
   const started = performance.now();
   const signal = options.signal ?? new AbortController().signal;
+  // Attempts without a time limit share the run's signal: each in flight may listen to it (a
+  // fetch does), and more than ten is a run at that concurrency, not a leak to warn about.
+  setMaxListeners(0, signal);
   const trialsOfEntry = (entry: number) => trialsOf(entries[entry]!.eval.trials ?? options.trials);
   const sinks = new SinkSet([
     ...(options.reporters ?? []),

@@ -1,6 +1,7 @@
 // The eval process of a supervised run: loads the eval files, runs the attempts it is sent with
 // the in-process executor, and streams the records back. Started by supervisedExecutor.
 import { AsyncLocalStorage } from "node:async_hooks";
+import { setMaxListeners } from "node:events";
 import { writeSync } from "node:fs";
 import { loadEvalFiles } from "../cli/load.js";
 import { errorMessage } from "../errors.js";
@@ -44,6 +45,8 @@ const running = new Map<number, { evalId: string; spec: CaseSpec; fed?: FedJob }
 const evals = new Map<string, Runnable>();
 const loadErrors = new Map<string, string>();
 const controller = new AbortController();
+// Shared by the attempts without a time limit, as the run's signal is (runner/run.ts).
+setMaxListeners(0, controller.signal);
 let outbox: ChildEvent[] = [];
 /** Every event in the outbox is plain JSON (records are checked as they are encoded). */
 let outboxPlain = true;

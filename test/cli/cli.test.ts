@@ -186,6 +186,28 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     );
   });
 
+  it("lets more than ten attempts in flight listen to their signal without a leak warning", async () => {
+    await inBothModes(
+      {
+        "evals/listens.eval.ts": passingSuite
+          .replace(
+            "cases: [",
+            "cases: [...Array.from({ length: 30 }, (_, i) => ({ id: 'l' + i, input: 'x', expected: 'x' })),",
+          )
+          .replace(
+            "target: async (input) => input",
+            "target: async (input, context) => { context.signal?.addEventListener('abort', () => {}); await new Promise((r) => setTimeout(r, 50)); return input; }",
+          ),
+      },
+      async (flags, dir) => {
+        const run = await runCli(["run", "--no-store", "--concurrency", "16", ...flags], dir);
+        expect(run.code).toBe(0);
+        expect(run.stdout).toContain("32 passed");
+        expect(run.stderr).not.toContain("MaxListenersExceededWarning");
+      },
+    );
+  });
+
   it("fails the report, not only the exit code, when an error in user code belongs to no case", async () => {
     await inBothModes(
       {

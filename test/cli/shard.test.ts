@@ -414,7 +414,9 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     const cut = await cli(["import", "cut.ndjson", "--store", "cut.sqlite"]);
     expect(cut.code).toBe(1);
     expect(cut.stderr).toContain("it stays finished with its summaries");
-    const [run] = json<StoredRun[]>((await cli(["runs", "--json", "--store", "cut.sqlite"])).stdout);
+    const [run] = json<StoredRun[]>(
+      (await cli(["runs", "--json", "--store", "cut.sqlite"])).stdout,
+    );
     expect(run?.status).toBe("finished");
   });
 
