@@ -1,8 +1,10 @@
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { RunArgs } from "../cli/args.js";
 import { parseCliArgs } from "../cli/args.js";
 import type { CliIO } from "../cli/io.js";
 import { assertStoreExists, openStoreAt, storeLocation } from "../cli/store.js";
+import { NiceevalError } from "../errors.js";
 import type { AttemptRecord } from "../eval/record.js";
 import type { RunOptions } from "../runner/run.js";
 import type { BeginRunOptions, RunManifest, Store, StoredRun } from "../store/types.js";
@@ -50,6 +52,12 @@ export async function findContinuation(args: RunArgs, io: CliIO): Promise<Contin
     await store.close();
   }
   const next: RunArgs = { ...args, paths: run.files.map((f) => resolve(io.cwd, f.path)) };
+  const missing = run.files.filter((f) => !existsSync(resolve(io.cwd, f.path))).map((f) => f.path);
+  if (missing.length > 0)
+    throw new NiceevalError(
+      "USAGE",
+      `${flagOf(mode)}: run ${run.runId.slice(0, 8)}'s eval files are named from the folder it started in, and ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ` and ${missing.length - 3} more` : ""} ${missing.length === 1 ? "is" : "are"} not found from ${io.cwd}. Run ${flagOf(mode)} from that folder.`,
+    );
   next.trials = run.trials;
   const original = originalRun(run.command);
   // The options that define which attempts the run holds and how long each may take.

@@ -214,6 +214,15 @@ describe("niceeval run --resume after the dataset changed", () => {
     const dir = project.dir;
     const stored = await killWhenStored(["run"], dir, "sized.sqlite", 20);
     expect(stored).toBeGreaterThanOrEqual(20);
+    // From another folder, the run's eval files are not found: said so, nothing runs.
+    const elsewhere = await runCli(
+      ["run", "--resume", "--store", join(dir, "sized.sqlite")],
+      join(dir, "evals"),
+    );
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toMatch(
+      /eval files are named from the folder it started in, and evals\/slow\.eval\.js is not found from .*evals\. Run --resume from that folder/,
+    );
     await writeFile(join(dir, "cases.txt"), "5");
     const resumed = await runCli(["run", "--resume", "--store", "sized.sqlite"], dir);
     expect(resumed.stderr).toMatch(
