@@ -404,6 +404,9 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     const noRun = await cli(["merge", "nothing-here", "--store", "a.sqlite"]);
     expect(noRun.code).toBe(2);
     expect(noRun.stderr).toContain('no run "nothing-here"');
+    const noFile = await cli(["merge", "gone/shard-9.ndjson", "--store", "a.sqlite"]);
+    expect(noFile.code).toBe(2);
+    expect(noFile.stderr).toMatch(/merge: .*gone\/shard-9\.ndjson is not a file \(not found\)/);
   });
 
   it("keeps a run the store holds finished when an export of it cut short is imported", async () => {

@@ -1,4 +1,4 @@
-import { statSync, writeSync } from "node:fs";
+import { existsSync, statSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
 import { isClosedPipe, NiceevalError } from "../../errors.js";
 import { describeRun } from "../../merge/check.js";
@@ -96,6 +96,12 @@ export async function mergeCommand(args: MergeArgs, store: Store, io: CliIO): Pr
         const reader = await openRunFile(path);
         readers.push(reader);
         inputs.push(fileInput(reader));
+      } else if (/[/\\]|\.ndjson$/i.test(ref)) {
+        // Named like a file, not a run: say what is wrong with the file.
+        throw new NiceevalError(
+          "USAGE",
+          `merge: ${path} is not a file (${existsSync(path) ? "a folder" : "not found"}); name an export written by \`niceeval export <run> --ndjson <file>\`, or a stored run`,
+        );
       } else {
         inputs.push(storedInput(store, await resolveRunRef(store, ref)));
       }
