@@ -346,6 +346,35 @@ describe("SQLite store", () => {
     await store.close();
   });
 
+  it("keeps no history for an attempt appended again unchanged, and archives a changed one", async () => {
+    const store = await openSqliteStore(join(dir, "again.sqlite"));
+    try {
+      await store.beginRun(manifest("a"));
+      const records = Array.from({ length: 10 }, (_, i) => attempt("alpha", i));
+      await store.appendAttempts("a", records);
+      // The same attempts again (an export imported twice), then one that changed.
+      await store.appendAttempts("a", records);
+      await store.appendAttempts("a", [attempt("alpha", 3, { verdict: "failed" })]);
+      const history = [];
+      for await (const h of store.attemptHistory("a")) history.push(h.record);
+      expect(history).toEqual([records[3]]);
+      const read = [];
+      for await (const r of store.streamAttempts("a")) read.push(r);
+      expect(read.map((r) => r.verdict)).toEqual([
+        ...Array(3).fill("passed"),
+        "failed",
+        ...Array(6).fill("passed"),
+      ]);
+      expect((await store.getRun("a"))?.totals).toMatchObject({
+        attempts: 10,
+        passed: 9,
+        failed: 1,
+      });
+    } finally {
+      await store.close();
+    }
+  });
+
   it("forgets shared cells written by a batch that failed", async () => {
     const store = await openSqliteStore(join(dir, "shared-rollback.sqlite"));
     await store.beginRun(manifest("r"));

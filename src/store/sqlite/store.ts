@@ -130,6 +130,8 @@ const UPSERT_ATTEMPT = `${INSERT_ATTEMPT}
 const ARCHIVE_ATTEMPT = `INSERT INTO attempt_history (id, rid, ev, replaced_at, ${ATTEMPT_COLUMNS.join(", ")})
   SELECT id, rid, ev, ?, ${ATTEMPT_COLUMNS.join(", ")} FROM attempts
   WHERE rid = ? AND ev = ? AND case_id = ? AND trial = ?`;
+const SELECT_STORED = `SELECT ${ATTEMPT_COLUMNS.join(", ")} FROM attempts
+  WHERE rid = ? AND ev = ? AND case_id = ? AND trial = ?`;
 const INSERT_TEXT =
   "INSERT OR REPLACE INTO attempt_text (rid, id, search, reasons, blobs) VALUES (?, ?, ?, ?, ?)";
 
@@ -501,6 +503,8 @@ class SqliteStore implements Store {
       values[2 + CASE_INDEX] = index;
       let id: number;
       // A key known to be new is a plain insert; one stored before (or earlier in this batch) an upsert.
+      // The same attempt again (an export imported twice): nothing to replace, no history.
+      if (old && this.#storedAlike(values, rid, ev, caseId, trial)) continue;
       if (old) {
         replacedAt ??= new Date().toISOString();
         this.#sql(ARCHIVE_ATTEMPT).run(replacedAt, rid, ev, caseId, trial);
@@ -536,6 +540,29 @@ class SqliteStore implements Store {
     deltas.forEach((d, e) => {
       update.run(...COUNTERS.map((c) => d[c]), rid, evOf[e]);
     });
+  }
+
+  /**
+   * Whether the stored row of this key holds exactly `values` (`rid`, `ev`, then the columns),
+   * reading shared judgments and reasons cells as their text (one side may be inline).
+   */
+  #storedAlike(values: readonly Cell[], rid: number, ev: number, caseId: string, trial: number) {
+    const row = this.#sql(SELECT_STORED).raw().get(rid, ev, caseId, trial) as Cell[] | undefined;
+    if (!row) return false;
+    for (let c = 0; c < COLUMNS; c++) {
+      let stored = row[c];
+      let given = values[c + 2];
+      if (
+        (c === JUDGMENTS || c === REASONS) &&
+        typeof stored === "string" &&
+        typeof given === "string"
+      ) {
+        stored = this.#shared.text(stored);
+        given = this.#shared.text(given);
+      }
+      if (stored !== given) return false;
+    }
+    return true;
   }
 
   /**
