@@ -164,7 +164,9 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     );
     const again = await cli(["import", "shard-2.ndjson", "--store", "b.sqlite"]);
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain("already in the store: its attempts were replaced, not added");
+    expect(again.stdout).toContain(
+      "already in the store: an attempt it held is not added twice, and one that differs replaces it",
+    );
     for (const i of [1, 2, 3]) {
       const original = await show(`shard-${i}`, "a.sqlite");
       const copy = await show(`shard-${i}`, "b.sqlite");

@@ -62,7 +62,7 @@ export async function importCommand(args: ImportArgs, store: Store, io: CliIO): 
     ].filter(Boolean);
     writeSync(
       io.stdoutFd,
-      `imported ${given}: run ${result.runId.slice(0, 8)}${what.length ? ` (${what.join(", ")})` : ""}, ${result.attempts} attempts, ${result.status}${result.existed ? " (already in the store: its attempts were replaced, not added)" : ""}\n`,
+      `imported ${given}: run ${result.runId.slice(0, 8)}${what.length ? ` (${what.join(", ")})` : ""}, ${result.attempts} attempts, ${result.status}${result.existed ? " (already in the store: an attempt it held is not added twice, and one that differs replaces it)" : ""}\n`,
     );
     if (result.truncated && result.status === "finished") {
       io.stderr(
