@@ -652,9 +652,12 @@ function ms(flag: string, text: unknown, fallback: number, min: number): number 
   return wholeNumber(flag, text as string | undefined, fallback, 2 ** 31 - 1001, min);
 }
 
+/** A decimal such as 0.9, .9, 1 or 1e-2 (no hex, no blanks: `Number` reads "" and " " as 0). */
+const DECIMAL = /^(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
+
 function fraction(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  const value = Number(text);
+  const value = DECIMAL.test(text) ? Number(text) : Number.NaN;
   if (!(value >= 0 && value <= 1))
     throw usage(`${flag} must be a number from 0 to 1, got "${text}"`);
   return value;

@@ -20,6 +20,11 @@ export interface GithubReporterOptions {
   maxAnnotations?: number;
   /** Where workflow commands go (default: standard output, written synchronously). */
   write?: (text: string) => void;
+  /**
+   * The file descriptor they are written to without `write` (default 1). The runner reads workflow
+   * commands on standard error too: the CLI sends them there when NDJSON has standard output.
+   */
+  fd?: number;
 }
 
 /** Escape workflow-command data (the message): %, CR and LF. */
@@ -48,7 +53,7 @@ export function githubReporter(options: GithubReporterOptions = {}): Reporter {
     options.write ??
     ((text: string) => {
       const bytes = Buffer.from(text);
-      writeFully(1, bytes, 0, bytes.length);
+      writeFully(options.fd ?? 1, bytes, 0, bytes.length);
     });
   // The list keeps at least what the annotations need, and the summary's 50.
   return collectingReporter(Math.max(50, max), (collector, run) => {

@@ -70,6 +70,8 @@ export interface ReporterContext {
   console?: ConsoleReporterOptions;
   /** Markdown appended to the markdown and GitHub summaries (a baseline comparison). */
   comparison?: () => string | undefined;
+  /** Where the human report goes (standard error when NDJSON has standard output). */
+  fd?: number;
 }
 
 /** Build the reporter a spec names. */
@@ -88,6 +90,10 @@ export function createReporter(spec: ReporterSpec, context: ReporterContext = {}
     case "markdown":
       return markdownReporter(path(spec.file), comparison);
     case "github":
-      return githubReporter({ ...(context.env ? { env: context.env } : {}), ...comparison });
+      return githubReporter({
+        ...(context.env ? { env: context.env } : {}),
+        ...(context.fd !== undefined ? { fd: context.fd } : {}),
+        ...comparison,
+      });
   }
 }

@@ -193,10 +193,12 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
     );
     expect(run.code).toBe(1);
     const lines = run.stdout.split("\n").filter(Boolean);
-    // Standard output is the NDJSON stream (and GitHub's workflow commands); the report is on stderr.
-    const events = lines.filter((l) => !l.startsWith("::")).map((l) => JSON.parse(l));
+    // Standard output is the NDJSON stream alone; the report and GitHub's workflow commands (which
+    // the runner reads there too) are on stderr.
+    const events = lines.map((l) => JSON.parse(l));
     expect(events.length).toBeGreaterThan(3);
-    expect(lines.filter((l) => l.startsWith("::error"))).toEqual([
+    const commands = run.stderr.split("\n").filter((l) => l.startsWith("::"));
+    expect(commands.filter((l) => l.startsWith("::error"))).toEqual([
       expect.stringContaining(
         "file=evals/qa.eval.ts,title=qa › a failed::same (gate · 1 pt): mismatched",
       ),
@@ -221,6 +223,16 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
       expect(result.code, reporter).toBe(2);
       expect(result.stderr).toContain("--reporter");
       expect(result.stdout).toBe("");
+    }
+    // Two reports to one destination: one would overwrite or garble the other.
+    for (const [flags, where] of [
+      [["--reporter", "junit=same.xml", "--reporter", "markdown=same.xml"], "same.xml"],
+      [["--json", "same.json", "--reporter", "ndjson=same.json"], "same.json"],
+      [["--reporter", "ndjson=-", "--reporter", "ndjson=-"], "standard output"],
+    ] as const) {
+      const result = await cli(["run", "evals", ...flags]);
+      expect(result.code, flags.join(" ")).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`both write .*${where.replace(".", "\\.")}`));
     }
     expect((await cli(["runs", "--json"])).stdout).toBe(before);
   });

@@ -513,6 +513,8 @@ function reporterSpecs(args: RunArgs, cwd: string): ReporterSpec[] {
   const specs = args.reporters.map(parseReporterFlag);
   if (args.json !== undefined) specs.push({ kind: "json", file: args.json });
   if (!specs.some((spec) => spec.kind === "console")) specs.unshift({ kind: "console" });
+  /** Each report's destination (a resolved path, or - for standard output) and who asked. */
+  const taken = new Map<string, string>();
   for (const spec of specs) {
     const file =
       "file" in spec
@@ -520,12 +522,19 @@ function reporterSpecs(args: RunArgs, cwd: string): ReporterSpec[] {
         : spec.kind === "ndjson" && spec.target !== "-"
           ? spec.target
           : undefined;
-    if (file !== undefined)
-      checkWritable(
-        spec.kind === "json" && file === args.json ? "--json" : `--reporter ${spec.kind}`,
-        file,
-        cwd,
-      );
+    const flag = spec.kind === "json" && file === args.json ? "--json" : `--reporter ${spec.kind}`;
+    const target =
+      file !== undefined ? resolve(cwd, file) : spec.kind === "ndjson" ? "-" : undefined;
+    if (target !== undefined) {
+      const before = taken.get(target);
+      if (before !== undefined)
+        throw new NiceevalError(
+          "USAGE",
+          `${flag} and ${before} both write ${target === "-" ? "standard output" : target}; one would overwrite or garble the other. Give each report a file of its own`,
+        );
+      taken.set(target, flag);
+    }
+    if (file !== undefined) checkWritable(flag, file, cwd);
   }
   return specs;
 }
@@ -547,7 +556,7 @@ function buildReporters(
           verbose: !args.failuresOnly,
           hideEmptyEvals: args.filter !== undefined,
         })
-      : createReporter(spec, { cwd: io.cwd, env: io.env, comparison }),
+      : createReporter(spec, { cwd: io.cwd, env: io.env, comparison, fd }),
   );
 }
 

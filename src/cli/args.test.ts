@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { parseCliArgs } from "./args.js";
+
+describe("gate flags", () => {
+  it("take a decimal from 0 to 1", () => {
+    for (const [text, value] of [
+      ["0.9", 0.9],
+      [".5", 0.5],
+      ["1", 1],
+      ["0", 0],
+      ["5e-1", 0.5],
+    ] as const) {
+      const parsed = parseCliArgs(["run", `--min-pass-rate=${text}`, `--min-score=${text}`]);
+      expect(parsed).toMatchObject({ minPassRate: value, minScore: value });
+    }
+  });
+
+  it("refuse an empty, blank or non-decimal value instead of reading it as 0", () => {
+    for (const text of ["", " ", "0x0", "1.5", "-0.1", "NaN", "Infinity", "0.5 "])
+      for (const flag of ["--min-pass-rate", "--min-score"])
+        expect(() => parseCliArgs(["run", `${flag}=${text}`])).toThrow(
+          `${flag} must be a number from 0 to 1, got "${text}"`,
+        );
+  });
+});
