@@ -181,6 +181,7 @@ function summaryLines(summary: RunSummary, anyTrials: boolean, c: Palette): stri
     lines.push(...unavailableLines(summary.unavailable, c));
   lines.push(`  judge: ${formatJudgeUsage(summary.judge)}`);
   lines.push(`  time: ${formatMs(summary.elapsedMs)}`);
+  for (const gate of summary.gates ?? []) lines.push(`  ${c.red(gate)}`);
   // A run that ran no case (a filter or a shard that selects nothing) did not pass anything.
   if (t.cases === 0 && summary.ok) lines.push(c.yellow("NO CASE RAN"));
   else lines.push(summary.ok ? c.green("PASS") : c.red("FAIL"));

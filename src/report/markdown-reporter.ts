@@ -67,6 +67,8 @@ export class SummaryCollector {
     const rate = passRateFigure(t);
     const lines: string[] = [];
     lines.push(`## niceeval ${run.ok ? "✅ passed" : "❌ failed"}`, "");
+    for (const gate of run.gates ?? []) lines.push(`- ${cell(gate)}`);
+    if (run.gates?.length) lines.push("");
     lines.push(
       `${t.evals} eval${t.evals === 1 ? "" : "s"} · ${t.cases} case${t.cases === 1 ? "" : "s"} · ${t.passed} passed · ${t.failed} failed · ${t.errored} errored · ${t.skipped} skipped · pass rate ${cell(ratePercent(rate))} · ${formatMs(run.elapsedMs)}${run.cancelled ? " · **cancelled**" : ""}`,
       "",

@@ -24,8 +24,14 @@ export interface RunSummary {
   loadErrors: { file: string; message: string }[];
   /** Errors in user code that belonged to no attempt, with where they came from (when any). */
   runErrors?: string[];
-  /** True when nothing failed, errored or failed to load, and no error went outside every attempt. */
+  /**
+   * True when nothing failed, errored or failed to load, and no error went outside every attempt.
+   * The CLI's gates then decide: false when one is not met, true when failures are within
+   * --min-pass-rate; it is what the exit code says.
+   */
   ok: boolean;
+  /** The CLI's gates (--min-score, --min-pass-rate, --strict, --fail-on-regression) not met. */
+  gates?: string[];
   /** True when the run was cancelled through its signal; cases not yet started did not run. */
   cancelled: boolean;
 }

@@ -244,6 +244,26 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
       'gate not met: eval "soft": mean score 0.500 (n=2) is below --min-score 0.6',
     );
     expect((await cli(["run", "soft", "--quiet", "--min-score", "0.5"])).code).toBe(0);
+    // Every attempt passed, but the gate fails the run: the reports say what the exit code says.
+    const reported = await cli([
+      "run",
+      "soft",
+      "--quiet",
+      "--min-score",
+      "0.6",
+      "--json",
+      "gate.json",
+      "--reporter",
+      "markdown=gate.md",
+    ]);
+    expect(reported.code).toBe(1);
+    expect(reported.stdout).toMatch(/gate not met: eval "soft".*\nFAIL\n?$/);
+    const json = JSON.parse(await readFile(join(project.dir, "gate.json"), "utf8"));
+    expect(json.summary.ok).toBe(false);
+    expect(json.summary.gates).toEqual([
+      'gate not met: eval "soft": mean score 0.500 (n=2) is below --min-score 0.6',
+    ]);
+    expect(await readFile(join(project.dir, "gate.md"), "utf8")).toContain("## niceeval ❌ failed");
 
     const rate = await cli(["run", "evals", "--quiet", "--min-pass-rate", "0.9"], { BREAK: "a" });
     expect(rate.code).toBe(1);
@@ -253,5 +273,7 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
     const met = await cli(["run", "evals", "--quiet", "--min-pass-rate", "0.6"], { BREAK: "a" });
     expect(met.code).toBe(0);
     expect(met.stderr).toContain("1 failed and 0 errored attempts are within --min-pass-rate 0.6");
+    // Failures within the rate pass the run: the report says PASS, as the exit code does.
+    expect(met.stdout.trim().endsWith("PASS")).toBe(true);
   });
 });

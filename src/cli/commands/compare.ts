@@ -34,13 +34,19 @@ export function compareWith(
   });
 }
 
+/** Why --fail-on-regression fails the run: the comparison's reasons, or none. */
+export function regressionReasons(comparison: Comparison, decision: CompareDecision): string[] {
+  if (!decision.failOnRegression || !comparison.decision.regression) return [];
+  return comparison.decision.reasons.map((reason) => `regression: ${reason}`);
+}
+
 /** 1 when --fail-on-regression was given and the comparison found a regression, else 0. */
 export function regressionExit(
   comparison: Comparison,
   decision: CompareDecision,
   io: CliIO,
 ): number {
-  if (!decision.failOnRegression || !comparison.decision.regression) return 0;
-  for (const reason of comparison.decision.reasons) io.stderr(`niceeval: regression: ${reason}\n`);
-  return 1;
+  const reasons = regressionReasons(comparison, decision);
+  for (const reason of reasons) io.stderr(`niceeval: ${reason}\n`);
+  return reasons.length > 0 ? 1 : 0;
 }

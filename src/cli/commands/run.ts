@@ -38,7 +38,7 @@ import { loadEvalFiles } from "../load.js";
 import { buildManifest, readGitState } from "../manifest.js";
 import { openStoreAt, storeLocation } from "../store.js";
 import { userOutputToStderr } from "../user-output.js";
-import { compareWith, regressionExit } from "./compare.js";
+import { compareWith, regressionReasons } from "./compare.js";
 
 /** `niceeval run`: load eval files, run them into the store and the reporters, apply the gates. */
 export async function runCommand(given: RunArgs, io: CliIO, version: string): Promise<number> {
@@ -115,7 +115,7 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
       io.stderr(
         `niceeval: ${unreached} stored attempt${unreached === 1 ? "" : "s"} of this run belong to cases its evals no longer give (a dataset changed since the run started); they stay in the store and count in its totals, so the report and \`show\` differ. Start a new run to compare like with like\n`,
       );
-    const code = outcome(summary, args, io, {
+    const code = outcome({ ...summary, ok: sinks.engineOk() ?? summary.ok }, args, io, {
       reportFd,
       compared: sinks.compared,
       evalIds,
@@ -305,6 +305,8 @@ async function runSinks(run: RunSinksOf): Promise<{
   compared: BaselineStep | undefined;
   /** A write to the store failed: the run is not stored whole. */
   storeFailed: () => boolean;
+  /** The run's `ok` before the gates (the reports were given it after). */
+  engineOk: () => boolean | undefined;
 }> {
   const { args, io, store } = run;
   // The comparison is computed after the run, but the markdown and GitHub reporters ask for it.
@@ -334,13 +336,22 @@ async function runSinks(run: RunSinksOf): Promise<{
       ? baselineStep(store, args, run.baseline, run.runId, () => storeFailed, io)
       : undefined;
   if (compared?.sink) reporters.splice(1, 0, compared.sink);
+  // After the store and the comparison, before the reports: they show the run's own verdict.
+  const judged = verdictSink(args, compared);
+  reporters.splice((store ? 1 : 0) + (compared?.sink ? 1 : 0), 0, judged);
   if (otelEnabled(args.otel === true, io.env)) {
     const runName = args.name !== undefined ? { runName: args.name } : {};
     reporters.push(
       await otelSink({ version: run.version, env: io.env, stderr: io.stderr, ...runName }),
     );
   }
-  return { reporters, continued, compared, storeFailed: () => storeFailed };
+  return {
+    reporters,
+    continued,
+    compared,
+    storeFailed: () => storeFailed,
+    engineOk: judged.engineOk,
+  };
 }
 
 /** What the flags ask of the engine (but --filter); `datasets` (with a store) get each case's hash. */
@@ -480,32 +491,72 @@ function exitCode(
   io: CliIO,
   extra: { runErrors: number; comparison?: Comparison },
 ): number {
-  const unmet = unmetGates(summary.evals, args);
-  for (const reason of unmet) io.stderr(`niceeval: gate not met: ${reason}\n`);
+  const { code, notes } = verdict(summary, args, extra);
+  for (const note of notes) io.stderr(`niceeval: ${note}\n`);
+  return code;
+}
+
+/** A run's verdict under the CLI's gates: its exit code, the gates it failed, and notes for stderr. */
+function verdict(
+  summary: RunSummary,
+  args: RunArgs,
+  extra: { runErrors: number; comparison?: Comparison },
+): { code: number; failed: string[]; notes: string[] } {
+  const failed = unmetGates(summary.evals, args).map((reason) => `gate not met: ${reason}`);
+  const notes = [...failed];
   // --min-pass-rate says how many attempts may fail: failed and errored attempts count
   // against the rate instead of failing the run one by one (load errors still do).
   const tolerated =
     args.minPassRate !== undefined && summary.loadErrors.length === 0 && !summary.cancelled;
   let code = summary.ok ? 0 : 1;
-  if (code === 1 && tolerated && unmet.length === 0) {
+  if (code === 1 && tolerated && failed.length === 0) {
     const t = summary.totals;
-    io.stderr(
-      `niceeval: ${t.failed} failed and ${t.errored} errored attempts are within --min-pass-rate ${args.minPassRate}\n`,
+    notes.push(
+      `${t.failed} failed and ${t.errored} errored attempts are within --min-pass-rate ${args.minPassRate}`,
     );
     code = 0;
   }
-  if (unmet.length > 0) code = 1;
   const unavailable = summary.unavailable?.judgments ?? 0;
   if (args.strict && unavailable > 0) {
-    io.stderr(
-      `niceeval: --strict: ${unavailable} judgment${unavailable === 1 ? " was" : "s were"} unavailable (see the summary)\n`,
-    );
-    code = 1;
+    const strict = `--strict: ${unavailable} judgment${unavailable === 1 ? " was" : "s were"} unavailable (see the summary)`;
+    failed.push(strict);
+    notes.push(strict);
   }
+  if (extra.comparison) {
+    const regression = regressionReasons(extra.comparison, args);
+    failed.push(...regression);
+    notes.push(...regression);
+  }
+  if (failed.length > 0) code = 1;
   // An uncaught error no case owned (said on stderr when it happened) fails the run.
   if (extra.runErrors > 0) code = 1;
-  if (extra.comparison && regressionExit(extra.comparison, args, io) === 1) code = 1;
-  return code;
+  return { code, failed, notes };
+}
+
+/**
+ * A sink between the store and baseline sinks and the reporters: the reports' PASS or FAIL, `ok`
+ * and the gates listed follow the exit code the run will have (a gate not met fails a run whose
+ * attempts all passed; failures within --min-pass-rate pass it).
+ */
+function verdictSink(
+  args: RunArgs,
+  compared: BaselineStep | undefined,
+): RunSink & { engineOk(): boolean | undefined } {
+  let engineOk: boolean | undefined;
+  return {
+    /** `ok` as the engine said it, before the gates (undefined before the run finished). */
+    engineOk: () => engineOk,
+    onRunFinished(summary) {
+      engineOk = summary.ok;
+      const comparison = compared?.comparison();
+      const { code, failed } = verdict(summary, args, {
+        runErrors: summary.runErrors?.length ?? 0,
+        ...(comparison ? { comparison } : {}),
+      });
+      summary.ok = code === 0;
+      if (failed.length > 0) summary.gates = failed;
+    },
+  };
 }
 
 /** The reporters asked for; the console is the default, and --json adds a JSON report. */
