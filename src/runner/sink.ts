@@ -64,6 +64,8 @@ type SyncHook = Exclude<keyof RunSink, "onRunFinished" | "room">;
  */
 export class SinkSet {
   private readonly broken = new Set<RunSink>();
+  /** What each sink that failed (its output not closed by its reader) said, once per sink. */
+  private readonly failures: string[] = [];
   /** Sinks whose output's reader closed it (EPIPE): they are not called again. */
   private readonly closed = new Set<RunSink>();
 
@@ -117,6 +119,7 @@ export class SinkSet {
         this.report(sink, "onRunFinished", error);
       }
     }
+    if (this.failures.length > 0) summary.reportErrors = [...this.failures];
   }
 
   private report(sink: RunSink, hook: string, error: unknown): void {
@@ -131,6 +134,7 @@ export class SinkSet {
       return;
     }
     const message = error instanceof Error ? error.message : String(error);
+    this.failures.push(`in ${hook}: ${message}`);
     process.stderr.write(
       `niceeval: a reporter failed in ${hook} (later failures of it are not shown): ${message}\n`,
     );

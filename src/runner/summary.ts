@@ -32,6 +32,8 @@ export interface RunSummary {
   ok: boolean;
   /** The CLI's gates (--min-score, --min-pass-rate, --strict, --fail-on-regression) not met. */
   gates?: string[];
+  /** Sinks (reporters, the store, telemetry) that failed, with what they said: their output is incomplete. */
+  reportErrors?: string[];
   /** True when the run was cancelled through its signal; cases not yet started did not run. */
   cancelled: boolean;
 }

@@ -237,6 +237,16 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
     expect((await cli(["runs", "--json"])).stdout).toBe(before);
   });
 
+  it("exits 2 when a report could not be written whole (a step summary in a missing folder)", async () => {
+    const run = await cli(["run", "soft", "--quiet", "--reporter", "github"], {
+      GITHUB_ACTIONS: "true",
+      GITHUB_STEP_SUMMARY: join(project.dir, "missing", "summary.md"),
+    });
+    expect(run.stderr).toContain("a reporter failed in onRunFinished");
+    expect(run.stderr).toContain("a report could not be written whole");
+    expect(run.code).toBe(2);
+  });
+
   it("--min-pass-rate and --min-score exit 1 with the reason when unmet, 0 when met", async () => {
     const score = await cli(["run", "soft", "--quiet", "--min-score", "0.6"]);
     expect(score.code).toBe(1);

@@ -121,12 +121,21 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
       evalIds,
       runErrors: executor.runErrors.length + guard.errors.length,
     });
-    if (!sinks.storeFailed()) return code;
-    // Said when the write failed; a run that passed must not look stored to CI (--baseline).
-    io.stderr(
-      `niceeval: the run is not stored whole in ${store!.location} (see above), so it exits 2; fix the store or pass --store <other path> and run again\n`,
-    );
-    return 2;
+    if (sinks.storeFailed()) {
+      // Said when the write failed; a run that passed must not look stored to CI (--baseline).
+      io.stderr(
+        `niceeval: the run is not stored whole in ${store!.location} (see above), so it exits 2; fix the store or pass --store <other path> and run again\n`,
+      );
+      return 2;
+    }
+    if (summary.reportErrors?.length) {
+      // A report that stopped (said when it failed) is missing evidence: not a pass.
+      io.stderr(
+        "niceeval: a report could not be written whole (see above), so the run exits 2; fix its destination and run again\n",
+      );
+      return 2;
+    }
+    return code;
   } finally {
     await executor.close?.();
     await store?.close();
