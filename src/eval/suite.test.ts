@@ -279,6 +279,12 @@ describe("authoring errors are errored cases, not failures", () => {
     );
     expect(() => defineSuite({ ...base, timeoutMs: 3_000_000_000 })).toThrow(/`timeoutMs`/);
     expect(() => defineSuite({ ...base, trials: 0 })).toThrow(/`trials`/);
+    for (const threshold of [Number.NaN, 2, -1, "0.5"])
+      expect(() => defineSuite({ ...base, threshold: threshold as number })).toThrow(
+        `defineSuite("n"): \`threshold\` must be a number from 0 to 1 (the score a case needs to pass), got ${threshold === "0.5" ? '"0.5"' : String(threshold)}`,
+      );
+    expect(defineSuite({ ...base, threshold: 0 }).id).toBe("n");
+    expect(defineSuite({ ...base, threshold: 1 }).id).toBe("n");
   });
 });
 

@@ -184,6 +184,14 @@ export function defineSuite<Input, Output>(
   checkWholeNumber(`${where}: \`concurrency\``, definition.concurrency, 1, MAX_SUITE_CONCURRENCY);
   checkWholeNumber(`${where}: \`trials\``, definition.trials, 1, MAX_TRIALS);
   checkTimeoutMs(`${where}: \`timeoutMs\``, definition.timeoutMs);
+  const threshold: unknown = definition.threshold;
+  if (
+    threshold !== undefined &&
+    !(typeof threshold === "number" && threshold >= 0 && threshold <= 1)
+  )
+    throw new AuthoringError(
+      `${where}: \`threshold\` must be a number from 0 to 1 (the score a case needs to pass), got ${typeof threshold === "string" ? JSON.stringify(threshold) : String(threshold)}`,
+    );
   for (const gate of definition.gates ?? []) {
     if (!ids.includes(gate)) {
       throw new AuthoringError(
