@@ -43,6 +43,21 @@ describe("githubReporter", () => {
     );
   });
 
+  it("annotates each file that failed to load, on the file", async () => {
+    const written: string[] = [];
+    await run(
+      [{ eval: mixedSuite(), file: "evals/qa.eval.ts" }],
+      [githubReporter({ env: { GITHUB_ACTIONS: "true" }, write: (text) => written.push(text) })],
+      {
+        loadErrors: [{ file: "evals/broken.eval.ts", message: "SyntaxError: 50% done\nat line 2" }],
+      },
+    );
+    const lines = written.join("").split("\n");
+    expect(lines[0]).toBe(
+      "::error file=evals/broken.eval.ts,title=niceeval%3A failed to load::SyntaxError: 50%25 done%0Aat line 2",
+    );
+  });
+
   it("bounds the annotations and says how many were left out", async () => {
     const written: string[] = [];
     const suite = crashingSuite("many", 25, "50% down\nsee logs");

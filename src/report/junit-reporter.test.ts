@@ -69,6 +69,25 @@ describe("junitReporter", () => {
     expect(xml).toContain('<property name="niceeval.pass-rate" value="50% of 4, 95% CI 15–85%"/>');
   });
 
+  it("reports each file that failed to load as an errored testcase", async () => {
+    const file = join(tempDir(), "junit.xml");
+    await run([{ eval: mixedSuite(), file: "evals/qa.eval.ts" }], [junitReporter(file)], {
+      loadErrors: [{ file: "evals/broken.eval.ts", message: "SyntaxError: <unexpected> token" }],
+    });
+    const xml = readFileSync(file, "utf8");
+    expect(validate(file)).toEqual({ ok: true, output: expect.stringContaining("validates") });
+    expect(xml).toMatch(/<testsuites name="niceeval" tests="5" failures="1" errors="2"/);
+    expect(xml).toContain(
+      '<testsuite name="(files that failed to load)" tests="1" failures="0" errors="1"',
+    );
+    expect(xml).toContain(
+      '<testcase name="evals/broken.eval.ts" classname="(files that failed to load)" time="0">',
+    );
+    expect(xml).toContain(
+      '<error message="SyntaxError: &lt;unexpected&gt; token" type="load">SyntaxError: &lt;unexpected&gt; token</error>',
+    );
+  });
+
   it("names each trial when cases run several times", async () => {
     const file = join(tempDir(), "junit.xml");
     const suite = defineSuite<number, number>({

@@ -121,6 +121,9 @@ function writeReport(file: string, suites: Suite[], run: RunSummary, startedAt: 
       total.errors += suite.counts.errors;
       total.skipped += suite.counts.skipped;
     }
+    // A file that failed to load is an error in CI's eyes too, not a run with fewer tests.
+    total.tests += run.loadErrors.length;
+    total.errors += run.loadErrors.length;
     out.line(`<?xml version="1.0" encoding="UTF-8"?>`);
     out.line(
       `<testsuites${xmlAttrs({ name: "niceeval", ...total, time: seconds(run.elapsedMs), timestamp: isoSeconds(startedAt) })}>`,
@@ -150,6 +153,7 @@ function writeReport(file: string, suites: Suite[], run: RunSummary, startedAt: 
       copyInto(fd, suite.path);
       out.line("  </testsuite>");
     }
+    if (run.loadErrors.length > 0) writeLoadErrors(out, run.loadErrors, ran.length, host);
     out.line("</testsuites>");
     out.flush();
   } finally {
@@ -167,6 +171,26 @@ function properties(suite: Suite): [string, string][] {
     list.push(["niceeval.mean-score", formatMeanScore(meanScoreFigure(summary))]);
   }
   return list;
+}
+
+/** The files that failed to load, as one testsuite of errored testcases (one per file). */
+function writeLoadErrors(
+  out: LineWriter,
+  errors: RunSummary["loadErrors"],
+  id: number,
+  host: string,
+): void {
+  const name = "(files that failed to load)";
+  out.line(
+    `  <testsuite${xmlAttrs({ name, tests: errors.length, failures: 0, errors: errors.length, skipped: 0, time: 0, hostname: host, id, package: "niceeval" })}>`,
+  );
+  for (const error of errors) {
+    const attributes = xmlAttrs({ message: error.message.slice(0, MESSAGE_CHARS), type: "load" });
+    out.line(`    <testcase${xmlAttrs({ name: error.file, classname: name, time: 0 })}>`);
+    out.line(`      <error${attributes}>${xmlText(error.message)}</error>`);
+    out.line("    </testcase>");
+  }
+  out.line("  </testsuite>");
 }
 
 function testcase(record: AttemptRecord, trials: number | undefined): string {

@@ -69,7 +69,7 @@ export function crashingSuite(id: string, count: number, message: string) {
 export async function run(
   entries: readonly RunEntry[],
   reporters: Reporter[],
-  options: { trials?: number } = {},
+  options: { trials?: number; loadErrors?: { file: string; message: string }[] } = {},
 ): Promise<RunSummary> {
   const summary = await runEvals(entries, { reporters, concurrency: 2, ...options });
   // The engine finishes its sinks; finishing again must change nothing (reporters are idempotent).
