@@ -98,6 +98,7 @@ export function storeSink(
           status: summary.cancelled ? "interrupted" : "finished",
           endedAt: new Date().toISOString(),
           summaries: summary.evals,
+          ...(summary.loadErrors?.length ? { loadErrors: summary.loadErrors } : {}),
           ...(options.datasetHashes ? { datasetHashes: options.datasetHashes() } : {}),
         })
         .catch(fail);

@@ -38,6 +38,8 @@ export interface RunManifest {
   shard?: { index: number; count: number };
   /** The process writing the run, so a `running` run whose writer died can be told from a live one. */
   writer?: { pid: number; host: string };
+  /** Eval files that failed to load (known when the run finished): `show` reports them as the run did. */
+  loadErrors?: { file: string; message: string }[];
   /** Each time the run was continued (`--resume`, `--retry-errors`), oldest first. */
   resumes?: ResumeMark[];
   /** What had changed when a resume was forced (`--force`): "file evals/a.eval.ts", "eval a's configuration". */
@@ -85,6 +87,8 @@ export interface RunEnd {
   summaries: EvalSummary[];
   /** Dataset hashes per eval id, known only once the cases were read. */
   datasetHashes?: Record<string, string>;
+  /** Eval files that failed to load: kept in the run's manifest. */
+  loadErrors?: { file: string; message: string }[];
 }
 
 /** Options of {@link Store.beginRun}. */

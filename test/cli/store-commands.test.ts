@@ -291,6 +291,24 @@ describe("where runs are stored", { timeout: 120_000 }, () => {
     }
   });
 
+  it("keeps the files that failed to load with the run: show reports them and fails as the run did", async () => {
+    const own = await makeProject({
+      "evals/qa.eval.ts": qaEval,
+      "evals/broken.eval.ts": 'throw new Error("broken <on purpose>");\n',
+    });
+    try {
+      const run = await runCli(["run", "--store", "s.sqlite"], own.dir, cleanEnv);
+      expect(run.code).toBe(1);
+      const shown = await runCli(["show", "latest", "--store", "s.sqlite"], own.dir, cleanEnv);
+      expect(shown.stdout).toContain("1 file failed to load:");
+      expect(shown.stdout).toContain("evals/broken.eval.ts: broken <on purpose>");
+      expect(shown.stdout.trim().endsWith("FAIL")).toBe(true);
+      expect(shown.code).toBe(1);
+    } finally {
+      await own.cleanup();
+    }
+  });
+
   it("exits 2 when the run could not be stored whole (another writer held the store too long)", async () => {
     const own = await makeProject({
       "evals/slow.eval.ts": `

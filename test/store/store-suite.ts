@@ -494,12 +494,16 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
             endedAt: at(9),
             summaries: [summary("alpha", 3), summary("beta", 0)],
             datasetHashes: { alpha: "ds-a" },
+            loadErrors: [{ file: "evals/broken.eval.ts", message: "SyntaxError" }],
           });
           const run = await store.getRun(`end-${status}`);
           expect(run?.status).toBe(status);
           expect(run?.endedAt).toBe(at(9));
           expect(run?.summaries).toEqual([summary("alpha", 3), summary("beta", 0)]);
           expect(run?.evals.map((e) => e.datasetHash)).toEqual(["ds-a", undefined]);
+          expect(run?.loadErrors).toEqual([
+            { file: "evals/broken.eval.ts", message: "SyntaxError" },
+          ]);
         }
         expect((await store.listRuns({ status: "crashed" })).map((r) => r.runId)).toEqual([
           "end-crashed",

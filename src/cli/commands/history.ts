@@ -169,8 +169,12 @@ export async function replay(
     },
     judge: finished.reduce((sum, s) => addJudgeUsage(sum, s.judge), emptyJudgeUsage()),
     unavailable: unavailable.summary(),
-    loadErrors: [],
-    ok: t.failed === 0 && t.errored === 0 && run.status === "finished",
+    loadErrors: run.loadErrors ?? [],
+    ok:
+      t.failed === 0 &&
+      t.errored === 0 &&
+      run.status === "finished" &&
+      (run.loadErrors?.length ?? 0) === 0,
     cancelled: run.status === "interrupted",
   };
   await reporter.onRunFinished?.(summary);

@@ -322,6 +322,7 @@ class SqliteStore implements Store {
               const hash = end.datasetHashes[e.evalId];
               if (hash !== undefined) e.datasetHash = hash;
             }
+          if (end.loadErrors?.length) manifest.loadErrors = end.loadErrors;
           this.#sql(
             "UPDATE runs SET status = ?, ended_at = ?, summaries = ?, manifest = ? WHERE id = ?",
           ).run(
