@@ -92,5 +92,25 @@ export function formatJudgeUsage(usage: JudgeUsage): string {
 /** Collapse a reason onto one line, bounded so a giant reason cannot flood the report. */
 export function oneLine(text: string, max = 400): string {
   const flat = text.includes("\n") ? text.replace(/\s*\n\s*/g, " ⏎ ") : text;
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  const shown = CONTROL.test(flat)
+    ? flat.replace(ANSI_SEQUENCE, "").replace(CONTROLS, visibleControl)
+    : flat;
+  return shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
+}
+
+// Control characters but tab and line feed: text from the code under test must not drive the
+// terminal (an escape sequence could recolour, move the cursor or rewrite earlier lines).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: as above
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+// A colour or cursor sequence is dropped whole (its text is styling); other controls are shown.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: as above
+const ANSI_SEQUENCE = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
+
+/** A control character as the Unicode picture of it (␛ for ESC), or U+FFFD for a C1 control. */
+function visibleControl(c: string): string {
+  const code = c.charCodeAt(0);
+  if (code < 0x20) return String.fromCharCode(0x2400 + code);
+  return code === 0x7f ? "␡" : "\ufffd";
 }

@@ -1,0 +1,14 @@
+import { describe, expect, it } from "vitest";
+import { oneLine } from "./format.js";
+
+describe("oneLine", () => {
+  it("drops colour sequences and shows other control characters as pictures, never as controls", () => {
+    expect(oneLine("red \u001b[31mALERT\u001b[0m\u0007 bell\u0000 nul\r back")).toBe(
+      "red ALERT␇ bell␀ nul␍ back",
+    );
+    expect(oneLine("del\u007f c1\u009b esc\u001b alone")).toBe("del␡ c1\ufffd esc␛ alone");
+    // Tab stays; line breaks become ⏎ as before.
+    expect(oneLine("a\tb\n  c")).toBe("a\tb ⏎ c");
+    expect(oneLine("plain text")).toBe("plain text");
+  });
+});
