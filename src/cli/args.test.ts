@@ -23,3 +23,15 @@ describe("gate flags", () => {
         );
   });
 });
+
+describe("--fail-on-regression on run", () => {
+  it("needs --baseline, else it could never fail the run", () => {
+    expect(() => parseCliArgs(["run", "--fail-on-regression"])).toThrow(
+      "--fail-on-regression compares with a baseline; pass --baseline <run> too",
+    );
+    expect(parseCliArgs(["run", "--fail-on-regression", "--baseline", "latest"])).toMatchObject({
+      failOnRegression: true,
+      baseline: "latest",
+    });
+  });
+});

@@ -374,6 +374,9 @@ function parseRun(argv: readonly string[]): RunArgs {
     args.name = v.name;
   }
   if (typeof v.baseline === "string") args.baseline = v.baseline;
+  else if (args.failOnRegression)
+    // Nothing to compare with: the flag would never fail the run.
+    throw usage("--fail-on-regression compares with a baseline; pass --baseline <run> too");
   if (v.otel === true) args.otel = true;
   if (typeof v.queue === "string") args.queue = queueUrl(v.queue);
   if (typeof v["queue-name"] === "string") args.queueName = queueName(v["queue-name"]);

@@ -1,6 +1,17 @@
 import { NiceevalError } from "../errors.js";
 import { resolveRunRef } from "../store/resolve.js";
 import type { Store, StoredRun } from "../store/types.js";
+import { effectiveStatus } from "../store/writer.js";
+
+/**
+ * What to say of a baseline that did not finish (interrupted, crashed, or left running): the
+ * comparison then covers only the attempts it stored. Undefined for a finished run.
+ */
+export function unfinishedBaselineNote(ref: string, run: StoredRun): string | undefined {
+  const status = effectiveStatus(run);
+  if (status === "finished") return undefined;
+  return `niceeval: --baseline ${ref} is run ${run.runId.slice(0, 8)}, which did not finish (${status}): the comparison covers only the attempts it stored\n`;
+}
 
 /**
  * The run `--baseline` names, looked up before the new run begins: a run reference, or
@@ -18,8 +29,14 @@ export async function findBaseline(
     try {
       return await resolveRunRef(store, ref);
     } catch (error) {
+      // `latest` on a store with no run yet is a first run; latest~9 of a shorter history is not.
       const latest = /^latest(~\d+)?$/.test(ref);
-      if (latest && error instanceof NiceevalError && error.code === "RUN_NOT_FOUND")
+      if (
+        latest &&
+        error instanceof NiceevalError &&
+        error.code === "RUN_NOT_FOUND" &&
+        (await store.listRuns({ limit: 1 })).length === 0
+      )
         return undefined;
       throw error;
     }

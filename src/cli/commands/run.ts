@@ -29,7 +29,7 @@ import { thisWriter } from "../../store/writer.js";
 import { guardRun, runExecutor } from "../../supervisor/index.js";
 import type { AheadPlan } from "../../supervisor/protocol.js";
 import type { RunArgs } from "../args.js";
-import { findBaseline } from "../baseline.js";
+import { findBaseline, unfinishedBaselineNote } from "../baseline.js";
 import { discoverEvalFiles } from "../discover.js";
 import { makeFilter } from "../filter.js";
 import { unmetGates } from "../gates.js";
@@ -75,6 +75,8 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
       store && args.baseline !== undefined
         ? await findBaseline(store, args.baseline, evalIds)
         : undefined;
+    const unfinished = baseline && unfinishedBaselineNote(args.baseline!, baseline);
+    if (unfinished) io.stderr(unfinished);
     const runId = continuation?.run.runId ?? randomUUID();
     const datasets = loaded.entries.map(() => new SequenceHash());
     const sinks = await runSinks({
