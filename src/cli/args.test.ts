@@ -35,3 +35,18 @@ describe("--fail-on-regression on run", () => {
     });
   });
 });
+
+describe("names and report files that would not work", () => {
+  it("refuse a run name that reads as a reference, and --json -", () => {
+    for (const name of ["latest", "latest~2", "branch:main"])
+      expect(() => parseCliArgs(["run", "--name", name])).toThrow(
+        `--name "${name}" reads as a run reference`,
+      );
+    expect(parseCliArgs(["run", "--name", "latest-nightly"])).toMatchObject({
+      name: "latest-nightly",
+    });
+    expect(() => parseCliArgs(["run", "--json", "-"])).toThrow(
+      "--json writes a file; for one JSON object per line on standard output use --reporter ndjson=-",
+    );
+  });
+});

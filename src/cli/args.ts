@@ -368,9 +368,16 @@ function parseRun(argv: readonly string[]): RunArgs {
     throw usage("--store and --no-store exclude each other");
   if (typeof v.store === "string") args.store = v.store;
   if (typeof v.filter === "string") args.filter = v.filter;
-  if (typeof v.json === "string") args.json = v.json;
+  if (typeof v.json === "string") {
+    if (v.json.trim() === "-")
+      throw usage(
+        "--json writes a file; for one JSON object per line on standard output use --reporter ndjson=-",
+      );
+    args.json = v.json;
+  }
   if (typeof v.name === "string") {
     if (v.name.trim() === "") throw usage("--name must not be empty");
+    checkRunName(v.name);
     args.name = v.name;
   }
   if (typeof v.baseline === "string") args.baseline = v.baseline;
@@ -613,10 +620,19 @@ function parseMerge(argv: readonly string[]): MergeArgs {
   const args: MergeArgs = { command: "merge", runs: positionals, json: values.json === true };
   if (typeof values.name === "string") {
     if (values.name.trim() === "") throw usage("--name must not be empty");
+    checkRunName(values.name);
     args.name = values.name;
   }
   if (typeof values.store === "string") args.store = values.store;
   return args;
+}
+
+/** A run name a reference would read as something else (latest, latest~2, branch:main) is refused. */
+function checkRunName(name: string): void {
+  if (/^latest(~\d+)?$/.test(name) || name.startsWith("branch:"))
+    throw usage(
+      `--name "${name}" reads as a run reference (latest, latest~N, branch:NAME), so no command could name the run by it; choose another name`,
+    );
 }
 
 function decision(v: Record<string, unknown>): CompareDecision {
