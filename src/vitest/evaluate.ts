@@ -74,7 +74,9 @@ export function evaluate<Item extends DataItem, Output>(
     cases: [],
     target: (input, { caseId }) => options.task({ ...extras.get(caseId), input } as TaskArgs<Item>),
     scorers: options.scorers,
-    threshold,
+    // A case's own score is a fraction; the items are judged below by their aggregation, whose
+    // threshold may pass 1 (a sum over scorers).
+    threshold: Math.min(Math.max(threshold, 0), 1),
   });
   const runId = `vitest-${randomUUID()}`;
   const settings = { name, aggregation, threshold };
