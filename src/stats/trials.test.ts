@@ -147,6 +147,21 @@ describe("TrialAccumulator", () => {
     expect(summary.byK.map((r) => r.k)).toEqual([1]);
   });
 
+  it("does not call a case flaky for a skipped trial; counts only the trials that ran", () => {
+    const acc = new TrialAccumulator("qa");
+    acc.add(attempt("steady", 0, "skipped", null));
+    acc.add(attempt("steady", 1, "passed", 1));
+    acc.add(attempt("steady", 2, "passed", 1));
+    acc.add(attempt("shaky", 0, "skipped", null));
+    acc.add(attempt("shaky", 1, "passed", 1));
+    acc.add(attempt("shaky", 2, "failed", 0));
+    const summary = acc.finish();
+    expect(summary.flaky.count).toBe(1);
+    expect(summary.flaky.cases).toEqual([
+      { caseId: "shaky", verdicts: ["skipped", "passed", "failed"], passed: 1, trials: 2 },
+    ]);
+  });
+
   it("leaves skipped trials out of n and reports an empty eval", () => {
     const acc = new TrialAccumulator("qa");
     acc.add(attempt("a", 0, "skipped", null));

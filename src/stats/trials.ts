@@ -146,7 +146,7 @@ const isDefaultK = (k: number): boolean => {
  * Folds one eval's attempts into a {@link TrialSummary} as they stream: records arrive in case
  * order with the trials of a case consecutive. Memory is one case's trials plus a bounded list
  * of flaky cases. Skipped trials count neither as passed nor as trials; errored ones do not pass.
- * A case is flaky when its trials' verdicts are not all the same.
+ * A case is flaky when the verdicts of its trials that were not skipped are not all the same.
  * @example
  * const trials = new TrialAccumulator("qa");
  * for await (const record of store.streamAttempts(runId, { evalId: "qa" })) trials.add(record);
@@ -233,14 +233,15 @@ export class TrialAccumulator {
       this.medianScore.add(median(current.scores)!);
       this.maxScore.add(max);
     }
-    if (current.verdicts.some((verdict) => verdict !== current.verdicts[0])) {
+    // A skipped trial is no verdict: skipped once and passed twice is not flaky.
+    if (counted.some((verdict) => verdict !== counted[0])) {
       this.flakyCount++;
       if (this.flaky.length < this.maxFlaky) {
         const flaky: FlakyCase = {
           caseId: current.caseId,
           verdicts: current.verdicts,
-          passed: current.verdicts.filter((verdict) => verdict === "passed").length,
-          trials: current.verdicts.length,
+          passed: counted.filter((verdict) => verdict === "passed").length,
+          trials: counted.length,
         };
         if (current.index !== undefined) flaky.index = current.index;
         this.flaky.push(flaky);
