@@ -107,42 +107,71 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
       queued,
       evalIds,
     });
-    if (guard.exitCode !== undefined) {
-      const where = store ? "the report and the store hold" : "the report holds";
-      io.stderr(`niceeval: interrupted by ${guard.signal}; ${where} every attempt that finished\n`);
-      return guard.exitCode;
-    }
-    const unreached = summary.cancelled ? 0 : (sinks.continued?.unreached() ?? 0);
-    if (unreached > 0)
-      io.stderr(
-        `niceeval: ${unreached} stored attempt${unreached === 1 ? "" : "s"} of this run belong to cases its evals no longer give (a dataset changed since the run started); they stay in the store and count in its totals, so the report and \`show\` differ. Start a new run to compare like with like\n`,
-      );
-    const code = outcome({ ...summary, ok: sinks.engineOk() ?? summary.ok }, args, io, {
+    return endOfRun(summary, guard, sinks, {
+      args,
+      io,
+      store,
       reportFd,
-      compared: sinks.compared,
       evalIds,
       runErrors: executor.runErrors.length + guard.errors.length,
     });
-    if (sinks.storeFailed()) {
-      // Said when the write failed; a run that passed must not look stored to CI (--baseline).
-      io.stderr(
-        `niceeval: the run is not stored whole in ${store!.location} (see above), so it exits 2; fix the store or pass --store <other path> and run again\n`,
-      );
-      return 2;
-    }
-    if (summary.reportErrors?.length) {
-      // A report that stopped (said when it failed) is missing evidence: not a pass.
-      io.stderr(
-        "niceeval: a report could not be written whole (see above), so the run exits 2; fix its destination and run again\n",
-      );
-      return 2;
-    }
-    return code;
   } finally {
     await executor.close?.();
     await store?.close();
     await closeAnswerStores();
   }
+}
+
+/**
+ * The exit code of a run the engine has finished, and what it says on the way: an interrupted
+ * run's code, stored attempts no longer reached, the gates and the comparison (outcome), then 2
+ * when the store or a report did not take the run whole.
+ */
+function endOfRun(
+  summary: RunSummary,
+  guard: Awaited<ReturnType<typeof runGuarded>>["guard"],
+  sinks: Awaited<ReturnType<typeof runSinks>>,
+  run: {
+    args: RunArgs;
+    io: CliIO;
+    store: Store | undefined;
+    reportFd: number;
+    evalIds: readonly string[];
+    runErrors: number;
+  },
+): number {
+  const { args, io, store } = run;
+  if (guard.exitCode !== undefined) {
+    const where = store ? "the report and the store hold" : "the report holds";
+    io.stderr(`niceeval: interrupted by ${guard.signal}; ${where} every attempt that finished\n`);
+    return guard.exitCode;
+  }
+  const unreached = summary.cancelled ? 0 : (sinks.continued?.unreached() ?? 0);
+  if (unreached > 0)
+    io.stderr(
+      `niceeval: ${unreached} stored attempt${unreached === 1 ? "" : "s"} of this run belong to cases its evals no longer give (a dataset changed since the run started); they stay in the store and count in its totals, so the report and \`show\` differ. Start a new run to compare like with like\n`,
+    );
+  const code = outcome({ ...summary, ok: sinks.engineOk() ?? summary.ok }, args, io, {
+    reportFd: run.reportFd,
+    compared: sinks.compared,
+    evalIds: run.evalIds,
+    runErrors: run.runErrors,
+  });
+  if (sinks.storeFailed()) {
+    // Said when the write failed; a run that passed must not look stored to CI (--baseline).
+    io.stderr(
+      `niceeval: the run is not stored whole in ${store!.location} (see above), so it exits 2; fix the store or pass --store <other path> and run again\n`,
+    );
+    return 2;
+  }
+  if (summary.reportErrors?.length) {
+    // A report that stopped (said when it failed) is missing evidence: not a pass.
+    io.stderr(
+      "niceeval: a report could not be written whole (see above), so the run exits 2; fix its destination and run again\n",
+    );
+    return 2;
+  }
+  return code;
 }
 
 type Execution = Awaited<ReturnType<typeof openExecution>>;
