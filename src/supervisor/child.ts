@@ -518,7 +518,7 @@ async function start(init: ChildInit): Promise<void> {
   if (init.aborted !== undefined) controller.abort(new Error(init.aborted));
   if (init.track) tracking = true;
   setInterval(() => send({ t: "beat" }), init.beatMs).unref();
-  watchSupervisor();
+  if (!init.endsWithParent) watchSupervisor();
   const loaded = await loadEvalFiles(init.files, init.cwd, { waitMs: init.loadWaitMs }).catch(
     (error: unknown) => ({
       entries: [],

@@ -20,6 +20,7 @@ import {
 } from "./protocol.js";
 import {
   aheadClaims,
+  endsWithParent,
   exitClaims,
   hasClaimsFile,
   releaseClaims,
@@ -133,7 +134,12 @@ export class EvalProcess {
     proc.on("error", () => {
       // A failed spawn or a send to a dead child: the exit that follows says what happened.
     });
-    this.post({ t: "init", ...init, ...(hasClaimsFile(proc) ? { claims: true as const } : {}) });
+    this.post({
+      t: "init",
+      ...init,
+      ...(hasClaimsFile(proc) ? { claims: true as const } : {}),
+      ...(endsWithParent(proc) ? { endsWithParent: true as const } : {}),
+    });
   }
 
   /**

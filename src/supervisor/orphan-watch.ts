@@ -16,11 +16,12 @@ setInterval(() => {
 `;
 
 /**
- * Ends this eval process when its supervisor is gone. The main thread already exits on the IPC
- * channel's `disconnect`, but only when its event loop turns: a target stuck in a synchronous
- * loop never lets it, and the process would spin on after a supervisor killed with SIGKILL. A
- * thread of its own sees the parent change whatever the main thread does; it waits `graceMs`
- * first, so a free main thread still exits its own way (output written, claims file kept).
+ * Ends this eval process when its supervisor is gone, where the kernel will not (see
+ * `parentDeathLauncher` in spawn.ts). The main thread already exits on the IPC channel's
+ * `disconnect`, but only when its event loop turns: a target stuck in a synchronous loop never
+ * lets it, and the process would spin on after a supervisor killed with SIGKILL. A thread of its
+ * own sees the parent change whatever the main thread does; it waits `graceMs` first, so a free
+ * main thread still exits its own way (output written, claims file kept).
  */
 export function watchSupervisor(graceMs = 2000): void {
   const parent = process.ppid;

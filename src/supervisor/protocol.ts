@@ -23,6 +23,8 @@ export interface ChildInit {
   track?: true;
   /** A claims file is open on fd {@link CLAIMS_FD} (see spawn.ts). */
   claims?: true;
+  /** The kernel kills this process when its supervisor ends: no thread needs to watch for that. */
+  endsWithParent?: true;
 }
 
 /** The fd an eval process finds its claims file on (after stdin, stdout, stderr and IPC). */

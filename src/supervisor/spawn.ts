@@ -1,8 +1,9 @@
-import { type ChildProcess, fork, type StdioOptions } from "node:child_process";
+import { type ChildProcess, fork, type StdioOptions, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { closeSync, openSync, readSync, unlinkSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { builtFile } from "../package-files.js";
 import { CLAIMS_FD, EXIT_CLAIMS_AT } from "./protocol.js";
 
@@ -48,24 +49,74 @@ function openClaimsFile(): ClaimsFile | undefined {
   }
 }
 
+/** Eval processes the kernel kills when their supervisor ends (see {@link parentDeathLauncher}). */
+const killedWithParent = new WeakSet<ChildProcess>();
+
 function forkEvalProcess(cwd: string, stdoutFd: number | undefined): ChildProcess {
   const claims = openClaimsFile();
   const stdio: (string | number)[] = ["inherit", stdoutFd ?? "inherit", "pipe", "ipc"];
   if (claims) stdio[CLAIMS_FD] = claims.fd;
+  const execArgv = childExecArgv(process.execArgv);
+  const launcher = parentDeathLauncher();
   let child: ChildProcess;
   try {
-    child = fork(childUrl, [], {
-      cwd,
-      execArgv: childExecArgv(process.execArgv),
-      serialization: "advanced",
-      stdio: stdio as StdioOptions,
-    });
+    child = launcher
+      ? // setpriv sets the signal, then execs Node in the same process: the IPC channel and the
+        // claims file are inherited like any fd, and NODE_CHANNEL_FD says where the channel is.
+        spawn(
+          launcher,
+          ["--pdeathsig", "KILL", "--", process.execPath, ...execArgv, fileURLToPath(childUrl)],
+          { cwd, serialization: "advanced", stdio: stdio as StdioOptions },
+        )
+      : fork(childUrl, [], {
+          cwd,
+          execArgv,
+          serialization: "advanced",
+          stdio: stdio as StdioOptions,
+        });
   } catch (error) {
     if (claims) closeClaims(claims);
     throw error;
   }
+  if (launcher) killedWithParent.add(child);
   if (claims) claimsFiles.set(child, claims);
   return child;
+}
+
+/** Whether the kernel ends this eval process when its supervisor ends (so it needs no watching thread). */
+export function endsWithParent(child: ChildProcess): boolean {
+  return killedWithParent.has(child);
+}
+
+let launcherFound: string | null | undefined;
+
+/**
+ * The program that starts an eval process with the kernel's parent-death signal, or undefined.
+ * An eval process must not outlive its supervisor, even with a target holding its event loop
+ * (which never sees the IPC channel close). On Linux, util-linux's `setpriv --pdeathsig KILL`
+ * asks the kernel to SIGKILL it the moment the thread that started it ends, at no cost. Elsewhere,
+ * or with a setpriv older than the option (util-linux 2.33), the eval process starts a thread
+ * that watches its parent instead (orphan-watch.ts), which costs a Node start-up on a thread.
+ * `NICEEVAL_ORPHAN_WATCH=thread` chooses the thread (the tests of that path use it).
+ */
+export function parentDeathLauncher(): string | undefined {
+  if (launcherFound === undefined) launcherFound = findSetpriv() ?? null;
+  return launcherFound ?? undefined;
+}
+
+function findSetpriv(): string | undefined {
+  if (process.platform !== "linux" || process.env.NICEEVAL_ORPHAN_WATCH === "thread")
+    return undefined;
+  for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(delimiter)) {
+    if (!dir) continue;
+    const path = join(dir, "setpriv");
+    try {
+      // The option's name is in the program's own option table: reading it is cheaper than
+      // starting the program to ask, and a setpriv without it is passed over.
+      if (readFileSync(path).includes("pdeathsig")) return path;
+    } catch {}
+  }
+  return undefined;
 }
 
 /**
