@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { isatty } from "node:tty";
-import { evalProcessStdout, mayStartEvalProcess } from "./early.js";
+import { evalProcessStdout, mayStartEvalProcess, mayStoreRun } from "./early.js";
 import { guardSilentExit } from "./exit-guard.js";
 
 const argv = process.argv.slice(2);
@@ -9,6 +9,8 @@ const finished = guardSilentExit();
 // overlaps the loading here; the run adopts it, and a command that does not is ended with it.
 const spawn = mayStartEvalProcess(argv) ? await import("../supervisor/spawn.js") : undefined;
 spawn?.startEvalProcessEarly(process.cwd(), evalProcessStdout(argv));
+// Likewise the `git status` of a stored run's manifest, while this process is still small to fork.
+if (mayStoreRun(argv)) (await import("./git-state.js")).readGitStateEarly(process.cwd());
 const { main } = await import("./main.js");
 const code = await main(argv, {
   cwd: process.cwd(),

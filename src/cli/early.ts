@@ -17,6 +17,17 @@ export function mayStartEvalProcess(argv: readonly string[]): boolean {
   );
 }
 
+/**
+ * Whether these arguments likely start a stored run, read as {@link mayStartEvalProcess} is:
+ * `run` without `--no-store` or help. A wrong guess costs one `git status` whose answer is unused.
+ */
+export function mayStoreRun(argv: readonly string[]): boolean {
+  return (
+    argv[0] === "run" &&
+    !argv.some((arg) => arg === "--no-store" || arg === "--help" || arg === "-h")
+  );
+}
+
 /** Whether one `--reporter` value is NDJSON to standard output (`ndjson=-`), as the parser reads it. */
 export const isNdjsonToStdout = (value: string): boolean => /^\s*ndjson\s*=\s*-\s*$/.test(value);
 

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readGitState } from "../../src/cli/manifest.js";
+import { readGitState, readGitStateEarly, takeGitState } from "../../src/cli/git-state.js";
 
 // The checkout state a stored run records, read from real repositories.
 
@@ -82,5 +82,23 @@ describe("readGitState", () => {
     expect(await readGitState(dir)).toEqual({ commit, dirty: false });
     process.env.GITHUB_HEAD_REF = "pr-branch";
     expect(await readGitState(dir)).toEqual({ commit, branch: "pr-branch", dirty: false });
+  });
+});
+
+describe("takeGitState", () => {
+  it("gives the state read early for the same folder, and reads another folder now", async () => {
+    const commit = await committed("main");
+    readGitStateEarly(dir);
+    expect(await takeGitState(dir)).toEqual({ commit, branch: "main", dirty: false });
+    readGitStateEarly(dir);
+    await writeFile(join(dir, "a.txt"), "two\n");
+    const other = await mkdtemp(join(tmpdir(), "niceeval-git-other-"));
+    try {
+      expect(await takeGitState(other)).toBeUndefined();
+      // Taking for another folder dropped the early read: this one reads the checkout now.
+      expect(await takeGitState(dir)).toEqual({ commit, branch: "main", dirty: true });
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
   });
 });

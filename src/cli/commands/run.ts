@@ -33,9 +33,10 @@ import { findBaseline, unfinishedBaselineNote } from "../baseline.js";
 import { discoverEvalFiles } from "../discover.js";
 import { makeFilter } from "../filter.js";
 import { unmetGates } from "../gates.js";
+import { takeGitState } from "../git-state.js";
 import type { CliIO } from "../io.js";
 import { loadEvalFiles } from "../load.js";
-import { buildManifest, readGitState } from "../manifest.js";
+import { buildManifest } from "../manifest.js";
 import { openStoreAt, storeLocation } from "../store.js";
 import { userOutputToStderr } from "../user-output.js";
 import { compareWith, regressionReasons } from "./compare.js";
@@ -298,7 +299,7 @@ async function openExecution(
         })
       : undefined;
   // Read while the store opens and the files load; only the stored manifest needs it.
-  const git = args.noStore ? undefined : readGitState(io.cwd);
+  const git = args.noStore ? undefined : takeGitState(io.cwd);
   const store = args.noStore
     ? undefined
     : await openStoreAt(storeLocation(args.store, io.env), io.cwd);
