@@ -88,6 +88,53 @@ describe("junitReporter", () => {
     );
   });
 
+  it("reports each gate not met as a failed testcase, so the report fails with the run", async () => {
+    const file = join(tempDir(), "junit.xml");
+    const reporter = junitReporter(file);
+    reporter.onRunStart?.({ runId: "r", evals: 1, files: 1, concurrency: 1 });
+    reporter.onEvalStart?.({ evalId: "qa", style: "suite" });
+    reporter.onCaseFinished?.(record({ caseId: "ok" }));
+    const gate = 'eval "qa": pass rate 50.0% (1/2) is below --min-pass-rate 0.9 <&>';
+    reporter.onRunFinished?.(
+      runSummary({
+        ok: false,
+        gates: [gate, "--strict: 1 judgment was unavailable"],
+        loadErrors: [{ file: "evals/broken.eval.ts", message: "SyntaxError" }],
+      }),
+    );
+    const xml = readFileSync(file, "utf8");
+    expect(validate(file)).toEqual({ ok: true, output: expect.stringContaining("validates") });
+    expect(xml).toMatch(/<testsuites name="niceeval" tests="4" failures="2" errors="1"/);
+    expect(xml).toContain(
+      '<testsuite name="(run gates)" tests="2" failures="2" errors="0" skipped="0" time="0"',
+    );
+    expect(xml).toMatch(/name="\(run gates\)"[^>]* id="2" package="niceeval">/);
+    const escaped =
+      "eval &quot;qa&quot;: pass rate 50.0% (1/2) is below --min-pass-rate 0.9 &lt;&amp;&gt;";
+    expect(xml).toContain(`<testcase name="${escaped}" classname="(run gates)" time="0">`);
+    expect(xml).toContain(`<failure message="${escaped}" type="gate">`);
+    // A run whose gates were all met has no such testsuite.
+    const passing = join(tempDir(), "junit.xml");
+    const again = junitReporter(passing);
+    again.onRunStart?.({ runId: "r", evals: 1, files: 1, concurrency: 1 });
+    again.onCaseFinished?.(record({ caseId: "ok" }));
+    again.onRunFinished?.(runSummary({ gates: [] }));
+    expect(readFileSync(passing, "utf8")).not.toContain("(run gates)");
+  });
+
+  it("shows characters XML cannot hold as U+FFFD, so no case loses its name; drops controls", () => {
+    const file = join(tempDir(), "junit.xml");
+    const reporter = junitReporter(file);
+    reporter.onRunStart?.({ runId: "r", evals: 1, files: 1, concurrency: 1 });
+    reporter.onCaseFinished?.(record({ caseId: "\ufffe" }));
+    reporter.onCaseFinished?.(record({ caseId: "a\ud800b\u0007c\u0085" }));
+    reporter.onRunFinished?.(runSummary());
+    const xml = readFileSync(file, "utf8");
+    expect(validate(file).ok).toBe(true);
+    expect(xml).toContain('<testcase name="\ufffd" classname=');
+    expect(xml).toContain('<testcase name="a\ufffdbc" classname=');
+  });
+
   it("names each trial when cases run several times", async () => {
     const file = join(tempDir(), "junit.xml");
     const suite = defineSuite<number, number>({

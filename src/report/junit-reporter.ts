@@ -30,7 +30,8 @@ interface Suite {
  * JUnit XML as CI systems read it (Jenkins, GitLab, GitHub test-report actions): one
  * `<testsuite>` per eval, one `<testcase>` per case and trial (`classname` = eval id, `time`
  * in seconds), `<failure>` with the failing judgments' labels and reasons, `<error>` for an
- * errored attempt, `<skipped>` with its reason.
+ * errored attempt, `<skipped>` with its reason. Files that failed to load and gates that were not
+ * met have a testsuite each, so the report fails when the run does.
  *
  * A testsuite states its counts before its testcases, so each eval's testcases stream to a
  * temporary file and the report is assembled from those files when the run finishes (memory
@@ -121,9 +122,12 @@ function writeReport(file: string, suites: Suite[], run: RunSummary, startedAt: 
       total.errors += suite.counts.errors;
       total.skipped += suite.counts.skipped;
     }
-    // A file that failed to load is an error in CI's eyes too, not a run with fewer tests.
-    total.tests += run.loadErrors.length;
+    // A file that failed to load is an error in CI's eyes too, not a run with fewer tests; a
+    // gate not met (the run's exit code 1) a failure, so the test view agrees with the job.
+    const gates = run.gates ?? [];
+    total.tests += run.loadErrors.length + gates.length;
     total.errors += run.loadErrors.length;
+    total.failures += gates.length;
     out.line(`<?xml version="1.0" encoding="UTF-8"?>`);
     out.line(
       `<testsuites${xmlAttrs({ name: "niceeval", ...total, time: seconds(run.elapsedMs), timestamp: isoSeconds(startedAt) })}>`,
@@ -154,6 +158,8 @@ function writeReport(file: string, suites: Suite[], run: RunSummary, startedAt: 
       out.line("  </testsuite>");
     }
     if (run.loadErrors.length > 0) writeLoadErrors(out, run.loadErrors, ran.length, host);
+    if (gates.length > 0)
+      writeGates(out, gates, ran.length + (run.loadErrors.length > 0 ? 1 : 0), host);
     out.line("</testsuites>");
     out.flush();
   } finally {
@@ -188,6 +194,26 @@ function writeLoadErrors(
     const attributes = xmlAttrs({ message: error.message.slice(0, MESSAGE_CHARS), type: "load" });
     out.line(`    <testcase${xmlAttrs({ name: error.file, classname: name, time: 0 })}>`);
     out.line(`      <error${attributes}>${xmlText(error.message)}</error>`);
+    out.line("    </testcase>");
+  }
+  out.line("  </testsuite>");
+}
+
+/**
+ * The run's gates that were not met (`--min-pass-rate`, `--min-score`, `--strict`,
+ * `--fail-on-regression`), as one testsuite of failed testcases, one per gate, named by it.
+ */
+function writeGates(out: LineWriter, gates: readonly string[], id: number, host: string): void {
+  const name = "(run gates)";
+  out.line(
+    `  <testsuite${xmlAttrs({ name, tests: gates.length, failures: gates.length, errors: 0, skipped: 0, time: 0, hostname: host, id, package: "niceeval" })}>`,
+  );
+  for (const gate of gates) {
+    const attributes = xmlAttrs({ message: gate.slice(0, MESSAGE_CHARS), type: "gate" });
+    out.line(
+      `    <testcase${xmlAttrs({ name: gate.slice(0, MESSAGE_CHARS), classname: name, time: 0 })}>`,
+    );
+    out.line(`      <failure${attributes}>${xmlText(gate)}</failure>`);
     out.line("    </testcase>");
   }
   out.line("  </testsuite>");

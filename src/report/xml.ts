@@ -1,13 +1,17 @@
 // ANSI colour and cursor sequences, which reasons sometimes carry from a terminal.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching ESC is the point
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
-// Everything XML 1.0 cannot carry (C0 controls but tab, LF and CR; lone surrogates; U+FFFE/F),
-// and the C1 controls, which it can but which no reader wants.
+// Control characters XML 1.0 cannot carry (C0 but tab, LF and CR), and the C1 controls, which it
+// can but which no reader wants: dropped.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
+const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+// The other characters it cannot carry (lone surrogates, U+FFFE, U+FFFF): shown as U+FFFD, so a
+// name made of them (a case id) still names something.
 const NOT_XML = /[^\t\n\r\u0020-\u007e\u00a0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
 
-/** Text without what XML 1.0 cannot hold: control characters and ANSI sequences stripped. */
+/** Text XML 1.0 can hold: ANSI sequences and control characters dropped, other non-characters replaced. */
 export function xmlSafe(text: string): string {
-  return text.replace(ANSI, "").replace(NOT_XML, "");
+  return text.replace(ANSI, "").replace(CONTROLS, "").replace(NOT_XML, "\ufffd");
 }
 
 /** Escape text for an element's content. */

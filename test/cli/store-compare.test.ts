@@ -275,11 +275,18 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
     ]);
     expect(await readFile(join(project.dir, "gate.md"), "utf8")).toContain("## niceeval ❌ failed");
 
-    const rate = await cli(["run", "evals", "--quiet", "--min-pass-rate", "0.9"], { BREAK: "a" });
+    const rate = await cli(
+      ["run", "evals", "--quiet", "--min-pass-rate", "0.9", "--reporter", "junit=gate.xml"],
+      { BREAK: "a" },
+    );
     expect(rate.code).toBe(1);
     expect(rate.stderr).toContain(
       'gate not met: eval "qa": pass rate 66.7% (2/3) is below --min-pass-rate 0.9',
     );
+    // The JUnit report fails with the run: its gate is a failed testcase.
+    const junit = await readFile(join(project.dir, "gate.xml"), "utf8");
+    expect(junit).toContain('<testsuite name="(run gates)" tests="1" failures="1"');
+    expect(junit).toMatch(/<failure message="gate not met: eval &quot;qa&quot;: pass rate 66\.7%/);
     const met = await cli(["run", "evals", "--quiet", "--min-pass-rate", "0.6"], { BREAK: "a" });
     expect(met.code).toBe(0);
     expect(met.stderr).toContain("1 failed and 0 errored attempts are within --min-pass-rate 0.6");

@@ -14,7 +14,10 @@ import { runRow } from "../../viewer/api.js";
 import type { RunsArgs, ShowArgs } from "../args.js";
 import type { CliIO } from "../io.js";
 
-/** `niceeval runs`: stored runs, newest first, with pass rates and their intervals. */
+/**
+ * `niceeval runs`: stored runs, newest first, with pass rates and their intervals; a pass rate is
+ * of the attempts that were judged (skipped ones aside), and its n says how many.
+ */
 export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Promise<number> {
   const runs = await store.listRuns({
     limit: args.limit,
@@ -36,7 +39,7 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
     const rate =
       row.passRate === null
         ? "—"
-        : `${pct(row.passRate)} [${pct(row.passRateInterval!.low)}, ${pct(row.passRateInterval!.high)}] n=${row.attempts}`;
+        : `${pct(row.passRate)} [${pct(row.passRateInterval!.low)}, ${pct(row.passRateInterval!.high)}] n=${row.attempts - row.skipped}`;
     lines.push(
       [
         run.runId.slice(0, 8).padEnd(9),

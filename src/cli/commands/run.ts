@@ -20,6 +20,7 @@ import { type ContinuedRun, continueRun, findContinuation } from "../../resume/c
 import type { RunEntry } from "../../runner/entry.js";
 import { type RunOptions, runEvals } from "../../runner/run.js";
 import type { RunSink } from "../../runner/sink.js";
+import { trialsOf } from "../../runner/source.js";
 import type { RunSummary } from "../../runner/summary.js";
 import { shardSelector } from "../../shard/shard.js";
 import { SequenceHash } from "../../store/hash.js";
@@ -70,6 +71,8 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
   try {
     const loaded = await loadEvalFiles(files, io.cwd, { waitMs: args.hangTimeoutMs });
     const evalIds = loaded.entries.map((e) => e.eval.id);
+    const ownTrials = ownTrialsNote(args.trials, loaded.entries);
+    if (ownTrials) io.stderr(ownTrials);
     // The baseline is found before the run is stored, so `latest` is the run before this one and
     // a reference that names no run is a usage error before anything runs.
     const baseline =
@@ -393,6 +396,20 @@ async function runSinks(run: RunSinksOf): Promise<{
     storeFailed: () => storeFailed,
     engineOk: judged.engineOk,
   };
+}
+
+/**
+ * Which evals `--trials` does not apply to, because they set `trials` of their own (which wins):
+ * said once on stderr, so that a run with fewer or more trials than asked is not a surprise.
+ */
+function ownTrialsNote(trials: number | undefined, entries: readonly RunEntry[]): string {
+  if (trials === undefined) return "";
+  const own = entries.filter(
+    ({ eval: runnable }) => runnable.trials !== undefined && trialsOf(runnable.trials) !== trials,
+  );
+  if (own.length === 0) return "";
+  const named = own.map(({ eval: e }) => `"${e.id}" (${trialsOf(e.trials)})`).join(", ");
+  return `niceeval: --trials ${trials} does not apply to eval${own.length === 1 ? "" : "s"} ${named}: an eval's own trials option wins over the flag\n`;
 }
 
 /** What the flags ask of the engine (but --filter); `datasets` (with a store) get each case's hash. */
