@@ -100,6 +100,10 @@ class LoadTimedOut extends Error {
   }
 }
 
+/** Why a file whose import kept an eval process busy past the hang timeout failed to load. */
+export const loadHungMessage = (waitMs: number): string =>
+  `the file did not finish loading within ${formatWait(waitMs)} (--hang-timeout, and at least 30 s while files load): its top-level code kept the eval process busy without end (a loop that never ends, or a synchronous wait), so that process was stopped and the other files run; make that code end, or raise --hang-timeout if loading is that slow`;
+
 const formatWait = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
 
 /**
@@ -131,6 +135,13 @@ async function importWithoutExit(url: string, waitMs: number): Promise<Record<st
 export interface LoadOptions {
   /** How long one file's import may stay pending before it is a load error, ms; 0: no limit. */
   waitMs?: number | undefined;
+  /**
+   * Awaited once the files are read and TypeScript is ready, before any file is imported: the
+   * files it names (as given) are not imported, and fail to load with the message it gives.
+   */
+  beforeImport?: () => Promise<ReadonlyMap<string, string>>;
+  /** Called just before each file is imported (its path as given). */
+  onImport?: (file: string) => void;
 }
 
 /** Result of loading eval files: the evals found, and the files that failed with why. */
@@ -163,10 +174,17 @@ export async function loadEvalFiles(
     ? await prepareTypeScript(sources)
     : undefined;
   const preloadFailure = typescript?.failure;
+  const settled = await options.beforeImport?.();
   for (const { file, path, source } of sources) {
+    const failed = settled?.get(file);
+    if (failed !== undefined) {
+      errors.push({ file, message: failed });
+      continue;
+    }
     let module: Record<string, unknown>;
     try {
       const url = typescript?.urls.get(path) ?? pathToFileURL(path).href;
+      options.onImport?.(file);
       module = await importWithoutExit(url, options.waitMs ?? 0);
     } catch (error) {
       errors.push({ file, message: describeLoadError(preloadFailure ?? error) });

@@ -54,8 +54,11 @@ export function exitCause(from: EvalProcess): string {
  * Why an eval process is to be killed as hung at `now`: its event loop has not answered for longer
  * than `hangMs` (or, while it loads the eval files, the startup floor); undefined while it answers.
  */
+/** How long an eval process that is loading the eval files may go without a heartbeat, ms. */
+export const loadingLimitMs = (hangMs: number): number => Math.max(hangMs, STARTUP_TIMEOUT_MS);
+
 export function hangCause(from: EvalProcess, now: number, hangMs: number): string | undefined {
-  const limit = from.ready ? hangMs : Math.max(hangMs, STARTUP_TIMEOUT_MS);
+  const limit = from.ready ? hangMs : loadingLimitMs(hangMs);
   if (now - from.lastSeen <= limit) return undefined;
   return from.ready
     ? `the event loop was blocked for ${formatMs(hangMs)} (no heartbeat from the eval process, which was killed)`

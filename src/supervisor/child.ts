@@ -519,12 +519,13 @@ async function start(init: ChildInit): Promise<void> {
   if (init.track) tracking = true;
   setInterval(() => send({ t: "beat" }), init.beatMs).unref();
   if (!init.endsWithParent) watchSupervisor();
-  const loaded = await loadEvalFiles(init.files, init.cwd, { waitMs: init.loadWaitMs }).catch(
-    (error: unknown) => ({
-      entries: [],
-      errors: [{ file: "(eval process)", message: errorMessage(error) }],
-    }),
-  );
+  const loaded = await loadEvalFiles(init.files, init.cwd, {
+    waitMs: init.loadWaitMs,
+    onImport: (file) => send({ t: "loading", file }),
+  }).catch((error: unknown) => ({
+    entries: [],
+    errors: [{ file: "(eval process)", message: errorMessage(error) }],
+  }));
   for (const entry of loaded.entries) evals.set(entry.eval.id, entry.eval);
   for (const error of loaded.errors) loadErrors.set(error.file, error.message);
   send({ t: "ready", evals: [...evals.keys()], errors: loaded.errors });

@@ -100,6 +100,10 @@ export class EvalProcess {
   ready = false;
   /** The evals it loaded, in order (from its ready message). */
   evals: readonly string[] = [];
+  /** The files it could not load, with why (from its ready message). */
+  loadErrors: readonly { file: string; message: string }[] = [];
+  /** The eval file it is importing, until it is ready. */
+  loading: string | undefined;
   /** How it ended; its last messages may still be arriving. */
   exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   lastSeen = performance.now();
@@ -247,7 +251,12 @@ export class EvalProcess {
       case "ready":
         this.ready = true;
         this.evals = message.evals;
+        this.loadErrors = message.errors;
+        this.loading = undefined;
         this.listener.ready(this);
+        break;
+      case "loading":
+        this.loading = message.file;
         break;
       case "events":
         this.onEvents(message.events);

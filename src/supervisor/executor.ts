@@ -1,3 +1,4 @@
+import { loadHungMessage } from "../cli/load.js";
 import { type AttemptRecord, type Judgment, unreportedUsage } from "../eval/record.js";
 import type { AttemptJob, Executor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
@@ -6,6 +7,7 @@ import {
   crashMessage,
   exitCause,
   hangCause,
+  loadingLimitMs,
   MAX_STRIKES,
   notStarted,
   struckOut,
@@ -73,6 +75,13 @@ export interface SupervisedExecutor extends Executor {
   close(): Promise<void>;
   /** Uncaught errors in the eval process that belonged to no one attempt. */
   readonly runErrors: readonly RunError[];
+  /**
+   * The eval files the eval process could not load, with why, once one has loaded the others
+   * (or none could start). A file whose top-level code never ends kept an eval process busy
+   * until `--hang-timeout` and is among them; the next eval process leaves it out. The CLI
+   * imports the files itself only after this, without those, so such a file never hangs it.
+   */
+  childLoad(): Promise<ReadonlyMap<string, string>>;
 }
 
 /**
@@ -100,6 +109,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
     interrupt: (reason) => supervisor.interrupt(reason),
     finished: () => void supervisor.close(),
     close: () => supervisor.close(),
+    childLoad: () => supervisor.childLoad(),
   };
 }
 
@@ -135,8 +145,14 @@ class Supervisor implements EvalProcessListener {
   private lastCheck = performance.now();
   /** The eval process may run the run's attempts ahead of the engine (AheadPlan). */
   private planned = false;
+  /** The eval files each new eval process loads: the run's, but those whose import hung one. */
+  private files: readonly string[];
+  /** Files whose import kept an eval process busy past the hang timeout, with the load error. */
+  private readonly hung = new Map<string, string>();
+  private loadWaiters: ((failed: ReadonlyMap<string, string>) => void)[] = [];
 
   constructor(private readonly options: SupervisorOptions) {
+    this.files = options.files;
     this.hangMs = options.hangTimeoutMs ?? DEFAULT_HANG_TIMEOUT_MS;
     this.beatMs = Math.max(10, Math.min(1000, Math.floor(this.hangMs / 4)));
     this.checkMs = Math.max(5, Math.min(1000, Math.floor(this.hangMs / 4)));
@@ -206,6 +222,7 @@ class Supervisor implements EvalProcessListener {
   interrupt(reason: string): void {
     if (this.stopped !== undefined) return;
     this.stopped = reason;
+    this.settleLoad(undefined);
     const current = this.retire();
     if (current) {
       current.process.kill("SIGKILL");
@@ -224,6 +241,7 @@ class Supervisor implements EvalProcessListener {
 
   private async closeNow(): Promise<void> {
     this.closing = true;
+    this.settleLoad(undefined);
     if (this.monitor) clearInterval(this.monitor);
     const current = this.retire();
     if (!current) return;
@@ -245,6 +263,7 @@ class Supervisor implements EvalProcessListener {
 
   ready(from: EvalProcess): void {
     this.startupFailures = 0;
+    this.settleLoad(from);
     if (this.planned) this.ahead.start(from, from.evals);
     this.schedule();
   }
@@ -361,12 +380,18 @@ class Supervisor implements EvalProcessListener {
     this.fresh.unshift(...requeued.filter((p) => !p.alone));
     this.suspects.unshift(...requeued.filter((p) => p.alone));
     this.suspects.push(...rerun);
+    // A hang put on one file is that file's load error (said in the report), not a failed start.
+    if (!from.ready && this.leaveOutHungFile(from)) {
+      this.schedule();
+      return;
+    }
     if (!from.ready) this.startupFailures++;
     this.writeStderr(
       crashMessage(cause, { inFlight, struckAhead, rerun: rerun.length, ready: from.ready }),
     );
     if (this.startupFailures >= MAX_STRIKES) {
       this.broken = `the eval process could not start: ${cause} while loading the eval files`;
+      this.settleLoad(undefined);
       for (const pending of [
         ...this.suspects.splice(0),
         ...this.fresh.splice(0),
@@ -378,7 +403,48 @@ class Supervisor implements EvalProcessListener {
     this.schedule();
   }
 
+  childLoad(): Promise<ReadonlyMap<string, string>> {
+    const { child } = this;
+    if (this.broken !== undefined || this.stopped !== undefined || this.closing)
+      return Promise.resolve(new Map(this.hung));
+    if (child?.ready) return Promise.resolve(this.loadFailures(child));
+    const loaded = new Promise<ReadonlyMap<string, string>>((resolve) =>
+      this.loadWaiters.push(resolve),
+    );
+    // Without an eval process (none started yet, or the last one ended), one is started for it.
+    if (!child) this.schedule();
+    return loaded;
+  }
+
   // The supervisor's own work.
+
+  /** The files an eval process that is ready could not load, and those that hung one before. */
+  private loadFailures(from: EvalProcess): Map<string, string> {
+    const failed = new Map(this.hung);
+    for (const { file, message } of from.loadErrors) failed.set(file, message);
+    return failed;
+  }
+
+  /** Answer those waiting for {@link childLoad}: with `from`'s failures, or only the hung files. */
+  private settleLoad(from: EvalProcess | undefined): void {
+    if (this.loadWaiters.length === 0) return;
+    const failed = from ? this.loadFailures(from) : new Map(this.hung);
+    for (const resolve of this.loadWaiters.splice(0)) resolve(failed);
+  }
+
+  /**
+   * An eval process killed for a hang while it imported a file: that file's top-level code does
+   * not end. It fails to load, and a new eval process loads the others. False when the hang (or
+   * the crash) cannot be put on one file.
+   */
+  private leaveOutHungFile(from: EvalProcess): boolean {
+    const file = from.loading;
+    if (file === undefined || from.killedFor === undefined || this.hung.has(file)) return false;
+    this.hung.set(file, loadHungMessage(loadingLimitMs(this.hangMs)));
+    this.files = this.files.filter((f) => f !== file);
+    this.child = this.spawn();
+    return true;
+  }
 
   private spawn(): EvalProcess {
     const { options } = this;
@@ -386,7 +452,7 @@ class Supervisor implements EvalProcessListener {
       options.cwd,
       options.stdoutFd,
       {
-        files: options.files,
+        files: this.files,
         cwd: options.cwd,
         judgeCache: options.judgeCache ?? true,
         beatMs: this.beatMs,
@@ -419,7 +485,9 @@ class Supervisor implements EvalProcessListener {
     this.scheduled = false;
     const { suspects, ahead } = this;
     // Attempts waiting for a record run ahead need an eval process too (one that will run ahead).
-    const wanted = this.fresh.length + suspects.length + ahead.waitingCount;
+    // So is one waiting for the eval files to be loaded (childLoad).
+    const wanted =
+      this.fresh.length + suspects.length + ahead.waitingCount + this.loadWaiters.length;
     if (this.stopped !== undefined || this.closing || wanted === 0) return;
     this.child ??= this.spawn();
     const { child } = this;

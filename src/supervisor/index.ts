@@ -24,8 +24,8 @@ export interface RunExecutorOptions {
  */
 export function runExecutor(
   options: RunExecutorOptions,
-): Omit<SupervisedExecutor, "close" | "runAhead" | "takeFinished"> &
-  Partial<Pick<SupervisedExecutor, "close" | "runAhead">> {
+): Omit<SupervisedExecutor, "close" | "runAhead" | "takeFinished" | "childLoad"> &
+  Partial<Pick<SupervisedExecutor, "close" | "runAhead" | "childLoad">> {
   if (!options.supervise)
     return { ...interruptible(inProcessExecutor), runErrors: [] as readonly RunError[] };
   return supervisedExecutor({ ...options, start: true });

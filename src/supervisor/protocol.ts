@@ -185,6 +185,8 @@ export const RECORD_FLAGS = { unreported: 1, caseId: 2 } as const;
 export type ChildMessage =
   | string
   | { t: "ready"; evals: string[]; errors: { file: string; message: string }[] }
+  /** It is about to import this eval file (as its init named it): a hang from now on is that file's. */
+  | { t: "loading"; file: string }
   | { t: "beat" }
   | { t: "events"; events: ChildEvent[] }
   /** An uncaught error no single attempt owns, with where it came from. */

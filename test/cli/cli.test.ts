@@ -119,7 +119,8 @@ describe("niceeval run (real CLI on a fixture project)", () => {
         "evals/echo.eval.ts": passingSuite,
         // At load: the file fails to load and the other still runs.
         "evals/exits.eval.ts": 'import "niceeval";\nprocess.exit(0);\nexport const x = 1;\n',
-        // Later, from a timer its top level set (it runs in the CLI, which loads the file too).
+        // Later, from a timer its top level set: in process, it ends the CLI; supervised, only the
+        // eval process imports a file that exports no eval, and the timer ends each eval process.
         "late/echo.eval.ts": passingSuite.replace(
           "target: async (input) => input",
           "target: async (input) => { await new Promise((r) => setTimeout(r, 2000)); return input; }",
@@ -136,7 +137,9 @@ describe("niceeval run (real CLI on a fixture project)", () => {
         const later = await runCli(["run", "late", "--no-store", ...flags], dir);
         expect(later.code).toBe(1);
         expect(later.stderr).toContain(
-          "niceeval: code loaded by the run called process.exit(0) before the run finished",
+          flags.length === 0
+            ? "niceeval: the eval process exited with code 0 during echo/hello"
+            : "niceeval: code loaded by the run called process.exit(0) before the run finished",
         );
       },
     );
@@ -162,6 +165,25 @@ describe("niceeval run (real CLI on a fixture project)", () => {
       },
     );
   }, 60_000);
+
+  it("fails a file whose top-level code never ends, supervised, and runs the others (the CLI never imports it)", async () => {
+    const project = await makeProject({
+      "evals/echo.eval.ts": passingSuite,
+      "evals/spins.eval.ts": 'import "niceeval";\nfor (;;) {}\nexport const x = 1;\n',
+    });
+    try {
+      const run = await runCli(["run", "--no-store", "--hang-timeout", "1000"], project.dir);
+      expect(run.code).toBe(1);
+      // Loading has a floor of 30 s: files may build their datasets at the top level.
+      expect(run.stdout).toContain(
+        "evals/spins.eval.ts: the file did not finish loading within 30 s (--hang-timeout, and at least 30 s while files load): its top-level code kept the eval process busy without end",
+      );
+      expect(run.stdout).toMatch(/✓ hello passed/);
+      expect(run.stdout.trim().endsWith("FAIL")).toBe(true);
+    } finally {
+      await project.cleanup();
+    }
+  }, 120_000);
 
   it("counts an eval's time while its attempts ran, also when the eval process ran them ahead", async () => {
     await inBothModes(

@@ -69,7 +69,13 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
   if (!args.cache) configureJudges({ cache: false });
   const { queued, store, executor, git } = await openExecution(args, files, io, reportFd);
   try {
-    const loaded = await loadEvalFiles(files, io.cwd, { waitMs: args.hangTimeoutMs });
+    // Supervised, the eval process imports the files first: one whose top-level code never ends
+    // hangs it (killed after --hang-timeout), and is not imported here.
+    const childLoad = "childLoad" in executor ? executor.childLoad : undefined;
+    const loaded = await loadEvalFiles(files, io.cwd, {
+      waitMs: args.hangTimeoutMs,
+      ...(childLoad ? { beforeImport: childLoad } : {}),
+    });
     const evalIds = loaded.entries.map((e) => e.eval.id);
     const ownTrials = ownTrialsNote(args.trials, loaded.entries);
     if (ownTrials) io.stderr(ownTrials);
