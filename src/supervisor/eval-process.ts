@@ -104,6 +104,8 @@ export class EvalProcess {
   loadErrors: readonly { file: string; message: string }[] = [];
   /** The eval file it is importing, until it is ready. */
   loading: string | undefined;
+  /** It has sent a message (a heartbeat at least): it started. */
+  heard = false;
   /** How it ended; its last messages may still be arriving. */
   exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   lastSeen = performance.now();
@@ -230,6 +232,7 @@ export class EvalProcess {
 
   private onMessage(message: ChildMessage): void {
     this.lastSeen = performance.now();
+    this.heard = true;
     if (this.retired || this.garbled) return;
     try {
       this.read(message);

@@ -14,6 +14,7 @@ import {
 } from "./causes.js";
 import { EvalProcess, type EvalProcessListener, type Pending } from "./eval-process.js";
 import { type AheadPlan, RECORD_FLAGS } from "./protocol.js";
+import { dropParentDeathLauncher } from "./spawn.js";
 
 /** Default limit on an eval process whose event loop does not answer, ms. */
 export const DEFAULT_HANG_TIMEOUT_MS = 60_000;
@@ -381,7 +382,10 @@ class Supervisor implements EvalProcessListener {
     this.suspects.unshift(...requeued.filter((p) => p.alone));
     this.suspects.push(...rerun);
     // A hang put on one file is that file's load error (said in the report), not a failed start.
-    if (!from.ready && this.leaveOutHungFile(from)) {
+    // An eval process that never said a word, started through setpriv: the next starts without it.
+    const launcherFailed = !from.heard && dropParentDeathLauncher(from.process);
+    if (!from.ready && (launcherFailed || this.leaveOutHungFile(from))) {
+      this.child ??= this.spawn();
       this.schedule();
       return;
     }
@@ -442,7 +446,6 @@ class Supervisor implements EvalProcessListener {
     if (file === undefined || from.killedFor === undefined || this.hung.has(file)) return false;
     this.hung.set(file, loadHungMessage(loadingLimitMs(this.hangMs)));
     this.files = this.files.filter((f) => f !== file);
-    this.child = this.spawn();
     return true;
   }
 

@@ -83,6 +83,17 @@ function forkEvalProcess(cwd: string, stdoutFd: number | undefined): ChildProces
   return child;
 }
 
+/**
+ * An eval process started through setpriv ended before it said anything: setpriv may not be able
+ * to set the signal where this runs (a sandbox refusing the call). Eval processes start without
+ * it from now on (each with its watching thread); true when that is a change.
+ */
+export function dropParentDeathLauncher(child: ChildProcess): boolean {
+  if (!killedWithParent.has(child) || launcherFound === null) return false;
+  launcherFound = null;
+  return true;
+}
+
 /** Whether the kernel ends this eval process when its supervisor ends (so it needs no watching thread). */
 export function endsWithParent(child: ChildProcess): boolean {
   return killedWithParent.has(child);

@@ -1,4 +1,7 @@
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parentDeathLauncher } from "../../src/supervisor/spawn.js";
 import { cliPath, type FixtureProject, makeProject } from "../support/project.js";
@@ -54,16 +57,31 @@ function startSpinning(
 
 describe("an eval process whose supervisor was killed outright (real CLI)", () => {
   let project: FixtureProject;
+  // A setpriv that knows the option but cannot set the signal (as in a sandbox refusing the
+  // call): the eval process it fails to start is replaced by one started without it.
+  const refusing = mkdtempSync(join(tmpdir(), "niceeval-setpriv-"));
+  writeFileSync(
+    join(refusing, "setpriv"),
+    '#!/bin/sh\n# --pdeathsig\necho "setpriv: set parent death signal failed" >&2\nexit 127\n',
+    { mode: 0o755 },
+  );
   beforeAll(async () => {
     project = await makeProject({ "evals/spins.eval.ts": spinningSuite });
   });
-  afterAll(() => project.cleanup());
+  afterAll(async () => {
+    await project.cleanup();
+    rmSync(refusing, { recursive: true, force: true });
+  });
 
   // Where the kernel's parent-death signal is at hand (Linux with util-linux's setpriv) it ends
   // the process; elsewhere a thread of the eval process watches its parent. Both are run here.
   const ways: [string, Record<string, string>][] = [
     [parentDeathLauncher() ? "the kernel's parent-death signal" : "its watching thread", {}],
     ["its watching thread (NICEEVAL_ORPHAN_WATCH=thread)", { NICEEVAL_ORPHAN_WATCH: "thread" }],
+    [
+      "its watching thread, after a setpriv that could not start it",
+      { PATH: `${refusing}${delimiter}${process.env.PATH ?? ""}` },
+    ],
   ];
   it.each(ways)(
     "ends by itself although its target never yields: %s",
