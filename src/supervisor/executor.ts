@@ -146,7 +146,7 @@ class Supervisor implements EvalProcessListener {
   private lastCheck = performance.now();
   /** The eval process may run the run's attempts ahead of the engine (AheadPlan). */
   private planned = false;
-  /** The eval files each new eval process loads: the run's, but those whose import hung or crashed one. */
+  /** The eval files each new eval process loads: the run's, but those whose import hung one. */
   private files: readonly string[];
   /** Files whose import kept an eval process busy past the hang timeout, with the load error. */
   private readonly hung = new Map<string, string>();
@@ -381,11 +381,10 @@ class Supervisor implements EvalProcessListener {
     this.fresh.unshift(...requeued.filter((p) => !p.alone));
     this.suspects.unshift(...requeued.filter((p) => p.alone));
     this.suspects.push(...rerun);
-    // A hang or a crash put on one file is that file's load error (said in the report), not a
-    // failed start.
+    // A hang put on one file is that file's load error (said in the report), not a failed start.
     // An eval process that never said a word, started through setpriv: the next starts without it.
     const launcherFailed = !from.heard && dropParentDeathLauncher(from.process);
-    if (!from.ready && (launcherFailed || this.leaveOutLoadingFile(from, cause))) {
+    if (!from.ready && (launcherFailed || this.leaveOutHungFile(from))) {
       this.child ??= this.spawn();
       this.schedule();
       return;
@@ -438,20 +437,14 @@ class Supervisor implements EvalProcessListener {
   }
 
   /**
-   * An eval process that ended before it was ready, while it imported a file: killed for a hang
-   * (top-level code that does not end) or crashed (a kill, an abort, out of memory). That file
-   * fails to load, and a new eval process loads the others; the CLI never imports it. False when
-   * it was not importing a file then.
+   * An eval process killed for a hang while it imported a file: that file's top-level code does
+   * not end. It fails to load, and a new eval process loads the others. False when the hang (or
+   * the crash) cannot be put on one file.
    */
-  private leaveOutLoadingFile(from: EvalProcess, cause: string): boolean {
+  private leaveOutHungFile(from: EvalProcess): boolean {
     const file = from.loading;
-    if (file === undefined || this.hung.has(file)) return false;
-    this.hung.set(
-      file,
-      from.killedFor !== undefined
-        ? loadHungMessage(loadingLimitMs(this.hangMs))
-        : `the eval process ended while it imported the file (${cause}), so the file fails to load and a new eval process runs the others`,
-    );
+    if (file === undefined || from.killedFor === undefined || this.hung.has(file)) return false;
+    this.hung.set(file, loadHungMessage(loadingLimitMs(this.hangMs)));
     this.files = this.files.filter((f) => f !== file);
     return true;
   }
