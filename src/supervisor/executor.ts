@@ -148,8 +148,10 @@ class Supervisor implements EvalProcessListener {
   private planned = false;
   /** The eval files each new eval process loads: the run's, but those whose import hung one. */
   private files: readonly string[];
-  /** Files whose import kept an eval process busy past the hang timeout, with the load error. */
+  /** Files whose import hung (or twice crashed) an eval process, with the load error. */
   private readonly hung = new Map<string, string>();
+  /** How many eval processes crashed while importing each file. */
+  private readonly loadCrashes = new Map<string, number>();
   private loadWaiters: ((failed: ReadonlyMap<string, string>) => void)[] = [];
 
   constructor(private readonly options: SupervisorOptions) {
@@ -381,10 +383,11 @@ class Supervisor implements EvalProcessListener {
     this.fresh.unshift(...requeued.filter((p) => !p.alone));
     this.suspects.unshift(...requeued.filter((p) => p.alone));
     this.suspects.push(...rerun);
-    // A hang put on one file is that file's load error (said in the report), not a failed start.
+    // A hang or a crash put on one file is that file's load error (said in the report), not a
+    // failed start.
     // An eval process that never said a word, started through setpriv: the next starts without it.
     const launcherFailed = !from.heard && dropParentDeathLauncher(from.process);
-    if (!from.ready && (launcherFailed || this.leaveOutHungFile(from))) {
+    if (!from.ready && (launcherFailed || this.leaveOutLoadingFile(from, cause))) {
       this.child ??= this.spawn();
       this.schedule();
       return;
@@ -437,14 +440,26 @@ class Supervisor implements EvalProcessListener {
   }
 
   /**
-   * An eval process killed for a hang while it imported a file: that file's top-level code does
-   * not end. It fails to load, and a new eval process loads the others. False when the hang (or
-   * the crash) cannot be put on one file.
+   * An eval process that ended before it was ready, while it imported a file. Killed for a hang,
+   * that file's top-level code does not end: it fails to load at once (each try costs the loading
+   * limit). Crashed (a kill, an abort, out of memory), it fails to load once a second eval process
+   * crashed on it too (a crash may happen once, then not). Either way a new eval process loads
+   * the others and the CLI never imports it. False when nothing is put on the file (yet).
    */
-  private leaveOutHungFile(from: EvalProcess): boolean {
+  private leaveOutLoadingFile(from: EvalProcess, cause: string): boolean {
     const file = from.loading;
-    if (file === undefined || from.killedFor === undefined || this.hung.has(file)) return false;
-    this.hung.set(file, loadHungMessage(loadingLimitMs(this.hangMs)));
+    if (file === undefined || this.hung.has(file)) return false;
+    if (from.killedFor !== undefined) {
+      this.hung.set(file, loadHungMessage(loadingLimitMs(this.hangMs)));
+    } else {
+      const crashes = (this.loadCrashes.get(file) ?? 0) + 1;
+      this.loadCrashes.set(file, crashes);
+      if (crashes < 2) return false;
+      this.hung.set(
+        file,
+        `the eval process ended each time it imported the file (${cause}), so the file fails to load and a new eval process runs the others`,
+      );
+    }
     this.files = this.files.filter((f) => f !== file);
     return true;
   }

@@ -185,6 +185,25 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     }
   }, 120_000);
 
+  it("fails a file whose import kills each eval process, supervised, and runs the others (the CLI never imports it)", async () => {
+    const project = await makeProject({
+      "evals/a-crash.eval.ts":
+        'import "niceeval";\nif (process.send) process.kill(process.pid, "SIGKILL");\nelse console.error("IMPORTED-IN-CLI");\nexport const x = 1;\n',
+      "evals/echo.eval.ts": passingSuite,
+    });
+    try {
+      const run = await runCli(["run", "--no-store"], project.dir);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain(
+        "evals/a-crash.eval.ts: the eval process ended each time it imported the file (the eval process was killed by SIGKILL)",
+      );
+      expect(run.stderr).not.toContain("IMPORTED-IN-CLI");
+      expect(run.stdout).toMatch(/✓ hello passed/);
+    } finally {
+      await project.cleanup();
+    }
+  }, 60_000);
+
   it("counts an eval's time while its attempts ran, also when the eval process ran them ahead", async () => {
     await inBothModes(
       {
