@@ -10,7 +10,14 @@ const STARTUP_TIMEOUT_MS = 30_000;
 /** What a crash of the eval process is said as: its cause, what was in flight, what runs again. */
 export function crashMessage(
   cause: string,
-  crash: { inFlight: readonly Pending[]; struckAhead: number; rerun: number; ready: boolean },
+  crash: {
+    inFlight: readonly Pending[];
+    struckAhead: number;
+    rerun: number;
+    ready: boolean;
+    /** No new eval process is started: the run gives up on the attempts left. */
+    last?: boolean;
+  },
 ): string {
   const { inFlight, struckAhead } = crash;
   const names = inFlight
@@ -25,6 +32,8 @@ export function crashMessage(
       : crash.ready
         ? ""
         : " while loading the eval files";
+  if (crash.last)
+    return `niceeval: ${cause}${during}; no eval process could load the eval files, so the run's attempts are errored\n`;
   const again = crash.rerun ? `; running ${crash.rerun} of them again, one at a time` : "";
   return `niceeval: ${cause}${during}${again}; starting a new eval process\n`;
 }

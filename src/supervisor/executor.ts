@@ -383,9 +383,9 @@ class Supervisor implements EvalProcessListener {
     this.fresh.unshift(...requeued.filter((p) => !p.alone));
     this.suspects.unshift(...requeued.filter((p) => p.alone));
     this.suspects.push(...rerun);
-    // A hang or a crash put on one file is that file's load error (said in the report), not a
-    // failed start.
-    // An eval process that never said a word, started through setpriv: the next starts without it.
+    // An eval process that never said a word, started through setpriv: the next starts without
+    // it. A hang or a crash put on one file is that file's load error (said in the report). Neither
+    // is a failed start.
     const launcherFailed = !from.heard && dropParentDeathLauncher(from.process);
     if (!from.ready && (launcherFailed || this.leaveOutLoadingFile(from, cause))) {
       this.child ??= this.spawn();
@@ -393,10 +393,17 @@ class Supervisor implements EvalProcessListener {
       return;
     }
     if (!from.ready) this.startupFailures++;
+    const givenUp = this.startupFailures >= MAX_STRIKES;
     this.writeStderr(
-      crashMessage(cause, { inFlight, struckAhead, rerun: rerun.length, ready: from.ready }),
+      crashMessage(cause, {
+        inFlight,
+        struckAhead,
+        rerun: rerun.length,
+        ready: from.ready,
+        last: givenUp,
+      }),
     );
-    if (this.startupFailures >= MAX_STRIKES) {
+    if (givenUp) {
       this.broken = `the eval process could not start: ${cause} while loading the eval files`;
       this.settleLoad(undefined);
       for (const pending of [

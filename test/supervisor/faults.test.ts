@@ -346,3 +346,33 @@ describe("an attempt that replaces globals or repeats a case id (real CLI)", () 
     }, 60_000);
   }
 });
+
+describe("an eval process that can never start (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({
+      "evals/echo.eval.ts": `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const same = createScorer({ name: "same", score: () => ({ score: 1 }) });
+export const echo = defineSuite({ id: "echo", cases: [{ id: "a", input: "a" }], target: (x) => x, scorers: [same] });
+`,
+      // Loaded before anything else by every Node process of the run: it ends each eval process
+      // (the one with an IPC channel) before that process can say a word, and leaves the CLI be.
+      "killer.mjs": 'if (process.send) process.kill(process.pid, "SIGKILL");\n',
+    });
+  });
+  afterAll(() => project.cleanup());
+
+  it("errors the attempts, says it gives up instead of starting another, and exits 1", async () => {
+    const run = await runCli(["run", "--no-store"], project.dir, {
+      NODE_OPTIONS: `--import ${join(project.dir, "killer.mjs")}`,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/starting a new eval process/);
+    expect(run.stderr).toMatch(
+      /was killed by SIGKILL while loading the eval files; no eval process could load the eval files, so the run's attempts are errored/,
+    );
+    expect(run.stdout).toMatch(/1 errored/);
+  }, 60_000);
+});
