@@ -100,10 +100,6 @@ class LoadTimedOut extends Error {
   }
 }
 
-/** Why a file whose import kept an eval process busy past the hang timeout failed to load. */
-export const loadHungMessage = (waitMs: number): string =>
-  `the file did not finish loading within ${formatWait(waitMs)} (--hang-timeout, and at least 30 s while files load): its top-level code kept the eval process busy without end (a loop that never ends, or a synchronous wait), so that process was stopped and the other files run; make that code end, or raise --hang-timeout if loading is that slow`;
-
 const formatWait = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
 
 /**

@@ -63,6 +63,16 @@ export function exitCause(from: EvalProcess): string {
  * Why an eval process is to be killed as hung at `now`: its event loop has not answered for longer
  * than `hangMs` (or, while it loads the eval files, the startup floor); undefined while it answers.
  */
+/** Why a file whose import kept an eval process busy past the loading limit fails to load. */
+export function loadHung(limitMs: number): string {
+  return `the file did not finish loading within ${formatMs(limitMs)} (--hang-timeout, and at least 30 s while files load): its top-level code kept the eval process busy without end (a loop that never ends, or a synchronous wait), so that process was stopped and the other files run; make that code end, or raise --hang-timeout if loading is that slow`;
+}
+
+/** Why a file whose import ended two eval processes (`cause`: how the last one ended) fails to load. */
+export function loadCrashed(cause: string): string {
+  return `the eval process ended each time it imported the file (${cause}), so the file fails to load and a new eval process runs the others`;
+}
+
 /** How long an eval process that is loading the eval files may go without a heartbeat, ms. */
 export const loadingLimitMs = (hangMs: number): number => Math.max(hangMs, STARTUP_TIMEOUT_MS);
 

@@ -1,4 +1,3 @@
-import { loadHungMessage } from "../cli/load.js";
 import { type AttemptRecord, type Judgment, unreportedUsage } from "../eval/record.js";
 import type { AttemptJob, Executor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
@@ -7,6 +6,8 @@ import {
   crashMessage,
   exitCause,
   hangCause,
+  loadCrashed,
+  loadHung,
   loadingLimitMs,
   MAX_STRIKES,
   notStarted,
@@ -457,15 +458,12 @@ class Supervisor implements EvalProcessListener {
     const file = from.loading;
     if (file === undefined || this.hung.has(file)) return false;
     if (from.killedFor !== undefined) {
-      this.hung.set(file, loadHungMessage(loadingLimitMs(this.hangMs)));
+      this.hung.set(file, loadHung(loadingLimitMs(this.hangMs)));
     } else {
       const crashes = (this.loadCrashes.get(file) ?? 0) + 1;
       this.loadCrashes.set(file, crashes);
       if (crashes < 2) return false;
-      this.hung.set(
-        file,
-        `the eval process ended each time it imported the file (${cause}), so the file fails to load and a new eval process runs the others`,
-      );
+      this.hung.set(file, loadCrashed(cause));
     }
     this.files = this.files.filter((f) => f !== file);
     return true;
