@@ -3,6 +3,7 @@ import type { AttemptRecord } from "../eval/record.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
 import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
 import { isThenable } from "../tool/run-tool.js";
+import { keptRecord } from "./cut-off.js";
 import type { RunEntry } from "./entry.js";
 import { replacedGlobalsMessage, restoreGlobals, watchGlobals } from "./globals.js";
 import { crashed } from "./source.js";
@@ -85,6 +86,7 @@ export interface TakenAttempt {
 export const inProcessExecutor: Executor & Required<Pick<Executor, "executeNow">> = {
   async execute({ entry, spec, context }) {
     const runnable = entry.eval;
+    const stopped = context.signal.aborted;
     watchGlobals();
     let replaced: string[] | undefined;
     let record: AttemptRecord;
@@ -106,7 +108,7 @@ export const inProcessExecutor: Executor & Required<Pick<Executor, "executeNow">
     } catch (error) {
       record = crashedCase(runnable, spec, error);
     }
-    return guarded(runnable, spec, record, replaced);
+    return keptRecord(guarded(runnable, spec, record, replaced), context.signal, stopped);
   },
   executeNow(job) {
     const { entry, spec, context } = job;
@@ -122,9 +124,11 @@ export const inProcessExecutor: Executor & Required<Pick<Executor, "executeNow">
     }
     if (!isPromise(record)) return guarded(runnable, spec, record, undefined);
     // As in execute: what the synchronous part replaced is put back before the engine goes on.
+    // Only an attempt that waits can see the run stop while it runs.
     const replaced = restoreGlobals();
+    const stopped = context.signal.aborted;
     return record.then(
-      (done) => guarded(runnable, spec, done, replaced),
+      (done) => keptRecord(guarded(runnable, spec, done, replaced), context.signal, stopped),
       (error: unknown) => guarded(runnable, spec, crashedCase(runnable, spec, error), replaced),
     );
   },

@@ -179,8 +179,9 @@ describe("a dataset that stops giving cases does not hold the run (real CLI)", (
   }
 });
 
-// Attempts that wait 300 ms unless the run is stopped, when they give up with the abort.
-const abortableSuite = `
+// Attempts that wait 300 ms unless the run is stopped, when they give up: with the abort
+// (\`settle\` rejects), or with what they have so far (a partial answer, which the scorer fails).
+const abortable = (settle: string) => `
 import { defineSuite } from "niceeval";
 import { createScorer } from "niceeval/scorers";
 
@@ -193,48 +194,59 @@ export const waits = defineSuite({
   target: async (input, { signal }) => {
     if (input === "quick") return input;
     if (input === "wait-1") console.error("TARGET-STARTED wait-1");
-    await new Promise((resolve, reject) => {
-      const timer = setTimeout(resolve, 300);
-      signal.addEventListener("abort", () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
+    return await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => resolve(input), 300);
+      signal.addEventListener("abort", () => { clearTimeout(timer); ${settle}; }, { once: true });
     });
-    return input;
   },
   scorers: [same],
 });
 `;
 
-describe("--resume after a signal runs again the attempts the signal cut off (real CLI)", () => {
-  let project: FixtureProject;
-  beforeAll(async () => {
-    project = await makeProject({ "evals/abortable.eval.js": abortableSuite });
-  });
-  afterAll(() => project.cleanup());
-
-  for (const mode of [[], ["--no-supervise"]] as const) {
-    const label = mode.length ? "in process" : "supervised";
-
-    it(`${label}: SIGINT, then --resume finishes as if uninterrupted`, async () => {
-      const store = `resume-${label}.sqlite`;
-      const stopped = await runAndSignal(["run", ...mode, "--store", store], project.dir, [
-        "SIGINT",
-      ]);
-      expect(stopped.code).toBe(130);
-      expect(stopped.stdout).toMatch(/! wait-1 errored/);
-      const first = await storedStatus(project.dir, store);
-      expect(first.status).toBe("interrupted");
-      expect(first.attempts).toContain("wait-1:errored");
-
-      const resumed = await runCli(["run", ...mode, "--resume", "--store", store], project.dir);
-      expect(resumed.stderr).not.toMatch(/crash|failed/);
-      expect(resumed.code).toBe(0);
-      const after = await storedStatus(project.dir, store);
-      expect(after.status).toBe("finished");
-      expect(after.attempts.sort()).toEqual(
-        ["after-1", "after-2", "after-3", "quick", "wait-1", "wait-2"].map((id) => `${id}:passed`),
-      );
+describe.each([
+  ["throw the abort", "reject(signal.reason)"],
+  ["answer with what they have", 'resolve("partial")'],
+])(
+  "--resume after a signal runs again the attempts the signal cut off, which %s (real CLI)",
+  (_, settle) => {
+    let project: FixtureProject;
+    beforeAll(async () => {
+      project = await makeProject({ "evals/abortable.eval.js": abortable(settle) });
     });
-  }
-});
+    afterAll(() => project.cleanup());
+
+    for (const mode of [[], ["--no-supervise"]] as const) {
+      const label = mode.length ? "in process" : "supervised";
+
+      it(`${label}: SIGINT, then --resume finishes as if uninterrupted`, async () => {
+        const store = `resume-${label}.sqlite`;
+        const stopped = await runAndSignal(["run", ...mode, "--store", store], project.dir, [
+          "SIGINT",
+        ]);
+        expect(stopped.code).toBe(130);
+        expect(stopped.stdout).toMatch(/! wait-1 errored/);
+        if (settle.startsWith("resolve"))
+          expect(stopped.stdout).toMatch(
+            /the run was stopped \(interrupted by SIGINT\) while this attempt ran; its failed verdict is not kept/,
+          );
+        const first = await storedStatus(project.dir, store);
+        expect(first.status).toBe("interrupted");
+        expect(first.attempts).toContain("wait-1:errored");
+
+        const resumed = await runCli(["run", ...mode, "--resume", "--store", store], project.dir);
+        expect(resumed.stderr).not.toMatch(/crash|failed/);
+        expect(resumed.code).toBe(0);
+        const after = await storedStatus(project.dir, store);
+        expect(after.status).toBe("finished");
+        expect(after.attempts.sort()).toEqual(
+          ["after-1", "after-2", "after-3", "quick", "wait-1", "wait-2"].map(
+            (id) => `${id}:passed`,
+          ),
+        );
+      });
+    }
+  },
+);
 
 // A scorer that calls a judge without passing any signal, beside a deterministic one.
 const silentJudgeSuite = `

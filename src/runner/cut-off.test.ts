@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import type { AttemptRecord } from "../eval/record.js";
+import { defineSuite } from "../eval/suite.js";
+import { createScorer } from "../scorers/create-scorer.js";
+import { runEvals } from "./run.js";
+
+const same = createScorer<string, string>({
+  name: "same",
+  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+});
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("an attempt the run's stop cut off", () => {
+  it("is errored as interrupted, keeps its judgments, and leaves the mean; one that ended before stays", async () => {
+    const controller = new AbortController();
+    const suite = defineSuite<string, string>({
+      id: "cut",
+      concurrency: 2,
+      cases: [
+        { id: "done", input: "done", expected: "done" },
+        { id: "gives-up", input: "gives-up", expected: "gives-up" },
+      ],
+      // The first answers at once; the second stops the run, then answers with what it has.
+      target: async (input, { signal }) => {
+        if (input === "done") return input;
+        await sleep(5);
+        controller.abort(new Error("interrupted by SIGINT"));
+        return signal.aborted ? "partial" : input;
+      },
+      scorers: [same],
+    });
+    const records: AttemptRecord[] = [];
+    const summary = await runEvals([{ eval: suite }], {
+      signal: controller.signal,
+      reporters: [{ onCaseFinished: (record) => records.push(record) }],
+    });
+    const [done, cut] = records;
+    expect(done?.verdict).toBe("passed");
+    expect(done?.error).toBeUndefined();
+    expect(cut?.verdict).toBe("errored");
+    expect(cut?.error).toEqual({
+      message:
+        "the run was stopped (interrupted by SIGINT) while this attempt ran; its failed verdict is not kept, and a resumed run runs it again",
+      where: 'eval "cut", case "gives-up"',
+      interrupted: true,
+    });
+    // What it got is still there to look at, but it is not a measurement of the application.
+    expect(cut?.judgments.map((j) => [j.label, j.earned])).toEqual([["same", 0]]);
+    expect(cut?.score.state).toBe("unavailable");
+    expect(summary.evals[0]?.meanScore).toBe(1);
+    expect(summary.totals).toMatchObject({ passed: 1, failed: 0, errored: 1 });
+  });
+});
