@@ -60,23 +60,29 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
           );
           return 0;
         }
-        return await withStore(args.store, io, (store) => runsCommand(args, store, io));
+        return await withStore(args.store, io, (store) => runsCommand(args, store, io), {
+          reads: true,
+        });
       }
       case "show": {
         const { showCommand } = await import("./commands/history.js");
-        return await withStore(args.store, io, (store) => showCommand(args, store, io), true);
+        return await withStore(args.store, io, (store) => showCommand(args, store, io), READ);
       }
       case "compare": {
         const { compareCommand } = await import("./commands/compare.js");
-        return await withStore(args.store, io, (store) => compareCommand(args, store, io), true);
+        return await withStore(args.store, io, (store) => compareCommand(args, store, io), READ);
       }
       case "view": {
         const { viewCommand } = await import("../viewer/command.js");
-        return await withStore(args.store, io, (store) => viewCommand(args, store, io));
+        return await withStore(args.store, io, (store) => viewCommand(args, store, io), {
+          reads: true,
+        });
       }
       case "export": {
         const { exportCommand } = await import("../viewer/command.js");
-        return await withStore(args.store, io, (store) => exportCommand(args, store, io));
+        return await withStore(args.store, io, (store) => exportCommand(args, store, io), {
+          reads: true,
+        });
       }
       case "import": {
         const { importCommand } = await import("./commands/merge.js");
@@ -84,8 +90,9 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       }
       case "merge": {
         const { mergeCommand, mergesStoredRunsOnly } = await import("./commands/merge.js");
-        const readOnly = mergesStoredRunsOnly(args, io.cwd);
-        return await withStore(args.store, io, (store) => mergeCommand(args, store, io), readOnly);
+        return await withStore(args.store, io, (store) => mergeCommand(args, store, io), {
+          mustExist: mergesStoredRunsOnly(args, io.cwd),
+        });
       }
     }
   } catch (error) {
@@ -104,15 +111,22 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   }
 }
 
+/** A command that only reads the store, which must be there. */
+const READ = { reads: true, mustExist: true } as const;
+
+/**
+ * Run `work` with the store a command names. `mustExist`: a missing SQLite file is an error
+ * rather than a new empty store; `reads`: the command writes nothing to it (see openStoreAt).
+ */
 async function withStore(
   flag: string | undefined,
   io: CliIO,
   work: (store: Store) => Promise<number>,
-  readOnly = false,
+  { reads = false, mustExist = false }: { reads?: boolean; mustExist?: boolean } = {},
 ): Promise<number> {
   const location = storeLocation(flag, io.env);
-  if (readOnly) assertStoreExists(location, io.cwd);
-  const store = await openStoreAt(location, io.cwd);
+  if (mustExist) assertStoreExists(location, io.cwd);
+  const store = await openStoreAt(location, io.cwd, reads);
   try {
     return await work(store);
   } finally {

@@ -16,9 +16,12 @@ export function storeLocation(
   return flag ?? (env.NICEEVAL_STORE || DEFAULT_STORE_PATH);
 }
 
-/** Open the store a command names, relative to the command's folder. */
-export const openStoreAt = (location: string, cwd: string): Promise<Store> =>
-  openStore(location, { cwd });
+/**
+ * Open the store a command names, relative to the command's folder; `readOnly` for a command
+ * that only reads it (then a store in a read-only place is read from a copy).
+ */
+export const openStoreAt = (location: string, cwd: string, readOnly = false): Promise<Store> =>
+  openStore(location, { cwd, readOnly });
 
 /** Whether the store exists: a PostgreSQL URL is taken to, a SQLite file must be there. */
 export function storeExists(location: string, cwd: string): boolean {

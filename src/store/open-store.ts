@@ -10,11 +10,22 @@ import type { Store } from "./types.js";
  * const store = await openStore(".niceeval/niceeval.sqlite");
  * const comparison = await compareRuns(store, baseId, headId);
  */
-export async function openStore(location: string, options: { cwd?: string } = {}): Promise<Store> {
+export async function openStore(
+  location: string,
+  options: {
+    cwd?: string;
+    /**
+     * Only read (writes are refused): a SQLite store in a read-only file or folder is then read
+     * from a private copy. PostgreSQL stores are read as they are.
+     */
+    readOnly?: boolean;
+  } = {},
+): Promise<Store> {
   if (isPostgresUrl(location)) {
     const { openPostgresStore } = await import("./postgres/index.js");
     return openPostgresStore(location);
   }
   const { openSqliteStore } = await import("./sqlite/index.js");
-  return openSqliteStore(resolve(options.cwd ?? process.cwd(), location), { appendThread: true });
+  const path = resolve(options.cwd ?? process.cwd(), location);
+  return openSqliteStore(path, options.readOnly ? { readOnly: true } : { appendThread: true });
 }

@@ -30,6 +30,18 @@ function isReadOnly(error: unknown): boolean {
   return typeof code === "string" && /^SQLITE_(READONLY|CANTOPEN)/.test(code);
 }
 
+/**
+ * The error for a store SQLite cannot write beside (`STORE_READ_ONLY`): even a reader needs its
+ * journal's files next to it. {@link openReadableDatabase} reads a copy instead.
+ */
+function readOnlyError(path: string, error: unknown): NiceevalError {
+  return new NiceevalError(
+    "STORE_READ_ONLY",
+    `cannot write to the store ${path}: it or its folder is read-only (${(error as Error).message}), and niceeval keeps a store's journal beside it. Make it writable, or pass --store <a path in a folder you can write to>; commands that only read a store (runs, show, compare, view, export) read a copy of it.`,
+    { cause: error },
+  );
+}
+
 /** Whether a better-sqlite3 error says the file is damaged or not a database. */
 export function isCorruption(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -87,6 +99,7 @@ export function openDatabase(
         `cannot create the store ${path} (${(error as Error).message}); is its folder writable? Pass --store <a path in a folder you can write to>.`,
         { cause: error },
       );
+    if (isReadOnly(error)) throw readOnlyError(path, error);
     throw storeFileError("STORE_UNREADABLE", path, (error as Error).message, error);
   }
   try {
@@ -147,12 +160,7 @@ export function openDatabase(
     if (error instanceof NiceevalError) throw error;
     if (isCorruption(error))
       throw storeFileError("STORE_CORRUPT", path, (error as Error).message, error);
-    if (isReadOnly(error))
-      throw new NiceevalError(
-        "STORE_UNREADABLE",
-        `cannot use the store ${path}: it or its folder is read-only (${(error as Error).message}), and niceeval keeps a store's journal beside it even to read it. Copy the file to a folder you can write to and pass --store <that copy>, or make it writable.`,
-        { cause: error },
-      );
+    if (isReadOnly(error)) throw readOnlyError(path, error);
     throw error;
   }
 }

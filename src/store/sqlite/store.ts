@@ -58,6 +58,7 @@ import {
 } from "./codec.js";
 import { isCorruption, openDatabase, storeFileError } from "./open.js";
 import { attemptFilter, attemptOrder } from "./query.js";
+import { openDatabaseToRead, readOnlyStore } from "./read-copy.js";
 import { ReasonDictionary } from "./reasons.js";
 import { VERDICT_CODE } from "./schema.js";
 import { SharedCells } from "./shared-cells.js";
@@ -71,6 +72,11 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** Append attempts on a worker thread with its own connection (the CLI's runs do). */
   appendThread?: boolean;
+  /**
+   * Only read (writes are refused): a store SQLite cannot use where it is (a read-only file or
+   * folder) is then read from a private copy, as it was when opened (default false).
+   */
+  readOnly?: boolean;
 }
 
 /**
@@ -87,8 +93,12 @@ export async function openSqliteStore(
   options: SqliteStoreOptions = {},
 ): Promise<Store> {
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-  const db = openDatabase(path, busyTimeoutMs);
   const valueCapBytes = options.valueCapBytes ?? 16 * 2 ** 20;
+  if (options.readOnly) {
+    const { db, file, copy } = openDatabaseToRead(path, busyTimeoutMs);
+    return readOnlyStore(new SqliteStore(db, file, valueCapBytes, busyTimeoutMs), path, copy);
+  }
+  const db = openDatabase(path, busyTimeoutMs);
   const store = new SqliteStore(db, path, valueCapBytes, busyTimeoutMs);
   return options.appendThread
     ? withAppendThread(store, path, { valueCapBytes, busyTimeoutMs })
