@@ -47,6 +47,9 @@ export class AttemptRunner {
     const { executor, entries, prefetch } = this.options;
     const taken = executor.takeFinished?.(entries[item.entry]!, item.spec, item.trial);
     if (taken) return this.held(item, taken);
+    // Stopped while it waited for its eval's concurrency: it does not start (an executor that
+    // queues ahead ends what it has not started itself).
+    if (prefetch === 0 && this.options.signal.aborted) return this.notStarted(item);
     return prefetch === 0 && executor.executeNow
       ? this.now(item, executor.executeNow)
       : this.queued(item);
@@ -135,6 +138,17 @@ export class AttemptRunner {
     }
     // Sinks see every attempt start, even one its executor ended before starting it.
     start();
+    this.end(item.entry, record);
+    return record;
+  }
+
+  /** An attempt the run's stop came before: errored as interrupted before it started. */
+  private notStarted(item: CaseItem): AttemptRecord {
+    const { eval: runnable } = this.options.entries[item.entry]!;
+    const reason = this.options.signal.reason;
+    const why = reason instanceof Error ? reason.message : String(reason);
+    const record = crashed(runnable.id, item.spec, `${why} before the attempt started`);
+    this.begin(item.entry, this.infoOf(item));
     this.end(item.entry, record);
     return record;
   }

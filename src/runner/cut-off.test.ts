@@ -50,4 +50,38 @@ describe("an attempt the run's stop cut off", () => {
     expect(summary.evals[0]?.meanScore).toBe(1);
     expect(summary.totals).toMatchObject({ passed: 1, failed: 0, errored: 1 });
   });
+
+  it("does not start an attempt that was still waiting for its eval's concurrency", async () => {
+    const controller = new AbortController();
+    const started: string[] = [];
+    const suite = defineSuite<string, string>({
+      id: "one-at-a-time",
+      concurrency: 1,
+      cases: [
+        { id: "first", input: "first", expected: "first" },
+        { id: "waiting", input: "waiting", expected: "waiting" },
+      ],
+      // The first stops the run while it runs; the second would answer at once from a stopped signal.
+      target: async (input, { signal }) => {
+        started.push(input);
+        if (input === "first") {
+          await sleep(5);
+          controller.abort(new Error("interrupted by SIGTERM"));
+        }
+        return signal.aborted ? "partial" : input;
+      },
+      scorers: [same],
+    });
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], {
+      signal: controller.signal,
+      reporters: [{ onCaseFinished: (record) => records.push(record) }],
+    });
+    expect(started).toEqual(["first"]);
+    expect(records.map((r) => [r.caseId, r.verdict, r.error?.interrupted])).toEqual([
+      ["first", "errored", true],
+      ["waiting", "errored", true],
+    ]);
+    expect(records[1]?.error?.message).toBe("interrupted by SIGTERM before the attempt started");
+  });
 });

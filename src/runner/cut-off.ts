@@ -2,19 +2,16 @@ import type { AttemptRecord } from "../eval/record.js";
 
 /**
  * The record to keep of an attempt that has just ended: the same one, unless the run was stopped
- * while it ran (`signal` aborted now, not when it started) and it ended without an error. Its
+ * (`signal`, the run's, is aborted now) and it ended without an error or a skip. Its
  * target or adapter was then told to stop and may have given up early with whatever it had (a
  * partial answer, an empty one), and a judge call it made was cut short: its verdict would judge
  * the interruption, not the application. It is errored as cut off (`error.interrupted`, as one
  * that threw on the abort is), keeping the judgments it got as evidence and the usage it spent,
  * its score unavailable (left out of the mean, as missing evidence is); a resumed run runs it again.
  */
-export function keptRecord(
-  record: AttemptRecord,
-  signal: AbortSignal,
-  stoppedAtStart: boolean,
-): AttemptRecord {
-  if (stoppedAtStart || !signal.aborted || record.error) return record;
+export function keptRecord(record: AttemptRecord, signal: AbortSignal): AttemptRecord {
+  // A skip is the test's own decision, made before the work it skips.
+  if (!signal.aborted || record.error || record.verdict === "skipped") return record;
   const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
   const where = `eval "${record.evalId}", case "${record.caseId}"`;
   const message = `the run was stopped (${reason}) while this attempt ran; its ${record.verdict} verdict is not kept, and a resumed run runs it again`;

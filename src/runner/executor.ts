@@ -86,7 +86,6 @@ export interface TakenAttempt {
 export const inProcessExecutor: Executor & Required<Pick<Executor, "executeNow">> = {
   async execute({ entry, spec, context }) {
     const runnable = entry.eval;
-    const stopped = context.signal.aborted;
     watchGlobals();
     let replaced: string[] | undefined;
     let record: AttemptRecord;
@@ -108,7 +107,7 @@ export const inProcessExecutor: Executor & Required<Pick<Executor, "executeNow">
     } catch (error) {
       record = crashedCase(runnable, spec, error);
     }
-    return keptRecord(guarded(runnable, spec, record, replaced), context.signal, stopped);
+    return keptRecord(guarded(runnable, spec, record, replaced), context.signal);
   },
   executeNow(job) {
     const { entry, spec, context } = job;
@@ -126,9 +125,8 @@ export const inProcessExecutor: Executor & Required<Pick<Executor, "executeNow">
     // As in execute: what the synchronous part replaced is put back before the engine goes on.
     // Only an attempt that waits can see the run stop while it runs.
     const replaced = restoreGlobals();
-    const stopped = context.signal.aborted;
     return record.then(
-      (done) => keptRecord(guarded(runnable, spec, done, replaced), context.signal, stopped),
+      (done) => keptRecord(guarded(runnable, spec, done, replaced), context.signal),
       (error: unknown) => guarded(runnable, spec, crashedCase(runnable, spec, error), replaced),
     );
   },

@@ -460,6 +460,12 @@ async function runLater(job: ChildJob, settings: Settings, slot: Slot): Promise<
 }
 
 function runFound(job: ChildJob, settings: Settings, runnable: Runnable, spec: CaseSpec): void {
+  // Stopped while it waited for the files to load: it does not start, as in pump.
+  if (controller.signal.aborted) {
+    const reason = (controller.signal.reason as Error).message;
+    settle(job.id, crashed(job.evalId, spec, `${reason} before the attempt started`));
+    return;
+  }
   const trial = job.trial ?? 0;
   const attempt = {
     entry: { eval: runnable },
