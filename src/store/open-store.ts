@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { isPostgresUrl } from "./postgres/connection.js";
+import { readOnlyStore } from "./read-only.js";
 import type { Store } from "./types.js";
 
 /**
@@ -16,14 +17,15 @@ export async function openStore(
     cwd?: string;
     /**
      * Only read (writes are refused): a SQLite store in a read-only file or folder is then read
-     * from a private copy. PostgreSQL stores are read as they are.
+     * from a private copy.
      */
     readOnly?: boolean;
   } = {},
 ): Promise<Store> {
   if (isPostgresUrl(location)) {
     const { openPostgresStore } = await import("./postgres/index.js");
-    return openPostgresStore(location);
+    const store = await openPostgresStore(location);
+    return options.readOnly ? readOnlyStore(store) : store;
   }
   const { openSqliteStore } = await import("./sqlite/index.js");
   const path = resolve(options.cwd ?? process.cwd(), location);

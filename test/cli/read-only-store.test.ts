@@ -1,5 +1,5 @@
-import { execFileSync } from "node:child_process";
-import { readdirSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,6 +58,10 @@ describe("a store in a read-only place (real CLI)", { timeout: 60_000 }, () => {
     // Really read-only: nothing can be created beside the store.
     expect(() => writeFileSync(join(folder, "probe"), "")).toThrow();
     const before = copies();
+    // The copy of a reader killed outright (its process is gone): the next reader removes it.
+    const gone = spawnSync(process.execPath, ["-e", ""]).pid;
+    const orphan = mkdtempSync(join(tmpdir(), `niceeval-store-${gone}-`));
+    writeFileSync(join(orphan, "runs.sqlite"), "left behind");
 
     const listed = await runCli(["runs", "--store", store], project.dir);
     expect(listed.stderr).toBe("");
@@ -75,6 +79,7 @@ describe("a store in a read-only place (real CLI)", { timeout: 60_000 }, () => {
     expect(compared.code).toBe(0);
 
     expect(copies()).toEqual(before);
+    expect(existsSync(orphan)).toBe(false);
   });
 
   it("refuses a run that would write to it, saying what to do", async ({ skip }) => {

@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord, Verdict } from "../../eval/record.js";
 import { checkJoin, checkResumable, resumedManifest, withoutCredentials } from "../manifest.js";
+import { readOnlyStore } from "../read-only.js";
 import {
   COUNTERS,
   type Contribution,
@@ -58,7 +59,7 @@ import {
 } from "./codec.js";
 import { isCorruption, openDatabase, storeFileError } from "./open.js";
 import { attemptFilter, attemptOrder } from "./query.js";
-import { openDatabaseToRead, readOnlyStore } from "./read-copy.js";
+import { openDatabaseToRead } from "./read-copy.js";
 import { ReasonDictionary } from "./reasons.js";
 import { VERDICT_CODE } from "./schema.js";
 import { SharedCells } from "./shared-cells.js";
@@ -95,8 +96,12 @@ export async function openSqliteStore(
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   const valueCapBytes = options.valueCapBytes ?? 16 * 2 ** 20;
   if (options.readOnly) {
-    const { db, file, copy } = openDatabaseToRead(path, busyTimeoutMs);
-    return readOnlyStore(new SqliteStore(db, file, valueCapBytes, busyTimeoutMs), path, copy);
+    const { db, file, removeCopy } = openDatabaseToRead(path, busyTimeoutMs);
+    const store = new SqliteStore(db, file, valueCapBytes, busyTimeoutMs);
+    return readOnlyStore(store, {
+      location: `sqlite:${path}`,
+      ...(removeCopy ? { onClose: removeCopy } : {}),
+    });
   }
   const db = openDatabase(path, busyTimeoutMs);
   const store = new SqliteStore(db, path, valueCapBytes, busyTimeoutMs);
