@@ -1,5 +1,6 @@
 import type { AttemptRecord } from "../eval/record.js";
 import type { AttemptContext } from "../eval/runnable.js";
+import { stoppedBeforeStart } from "./cut-off.js";
 import type { RunEntry } from "./entry.js";
 import { type Executor, isPromise, replayJudgments, type TakenAttempt } from "./executor.js";
 import type { KeyedLimiter } from "./limiter.js";
@@ -145,9 +146,7 @@ export class AttemptRunner {
   /** An attempt the run's stop came before: errored as interrupted before it started. */
   private notStarted(item: CaseItem): AttemptRecord {
     const { eval: runnable } = this.options.entries[item.entry]!;
-    const reason = this.options.signal.reason;
-    const why = reason instanceof Error ? reason.message : String(reason);
-    const record = crashed(runnable.id, item.spec, `${why} before the attempt started`);
+    const record = stoppedBeforeStart(runnable.id, item.spec, this.options.signal);
     this.begin(item.entry, this.infoOf(item));
     this.end(item.entry, record);
     return record;

@@ -1,4 +1,6 @@
 import type { AttemptRecord } from "../eval/record.js";
+import type { CaseSpec } from "../eval/runnable.js";
+import { crashed } from "./source.js";
 
 /**
  * The record to keep of an attempt that has just ended: the same one, unless the run was stopped
@@ -12,7 +14,7 @@ import type { AttemptRecord } from "../eval/record.js";
 export function keptRecord(record: AttemptRecord, signal: AbortSignal): AttemptRecord {
   // A skip is the test's own decision, made before the work it skips.
   if (!signal.aborted || record.error || record.verdict === "skipped") return record;
-  const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
+  const reason = stopReason(signal);
   const where = `eval "${record.evalId}", case "${record.caseId}"`;
   const message = `the run was stopped (${reason}) while this attempt ran; its ${record.verdict} verdict is not kept, and a resumed run runs it again`;
   return {
@@ -25,4 +27,21 @@ export function keptRecord(record: AttemptRecord, signal: AbortSignal): AttemptR
     },
     error: { message, where, interrupted: true },
   };
+}
+
+/**
+ * The record of an attempt the run's stop came before, while it waited to start: errored as not
+ * started (the engine marks it interrupted, so a resumed run runs it).
+ */
+export function stoppedBeforeStart(
+  evalId: string,
+  spec: CaseSpec,
+  signal: AbortSignal,
+): AttemptRecord {
+  return crashed(evalId, spec, `${stopReason(signal)} before the attempt started`);
+}
+
+/** Why the run stopped, in words: its signal's reason ("interrupted by SIGINT"). */
+function stopReason(signal: AbortSignal): string {
+  return signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
 }

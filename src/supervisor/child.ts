@@ -10,6 +10,7 @@ import type { AttemptContext, CaseSpec, Runnable } from "../eval/runnable.js";
 import { closeAnswerStores } from "../judge/cache.js";
 import { configureJudges } from "../judge/config.js";
 import { jsonSafeCopy } from "../report/json-safe.js";
+import { stoppedBeforeStart } from "../runner/cut-off.js";
 import { inProcessExecutor, isPromise } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import { AheadFeed, type FedJob } from "./ahead-feed.js";
@@ -228,13 +229,12 @@ function pump(): void {
   pumpScheduled = false;
   if (controller.signal.aborted) {
     // No new case starts after an abort: what waits here is ended, not run.
-    const reason = (controller.signal.reason as Error).message;
     while (queued() > 0) {
       const [job] = take();
       outbox.push({
         t: "record",
         id: job.id,
-        record: crashed(job.evalId, specOf(job), `${reason} before the attempt started`),
+        record: stoppedBeforeStart(job.evalId, specOf(job), controller.signal),
       });
     }
     feed?.stop();
@@ -462,8 +462,7 @@ async function runLater(job: ChildJob, settings: Settings, slot: Slot): Promise<
 function runFound(job: ChildJob, settings: Settings, runnable: Runnable, spec: CaseSpec): void {
   // Stopped while it waited for the files to load: it does not start, as in pump.
   if (controller.signal.aborted) {
-    const reason = (controller.signal.reason as Error).message;
-    settle(job.id, crashed(job.evalId, spec, `${reason} before the attempt started`));
+    settle(job.id, stoppedBeforeStart(job.evalId, spec, controller.signal));
     return;
   }
   const trial = job.trial ?? 0;
