@@ -74,15 +74,11 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       }
       case "view": {
         const { viewCommand } = await import("../viewer/command.js");
-        return await withStore(args.store, io, (store) => viewCommand(args, store, io), {
-          reads: true,
-        });
+        return await withStore(args.store, io, (store) => viewCommand(args, store, io), READ);
       }
       case "export": {
         const { exportCommand } = await import("../viewer/command.js");
-        return await withStore(args.store, io, (store) => exportCommand(args, store, io), {
-          reads: true,
-        });
+        return await withStore(args.store, io, (store) => exportCommand(args, store, io), READ);
       }
       case "import": {
         const { importCommand } = await import("./commands/merge.js");

@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
 import { type FixtureProject, makeProject, runCli } from "../support/project.js";
@@ -104,5 +105,76 @@ describe("a store in a read-only place (real CLI)", { timeout: 60_000 }, () => {
     } finally {
       await opened.close();
     }
+  });
+});
+
+/** The store's schema version, journal mode and tables, read without changing anything. */
+function storeState(path: string) {
+  const db = new Database(path, { readonly: true });
+  try {
+    return {
+      version: db.prepare("SELECT max(version) AS v FROM schema_version").pluck().get(),
+      journal: db.pragma("journal_mode", { simple: true }),
+      shared: db
+        .prepare("SELECT count(*) FROM sqlite_schema WHERE name = 'shared_cells'")
+        .pluck()
+        .get(),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+// A store an older niceeval wrote (still writing to it, maybe, in another job): commands that
+// only read it leave it as it is (schema, journal mode) and read an upgraded copy; a missing
+// store is not created by a reader.
+describe("readers leave a store as they find it (real CLI)", { timeout: 60_000 }, () => {
+  let project: FixtureProject;
+  let store: string;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/pair.eval.ts": evals });
+    store = join(project.dir, "old.sqlite");
+    const run = await runCli(["run", "--name", "before", "--store", store], project.dir);
+    expect(run.code).toBe(1);
+    // What the version before shared cells wrote: schema 3, and a rollback journal.
+    const db = new Database(store);
+    db.exec("DROP TABLE shared_cells; DELETE FROM schema_version WHERE version = 4");
+    db.pragma("journal_mode = DELETE");
+    db.close();
+  });
+  afterAll(async () => {
+    await project.cleanup();
+  });
+
+  it("reads an older store from an upgraded copy, leaving the file unchanged", async () => {
+    const before = storeState(store);
+    expect(before).toEqual({ version: 3, journal: "delete", shared: 0 });
+    const listed = await runCli(["runs", "--store", store], project.dir);
+    expect(listed.stderr).toBe("");
+    expect(listed.stdout).toMatch(/before\s.*finished\s+2\s+50\.0%/);
+    const shown = await runCli(["show", "before", "--store", store], project.dir);
+    expect(shown.code).toBe(1);
+    expect(shown.stdout).toMatch(/✗ b failed/);
+    expect(storeState(store)).toEqual(before);
+    expect(existsSync(`${store}-wal`)).toBe(false);
+    // A run, which writes, upgrades it.
+    const run = await runCli(["run", "--store", store], project.dir);
+    expect(run.code).toBe(1);
+    expect(storeState(store)).toMatchObject({ version: 4, journal: "wal", shared: 1 });
+  });
+
+  it("view and export of a store that is not there say so and create nothing", async () => {
+    const missing = join(project.dir, "nowhere", "runs.sqlite");
+    for (const args of [
+      ["view", "--store", missing],
+      ["export", "latest", "--html", join(project.dir, "report.html"), "--store", missing],
+    ]) {
+      const result = await runCli(args, project.dir);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/no store at .*nowhere\/runs\.sqlite: no run has been stored/);
+    }
+    expect(existsSync(join(project.dir, "nowhere"))).toBe(false);
+    await expect(openStore(missing, { readOnly: true })).rejects.toThrow(/no store at/);
+    expect(existsSync(join(project.dir, "nowhere"))).toBe(false);
   });
 });

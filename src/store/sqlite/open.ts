@@ -76,18 +76,50 @@ function checkHeader(path: string): void {
 }
 
 /**
- * Open (creating if needed) the database at `path` and bring its schema up to date. Every check
- * reads only; nothing is written until the file is known to be an empty or niceeval database
- * of this version or older. `cacheMiB`: the connection's page cache (default 64: reads of a
- * 100,000-attempt run stay in memory instead of going through SQLite's 2 MB).
+ * Thrown by {@link openDatabase} to a reader (`toRead`) of a store this niceeval would have to
+ * upgrade first: a reader never changes a store (an older niceeval may still write to it), so
+ * {@link openDatabaseToRead} reads an upgraded copy instead.
+ */
+export class OlderSchemaError extends Error {
+  constructor(
+    readonly path: string,
+    readonly version: number,
+  ) {
+    super(`${path} has schema version ${version}, this niceeval reads ${SCHEMA_VERSION}`);
+  }
+}
+
+/** Options of {@link openDatabase}. */
+export interface OpenDatabaseOptions {
+  /**
+   * The connection's page cache, MiB (default 64: reads of a 100,000-attempt run stay in memory
+   * instead of going through SQLite's 2 MB).
+   */
+  cacheMiB?: number;
+  /**
+   * Only to read: the file must exist, and is neither upgraded ({@link OlderSchemaError}) nor
+   * switched to another journal mode.
+   */
+  toRead?: boolean;
+}
+
+/**
+ * Open the database at `path` (creating it unless `toRead`) and bring its schema up to date.
+ * Every check reads only; nothing is written until the file is known to be an empty or niceeval
+ * database of this version or older.
  */
 export function openDatabase(
   path: string,
   busyTimeoutMs: number,
-  cacheMiB = 64,
+  { cacheMiB = 64, toRead = false }: OpenDatabaseOptions = {},
 ): Database.Database {
-  mkdirSync(dirname(path), { recursive: true });
   const existed = existsSync(path);
+  if (toRead && !existed)
+    throw new NiceevalError(
+      "STORE_NOT_FOUND",
+      `no store at ${path}: no run has been stored there yet. Open it to write (not readOnly) to create it.`,
+    );
+  if (!existed) mkdirSync(dirname(path), { recursive: true });
   checkHeader(path);
   let db: Database.Database;
   try {
@@ -136,9 +168,10 @@ export function openDatabase(
         path,
         `schema version ${version}, this niceeval reads up to ${SCHEMA_VERSION}`,
       );
+    if (toRead && version < SCHEMA_VERSION) throw new OlderSchemaError(path, version);
     // Switching a new file to WAL needs it alone for a moment; another process creating the same
     // store at once gets SQLITE_BUSY without SQLite's busy wait, so wait here instead.
-    retryWhileBusy(() => db.pragma("journal_mode = WAL"), busyTimeoutMs);
+    if (!toRead) retryWhileBusy(() => db.pragma("journal_mode = WAL"), busyTimeoutMs);
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
     db.pragma(`cache_size = ${-cacheMiB * 1024}`);
@@ -157,7 +190,7 @@ export function openDatabase(
     return db;
   } catch (error) {
     db.close();
-    if (error instanceof NiceevalError) throw error;
+    if (error instanceof NiceevalError || error instanceof OlderSchemaError) throw error;
     if (isCorruption(error))
       throw storeFileError("STORE_CORRUPT", path, (error as Error).message, error);
     if (isReadOnly(error)) throw readOnlyError(path, error);

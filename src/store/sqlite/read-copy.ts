@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import type Database from "better-sqlite3";
 import { errorMessage, NiceevalError } from "../../errors.js";
-import { openDatabase } from "./open.js";
+import { OlderSchemaError, openDatabase } from "./open.js";
 
 /** A store opened to read only: its connection, and the private copy it reads, if any. */
 export interface ReadableDatabase {
@@ -18,22 +18,26 @@ export interface ReadableDatabase {
 const COPY_PREFIX = "niceeval-store-";
 
 /**
- * Open a store to read it. One that SQLite cannot use where it is (a read-only file or folder,
- * such as a mounted CI artifact: even a reader needs its journal's files beside it) is read
- * from a private copy of its files in a temporary folder, as it was when it was copied. The copy
- * is removed on close or when the process exits; one left by a process killed outright is
- * removed by the next read of a copy.
+ * Open a store to read it; it must exist, and is left as it is. One that SQLite cannot use where
+ * it is (a read-only file or folder, such as a mounted CI artifact: even a reader needs its
+ * journal's files beside it), or that an older niceeval wrote and this one would have to
+ * upgrade, is read from a private copy of its files in a temporary folder (upgraded there), as
+ * it was when it was copied. The copy is removed on close or when the process exits; one left
+ * by a process killed outright is removed by the next read of a copy.
  */
 export function openDatabaseToRead(path: string, busyTimeoutMs: number): ReadableDatabase {
   try {
-    return { db: openDatabase(path, busyTimeoutMs), file: path };
+    return { db: openDatabase(path, busyTimeoutMs, { toRead: true }), file: path };
   } catch (error) {
+    if (error instanceof OlderSchemaError)
+      return openCopy(path, busyTimeoutMs, new NiceevalError("STORE_UNREADABLE", error.message));
     if (!(error instanceof NiceevalError) || error.code !== "STORE_READ_ONLY") throw error;
     return openCopy(path, busyTimeoutMs, error);
   }
 }
 
-function openCopy(path: string, busyTimeoutMs: number, readOnly: NiceevalError): ReadableDatabase {
+/** Read a copy of the store; `why`: what kept it from being read in place, said if that fails too. */
+function openCopy(path: string, busyTimeoutMs: number, why: NiceevalError): ReadableDatabase {
   removeOrphanCopies();
   let folder: string | undefined;
   const remove = () => {
@@ -58,8 +62,8 @@ function openCopy(path: string, busyTimeoutMs: number, readOnly: NiceevalError):
     remove();
     if (error instanceof NiceevalError) throw error;
     throw new NiceevalError(
-      "STORE_READ_ONLY",
-      `${readOnly.message} Reading a copy of it failed too (${errorMessage(error)}).`,
+      why.code,
+      `${why.message} Reading a copy of it failed too (${errorMessage(error)}).`,
       { cause: error },
     );
   }

@@ -124,7 +124,7 @@ export function openSqliteAppender(
 ): { appendEncoded(runId: string, batch: EncodedBatch): void } {
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   return new SqliteStore(
-    openDatabase(path, busyTimeoutMs, APPEND_CACHE_MIB),
+    openDatabase(path, busyTimeoutMs, { cacheMiB: APPEND_CACHE_MIB }),
     path,
     options.valueCapBytes ?? 16 * 2 ** 20,
     busyTimeoutMs,
