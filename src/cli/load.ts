@@ -140,6 +140,13 @@ export interface LoadOptions {
   onImport?: (file: string) => void;
 }
 
+/**
+ * What a file that the eval process imported, and this process could not, is told: its top-level
+ * code ran twice, and what can run only once failed the second time.
+ */
+const SECOND_IMPORT =
+  " (it loaded in the eval process: a supervised run imports each eval file twice, once in the eval process that runs its cases and once in the CLI that reads them, so top-level code that can run only once, such as listening on a fixed port or taking a lock, fails the second time; start such things on first use, in the target or the adapter, or run with --no-supervise)";
+
 /** Result of loading eval files: the evals found, and the files that failed with why. */
 export interface LoadResult {
   entries: RunEntry[];
@@ -183,7 +190,10 @@ export async function loadEvalFiles(
       options.onImport?.(file);
       module = await importWithoutExit(url, options.waitMs ?? 0);
     } catch (error) {
-      errors.push({ file, message: describeLoadError(preloadFailure ?? error) });
+      const message = describeLoadError(preloadFailure ?? error);
+      // Supervised, the eval process imported this file without an error just before.
+      const again = settled !== undefined && preloadFailure === undefined;
+      errors.push({ file, message: again ? `${message}${SECOND_IMPORT}` : message });
       continue;
     }
     const evals = collectEvals(module, source);
