@@ -131,21 +131,9 @@ async function importWithoutExit(url: string, waitMs: number): Promise<Record<st
 export interface LoadOptions {
   /** How long one file's import may stay pending before it is a load error, ms; 0: no limit. */
   waitMs?: number | undefined;
-  /**
-   * Awaited once the files are read and TypeScript is ready, before any file is imported: the
-   * files it names (as given) are not imported, and fail to load with the message it gives.
-   */
-  beforeImport?: () => Promise<ReadonlyMap<string, string>>;
   /** Called just before each file is imported (its path as given). */
   onImport?: (file: string) => void;
 }
-
-/**
- * What a file that the eval process imported, and this process could not, is told: its top-level
- * code ran twice, and what can run only once failed the second time.
- */
-const SECOND_IMPORT =
-  " (it loaded in the eval process: a supervised run imports each eval file twice, once in the eval process that runs its cases and once in the CLI that reads them, so top-level code that can run only once, such as listening on a fixed port or taking a lock, fails the second time; start such things on first use, in the target or the adapter, or run with --no-supervise)";
 
 /** Result of loading eval files: the evals found, and the files that failed with why. */
 export interface LoadResult {
@@ -177,23 +165,14 @@ export async function loadEvalFiles(
     ? await prepareTypeScript(sources)
     : undefined;
   const preloadFailure = typescript?.failure;
-  const settled = await options.beforeImport?.();
   for (const { file, path, source } of sources) {
-    const failed = settled?.get(file);
-    if (failed !== undefined) {
-      errors.push({ file, message: failed });
-      continue;
-    }
     let module: Record<string, unknown>;
     try {
       const url = typescript?.urls.get(path) ?? pathToFileURL(path).href;
       options.onImport?.(file);
       module = await importWithoutExit(url, options.waitMs ?? 0);
     } catch (error) {
-      const message = describeLoadError(preloadFailure ?? error);
-      // Supervised, the eval process imported this file without an error just before.
-      const again = settled !== undefined && preloadFailure === undefined;
-      errors.push({ file, message: again ? `${message}${SECOND_IMPORT}` : message });
+      errors.push({ file, message: describeLoadError(preloadFailure ?? error) });
       continue;
     }
     const evals = collectEvals(module, source);

@@ -48,6 +48,14 @@ export interface SourceIterator extends AsyncIterator<SourceItem> {
   nextNow?(): IteratorResult<SourceItem> | undefined;
 }
 
+/**
+ * An asynchronous dataset's iterator that reads ahead: `nextNow` gives its next case when it
+ * holds it, undefined when `next` must be waited for.
+ */
+export interface BufferedCases extends AsyncIterator<CaseSpec> {
+  nextNow(): IteratorResult<CaseSpec> | undefined;
+}
+
 /** A step of the walk: an item, or a dataset's next case to wait for. */
 type Step = SourceItem | { wait: Promise<IteratorResult<CaseSpec>> };
 
@@ -114,11 +122,16 @@ function* walkCases(
           else yield* items;
         }
       } else {
-        const iterator = (cases as AsyncIterable<CaseSpec>)[Symbol.asyncIterator]();
+        const iterator = (cases as AsyncIterable<CaseSpec>)[Symbol.asyncIterator]() as
+          | AsyncIterator<CaseSpec>
+          | BufferedCases;
         let exhausted = false;
         try {
           for (;;) {
-            const next = (yield { wait: nextCase(iterator, signal, options.caseWaitMs) })!;
+            // A dataset that reads ahead gives what it holds at once (nextNow).
+            const next =
+              ("nextNow" in iterator ? iterator.nextNow() : undefined) ??
+              (yield { wait: nextCase(iterator, signal, options.caseWaitMs) })!;
             // An abort ends the wait (a dataset that never answers must not hold the run).
             if (signal.aborted) break;
             if (next.done) {
@@ -152,7 +165,7 @@ const DONE: IteratorResult<SourceItem> = { done: true, value: undefined };
  * A dataset's next case, or an end to the wait: the run's abort settles it (the walk then stops
  * reading), and past `waitMs` it rejects with what to do.
  */
-function nextCase(
+export function nextCase(
   iterator: AsyncIterator<CaseSpec>,
   signal: AbortSignal,
   waitMs: number | undefined,

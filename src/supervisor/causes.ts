@@ -43,6 +43,11 @@ export function struckOut(cause: string): string {
   return `${cause} during this case; it was running at ${MAX_STRIKES} crashes of the eval process, so it is not run again`;
 }
 
+/** Why an eval's cases stop where a read of them was under way at MAX_STRIKES crashes. */
+export function casesStruckOut(cause: string): string {
+  return `${cause} while it read them; that read was under way at ${MAX_STRIKES} crashes of the eval process, so the cases after it are not read`;
+}
+
 /** Why an attempt asked for after an interrupt did not run. */
 export function notStarted(signal: AbortSignal, reason: string): string {
   const cause = signal.aborted ? (signal.reason as Error | undefined)?.message : undefined;

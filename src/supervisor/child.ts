@@ -14,6 +14,7 @@ import { stoppedBeforeStart } from "../runner/cut-off.js";
 import { inProcessExecutor, isPromise } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import { AheadFeed, type FedJob } from "./ahead-feed.js";
+import { CaseServer, describeEvals } from "./case-server.js";
 import { DeltaEncoder } from "./delta.js";
 import { watchSupervisor } from "./orphan-watch.js";
 import {
@@ -59,6 +60,8 @@ let flushedAt = 0;
 /** Longest an event waits in the outbox while attempts run or wait here, ms. */
 const BATCH_MS = 2;
 let ready: Promise<void> | undefined;
+/** Reads the evals' cases for the supervisor, once the files are loaded. */
+let caseServer: CaseServer | undefined;
 /** The eval files are loaded: a job need not wait for `ready`. */
 let loaded = false;
 
@@ -533,7 +536,13 @@ async function start(init: ChildInit): Promise<void> {
   }));
   for (const entry of loaded.entries) evals.set(entry.eval.id, entry.eval);
   for (const error of loaded.errors) loadErrors.set(error.file, error.message);
-  send({ t: "ready", evals: [...evals.keys()], errors: loaded.errors });
+  caseServer = new CaseServer(evals, controller.signal);
+  send({
+    t: "ready",
+    evals: [...evals.keys()],
+    described: describeEvals(loaded.entries),
+    errors: loaded.errors,
+  });
 }
 
 /** Run the run's attempts ahead of the supervisor, reading the cases here (AheadPlan). */
@@ -679,6 +688,11 @@ process.on("message", (message: ParentMessage) => {
       break;
     case "ack":
       feed?.ack(message.taken);
+      break;
+    case "cases":
+      void ready?.then(async () => {
+        if (caseServer) send(await caseServer.read(message));
+      });
       break;
     case "ahead-stop":
       // It may come before the feed exists (the plan waits for the files to load).

@@ -4,15 +4,16 @@
 import type { ChildProcess } from "node:child_process";
 import { errorMessage } from "../errors.js";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
-import type { CaseSpec } from "../eval/runnable.js";
 import type { AttemptJob } from "../runner/executor.js";
 import type { AheadPending } from "./ahead-run.js";
 import { DeltaDecoder } from "./delta.js";
 import {
+  type CasesReply,
   type ChildEvent,
   type ChildInit,
   type ChildJob,
   type ChildMessage,
+  type EvalDescription,
   type JobBatch,
   type JobSettings,
   PACKED,
@@ -27,7 +28,7 @@ import {
   takeEvalProcess,
   takenCount,
 } from "./spawn.js";
-import { isPlainJson } from "./wire.js";
+import { copiedCases, isPlainSpec } from "./wire.js";
 
 /** How long the messages an exited eval process wrote may take to arrive, ms. */
 const EXIT_DRAIN_MS = 1000;
@@ -67,6 +68,8 @@ export interface EvalProcessListener {
   aheadEnd(from: EvalProcess): void;
   aheadStalled(from: EvalProcess): void;
   runError(from: EvalProcess, message: string, where: string): void;
+  /** Cases it read, as asked (CasesRequest). */
+  cases(from: EvalProcess, reply: CasesReply): void;
   /** A batch of events was read (after the calls for each of them). */
   read(from: EvalProcess): void;
   /** It ended and what it wrote before has arrived (or had its time to). */
@@ -100,6 +103,8 @@ export class EvalProcess {
   ready = false;
   /** The evals it loaded, in order (from its ready message). */
   evals: readonly string[] = [];
+  /** The same evals, described. */
+  described: readonly EvalDescription[] = [];
   /** The files it could not load, with why (from its ready message). */
   loadErrors: readonly { file: string; message: string }[] = [];
   /** The eval file it is importing, until it is ready. */
@@ -254,6 +259,7 @@ export class EvalProcess {
       case "ready":
         this.ready = true;
         this.evals = message.evals;
+        this.described = message.described;
         this.loadErrors = message.errors;
         this.loading = undefined;
         this.listener.ready(this);
@@ -266,6 +272,9 @@ export class EvalProcess {
         break;
       case "run-error":
         this.listener.runError(this, message.message, message.where);
+        break;
+      case "cases":
+        this.listener.cases(this, message);
         break;
       case "beat":
         break;
@@ -390,9 +399,10 @@ export class EvalProcess {
 
 function toChildJob(pending: Pending, withSpec: boolean): ChildJob {
   const { job } = pending;
-  const out: ChildJob = withSpec
-    ? { id: pending.id, evalId: job.entry.eval.id, spec: job.spec }
-    : { id: pending.id, evalId: job.entry.eval.id, caseId: job.spec.id, index: job.spec.index };
+  const out: ChildJob =
+    withSpec && !copiedCases.has(job.spec)
+      ? { id: pending.id, evalId: job.entry.eval.id, spec: job.spec }
+      : { id: pending.id, evalId: job.entry.eval.id, caseId: job.spec.id, index: job.spec.index };
   if (job.trial > 0) out.trial = job.trial;
   return out;
 }
@@ -419,18 +429,4 @@ function sameSettings(a: AttemptJob, b: AttemptJob): boolean {
     !a.context.onJudgment === !b.context.onJudgment &&
     (a.queue?.concurrency ?? 0) === (b.queue?.concurrency ?? 0)
   );
-}
-
-/**
- * A case that JSON carries as structured clone would: plain values, where an absent input or
- * expected value (undefined) is left out, which the eval reads the same.
- */
-function isPlainSpec(spec: CaseSpec): boolean {
-  const proto = Object.getPrototypeOf(spec);
-  if (proto !== Object.prototype && proto !== null) return false;
-  for (const key in spec) {
-    const value = (spec as unknown as Record<string, unknown>)[key];
-    if (value !== undefined && !isPlainJson(value, 1)) return false;
-  }
-  return true;
 }

@@ -2,6 +2,7 @@ import { type AttemptRecord, type Judgment, unreportedUsage } from "../eval/reco
 import type { AttemptJob, Executor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import { AheadRun } from "./ahead-run.js";
+import { CaseReads } from "./case-reads.js";
 import {
   crashMessage,
   exitCause,
@@ -14,7 +15,13 @@ import {
   struckOut,
 } from "./causes.js";
 import { EvalProcess, type EvalProcessListener, type Pending } from "./eval-process.js";
-import { type AheadPlan, RECORD_FLAGS } from "./protocol.js";
+import {
+  type AheadPlan,
+  type CasesReply,
+  type CasesRequest,
+  type EvalDescription,
+  RECORD_FLAGS,
+} from "./protocol.js";
 import { dropParentDeathLauncher } from "./spawn.js";
 
 /** Default limit on an eval process whose event loop does not answer, ms. */
@@ -78,12 +85,19 @@ export interface SupervisedExecutor extends Executor {
   /** Uncaught errors in the eval process that belonged to no one attempt. */
   readonly runErrors: readonly RunError[];
   /**
-   * The eval files the eval process could not load, with why, once one has loaded the others
-   * (or none could start). A file whose top-level code never ends kept an eval process busy
-   * until `--hang-timeout` and is among them; the next eval process leaves it out. The CLI
-   * imports the files itself only after this, without those, so such a file never hangs it.
+   * The evals an eval process loaded, described, and why files failed to load, in the order of
+   * the files (every file, when no eval process could load them). The CLI runs these without
+   * importing the files: their cases come from {@link readCases}.
    */
-  childLoad(): Promise<ReadonlyMap<string, string>>;
+  childEvals(): Promise<ChildEvals>;
+  /** An eval's cases, read by the eval process (at most `max`, after the first `from`). */
+  readCases(request: Omit<CasesRequest, "t">): Promise<CasesReply>;
+}
+
+/** What {@link SupervisedExecutor.childEvals} gives. */
+export interface ChildEvals {
+  described: readonly EvalDescription[];
+  errors: { file: string; message: string }[];
 }
 
 /**
@@ -111,7 +125,8 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
     interrupt: (reason) => supervisor.interrupt(reason),
     finished: () => void supervisor.close(),
     close: () => supervisor.close(),
-    childLoad: () => supervisor.childLoad(),
+    childEvals: () => supervisor.childEvals(),
+    readCases: (request) => supervisor.caseReads.read(request),
   };
 }
 
@@ -123,6 +138,16 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
 class Supervisor implements EvalProcessListener {
   readonly runErrors: RunError[] = [];
   readonly ahead: AheadRun<Pending, EvalProcess>;
+  readonly caseReads = new CaseReads(
+    (request) => {
+      const { child } = this;
+      return child?.ready === true && !child.exit && child.post(request);
+    },
+    () => this.schedule(),
+  );
+  /** The evals the last eval process that got ready loaded, and the files it could not. */
+  private described: readonly EvalDescription[] = [];
+  private loadErrors: readonly { file: string; message: string }[] = [];
   private readonly hangMs: number;
   private readonly beatMs: number;
   /** How often the heartbeat is checked, ms. */
@@ -153,7 +178,7 @@ class Supervisor implements EvalProcessListener {
   private readonly hung = new Map<string, string>();
   /** How many eval processes crashed while importing each file. */
   private readonly loadCrashes = new Map<string, number>();
-  private loadWaiters: ((failed: ReadonlyMap<string, string>) => void)[] = [];
+  private loadWaiters: (() => void)[] = [];
 
   constructor(private readonly options: SupervisorOptions) {
     this.files = options.files;
@@ -226,7 +251,8 @@ class Supervisor implements EvalProcessListener {
   interrupt(reason: string): void {
     if (this.stopped !== undefined) return;
     this.stopped = reason;
-    this.settleLoad(undefined);
+    this.settleLoad();
+    this.caseReads.end();
     const current = this.retire();
     if (current) {
       current.process.kill("SIGKILL");
@@ -245,7 +271,8 @@ class Supervisor implements EvalProcessListener {
 
   private async closeNow(): Promise<void> {
     this.closing = true;
-    this.settleLoad(undefined);
+    this.settleLoad();
+    this.caseReads.end();
     if (this.monitor) clearInterval(this.monitor);
     const current = this.retire();
     if (!current) return;
@@ -267,7 +294,10 @@ class Supervisor implements EvalProcessListener {
 
   ready(from: EvalProcess): void {
     this.startupFailures = 0;
-    this.settleLoad(from);
+    this.described = from.described;
+    this.loadErrors = from.loadErrors;
+    this.settleLoad();
+    this.caseReads.resend();
     if (this.planned) this.ahead.start(from, from.evals);
     this.schedule();
   }
@@ -333,6 +363,10 @@ class Supervisor implements EvalProcessListener {
     if (this.ahead.owns(from)) this.ahead.onEnd();
   }
 
+  cases(from: EvalProcess, reply: CasesReply): void {
+    if (from === this.child) this.caseReads.answer(reply);
+  }
+
   aheadStalled(from: EvalProcess): void {
     if (this.ahead.owns(from)) this.ahead.onStalled();
   }
@@ -380,6 +414,8 @@ class Supervisor implements EvalProcessListener {
       if (this.strike(pending, pending.strikes + 1, cause)) rerun.push(pending);
     }
     const struckAhead = this.ahead.owns(from) ? this.strikeAhead(from, cause, inFlight, rerun) : 0;
+    // Reads of cases went to it only once it was ready.
+    if (from.ready) this.caseReads.crashed(cause);
     // A suspect that had not started yet waits its turn to run alone again, the rest as before.
     this.fresh.unshift(...requeued.filter((p) => !p.alone));
     this.suspects.unshift(...requeued.filter((p) => p.alone));
@@ -406,7 +442,8 @@ class Supervisor implements EvalProcessListener {
     );
     if (givenUp) {
       this.broken = `the eval process could not start: ${cause} while loading the eval files`;
-      this.settleLoad(undefined);
+      this.settleLoad();
+      this.caseReads.end(this.broken);
       for (const pending of [
         ...this.suspects.splice(0),
         ...this.fresh.splice(0),
@@ -418,33 +455,43 @@ class Supervisor implements EvalProcessListener {
     this.schedule();
   }
 
-  childLoad(): Promise<ReadonlyMap<string, string>> {
+  /**
+   * Resolves once an eval process has loaded the files it could, or none could start. A file
+   * whose top-level code never ends kept an eval process busy until `--hang-timeout` and is left
+   * out by the next one (`hung`).
+   */
+  private childLoad(): Promise<void> {
     const { child } = this;
-    if (this.broken !== undefined || this.stopped !== undefined || this.closing)
-      return Promise.resolve(new Map(this.hung));
-    if (child?.ready) return Promise.resolve(this.loadFailures(child));
-    const loaded = new Promise<ReadonlyMap<string, string>>((resolve) =>
-      this.loadWaiters.push(resolve),
-    );
+    if (this.broken !== undefined || this.stopped !== undefined || this.closing || child?.ready)
+      return Promise.resolve();
+    const loaded = new Promise<void>((resolve) => this.loadWaiters.push(resolve));
     // Without an eval process (none started yet, or the last one ended), one is started for it.
     if (!child) this.schedule();
     return loaded;
   }
 
-  // The supervisor's own work.
-
-  /** The files an eval process that is ready could not load, and those that hung one before. */
-  private loadFailures(from: EvalProcess): Map<string, string> {
-    const failed = new Map(this.hung);
-    for (const { file, message } of from.loadErrors) failed.set(file, message);
-    return failed;
+  async childEvals(): Promise<ChildEvals> {
+    await this.childLoad();
+    const { broken, loadErrors } = this;
+    const errors: ChildEvals["errors"] = [];
+    for (const file of this.options.files) {
+      const hung = this.hung.get(file);
+      if (hung !== undefined) errors.push({ file, message: hung });
+      else if (broken !== undefined) errors.push({ file, message: broken });
+      else for (const error of loadErrors) if (error.file === file) errors.push(error);
+    }
+    // A failure of the loading itself, not of one file.
+    if (broken === undefined)
+      for (const error of loadErrors)
+        if (!this.options.files.includes(error.file)) errors.push(error);
+    return { described: broken === undefined ? this.described : [], errors };
   }
 
-  /** Answer those waiting for {@link childLoad}: with `from`'s failures, or only the hung files. */
-  private settleLoad(from: EvalProcess | undefined): void {
-    if (this.loadWaiters.length === 0) return;
-    const failed = from ? this.loadFailures(from) : new Map(this.hung);
-    for (const resolve of this.loadWaiters.splice(0)) resolve(failed);
+  // The supervisor's own work.
+
+  /** Answer those waiting for {@link childLoad}. */
+  private settleLoad(): void {
+    for (const resolve of this.loadWaiters.splice(0)) resolve();
   }
 
   /**
@@ -510,7 +557,11 @@ class Supervisor implements EvalProcessListener {
     // Attempts waiting for a record run ahead need an eval process too (one that will run ahead).
     // So is one waiting for the eval files to be loaded (childLoad).
     const wanted =
-      this.fresh.length + suspects.length + ahead.waitingCount + this.loadWaiters.length;
+      this.fresh.length +
+      suspects.length +
+      ahead.waitingCount +
+      this.loadWaiters.length +
+      this.caseReads.size;
     if (this.stopped !== undefined || this.closing || wanted === 0) return;
     this.child ??= this.spawn();
     const { child } = this;

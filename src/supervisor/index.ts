@@ -18,14 +18,18 @@ export interface RunExecutorOptions {
   stderr: (text: string) => void;
 }
 
+/** What a supervised executor has and an in-process one may not. */
+type Supervised = "close" | "runAhead" | "childEvals" | "readCases";
+
 /**
  * The executor of `niceeval run`: supervised by default (its child starts loading the eval
- * files at once, while this process loads them too), else in process; both can be interrupted.
+ * files at once; this process runs the evals it describes, without importing the files), else
+ * in process; both can be interrupted.
  */
 export function runExecutor(
   options: RunExecutorOptions,
-): Omit<SupervisedExecutor, "close" | "runAhead" | "takeFinished" | "childLoad"> &
-  Partial<Pick<SupervisedExecutor, "close" | "runAhead" | "childLoad">> {
+): Omit<SupervisedExecutor, Supervised | "takeFinished"> &
+  Partial<Pick<SupervisedExecutor, Supervised>> {
   if (!options.supervise)
     return { ...interruptible(inProcessExecutor), runErrors: [] as readonly RunError[] };
   return supervisedExecutor({ ...options, start: true });

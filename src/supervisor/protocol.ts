@@ -114,10 +114,51 @@ export function aheadKey(evalIndex: number, caseIndex: number, trial: number): n
  */
 export const AHEAD_WINDOW = 4096;
 
+/** What the CLI knows of an eval the eval process loaded (it never imports the files itself). */
+export interface EvalDescription {
+  id: string;
+  style: "suite" | "score";
+  /** The file it came from, as the init named it. */
+  file?: string;
+  concurrency?: number;
+  trials?: number;
+  /** What its `fingerprint()` gave, as JSON (for the run's configuration hash). */
+  fingerprint: unknown;
+}
+
+/** Ask for an eval's cases: at most `max`, after the first `from`. */
+export interface CasesRequest {
+  t: "cases";
+  evalId: string;
+  from: number;
+  max: number;
+  /** Longest wait for an asynchronous dataset's next case, ms. */
+  waitMs?: number;
+}
+
+/** An eval's cases, `from` on, as asked. */
+export interface CasesReply {
+  t: "cases";
+  evalId: string;
+  from: number;
+  /** The cases, a JSON array. */
+  json: string;
+  /**
+   * Places in `json` of cases JSON could not carry: those are JSON-safe copies, and an attempt
+   * of one is sent by case id, to run the eval process's own case.
+   */
+  byId?: number[];
+  /** No case after these. */
+  done: boolean;
+  /** Reading the cases failed after these (or the eval is not loaded there). */
+  error?: string;
+}
+
 /** A batch of jobs is a JSON string (`JobBatch`) when its cases are plain JSON. */
 export type ParentMessage =
   | string
   | ChildInit
+  | CasesRequest
   | ({ t: "jobs" } & JobBatch)
   | { t: "ahead"; plan: AheadPlan }
   /** The supervisor has taken this many of the records run ahead. */
@@ -184,7 +225,14 @@ export const RECORD_FLAGS = { unreported: 1, caseId: 2 } as const;
 /** What the child sends; a string is a packed batch of events (see {@link PACKED}). */
 export type ChildMessage =
   | string
-  | { t: "ready"; evals: string[]; errors: { file: string; message: string }[] }
+  | {
+      t: "ready";
+      evals: string[];
+      /** The same evals, described. */
+      described: EvalDescription[];
+      errors: { file: string; message: string }[];
+    }
+  | CasesReply
   /** It is about to import this eval file (as its init named it): a hang from now on is that file's. */
   | { t: "loading"; file: string }
   | { t: "beat" }

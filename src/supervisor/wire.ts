@@ -37,6 +37,26 @@ export function isPlainJson(value: unknown, depth = 0): boolean {
 }
 
 /**
+ * A case that JSON carries as structured clone would: plain values, where an absent input or
+ * expected value (undefined) is left out, which the eval reads the same.
+ */
+export function isPlainSpec(spec: object): boolean {
+  const proto = Object.getPrototypeOf(spec);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key in spec) {
+    const value = (spec as Record<string, unknown>)[key];
+    if (value !== undefined && !isPlainJson(value, 1)) return false;
+  }
+  return true;
+}
+
+/**
+ * Cases the CLI holds as JSON-safe copies of the eval process's own (CasesReply.byId): an
+ * attempt of one is sent by case id.
+ */
+export const copiedCases = new WeakSet<object>();
+
+/**
  * False when code of this process added an enumerable property to `Object.prototype` or
  * `Array.prototype`: `for … in` (which the plain check and the change encoding walk with) then
  * sees it on every object, while JSON and structured clone carry own properties only, so the

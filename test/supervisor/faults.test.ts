@@ -364,7 +364,7 @@ export const echo = defineSuite({ id: "echo", cases: [{ id: "a", input: "a" }], 
   });
   afterAll(() => project.cleanup());
 
-  it("errors the attempts, says it gives up instead of starting another, and exits 1", async () => {
+  it("fails the files to load, says it gives up instead of starting another, and exits 1", async () => {
     const run = await runCli(["run", "--no-store"], project.dir, {
       NODE_OPTIONS: `--import ${join(project.dir, "killer.mjs")}`,
     });
@@ -373,6 +373,9 @@ export const echo = defineSuite({ id: "echo", cases: [{ id: "a", input: "a" }], 
     expect(run.stderr).toMatch(
       /was killed by SIGKILL while loading the eval files; no eval process could load the eval files, so the run's attempts are errored/,
     );
-    expect(run.stdout).toMatch(/1 errored/);
+    // No eval process could say what the file holds: it fails to load, with why.
+    expect(run.stdout).toMatch(
+      /echo\.eval\.ts: the eval process could not start: the eval process was killed by SIGKILL while loading the eval files/,
+    );
   }, 60_000);
 });

@@ -29,6 +29,7 @@ import type { RunManifest, Store, StoredRun } from "../../store/types.js";
 import { thisWriter } from "../../store/writer.js";
 import { guardRun, runExecutor } from "../../supervisor/index.js";
 import type { AheadPlan } from "../../supervisor/protocol.js";
+import { childEntries } from "../../supervisor/remote-evals.js";
 import type { RunArgs } from "../args.js";
 import { findBaseline, unfinishedBaselineNote } from "../baseline.js";
 import { discoverEvalFiles } from "../discover.js";
@@ -69,13 +70,7 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
   if (!args.cache) configureJudges({ cache: false });
   const { queued, store, executor, git } = await openExecution(args, files, io, reportFd);
   try {
-    // Supervised, the eval process imports the files first: one whose top-level code never ends
-    // hangs it (killed after --hang-timeout), and is not imported here.
-    const childLoad = "childLoad" in executor ? executor.childLoad : undefined;
-    const loaded = await loadEvalFiles(files, io.cwd, {
-      waitMs: args.hangTimeoutMs,
-      ...(childLoad ? { beforeImport: childLoad } : {}),
-    });
+    const loaded = await loadEvals(executor, files, io.cwd, args.hangTimeoutMs);
     const evalIds = loaded.entries.map((e) => e.eval.id);
     const ownTrials = ownTrialsNote(args.trials, loaded.entries);
     if (ownTrials) io.stderr(ownTrials);
@@ -186,6 +181,22 @@ function endOfRun(
 
 type Execution = Awaited<ReturnType<typeof openExecution>>;
 
+/**
+ * The run's evals. Supervised, the eval process imports the files (one whose top-level code never
+ * ends hangs it, killed after --hang-timeout) and this process only holds what it describes:
+ * their top-level code runs once, there. Otherwise they are imported here.
+ */
+async function loadEvals(
+  executor: Execution["executor"],
+  files: readonly string[],
+  cwd: string,
+  waitMs: number,
+) {
+  if ("readCases" in executor && executor.childEvals && executor.readCases)
+    return childEntries(await executor.childEvals(), executor.readCases, waitMs);
+  return loadEvalFiles(files, cwd, { waitMs });
+}
+
 /** What {@link runGuarded} runs the engine with. */
 interface GuardedRun {
   args: RunArgs;
@@ -220,7 +231,8 @@ async function runGuarded(
   });
   try {
     const options: RunOptions = {
-      ...runOptions(args, runId, store ? run.datasets : undefined),
+      // Cases read in the eval process are waited for there.
+      ...runOptions(args, runId, store ? run.datasets : undefined, !("readCases" in executor)),
       ...(run.filter ? { filter: run.filter } : {}),
       reporters: sinks.reporters,
       signal: abort.signal,
@@ -423,6 +435,7 @@ function runOptions(
   args: RunArgs,
   runId: string,
   datasets: readonly SequenceHash[] | undefined,
+  waitForCases: boolean,
 ): RunOptions {
   return {
     runId,
@@ -431,7 +444,7 @@ function runOptions(
     ...(args.shard ? { select: [shardSelector(args.shard)] } : {}),
     ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
     // A dataset that stops giving cases is a hang like any other.
-    caseWaitMs: args.hangTimeoutMs,
+    ...(waitForCases ? { caseWaitMs: args.hangTimeoutMs } : {}),
     // A stored run keeps each attempt's case and output; the dataset hashes go into its manifest.
     ...(datasets
       ? {

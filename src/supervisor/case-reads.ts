@@ -1,0 +1,75 @@
+import { casesStruckOut, MAX_STRIKES } from "./causes.js";
+import type { CasesReply, CasesRequest } from "./protocol.js";
+
+/** A read of an eval's cases the CLI waits for, and the crashes it was under way at. */
+interface Read {
+  request: CasesRequest;
+  resolve: (reply: CasesReply) => void;
+  strikes: number;
+}
+
+/**
+ * The reads of eval cases the supervisor has asked the eval process for (one at a time per eval)
+ * and not yet had answered. Each goes to the eval process that is ready, again to the next one
+ * after a crash, and ends the eval's cases once it was under way at MAX_STRIKES crashes (a
+ * dataset that brings the process down); a run that stops or gives up answers them all.
+ */
+export class CaseReads {
+  private readonly reads = new Map<string, Read>();
+
+  /** `post`: send to the eval process that is ready (false when none is); `need`: start one. */
+  constructor(
+    private readonly post: (request: CasesRequest) => boolean,
+    private readonly need: () => void,
+  ) {}
+
+  get size(): number {
+    return this.reads.size;
+  }
+
+  read(request: Omit<CasesRequest, "t">): Promise<CasesReply> {
+    return new Promise((resolve) => {
+      const read: Read = { request: { t: "cases", ...request }, resolve, strikes: 0 };
+      this.reads.set(request.evalId, read);
+      if (!this.post(read.request)) this.need();
+    });
+  }
+
+  /** A new eval process is ready: every read under way goes to it. */
+  resend(): void {
+    for (const read of this.reads.values()) this.post(read.request);
+  }
+
+  answer(reply: CasesReply): void {
+    const read = this.reads.get(reply.evalId);
+    if (!read || read.request.from !== reply.from) return;
+    this.reads.delete(reply.evalId);
+    read.resolve(reply);
+  }
+
+  /** The eval process they went to ended (`cause`): each is struck, and ended at the last strike. */
+  crashed(cause: string): void {
+    for (const [evalId, read] of this.reads) {
+      if (++read.strikes < MAX_STRIKES) continue;
+      this.reads.delete(evalId);
+      read.resolve(ended(read.request, casesStruckOut(cause)));
+    }
+  }
+
+  /** No more cases: the run stopped, or (`error`) no eval process can read them. */
+  end(error?: string): void {
+    for (const read of this.reads.values()) read.resolve(ended(read.request, error));
+    this.reads.clear();
+  }
+}
+
+function ended(request: CasesRequest, error: string | undefined): CasesReply {
+  return {
+    t: "cases",
+    evalId: request.evalId,
+    from: request.from,
+    json: "[]",
+    done: true,
+    ...(error !== undefined ? { error } : {}),
+  };
+}

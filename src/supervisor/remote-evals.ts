@@ -1,0 +1,146 @@
+// The evals of a supervised run as the CLI holds them: described by the eval process that loaded
+// them, their cases read there and sent in batches. The CLI never imports the eval files, so
+// their top-level code runs once (a server it starts, a lock it takes), and code they schedule
+// (a timer's endless loop) can only ever block the eval process, which the supervisor replaces.
+import type { AttemptRecord } from "../eval/record.js";
+import { type CaseSpec, EVAL_BRAND, type Runnable } from "../eval/runnable.js";
+import type { RunEntry } from "../runner/entry.js";
+import type { BufferedCases } from "../runner/source.js";
+import type { ChildEvals } from "./executor.js";
+import type { CasesReply, CasesRequest, EvalDescription } from "./protocol.js";
+import { copiedCases } from "./wire.js";
+
+/** Reads an eval's cases in the eval process. */
+export type CaseReader = (request: Omit<CasesRequest, "t">) => Promise<CasesReply>;
+
+/** Cases asked for at once; the next batch is asked for once fewer than half are left. */
+const BATCH = 4096;
+
+/**
+ * The run's entries and load errors from what the eval process loaded. `waitMs`: longest wait for
+ * an asynchronous dataset's next case, applied where it is read.
+ */
+export function childEntries(
+  loaded: ChildEvals,
+  read: CaseReader,
+  waitMs: number | undefined,
+): { entries: RunEntry[]; errors: { file: string; message: string }[] } {
+  const entries = loaded.described.map((described) => ({
+    eval: new RemoteEval(described, read, waitMs),
+    ...(described.file !== undefined ? { file: described.file } : {}),
+  }));
+  return { entries, errors: loaded.errors };
+}
+
+/** An eval loaded in the eval process: it is run there, never here. */
+class RemoteEval implements Runnable {
+  readonly [EVAL_BRAND] = true as const;
+  readonly id: string;
+  readonly style: "suite" | "score";
+  readonly concurrency?: number;
+  readonly trials?: number;
+
+  constructor(
+    private readonly described: EvalDescription,
+    private readonly read: CaseReader,
+    private readonly waitMs: number | undefined,
+  ) {
+    this.id = described.id;
+    this.style = described.style;
+    if (described.concurrency !== undefined) this.concurrency = described.concurrency;
+    if (described.trials !== undefined) this.trials = described.trials;
+  }
+
+  fingerprint(): unknown {
+    return this.described.fingerprint;
+  }
+
+  cases(): AsyncIterable<CaseSpec> {
+    return { [Symbol.asyncIterator]: () => new RemoteCases(this.id, this.read, this.waitMs) };
+  }
+
+  runCase(): Promise<AttemptRecord> {
+    return Promise.reject(
+      new Error(`eval "${this.id}" runs in the eval process of its supervised run`),
+    );
+  }
+}
+
+const DONE: IteratorResult<CaseSpec> = { done: true, value: undefined };
+
+/**
+ * One reading of an eval's cases: batches asked for ahead, so the engine mostly finds the next
+ * case here (`nextNow`) and waits only when the eval process is slower than the run.
+ */
+class RemoteCases implements BufferedCases {
+  private buffer: CaseSpec[] = [];
+  private head = 0;
+  /** Cases received so far (where the next batch starts). */
+  private received = 0;
+  private done = false;
+  private failure: string | undefined;
+  private asking: Promise<void> | undefined;
+
+  constructor(
+    private readonly evalId: string,
+    private readonly read: CaseReader,
+    private readonly waitMs: number | undefined,
+  ) {}
+
+  /** The next case when it is here; undefined when it must be waited for (`next`). */
+  nextNow(): IteratorResult<CaseSpec> | undefined {
+    const left = this.buffer.length - this.head;
+    if (left < BATCH / 2) this.ask();
+    if (left > 0) {
+      const value = this.buffer[this.head++]!;
+      return { done: false, value };
+    }
+    if (this.done && this.failure === undefined) return DONE;
+    return undefined;
+  }
+
+  async next(): Promise<IteratorResult<CaseSpec>> {
+    for (;;) {
+      const now = this.nextNow();
+      if (now) return now;
+      if (this.failure !== undefined) {
+        const failure = this.failure;
+        this.failure = undefined;
+        throw new Error(failure);
+      }
+      await this.asking;
+    }
+  }
+
+  return(): Promise<IteratorResult<CaseSpec>> {
+    this.done = true;
+    this.buffer = [];
+    this.head = 0;
+    return Promise.resolve(DONE);
+  }
+
+  private ask(): void {
+    if (this.asking || this.done) return;
+    const request = {
+      evalId: this.evalId,
+      from: this.received,
+      max: BATCH,
+      ...(this.waitMs !== undefined ? { waitMs: this.waitMs } : {}),
+    };
+    this.asking = this.read(request).then((reply) => this.take(reply));
+  }
+
+  private take(reply: CasesReply): void {
+    this.asking = undefined;
+    const specs = JSON.parse(reply.json) as CaseSpec[];
+    for (const at of reply.byId ?? []) copiedCases.add(specs[at]!);
+    if (this.head > 0) {
+      this.buffer = this.buffer.slice(this.head);
+      this.head = 0;
+    }
+    for (const spec of specs) this.buffer.push(spec);
+    this.received += specs.length;
+    if (reply.error !== undefined) this.failure = reply.error;
+    if (reply.done || reply.error !== undefined) this.done = true;
+  }
+}

@@ -1,0 +1,104 @@
+import { readFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+
+// A supervised run imports the eval files in the eval process only: the CLI runs the evals that
+// process describes, reading their cases through it. Top-level code runs once (an app it starts
+// on a fixed port is there once), and what it schedules can block only the eval process, which
+// the supervisor replaces, never the CLI that writes the report.
+
+const header = `import { appendFileSync } from "node:fs";
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const same = createScorer<string, string>({
+  name: "same",
+  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+});
+appendFileSync("imports.log", process.pid + "\\n");
+`;
+
+const listensAtTopLevel = `${header}
+import { createServer } from "node:http";
+const port = Number(process.env.APP_PORT);
+const server = createServer((_req, res) => res.end("pong"));
+await new Promise<void>((resolve, reject) => {
+  server.once("error", reject);
+  server.listen(port, "127.0.0.1", () => resolve());
+});
+server.unref();
+export const app = defineSuite<string, string>({
+  id: "app",
+  cases: function* () {
+    for (let i = 0; i < 3; i++) yield { id: "ping-" + i, input: "ping", expected: "pong" };
+  },
+  target: async () => (await fetch(\`http://127.0.0.1:\${port}/\`)).text(),
+  scorers: [same],
+});
+`;
+
+// A timer set at import blocks the event loop for good once it fires, while a case waits.
+const loopsFromATimer = `${header}
+setTimeout(() => {
+  for (;;) {}
+}, 300).unref();
+export const slow = defineSuite<string, string>({
+  id: "slow",
+  cases: [{ id: "waits", input: "a", expected: "a" }],
+  target: async (input) => {
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    return input;
+  },
+  scorers: [same],
+});
+`;
+
+/** A port nobody listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const importsOf = async (dir: string) =>
+  (await readFile(join(dir, "imports.log"), "utf8")).trim().split("\n");
+
+describe("a supervised run imports the eval files once, in the eval process (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({
+      "app/app.eval.ts": listensAtTopLevel,
+      "loop/loop.eval.ts": loopsFromATimer,
+    });
+  });
+  afterAll(() => project.cleanup());
+
+  it("runs a file whose top-level code can run only once (it listens on a port)", async () => {
+    const env = { APP_PORT: String(await freePort()) };
+    const run = await runCli(["run", "app", "--store", "runs.sqlite"], project.dir, env);
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toMatch(/3 passed/);
+    expect(run.code).toBe(0);
+    // One import: the eval process's (the CLI's would add a line of its own).
+    expect(await importsOf(project.dir)).toHaveLength(1);
+  }, 60_000);
+
+  it("ends, with the report, when a timer an eval file set blocks the event loop", async () => {
+    const run = await runCli(
+      ["run", "loop", "--no-store", "--hang-timeout", "1500", "--json", "loop.json"],
+      project.dir,
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/the event loop was blocked for 1500 ms/);
+    const report = JSON.parse(await readFile(join(project.dir, "loop.json"), "utf8"));
+    const [record] = report.records;
+    expect(record.verdict).toBe("errored");
+    expect(record.error.message).toMatch(/the event loop was blocked/);
+  }, 60_000);
+});
