@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { freePort } from "../support/server.js";
 
 // A supervised run imports the eval files in the eval process only: the CLI runs the evals that
 // process describes, reading their cases through it. Top-level code runs once (an app it starts
@@ -53,18 +53,6 @@ export const slow = defineSuite<string, string>({
   scorers: [same],
 });
 `;
-
-/** A port nobody listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 const importsOf = async (dir: string) =>
   (await readFile(join(dir, "imports.log"), "utf8")).trim().split("\n");
