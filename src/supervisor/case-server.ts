@@ -29,6 +29,9 @@ export function describeEvals(entries: readonly RunEntry[]): EvalDescription[] {
   });
 }
 
+/** A batch of cases stops growing past this much JSON (large inputs go a few at a time). */
+const MAX_BATCH_CHARS = 4 * 1024 * 1024;
+
 /** Where the reading of one eval's cases is. */
 interface Cursor {
   iterator: Iterator<CaseSpec> | AsyncIterator<CaseSpec>;
@@ -69,12 +72,14 @@ export class CaseServer {
       reply.error = `eval "${evalId}" did not load in the eval process`;
       return reply;
     }
-    const specs: CaseSpec[] = [];
+    /** Each case's JSON. */
+    const specs: string[] = [];
+    let chars = 0;
     const byId: number[] = [];
     try {
       const cursor = this.cursorAt(evalId, runnable, from);
       let done = false;
-      while (specs.length < request.max) {
+      while (specs.length < request.max && chars < MAX_BATCH_CHARS) {
         const next = cursor.sync
           ? (cursor.iterator as Iterator<CaseSpec>).next()
           : await this.nextAsync(cursor, request, specs.length > 0);
@@ -88,11 +93,11 @@ export class CaseServer {
         const spec = next.value;
         // A case JSON cannot carry goes as its JSON-safe copy (to report and store); the attempt
         // then runs this process's own case, found by its id.
-        if (isPlainSpec(spec)) specs.push(spec);
-        else {
-          byId.push(specs.length);
-          specs.push(jsonSafeCopy(spec) as CaseSpec);
-        }
+        const plain = isPlainSpec(spec);
+        if (!plain) byId.push(specs.length);
+        const json = JSON.stringify(plain ? spec : jsonSafeCopy(spec));
+        specs.push(json);
+        chars += json.length;
       }
       reply.done = done;
       if (done) this.cursors.delete(evalId);
@@ -100,7 +105,7 @@ export class CaseServer {
       this.cursors.delete(evalId);
       reply.error = errorMessage(error);
     }
-    reply.json = JSON.stringify(specs);
+    reply.json = `[${specs.join(",")}]`;
     if (byId.length > 0) reply.byId = byId;
     return reply;
   }
