@@ -12,10 +12,14 @@ interface Read {
  * The reads of eval cases the supervisor has asked the eval process for (one at a time per eval)
  * and not yet had answered. Each goes to the eval process that is ready, again to the next one
  * after a crash, and ends the eval's cases once it was under way at MAX_STRIKES crashes (a
- * dataset that brings the process down); a run that stops or gives up answers them all.
+ * dataset that brings the process down); a run that stops or gives up answers them all. After
+ * a crash an eval's reads start again at one case and double with each answer: the cases before
+ * the one a dataset crashes on still come, and a crash that was not the dataset's costs little.
  */
 export class CaseReads {
   private readonly reads = new Map<string, Read>();
+  /** Most cases a read of an eval asks for, since a crash happened while one was under way. */
+  private readonly sizes = new Map<string, number>();
 
   /** `post`: send to the eval process that is ready (false when none is); `need`: start one. */
   constructor(
@@ -28,8 +32,10 @@ export class CaseReads {
   }
 
   read(request: Omit<CasesRequest, "t">): Promise<CasesReply> {
+    const size = this.sizes.get(request.evalId);
+    const max = size === undefined ? request.max : Math.min(size, request.max);
     return new Promise((resolve) => {
-      const read: Read = { request: { t: "cases", ...request }, resolve, strikes: 0 };
+      const read: Read = { request: { t: "cases", ...request, max }, resolve, strikes: 0 };
       this.reads.set(request.evalId, read);
       if (!this.post(read.request)) this.need();
     });
@@ -44,12 +50,16 @@ export class CaseReads {
     const read = this.reads.get(reply.evalId);
     if (!read || read.request.from !== reply.from) return;
     this.reads.delete(reply.evalId);
+    const size = this.sizes.get(reply.evalId);
+    if (size !== undefined) this.sizes.set(reply.evalId, size * 2);
     read.resolve(reply);
   }
 
   /** The eval process they went to ended (`cause`): each is struck, and ended at the last strike. */
   crashed(cause: string): void {
     for (const [evalId, read] of this.reads) {
+      this.sizes.set(evalId, 1);
+      read.request.max = 1;
       if (++read.strikes < MAX_STRIKES) continue;
       this.reads.delete(evalId);
       read.resolve(ended(read.request, casesStruckOut(cause)));

@@ -54,6 +54,45 @@ export const slow = defineSuite<string, string>({
 });
 `;
 
+// A dataset whose reading ends the eval process at its fourth case, beside an eval that is fine.
+const datasetExits = `${header}
+export const crashy = defineSuite<number, number>({
+  id: "crashy",
+  cases: function* () {
+    for (let i = 0; i < 10; i++) {
+      if (i === 3) process.exit(3);
+      yield { id: "c" + i, input: i, expected: i };
+    }
+  },
+  target: (i) => i,
+  scorers: [same],
+});
+export const fine = defineSuite<number, number>({
+  id: "fine",
+  cases: [{ id: "a", input: 1, expected: 1 }],
+  target: (i) => i,
+  scorers: [same],
+});
+`;
+
+// Cases JSON cannot carry: the CLI holds copies to report; the target gets the real values.
+const richCases = `${header}
+class Money { constructor(readonly cents: number) {} }
+export const rich = defineSuite<{ when: Date; price: Money; format: (n: number) => string }, string>({
+  id: "rich",
+  cases: [
+    {
+      id: "r",
+      input: { when: new Date(Date.UTC(2026, 0, 2)), price: new Money(250), format: (n) => "$" + n / 100 },
+      expected: "2026 $2.5",
+    },
+  ],
+  target: (input) =>
+    input.when.getUTCFullYear() + " " + (input.price instanceof Money ? input.format(input.price.cents) : "copy"),
+  scorers: [same],
+});
+`;
+
 const importsOf = async (dir: string) =>
   (await readFile(join(dir, "imports.log"), "utf8")).trim().split("\n");
 
@@ -63,6 +102,8 @@ describe("a supervised run imports the eval files once, in the eval process (rea
     project = await makeProject({
       "app/app.eval.ts": listensAtTopLevel,
       "loop/loop.eval.ts": loopsFromATimer,
+      "exits/exits.eval.ts": datasetExits,
+      "rich/rich.eval.ts": richCases,
     });
   });
   afterAll(() => project.cleanup());
@@ -88,5 +129,32 @@ describe("a supervised run imports the eval files once, in the eval process (rea
     const [record] = report.records;
     expect(record.verdict).toBe("errored");
     expect(record.error.message).toMatch(/the event loop was blocked/);
+  }, 60_000);
+
+  it("runs the cases before one whose reading ends the eval process, and the other evals", async () => {
+    const run = await runCli(["run", "exits", "--no-store", "--json", "exits.json"], project.dir);
+    expect(run.code).toBe(1);
+    const report = JSON.parse(await readFile(join(project.dir, "exits.json"), "utf8"));
+    const outcomes = report.records.map(
+      (r: { evalId: string; caseId: string; verdict: string }) =>
+        `${r.evalId}/${r.caseId} ${r.verdict}`,
+    );
+    expect(outcomes).toEqual([
+      "crashy/c0 passed",
+      "crashy/c1 passed",
+      "crashy/c2 passed",
+      "crashy/(cases) errored",
+      "fine/a passed",
+    ]);
+    expect(report.records[3].error.message).toMatch(
+      /reading the cases of eval "crashy" failed: the eval process exited with code 3 while it read them; that read was under way at 2 crashes/,
+    );
+  }, 60_000);
+
+  it("runs cases JSON cannot carry with their real values in the eval process", async () => {
+    const run = await runCli(["run", "rich", "--store", "rich.sqlite"], project.dir);
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toMatch(/✓ r passed/);
+    expect(run.code).toBe(0);
   }, 60_000);
 });
