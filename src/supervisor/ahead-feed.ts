@@ -2,6 +2,7 @@ import { makeFilter } from "../cli/filter.js";
 import { attemptKey } from "../eval/ids.js";
 import type { CaseSpec, Runnable } from "../eval/runnable.js";
 import { type CaseSelector, evalCases, type SourceIterator } from "../runner/source.js";
+import { eventLoopTurns } from "../runner/turns.js";
 import { shardSelector } from "../shard/shard.js";
 import { AHEAD_WINDOW, type AheadPlan, aheadKey } from "./protocol.js";
 
@@ -109,8 +110,12 @@ export class AheadFeed {
   private async read(): Promise<void> {
     if (this.reading || this.done) return;
     this.reading = true;
+    // A slow synchronous dataset does not block the heartbeat: the event loop gets its turns.
+    const turns = eventLoopTurns();
     try {
       while (!this.done && this.buffer.length - this.head < BUFFERED) {
+        const turn = turns.due();
+        if (turn) await turn;
         if (this.began + (this.buffer.length - this.head) - this.taken >= AHEAD_WINDOW) {
           if (!this.stalled) {
             this.stalled = true;

@@ -6,6 +6,7 @@ import type { CaseSpec, Runnable } from "../eval/runnable.js";
 import { jsonSafeCopy } from "../report/json-safe.js";
 import type { RunEntry } from "../runner/entry.js";
 import { nextCase } from "../runner/source.js";
+import { eventLoopTurns } from "../runner/turns.js";
 import type { CasesReply, CasesRequest, EvalDescription } from "./protocol.js";
 import { isPlainSpec } from "./wire.js";
 
@@ -58,6 +59,12 @@ function soon<T>(promise: Promise<T>): Promise<T | typeof NOT_YET> {
  */
 export class CaseServer {
   private readonly cursors = new Map<string, Cursor>();
+  /** The cases sent as copies (CasesReply.byId), by eval then case id: what their attempts run. */
+  private readonly served = new Map<string, Map<string, CaseSpec>>();
+  /** Every case of an eval by id, read once an attempt names a case sent by an earlier process. */
+  private readonly allCases = new Map<string, Promise<Map<string, CaseSpec>>>();
+  /** The wait for a dataset's next case the supervisor asks for (its --hang-timeout). */
+  private waitMs: number | undefined;
 
   constructor(
     private readonly evals: ReadonlyMap<string, Runnable>,
@@ -72,14 +79,24 @@ export class CaseServer {
       reply.error = `eval "${evalId}" did not load in the eval process`;
       return reply;
     }
-    /** Each case's JSON. */
+    this.waitMs = request.waitMs;
+    /** Each case's JSON (null for one that goes by structured clone). */
     const specs: string[] = [];
     let chars = 0;
+    const cloned: [number, CaseSpec][] = [];
     const byId: number[] = [];
+    // A slow synchronous dataset does not block the heartbeat: when the event loop is due a
+    // turn, the batch leaves with what it has (or, before its first case, waits for the turn).
+    const turns = eventLoopTurns();
     try {
       const cursor = this.cursorAt(evalId, runnable, from);
       let done = false;
       while (specs.length < request.max && chars < MAX_BATCH_CHARS) {
+        const turn = cursor.sync ? turns.due() : undefined;
+        if (turn) {
+          if (specs.length > 0) break;
+          await turn;
+        }
         const next = cursor.sync
           ? (cursor.iterator as Iterator<CaseSpec>).next()
           : await this.nextAsync(cursor, request, specs.length > 0);
@@ -90,12 +107,7 @@ export class CaseServer {
         }
         cursor.at++;
         if (cursor.at <= from) continue;
-        const spec = next.value;
-        // A case JSON cannot carry goes as its JSON-safe copy (to report and store); the attempt
-        // then runs this process's own case, found by its id.
-        const plain = isPlainSpec(spec);
-        if (!plain) byId.push(specs.length);
-        const json = JSON.stringify(plain ? spec : jsonSafeCopy(spec));
+        const json = this.encode(evalId, next.value, specs.length, cloned, byId);
         specs.push(json);
         chars += json.length;
       }
@@ -106,8 +118,69 @@ export class CaseServer {
       reply.error = errorMessage(error);
     }
     reply.json = `[${specs.join(",")}]`;
+    if (cloned.length > 0) reply.cloned = cloned;
     if (byId.length > 0) reply.byId = byId;
     return reply;
+  }
+
+  /**
+   * A case's JSON; "null" for one JSON cannot carry: structured clone carries it (a Date, a Map,
+   * a BigInt: `cloned`), or, when it cannot either (a function), its copy goes as JSON would
+   * write it (the same dataset hash as a run in one process) and the attempt runs this
+   * process's own case, found by its id (`byId`).
+   */
+  private encode(
+    evalId: string,
+    spec: CaseSpec,
+    at: number,
+    cloned: [number, CaseSpec][],
+    byId: number[],
+  ): string {
+    if (isPlainSpec(spec)) return JSON.stringify(spec);
+    try {
+      cloned.push([at, structuredClone(spec)]);
+      return "null";
+    } catch {}
+    byId.push(at);
+    let served = this.served.get(evalId);
+    if (!served) this.served.set(evalId, (served = new Map()));
+    served.set(spec.id, spec);
+    try {
+      return JSON.stringify(spec);
+    } catch {
+      return JSON.stringify(jsonSafeCopy(spec));
+    }
+  }
+
+  /**
+   * The case an attempt sent by case id runs: the one sent as a copy, else (an attempt an earlier
+   * eval process sent the copy of) the eval's case of that id, read again.
+   */
+  find(runnable: Runnable, caseId: string): Promise<CaseSpec | undefined> | CaseSpec {
+    const served = this.served.get(runnable.id)?.get(caseId);
+    if (served) return served;
+    let cases = this.allCases.get(runnable.id);
+    if (!cases) {
+      cases = this.readAll(runnable);
+      this.allCases.set(runnable.id, cases);
+    }
+    return cases.then((byId) => byId.get(caseId));
+  }
+
+  private async readAll(runnable: Runnable): Promise<Map<string, CaseSpec>> {
+    const byId = new Map<string, CaseSpec>();
+    const cases = runnable.cases();
+    if (Symbol.iterator in cases) {
+      for (const spec of cases as Iterable<CaseSpec>)
+        if (!byId.has(spec.id)) byId.set(spec.id, spec);
+      return byId;
+    }
+    const iterator = (cases as AsyncIterable<CaseSpec>)[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await nextCase(iterator, this.signal, this.waitMs);
+      if (next.done) return byId;
+      if (!byId.has(next.value.id)) byId.set(next.value.id, next.value);
+    }
   }
 
   /**

@@ -450,7 +450,7 @@ function runJob(job: ChildJob, settings: Settings, fed?: FedJob): void {
 async function runLater(job: ChildJob, settings: Settings, slot: Slot): Promise<void> {
   if (!loaded) await ready;
   const runnable = evals.get(job.evalId);
-  const spec = job.spec ?? (runnable && (await findSpec(runnable, slot.spec.id)));
+  const spec = job.spec ?? (runnable && (await caseServer?.find(runnable, slot.spec.id)));
   if (!runnable || !spec) {
     const why = runnable
       ? `case "${slot.spec.id}" was not found among its cases in the eval process`
@@ -503,21 +503,6 @@ function contextOf(job: ChildJob, trial: number, settings: Settings): AttemptCon
   };
   if (trial === 0 && !settings.judgments) settings.context = context;
   return context;
-}
-
-// Cases whose values structured clone cannot carry are found by id in the child's own cases.
-const casesById = new Map<Runnable, Promise<Map<string, CaseSpec>>>();
-function findSpec(runnable: Runnable, caseId: string): Promise<CaseSpec | undefined> {
-  let cases = casesById.get(runnable);
-  if (!cases) {
-    cases = (async () => {
-      const byId = new Map<string, CaseSpec>();
-      for await (const spec of runnable.cases()) if (!byId.has(spec.id)) byId.set(spec.id, spec);
-      return byId;
-    })();
-    casesById.set(runnable, cases);
-  }
-  return cases.then((byId) => byId.get(caseId));
 }
 
 async function start(init: ChildInit): Promise<void> {

@@ -143,8 +143,10 @@ export interface CasesReply {
   from: number;
   /** The cases, a JSON array. */
   json: string;
+  /** Cases JSON cannot carry and structured clone can (a Date, a Map): each with its place. */
+  cloned?: [number, CaseSpec][];
   /**
-   * Places in `json` of cases JSON could not carry: those are JSON-safe copies, and an attempt
+   * Places in `json` of cases neither can carry (a function): those are copies, and an attempt
    * of one is sent by case id, to run the eval process's own case.
    */
   byId?: number[];

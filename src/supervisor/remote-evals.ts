@@ -133,6 +133,7 @@ class RemoteCases implements BufferedCases {
   private take(reply: CasesReply): void {
     this.asking = undefined;
     const specs = JSON.parse(reply.json) as CaseSpec[];
+    for (const [at, spec] of reply.cloned ?? []) specs[at] = spec;
     for (const at of reply.byId ?? []) copiedCases.add(specs[at]!);
     if (this.head > 0) {
       this.buffer = this.buffer.slice(this.head);

@@ -93,6 +93,47 @@ export const rich = defineSuite<{ when: Date; price: Money; format: (n: number) 
 });
 `;
 
+// A dataset that takes 40 ms to build each case, synchronously: slow, not hung.
+const slowDataset = `${header}
+const spin = (ms: number) => {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {}
+};
+export const slow = defineSuite<number, number>({
+  id: "slow-dataset",
+  cases: function* () {
+    for (let i = 0; i < 60; i++) {
+      spin(40);
+      yield { id: "s" + i, input: i, expected: i };
+    }
+  },
+  target: (i) => i,
+  scorers: [same],
+});
+`;
+
+// After a crash (attempts are then sent one by one), an eval whose cases hold Dates and whose
+// dataset then stalls: the wait for its next case still ends at --hang-timeout.
+const stallsAfterACrash = `${header}
+export const boom = defineSuite<number, number>({
+  id: "boom",
+  cases: [{ id: "x", input: 1, expected: 1 }],
+  target: () => process.exit(4),
+  scorers: [same],
+});
+export const dated = defineSuite<Date, number>({
+  id: "dated",
+  cases: async function* () {
+    for (let i = 0; i < 10; i++) {
+      if (i === 3) await new Promise(() => {});
+      yield { id: "d" + i, input: new Date(i), expected: i };
+    }
+  },
+  target: (input) => input.getTime(),
+  scorers: [same],
+});
+`;
+
 const importsOf = async (dir: string) =>
   (await readFile(join(dir, "imports.log"), "utf8")).trim().split("\n");
 
@@ -104,6 +145,8 @@ describe("a supervised run imports the eval files once, in the eval process (rea
       "loop/loop.eval.ts": loopsFromATimer,
       "exits/exits.eval.ts": datasetExits,
       "rich/rich.eval.ts": richCases,
+      "slow/slow.eval.ts": slowDataset,
+      "stalls/stalls.eval.ts": stallsAfterACrash,
     });
   });
   afterAll(() => project.cleanup());
@@ -156,5 +199,51 @@ describe("a supervised run imports the eval files once, in the eval process (rea
     expect(run.stderr).toBe("");
     expect(run.stdout).toMatch(/✓ r passed/);
     expect(run.code).toBe(0);
+  }, 60_000);
+
+  it("reads a slow synchronous dataset without blocking the heartbeat", async () => {
+    const run = await runCli(["run", "slow", "--no-store", "--hang-timeout", "1000"], project.dir);
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toMatch(/60 passed/);
+    expect(run.code).toBe(0);
+  }, 60_000);
+
+  it("ends the wait for a stalled dataset of cases JSON cannot carry, after a crash", async () => {
+    const run = await runCli(
+      ["run", "stalls", "--no-store", "--hang-timeout", "1500", "--json", "stalls.json"],
+      project.dir,
+    );
+    expect(run.code).toBe(1);
+    const report = JSON.parse(await readFile(join(project.dir, "stalls.json"), "utf8"));
+    const outcomes = report.records.map(
+      (r: { evalId: string; caseId: string; verdict: string }) =>
+        `${r.evalId}/${r.caseId} ${r.verdict}`,
+    );
+    expect(outcomes).toEqual([
+      "boom/x errored",
+      "dated/d0 passed",
+      "dated/d1 passed",
+      "dated/d2 passed",
+      "dated/(cases) errored",
+    ]);
+  }, 60_000);
+
+  it("hashes a dataset JSON cannot carry as a run in one process does", async () => {
+    for (const [name, flags] of [
+      ["supervised", []],
+      ["in-process", ["--no-supervise"]],
+    ] as const) {
+      const run = await runCli(
+        ["run", "rich", "--store", "hash.sqlite", "--name", name, ...flags],
+        project.dir,
+      );
+      expect(run.code).toBe(0);
+    }
+    const compared = await runCli(
+      ["compare", "supervised", "in-process", "--store", "hash.sqlite"],
+      project.dir,
+    );
+    expect(compared.stdout).not.toMatch(/dataset differs/);
+    expect(compared.code).toBe(0);
   }, 60_000);
 });
