@@ -150,6 +150,13 @@ describe("a supervised run imports the eval files once, in the eval process (rea
     });
   });
   afterAll(() => project.cleanup());
+  const reportOf = async (file: string) =>
+    JSON.parse(await readFile(join(project.dir, file), "utf8")) as {
+      records: { evalId: string; caseId: string; verdict: string; error?: { message: string } }[];
+    };
+  /** Each record as "eval/case verdict", in report order. */
+  const outcomesOf = (report: Awaited<ReturnType<typeof reportOf>>) =>
+    report.records.map((r) => `${r.evalId}/${r.caseId} ${r.verdict}`);
 
   it("runs a file whose top-level code can run only once (it listens on a port)", async () => {
     const env = { APP_PORT: String(await freePort()) };
@@ -168,28 +175,23 @@ describe("a supervised run imports the eval files once, in the eval process (rea
     );
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/the event loop was blocked for 1500 ms/);
-    const report = JSON.parse(await readFile(join(project.dir, "loop.json"), "utf8"));
-    const [record] = report.records;
-    expect(record.verdict).toBe("errored");
-    expect(record.error.message).toMatch(/the event loop was blocked/);
+    const [record] = (await reportOf("loop.json")).records;
+    expect(record?.verdict).toBe("errored");
+    expect(record?.error?.message).toMatch(/the event loop was blocked/);
   }, 60_000);
 
   it("runs the cases before one whose reading ends the eval process, and the other evals", async () => {
     const run = await runCli(["run", "exits", "--no-store", "--json", "exits.json"], project.dir);
     expect(run.code).toBe(1);
-    const report = JSON.parse(await readFile(join(project.dir, "exits.json"), "utf8"));
-    const outcomes = report.records.map(
-      (r: { evalId: string; caseId: string; verdict: string }) =>
-        `${r.evalId}/${r.caseId} ${r.verdict}`,
-    );
-    expect(outcomes).toEqual([
+    const report = await reportOf("exits.json");
+    expect(outcomesOf(report)).toEqual([
       "crashy/c0 passed",
       "crashy/c1 passed",
       "crashy/c2 passed",
       "crashy/(cases) errored",
       "fine/a passed",
     ]);
-    expect(report.records[3].error.message).toMatch(
+    expect(report.records[3]?.error?.message).toMatch(
       /reading the cases of eval "crashy" failed: the eval process exited with code 3 while it read them; that read was under way at 2 crashes/,
     );
   }, 60_000);
@@ -214,12 +216,7 @@ describe("a supervised run imports the eval files once, in the eval process (rea
       project.dir,
     );
     expect(run.code).toBe(1);
-    const report = JSON.parse(await readFile(join(project.dir, "stalls.json"), "utf8"));
-    const outcomes = report.records.map(
-      (r: { evalId: string; caseId: string; verdict: string }) =>
-        `${r.evalId}/${r.caseId} ${r.verdict}`,
-    );
-    expect(outcomes).toEqual([
+    expect(outcomesOf(await reportOf("stalls.json"))).toEqual([
       "boom/x errored",
       "dated/d0 passed",
       "dated/d1 passed",
