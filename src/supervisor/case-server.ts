@@ -142,8 +142,8 @@ export class CaseServer {
       return "null";
     } catch {}
     byId.push(at);
-    let served = this.served.get(evalId);
-    if (!served) this.served.set(evalId, (served = new Map()));
+    const served = this.served.get(evalId) ?? new Map<string, CaseSpec>();
+    this.served.set(evalId, served);
     served.set(spec.id, spec);
     try {
       return JSON.stringify(spec);
