@@ -6,15 +6,22 @@ interface Read {
   request: CasesRequest;
   resolve: (reply: CasesReply) => void;
   strikes: number;
+  /** Sent to the eval process that is ready (a careful one waits to go alone). */
+  sent: boolean;
 }
+
+/** A careful eval's reads are back to full size past this many cases a read. */
+const CAREFUL_UP_TO = 4096;
 
 /**
  * The reads of eval cases the supervisor has asked the eval process for (one at a time per eval)
  * and not yet had answered. Each goes to the eval process that is ready, again to the next one
  * after a crash, and ends the eval's cases once it was under way at MAX_STRIKES crashes (a
  * dataset that brings the process down); a run that stops or gives up answers them all. After
- * a crash an eval's reads start again at one case and double with each answer: the cases before
- * the one a dataset crashes on still come, and a crash that was not the dataset's costs little.
+ * a crash an eval's reads are careful: they start again at one case and double with each answer
+ * (the cases before the one a dataset crashes on still come, and a crash that was not the
+ * dataset's costs little), and each goes alone, with no attempt in flight (a crash while it
+ * is under way is its own, not an attempt's, as a suspect attempt runs alone too).
  */
 export class CaseReads {
   private readonly reads = new Map<string, Read>();
@@ -31,19 +38,54 @@ export class CaseReads {
     return this.reads.size;
   }
 
+  /** A careful read is under way: nothing else may be sent until it is answered. */
+  get aloneUnderWay(): boolean {
+    for (const read of this.reads.values())
+      if (read.sent && this.sizes.has(read.request.evalId)) return true;
+    return false;
+  }
+
+  /** A careful read waits to be sent alone ({@link sendAlone}). */
+  get waitingAlone(): boolean {
+    for (const read of this.reads.values()) if (!read.sent) return true;
+    return false;
+  }
+
   read(request: Omit<CasesRequest, "t">): Promise<CasesReply> {
     const size = this.sizes.get(request.evalId);
     const max = size === undefined ? request.max : Math.min(size, request.max);
     return new Promise((resolve) => {
-      const read: Read = { request: { t: "cases", ...request, max }, resolve, strikes: 0 };
+      const read: Read = {
+        request: { t: "cases", ...request, max },
+        resolve,
+        strikes: 0,
+        sent: false,
+      };
       this.reads.set(request.evalId, read);
-      if (!this.post(read.request)) this.need();
+      if (size === undefined) this.send(read);
+      this.need();
     });
   }
 
-  /** A new eval process is ready: every read under way goes to it. */
+  /** A new eval process is ready: every read under way goes to it (a careful one, alone). */
   resend(): void {
-    for (const read of this.reads.values()) this.post(read.request);
+    for (const read of this.reads.values()) {
+      read.sent = false;
+      if (!this.sizes.has(read.request.evalId)) this.send(read);
+    }
+  }
+
+  /** Send one careful read, while nothing else is in flight. */
+  sendAlone(): void {
+    for (const read of this.reads.values()) {
+      if (read.sent) continue;
+      this.send(read);
+      return;
+    }
+  }
+
+  private send(read: Read): void {
+    read.sent = this.post(read.request);
   }
 
   answer(reply: CasesReply): void {
@@ -51,13 +93,18 @@ export class CaseReads {
     if (!read || read.request.from !== reply.from) return;
     this.reads.delete(reply.evalId);
     const size = this.sizes.get(reply.evalId);
-    if (size !== undefined) this.sizes.set(reply.evalId, size * 2);
+    if (size !== undefined) {
+      if (size * 2 >= CAREFUL_UP_TO) this.sizes.delete(reply.evalId);
+      else this.sizes.set(reply.evalId, size * 2);
+    }
     read.resolve(reply);
+    this.need();
   }
 
   /** The eval process they went to ended (`cause`): each is struck, and ended at the last strike. */
   crashed(cause: string): void {
     for (const [evalId, read] of this.reads) {
+      if (!read.sent) continue;
       this.sizes.set(evalId, 1);
       read.request.max = 1;
       if (++read.strikes < MAX_STRIKES) continue;

@@ -379,8 +379,8 @@ class Supervisor implements EvalProcessListener {
   read(from: EvalProcess): void {
     const { suspects } = this;
     if (this.fresh.length > 0) this.schedule();
-    if (suspects.length > 0 && from.inFlight.size === 0 && this.ahead.runningFor(from) === 0)
-      this.schedule();
+    const waiting = suspects.length > 0 || this.caseReads.waitingAlone;
+    if (waiting && from.inFlight.size === 0 && this.ahead.runningFor(from) === 0) this.schedule();
   }
 
   stderr(text: string): void {
@@ -566,6 +566,17 @@ class Supervisor implements EvalProcessListener {
     this.child ??= this.spawn();
     const { child } = this;
     if (!child.ready || child.exit || child.alone > 0) return;
+    // A careful read of cases goes alone and runs alone (CaseReads), before any suspect.
+    const { caseReads } = this;
+    if (caseReads.aloneUnderWay) return;
+    if (caseReads.waitingAlone) {
+      if (ahead.mayStart(child)) {
+        ahead.stop();
+        return;
+      }
+      if (child.inFlight.size === 0 && ahead.runningFor(child) === 0) caseReads.sendAlone();
+      return;
+    }
     if (suspects.length > 0) {
       // A suspect runs alone: nothing more starts ahead, and it waits for what did.
       // It may start attempts ahead until it says it ended: the suspect waits for that.

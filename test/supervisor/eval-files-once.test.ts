@@ -54,17 +54,21 @@ export const slow = defineSuite<string, string>({
 });
 `;
 
-// A dataset whose reading ends the eval process at its fourth case, beside an eval that is fine.
+// A dataset whose reading ends the eval process at its sixth case, while the cases before it
+// run (none of them is to blame), beside an eval that is fine.
 const datasetExits = `${header}
 export const crashy = defineSuite<number, number>({
   id: "crashy",
   cases: function* () {
     for (let i = 0; i < 10; i++) {
-      if (i === 3) process.exit(3);
+      if (i === 5) process.exit(3);
       yield { id: "c" + i, input: i, expected: i };
     }
   },
-  target: (i) => i,
+  target: async (i) => {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return i;
+  },
   scorers: [same],
 });
 export const fine = defineSuite<number, number>({
@@ -188,10 +192,12 @@ describe("a supervised run imports the eval files once, in the eval process (rea
       "crashy/c0 passed",
       "crashy/c1 passed",
       "crashy/c2 passed",
+      "crashy/c3 passed",
+      "crashy/c4 passed",
       "crashy/(cases) errored",
       "fine/a passed",
     ]);
-    expect(report.records[3]?.error?.message).toMatch(
+    expect(report.records[5]?.error?.message).toMatch(
       /reading the cases of eval "crashy" failed: the eval process exited with code 3 while it read them; that read was under way at 2 crashes/,
     );
   }, 60_000);
