@@ -45,6 +45,12 @@ export class CaseReads {
     return false;
   }
 
+  /** A read was sent and is not answered yet: a suspect attempt waits for it. */
+  get anyUnderWay(): boolean {
+    for (const read of this.reads.values()) if (read.sent) return true;
+    return false;
+  }
+
   /** A careful read waits to be sent alone ({@link sendAlone}). */
   get waitingAlone(): boolean {
     for (const read of this.reads.values()) if (!read.sent) return true;

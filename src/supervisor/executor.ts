@@ -139,9 +139,10 @@ class Supervisor implements EvalProcessListener {
   readonly runErrors: RunError[] = [];
   readonly ahead: AheadRun<Pending, EvalProcess>;
   readonly caseReads = new CaseReads(
+    // Not beside a suspect running alone: the read then waits to go alone itself.
     (request) => {
       const { child } = this;
-      return child?.ready === true && !child.exit && child.post(request);
+      return child?.ready === true && !child.exit && child.alone === 0 && child.post(request);
     },
     () => this.schedule(),
   );
@@ -584,7 +585,8 @@ class Supervisor implements EvalProcessListener {
         ahead.stop();
         return;
       }
-      if (child.inFlight.size === 0 && ahead.runningFor(child) === 0)
+      // Nor beside a read of cases: a crash then could be the dataset's.
+      if (child.inFlight.size === 0 && ahead.runningFor(child) === 0 && !caseReads.anyUnderWay)
         child.send([suspects.shift()!]);
       return;
     }

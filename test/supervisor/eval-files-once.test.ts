@@ -79,6 +79,30 @@ export const fine = defineSuite<number, number>({
 });
 `;
 
+// Two evals whose datasets each end the eval process: the attempts of the first still re-run
+// after its crash (one at a time) while the second's cases are read.
+const twoDatasetsExit = `${header}
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const exitingAt = (id: string, at: number) =>
+  defineSuite<number, number>({
+    id,
+    cases: async function* () {
+      for (let i = 0; i < 12; i++) {
+        await sleep(30);
+        if (i === at) process.exit(3);
+        yield { id: "c" + i, input: i, expected: i };
+      }
+    },
+    target: async (i) => {
+      await sleep(200);
+      return i;
+    },
+    scorers: [same],
+  });
+export const first = exitingAt("first", 8);
+export const second = exitingAt("second", 5);
+`;
+
 // Cases JSON cannot carry: the CLI holds copies to report; the target gets the real values.
 const richCases = `${header}
 class Money { constructor(readonly cents: number) {} }
@@ -148,6 +172,7 @@ describe("a supervised run imports the eval files once, in the eval process (rea
       "app/app.eval.ts": listensAtTopLevel,
       "loop/loop.eval.ts": loopsFromATimer,
       "exits/exits.eval.ts": datasetExits,
+      "two-exits/two.eval.ts": twoDatasetsExit,
       "rich/rich.eval.ts": richCases,
       "slow/slow.eval.ts": slowDataset,
       "stalls/stalls.eval.ts": stallsAfterACrash,
@@ -248,5 +273,19 @@ describe("a supervised run imports the eval files once, in the eval process (rea
     );
     expect(compared.stdout).not.toMatch(/dataset differs/);
     expect(compared.code).toBe(0);
+  }, 60_000);
+
+  it("errors no attempt for crashes of two datasets that ran beside it", async () => {
+    const run = await runCli(
+      ["run", "two-exits", "--no-store", "--concurrency", "4", "--json", "two.json"],
+      project.dir,
+    );
+    expect(run.code).toBe(1);
+    const outcomes = outcomesOf(await reportOf("two.json"));
+    expect(outcomes.filter((o) => !o.endsWith(" passed"))).toEqual([
+      "first/(cases) errored",
+      "second/(cases) errored",
+    ]);
+    expect(outcomes).toHaveLength(8 + 1 + 5 + 1);
   }, 60_000);
 });
