@@ -524,7 +524,6 @@ async function start(init: ChildInit): Promise<void> {
   caseServer = new CaseServer(evals, controller.signal);
   send({
     t: "ready",
-    evals: [...evals.keys()],
     described: describeEvals(loaded.entries),
     errors: loaded.errors,
   });

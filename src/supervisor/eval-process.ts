@@ -258,8 +258,8 @@ export class EvalProcess {
     switch (message.t) {
       case "ready":
         this.ready = true;
-        this.evals = message.evals;
         this.described = message.described;
+        this.evals = message.described.map((described) => described.id);
         this.loadErrors = message.errors;
         this.loading = undefined;
         this.listener.ready(this);

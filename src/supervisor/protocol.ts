@@ -229,8 +229,7 @@ export type ChildMessage =
   | string
   | {
       t: "ready";
-      evals: string[];
-      /** The same evals, described. */
+      /** The evals it loaded, in order. */
       described: EvalDescription[];
       errors: { file: string; message: string }[];
     }
