@@ -92,6 +92,12 @@ let aheadStopped = false;
 /** Attempts started ahead and not settled (what the claims file lists after the taken count). */
 const runningAhead = new Set<FedJob>();
 let aheadClaimBuffer = Buffer.alloc(8 * 64);
+/** Attempts taken from the feed and listed in the claims file; those from `claimedAt` wait. */
+let claimed: FedJob[] = [];
+let claimedAt = 0;
+/** How many attempts the next window takes (see pumpAhead). */
+let claimSize = 1;
+const CLAIM_MAX = 256;
 
 /** A batch's settings, with the context its first trials share. */
 interface Settings extends JobSettings {
@@ -123,7 +129,11 @@ const post = (event: ChildEvent): void => {
 
 function requestFlush(): void {
   // Nothing running or waiting here, nor to read ahead: the supervisor waits for these now.
-  const idle = running.size === 0 && starting === 0 && queued() === 0 && (!feed || feed.finished);
+  const idle =
+    running.size === 0 &&
+    starting === 0 &&
+    queued() === 0 &&
+    (!feed || (feed.finished && claimedAt === claimed.length));
   if (idle || outbox.length >= MAX_BATCH) {
     if (flushing === "now") return;
     flushing = "now";
@@ -275,35 +285,82 @@ function pump(): void {
 
 /**
  * Start what the free slots allow of the attempts read ahead (after those the supervisor sent),
- * and say which they are; they are not in the claims file (the supervisor counts them apart).
- * Once none will start any more, that is said after the last of them.
+ * and say which they are; they are not in the claims file's taken count (the supervisor counts
+ * them apart). Once none will start any more, that is said after the last of them.
+ *
+ * Attempts are listed in the claims file before they start, a window at a time (`claimed`):
+ * while they answer synchronously the window doubles, up to CLAIM_MAX, and the next batch starts
+ * in the same turn, so a run of fast attempts costs one write per window rather than one per
+ * slot. An attempt listed and not started when the process dies is run again alone, as one in
+ * flight is (the window is small again as soon as an attempt does not answer at once).
  */
 function pumpAhead(taking: number): boolean {
   if (!feed || feedEndSent) return false;
-  const room = limit === 0 ? 1024 : limit - running.size - starting - taking;
-  const fed = room > 0 ? feed.take(room) : [];
-  if (fed.length > 0) {
+  if (aheadStopped || controller.signal.aborted) dropClaimed();
+  const turnEnds = performance.now() + BATCH_MS;
+  let started = 0;
+  let room = roomAhead(taking);
+  while (room > 0) {
+    if (claimed.length === claimedAt && !claimWindow(room)) break;
+    const fed = claimed.slice(claimedAt, claimedAt + room);
+    claimedAt += fed.length;
+    started += fed.length;
     const keys: number[] = [];
     for (const job of fed) keys.push(job.id, job.evalIndex, job.spec.index, job.trial);
     outbox.push({ t: "began", keys });
-    for (const job of fed) runningAhead.add(job);
-    if (claimAhead()) {
-      flushIfLate();
-      for (const job of fed) runJob(job, feedSettings!, job);
-    } else {
+    if (claimsFd === undefined) {
       // No claims file: the word that they start goes first, as for the supervisor's jobs.
       starting += fed.length;
       flush(() => {
         starting -= fed.length;
         for (const job of fed) runJob(job, feedSettings!, job);
       });
+      break;
     }
+    flushIfLate();
+    const before = running.size;
+    for (const job of fed) runJob(job, feedSettings!, job);
+    // All answered at once: the next window may be larger; else it is what the slots allow.
+    claimSize = running.size === before ? Math.min(claimSize * 2, CLAIM_MAX) : 1;
+    if (performance.now() >= turnEnds) {
+      schedulePump();
+      break;
+    }
+    room = roomAhead(taking);
   }
-  if (feed.finished) {
+  if (feed.finished && claimedAt === claimed.length) {
     feedEndSent = true;
     outbox.push({ t: "ahead-end" });
   }
-  return fed.length > 0 || feedEndSent;
+  return started > 0 || feedEndSent;
+}
+
+const roomAhead = (taking: number): number =>
+  limit === 0 ? 1024 : limit - running.size - starting - taking;
+
+/**
+ * Take the next window of attempts from the feed and list them in the claims file (with those
+ * running ahead); false when the feed has none now. Without a claims file, only what the slots
+ * allow is taken.
+ */
+function claimWindow(room: number): boolean {
+  const fed = feed!.take(claimsFd === undefined ? room : Math.max(room, claimSize));
+  claimed = fed;
+  claimedAt = 0;
+  if (fed.length === 0) return false;
+  for (const job of fed) runningAhead.add(job);
+  claimAhead();
+  return true;
+}
+
+/** The window's attempts not started are not run ahead: the supervisor asks for them. */
+function dropClaimed(): void {
+  for (let i = claimedAt; i < claimed.length; i++) {
+    feed?.release(claimed[i]!);
+    runningAhead.delete(claimed[i]!);
+  }
+  claimed = [];
+  claimedAt = 0;
 }
 
 /**
@@ -613,6 +670,8 @@ function uncaught(kind: string, error: unknown): void {
  */
 function claimAtExit(): void {
   if (claimsFd === undefined) return;
+  // Listed and never started: not in flight at the exit.
+  dropClaimed();
   claimAhead();
   const ids: number[] = [];
   for (const id of running.keys()) if (id >= 0) ids.push(id);
