@@ -2,7 +2,7 @@ import { AuthoringError, errorMessage } from "../errors.js";
 import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
 import { isJudgeUnavailable } from "../judge/unavailable.js";
 import type { Score } from "../score/score.js";
-import { isScorer, runtimeContext, type Scorer } from "../scorers/create-scorer.js";
+import { isScorer, runtimeContextOf, type Scorer } from "../scorers/create-scorer.js";
 import { callTool, isThenable, runTool } from "../tool/run-tool.js";
 import type { Driver, Tool } from "../tool/tool.js";
 import { IdSet } from "./ids.js";
@@ -735,7 +735,7 @@ async function judgeNamed<Output>(
   try {
     // A config factory is resolved with the run's context, once per signal.
     // Resolved on the run's signal, so a factory runs once per run, not once per attempt.
-    const result = await scorer.withRuntime(runtimeContext(runSignal))({
+    const result = await scorer.withRuntime(runtimeContextOf(runSignal))({
       ...(spec.metadata ?? {}),
       input: args.input,
       output: args.output,

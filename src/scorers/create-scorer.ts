@@ -63,6 +63,18 @@ export function runtimeContext(signal: AbortSignal = new AbortController().signa
   };
 }
 
+const runContexts = new WeakMap<AbortSignal, RuntimeContext>();
+
+/** The runtime context of the run under `signal`, one per signal (scorers call this per case). */
+export function runtimeContextOf(signal: AbortSignal): RuntimeContext {
+  let context = runContexts.get(signal);
+  if (!context) {
+    context = runtimeContext(signal);
+    runContexts.set(signal, context);
+  }
+  return context;
+}
+
 /** A scorer's name and callback. */
 export interface ScorerConfig<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Extra> {
   name: string;
@@ -141,9 +153,16 @@ export function createScorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Ex
     }
     return found;
   };
+  // The config and the scoring function both depend on the signal only: one of each per run.
+  const scoring = new WeakMap<AbortSignal, ScoreFn<OUTPUT, EXPECTED, EXTRA>>();
   const withRuntime = (context: RuntimeContext): ScoreFn<OUTPUT, EXPECTED, EXTRA> => {
-    const { score } = resolve(context);
-    return async (args) => toNamedScore(name, await score(args));
+    let fn = scoring.get(context.signal);
+    if (!fn) {
+      const { score } = resolve(context);
+      fn = async (args) => toNamedScore(name, await score(args));
+      scoring.set(context.signal, fn);
+    }
+    return fn;
   };
   return namedScorer(name, withRuntime(defaultContext), withRuntime);
 }
