@@ -95,6 +95,8 @@ let aheadClaimBuffer = Buffer.alloc(8 * 64);
 /** Attempts taken from the feed and listed in the claims file; those from `claimedAt` wait. */
 let claimed: FedJob[] = [];
 let claimedAt = 0;
+/** Whether the window's attempts not started yet are listed in the claims file. */
+let restListed = false;
 /** How many attempts the next window takes (see pumpAhead). */
 let claimSize = 1;
 const CLAIM_MAX = 256;
@@ -292,7 +294,9 @@ function pump(): void {
  * while they answer synchronously the window doubles, up to CLAIM_MAX, and the next batch starts
  * in the same turn, so a run of fast attempts costs one write per window rather than one per
  * slot. An attempt listed and not started when the process dies is run again alone, as one in
- * flight is (the window is small again as soon as an attempt does not answer at once).
+ * flight is. As soon as an attempt does not answer at once, the window is small again and the
+ * rest of it is no longer listed (each is listed when it starts): slow attempts never wait listed,
+ * so a crash beside them does not send a window of them to run alone.
  */
 function pumpAhead(taking: number): boolean {
   if (!feed || feedEndSent) return false;
@@ -305,6 +309,10 @@ function pumpAhead(taking: number): boolean {
     const fed = claimed.slice(claimedAt, claimedAt + room);
     claimedAt += fed.length;
     started += fed.length;
+    if (!restListed) {
+      for (const job of fed) runningAhead.add(job);
+      claimAhead();
+    }
     const keys: number[] = [];
     for (const job of fed) keys.push(job.id, job.evalIndex, job.spec.index, job.trial);
     outbox.push({ t: "began", keys });
@@ -321,7 +329,15 @@ function pumpAhead(taking: number): boolean {
     const before = running.size;
     for (const job of fed) runJob(job, feedSettings!, job);
     // All answered at once: the next window may be larger; else it is what the slots allow.
-    claimSize = running.size === before ? Math.min(claimSize * 2, CLAIM_MAX) : 1;
+    if (running.size === before) claimSize = Math.min(claimSize * 2, CLAIM_MAX);
+    else {
+      claimSize = 1;
+      if (restListed && claimedAt < claimed.length) {
+        for (let i = claimedAt; i < claimed.length; i++) runningAhead.delete(claimed[i]!);
+        restListed = false;
+        claimAhead();
+      }
+    }
     if (performance.now() >= turnEnds) {
       schedulePump();
       break;
@@ -347,6 +363,7 @@ function claimWindow(room: number): boolean {
   const fed = feed!.take(claimsFd === undefined ? room : Math.max(room, claimSize));
   claimed = fed;
   claimedAt = 0;
+  restListed = true;
   if (fed.length === 0) return false;
   for (const job of fed) runningAhead.add(job);
   claimAhead();

@@ -1,0 +1,134 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AttemptRecord } from "../../src/eval/record.js";
+import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+
+// Fast synchronous attempts run ahead in windows listed in the claims file before they start
+// (up to 256 at once). A crash in the middle of a window must still be put on its attempt only:
+// those listed and not started run again and pass.
+const suite = (kill: string) => `
+import { bindScorer, defineSuite } from "niceeval";
+import { evalScorersProvider, exactMatchTool } from "niceeval/scorers";
+
+// A tool scorer answers synchronously: with a synchronous target, so does the attempt.
+const same = bindScorer({
+  id: "same",
+  tool: exactMatchTool,
+  driver: evalScorersProvider,
+  mapInput: ({ output, expected }) => ({ actual: String(output), expected: String(expected) }),
+});
+
+export const windows = defineSuite({
+  id: "windows",
+  cases: Array.from({ length: 3000 }, (_, i) => ({ id: "c" + i, input: i, expected: i })),
+  target: (i) => {
+    if (i === 2100) ${kill};
+    return i;
+  },
+  scorers: [same],
+});
+`;
+
+// Fast attempts first (the window grows), then slow asynchronous ones, one of which kills the
+// eval process. Each slow attempt logs how many were running when it started.
+const mixed = `
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
+import { bindScorer, defineSuite } from "niceeval";
+import { evalScorersProvider, exactMatchTool } from "niceeval/scorers";
+
+// A tool scorer answers synchronously: with a synchronous target, so does the attempt.
+const same = bindScorer({
+  id: "same",
+  tool: exactMatchTool,
+  driver: evalScorersProvider,
+  mapInput: ({ output, expected }) => ({ actual: String(output), expected: String(expected) }),
+});
+let inFlight = 0;
+
+export const mixed = defineSuite({
+  id: "mixed",
+  cases: Array.from({ length: 360 }, (_, i) => ({ id: "c" + i, input: i, expected: i })),
+  target: (i) => {
+    if (i < 300) return i;
+    inFlight++;
+    appendFileSync(join(process.cwd(), "in-flight.log"), i + " " + inFlight + "\\n");
+    return new Promise((resolve) => {
+      setTimeout(() => {
+        if (i === 310) process.kill(process.pid, "SIGKILL");
+        inFlight--;
+        resolve(i);
+      }, 30);
+    });
+  },
+  scorers: [same],
+});
+`;
+
+interface JsonReport {
+  records: AttemptRecord[];
+}
+
+describe("attempts listed in the claims file a window at a time (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({
+      "evals/killed.eval.ts": suite('process.kill(process.pid, "SIGKILL")'),
+      "evals/busy.eval.ts": suite("for (;;) {}").replace('id: "windows"', 'id: "busy"'),
+      "evals/mixed.eval.ts": mixed,
+    });
+  });
+  afterAll(() => project.cleanup());
+
+  for (const [file, cause] of [
+    ["killed", /the eval process was killed by SIGKILL during this case/],
+    ["busy", /the event loop was blocked for 500 ms/],
+  ] as const) {
+    it(`errors only the attempt that ${file === "killed" ? "killed" : "blocked"} the eval process; the others listed beside it run again and pass`, async () => {
+      const run = await runCli(
+        [
+          "run",
+          `evals/${file}.eval.ts`,
+          "--hang-timeout",
+          "500",
+          "--no-store",
+          "--json",
+          `${file}.json`,
+        ],
+        project.dir,
+      );
+      expect(run.code).toBe(1);
+      const report = JSON.parse(
+        await readFile(join(project.dir, `${file}.json`), "utf8"),
+      ) as JsonReport;
+      expect(report.records).toHaveLength(3000);
+      const errored = report.records.filter((r) => r.verdict !== "passed");
+      expect(errored.map((r) => r.caseId)).toEqual(["c2100"]);
+      expect(errored[0]!.error?.message).toMatch(cause);
+      expect(run.stderr).toMatch(/starting a new eval process/);
+    });
+  }
+
+  it("lists no slow attempt before it starts: after a crash beside them, they run at the run's concurrency, not alone", async () => {
+    const run = await runCli(
+      ["run", "evals/mixed.eval.ts", "--no-store", "--json", "mixed.json"],
+      project.dir,
+    );
+    expect(run.code).toBe(1);
+    const report = JSON.parse(
+      await readFile(join(project.dir, "mixed.json"), "utf8"),
+    ) as JsonReport;
+    const errored = report.records.filter((r) => r.verdict !== "passed");
+    expect(errored.map((r) => r.caseId)).toEqual(["c310"]);
+    const starts = (await readFile(join(project.dir, "in-flight.log"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => line.split(" ").map(Number) as [number, number]);
+    // Alone: the first slow attempt, those in flight at each crash (run again one at a time) and
+    // the first in each new eval process. Had the rest of the window (c311 … c359) stayed listed,
+    // each would have run alone too.
+    const alone = starts.filter(([, running]) => running === 1).length;
+    expect(alone).toBeLessThan(30);
+  });
+});
