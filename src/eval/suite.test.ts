@@ -150,6 +150,56 @@ describe("synchronous and asynchronous targets and scorers", () => {
   });
 });
 
+describe("createScorer scorers judged at once or later", () => {
+  it("give the same judgments whether the callback answers synchronously or not", async () => {
+    const judgmentsOf = async (later: boolean) => {
+      const answer = <T>(value: T): T | Promise<T> => (later ? Promise.resolve(value) : value);
+      const scorers = [
+        createScorer<string, string>({
+          name: "same",
+          score: ({ output, expected }) => answer({ score: output === expected ? 1 : 0 }),
+        }),
+        createScorer<string, string>({
+          name: "throws",
+          score: () => {
+            if (later) return Promise.reject(new Error("no score"));
+            throw new Error("no score");
+          },
+        }),
+        createScorer<string, string>({
+          name: "bare",
+          score: () => answer(0.5 as never),
+        }),
+        createScorer<string, string>({ name: "none", score: () => answer({ score: null }) }),
+      ];
+      const suite = defineSuite<string, string>({
+        id: later ? "later" : "now",
+        cases: [{ id: "a", input: "a", expected: "a" }],
+        target: (input) => input,
+        scorers,
+      });
+      const records: AttemptRecord[] = [];
+      await runEvals([{ eval: suite }], { onRecord: (r) => records.push(r) });
+      return records[0]!.judgments.map(({ label, state, earned, reason }) => ({
+        label,
+        state,
+        earned,
+        reason,
+      }));
+    };
+    const now = await judgmentsOf(false);
+    expect(await judgmentsOf(true)).toEqual(now);
+    expect(now.map((j) => [j.label, j.state])).toEqual([
+      ["same", "matched"],
+      ["throws", "errored"],
+      ["bare", "errored"],
+      ["none", "mismatched"],
+    ]);
+    expect(now[1]?.reason).toMatch(/no score/);
+    expect(now[2]?.reason).toMatch(/return \{ score: 0.5 \} instead of 0.5/);
+  });
+});
+
 describe("a suite's definition", () => {
   it("is read again when it changes between runs, even in place", async () => {
     const fails = createScorer({ name: "fails", score: () => ({ score: 0 }) });

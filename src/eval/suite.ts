@@ -2,7 +2,13 @@ import { AuthoringError, errorMessage } from "../errors.js";
 import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
 import { isJudgeUnavailable } from "../judge/unavailable.js";
 import type { Score } from "../score/score.js";
-import { isScorer, runtimeContextOf, type Scorer } from "../scorers/create-scorer.js";
+import {
+  isScorer,
+  type NamedScore,
+  runtimeContextOf,
+  type Scorer,
+  scoreNowOf,
+} from "../scorers/create-scorer.js";
 import { callTool, isThenable, runTool } from "../tool/run-tool.js";
 import type { Driver, Tool } from "../tool/tool.js";
 import { IdSet } from "./ids.js";
@@ -724,23 +730,44 @@ async function toolScoreLater<Output>(
   }
 }
 
-async function judgeNamed<Output>(
+/**
+ * A named scorer's judgment: at once when its callback answers synchronously (a createScorer
+ * scorer), else once its promise settles.
+ */
+function judgeNamed<Output>(
   scorer: Scorer<Output, unknown>,
   label: string,
   args: ScorerMapArgs<Output>,
   spec: CaseSpec,
   threshold: number,
   runSignal: AbortSignal,
-): Promise<Judgment> {
+): Judgment | Promise<Judgment> {
   try {
     // A config factory is resolved with the run's context, once per signal.
     // Resolved on the run's signal, so a factory runs once per run, not once per attempt.
-    const result = await scorer.withRuntime(runtimeContextOf(runSignal))({
+    const context = runtimeContextOf(runSignal);
+    const scorerArgs = {
       ...(spec.metadata ?? {}),
       input: args.input,
       output: args.output,
       expected: args.expected,
-    });
+    };
+    const now = scoreNowOf(scorer);
+    const result = now ? now(context)(scorerArgs) : scorer.withRuntime(context)(scorerArgs);
+    if (isThenable(result)) return namedScoreLater(label, result, threshold);
+    return fromNamedScore(label, result.score, result.metadata, threshold);
+  } catch (error) {
+    return scorerFailed(label, error);
+  }
+}
+
+async function namedScoreLater(
+  label: string,
+  pending: PromiseLike<NamedScore>,
+  threshold: number,
+): Promise<Judgment> {
+  try {
+    const result = await pending;
     return fromNamedScore(label, result.score, result.metadata, threshold);
   } catch (error) {
     return scorerFailed(label, error);

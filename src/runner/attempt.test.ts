@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../eval/record.js";
 import { bindScorer, defineSuite } from "../eval/suite.js";
+import { createScorer } from "../scorers/create-scorer.js";
 import { evalScorersProvider, exactMatchTool } from "../scorers/deterministic/index.js";
 import { interruptible } from "../supervisor/interruptible.js";
 import { type AttemptJob, type Executor, inProcessExecutor, isPromise } from "./executor.js";
 import { runEvals } from "./run.js";
 
-// A built-in tool scorer answers synchronously (a createScorer callback is awaited).
+// A built-in tool scorer answers synchronously, and so does a createScorer scorer whose callback
+// returns a plain result.
 const same = bindScorer<number, { actual: string; expected: string }>({
   id: "same",
   tool: exactMatchTool,
@@ -52,6 +54,39 @@ describe("attempts that answer at once (executeNow)", () => {
     expect(records.map((r) => r.caseId)).toEqual(numbered(300).map((c) => c.id));
     expect(summary.totals.failed).toBe(43);
     expect(summary.totals.passed).toBe(257);
+  });
+
+  it("take them at once from createScorer scorers whose callbacks answer synchronously", async () => {
+    const run = async (score: (n: number, expected: unknown) => number | Promise<number>) => {
+      const equal = createScorer<number, number>({
+        name: "equal",
+        score: ({ output, expected }) => {
+          const value = score(output, expected);
+          return typeof value === "number" ? { score: value } : value.then((v) => ({ score: v }));
+        },
+      });
+      // A config factory, resolved once per run, answers at once as well.
+      const positive = createScorer<number, number>(() => ({
+        name: "positive",
+        score: ({ output }) => ({ score: output >= 0 ? 1 : 0 }),
+      }));
+      const suite = defineSuite<number, number>({
+        id: "named",
+        cases: numbered(200),
+        target: (i) => (i % 5 === 0 ? -1 : i),
+        scorers: [equal, positive],
+      });
+      const { executor, seen } = countingExecutor(inProcessExecutor);
+      const records: AttemptRecord[] = [];
+      await runEvals([{ eval: suite }], { executor, onRecord: (r) => records.push(r) });
+      return { seen, verdicts: records.map((r) => `${r.caseId}:${r.verdict}`) };
+    };
+    const sync = await run((n, expected) => (n === expected ? 1 : 0));
+    const later = await run(async (n, expected) => (n === expected ? 1 : 0));
+    expect(sync.seen).toEqual({ now: 200, answeredAtOnce: 200, execute: 0 });
+    expect(later.seen).toEqual({ now: 200, answeredAtOnce: 0, execute: 0 });
+    expect(later.verdicts).toEqual(sync.verdicts);
+    expect(sync.verdicts.filter((v) => v.endsWith(":failed"))).toHaveLength(40);
   });
 
   it("still wait for an asynchronous target, and time out one that never answers", async () => {

@@ -153,18 +153,63 @@ export function createScorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Ex
     }
     return found;
   };
-  // The config and the scoring function both depend on the signal only: one of each per run.
+  // The config and the scoring functions depend on the signal only: one of each per run.
+  const scoringNow = new WeakMap<AbortSignal, ScoreNowFn<OUTPUT, EXPECTED, EXTRA>>();
+  const scoreNow = (context: RuntimeContext): ScoreNowFn<OUTPUT, EXPECTED, EXTRA> => {
+    let fn = scoringNow.get(context.signal);
+    if (!fn) {
+      const { score } = resolve(context);
+      fn = (args) => {
+        const result = score(args);
+        return isPromiseLike(result)
+          ? Promise.resolve(result).then((settled) => toNamedScore(name, settled))
+          : toNamedScore(name, result);
+      };
+      scoringNow.set(context.signal, fn);
+    }
+    return fn;
+  };
   const scoring = new WeakMap<AbortSignal, ScoreFn<OUTPUT, EXPECTED, EXTRA>>();
   const withRuntime = (context: RuntimeContext): ScoreFn<OUTPUT, EXPECTED, EXTRA> => {
     let fn = scoring.get(context.signal);
     if (!fn) {
-      const { score } = resolve(context);
-      fn = async (args) => toNamedScore(name, await score(args));
+      const now = scoreNow(context);
+      fn = async (args) => now(args);
       scoring.set(context.signal, fn);
     }
     return fn;
   };
-  return namedScorer(name, withRuntime(defaultContext), withRuntime);
+  const scorer = namedScorer(name, withRuntime(defaultContext), withRuntime);
+  Object.defineProperty(scorer, SCORE_NOW, { value: scoreNow });
+  return scorer;
+}
+
+/** A scorer's scoring that answers at once when its callback does (see {@link scoreNowOf}). */
+export type ScoreNowFn<OUTPUT, EXPECTED, EXTRA extends Extra = Extra> = (
+  args: ScorerArgs<OUTPUT, EXPECTED, EXTRA>,
+) => NamedScore | Promise<NamedScore>;
+
+const SCORE_NOW = Symbol("niceeval.scoreNow");
+
+/**
+ * How a createScorer scorer scores under a run's context without a promise when its callback
+ * returns a plain result, for the suite's synchronous path (a scorer called directly, or through
+ * `withRuntime`, always answers with a promise); undefined for other scorers.
+ */
+export function scoreNowOf<OUTPUT, EXPECTED, EXTRA extends Extra>(
+  scorer: Scorer<OUTPUT, EXPECTED, EXTRA>,
+): ((context: RuntimeContext) => ScoreNowFn<OUTPUT, EXPECTED, EXTRA>) | undefined {
+  return (scorer as unknown as Record<symbol, unknown>)[SCORE_NOW] as
+    | ((context: RuntimeContext) => ScoreNowFn<OUTPUT, EXPECTED, EXTRA>)
+    | undefined;
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }
 
 /**
