@@ -5,6 +5,7 @@ import { type JudgeSettings, judgeSettings } from "../judge/config.js";
 import { judgeFromModel } from "../judge/judge-from-model.js";
 import { type ResolvedJudge, resolveJudge } from "../judge/resolve.js";
 import type { JudgeFn } from "../judge/types.js";
+import { isThenable } from "../tool/run-tool.js";
 
 /** Extra case fields handed to a scorer next to output and expected. */
 export type Extra = Record<string, unknown>;
@@ -161,7 +162,7 @@ export function createScorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Ex
       const { score } = resolve(context);
       fn = (args) => {
         const result = score(args);
-        return isPromiseLike(result)
+        return isThenable(result)
           ? Promise.resolve(result).then((settled) => toNamedScore(name, settled))
           : toNamedScore(name, result);
       };
@@ -189,7 +190,8 @@ export type ScoreNowFn<OUTPUT, EXPECTED, EXTRA extends Extra = Extra> = (
   args: ScorerArgs<OUTPUT, EXPECTED, EXTRA>,
 ) => NamedScore | Promise<NamedScore>;
 
-const SCORE_NOW = Symbol("niceeval.scoreNow");
+// Shared by every copy of niceeval a process loads, as its other process-wide state is.
+const SCORE_NOW = Symbol.for("niceeval.scoreNow");
 
 /**
  * How a createScorer scorer scores under a run's context without a promise when its callback
@@ -202,14 +204,6 @@ export function scoreNowOf<OUTPUT, EXPECTED, EXTRA extends Extra>(
   return (scorer as unknown as Record<symbol, unknown>)[SCORE_NOW] as
     | ((context: RuntimeContext) => ScoreNowFn<OUTPUT, EXPECTED, EXTRA>)
     | undefined;
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === "function"
-  );
 }
 
 /**
