@@ -300,7 +300,8 @@ function pump(): void {
  */
 function pumpAhead(taking: number): boolean {
   if (!feed || feedEndSent) return false;
-  if (aheadStopped || controller.signal.aborted) dropClaimed();
+  // The claims file must not go on listing what will not start here.
+  if ((aheadStopped || controller.signal.aborted) && dropClaimed()) claimAhead();
   const turnEnds = performance.now() + BATCH_MS;
   let started = 0;
   let room = roomAhead(taking);
@@ -370,14 +371,19 @@ function claimWindow(room: number): boolean {
   return true;
 }
 
-/** The window's attempts not started are not run ahead: the supervisor asks for them. */
-function dropClaimed(): void {
+/**
+ * The window's attempts not started are not run ahead: the supervisor asks for them. True when
+ * there were some (the claims file still lists them until it is written again).
+ */
+function dropClaimed(): boolean {
+  const dropped = claimedAt < claimed.length;
   for (let i = claimedAt; i < claimed.length; i++) {
     feed?.release(claimed[i]!);
     runningAhead.delete(claimed[i]!);
   }
   claimed = [];
   claimedAt = 0;
+  return dropped;
 }
 
 /**

@@ -66,6 +66,49 @@ export const mixed = defineSuite({
 });
 `;
 
+// Fast attempts between two slow ones grow the window; then an uncaught error nobody can place
+// (thrown from c0's timer while c1 runs) stops running ahead, and c1, run again alone, kills the
+// eval process. The window's attempts that never started must not be listed by then.
+const stopped = `
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createScorer, defineSuite } from "niceeval";
+
+const same = createScorer({
+  name: "same",
+  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+});
+const busy = (ms) => {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+};
+
+export const stopped = defineSuite({
+  id: "stopped",
+  cases: Array.from({ length: 400 }, (_, i) => ({ id: "c" + i, input: i, expected: i })),
+  target: (i) => {
+    if (i === 0) {
+      setTimeout(() => {
+        throw new Error("unplaced");
+      }, 120);
+      return new Promise((resolve) => setTimeout(() => resolve(i), 400));
+    }
+    if (i === 1) {
+      const marker = join(process.cwd(), "c1.marker");
+      if (existsSync(marker)) process.kill(process.pid, "SIGKILL");
+      writeFileSync(marker, "");
+      return new Promise((resolve) => setTimeout(() => resolve(i), 400));
+    }
+    if (i < 100) {
+      busy(3);
+      return i;
+    }
+    return new Promise((resolve) => setTimeout(() => resolve(i), 5));
+  },
+  scorers: [same],
+});
+`;
+
 interface JsonReport {
   records: AttemptRecord[];
 }
@@ -77,6 +120,7 @@ describe("attempts listed in the claims file a window at a time (real CLI)", () 
       "evals/killed.eval.ts": suite('process.kill(process.pid, "SIGKILL")'),
       "evals/busy.eval.ts": suite("for (;;) {}").replace('id: "windows"', 'id: "busy"'),
       "evals/mixed.eval.ts": mixed,
+      "evals/stopped.eval.ts": stopped,
     });
   });
   afterAll(() => project.cleanup());
@@ -130,5 +174,33 @@ describe("attempts listed in the claims file a window at a time (real CLI)", () 
     // each would have run alone too.
     const alone = starts.filter(([, running]) => running === 1).length;
     expect(alone).toBeLessThan(30);
+  });
+
+  it("unlists the window's attempts that will not start once running ahead stops", async () => {
+    const run = await runCli(
+      [
+        "run",
+        "evals/stopped.eval.ts",
+        "--no-store",
+        "--concurrency",
+        "4",
+        "--json",
+        "stopped.json",
+      ],
+      project.dir,
+    );
+    expect(run.code).toBe(1);
+    const report = JSON.parse(
+      await readFile(join(project.dir, "stopped.json"), "utf8"),
+    ) as JsonReport;
+    expect(report.records).toHaveLength(400);
+    expect(report.records.filter((r) => r.verdict !== "passed").map((r) => r.caseId)).toEqual([
+      "c0",
+      "c1",
+    ]);
+    // Only c1 was running when it killed the eval process: the attempts of the window that never
+    // started there are not put beside it (they were, as "c1 and 244 more", before).
+    expect(run.stderr).toMatch(/killed by SIGKILL during stopped\/c1;/);
+    expect(run.stderr).not.toMatch(/during stopped\/c1 and \d+ more/);
   });
 });
