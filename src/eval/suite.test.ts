@@ -200,6 +200,29 @@ describe("createScorer scorers judged at once or later", () => {
   });
 });
 
+describe("a createScorer scorer whose withRuntime was replaced", () => {
+  it("is scored through the replacement, as before the synchronous path", async () => {
+    const scorer = createScorer<string, string>({ name: "spied", score: () => ({ score: 0 }) });
+    let calls = 0;
+    const replaced = Object.assign(scorer, {
+      withRuntime: () => async () => {
+        calls++;
+        return { name: "spied", score: 1 };
+      },
+    });
+    const suite = defineSuite<string, string>({
+      id: "spy",
+      cases: [{ id: "a", input: "a", expected: "a" }],
+      target: (input) => input,
+      scorers: [replaced],
+    });
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { onRecord: (r) => records.push(r) });
+    expect(calls).toBe(1);
+    expect(records[0]?.verdict).toBe("passed");
+  });
+});
+
 describe("a suite's definition", () => {
   it("is read again when it changes between runs, even in place", async () => {
     const fails = createScorer({ name: "fails", score: () => ({ score: 0 }) });

@@ -181,7 +181,7 @@ export function createScorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Ex
     return fn;
   };
   const scorer = namedScorer(name, withRuntime(defaultContext), withRuntime);
-  Object.defineProperty(scorer, SCORE_NOW, { value: scoreNow });
+  Object.defineProperty(scorer, SCORE_NOW, { value: { withRuntime, scoreNow } });
   return scorer;
 }
 
@@ -196,14 +196,19 @@ const SCORE_NOW = Symbol.for("niceeval.scoreNow");
 /**
  * How a createScorer scorer scores under a run's context without a promise when its callback
  * returns a plain result, for the suite's synchronous path (a scorer called directly, or through
- * `withRuntime`, always answers with a promise); undefined for other scorers.
+ * `withRuntime`, always answers with a promise); undefined for other scorers, and for one whose
+ * `withRuntime` was replaced (a spy or a wrapper is then called, as it was).
  */
 export function scoreNowOf<OUTPUT, EXPECTED, EXTRA extends Extra>(
   scorer: Scorer<OUTPUT, EXPECTED, EXTRA>,
 ): ((context: RuntimeContext) => ScoreNowFn<OUTPUT, EXPECTED, EXTRA>) | undefined {
-  return (scorer as unknown as Record<symbol, unknown>)[SCORE_NOW] as
-    | ((context: RuntimeContext) => ScoreNowFn<OUTPUT, EXPECTED, EXTRA>)
+  const own = (scorer as unknown as Record<symbol, unknown>)[SCORE_NOW] as
+    | {
+        withRuntime: Scorer<OUTPUT, EXPECTED, EXTRA>["withRuntime"];
+        scoreNow: (context: RuntimeContext) => ScoreNowFn<OUTPUT, EXPECTED, EXTRA>;
+      }
     | undefined;
+  return own && own.withRuntime === scorer.withRuntime ? own.scoreNow : undefined;
 }
 
 /**
