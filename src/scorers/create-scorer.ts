@@ -154,7 +154,7 @@ export function createScorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Ex
     }
     return found;
   };
-  // The config and the scoring functions depend on the signal only: one of each per run.
+  // The config and the scoring function depend on the signal only: one of each per run.
   const scoringNow = new WeakMap<AbortSignal, ScoreNowFn<OUTPUT, EXPECTED, EXTRA>>();
   const scoreNow = (context: RuntimeContext): ScoreNowFn<OUTPUT, EXPECTED, EXTRA> => {
     let fn = scoringNow.get(context.signal);
@@ -170,15 +170,9 @@ export function createScorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Ex
     }
     return fn;
   };
-  const scoring = new WeakMap<AbortSignal, ScoreFn<OUTPUT, EXPECTED, EXTRA>>();
   const withRuntime = (context: RuntimeContext): ScoreFn<OUTPUT, EXPECTED, EXTRA> => {
-    let fn = scoring.get(context.signal);
-    if (!fn) {
-      const now = scoreNow(context);
-      fn = async (args) => now(args);
-      scoring.set(context.signal, fn);
-    }
-    return fn;
+    const now = scoreNow(context);
+    return async (args) => now(args);
   };
   const scorer = namedScorer(name, withRuntime(defaultContext), withRuntime);
   Object.defineProperty(scorer, SCORE_NOW, { value: { withRuntime, scoreNow } });

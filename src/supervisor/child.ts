@@ -310,10 +310,7 @@ function pumpAhead(taking: number): boolean {
     const fed = claimed.slice(claimedAt, claimedAt + room);
     claimedAt += fed.length;
     started += fed.length;
-    if (!restListed) {
-      for (const job of fed) runningAhead.add(job);
-      claimAhead();
-    }
+    if (!restListed) listAhead(fed);
     const keys: number[] = [];
     for (const job of fed) keys.push(job.id, job.evalIndex, job.spec.index, job.trial);
     outbox.push({ t: "began", keys });
@@ -366,9 +363,14 @@ function claimWindow(room: number): boolean {
   claimedAt = 0;
   restListed = true;
   if (fed.length === 0) return false;
-  for (const job of fed) runningAhead.add(job);
-  claimAhead();
+  listAhead(fed);
   return true;
+}
+
+/** List these attempts in the claims file, with those already listed. */
+function listAhead(jobs: readonly FedJob[]): void {
+  for (const job of jobs) runningAhead.add(job);
+  claimAhead();
 }
 
 /**

@@ -4,21 +4,24 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import { type FixtureProject, makeProject, runCli } from "../support/project.js";
 
-// Fast synchronous attempts run ahead in windows listed in the claims file before they start
-// (up to 256 at once). A crash in the middle of a window must still be put on its attempt only:
-// those listed and not started run again and pass.
-const suite = (kill: string) => `
-import { bindScorer, defineSuite } from "niceeval";
+// The fixtures' scorer: a tool scorer answers synchronously, so with a synchronous target the
+// attempt does too.
+const toolScorer = `import { bindScorer, defineSuite } from "niceeval";
 import { evalScorersProvider, exactMatchTool } from "niceeval/scorers";
 
-// A tool scorer answers synchronously: with a synchronous target, so does the attempt.
 const same = bindScorer({
   id: "same",
   tool: exactMatchTool,
   driver: evalScorersProvider,
   mapInput: ({ output, expected }) => ({ actual: String(output), expected: String(expected) }),
 });
+`;
 
+// Fast synchronous attempts run ahead in windows listed in the claims file before they start
+// (up to 256 at once). A crash in the middle of a window must still be put on its attempt only:
+// those listed and not started run again and pass.
+const suite = (kill: string) => `
+${toolScorer}
 export const windows = defineSuite({
   id: "windows",
   cases: Array.from({ length: 3000 }, (_, i) => ({ id: "c" + i, input: i, expected: i })),
@@ -35,16 +38,7 @@ export const windows = defineSuite({
 const mixed = `
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { bindScorer, defineSuite } from "niceeval";
-import { evalScorersProvider, exactMatchTool } from "niceeval/scorers";
-
-// A tool scorer answers synchronously: with a synchronous target, so does the attempt.
-const same = bindScorer({
-  id: "same",
-  tool: exactMatchTool,
-  driver: evalScorersProvider,
-  mapInput: ({ output, expected }) => ({ actual: String(output), expected: String(expected) }),
-});
+${toolScorer}
 let inFlight = 0;
 
 export const mixed = defineSuite({
@@ -125,29 +119,27 @@ describe("attempts listed in the claims file a window at a time (real CLI)", () 
   });
   afterAll(() => project.cleanup());
 
+  /** Run one fixture with a JSON report; the CLI's answer and the report's records. */
+  const runReport = async (file: string, flags: readonly string[]) => {
+    const run = await runCli(
+      ["run", `evals/${file}.eval.ts`, "--no-store", ...flags, "--json", `${file}.json`],
+      project.dir,
+    );
+    const report = JSON.parse(
+      await readFile(join(project.dir, `${file}.json`), "utf8"),
+    ) as JsonReport;
+    return { run, records: report.records };
+  };
+
   for (const [file, cause] of [
     ["killed", /the eval process was killed by SIGKILL during this case/],
     ["busy", /the event loop was blocked for 500 ms/],
   ] as const) {
     it(`errors only the attempt that ${file === "killed" ? "killed" : "blocked"} the eval process; the others listed beside it run again and pass`, async () => {
-      const run = await runCli(
-        [
-          "run",
-          `evals/${file}.eval.ts`,
-          "--hang-timeout",
-          "500",
-          "--no-store",
-          "--json",
-          `${file}.json`,
-        ],
-        project.dir,
-      );
+      const { run, records } = await runReport(file, ["--hang-timeout", "500"]);
       expect(run.code).toBe(1);
-      const report = JSON.parse(
-        await readFile(join(project.dir, `${file}.json`), "utf8"),
-      ) as JsonReport;
-      expect(report.records).toHaveLength(3000);
-      const errored = report.records.filter((r) => r.verdict !== "passed");
+      expect(records).toHaveLength(3000);
+      const errored = records.filter((r) => r.verdict !== "passed");
       expect(errored.map((r) => r.caseId)).toEqual(["c2100"]);
       expect(errored[0]!.error?.message).toMatch(cause);
       expect(run.stderr).toMatch(/starting a new eval process/);
@@ -155,15 +147,9 @@ describe("attempts listed in the claims file a window at a time (real CLI)", () 
   }
 
   it("lists no slow attempt before it starts: after a crash beside them, they run at the run's concurrency, not alone", async () => {
-    const run = await runCli(
-      ["run", "evals/mixed.eval.ts", "--no-store", "--json", "mixed.json"],
-      project.dir,
-    );
+    const { run, records } = await runReport("mixed", []);
     expect(run.code).toBe(1);
-    const report = JSON.parse(
-      await readFile(join(project.dir, "mixed.json"), "utf8"),
-    ) as JsonReport;
-    const errored = report.records.filter((r) => r.verdict !== "passed");
+    const errored = records.filter((r) => r.verdict !== "passed");
     expect(errored.map((r) => r.caseId)).toEqual(["c310"]);
     const starts = (await readFile(join(project.dir, "in-flight.log"), "utf8"))
       .trim()
@@ -177,24 +163,10 @@ describe("attempts listed in the claims file a window at a time (real CLI)", () 
   });
 
   it("unlists the window's attempts that will not start once running ahead stops", async () => {
-    const run = await runCli(
-      [
-        "run",
-        "evals/stopped.eval.ts",
-        "--no-store",
-        "--concurrency",
-        "4",
-        "--json",
-        "stopped.json",
-      ],
-      project.dir,
-    );
+    const { run, records } = await runReport("stopped", ["--concurrency", "4"]);
     expect(run.code).toBe(1);
-    const report = JSON.parse(
-      await readFile(join(project.dir, "stopped.json"), "utf8"),
-    ) as JsonReport;
-    expect(report.records).toHaveLength(400);
-    expect(report.records.filter((r) => r.verdict !== "passed").map((r) => r.caseId)).toEqual([
+    expect(records).toHaveLength(400);
+    expect(records.filter((r) => r.verdict !== "passed").map((r) => r.caseId)).toEqual([
       "c0",
       "c1",
     ]);
