@@ -16,6 +16,7 @@ import { crashed } from "../runner/source.js";
 import { AheadFeed, type FedJob } from "./ahead-feed.js";
 import { CaseServer, describeEvals } from "./case-server.js";
 import { DeltaEncoder } from "./delta.js";
+import { FirstRuns } from "./first-runs.js";
 import { watchSupervisor } from "./orphan-watch.js";
 import {
   type AheadPlan,
@@ -43,7 +44,11 @@ let tracking = false;
  * Attempts started and not settled: their eval and case (the case found once it is looked up),
  * and for one started ahead, its job.
  */
-const running = new Map<number, { evalId: string; spec: CaseSpec; fed?: FedJob }>();
+const running = new Map<number, Slot>();
+/** Attempts given up on after an unplaced error: they run again once these first runs end. */
+const firstRuns = new FirstRuns<Slot>((slot) => {
+  if (slot.fed) feed?.release(slot.fed);
+}, schedulePump);
 const evals = new Map<string, Runnable>();
 const loadErrors = new Map<string, string>();
 const controller = new AbortController();
@@ -108,6 +113,8 @@ interface Settings extends JobSettings {
 
 const queued = () => queue.length - queueHead;
 const hasRoom = () => limit === 0 || running.size + starting < limit;
+/** Nothing starts while the first runs of attempts to run again go on (first-runs.ts). */
+const mayStart = () => !firstRuns.holding();
 
 const send = (message: ChildMessage, after?: () => void): boolean => {
   if (!process.send) return false;
@@ -257,7 +264,11 @@ function pump(): void {
   const ids: number[] = [];
   const jobs: ChildJob[] = [];
   const settings: Settings[] = [];
-  while (queued() > 0 && (limit === 0 || running.size + starting + jobs.length < limit)) {
+  while (
+    queued() > 0 &&
+    mayStart() &&
+    (limit === 0 || running.size + starting + jobs.length < limit)
+  ) {
     const [job, of] = take();
     jobs.push(job);
     settings.push(of);
@@ -350,7 +361,7 @@ function pumpAhead(taking: number): boolean {
 }
 
 const roomAhead = (taking: number): number =>
-  limit === 0 ? 1024 : limit - running.size - starting - taking;
+  !mayStart() ? 0 : limit === 0 ? 1024 : limit - running.size - starting - taking;
 
 /**
  * Take the next window of attempts from the feed and list them in the claims file (with those
@@ -452,9 +463,16 @@ function enqueue(batch: JobBatch): void {
 const specOf = (job: ChildJob): CaseSpec =>
   job.spec ?? { id: job.caseId ?? "", index: job.index ?? -1 };
 
-const settle = (id: number, record: AttemptRecord): void => {
-  const slot = running.get(id);
+/**
+ * An attempt ended: its record leaves. `slot` is the run that ended, when known: a first run
+ * given up on (first-runs.ts) has the id of the attempt run again in its place.
+ */
+const settle = (id: number, record: AttemptRecord, slot = running.get(id)): void => {
   if (!slot) return;
+  if (running.get(id) !== slot) {
+    firstRuns.ended(slot);
+    return;
+  }
   running.delete(id);
   if (slot.fed) {
     feed?.release(slot.fed);
@@ -525,7 +543,7 @@ function runJob(job: ChildJob, settings: Settings, fed?: FedJob): void {
   const slot: Slot = { evalId: job.evalId, spec: specOf(job), ...(fed ? { fed } : {}) };
   running.set(job.id, slot);
   const runnable = loaded ? evals.get(job.evalId) : undefined;
-  if (runnable && job.spec) runFound(job, settings, runnable, job.spec);
+  if (runnable && job.spec) runFound(job, settings, slot, runnable);
   else void runLater(job, settings, slot);
 }
 
@@ -537,17 +555,18 @@ async function runLater(job: ChildJob, settings: Settings, slot: Slot): Promise<
     const why = runnable
       ? `case "${slot.spec.id}" was not found among its cases in the eval process`
       : `eval "${job.evalId}" did not load in the eval process${loadErrors.size ? ` (${[...loadErrors].map(([f, m]) => `${f}: ${m}`).join("; ")})` : ""}`;
-    settle(job.id, crashed(job.evalId, slot.spec, why));
+    settle(job.id, crashed(job.evalId, slot.spec, why), slot);
     return;
   }
   slot.spec = spec;
-  runFound(job, settings, runnable, spec);
+  runFound(job, settings, slot, runnable);
 }
 
-function runFound(job: ChildJob, settings: Settings, runnable: Runnable, spec: CaseSpec): void {
+function runFound(job: ChildJob, settings: Settings, slot: Slot, runnable: Runnable): void {
+  const { spec } = slot;
   // Stopped while it waited for the files to load: it does not start, as in pump.
   if (controller.signal.aborted) {
-    settle(job.id, stoppedBeforeStart(job.evalId, spec, controller.signal));
+    settle(job.id, stoppedBeforeStart(job.evalId, spec, controller.signal), slot);
     return;
   }
   const trial = job.trial ?? 0;
@@ -561,8 +580,8 @@ function runFound(job: ChildJob, settings: Settings, runnable: Runnable, spec: C
   const record = tracking
     ? attemptOf.run(job.id, () => inProcessExecutor.executeNow(attempt))
     : inProcessExecutor.executeNow(attempt);
-  if (isPromise(record)) void record.then((done) => settle(job.id, done));
-  else settle(job.id, record);
+  if (isPromise(record)) void record.then((done) => settle(job.id, done, slot));
+  else settle(job.id, record, slot);
 }
 
 /** An attempt's context: one shared by a batch's first trials when judgments are not streamed. */
@@ -660,7 +679,9 @@ function origin(error: unknown): string {
 // error while several attempts run is placed by running each of them again alone.
 function uncaught(kind: string, error: unknown): void {
   const tracked = tracking ? attemptOf.getStore() : undefined;
-  const id = tracked ?? (running.size === 1 ? running.keys().next().value : undefined);
+  // With first runs still going, an error from outside any attempt may be one of theirs.
+  const alone = running.size === 1 && firstRuns.size === 0;
+  const id = tracked ?? (alone ? running.keys().next().value : undefined);
   const attempt = id === undefined ? undefined : running.get(id);
   const message = `${kind} in user code: ${errorMessage(error)} (at ${origin(error)})`;
   if (id !== undefined && attempt) {
@@ -668,11 +689,9 @@ function uncaught(kind: string, error: unknown): void {
   } else if (!tracking && running.size > 1) {
     tracking = true;
     const ids = [...running.keys()];
-    for (const slot of running.values()) {
-      if (!slot.fed) continue;
-      feed?.release(slot.fed);
-      runningAhead.delete(slot.fed);
-    }
+    // They go on here, holding their slots until they end (first-runs.ts).
+    for (const slot of running.values()) if (slot.fed) runningAhead.delete(slot.fed);
+    firstRuns.add(running.values());
     running.clear();
     // The claims file lists what still runs ahead: these now run again, one at a time.
     claimAhead();

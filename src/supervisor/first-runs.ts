@@ -1,0 +1,69 @@
+// Attempts the eval process gave up on without being able to stop them. After an uncaught error
+// that no attempt can be told from, each attempt in flight runs again alone (child.ts); their
+// first runs go on in the process, since nothing can stop user code. Their records no longer
+// count, but they still hold their slots: until they end, no attempt starts, so an attempt run
+// again is really alone (a later error or exit of a first run is not blamed on it) and an eval's
+// concurrency cap still holds. A first run that does not end in FIRST_RUNS_WAIT_MS stops holding
+// anything (the run goes on); its errors stay the run's, never an attempt's, until it ends.
+
+/** Longest the attempts to run again wait for the first runs to end, ms. */
+export const FIRST_RUNS_WAIT_MS = 10_000;
+
+export class FirstRuns<Slot> {
+  /** Each first run's slot, and whether it still holds it (false once waited for no longer). */
+  readonly #slots = new Map<Slot, boolean>();
+  #until = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * `free` gives a first run's slot back (its eval's share of the cap) once it ends or is waited
+   * for no longer; `wake` is called when attempts may start again.
+   */
+  constructor(
+    private readonly free: (slot: Slot) => void,
+    private readonly wake: () => void,
+    private readonly waitMs = FIRST_RUNS_WAIT_MS,
+  ) {}
+
+  /** These attempts' records will not count: they run again once these runs end. */
+  add(slots: Iterable<Slot>): void {
+    for (const slot of slots) this.#slots.set(slot, true);
+    if (this.#slots.size === 0) return;
+    this.#until = performance.now() + this.waitMs;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#giveUp(), this.waitMs);
+    this.#timer.unref?.();
+  }
+
+  /** A first run ended (true), or this is not one (false). */
+  ended(slot: Slot): boolean {
+    const holds = this.#slots.get(slot);
+    if (holds === undefined) return false;
+    this.#slots.delete(slot);
+    if (holds) this.free(slot);
+    if (this.#slots.size === 0) {
+      clearTimeout(this.#timer);
+      this.wake();
+    }
+    return true;
+  }
+
+  /** Attempts wait: first runs are still going, and not for too long. */
+  holding(): boolean {
+    return this.#slots.size > 0 && performance.now() < this.#until;
+  }
+
+  /** First runs are still going (an error from outside any attempt may be theirs). */
+  get size(): number {
+    return this.#slots.size;
+  }
+
+  #giveUp(): void {
+    for (const [slot, holds] of this.#slots) {
+      if (holds) this.free(slot);
+      this.#slots.set(slot, false);
+    }
+    this.#until = 0;
+    this.wake();
+  }
+}

@@ -1,0 +1,110 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AttemptRecord } from "../../src/eval/record.js";
+import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+
+// An uncaught error thrown while two attempts run cannot be placed: each runs again alone. The
+// first attempts still run in the eval process (nothing can stop them), and "noisy" throws
+// again from its first run while "quiet" runs again: that error is not quiet's.
+const lateSuite = `
+import { appendFileSync } from "node:fs";
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer({
+  name: "same",
+  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+});
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let noisyRuns = 0;
+
+export const late = defineSuite({
+  id: "late",
+  concurrency: 2,
+  cases: [
+    { id: "quiet", input: "quiet", expected: "quiet" },
+    { id: "noisy", input: "noisy", expected: "noisy" },
+  ],
+  target: async (input) => {
+    if (input === "quiet") {
+      // Counts how many attempts run at once, this one included.
+      appendFileSync("started.log", "quiet\\n");
+      await sleep(600);
+      return input;
+    }
+    noisyRuns++;
+    if (noisyRuns === 1) {
+      setTimeout(() => { throw new Error("first throw of noisy"); }, 50);
+      setTimeout(() => { throw new Error("late throw of noisy's first run"); }, 400);
+      await sleep(1500);
+    } else {
+      setTimeout(() => { throw new Error("noisy again"); }, 10);
+      await sleep(100);
+    }
+    return input;
+  },
+  scorers: [same],
+});
+
+// A capped eval: its attempts never run more than one at a time, even after the error.
+let capped = 0;
+export const cappedSuite = defineSuite({
+  id: "capped",
+  concurrency: 1,
+  cases: Array.from({ length: 6 }, (_, i) => ({ id: "c" + i, input: i, expected: i })),
+  target: async (input) => {
+    capped++;
+    appendFileSync("capped.log", capped + "\\n");
+    await sleep(60);
+    capped--;
+    return input;
+  },
+  scorers: [same],
+});
+`;
+
+interface JsonReport {
+  records: AttemptRecord[];
+}
+
+describe("an uncaught error no attempt can be told from (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/late.eval.ts": lateSuite });
+  });
+  afterAll(() => project.cleanup());
+
+  it("blames no attempt run again alone for an error thrown by the first run of another", async () => {
+    const run = await runCli(
+      ["run", "--no-store", "--json", "late.json", "--filter", "late/"],
+      project.dir,
+    );
+    const report = JSON.parse(await readFile(join(project.dir, "late.json"), "utf8")) as JsonReport;
+    const byCase = Object.fromEntries(report.records.map((r) => [r.caseId, r]));
+    expect(byCase.quiet?.verdict, JSON.stringify(byCase.quiet?.error)).toBe("passed");
+    expect(byCase.noisy?.verdict).toBe("errored");
+    expect(byCase.noisy?.error?.message).toMatch(/noisy again/);
+    // The late throw is still the run's error: it fails the run, tied to no case.
+    expect(run.stderr).toMatch(/late throw of noisy's first run/);
+    expect(run.code).toBe(1);
+  });
+
+  it("keeps an eval's concurrency cap while the first runs of attempts run again end", async () => {
+    const run = await runCli(
+      ["run", "--no-store", "--json", "capped.json", "--concurrency", "8"],
+      project.dir,
+    );
+    expect(run.code).toBe(1);
+    const report = JSON.parse(
+      await readFile(join(project.dir, "capped.json"), "utf8"),
+    ) as JsonReport;
+    const capped = report.records.filter((r) => r.evalId === "capped");
+    expect(capped.map((r) => r.verdict)).toEqual(Array(6).fill("passed"));
+    const counts = (await readFile(join(project.dir, "capped.log"), "utf8"))
+      .trim()
+      .split("\n")
+      .map(Number);
+    expect(Math.max(...counts)).toBe(1);
+  });
+});
