@@ -22,6 +22,11 @@ export interface StoreSinkOptions {
   begin?: BeginRunOptions;
   /** Attempts not to write: those a resumed run read back from this store. */
   skip?: (record: AttemptRecord) => boolean;
+  /**
+   * The run is written with its first attempts rather than when it starts, and not at all when
+   * it ran no case (a `--filter` that selected nothing), so it never becomes `latest` there.
+   */
+  beginWithAttempts?: boolean;
 }
 
 /**
@@ -57,11 +62,17 @@ export function storeSink(
     taken(0);
     options.onError?.(error);
   };
-  let chain: Promise<void> = store.beginRun(manifest, options.begin).catch(fail);
+  let begun = false;
+  const begin = () => {
+    begun = true;
+    return store.beginRun(manifest, options.begin).catch(fail);
+  };
+  let chain: Promise<void> = options.beginWithAttempts ? Promise.resolve() : begin();
   const flush = () => {
     if (pending.length === 0 || failed) return;
     const records = pending;
     pending = [];
+    if (!begun) chain = begin();
     chain = chain
       .then(() => (failed ? undefined : store.appendAttempts(manifest.runId, records)))
       .catch(fail)
@@ -91,6 +102,10 @@ export function storeSink(
     async onRunFinished(summary: RunSummary) {
       clearInterval(timer);
       flush();
+      if (!begun) {
+        if (summary.totals.cases === 0) return;
+        chain = begin();
+      }
       await chain;
       if (failed) return;
       await store

@@ -147,4 +147,28 @@ describe("storeSink backpressure", () => {
     expect(summary.cancelled).toBe(true);
     expect(seen).toBeLessThan(100);
   });
+
+  it("with beginWithAttempts, writes the run with its first attempts, and not at all when it ran none", async () => {
+    const { store, open } = await gatedStore();
+    open();
+    const suite = defineSuite<number, number>({
+      id: "alpha",
+      cases: Array.from({ length: 30 }, (_, i) => ({ id: `c${i}`, input: i })),
+      target: (i) => i,
+      scorers: [ran],
+    });
+    const run = async (runId: string, selected: boolean) => {
+      const sink = storeSink(store, manifest(runId), { beginWithAttempts: true, flushMs: 5 });
+      await sink.ready;
+      // Nothing written before an attempt is.
+      expect(await store.getRun(runId)).toBeUndefined();
+      return runEvals([{ eval: suite }], { runId, reporters: [sink], filter: () => selected });
+    };
+    // A filter that selected nothing.
+    expect((await run("empty", false)).totals.cases).toBe(0);
+    expect(await store.getRun("empty")).toBeUndefined();
+    await run("some", true);
+    expect((await store.getRun("some"))?.status).toBe("finished");
+    expect((await store.queryAttempts("some", {})).total).toBe(30);
+  });
 });

@@ -503,6 +503,8 @@ async function recordRun(
   const sink = storeSink(store, manifest, {
     datasetHashes: digests,
     ...(continued ? { begin: continued.begin, skip: continued.skip } : {}),
+    // A --filter may select nothing (exit 2): such a run is not stored.
+    ...(args.filter !== undefined && !continued ? { beginWithAttempts: true } : {}),
     onError: (error) => {
       if (continued && error instanceof NiceevalError && error.code === "RUN_STILL_RUNNING")
         refused = error;
@@ -542,11 +544,13 @@ function baselineStep(
     comparison: () => comparison,
     note: () => note,
     sink: {
-      onRunFinished: async () => {
+      onRunFinished: async (summary) => {
         if (storeFailed()) {
           note = `baseline ${ref}: this run could not be stored, so it is not compared`;
           return;
         }
+        // A --filter that selected nothing: the run is not stored (exit 2, said after this).
+        if (args.filter !== undefined && summary.totals.cases === 0) return;
         try {
           comparison = await compareWith(store, baseline.runId, runId, args);
         } catch (error) {
