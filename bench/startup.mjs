@@ -55,20 +55,26 @@ export async function run({ quick = false } = {}) {
   // code (a system bundle of 200 KB costs about 45 ms here), and a supervised run starts two
   // processes one after the other: the same runs without it show what the run itself costs.
   const { NODE_EXTRA_CA_CERTS: extraCa, ...withoutCa } = process.env;
+  // The floor of any supervised run: a Node process that, as its first act, starts a second one
+  // (which does nothing) and exits when it has.
+  const pair = `import { spawn } from "node:child_process"; spawn(process.execPath, ["-e", "0"], { stdio: "inherit" }).on("exit", () => process.exit(0));`;
   const walls = [];
   const noStore = [];
   const bare = [];
+  const pairs = [];
   const imports = [];
-  const plain = { walls: [], noStore: [], bare: [] };
+  const plain = { walls: [], noStore: [], bare: [], pairs: [] };
   for (let i = 0; i < runs; i++) {
     walls.push(once());
     noStore.push(once(process.env, false));
     bare.push(node("0"));
+    pairs.push(node(pair));
     imports.push(node('await import("niceeval"); await import("niceeval/scorers");'));
     if (extraCa !== undefined) {
       plain.walls.push(once(withoutCa));
       plain.noStore.push(once(withoutCa, false));
       plain.bare.push(node("0", withoutCa));
+      plain.pairs.push(node(pair, withoutCa));
     }
   }
   const figure = median(walls);
@@ -76,11 +82,11 @@ export async function run({ quick = false } = {}) {
   console.log(
     `startup, 1-case .ts eval (\`niceeval run one.eval.ts\`, supervised, store on): wall ${seconds(figure)} (median of ${runs}, min ${seconds(Math.min(...walls))}); ` +
       `with --no-store ${seconds(median(noStore))}; ` +
-      `a bare \`node\` start ${median(bare).toFixed(0)} ms, one importing niceeval and niceeval/scorers ${median(imports).toFixed(0)} ms`,
+      `a bare \`node\` start ${median(bare).toFixed(0)} ms, one starting a second bare \`node\` and waiting for it (the floor of a supervised run) ${median(pairs).toFixed(0)} ms, one importing niceeval and niceeval/scorers ${median(imports).toFixed(0)} ms`,
   );
   if (extraCa !== undefined) {
     console.log(
-      `  the same with NODE_EXTRA_CA_CERTS (${extraCa}) unset: wall ${seconds(median(plain.walls))} (min ${seconds(Math.min(...plain.walls))}), with --no-store ${seconds(median(plain.noStore))}; a bare \`node\` start ${median(plain.bare).toFixed(0)} ms`,
+      `  the same with NODE_EXTRA_CA_CERTS (${extraCa}) unset: wall ${seconds(median(plain.walls))} (min ${seconds(Math.min(...plain.walls))}), with --no-store ${seconds(median(plain.noStore))}; a bare \`node\` start ${median(plain.bare).toFixed(0)} ms, two in sequence ${median(plain.pairs).toFixed(0)} ms`,
     );
   }
   return { wall: figure, runs };
