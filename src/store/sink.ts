@@ -23,8 +23,8 @@ export interface StoreSinkOptions {
   /** Attempts not to write: those a resumed run read back from this store. */
   skip?: (record: AttemptRecord) => boolean;
   /**
-   * The run is written with its first attempts rather than when it starts, and not at all when
-   * it ran no case (a `--filter` that selected nothing), so it never becomes `latest` there.
+   * The run is written when its first attempt starts rather than when it starts, and not at all
+   * when it ran no case (a `--filter` that selected nothing), so it never becomes `latest` there.
    */
   beginWithAttempts?: boolean;
 }
@@ -80,7 +80,7 @@ export function storeSink(
   };
   const timer = setInterval(flush, flushMs);
   timer.unref();
-  return {
+  const sink: RunSink & { readonly ready: Promise<void> } = {
     ready: chain,
     onAttemptFinished(record) {
       if (options.skip?.(record) || failed) return;
@@ -119,4 +119,10 @@ export function storeSink(
         .catch(fail);
     },
   };
+  // Only then: a sink with this hook makes the engine say when each attempt starts.
+  if (options.beginWithAttempts)
+    sink.onAttemptStarted = () => {
+      if (!begun) chain = begin();
+    };
+  return sink;
 }

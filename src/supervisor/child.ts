@@ -41,6 +41,12 @@ import { isPlainJson, prototypesAreClean } from "./wire.js";
 const attemptOf = new AsyncLocalStorage<number>();
 let tracking = false;
 /**
+ * Attempts were given up on after an unplaced error (first-runs.ts): their code may still run
+ * (past a time limit, or in timers left behind) and was never followed, so an error from outside
+ * any attempt is the run's from then on, even with one attempt running.
+ */
+let untrackedCode = false;
+/**
  * Attempts started and not settled: their eval and case (the case found once it is looked up),
  * and for one started ahead, its job.
  */
@@ -574,7 +580,7 @@ function runFound(job: ChildJob, settings: Settings, slot: Slot, runnable: Runna
     entry: { eval: runnable },
     spec,
     trial,
-    context: contextOf(job, trial, settings),
+    context: contextOf(job, trial, settings, slot),
   };
   // A record given at once is settled at once (synchronous targets and scorers).
   const record = tracking
@@ -585,7 +591,7 @@ function runFound(job: ChildJob, settings: Settings, slot: Slot, runnable: Runna
 }
 
 /** An attempt's context: one shared by a batch's first trials when judgments are not streamed. */
-function contextOf(job: ChildJob, trial: number, settings: Settings): AttemptContext {
+function contextOf(job: ChildJob, trial: number, settings: Settings, slot: Slot): AttemptContext {
   if (trial === 0 && !settings.judgments && settings.context) return settings.context;
   const context: AttemptContext = {
     runId: settings.runId,
@@ -596,6 +602,8 @@ function contextOf(job: ChildJob, trial: number, settings: Settings): AttemptCon
     ...(settings.judgments
       ? {
           onJudgment: (judgment: Judgment) => {
+            // A first run given up on (first-runs.ts) shares its id with the attempt run again.
+            if (running.get(job.id) !== slot) return;
             if (!isPlainJson(judgment)) outboxPlain = false;
             post({ t: "judgment", id: job.id, judgment });
           },
@@ -679,8 +687,7 @@ function origin(error: unknown): string {
 // error while several attempts run is placed by running each of them again alone.
 function uncaught(kind: string, error: unknown): void {
   const tracked = tracking ? attemptOf.getStore() : undefined;
-  // With first runs still going, an error from outside any attempt may be one of theirs.
-  const alone = running.size === 1 && firstRuns.size === 0;
+  const alone = running.size === 1 && !untrackedCode;
   const id = tracked ?? (alone ? running.keys().next().value : undefined);
   const attempt = id === undefined ? undefined : running.get(id);
   const message = `${kind} in user code: ${errorMessage(error)} (at ${origin(error)})`;
@@ -692,6 +699,7 @@ function uncaught(kind: string, error: unknown): void {
     // They go on here, holding their slots until they end (first-runs.ts).
     for (const slot of running.values()) if (slot.fed) runningAhead.delete(slot.fed);
     firstRuns.add(running.values());
+    untrackedCode = true;
     running.clear();
     // The claims file lists what still runs ahead: these now run again, one at a time.
     claimAhead();

@@ -1,10 +1,11 @@
 // Attempts the eval process gave up on without being able to stop them. After an uncaught error
 // that no attempt can be told from, each attempt in flight runs again alone (child.ts); their
 // first runs go on in the process, since nothing can stop user code. Their records no longer
-// count, but they still hold their slots: until they end, no attempt starts, so an attempt run
-// again is really alone (a later error or exit of a first run is not blamed on it) and an eval's
-// concurrency cap still holds. A first run that does not end in FIRST_RUNS_WAIT_MS stops holding
-// anything (the run goes on); its errors stay the run's, never an attempt's, until it ends.
+// count, but they still hold their slots: until their records come, no attempt starts, so an
+// attempt run again is alone (an exit of a first run is not put on it) and an eval's concurrency
+// cap still holds. A first run whose record does not come in FIRST_RUNS_WAIT_MS stops holding
+// anything (the run goes on). Code of a first run can outlive its record (a time limit, a timer
+// left behind): child.ts makes every error from outside an attempt the run's from then on.
 
 /** Longest the attempts to run again wait for the first runs to end, ms. */
 export const FIRST_RUNS_WAIT_MS = 10_000;
@@ -53,7 +54,7 @@ export class FirstRuns<Slot> {
     return this.#slots.size > 0 && performance.now() < this.#until;
   }
 
-  /** First runs are still going (an error from outside any attempt may be theirs). */
+  /** First runs whose records have not come. */
   get size(): number {
     return this.#slots.size;
   }

@@ -1,9 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { type FixtureProject, makeProject, runAndSignal, runCli } from "../support/project.js";
 import { cleanEnv, qaEval } from "./store-fixture.js";
 
 // A --filter that selects no case exits 2 (CI cannot pass by running nothing); the store keeps
 // no trace of that run, so `latest` stays the run before it.
+// One case that says it started, then takes long enough to be killed.
+const slowEval = `import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const ran = createScorer({ name: "ran", score: () => ({ score: 1 }) });
+export const slow = defineSuite({
+  id: "slow",
+  cases: [{ id: "long", input: 1 }],
+  target: async (input) => {
+    process.stderr.write("TARGET-STARTED\\n");
+    await new Promise((r) => setTimeout(r, 5000));
+    return input;
+  },
+  scorers: [ran],
+});
+`;
+
 describe("a --filter that selects nothing, with a real SQLite store (real CLI)", () => {
   let project: FixtureProject;
   const cli = (args: string[]) => runCli(args, project.dir, cleanEnv);
@@ -11,12 +27,12 @@ describe("a --filter that selects nothing, with a real SQLite store (real CLI)",
     JSON.parse((await cli(["runs", "--json"])).stdout) as { runId: string; name: string | null }[];
 
   beforeAll(async () => {
-    project = await makeProject({ "evals/qa.eval.ts": qaEval });
+    project = await makeProject({ "evals/qa.eval.ts": qaEval, "evals/slow.eval.ts": slowEval });
   });
   afterAll(() => project.cleanup());
 
   it("stores no run, so latest and --baseline latest are still the run before", async () => {
-    const first = await cli(["run", "--name", "kept"]);
+    const first = await cli(["run", "--name", "kept", "--filter", "qa/"]);
     expect(first.code).toBe(0);
     for (const supervise of [[], ["--no-supervise"]]) {
       const nothing = await cli([
@@ -41,5 +57,37 @@ describe("a --filter that selects nothing, with a real SQLite store (real CLI)",
     expect(compared.code).toBe(2);
     expect(compared.stderr).not.toMatch(/crashed|failed/);
     expect((await storedRuns()).map((run) => run.name).sort()).toEqual(["kept", "some"]);
+  });
+
+  it("stores each shard of a sharded run, also the one the filter selects nothing of", async () => {
+    const codes: (number | null)[] = [];
+    for (const shard of ["1/2", "2/2"]) {
+      const run = await cli([
+        "run",
+        "--shard",
+        shard,
+        "--filter",
+        "qa/a",
+        "--name",
+        `shard-${shard[0]}`,
+      ]);
+      codes.push(run.code);
+    }
+    // qa/a is in one of the two shards.
+    expect(codes.sort()).toEqual([0, 2]);
+    const names = (await storedRuns()).map((run) => run.name);
+    expect(names).toContain("shard-1");
+    expect(names).toContain("shard-2");
+  });
+
+  it("stores a filtered run as soon as its first attempt starts, so a killed one can be resumed", async () => {
+    const killed = await runAndSignal(
+      ["run", "--filter", "slow/", "--name", "killed"],
+      project.dir,
+      ["SIGKILL"],
+    );
+    expect(killed.code).toBe(null);
+    const runs = await storedRuns();
+    expect(runs[0]?.name).toBe("killed");
   });
 });

@@ -47,6 +47,34 @@ export const late = defineSuite({
   scorers: [same],
 });
 
+// Here "noisy2"'s first run ends at once but leaves a timer that throws long after, while
+// "steady" runs again alone: its code was never followed, so that error is the run's.
+let noisy2Runs = 0;
+export const leftover = defineSuite({
+  id: "leftover",
+  concurrency: 2,
+  cases: [
+    { id: "steady", input: "steady", expected: "steady" },
+    { id: "noisy2", input: "noisy2", expected: "noisy2" },
+  ],
+  target: async (input) => {
+    if (input === "steady") {
+      await sleep(1500);
+      return input;
+    }
+    noisy2Runs++;
+    if (noisy2Runs === 1) {
+      setTimeout(() => { throw new Error("first throw of noisy2"); }, 50);
+      setTimeout(() => { throw new Error("timer left by noisy2's first run"); }, 2200);
+    } else {
+      setTimeout(() => { throw new Error("noisy2 again"); }, 10);
+    }
+    await sleep(100);
+    return input;
+  },
+  scorers: [same],
+});
+
 // A capped eval: its attempts never run more than one at a time, even after the error.
 let capped = 0;
 export const cappedSuite = defineSuite({
@@ -90,9 +118,33 @@ describe("an uncaught error no attempt can be told from (real CLI)", () => {
     expect(run.code).toBe(1);
   });
 
+  it("blames no attempt for an error from code a first run left behind after its record came", async () => {
+    const run = await runCli(
+      ["run", "--no-store", "--json", "leftover.json", "--filter", "leftover/"],
+      project.dir,
+    );
+    const report = JSON.parse(
+      await readFile(join(project.dir, "leftover.json"), "utf8"),
+    ) as JsonReport;
+    const byCase = Object.fromEntries(report.records.map((r) => [r.caseId, r]));
+    expect(byCase.steady?.verdict, JSON.stringify(byCase.steady?.error)).toBe("passed");
+    expect(byCase.noisy2?.error?.message).toMatch(/noisy2 again/);
+    expect(run.stderr).toMatch(/timer left by noisy2's first run/);
+    expect(run.code).toBe(1);
+  });
+
   it("keeps an eval's concurrency cap while the first runs of attempts run again end", async () => {
     const run = await runCli(
-      ["run", "--no-store", "--json", "capped.json", "--concurrency", "8"],
+      [
+        "run",
+        "--no-store",
+        "--json",
+        "capped.json",
+        "--concurrency",
+        "8",
+        "--filter",
+        "/^(late|capped)\\//",
+      ],
       project.dir,
     );
     expect(run.code).toBe(1);

@@ -503,8 +503,9 @@ async function recordRun(
   const sink = storeSink(store, manifest, {
     datasetHashes: digests,
     ...(continued ? { begin: continued.begin, skip: continued.skip } : {}),
-    // A --filter may select nothing (exit 2): such a run is not stored.
-    ...(args.filter !== undefined && !continued ? { beginWithAttempts: true } : {}),
+    // A --filter may select nothing (exit 2): such a run is not stored. A shard is, even then:
+    // merging the shards of a run needs each of them.
+    ...(args.filter !== undefined && !continued && !args.shard ? { beginWithAttempts: true } : {}),
     onError: (error) => {
       if (continued && error instanceof NiceevalError && error.code === "RUN_STILL_RUNNING")
         refused = error;
