@@ -21,6 +21,8 @@ import { watchSupervisor } from "./orphan-watch.js";
 import {
   type AheadPlan,
   aheadKey,
+  type CasesReply,
+  type CasesRequest,
   type ChildEvent,
   type ChildInit,
   type ChildJob,
@@ -715,6 +717,23 @@ function uncaught(kind: string, error: unknown): void {
   }
 }
 
+/** Replies to reads of cases, sent together once this turn's reads have ended. */
+let caseReplies: CasesReply[] = [];
+
+/** Read cases the supervisor asked for, once the files are loaded; see caseReplies. */
+function readCases(request: CasesRequest): void {
+  void ready?.then(async () => {
+    if (!caseServer) return;
+    caseReplies.push(await caseServer.read(request));
+    if (caseReplies.length > 1) return;
+    setImmediate(() => {
+      const replies = caseReplies;
+      caseReplies = [];
+      send(replies.length === 1 ? replies[0]! : { t: "cases-many", replies });
+    });
+  });
+}
+
 /**
  * On the way out of `process.exit` (user code, usually): which attempts were running, so that
  * those that finished with their records still in the outbox, which leave with the process, run
@@ -785,9 +804,10 @@ process.on("message", (message: ParentMessage) => {
       feed?.ack(message.taken);
       break;
     case "cases":
-      void ready?.then(async () => {
-        if (caseServer) send(await caseServer.read(message));
-      });
+      readCases(message);
+      break;
+    case "cases-many":
+      for (const read of message.reads) readCases(read);
       break;
     case "ahead-stop":
       // It may come before the feed exists (the plan waits for the files to load).

@@ -9,6 +9,7 @@ import type { AheadPending } from "./ahead-run.js";
 import { DeltaDecoder } from "./delta.js";
 import {
   type CasesReply,
+  type CasesRequest,
   type ChildEvent,
   type ChildInit,
   type ChildJob,
@@ -123,6 +124,8 @@ export class EvalProcess {
   private readonly decoder = new DeltaDecoder();
   /** A message of it could not be read: it was killed, and nothing it says after is read. */
   private garbled = false;
+  /** Reads of cases asked for in this turn (postRead). */
+  private reads: CasesRequest[] = [];
   private endedSaid = false;
 
   constructor(
@@ -178,6 +181,23 @@ export class EvalProcess {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * Ask for an eval's cases. The reads asked for in one turn leave as one message, at the end of
+   * that turn's microtasks: before anything this process hears of the eval process (its exit
+   * included), so a read counts as under way exactly as if it had left at once.
+   */
+  postRead(request: CasesRequest): boolean {
+    if (!this.process.connected) return false;
+    this.reads.push(request);
+    if (this.reads.length === 1)
+      queueMicrotask(() => {
+        const reads = this.reads;
+        this.reads = [];
+        this.post(reads.length === 1 ? reads[0]! : { t: "cases-many", reads });
+      });
+    return true;
   }
 
   /** Send these attempts to its queue, in order. */
@@ -275,6 +295,9 @@ export class EvalProcess {
         break;
       case "cases":
         this.listener.cases(this, message);
+        break;
+      case "cases-many":
+        for (const reply of message.replies) this.listener.cases(this, reply);
         break;
       case "beat":
         break;

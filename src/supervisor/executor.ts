@@ -142,7 +142,7 @@ class Supervisor implements EvalProcessListener {
     // Not beside a suspect running alone: the read then waits to go alone itself.
     (request) => {
       const { child } = this;
-      return child?.ready === true && !child.exit && child.alone === 0 && child.post(request);
+      return child?.ready === true && !child.exit && child.alone === 0 && child.postRead(request);
     },
     () => this.schedule(),
   );

@@ -161,6 +161,8 @@ export type ParentMessage =
   | string
   | ChildInit
   | CasesRequest
+  /** Reads of several evals' cases asked for in one turn (a run of small evals). */
+  | { t: "cases-many"; reads: CasesRequest[] }
   | ({ t: "jobs" } & JobBatch)
   | { t: "ahead"; plan: AheadPlan }
   /** The supervisor has taken this many of the records run ahead. */
@@ -234,6 +236,8 @@ export type ChildMessage =
       errors: { file: string; message: string }[];
     }
   | CasesReply
+  /** Replies to reads that ended in one turn. */
+  | { t: "cases-many"; replies: CasesReply[] }
   /** It is about to import this eval file (as its init named it): a hang from now on is that file's. */
   | { t: "loading"; file: string }
   | { t: "beat" }

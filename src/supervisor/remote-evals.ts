@@ -15,6 +15,10 @@ export type CaseReader = (request: Omit<CasesRequest, "t">) => Promise<CasesRepl
 
 /** Cases asked for at once; the next batch is asked for once fewer than half are left. */
 const BATCH = 4096;
+/** Evals whose first cases are asked for ahead, in a run of small evals (see FirstReads). */
+const AHEAD_EVALS = 64;
+/** Cases of each such first read (more are asked for as usual when an eval has more). */
+const AHEAD_CASES = 64;
 
 /**
  * The run's entries and load errors from what the eval process loaded. `waitMs`: longest wait for
@@ -25,11 +29,68 @@ export function childEntries(
   read: CaseReader,
   waitMs: number | undefined,
 ): { entries: RunEntry[]; errors: { file: string; message: string }[] } {
-  const entries = loaded.described.map((described) => ({
-    eval: new RemoteEval(described, read, waitMs),
+  const first = new FirstReads(
+    loaded.described.map((described) => described.id),
+    read,
+    waitMs,
+  );
+  const entries = loaded.described.map((described, index) => ({
+    eval: new RemoteEval(described, { read, first, index }, waitMs),
     ...(described.file !== undefined ? { file: described.file } : {}),
   }));
   return { entries, errors: loaded.errors };
+}
+
+/**
+ * The first cases of the evals to come, asked for ahead. A run of many small evals (10,000 score
+ * evals of one case each) would otherwise wait for one round trip to the eval process per eval,
+ * as the engine reaches each. Once an eval's cases all came in its first read, the first cases of
+ * the next evals are asked for (AHEAD_EVALS at a time, AHEAD_CASES each), and each eval's reading
+ * starts from what came. A run of large evals never reads ahead of the engine this way.
+ */
+class FirstReads {
+  private readonly replies = new Map<number, Promise<CasesReply>>();
+  /** The evals from here on have not been asked for ahead. */
+  private next = 0;
+
+  constructor(
+    private readonly ids: readonly string[],
+    private readonly read: CaseReader,
+    private readonly waitMs: number | undefined,
+  ) {}
+
+  /** The first reply of the eval at `index`, when it was asked for ahead (taken once). */
+  take(index: number): Promise<CasesReply> | undefined {
+    const reply = this.replies.get(index);
+    this.replies.delete(index);
+    return reply;
+  }
+
+  /** The eval at `index` had all its cases in its first read: ask ahead for the next ones. */
+  small(index: number): void {
+    if (this.replies.size > AHEAD_EVALS / 2) return;
+    this.next = Math.max(this.next, index + 1);
+    const end = Math.min(this.ids.length, index + 1 + AHEAD_EVALS);
+    for (; this.next < end; this.next++) {
+      this.replies.set(
+        this.next,
+        this.read({
+          evalId: this.ids[this.next]!,
+          from: 0,
+          max: AHEAD_CASES,
+          ...(this.waitMs !== undefined ? { waitMs: this.waitMs } : {}),
+        }),
+      );
+    }
+  }
+}
+
+/** How an eval's cases are read: by request, or from a first read asked for ahead. */
+interface Reading {
+  read: CaseReader;
+  first: FirstReads;
+  /** The eval's place in the run. */
+  index: number;
 }
 
 /** An eval loaded in the eval process: it is run there, never here. */
@@ -42,7 +103,7 @@ class RemoteEval implements Runnable {
 
   constructor(
     private readonly described: EvalDescription,
-    private readonly read: CaseReader,
+    private readonly reading: Reading,
     private readonly waitMs: number | undefined,
   ) {
     this.id = described.id;
@@ -56,7 +117,7 @@ class RemoteEval implements Runnable {
   }
 
   cases(): AsyncIterable<CaseSpec> {
-    return { [Symbol.asyncIterator]: () => new RemoteCases(this.id, this.read, this.waitMs) };
+    return { [Symbol.asyncIterator]: () => new RemoteCases(this.id, this.reading, this.waitMs) };
   }
 
   runCase(): Promise<AttemptRecord> {
@@ -83,7 +144,7 @@ class RemoteCases implements BufferedCases {
 
   constructor(
     private readonly evalId: string,
-    private readonly read: CaseReader,
+    private readonly reading: Reading,
     private readonly waitMs: number | undefined,
   ) {}
 
@@ -121,13 +182,18 @@ class RemoteCases implements BufferedCases {
 
   private ask(): void {
     if (this.asking || this.done) return;
+    const ahead = this.received === 0 ? this.reading.first.take(this.reading.index) : undefined;
+    if (ahead) {
+      this.asking = ahead.then((reply) => this.take(reply));
+      return;
+    }
     const request = {
       evalId: this.evalId,
       from: this.received,
       max: BATCH,
       ...(this.waitMs !== undefined ? { waitMs: this.waitMs } : {}),
     };
-    this.asking = this.read(request).then((reply) => this.take(reply));
+    this.asking = this.reading.read(request).then((reply) => this.take(reply));
   }
 
   private take(reply: CasesReply): void {
@@ -143,5 +209,7 @@ class RemoteCases implements BufferedCases {
     this.received += specs.length;
     if (reply.error !== undefined) this.failure = reply.error;
     if (reply.done || reply.error !== undefined) this.done = true;
+    if (reply.from === 0 && reply.done && reply.error === undefined)
+      this.reading.first.small(this.reading.index);
   }
 }
