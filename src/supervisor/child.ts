@@ -724,7 +724,9 @@ let caseReplies: CasesReply[] = [];
 function readCases(request: CasesRequest): void {
   void ready?.then(async () => {
     if (!caseServer) return;
-    caseReplies.push(await caseServer.read(request));
+    // Read before the push: a reply must join the replies not yet sent, not those of its turn.
+    const reply = await caseServer.read(request);
+    caseReplies.push(reply);
     if (caseReplies.length > 1) return;
     setImmediate(() => {
       const replies = caseReplies;

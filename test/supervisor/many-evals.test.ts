@@ -15,10 +15,19 @@ const same = createScorer({
   score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
 });
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
 export const small = Array.from({ length: 300 }, (_, i) =>
   defineSuite({
     id: "s" + String(i).padStart(3, "0"),
-    cases: [{ id: "only", input: i, expected: i }],
+    // One dataset among those read ahead answers a little later than the others.
+    cases:
+      i === 10
+        ? async function* () {
+            await sleep(20);
+            yield { id: "only", input: i, expected: i };
+          }
+        : [{ id: "only", input: i, expected: i }],
     target: (input) => {
       if (input === 150) process.exit(3);
       return input;
@@ -35,15 +44,46 @@ export const large = defineSuite({
 });
 `;
 
+const waitingSuite = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer({
+  name: "same",
+  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+});
+
+// A dataset among those read ahead that never gives its case.
+export const waiting = Array.from({ length: 50 }, (_, i) =>
+  defineSuite({
+    id: "w" + String(i).padStart(2, "0"),
+    cases:
+      i === 20
+        ? async function* () {
+            await new Promise(() => {});
+          }
+        : [{ id: "only", input: i, expected: i }],
+    target: (input) => input,
+    scorers: [same],
+  }),
+);
+`;
+
 describe("a run of many small evals (real CLI)", () => {
   let project: FixtureProject;
   beforeAll(async () => {
-    project = await makeProject({ "evals/many.eval.ts": manySuite });
+    project = await makeProject({
+      "evals/many.eval.ts": manySuite,
+      "evals/waiting.eval.ts": waitingSuite,
+    });
   });
   afterAll(() => project.cleanup());
 
   it("runs every case once, and errors only the one that ended the eval process", async () => {
-    const run = await runCli(["run", "--no-store", "--json", "many.json"], project.dir);
+    const run = await runCli(
+      ["run", "evals/many.eval.ts", "--no-store", "--json", "many.json"],
+      project.dir,
+    );
     expect(run.code).toBe(1);
     const { records } = JSON.parse(await readFile(join(project.dir, "many.json"), "utf8")) as {
       records: AttemptRecord[];
@@ -54,5 +94,30 @@ describe("a run of many small evals (real CLI)", () => {
     const errored = records.filter((r) => r.verdict !== "passed");
     expect(errored.map((r) => r.evalId)).toEqual(["s150"]);
     expect(errored[0]?.error?.message).toMatch(/exited with code 3/);
+  });
+
+  it("ends the eval whose dataset never gives its case, and runs the others", async () => {
+    const run = await runCli(
+      [
+        "run",
+        "evals/waiting.eval.ts",
+        "--no-store",
+        "--json",
+        "waiting.json",
+        "--hang-timeout",
+        "1000",
+      ],
+      project.dir,
+    );
+    expect(run.code).toBe(1);
+    const { records } = JSON.parse(await readFile(join(project.dir, "waiting.json"), "utf8")) as {
+      records: AttemptRecord[];
+    };
+    const passed = records.filter((r) => r.verdict === "passed").map((r) => r.evalId);
+    expect(passed).toHaveLength(49);
+    expect(passed).not.toContain("w20");
+    const w20 = records.find((r) => r.evalId === "w20");
+    expect(w20?.verdict).toBe("errored");
+    expect(w20?.error?.message).toMatch(/did not come within/);
   });
 });
