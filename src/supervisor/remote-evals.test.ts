@@ -61,7 +61,18 @@ describe("the cases of an eval process's evals", () => {
     expect(await idsOf(entries[0]!.eval.cases())).toEqual(["c0"]);
   });
 
-  it("asks nothing ahead while the evals are large", async () => {
+  it("asks ahead after an eval read whole in one read, up to 4,096 cases", async () => {
+    const { entries, asked } = evalsOf([1000, 1000, 1000]);
+    expect((await idsOf(entries[0]!.eval.cases())).length).toBe(1000);
+    expect(asked.map((r) => [r.evalId, r.max])).toEqual([
+      ["e0", 4096],
+      ["e1", 64],
+      ["e2", 64],
+    ]);
+    expect((await idsOf(entries[1]!.eval.cases())).length).toBe(1000);
+  });
+
+  it("asks nothing ahead while the evals are larger than one read", async () => {
     const { entries, asked } = evalsOf([5000, 5000, 5000]);
     expect((await idsOf(entries[0]!.eval.cases())).length).toBe(5000);
     expect(new Set(asked.map((r) => r.evalId))).toEqual(new Set(["e0"]));

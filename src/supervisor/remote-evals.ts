@@ -46,7 +46,7 @@ export function childEntries(
  * evals of one case each) would otherwise wait for one round trip to the eval process per eval,
  * as the engine reaches each. Once an eval's cases all came in its first read, the first cases of
  * the next evals are asked for (AHEAD_EVALS at a time, AHEAD_CASES each), and each eval's reading
- * starts from what came. A run of large evals never reads ahead of the engine this way.
+ * starts from what came. Evals larger than one read (BATCH) never start this reading ahead.
  */
 class FirstReads {
   private readonly replies = new Map<number, Promise<CasesReply>>();

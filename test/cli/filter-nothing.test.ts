@@ -13,7 +13,7 @@ export const slow = defineSuite({
   cases: [{ id: "long", input: 1 }],
   target: async (input) => {
     process.stderr.write("TARGET-STARTED\\n");
-    await new Promise((r) => setTimeout(r, 5000));
+    await new Promise((r) => setTimeout(r, process.env.FAST ? 0 : 5000));
     return input;
   },
   scorers: [ran],
@@ -22,9 +22,14 @@ export const slow = defineSuite({
 
 describe("a --filter that selects nothing, with a real SQLite store (real CLI)", () => {
   let project: FixtureProject;
-  const cli = (args: string[]) => runCli(args, project.dir, cleanEnv);
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    runCli(args, project.dir, { ...cleanEnv, ...env });
   const storedRuns = async () =>
-    JSON.parse((await cli(["runs", "--json"])).stdout) as { runId: string; name: string | null }[];
+    JSON.parse((await cli(["runs", "--json"])).stdout) as {
+      runId: string;
+      name: string | null;
+      status: string;
+    }[];
 
   beforeAll(async () => {
     project = await makeProject({ "evals/qa.eval.ts": qaEval, "evals/slow.eval.ts": slowEval });
@@ -89,5 +94,10 @@ describe("a --filter that selects nothing, with a real SQLite store (real CLI)",
     expect(killed.code).toBe(null);
     const runs = await storedRuns();
     expect(runs[0]?.name).toBe("killed");
+    const resumed = await cli(["run", "--resume"], { FAST: "1" });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const after = await storedRuns();
+    expect(after).toHaveLength(runs.length);
+    expect(after[0]).toMatchObject({ runId: runs[0]!.runId, name: "killed", status: "finished" });
   });
 });

@@ -148,7 +148,7 @@ describe("storeSink backpressure", () => {
     expect(seen).toBeLessThan(100);
   });
 
-  it("with beginWithAttempts, writes the run with its first attempts, and not at all when it ran none", async () => {
+  it("with beginWithAttempts, writes the run when its first attempt starts, and not at all when it ran none", async () => {
     const { store, open } = await gatedStore();
     open();
     const suite = defineSuite<number, number>({
@@ -168,6 +168,29 @@ describe("storeSink backpressure", () => {
     expect((await run("empty", false)).totals.cases).toBe(0);
     expect(await store.getRun("empty")).toBeUndefined();
     await run("some", true);
+    // Written when its first attempt starts, before any attempt is: a killed run is listed.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const held = defineSuite<number, number>({
+      id: "alpha",
+      cases: [{ id: "c0", input: 0 }],
+      target: async (i) => {
+        await gate;
+        return i;
+      },
+      scorers: [ran],
+    });
+    const sink = storeSink(store, manifest("held"), { beginWithAttempts: true, flushMs: 5 });
+    const heldRun = runEvals([{ eval: held }], { runId: "held", reporters: [sink] });
+    for (let i = 0; i < 100 && !(await store.getRun("held")); i++)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await store.getRun("held"))?.status).toBe("running");
+    expect((await store.queryAttempts("held", {})).total).toBe(0);
+    release();
+    await heldRun;
+    expect((await store.getRun("held"))?.status).toBe("finished");
     expect((await store.getRun("some"))?.status).toBe("finished");
     expect((await store.queryAttempts("some", {})).total).toBe(30);
   });

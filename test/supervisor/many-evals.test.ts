@@ -5,7 +5,7 @@ import type { AttemptRecord } from "../../src/eval/record.js";
 import { type FixtureProject, makeProject, runCli } from "../support/project.js";
 
 // Many small evals: the CLI asks for the first cases of the next evals ahead, several reads to a
-// message each way. One eval's case ends the eval process in the middle of that.
+// message each way. With CRASH set, one eval's case ends the eval process in the middle of that.
 const manySuite = `
 import { defineSuite } from "niceeval";
 import { createScorer } from "niceeval/scorers";
@@ -29,7 +29,7 @@ export const small = Array.from({ length: 300 }, (_, i) =>
           }
         : [{ id: "only", input: i, expected: i }],
     target: (input) => {
-      if (input === 150) process.exit(3);
+      if (input === 150 && process.env.CRASH) process.exit(3);
       return input;
     },
     scorers: [same],
@@ -79,10 +79,25 @@ describe("a run of many small evals (real CLI)", () => {
   });
   afterAll(() => project.cleanup());
 
+  it("runs every case once, the dataset that answers later than the others included", async () => {
+    const run = await runCli(
+      ["run", "evals/many.eval.ts", "--no-store", "--json", "calm.json"],
+      project.dir,
+    );
+    expect(run.code).toBe(0);
+    const { records } = JSON.parse(await readFile(join(project.dir, "calm.json"), "utf8")) as {
+      records: AttemptRecord[];
+    };
+    expect(records).toHaveLength(400);
+    expect(new Set(records.map((r) => `${r.evalId}/${r.caseId}`)).size).toBe(400);
+    expect(records.every((r) => r.verdict === "passed")).toBe(true);
+  });
+
   it("runs every case once, and errors only the one that ended the eval process", async () => {
     const run = await runCli(
       ["run", "evals/many.eval.ts", "--no-store", "--json", "many.json"],
       project.dir,
+      { CRASH: "1" },
     );
     expect(run.code).toBe(1);
     const { records } = JSON.parse(await readFile(join(project.dir, "many.json"), "utf8")) as {
