@@ -1,8 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AttemptRecord } from "../../src/eval/record.js";
-import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { type FixtureProject, makeProject, readJsonRecords, runCli } from "../support/project.js";
 
 // An uncaught error thrown while two attempts run cannot be placed: each runs again alone. The
 // first attempts still run in the eval process (nothing can stop them), and "noisy" throws
@@ -92,10 +91,6 @@ export const cappedSuite = defineSuite({
 });
 `;
 
-interface JsonReport {
-  records: AttemptRecord[];
-}
-
 describe("an uncaught error no attempt can be told from (real CLI)", () => {
   let project: FixtureProject;
   beforeAll(async () => {
@@ -108,8 +103,8 @@ describe("an uncaught error no attempt can be told from (real CLI)", () => {
       ["run", "--no-store", "--json", "late.json", "--filter", "late/"],
       project.dir,
     );
-    const report = JSON.parse(await readFile(join(project.dir, "late.json"), "utf8")) as JsonReport;
-    const byCase = Object.fromEntries(report.records.map((r) => [r.caseId, r]));
+    const records = await readJsonRecords(project.dir, "late.json");
+    const byCase = Object.fromEntries(records.map((r) => [r.caseId, r]));
     expect(byCase.quiet?.verdict, JSON.stringify(byCase.quiet?.error)).toBe("passed");
     expect(byCase.noisy?.verdict).toBe("errored");
     expect(byCase.noisy?.error?.message).toMatch(/noisy again/);
@@ -123,10 +118,8 @@ describe("an uncaught error no attempt can be told from (real CLI)", () => {
       ["run", "--no-store", "--json", "leftover.json", "--filter", "leftover/"],
       project.dir,
     );
-    const report = JSON.parse(
-      await readFile(join(project.dir, "leftover.json"), "utf8"),
-    ) as JsonReport;
-    const byCase = Object.fromEntries(report.records.map((r) => [r.caseId, r]));
+    const records = await readJsonRecords(project.dir, "leftover.json");
+    const byCase = Object.fromEntries(records.map((r) => [r.caseId, r]));
     expect(byCase.steady?.verdict, JSON.stringify(byCase.steady?.error)).toBe("passed");
     expect(byCase.noisy2?.error?.message).toMatch(/noisy2 again/);
     expect(run.stderr).toMatch(/timer left by noisy2's first run/);
@@ -148,10 +141,8 @@ describe("an uncaught error no attempt can be told from (real CLI)", () => {
       project.dir,
     );
     expect(run.code).toBe(1);
-    const report = JSON.parse(
-      await readFile(join(project.dir, "capped.json"), "utf8"),
-    ) as JsonReport;
-    const capped = report.records.filter((r) => r.evalId === "capped");
+    const records = await readJsonRecords(project.dir, "capped.json");
+    const capped = records.filter((r) => r.evalId === "capped");
     expect(capped.map((r) => r.verdict)).toEqual(Array(6).fill("passed"));
     const counts = (await readFile(join(project.dir, "capped.log"), "utf8"))
       .trim()

@@ -1,8 +1,5 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AttemptRecord } from "../../src/eval/record.js";
-import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { type FixtureProject, makeProject, readJsonRecords, runCli } from "../support/project.js";
 
 // Many small evals: the CLI asks for the first cases of the next evals ahead, several reads to a
 // message each way. With CRASH set, one eval's case ends the eval process in the middle of that.
@@ -85,9 +82,7 @@ describe("a run of many small evals (real CLI)", () => {
       project.dir,
     );
     expect(run.code).toBe(0);
-    const { records } = JSON.parse(await readFile(join(project.dir, "calm.json"), "utf8")) as {
-      records: AttemptRecord[];
-    };
+    const records = await readJsonRecords(project.dir, "calm.json");
     expect(records).toHaveLength(400);
     expect(new Set(records.map((r) => `${r.evalId}/${r.caseId}`)).size).toBe(400);
     expect(records.every((r) => r.verdict === "passed")).toBe(true);
@@ -100,9 +95,7 @@ describe("a run of many small evals (real CLI)", () => {
       { CRASH: "1" },
     );
     expect(run.code).toBe(1);
-    const { records } = JSON.parse(await readFile(join(project.dir, "many.json"), "utf8")) as {
-      records: AttemptRecord[];
-    };
+    const records = await readJsonRecords(project.dir, "many.json");
     expect(records).toHaveLength(400);
     const keys = new Set(records.map((r) => `${r.evalId}/${r.caseId}`));
     expect(keys.size).toBe(400);
@@ -125,9 +118,7 @@ describe("a run of many small evals (real CLI)", () => {
       project.dir,
     );
     expect(run.code).toBe(1);
-    const { records } = JSON.parse(await readFile(join(project.dir, "waiting.json"), "utf8")) as {
-      records: AttemptRecord[];
-    };
+    const records = await readJsonRecords(project.dir, "waiting.json");
     const passed = records.filter((r) => r.verdict === "passed").map((r) => r.evalId);
     expect(passed).toHaveLength(49);
     expect(passed).not.toContain("w20");

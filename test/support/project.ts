@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { AttemptRecord } from "../../src/eval/record.js";
 
 /** The repository root (the niceeval package). */
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -98,4 +99,12 @@ export function runAndSignal(
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** The records of the JSON report a run wrote (`--json <file>`) in `dir`. */
+export async function readJsonRecords(dir: string, file: string): Promise<AttemptRecord[]> {
+  const report = JSON.parse(await readFile(join(dir, file), "utf8")) as {
+    records: AttemptRecord[];
+  };
+  return report.records;
 }
