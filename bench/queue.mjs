@@ -4,56 +4,16 @@
 // JSON report's), so process startup is left out; medians of 3.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { register } from "tsx/esm/api";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const cli = join(root, "dist/cli/bin.js");
 const WORKER_CONCURRENCY = 4;
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-function freePort() {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => done(port));
-    });
-  });
-}
-
-async function startRedis(dir) {
-  const port = await freePort();
-  const child = spawn(
-    "redis-server",
-    [
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      "--dir",
-      dir,
-      "--save",
-      "",
-      "--appendonly",
-      "no",
-    ],
-    { stdio: "ignore" },
-  );
-  for (let i = 0; i < 100; i++) {
-    try {
-      execFileSync("redis-cli", ["-p", String(port), "ping"], { stdio: "ignore" });
-      break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill("SIGTERM") };
-}
 
 function project(cases) {
   const dir = mkdtempSync(join(tmpdir(), "niceeval-bench-queue-"));
@@ -129,17 +89,14 @@ async function withWorkers(dir, url, queue, count, concurrency, work) {
 }
 
 export async function run({ quick = false } = {}) {
-  try {
-    execFileSync("redis-server", ["--version"], { stdio: "ignore" });
-  } catch {
-    console.log("queue: skipped (no redis-server; apt-get install redis-server)");
-    return;
-  }
+  // The tests' server: Debian's redis-server, installed with apt-get when missing (as root).
+  register();
+  const { startRedis } = await import("../test/support/redis.ts");
   const cases = quick ? 60 : 150;
   const overheadCases = quick ? 20 : 40;
   const dir = project(cases);
   const small = project(overheadCases);
-  const redis = await startRedis(dir);
+  const redis = await startRedis();
   const runs = 3;
   try {
     const queueArgs = (queue) => ["--queue", redis.url, "--queue-name", queue];
@@ -172,7 +129,7 @@ export async function run({ quick = false } = {}) {
       `queue: overhead ${perCase.toFixed(2)} ms per case (${overheadCases} cases one at a time: ${(queued / 1000).toFixed(2)} s queued vs ${(inProcess / 1000).toFixed(2)} s in process; target ≤ 5 ms; medians of ${runs})`,
     );
   } finally {
-    redis.stop();
+    await redis.stop();
     rmSync(dir, { recursive: true, force: true });
     rmSync(small, { recursive: true, force: true });
   }
