@@ -36,9 +36,10 @@ export const bench = defineSuite({
 
 /**
  * One CLI run with a fresh store. `piped`: the report goes through a shell pipe into `cat`, as
- * `niceeval run | tee log` in CI does, instead of straight to /dev/null.
+ * `niceeval run | tee log` in CI does, instead of straight to /dev/null. `inProcess`: with
+ * `--no-supervise`, the engine and the attempts in the CLI's process alone.
  */
-function runOnce(file, { piped = false } = {}) {
+function runOnce(file, { piped = false, inProcess = false } = {}) {
   // Each run writes to a store of its own, as a first run does: a store that kept every earlier
   // benchmark run would make each run slower than the one before.
   const store = join(work, "cli-suite-store", "run.sqlite");
@@ -52,6 +53,7 @@ function runOnce(file, { piped = false } = {}) {
     "--quiet",
     "--store",
     store,
+    ...(inProcess ? ["--no-supervise"] : []),
   ];
   const quoted = [process.execPath, ...args].map((a) => `'${a}'`).join(" ");
   const started = performance.now();
@@ -107,6 +109,20 @@ export function benchCliSuite({ sizes = [10_000, 100_000], runs = 3 } = {}) {
     name: `suite: ${n.toLocaleString("en")} cases × 4 deterministic scorers (CLI, report piped through cat; to /dev/null alternated: ${(median(direct.map((s) => s.wallMs)) / 1000).toFixed(2)} s)`,
     wall: median(piped.map((s) => s.wallMs)),
     rss: medianRss(piped),
+    runs,
+  });
+  // The largest again in one process (`--no-supervise`), alternated with the default run: what
+  // the engine costs, and what supervision adds to it.
+  const inProcess = [];
+  const supervised = [];
+  for (let i = 0; i < runs; i++) {
+    inProcess.push(runOnce(file, { inProcess: true }));
+    supervised.push(runOnce(file));
+  }
+  rows.push({
+    name: `suite: ${n.toLocaleString("en")} cases × 4 deterministic scorers (CLI, --no-supervise, report to /dev/null; supervised alternated: ${(median(supervised.map((s) => s.wallMs)) / 1000).toFixed(2)} s, ${median(supervised.map((s) => s.rss.total)).toFixed(0)} MB)`,
+    wall: median(inProcess.map((s) => s.wallMs)),
+    rss: medianRss(inProcess),
     runs,
   });
   return rows;

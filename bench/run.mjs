@@ -15,7 +15,7 @@ for (const row of benchCliSuite(
   quick ? { sizes: [10_000], runs: 3 } : { sizes: [1_000, 10_000, 100_000], runs: 3 },
 )) {
   console.log(
-    `${row.name}: wall ${(row.wall / 1000).toFixed(2)} s, peak RSS ${row.rss.total.toFixed(0)} MB (CLI ${row.rss.cli.toFixed(0)} MB + eval process ${row.rss.eval.toFixed(0)} MB; median of ${row.runs})`,
+    `${row.name}: wall ${(row.wall / 1000).toFixed(2)} s, peak RSS ${row.rss.total.toFixed(0)} MB (${row.rss.eval > 0 ? `CLI ${row.rss.cli.toFixed(0)} MB + eval process ${row.rss.eval.toFixed(0)} MB` : "one process"}; median of ${row.runs})`,
   );
 }
 
