@@ -50,3 +50,32 @@ describe("names and report files that would not work", () => {
     );
   });
 });
+
+describe("unknown options", () => {
+  it("are named, with the option a typo most likely meant", () => {
+    expect(() => parseCliArgs(["run", "--concurency", "2"])).toThrow(
+      "niceeval run: unknown option --concurency; did you mean --concurrency? Run `niceeval --help`.",
+    );
+    expect(() => parseCliArgs(["compare", "a", "b", "--fail-on-regresion"])).toThrow(
+      "niceeval compare: unknown option --fail-on-regresion; did you mean --fail-on-regression?",
+    );
+  });
+
+  it("are named alone when nothing is close", () => {
+    expect(() => parseCliArgs(["run", "--verbose"])).toThrow(
+      "niceeval run: unknown option --verbose. Run `niceeval --help`.",
+    );
+    expect(() => parseCliArgs(["run", "-x"])).toThrow("niceeval run: unknown option -x.");
+  });
+});
+
+describe("unknown commands", () => {
+  it("are named, with the command a typo most likely meant", () => {
+    expect(() => parseCliArgs(["rnu", "evals"])).toThrow(
+      'unknown command "rnu"; did you mean run? Commands: run, worker, runs, show, compare, view, export, import, merge.',
+    );
+    expect(() => parseCliArgs(["deploy"])).toThrow(
+      'unknown command "deploy". Commands: run, worker, runs, show, compare, view, export, import, merge.',
+    );
+  });
+});

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { NiceevalError } from "../errors.js";
 import { MAX_TRIALS } from "../eval/timeout.js";
 import { parseShard, type Shard } from "../shard/shard.js";
+import { closest } from "./suggest.js";
 
 /** Options every command that reads or writes runs shares. */
 interface StoreArgs {
@@ -242,9 +243,14 @@ Comparison options (compare, and run with --baseline)
 Exit codes: 0 all passed · 1 a case failed or errored (unless --min-pass-rate is met), a gate
 or regression check failed, or a file failed to load · 2 usage error or crash · 130 interrupted by SIGINT · 143 by SIGTERM`;
 
-const usage = (message: string) =>
-  // Node's parser ends its own messages with a period: one is enough.
-  new NiceevalError("USAGE", `${message.replace(/\.$/, "")}. Run \`niceeval --help\`.`);
+const usage = (message: string) => {
+  // Node's parser ends its own messages with a period: one is enough, and none after a question.
+  const said = message.replace(/\.$/, "");
+  return new NiceevalError(
+    "USAGE",
+    `${said}${said.endsWith("?") ? "" : "."} Run \`niceeval --help\`.`,
+  );
+};
 
 /** Parse argv (without node and script). Throws a USAGE NiceevalError on bad input. */
 export function parseCliArgs(argv: readonly string[]): CliArgs {
@@ -275,13 +281,17 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
       return parseImport(rest);
     case "merge":
       return parseMerge(rest);
-    default:
+    default: {
+      const meant = closest(first, COMMANDS);
       throw new NiceevalError(
         "USAGE",
-        `unknown command "${first}". Commands: run, worker, runs, show, compare, view, export, import, merge. Run \`niceeval --help\`.`,
+        `unknown command "${first}"${meant ? `; did you mean ${meant}?` : "."} Commands: ${COMMANDS.join(", ")}. Run \`niceeval --help\`.`,
       );
+    }
   }
 }
+
+const COMMANDS = ["run", "worker", "runs", "show", "compare", "view", "export", "import", "merge"];
 
 const storeOptions = { store: { type: "string" } } as const;
 const compareOptions = {
@@ -306,8 +316,22 @@ function strictParse(
     const parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options });
     return { values: parsed.values as Values, positionals: parsed.positionals };
   } catch (error) {
-    throw usage(`niceeval ${command}: ${(error as Error).message}`);
+    throw usage(
+      `niceeval ${command}: ${unknownOption(error, options) ?? (error as Error).message}`,
+    );
   }
+}
+
+/** Node's message for an unknown option, said plainly and with the option likely meant. */
+function unknownOption(error: unknown, options: OptionSpec): string | undefined {
+  if ((error as { code?: unknown }).code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") return undefined;
+  const given = /'(-[^']*)'/.exec((error as Error).message)?.[1];
+  if (!given) return undefined;
+  const name = given.replace(/^-+/, "").split("=")[0]!;
+  const meant = closest(name, Object.keys(options));
+  return meant === undefined
+    ? `unknown option ${given}`
+    : `unknown option ${given}; did you mean --${meant}?`;
 }
 
 function parseRun(argv: readonly string[]): RunArgs {
