@@ -327,10 +327,13 @@ describe("niceeval run (real CLI on a fixture project)", () => {
         `--concurrency must be a whole number from 1 to 1024, got "${text}"`,
       );
     }
-    // Node's parser ends its message with a period; the hint follows after one period.
+    // An unknown option is named, with the one a typo most likely meant when one is close.
     const unknownFlag = await runCli(["run", "--foo"], project.dir);
     expect(unknownFlag.code).toBe(2);
-    expect(unknownFlag.stderr).toMatch(/'-- "--foo"\. Run `niceeval --help`\.\n$/);
+    expect(unknownFlag.stderr).toMatch(/unknown option --foo\. Run `niceeval --help`\.\n$/);
+    const typo = await runCli(["run", "--concurency", "2"], project.dir);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("unknown option --concurency; did you mean --concurrency?");
     const unknown = await runCli(["walk"], project.dir);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "walk"');
