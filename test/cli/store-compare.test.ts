@@ -135,6 +135,36 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
     expect(result.stdout).toBe("");
   });
 
+  it("run --baseline with a regression gate fails when the comparison cannot be made", async () => {
+    // m-good ran other evals: no case in common with evals/.
+    const gated = await cli([
+      "run",
+      "evals",
+      "--quiet",
+      "--baseline",
+      "m-good",
+      "--fail-on-regression",
+      "--json",
+      "gated.json",
+    ]);
+    expect(gated.code).toBe(1);
+    expect(gated.stderr).toContain("comparing with baseline m-good failed");
+    expect(gated.stderr).toContain("have no case in common");
+    expect(gated.stderr).toContain(
+      "--fail-on-regression is not met when the comparison cannot be made",
+    );
+    expect(gated.stdout.trimEnd()).toMatch(/FAIL$/m);
+    const report = json(await readFile(join(project.dir, "gated.json"), "utf8")) as {
+      summary: { ok: boolean; gates?: string[] };
+    };
+    expect(report.summary.ok).toBe(false);
+    expect(report.summary.gates?.[0]).toMatch(/^--fail-on-regression: not checked, comparing/);
+    // Without a gate, the comparison is only information: the run's own verdict stands.
+    const plain = await cli(["run", "evals", "--quiet", "--baseline", "m-good"]);
+    expect(plain.code).toBe(0);
+    expect(plain.stderr).toContain("comparing with baseline m-good failed");
+  });
+
   it("run --baseline prints the comparison after the report; branch:none has nothing to compare", async () => {
     expect((await cli(["run", "evals", "--quiet"])).code).toBe(0);
     const latest = await cli(["run", "evals", "--quiet", "--baseline", "latest"], { BREAK: "c" });

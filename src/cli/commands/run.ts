@@ -292,9 +292,11 @@ function outcome(
     );
     return 2;
   }
+  const comparisonFailed = run.compared?.failure();
   return exitCode(summary, args, io, {
     runErrors: run.runErrors,
     ...(comparison ? { comparison } : {}),
+    ...(comparisonFailed !== undefined ? { comparisonFailed } : {}),
   });
 }
 
@@ -523,6 +525,8 @@ async function recordRun(
 interface BaselineStep {
   sink?: RunSink;
   comparison(): Comparison | undefined;
+  /** Why the comparison could not be made, when it was tried and failed. */
+  failure(): string | undefined;
   note(): string | undefined;
 }
 
@@ -536,13 +540,15 @@ function baselineStep(
 ): BaselineStep {
   const ref = args.baseline!;
   let comparison: Comparison | undefined;
+  let failure: string | undefined;
   let note: string | undefined;
   if (!baseline) {
     note = `baseline ${ref}: no finished run with these evals yet; nothing to compare`;
-    return { comparison: () => undefined, note: () => note };
+    return { comparison: () => undefined, failure: () => undefined, note: () => note };
   }
   return {
     comparison: () => comparison,
+    failure: () => failure,
     note: () => note,
     sink: {
       onRunFinished: async (summary) => {
@@ -555,7 +561,8 @@ function baselineStep(
         try {
           comparison = await compareWith(store, baseline.runId, runId, args);
         } catch (error) {
-          io.stderr(`niceeval: comparing with baseline ${ref} failed: ${errorMessage(error)}\n`);
+          failure = `comparing with baseline ${ref} failed: ${errorMessage(error)}`;
+          io.stderr(`niceeval: ${failure}\n`);
         }
       },
     },
@@ -567,22 +574,25 @@ function baselineStep(
  * --min-pass-rate), unmet gates, unavailable judgments under --strict, run-level errors no case
  * owned, or a significant regression with --fail-on-regression; else 0. Says why on stderr.
  */
-function exitCode(
-  summary: RunSummary,
-  args: RunArgs,
-  io: CliIO,
-  extra: { runErrors: number; comparison?: Comparison },
-): number {
+function exitCode(summary: RunSummary, args: RunArgs, io: CliIO, extra: VerdictExtra): number {
   const { code, notes } = verdict(summary, args, extra);
   for (const note of notes) io.stderr(`niceeval: ${note}\n`);
   return code;
+}
+
+/** What a run's verdict needs besides its summary. */
+interface VerdictExtra {
+  runErrors: number;
+  comparison?: Comparison;
+  /** Why the --baseline comparison could not be made. */
+  comparisonFailed?: string;
 }
 
 /** A run's verdict under the CLI's gates: its exit code, the gates it failed, and notes for stderr. */
 function verdict(
   summary: RunSummary,
   args: RunArgs,
-  extra: { runErrors: number; comparison?: Comparison },
+  extra: VerdictExtra,
 ): { code: number; failed: string[]; notes: string[] } {
   const failed = unmetGates(summary.evals, args).map((reason) => `gate not met: ${reason}`);
   const notes = [...failed];
@@ -608,6 +618,14 @@ function verdict(
     const regression = regressionReasons(extra.comparison, args);
     failed.push(...regression);
     notes.push(...regression);
+  } else if (
+    extra.comparisonFailed !== undefined &&
+    (args.failOnRegression || args.failOnNewFailures)
+  ) {
+    // A regression gate that cannot be checked is not passed: CI would lose it without a word.
+    const flag = args.failOnRegression ? "--fail-on-regression" : "--fail-on-new-failures";
+    failed.push(`${flag}: not checked, ${extra.comparisonFailed}`);
+    notes.push(`${flag} is not met when the comparison cannot be made`);
   }
   if (failed.length > 0) code = 1;
   // An uncaught error no case owned (said on stderr when it happened) fails the run.
@@ -631,9 +649,11 @@ function verdictSink(
     onRunFinished(summary) {
       engineOk = summary.ok;
       const comparison = compared?.comparison();
+      const comparisonFailed = compared?.failure();
       const { code, failed } = verdict(summary, args, {
         runErrors: summary.runErrors?.length ?? 0,
         ...(comparison ? { comparison } : {}),
+        ...(comparisonFailed !== undefined ? { comparisonFailed } : {}),
       });
       summary.ok = code === 0;
       if (failed.length > 0) summary.gates = failed;
