@@ -1,3 +1,9 @@
+/**
+ * The case id of the errored attempt that stands for an eval whose cases could not be read (its
+ * dataset threw, or hung): no case of a dataset may take it.
+ */
+export const DATASET_ERROR_ID = "(cases)";
+
 /** Numbered ids kept as bits, at most (512 KB of them); larger numbers are kept as strings. */
 const MAX_BIT = 1 << 22;
 

@@ -327,6 +327,72 @@ describe("authoring errors are errored cases, not failures", () => {
     );
   });
 
+  it("refuses the id that stands for a dataset that could not be read", async () => {
+    const seen = await records(
+      suiteOf([
+        { id: "(cases)", input: 1 },
+        { id: "b", input: 2 },
+      ]),
+    );
+    expect(seen.map((r) => [r.caseId, r.verdict])).toEqual([
+      ["case-1", "errored"],
+      ["b", "passed"],
+    ]);
+    expect(seen[0]?.error?.message).toMatch(
+      /case at index 0 has id "\(cases\)", which stands for an eval whose cases could not be read/,
+    );
+  });
+
+  it("reads cases given as a promise, or by an async function that returns them", async () => {
+    const list = [
+      { id: "a", input: 1 },
+      { id: "b", input: 2 },
+    ];
+    const given = [
+      Promise.resolve(list),
+      async () => list,
+      async () =>
+        (function* () {
+          yield* list;
+        })(),
+      () => Promise.resolve(new Set(list)),
+    ];
+    for (const cases of given) {
+      const seen = await records(
+        defineSuite<unknown, unknown>({
+          id: "promised",
+          cases: cases as never,
+          target: (input) => input,
+          scorers: [ran],
+        }) as never,
+      );
+      expect(seen.map((r) => [r.caseId, r.verdict])).toEqual([
+        ["a", "passed"],
+        ["b", "passed"],
+      ]);
+    }
+    // A loader that fails, or gives something that is not a list, is the eval's errored dataset.
+    for (const [cases, message] of [
+      [async () => Promise.reject(new Error("db down")), /db down/],
+      [async () => ({ rows: list }), /gave an object that is not iterable; pass an array/],
+      [
+        Promise.resolve(5),
+        /gave 5; pass an array, an iterable or an async iterable of cases, a promise of one/,
+      ],
+    ] as const) {
+      const seen = await records(
+        defineSuite<unknown, unknown>({
+          id: "broken",
+          cases: cases as never,
+          target: (input) => input,
+          scorers: [ran],
+        }) as never,
+      );
+      expect(seen.map((r) => [r.caseId, r.verdict])).toEqual([["(cases)", "errored"]]);
+      expect(seen[0]?.error?.message).toMatch(message);
+    }
+  });
+
   it("makes a suite with no cases or no scorers an errored eval with a message", async () => {
     const empty = await records(suiteOf([]));
     expect(empty).toHaveLength(1);

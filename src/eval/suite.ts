@@ -11,7 +11,7 @@ import {
 } from "../scorers/create-scorer.js";
 import { callTool, isThenable, runTool } from "../tool/run-tool.js";
 import type { Driver, Tool } from "../tool/tool.js";
-import { IdSet } from "./ids.js";
+import { DATASET_ERROR_ID, IdSet } from "./ids.js";
 import type { AttemptRecord, Judgment } from "./record.js";
 import { addJudgeUsage, emptyJudgeUsage, erroredRecord, unreportedUsage } from "./record.js";
 import { type AttemptContext, type CaseSpec, EVAL_BRAND, type Runnable } from "./runnable.js";
@@ -118,12 +118,20 @@ export type Target<Input, Output> = (
   context: TargetContext,
 ) => Output | Promise<Output>;
 
-/** Cases as an array, an iterable or an async iterable (streamed; never all held at once). */
-export type CaseSource<Input> =
+/** Cases as they can be given: an array, an iterable or an async iterable (streamed). */
+export type CaseList<Input> =
   | readonly EvalCase<Input>[]
   | Iterable<EvalCase<Input>>
-  | AsyncIterable<EvalCase<Input>>
-  | (() => Iterable<EvalCase<Input>> | AsyncIterable<EvalCase<Input>>);
+  | AsyncIterable<EvalCase<Input>>;
+
+/**
+ * Cases as an array, an iterable or an async iterable (streamed; never all held at once), a
+ * promise of one, or a function returning any of these (`async () => loadCases()`).
+ */
+export type CaseSource<Input> =
+  | CaseList<Input>
+  | PromiseLike<CaseList<Input>>
+  | (() => CaseList<Input> | PromiseLike<CaseList<Input>>);
 
 /** A scorer accepted by a suite: a bound tool scorer or a createScorer scorer. */
 export type SuiteScorer<Input, Output> =
@@ -233,17 +241,38 @@ function caseSpecs<Input>(
       `defineSuite("${suiteId}") has no scorers, so no case can pass or fail; add a bindScorer(...) or createScorer(...) scorer`,
     );
   }
-  const iterable = typeof source === "function" ? source() : source;
-  if (iterable === null || typeof iterable !== "object") {
+  const given = typeof source === "function" ? source() : source;
+  return isThenable(given) ? awaitedCaseSpecs(suiteId, given) : listSpecs(suiteId, given);
+}
+
+function listSpecs<Input>(
+  suiteId: string,
+  list: unknown,
+): Iterable<CaseSpec> | AsyncIterable<CaseSpec> {
+  if (
+    list === null ||
+    typeof list !== "object" ||
+    !(Symbol.iterator in list || Symbol.asyncIterator in list)
+  ) {
+    const what =
+      list === null || typeof list !== "object" ? String(list) : "an object that is not iterable";
     throw new AuthoringError(
-      `defineSuite("${suiteId}"): \`cases\` gave ${String(iterable)}; pass an array, an iterable or an async iterable of cases`,
+      `defineSuite("${suiteId}"): \`cases\` gave ${what}; pass an array, an iterable or an async iterable of cases, a promise of one, or a function returning one`,
     );
   }
   // An array's given ids are known up front, so no generated id ever takes one of them.
-  const ids = new CaseIds(Array.isArray(iterable) ? iterable : []);
-  return Symbol.iterator in iterable
-    ? syncCaseSpecs(suiteId, iterable as Iterable<EvalCase<Input>>, ids)
-    : asyncCaseSpecs(suiteId, iterable as AsyncIterable<EvalCase<Input>>, ids);
+  const ids = new CaseIds(Array.isArray(list) ? list : []);
+  return Symbol.iterator in list
+    ? syncCaseSpecs(suiteId, list as Iterable<EvalCase<Input>>, ids)
+    : asyncCaseSpecs(suiteId, list as AsyncIterable<EvalCase<Input>>, ids);
+}
+
+/** Cases given as a promise (an async loader that returns them all): read once it settles. */
+async function* awaitedCaseSpecs(
+  suiteId: string,
+  promise: PromiseLike<unknown>,
+): AsyncGenerator<CaseSpec> {
+  yield* listSpecs(suiteId, await promise);
 }
 
 function* syncCaseSpecs<Input>(
@@ -362,6 +391,12 @@ function caseId(
     );
   }
   if (id === "") return refuse(ids, index, "has an empty id; give it a non-empty id or none");
+  if (id === DATASET_ERROR_ID)
+    return refuse(
+      ids,
+      index,
+      `has id "${DATASET_ERROR_ID}", which stands for an eval whose cases could not be read; give it another id`,
+    );
   const control = CONTROL.exec(id);
   if (control) {
     const code = control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");

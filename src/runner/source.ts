@@ -1,5 +1,5 @@
 import { errorMessage } from "../errors.js";
-import { IdSet } from "../eval/ids.js";
+import { DATASET_ERROR_ID, IdSet } from "../eval/ids.js";
 import { type AttemptRecord, erroredRecord } from "../eval/record.js";
 import type { CaseSpec } from "../eval/runnable.js";
 import { clampTimer } from "../eval/timeout.js";
@@ -151,7 +151,7 @@ function* walkCases(
       }
     } catch (error) {
       // A broken case source is one errored case; the other evals still run.
-      const spec: CaseSpec = { id: "(cases)", index: -1 };
+      const spec: CaseSpec = { id: DATASET_ERROR_ID, index: -1 };
       const message = `reading the cases of eval "${runnable.id}" failed: ${errorMessage(error)}`;
       yield { type: "case", entry, spec, trial: 0, record: crashed(runnable.id, spec, message) };
     }
