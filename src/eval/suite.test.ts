@@ -344,6 +344,13 @@ describe("authoring errors are errored cases, not failures", () => {
   });
 
   it("reads cases given as a promise, or by an async function that returns them", async () => {
+    const suiteGiven = (cases: unknown) =>
+      defineSuite<unknown, unknown>({
+        id: "given",
+        cases: cases as never,
+        target: (input) => input,
+        scorers: [ran],
+      }) as never;
     const list = [
       { id: "a", input: 1 },
       { id: "b", input: 2 },
@@ -358,14 +365,7 @@ describe("authoring errors are errored cases, not failures", () => {
       () => Promise.resolve(new Set(list)),
     ];
     for (const cases of given) {
-      const seen = await records(
-        defineSuite<unknown, unknown>({
-          id: "promised",
-          cases: cases as never,
-          target: (input) => input,
-          scorers: [ran],
-        }) as never,
-      );
+      const seen = await records(suiteGiven(cases));
       expect(seen.map((r) => [r.caseId, r.verdict])).toEqual([
         ["a", "passed"],
         ["b", "passed"],
@@ -380,14 +380,7 @@ describe("authoring errors are errored cases, not failures", () => {
         /gave 5; pass an array, an iterable or an async iterable of cases, a promise of one/,
       ],
     ] as const) {
-      const seen = await records(
-        defineSuite<unknown, unknown>({
-          id: "broken",
-          cases: cases as never,
-          target: (input) => input,
-          scorers: [ran],
-        }) as never,
-      );
+      const seen = await records(suiteGiven(cases));
       expect(seen.map((r) => [r.caseId, r.verdict])).toEqual([["(cases)", "errored"]]);
       expect(seen[0]?.error?.message).toMatch(message);
     }
