@@ -1,7 +1,7 @@
 import { closeSync, createReadStream, openSync } from "node:fs";
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord } from "../eval/record.js";
-import { safeStringify } from "../report/json-safe.js";
+import { safeStringify } from "../json-safe.js";
 import { LineWriter } from "../report/output.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunManifest, RunStatus, Store, StoredRun } from "../store/types.js";

@@ -1,3 +1,4 @@
+export { safeStringify } from "../json-safe.js";
 export { type ConsoleReporterOptions, consoleReporter } from "./console-reporter.js";
 export {
   type EvalFigures,
@@ -17,7 +18,6 @@ export {
   githubReporter,
 } from "./github-reporter.js";
 export { jsonReporter } from "./json-reporter.js";
-export { safeStringify } from "./json-safe.js";
 export { junitReporter } from "./junit-reporter.js";
 export { type MarkdownReporterOptions, markdownReporter } from "./markdown-reporter.js";
 export { NDJSON_FORMAT, ndjsonReporter } from "./ndjson-reporter.js";

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { CIRCULAR_MARKER } from "../json-safe.js";
 import { jsonReporter } from "./json-reporter.js";
-import { CIRCULAR_MARKER } from "./json-safe.js";
 import { mixedSuite, record, run, runSummary, tempDir } from "./test-support/runs.js";
 
 describe("jsonReporter", () => {

@@ -1,8 +1,8 @@
 import { closeSync, openSync } from "node:fs";
 import type { AttemptRecord } from "../eval/record.js";
+import { safeStringify } from "../json-safe.js";
 import type { RunSummary } from "../runner/run.js";
 import { summaryWithFigures } from "./figures.js";
-import { safeStringify } from "./json-safe.js";
 import { LineWriter } from "./output.js";
 import type { Reporter } from "./reporter.js";
 

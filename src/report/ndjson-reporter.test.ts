@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CIRCULAR_MARKER } from "./json-safe.js";
+import { CIRCULAR_MARKER } from "../json-safe.js";
 import { NDJSON_FORMAT, ndjsonReporter } from "./ndjson-reporter.js";
 import { mixedSuite, record, run, tempDir } from "./test-support/runs.js";
 

@@ -1,6 +1,6 @@
 import { closeSync, openSync } from "node:fs";
+import { safeStringify } from "../json-safe.js";
 import { evalFigures, summaryWithFigures } from "./figures.js";
-import { safeStringify } from "./json-safe.js";
 import { LineWriter } from "./output.js";
 import type { Reporter } from "./reporter.js";
 

@@ -3,7 +3,7 @@
 // eval files of a supervised run, so their top-level code runs once, in this process.
 import { errorMessage } from "../errors.js";
 import type { CaseSpec, Runnable } from "../eval/runnable.js";
-import { jsonSafeCopy } from "../report/json-safe.js";
+import { jsonSafeCopy } from "../json-safe.js";
 import type { RunEntry } from "../runner/entry.js";
 import { nextCase } from "../runner/source.js";
 import { eventLoopTurns } from "../runner/turns.js";

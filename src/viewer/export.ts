@@ -3,7 +3,7 @@ import { createWriteStream } from "node:fs";
 import { compareRuns } from "../compare/compare-runs.js";
 import type { Comparison } from "../compare/types.js";
 import type { AttemptRecord } from "../eval/record.js";
-import { safeStringify } from "../report/json-safe.js";
+import { safeStringify } from "../json-safe.js";
 import { resolveRunRef } from "../store/resolve.js";
 import type { Store, StoredRun } from "../store/types.js";
 import type { AttemptRow, RunDetail, RunRow } from "./api.js";

@@ -5,7 +5,7 @@ import { createAdaptorServer } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { errorMessage, NiceevalError } from "../errors.js";
-import { safeStringify } from "../report/json-safe.js";
+import { safeStringify } from "../json-safe.js";
 import { resolveRunRef } from "../store/resolve.js";
 import type { RunListQuery, RunStatus, Store } from "../store/types.js";
 import {

@@ -2,7 +2,7 @@ import { writeSync } from "node:fs";
 import { compareRuns } from "../../compare/compare-runs.js";
 import { formatComparison } from "../../compare/format.js";
 import type { Comparison } from "../../compare/types.js";
-import { safeStringify } from "../../report/json-safe.js";
+import { safeStringify } from "../../json-safe.js";
 import { resolveRunRef } from "../../store/resolve.js";
 import type { Store } from "../../store/types.js";
 import type { CompareArgs, CompareDecision } from "../args.js";

@@ -1,7 +1,7 @@
 import { writeSync } from "node:fs";
 import { addJudgeUsage, emptyJudgeUsage } from "../../eval/record.js";
+import { safeStringify } from "../../json-safe.js";
 import { consoleReporter } from "../../report/console-reporter.js";
-import { safeStringify } from "../../report/json-safe.js";
 import type { Reporter } from "../../report/reporter.js";
 import type { EvalSummary } from "../../runner/events.js";
 import { EvalAccumulator } from "../../runner/stats.js";

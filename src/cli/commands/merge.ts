@@ -1,6 +1,7 @@
 import { existsSync, statSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
 import { isClosedPipe, NiceevalError } from "../../errors.js";
+import { safeStringify } from "../../json-safe.js";
 import { describeRun } from "../../merge/check.js";
 import {
   fileInput,
@@ -16,7 +17,6 @@ import {
   openRunFile,
   type RunFileReader,
 } from "../../merge/run-file.js";
-import { safeStringify } from "../../report/json-safe.js";
 import { formatShard } from "../../shard/shard.js";
 import { resolveRunRef } from "../../store/resolve.js";
 import type { Store } from "../../store/types.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { emptyJudgeUsage, type Judgment, unreportedUsage } from "../../eval/record.js";
+import { CIRCULAR_MARKER, safeStringify } from "../../json-safe.js";
 import { decodeAttempt, type EncodeContext, encodeAttempt, type JudgmentKind } from "./codec.js";
 import { JUDGMENT_STATE_CODE } from "./schema.js";
 
@@ -64,7 +65,7 @@ const edgeCases: Judgment[] = [
 ];
 
 describe("encodeAttempt", () => {
-  it("writes judgments and reasons as JSON.stringify would", () => {
+  it("writes judgments and reasons as JSON.stringify would, details as the JSON report", () => {
     const { encode } = context();
     const row = encodeAttempt(record(edgeCases), 0, encode);
     const expected = edgeCases.map((j) => {
@@ -73,12 +74,8 @@ describe("encodeAttempt", () => {
       if (code !== 0) stored.s = code;
       if (j.earned !== j.points) stored.e = j.earned;
       if (j.value !== undefined) stored.v = j.value;
-      let detail: string | undefined;
-      try {
-        detail = JSON.stringify(j.detail);
-      } catch (error) {
-        detail = JSON.stringify({ "~unserializable": (error as Error).message });
-      }
+      // Details are written as the JSON report writes them (safeStringify).
+      const detail = j.detail === undefined ? undefined : safeStringify(j.detail);
       if (detail !== undefined) stored.d = JSON.parse(detail);
       if (j.judge) stored.u = j.judge;
       return stored;
@@ -86,6 +83,29 @@ describe("encodeAttempt", () => {
     expect(row.judgments).toBe(JSON.stringify(expected));
     expect(row.reasons).toBe(JSON.stringify(edgeCases.map((j) => j.reason)));
     expect(row.kinds).toBe(",1,2,");
+  });
+
+  it("keeps what JSON cannot hold as the JSON report does, never the whole value lost", () => {
+    const { encode, decode } = context();
+    const cyclic: Record<string, unknown> = { name: "loop" };
+    cyclic.self = cyclic;
+    const row = encodeAttempt(
+      {
+        ...record([judgment({ detail: { m: new Map([["k", 1]]), set: new Set([1, 2]) } })]),
+        input: new Map([["in", 1]]),
+        expected: new Set(["e"]),
+        output: { ok: 1, big: 2n },
+        metadata: cyclic,
+      },
+      0,
+      encode,
+    );
+    const back = decodeAttempt(row, "e", decode);
+    expect(back.input).toEqual({ in: 1 });
+    expect(back.expected).toEqual(["e"]);
+    expect(back.output).toEqual({ ok: 1, big: "[unserialisable: bigint 2]" });
+    expect(back.metadata).toEqual({ name: "loop", self: CIRCULAR_MARKER });
+    expect(back.judgments[0]?.detail).toEqual({ m: { k: 1 }, set: [1, 2] });
   });
 
   it("writes the reasons of each record, whatever the one before had at the same place", () => {

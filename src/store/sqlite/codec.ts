@@ -1,4 +1,3 @@
-import { errorMessage } from "../../errors.js";
 import {
   type AppUsage,
   type AttemptRecord,
@@ -10,6 +9,7 @@ import {
   unreportedUsage,
   type Verdict,
 } from "../../eval/record.js";
+import { safeStringify } from "../../json-safe.js";
 import { JUDGMENT_STATE_CODE, SCORE_STATE_CODE, VERDICT_CODE } from "./schema.js";
 
 // Compact on-disk form of an attempt: queried facts in columns, the rest as short-keyed JSON
@@ -160,12 +160,9 @@ function invert<K extends string>(codes: Record<K, number>): K[] {
 
 /** JSON text of a value, or undefined for none; a value JSON cannot hold becomes a described marker. */
 export function toJson(value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  try {
-    return JSON.stringify(value);
-  } catch (error) {
-    return JSON.stringify({ "~unserializable": errorMessage(error) });
-  }
+  // As the JSON report writes it: a Map as its entries, a Set as an array, a BigInt, a cycle or a
+  // throwing getter as a marker in its place, never the whole value lost.
+  return value === undefined ? undefined : safeStringify(value);
 }
 
 function cell(value: unknown, context: EncodeContext): ValueCell {
