@@ -123,7 +123,11 @@ export async function continueRun(
     io.stderr(`niceeval: --force: continuing although ${changes.slice(0, 5).join("; ")} changed\n`);
   const continued = continuedRun(store, run.runId, kept);
   return {
-    begin: { resume: true, ...(force ? { force: true } : {}) },
+    begin: {
+      resume: true,
+      ...(force ? { force: true } : {}),
+      ...(kept.unread.length > 0 ? { retire: kept.unread } : {}),
+    },
     kept: kept.keys,
     skip: continued.fromStore,
     withSource: continued.withSource,

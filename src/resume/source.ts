@@ -1,8 +1,8 @@
-import { attemptKey } from "../eval/ids.js";
+import { attemptKey, DATASET_ERROR_ID } from "../eval/ids.js";
 import type { AttemptRecord } from "../eval/record.js";
 import type { RunOptions } from "../runner/run.js";
 import { type CaseSelector, type CaseSource, evalCases } from "../runner/source.js";
-import type { Store } from "../store/types.js";
+import type { AttemptKey, Store } from "../store/types.js";
 import type { ResumeMode } from "./find.js";
 
 /** The stored attempts a continuation keeps, and how many it runs again. */
@@ -11,11 +11,18 @@ export interface KeptAttempts {
   keys: Set<string>;
   /** Stored attempts that will run again (the errored ones, with `--retry-errors`). */
   retried: number;
+  /**
+   * Stored errors of datasets that could not be read: the continuation reads every dataset
+   * again, so these leave the run when it begins (`BeginRunOptions.retire`), and a read that
+   * fails again stores a new one.
+   */
+  unread: AttemptKey[];
 }
 
 /**
  * The keys a continuation keeps, read without the attempts' values: every stored attempt but
- * those the stop cut off (`--resume`), or every one that did not error (`--retry-errors`).
+ * those the stop cut off (`--resume`), or every one that did not error (`--retry-errors`), and
+ * never a dataset's error.
  */
 export async function keptAttempts(
   store: Store,
@@ -23,12 +30,16 @@ export async function keptAttempts(
   mode: ResumeMode,
 ): Promise<KeptAttempts> {
   const keys = new Set<string>();
+  const unread: AttemptKey[] = [];
   let retried = 0;
   for await (const k of store.attemptKeys(runId)) {
-    if (k.interrupted || (mode === "retry-errors" && k.verdict === "errored")) retried++;
+    if (k.caseId === DATASET_ERROR_ID) {
+      unread.push(k);
+      retried++;
+    } else if (k.interrupted || (mode === "retry-errors" && k.verdict === "errored")) retried++;
     else keys.add(attemptKey(k.evalId, k.caseId, k.trial));
   }
-  return { keys, retried };
+  return { keys, retried, unread };
 }
 
 /**

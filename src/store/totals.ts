@@ -44,6 +44,14 @@ export function countAttempt(delta: Delta, attempt: Contribution, sign: 1 | -1):
   }
 }
 
+/** What taking one attempt out of its eval's totals changes; `lastOfCase`: no trial of its case is left. */
+export function retiredDelta(attempt: Contribution, lastOfCase: boolean): Delta {
+  const delta = zeroDelta();
+  countAttempt(delta, attempt, -1);
+  if (lastOfCase) delta.cases--;
+  return delta;
+}
+
 /** A run's row as both backends keep it: the manifest and summaries as JSON text. */
 export interface StoredRunRow {
   status: RunStatus;

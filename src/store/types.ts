@@ -108,6 +108,13 @@ export interface BeginRunOptions {
   resume?: boolean;
   /** With `resume`: take the run over although its writer seems alive. */
   force?: boolean;
+  /**
+   * With `resume`: stored attempts the continuation replaces in any case, moved to the run's
+   * history first (as replaced attempts are) and out of its totals. A continuation reads every
+   * dataset again, so the errored attempt of one that could not be read goes this way: a read
+   * that fails again stores a new one, and one that succeeds leaves none.
+   */
+  retire?: readonly { evalId: string; caseId: string; trial: number }[];
 }
 
 /** The key and verdict of a stored attempt, read without its values. */

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
@@ -130,6 +130,70 @@ describe("a --retry-errors that was killed, then resumed", () => {
       const [run] = await store.listRuns();
       expect(run?.status).toBe("finished");
       expect(run?.totals).toMatchObject({ attempts: 20, passed: 20, errored: 0 });
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
+});
+
+// Its dataset fails after three cases until the file `fixed` exists.
+const unread = `
+import { existsSync } from "node:fs";
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+
+export const ds = defineSuite({
+  id: "ds",
+  cases: async function* () {
+    for (let i = 0; i < 5; i++) {
+      if (i === 3 && !existsSync("fixed")) throw new Error("db connection lost");
+      yield { id: "c" + i, input: i, expected: i };
+    }
+  },
+  target: async (x) => x,
+  scorers: [same],
+});
+`;
+
+describe("a continuation of a run whose dataset could not be read", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/ds.eval.js": unread });
+  });
+  afterAll(async () => {
+    await project.cleanup();
+  });
+
+  it("reads it again: the stored run, show and runs agree with the retry's report", async () => {
+    const dir = project.dir;
+    const first = await runCli(["run"], dir);
+    expect(first.code).toBe(1);
+    expect(first.stdout).toContain("db connection lost");
+    await writeFile(join(dir, "fixed"), "");
+    const retried = await runCli(["run", "--retry-errors"], dir);
+    expect(retried.code).toBe(0);
+    expect(retried.stdout).toContain("5 cases: 5 passed");
+    const shown = await runCli(["show", "latest"], dir);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain("5 cases: 5 passed, 0 failed, 0 errored");
+    const runs = JSON.parse((await runCli(["runs", "--json"], dir)).stdout) as {
+      runId: string;
+      cases: number;
+      passRate: number;
+      perEval: { n: number; passRate: number }[];
+    }[];
+    // The run's totals and its eval's summary say the same.
+    expect(runs[0]).toMatchObject({ cases: 5, passed: 5, errored: 0, passRate: 1 });
+    expect(runs[0]?.perEval[0]).toMatchObject({ n: 5, passRate: 1 });
+    const store = await openSqliteStore(join(dir, ".niceeval/niceeval.sqlite"));
+    try {
+      const history: ReplacedAttempt[] = [];
+      for await (const h of store.attemptHistory(runs[0]!.runId)) history.push(h);
+      expect(history.map((h) => `${h.record.caseId}:${h.record.verdict}`)).toEqual([
+        "(cases):errored",
+      ]);
     } finally {
       await store.close();
     }

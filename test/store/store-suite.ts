@@ -578,6 +578,37 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         expect(run?.totals.attempts).toBe(1);
       });
 
+      it("retires the attempts a continuation replaces: into history, out of the totals", async () => {
+        await store.beginRun(manifest("retired", { evals: ["alpha"] }));
+        const unread = attempt("alpha", 2, { verdict: "errored" });
+        unread.caseId = "(cases)";
+        unread.error = { message: "reading the cases failed", where: "dataset" };
+        await store.appendAttempts("retired", [attempt("alpha", 0), attempt("alpha", 1), unread]);
+        await store.finishRun("retired", { status: "finished", endedAt: at(9), summaries: [] });
+        expect((await store.getRun("retired"))?.totals).toMatchObject({ cases: 3, errored: 1 });
+        await store.beginRun(manifest("retired", { evals: ["alpha"] }), {
+          resume: true,
+          retire: [
+            { evalId: "alpha", caseId: "(cases)", trial: 0 },
+            // Not stored: nothing to retire.
+            { evalId: "alpha", caseId: "case-9", trial: 0 },
+          ],
+        });
+        expect(keys(await collect(store.streamAttempts("retired")))).toEqual([
+          "alpha/case-0/0",
+          "alpha/case-1/0",
+        ]);
+        const run = await store.getRun("retired");
+        expect(run?.totals).toMatchObject({ cases: 2, attempts: 2, passed: 2, errored: 0 });
+        const history = await collectHistory(store, "retired");
+        expect(history.map((h) => `${h.record.caseId}:${h.record.verdict}`)).toEqual([
+          "(cases):errored",
+        ]);
+        // The continuation appends on: cases 2 and 3 come after the run's.
+        await store.appendAttempts("retired", [attempt("alpha", 2), attempt("alpha", 3)]);
+        expect((await store.getRun("retired"))?.totals).toMatchObject({ cases: 4, passed: 4 });
+      });
+
       it("refuses to resume a run a live process on this host still writes, unless forced", async () => {
         const first = manifest("taken");
         // This test's parent process: alive for as long as the test runs.

@@ -19,6 +19,7 @@ import {
   type Contribution,
   countAttempt,
   type Delta,
+  retiredDelta,
   type StoredRunRow,
   storedRun,
   zeroDelta,
@@ -302,18 +303,51 @@ class PostgresStore implements Store {
     const stored = JSON.parse(row.manifest) as RunManifest;
     if (options.resume) checkResumable(row.status, stored, options.force === true);
     // A resumed run is running again, under its new writer; the caller compared its files.
-    if (options.resume)
+    if (options.resume) {
       await client.query(
         "UPDATE niceeval.runs SET status = 'running', ended_at = NULL, manifest = $2 WHERE rid = $1",
         [row.rid, JSON.stringify(resumedManifest(stored, manifest))],
       );
-    else checkJoin(stored, manifest, this.location);
+      for (const key of options.retire ?? []) await this.#retire(client, row.rid, key);
+    } else checkJoin(stored, manifest, this.location);
     await client.query(
       `INSERT INTO niceeval.run_evals (rid, ev, eval_id)
        SELECT $1, (SELECT coalesce(max(ev), -1) FROM niceeval.run_evals WHERE rid = $1) + ord, eval_id
        FROM unnest($2::text[]) WITH ORDINALITY AS e(eval_id, ord)
        WHERE NOT EXISTS (SELECT 1 FROM niceeval.run_evals r WHERE r.rid = $1 AND r.eval_id = e.eval_id)`,
       [row.rid, manifest.evals.map((e) => e.evalId)],
+    );
+  }
+
+  /** Move a stored attempt to the run's history and out of its eval's totals (see BeginRunOptions.retire). */
+  async #retire(
+    client: pg.PoolClient,
+    rid: number,
+    key: { evalId: string; caseId: string; trial: number },
+  ): Promise<void> {
+    const { rows } = await client.query<Contribution & { id: number; ev: number }>(
+      `SELECT a.id, a.ev, a.verdict, a.score_state, a.earned, a.max FROM niceeval.attempts a
+       JOIN niceeval.run_evals e ON e.rid = a.rid AND e.ev = a.ev
+       WHERE a.rid = $1 AND e.eval_id = $2 AND a.case_id = $3 AND a.trial = $4`,
+      [rid, key.evalId, key.caseId, key.trial],
+    );
+    const row = rows[0];
+    if (!row) return;
+    await client.query(
+      `INSERT INTO niceeval.attempt_history (id, rid, ev, replaced_at, ${ATTEMPT_COLUMNS.join(", ")})
+       SELECT id, rid, ev, $2, ${ATTEMPT_COLUMNS.join(", ")} FROM niceeval.attempts WHERE id = $1`,
+      [row.id, new Date().toISOString()],
+    );
+    await client.query("DELETE FROM niceeval.attempts WHERE id = $1", [row.id]);
+    const left = await client.query(
+      "SELECT 1 FROM niceeval.attempts WHERE rid = $1 AND ev = $2 AND case_id = $3 LIMIT 1",
+      [rid, row.ev, key.caseId],
+    );
+    const delta = retiredDelta(row, left.rowCount === 0);
+    await client.query(
+      `UPDATE niceeval.run_evals SET ${COUNTERS.map((c, i) => `${c} = ${c} + $${i + 3}`).join(", ")}
+       WHERE rid = $1 AND ev = $2`,
+      [rid, row.ev, ...COUNTERS.map((c) => delta[c])],
     );
   }
 

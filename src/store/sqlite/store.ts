@@ -8,6 +8,7 @@ import {
   type Contribution,
   countAttempt,
   type Delta,
+  retiredDelta,
   type StoredRunRow,
   storedRun,
   zeroDelta,
@@ -262,6 +263,7 @@ class SqliteStore implements Store {
             this.#sql(
               "UPDATE runs SET status = 'running', ended_at = NULL, manifest = ? WHERE rid = ?",
             ).run(JSON.stringify(resumedManifest(stored, manifest)), exists.rid);
+            for (const key of options.retire ?? []) this.#retire(exists.rid, key);
           }
           if (exists && (options.join || options.resume)) {
             // Another writer of the run: its evals not in the run yet come after the run's.
@@ -585,6 +587,28 @@ class SqliteStore implements Store {
    * The run's row of each of a batch's evals, in the batch's order: one query for those the run
    * has, and a row added (after the run's last `ev`) for each it has not seen yet.
    */
+  /** Move a stored attempt to the run's history and out of its eval's totals (see BeginRunOptions.retire). */
+  #retire(rid: number, key: { evalId: string; caseId: string; trial: number }): void {
+    const row = this.#sql<Contribution & { id: number; ev: number }>(
+      `SELECT a.id, a.ev, a.verdict, a.score_state, a.earned, a.max FROM attempts a
+       JOIN run_evals e ON e.rid = a.rid AND e.ev = a.ev
+       WHERE a.rid = ? AND e.eval_id = ? AND a.case_id = ? AND a.trial = ?`,
+    ).get(rid, key.evalId, key.caseId, key.trial);
+    if (!row) return;
+    this.#sql(ARCHIVE_ATTEMPT).run(new Date().toISOString(), rid, row.ev, key.caseId, key.trial);
+    this.#sql("DELETE FROM attempt_text WHERE rid = ? AND id = ?").run(rid, row.id);
+    this.#sql("DELETE FROM attempts WHERE id = ?").run(row.id);
+    const left = this.#sql("SELECT 1 FROM attempts WHERE rid = ? AND ev = ? AND case_id = ?").get(
+      rid,
+      row.ev,
+      key.caseId,
+    );
+    const delta = retiredDelta(row, left === undefined);
+    this.#sql(
+      `UPDATE run_evals SET ${COUNTERS.map((c) => `${c} = ${c} + ?`).join(", ")} WHERE rid = ? AND ev = ?`,
+    ).run(...COUNTERS.map((c) => delta[c]), rid, row.ev);
+  }
+
   #evalRows(rid: number, evalIds: readonly string[]): EvalRow[] {
     const found = new Map<string, EvalRow>();
     for (const row of this.#sql<{ ev: number; eval_id: string; cases: number }>(
