@@ -37,8 +37,9 @@ export interface ContinuedRun {
 /**
  * Find the run `--resume` / `--retry-errors` names (or the latest one that fits) and the
  * arguments it started with: its eval files from its manifest, and its filter, trials, shard
- * and timeout from its stored command line. Process options (concurrency, reporters, timeouts
- * of the supervisor, gates) are this invocation's.
+ * and timeout from its stored command line, and its gates (--min-pass-rate, --min-score,
+ * --strict) unless this invocation gives them. Process options (concurrency, reporters, timeouts
+ * of the supervisor) are this invocation's.
  */
 export async function findContinuation(args: RunArgs, io: CliIO): Promise<Continuation> {
   const mode = args.resume!.mode;
@@ -60,11 +61,14 @@ export async function findContinuation(args: RunArgs, io: CliIO): Promise<Contin
     );
   next.trials = run.trials;
   const original = originalRun(run.command);
+  const given = original as Record<string, unknown> | undefined;
+  const set = next as unknown as Record<string, unknown>;
   // The options that define which attempts the run holds and how long each may take.
-  for (const key of ["filter", "shard", "timeoutMs", "name"]) {
-    const value = (original as Record<string, unknown> | undefined)?.[key];
-    if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
-  }
+  for (const key of ["filter", "shard", "timeoutMs", "name"])
+    if (given?.[key] !== undefined) set[key] = given[key];
+  // Its gates, unless this invocation gives its own: the exit code is an uninterrupted run's.
+  for (const key of ["minPassRate", "minScore", "strict"])
+    if (set[key] === undefined && given?.[key] !== undefined) set[key] = given[key];
   return { mode, run, args: next };
 }
 

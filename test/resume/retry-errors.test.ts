@@ -199,3 +199,29 @@ describe("a continuation of a run whose dataset could not be read", () => {
     }
   }, 120_000);
 });
+
+describe("a continuation's gates", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/flaky.eval.js": suite });
+  });
+  afterAll(async () => {
+    await project.cleanup();
+  });
+
+  it("are the run's own unless given again: the exit code is an uninterrupted run's", async () => {
+    const dir = project.dir;
+    // 4 of 20 attempts error: 80% passes a --min-pass-rate of 0.5.
+    const first = await runCli(["run", "--min-pass-rate", "0.5"], dir, { FLAKY: "1" });
+    expect(first.code).toBe(0);
+    const again = await runCli(["run", "--retry-errors"], dir, { FLAKY: "1" });
+    expect(again.stderr).toContain("within --min-pass-rate 0.5");
+    expect(again.code).toBe(0);
+    // A gate given to the continuation is its own.
+    const stricter = await runCli(["run", "--retry-errors", "--min-pass-rate", "0.9"], dir, {
+      FLAKY: "1",
+    });
+    expect(stricter.stderr).toContain("gate not met");
+    expect(stricter.code).toBe(1);
+  }, 120_000);
+});
