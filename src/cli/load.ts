@@ -3,6 +3,7 @@ import { createRequire, register } from "node:module";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { errorMessage } from "../errors.js";
+import { controlCharacter } from "../eval/ids.js";
 import { isRunnable, type Runnable } from "../eval/runnable.js";
 import { builtFile } from "../package-files.js";
 import type { RunEntry } from "../runner/run.js";
@@ -191,7 +192,15 @@ export async function loadEvalFiles(
       if (previous !== undefined) {
         errors.push({
           file,
-          message: `eval id "${runnable.id}" is already used by ${previous}; give each eval a unique id`,
+          message: `eval id "${runnable.id}" is already used by ${previous === file ? "another eval of this file" : previous}; give each eval a unique id`,
+        });
+        continue;
+      }
+      const control = controlCharacter(runnable.id);
+      if (control) {
+        errors.push({
+          file,
+          message: `eval id ${JSON.stringify(runnable.id)} holds a control character (${control}); eval ids are shown and stored on one line, so use printable text`,
         });
         continue;
       }

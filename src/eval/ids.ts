@@ -4,6 +4,18 @@
  */
 export const DATASET_ERROR_ID = "(cases)";
 
+// C0 and C1 controls, and the line and paragraph separators: an id is shown and stored on one line.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/** The first control character of an id, as `U+000A`; undefined when it has none. */
+export function controlCharacter(id: string): string | undefined {
+  const found = CONTROL.exec(id);
+  return found
+    ? `U+${found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`
+    : undefined;
+}
+
 /** Numbered ids kept as bits, at most (512 KB of them); larger numbers are kept as strings. */
 const MAX_BIT = 1 << 22;
 

@@ -11,7 +11,7 @@ import {
 } from "../scorers/create-scorer.js";
 import { callTool, isThenable, runTool } from "../tool/run-tool.js";
 import type { Driver, Tool } from "../tool/tool.js";
-import { DATASET_ERROR_ID, IdSet } from "./ids.js";
+import { controlCharacter, DATASET_ERROR_ID, IdSet } from "./ids.js";
 import type { AttemptRecord, Judgment } from "./record.js";
 import { addJudgeUsage, emptyJudgeUsage, erroredRecord, unreportedUsage } from "./record.js";
 import { type AttemptContext, type CaseSpec, EVAL_BRAND, type Runnable } from "./runnable.js";
@@ -300,10 +300,6 @@ const noCases = (suiteId: string) =>
     `defineSuite("${suiteId}") has no cases; give it at least one { input, expected? } case`,
   );
 
-// C0 and C1 controls, and the line and paragraph separators: an id is shown and stored on one line.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-
 /**
  * The ids of one pass over a suite's cases. A case without an id gets `case-<n>` (its position
  * from 1), or `case-<n>-2`… when a given id already holds that; a given id that a streamed
@@ -397,13 +393,12 @@ function caseId(
       index,
       `has id "${DATASET_ERROR_ID}", which stands for an eval whose cases could not be read; give it another id`,
     );
-  const control = CONTROL.exec(id);
+  const control = controlCharacter(id);
   if (control) {
-    const code = control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
     return refuse(
       ids,
       index,
-      `has id ${JSON.stringify(id)}, which holds a control character (U+${code}); ids are shown and stored on one line, so use printable text`,
+      `has id ${JSON.stringify(id)}, which holds a control character (${control}); ids are shown and stored on one line, so use printable text`,
     );
   }
   const problem = ids.claim(id, index);

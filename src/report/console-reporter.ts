@@ -4,7 +4,13 @@ import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
 import type { UnavailableSummary } from "../runner/unavailable.js";
 import type { CaseAverage, TrialSummary } from "../stats/trials.js";
-import { formatMeanScore, formatPassRate, meanScoreFigure, passRateFigure } from "./figures.js";
+import {
+  filesWithLoadErrors,
+  formatMeanScore,
+  formatPassRate,
+  meanScoreFigure,
+  passRateFigure,
+} from "./figures.js";
 import { formatJudgeUsage, formatMs, formatNumber, oneLine, verdictMark } from "./format.js";
 import { LineWriter, type Palette, palette } from "./output.js";
 import { RecordLines } from "./record-lines.js";
@@ -158,7 +164,9 @@ function summaryLines(summary: RunSummary, anyTrials: boolean, c: Palette): stri
   const t = summary.totals;
   const lines = [c.bold("Summary")];
   if (summary.loadErrors.length) {
-    lines.push(`  ${c.magenta(`${plural(summary.loadErrors.length, "file")} failed to load:`)}`);
+    lines.push(
+      `  ${c.magenta(`${plural(filesWithLoadErrors(summary.loadErrors), "file")} failed to load:`)}`,
+    );
     for (const error of summary.loadErrors)
       lines.push(`    ${error.file}: ${oneLine(error.message, 2000)}`);
   }

@@ -106,3 +106,7 @@ export function summaryWithFigures(summary: RunSummary) {
     evals: summary.evals.map((e) => ({ ...e, figures: evalFigures(e) })),
   };
 }
+
+/** How many files the load errors are in: one file may have several (two evals with one id). */
+export const filesWithLoadErrors = (errors: readonly { file: string }[]): number =>
+  new Set(errors.map((e) => e.file)).size;

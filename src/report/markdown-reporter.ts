@@ -3,7 +3,7 @@ import type { AttemptRecord } from "../eval/record.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
 import { attemptName, isProblem, problemSummary } from "./failures.js";
-import { evalFigures, formatMean, passRateFigure } from "./figures.js";
+import { evalFigures, filesWithLoadErrors, formatMean, passRateFigure } from "./figures.js";
 import { formatMs, formatNumber } from "./format.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
 import { xmlSafe } from "./xml.js";
@@ -74,10 +74,8 @@ export class SummaryCollector {
       "",
     );
     if (run.loadErrors.length) {
-      lines.push(
-        `**${run.loadErrors.length} file${run.loadErrors.length === 1 ? "" : "s"} failed to load:**`,
-        "",
-      );
+      const files = filesWithLoadErrors(run.loadErrors);
+      lines.push(`**${files} file${files === 1 ? "" : "s"} failed to load:**`, "");
       for (const error of run.loadErrors)
         lines.push(`- ${cell(error.file)}: ${cell(error.message)}`);
       lines.push("");

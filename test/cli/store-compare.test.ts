@@ -264,6 +264,10 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
       expect(result.code, flags.join(" ")).toBe(2);
       expect(result.stderr).toMatch(new RegExp(`both write .*${where.replace(".", "\\.")}`));
     }
+    // Each flag is named as it was given.
+    const twice = await cli(["run", "evals", "--reporter", "json=one.json", "--json", "one.json"]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain("--json and --reporter json both write");
     expect((await cli(["runs", "--json"])).stdout).toBe(before);
   });
 

@@ -664,7 +664,9 @@ function verdictSink(
 /** The reporters asked for; the console is the default, and --json adds a JSON report. */
 function reporterSpecs(args: RunArgs, cwd: string): ReporterSpec[] {
   const specs = args.reporters.map(parseReporterFlag);
-  if (args.json !== undefined) specs.push({ kind: "json", file: args.json });
+  const fromJsonFlag =
+    args.json !== undefined ? { kind: "json" as const, file: args.json } : undefined;
+  if (fromJsonFlag) specs.push(fromJsonFlag);
   if (!specs.some((spec) => spec.kind === "console")) specs.unshift({ kind: "console" });
   /** Each report's destination (a resolved path, or - for standard output) and who asked. */
   const taken = new Map<string, string>();
@@ -675,7 +677,7 @@ function reporterSpecs(args: RunArgs, cwd: string): ReporterSpec[] {
         : spec.kind === "ndjson" && spec.target !== "-"
           ? spec.target
           : undefined;
-    const flag = spec.kind === "json" && file === args.json ? "--json" : `--reporter ${spec.kind}`;
+    const flag = spec === fromJsonFlag ? "--json" : `--reporter ${spec.kind}`;
     const target =
       file !== undefined ? resolve(cwd, file) : spec.kind === "ndjson" ? "-" : undefined;
     if (target !== undefined) {
