@@ -198,6 +198,9 @@ describe("run, runs and show through the real CLI and a real SQLite store", {
     expect(limited.map((r) => r.name)).toEqual(["replayed"]);
     expect(json<RunRow[]>((await cli(["runs", "--json", "--eval", "qa"])).stdout)).toHaveLength(3);
     expect((await cli(["runs", "--json", "--eval", "other"])).stdout).toBe("[]\n");
+    expect((await cli(["runs", "--eval", "other"])).stdout).toMatch(
+      /^no run in sqlite:.* holds eval "other"\n$/,
+    );
   });
 
   it("exits 2 listing recent runs for a reference that names no run, or several", async () => {

@@ -28,7 +28,12 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
     return 0;
   }
   if (runs.length === 0) {
-    writeSync(io.stdoutFd, `no runs stored in ${store.location}\n`);
+    writeSync(
+      io.stdoutFd,
+      args.evalId !== undefined
+        ? `no run in ${store.location} holds eval "${args.evalId}"\n`
+        : `no runs stored in ${store.location}\n`,
+    );
     return 0;
   }
   const lines = [
