@@ -136,7 +136,11 @@ export async function callJudge(
   }
 }
 
-type Attempted = { outcome: Outcome; usage: JudgeUsage; cached: boolean };
+/**
+ * What one call came to. `counted`: its call and retries were told to the ledgers as they
+ * happened (a real call), so a call the attempt's time limit cut off still counts.
+ */
+type Attempted = { outcome: Outcome; usage: JudgeUsage; cached: boolean; counted?: boolean };
 
 const cachedUsage = (): JudgeUsage => ({ ...emptyJudgeUsage(), cachedCalls: 1 });
 
@@ -146,7 +150,7 @@ function finish(
   attempted: Attempted,
   settings: Readonly<JudgeSettings>,
 ): JudgeCallResult {
-  const { outcome, usage, cached } = attempted;
+  const { outcome, usage, cached, counted } = attempted;
   let result: JudgeCallResult;
   if (!outcome.ok) {
     result = { ok: false, model, kind: "failed", reason: outcome.reason, usage };
@@ -163,7 +167,7 @@ function finish(
     }
     result = { ok: true, model, response: outcome.response, cached, usage };
   }
-  recordJudgeUsage(result.usage);
+  recordJudgeUsage(counted ? { ...result.usage, calls: 0, retries: 0 } : result.usage);
   return result;
 }
 
@@ -176,6 +180,8 @@ async function callWithRetries(
 ): Promise<Attempted> {
   const scheduler = schedulerFor(target.endpoint);
   const usage: JudgeUsage = { ...emptyJudgeUsage(), calls: 1 };
+  // Told now: the attempt's time limit may cut the call off, and it was made all the same.
+  recordJudgeUsage({ calls: 1 });
   for (let attempt = 0; ; attempt++) {
     const ticket = await scheduler.acquire(signal, { retry: attempt > 0 });
     const started = performance.now();
@@ -184,7 +190,12 @@ async function callWithRetries(
       const response = await attemptOnce(provider, target, request, settings.timeoutMs, signal);
       scheduler.onSuccess(ticket);
       usage.latencyMs += performance.now() - started;
-      return { outcome: { ok: true, response, model: target.model }, usage, cached: false };
+      return {
+        outcome: { ok: true, response, model: target.model },
+        usage,
+        cached: false,
+        counted: true,
+      };
     } catch (error) {
       usage.latencyMs += performance.now() - started;
       if (signal?.aborted) throw signal.reason ?? error;
@@ -199,9 +210,10 @@ async function callWithRetries(
         ? ` (the endpoint asked to wait ${Math.round((failure.retryAfterMs ?? 0) / 1000)} s, more than maxRetryAfterMs)`
         : "";
       const reason = `${failure.message}${wait}${tries > 1 ? ` (gave up after ${tries} tries)` : ""}`;
-      return { outcome: { ok: false, reason }, usage, cached: false };
+      return { outcome: { ok: false, reason }, usage, cached: false, counted: true };
     }
     usage.retries++;
+    recordJudgeUsage({ retries: 1 });
     if (failure.rateLimited || failure.status === 503 || failure.status === 529) {
       const event: JudgePushBack = { endpoint: target.endpoint };
       if (failure.status !== undefined) event.status = failure.status;

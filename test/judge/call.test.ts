@@ -92,6 +92,22 @@ describe("dependable judge calls", () => {
     );
   });
 
+  it("counts a call its caller cut off, with the retries it made (a time limit's judge usage)", async () => {
+    server.enqueue(fake.serverError(), fake.hang());
+    const controller = new AbortController();
+    const { result, usage } = await withJudgeLedger(async () => {
+      const call = callJudge("m", request(), { signal: controller.signal }).catch(
+        (error: Error) => error.message,
+      );
+      // The 500 is retried; the second try hangs until the caller gives up.
+      while (server.requests.length < 2) await new Promise((r) => setTimeout(r, 10));
+      controller.abort(new Error("time limit"));
+      return call;
+    });
+    expect(result).toBe("time limit");
+    expect(usage).toMatchObject({ calls: 1, retries: 1 });
+  });
+
   it("keeps at most `concurrency` calls in flight per endpoint", async () => {
     await server.close();
     server = await startFakeLlmServer({ latencyMs: 20, respond: () => fake.json({ ok: true }) });
