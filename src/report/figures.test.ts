@@ -48,14 +48,14 @@ describe("passRateFigure", () => {
 });
 
 describe("meanScoreFigure", () => {
-  it("carries n, sd and the 95% CLT interval of the mean", () => {
+  it("carries n, sd and the 95% t interval of the mean (9 degrees of freedom)", () => {
     const figure = meanScoreFigure(summary());
-    const half = (1.959963984540054 * 0.2) / Math.sqrt(10);
-    expect(figure.interval?.method).toBe("clt");
-    expect(figure.interval?.low).toBeCloseTo(0.8 - half, 12);
-    expect(figure.interval?.high).toBeCloseTo(0.8 + half, 12);
+    const half = (2.262157 * 0.2) / Math.sqrt(10);
+    expect(figure.interval?.method).toBe("t");
+    expect(figure.interval?.low).toBeCloseTo(0.8 - half, 6);
+    expect(figure.interval?.high).toBeCloseTo(0.8 + half, 6);
     expect(figure).toMatchObject({ mean: 0.8, n: 10, partial: 0, lowerBound: false });
-    expect(formatMeanScore(figure)).toBe("0.8 ± 0.2 sd, 95% CI 0.676–0.924 (n=10)");
+    expect(formatMeanScore(figure)).toBe("0.8 ± 0.2 sd, 95% CI 0.657–0.943 (n=10)");
   });
 
   it("marks a mean over partial scores as a lower bound", () => {

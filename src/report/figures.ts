@@ -20,7 +20,7 @@ export interface MeanScoreFigure {
   /** Attempts whose score was complete or partial. */
   n: number;
   sd: number | null;
-  /** Normal-approximation interval of the mean (`method: "clt"`); null below n = 2. */
+  /** Student's t interval of the mean (`method: "t"`, n - 1 degrees of freedom); null below n = 2. */
   interval: Interval | null;
   /** Attempts whose score was partial. */
   partial: number;

@@ -17,7 +17,7 @@ describe("jsonReporter", () => {
     expect(figures.passRate.interval).toMatchObject({ level: 0.95, method: "wilson" });
     expect(figures.passRate.interval.low).toBeCloseTo(0.15, 2);
     expect(figures.meanScore).toMatchObject({ n: 3, partial: 0, lowerBound: false });
-    expect(figures.meanScore.interval).toMatchObject({ level: 0.95, method: "clt" });
+    expect(figures.meanScore.interval).toMatchObject({ level: 0.95, method: "t" });
     expect(json.summary.totals.figures.passRate).toMatchObject({
       n: 4,
       interval: { method: "wilson" },

@@ -43,7 +43,7 @@ describe("ndjsonReporter", () => {
       summary: { evalId: "qa", cases: 4, passed: 2 },
       figures: {
         passRate: { passed: 2, n: 4, rate: 0.5, interval: { method: "wilson", level: 0.95 } },
-        meanScore: { n: 3, lowerBound: false, interval: { method: "clt", level: 0.95 } },
+        meanScore: { n: 3, lowerBound: false, interval: { method: "t", level: 0.95 } },
       },
     });
     expect(events[7]).toMatchObject({

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { meanInterval, wilsonInterval } from "./interval.js";
+import { meanInterval, t975, wilsonInterval, Z95 } from "./interval.js";
 
 describe("wilsonInterval", () => {
   it("matches published values", () => {
@@ -36,11 +36,35 @@ describe("wilsonInterval", () => {
 });
 
 describe("meanInterval", () => {
-  it("is mean ± z·sd/√n, null without a spread", () => {
+  it("is mean ± t(0.975, n - 1)·sd/√n, null without a spread", () => {
+    // t(0.975, 15) = 2.131450 (published tables).
     const ci = meanInterval(0.5, 0.2, 16)!;
-    expect(ci.low).toBeCloseTo(0.5 - 1.959964 * 0.05, 6);
-    expect(ci.high).toBeCloseTo(0.5 + 1.959964 * 0.05, 6);
+    expect(ci.low).toBeCloseTo(0.5 - 2.13145 * 0.05, 6);
+    expect(ci.high).toBeCloseTo(0.5 + 2.13145 * 0.05, 6);
+    expect(ci.method).toBe("t");
+    // A mean of 3 cases: 4.302653 sd/√n, not the normal approximation's 1.96.
+    const small = meanInterval(0.833, 0.289, 3)!;
+    expect(small.low).toBeCloseTo(0.833 - (4.302653 * 0.289) / Math.sqrt(3), 6);
     expect(meanInterval(0.5, null, 16)).toBeNull();
     expect(meanInterval(0.5, 0.2, 1)).toBeNull();
+  });
+});
+
+describe("t975", () => {
+  it("matches published quantiles, and tends to z", () => {
+    // R: qt(0.975, df)
+    for (const [df, t] of [
+      [1, 12.706205],
+      [2, 4.302653],
+      [10, 2.228139],
+      [30, 2.042272],
+      [31, 2.039513],
+      [40, 2.021075],
+      [60, 2.000298],
+      [120, 1.97993],
+      [1000, 1.962339],
+    ] as const)
+      expect(t975(df)).toBeCloseTo(t, 5);
+    expect(t975(1e9)).toBeCloseTo(Z95, 6);
   });
 });
