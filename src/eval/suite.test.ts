@@ -402,19 +402,6 @@ describe("authoring errors are errored cases, not failures", () => {
     expect(seen[0]?.verdict).toBe("errored");
   });
 
-  it("refuses two scorers with one name: judgments and gates name a scorer by it", () => {
-    expect(() =>
-      defineSuite({
-        id: "twice",
-        cases: [{ id: "a", input: 1 }],
-        target: (input: number) => input,
-        scorers: [ran, createScorer({ name: "other", score: () => ({ score: 1 }) }), ran],
-      }),
-    ).toThrow(
-      'defineSuite("twice"): two scorers are named "ran"; give each its own name (createScorer({ name }) or bindScorer({ id }))',
-    );
-  });
-
   it("rejects NaN, Infinity and out-of-range numbers naming the option", () => {
     const base = { id: "n", cases: [{ input: 1 }], target: () => 1, scorers: [ran] };
     expect(() => defineSuite({ ...base, concurrency: Number.NaN })).toThrow(/`concurrency`.*NaN/);

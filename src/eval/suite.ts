@@ -195,12 +195,6 @@ export function defineSuite<Input, Output>(
       `${where}: scorers[${index}] is not a scorer; pass bindScorer(...) or createScorer(...) results`,
     );
   });
-  const twice = ids.find((id, index) => ids.indexOf(id) !== index);
-  if (twice !== undefined)
-    // Judgments, gates and comparisons name a scorer by this: two would be told apart by nothing.
-    throw new AuthoringError(
-      `${where}: two scorers are named "${twice}"; give each its own name (createScorer({ name }) or bindScorer({ id }))`,
-    );
   checkWholeNumber(`${where}: \`concurrency\``, definition.concurrency, 1, MAX_SUITE_CONCURRENCY);
   checkWholeNumber(`${where}: \`trials\``, definition.trials, 1, MAX_TRIALS);
   checkTimeoutMs(`${where}: \`timeoutMs\``, definition.timeoutMs);
