@@ -166,6 +166,28 @@ describe("defineScoreEval", () => {
     });
     expect(record.verdict).toBe("errored");
   });
+
+  it("gives no score to a test that threw before it ended: its later checks were never made", async () => {
+    for (const test of [
+      (t: T) => {
+        t.score(1, { weight: 4 }).label("Tone");
+        throw new Error("no answer");
+      },
+      async (t: T) => {
+        t.score(1, { weight: 4 }).label("Tone");
+        await Promise.resolve();
+        throw new Error("no answer");
+      },
+    ]) {
+      const record = await run(test as (t: T) => void);
+      expect(record.verdict).toBe("errored");
+      expect(record.judgments[0]).toMatchObject({ label: "Tone", earned: 4 });
+      expect(record.score).toMatchObject({ state: "unavailable", earned: 4, max: 4 });
+      expect(record.score.reasons.at(-1)).toMatch(
+        /threw before it ended; the checks after it were never made/,
+      );
+    }
+  });
 });
 
 describe("defineEval (pass/fail)", () => {

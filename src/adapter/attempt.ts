@@ -276,6 +276,14 @@ export async function runAttempt<Facts, Assertions>(
       context.onJudgment?.(judgment);
     }
     if (context.judgeUsage) addJudgeUsage(context.judgeUsage, judge);
+    const score = summarizeScore(judgments);
+    if (failure) {
+      // The checks after the throw were never made: what the ones before it earned bounds nothing.
+      score.state = "unavailable";
+      score.reasons.push(
+        `${failure.where} threw before it ended; the checks after it were never made`,
+      );
+    }
     const record: AttemptRecord = {
       evalId,
       caseId: spec.id,
@@ -283,7 +291,7 @@ export async function runAttempt<Facts, Assertions>(
         crashed: failure !== undefined,
         skipped: skipped !== undefined,
       }),
-      score: summarizeScore(judgments),
+      score,
       judgments,
       usage: { app: appUsage, judge },
       elapsedMs: performance.now() - started,
