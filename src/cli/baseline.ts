@@ -1,4 +1,5 @@
 import { NiceevalError } from "../errors.js";
+import type { Shard } from "../shard/shard.js";
 import { resolveRunRef } from "../store/resolve.js";
 import type { Store, StoredRun } from "../store/types.js";
 import { effectiveStatus } from "../store/writer.js";
@@ -24,7 +25,26 @@ export async function findBaseline(
   store: Store,
   ref: string,
   evalIds: readonly string[],
+  shard?: Shard,
 ): Promise<StoredRun | undefined> {
+  // Another part of a sharded run is never a baseline by itself: once merged, the merged run is
+  // (it starts with its first shard, so the later shards would be newer). A shard may take the
+  // same shard of an earlier run.
+  const comparable = (run: StoredRun) =>
+    !run.shard ||
+    (shard !== undefined && run.shard.index === shard.index && run.shard.count === shard.count);
+  const latest = /^latest(?:~(\d+))?$/.exec(ref);
+  if (latest) {
+    const back = Number(latest[1] ?? 0);
+    const runs = (await store.listRuns({ limit: 1000 })).filter(comparable);
+    if (runs.length > back) return runs[back];
+    // No run to compare with yet: a first run.
+    if (runs.length === 0) return undefined;
+    throw new NiceevalError(
+      "RUN_NOT_FOUND",
+      `no run "${ref}" to compare with in ${store.location}: it holds ${runs.length} run${runs.length === 1 ? "" : "s"} that are not a shard of another run. Name the baseline by id, name or latest~N within those.`,
+    );
+  }
   if (!ref.startsWith("branch:")) {
     try {
       return await resolveRunRef(store, ref);
@@ -46,5 +66,5 @@ export async function findBaseline(
     throw new NiceevalError("USAGE", "--baseline branch: needs a branch name, as branch:main");
   const wanted = new Set(evalIds);
   const runs = await store.listRuns({ branch, status: "finished", limit: 50 });
-  return runs.find((run) => run.evals.some((e) => wanted.has(e.evalId)));
+  return runs.find((run) => comparable(run) && run.evals.some((e) => wanted.has(e.evalId)));
 }

@@ -33,6 +33,40 @@ describe("--baseline", () => {
     }
   });
 
+  it("is never another part of a sharded run: the merged run, or the same shard of an earlier one", async () => {
+    const store = await openSqliteStore(join(dir, "s.sqlite"));
+    try {
+      const begin = async (
+        id: string,
+        minute: number,
+        shard?: { index: number; count: number },
+      ) => {
+        const m = manifest(id, { startedAt: at(minute) });
+        if (shard) m.shard = shard;
+        await store.beginRun(m);
+        await store.finishRun(id, { status: "finished", endedAt: at(minute + 1), summaries: [] });
+      };
+      // The merged run starts with its first shard, so the later shards are newer.
+      await begin("nightly", 10);
+      for (const index of [1, 2, 3]) await begin(`s${index}`, 10 + index, { index, count: 3 });
+      expect((await findBaseline(store, "latest", ["alpha"]))?.runId).toBe("nightly");
+      expect((await findBaseline(store, "latest", ["alpha"], { index: 2, count: 3 }))?.runId).toBe(
+        "s2",
+      );
+      expect(
+        (await findBaseline(store, "latest~1", ["alpha"], { index: 2, count: 3 }))?.runId,
+      ).toBe("nightly");
+      await expect(findBaseline(store, "latest~1", ["alpha"])).rejects.toMatchObject({
+        code: "RUN_NOT_FOUND",
+        message: expect.stringContaining("not a shard of another run"),
+      });
+      // Named explicitly, a shard is what the user asked for.
+      expect((await findBaseline(store, "s3", ["alpha"]))?.runId).toBe("s3");
+    } finally {
+      await store.close();
+    }
+  });
+
   it("says when the run it names did not finish", async () => {
     const store = await openSqliteStore(join(dir, "s.sqlite"));
     try {

@@ -78,7 +78,7 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
     // a reference that names no run is a usage error before anything runs.
     const baseline =
       store && args.baseline !== undefined
-        ? await findBaseline(store, args.baseline, evalIds)
+        ? await findBaseline(store, args.baseline, evalIds, args.shard)
         : undefined;
     const unfinished = baseline && unfinishedBaselineNote(args.baseline!, baseline);
     if (unfinished) io.stderr(unfinished);
