@@ -3,6 +3,7 @@ import { writeSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ExportArgs, ViewArgs } from "../cli/args.js";
 import type { CliIO } from "../cli/io.js";
+import { NiceevalError } from "../errors.js";
 import type { Store } from "../store/types.js";
 import { exportHtml } from "./export.js";
 import { startViewer } from "./server.js";
@@ -61,12 +62,22 @@ export async function exportCommand(args: ExportArgs, store: Store, io: CliIO): 
   }
   if (args.html === undefined) return 0;
   const file = resolve(io.cwd, args.html);
-  const result = await exportHtml({
-    store,
-    run: args.run,
-    file,
-    ...(args.baseline !== undefined ? { baseline: args.baseline } : {}),
-  });
+  let result: Awaited<ReturnType<typeof exportHtml>>;
+  try {
+    result = await exportHtml({
+      store,
+      run: args.run,
+      file,
+      ...(args.baseline !== undefined ? { baseline: args.baseline } : {}),
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code !== "string" || !/^E[A-Z]+$/.test(code)) throw error;
+    throw new NiceevalError(
+      "USAGE",
+      `--html: cannot write ${args.html} (${code}); pass a file path in an existing, writable folder`,
+    );
+  }
   writeSync(
     io.stdoutFd,
     `wrote ${file}: run ${result.runId.slice(0, 8)}, ${result.attempts} attempts${result.baselineId ? `, compared with ${result.baselineId.slice(0, 8)}` : ""}, ${(result.bytes / 2 ** 20).toFixed(1)} MiB\n`,

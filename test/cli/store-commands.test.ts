@@ -220,6 +220,19 @@ describe("run, runs and show through the real CLI and a real SQLite store", {
     expect(ambiguous.stderr).toContain('"twice" names 2 runs');
     expect(ambiguous.stderr.match(/twice/g)!.length).toBeGreaterThanOrEqual(3);
   });
+
+  it("export --html to a path it cannot write says so and exits 2, as --ndjson does", async () => {
+    for (const [target, code] of [
+      ["missing/dir/report.html", "ENOENT"],
+      [".", "EISDIR"],
+    ] as const) {
+      const html = await cli(["export", "latest", "--html", target]);
+      expect(html.code).toBe(2);
+      expect(html.stderr).toBe(
+        `niceeval: --html: cannot write ${target} (${code}); pass a file path in an existing, writable folder\n`,
+      );
+    }
+  });
 });
 
 describe("where runs are stored", { timeout: 120_000 }, () => {
