@@ -118,14 +118,10 @@ export async function openRunFile(file: string): Promise<RunFileReader> {
       const { value, line } = next.value;
       if (end !== undefined) throw invalidLine(file, line, "comes after the run.end line");
       if (value.type === "record") {
-        if (!isRecord(value.record))
-          throw invalidLine(
-            file,
-            line,
-            "is not an attempt record (it needs evalId, caseId and verdict)",
-          );
+        const problem = recordProblem(value.record);
+        if (problem) throw invalidLine(file, line, problem);
         count++;
-        yield value.record;
+        yield value.record as AttemptRecord;
       } else if (value.type === "run.end") {
         const { type: _type, ...rest } = value as Extract<RunFileLine, { type: "run.end" }>;
         if (rest.attempts !== count)
@@ -292,13 +288,47 @@ function isManifest(value: unknown): value is RunManifest {
   );
 }
 
-function isRecord(value: unknown): value is AttemptRecord {
-  const r = value as Partial<AttemptRecord> | null;
-  return (
-    typeof r === "object" &&
-    r !== null &&
-    typeof r.evalId === "string" &&
-    typeof r.caseId === "string" &&
-    typeof r.verdict === "string"
+const VERDICTS = new Set(["passed", "failed", "skipped", "errored"]);
+const SCORE_STATES = new Set(["complete", "partial", "unavailable"]);
+const JUDGMENT_STATES = new Set(["matched", "mismatched", "unavailable", "errored"]);
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Why a line's record is not an attempt record as an export writes it; undefined when it is. */
+function recordProblem(value: unknown): string | undefined {
+  if (
+    !isObject(value) ||
+    typeof value.evalId !== "string" ||
+    typeof value.caseId !== "string" ||
+    typeof value.verdict !== "string"
+  )
+    return "is not an attempt record (it needs evalId, caseId and verdict)";
+  if (!VERDICTS.has(value.verdict))
+    return `has verdict ${JSON.stringify(value.verdict)}; a verdict is passed, failed, skipped or errored`;
+  const { score, usage } = value;
+  if (
+    !isObject(score) ||
+    !SCORE_STATES.has(score.state as string) ||
+    !Number.isFinite(score.earned) ||
+    !Number.isFinite(score.max) ||
+    !Array.isArray(score.reasons)
+  )
+    return "has no valid score (an object with state, earned, max and reasons)";
+  if (!Array.isArray(value.judgments)) return "has no judgments list";
+  const bad = value.judgments.findIndex(
+    (j) =>
+      !isObject(j) ||
+      typeof j.label !== "string" ||
+      typeof j.source !== "string" ||
+      !JUDGMENT_STATES.has(j.state as string) ||
+      typeof j.points !== "number" ||
+      !(typeof j.earned === "number" || j.earned === null),
   );
+  if (bad >= 0)
+    return `has an invalid judgment at index ${bad} (it needs label, source, state, points and earned)`;
+  if (!isObject(usage) || !isObject(usage.app) || !isObject(usage.judge))
+    return "has no valid usage (an object with app and judge)";
+  if (typeof value.elapsedMs !== "number") return "has no elapsedMs";
+  return undefined;
 }

@@ -443,4 +443,27 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
       expect(json<unknown[]>(runs.stdout)).toEqual([]);
     }
   });
+
+  it("refuses a record that is JSON but not an attempt record, naming the line and the field", async () => {
+    const lines = (await readFile(join(project.dir, "whole.ndjson"), "utf8")).split("\n");
+    for (const [change, message] of [
+      [(r: Record<string, unknown>) => ({ ...r, judgments: null }), "has no judgments list"],
+      [(r: Record<string, unknown>) => ({ ...r, score: "bogus" }), "has no valid score"],
+      [(r: Record<string, unknown>) => ({ ...r, verdict: "great" }), 'has verdict "great"'],
+      [
+        (r: Record<string, unknown>) => ({ ...r, judgments: [{ label: "x" }] }),
+        "has an invalid judgment at index 0",
+      ],
+    ] as const) {
+      const line = JSON.parse(lines[1]!) as { record: Record<string, unknown> };
+      const edited = [...lines];
+      edited[1] = JSON.stringify({ ...line, record: change(line.record) });
+      await writeFile(join(project.dir, "edited.ndjson"), edited.join("\n"));
+      const failed = await cli(["import", "edited.ndjson", "--store", "edited.sqlite"]);
+      expect(failed.code, message).toBe(2);
+      expect(failed.stderr).toContain(`edited.ndjson: line 2 ${message}`);
+      const runs = await cli(["runs", "--json", "--store", "edited.sqlite"]);
+      expect(json<unknown[]>(runs.stdout)).toEqual([]);
+    }
+  });
 });
