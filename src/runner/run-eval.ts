@@ -102,6 +102,10 @@ function toRunnable<Input, Output>(
   if ("definition" in suite && "runCase" in suite) {
     return target ? defineSuite({ ...suite.definition, target }) : suite;
   }
+  if ((suite as { style?: unknown }).style === "score")
+    throw new TypeError(
+      `runEval: "${suite.id}" is a score eval, which runEval does not take (it runs suites); run it with runEvals([{ eval }]) or its own run()`,
+    );
   if (!target) {
     throw new TypeError(
       `runEval: suite "${suite.id}" has no target; pass { target } in the options`,

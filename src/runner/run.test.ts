@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { defineAdapter } from "../adapter/define-adapter.js";
 import type { AttemptRecord } from "../eval/record.js";
 import { defineSuite } from "../eval/suite.js";
 import { createScorer } from "../scorers/create-scorer.js";
@@ -368,6 +369,14 @@ describe("runEval", () => {
     expect(report.meanValue).toBeCloseTo((0.75 + 0.25) / 2);
     expect(telemetry.events.filter((e) => e.kind === "eval.case.scored")).toHaveLength(4);
     expect(report.cases[1]?.scores.map((s) => s.score?.passed)).toEqual([false, true]);
+  });
+
+  it("says a score eval is run by runEvals or its own run(), not that it lacks a target", async () => {
+    const app = defineAdapter({ name: "app", create: async () => ({}) });
+    const scoreEval = app.defineScoreEval({ id: "review", description: "d", test() {} });
+    await expect(runEval(scoreEval as never)).rejects.toThrow(
+      'runEval: "review" is a score eval, which runEval does not take (it runs suites); run it with runEvals([{ eval }]) or its own run()',
+    );
   });
 });
 
