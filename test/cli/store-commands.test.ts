@@ -171,12 +171,19 @@ describe("run, runs and show through the real CLI and a real SQLite store", {
     expect(failures.stdout).not.toMatch(/✓ [bc] passed/);
     expect(failures.stdout).toContain("3 cases: 2 passed, 1 failed");
 
-    const { records } = json<Shown>((await cli(["show", "replayed", "--json"])).stdout);
+    const asJson = await cli(["show", "replayed", "--json"]);
+    // It exits as the report does: 1 for a run with a failed attempt.
+    expect(asJson.code).toBe(1);
+    const { records } = json<Shown>(asJson.stdout);
     expect(records.map((r) => [r.caseId, r.verdict])).toEqual([
       ["a", "failed"],
       ["b", "passed"],
       ["c", "passed"],
     ]);
+    const failing = json<Shown>(
+      (await cli(["show", "replayed", "--json", "--failures-only"])).stdout,
+    );
+    expect(failing.records.map((r) => [r.caseId, r.verdict])).toEqual([["a", "failed"]]);
   });
 
   it("names a run by full id, 6+ character prefix, name, latest and latest~N", async () => {

@@ -72,11 +72,15 @@ export async function showCommand(args: ShowArgs, store: Store, io: CliIO): Prom
     writeSync(io.stdoutFd, `{"run":${safeStringify(run)},"records":[`);
     let first = true;
     for await (const record of store.streamAttempts(run.runId)) {
+      if (args.failuresOnly && (record.verdict === "passed" || record.verdict === "skipped"))
+        continue;
       writeSync(io.stdoutFd, `${first ? "" : ","}\n${safeStringify(record)}`);
       first = false;
     }
     writeSync(io.stdoutFd, "\n]}\n");
-    return 0;
+    // As the report's form: 1 when the run has failed or errored attempts or files that failed to load.
+    const { failed, errored } = run.totals;
+    return failed + errored > 0 || (run.loadErrors?.length ?? 0) > 0 ? 1 : 0;
   }
   const reporter = consoleReporter({
     fd: io.stdoutFd,
