@@ -182,7 +182,20 @@ async function* parsedLines(file: string): AsyncGenerator<{ value: Parsed; line:
     stream.destroy();
   }
   line++;
-  if (rest.trim() !== "") yield { value: parse(rest), line };
+  if (rest.trim() === "") return;
+  // An export ends every line with a newline: a last line without one that does not parse was cut
+  // (a copy or a download that stopped), so the file ends before it, as one cut between lines.
+  if (line > 1 && !isJson(rest)) return;
+  yield { value: parse(rest), line };
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const invalidLine = (file: string, line: number, why: string) =>

@@ -444,6 +444,23 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     }
   });
 
+  it("takes an export cut in the middle of a line as cut short there", async () => {
+    const text = await readFile(join(project.dir, "whole.ndjson"), "utf8");
+    const lines = text.split("\n").filter(Boolean);
+    // Two records whole, the third cut halfway, no run.end.
+    const cut = `${lines.slice(0, 3).join("\n")}\n${lines[3]!.slice(0, lines[3]!.length >> 1)}`;
+    await writeFile(join(project.dir, "midline.ndjson"), cut);
+    const imported = await cli(["import", "midline.ndjson", "--store", "midline.sqlite"]);
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toContain(
+      "ends before its run.end line (cut short?): its 2 attempts were imported and the run is marked interrupted",
+    );
+    const runs = json<{ status: string; attempts: number }[]>(
+      (await cli(["runs", "--json", "--store", "midline.sqlite"])).stdout,
+    );
+    expect(runs.map((r) => [r.status, r.attempts])).toEqual([["interrupted", 2]]);
+  });
+
   it("refuses a record that is JSON but not an attempt record, naming the line and the field", async () => {
     const lines = (await readFile(join(project.dir, "whole.ndjson"), "utf8")).split("\n");
     for (const [change, message] of [
