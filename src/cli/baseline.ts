@@ -15,6 +15,12 @@ export function unfinishedBaselineNote(ref: string, run: StoredRun): string | un
 }
 
 /**
+ * Runs looked through for `latest~N` and `branch:NAME`, newest first: enough for the shards of
+ * many sharded runs to sit in front of the merged run they belong to.
+ */
+const RUNS_SEARCHED = 1000;
+
+/**
  * The run `--baseline` names, looked up before the new run begins: a run reference, or
  * `branch:NAME` for the latest finished run on that git branch that ran the same evals.
  * Undefined when there is nothing to compare with yet (a branch without such a run, or
@@ -36,13 +42,17 @@ export async function findBaseline(
   const latest = /^latest(?:~(\d+))?$/.exec(ref);
   if (latest) {
     const back = Number(latest[1] ?? 0);
-    const runs = (await store.listRuns({ limit: 1000 })).filter(comparable);
+    const all = await store.listRuns({ limit: RUNS_SEARCHED });
+    const runs = all.filter(comparable);
     if (runs.length > back) return runs[back];
-    // No run to compare with yet: a first run.
-    if (runs.length === 0) return undefined;
+    // An empty store, or `latest` with nothing to compare yet: a first run.
+    if (all.length === 0 || (back === 0 && runs.length === 0)) return undefined;
+    const which = shard
+      ? `whole runs, or shard ${shard.index}/${shard.count} of earlier runs`
+      : "runs that are not a shard of another run";
     throw new NiceevalError(
       "RUN_NOT_FOUND",
-      `no run "${ref}" to compare with in ${store.location}: it holds ${runs.length} run${runs.length === 1 ? "" : "s"} that are not a shard of another run. Name the baseline by id, name or latest~N within those.`,
+      `no run "${ref}" to compare with in ${store.location}: it holds ${runs.length} to compare with (${which}). Name the baseline by id, name or latest~N within those.`,
     );
   }
   if (!ref.startsWith("branch:")) {
@@ -65,6 +75,6 @@ export async function findBaseline(
   if (branch === "")
     throw new NiceevalError("USAGE", "--baseline branch: needs a branch name, as branch:main");
   const wanted = new Set(evalIds);
-  const runs = await store.listRuns({ branch, status: "finished", limit: 50 });
+  const runs = await store.listRuns({ branch, status: "finished", limit: RUNS_SEARCHED });
   return runs.find((run) => comparable(run) && run.evals.some((e) => wanted.has(e.evalId)));
 }

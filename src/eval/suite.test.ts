@@ -386,6 +386,27 @@ describe("authoring errors are errored cases, not failures", () => {
     }
   });
 
+  it("takes a cases promise that fails before it is read as its eval's error, not an unhandled rejection", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const suite = defineSuite<unknown, unknown>({
+        id: "loader",
+        cases: Promise.reject(new Error("db down")) as never,
+        target: (input) => input,
+        scorers: [ran],
+      });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+      const seen = await records(suite as never);
+      expect(seen.map((r) => [r.caseId, r.verdict])).toEqual([["(cases)", "errored"]]);
+      expect(seen[0]?.error?.message).toMatch(/db down/);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
   it("makes a suite with no cases or no scorers an errored eval with a message", async () => {
     const empty = await records(suiteOf([]));
     expect(empty).toHaveLength(1);

@@ -195,6 +195,9 @@ export function defineSuite<Input, Output>(
       `${where}: scorers[${index}] is not a scorer; pass bindScorer(...) or createScorer(...) results`,
     );
   });
+  // Cases given as a promise are awaited only when first read: one that fails before then must
+  // not be an unhandled rejection (the error reaches the eval's "(cases)" record when read).
+  if (isThenable(definition.cases)) Promise.resolve(definition.cases).catch(() => {});
   checkWholeNumber(`${where}: \`concurrency\``, definition.concurrency, 1, MAX_SUITE_CONCURRENCY);
   checkWholeNumber(`${where}: \`trials\``, definition.trials, 1, MAX_TRIALS);
   checkTimeoutMs(`${where}: \`timeoutMs\``, definition.timeoutMs);

@@ -180,10 +180,10 @@ async function callWithRetries(
 ): Promise<Attempted> {
   const scheduler = schedulerFor(target.endpoint);
   const usage: JudgeUsage = { ...emptyJudgeUsage(), calls: 1 };
-  // Told now: the attempt's time limit may cut the call off, and it was made all the same.
-  recordJudgeUsage({ calls: 1 });
   for (let attempt = 0; ; attempt++) {
     const ticket = await scheduler.acquire(signal, { retry: attempt > 0 });
+    // Told as each try is sent: the attempt's time limit may cut it off, and it was made all the same.
+    recordJudgeUsage(attempt === 0 ? { calls: 1 } : { retries: 1 });
     const started = performance.now();
     let failure: JudgeCallError;
     try {
@@ -213,7 +213,6 @@ async function callWithRetries(
       return { outcome: { ok: false, reason }, usage, cached: false, counted: true };
     }
     usage.retries++;
-    recordJudgeUsage({ retries: 1 });
     if (failure.rateLimited || failure.status === 503 || failure.status === 529) {
       const event: JudgePushBack = { endpoint: target.endpoint };
       if (failure.status !== undefined) event.status = failure.status;

@@ -117,6 +117,7 @@ export async function openRunFile(file: string): Promise<RunFileReader> {
       if (next.done) return;
       const { value, line } = next.value;
       if (end !== undefined) throw invalidLine(file, line, "comes after the run.end line");
+      if (value === CUT_LINE) return;
       if (value.type === "record") {
         const problem = recordProblem(value.record);
         if (problem) throw invalidLine(file, line, problem);
@@ -185,9 +186,15 @@ async function* parsedLines(file: string): AsyncGenerator<{ value: Parsed; line:
   if (rest.trim() === "") return;
   // An export ends every line with a newline: a last line without one that does not parse was cut
   // (a copy or a download that stopped), so the file ends before it, as one cut between lines.
-  if (line > 1 && !isJson(rest)) return;
+  if (line > 1 && !isJson(rest)) {
+    yield { value: CUT_LINE, line };
+    return;
+  }
   yield { value: parse(rest), line };
 }
+
+/** What {@link parsedLines} gives for a last line cut before its end. */
+const CUT_LINE = { type: "~cut" } as unknown as Parsed;
 
 function isJson(text: string): boolean {
   try {

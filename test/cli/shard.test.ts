@@ -459,6 +459,11 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
       (await cli(["runs", "--json", "--store", "midline.sqlite"])).stdout,
     );
     expect(runs.map((r) => [r.status, r.attempts])).toEqual([["interrupted", 2]]);
+    // After the run.end line, a line that does not parse is still refused.
+    await writeFile(join(project.dir, "tail.ndjson"), `${text}{"type":"rec`);
+    const tail = await cli(["import", "tail.ndjson", "--store", "tail.sqlite"]);
+    expect(tail.code).toBe(2);
+    expect(tail.stderr).toMatch(/tail\.ndjson: line \d+ comes after the run\.end line/);
   });
 
   it("refuses a record that is JSON but not an attempt record, naming the line and the field", async () => {
