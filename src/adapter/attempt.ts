@@ -5,6 +5,7 @@ import {
   emptyJudgeUsage,
   erroredRecord,
   type Judgment,
+  type ScoreSummary,
 } from "../eval/record.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
 import { decideVerdict, summarizeScore } from "../eval/summarize.js";
@@ -276,14 +277,7 @@ export async function runAttempt<Facts, Assertions>(
       context.onJudgment?.(judgment);
     }
     if (context.judgeUsage) addJudgeUsage(context.judgeUsage, judge);
-    const score = summarizeScore(judgments);
-    if (failure) {
-      // The checks after the throw were never made: what the ones before it earned bounds nothing.
-      score.state = "unavailable";
-      score.reasons.push(
-        `${failure.where} threw before it ended; the checks after it were never made`,
-      );
-    }
+    const score = attemptScore(judgments, failure);
     const record: AttemptRecord = {
       evalId,
       caseId: spec.id,
@@ -305,6 +299,24 @@ export async function runAttempt<Facts, Assertions>(
   } finally {
     deadline.dispose();
   }
+}
+
+/**
+ * The score of an attempt's judgments. A test that threw before it ended never made the checks
+ * after the throw, so what the ones before it earned bounds nothing: the score is unavailable.
+ */
+function attemptScore(
+  judgments: readonly Judgment[],
+  failure: { where: string } | undefined,
+): ScoreSummary {
+  const score = summarizeScore(judgments);
+  if (failure) {
+    score.state = "unavailable";
+    score.reasons.push(
+      `${failure.where} threw before it ended; the checks after it were never made`,
+    );
+  }
+  return score;
 }
 
 /** Wrap the adapter's assertion methods so their judgments name them as source (e.g. "t.said"). */
