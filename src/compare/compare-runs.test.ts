@@ -255,6 +255,25 @@ describe("compareRuns", () => {
     expect(strict.decision.reasons).toEqual(["1 case passed every trial before and pass none now"]);
   });
 
+  it("does not call four flipped cases of twenty a regression on the mean score (exact sign-flip p = 0.125)", async () => {
+    // With 0/1 scores the mean score is the pass rate; a percentile bootstrap interval of the
+    // mean difference excludes 0 here, but neither exact test does.
+    const base = cases(20, () => ({ verdict: "passed" }));
+    const flipped = (k: number) => cases(20, (i) => ({ verdict: i < k ? "failed" : "passed" }));
+    const four = await compareRuns(await storeWith({ base, head: flipped(4) }), "base", "head");
+    expect(four.overall.meanScore!.interval!.high).toBeLessThan(0);
+    expect(four.overall.meanScore!.test).toMatchObject({ method: "exact", differing: 4 });
+    expect(four.overall.meanScore!.test.pValue).toBeCloseTo(0.125, 12);
+    expect(four.overall.passRate!.test.pValue).toBeCloseTo(0.125, 12);
+    expect(four.decision).toMatchObject({ regression: false, passRate: false, meanScore: false });
+
+    const eight = await compareRuns(await storeWith({ base, head: flipped(8) }), "base", "head");
+    expect(eight.decision).toMatchObject({ regression: true, passRate: true, meanScore: true });
+    expect(eight.decision.reasons[1]).toBe(
+      "mean score fell by 0.400 (n = 20, sign-flip p = 0.00781 < 0.05)",
+    );
+  });
+
   it("averages trials per case and never compares a partial score as complete", async () => {
     const t = (caseId: string, verdicts: Verdict[], scores: NonNullable<Spec["score"]>[]) =>
       verdicts.map((verdict, trial): Spec => ({ caseId, verdict, trial, score: scores[trial]! }));
@@ -329,7 +348,7 @@ describe("compareRuns", () => {
     expect(error).toBeInstanceOf(NiceevalError);
     expect(error).toMatchObject({ code: "COMPARE_NOTHING_IN_COMMON" });
     expect((error as Error).message).toMatch(
-      /runs "base" \(1 cases in 1 evals\) and "head" .* no case in common/,
+      /runs "base" \(1 case in 1 eval\) and "head" .* no case in common/,
     );
     await expect(compareRuns(store, "base", "nope")).rejects.toMatchObject({
       code: "COMPARE_RUN_NOT_FOUND",
@@ -366,6 +385,27 @@ describe("compareRuns", () => {
     expect(md).toContain("| qa | 3 | 66.7% → 66.7% (+0.0 pts) | 1 |");
     expect(md).toContain("got \\| 5");
     expect(md.indexOf("Regressions (1)")).toBeLessThan(md.indexOf("Improvements (1)"));
+  });
+
+  it("escapes model output in the Markdown form, so it cannot close the details block or add markup", async () => {
+    const answer = "</details>\n\n# INJECTED | a | b\n<img src=x> [link](http://x) *bold*";
+    const store = await storeWith({
+      base: [{ caseId: "a" }],
+      head: [{ caseId: "a", verdict: "failed", reason: answer }],
+    });
+    const md = formatComparisonMarkdown(await compareRuns(store, "base", "head"));
+    expect(md).not.toContain("</details>\n\n# INJECTED");
+    expect(md).not.toMatch(/(^|[^\\])<img/);
+    expect(md).toContain(
+      "\\</details\\> \\# INJECTED \\| a \\| b \\<img src=x\\> \\[link\\](http://x) \\*bold\\*",
+    );
+    // The only raw HTML is the report's own collapsible blocks.
+    expect(md.match(/(?<!\\)<\/?[a-z]+/g)).toEqual([
+      "<details",
+      "<summary",
+      "</summary",
+      "</details",
+    ]);
   });
 
   it("compares two 100,000-case runs with the full bootstrap", async () => {

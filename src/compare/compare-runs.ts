@@ -3,7 +3,6 @@ import type { AttemptRecord } from "../eval/record.js";
 import { plural } from "../plural.js";
 import { wilsonInterval } from "../stats/interval.js";
 import { mcnemarExact } from "../stats/mcnemar.js";
-import { normalCdf } from "../stats/normal.js";
 import { type PairedDifference, pairedDifference } from "../stats/paired.js";
 import type { Store, StoredRun } from "../store/types.js";
 import {
@@ -118,7 +117,10 @@ export async function compareRuns(
   });
   if (allPairs.length === 0) {
     const describe = (cases: Map<string, Map<string, CaseAgg>>) =>
-      `${[...cases.values()].reduce((n, c) => n + c.size, 0)} cases in ${cases.size} evals`;
+      `${plural(
+        [...cases.values()].reduce((n, c) => n + c.size, 0),
+        "case",
+      )} in ${plural(cases.size, "eval")}`;
     throw new NiceevalError(
       "COMPARE_NOTHING_IN_COMMON",
       `runs "${base}" (${describe(baseCases)}) and "${head}" (${describe(headCases)}) have no case in common` +
@@ -461,12 +463,13 @@ function mergeLeftOut(parts: readonly LeftOut[]): LeftOut {
   return merged;
 }
 
-const scoreFell = (difference: PairedDifference | null): boolean =>
-  difference?.interval != null && difference.interval.high < 0;
-
-/** Two-sided normal p of a mean difference from its standard error. */
-const zTestP = (difference: PairedDifference | null): number =>
-  difference?.se ? 2 * normalCdf(-Math.abs(difference.mean) / difference.se) : 1;
+/**
+ * True when the mean score fell significantly at `alpha`: by the paired sign-flip test, exact
+ * for a few differing cases, where a bootstrap interval would call a handful of flips out of
+ * twenty significant.
+ */
+const scoreFell = (difference: PairedDifference | null, alpha: number): boolean =>
+  difference !== null && difference.mean < 0 && difference.test.pValue < alpha;
 
 function decide(
   overall: ComparisonStats,
@@ -479,7 +482,7 @@ function decide(
     overall.passRate !== null &&
     overall.passRate.difference < 0 &&
     overall.passRate.test.pValue < alpha;
-  const meanScoreFell = scoreFell(overall.meanScore);
+  const meanScoreFell = scoreFell(overall.meanScore, alpha);
   if (passRate) {
     reasons.push(
       `pass rate fell from ${pct(overall.passRate!.base)} to ${pct(overall.passRate!.head)} (n = ${overall.passRate!.n}, McNemar ${pText(overall.passRate!.test.pValue)} < ${alpha})`,
@@ -488,7 +491,7 @@ function decide(
   if (meanScoreFell) {
     const d = overall.meanScore!;
     reasons.push(
-      `mean score fell by ${(-d.mean).toFixed(3)} (n = ${d.n}, ${Math.round(d.interval!.level * 100)}% interval [${d.interval!.low.toFixed(3)}, ${d.interval!.high.toFixed(3)}] below 0)`,
+      `mean score fell by ${(-d.mean).toFixed(3)} (n = ${d.n}, sign-flip ${pText(d.test.pValue)} < ${alpha})`,
     );
   }
   const regressedEvals: string[] = [];
@@ -501,14 +504,14 @@ function decide(
       e.regressed = {
         passRate:
           e.passRate !== null && e.passRate.difference < 0 && e.passRate.test.pValue < perEval,
-        meanScore: e.meanScore !== null && e.meanScore.mean < 0 && zTestP(e.meanScore) < perEval,
+        meanScore: scoreFell(e.meanScore, perEval),
       };
       if (e.regressed.passRate || e.regressed.meanScore) {
         regressedEvals.push(e.evalId);
         reasons.push(
           `eval "${e.evalId}" regressed on its own (${[
             e.regressed.passRate ? `pass rate ${pText(e.passRate!.test.pValue)}` : "",
-            e.regressed.meanScore ? `mean score ${pText(zTestP(e.meanScore))}` : "",
+            e.regressed.meanScore ? `mean score ${pText(e.meanScore!.test.pValue)}` : "",
           ]
             .filter(Boolean)
             .join(", ")} < ${alpha}/${evals.length})`,

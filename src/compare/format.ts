@@ -1,3 +1,5 @@
+import { plural } from "../plural.js";
+import { cell } from "../report/markdown-cell.js";
 import type { Interval } from "../stats/interval.js";
 import type { PairedDifference } from "../stats/paired.js";
 import { pText } from "./compare-runs.js";
@@ -37,6 +39,7 @@ function scoreLine(d: PairedDifference | null): string {
     `mean score ${num(d.meanBase)} → ${num(d.meanHead)} (${signed(d.mean)}, n = ${d.n}${d.clusters === null ? "" : ` in ${d.clusters} clusters`}`,
     d.se === null ? "" : `SE ${num(d.se)}`,
     `${range(d.interval, signed)} ${d.method}${d.resamples > 0 ? ` ×${d.resamples}` : ""}`,
+    `sign-flip ${pText(d.test.pValue)}${d.test.method === "exact" ? " exact" : ""}`,
     d.correlation === null ? "" : `r = ${d.correlation.toFixed(2)}`,
     d.mde === null ? "" : `MDE ${num(d.mde)} at ${Math.round(d.power * 100)}% power)`,
   ];
@@ -46,12 +49,12 @@ function scoreLine(d: PairedDifference | null): string {
 
 function leftOutLine(left: LeftOut): string | null {
   const parts: string[] = [];
-  if (left.partialAttempts) parts.push(`${left.partialAttempts} partial-score attempts`);
+  if (left.partialAttempts) parts.push(`${plural(left.partialAttempts, "partial-score attempt")}`);
   if (left.unavailableAttempts)
-    parts.push(`${left.unavailableAttempts} unavailable-score attempts`);
+    parts.push(plural(left.unavailableAttempts, "unavailable-score attempt"));
   if (left.unscoredCases)
-    parts.push(`${left.unscoredCases} cases without a complete score in both runs`);
-  if (left.skippedCases) parts.push(`${left.skippedCases} cases skipped in a run`);
+    parts.push(`${plural(left.unscoredCases, "case")} without a complete score in both runs`);
+  if (left.skippedCases) parts.push(`${plural(left.skippedCases, "case")} skipped in a run`);
   if (parts.length === 0) return null;
   const named = left.attempts
     .slice(0, 5)
@@ -125,12 +128,10 @@ function pushStats(lines: string[], stats: ComparisonStats, indent: string): voi
 
 // ---------------------------------------------------------------- Markdown
 
-const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
-
 /** A comparison as Markdown for a pull-request summary: verdict, table per eval, changed cases. */
 export function formatComparisonMarkdown(c: Comparison): string {
   const out: string[] = [];
-  out.push(`### niceeval: \`${cell(runName(c, "base"))}\` → \`${cell(runName(c, "head"))}\``, "");
+  out.push(`### niceeval: ${cell(runName(c, "base"))} → ${cell(runName(c, "head"))}`, "");
   out.push(
     c.decision.regression
       ? `**Regression** — ${c.decision.reasons.map(cell).join("; ")}`
@@ -148,7 +149,7 @@ export function formatComparisonMarkdown(c: Comparison): string {
     const d = s.meanScore;
     const t = s.transitions;
     out.push(
-      `| ${cell(name)} | ${s.pairs} | ${r ? `${pct(r.base)} → ${pct(r.head)} (${points(r.difference)})` : "–"} | ${r ? pText(r.test.pValue).replace(/^p [=<] ?/, (m) => (m.includes("<") ? "< " : "")) : "–"} | ${d ? `${signed(d.mean)} (n = ${d.n})` : "–"} | ${d ? `${range(d.interval, signed)} ${d.method}` : "–"} | ${d?.mde != null ? num(d.mde) : "–"} | ${t.passToFail}↓ ${t.becameErrored}⚠ ${t.failToPass}↑ +${t.added} −${t.removed} |`,
+      `| ${cell(name)} | ${s.pairs} | ${r ? `${pct(r.base)} → ${pct(r.head)} (${points(r.difference)})` : "–"} | ${r ? pText(r.test.pValue).replace(/^p [=<] ?/, (m) => (m.includes("<") ? "< " : "")) : "–"} | ${d ? `${signed(d.mean)} (n = ${d.n}, ${pText(d.test.pValue)})` : "–"} | ${d ? `${range(d.interval, signed)} ${d.method}` : "–"} | ${d?.mde != null ? num(d.mde) : "–"} | ${t.passToFail}↓ ${t.becameErrored}⚠ ${t.failToPass}↑ +${t.added} −${t.removed} |`,
     );
   };
   for (const e of c.evals) row(e.evalId, e);

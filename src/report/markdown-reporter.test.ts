@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EvalSummary } from "../runner/events.js";
-import { cell, markdownReporter } from "./markdown-reporter.js";
+import { cell } from "./markdown-cell.js";
+import { markdownReporter } from "./markdown-reporter.js";
 import {
   crashingSuite,
   mixedSuite,

@@ -5,8 +5,8 @@ import type { RunSummary } from "../runner/run.js";
 import { attemptName, isProblem, problemSummary } from "./failures.js";
 import { evalFigures, filesWithLoadErrors, formatMean, passRateFigure } from "./figures.js";
 import { formatMs, formatNumber } from "./format.js";
+import { cell } from "./markdown-cell.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
-import { xmlSafe } from "./xml.js";
 
 /** Options of {@link markdownReporter}. */
 export interface MarkdownReporterOptions {
@@ -173,14 +173,4 @@ function meanText(figure: ReturnType<typeof evalFigures>["meanScore"]): string {
   if (figure.mean === null) return "n/a";
   const ci = figure.interval;
   return `${formatMean(figure)} (n=${figure.n}${ci ? `, ${formatNumber(ci.low)}–${formatNumber(ci.high)}` : ""}${figure.partial ? `, ${figure.partial} partial` : ""})`;
-}
-
-/**
- * Text safe inside a markdown table cell: one line, control characters stripped, markdown and
- * HTML punctuation escaped.
- */
-export function cell(text: string): string {
-  return xmlSafe(text)
-    .replace(/\s*[\r\n]+\s*/g, " ")
-    .replace(/[\\`*_[\]<>|~&#]/g, (c) => `\\${c}`);
 }

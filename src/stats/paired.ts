@@ -1,6 +1,7 @@
 import { bootstrapRatios, quantileSorted, type ResamplingMode } from "./bootstrap.js";
 import type { Interval } from "./interval.js";
 import { zForLevel } from "./normal.js";
+import { type SignFlipTest, signFlipTest } from "./sign-flip.js";
 
 /** Options of {@link pairedDifference}. */
 export interface PairedOptions {
@@ -53,6 +54,11 @@ export interface PairedDifference {
    */
   mde: number | null;
   power: number;
+  /**
+   * The paired sign-flip test of "no difference" over the same units as the interval (pairs, or
+   * clusters): what a regression gate decides on, since it is valid at any n.
+   */
+  test: SignFlipTest;
 }
 
 /**
@@ -112,6 +118,7 @@ export function pairedDifference(
     correlation,
     mde,
     power,
+    test: signFlipTest(unitSums, { resamples, seed, budget: options.budget ?? 2e7 }),
   };
   if (resamples > 0 && units > 1) {
     const drawn = bootstrapRatios(unitSums, unitSizes, {

@@ -22,7 +22,7 @@ export async function viewCommand(
       `niceeval: warning: serving on ${args.host}: other machines on the network can reach the viewer (the session token still guards it)\n`,
     );
   }
-  const viewer = await startViewer({ store, host: args.host, port: args.port });
+  const viewer = await listen(args, store);
   writeSync(
     io.stdoutFd,
     `niceeval viewer of ${store.location}\n  ${viewer.url}\n(Ctrl-C stops it)\n`,
@@ -36,6 +36,32 @@ export async function viewCommand(
   });
   await viewer.close();
   return 0;
+}
+
+/** The viewer, or a usage error that says why it cannot listen (a port in use, a host not here). */
+async function listen(args: ViewArgs, store: Store) {
+  try {
+    return await startViewer({ store, host: args.host, port: args.port });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const where = `${args.host}:${args.port}`;
+    if (code === "EADDRINUSE")
+      throw new NiceevalError(
+        "USAGE",
+        `view: port ${args.port} on ${args.host} is in use (another viewer?); pass --port <n>, or --port 0 for any free port`,
+      );
+    if (code === "EACCES")
+      throw new NiceevalError(
+        "USAGE",
+        `view: not allowed to listen on ${where}; pass --port above 1023, or --port 0 for any free port`,
+      );
+    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN")
+      throw new NiceevalError(
+        "USAGE",
+        `view: cannot listen on ${args.host} (${code}): it is not an address of this machine; pass --host 127.0.0.1`,
+      );
+    throw error;
+  }
 }
 
 function openBrowser(url: string): void {

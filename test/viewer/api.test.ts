@@ -187,6 +187,22 @@ describe("niceeval view and export arguments", () => {
     expect(() => parseCliArgs(["export", "latest"])).toThrow(/--html <file>/);
   });
 
+  it("niceeval view on a port in use is a usage error that says what to pass, not a crash", async () => {
+    const stderr: string[] = [];
+    const port = new URL(viewer.origin).port;
+    const code = await main(["view", "--port", port, "--store", fixture.path], {
+      cwd: dirname(fixture.path),
+      env: {},
+      stdoutFd: 1,
+      stderr: (t) => stderr.push(t),
+      isTTY: false,
+    });
+    expect(code).toBe(2);
+    expect(stderr.join("")).toBe(
+      `niceeval: view: port ${port} on 127.0.0.1 is in use (another viewer?); pass --port <n>, or --port 0 for any free port\n`,
+    );
+  });
+
   it("niceeval export writes one HTML file with the data embedded and no external reference", async () => {
     const dir = dirname(fixture.path);
     const file = join(dir, "report.html");

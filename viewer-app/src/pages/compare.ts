@@ -81,7 +81,7 @@ function statsView(title: string, s: Stats): HTMLElement {
       ? h(
           "p",
           {},
-          `mean score ${num(ms.meanBase)} \u2192 ${num(ms.meanHead)}, difference ${num(ms.mean)}${interval(ms.interval, num)} (n=${ms.n}, ${ms.method})`,
+          `mean score ${num(ms.meanBase)} \u2192 ${num(ms.meanHead)}, difference ${num(ms.mean)}${interval(ms.interval, num)} (n=${ms.n}, ${ms.method}), sign-flip p = ${ms.test.pValue.toPrecision(3)}`,
         )
       : h("p", { class: "muted" }, "no scored pair"),
     left
