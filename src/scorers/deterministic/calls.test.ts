@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type AgentRun, calls } from "./calls.js";
+import { AuthoringError } from "../../errors.js";
+import { type AgentRun, calls, type ExpectedCalls } from "./calls.js";
 
 const run = (...names: string[]): AgentRun => ({
   text: "done",
@@ -73,5 +74,35 @@ describe("calls", () => {
     const mark = calls({ text: "hi" } as unknown as AgentRun, { mustCall: ["search"] });
     expect(mark.score).toBe(0);
     expect(mark.reason).toMatch(/no `calls` array/);
+  });
+});
+
+describe("calls: rules written wrong are the author's error, never a pass", () => {
+  it("throws, naming the field, when a rule is a string or holds a non-string", () => {
+    const run: AgentRun = { calls: [{ toolName: "delete" }] };
+    expect(() => calls(run, { mustNotCall: "delete" } as unknown as ExpectedCalls)).toThrow(
+      'calls: expected.mustNotCall must be a list of tool names (got "delete"); write mustNotCall: ["delete"]',
+    );
+    expect(() => calls(run, { mustCall: "search" } as unknown as ExpectedCalls)).toThrow(
+      /expected\.mustCall must be a list/,
+    );
+    expect(() => calls(run, { atMostOnce: ["a", 3] } as unknown as ExpectedCalls)).toThrow(
+      "calls: expected.atMostOnce[1] must be a tool name, a string (got 3)",
+    );
+    expect(() => calls(run, null as unknown as ExpectedCalls)).toThrow(
+      /expected must be an object/,
+    );
+    expect(() => calls(run, { mustNotCall: "delete" } as unknown as ExpectedCalls)).toThrow(
+      AuthoringError,
+    );
+  });
+
+  it("fails with a reason naming the call when a call has no toolName", () => {
+    const mark = calls({ calls: [{ toolName: "a" }, { name: "b" }] } as unknown as AgentRun, {});
+    expect(mark).toEqual({
+      score: 0,
+      reason:
+        'call 1 of the run has no `toolName` (a string; got {"name":"b"}): pass { calls: [{ toolName }, …] }',
+    });
   });
 });

@@ -1,3 +1,6 @@
+import { stringList } from "../string-list.js";
+import { show } from "./preview.js";
+
 /** One tool call made during a run. */
 export interface ToolCall {
   /** The tool's name, as the model called it. */
@@ -51,24 +54,33 @@ export function calls(result: AgentRun, expected: ExpectedCalls): Mark {
         "the run has no `calls` array: pass { calls: [{ toolName }, …] } (empty when no tool ran)",
     };
   }
+  const mustCall = stringList("calls", expected, "mustCall", "tool name");
+  const mustNotCall = stringList("calls", expected, "mustNotCall", "tool name");
+  const atMostOnce = stringList("calls", expected, "atMostOnce", "tool name");
   const counts = new Map<string, number>();
   const names: string[] = [];
-  for (const call of made) {
-    const name = String(call?.toolName);
-    names.push(name);
-    counts.set(name, (counts.get(name) ?? 0) + 1);
+  for (let i = 0; i < made.length; i++) {
+    const call = made[i];
+    if (typeof call?.toolName !== "string") {
+      return {
+        score: 0,
+        reason: `call ${i} of the run has no \`toolName\` (a string; got ${show(call)}): pass { calls: [{ toolName }, …] }`,
+      };
+    }
+    names.push(call.toolName);
+    counts.set(call.toolName, (counts.get(call.toolName) ?? 0) + 1);
   }
   const broken: string[] = [];
-  for (const name of expected.mustCall ?? []) {
+  for (const name of mustCall) {
     if (!counts.has(name)) broken.push(`missing required call: ${name}`);
   }
-  for (const name of expected.mustNotCall ?? []) {
+  for (const name of mustNotCall) {
     const count = counts.get(name);
     if (count) {
       broken.push(`called forbidden tool: ${name}${count > 1 ? ` (${times(count)})` : ""}`);
     }
   }
-  for (const name of expected.atMostOnce ?? []) {
+  for (const name of atMostOnce) {
     const count = counts.get(name) ?? 0;
     if (count > 1) broken.push(`${name} called ${times(count)} (at most once)`);
   }

@@ -1,6 +1,7 @@
 // Words for a failed validation: the instance path, what the schema expected, what was found.
 import { codePointCount } from "./code-points.js";
 import { at, pointerSegments, withoutFragment } from "./json-schema-walk.js";
+import { show } from "./preview.js";
 
 /** One error of the validator's basic output. */
 export interface ValidationError {
@@ -15,58 +16,8 @@ export interface ErrorContext {
   readonly instance: unknown;
 }
 
-const PREVIEW_LIMIT = 60;
 const MAX_SHOWN_VALUES = 5;
 const MAX_DETAILS = 3;
-
-/**
- * A value as short JSON for a reason. Written only as far as the preview shows: a whole
- * `JSON.stringify` of a 50 MB string or a 2,000,000-item array took seconds for 60 characters.
- */
-export function show(value: unknown): string {
-  let text = "";
-  // False once the preview is full: the rest of the value is not visited.
-  const add = (part: string): boolean => {
-    text += part;
-    return text.length <= PREVIEW_LIMIT;
-  };
-  const visit = (node: unknown): boolean => {
-    if (typeof node === "string") {
-      return add(JSON.stringify(node.length > PREVIEW_LIMIT ? node.slice(0, PREVIEW_LIMIT) : node));
-    }
-    if (
-      typeof node !== "object" ||
-      node === null ||
-      typeof (node as { toJSON?: unknown }).toJSON === "function"
-    ) {
-      return add(JSON.stringify(node) ?? "null");
-    }
-    if (Array.isArray(node)) {
-      if (!add("[")) return false;
-      for (let i = 0; i < node.length; i++) {
-        if ((i > 0 && !add(",")) || !visit(node[i])) return false;
-      }
-      return add("]");
-    }
-    if (!add("{")) return false;
-    let first = true;
-    for (const [key, item] of Object.entries(node)) {
-      if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
-      if (!add(`${first ? "" : ","}${JSON.stringify(key)}:`) || !visit(item)) return false;
-      first = false;
-    }
-    return add("}");
-  };
-  if (value === undefined || typeof value === "function" || typeof value === "symbol") {
-    return String(value);
-  }
-  try {
-    visit(value);
-  } catch {
-    return String(value);
-  }
-  return text.length > PREVIEW_LIMIT ? `${text.slice(0, PREVIEW_LIMIT)}…` : text;
-}
 
 /** The JSON type of a value, as `type` names it. */
 export function jsonType(value: unknown): string {

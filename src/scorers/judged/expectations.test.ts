@@ -7,7 +7,7 @@ import {
 } from "../../../test/support/fake-llm-server.js";
 import { withJudgeLedger } from "../../judge/ledger.js";
 import { JudgeUnavailableError } from "../../judge/unavailable.js";
-import { expectations } from "./expectations.js";
+import { type ExpectedOutcome, expectations } from "./expectations.js";
 
 const run = {
   text: "The checkout site is down; I restarted it and it is back.",
@@ -82,6 +82,20 @@ describe("expectations through the Anthropic Messages API", () => {
       "anthropic/claude-haiku-4.5",
     );
     expect(mark).toEqual({ score: 1, reason: "no should or shouldNot lines to judge" });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("throws, before any call, when should or shouldNot is a string instead of a list", async () => {
+    await expect(
+      expectations(
+        "hi",
+        run,
+        { shouldNot: "invents a cause" } as unknown as ExpectedOutcome,
+        "anthropic/claude-haiku-4.5",
+      ),
+    ).rejects.toThrow(
+      'expectations: expected.shouldNot must be a list of lines (got "invents a cause"); write shouldNot: ["invents a cause"]',
+    );
     expect(server.requests).toHaveLength(0);
   });
 

@@ -1,6 +1,7 @@
 import { askForVerdict, type Checked } from "../../judge/ask.js";
 import { JudgeUnavailableError } from "../../judge/unavailable.js";
 import type { AgentRun, Mark } from "../deterministic/calls.js";
+import { stringList } from "../string-list.js";
 import { type ExpectationLine, expectationsRequest } from "./expectations-prompt.js";
 
 /** What was true when the run happened, and what the agent should and should not have done. */
@@ -38,8 +39,14 @@ export async function expectations(
   options: { signal?: AbortSignal } = {},
 ): Promise<Mark> {
   const lines: ExpectationLine[] = [
-    ...(expected.should ?? []).map((text) => ({ kind: "should" as const, text })),
-    ...(expected.shouldNot ?? []).map((text) => ({ kind: "should not" as const, text })),
+    ...stringList("expectations", expected, "should", "line").map((text) => ({
+      kind: "should" as const,
+      text,
+    })),
+    ...stringList("expectations", expected, "shouldNot", "line").map((text) => ({
+      kind: "should not" as const,
+      text,
+    })),
   ];
   if (lines.length === 0) return { score: 1, reason: "no should or shouldNot lines to judge" };
   const request = expectationsRequest(prompt, result, expected.situation, purpose, lines);
