@@ -134,6 +134,30 @@ describe("toVitest", () => {
     expect(seen).toBe(controller.signal);
   });
 
+  it("registers one failing test, not passing cases, for a suite with no scorers or no cases", async () => {
+    for (const [broken, message] of [
+      [{ ...suite, scorers: [] }, 'suite "echo" has no scorers, so no case can pass or fail'],
+      [{ ...suite, cases: [] }, 'suite "echo" has no cases; give it at least one'],
+    ] as const) {
+      const recorded = recordingHooks();
+      toVitest(broken, { target: ({ prompt }) => ({ text: prompt }) }, recorded.hooks);
+      expect(recorded.tests.map((t) => t.name)).toEqual(["(cases)"]);
+      await expect(recorded.tests[0]!.fn({})).rejects.toThrow(message);
+    }
+  });
+
+  it("fails the second case of a duplicated id, naming both indexes, and runs the first", async () => {
+    const recorded = recordingHooks();
+    const twice = { ...suite, cases: [suite.cases[0]!, suite.cases[0]!, suite.cases[1]!] };
+    toVitest(twice, { target: ({ prompt }) => ({ text: prompt }) }, recorded.hooks);
+    expect(recorded.tests.map((t) => t.name)).toEqual(["a", "a", "b"]);
+    await recorded.tests[0]!.fn({});
+    expect(recorded.assertions[0]).toMatchObject({ actual: "passed", expected: "passed" });
+    await expect(recorded.tests[1]!.fn({})).rejects.toThrow(
+      'case id "a" appears twice in suite "echo" (at index 0 and 1); give each case a unique id',
+    );
+  });
+
   it("rejects a missing target when the suite is registered", () => {
     const recorded = recordingHooks();
     expect(() =>

@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { AuthoringError } from "../errors.js";
+import { DATASET_ERROR_ID } from "./ids.js";
 import type { AttemptRecord, Judgment } from "./record.js";
 import type { CaseSpec, Runnable } from "./runnable.js";
 import { CaseIds, defineSuite, type Target, type TypedEvalSuite, toCaseSpec } from "./suite.js";
@@ -51,13 +53,29 @@ export function toVitest<Input, Output>(
   });
   const runId = `vitest-${randomUUID()}`;
   hooks.describe(suite.id, () => {
+    // A suite that cannot judge anything is one failing test saying why, as it is an errored
+    // eval in a run: never a describe whose cases all pass with nothing checked.
+    const problem = suiteProblem(suite);
+    if (problem !== undefined) {
+      hooks.it(DATASET_ERROR_ID, async () => {
+        throw new AuthoringError(problem);
+      });
+      return;
+    }
     const ids = new CaseIds(suite.cases);
+    const seen = new Map<string, number>();
     suite.cases.forEach((item, index) => {
       // The same spec as a run's: a bad item is an errored (failing) test saying why.
       const spec = toCaseSpec(item, index, ids);
+      const first = seen.get(spec.id);
+      if (first === undefined) seen.set(spec.id, index);
       hooks.it(
         spec.id,
         async (context) => {
+          if (first !== undefined)
+            throw new AuthoringError(
+              `case id "${spec.id}" appears twice in suite "${suite.id}" (at index ${first} and ${index}); give each case a unique id`,
+            );
           const record = await runCaseUnderTest(runnable, spec, runId, context);
           hooks.expect(record.verdict, caseFailureMessage(record)).toBe("passed");
         },
@@ -65,6 +83,15 @@ export function toVitest<Input, Output>(
       );
     });
   });
+}
+
+/** Why a suite cannot be run as tests: no scorers, or no cases. */
+function suiteProblem(suite: TypedEvalSuite<unknown, unknown>): string | undefined {
+  if (!Array.isArray(suite.scorers) || suite.scorers.length === 0)
+    return `suite "${suite.id}" has no scorers, so no case can pass or fail; add a bindScorer(...) or createScorer(...) scorer`;
+  if (Array.isArray(suite.cases) && suite.cases.length === 0)
+    return `suite "${suite.id}" has no cases; give it at least one`;
+  return undefined;
 }
 
 /** Run one case on the engine with the test's abort signal (a never-aborted one without it). */
