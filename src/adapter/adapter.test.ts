@@ -239,6 +239,35 @@ describe("create failures", () => {
     expect((await run(() => {})).verdict).toBe("passed");
   });
 
+  it("run({ signal }) cancelled while create ran is errored as interrupted, not passed on a cut-short answer", async () => {
+    const partial = defineAdapter({
+      name: "partial",
+      // Gives up with what it has when told to stop, as a well-behaved application does.
+      create: (ctx) =>
+        new Promise<{ answer: string }>((resolve) => {
+          ctx.signal.addEventListener("abort", () => resolve({ answer: "" }));
+        }),
+    });
+    const evaluation = partial.defineScoreEval({ description: "partial", test() {} });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("cancelled by the caller")), 20);
+    const record = await evaluation.run({ signal: controller.signal });
+    expect(record.verdict).toBe("errored");
+    expect(record.error).toMatchObject({
+      interrupted: true,
+      message: expect.stringContaining(
+        "the run was stopped (cancelled by the caller) while this attempt ran; its passed verdict is not kept",
+      ),
+    });
+    expect(record.score.state).toBe("unavailable");
+    // Not cancelled: the same eval passes.
+    const done = defineAdapter({ name: "done", create: async () => ({ answer: "yes" }) });
+    const fine = await done.defineScoreEval({ description: "done", test() {} }).run({
+      signal: new AbortController().signal,
+    });
+    expect(fine.verdict).toBe("passed");
+  });
+
   it("lets run() options override the eval's timeout", async () => {
     const slow = defineAdapter({
       name: "slow2",

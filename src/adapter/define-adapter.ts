@@ -1,6 +1,7 @@
 import { AuthoringError } from "../errors.js";
 import { type CaseSpec, EVAL_BRAND } from "../eval/runnable.js";
 import { checkTimeoutMs, checkWholeNumber } from "../eval/timeout.js";
+import { keptRecord } from "../runner/cut-off.js";
 import { type AttemptSetup, runAttempt } from "./attempt.js";
 import { evalIdFor } from "./slug.js";
 import type {
@@ -90,7 +91,10 @@ export function defineAdapter<Facts, Assertions = Record<never, never>>(
       runCase: (spec, context) => runAttempt(setup, spec, context),
       run: async (options: EvalRunOptions = {}) => {
         checkTimeoutMs(`${where}(…).run: \`timeoutMs\``, options.timeoutMs);
-        return runAttempt(
+        const signal = options.signal ?? new AbortController().signal;
+        // Cancelled while it ran, its verdict would judge the cut-short answer: errored as
+        // interrupted, as in a run.
+        const record = await runAttempt(
           options.judge || options.timeoutMs !== undefined
             ? {
                 ...setup,
@@ -104,11 +108,12 @@ export function defineAdapter<Facts, Assertions = Record<never, never>>(
           onlyCase,
           {
             runId: options.runId ?? `local-${Date.now().toString(36)}`,
-            signal: options.signal ?? new AbortController().signal,
+            signal,
             ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
             ...(options.onJudgment ? { onJudgment: options.onJudgment } : {}),
           },
         );
+        return keptRecord(record, signal);
       },
     };
   };

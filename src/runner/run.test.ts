@@ -246,6 +246,55 @@ describe("guards", () => {
   });
 });
 
+describe("telemetry", () => {
+  const suite = defineSuite({
+    id: "tel",
+    cases: [
+      { id: "a", input: 1 },
+      { id: "b", input: 2 },
+    ],
+    target: (i: number) => i,
+    scorers: [ran] as never,
+  });
+
+  it("runEval resolves once an async emit has delivered every event", async () => {
+    const delivered: string[] = [];
+    await runEval(suite, {
+      telemetry: {
+        emit: async (event: EvalEvent) => {
+          await sleep(30);
+          delivered.push(event.kind);
+        },
+      },
+    });
+    expect(delivered).toHaveLength(8);
+    expect(delivered.at(-1)).toBe("eval.finished");
+  });
+
+  it("reports what a failing telemetry said, once, and the run and the other telemetry go on", async () => {
+    const other = arrayTelemetry<EvalEvent>();
+    let calls = 0;
+    const summary = await runEvals([{ eval: suite }], {
+      telemetry: [
+        {
+          emit: (event: EvalEvent) => {
+            calls++;
+            if (event.kind === "eval.case.started") throw new Error("collector down");
+          },
+        },
+        { emit: async () => Promise.reject(new Error("rejected")) },
+        other,
+      ],
+    });
+    expect(summary.ok).toBe(true);
+    expect(calls).toBe(8);
+    expect(other.events).toHaveLength(8);
+    expect(summary.reportErrors).toEqual([
+      "in onRunFinished: telemetry 1 failed on eval.case.started: collector down; telemetry 2 failed on eval.started: rejected",
+    ]);
+  });
+});
+
 describe("authoring errors at definition time", () => {
   it("names what is wrong with a suite or a scorer", () => {
     const base = { id: "s", cases: [], target: (i: string) => i, scorers: [equalsExpected] };

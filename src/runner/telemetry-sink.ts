@@ -1,21 +1,42 @@
+import { errorMessage } from "../errors.js";
 import { EVAL_EVENT_SCHEMA, type EvalEvent } from "./events.js";
 import type { RunSink } from "./sink.js";
 import type { Telemetry } from "./telemetry.js";
 
-/** Turns a run's hooks into telemetry events, in real time; a failing telemetry never stops the run. */
+/**
+ * Turns a run's hooks into telemetry events, in real time. A failing telemetry never stops the
+ * run: what it said is kept (once per telemetry) and reported when the run finishes, which also
+ * waits for the events an async `emit` is still delivering, so `await runEval(...)` returns with
+ * every event delivered.
+ */
 export function telemetrySink(
   runId: string,
   telemetries: readonly Telemetry<EvalEvent>[],
 ): RunSink {
+  const pending = new Set<Promise<void>>();
+  const failures = new Map<number, string>();
+  const fail = (index: number, event: EvalEvent, error: unknown) => {
+    if (!failures.has(index))
+      failures.set(index, `telemetry ${index + 1} failed on ${event.kind}: ${errorMessage(error)}`);
+  };
   const emit = (event: EvalEvent) => {
-    for (const telemetry of telemetries) {
+    for (let index = 0; index < telemetries.length; index++) {
       try {
-        const pending = telemetry.emit(event);
-        if (pending && typeof (pending as Promise<void>).catch === "function") {
-          (pending as Promise<void>).catch(() => {});
+        const delivery = telemetries[index]!.emit(event);
+        if (delivery && typeof (delivery as Promise<void>).then === "function") {
+          const settled = Promise.resolve(delivery).then(
+            () => {
+              pending.delete(settled);
+            },
+            (error: unknown) => {
+              pending.delete(settled);
+              fail(index, event, error);
+            },
+          );
+          pending.add(settled);
         }
-      } catch {
-        // A broken telemetry sink must not take the run down.
+      } catch (error) {
+        fail(index, event, error);
       }
     }
   };
@@ -58,5 +79,9 @@ export function telemetrySink(
         ...(record.trial ? { trial: record.trial } : {}),
       }),
     onEvalFinished: (summary) => emit({ ...base(summary.evalId), kind: "eval.finished", summary }),
+    onRunFinished: async () => {
+      while (pending.size > 0) await Promise.all([...pending]);
+      if (failures.size > 0) throw new Error([...failures.values()].join("; "));
+    },
   };
 }
