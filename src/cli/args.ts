@@ -193,7 +193,7 @@ Run options
   --min-score <0..1>     exit 1 when an eval's mean score is below this
   --no-cache             do not read or write the judge cache
   --strict               exit 1 when any judgment was unavailable (a judge that could not answer)
-  --failures-only        print only the cases that did not pass
+  --failures-only        print only the failed and errored cases
   --quiet                no progress line
   --hang-timeout <ms>    kill and replace the eval process when its event loop is blocked this
                          long; the attempts in flight are errored. Also how long an eval file

@@ -122,6 +122,23 @@ describe("consoleReporter", () => {
     );
   });
 
+  it("with --failures-only prints the failed and errored cases, not the passed or skipped ones", async () => {
+    const file = join(tempDir(), "failures.txt");
+    const fd = openSync(file, "w");
+    const reporter = consoleReporter({ fd, color: false, verbose: false });
+    reporter.onEvalStart?.({ evalId: "e", style: "score" });
+    for (const r of records) reporter.onCaseFinished?.(r);
+    reporter.onCaseFinished?.(
+      record({ caseId: "case-7", verdict: "skipped", skipReason: "not today", judgments: [] }),
+    );
+    await reporter.onRunFinished?.(runSummary({ ok: false }));
+    closeSync(fd);
+    const text = readFileSync(file, "utf8");
+    expect(text).toContain("case-3 failed");
+    expect(text).toContain("case-5 errored");
+    expect(text).not.toMatch(/case-[1267]\b|cas-é|not today/);
+  });
+
   it("keeps its colours around the parts it reuses", () => {
     const lines = report(true).split("\n");
     expect(lines[2]).toBe(

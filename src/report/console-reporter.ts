@@ -79,8 +79,9 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       if (!options.hideEmptyEvals) printHeader();
     },
     onCaseFinished(record: AttemptRecord) {
-      // --failures-only: a passed case prints nothing; its eval's summary line still counts it.
-      if (!verbose && record.verdict === "passed") return;
+      // --failures-only: a passed or skipped case prints nothing (as `show --failures-only --json`
+      // keeps only failed and errored ones); its eval's summary line still counts it.
+      if (!verbose && (record.verdict === "passed" || record.verdict === "skipped")) return;
       printHeader();
       lines.caseLine(record, trials);
       if (record.skipReason !== undefined)
