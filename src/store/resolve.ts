@@ -35,17 +35,17 @@ export async function resolveRunRef(store: Store, ref: string): Promise<StoredRu
   }
   const runs = await store.listRuns();
   const named = runs.filter((r) => r.name === ref);
+  // A name and an id prefix are both ways to name a run: a run named after another one's id
+  // prefix (a short git SHA) makes the reference name both, never silently one of them.
   const matches =
-    named.length > 0
-      ? named
-      : ref.length >= MIN_RUN_PREFIX
-        ? runs.filter((r) => r.runId.startsWith(ref))
-        : [];
+    ref.length >= MIN_RUN_PREFIX
+      ? runs.filter((r) => r.name === ref || r.runId.startsWith(ref))
+      : named;
   if (matches.length === 1) return matches[0]!;
   if (matches.length > 1)
     throw new NiceevalError(
       "RUN_AMBIGUOUS",
-      `"${ref}" names ${matches.length} runs in ${store.location}; use a longer id prefix. Matching runs, newest first:\n${describeRuns(matches.slice(0, LISTED))}`,
+      `"${ref}" names ${matches.length} runs in ${store.location} (by name or id prefix); use a longer id prefix or the full id. Matching runs, newest first:\n${describeRuns(matches.slice(0, LISTED))}`,
     );
   const why =
     named.length === 0 && ref.length < MIN_RUN_PREFIX

@@ -226,6 +226,15 @@ describe("run, runs and show through the real CLI and a real SQLite store", {
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toContain('"twice" names 2 runs');
     expect(ambiguous.stderr.match(/twice/g)!.length).toBeGreaterThanOrEqual(3);
+
+    // A run named after another run's id prefix: the reference names both, never silently one.
+    const rows = json<RunRow[]>((await cli(["runs", "--json"])).stdout);
+    const prefix = rows.at(-1)!.runId.slice(0, 8);
+    await cli(["run", "--name", prefix, "--quiet"]);
+    const both = await cli(["show", prefix]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain(`"${prefix}" names 2 runs`);
+    expect(both.stderr).toContain("use a longer id prefix or the full id");
   });
 
   it("export --html to a path it cannot write says so and exits 2, as --ndjson does", async () => {
