@@ -19,6 +19,13 @@ export interface QueueExecutorOptions {
   sweepMs?: number;
   /** Told when no worker listens on the queue yet. */
   stderr?: (text: string) => void;
+  /**
+   * A continuation of a run (`--resume`, `--retry-errors`): its attempts' jobs may still be in
+   * Redis from the first time. A finished one is reused, but not one that errored or failed:
+   * that job is removed and the attempt enqueued again, so a retry runs it rather than reading
+   * the old error back.
+   */
+  continuation?: boolean;
 }
 
 /** The executor of `niceeval run --queue`: attempts run on workers, records come back here. */
@@ -34,6 +41,8 @@ export interface QueueExecutor extends Executor {
 
 interface Waiting {
   readonly job: AttemptJob;
+  /** What was enqueued, to enqueue it again if its job vanishes from Redis. */
+  readonly data: AttemptJobData;
   readonly resolve: (record: AttemptRecord) => void;
   readonly since: number;
 }
@@ -85,9 +94,30 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
   );
   events.on("failed", ({ jobId, failedReason }) => settle(jobId, failed(failedReason)));
 
-  const sweep = sweepLongWaits(queue, waiting, options.sweepMs ?? 2000, (id, job) => {
-    if (job.failedReason) settle(id, failed(job.failedReason));
-    else settle(id, (attempt) => asRecord(job.returnvalue, attempt));
+  const enqueue = (id: string, data: AttemptJobData) =>
+    queue.add(ATTEMPT_JOB, data, {
+      jobId: id,
+      removeOnComplete: { age: KEEP_COMPLETED_S },
+      removeOnFail: { age: KEEP_FAILED_S },
+    });
+  const sweep = sweepLongWaits(queue, waiting, options.sweepMs ?? 2000, {
+    finished: (id, job) => {
+      if (job.failedReason) settle(id, failed(job.failedReason));
+      else settle(id, (attempt) => asRecord(job.returnvalue, attempt));
+    },
+    vanished: (ids) => {
+      options.stderr?.(
+        `niceeval: ${ids.length === 1 ? "the job of 1 attempt" : `the jobs of ${ids.length} attempts`} vanished from queue ${name} (Redis restarted without its data, flushed or evicted it); enqueued again\n`,
+      );
+      for (const id of ids) {
+        const entry = waiting.get(id);
+        if (entry) void enqueue(id, entry.data).catch(() => {});
+      }
+    },
+    unreachable: (since) =>
+      options.stderr?.(
+        `niceeval: Redis at ${redactRedisUrl(options.url)} has not answered for ${Math.round(since / 1000)} s; the run waits for it (Ctrl-C stops it)\n`,
+      ),
   });
 
   return {
@@ -100,14 +130,11 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
       const file = entry.file ? fileOf.get(resolve(options.cwd, entry.file)) : undefined;
       const data = jobData(job, file, manifestFiles);
       const result = new Promise<AttemptRecord>((done) => {
-        waiting.set(id, { job, resolve: done, since: performance.now() });
+        waiting.set(id, { job, data, resolve: done, since: performance.now() });
       });
       try {
-        await queue.add(ATTEMPT_JOB, data, {
-          jobId: id,
-          removeOnComplete: { age: KEEP_COMPLETED_S },
-          removeOnFail: { age: KEEP_FAILED_S },
-        });
+        if (options.continuation) await dropErroredJob(queue, id);
+        await enqueue(id, data);
       } catch (error) {
         settle(id, failed(`enqueueing the attempt failed: ${(error as Error).message}`));
       }
@@ -132,6 +159,20 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
   };
 }
 
+/**
+ * Removes the job of an attempt when it finished errored (its record) or failed (its worker
+ * died or stalled), so that adding it again runs it: BullMQ ignores a job id it still holds.
+ */
+async function dropErroredJob(
+  queue: Queue<AttemptJobData, AttemptRecord>,
+  id: string,
+): Promise<void> {
+  const job = await Job.fromId<AttemptJobData, AttemptRecord>(queue, id);
+  if (!job?.finishedOn) return;
+  const record = job.returnvalue as Partial<AttemptRecord> | null | undefined;
+  if (job.failedReason || record?.verdict === "errored") await job.remove();
+}
+
 /** Says on stderr when no worker listens on the queue yet: the attempts wait for one. */
 async function warnWithoutWorkers(
   queue: Queue,
@@ -146,29 +187,66 @@ async function warnWithoutWorkers(
   );
 }
 
+/** What {@link sweepLongWaits} finds. */
+interface SweepFindings {
+  /** A job that finished, whose event was missed. */
+  finished(id: string, job: Job<AttemptJobData, AttemptRecord>): void;
+  /** Jobs Redis no longer has though no result came (a restart without persistence, a flush). */
+  vanished(ids: string[]): void;
+  /** Redis has not answered a look-up for this long, ms (said once until it answers again). */
+  unreachable(sinceMs: number): void;
+}
+
+/** After this long without an answer from Redis, the run says it is waiting for it, ms. */
+const UNREACHABLE_AFTER_MS = 10_000;
+
 /**
  * A missed event must not leave an attempt waiting forever: every `sweepMs`, the jobs waited for
- * longer than that are looked up, and each that finished is given to `finished`.
+ * longer than that are looked up; each that finished goes to `finished`, those Redis lost to
+ * `vanished` (so they are enqueued again), and a Redis that stays away is said once.
  */
 function sweepLongWaits(
   queue: Queue<AttemptJobData, AttemptRecord>,
   waiting: ReadonlyMap<string, Waiting>,
   sweepMs: number,
-  finished: (id: string, job: Job<AttemptJobData, AttemptRecord>) => void,
+  found: SweepFindings,
 ): ReturnType<typeof setInterval> {
   let sweeping = false;
+  /** Since when Redis has not answered: a look-up failed, or one has been under way since. */
+  let failingSince: number | undefined;
+  let warned = false;
+  const stillAway = () => {
+    failingSince ??= performance.now();
+    const since = performance.now() - failingSince;
+    if (!warned && since >= UNREACHABLE_AFTER_MS) {
+      warned = true;
+      found.unreachable(since);
+    }
+  };
   const sweep = setInterval(async () => {
-    if (sweeping) return;
+    // A look-up that does not come back (commands wait while the client reconnects) is Redis away.
+    if (sweeping) {
+      stillAway();
+      return;
+    }
     sweeping = true;
+    const started = performance.now();
     try {
       const now = performance.now();
+      const lost: string[] = [];
       for (const [id, entry] of waiting) {
         if (now - entry.since < sweepMs) continue;
         const job = await Job.fromId<AttemptJobData, AttemptRecord>(queue, id);
-        if (job?.finishedOn) finished(id, job);
+        if (job?.finishedOn) found.finished(id, job);
+        else if (!job && waiting.has(id)) lost.push(id);
       }
+      failingSince = undefined;
+      warned = false;
+      if (lost.length > 0) found.vanished(lost);
     } catch {
-      // Redis away for a moment: the next sweep tries again.
+      // Redis away: the next sweep tries again; after a while, the run says it waits.
+      failingSince ??= started;
+      stillAway();
     } finally {
       sweeping = false;
     }

@@ -59,8 +59,12 @@ export async function findContinuation(args: RunArgs, io: CliIO): Promise<Contin
       "USAGE",
       `${flagOf(mode)}: run ${run.runId.slice(0, 8)}'s eval files are named from the folder it started in, and ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ` and ${missing.length - 3} more` : ""} ${missing.length === 1 ? "is" : "are"} not found from ${io.cwd}. Run ${flagOf(mode)} from that folder.`,
     );
-  next.trials = run.trials;
   const original = originalRun(run.command);
+  // The run's trials: the flag as it was given (absent, an eval's own trials are not "overridden"
+  // and nothing warns that the flag does not apply to them).
+  if (original === undefined) next.trials = run.trials;
+  else if (original.trials !== undefined) next.trials = original.trials;
+  else delete next.trials;
   const given = original as Record<string, unknown> | undefined;
   const set = next as unknown as Record<string, unknown>;
   // The options that define which attempts the run holds and how long each may take.

@@ -46,4 +46,15 @@ describe("--trials and an eval's own trials (real CLI)", { timeout: 60_000 }, ()
       expect(run.stderr).not.toContain("does not apply");
     }
   });
+
+  it("a --retry-errors or --resume of a run started without --trials says nothing either", async () => {
+    const first = await runCli(["run", "--store", "t.sqlite", "--name", "t"], project.dir);
+    expect(first.code).toBe(0);
+    const again = await runCli(["run", "--retry-errors", "t", "--store", "t.sqlite"], project.dir);
+    expect(again.stderr).not.toContain("does not apply");
+    // A run started with the flag keeps it, and names the evals it does not apply to again.
+    await runCli(["run", "--store", "t.sqlite", "--name", "t3", "--trials", "3"], project.dir);
+    const with3 = await runCli(["run", "--retry-errors", "t3", "--store", "t.sqlite"], project.dir);
+    expect(with3.stderr).toContain('--trials 3 does not apply to eval "fixed" (2)');
+  });
 });

@@ -59,6 +59,20 @@ function answersPing(port: number): Promise<boolean> {
   });
 }
 
+/** Empty every database of the server at `port` (FLUSHALL), as a restart without persistence does. */
+export function flushAll(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ host: "127.0.0.1", port });
+    socket.once("error", reject);
+    socket.once("connect", () => socket.write("FLUSHALL\r\n"));
+    socket.once("data", (chunk) => {
+      socket.destroy();
+      if (chunk.toString().startsWith("+OK")) resolve();
+      else reject(new Error(`FLUSHALL answered ${chunk.toString().trim()}`));
+    });
+  });
+}
+
 /**
  * Start a throwaway redis-server.
  *

@@ -319,6 +319,7 @@ async function openExecution(
           files,
           cwd: io.cwd,
           stderr: io.stderr,
+          continuation: args.resume !== undefined,
         })
       : undefined;
   // Read while the store opens and the files load; only the stored manifest needs it.

@@ -1,0 +1,131 @@
+// The queue when things go wrong on the Redis side or between runs: --retry-errors runs the
+// errored attempts again on the workers (their old jobs are still in Redis), and jobs that
+// vanish from Redis mid-run (a restart without persistence, a flush) are enqueued again instead
+// of leaving the run waiting for ever. A real redis-server and real `niceeval worker` processes.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { flushAll, startRedis, type TestRedis } from "../support/redis.js";
+import { type JsonReport, startWorker, stopAll } from "./fixture.js";
+
+// $FAIL_ON names a case whose target throws; $MARK gets one line per attempt started.
+const evalFile = `
+import { appendFileSync } from "node:fs";
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer({
+  name: "same",
+  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+});
+
+export const q = defineSuite({
+  id: "q",
+  cases: Array.from({ length: 6 }, (_, i) => ({ id: "c" + i, input: i, expected: i })),
+  target: async (input) => {
+    if (process.env.MARK) appendFileSync(process.env.MARK, process.pid + " c" + input + "\\n");
+    await new Promise((resolve) => setTimeout(resolve, Number(process.env.DELAY_MS ?? 20)));
+    if (process.env.FAIL_ON === "c" + input) throw new Error("boom on c" + input);
+    return input;
+  },
+  scorers: [same],
+});
+`;
+
+let redis: TestRedis;
+let project: FixtureProject;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  project = await makeProject({ "evals/q.eval.js": evalFile });
+}, 120_000);
+
+afterAll(async () => {
+  await redis?.stop();
+  await project?.cleanup();
+});
+
+const queueArgs = (name: string) => ["--queue", redis.url, "--queue-name", name];
+
+describe("run --queue, recovering", () => {
+  it("--retry-errors runs the errored attempt again on a worker, not the old job's result", async () => {
+    const mark = join(project.dir, "retry.txt");
+    const broken = await startWorker(project.dir, redis.url, "retry", mark, {
+      env: { FAIL_ON: "c3" },
+    });
+    try {
+      const first = await runCli(
+        ["run", "evals", ...queueArgs("retry"), "--store", "retry.sqlite", "--name", "r"],
+        project.dir,
+      );
+      expect(first.code).toBe(1);
+      expect(first.stdout).toContain("boom on c3");
+    } finally {
+      await stopAll([broken]);
+    }
+    const fixed = await startWorker(project.dir, redis.url, "retry", mark);
+    try {
+      const retry = await runCli(
+        [
+          "run",
+          ...queueArgs("retry"),
+          "--retry-errors",
+          "r",
+          "--store",
+          "retry.sqlite",
+          "--json",
+          "retry.json",
+        ],
+        project.dir,
+      );
+      expect(retry.stderr).toContain("retrying the 1 errored attempt");
+      expect(retry.code).toBe(0);
+      const report = JSON.parse(
+        readFileSync(join(project.dir, "retry.json"), "utf8"),
+      ) as JsonReport;
+      expect(report.records.map((r) => r.verdict)).toEqual(Array(6).fill("passed"));
+      // c3 ran twice (the retry ran on the fixed worker); no other case ran again.
+      const starts = readFileSync(mark, "utf8").trim().split("\n");
+      expect(starts.filter((l) => l.endsWith(" c3"))).toHaveLength(2);
+      expect(starts).toHaveLength(7);
+      expect(starts.filter((l) => l.endsWith(" c3")).map((l) => l.split(" ")[0])).toEqual([
+        String(broken.child.pid),
+        String(fixed.child.pid),
+      ]);
+    } finally {
+      await stopAll([fixed]);
+    }
+  }, 90_000);
+
+  it("jobs that vanish from Redis mid-run are enqueued again and the run finishes", async () => {
+    const mark = join(project.dir, "flush.txt");
+    const worker = await startWorker(project.dir, redis.url, "flush", mark, {
+      env: { DELAY_MS: "400" },
+      args: ["--concurrency", "1"],
+    });
+    try {
+      const run = runCli(
+        ["run", "evals", ...queueArgs("flush"), "--no-store", "--json", "flush.json"],
+        project.dir,
+      );
+      // Once the worker runs its first attempt, Redis loses every job (and the worker's lock).
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline && !(existsSync(mark) && readFileSync(mark, "utf8"))) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await flushAll(redis.port);
+      const result = await run;
+      expect(result.stderr).toMatch(/vanished from queue flush .*; enqueued again/);
+      expect(result.code).toBe(0);
+      const report = JSON.parse(
+        readFileSync(join(project.dir, "flush.json"), "utf8"),
+      ) as JsonReport;
+      expect(report.records.map((r) => [r.caseId, r.verdict])).toEqual(
+        Array.from({ length: 6 }, (_, i) => [`c${i}`, "passed"]),
+      );
+    } finally {
+      await stopAll([worker]);
+    }
+  }, 90_000);
+});
