@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { NiceevalError } from "../errors.js";
-import { openStore } from "../store/open-store.js";
+import { openStore, storePath } from "../store/open-store.js";
 import { isPostgresUrl } from "../store/postgres/connection.js";
 import type { Store } from "../store/types.js";
 
@@ -13,7 +13,7 @@ export function storeLocation(
   flag: string | undefined,
   env: Readonly<Record<string, string | undefined>>,
 ): string {
-  return flag ?? (env.NICEEVAL_STORE || DEFAULT_STORE_PATH);
+  return storePath(flag ?? (env.NICEEVAL_STORE || DEFAULT_STORE_PATH));
 }
 
 /**

@@ -1,11 +1,14 @@
 import { resolve } from "node:path";
-import { isPostgresUrl } from "./postgres/connection.js";
+import { fileURLToPath } from "node:url";
+import { NiceevalError } from "../errors.js";
+import { isPostgresUrl, redactUrl } from "./postgres/connection.js";
 import { readOnlyStore } from "./read-only.js";
 import type { Store } from "./types.js";
 
 /**
  * Open the store at a location: a `postgres://` or `postgresql://` URL is a PostgreSQL
- * database; anything else is a SQLite file path, relative to `cwd` (default: the process's).
+ * database; a `file://` URL or anything not a URL is a SQLite file path, relative to `cwd`
+ * (default: the process's); another URL is refused (`STORE_LOCATION`).
  * Each backend, and its driver, loads only when a store of its kind is opened.
  * @example
  * const store = await openStore(".niceeval/niceeval.sqlite");
@@ -28,6 +31,21 @@ export async function openStore(
     return options.readOnly ? readOnlyStore(store) : store;
   }
   const { openSqliteStore } = await import("./sqlite/index.js");
-  const path = resolve(options.cwd ?? process.cwd(), location);
+  const path = resolve(options.cwd ?? process.cwd(), storePath(location));
   return openSqliteStore(path, options.readOnly ? { readOnly: true } : { appendThread: true });
+}
+
+/**
+ * A store location as `openStore` reads it: a PostgreSQL URL as it is, a `file://` URL as its
+ * path, any other path as it is. Any other URL is a typo or another database, not a file name (a
+ * file named after it would put its password in a folder name and report green on nothing): it
+ * throws `STORE_LOCATION`.
+ */
+export function storePath(location: string): string {
+  if (isPostgresUrl(location) || !/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) return location;
+  if (/^file:\/\//i.test(location)) return fileURLToPath(location);
+  throw new NiceevalError(
+    "STORE_LOCATION",
+    `store ${redactUrl(location)} (--store or NICEEVAL_STORE): niceeval keeps runs in PostgreSQL (postgres:// or postgresql://) or in a SQLite file; fix the URL's scheme, or give a file path`,
+  );
 }

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
@@ -298,6 +299,26 @@ describe("where runs are stored", { timeout: 120_000 }, () => {
       (await cli(["runs", "--json"], { NICEEVAL_STORE: "env.sqlite" })).stdout,
     );
     expect(runs).toHaveLength(1);
+  });
+
+  it("refuses a URL that is not PostgreSQL (a typo, another database), its password masked, creating nothing", async () => {
+    const before = readdirSync(project.dir).sort();
+    for (const [args, env] of [
+      [["run", "--store", "postgress://evals:hunter2@db.internal:5432/evals"], {}],
+      [["runs"], { NICEEVAL_STORE: "mysql://evals:hunter2@db.internal/evals" }],
+    ] as const) {
+      const result = await cli([...args], env);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(
+        /^niceeval: store (postgress|mysql):\/\/evals:\*\*\*@db\.internal.* \(--store or NICEEVAL_STORE\): niceeval keeps runs in PostgreSQL/,
+      );
+      expect(result.stderr + result.stdout).not.toContain("hunter2");
+    }
+    expect(readdirSync(project.dir).sort()).toEqual(before);
+    // A file:// URL is the file's path.
+    const file = pathToFileURL(join(project.dir, "by-url.sqlite")).href;
+    expect((await cli(["run", "--store", file, "--quiet"])).code).toBe(0);
+    expect(countRuns("by-url.sqlite")).toBe(1);
   });
 
   it("refuses a text file or another application's database, naming it and --store, unchanged", async () => {
