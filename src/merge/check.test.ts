@@ -32,6 +32,13 @@ const evalWith = (over: Partial<RunManifest["evals"][number]>) => [
 describe("checkMergeable", () => {
   it("accepts runs of the same files and configurations", () => {
     expect(() => checkMergeable([manifest(), other({})])).not.toThrow();
+    // Shards of one command: the same --filter, another --shard and --name.
+    expect(() =>
+      checkMergeable([
+        manifest({ command: ["run", "--shard", "1/2", "--filter", "qa", "--name", "a"] }),
+        other({ command: ["run", "--filter", "qa", "--shard", "2/2", "--name", "b"] }),
+      ]),
+    ).not.toThrow();
   });
 
   it.each([
@@ -53,6 +60,18 @@ describe("checkMergeable", () => {
       'eval "qa" ran 1 trial per case in aaaaaaaa and 3 in bbbbbbbb',
     ],
     [{ evals: [] }, 'eval "qa" is in run aaaaaaaa only'],
+    [
+      { evals: [], loadErrors: [{ file: "evals/qa.eval.ts", message: "SyntaxError: x" }] },
+      'eval "qa" is in run aaaaaaaa only (run bbbbbbbb could not load evals/qa.eval.ts: SyntaxError: x; fix it and run that shard again)',
+    ],
+    [
+      { command: ["run", "evals", "--shard", "1/3", "--filter", "qa"] },
+      'they ran other cases (no --filter in aaaaaaaa, --filter "qa" in bbbbbbbb)',
+    ],
+    [
+      { command: ["run", "--filter=qa/c1"] },
+      'they ran other cases (no --filter in aaaaaaaa, --filter "qa/c1" in bbbbbbbb)',
+    ],
   ])("refuses %j with RUN_MERGE_MISMATCH", (over, why) => {
     expect(() => checkMergeable([manifest(), other(over)])).toThrow(why);
     expect(() => checkMergeable([manifest(), other(over)])).toThrow(

@@ -24,8 +24,15 @@ export function checkMergeable(runs: readonly RunManifest[]): void {
     );
   const files = new Map(first.files.map((f) => [f.path, f.hash]));
   const evals = new Map(first.evals.map((e) => [e.evalId, e]));
+  const selected = filterOf(first);
   for (const other of others) {
     const [a, b] = [first.runId.slice(0, 8), other.runId.slice(0, 8)];
+    const theirFilter = filterOf(other);
+    if (theirFilter !== selected)
+      throw refuse(
+        other,
+        `they ran other cases (${shownFilter(selected)} in ${a}, ${shownFilter(theirFilter)} in ${b}), so cases one selected and the other did not would be missing without a word`,
+      );
     const theirs = new Map(other.files.map((f) => [f.path, f.hash]));
     for (const [path, hash] of files) {
       const their = theirs.get(path);
@@ -37,7 +44,7 @@ export function checkMergeable(runs: readonly RunManifest[]): void {
       if (!files.has(path)) throw refuse(other, `eval file ${path} is in run ${b} only`);
     for (const e of other.evals) {
       const mine = evals.get(e.evalId);
-      if (!mine) throw refuse(other, `eval "${e.evalId}" is in run ${b} only`);
+      if (!mine) throw refuse(other, `eval "${e.evalId}" is in run ${b} only${notLoaded(first)}`);
       if (mine.configHash !== e.configHash)
         throw refuse(
           other,
@@ -60,7 +67,8 @@ export function checkMergeable(runs: readonly RunManifest[]): void {
     }
     const theirIds = new Set(other.evals.map((e) => e.evalId));
     for (const id of evals.keys())
-      if (!theirIds.has(id)) throw refuse(other, `eval "${id}" is in run ${a} only`);
+      if (!theirIds.has(id))
+        throw refuse(other, `eval "${id}" is in run ${a} only${notLoaded(other)}`);
   }
   const sharded = runs.filter((r) => r.shard);
   const mixed = sharded.find((r) => r.shard!.count !== sharded[0]!.shard!.count);
@@ -69,6 +77,29 @@ export function checkMergeable(runs: readonly RunManifest[]): void {
       "RUN_MERGE_MISMATCH",
       `cannot merge run ${describeRun(sharded[0]!)} with run ${describeRun(mixed)}: they are shards of different counts, so their cases overlap and leave gaps. Merge the shards of one \`--shard i/n\` count.`,
     );
+}
+
+/** The `--filter` a run was started with, from its stored command line ("" without one). */
+function filterOf(run: RunManifest): string {
+  const argv = run.command;
+  let filter = "";
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--filter") filter = argv[i + 1] ?? "";
+    else if (arg.startsWith("--filter=")) filter = arg.slice("--filter=".length);
+  }
+  return filter;
+}
+
+const shownFilter = (filter: string) =>
+  filter === "" ? "no --filter" : `--filter ${JSON.stringify(filter)}`;
+
+/** Why a run may lack an eval: the files it could not load, as a clause ("" when none). */
+function notLoaded(run: RunManifest): string {
+  const errors = run.loadErrors ?? [];
+  if (errors.length === 0) return "";
+  const [error] = errors;
+  return ` (run ${run.runId.slice(0, 8)} could not load ${error!.file}: ${error!.message}${errors.length > 1 ? `, and ${errors.length - 1} more file${errors.length === 2 ? "" : "s"}` : ""}; fix it and run that shard again)`;
 }
 
 /** Which shards the inputs hold, known from their manifests alone. */
