@@ -2,6 +2,7 @@ import { compareRuns } from "../compare/compare-runs.js";
 import type { Comparison } from "../compare/types.js";
 import type { AttemptRecord, JudgmentState, Verdict } from "../eval/record.js";
 import type { EvalSummary } from "../runner/events.js";
+import { EvalAccumulator } from "../runner/stats.js";
 import { type Interval, meanInterval, wilsonInterval } from "../stats/interval.js";
 import { resolveRunRef } from "../store/resolve.js";
 import {
@@ -172,9 +173,15 @@ function preview(value: unknown): string | null {
   return text === undefined ? null : text.slice(0, PREVIEW);
 }
 
-/** Per-eval figures: from the summaries of a finished run, else counted live from the store. */
+/**
+ * Per-eval figures: from the summaries of a finished run; for a run that stopped without them
+ * (crashed, killed), folded from its stored attempts, as `show` does; for one still running,
+ * counted live from the store.
+ */
 export async function runDetail(store: Store, run: StoredRun): Promise<RunDetail> {
   const summaries = new Map((run.summaries ?? []).map((s) => [s.evalId, s]));
+  if (summaries.size === 0 && effectiveStatus(run) !== "running")
+    for (const s of await foldedSummaries(store, run)) summaries.set(s.evalId, s);
   const evals: EvalView[] = [];
   const labels = new Set<string>();
   for (const { evalId } of run.evals) {
@@ -184,6 +191,16 @@ export async function runDetail(store: Store, run: StoredRun): Promise<RunDetail
     evals.push(summary ? fromSummary(summary) : await counted(store, run.runId, evalId));
   }
   return { run: runRow(run), manifest: run, evals, labels: [...labels].sort() };
+}
+
+/** The per-eval summaries of a run's stored attempts, folded in one pass. */
+async function foldedSummaries(store: Store, run: StoredRun): Promise<EvalSummary[]> {
+  const folds = new Map(
+    run.evals.map((e) => [e.evalId, new EvalAccumulator(e.evalId, e.style, e.trials)]),
+  );
+  for await (const record of store.streamAttempts(run.runId)) folds.get(record.evalId)?.add(record);
+  // How long each eval took is not stored before the run ends.
+  return [...folds.values()].map((fold) => fold.finish(0));
 }
 
 /** A mean score's 95% interval, kept inside [0, 1] where scores live. */

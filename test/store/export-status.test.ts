@@ -1,7 +1,9 @@
+import { closeSync, openSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { exportNdjson } from "../../src/cli/commands/merge.js";
 import { exportRunFile } from "../../src/merge/run-file.js";
 import { openSqliteStore } from "../../src/store/index.js";
 import { resolveRunRef } from "../../src/store/resolve.js";
@@ -35,6 +37,17 @@ describe("a run left running by a writer that is gone", () => {
       await exportRunFile(store, run, file);
       const lines = (await readFile(file, "utf8")).trim().split("\n");
       expect(JSON.parse(lines.at(-1)!)).toMatchObject({ type: "run.end", status: "crashed" });
+      // The CLI's note says so too (it said "running").
+      const out = openSync(join(dir, "out.txt"), "w");
+      await exportNdjson("left-1", "again.ndjson", store, {
+        cwd: dir,
+        env: {},
+        stdoutFd: out,
+        stderr: () => {},
+        isTTY: false,
+      });
+      closeSync(out);
+      expect(await readFile(join(dir, "out.txt"), "utf8")).toMatch(/, 1 attempt, crashed\n$/);
       const ambiguous = await resolveRunRef(store, "left").then(
         () => "",
         (e: Error) => e.message,

@@ -7,6 +7,7 @@ import type { AttemptRecord } from "../../src/eval/record.js";
 import type { RowPage, RunDetail, RunRow } from "../../src/viewer/api.js";
 import type { RunCharts } from "../../src/viewer/charts.js";
 import { startViewer, type Viewer } from "../../src/viewer/server.js";
+import { manifest } from "../store/fixtures.js";
 import { ensureViewerApp } from "./app.js";
 import { storeWithRuns } from "./fixture.js";
 
@@ -110,6 +111,34 @@ describe("the viewer's API over a store of real runs", () => {
     expect(body.run.runId).toBe(fixture.headId);
     expect(body.labels).toEqual(["exact", "tone-judge"]);
     expect(body.evals[0]).toMatchObject({ evalId: "greetings", attempts: 14, passed: 10 });
+  });
+
+  it("gives a run that stopped without summaries (crashed) its per-eval figures, folded from its attempts", async () => {
+    const head = (await api<RunDetail>("/api/runs/head")).body.evals[0]!;
+    const cutId = "run-cut-00000000";
+    await fixture.store.beginRun(
+      manifest(cutId, { evals: ["greetings"], name: "cut", startedAt: "2025-01-03T00:00:00.000Z" }),
+    );
+    const records: AttemptRecord[] = [];
+    for await (const record of fixture.store.streamAttempts(fixture.headId))
+      records.push(record);
+    await fixture.store.appendAttempts(cutId, records);
+    await fixture.store.finishRun(cutId, {
+      status: "crashed",
+      endedAt: "2025-01-03T00:01:00.000Z",
+      summaries: [],
+    });
+    const cut = (await api<RunDetail>(`/api/runs/${cutId}`)).body.evals[0]!;
+    expect(head.meanScore).not.toBeNull();
+    expect(cut).toMatchObject({
+      evalId: "greetings",
+      attempts: head.attempts,
+      passed: head.passed,
+      meanScore: head.meanScore,
+      scoredCases: head.scoredCases,
+      partialCases: head.partialCases,
+    });
+    expect(cut.meanScoreInterval).toEqual(head.meanScoreInterval);
   });
 
   it("pages attempts on the server, filtered by verdict, state, label and text", async () => {

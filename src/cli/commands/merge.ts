@@ -17,9 +17,11 @@ import {
   openRunFile,
   type RunFileReader,
 } from "../../merge/run-file.js";
+import { plural } from "../../plural.js";
 import { formatShard } from "../../shard/shard.js";
 import { resolveRunRef } from "../../store/resolve.js";
 import type { Store } from "../../store/types.js";
+import { effectiveStatus } from "../../store/writer.js";
 import type { ImportArgs, MergeArgs } from "../args.js";
 import type { CliIO } from "../io.js";
 
@@ -45,7 +47,7 @@ export async function exportNdjson(
       `--ndjson: cannot write ${target} (${code}); pass a path in an existing, writable folder, or - for stdout`,
     );
   }
-  const note = `wrote ${toStdout ? "stdout" : file}: run ${describeRun(run)}, ${attempts} attempts, ${run.status}\n`;
+  const note = `wrote ${toStdout ? "stdout" : file}: run ${describeRun(run)}, ${plural(attempts, "attempt")}, ${effectiveStatus(run)}\n`;
   if (toStdout) io.stderr(note);
   else writeSync(io.stdoutFd, note);
 }
@@ -62,7 +64,7 @@ export async function importCommand(args: ImportArgs, store: Store, io: CliIO): 
     ].filter(Boolean);
     writeSync(
       io.stdoutFd,
-      `imported ${given}: run ${result.runId.slice(0, 8)}${what.length ? ` (${what.join(", ")})` : ""}, ${result.attempts} attempts, ${result.status}${result.existed ? " (already in the store: an attempt it held is not added twice, and one that differs replaces it)" : ""}\n`,
+      `imported ${given}: run ${result.runId.slice(0, 8)}${what.length ? ` (${what.join(", ")})` : ""}, ${plural(result.attempts, "attempt")}, ${result.status}${result.existed ? " (already in the store: an attempt it held is not added twice, and one that differs replaces it)" : ""}\n`,
     );
     if (result.truncated && result.status === "finished") {
       io.stderr(
@@ -158,7 +160,7 @@ function report(result: MergeResult, inputs: readonly MergeInput[], args: MergeA
     const name = args.name !== undefined ? ` (${args.name})` : "";
     writeSync(
       io.stdoutFd,
-      `merged ${merged} run${merged === 1 ? "" : "s"} into ${result.runId.slice(0, 8)}${name}: ${result.attempts} attempts, ${result.status}\n`,
+      `merged ${merged} run${merged === 1 ? "" : "s"} into ${result.runId.slice(0, 8)}${name}: ${plural(result.attempts, "attempt")}, ${result.status}\n`,
     );
   }
   for (const note of notes) io.stderr(`niceeval: ${note}\n`);
