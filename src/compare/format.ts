@@ -58,7 +58,7 @@ function leftOutLine(left: LeftOut): string | null {
   if (parts.length === 0) return null;
   const named = left.attempts
     .slice(0, 5)
-    .map((a) => `${a.run}:${a.evalId}/${a.caseId}#${a.trial} (${a.state})`);
+    .map((a) => `${a.run}:${a.evalId}/${a.caseId} [trial ${a.trial + 1}] (${a.state})`);
   const more = left.partialAttempts + left.unavailableAttempts - named.length;
   return `left out of the score: ${parts.join(", ")}${named.length ? `: ${named.join(", ")}${more > 0 ? `, and ${more} more` : ""}` : ""}`;
 }

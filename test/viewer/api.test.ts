@@ -120,8 +120,7 @@ describe("the viewer's API over a store of real runs", () => {
       manifest(cutId, { evals: ["greetings"], name: "cut", startedAt: "2025-01-03T00:00:00.000Z" }),
     );
     const records: AttemptRecord[] = [];
-    for await (const record of fixture.store.streamAttempts(fixture.headId))
-      records.push(record);
+    for await (const record of fixture.store.streamAttempts(fixture.headId)) records.push(record);
     await fixture.store.appendAttempts(cutId, records);
     await fixture.store.finishRun(cutId, {
       status: "crashed",

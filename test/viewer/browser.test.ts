@@ -129,6 +129,11 @@ describe("the viewer in a real Chromium", () => {
     expect(text).toContain("OPENAI_API_KEY is not set");
     expect(await judge.locator("td").nth(5).textContent()).toBe("unavailable");
     expect(await page.locator(".trials .trial").count()).toBe(2);
+    // Trials are numbered from 1, as the console and show number them.
+    expect(await page.locator(".trials .trial").allTextContents()).toEqual([
+      expect.stringContaining("trial 1"),
+      expect.stringContaining("trial 2"),
+    ]);
     expect(await page.locator(".diff .d-add").textContent()).toBe("+ goodbye name-3");
     expect(await page.locator(".trace").textContent()).toContain("lookup");
     await shot("case", true);

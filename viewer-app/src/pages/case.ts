@@ -40,7 +40,7 @@ export function casePage(root: HTMLElement, r: Route): PageHandle {
               show();
             },
           },
-          h("div", {}, `trial ${t.trial ?? 0}`),
+          h("div", {}, `trial ${(t.trial ?? 0) + 1}`),
           badge(t.verdict),
           h("div", { class: "num" }, scoreText(t.score)),
           h("div", { class: "muted small" }, `${t.elapsedMs.toFixed(0)} ms`),

@@ -74,7 +74,7 @@ export function virtualTable(
       },
       h("span", {}, row.evalId),
       h("span", {}, h("a", { href: caseHref(row) }, row.caseId)),
-      h("span", { class: "num" }, String(row.trial)),
+      h("span", { class: "num" }, String(row.trial + 1)),
       h("span", {}, badge(row.verdict)),
       h("span", { class: "num" }, scoreText(row.score)),
       h("span", { class: "num" }, row.elapsedMs.toFixed(0)),
