@@ -19,6 +19,7 @@ import {
 import { type AppFiles, loadApp } from "./app-files.js";
 import { type RunCharts, runCharts } from "./charts.js";
 import { SERVER_CSP } from "./html.js";
+import { decodeSegment } from "./segment.js";
 
 /** Options of {@link startViewer}. */
 export interface ViewerOptions {
@@ -139,27 +140,32 @@ export function viewerApp(store: Store, token: string, app: AppFiles): Hono {
     json(c, { runs: await listRunRows(store, runQuery(new URL(c.req.url).searchParams)) }),
   );
   web.get("/api/runs/:run", async (c) =>
-    json(c, await runDetail(store, await resolveRunRef(store, c.req.param("run")))),
+    json(c, await runDetail(store, await resolveRunRef(store, decodeSegment(c.req.param("run"))))),
   );
   web.get("/api/runs/:run/attempts", async (c) => {
-    const run = await resolveRunRef(store, c.req.param("run"));
+    const run = await resolveRunRef(store, decodeSegment(c.req.param("run")));
     return json(
       c,
       await attemptRows(store, run.runId, attemptQueryOf(new URL(c.req.url).searchParams)),
     );
   });
   web.get("/api/runs/:run/attempts/:evalId/:caseId", async (c) => {
-    const run = await resolveRunRef(store, c.req.param("run"));
-    const { evalId, caseId } = c.req.param();
-    return json(c, {
-      runId: run.runId,
-      evalId,
-      caseId,
-      trials: await caseTrials(store, run.runId, evalId, caseId),
-    });
+    const run = await resolveRunRef(store, decodeSegment(c.req.param("run")));
+    const evalId = decodeSegment(c.req.param("evalId"));
+    const caseId = decodeSegment(c.req.param("caseId"));
+    const trials = await caseTrials(store, run.runId, evalId, caseId);
+    if (trials.length === 0)
+      return json(
+        c,
+        {
+          error: `run ${run.runId.slice(0, 8)} has no attempt of case ${JSON.stringify(caseId)} of eval ${JSON.stringify(evalId)}`,
+        },
+        404,
+      );
+    return json(c, { runId: run.runId, evalId, caseId, trials });
   });
   web.get("/api/runs/:run/charts", async (c) => {
-    const run = await resolveRunRef(store, c.req.param("run"));
+    const run = await resolveRunRef(store, decodeSegment(c.req.param("run")));
     const kept = charts.get(run.runId);
     if (kept) return json(c, kept);
     const result = await runCharts(store, run.runId);

@@ -171,6 +171,23 @@ describe("the viewer's API over a store of real runs", () => {
     expect(body.trials[0]!.trace!.steps[1]).toMatchObject({ kind: "tool-call", name: "lookup" });
   });
 
+  it("answers 404 for a case the run does not hold, and takes the ~ escape of a .. case id", async () => {
+    for (const [path, caseId] of [
+      ["nope", "nope"],
+      ["~..", ".."],
+    ]) {
+      const { status, body } = await api<{ error: string }>(
+        `/api/runs/head/attempts/greetings/${path}`,
+      );
+      expect(status).toBe(404);
+      expect(body.error).toBe(
+        `run ${fixture.headId.slice(0, 8)} has no attempt of case "${caseId}" of eval "greetings"`,
+      );
+    }
+    const found = await api<{ trials: unknown[] }>("/api/runs/head/attempts/greetings/case-3");
+    expect(found.body.trials).toHaveLength(2);
+  });
+
   it("compares two runs and finds the regression", async () => {
     const { body } = await api<{
       evals: { changes: { caseId: string; kind: string; regression: boolean }[] }[];

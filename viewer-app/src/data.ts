@@ -2,6 +2,7 @@ import type { AttemptRecord } from "../../src/eval/record.js";
 import type { AttemptRow, RowPage } from "../../src/viewer/api.js";
 import type { RunCharts } from "../../src/viewer/charts.js";
 import type { StaticData } from "../../src/viewer/export.js";
+import { decodeSegment } from "../../src/viewer/segment.js";
 
 /** Rows fetched per page of the cases table. */
 export const PAGE = 200;
@@ -20,7 +21,14 @@ export async function get<T>(path: string, params: Params = {}): Promise<T> {
   for (const [k, v] of Object.entries(params))
     if (v !== undefined && v !== null && v !== "") clean[k] = String(v);
   if (STATIC)
-    return staticApi(STATIC, path.split("/").filter(Boolean).map(decodeURIComponent), clean) as T;
+    return staticApi(
+      STATIC,
+      path
+        .split("/")
+        .filter(Boolean)
+        .map((part) => decodeSegment(decodeURIComponent(part))),
+      clean,
+    ) as T;
   const qs = new URLSearchParams(clean).toString();
   const res = await fetch(`/api${path}${qs ? `?${qs}` : ""}`, { credentials: "same-origin" });
   const body = (await res.json()) as T & { error?: string };

@@ -1,4 +1,5 @@
 import type { Interval } from "../../src/stats/interval.js";
+import { encodeSegment } from "../../src/viewer/segment.js";
 
 /** What `h` accepts as children: nodes, text (always as text), nothing, or lists of these. */
 export type Kid = Node | string | number | null | undefined | false | Kid[];
@@ -64,6 +65,8 @@ function add(el: Element, kids: Kid[]): void {
 /** The value of the input or select an event came from. */
 export const inputValue = (e: Event): string => (e.target as HTMLInputElement).value;
 export const enc = encodeURIComponent;
+/** An id in an API path: `..` and `.` stay ids, not path steps (the hash's routes need no such care). */
+export const seg = encodeSegment;
 export const pct = (x: number | null | undefined): string =>
   x === null || x === undefined ? "\u2014" : `${(100 * x).toFixed(1)}%`;
 export const num = (x: number | null | undefined, digits = 3): string =>

@@ -1,6 +1,6 @@
 import type { AttemptRecord, Judgment, Trace } from "../../../src/eval/record.js";
 import { get } from "../data.js";
-import { badge, enc, fail, fill, h, num, scoreText, section } from "../dom.js";
+import { badge, enc, fail, fill, h, num, scoreText, section, seg } from "../dom.js";
 import { go, header, type PageHandle, previous, type Route } from "../router.js";
 import { diffView, jsonTree, preview, valueView } from "../values.js";
 
@@ -15,7 +15,7 @@ export function casePage(root: HTMLElement, r: Route): PageHandle {
   const main = h("section", {});
   root.append(header(h("a", { href: runHash }, runId.slice(0, 8)), evalId, caseId), main);
   get<{ trials: AttemptRecord[] }>(
-    `/runs/${enc(runId)}/attempts/${enc(evalId)}/${enc(caseId)}`,
+    `/runs/${seg(runId)}/attempts/${seg(evalId)}/${seg(caseId)}`,
   ).then(
     (data) => {
       const first = data.trials[0];

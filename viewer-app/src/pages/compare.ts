@@ -1,7 +1,7 @@
 import type { Comparison } from "../../../src/compare/types.js";
 import type { AttemptRecord } from "../../../src/eval/record.js";
 import { get } from "../data.js";
-import { badge, enc, fail, fill, h, interval, num, pct, section } from "../dom.js";
+import { badge, enc, fail, fill, h, interval, num, pct, section, seg } from "../dom.js";
 import { go, header, type PageHandle, type Route } from "../router.js";
 import { diffView, valueView } from "../values.js";
 
@@ -155,9 +155,12 @@ async function loadSides(
   el: HTMLElement,
 ): Promise<void> {
   try {
-    const path = (id: string) => `/runs/${enc(id)}/attempts/${enc(evalId)}/${enc(caseId)}`;
+    const path = (id: string) => `/runs/${seg(id)}/attempts/${seg(evalId)}/${seg(caseId)}`;
     const [b, hd] = await Promise.all(
-      [c.base.runId, c.head.runId].map((id) => get<{ trials: AttemptRecord[] }>(path(id))),
+      // A case added or removed between the runs is absent from one of them (404 there).
+      [c.base.runId, c.head.runId].map((id) =>
+        get<{ trials: AttemptRecord[] }>(path(id)).catch(() => undefined),
+      ),
     );
     const bo = b?.trials[0];
     const ho = hd?.trials[0];

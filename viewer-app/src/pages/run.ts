@@ -2,7 +2,7 @@ import type { AttemptRow, EvalView, RowPage, RunDetail } from "../../../src/view
 import type { RunCharts } from "../../../src/viewer/charts.js";
 import { scoreHistograms, scorerRates } from "../charts.js";
 import { get, PAGE } from "../data.js";
-import { badge, enc, fail, fill, h, inputValue, interval, num, pct, when } from "../dom.js";
+import { badge, enc, fail, fill, h, inputValue, interval, num, pct, seg, when } from "../dom.js";
 import { go, header, type PageHandle, poll, type Route, setParams } from "../router.js";
 import { virtualTable } from "./table.js";
 
@@ -53,7 +53,7 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
   const table = virtualTable(
     runId,
     (offset) =>
-      get<RowPage>(`/runs/${enc(runId)}/attempts`, {
+      get<RowPage>(`/runs/${seg(runId)}/attempts`, {
         ...Object.fromEntries(p),
         offset,
         limit: PAGE,
@@ -126,7 +126,7 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
   let chartsFor: string | null = null;
   async function loadDetail(): Promise<void> {
     try {
-      detail = await get<RunDetail>(`/runs/${enc(runId)}`);
+      detail = await get<RunDetail>(`/runs/${seg(runId)}`);
     } catch (err) {
       fill(summary, fail(err));
       return;
@@ -184,7 +184,7 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
     // Charts read the whole run on the server: once, and again when a live run has finished.
     if (chartsFor !== run.status) {
       chartsFor = run.status;
-      get<RunCharts>(`/runs/${enc(runId)}/charts`).then(
+      get<RunCharts>(`/runs/${seg(runId)}/charts`).then(
         (c) => fill(charts, scoreHistograms(c), scorerRates(c)),
         (err: unknown) => fill(charts, fail(err)),
       );
