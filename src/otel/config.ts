@@ -22,11 +22,17 @@ export function otelEnabled(flag: boolean, env: Env): boolean {
   return flag || ENDPOINTS.some((name) => Boolean(env[name]?.trim()));
 }
 
-/** Where traces go, for messages: the endpoint the SDK will use, with any password masked. */
-export function shownEndpoint(env: Env): string {
-  const specific = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+/** An OTLP signal niceeval exports. */
+export type Signal = "traces" | "logs";
+
+/**
+ * Where a signal goes, for messages: the endpoint the SDK will use (its own variable, else the
+ * base one with `/v1/<signal>`, else the SDK's default), with any password masked.
+ */
+export function shownEndpoint(env: Env, signal: Signal = "traces"): string {
+  const specific = env[`OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_ENDPOINT`]?.trim();
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || "http://localhost:4318";
-  return redactUrl(specific || `${base.replace(/\/+$/, "")}/v1/traces`);
+  return redactUrl(specific || `${base.replace(/\/+$/, "")}/v1/${signal}`);
 }
 
 /**

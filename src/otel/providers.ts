@@ -12,8 +12,13 @@ export interface ExportSettings {
   endpoint?: string | undefined;
   headers?: Record<string, string> | undefined;
   timeoutMs?: number | undefined;
-  /** Called for each failed export (the guard keeps it from the run). */
-  onFailure: (error: unknown) => void;
+  /** Called for each failed export, with its signal (the guard keeps it from the run). */
+  onFailure: (error: unknown, signal: "traces" | "logs") => void;
+  /**
+   * The trace id of a root span (32 hex digits), when it is to be a given one: a run resumed in
+   * another process then continues its first process's trace.
+   */
+  traceId?: () => string | undefined;
 }
 
 /** A tracer and a logger that export, and how to flush and close both. */
@@ -22,7 +27,7 @@ export interface Exporting {
   tracer: Tracer;
   logger: Logger;
   severity: typeof import("@opentelemetry/api-logs").SeverityNumber;
-  /** Flush and close; one result per provider. */
+  /** Flush and close; the tracer's result, then the logger's. */
   shutdown(): Promise<PromiseSettledResult<void>[]>;
 }
 
@@ -53,11 +58,18 @@ export async function startExporting(settings: ExportSettings): Promise<Exportin
     )
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over niceeval's defaults.
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
+  const random = new traceSdk.RandomIdGenerator();
   const tracerProvider = new traceSdk.BasicTracerProvider({
     resource,
+    idGenerator: {
+      generateTraceId: () => settings.traceId?.() ?? random.generateTraceId(),
+      generateSpanId: () => random.generateSpanId(),
+    },
     spanProcessors: [
       new traceSdk.BatchSpanProcessor(
-        guardExporter(new traceExporter.OTLPTraceExporter(exporterConfig("v1/traces")), onFailure),
+        guardExporter(new traceExporter.OTLPTraceExporter(exporterConfig("v1/traces")), (error) =>
+          onFailure(error, "traces"),
+        ),
       ),
     ],
   });
@@ -67,7 +79,7 @@ export async function startExporting(settings: ExportSettings): Promise<Exportin
       new logsSdk.BatchLogRecordProcessor({
         exporter: guardExporter(
           new logsExporter.OTLPLogExporter(exporterConfig("v1/logs")),
-          onFailure,
+          (error) => onFailure(error, "logs"),
         ),
       }),
     ],

@@ -1,6 +1,8 @@
+import { createHash } from "node:crypto";
+import type { AttemptRecord } from "../eval/record.js";
 import type { RunSink } from "../runner/sink.js";
 import { redactUrl } from "../store/postgres/connection.js";
-import { exportTimeoutMs, masker, shownEndpoint } from "./config.js";
+import { exportTimeoutMs, masker, type Signal, shownEndpoint } from "./config.js";
 import { describeExportError } from "./guard.js";
 import { startExporting } from "./providers.js";
 import { RunSpans } from "./spans.js";
@@ -24,6 +26,16 @@ export interface OtelSinkOptions {
   headers?: Record<string, string>;
   /** Time one export may take, retries included, ms (default: `OTEL_EXPORTER_OTLP_TIMEOUT`, else 5 s). */
   timeoutMs?: number;
+  /**
+   * Records not to export: a continued run's attempts read back from the store (`--resume`,
+   * `--retry-errors`), which the run that made them exported already.
+   */
+  skip?: (record: AttemptRecord) => boolean;
+}
+
+/** The trace id of a run: the first 32 hex digits of the SHA-256 of its id. */
+export function traceIdOf(runId: string): string {
+  return createHash("sha256").update(`niceeval-run:${runId}`).digest("hex").slice(0, 32);
 }
 
 /**
@@ -53,28 +65,45 @@ export async function otelSink(options: OtelSinkOptions): Promise<RunSink> {
       : {}),
   });
   const stderr = options.stderr ?? ((text: string) => void process.stderr.write(text));
-  let warned = false;
-  const where =
+  const warned = new Set<Signal>();
+  const where = (signal: Signal) =>
     options.endpoint !== undefined
-      ? redactUrl(`${options.endpoint.replace(/\/+$/, "")}/v1/traces`)
-      : shownEndpoint(env);
-  const onFailure = (error: unknown) => {
-    if (warned) return;
-    warned = true;
+      ? redactUrl(`${options.endpoint.replace(/\/+$/, "")}/v1/${signal}`)
+      : shownEndpoint(env, signal);
+  // Both signals to one collector: one failure says both are lost. To two places (a signal's own
+  // endpoint), each failure names its own.
+  const origin = (url: string) => {
+    try {
+      return new URL(url).origin;
+    } catch {
+      return url;
+    }
+  };
+  const oneCollector = origin(where("traces")) === origin(where("logs"));
+  const onFailure = (error: unknown, signal: Signal) => {
+    if (warned.has(signal) || (oneCollector && warned.size > 0)) return;
+    warned.add(signal);
+    const what = oneCollector
+      ? `export to ${where("traces")} failed (${mask(describeExportError(error))}); this run's spans and evaluation logs are`
+      : `export of ${signal} to ${where(signal)} failed (${mask(describeExportError(error))}); this run's ${signal === "traces" ? "spans" : "evaluation logs"} are`;
     stderr(
-      `niceeval: OpenTelemetry export to ${where} failed (${mask(describeExportError(error))}); this run's spans and evaluation logs are not exported, the run and its report are not affected\n`,
+      `niceeval: OpenTelemetry ${what} not exported, the run and its report are not affected\n`,
     );
   };
+  let runId: string | undefined;
   const otel = await startExporting({
     version: options.version,
     endpoint: options.endpoint,
     headers: options.headers,
     timeoutMs: options.timeoutMs ?? exportTimeoutMs(env),
     onFailure,
+    // One trace per run id: a resumed run's spans join its first process's trace.
+    traceId: () => (runId === undefined ? undefined : traceIdOf(runId)),
   });
   const spans = new RunSpans(otel, mask, options.runName);
   return {
     onRunStart: (info) => {
+      runId = info.runId;
       spans.startRun(info.runId, {
         "niceeval.run.concurrency": info.concurrency,
         "niceeval.run.files": info.files,
@@ -88,12 +117,17 @@ export async function otelSink(options: OtelSinkOptions): Promise<RunSink> {
       spans.startAttempt(attempt);
     },
     onJudgment: (attempt, judgment) => spans.announce(attempt, judgment),
-    onAttemptFinished: (record) => spans.finishAttempt(record),
+    onAttemptFinished: (record) => {
+      // A continued run's attempts read back from the store were exported by the run that made them.
+      if (options.skip?.(record)) spans.dropAttempt(record);
+      else spans.finishAttempt(record);
+    },
     onEvalFinished: (summary) => spans.finishEval(summary),
     onRunFinished: async (summary) => {
       spans.finishRun(summary);
-      for (const result of await otel.shutdown())
-        if (result.status === "rejected") onFailure(result.reason);
+      const [traces, logs] = await otel.shutdown();
+      if (traces?.status === "rejected") onFailure(traces.reason, "traces");
+      if (logs?.status === "rejected") onFailure(logs.reason, "logs");
     },
   };
 }

@@ -16,7 +16,9 @@ import {
 import type { Exporting } from "./providers.js";
 
 interface OpenAttempt {
-  span: Span;
+  info: AttemptInfo;
+  /** When it was announced to start. */
+  at: number;
   /** When each judgment was announced in real time, to date its log record. */
   announced: { label: string; source: string; at: number }[];
 }
@@ -80,20 +82,25 @@ export class RunSpans {
     return span;
   }
 
-  startAttempt(attempt: AttemptInfo, at = now()): OpenAttempt {
-    const open: OpenAttempt = {
-      span: this.otel.tracer.startSpan(
-        `case ${this.mask(attempt.caseId)}`,
-        { startTime: at, attributes: attemptIdentity(this.runId, attempt, this.mask) },
-        this.under(this.evalSpan(attempt.evalId, undefined, at)),
-      ),
-      announced: [],
-    };
+  /**
+   * An attempt has started. Its span is made when it finishes, from then back by its record's
+   * elapsed time: an attempt run ahead by the eval process (or on a worker) is announced here
+   * only when its record comes, so the time of this call is not when it ran.
+   */
+  startAttempt(attempt: AttemptInfo): OpenAttempt {
+    const open: OpenAttempt = { info: attempt, at: now(), announced: [] };
     this.attempts.set(
       attemptKey(attempt.evalId, attempt.caseId, attempt.index, attempt.trial),
       open,
     );
     return open;
+  }
+
+  /** An attempt not to export (a continued run's, read back from the store): forgotten. */
+  dropAttempt(record: AttemptRecord): void {
+    this.attempts.delete(
+      attemptKey(record.evalId, record.caseId, record.index ?? -1, record.trial ?? 0),
+    );
   }
 
   /** A judgment announced in real time: its log record is dated now. */
@@ -114,10 +121,11 @@ export class RunSpans {
       trial: record.trial ?? 0,
     };
     const key = attemptKey(info.evalId, info.caseId, info.index, info.trial);
-    // An attempt that never announced its start (a record from elsewhere) began elapsedMs ago.
-    const open = this.attempts.get(key) ?? this.startAttempt(info, end - record.elapsedMs);
+    const announced = this.attempts.get(key)?.announced ?? [];
     this.attempts.delete(key);
-    const { span } = open;
+    // It began its record's elapsed time ago, wherever it ran.
+    const start = end - record.elapsedMs;
+    const span = this.attemptSpan(info, start);
     span.setAttributes(attemptOutcome(record, mask));
     if (record.verdict === "errored") {
       const message = record.error
@@ -129,10 +137,12 @@ export class RunSpans {
     const context = this.under(span);
     const { severity } = this.otel;
     for (const judgment of record.judgments) {
-      const seen = open.announced.findIndex(
+      const seen = announced.findIndex(
         (a) => a.label === judgment.label && a.source === judgment.source,
       );
-      const at = seen >= 0 ? open.announced.splice(seen, 1)[0]!.at : end;
+      // A judgment announced before the span's start (its clock and the record's differ) is
+      // dated inside the span.
+      const at = seen >= 0 ? Math.max(start, announced.splice(seen, 1)[0]!.at) : end;
       const errored = judgment.state === "errored";
       this.otel.logger.emit({
         eventName: EVALUATION_EVENT,
@@ -160,7 +170,8 @@ export class RunSpans {
   finishRun(summary: RunSummary): void {
     const end = now();
     // Attempts and evals still open were cut short (a cancelled run).
-    for (const { span } of this.attempts.values()) {
+    for (const { info, at } of this.attempts.values()) {
+      const span = this.attemptSpan(info, at);
       span.setAttribute("niceeval.cancelled", true);
       span.end(end);
     }
@@ -170,6 +181,14 @@ export class RunSpans {
     const run = this.runSpan ?? this.startRun(summary.runId);
     run.setAttributes(runOutcome(summary));
     run.end(end);
+  }
+
+  private attemptSpan(info: AttemptInfo, start: number): Span {
+    return this.otel.tracer.startSpan(
+      `case ${this.mask(info.caseId)}`,
+      { startTime: start, attributes: attemptIdentity(this.runId, info, this.mask) },
+      this.under(this.evalSpan(info.evalId, undefined, start)),
+    );
   }
 
   private under(span: Span) {

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { AttemptRecord } from "../../src/eval/record.js";
 import { defineSuite } from "../../src/eval/suite.js";
 import { JudgeUnavailableError } from "../../src/judge/unavailable.js";
 import { masker, otelEnabled } from "../../src/otel/config.js";
-import { otelSink } from "../../src/otel/sink.js";
+import { otelSink, traceIdOf } from "../../src/otel/sink.js";
 import { record, runSummary } from "../../src/report/test-support/runs.js";
 import { runEvals } from "../../src/runner/run.js";
 import { createScorer } from "../../src/scorers/create-scorer.js";
@@ -252,6 +253,49 @@ describe("otelSink fed hooks directly", () => {
   });
 });
 
+describe("otelSink and when attempts ran", () => {
+  it("times an attempt announced late (run ahead by the eval process) by its record, skips stored attempts, and keeps one trace per run id", async () => {
+    const receiver = await startReceiver();
+    try {
+      const skipped = record({ evalId: "e", caseId: "stored", index: 1, elapsedMs: 40 });
+      for (const pass of [1, 2]) {
+        const sink = await otelSink({
+          version: "1",
+          endpoint: receiver.url,
+          env: {},
+          // The second pass is a resumed run: "stored" was read back from the store.
+          ...(pass === 2 ? { skip: (r: AttemptRecord) => r === skipped } : {}),
+        });
+        sink.onRunStart?.({ runId: "r-resumed", evals: 1, files: 1, concurrency: 2 });
+        sink.onEvalScheduled?.({ evalId: "e", style: "suite" });
+        // Announced when its record came, after it ran for 120 ms elsewhere.
+        sink.onAttemptStarted?.({ evalId: "e", caseId: `ahead-${pass}`, index: 0, trial: 0 });
+        sink.onAttemptFinished?.(
+          record({ evalId: "e", caseId: `ahead-${pass}`, index: 0, elapsedMs: 120 }),
+        );
+        if (pass === 2) {
+          sink.onAttemptStarted?.({ evalId: "e", caseId: "stored", index: 1, trial: 0 });
+          sink.onAttemptFinished?.(skipped);
+        }
+        await sink.onRunFinished?.(runSummary({ runId: "r-resumed", ok: true }));
+      }
+      const cases = receiver.spans.filter((s) => s.name.startsWith("case "));
+      expect(cases.map((s) => s.name).sort()).toEqual(["case ahead-1", "case ahead-2"]);
+      for (const span of cases) expect(span.endMs - span.startMs).toBeCloseTo(120, 0);
+      expect(receiver.logs.filter((l) => l.attributes["niceeval.case.id"] === "stored")).toEqual(
+        [],
+      );
+      const runs = receiver.spans.filter((s) => s.name === "niceeval run");
+      expect(runs).toHaveLength(2);
+      expect(new Set(receiver.spans.map((s) => s.traceId))).toEqual(
+        new Set([traceIdOf("r-resumed")]),
+      );
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
 describe("otelSink with the collector down", () => {
   it("says so once on stderr and the run goes on", async () => {
     const warnings: string[] = [];
@@ -271,6 +315,39 @@ describe("otelSink with the collector down", () => {
     );
     expect(warnings[0]).toContain("ECONNREFUSED");
     expect(warnings[0]).not.toContain("hunter22");
+  });
+
+  it("names the signal whose export failed when traces and logs go to different places", async () => {
+    const receiver = await startReceiver();
+    try {
+      const warnings: string[] = [];
+      const port = await deadPort();
+      // Traces to the receiver; logs to the base endpoint, where nothing listens. The SDK reads
+      // these from the process's environment.
+      const env = {
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`,
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      };
+      Object.assign(process.env, env);
+      const sink = await otelSink({
+        version: "9.9.9",
+        env,
+        timeoutMs: 300,
+        stderr: (text) => warnings.push(text),
+      }).finally(() => {
+        for (const name of Object.keys(env)) delete process.env[name];
+      });
+      await runEvals([{ eval: suite }], { reporters: [sink] });
+      expect(warnings).toEqual([
+        expect.stringContaining(
+          `OpenTelemetry export of logs to http://127.0.0.1:${port}/v1/logs failed`,
+        ),
+      ]);
+      expect(warnings[0]).toContain("this run's evaluation logs are not exported");
+      expect(receiver.spans.length).toBeGreaterThan(0);
+    } finally {
+      await receiver.close();
+    }
   });
 });
 

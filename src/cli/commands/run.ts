@@ -406,8 +406,9 @@ async function runSinks(run: RunSinksOf): Promise<{
   reporters.splice((store ? 1 : 0) + (compared?.sink ? 1 : 0), 0, judged);
   if (otelEnabled(args.otel === true, io.env)) {
     const runName = args.name !== undefined ? { runName: args.name } : {};
+    const skip = continued ? { skip: continued.skip } : {};
     reporters.push(
-      await otelSink({ version: run.version, env: io.env, stderr: io.stderr, ...runName }),
+      await otelSink({ version: run.version, env: io.env, stderr: io.stderr, ...runName, ...skip }),
     );
   }
   return {
