@@ -110,6 +110,7 @@ export async function openRunFile(file: string): Promise<RunFileReader> {
       `is not the start of a niceeval run export (format ${RUN_FILE_FORMAT}); write one with \`niceeval export <run> --ndjson <file>\``,
     );
   let end: RunFileEnd | undefined;
+  const evalIds = new Set(head.manifest.evals.map((e) => e.evalId));
   async function* records(): AsyncGenerator<AttemptRecord> {
     let count = 0;
     for (;;) {
@@ -119,7 +120,7 @@ export async function openRunFile(file: string): Promise<RunFileReader> {
       if (end !== undefined) throw invalidLine(file, line, "comes after the run.end line");
       if (value === CUT_LINE) return;
       if (value.type === "record") {
-        const problem = recordProblem(value.record);
+        const problem = recordProblem(value.record, evalIds);
         if (problem) throw invalidLine(file, line, problem);
         count++;
         yield value.record as AttemptRecord;
@@ -316,7 +317,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Why a line's record is not an attempt record as an export writes it; undefined when it is. */
-function recordProblem(value: unknown): string | undefined {
+function recordProblem(value: unknown, evalIds: ReadonlySet<string>): string | undefined {
   if (
     !isObject(value) ||
     typeof value.evalId !== "string" ||
@@ -324,6 +325,19 @@ function recordProblem(value: unknown): string | undefined {
     typeof value.verdict !== "string"
   )
     return "is not an attempt record (it needs evalId, caseId and verdict)";
+  if (!evalIds.has(value.evalId))
+    return `is an attempt of eval ${JSON.stringify(value.evalId)}, which the manifest line does not list`;
+  if (value.caseId === "") return "has an empty caseId";
+  if (
+    value.trial !== undefined &&
+    !(typeof value.trial === "number" && Number.isInteger(value.trial) && value.trial >= 0)
+  )
+    return `has trial ${JSON.stringify(value.trial)}; a trial is a whole number from 0`;
+  if (
+    value.index !== undefined &&
+    !(typeof value.index === "number" && Number.isInteger(value.index) && value.index >= 0)
+  )
+    return `has index ${JSON.stringify(value.index)}; a case index is a whole number from 0`;
   if (!VERDICTS.has(value.verdict))
     return `has verdict ${JSON.stringify(value.verdict)}; a verdict is passed, failed, skipped or errored`;
   const { score, usage } = value;

@@ -23,6 +23,8 @@ import { effectiveStatus } from "../store/writer.js";
 export interface RunRow {
   runId: string;
   name: string | null;
+  /** The shard the run holds (`"1/3"`), null for a whole run. */
+  shard: string | null;
   branch: string | null;
   commit: string | null;
   dirty: boolean | null;
@@ -105,6 +107,7 @@ export function runRow(run: StoredRun): RunRow {
   return {
     runId: run.runId,
     name: run.name ?? null,
+    shard: run.shard ? `${run.shard.index}/${run.shard.count}` : null,
     branch: run.git?.branch ?? null,
     commit: run.git?.commit ?? null,
     dirty: run.git?.dirty ?? null,

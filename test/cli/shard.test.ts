@@ -128,6 +128,18 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
       full.records.map((r) => `${r.evalId}/${r.caseId}/${r.trial}`).sort(),
     );
     expect(full.run.shard).toBeUndefined();
+    // runs marks the shards, in text and JSON, so one is not taken for a whole run.
+    const rows = json<{ name: string; shard: string | null }[]>(
+      (await cli(["runs", "--json", "--store", "a.sqlite"])).stdout,
+    );
+    expect(rows.map((r) => [r.name, r.shard]).sort()).toEqual([
+      ["full", null],
+      ["shard-1", "1/3"],
+      ["shard-2", "2/3"],
+      ["shard-3", "3/3"],
+    ]);
+    const text = (await cli(["runs", "--store", "a.sqlite"])).stdout;
+    expect(text).toMatch(/shard-2 \[shard 2\/3\] /);
   });
 
   it("exports each shard, imports them into a fresh store (twice: no duplicates), and merges them into the unsharded run", async () => {
@@ -475,6 +487,16 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
       [
         (r: Record<string, unknown>) => ({ ...r, judgments: [{ label: "x" }] }),
         "has an invalid judgment at index 0",
+      ],
+      [
+        (r: Record<string, unknown>) => ({ ...r, trial: -5 }),
+        "has trial -5; a trial is a whole number from 0",
+      ],
+      [(r: Record<string, unknown>) => ({ ...r, trial: "x" }), 'has trial "x"'],
+      [(r: Record<string, unknown>) => ({ ...r, caseId: "" }), "has an empty caseId"],
+      [
+        (r: Record<string, unknown>) => ({ ...r, evalId: "ghost" }),
+        'is an attempt of eval "ghost", which the manifest line does not list',
       ],
     ] as const) {
       const line = JSON.parse(lines[1]!) as { record: Record<string, unknown> };

@@ -7,6 +7,7 @@ import type { EvalSummary } from "../../runner/events.js";
 import { EvalAccumulator } from "../../runner/stats.js";
 import type { RunSummary } from "../../runner/summary.js";
 import { UnavailableTally } from "../../runner/unavailable.js";
+import { formatShard } from "../../shard/shard.js";
 import { resolveRunRef } from "../../store/resolve.js";
 import type { Store, StoredRun } from "../../store/types.js";
 import { writerGone } from "../../store/writer.js";
@@ -48,7 +49,7 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
     lines.push(
       [
         run.runId.slice(0, 8).padEnd(9),
-        (run.name ?? "").slice(0, 20).padEnd(20),
+        nameColumn(run),
         (run.git?.branch ?? "").slice(0, 12).padEnd(12),
         (run.git?.commit ?? "").slice(0, 7).padEnd(8),
         run.startedAt.slice(0, 19).replace("T", " ").padEnd(20),
@@ -64,6 +65,12 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+/** A run's name in 20 columns, with its shard when it holds one, so a shard is not taken for a whole run. */
+function nameColumn(run: StoredRun): string {
+  const shard = run.shard ? ` [shard ${formatShard(run.shard)}]` : "";
+  return `${(run.name ?? "").slice(0, Math.max(0, 20 - shard.length))}${shard}`.padEnd(20);
+}
 
 /** `niceeval show <run>`: a stored run printed exactly like the live report, streamed. */
 export async function showCommand(args: ShowArgs, store: Store, io: CliIO): Promise<number> {

@@ -103,6 +103,7 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
         {},
         h("a", { href: `#/run/${enc(run.runId)}` }, run.name ?? run.runId.slice(0, 8)),
         run.name ? h("span", { class: "muted" }, ` ${run.runId.slice(0, 8)}`) : null,
+        run.shard ? h("span", { class: "muted" }, ` shard ${run.shard}`) : null,
       ),
       h("td", {}, run.branch ?? ""),
       h("td", { class: "mono" }, (run.commit ?? "").slice(0, 7) + (run.dirty ? "*" : "")),
