@@ -24,6 +24,17 @@ describe("gate flags", () => {
   });
 });
 
+describe("--queue-name on run", () => {
+  it("needs --queue, else it would be ignored", () => {
+    expect(() => parseCliArgs(["run", "--queue-name", "fleet"])).toThrow(
+      "--queue-name names the queue of --queue <redis-url>; pass --queue too",
+    );
+    expect(
+      parseCliArgs(["run", "--queue", "redis://127.0.0.1:6379", "--queue-name", "fleet"]),
+    ).toMatchObject({ queue: "redis://127.0.0.1:6379", queueName: "fleet" });
+  });
+});
+
 describe("--fail-on-regression on run", () => {
   it("needs --baseline, else it could never fail the run", () => {
     expect(() => parseCliArgs(["run", "--fail-on-regression"])).toThrow(

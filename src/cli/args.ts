@@ -410,7 +410,12 @@ function parseRun(argv: readonly string[]): RunArgs {
     throw usage("--fail-on-regression compares with a baseline; pass --baseline <run> too");
   if (v.otel === true) args.otel = true;
   if (typeof v.queue === "string") args.queue = queueUrl(v.queue);
-  if (typeof v["queue-name"] === "string") args.queueName = queueName(v["queue-name"]);
+  if (typeof v["queue-name"] === "string") {
+    // Without --queue the run is not on a queue: the name would be ignored without a word.
+    if (args.queue === undefined)
+      throw usage("--queue-name names the queue of --queue <redis-url>; pass --queue too");
+    args.queueName = queueName(v["queue-name"]);
+  }
   if (v.timeout !== undefined) args.timeoutMs = ms("--timeout", v.timeout, 0, 1);
   if (v.strict === true) args.strict = true;
   if (v.trials !== undefined)

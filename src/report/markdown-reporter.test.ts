@@ -38,6 +38,14 @@ describe("markdownReporter", () => {
     expect(md.trimEnd().endsWith("### Compared with main\n\nno change")).toBe(true);
   });
 
+  it("counts attempts, not cases, when a case ran several trials, as the console does", async () => {
+    const file = join(tempDir(), "trials.md");
+    await run([{ eval: mixedSuite() }], [markdownReporter(file)], { trials: 3 });
+    const md = readFileSync(file, "utf8");
+    expect(md).toContain("1 eval · 12 attempts · 6 passed");
+    expect(md).toContain("| eval | attempts | passed |");
+  });
+
   it("shows a mean over partial scores as a lower bound", () => {
     const file = join(tempDir(), "summary.md");
     const reporter = markdownReporter(file);

@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import type { AttemptRecord } from "../eval/record.js";
+import { plural } from "../plural.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
 import { attemptName, isProblem, problemSummary } from "./failures.js";
@@ -65,12 +66,14 @@ export class SummaryCollector {
   render(run: RunSummary, comparison?: string): string {
     const t = run.totals;
     const rate = passRateFigure(t);
+    // With trials, the counts are of attempts (a case run k times counts k), as the console says.
+    const counted = this.evals.some((e) => (e.info?.trials ?? 1) > 1) ? "attempt" : "case";
     const lines: string[] = [];
     lines.push(`## niceeval ${run.ok ? "✅ passed" : "❌ failed"}`, "");
     for (const gate of run.gates ?? []) lines.push(`- ${cell(gate)}`);
     if (run.gates?.length) lines.push("");
     lines.push(
-      `${t.evals} eval${t.evals === 1 ? "" : "s"} · ${t.cases} case${t.cases === 1 ? "" : "s"} · ${t.passed} passed · ${t.failed} failed · ${t.errored} errored · ${t.skipped} skipped · pass rate ${cell(ratePercent(rate))} · ${formatMs(run.elapsedMs)}${run.cancelled ? " · **cancelled**" : ""}`,
+      `${plural(t.evals, "eval")} · ${plural(t.cases, counted)} · ${t.passed} passed · ${t.failed} failed · ${t.errored} errored · ${t.skipped} skipped · pass rate ${cell(ratePercent(rate))} · ${formatMs(run.elapsedMs)}${run.cancelled ? " · **cancelled**" : ""}`,
       "",
     );
     if (run.loadErrors.length) {
@@ -83,7 +86,7 @@ export class SummaryCollector {
     const shown = this.evals.filter((e) => e.summary.cases > 0);
     if (shown.length) {
       lines.push(
-        "| eval | cases | passed | failed | errored | skipped | pass rate (95% CI) | mean score (95% CI) |",
+        `| eval | ${counted}s | passed | failed | errored | skipped | pass rate (95% CI) | mean score (95% CI) |`,
         "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |",
       );
       for (const { summary: s } of shown) {
