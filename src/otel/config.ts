@@ -1,3 +1,4 @@
+import { NiceevalError } from "../errors.js";
 import { redactUrl } from "../store/postgres/connection.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -20,6 +21,29 @@ const HEADERS = [
 export function otelEnabled(flag: boolean, env: Env): boolean {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") return false;
   return flag || ENDPOINTS.some((name) => Boolean(env[name]?.trim()));
+}
+
+/**
+ * Throws a usage error (exit 2) for an OTLP endpoint variable that is set but is not an http or
+ * https URL: the SDK would fall back to localhost:4318 without a word, and the run's spans would
+ * go nowhere.
+ */
+export function checkOtelEndpoints(env: Env): void {
+  for (const name of ENDPOINTS) {
+    const value = env[name]?.trim();
+    if (!value) continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      url = undefined;
+    }
+    if (url?.protocol === "http:" || url?.protocol === "https:") continue;
+    throw new NiceevalError(
+      "USAGE",
+      `${name} is ${JSON.stringify(redactUrl(value))}, which is not an http:// or https:// URL; set it to the collector's OTLP/HTTP address (such as http://localhost:4318) or unset it`,
+    );
+  }
 }
 
 /** An OTLP signal niceeval exports. */

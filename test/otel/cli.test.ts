@@ -151,4 +151,15 @@ describe("niceeval run --otel (real CLI on a fixture project)", () => {
     expect(run.stderr).toBe("");
     expect(receiver.requests.length).toBe(before);
   });
+
+  it("refuses an endpoint that is not an http(s) URL before any case runs (exit 2)", async () => {
+    const run = await runCli(["run", "--no-store"], project.dir, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: "not a url",
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'niceeval: OTEL_EXPORTER_OTLP_ENDPOINT is "not a url", which is not an http:// or https:// URL; set it to the collector\'s OTLP/HTTP address (such as http://localhost:4318) or unset it\n',
+    );
+    expect(run.stdout).toBe("");
+  });
 });

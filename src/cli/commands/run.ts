@@ -7,7 +7,7 @@ import { errorMessage, NiceevalError } from "../../errors.js";
 import type { CaseSpec } from "../../eval/runnable.js";
 import { closeAnswerStores } from "../../judge/cache.js";
 import { configureJudges, judgeSettings } from "../../judge/config.js";
-import { otelEnabled, otelSink } from "../../otel/index.js";
+import { checkOtelEndpoints, otelEnabled, otelSink } from "../../otel/index.js";
 import { consoleReporter } from "../../report/console-reporter.js";
 import type { Reporter } from "../../report/reporter.js";
 import {
@@ -65,8 +65,9 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
   const ndjsonToStdout = specs.some((spec) => spec.kind === "ndjson" && spec.target === "-");
   const reportFd = ndjsonToStdout ? 2 : io.stdoutFd;
   if (ndjsonToStdout && io.stdoutFd === 1) userOutputToStderr();
-  // A bad --filter is a usage error before anything opens.
+  // A bad --filter or OTLP endpoint is a usage error before anything opens.
   const filter = args.filter !== undefined ? makeFilter(args.filter) : undefined;
+  if (otelEnabled(args.otel === true, io.env)) checkOtelEndpoints(io.env);
   if (!args.cache) configureJudges({ cache: false });
   const { queued, store, executor, git } = await openExecution(args, files, io, reportFd);
   try {
