@@ -110,9 +110,7 @@ export async function otelSink(options: OtelSinkOptions): Promise<RunSink> {
         ...(info.trials !== undefined ? { "niceeval.run.trials": info.trials } : {}),
       });
     },
-    onEvalScheduled: (info) => {
-      spans.evalSpan(info.evalId, info);
-    },
+    onEvalScheduled: (info) => spans.scheduleEval(info),
     onAttemptStarted: (attempt) => {
       spans.startAttempt(attempt);
     },

@@ -34,6 +34,7 @@ export class RunSpans {
   private runSpan: Span | undefined;
   private readonly evals = new Map<string, { span: Span; lastEnd?: number }>();
   private readonly attempts = new Map<string, OpenAttempt>();
+  private readonly scheduled = new Map<string, { info: EvalInfo; at: number }>();
 
   constructor(
     private readonly otel: Exporting,
@@ -59,14 +60,24 @@ export class RunSpans {
     return this.runSpan;
   }
 
-  evalSpan(evalId: string, info?: EvalInfo, at = now()): Span {
+  /**
+   * An eval is about to run: its span starts from now, but is made only once it has an attempt
+   * (or a summary with attempts), so an eval a filter or shard left without cases exports none.
+   */
+  scheduleEval(info: EvalInfo): void {
+    if (!this.scheduled.has(info.evalId)) this.scheduled.set(info.evalId, { info, at: now() });
+  }
+
+  evalSpan(evalId: string, given?: EvalInfo, at = now()): Span {
     const open = this.evals.get(evalId);
     if (open) return open.span;
     const { mask } = this;
+    const scheduled = this.scheduled.get(evalId);
+    const info = given ?? scheduled?.info;
     const span = this.otel.tracer.startSpan(
       `eval ${mask(evalId)}`,
       {
-        startTime: at,
+        startTime: Math.min(at, scheduled?.at ?? at),
         attributes: {
           "test.suite.name": mask(evalId),
           "niceeval.run.id": this.runId,
@@ -159,6 +170,7 @@ export class RunSpans {
   }
 
   finishEval(summary: EvalSummary): void {
+    if (!this.evals.has(summary.evalId) && summary.cases > 0) this.evalSpan(summary.evalId);
     const open = this.evals.get(summary.evalId);
     if (!open) return;
     this.evals.delete(summary.evalId);

@@ -124,6 +124,24 @@ describe("otelSink against a loopback OTLP/HTTP receiver", () => {
     });
   });
 
+  it("exports no span for an eval a filter left without cases", async () => {
+    const other = defineSuite<string, string>({
+      id: "other",
+      cases: [{ id: "x", input: "x", expected: "X" }],
+      target: (input) => input.toUpperCase(),
+      scorers: [same],
+    });
+    const sink = await otelSink({ version: "1", endpoint: receiver.url, env: {} });
+    const summary = await runEvals([{ eval: suite }, { eval: other }], {
+      reporters: [sink],
+      filter: (evalId) => evalId === "other",
+    });
+    expect(summary.totals.evals).toBe(1);
+    expect(byName("eval other")).toHaveLength(1);
+    expect(byName("eval upper")).toEqual([]);
+    expect(attemptSpans().map((s) => s.name)).toEqual(["case x"]);
+  });
+
   it("sets verdict, score and test.case.result.status on each attempt", async () => {
     await exportRun();
     const span = (caseId: string) =>
