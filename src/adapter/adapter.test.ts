@@ -347,6 +347,12 @@ describe("t.closeQA", () => {
       state: "errored",
       reason: "closeQA judge threw: socket hang up",
     });
+    const nothing = await only(async () => null as never);
+    expect(nothing).toMatchObject({
+      state: "errored",
+      reason:
+        "closeQA judge answered null, not { state, reason }: a CloseQAJudge resolves to a CloseQAAnswer",
+    });
   });
 
   it("is capacity-limited when the material is over maxMaterialBytes, without calling the judge", async () => {

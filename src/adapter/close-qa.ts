@@ -116,7 +116,14 @@ export async function askCloseQA<Facts>(
       judge({ material: read.text, question, signal, maxAuditBytes: limits.maxAuditBytes }),
     );
     answer = asked.result;
-    usage = asked.usage.calls > 0 || !asked.result.usage ? asked.usage : asked.result.usage;
+    if (answer === null || typeof answer !== "object")
+      return {
+        state: "errored",
+        value: null,
+        reason: `closeQA judge answered ${answer === null ? "null" : typeof answer}, not { state, reason }: a CloseQAJudge resolves to a CloseQAAnswer`,
+        detail: about,
+      };
+    usage = asked.usage.calls > 0 || !answer.usage ? asked.usage : answer.usage;
   } catch (error) {
     return {
       state: "errored",

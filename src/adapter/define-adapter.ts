@@ -1,6 +1,6 @@
 import { AuthoringError } from "../errors.js";
 import { type CaseSpec, EVAL_BRAND } from "../eval/runnable.js";
-import { checkTimeoutMs, checkWholeNumber } from "../eval/timeout.js";
+import { checkTimeoutMs, checkWholeNumber, DEFAULT_CASE_TIMEOUT_MS } from "../eval/timeout.js";
 import { keptRecord } from "../runner/cut-off.js";
 import { type AttemptSetup, runAttempt } from "./attempt.js";
 import { evalIdFor } from "./slug.js";
@@ -109,7 +109,9 @@ export function defineAdapter<Facts, Assertions = Record<never, never>>(
           {
             runId: options.runId ?? `local-${Date.now().toString(36)}`,
             signal,
-            ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+            // Alone, as in a run: an eval with no limit of its own gets the last-resort one, so
+            // an adapter or judge that never settles errors the attempt instead of hanging.
+            timeoutMs: options.timeoutMs ?? evalDefinition.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS,
             ...(options.onJudgment ? { onJudgment: options.onJudgment } : {}),
           },
         );

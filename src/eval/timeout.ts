@@ -3,6 +3,9 @@ import { NiceevalError } from "../errors.js";
 /** Longest delay a Node timer can arm (about 24.8 days); a longer one fires at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** Default limit on one attempt when neither the run nor the eval sets one (10 minutes). */
+export const DEFAULT_CASE_TIMEOUT_MS = 10 * 60 * 1000;
+
 /** A delay a timer can arm as given: negative and NaN become 0, past the maximum the maximum. */
 export const clampTimer = (ms: number): number =>
   ms > 0 ? Math.min(Math.ceil(ms), MAX_TIMER_MS) : 0;

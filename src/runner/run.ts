@@ -3,7 +3,7 @@ import { setMaxListeners } from "node:events";
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
-import { checkWholeNumber, MAX_TRIALS } from "../eval/timeout.js";
+import { checkWholeNumber, DEFAULT_CASE_TIMEOUT_MS, MAX_TRIALS } from "../eval/timeout.js";
 import { AttemptRunner } from "./attempt.js";
 import type { RunEntry } from "./entry.js";
 import type { EvalEvent } from "./events.js";
@@ -74,8 +74,7 @@ export interface RunOptions {
   outsideErrors?: readonly string[];
 }
 
-/** Default limit on one attempt when neither the run nor the eval sets one. */
-export const DEFAULT_CASE_TIMEOUT_MS = 10 * 60 * 1000;
+export { DEFAULT_CASE_TIMEOUT_MS };
 /** Most attempts in flight a run accepts. */
 export const MAX_CONCURRENCY = 1024;
 /** Longest timer Node can arm (about 24.8 days); beyond it timers fire at once. */
