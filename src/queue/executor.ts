@@ -80,6 +80,11 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
   const fileOf = new Map(files.map((f) => [f.absolute, { path: f.path, hash: f.hash }]));
   const waiting = new Map<string, Waiting>();
   let stopped: string | undefined;
+  /** Removals of jobs no worker took, which close() waits for. */
+  const removing: Promise<unknown>[] = [];
+  const takeBack = (ids: readonly string[]) => {
+    for (const id of ids) removing.push(queue.remove(id).catch(() => 0));
+  };
 
   const settle = (jobId: string, record: (job: AttemptJob) => AttemptRecord) => {
     const entry = waiting.get(jobId);
@@ -135,10 +140,25 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
       try {
         if (options.continuation) await dropErroredJob(queue, id);
         await enqueue(id, data);
+        // Stopped while it was being enqueued: the removal may have come first.
+        if (stopped !== undefined) takeBack([id]);
       } catch (error) {
         settle(id, failed(`enqueueing the attempt failed: ${(error as Error).message}`));
       }
+      // The run stopped (a signal): a job no worker took yet is taken back at once, so the
+      // grace period waits only for the attempts that run; a running one is locked and stays.
+      const withdraw = () => {
+        void queue
+          .remove(id)
+          .then((removed) => {
+            if (removed === 1) settle(id, failed(stopReason(context.signal)));
+          })
+          .catch(() => {});
+      };
+      if (context.signal.aborted) withdraw();
+      else context.signal.addEventListener("abort", withdraw, { once: true });
       const record = await result;
+      context.signal.removeEventListener("abort", withdraw);
       // Judgments decided on the worker reach this run's realtime sinks when the record arrives.
       replayJudgments(context, record);
       return record;
@@ -148,10 +168,12 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
       const ids = [...waiting.keys()];
       for (const id of ids) settle(id, failed(reason));
       // Jobs no worker took yet are taken back; those running finish on their worker, unread.
-      void Promise.all(ids.map((id) => queue.remove(id).catch(() => 0)));
+      // close() waits for this, so no job is left in the queue for a later worker to run.
+      takeBack(ids);
     },
     async close() {
       clearInterval(sweep);
+      await Promise.all(removing);
       await events.close().catch(() => {});
       await queue.close().catch(() => {});
       await clients.close();
@@ -171,6 +193,12 @@ async function dropErroredJob(
   if (!job?.finishedOn) return;
   const record = job.returnvalue as Partial<AttemptRecord> | null | undefined;
   if (job.failedReason || record?.verdict === "errored") await job.remove();
+}
+
+/** Why the run stopped, for the record of an attempt no worker took before it did. */
+function stopReason(signal: AbortSignal): string {
+  const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
+  return `${reason} before a worker took the attempt`;
 }
 
 /** Says on stderr when no worker listens on the queue yet: the attempts wait for one. */

@@ -2,11 +2,12 @@
 // errored attempts again on the workers (their old jobs are still in Redis), and jobs that
 // vanish from Redis mid-run (a restart without persistence, a flush) are enqueued again instead
 // of leaving the run waiting for ever. A real redis-server and real `niceeval worker` processes.
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FixtureProject, makeProject, runCli } from "../support/project.js";
-import { flushAll, startRedis, type TestRedis } from "../support/redis.js";
+import { cliPath, type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { flushAll, redisCommand, startRedis, type TestRedis } from "../support/redis.js";
 import { type JsonReport, startWorker, stopAll } from "./fixture.js";
 
 // $FAIL_ON names a case whose target throws; $MARK gets one line per attempt started.
@@ -128,4 +129,31 @@ describe("run --queue, recovering", () => {
       await stopAll([worker]);
     }
   }, 90_000);
+});
+
+describe("run --queue, stopped", () => {
+  it("SIGINT with no worker takes every job it enqueued back out of the queue", async () => {
+    const child = spawn(
+      process.execPath,
+      [cliPath, "run", "evals", ...queueArgs("nowork"), "--no-store", "--json", "nowork.json"],
+      { cwd: project.dir, env: { ...process.env, CI: "true" }, stdio: "ignore" },
+    );
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    // Wait until the run's 6 jobs are in the queue (no worker takes them).
+    const deadline = Date.now() + 20_000;
+    while (
+      Date.now() < deadline &&
+      (await redisCommand(redis.port, "LLEN", "bull:nowork:wait")) !== ":6"
+    )
+      await new Promise((r) => setTimeout(r, 20));
+    expect(await redisCommand(redis.port, "LLEN", "bull:nowork:wait")).toBe(":6");
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(await redisCommand(redis.port, "LLEN", "bull:nowork:wait")).toBe(":0");
+    // Taken back at once, not after the grace period: nothing was running.
+    const report = JSON.parse(readFileSync(join(project.dir, "nowork.json"), "utf8")) as JsonReport;
+    expect(report.records).toHaveLength(6);
+    for (const record of report.records)
+      expect(record.error?.message).toBe("interrupted by SIGINT before a worker took the attempt");
+  }, 60_000);
 });

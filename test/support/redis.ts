@@ -59,18 +59,27 @@ function answersPing(port: number): Promise<boolean> {
   });
 }
 
-/** Empty every database of the server at `port` (FLUSHALL), as a restart without persistence does. */
-export function flushAll(port: number): Promise<void> {
+/** One command to the server at `port`, its reply as the raw RESP text ("+OK", ":3"). */
+export function redisCommand(port: number, ...args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = createConnection({ host: "127.0.0.1", port });
     socket.once("error", reject);
-    socket.once("connect", () => socket.write("FLUSHALL\r\n"));
+    socket.once("connect", () =>
+      socket.write(
+        `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join("")}`,
+      ),
+    );
     socket.once("data", (chunk) => {
       socket.destroy();
-      if (chunk.toString().startsWith("+OK")) resolve();
-      else reject(new Error(`FLUSHALL answered ${chunk.toString().trim()}`));
+      resolve(chunk.toString().trim());
     });
   });
+}
+
+/** Empty every database of the server at `port` (FLUSHALL), as a restart without persistence does. */
+export async function flushAll(port: number): Promise<void> {
+  const reply = await redisCommand(port, "FLUSHALL");
+  if (reply !== "+OK") throw new Error(`FLUSHALL answered ${reply}`);
 }
 
 /**
