@@ -19,6 +19,8 @@ export interface QueueExecutorOptions {
   sweepMs?: number;
   /** Told when no worker listens on the queue yet. */
   stderr?: (text: string) => void;
+  /** The run's git commit (read while the run starts), sent with each job. */
+  commit?: Promise<string | undefined>;
   /**
    * A continuation of a run (`--resume`, `--retry-errors`): its attempts' jobs may still be in
    * Redis from the first time. A finished one is reused, but not one that errored or failed:
@@ -133,7 +135,8 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
       const { entry, spec, trial, context } = job;
       const id = attemptJobId(context.runId, entry.eval.id, spec.id, trial);
       const file = entry.file ? fileOf.get(resolve(options.cwd, entry.file)) : undefined;
-      const data = jobData(job, file, manifestFiles);
+      const commit = await options.commit;
+      const data = { ...jobData(job, file, manifestFiles), ...(commit ? { commit } : {}) };
       const result = new Promise<AttemptRecord>((done) => {
         waiting.set(id, { job, data, resolve: done, since: performance.now() });
       });

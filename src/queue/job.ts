@@ -18,6 +18,11 @@ export const attemptJobSchema = z.object({
   file: z.object({ path: z.string(), hash: z.string() }).optional(),
   /** Every eval file of the run with its hash (the manifest's). */
   files: z.array(z.object({ path: z.string(), hash: z.string() })),
+  /**
+   * The run's git commit, when it ran in a checkout: a worker in a checkout of another commit
+   * refuses the job, since what the eval files import may differ although their hashes agree.
+   */
+  commit: z.string().optional(),
   timeoutMs: z.number().positive().optional(),
   keepOutput: z.boolean().optional(),
 });

@@ -39,6 +39,11 @@ export interface QueueWorkerOptions {
   maxPushBackMs?: number;
   /** One line per event worth telling (ready, a refused job, a push-back). */
   log?: (line: string) => void;
+  /**
+   * The git commit of the worker's checkout, when it has one: a job from a run on another commit
+   * is refused (undefined, or a job without one: only the eval files' hashes are compared).
+   */
+  commit?: string;
 }
 
 /** A running worker. */
@@ -56,8 +61,9 @@ const UNLIMITED: QueueRateLimit = { max: 1_000_000_000, durationMs: 1000 };
 /**
  * Take attempt jobs from the queue and run each with the in-process executor; the record is the
  * job's result, so the run that enqueued it stays the single writer of its store and report. A
- * job whose eval file differs from this worker's (by hash) is refused with a message naming the
- * file; the job fails with it and the run records the attempt as errored.
+ * job whose eval file differs from this worker's (by hash), or that a run on another git commit
+ * enqueued, is refused with a message saying so; the job fails with it and the run records the
+ * attempt as errored.
  *
  * @example
  * const worker = await startQueueWorker({ url, entries, files, cwd, concurrency: 8 });
@@ -183,6 +189,13 @@ class AttemptJobs {
       return this.refuse(
         job,
         `worker ${hostname()} has no eval "${data.evalId}"${data.file ? ` (the run loaded it from ${data.file.path})` : ""}; start the worker with the run's eval files`,
+      );
+    }
+    const { commit } = this.options;
+    if (data.commit && commit && data.commit !== commit) {
+      return this.refuse(
+        job,
+        `worker ${hostname()} is on commit ${commit.slice(0, 12)}, the run on ${data.commit.slice(0, 12)}: what the eval files import may differ; deploy the run's commit to every worker`,
       );
     }
     const mine = entry.file ? this.fileOf.get(resolve(this.options.cwd, entry.file)) : undefined;

@@ -2,10 +2,11 @@
 // errored attempts again on the workers (their old jobs are still in Redis), and jobs that
 // vanish from Redis mid-run (a restart without persistence, a flush) are enqueued again instead
 // of leaving the run waiting for ever. A real redis-server and real `niceeval worker` processes.
-import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gitInit } from "../cli/store-fixture.js";
 import { cliPath, type FixtureProject, makeProject, runCli } from "../support/project.js";
 import { flushAll, redisCommand, startRedis, type TestRedis } from "../support/redis.js";
 import { type JsonReport, startWorker, stopAll } from "./fixture.js";
@@ -155,5 +156,45 @@ describe("run --queue, stopped", () => {
     expect(report.records).toHaveLength(6);
     for (const record of report.records)
       expect(record.error?.message).toBe("interrupted by SIGINT before a worker took the attempt");
+  }, 60_000);
+});
+
+describe("run --queue, workers on another commit", () => {
+  it("a worker in a checkout of another commit refuses the jobs, naming both commits", async () => {
+    const run = await makeProject({ "evals/q.eval.js": evalFile });
+    const behind = await makeProject({ "evals/q.eval.js": evalFile });
+    try {
+      gitInit(run.dir);
+      const theirs = gitInit(behind.dir);
+      // The run's checkout moves on: a helper changed, the eval file did not.
+      writeFileSync(join(run.dir, "helper.js"), "export const x = 2;\n");
+      execFileSync("git", ["add", "-A"], { cwd: run.dir });
+      execFileSync(
+        "git",
+        ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "helper"],
+        { cwd: run.dir },
+      );
+      const ours = execFileSync("git", ["rev-parse", "HEAD"], { cwd: run.dir, encoding: "utf8" });
+      const worker = await startWorker(behind.dir, redis.url, "commits", join(behind.dir, "m.txt"));
+      try {
+        const result = await runCli(
+          ["run", "evals", ...queueArgs("commits"), "--no-store", "--json", "c.json"],
+          run.dir,
+        );
+        expect(result.code).toBe(1);
+        const report = JSON.parse(readFileSync(join(run.dir, "c.json"), "utf8")) as JsonReport;
+        expect(report.records).toHaveLength(6);
+        for (const record of report.records)
+          expect(record.error?.message).toContain(
+            `is on commit ${theirs.slice(0, 12)}, the run on ${ours.trim().slice(0, 12)}: what the eval files import may differ`,
+          );
+        expect(existsSync(join(behind.dir, "m.txt"))).toBe(false);
+      } finally {
+        await stopAll([worker]);
+      }
+    } finally {
+      await run.cleanup();
+      await behind.cleanup();
+    }
   }, 60_000);
 });

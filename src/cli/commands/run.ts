@@ -312,6 +312,8 @@ async function openExecution(
   io: CliIO,
   evalStdoutFd: number,
 ) {
+  // Read while the store opens and the files load: the stored manifest and queued jobs need it.
+  const git = args.noStore && args.queue === undefined ? undefined : takeGitState(io.cwd);
   const queued =
     args.queue !== undefined
       ? await (await import("../../queue/executor.js")).openQueueExecutor({
@@ -321,10 +323,9 @@ async function openExecution(
           cwd: io.cwd,
           stderr: io.stderr,
           continuation: args.resume !== undefined,
+          ...(git ? { commit: git.then((state) => state?.commit) } : {}),
         })
       : undefined;
-  // Read while the store opens and the files load; only the stored manifest needs it.
-  const git = args.noStore ? undefined : takeGitState(io.cwd);
   const store = args.noStore
     ? undefined
     : await openStoreAt(storeLocation(args.store, io.env), io.cwd);

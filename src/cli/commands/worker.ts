@@ -6,6 +6,7 @@ import { DEFAULT_QUEUE_NAME } from "../../queue/job.js";
 import { startQueueWorker } from "../../queue/worker.js";
 import type { WorkerArgs } from "../args.js";
 import { discoverEvalFiles } from "../discover.js";
+import { readGitState } from "../git-state.js";
 import type { CliIO } from "../io.js";
 import { loadEvalFiles } from "../load.js";
 
@@ -37,8 +38,10 @@ export async function workerCommand(args: WorkerArgs, io: CliIO): Promise<number
     throw new NiceevalError("USAGE", "no eval loaded; the worker has nothing to run");
   }
   const log = (line: string) => io.stderr(`niceeval worker: ${line}\n`);
+  const commit = (await readGitState(io.cwd))?.commit;
   const worker = await startQueueWorker({
     url: args.queue,
+    ...(commit ? { commit } : {}),
     ...(args.queueName !== undefined ? { queueName: args.queueName } : {}),
     entries: loaded.entries,
     files,
