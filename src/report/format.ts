@@ -10,6 +10,8 @@ export function formatNumber(value: number, digits = 3): string {
 }
 
 export function formatMs(ms: number): string {
+  // A run that never ended (crashed, killed) has no duration to show.
+  if (Number.isNaN(ms)) return "unknown";
   // Under a second there are about 1,100 texts (hundredths under 1 ms, whole ms above): kept.
   if (ms >= 0 && ms < 1) {
     const hundredths = Math.round(ms * 100);

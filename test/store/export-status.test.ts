@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { showCommand } from "../../src/cli/commands/history.js";
 import { exportNdjson } from "../../src/cli/commands/merge.js";
 import { exportRunFile } from "../../src/merge/run-file.js";
 import { openSqliteStore } from "../../src/store/index.js";
@@ -48,6 +49,17 @@ describe("a run left running by a writer that is gone", () => {
       });
       closeSync(out);
       expect(await readFile(join(dir, "out.txt"), "utf8")).toMatch(/, 1 attempt, crashed\n$/);
+      // show: how long it ran is unknown, not 0 ms.
+      const shown = openSync(join(dir, "show.txt"), "w");
+      await showCommand(
+        { command: "show", run: "left-1", json: false, failuresOnly: false },
+        store,
+        { cwd: dir, env: {}, stdoutFd: shown, stderr: () => {}, isTTY: false },
+      );
+      closeSync(shown);
+      const text = await readFile(join(dir, "show.txt"), "utf8");
+      expect(text).toContain("  time: unknown");
+      expect(text).toContain("mean score 1 (n=1) · unknown\n");
       const ambiguous = await resolveRunRef(store, "left").then(
         () => "",
         (e: Error) => e.message,

@@ -141,8 +141,9 @@ export async function replay(
   let accumulator: EvalAccumulator | undefined;
   const endEval = (index: number) => {
     const e = evals[index]!;
+    // How long an eval took is stored with the run's end: unknown for a run that never ended.
     const summary = (accumulator ?? new EvalAccumulator(e.evalId, e.style, e.trials)).finish(
-      summaries.get(e.evalId)?.elapsedMs ?? 0,
+      summaries.get(e.evalId)?.elapsedMs ?? Number.NaN,
     );
     accumulator = undefined;
     finished.push(summary);
@@ -176,7 +177,7 @@ export async function replay(
   const summary: RunSummary = {
     runId: run.runId,
     startedAt: run.startedAt,
-    elapsedMs: run.endedAt ? Date.parse(run.endedAt) - Date.parse(run.startedAt) : 0,
+    elapsedMs: run.endedAt ? Date.parse(run.endedAt) - Date.parse(run.startedAt) : Number.NaN,
     evals: finished,
     totals: {
       evals: run.evals.length,
