@@ -69,8 +69,11 @@ export const enc = encodeURIComponent;
 export const seg = encodeSegment;
 export const pct = (x: number | null | undefined): string =>
   x === null || x === undefined ? "\u2014" : `${(100 * x).toFixed(1)}%`;
+/** A number to `digits` places, rounded as the CLI's reports round it (half up, not toFixed's binary ties). */
 export const num = (x: number | null | undefined, digits = 3): string =>
-  x === null || x === undefined ? "\u2014" : x.toFixed(digits);
+  x === null || x === undefined
+    ? "\u2014"
+    : (Math.round(x * 10 ** digits) / 10 ** digits).toFixed(digits);
 export const interval = (iv: Interval | null | undefined, f: (x: number) => string): string =>
   iv ? ` [${f(iv.low)}, ${f(iv.high)}]` : "";
 export const badge = (text: string, kind?: string): HTMLSpanElement =>
