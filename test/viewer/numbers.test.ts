@@ -1,7 +1,7 @@
 // The web app's numbers read as the CLI's: the same rounding for the same mean.
 import { describe, expect, it } from "vitest";
 import { formatNumber } from "../../src/report/format.js";
-import { num } from "../../viewer-app/src/dom.js";
+import { num } from "../../viewer-app/src/numbers.js";
 
 describe("the viewer's numbers", () => {
   it("round as the CLI's reports do (0.6625 is 0.663 in both)", () => {

@@ -67,13 +67,7 @@ export const inputValue = (e: Event): string => (e.target as HTMLInputElement).v
 export const enc = encodeURIComponent;
 /** An id in an API path: `..` and `.` stay ids, not path steps (the hash's routes need no such care). */
 export const seg = encodeSegment;
-export const pct = (x: number | null | undefined): string =>
-  x === null || x === undefined ? "\u2014" : `${(100 * x).toFixed(1)}%`;
-/** A number to `digits` places, rounded as the CLI's reports round it (half up, not toFixed's binary ties). */
-export const num = (x: number | null | undefined, digits = 3): string =>
-  x === null || x === undefined
-    ? "\u2014"
-    : (Math.round(x * 10 ** digits) / 10 ** digits).toFixed(digits);
+export { num, pct } from "./numbers.js";
 export const interval = (iv: Interval | null | undefined, f: (x: number) => string): string =>
   iv ? ` [${f(iv.low)}, ${f(iv.high)}]` : "";
 export const badge = (text: string, kind?: string): HTMLSpanElement =>

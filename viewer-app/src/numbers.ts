@@ -1,0 +1,11 @@
+// Numbers as the web app shows them; no DOM here, so the tests compare them with the CLI's.
+
+/** A share as a percentage to one place, or a dash. */
+export const pct = (x: number | null | undefined): string =>
+  x === null || x === undefined ? "\u2014" : `${(100 * x).toFixed(1)}%`;
+
+/** A number to `digits` places, rounded as the CLI's reports round it (half up, not toFixed's binary ties). */
+export const num = (x: number | null | undefined, digits = 3): string =>
+  x === null || x === undefined
+    ? "\u2014"
+    : (Math.round(x * 10 ** digits) / 10 ** digits).toFixed(digits);
