@@ -60,5 +60,10 @@ export function resumedManifest(stored: RunManifest, resuming: RunManifest): Run
   if (resuming.writer) next.writer = resuming.writer;
   const changes = [...(stored.resumedWithChanges ?? []), ...(resuming.resumedWithChanges ?? [])];
   if (changes.length) next.resumedWithChanges = [...new Set(changes)];
+  // An eval a forced continuation added is the run's too: its attempts are stored, so the
+  // manifest lists it (an export of the run names every eval its records belong to).
+  const known = new Set(stored.evals.map((e) => e.evalId));
+  const added = resuming.evals.filter((e) => !known.has(e.evalId));
+  if (added.length) next.evals = [...stored.evals, ...added];
   return next;
 }

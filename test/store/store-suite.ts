@@ -578,6 +578,19 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         expect(run?.totals.attempts).toBe(1);
       });
 
+      it("lists an eval a forced continuation added in the run's manifest, after the run's own", async () => {
+        await store.beginRun(manifest("grown", { evals: ["alpha"] }));
+        await store.appendAttempts("grown", [attempt("alpha", 0)]);
+        await store.finishRun("grown", { status: "interrupted", endedAt: at(9), summaries: [] });
+        const again = manifest("grown", { evals: ["alpha", "beta"] });
+        again.resumedWithChanges = ['eval "beta" (new)'];
+        await store.beginRun(again, { resume: true });
+        await store.appendAttempts("grown", [attempt("beta", 0)]);
+        const run = await store.getRun("grown");
+        expect(run?.evals.map((e) => e.evalId)).toEqual(["alpha", "beta"]);
+        expect(run?.totals.attempts).toBe(2);
+      });
+
       it("retires the attempts a continuation replaces: into history, out of the totals", async () => {
         await store.beginRun(manifest("retired", { evals: ["alpha"] }));
         const unread = attempt("alpha", 2, { verdict: "errored" });
