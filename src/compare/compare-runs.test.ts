@@ -399,6 +399,14 @@ describe("compareRuns", () => {
     expect(md).toContain(
       "\\</details\\> \\# INJECTED \\| a \\| b \\<img src=x\\> \\[link\\](http://x) \\*bold\\*",
     );
+    // Two evals: the total row's name is bold, not escaped asterisks.
+    const two = await storeWith({
+      base: [{ caseId: "a" }, { caseId: "b", evalId: "e_2" }],
+      head: [{ caseId: "a" }, { caseId: "b", evalId: "e_2" }],
+    });
+    const table = formatComparisonMarkdown(await compareRuns(two, "base", "head"));
+    expect(table).toContain("| **all** | 2 |");
+    expect(table).toContain("| e\\_2 | 1 |");
     // The only raw HTML is the report's own collapsible blocks.
     expect(md.match(/(?<!\\)<\/?[a-z]+/g)).toEqual([
       "<details",

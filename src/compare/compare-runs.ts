@@ -36,7 +36,10 @@ export interface CompareOptions {
   alpha?: number;
   /** Seed of the bootstrap (default 1): the same runs and seed give the same comparison. */
   seed?: number;
-  /** Bootstrap resamples (default 10,000). */
+  /**
+   * Bootstrap resamples, and random sign patterns of the sign-flip test past 16 differing cases
+   * (default 10,000; under 1,000, the test uses its normal approximation instead of so few draws).
+   */
   resamples?: number;
   /** Count any new failure (passed every trial, now passes none) as a regression (default false). */
   failOnNewFailures?: boolean;

@@ -46,7 +46,8 @@ interface Waiting {
   /** What was enqueued, to enqueue it again if its job vanishes from Redis. */
   readonly data: AttemptJobData;
   readonly resolve: (record: AttemptRecord) => void;
-  readonly since: number;
+  /** When its job was enqueued (Infinity until then, so the sweep leaves it alone). */
+  since: number;
 }
 
 /** Jobs stay this long after they finish, so enqueueing the same attempt again is a no-op, s. */
@@ -138,11 +139,13 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
       const commit = await options.commit;
       const data = { ...jobData(job, file, manifestFiles), ...(commit ? { commit } : {}) };
       const result = new Promise<AttemptRecord>((done) => {
-        waiting.set(id, { job, data, resolve: done, since: performance.now() });
+        waiting.set(id, { job, data, resolve: done, since: Number.POSITIVE_INFINITY });
       });
       try {
         if (options.continuation) await dropErroredJob(queue, id);
         await enqueue(id, data);
+        const entry = waiting.get(id);
+        if (entry) entry.since = performance.now();
         // Stopped while it was being enqueued: the removal may have come first.
         if (stopped !== undefined) takeBack([id]);
       } catch (error) {
@@ -151,10 +154,10 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
       // The run stopped (a signal): a job no worker took yet is taken back at once, so the
       // grace period waits only for the attempts that run; a running one is locked and stays.
       const withdraw = () => {
-        void queue
-          .remove(id)
-          .then((removed) => {
-            if (removed === 1) settle(id, failed(stopReason(context.signal)));
+        void withdrawJob(queue, id)
+          .then((outcome) => {
+            if (outcome === "removed") settle(id, failed(stopReason(context.signal)));
+            else if (outcome) settle(id, (attempt) => asRecord(outcome.returnvalue, attempt));
           })
           .catch(() => {});
       };
@@ -196,6 +199,23 @@ async function dropErroredJob(
   if (!job?.finishedOn) return;
   const record = job.returnvalue as Partial<AttemptRecord> | null | undefined;
   if (job.failedReason || record?.verdict === "errored") await job.remove();
+}
+
+/**
+ * Take an attempt's job back at a stop when no worker has it yet: "removed" then; its job when
+ * it already finished (a result whose event was not read yet is kept, not thrown away);
+ * undefined when a worker runs it (locked: it stays, and the grace period waits for it).
+ */
+async function withdrawJob(
+  queue: Queue<AttemptJobData, AttemptRecord>,
+  id: string,
+): Promise<"removed" | Job<AttemptJobData, AttemptRecord> | undefined> {
+  const job = await Job.fromId<AttemptJobData, AttemptRecord>(queue, id);
+  if (job?.finishedOn) return job.failedReason ? undefined : job;
+  const state = job ? await job.getState() : "unknown";
+  if (state !== "waiting" && state !== "delayed" && state !== "prioritized" && state !== "unknown")
+    return undefined;
+  return (await queue.remove(id)) === 1 ? "removed" : undefined;
 }
 
 /** Why the run stopped, for the record of an attempt no worker took before it did. */
@@ -243,12 +263,16 @@ function sweepLongWaits(
   found: SweepFindings,
 ): ReturnType<typeof setInterval> {
   let sweeping = false;
-  /** Since when Redis has not answered: a look-up failed, or one has been under way since. */
-  let failingSince: number | undefined;
+  /** When Redis last answered a look-up (or the sweep last found nothing to look up). */
+  let answeredAt = performance.now();
   let warned = false;
+  const answered = () => {
+    answeredAt = performance.now();
+    warned = false;
+  };
+  // Each look-up is timed, not the sweep: a healthy sweep of many jobs may take long.
   const stillAway = () => {
-    failingSince ??= performance.now();
-    const since = performance.now() - failingSince;
+    const since = performance.now() - answeredAt;
     if (!warned && since >= UNREACHABLE_AFTER_MS) {
       warned = true;
       found.unreachable(since);
@@ -261,22 +285,23 @@ function sweepLongWaits(
       return;
     }
     sweeping = true;
-    const started = performance.now();
     try {
       const now = performance.now();
       const lost: string[] = [];
+      let asked = false;
       for (const [id, entry] of waiting) {
+        // Not enqueued yet (since is set once it is), or not waited for long.
         if (now - entry.since < sweepMs) continue;
+        asked = true;
         const job = await Job.fromId<AttemptJobData, AttemptRecord>(queue, id);
+        answered();
         if (job?.finishedOn) found.finished(id, job);
         else if (!job && waiting.has(id)) lost.push(id);
       }
-      failingSince = undefined;
-      warned = false;
+      if (!asked) answered();
       if (lost.length > 0) found.vanished(lost);
     } catch {
       // Redis away: the next sweep tries again; after a while, the run says it waits.
-      failingSince ??= started;
       stillAway();
     } finally {
       sweeping = false;

@@ -7,6 +7,7 @@ import type { EvalEvent } from "./events.js";
 import { runEvals } from "./run.js";
 import { runEval } from "./run-eval.js";
 import { arrayTelemetry } from "./telemetry.js";
+import { telemetrySink } from "./telemetry-sink.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -292,6 +293,25 @@ describe("telemetry", () => {
     expect(summary.reportErrors).toEqual([
       "in onRunFinished: telemetry 1 failed on eval.case.started: collector down; telemetry 2 failed on eval.started: rejected",
     ]);
+  });
+});
+
+describe("telemetry that never delivers", () => {
+  it("holds the end of the run for a bounded time, then says how many events were not delivered", async () => {
+    const sink = telemetrySink(
+      "r",
+      [
+        {
+          emit: (event: EvalEvent) =>
+            event.kind === "eval.finished" ? new Promise(() => {}) : undefined,
+        },
+      ],
+      50,
+    );
+    sink.onEvalFinished?.({ evalId: "e" } as never);
+    await expect(sink.onRunFinished?.({} as never)).rejects.toThrow(
+      "1 telemetry event was still not delivered 0.05 s after the run ended",
+    );
   });
 });
 

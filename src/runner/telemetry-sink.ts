@@ -3,15 +3,19 @@ import { EVAL_EVENT_SCHEMA, type EvalEvent } from "./events.js";
 import type { RunSink } from "./sink.js";
 import type { Telemetry } from "./telemetry.js";
 
+/** How long a finished run waits for telemetry deliveries still under way, ms. */
+const DELIVERY_WAIT_MS = 10_000;
+
 /**
  * Turns a run's hooks into telemetry events, in real time. A failing telemetry never stops the
  * run: what it said is kept (once per telemetry) and reported when the run finishes, which also
- * waits for the events an async `emit` is still delivering, so `await runEval(...)` returns with
- * every event delivered.
+ * waits (up to 10 s) for the events an async `emit` is still delivering, so `await runEval(...)`
+ * returns with every event delivered.
  */
 export function telemetrySink(
   runId: string,
   telemetries: readonly Telemetry<EvalEvent>[],
+  deliveryWaitMs = DELIVERY_WAIT_MS,
 ): RunSink {
   const pending = new Set<Promise<void>>();
   const failures = new Map<number, string>();
@@ -80,7 +84,21 @@ export function telemetrySink(
       }),
     onEvalFinished: (summary) => emit({ ...base(summary.evalId), kind: "eval.finished", summary }),
     onRunFinished: async () => {
-      while (pending.size > 0) await Promise.all([...pending]);
+      // Deliveries get a bounded wait: a collector that never answers must not hold the run.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<"late">((resolve) => {
+        timer = setTimeout(() => resolve("late"), deliveryWaitMs);
+      });
+      while (pending.size > 0) {
+        if ((await Promise.race([Promise.all([...pending]), late])) === "late") {
+          failures.set(
+            -1,
+            `${pending.size === 1 ? "1 telemetry event was" : `${pending.size} telemetry events were`} still not delivered ${deliveryWaitMs / 1000} s after the run ended`,
+          );
+          break;
+        }
+      }
+      clearTimeout(timer);
       if (failures.size > 0) throw new Error([...failures.values()].join("; "));
     },
   };

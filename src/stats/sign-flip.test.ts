@@ -38,5 +38,6 @@ describe("signFlipTest", () => {
     expect(Math.abs(drawn.pValue - normal.pValue)).toBeLessThan(0.01);
     expect(drawn.pValue).toBeLessThan(0.01);
     expect(signFlipTest(units, { budget: 1000 }).method).toBe("normal");
+    expect(signFlipTest(units, { resamples: 19 }).method).toBe("normal");
   });
 });

@@ -17,12 +17,18 @@ export interface SignFlipTest {
 
 /** Options of {@link signFlipTest}. */
 export interface SignFlipOptions {
-  /** Random sign patterns when there are too many units to enumerate (default 10,000; 0: the normal approximation). */
+  /**
+   * Random sign patterns when there are too many units to enumerate (default 10,000; under 1,000:
+   * the normal approximation).
+   */
   resamples?: number;
   seed?: number;
   /** Most units × resamples drawn (default 2·10^7); beyond it, the normal approximation. */
   budget?: number;
 }
+
+/** Fewest random sign patterns drawn; with fewer asked, the normal approximation is used. */
+const MIN_DRAWS = 1000;
 
 /** Up to this many differing units, all 2^m sign patterns are enumerated. */
 const EXACT_UP_TO = 16;
@@ -67,7 +73,8 @@ export function signFlipTest(
     };
   }
   const resamples = options.resamples ?? 10_000;
-  if (resamples > 0 && m * resamples <= (options.budget ?? 2e7)) {
+  // Fewer draws could not give a p-value below 1/(draws + 1): the normal approximation then.
+  if (resamples >= MIN_DRAWS && m * resamples <= (options.budget ?? 2e7)) {
     const random = createRandom(options.seed ?? 1);
     let extreme = 0;
     for (let r = 0; r < resamples; r++) {

@@ -43,7 +43,16 @@ export async function openStore(
  */
 export function storePath(location: string): string {
   if (isPostgresUrl(location) || !/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) return location;
-  if (/^file:\/\//i.test(location)) return fileURLToPath(location);
+  if (/^file:\/\//i.test(location)) {
+    try {
+      return fileURLToPath(location);
+    } catch (error) {
+      throw new NiceevalError(
+        "STORE_LOCATION",
+        `store ${location} (--store or NICEEVAL_STORE) is not a file URL of this machine (${(error as Error).message}); write file:///absolute/path.sqlite, or give a path`,
+      );
+    }
+  }
   throw new NiceevalError(
     "STORE_LOCATION",
     `store ${redactUrl(location)} (--store or NICEEVAL_STORE): niceeval keeps runs in PostgreSQL (postgres:// or postgresql://) or in a SQLite file; fix the URL's scheme, or give a file path`,

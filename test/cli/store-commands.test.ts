@@ -314,6 +314,17 @@ describe("where runs are stored", { timeout: 120_000 }, () => {
       );
       expect(result.stderr + result.stdout).not.toContain("hunter2");
     }
+    // A password with characters a URL wants encoded is masked whole.
+    const hashed = await cli(["runs", "--store", "postgress://user:s3cr#t/x?y@db.internal/evals"]);
+    expect(hashed.code).toBe(2);
+    expect(hashed.stderr).toContain("store postgress://user:***@db.internal/evals");
+    expect(hashed.stderr).not.toContain("s3cr");
+    // A file URL of another host is a usage error, not a crash.
+    const remote = await cli(["runs", "--store", "file://relative/x.sqlite"]);
+    expect(remote.code).toBe(2);
+    expect(remote.stderr).toMatch(
+      /^niceeval: store file:\/\/relative\/x\.sqlite .* is not a file URL of this machine/,
+    );
     expect(readdirSync(project.dir).sort()).toEqual(before);
     // A file:// URL is the file's path.
     const file = pathToFileURL(join(project.dir, "by-url.sqlite")).href;

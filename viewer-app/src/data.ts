@@ -32,7 +32,8 @@ export async function get<T>(path: string, params: Params = {}): Promise<T> {
   const qs = new URLSearchParams(clean).toString();
   const res = await fetch(`/api${path}${qs ? `?${qs}` : ""}`, { credentials: "same-origin" });
   const body = (await res.json()) as T & { error?: string };
-  if (!res.ok) throw new Error(body.error ?? `HTTP ${res.status}`);
+  if (!res.ok)
+    throw Object.assign(new Error(body.error ?? `HTTP ${res.status}`), { status: res.status });
   return body;
 }
 

@@ -102,7 +102,7 @@ describe("calls: rules written wrong are the author's error, never a pass", () =
     expect(mark).toEqual({
       score: 0,
       reason:
-        'call 1 of the run has no `toolName` (a string; got {"name":"b"}): pass { calls: [{ toolName }, …] }',
+        'call 2 of the run has no `toolName` (a string; got {"name":"b"}): pass { calls: [{ toolName }, …] }',
     });
   });
 });

@@ -64,7 +64,7 @@ export function calls(result: AgentRun, expected: ExpectedCalls): Mark {
     if (typeof call?.toolName !== "string") {
       return {
         score: 0,
-        reason: `call ${i} of the run has no \`toolName\` (a string; got ${show(call)}): pass { calls: [{ toolName }, …] }`,
+        reason: `call ${i + 1} of the run has no \`toolName\` (a string; got ${show(call)}): pass { calls: [{ toolName }, …] }`,
       };
     }
     names.push(call.toolName);

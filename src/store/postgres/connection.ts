@@ -13,9 +13,13 @@ export function isPostgresUrl(location: string): boolean {
  * `password` parameter) replaced by `***`. Works on strings `URL` cannot parse, too.
  */
 export function redactUrl(url: string): string {
-  return url
-    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):[^@/?#]*@/i, "$1:***@")
-    .replace(/([?&]password=)[^&#]*/gi, "$1***");
+  return (
+    url
+      // The password is everything between the user's ":" and the next "@", even characters a URL
+      // would want percent-encoded ("#", "/", "?") when they were not.
+      .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):[^@]*@/i, "$1:***@")
+      .replace(/([?&]password=)[^&#]*/gi, "$1***")
+  );
 }
 
 /** Host and port a connection string names, for messages ("db.internal:5432"). */

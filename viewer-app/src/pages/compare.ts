@@ -157,9 +157,13 @@ async function loadSides(
   try {
     const path = (id: string) => `/runs/${seg(id)}/attempts/${seg(evalId)}/${seg(caseId)}`;
     const [b, hd] = await Promise.all(
-      // A case added or removed between the runs is absent from one of them (404 there).
+      // A case added or removed between the runs is absent from one of them (404 there); any
+      // other failure is shown as one.
       [c.base.runId, c.head.runId].map((id) =>
-        get<{ trials: AttemptRecord[] }>(path(id)).catch(() => undefined),
+        get<{ trials: AttemptRecord[] }>(path(id)).catch((error: { status?: number }) => {
+          if (error.status === 404) return undefined;
+          throw error;
+        }),
       ),
     );
     const bo = b?.trials[0];
