@@ -234,6 +234,36 @@ describe("dependable judge calls", () => {
     expect(server.requests.map((r) => "temperature" in r.body)).toEqual([true, false]);
   });
 
+  it("sends again every call refused for temperature, also those refused before the first refusal came back", async () => {
+    const refusal = {
+      kind: "status" as const,
+      status: 400,
+      message: "Unsupported value: 'temperature' does not support 0 with this model.",
+    };
+    // Three calls at once: all three are sent with temperature and refused.
+    server.enqueue(
+      refusal,
+      refusal,
+      refusal,
+      fake.json({ ok: 1 }),
+      fake.json({ ok: 2 }),
+      fake.json({ ok: 3 }),
+    );
+    const provider = openAICompatibleProvider({ baseURL: server.openaiBaseURL });
+    const results = await Promise.all(
+      [1, 2, 3].map((n) => callJudge({ provider, model: "m" }, request(n))),
+    );
+    expect(results.map((r) => r.ok)).toEqual([true, true, true]);
+    expect(server.requests.map((r) => "temperature" in r.body)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
+  });
+
   it("falls back to prose JSON when a server rejects the JSON-schema response format", async () => {
     server.enqueue(
       { kind: "status", status: 400, message: "response_format json_schema is not supported" },

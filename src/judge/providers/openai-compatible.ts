@@ -48,7 +48,19 @@ export function openAICompatibleProvider(options: OpenAICompatibleOptions): Judg
   const headers: Record<string, string> = { ...options.headers };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
 
-  const send = async (request: JudgeChatRequest, model: string, signal: AbortSignal) => {
+  /** What one request sent of the options a server may refuse. */
+  interface Sent {
+    structured: boolean;
+    temperature: boolean;
+  }
+  const send = async (
+    request: JudgeChatRequest,
+    model: string,
+    signal: AbortSignal,
+    sent: Sent,
+  ) => {
+    sent.structured = structured;
+    sent.temperature = sendTemperature;
     const body: Record<string, unknown> = {
       model,
       messages: [{ role: "system", content: request.system }, ...request.messages],
@@ -77,14 +89,17 @@ export function openAICompatibleProvider(options: OpenAICompatibleOptions): Judg
       request: JudgeChatRequest,
       { model, signal }: { model: string; signal: AbortSignal },
     ) {
-      // Each rejected option is dropped once and for good: at most two such re-sends per provider.
+      // A rejected option is dropped for good, and the request sent again without it: at most
+      // two such re-sends per call. The option is judged by what this request sent, so calls
+      // refused at once (before the first refusal dropped it) are each sent again as well.
+      const sent: Sent = { structured: false, temperature: false };
       for (;;) {
         try {
-          return readCompletion(await send(request, model, signal), where);
+          return readCompletion(await send(request, model, signal, sent), where);
         } catch (error) {
-          if (structured && rejects(error, /response_format|json_schema|structured/i))
+          if (sent.structured && rejects(error, /response_format|json_schema|structured/i))
             structured = false;
-          else if (sendTemperature && rejects(error, /temperature/i)) sendTemperature = false;
+          else if (sent.temperature && rejects(error, /temperature/i)) sendTemperature = false;
           else throw error;
         }
       }
