@@ -81,6 +81,33 @@ export { mango };
     expect(run.stdout).toMatch(/ {2}4 evals · 5 cases · 4 passed/);
   });
 
+  it("keeps each case's input, expected value and output in --json and NDJSON reports without a store", async () => {
+    for (const flag of [
+      ["--json", "r.json"],
+      ["--reporter", "ndjson=r.ndjson"],
+    ]) {
+      for (const supervise of [[], ["--no-supervise"]]) {
+        const run = await runCli(["run", "one", "--no-store", ...flag, ...supervise], project.dir);
+        expect(run.code).toBe(0);
+        const text = await readFile(join(project.dir, flag[1]!.replace("ndjson=", "")), "utf8");
+        const record =
+          flag[0] === "--json"
+            ? (JSON.parse(text) as { records: Record<string, unknown>[] }).records[0]
+            : text
+                .trim()
+                .split("\n")
+                .map((line) => JSON.parse(line) as { type: string; record?: unknown })
+                .find((line) => line.type === "record")?.record;
+        expect(record).toMatchObject({
+          caseId: "only",
+          input: "only",
+          expected: "only",
+          output: "only",
+        });
+      }
+    }
+  });
+
   it('loads `export default defineSuite(...)` in a project without "type": "module"', async () => {
     const plain = await makeProject(
       {

@@ -112,6 +112,7 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
       executor,
       queued,
       evalIds,
+      keep: store !== undefined || specs.some((s) => s.kind === "json" || s.kind === "ndjson"),
     });
     return endOfRun(summary, guard, sinks, {
       args,
@@ -211,6 +212,8 @@ interface GuardedRun {
   executor: Execution["executor"];
   queued: Execution["queued"];
   evalIds: readonly string[];
+  /** Keep each attempt's case and output: the run is stored, or a report writes records whole. */
+  keep: boolean;
 }
 
 /**
@@ -231,9 +234,16 @@ async function runGuarded(
     stderr: io.stderr,
   });
   try {
+    const { keep } = run;
     const options: RunOptions = {
       // Cases read in the eval process are waited for there.
-      ...runOptions(args, runId, store ? run.datasets : undefined, !("readCases" in executor)),
+      ...runOptions(
+        args,
+        runId,
+        keep,
+        store ? run.datasets : undefined,
+        !("readCases" in executor),
+      ),
       ...(run.filter ? { filter: run.filter } : {}),
       reporters: sinks.reporters,
       signal: abort.signal,
@@ -248,10 +258,7 @@ async function runGuarded(
     // continued run it skips those the engine reads back from the store, and runs the rest
     // while the engine replays those.
     if ("runAhead" in executor)
-      executor.runAhead?.(
-        aheadPlan(runId, args, store !== undefined, continued?.kept),
-        run.evalIds,
-      );
+      executor.runAhead?.(aheadPlan(runId, args, keep, continued?.kept), run.evalIds);
     // A continued run reads its kept attempts back from the store instead of running them.
     const summary = await runEvals(entries, continued ? continued.withSource(options) : options);
     return { summary, guard };
@@ -440,6 +447,7 @@ function ownTrialsNote(trials: number | undefined, entries: readonly RunEntry[])
 function runOptions(
   args: RunArgs,
   runId: string,
+  keep: boolean,
   datasets: readonly SequenceHash[] | undefined,
   waitForCases: boolean,
 ): RunOptions {
@@ -451,11 +459,10 @@ function runOptions(
     ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
     // A dataset that stops giving cases is a hang like any other.
     ...(waitForCases ? { caseWaitMs: args.hangTimeoutMs } : {}),
-    // A stored run keeps each attempt's case and output; the dataset hashes go into its manifest.
+    ...(keep ? { keepCase: true, keepOutput: true } : {}),
+    // A stored run's dataset hashes go into its manifest.
     ...(datasets
       ? {
-          keepCase: true,
-          keepOutput: true,
           onCase: (index: number, spec: CaseSpec) =>
             datasets[index]!.addCase(spec.id, spec.input, spec.expected),
         }
@@ -735,7 +742,7 @@ function checkWritable(flag: string, file: string, cwd: string): void {
 function aheadPlan(
   runId: string,
   args: RunArgs,
-  stored: boolean,
+  keep: boolean,
   kept: ReadonlySet<string> | undefined,
 ): AheadPlan {
   return {
@@ -744,7 +751,7 @@ function aheadPlan(
     ...(args.trials !== undefined ? { trials: args.trials } : {}),
     ...(args.filter !== undefined ? { filter: args.filter } : {}),
     ...(args.shard ? { shard: args.shard } : {}),
-    ...(stored ? { keepOutput: true as const } : {}),
+    ...(keep ? { keepOutput: true as const } : {}),
     ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
     caseWaitMs: args.hangTimeoutMs,
     ...(kept ? { kept: [...kept] } : {}),
