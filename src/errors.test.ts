@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { errorMessage } from "./errors.js";
+import { errorMessage, thrownMessage } from "./errors.js";
 
 describe("errorMessage", () => {
   it("says something for whatever was thrown, even a value whose every reading throws", () => {
@@ -22,5 +22,25 @@ describe("errorMessage", () => {
     };
     const proxy = new Proxy({}, { get: trap, getPrototypeOf: trap, ownKeys: trap });
     expect(errorMessage(proxy)).toBe("a thrown object that cannot be printed (reading it threw)");
+  });
+});
+
+describe("thrownMessage", () => {
+  it("adds what caused the error, up to three deep, without repeating a message", () => {
+    const refused = new Error("connect ECONNREFUSED 127.0.0.1:1");
+    expect(thrownMessage(new TypeError("fetch failed", { cause: refused }))).toBe(
+      "fetch failed (cause: connect ECONNREFUSED 127.0.0.1:1)",
+    );
+    const deep = new Error("a", {
+      cause: new Error("b", { cause: new Error("c", { cause: new Error("d", { cause: "e" }) }) }),
+    });
+    expect(thrownMessage(deep)).toBe("a (cause: b) (cause: c) (cause: d)");
+    expect(thrownMessage(new Error("wrapped: inner", { cause: new Error("inner") }))).toBe(
+      "wrapped: inner",
+    );
+    const looped = new Error("loop");
+    (looped as { cause?: unknown }).cause = looped;
+    expect(thrownMessage(looped)).toBe("loop");
+    expect(thrownMessage("plain")).toBe("plain");
   });
 });

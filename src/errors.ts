@@ -81,6 +81,35 @@ export function errorMessage(error: unknown): string {
   }
 }
 
+/**
+ * What code under test threw, for its record: the message, then what caused it (`error.cause`,
+ * up to three deep), since the message alone often hides it ("fetch failed" for a refused
+ * connection, a DNS or TLS failure).
+ * @example
+ * thrownMessage(new TypeError("fetch failed", { cause: new Error("connect ECONNREFUSED") }));
+ * // "fetch failed (cause: connect ECONNREFUSED)"
+ */
+export function thrownMessage(error: unknown): string {
+  let said = errorMessage(error);
+  let text = said;
+  let current: unknown = error;
+  for (let depth = 0; depth < 3; depth++) {
+    let cause: unknown;
+    try {
+      cause = current instanceof Error ? current.cause : undefined;
+    } catch {
+      break;
+    }
+    if (cause === undefined || cause === null || cause === current) break;
+    // A message that already quotes its cause's says it once.
+    const next = errorMessage(cause);
+    if (next && !said.includes(next)) text += ` (cause: ${next})`;
+    said = next;
+    current = cause;
+  }
+  return text;
+}
+
 /** Whether `error` is a write to a pipe or socket whose reader is gone (EPIPE, as after `| head`). */
 export function isClosedPipe(error: unknown): boolean {
   const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };

@@ -1,4 +1,4 @@
-import { AuthoringError, errorMessage } from "../errors.js";
+import { AuthoringError, errorMessage, thrownMessage } from "../errors.js";
 import {
   type AttemptRecord,
   addJudgeUsage,
@@ -48,7 +48,7 @@ const fromMatch = (result: MatchResult): Outcome => ({
 const crashed = (what: string, error: unknown): Outcome => ({
   state: "errored",
   value: null,
-  reason: `${what} threw: ${errorMessage(error)}`,
+  reason: `${what} threw: ${thrownMessage(error)}`,
 });
 
 /** Match a value given to t.check: facts and materials keep their state, plain values are available. */
@@ -236,7 +236,7 @@ export async function runAttempt<Facts, Assertions>(
       );
     } catch (error) {
       deadline.abort(error);
-      const message = errorMessage(error);
+      const message = thrownMessage(error);
       return erroredRecord({
         evalId,
         caseId: spec.id,
@@ -268,7 +268,7 @@ export async function runAttempt<Facts, Assertions>(
       if (pending && typeof (pending as Promise<void>).then === "function") await pending;
     } catch (error) {
       if (error instanceof SkipSignal) skipped = error.reason;
-      else failure = { message: errorMessage(error), where: `test of eval "${evalId}"` };
+      else failure = { message: thrownMessage(error), where: `test of eval "${evalId}"` };
     }
     const judgments = await settle(made, deadline);
     const judge = emptyJudgeUsage();

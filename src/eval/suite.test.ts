@@ -35,6 +35,27 @@ describe("defineSuite", () => {
     expect(records[0]?.judgments[0]?.reason).toMatch(/scorer "schema": invalid schema/);
   });
 
+  it("records what caused a target's error, as a fetch to a port it may not use throws it", async () => {
+    const suite = defineSuite<string, string>({
+      id: "caused",
+      cases: [{ id: "a", input: "x" }],
+      target: async () => (await fetch("http://127.0.0.1:1/v1/chat")).text(),
+      scorers: [
+        bindScorer({
+          id: "any",
+          tool: jsonSchemaValidTool,
+          driver: evalScorersProvider,
+          mapInput: ({ output }) => ({ actual: output, schema: {} }),
+        }),
+      ],
+    });
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { onRecord: (r) => records.push(r) });
+    expect(records[0]?.error?.message).toMatch(
+      /^fetch failed \(cause: connect ECONNREFUSED 127\.0\.0\.1:1\)$/,
+    );
+  });
+
   it("gives the target its trial and a trace that lands on the record", async () => {
     const suite = defineSuite<string, string>({
       id: "traced",

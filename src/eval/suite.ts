@@ -1,4 +1,4 @@
-import { AuthoringError, errorMessage } from "../errors.js";
+import { AuthoringError, errorMessage, thrownMessage } from "../errors.js";
 import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
 import { isJudgeUnavailable } from "../judge/unavailable.js";
 import type { Score } from "../score/score.js";
@@ -580,7 +580,7 @@ function targetFailed<Input, Output>(
   return erroredRecord({
     evalId: definition.id,
     caseId: spec.id,
-    message: errorMessage(error),
+    message: thrownMessage(error),
     where: `target of case "${spec.id}" in eval "${definition.id}"`,
     elapsedMs: performance.now() - started,
     max: definition.scorers.length,
@@ -818,7 +818,7 @@ function scorerFailed(label: string, error: unknown): Judgment {
   // A malformed result already says which scorer and what to return instead.
   if ((error as { code?: unknown } | null)?.code === "SCORER_RESULT")
     return erroredJudgment(label, errorMessage(error));
-  return erroredJudgment(label, `scorer "${label}" threw: ${errorMessage(error)}`);
+  return erroredJudgment(label, `scorer "${label}" threw: ${thrownMessage(error)}`);
 }
 
 function scorerLabel<Input, Output>(scorer: SuiteScorer<Input, Output>): string {
