@@ -235,33 +235,31 @@ describe("dependable judge calls", () => {
   });
 
   it("sends again every call refused for temperature, also those refused before the first refusal came back", async () => {
-    const refusal = {
-      kind: "status" as const,
-      status: 400,
-      message: "Unsupported value: 'temperature' does not support 0 with this model.",
-    };
-    // Three calls at once: all three are sent with temperature and refused.
-    server.enqueue(
-      refusal,
-      refusal,
-      refusal,
-      fake.json({ ok: 1 }),
-      fake.json({ ok: 2 }),
-      fake.json({ ok: 3 }),
-    );
-    const provider = openAICompatibleProvider({ baseURL: server.openaiBaseURL });
-    const results = await Promise.all(
-      [1, 2, 3].map((n) => callJudge({ provider, model: "m" }, request(n))),
-    );
-    expect(results.map((r) => r.ok)).toEqual([true, true, true]);
-    expect(server.requests.map((r) => "temperature" in r.body)).toEqual([
-      true,
-      true,
-      true,
-      false,
-      false,
-      false,
-    ]);
+    // A model that refuses any temperature but its default; its answers take 30 ms, so three
+    // calls at once are all sent with temperature before the first refusal comes back.
+    const refusing = await startFakeLlmServer({
+      latencyMs: 30,
+      respond: (request) =>
+        "temperature" in request.body
+          ? {
+              kind: "status",
+              status: 400,
+              message: "Unsupported value: 'temperature' does not support 0 with this model.",
+            }
+          : fake.json({ ok: true }),
+    });
+    try {
+      const provider = openAICompatibleProvider({ baseURL: refusing.openaiBaseURL });
+      const results = await Promise.all(
+        [1, 2, 3].map((n) => callJudge({ provider, model: "m" }, request(n))),
+      );
+      expect(results.map((r) => r.ok)).toEqual([true, true, true]);
+      const sent = refusing.requests.map((r) => "temperature" in r.body);
+      expect(sent.filter(Boolean)).toHaveLength(3);
+      expect(sent.filter((t) => !t)).toHaveLength(3);
+    } finally {
+      await refusing.close();
+    }
   });
 
   it("falls back to prose JSON when a server rejects the JSON-schema response format", async () => {

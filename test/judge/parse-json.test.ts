@@ -7,11 +7,28 @@ describe("parseJsonAnswer", () => {
   it("reads plain, fenced and prose-wrapped JSON", () => {
     expect(parseJsonAnswer('{"a":1}')).toEqual({ ok: true, value: { a: 1 } });
     expect(parseJsonAnswer('```json\n{"a":2}\n```')).toEqual({ ok: true, value: { a: 2 } });
-    expect(parseJsonAnswer('I think {"a":"b}"} is right {"c":1}')).toEqual({
+    expect(parseJsonAnswer('I think {"a":"b}"} is right.')).toEqual({
       ok: true,
       value: { a: "b}" },
     });
     expect(parseJsonAnswer('Note {not json} then {"a":3}.')).toEqual({ ok: true, value: { a: 3 } });
+    // The same object twice (stated, then repeated) is one answer.
+    expect(parseJsonAnswer('{"a":4} so: {"a": 4}')).toEqual({ ok: true, value: { a: 4 } });
+  });
+
+  it("leaves out the reasoning before the answer, and never picks among several objects", () => {
+    const thinking =
+      '<think>A draft would be {"value":1} but the reply never gives the amount, so no.</think>\n{"value":0,"reason":"no amount"}';
+    expect(parseJsonAnswer(thinking)).toEqual({
+      ok: true,
+      value: { value: 0, reason: "no amount" },
+    });
+    const several = parseJsonAnswer('Example: {"value":1}. My verdict: {"value":0}');
+    expect(several).toEqual({
+      ok: false,
+      error: "the answer holds 2 different JSON objects: which one is the verdict is not clear",
+    });
+    expect(parseJsonAnswer('```json\n{"v":1}\n```\nor\n```json\n{"v":2}\n```').ok).toBe(false);
   });
 
   it("refuses truncated or missing JSON instead of guessing", () => {
