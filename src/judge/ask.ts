@@ -31,6 +31,8 @@ export async function askForVerdict<T>(
     const call = await callJudge(source, conversation, {
       ...options,
       accept: (response) => readAnswer(response.data, response.text, check).ok,
+      // The repaired answer is the answer to the question asked: cached as the first turn's.
+      ...(turn === 1 ? { cacheAs: request } : {}),
     });
     addJudgeUsage(usage, call.usage);
     if (!call.ok) return { ok: false, kind: call.kind, reason: call.reason, answers, usage };

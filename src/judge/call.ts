@@ -77,6 +77,12 @@ export async function callJudge(
     signal?: AbortSignal;
     /** Whether an answer is usable (parsed and validated); only usable answers are cached. */
     accept?: (response: JudgeChatResponse) => boolean;
+    /**
+     * The request this answer is cached as (default: this one). A repair turn's usable answer is
+     * cached as the first request's, so a later run of the same question finds it at once
+     * instead of paying for the unusable first answer again.
+     */
+    cacheAs?: JudgeChatRequest;
   } = {},
 ): Promise<JudgeCallResult> {
   const resolved =
@@ -108,6 +114,7 @@ export async function callJudge(
   if (!(settings.cache && request.temperature === 0)) return finish(model, await call(), settings);
 
   const key = judgeCacheKey(target, request);
+  const storedAs = options.cacheAs ? judgeCacheKey(target, options.cacheAs) : key;
   // An identical request already on its way: its answer counts as a cache hit here. If its
   // caller aborted it, this caller goes on alone.
   const pending = inflight.get(key);
@@ -120,12 +127,12 @@ export async function callJudge(
   const work = (async (): Promise<Attempted> => {
     const store = answerStore(cacheDirectory());
     const usable = (response: JudgeChatResponse) => options.accept?.(response) ?? true;
-    const hit = await store.get(key);
+    const hit = await store.get(storedAs);
     if (hit && usable(hit))
       return { outcome: { ok: true, response: hit }, usage: cachedUsage(), cached: true };
     const attempted = await call();
     if (attempted.outcome.ok && usable(attempted.outcome.response))
-      await store.put(key, target, attempted.outcome.response);
+      await store.put(storedAs, target, attempted.outcome.response);
     return attempted;
   })();
   inflight.set(key, work);

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { askForVerdict } from "../../src/judge/ask.js";
 import { callJudge, schedulerFor } from "../../src/judge/call.js";
 import type { JudgeChatRequest } from "../../src/judge/chat.js";
 import { configureJudges } from "../../src/judge/config.js";
@@ -131,6 +132,22 @@ describe("dependable judge calls", () => {
     const fresh = await callJudge("m", request(1));
     expect(fresh.ok && fresh.cached).toBe(false);
     expect(server.requests).toHaveLength(3);
+  });
+
+  it("caches an answer repaired on the second turn as the first turn's, so the next ask makes no call", async () => {
+    // First turn: prose that is not the verdict; the repair turn: the verdict.
+    server.enqueue(fake.text("It looks fine to me."), fake.json({ ok: true }));
+    const check = (data: unknown) =>
+      (data as { ok?: unknown } | null)?.ok === true
+        ? { ok: true as const, value: true }
+        : { ok: false as const, problem: "no ok" };
+    const first = await askForVerdict("m", request(7), check);
+    expect(first).toMatchObject({ ok: true, cached: false });
+    expect(server.requests).toHaveLength(2);
+    const again = await withJudgeLedger(() => askForVerdict("m", request(7), check));
+    expect(again.result).toMatchObject({ ok: true, value: true, cached: true });
+    expect(again.usage).toMatchObject({ calls: 0, cachedCalls: 1 });
+    expect(server.requests).toHaveLength(2);
   });
 
   it("shares one call between identical requests in flight", async () => {
