@@ -177,7 +177,7 @@ A run is named by its id, a unique id prefix (6+ characters), its --name, latest
 Run options
   --filter <text>        run only evals or cases whose "evalId" or "evalId/caseId" contains
                          <text> (or matches /regex/)
-  --exclude <path>       skip a file or folder (repeatable)
+  --exclude <path>       skip a file or folder that exists (repeatable; globs are not expanded)
   --concurrency <n>      attempts running at once (default 8, at most 1024)
   --timeout <ms>         limit on each attempt: target or adapter, scorers and judge calls
   --trials <k>           run every case k times (an eval's own trials option wins)

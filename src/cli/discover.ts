@@ -10,13 +10,22 @@ export const DEFAULT_EVAL_DIRS = ["evals", "examples"];
 
 /**
  * Find eval files (`*.eval.ts`, `*.eval.js`, …) under the given paths, sorted for stable
- * output. A path that does not exist is a usage error naming it.
+ * output. A path that does not exist, to search or to exclude, is a usage error naming it.
  */
 export async function discoverEvalFiles(
   paths: readonly string[],
   options: { cwd: string; exclude?: readonly string[] },
 ): Promise<string[]> {
   const excluded = (options.exclude ?? []).map((p) => resolve(options.cwd, p));
+  // An --exclude that names nothing would exclude nothing without a word (a glob, a typo).
+  for (const [i, path] of excluded.entries()) {
+    if (await stat(path).catch(() => undefined)) continue;
+    const given = options.exclude![i]!;
+    throw new NiceevalError(
+      "USAGE",
+      `--exclude ${given}: no such file or folder${/[*?[\]{}]/.test(given) ? " (globs are not expanded: give the file or folder to skip)" : ""}. Pass a file or folder that exists.`,
+    );
+  }
   const isExcluded = (file: string) =>
     excluded.some((ex) => file === ex || file.startsWith(ex.endsWith(sep) ? ex : ex + sep));
   const explicit = paths.length > 0;

@@ -1,0 +1,32 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { discoverEvalFiles } from "./discover.js";
+
+describe("discoverEvalFiles", () => {
+  let cwd: string;
+  beforeAll(() => {
+    cwd = mkdtempSync(join(tmpdir(), "niceeval-discover-"));
+    mkdirSync(join(cwd, "evals", "slow"), { recursive: true });
+    for (const file of ["evals/a.eval.ts", "evals/slow/b.eval.ts", "evals/c.eval.js"])
+      writeFileSync(join(cwd, file), "");
+  });
+  afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+  it("skips the files and folders --exclude names", async () => {
+    expect(
+      await discoverEvalFiles([], { cwd, exclude: ["evals/slow", "evals/c.eval.js"] }),
+    ).toEqual(["evals/a.eval.ts"]);
+  });
+
+  it("refuses an --exclude that names nothing, saying globs are not expanded", async () => {
+    await expect(discoverEvalFiles([], { cwd, exclude: ["**/b.eval.ts"] })).rejects.toThrow(
+      "--exclude **/b.eval.ts: no such file or folder (globs are not expanded: give the file or folder to skip). Pass a file or folder that exists.",
+    );
+    await expect(discoverEvalFiles([], { cwd, exclude: ["evals/nope"] })).rejects.toMatchObject({
+      code: "USAGE",
+      message: "--exclude evals/nope: no such file or folder. Pass a file or folder that exists.",
+    });
+  });
+});
