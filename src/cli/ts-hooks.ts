@@ -69,7 +69,7 @@ export async function load(
 
 async function compile(path: string, source: string, format: Format, jsx: boolean) {
   const key = createHash("sha256")
-    .update(`${esbuildVersion}\0${format}\0${jsx}\0${path}\0${source}`)
+    .update(`${esbuildVersion}\0node\0${format}\0${jsx}\0${path}\0${source}`)
     .digest("hex");
   const cached = join(cacheDir, `${key}.js`);
   try {
@@ -78,6 +78,9 @@ async function compile(path: string, source: string, format: Format, jsx: boolea
   const { code } = await loadEsbuild().transform(source, {
     loader: jsx ? "tsx" : "ts",
     format: format === "module" ? "esm" : "cjs",
+    // For Node: a CommonJS module then names its exports where Node's lexer finds them, so an
+    // ES module can import them by name (`import { up } from "./util.cts"`).
+    platform: "node",
     target: nodeTarget,
     sourcefile: path,
     sourcemap: "inline",

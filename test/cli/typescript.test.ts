@@ -86,6 +86,17 @@ export const plain = defineSuite({
   scorers: [createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) })],
 });
 `,
+        // A CommonJS TypeScript helper, imported by name from an ES module.
+        "evals/lib/util.cts":
+          "export function up(text: string): string {\n  return text.toUpperCase();\n}\n",
+        "evals/cts.eval.ts": `${header}import { up } from "./lib/util.cts";
+export const cts = defineSuite<string, string>({
+  id: "cts",
+  cases: [{ id: "a", input: "a", expected: "A" }],
+  target: async (input) => up(input),
+  scorers: [same],
+});
+`,
         "evals/throws.eval.ts": 'throw new Error("setup failed at line 1");\n',
       },
       { name: "plain" },
@@ -93,15 +104,15 @@ export const plain = defineSuite({
   });
   afterAll(() => project.cleanup());
 
-  it("resolves ./x.js to x.ts, extensionless folders, .mts files, computed imports, TypeScript workspace packages and CommonJS default exports", async () => {
+  it("resolves ./x.js to x.ts, extensionless folders, .mts files, computed imports, TypeScript workspace packages, CommonJS default exports and a .cts helper's named exports", async () => {
     for (let run = 0; run < 2; run++) {
       // The second run reads the compiled files from the cache.
       const result = await runCli(["run"], project.dir);
       expect(result.stdout).toContain("1 file failed to load:");
       expect(result.stdout).toContain("evals/throws.eval.ts: setup failed at line 1");
-      for (const id of ["loud", "mts", "compiled", "computed", "workspace", "plain"])
+      for (const id of ["loud", "mts", "compiled", "computed", "workspace", "plain", "cts"])
         expect(result.stdout).toContain(`${id} suite`);
-      expect(result.stdout).toMatch(/6 evals · 6 cases · 6 passed/);
+      expect(result.stdout).toMatch(/7 evals · 7 cases · 7 passed/);
     }
   });
 });
