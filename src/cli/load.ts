@@ -8,7 +8,7 @@ import { isRunnable, type Runnable } from "../eval/runnable.js";
 import { builtFile } from "../package-files.js";
 import type { RunEntry } from "../runner/run.js";
 import { exportsInDeclarationOrder } from "./export-order.js";
-import { directModuleUrl } from "./ts-direct.js";
+import { directModuleUrl, withSourcePaths } from "./ts-direct.js";
 import { importsTypeScript } from "./ts-shared.js";
 
 const TYPESCRIPT_FILE = /\.[mc]?tsx?$/;
@@ -247,5 +247,9 @@ function describeLoadError(error: unknown): string {
     !(error instanceof LoadTimedOut)
       ? `${error.name}: `
       : "";
-  return `${name}${message}`;
+  const said = `${name}${withSourcePaths(message)}`;
+  // A tsconfig alias reads as a package that is not installed.
+  return /Cannot find package '[@~#]\//.test(said)
+    ? `${said} (niceeval does not read tsconfig.json "paths": import the file by a relative path)`
+    : said;
 }

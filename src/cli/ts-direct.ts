@@ -62,6 +62,23 @@ export async function directModuleUrl(path: string): Promise<string | undefined>
   }
 }
 
+/** The source file of each compiled module this process handed out, for messages. */
+const sourceOf = new Map<string, string>();
+
+/**
+ * A message with every compiled module this process loaded named by its source file instead
+ * (an import that failed inside one names the file the user wrote, not the cache's copy).
+ */
+export function withSourcePaths(text: string): string {
+  if (!text.includes("niceeval-ts")) return text;
+  let named = text;
+  for (const [out, path] of sourceOf) {
+    named = named.split(pathToFileURL(out).href).join(pathToFileURL(path).href);
+    named = named.split(out).join(path);
+  }
+  return named;
+}
+
 /** The files of one import, compiled (or found compiled) once each, cycles included. */
 class CompiledTree {
   private readonly pending = new Map<string, Promise<void>>();
@@ -69,6 +86,7 @@ class CompiledTree {
   /** Start compiling `path` (once) and give its compiled module's URL. */
   add(path: string): string {
     const out = compiledPath(path);
+    sourceOf.set(out, path);
     if (!this.pending.has(path)) {
       // Started on a later tick: a file it imports that imports it back finds it pending.
       const done = Promise.resolve().then(() => this.compile(path, out));

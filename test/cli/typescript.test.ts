@@ -116,3 +116,41 @@ export const cts = defineSuite<string, string>({
     }
   });
 });
+
+describe("load errors in TypeScript eval files (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({
+      "evals/helper.ts": "export const greet = (name: string): string => `hi ${name}`;\n",
+      "evals/typo.eval.ts": `${header}import { greett } from "./helper.js";
+export const typo = defineSuite<string, string>({
+  id: "typo",
+  cases: [{ id: "a", input: "a", expected: "a" }],
+  target: async (input) => greett(input),
+  scorers: [same],
+});
+`,
+      "evals/alias.eval.ts": `${header}import { greet } from "@/helper";
+export const alias = defineSuite<string, string>({
+  id: "alias",
+  cases: [{ id: "a", input: "a", expected: "a" }],
+  target: async (input) => greet(input),
+  scorers: [same],
+});
+`,
+    });
+  });
+  afterAll(() => project.cleanup());
+
+  it("name the files the user wrote, not the compiled copies, and say tsconfig paths are not read", async () => {
+    const result = await runCli(["run", "--no-store"], project.dir);
+    expect(result.code).toBe(1);
+    expect(result.stdout).not.toContain("niceeval-ts");
+    expect(result.stdout).toMatch(
+      /evals\/typo\.eval\.ts: SyntaxError: The requested module 'file:\/\/\S*\/evals\/helper\.ts' does not provide an export named 'greett'/,
+    );
+    expect(result.stdout).toMatch(
+      /evals\/alias\.eval\.ts: Cannot find package '@\/helper' imported from \S*\/evals\/alias\.eval\.ts \(niceeval does not read tsconfig\.json "paths": import the file by a relative path\)/,
+    );
+  });
+});
