@@ -121,7 +121,7 @@ describe("load errors in TypeScript eval files (real CLI)", () => {
   let project: FixtureProject;
   beforeAll(async () => {
     project = await makeProject({
-      "evals/helper.ts": "export const greet = (name: string): string => \"hi \" + name;\n",
+      "evals/helper.ts": 'export const greet = (name: string): string => "hi " + name;\n',
       "evals/typo.eval.ts": `${header}import { greett } from "./helper.js";
 export const typo = defineSuite<string, string>({
   id: "typo",
