@@ -10,6 +10,8 @@ export class JudgeCallError extends Error {
   readonly retryAfterMs: number | undefined;
   /** The endpoint said "too many requests" (drives adaptive concurrency). */
   readonly rateLimited: boolean;
+  /** No answer came because no connection could be made (refused, unknown host, TLS). */
+  readonly unreachable: boolean;
   constructor(
     message: string,
     details: {
@@ -17,6 +19,7 @@ export class JudgeCallError extends Error {
       retryable: boolean;
       retryAfterMs?: number;
       rateLimited?: boolean;
+      unreachable?: boolean;
       cause?: unknown;
     },
   ) {
@@ -26,6 +29,7 @@ export class JudgeCallError extends Error {
     this.retryable = details.retryable;
     this.retryAfterMs = details.retryAfterMs;
     this.rateLimited = details.rateLimited ?? false;
+    this.unreachable = details.unreachable ?? false;
   }
 }
 

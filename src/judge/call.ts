@@ -26,6 +26,17 @@ export type JudgeCallResult =
     };
 
 const schedulers = processWide("judge.schedulers", () => new Map<string, EndpointScheduler>());
+/**
+ * Endpoints a call could not reach after all its tries: until when new calls fail at once, and
+ * why. A mistyped base URL or a server that is down then costs one call's retries, not every
+ * judgment's.
+ */
+const unreachable = processWide(
+  "judge.unreachable",
+  () => new Map<string, { until: number; reason: string }>(),
+);
+/** How long an endpoint no call could reach is not tried again, ms. */
+const UNREACHABLE_FOR_MS = 30_000;
 const inflight = processWide("judge.inflight", () => new Map<string, Promise<Attempted>>());
 type Outcome =
   | { ok: true; response: JudgeChatResponse; model?: string }
@@ -185,6 +196,18 @@ async function callWithRetries(
   settings: Readonly<JudgeSettings>,
   signal: AbortSignal | undefined,
 ): Promise<Attempted> {
+  const down = unreachable.get(target.endpoint);
+  if (down && Date.now() < down.until) {
+    const seconds = Math.ceil((down.until - Date.now()) / 1000);
+    return {
+      outcome: {
+        ok: false,
+        reason: `${down.reason}; not tried again for ${seconds} s (the endpoint could not be reached by an earlier call)`,
+      },
+      usage: emptyJudgeUsage(),
+      cached: false,
+    };
+  }
   const scheduler = schedulerFor(target.endpoint);
   const usage: JudgeUsage = { ...emptyJudgeUsage(), calls: 1 };
   for (let attempt = 0; ; attempt++) {
@@ -196,6 +219,7 @@ async function callWithRetries(
     try {
       const response = await attemptOnce(provider, target, request, settings.timeoutMs, signal);
       scheduler.onSuccess(ticket);
+      unreachable.delete(target.endpoint);
       usage.latencyMs += performance.now() - started;
       return {
         outcome: { ok: true, response, model: target.model },
@@ -217,6 +241,8 @@ async function callWithRetries(
         ? ` (the endpoint asked to wait ${Math.round((failure.retryAfterMs ?? 0) / 1000)} s, more than maxRetryAfterMs)`
         : "";
       const reason = `${failure.message}${wait}${tries > 1 ? ` (gave up after ${tries} tries)` : ""}`;
+      if (failure.unreachable && tries > 1)
+        unreachable.set(target.endpoint, { until: Date.now() + UNREACHABLE_FOR_MS, reason });
       return { outcome: { ok: false, reason }, usage, cached: false, counted: true };
     }
     usage.retries++;

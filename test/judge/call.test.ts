@@ -8,6 +8,7 @@ import { anthropicProvider } from "../../src/judge/providers/anthropic.js";
 import { openAICompatibleProvider } from "../../src/judge/providers/openai-compatible.js";
 import { registerJudgeProvider } from "../../src/judge/resolve.js";
 import { type FakeLlmServer, fake, startFakeLlmServer } from "../support/fake-llm-server.js";
+import { freePort } from "../support/server.js";
 import { isolateJudges } from "./judge-env.js";
 
 const request = (n = 0, temperature = 0): JudgeChatRequest => ({
@@ -148,6 +149,21 @@ describe("dependable judge calls", () => {
     expect(again.result).toMatchObject({ ok: true, value: true, cached: true });
     expect(again.usage).toMatchObject({ calls: 0, cachedCalls: 1 });
     expect(server.requests).toHaveLength(2);
+  });
+
+  it("does not try again for a while an endpoint no call could reach, so a wrong base URL costs one call's retries", async () => {
+    configureJudges({ maxRetries: 1, retryBaseMs: 10 });
+    const down = openAICompatibleProvider({ baseURL: `http://127.0.0.1:${await freePort()}/v1` });
+    const first = await callJudge({ provider: down, model: "m" }, request(1));
+    expect(first.ok).toBe(false);
+    expect(!first.ok && first.reason).toMatch(/could not be reached .*\(gave up after 2 tries\)$/);
+    const { result: second, usage } = await withJudgeLedger(() =>
+      callJudge({ provider: down, model: "m" }, request(2)),
+    );
+    expect(!second.ok && second.reason).toMatch(
+      /could not be reached .*; not tried again for \d+ s \(the endpoint could not be reached by an earlier call\)$/,
+    );
+    expect(usage).toMatchObject({ calls: 0, retries: 0 });
   });
 
   it("shares one call between identical requests in flight", async () => {

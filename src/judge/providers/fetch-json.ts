@@ -27,6 +27,7 @@ export async function postJson(
       `${where} could not be reached (${describe(error)}); check the base URL`,
       {
         retryable: true,
+        unreachable: true,
         cause: error,
       },
     );
