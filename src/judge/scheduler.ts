@@ -318,7 +318,10 @@ export class EndpointScheduler {
       // Nothing got through for a second: halve whatever pace we were sending at (nothing is
       // known of the allowance, so the pace may grow past that quickly).
       this.rate = (this.rate ?? this.admittedPerSecond(now)) / 2;
-      this.allowed = Math.max(MIN_RATE, this.rate) / PLATEAU;
+      // Unknown, not the halved pace: calls that get through then grow the pace quickly, and the
+      // next push-back measures the allowance (a burst of refusals at a run's start must not pin
+      // the pace at half of what was sent before it, for the rest of the run).
+      this.allowed = undefined;
       this.confirmed = false;
     }
     this.rate = Math.max(MIN_RATE, this.rate);

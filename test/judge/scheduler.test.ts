@@ -478,6 +478,48 @@ describe("against a simulated rate-limited endpoint on a fake clock", () => {
   );
 });
 
+describe("after a burst of refusals at the start, on a fake clock", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("grows its pace back once calls get through, instead of keeping half of the burst's rate", async () => {
+    fakeClock();
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const scheduler = new EndpointScheduler(64);
+    // The endpoint refuses its first 8 requests (overloaded, no Retry-After), then answers
+    // every request in 50 ms; 8 callers (a run's concurrency) judge 200 cases between them.
+    let requests = 0;
+    const judge = async () => {
+      for (let attempt = 0; ; attempt++) {
+        const ticket = await scheduler.acquire(undefined, { retry: attempt > 0 });
+        await sleep(1);
+        if (++requests <= 8) {
+          ticket.release();
+          scheduler.onRateLimited(ticket);
+          await sleep(500);
+          continue;
+        }
+        await sleep(50);
+        scheduler.onSuccess(ticket);
+        ticket.release();
+        return;
+      }
+    };
+    let left = 200;
+    const caller = async () => {
+      while (left-- > 0) await judge();
+    };
+    const started = performance.now();
+    const done = Promise.all(Array.from({ length: 8 }, caller));
+    await vi.runAllTimersAsync();
+    await done;
+    // 200 calls of 50 ms, 8 at a time, take 1.3 s at full speed; pinned at 4 calls a second
+    // they took 50 s.
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+});
+
 // ── Against a real loopback server, default settings but for the fast test backoff ──
 
 const request = (n: number): JudgeChatRequest => ({
