@@ -62,6 +62,8 @@ export class AheadRun<P extends AheadPending, C> {
   private recentAt = 0;
   private ended = false;
   private stopping = false;
+  /** The run was told once that the eval process read other cases. */
+  private warnedDiverged = false;
   /** The eval process said it waits for acknowledgements, and none was sent since. */
   private stalled = false;
   private taken = 0;
@@ -120,7 +122,7 @@ export class AheadRun<P extends AheadPending, C> {
     this.arrivedAt.delete(key);
     const record = decode();
     if (record.caseId !== spec.id) {
-      this.diverged();
+      this.diverged(entry.eval.id);
       return undefined;
     }
     this.noteTaken();
@@ -179,7 +181,7 @@ export class AheadRun<P extends AheadPending, C> {
     this.waiting.delete(key);
     const record = typeof came === "function" ? came() : came;
     if (record.caseId !== pending.job.spec.id) {
-      this.diverged();
+      this.diverged(pending.job.entry.eval.id);
       this.host.ask(pending);
       return;
     }
@@ -310,9 +312,9 @@ export class AheadRun<P extends AheadPending, C> {
   /** Stalled, with records the engine does not take while it waits for others: diverged. */
   private checkDiverged(): void {
     if (this.stopping || this.arrived.size < AHEAD_WINDOW / 2) return;
-    for (const key of this.waiting.keys()) {
+    for (const [key, pending] of this.waiting) {
       if (this.running.has(key)) continue;
-      this.diverged();
+      this.diverged(pending.job.entry.eval.id);
       return;
     }
   }
@@ -331,11 +333,14 @@ export class AheadRun<P extends AheadPending, C> {
    * processes did not read the same cases (a dataset that changes between reads). Nothing more
    * is taken from what runs ahead; the rest of the run sends each case.
    */
-  private diverged(): void {
+  private diverged(evalId: string): void {
     if (this.owner === undefined || this.stopping) return;
-    this.host.warn(
-      "niceeval: the eval process read other cases than this one (does a dataset change between reads?); the rest of the run sends each case to it\n",
-    );
+    // Said once a run: after it, nothing runs ahead again.
+    if (!this.warnedDiverged)
+      this.host.warn(
+        `niceeval: the eval process read other cases of eval "${evalId}" than this one did (a dataset that changes between reads, such as a random sample: its cases() is called in both processes); the cases it ran ahead for nothing cost their target calls, and the rest of the run sends each case to it. Give the sample a fixed seed to run ahead\n`,
+      );
+    this.warnedDiverged = true;
     this.stop();
   }
 }
