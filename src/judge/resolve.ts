@@ -64,6 +64,14 @@ export function resolveJudge(
   const slash = model.indexOf("/");
   const prefix = slash === -1 ? model : model.slice(0, slash);
   const rest = slash === -1 ? model : model.slice(slash + 1);
+  // "anthropic/" names a provider but no model: nothing to send.
+  if (slash !== -1 && rest.trim() === "" && !registered.has(model)) {
+    return {
+      ok: false,
+      model,
+      reason: `judge model "${model}" names no model after "${prefix}/"; write it as "${prefix}/<model>", such as "anthropic/claude-haiku-4.5"`,
+    };
+  }
   const exact = registered.get(model);
   if (exact) return found(model, exact, model);
   const byPrefix = slash === -1 ? undefined : registered.get(prefix);

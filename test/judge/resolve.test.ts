@@ -13,6 +13,16 @@ describe("resolveJudge", () => {
     expect(!other.ok && other.reason).toContain("NICEEVAL_JUDGE_BASE_URL");
   });
 
+  it("refuses a provider with no model after its slash, before any call", () => {
+    const empty = resolveJudge("anthropic/", { ANTHROPIC_API_KEY: "k" });
+    expect(empty).toEqual({
+      ok: false,
+      model: "anthropic/",
+      reason:
+        'judge model "anthropic/" names no model after "anthropic/"; write it as "anthropic/<model>", such as "anthropic/claude-haiku-4.5"',
+    });
+  });
+
   it("maps providers and model names from the environment", () => {
     const anthropic = resolveJudge("anthropic/claude-haiku-4.5", { ANTHROPIC_API_KEY: "k" });
     expect(anthropic.ok && anthropic.target).toEqual({
