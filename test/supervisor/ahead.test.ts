@@ -170,7 +170,10 @@ describe("a supervised run's eval process runs ahead (real CLI)", () => {
 
   it("falls back to sending each case when the eval process reads other cases", async () => {
     const run = await runCli(["run", "changing", "--no-store", "--json", "c.json"], project.dir);
-    expect(run.stderr).toMatch(/the eval process read other cases than this one/);
+    expect(run.stderr).toMatch(
+      /the eval process read other cases of eval "changing" than this one did/,
+    );
+    expect(run.stderr.match(/read other cases/g)).toHaveLength(1);
     expect(run.code).toBe(0);
     const changed = await records(project.dir, "c.json");
     expect(changed).toHaveLength(50);
