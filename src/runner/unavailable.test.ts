@@ -32,6 +32,19 @@ describe("UnavailableTally", () => {
     });
   });
 
+  it("groups one cause across the scorers it made unavailable", () => {
+    const tally = new UnavailableTally();
+    const why = "judge-unconfigured: ANTHROPIC_API_KEY is not set";
+    tally.add(
+      record(
+        judgment("unavailable", `scorer "expectations": ${why}`),
+        judgment("unavailable", `scorer "helpful \"tone\"": ${why}`),
+        judgment("unavailable", why),
+      ),
+    );
+    expect(tally.summary().reasons).toEqual([{ reason: why, count: 3 }]);
+  });
+
   it("keeps the top reasons and bounds how many distinct ones it holds", () => {
     const tally = new UnavailableTally();
     for (let i = 0; i < 1500; i++) tally.add(record(judgment("unavailable", `reason ${i}`)));

@@ -44,8 +44,13 @@ export class UnavailableTally {
   }
 }
 
-// Reasons quote cases and bodies; group on the first line, cut, so one outage is one group.
+// Reasons quote cases and bodies; group on the first line, cut, so one outage is one group
+// (also across scorers: the scorer a reason names goes, so a missing key is one reason, not one
+// per scorer that needed the judge).
 function groupKey(reason: string): string {
-  const line = reason.split("\n", 1)[0]!.trim();
+  const line = reason
+    .split("\n", 1)[0]!
+    .trim()
+    .replace(/^scorer ".*?": /, "");
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
