@@ -40,12 +40,25 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
   const lines = [
     "id        name                 branch       commit   started              status       cases  pass rate (95% CI)          mean score",
   ];
+  if (args.evalId !== undefined)
+    lines.unshift(
+      `pass rate and mean score of eval "${args.evalId}" (of the whole run when the run has no summaries yet)`,
+    );
   for (const run of runs) {
     const row = runRow(run);
+    // With --eval, the eval's own figures (a finished run's summary), not the whole run's.
+    const own =
+      args.evalId !== undefined ? row.perEval.find((e) => e.evalId === args.evalId) : undefined;
+    const figures = own ?? {
+      passRate: row.passRate,
+      passRateInterval: row.passRateInterval,
+      n: row.attempts - row.skipped,
+      meanScore: row.meanScore,
+    };
     const rate =
-      row.passRate === null
+      figures.passRate === null || figures.passRateInterval === null
         ? "—"
-        : `${pct(row.passRate)} [${pct(row.passRateInterval!.low)}, ${pct(row.passRateInterval!.high)}] n=${row.attempts - row.skipped}`;
+        : `${pct(figures.passRate)} [${pct(figures.passRateInterval.low)}, ${pct(figures.passRateInterval.high)}] n=${figures.n}`;
     lines.push(
       [
         run.runId.slice(0, 8).padEnd(9),
@@ -56,7 +69,7 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
         row.status.padEnd(12),
         String(row.cases).padStart(5),
         ` ${rate.padEnd(27)}`,
-        row.meanScore === null ? "—" : row.meanScore.toFixed(3),
+        figures.meanScore === null ? "—" : figures.meanScore.toFixed(3),
       ].join(" "),
     );
   }
