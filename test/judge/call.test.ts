@@ -252,7 +252,7 @@ describe("dependable judge calls", () => {
     }
   });
 
-  it("drops temperature for a model that only takes its default", async () => {
+  it("drops temperature for a model that only takes its default, counting the re-send as a retry", async () => {
     server.enqueue(
       {
         kind: "status",
@@ -262,8 +262,11 @@ describe("dependable judge calls", () => {
       fake.json({ ok: true }),
     );
     const provider = openAICompatibleProvider({ baseURL: server.openaiBaseURL });
-    const result = await callJudge({ provider, model: "m" }, request());
+    const { result, usage } = await withJudgeLedger(() =>
+      callJudge({ provider, model: "m" }, request()),
+    );
     expect(result.ok).toBe(true);
+    expect(usage).toMatchObject({ calls: 1, retries: 1 });
     expect(server.requests.map((r) => "temperature" in r.body)).toEqual([true, false]);
   });
 

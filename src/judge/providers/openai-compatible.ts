@@ -1,6 +1,6 @@
 import { JudgeCallError } from "../call-error.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "../chat.js";
-import { markJudgePossible } from "../ledger.js";
+import { markJudgePossible, recordJudgeUsage } from "../ledger.js";
 import { postJson } from "./fetch-json.js";
 import { type JudgeProvider, joinUrl } from "./provider.js";
 
@@ -101,6 +101,8 @@ export function openAICompatibleProvider(options: OpenAICompatibleOptions): Judg
             structured = false;
           else if (sent.temperature && rejects(error, /temperature/i)) sendTemperature = false;
           else throw error;
+          // Sent again: a request the endpoint received, counted as a retry of this call.
+          recordJudgeUsage({ retries: 1 });
         }
       }
     },
