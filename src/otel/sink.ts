@@ -102,6 +102,7 @@ export async function otelSink(options: OtelSinkOptions): Promise<RunSink> {
   });
   const spans = new RunSpans(otel, mask, options.runName);
   return {
+    label: "the OpenTelemetry export",
     onRunStart: (info) => {
       runId = info.runId;
       spans.startRun(info.runId, {

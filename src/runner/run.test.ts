@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { defineAdapter } from "../adapter/define-adapter.js";
 import type { AttemptRecord } from "../eval/record.js";
 import { defineSuite } from "../eval/suite.js";
@@ -273,6 +273,12 @@ describe("telemetry", () => {
   });
 
   it("reports what a failing telemetry said, once, and the run and the other telemetry go on", async () => {
+    const written: string[] = [];
+    const write = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    onTestFinished(() => write.mockRestore());
     const other = arrayTelemetry<EvalEvent>();
     let calls = 0;
     const summary = await runEvals([{ eval: suite }], {
@@ -293,6 +299,7 @@ describe("telemetry", () => {
     expect(summary.reportErrors).toEqual([
       "in onRunFinished: telemetry 1 failed on eval.case.started: collector down; telemetry 2 failed on eval.started: rejected",
     ]);
+    expect(written.join("")).toContain("niceeval: telemetry failed in onRunFinished");
   });
 });
 

@@ -54,9 +54,11 @@ export interface RunSink {
    * every record. Undefined (or absent) when it has room.
    */
   room?(): Promise<void> | undefined;
+  /** What messages call this sink when it fails ("telemetry"); a reporter by default. */
+  readonly label?: string;
 }
 
-type SyncHook = Exclude<keyof RunSink, "onRunFinished" | "room">;
+type SyncHook = Exclude<keyof RunSink, "onRunFinished" | "room" | "label">;
 
 /**
  * Several sinks behind one. A sink that throws is reported once on stderr and the run goes on:
@@ -136,7 +138,7 @@ export class SinkSet {
     const message = error instanceof Error ? error.message : String(error);
     this.failures.push(`in ${hook}: ${message}`);
     process.stderr.write(
-      `niceeval: a reporter failed in ${hook} (later failures of it are not shown): ${message}\n`,
+      `niceeval: ${sink.label ?? "a reporter"} failed in ${hook} (later failures of it are not shown): ${message}\n`,
     );
   }
 }

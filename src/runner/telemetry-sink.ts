@@ -51,6 +51,7 @@ export function telemetrySink(
     timestamp: new Date().toISOString(),
   });
   return {
+    label: "telemetry",
     onEvalScheduled: (info) =>
       emit({
         ...base(info.evalId),

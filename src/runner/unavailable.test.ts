@@ -38,7 +38,7 @@ describe("UnavailableTally", () => {
     tally.add(
       record(
         judgment("unavailable", `scorer "expectations": ${why}`),
-        judgment("unavailable", `scorer "helpful \"tone\"": ${why}`),
+        judgment("unavailable", `scorer "helpful "tone"": ${why}`),
         judgment("unavailable", why),
       ),
     );
