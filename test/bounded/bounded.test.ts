@@ -282,15 +282,13 @@ describe("bounded runs through the CLI", () => {
     const run = await runCli(["run", "judges", "--json", "judges.json", "--no-store"], project.dir);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/! 2 judgments unavailable in 2 attempts/);
-    expect(run.stdout).toMatch(
-      /2 × scorer "judged": judge "openai\/gpt-test" unavailable: HTTP 503/,
-    );
+    expect(run.stdout).toMatch(/2 × judge "openai\/gpt-test" unavailable: HTTP 503/);
     expect(readJson("judges.json").summary.unavailable).toEqual({
       judgments: 2,
       attempts: 2,
       reasons: [
         {
-          reason: 'scorer "judged": judge "openai/gpt-test" unavailable: HTTP 503 after 4 attempts',
+          reason: 'judge "openai/gpt-test" unavailable: HTTP 503 after 4 attempts',
           count: 2,
         },
       ],
@@ -306,8 +304,6 @@ describe("bounded runs through the CLI", () => {
     const shown = await runCli(["show", "latest", "--store", "unavailable.sqlite"], project.dir);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/! 2 judgments unavailable in 2 attempts/);
-    expect(shown.stdout).toMatch(
-      /2 × scorer "judged": judge "openai\/gpt-test" unavailable: HTTP 503/,
-    );
+    expect(shown.stdout).toMatch(/2 × judge "openai\/gpt-test" unavailable: HTTP 503/);
   });
 });
