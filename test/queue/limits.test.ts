@@ -133,9 +133,10 @@ describe("fleet-wide limits of niceeval worker", () => {
       // Grouped by window from the first start, every window full: the limit, not idleness.
       const windows = groupByWindow(starts, 2000);
       expect(windows.map((w) => w.length)).toEqual([3, 3, 3]);
+      // Each window's starts span workers: one limit for the fleet, not one per worker. (Which
+      // workers take the jobs is BullMQ's: on a loaded machine one may take none of the nine.)
       for (const window of windows)
         expect(new Set(window.map((s) => s.pid)).size).toBeGreaterThan(1);
-      expect(new Set(starts.map((s) => s.pid)).size).toBe(3);
     } finally {
       await stopAll(workers);
     }
