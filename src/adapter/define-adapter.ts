@@ -89,34 +89,7 @@ export function defineAdapter<Facts, Assertions = Record<never, never>>(
       }),
       cases: () => [onlyCase],
       runCase: (spec, context) => runAttempt(setup, spec, context),
-      run: async (options: EvalRunOptions = {}) => {
-        checkTimeoutMs(`${where}(…).run: \`timeoutMs\``, options.timeoutMs);
-        const signal = options.signal ?? new AbortController().signal;
-        // Cancelled while it ran, its verdict would judge the cut-short answer: errored as
-        // interrupted, as in a run.
-        const record = await runAttempt(
-          options.judge || options.timeoutMs !== undefined
-            ? {
-                ...setup,
-                definition: {
-                  ...evalDefinition,
-                  ...(options.judge ? { judge: options.judge } : {}),
-                  ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-                },
-              }
-            : setup,
-          onlyCase,
-          {
-            runId: options.runId ?? `local-${Date.now().toString(36)}`,
-            signal,
-            // Alone, as in a run: an eval with no limit of its own gets the last-resort one, so
-            // an adapter or judge that never settles errors the attempt instead of hanging.
-            timeoutMs: options.timeoutMs ?? evalDefinition.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS,
-            ...(options.onJudgment ? { onJudgment: options.onJudgment } : {}),
-          },
-        );
-        return keptRecord(record, signal);
-      },
+      run: (options: EvalRunOptions = {}) => runAlone(setup, options, where),
     };
   };
   return Object.freeze({
@@ -127,4 +100,39 @@ export function defineAdapter<Facts, Assertions = Record<never, never>>(
     defineEval: (evalDefinition: ScoreEvalDefinition<Facts, Assertions>) =>
       make(evalDefinition, true),
   });
+}
+
+/** `review.run(options)`: the score eval's one attempt, alone, as a run would make it. */
+async function runAlone<Facts, Assertions>(
+  setup: AttemptSetup<Facts, Assertions>,
+  options: EvalRunOptions,
+  where: string,
+) {
+  checkTimeoutMs(`${where}(…).run: \`timeoutMs\``, options.timeoutMs);
+  const evalDefinition = setup.definition;
+  const signal = options.signal ?? new AbortController().signal;
+  const record = await runAttempt(
+    options.judge || options.timeoutMs !== undefined
+      ? {
+          ...setup,
+          definition: {
+            ...evalDefinition,
+            ...(options.judge ? { judge: options.judge } : {}),
+            ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+          },
+        }
+      : setup,
+    onlyCase,
+    {
+      runId: options.runId ?? `local-${Date.now().toString(36)}`,
+      signal,
+      // Alone, as in a run: an eval with no limit of its own gets the last-resort one, so an
+      // adapter or judge that never settles errors the attempt instead of hanging.
+      timeoutMs: options.timeoutMs ?? evalDefinition.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS,
+      ...(options.onJudgment ? { onJudgment: options.onJudgment } : {}),
+    },
+  );
+  // Cancelled while it ran, its verdict would judge the cut-short answer: errored as
+  // interrupted, as in a run.
+  return keptRecord(record, signal);
 }

@@ -65,22 +65,9 @@ const KEEP_FAILED_S = 24 * 3600;
  * await executor.close();
  */
 export async function openQueueExecutor(options: QueueExecutorOptions): Promise<QueueExecutor> {
-  const target = await probeRedis(options.url);
-  const name = options.queueName ?? DEFAULT_QUEUE_NAME;
-  const clients = new RedisClients(target);
-  const queue = new Queue<AttemptJobData, AttemptRecord>(name, { connection: clients.client() });
-  const events = new QueueEvents(name, { connection: clients.client() });
-  queue.on("error", () => {});
-  events.on("error", () => {});
-  await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
-  if (options.stderr) await warnWithoutWorkers(queue, name, options.url, options.stderr);
+  const { name, clients, queue, events } = await connectQueue(options);
 
-  const files = options.files.map((file) => {
-    const path = resolve(options.cwd, file);
-    return { absolute: path, path: relative(options.cwd, path) || path, hash: fileHash(path) };
-  });
-  const manifestFiles = files.map(({ path, hash }) => ({ path, hash }));
-  const fileOf = new Map(files.map((f) => [f.absolute, { path: f.path, hash: f.hash }]));
+  const dataOf = jobDataOf(options);
   const waiting = new Map<string, Waiting>();
   let stopped: string | undefined;
   /** Removals of jobs no worker took, which close() waits for. */
@@ -95,13 +82,16 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
     waiting.delete(jobId);
     entry.resolve(record(entry.job));
   };
-  const failed = (reason: string) => (job: AttemptJob) =>
-    crashed(job.entry.eval.id, job.spec, describeFailure(reason));
   events.on("completed", ({ jobId, returnvalue }) =>
     settle(jobId, (job) => asRecord(returnvalue, job)),
   );
   events.on("failed", ({ jobId, failedReason }) => settle(jobId, failed(failedReason)));
 
+  /** A job that finished: its record, or its failure. */
+  const settleFrom = (id: string, job: Job<AttemptJobData, AttemptRecord>) => {
+    if (job.failedReason) settle(id, failed(job.failedReason));
+    else settle(id, (attempt) => asRecord(job.returnvalue, attempt));
+  };
   const enqueue = (id: string, data: AttemptJobData) =>
     queue.add(ATTEMPT_JOB, data, {
       jobId: id,
@@ -109,23 +99,15 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
       removeOnFail: { age: KEEP_FAILED_S },
     });
   const sweep = sweepLongWaits(queue, waiting, options.sweepMs ?? 2000, {
-    finished: (id, job) => {
-      if (job.failedReason) settle(id, failed(job.failedReason));
-      else settle(id, (attempt) => asRecord(job.returnvalue, attempt));
-    },
+    finished: settleFrom,
     vanished: (ids) => {
-      options.stderr?.(
-        `niceeval: ${ids.length === 1 ? "the job of 1 attempt" : `the jobs of ${ids.length} attempts`} vanished from queue ${name} (Redis restarted without its data, flushed or evicted it); enqueued again\n`,
-      );
+      options.stderr?.(vanishedMessage(ids.length, name));
       for (const id of ids) {
         const entry = waiting.get(id);
         if (entry) void enqueue(id, entry.data).catch(() => {});
       }
     },
-    unreachable: (since) =>
-      options.stderr?.(
-        `niceeval: Redis at ${redactRedisUrl(options.url)} has not answered for ${Math.round(since / 1000)} s; the run waits for it (Ctrl-C stops it)\n`,
-      ),
+    unreachable: (since) => options.stderr?.(unreachableMessage(options.url, since)),
   });
 
   return {
@@ -135,9 +117,7 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
       if (stopped !== undefined) return crashed(job.entry.eval.id, job.spec, stopped);
       const { entry, spec, trial, context } = job;
       const id = attemptJobId(context.runId, entry.eval.id, spec.id, trial);
-      const file = entry.file ? fileOf.get(resolve(options.cwd, entry.file)) : undefined;
-      const commit = await options.commit;
-      const data = { ...jobData(job, file, manifestFiles), ...(commit ? { commit } : {}) };
+      const data = await dataOf(job);
       const result = new Promise<AttemptRecord>((done) => {
         waiting.set(id, { job, data, resolve: done, since: Number.POSITIVE_INFINITY });
       });
@@ -153,18 +133,16 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
       }
       // The run stopped (a signal): a job no worker took yet is taken back at once, so the
       // grace period waits only for the attempts that run; a running one is locked and stays.
-      const withdraw = () => {
+      const unwatch = onAbort(context.signal, () => {
         void withdrawJob(queue, id)
           .then((outcome) => {
             if (outcome === "removed") settle(id, failed(stopReason(context.signal)));
-            else if (outcome) settle(id, (attempt) => asRecord(outcome.returnvalue, attempt));
+            else if (outcome) settleFrom(id, outcome);
           })
           .catch(() => {});
-      };
-      if (context.signal.aborted) withdraw();
-      else context.signal.addEventListener("abort", withdraw, { once: true });
+      });
       const record = await result;
-      context.signal.removeEventListener("abort", withdraw);
+      unwatch();
       // Judgments decided on the worker reach this run's realtime sinks when the record arrives.
       replayJudgments(context, record);
       return record;
@@ -185,6 +163,20 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
       await clients.close();
     },
   };
+}
+
+/** Redis checked (QUEUE_UNREACHABLE), the queue and its events ready, a missing fleet said. */
+async function connectQueue(options: QueueExecutorOptions) {
+  const target = await probeRedis(options.url);
+  const name = options.queueName ?? DEFAULT_QUEUE_NAME;
+  const clients = new RedisClients(target);
+  const queue = new Queue<AttemptJobData, AttemptRecord>(name, { connection: clients.client() });
+  const events = new QueueEvents(name, { connection: clients.client() });
+  queue.on("error", () => {});
+  events.on("error", () => {});
+  await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
+  if (options.stderr) await warnWithoutWorkers(queue, name, options.url, options.stderr);
+  return { name, clients, queue, events };
 }
 
 /**
@@ -216,6 +208,25 @@ async function withdrawJob(
   if (state !== "waiting" && state !== "delayed" && state !== "prioritized" && state !== "unknown")
     return undefined;
   return (await queue.remove(id)) === 1 ? "removed" : undefined;
+}
+
+/** Calls `then` once `signal` aborts (now, if it has); returns how to stop watching. */
+function onAbort(signal: AbortSignal, then: () => void): () => void {
+  if (signal.aborted) {
+    then();
+    return () => {};
+  }
+  signal.addEventListener("abort", then, { once: true });
+  return () => signal.removeEventListener("abort", then);
+}
+
+function vanishedMessage(count: number, queueName: string): string {
+  const jobs = count === 1 ? "the job of 1 attempt" : `the jobs of ${count} attempts`;
+  return `niceeval: ${jobs} vanished from queue ${queueName} (Redis restarted without its data, flushed or evicted it); enqueued again\n`;
+}
+
+function unreachableMessage(url: string, sinceMs: number): string {
+  return `niceeval: Redis at ${redactRedisUrl(url)} has not answered for ${Math.round(sinceMs / 1000)} s; the run waits for it (Ctrl-C stops it)\n`;
 }
 
 /** Why the run stopped, for the record of an attempt no worker took before it did. */
@@ -311,6 +322,26 @@ function sweepLongWaits(
   return sweep;
 }
 
+/**
+ * What a worker is told of each attempt of this run: its case, its eval file and every file of
+ * the run with their hashes (hashed once), and the run's commit.
+ */
+function jobDataOf(
+  options: Pick<QueueExecutorOptions, "files" | "cwd" | "commit">,
+): (job: AttemptJob) => Promise<AttemptJobData> {
+  const files = options.files.map((file) => {
+    const path = resolve(options.cwd, file);
+    return { absolute: path, path: relative(options.cwd, path) || path, hash: fileHash(path) };
+  });
+  const manifestFiles = files.map(({ path, hash }) => ({ path, hash }));
+  const fileOf = new Map(files.map((f) => [f.absolute, { path: f.path, hash: f.hash }]));
+  return async (job) => {
+    const file = job.entry.file ? fileOf.get(resolve(options.cwd, job.entry.file)) : undefined;
+    const commit = await options.commit;
+    return { ...jobData(job, file, manifestFiles), ...(commit ? { commit } : {}) };
+  };
+}
+
 /** What a worker is told of an attempt: which case of which eval file, and how to run it. */
 function jobData(
   job: AttemptJob,
@@ -338,6 +369,10 @@ function asRecord(value: unknown, job: AttemptJob): AttemptRecord {
     return value as AttemptRecord;
   return crashed(job.entry.eval.id, job.spec, "the worker returned no attempt record");
 }
+
+/** The record of an attempt whose job failed (or could not be run), with `reason`. */
+const failed = (reason: string) => (job: AttemptJob) =>
+  crashed(job.entry.eval.id, job.spec, describeFailure(reason));
 
 /** BullMQ's words for a job whose workers died, in the run's words. */
 function describeFailure(reason: string): string {

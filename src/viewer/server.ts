@@ -97,6 +97,8 @@ export function viewerApp(store: Store, token: string, app: AppFiles): Hono {
   const web = new Hono();
   // Finished runs do not change: their charts (a pass over every attempt) are kept, a few at a time.
   const charts = new Map<string, RunCharts>();
+  /** The run a request's path names (its id, name or reference, as a path segment). */
+  const runOf = (c: Context) => resolveRunRef(store, decodeSegment(c.req.param("run") ?? ""));
 
   web.use(async (c, next) => {
     await next();
@@ -139,33 +141,25 @@ export function viewerApp(store: Store, token: string, app: AppFiles): Hono {
   web.get("/api/runs", async (c) =>
     json(c, { runs: await listRunRows(store, runQuery(new URL(c.req.url).searchParams)) }),
   );
-  web.get("/api/runs/:run", async (c) =>
-    json(c, await runDetail(store, await resolveRunRef(store, decodeSegment(c.req.param("run"))))),
-  );
+  web.get("/api/runs/:run", async (c) => json(c, await runDetail(store, await runOf(c))));
   web.get("/api/runs/:run/attempts", async (c) => {
-    const run = await resolveRunRef(store, decodeSegment(c.req.param("run")));
+    const run = await runOf(c);
     return json(
       c,
       await attemptRows(store, run.runId, attemptQueryOf(new URL(c.req.url).searchParams)),
     );
   });
   web.get("/api/runs/:run/attempts/:evalId/:caseId", async (c) => {
-    const run = await resolveRunRef(store, decodeSegment(c.req.param("run")));
+    const run = await runOf(c);
     const evalId = decodeSegment(c.req.param("evalId"));
     const caseId = decodeSegment(c.req.param("caseId"));
     const trials = await caseTrials(store, run.runId, evalId, caseId);
-    if (trials.length === 0)
-      return json(
-        c,
-        {
-          error: `run ${run.runId.slice(0, 8)} has no attempt of case ${JSON.stringify(caseId)} of eval ${JSON.stringify(evalId)}`,
-        },
-        404,
-      );
-    return json(c, { runId: run.runId, evalId, caseId, trials });
+    if (trials.length > 0) return json(c, { runId: run.runId, evalId, caseId, trials });
+    const error = `run ${run.runId.slice(0, 8)} has no attempt of case ${JSON.stringify(caseId)} of eval ${JSON.stringify(evalId)}`;
+    return json(c, { error }, 404);
   });
   web.get("/api/runs/:run/charts", async (c) => {
-    const run = await resolveRunRef(store, decodeSegment(c.req.param("run")));
+    const run = await runOf(c);
     const kept = charts.get(run.runId);
     if (kept) return json(c, kept);
     const result = await runCharts(store, run.runId);
