@@ -2,7 +2,7 @@ import { readdir, stat } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
 import { NiceevalError } from "../errors.js";
 
-const EVAL_FILE = /\.eval\.(?:ts|mts|js|mjs)$/;
+const EVAL_FILE = /\.eval\.(?:ts|mts|cts|js|mjs|cjs)$/;
 const SKIP_DIRS = new Set(["node_modules", "dist", "coverage"]);
 
 /** Default places to look for eval files, relative to the working directory. */

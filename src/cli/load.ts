@@ -8,6 +8,7 @@ import { isRunnable, type Runnable } from "../eval/runnable.js";
 import { builtFile } from "../package-files.js";
 import type { RunEntry } from "../runner/run.js";
 import { exportsInDeclarationOrder } from "./export-order.js";
+import { serveCommonJsTypeScript } from "./ts-commonjs.js";
 import { directModuleUrl, withSourcePaths } from "./ts-direct.js";
 import { importsTypeScript } from "./ts-shared.js";
 
@@ -63,6 +64,7 @@ async function prepareTypeScript(
 function registerHooks(): void {
   if (hooks) return;
   hooks = true;
+  serveCommonJsTypeScript();
   register(builtFile("cli/ts-hooks.js"));
 }
 
@@ -223,10 +225,14 @@ function collectEvals(module: Record<string, unknown>, source: string | undefine
   for (const name of exportsInDeclarationOrder(Object.keys(module), source)) {
     const value = module[name];
     add(value);
-    // A file compiled to CommonJS arrives as { default: module.exports }: its
-    // `export default` is then module.default.default.
-    if (name === "default" && !isRunnable(value) && typeof value === "object" && value !== null)
-      add((value as Record<string, unknown>).default);
+    // A CommonJS file (a .cjs, a .cts compiled as one) arrives as { default: module.exports }:
+    // its `export default` is then module.default.default, and its other exports are the
+    // properties of module.exports that Node's lexer did not name.
+    if (name === "default" && !isRunnable(value) && typeof value === "object" && value !== null) {
+      const exported = value as Record<string, unknown>;
+      for (const key of exportsInDeclarationOrder(Object.keys(exported), source))
+        add(exported[key]);
+    }
   }
   return found;
 }

@@ -2,9 +2,11 @@
 // the process itself): esbuild, loaded only when a file has to be compiled, cache writes that a
 // concurrent process never sees half done, how `./x.js` finds `./x.ts`, and what imports `.ts`.
 
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname } from "node:path";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 
 // esbuild is tsx's own dependency; resolving it from tsx keeps it found however npm hoists.
 const requireFromTsx = createRequire(createRequire(import.meta.url).resolve("tsx/package.json"));
@@ -20,6 +22,67 @@ export const nodeTarget = `node${process.versions.node}`;
 export function loadEsbuild(): Esbuild {
   esbuild ??= requireFromTsx("esbuild") as Esbuild;
   return esbuild;
+}
+
+/** How a TypeScript file is compiled: as an ES module, or (`.cts`) as CommonJS. */
+export type ModuleFormat = "module" | "commonjs";
+
+/** Where the compiled forms of files loaded through the hooks (and of `.cts` files) are kept. */
+const cacheDir = join(tmpdir(), `niceeval-ts-${process.getuid?.() ?? "user"}`);
+
+/** The cache file of a file's compiled form (its name changes with the source and the compiler). */
+function cacheFileOf(path: string, source: string, format: ModuleFormat, jsx: boolean): string {
+  const key = createHash("sha256")
+    .update(`${esbuildVersion}\0node-2\0${format}\0${jsx}\0${path}\0${source}`)
+    .digest("hex");
+  return join(cacheDir, `${key}.js`);
+}
+
+function transformOptions(path: string, format: ModuleFormat, jsx: boolean) {
+  return {
+    loader: jsx ? "tsx" : "ts",
+    format: format === "module" ? "esm" : "cjs",
+    // For Node: a CommonJS module then names its exports where Node's lexer finds them, so an
+    // ES module can import them by name (`import { up } from "./util.cts"`).
+    platform: "node",
+    target: nodeTarget,
+    sourcefile: path,
+    sourcemap: "inline",
+    sourcesContent: false,
+    jsx: "automatic",
+    // A CommonJS module Node's ES module loader runs from a hook's source gets a `require` that
+    // cannot load an ES module (niceeval is one): it uses Node's own instead.
+    ...(format === "commonjs"
+      ? { banner: "require = module.constructor.createRequire(__filename);" }
+      : {}),
+  } as const;
+}
+
+/** A TypeScript file compiled (or read from the cache), off the calling thread: the hooks'. */
+export async function compileCached(
+  path: string,
+  source: string,
+  format: ModuleFormat,
+  jsx: boolean,
+): Promise<string> {
+  const cached = cacheFileOf(path, source, format, jsx);
+  try {
+    return readFileSync(cached, "utf8");
+  } catch {}
+  const { code } = await loadEsbuild().transform(source, transformOptions(path, format, jsx));
+  writeCacheFile(cached, code);
+  return code;
+}
+
+/** The same, synchronously: for Node's CommonJS loader, which compiles `.cts` files as it requires them. */
+export function compileCachedSync(path: string, source: string, jsx: boolean): string {
+  const cached = cacheFileOf(path, source, "commonjs", jsx);
+  try {
+    return readFileSync(cached, "utf8");
+  } catch {}
+  const { code } = loadEsbuild().transformSync(source, transformOptions(path, "commonjs", jsx));
+  writeCacheFile(cached, code);
+  return code;
 }
 
 /** Write a cache file through a temporary one, so a reader sees all of it or none. */

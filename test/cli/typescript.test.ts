@@ -97,6 +97,31 @@ export const cts = defineSuite<string, string>({
   scorers: [same],
 });
 `,
+        // A CommonJS TypeScript eval file that imports niceeval (an ES module) and requires a
+        // .cts helper; found without naming it, as a .cjs eval file is.
+        "evals/common.eval.cts": `${header}import { up } from "./lib/util.cts";
+export const second = defineSuite<string, string>({
+  id: "cts-second",
+  cases: [{ id: "a", input: "a", expected: "A" }],
+  target: async (input) => up(input),
+  scorers: [same],
+});
+export default defineSuite<string, string>({
+  id: "cts-default",
+  cases: [{ id: "a", input: "a", expected: "a" }],
+  target: async (input) => input,
+  scorers: [same],
+});
+`,
+        "evals/required.eval.cjs": `const { defineSuite } = require("niceeval");
+const { createScorer } = require("niceeval/scorers");
+exports.required = defineSuite({
+  id: "cjs-required",
+  cases: [{ id: "a", input: "a", expected: "a" }],
+  target: async (input) => input,
+  scorers: [createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) })],
+});
+`,
         "evals/throws.eval.ts": 'throw new Error("setup failed at line 1");\n',
       },
       { name: "plain" },
@@ -104,7 +129,7 @@ export const cts = defineSuite<string, string>({
   });
   afterAll(() => project.cleanup());
 
-  it("resolves ./x.js to x.ts, extensionless folders, .mts files, computed imports, TypeScript workspace packages, CommonJS default exports and a .cts helper's named exports", async () => {
+  it("resolves ./x.js to x.ts, extensionless folders, .mts files, computed imports, TypeScript workspace packages, CommonJS default exports, a .cts helper's named exports, and .cts and .cjs eval files", async () => {
     for (let run = 0; run < 2; run++) {
       // The second run reads the compiled files from the cache.
       const result = await runCli(["run"], project.dir);
@@ -112,7 +137,10 @@ export const cts = defineSuite<string, string>({
       expect(result.stdout).toContain("evals/throws.eval.ts: setup failed at line 1");
       for (const id of ["loud", "mts", "compiled", "computed", "workspace", "plain", "cts"])
         expect(result.stdout).toContain(`${id} suite`);
-      expect(result.stdout).toMatch(/7 evals · 7 cases · 7 passed/);
+      // A .cts file's evals come in the order it declares them, its default export included.
+      expect(result.stdout).toMatch(/cts-second suite[\s\S]*cts-default suite/);
+      expect(result.stdout).toContain("cjs-required suite");
+      expect(result.stdout).toMatch(/10 evals · 10 cases · 10 passed/);
     }
   });
 });

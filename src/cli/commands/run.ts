@@ -52,7 +52,7 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
   if (files.length === 0) {
     throw new NiceevalError(
       "USAGE",
-      `no eval files found in ${args.paths.length ? args.paths.join(", ") : "./evals or ./examples"}. Eval files are named *.eval.ts or *.eval.js.`,
+      `no eval files found in ${args.paths.length ? args.paths.join(", ") : "./evals or ./examples"}. Eval files are named *.eval.ts or *.eval.js (also .mts, .cts, .mjs, .cjs).`,
     );
   }
   if (args.baseline !== undefined && args.noStore) {
