@@ -292,7 +292,7 @@ export async function runAttempt<Facts, Assertions>(
     };
     if (failure) record.error = failure;
     if (skipped !== undefined) record.skipReason = skipped;
-    if (context.keepOutput) record.output = facts;
+    if (context.keepOutput || record.verdict === "failed") record.output = facts;
     const steps = trace.take();
     if (steps) record.trace = steps;
     return record;

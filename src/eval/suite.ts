@@ -647,7 +647,8 @@ function finishRecord<Input, Output>(
     usage: { app: unreportedUsage(), judge: judgeUsage },
     elapsedMs: performance.now() - started,
   };
-  if (context.keepOutput) record.output = output;
+  // A failed case's output is kept for the report to show, even when outputs are not kept.
+  if (context.keepOutput || record.verdict === "failed") record.output = output;
   const steps = trace.take();
   if (steps) record.trace = steps;
   return record;

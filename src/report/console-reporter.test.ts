@@ -37,7 +37,7 @@ const records = [
   attempt(
     "case-3",
     [gate("exact", false, "différent\nline two"), gate("latency", true, "2ms within 10ms")],
-    { elapsedMs: 1500 },
+    { elapsedMs: 1500, output: { text: "x".repeat(100) }, expected: "answer" },
   ),
   attempt("cas-é-😀", [gate("exact", true, "equal"), gate("latency", true, "2ms within 10ms")], {
     elapsedMs: 0,
@@ -100,6 +100,9 @@ describe("consoleReporter", () => {
         "  ✗ case-3 failed · 1/2 complete · 1.5 s",
         "      ✗ exact (gate · 1 pt) 0/1 — différent ⏎ line two",
         "      ✓ latency (gate · 1 pt) 1/1 — 2ms within 10ms",
+        // A failed case shows what it returned and what was expected, cut short.
+        `      output:   {"text":"${"x".repeat(51)}…`,
+        '      expected: "answer"',
         "  ✓ cas-é-😀 passed · 2/2 complete · 0 ms",
         "      ✓ exact (gate · 1 pt) 1/1 — equal",
         "      ✓ latency (gate · 1 pt) 1/1 — 2ms within 10ms",
@@ -147,10 +150,10 @@ describe("consoleReporter", () => {
     expect(lines[9]).toBe(
       "      \u001b[31m✗\u001b[39m exact \u001b[2m(gate · 1 pt)\u001b[22m 0/1 \u001b[2m—\u001b[22m différent ⏎ line two",
     );
-    expect(lines[17]).toBe(
+    expect(lines[19]).toBe(
       "      \u001b[32m✓\u001b[39m exact \u001b[2m(gate · 1 pt)\u001b[22m 1/1\u001b[2m [cached]\u001b[22m \u001b[2m—\u001b[22m equal",
     );
-    expect(lines[21]).toBe(
+    expect(lines[23]).toBe(
       "      \u001b[32m✓\u001b[39m latency \u001b[2m(gate · 1 pt)\u001b[22m 1/1 \u001b[2m—\u001b[22m 2ms within 10ms",
     );
   });

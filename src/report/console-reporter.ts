@@ -3,6 +3,7 @@ import { plural, pluralNoun } from "../plural.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
 import type { UnavailableSummary } from "../runner/unavailable.js";
+import { show } from "../scorers/deterministic/preview.js";
 import type { CaseAverage, TrialSummary } from "../stats/trials.js";
 import {
   filesWithLoadErrors,
@@ -90,6 +91,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
         out.line(`      ${c.magenta("!")} ${record.error.where}: ${oneLine(record.error.message)}`);
       const { judgments } = record;
       for (let i = 0; i < judgments.length; i++) lines.judgmentLine(judgments[i]!, i);
+      if (record.verdict === "failed") valueLines(record, out, c);
       // The reasons are on the judgments above; say only what they do to the score.
       if (record.score.state === "complete") return;
       const missing = record.judgments.filter((j) => j.points > 0 && j.earned === null);
@@ -132,6 +134,13 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       out.flush();
     },
   };
+}
+
+/** What a failed case returned, and what its case expected, as short previews. */
+function valueLines(record: AttemptRecord, out: LineWriter, c: Palette): void {
+  if ("output" in record) out.line(`      ${c.dim("output:")}   ${show(record.output)}`);
+  if (record.expected !== undefined)
+    out.line(`      ${c.dim("expected:")} ${show(record.expected)}`);
 }
 
 /** One line of reducers per eval, then one line per flaky case (at most `maxFlaky`). */

@@ -390,6 +390,9 @@ function describeAttempt(
     if (spec.input !== undefined) record.input = spec.input;
     if (spec.expected !== undefined) record.expected = spec.expected;
     if (spec.metadata !== undefined) record.metadata = spec.metadata;
+  } else if (record.verdict === "failed" && spec.expected !== undefined) {
+    // What the report shows beside a failed case's output.
+    record.expected = spec.expected;
   }
 }
 

@@ -113,6 +113,20 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     expect(run.stdout.trim().endsWith("FAIL")).toBe(true);
   });
 
+  it("shows a failed case's output and expected value, also with no store to keep them", async () => {
+    await inBothModes({ "evals/upper.eval.ts": failingSuite }, async (flags, dir) => {
+      for (const store of [[], ["--no-store"]]) {
+        const run = await runCli(["run", ...flags, ...store], dir);
+        expect(run.code).toBe(1);
+        expect(run.stdout).toMatch(
+          /✗ wrong failed[^\n]*\n(?: {6}[✓✗!?].*\n)+ {6}output: {3}"B"\n {6}expected: "X"\n/,
+        );
+        // A passed or errored case shows none.
+        expect(run.stdout.match(/output: {3}/g)).toHaveLength(1);
+      }
+    });
+  });
+
   it("never passes a run that an eval file ends with process.exit(0)", async () => {
     await inBothModes(
       {
