@@ -473,6 +473,11 @@ describe("settings given through the API", () => {
     ["concurrency", { concurrency: 1_000_000 }, /concurrency .* got 1000000/],
     ["timeoutMs", { timeoutMs: Number.POSITIVE_INFINITY }, /timeoutMs .* got Infinity/],
     ["timeoutMs", { timeoutMs: 3_000_000_000 }, /timeoutMs .* got 3000000000/],
+    [
+      "timeoutMs",
+      { timeoutMs: 1.5 },
+      /timeoutMs must be a whole number of milliseconds from 1 to \d+, got 1\.5/,
+    ],
   ])("runEval rejects a bad %s naming it", async (_name, options, message) => {
     await expect(runEval(suite, options)).rejects.toThrow(message);
   });
@@ -484,6 +489,12 @@ describe("settings given through the API", () => {
     [0, /trials .* got 0/],
   ])("runEvals rejects trials %s naming the option", async (trials, message) => {
     await expect(runEvals([{ eval: suite }], { trials })).rejects.toThrow(message);
+  });
+
+  it("runEvals rejects a fraction of a millisecond in caseTimeoutMs, naming the option", async () => {
+    await expect(runEvals([{ eval: suite }], { caseTimeoutMs: 1.5 })).rejects.toThrow(
+      /caseTimeoutMs must be a whole number of milliseconds .* got 1\.5/,
+    );
   });
 
   it("records the real elapsed time of an attempt stopped by the last-resort timeout", async () => {

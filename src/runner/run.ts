@@ -3,7 +3,12 @@ import { setMaxListeners } from "node:events";
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
-import { checkWholeNumber, DEFAULT_CASE_TIMEOUT_MS, MAX_TRIALS } from "../eval/timeout.js";
+import {
+  checkTimeoutMs,
+  checkWholeNumber,
+  DEFAULT_CASE_TIMEOUT_MS,
+  MAX_TRIALS,
+} from "../eval/timeout.js";
 import { AttemptRunner } from "./attempt.js";
 import type { RunEntry } from "./entry.js";
 import type { EvalEvent } from "./events.js";
@@ -77,9 +82,6 @@ export interface RunOptions {
 export { DEFAULT_CASE_TIMEOUT_MS };
 /** Most attempts in flight a run accepts. */
 export const MAX_CONCURRENCY = 1024;
-/** Longest timer Node can arm (about 24.8 days); beyond it timers fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 type Released = SourceItem & { record?: AttemptRecord };
 
 /**
@@ -414,18 +416,9 @@ function checkedSettings(options: RunOptions): { concurrency: number; caseTimeou
     );
   }
   checkWholeNumber("trials", options.trials, 1, MAX_TRIALS);
-  for (const [name, value] of [
-    ["timeoutMs", options.timeoutMs],
-    ["caseTimeoutMs", options.caseTimeoutMs],
-    ["caseWaitMs", options.caseWaitMs],
-  ] as const) {
-    if (value !== undefined && !(value > 0 && value <= MAX_TIMER_MS - 1000)) {
-      throw new NiceevalError(
-        "USAGE",
-        `${name} must be a number of milliseconds from 1 to ${MAX_TIMER_MS - 1000}, got ${String(value)}`,
-      );
-    }
-  }
+  checkTimeoutMs("timeoutMs", options.timeoutMs);
+  checkTimeoutMs("caseTimeoutMs", options.caseTimeoutMs);
+  checkTimeoutMs("caseWaitMs", options.caseWaitMs);
   const caseTimeoutMs =
     options.caseTimeoutMs ??
     (options.timeoutMs !== undefined ? options.timeoutMs + 1000 : DEFAULT_CASE_TIMEOUT_MS);

@@ -36,9 +36,12 @@ describe("eval.llm-judge with an injected judge", () => {
     expect((await score(judgeOnce({ value: 0.4 }))).passed).toBe(false);
   });
 
-  it("clamps the value into 0..1", async () => {
-    expect((await score(judgeOnce({ value: 1.7 }))).value).toBe(1);
-    expect((await score(judgeOnce({ value: -2 }))).value).toBe(0);
+  it("fails a value outside 0..1 as malformed (a judge on a 1-10 scale passes nothing)", async () => {
+    for (const value of [1.7, 7, -2]) {
+      const result = await score(judgeOnce({ value, passed: true }));
+      expect(result).toMatchObject({ value: 0, passed: false });
+      expect(result.rationale).toMatch(/^malformed verdict from the judge \(value: .*"value":/);
+    }
   });
 
   it("turns a malformed verdict into a failed Score with a rationale, not a throw", async () => {

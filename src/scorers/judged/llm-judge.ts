@@ -40,9 +40,9 @@ export interface MakeLlmJudgeDriverOptions {
 }
 
 /**
- * A driver implementing `eval.llm-judge` with an injected judge. The value is clamped to 0..1;
- * an explicit `passed` in the verdict wins over the threshold; a malformed verdict (NaN,
- * missing value) is a failed Score whose rationale says so. A judge that throws (for example
+ * A driver implementing `eval.llm-judge` with an injected judge. An explicit `passed` in the
+ * verdict wins over the threshold; a malformed verdict (NaN, a missing value, a value outside
+ * 0..1) is a failed Score whose rationale says so. A judge that throws (for example
  * JudgeUnavailableError) propagates, so the runner reports the judgment unavailable or errored.
  * @example
  * runTool({ tool: llmJudgeTool, candidates: [makeLlmJudgeDriver(judge, { threshold: 0.7 })], input: { output, criteria } });
@@ -72,14 +72,12 @@ export function makeLlmJudgeDriver(
   });
 }
 
-/** A raw verdict as a Score: clamped value, explicit passed first, malformed → failed with why. */
+/**
+ * A raw verdict as a Score: explicit passed first; malformed (a value outside 0..1 included: a
+ * judge answering on another scale would otherwise pass every case) → failed with why.
+ */
 export function verdictToScore(raw: unknown, threshold: number, label: string): Score {
-  const candidate = raw as { value?: unknown } | null;
-  const clamped =
-    typeof candidate?.value === "number" && Number.isFinite(candidate.value)
-      ? { ...candidate, value: Math.min(1, Math.max(0, candidate.value)) }
-      : candidate;
-  const parsed = judgeVerdictSchema.safeParse(clamped);
+  const parsed = judgeVerdictSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? issue.path.join(".") : "verdict";
