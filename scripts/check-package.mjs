@@ -60,6 +60,39 @@ try {
   run(join(typed, "node_modules/.bin/tsc"), ["-p", "tsconfig.json"], typed);
   console.log("types-standalone: seed 001 type-checks without @types/node");
 
+  // Older TypeScript setups ("moduleResolution": "node") read no `exports`: the top-level `types`
+  // and `typesVersions` give them the entry point and every subpath.
+  const node10 = join(typed, "node10");
+  mkdirSync(node10);
+  writeFileSync(
+    join(node10, "entry.ts"),
+    `import { defineSuite } from "niceeval";
+import { exactMatchTool } from "niceeval/scorers";
+import { pattern } from "niceeval/expect";
+import { evaluate } from "niceeval/vitest";
+import { judgeFromAiSdk } from "niceeval/ai-sdk";
+import { openStore } from "niceeval/store";
+export const used = [defineSuite, exactMatchTool, pattern, evaluate, judgeFromAiSdk, openStore];
+`,
+  );
+  writeFileSync(
+    join(node10, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        moduleResolution: "node",
+        module: "commonjs",
+        target: "es2022",
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: [],
+      },
+      files: ["entry.ts"],
+    }),
+  );
+  run(join(typed, "node_modules/.bin/tsc"), ["-p", "node10/tsconfig.json"], typed);
+  console.log('types: every entry point resolves with "moduleResolution": "node"');
+
   // Source maps ship with their sources, so traces (Vitest's too) never point at missing files.
   const installed = join(typed, "node_modules/niceeval/dist");
   const maps = readdirSync(installed, { recursive: true }).filter((f) => f.endsWith(".map"));
