@@ -141,6 +141,7 @@ function record(spec: Spec, index: number): AttemptRecord {
 async function storeWith(
   runs: Record<string, Spec[]>,
   manifests: Record<string, EvalManifest[]> = {},
+  statuses: Record<string, RunEnd["status"]> = {},
 ): Promise<MemoryStore> {
   const store = new MemoryStore();
   for (const [runId, specs] of Object.entries(runs)) {
@@ -149,6 +150,8 @@ async function storeWith(
       manifest(runId, manifests[runId] ?? evalIds.map((id) => evalManifest(id))),
     );
     await store.appendAttempts(runId, specs.map(record));
+    const status = statuses[runId] ?? "finished";
+    await store.finishRun(runId, { status, endedAt: "2026-01-01T00:01:00Z", summaries: [] });
   }
   return store;
 }
@@ -328,6 +331,26 @@ describe("compareRuns", () => {
     const c = await compareRuns(store, "base", "head");
     expect(c.warnings.map((w) => w.kind)).toEqual(["config", "dataset", "judge-models"]);
     expect(c.warnings[2]!.message).toContain("base openai:gpt-5, head anthropic:claude");
+  });
+
+  it("warns that a run which did not finish counts the cases it never ran as removed", async () => {
+    const store = await storeWith(
+      { base: cases(5, () => ({})), head: cases(2, () => ({})) },
+      {},
+      { head: "crashed" },
+    );
+    const c = await compareRuns(store, "base", "head");
+    expect(c.overall.transitions).toMatchObject({ removed: 3, unchanged: 2 });
+    expect(c.warnings).toEqual([
+      {
+        kind: "unfinished",
+        base: "finished",
+        head: "crashed",
+        message:
+          "the head run crashed before it finished: the cases it did not run count as removed, not as changes of the dataset; finish it with niceeval run --resume head and compare again",
+      },
+    ]);
+    expect(formatComparison(c)).toContain("warning: the head run crashed before it finished");
   });
 
   it("reports evals only in one run and compares the rest", async () => {

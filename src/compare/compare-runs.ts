@@ -5,6 +5,7 @@ import { wilsonInterval } from "../stats/interval.js";
 import { mcnemarExact } from "../stats/mcnemar.js";
 import { type PairedDifference, pairedDifference } from "../stats/paired.js";
 import type { Store, StoredRun } from "../store/types.js";
+import { effectiveStatus } from "../store/writer.js";
 import {
   type CaseAgg,
   caseSide,
@@ -540,7 +541,7 @@ function decide(
 }
 
 function comparability(base: StoredRun, head: StoredRun): ComparabilityWarning[] {
-  const warnings: ComparabilityWarning[] = [];
+  const warnings = unfinished(base, head);
   const before = new Map(base.evals.map((e) => [e.evalId, e]));
   for (const after of head.evals) {
     const was = before.get(after.evalId);
@@ -564,6 +565,26 @@ function comparability(base: StoredRun, head: StoredRun): ComparabilityWarning[]
       warn("judge-models", models(was), models(after), "the judge models");
     if (was.trials !== after.trials)
       warn("trials", String(was.trials), String(after.trials), "the number of trials");
+  }
+  return warnings;
+}
+
+/** A warning per run that did not finish: the cases it never ran are not changes of the dataset. */
+function unfinished(base: StoredRun, head: StoredRun): ComparabilityWarning[] {
+  const statuses = { base: effectiveStatus(base), head: effectiveStatus(head) };
+  const warnings: ComparabilityWarning[] = [];
+  for (const side of ["base", "head"] as const) {
+    const status = statuses[side];
+    if (status === "finished") continue;
+    const run = side === "base" ? base : head;
+    const state = status === "running" ? "is still running" : `${status} before it finished`;
+    const counted = side === "base" ? "added" : "removed";
+    warnings.push({
+      kind: "unfinished",
+      base: statuses.base,
+      head: statuses.head,
+      message: `the ${side} run ${state}: the cases it did not run count as ${counted}, not as changes of the dataset${status === "running" ? "; compare again once it finishes" : `; finish it with niceeval run --resume ${run.runId.slice(0, 8)} and compare again`}`,
+    });
   }
   return warnings;
 }

@@ -60,7 +60,10 @@ function leftOutLine(left: LeftOut): string | null {
     .slice(0, 5)
     .map((a) => `${a.run}:${a.evalId}/${a.caseId} [trial ${a.trial + 1}] (${a.state})`);
   const more = left.partialAttempts + left.unavailableAttempts - named.length;
-  return `left out of the score: ${parts.join(", ")}${named.length ? `: ${named.join(", ")}${more > 0 ? `, and ${more} more` : ""}` : ""}`;
+  const list = named.length
+    ? `; ${named.length + Math.max(more, 0) === 1 ? "the attempt" : "the attempts"}: ${named.join(", ")}${more > 0 ? `, and ${more} more` : ""}`
+    : "";
+  return `left out of the score: ${parts.join(", ")}${list}`;
 }
 
 function transitionsLine(stats: ComparisonStats): string {

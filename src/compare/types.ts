@@ -136,8 +136,14 @@ export interface EvalComparison extends ComparisonStats {
 
 /** Why two evals may not be comparable. */
 export interface ComparabilityWarning {
-  evalId: string;
-  kind: "config" | "dataset" | "judge-models" | "trials";
+  /** The eval it is about; absent when it is about a whole run (`unfinished`). */
+  evalId?: string;
+  /**
+   * What differs. `unfinished`: a run that did not finish (crashed, interrupted, still running),
+   * whose cases it never ran count as removed (or added), not as changes; `base`/`head` then give
+   * each run's status.
+   */
+  kind: "config" | "dataset" | "judge-models" | "trials" | "unfinished";
   base: string;
   head: string;
   message: string;
