@@ -35,6 +35,14 @@ export interface AttemptInfo {
  * order and records in case order whatever the concurrency; real-time hooks (`onEvalScheduled`,
  * `onAttemptStarted`, `onJudgment`, `onAttemptFinished`, `onProgress`) fire as things happen.
  */
+/**
+ * What a sink reports of its own when the run finishes (failures it kept while the run went on),
+ * already saying where: shown as it is, not as a failure of the hook that reports it.
+ */
+export class SinkReport extends Error {
+  override name = "SinkReport";
+}
+
 export interface RunSink {
   onRunStart?(info: RunStartInfo): void;
   onEvalScheduled?(info: EvalInfo): void;
@@ -136,6 +144,11 @@ export class SinkSet {
       return;
     }
     const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof SinkReport) {
+      this.failures.push(message);
+      process.stderr.write(`niceeval: ${message}\n`);
+      return;
+    }
     this.failures.push(`in ${hook}: ${message}`);
     process.stderr.write(
       `niceeval: ${sink.label ?? "a reporter"} failed in ${hook} (later failures of it are not shown): ${message}\n`,

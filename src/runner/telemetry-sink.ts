@@ -1,6 +1,6 @@
 import { errorMessage } from "../errors.js";
 import { EVAL_EVENT_SCHEMA, type EvalEvent } from "./events.js";
-import type { RunSink } from "./sink.js";
+import { type RunSink, SinkReport } from "./sink.js";
 import type { Telemetry } from "./telemetry.js";
 
 /** How long a finished run waits for telemetry deliveries still under way, ms. */
@@ -19,9 +19,15 @@ export function telemetrySink(
 ): RunSink {
   const pending = new Set<Promise<void>>();
   const failures = new Map<number, string>();
+  // Named as the option holds them: the one telemetry, or its place in the list.
+  const named = (index: number) =>
+    telemetries.length === 1 ? "the telemetry" : `telemetry[${index}]`;
   const fail = (index: number, event: EvalEvent, error: unknown) => {
     if (!failures.has(index))
-      failures.set(index, `telemetry ${index + 1} failed on ${event.kind}: ${errorMessage(error)}`);
+      failures.set(
+        index,
+        `${named(index)} failed on its first ${event.kind} event (${errorMessage(error)}); later failures of it are not shown`,
+      );
   };
   const emit = (event: EvalEvent) => {
     for (let index = 0; index < telemetries.length; index++) {
@@ -100,7 +106,8 @@ export function telemetrySink(
         }
       }
       clearTimeout(timer);
-      if (failures.size > 0) throw new Error([...failures.values()].join("; "));
+      if (failures.size > 0)
+        throw new SinkReport(`telemetry: ${[...failures.values()].join("; ")}; the run went on`);
     },
   };
 }
