@@ -93,11 +93,14 @@ interface Binding<Output> {
 }
 const bindings = new WeakMap<BoundScorer<never>, Binding<never>>();
 
-/** A dataset suite as data: cases and bound scorers (seed shape; the target comes at run time). */
+/**
+ * A dataset suite as data: cases and scorers (seed shape; the target comes at run time). Its
+ * scorers are bound tool scorers or createScorer scorers, as a suite's.
+ */
 export interface TypedEvalSuite<Input, Output> {
   id: string;
   cases: readonly EvalCase<Input>[];
-  scorers: readonly BoundScorer<Output>[];
+  scorers: readonly SuiteScorer<Input, Output>[];
 }
 /** A suite with any input and output. */
 export type EvalSuite = TypedEvalSuite<unknown, unknown>;

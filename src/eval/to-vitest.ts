@@ -86,7 +86,7 @@ export function toVitest<Input, Output>(
 }
 
 /** Why a suite cannot be run as tests: no scorers, or no cases. */
-function suiteProblem(suite: TypedEvalSuite<unknown, unknown>): string | undefined {
+function suiteProblem(suite: { id: string; cases: unknown; scorers: unknown }): string | undefined {
   if (!Array.isArray(suite.scorers) || suite.scorers.length === 0)
     return `suite "${suite.id}" has no scorers, so no case can pass or fail; add a bindScorer(...) or createScorer(...) scorer`;
   if (Array.isArray(suite.cases) && suite.cases.length === 0)
