@@ -184,7 +184,9 @@ function mergedManifest(
   runId: string,
   options: MergeOptions,
 ): RunManifest {
-  const { shard: _shard, name: _name, ...first } = runs[0]!;
+  const { shard: _shard, name: _name, runErrors: _errors, ...first } = runs[0]!;
+  // An error outside every attempt of any input failed that input: it fails the merged run too.
+  const runErrors = runs.flatMap((r) => r.runErrors ?? []);
   // Tags every input agrees on; dataset hashes from whichever input has them.
   const tags = { ...first.tags };
   for (const run of runs)
@@ -202,6 +204,7 @@ function mergedManifest(
     command: [...options.command],
     evals,
     startedAt: runs.map((r) => r.startedAt).sort()[0]!,
+    ...(runErrors.length > 0 ? { runErrors } : {}),
   };
 }
 

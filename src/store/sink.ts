@@ -114,6 +114,7 @@ export function storeSink(
           endedAt: new Date().toISOString(),
           summaries: summary.evals,
           ...(summary.loadErrors?.length ? { loadErrors: summary.loadErrors } : {}),
+          ...(summary.runErrors?.length ? { runErrors: summary.runErrors } : {}),
           ...(options.datasetHashes ? { datasetHashes: options.datasetHashes() } : {}),
         })
         .catch(fail);

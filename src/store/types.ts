@@ -40,6 +40,11 @@ export interface RunManifest {
   writer?: { pid: number; host: string };
   /** Eval files that failed to load (known when the run finished): `show` reports them as the run did. */
   loadErrors?: { file: string; message: string }[];
+  /**
+   * Errors in user code that belonged to no attempt (known when the run finished): they failed
+   * the run, and `show` reports them as the run did.
+   */
+  runErrors?: string[];
   /** Each time the run was continued (`--resume`, `--retry-errors`), oldest first. */
   resumes?: ResumeMark[];
   /** What had changed when a resume was forced (`--force`): "file evals/a.eval.ts", "eval a's configuration". */
@@ -89,6 +94,8 @@ export interface RunEnd {
   datasetHashes?: Record<string, string>;
   /** Eval files that failed to load: kept in the run's manifest. */
   loadErrors?: { file: string; message: string }[];
+  /** Errors in user code that belonged to no attempt: kept in the run's manifest. */
+  runErrors?: string[];
 }
 
 /** Options of {@link Store.beginRun}. */

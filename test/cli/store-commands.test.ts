@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import type { StoredRun } from "../../src/store/types.js";
 import { cliPath, type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { evalFileHeader } from "./eval-source.js";
 import { cleanEnv, gitInit, json, qaEval, withoutTimings } from "./store-fixture.js";
 
 // Issue 9 end to end: `run` writes a real SQLite store; `runs` and `show` read it back.
@@ -368,6 +369,54 @@ describe("where runs are stored", { timeout: 120_000 }, () => {
       expect(shown.stdout).toContain("evals/broken.eval.ts: broken <on purpose>");
       expect(shown.stdout.trim().endsWith("FAIL")).toBe(true);
       expect(shown.code).toBe(1);
+    } finally {
+      await own.cleanup();
+    }
+  });
+
+  it("keeps the errors that belonged to no case with the run: show, runs and merge fail it as the run did", async () => {
+    const own = await makeProject({
+      // A timer the file starts when it loads throws while the cases run: no case's error.
+      "evals/slow.eval.ts": `${evalFileHeader}
+setTimeout(() => { throw new Error("background refresher crashed"); }, 20);
+export const slow = defineSuite<string, string>({
+  id: "slow",
+  cases: [{ id: "a", input: "a", expected: "a" }],
+  target: async (input) => { await new Promise((r) => setTimeout(r, 200)); return input; },
+  scorers: [same],
+});
+`,
+    });
+    try {
+      const store = ["--store", "s.sqlite"];
+      const run = await runCli(
+        ["run", "--no-supervise", "--name", "outside", ...store],
+        own.dir,
+        cleanEnv,
+      );
+      expect(run.stdout).toContain("1 error in user code belonged to no case (the run fails):");
+      expect(run.code).toBe(1);
+      const shown = await runCli(["show", "outside", ...store], own.dir, cleanEnv);
+      expect(shown.stdout).toContain("1 error in user code belonged to no case (the run fails):");
+      expect(shown.stdout).toContain("background refresher crashed");
+      expect(shown.stdout.trim().endsWith("FAIL")).toBe(true);
+      expect(shown.code).toBe(1);
+      const asJson = await runCli(["show", "outside", "--json", ...store], own.dir, cleanEnv);
+      expect(asJson.code).toBe(1);
+      expect(json<Shown>(asJson.stdout).run.runErrors).toEqual([
+        expect.stringContaining("background refresher crashed"),
+      ]);
+      const runs = await runCli(["runs", ...store], own.dir, cleanEnv);
+      expect(runs.stdout).toMatch(/outside .* 1 error outside any case\n/);
+      const merged = await runCli(
+        ["merge", "outside", "--name", "merged", ...store],
+        own.dir,
+        cleanEnv,
+      );
+      expect(merged.code).toBe(0);
+      const again = await runCli(["show", "merged", ...store], own.dir, cleanEnv);
+      expect(again.stdout).toContain("background refresher crashed");
+      expect(again.code).toBe(1);
     } finally {
       await own.cleanup();
     }

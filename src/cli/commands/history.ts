@@ -1,6 +1,7 @@
 import { writeSync } from "node:fs";
 import { addJudgeUsage, emptyJudgeUsage } from "../../eval/record.js";
 import { safeStringify } from "../../json-safe.js";
+import { plural } from "../../plural.js";
 import { consoleReporter } from "../../report/console-reporter.js";
 import type { Reporter } from "../../report/reporter.js";
 import type { EvalSummary } from "../../runner/events.js";
@@ -69,8 +70,11 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
         row.status.padEnd(12),
         String(row.cases).padStart(5),
         ` ${rate.padEnd(27)}`,
-        figures.meanScore === null ? "—" : figures.meanScore.toFixed(3),
-      ].join(" "),
+        (figures.meanScore === null ? "—" : figures.meanScore.toFixed(3)).padEnd(10),
+        troubles(run).join(", "),
+      ]
+        .join(" ")
+        .trimEnd(),
     );
   }
   writeSync(io.stdoutFd, `${lines.join("\n")}\n`);
@@ -78,6 +82,16 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+/** What failed a run besides its attempts: files that did not load, errors outside every attempt. */
+function troubles(run: StoredRun): string[] {
+  const out: string[] = [];
+  const files = new Set((run.loadErrors ?? []).map((e) => e.file)).size;
+  if (files > 0) out.push(`${plural(files, "file")} failed to load`);
+  const outside = run.runErrors?.length ?? 0;
+  if (outside > 0) out.push(`${plural(outside, "error")} outside any case`);
+  return out;
+}
 
 /** A run's name in 20 columns, with its shard when it holds one, so a shard is not taken for a whole run. */
 function nameColumn(run: StoredRun): string {
@@ -100,7 +114,7 @@ export async function showCommand(args: ShowArgs, store: Store, io: CliIO): Prom
     writeSync(io.stdoutFd, "\n]}\n");
     // As the report's form: 1 when the run has failed or errored attempts or files that failed to load.
     const { failed, errored } = run.totals;
-    return failed + errored > 0 || (run.loadErrors?.length ?? 0) > 0 ? 1 : 0;
+    return failed + errored > 0 || troubles(run).length > 0 ? 1 : 0;
   }
   const reporter = consoleReporter({
     fd: io.stdoutFd,
@@ -203,11 +217,9 @@ export async function replay(
     judge: finished.reduce((sum, s) => addJudgeUsage(sum, s.judge), emptyJudgeUsage()),
     unavailable: unavailable.summary(),
     loadErrors: run.loadErrors ?? [],
+    ...(run.runErrors?.length ? { runErrors: run.runErrors } : {}),
     ok:
-      t.failed === 0 &&
-      t.errored === 0 &&
-      run.status === "finished" &&
-      (run.loadErrors?.length ?? 0) === 0,
+      t.failed === 0 && t.errored === 0 && run.status === "finished" && troubles(run).length === 0,
     cancelled: run.status === "interrupted",
   };
   await reporter.onRunFinished?.(summary);

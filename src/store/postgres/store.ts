@@ -365,6 +365,7 @@ class PostgresStore implements Store {
           if (hash !== undefined) e.datasetHash = hash;
         }
       if (end.loadErrors?.length) manifest.loadErrors = end.loadErrors;
+      if (end.runErrors?.length) manifest.runErrors = end.runErrors;
       await client.query(
         "UPDATE niceeval.runs SET status = $1, ended_at = $2, summaries = $3, manifest = $4 WHERE id = $5",
         [end.status, end.endedAt, JSON.stringify(end.summaries), JSON.stringify(manifest), runId],

@@ -340,6 +340,7 @@ class SqliteStore implements Store {
               if (hash !== undefined) e.datasetHash = hash;
             }
           if (end.loadErrors?.length) manifest.loadErrors = end.loadErrors;
+          if (end.runErrors?.length) manifest.runErrors = end.runErrors;
           this.#sql(
             "UPDATE runs SET status = ?, ended_at = ?, summaries = ?, manifest = ? WHERE id = ?",
           ).run(
