@@ -4,7 +4,7 @@ import { evalProcessStdout, mayStartEvalProcess, mayStoreRun } from "./early.js"
 import { guardSilentExit } from "./exit-guard.js";
 
 const argv = process.argv.slice(2);
-const finished = guardSilentExit();
+const exitGuard = guardSilentExit();
 // A run starts its eval process before this one loads the CLI, so that Node's start-up there
 // overlaps the loading here; the run adopts it, and a command that does not is ended with it.
 const spawn = mayStartEvalProcess(argv) ? await import("../supervisor/spawn.js") : undefined;
@@ -23,5 +23,4 @@ const code = await main(argv, {
   stderrIsTTY: isatty(2),
 });
 spawn?.discardEarlyEvalProcess();
-finished();
-process.exit(code);
+exitGuard.exit(code);

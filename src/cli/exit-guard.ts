@@ -1,24 +1,49 @@
 import { writeSync } from "node:fs";
 
+/** What {@link guardSilentExit} gives the command: how it ends once it has finished. */
+export interface ExitGuard {
+  /** The command finished: exits from now on are its own. */
+  finished(): void;
+  /** End the process with the command's code, whatever loaded code did to `process.exit`. */
+  exit(code: number): never;
+}
+
+/** Exit codes a signal's stop gives (SIGINT, SIGTERM): the run's own, not loaded code's. */
+const SIGNAL_EXITS = new Set([130, 143]);
+
 /**
  * Code this process loaded (an eval file's timers, a target run with `--no-supervise`) that calls
- * `process.exit(0)` before the command finished would end the run as a success with no report.
- * That exit is turned into exit code 1 with a line saying why. Returns what the command calls
- * once it has finished, after which exits are its own.
+ * `process.exit` before the command finished would end the run with no report, and with a code
+ * it chose: `exit(0)` a success, `exit(3)` a code the CLI does not document. Such an exit is
+ * turned into exit code 1 with a line saying why.
  */
-export function guardSilentExit(): () => void {
+export function guardSilentExit(): ExitGuard {
   let finished = false;
+  const exit = process.exit;
+  let called: number | undefined;
+  process.exit = ((code?: number | string | null) => {
+    if (!finished) called = Number(code ?? process.exitCode ?? 0);
+    return exit.call(process, code);
+  }) as typeof process.exit;
   process.on("exit", (code) => {
-    if (finished || code !== 0) return;
+    if (finished || SIGNAL_EXITS.has(code)) return;
+    // Node ending on an uncaught error (code 1, or 7 and the like) says so itself.
+    if (code !== 0 && called === undefined) return;
     try {
       writeSync(
         2,
-        "niceeval: code loaded by the run called process.exit(0) before the run finished; the report is incomplete and the run is failed (exit 1)\n",
+        `niceeval: code loaded by the run called process.exit(${called ?? 0}) before the run finished; the report is incomplete and the run is failed (exit 1)\n`,
       );
     } catch {}
     process.exitCode = 1;
   });
-  return () => {
-    finished = true;
+  return {
+    finished() {
+      finished = true;
+    },
+    exit(code) {
+      finished = true;
+      return exit.call(process, code);
+    },
   };
 }

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { type FixtureProject, makeProject, runAndSignal, runCli } from "../support/project.js";
 
 const passingSuite = `
 import { defineSuite } from "niceeval";
@@ -157,6 +157,46 @@ describe("niceeval run (real CLI on a fixture project)", () => {
         );
       },
     );
+  });
+
+  it("ends the run with its reports on a signal while the eval files load (exit 130, valid JSON)", async () => {
+    await inBothModes(
+      {
+        "evals/echo.eval.ts": passingSuite,
+        "evals/waits.eval.ts":
+          'import "niceeval";\nconsole.error("TARGET-STARTED loading");\nawait new Promise((r) => setTimeout(r, 600_000));\nexport const x = 1;\n',
+      },
+      async (flags, dir) => {
+        const run = await runAndSignal(
+          ["run", "--no-store", "--json", "report.json", ...flags],
+          dir,
+          ["SIGINT"],
+        );
+        expect(run.code).toBe(130);
+        expect(run.stderr).toContain("niceeval: the eval files were still loading: no case ran");
+        expect(run.stderr).not.toContain("ExitWhileLoading");
+        expect(run.stdout).toContain("cancelled: cases that had not started did not run");
+        const report = JSON.parse(await readFile(join(dir, "report.json"), "utf8"));
+        expect(report).toMatchObject({ records: [], summary: { cancelled: true, ok: false } });
+      },
+    );
+  });
+
+  it("fails a run whose loaded code calls process.exit with any code, saying so (exit 1)", async () => {
+    const exits = passingSuite.replace(
+      "target: async (input) => input",
+      'target: async (input) => { if (input === "world") process.exit(3); return input; }',
+    );
+    const own = await makeProject({ "evals/echo.eval.ts": exits });
+    try {
+      const run = await runCli(["run", "--no-store", "--no-supervise"], own.dir);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(
+        "niceeval: code loaded by the run called process.exit(3) before the run finished; the report is incomplete and the run is failed (exit 1)",
+      );
+    } finally {
+      await own.cleanup();
+    }
   });
 
   it("fails a file whose top-level await never settles after --hang-timeout, and runs the others", async () => {

@@ -69,9 +69,66 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
   const filter = args.filter !== undefined ? makeFilter(args.filter) : undefined;
   if (otelEnabled(args.otel === true, io.env)) checkOtelEndpoints(io.env);
   if (!args.cache) configureJudges({ cache: false });
-  const { queued, store, executor, git } = await openExecution(args, files, io, reportFd);
+  // Signals are the run's from here: one while the files load ends the loading, and the run
+  // still writes its (empty, interrupted) reports.
+  const abort = new AbortController();
+  let interruptAttempts = (_reason: string) => {};
+  const guard = guardRun({
+    abort,
+    graceMs: args.graceMs,
+    interrupt: (reason) => interruptAttempts(reason),
+    stderr: io.stderr,
+  });
   try {
-    const loaded = await loadEvals(executor, files, io.cwd, args.hangTimeoutMs);
+    return await runOpened(
+      { args, io, version, files, reportFd, filter, continuation, specs },
+      {
+        abort,
+        guard,
+        onExecutor: (executor) => {
+          interruptAttempts = (reason) => executor.interrupt(reason);
+        },
+      },
+    );
+  } finally {
+    guard.dispose();
+  }
+}
+
+/** What {@link runOpened} runs: the command's arguments, as checked. */
+interface RunSetup {
+  args: RunArgs;
+  io: CliIO;
+  version: string;
+  files: string[];
+  reportFd: number;
+  filter: RunOptions["filter"];
+  continuation: Awaited<ReturnType<typeof findContinuation>> | undefined;
+  specs: ReturnType<typeof reporterSpecs>;
+}
+
+/** The signal guard of a run and the abort it drives (see guardRun). */
+interface Guarding {
+  abort: AbortController;
+  guard: ReturnType<typeof guardRun>;
+  onExecutor: (executor: Execution["executor"]) => void;
+}
+
+/** Open the store and the executor, load the evals, run them, and say how it went. */
+async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
+  const { args, io, version, files, reportFd, filter, continuation, specs } = setup;
+  const { queued, store, executor, git } = await openExecution(args, files, io, reportFd);
+  guarding.onExecutor(executor);
+  try {
+    // A signal while the files load: nothing ran, and the run ends with its reports.
+    let loaded = await untilAborted(
+      loadEvals(executor, files, io.cwd, args.hangTimeoutMs),
+      guarding.abort.signal,
+    );
+    if (loaded === undefined) {
+      io.stderr("niceeval: the eval files were still loading: no case ran\n");
+      loaded = { entries: [], errors: [] };
+    }
     const evalIds = loaded.entries.map((e) => e.eval.id);
     const ownTrials = ownTrialsNote(args.trials, loaded.entries);
     if (ownTrials) io.stderr(ownTrials);
@@ -100,7 +157,7 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
       continuation,
       git,
     });
-    const { summary, guard } = await runGuarded(loaded.entries, {
+    const summary = await runGuarded(loaded.entries, guarding, {
       args,
       io,
       runId,
@@ -114,13 +171,13 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
       evalIds,
       keep: store !== undefined || specs.some((s) => s.kind === "json" || s.kind === "ndjson"),
     });
-    return endOfRun(summary, guard, sinks, {
+    return endOfRun(summary, guarding.guard, sinks, {
       args,
       io,
       store,
       reportFd,
       evalIds,
-      runErrors: executor.runErrors.length + guard.errors.length,
+      runErrors: executor.runErrors.length + guarding.guard.errors.length,
     });
   } finally {
     await executor.close?.();
@@ -136,7 +193,7 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
  */
 function endOfRun(
   summary: RunSummary,
-  guard: Awaited<ReturnType<typeof runGuarded>>["guard"],
+  guard: Guarding["guard"],
   sinks: Awaited<ReturnType<typeof runSinks>>,
   run: {
     args: RunArgs;
@@ -223,16 +280,10 @@ interface GuardedRun {
  */
 async function runGuarded(
   entries: readonly RunEntry[],
+  { abort, guard }: Guarding,
   run: GuardedRun,
-): Promise<{ summary: RunSummary; guard: ReturnType<typeof guardRun> }> {
-  const { args, io, runId, store, executor, sinks } = run;
-  const abort = new AbortController();
-  const guard = guardRun({
-    abort,
-    graceMs: args.graceMs,
-    interrupt: (reason) => executor.interrupt(reason),
-    stderr: io.stderr,
-  });
+): Promise<RunSummary> {
+  const { args, runId, store, executor, sinks } = run;
   try {
     const { keep } = run;
     const options: RunOptions = {
@@ -260,16 +311,32 @@ async function runGuarded(
     if ("runAhead" in executor)
       executor.runAhead?.(aheadPlan(runId, args, keep, continued?.kept), run.evalIds);
     // A continued run reads its kept attempts back from the store instead of running them.
-    const summary = await runEvals(entries, continued ? continued.withSource(options) : options);
-    return { summary, guard };
+    return await runEvals(entries, continued ? continued.withSource(options) : options);
   } catch (error) {
     // The engine itself failed: the stored run says so instead of staying "running".
     const endedAt = new Date().toISOString();
     await store?.finishRun(runId, { status: "crashed", endedAt, summaries: [] }).catch(() => {});
     throw error;
-  } finally {
-    guard.dispose();
   }
+}
+
+/** The promise's value, or undefined once the signal is aborted (at once if it already is). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /**
