@@ -196,8 +196,9 @@ Run options
   --failures-only        print only the failed and errored cases
   --quiet                no progress line
   --hang-timeout <ms>    kill and replace the eval process when its event loop is blocked this
-                         long; the attempts in flight are errored. Also how long an eval file
-                         may take to load and a dataset to give its next case (default 60000)
+                         long; the attempts in flight run again, and one in flight at two
+                         crashes is errored. Also how long an eval file may take to load and a
+                         dataset to give its next case (default 60000, at least 100)
   --grace <ms>           after SIGINT or SIGTERM, time attempts in flight get to finish
                          (default 10000; a second signal stops them at once)
   --no-supervise         run attempts in the CLI process instead of a supervised child process
@@ -384,7 +385,8 @@ function parseRun(argv: readonly string[]): RunArgs {
     tags: parseTags((v.tag as string[] | undefined) ?? []),
     reporters: (v.reporter as string[] | undefined) ?? [],
     supervise: v["no-supervise"] !== true,
-    hangTimeoutMs: ms("--hang-timeout", v["hang-timeout"], 60_000, 10),
+    // Below about 100 ms a busy but healthy event loop (a large report, a GC pause) looks hung.
+    hangTimeoutMs: ms("--hang-timeout", v["hang-timeout"], 60_000, 100),
     graceMs: ms("--grace", v.grace, 10_000, 0),
     ...decision(v),
   };
@@ -432,7 +434,8 @@ function parseRun(argv: readonly string[]): RunArgs {
 
 /**
  * `--resume [<run>]`, `--retry-errors [<run>]`: the positional is the run; the files, filter,
- * trials, shard and timeout are the run's own (from its manifest), so they cannot be given again.
+ * trials, shard and timeout are the run's own (from its manifest), so they cannot be given again;
+ * but `--retry-errors` takes a `--timeout`, for the attempts that errored by timing out.
  */
 function continuation(args: RunArgs, v: Values, positionals: string[]): void {
   const flag = v.resume === true ? "--resume" : "--retry-errors";
@@ -442,8 +445,9 @@ function continuation(args: RunArgs, v: Values, positionals: string[]): void {
     throw usage(
       `${flag} takes at most one run (${flag} [<run>]); the eval files are the run's own, so give no paths`,
     );
+  // A retry may give attempts that timed out more time (--timeout): it runs only errored ones.
   const own = ["filter", "trials", "shard", "timeout", "exclude", "name", "tag"].filter(
-    (name) => v[name] !== undefined,
+    (name) => v[name] !== undefined && !(name === "timeout" && v.resume !== true),
   );
   if (own.length)
     throw usage(

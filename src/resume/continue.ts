@@ -6,6 +6,7 @@ import type { CliIO } from "../cli/io.js";
 import { assertStoreExists, openStoreAt, storeLocation } from "../cli/store.js";
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord } from "../eval/record.js";
+import { pluralNoun } from "../plural.js";
 import type { RunOptions } from "../runner/run.js";
 import type { BeginRunOptions, RunManifest, Store, StoredRun } from "../store/types.js";
 import { changesSince, refuseChanges } from "./check.js";
@@ -68,8 +69,10 @@ export async function findContinuation(args: RunArgs, io: CliIO): Promise<Contin
   const given = original as Record<string, unknown> | undefined;
   const set = next as unknown as Record<string, unknown>;
   // The options that define which attempts the run holds and how long each may take.
+  // A retry's own --timeout wins: attempts that timed out get more time.
+  const retryTimeout = mode === "retry-errors" && args.timeoutMs !== undefined;
   for (const key of ["filter", "shard", "timeoutMs", "name"])
-    if (given?.[key] !== undefined) set[key] = given[key];
+    if (given?.[key] !== undefined && !(key === "timeoutMs" && retryTimeout)) set[key] = given[key];
   // Its gates, unless this invocation gives its own: the exit code is an uninterrupted run's.
   for (const key of ["minPassRate", "minScore", "strict"])
     if (set[key] === undefined && given?.[key] !== undefined) set[key] = given[key];
@@ -118,14 +121,14 @@ export async function continueRun(
   ];
   if (changes.length) current.resumedWithChanges = changes;
   const id = run.runId.slice(0, 8);
-  const stored = kept.keys.size.toLocaleString("en");
-  const retried = kept.retried.toLocaleString("en");
+  const count = (n: number, noun: string) => `${n.toLocaleString("en")} ${pluralNoun(n, noun)}`;
+  const others = `${count(kept.keys.size, "other")} ${kept.keys.size === 1 ? "is" : "are"} kept`;
   io.stderr(
     retrying
-      ? `niceeval: resuming run ${id}, which stopped while retrying its errored attempts: ${retried} errored or cut off attempts run again, ${stored} others are kept; the rest run\n`
+      ? `niceeval: resuming run ${id}, which stopped while retrying its errored attempts: ${count(kept.retried, "errored or cut off attempt")} run again, ${others}; the rest run\n`
       : mode === "resume"
-        ? `niceeval: resuming run ${id}: ${stored} attempts already stored are kept (and reported again); the rest run\n`
-        : `niceeval: retrying the ${retried} errored attempts of run ${id}; ${stored} others are kept\n`,
+        ? `niceeval: resuming run ${id}: ${count(kept.keys.size, "attempt")} already stored ${kept.keys.size === 1 ? "is" : "are"} kept (and reported again); the rest run\n`
+        : `niceeval: retrying ${kept.retried === 1 ? "the errored attempt" : `the ${count(kept.retried, "errored attempt")}`} of run ${id}; ${others}\n`,
   );
   if (changes.length)
     io.stderr(`niceeval: --force: continuing although ${changes.slice(0, 5).join("; ")} changed\n`);

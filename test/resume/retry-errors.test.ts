@@ -78,6 +78,36 @@ describe("niceeval run --retry-errors", () => {
     expect(none.stderr).toContain("retrying the 0 errored attempts");
     expect(none.code).toBe(0);
   }, 120_000);
+
+  it("gives the attempts that timed out the time a --timeout of its own allows", async () => {
+    const own = await makeProject({
+      "evals/slow.eval.js": `import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+export const slow = defineSuite({
+  id: "slow",
+  cases: [{ id: "fast", input: 10 }, { id: "slow", input: 600 }],
+  target: async (ms) => { await new Promise((r) => setTimeout(r, ms)); return ms; },
+  scorers: [createScorer({ name: "ran", score: () => ({ score: 1 }) })],
+});
+`,
+    });
+    try {
+      const first = await runCli(["run", "--timeout", "200"], own.dir);
+      expect(first.stdout).toContain("the target timed out after 200 ms");
+      expect(first.code).toBe(1);
+      // --resume keeps the run's limits; --retry-errors may raise the one that errored it.
+      const resumed = await runCli(["run", "--resume", "--timeout", "5000"], own.dir);
+      expect(resumed.stderr).toContain("--resume continues the run as it started; drop --timeout");
+      expect(resumed.code).toBe(2);
+      const retried = await runCli(["run", "--retry-errors", "--timeout", "5000"], own.dir);
+      expect(retried.stderr).toContain("retrying the errored attempt of run");
+      expect(retried.stderr).toContain("1 other is kept");
+      expect(retried.stdout).toContain("2 passed");
+      expect(retried.code).toBe(0);
+    } finally {
+      await own.cleanup();
+    }
+  }, 120_000);
 });
 
 // Every case errors while FLAKY is set, and takes 100 ms while SLOW is: a retry can be cut off.
