@@ -12,6 +12,8 @@ export class JudgeCallError extends Error {
   readonly rateLimited: boolean;
   /** No answer came because no connection could be made (refused, unknown host, TLS). */
   readonly unreachable: boolean;
+  /** What the endpoint billed for an answer that was no judgment (a refusal), in tokens. */
+  readonly tokens: { inputTokens: number; outputTokens: number } | undefined;
   constructor(
     message: string,
     details: {
@@ -20,6 +22,7 @@ export class JudgeCallError extends Error {
       retryAfterMs?: number;
       rateLimited?: boolean;
       unreachable?: boolean;
+      tokens?: { inputTokens: number; outputTokens: number };
       cause?: unknown;
     },
   ) {
@@ -30,6 +33,7 @@ export class JudgeCallError extends Error {
     this.retryAfterMs = details.retryAfterMs;
     this.rateLimited = details.rateLimited ?? false;
     this.unreachable = details.unreachable ?? false;
+    this.tokens = details.tokens;
   }
 }
 

@@ -169,22 +169,21 @@ function finish(
   settings: Readonly<JudgeSettings>,
 ): JudgeCallResult {
   const { outcome, usage, cached, counted } = attempted;
-  let result: JudgeCallResult;
-  if (!outcome.ok) {
-    result = { ok: false, model, kind: "failed", reason: outcome.reason, usage };
-  } else {
-    if (!cached) {
-      usage.inputTokens = outcome.response.inputTokens;
-      usage.outputTokens = outcome.response.outputTokens;
-      const price =
-        settings.prices[model] ?? (outcome.model ? settings.prices[outcome.model] : undefined);
-      if (price) {
-        usage.costUsd =
-          (usage.inputTokens * price.inputPerMTok + usage.outputTokens * price.outputPerMTok) / 1e6;
-      }
-    }
-    result = { ok: true, model, response: outcome.response, cached, usage };
+  if (outcome.ok && !cached) {
+    usage.inputTokens += outcome.response.inputTokens;
+    usage.outputTokens += outcome.response.outputTokens;
   }
+  // Tokens of a refused call are billed like an answer's.
+  const price =
+    settings.prices[model] ??
+    (outcome.ok && outcome.model ? settings.prices[outcome.model] : undefined);
+  if (price && !cached && usage.inputTokens + usage.outputTokens > 0) {
+    usage.costUsd =
+      (usage.inputTokens * price.inputPerMTok + usage.outputTokens * price.outputPerMTok) / 1e6;
+  }
+  const result: JudgeCallResult = outcome.ok
+    ? { ok: true, model, response: outcome.response, cached, usage }
+    : { ok: false, model, kind: "failed", reason: outcome.reason, usage };
   recordJudgeUsage(counted ? { ...result.usage, calls: 0, retries: 0 } : result.usage);
   return result;
 }
@@ -231,6 +230,11 @@ async function callWithRetries(
       usage.latencyMs += performance.now() - started;
       if (signal?.aborted) throw signal.reason ?? error;
       failure = error as JudgeCallError;
+      // An answer that was no judgment (a refusal) was billed all the same.
+      if (failure.tokens) {
+        usage.inputTokens += failure.tokens.inputTokens;
+        usage.outputTokens += failure.tokens.outputTokens;
+      }
     } finally {
       ticket.release();
     }

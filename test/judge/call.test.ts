@@ -234,6 +234,31 @@ describe("dependable judge calls", () => {
     expect(server.requests.at(-1)?.body.model).toBe("claude-haiku-4-5");
   });
 
+  it("counts a refusal's tokens and cost, and asks no repair turn of it (OpenAI and Anthropic)", async () => {
+    process.env.ANTHROPIC_API_KEY = "k";
+    process.env.ANTHROPIC_BASE_URL = server.anthropicBaseURL;
+    const price = { inputPerMTok: 1, outputPerMTok: 1 };
+    configureJudges({ prices: { m: price, "anthropic/claude-haiku-4.5": price } });
+    const check = () => ({ ok: true as const, value: true });
+    for (const model of ["m", "anthropic/claude-haiku-4.5"]) {
+      const before = server.requests.length;
+      server.enqueue(fake.refusal("I can't help with grading that."));
+      const { result, usage } = await withJudgeLedger(() =>
+        askForVerdict(model, request(9), check),
+      );
+      expect(result.ok).toBe(false);
+      expect(!result.ok && result.reason).toMatch(
+        /the model refused to judge.*I can't help with grading that\./,
+      );
+      // One request: a refusal is not an unusable answer to repair.
+      expect(server.requests.length - before).toBe(1);
+      expect(usage.calls).toBe(1);
+      expect(usage.inputTokens).toBeGreaterThan(0);
+      expect(usage.outputTokens).toBeGreaterThan(0);
+      expect(usage.costUsd).toBeGreaterThan(0);
+    }
+  });
+
   it("lets registered providers win over the environment", async () => {
     const other = await startFakeLlmServer({ respond: () => fake.json({ from: "registered" }) });
     const unregister = registerJudgeProvider(

@@ -18,7 +18,9 @@ export type FakeAnswer =
   /** Never answer (until the client gives up or the server closes). */
   | { kind: "hang" }
   /** A 200 whose body is cut in the middle of its JSON. */
-  | { kind: "truncated-body" };
+  | { kind: "truncated-body" }
+  /** The model declines: OpenAI's `message.refusal`, Anthropic's `stop_reason: "refusal"`. */
+  | { kind: "refusal"; text: string };
 
 /** Ready-made answers and faults. */
 export const fake = {
@@ -44,6 +46,7 @@ export const fake = {
   }),
   hang: (): FakeAnswer => ({ kind: "hang" }),
   truncatedBody: (): FakeAnswer => ({ kind: "truncated-body" }),
+  refusal: (text: string): FakeAnswer => ({ kind: "refusal", text }),
 };
 
 /** One request the fake server received. */
@@ -211,9 +214,31 @@ function answerWith(
       res.end(full.slice(0, Math.floor(full.length / 2)));
       return;
     }
+    case "refusal":
+      send(res, 200, refusal(protocol, body, answer.text, requestBytes));
+      return;
     default:
       send(res, 200, success(protocol, body, answer, requestBytes));
   }
+}
+
+/** A 200 that declines to answer, billed like an answer, in the provider's own shape. */
+function refusal(
+  protocol: "openai" | "anthropic",
+  body: Record<string, unknown>,
+  text: string,
+  requestBytes: number,
+): unknown {
+  const answer = success(protocol, body, { kind: "text", text }, requestBytes) as Record<
+    string,
+    unknown
+  >;
+  if (protocol === "openai") {
+    const [choice] = answer.choices as { message: Record<string, unknown> }[];
+    choice!.message = { role: "assistant", content: null, refusal: text };
+    return answer;
+  }
+  return { ...answer, stop_reason: "refusal" };
 }
 
 function success(

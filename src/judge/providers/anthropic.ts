@@ -79,6 +79,16 @@ function readMessage(answer: MessagesAnswer, toolName: string, where: string): J
     inputTokens: answer.usage?.input_tokens ?? 0,
     outputTokens: answer.usage?.output_tokens ?? 0,
   };
+  const text = answer.content
+    .map((block) => (block.type === "text" ? ((block as { text?: string }).text ?? "") : ""))
+    .join("");
+  // A refusal is no answer to repair: asking again in a repair turn would be refused too.
+  if (answer.stop_reason === "refusal") {
+    throw new JudgeCallError(
+      `the model refused to judge (stop_reason "refusal")${text ? `: ${text.slice(0, 300)}` : ""}`,
+      { retryable: false, tokens: usage },
+    );
+  }
   const call = answer.content.find(
     (block): block is { type: "tool_use"; name?: string; input?: unknown } =>
       block.type === "tool_use" && (block as { name?: string }).name === toolName,
@@ -87,9 +97,6 @@ function readMessage(answer: MessagesAnswer, toolName: string, where: string): J
   if (call && answer.stop_reason !== "max_tokens") {
     return { text: JSON.stringify(call.input ?? null), data: call.input, ...usage };
   }
-  const text = answer.content
-    .map((block) => (block.type === "text" ? ((block as { text?: string }).text ?? "") : ""))
-    .join("");
   return { text: call ? JSON.stringify(call.input ?? null) : text, ...usage };
 }
 

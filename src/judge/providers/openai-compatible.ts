@@ -124,14 +124,15 @@ function readCompletion(completion: ChatCompletion, where: string): JudgeChatRes
   if (!message) {
     throw new JudgeCallError(`${where} answered without choices[0].message`, { retryable: true });
   }
-  if (message.refusal) {
-    throw new JudgeCallError(`the model refused to judge: ${message.refusal}`, {
-      retryable: false,
-    });
-  }
-  return {
-    text: message.content ?? "",
+  const tokens = {
     inputTokens: completion.usage?.prompt_tokens ?? 0,
     outputTokens: completion.usage?.completion_tokens ?? 0,
   };
+  if (message.refusal) {
+    throw new JudgeCallError(`the model refused to judge: ${message.refusal}`, {
+      retryable: false,
+      tokens,
+    });
+  }
+  return { text: message.content ?? "", ...tokens };
 }
