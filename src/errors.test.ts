@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { errorMessage, thrownMessage } from "./errors.js";
+import { errorMessage, NiceevalError, thrownMessage, thrownWhere } from "./errors.js";
 
 describe("errorMessage", () => {
   it("says something for whatever was thrown, even a value whose every reading throws", () => {
@@ -29,7 +29,7 @@ describe("thrownMessage", () => {
   it("adds what caused the error, up to three deep, without repeating a message", () => {
     const refused = new Error("connect ECONNREFUSED 127.0.0.1:1");
     expect(thrownMessage(new TypeError("fetch failed", { cause: refused }))).toBe(
-      "fetch failed (cause: connect ECONNREFUSED 127.0.0.1:1)",
+      "TypeError: fetch failed (cause: connect ECONNREFUSED 127.0.0.1:1)",
     );
     const deep = new Error("a", {
       cause: new Error("b", { cause: new Error("c", { cause: new Error("d", { cause: "e" }) }) }),
@@ -42,5 +42,13 @@ describe("thrownMessage", () => {
     (looped as { cause?: unknown }).cause = looped;
     expect(thrownMessage(looped)).toBe("loop");
     expect(thrownMessage("plain")).toBe("plain");
+  });
+});
+
+describe("thrownWhere", () => {
+  it("says a plain Error's or niceeval's own message alone, and a thrown value as it is", () => {
+    expect(thrownWhere(new NiceevalError("USAGE", "bad"))).toBe("bad");
+    expect(thrownWhere("plain")).toBe("plain");
+    expect(thrownMessage(new Error("boom"))).toBe("boom");
   });
 });

@@ -1,3 +1,6 @@
+import { fileURLToPath } from "node:url";
+import { builtFile } from "./package-files.js";
+
 /**
  * Operational errors: each has a stable `code` and a message that names what was wrong,
  * where, and what to do. Programmer errors (a matcher built with NaN) throw these too,
@@ -91,6 +94,8 @@ export function errorMessage(error: unknown): string {
  */
 export function thrownMessage(error: unknown): string {
   let said = errorMessage(error);
+  const kind = errorKind(error);
+  if (kind !== undefined && !said.startsWith(kind)) said = `${kind}: ${said}`;
   let text = said;
   let current: unknown = error;
   for (let depth = 0; depth < 3; depth++) {
@@ -108,6 +113,55 @@ export function thrownMessage(error: unknown): string {
     current = cause;
   }
   return text;
+}
+
+/**
+ * The type of an error thrown by user code when it says something (a `TypeError`, a subclass of
+ * the user's own): undefined for a plain Error, a non-Error value, or niceeval's own errors,
+ * whose messages already say what happened.
+ */
+function errorKind(error: unknown): string | undefined {
+  try {
+    if (!(error instanceof Error) || error instanceof NiceevalError) return undefined;
+    const { name } = error;
+    return typeof name === "string" && name !== "Error" && name !== "" ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** {@link thrownMessage} with where user code threw it, when its stack shows that. */
+export function thrownWhere(error: unknown): string {
+  // niceeval's own errors say where already (a time limit, a tool's schema).
+  const at = error instanceof NiceevalError ? undefined : thrownAt(error);
+  return at === undefined ? thrownMessage(error) : `${thrownMessage(error)} (at ${at})`;
+}
+
+/** niceeval's own files, as URLs and paths (their frames are not where user code threw). */
+let ownFiles: string[] | undefined;
+
+/**
+ * Where user code threw `error`: the first frame of its stack in a file of the user's (outside
+ * Node's own modules, niceeval and node_modules), as "file:line:column" (a function's name first
+ * when it has one), or undefined when the stack shows none.
+ */
+export function thrownAt(error: unknown): string | undefined {
+  ownFiles ??= [builtFile("").href, fileURLToPath(builtFile(""))];
+  let stack = "";
+  try {
+    stack = error instanceof Error ? String(error.stack ?? "") : "";
+  } catch {}
+  for (const line of stack.split("\n")) {
+    const frame = line.trim();
+    // Node's own modules, and frames with no file (`<anonymous>`, native code), say nothing.
+    if (!frame.startsWith("at ") || frame.includes("node:") || !/:\d+:\d+\)?$/.test(frame))
+      continue;
+    // A library's frames neither: the user's code that called it is where to look.
+    if (/[\\/]node_modules[\\/]/.test(frame) || ownFiles.some((own) => frame.includes(own)))
+      continue;
+    return frame.slice(3);
+  }
+  return undefined;
 }
 
 /** Whether `error` is a write to a pipe or socket whose reader is gone (EPIPE, as after `| head`). */

@@ -1,4 +1,4 @@
-import { AuthoringError, errorMessage, thrownMessage } from "../errors.js";
+import { AuthoringError, errorMessage, thrownMessage, thrownWhere } from "../errors.js";
 import {
   type AttemptRecord,
   addJudgeUsage,
@@ -236,7 +236,7 @@ export async function runAttempt<Facts, Assertions>(
       );
     } catch (error) {
       deadline.abort(error);
-      const message = thrownMessage(error);
+      const message = thrownWhere(error);
       return erroredRecord({
         evalId,
         caseId: spec.id,
@@ -268,7 +268,7 @@ export async function runAttempt<Facts, Assertions>(
       if (pending && typeof (pending as Promise<void>).then === "function") await pending;
     } catch (error) {
       if (error instanceof SkipSignal) skipped = error.reason;
-      else failure = { message: thrownMessage(error), where: `test of eval "${evalId}"` };
+      else failure = { message: thrownWhere(error), where: `test of eval "${evalId}"` };
     }
     const judgments = await settle(made, deadline);
     const judge = emptyJudgeUsage();

@@ -51,7 +51,7 @@ describe("defineSuite", () => {
     });
     const records: AttemptRecord[] = [];
     await runEvals([{ eval: suite }], { onRecord: (r) => records.push(r) });
-    expect(records[0]?.error?.message).toBe("fetch failed (cause: bad port)");
+    expect(records[0]?.error?.message).toBe("TypeError: fetch failed (cause: bad port)");
   });
 
   it("gives the target its trial and a trace that lands on the record", async () => {

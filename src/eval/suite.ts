@@ -1,4 +1,4 @@
-import { AuthoringError, errorMessage, thrownMessage } from "../errors.js";
+import { AuthoringError, errorMessage, thrownMessage, thrownWhere } from "../errors.js";
 import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
 import { isJudgeUnavailable } from "../judge/unavailable.js";
 import type { Score } from "../score/score.js";
@@ -583,7 +583,7 @@ function targetFailed<Input, Output>(
   return erroredRecord({
     evalId: definition.id,
     caseId: spec.id,
-    message: thrownMessage(error),
+    message: thrownWhere(error),
     where: `target of case "${spec.id}" in eval "${definition.id}"`,
     elapsedMs: performance.now() - started,
     max: definition.scorers.length,

@@ -182,6 +182,24 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     );
   });
 
+  it("names a thrown error's type and where the user's code threw it", async () => {
+    const throwing = passingSuite
+      .replace(
+        "target: async (input) => input",
+        'target: async (input) => (input === "world" ? readWidget(2) : input)',
+      )
+      .replace(
+        "export const echo",
+        'function readWidget(n: number): string {\n  throw new TypeError("cannot read widget " + n);\n}\nexport const echo',
+      );
+    await inBothModes({ "evals/echo.eval.ts": throwing }, async (flags, dir) => {
+      const run = await runCli(["run", "--no-store", ...flags], dir);
+      expect(run.stdout).toMatch(
+        /! target of case "world" in eval "echo": TypeError: cannot read widget 2 \(at readWidget \(.*evals\/echo\.eval\.ts:\d+:\d+\)\)/,
+      );
+    });
+  });
+
   it("fails a run whose loaded code calls process.exit with any code, saying so (exit 1)", async () => {
     const exits = passingSuite.replace(
       "target: async (input) => input",

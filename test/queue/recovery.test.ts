@@ -81,7 +81,7 @@ describe("run --queue, recovering", () => {
         ],
         project.dir,
       );
-      expect(retry.stderr).toContain("retrying the 1 errored attempt");
+      expect(retry.stderr).toContain("retrying the errored attempt");
       expect(retry.code).toBe(0);
       const report = JSON.parse(
         readFileSync(join(project.dir, "retry.json"), "utf8"),
