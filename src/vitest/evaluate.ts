@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import * as vitest from "vitest";
 import { afterAll, describe, expect, it } from "vitest";
 import { errorMessage, NiceevalError } from "../errors.js";
 import type { CaseSpec } from "../eval/runnable.js";
@@ -67,6 +68,7 @@ export function evaluate<Item extends DataItem, Output>(
   const aggregation = options.aggregation ?? "mean";
   const threshold = options.threshold ?? 1;
   validateOptions(name, options, aggregation, threshold);
+  assertInsideVitest(name);
   const extras = new Map<string, Record<string, unknown>>();
   const suite = defineSuite<unknown, Output>({
     id: name,
@@ -110,6 +112,24 @@ export function evaluate<Item extends DataItem, Output>(
       if (outcomes.length > 0) console.info(overallLine(settings, outcomes));
     });
   });
+}
+
+/**
+ * Vitest registers tests only while it collects a test file; anywhere else (`niceeval run`
+ * loading an eval file, plain `node`) its describe fails on its missing runner. TestRunner came
+ * in Vitest 4.1: on 4.0 nothing is checked.
+ */
+function assertInsideVitest(name: string): void {
+  const runner = (vitest as { TestRunner?: { getCurrentSuite?: () => unknown } }).TestRunner;
+  try {
+    runner?.getCurrentSuite?.();
+  } catch (error) {
+    throw new NiceevalError(
+      "EVALUATE_OUTSIDE_VITEST",
+      `evaluate "${name}" must run inside a Vitest test file (run it with \`vitest run\`): it registers one Vitest test per item, and no Vitest run is collecting tests here. In an eval file for \`niceeval run\`, write the evaluation with defineSuite instead.`,
+      { cause: error },
+    );
+  }
 }
 
 interface LoadedCase {
