@@ -1,9 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { AuthoringError } from "../errors.js";
+import { fileURLToPath } from "node:url";
+import { AuthoringError, NiceevalError } from "../errors.js";
+import { builtFile } from "../package-files.js";
+import { isThenable } from "../tool/run-tool.js";
 import { DATASET_ERROR_ID } from "./ids.js";
 import type { AttemptRecord, Judgment } from "./record.js";
 import type { CaseSpec, Runnable } from "./runnable.js";
-import { CaseIds, defineSuite, type Target, type TypedEvalSuite, toCaseSpec } from "./suite.js";
+import {
+  CaseIds,
+  defineSuite,
+  type SuiteDefinition,
+  type Target,
+  type TypedEvalSuite,
+  toCaseSpec,
+} from "./suite.js";
 import { checkTimeoutMs, MAX_TIMER_MS } from "./timeout.js";
 
 /** The part of an `expect` this bridge uses: Vitest's, Jest's or any compatible one. */
@@ -18,7 +28,8 @@ export interface VitestTestContext {
 export interface VitestHooks {
   describe: (name: string, factory: () => void) => void;
   it: (name: string, fn: (context: VitestTestContext) => Promise<void>, timeout?: number) => void;
-  expect: ExpectApi;
+  /** No longer used: a failed case throws an Error that explains it. Still accepted. */
+  expect?: ExpectApi;
 }
 
 /** How the suite's cases run under Vitest. */
@@ -31,7 +42,8 @@ export interface ToVitestOptions<Input, Output> {
 
 /**
  * Register a suite as Vitest tests: `describe(suite.id)` with one `it(caseId)` per case, which
- * runs the case on the niceeval engine and asserts every scorer passed.
+ * runs the case on the niceeval engine and fails, with an Error naming every scorer that did
+ * not pass (and a throwing target's error as its cause), unless every scorer passed.
  * @example
  * import { describe, it, expect } from "vitest";
  * toVitest(suite, { target: async ({ prompt }) => answer(prompt) }, { describe, it, expect });
@@ -45,13 +57,12 @@ export function toVitest<Input, Output>(
     throw new TypeError(`toVitest: suite "${suite.id}" needs \`options.target\`, a function`);
   }
   checkTimeoutMs(`toVitest("${suite.id}"): \`timeout\``, options.timeout, MAX_TIMER_MS);
-  const runnable = defineSuite({
+  const tested = suiteUnderTest({
     id: suite.id,
     cases: suite.cases,
     target: options.target,
     scorers: suite.scorers,
   });
-  const runId = `vitest-${randomUUID()}`;
   hooks.describe(suite.id, () => {
     // A suite that cannot judge anything is one failing test saying why, as it is an errored
     // eval in a run: never a describe whose cases all pass with nothing checked.
@@ -76,8 +87,9 @@ export function toVitest<Input, Output>(
             throw new AuthoringError(
               `case id "${spec.id}" appears twice in suite "${suite.id}" (at index ${first} and ${index}); give each case a unique id`,
             );
-          const record = await runCaseUnderTest(runnable, spec, runId, context);
-          hooks.expect(record.verdict, caseFailureMessage(record)).toBe("passed");
+          const tried = await tested.run(spec, context);
+          if (tried.record.verdict !== "passed")
+            throw testFailure(caseFailureMessage(tried.record), tried);
         },
         options.timeout,
       );
@@ -94,15 +106,95 @@ function suiteProblem(suite: TypedEvalSuite<unknown, unknown>): string | undefin
   return undefined;
 }
 
-/** Run one case on the engine with the test's abort signal (a never-aborted one without it). */
-export function runCaseUnderTest(
-  runnable: Pick<Runnable, "runCase">,
-  spec: CaseSpec,
-  runId: string,
-  context: VitestTestContext | undefined,
-): Promise<AttemptRecord> {
-  const signal = context?.signal ?? new AbortController().signal;
-  return runnable.runCase(spec, { runId, signal });
+/** One case run in a test: its record, and what its target threw (the failure's cause). */
+export interface TestedCase {
+  record: AttemptRecord;
+  /** Set when the target threw (or rejected): what it threw, stack and all. */
+  thrown?: { error: unknown };
+}
+
+/** A suite whose cases run one by one as tests, watching what their target does. */
+export interface SuiteUnderTest {
+  /** Run one case on the engine with the test's abort signal (a never-aborted one without it). */
+  run(spec: CaseSpec, context: VitestTestContext | undefined): Promise<TestedCase>;
+}
+
+/**
+ * A suite for tests (toVitest, evaluate): one run id for all its cases, and a target watched per
+ * case id, so a test can tell what the target threw. A case runs once at a time (Vitest's
+ * retries follow each other), so the case id names its current run.
+ */
+export function suiteUnderTest<Input, Output>(
+  definition: SuiteDefinition<Input, Output>,
+): SuiteUnderTest {
+  const thrown = new Map<string, { error: unknown }>();
+  const fail = (caseId: string, error: unknown): never => {
+    thrown.set(caseId, { error });
+    throw error;
+  };
+  const target: Target<Input, Output> = (input, context) => {
+    thrown.delete(context.caseId);
+    let produced: Output | PromiseLike<Output>;
+    try {
+      produced = definition.target(input, context);
+    } catch (error) {
+      return fail(context.caseId, error);
+    }
+    if (!isThenable(produced)) return produced;
+    return Promise.resolve(produced).catch((error: unknown) => fail(context.caseId, error));
+  };
+  const runnable: Pick<Runnable, "runCase"> = defineSuite({ ...definition, target });
+  const runId = `vitest-${randomUUID()}`;
+  return {
+    async run(spec, context) {
+      const signal = context?.signal ?? new AbortController().signal;
+      const record = await runnable.runCase(spec, { runId, signal });
+      const tried: TestedCase = { record };
+      const error = thrown.get(spec.id);
+      thrown.delete(spec.id);
+      // Only the error that made the record's: not one the target threw after its limit.
+      if (error !== undefined && record.error !== undefined) tried.thrown = error;
+      return tried;
+    },
+  };
+}
+
+/**
+ * What a failed case's test throws: an Error whose message is niceeval's explanation, with no
+ * assertion diff. A target's thrown error is its `cause`, and its stack frames are the failure's,
+ * so the report points at the code that threw; otherwise the failure has no frames (niceeval's
+ * own would only point into niceeval).
+ */
+export function testFailure(message: string, tried: Pick<TestedCase, "thrown">): NiceevalError {
+  const failure = new NiceevalError(
+    "TEST_FAILED",
+    message,
+    tried.thrown ? { cause: tried.thrown.error } : undefined,
+  );
+  const frames = stackFrames(tried.thrown?.error);
+  failure.stack = `${failure.name}: ${message}${frames ? `\n${frames}` : ""}`;
+  return failure;
+}
+
+/**
+ * The `    at …` lines of a thrown error's stack, up to the first in niceeval's own files (its
+ * `dist`, or its `src` once source maps are applied; the whole stack stays in the cause), or all
+ * of them when niceeval threw it.
+ */
+function stackFrames(error: unknown): string {
+  let stack: unknown;
+  try {
+    stack = error instanceof Error ? error.stack : undefined;
+  } catch {
+    return "";
+  }
+  if (typeof stack !== "string") return "";
+  const frames = stack.split("\n").filter((line) => /^\s+at /.test(line));
+  const root = builtFile("../");
+  const ours = frames.findIndex(
+    (line) => line.includes(root.href) || line.includes(fileURLToPath(root)),
+  );
+  return (ours > 0 ? frames.slice(0, ours) : frames).join("\n");
 }
 
 /** Why a case did not pass: the crash, then every judgment that did not match. */

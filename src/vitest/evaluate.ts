@@ -1,11 +1,10 @@
-import { randomUUID } from "node:crypto";
 import * as vitest from "vitest";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, it } from "vitest";
 import { errorMessage, NiceevalError } from "../errors.js";
 import type { CaseSpec } from "../eval/runnable.js";
-import { type BoundScorer, defineSuite } from "../eval/suite.js";
+import type { BoundScorer } from "../eval/suite.js";
 import { checkTimeoutMs, MAX_TIMER_MS } from "../eval/timeout.js";
-import { runCaseUnderTest } from "../eval/to-vitest.js";
+import { suiteUnderTest, testFailure } from "../eval/to-vitest.js";
 import { isScorer, type Scorer } from "../scorers/create-scorer.js";
 import { AGGREGATIONS, type Aggregation } from "./aggregate.js";
 import { type ItemOutcome, itemFailureMessage, judgeItem, overallLine } from "./outcome.js";
@@ -70,7 +69,7 @@ export function evaluate<Item extends DataItem, Output>(
   validateOptions(name, options, aggregation, threshold);
   assertInsideVitest(name);
   const extras = new Map<string, Record<string, unknown>>();
-  const suite = defineSuite<unknown, Output>({
+  const suite = suiteUnderTest<unknown, Output>({
     id: name,
     // Items become Vitest tests one by one below, each run through this suite's runCase.
     cases: [],
@@ -80,7 +79,6 @@ export function evaluate<Item extends DataItem, Output>(
     // threshold may pass 1 (a sum over scorers).
     threshold: Math.min(Math.max(threshold, 0), 1),
   });
-  const runId = `vitest-${randomUUID()}`;
   const settings = { name, aggregation, threshold };
 
   describe(name, async () => {
@@ -99,11 +97,11 @@ export function evaluate<Item extends DataItem, Output>(
         loaded.spec.id,
         async (context) => {
           if (loaded.problem) throw new NiceevalError("EVALUATE_DATA", loaded.problem);
-          const record = await runCaseUnderTest(suite, loaded.spec, runId, context);
-          const outcome = judgeItem(record, aggregation, threshold);
+          const tried = await suite.run(loaded.spec, context);
+          const outcome = judgeItem(tried.record, aggregation, threshold);
           outcomes.push(outcome);
           (context.task.meta as Record<string, unknown>).niceeval = outcome;
-          expect(outcome.passed, itemFailureMessage(settings, outcome)).toBe(true);
+          if (!outcome.passed) throw testFailure(itemFailureMessage(settings, outcome), tried);
         },
         options.timeout,
       );
