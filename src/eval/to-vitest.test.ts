@@ -5,7 +5,7 @@ import {
   latencyBudgetTool,
 } from "../scorers/deterministic/index.js";
 import { bindScorer, type TypedEvalSuite } from "./suite.js";
-import { toVitest, type VitestHooks, type VitestTestContext } from "./to-vitest.js";
+import { caseLimit, toVitest, type VitestHooks, type VitestTestContext } from "./to-vitest.js";
 
 interface Answer {
   text: string;
@@ -107,22 +107,56 @@ describe("toVitest", () => {
     expect(failure.cause).toBe(thrown);
   });
 
-  it("hands the test's abort signal to the target", async () => {
+  it("hands the target a signal that follows the test's", async () => {
     const recorded = recordingHooks();
     const controller = new AbortController();
+    toVitest(
+      suite,
+      {
+        // Answers once its signal aborts, and says why.
+        target: (_input, { signal }) =>
+          new Promise<Answer>((resolve) =>
+            signal.addEventListener("abort", () => resolve({ text: String(signal.reason) })),
+          ),
+      },
+      recorded.hooks,
+    );
+    const running = recorded.tests[0]!.fn({ signal: controller.signal });
+    controller.abort("test cancelled");
+    await expect(running).rejects.toThrow('actual "test cancelled"');
+  });
+
+  it("stops a target at a limit a little under the test's timeout, naming both", async () => {
+    const recorded = recordingHooks();
     let seen: AbortSignal | undefined;
     toVitest(
       suite,
       {
-        target: ({ prompt }, { signal }) => {
+        target: (_input, { signal }) => {
           seen = signal;
-          return { text: prompt };
+          return new Promise<Answer>(() => {});
         },
       },
       recorded.hooks,
     );
-    await recorded.tests[0]!.fn({ signal: controller.signal });
-    expect(seen).toBe(controller.signal);
+    const failure = (await recorded.tests[0]!.fn({ task: { timeout: 50 } }).catch(
+      (error: Error) => error,
+    )) as Error;
+    expect(seen?.aborted).toBe(true);
+    expect(failure.message).toBe(
+      'case "a" of "echo" errored\n  target of case "a" in eval "echo": the target timed out after 45 ms (the test\'s timeout, 50 ms, less 5 ms for niceeval to report it); raise the timeout or make it faster',
+    );
+  });
+});
+
+describe("caseLimit", () => {
+  it("keeps 10% of the test's timeout, at most 100 ms, and none without a timeout", () => {
+    expect(caseLimit(200)).toEqual({ ms: 180, testTimeout: 200 });
+    expect(caseLimit(5_000)).toEqual({ ms: 4_900, testTimeout: 5_000 });
+    expect(caseLimit(5)).toEqual({ ms: 4, testTimeout: 5 });
+    expect(caseLimit(1)).toBeUndefined();
+    expect(caseLimit(0)).toBeUndefined();
+    expect(caseLimit(undefined)).toBeUndefined();
   });
 
   it("registers one failing test, not passing cases, for a suite with no scorers or no cases", async () => {

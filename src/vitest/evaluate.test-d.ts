@@ -12,6 +12,7 @@ evaluate("typed", {
   task: (args) => {
     expectTypeOf(args.input).toEqualTypeOf<string>();
     expectTypeOf(args.difficulty).toEqualTypeOf<number>();
+    expectTypeOf(args.signal).toEqualTypeOf<AbortSignal>();
     return { answer: "Paris" };
   },
   scorers: [correctAnswer],

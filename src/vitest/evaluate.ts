@@ -26,8 +26,11 @@ export type EvaluateData<Item> =
   | readonly Item[]
   | (() => readonly Item[] | Promise<readonly Item[]>);
 
-/** What `task` receives: the item without its `expected` answer. */
-export type TaskArgs<Item> = Omit<Item, "expected">;
+/**
+ * What `task` receives: the item without its `expected` answer, and `signal`, aborted when the
+ * item's time is up (or the run is stopped): pass it on to what the task waits for.
+ */
+export type TaskArgs<Item> = Omit<Item, "expected" | "signal"> & { signal: AbortSignal };
 
 /** Options of {@link evaluate}. */
 export interface EvaluateOptions<Item extends DataItem, Output> {
@@ -44,7 +47,11 @@ export interface EvaluateOptions<Item extends DataItem, Output> {
   aggregation?: Aggregation;
   /** An item passes when its aggregated score is at least this (default 1). */
   threshold?: number;
-  /** Vitest timeout of each item (task and scorers), ms; the runner's testTimeout when omitted. */
+  /**
+   * Vitest timeout of each item (task and scorers), ms; the runner's testTimeout when omitted.
+   * niceeval stops the item a little before it (10%, at most 100 ms), aborting the task's
+   * `signal`, so the item fails saying what timed out, and still gets its meta and its summary.
+   */
   timeout?: number;
 }
 
@@ -69,16 +76,20 @@ export function evaluate<Item extends DataItem, Output>(
   validateOptions(name, options, aggregation, threshold);
   assertInsideVitest(name);
   const extras = new Map<string, Record<string, unknown>>();
-  const suite = suiteUnderTest<unknown, Output>({
-    id: name,
-    // Items become Vitest tests one by one below, each run through this suite's runCase.
-    cases: [],
-    target: (input, { caseId }) => options.task({ ...extras.get(caseId), input } as TaskArgs<Item>),
-    scorers: options.scorers,
-    // A case's own score is a fraction; the items are judged below by their aggregation, whose
-    // threshold may pass 1 (a sum over scorers).
-    threshold: Math.min(Math.max(threshold, 0), 1),
-  });
+  const suite = suiteUnderTest<unknown, Output>(
+    {
+      id: name,
+      // Items become Vitest tests one by one below, each run through this suite's runCase.
+      cases: [],
+      target: (input, { caseId, signal }) =>
+        options.task({ ...extras.get(caseId), input, signal } as TaskArgs<Item>),
+      scorers: options.scorers,
+      // A case's own score is a fraction; the items are judged below by their aggregation, whose
+      // threshold may pass 1 (a sum over scorers).
+      threshold: Math.min(Math.max(threshold, 0), 1),
+    },
+    "the task",
+  );
   const settings = { name, aggregation, threshold };
 
   describe(name, async () => {
@@ -98,7 +109,7 @@ export function evaluate<Item extends DataItem, Output>(
         async (context) => {
           if (loaded.problem) throw new NiceevalError("EVALUATE_DATA", loaded.problem);
           const tried = await suite.run(loaded.spec, context);
-          const outcome = judgeItem(tried.record, aggregation, threshold);
+          const outcome = judgeItem(tried.record, aggregation, threshold, tried.targetTimedOut);
           outcomes.push(outcome);
           (context.task.meta as Record<string, unknown>).niceeval = outcome;
           if (!outcome.passed) throw testFailure(itemFailureMessage(settings, outcome), tried);

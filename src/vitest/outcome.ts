@@ -22,6 +22,8 @@ export interface ItemOutcome {
   scores: ItemScore[];
   /** Set when the task threw or timed out. */
   taskError?: string;
+  /** Set when niceeval stopped the task at the item's limit (`taskError` says after how long). */
+  timedOut?: true;
 }
 
 /** What the messages name: the evaluation and its gate. */
@@ -36,6 +38,7 @@ export function judgeItem(
   record: AttemptRecord,
   aggregation: Aggregation,
   threshold: number,
+  taskTimedOut = false,
 ): ItemOutcome {
   const scores: ItemScore[] = record.judgments.map((judgment) => {
     if (judgment.state === "errored" || judgment.state === "unavailable") {
@@ -58,13 +61,15 @@ export function judgeItem(
     scores,
   };
   if (record.error) outcome.taskError = record.error.message;
+  if (taskTimedOut) outcome.timedOut = true;
   return outcome;
 }
 
 /** Why an item failed, naming every scorer's score. */
 export function itemFailureMessage(settings: GateSettings, outcome: ItemOutcome): string {
   const head = `evaluate "${settings.name}", item "${outcome.item}"`;
-  if (outcome.taskError !== undefined) return `${head}: the task failed: ${outcome.taskError}`;
+  if (outcome.taskError !== undefined)
+    return `${head}: ${outcome.timedOut ? "" : "the task failed: "}${outcome.taskError}`;
   const errored = outcome.scores.filter((entry) => entry.error !== undefined).length;
   const comparison = outcome.score >= settings.threshold ? ">=" : "<";
   const gate = `${settings.aggregation} score ${format(outcome.score)} ${comparison} threshold ${settings.threshold}`;

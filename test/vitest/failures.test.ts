@@ -6,7 +6,7 @@ import { type FixtureRun, runFixture } from "./run-fixture.js";
 describe("failures of evaluate() and toVitest under real Vitest", () => {
   let run: FixtureRun;
   beforeAll(async () => {
-    run = await runFixture("vitest-failures");
+    run = await runFixture("vitest-items", ["failures"]);
   }, 60_000);
 
   it("fails an evaluate item below the threshold with niceeval's explanation only", () => {
