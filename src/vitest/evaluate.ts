@@ -58,7 +58,8 @@ export interface EvaluateOptions<Item extends DataItem, Output> {
 /**
  * Register an evaluation as Vitest tests: one test per data item, which runs the task and the
  * scorers on the niceeval engine and fails when the aggregated score is under `threshold`, a
- * score is not finite, or a scorer throws. A summary line of all items prints after the suite.
+ * score is not finite, or a scorer throws. A summary line of all items (each once, as its last
+ * try went) prints after the suite.
  * @example
  * evaluate("capitals", {
  *   data: [{ input: "France", expected: "Paris" }],
@@ -102,7 +103,8 @@ export function evaluate<Item extends DataItem, Output>(
       });
       return;
     }
-    const outcomes: ItemOutcome[] = [];
+    // Keyed by item: a try that Vitest retries (--retry) replaces the one before.
+    const outcomes = new Map<string, ItemOutcome>();
     for (const loaded of cases) {
       it(
         loaded.spec.id,
@@ -110,7 +112,7 @@ export function evaluate<Item extends DataItem, Output>(
           if (loaded.problem) throw new NiceevalError("EVALUATE_DATA", loaded.problem);
           const tried = await suite.run(loaded.spec, context);
           const outcome = judgeItem(tried.record, aggregation, threshold, tried.targetTimedOut);
-          outcomes.push(outcome);
+          outcomes.set(loaded.spec.id, outcome);
           (context.task.meta as Record<string, unknown>).niceeval = outcome;
           if (!outcome.passed) throw testFailure(itemFailureMessage(settings, outcome), tried);
         },
@@ -118,7 +120,7 @@ export function evaluate<Item extends DataItem, Output>(
       );
     }
     afterAll(() => {
-      if (outcomes.length > 0) console.info(overallLine(settings, outcomes));
+      if (outcomes.size > 0) console.info(overallLine(settings, [...outcomes.values()]));
     });
   });
 }
