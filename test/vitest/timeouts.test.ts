@@ -44,6 +44,7 @@ describe("timeouts of evaluate() and toVitest under real Vitest", () => {
     expect(run.test("slow task", "slow").meta.niceeval).toMatchObject({
       item: "slow",
       passed: false,
+      score: null,
       timedOut: true,
     });
     expect(run.test("slow scorer", "slow").meta.niceeval).toMatchObject({
@@ -53,7 +54,9 @@ describe("timeouts of evaluate() and toVitest under real Vitest", () => {
         { name: "slow-judge", score: null },
       ],
     });
-    expect(run.stdout).toContain('niceeval evaluate "slow task": 0/1 items passed');
+    expect(run.stdout).toContain(
+      'niceeval evaluate "slow task": 0/1 items passed (mean score >= 1); no item scored; 1 item not scored (task failed: 1)',
+    );
     expect(run.stdout).toContain('niceeval evaluate "slow scorer": 0/1 items passed');
   });
 });
