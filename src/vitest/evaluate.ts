@@ -8,6 +8,7 @@ import { suiteUnderTest, testFailure } from "../eval/to-vitest.js";
 import { isScorer, type Scorer } from "../scorers/create-scorer.js";
 import { AGGREGATIONS, type Aggregation } from "./aggregate.js";
 import { type ItemOutcome, itemFailureMessage, judgeItem, overallLine } from "./outcome.js";
+import { fromScoreFunction, type ScoreFunction, withGivenNames } from "./score-function.js";
 
 /** One data item: `input`, an optional `expected` and `name`, and any extra fields for scorers. */
 export interface DataItem {
@@ -38,11 +39,12 @@ export interface EvaluateOptions<Item extends DataItem, Output> {
   /** Produces an item's output from its input (and extra fields). */
   task: (args: TaskArgs<Item>) => Output | Promise<Output>;
   /**
-   * createScorer / wrapScorer scorers, each given `{ input, output, expected, ...extra }`;
-   * tool scorers boxed with bindScorer work too (their `value` is the score).
+   * createScorer / wrapScorer scorers, each given `{ input, output, expected, ...extra }`, or
+   * plain functions of that returning `{ name, score, metadata? }` (seed 003's Scorer shape;
+   * the score's `name` names it); tool scorers boxed with bindScorer work too (their `value`
+   * is the score).
    */
-  // biome-ignore lint/suspicious/noExplicitAny: a scorer's expected and extra types are its own business
-  scorers: readonly (Scorer<Output, any, any> | BoundScorer<Output>)[];
+  scorers: readonly (ScoreFunction<Output> | BoundScorer<Output>)[];
   /** How an item's scores combine (default "mean"). */
   aggregation?: Aggregation;
   /** An item passes when its aggregated score is at least this (default 1). */
@@ -84,7 +86,11 @@ export function evaluate<Item extends DataItem, Output>(
       cases: [],
       target: (input, { caseId, signal }) =>
         options.task({ ...extras.get(caseId), input, signal } as TaskArgs<Item>),
-      scorers: options.scorers,
+      scorers: options.scorers.map((scorer, index) =>
+        typeof scorer === "function" && !isScorer(scorer)
+          ? fromScoreFunction(scorer, index)
+          : (scorer as Scorer<Output, unknown> | BoundScorer<Output>),
+      ),
       // A case's own score is a fraction; the items are judged below by their aggregation, whose
       // threshold may pass 1 (a sum over scorers).
       threshold: Math.min(Math.max(threshold, 0), 1),
@@ -110,7 +116,7 @@ export function evaluate<Item extends DataItem, Output>(
         loaded.spec.id,
         async (context) => {
           if (loaded.problem) throw new NiceevalError("EVALUATE_DATA", loaded.problem);
-          const tried = await suite.run(loaded.spec, context);
+          const tried = await withGivenNames(() => suite.run(loaded.spec, context));
           const outcome = judgeItem(tried.record, aggregation, threshold, tried.targetTimedOut);
           outcomes.set(loaded.spec.id, outcome);
           (context.task.meta as Record<string, unknown>).niceeval = outcome;
@@ -219,13 +225,16 @@ function validateOptions(
   }
   if (!Array.isArray(options.scorers) || options.scorers.length === 0) {
     throw new TypeError(
-      `${where}: \`scorers\` must be a non-empty array of createScorer/wrapScorer scorers`,
+      `${where}: \`scorers\` must be a non-empty array of scorers (createScorer, wrapScorer, bindScorer or functions returning { name, score })`,
     );
   }
   options.scorers.forEach((scorer, index) => {
-    if (!isScorer(scorer) && (scorer as { kind?: unknown } | null)?.kind !== "bound-scorer") {
+    if (
+      typeof scorer !== "function" &&
+      (scorer as { kind?: unknown } | null)?.kind !== "bound-scorer"
+    ) {
       throw new TypeError(
-        `${where}: scorers[${index}] is not a scorer; build it with createScorer, wrapScorer or bindScorer`,
+        `${where}: scorers[${index}] is not a scorer; build it with createScorer, wrapScorer or bindScorer, or pass a function returning { name, score }`,
       );
     }
   });
