@@ -5,7 +5,7 @@ import {
   latencyBudgetTool,
 } from "../scorers/deterministic/index.js";
 import { bindScorer, type TypedEvalSuite } from "./suite.js";
-import { type ExpectApi, toVitest, type VitestHooks, type VitestTestContext } from "./to-vitest.js";
+import { caseLimit, toVitest, type VitestHooks, type VitestTestContext } from "./to-vitest.js";
 
 interface Answer {
   text: string;
@@ -42,12 +42,6 @@ function recordingHooks() {
     timeout: number | undefined;
     fn: (context: VitestTestContext) => Promise<void>;
   }[] = [];
-  const assertions: { actual: unknown; message: string | undefined; expected: unknown }[] = [];
-  const expectApi: ExpectApi = (actual, message) => ({
-    toBe(expected) {
-      assertions.push({ actual, message, expected });
-    },
-  });
   const hooks: VitestHooks = {
     describe: (name, factory) => {
       describes.push(name);
@@ -56,9 +50,8 @@ function recordingHooks() {
     it: (name, fn, timeout) => {
       tests.push({ name, fn, timeout });
     },
-    expect: expectApi,
   };
-  return { hooks, describes, tests, assertions };
+  return { hooks, describes, tests };
 }
 
 describe("toVitest", () => {
@@ -70,17 +63,12 @@ describe("toVitest", () => {
       ["a", 1234],
       ["b", 1234],
     ]);
-    expect(recorded.assertions).toEqual([]);
   });
 
-  it("asserts the passed verdict of a case whose scorers all pass", async () => {
+  it("passes a case whose scorers all pass", async () => {
     const recorded = recordingHooks();
     toVitest(suite, { target: ({ prompt }) => ({ text: prompt }) }, recorded.hooks);
-    for (const test of recorded.tests) await test.fn({});
-    expect(recorded.assertions.map((a) => [a.actual, a.expected])).toEqual([
-      ["passed", "passed"],
-      ["passed", "passed"],
-    ]);
+    for (const test of recorded.tests) await expect(test.fn({})).resolves.toBeUndefined();
   });
 
   it("names each failed scorer with its value and rationale, and not the passing ones", async () => {
@@ -90,48 +78,85 @@ describe("toVitest", () => {
       { target: ({ prompt }) => ({ text: prompt === "world" ? "worlds!" : prompt }) },
       recorded.hooks,
     );
-    await recorded.tests[1]!.fn({});
-    const [assertion] = recorded.assertions;
-    expect(assertion?.actual).toBe("failed");
-    expect(assertion?.message).toContain('case "b" of "echo" failed');
-    expect(assertion?.message).toMatch(/\n {2}exact: mismatched, value 0 \(.+\)/);
-    expect(assertion?.message).toMatch(/\n {2}short: mismatched, value 0\.6 \(.+\)/);
+    const failure = await recorded.tests[1]!.fn({}).catch((error: Error) => error);
+    expect(failure).toBeInstanceOf(Error);
+    const message = (failure as Error).message;
+    expect(message).toMatch(/^case "b" of "echo" failed\n/);
+    expect(message).toMatch(/\n {2}exact: mismatched, value 0 \(.+\)/);
+    expect(message).toMatch(/\n {2}short: mismatched, value 0\.6 \(.+\)/);
+    expect((failure as Error).cause).toBeUndefined();
   });
 
   it("reports a throwing target as an errored case with the error and where it happened", async () => {
     const recorded = recordingHooks();
+    const thrown = new Error("no model");
     toVitest(
       suite,
       {
         target: () => {
-          throw new Error("no model");
+          throw thrown;
         },
       },
       recorded.hooks,
     );
-    await recorded.tests[0]!.fn({});
-    expect(recorded.assertions[0]?.actual).toBe("errored");
-    expect(recorded.assertions[0]?.message).toContain(
-      'target of case "a" in eval "echo": no model',
+    const failure = (await recorded.tests[0]!.fn({}).catch((error: Error) => error)) as Error;
+    expect(failure.message).toBe(
+      'case "a" of "echo" errored\n  target of case "a" in eval "echo": no model',
     );
+    // The target's own error, stack and all, is the failure's cause.
+    expect(failure.cause).toBe(thrown);
   });
 
-  it("hands the test's abort signal to the target", async () => {
+  it("hands the target a signal that follows the test's", async () => {
     const recorded = recordingHooks();
     const controller = new AbortController();
+    toVitest(
+      suite,
+      {
+        // Answers once its signal aborts, and says why.
+        target: (_input, { signal }) =>
+          new Promise<Answer>((resolve) =>
+            signal.addEventListener("abort", () => resolve({ text: String(signal.reason) })),
+          ),
+      },
+      recorded.hooks,
+    );
+    const running = recorded.tests[0]!.fn({ signal: controller.signal });
+    controller.abort("test cancelled");
+    await expect(running).rejects.toThrow('actual "test cancelled"');
+  });
+
+  it("stops a target at a limit a little under the test's timeout, naming both", async () => {
+    const recorded = recordingHooks();
     let seen: AbortSignal | undefined;
     toVitest(
       suite,
       {
-        target: ({ prompt }, { signal }) => {
+        target: (_input, { signal }) => {
           seen = signal;
-          return { text: prompt };
+          return new Promise<Answer>(() => {});
         },
       },
       recorded.hooks,
     );
-    await recorded.tests[0]!.fn({ signal: controller.signal });
-    expect(seen).toBe(controller.signal);
+    const failure = (await recorded.tests[0]!.fn({ task: { timeout: 50 } }).catch(
+      (error: Error) => error,
+    )) as Error;
+    expect(seen?.aborted).toBe(true);
+    expect(failure.message).toBe(
+      'case "a" of "echo" errored\n  target of case "a" in eval "echo": the target timed out after 45 ms (the test\'s timeout, 50 ms, less 5 ms for niceeval to report it); raise the timeout or make it faster',
+    );
+  });
+});
+
+describe("caseLimit", () => {
+  it("keeps 10% of the test's timeout, at most 100 ms, and none without a timeout", () => {
+    expect(caseLimit(200)).toEqual({ ms: 180, testTimeout: 200 });
+    expect(caseLimit(5_000)).toEqual({ ms: 4_900, testTimeout: 5_000 });
+    expect(caseLimit(5)).toEqual({ ms: 4, testTimeout: 5 });
+    expect(caseLimit(1)).toBeUndefined();
+    expect(caseLimit(0)).toBeUndefined();
+    expect(caseLimit(undefined)).toBeUndefined();
   });
 
   it("registers one failing test, not passing cases, for a suite with no scorers or no cases", async () => {
@@ -151,8 +176,7 @@ describe("toVitest", () => {
     const twice = { ...suite, cases: [suite.cases[0]!, suite.cases[0]!, suite.cases[1]!] };
     toVitest(twice, { target: ({ prompt }) => ({ text: prompt }) }, recorded.hooks);
     expect(recorded.tests.map((t) => t.name)).toEqual(["a", "a", "b"]);
-    await recorded.tests[0]!.fn({});
-    expect(recorded.assertions[0]).toMatchObject({ actual: "passed", expected: "passed" });
+    await expect(recorded.tests[0]!.fn({})).resolves.toBeUndefined();
     await expect(recorded.tests[1]!.fn({})).rejects.toThrow(
       'case id "a" appears twice in suite "echo" (at index 0 and 1); give each case a unique id',
     );

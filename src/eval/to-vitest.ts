@@ -1,24 +1,38 @@
 import { randomUUID } from "node:crypto";
-import { AuthoringError } from "../errors.js";
+import { fileURLToPath } from "node:url";
+import { AuthoringError, NiceevalError } from "../errors.js";
+import { builtFile } from "../package-files.js";
+import { isThenable } from "../tool/run-tool.js";
 import { DATASET_ERROR_ID } from "./ids.js";
 import type { AttemptRecord, Judgment } from "./record.js";
 import type { CaseSpec, Runnable } from "./runnable.js";
-import { CaseIds, defineSuite, type Target, type TypedEvalSuite, toCaseSpec } from "./suite.js";
+import {
+  CaseIds,
+  defineSuite,
+  type SuiteDefinition,
+  type Target,
+  type TypedEvalSuite,
+  toCaseSpec,
+} from "./suite.js";
 import { checkTimeoutMs, MAX_TIMER_MS } from "./timeout.js";
 
 /** The part of an `expect` this bridge uses: Vitest's, Jest's or any compatible one. */
 export type ExpectApi = (actual: unknown, message?: string) => { toBe(expected: unknown): void };
 
-/** What a test function may receive from the runner; Vitest passes an abort signal on timeout. */
+/** What a test function may receive from the runner: Vitest's test context. */
 export interface VitestTestContext {
+  /** Aborted when the test times out (or the run is stopped). */
   readonly signal?: AbortSignal;
+  /** The running test; its `timeout` is the test's (its timeout argument, else `testTimeout`). */
+  readonly task?: { readonly timeout?: number };
 }
 
 /** The test-registration functions toVitest needs, injected so niceeval imports no test runner. */
 export interface VitestHooks {
   describe: (name: string, factory: () => void) => void;
   it: (name: string, fn: (context: VitestTestContext) => Promise<void>, timeout?: number) => void;
-  expect: ExpectApi;
+  /** No longer used: a failed case throws an Error that explains it. Still accepted. */
+  expect?: ExpectApi;
 }
 
 /** How the suite's cases run under Vitest. */
@@ -31,7 +45,8 @@ export interface ToVitestOptions<Input, Output> {
 
 /**
  * Register a suite as Vitest tests: `describe(suite.id)` with one `it(caseId)` per case, which
- * runs the case on the niceeval engine and asserts every scorer passed.
+ * runs the case on the niceeval engine and fails, with an Error naming every scorer that did
+ * not pass (and a throwing target's error as its cause), unless every scorer passed.
  * @example
  * import { describe, it, expect } from "vitest";
  * toVitest(suite, { target: async ({ prompt }) => answer(prompt) }, { describe, it, expect });
@@ -45,13 +60,12 @@ export function toVitest<Input, Output>(
     throw new TypeError(`toVitest: suite "${suite.id}" needs \`options.target\`, a function`);
   }
   checkTimeoutMs(`toVitest("${suite.id}"): \`timeout\``, options.timeout, MAX_TIMER_MS);
-  const runnable = defineSuite({
+  const tested = suiteUnderTest({
     id: suite.id,
     cases: suite.cases,
     target: options.target,
     scorers: suite.scorers,
   });
-  const runId = `vitest-${randomUUID()}`;
   hooks.describe(suite.id, () => {
     // A suite that cannot judge anything is one failing test saying why, as it is an errored
     // eval in a run: never a describe whose cases all pass with nothing checked.
@@ -76,8 +90,9 @@ export function toVitest<Input, Output>(
             throw new AuthoringError(
               `case id "${spec.id}" appears twice in suite "${suite.id}" (at index ${first} and ${index}); give each case a unique id`,
             );
-          const record = await runCaseUnderTest(runnable, spec, runId, context);
-          hooks.expect(record.verdict, caseFailureMessage(record)).toBe("passed");
+          const tried = await tested.run(spec, context);
+          if (tried.record.verdict !== "passed")
+            throw testFailure(caseFailureMessage(tried.record), tried);
         },
         options.timeout,
       );
@@ -94,15 +109,205 @@ function suiteProblem(suite: { id: string; cases: unknown; scorers: unknown }): 
   return undefined;
 }
 
-/** Run one case on the engine with the test's abort signal (a never-aborted one without it). */
-export function runCaseUnderTest(
+/** One case run in a test: its record, what its target threw, and what timed out. */
+export interface TestedCase {
+  record: AttemptRecord;
+  /** Set when the target threw (or rejected): what it threw, stack and all. */
+  thrown?: { error: unknown };
+  /** The target was still running at niceeval's limit (its signal was aborted). */
+  targetTimedOut: boolean;
+}
+
+/** A suite whose cases run one by one as tests, watching what their target does. */
+export interface SuiteUnderTest {
+  /**
+   * Run one case on the engine under the test's abort signal (a never-aborted one without it),
+   * held to a limit a little under the test's own timeout.
+   */
+  run(spec: CaseSpec, context: VitestTestContext | undefined): Promise<TestedCase>;
+}
+
+/** What a target did in its current run. */
+interface TargetRun {
+  /** It returned or threw before niceeval's limit passed. */
+  inTime: boolean;
+  thrown?: { error: unknown };
+}
+
+/** Whether `signal` was aborted by the attempt's limit (its reason is a TIMEOUT error). */
+const abortedByLimit = (signal: AbortSignal) =>
+  signal.aborted && (signal.reason as { code?: unknown } | null)?.code === "TIMEOUT";
+
+/**
+ * A suite for tests (toVitest, evaluate): one run id for all its cases, and a target watched per
+ * case id, so a test can tell what the target threw and whether it outlived the limit. A case
+ * runs once at a time (Vitest's retries follow each other), so the case id names its current
+ * run. `targetName` is what messages call the target ("the task" under evaluate).
+ */
+export function suiteUnderTest<Input, Output>(
+  definition: SuiteDefinition<Input, Output>,
+  targetName = "the target",
+): SuiteUnderTest {
+  const runs = new Map<string, TargetRun>();
+  const target: Target<Input, Output> = (input, context) => {
+    const run: TargetRun = { inTime: false };
+    runs.set(context.caseId, run);
+    // The limit aborts the signal, then gives the record: what settles after that is too late.
+    const settled = () => {
+      run.inTime = !abortedByLimit(context.signal);
+    };
+    const fail = (error: unknown): never => {
+      settled();
+      if (run.inTime) run.thrown = { error };
+      throw error;
+    };
+    let produced: Output | PromiseLike<Output>;
+    try {
+      produced = definition.target(input, context);
+    } catch (error) {
+      return fail(error);
+    }
+    if (!isThenable(produced)) {
+      settled();
+      return produced;
+    }
+    return Promise.resolve(produced).then((output) => {
+      settled();
+      return output;
+    }, fail);
+  };
+  const runnable: Pick<Runnable, "runCase"> = defineSuite({ ...definition, target });
+  const runId = `vitest-${randomUUID()}`;
+  return {
+    async run(spec, context) {
+      runs.delete(spec.id);
+      const limit = caseLimit(context?.task?.timeout);
+      const record = await runUnder(runnable, spec, runId, context?.signal, limit);
+      const run = runs.get(spec.id);
+      runs.delete(spec.id);
+      const targetTimedOut = limit !== undefined && run !== undefined && !run.inTime;
+      const tried: TestedCase = { record, targetTimedOut };
+      if (run?.thrown !== undefined && record.error !== undefined) tried.thrown = run.thrown;
+      if (limit !== undefined) explainTimeouts(record, limit, targetTimedOut, targetName);
+      return tried;
+    },
+  };
+}
+
+/** niceeval's limit on a case and the test's timeout it stays under, ms. */
+interface CaseLimit {
+  ms: number;
+  testTimeout: number;
+}
+
+/**
+ * The limit niceeval holds a case to: a little under the test's timeout (Vitest sets the test's
+ * `timeout` from `it`'s timeout argument, else `testTimeout`), 10% of it and at most 100 ms
+ * less, so the case's record, meta and failure message are made before Vitest's own timeout
+ * fails the test with nothing but "Test timed out". None when the test has no timeout.
+ */
+export function caseLimit(testTimeout: number | undefined): CaseLimit | undefined {
+  if (testTimeout === undefined || !(testTimeout > 0) || testTimeout >= MAX_TIMER_MS)
+    return undefined;
+  const ms = testTimeout - Math.min(100, Math.max(1, Math.floor(testTimeout / 10)));
+  return ms >= 1 ? { ms, testTimeout } : undefined;
+}
+
+/**
+ * Run a case under a signal of its own that follows the test's and, when the limit passed,
+ * aborts as the record comes: the attempt's own limit (`timeoutMs`) aborts the target's and
+ * tool scorers' signal and keeps what finished; this one is the run's signal, which createScorer
+ * factories get as `context.signal`, so their work stops too.
+ */
+async function runUnder(
   runnable: Pick<Runnable, "runCase">,
   spec: CaseSpec,
   runId: string,
-  context: VitestTestContext | undefined,
+  testSignal: AbortSignal | undefined,
+  limit: CaseLimit | undefined,
 ): Promise<AttemptRecord> {
-  const signal = context?.signal ?? new AbortController().signal;
-  return runnable.runCase(spec, { runId, signal });
+  const started = performance.now();
+  const controller = new AbortController();
+  const follow = () => controller.abort(testSignal?.reason);
+  if (testSignal?.aborted) follow();
+  else testSignal?.addEventListener("abort", follow, { once: true });
+  const running = runnable.runCase(spec, {
+    runId,
+    signal: controller.signal,
+    ...(limit ? { timeoutMs: limit.ms } : {}),
+  });
+  try {
+    return await running;
+  } finally {
+    // The record comes at the limit: a scorer still running then stops with it.
+    if (limit && performance.now() - started >= limit.ms)
+      controller.abort(new NiceevalError("TIMEOUT", timedOut("the case", limit)));
+    testSignal?.removeEventListener("abort", follow);
+  }
+}
+
+/** "`what` timed out after N ms (the test's timeout, T ms, less …)". */
+function timedOut(what: string, limit: CaseLimit): string {
+  return `${what} timed out after ${limit.ms} ms (the test's timeout, ${limit.testTimeout} ms, less ${limit.testTimeout - limit.ms} ms for niceeval to report it); raise the timeout or make it faster`;
+}
+
+/**
+ * Say what the limit stopped in the test's own words: the engine's words name `--timeout` and
+ * `timeoutMs`, which a test does not have.
+ */
+function explainTimeouts(
+  record: AttemptRecord,
+  limit: CaseLimit,
+  targetTimedOut: boolean,
+  targetName: string,
+): void {
+  if (targetTimedOut && record.error) record.error.message = timedOut(targetName, limit);
+  for (const judgment of record.judgments) {
+    const what = `scorer "${judgment.label}"`;
+    if (
+      judgment.state === "errored" &&
+      judgment.reason.startsWith(`${what} timed out after ${limit.ms} ms`)
+    )
+      judgment.reason = timedOut(what, limit);
+  }
+}
+
+/**
+ * What a failed case's test throws: an Error whose message is niceeval's explanation, with no
+ * assertion diff. A target's thrown error is its `cause`, and its stack frames are the failure's,
+ * so the report points at the code that threw; otherwise the failure has no frames (niceeval's
+ * own would only point into niceeval).
+ */
+export function testFailure(message: string, tried: Pick<TestedCase, "thrown">): NiceevalError {
+  const failure = new NiceevalError(
+    "TEST_FAILED",
+    message,
+    tried.thrown ? { cause: tried.thrown.error } : undefined,
+  );
+  const frames = stackFrames(tried.thrown?.error);
+  failure.stack = `${failure.name}: ${message}${frames ? `\n${frames}` : ""}`;
+  return failure;
+}
+
+/**
+ * The `    at …` lines of a thrown error's stack, up to the first in niceeval's own files (its
+ * `dist`, or its `src` once source maps are applied; the whole stack stays in the cause), or all
+ * of them when niceeval threw it.
+ */
+function stackFrames(error: unknown): string {
+  let stack: unknown;
+  try {
+    stack = error instanceof Error ? error.stack : undefined;
+  } catch {
+    return "";
+  }
+  if (typeof stack !== "string") return "";
+  const frames = stack.split("\n").filter((line) => /^\s+at /.test(line));
+  const root = builtFile("../");
+  const ours = frames.findIndex(
+    (line) => line.includes(root.href) || line.includes(fileURLToPath(root)),
+  );
+  return (ours > 0 ? frames.slice(0, ours) : frames).join("\n");
 }
 
 /** Why a case did not pass: the crash, then every judgment that did not match. */

@@ -1,5 +1,5 @@
 import { expectTypeOf } from "vitest";
-import { createScorer, evaluate } from "./index.js";
+import { createScorer, evaluate, type NamedScore, type Score, type ScorerArgs } from "./index.js";
 
 const correctAnswer = createScorer<{ answer: string }, string>({
   name: "correct-answer",
@@ -12,6 +12,7 @@ evaluate("typed", {
   task: (args) => {
     expectTypeOf(args.input).toEqualTypeOf<string>();
     expectTypeOf(args.difficulty).toEqualTypeOf<number>();
+    expectTypeOf(args.signal).toEqualTypeOf<AbortSignal>();
     return { answer: "Paris" };
   },
   scorers: [correctAnswer],
@@ -36,8 +37,8 @@ evaluate("no peeking", {
 
 evaluate("wrong output", {
   data: [{ input: "France", expected: "Paris" }],
-  // @ts-expect-error the task returns a string but the scorer scores { answer: string }
   task: () => "Paris",
+  // @ts-expect-error the task returns a string but the scorer scores { answer: string }
   scorers: [correctAnswer],
 });
 
@@ -47,4 +48,30 @@ evaluate("bad aggregation", {
   scorers: [correctAnswer],
   // @ts-expect-error aggregation is mean, median or sum
   aggregation: "max",
+});
+
+// Seed 003's Scorer shape: a plain function returning a Score, typed by the task's output.
+expectTypeOf<Score>().toEqualTypeOf<NamedScore>();
+const seedShaped = (args: ScorerArgs<{ answer: string }, string>): Score => ({
+  name: "exact",
+  score: args.output.answer === args.expected ? 1 : 0,
+});
+evaluate("plain functions", {
+  data: [{ input: "France", expected: "Paris" }],
+  task: () => ({ answer: "Paris" }),
+  scorers: [
+    seedShaped,
+    correctAnswer,
+    async ({ output }) => {
+      expectTypeOf(output).toEqualTypeOf<{ answer: string }>();
+      return { name: "has-answer", score: output.answer ? 1 : 0 };
+    },
+  ],
+});
+
+evaluate("plain function on another output", {
+  data: [{ input: "France", expected: "Paris" }],
+  task: () => "Paris",
+  // @ts-expect-error the task returns a string but the plain scorer scores numbers
+  scorers: [({ output }: { output: number }) => ({ name: "n", score: output })],
 });

@@ -14,9 +14,9 @@ describe("evaluate options", () => {
   it.each([
     ["no scorers", { ...valid, scorers: [] }, "`scorers` must be a non-empty array"],
     [
-      "a plain function as scorer",
-      { ...valid, scorers: [() => 1] },
-      "scorers[0] is not a scorer; build it with createScorer, wrapScorer or bindScorer",
+      "a scorer that is neither a function nor a bound scorer",
+      { ...valid, scorers: [{ name: "exact", score: 1 }] },
+      "scorers[0] is not a scorer; build it with createScorer, wrapScorer or bindScorer, or pass a function returning { name, score }",
     ],
     [
       "an unknown aggregation",

@@ -1,13 +1,14 @@
-import { randomUUID } from "node:crypto";
-import { afterAll, describe, expect, it } from "vitest";
+import * as vitest from "vitest";
+import { afterAll, describe, it } from "vitest";
 import { errorMessage, NiceevalError } from "../errors.js";
 import type { CaseSpec } from "../eval/runnable.js";
-import { type BoundScorer, defineSuite } from "../eval/suite.js";
+import type { BoundScorer } from "../eval/suite.js";
 import { checkTimeoutMs, MAX_TIMER_MS } from "../eval/timeout.js";
-import { runCaseUnderTest } from "../eval/to-vitest.js";
+import { suiteUnderTest, testFailure } from "../eval/to-vitest.js";
 import { isScorer, type Scorer } from "../scorers/create-scorer.js";
 import { AGGREGATIONS, type Aggregation } from "./aggregate.js";
 import { type ItemOutcome, itemFailureMessage, judgeItem, overallLine } from "./outcome.js";
+import { fromScoreFunction, type ScoreFunction, withGivenNames } from "./score-function.js";
 
 /** One data item: `input`, an optional `expected` and `name`, and any extra fields for scorers. */
 export interface DataItem {
@@ -26,8 +27,11 @@ export type EvaluateData<Item> =
   | readonly Item[]
   | (() => readonly Item[] | Promise<readonly Item[]>);
 
-/** What `task` receives: the item without its `expected` answer. */
-export type TaskArgs<Item> = Omit<Item, "expected">;
+/**
+ * What `task` receives: the item without its `expected` answer, and `signal`, aborted when the
+ * item's time is up (or the run is stopped): pass it on to what the task waits for.
+ */
+export type TaskArgs<Item> = Omit<Item, "expected" | "signal"> & { signal: AbortSignal };
 
 /** Options of {@link evaluate}. */
 export interface EvaluateOptions<Item extends DataItem, Output> {
@@ -35,23 +39,29 @@ export interface EvaluateOptions<Item extends DataItem, Output> {
   /** Produces an item's output from its input (and extra fields). */
   task: (args: TaskArgs<Item>) => Output | Promise<Output>;
   /**
-   * createScorer / wrapScorer scorers, each given `{ input, output, expected, ...extra }`;
-   * tool scorers boxed with bindScorer work too (their `value` is the score).
+   * createScorer / wrapScorer scorers, each given `{ input, output, expected, ...extra }`, or
+   * plain functions of that returning `{ name, score, metadata? }` (seed 003's Scorer shape;
+   * the score's `name` names it); tool scorers boxed with bindScorer work too (their `value`
+   * is the score).
    */
-  // biome-ignore lint/suspicious/noExplicitAny: a scorer's expected and extra types are its own business
-  scorers: readonly (Scorer<Output, any, any> | BoundScorer<Output>)[];
+  scorers: readonly (ScoreFunction<Output> | BoundScorer<Output>)[];
   /** How an item's scores combine (default "mean"). */
   aggregation?: Aggregation;
   /** An item passes when its aggregated score is at least this (default 1). */
   threshold?: number;
-  /** Vitest timeout of each item (task and scorers), ms; the runner's testTimeout when omitted. */
+  /**
+   * Vitest timeout of each item (task and scorers), ms; the runner's testTimeout when omitted.
+   * niceeval stops the item a little before it (10%, at most 100 ms), aborting the task's
+   * `signal`, so the item fails saying what timed out, and still gets its meta and its summary.
+   */
   timeout?: number;
 }
 
 /**
  * Register an evaluation as Vitest tests: one test per data item, which runs the task and the
  * scorers on the niceeval engine and fails when the aggregated score is under `threshold`, a
- * score is not finite, or a scorer throws. A summary line of all items prints after the suite.
+ * score is not finite, or a scorer throws. A summary line of all items (each once, as its last
+ * try went) prints after the suite.
  * @example
  * evaluate("capitals", {
  *   data: [{ input: "France", expected: "Paris" }],
@@ -67,18 +77,26 @@ export function evaluate<Item extends DataItem, Output>(
   const aggregation = options.aggregation ?? "mean";
   const threshold = options.threshold ?? 1;
   validateOptions(name, options, aggregation, threshold);
+  assertInsideVitest(name);
   const extras = new Map<string, Record<string, unknown>>();
-  const suite = defineSuite<unknown, Output>({
-    id: name,
-    // Items become Vitest tests one by one below, each run through this suite's runCase.
-    cases: [],
-    target: (input, { caseId }) => options.task({ ...extras.get(caseId), input } as TaskArgs<Item>),
-    scorers: options.scorers,
-    // A case's own score is a fraction; the items are judged below by their aggregation, whose
-    // threshold may pass 1 (a sum over scorers).
-    threshold: Math.min(Math.max(threshold, 0), 1),
-  });
-  const runId = `vitest-${randomUUID()}`;
+  const suite = suiteUnderTest<unknown, Output>(
+    {
+      id: name,
+      // Items become Vitest tests one by one below, each run through this suite's runCase.
+      cases: [],
+      target: (input, { caseId, signal }) =>
+        options.task({ ...extras.get(caseId), input, signal } as TaskArgs<Item>),
+      scorers: options.scorers.map((scorer, index) =>
+        typeof scorer === "function" && !isScorer(scorer)
+          ? fromScoreFunction(scorer, index)
+          : (scorer as Scorer<Output, unknown> | BoundScorer<Output>),
+      ),
+      // A case's own score is a fraction; the items are judged below by their aggregation, whose
+      // threshold may pass 1 (a sum over scorers).
+      threshold: Math.min(Math.max(threshold, 0), 1),
+    },
+    "the task",
+  );
   const settings = { name, aggregation, threshold };
 
   describe(name, async () => {
@@ -91,25 +109,44 @@ export function evaluate<Item extends DataItem, Output>(
       });
       return;
     }
-    const outcomes: ItemOutcome[] = [];
+    // Keyed by item: a try that Vitest retries (--retry) replaces the one before.
+    const outcomes = new Map<string, ItemOutcome>();
     for (const loaded of cases) {
       it(
         loaded.spec.id,
         async (context) => {
           if (loaded.problem) throw new NiceevalError("EVALUATE_DATA", loaded.problem);
-          const record = await runCaseUnderTest(suite, loaded.spec, runId, context);
-          const outcome = judgeItem(record, aggregation, threshold);
-          outcomes.push(outcome);
+          const tried = await withGivenNames(() => suite.run(loaded.spec, context));
+          const outcome = judgeItem(tried.record, aggregation, threshold, tried.targetTimedOut);
+          outcomes.set(loaded.spec.id, outcome);
           (context.task.meta as Record<string, unknown>).niceeval = outcome;
-          expect(outcome.passed, itemFailureMessage(settings, outcome)).toBe(true);
+          if (!outcome.passed) throw testFailure(itemFailureMessage(settings, outcome), tried);
         },
         options.timeout,
       );
     }
     afterAll(() => {
-      if (outcomes.length > 0) console.info(overallLine(settings, outcomes));
+      if (outcomes.size > 0) console.info(overallLine(settings, [...outcomes.values()]));
     });
   });
+}
+
+/**
+ * Vitest registers tests only while it collects a test file; anywhere else (`niceeval run`
+ * loading an eval file, plain `node`) its describe fails on its missing runner. TestRunner came
+ * in Vitest 4.1: on 4.0 nothing is checked.
+ */
+function assertInsideVitest(name: string): void {
+  const runner = (vitest as { TestRunner?: { getCurrentSuite?: () => unknown } }).TestRunner;
+  try {
+    runner?.getCurrentSuite?.();
+  } catch (error) {
+    throw new NiceevalError(
+      "EVALUATE_OUTSIDE_VITEST",
+      `evaluate "${name}" must run inside a Vitest test file (run it with \`vitest run\`): it registers one Vitest test per item, and no Vitest run is collecting tests here. In an eval file for \`niceeval run\`, write the evaluation with defineSuite instead.`,
+      { cause: error },
+    );
+  }
 }
 
 interface LoadedCase {
@@ -188,13 +225,16 @@ function validateOptions(
   }
   if (!Array.isArray(options.scorers) || options.scorers.length === 0) {
     throw new TypeError(
-      `${where}: \`scorers\` must be a non-empty array of createScorer/wrapScorer scorers`,
+      `${where}: \`scorers\` must be a non-empty array of scorers (createScorer, wrapScorer, bindScorer or functions returning { name, score })`,
     );
   }
   options.scorers.forEach((scorer, index) => {
-    if (!isScorer(scorer) && (scorer as { kind?: unknown } | null)?.kind !== "bound-scorer") {
+    if (
+      typeof scorer !== "function" &&
+      (scorer as { kind?: unknown } | null)?.kind !== "bound-scorer"
+    ) {
       throw new TypeError(
-        `${where}: scorers[${index}] is not a scorer; build it with createScorer, wrapScorer or bindScorer`,
+        `${where}: scorers[${index}] is not a scorer; build it with createScorer, wrapScorer or bindScorer, or pass a function returning { name, score }`,
       );
     }
   });

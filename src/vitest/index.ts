@@ -4,6 +4,7 @@ export {
   createScorer,
   type Extra,
   type NamedScore,
+  type NamedScore as Score,
   type RuntimeContext,
   type ScoreResult,
   type Scorer,
@@ -20,3 +21,4 @@ export {
   type TaskArgs,
 } from "./evaluate.js";
 export type { ItemOutcome, ItemScore } from "./outcome.js";
+export type { ScoreFunction } from "./score-function.js";

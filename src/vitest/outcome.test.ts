@@ -29,23 +29,29 @@ describe("judgeItem", () => {
     );
   });
 
-  it("fails on an errored scorer whatever the others score", () => {
-    const outcome = judgeItem(
-      record([fromNamedScore("a", 1, undefined, 0), erroredJudgment("b", 'scorer "b" threw: x')]),
-      "sum",
-      0,
-    );
-    expect(outcome).toMatchObject({ passed: false, score: 1 });
-    expect(outcome.scores[1]).toEqual({
-      name: "b",
-      score: null,
-      error: 'b: errored (scorer "b" threw: x)',
-    });
-  });
+  const unavailable = {
+    ...erroredJudgment("b", 'scorer "b": judge "m" unavailable: no key'),
+    state: "unavailable" as const,
+  };
+  it.each([
+    ["an errored scorer", erroredJudgment("b", 'scorer "b" threw: x'), "error", "1 scorer errored"],
+    ["an unavailable score", unavailable, "unavailable", "1 score unavailable"],
+  ] as const)(
+    "fails on %s whatever the others score, and gives the item no score",
+    (_, judgment, key, says) => {
+      const outcome = judgeItem(record([fromNamedScore("a", 1, undefined, 0), judgment]), "sum", 0);
+      const line = `b: ${judgment.state} (${judgment.reason})`;
+      expect(outcome).toMatchObject({ passed: false, score: null });
+      expect(outcome.scores[1]).toEqual({ name: "b", score: null, [key]: line });
+      expect(itemFailureMessage(settings, outcome)).toBe(
+        `evaluate "e", item "item": ${says}, which fails the item (mean score 1 >= threshold 0.6 over the others)\n  a: 1\n  ${line}`,
+      );
+    },
+  );
 
   it("fails on a task error and says so first", () => {
     const outcome = judgeItem(record([], "timed out"), "mean", 0);
-    expect(outcome.passed).toBe(false);
+    expect(outcome).toMatchObject({ passed: false, score: null });
     expect(itemFailureMessage(settings, outcome)).toBe(
       'evaluate "e", item "item": the task failed: timed out',
     );
@@ -53,15 +59,20 @@ describe("judgeItem", () => {
 });
 
 describe("overallLine", () => {
-  it("counts passes and averages the scored items only", () => {
+  it("counts passes, averages the scored items only and says why the others have no score", () => {
     const passed = judgeItem(record([fromNamedScore("a", 1, undefined, 0.6)]), "mean", 0.6);
     const failed = judgeItem(record([fromNamedScore("a", 0.2, undefined, 0.6)]), "mean", 0.6);
     const crashed = judgeItem(record([], "boom"), "mean", 0.6);
-    expect(overallLine(settings, [passed, failed, crashed])).toBe(
-      'niceeval evaluate "e": 1/3 items passed (mean score >= 0.6); mean item score 0.6 (n=2); 1 task failure(s) not scored',
+    const broken = judgeItem(
+      record([fromNamedScore("a", 1, undefined, 0.6), erroredJudgment("b", "threw")]),
+      "mean",
+      0.6,
+    );
+    expect(overallLine(settings, [passed, failed, broken, crashed, broken])).toBe(
+      'niceeval evaluate "e": 1/5 items passed (mean score >= 0.6); mean item score 0.6 (n=2); 3 items not scored (task failed: 1, scorer errored: 2)',
     );
     expect(overallLine(settings, [crashed])).toBe(
-      'niceeval evaluate "e": 0/1 items passed (mean score >= 0.6); no item scored; 1 task failure(s) not scored',
+      'niceeval evaluate "e": 0/1 items passed (mean score >= 0.6); no item scored; 1 item not scored (task failed: 1)',
     );
   });
 });

@@ -3,12 +3,15 @@ import { describeJudgment } from "../eval/to-vitest.js";
 import { plural } from "../plural.js";
 import { type Aggregation, aggregate } from "./aggregate.js";
 
-/** One scorer's score for one item; `score: null` counted as 0. */
+/** One scorer's score for one item; `score: null` from the scorer counts as 0. */
 export interface ItemScore {
   name: string;
+  /** The scorer's score; null when it returned null (counted as 0), errored or was unavailable. */
   score: number | null;
-  /** Set when the scorer threw or returned a non-finite score. */
+  /** Set when the scorer threw, returned a non-finite score or timed out. */
   error?: string;
+  /** Set when its evidence was unavailable (a judge without a key): no score, never a 0. */
+  unavailable?: string;
   /** What the scorer returned beside its score. */
   metadata?: unknown;
 }
@@ -17,11 +20,17 @@ export interface ItemScore {
 export interface ItemOutcome {
   item: string;
   passed: boolean;
-  /** The item's scores aggregated; errored scorers left out. */
-  score: number;
+  /**
+   * The item's scores aggregated; null when one is missing (the task failed or timed out, a
+   * scorer errored or its score is unavailable): the item then fails and the summary's mean
+   * leaves it out.
+   */
+  score: number | null;
   scores: ItemScore[];
   /** Set when the task threw or timed out. */
   taskError?: string;
+  /** Set when niceeval stopped the task at the item's limit (`taskError` says after how long). */
+  timedOut?: true;
 }
 
 /** What the messages name: the evaluation and its gate. */
@@ -31,50 +40,77 @@ export interface GateSettings {
   threshold: number;
 }
 
-/** Aggregate a case's judgments and hold it to the threshold; any error fails the item. */
+/**
+ * Aggregate a case's judgments and hold it to the threshold. A missing score (task error,
+ * errored or unavailable scorer) fails the item and leaves it without a score.
+ */
 export function judgeItem(
   record: AttemptRecord,
   aggregation: Aggregation,
   threshold: number,
+  taskTimedOut = false,
 ): ItemOutcome {
   const scores: ItemScore[] = record.judgments.map((judgment) => {
-    if (judgment.state === "errored" || judgment.state === "unavailable") {
+    if (judgment.state === "errored")
       return { name: judgment.label, score: null, error: describeJudgment(judgment) };
-    }
+    if (judgment.state === "unavailable")
+      return { name: judgment.label, score: null, unavailable: describeJudgment(judgment) };
     const entry: ItemScore = { name: judgment.label, score: judgment.value ?? null };
     if (judgment.detail !== undefined) entry.metadata = judgment.detail;
     return entry;
   });
-  const counted = scores
-    .filter((entry) => entry.error === undefined)
-    .map((entry) => entry.score ?? 0);
-  const score = aggregate(counted, aggregation);
-  const failedToRun =
-    record.error !== undefined || scores.some((entry) => entry.error !== undefined);
+  const complete = record.error === undefined && scores.every(isScored);
+  const score = complete
+    ? aggregate(
+        scores.map((entry) => entry.score ?? 0),
+        aggregation,
+      )
+    : null;
   const outcome: ItemOutcome = {
     item: record.caseId,
-    passed: !failedToRun && score >= threshold,
+    passed: score !== null && score >= threshold,
     score,
     scores,
   };
   if (record.error) outcome.taskError = record.error.message;
+  if (taskTimedOut) outcome.timedOut = true;
   return outcome;
 }
+
+const isScored = (entry: ItemScore) => entry.error === undefined && entry.unavailable === undefined;
 
 /** Why an item failed, naming every scorer's score. */
 export function itemFailureMessage(settings: GateSettings, outcome: ItemOutcome): string {
   const head = `evaluate "${settings.name}", item "${outcome.item}"`;
-  if (outcome.taskError !== undefined) return `${head}: the task failed: ${outcome.taskError}`;
+  if (outcome.taskError !== undefined)
+    return `${head}: ${outcome.timedOut ? "" : "the task failed: "}${outcome.taskError}`;
   const errored = outcome.scores.filter((entry) => entry.error !== undefined).length;
-  const comparison = outcome.score >= settings.threshold ? ">=" : "<";
-  const gate = `${settings.aggregation} score ${format(outcome.score)} ${comparison} threshold ${settings.threshold}`;
-  const lines = [
-    errored > 0
-      ? `${head}: ${plural(errored, "scorer")} errored, which fails the item (${gate} over the others)`
-      : `${head}: ${gate}`,
-  ];
+  const unavailable = outcome.scores.filter((entry) => entry.unavailable !== undefined).length;
+  const scored = outcome.scores.filter(isScored);
+  const gate = (score: number) =>
+    `${settings.aggregation} score ${format(score)} ${score >= settings.threshold ? ">=" : "<"} threshold ${settings.threshold}`;
+  let first: string;
+  if (outcome.score !== null) first = `${head}: ${gate(outcome.score)}`;
+  else {
+    const missing = [
+      errored > 0 ? `${plural(errored, "scorer")} errored` : "",
+      unavailable > 0 ? `${plural(unavailable, "score")} unavailable` : "",
+    ].filter((part) => part !== "");
+    // What the others would give, to show how far the item was, never as its score.
+    const others = scored.length
+      ? ` (${gate(
+          aggregate(
+            scored.map((entry) => entry.score ?? 0),
+            settings.aggregation,
+          ),
+        )} over the others)`
+      : "";
+    first = `${head}: ${missing.join(" and ")}, which fails the item${others}`;
+  }
+  const lines = [first];
   for (const entry of outcome.scores) {
-    if (entry.error !== undefined) lines.push(`  ${entry.error}`);
+    const missing = entry.error ?? entry.unavailable;
+    if (missing !== undefined) lines.push(`  ${missing}`);
     else
       lines.push(
         `  ${entry.name}: ${entry.score === null ? "null (counts as 0)" : format(entry.score)}`,
@@ -83,22 +119,42 @@ export function itemFailureMessage(settings: GateSettings, outcome: ItemOutcome)
   return lines.join("\n");
 }
 
-/** One line over every item that ran: how many passed and their mean aggregated score. */
+/** Why items have no score, in the order the summary lists them. */
+const MISSING_REASONS = ["task failed", "scorer errored", "score unavailable"] as const;
+
+/** Why an item has no score, for the summary: the first of the task, an error, an unavailable score. */
+function missingReason(outcome: ItemOutcome): (typeof MISSING_REASONS)[number] | undefined {
+  if (outcome.score !== null) return undefined;
+  if (outcome.taskError !== undefined) return "task failed";
+  if (outcome.scores.some((entry) => entry.error !== undefined)) return "scorer errored";
+  return "score unavailable";
+}
+
+/**
+ * One line over every item that ran: how many passed, the mean score of the items that have
+ * one, and how many have none and why.
+ */
 export function overallLine(settings: GateSettings, outcomes: readonly ItemOutcome[]): string {
   const passed = outcomes.filter((outcome) => outcome.passed).length;
-  const scored = outcomes.filter((outcome) => outcome.taskError === undefined);
-  const mean = aggregate(
-    scored.map((outcome) => outcome.score),
-    "mean",
-  );
-  const unscored = outcomes.length - scored.length;
+  const scores = outcomes.flatMap((outcome) => (outcome.score === null ? [] : [outcome.score]));
+  const reasons = new Map<string, number>(MISSING_REASONS.map((reason) => [reason, 0]));
+  for (const outcome of outcomes) {
+    const reason = missingReason(outcome);
+    if (reason !== undefined) reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+  }
+  const unscored = outcomes.length - scores.length;
   return (
     `niceeval evaluate "${settings.name}": ${passed}/${outcomes.length} items passed ` +
     `(${settings.aggregation} score >= ${settings.threshold}); ` +
-    (scored.length > 0
-      ? `mean item score ${format(mean)} (n=${scored.length})`
+    (scores.length > 0
+      ? `mean item score ${format(aggregate(scores, "mean"))} (n=${scores.length})`
       : "no item scored") +
-    (unscored > 0 ? `; ${unscored} task failure(s) not scored` : "")
+    (unscored > 0
+      ? `; ${plural(unscored, "item")} not scored (${[...reasons]
+          .filter(([, count]) => count > 0)
+          .map(([reason, count]) => `${reason}: ${count}`)
+          .join(", ")})`
+      : "")
   );
 }
 

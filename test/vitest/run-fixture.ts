@@ -43,26 +43,34 @@ export function assertBuilt(): void {
   }
 }
 
+/** Where a fixture lives: `test/vitest/fixtures/<name>` (files `*.spec.ts`), else `test/fixtures/<name>`. */
+function fixtureDir(name: string): string {
+  const own = join(repoRoot, "test/vitest/fixtures", name);
+  return existsSync(own) ? own : join(repoRoot, "test/fixtures", name);
+}
+
 /**
- * Copy `test/fixtures/<name>` to a fresh temp dir where `niceeval` and `vitest` are installed as
- * symlinks, run real Vitest there with the JSON reporter, and return its report.
+ * Copy the fixture `name` to a fresh temp dir where `niceeval` and `vitest` are installed as
+ * symlinks, run real Vitest there (`vitest run`, then `args`) with the JSON reporter, and return
+ * its report.
  */
-export async function runFixture(name: string): Promise<FixtureRun> {
+export async function runFixture(name: string, args: readonly string[] = []): Promise<FixtureRun> {
   assertBuilt();
   const dir = await mkdtemp(join(tmpdir(), `niceeval-${name}-`));
   try {
-    await cp(join(repoRoot, "test/fixtures", name), dir, { recursive: true });
+    await cp(fixtureDir(name), dir, { recursive: true });
     await mkdir(join(dir, "node_modules"), { recursive: true });
     await symlink(repoRoot, join(dir, "node_modules/niceeval"), "dir");
     await symlink(join(repoRoot, "node_modules/vitest"), join(dir, "node_modules/vitest"), "dir");
     const outputFile = join(dir, "report.json");
     const vitestBin = join(repoRoot, "node_modules/vitest/vitest.mjs");
-    const args = [
+    const argv = [
       vitestBin,
       "run",
       "--reporter=json",
       `--outputFile=${outputFile}`,
       "--reporter=default",
+      ...args,
     ];
     const { exitCode, stdout, stderr } = await new Promise<{
       exitCode: number;
@@ -71,7 +79,7 @@ export async function runFixture(name: string): Promise<FixtureRun> {
     }>((done) => {
       execFile(
         process.execPath,
-        args,
+        argv,
         {
           cwd: dir,
           env: { ...process.env, CI: "1", NO_COLOR: "1", FORCE_COLOR: "0" },

@@ -1,0 +1,69 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { TestedCase } from "../eval/to-vitest.js";
+import {
+  createScorer,
+  type NamedScore,
+  type Scorer,
+  ScorerResultError,
+} from "../scorers/create-scorer.js";
+import { isThenable } from "../tool/run-tool.js";
+
+/**
+ * A plain scoring function, seed 003's `Scorer` shape: `{ output, expected, input, ...extra }`
+ * in, a `Score` (`{ name, score, metadata? }`) out. Under evaluate() its score is named by the
+ * `name` it returns. Its arguments are compared both ways (a method's), so a scorer that asks for
+ * typed extra fields (`{ input: string }`) fits, and one for another output does not.
+ */
+export type ScoreFunction<Output> = {
+  bivariant(
+    // biome-ignore lint/suspicious/noExplicitAny: expected and extra fields are the scorer's business
+    args: { output: Output; expected: any } & Record<string, any>,
+  ): NamedScore | Promise<NamedScore>;
+}["bivariant"];
+
+/** The names plain functions gave their scores in the item now running, by scorer index. */
+const givenNames = new AsyncLocalStorage<(string | undefined)[]>();
+
+/**
+ * A plain scoring function as a createScorer scorer, labelled by the function's own name (or
+ * `scorers[i]`) until its score names itself; a score without a name fails the scorer.
+ */
+export function fromScoreFunction<Output>(
+  fn: ScoreFunction<Output>,
+  index: number,
+): Scorer<Output, unknown> {
+  const label = fn.name || `scorers[${index}]`;
+  const named = (result: unknown): NamedScore => {
+    if (typeof result === "object" && result !== null) {
+      const name = (result as { name?: unknown }).name;
+      if (typeof name !== "string" || name.trim() === "") {
+        throw new ScorerResultError(
+          label,
+          "returned a score without a `name`; a function in `scorers` names its score: return { name, score, metadata? }, or build the scorer with createScorer",
+        );
+      }
+      const names = givenNames.getStore();
+      if (names) names[index] = name;
+    }
+    // Anything else is checked as createScorer checks a callback's result.
+    return result as NamedScore;
+  };
+  return createScorer<Output, unknown>({
+    name: label,
+    score: (args) => {
+      const result = fn(args);
+      return isThenable(result) ? Promise.resolve(result).then(named) : named(result);
+    },
+  });
+}
+
+/** Run an item, then label each plain function's judgment with the name its score gave. */
+export async function withGivenNames(run: () => Promise<TestedCase>): Promise<TestedCase> {
+  const names: (string | undefined)[] = [];
+  const tried = await givenNames.run(names, run);
+  names.forEach((name, index) => {
+    const judgment = tried.record.judgments[index];
+    if (judgment !== undefined && name !== undefined) judgment.label = name;
+  });
+  return tried;
+}
