@@ -140,6 +140,7 @@ function searchText(data: Embedded, i: number): string {
     const r = data.records[i]!;
     texts[i] = [
       r.caseId,
+      r.error?.message ?? "",
       JSON.stringify(r.input),
       JSON.stringify(r.output),
       ...r.judgments.map((j) => j.reason),

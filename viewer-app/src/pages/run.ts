@@ -78,7 +78,7 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
   const search = h("input", {
     type: "search",
     name: "q",
-    placeholder: "search ids, inputs, outputs, reasons (/)",
+    placeholder: "search ids, inputs, outputs, reasons, errors (/)",
     value: p.get("q") ?? "",
     size: 36,
     oninput: (e: Event) => {

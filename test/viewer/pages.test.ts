@@ -1,0 +1,112 @@
+// What the viewer's pages say, live and in the static export, in a real Chromium.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defineSuite } from "../../src/eval/suite.js";
+import { createScorer } from "../../src/scorers/create-scorer.js";
+import { exportHtml } from "../../src/viewer/export.js";
+import { startViewer, type Viewer } from "../../src/viewer/server.js";
+import { ensureViewerApp } from "./app.js";
+import { launchChromium } from "./browser.js";
+import { recordRun, storeWithRuns } from "./fixture.js";
+
+let fixture: Awaited<ReturnType<typeof storeWithRuns>>;
+let viewer: Viewer;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+let page: Page;
+let dir: string;
+const errors: string[] = [];
+
+/** A run whose target throws "boom" on one case and whose scorer throws "kaput" on another. */
+const THROWS = "run-throws-0000000";
+const throwing = defineSuite<string, string>({
+  id: "throwing",
+  cases: [
+    { id: "fine", input: "a", expected: "a" },
+    { id: "target-throws", input: "b", expected: "b" },
+    { id: "scorer-throws", input: "c", expected: "c" },
+  ],
+  target: (input, ctx) => {
+    if (ctx.caseId === "target-throws") throw new Error("the target went boom");
+    return input;
+  },
+  scorers: [
+    createScorer<string, string>({
+      name: "same",
+      score: ({ input, output, expected }) => {
+        if (input === "c") throw new Error("the scorer went kaput");
+        return { score: output === expected ? 1 : 0 };
+      },
+    }),
+  ],
+});
+
+beforeAll(async () => {
+  await ensureViewerApp();
+  fixture = await storeWithRuns();
+  await recordRun(fixture.store, {
+    runId: THROWS,
+    name: "throws",
+    startedAt: "2025-01-03T00:00:00.000Z",
+    eval: throwing,
+    trials: 1,
+  });
+  viewer = await startViewer({ store: fixture.store });
+  browser = await launchChromium();
+  page = await browser.context.newPage();
+  page.on("pageerror", (error) => errors.push(error.message));
+  await page.goto(viewer.url);
+  dir = await mkdtemp(join(tmpdir(), "niceeval-pages-"));
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await viewer?.close();
+  await fixture?.cleanup();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** The cases shown in the run page's table once it has loaded. */
+async function shownCases(p: Page): Promise<string[]> {
+  await p.locator(".vt-row[data-case], .vt .empty").first().waitFor();
+  return p
+    .locator(".vt-row[data-case]")
+    .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-case")));
+}
+
+/** Export `run` (with `baseline`) to a file and open it in a new page; the page's file URL. */
+async function openExport(run: string, baseline?: string): Promise<{ p: Page; url: string }> {
+  const file = join(dir, `${run}-${baseline ?? "alone"}.html`);
+  await exportHtml({ store: fixture.store, run, ...(baseline ? { baseline } : {}), file });
+  const p = await browser.context.newPage();
+  p.on("pageerror", (error) => errors.push(error.message));
+  return { p, url: pathToFileURL(file).href };
+}
+
+describe("searching a run", () => {
+  it("finds the error a target threw, as it finds a scorer's", async () => {
+    await page.goto(`${viewer.origin}/#/run/throws?q=kaput`);
+    expect(await shownCases(page)).toEqual(["scorer-throws"]);
+    expect(await page.locator(".vt-row .why").first().textContent()).toContain("kaput");
+    await page.goto(`${viewer.origin}/#/run/throws?q=boom`);
+    await page.reload();
+    expect(await shownCases(page)).toEqual(["target-throws"]);
+    expect(await page.locator(".vt-row .why").first().textContent()).toContain("boom");
+  });
+
+  it("finds it in the static export too", async () => {
+    const { p, url } = await openExport("throws");
+    await p.goto(`${url}#/run/${THROWS}?q=boom`);
+    expect(await shownCases(p)).toEqual(["target-throws"]);
+    await p.close();
+  });
+});
+
+describe("the pages threw no error", () => {
+  it("in any test above", () => {
+    expect(errors).toEqual([]);
+  });
+});
