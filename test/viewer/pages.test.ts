@@ -105,6 +105,29 @@ describe("searching a run", () => {
   });
 });
 
+/** Click a case page's second trial card; the URL names it, and a reload shows it again. */
+async function pickSecondTrial(p: Page, url: string): Promise<void> {
+  await p.goto(url);
+  await p.locator(".trials .trial").nth(1).click();
+  await p.locator(".trials .trial.sel", { hasText: "trial 2" }).waitFor();
+  expect(new URL(p.url()).hash).toMatch(/\?trial=1$/);
+  await p.reload();
+  await p.locator(".trials .trial.sel").waitFor();
+  expect(await p.locator(".trials .trial.sel").textContent()).toContain("trial 2");
+}
+
+describe("a case page", () => {
+  it("puts the trial clicked in the URL (?trial=), so a reload or a link shows it", async () => {
+    await pickSecondTrial(page, `${viewer.origin}/#/case/${fixture.headId}/greetings/case-3`);
+  });
+
+  it("does so in the static export too", async () => {
+    const { p, url } = await openExport("head");
+    await pickSecondTrial(p, `${url}#/case/${fixture.headId}/greetings/case-3`);
+    await p.close();
+  });
+});
+
 describe("the pages threw no error", () => {
   it("in any test above", () => {
     expect(errors).toEqual([]);

@@ -1,7 +1,7 @@
 import type { AttemptRecord, Judgment, Trace } from "../../../src/eval/record.js";
 import { get } from "../data.js";
 import { badge, enc, fail, fill, h, num, scoreText, section, seg } from "../dom.js";
-import { go, header, type PageHandle, previous, type Route } from "../router.js";
+import { go, header, type PageHandle, previous, type Route, setParams } from "../router.js";
 import { diffView, jsonTree, preview, valueView } from "../values.js";
 
 /** A case: its trials side by side, and the chosen trial's values, judgments, trace and usage. */
@@ -37,6 +37,9 @@ export function casePage(root: HTMLElement, r: Route): PageHandle {
             class: `trial${(t.trial ?? 0) === chosen ? " sel" : ""}`,
             onclick: () => {
               chosen = t.trial ?? 0;
+              // The trial shown is in the URL, so a reload or a copied link shows it again.
+              r.params.set("trial", String(chosen));
+              setParams(r.params);
               show();
             },
           },
