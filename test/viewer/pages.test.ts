@@ -126,6 +126,23 @@ describe("a case page", () => {
     await pickSecondTrial(p, `${url}#/case/${fixture.headId}/greetings/case-3`);
     await p.close();
   });
+
+  it("says so when ?trial= names no trial of the case, and which trials exist", async () => {
+    for (const trial of ["99", "-1", "abc"]) {
+      await page.goto(`${viewer.origin}/#/case/${fixture.headId}/greetings/case-3?trial=${trial}`);
+      await page.reload();
+      const notice = page.locator(".notice");
+      await notice.waitFor();
+      expect(await notice.textContent()).toBe(
+        `?trial=${trial} names no trial of this case; its trials are ?trial=0 (trial 1) and ?trial=1 (trial 2). Showing trial 1.`,
+      );
+      expect(await page.locator(".trials .trial.sel").textContent()).toContain("trial 1");
+    }
+    await page.goto(`${viewer.origin}/#/case/${fixture.headId}/greetings/case-3?trial=1`);
+    await page.reload();
+    await page.locator(".trials .trial.sel", { hasText: "trial 2" }).waitFor();
+    expect(await page.locator(".notice").count()).toBe(0);
+  });
 });
 
 describe("the pages threw no error", () => {
