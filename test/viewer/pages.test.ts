@@ -145,6 +145,30 @@ describe("a case page", () => {
   });
 });
 
+describe("a static export with a baseline", () => {
+  it("says the baseline run's table holds only the cases that changed, and a case left out was not exported", async () => {
+    const { p, url } = await openExport("head", "base");
+    await p.goto(`${url}#/run/${fixture.baseId}`);
+    expect(await shownCases(p)).toEqual(["case-3", "case-3"]);
+    const notice = p.locator(".notice");
+    await notice.waitFor();
+    expect(await notice.textContent()).toBe(
+      "Only the cases that changed against head were exported for this baseline run: the table lists 2 of its 14 attempts; the figures above count them all. See the comparison.",
+    );
+    await p.goto(`${url}#/case/${fixture.baseId}/greetings/case-0`);
+    const error = p.locator("[role=alert]");
+    await error.waitFor();
+    expect(await error.textContent()).toBe(
+      'case "case-0" of eval "greetings" was not exported: this export holds only the cases that changed for its baseline run base',
+    );
+    // The head run is exported whole: no such notice.
+    await p.goto(`${url}#/run/${fixture.headId}`);
+    expect(await shownCases(p)).toHaveLength(14);
+    expect(await p.locator(".notice").count()).toBe(0);
+    await p.close();
+  });
+});
+
 describe("the pages threw no error", () => {
   it("in any test above", () => {
     expect(errors).toEqual([]);

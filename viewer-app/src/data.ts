@@ -37,6 +37,23 @@ export async function get<T>(path: string, params: Params = {}): Promise<T> {
   return body;
 }
 
+/**
+ * In a static export with a baseline, the baseline run holds only the cases that changed: how
+ * many of its attempts it holds, and the head it was compared with. Null for a run held whole.
+ */
+export function changedOnly(
+  runId: string,
+): { exported: number; head: string; headId: string } | null {
+  if (!STATIC?.changedOnly.includes(runId)) return null;
+  const head = STATIC.comparison?.head;
+  if (!head) return null;
+  return {
+    exported: STATIC.attempts[runId]?.rows.length ?? 0,
+    head: head.name ?? head.runId.slice(0, 8),
+    headId: head.runId,
+  };
+}
+
 // ---------------------------------------------------------------- the static export's API
 
 function staticRun(data: StaticData, ref: string): string {
@@ -76,6 +93,12 @@ function staticApi(data: StaticData, parts: string[], p: Record<string, string>)
     const trials = attempts.records
       .filter((r) => r.evalId === evalId && r.caseId === caseId)
       .sort((a, b) => (a.trial ?? 0) - (b.trial ?? 0));
+    if (trials.length === 0 && data.changedOnly.includes(runId)) {
+      const run = data.details[runId]!.run;
+      throw new Error(
+        `case ${JSON.stringify(caseId)} of eval ${JSON.stringify(evalId)} was not exported: this export holds only the cases that changed for its baseline run ${run.name ?? runId.slice(0, 8)}`,
+      );
+    }
     return { runId, evalId, caseId, trials };
   }
   if (first === "compare") {

@@ -1,8 +1,22 @@
-import type { AttemptRow, EvalView, RowPage, RunDetail } from "../../../src/viewer/api.js";
+import { plural } from "../../../src/plural.js";
+import type { AttemptRow, EvalView, RowPage, RunDetail, RunRow } from "../../../src/viewer/api.js";
 import type { RunCharts } from "../../../src/viewer/charts.js";
 import { scoreHistograms, scorerRates } from "../charts.js";
-import { get, PAGE } from "../data.js";
-import { badge, enc, fail, fill, h, inputValue, interval, num, pct, seg, when } from "../dom.js";
+import { changedOnly, get, PAGE } from "../data.js";
+import {
+  badge,
+  enc,
+  fail,
+  fill,
+  h,
+  inputValue,
+  interval,
+  notice,
+  num,
+  pct,
+  seg,
+  when,
+} from "../dom.js";
 import { go, header, type PageHandle, poll, type Route, setParams } from "../router.js";
 import { virtualTable } from "./table.js";
 
@@ -166,6 +180,7 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
         ),
         h("tbody", {}, detail.evals.map(evalLine)),
       ),
+      partialExport(run),
     );
     if (!evalSel.firstChild) {
       evalSel.append(
@@ -211,6 +226,17 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
       return true;
     },
   };
+}
+
+/** A static export's baseline run holds only the changed cases: say so, not that it lacks the rest. */
+function partialExport(run: RunRow): HTMLElement | null {
+  const held = changedOnly(run.runId);
+  if (!held) return null;
+  return notice(
+    `Only the cases that changed against ${held.head} were exported for this baseline run: the table lists ${held.exported} of its ${plural(run.attempts, "attempt")}; the figures above count them all. See the `,
+    h("a", { href: `#/compare?base=${enc(run.runId)}&head=${enc(held.headId)}` }, "comparison"),
+    ".",
+  );
 }
 
 function evalLine(e: EvalView): HTMLElement {
