@@ -64,25 +64,28 @@ export async function recordRun(
     runId: string;
     name: string;
     startedAt: string;
-    eval: RunEntry["eval"];
+    evals: RunEntry["eval"][];
     trials: number;
   },
 ): Promise<string> {
   const m = manifest(options.runId, {
-    evals: [options.eval.id],
+    evals: options.evals.map((e) => e.id),
     name: options.name,
     branch: "main",
     startedAt: options.startedAt,
   });
   const sink = storeSink(store, m, { flushMs: 5 });
   await sink.ready;
-  await runEvals([{ eval: options.eval }], {
-    runId: options.runId,
-    reporters: [sink],
-    keepCase: true,
-    keepOutput: true,
-    trials: options.trials,
-  });
+  await runEvals(
+    options.evals.map((e) => ({ eval: e })),
+    {
+      runId: options.runId,
+      reporters: [sink],
+      keepCase: true,
+      keepOutput: true,
+      trials: options.trials,
+    },
+  );
   return options.runId;
 }
 
@@ -104,7 +107,7 @@ export async function storeWithRuns(): Promise<{
         runId: `run-${name}-${"0".repeat(8)}`,
         name,
         startedAt: new Date(Date.UTC(2025, 0, 1 + i)).toISOString(),
-        eval: suite(name === "head"),
+        evals: [suite(name === "head")],
         trials: 2,
       }),
     );

@@ -44,6 +44,18 @@ const throwing = defineSuite<string, string>({
   ],
 });
 
+const echo = defineSuite<string, string>({
+  id: "echo",
+  cases: [{ id: "hi", input: "hi", expected: "hi" }],
+  target: (input) => input,
+  scorers: [
+    createScorer<string, string>({
+      name: "same",
+      score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+    }),
+  ],
+});
+
 beforeAll(async () => {
   await ensureViewerApp();
   fixture = await storeWithRuns();
@@ -51,9 +63,18 @@ beforeAll(async () => {
     runId: THROWS,
     name: "throws",
     startedAt: "2025-01-03T00:00:00.000Z",
-    eval: throwing,
+    evals: [throwing],
     trials: 1,
   });
+  // Two runs of two evals each, for the runs page's eval filter.
+  for (const i of [1, 2])
+    await recordRun(fixture.store, {
+      runId: `run-mixed-${i}-000000`,
+      name: `mixed-${i}`,
+      startedAt: `2025-01-0${3 + i}T00:00:00.000Z`,
+      evals: [throwing, echo],
+      trials: 1,
+    });
   viewer = await startViewer({ store: fixture.store });
   browser = await launchChromium();
   page = await browser.context.newPage();
@@ -166,6 +187,49 @@ describe("a static export with a baseline", () => {
     expect(await shownCases(p)).toHaveLength(14);
     expect(await p.locator(".notice").count()).toBe(0);
     await p.close();
+  });
+});
+
+describe("the runs page's filters", () => {
+  it("say when no run matches, and how to clear them", async () => {
+    await page.goto(`${viewer.origin}/#/?branch=nope`);
+    await page.reload();
+    const empty = page.locator("table.runs tbody td");
+    await empty.filter({ hasText: "No run" }).waitFor();
+    expect(await empty.textContent()).toBe(
+      "No run matches these filters (branch nope). Clear the filters to see every run.",
+    );
+    await page.getByRole("link", { name: "Clear the filters" }).click();
+    await page.locator("tr.run-row").first().waitFor();
+    expect(new URL(page.url()).hash).toBe("#/");
+  });
+
+  it("name the form key=value when a tag filter has no =", async () => {
+    await page.goto(`${viewer.origin}/#/?tag=nightly`);
+    await page.reload();
+    const notice = page.locator(".notice");
+    await notice.waitFor();
+    expect(await notice.textContent()).toBe(
+      'The tag filter "nightly" is ignored: write it as key=value, for example model=gpt-4.1.',
+    );
+  });
+
+  it("limit the history charts to the eval filtered on", async () => {
+    const captions = async () => {
+      await page.locator("tr.run-row").first().waitFor();
+      await page.locator(".charts figure canvas").first().waitFor();
+      return page.locator(".charts figcaption").allTextContents();
+    };
+    await page.goto(`${viewer.origin}/#/`);
+    await page.reload();
+    expect((await captions()).map((c) => c.split(":")[0]).sort()).toEqual([
+      "echo",
+      "greetings",
+      "throwing",
+    ]);
+    await page.goto(`${viewer.origin}/#/?evalId=echo`);
+    await page.reload();
+    expect((await captions()).map((c) => c.split(":")[0])).toEqual(["echo"]);
   });
 });
 

@@ -30,12 +30,12 @@ function figure(caption: string, build: (el: HTMLElement) => void, note?: string
   return el;
 }
 
-/** Per eval: pass rate and mean score over the runs listed, each with its 95% band. */
-export function trendCharts(runs: RunRow[]): HTMLElement[] {
+/** Per eval (or only `evalId`'s): pass rate and mean score over the runs listed, with 95% bands. */
+export function trendCharts(runs: RunRow[], evalId?: string | null): HTMLElement[] {
   const byEval = new Map<string, { t: number; e: RunRow["perEval"][number] }[]>();
   for (const run of [...runs].reverse())
     for (const e of run.perEval) {
-      if (e.passRate === null) continue;
+      if (e.passRate === null || (evalId && e.evalId !== evalId)) continue;
       const points = byEval.get(e.evalId) ?? [];
       points.push({ t: Date.parse(run.startedAt) / 1000, e });
       byEval.set(e.evalId, points);

@@ -71,7 +71,8 @@ function staticRun(data: StaticData, ref: string): string {
 function staticApi(data: StaticData, parts: string[], p: Record<string, string>): unknown {
   const [first, id, sub, evalId, caseId] = parts;
   if (first === "runs" && id === undefined) {
-    const tags = p.tag ? p.tag.split("&") : [];
+    // As the server, a tag without `key=` filters nothing.
+    const tags = (p.tag ? p.tag.split("&") : []).filter((t) => t.indexOf("=") > 0);
     const runs = data.runs.filter(
       (r) =>
         (!p.evalId || r.evals.includes(p.evalId)) &&

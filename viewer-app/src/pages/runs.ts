@@ -1,7 +1,7 @@
 import type { RunRow } from "../../../src/viewer/api.js";
 import { trendCharts } from "../charts.js";
 import { get } from "../data.js";
-import { badge, enc, fail, fill, h, inputValue, interval, num, pct, when } from "../dom.js";
+import { badge, enc, fail, fill, h, inputValue, interval, notice, num, pct, when } from "../dom.js";
 import { go, header, type PageHandle, poll, type Route, setParams } from "../router.js";
 
 /** Every stored run, filterable by eval, branch and tag; two picked runs open the comparison. */
@@ -10,6 +10,7 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
   const selected = new Set<string>();
   const body = h("tbody");
   const charts = h("section", { class: "charts" });
+  const tagNote = h("div");
   let lastRuns: RunRow[] = [];
   const compareBtn = h(
     "button",
@@ -64,6 +65,7 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
       filter("tag", "tag k=v"),
       compareBtn,
     ),
+    tagNote,
     h(
       "table",
       { class: "runs" },
@@ -128,6 +130,17 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
       ),
     );
   async function load(): Promise<void> {
+    const tag = p.get("tag");
+    // The server ignores a tag filter without `key=`: say so rather than show every run unasked.
+    const badTag = !!tag && tag.indexOf("=") <= 0;
+    fill(
+      tagNote,
+      badTag
+        ? notice(
+            `The tag filter ${JSON.stringify(tag)} is ignored: write it as key=value, for example model=gpt-4.1.`,
+          )
+        : null,
+    );
     let data: { runs: RunRow[] };
     try {
       data = await get("/runs", {
@@ -140,17 +153,24 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
       return;
     }
     lastRuns = data.runs;
+    const filters = Object.entries({ evalId: "eval", branch: "branch", tag: "tag" }).flatMap(
+      ([name, label]) => {
+        const value = p.get(name);
+        return value && !(name === "tag" && badTag) ? [`${label} ${value}`] : [];
+      },
+    );
+    const none =
+      filters.length > 0
+        ? [
+            `No run matches these filters (${filters.join(", ")}). `,
+            h("a", { href: "#/" }, "Clear the filters"),
+            " to see every run.",
+          ]
+        : "No runs stored yet: niceeval run writes one.";
     if (data.runs.length === 0)
-      fill(
-        body,
-        h(
-          "tr",
-          {},
-          h("td", { colspan: 9, class: "muted" }, "No runs stored yet: niceeval run writes one."),
-        ),
-      );
+      fill(body, h("tr", {}, h("td", { colspan: 9, class: "muted" }, none)));
     else fill(body, data.runs.map(line));
-    fill(charts, trendCharts(data.runs));
+    fill(charts, trendCharts(data.runs, p.get("evalId")));
   }
   void load();
   const stop = poll(() => {
