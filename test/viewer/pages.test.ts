@@ -233,6 +233,41 @@ describe("the runs page's filters", () => {
   });
 });
 
+describe("comparing", () => {
+  it("labels the compare button with the runs ticked, and says why it is disabled", async () => {
+    await page.goto(`${viewer.origin}/#/`);
+    await page.reload();
+    await page.locator("tr.run-row").first().waitFor();
+    const button = page.getByRole("button", { name: /^Compare/ });
+    const hint = page.locator("#compare-hint");
+    const expectState = async (label: string, enabled: boolean, why: string) => {
+      expect(await button.textContent()).toBe(label);
+      expect(await button.isEnabled()).toBe(enabled);
+      expect(await hint.textContent()).toBe(why);
+    };
+    await expectState("Compare 0 selected", false, "Tick two runs to compare them.");
+    const boxes = page.locator("tr.run-row input[type=checkbox]");
+    await boxes.nth(0).check();
+    await expectState("Compare 1 selected", false, "Tick one more run to compare.");
+    await boxes.nth(1).check();
+    await expectState("Compare 2 selected", true, "");
+    await boxes.nth(2).check();
+    await expectState("Compare 3 selected", false, "Compare takes two runs; 3 are ticked.");
+  });
+
+  it("links each changed case to its base and head case pages", async () => {
+    await page.goto(`${viewer.origin}/#/compare?base=base&head=head`);
+    const change = page.locator("li.reg[data-case=case-3]");
+    await change.waitFor();
+    expect(await change.getByRole("link", { name: "base case" }).getAttribute("href")).toBe(
+      `#/case/${fixture.baseId}/greetings/case-3`,
+    );
+    await change.getByRole("link", { name: "head case" }).click();
+    await page.locator(".trials .trial").first().waitFor();
+    expect(new URL(page.url()).hash).toBe(`#/case/${fixture.headId}/greetings/case-3`);
+  });
+});
+
 describe("the pages threw no error", () => {
   it("in any test above", () => {
     expect(errors).toEqual([]);

@@ -2,7 +2,7 @@ import type { Comparison } from "../../../src/compare/types.js";
 import type { AttemptRecord } from "../../../src/eval/record.js";
 import { get } from "../data.js";
 import { badge, enc, fail, fill, h, interval, num, pct, section, seg } from "../dom.js";
-import { go, header, type PageHandle, type Route } from "../router.js";
+import { caseHash, go, header, type PageHandle, type Route } from "../router.js";
 import { diffView, valueView } from "../values.js";
 
 type EvalComparison = Comparison["evals"][number];
@@ -122,6 +122,10 @@ function changesView(c: Comparison, e: EvalComparison): HTMLElement {
             h("b", {}, ch.caseId),
             ` ${ch.base.passed}/${ch.base.trials} \u2192 ${ch.head.passed}/${ch.head.trials} passed`,
             ch.error ? h("span", { class: "err" }, ` ${ch.error}`) : null,
+            " \u00b7 ",
+            h("a", { href: caseHash(c.base.runId, e.evalId, ch.caseId) }, "base case"),
+            " \u00b7 ",
+            h("a", { href: caseHash(c.head.runId, e.evalId, ch.caseId) }, "head case"),
           ),
           ch.judgments.length
             ? h(

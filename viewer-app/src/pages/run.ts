@@ -17,7 +17,7 @@ import {
   seg,
   when,
 } from "../dom.js";
-import { go, header, type PageHandle, poll, type Route, setParams } from "../router.js";
+import { caseHash, go, header, type PageHandle, poll, type Route, setParams } from "../router.js";
 import { virtualTable } from "./table.js";
 
 const VERDICTS: [string, string][] = [
@@ -62,8 +62,7 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
   const summary = h("section", {});
   const charts = h("section", { class: "charts" });
   const count = h("span", { class: "muted", id: "count" });
-  const openCase = (row: AttemptRow) =>
-    go(`#/case/${[runId, row.evalId, row.caseId].map(enc).join("/")}?trial=${row.trial}`);
+  const openCase = (row: AttemptRow) => go(caseHash(runId, row.evalId, row.caseId, row.trial));
   const table = virtualTable(
     runId,
     (offset) =>

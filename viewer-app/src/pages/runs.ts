@@ -24,8 +24,26 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
           go(`#/compare?base=${enc(rows[0]!.runId)}&head=${enc(rows[1]!.runId)}`);
       },
     },
-    "Compare 2 selected",
+    "Compare 0 selected",
   );
+  const compareHint = h("span", { class: "muted small", id: "compare-hint" });
+  /** The button names the runs ticked; while it cannot compare, the hint says why. */
+  const updateCompare = () => {
+    const n = selected.size;
+    const why =
+      n === 0
+        ? "Tick two runs to compare them."
+        : n === 1
+          ? "Tick one more run to compare."
+          : n > 2
+            ? `Compare takes two runs; ${n} are ticked.`
+            : "";
+    compareBtn.textContent = `Compare ${n} selected`;
+    compareBtn.disabled = n !== 2;
+    compareBtn.title = why;
+    compareHint.textContent = why;
+  };
+  updateCompare();
   const filter = (name: string, label: string) =>
     h(
       "label",
@@ -64,6 +82,7 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
       filter("branch", "branch"),
       filter("tag", "tag k=v"),
       compareBtn,
+      compareHint,
     ),
     tagNote,
     h(
@@ -96,7 +115,7 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
           onchange: (e: Event) => {
             if ((e.target as HTMLInputElement).checked) selected.add(run.runId);
             else selected.delete(run.runId);
-            compareBtn.disabled = selected.size !== 2;
+            updateCompare();
           },
         }),
       ),
