@@ -268,6 +268,19 @@ describe("comparing", () => {
   });
 });
 
+describe("counts", () => {
+  it("name one thing in the singular", async () => {
+    await page.goto(`${viewer.origin}/#/run/throws?q=boom`);
+    await page.reload();
+    await page.locator("#count", { hasText: /^1 / }).waitFor();
+    expect(await page.locator("#count").textContent()).toBe("1 attempt");
+    await page.goto(`${viewer.origin}/#/compare?base=mixed-1&head=mixed-2`);
+    const echo = page.locator("section.box", { has: page.locator("h3", { hasText: /^echo$/ }) });
+    await echo.waitFor();
+    expect(await echo.locator("p").first().textContent()).toMatch(/^1 paired case · /);
+  });
+});
+
 describe("the pages threw no error", () => {
   it("in any test above", () => {
     expect(errors).toEqual([]);

@@ -1,4 +1,5 @@
 import type { AttemptRecord, Judgment, Trace } from "../../../src/eval/record.js";
+import { plural } from "../../../src/plural.js";
 import { get } from "../data.js";
 import { badge, enc, fail, fill, h, notice, num, scoreText, section, seg } from "../dom.js";
 import { go, header, type PageHandle, previous, type Route, setParams } from "../router.js";
@@ -168,7 +169,7 @@ function judgmentsView(js: Judgment[]): HTMLElement {
       : String(j.earned);
   const audit = (j: Judgment) =>
     j.judge
-      ? ` \u00b7 judge: ${j.judge.calls} calls, ${j.judge.cachedCalls} cached, ${j.judge.inputTokens + j.judge.outputTokens} tokens, ${j.judge.latencyMs.toFixed(0)} ms`
+      ? ` \u00b7 judge: ${plural(j.judge.calls, "call")}, ${j.judge.cachedCalls} cached, ${plural(j.judge.inputTokens + j.judge.outputTokens, "token")}, ${j.judge.latencyMs.toFixed(0)} ms`
       : "";
   return h(
     "table",
@@ -282,7 +283,11 @@ function usageView(u: AttemptRecord["usage"]): HTMLElement {
         "tr",
         {},
         h("th", {}, "judge"),
-        h("td", {}, `${j.calls} calls (${j.cachedCalls} cached, ${j.retries} retries)`),
+        h(
+          "td",
+          {},
+          `${plural(j.calls, "call")} (${j.cachedCalls} cached, ${j.retries} ${j.retries === 1 ? "retry" : "retries"})`,
+        ),
         h("td", {}, `tokens ${j.inputTokens} in / ${j.outputTokens} out`),
         h("td", {}, `${j.latencyMs.toFixed(0)} ms`),
         h("td", {}, j.costUsd === undefined ? "cost not priced" : `$${j.costUsd.toFixed(4)}`),

@@ -1,4 +1,4 @@
-import { plural } from "../../../src/plural.js";
+import { plural, pluralNoun } from "../../../src/plural.js";
 import type { AttemptRow, EvalView, RowPage, RunDetail, RunRow } from "../../../src/viewer/api.js";
 import type { RunCharts } from "../../../src/viewer/charts.js";
 import { scoreHistograms, scorerRates } from "../charts.js";
@@ -133,7 +133,7 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
     charts,
   );
   table.onTotal = (n) => {
-    count.textContent = `${n.toLocaleString("en")} attempts`;
+    count.textContent = `${n.toLocaleString("en")} ${pluralNoun(n, "attempt")}`;
   };
   let detail: RunDetail | null = null;
   let chartsFor: string | null = null;
