@@ -44,6 +44,8 @@ export interface RunRow {
   passRateInterval: Interval | null;
   meanScore: number | null;
   scoredAttempts: number;
+  /** Scored attempts whose score was partial (the mean is then a lower bound); null before the run's summaries. */
+  partialAttempts: number | null;
   /** Per-eval pass rate and mean score with their 95% intervals, for the trend charts (finished runs only). */
   perEval: {
     evalId: string;
@@ -126,6 +128,9 @@ export function runRow(run: StoredRun): RunRow {
     passRateInterval: wilsonInterval(totals.passed, judged),
     meanScore: totals.meanScore,
     scoredAttempts: totals.scoredAttempts,
+    partialAttempts: run.summaries?.length
+      ? run.summaries.reduce((sum, s) => sum + s.partialCases, 0)
+      : null,
     perEval: (run.summaries ?? []).map((s) => {
       const n = s.cases - s.skipped;
       return {

@@ -281,6 +281,29 @@ describe("counts", () => {
   });
 });
 
+describe("mean scores", () => {
+  it("read as lower bounds (≥) where some scores are partial, as the CLI prints them", async () => {
+    // Every attempt of head has the judge without evidence: its scores are partial.
+    await page.goto(`${viewer.origin}/#/run/head`);
+    await page.reload();
+    await page.locator("table.evals tbody tr").first().waitFor();
+    expect(await page.locator(".meta").first().textContent()).toMatch(/mean score \u2265 0\.\d{3}/);
+    const cells = await page
+      .locator("table.evals tbody tr")
+      .first()
+      .locator("td")
+      .allTextContents();
+    expect(cells[7]).toMatch(/^\u2265 0\.\d{3} \[/);
+    await page.goto(`${viewer.origin}/#/`);
+    const head = page.locator("tr.run-row", { hasText: "head" });
+    await head.waitFor();
+    expect(await head.locator("td").nth(8).textContent()).toMatch(/^\u2265 0\.\d{3} n=14$/);
+    // Their scores are complete: no mark.
+    const mixed = page.locator("tr.run-row", { hasText: "mixed-2" });
+    expect(await mixed.locator("td").nth(8).textContent()).toMatch(/^\d\.\d{3} n=\d+$/);
+  });
+});
+
 describe("the pages threw no error", () => {
   it("in any test above", () => {
     expect(errors).toEqual([]);

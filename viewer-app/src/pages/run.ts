@@ -17,6 +17,7 @@ import {
   seg,
   when,
 } from "../dom.js";
+import { meanText } from "../numbers.js";
 import { caseHash, go, header, type PageHandle, poll, type Route, setParams } from "../router.js";
 import { virtualTable } from "./table.js";
 
@@ -163,7 +164,10 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
         interval(run.passRateInterval, pct),
         ` n=${run.attempts - run.skipped}`,
         " \u00b7 mean score ",
-        num(run.meanScore),
+        meanText(
+          run.meanScore,
+          detail.evals.reduce((sum, e) => sum + e.partialCases, 0),
+        ),
       ),
       h(
         "table",
@@ -256,7 +260,7 @@ function evalLine(e: EvalView): HTMLElement {
     h(
       "td",
       { class: "num" },
-      num(e.meanScore),
+      meanText(e.meanScore, e.partialCases),
       h(
         "span",
         { class: "muted" },

@@ -1,7 +1,8 @@
 import type { RunRow } from "../../../src/viewer/api.js";
 import { trendCharts } from "../charts.js";
 import { get } from "../data.js";
-import { badge, enc, fail, fill, h, inputValue, interval, notice, num, pct, when } from "../dom.js";
+import { badge, enc, fail, fill, h, inputValue, interval, notice, pct, when } from "../dom.js";
+import { meanText } from "../numbers.js";
 import { go, header, type PageHandle, poll, type Route, setParams } from "../router.js";
 
 /** Every stored run, filterable by eval, branch and tag; two picked runs open the comparison. */
@@ -144,7 +145,7 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
       h(
         "td",
         { class: "num" },
-        num(run.meanScore),
+        meanText(run.meanScore, run.partialAttempts),
         h("span", { class: "muted" }, ` n=${run.scoredAttempts}`),
       ),
     );
