@@ -5,10 +5,13 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AttemptRecord } from "../../src/eval/record.js";
 import { defineSuite } from "../../src/eval/suite.js";
 import { createScorer } from "../../src/scorers/create-scorer.js";
 import { exportHtml } from "../../src/viewer/export.js";
 import { startViewer, type Viewer } from "../../src/viewer/server.js";
+import { manifest } from "../store/fixtures.js";
+import { runCli } from "../support/project.js";
 import { ensureViewerApp } from "./app.js";
 import { launchChromium } from "./browser.js";
 import { recordRun, storeWithRuns } from "./fixture.js";
@@ -301,6 +304,33 @@ describe("mean scores", () => {
     // Their scores are complete: no mark.
     const mixed = page.locator("tr.run-row", { hasText: "mixed-2" });
     expect(await mixed.locator("td").nth(8).textContent()).toMatch(/^\d\.\d{3} n=\d+$/);
+  });
+});
+
+describe("a run that did not finish", () => {
+  it("says it stopped, how many attempts are stored, and the resume command `show` prints", async () => {
+    const cutId = "run-cut-00000000";
+    await fixture.store.beginRun(
+      manifest(cutId, { evals: ["greetings"], name: "cut", startedAt: "2025-01-07T00:00:00.000Z" }),
+    );
+    const records: AttemptRecord[] = [];
+    for await (const record of fixture.store.streamAttempts(fixture.headId)) records.push(record);
+    await fixture.store.appendAttempts(cutId, records.slice(0, 5));
+    await fixture.store.finishRun(cutId, {
+      status: "crashed",
+      endedAt: "2025-01-07T00:01:00.000Z",
+      summaries: [],
+    });
+    await page.goto(`${viewer.origin}/#/run/cut`);
+    await page.reload();
+    const notice = page.locator(".notice");
+    await notice.waitFor();
+    expect(await notice.textContent()).toBe(
+      "This run stopped before it finished (crashed): 5 attempts are stored. niceeval run --resume run-cut- runs the rest.",
+    );
+    const command = await notice.locator("code").textContent();
+    const show = await runCli(["show", cutId, "--store", fixture.path], dir);
+    expect(show.stdout).toContain(`\`${command}\` runs the rest`);
   });
 });
 

@@ -184,6 +184,7 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
         h("tbody", {}, detail.evals.map(evalLine)),
       ),
       partialExport(run),
+      unfinished(run),
     );
     if (!evalSel.firstChild) {
       evalSel.append(
@@ -229,6 +230,16 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
       return true;
     },
   };
+}
+
+/** A run that stopped before it finished: what it holds, and the command `show` gives to resume it. */
+function unfinished(run: RunRow): HTMLElement | null {
+  if (run.status !== "crashed" && run.status !== "interrupted") return null;
+  return notice(
+    `This run stopped before it finished (${run.status}): ${plural(run.attempts, "attempt")} ${run.attempts === 1 ? "is" : "are"} stored. `,
+    h("code", {}, `niceeval run --resume ${run.runId.slice(0, 8)}`),
+    " runs the rest.",
+  );
 }
 
 /** A static export's baseline run holds only the changed cases: say so, not that it lacks the rest. */
