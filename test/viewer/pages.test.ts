@@ -334,6 +334,22 @@ describe("a run that did not finish", () => {
   });
 });
 
+describe("history charts", () => {
+  it("name their lines in a legend", async () => {
+    await page.goto(`${viewer.origin}/#/?evalId=greetings`);
+    await page.reload();
+    const trend = page.locator(".charts figure", {
+      hasText: "greetings: pass rate and mean score",
+    });
+    await trend.locator("canvas").waitFor();
+    expect(await trend.locator(".legend li").allTextContents()).toEqual([
+      "pass rate",
+      "mean score",
+      "95% bands",
+    ]);
+  });
+});
+
 describe("the pages threw no error", () => {
   it("in any test above", () => {
     expect(errors).toEqual([]);
