@@ -81,7 +81,7 @@ beforeAll(async () => {
   viewer = await startViewer({ store: fixture.store });
   browser = await launchChromium();
   page = await browser.context.newPage();
-  page.on("pageerror", (error) => errors.push(error.message));
+  watch(page);
   await page.goto(viewer.url);
   dir = await mkdtemp(join(tmpdir(), "niceeval-pages-"));
 }, 300_000);
@@ -92,6 +92,14 @@ afterAll(async () => {
   await fixture?.cleanup();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
+
+/** Collect a page's uncaught errors and console errors (a failed API call logs one). */
+function watch(p: Page): void {
+  p.on("pageerror", (error) => errors.push(error.message));
+  p.on("console", (message) => {
+    if (message.type() === "error") errors.push(`${p.url()}: ${message.text()}`);
+  });
+}
 
 /** The cases shown in the run page's table once it has loaded. */
 async function shownCases(p: Page): Promise<string[]> {
@@ -106,7 +114,7 @@ async function openExport(run: string, baseline?: string): Promise<{ p: Page; ur
   const file = join(dir, `${run}-${baseline ?? "alone"}.html`);
   await exportHtml({ store: fixture.store, run, ...(baseline ? { baseline } : {}), file });
   const p = await browser.context.newPage();
-  p.on("pageerror", (error) => errors.push(error.message));
+  watch(p);
   return { p, url: pathToFileURL(file).href };
 }
 

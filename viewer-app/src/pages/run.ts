@@ -94,7 +94,7 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
     name: "q",
     placeholder: "search ids, inputs, outputs, reasons, errors (/)",
     value: p.get("q") ?? "",
-    size: 36,
+    size: 46,
     oninput: (e: Event) => {
       clearTimeout(timer);
       const v = inputValue(e);
