@@ -161,6 +161,11 @@ describe("the viewer's API over a store of real runs", () => {
       partialCases: 6,
     });
     expect(body.evals[0]!.meanScoreInterval).not.toBeNull();
+    // Kept while nothing is added, folded again when attempts come in.
+    expect((await api<RunDetail>(`/api/runs/${liveId}`)).body).toEqual(body);
+    await fixture.store.appendAttempts(liveId, records.slice(6, 9));
+    const later = (await api<RunDetail>(`/api/runs/${liveId}`)).body;
+    expect(later.evals[0]).toMatchObject({ attempts: 9, scoredCases: 9 });
   });
 
   it("pages attempts on the server, filtered by verdict, state, label and text", async () => {

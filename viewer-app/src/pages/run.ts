@@ -211,9 +211,14 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
   }
   void loadDetail();
   table.reset();
+  // A live run's figures fold every stored attempt on the server: one request at a time.
+  let loading = false;
   const stop = poll(() => {
-    if (detail?.run.status === "running") {
-      void loadDetail();
+    if (detail?.run.status === "running" && !loading) {
+      loading = true;
+      void loadDetail().finally(() => {
+        loading = false;
+      });
       table.refresh();
     }
   }, 2000);
