@@ -160,7 +160,7 @@ export interface AttemptQuery {
   judgmentState?: JudgmentState;
   /** Attempts having a judgment with this label (a scorer id, a check's label). */
   judgmentLabel?: string;
-  /** Case-insensitive substring search over case id, input, output and judgment reasons. */
+  /** Case-insensitive substring search over case id, error message, input, output and judgment reasons. */
   text?: string;
   /** Default `case`: eval order, then case index, then trial. */
   sort?: "case" | "score" | "elapsed" | "verdict";

@@ -44,6 +44,8 @@ export interface RunRow {
   passRateInterval: Interval | null;
   meanScore: number | null;
   scoredAttempts: number;
+  /** Scored attempts whose score was partial (the mean is then a lower bound); null before the run's summaries. */
+  partialAttempts: number | null;
   /** Per-eval pass rate and mean score with their 95% intervals, for the trend charts (finished runs only). */
   perEval: {
     evalId: string;
@@ -69,7 +71,7 @@ export interface EvalView {
   meanScoreInterval: Interval | null;
   scoredCases: number;
   partialCases: number;
-  /** The finished run's summary (reducers, flaky cases); absent while the run is in progress. */
+  /** The run's summary (reducers, flaky cases), or one folded from its attempts so far. */
   summary?: EvalSummary;
 }
 
@@ -126,6 +128,9 @@ export function runRow(run: StoredRun): RunRow {
     passRateInterval: wilsonInterval(totals.passed, judged),
     meanScore: totals.meanScore,
     scoredAttempts: totals.scoredAttempts,
+    partialAttempts: run.summaries?.length
+      ? run.summaries.reduce((sum, s) => sum + s.partialCases, 0)
+      : null,
     perEval: (run.summaries ?? []).map((s) => {
       const n = s.cases - s.skipped;
       return {
@@ -177,21 +182,21 @@ function preview(value: unknown): string | null {
 }
 
 /**
- * Per-eval figures: from the summaries of a finished run; for a run that stopped without them
- * (crashed, killed), folded from its stored attempts, as `show` does; for one still running,
- * counted live from the store.
+ * Per-eval figures: from the summaries of a finished run; for a run without them (still running,
+ * or stopped: crashed, killed), folded from its stored attempts, as `show` does, so a live run's
+ * mean score is there as it fills in.
  */
 export async function runDetail(store: Store, run: StoredRun): Promise<RunDetail> {
   const summaries = new Map((run.summaries ?? []).map((s) => [s.evalId, s]));
-  if (summaries.size === 0 && effectiveStatus(run) !== "running")
-    for (const s of await foldedSummaries(store, run)) summaries.set(s.evalId, s);
+  if (run.evals.some((e) => !summaries.has(e.evalId)))
+    for (const s of await foldedSummaries(store, run))
+      if (!summaries.has(s.evalId)) summaries.set(s.evalId, s);
   const evals: EvalView[] = [];
   const labels = new Set<string>();
   for (const { evalId } of run.evals) {
     const sample = await store.queryAttempts(run.runId, { evalId, limit: 50 });
     for (const record of sample.items) for (const j of record.judgments) labels.add(j.label);
-    const summary = summaries.get(evalId);
-    evals.push(summary ? fromSummary(summary) : await counted(store, run.runId, evalId));
+    evals.push(fromSummary(summaries.get(evalId)!));
   }
   return { run: runRow(run), manifest: run, evals, labels: [...labels].sort() };
 }
@@ -228,31 +233,6 @@ function fromSummary(s: EvalSummary): EvalView {
     scoredCases: s.scoredCases,
     partialCases: s.partialCases,
     summary: s,
-  };
-}
-
-/** A running eval's counts, from index-only queries (no attempt is read). */
-async function counted(store: Store, runId: string, evalId: string): Promise<EvalView> {
-  const count = async (verdict: Verdict) =>
-    (await store.queryAttempts(runId, { evalId, verdict, limit: 0 })).total;
-  const passed = await count("passed");
-  const failed = await count("failed");
-  const errored = await count("errored");
-  const skipped = await count("skipped");
-  const judged = passed + failed + errored;
-  return {
-    evalId,
-    attempts: judged + skipped,
-    passed,
-    failed,
-    errored,
-    skipped,
-    passRate: judged > 0 ? passed / judged : null,
-    passRateInterval: wilsonInterval(passed, judged),
-    meanScore: null,
-    meanScoreInterval: null,
-    scoredCases: 0,
-    partialCases: 0,
   };
 }
 

@@ -30,6 +30,8 @@ export interface StaticData {
   /** Per run: the table's rows and the full records, in the same order. */
   attempts: Record<string, { rows: AttemptRow[]; records: AttemptRecord[] }>;
   charts: Record<string, RunCharts>;
+  /** Runs of which only the attempts of the cases that changed are embedded (the baseline), by id. */
+  changedOnly: string[];
 }
 
 /** What an export wrote. */
@@ -88,7 +90,9 @@ export async function exportHtml(options: ExportOptions): Promise<ExportResult> 
   }
   await write(`},"charts":{${JSON.stringify(run.runId)}:`);
   await json(charts.result());
-  await write("}}");
+  await write('},"changedOnly":');
+  await json(base ? [base.runId] : []);
+  await write("}");
   await write(parts.tail);
   out.end();
   await once(out, "finish");

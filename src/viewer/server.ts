@@ -14,6 +14,7 @@ import {
   caseTrials,
   compareRefs,
   listRunRows,
+  type RunDetail,
   runDetail,
 } from "./api.js";
 import { type AppFiles, loadApp } from "./app-files.js";
@@ -97,6 +98,8 @@ export function viewerApp(store: Store, token: string, app: AppFiles): Hono {
   const web = new Hono();
   // Finished runs do not change: their charts (a pass over every attempt) are kept, a few at a time.
   const charts = new Map<string, RunCharts>();
+  // The detail of a run without summaries (live or stopped), by its status and totals.
+  const folded = new Map<string, { key: string; detail: Promise<RunDetail> }>();
   /** The run a request's path names (its id, name or reference, as a path segment). */
   const runOf = (c: Context) => resolveRunRef(store, decodeSegment(c.req.param("run") ?? ""));
 
@@ -141,7 +144,23 @@ export function viewerApp(store: Store, token: string, app: AppFiles): Hono {
   web.get("/api/runs", async (c) =>
     json(c, { runs: await listRunRows(store, runQuery(new URL(c.req.url).searchParams)) }),
   );
-  web.get("/api/runs/:run", async (c) => json(c, await runDetail(store, await runOf(c))));
+  web.get("/api/runs/:run", async (c) => {
+    const run = await runOf(c);
+    if (run.summaries?.length) return json(c, await runDetail(store, run));
+    // Without summaries the figures fold every stored attempt: kept while the totals stand still.
+    const key = `${run.status}\n${JSON.stringify(run.totals)}`;
+    const kept = folded.get(run.runId);
+    if (kept?.key === key) return json(c, await kept.detail);
+    const detail = runDetail(store, run);
+    folded.set(run.runId, { key, detail });
+    if (folded.size > 8) folded.delete(folded.keys().next().value!);
+    try {
+      return json(c, await detail);
+    } catch (error) {
+      folded.delete(run.runId);
+      throw error;
+    }
+  });
   web.get("/api/runs/:run/attempts", async (c) => {
     const run = await runOf(c);
     return json(

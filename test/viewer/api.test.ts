@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCliArgs } from "../../src/cli/args.js";
 import { main } from "../../src/cli/main.js";
 import type { AttemptRecord } from "../../src/eval/record.js";
+import { thisWriter } from "../../src/store/writer.js";
 import type { RowPage, RunDetail, RunRow } from "../../src/viewer/api.js";
 import type { RunCharts } from "../../src/viewer/charts.js";
 import { startViewer, type Viewer } from "../../src/viewer/server.js";
@@ -138,6 +139,33 @@ describe("the viewer's API over a store of real runs", () => {
       partialCases: head.partialCases,
     });
     expect(cut.meanScoreInterval).toEqual(head.meanScoreInterval);
+  });
+
+  it("gives a run in progress its per-eval figures, mean score included, folded from its attempts", async () => {
+    const liveId = "run-live-00000000";
+    await fixture.store.beginRun({
+      ...manifest(liveId, { evals: ["greetings"], startedAt: "2025-01-04T00:00:00.000Z" }),
+      writer: thisWriter(),
+    });
+    const records: AttemptRecord[] = [];
+    for await (const record of fixture.store.streamAttempts(fixture.headId)) records.push(record);
+    await fixture.store.appendAttempts(liveId, records.slice(0, 6));
+    const { body } = await api<RunDetail>(`/api/runs/${liveId}`);
+    expect(body.run.status).toBe("running");
+    expect(body.run.meanScore).not.toBeNull();
+    expect(body.evals[0]).toMatchObject({
+      evalId: "greetings",
+      attempts: 6,
+      meanScore: body.run.meanScore,
+      scoredCases: 6,
+      partialCases: 6,
+    });
+    expect(body.evals[0]!.meanScoreInterval).not.toBeNull();
+    // Kept while nothing is added, folded again when attempts come in.
+    expect((await api<RunDetail>(`/api/runs/${liveId}`)).body).toEqual(body);
+    await fixture.store.appendAttempts(liveId, records.slice(6, 9));
+    const later = (await api<RunDetail>(`/api/runs/${liveId}`)).body;
+    expect(later.evals[0]).toMatchObject({ attempts: 9, scoredCases: 9 });
   });
 
   it("pages attempts on the server, filtered by verdict, state, label and text", async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineSuite } from "../../src/eval/suite.js";
 import { JudgeUnavailableError } from "../../src/judge/unavailable.js";
-import { runEvals } from "../../src/runner/run.js";
+import { type RunEntry, runEvals } from "../../src/runner/run.js";
 import { createScorer } from "../../src/scorers/create-scorer.js";
 import { storeSink } from "../../src/store/sink.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
@@ -54,6 +54,41 @@ function suite(head: boolean) {
   });
 }
 
+/**
+ * Record one real run of the engine into `store` (its attempts kept whole, as the viewer shows
+ * them), named `name`, started on `startedAt`.
+ */
+export async function recordRun(
+  store: Store,
+  options: {
+    runId: string;
+    name: string;
+    startedAt: string;
+    evals: RunEntry["eval"][];
+    trials: number;
+  },
+): Promise<string> {
+  const m = manifest(options.runId, {
+    evals: options.evals.map((e) => e.id),
+    name: options.name,
+    branch: "main",
+    startedAt: options.startedAt,
+  });
+  const sink = storeSink(store, m, { flushMs: 5 });
+  await sink.ready;
+  await runEvals(
+    options.evals.map((e) => ({ eval: e })),
+    {
+      runId: options.runId,
+      reporters: [sink],
+      keepCase: true,
+      keepOutput: true,
+      trials: options.trials,
+    },
+  );
+  return options.runId;
+}
+
 /** A temp SQLite store holding two real runs of the engine: `base`, then `head` (one regression). */
 export async function storeWithRuns(): Promise<{
   store: Store;
@@ -66,25 +101,16 @@ export async function storeWithRuns(): Promise<{
   const path = join(dir, "store.sqlite");
   const store = await openSqliteStore(path);
   const ids: string[] = [];
-  for (const [i, name] of ["base", "head"].entries()) {
-    const runId = `run-${name}-${"0".repeat(8)}`;
-    const m = manifest(runId, {
-      evals: ["greetings"],
-      name,
-      branch: "main",
-      startedAt: new Date(Date.UTC(2025, 0, 1 + i)).toISOString(),
-    });
-    const sink = storeSink(store, m, { flushMs: 5 });
-    await sink.ready;
-    await runEvals([{ eval: suite(name === "head") }], {
-      runId,
-      reporters: [sink],
-      keepCase: true,
-      keepOutput: true,
-      trials: 2,
-    });
-    ids.push(runId);
-  }
+  for (const [i, name] of ["base", "head"].entries())
+    ids.push(
+      await recordRun(store, {
+        runId: `run-${name}-${"0".repeat(8)}`,
+        name,
+        startedAt: new Date(Date.UTC(2025, 0, 1 + i)).toISOString(),
+        evals: [suite(name === "head")],
+        trials: 2,
+      }),
+    );
   return {
     store,
     path,

@@ -1,7 +1,9 @@
 // The web app's numbers read as the CLI's: the same rounding for the same mean.
 import { describe, expect, it } from "vitest";
+import { formatMean, meanScoreFigure } from "../../src/report/figures.js";
 import { formatNumber } from "../../src/report/format.js";
-import { num } from "../../viewer-app/src/numbers.js";
+import type { EvalSummary } from "../../src/runner/events.js";
+import { meanText, num } from "../../viewer-app/src/numbers.js";
 
 describe("the viewer's numbers", () => {
   it("round as the CLI's reports do (0.6625 is 0.663 in both)", () => {
@@ -11,5 +13,15 @@ describe("the viewer's numbers", () => {
     expect(num(null)).toBe("\u2014");
     for (const x of [0.1235, 0.0005, 0.9995, 0.33333, 1 / 3, 2 / 3])
       expect(Number(num(x))).toBe(Number(formatNumber(x)));
+  });
+
+  it("mark a mean score over partial scores as a lower bound (≥), as the CLI does", () => {
+    for (const partialCases of [0, 2]) {
+      const summary = { meanScore: 0.902, sdScore: 0.1, scoredCases: 10, partialCases };
+      const cli = formatMean(meanScoreFigure(summary as EvalSummary));
+      expect(meanText(0.902, partialCases)).toBe(cli);
+    }
+    expect(meanText(0.902, 2)).toBe("\u2265 0.902");
+    expect(meanText(null, 2)).toBe("\u2014");
   });
 });

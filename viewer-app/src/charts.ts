@@ -17,25 +17,41 @@ const percentAxis = (): uPlot.Axis => ({
   size: 56,
 });
 
-function figure(caption: string, build: (el: HTMLElement) => void, note?: string): HTMLElement {
+function figure(
+  caption: string,
+  build: (el: HTMLElement) => void,
+  note?: string,
+  legend?: HTMLElement,
+): HTMLElement {
   const plot = h("div", { class: "plot" });
   const el = h(
     "figure",
     { class: "chart" },
     h("figcaption", {}, caption),
     plot,
+    legend,
     note ? h("p", { class: "muted small" }, note) : null,
   );
   build(plot);
   return el;
 }
 
-/** Per eval: pass rate and mean score over the runs listed, each with its 95% band. */
-export function trendCharts(runs: RunRow[]): HTMLElement[] {
+// uPlot's own legend lists the band bounds as series too, and is hidden: the lines are named here.
+const trendLegend = (): HTMLElement =>
+  h(
+    "ul",
+    { class: "legend small" },
+    h("li", { class: "key-pass" }, "pass rate"),
+    h("li", { class: "key-score" }, "mean score"),
+    h("li", { class: "key-band" }, "95% bands"),
+  );
+
+/** Per eval (or only `evalId`'s): pass rate and mean score over the runs listed, with 95% bands. */
+export function trendCharts(runs: RunRow[], evalId?: string | null): HTMLElement[] {
   const byEval = new Map<string, { t: number; e: RunRow["perEval"][number] }[]>();
   for (const run of [...runs].reverse())
     for (const e of run.perEval) {
-      if (e.passRate === null) continue;
+      if (e.passRate === null || (evalId && e.evalId !== evalId)) continue;
       const points = byEval.get(e.evalId) ?? [];
       points.push({ t: Date.parse(run.startedAt) / 1000, e });
       byEval.set(e.evalId, points);
@@ -59,38 +75,43 @@ export function trendCharts(runs: RunRow[]): HTMLElement[] {
       points: { show: false },
     });
     out.push(
-      figure(`${evalId}: pass rate and mean score over ${points.length} runs (95% bands)`, (el) => {
-        new uPlot(
-          {
-            ...SIZE,
-            class: "trend",
-            scales: { y: { range: [0, 1] } },
-            axes: [{}, percentAxis()],
-            series: [
-              {},
-              { label: "pass rate", stroke: BLUE, width: 1.5, value: (_u, v) => pct(v) },
-              bound("pass low"),
-              bound("pass high"),
-              {
-                label: "mean score",
-                stroke: AMBER,
-                width: 1.5,
-                dash: [4, 2],
-                value: (_u, v) => (v === null ? "\u2014" : v.toFixed(3)),
-              },
-              bound("score low"),
-              bound("score high"),
-            ],
-            bands: [
-              { series: [3, 2], fill: "rgba(47,111,222,0.15)" },
-              { series: [6, 5], fill: "rgba(178,106,0,0.12)" },
-            ],
-            legend: { show: false },
-          },
-          data,
-          el,
-        );
-      }),
+      figure(
+        `${evalId}: pass rate and mean score over ${points.length} runs (95% bands)`,
+        (el) => {
+          new uPlot(
+            {
+              ...SIZE,
+              class: "trend",
+              scales: { y: { range: [0, 1] } },
+              axes: [{}, percentAxis()],
+              series: [
+                {},
+                { label: "pass rate", stroke: BLUE, width: 1.5, value: (_u, v) => pct(v) },
+                bound("pass low"),
+                bound("pass high"),
+                {
+                  label: "mean score",
+                  stroke: AMBER,
+                  width: 1.5,
+                  dash: [4, 2],
+                  value: (_u, v) => (v === null ? "\u2014" : v.toFixed(3)),
+                },
+                bound("score low"),
+                bound("score high"),
+              ],
+              bands: [
+                { series: [3, 2], fill: "rgba(47,111,222,0.15)" },
+                { series: [6, 5], fill: "rgba(178,106,0,0.12)" },
+              ],
+              legend: { show: false },
+            },
+            data,
+            el,
+          );
+        },
+        undefined,
+        trendLegend(),
+      ),
     );
   }
   return out;

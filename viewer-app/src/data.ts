@@ -37,6 +37,23 @@ export async function get<T>(path: string, params: Params = {}): Promise<T> {
   return body;
 }
 
+/**
+ * In a static export with a baseline, the baseline run holds only the cases that changed: how
+ * many of its attempts it holds, and the head it was compared with. Null for a run held whole.
+ */
+export function changedOnly(
+  runId: string,
+): { exported: number; head: string; headId: string } | null {
+  if (!STATIC?.changedOnly.includes(runId)) return null;
+  const head = STATIC.comparison?.head;
+  if (!head) return null;
+  return {
+    exported: STATIC.attempts[runId]?.rows.length ?? 0,
+    head: head.name ?? head.runId.slice(0, 8),
+    headId: head.runId,
+  };
+}
+
 // ---------------------------------------------------------------- the static export's API
 
 function staticRun(data: StaticData, ref: string): string {
@@ -54,7 +71,8 @@ function staticRun(data: StaticData, ref: string): string {
 function staticApi(data: StaticData, parts: string[], p: Record<string, string>): unknown {
   const [first, id, sub, evalId, caseId] = parts;
   if (first === "runs" && id === undefined) {
-    const tags = p.tag ? p.tag.split("&") : [];
+    // As the server, a tag without `key=` filters nothing.
+    const tags = (p.tag ? p.tag.split("&") : []).filter((t) => t.indexOf("=") > 0);
     const runs = data.runs.filter(
       (r) =>
         (!p.evalId || r.evals.includes(p.evalId)) &&
@@ -76,6 +94,12 @@ function staticApi(data: StaticData, parts: string[], p: Record<string, string>)
     const trials = attempts.records
       .filter((r) => r.evalId === evalId && r.caseId === caseId)
       .sort((a, b) => (a.trial ?? 0) - (b.trial ?? 0));
+    if (trials.length === 0 && data.changedOnly.includes(runId)) {
+      const run = data.details[runId]!.run;
+      throw new Error(
+        `case ${JSON.stringify(caseId)} of eval ${JSON.stringify(evalId)} was not exported: this export holds only the cases that changed for its baseline run ${run.name ?? runId.slice(0, 8)}`,
+      );
+    }
     return { runId, evalId, caseId, trials };
   }
   if (first === "compare") {
@@ -140,6 +164,7 @@ function searchText(data: Embedded, i: number): string {
     const r = data.records[i]!;
     texts[i] = [
       r.caseId,
+      r.error?.message ?? "",
       JSON.stringify(r.input),
       JSON.stringify(r.output),
       ...r.judgments.map((j) => j.reason),

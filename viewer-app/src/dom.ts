@@ -90,6 +90,11 @@ export function fail(err: unknown): HTMLDivElement {
   );
 }
 
+/** A note on what the page shows and why (a link that names nothing, a partial export). */
+export function notice(...kids: Kid[]): HTMLElement {
+  return h("p", { class: "notice", role: "status" }, kids);
+}
+
 export function section(title: string, ...kids: Kid[]): HTMLElement {
   return h("section", { class: "box" }, h("h3", {}, title), kids);
 }

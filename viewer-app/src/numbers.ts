@@ -9,3 +9,12 @@ export const num = (x: number | null | undefined, digits = 3): string =>
   x === null || x === undefined
     ? "\u2014"
     : (Math.round(x * 10 ** digits) / 10 ** digits).toFixed(digits);
+
+/**
+ * A mean score as the CLI's reports show it: "≥ 0.902" when `partial` of the scores in it were
+ * partial (judgments without evidence kept in max), which makes it a lower bound.
+ */
+export const meanText = (
+  x: number | null | undefined,
+  partial: number | null | undefined,
+): string => `${x !== null && x !== undefined && partial ? "\u2265 " : ""}${num(x)}`;

@@ -29,6 +29,11 @@ export function route(): Route {
   };
 }
 
+/** The hash of a case page, showing `trial` (numbered from 0) when given. */
+export function caseHash(runId: string, evalId: string, caseId: string, trial?: number): string {
+  return `#/case/${[runId, evalId, caseId].map(enc).join("/")}${trial === undefined ? "" : `?trial=${trial}`}`;
+}
+
 export function go(hash: string): void {
   location.hash = hash;
 }

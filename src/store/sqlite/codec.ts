@@ -315,12 +315,15 @@ function member(key: string, value: unknown): string {
 }
 
 /**
- * What text queries scan per attempt: case id and the text of the input and output (their
- * strings and numbers, up to {@link SEARCH_VALUE_CHARS} each; a larger value is also searched in
- * its blob), lower-cased once here. Reasons have their own index (`reasons.ts`).
+ * What text queries scan per attempt: case id, the message of the error the attempt ended with
+ * (a target that threw), and the text of the input and output (their strings and numbers, up to
+ * {@link SEARCH_VALUE_CHARS} each; a larger value is also searched in its blob), lower-cased once
+ * here. Reasons have their own index (`reasons.ts`). Rows written before the error was added are
+ * read as they are; their error is not searched.
  */
 export function searchText(record: AttemptRecord): string {
   let text = record.caseId;
+  if (record.error) text += `\n${record.error.message.slice(0, SEARCH_VALUE_CHARS)}`;
   for (let i = 0; i < 2; i++) {
     leaves.text = "";
     leaves.count = 0;

@@ -55,11 +55,11 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}
 const LISTED_REASONS = 32;
 
 /**
- * Case-insensitive substring match over case id, input, output and judgment reasons, within the
- * run's narrow `attempt_text` rows: a LIKE over the lower-cased case id and value text (LIKE folds
- * only ASCII, so both sides are lower-cased by JS); the ids of the run's distinct reasons that
- * match; and for an input or output too large to be inline, its blob's JSON, where the needle is
- * also tried JSON-escaped (quotes, backslashes).
+ * Case-insensitive substring match over case id, error message, input, output and judgment
+ * reasons, within the run's narrow `attempt_text` rows: a LIKE over the lower-cased case id, error
+ * and value text (LIKE folds only ASCII, so both sides are lower-cased by JS); the ids of the
+ * run's distinct reasons that match; and for an input or output too large to be inline, its
+ * blob's JSON, where the needle is also tried JSON-escaped (quotes, backslashes).
  */
 function textFilter(
   rid: number,

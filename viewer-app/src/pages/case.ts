@@ -1,7 +1,8 @@
 import type { AttemptRecord, Judgment, Trace } from "../../../src/eval/record.js";
+import { plural } from "../../../src/plural.js";
 import { get } from "../data.js";
-import { badge, enc, fail, fill, h, num, scoreText, section, seg } from "../dom.js";
-import { go, header, type PageHandle, previous, type Route } from "../router.js";
+import { badge, enc, fail, fill, h, notice, num, scoreText, section, seg } from "../dom.js";
+import { go, header, type PageHandle, previous, type Route, setParams } from "../router.js";
 import { diffView, jsonTree, preview, valueView } from "../values.js";
 
 /** A case: its trials side by side, and the chosen trial's values, judgments, trace and usage. */
@@ -23,8 +24,8 @@ export function casePage(root: HTMLElement, r: Route): PageHandle {
         fill(main, fail(`no attempt of ${evalId}/${caseId} in this run`));
         return;
       }
-      let chosen = Number(r.params.get("trial") ?? 0);
-      if (!data.trials.some((t) => (t.trial ?? 0) === chosen)) chosen = first.trial ?? 0;
+      const asked = trialOf(r.params.get("trial"), data.trials);
+      let chosen = asked.chosen;
       const judged = data.trials.filter((t) => t.verdict !== "skipped");
       const flaky =
         judged.some((t) => t.verdict === "passed") && judged.some((t) => t.verdict !== "passed");
@@ -37,6 +38,10 @@ export function casePage(root: HTMLElement, r: Route): PageHandle {
             class: `trial${(t.trial ?? 0) === chosen ? " sel" : ""}`,
             onclick: () => {
               chosen = t.trial ?? 0;
+              asked.notice?.remove();
+              // The trial shown is in the URL, so a reload or a copied link shows it again.
+              r.params.set("trial", String(chosen));
+              setParams(r.params);
               show();
             },
           },
@@ -62,6 +67,7 @@ export function casePage(root: HTMLElement, r: Route): PageHandle {
             : null,
           flaky ? badge("flaky") : null,
         ),
+        asked.notice,
         cards,
         detail,
       );
@@ -70,6 +76,29 @@ export function casePage(root: HTMLElement, r: Route): PageHandle {
     (err: unknown) => fill(main, fail(err)),
   );
   return { back };
+}
+
+/**
+ * The trial `?trial=` names (numbered from 0, shown from 1), or the first with a notice naming
+ * the trials that exist when it names none of them.
+ */
+function trialOf(
+  asked: string | null,
+  trials: AttemptRecord[],
+): { chosen: number; notice: HTMLElement | null } {
+  const numbers = trials.map((t) => t.trial ?? 0);
+  const first = numbers[0] ?? 0;
+  if (asked === null) return { chosen: first, notice: null };
+  const n = /^\d+$/.test(asked) ? Number(asked) : Number.NaN;
+  if (numbers.includes(n)) return { chosen: n, notice: null };
+  const named = numbers.map((t) => `?trial=${t} (trial ${t + 1})`);
+  const list = named.length > 1 ? `${named.slice(0, -1).join(", ")} and ${named.at(-1)}` : named[0];
+  return {
+    chosen: first,
+    notice: notice(
+      `?trial=${asked} names no trial of this case; ${named.length > 1 ? "its trials are" : "its trial is"} ${list}. Showing trial ${first + 1}.`,
+    ),
+  };
 }
 
 function attemptView(a: AttemptRecord): HTMLElement {
@@ -140,7 +169,7 @@ function judgmentsView(js: Judgment[]): HTMLElement {
       : String(j.earned);
   const audit = (j: Judgment) =>
     j.judge
-      ? ` \u00b7 judge: ${j.judge.calls} calls, ${j.judge.cachedCalls} cached, ${j.judge.inputTokens + j.judge.outputTokens} tokens, ${j.judge.latencyMs.toFixed(0)} ms`
+      ? ` \u00b7 judge: ${plural(j.judge.calls, "call")}, ${j.judge.cachedCalls} cached, ${plural(j.judge.inputTokens + j.judge.outputTokens, "token")}, ${j.judge.latencyMs.toFixed(0)} ms`
       : "";
   return h(
     "table",
@@ -254,7 +283,11 @@ function usageView(u: AttemptRecord["usage"]): HTMLElement {
         "tr",
         {},
         h("th", {}, "judge"),
-        h("td", {}, `${j.calls} calls (${j.cachedCalls} cached, ${j.retries} retries)`),
+        h(
+          "td",
+          {},
+          `${plural(j.calls, "call")} (${j.cachedCalls} cached, ${j.retries} ${j.retries === 1 ? "retry" : "retries"})`,
+        ),
         h("td", {}, `tokens ${j.inputTokens} in / ${j.outputTokens} out`),
         h("td", {}, `${j.latencyMs.toFixed(0)} ms`),
         h("td", {}, j.costUsd === undefined ? "cost not priced" : `$${j.costUsd.toFixed(4)}`),

@@ -1,8 +1,9 @@
 import type { Comparison } from "../../../src/compare/types.js";
 import type { AttemptRecord } from "../../../src/eval/record.js";
+import { plural } from "../../../src/plural.js";
 import { get } from "../data.js";
 import { badge, enc, fail, fill, h, interval, num, pct, section, seg } from "../dom.js";
-import { go, header, type PageHandle, type Route } from "../router.js";
+import { caseHash, go, header, type PageHandle, type Route } from "../router.js";
 import { diffView, valueView } from "../values.js";
 
 type EvalComparison = Comparison["evals"][number];
@@ -68,7 +69,7 @@ function statsView(title: string, s: Stats): HTMLElement {
     h(
       "p",
       {},
-      `${s.pairs} paired cases \u00b7 ${t.passToFail} pass\u2192fail \u00b7 ${t.becameErrored} became errored \u00b7 ${t.failToPass} fail\u2192pass \u00b7 ${t.added} added \u00b7 ${t.removed} removed \u00b7 ${t.unchanged} unchanged`,
+      `${plural(s.pairs, "paired case")} \u00b7 ${t.passToFail} pass\u2192fail \u00b7 ${t.becameErrored} became errored \u00b7 ${t.failToPass} fail\u2192pass \u00b7 ${t.added} added \u00b7 ${t.removed} removed \u00b7 ${t.unchanged} unchanged`,
     ),
     pr
       ? h(
@@ -88,7 +89,7 @@ function statsView(title: string, s: Stats): HTMLElement {
       ? h(
           "p",
           { class: "muted" },
-          `left out of the score: ${s.leftOut.partialAttempts} partial, ${s.leftOut.unavailableAttempts} unavailable attempts`,
+          `left out of the score: ${plural(s.leftOut.partialAttempts, "partial attempt")}, ${plural(s.leftOut.unavailableAttempts, "unavailable attempt")}`,
         )
       : null,
   );
@@ -122,6 +123,10 @@ function changesView(c: Comparison, e: EvalComparison): HTMLElement {
             h("b", {}, ch.caseId),
             ` ${ch.base.passed}/${ch.base.trials} \u2192 ${ch.head.passed}/${ch.head.trials} passed`,
             ch.error ? h("span", { class: "err" }, ` ${ch.error}`) : null,
+            " \u00b7 ",
+            h("a", { href: caseHash(c.base.runId, e.evalId, ch.caseId) }, "base case"),
+            " \u00b7 ",
+            h("a", { href: caseHash(c.head.runId, e.evalId, ch.caseId) }, "head case"),
           ),
           ch.judgments.length
             ? h(

@@ -1,9 +1,24 @@
-import type { AttemptRow, EvalView, RowPage, RunDetail } from "../../../src/viewer/api.js";
+import { plural, pluralNoun } from "../../../src/plural.js";
+import type { AttemptRow, EvalView, RowPage, RunDetail, RunRow } from "../../../src/viewer/api.js";
 import type { RunCharts } from "../../../src/viewer/charts.js";
 import { scoreHistograms, scorerRates } from "../charts.js";
-import { get, PAGE } from "../data.js";
-import { badge, enc, fail, fill, h, inputValue, interval, num, pct, seg, when } from "../dom.js";
-import { go, header, type PageHandle, poll, type Route, setParams } from "../router.js";
+import { changedOnly, get, PAGE } from "../data.js";
+import {
+  badge,
+  enc,
+  fail,
+  fill,
+  h,
+  inputValue,
+  interval,
+  notice,
+  num,
+  pct,
+  seg,
+  when,
+} from "../dom.js";
+import { meanText } from "../numbers.js";
+import { caseHash, go, header, type PageHandle, poll, type Route, setParams } from "../router.js";
 import { virtualTable } from "./table.js";
 
 const VERDICTS: [string, string][] = [
@@ -48,8 +63,7 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
   const summary = h("section", {});
   const charts = h("section", { class: "charts" });
   const count = h("span", { class: "muted", id: "count" });
-  const openCase = (row: AttemptRow) =>
-    go(`#/case/${[runId, row.evalId, row.caseId].map(enc).join("/")}?trial=${row.trial}`);
+  const openCase = (row: AttemptRow) => go(caseHash(runId, row.evalId, row.caseId, row.trial));
   const table = virtualTable(
     runId,
     (offset) =>
@@ -78,9 +92,9 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
   const search = h("input", {
     type: "search",
     name: "q",
-    placeholder: "search ids, inputs, outputs, reasons (/)",
+    placeholder: "search ids, inputs, outputs, reasons, errors (/)",
     value: p.get("q") ?? "",
-    size: 36,
+    size: 46,
     oninput: (e: Event) => {
       clearTimeout(timer);
       const v = inputValue(e);
@@ -120,7 +134,7 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
     charts,
   );
   table.onTotal = (n) => {
-    count.textContent = `${n.toLocaleString("en")} attempts`;
+    count.textContent = `${n.toLocaleString("en")} ${pluralNoun(n, "attempt")}`;
   };
   let detail: RunDetail | null = null;
   let chartsFor: string | null = null;
@@ -150,7 +164,10 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
         interval(run.passRateInterval, pct),
         ` n=${run.attempts - run.skipped}`,
         " \u00b7 mean score ",
-        num(run.meanScore),
+        meanText(
+          run.meanScore,
+          detail.evals.reduce((sum, e) => sum + e.partialCases, 0),
+        ),
       ),
       h(
         "table",
@@ -166,6 +183,8 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
         ),
         h("tbody", {}, detail.evals.map(evalLine)),
       ),
+      partialExport(run),
+      unfinished(run),
     );
     if (!evalSel.firstChild) {
       evalSel.append(
@@ -192,9 +211,14 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
   }
   void loadDetail();
   table.reset();
+  // A live run's figures fold every stored attempt on the server: one request at a time.
+  let loading = false;
   const stop = poll(() => {
-    if (detail?.run.status === "running") {
-      void loadDetail();
+    if (detail?.run.status === "running" && !loading) {
+      loading = true;
+      void loadDetail().finally(() => {
+        loading = false;
+      });
       table.refresh();
     }
   }, 2000);
@@ -211,6 +235,27 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
       return true;
     },
   };
+}
+
+/** A run that stopped before it finished: what it holds, and the command `show` gives to resume it. */
+function unfinished(run: RunRow): HTMLElement | null {
+  if (run.status !== "crashed" && run.status !== "interrupted") return null;
+  return notice(
+    `This run stopped before it finished (${run.status}): ${plural(run.attempts, "attempt")} ${run.attempts === 1 ? "is" : "are"} stored. `,
+    h("code", {}, `niceeval run --resume ${run.runId.slice(0, 8)}`),
+    " runs the rest.",
+  );
+}
+
+/** A static export's baseline run holds only the changed cases: say so, not that it lacks the rest. */
+function partialExport(run: RunRow): HTMLElement | null {
+  const held = changedOnly(run.runId);
+  if (!held) return null;
+  return notice(
+    `Only the cases that changed against ${held.head} were exported for this baseline run: the table lists ${held.exported} of its ${plural(run.attempts, "attempt")}; the figures above count them all. See the `,
+    h("a", { href: `#/compare?base=${enc(run.runId)}&head=${enc(held.headId)}` }, "comparison"),
+    ".",
+  );
 }
 
 function evalLine(e: EvalView): HTMLElement {
@@ -231,7 +276,7 @@ function evalLine(e: EvalView): HTMLElement {
     h(
       "td",
       { class: "num" },
-      num(e.meanScore),
+      meanText(e.meanScore, e.partialCases),
       h(
         "span",
         { class: "muted" },

@@ -1,7 +1,8 @@
 import type { RunRow } from "../../../src/viewer/api.js";
 import { trendCharts } from "../charts.js";
 import { get } from "../data.js";
-import { badge, enc, fail, fill, h, inputValue, interval, num, pct, when } from "../dom.js";
+import { badge, enc, fail, fill, h, inputValue, interval, notice, pct, when } from "../dom.js";
+import { meanText } from "../numbers.js";
 import { go, header, type PageHandle, poll, type Route, setParams } from "../router.js";
 
 /** Every stored run, filterable by eval, branch and tag; two picked runs open the comparison. */
@@ -10,6 +11,7 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
   const selected = new Set<string>();
   const body = h("tbody");
   const charts = h("section", { class: "charts" });
+  const tagNote = h("div");
   let lastRuns: RunRow[] = [];
   const compareBtn = h(
     "button",
@@ -23,8 +25,26 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
           go(`#/compare?base=${enc(rows[0]!.runId)}&head=${enc(rows[1]!.runId)}`);
       },
     },
-    "Compare 2 selected",
+    "Compare 0 selected",
   );
+  const compareHint = h("span", { class: "muted small", id: "compare-hint" });
+  /** The button names the runs ticked; while it cannot compare, the hint says why. */
+  const updateCompare = () => {
+    const n = selected.size;
+    const why =
+      n === 0
+        ? "Tick two runs to compare them."
+        : n === 1
+          ? "Tick one more run to compare."
+          : n > 2
+            ? `Compare takes two runs; ${n} are ticked.`
+            : "";
+    compareBtn.textContent = `Compare ${n} selected`;
+    compareBtn.disabled = n !== 2;
+    compareBtn.title = why;
+    compareHint.textContent = why;
+  };
+  updateCompare();
   const filter = (name: string, label: string) =>
     h(
       "label",
@@ -63,7 +83,9 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
       filter("branch", "branch"),
       filter("tag", "tag k=v"),
       compareBtn,
+      compareHint,
     ),
+    tagNote,
     h(
       "table",
       { class: "runs" },
@@ -94,7 +116,7 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
           onchange: (e: Event) => {
             if ((e.target as HTMLInputElement).checked) selected.add(run.runId);
             else selected.delete(run.runId);
-            compareBtn.disabled = selected.size !== 2;
+            updateCompare();
           },
         }),
       ),
@@ -123,11 +145,22 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
       h(
         "td",
         { class: "num" },
-        num(run.meanScore),
+        meanText(run.meanScore, run.partialAttempts),
         h("span", { class: "muted" }, ` n=${run.scoredAttempts}`),
       ),
     );
   async function load(): Promise<void> {
+    const tag = p.get("tag");
+    // The server ignores a tag filter without `key=`: say so rather than show every run unasked.
+    const badTag = !!tag && tag.indexOf("=") <= 0;
+    fill(
+      tagNote,
+      badTag
+        ? notice(
+            `The tag filter ${JSON.stringify(tag)} is ignored: write it as key=value, for example model=gpt-4.1.`,
+          )
+        : null,
+    );
     let data: { runs: RunRow[] };
     try {
       data = await get("/runs", {
@@ -140,17 +173,24 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
       return;
     }
     lastRuns = data.runs;
+    const filters = Object.entries({ evalId: "eval", branch: "branch", tag: "tag" }).flatMap(
+      ([name, label]) => {
+        const value = p.get(name);
+        return value && !(name === "tag" && badTag) ? [`${label} ${value}`] : [];
+      },
+    );
+    const none =
+      filters.length > 0
+        ? [
+            `No run matches these filters (${filters.join(", ")}). `,
+            h("a", { href: "#/" }, "Clear the filters"),
+            " to see every run.",
+          ]
+        : "No runs stored yet: niceeval run writes one.";
     if (data.runs.length === 0)
-      fill(
-        body,
-        h(
-          "tr",
-          {},
-          h("td", { colspan: 9, class: "muted" }, "No runs stored yet: niceeval run writes one."),
-        ),
-      );
+      fill(body, h("tr", {}, h("td", { colspan: 9, class: "muted" }, none)));
     else fill(body, data.runs.map(line));
-    fill(charts, trendCharts(data.runs));
+    fill(charts, trendCharts(data.runs, p.get("evalId")));
   }
   void load();
   const stop = poll(() => {

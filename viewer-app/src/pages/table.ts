@@ -1,6 +1,7 @@
 import type { AttemptRow, RowPage } from "../../../src/viewer/api.js";
 import { PAGE } from "../data.js";
-import { badge, enc, fail, fill, h, scoreText } from "../dom.js";
+import { badge, fail, fill, h, scoreText } from "../dom.js";
+import { caseHash } from "../router.js";
 
 const ROW = 28;
 
@@ -32,8 +33,7 @@ export function virtualTable(
   let generation = 0;
   let sel = 0;
   let frame = 0;
-  const caseHref = (row: AttemptRow) =>
-    `#/case/${[runId, row.evalId, row.caseId].map(enc).join("/")}?trial=${row.trial}`;
+  const caseHref = (row: AttemptRow) => caseHash(runId, row.evalId, row.caseId, row.trial);
 
   function load(n: number): void {
     if (pages.has(n)) return;

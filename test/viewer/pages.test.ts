@@ -1,0 +1,365 @@
+// What the viewer's pages say, live and in the static export, in a real Chromium.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AttemptRecord } from "../../src/eval/record.js";
+import { defineSuite } from "../../src/eval/suite.js";
+import { createScorer } from "../../src/scorers/create-scorer.js";
+import { exportHtml } from "../../src/viewer/export.js";
+import { startViewer, type Viewer } from "../../src/viewer/server.js";
+import { manifest } from "../store/fixtures.js";
+import { runCli } from "../support/project.js";
+import { ensureViewerApp } from "./app.js";
+import { launchChromium } from "./browser.js";
+import { recordRun, storeWithRuns } from "./fixture.js";
+
+let fixture: Awaited<ReturnType<typeof storeWithRuns>>;
+let viewer: Viewer;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+let page: Page;
+let dir: string;
+const errors: string[] = [];
+
+/** A run whose target throws "boom" on one case and whose scorer throws "kaput" on another. */
+const THROWS = "run-throws-0000000";
+const throwing = defineSuite<string, string>({
+  id: "throwing",
+  cases: [
+    { id: "fine", input: "a", expected: "a" },
+    { id: "target-throws", input: "b", expected: "b" },
+    { id: "scorer-throws", input: "c", expected: "c" },
+  ],
+  target: (input, ctx) => {
+    if (ctx.caseId === "target-throws") throw new Error("the target went boom");
+    return input;
+  },
+  scorers: [
+    createScorer<string, string>({
+      name: "same",
+      score: ({ input, output, expected }) => {
+        if (input === "c") throw new Error("the scorer went kaput");
+        return { score: output === expected ? 1 : 0 };
+      },
+    }),
+  ],
+});
+
+const echo = defineSuite<string, string>({
+  id: "echo",
+  cases: [{ id: "hi", input: "hi", expected: "hi" }],
+  target: (input) => input,
+  scorers: [
+    createScorer<string, string>({
+      name: "same",
+      score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+    }),
+  ],
+});
+
+beforeAll(async () => {
+  await ensureViewerApp();
+  fixture = await storeWithRuns();
+  await recordRun(fixture.store, {
+    runId: THROWS,
+    name: "throws",
+    startedAt: "2025-01-03T00:00:00.000Z",
+    evals: [throwing],
+    trials: 1,
+  });
+  // Two runs of two evals each, for the runs page's eval filter.
+  for (const i of [1, 2])
+    await recordRun(fixture.store, {
+      runId: `run-mixed-${i}-000000`,
+      name: `mixed-${i}`,
+      startedAt: `2025-01-0${3 + i}T00:00:00.000Z`,
+      evals: [throwing, echo],
+      trials: 1,
+    });
+  viewer = await startViewer({ store: fixture.store });
+  browser = await launchChromium();
+  page = await browser.context.newPage();
+  watch(page);
+  await page.goto(viewer.url);
+  dir = await mkdtemp(join(tmpdir(), "niceeval-pages-"));
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await viewer?.close();
+  await fixture?.cleanup();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** Collect a page's uncaught errors and console errors (a failed API call logs one). */
+function watch(p: Page): void {
+  p.on("pageerror", (error) => errors.push(error.message));
+  p.on("console", (message) => {
+    if (message.type() === "error") errors.push(`${p.url()}: ${message.text()}`);
+  });
+}
+
+/** The cases shown in the run page's table once it has loaded. */
+async function shownCases(p: Page): Promise<string[]> {
+  await p.locator(".vt-row[data-case], .vt .empty").first().waitFor();
+  return p
+    .locator(".vt-row[data-case]")
+    .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-case")));
+}
+
+/** Export `run` (with `baseline`) to a file and open it in a new page; the page's file URL. */
+async function openExport(run: string, baseline?: string): Promise<{ p: Page; url: string }> {
+  const file = join(dir, `${run}-${baseline ?? "alone"}.html`);
+  await exportHtml({ store: fixture.store, run, ...(baseline ? { baseline } : {}), file });
+  const p = await browser.context.newPage();
+  watch(p);
+  return { p, url: pathToFileURL(file).href };
+}
+
+describe("searching a run", () => {
+  it("finds the error a target threw, as it finds a scorer's", async () => {
+    await page.goto(`${viewer.origin}/#/run/throws?q=kaput`);
+    expect(await shownCases(page)).toEqual(["scorer-throws"]);
+    expect(await page.locator(".vt-row .why").first().textContent()).toContain("kaput");
+    await page.goto(`${viewer.origin}/#/run/throws?q=boom`);
+    await page.reload();
+    expect(await shownCases(page)).toEqual(["target-throws"]);
+    expect(await page.locator(".vt-row .why").first().textContent()).toContain("boom");
+  });
+
+  it("finds it in the static export too", async () => {
+    const { p, url } = await openExport("throws");
+    await p.goto(`${url}#/run/${THROWS}?q=boom`);
+    expect(await shownCases(p)).toEqual(["target-throws"]);
+    await p.close();
+  });
+});
+
+/** Click a case page's second trial card; the URL names it, and a reload shows it again. */
+async function pickSecondTrial(p: Page, url: string): Promise<void> {
+  await p.goto(url);
+  await p.locator(".trials .trial").nth(1).click();
+  await p.locator(".trials .trial.sel", { hasText: "trial 2" }).waitFor();
+  expect(new URL(p.url()).hash).toMatch(/\?trial=1$/);
+  await p.reload();
+  await p.locator(".trials .trial.sel").waitFor();
+  expect(await p.locator(".trials .trial.sel").textContent()).toContain("trial 2");
+}
+
+describe("a case page", () => {
+  it("puts the trial clicked in the URL (?trial=), so a reload or a link shows it", async () => {
+    await pickSecondTrial(page, `${viewer.origin}/#/case/${fixture.headId}/greetings/case-3`);
+  });
+
+  it("does so in the static export too", async () => {
+    const { p, url } = await openExport("head");
+    await pickSecondTrial(p, `${url}#/case/${fixture.headId}/greetings/case-3`);
+    await p.close();
+  });
+
+  it("says so when ?trial= names no trial of the case, and which trials exist", async () => {
+    for (const trial of ["99", "-1", "abc"]) {
+      await page.goto(`${viewer.origin}/#/case/${fixture.headId}/greetings/case-3?trial=${trial}`);
+      await page.reload();
+      const notice = page.locator(".notice");
+      await notice.waitFor();
+      expect(await notice.textContent()).toBe(
+        `?trial=${trial} names no trial of this case; its trials are ?trial=0 (trial 1) and ?trial=1 (trial 2). Showing trial 1.`,
+      );
+      expect(await page.locator(".trials .trial.sel").textContent()).toContain("trial 1");
+    }
+    await page.goto(`${viewer.origin}/#/case/${fixture.headId}/greetings/case-3?trial=1`);
+    await page.reload();
+    await page.locator(".trials .trial.sel", { hasText: "trial 2" }).waitFor();
+    expect(await page.locator(".notice").count()).toBe(0);
+  });
+});
+
+describe("a static export with a baseline", () => {
+  it("says the baseline run's table holds only the cases that changed, and a case left out was not exported", async () => {
+    const { p, url } = await openExport("head", "base");
+    await p.goto(`${url}#/run/${fixture.baseId}`);
+    expect(await shownCases(p)).toEqual(["case-3", "case-3"]);
+    const notice = p.locator(".notice");
+    await notice.waitFor();
+    expect(await notice.textContent()).toBe(
+      "Only the cases that changed against head were exported for this baseline run: the table lists 2 of its 14 attempts; the figures above count them all. See the comparison.",
+    );
+    await p.goto(`${url}#/case/${fixture.baseId}/greetings/case-0`);
+    const error = p.locator("[role=alert]");
+    await error.waitFor();
+    expect(await error.textContent()).toBe(
+      'case "case-0" of eval "greetings" was not exported: this export holds only the cases that changed for its baseline run base',
+    );
+    // The head run is exported whole: no such notice.
+    await p.goto(`${url}#/run/${fixture.headId}`);
+    expect(await shownCases(p)).toHaveLength(14);
+    expect(await p.locator(".notice").count()).toBe(0);
+    await p.close();
+  });
+});
+
+describe("the runs page's filters", () => {
+  it("say when no run matches, and how to clear them", async () => {
+    await page.goto(`${viewer.origin}/#/?branch=nope`);
+    await page.reload();
+    const empty = page.locator("table.runs tbody td");
+    await empty.filter({ hasText: "No run" }).waitFor();
+    expect(await empty.textContent()).toBe(
+      "No run matches these filters (branch nope). Clear the filters to see every run.",
+    );
+    await page.getByRole("link", { name: "Clear the filters" }).click();
+    await page.locator("tr.run-row").first().waitFor();
+    expect(new URL(page.url()).hash).toBe("#/");
+  });
+
+  it("name the form key=value when a tag filter has no =", async () => {
+    await page.goto(`${viewer.origin}/#/?tag=nightly`);
+    await page.reload();
+    const notice = page.locator(".notice");
+    await notice.waitFor();
+    expect(await notice.textContent()).toBe(
+      'The tag filter "nightly" is ignored: write it as key=value, for example model=gpt-4.1.',
+    );
+  });
+
+  it("limit the history charts to the eval filtered on", async () => {
+    const captions = async () => {
+      await page.locator("tr.run-row").first().waitFor();
+      await page.locator(".charts figure canvas").first().waitFor();
+      return page.locator(".charts figcaption").allTextContents();
+    };
+    await page.goto(`${viewer.origin}/#/`);
+    await page.reload();
+    expect((await captions()).map((c) => c.split(":")[0]).sort()).toEqual([
+      "echo",
+      "greetings",
+      "throwing",
+    ]);
+    await page.goto(`${viewer.origin}/#/?evalId=echo`);
+    await page.reload();
+    expect((await captions()).map((c) => c.split(":")[0])).toEqual(["echo"]);
+  });
+});
+
+describe("comparing", () => {
+  it("labels the compare button with the runs ticked, and says why it is disabled", async () => {
+    await page.goto(`${viewer.origin}/#/`);
+    await page.reload();
+    await page.locator("tr.run-row").first().waitFor();
+    const button = page.getByRole("button", { name: /^Compare/ });
+    const hint = page.locator("#compare-hint");
+    const expectState = async (label: string, enabled: boolean, why: string) => {
+      expect(await button.textContent()).toBe(label);
+      expect(await button.isEnabled()).toBe(enabled);
+      expect(await hint.textContent()).toBe(why);
+    };
+    await expectState("Compare 0 selected", false, "Tick two runs to compare them.");
+    const boxes = page.locator("tr.run-row input[type=checkbox]");
+    await boxes.nth(0).check();
+    await expectState("Compare 1 selected", false, "Tick one more run to compare.");
+    await boxes.nth(1).check();
+    await expectState("Compare 2 selected", true, "");
+    await boxes.nth(2).check();
+    await expectState("Compare 3 selected", false, "Compare takes two runs; 3 are ticked.");
+  });
+
+  it("links each changed case to its base and head case pages", async () => {
+    await page.goto(`${viewer.origin}/#/compare?base=base&head=head`);
+    const change = page.locator("li.reg[data-case=case-3]");
+    await change.waitFor();
+    expect(await change.getByRole("link", { name: "base case" }).getAttribute("href")).toBe(
+      `#/case/${fixture.baseId}/greetings/case-3`,
+    );
+    await change.getByRole("link", { name: "head case" }).click();
+    await page.locator(".trials .trial").first().waitFor();
+    expect(new URL(page.url()).hash).toBe(`#/case/${fixture.headId}/greetings/case-3`);
+  });
+});
+
+describe("counts", () => {
+  it("name one thing in the singular", async () => {
+    await page.goto(`${viewer.origin}/#/run/throws?q=boom`);
+    await page.reload();
+    await page.locator("#count", { hasText: /^1 / }).waitFor();
+    expect(await page.locator("#count").textContent()).toBe("1 attempt");
+    await page.goto(`${viewer.origin}/#/compare?base=mixed-1&head=mixed-2`);
+    const echo = page.locator("section.box", { has: page.locator("h3", { hasText: /^echo$/ }) });
+    await echo.waitFor();
+    expect(await echo.locator("p").first().textContent()).toMatch(/^1 paired case · /);
+  });
+});
+
+describe("mean scores", () => {
+  it("read as lower bounds (≥) where some scores are partial, as the CLI prints them", async () => {
+    // Every attempt of head has the judge without evidence: its scores are partial.
+    await page.goto(`${viewer.origin}/#/run/head`);
+    await page.reload();
+    await page.locator("table.evals tbody tr").first().waitFor();
+    expect(await page.locator(".meta").first().textContent()).toMatch(/mean score \u2265 0\.\d{3}/);
+    const cells = await page
+      .locator("table.evals tbody tr")
+      .first()
+      .locator("td")
+      .allTextContents();
+    expect(cells[7]).toMatch(/^\u2265 0\.\d{3} \[/);
+    await page.goto(`${viewer.origin}/#/`);
+    const head = page.locator("tr.run-row", { hasText: "head" });
+    await head.waitFor();
+    expect(await head.locator("td").nth(8).textContent()).toMatch(/^\u2265 0\.\d{3} n=14$/);
+    // Their scores are complete: no mark.
+    const mixed = page.locator("tr.run-row", { hasText: "mixed-2" });
+    expect(await mixed.locator("td").nth(8).textContent()).toMatch(/^\d\.\d{3} n=\d+$/);
+  });
+});
+
+describe("a run that did not finish", () => {
+  it("says it stopped, how many attempts are stored, and the resume command `show` prints", async () => {
+    const cutId = "run-cut-00000000";
+    await fixture.store.beginRun(
+      manifest(cutId, { evals: ["greetings"], name: "cut", startedAt: "2025-01-07T00:00:00.000Z" }),
+    );
+    const records: AttemptRecord[] = [];
+    for await (const record of fixture.store.streamAttempts(fixture.headId)) records.push(record);
+    await fixture.store.appendAttempts(cutId, records.slice(0, 5));
+    await fixture.store.finishRun(cutId, {
+      status: "crashed",
+      endedAt: "2025-01-07T00:01:00.000Z",
+      summaries: [],
+    });
+    await page.goto(`${viewer.origin}/#/run/cut`);
+    await page.reload();
+    const notice = page.locator(".notice");
+    await notice.waitFor();
+    expect(await notice.textContent()).toBe(
+      "This run stopped before it finished (crashed): 5 attempts are stored. niceeval run --resume run-cut- runs the rest.",
+    );
+    const command = await notice.locator("code").textContent();
+    const show = await runCli(["show", cutId, "--store", fixture.path], dir);
+    expect(show.stdout).toContain(`\`${command}\` runs the rest`);
+  });
+});
+
+describe("history charts", () => {
+  it("name their lines in a legend", async () => {
+    await page.goto(`${viewer.origin}/#/?evalId=greetings`);
+    await page.reload();
+    const trend = page.locator(".charts figure", {
+      hasText: "greetings: pass rate and mean score",
+    });
+    await trend.locator("canvas").waitFor();
+    expect(await trend.locator(".legend li").allTextContents()).toEqual([
+      "pass rate",
+      "mean score",
+      "95% bands",
+    ]);
+  });
+});
+
+describe("the pages threw no error", () => {
+  it("in any test above", () => {
+    expect(errors).toEqual([]);
+  });
+});
