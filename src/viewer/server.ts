@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
-import { type Context, Hono } from "hono";
+import { type Context, Hono, type Next } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { errorMessage, NiceevalError } from "../errors.js";
 import { safeStringify } from "../json-safe.js";
@@ -96,22 +96,46 @@ const json = (c: Context, value: unknown, status: 200 | 400 | 401 | 404 | 405 | 
 /** The viewer as a Hono app: security headers, the session, the app's files, the JSON API. */
 export function viewerApp(store: Store, token: string, app: AppFiles): Hono {
   const web = new Hono();
-  // Finished runs do not change: their charts (a pass over every attempt) are kept, a few at a time.
-  const charts = new Map<string, RunCharts>();
-  // The detail of a run without summaries (live or stopped), by its status and totals.
-  const folded = new Map<string, { key: string; detail: Promise<RunDetail> }>();
-  /** The run a request's path names (its id, name or reference, as a path segment). */
-  const runOf = (c: Context) => resolveRunRef(store, decodeSegment(c.req.param("run") ?? ""));
-
-  web.use(async (c, next) => {
-    await next();
-    c.res.headers.set("Content-Security-Policy", SERVER_CSP);
-    c.res.headers.set("X-Content-Type-Options", "nosniff");
-    c.res.headers.set("Referrer-Policy", "no-referrer");
-    c.res.headers.set("Cache-Control", "no-store");
+  web.use(securityHeaders);
+  web.use(session(token));
+  const page = (c: Context) => c.html(app.index);
+  web.get("/", page);
+  web.get("/index.html", page);
+  web.get("/assets/*", (c) => {
+    const file = app.files.get(c.req.path);
+    if (!file) return json(c, { error: `no file ${c.req.path}` }, 404);
+    return c.body(new Uint8Array(file.body), 200, { "Content-Type": file.type });
   });
+  apiRoutes(web, store);
+  web.notFound((c) =>
+    c.req.path.startsWith("/api/")
+      ? json(c, { error: `no API ${c.req.path}` }, 404)
+      : json(c, { error: `no page ${c.req.path}` }, 404),
+  );
+  web.onError((error, c) => {
+    if (error instanceof NiceevalError && /^(RUN_|COMPARE_)/.test(error.code))
+      return json(
+        c,
+        { error: error.message, code: error.code },
+        error.code === "RUN_NOT_FOUND" ? 404 : 400,
+      );
+    return json(c, { error: errorMessage(error) }, 500);
+  });
+  return web;
+}
 
-  web.use(async (c, next) => {
+/** Headers every answer carries: no script from elsewhere, no sniffing, no referrer, no cache. */
+async function securityHeaders(c: Context, next: Next): Promise<void> {
+  await next();
+  c.res.headers.set("Content-Security-Policy", SERVER_CSP);
+  c.res.headers.set("X-Content-Type-Options", "nosniff");
+  c.res.headers.set("Referrer-Policy", "no-referrer");
+  c.res.headers.set("Cache-Control", "no-store");
+}
+
+/** GET only, and only with the session: the token of the printed URL, then its cookie. */
+function session(token: string) {
+  return async (c: Context, next: Next) => {
     if (c.req.method !== "GET" && c.req.method !== "HEAD")
       return json(c, { error: "the viewer is read-only: GET only" }, 405);
     if (sameToken(c.req.query("token"), token)) {
@@ -130,16 +154,33 @@ export function viewerApp(store: Store, token: string, app: AppFiles): Hono {
       );
     }
     await next();
-  });
+  };
+}
 
-  const page = (c: Context) => c.html(app.index);
-  web.get("/", page);
-  web.get("/index.html", page);
-  web.get("/assets/*", (c) => {
-    const file = app.files.get(c.req.path);
-    if (!file) return json(c, { error: `no file ${c.req.path}` }, 404);
-    return c.body(new Uint8Array(file.body), 200, { "Content-Type": file.type });
-  });
+/** Keeps a few values by key, the oldest dropped first. */
+class Kept<T> {
+  private readonly values = new Map<string, T>();
+  constructor(private readonly size: number) {}
+  get(key: string): T | undefined {
+    return this.values.get(key);
+  }
+  set(key: string, value: T): void {
+    this.values.set(key, value);
+    if (this.values.size > this.size) this.values.delete(this.values.keys().next().value!);
+  }
+  delete(key: string): void {
+    this.values.delete(key);
+  }
+}
+
+/** The JSON API over the store: runs, a run's detail, attempts, a case, charts, a comparison. */
+function apiRoutes(web: Hono, store: Store): void {
+  // Finished runs do not change: their charts (a pass over every attempt) are kept, a few at a time.
+  const charts = new Kept<RunCharts>(8);
+  // The detail of a run without summaries (live or stopped), by its status and totals.
+  const folded = new Kept<{ key: string; detail: Promise<RunDetail> }>(8);
+  /** The run a request's path names (its id, name or reference, as a path segment). */
+  const runOf = (c: Context) => resolveRunRef(store, decodeSegment(c.req.param("run") ?? ""));
 
   web.get("/api/runs", async (c) =>
     json(c, { runs: await listRunRows(store, runQuery(new URL(c.req.url).searchParams)) }),
@@ -153,7 +194,6 @@ export function viewerApp(store: Store, token: string, app: AppFiles): Hono {
     if (kept?.key === key) return json(c, await kept.detail);
     const detail = runDetail(store, run);
     folded.set(run.runId, { key, detail });
-    if (folded.size > 8) folded.delete(folded.keys().next().value!);
     try {
       return json(c, await detail);
     } catch (error) {
@@ -182,10 +222,7 @@ export function viewerApp(store: Store, token: string, app: AppFiles): Hono {
     const kept = charts.get(run.runId);
     if (kept) return json(c, kept);
     const result = await runCharts(store, run.runId);
-    if (run.status !== "running") {
-      charts.set(run.runId, result);
-      if (charts.size > 8) charts.delete(charts.keys().next().value!);
-    }
+    if (run.status !== "running") charts.set(run.runId, result);
     return json(c, result);
   });
   web.get("/api/compare", async (c) => {
@@ -194,22 +231,6 @@ export function viewerApp(store: Store, token: string, app: AppFiles): Hono {
     if (!base || !head) throw new NiceevalError("COMPARE_USAGE", "compare needs ?base=&head=");
     return json(c, await compareRefs(store, base, head));
   });
-
-  web.notFound((c) =>
-    c.req.path.startsWith("/api/")
-      ? json(c, { error: `no API ${c.req.path}` }, 404)
-      : json(c, { error: `no page ${c.req.path}` }, 404),
-  );
-  web.onError((error, c) => {
-    if (error instanceof NiceevalError && /^(RUN_|COMPARE_)/.test(error.code))
-      return json(
-        c,
-        { error: error.message, code: error.code },
-        error.code === "RUN_NOT_FOUND" ? 404 : 400,
-      );
-    return json(c, { error: errorMessage(error) }, 500);
-  });
-  return web;
 }
 
 function runQuery(p: URLSearchParams): RunListQuery {
