@@ -342,6 +342,40 @@ describe("a run that did not finish", () => {
   });
 });
 
+describe("a run that failed outside its cases", () => {
+  it("lists the files that failed to load and the errors that belonged to no case", async () => {
+    const id = "run-outside-000000";
+    await fixture.store.beginRun(
+      manifest(id, {
+        evals: ["greetings"],
+        name: "outside",
+        startedAt: "2025-01-08T00:00:00.000Z",
+      }),
+    );
+    const records: AttemptRecord[] = [];
+    for await (const record of fixture.store.streamAttempts(fixture.headId)) records.push(record);
+    await fixture.store.appendAttempts(id, records.slice(0, 2));
+    await fixture.store.finishRun(id, {
+      status: "finished",
+      endedAt: "2025-01-08T00:01:00.000Z",
+      summaries: [],
+      loadErrors: [{ file: "evals/broken.eval.ts", message: "SyntaxError: <b>nope</b>" }],
+      runErrors: ["uncaught exception outside any case: refresher crashed"],
+    });
+    await page.goto(`${viewer.origin}/#/run/outside`);
+    await page.reload();
+    const notice = page.locator(".notice", { hasText: "failed to load" });
+    await notice.waitFor();
+    expect(await notice.locator("li").allTextContents()).toEqual([
+      "evals/broken.eval.ts: SyntaxError: <b>nope</b>",
+      "uncaught exception outside any case: refresher crashed",
+    ]);
+    expect(await notice.textContent()).toContain(
+      "1 error in user code belonged to no case (the run fails):",
+    );
+  });
+});
+
 describe("history charts", () => {
   it("name their lines in a legend", async () => {
     await page.goto(`${viewer.origin}/#/?evalId=greetings`);

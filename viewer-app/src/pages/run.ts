@@ -185,6 +185,7 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
       ),
       partialExport(run),
       unfinished(run),
+      outsideCases(detail.manifest),
     );
     if (!evalSel.firstChild) {
       evalSel.append(
@@ -244,6 +245,36 @@ function unfinished(run: RunRow): HTMLElement | null {
     `This run stopped before it finished (${run.status}): ${plural(run.attempts, "attempt")} ${run.attempts === 1 ? "is" : "are"} stored. `,
     h("code", {}, `niceeval run --resume ${run.runId.slice(0, 8)}`),
     " runs the rest.",
+  );
+}
+
+/** What failed the run besides its attempts: files that did not load, errors outside every case. */
+function outsideCases(run: RunDetail["manifest"]): HTMLElement | null {
+  const load = run.loadErrors ?? [];
+  const outside = run.runErrors ?? [];
+  if (load.length === 0 && outside.length === 0) return null;
+  const item = (text: string) => h("li", {}, text);
+  return notice(
+    load.length > 0
+      ? h(
+          "div",
+          {},
+          `${plural(load.length, "file")} failed to load (the run fails):`,
+          h(
+            "ul",
+            {},
+            load.map((e) => item(`${e.file}: ${e.message}`)),
+          ),
+        )
+      : "",
+    outside.length > 0
+      ? h(
+          "div",
+          {},
+          `${plural(outside.length, "error")} in user code belonged to no case (the run fails):`,
+          h("ul", {}, outside.map(item)),
+        )
+      : "",
   );
 }
 
