@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import { defineSuite } from "../../src/eval/suite.js";
 import { createScorer } from "../../src/scorers/create-scorer.js";
+import type { RunEnd } from "../../src/store/types.js";
 import { exportHtml } from "../../src/viewer/export.js";
 import { startViewer, type Viewer } from "../../src/viewer/server.js";
 import { manifest } from "../store/fixtures.js";
@@ -315,16 +316,21 @@ describe("mean scores", () => {
   });
 });
 
+/** A run `name` of the head run's first `n` attempts, ended as `end` says. */
+async function storePart(runId: string, name: string, n: number, end: RunEnd): Promise<void> {
+  await fixture.store.beginRun(
+    manifest(runId, { evals: ["greetings"], name, startedAt: end.endedAt }),
+  );
+  const records: AttemptRecord[] = [];
+  for await (const record of fixture.store.streamAttempts(fixture.headId)) records.push(record);
+  await fixture.store.appendAttempts(runId, records.slice(0, n));
+  await fixture.store.finishRun(runId, end);
+}
+
 describe("a run that did not finish", () => {
   it("says it stopped, how many attempts are stored, and the resume command `show` prints", async () => {
     const cutId = "run-cut-00000000";
-    await fixture.store.beginRun(
-      manifest(cutId, { evals: ["greetings"], name: "cut", startedAt: "2025-01-07T00:00:00.000Z" }),
-    );
-    const records: AttemptRecord[] = [];
-    for await (const record of fixture.store.streamAttempts(fixture.headId)) records.push(record);
-    await fixture.store.appendAttempts(cutId, records.slice(0, 5));
-    await fixture.store.finishRun(cutId, {
+    await storePart(cutId, "cut", 5, {
       status: "crashed",
       endedAt: "2025-01-07T00:01:00.000Z",
       summaries: [],
@@ -344,18 +350,7 @@ describe("a run that did not finish", () => {
 
 describe("a run that failed outside its cases", () => {
   it("lists the files that failed to load and the errors that belonged to no case", async () => {
-    const id = "run-outside-000000";
-    await fixture.store.beginRun(
-      manifest(id, {
-        evals: ["greetings"],
-        name: "outside",
-        startedAt: "2025-01-08T00:00:00.000Z",
-      }),
-    );
-    const records: AttemptRecord[] = [];
-    for await (const record of fixture.store.streamAttempts(fixture.headId)) records.push(record);
-    await fixture.store.appendAttempts(id, records.slice(0, 2));
-    await fixture.store.finishRun(id, {
+    await storePart("run-outside-000000", "outside", 2, {
       status: "finished",
       endedAt: "2025-01-08T00:01:00.000Z",
       summaries: [],
