@@ -159,7 +159,8 @@ export function thrownAt(error: unknown): string | undefined {
     // A library's frames neither: the user's code that called it is where to look.
     if (/[\\/]node_modules[\\/]/.test(frame) || ownFiles.some((own) => frame.includes(own)))
       continue;
-    return frame.slice(3);
+    // Top-level code has no function name to give: its place alone.
+    return frame.slice(3).replace(/^<anonymous> \((.*)\)$/, "$1");
   }
   return undefined;
 }

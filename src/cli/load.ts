@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire, register } from "node:module";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { errorMessage } from "../errors.js";
+import { errorMessage, thrownAt } from "../errors.js";
 import { controlCharacter } from "../eval/ids.js";
 import { isRunnable, type Runnable } from "../eval/runnable.js";
 import { builtFile } from "../package-files.js";
@@ -253,7 +253,9 @@ function describeLoadError(error: unknown): string {
     !(error instanceof LoadTimedOut)
       ? `${error.name}: `
       : "";
-  const said = `${name}${withSourcePaths(message)}`;
+  const at =
+    name !== "" || (error instanceof Error && error.name === "Error") ? thrownAt(error) : undefined;
+  const said = `${name}${withSourcePaths(message)}${at ? ` (at ${withSourcePaths(at)})` : ""}`;
   // A tsconfig alias reads as a package that is not installed.
   return /Cannot find package '[@~#]\//.test(said)
     ? `${said} (niceeval does not read tsconfig.json "paths": import the file by a relative path)`

@@ -1,4 +1,4 @@
-import { errorMessage } from "../errors.js";
+import { thrownWhere } from "../errors.js";
 import { DATASET_ERROR_ID, IdSet } from "../eval/ids.js";
 import { type AttemptRecord, erroredRecord } from "../eval/record.js";
 import type { CaseSpec } from "../eval/runnable.js";
@@ -152,7 +152,7 @@ function* walkCases(
     } catch (error) {
       // A broken case source is one errored case; the other evals still run.
       const spec: CaseSpec = { id: DATASET_ERROR_ID, index: -1 };
-      const message = `reading the cases of eval "${runnable.id}" failed: ${errorMessage(error)}`;
+      const message = `reading the cases of eval "${runnable.id}" failed: ${thrownWhere(error)}`;
       yield { type: "case", entry, spec, trial: 0, record: crashed(runnable.id, spec, message) };
     }
     yield { type: "eval-end", entry };
