@@ -422,6 +422,38 @@ export const slow = defineSuite<string, string>({
     }
   });
 
+  it("marks a mean score over partial scores as a lower bound in runs, as the run's report does", async () => {
+    const own = await makeProject({
+      "evals/partial.eval.ts": `import { defineSuite, JudgeUnavailableError } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const same = createScorer<string, string>({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+// The second case's judge cannot answer: its point has no evidence, and its score is partial.
+const judged = createScorer<string, string>({ name: "judged", score: ({ output }) => {
+  if (output === "b") throw new JudgeUnavailableError("no-provider", "m", "no key");
+  return { score: 1 };
+} });
+export const partial = defineSuite<string, string>({
+  id: "partial",
+  cases: [{ id: "a", input: "a", expected: "a" }, { id: "b", input: "b", expected: "b" }],
+  target: async (input) => input,
+  scorers: [same, judged],
+  gates: ["same"],
+});
+`,
+    });
+    try {
+      const store = ["--store", "s.sqlite"];
+      const run = await runCli(["run", "--name", "lower", ...store], own.dir, cleanEnv);
+      expect(run.stdout).toContain("mean score ≥ 0.75");
+      const runs = await runCli(["runs", ...store], own.dir, cleanEnv);
+      expect(runs.stdout).toMatch(/lower .* ≥ 0\.750/);
+      const one = await runCli(["runs", "--eval", "partial", ...store], own.dir, cleanEnv);
+      expect(one.stdout).toMatch(/lower .* ≥ 0\.750/);
+    } finally {
+      await own.cleanup();
+    }
+  });
+
   it("exits 2 when the run could not be stored whole (another writer held the store too long)", async () => {
     const own = await makeProject({
       "evals/slow.eval.ts": `

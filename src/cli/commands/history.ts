@@ -70,7 +70,7 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
         row.status.padEnd(12),
         String(row.cases).padStart(5),
         ` ${rate.padEnd(27)}`,
-        (figures.meanScore === null ? "—" : figures.meanScore.toFixed(3)).padEnd(10),
+        meanCell(figures.meanScore, partialOf(run, row, args.evalId)).padEnd(10),
         troubles(run).join(", "),
       ]
         .join(" ")
@@ -82,6 +82,18 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+/** A mean score as the reports give it: "≥ 0.500" when partial scores (a lower bound) are in it. */
+function meanCell(mean: number | null, partial: number): string {
+  if (mean === null) return "—";
+  return `${partial > 0 ? "≥ " : ""}${mean.toFixed(3)}`;
+}
+
+/** How many of the scores in a run's (or, with --eval, an eval's) mean were partial. */
+function partialOf(run: StoredRun, row: ReturnType<typeof runRow>, evalId?: string): number {
+  if (evalId === undefined) return row.partialAttempts ?? 0;
+  return run.summaries?.find((s) => s.evalId === evalId)?.partialCases ?? 0;
+}
 
 /** What failed a run besides its attempts: files that did not load, errors outside every attempt. */
 function troubles(run: StoredRun): string[] {
