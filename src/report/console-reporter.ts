@@ -30,6 +30,8 @@ export interface ConsoleReporterOptions {
   hideEmptyEvals?: boolean;
   /** Flaky cases listed per eval, at most (default 10); the others are counted. */
   maxFlaky?: number;
+  /** How long the eval files took to load, ms: said beside the run's time when it took a second or more. */
+  loadMs?: number;
 }
 
 /**
@@ -130,7 +132,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
     onRunFinished(summary: RunSummary) {
       clearProgress();
       out.line();
-      for (const line of summaryLines(summary, anyTrials, c)) out.line(line);
+      for (const line of summaryLines(summary, anyTrials, c, options.loadMs)) out.line(line);
       out.flush();
     },
   };
@@ -170,7 +172,7 @@ function trialLines(t: TrialSummary, c: Palette, maxFlaky: number): string[] {
 }
 
 /** The run's summary: files that failed to load, totals, unavailable judgments, judge usage, time. */
-function summaryLines(summary: RunSummary, anyTrials: boolean, c: Palette): string[] {
+function summaryLines(summary: RunSummary, anyTrials: boolean, c: Palette, loadMs = 0): string[] {
   const t = summary.totals;
   const lines = [c.bold("Summary")];
   if (summary.loadErrors.length) {
@@ -198,7 +200,8 @@ function summaryLines(summary: RunSummary, anyTrials: boolean, c: Palette): stri
   if (summary.unavailable && summary.unavailable.judgments > 0)
     lines.push(...unavailableLines(summary.unavailable, c));
   lines.push(`  judge: ${formatJudgeUsage(summary.judge)}`);
-  lines.push(`  time: ${formatMs(summary.elapsedMs)}`);
+  const loading = loadMs >= 1000 ? `, after ${formatMs(loadMs)} loading the eval files` : "";
+  lines.push(`  time: ${formatMs(summary.elapsedMs)}${loading}`);
   for (const gate of summary.gates ?? []) lines.push(`  ${c.red(gate)}`);
   // A run that ran no case (a filter or a shard that selects nothing) did not pass anything.
   if (t.cases === 0 && summary.ok) lines.push(c.yellow("NO CASE RAN"));

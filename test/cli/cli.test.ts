@@ -233,6 +233,8 @@ describe("niceeval run (real CLI on a fixture project)", () => {
           "evals/waits.eval.ts: the file did not finish loading within 1 s (--hang-timeout)",
         );
         expect(run.stdout).toMatch(/✓ hello passed/);
+        // The run's time leaves the loading out, and says how long it took beside it.
+        expect(run.stdout).toMatch(/ {2}time: [\d.]+ m?s, after [\d.]+ s loading the eval files\n/);
         expect(run.stdout.trim().endsWith("FAIL")).toBe(true);
       },
     );

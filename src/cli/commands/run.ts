@@ -121,6 +121,7 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
   guarding.onExecutor(executor);
   try {
     // A signal while the files load: nothing ran, and the run ends with its reports.
+    const loadStarted = performance.now();
     let loaded = await untilAborted(
       loadEvals(executor, files, io.cwd, args.hangTimeoutMs),
       guarding.abort.signal,
@@ -156,6 +157,7 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
       datasets,
       continuation,
       git,
+      loadMs: performance.now() - loadStarted,
     });
     const summary = await runGuarded(loaded.entries, guarding, {
       args,
@@ -433,6 +435,8 @@ interface RunSinksOf {
   continuation: Awaited<ReturnType<typeof findContinuation>> | undefined;
   /** The checkout's state, read while the files load. */
   git: Promise<RunManifest["git"]> | undefined;
+  /** How long the eval files took to load, ms (the console report says it beside the run's time). */
+  loadMs: number;
 }
 
 /**
@@ -452,7 +456,7 @@ async function runSinks(run: RunSinksOf): Promise<{
   const { args, io, store } = run;
   // The comparison is computed after the run, but the markdown and GitHub reporters ask for it.
   let compared: BaselineStep | undefined;
-  const reporters: RunSink[] = buildReporters(run.specs, args, io, run.reportFd, () => {
+  const reporters: RunSink[] = buildReporters(run.specs, args, io, run.reportFd, run.loadMs, () => {
     const comparison = compared?.comparison();
     return comparison ? formatComparisonMarkdown(comparison) : undefined;
   });
@@ -777,6 +781,7 @@ function buildReporters(
   args: RunArgs,
   io: CliIO,
   fd: number,
+  loadMs: number,
   comparison: () => string | undefined,
 ): Reporter[] {
   const ci = Boolean(io.env.CI) && io.env.CI !== "false";
@@ -788,6 +793,7 @@ function buildReporters(
           progress: (io.stderrIsTTY ?? io.isTTY) && !ci && !args.quiet,
           verbose: !args.failuresOnly,
           hideEmptyEvals: args.filter !== undefined,
+          loadMs,
         })
       : createReporter(spec, { cwd: io.cwd, env: io.env, comparison, fd }),
   );
