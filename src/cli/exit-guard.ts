@@ -2,8 +2,6 @@ import { writeSync } from "node:fs";
 
 /** What {@link guardSilentExit} gives the command: how it ends once it has finished. */
 export interface ExitGuard {
-  /** The command finished: exits from now on are its own. */
-  finished(): void;
   /** End the process with the command's code, whatever loaded code did to `process.exit`. */
   exit(code: number): never;
 }
@@ -22,7 +20,7 @@ export function guardSilentExit(): ExitGuard {
   const exit = process.exit;
   let called: number | undefined;
   process.exit = ((code?: number | string | null) => {
-    if (!finished) called = Number(code ?? process.exitCode ?? 0);
+    if (!finished) called = Number.parseInt(String(code ?? process.exitCode ?? 0), 10) || 0;
     return exit.call(process, code);
   }) as typeof process.exit;
   process.on("exit", (code) => {
@@ -38,9 +36,6 @@ export function guardSilentExit(): ExitGuard {
     process.exitCode = 1;
   });
   return {
-    finished() {
-      finished = true;
-    },
     exit(code) {
       finished = true;
       return exit.call(process, code);

@@ -168,6 +168,8 @@ export async function loadEvalFiles(
     ? await prepareTypeScript(sources)
     : undefined;
   const preloadFailure = typescript?.failure;
+  // A CommonJS file may `require` a .cts one, which no import names: Node's loader compiles it.
+  if (sources.some(({ path }) => /\.c[jt]s$/.test(path))) serveCommonJsTypeScript();
   for (const { file, path, source } of sources) {
     let module: Record<string, unknown>;
     try {
@@ -225,14 +227,10 @@ function collectEvals(module: Record<string, unknown>, source: string | undefine
   for (const name of exportsInDeclarationOrder(Object.keys(module), source)) {
     const value = module[name];
     add(value);
-    // A CommonJS file (a .cjs, a .cts compiled as one) arrives as { default: module.exports }:
-    // its `export default` is then module.default.default, and its other exports are the
-    // properties of module.exports that Node's lexer did not name.
-    if (name === "default" && !isRunnable(value) && typeof value === "object" && value !== null) {
-      const exported = value as Record<string, unknown>;
-      for (const key of exportsInDeclarationOrder(Object.keys(exported), source))
-        add(exported[key]);
-    }
+    // A file compiled to CommonJS arrives as { default: module.exports }: its
+    // `export default` is then module.default.default.
+    if (name === "default" && !isRunnable(value) && typeof value === "object" && value !== null)
+      add((value as Record<string, unknown>).default);
   }
   return found;
 }

@@ -2,7 +2,7 @@ import { expectTypeOf } from "vitest";
 import { createScorer } from "../scorers/create-scorer.js";
 import { exactMatchTool } from "../scorers/deterministic/exact-match.js";
 import { evalScorersProvider } from "../scorers/deterministic/provider.js";
-import { bindScorer, type TypedEvalSuite } from "./suite.js";
+import { bindScorer, type EvalSuite, type TypedEvalSuite } from "./suite.js";
 
 // A suite as data takes the scorers a suite takes: bound tool scorers and createScorer ones.
 const same = createScorer<string, string>({
@@ -21,6 +21,9 @@ const suite: TypedEvalSuite<string, string> = {
   scorers: [same, exact],
 };
 expectTypeOf(suite.id).toBeString();
+// And any typed suite is an EvalSuite, a suite of any input and output.
+const any: EvalSuite = suite;
+expectTypeOf(any).toEqualTypeOf<EvalSuite>();
 
 const numeric = createScorer<number>({ name: "n", score: ({ output }) => ({ score: output }) });
 // @ts-expect-error a scorer of another output type does not fit

@@ -102,8 +102,9 @@ export interface TypedEvalSuite<Input, Output> {
   cases: readonly EvalCase<Input>[];
   scorers: readonly SuiteScorer<Input, Output>[];
 }
-/** A suite with any input and output. */
-export type EvalSuite = TypedEvalSuite<unknown, unknown>;
+/** A suite with any input and output (any typed suite fits: a scorer's output type is its own). */
+// biome-ignore lint/suspicious/noExplicitAny: any suite, whatever its scorers take
+export type EvalSuite = TypedEvalSuite<any, any>;
 
 /** What a target receives beside the case's input. */
 export interface TargetContext {

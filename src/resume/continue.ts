@@ -69,10 +69,14 @@ export async function findContinuation(args: RunArgs, io: CliIO): Promise<Contin
   const given = original as Record<string, unknown> | undefined;
   const set = next as unknown as Record<string, unknown>;
   // The options that define which attempts the run holds and how long each may take.
-  // A retry's own --timeout wins: attempts that timed out get more time.
+  // A retry's own --timeout wins: attempts that timed out get more time; a resume that finishes
+  // a retry keeps the retry's.
   const retryTimeout = mode === "retry-errors" && args.timeoutMs !== undefined;
   for (const key of ["filter", "shard", "timeoutMs", "name"])
     if (given?.[key] !== undefined && !(key === "timeoutMs" && retryTimeout)) set[key] = given[key];
+  const retried =
+    mode === "resume" ? run.resumes?.findLast((m) => m.mode === "retry-errors") : undefined;
+  if (retried?.timeoutMs !== undefined) next.timeoutMs = retried.timeoutMs;
   // Its gates, unless this invocation gives its own: the exit code is an uninterrupted run's.
   for (const key of ["minPassRate", "minScore", "strict"])
     if (set[key] === undefined && given?.[key] !== undefined) set[key] = given[key];
@@ -111,12 +115,14 @@ export async function continueRun(
   // that retry (a finished run is reopened only by one, so the latest is the one that stopped).
   const retrying = mode === "resume" && (run.resumes ?? []).some((m) => m.mode === "retry-errors");
   const kept = await keptAttempts(store, run.runId, retrying ? "retry-errors" : mode);
+  const timeoutMs = mode === "retry-errors" ? continuation.args.timeoutMs : undefined;
   current.resumes = [
     {
       at: new Date().toISOString(),
       mode,
       kept: kept.keys.size,
       ...(changes.length ? { changes } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     },
   ];
   if (changes.length) current.resumedWithChanges = changes;

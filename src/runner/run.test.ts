@@ -297,7 +297,7 @@ describe("telemetry", () => {
     expect(calls).toBe(8);
     expect(other.events).toHaveLength(8);
     const said =
-      "telemetry: telemetry[0] failed on its first eval.case.started event (collector down); later failures of it are not shown; telemetry[1] failed on its first eval.started event (rejected); later failures of it are not shown; the run went on";
+      "telemetry: telemetry[0] first failed on an eval.case.started event (collector down); later failures of it are not shown; telemetry[1] first failed on an eval.started event (rejected); later failures of it are not shown; the run went on";
     expect(summary.reportErrors).toEqual([said]);
     expect(written.join("")).toContain(`niceeval: ${said}\n`);
   });

@@ -30,12 +30,6 @@ export interface AttemptInfo {
 }
 
 /**
- * Where records go: reporters, telemetry and the store are all sinks. Every hook is optional.
- * Ordered hooks (`onEvalStart`, `onCaseFinished`, `onEvalFinished`) see evals in discovery
- * order and records in case order whatever the concurrency; real-time hooks (`onEvalScheduled`,
- * `onAttemptStarted`, `onJudgment`, `onAttemptFinished`, `onProgress`) fire as things happen.
- */
-/**
  * What a sink reports of its own when the run finishes (failures it kept while the run went on),
  * already saying where: shown as it is, not as a failure of the hook that reports it.
  */
@@ -43,6 +37,12 @@ export class SinkReport extends Error {
   override name = "SinkReport";
 }
 
+/**
+ * Where records go: reporters, telemetry and the store are all sinks. Every hook is optional.
+ * Ordered hooks (`onEvalStart`, `onCaseFinished`, `onEvalFinished`) see evals in discovery
+ * order and records in case order whatever the concurrency; real-time hooks (`onEvalScheduled`,
+ * `onAttemptStarted`, `onJudgment`, `onAttemptFinished`, `onProgress`) fire as things happen.
+ */
 export interface RunSink {
   onRunStart?(info: RunStartInfo): void;
   onEvalScheduled?(info: EvalInfo): void;

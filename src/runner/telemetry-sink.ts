@@ -26,7 +26,7 @@ export function telemetrySink(
     if (!failures.has(index))
       failures.set(
         index,
-        `${named(index)} failed on its first ${event.kind} event (${errorMessage(error)}); later failures of it are not shown`,
+        `${named(index)} first failed on an ${event.kind} event (${errorMessage(error)}); later failures of it are not shown`,
       );
   };
   const emit = (event: EvalEvent) => {

@@ -53,8 +53,10 @@ export function checkResumable(status: RunStatus, stored: RunManifest, force: bo
  * the new writer, one more resume mark and any changes it was forced through.
  */
 export function resumedManifest(stored: RunManifest, resuming: RunManifest): RunManifest {
+  // The continuation loads every file again and ends with its own errors: the stored ones go.
+  const { loadErrors: _load, runErrors: _outside, ...kept } = stored;
   const next: RunManifest = {
-    ...stored,
+    ...kept,
     resumes: [...(stored.resumes ?? []), ...(resuming.resumes ?? [])],
   };
   if (resuming.writer) next.writer = resuming.writer;

@@ -59,6 +59,8 @@ export interface ResumeMark {
   kept: number;
   /** Changes it was forced through, when it was. */
   changes?: string[];
+  /** A retry's own `--timeout`, ms: a `--resume` that finishes the retry keeps it. */
+  timeoutMs?: number;
 }
 
 /** Totals of a run, as `runs` lists them. */

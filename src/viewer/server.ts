@@ -8,6 +8,7 @@ import { errorMessage, NiceevalError } from "../errors.js";
 import { safeStringify } from "../json-safe.js";
 import { resolveRunRef } from "../store/resolve.js";
 import type { RunListQuery, RunStatus, Store } from "../store/types.js";
+import { effectiveStatus } from "../store/writer.js";
 import {
   attemptQueryOf,
   attemptRows,
@@ -189,7 +190,8 @@ function apiRoutes(web: Hono, store: Store): void {
     const run = await runOf(c);
     if (run.summaries?.length) return json(c, await runDetail(store, run));
     // Without summaries the figures fold every stored attempt: kept while the totals stand still.
-    const key = `${run.status}\n${JSON.stringify(run.totals)}`;
+    // The status as shown: a run whose writer died reads crashed, though stored as running.
+    const key = `${effectiveStatus(run)}\n${JSON.stringify(run.totals)}`;
     const kept = folded.get(run.runId);
     if (kept?.key === key) return json(c, await kept.detail);
     const detail = runDetail(store, run);

@@ -115,10 +115,11 @@ export default defineSuite<string, string>({
 `,
         "evals/required.eval.cjs": `const { defineSuite } = require("niceeval");
 const { createScorer } = require("niceeval/scorers");
+const { up } = require("./lib/util.cts");
 exports.required = defineSuite({
   id: "cjs-required",
-  cases: [{ id: "a", input: "a", expected: "a" }],
-  target: async (input) => input,
+  cases: [{ id: "a", input: "a", expected: "A" }],
+  target: async (input) => up(input),
   scorers: [createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) })],
 });
 `,

@@ -5,7 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import { openSqliteStore } from "../../src/store/index.js";
 import type { ReplacedAttempt } from "../../src/store/types.js";
-import { cliPath, type FixtureProject, makeProject, runCli } from "../support/project.js";
+import {
+  cliPath,
+  type FixtureProject,
+  makeProject,
+  runAndSignal,
+  runCli,
+} from "../support/project.js";
 
 // Cases 0, 5, 10 … error while FLAKY is set; each execution is logged, so a kept attempt is seen not to run.
 const suite = `
@@ -86,7 +92,11 @@ import { createScorer } from "niceeval/scorers";
 export const slow = defineSuite({
   id: "slow",
   cases: [{ id: "fast", input: 10 }, { id: "slow", input: 600 }],
-  target: async (ms) => { await new Promise((r) => setTimeout(r, ms)); return ms; },
+  target: async (ms) => {
+    if (ms > 100) console.error("TARGET-STARTED slow");
+    await new Promise((r) => setTimeout(r, ms));
+    return ms;
+  },
   scorers: [createScorer({ name: "ran", score: () => ({ score: 1 }) })],
 });
 `,
@@ -96,14 +106,23 @@ export const slow = defineSuite({
       expect(first.stdout).toContain("the target timed out after 200 ms");
       expect(first.code).toBe(1);
       // --resume keeps the run's limits; --retry-errors may raise the one that errored it.
-      const resumed = await runCli(["run", "--resume", "--timeout", "5000"], own.dir);
-      expect(resumed.stderr).toContain("--resume continues the run as it started; drop --timeout");
-      expect(resumed.code).toBe(2);
-      const retried = await runCli(["run", "--retry-errors", "--timeout", "5000"], own.dir);
-      expect(retried.stderr).toContain("retrying the errored attempt of run");
-      expect(retried.stderr).toContain("1 other is kept");
-      expect(retried.stdout).toContain("2 passed");
-      expect(retried.code).toBe(0);
+      const refused = await runCli(["run", "--resume", "--timeout", "5000"], own.dir);
+      expect(refused.stderr).toContain("--resume continues the run as it started; drop --timeout");
+      expect(refused.code).toBe(2);
+      // A retry with its own limit, stopped at once while the slow case runs …
+      const stopped = await runAndSignal(
+        ["run", "--retry-errors", "--timeout", "5000", "--grace", "0"],
+        own.dir,
+        ["SIGINT"],
+      );
+      expect(stopped.stderr).toContain("retrying the errored attempt of run");
+      expect(stopped.stderr).toContain("1 other is kept");
+      expect(stopped.code).toBe(130);
+      // … is finished by --resume with the retry's limit, not the run's first one.
+      const resumed = await runCli(["run", "--resume"], own.dir);
+      expect(resumed.stderr).toContain("which stopped while retrying its errored attempts");
+      expect(resumed.stdout).toContain("2 passed");
+      expect(resumed.code).toBe(0);
     } finally {
       await own.cleanup();
     }

@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCliArgs } from "../../src/cli/args.js";
@@ -166,6 +168,24 @@ describe("the viewer's API over a store of real runs", () => {
     await fixture.store.appendAttempts(liveId, records.slice(6, 9));
     const later = (await api<RunDetail>(`/api/runs/${liveId}`)).body;
     expect(later.evals[0]).toMatchObject({ attempts: 9, scoredCases: 9 });
+  });
+
+  it("says a run whose writer died is crashed, though its detail was kept while it ran", async () => {
+    const writer = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
+    const deadId = "run-dies-00000000";
+    await fixture.store.beginRun({
+      ...manifest(deadId, { evals: ["greetings"], startedAt: "2025-01-05T00:00:00.000Z" }),
+      writer: { pid: writer.pid!, host: hostname() },
+    });
+    const records: AttemptRecord[] = [];
+    for await (const record of fixture.store.streamAttempts(fixture.headId)) records.push(record);
+    await fixture.store.appendAttempts(deadId, records.slice(0, 3));
+    expect((await api<RunDetail>(`/api/runs/${deadId}`)).body.run.status).toBe("running");
+    const exited = new Promise((resolve) => writer.once("exit", resolve));
+    writer.kill("SIGKILL");
+    await exited;
+    // Nothing more is stored: only the writer's death says the run crashed.
+    expect((await api<RunDetail>(`/api/runs/${deadId}`)).body.run.status).toBe("crashed");
   });
 
   it("pages attempts on the server, filtered by verdict, state, label and text", async () => {
