@@ -15,6 +15,8 @@ export function crashMessage(
     struckAhead: number;
     rerun: number;
     ready: boolean;
+    /** The eval file it was importing, when it crashed while loading one. */
+    loading?: string;
     /** No new eval process is started: the run gives up on the attempts left. */
     last?: boolean;
   },
@@ -31,7 +33,7 @@ export function crashMessage(
       ? ` during ${struckAhead} attempt${struckAhead === 1 ? "" : "s"} run ahead`
       : crash.ready
         ? ""
-        : " while loading the eval files";
+        : ` while loading ${crash.loading ?? "the eval files"}`;
   if (crash.last)
     return `niceeval: ${cause}${during}; no eval process could load the eval files, so the run's attempts are errored\n`;
   const again = crash.rerun ? `; running ${crash.rerun} of them again, one at a time` : "";

@@ -430,7 +430,9 @@ class Supervisor implements EvalProcessListener {
       this.schedule();
       return;
     }
-    if (!from.ready) this.startupFailures++;
+    // A crash while a file was imported is that file's (left out at its second, so this is
+    // bounded by the files), not a failed start of the eval process.
+    if (!from.ready && from.loading === undefined) this.startupFailures++;
     const givenUp = this.startupFailures >= MAX_STRIKES;
     this.writeStderr(
       crashMessage(cause, {
@@ -438,6 +440,7 @@ class Supervisor implements EvalProcessListener {
         struckAhead,
         rerun: rerun.length,
         ready: from.ready,
+        ...(from.ready || from.loading === undefined ? {} : { loading: from.loading }),
         last: givenUp,
       }),
     );
