@@ -191,20 +191,24 @@ export class AheadRun<P extends AheadPending, C> {
     pending.resolve(record);
   }
 
-  /** An attempt run ahead is to run again alone: nothing more starts ahead meanwhile. */
-  onRerun(id: number): void {
+  /**
+   * An attempt run ahead is to run again alone: nothing more starts ahead meanwhile. False when it
+   * is not known as running ahead.
+   */
+  onRerun(id: number): boolean {
     const key = this.began.get(id);
-    if (key === undefined) return;
+    if (key === undefined) return false;
     this.began.delete(id);
     this.running.delete(key);
     this.stop();
     const pending = this.waiting.get(key);
     if (!pending) {
       this.struck.set(key, { strikes: 0, cause: "" });
-      return;
+      return true;
     }
     this.waiting.delete(key);
     this.host.isolate(pending);
+    return true;
   }
 
   /** No more attempts start ahead: the engine's other attempts are sent one by one. */

@@ -38,16 +38,12 @@ import {
 import { isPlainJson, prototypesAreClean } from "./wire.js";
 
 // Which attempt a callback belongs to. On Node 20 an AsyncLocalStorage in use slows every promise
-// of the process (about a fifth of a fast run), so it is used only once an uncaught error could
-// not be placed (`tracking`); until then one running attempt owns any error.
+// of the process (about a fifth of a fast run), so it is used only once an uncaught error came
+// (`tracking`): the attempts running then run again alone, and one owns an error only when it
+// throws it in its own async context (even alone: a timer of top-level code, or one an earlier
+// attempt left behind, may throw while it runs).
 const attemptOf = new AsyncLocalStorage<number>();
 let tracking = false;
-/**
- * Attempts were given up on after an unplaced error (first-runs.ts): their code may still run
- * (past a time limit, or in timers left behind) and was never followed, so an error from outside
- * any attempt is the run's from then on, even with one attempt running.
- */
-let untrackedCode = false;
 /**
  * Attempts started and not settled: their eval and case (the case found once it is looked up),
  * and for one started ahead, its job.
@@ -216,9 +212,6 @@ function pack(events: readonly ChildEvent[]): unknown[] {
         break;
       case "judgment":
         out.push(PACKED.judgment, event.id, event.judgment);
-        break;
-      case "rerun":
-        out.push(PACKED.rerun, event.id);
         break;
       case "began":
         out.push(PACKED.began, event.keys.length);
@@ -684,37 +677,34 @@ function origin(error: unknown): string {
   return frame ? frame.slice(3) : "unknown location";
 }
 
-// An uncaught error belongs to the attempt whose async context threw it, or the only one
-// running; otherwise it is the run's, reported with where it came from. Before tracking, an
-// error while several attempts run is placed by running each of them again alone.
+// An uncaught error belongs to the attempt whose async context threw it; otherwise it is the
+// run's, reported with where it came from. Before tracking, an error while attempts run is placed
+// by running each of them again alone.
 function uncaught(kind: string, error: unknown): void {
-  const tracked = tracking ? attemptOf.getStore() : undefined;
-  const alone = running.size === 1 && !untrackedCode;
-  const id = tracked ?? (alone ? running.keys().next().value : undefined);
+  const id = tracking ? attemptOf.getStore() : undefined;
   const attempt = id === undefined ? undefined : running.get(id);
   const message = `${kind} in user code: ${errorMessage(error)} (at ${origin(error)})`;
-  if (id !== undefined && attempt) {
-    settle(id, crashed(attempt.evalId, attempt.spec, message));
-  } else if (!tracking && running.size > 1) {
-    tracking = true;
-    const ids = [...running.keys()];
-    // They go on here, holding their slots until they end (first-runs.ts).
-    for (const slot of running.values()) if (slot.fed) runningAhead.delete(slot.fed);
-    firstRuns.add(running.values());
-    untrackedCode = true;
-    running.clear();
-    // The claims file lists what still runs ahead: these now run again, one at a time.
-    claimAhead();
-    for (const rerun of ids) post({ t: "rerun", id: rerun });
-    // Still the run's error (it fails the run) even if no rerun throws it again.
-    send({
-      t: "run-error",
-      message: `${message}, thrown while ${ids.length} attempts were in flight: each runs again alone to find whose it is`,
-      where: origin(error),
-    });
-  } else {
-    send({ t: "run-error", message, where: origin(error) });
-  }
+  if (id !== undefined && attempt) settle(id, crashed(attempt.evalId, attempt.spec, message));
+  else if (!tracking && running.size > 0) runAgainAlone(message, origin(error));
+  else send({ t: "run-error", message, where: origin(error) });
+}
+
+/**
+ * An uncaught error nobody can place: from now on callbacks are followed to their attempt, and
+ * the attempts running now run again alone (their first runs go on, holding their slots). The
+ * supervisor keeps the error as the run's unless one of them throws again when alone.
+ */
+function runAgainAlone(message: string, where: string): void {
+  tracking = true;
+  const ids = [...running.keys()];
+  for (const slot of running.values()) if (slot.fed) runningAhead.delete(slot.fed);
+  firstRuns.add(running.values());
+  running.clear();
+  // The claims file lists what still runs ahead: these now run again, one at a time.
+  claimAhead();
+  // The events that say they started leave first: the supervisor must know them to run them again.
+  flush();
+  send({ t: "run-error", message, where, reruns: ids });
 }
 
 /** Replies to reads of cases, sent together once this turn's reads have ended. */

@@ -29,6 +29,7 @@ import {
   takeEvalProcess,
   takenCount,
 } from "./spawn.js";
+import type { Unplaced } from "./unplaced.js";
 import { copiedCases, isPlainSpec } from "./wire.js";
 
 /** How long the messages an exited eval process wrote may take to arrive, ms. */
@@ -50,6 +51,8 @@ export interface Pending extends AheadPending {
   bytes: number;
   /** Its place among the jobs sent to its child (which takes them from its queue in order). */
   pos: number;
+  /** It runs again alone to say whose an uncaught error is (executor.ts). */
+  placing?: Unplaced | undefined;
 }
 
 /** What an eval process says, for its supervisor to act on. */
@@ -62,13 +65,12 @@ export interface EvalProcessListener {
   /** The same for an attempt run ahead (id below 0), decoded when `decode` is called. */
   recordLater(from: EvalProcess, id: number, decode: () => AttemptRecord, flags: number): void;
   judgment(from: EvalProcess, id: number, judgment: Judgment): void;
-  /** Attempt `id` was in flight at an uncaught error nobody could place: run it again alone. */
-  rerun(from: EvalProcess, id: number): void;
   /** Attempts it started ahead: `count` numbers of `keys` from `at` (see ChildEvent "began"). */
   began(from: EvalProcess, keys: readonly unknown[], at: number, count: number, now: number): void;
   aheadEnd(from: EvalProcess): void;
   aheadStalled(from: EvalProcess): void;
-  runError(from: EvalProcess, message: string, where: string): void;
+  /** `reruns`: the attempts in flight at it, to run again alone (see ChildMessage "run-error"). */
+  runError(from: EvalProcess, message: string, where: string, reruns?: readonly number[]): void;
   /** Cases it read, as asked (CasesRequest). */
   cases(from: EvalProcess, reply: CasesReply): void;
   /** A batch of events was read (after the calls for each of them). */
@@ -291,7 +293,7 @@ export class EvalProcess {
         this.onEvents(message.events);
         break;
       case "run-error":
-        this.listener.runError(this, message.message, message.where);
+        this.listener.runError(this, message.message, message.where, message.reruns);
         break;
       case "cases":
         this.listener.cases(this, message);
@@ -324,9 +326,6 @@ export class EvalProcess {
           break;
         case "judgment":
           listener.judgment(this, event.id, event.judgment);
-          break;
-        case "rerun":
-          listener.rerun(this, event.id);
           break;
         case "began":
           listener.began(this, event.keys, 0, event.keys.length, now);
@@ -380,9 +379,6 @@ export class EvalProcess {
       } else if (kind === PACKED.judgment) {
         listener.judgment(this, id, packed[i + 2] as Judgment);
         i += 3;
-      } else if (kind === PACKED.rerun) {
-        listener.rerun(this, id);
-        i += 2;
       } else if (kind === PACKED.began) {
         // The second field is the count of numbers that follow.
         listener.began(this, packed, i + 2, id, now);

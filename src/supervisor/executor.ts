@@ -23,6 +23,9 @@ import {
   RECORD_FLAGS,
 } from "./protocol.js";
 import { dropParentDeathLauncher } from "./spawn.js";
+import { type RunError, Unplaced } from "./unplaced.js";
+
+export type { RunError } from "./unplaced.js";
 
 /** Default limit on an eval process whose event loop does not answer, ms. */
 export const DEFAULT_HANG_TIMEOUT_MS = 60_000;
@@ -62,12 +65,6 @@ export interface SupervisorOptions {
   start?: boolean;
   /** Attempts queued in the eval process beyond the run's concurrency (default 256; 0: none). */
   prefetch?: number;
-}
-
-/** An uncaught error in the eval process that no single attempt owned. */
-export interface RunError {
-  message: string;
-  where: string;
 }
 
 /** The supervised executor: attempts run in a child process this one watches and replaces. */
@@ -170,6 +167,8 @@ class Supervisor implements EvalProcessListener {
   private monitor: ReturnType<typeof setInterval> | undefined;
   /** A child reported an uncaught error it could not place: children from now on track attempts. */
   private track = false;
+  /** The last such error, while the attempts that run again for it may still say whose it is. */
+  private unplaced: Unplaced | undefined;
   private lastCheck = performance.now();
   /** The eval process may run the run's attempts ahead of the engine (AheadPlan). */
   private planned = false;
@@ -192,8 +191,10 @@ class Supervisor implements EvalProcessListener {
         this.fresh.push(pending);
         this.schedule();
       },
+      // Only after an uncaught error nobody could place (one the engine asks for later included).
       isolate: (pending) => {
         pending.alone = true;
+        if (this.unplaced) pending.placing = this.unplaced;
         this.suspects.push(pending);
         this.schedule();
       },
@@ -259,6 +260,8 @@ class Supervisor implements EvalProcessListener {
       current.process.kill("SIGKILL");
       for (const pending of current.inFlight.values()) this.fail(pending, reason);
     }
+    // Attempts that were to run again for an unplaced error will not: it is the run's.
+    this.unplaced?.end();
     for (const pending of this.ahead.drain()) this.fail(pending, reason);
     for (const pending of [...this.suspects.splice(0), ...this.fresh.splice(0)])
       this.fail(pending, reason);
@@ -272,6 +275,9 @@ class Supervisor implements EvalProcessListener {
 
   private async closeNow(): Promise<void> {
     this.closing = true;
+    // Before the run's summary is made (the run's end calls this at once): an attempt that was to
+    // run again for it and never did (the engine's time limit took it) leaves it the run's.
+    this.unplaced?.end();
     this.settleLoad();
     this.caseReads.end();
     if (this.monitor) clearInterval(this.monitor);
@@ -323,7 +329,7 @@ class Supervisor implements EvalProcessListener {
     if (flags & RECORD_FLAGS.caseId) record.caseId = pending.job.spec.id;
     if (flags & RECORD_FLAGS.unreported)
       record.usage = { app: unreportedUsage(), judge: record.usage.judge };
-    pending.resolve(record);
+    this.finish(pending, record);
   }
 
   recordLater(from: EvalProcess, id: number, decode: () => AttemptRecord, flags: number): void {
@@ -343,19 +349,6 @@ class Supervisor implements EvalProcessListener {
     from.inFlight.get(id)?.job.context.onJudgment?.(judgment);
   }
 
-  rerun(from: EvalProcess, id: number): void {
-    if (id < 0) {
-      this.track = true;
-      if (this.ahead.owns(from)) this.ahead.onRerun(id);
-      return;
-    }
-    const pending = from.settle(id);
-    if (!pending) return;
-    this.track = true;
-    pending.alone = true;
-    this.suspects.push(pending);
-  }
-
   began(from: EvalProcess, keys: readonly unknown[], at: number, count: number, now: number) {
     if (this.ahead.owns(from)) this.ahead.onBegan(keys, at, count, now);
   }
@@ -372,9 +365,46 @@ class Supervisor implements EvalProcessListener {
     if (this.ahead.owns(from)) this.ahead.onStalled();
   }
 
-  runError(_from: EvalProcess, message: string, where: string): void {
-    this.runErrors.push({ message, where });
-    this.writeStderr(`niceeval: ${message} (not tied to one case; the run is marked failed)\n`);
+  runError(from: EvalProcess, message: string, where: string, reruns?: readonly number[]): void {
+    if (reruns === undefined) {
+      this.addRunError({ message, where });
+      return;
+    }
+    // From now on eval processes follow each callback to its attempt.
+    this.track = true;
+    const some = reruns.length === 1 ? "1 attempt was" : `${reruns.length} attempts were`;
+    const each = reruns.length === 1 ? "it runs" : "each runs";
+    this.writeStderr(
+      `niceeval: ${message}, thrown while ${some} in flight: ${each} again alone to find whose it is\n`,
+    );
+    const error = {
+      message: `${message}, thrown while ${some} in flight; none threw it again when run alone`,
+      where,
+    };
+    const unplaced = new Unplaced(error, reruns.length, (e) => this.addRunError(e));
+    this.unplaced = unplaced;
+    // One no longer known here (given up on meanwhile) will not say.
+    for (const id of reruns) if (!this.runAlone(from, id)) unplaced.gone();
+    this.schedule();
+  }
+
+  /** An attempt in flight at an unplaced error runs again alone; false when it is not known. */
+  private runAlone(from: EvalProcess, id: number): boolean {
+    // One run ahead runs again once the engine asks for it (AheadRun, then `isolate`).
+    if (id < 0) return this.ahead.owns(from) && this.ahead.onRerun(id);
+    const pending = from.settle(id);
+    if (!pending) return false;
+    pending.alone = true;
+    pending.placing = this.unplaced;
+    this.suspects.push(pending);
+    return true;
+  }
+
+  private addRunError(error: RunError): void {
+    this.runErrors.push(error);
+    this.writeStderr(
+      `niceeval: ${error.message} (not tied to one case; the run is marked failed)\n`,
+    );
   }
 
   read(from: EvalProcess): void {
@@ -448,6 +478,7 @@ class Supervisor implements EvalProcessListener {
       this.broken = `the eval process could not start: ${cause} while loading the eval files`;
       this.settleLoad();
       this.caseReads.end(this.broken);
+      this.unplaced?.end();
       for (const pending of [
         ...this.suspects.splice(0),
         ...this.fresh.splice(0),
@@ -599,10 +630,20 @@ class Supervisor implements EvalProcessListener {
   }
 
   private fail(pending: Pending, message: string): void {
-    pending.resolve({
+    this.finish(pending, {
       ...crashed(pending.job.entry.eval.id, pending.job.spec, message),
       elapsedMs: pending.sentAt ? performance.now() - pending.sentAt : 0,
     });
+  }
+
+  /** The attempt's record, for the engine (and for an unplaced error it ran again for). */
+  private finish(pending: Pending, record: AttemptRecord): void {
+    const { placing } = pending;
+    if (placing) {
+      pending.placing = undefined;
+      placing.settled(record);
+    }
+    pending.resolve(record);
   }
 
   /**
