@@ -23,8 +23,11 @@ export interface AheadHost<P extends AheadPending> {
   ask(pending: P): void;
   /** Run this attempt again alone (one in flight at an uncaught error nobody could place). */
   isolate(pending: P): void;
-  /** This attempt was in flight at `strikes` crashes, the last for `cause`. */
-  strike(pending: P, strikes: number, cause: string): void;
+  /**
+   * This attempt was in flight at `strikes` crashes, the last for `cause` (`afterEnd`: that one
+   * came just after it ended, before its record left).
+   */
+  strike(pending: P, strikes: number, cause: string, afterEnd: boolean): void;
   /** To the eval process running ahead. */
   post(message: ParentMessage): void;
   warn(text: string): void;
@@ -50,7 +53,10 @@ export class AheadRun<P extends AheadPending, C> {
   private readonly arrivedAt = new Map<number, number>();
   private readonly waiting = new Map<number, P>();
   /** In flight at a crash before the engine asked: strikes, and the last crash's cause. */
-  private readonly struck = new Map<number, { strikes: number; cause: string }>();
+  private readonly struck = new Map<
+    number,
+    { strikes: number; cause: string; afterEnd?: boolean }
+  >();
   /** Started ahead and not finished: the child's id (below 0) to the attempt's key, and back. */
   private readonly began = new Map<number, number>();
   private readonly running = new Map<number, number>();
@@ -148,7 +154,7 @@ export class AheadRun<P extends AheadPending, C> {
     if (!struck) return false;
     this.struck.delete(key);
     if (struck.strikes === 0) this.host.isolate(pending);
-    else this.host.strike(pending, struck.strikes, struck.cause);
+    else this.host.strike(pending, struck.strikes, struck.cause, struck.afterEnd === true);
     return true;
   }
 
@@ -247,29 +253,34 @@ export class AheadRun<P extends AheadPending, C> {
    * says: what it said last may not have arrived) and the engine waits for is returned, for the
    * supervisor to strike like its own attempts in flight; the others are struck for when the
    * engine asks. Returns how many of those there were too. `exact`: the claims file was written
-   * as the process exited, so it lists what was running then and nothing else (an attempt that
-   * finished with its record unsent is asked for again, not struck).
+   * as the process exited, so it lists what was running then and nothing else; one it began that
+   * is not listed ended just before, and its record was lost with the process (those it wrote on
+   * the way out came before this): struck too, as `afterEnd`, so one that ends the process each
+   * time it ends is not run again without end.
    */
   crashed(
     cause: string,
     claimed: readonly number[] | undefined,
     exact = false,
-  ): { inFlight: P[]; notAsked: number } {
+  ): { inFlight: P[]; afterEnd: P[]; notAsked: number } {
     const started = new Set(exact ? claimed : this.began.values());
+    const ended = new Set<number>();
     if (!exact) {
       const came = new Set(this.recent);
       for (const key of claimed ?? []) if (!came.has(key)) started.add(key);
-    }
+    } else for (const key of this.began.values()) if (!started.has(key)) ended.add(key);
     const inFlight: P[] = [];
+    const afterEnd: P[] = [];
     let notAsked = 0;
-    for (const key of started) {
+    for (const key of [...started, ...ended]) {
       const pending = this.waiting.get(key);
       if (pending) {
         this.waiting.delete(key);
-        inFlight.push(pending);
+        (ended.has(key) ? afterEnd : inFlight).push(pending);
         continue;
       }
-      this.struck.set(key, { strikes: (this.struck.get(key)?.strikes ?? 0) + 1, cause });
+      const strikes = (this.struck.get(key)?.strikes ?? 0) + 1;
+      this.struck.set(key, { strikes, cause, afterEnd: ended.has(key) });
       notAsked++;
     }
     this.owner = undefined;
@@ -277,7 +288,7 @@ export class AheadRun<P extends AheadPending, C> {
     this.began.clear();
     this.running.clear();
     this.release();
-    return { inFlight, notAsked };
+    return { inFlight, afterEnd, notAsked };
   }
 
   /** The attempts still waiting for a record run ahead (to fail them all). */

@@ -727,9 +727,10 @@ function readCases(request: CasesRequest): void {
 }
 
 /**
- * On the way out of `process.exit` (user code, usually): which attempts were running, so that
- * those that finished with their records still in the outbox, which leave with the process, run
- * again without counting as in flight at the crash.
+ * On the way out of `process.exit` (user code, usually): which attempts were running, and the
+ * events still in the outbox (the records of attempts that finished just before), which would
+ * leave with the process: the supervisor reads them after the messages that did leave, so those
+ * attempts do not run again (the layout is in protocol.ts, EXIT_CLAIMS_AT).
  */
 function claimAtExit(): void {
   if (claimsFd === undefined) return;
@@ -738,10 +739,14 @@ function claimAtExit(): void {
   claimAhead();
   const ids: number[] = [];
   for (const id of running.keys()) if (id >= 0) ids.push(id);
-  const buffer = Buffer.alloc(8 * (ids.length + 2));
+  // Only plain events can be written (a record structured clone would carry is run again).
+  const events = outboxPlain && outbox.length > 0 ? Buffer.from(JSON.stringify(pack(outbox))) : "";
+  const buffer = Buffer.alloc(8 * (ids.length + 3) + events.length);
   buffer.writeDoubleLE(1, 0);
   buffer.writeDoubleLE(ids.length, 8);
   for (const [i, id] of ids.entries()) buffer.writeDoubleLE(id, 16 + 8 * i);
+  buffer.writeDoubleLE(events.length, 16 + 8 * ids.length);
+  if (events) events.copy(buffer, 24 + 8 * ids.length);
   try {
     writeSync(claimsFd, buffer, 0, buffer.length, EXIT_CLAIMS_AT);
   } catch {}

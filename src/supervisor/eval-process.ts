@@ -55,6 +55,13 @@ export interface Pending extends AheadPending {
   placing?: Unplaced | undefined;
 }
 
+/** An attempt whose record an exiting eval process wrote on its way out. */
+export interface KeptAttempt {
+  evalId: string;
+  caseId: string;
+  trial: number;
+}
+
 /** What an eval process says, for its supervisor to act on. */
 export interface EvalProcessListener {
   ready(from: EvalProcess): void;
@@ -103,6 +110,10 @@ export class EvalProcess {
   claimedAhead: number[] | undefined;
   /** The ids of those it was sent that were running when it exited, when it said (exitClaims). */
   runningAtExit: Set<number> | undefined;
+  /** Events it had not sent when it exited, as it wrote them on its way out (exitClaims). */
+  private unsentAtExit: string | undefined;
+  /** The attempts whose records it had not sent when it exited, got from its claims file. */
+  readonly keptAtExit: KeptAttempt[] = [];
   ready = false;
   /** The evals it loaded, in order (from its ready message). */
   evals: readonly string[] = [];
@@ -341,8 +352,9 @@ export class EvalProcess {
     listener.read(this);
   }
 
-  // A packed batch (PACKED in protocol.ts): one flat array, read in place.
-  private onPacked(packed: readonly unknown[]): void {
+  // A packed batch (PACKED in protocol.ts): one flat array, read in place. `kept`: the records
+  // are decoded at once, and their attempts added there.
+  private onPacked(packed: readonly unknown[], kept?: KeptAttempt[]): void {
     const { decoder, listener } = this;
     const now = performance.now();
     let i = 0;
@@ -353,24 +365,21 @@ export class EvalProcess {
         const count = packed[i + 4] as number;
         const base = packed[i + 3] as number;
         // A record run ahead may wait for the engine a while: it is decoded when taken.
-        if (id < 0)
+        if (id < 0 && !kept)
           listener.recordLater(
             this,
             id,
             decoder.changesLater(base, packed, i + 5, count) as () => AttemptRecord,
             packed[i + 2] as number,
           );
-        else
-          listener.record(
-            this,
-            id,
-            decoder.decodeChanges(base, packed, i + 5, count) as AttemptRecord,
-            packed[i + 2] as number,
-          );
+        else {
+          const record = decoder.decodeChanges(base, packed, i + 5, count) as AttemptRecord;
+          this.onRecord(id, record, packed[i + 2] as number, kept);
+        }
         i += 5 + count;
       } else if (kind === PACKED.whole) {
         const record = decoder.decodeBase(packed[i + 3] as number, packed[i + 4]);
-        listener.record(this, id, record as AttemptRecord, packed[i + 2] as number);
+        this.onRecord(id, record as AttemptRecord, packed[i + 2] as number, kept);
         i += 5;
       } else if (kind === PACKED.started) {
         // Here the second field is the count of ids that follow.
@@ -396,11 +405,26 @@ export class EvalProcess {
     listener.read(this);
   }
 
+  /** A record read whole; `kept` collects which attempt it is. */
+  private onRecord(id: number, record: AttemptRecord, flags: number, kept?: KeptAttempt[]): void {
+    const job = kept && id >= 0 ? this.inFlight.get(id)?.job : undefined;
+    if (kept)
+      kept.push(
+        job
+          ? { evalId: job.entry.eval.id, caseId: job.spec.id, trial: job.trial }
+          : { evalId: record.evalId, caseId: record.caseId, trial: record.trial ?? 0 },
+      );
+    if (id < 0) this.listener.recordLater(this, id, () => record, flags);
+    else this.listener.record(this, id, record, flags);
+  }
+
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     // How far it got, from its claims file, read before the file is closed.
     this.taken = takenCount(this.process);
     this.claimedAhead = aheadClaims(this.process);
-    this.runningAtExit = exitClaims(this.process);
+    const atExit = exitClaims(this.process);
+    this.runningAtExit = atExit?.running;
+    this.unsentAtExit = atExit?.events;
     releaseClaims(this.process);
     if (this.retired) return;
     this.exit = { code, signal };
@@ -412,7 +436,22 @@ export class EvalProcess {
   private end(): void {
     if (this.endedSaid || this.retired) return;
     this.endedSaid = true;
+    this.readUnsent();
     this.listener.ended(this);
+  }
+
+  /**
+   * The events it wrote on its way out of `process.exit`, after every message it sent: the records
+   * of attempts that had just finished. Changes against a base that never arrived (a message lost
+   * with the process) cannot be read: those attempts count as the supervisor finds them then.
+   */
+  private readUnsent(): void {
+    const events = this.unsentAtExit;
+    this.unsentAtExit = undefined;
+    if (events === undefined || this.garbled) return;
+    try {
+      this.onPacked(JSON.parse(events) as unknown[], this.keptAtExit);
+    } catch {}
   }
 }
 

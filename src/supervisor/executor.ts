@@ -4,6 +4,7 @@ import { crashed } from "../runner/source.js";
 import { AheadRun } from "./ahead-run.js";
 import { CaseReads } from "./case-reads.js";
 import {
+  attemptLabel,
   crashMessage,
   exitCause,
   hangCause,
@@ -172,6 +173,8 @@ class Supervisor implements EvalProcessListener {
   private lastCheck = performance.now();
   /** The eval process may run the run's attempts ahead of the engine (AheadPlan). */
   private planned = false;
+  /** The run's trials, when known (an eval's own win): crash notices then name each trial. */
+  private trials = 1;
   /** The eval files each new eval process loads: the run's, but those whose import hung one. */
   private files: readonly string[];
   /** Files whose import hung (or twice crashed) an eval process, with the load error. */
@@ -198,8 +201,8 @@ class Supervisor implements EvalProcessListener {
         this.suspects.push(pending);
         this.schedule();
       },
-      strike: (pending, strikes, cause) => {
-        if (!this.strike(pending, strikes, cause)) return;
+      strike: (pending, strikes, cause, afterEnd) => {
+        if (!this.strike(pending, strikes, cause, afterEnd)) return;
         this.suspects.push(pending);
         this.schedule();
       },
@@ -219,6 +222,7 @@ class Supervisor implements EvalProcessListener {
 
   runAhead(plan: AheadPlan, evalIds: readonly string[]): void {
     this.planned = true;
+    this.trials = plan.trials ?? 1;
     this.ahead.configure(plan, evalIds);
     if (this.child?.ready) this.ahead.start(this.child, this.child.evals);
   }
@@ -424,27 +428,10 @@ class Supervisor implements EvalProcessListener {
     this.retire();
     if (this.closing || this.stopped !== undefined) return;
     const cause = exitCause(from);
-    const inFlight: Pending[] = [];
-    const rerun: Pending[] = [];
-    const requeued: Pending[] = [];
-    for (const pending of from.inFlight.values()) {
-      // Waiting in its queue, never started (the child writes how far it got before it starts
-      // any, or says so by message), or finished with its record still unsent when the process
-      // exited: not a suspect, no strike; back to the queue as it was.
-      const started = from.runningAtExit
-        ? from.runningAtExit.has(pending.id)
-        : pending.started || (from.taken !== undefined && pending.pos < from.taken);
-      if (!started && pending.requeues < MAX_REQUEUES) {
-        pending.requeues++;
-        pending.sentAt = 0;
-        pending.bytes = 0;
-        requeued.push(pending);
-        continue;
-      }
-      inFlight.push(pending);
-      if (this.strike(pending, pending.strikes + 1, cause)) rerun.push(pending);
-    }
-    const struckAhead = this.ahead.owns(from) ? this.strikeAhead(from, cause, inFlight, rerun) : 0;
+    const { inFlight, afterEnd, rerun, requeued } = this.sortInFlight(from, cause);
+    const struckAhead = this.ahead.owns(from)
+      ? this.strikeAhead(from, cause, { inFlight, afterEnd, rerun })
+      : 0;
     // Reads of cases went to it only once it was ready.
     if (from.ready) this.caseReads.crashed(cause);
     // A suspect that had not started yet waits its turn to run alone again, the rest as before.
@@ -464,9 +451,14 @@ class Supervisor implements EvalProcessListener {
     // bounded by the files), not a failed start of the eval process.
     if (!from.ready && from.loading === undefined) this.startupFailures++;
     const givenUp = this.startupFailures >= MAX_STRIKES;
+    const label = (p: Pending) => this.label(p.job.entry.eval.id, p.job.spec.id, p.job.trial);
     this.writeStderr(
       crashMessage(cause, {
-        inFlight,
+        inFlight: inFlight.map(label),
+        afterEnd: [
+          ...from.keptAtExit.map((a) => this.label(a.evalId, a.caseId, a.trial)),
+          ...afterEnd.map(label),
+        ],
         struckAhead,
         rerun: rerun.length,
         ready: from.ready,
@@ -488,6 +480,46 @@ class Supervisor implements EvalProcessListener {
       return;
     }
     this.schedule();
+  }
+
+  /**
+   * The attempts an ended eval process was sent and did not finish. Waiting in its queue, never
+   * started (the child writes how far it got before it starts any, or says so by message): not a
+   * suspect, no strike, back to the queue as it was. Running when it ended: in flight, struck.
+   * When it exited (the claims it wrote then), one it had started that was not running had just
+   * ended, and its record did not come (the child writes the records it had not sent on its way
+   * out, unless structured clone alone can carry them): struck too (`afterEnd`), so that one that
+   * ends the process each time it ends is not run again without end.
+   */
+  private sortInFlight(from: EvalProcess, cause: string) {
+    const inFlight: Pending[] = [];
+    const afterEnd: Pending[] = [];
+    const rerun: Pending[] = [];
+    const requeued: Pending[] = [];
+    const atExit = from.runningAtExit;
+    for (const pending of from.inFlight.values()) {
+      const started = pending.started || (from.taken !== undefined && pending.pos < from.taken);
+      const ended = atExit !== undefined && started && !atExit.has(pending.id);
+      if (
+        !(atExit ? atExit.has(pending.id) || ended : started) &&
+        pending.requeues < MAX_REQUEUES
+      ) {
+        pending.requeues++;
+        pending.sentAt = 0;
+        pending.bytes = 0;
+        requeued.push(pending);
+        continue;
+      }
+      (ended ? afterEnd : inFlight).push(pending);
+      if (this.strike(pending, pending.strikes + 1, cause, ended)) rerun.push(pending);
+    }
+    return { inFlight, afterEnd, rerun, requeued };
+  }
+
+  /** An attempt as crash notices name it, with its trial when its eval runs several. */
+  private label(evalId: string, caseId: string, trial: number): string {
+    const described = this.described.find((d) => d.id === evalId);
+    return attemptLabel(evalId, caseId, trial, described?.trials ?? this.trials);
   }
 
   /**
@@ -647,13 +679,13 @@ class Supervisor implements EvalProcessListener {
   }
 
   /**
-   * An attempt in flight at `strikes` crashes, the last for `cause`: errored at MAX_STRIKES, else
-   * to run again alone (true).
+   * An attempt in flight at `strikes` crashes, the last for `cause` (`afterEnd`: just after it
+   * ended): errored at MAX_STRIKES, else to run again alone (true).
    */
-  private strike(pending: Pending, strikes: number, cause: string): boolean {
+  private strike(pending: Pending, strikes: number, cause: string, afterEnd = false): boolean {
     pending.strikes = strikes;
     if (strikes >= MAX_STRIKES) {
-      this.fail(pending, struckOut(cause));
+      this.fail(pending, struckOut(cause, afterEnd));
       return false;
     }
     pending.alone = true;
@@ -665,11 +697,20 @@ class Supervisor implements EvalProcessListener {
    * flight; one the engine waits for joins `inFlight` (and `rerun`, or is failed), the others are
    * struck for when it asks. Whatever else the engine waits for is asked for from now on.
    */
-  private strikeAhead(from: EvalProcess, cause: string, inFlight: Pending[], rerun: Pending[]) {
+  private strikeAhead(
+    from: EvalProcess,
+    cause: string,
+    to: { inFlight: Pending[]; afterEnd: Pending[]; rerun: Pending[] },
+  ) {
     const struck = this.ahead.crashed(cause, from.claimedAhead, from.runningAtExit !== undefined);
-    for (const pending of struck.inFlight) {
-      inFlight.push(pending);
-      if (this.strike(pending, pending.strikes + 1, cause)) rerun.push(pending);
+    for (const [list, afterEnd] of [
+      [struck.inFlight, false],
+      [struck.afterEnd, true],
+    ] as const) {
+      for (const pending of list) {
+        (afterEnd ? to.afterEnd : to.inFlight).push(pending);
+        if (this.strike(pending, pending.strikes + 1, cause, afterEnd)) to.rerun.push(pending);
+      }
     }
     return struck.notAsked;
   }
