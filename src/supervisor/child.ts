@@ -250,6 +250,8 @@ function schedulePump(): void {
  */
 function pump(): void {
   pumpScheduled = false;
+  // An attempt may hold the thread for good: the cases read for the supervisor leave first.
+  if (caseReplies.length > 0) sendCaseReplies();
   if (controller.signal.aborted) {
     // No new case starts after an abort: what waits here is ended, not run.
     while (queued() > 0) {
@@ -717,13 +719,16 @@ function readCases(request: CasesRequest): void {
     // Read before the push: a reply must join the replies not yet sent, not those of its turn.
     const reply = await caseServer.read(request);
     caseReplies.push(reply);
-    if (caseReplies.length > 1) return;
-    setImmediate(() => {
-      const replies = caseReplies;
-      caseReplies = [];
-      send(replies.length === 1 ? replies[0]! : { t: "cases-many", replies });
-    });
+    if (caseReplies.length === 1) setImmediate(sendCaseReplies);
   });
+}
+
+/** Send the replies read so far (once per turn, or before attempts start: see pump). */
+function sendCaseReplies(): void {
+  if (caseReplies.length === 0) return;
+  const replies = caseReplies;
+  caseReplies = [];
+  send(replies.length === 1 ? replies[0]! : { t: "cases-many", replies });
 }
 
 /**

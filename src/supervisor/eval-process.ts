@@ -133,6 +133,8 @@ export class EvalProcess {
   killedFor: string | undefined;
   /** The supervisor gave up on it: nothing it says is read any more. */
   retired = false;
+  /** Reads of cases sent to it so far. */
+  readsSent = 0;
   /** Its records arrive as changes against earlier ones. */
   private readonly decoder = new DeltaDecoder();
   /** A message of it could not be read: it was killed, and nothing it says after is read. */
@@ -209,6 +211,7 @@ export class EvalProcess {
         const reads = this.reads;
         this.reads = [];
         this.post(reads.length === 1 ? reads[0]! : { t: "cases-many", reads });
+        this.readsSent += reads.length;
       });
     return true;
   }

@@ -140,7 +140,11 @@ class Supervisor implements EvalProcessListener {
     // Not beside a suspect running alone: the read then waits to go alone itself.
     (request) => {
       const { child } = this;
-      return child?.ready === true && !child.exit && child.alone === 0 && child.postRead(request);
+      if (!(child?.ready && !child.exit && child.alone === 0 && child.postRead(request)))
+        return false;
+      // After the read, which leaves at the end of this turn's microtasks (postRead).
+      queueMicrotask(() => this.startAhead(child));
+      return true;
     },
     () => this.schedule(),
   );
@@ -224,7 +228,19 @@ class Supervisor implements EvalProcessListener {
     this.planned = true;
     this.trials = plan.trials ?? 1;
     this.ahead.configure(plan, evalIds);
-    if (this.child?.ready) this.ahead.start(this.child, this.child.evals);
+    const { child } = this;
+    // After any read asked for in this turn (see startAhead).
+    if (child) queueMicrotask(() => this.startAhead(child));
+  }
+
+  /**
+   * Let `child` run the run's attempts ahead, once it is ready and a read of cases went to it: an
+   * attempt that holds its thread for good then cannot keep the engine from the cases it asked
+   * for first (its reply leaves before any attempt starts, child.ts).
+   */
+  private startAhead(child: EvalProcess): void {
+    if (this.planned && child === this.child && child.ready && child.readsSent > 0)
+      this.ahead.start(child, child.evals);
   }
 
   execute(job: AttemptJob): Promise<AttemptRecord> {
@@ -309,7 +325,6 @@ class Supervisor implements EvalProcessListener {
     this.loadErrors = from.loadErrors;
     this.settleLoad();
     this.caseReads.resend();
-    if (this.planned) this.ahead.start(from, from.evals);
     this.schedule();
   }
 
