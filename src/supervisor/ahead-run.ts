@@ -291,6 +291,30 @@ export class AheadRun<P extends AheadPending, C> {
     return { inFlight, afterEnd, notAsked };
   }
 
+  /** The attempts the engine waits for that `child` has begun running ahead. */
+  startedFor(child: C): P[] {
+    const started: P[] = [];
+    if (!this.owns(child)) return started;
+    for (const [key, pending] of this.waiting) if (this.running.has(key)) started.push(pending);
+    return started;
+  }
+
+  /**
+   * This attempt, begun ahead, is answered by the supervisor (errored): its record is not waited
+   * for, and a crash does not count it as in flight.
+   */
+  answered(pending: P): void {
+    const { job } = pending;
+    const key = this.keyOf(job.entry, job.spec, job.trial);
+    if (this.waiting.get(key) !== pending) return;
+    this.waiting.delete(key);
+    const id = this.running.get(key);
+    this.running.delete(key);
+    if (id !== undefined) this.began.delete(id);
+    this.recent[this.recentAt] = key;
+    this.recentAt = (this.recentAt + 1) % RECENT_KEYS;
+  }
+
   /** The attempts still waiting for a record run ahead (to fail them all). */
   drain(): P[] {
     const all = [...this.waiting.values()];

@@ -53,6 +53,8 @@ export interface Pending extends AheadPending {
   pos: number;
   /** It runs again alone to say whose an uncaught error is (executor.ts). */
   placing?: Unplaced | undefined;
+  /** It was in flight when the event loop was blocked past this time limit of it (blocked.ts). */
+  blockedLimitMs?: number | undefined;
 }
 
 /** An attempt whose record an exiting eval process wrote on its way out. */

@@ -2,6 +2,7 @@ import { type AttemptRecord, type Judgment, unreportedUsage } from "../eval/reco
 import type { AttemptJob, Executor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import { AheadRun } from "./ahead-run.js";
+import { BLOCKED_BEATS, blockedCause, blockedMessage, blockedPastLimit } from "./blocked.js";
 import { CaseReads } from "./case-reads.js";
 import {
   attemptLabel,
@@ -175,6 +176,8 @@ class Supervisor implements EvalProcessListener {
   /** The last such error, while the attempts that run again for it may still say whose it is. */
   private unplaced: Unplaced | undefined;
   private lastCheck = performance.now();
+  /** Since when this process has checked on time (a heartbeat not read before is no silence). */
+  private steadySince = performance.now();
   /** The eval process may run the run's attempts ahead of the engine (AheadPlan). */
   private planned = false;
   /** The run's trials, when known (an eval's own win): crash notices then name each trial. */
@@ -190,8 +193,10 @@ class Supervisor implements EvalProcessListener {
   constructor(private readonly options: SupervisorOptions) {
     this.files = options.files;
     this.hangMs = options.hangTimeoutMs ?? DEFAULT_HANG_TIMEOUT_MS;
-    this.beatMs = Math.max(10, Math.min(1000, Math.floor(this.hangMs / 4)));
-    this.checkMs = Math.max(5, Math.min(1000, Math.floor(this.hangMs / 4)));
+    // Often enough to see a loop blocked past an attempt's time limit before the engine's own
+    // last-resort limit (a second later) takes it (blocked.ts).
+    this.beatMs = Math.max(10, Math.min(100, Math.floor(this.hangMs / 4)));
+    this.checkMs = Math.max(5, Math.min(100, Math.floor(this.hangMs / 4)));
     this.writeStderr = options.stderr ?? ((text: string) => process.stderr.write(text));
     this.ahead = new AheadRun<Pending, EvalProcess>({
       ask: (pending) => {
@@ -735,12 +740,39 @@ class Supervisor implements EvalProcessListener {
     const { child } = this;
     // This process itself was blocked (a long synchronous write): no heartbeat could arrive.
     if (child && now - this.lastCheck > this.checkMs * 2 + 1000) child.lastSeen = now;
+    if (now - this.lastCheck > this.checkMs * 2) this.steadySince = now;
     this.lastCheck = now;
     if (!child || child.killedFor !== undefined || child.exit) return;
-    const cause = hangCause(child, now, this.hangMs);
+    const cause = hangCause(child, now, this.hangMs) ?? this.blockedPastLimit(child, now);
     if (cause === undefined) return;
     child.killedFor = cause;
     child.process.kill("SIGKILL");
+  }
+
+  /**
+   * Why `child` is to be killed when its event loop has missed BLOCKED_BEATS heartbeats while
+   * attempts ran past their time limits (blocked.ts): the one attempt running is errored so at
+   * once; with several, each runs again alone, and one that blocks the loop again is errored so.
+   */
+  private blockedPastLimit(child: EvalProcess, now: number): string | undefined {
+    if (!child.ready || this.caseReads.anyUnderWay) return undefined;
+    const silentMs = now - Math.max(child.lastSeen, this.steadySince);
+    if (silentMs <= BLOCKED_BEATS * this.beatMs) return undefined;
+    const started = [...child.inFlight.values()].filter((p) => p.started);
+    started.push(...this.ahead.startedFor(child));
+    const past = started.filter((p) => blockedPastLimit(p, child.lastSeen, now));
+    if (past.length === 0) return undefined;
+    const label = (p: Pending) => this.label(p.job.entry.eval.id, p.job.spec.id, p.job.trial);
+    const [pending] = past as [Pending];
+    if (started.length > 1) {
+      for (const p of past) p.blockedLimitMs ??= p.job.context.timeoutMs;
+      return blockedCause(silentMs, past.map(label));
+    }
+    const limit = pending.blockedLimitMs ?? pending.job.context.timeoutMs ?? 0;
+    const alone = pending.blockedLimitMs === undefined ? "the only one running" : "run again alone";
+    if (!child.settle(pending.id)) this.ahead.answered(pending);
+    this.fail(pending, blockedMessage(silentMs, limit, alone));
+    return `the event loop was blocked for ${Math.round(silentMs)} ms by ${label(pending)}, past its ${limit} ms time limit (synchronous code cannot be timed out), so the eval process was killed`;
   }
 
   private watchAbort(signal: AbortSignal): void {
