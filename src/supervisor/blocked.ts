@@ -21,9 +21,16 @@ export function blockedPastLimit(pending: Pending, lastSeen: number, now: number
   return lastSeen < pending.sentAt + limit && now >= pending.sentAt + limit;
 }
 
-/** Why an attempt that blocked the event loop past its time limit is errored. */
-export function blockedMessage(silentMs: number, limitMs: number, alone: string): string {
-  return `the event loop was blocked for ${Math.round(silentMs)} ms by this attempt (${alone}), past its ${limitMs} ms time limit: synchronous code cannot be timed out (the limit can only stop it when it yields), so the eval process was killed; make it yield (await between its steps), or set --hang-timeout to stop such code sooner`;
+/**
+ * Why an attempt that blocked the event loop past its time limit is errored; `rerun`: it was in
+ * flight with others at such a block before, and blocked the loop again when run alone.
+ */
+export function blockedMessage(silentMs: number, limitMs: number, rerun: boolean): string {
+  const ms = Math.round(silentMs);
+  const what = rerun
+    ? `the event loop was blocked past this attempt's ${limitMs} ms time limit while it ran with others, and again for ${ms} ms when it ran alone`
+    : `the event loop was blocked for ${ms} ms by this attempt (the only one running), past its ${limitMs} ms time limit`;
+  return `${what}: synchronous code cannot be timed out (the limit can only stop it when it yields), so the eval process was killed; make it yield (await between its steps), or set --hang-timeout to stop such code sooner`;
 }
 
 /** Why an eval process is killed when attempts in flight with others blocked it past a limit. */

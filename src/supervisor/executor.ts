@@ -24,7 +24,7 @@ import {
   type EvalDescription,
   RECORD_FLAGS,
 } from "./protocol.js";
-import { dropParentDeathLauncher } from "./spawn.js";
+import { dropParentDeathLauncher, takenCount } from "./spawn.js";
 import { type RunError, Unplaced } from "./unplaced.js";
 
 export type { RunError } from "./unplaced.js";
@@ -758,7 +758,9 @@ class Supervisor implements EvalProcessListener {
     if (!child.ready || this.caseReads.anyUnderWay) return undefined;
     const silentMs = now - Math.max(child.lastSeen, this.steadySince);
     if (silentMs <= BLOCKED_BEATS * this.beatMs) return undefined;
-    const started = [...child.inFlight.values()].filter((p) => p.started);
+    // The word that an attempt started may be held in the blocked process: its claims file says.
+    const taken = takenCount(child.process) ?? 0;
+    const started = [...child.inFlight.values()].filter((p) => p.started || p.pos < taken);
     started.push(...this.ahead.startedFor(child));
     const past = started.filter((p) => blockedPastLimit(p, child.lastSeen, now));
     if (past.length === 0) return undefined;
@@ -769,9 +771,8 @@ class Supervisor implements EvalProcessListener {
       return blockedCause(silentMs, past.map(label));
     }
     const limit = pending.blockedLimitMs ?? pending.job.context.timeoutMs ?? 0;
-    const alone = pending.blockedLimitMs === undefined ? "the only one running" : "run again alone";
     if (!child.settle(pending.id)) this.ahead.answered(pending);
-    this.fail(pending, blockedMessage(silentMs, limit, alone));
+    this.fail(pending, blockedMessage(silentMs, limit, pending.blockedLimitMs !== undefined));
     return `the event loop was blocked for ${Math.round(silentMs)} ms by ${label(pending)}, past its ${limit} ms time limit (synchronous code cannot be timed out), so the eval process was killed`;
   }
 
