@@ -23,8 +23,11 @@ export interface AheadHost<P extends AheadPending> {
   ask(pending: P): void;
   /** Run this attempt again alone (one in flight at an uncaught error nobody could place). */
   isolate(pending: P): void;
-  /** This attempt was in flight at `strikes` crashes, the last for `cause`. */
-  strike(pending: P, strikes: number, cause: string): void;
+  /**
+   * This attempt was in flight at `strikes` crashes, the last for `cause` (`afterEnd`: that one
+   * came just after it ended, before its record left).
+   */
+  strike(pending: P, strikes: number, cause: string, afterEnd: boolean): void;
   /** To the eval process running ahead. */
   post(message: ParentMessage): void;
   warn(text: string): void;
@@ -50,7 +53,10 @@ export class AheadRun<P extends AheadPending, C> {
   private readonly arrivedAt = new Map<number, number>();
   private readonly waiting = new Map<number, P>();
   /** In flight at a crash before the engine asked: strikes, and the last crash's cause. */
-  private readonly struck = new Map<number, { strikes: number; cause: string }>();
+  private readonly struck = new Map<
+    number,
+    { strikes: number; cause: string; afterEnd?: boolean }
+  >();
   /** Started ahead and not finished: the child's id (below 0) to the attempt's key, and back. */
   private readonly began = new Map<number, number>();
   private readonly running = new Map<number, number>();
@@ -148,7 +154,7 @@ export class AheadRun<P extends AheadPending, C> {
     if (!struck) return false;
     this.struck.delete(key);
     if (struck.strikes === 0) this.host.isolate(pending);
-    else this.host.strike(pending, struck.strikes, struck.cause);
+    else this.host.strike(pending, struck.strikes, struck.cause, struck.afterEnd === true);
     return true;
   }
 
@@ -191,20 +197,24 @@ export class AheadRun<P extends AheadPending, C> {
     pending.resolve(record);
   }
 
-  /** An attempt run ahead is to run again alone: nothing more starts ahead meanwhile. */
-  onRerun(id: number): void {
+  /**
+   * An attempt run ahead is to run again alone: nothing more starts ahead meanwhile. False when it
+   * is not known as running ahead.
+   */
+  onRerun(id: number): boolean {
     const key = this.began.get(id);
-    if (key === undefined) return;
+    if (key === undefined) return false;
     this.began.delete(id);
     this.running.delete(key);
     this.stop();
     const pending = this.waiting.get(key);
     if (!pending) {
       this.struck.set(key, { strikes: 0, cause: "" });
-      return;
+      return true;
     }
     this.waiting.delete(key);
     this.host.isolate(pending);
+    return true;
   }
 
   /** No more attempts start ahead: the engine's other attempts are sent one by one. */
@@ -243,29 +253,34 @@ export class AheadRun<P extends AheadPending, C> {
    * says: what it said last may not have arrived) and the engine waits for is returned, for the
    * supervisor to strike like its own attempts in flight; the others are struck for when the
    * engine asks. Returns how many of those there were too. `exact`: the claims file was written
-   * as the process exited, so it lists what was running then and nothing else (an attempt that
-   * finished with its record unsent is asked for again, not struck).
+   * as the process exited, so it lists what was running then and nothing else; one it began that
+   * is not listed ended just before, and its record was lost with the process (those it wrote on
+   * the way out came before this): struck too, as `afterEnd`, so one that ends the process each
+   * time it ends is not run again without end.
    */
   crashed(
     cause: string,
     claimed: readonly number[] | undefined,
     exact = false,
-  ): { inFlight: P[]; notAsked: number } {
+  ): { inFlight: P[]; afterEnd: P[]; notAsked: number } {
     const started = new Set(exact ? claimed : this.began.values());
+    const ended = new Set<number>();
     if (!exact) {
       const came = new Set(this.recent);
       for (const key of claimed ?? []) if (!came.has(key)) started.add(key);
-    }
+    } else for (const key of this.began.values()) if (!started.has(key)) ended.add(key);
     const inFlight: P[] = [];
+    const afterEnd: P[] = [];
     let notAsked = 0;
-    for (const key of started) {
+    for (const key of [...started, ...ended]) {
       const pending = this.waiting.get(key);
       if (pending) {
         this.waiting.delete(key);
-        inFlight.push(pending);
+        (ended.has(key) ? afterEnd : inFlight).push(pending);
         continue;
       }
-      this.struck.set(key, { strikes: (this.struck.get(key)?.strikes ?? 0) + 1, cause });
+      const strikes = (this.struck.get(key)?.strikes ?? 0) + 1;
+      this.struck.set(key, { strikes, cause, afterEnd: ended.has(key) });
       notAsked++;
     }
     this.owner = undefined;
@@ -273,7 +288,31 @@ export class AheadRun<P extends AheadPending, C> {
     this.began.clear();
     this.running.clear();
     this.release();
-    return { inFlight, notAsked };
+    return { inFlight, afterEnd, notAsked };
+  }
+
+  /** The attempts the engine waits for that `child` has begun running ahead. */
+  startedFor(child: C): P[] {
+    const started: P[] = [];
+    if (!this.owns(child)) return started;
+    for (const [key, pending] of this.waiting) if (this.running.has(key)) started.push(pending);
+    return started;
+  }
+
+  /**
+   * This attempt, begun ahead, is answered by the supervisor (errored): its record is not waited
+   * for, and a crash does not count it as in flight.
+   */
+  answered(pending: P): void {
+    const { job } = pending;
+    const key = this.keyOf(job.entry, job.spec, job.trial);
+    if (this.waiting.get(key) !== pending) return;
+    this.waiting.delete(key);
+    const id = this.running.get(key);
+    this.running.delete(key);
+    if (id !== undefined) this.began.delete(id);
+    this.recent[this.recentAt] = key;
+    this.recentAt = (this.recentAt + 1) % RECENT_KEYS;
   }
 
   /** The attempts still waiting for a record run ahead (to fail them all). */

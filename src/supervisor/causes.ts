@@ -1,46 +1,78 @@
 // What the supervisor says about an eval process that ended or hung, and about the attempts it
 // errors because of that: the words only, decided elsewhere (executor.ts).
-import type { EvalProcess, Pending } from "./eval-process.js";
+import type { EvalProcess } from "./eval-process.js";
 
 /** Crashes an attempt may be in flight for before it is errored instead of run again. */
 export const MAX_STRIKES = 2;
 /** Loading eval files may block longer than a case: this is its floor, ms. */
 const STARTUP_TIMEOUT_MS = 30_000;
 
-/** What a crash of the eval process is said as: its cause, what was in flight, what runs again. */
+/** An attempt as a crash notice names it: "ev/c3", or "ev/c3 [trial 2]" when its eval has trials. */
+export function attemptLabel(
+  evalId: string,
+  caseId: string,
+  trial: number,
+  trials: number,
+): string {
+  return trials > 1 || trial > 0
+    ? `${evalId}/${caseId} [trial ${trial + 1}]`
+    : `${evalId}/${caseId}`;
+}
+
+/** Names, at most five, then how many more. */
+function listed(names: readonly string[], more = 0): string {
+  const rest = Math.max(0, names.length - 5) + more;
+  return `${names.slice(0, 5).join(", ")}${rest > 0 ? ` and ${rest} more` : ""}`;
+}
+
+/**
+ * What a crash of the eval process is said as: its cause, what was in flight (`inFlight`, named),
+ * what had just ended (`afterEnd`: when it exited, those whose records had not left), what runs
+ * again.
+ */
 export function crashMessage(
   cause: string,
   crash: {
-    inFlight: readonly Pending[];
+    inFlight: readonly string[];
+    afterEnd?: readonly string[];
     struckAhead: number;
     rerun: number;
     ready: boolean;
+    /** The eval file it was importing, when it crashed while loading one. */
+    loading?: string;
     /** No new eval process is started: the run gives up on the attempts left. */
     last?: boolean;
   },
 ): string {
-  const { inFlight, struckAhead } = crash;
-  const names = inFlight
-    .slice(0, 5)
-    .map((p) => `${p.job.entry.eval.id}/${p.job.spec.id}`)
-    .join(", ");
-  const more = Math.max(0, inFlight.length - 5) + struckAhead;
-  const during = inFlight.length
-    ? ` during ${names}${more > 0 ? ` and ${more} more` : ""}`
-    : struckAhead
-      ? ` during ${struckAhead} attempt${struckAhead === 1 ? "" : "s"} run ahead`
-      : crash.ready
-        ? ""
-        : " while loading the eval files";
+  const during = whenItCrashed(crash);
   if (crash.last)
     return `niceeval: ${cause}${during}; no eval process could load the eval files, so the run's attempts are errored\n`;
   const again = crash.rerun ? `; running ${crash.rerun} of them again, one at a time` : "";
   return `niceeval: ${cause}${during}${again}; starting a new eval process\n`;
 }
 
-/** Why an attempt in flight at MAX_STRIKES crashes is errored. */
-export function struckOut(cause: string): string {
-  return `${cause} during this case; it was running at ${MAX_STRIKES} crashes of the eval process, so it is not run again`;
+/** What the eval process was doing when it crashed, as a crash notice says it. */
+function whenItCrashed(crash: Parameters<typeof crashMessage>[1]): string {
+  const { inFlight, struckAhead } = crash;
+  const after = crash.afterEnd?.length ? ` just after ${listed(crash.afterEnd)} ended` : "";
+  const during = inFlight.length
+    ? listed(inFlight, struckAhead)
+    : struckAhead
+      ? `${struckAhead} attempt${struckAhead === 1 ? "" : "s"} run ahead`
+      : "";
+  if (during) return ` during ${during}${after && `,${after}`}`;
+  if (after) return after;
+  return crash.ready ? "" : ` while loading ${crash.loading ?? "the eval files"}`;
+}
+
+/**
+ * Why an attempt in flight at MAX_STRIKES crashes is errored; `afterEnd`: the last came just after
+ * it ended, before its record left.
+ */
+export function struckOut(cause: string, afterEnd = false): string {
+  return afterEnd
+    ? `${cause} just after this case ended, before its record left; it was in flight at ${MAX_STRIKES} crashes of the eval process, so it is not run again`
+    : `${cause} during this case; it was running at ${MAX_STRIKES} crashes of the eval process, so it is not run again`;
 }
 
 /** Why an eval's cases stop where a read of them was under way at MAX_STRIKES crashes. */

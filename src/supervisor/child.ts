@@ -38,16 +38,12 @@ import {
 import { isPlainJson, prototypesAreClean } from "./wire.js";
 
 // Which attempt a callback belongs to. On Node 20 an AsyncLocalStorage in use slows every promise
-// of the process (about a fifth of a fast run), so it is used only once an uncaught error could
-// not be placed (`tracking`); until then one running attempt owns any error.
+// of the process (about a fifth of a fast run), so it is used only once an uncaught error came
+// (`tracking`): the attempts running then run again alone, and one owns an error only when it
+// throws it in its own async context (even alone: a timer of top-level code, or one an earlier
+// attempt left behind, may throw while it runs).
 const attemptOf = new AsyncLocalStorage<number>();
 let tracking = false;
-/**
- * Attempts were given up on after an unplaced error (first-runs.ts): their code may still run
- * (past a time limit, or in timers left behind) and was never followed, so an error from outside
- * any attempt is the run's from then on, even with one attempt running.
- */
-let untrackedCode = false;
 /**
  * Attempts started and not settled: their eval and case (the case found once it is looked up),
  * and for one started ahead, its job.
@@ -217,9 +213,6 @@ function pack(events: readonly ChildEvent[]): unknown[] {
       case "judgment":
         out.push(PACKED.judgment, event.id, event.judgment);
         break;
-      case "rerun":
-        out.push(PACKED.rerun, event.id);
-        break;
       case "began":
         out.push(PACKED.began, event.keys.length);
         for (const key of event.keys) out.push(key);
@@ -257,6 +250,8 @@ function schedulePump(): void {
  */
 function pump(): void {
   pumpScheduled = false;
+  // An attempt may hold the thread for good: the cases read for the supervisor leave first.
+  if (caseReplies.length > 0) sendCaseReplies();
   if (controller.signal.aborted) {
     // No new case starts after an abort: what waits here is ended, not run.
     while (queued() > 0) {
@@ -684,37 +679,34 @@ function origin(error: unknown): string {
   return frame ? frame.slice(3) : "unknown location";
 }
 
-// An uncaught error belongs to the attempt whose async context threw it, or the only one
-// running; otherwise it is the run's, reported with where it came from. Before tracking, an
-// error while several attempts run is placed by running each of them again alone.
+// An uncaught error belongs to the attempt whose async context threw it; otherwise it is the
+// run's, reported with where it came from. Before tracking, an error while attempts run is placed
+// by running each of them again alone.
 function uncaught(kind: string, error: unknown): void {
-  const tracked = tracking ? attemptOf.getStore() : undefined;
-  const alone = running.size === 1 && !untrackedCode;
-  const id = tracked ?? (alone ? running.keys().next().value : undefined);
+  const id = tracking ? attemptOf.getStore() : undefined;
   const attempt = id === undefined ? undefined : running.get(id);
   const message = `${kind} in user code: ${errorMessage(error)} (at ${origin(error)})`;
-  if (id !== undefined && attempt) {
-    settle(id, crashed(attempt.evalId, attempt.spec, message));
-  } else if (!tracking && running.size > 1) {
-    tracking = true;
-    const ids = [...running.keys()];
-    // They go on here, holding their slots until they end (first-runs.ts).
-    for (const slot of running.values()) if (slot.fed) runningAhead.delete(slot.fed);
-    firstRuns.add(running.values());
-    untrackedCode = true;
-    running.clear();
-    // The claims file lists what still runs ahead: these now run again, one at a time.
-    claimAhead();
-    for (const rerun of ids) post({ t: "rerun", id: rerun });
-    // Still the run's error (it fails the run) even if no rerun throws it again.
-    send({
-      t: "run-error",
-      message: `${message}, thrown while ${ids.length} attempts were in flight: each runs again alone to find whose it is`,
-      where: origin(error),
-    });
-  } else {
-    send({ t: "run-error", message, where: origin(error) });
-  }
+  if (id !== undefined && attempt) settle(id, crashed(attempt.evalId, attempt.spec, message));
+  else if (!tracking && running.size > 0) runAgainAlone(message, origin(error));
+  else send({ t: "run-error", message, where: origin(error) });
+}
+
+/**
+ * An uncaught error nobody can place: from now on callbacks are followed to their attempt, and
+ * the attempts running now run again alone (their first runs go on, holding their slots). The
+ * supervisor keeps the error as the run's unless one of them throws again when alone.
+ */
+function runAgainAlone(message: string, where: string): void {
+  tracking = true;
+  const ids = [...running.keys()];
+  for (const slot of running.values()) if (slot.fed) runningAhead.delete(slot.fed);
+  firstRuns.add(running.values());
+  running.clear();
+  // The claims file lists what still runs ahead: these now run again, one at a time.
+  claimAhead();
+  // The events that say they started leave first: the supervisor must know them to run them again.
+  flush();
+  send({ t: "run-error", message, where, reruns: ids });
 }
 
 /** Replies to reads of cases, sent together once this turn's reads have ended. */
@@ -727,19 +719,23 @@ function readCases(request: CasesRequest): void {
     // Read before the push: a reply must join the replies not yet sent, not those of its turn.
     const reply = await caseServer.read(request);
     caseReplies.push(reply);
-    if (caseReplies.length > 1) return;
-    setImmediate(() => {
-      const replies = caseReplies;
-      caseReplies = [];
-      send(replies.length === 1 ? replies[0]! : { t: "cases-many", replies });
-    });
+    if (caseReplies.length === 1) setImmediate(sendCaseReplies);
   });
 }
 
+/** Send the replies read so far (once per turn, or before attempts start: see pump). */
+function sendCaseReplies(): void {
+  if (caseReplies.length === 0) return;
+  const replies = caseReplies;
+  caseReplies = [];
+  send(replies.length === 1 ? replies[0]! : { t: "cases-many", replies });
+}
+
 /**
- * On the way out of `process.exit` (user code, usually): which attempts were running, so that
- * those that finished with their records still in the outbox, which leave with the process, run
- * again without counting as in flight at the crash.
+ * On the way out of `process.exit` (user code, usually): which attempts were running, and the
+ * events still in the outbox (the records of attempts that finished just before), which would
+ * leave with the process: the supervisor reads them after the messages that did leave, so those
+ * attempts do not run again (the layout is in protocol.ts, EXIT_CLAIMS_AT).
  */
 function claimAtExit(): void {
   if (claimsFd === undefined) return;
@@ -748,10 +744,14 @@ function claimAtExit(): void {
   claimAhead();
   const ids: number[] = [];
   for (const id of running.keys()) if (id >= 0) ids.push(id);
-  const buffer = Buffer.alloc(8 * (ids.length + 2));
+  // Only plain events can be written (a record structured clone would carry is run again).
+  const events = outboxPlain && outbox.length > 0 ? Buffer.from(JSON.stringify(pack(outbox))) : "";
+  const buffer = Buffer.alloc(8 * (ids.length + 3) + events.length);
   buffer.writeDoubleLE(1, 0);
   buffer.writeDoubleLE(ids.length, 8);
   for (const [i, id] of ids.entries()) buffer.writeDoubleLE(id, 16 + 8 * i);
+  buffer.writeDoubleLE(events.length, 16 + 8 * ids.length);
+  if (events) events.copy(buffer, 24 + 8 * ids.length);
   try {
     writeSync(claimsFd, buffer, 0, buffer.length, EXIT_CLAIMS_AT);
   } catch {}

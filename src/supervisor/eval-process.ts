@@ -29,6 +29,7 @@ import {
   takeEvalProcess,
   takenCount,
 } from "./spawn.js";
+import type { Unplaced } from "./unplaced.js";
 import { copiedCases, isPlainSpec } from "./wire.js";
 
 /** How long the messages an exited eval process wrote may take to arrive, ms. */
@@ -50,6 +51,17 @@ export interface Pending extends AheadPending {
   bytes: number;
   /** Its place among the jobs sent to its child (which takes them from its queue in order). */
   pos: number;
+  /** It runs again alone to say whose an uncaught error is (executor.ts). */
+  placing?: Unplaced | undefined;
+  /** It was in flight when the event loop was blocked past this time limit of it (blocked.ts). */
+  blockedLimitMs?: number | undefined;
+}
+
+/** An attempt whose record an exiting eval process wrote on its way out. */
+export interface KeptAttempt {
+  evalId: string;
+  caseId: string;
+  trial: number;
 }
 
 /** What an eval process says, for its supervisor to act on. */
@@ -62,13 +74,12 @@ export interface EvalProcessListener {
   /** The same for an attempt run ahead (id below 0), decoded when `decode` is called. */
   recordLater(from: EvalProcess, id: number, decode: () => AttemptRecord, flags: number): void;
   judgment(from: EvalProcess, id: number, judgment: Judgment): void;
-  /** Attempt `id` was in flight at an uncaught error nobody could place: run it again alone. */
-  rerun(from: EvalProcess, id: number): void;
   /** Attempts it started ahead: `count` numbers of `keys` from `at` (see ChildEvent "began"). */
   began(from: EvalProcess, keys: readonly unknown[], at: number, count: number, now: number): void;
   aheadEnd(from: EvalProcess): void;
   aheadStalled(from: EvalProcess): void;
-  runError(from: EvalProcess, message: string, where: string): void;
+  /** `reruns`: the attempts in flight at it, to run again alone (see ChildMessage "run-error"). */
+  runError(from: EvalProcess, message: string, where: string, reruns?: readonly number[]): void;
   /** Cases it read, as asked (CasesRequest). */
   cases(from: EvalProcess, reply: CasesReply): void;
   /** A batch of events was read (after the calls for each of them). */
@@ -101,6 +112,10 @@ export class EvalProcess {
   claimedAhead: number[] | undefined;
   /** The ids of those it was sent that were running when it exited, when it said (exitClaims). */
   runningAtExit: Set<number> | undefined;
+  /** Events it had not sent when it exited, as it wrote them on its way out (exitClaims). */
+  private unsentAtExit: string | undefined;
+  /** The attempts whose records it had not sent when it exited, got from its claims file. */
+  readonly keptAtExit: KeptAttempt[] = [];
   ready = false;
   /** The evals it loaded, in order (from its ready message). */
   evals: readonly string[] = [];
@@ -120,6 +135,8 @@ export class EvalProcess {
   killedFor: string | undefined;
   /** The supervisor gave up on it: nothing it says is read any more. */
   retired = false;
+  /** Reads of cases sent to it so far. */
+  readsSent = 0;
   /** Its records arrive as changes against earlier ones. */
   private readonly decoder = new DeltaDecoder();
   /** A message of it could not be read: it was killed, and nothing it says after is read. */
@@ -196,6 +213,7 @@ export class EvalProcess {
         const reads = this.reads;
         this.reads = [];
         this.post(reads.length === 1 ? reads[0]! : { t: "cases-many", reads });
+        this.readsSent += reads.length;
       });
     return true;
   }
@@ -291,7 +309,7 @@ export class EvalProcess {
         this.onEvents(message.events);
         break;
       case "run-error":
-        this.listener.runError(this, message.message, message.where);
+        this.listener.runError(this, message.message, message.where, message.reruns);
         break;
       case "cases":
         this.listener.cases(this, message);
@@ -325,9 +343,6 @@ export class EvalProcess {
         case "judgment":
           listener.judgment(this, event.id, event.judgment);
           break;
-        case "rerun":
-          listener.rerun(this, event.id);
-          break;
         case "began":
           listener.began(this, event.keys, 0, event.keys.length, now);
           break;
@@ -342,8 +357,9 @@ export class EvalProcess {
     listener.read(this);
   }
 
-  // A packed batch (PACKED in protocol.ts): one flat array, read in place.
-  private onPacked(packed: readonly unknown[]): void {
+  // A packed batch (PACKED in protocol.ts): one flat array, read in place. `kept`: the records
+  // are decoded at once, and their attempts added there.
+  private onPacked(packed: readonly unknown[], kept?: KeptAttempt[]): void {
     const { decoder, listener } = this;
     const now = performance.now();
     let i = 0;
@@ -354,24 +370,21 @@ export class EvalProcess {
         const count = packed[i + 4] as number;
         const base = packed[i + 3] as number;
         // A record run ahead may wait for the engine a while: it is decoded when taken.
-        if (id < 0)
+        if (id < 0 && !kept)
           listener.recordLater(
             this,
             id,
             decoder.changesLater(base, packed, i + 5, count) as () => AttemptRecord,
             packed[i + 2] as number,
           );
-        else
-          listener.record(
-            this,
-            id,
-            decoder.decodeChanges(base, packed, i + 5, count) as AttemptRecord,
-            packed[i + 2] as number,
-          );
+        else {
+          const record = decoder.decodeChanges(base, packed, i + 5, count) as AttemptRecord;
+          this.onRecord(id, record, packed[i + 2] as number, kept);
+        }
         i += 5 + count;
       } else if (kind === PACKED.whole) {
         const record = decoder.decodeBase(packed[i + 3] as number, packed[i + 4]);
-        listener.record(this, id, record as AttemptRecord, packed[i + 2] as number);
+        this.onRecord(id, record as AttemptRecord, packed[i + 2] as number, kept);
         i += 5;
       } else if (kind === PACKED.started) {
         // Here the second field is the count of ids that follow.
@@ -380,9 +393,6 @@ export class EvalProcess {
       } else if (kind === PACKED.judgment) {
         listener.judgment(this, id, packed[i + 2] as Judgment);
         i += 3;
-      } else if (kind === PACKED.rerun) {
-        listener.rerun(this, id);
-        i += 2;
       } else if (kind === PACKED.began) {
         // The second field is the count of numbers that follow.
         listener.began(this, packed, i + 2, id, now);
@@ -400,11 +410,26 @@ export class EvalProcess {
     listener.read(this);
   }
 
+  /** A record read whole; `kept` collects which attempt it is. */
+  private onRecord(id: number, record: AttemptRecord, flags: number, kept?: KeptAttempt[]): void {
+    const job = kept && id >= 0 ? this.inFlight.get(id)?.job : undefined;
+    if (kept)
+      kept.push(
+        job
+          ? { evalId: job.entry.eval.id, caseId: job.spec.id, trial: job.trial }
+          : { evalId: record.evalId, caseId: record.caseId, trial: record.trial ?? 0 },
+      );
+    if (id < 0) this.listener.recordLater(this, id, () => record, flags);
+    else this.listener.record(this, id, record, flags);
+  }
+
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     // How far it got, from its claims file, read before the file is closed.
     this.taken = takenCount(this.process);
     this.claimedAhead = aheadClaims(this.process);
-    this.runningAtExit = exitClaims(this.process);
+    const atExit = exitClaims(this.process);
+    this.runningAtExit = atExit?.running;
+    this.unsentAtExit = atExit?.events;
     releaseClaims(this.process);
     if (this.retired) return;
     this.exit = { code, signal };
@@ -416,7 +441,22 @@ export class EvalProcess {
   private end(): void {
     if (this.endedSaid || this.retired) return;
     this.endedSaid = true;
+    this.readUnsent();
     this.listener.ended(this);
+  }
+
+  /**
+   * The events it wrote on its way out of `process.exit`, after every message it sent: the records
+   * of attempts that had just finished. Changes against a base that never arrived (a message lost
+   * with the process) cannot be read: those attempts count as the supervisor finds them then.
+   */
+  private readUnsent(): void {
+    const events = this.unsentAtExit;
+    this.unsentAtExit = undefined;
+    if (events === undefined || this.garbled) return;
+    try {
+      this.onPacked(JSON.parse(events) as unknown[], this.keptAtExit);
+    } catch {}
   }
 }
 

@@ -2,8 +2,10 @@ import { type AttemptRecord, type Judgment, unreportedUsage } from "../eval/reco
 import type { AttemptJob, Executor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import { AheadRun } from "./ahead-run.js";
+import { BLOCKED_BEATS, blockedCause, blockedMessage, blockedPastLimit } from "./blocked.js";
 import { CaseReads } from "./case-reads.js";
 import {
+  attemptLabel,
   crashMessage,
   exitCause,
   hangCause,
@@ -22,7 +24,10 @@ import {
   type EvalDescription,
   RECORD_FLAGS,
 } from "./protocol.js";
-import { dropParentDeathLauncher } from "./spawn.js";
+import { dropParentDeathLauncher, takenCount } from "./spawn.js";
+import { type RunError, Unplaced } from "./unplaced.js";
+
+export type { RunError } from "./unplaced.js";
 
 /** Default limit on an eval process whose event loop does not answer, ms. */
 export const DEFAULT_HANG_TIMEOUT_MS = 60_000;
@@ -62,12 +67,6 @@ export interface SupervisorOptions {
   start?: boolean;
   /** Attempts queued in the eval process beyond the run's concurrency (default 256; 0: none). */
   prefetch?: number;
-}
-
-/** An uncaught error in the eval process that no single attempt owned. */
-export interface RunError {
-  message: string;
-  where: string;
 }
 
 /** The supervised executor: attempts run in a child process this one watches and replaces. */
@@ -142,7 +141,11 @@ class Supervisor implements EvalProcessListener {
     // Not beside a suspect running alone: the read then waits to go alone itself.
     (request) => {
       const { child } = this;
-      return child?.ready === true && !child.exit && child.alone === 0 && child.postRead(request);
+      if (!(child?.ready && !child.exit && child.alone === 0 && child.postRead(request)))
+        return false;
+      // After the read, which leaves at the end of this turn's microtasks (postRead).
+      queueMicrotask(() => this.startAhead(child));
+      return true;
     },
     () => this.schedule(),
   );
@@ -170,9 +173,15 @@ class Supervisor implements EvalProcessListener {
   private monitor: ReturnType<typeof setInterval> | undefined;
   /** A child reported an uncaught error it could not place: children from now on track attempts. */
   private track = false;
+  /** The last such error, while the attempts that run again for it may still say whose it is. */
+  private unplaced: Unplaced | undefined;
   private lastCheck = performance.now();
+  /** Since when this process has checked on time (a heartbeat not read before is no silence). */
+  private steadySince = performance.now();
   /** The eval process may run the run's attempts ahead of the engine (AheadPlan). */
   private planned = false;
+  /** The run's trials, when known (an eval's own win): crash notices then name each trial. */
+  private trials = 1;
   /** The eval files each new eval process loads: the run's, but those whose import hung one. */
   private files: readonly string[];
   /** Files whose import hung (or twice crashed) an eval process, with the load error. */
@@ -184,21 +193,25 @@ class Supervisor implements EvalProcessListener {
   constructor(private readonly options: SupervisorOptions) {
     this.files = options.files;
     this.hangMs = options.hangTimeoutMs ?? DEFAULT_HANG_TIMEOUT_MS;
-    this.beatMs = Math.max(10, Math.min(1000, Math.floor(this.hangMs / 4)));
-    this.checkMs = Math.max(5, Math.min(1000, Math.floor(this.hangMs / 4)));
+    // Often enough to see a loop blocked past an attempt's time limit before the engine's own
+    // last-resort limit (a second later) takes it (blocked.ts).
+    this.beatMs = Math.max(10, Math.min(100, Math.floor(this.hangMs / 4)));
+    this.checkMs = Math.max(5, Math.min(100, Math.floor(this.hangMs / 4)));
     this.writeStderr = options.stderr ?? ((text: string) => process.stderr.write(text));
     this.ahead = new AheadRun<Pending, EvalProcess>({
       ask: (pending) => {
         this.fresh.push(pending);
         this.schedule();
       },
+      // Only after an uncaught error nobody could place (one the engine asks for later included).
       isolate: (pending) => {
         pending.alone = true;
+        if (this.unplaced) pending.placing = this.unplaced;
         this.suspects.push(pending);
         this.schedule();
       },
-      strike: (pending, strikes, cause) => {
-        if (!this.strike(pending, strikes, cause)) return;
+      strike: (pending, strikes, cause, afterEnd) => {
+        if (!this.strike(pending, strikes, cause, afterEnd)) return;
         this.suspects.push(pending);
         this.schedule();
       },
@@ -218,8 +231,21 @@ class Supervisor implements EvalProcessListener {
 
   runAhead(plan: AheadPlan, evalIds: readonly string[]): void {
     this.planned = true;
+    this.trials = plan.trials ?? 1;
     this.ahead.configure(plan, evalIds);
-    if (this.child?.ready) this.ahead.start(this.child, this.child.evals);
+    const { child } = this;
+    // After any read asked for in this turn (see startAhead).
+    if (child) queueMicrotask(() => this.startAhead(child));
+  }
+
+  /**
+   * Let `child` run the run's attempts ahead, once it is ready and a read of cases went to it: an
+   * attempt that holds its thread for good then cannot keep the engine from the cases it asked
+   * for first (its reply leaves before any attempt starts, child.ts).
+   */
+  private startAhead(child: EvalProcess): void {
+    if (this.planned && child === this.child && child.ready && child.readsSent > 0)
+      this.ahead.start(child, child.evals);
   }
 
   execute(job: AttemptJob): Promise<AttemptRecord> {
@@ -259,6 +285,8 @@ class Supervisor implements EvalProcessListener {
       current.process.kill("SIGKILL");
       for (const pending of current.inFlight.values()) this.fail(pending, reason);
     }
+    // Attempts that were to run again for an unplaced error will not: it is the run's.
+    this.unplaced?.end();
     for (const pending of this.ahead.drain()) this.fail(pending, reason);
     for (const pending of [...this.suspects.splice(0), ...this.fresh.splice(0)])
       this.fail(pending, reason);
@@ -272,6 +300,9 @@ class Supervisor implements EvalProcessListener {
 
   private async closeNow(): Promise<void> {
     this.closing = true;
+    // Before the run's summary is made (the run's end calls this at once): an attempt that was to
+    // run again for it and never did (the engine's time limit took it) leaves it the run's.
+    this.unplaced?.end();
     this.settleLoad();
     this.caseReads.end();
     if (this.monitor) clearInterval(this.monitor);
@@ -299,7 +330,6 @@ class Supervisor implements EvalProcessListener {
     this.loadErrors = from.loadErrors;
     this.settleLoad();
     this.caseReads.resend();
-    if (this.planned) this.ahead.start(from, from.evals);
     this.schedule();
   }
 
@@ -323,7 +353,7 @@ class Supervisor implements EvalProcessListener {
     if (flags & RECORD_FLAGS.caseId) record.caseId = pending.job.spec.id;
     if (flags & RECORD_FLAGS.unreported)
       record.usage = { app: unreportedUsage(), judge: record.usage.judge };
-    pending.resolve(record);
+    this.finish(pending, record);
   }
 
   recordLater(from: EvalProcess, id: number, decode: () => AttemptRecord, flags: number): void {
@@ -343,19 +373,6 @@ class Supervisor implements EvalProcessListener {
     from.inFlight.get(id)?.job.context.onJudgment?.(judgment);
   }
 
-  rerun(from: EvalProcess, id: number): void {
-    if (id < 0) {
-      this.track = true;
-      if (this.ahead.owns(from)) this.ahead.onRerun(id);
-      return;
-    }
-    const pending = from.settle(id);
-    if (!pending) return;
-    this.track = true;
-    pending.alone = true;
-    this.suspects.push(pending);
-  }
-
   began(from: EvalProcess, keys: readonly unknown[], at: number, count: number, now: number) {
     if (this.ahead.owns(from)) this.ahead.onBegan(keys, at, count, now);
   }
@@ -372,9 +389,46 @@ class Supervisor implements EvalProcessListener {
     if (this.ahead.owns(from)) this.ahead.onStalled();
   }
 
-  runError(_from: EvalProcess, message: string, where: string): void {
-    this.runErrors.push({ message, where });
-    this.writeStderr(`niceeval: ${message} (not tied to one case; the run is marked failed)\n`);
+  runError(from: EvalProcess, message: string, where: string, reruns?: readonly number[]): void {
+    if (reruns === undefined) {
+      this.addRunError({ message, where });
+      return;
+    }
+    // From now on eval processes follow each callback to its attempt.
+    this.track = true;
+    const some = reruns.length === 1 ? "1 attempt was" : `${reruns.length} attempts were`;
+    const each = reruns.length === 1 ? "it runs" : "each runs";
+    this.writeStderr(
+      `niceeval: ${message}, thrown while ${some} in flight: ${each} again alone to find whose it is\n`,
+    );
+    const error = {
+      message: `${message}, thrown while ${some} in flight; none threw it again when run alone`,
+      where,
+    };
+    const unplaced = new Unplaced(error, reruns.length, (e) => this.addRunError(e));
+    this.unplaced = unplaced;
+    // One no longer known here (given up on meanwhile) will not say.
+    for (const id of reruns) if (!this.runAlone(from, id)) unplaced.gone();
+    this.schedule();
+  }
+
+  /** An attempt in flight at an unplaced error runs again alone; false when it is not known. */
+  private runAlone(from: EvalProcess, id: number): boolean {
+    // One run ahead runs again once the engine asks for it (AheadRun, then `isolate`).
+    if (id < 0) return this.ahead.owns(from) && this.ahead.onRerun(id);
+    const pending = from.settle(id);
+    if (!pending) return false;
+    pending.alone = true;
+    pending.placing = this.unplaced;
+    this.suspects.push(pending);
+    return true;
+  }
+
+  private addRunError(error: RunError): void {
+    this.runErrors.push(error);
+    this.writeStderr(
+      `niceeval: ${error.message} (not tied to one case; the run is marked failed)\n`,
+    );
   }
 
   read(from: EvalProcess): void {
@@ -394,27 +448,10 @@ class Supervisor implements EvalProcessListener {
     this.retire();
     if (this.closing || this.stopped !== undefined) return;
     const cause = exitCause(from);
-    const inFlight: Pending[] = [];
-    const rerun: Pending[] = [];
-    const requeued: Pending[] = [];
-    for (const pending of from.inFlight.values()) {
-      // Waiting in its queue, never started (the child writes how far it got before it starts
-      // any, or says so by message), or finished with its record still unsent when the process
-      // exited: not a suspect, no strike; back to the queue as it was.
-      const started = from.runningAtExit
-        ? from.runningAtExit.has(pending.id)
-        : pending.started || (from.taken !== undefined && pending.pos < from.taken);
-      if (!started && pending.requeues < MAX_REQUEUES) {
-        pending.requeues++;
-        pending.sentAt = 0;
-        pending.bytes = 0;
-        requeued.push(pending);
-        continue;
-      }
-      inFlight.push(pending);
-      if (this.strike(pending, pending.strikes + 1, cause)) rerun.push(pending);
-    }
-    const struckAhead = this.ahead.owns(from) ? this.strikeAhead(from, cause, inFlight, rerun) : 0;
+    const { inFlight, afterEnd, rerun, requeued } = this.sortInFlight(from, cause);
+    const struckAhead = this.ahead.owns(from)
+      ? this.strikeAhead(from, cause, { inFlight, afterEnd, rerun })
+      : 0;
     // Reads of cases went to it only once it was ready.
     if (from.ready) this.caseReads.crashed(cause);
     // A suspect that had not started yet waits its turn to run alone again, the rest as before.
@@ -430,14 +467,22 @@ class Supervisor implements EvalProcessListener {
       this.schedule();
       return;
     }
-    if (!from.ready) this.startupFailures++;
+    // A crash while a file was imported is that file's (left out at its second, so this is
+    // bounded by the files), not a failed start of the eval process.
+    if (!from.ready && from.loading === undefined) this.startupFailures++;
     const givenUp = this.startupFailures >= MAX_STRIKES;
+    const label = (p: Pending) => this.label(p.job.entry.eval.id, p.job.spec.id, p.job.trial);
     this.writeStderr(
       crashMessage(cause, {
-        inFlight,
+        inFlight: inFlight.map(label),
+        afterEnd: [
+          ...from.keptAtExit.map((a) => this.label(a.evalId, a.caseId, a.trial)),
+          ...afterEnd.map(label),
+        ],
         struckAhead,
         rerun: rerun.length,
         ready: from.ready,
+        ...(from.ready || from.loading === undefined ? {} : { loading: from.loading }),
         last: givenUp,
       }),
     );
@@ -445,6 +490,7 @@ class Supervisor implements EvalProcessListener {
       this.broken = `the eval process could not start: ${cause} while loading the eval files`;
       this.settleLoad();
       this.caseReads.end(this.broken);
+      this.unplaced?.end();
       for (const pending of [
         ...this.suspects.splice(0),
         ...this.fresh.splice(0),
@@ -454,6 +500,46 @@ class Supervisor implements EvalProcessListener {
       return;
     }
     this.schedule();
+  }
+
+  /**
+   * The attempts an ended eval process was sent and did not finish. Waiting in its queue, never
+   * started (the child writes how far it got before it starts any, or says so by message): not a
+   * suspect, no strike, back to the queue as it was. Running when it ended: in flight, struck.
+   * When it exited (the claims it wrote then), one it had started that was not running had just
+   * ended, and its record did not come (the child writes the records it had not sent on its way
+   * out, unless structured clone alone can carry them): struck too (`afterEnd`), so that one that
+   * ends the process each time it ends is not run again without end.
+   */
+  private sortInFlight(from: EvalProcess, cause: string) {
+    const inFlight: Pending[] = [];
+    const afterEnd: Pending[] = [];
+    const rerun: Pending[] = [];
+    const requeued: Pending[] = [];
+    const atExit = from.runningAtExit;
+    for (const pending of from.inFlight.values()) {
+      const started = pending.started || (from.taken !== undefined && pending.pos < from.taken);
+      const ended = atExit !== undefined && started && !atExit.has(pending.id);
+      if (
+        !(atExit ? atExit.has(pending.id) || ended : started) &&
+        pending.requeues < MAX_REQUEUES
+      ) {
+        pending.requeues++;
+        pending.sentAt = 0;
+        pending.bytes = 0;
+        requeued.push(pending);
+        continue;
+      }
+      (ended ? afterEnd : inFlight).push(pending);
+      if (this.strike(pending, pending.strikes + 1, cause, ended)) rerun.push(pending);
+    }
+    return { inFlight, afterEnd, rerun, requeued };
+  }
+
+  /** An attempt as crash notices name it, with its trial when its eval runs several. */
+  private label(evalId: string, caseId: string, trial: number): string {
+    const described = this.described.find((d) => d.id === evalId);
+    return attemptLabel(evalId, caseId, trial, described?.trials ?? this.trials);
   }
 
   /**
@@ -596,20 +682,30 @@ class Supervisor implements EvalProcessListener {
   }
 
   private fail(pending: Pending, message: string): void {
-    pending.resolve({
+    this.finish(pending, {
       ...crashed(pending.job.entry.eval.id, pending.job.spec, message),
       elapsedMs: pending.sentAt ? performance.now() - pending.sentAt : 0,
     });
   }
 
+  /** The attempt's record, for the engine (and for an unplaced error it ran again for). */
+  private finish(pending: Pending, record: AttemptRecord): void {
+    const { placing } = pending;
+    if (placing) {
+      pending.placing = undefined;
+      placing.settled(record);
+    }
+    pending.resolve(record);
+  }
+
   /**
-   * An attempt in flight at `strikes` crashes, the last for `cause`: errored at MAX_STRIKES, else
-   * to run again alone (true).
+   * An attempt in flight at `strikes` crashes, the last for `cause` (`afterEnd`: just after it
+   * ended): errored at MAX_STRIKES, else to run again alone (true).
    */
-  private strike(pending: Pending, strikes: number, cause: string): boolean {
+  private strike(pending: Pending, strikes: number, cause: string, afterEnd = false): boolean {
     pending.strikes = strikes;
     if (strikes >= MAX_STRIKES) {
-      this.fail(pending, struckOut(cause));
+      this.fail(pending, struckOut(cause, afterEnd));
       return false;
     }
     pending.alone = true;
@@ -621,11 +717,20 @@ class Supervisor implements EvalProcessListener {
    * flight; one the engine waits for joins `inFlight` (and `rerun`, or is failed), the others are
    * struck for when it asks. Whatever else the engine waits for is asked for from now on.
    */
-  private strikeAhead(from: EvalProcess, cause: string, inFlight: Pending[], rerun: Pending[]) {
+  private strikeAhead(
+    from: EvalProcess,
+    cause: string,
+    to: { inFlight: Pending[]; afterEnd: Pending[]; rerun: Pending[] },
+  ) {
     const struck = this.ahead.crashed(cause, from.claimedAhead, from.runningAtExit !== undefined);
-    for (const pending of struck.inFlight) {
-      inFlight.push(pending);
-      if (this.strike(pending, pending.strikes + 1, cause)) rerun.push(pending);
+    for (const [list, afterEnd] of [
+      [struck.inFlight, false],
+      [struck.afterEnd, true],
+    ] as const) {
+      for (const pending of list) {
+        (afterEnd ? to.afterEnd : to.inFlight).push(pending);
+        if (this.strike(pending, pending.strikes + 1, cause, afterEnd)) to.rerun.push(pending);
+      }
     }
     return struck.notAsked;
   }
@@ -635,12 +740,40 @@ class Supervisor implements EvalProcessListener {
     const { child } = this;
     // This process itself was blocked (a long synchronous write): no heartbeat could arrive.
     if (child && now - this.lastCheck > this.checkMs * 2 + 1000) child.lastSeen = now;
+    if (now - this.lastCheck > this.checkMs * 2) this.steadySince = now;
     this.lastCheck = now;
     if (!child || child.killedFor !== undefined || child.exit) return;
-    const cause = hangCause(child, now, this.hangMs);
+    const cause = hangCause(child, now, this.hangMs) ?? this.blockedPastLimit(child, now);
     if (cause === undefined) return;
     child.killedFor = cause;
     child.process.kill("SIGKILL");
+  }
+
+  /**
+   * Why `child` is to be killed when its event loop has missed BLOCKED_BEATS heartbeats while
+   * attempts ran past their time limits (blocked.ts): the one attempt running is errored so at
+   * once; with several, each runs again alone, and one that blocks the loop again is errored so.
+   */
+  private blockedPastLimit(child: EvalProcess, now: number): string | undefined {
+    if (!child.ready || this.caseReads.anyUnderWay) return undefined;
+    const silentMs = now - Math.max(child.lastSeen, this.steadySince);
+    if (silentMs <= BLOCKED_BEATS * this.beatMs) return undefined;
+    // The word that an attempt started may be held in the blocked process: its claims file says.
+    const taken = takenCount(child.process) ?? 0;
+    const started = [...child.inFlight.values()].filter((p) => p.started || p.pos < taken);
+    started.push(...this.ahead.startedFor(child));
+    const past = started.filter((p) => blockedPastLimit(p, child.lastSeen, now));
+    if (past.length === 0) return undefined;
+    const label = (p: Pending) => this.label(p.job.entry.eval.id, p.job.spec.id, p.job.trial);
+    const [pending] = past as [Pending];
+    if (started.length > 1) {
+      for (const p of past) p.blockedLimitMs ??= p.job.context.timeoutMs;
+      return blockedCause(silentMs, past.map(label));
+    }
+    const limit = pending.blockedLimitMs ?? pending.job.context.timeoutMs ?? 0;
+    if (!child.settle(pending.id)) this.ahead.answered(pending);
+    this.fail(pending, blockedMessage(silentMs, limit, pending.blockedLimitMs !== undefined));
+    return `the event loop was blocked for ${Math.round(silentMs)} ms by ${label(pending)}, past its ${limit} ms time limit (synchronous code cannot be timed out), so the eval process was killed`;
   }
 
   private watchAbort(signal: AbortSignal): void {

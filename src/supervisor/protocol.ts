@@ -32,8 +32,9 @@ export const CLAIMS_FD = 4;
 
 /**
  * Where in the claims file an eval process that exits (`process.exit` in user code) writes which
- * of the attempts it was sent were running then: `1, n, ...n ids`. Beyond the part that lists the
- * attempts run ahead (at most AHEAD_WINDOW keys and their count).
+ * of the attempts it was sent were running then, and the events it had not sent: `1, n, ...n ids,
+ * length` as doubles, then `length` bytes of a packed batch (PACKED) as JSON. Beyond the part that
+ * lists the attempts run ahead (at most AHEAD_WINDOW keys and their count).
  */
 export const EXIT_CLAIMS_AT = 1 << 20;
 
@@ -175,8 +176,7 @@ export type ParentMessage =
 /**
  * What the child streams back, batched: attempts that started (the time limits count from then;
  * without a claims file this goes before they start, so that after a crash the supervisor knows
- * which ones never ran), finished attempts, real-time judgments, and attempts to run again alone
- * (in flight with others when an uncaught error nobody could be tied to happened).
+ * which ones never ran), finished attempts and real-time judgments.
  */
 export type ChildEvent =
   | { t: "started"; ids: number[] }
@@ -193,8 +193,7 @@ export type ChildEvent =
   | ({ t: "delta"; id: number; f?: number } & Encoded)
   /** A record sent whole (it is not plain JSON, or it is of no base). */
   | { t: "record"; id: number; record: AttemptRecord; f?: number }
-  | { t: "judgment"; id: number; judgment: Judgment }
-  | { t: "rerun"; id: number };
+  | { t: "judgment"; id: number; judgment: Judgment };
 
 /**
  * A batch of events that are all plain JSON goes as one JSON string of a flat array, each event a
@@ -203,7 +202,6 @@ export type ChildEvent =
  * - `PACKED.whole, id, flags, base, record` (base: the number it becomes, -1 for none)
  * - `PACKED.started, n, ...n ids`
  * - `PACKED.judgment, id, judgment`
- * - `PACKED.rerun, id`
  * - `PACKED.began, n, ...n numbers` (the `keys` of a began event)
  * - `PACKED.aheadEnd, 0` and `PACKED.aheadStalled, 0`
  * Otherwise the batch goes by structured clone as `{ t: "events", events }`.
@@ -213,7 +211,6 @@ export const PACKED = {
   whole: 1,
   started: 2,
   judgment: 3,
-  rerun: 4,
   began: 5,
   aheadEnd: 6,
   aheadStalled: 7,
@@ -242,5 +239,9 @@ export type ChildMessage =
   | { t: "loading"; file: string }
   | { t: "beat" }
   | { t: "events"; events: ChildEvent[] }
-  /** An uncaught error no single attempt owns, with where it came from. */
-  | { t: "run-error"; message: string; where: string };
+  /**
+   * An uncaught error no single attempt owns, with where it came from. `reruns`: it came while
+   * these attempts ran, which run again alone to find whose it is (it is the run's if none throws
+   * it again); sent after the events that say they started.
+   */
+  | { t: "run-error"; message: string; where: string; reruns?: number[] };

@@ -224,11 +224,14 @@ export function aheadClaims(child: ChildProcess): number[] | undefined {
 }
 
 /**
- * Which of the attempts sent to this (ended) eval process were running when it exited, as it
- * wrote on its way out; undefined when it did not (killed, out of memory, no claims file). An
- * attempt it finished but whose record was still to be sent is not among them.
+ * What this (ended) eval process wrote on its way out of `process.exit`: which of the attempts it
+ * was sent were running then, and the events it had not sent yet (a packed batch, as JSON);
+ * undefined when it wrote nothing (killed, out of memory, no claims file). An attempt it finished
+ * whose record was still to be sent is not among the running ones.
  */
-export function exitClaims(child: ChildProcess): Set<number> | undefined {
+export function exitClaims(
+  child: ChildProcess,
+): { running: Set<number>; events: string | undefined } | undefined {
   const claims = claimsFiles.get(child);
   if (!claims) return undefined;
   const head = Buffer.alloc(16);
@@ -237,15 +240,23 @@ export function exitClaims(child: ChildProcess): Set<number> | undefined {
     const count = head.readDoubleLE(8);
     if (head.readDoubleLE(0) !== 1 || !(Number.isInteger(count) && count >= 0 && count <= 1 << 16))
       return undefined;
-    const body = Buffer.alloc(8 * count);
+    const body = Buffer.alloc(8 * count + 8);
     if (readSync(claims.fd, body, 0, body.length, EXIT_CLAIMS_AT + 16) < body.length)
       return undefined;
-    const ids = new Set<number>();
-    for (let at = 0; at < body.length; at += 8) ids.add(body.readDoubleLE(at));
-    return ids;
+    const running = new Set<number>();
+    for (let at = 0; at < 8 * count; at += 8) running.add(body.readDoubleLE(at));
+    return { running, events: exitEvents(claims.fd, body.readDoubleLE(8 * count), 24 + 8 * count) };
   } catch {
     return undefined;
   }
+}
+
+/** The events an exiting eval process wrote after its running attempts (see exitClaims). */
+function exitEvents(fd: number, length: number, at: number): string | undefined {
+  if (!(Number.isInteger(length) && length > 0)) return undefined;
+  const bytes = Buffer.alloc(length);
+  if (readSync(fd, bytes, 0, length, EXIT_CLAIMS_AT + at) < length) return undefined;
+  return bytes.toString("utf8");
 }
 
 /**

@@ -328,7 +328,7 @@ describe("niceeval run (real CLI on a fixture project)", () => {
       {
         "evals/stray.eval.ts": passingSuite.replace(
           "target: async (input) => input",
-          'target: async (input) => { if (input === "hello") Promise.reject(new Error("stray")); await new Promise((r) => setTimeout(r, 50)); return input; }',
+          'target: async (input) => { if (input === "hello" && !globalThis.strayed) { globalThis.strayed = true; Promise.reject(new Error("stray")); } await new Promise((r) => setTimeout(r, 50)); return input; }',
         ),
       },
       async (flags, dir) => {

@@ -183,7 +183,7 @@ describe("a supervised run's eval process runs ahead (real CLI)", () => {
 
   it("starts another eval process to run ahead when the first one dies while loading", async () => {
     const run = await runCli(["run", "late", "--no-store", "--json", "l.json"], project.dir);
-    expect(run.stderr).toMatch(/was killed by SIGKILL while loading the eval files/);
+    expect(run.stderr).toMatch(/was killed by SIGKILL while loading late\/late\.eval\.ts/);
     expect(run.code).toBe(0);
     const late = await records(project.dir, "l.json");
     expect(late).toHaveLength(20);

@@ -1,0 +1,39 @@
+// An eval process whose event loop stopped answering while an attempt ran past its time limit:
+// that limit is a timer in the same thread, which cannot fire until the code running yields, so
+// nothing in the process will stop the attempt. The supervisor does not wait for --hang-timeout
+// (nor let the engine's last-resort limit call it a timeout to raise): it kills the process once
+// the loop has missed a few heartbeats past the limit. The one attempt running then is errored
+// with what happened and what helps; with several, each runs again alone, and one that blocks
+// the loop again when alone is errored so.
+import type { Pending } from "./eval-process.js";
+
+/** Heartbeats an eval process may miss before its event loop counts as blocked. */
+export const BLOCKED_BEATS = 3;
+
+/**
+ * Whether this started attempt was running when the loop, silent since `lastSeen`, should have
+ * let its time limit fire (at `now`), or was in flight at such a block before.
+ */
+export function blockedPastLimit(pending: Pending, lastSeen: number, now: number): boolean {
+  if (pending.blockedLimitMs !== undefined) return true;
+  const limit = pending.job.context.timeoutMs;
+  if (limit === undefined) return false;
+  return lastSeen < pending.sentAt + limit && now >= pending.sentAt + limit;
+}
+
+/**
+ * Why an attempt that blocked the event loop past its time limit is errored; `rerun`: it was in
+ * flight with others at such a block before, and blocked the loop again when run alone.
+ */
+export function blockedMessage(silentMs: number, limitMs: number, rerun: boolean): string {
+  const ms = Math.round(silentMs);
+  const what = rerun
+    ? `the event loop was blocked past this attempt's ${limitMs} ms time limit while it ran with others, and again for ${ms} ms when it ran alone`
+    : `the event loop was blocked for ${ms} ms by this attempt (the only one running), past its ${limitMs} ms time limit`;
+  return `${what}: synchronous code cannot be timed out (the limit can only stop it when it yields), so the eval process was killed; make it yield (await between its steps), or set --hang-timeout to stop such code sooner`;
+}
+
+/** Why an eval process is killed when attempts in flight with others blocked it past a limit. */
+export function blockedCause(silentMs: number, names: readonly string[]): string {
+  return `the event loop was blocked for ${Math.round(silentMs)} ms while ${names.join(", ")} ran past ${names.length === 1 ? "its" : "their"} time limit (synchronous code cannot be timed out), so the eval process was killed`;
+}

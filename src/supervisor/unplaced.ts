@@ -1,0 +1,57 @@
+// An uncaught error that came while attempts ran in an eval process that did not yet follow
+// callbacks to their attempts (child.ts): nobody can tell whose it is, so each of those attempts
+// runs again alone. One that then throws an uncaught error of its own owns it (it is on that
+// attempt's record, not the run's too); if none does, it is the run's (a timer of top-level code,
+// one an earlier attempt left behind, or a flaky throw).
+import type { AttemptRecord } from "../eval/record.js";
+
+/** An uncaught error in the eval process that no single attempt owned. */
+export interface RunError {
+  message: string;
+  where: string;
+}
+
+/** An error waiting for the attempts that run again alone to say whose it is. */
+export class Unplaced {
+  #owned = false;
+  #done = false;
+
+  /**
+   * `left`: the attempts that run again for it (each calls {@link settled} once); `becomesRunError`
+   * is called once, if none of them throws again.
+   */
+  constructor(
+    private readonly error: RunError,
+    private left: number,
+    private readonly becomesRunError: (error: RunError) => void,
+  ) {
+    if (left === 0) this.end();
+  }
+
+  /** One of its attempts run again has its record. */
+  settled(record: AttemptRecord): void {
+    if (isUncaught(record)) this.#owned = true;
+    if (--this.left <= 0) this.end();
+  }
+
+  /** One of its attempts will not run again (the supervisor had given up on it). */
+  gone(): void {
+    if (--this.left <= 0) this.end();
+  }
+
+  /** The run ends (or gives up) before all of its attempts ran again: decide with what came. */
+  end(): void {
+    if (this.#done) return;
+    this.#done = true;
+    if (!this.#owned) this.becomesRunError(this.error);
+  }
+}
+
+/** A record errored by an uncaught error thrown in its attempt's own async context (child.ts). */
+function isUncaught(record: AttemptRecord): boolean {
+  const message = record.error?.message ?? "";
+  return (
+    message.startsWith("uncaught exception in user code: ") ||
+    message.startsWith("unhandled rejection in user code: ")
+  );
+}
