@@ -377,7 +377,7 @@ export class AheadRun<P extends AheadPending, C> {
     // Said once a run: after it, nothing runs ahead again.
     if (!this.warnedDiverged)
       this.host.warn(
-        `niceeval: the eval process read other cases of eval "${evalId}" than this one did (a dataset that changes between reads, such as a random sample: its cases() is called in both processes); the cases it ran ahead for nothing cost their target calls, and the rest of the run sends each case to it. Give the sample a fixed seed to run ahead\n`,
+        `niceeval: the eval process read other cases of eval "${evalId}" than this one did (a dataset that changes between reads, such as a random sample: its cases() is called twice, once for the cases it runs ahead and once for the run's); the cases it ran ahead for nothing cost their target calls, and the rest of the run sends each case to it. Give the sample a fixed seed to run ahead\n`,
       );
     this.warnedDiverged = true;
     this.stop();

@@ -192,12 +192,25 @@ describe("niceeval run (real CLI on a fixture project)", () => {
         "export const echo",
         'function readWidget(n: number): string {\n  throw new TypeError("cannot read widget " + n);\n}\nexport const echo',
       );
-    await inBothModes({ "evals/echo.eval.ts": throwing }, async (flags, dir) => {
-      const run = await runCli(["run", "--no-store", ...flags], dir);
-      expect(run.stdout).toMatch(
-        /! target of case "world" in eval "echo": TypeError: cannot read widget 2 \(at readWidget \(.*evals\/echo\.eval\.ts:\d+:\d+\)\)/,
+    const dataset = passingSuite
+      .replace('id: "echo"', 'id: "rows"')
+      .replace(
+        /cases: \[[^\]]*\]/,
+        'cases: function* () { yield { id: "r1", input: "a", expected: "a" }; throw new RangeError("dataset broke at row 2"); }',
       );
-    });
+    await inBothModes(
+      { "evals/echo.eval.ts": throwing, "evals/rows.eval.ts": dataset },
+      async (flags, dir) => {
+        const run = await runCli(["run", "--no-store", ...flags], dir);
+        expect(run.stdout).toMatch(
+          /! target of case "world" in eval "echo": TypeError: cannot read widget 2 \(at readWidget \(.*evals\/echo\.eval\.ts:\d+:\d+\)\)/,
+        );
+        // A dataset's error too, read in the eval process or here.
+        expect(run.stdout).toMatch(
+          /reading the cases of eval "rows" failed: RangeError: dataset broke at row 2 \(at cases \(.*evals\/rows\.eval\.ts:\d+:\d+\)\)/,
+        );
+      },
+    );
   });
 
   it("fails a run whose loaded code calls process.exit with any code, saying so (exit 1)", async () => {
