@@ -182,6 +182,11 @@ async function loadCases(
       const problem = `evaluate "${name}": item ${index + 1} is ${item === null ? "null" : typeof item}${typeof item === "object" && item !== null ? " without an `input` field" : ""}; every item needs an \`input\`.`;
       return { spec: { id, index }, problem };
     }
+    if ("signal" in item) {
+      // The task's own `signal` is its AbortSignal: an item's field of that name would be lost.
+      const problem = `evaluate "${name}": item ${index + 1} has a field named \`signal\`, which the task receives as its AbortSignal; rename that field.`;
+      return { spec: { id, index }, problem };
+    }
     const { input, expected, ...extra } = item as DataItem & Record<string, unknown>;
     extras.set(id, extra);
     return { spec: { id, index, input, expected, metadata: extra } };

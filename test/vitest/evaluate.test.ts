@@ -87,7 +87,7 @@ describe("niceeval/vitest evaluate() under real Vitest", () => {
     it("fails only the items that miss the gate and exits non-zero", () => {
       expect(run.exitCode).not.toBe(0);
       expect(run.numPassedTests).toBe(2);
-      expect(run.numFailedTests).toBe(8);
+      expect(run.numFailedTests).toBe(9);
       expect(run.test("below threshold", "right").status).toBe("passed");
     });
 
@@ -138,6 +138,10 @@ describe("niceeval/vitest evaluate() under real Vitest", () => {
         'evaluate "item without input": item 2 is object without an `input` field',
       );
       expect(run.test("item without input", "1. ok").status).toBe("passed");
+      // `signal` is the task's AbortSignal: an item's own field of that name is refused, not lost.
+      expect(run.test("item without input", "3. s").failureMessages[0]).toContain(
+        'evaluate "item without input": item 3 has a field named `signal`, which the task receives as its AbortSignal; rename that field.',
+      );
     });
 
     it("holds each item to its timeout, stopping it a little before Vitest would", () => {
