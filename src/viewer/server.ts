@@ -8,19 +8,18 @@ import { errorMessage, NiceevalError } from "../errors.js";
 import { safeStringify } from "../json-safe.js";
 import { resolveRunRef } from "../store/resolve.js";
 import type { RunListQuery, RunStatus, Store } from "../store/types.js";
-import { effectiveStatus } from "../store/writer.js";
 import {
   attemptQueryOf,
   attemptRows,
   caseTrials,
   compareRefs,
   listRunRows,
-  type RunDetail,
   runDetail,
 } from "./api.js";
 import { type AppFiles, loadApp } from "./app-files.js";
 import { type RunCharts, runCharts } from "./charts.js";
 import { SERVER_CSP } from "./html.js";
+import { FoldedDetails, Kept } from "./kept.js";
 import { decodeSegment } from "./segment.js";
 
 /** Options of {@link startViewer}. */
@@ -158,28 +157,11 @@ function session(token: string) {
   };
 }
 
-/** Keeps a few values by key, the oldest dropped first. */
-class Kept<T> {
-  private readonly values = new Map<string, T>();
-  constructor(private readonly size: number) {}
-  get(key: string): T | undefined {
-    return this.values.get(key);
-  }
-  set(key: string, value: T): void {
-    this.values.set(key, value);
-    if (this.values.size > this.size) this.values.delete(this.values.keys().next().value!);
-  }
-  delete(key: string): void {
-    this.values.delete(key);
-  }
-}
-
 /** The JSON API over the store: runs, a run's detail, attempts, a case, charts, a comparison. */
 function apiRoutes(web: Hono, store: Store): void {
   // Finished runs do not change: their charts (a pass over every attempt) are kept, a few at a time.
   const charts = new Kept<RunCharts>(8);
-  // The detail of a run without summaries (live or stopped), by its status and totals.
-  const folded = new Kept<{ key: string; detail: Promise<RunDetail> }>(8);
+  const folded = new FoldedDetails(store);
   /** The run a request's path names (its id, name or reference, as a path segment). */
   const runOf = (c: Context) => resolveRunRef(store, decodeSegment(c.req.param("run") ?? ""));
 
@@ -189,19 +171,7 @@ function apiRoutes(web: Hono, store: Store): void {
   web.get("/api/runs/:run", async (c) => {
     const run = await runOf(c);
     if (run.summaries?.length) return json(c, await runDetail(store, run));
-    // Without summaries the figures fold every stored attempt: kept while the totals stand still.
-    // The status as shown: a run whose writer died reads crashed, though stored as running.
-    const key = `${effectiveStatus(run)}\n${JSON.stringify(run.totals)}`;
-    const kept = folded.get(run.runId);
-    if (kept?.key === key) return json(c, await kept.detail);
-    const detail = runDetail(store, run);
-    folded.set(run.runId, { key, detail });
-    try {
-      return json(c, await detail);
-    } catch (error) {
-      folded.delete(run.runId);
-      throw error;
-    }
+    return json(c, await folded.detail(run));
   });
   web.get("/api/runs/:run/attempts", async (c) => {
     const run = await runOf(c);
