@@ -535,7 +535,8 @@ function encodeRecord(record: AttemptRecord): ReturnType<DeltaEncoder["encode"]>
 /** The fields of a record that hold values of the code under test. */
 const USER_VALUES = ["input", "expected", "output", "metadata", "trace"] as const;
 
-type Slot = { evalId: string; spec: CaseSpec; fed?: FedJob };
+/** An attempt running here: its eval, its case, when it started, and its job when run ahead. */
+type Slot = { evalId: string; spec: CaseSpec; started: number; fed?: FedJob };
 
 /**
  * Run a job: at once when the files are loaded and the job carries its case (an attempt run
@@ -543,7 +544,12 @@ type Slot = { evalId: string; spec: CaseSpec; fed?: FedJob };
  * synchronously; else once its eval and case are found.
  */
 function runJob(job: ChildJob, settings: Settings, fed?: FedJob): void {
-  const slot: Slot = { evalId: job.evalId, spec: specOf(job), ...(fed ? { fed } : {}) };
+  const slot: Slot = {
+    evalId: job.evalId,
+    spec: specOf(job),
+    started: performance.now(),
+    ...(fed ? { fed } : {}),
+  };
   running.set(job.id, slot);
   const runnable = loaded ? evals.get(job.evalId) : undefined;
   if (runnable && job.spec) runFound(job, settings, slot, runnable);
@@ -686,8 +692,12 @@ function uncaught(kind: string, error: unknown): void {
   const id = tracking ? attemptOf.getStore() : undefined;
   const attempt = id === undefined ? undefined : running.get(id);
   const message = `${kind} in user code: ${errorMessage(error)} (at ${origin(error)})`;
-  if (id !== undefined && attempt) settle(id, crashed(attempt.evalId, attempt.spec, message));
-  else if (!tracking && running.size > 0) runAgainAlone(message, origin(error));
+  if (id !== undefined && attempt) {
+    // Its time is the attempt's until the error, not none.
+    const record = crashed(attempt.evalId, attempt.spec, message);
+    record.elapsedMs = performance.now() - attempt.started;
+    settle(id, record);
+  } else if (!tracking && running.size > 0) runAgainAlone(message, origin(error));
   else send({ t: "run-error", message, where: origin(error) });
 }
 

@@ -116,6 +116,8 @@ describe("uncaught errors placed by running attempts again alone (real CLI)", ()
     expect(verdicts).toEqual({ ...allPassed, c2: "errored" });
     const c2 = report.records.find((r) => r.caseId === "c2");
     expect(c2?.error?.message).toMatch(/uncaught exception in user code: c2 throws again/);
+    // Its time is until the error (its timer fires 10 ms in), not none.
+    expect(c2?.elapsedMs).toBeGreaterThanOrEqual(8);
     expect(report.summary.runErrors ?? []).toEqual([]);
   }, 60_000);
 
