@@ -1,28 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FixtureProject, makeProject, readJsonRecords, runCli } from "../support/project.js";
-
-// c3 holds the eval process's thread for good: its --timeout cannot stop it, nor can the others
-// finish while it runs.
-const blocking = `
-import { defineSuite } from "niceeval";
-import { createScorer } from "niceeval/scorers";
-const ok = createScorer({ name: "ok", score: ({ output }) => ({ score: output === undefined ? 0 : 1 }) });
-export const s = defineSuite({
-  id: "syncloop",
-  cases: [1, 2, 3, 4, 5].map((i) => ({ id: "c" + i, input: i })),
-  target: async (i) => {
-    if (i === 3) for (;;) {}
-    await new Promise((r) => setTimeout(r, 50));
-    return i * 2;
-  },
-  scorers: [ok],
-});
-`;
+import { blockingSuite } from "./blocking-suite.js";
 
 describe("an attempt that blocks the event loop past its time limit (real CLI)", () => {
   let project: FixtureProject;
   beforeAll(async () => {
-    project = await makeProject({ "evals/syncloop.eval.ts": blocking });
+    project = await makeProject({ "evals/syncloop.eval.ts": blockingSuite });
   });
   afterAll(() => project.cleanup());
 

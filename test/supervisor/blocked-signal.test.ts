@@ -5,33 +5,12 @@ import {
   readJsonRecords,
   runAndSignal,
 } from "../support/project.js";
-
-// c3 holds the eval process's thread for good as soon as it starts, while the others wait on a
-// timer: nothing the eval process could say after that (the cases it read, what it started)
-// reaches the CLI.
-const blocking = `
-import { defineSuite } from "niceeval";
-import { createScorer } from "niceeval/scorers";
-const ok = createScorer({ name: "ok", score: ({ output }) => ({ score: output === undefined ? 0 : 1 }) });
-export const s = defineSuite({
-  id: "syncloop",
-  cases: [1, 2, 3, 4, 5].map((i) => ({ id: "c" + i, input: i })),
-  target: async (i) => {
-    if (i === 3) {
-      process.stderr.write("TARGET-STARTED\\n");
-      for (;;) {}
-    }
-    await new Promise((r) => setTimeout(r, 50));
-    return i * 2;
-  },
-  scorers: [ok],
-});
-`;
+import { blockingSuite } from "./blocking-suite.js";
 
 describe("a signal while an attempt blocks the eval process (real CLI)", () => {
   let project: FixtureProject;
   beforeAll(async () => {
-    project = await makeProject({ "evals/syncloop.eval.ts": blocking });
+    project = await makeProject({ "evals/syncloop.eval.ts": blockingSuite });
   });
   afterAll(() => project.cleanup());
 

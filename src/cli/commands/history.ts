@@ -3,6 +3,7 @@ import { addJudgeUsage, emptyJudgeUsage } from "../../eval/record.js";
 import { safeStringify } from "../../json-safe.js";
 import { plural } from "../../plural.js";
 import { consoleReporter } from "../../report/console-reporter.js";
+import { filesWithLoadErrors } from "../../report/figures.js";
 import type { Reporter } from "../../report/reporter.js";
 import type { EvalSummary } from "../../runner/events.js";
 import { EvalAccumulator } from "../../runner/stats.js";
@@ -98,7 +99,7 @@ function partialOf(run: StoredRun, row: ReturnType<typeof runRow>, evalId?: stri
 /** What failed a run besides its attempts: files that did not load, errors outside every attempt. */
 function troubles(run: StoredRun): string[] {
   const out: string[] = [];
-  const files = new Set((run.loadErrors ?? []).map((e) => e.file)).size;
+  const files = filesWithLoadErrors(run.loadErrors ?? []);
   if (files > 0) out.push(`${plural(files, "file")} failed to load`);
   const outside = run.runErrors?.length ?? 0;
   if (outside > 0) out.push(`${plural(outside, "error")} outside any case`);
