@@ -44,6 +44,12 @@ export interface Runnable {
   readonly concurrency?: number;
   /** Times each case runs (overrides the run's `trials`). */
   readonly trials?: number;
+  /**
+   * Points an attempt can earn, when known before it runs (a suite: one per scorer). An attempt
+   * that never reaches the eval (a crash, an interrupt) keeps it as its score's max, so it reads
+   * unavailable out of that many points, as a target error does.
+   */
+  readonly maxPoints?: number;
   /** What identifies the eval's configuration (scorers, thresholds, gates, judge models), for hashing. */
   fingerprint?(): unknown;
   cases(): Iterable<CaseSpec> | AsyncIterable<CaseSpec>;

@@ -227,6 +227,7 @@ export function defineSuite<Input, Output>(
     definition,
     ...(definition.concurrency !== undefined ? { concurrency: definition.concurrency } : {}),
     ...(definition.trials !== undefined ? { trials: definition.trials } : {}),
+    maxPoints: definition.scorers.length,
     fingerprint: () => suiteFingerprint(definition, ids),
     cases: () => caseSpecs(definition.id, definition.cases, ids.length),
     runCase: (spec, context) => runSuiteCase(definition, spec, context),

@@ -114,7 +114,7 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
     runErrors: [],
     waitLimitMs: 2 ** 31 - 1 - 1000,
     async execute(job) {
-      if (stopped !== undefined) return crashed(job.entry.eval.id, job.spec, stopped);
+      if (stopped !== undefined) return crashed(job.entry.eval, job.spec, stopped);
       const { entry, spec, trial, context } = job;
       const id = attemptJobId(context.runId, entry.eval.id, spec.id, trial);
       const data = await dataOf(job);
@@ -367,12 +367,12 @@ function jobData(
 function asRecord(value: unknown, job: AttemptJob): AttemptRecord {
   if (typeof value === "object" && value !== null && "verdict" in value && "score" in value)
     return value as AttemptRecord;
-  return crashed(job.entry.eval.id, job.spec, "the worker returned no attempt record");
+  return crashed(job.entry.eval, job.spec, "the worker returned no attempt record");
 }
 
 /** The record of an attempt whose job failed (or could not be run), with `reason`. */
 const failed = (reason: string) => (job: AttemptJob) =>
-  crashed(job.entry.eval.id, job.spec, describeFailure(reason));
+  crashed(job.entry.eval, job.spec, describeFailure(reason));
 
 /** BullMQ's words for a job whose workers died, in the run's words. */
 function describeFailure(reason: string): string {

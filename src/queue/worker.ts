@@ -165,7 +165,7 @@ class AttemptJobs {
       );
     } catch (error) {
       record = crashed(
-        entry.eval.id,
+        entry.eval,
         spec,
         `eval "${entry.eval.id}" crashed on case "${spec.id}": ${(error as Error).message}`,
       );

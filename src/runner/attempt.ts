@@ -146,7 +146,7 @@ export class AttemptRunner {
   /** An attempt the run's stop came before: errored as interrupted before it started. */
   private notStarted(item: CaseItem): AttemptRecord {
     const { eval: runnable } = this.options.entries[item.entry]!;
-    const record = stoppedBeforeStart(runnable.id, item.spec, this.options.signal);
+    const record = stoppedBeforeStart(runnable, item.spec, this.options.signal);
     this.begin(item.entry, this.infoOf(item));
     this.end(item.entry, record);
     return record;
@@ -193,7 +193,7 @@ export class AttemptRunner {
     const { eval: runnable } = this.options.entries[item.entry]!;
     const message = error instanceof Error ? error.message : String(error);
     const record = crashed(
-      runnable.id,
+      runnable,
       item.spec,
       `eval "${runnable.id}" crashed on case "${item.spec.id}": ${message}`,
     );

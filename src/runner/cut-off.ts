@@ -1,5 +1,5 @@
 import type { AttemptRecord } from "../eval/record.js";
-import type { CaseSpec } from "../eval/runnable.js";
+import type { CaseSpec, Runnable } from "../eval/runnable.js";
 import { crashed } from "./source.js";
 
 /**
@@ -34,11 +34,11 @@ export function keptRecord(record: AttemptRecord, signal: AbortSignal): AttemptR
  * started (the engine marks it interrupted, so a resumed run runs it).
  */
 export function stoppedBeforeStart(
-  evalId: string,
+  of: Pick<Runnable, "id" | "maxPoints">,
   spec: CaseSpec,
   signal: AbortSignal,
 ): AttemptRecord {
-  return crashed(evalId, spec, `${stopReason(signal)} before the attempt started`);
+  return crashed(of, spec, `${stopReason(signal)} before the attempt started`);
 }
 
 /** Why the run stopped, in words: its signal's reason ("interrupted by SIGINT"). */

@@ -145,7 +145,7 @@ function guarded(
   const now = restoreGlobals();
   if (now === undefined && earlier === undefined) return record;
   const replaced = [...new Set([...(earlier ?? []), ...(now ?? [])])];
-  const errored = crashed(runnable.id, spec, replacedGlobalsMessage(replaced));
+  const errored = crashed(runnable, spec, replacedGlobalsMessage(replaced));
   // A replaced clock may have made the attempt's own figure meaningless.
   errored.elapsedMs =
     record.elapsedMs > 0 && Number.isFinite(record.elapsedMs) ? record.elapsedMs : 0;
@@ -154,7 +154,7 @@ function guarded(
 
 function crashedCase(runnable: RunEntry["eval"], spec: CaseSpec, error: unknown): AttemptRecord {
   return crashed(
-    runnable.id,
+    runnable,
     spec,
     `eval "${runnable.id}" crashed on case "${spec.id}": ${errorMessage(error)}`,
   );

@@ -153,7 +153,7 @@ describe("an executor that asks for attempts ahead (prefetch)", () => {
         // c0 and c1 start; c2 is ended without starting (an interrupt before it started).
         if (job.spec.id === "c2") {
           return Promise.resolve(
-            crashed("hooks", job.spec, "interrupted before the attempt started"),
+            crashed({ id: "hooks" }, job.spec, "interrupted before the attempt started"),
           );
         }
         return sleep(5).then(() => {
@@ -218,7 +218,13 @@ describe("an executor that asks for attempts ahead (prefetch)", () => {
         const { job, resolve } = queue.shift()!;
         // What a queueing executor does after an abort: ends what waits, without starting it.
         if (job.context.signal.aborted) {
-          resolve(crashed("stopped", job.spec, "interrupted by SIGINT before the attempt started"));
+          resolve(
+            crashed(
+              { id: "stopped" },
+              job.spec,
+              "interrupted by SIGINT before the attempt started",
+            ),
+          );
           continue;
         }
         running++;

@@ -1,7 +1,7 @@
 import { thrownWhere } from "../errors.js";
 import { DATASET_ERROR_ID, IdSet } from "../eval/ids.js";
 import { type AttemptRecord, erroredRecord } from "../eval/record.js";
-import type { CaseSpec } from "../eval/runnable.js";
+import type { CaseSpec, Runnable } from "../eval/runnable.js";
 import { clampTimer } from "../eval/timeout.js";
 import type { RunEntry } from "./entry.js";
 
@@ -106,7 +106,7 @@ function* walkCases(
           entry,
           spec: reported,
           trial,
-          record: crashed(runnable.id, reported, message),
+          record: crashed(runnable, reported, message),
         });
       }
       return items.length === 1 ? items[0] : items.length === 0 ? undefined : items;
@@ -153,7 +153,13 @@ function* walkCases(
       // A broken case source is one errored case; the other evals still run.
       const spec: CaseSpec = { id: DATASET_ERROR_ID, index: -1 };
       const message = `reading the cases of eval "${runnable.id}" failed: ${thrownWhere(error)}`;
-      yield { type: "case", entry, spec, trial: 0, record: crashed(runnable.id, spec, message) };
+      yield {
+        type: "case",
+        entry,
+        spec,
+        trial: 0,
+        record: crashed({ id: runnable.id }, spec, message),
+      };
     }
     yield { type: "eval-end", entry };
   }
@@ -296,7 +302,6 @@ export function trialsOf(value: number | undefined): number {
   return value !== undefined && Number.isInteger(value) && value >= 1 ? value : 1;
 }
 
-/** The record of an attempt that never reached the eval. */
 /** `<id> (duplicate 2)`, or the first such id not yet seen; it is added to `seen`. */
 function duplicateId(seen: IdSet, id: string): string {
   for (let n = 2; ; n++) {
@@ -305,11 +310,20 @@ function duplicateId(seen: IdSet, id: string): string {
   }
 }
 
-export function crashed(evalId: string, spec: CaseSpec, message: string): AttemptRecord {
+/**
+ * The record of an attempt that never reached the eval or never came back from it: errored, its
+ * score unavailable out of the eval's points when they are known (`maxPoints`).
+ */
+export function crashed(
+  of: Pick<Runnable, "id" | "maxPoints">,
+  spec: CaseSpec,
+  message: string,
+): AttemptRecord {
   return erroredRecord({
-    evalId,
+    evalId: of.id,
     caseId: spec.id,
     message,
-    where: `eval "${evalId}", case "${spec.id}"`,
+    where: `eval "${of.id}", case "${spec.id}"`,
+    ...(of.maxPoints !== undefined ? { max: of.maxPoints } : {}),
   });
 }

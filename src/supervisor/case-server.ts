@@ -25,6 +25,7 @@ export function describeEvals(entries: readonly RunEntry[]): EvalDescription[] {
       ...(file !== undefined ? { file } : {}),
       ...(runnable.concurrency !== undefined ? { concurrency: runnable.concurrency } : {}),
       ...(runnable.trials !== undefined ? { trials: runnable.trials } : {}),
+      ...(runnable.maxPoints !== undefined ? { maxPoints: runnable.maxPoints } : {}),
       fingerprint: jsonSafeCopy(fingerprint),
     };
   });

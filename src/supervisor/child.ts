@@ -259,7 +259,11 @@ function pump(): void {
       outbox.push({
         t: "record",
         id: job.id,
-        record: stoppedBeforeStart(job.evalId, specOf(job), controller.signal),
+        record: stoppedBeforeStart(
+          evals.get(job.evalId) ?? { id: job.evalId },
+          specOf(job),
+          controller.signal,
+        ),
       });
     }
     feed?.stop();
@@ -564,7 +568,7 @@ async function runLater(job: ChildJob, settings: Settings, slot: Slot): Promise<
     const why = runnable
       ? `case "${slot.spec.id}" was not found among its cases in the eval process`
       : `eval "${job.evalId}" did not load in the eval process${loadErrors.size ? ` (${[...loadErrors].map(([f, m]) => `${f}: ${m}`).join("; ")})` : ""}`;
-    settle(job.id, crashed(job.evalId, slot.spec, why), slot);
+    settle(job.id, crashed(runnable ?? { id: job.evalId }, slot.spec, why), slot);
     return;
   }
   slot.spec = spec;
@@ -575,7 +579,7 @@ function runFound(job: ChildJob, settings: Settings, slot: Slot, runnable: Runna
   const { spec } = slot;
   // Stopped while it waited for the files to load: it does not start, as in pump.
   if (controller.signal.aborted) {
-    settle(job.id, stoppedBeforeStart(job.evalId, spec, controller.signal), slot);
+    settle(job.id, stoppedBeforeStart(runnable, spec, controller.signal), slot);
     return;
   }
   const trial = job.trial ?? 0;
@@ -694,7 +698,11 @@ function uncaught(kind: string, error: unknown): void {
   const message = `${kind} in user code: ${errorMessage(error)} (at ${origin(error)})`;
   if (id !== undefined && attempt) {
     // Its time is the attempt's until the error, not none.
-    const record = crashed(attempt.evalId, attempt.spec, message);
+    const record = crashed(
+      evals.get(attempt.evalId) ?? { id: attempt.evalId },
+      attempt.spec,
+      message,
+    );
     record.elapsedMs = performance.now() - attempt.started;
     settle(id, record);
   } else if (!tracking && running.size > 0) runAgainAlone(message, origin(error));

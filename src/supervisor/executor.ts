@@ -683,7 +683,7 @@ class Supervisor implements EvalProcessListener {
 
   private fail(pending: Pending, message: string): void {
     this.finish(pending, {
-      ...crashed(pending.job.entry.eval.id, pending.job.spec, message),
+      ...crashed(pending.job.entry.eval, pending.job.spec, message),
       elapsedMs: pending.sentAt ? performance.now() - pending.sentAt : 0,
     });
   }

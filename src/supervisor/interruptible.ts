@@ -17,7 +17,7 @@ export function interruptible(inner: Executor): InterruptibleExecutor {
   const pending = new Set<(reason: string) => void>();
   let stopped: string | undefined;
   const interrupted = (job: AttemptJob, reason: string, elapsedMs: number): AttemptRecord => ({
-    ...crashed(job.entry.eval.id, job.spec, reason),
+    ...crashed(job.entry.eval, job.spec, reason),
     elapsedMs,
   });
   /** An attempt under way, settled by the first of its record and an interrupt. */

@@ -123,6 +123,8 @@ export interface EvalDescription {
   file?: string;
   concurrency?: number;
   trials?: number;
+  /** Points an attempt can earn, when known before it runs (`Runnable.maxPoints`). */
+  maxPoints?: number;
   /** What its `fingerprint()` gave, as JSON (for the run's configuration hash). */
   fingerprint: unknown;
 }

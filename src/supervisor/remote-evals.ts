@@ -100,6 +100,7 @@ class RemoteEval implements Runnable {
   readonly style: "suite" | "score";
   readonly concurrency?: number;
   readonly trials?: number;
+  readonly maxPoints?: number;
 
   constructor(
     private readonly described: EvalDescription,
@@ -110,6 +111,7 @@ class RemoteEval implements Runnable {
     this.style = described.style;
     if (described.concurrency !== undefined) this.concurrency = described.concurrency;
     if (described.trials !== undefined) this.trials = described.trials;
+    if (described.maxPoints !== undefined) this.maxPoints = described.maxPoints;
   }
 
   fingerprint(): unknown {

@@ -77,6 +77,10 @@ describe("supervised runs survive faulty user code (real CLI)", () => {
     const exit = cases.get("exit-zero")!;
     expect(exit.verdict).toBe("errored");
     expect(exit.error?.message).toMatch(/the eval process exited with code 0 during this case/);
+    // Its one scorer's point is unavailable, as a target error's would be, not absent.
+    expect(exit.score).toMatchObject({ state: "unavailable", max: 1 });
+    expect(busy.score).toMatchObject({ state: "unavailable", max: 1 });
+    expect(run.stdout).toMatch(/! exit-zero errored · unavailable \(max 1\)/);
     const rejection = cases.get("stray-rejection")!;
     expect(rejection.verdict).toBe("errored");
     expect(rejection.error?.message).toMatch(/unhandled rejection in user code: stray promise/);
