@@ -28,6 +28,20 @@ try {
   );
   console.log(`packed ${tarball}`);
 
+  // Every file the README links to (docs, images) ships with it.
+  const packed = new Set(
+    run("tar", ["-tzf", tarball])
+      .split("\n")
+      .map((entry) => entry.replace(/^package\//, "")),
+  );
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const missing = [...readme.matchAll(/\]\(((?!https?:|#)[^)#\s]+)/g)]
+    .map((link) => link[1])
+    .filter((path) => !packed.has(path));
+  if (missing.length > 0)
+    throw new Error(`the README links to files the package leaves out: ${missing.join(", ")}`);
+  console.log("README links: ok");
+
   run(join(root, "node_modules/.bin/publint"), ["--strict", tarball]);
   console.log("publint: ok");
   run(join(root, "node_modules/.bin/attw"), [tarball, "--profile", "esm-only", "--no-emoji"]);
