@@ -1,12 +1,12 @@
 import { type AttemptRecord, addJudgeUsage, emptyJudgeUsage } from "../eval/record.js";
+import { RunningMean } from "../stats/running.js";
 import { TrialAccumulator } from "../stats/trials.js";
 import type { EvalSummary } from "./events.js";
 
-/** Folds attempt records into an eval summary without keeping them (Welford's mean/variance). */
+/** Folds attempt records into an eval summary without keeping them. */
 export class EvalAccumulator {
   private readonly summary: EvalSummary;
-  private mean = 0;
-  private m2 = 0;
+  private readonly scores = new RunningMean();
 
   private readonly trials: TrialAccumulator | undefined;
 
@@ -38,18 +38,15 @@ export class EvalAccumulator {
     const { state, earned, max } = record.score;
     if (state !== "unavailable" && max > 0) {
       if (state === "partial") s.partialCases++;
-      const ratio = earned / max;
       s.scoredCases++;
-      const delta = ratio - this.mean;
-      this.mean += delta / s.scoredCases;
-      this.m2 += delta * (ratio - this.mean);
+      this.scores.add(earned / max);
     }
   }
 
   finish(elapsedMs: number): EvalSummary {
     const s = this.summary;
-    s.meanScore = s.scoredCases > 0 ? this.mean : null;
-    s.sdScore = s.scoredCases > 1 ? Math.sqrt(this.m2 / (s.scoredCases - 1)) : null;
+    s.meanScore = this.scores.mean;
+    s.sdScore = this.scores.sd;
     s.elapsedMs = elapsedMs;
     if (this.trials) s.trials = this.trials.finish();
     return s;

@@ -1,5 +1,6 @@
 import type { AttemptRecord, Verdict } from "../eval/record.js";
 import { type Interval, meanInterval } from "./interval.js";
+import { RunningMean } from "./running.js";
 
 // ---------------------------------------------------------------- per-case reducers
 
@@ -111,22 +112,13 @@ export interface TrialSummary {
 }
 
 /** Welford mean and variance of a stream of numbers. */
-class Running {
-  n = 0;
-  mean = 0;
-  private m2 = 0;
-  add(x: number): void {
-    this.n++;
-    const delta = x - this.mean;
-    this.mean += delta / this.n;
-    this.m2 += delta * (x - this.mean);
-  }
+class Running extends RunningMean {
   average(): CaseAverage {
-    const sd = this.n > 1 ? Math.sqrt(this.m2 / (this.n - 1)) : null;
+    const { mean } = this;
     return {
-      value: this.n > 0 ? this.mean : null,
+      value: mean,
       cases: this.n,
-      interval: clamp(meanInterval(this.mean, sd, this.n)),
+      interval: mean === null ? null : clamp(meanInterval(mean, this.sd, this.n)),
     };
   }
 }
