@@ -57,6 +57,16 @@ describe("createReporter", () => {
     const json = JSON.parse(readFileSync(join(cwd, "run.json"), "utf8"));
     expect(json.summary.evals[0].figures.passRate).toMatchObject({ n: 4, passed: 2 });
     expect(readFileSync(join(cwd, "summary.md"), "utf8")).toContain("compared");
-    expect(createReporter({ kind: "github" }, { env: {} })).toEqual({});
+    // Outside GitHub Actions the github reporter has no hooks, only its name.
+    expect(createReporter({ kind: "github" }, { env: {} })).toEqual({
+      label: "the github reporter",
+    });
+    // A report that fails is named by its kind and destination.
+    expect(reporters.map((reporter) => reporter.label)).toEqual([
+      "the json report (run.json)",
+      "the ndjson report (run.ndjson)",
+      "the junit report (junit.xml)",
+      "the markdown report (summary.md)",
+    ]);
   });
 });

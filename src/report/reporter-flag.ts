@@ -82,18 +82,32 @@ export function createReporter(spec: ReporterSpec, context: ReporterContext = {}
     case "console":
       return consoleReporter(context.console);
     case "json":
-      return jsonReporter(path(spec.file));
+      return named(jsonReporter(path(spec.file)), `the json report (${spec.file})`);
     case "ndjson":
-      return ndjsonReporter(spec.target === "-" ? "-" : path(spec.target));
+      return named(
+        ndjsonReporter(spec.target === "-" ? "-" : path(spec.target)),
+        `the ndjson report (${spec.target === "-" ? "standard output" : spec.target})`,
+      );
     case "junit":
-      return junitReporter(path(spec.file));
+      return named(junitReporter(path(spec.file)), `the junit report (${spec.file})`);
     case "markdown":
-      return markdownReporter(path(spec.file), comparison);
+      return named(
+        markdownReporter(path(spec.file), comparison),
+        `the markdown report (${spec.file})`,
+      );
     case "github":
-      return githubReporter({
-        ...(context.env ? { env: context.env } : {}),
-        ...(context.fd !== undefined ? { fd: context.fd } : {}),
-        ...comparison,
-      });
+      return named(
+        githubReporter({
+          ...(context.env ? { env: context.env } : {}),
+          ...(context.fd !== undefined ? { fd: context.fd } : {}),
+          ...comparison,
+        }),
+        "the github reporter",
+      );
   }
+}
+
+/** A reporter that says which one it is when it fails (see RunSink.label). */
+function named(reporter: Reporter, label: string): Reporter {
+  return reporter.label === undefined ? Object.assign(reporter, { label }) : reporter;
 }

@@ -58,7 +58,7 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
   if (args.baseline !== undefined && args.noStore) {
     throw new NiceevalError("USAGE", "--baseline needs the store; drop --no-store");
   }
-  const specs = reporterSpecs(args, io.cwd);
+  const specs = reporterSpecs(args, io.cwd, io.env);
   // `ndjson=-` owns standard output; the human report and the comparison go to stderr.
   // What the code under test prints goes with the human report (the eval process's stdout is
   // `reportFd`; in this process, `process.stdout` is sent to stderr).
@@ -744,7 +744,11 @@ function verdictSink(
 }
 
 /** The reporters asked for; the console is the default, and --json adds a JSON report. */
-function reporterSpecs(args: RunArgs, cwd: string): ReporterSpec[] {
+function reporterSpecs(
+  args: RunArgs,
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>>,
+): ReporterSpec[] {
   const specs = args.reporters.map(parseReporterFlag);
   const fromJsonFlag =
     args.json !== undefined ? { kind: "json" as const, file: args.json } : undefined;
@@ -773,6 +777,15 @@ function reporterSpecs(args: RunArgs, cwd: string): ReporterSpec[] {
     }
     if (file !== undefined) checkWritable(flag, file, cwd);
   }
+  // The github reporter appends its summary to the file the runner names.
+  const stepSummary = env.GITHUB_STEP_SUMMARY;
+  if (stepSummary && specs.some((spec) => spec.kind === "github"))
+    checkWritable(
+      "--reporter github",
+      stepSummary,
+      cwd,
+      "$GITHUB_STEP_SUMMARY names it; set it to a path in an existing, writable folder, or unset it",
+    );
   return specs;
 }
 
@@ -800,13 +813,18 @@ function buildReporters(
 }
 
 /** Open a report file up front, so a bad path is a usage error before anything runs. */
-function checkWritable(flag: string, file: string, cwd: string): void {
+function checkWritable(
+  flag: string,
+  file: string,
+  cwd: string,
+  advice = "pass a path in an existing, writable folder",
+): void {
   try {
     closeSync(openSync(resolve(cwd, file), "a"));
   } catch (error) {
     throw new NiceevalError(
       "USAGE",
-      `${flag}: cannot write ${file} (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}); pass a path in an existing, writable folder`,
+      `${flag}: cannot write ${file} (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}); ${advice}`,
     );
   }
 }
