@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { oneLine } from "./format.js";
+import { emptyJudgeUsage } from "../eval/record.js";
+import { formatJudgeUsage, oneLine } from "./format.js";
 
 describe("oneLine", () => {
   it("drops colour sequences and shows other control characters as pictures, never as controls", () => {
@@ -10,5 +11,15 @@ describe("oneLine", () => {
     // Tab stays; line breaks become ⏎ as before.
     expect(oneLine("a\tb\n  c")).toBe("a\tb ⏎ c");
     expect(oneLine("plain text")).toBe("plain text");
+  });
+});
+
+describe("formatJudgeUsage", () => {
+  it("counts calls and retries in the singular for one", () => {
+    const usage = { ...emptyJudgeUsage(), calls: 1, retries: 1, inputTokens: 5, outputTokens: 2 };
+    expect(formatJudgeUsage(usage)).toBe("1 call, 0 cached, 5 in / 2 out tokens, 1 retry");
+    expect(formatJudgeUsage({ ...usage, calls: 3, retries: 2 })).toBe(
+      "3 calls, 0 cached, 5 in / 2 out tokens, 2 retries",
+    );
   });
 });

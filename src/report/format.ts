@@ -1,4 +1,5 @@
 import type { JudgeUsage, Judgment, ScoreSummary, Verdict } from "../eval/record.js";
+import { plural } from "../plural.js";
 import type { Palette } from "./output.js";
 
 /** A number with at most `digits` decimals, without trailing zeros. */
@@ -82,11 +83,11 @@ export function formatScore(score: ScoreSummary): string {
 export function formatJudgeUsage(usage: JudgeUsage): string {
   if (usage.calls === 0 && usage.cachedCalls === 0) return "no judge calls";
   const parts = [
-    `${usage.calls} call${usage.calls === 1 ? "" : "s"}`,
+    plural(usage.calls, "call"),
     `${usage.cachedCalls} cached`,
     `${usage.inputTokens} in / ${usage.outputTokens} out tokens`,
   ];
-  if (usage.retries) parts.push(`${usage.retries} retries`);
+  if (usage.retries) parts.push(usage.retries === 1 ? "1 retry" : `${usage.retries} retries`);
   if (usage.costUsd !== undefined) parts.push(`$${formatNumber(usage.costUsd, 4)}`);
   return parts.join(", ");
 }
