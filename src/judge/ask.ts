@@ -1,6 +1,6 @@
 import { addJudgeUsage, emptyJudgeUsage, type JudgeUsage } from "../eval/record.js";
 import { callJudge, type JudgeSource } from "./call.js";
-import type { JudgeChatRequest } from "./chat.js";
+import type { JudgeChatRequest, JudgeChatResponse } from "./chat.js";
 import { parseJsonAnswer } from "./parse-json.js";
 import type { JudgeUnavailableKind } from "./unavailable.js";
 
@@ -30,14 +30,14 @@ export async function askForVerdict<T>(
   for (let turn = 0; turn < 2; turn++) {
     const call = await callJudge(source, conversation, {
       ...options,
-      accept: (response) => readAnswer(response.data, response.text, check).ok,
+      accept: (response) => readAnswer(response, check).ok,
       // The repaired answer is the answer to the question asked: cached as the first turn's.
       ...(turn === 1 ? { cacheAs: request } : {}),
     });
     addJudgeUsage(usage, call.usage);
     if (!call.ok) return { ok: false, kind: call.kind, reason: call.reason, answers, usage };
     answers.push(call.response.text);
-    const checked = readAnswer(call.response.data, call.response.text, check);
+    const checked = readAnswer(call.response, check);
     if (checked.ok) return { ok: true, value: checked.value, answers, cached: call.cached, usage };
     if (turn === 1) {
       return {
@@ -74,12 +74,22 @@ function quote(text: string): string {
 }
 
 function readAnswer<T>(
-  data: unknown,
-  text: string,
+  response: JudgeChatResponse,
   check: (data: unknown) => Checked<T>,
 ): Checked<T> {
-  if (data !== undefined) return check(data);
-  const parsed = parseJsonAnswer(text);
+  const checked = readData(response, check);
+  // Why it ended, when it did not end as an answer: the problem alone would hide it.
+  return checked.ok || !response.ended
+    ? checked
+    : { ok: false, problem: `${checked.problem} (${response.ended})` };
+}
+
+function readData<T>(
+  response: JudgeChatResponse,
+  check: (data: unknown) => Checked<T>,
+): Checked<T> {
+  if (response.data !== undefined) return check(response.data);
+  const parsed = parseJsonAnswer(response.text);
   if (!parsed.ok) return { ok: false, problem: `not valid JSON: ${parsed.error}` };
   return check(parsed.value);
 }

@@ -34,6 +34,11 @@ export interface JudgeChatResponse {
   text: string;
   /** The structured answer when the provider returned one already parsed. */
   data?: unknown;
+  /**
+   * How the answer ended when that explains an unusable one: cut off at the output token limit,
+   * or a tool called instead of an answer. Said after what was wrong with it.
+   */
+  ended?: string;
   inputTokens: number;
   outputTokens: number;
 }

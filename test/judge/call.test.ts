@@ -234,6 +234,34 @@ describe("dependable judge calls", () => {
     expect(server.requests.at(-1)?.body.model).toBe("claude-haiku-4-5");
   });
 
+  it("says an unusable answer was cut off at the token limit, or was a tool call", async () => {
+    process.env.ANTHROPIC_API_KEY = "k";
+    process.env.ANTHROPIC_BASE_URL = server.anthropicBaseURL;
+    const check = () => ({ ok: true as const, value: true });
+    for (const [model, limit] of [
+      ["m", 'finish_reason "length"'],
+      ["anthropic/claude-haiku-4.5", 'stop_reason "max_tokens"'],
+    ] as const) {
+      if (model !== "m") process.env.NICEEVAL_JUDGE_BASE_URL = "";
+      server.enqueue(fake.cutOff('{"verdict": "the answer goes on and'), fake.cutOff("{"));
+      const result = await askForVerdict(model, request(11), check);
+      expect(!result.ok && result.reason).toContain(
+        `after a repair turn: not valid JSON: no complete JSON object in the answer`,
+      );
+      expect(!result.ok && result.reason).toContain(
+        `(the answer was cut off at the output token limit (${limit}))`,
+      );
+    }
+    process.env.NICEEVAL_JUDGE_BASE_URL = server.openaiBaseURL;
+    server.enqueue(fake.toolCall("lookup"), fake.json({ ok: true }));
+    const repaired = await askForVerdict("m", request(12), check);
+    expect(repaired.ok).toBe(true);
+    // The repair turn told the model why its first answer was unusable.
+    expect(JSON.stringify(server.requests.at(-1)?.body.messages)).toContain(
+      'the model called the tool \\"lookup\\" instead of answering in text (finish_reason \\"tool_calls\\")',
+    );
+  });
+
   it("counts a refusal's tokens and cost, and asks no repair turn of it (OpenAI and Anthropic)", async () => {
     process.env.ANTHROPIC_API_KEY = "k";
     process.env.ANTHROPIC_BASE_URL = server.anthropicBaseURL;

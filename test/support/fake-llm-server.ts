@@ -20,7 +20,11 @@ export type FakeAnswer =
   /** A 200 whose body is cut in the middle of its JSON. */
   | { kind: "truncated-body" }
   /** The model declines: OpenAI's `message.refusal`, Anthropic's `stop_reason: "refusal"`. */
-  | { kind: "refusal"; text: string };
+  | { kind: "refusal"; text: string }
+  /** Cut off at the output limit: OpenAI's `finish_reason: "length"`, Anthropic's `"max_tokens"`. */
+  | { kind: "cut-off"; text: string }
+  /** OpenAI only: a tool call (`tool_calls`, no content) instead of an answer. */
+  | { kind: "tool-call"; name: string };
 
 /** Ready-made answers and faults. */
 export const fake = {
@@ -47,6 +51,8 @@ export const fake = {
   hang: (): FakeAnswer => ({ kind: "hang" }),
   truncatedBody: (): FakeAnswer => ({ kind: "truncated-body" }),
   refusal: (text: string): FakeAnswer => ({ kind: "refusal", text }),
+  cutOff: (text: string): FakeAnswer => ({ kind: "cut-off", text }),
+  toolCall: (name: string): FakeAnswer => ({ kind: "tool-call", name }),
 };
 
 /** One request the fake server received. */
@@ -217,28 +223,70 @@ function answerWith(
     case "refusal":
       send(res, 200, refusal(protocol, body, answer.text, requestBytes));
       return;
+    case "cut-off":
+      send(res, 200, cutOff(protocol, body, answer.text, requestBytes));
+      return;
+    case "tool-call": {
+      const called = success(protocol, body, { kind: "text", text: "" }, requestBytes) as {
+        choices: Record<string, unknown>[];
+      };
+      called.choices[0] = {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            { id: "call_fake", type: "function", function: { name: answer.name, arguments: "{}" } },
+          ],
+        },
+        finish_reason: "tool_calls",
+      };
+      send(res, 200, called);
+      return;
+    }
     default:
       send(res, 200, success(protocol, body, answer, requestBytes));
   }
 }
 
 /** A 200 that declines to answer, billed like an answer, in the provider's own shape. */
-function refusal(
+const refusal = (
   protocol: "openai" | "anthropic",
   body: Record<string, unknown>,
   text: string,
   requestBytes: number,
+) =>
+  endedAs(protocol, body, text, requestBytes, "refusal", (choice) => {
+    choice.message = { role: "assistant", content: null, refusal: text };
+  });
+
+/** A 200 whose answer stopped at the output token limit. */
+const cutOff = (
+  protocol: "openai" | "anthropic",
+  body: Record<string, unknown>,
+  text: string,
+  requestBytes: number,
+) =>
+  endedAs(protocol, body, text, requestBytes, "max_tokens", (choice) => {
+    choice.finish_reason = "length";
+  });
+
+/** A text answer that ended otherwise: `choice` changed for OpenAI, Anthropic's `stop_reason`. */
+function endedAs(
+  protocol: "openai" | "anthropic",
+  body: Record<string, unknown>,
+  text: string,
+  requestBytes: number,
+  stopReason: string,
+  choice: (choice: Record<string, unknown>) => void,
 ): unknown {
   const answer = success(protocol, body, { kind: "text", text }, requestBytes) as Record<
     string,
     unknown
   >;
-  if (protocol === "openai") {
-    const [choice] = answer.choices as { message: Record<string, unknown> }[];
-    choice!.message = { role: "assistant", content: null, refusal: text };
-    return answer;
-  }
-  return { ...answer, stop_reason: "refusal" };
+  if (protocol === "anthropic") return { ...answer, stop_reason: stopReason };
+  choice((answer.choices as Record<string, unknown>[])[0]!);
+  return answer;
 }
 
 function success(

@@ -97,7 +97,15 @@ function readMessage(answer: MessagesAnswer, toolName: string, where: string): J
   if (call && answer.stop_reason !== "max_tokens") {
     return { text: JSON.stringify(call.input ?? null), data: call.input, ...usage };
   }
-  return { text: call ? JSON.stringify(call.input ?? null) : text, ...usage };
+  const ended =
+    answer.stop_reason === "max_tokens"
+      ? `the answer was cut off at the output token limit (stop_reason "max_tokens")`
+      : undefined;
+  return {
+    text: call ? JSON.stringify(call.input ?? null) : text,
+    ...(ended ? { ended } : {}),
+    ...usage,
+  };
 }
 
 /** Model strings name versions with dots (`claude-haiku-4.5`); the Messages API uses dashes (`claude-haiku-4-5`). */

@@ -23,7 +23,11 @@ export interface OpenAICompatibleOptions {
 
 interface ChatCompletion {
   choices?: {
-    message?: { content?: string | null; refusal?: string | null };
+    message?: {
+      content?: string | null;
+      refusal?: string | null;
+      tool_calls?: { function?: { name?: string } }[];
+    };
     finish_reason?: string;
   }[];
   usage?: { prompt_tokens?: number; completion_tokens?: number };
@@ -134,5 +138,18 @@ function readCompletion(completion: ChatCompletion, where: string): JudgeChatRes
       tokens,
     });
   }
-  return { text: message.content ?? "", ...tokens };
+  const ended = endedBy(choice.finish_reason, message.tool_calls);
+  return { text: message.content ?? "", ...(ended ? { ended } : {}), ...tokens };
+}
+
+function endedBy(
+  reason: string | undefined,
+  calls: { function?: { name?: string } }[] | undefined,
+): string | undefined {
+  if (reason === "length")
+    return `the answer was cut off at the output token limit (finish_reason "length")`;
+  const called = calls?.map((call) => call.function?.name).filter((name) => name);
+  if (called?.length || reason === "tool_calls")
+    return `the model called ${called?.length ? `the tool "${called.join('", "')}"` : "a tool"} instead of answering in text (finish_reason "${reason}")`;
+  return undefined;
 }
