@@ -76,3 +76,21 @@ function describeRuns(runs: readonly StoredRun[]): string {
     .map((r) => `  ${r.runId.slice(0, 8)}  ${r.name ?? "-"}  ${r.startedAt}  ${effectiveStatus(r)}`)
     .join("\n");
 }
+
+/**
+ * What to tell the user who names a new run `name` when other runs (not `runId`) already have that
+ * name, or an id starting with it: the name alone will no longer resolve. Undefined when it is free.
+ */
+export async function takenNameWarning(
+  store: Store,
+  name: string,
+  runId: string,
+): Promise<string | undefined> {
+  const taken = (await store.listRuns()).filter(
+    (r) =>
+      r.runId !== runId &&
+      (r.name === name || (name.length >= MIN_RUN_PREFIX && r.runId.startsWith(name))),
+  );
+  if (taken.length === 0) return undefined;
+  return `the run name "${name}" is already used in ${store.location} by:\n${describeRuns(taken.slice(0, LISTED))}\n"${name}" will name ${taken.length + 1} runs, so referring to it is ambiguous (exit 2): refer to this run by its id (${runId.slice(0, 8)}), or give each run a name of its own`;
+}

@@ -222,8 +222,13 @@ describe("run, runs and show through the real CLI and a real SQLite store", {
     expect(tooFar.code).toBe(2);
     expect(tooFar.stderr).toContain("Most recent runs:");
 
-    await cli(["run", "--name", "twice", "--quiet"]);
-    await cli(["run", "--name", "twice", "--quiet"]);
+    expect((await cli(["run", "--name", "twice", "--quiet"])).stderr).not.toContain("warning");
+    // The second run with that name is stored, with a warning that the name no longer resolves.
+    const second = await cli(["run", "--name", "twice", "--quiet"]);
+    expect(second.code).toBe(0);
+    expect(second.stderr).toMatch(
+      /warning: the run name "twice" is already used in .* by:\n {2}[0-9a-f]{8} {2}twice .*\n"twice" will name 2 runs, so referring to it is ambiguous \(exit 2\): refer to this run by its id \([0-9a-f]{8}\)/,
+    );
     const ambiguous = await cli(["show", "twice"]);
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toContain('"twice" names 2 runs');
@@ -232,7 +237,9 @@ describe("run, runs and show through the real CLI and a real SQLite store", {
     // A run named after another run's id prefix: the reference names both, never silently one.
     const rows = json<RunRow[]>((await cli(["runs", "--json"])).stdout);
     const prefix = rows.at(-1)!.runId.slice(0, 8);
-    await cli(["run", "--name", prefix, "--quiet"]);
+    expect((await cli(["run", "--name", prefix, "--quiet"])).stderr).toContain(
+      `the run name "${prefix}" is already used`,
+    );
     const both = await cli(["show", prefix]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain(`"${prefix}" names 2 runs`);

@@ -24,6 +24,7 @@ import { trialsOf } from "../../runner/source.js";
 import type { RunSummary } from "../../runner/summary.js";
 import { shardSelector } from "../../shard/shard.js";
 import { SequenceHash } from "../../store/hash.js";
+import { takenNameWarning } from "../../store/resolve.js";
 import { storeSink } from "../../store/sink.js";
 import type { RunManifest, Store, StoredRun } from "../../store/types.js";
 import { thisWriter } from "../../store/writer.js";
@@ -463,6 +464,10 @@ async function runSinks(run: RunSinksOf): Promise<{
   let storeFailed = false;
   let continued: ContinuedRun | undefined;
   if (store) {
+    if (args.name !== undefined && !args.resume) {
+      const taken = await takenNameWarning(store, args.name, run.runId);
+      if (taken) io.stderr(`niceeval: warning: ${taken}\n`);
+    }
     const recorded = await recordRun(store, {
       ...run,
       git: await run.git,
