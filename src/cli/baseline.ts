@@ -3,6 +3,7 @@ import type { Shard } from "../shard/shard.js";
 import { resolveRunRef } from "../store/resolve.js";
 import type { Store, StoredRun } from "../store/types.js";
 import { effectiveStatus } from "../store/writer.js";
+import { closest } from "./suggest.js";
 
 /**
  * What to say of a baseline that did not finish (interrupted, crashed, or left running): the
@@ -77,4 +78,22 @@ export async function findBaseline(
   const wanted = new Set(evalIds);
   const runs = await store.listRuns({ branch, status: "finished", limit: RUNS_SEARCHED });
   return runs.find((run) => comparable(run) && run.evals.some((e) => wanted.has(e.evalId)));
+}
+
+/**
+ * What to say when `--baseline branch:NAME` found no run because the store has none on that
+ * branch at all, while it has runs on others: most likely a misspelt branch, which would leave
+ * every later run uncompared (and `--fail-on-regression` unchecked) without a word. Undefined
+ * when the branch has runs (just none comparable yet) or the store has no branch at all.
+ */
+export async function unknownBranchNote(store: Store, ref: string): Promise<string | undefined> {
+  if (!ref.startsWith("branch:")) return undefined;
+  const branch = ref.slice("branch:".length);
+  const branches = new Set<string>();
+  for (const run of await store.listRuns({ limit: RUNS_SEARCHED }))
+    if (run.git?.branch) branches.add(run.git.branch);
+  if (branches.size === 0 || branches.has(branch)) return undefined;
+  const likely = closest(branch, branches);
+  const known = [...branches].slice(0, 10).join(", ");
+  return `niceeval: --baseline ${ref}: the store has no run on branch "${branch}"; its runs are on ${known}${branches.size > 10 ? ", …" : ""}${likely ? ` (did you mean branch:${likely}?)` : ""}. This run is compared with nothing\n`;
 }

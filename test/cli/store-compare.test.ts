@@ -184,6 +184,14 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
     expect(none.stdout.trimEnd().split("\n").at(-1)).toBe(
       "baseline branch:none: no finished run with these evals yet; nothing to compare",
     );
+    // A branch the store has never seen, beside ones it has: said before the run, with a guess.
+    expect(none.stderr).toMatch(
+      /--baseline branch:none: the store has no run on branch "none"; its runs are on main\. This run is compared with nothing/,
+    );
+    const misspelt = await cli(["run", "evals", "--quiet", "--baseline", "branch:mian"]);
+    expect(misspelt.stderr).toContain("(did you mean branch:main?)");
+    // A branch with runs, but none comparable yet, is a first run: no such warning.
+    expect(main.stderr).not.toContain("the store has no run on branch");
 
     const unknown = await cli([
       "run",

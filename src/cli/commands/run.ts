@@ -32,7 +32,7 @@ import { guardRun, runExecutor } from "../../supervisor/index.js";
 import type { AheadPlan } from "../../supervisor/protocol.js";
 import { childEntries } from "../../supervisor/remote-evals.js";
 import type { RunArgs } from "../args.js";
-import { findBaseline, unfinishedBaselineNote } from "../baseline.js";
+import { findBaseline, unfinishedBaselineNote, unknownBranchNote } from "../baseline.js";
 import { discoverEvalFiles } from "../discover.js";
 import { makeFilter } from "../filter.js";
 import { unmetGates } from "../gates.js";
@@ -142,6 +142,11 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
         : undefined;
     const unfinished = baseline && unfinishedBaselineNote(args.baseline!, baseline);
     if (unfinished) io.stderr(unfinished);
+    const unknownBranch =
+      store && args.baseline !== undefined && !baseline
+        ? await unknownBranchNote(store, args.baseline)
+        : undefined;
+    if (unknownBranch) io.stderr(unknownBranch);
     const runId = continuation?.run.runId ?? randomUUID();
     const datasets = loaded.entries.map(() => new SequenceHash());
     const sinks = await runSinks({
