@@ -65,7 +65,7 @@ const KEEP_FAILED_S = 24 * 3600;
  * await executor.close();
  */
 export async function openQueueExecutor(options: QueueExecutorOptions): Promise<QueueExecutor> {
-  const { name, clients, queue, events } = await connectQueue(options);
+  const { name, clients, queue, events, workers } = await connectQueue(options);
 
   const dataOf = jobDataOf(options);
   const waiting = new Map<string, Waiting>();
@@ -108,6 +108,9 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
       }
     },
     unreachable: (since) => options.stderr?.(unreachableMessage(options.url, since)),
+    fleet: watchFleet(workers, (count) =>
+      options.stderr?.(noWorkerLeftMessage(count, name, options.url)),
+    ),
   });
 
   return {
@@ -175,8 +178,14 @@ async function connectQueue(options: QueueExecutorOptions) {
   queue.on("error", () => {});
   events.on("error", () => {});
   await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
-  if (options.stderr) await warnWithoutWorkers(queue, name, options.url, options.stderr);
-  return { name, clients, queue, events };
+  const workers = await queue.getWorkersCount().catch(() => 1);
+  if (workers === 0 && options.stderr) {
+    const shown = redactRedisUrl(options.url);
+    options.stderr(
+      `niceeval: no worker listens on queue ${name} at ${shown} yet; the attempts wait for one: niceeval worker --queue ${shown} [paths]\n`,
+    );
+  }
+  return { name, clients, queue, events, workers };
 }
 
 /**
@@ -225,6 +234,31 @@ function vanishedMessage(count: number, queueName: string): string {
   return `niceeval: ${jobs} vanished from queue ${queueName} (Redis restarted without its data, flushed or evicted it); enqueued again\n`;
 }
 
+/**
+ * Says once when the last worker is gone while attempts wait (two sweeps in a row found none,
+ * so a worker reconnecting is not taken for one gone), and again if workers come back and leave
+ * again: without it, a run whose workers all died waits in silence.
+ */
+function watchFleet(atStart: number, say: (waiting: number) => void): SweepFindings["fleet"] {
+  // A run that started without workers has said so already: only a fleet that left is news.
+  let seen = atStart > 0;
+  let empty = 0;
+  return (workers, waiting) => {
+    if (workers > 0) {
+      seen = true;
+      empty = 0;
+    } else if (seen && ++empty === 2) {
+      seen = false;
+      say(waiting);
+    }
+  };
+}
+
+function noWorkerLeftMessage(waiting: number, queueName: string, url: string): string {
+  const shown = redactRedisUrl(url);
+  return `niceeval: no worker listens on queue ${queueName} at ${shown} any more; ${waiting === 1 ? "1 attempt waits" : `${waiting} attempts wait`} for one: start one (niceeval worker --queue ${shown} [paths]), or stop the run (Ctrl-C)\n`;
+}
+
 function unreachableMessage(url: string, sinceMs: number): string {
   return `niceeval: Redis at ${redactRedisUrl(url)} has not answered for ${Math.round(sinceMs / 1000)} s; the run waits for it (Ctrl-C stops it)\n`;
 }
@@ -235,20 +269,6 @@ function stopReason(signal: AbortSignal): string {
   return `${reason} before a worker took the attempt`;
 }
 
-/** Says on stderr when no worker listens on the queue yet: the attempts wait for one. */
-async function warnWithoutWorkers(
-  queue: Queue,
-  name: string,
-  url: string,
-  stderr: (text: string) => void,
-): Promise<void> {
-  if ((await queue.getWorkersCount().catch(() => 1)) !== 0) return;
-  const shown = redactRedisUrl(url);
-  stderr(
-    `niceeval: no worker listens on queue ${name} at ${shown} yet; the attempts wait for one: niceeval worker --queue ${shown} [paths]\n`,
-  );
-}
-
 /** What {@link sweepLongWaits} finds. */
 interface SweepFindings {
   /** A job that finished, whose event was missed. */
@@ -257,6 +277,8 @@ interface SweepFindings {
   vanished(ids: string[]): void;
   /** Redis has not answered a look-up for this long, ms (said once until it answers again). */
   unreachable(sinceMs: number): void;
+  /** How many workers listen, looked up while attempts have waited a sweep or longer. */
+  fleet(workers: number, waiting: number): void;
 }
 
 /** After this long without an answer from Redis, the run says it is waiting for it, ms. */
@@ -311,6 +333,7 @@ function sweepLongWaits(
       }
       if (!asked) answered();
       if (lost.length > 0) found.vanished(lost);
+      if (asked) found.fleet(await queue.getWorkersCount(), waiting.size);
     } catch {
       // Redis away: the next sweep tries again; after a while, the run says it waits.
       stillAway();

@@ -132,6 +132,49 @@ describe("run --queue, recovering", () => {
   }, 90_000);
 });
 
+describe("run --queue, its last worker gone", () => {
+  it("says that no worker listens any more while attempts wait, instead of waiting in silence", async () => {
+    const mark = join(project.dir, "gone.txt");
+    const worker = await startWorker(project.dir, redis.url, "gone", mark, {
+      env: { DELAY_MS: "60000" },
+      args: ["--concurrency", "1"],
+    });
+    const child = spawn(
+      process.execPath,
+      [cliPath, "run", "evals", ...queueArgs("gone"), "--no-store"],
+      {
+        cwd: project.dir,
+        env: { ...process.env, CI: "true" },
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
+    let stderr = "";
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    try {
+      // The worker takes its first attempt, then dies with it.
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline && !(existsSync(mark) && readFileSync(mark, "utf8")))
+        await new Promise((r) => setTimeout(r, 10));
+      worker.child.kill("SIGKILL");
+      await worker.exited;
+      const said = Date.now() + 20_000;
+      while (Date.now() < said && !stderr.includes("any more"))
+        await new Promise((r) => setTimeout(r, 50));
+      expect(stderr).toMatch(
+        /no worker listens on queue gone at redis:\/\/127\.0\.0\.1:\d+ any more; 6 attempts wait for one: start one \(niceeval worker --queue/,
+      );
+      // It had a worker at its start: the message for a run that starts without one is not given.
+      expect(stderr).not.toContain("yet;");
+    } finally {
+      child.kill("SIGINT");
+      await exited;
+    }
+  }, 60_000);
+});
+
 describe("run --queue, stopped", () => {
   it("SIGINT with no worker takes every job it enqueued back out of the queue", async () => {
     const child = spawn(
