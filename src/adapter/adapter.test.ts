@@ -511,6 +511,21 @@ describe("t.skip", () => {
     expect(record.judgments.map((j) => j.label)).toEqual(["closed"]);
   });
 
+  it("leaves the attempt without a score, as a throw does: the checks after t.skip were never made", async () => {
+    const record = await run((t) => {
+      t.check(t.status, equals("closed")).score(10).label("closed");
+      t.skip("n/a");
+    });
+    expect(record.verdict).toBe("skipped");
+    expect(record.judgments[0]).toMatchObject({ label: "closed", earned: 10 });
+    expect(record.score).toEqual({
+      state: "unavailable",
+      earned: 10,
+      max: 10,
+      reasons: ["skipped (n/a): t.skip stopped the test, so the checks after it were never made"],
+    });
+  });
+
   it("does not hide a gate that already failed", async () => {
     const record = await run((t) => {
       t.check(t.status, equals("open")).gate();

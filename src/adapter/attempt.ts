@@ -289,7 +289,7 @@ export async function runAttempt<Facts, Assertions>(
       context.onJudgment?.(judgment);
     }
     if (context.judgeUsage) addJudgeUsage(context.judgeUsage, judge);
-    const score = attemptScore(judgments, failure);
+    const score = attemptScore(judgments, failure, skipped);
     const record: AttemptRecord = {
       evalId,
       caseId: spec.id,
@@ -314,18 +314,25 @@ export async function runAttempt<Facts, Assertions>(
 }
 
 /**
- * The score of an attempt's judgments. A test that threw before it ended never made the checks
- * after the throw, so what the ones before it earned bounds nothing: the score is unavailable.
+ * The score of an attempt's judgments. A test that threw or called t.skip before it ended never
+ * made the checks after that, so what the ones before it earned bounds nothing: the score is
+ * unavailable (earned and max keep what was made, for reading), and it stays out of every mean.
  */
 function attemptScore(
   judgments: readonly Judgment[],
   failure: { where: string } | undefined,
+  skipped: string | undefined,
 ): ScoreSummary {
   const score = summarizeScore(judgments);
   if (failure) {
     score.state = "unavailable";
     score.reasons.push(
       `${failure.where} threw before it ended; the checks after it were never made`,
+    );
+  } else if (skipped !== undefined) {
+    score.state = "unavailable";
+    score.reasons.push(
+      `skipped (${skipped}): t.skip stopped the test, so the checks after it were never made`,
     );
   }
   return score;

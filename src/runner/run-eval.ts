@@ -77,7 +77,8 @@ export async function runEval<Input, Output>(
     ...(options.keepOutput ? { keepOutput: true } : {}),
     onRecord: (record) => cases.push(toCaseReport(record)),
   });
-  const scored = cases.filter((c) => c.meanValue !== null);
+  // A skipped case is out of the mean as it is out of the counts of passed and failed.
+  const scored = cases.filter((c) => c.meanValue !== null && c.verdict !== "skipped");
   return {
     suiteId: runnable.id,
     runId: summary.runId,
