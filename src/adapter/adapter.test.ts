@@ -190,6 +190,81 @@ describe("defineScoreEval", () => {
   });
 });
 
+describe("calls on t after the test ended", () => {
+  const late = async (call: (t: T) => unknown) => {
+    let done: Promise<unknown> | undefined;
+    const record = await run((t) => {
+      t.score(1, { weight: 1 }).label("a");
+      const early = t.check(t.status, equals("closed"));
+      // Not awaited: it runs after test returned.
+      done = new Promise((resolve) => setTimeout(resolve, 5)).then(() =>
+        call(Object.assign(t, { early })),
+      );
+    });
+    return {
+      record,
+      error: await done!.then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+    };
+  };
+
+  it("throws an authoring error naming the eval and case instead of dropping the evidence", async () => {
+    const { record, error } = await late((t) =>
+      t.check(t.status, equals("open")).gate().label("late gate"),
+    );
+    expect(record.verdict).toBe("passed");
+    expect(error).toBeInstanceOf(AuthoringError);
+    expect((error as Error).message).toBe(
+      't.check(...) in eval "ticket-desk.ticket-handling", case "default" was called after test(t) had already ended, so what it records would be lost; await the work that calls it (e.g. `await promise`) before test returns',
+    );
+  });
+
+  it("refuses every call that records evidence: score, closeQA, skip, the adapter's assertions, a handle's gate, score and label", async () => {
+    type Late = T & { early: ReturnType<T["check"]> };
+    const calls: [string, (t: Late) => unknown][] = [
+      ["t.score(...)", (t) => t.score(0, { weight: 5 })],
+      ["t.closeQA(...)", (t) => t.closeQA("text", "Is it fine?")],
+      ["t.skip(...)", (t) => t.skip("n/a")],
+      ["t.closed(...)", (t) => t.closed()],
+      ['.gate() on assertion "equals "closed"" (t.check)', (t) => t.early.gate()],
+      ['.score() on assertion "equals "closed"" (t.check)', (t) => t.early.score(3)],
+      ['.label() on assertion "equals "closed"" (t.check)', (t) => t.early.label("x")],
+    ];
+    for (const [name, call] of calls) {
+      const { error } = await late(call as (t: T) => unknown);
+      expect(error, name).toBeInstanceOf(AuthoringError);
+      expect((error as Error).message, name).toContain(
+        `${name} in eval "ticket-desk.ticket-handling", case "default" was called after test(t) had already ended`,
+      );
+    }
+  });
+
+  it("names the trial when the eval runs several, and accepts calls the test awaited", async () => {
+    let done: Promise<unknown> | undefined;
+    const evaluation = adapter.defineScoreEval({
+      description: "trials",
+      trials: 3,
+      async test(t) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        t.check(t.status, equals("closed")).gate().label("awaited");
+        done = new Promise((resolve) => setTimeout(resolve, 5)).then(() =>
+          t.check(t.status, equals("open")).gate(),
+        );
+      },
+    });
+    const record = await evaluation.runCase(
+      { id: "default", index: 0 },
+      { runId: "r", signal: new AbortController().signal, trial: 1 },
+    );
+    expect(record.judgments.map((j) => j.label)).toEqual(["awaited"]);
+    await expect(done).rejects.toThrow(
+      'in eval "ticket-desk.trials", case "default" [trial 2] was called after test(t) had already ended',
+    );
+  });
+});
+
 describe("defineEval (pass/fail)", () => {
   it("makes every assertion a gate and refuses points", async () => {
     const passFail = adapter.defineEval({
@@ -434,6 +509,21 @@ describe("t.skip", () => {
     expect(record.verdict).toBe("skipped");
     expect(record.skipReason).toBe("the ticket was closed by an operator, not the agent");
     expect(record.judgments.map((j) => j.label)).toEqual(["closed"]);
+  });
+
+  it("leaves the attempt without a score, as a throw does: the checks after t.skip were never made", async () => {
+    const record = await run((t) => {
+      t.check(t.status, equals("closed")).score(10).label("closed");
+      t.skip("n/a");
+    });
+    expect(record.verdict).toBe("skipped");
+    expect(record.judgments[0]).toMatchObject({ label: "closed", earned: 10 });
+    expect(record.score).toEqual({
+      state: "unavailable",
+      earned: 10,
+      max: 10,
+      reasons: ["skipped (n/a): t.skip stopped the test, so the checks after it were never made"],
+    });
   });
 
   it("does not hide a gate that already failed", async () => {

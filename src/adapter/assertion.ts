@@ -1,5 +1,6 @@
 import { AuthoringError } from "../errors.js";
 import type { JudgeUsage, Judgment, JudgmentState } from "../eval/record.js";
+import type { TestLifetime } from "./lifetime.js";
 import type { AssertionHandle } from "./types.js";
 
 /** How an assertion came out, before gate and points are applied. */
@@ -16,6 +17,8 @@ export interface Outcome {
 export interface AssertionRules {
   readonly evalId: string;
   readonly passFail: boolean;
+  /** The attempt's test(t): a handle changed after it ended would not reach the record. */
+  readonly lifetime: TestLifetime;
 }
 
 /** The kind of assertion: a condition (check, closeQA) or a graded ratio (t.score). */
@@ -39,6 +42,7 @@ export class Assertion implements AssertionHandle {
   }
 
   gate(): AssertionHandle {
+    this.running("gate", this.gate);
     this.once("gate", this.#gate);
     if (this.kind === "ratio") {
       this.refuse(
@@ -51,6 +55,7 @@ export class Assertion implements AssertionHandle {
   }
 
   score(points: number): AssertionHandle {
+    this.running("score", this.score);
     if (this.kind === "ratio") {
       this.refuse(
         "score",
@@ -72,6 +77,7 @@ export class Assertion implements AssertionHandle {
   }
 
   label(text: string): AssertionHandle {
+    this.running("label", this.label);
     this.once("label", this.#label);
     if (typeof text !== "string" || text.trim() === "") {
       this.refuse("label", `the label must be a non-empty string, got ${String(text)}`);
@@ -103,6 +109,13 @@ export class Assertion implements AssertionHandle {
     if (outcome.detail !== undefined) judgment.detail = outcome.detail;
     if (outcome.judge !== undefined) judgment.judge = outcome.judge;
     return judgment;
+  }
+
+  private running(method: string, api: (...args: never[]) => unknown): void {
+    this.rules.lifetime.assertRunning(
+      `.${method}() on assertion "${this.name}" (${this.source})`,
+      api,
+    );
   }
 
   private once(method: string, current: unknown): void {

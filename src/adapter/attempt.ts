@@ -16,6 +16,7 @@ import type { AnyMatch, BooleanMatch, MatchResult, NumericMaterial } from "../ex
 import { resolveCloseQAJudge } from "../judge/registry.js";
 import { Assertion, type AssertionRules, type Outcome } from "./assertion.js";
 import { askCloseQA, closeQALimits } from "./close-qa.js";
+import { TestLifetime } from "./lifetime.js";
 import type {
   AdapterCreateContext,
   AdapterDefinition,
@@ -87,6 +88,7 @@ function assertionTools<Facts>(
     return assertion;
   };
   const check = ((...args: unknown[]) => {
+    rules.lifetime.assertRunning(`${via.method ?? "t.check"}(...)`, check);
     if (args.length === 1) {
       const checked = args[0] as ContextCheck<Facts> | undefined;
       if (checked?.kind !== "context-match" && checked?.kind !== "material-match") {
@@ -118,6 +120,7 @@ function assertionTools<Facts>(
   }) as CheckFn<Facts>;
 
   const score = (ratio: number | NumericMaterial, options: { weight: number }): AssertionHandle => {
+    rules.lifetime.assertRunning(`${via.method ?? "t.score"}(...)`, score);
     if (rules.passFail) {
       throw new AuthoringError(
         `t.score(...) in eval "${rules.evalId}": this eval was made with defineEval (pass/fail only); use defineScoreEval to award points`,
@@ -146,6 +149,7 @@ function assertionTools<Facts>(
     question: string,
     options?: CloseQAOptions,
   ): AssertionHandle => {
+    rules.lifetime.assertRunning(`${via.method ?? "t.closeQA"}(...)`, closeQA);
     const where = `t.closeQA(...) in eval "${rules.evalId}"`;
     if (typeof question !== "string" || question.trim() === "") {
       throw new AuthoringError(`${where}: the question must be a non-empty string`);
@@ -248,7 +252,10 @@ export async function runAttempt<Facts, Assertions>(
     }
     const elapsedMs = performance.now() - started;
     const made: Assertion[] = [];
-    const rules: AssertionRules = { evalId, passFail: setup.passFail };
+    const lifetime = new TestLifetime(
+      attemptName(evalId, spec.id, context.trial, definition.trials),
+    );
+    const rules: AssertionRules = { evalId, passFail: setup.passFail, lifetime };
     const judgeFor = () => definition.judge ?? resolveCloseQAJudge();
     let failure: { message: string; where: string } | undefined;
     let skipped: string | undefined;
@@ -257,18 +264,23 @@ export async function runAttempt<Facts, Assertions>(
       const via = { method: undefined as string | undefined };
       const tools = assertionTools(facts, made, rules, judgeFor, deadline.signal, via);
       const own = adapter.assertions ? attributed(adapter.assertions(tools), via) : undefined;
+      const skip = (reason: string): never => {
+        lifetime.assertRunning("t.skip(...)", skip);
+        throw new SkipSignal(reason);
+      };
       const t = Object.assign({}, facts, own, tools, {
         usage: appUsage as UsageMaterial,
         elapsedMs,
-        skip: (reason: string): never => {
-          throw new SkipSignal(reason);
-        },
+        skip,
       }) as TestContext<Facts, Assertions>;
       const pending = definition.test(t);
       if (pending && typeof (pending as Promise<void>).then === "function") await pending;
     } catch (error) {
       if (error instanceof SkipSignal) skipped = error.reason;
       else failure = { message: thrownWhere(error), where: `test of eval "${evalId}"` };
+    } finally {
+      // What test(t) made is all the record gets: later calls on t throw instead of being lost.
+      lifetime.end();
     }
     const judgments = await settle(made, deadline);
     const judge = emptyJudgeUsage();
@@ -277,7 +289,7 @@ export async function runAttempt<Facts, Assertions>(
       context.onJudgment?.(judgment);
     }
     if (context.judgeUsage) addJudgeUsage(context.judgeUsage, judge);
-    const score = attemptScore(judgments, failure);
+    const score = attemptScore(judgments, failure, skipped);
     const record: AttemptRecord = {
       evalId,
       caseId: spec.id,
@@ -302,12 +314,14 @@ export async function runAttempt<Facts, Assertions>(
 }
 
 /**
- * The score of an attempt's judgments. A test that threw before it ended never made the checks
- * after the throw, so what the ones before it earned bounds nothing: the score is unavailable.
+ * The score of an attempt's judgments. A test that threw or called t.skip before it ended never
+ * made the checks after that, so what the ones before it earned bounds nothing: the score is
+ * unavailable (earned and max keep what was made, for reading), and it stays out of every mean.
  */
 function attemptScore(
   judgments: readonly Judgment[],
   failure: { where: string } | undefined,
+  skipped: string | undefined,
 ): ScoreSummary {
   const score = summarizeScore(judgments);
   if (failure) {
@@ -315,8 +329,25 @@ function attemptScore(
     score.reasons.push(
       `${failure.where} threw before it ended; the checks after it were never made`,
     );
+  } else if (skipped !== undefined) {
+    score.state = "unavailable";
+    score.reasons.push(
+      `skipped (${skipped}): t.skip stopped the test, so the checks after it were never made`,
+    );
   }
   return score;
+}
+
+/** "eval "ev", case "default"", with " [trial 2]" when the eval runs several trials. */
+function attemptName(
+  evalId: string,
+  caseId: string,
+  trial: number | undefined,
+  trials: number | undefined,
+): string {
+  const n = trial ?? 0;
+  const which = (trials ?? 1) > 1 || n > 0 ? ` [trial ${n + 1}]` : "";
+  return `eval "${evalId}", case "${caseId}"${which}`;
 }
 
 /** Wrap the adapter's assertion methods so their judgments name them as source (e.g. "t.said"). */

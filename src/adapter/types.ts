@@ -89,7 +89,8 @@ export interface TestTools<Facts> extends AssertionTools<Facts> {
   readonly elapsedMs: number;
   /**
    * Skip this attempt (the scenario does not apply to what was observed): stops the test; the
-   * verdict is `skipped` unless an assertion already made it failed or errored.
+   * verdict is `skipped` unless an assertion already made it failed or errored, and the score is
+   * unavailable (the checks after it were never made), so it stays out of the mean score.
    */
   skip(reason: string): never;
 }

@@ -2,6 +2,7 @@ import { closeSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type AttemptRecord, emptyJudgeUsage, type Judgment } from "../eval/record.js";
+import { EvalAccumulator } from "../runner/stats.js";
 import { consoleReporter } from "./console-reporter.js";
 import { judgment, record, runSummary, tempDir } from "./test-support/runs.js";
 
@@ -140,6 +141,43 @@ describe("consoleReporter", () => {
     expect(text).toContain("case-3 failed");
     expect(text).toContain("case-5 errored");
     expect(text).not.toMatch(/case-[1267]\b|cas-é|not today/);
+  });
+
+  it("says how many trials were skipped, so the trials line agrees with the header", async () => {
+    const file = join(tempDir(), "trials.txt");
+    const fd = openSync(file, "w");
+    const reporter = consoleReporter({ fd, color: false });
+    reporter.onEvalStart?.({ evalId: "tr", style: "score", trials: 3 });
+    const fold = new EvalAccumulator("tr", "score", 3);
+    for (const [trial, verdict, earned] of [
+      [0, "passed", 0],
+      [1, "passed", 10],
+      [2, "skipped", 10],
+    ] as const) {
+      const made = record({
+        evalId: "tr",
+        caseId: "default",
+        trial,
+        verdict,
+        score: {
+          state: verdict === "skipped" ? "unavailable" : "complete",
+          earned,
+          max: 10,
+          reasons: [],
+        },
+      });
+      reporter.onCaseFinished?.(made);
+      fold.add(made);
+    }
+    reporter.onEvalFinished?.(fold.finish(1));
+    await reporter.onRunFinished?.(runSummary());
+    closeSync(fd);
+    const text = readFileSync(file, "utf8");
+    expect(text).toContain("  - default [trial 3] skipped · unavailable (max 10) · 12 ms\n");
+    expect(text).toContain(
+      "  3 attempts: 2 passed, 0 failed, 0 errored, 1 skipped · mean score 0.5 ± 0.707 sd, 95% CI 0–1 (n=2) · 1 ms\n",
+    );
+    expect(text).toContain("  trials: 1 case × 2 judged, 1 skipped · pass@1 100% ·");
   });
 
   it("keeps its colours around the parts it reuses", () => {

@@ -148,6 +148,9 @@ function valueLines(record: AttemptRecord, out: LineWriter, c: Palette): void {
 /** One line of reducers per eval, then one line per flaky case (at most `maxFlaky`). */
 function trialLines(t: TrialSummary, c: Palette, maxFlaky: number): string[] {
   const n = t.trials.min === t.trials.max ? `${t.trials.max}` : `${t.trials.min}–${t.trials.max}`;
+  // The header counts every trial; the reducers only those not skipped (a summary stored
+  // before `skipped` was kept has none).
+  const judged = t.skipped > 0 ? ` judged, ${t.skipped} skipped` : "";
   const reducers = [
     ...t.byK.map((r) => `pass@${r.k} ${rate(r.passAtK)}`),
     ...t.byK.filter((r) => r.k > 1).map((r) => `pass^${r.k} ${rate(r.passHatK)}`),
@@ -159,7 +162,9 @@ function trialLines(t: TrialSummary, c: Palette, maxFlaky: number): string[] {
   const flaky =
     t.flaky.count > 0 ? c.yellow(` · ${plural(t.flaky.count, "flaky case")}`) : " · no flaky case";
   const lines = [
-    c.dim(`  trials: ${plural(t.cases, "case")} × ${n} · ${reducers.join(" · ")}${score}`) + flaky,
+    c.dim(
+      `  trials: ${plural(t.cases, "case")} × ${n}${judged} · ${reducers.join(" · ")}${score}`,
+    ) + flaky,
   ];
   const shown = t.flaky.cases.slice(0, maxFlaky);
   for (const f of shown)

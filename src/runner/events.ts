@@ -21,7 +21,10 @@ export interface EvalSummary {
   failed: number;
   errored: number;
   skipped: number;
-  /** Mean of earned/max over cases whose score was complete or partial (n = scoredCases). */
+  /**
+   * Mean of earned/max over attempts whose score was complete or partial, skipped ones aside
+   * (n = scoredCases).
+   */
   meanScore: number | null;
   /** Sample standard deviation of earned/max, null below two cases. */
   sdScore: number | null;

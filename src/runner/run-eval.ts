@@ -32,8 +32,16 @@ export interface CaseReport {
   caseId: string;
   verdict: Verdict;
   passed: boolean;
-  /** Mean of the scorers' values over those that produced one; null when none did. */
+  /**
+   * Mean of the scorers' values over those that produced one; null when none did. A scorer
+   * without a value (its judgment unavailable or errored) is left out: see `partial`.
+   */
   meanValue: number | null;
+  /**
+   * meanValue left out a scorer that gave no value: it is the mean of what could be judged, while
+   * the case's score (`record.score`) keeps that scorer's point in its max, a lower bound.
+   */
+  partial: boolean;
   scores: CaseScore[];
   error?: string;
   output?: unknown;
@@ -48,9 +56,14 @@ export interface EvalReport {
   passedCount: number;
   failedCount: number;
   erroredCount: number;
-  /** Mean of the cases' meanValue over cases that have one (n = scoredCount). */
+  /**
+   * Mean of the cases' meanValue over cases that have one (n = scoredCount). Equal to the eval's
+   * mean score when no evidence is missing; above it when some is (see partialCount).
+   */
   meanValue: number | null;
   scoredCount: number;
+  /** Cases of scoredCount whose meanValue left out a scorer that gave no value (`partial`). */
+  partialCount: number;
   cases: CaseReport[];
   elapsedMs: number;
   /** The signal cancelled the run: cases that had not started are not in `cases`. */
@@ -77,7 +90,8 @@ export async function runEval<Input, Output>(
     ...(options.keepOutput ? { keepOutput: true } : {}),
     onRecord: (record) => cases.push(toCaseReport(record)),
   });
-  const scored = cases.filter((c) => c.meanValue !== null);
+  // A skipped case is out of the mean as it is out of the counts of passed and failed.
+  const scored = cases.filter((c) => c.meanValue !== null && c.verdict !== "skipped");
   return {
     suiteId: runnable.id,
     runId: summary.runId,
@@ -89,6 +103,7 @@ export async function runEval<Input, Output>(
       ? scored.reduce((sum, c) => sum + (c.meanValue ?? 0), 0) / scored.length
       : null,
     scoredCount: scored.length,
+    partialCount: scored.filter((c) => c.partial).length,
     cases,
     elapsedMs: summary.elapsedMs,
     cancelled: summary.cancelled,
@@ -139,6 +154,7 @@ function toCaseReport(record: AttemptRecord): CaseReport {
     verdict: record.verdict,
     passed: record.verdict === "passed",
     meanValue: values.length ? values.reduce((a, b) => a + b, 0) / values.length : null,
+    partial: values.length > 0 && values.length < scores.length,
     scores,
     record,
   };

@@ -2,6 +2,7 @@ import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { defineAdapter } from "../adapter/define-adapter.js";
 import type { AttemptRecord } from "../eval/record.js";
 import { defineSuite } from "../eval/suite.js";
+import { JudgeUnavailableError } from "../judge/unavailable.js";
 import { createScorer } from "../scorers/create-scorer.js";
 import type { EvalEvent } from "./events.js";
 import { runEvals } from "./run.js";
@@ -445,6 +446,40 @@ describe("runEval", () => {
     expect(report.meanValue).toBeCloseTo((0.75 + 0.25) / 2);
     expect(telemetry.events.filter((e) => e.kind === "eval.case.scored")).toHaveLength(4);
     expect(report.cases[1]?.scores.map((s) => s.score?.passed)).toEqual([false, true]);
+  });
+
+  it("says which cases' meanValue left out a judgment that was unavailable, beside the lower-bound mean score", async () => {
+    const telemetry = arrayTelemetry<EvalEvent>();
+    const fine = createScorer<string, string>({ name: "fine", score: () => ({ score: 0.8 }) });
+    const down = createScorer<string, string>({
+      name: "down",
+      score: ({ input }) => {
+        if (input === "a") throw new JudgeUnavailableError("failed", "m", "rate limited");
+        return { score: 0.8 };
+      },
+    });
+    const report = await runEval(
+      {
+        id: "judged",
+        cases: [
+          { id: "a", input: "a" },
+          { id: "b", input: "b" },
+        ],
+        scorers: [fine, down] as never,
+      },
+      { target: async (input: string) => input, telemetry, concurrency: 1 },
+    );
+    expect(report.cases.map((c) => [c.caseId, c.meanValue, c.partial])).toEqual([
+      ["a", 0.8, true],
+      ["b", 0.8, false],
+    ]);
+    expect(report.cases[0]?.record.score).toMatchObject({ state: "partial", earned: 0.8, max: 2 });
+    expect(report).toMatchObject({ meanValue: 0.8, scoredCount: 2, partialCount: 1 });
+    const finished = telemetry.events.find((e) => e.kind === "eval.finished");
+    expect(finished?.kind === "eval.finished" && finished.summary).toMatchObject({
+      meanScore: (0.4 + 0.8) / 2,
+      partialCases: 1,
+    });
   });
 
   it("says a score eval is run by runEvals or its own run(), not that it lacks a target", async () => {

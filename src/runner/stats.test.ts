@@ -1,20 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { type AttemptRecord, emptyJudgeUsage, unreportedUsage } from "../eval/record.js";
+import type { AttemptRecord, Verdict } from "../eval/record.js";
+import { record } from "../report/test-support/runs.js";
 import { EvalAccumulator } from "./stats.js";
 
-const attempt = (caseId: string, earned: number): AttemptRecord => ({
-  evalId: "qa",
-  caseId,
-  verdict: earned === 1 ? "passed" : "failed",
-  score: { state: "complete", earned, max: 1, reasons: [] },
-  judgments: [],
-  usage: { app: unreportedUsage(), judge: emptyJudgeUsage() },
-  elapsedMs: 1,
+const attempt = (trial: number, verdict: Verdict, earned: number, max = 10): AttemptRecord =>
+  record({ evalId: "tr", caseId: "default", trial, verdict, score: scored(earned, max) });
+const scored = (earned: number, max: number) => ({
+  state: "complete" as const,
+  earned,
+  max,
+  reasons: [],
 });
 
 const meanOf = (earned: number[]) => {
   const summary = new EvalAccumulator("qa", "suite");
-  for (const [i, e] of earned.entries()) summary.add(attempt(`c${i}`, e));
+  for (const [i, e] of earned.entries())
+    summary.add(attempt(i, e === 1 ? "passed" : "failed", e, 1));
   return summary.finish(0).meanScore;
 };
 
@@ -24,5 +25,24 @@ describe("EvalAccumulator", () => {
     // failed the run that the other order passed.
     expect(meanOf([1, 1, 1, 1, 1, 1, 1, 1, 0, 0])).toBe(0.8);
     expect(meanOf([0, 0, 1, 1, 1, 1, 1, 1, 1, 1])).toBe(0.8);
+  });
+
+  it("leaves a skipped attempt out of the mean score, as out of the pass rate, even one whose score reads complete", () => {
+    const fold = new EvalAccumulator("tr", "score", 3);
+    fold.add(attempt(0, "passed", 0));
+    fold.add(attempt(1, "passed", 10));
+    // As stored before t.skip made the score unavailable.
+    fold.add(attempt(2, "skipped", 10));
+    const summary = fold.finish(0);
+    expect(summary).toMatchObject({
+      cases: 3,
+      passed: 2,
+      skipped: 1,
+      meanScore: 0.5,
+      scoredCases: 2,
+      partialCases: 0,
+    });
+    expect(summary.trials).toMatchObject({ cases: 1, attempts: 3, skipped: 1 });
+    expect(summary.trials?.score.mean.value).toBe(0.5);
   });
 });

@@ -36,7 +36,9 @@ export class EvalAccumulator {
     s[record.verdict]++;
     addJudgeUsage(s.judge, record.usage.judge);
     const { state, earned, max } = record.score;
-    if (state !== "unavailable" && max > 0) {
+    // A skipped attempt is out of the mean as it is out of the pass rate (records made before
+    // t.skip made the score unavailable may still read complete).
+    if (state !== "unavailable" && max > 0 && record.verdict !== "skipped") {
       if (state === "partial") s.partialCases++;
       s.scoredCases++;
       this.scores.add(earned / max);

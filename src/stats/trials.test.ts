@@ -168,6 +168,7 @@ describe("TrialAccumulator", () => {
     acc.add(attempt("a", 1, "passed", 1));
     const summary = acc.finish();
     expect(summary.cases).toBe(1);
+    expect(summary).toMatchObject({ attempts: 2, skipped: 1 });
     expect(summary.trials).toEqual({ min: 1, max: 1 });
     expect(new TrialAccumulator("none").finish()).toMatchObject({
       cases: 0,

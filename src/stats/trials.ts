@@ -98,6 +98,8 @@ export interface TrialSummary {
   /** Cases with at least one trial that was not skipped. */
   cases: number;
   attempts: number;
+  /** Attempts skipped (t.skip): in `attempts`, in no reducer and no score. */
+  skipped: number;
   /** Fewest and most (non-skipped) trials of a case. */
   trials: { min: number; max: number };
   /** Per-case mean, median and max of the complete trial scores, averaged over cases. */
@@ -155,6 +157,7 @@ export class TrialAccumulator {
   } | null = null;
   private cases = 0;
   private attempts = 0;
+  private skipped = 0;
   private minTrials = Number.POSITIVE_INFINITY;
   private maxTrials = 0;
   private readonly meanScore = new Running();
@@ -185,6 +188,7 @@ export class TrialAccumulator {
       if (record.index !== undefined) this.current.index = record.index;
     }
     this.current.verdicts.push(record.verdict);
+    if (record.verdict === "skipped") this.skipped++;
     const score = record.verdict === "skipped" ? null : completeScore(record);
     if (score !== null) this.current.scores.push(score);
   }
@@ -247,6 +251,7 @@ export class TrialAccumulator {
       evalId: this.evalId,
       cases: this.cases,
       attempts: this.attempts,
+      skipped: this.skipped,
       trials: { min: this.cases > 0 ? this.minTrials : 0, max: this.maxTrials },
       score: {
         mean: this.meanScore.average(),

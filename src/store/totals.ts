@@ -38,7 +38,11 @@ export function countAttempt(delta: Delta, attempt: Contribution, sign: 1 | -1):
   delta.attempts += sign;
   const field = VERDICT_FIELD[attempt.verdict as keyof typeof VERDICT_FIELD];
   if (field) delta[field] += sign;
-  if (attempt.score_state !== SCORE_STATE_CODE.unavailable && attempt.max > 0) {
+  if (
+    attempt.score_state !== SCORE_STATE_CODE.unavailable &&
+    attempt.max > 0 &&
+    attempt.verdict !== VERDICT_CODE.skipped
+  ) {
     delta.scored += sign;
     delta.score_sum += (sign * attempt.earned) / attempt.max;
   }
