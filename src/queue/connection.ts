@@ -56,17 +56,18 @@ export async function probeRedis(url: string, timeoutMs = 5000): Promise<RedisTa
     return target;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    // A Redis that answered but refused the credentials is there: starting one is no advice.
     const why =
       code === "ECONNREFUSED"
-        ? `${target.host}:${target.port} refused the connection`
+        ? `${target.host}:${target.port} refused the connection; ${FIX}`
         : code === "ENOTFOUND" || code === "EAI_AGAIN"
-          ? `no host named ${target.host}`
+          ? `no host named ${target.host}; ${FIX}`
           : /NOAUTH|WRONGPASS|invalid password|AUTH/i.test(errorMessage(error))
-            ? `it refused the credentials (${errorMessage(error)}); check the user and password in the URL`
-            : errorMessage(error);
+            ? `it refused the credentials (${errorMessage(error)}); check the user and password in the URL (a Redis without a password takes a URL without one)`
+            : `${errorMessage(error)}; ${FIX}`;
     throw new NiceevalError(
       "QUEUE_UNREACHABLE",
-      `cannot reach the Redis queue ${redactUrl(url)}: ${why}; ${FIX}`,
+      `cannot reach the Redis queue ${redactUrl(url)}: ${why}`,
       {
         cause: error,
       },

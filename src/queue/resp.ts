@@ -1,4 +1,4 @@
-import { connect as netConnect, type Socket } from "node:net";
+import { isIP, connect as netConnect, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 
 // A small Redis client (RESP2 over TCP or TLS) with the surface BullMQ 6 wraps as a "send"
@@ -142,8 +142,9 @@ export class RespConnection {
     if (this.socket) return;
     this.closing = false;
     const { host, port } = this.target;
+    // A TLS server name is a host name (an IP address there is refused by TLS, and Node warns).
     const socket = this.target.tls
-      ? tlsConnect({ host, port, servername: host })
+      ? tlsConnect({ host, port, ...(isIP(host) ? {} : { servername: host }) })
       : netConnect({ host, port });
     this.socket = socket;
     socket.setNoDelay(true);
@@ -155,9 +156,19 @@ export class RespConnection {
         if (waiter) settle(waiter, reply.value);
       }
     });
+    let reached = false;
+    socket.once("connect", () => {
+      reached = true;
+    });
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
-        socket.destroy(new Error(`no answer within ${this.connectTimeoutMs} ms`));
+        socket.destroy(
+          new Error(
+            this.target.tls && reached
+              ? `it took the connection but gave no TLS handshake within ${this.connectTimeoutMs} ms; is it a Redis without TLS? (rediss:// is for TLS, redis:// for plain connections)`
+              : `no answer within ${this.connectTimeoutMs} ms`,
+          ),
+        );
       }, this.connectTimeoutMs);
       socket.once(this.target.tls ? "secureConnect" : "connect", () => {
         clearTimeout(timer);

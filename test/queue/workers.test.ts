@@ -168,4 +168,21 @@ describe("niceeval run --queue with niceeval worker", () => {
     expect(worker.stderr).toContain(`redis://ops:***@127.0.0.1:${port}`);
     expect(worker.stderr).not.toContain("s3cret-pw");
   }, 60_000);
+
+  it("a Redis that is there but refuses the password, or speaks no TLS, is said as such", async () => {
+    const withPassword = redis.url.replace("redis://", "redis://:s3cret-pw@");
+    const auth = await runCli(["run", "evals", "--queue", withPassword, "--no-store"], project.dir);
+    expect(auth.code).toBe(2);
+    expect(auth.stderr).toMatch(/it refused the credentials \(.*\); check the user and password/);
+    // It answered: starting a Redis there is no advice.
+    expect(auth.stderr).not.toContain("start Redis there");
+    const tls = await runCli(
+      ["run", "evals", "--queue", redis.url.replace("redis://", "rediss://"), "--no-store"],
+      project.dir,
+    );
+    expect(tls.code).toBe(2);
+    expect(tls.stderr).toMatch(/cannot reach the Redis queue rediss:\/\/127\.0\.0\.1:\d+: .*TLS/);
+    // An IP address is no TLS server name: Node's warning about one is not printed.
+    expect(tls.stderr).not.toContain("DEP0123");
+  }, 60_000);
 });
