@@ -24,6 +24,22 @@ describe("gate flags", () => {
   });
 });
 
+describe("--rate-limit on worker", () => {
+  const worker = (limit: string) =>
+    parseCliArgs(["worker", "--queue", "redis://127.0.0.1:6379", "--rate-limit", limit]);
+  it("reads <max>/<duration>", () => {
+    expect(worker("60/1m")).toMatchObject({ rateLimit: { max: 60, durationMs: 60_000 } });
+    expect(worker("10/s")).toMatchObject({ rateLimit: { max: 10, durationMs: 1000 } });
+  });
+  it("says what is wrong with a limit that reads but cannot work", () => {
+    expect(() => worker("0/1m")).toThrow(
+      "--rate-limit 0/1m lets no attempt start: give at least 1 per window",
+    );
+    expect(() => worker("5/0s")).toThrow("--rate-limit 5/0s has an empty window");
+    expect(() => worker("five")).toThrow("--rate-limit must be <max>/<duration>");
+  });
+});
+
 describe("--queue-name on run", () => {
   it("needs --queue, else it would be ignored", () => {
     expect(() => parseCliArgs(["run", "--queue-name", "fleet"])).toThrow(

@@ -517,10 +517,16 @@ function rateLimit(text: string): { max: number; durationMs: number } {
   const amount = match?.[2] === undefined ? 1 : Number(match[2]);
   const unit = match?.[3] ?? (match?.[2] === undefined ? "s" : "ms");
   const durationMs = amount * (unit === "m" ? 60_000 : unit === "s" ? 1000 : 1);
-  if (!match || !(max >= 1) || !(durationMs >= 1) || !Number.isInteger(durationMs))
+  if (!match || !Number.isInteger(durationMs))
     throw usage(
       `--rate-limit must be <max>/<duration> such as 60/1m, 10/s or 5/1000ms, got "${text}"`,
     );
+  if (!(max >= 1))
+    throw usage(
+      `--rate-limit ${text} lets no attempt start: give at least 1 per window, or leave the option out for no limit`,
+    );
+  if (!(durationMs >= 1))
+    throw usage(`--rate-limit ${text} has an empty window: give a duration of at least 1 ms`);
   return { max, durationMs };
 }
 
