@@ -6,6 +6,7 @@ import { LineWriter } from "../report/output.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunManifest, RunStatus, Store, StoredRun } from "../store/types.js";
 import { effectiveStatus } from "../store/writer.js";
+import { recordProblem, recordRules } from "./record-problem.js";
 
 /** Format id carried by the first line of a run export. */
 export const RUN_FILE_FORMAT = "niceeval/run/v1" as const;
@@ -110,7 +111,7 @@ export async function openRunFile(file: string): Promise<RunFileReader> {
       `is not the start of a niceeval run export (format ${RUN_FILE_FORMAT}); write one with \`niceeval export <run> --ndjson <file>\``,
     );
   let end: RunFileEnd | undefined;
-  const evalIds = new Set(head.manifest.evals.map((e) => e.evalId));
+  const rules = recordRules(head.manifest as RunManifest);
   async function* records(): AsyncGenerator<AttemptRecord> {
     let count = 0;
     for (;;) {
@@ -120,8 +121,13 @@ export async function openRunFile(file: string): Promise<RunFileReader> {
       if (end !== undefined) throw invalidLine(file, line, "comes after the run.end line");
       if (value === CUT_LINE) return;
       if (value.type === "record") {
-        const problem = recordProblem(value.record, evalIds);
-        if (problem) throw invalidLine(file, line, problem);
+        const problem = recordProblem(value.record, rules);
+        if (problem)
+          throw invalidLine(
+            file,
+            line,
+            `${problem}. Nothing of this file is stored: export the run again with \`niceeval export <run> --ndjson <file>\` rather than editing its lines`,
+          );
         count++;
         yield value.record as AttemptRecord;
       } else if (value.type === "run.end") {
@@ -307,62 +313,4 @@ function isManifest(value: unknown): value is RunManifest {
     Array.isArray(m.files) &&
     typeof m.startedAt === "string"
   );
-}
-
-const VERDICTS = new Set(["passed", "failed", "skipped", "errored"]);
-const SCORE_STATES = new Set(["complete", "partial", "unavailable"]);
-const JUDGMENT_STATES = new Set(["matched", "mismatched", "unavailable", "errored"]);
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** Why a line's record is not an attempt record as an export writes it; undefined when it is. */
-function recordProblem(value: unknown, evalIds: ReadonlySet<string>): string | undefined {
-  if (
-    !isObject(value) ||
-    typeof value.evalId !== "string" ||
-    typeof value.caseId !== "string" ||
-    typeof value.verdict !== "string"
-  )
-    return "is not an attempt record (it needs evalId, caseId and verdict)";
-  if (!evalIds.has(value.evalId))
-    return `is an attempt of eval ${JSON.stringify(value.evalId)}, which the manifest line does not list`;
-  if (value.caseId === "") return "has an empty caseId";
-  if (
-    value.trial !== undefined &&
-    !(typeof value.trial === "number" && Number.isInteger(value.trial) && value.trial >= 0)
-  )
-    return `has trial ${JSON.stringify(value.trial)}; a trial is a whole number from 0`;
-  if (
-    value.index !== undefined &&
-    !(typeof value.index === "number" && Number.isInteger(value.index) && value.index >= 0)
-  )
-    return `has index ${JSON.stringify(value.index)}; a case index is a whole number from 0`;
-  if (!VERDICTS.has(value.verdict))
-    return `has verdict ${JSON.stringify(value.verdict)}; a verdict is passed, failed, skipped or errored`;
-  const { score, usage } = value;
-  if (
-    !isObject(score) ||
-    !SCORE_STATES.has(score.state as string) ||
-    !Number.isFinite(score.earned) ||
-    !Number.isFinite(score.max) ||
-    !Array.isArray(score.reasons)
-  )
-    return "has no valid score (an object with state, earned, max and reasons)";
-  if (!Array.isArray(value.judgments)) return "has no judgments list";
-  const bad = value.judgments.findIndex(
-    (j) =>
-      !isObject(j) ||
-      typeof j.label !== "string" ||
-      typeof j.source !== "string" ||
-      !JUDGMENT_STATES.has(j.state as string) ||
-      typeof j.points !== "number" ||
-      !(typeof j.earned === "number" || j.earned === null),
-  );
-  if (bad >= 0)
-    return `has an invalid judgment at index ${bad} (it needs label, source, state, points and earned)`;
-  if (!isObject(usage) || !isObject(usage.app) || !isObject(usage.judge))
-    return "has no valid usage (an object with app and judge)";
-  if (typeof value.elapsedMs !== "number") return "has no elapsedMs";
-  return undefined;
 }

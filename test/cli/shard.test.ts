@@ -510,4 +510,82 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
       expect(json<unknown[]>(runs.stdout)).toEqual([]);
     }
   });
+
+  it("refuses a record whose numbers the engine could not have written, naming the line, the field and what to do", async () => {
+    const lines = (await readFile(join(project.dir, "whole.ndjson"), "utf8")).split("\n");
+    // letters runs 1 trial, trio 3; each has two scorers of 1 point.
+    const trio = lines.findIndex((l) => l.startsWith('{"type":"record","record":{"evalId":"trio"'));
+    expect(trio).toBeGreaterThan(1);
+    type Edit = (r: Record<string, unknown>) => Record<string, unknown>;
+    const score = (r: Record<string, unknown>) => r.score as Record<string, unknown>;
+    const judgment = (r: Record<string, unknown>, over: Record<string, unknown>) => [
+      { ...(r.judgments as Record<string, unknown>[])[0], ...over },
+    ];
+    const cases: [Edit, string, number][] = [
+      [
+        (r) => ({ ...r, score: { ...score(r), earned: 50 } }),
+        "has score.earned 50; a score earns a finite number from 0 to its max (score.max 2)",
+        1,
+      ],
+      [(r) => ({ ...r, score: { ...score(r), earned: -3 } }), "has score.earned -3", 1],
+      [(r) => ({ ...r, score: { ...score(r), earned: null } }), "has score.earned null", 1],
+      [
+        (r) => ({ ...r, score: { ...score(r), earned: 0, max: -1 } }),
+        "has score.max -1; a score's max is a finite number from 0",
+        1,
+      ],
+      [
+        (r) => ({ ...r, trial: 1 }),
+        'has trial 1, but the manifest line gives eval "letters" 1 trial per case (a record\'s trial is 0)',
+        1,
+      ],
+      [
+        (r) => ({ ...r, trial: 7 }),
+        'has trial 7, but the manifest line gives eval "trio" 3 trials per case (a record\'s trial is 0 to 2)',
+        trio,
+      ],
+      [
+        (r) => ({ ...r, elapsedMs: -5 }),
+        "has elapsedMs -5; an attempt's time is a finite number of milliseconds from 0",
+        1,
+      ],
+      [
+        (r) => ({ ...r, judgments: judgment(r, { earned: 2 }) }),
+        "has judgments[0].earned 2; a judgment earns null (no evidence) or a finite number from 0 to its points (1)",
+        1,
+      ],
+      [
+        (r) => ({ ...r, judgments: judgment(r, { points: -1 }) }),
+        "has judgments[0].points -1; a judgment's points are a finite number from 0",
+        1,
+      ],
+      [
+        (r) => ({
+          ...r,
+          usage: { ...(r.usage as object), judge: { calls: -1, latencyMs: 0 } },
+        }),
+        "has usage.judge.calls -1; judge usage is counted in finite numbers from 0",
+        1,
+      ],
+    ];
+    for (const [change, message, at] of cases) {
+      const line = JSON.parse(lines[at]!) as { record: Record<string, unknown> };
+      const edited = [...lines];
+      edited[at] = JSON.stringify({ ...line, record: change(line.record) });
+      await writeFile(join(project.dir, "numbers.ndjson"), edited.join("\n"));
+      for (const command of [
+        ["import", "numbers.ndjson", "--store", "numbers.sqlite"],
+        ["merge", "numbers.ndjson", "--name", "m", "--store", "numbers.sqlite"],
+      ]) {
+        const failed = await cli(command);
+        expect(failed.code, message).toBe(2);
+        expect(failed.stderr).toContain(`numbers.ndjson: line ${at + 1} ${message}`);
+        expect(failed.stderr).toContain(
+          "Nothing of this file is stored: export the run again with `niceeval export <run> --ndjson <file>` rather than editing its lines",
+        );
+      }
+      const runs = await cli(["runs", "--json", "--store", "numbers.sqlite"]);
+      expect(json<unknown[]>(runs.stdout)).toEqual([]);
+    }
+  });
 });
