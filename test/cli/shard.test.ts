@@ -316,8 +316,8 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     const merged = await show(result.runId, "a.sqlite");
     expect(merged.records.map(essence)).toEqual(full.records.map(essence));
 
-    // A merge of a merge with one of its own shards is still the run, once.
-    const again = await cli(["merge", result.runId, "shard-3", "--json", "--store", "a.sqlite"]);
+    // A merge of whole runs (the merged one and the unsharded one) is still the run, once.
+    const again = await cli(["merge", result.runId, "full", "--json", "--store", "a.sqlite"]);
     expect(again.code).toBe(0);
     const second = json<{ runId: string; attempts: number }>(again.stdout);
     expect(second.attempts).toBe(full.records.length);
@@ -341,13 +341,60 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     ]);
     expect(partial.code).toBe(1);
     expect(partial.stderr).toContain(
-      "missing shard 2/3: the merged run lacks their cases; run `niceeval run --shard 2/3` (or import its export) and merge again",
+      "missing shard 2/3: the merged run lacks its cases; run `niceeval run --shard 2/3` (or import its export) and merge again",
     );
     const { run, records } = await show("partial", "a.sqlite");
     expect(run.status).toBe("interrupted");
     const one = (await show("shard-1", "a.sqlite")).records.length;
     const three = (await show("shard-3", "a.sqlite")).records.length;
     expect(records).toHaveLength(one + three);
+    // Several missing: each is named, in the advice too.
+    const alone = await cli(["merge", "shard-1", "--name", "alone", "--store", "a.sqlite"]);
+    expect(alone.code).toBe(1);
+    expect(alone.stderr).toContain(
+      "missing shards 2/3, 3/3: the merged run lacks their cases; run `niceeval run --shard 2/3` and `niceeval run --shard 3/3` (or import their exports) and merge again",
+    );
+  });
+
+  it("refuses (exit 2) to merge a whole run with shards, by run or by file, naming which is whole and which are shards", async () => {
+    const runs = json<{ runId: string; name: string | null }[]>(
+      (await cli(["runs", "--json", "--store", "a.sqlite"])).stdout,
+    );
+    const id = (name: string) => runs.find((r) => r.name === name)!.runId.slice(0, 8);
+    const stored = await cli([
+      "merge",
+      "full",
+      "shard-1",
+      "--name",
+      "m-full",
+      "--store",
+      "a.sqlite",
+    ]);
+    expect(stored.code).toBe(2);
+    expect(stored.stdout).toBe("");
+    expect(stored.stderr).toBe(
+      `niceeval: cannot merge whole runs with shards: run ${id("full")} (full) is a whole run, run ${id("shard-1")} (shard 1/3) is a shard. A whole run is not a shard of another run (it holds every case); merge the 3 shards of one \`niceeval run --shard i/3\`, or whole runs only.\n`,
+    );
+    const after = await cli(["runs", "--json", "--store", "a.sqlite"]);
+    expect(json<{ name: string | null }[]>(after.stdout).some((r) => r.name === "m-full")).toBe(
+      false,
+    );
+
+    await cli(["export", "full", "--ndjson", "full.ndjson", "--store", "a.sqlite"]);
+    const files = await cli([
+      "merge",
+      "full.ndjson",
+      "shard-2.ndjson",
+      "shard-3.ndjson",
+      "--store",
+      "whole-and-shards.sqlite",
+    ]);
+    expect(files.code).toBe(2);
+    expect(files.stderr).toContain(
+      `cannot merge whole runs with shards: run ${id("full")} (full) is a whole run, runs ${id("shard-2")} (shard 2/3), ${id("shard-3")} (shard 3/3) are shards.`,
+    );
+    const none = await cli(["runs", "--json", "--store", "whole-and-shards.sqlite"]);
+    expect(json<unknown[]>(none.stdout)).toEqual([]);
   });
 
   it("refuses (exit 2) to merge runs whose eval configuration or files differ, naming the eval and both hashes", async () => {

@@ -17,7 +17,7 @@ import {
   openRunFile,
   type RunFileReader,
 } from "../../merge/run-file.js";
-import { plural } from "../../plural.js";
+import { plural, pluralNoun } from "../../plural.js";
 import { formatShard } from "../../shard/shard.js";
 import { resolveRunRef } from "../../store/resolve.js";
 import type { Store } from "../../store/types.js";
@@ -133,9 +133,11 @@ function report(result: MergeResult, inputs: readonly MergeInput[], args: MergeA
   const problems: string[] = [];
   if (result.missingShards.length > 0) {
     const n = result.shardCount!;
-    const missing = result.missingShards.map((i) => `${i}/${n}`).join(", ");
+    const one = result.missingShards.length === 1;
+    const missing = result.missingShards.map((i) => `${i}/${n}`);
+    const runs = missing.map((shard) => `\`niceeval run --shard ${shard}\``);
     problems.push(
-      `missing shard${result.missingShards.length === 1 ? "" : "s"} ${missing}: the merged run lacks their cases; run \`niceeval run --shard ${result.missingShards[0]}/${n}\` (or import its export) and merge again`,
+      `${pluralNoun(missing.length, "missing shard")} ${missing.join(", ")}: the merged run lacks ${one ? "its" : "their"} cases; run ${runs.length > 1 ? `${runs.slice(0, -1).join(", ")} and ${runs.at(-1)}` : runs[0]} (or import ${one ? "its export" : "their exports"}) and merge again`,
     );
   }
   for (const { manifest, status } of result.unfinished)
