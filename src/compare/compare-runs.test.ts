@@ -184,6 +184,8 @@ describe("compareRuns", () => {
       passToFail: 1,
       failToPass: 1,
       becameErrored: 1,
+      passRateDown: 0,
+      passRateUp: 0,
       added: 1,
       removed: 1,
       unchanged: 1,
@@ -293,7 +295,12 @@ describe("compareRuns", () => {
     const c = await compareRuns(store, "base", "head");
     const qa = c.evals[0]!;
     expect(qa.newFailureCases).toEqual(["always"]);
-    expect(qa.transitions.passToFail).toBe(2);
+    // Every trial to none is pass-to-fail; 2 of 3 to 1 of 3 is a pass rate that fell.
+    expect(qa.transitions).toMatchObject({ passToFail: 1, passRateDown: 1 });
+    expect(qa.changes.map((x) => [x.caseId, x.kind, x.regression])).toEqual([
+      ["always", "pass-to-fail", true],
+      ["often", "pass-rate-down", true],
+    ]);
     expect(qa.changes[0]!.base).toEqual({ trials: 3, passed: 3, errored: 0, score: 1 });
     // Mean of the complete trials only (0 and 0.2): the partial 0 is left out, and named.
     expect(qa.changes[0]!.head.score).toBeCloseTo(0.1, 12);
@@ -303,6 +310,50 @@ describe("compareRuns", () => {
     ]);
     expect(qa.passRate!.base).toBeCloseTo((1 + 2 / 3) / 2, 12);
     expect(qa.passRate!.head).toBeCloseTo((0 + 1 / 3) / 2, 12);
+  });
+
+  it("labels a share of trials that moved short of all or none pass-rate-down or pass-rate-up, in text and Markdown", async () => {
+    const t = (caseId: string, verdicts: Verdict[]) =>
+      verdicts.map((verdict, trial): Spec => ({ caseId, verdict, trial }));
+    const [p, f] = ["passed", "failed"] as const;
+    const store = await storeWith({
+      base: [...t("down", [p, p, p, f, f]), ...t("up", [p, f, f, f, f]), ...t("none", [f, f])],
+      // none: 0/2 → 2/2, every trial passing after none did, is fail-to-pass.
+      head: [...t("down", [f, f, f, f, f]), ...t("up", [p, p, f, f, f]), ...t("none", [p, p])],
+    });
+    const c = await compareRuns(store, "base", "head");
+    expect(c.evals[0]!.changes.map((x) => [x.caseId, x.kind, x.regression])).toEqual([
+      ["down", "pass-rate-down", true],
+      ["up", "pass-rate-up", false],
+      ["none", "fail-to-pass", false],
+    ]);
+    expect(c.overall.transitions).toMatchObject({
+      passToFail: 0,
+      failToPass: 1,
+      passRateDown: 1,
+      passRateUp: 1,
+    });
+    const text = formatComparison(c);
+    expect(text).toContain("pass-rate-down qa/down: 3/5 passed, score 0.600 → 0/5 passed");
+    expect(text).toContain("pass-rate-up qa/up: 1/5 passed");
+    expect(text).toContain("fail-to-pass qa/none: 0/2 passed");
+    expect(text).toContain(
+      "0 pass→fail, 0 became errored, 1 fail→pass, 1 pass rate down, 1 pass rate up, 0 added",
+    );
+    const md = formatComparisonMarkdown(c);
+    expect(md).toContain("| 0↓ 0⚠ 1↑ 1↘ 1↗ +0 −0 |");
+    expect(md).toContain("↘ pass rate down, ↗ pass rate up");
+    expect(md).toContain("- **qa/down** pass-rate-down: 3/5 passed");
+    // With one trial each, the labels and the text are as they were.
+    const single = await compareRuns(
+      await storeWith({ base: [{ caseId: "a" }], head: [{ caseId: "a", verdict: "failed" }] }),
+      "base",
+      "head",
+    );
+    expect(formatComparison(single)).toContain(
+      "1 pass→fail, 0 became errored, 0 fail→pass, 0 added",
+    );
+    expect(formatComparisonMarkdown(single)).not.toContain("↘");
   });
 
   it("clusters the statistics when cases carry a cluster", async () => {

@@ -257,7 +257,11 @@ function compareEval(
       changes,
       changesTruncated:
         changes.length <
-        transitions.passToFail + transitions.failToPass + transitions.becameErrored,
+        transitions.passToFail +
+          transitions.failToPass +
+          transitions.becameErrored +
+          transitions.passRateDown +
+          transitions.passRateUp,
       addedCases,
       removedCases,
       newFailureCases: pairs
@@ -357,6 +361,8 @@ function pairStats(
     passToFail: 0,
     failToPass: 0,
     becameErrored: 0,
+    passRateDown: 0,
+    passRateUp: 0,
     added: 0,
     removed: 0,
     unchanged: 0,
@@ -376,6 +382,8 @@ function pairStats(
     if (kind === "pass-to-fail") transitions.passToFail++;
     else if (kind === "fail-to-pass") transitions.failToPass++;
     else if (kind === "became-errored") transitions.becameErrored++;
+    else if (kind === "pass-rate-down") transitions.passRateDown++;
+    else if (kind === "pass-rate-up") transitions.passRateUp++;
     else transitions.unchanged++;
     if (isNewFailure(pair.base, pair.head)) newFailures++;
     basePass[i] = passShare(pair.base);

@@ -68,8 +68,11 @@ function leftOutLine(left: LeftOut): string | null {
 
 function transitionsLine(stats: ComparisonStats): string {
   const t = stats.transitions;
-  return `${t.passToFail} pass→fail, ${t.becameErrored} became errored, ${t.failToPass} fail→pass, ${t.added} added, ${t.removed} removed, ${t.unchanged} unchanged; ${stats.newFailures} new failures`;
+  return `${t.passToFail} pass→fail, ${t.becameErrored} became errored, ${t.failToPass} fail→pass, ${rateMoves(t) ? `${t.passRateDown} pass rate down, ${t.passRateUp} pass rate up, ` : ""}${t.added} added, ${t.removed} removed, ${t.unchanged} unchanged; ${stats.newFailures} new failures`;
 }
+
+/** Cases whose share of passing trials moved short of all-or-none (only with trials). */
+const rateMoves = (t: ComparisonStats["transitions"]) => t.passRateDown + t.passRateUp > 0;
 
 const runName = (c: Comparison, which: "base" | "head") => {
   const run = c[which];
@@ -152,12 +155,17 @@ export function formatComparisonMarkdown(c: Comparison): string {
     const d = s.meanScore;
     const t = s.transitions;
     out.push(
-      `| ${name} | ${s.pairs} | ${r ? `${pct(r.base)} → ${pct(r.head)} (${points(r.difference)})` : "–"} | ${r ? pText(r.test.pValue).replace(/^p [=<] ?/, (m) => (m.includes("<") ? "< " : "")) : "–"} | ${d ? `${signed(d.mean)} (n = ${d.n}, ${pText(d.test.pValue)})` : "–"} | ${d ? `${range(d.interval, signed)} ${d.method}` : "–"} | ${d?.mde != null ? num(d.mde) : "–"} | ${t.passToFail}↓ ${t.becameErrored}⚠ ${t.failToPass}↑ +${t.added} −${t.removed} |`,
+      `| ${name} | ${s.pairs} | ${r ? `${pct(r.base)} → ${pct(r.head)} (${points(r.difference)})` : "–"} | ${r ? pText(r.test.pValue).replace(/^p [=<] ?/, (m) => (m.includes("<") ? "< " : "")) : "–"} | ${d ? `${signed(d.mean)} (n = ${d.n}, ${pText(d.test.pValue)})` : "–"} | ${d ? `${range(d.interval, signed)} ${d.method}` : "–"} | ${d?.mde != null ? num(d.mde) : "–"} | ${t.passToFail}↓ ${t.becameErrored}⚠ ${t.failToPass}↑ ${rateMoves(t) ? `${t.passRateDown}↘ ${t.passRateUp}↗ ` : ""}+${t.added} −${t.removed} |`,
     );
   };
   // Names as Markdown: an eval id escaped, the total in bold.
   for (const e of c.evals) row(cell(e.evalId), e);
   if (c.evals.length > 1) row("**all**", c.overall);
+  if (rateMoves(c.overall.transitions))
+    out.push(
+      "",
+      "_changes: ↓ pass→fail, ⚠ became errored, ↑ fail→pass, ↘ pass rate down, ↗ pass rate up (with trials, short of all or none), + added, − removed_",
+    );
   for (const [title, regression] of [
     ["Regressions", true],
     ["Improvements", false],

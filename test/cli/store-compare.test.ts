@@ -78,6 +78,35 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
     expect(shown.stdout).toContain("pass^3 66.7%");
   });
 
+  it("compare of trial runs says a case's pass rate moved, keeping pass-to-fail for all trials to none", async () => {
+    // After the test above: "trials" passed b in 2 of 3 trials.
+    const broken = await cli(["run", "evals", "--trials", "3", "--name", "trials-b", "--quiet"], {
+      BREAK: "b",
+    });
+    expect(broken.code).toBe(1);
+    const down = await cli(["compare", "trials", "trials-b"]);
+    expect(down.stdout).toContain(
+      "pass-rate-down qa/b: 2/3 passed, score 0.833 → 0/3 passed, score 0.500",
+    );
+    expect(down.stdout).not.toContain("pass-to-fail");
+    expect(down.stdout).toContain(
+      "0 pass→fail, 0 became errored, 0 fail→pass, 1 pass rate down, 0 pass rate up, 0 added",
+    );
+    const up = json<Comparison>((await cli(["compare", "trials-b", "trials", "--json"])).stdout);
+    expect(up.evals[0]!.changes.map((c) => [c.caseId, c.kind, c.regression])).toEqual([
+      ["b", "pass-rate-up", false],
+    ]);
+    expect(up.overall.transitions).toMatchObject({ failToPass: 0, passRateUp: 1 });
+    // All three trials to none is still pass-to-fail.
+    const all = await cli(["run", "evals", "--trials", "3", "--name", "trials-ab", "--quiet"], {
+      BREAK: "a,b",
+    });
+    expect(all.code).toBe(1);
+    const fell = await cli(["compare", "trials", "trials-ab"]);
+    expect(fell.stdout).toContain("pass-to-fail qa/a: 3/3 passed");
+    expect(fell.stdout).toContain("pass-rate-down qa/b: 2/3 passed");
+  });
+
   it("compare lists regressions first with the changed judgment, and McNemar p", async () => {
     expect((await cli(["run", "evals", "--name", "good", "--quiet"])).code).toBe(0);
     expect((await cli(["run", "evals", "--name", "bad", "--quiet"], { BREAK: "a,b" })).code).toBe(
