@@ -416,6 +416,36 @@ describe("compareRuns", () => {
     expect(c.overall.transitions).toMatchObject({ added: 1, removed: 1 });
   });
 
+  it("says the pass rate and mean score are over the paired cases when cases were added or removed", async () => {
+    // Base c1..c5 (3 pass: 60%), head c3..c7 (2 pass: 40%); paired c3..c5.
+    const verdicts = (passing: string[]) => (caseId: string) => ({
+      caseId,
+      verdict: passing.includes(caseId) ? ("passed" as const) : ("failed" as const),
+    });
+    const store = await storeWith({
+      base: ["c1", "c2", "c3", "c4", "c5"].map(verdicts(["c1", "c2", "c3"])),
+      head: ["c3", "c4", "c5", "c6", "c7"].map(verdicts(["c3", "c6"])),
+    });
+    const c = await compareRuns(store, "base", "head");
+    expect(c.overall.passRate).toMatchObject({ n: 3, base: 1 / 3, head: 1 / 3 });
+    const note =
+      "the pass rate and mean score are over the 3 paired cases only, not over the cases only in one run (2 only in base, 2 only in head); niceeval runs gives each run's own figures";
+    const text = formatComparison(c);
+    expect(text).toContain(`pass rate 33.3% → 33.3% (+0.0 pts, n = 3;`);
+    expect(text).toContain(`  ${note}`);
+    expect(formatComparisonMarkdown(c)).toContain(
+      "_The pass rate and mean score are over the 3 paired cases only, not over the cases only in one run (2 only in base, 2 only in head); niceeval runs gives each run's own figures._",
+    );
+    // Every case in both runs: no note.
+    const same = await compareRuns(
+      await storeWith({ base: cases(3, () => ({})), head: cases(3, () => ({})) }),
+      "base",
+      "head",
+    );
+    expect(formatComparison(same)).not.toContain("paired cases only");
+    expect(formatComparisonMarkdown(same)).not.toContain("paired cases only");
+  });
+
   it("throws a coded error when nothing is in common or a run is missing", async () => {
     const store = await storeWith({ base: [{ caseId: "a" }], head: [{ caseId: "b" }] });
     const error = await compareRuns(store, "base", "head").catch((e: unknown) => e);

@@ -74,6 +74,17 @@ function transitionsLine(stats: ComparisonStats): string {
 /** Cases whose share of passing trials moved short of all-or-none (only with trials). */
 const rateMoves = (t: ComparisonStats["transitions"]) => t.passRateDown + t.passRateUp > 0;
 
+/**
+ * When cases were added or removed, that the pass rate and mean score are over the paired cases
+ * only (so they differ from each run's own figures); null when every case is in both runs.
+ */
+function unpairedNote(stats: ComparisonStats): string | null {
+  const { added, removed } = stats.transitions;
+  if (added + removed === 0) return null;
+  const only = [removed ? `${removed} only in base` : "", added ? `${added} only in head` : ""];
+  return `the pass rate and mean score are over the ${plural(stats.pairs, "paired case")} only, not over the cases only in one run (${only.filter(Boolean).join(", ")}); niceeval runs gives each run's own figures`;
+}
+
 const runName = (c: Comparison, which: "base" | "head") => {
   const run = c[which];
   return `${run.name ?? run.runId}${run.git ? ` (${run.git.commit.slice(0, 8)}${run.git.dirty ? ", dirty" : ""})` : ""}`;
@@ -128,6 +139,8 @@ function pushStats(lines: string[], stats: ComparisonStats, indent: string): voi
   lines.push(`${indent}${stats.pairs} paired cases: ${transitionsLine(stats)}`);
   lines.push(`${indent}${passRateLine(stats)}`);
   lines.push(`${indent}${scoreLine(stats.meanScore)}`);
+  const unpaired = unpairedNote(stats);
+  if (unpaired) lines.push(`${indent}${unpaired}`);
   const left = leftOutLine(stats.leftOut);
   if (left) lines.push(`${indent}${left}`);
 }
@@ -161,6 +174,8 @@ export function formatComparisonMarkdown(c: Comparison): string {
   // Names as Markdown: an eval id escaped, the total in bold.
   for (const e of c.evals) row(cell(e.evalId), e);
   if (c.evals.length > 1) row("**all**", c.overall);
+  const unpaired = unpairedNote(c.overall);
+  if (unpaired) out.push("", `_${cell(unpaired[0]!.toUpperCase() + unpaired.slice(1))}._`);
   if (rateMoves(c.overall.transitions))
     out.push(
       "",
