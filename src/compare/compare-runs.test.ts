@@ -142,13 +142,15 @@ async function storeWith(
   runs: Record<string, Spec[]>,
   manifests: Record<string, EvalManifest[]> = {},
   statuses: Record<string, RunEnd["status"]> = {},
+  more: Record<string, Partial<RunManifest>> = {},
 ): Promise<MemoryStore> {
   const store = new MemoryStore();
   for (const [runId, specs] of Object.entries(runs)) {
     const evalIds = [...new Set(specs.map((s) => s.evalId ?? "qa"))];
-    await store.beginRun(
-      manifest(runId, manifests[runId] ?? evalIds.map((id) => evalManifest(id))),
-    );
+    await store.beginRun({
+      ...manifest(runId, manifests[runId] ?? evalIds.map((id) => evalManifest(id))),
+      ...more[runId],
+    });
     await store.appendAttempts(runId, specs.map(record));
     const status = statuses[runId] ?? "finished";
     await store.finishRun(runId, { status, endedAt: "2026-01-01T00:01:00Z", summaries: [] });
@@ -402,6 +404,54 @@ describe("compareRuns", () => {
       },
     ]);
     expect(formatComparison(c)).toContain("warning: the head run crashed before it finished");
+  });
+
+  it("warns when base and head are the same run", async () => {
+    const store = await storeWith({ base: cases(3, () => ({})) }, {}, {}, { base: { name: "b8" } });
+    const c = await compareRuns(store, "base", "base");
+    expect(c.warnings).toEqual([
+      {
+        kind: "same-run",
+        base: "base",
+        head: "base",
+        message:
+          "base and head are the same run (base, b8): every case is compared with itself, so nothing can differ; compare two runs (`niceeval compare latest~1 latest` compares the last two)",
+      },
+    ]);
+    expect(formatComparison(c)).toContain("warning: base and head are the same run (base, b8)");
+    expect(formatComparisonMarkdown(c)).toContain("> ⚠️ base and head are the same run");
+  });
+
+  it("warns when the runs hold different shards, or a shard and a whole run", async () => {
+    const runs = { base: cases(3, () => ({})), head: cases(3, () => ({})) };
+    const shards = (base?: [number, number], head?: [number, number]) =>
+      storeWith(
+        runs,
+        {},
+        {},
+        {
+          base: base ? { shard: { index: base[0], count: base[1] } } : {},
+          head: head ? { shard: { index: head[0], count: head[1] } } : {},
+        },
+      ).then((store) => compareRuns(store, "base", "head"));
+    const counts = await shards([2, 3], [2, 4]);
+    expect(counts.warnings).toEqual([
+      {
+        kind: "shard",
+        base: "2/3",
+        head: "2/4",
+        message:
+          "the base run is shard 2/3 and the head run shard 2/4: they hold different cases, so the cases of one only count as removed or added, not as changes; compare the same shard of two runs, or the merged runs (`niceeval merge`)",
+      },
+    ]);
+    expect((await shards(undefined, [1, 2])).warnings[0]).toMatchObject({
+      kind: "shard",
+      base: "whole",
+      head: "1/2",
+      message: expect.stringContaining("the base run is a whole run and the head run shard 1/2"),
+    });
+    expect((await shards([1, 2], [1, 2])).warnings).toEqual([]);
+    expect((await shards()).warnings).toEqual([]);
   });
 
   it("reports evals only in one run and compares the rest", async () => {

@@ -1,6 +1,7 @@
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord } from "../eval/record.js";
 import { plural } from "../plural.js";
+import { formatShard } from "../shard/shard.js";
 import { wilsonInterval } from "../stats/interval.js";
 import { mcnemarExact } from "../stats/mcnemar.js";
 import { type PairedDifference, pairedDifference } from "../stats/paired.js";
@@ -549,7 +550,7 @@ function decide(
 }
 
 function comparability(base: StoredRun, head: StoredRun): ComparabilityWarning[] {
-  const warnings = unfinished(base, head);
+  const warnings = [...sameOrShards(base, head), ...unfinished(base, head)];
   const before = new Map(base.evals.map((e) => [e.evalId, e]));
   for (const after of head.evals) {
     const was = before.get(after.evalId);
@@ -575,6 +576,33 @@ function comparability(base: StoredRun, head: StoredRun): ComparabilityWarning[]
       warn("trials", String(was.trials), String(after.trials), "the number of trials");
   }
   return warnings;
+}
+
+/** A warning when base and head are one run, or hold other shards of the cases. */
+function sameOrShards(base: StoredRun, head: StoredRun): ComparabilityWarning[] {
+  if (base.runId === head.runId) {
+    const id = base.runId.slice(0, 8);
+    return [
+      {
+        kind: "same-run",
+        base: base.runId,
+        head: head.runId,
+        message: `base and head are the same run (${id}${base.name !== undefined ? `, ${base.name}` : ""}): every case is compared with itself, so nothing can differ; compare two runs (\`niceeval compare latest~1 latest\` compares the last two)`,
+      },
+    ];
+  }
+  const part = (run: StoredRun) => (run.shard ? formatShard(run.shard) : "whole");
+  const [b, h] = [part(base), part(head)];
+  if (b === h) return [];
+  const shown = (run: StoredRun) => (run.shard ? `shard ${formatShard(run.shard)}` : "a whole run");
+  return [
+    {
+      kind: "shard",
+      base: b,
+      head: h,
+      message: `the base run is ${shown(base)} and the head run ${shown(head)}: they hold different cases, so the cases of one only count as removed or added, not as changes; compare the same shard of two runs, or the merged runs (\`niceeval merge\`)`,
+    },
+  ];
 }
 
 /** A warning per run that did not finish: the cases it never ran are not changes of the dataset. */

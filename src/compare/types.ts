@@ -154,14 +154,17 @@ export interface EvalComparison extends ComparisonStats {
 
 /** Why two evals may not be comparable. */
 export interface ComparabilityWarning {
-  /** The eval it is about; absent when it is about a whole run (`unfinished`). */
+  /** The eval it is about; absent when it is about whole runs (`unfinished`, `same-run`, `shard`). */
   evalId?: string;
   /**
    * What differs. `unfinished`: a run that did not finish (crashed, interrupted, still running),
    * whose cases it never ran count as removed (or added), not as changes; `base`/`head` then give
-   * each run's status.
+   * each run's status. `same-run`: base and head are one run (`base`/`head`: its id), so nothing
+   * can have changed. `shard`: the runs hold different shards, or one a shard and the other the
+   * whole run (`base`/`head`: `i/n` or `whole`), so cases of one shard only count as removed or
+   * added.
    */
-  kind: "config" | "dataset" | "judge-models" | "trials" | "unfinished";
+  kind: "config" | "dataset" | "judge-models" | "trials" | "unfinished" | "same-run" | "shard";
   base: string;
   head: string;
   message: string;

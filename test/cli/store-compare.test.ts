@@ -157,6 +157,16 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
     expect(data.decision).toMatchObject({ regression: true, passRate: true });
   });
 
+  it("compare of a run with itself warns that base and head are the same run", async () => {
+    const same = await cli(["compare", "latest", "latest"]);
+    expect(same.code).toBe(0);
+    expect(same.stdout).toMatch(
+      /^warning: base and head are the same run \([0-9a-f]{8}, m-all\): every case is compared with itself, so nothing can differ; compare two runs \(`niceeval compare latest~1 latest` compares the last two\)$/m,
+    );
+    const data = json<Comparison>((await cli(["compare", "good", "good", "--json"])).stdout);
+    expect(data.warnings.map((w) => w.kind)).toEqual(["same-run"]);
+  });
+
   it("compare of runs with no case in common exits 2 with a clear message", async () => {
     const result = await cli(["compare", "good", "m-good"]);
     expect(result.code).toBe(2);
