@@ -527,6 +527,9 @@ describe("compareRuns", () => {
     expect(text.indexOf("Regressions:")).toBeGreaterThan(0);
     expect(text.indexOf("Regressions:")).toBeLessThan(text.indexOf("Improvements:"));
     expect(text).toContain("pass-to-fail qa/a: 1/1 passed, score 1.000 → 0/1 passed, score 0.000");
+    expect(text).toContain(
+      "1 pass→fail, 0 became errored, 1 fail→pass, 0 added, 0 removed, 1 unchanged; 1 new failure\n",
+    );
     expect(text).toContain('gate exact (scorer): matched "equal" → mismatched "got | 5"');
     expect(text).toMatch(
       /pass rate 66\.7% → 66\.7% \(\+0\.0 pts, n = 3; 1 worse, 1 better, McNemar p = 1\)/,

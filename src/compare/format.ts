@@ -68,7 +68,7 @@ function leftOutLine(left: LeftOut): string | null {
 
 function transitionsLine(stats: ComparisonStats): string {
   const t = stats.transitions;
-  return `${t.passToFail} pass→fail, ${t.becameErrored} became errored, ${t.failToPass} fail→pass, ${rateMoves(t) ? `${t.passRateDown} pass rate down, ${t.passRateUp} pass rate up, ` : ""}${t.added} added, ${t.removed} removed, ${t.unchanged} unchanged; ${stats.newFailures} new failures`;
+  return `${t.passToFail} pass→fail, ${t.becameErrored} became errored, ${t.failToPass} fail→pass, ${rateMoves(t) ? `${t.passRateDown} pass rate down, ${t.passRateUp} pass rate up, ` : ""}${t.added} added, ${t.removed} removed, ${t.unchanged} unchanged; ${plural(stats.newFailures, "new failure")}`;
 }
 
 /** Cases whose share of passing trials moved short of all-or-none (only with trials). */
