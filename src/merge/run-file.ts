@@ -93,20 +93,20 @@ export interface RunFileReader {
 /**
  * Open a run export: reads up to its manifest line and no further, so many exports can be open
  * at once and read side by side. A file that is not an export, or a broken line, is
- * `RUN_IMPORT_INVALID` naming the file and the line.
+ * `RUN_IMPORT_INVALID` naming the file (as `shown`, default its path) and the line.
  */
-export async function openRunFile(file: string): Promise<RunFileReader> {
-  const lines = parsedLines(file);
+export async function openRunFile(file: string, shown = file): Promise<RunFileReader> {
+  const lines = parsedLines(file, shown);
   const first = await lines.next();
   if (first.done)
     throw new NiceevalError(
       "RUN_IMPORT_INVALID",
-      `cannot read ${file}: it is empty; write an export with \`niceeval export <run> --ndjson <file>\``,
+      `cannot read ${shown}: it is empty; write an export with \`niceeval export <run> --ndjson <file>\``,
     );
   const { value: head, line: firstLine } = first.value;
   if (head.type !== "run" || head.format !== RUN_FILE_FORMAT || !isManifest(head.manifest))
     throw invalidLine(
-      file,
+      shown,
       firstLine,
       `is not the start of a niceeval run export (format ${RUN_FILE_FORMAT}); write one with \`niceeval export <run> --ndjson <file>\``,
     );
@@ -118,13 +118,13 @@ export async function openRunFile(file: string): Promise<RunFileReader> {
       const next = await lines.next();
       if (next.done) return;
       const { value, line } = next.value;
-      if (end !== undefined) throw invalidLine(file, line, "comes after the run.end line");
+      if (end !== undefined) throw invalidLine(shown, line, "comes after the run.end line");
       if (value === CUT_LINE) return;
       if (value.type === "record") {
         const problem = recordProblem(value.record, rules);
         if (problem)
           throw invalidLine(
-            file,
+            shown,
             line,
             `${problem}. Nothing of this file is stored: export the run again with \`niceeval export <run> --ndjson <file>\` rather than editing its lines`,
           );
@@ -134,13 +134,13 @@ export async function openRunFile(file: string): Promise<RunFileReader> {
         const { type: _type, ...rest } = value as Extract<RunFileLine, { type: "run.end" }>;
         if (rest.attempts !== count)
           throw invalidLine(
-            file,
+            shown,
             line,
             `says the run has ${rest.attempts} attempts, but ${count} came before it`,
           );
         end = { ...rest, summaries: Array.isArray(rest.summaries) ? rest.summaries : [] };
       } else {
-        throw invalidLine(file, line, `has an unknown type ${JSON.stringify(value.type)}`);
+        throw invalidLine(shown, line, `has an unknown type ${JSON.stringify(value.type)}`);
       }
     }
   }
@@ -159,14 +159,17 @@ export async function openRunFile(file: string): Promise<RunFileReader> {
 type Parsed = Partial<RunFileLine> & Record<string, unknown>;
 
 /** The JSON value of every non-blank line, with its line number; read in 1 MiB chunks. */
-async function* parsedLines(file: string): AsyncGenerator<{ value: Parsed; line: number }> {
+async function* parsedLines(
+  file: string,
+  shown: string,
+): AsyncGenerator<{ value: Parsed; line: number }> {
   let line = 0;
   let rest = "";
   const parse = (text: string) => {
     try {
       return JSON.parse(text) as Parsed;
     } catch (error) {
-      throw invalidLine(file, line, `is not JSON (${(error as Error).message})`);
+      throw invalidLine(shown, line, `is not JSON (${(error as Error).message})`);
     }
   };
   const stream = createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 20 });
@@ -184,7 +187,7 @@ async function* parsedLines(file: string): AsyncGenerator<{ value: Parsed; line:
     const code = (error as NodeJS.ErrnoException).code;
     throw new NiceevalError(
       "RUN_IMPORT_INVALID",
-      `cannot read ${file} (${code ?? (error as Error).message}); pass the path of a file written by \`niceeval export <run> --ndjson <file>\``,
+      `cannot read ${shown} (${code ?? (error as Error).message}); pass the path of a file written by \`niceeval export <run> --ndjson <file>\``,
     );
   } finally {
     stream.destroy();
@@ -242,8 +245,8 @@ const IMPORT_BATCH = 2000;
  * real would (a line that is not JSON, a record after `run.end`, with the file and line), so an
  * import or a merge that starts after it never stops halfway with a partial run left behind.
  */
-export async function checkRunFile(file: string): Promise<void> {
-  const reader = await openRunFile(file);
+export async function checkRunFile(file: string, shown = file): Promise<void> {
+  const reader = await openRunFile(file, shown);
   try {
     for await (const _ of reader.records());
     reader.end();
@@ -255,11 +258,16 @@ export async function checkRunFile(file: string): Promise<void> {
 /**
  * Read a run export back into a store under its own run id, streaming: importing the same file
  * twice leaves one run with the same attempts (a stored (eval, case, trial) is replaced, never
- * doubled), and an export of another run with that id is refused (`RUN_MISMATCH`).
+ * doubled), and an export of another run with that id is refused (`RUN_MISMATCH`). `shown` is
+ * how messages name the file (default: its path; "standard input" for one copied from there).
  */
-export async function importRunFile(store: Store, file: string): Promise<ImportResult> {
-  await checkRunFile(file);
-  const reader = await openRunFile(file);
+export async function importRunFile(
+  store: Store,
+  file: string,
+  shown = file,
+): Promise<ImportResult> {
+  await checkRunFile(file, shown);
+  const reader = await openRunFile(file, shown);
   const { manifest } = reader;
   try {
     const before = await store.getRun(manifest.runId);

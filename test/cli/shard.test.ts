@@ -214,6 +214,43 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     expect(await report("merged", "b.sqlite")).toBe(fullReport);
   });
 
+  it("import - reads an export from standard input, as export --ndjson - writes it", async () => {
+    const exported = await cli(["export", "shard-1", "--ndjson", "-", "--store", "a.sqlite"]);
+    expect(exported.code).toBe(0);
+    const imported = await runCli(
+      ["import", "-", "--store", "stdin.sqlite"],
+      project.dir,
+      cleanEnv,
+      exported.stdout,
+    );
+    expect(imported.stderr).toBe("");
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toMatch(
+      /^imported standard input: run [0-9a-f]{8} \(shard-1, shard 1\/3\), \d+ attempts, finished\n$/,
+    );
+    expect((await show("shard-1", "stdin.sqlite")).records).toEqual(
+      (await show("shard-1", "a.sqlite")).records,
+    );
+    // A broken line read from standard input stores nothing, and names where it came from.
+    const lines = exported.stdout.split("\n");
+    lines.splice(3, 0, "garbage{{{");
+    const broken = await runCli(
+      ["import", "-", "--store", "stdin-broken.sqlite"],
+      project.dir,
+      cleanEnv,
+      lines.join("\n"),
+    );
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain(
+      "cannot read the run export standard input: line 4 is not JSON",
+    );
+    const none = await cli(["runs", "--json", "--store", "stdin-broken.sqlite"]);
+    expect(json<unknown[]>(none.stdout)).toEqual([]);
+    const twice = await cli(["import", "-", "-", "--store", "stdin.sqlite"]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain("give - only once");
+  });
+
   it("merges the export files directly into a fresh store, equal to the unsharded run", async () => {
     // After the export test: shard-*.ndjson are there.
     const merged = await cli([
