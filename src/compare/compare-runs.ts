@@ -491,19 +491,26 @@ function decide(
   failOnNewFailures: boolean,
 ): RegressionDecision {
   const reasons: string[] = [];
+  const checks: string[] = [];
+  const found = (check: string, reason: string) => {
+    checks.push(check);
+    reasons.push(reason);
+  };
   const passRate =
     overall.passRate !== null &&
     overall.passRate.difference < 0 &&
     overall.passRate.test.pValue < alpha;
   const meanScoreFell = scoreFell(overall.meanScore, alpha);
   if (passRate) {
-    reasons.push(
+    found(
+      "pass rate",
       `pass rate fell from ${pct(overall.passRate!.base)} to ${pct(overall.passRate!.head)} (n = ${overall.passRate!.n}, McNemar ${pText(overall.passRate!.test.pValue)} < ${alpha})`,
     );
   }
   if (meanScoreFell) {
     const d = overall.meanScore!;
-    reasons.push(
+    found(
+      "mean score",
       `mean score fell by ${(-d.mean).toFixed(3)} (n = ${d.n}, sign-flip ${pText(d.test.pValue)} < ${alpha})`,
     );
   }
@@ -521,7 +528,8 @@ function decide(
       };
       if (e.regressed.passRate || e.regressed.meanScore) {
         regressedEvals.push(e.evalId);
-        reasons.push(
+        found(
+          `eval "${e.evalId}"`,
           `eval "${e.evalId}" regressed on its own (${[
             e.regressed.passRate ? `pass rate ${pText(e.passRate!.test.pValue)}` : "",
             e.regressed.meanScore ? `mean score ${pText(e.meanScore!.test.pValue)}` : "",
@@ -533,7 +541,8 @@ function decide(
     }
   }
   if (failOnNewFailures && overall.newFailures > 0) {
-    reasons.push(
+    found(
+      "new failures",
       `${plural(overall.newFailures, "case")} passed every trial before and pass none now`,
     );
   }
@@ -546,6 +555,7 @@ function decide(
     newFailures: overall.newFailures,
     failOnNewFailures,
     reasons,
+    checks,
   };
 }
 

@@ -184,6 +184,11 @@ export interface RegressionDecision {
   failOnNewFailures: boolean;
   /** One sentence per reason, empty when there is no regression. */
   reasons: string[];
+  /**
+   * What each of `reasons` is about, in the same order and without figures, so the same finding
+   * has the same name from run to run: `pass rate`, `mean score`, `eval "<id>"`, `new failures`.
+   */
+  checks: string[];
 }
 
 /** A run as the comparison names it. */

@@ -155,13 +155,39 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
     const data = json<Comparison>((await cli(["compare", "m-good", "m-all", "--json"])).stdout);
     expect(data.overall.passRate!.test.pValue).toBeCloseTo(2 * 0.5 ** 20, 12);
     expect(data.decision).toMatchObject({ regression: true, passRate: true });
+    expect(data.decision.checks).toEqual(["pass rate", "mean score"]);
+    // In a run's JUnit report each regression is a gate testcase named by what regressed, the same
+    // from run to run; the figures (p-values) are in its failure message.
+    const gated = await cli(
+      [
+        "run",
+        "many",
+        "--quiet",
+        "--baseline",
+        "m-good",
+        "--fail-on-regression",
+        "--reporter",
+        "junit=regression.xml",
+      ],
+      { MANY_BREAK: "all" },
+    );
+    expect(gated.code).toBe(1);
+    const junit = await readFile(join(project.dir, "regression.xml"), "utf8");
+    const gates = [...junit.matchAll(/<testcase name="([^"]*)" classname="\(run gates\)"/g)];
+    expect(gates.map((m) => m[1])).toEqual([
+      "--fail-on-regression: pass rate",
+      "--fail-on-regression: mean score",
+    ]);
+    expect(junit).toMatch(
+      /<failure message="regression: pass rate fell from 100\.0% to 0\.0% \(n = 20, McNemar p &lt; 0\.0001 &lt; 0\.05\)" type="gate">/,
+    );
   });
 
   it("compare of a run with itself warns that base and head are the same run", async () => {
     const same = await cli(["compare", "latest", "latest"]);
     expect(same.code).toBe(0);
     expect(same.stdout).toMatch(
-      /^warning: base and head are the same run \([0-9a-f]{8}, m-all\): every case is compared with itself, so nothing can differ; compare two runs \(`niceeval compare latest~1 latest` compares the last two\)$/m,
+      /^warning: base and head are the same run \([0-9a-f]{8}(, [^)]+)?\): every case is compared with itself, so nothing can differ; compare two runs \(`niceeval compare latest~1 latest` compares the last two\)$/m,
     );
     const data = json<Comparison>((await cli(["compare", "good", "good", "--json"])).stdout);
     expect(data.warnings.map((w) => w.kind)).toEqual(["same-run"]);
@@ -359,6 +385,9 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
     // The JUnit report fails with the run: its gate is a failed testcase.
     const junit = await readFile(join(project.dir, "gate.xml"), "utf8");
     expect(junit).toContain('<testsuite name="(run gates)" tests="1" failures="1"');
+    expect(junit).toContain(
+      '<testcase name="--min-pass-rate: eval &quot;qa&quot;" classname="(run gates)"',
+    );
     expect(junit).toMatch(/<failure message="gate not met: eval &quot;qa&quot;: pass rate 66\.7%/);
     const met = await cli(["run", "evals", "--quiet", "--min-pass-rate", "0.6"], { BREAK: "a" });
     expect(met.code).toBe(0);
