@@ -454,6 +454,27 @@ describe("compareRuns", () => {
     expect((await shards()).warnings).toEqual([]);
   });
 
+  it("says to export an imported run again rather than resume it here", async () => {
+    const compare = (imported: RunManifest["imported"]) =>
+      storeWith(
+        { base: cases(5, () => ({})), head: cases(5, () => ({})) },
+        {},
+        { base: "interrupted" },
+        { base: imported ? { imported } : {} },
+      ).then((store) => compareRuns(store, "base", "head"));
+    const cut = await compare({ at: "2026-12-01T00:00:00.000Z", cutShort: true });
+    expect(cut.warnings[0]!.message).toBe(
+      "the base run interrupted before it finished: the cases it did not run count as added, not as changes of the dataset; it was imported from an export that ended before its end line (cut short): export it again where it ran (`niceeval export base --ndjson <file>`) and import that, then compare again",
+    );
+    const stopped = await compare({ at: "2026-12-01T00:00:00.000Z" });
+    expect(stopped.warnings[0]!.message).toContain(
+      "it was imported, and did not finish where it ran: finish it there (`niceeval run --resume base`), export it again (`niceeval export base --ndjson <file>`) and import that, then compare again",
+    );
+    expect((await compare(undefined)).warnings[0]!.message).toContain(
+      "finish it with niceeval run --resume base and compare again",
+    );
+  });
+
   it("reports evals only in one run and compares the rest", async () => {
     const store = await storeWith({
       base: [{ caseId: "a" }, { caseId: "x", evalId: "old" }],

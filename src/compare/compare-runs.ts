@@ -5,6 +5,7 @@ import { formatShard } from "../shard/shard.js";
 import { wilsonInterval } from "../stats/interval.js";
 import { mcnemarExact } from "../stats/mcnemar.js";
 import { type PairedDifference, pairedDifference } from "../stats/paired.js";
+import { importedRunAdvice } from "../store/imported.js";
 import type { Store, StoredRun } from "../store/types.js";
 import { effectiveStatus } from "../store/writer.js";
 import {
@@ -629,10 +630,18 @@ function unfinished(base: StoredRun, head: StoredRun): ComparabilityWarning[] {
       kind: "unfinished",
       base: statuses.base,
       head: statuses.head,
-      message: `the ${side} run ${state}: the cases it did not run count as ${counted}, not as changes of the dataset${status === "running" ? "; compare again once it finishes" : `; finish it with niceeval run --resume ${run.runId.slice(0, 8)} and compare again`}`,
+      message: `the ${side} run ${state}: the cases it did not run count as ${counted}, not as changes of the dataset; ${finish(run, status)}`,
     });
   }
   return warnings;
+}
+
+/** What to do about a run that did not finish before comparing again. */
+function finish(run: StoredRun, status: string): string {
+  if (status === "running") return "compare again once it finishes";
+  const imported = importedRunAdvice(run);
+  if (imported) return `${imported}, then compare again`;
+  return `finish it with niceeval run --resume ${run.runId.slice(0, 8)} and compare again`;
 }
 
 function runRef(run: StoredRun): RunRef {

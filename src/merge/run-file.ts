@@ -244,12 +244,13 @@ const IMPORT_BATCH = 2000;
  * Read an export through to its end without storing anything: it throws what reading it for
  * real would (a line that is not JSON, a record after `run.end`, with the file and line), so an
  * import or a merge that starts after it never stops halfway with a partial run left behind.
+ * @returns how the export ends: undefined when it was cut short
  */
-export async function checkRunFile(file: string, shown = file): Promise<void> {
+export async function checkRunFile(file: string, shown = file): Promise<RunFileEnd | undefined> {
   const reader = await openRunFile(file, shown);
   try {
     for await (const _ of reader.records());
-    reader.end();
+    return reader.end();
   } finally {
     await reader.close();
   }
@@ -266,14 +267,16 @@ export async function importRunFile(
   file: string,
   shown = file,
 ): Promise<ImportResult> {
-  await checkRunFile(file, shown);
+  const ends = await checkRunFile(file, shown);
   const reader = await openRunFile(file, shown);
   const { manifest } = reader;
   try {
     const before = await store.getRun(manifest.runId);
     const existed = before !== undefined;
-    // Joining is what makes a second import of the same file a no-op; other files are refused.
-    await store.beginRun(manifest, { join: true });
+    // Marked imported (a run that did not finish is exported again, not resumed here). Joining is
+    // what makes a second import of the same file a no-op; other files are refused.
+    const imported = { at: new Date().toISOString(), ...(ends ? {} : { cutShort: true as const }) };
+    await store.beginRun({ ...manifest, imported }, { join: true });
     let attempts = 0;
     let batch: AttemptRecord[] = [];
     for await (const record of reader.records()) {

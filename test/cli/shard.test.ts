@@ -77,6 +77,8 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     expect(all.run.shard).toBeUndefined();
     expect(all.run.evals).toEqual(full.run.evals);
     expect(all.run.files).toEqual(full.run.files);
+    // Merged from imported shards or from files, the run was made in this store.
+    expect(all.run.imported).toBeUndefined();
   };
 
   beforeAll(async () => {
@@ -283,6 +285,19 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     expect(imported.stderr).toContain(
       `cut.ndjson ends before its run.end line (cut short?): its ${lines.length - 4} attempts were imported and the run is marked interrupted; export it again`,
     );
+    // The store knows the run was imported from a cut export: export it again, not --resume.
+    const id = (await show("shard-1", "e.sqlite")).run.runId.slice(0, 8);
+    const advice = `it was imported from an export that ended before its end line (cut short): export it again where it ran (\`niceeval export ${id} --ndjson <file>\`) and import that`;
+    const shown = await cli(["show", "shard-1", "--store", "e.sqlite"]);
+    expect(shown.stdout).toContain(
+      `this run did not finish (interrupted): the report holds the attempts it stored; ${advice}`,
+    );
+    expect(shown.stdout).not.toContain("--resume");
+    const compared = await cli(["compare", "shard-1", "shard-1", "--store", "e.sqlite"]);
+    expect(compared.stdout).toContain(
+      `not as changes of the dataset; ${advice}, then compare again`,
+    );
+    expect(compared.stdout).not.toContain("--resume");
     const merged = await cli([
       "merge",
       "cut.ndjson",
