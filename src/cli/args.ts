@@ -166,7 +166,7 @@ Usage
   niceeval export <run> --html <file> [--baseline <run>]
                                           write one self-contained HTML report of a run
   niceeval export <run> --ndjson <file>   write a stored run as NDJSON (for import; - is stdout)
-  niceeval import <file>...               read NDJSON exports into the store, under their run ids
+  niceeval import <file>...               read NDJSON exports (- is stdin) into the store by run id
   niceeval merge <run or file>... [--name <name>] [--json]
                                           merge runs (the shards of one run: stored runs or
                                           export files) into one new stored run
@@ -643,6 +643,8 @@ function parseImport(argv: readonly string[]): ImportArgs {
     throw usage(
       "niceeval import takes one or more files written by `niceeval export <run> --ndjson <file>`",
     );
+  if (positionals.filter((file) => file === "-").length > 1)
+    throw usage("niceeval import reads standard input (-) once; give - only once");
   const args: ImportArgs = { command: "import", files: positionals };
   if (typeof values.store === "string") args.store = values.store;
   return args;

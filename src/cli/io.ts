@@ -4,6 +4,8 @@ export interface CliIO {
   env: Readonly<Record<string, string | undefined>>;
   /** File descriptor of the report. */
   stdoutFd: number;
+  /** File descriptor `import -` reads (default 0, standard input). */
+  stdinFd?: number;
   stderr: (text: string) => void;
   isTTY: boolean;
   /** Whether stderr is a terminal: the progress line goes there. */

@@ -128,13 +128,17 @@ export const caseSide = (agg: CaseAgg): CaseSide => ({
   score: meanScore(agg),
 });
 
-/** How a paired case changed, or null when its pass share and error state held. */
+/**
+ * How a paired case changed, or null when its pass share and error state held: pass-to-fail and
+ * fail-to-pass only between all trials and none (so always with one trial each), else with
+ * trials pass-rate-down or pass-rate-up.
+ */
 export function classify(base: CaseAgg, head: CaseAgg): ChangeKind | null {
   if (head.errored === head.trials && base.errored < base.trials) return "became-errored";
   const before = passShare(base);
   const after = passShare(head);
-  if (after < before) return "pass-to-fail";
-  if (after > before) return "fail-to-pass";
+  if (after < before) return before === 1 && after === 0 ? "pass-to-fail" : "pass-rate-down";
+  if (after > before) return before === 0 && after === 1 ? "fail-to-pass" : "pass-rate-up";
   return null;
 }
 

@@ -142,13 +142,15 @@ async function storeWith(
   runs: Record<string, Spec[]>,
   manifests: Record<string, EvalManifest[]> = {},
   statuses: Record<string, RunEnd["status"]> = {},
+  more: Record<string, Partial<RunManifest>> = {},
 ): Promise<MemoryStore> {
   const store = new MemoryStore();
   for (const [runId, specs] of Object.entries(runs)) {
     const evalIds = [...new Set(specs.map((s) => s.evalId ?? "qa"))];
-    await store.beginRun(
-      manifest(runId, manifests[runId] ?? evalIds.map((id) => evalManifest(id))),
-    );
+    await store.beginRun({
+      ...manifest(runId, manifests[runId] ?? evalIds.map((id) => evalManifest(id))),
+      ...more[runId],
+    });
     await store.appendAttempts(runId, specs.map(record));
     const status = statuses[runId] ?? "finished";
     await store.finishRun(runId, { status, endedAt: "2026-01-01T00:01:00Z", summaries: [] });
@@ -184,6 +186,8 @@ describe("compareRuns", () => {
       passToFail: 1,
       failToPass: 1,
       becameErrored: 1,
+      passRateDown: 0,
+      passRateUp: 0,
       added: 1,
       removed: 1,
       unchanged: 1,
@@ -293,7 +297,12 @@ describe("compareRuns", () => {
     const c = await compareRuns(store, "base", "head");
     const qa = c.evals[0]!;
     expect(qa.newFailureCases).toEqual(["always"]);
-    expect(qa.transitions.passToFail).toBe(2);
+    // Every trial to none is pass-to-fail; 2 of 3 to 1 of 3 is a pass rate that fell.
+    expect(qa.transitions).toMatchObject({ passToFail: 1, passRateDown: 1 });
+    expect(qa.changes.map((x) => [x.caseId, x.kind, x.regression])).toEqual([
+      ["always", "pass-to-fail", true],
+      ["often", "pass-rate-down", true],
+    ]);
     expect(qa.changes[0]!.base).toEqual({ trials: 3, passed: 3, errored: 0, score: 1 });
     // Mean of the complete trials only (0 and 0.2): the partial 0 is left out, and named.
     expect(qa.changes[0]!.head.score).toBeCloseTo(0.1, 12);
@@ -303,6 +312,50 @@ describe("compareRuns", () => {
     ]);
     expect(qa.passRate!.base).toBeCloseTo((1 + 2 / 3) / 2, 12);
     expect(qa.passRate!.head).toBeCloseTo((0 + 1 / 3) / 2, 12);
+  });
+
+  it("labels a share of trials that moved short of all or none pass-rate-down or pass-rate-up, in text and Markdown", async () => {
+    const t = (caseId: string, verdicts: Verdict[]) =>
+      verdicts.map((verdict, trial): Spec => ({ caseId, verdict, trial }));
+    const [p, f] = ["passed", "failed"] as const;
+    const store = await storeWith({
+      base: [...t("down", [p, p, p, f, f]), ...t("up", [p, f, f, f, f]), ...t("none", [f, f])],
+      // none: 0/2 → 2/2, every trial passing after none did, is fail-to-pass.
+      head: [...t("down", [f, f, f, f, f]), ...t("up", [p, p, f, f, f]), ...t("none", [p, p])],
+    });
+    const c = await compareRuns(store, "base", "head");
+    expect(c.evals[0]!.changes.map((x) => [x.caseId, x.kind, x.regression])).toEqual([
+      ["down", "pass-rate-down", true],
+      ["up", "pass-rate-up", false],
+      ["none", "fail-to-pass", false],
+    ]);
+    expect(c.overall.transitions).toMatchObject({
+      passToFail: 0,
+      failToPass: 1,
+      passRateDown: 1,
+      passRateUp: 1,
+    });
+    const text = formatComparison(c);
+    expect(text).toContain("pass-rate-down qa/down: 3/5 passed, score 0.600 → 0/5 passed");
+    expect(text).toContain("pass-rate-up qa/up: 1/5 passed");
+    expect(text).toContain("fail-to-pass qa/none: 0/2 passed");
+    expect(text).toContain(
+      "0 pass→fail, 0 became errored, 1 fail→pass, 1 pass rate down, 1 pass rate up, 0 added",
+    );
+    const md = formatComparisonMarkdown(c);
+    expect(md).toContain("| 0↓ 0⚠ 1↑ 1↘ 1↗ +0 −0 |");
+    expect(md).toContain("↘ pass rate down, ↗ pass rate up");
+    expect(md).toContain("- **qa/down** pass-rate-down: 3/5 passed");
+    // With one trial each, the labels and the text are as they were.
+    const single = await compareRuns(
+      await storeWith({ base: [{ caseId: "a" }], head: [{ caseId: "a", verdict: "failed" }] }),
+      "base",
+      "head",
+    );
+    expect(formatComparison(single)).toContain(
+      "1 pass→fail, 0 became errored, 0 fail→pass, 0 added",
+    );
+    expect(formatComparisonMarkdown(single)).not.toContain("↘");
   });
 
   it("clusters the statistics when cases carry a cluster", async () => {
@@ -353,6 +406,75 @@ describe("compareRuns", () => {
     expect(formatComparison(c)).toContain("warning: the head run crashed before it finished");
   });
 
+  it("warns when base and head are the same run", async () => {
+    const store = await storeWith({ base: cases(3, () => ({})) }, {}, {}, { base: { name: "b8" } });
+    const c = await compareRuns(store, "base", "base");
+    expect(c.warnings).toEqual([
+      {
+        kind: "same-run",
+        base: "base",
+        head: "base",
+        message:
+          "base and head are the same run (base, b8): every case is compared with itself, so nothing can differ; compare two runs (`niceeval compare latest~1 latest` compares the last two)",
+      },
+    ]);
+    expect(formatComparison(c)).toContain("warning: base and head are the same run (base, b8)");
+    expect(formatComparisonMarkdown(c)).toContain("> ⚠️ base and head are the same run");
+  });
+
+  it("warns when the runs hold different shards, or a shard and a whole run", async () => {
+    const runs = { base: cases(3, () => ({})), head: cases(3, () => ({})) };
+    const shards = (base?: [number, number], head?: [number, number]) =>
+      storeWith(
+        runs,
+        {},
+        {},
+        {
+          base: base ? { shard: { index: base[0], count: base[1] } } : {},
+          head: head ? { shard: { index: head[0], count: head[1] } } : {},
+        },
+      ).then((store) => compareRuns(store, "base", "head"));
+    const counts = await shards([2, 3], [2, 4]);
+    expect(counts.warnings).toEqual([
+      {
+        kind: "shard",
+        base: "2/3",
+        head: "2/4",
+        message:
+          "the base run is shard 2/3 and the head run shard 2/4: they hold different cases, so the cases of one only count as removed or added, not as changes; compare the same shard of two runs, or the merged runs (`niceeval merge`)",
+      },
+    ]);
+    expect((await shards(undefined, [1, 2])).warnings[0]).toMatchObject({
+      kind: "shard",
+      base: "whole",
+      head: "1/2",
+      message: expect.stringContaining("the base run is a whole run and the head run shard 1/2"),
+    });
+    expect((await shards([1, 2], [1, 2])).warnings).toEqual([]);
+    expect((await shards()).warnings).toEqual([]);
+  });
+
+  it("says to export an imported run again rather than resume it here", async () => {
+    const compare = (imported: RunManifest["imported"]) =>
+      storeWith(
+        { base: cases(5, () => ({})), head: cases(5, () => ({})) },
+        {},
+        { base: "interrupted" },
+        { base: imported ? { imported } : {} },
+      ).then((store) => compareRuns(store, "base", "head"));
+    const cut = await compare({ at: "2026-12-01T00:00:00.000Z", cutShort: true });
+    expect(cut.warnings[0]!.message).toBe(
+      "the base run interrupted before it finished: the cases it did not run count as added, not as changes of the dataset; it was imported from an export that ended before its end line (cut short): export it again where it ran (`niceeval export base --ndjson <file>`) and import that, then compare again",
+    );
+    const stopped = await compare({ at: "2026-12-01T00:00:00.000Z" });
+    expect(stopped.warnings[0]!.message).toContain(
+      "it was imported, and did not finish where it ran: finish it there (`niceeval run --resume base`), export it again (`niceeval export base --ndjson <file>`) and import that, then compare again",
+    );
+    expect((await compare(undefined)).warnings[0]!.message).toContain(
+      "finish it with niceeval run --resume base and compare again",
+    );
+  });
+
   it("reports evals only in one run and compares the rest", async () => {
     const store = await storeWith({
       base: [{ caseId: "a" }, { caseId: "x", evalId: "old" }],
@@ -363,6 +485,36 @@ describe("compareRuns", () => {
     expect(c.removedEvals).toEqual(["old"]);
     expect(c.evals.map((e) => e.evalId)).toEqual(["qa"]);
     expect(c.overall.transitions).toMatchObject({ added: 1, removed: 1 });
+  });
+
+  it("says the pass rate and mean score are over the paired cases when cases were added or removed", async () => {
+    // Base c1..c5 (3 pass: 60%), head c3..c7 (2 pass: 40%); paired c3..c5.
+    const verdicts = (passing: string[]) => (caseId: string) => ({
+      caseId,
+      verdict: passing.includes(caseId) ? ("passed" as const) : ("failed" as const),
+    });
+    const store = await storeWith({
+      base: ["c1", "c2", "c3", "c4", "c5"].map(verdicts(["c1", "c2", "c3"])),
+      head: ["c3", "c4", "c5", "c6", "c7"].map(verdicts(["c3", "c6"])),
+    });
+    const c = await compareRuns(store, "base", "head");
+    expect(c.overall.passRate).toMatchObject({ n: 3, base: 1 / 3, head: 1 / 3 });
+    const note =
+      "the pass rate and mean score are over the 3 paired cases only, not over the cases only in one run (2 only in base, 2 only in head); niceeval runs gives each run's own figures";
+    const text = formatComparison(c);
+    expect(text).toContain(`pass rate 33.3% → 33.3% (+0.0 pts, n = 3;`);
+    expect(text).toContain(`  ${note}`);
+    expect(formatComparisonMarkdown(c)).toContain(
+      "_The pass rate and mean score are over the 3 paired cases only, not over the cases only in one run (2 only in base, 2 only in head); niceeval runs gives each run's own figures._",
+    );
+    // Every case in both runs: no note.
+    const same = await compareRuns(
+      await storeWith({ base: cases(3, () => ({})), head: cases(3, () => ({})) }),
+      "base",
+      "head",
+    );
+    expect(formatComparison(same)).not.toContain("paired cases only");
+    expect(formatComparisonMarkdown(same)).not.toContain("paired cases only");
   });
 
   it("throws a coded error when nothing is in common or a run is missing", async () => {
@@ -396,6 +548,9 @@ describe("compareRuns", () => {
     expect(text.indexOf("Regressions:")).toBeGreaterThan(0);
     expect(text.indexOf("Regressions:")).toBeLessThan(text.indexOf("Improvements:"));
     expect(text).toContain("pass-to-fail qa/a: 1/1 passed, score 1.000 → 0/1 passed, score 0.000");
+    expect(text).toContain(
+      "1 pass→fail, 0 became errored, 1 fail→pass, 0 added, 0 removed, 1 unchanged; 1 new failure\n",
+    );
     expect(text).toContain('gate exact (scorer): matched "equal" → mismatched "got | 5"');
     expect(text).toMatch(
       /pass rate 66\.7% → 66\.7% \(\+0\.0 pts, n = 3; 1 worse, 1 better, McNemar p = 1\)/,

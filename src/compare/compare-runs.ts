@@ -1,9 +1,11 @@
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord } from "../eval/record.js";
 import { plural } from "../plural.js";
+import { formatShard } from "../shard/shard.js";
 import { wilsonInterval } from "../stats/interval.js";
 import { mcnemarExact } from "../stats/mcnemar.js";
 import { type PairedDifference, pairedDifference } from "../stats/paired.js";
+import { importedRunAdvice } from "../store/imported.js";
 import type { Store, StoredRun } from "../store/types.js";
 import { effectiveStatus } from "../store/writer.js";
 import {
@@ -257,7 +259,11 @@ function compareEval(
       changes,
       changesTruncated:
         changes.length <
-        transitions.passToFail + transitions.failToPass + transitions.becameErrored,
+        transitions.passToFail +
+          transitions.failToPass +
+          transitions.becameErrored +
+          transitions.passRateDown +
+          transitions.passRateUp,
       addedCases,
       removedCases,
       newFailureCases: pairs
@@ -357,6 +363,8 @@ function pairStats(
     passToFail: 0,
     failToPass: 0,
     becameErrored: 0,
+    passRateDown: 0,
+    passRateUp: 0,
     added: 0,
     removed: 0,
     unchanged: 0,
@@ -376,6 +384,8 @@ function pairStats(
     if (kind === "pass-to-fail") transitions.passToFail++;
     else if (kind === "fail-to-pass") transitions.failToPass++;
     else if (kind === "became-errored") transitions.becameErrored++;
+    else if (kind === "pass-rate-down") transitions.passRateDown++;
+    else if (kind === "pass-rate-up") transitions.passRateUp++;
     else transitions.unchanged++;
     if (isNewFailure(pair.base, pair.head)) newFailures++;
     basePass[i] = passShare(pair.base);
@@ -482,19 +492,26 @@ function decide(
   failOnNewFailures: boolean,
 ): RegressionDecision {
   const reasons: string[] = [];
+  const checks: string[] = [];
+  const found = (check: string, reason: string) => {
+    checks.push(check);
+    reasons.push(reason);
+  };
   const passRate =
     overall.passRate !== null &&
     overall.passRate.difference < 0 &&
     overall.passRate.test.pValue < alpha;
   const meanScoreFell = scoreFell(overall.meanScore, alpha);
   if (passRate) {
-    reasons.push(
+    found(
+      "pass rate",
       `pass rate fell from ${pct(overall.passRate!.base)} to ${pct(overall.passRate!.head)} (n = ${overall.passRate!.n}, McNemar ${pText(overall.passRate!.test.pValue)} < ${alpha})`,
     );
   }
   if (meanScoreFell) {
     const d = overall.meanScore!;
-    reasons.push(
+    found(
+      "mean score",
       `mean score fell by ${(-d.mean).toFixed(3)} (n = ${d.n}, sign-flip ${pText(d.test.pValue)} < ${alpha})`,
     );
   }
@@ -512,7 +529,8 @@ function decide(
       };
       if (e.regressed.passRate || e.regressed.meanScore) {
         regressedEvals.push(e.evalId);
-        reasons.push(
+        found(
+          `eval "${e.evalId}"`,
           `eval "${e.evalId}" regressed on its own (${[
             e.regressed.passRate ? `pass rate ${pText(e.passRate!.test.pValue)}` : "",
             e.regressed.meanScore ? `mean score ${pText(e.meanScore!.test.pValue)}` : "",
@@ -524,7 +542,8 @@ function decide(
     }
   }
   if (failOnNewFailures && overall.newFailures > 0) {
-    reasons.push(
+    found(
+      "new failures",
       `${plural(overall.newFailures, "case")} passed every trial before and pass none now`,
     );
   }
@@ -537,11 +556,12 @@ function decide(
     newFailures: overall.newFailures,
     failOnNewFailures,
     reasons,
+    checks,
   };
 }
 
 function comparability(base: StoredRun, head: StoredRun): ComparabilityWarning[] {
-  const warnings = unfinished(base, head);
+  const warnings = [...sameOrShards(base, head), ...unfinished(base, head)];
   const before = new Map(base.evals.map((e) => [e.evalId, e]));
   for (const after of head.evals) {
     const was = before.get(after.evalId);
@@ -569,6 +589,33 @@ function comparability(base: StoredRun, head: StoredRun): ComparabilityWarning[]
   return warnings;
 }
 
+/** A warning when base and head are one run, or hold other shards of the cases. */
+function sameOrShards(base: StoredRun, head: StoredRun): ComparabilityWarning[] {
+  if (base.runId === head.runId) {
+    const id = base.runId.slice(0, 8);
+    return [
+      {
+        kind: "same-run",
+        base: base.runId,
+        head: head.runId,
+        message: `base and head are the same run (${id}${base.name !== undefined ? `, ${base.name}` : ""}): every case is compared with itself, so nothing can differ; compare two runs (\`niceeval compare latest~1 latest\` compares the last two)`,
+      },
+    ];
+  }
+  const part = (run: StoredRun) => (run.shard ? formatShard(run.shard) : "whole");
+  const [b, h] = [part(base), part(head)];
+  if (b === h) return [];
+  const shown = (run: StoredRun) => (run.shard ? `shard ${formatShard(run.shard)}` : "a whole run");
+  return [
+    {
+      kind: "shard",
+      base: b,
+      head: h,
+      message: `the base run is ${shown(base)} and the head run ${shown(head)}: they hold different cases, so the cases of one only count as removed or added, not as changes; compare the same shard of two runs, or the merged runs (\`niceeval merge\`)`,
+    },
+  ];
+}
+
 /** A warning per run that did not finish: the cases it never ran are not changes of the dataset. */
 function unfinished(base: StoredRun, head: StoredRun): ComparabilityWarning[] {
   const statuses = { base: effectiveStatus(base), head: effectiveStatus(head) };
@@ -583,10 +630,18 @@ function unfinished(base: StoredRun, head: StoredRun): ComparabilityWarning[] {
       kind: "unfinished",
       base: statuses.base,
       head: statuses.head,
-      message: `the ${side} run ${state}: the cases it did not run count as ${counted}, not as changes of the dataset${status === "running" ? "; compare again once it finishes" : `; finish it with niceeval run --resume ${run.runId.slice(0, 8)} and compare again`}`,
+      message: `the ${side} run ${state}: the cases it did not run count as ${counted}, not as changes of the dataset; ${finish(run, status)}`,
     });
   }
   return warnings;
+}
+
+/** What to do about a run that did not finish before comparing again. */
+function finish(run: StoredRun, status: string): string {
+  if (status === "running") return "compare again once it finishes";
+  const imported = importedRunAdvice(run);
+  if (imported) return `${imported}, then compare again`;
+  return `finish it with niceeval run --resume ${run.runId.slice(0, 8)} and compare again`;
 }
 
 function runRef(run: StoredRun): RunRef {

@@ -68,7 +68,21 @@ function leftOutLine(left: LeftOut): string | null {
 
 function transitionsLine(stats: ComparisonStats): string {
   const t = stats.transitions;
-  return `${t.passToFail} pass→fail, ${t.becameErrored} became errored, ${t.failToPass} fail→pass, ${t.added} added, ${t.removed} removed, ${t.unchanged} unchanged; ${stats.newFailures} new failures`;
+  return `${t.passToFail} pass→fail, ${t.becameErrored} became errored, ${t.failToPass} fail→pass, ${rateMoves(t) ? `${t.passRateDown} pass rate down, ${t.passRateUp} pass rate up, ` : ""}${t.added} added, ${t.removed} removed, ${t.unchanged} unchanged; ${plural(stats.newFailures, "new failure")}`;
+}
+
+/** Cases whose share of passing trials moved short of all-or-none (only with trials). */
+const rateMoves = (t: ComparisonStats["transitions"]) => t.passRateDown + t.passRateUp > 0;
+
+/**
+ * When cases were added or removed, that the pass rate and mean score are over the paired cases
+ * only (so they differ from each run's own figures); null when every case is in both runs.
+ */
+function unpairedNote(stats: ComparisonStats): string | null {
+  const { added, removed } = stats.transitions;
+  if (added + removed === 0) return null;
+  const only = [removed ? `${removed} only in base` : "", added ? `${added} only in head` : ""];
+  return `the pass rate and mean score are over the ${plural(stats.pairs, "paired case")} only, not over the cases only in one run (${only.filter(Boolean).join(", ")}); niceeval runs gives each run's own figures`;
 }
 
 const runName = (c: Comparison, which: "base" | "head") => {
@@ -125,6 +139,8 @@ function pushStats(lines: string[], stats: ComparisonStats, indent: string): voi
   lines.push(`${indent}${stats.pairs} paired cases: ${transitionsLine(stats)}`);
   lines.push(`${indent}${passRateLine(stats)}`);
   lines.push(`${indent}${scoreLine(stats.meanScore)}`);
+  const unpaired = unpairedNote(stats);
+  if (unpaired) lines.push(`${indent}${unpaired}`);
   const left = leftOutLine(stats.leftOut);
   if (left) lines.push(`${indent}${left}`);
 }
@@ -152,12 +168,19 @@ export function formatComparisonMarkdown(c: Comparison): string {
     const d = s.meanScore;
     const t = s.transitions;
     out.push(
-      `| ${name} | ${s.pairs} | ${r ? `${pct(r.base)} → ${pct(r.head)} (${points(r.difference)})` : "–"} | ${r ? pText(r.test.pValue).replace(/^p [=<] ?/, (m) => (m.includes("<") ? "< " : "")) : "–"} | ${d ? `${signed(d.mean)} (n = ${d.n}, ${pText(d.test.pValue)})` : "–"} | ${d ? `${range(d.interval, signed)} ${d.method}` : "–"} | ${d?.mde != null ? num(d.mde) : "–"} | ${t.passToFail}↓ ${t.becameErrored}⚠ ${t.failToPass}↑ +${t.added} −${t.removed} |`,
+      `| ${name} | ${s.pairs} | ${r ? `${pct(r.base)} → ${pct(r.head)} (${points(r.difference)})` : "–"} | ${r ? pText(r.test.pValue).replace(/^p [=<] ?/, (m) => (m.includes("<") ? "< " : "")) : "–"} | ${d ? `${signed(d.mean)} (n = ${d.n}, ${pText(d.test.pValue)})` : "–"} | ${d ? `${range(d.interval, signed)} ${d.method}` : "–"} | ${d?.mde != null ? num(d.mde) : "–"} | ${t.passToFail}↓ ${t.becameErrored}⚠ ${t.failToPass}↑ ${rateMoves(t) ? `${t.passRateDown}↘ ${t.passRateUp}↗ ` : ""}+${t.added} −${t.removed} |`,
     );
   };
   // Names as Markdown: an eval id escaped, the total in bold.
   for (const e of c.evals) row(cell(e.evalId), e);
   if (c.evals.length > 1) row("**all**", c.overall);
+  const unpaired = unpairedNote(c.overall);
+  if (unpaired) out.push("", `_${cell(unpaired[0]!.toUpperCase() + unpaired.slice(1))}._`);
+  if (rateMoves(c.overall.transitions))
+    out.push(
+      "",
+      "_changes: ↓ pass→fail, ⚠ became errored, ↑ fail→pass, ↘ pass rate down, ↗ pass rate up (with trials, short of all or none), + added, − removed_",
+    );
   for (const [title, regression] of [
     ["Regressions", true],
     ["Improvements", false],

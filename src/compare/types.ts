@@ -7,8 +7,19 @@ import type { RunStatus } from "../store/types.js";
 /** Which run of a comparison. */
 export type Side = "base" | "head";
 
-/** How a case changed between the runs. Exclusive: became-errored wins over pass-to-fail. */
-export type ChangeKind = "pass-to-fail" | "became-errored" | "fail-to-pass";
+/**
+ * How a case changed between the runs; exclusive, became-errored first. `pass-to-fail`: it passed
+ * every trial and now passes none (with one trial each, passed then failed); `fail-to-pass` the
+ * reverse. With trials, a share of passing trials that moved otherwise (3/5 → 0/5, 0/5 → 2/2)
+ * is `pass-rate-down` or `pass-rate-up`. `became-errored`: every head trial errored, and not
+ * every base trial had.
+ */
+export type ChangeKind =
+  | "pass-to-fail"
+  | "became-errored"
+  | "fail-to-pass"
+  | "pass-rate-down"
+  | "pass-rate-up";
 
 /** One judgment as it stood in one run's representative trial. */
 export interface JudgmentSide {
@@ -41,7 +52,10 @@ export interface CaseChange {
   evalId: string;
   caseId: string;
   kind: ChangeKind;
-  /** True for pass-to-fail and for became-errored when the case passed some trial before. */
+  /**
+   * True for pass-to-fail, pass-rate-down, and became-errored when the case passed some trial
+   * before.
+   */
   regression: boolean;
   base: CaseSide;
   head: CaseSide;
@@ -59,6 +73,10 @@ export interface Transitions {
   passToFail: number;
   failToPass: number;
   becameErrored: number;
+  /** With trials: cases whose share of passing trials fell, short of pass-to-fail. */
+  passRateDown: number;
+  /** With trials: cases whose share of passing trials rose, short of fail-to-pass. */
+  passRateUp: number;
   added: number;
   removed: number;
   unchanged: number;
@@ -136,14 +154,17 @@ export interface EvalComparison extends ComparisonStats {
 
 /** Why two evals may not be comparable. */
 export interface ComparabilityWarning {
-  /** The eval it is about; absent when it is about a whole run (`unfinished`). */
+  /** The eval it is about; absent when it is about whole runs (`unfinished`, `same-run`, `shard`). */
   evalId?: string;
   /**
    * What differs. `unfinished`: a run that did not finish (crashed, interrupted, still running),
    * whose cases it never ran count as removed (or added), not as changes; `base`/`head` then give
-   * each run's status.
+   * each run's status. `same-run`: base and head are one run (`base`/`head`: its id), so nothing
+   * can have changed. `shard`: the runs hold different shards, or one a shard and the other the
+   * whole run (`base`/`head`: `i/n` or `whole`), so cases of one shard only count as removed or
+   * added.
    */
-  kind: "config" | "dataset" | "judge-models" | "trials" | "unfinished";
+  kind: "config" | "dataset" | "judge-models" | "trials" | "unfinished" | "same-run" | "shard";
   base: string;
   head: string;
   message: string;
@@ -163,6 +184,11 @@ export interface RegressionDecision {
   failOnNewFailures: boolean;
   /** One sentence per reason, empty when there is no regression. */
   reasons: string[];
+  /**
+   * What each of `reasons` is about, in the same order and without figures, so the same finding
+   * has the same name from run to run: `pass rate`, `mean score`, `eval "<id>"`, `new failures`.
+   */
+  checks: string[];
 }
 
 /** A run as the comparison names it. */

@@ -87,6 +87,23 @@ describe("checkMergeable", () => {
     ];
     expect(() => checkMergeable(runs)).toThrow("they are shards of different counts");
   });
+
+  it("refuses a whole run among shards, naming which is whole and which are shards", () => {
+    const runs = [
+      other({ shard: { index: 1, count: 3 } }),
+      manifest({ name: "full" }),
+      other({ runId: "cccccccc-3", shard: { index: 2, count: 3 } }),
+    ];
+    expect(() => checkMergeable(runs)).toThrow(
+      "cannot merge whole runs with shards: run aaaaaaaa (full) is a whole run, runs bbbbbbbb (shard 1/3), cccccccc (shard 2/3) are shards. A whole run is not a shard of another run (it holds every case); merge the 3 shards of one `niceeval run --shard i/3`, or whole runs only.",
+    );
+    expect(() => checkMergeable(runs)).toThrow(
+      expect.objectContaining({ code: "RUN_MERGE_MISMATCH" }),
+    );
+    // Whole runs only, or shards only: merged.
+    expect(() => checkMergeable([manifest(), other({})])).not.toThrow();
+    expect(() => checkMergeable([runs[0]!, runs[2]!])).not.toThrow();
+  });
 });
 
 describe("coverageOf", () => {

@@ -12,7 +12,8 @@ export function describeRun(run: RunManifest): string {
 /**
  * Refuse (`RUN_MERGE_MISMATCH`) runs that did not run the same thing: the same eval files with
  * the same contents, each eval with the same configuration, dataset and trials, and, when they
- * are shards, shards of one count. Attempts of such runs would not add up to one run.
+ * are shards, shards of one count and no whole run among them. Attempts of such runs would not
+ * add up to one run.
  */
 export function checkMergeable(runs: readonly RunManifest[]): void {
   const [first, ...others] = runs;
@@ -77,6 +78,21 @@ export function checkMergeable(runs: readonly RunManifest[]): void {
       "RUN_MERGE_MISMATCH",
       `cannot merge run ${describeRun(sharded[0]!)} with run ${describeRun(mixed)}: they are shards of different counts, so their cases overlap and leave gaps. Merge the shards of one \`--shard i/n\` count.`,
     );
+  const whole = runs.filter((r) => !r.shard);
+  if (whole.length > 0 && sharded.length > 0) {
+    const list = (group: readonly RunManifest[]) => group.map(describeRun).join(", ");
+    const wholeRuns =
+      whole.length === 1
+        ? `run ${list(whole)} is a whole run`
+        : `runs ${list(whole)} are whole runs`;
+    const shards =
+      sharded.length === 1 ? `run ${list(sharded)} is a shard` : `runs ${list(sharded)} are shards`;
+    const n = sharded[0]!.shard!.count;
+    throw new NiceevalError(
+      "RUN_MERGE_MISMATCH",
+      `cannot merge whole runs with shards: ${wholeRuns}, ${shards}. A whole run is not a shard of another run (it holds every case); merge the ${n} shards of one \`niceeval run --shard i/${n}\`, or whole runs only.`,
+    );
+  }
 }
 
 /** The `--filter` a run was started with, from its stored command line ("" without one). */

@@ -184,7 +184,13 @@ function mergedManifest(
   runId: string,
   options: MergeOptions,
 ): RunManifest {
-  const { shard: _shard, name: _name, runErrors: _errors, ...first } = runs[0]!;
+  const {
+    shard: _shard,
+    name: _name,
+    runErrors: _errors,
+    imported: _imported,
+    ...first
+  } = runs[0]!;
   // An error outside every attempt of any input failed that input: it fails the merged run too.
   const runErrors = runs.flatMap((r) => r.runErrors ?? []);
   // Tags every input agrees on; dataset hashes from whichever input has them.

@@ -6,6 +6,7 @@ import { LineWriter } from "../report/output.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunManifest, RunStatus, Store, StoredRun } from "../store/types.js";
 import { effectiveStatus } from "../store/writer.js";
+import { recordProblem, recordRules } from "./record-problem.js";
 
 /** Format id carried by the first line of a run export. */
 export const RUN_FILE_FORMAT = "niceeval/run/v1" as const;
@@ -92,49 +93,54 @@ export interface RunFileReader {
 /**
  * Open a run export: reads up to its manifest line and no further, so many exports can be open
  * at once and read side by side. A file that is not an export, or a broken line, is
- * `RUN_IMPORT_INVALID` naming the file and the line.
+ * `RUN_IMPORT_INVALID` naming the file (as `shown`, default its path) and the line.
  */
-export async function openRunFile(file: string): Promise<RunFileReader> {
-  const lines = parsedLines(file);
+export async function openRunFile(file: string, shown = file): Promise<RunFileReader> {
+  const lines = parsedLines(file, shown);
   const first = await lines.next();
   if (first.done)
     throw new NiceevalError(
       "RUN_IMPORT_INVALID",
-      `cannot read ${file}: it is empty; write an export with \`niceeval export <run> --ndjson <file>\``,
+      `cannot read ${shown}: it is empty; write an export with \`niceeval export <run> --ndjson <file>\``,
     );
   const { value: head, line: firstLine } = first.value;
   if (head.type !== "run" || head.format !== RUN_FILE_FORMAT || !isManifest(head.manifest))
     throw invalidLine(
-      file,
+      shown,
       firstLine,
       `is not the start of a niceeval run export (format ${RUN_FILE_FORMAT}); write one with \`niceeval export <run> --ndjson <file>\``,
     );
   let end: RunFileEnd | undefined;
-  const evalIds = new Set(head.manifest.evals.map((e) => e.evalId));
+  const rules = recordRules(head.manifest as RunManifest);
   async function* records(): AsyncGenerator<AttemptRecord> {
     let count = 0;
     for (;;) {
       const next = await lines.next();
       if (next.done) return;
       const { value, line } = next.value;
-      if (end !== undefined) throw invalidLine(file, line, "comes after the run.end line");
+      if (end !== undefined) throw invalidLine(shown, line, "comes after the run.end line");
       if (value === CUT_LINE) return;
       if (value.type === "record") {
-        const problem = recordProblem(value.record, evalIds);
-        if (problem) throw invalidLine(file, line, problem);
+        const problem = recordProblem(value.record, rules);
+        if (problem)
+          throw invalidLine(
+            shown,
+            line,
+            `${problem}. Nothing of this file is stored: export the run again with \`niceeval export <run> --ndjson <file>\` rather than editing its lines`,
+          );
         count++;
         yield value.record as AttemptRecord;
       } else if (value.type === "run.end") {
         const { type: _type, ...rest } = value as Extract<RunFileLine, { type: "run.end" }>;
         if (rest.attempts !== count)
           throw invalidLine(
-            file,
+            shown,
             line,
             `says the run has ${rest.attempts} attempts, but ${count} came before it`,
           );
         end = { ...rest, summaries: Array.isArray(rest.summaries) ? rest.summaries : [] };
       } else {
-        throw invalidLine(file, line, `has an unknown type ${JSON.stringify(value.type)}`);
+        throw invalidLine(shown, line, `has an unknown type ${JSON.stringify(value.type)}`);
       }
     }
   }
@@ -153,14 +159,17 @@ export async function openRunFile(file: string): Promise<RunFileReader> {
 type Parsed = Partial<RunFileLine> & Record<string, unknown>;
 
 /** The JSON value of every non-blank line, with its line number; read in 1 MiB chunks. */
-async function* parsedLines(file: string): AsyncGenerator<{ value: Parsed; line: number }> {
+async function* parsedLines(
+  file: string,
+  shown: string,
+): AsyncGenerator<{ value: Parsed; line: number }> {
   let line = 0;
   let rest = "";
   const parse = (text: string) => {
     try {
       return JSON.parse(text) as Parsed;
     } catch (error) {
-      throw invalidLine(file, line, `is not JSON (${(error as Error).message})`);
+      throw invalidLine(shown, line, `is not JSON (${(error as Error).message})`);
     }
   };
   const stream = createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 20 });
@@ -178,7 +187,7 @@ async function* parsedLines(file: string): AsyncGenerator<{ value: Parsed; line:
     const code = (error as NodeJS.ErrnoException).code;
     throw new NiceevalError(
       "RUN_IMPORT_INVALID",
-      `cannot read ${file} (${code ?? (error as Error).message}); pass the path of a file written by \`niceeval export <run> --ndjson <file>\``,
+      `cannot read ${shown} (${code ?? (error as Error).message}); pass the path of a file written by \`niceeval export <run> --ndjson <file>\``,
     );
   } finally {
     stream.destroy();
@@ -235,12 +244,13 @@ const IMPORT_BATCH = 2000;
  * Read an export through to its end without storing anything: it throws what reading it for
  * real would (a line that is not JSON, a record after `run.end`, with the file and line), so an
  * import or a merge that starts after it never stops halfway with a partial run left behind.
+ * @returns how the export ends: undefined when it was cut short
  */
-export async function checkRunFile(file: string): Promise<void> {
-  const reader = await openRunFile(file);
+export async function checkRunFile(file: string, shown = file): Promise<RunFileEnd | undefined> {
+  const reader = await openRunFile(file, shown);
   try {
     for await (const _ of reader.records());
-    reader.end();
+    return reader.end();
   } finally {
     await reader.close();
   }
@@ -249,17 +259,24 @@ export async function checkRunFile(file: string): Promise<void> {
 /**
  * Read a run export back into a store under its own run id, streaming: importing the same file
  * twice leaves one run with the same attempts (a stored (eval, case, trial) is replaced, never
- * doubled), and an export of another run with that id is refused (`RUN_MISMATCH`).
+ * doubled), and an export of another run with that id is refused (`RUN_MISMATCH`). `shown` is
+ * how messages name the file (default: its path; "standard input" for one copied from there).
  */
-export async function importRunFile(store: Store, file: string): Promise<ImportResult> {
-  await checkRunFile(file);
-  const reader = await openRunFile(file);
+export async function importRunFile(
+  store: Store,
+  file: string,
+  shown = file,
+): Promise<ImportResult> {
+  const ends = await checkRunFile(file, shown);
+  const reader = await openRunFile(file, shown);
   const { manifest } = reader;
   try {
     const before = await store.getRun(manifest.runId);
     const existed = before !== undefined;
-    // Joining is what makes a second import of the same file a no-op; other files are refused.
-    await store.beginRun(manifest, { join: true });
+    // Marked imported (a run that did not finish is exported again, not resumed here). Joining is
+    // what makes a second import of the same file a no-op; other files are refused.
+    const imported = { at: new Date().toISOString(), ...(ends ? {} : { cutShort: true as const }) };
+    await store.beginRun({ ...manifest, imported }, { join: true });
     let attempts = 0;
     let batch: AttemptRecord[] = [];
     for await (const record of reader.records()) {
@@ -307,62 +324,4 @@ function isManifest(value: unknown): value is RunManifest {
     Array.isArray(m.files) &&
     typeof m.startedAt === "string"
   );
-}
-
-const VERDICTS = new Set(["passed", "failed", "skipped", "errored"]);
-const SCORE_STATES = new Set(["complete", "partial", "unavailable"]);
-const JUDGMENT_STATES = new Set(["matched", "mismatched", "unavailable", "errored"]);
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** Why a line's record is not an attempt record as an export writes it; undefined when it is. */
-function recordProblem(value: unknown, evalIds: ReadonlySet<string>): string | undefined {
-  if (
-    !isObject(value) ||
-    typeof value.evalId !== "string" ||
-    typeof value.caseId !== "string" ||
-    typeof value.verdict !== "string"
-  )
-    return "is not an attempt record (it needs evalId, caseId and verdict)";
-  if (!evalIds.has(value.evalId))
-    return `is an attempt of eval ${JSON.stringify(value.evalId)}, which the manifest line does not list`;
-  if (value.caseId === "") return "has an empty caseId";
-  if (
-    value.trial !== undefined &&
-    !(typeof value.trial === "number" && Number.isInteger(value.trial) && value.trial >= 0)
-  )
-    return `has trial ${JSON.stringify(value.trial)}; a trial is a whole number from 0`;
-  if (
-    value.index !== undefined &&
-    !(typeof value.index === "number" && Number.isInteger(value.index) && value.index >= 0)
-  )
-    return `has index ${JSON.stringify(value.index)}; a case index is a whole number from 0`;
-  if (!VERDICTS.has(value.verdict))
-    return `has verdict ${JSON.stringify(value.verdict)}; a verdict is passed, failed, skipped or errored`;
-  const { score, usage } = value;
-  if (
-    !isObject(score) ||
-    !SCORE_STATES.has(score.state as string) ||
-    !Number.isFinite(score.earned) ||
-    !Number.isFinite(score.max) ||
-    !Array.isArray(score.reasons)
-  )
-    return "has no valid score (an object with state, earned, max and reasons)";
-  if (!Array.isArray(value.judgments)) return "has no judgments list";
-  const bad = value.judgments.findIndex(
-    (j) =>
-      !isObject(j) ||
-      typeof j.label !== "string" ||
-      typeof j.source !== "string" ||
-      !JUDGMENT_STATES.has(j.state as string) ||
-      typeof j.points !== "number" ||
-      !(typeof j.earned === "number" || j.earned === null),
-  );
-  if (bad >= 0)
-    return `has an invalid judgment at index ${bad} (it needs label, source, state, points and earned)`;
-  if (!isObject(usage) || !isObject(usage.app) || !isObject(usage.judge))
-    return "has no valid usage (an object with app and judge)";
-  if (typeof value.elapsedMs !== "number") return "has no elapsedMs";
-  return undefined;
 }

@@ -99,6 +99,7 @@ describe("junitReporter", () => {
       runSummary({
         ok: false,
         gates: [gate, "--strict: 1 judgment was unavailable"],
+        gateNames: ['--min-pass-rate: eval "qa" <&>', "--strict"],
         loadErrors: [{ file: "evals/broken.eval.ts", message: "SyntaxError" }],
       }),
     );
@@ -111,8 +112,13 @@ describe("junitReporter", () => {
     expect(xml).toMatch(/name="\(run gates\)"[^>]* id="2" package="niceeval">/);
     const escaped =
       "eval &quot;qa&quot;: pass rate 50.0% (1/2) is below --min-pass-rate 0.9 &lt;&amp;&gt;";
-    expect(xml).toContain(`<testcase name="${escaped}" classname="(run gates)" time="0">`);
+    // Named by what the gate checks, the same from run to run; the figures are in the failure.
+    expect(xml).toContain(
+      '<testcase name="--min-pass-rate: eval &quot;qa&quot; &lt;&amp;&gt;" classname="(run gates)" time="0">',
+    );
     expect(xml).toContain(`<failure message="${escaped}" type="gate">`);
+    expect(xml).toContain('<testcase name="--strict" classname="(run gates)" time="0">');
+    expect(xml).not.toContain(`<testcase name="${escaped}"`);
     // A run whose gates were all met has no such testsuite.
     const passing = join(tempDir(), "junit.xml");
     const again = junitReporter(passing);
@@ -120,6 +126,12 @@ describe("junitReporter", () => {
     again.onCaseFinished?.(record({ caseId: "ok" }));
     again.onRunFinished?.(runSummary({ gates: [] }));
     expect(readFileSync(passing, "utf8")).not.toContain("(run gates)");
+    // A summary without names (from code): each gate is named by its text.
+    const unnamed = join(tempDir(), "junit.xml");
+    const plain = junitReporter(unnamed);
+    plain.onRunStart?.({ runId: "r", evals: 1, files: 1, concurrency: 1 });
+    plain.onRunFinished?.(runSummary({ ok: false, gates: ["--strict: 2 judgments"] }));
+    expect(readFileSync(unnamed, "utf8")).toContain('<testcase name="--strict: 2 judgments"');
   });
 
   it("shows characters XML cannot hold as U+FFFD, so no case loses its name; drops controls", () => {

@@ -159,7 +159,7 @@ function writeReport(file: string, suites: Suite[], run: RunSummary, startedAt: 
     }
     if (run.loadErrors.length > 0) writeLoadErrors(out, run.loadErrors, ran.length, host);
     if (gates.length > 0)
-      writeGates(out, gates, ran.length + (run.loadErrors.length > 0 ? 1 : 0), host);
+      writeGates(out, run, ran.length + (run.loadErrors.length > 0 ? 1 : 0), host);
     out.line("</testsuites>");
     out.flush();
   } finally {
@@ -201,17 +201,21 @@ function writeLoadErrors(
 
 /**
  * The run's gates that were not met (`--min-pass-rate`, `--min-score`, `--strict`,
- * `--fail-on-regression`), as one testsuite of failed testcases, one per gate, named by it.
+ * `--fail-on-regression`), as one testsuite of failed testcases, one per gate, named by what it
+ * checks (`RunSummary.gateNames`: no figures, so CI's test history follows it from run to run),
+ * with the figures in the failure message.
  */
-function writeGates(out: LineWriter, gates: readonly string[], id: number, host: string): void {
+function writeGates(out: LineWriter, run: RunSummary, id: number, host: string): void {
+  const gates = run.gates ?? [];
   const name = "(run gates)";
   out.line(
     `  <testsuite${xmlAttrs({ name, tests: gates.length, failures: gates.length, errors: 0, skipped: 0, time: 0, hostname: host, id, package: "niceeval" })}>`,
   );
-  for (const gate of gates) {
+  for (const [i, gate] of gates.entries()) {
     const attributes = xmlAttrs({ message: gate.slice(0, MESSAGE_CHARS), type: "gate" });
+    const testName = run.gateNames?.[i] ?? gate;
     out.line(
-      `    <testcase${xmlAttrs({ name: gate.slice(0, MESSAGE_CHARS), classname: name, time: 0 })}>`,
+      `    <testcase${xmlAttrs({ name: testName.slice(0, MESSAGE_CHARS), classname: name, time: 0 })}>`,
     );
     out.line(`      <failure${attributes}>${xmlText(gate)}</failure>`);
     out.line("    </testcase>");

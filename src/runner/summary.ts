@@ -32,6 +32,11 @@ export interface RunSummary {
   ok: boolean;
   /** The CLI's gates (--min-score, --min-pass-rate, --strict, --fail-on-regression) not met. */
   gates?: string[];
+  /**
+   * A name for each of `gates`, in order, the same from run to run (the flag and what it is
+   * about, no figures: `--min-pass-rate: eval "qa"`), so CI's test history can follow a gate.
+   */
+  gateNames?: string[];
   /** Sinks (reporters, the store, telemetry) that failed, with what they said: their output is incomplete. */
   reportErrors?: string[];
   /** True when the run was cancelled through its signal; cases not yet started did not run. */

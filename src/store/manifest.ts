@@ -54,7 +54,8 @@ export function checkResumable(status: RunStatus, stored: RunManifest, force: bo
  */
 export function resumedManifest(stored: RunManifest, resuming: RunManifest): RunManifest {
   // The continuation loads every file again and ends with its own errors: the stored ones go.
-  const { loadErrors: _load, runErrors: _outside, ...kept } = stored;
+  // Continued here, the run is this store's own: no longer only an import.
+  const { loadErrors: _load, runErrors: _outside, imported: _imported, ...kept } = stored;
   const next: RunManifest = {
     ...kept,
     resumes: [...(stored.resumes ?? []), ...(resuming.resumes ?? [])],

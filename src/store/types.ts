@@ -49,6 +49,12 @@ export interface RunManifest {
   resumes?: ResumeMark[];
   /** What had changed when a resume was forced (`--force`): "file evals/a.eval.ts", "eval a's configuration". */
   resumedWithChanges?: string[];
+  /**
+   * Set when the run came into this store by `niceeval import` (it ran elsewhere): when, and
+   * whether its export ended before its end line. A run that did not finish is then finished
+   * where it ran, exported and imported again, not resumed here.
+   */
+  imported?: { at: string; cutShort?: true };
 }
 
 /** One continuation of a stored run. */

@@ -77,6 +77,8 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     expect(all.run.shard).toBeUndefined();
     expect(all.run.evals).toEqual(full.run.evals);
     expect(all.run.files).toEqual(full.run.files);
+    // Merged from imported shards or from files, the run was made in this store.
+    expect(all.run.imported).toBeUndefined();
   };
 
   beforeAll(async () => {
@@ -214,6 +216,43 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     expect(await report("merged", "b.sqlite")).toBe(fullReport);
   });
 
+  it("import - reads an export from standard input, as export --ndjson - writes it", async () => {
+    const exported = await cli(["export", "shard-1", "--ndjson", "-", "--store", "a.sqlite"]);
+    expect(exported.code).toBe(0);
+    const imported = await runCli(
+      ["import", "-", "--store", "stdin.sqlite"],
+      project.dir,
+      cleanEnv,
+      exported.stdout,
+    );
+    expect(imported.stderr).toBe("");
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toMatch(
+      /^imported standard input: run [0-9a-f]{8} \(shard-1, shard 1\/3\), \d+ attempts, finished\n$/,
+    );
+    expect((await show("shard-1", "stdin.sqlite")).records).toEqual(
+      (await show("shard-1", "a.sqlite")).records,
+    );
+    // A broken line read from standard input stores nothing, and names where it came from.
+    const lines = exported.stdout.split("\n");
+    lines.splice(3, 0, "garbage{{{");
+    const broken = await runCli(
+      ["import", "-", "--store", "stdin-broken.sqlite"],
+      project.dir,
+      cleanEnv,
+      lines.join("\n"),
+    );
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain(
+      "cannot read the run export standard input: line 4 is not JSON",
+    );
+    const none = await cli(["runs", "--json", "--store", "stdin-broken.sqlite"]);
+    expect(json<unknown[]>(none.stdout)).toEqual([]);
+    const twice = await cli(["import", "-", "-", "--store", "stdin.sqlite"]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain("give - only once");
+  });
+
   it("merges the export files directly into a fresh store, equal to the unsharded run", async () => {
     // After the export test: shard-*.ndjson are there.
     const merged = await cli([
@@ -246,6 +285,19 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     expect(imported.stderr).toContain(
       `cut.ndjson ends before its run.end line (cut short?): its ${lines.length - 4} attempts were imported and the run is marked interrupted; export it again`,
     );
+    // The store knows the run was imported from a cut export: export it again, not --resume.
+    const id = (await show("shard-1", "e.sqlite")).run.runId.slice(0, 8);
+    const advice = `it was imported from an export that ended before its end line (cut short): export it again where it ran (\`niceeval export ${id} --ndjson <file>\`) and import that`;
+    const shown = await cli(["show", "shard-1", "--store", "e.sqlite"]);
+    expect(shown.stdout).toContain(
+      `this run did not finish (interrupted): the report holds the attempts it stored; ${advice}`,
+    );
+    expect(shown.stdout).not.toContain("--resume");
+    const compared = await cli(["compare", "shard-1", "shard-1", "--store", "e.sqlite"]);
+    expect(compared.stdout).toContain(
+      `not as changes of the dataset; ${advice}, then compare again`,
+    );
+    expect(compared.stdout).not.toContain("--resume");
     const merged = await cli([
       "merge",
       "cut.ndjson",
@@ -316,8 +368,8 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     const merged = await show(result.runId, "a.sqlite");
     expect(merged.records.map(essence)).toEqual(full.records.map(essence));
 
-    // A merge of a merge with one of its own shards is still the run, once.
-    const again = await cli(["merge", result.runId, "shard-3", "--json", "--store", "a.sqlite"]);
+    // A merge of whole runs (the merged one and the unsharded one) is still the run, once.
+    const again = await cli(["merge", result.runId, "full", "--json", "--store", "a.sqlite"]);
     expect(again.code).toBe(0);
     const second = json<{ runId: string; attempts: number }>(again.stdout);
     expect(second.attempts).toBe(full.records.length);
@@ -341,13 +393,60 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     ]);
     expect(partial.code).toBe(1);
     expect(partial.stderr).toContain(
-      "missing shard 2/3: the merged run lacks their cases; run `niceeval run --shard 2/3` (or import its export) and merge again",
+      "missing shard 2/3: the merged run lacks its cases; run `niceeval run --shard 2/3` (or import its export) and merge again",
     );
     const { run, records } = await show("partial", "a.sqlite");
     expect(run.status).toBe("interrupted");
     const one = (await show("shard-1", "a.sqlite")).records.length;
     const three = (await show("shard-3", "a.sqlite")).records.length;
     expect(records).toHaveLength(one + three);
+    // Several missing: each is named, in the advice too.
+    const alone = await cli(["merge", "shard-1", "--name", "alone", "--store", "a.sqlite"]);
+    expect(alone.code).toBe(1);
+    expect(alone.stderr).toContain(
+      "missing shards 2/3, 3/3: the merged run lacks their cases; run `niceeval run --shard 2/3` and `niceeval run --shard 3/3` (or import their exports) and merge again",
+    );
+  });
+
+  it("refuses (exit 2) to merge a whole run with shards, by run or by file, naming which is whole and which are shards", async () => {
+    const runs = json<{ runId: string; name: string | null }[]>(
+      (await cli(["runs", "--json", "--store", "a.sqlite"])).stdout,
+    );
+    const id = (name: string) => runs.find((r) => r.name === name)!.runId.slice(0, 8);
+    const stored = await cli([
+      "merge",
+      "full",
+      "shard-1",
+      "--name",
+      "m-full",
+      "--store",
+      "a.sqlite",
+    ]);
+    expect(stored.code).toBe(2);
+    expect(stored.stdout).toBe("");
+    expect(stored.stderr).toBe(
+      `niceeval: cannot merge whole runs with shards: run ${id("full")} (full) is a whole run, run ${id("shard-1")} (shard 1/3) is a shard. A whole run is not a shard of another run (it holds every case); merge the 3 shards of one \`niceeval run --shard i/3\`, or whole runs only.\n`,
+    );
+    const after = await cli(["runs", "--json", "--store", "a.sqlite"]);
+    expect(json<{ name: string | null }[]>(after.stdout).some((r) => r.name === "m-full")).toBe(
+      false,
+    );
+
+    await cli(["export", "full", "--ndjson", "full.ndjson", "--store", "a.sqlite"]);
+    const files = await cli([
+      "merge",
+      "full.ndjson",
+      "shard-2.ndjson",
+      "shard-3.ndjson",
+      "--store",
+      "whole-and-shards.sqlite",
+    ]);
+    expect(files.code).toBe(2);
+    expect(files.stderr).toContain(
+      `cannot merge whole runs with shards: run ${id("full")} (full) is a whole run, runs ${id("shard-2")} (shard 2/3), ${id("shard-3")} (shard 3/3) are shards.`,
+    );
+    const none = await cli(["runs", "--json", "--store", "whole-and-shards.sqlite"]);
+    expect(json<unknown[]>(none.stdout)).toEqual([]);
   });
 
   it("refuses (exit 2) to merge runs whose eval configuration or files differ, naming the eval and both hashes", async () => {
@@ -507,6 +606,84 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
       expect(failed.code, message).toBe(2);
       expect(failed.stderr).toContain(`edited.ndjson: line 2 ${message}`);
       const runs = await cli(["runs", "--json", "--store", "edited.sqlite"]);
+      expect(json<unknown[]>(runs.stdout)).toEqual([]);
+    }
+  });
+
+  it("refuses a record whose numbers the engine could not have written, naming the line, the field and what to do", async () => {
+    const lines = (await readFile(join(project.dir, "whole.ndjson"), "utf8")).split("\n");
+    // letters runs 1 trial, trio 3; each has two scorers of 1 point.
+    const trio = lines.findIndex((l) => l.startsWith('{"type":"record","record":{"evalId":"trio"'));
+    expect(trio).toBeGreaterThan(1);
+    type Edit = (r: Record<string, unknown>) => Record<string, unknown>;
+    const score = (r: Record<string, unknown>) => r.score as Record<string, unknown>;
+    const judgment = (r: Record<string, unknown>, over: Record<string, unknown>) => [
+      { ...(r.judgments as Record<string, unknown>[])[0], ...over },
+    ];
+    const cases: [Edit, string, number][] = [
+      [
+        (r) => ({ ...r, score: { ...score(r), earned: 50 } }),
+        "has score.earned 50; a score earns a finite number from 0 to its max (score.max 2)",
+        1,
+      ],
+      [(r) => ({ ...r, score: { ...score(r), earned: -3 } }), "has score.earned -3", 1],
+      [(r) => ({ ...r, score: { ...score(r), earned: null } }), "has score.earned null", 1],
+      [
+        (r) => ({ ...r, score: { ...score(r), earned: 0, max: -1 } }),
+        "has score.max -1; a score's max is a finite number from 0",
+        1,
+      ],
+      [
+        (r) => ({ ...r, trial: 1 }),
+        'has trial 1, but the manifest line gives eval "letters" 1 trial per case (a record\'s trial is 0)',
+        1,
+      ],
+      [
+        (r) => ({ ...r, trial: 7 }),
+        'has trial 7, but the manifest line gives eval "trio" 3 trials per case (a record\'s trial is 0 to 2)',
+        trio,
+      ],
+      [
+        (r) => ({ ...r, elapsedMs: -5 }),
+        "has elapsedMs -5; an attempt's time is a finite number of milliseconds from 0",
+        1,
+      ],
+      [
+        (r) => ({ ...r, judgments: judgment(r, { earned: 2 }) }),
+        "has judgments[0].earned 2; a judgment earns null (no evidence) or a finite number from 0 to its points (1)",
+        1,
+      ],
+      [
+        (r) => ({ ...r, judgments: judgment(r, { points: -1 }) }),
+        "has judgments[0].points -1; a judgment's points are a finite number from 0",
+        1,
+      ],
+      [
+        (r) => ({
+          ...r,
+          usage: { ...(r.usage as object), judge: { calls: -1, latencyMs: 0 } },
+        }),
+        "has usage.judge.calls -1; judge usage is counted in finite numbers from 0",
+        1,
+      ],
+    ];
+    for (const [change, message, at] of cases) {
+      const line = JSON.parse(lines[at]!) as { record: Record<string, unknown> };
+      const edited = [...lines];
+      edited[at] = JSON.stringify({ ...line, record: change(line.record) });
+      await writeFile(join(project.dir, "numbers.ndjson"), edited.join("\n"));
+      for (const command of [
+        ["import", "numbers.ndjson", "--store", "numbers.sqlite"],
+        ["merge", "numbers.ndjson", "--name", "m", "--store", "numbers.sqlite"],
+      ]) {
+        const failed = await cli(command);
+        expect(failed.code, message).toBe(2);
+        expect(failed.stderr).toContain(`numbers.ndjson: line ${at + 1} ${message}`);
+        expect(failed.stderr).toContain(
+          "Nothing of this file is stored: export the run again with `niceeval export <run> --ndjson <file>` rather than editing its lines",
+        );
+      }
+      const runs = await cli(["runs", "--json", "--store", "numbers.sqlite"]);
       expect(json<unknown[]>(runs.stdout)).toEqual([]);
     }
   });

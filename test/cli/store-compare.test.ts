@@ -78,6 +78,35 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
     expect(shown.stdout).toContain("pass^3 66.7%");
   });
 
+  it("compare of trial runs says a case's pass rate moved, keeping pass-to-fail for all trials to none", async () => {
+    // After the test above: "trials" passed b in 2 of 3 trials.
+    const broken = await cli(["run", "evals", "--trials", "3", "--name", "trials-b", "--quiet"], {
+      BREAK: "b",
+    });
+    expect(broken.code).toBe(1);
+    const down = await cli(["compare", "trials", "trials-b"]);
+    expect(down.stdout).toContain(
+      "pass-rate-down qa/b: 2/3 passed, score 0.833 → 0/3 passed, score 0.500",
+    );
+    expect(down.stdout).not.toContain("pass-to-fail");
+    expect(down.stdout).toContain(
+      "0 pass→fail, 0 became errored, 0 fail→pass, 1 pass rate down, 0 pass rate up, 0 added",
+    );
+    const up = json<Comparison>((await cli(["compare", "trials-b", "trials", "--json"])).stdout);
+    expect(up.evals[0]!.changes.map((c) => [c.caseId, c.kind, c.regression])).toEqual([
+      ["b", "pass-rate-up", false],
+    ]);
+    expect(up.overall.transitions).toMatchObject({ failToPass: 0, passRateUp: 1 });
+    // All three trials to none is still pass-to-fail.
+    const all = await cli(["run", "evals", "--trials", "3", "--name", "trials-ab", "--quiet"], {
+      BREAK: "a,b",
+    });
+    expect(all.code).toBe(1);
+    const fell = await cli(["compare", "trials", "trials-ab"]);
+    expect(fell.stdout).toContain("pass-to-fail qa/a: 3/3 passed");
+    expect(fell.stdout).toContain("pass-rate-down qa/b: 2/3 passed");
+  });
+
   it("compare lists regressions first with the changed judgment, and McNemar p", async () => {
     expect((await cli(["run", "evals", "--name", "good", "--quiet"])).code).toBe(0);
     expect((await cli(["run", "evals", "--name", "bad", "--quiet"], { BREAK: "a,b" })).code).toBe(
@@ -126,6 +155,42 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
     const data = json<Comparison>((await cli(["compare", "m-good", "m-all", "--json"])).stdout);
     expect(data.overall.passRate!.test.pValue).toBeCloseTo(2 * 0.5 ** 20, 12);
     expect(data.decision).toMatchObject({ regression: true, passRate: true });
+    expect(data.decision.checks).toEqual(["pass rate", "mean score"]);
+    // In a run's JUnit report each regression is a gate testcase named by what regressed, the same
+    // from run to run; the figures (p-values) are in its failure message.
+    const gated = await cli(
+      [
+        "run",
+        "many",
+        "--quiet",
+        "--baseline",
+        "m-good",
+        "--fail-on-regression",
+        "--reporter",
+        "junit=regression.xml",
+      ],
+      { MANY_BREAK: "all" },
+    );
+    expect(gated.code).toBe(1);
+    const junit = await readFile(join(project.dir, "regression.xml"), "utf8");
+    const gates = [...junit.matchAll(/<testcase name="([^"]*)" classname="\(run gates\)"/g)];
+    expect(gates.map((m) => m[1])).toEqual([
+      "--fail-on-regression: pass rate",
+      "--fail-on-regression: mean score",
+    ]);
+    expect(junit).toMatch(
+      /<failure message="regression: pass rate fell from 100\.0% to 0\.0% \(n = 20, McNemar p &lt; 0\.0001 &lt; 0\.05\)" type="gate">/,
+    );
+  });
+
+  it("compare of a run with itself warns that base and head are the same run", async () => {
+    const same = await cli(["compare", "latest", "latest"]);
+    expect(same.code).toBe(0);
+    expect(same.stdout).toMatch(
+      /^warning: base and head are the same run \([0-9a-f]{8}(, [^)]+)?\): every case is compared with itself, so nothing can differ; compare two runs \(`niceeval compare latest~1 latest` compares the last two\)$/m,
+    );
+    const data = json<Comparison>((await cli(["compare", "good", "good", "--json"])).stdout);
+    expect(data.warnings.map((w) => w.kind)).toEqual(["same-run"]);
   });
 
   it("compare of runs with no case in common exits 2 with a clear message", async () => {
@@ -330,6 +395,9 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
     // The JUnit report fails with the run: its gate is a failed testcase.
     const junit = await readFile(join(project.dir, "gate.xml"), "utf8");
     expect(junit).toContain('<testsuite name="(run gates)" tests="1" failures="1"');
+    expect(junit).toContain(
+      '<testcase name="--min-pass-rate: eval &quot;qa&quot;" classname="(run gates)"',
+    );
     expect(junit).toMatch(/<failure message="gate not met: eval &quot;qa&quot;: pass rate 66\.7%/);
     const met = await cli(["run", "evals", "--quiet", "--min-pass-rate", "0.6"], { BREAK: "a" });
     expect(met.code).toBe(0);

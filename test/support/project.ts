@@ -42,24 +42,26 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Run the built `niceeval` CLI in `cwd` as a child process. */
+/** Run the built `niceeval` CLI in `cwd` as a child process; `input`, when given, is its stdin. */
 export function runCli(
   args: readonly string[],
   cwd: string,
   env: Record<string, string> = {},
+  input?: string,
 ): Promise<CliRun> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [cliPath, ...args], {
       cwd,
       env: { ...process.env, CI: "true", NO_COLOR: "1", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
+    child.stdin?.end(input);
     let stdout = "";
     let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
       stdout += chunk;
     });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk;
     });
     child.on("error", reject);

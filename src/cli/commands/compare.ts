@@ -6,6 +6,7 @@ import { safeStringify } from "../../json-safe.js";
 import { resolveRunRef } from "../../store/resolve.js";
 import type { Store } from "../../store/types.js";
 import type { CompareArgs, CompareDecision } from "../args.js";
+import type { UnmetGate } from "../gates.js";
 import type { CliIO } from "../io.js";
 
 /** `niceeval compare <base> <head>`: exit 1 only for a significant regression when asked. */
@@ -34,10 +35,20 @@ export function compareWith(
   });
 }
 
-/** Why --fail-on-regression fails the run: the comparison's reasons, or none. */
-export function regressionReasons(comparison: Comparison, decision: CompareDecision): string[] {
+/**
+ * Why --fail-on-regression fails the run: a gate per reason of the comparison, named by the flag
+ * and what regressed (`--fail-on-regression: pass rate`, `--fail-on-new-failures`), or none.
+ */
+export function regressionReasons(comparison: Comparison, decision: CompareDecision): UnmetGate[] {
   if (!decision.failOnRegression || !comparison.decision.regression) return [];
-  return comparison.decision.reasons.map((reason) => `regression: ${reason}`);
+  const { reasons, checks } = comparison.decision;
+  return reasons.map((reason, i) => {
+    const check = checks[i] ?? reason;
+    return {
+      name: check === "new failures" ? "--fail-on-new-failures" : `--fail-on-regression: ${check}`,
+      message: `regression: ${reason}`,
+    };
+  });
 }
 
 /** 1 when --fail-on-regression was given and the comparison found a regression, else 0. */
@@ -47,6 +58,6 @@ export function regressionExit(
   io: CliIO,
 ): number {
   const reasons = regressionReasons(comparison, decision);
-  for (const reason of reasons) io.stderr(`niceeval: ${reason}\n`);
+  for (const reason of reasons) io.stderr(`niceeval: ${reason.message}\n`);
   return reasons.length > 0 ? 1 : 0;
 }

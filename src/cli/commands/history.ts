@@ -10,6 +10,7 @@ import { EvalAccumulator } from "../../runner/stats.js";
 import type { RunSummary } from "../../runner/summary.js";
 import { UnavailableTally } from "../../runner/unavailable.js";
 import { formatShard } from "../../shard/shard.js";
+import { importedRunAdvice } from "../../store/imported.js";
 import { resolveRunRef } from "../../store/resolve.js";
 import type { Store, StoredRun } from "../../store/types.js";
 import { writerGone } from "../../store/writer.js";
@@ -149,7 +150,8 @@ function unfinishedNote(run: StoredRun): string | undefined {
     return `this run is still running: the report holds the attempts stored so far`;
   }
   const why = run.status === "running" ? "crashed: its writer is gone" : run.status;
-  return `this run did not finish (${why}): the report holds the attempts it stored; \`niceeval run --resume ${id}\` runs the rest`;
+  const rest = importedRunAdvice(run) ?? `\`niceeval run --resume ${id}\` runs the rest`;
+  return `this run did not finish (${why}): the report holds the attempts it stored; ${rest}`;
 }
 
 /** Feed a stored run through a reporter's hooks, as the engine did live. */

@@ -1,5 +1,9 @@
-import { existsSync, statSync, writeSync } from "node:fs";
-import { resolve } from "node:path";
+import { createReadStream, createWriteStream, existsSync, statSync, writeSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { isatty } from "node:tty";
 import { isClosedPipe, NiceevalError } from "../../errors.js";
 import { safeStringify } from "../../json-safe.js";
 import { describeRun } from "../../merge/check.js";
@@ -17,7 +21,7 @@ import {
   openRunFile,
   type RunFileReader,
 } from "../../merge/run-file.js";
-import { plural } from "../../plural.js";
+import { plural, pluralNoun } from "../../plural.js";
 import { formatShard } from "../../shard/shard.js";
 import { resolveRunRef } from "../../store/resolve.js";
 import type { Store } from "../../store/types.js";
@@ -52,33 +56,61 @@ export async function exportNdjson(
   else writeSync(io.stdoutFd, note);
 }
 
-/** `niceeval import <file>...`: each export under its own run id; 1 when one was cut short. */
+/**
+ * `niceeval import <file>...`: each export under its own run id; 1 when one was cut short. `-`
+ * reads standard input, as `export --ndjson -` writes standard output.
+ */
 export async function importCommand(args: ImportArgs, store: Store, io: CliIO): Promise<number> {
   let code = 0;
   for (const given of args.files) {
-    const file = resolve(io.cwd, given);
-    const result = await importRunFile(store, file);
+    const shown = given === "-" ? "standard input" : given;
+    const result =
+      given === "-"
+        ? await importStdin(store, io)
+        : await importRunFile(store, resolve(io.cwd, given));
     const what = [
       result.name,
       result.shard ? `shard ${formatShard(result.shard)}` : undefined,
     ].filter(Boolean);
     writeSync(
       io.stdoutFd,
-      `imported ${given}: run ${result.runId.slice(0, 8)}${what.length ? ` (${what.join(", ")})` : ""}, ${plural(result.attempts, "attempt")}, ${result.status}${result.existed ? " (already in the store: an attempt it held is not added twice, and one that differs replaces it)" : ""}\n`,
+      `imported ${shown}: run ${result.runId.slice(0, 8)}${what.length ? ` (${what.join(", ")})` : ""}, ${plural(result.attempts, "attempt")}, ${result.status}${result.existed ? " (already in the store: an attempt it held is not added twice, and one that differs replaces it)" : ""}\n`,
     );
     if (result.truncated && result.status === "finished") {
       io.stderr(
-        `niceeval: ${given} ends before its run.end line (cut short?); the store already held run ${result.runId.slice(0, 8)} finished, and it stays finished with its summaries\n`,
+        `niceeval: ${shown} ends before its run.end line (cut short?); the store already held run ${result.runId.slice(0, 8)} finished, and it stays finished with its summaries\n`,
       );
       code = 1;
     } else if (result.truncated) {
       io.stderr(
-        `niceeval: ${given} ends before its run.end line (cut short?): its ${result.attempts} attempts were imported and the run is marked interrupted; export it again\n`,
+        `niceeval: ${shown} ends before its run.end line (cut short?): its ${result.attempts} attempts were imported and the run is marked interrupted; export it again\n`,
       );
       code = 1;
     }
   }
   return code;
+}
+
+/**
+ * Import the export piped into standard input. It is copied to a temporary file first: an import
+ * reads its file twice (through once to check it, then to store it), so that a broken line stores
+ * nothing, and a pipe can be read only once.
+ */
+async function importStdin(store: Store, io: CliIO) {
+  const fd = io.stdinFd ?? 0;
+  if (isatty(fd))
+    throw new NiceevalError(
+      "USAGE",
+      "import -: standard input is a terminal; pipe an export into it (`niceeval export <run> --ndjson - | niceeval import -`)",
+    );
+  const dir = await mkdtemp(join(tmpdir(), "niceeval-import-"));
+  try {
+    const file = join(dir, "stdin.ndjson");
+    await pipeline(createReadStream("", { fd, autoClose: false }), createWriteStream(file));
+    return await importRunFile(store, file, "standard input");
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -133,9 +165,11 @@ function report(result: MergeResult, inputs: readonly MergeInput[], args: MergeA
   const problems: string[] = [];
   if (result.missingShards.length > 0) {
     const n = result.shardCount!;
-    const missing = result.missingShards.map((i) => `${i}/${n}`).join(", ");
+    const one = result.missingShards.length === 1;
+    const missing = result.missingShards.map((i) => `${i}/${n}`);
+    const runs = missing.map((shard) => `\`niceeval run --shard ${shard}\``);
     problems.push(
-      `missing shard${result.missingShards.length === 1 ? "" : "s"} ${missing}: the merged run lacks their cases; run \`niceeval run --shard ${result.missingShards[0]}/${n}\` (or import its export) and merge again`,
+      `${pluralNoun(missing.length, "missing shard")} ${missing.join(", ")}: the merged run lacks ${one ? "its" : "their"} cases; run ${runs.length > 1 ? `${runs.slice(0, -1).join(", ")} and ${runs.at(-1)}` : runs[0]} (or import ${one ? "its export" : "their exports"}) and merge again`,
     );
   }
   for (const { manifest, status } of result.unfinished)

@@ -35,7 +35,7 @@ import type { RunArgs } from "../args.js";
 import { findBaseline, unfinishedBaselineNote, unknownBranchNote } from "../baseline.js";
 import { discoverEvalFiles } from "../discover.js";
 import { makeFilter } from "../filter.js";
-import { unmetGates } from "../gates.js";
+import { type UnmetGate, unmetGates } from "../gates.js";
 import { takeGitState } from "../git-state.js";
 import type { CliIO } from "../io.js";
 import { loadEvalFiles } from "../load.js";
@@ -685,9 +685,12 @@ function verdict(
   summary: RunSummary,
   args: RunArgs,
   extra: VerdictExtra,
-): { code: number; failed: string[]; notes: string[] } {
-  const failed = unmetGates(summary.evals, args).map((reason) => `gate not met: ${reason}`);
-  const notes = [...failed];
+): { code: number; failed: UnmetGate[]; notes: string[] } {
+  const failed: UnmetGate[] = unmetGates(summary.evals, args).map((gate) => ({
+    ...gate,
+    message: `gate not met: ${gate.message}`,
+  }));
+  const notes = failed.map((gate) => gate.message);
   // --min-pass-rate says how many attempts may fail: failed and errored attempts count
   // against the rate instead of failing the run one by one (load errors still do).
   const tolerated =
@@ -703,20 +706,23 @@ function verdict(
   const unavailable = summary.unavailable?.judgments ?? 0;
   if (args.strict && unavailable > 0) {
     const strict = `--strict: ${unavailable} judgment${unavailable === 1 ? " was" : "s were"} unavailable (see the summary)`;
-    failed.push(strict);
+    failed.push({ name: "--strict", message: strict });
     notes.push(strict);
   }
   if (extra.comparison) {
     const regression = regressionReasons(extra.comparison, args);
     failed.push(...regression);
-    notes.push(...regression);
+    notes.push(...regression.map((gate) => gate.message));
   } else if (
     extra.comparisonFailed !== undefined &&
     (args.failOnRegression || args.failOnNewFailures)
   ) {
     // A regression gate that cannot be checked is not passed: CI would lose it without a word.
     const flag = args.failOnRegression ? "--fail-on-regression" : "--fail-on-new-failures";
-    failed.push(`${flag}: not checked, ${extra.comparisonFailed}`);
+    failed.push({
+      name: `${flag}: not checked`,
+      message: `${flag}: not checked, ${extra.comparisonFailed}`,
+    });
     notes.push(`${flag} is not met when the comparison cannot be made`);
   }
   if (failed.length > 0) code = 1;
@@ -748,7 +754,10 @@ function verdictSink(
         ...(comparisonFailed !== undefined ? { comparisonFailed } : {}),
       });
       summary.ok = code === 0;
-      if (failed.length > 0) summary.gates = failed;
+      if (failed.length > 0) {
+        summary.gates = failed.map((gate) => gate.message);
+        summary.gateNames = failed.map((gate) => gate.name);
+      }
     },
   };
 }

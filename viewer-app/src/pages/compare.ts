@@ -69,7 +69,7 @@ function statsView(title: string, s: Stats): HTMLElement {
     h(
       "p",
       {},
-      `${plural(s.pairs, "paired case")} \u00b7 ${t.passToFail} pass\u2192fail \u00b7 ${t.becameErrored} became errored \u00b7 ${t.failToPass} fail\u2192pass \u00b7 ${t.added} added \u00b7 ${t.removed} removed \u00b7 ${t.unchanged} unchanged`,
+      `${plural(s.pairs, "paired case")} \u00b7 ${t.passToFail} pass\u2192fail \u00b7 ${t.becameErrored} became errored \u00b7 ${t.failToPass} fail\u2192pass${t.passRateDown + t.passRateUp > 0 ? ` \u00b7 ${t.passRateDown} pass rate down \u00b7 ${t.passRateUp} pass rate up` : ""} \u00b7 ${t.added} added \u00b7 ${t.removed} removed \u00b7 ${t.unchanged} unchanged`,
     ),
     pr
       ? h(
