@@ -7,3 +7,9 @@ export const pluralNoun = (count: number, noun: string): string =>
 /** `count` and its noun: "1 case", "2 cases". */
 export const plural = (count: number, noun: string): string =>
   `${count} ${pluralNoun(count, noun)}`;
+
+/** Items in words: "a", "a and b", "a, b and c". */
+export function joinWords(items: readonly string[]): string {
+  if (items.length <= 1) return items[0] ?? "";
+  return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}

@@ -1,15 +1,18 @@
 import { AuthoringError } from "../errors.js";
 import { type CaseSpec, EVAL_BRAND } from "../eval/runnable.js";
 import { checkTimeoutMs, checkWholeNumber, DEFAULT_CASE_TIMEOUT_MS } from "../eval/timeout.js";
+import { refuseUnknownKeys } from "../known-keys.js";
 import { keptRecord } from "../runner/cut-off.js";
 import { type AttemptSetup, runAttempt } from "./attempt.js";
 import { evalIdFor } from "./slug.js";
-import type {
-  Adapter,
-  AdapterDefinition,
-  EvalRunOptions,
-  ScoreEval,
-  ScoreEvalDefinition,
+import {
+  type Adapter,
+  type AdapterDefinition,
+  adapterDefinitionKeys,
+  type EvalRunOptions,
+  type ScoreEval,
+  type ScoreEvalDefinition,
+  scoreEvalDefinitionKeys,
 } from "./types.js";
 
 /** The one case of an eval built from an adapter. */
@@ -29,6 +32,12 @@ const onlyCase: CaseSpec = Object.freeze({ id: "default", index: 0 });
 export function defineAdapter<Facts, Assertions = Record<never, never>>(
   definition: AdapterDefinition<Facts, Assertions>,
 ): Adapter<Facts, Assertions> {
+  const name: unknown = definition?.name;
+  refuseUnknownKeys(
+    typeof name === "string" && name.trim() ? `defineAdapter("${name}")` : "defineAdapter",
+    definition,
+    adapterDefinitionKeys,
+  );
   if (typeof definition?.name !== "string" || definition.name.trim() === "") {
     throw new AuthoringError("defineAdapter: `name` must be a non-empty string");
   }
@@ -48,6 +57,11 @@ export function defineAdapter<Facts, Assertions = Record<never, never>>(
   ): ScoreEval => {
     const method = passFail ? "defineEval" : "defineScoreEval";
     const where = `adapter "${definition.name}".${method}`;
+    refuseUnknownKeys(
+      `${where}${describedEval(definition.name, evalDefinition)}`,
+      evalDefinition,
+      scoreEvalDefinitionKeys,
+    );
     if (
       typeof evalDefinition?.description !== "string" ||
       evalDefinition.description.trim() === ""
@@ -100,6 +114,14 @@ export function defineAdapter<Facts, Assertions = Record<never, never>>(
     defineEval: (evalDefinition: ScoreEvalDefinition<Facts, Assertions>) =>
       make(evalDefinition, true),
   });
+}
+
+/** " (eval "<id>")" when the eval's id is known from what its definition gives, else "". */
+function describedEval(adapterName: string, given: unknown): string {
+  const { id, description } = (given ?? {}) as { id?: unknown; description?: unknown };
+  if (typeof id === "string") return ` (eval "${id}")`;
+  if (typeof description !== "string" || description.trim() === "") return "";
+  return ` (eval "${evalIdFor(adapterName, description)}")`;
 }
 
 /** `review.run(options)`: the score eval's one attempt, alone, as a run would make it. */

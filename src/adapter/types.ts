@@ -4,6 +4,7 @@ import type { TraceRecorder } from "../eval/trace.js";
 import type { ContextCheck, MaterialMatch } from "../expect/context-match.js";
 import type { BooleanMatch, MatchFact, NumericMaterial } from "../expect/types.js";
 import type { CloseQAJudge } from "../judge/types.js";
+import type { KnownKeys } from "../known-keys.js";
 
 /** Usage the application reports for one model call (or a batch); fields left out stay unreported. */
 export interface UsageReport {
@@ -114,6 +115,14 @@ export interface ScoreEvalDefinition<Facts, Assertions> {
   /** Times the eval runs (overrides the run's `--trials`). */
   trials?: number;
 }
+export const scoreEvalDefinitionKeys = {
+  description: true,
+  test: true,
+  id: true,
+  timeoutMs: true,
+  judge: true,
+  trials: true,
+} satisfies KnownKeys<ScoreEvalDefinition<unknown, unknown>>;
 
 /** Options of `evaluation.run()`; `timeoutMs` and `judge` win over the eval's own. */
 export interface EvalRunOptions {
@@ -143,6 +152,11 @@ export interface AdapterDefinition<Facts, Assertions> {
   /** The adapter's own assertion methods, built from `check` (and `score`, `closeQA`). */
   assertions?: (tools: AssertionTools<Facts>) => Assertions;
 }
+export const adapterDefinitionKeys = {
+  name: true,
+  create: true,
+  assertions: true,
+} satisfies KnownKeys<AdapterDefinition<unknown, unknown>>;
 
 /** An adapter: a named way to observe an application, and the evals built on it. */
 export interface Adapter<Facts, Assertions> {

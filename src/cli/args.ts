@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { NiceevalError } from "../errors.js";
 import { MAX_TRIALS } from "../eval/timeout.js";
 import { parseShard, type Shard } from "../shard/shard.js";
-import { closest } from "./suggest.js";
+import { closest } from "../suggest.js";
 
 /** Options every command that reads or writes runs shares. */
 interface StoreArgs {

@@ -3,7 +3,7 @@ import type { Shard } from "../shard/shard.js";
 import { resolveRunRef } from "../store/resolve.js";
 import type { Store, StoredRun } from "../store/types.js";
 import { effectiveStatus } from "../store/writer.js";
-import { closest } from "./suggest.js";
+import { closest } from "../suggest.js";
 
 /**
  * What to say of a baseline that did not finish (interrupted, crashed, or left running): the

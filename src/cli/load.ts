@@ -3,11 +3,10 @@ import { createRequire, register } from "node:module";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { errorMessage, thrownAt } from "../errors.js";
-import { controlCharacter } from "../eval/ids.js";
-import { isRunnable, type Runnable } from "../eval/runnable.js";
 import { builtFile } from "../package-files.js";
 import type { RunEntry } from "../runner/run.js";
-import { exportsInDeclarationOrder } from "./export-order.js";
+import type { LoadError } from "../runner/summary.js";
+import { collectEvals, EvalIds } from "./eval-exports.js";
 import { serveCommonJsTypeScript } from "./ts-commonjs.js";
 import { directModuleUrl, withSourcePaths } from "./ts-direct.js";
 import { importsTypeScript } from "./ts-shared.js";
@@ -138,15 +137,19 @@ export interface LoadOptions {
   onImport?: (file: string) => void;
 }
 
-/** Result of loading eval files: the evals found, and the files that failed with why. */
+/**
+ * Result of loading eval files: the evals found, the files that failed with why, and the evals
+ * left out of files that loaded (`leftOut`: an id another eval has), with why.
+ */
 export interface LoadResult {
   entries: RunEntry[];
-  errors: { file: string; message: string }[];
+  errors: LoadError[];
 }
 
 /**
  * Import each file and collect the evals it exports (named, default, or arrays of evals).
- * A file that throws on import is reported with its path; the others still load.
+ * A file that throws on import is reported with its path; the others still load. An eval whose id
+ * is taken is left out, its export named; the other evals of its file still run.
  */
 export async function loadEvalFiles(
   files: readonly string[],
@@ -155,7 +158,7 @@ export async function loadEvalFiles(
 ): Promise<LoadResult> {
   const entries: RunEntry[] = [];
   const errors: LoadResult["errors"] = [];
-  const seen = new Map<string, string>();
+  const ids = new EvalIds();
   const sources = await Promise.all(
     files.map(async (file) => {
       const path = resolve(cwd, file);
@@ -191,48 +194,11 @@ export async function loadEvalFiles(
       });
       continue;
     }
-    for (const runnable of evals) {
-      const previous = seen.get(runnable.id);
-      if (previous !== undefined) {
-        errors.push({
-          file,
-          message: `eval id "${runnable.id}" is already used by ${previous === file ? "another eval of this file" : previous}; give each eval a unique id`,
-        });
-        continue;
-      }
-      const control = controlCharacter(runnable.id);
-      if (control) {
-        errors.push({
-          file,
-          message: `eval id ${JSON.stringify(runnable.id)} holds a control character (${control}); eval ids are shown and stored on one line, so use printable text`,
-        });
-        continue;
-      }
-      seen.set(runnable.id, file);
-      entries.push({ eval: runnable, file });
-    }
+    const admitted = ids.admit(file, evals);
+    errors.push(...admitted.errors);
+    for (const runnable of admitted.kept) entries.push({ eval: runnable, file });
   }
   return { entries, errors };
-}
-
-function collectEvals(module: Record<string, unknown>, source: string | undefined): Runnable[] {
-  const found: Runnable[] = [];
-  const add = (value: unknown) => {
-    if (isRunnable(value)) {
-      if (!found.includes(value)) found.push(value);
-    } else if (Array.isArray(value)) {
-      for (const item of value) if (isRunnable(item) && !found.includes(item)) found.push(item);
-    }
-  };
-  for (const name of exportsInDeclarationOrder(Object.keys(module), source)) {
-    const value = module[name];
-    add(value);
-    // A file compiled to CommonJS arrives as { default: module.exports }: its
-    // `export default` is then module.default.default.
-    if (name === "default" && !isRunnable(value) && typeof value === "object" && value !== null)
-      add((value as Record<string, unknown>).default);
-  }
-  return found;
 }
 
 /** A seed-style `{ id, cases, scorers }` object: runnable from code with runEval, not alone. */

@@ -1,6 +1,7 @@
 import { AuthoringError, errorMessage, thrownMessage, thrownWhere } from "../errors.js";
 import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
 import { isJudgeUnavailable } from "../judge/unavailable.js";
+import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import type { Score } from "../score/score.js";
 import {
   isScorer,
@@ -48,6 +49,12 @@ export interface ScorerBinding<Output, ScorerInput> {
   driver: Driver;
   mapInput: (args: ScorerMapArgs<Output>) => ScorerInput;
 }
+const scorerBindingKeys = {
+  id: true,
+  tool: true,
+  driver: true,
+  mapInput: true,
+} satisfies KnownKeys<ScorerBinding<unknown, unknown>>;
 
 /** A binding boxed so that scorers with different input types share one array. */
 export interface BoundScorer<Output> {
@@ -68,6 +75,12 @@ export interface BoundScorer<Output> {
 export function bindScorer<Output, ScorerInput>(
   binding: ScorerBinding<Output, ScorerInput>,
 ): BoundScorer<Output> {
+  const id = (binding as { id?: unknown } | null)?.id;
+  refuseUnknownKeys(
+    typeof id === "string" ? `bindScorer("${id}")` : "bindScorer",
+    binding,
+    scorerBindingKeys,
+  );
   const candidates = [binding.driver];
   const bound: BoundScorer<Output> = Object.freeze({
     kind: "bound-scorer" as const,
@@ -164,6 +177,17 @@ export interface SuiteDefinition<Input, Output> {
   /** Times each case runs (overrides the run's `--trials`). */
   trials?: number;
 }
+const suiteDefinitionKeys = {
+  id: true,
+  cases: true,
+  target: true,
+  scorers: true,
+  concurrency: true,
+  threshold: true,
+  gates: true,
+  timeoutMs: true,
+  trials: true,
+} satisfies KnownKeys<SuiteDefinition<unknown, unknown>>;
 
 /** A dataset suite the runner can run. */
 export interface Suite<Input, Output> extends Runnable {
@@ -179,6 +203,12 @@ export interface Suite<Input, Output> extends Runnable {
 export function defineSuite<Input, Output>(
   definition: SuiteDefinition<Input, Output>,
 ): Suite<Input, Output> {
+  const given = (definition as { id?: unknown } | null)?.id;
+  refuseUnknownKeys(
+    typeof given === "string" && given ? `defineSuite("${given}")` : "defineSuite",
+    definition,
+    suiteDefinitionKeys,
+  );
   if (typeof definition.id !== "string" || !definition.id) {
     throw new AuthoringError("defineSuite: `id` must be a non-empty string");
   }

@@ -1,5 +1,6 @@
 import { Buffer } from "node:buffer";
 import { AuthoringError } from "../errors.js";
+import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 
 /** Limits on the material a match may read; over any of them the material is unavailable. */
 export interface CaptureBudget {
@@ -12,6 +13,12 @@ export interface CaptureBudget {
   /** Nesting depth below the collection (an item is depth 1). */
   readonly maxDepth: number;
 }
+const captureBudgetKeys = {
+  maxItems: true,
+  maxBytes: true,
+  maxNodes: true,
+  maxDepth: true,
+} satisfies KnownKeys<CaptureBudget>;
 
 /** Defaults for any budget field left out: 1,024 items, 1 MiB, 65,536 values, depth 32. */
 export const defaultCapture: CaptureBudget = Object.freeze({
@@ -34,6 +41,7 @@ export function resolveCapture(
   where: string,
   capture: Partial<CaptureBudget> | undefined,
 ): CaptureBudget {
+  refuseUnknownKeys(where, capture, captureBudgetKeys, "capture");
   const resolved = { ...defaultCapture };
   for (const key of Object.keys(defaultCapture) as (keyof CaptureBudget)[]) {
     const value = capture?.[key];

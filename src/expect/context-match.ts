@@ -1,4 +1,5 @@
 import { AuthoringError } from "../errors.js";
+import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { type CaptureBudget, overBudget, resolveCapture } from "./capture.js";
 import { readCollection, scan } from "./collection.js";
 import { describe, node } from "./result.js";
@@ -45,6 +46,12 @@ export interface ContextMatchDefinition<Ctx, V> {
   /** Optional budget on the fact's value (walked as a one-item collection). */
   capture?: Partial<CaptureBudget>;
 }
+const contextMatchDefinitionKeys = {
+  name: true,
+  read: true,
+  match: true,
+  capture: true,
+} satisfies KnownKeys<ContextMatchDefinition<unknown, unknown>>;
 
 /** Definition accepted by {@link defineMaterialMatch}. */
 export interface MaterialMatchDefinition<Ctx, Item> {
@@ -55,8 +62,20 @@ export interface MaterialMatchDefinition<Ctx, Item> {
   /** Limits on what is read; defaults in `defaultCapture`, hard maxima in `maxCapture`. */
   capture?: Partial<CaptureBudget>;
 }
+const materialMatchDefinitionKeys = {
+  name: true,
+  read: true,
+  match: true,
+  capture: true,
+} satisfies KnownKeys<MaterialMatchDefinition<unknown, unknown>>;
 
-function validate(what: string, name: unknown, read: unknown, match: unknown): void {
+function validate(what: string, definition: object, known: Readonly<Record<string, true>>): void {
+  const { name, read, match } = definition as { name?: unknown; read?: unknown; match?: unknown };
+  refuseUnknownKeys(
+    typeof name === "string" && name ? `${what}("${name}")` : what,
+    definition,
+    known,
+  );
   if (typeof name !== "string" || name.length === 0) {
     throw new AuthoringError(`${what}: name must be a non-empty string, got ${describe(name)}`);
   }
@@ -82,8 +101,8 @@ function validate(what: string, name: unknown, read: unknown, match: unknown): v
 export function defineContextMatch<Ctx, V>(
   definition: ContextMatchDefinition<Ctx, V>,
 ): ContextMatch<Ctx, V> {
+  validate("defineContextMatch", definition, contextMatchDefinitionKeys);
   const { name, read, match } = definition;
-  validate("defineContextMatch", name, read, match);
   const capture = definition.capture
     ? resolveCapture(`defineContextMatch("${name}")`, definition.capture)
     : undefined;
@@ -123,8 +142,8 @@ export function defineContextMatch<Ctx, V>(
 export function defineMaterialMatch<Ctx, Item>(
   definition: MaterialMatchDefinition<Ctx, Item>,
 ): MaterialMatch<Ctx, Item> {
-  const { name, read, match } = definition;
-  validate("defineMaterialMatch", name, read, match);
+  validate("defineMaterialMatch", definition, materialMatchDefinitionKeys);
+  const { name, match } = definition;
   const capture = resolveCapture(`defineMaterialMatch("${name}")`, definition.capture);
   const expects = `items of ${name} where ${match.expects}`;
 

@@ -6,9 +6,9 @@ import type { UnavailableSummary } from "../runner/unavailable.js";
 import { show } from "../scorers/deterministic/preview.js";
 import type { CaseAverage, TrialSummary } from "../stats/trials.js";
 import {
-  filesWithLoadErrors,
   formatMeanScore,
   formatPassRate,
+  loadTroubles,
   meanScoreFigure,
   passRateFigure,
 } from "./figures.js";
@@ -180,11 +180,15 @@ function trialLines(t: TrialSummary, c: Palette, maxFlaky: number): string[] {
 function summaryLines(summary: RunSummary, anyTrials: boolean, c: Palette, loadMs = 0): string[] {
   const t = summary.totals;
   const lines = [c.bold("Summary")];
-  if (summary.loadErrors.length) {
-    lines.push(
-      `  ${c.magenta(`${plural(filesWithLoadErrors(summary.loadErrors), "file")} failed to load:`)}`,
-    );
-    for (const error of summary.loadErrors)
+  const load = loadTroubles(summary.loadErrors);
+  if (load.failed.length) {
+    lines.push(`  ${c.magenta(`${plural(load.files, "file")} failed to load:`)}`);
+    for (const error of load.failed)
+      lines.push(`    ${error.file}: ${oneLine(error.message, 2000)}`);
+  }
+  if (load.leftOut.length) {
+    lines.push(`  ${c.magenta(`${plural(load.evals, "eval")} left out:`)}`);
+    for (const error of load.leftOut)
       lines.push(`    ${error.file}: ${oneLine(error.message, 2000)}`);
   }
   const outside = summary.runErrors ?? [];

@@ -1,5 +1,6 @@
 import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
+import type { LoadError } from "../runner/summary.js";
 import { type Interval, meanInterval, wilsonInterval } from "../stats/interval.js";
 import { formatNumber } from "./format.js";
 
@@ -107,6 +108,26 @@ export function summaryWithFigures(summary: RunSummary) {
   };
 }
 
-/** How many files the load errors are in: one file may have several (two evals with one id). */
-export const filesWithLoadErrors = (errors: readonly { file: string }[]): number =>
-  new Set(errors.map((e) => e.file)).size;
+/** A run's load errors told apart: files that failed to load, and evals left out of files that loaded. */
+export interface LoadTroubles {
+  /** Errors of files that failed to load (none of their evals ran). */
+  failed: readonly LoadError[];
+  /** How many files those are. */
+  files: number;
+  /** Errors of evals left out of files that loaded (the others of those files ran). */
+  leftOut: readonly LoadError[];
+  /** How many evals those left out. */
+  evals: number;
+}
+
+/** {@link LoadTroubles} of a run's load errors. */
+export function loadTroubles(errors: readonly LoadError[]): LoadTroubles {
+  const failed = errors.filter((error) => error.leftOut === undefined);
+  const leftOut = errors.filter((error) => error.leftOut !== undefined);
+  return {
+    failed,
+    files: new Set(failed.map((error) => error.file)).size,
+    leftOut,
+    evals: leftOut.reduce((count, error) => count + (error.leftOut?.length ?? 0), 0),
+  };
+}

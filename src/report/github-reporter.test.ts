@@ -58,6 +58,27 @@ describe("githubReporter", () => {
     );
   });
 
+  it("annotates each eval left out on its file, not as a file that failed to load", async () => {
+    const written: string[] = [];
+    await run(
+      [{ eval: mixedSuite(), file: "evals/qa.eval.ts" }],
+      [githubReporter({ env: { GITHUB_ACTIONS: "true" }, write: (text) => written.push(text) })],
+      {
+        loadErrors: [
+          {
+            file: "evals/qa.eval.ts",
+            message:
+              'export "second" was left out: it has the eval id "qa" of export "first" of this file',
+            leftOut: ["second"],
+          },
+        ],
+      },
+    );
+    expect(written.join("").split("\n")[0]).toBe(
+      '::error file=evals/qa.eval.ts,title=niceeval%3A left out::export "second" was left out: it has the eval id "qa" of export "first" of this file',
+    );
+  });
+
   it("bounds the annotations and says how many were left out", async () => {
     const written: string[] = [];
     const suite = crashingSuite("many", 25, "50% down\nsee logs");

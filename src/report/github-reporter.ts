@@ -59,9 +59,12 @@ export function githubReporter(options: GithubReporterOptions = {}): Reporter {
   return collectingReporter(Math.max(50, max), (collector, run) => {
     const shown = collector.failures.slice(0, max);
     let commands = "";
-    // A file that failed to load ran none of its cases: it is annotated first, on the file.
-    for (const error of run.loadErrors)
-      commands += `::error file=${escapeProperty(error.file)},title=${escapeProperty("niceeval: failed to load")}::${escapeData(error.message)}\n`;
+    // A file that failed to load ran none of its cases, an eval left out none of its own: they
+    // are annotated first, on the file.
+    for (const error of run.loadErrors) {
+      const title = error.leftOut === undefined ? "niceeval: failed to load" : "niceeval: left out";
+      commands += `::error file=${escapeProperty(error.file)},title=${escapeProperty(title)}::${escapeData(error.message)}\n`;
+    }
     for (const failure of shown) commands += annotation(failure, env);
     if (collector.problems > shown.length)
       commands += `::warning title=niceeval::${escapeData(`${collector.problems - shown.length} more failing cases are not annotated; see the step summary or the report`)}\n`;

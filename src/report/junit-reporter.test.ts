@@ -88,6 +88,29 @@ describe("junitReporter", () => {
     );
   });
 
+  it("reports the evals left out of files that loaded in a testsuite of their own", async () => {
+    const file = join(tempDir(), "junit.xml");
+    await run([{ eval: mixedSuite(), file: "evals/qa.eval.ts" }], [junitReporter(file)], {
+      loadErrors: [
+        { file: "evals/broken.eval.ts", message: "SyntaxError" },
+        {
+          file: "evals/qa.eval.ts",
+          message:
+            'export "second" was left out: it has the eval id "qa" of export "first" of this file',
+          leftOut: ["second"],
+        },
+      ],
+    });
+    const xml = readFileSync(file, "utf8");
+    expect(validate(file)).toEqual({ ok: true, output: expect.stringContaining("validates") });
+    expect(xml).toMatch(/<testsuites name="niceeval" tests="6" failures="1" errors="3"/);
+    expect(xml).toContain('<testsuite name="(files that failed to load)" tests="1"');
+    expect(xml).toContain('<testsuite name="(evals left out)" tests="1" failures="0" errors="1"');
+    expect(xml).toContain(
+      '<testcase name="evals/qa.eval.ts" classname="(evals left out)" time="0">',
+    );
+  });
+
   it("reports each gate not met as a failed testcase, so the report fails with the run", async () => {
     const file = join(tempDir(), "junit.xml");
     const reporter = junitReporter(file);

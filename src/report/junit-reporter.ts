@@ -4,8 +4,15 @@ import { join } from "node:path";
 import type { AttemptRecord } from "../eval/record.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
+import type { LoadError } from "../runner/summary.js";
 import { attemptName, decidingJudgments, describeJudgment, problemSummary } from "./failures.js";
-import { formatMeanScore, formatPassRate, meanScoreFigure, passRateFigure } from "./figures.js";
+import {
+  formatMeanScore,
+  formatPassRate,
+  loadTroubles,
+  meanScoreFigure,
+  passRateFigure,
+} from "./figures.js";
 import { formatScore } from "./format.js";
 import { LineWriter } from "./output.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
@@ -157,9 +164,12 @@ function writeReport(file: string, suites: Suite[], run: RunSummary, startedAt: 
       copyInto(fd, suite.path);
       out.line("  </testsuite>");
     }
-    if (run.loadErrors.length > 0) writeLoadErrors(out, run.loadErrors, ran.length, host);
-    if (gates.length > 0)
-      writeGates(out, run, ran.length + (run.loadErrors.length > 0 ? 1 : 0), host);
+    let id = ran.length;
+    const load = loadTroubles(run.loadErrors);
+    if (load.failed.length > 0)
+      writeLoadErrors(out, "(files that failed to load)", load.failed, id++, host);
+    if (load.leftOut.length > 0) writeLoadErrors(out, "(evals left out)", load.leftOut, id++, host);
+    if (gates.length > 0) writeGates(out, run, id, host);
     out.line("</testsuites>");
     out.flush();
   } finally {
@@ -179,14 +189,17 @@ function properties(suite: Suite): [string, string][] {
   return list;
 }
 
-/** The files that failed to load, as one testsuite of errored testcases (one per file). */
+/**
+ * The files that failed to load, or the evals left out of files that loaded, as one testsuite
+ * `name` of errored testcases (one per error, named by its file).
+ */
 function writeLoadErrors(
   out: LineWriter,
-  errors: RunSummary["loadErrors"],
+  name: string,
+  errors: readonly LoadError[],
   id: number,
   host: string,
 ): void {
-  const name = "(files that failed to load)";
   out.line(
     `  <testsuite${xmlAttrs({ name, tests: errors.length, failures: 0, errors: errors.length, skipped: 0, time: 0, hostname: host, id, package: "niceeval" })}>`,
   );

@@ -38,6 +38,26 @@ describe("markdownReporter", () => {
     expect(md.trimEnd().endsWith("### Compared with main\n\nno change")).toBe(true);
   });
 
+  it("tells the files that failed to load from the evals left out of files that loaded", async () => {
+    const file = join(tempDir(), "summary.md");
+    await run([{ eval: mixedSuite(), file: "evals/qa.eval.ts" }], [markdownReporter(file)], {
+      loadErrors: [
+        { file: "evals/broken.eval.ts", message: "SyntaxError" },
+        {
+          file: "evals/qa.eval.ts",
+          message:
+            'export "second" was left out: it has the eval id "qa" of export "first" of this file',
+          leftOut: ["second"],
+        },
+      ],
+    });
+    const md = readFileSync(file, "utf8");
+    expect(md).toContain("**1 file failed to load:**\n\n- evals/broken.eval.ts: SyntaxError\n");
+    expect(md).toContain(
+      '**1 eval left out:**\n\n- evals/qa.eval.ts: export "second" was left out: it has the eval id "qa" of export "first" of this file\n',
+    );
+  });
+
   it("counts attempts, not cases, when a case ran several trials, as the console does", async () => {
     const file = join(tempDir(), "trials.md");
     await run([{ eval: mixedSuite() }], [markdownReporter(file)], { trials: 3 });

@@ -4,7 +4,7 @@ import { plural } from "../plural.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
 import { attemptName, isProblem, problemSummary } from "./failures.js";
-import { evalFigures, filesWithLoadErrors, formatMean, passRateFigure } from "./figures.js";
+import { evalFigures, formatMean, loadTroubles, passRateFigure } from "./figures.js";
 import { formatMs, formatNumber } from "./format.js";
 import { cell } from "./markdown-cell.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
@@ -76,11 +76,14 @@ export class SummaryCollector {
       `${plural(t.evals, "eval")} · ${plural(t.cases, counted)} · ${t.passed} passed · ${t.failed} failed · ${t.errored} errored · ${t.skipped} skipped · pass rate ${cell(ratePercent(rate))} · ${formatMs(run.elapsedMs)}${run.cancelled ? " · **cancelled**" : ""}`,
       "",
     );
-    if (run.loadErrors.length) {
-      const files = filesWithLoadErrors(run.loadErrors);
-      lines.push(`**${files} file${files === 1 ? "" : "s"} failed to load:**`, "");
-      for (const error of run.loadErrors)
-        lines.push(`- ${cell(error.file)}: ${cell(error.message)}`);
+    const load = loadTroubles(run.loadErrors);
+    for (const [errors, heading] of [
+      [load.failed, `${plural(load.files, "file")} failed to load`],
+      [load.leftOut, `${plural(load.evals, "eval")} left out`],
+    ] as const) {
+      if (errors.length === 0) continue;
+      lines.push(`**${heading}:**`, "");
+      for (const error of errors) lines.push(`- ${cell(error.file)}: ${cell(error.message)}`);
       lines.push("");
     }
     const shown = this.evals.filter((e) => e.summary.cases > 0);

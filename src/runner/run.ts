@@ -24,7 +24,7 @@ import {
   type SourceIterator,
   trialsOf,
 } from "./source.js";
-import type { RunSummary } from "./summary.js";
+import type { LoadError, RunSummary } from "./summary.js";
 import { RunTally } from "./tally.js";
 import type { Telemetry } from "./telemetry.js";
 import { telemetrySink } from "./telemetry-sink.js";
@@ -70,8 +70,8 @@ export interface RunOptions {
   onRecord?: (record: AttemptRecord) => void;
   /** Called with every case each eval yields, selected or not (to hash the dataset). */
   onCase?: (evalIndex: number, spec: CaseSpec) => void;
-  /** Files that failed to load before the run (the CLI's); they make the run not ok. */
-  loadErrors?: readonly { file: string; message: string }[];
+  /** Files that failed to load before the run, and evals left out (the CLI's); they make the run not ok. */
+  loadErrors?: readonly LoadError[];
   /**
    * Errors in user code of the caller's own process that belonged to no attempt, as they happen
    * (the CLI's uncaught errors); with the executor's, they make the run not ok.

@@ -2,6 +2,18 @@ import type { JudgeUsage } from "../eval/record.js";
 import type { EvalSummary } from "./events.js";
 import type { UnavailableSummary } from "./unavailable.js";
 
+/**
+ * A problem loading an eval file: the file failed to load, so none of its evals ran; or, with
+ * `leftOut`, the file loaded and only the evals of those exports were left out (an id another eval
+ * has, an id that cannot be used), the others running.
+ */
+export interface LoadError {
+  file: string;
+  message: string;
+  /** The exports of the file whose evals were left out (`name`, `default`, `list[1]`). */
+  leftOut?: string[];
+}
+
 /** Totals over a run. */
 export interface RunSummary {
   runId: string;
@@ -20,8 +32,8 @@ export interface RunSummary {
   judge: JudgeUsage;
   /** Judgments that could not be made (a judge down), with their most frequent reasons. */
   unavailable?: UnavailableSummary;
-  /** Files that failed to load (set by the CLI). */
-  loadErrors: { file: string; message: string }[];
+  /** Files that failed to load, and evals left out of files that loaded (set by the CLI). */
+  loadErrors: LoadError[];
   /** Errors in user code that belonged to no attempt, with where they came from (when any). */
   runErrors?: string[];
   /**

@@ -5,6 +5,7 @@ import { type JudgeSettings, judgeSettings } from "../judge/config.js";
 import { judgeFromModel } from "../judge/judge-from-model.js";
 import { type ResolvedJudge, resolveJudge } from "../judge/resolve.js";
 import type { JudgeFn } from "../judge/types.js";
+import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { isThenable } from "../tool/run-tool.js";
 
 /** Extra case fields handed to a scorer next to output and expected. */
@@ -81,6 +82,7 @@ export interface ScorerConfig<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = E
   name: string;
   score: (args: ScorerArgs<OUTPUT, EXPECTED, EXTRA>) => ScoreResult | Promise<ScoreResult>;
 }
+const scorerConfigKeys = { name: true, score: true } satisfies KnownKeys<ScorerConfig<unknown>>;
 
 /** A scoring function bound to one runtime context. */
 export type ScoreFn<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Extra> = (
@@ -231,6 +233,11 @@ function checkConfig(config: unknown, expectedName: string | undefined): string 
     );
   }
   const { name, score } = config as { name?: unknown; score?: unknown };
+  refuseUnknownKeys(
+    typeof name === "string" && name.trim() ? `createScorer("${name}")` : "createScorer",
+    config,
+    scorerConfigKeys,
+  );
   if (typeof name !== "string" || !name.trim()) {
     throw new AuthoringError("createScorer: `name` must be a non-empty string");
   }

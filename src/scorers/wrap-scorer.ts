@@ -1,4 +1,5 @@
 import { AuthoringError } from "../errors.js";
+import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import {
   type Extra,
   isScorer,
@@ -17,6 +18,10 @@ export interface WrapScorerOptions<OUTPUT, EXPECTED, INNER_OUTPUT, INNER_EXPECTE
   /** Turn the case's expected value into the one the inner scorer expects. */
   expected?: (expected: EXPECTED) => INNER_EXPECTED;
 }
+const wrapScorerOptionsKeys = {
+  output: true,
+  expected: true,
+} satisfies KnownKeys<WrapScorerOptions<unknown, unknown, unknown, unknown>>;
 
 /**
  * A scorer to wrap: one made by createScorer, or a named function from another library that
@@ -109,6 +114,7 @@ export function wrapScorer(
       "wrapScorer: the scorer has no name; build it with createScorer({ name, score })",
     );
   }
+  refuseUnknownKeys(`wrapScorer("${name}")`, options, wrapScorerOptionsKeys);
   for (const key of ["output", "expected"] as const) {
     if (options[key] !== undefined && typeof options[key] !== "function") {
       throw new AuthoringError(`wrapScorer("${name}"): \`${key}\` must be a function`);

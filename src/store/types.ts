@@ -1,5 +1,6 @@
 import type { AttemptRecord, JudgmentState, Verdict } from "../eval/record.js";
 import type { EvalSummary } from "../runner/events.js";
+import type { LoadError } from "../runner/summary.js";
 
 /** Where a run stands. `running` until finished; a run whose process died stays `running` until marked. */
 export type RunStatus = "running" | "finished" | "interrupted" | "crashed";
@@ -38,8 +39,8 @@ export interface RunManifest {
   shard?: { index: number; count: number };
   /** The process writing the run, so a `running` run whose writer died can be told from a live one. */
   writer?: { pid: number; host: string };
-  /** Eval files that failed to load (known when the run finished): `show` reports them as the run did. */
-  loadErrors?: { file: string; message: string }[];
+  /** Eval files that failed to load, and evals left out (known when the run finished): `show` reports them as the run did. */
+  loadErrors?: LoadError[];
   /**
    * Errors in user code that belonged to no attempt (known when the run finished): they failed
    * the run, and `show` reports them as the run did.
@@ -100,8 +101,8 @@ export interface RunEnd {
   summaries: EvalSummary[];
   /** Dataset hashes per eval id, known only once the cases were read. */
   datasetHashes?: Record<string, string>;
-  /** Eval files that failed to load: kept in the run's manifest. */
-  loadErrors?: { file: string; message: string }[];
+  /** Eval files that failed to load, and evals left out: kept in the run's manifest. */
+  loadErrors?: LoadError[];
   /** Errors in user code that belonged to no attempt: kept in the run's manifest. */
   runErrors?: string[];
 }

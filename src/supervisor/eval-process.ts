@@ -1,10 +1,12 @@
 // One eval process as its supervisor sees it: starting it, the jobs it was sent and has not
 // finished, and reading what it says (its ready message, batches of events, its exit) into calls
 // on a listener. What the supervisor then does with them is executor.ts's.
+
 import type { ChildProcess } from "node:child_process";
 import { errorMessage } from "../errors.js";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { AttemptJob } from "../runner/executor.js";
+import type { LoadError } from "../runner/summary.js";
 import type { AheadPending } from "./ahead-run.js";
 import { DeltaDecoder } from "./delta.js";
 import {
@@ -122,7 +124,7 @@ export class EvalProcess {
   /** The same evals, described. */
   described: readonly EvalDescription[] = [];
   /** The files it could not load, with why (from its ready message). */
-  loadErrors: readonly { file: string; message: string }[] = [];
+  loadErrors: readonly LoadError[] = [];
   /** The eval file it is importing, until it is ready. */
   loading: string | undefined;
   /** It has sent a message (a heartbeat at least): it started. */

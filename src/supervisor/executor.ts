@@ -1,6 +1,7 @@
 import { type AttemptRecord, type Judgment, unreportedUsage } from "../eval/record.js";
 import type { AttemptJob, Executor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
+import type { LoadError } from "../runner/summary.js";
 import { AheadRun } from "./ahead-run.js";
 import { BLOCKED_BEATS, blockedCause, blockedMessage, blockedPastLimit } from "./blocked.js";
 import { CaseReads } from "./case-reads.js";
@@ -96,7 +97,7 @@ export interface SupervisedExecutor extends Executor {
 /** What {@link SupervisedExecutor.childEvals} gives. */
 export interface ChildEvals {
   described: readonly EvalDescription[];
-  errors: { file: string; message: string }[];
+  errors: LoadError[];
 }
 
 /**
@@ -151,7 +152,7 @@ class Supervisor implements EvalProcessListener {
   );
   /** The evals the last eval process that got ready loaded, and the files it could not. */
   private described: readonly EvalDescription[] = [];
-  private loadErrors: readonly { file: string; message: string }[] = [];
+  private loadErrors: readonly LoadError[] = [];
   private readonly hangMs: number;
   private readonly beatMs: number;
   /** How often the heartbeat is checked, ms. */

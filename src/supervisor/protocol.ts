@@ -1,5 +1,6 @@
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { CaseSpec } from "../eval/runnable.js";
+import type { LoadError } from "../runner/summary.js";
 import type { Shard } from "../shard/shard.js";
 import type { Encoded } from "./delta.js";
 
@@ -232,7 +233,7 @@ export type ChildMessage =
       t: "ready";
       /** The evals it loaded, in order. */
       described: EvalDescription[];
-      errors: { file: string; message: string }[];
+      errors: LoadError[];
     }
   | CasesReply
   /** Replies to reads that ended in one turn. */

@@ -2,10 +2,12 @@
 // them, their cases read there and sent in batches. The CLI never imports the eval files, so
 // their top-level code runs once (a server it starts, a lock it takes), and code they schedule
 // (a timer's endless loop) can only ever block the eval process, which the supervisor replaces.
+
 import type { AttemptRecord } from "../eval/record.js";
 import { type CaseSpec, EVAL_BRAND, type Runnable } from "../eval/runnable.js";
 import type { RunEntry } from "../runner/entry.js";
 import type { BufferedCases } from "../runner/source.js";
+import type { LoadError } from "../runner/summary.js";
 import type { ChildEvals } from "./executor.js";
 import type { CasesReply, CasesRequest, EvalDescription } from "./protocol.js";
 import { copiedCases } from "./wire.js";
@@ -28,7 +30,7 @@ export function childEntries(
   loaded: ChildEvals,
   read: CaseReader,
   waitMs: number | undefined,
-): { entries: RunEntry[]; errors: { file: string; message: string }[] } {
+): { entries: RunEntry[]; errors: LoadError[] } {
   const first = new FirstReads(
     loaded.described.map((described) => described.id),
     read,

@@ -1,6 +1,7 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import type { z } from "zod";
 import { AuthoringError } from "../errors.js";
+import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { isStandardSchema } from "./standard-schema.js";
 
 /**
@@ -40,18 +41,35 @@ export interface Driver {
   readonly implementations: ReadonlyMap<string, ToolImplementation<never, unknown>>;
 }
 
+/** Definition accepted by {@link defineTool}. */
+export interface ToolDefinition<Input, Output> {
+  id: string;
+  description: string;
+  inputSchema: ToolSchema<Input>;
+  outputSchema: ToolSchema<Output>;
+}
+const toolDefinitionKeys = {
+  id: true,
+  description: true,
+  inputSchema: true,
+  outputSchema: true,
+} satisfies KnownKeys<ToolDefinition<unknown, unknown>>;
+
 /**
  * Declare a tool contract. Its schemas are zod schemas or any Standard Schema.
  * @example
  * const echo = defineTool({ id: "demo.echo", description: "echo", inputSchema: z.string(), outputSchema: z.string() });
  * @throws AuthoringError when a schema is neither (the message names the tool and the field).
  */
-export function defineTool<Input, Output>(definition: {
-  id: string;
-  description: string;
-  inputSchema: ToolSchema<Input>;
-  outputSchema: ToolSchema<Output>;
-}): Tool<Input, Output> {
+export function defineTool<Input, Output>(
+  definition: ToolDefinition<Input, Output>,
+): Tool<Input, Output> {
+  const id = (definition as { id?: unknown } | null)?.id;
+  refuseUnknownKeys(
+    typeof id === "string" ? `defineTool("${id}")` : "defineTool",
+    definition,
+    toolDefinitionKeys,
+  );
   for (const field of ["inputSchema", "outputSchema"] as const) {
     if (!isStandardSchema(definition[field]))
       throw new AuthoringError(
@@ -108,12 +126,25 @@ export function isObjectInput(input: unknown): input is Record<string, unknown> 
   return typeof input === "object" && input !== null && !Array.isArray(input);
 }
 
-/** Bundle implementations under a driver id. */
-export function defineDriver(definition: {
+/** Definition accepted by {@link defineDriver}. */
+export interface DriverDefinition {
   id: string;
   // biome-ignore lint/suspicious/noExplicitAny: implementations of different tools coexist here
   implementations: readonly ToolImplementation<any, any>[];
-}): Driver {
+}
+const driverDefinitionKeys = {
+  id: true,
+  implementations: true,
+} satisfies KnownKeys<DriverDefinition>;
+
+/** Bundle implementations under a driver id. */
+export function defineDriver(definition: DriverDefinition): Driver {
+  const id = (definition as { id?: unknown } | null)?.id;
+  refuseUnknownKeys(
+    typeof id === "string" ? `defineDriver("${id}")` : "defineDriver",
+    definition,
+    driverDefinitionKeys,
+  );
   const map = new Map<string, ToolImplementation<never, unknown>>();
   for (const implementation of definition.implementations) {
     map.set(

@@ -349,12 +349,19 @@ describe("a run that did not finish", () => {
 });
 
 describe("a run that failed outside its cases", () => {
-  it("lists the files that failed to load and the errors that belonged to no case", async () => {
+  it("lists the files that failed to load, the evals left out and the errors that belonged to no case", async () => {
     await storePart("run-outside-000000", "outside", 2, {
       status: "finished",
       endedAt: "2025-01-08T00:01:00.000Z",
       summaries: [],
-      loadErrors: [{ file: "evals/broken.eval.ts", message: "SyntaxError: <b>nope</b>" }],
+      loadErrors: [
+        { file: "evals/broken.eval.ts", message: "SyntaxError: <b>nope</b>" },
+        {
+          file: "evals/qa.eval.ts",
+          message: 'exports "b" and "c" were left out: they have the eval id "qa" of export "a"',
+          leftOut: ["b", "c"],
+        },
+      ],
       runErrors: ["uncaught exception outside any case: refresher crashed"],
     });
     await page.goto(`${viewer.origin}/#/run/outside`);
@@ -363,8 +370,11 @@ describe("a run that failed outside its cases", () => {
     await notice.waitFor();
     expect(await notice.locator("li").allTextContents()).toEqual([
       "evals/broken.eval.ts: SyntaxError: <b>nope</b>",
+      'evals/qa.eval.ts: exports "b" and "c" were left out: they have the eval id "qa" of export "a"',
       "uncaught exception outside any case: refresher crashed",
     ]);
+    expect(await notice.textContent()).toContain("1 file failed to load (the run fails):");
+    expect(await notice.textContent()).toContain("2 evals left out (the run fails):");
     expect(await notice.textContent()).toContain(
       "1 error in user code belonged to no case (the run fails):",
     );

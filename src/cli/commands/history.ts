@@ -3,7 +3,7 @@ import { addJudgeUsage, emptyJudgeUsage } from "../../eval/record.js";
 import { safeStringify } from "../../json-safe.js";
 import { plural } from "../../plural.js";
 import { consoleReporter } from "../../report/console-reporter.js";
-import { filesWithLoadErrors } from "../../report/figures.js";
+import { loadTroubles } from "../../report/figures.js";
 import type { Reporter } from "../../report/reporter.js";
 import type { EvalSummary } from "../../runner/events.js";
 import { EvalAccumulator } from "../../runner/stats.js";
@@ -100,8 +100,9 @@ function partialOf(run: StoredRun, row: ReturnType<typeof runRow>, evalId?: stri
 /** What failed a run besides its attempts: files that did not load, errors outside every attempt. */
 function troubles(run: StoredRun): string[] {
   const out: string[] = [];
-  const files = filesWithLoadErrors(run.loadErrors ?? []);
-  if (files > 0) out.push(`${plural(files, "file")} failed to load`);
+  const load = loadTroubles(run.loadErrors ?? []);
+  if (load.files > 0) out.push(`${plural(load.files, "file")} failed to load`);
+  if (load.evals > 0) out.push(`${plural(load.evals, "eval")} left out`);
   const outside = run.runErrors?.length ?? 0;
   if (outside > 0) out.push(`${plural(outside, "error")} outside any case`);
   return out;

@@ -11,6 +11,7 @@ import {
 import { defineSuite } from "../../eval/suite.js";
 import type { RunSummary } from "../../runner/run.js";
 import { type RunEntry, runEvals } from "../../runner/run.js";
+import type { LoadError } from "../../runner/summary.js";
 import { createScorer } from "../../scorers/create-scorer.js";
 import type { Reporter } from "../reporter.js";
 
@@ -69,7 +70,7 @@ export function crashingSuite(id: string, count: number, message: string) {
 export async function run(
   entries: readonly RunEntry[],
   reporters: Reporter[],
-  options: { trials?: number; loadErrors?: { file: string; message: string }[] } = {},
+  options: { trials?: number; loadErrors?: LoadError[] } = {},
 ): Promise<RunSummary> {
   const summary = await runEvals(entries, { reporters, concurrency: 2, ...options });
   // The engine finishes its sinks; finishing again must change nothing (reporters are idempotent).

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { AuthoringError } from "../../errors.js";
+import type { AttemptRecord } from "../../eval/record.js";
+import { defineSuite } from "../../eval/suite.js";
+import { runEvals } from "../../runner/run.js";
+import { createScorer } from "../create-scorer.js";
 import { type AgentRun, calls, type ExpectedCalls } from "./calls.js";
 
 const run = (...names: string[]): AgentRun => ({
@@ -69,12 +73,6 @@ describe("calls", () => {
   it("treats tool names as exact and case sensitive", () => {
     expect(calls(run("Search"), { mustCall: ["search"] }).score).toBe(0);
   });
-
-  it("fails with a reason, not a throw, when the run has no calls array", () => {
-    const mark = calls({ text: "hi" } as unknown as AgentRun, { mustCall: ["search"] });
-    expect(mark.score).toBe(0);
-    expect(mark.reason).toMatch(/no `calls` array/);
-  });
 });
 
 describe("calls: rules written wrong are the author's error, never a pass", () => {
@@ -96,13 +94,56 @@ describe("calls: rules written wrong are the author's error, never a pass", () =
       AuthoringError,
     );
   });
+});
 
-  it("fails with a reason naming the call when a call has no toolName", () => {
-    const mark = calls({ calls: [{ toolName: "a" }, { name: "b" }] } as unknown as AgentRun, {});
-    expect(mark).toEqual({
-      score: 0,
-      reason:
-        'call 2 of the run has no `toolName` (a string; got {"name":"b"}): pass { calls: [{ toolName }, …] }',
+describe("calls: a run of another shape is the author's error, never a failed 0", () => {
+  const named = {
+    text: "hi",
+    calls: [{ toolName: "a" }, { name: "lookup" }],
+  } as unknown as AgentRun;
+  const bare = { text: "hi" } as unknown as AgentRun;
+  const noCallsArray =
+    "calls: the run has no `calls` array: pass { calls: [{ toolName }, …] } (empty when no tool ran)";
+  const noToolName =
+    'calls: call 2 of the run has no `toolName` (a string; got {"name":"lookup"}): pass { calls: [{ toolName }, …] }';
+
+  it("throws, naming the call, when a call has no toolName or the run no calls array", () => {
+    expect(() => calls(named, { mustNotCall: ["delete_db"] })).toThrow(noToolName);
+    expect(() => calls(bare, { mustNotCall: ["delete_db"] })).toThrow(noCallsArray);
+    expect(() => calls(bare, {})).toThrow(AuthoringError);
+  });
+
+  it("is an errored judgment with that reason in a createScorer scorer of a suite", async () => {
+    const toolCalls = createScorer<AgentRun, unknown>({
+      name: "tool-calls",
+      score: ({ output }) => {
+        const mark = calls(output, { mustNotCall: ["delete_db"] });
+        return { score: mark.score, metadata: { reason: mark.reason } };
+      },
     });
+    const records: AttemptRecord[] = [];
+    await runEvals(
+      [
+        {
+          eval: defineSuite<AgentRun, AgentRun>({
+            id: "tool-calls",
+            cases: [
+              { id: "name-shape", input: named },
+              { id: "no-calls", input: bare },
+            ],
+            target: (run) => run,
+            scorers: [toolCalls],
+          }),
+        },
+      ],
+      { onRecord: (record) => records.push(record) },
+    );
+    expect(records.map((r) => [r.caseId, r.verdict, r.judgments[0]?.state])).toEqual([
+      ["name-shape", "errored", "errored"],
+      ["no-calls", "errored", "errored"],
+    ]);
+    expect(records[0]?.judgments[0]).toMatchObject({ earned: null, points: 1 });
+    expect(records[0]?.judgments[0]?.reason).toBe(`scorer "tool-calls" threw: ${noToolName}`);
+    expect(records[1]?.judgments[0]?.reason).toBe(`scorer "tool-calls" threw: ${noCallsArray}`);
   });
 });

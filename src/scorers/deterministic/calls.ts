@@ -1,3 +1,4 @@
+import { AuthoringError } from "../../errors.js";
 import { stringList } from "../string-list.js";
 import { show } from "./preview.js";
 
@@ -44,15 +45,16 @@ function times(count: number): string {
  * @example
  * calls({ calls: [{ toolName: "restart" }, { toolName: "restart" }] }, { mustCall: ["search"], atMostOnce: ["restart"] });
  * // → { score: 0, reason: "missing required call: search; restart called 2 times (at most once). Tools used, in order: restart, restart" }
+ * @throws AuthoringError when the run is not `{ calls: [{ toolName }, …] }` or a rule is not a list
+ * of names: in a scorer, an errored judgment with the reason, never a failed 0.
  */
 export function calls(result: AgentRun, expected: ExpectedCalls): Mark {
   const made = Array.isArray(result?.calls) ? result.calls : undefined;
+  // A run of another shape is the author's to fix: scored, it would be a failed 0 the run never earned.
   if (!made) {
-    return {
-      score: 0,
-      reason:
-        "the run has no `calls` array: pass { calls: [{ toolName }, …] } (empty when no tool ran)",
-    };
+    throw new AuthoringError(
+      "calls: the run has no `calls` array: pass { calls: [{ toolName }, …] } (empty when no tool ran)",
+    );
   }
   const mustCall = stringList("calls", expected, "mustCall", "tool name");
   const mustNotCall = stringList("calls", expected, "mustNotCall", "tool name");
@@ -62,10 +64,9 @@ export function calls(result: AgentRun, expected: ExpectedCalls): Mark {
   for (let i = 0; i < made.length; i++) {
     const call = made[i];
     if (typeof call?.toolName !== "string") {
-      return {
-        score: 0,
-        reason: `call ${i + 1} of the run has no \`toolName\` (a string; got ${show(call)}): pass { calls: [{ toolName }, …] }`,
-      };
+      throw new AuthoringError(
+        `calls: call ${i + 1} of the run has no \`toolName\` (a string; got ${show(call)}): pass { calls: [{ toolName }, …] }`,
+      );
     }
     names.push(call.toolName);
     counts.set(call.toolName, (counts.get(call.toolName) ?? 0) + 1);

@@ -248,22 +248,41 @@ function unfinished(run: RunRow): HTMLElement | null {
   );
 }
 
-/** What failed the run besides its attempts: files that did not load, errors outside every case. */
+/**
+ * What failed the run besides its attempts: files that did not load, evals left out of files that
+ * loaded, errors outside every case.
+ */
 function outsideCases(run: RunDetail["manifest"]): HTMLElement | null {
   const load = run.loadErrors ?? [];
+  const failed = load.filter((e) => e.leftOut === undefined);
+  const leftOut = load.filter((e) => e.leftOut !== undefined);
   const outside = run.runErrors ?? [];
   if (load.length === 0 && outside.length === 0) return null;
   const item = (text: string) => h("li", {}, text);
+  const files = new Set(failed.map((e) => e.file)).size;
+  const evals = leftOut.reduce((count, e) => count + (e.leftOut?.length ?? 0), 0);
   return notice(
-    load.length > 0
+    failed.length > 0
       ? h(
           "div",
           {},
-          `${plural(load.length, "file")} failed to load (the run fails):`,
+          `${plural(files, "file")} failed to load (the run fails):`,
           h(
             "ul",
             {},
-            load.map((e) => item(`${e.file}: ${e.message}`)),
+            failed.map((e) => item(`${e.file}: ${e.message}`)),
+          ),
+        )
+      : "",
+    leftOut.length > 0
+      ? h(
+          "div",
+          {},
+          `${plural(evals, "eval")} left out (the run fails):`,
+          h(
+            "ul",
+            {},
+            leftOut.map((e) => item(`${e.file}: ${e.message}`)),
           ),
         )
       : "",

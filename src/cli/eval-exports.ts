@@ -1,0 +1,113 @@
+import { evalIdFor } from "../adapter/slug.js";
+import type { ScoreEval } from "../adapter/types.js";
+import { controlCharacter } from "../eval/ids.js";
+import { isRunnable, type Runnable } from "../eval/runnable.js";
+import { joinWords } from "../plural.js";
+import type { LoadError } from "../runner/summary.js";
+import { exportsInDeclarationOrder } from "./export-order.js";
+
+/** An eval a file exports, with the name it is exported under. */
+export interface Exported {
+  runnable: Runnable;
+  /** `name`, `default`, or `name[i]` for an item of an exported array. */
+  name: string;
+}
+
+/** The evals a module exports (named, default, or in arrays), each once, in declaration order. */
+export function collectEvals(
+  module: Record<string, unknown>,
+  source: string | undefined,
+): Exported[] {
+  const found: Exported[] = [];
+  const known = new Set<Runnable>();
+  const take = (runnable: Runnable, name: string) => {
+    if (known.has(runnable)) return;
+    known.add(runnable);
+    found.push({ runnable, name });
+  };
+  const add = (value: unknown, name: string) => {
+    if (isRunnable(value)) take(value, name);
+    else if (Array.isArray(value)) {
+      for (const [index, item] of value.entries())
+        if (isRunnable(item)) take(item, `${name}[${index}]`);
+    }
+  };
+  for (const name of exportsInDeclarationOrder(Object.keys(module), source)) {
+    const value = module[name];
+    add(value, name);
+    // A file compiled to CommonJS arrives as { default: module.exports }: its
+    // `export default` is then module.default.default.
+    if (name === "default" && !isRunnable(value) && typeof value === "object" && value !== null)
+      add((value as Record<string, unknown>).default, "default");
+  }
+  return found;
+}
+
+/**
+ * The eval ids of a run's files, in load order: an eval whose id an earlier one has (of this file
+ * or another), or whose id cannot be used, is left out, and the others of its file still run.
+ */
+export class EvalIds {
+  /** Each id taken, with the export (and its file) that has it. */
+  private readonly holders = new Map<string, Exported & { file: string }>();
+
+  /** The evals of `file` that run, and why the others were left out: one message per id. */
+  admit(file: string, evals: readonly Exported[]): { kept: Runnable[]; errors: LoadError[] } {
+    const kept: Runnable[] = [];
+    const errors: LoadError[] = [];
+    const taken = new Map<string, Exported[]>();
+    for (const exported of evals) {
+      const { runnable, name } = exported;
+      if (this.holders.has(runnable.id)) {
+        taken.set(runnable.id, [...(taken.get(runnable.id) ?? []), exported]);
+        continue;
+      }
+      const control = controlCharacter(runnable.id);
+      if (control) {
+        errors.push({
+          file,
+          message: `${exportNames([name])} was left out: its eval id ${JSON.stringify(runnable.id)} holds a control character (${control}); eval ids are shown and stored on one line, so use printable text`,
+          leftOut: [name],
+        });
+        continue;
+      }
+      this.holders.set(runnable.id, { ...exported, file });
+      kept.push(runnable);
+    }
+    for (const [id, left] of taken) {
+      const holder = this.holders.get(id)!;
+      const names = left.map((exported) => exported.name);
+      const whose = `export "${holder.name}" of ${holder.file === file ? "this file" : holder.file}`;
+      errors.push({
+        file,
+        message: `${exportNames(names)} ${names.length === 1 ? "was left out: it has" : "were left out: they have"} the eval id "${id}" of ${whose}; give each eval a unique id${derivedIdHint(left)}`,
+        leftOut: names,
+      });
+    }
+    return { kept, errors };
+  }
+}
+
+/** `export "a"`, `exports "a" and "b"`. */
+const exportNames = (names: readonly string[]): string =>
+  `${names.length === 1 ? "export" : "exports"} ${joinWords(names.map((name) => `"${name}"`))}`;
+
+/**
+ * How to give a score eval another id when its id came from its adapter's name and description:
+ * every eval one function makes that way (seed 001's `createSupportReview(…).evaluation`) has it.
+ */
+function derivedIdHint(evals: readonly Exported[]): string {
+  for (const { runnable } of evals) {
+    const { adapter, description, kind } = runnable as Partial<ScoreEval>;
+    if (
+      runnable.style !== "score" ||
+      typeof adapter !== "string" ||
+      typeof description !== "string"
+    )
+      continue;
+    if (runnable.id !== evalIdFor(adapter, description)) continue;
+    const method = kind === "pass-fail-eval" ? "defineEval" : "defineScoreEval";
+    return `: this id is derived from the adapter name "${adapter}" and the description, the same for every eval one function makes, so give that function an id parameter and pass it to ${method}({ id, … })`;
+  }
+  return "";
+}
