@@ -10,7 +10,7 @@ import {
   formatPassRate,
   loadTroubles,
   meanScoreFigure,
-  passRateFigure,
+  runPassRateFigure,
 } from "./figures.js";
 import { formatJudgeUsage, formatMs, formatNumber, oneLine, verdictMark } from "./format.js";
 import { LineWriter, type Palette, palette } from "./output.js";
@@ -199,7 +199,7 @@ function summaryLines(summary: RunSummary, anyTrials: boolean, c: Palette, loadM
     for (const error of outside.slice(0, 5)) lines.push(`    ${oneLine(error, 2000)}`);
     if (outside.length > 5) lines.push(c.dim(`    … and ${outside.length - 5} more`));
   }
-  const rate = passRateFigure(t);
+  const rate = runPassRateFigure(summary);
   const passRate = rate.rate === null ? "" : ` (${formatPassRate(rate)})`;
   lines.push(
     `  ${plural(t.evals, "eval")} · ${plural(t.cases, anyTrials ? "attempt" : "case")} · ${c.green(`${t.passed} passed`)}${passRate} · ${t.failed ? c.red(`${t.failed} failed`) : "0 failed"} · ${t.errored ? c.magenta(`${t.errored} errored`) : "0 errored"} · ${t.skipped} skipped`,

@@ -6,6 +6,7 @@ import {
   formatPassRate,
   meanScoreFigure,
   passRateFigure,
+  runPassRateFigure,
 } from "./figures.js";
 
 const summary = (overrides: Partial<EvalSummary> = {}): EvalSummary => ({
@@ -74,5 +75,46 @@ describe("meanScoreFigure", () => {
     const none = evalFigures(summary({ meanScore: null, sdScore: null, scoredCases: 0 }));
     expect(none.meanScore).toMatchObject({ mean: null, n: 0, interval: null });
     expect(formatMeanScore(none.meanScore)).toBe("n/a");
+  });
+});
+
+describe("figures of trials", () => {
+  // 30 cases run twice; 25 pass both trials, 5 fail both: 60 attempts, but 30 cases of evidence.
+  const trials = {
+    cases: 30,
+    attempts: 60,
+    skipped: 0,
+  } as NonNullable<EvalSummary["trials"]>;
+  const twice = summary({
+    cases: 60,
+    passed: 50,
+    failed: 10,
+    meanScore: 50 / 60,
+    sdScore: 0.376,
+    scoredCases: 60,
+    trials,
+  });
+
+  it("count cases, not attempts, in the pass rate's interval", () => {
+    const { passRate } = evalFigures(twice);
+    expect(passRate).toMatchObject({ n: 60, cases: 30 });
+    expect(formatPassRate(passRate)).toBe("83.3% of 60, 95% CI 66.4–92.7% over 30 cases");
+    // The run's figure groups its evals' cases alike.
+    const run = runPassRateFigure({
+      totals: { evals: 1, cases: 60, passed: 50, failed: 10, errored: 0, skipped: 0 },
+      evals: [twice],
+    } as unknown as Parameters<typeof runPassRateFigure>[0]);
+    expect(run.cases).toBe(30);
+    expect(run.interval).toEqual(passRate.interval);
+  });
+
+  it("count cases in the mean score's interval, and say so", () => {
+    const { meanScore } = evalFigures(twice);
+    expect(meanScore).toMatchObject({ n: 60, cases: 30 });
+    expect(formatMeanScore(meanScore)).toMatch(/\(n=60 over 30 cases\)$/);
+    // Wider than 60 independent attempts would give.
+    const { trials: _, ...once } = twice;
+    const asAttempts = evalFigures(once).meanScore;
+    expect(meanScore.interval!.low).toBeLessThan(asAttempts.interval!.low);
   });
 });

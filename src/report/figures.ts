@@ -1,7 +1,9 @@
+import { plural } from "../plural.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
 import type { LoadError } from "../runner/summary.js";
-import { type Interval, meanInterval, wilsonInterval } from "../stats/interval.js";
+import { passRateInterval, runCases, scoreMeanInterval } from "../stats/clustered.js";
+import type { Interval } from "../stats/interval.js";
 import { formatNumber } from "./format.js";
 
 /** A pass rate with its sample size and 95% Wilson interval. */
@@ -11,6 +13,11 @@ export interface PassRateFigure {
   passed: number;
   /** Attempts that reached a verdict other than skipped: skipped attempts are no evidence. */
   n: number;
+  /**
+   * With trials: the cases those attempts are trials of. The interval then counts cases, since
+   * the trials of one case are not independent (src/stats/clustered.ts).
+   */
+  cases?: number;
   interval: Interval | null;
 }
 
@@ -20,8 +27,10 @@ export interface MeanScoreFigure {
   mean: number | null;
   /** Attempts whose score was complete or partial. */
   n: number;
+  /** With trials: the cases those attempts are trials of, which the interval counts. */
+  cases?: number;
   sd: number | null;
-  /** Student's t interval of the mean (`method: "t"`, n - 1 degrees of freedom); null below n = 2. */
+  /** Student's t interval of the mean (`method: "t"`); null below 2 (cases, with trials). */
   interval: Interval | null;
   /** Attempts whose score was partial. */
   partial: number;
@@ -35,42 +44,53 @@ export interface EvalFigures {
   meanScore: MeanScoreFigure;
 }
 
-/** Pass rate of `passed` out of the attempts that were not skipped. */
-export function passRateFigure(counts: {
-  cases: number;
-  passed: number;
-  skipped: number;
-}): PassRateFigure {
+/**
+ * Pass rate of `passed` out of the attempts that were not skipped; `cases`, with trials, the
+ * cases they are trials of.
+ */
+export function passRateFigure(
+  counts: { cases: number; passed: number; skipped: number },
+  cases?: number,
+): PassRateFigure {
   const n = Math.max(0, counts.cases - counts.skipped);
+  const grouped = cases !== undefined && cases < n;
   return {
     rate: n > 0 ? counts.passed / n : null,
     passed: counts.passed,
     n,
-    interval: wilsonInterval(counts.passed, n),
+    ...(grouped ? { cases } : {}),
+    interval: passRateInterval(counts.passed, n, cases),
   };
 }
 
 /** The mean score of an eval with its interval; partial scores make it a lower bound. */
 export function meanScoreFigure(summary: EvalSummary): MeanScoreFigure {
   const mean = summary.meanScore;
+  const cases = summary.trials?.cases;
+  const grouped = cases !== undefined && cases < summary.scoredCases;
   return {
     mean,
     n: summary.scoredCases,
+    ...(grouped ? { cases } : {}),
     sd: summary.sdScore,
     interval:
-      mean === null ? null : clamp(meanInterval(mean, summary.sdScore, summary.scoredCases)),
+      mean === null ? null : scoreMeanInterval(mean, summary.sdScore, summary.scoredCases, cases),
     partial: summary.partialCases,
     lowerBound: summary.partialCases > 0,
   };
 }
 
-// A score lies in [0, 1], so its mean does too; the normal approximation can overshoot.
-const clamp = (interval: Interval | null): Interval | null =>
-  interval && { ...interval, low: Math.max(0, interval.low), high: Math.min(1, interval.high) };
-
 /** Both figures of an eval. */
 export function evalFigures(summary: EvalSummary): EvalFigures {
-  return { passRate: passRateFigure(summary), meanScore: meanScoreFigure(summary) };
+  return {
+    passRate: passRateFigure(summary, summary.trials?.cases),
+    meanScore: meanScoreFigure(summary),
+  };
+}
+
+/** The run's pass rate: over cases when any eval ran trials (see {@link passRateFigure}). */
+export function runPassRateFigure(summary: RunSummary): PassRateFigure {
+  return passRateFigure(summary.totals, runCases(summary.evals));
 }
 
 const percent = (value: number) => `${formatNumber(100 * value, 1)}%`;
@@ -79,7 +99,8 @@ const percent = (value: number) => `${formatNumber(100 * value, 1)}%`;
 export function formatPassRate(figure: PassRateFigure): string {
   if (figure.rate === null) return "no attempt to rate";
   const ci = figure.interval;
-  return `${percent(figure.rate)} of ${figure.n}${ci ? `, 95% CI ${formatNumber(100 * ci.low, 1)}–${percent(ci.high)}` : ""}`;
+  const over = figure.cases !== undefined ? ` over ${plural(figure.cases, "case")}` : "";
+  return `${percent(figure.rate)} of ${figure.n}${ci ? `, 95% CI ${formatNumber(100 * ci.low, 1)}–${percent(ci.high)}${over}` : ""}`;
 }
 
 /** "≥ 0.71" for a lower bound, "0.71" otherwise, "n/a" without a score. */
@@ -96,14 +117,15 @@ export function formatMeanScore(figure: MeanScoreFigure): string {
     ? `, 95% CI ${formatNumber(figure.interval.low)}–${formatNumber(figure.interval.high)}`
     : "";
   const partial = figure.partial ? `, ${figure.partial} partial` : "";
-  return `${formatMean(figure)}${sd}${ci} (n=${figure.n}${partial})`;
+  const over = figure.cases !== undefined ? ` over ${plural(figure.cases, "case")}` : "";
+  return `${formatMean(figure)}${sd}${ci} (n=${figure.n}${over}${partial})`;
 }
 
 /** A run summary as the JSON reports write it: every eval and the totals carry their figures. */
 export function summaryWithFigures(summary: RunSummary) {
   return {
     ...summary,
-    totals: { ...summary.totals, figures: { passRate: passRateFigure(summary.totals) } },
+    totals: { ...summary.totals, figures: { passRate: runPassRateFigure(summary) } },
     evals: summary.evals.map((e) => ({ ...e, figures: evalFigures(e) })),
   };
 }

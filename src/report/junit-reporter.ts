@@ -6,13 +6,7 @@ import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
 import type { LoadError } from "../runner/summary.js";
 import { attemptName, decidingJudgments, describeJudgment, problemSummary } from "./failures.js";
-import {
-  formatMeanScore,
-  formatPassRate,
-  loadTroubles,
-  meanScoreFigure,
-  passRateFigure,
-} from "./figures.js";
+import { evalFigures, formatMeanScore, formatPassRate, loadTroubles } from "./figures.js";
 import { formatScore } from "./format.js";
 import { LineWriter } from "./output.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
@@ -183,8 +177,9 @@ function properties(suite: Suite): [string, string][] {
   if (suite.info.trials !== undefined) list.push(["niceeval.trials", String(suite.info.trials)]);
   const summary = suite.summary;
   if (summary) {
-    list.push(["niceeval.pass-rate", formatPassRate(passRateFigure(summary))]);
-    list.push(["niceeval.mean-score", formatMeanScore(meanScoreFigure(summary))]);
+    const figures = evalFigures(summary);
+    list.push(["niceeval.pass-rate", formatPassRate(figures.passRate)]);
+    list.push(["niceeval.mean-score", formatMeanScore(figures.meanScore)]);
   }
   return list;
 }

@@ -4,7 +4,13 @@ import { plural } from "../plural.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
 import { attemptName, isProblem, problemSummary } from "./failures.js";
-import { evalFigures, formatMean, loadTroubles, passRateFigure } from "./figures.js";
+import {
+  evalFigures,
+  formatMean,
+  loadTroubles,
+  type PassRateFigure,
+  runPassRateFigure,
+} from "./figures.js";
 import { formatMs, formatNumber } from "./format.js";
 import { cell } from "./markdown-cell.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
@@ -65,7 +71,7 @@ export class SummaryCollector {
   /** The markdown of the run: a headline, a table of evals, the failing cases. */
   render(run: RunSummary, comparison?: string): string {
     const t = run.totals;
-    const rate = passRateFigure(t);
+    const rate = runPassRateFigure(run);
     // With trials, the counts are of attempts (a case run k times counts k), as the console says.
     const counted = this.evals.some((e) => (e.info?.trials ?? 1) > 1) ? "attempt" : "case";
     const lines: string[] = [];
@@ -168,7 +174,7 @@ export function collectingReporter(
 }
 
 /** "80% (n=10, 49.0–94.3%)" or "n/a". */
-function ratePercent(figure: ReturnType<typeof passRateFigure>): string {
+function ratePercent(figure: PassRateFigure): string {
   if (figure.rate === null) return "n/a";
   const ci = figure.interval;
   return `${formatNumber(100 * figure.rate, 1)}% (n=${figure.n}${ci ? `, ${formatNumber(100 * ci.low, 1)}–${formatNumber(100 * ci.high, 1)}%` : ""})`;

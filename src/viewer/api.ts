@@ -3,7 +3,8 @@ import type { Comparison } from "../compare/types.js";
 import type { AttemptRecord, JudgmentState, Verdict } from "../eval/record.js";
 import type { EvalSummary } from "../runner/events.js";
 import { EvalAccumulator } from "../runner/stats.js";
-import { type Interval, meanInterval, wilsonInterval } from "../stats/interval.js";
+import { passRateInterval, runCases, scoreMeanInterval } from "../stats/clustered.js";
+import type { Interval } from "../stats/interval.js";
 import { resolveRunRef } from "../store/resolve.js";
 import {
   type AttemptQuery,
@@ -125,7 +126,7 @@ export function runRow(run: StoredRun): RunRow {
     errored: totals.errored,
     skipped: totals.skipped,
     passRate: judged > 0 ? totals.passed / judged : null,
-    passRateInterval: wilsonInterval(totals.passed, judged),
+    passRateInterval: passRateInterval(totals.passed, judged, runCases(run.summaries ?? [])),
     meanScore: totals.meanScore,
     scoredAttempts: totals.scoredAttempts,
     partialAttempts: run.summaries?.length
@@ -136,7 +137,7 @@ export function runRow(run: StoredRun): RunRow {
       return {
         evalId: s.evalId,
         passRate: n > 0 ? s.passed / n : null,
-        passRateInterval: wilsonInterval(s.passed, n),
+        passRateInterval: passRateInterval(s.passed, n, s.trials?.cases),
         n,
         meanScore: s.meanScore,
         meanScoreInterval: scoreInterval(s),
@@ -211,10 +212,11 @@ async function foldedSummaries(store: Store, run: StoredRun): Promise<EvalSummar
   return [...folds.values()].map((fold) => fold.finish(0));
 }
 
-/** A mean score's 95% interval, kept inside [0, 1] where scores live. */
+/** A mean score's 95% interval, kept inside [0, 1] where scores live (over cases, with trials). */
 function scoreInterval(s: EvalSummary): Interval | null {
-  const iv = s.meanScore === null ? null : meanInterval(s.meanScore, s.sdScore, s.scoredCases);
-  return iv && { ...iv, low: Math.max(0, iv.low), high: Math.min(1, iv.high) };
+  return s.meanScore === null
+    ? null
+    : scoreMeanInterval(s.meanScore, s.sdScore, s.scoredCases, s.trials?.cases);
 }
 
 function fromSummary(s: EvalSummary): EvalView {
@@ -227,7 +229,7 @@ function fromSummary(s: EvalSummary): EvalView {
     errored: s.errored,
     skipped: s.skipped,
     passRate: judged > 0 ? s.passed / judged : null,
-    passRateInterval: wilsonInterval(s.passed, judged),
+    passRateInterval: passRateInterval(s.passed, judged, s.trials?.cases),
     meanScore: s.meanScore,
     meanScoreInterval: scoreInterval(s),
     scoredCases: s.scoredCases,

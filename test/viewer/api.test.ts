@@ -119,9 +119,14 @@ describe("the viewer's API over a store of real runs", () => {
   it("gives a run that stopped without summaries (crashed) its per-eval figures, folded from its attempts", async () => {
     const head = (await api<RunDetail>("/api/runs/head")).body.evals[0]!;
     const cutId = "run-cut-00000000";
-    await fixture.store.beginRun(
-      manifest(cutId, { evals: ["greetings"], name: "cut", startedAt: "2025-01-03T00:00:00.000Z" }),
-    );
+    // Its eval ran as many trials as the head run's, which its figures are compared with.
+    const cutManifest = manifest(cutId, {
+      evals: ["greetings"],
+      name: "cut",
+      startedAt: "2025-01-03T00:00:00.000Z",
+    });
+    cutManifest.evals[0]!.trials = (await fixture.store.getRun(fixture.headId))!.evals[0]!.trials;
+    await fixture.store.beginRun(cutManifest);
     const records: AttemptRecord[] = [];
     for await (const record of fixture.store.streamAttempts(fixture.headId)) records.push(record);
     await fixture.store.appendAttempts(cutId, records);

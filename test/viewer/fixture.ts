@@ -74,6 +74,9 @@ export async function recordRun(
     branch: "main",
     startedAt: options.startedAt,
   });
+  // The manifest says how many trials ran, as the CLI's does.
+  m.trials = options.trials;
+  for (const e of m.evals) e.trials = options.trials;
   const sink = storeSink(store, m, { flushMs: 5 });
   await sink.ready;
   await runEvals(
