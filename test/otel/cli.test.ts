@@ -162,4 +162,14 @@ describe("niceeval run --otel (real CLI on a fixture project)", () => {
     );
     expect(run.stdout).toBe("");
   });
+
+  it("names the port when an http:// endpoint's port is invalid (exit 2)", async () => {
+    const run = await runCli(["run", "--no-store"], project.dir, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:99999",
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'niceeval: OTEL_EXPORTER_OTLP_ENDPOINT is "http://127.0.0.1:99999", whose port "99999" is not a port a collector can listen on (1 to 65535); set it to the collector\'s OTLP/HTTP address (such as http://localhost:4318) or unset it\n',
+    );
+  });
 });
