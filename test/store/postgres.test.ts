@@ -162,6 +162,50 @@ describe("PostgreSQL store", () => {
     expect(bad.message).not.toContain("hunter2");
   });
 
+  it("refuses a user that lacks a privilege with STORE_PERMISSION and the GRANT, also once open", async () => {
+    const admin = async (url: string, ...statements: string[]) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        for (const statement of statements) await client.query(statement);
+      } finally {
+        await client.end();
+      }
+    };
+    const owned = await server.createDatabase("owned_by_admin");
+    await admin(owned, "CREATE ROLE writer LOGIN PASSWORD 'writer-pw-31'");
+    await (await openPostgresStore(owned)).close();
+    await admin(
+      owned,
+      "GRANT USAGE ON SCHEMA niceeval TO writer",
+      "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA niceeval TO writer",
+    );
+    const asWriter = `postgres://writer:writer-pw-31@127.0.0.1:${server.port}/owned_by_admin`;
+    const writer = await openPostgresStore(asWriter);
+    // Taken away while the store is open: the write says so, in the same words.
+    await admin(owned, "REVOKE INSERT ON niceeval.runs FROM writer");
+    const revoked = await refusal(writer.beginRun(manifest("refused")));
+    await writer.close();
+    expect(revoked.code).toBe("STORE_PERMISSION");
+    expect(revoked.message).toContain(
+      `the PostgreSQL user writer was refused (permission denied for table runs) in database owned_by_admin on 127.0.0.1:${server.port} (postgres://writer:***@127.0.0.1:${server.port}/owned_by_admin)`,
+    );
+    expect(revoked.message).toContain("GRANT USAGE ON SCHEMA niceeval TO writer;");
+    expect(revoked.message).not.toContain("writer-pw-31");
+
+    // A schema an older niceeval wrote, which this user may not upgrade: refused before any change.
+    await admin(
+      owned,
+      "DROP TABLE niceeval.attempt_history",
+      "DELETE FROM niceeval.schema_version WHERE version = 2",
+    );
+    const older = await refusal(openPostgresStore(asWriter));
+    expect(older.code).toBe("STORE_PERMISSION");
+    expect(older.message).toContain(
+      "was written by an older niceeval (schema version 1, this one writes 2), and the PostgreSQL user writer may not upgrade it: that needs CREATE on the schema. Make one run as its owner (niceeval), or have it grant that (GRANT CREATE ON SCHEMA niceeval TO writer)",
+    );
+  });
+
   it("keeps exactly one attempt per key and right totals when two processes append to one run", async () => {
     await fresh();
     await store.close();

@@ -37,9 +37,10 @@ import type {
   Store,
   StoredRun,
 } from "../types.js";
+import { permissionError } from "./access.js";
 import { connectionError, parsePostgresUrl, redactUrl } from "./connection.js";
+import { prepareToWrite } from "./open.js";
 import { attemptFilter, Params } from "./query.js";
-import { migratePg } from "./schema.js";
 import { BlobBatch, fromPgCell, isInline, readBlobs, toPgCell } from "./values.js";
 
 /** Options of {@link openPostgresStore}. */
@@ -64,8 +65,9 @@ export interface PostgresStoreOptions {
  * Open the niceeval store in the PostgreSQL database a URL names (`postgres://user:password@host:5432/db`):
  * its tables live in a `niceeval` schema, created and migrated on first open. Several processes
  * and machines may write at once, even to one run (see `beginRun`'s `join`). An unreachable
- * server, a refused login or a database written by a newer niceeval throws a
- * {@link NiceevalError} naming the server, with the password masked.
+ * server, a refused login, a user without the privileges it needs (`STORE_PERMISSION`, naming
+ * the GRANT) or a database written by a newer niceeval throws a {@link NiceevalError} naming
+ * the server, with the password masked.
  *
  * @example
  * const store = await openPostgresStore("postgres://ci:secret@db.internal:5432/evals");
@@ -85,17 +87,16 @@ export async function openPostgresStore(
   });
   // An idle connection dropped by the server must not crash the process; the next query reconnects.
   pool.on("error", () => {});
-  const location = redactUrl(url);
   try {
     const client = await pool.connect();
     try {
-      await migratePg(client, location);
+      await prepareToWrite(client, url);
     } finally {
       client.release();
     }
   } catch (error) {
     await pool.end().catch(() => {});
-    throw connectionError(url, error) ?? error;
+    throw connectionError(url, error) ?? permissionError(url, error) ?? error;
   }
   return new PostgresStore(pool, url, options);
 }
@@ -208,7 +209,7 @@ class PostgresStore implements Store {
       return await body();
     } catch (error) {
       if (error instanceof NiceevalError) throw error;
-      throw connectionError(this.#url, error) ?? error;
+      throw connectionError(this.#url, error) ?? permissionError(this.#url, error) ?? error;
     }
   }
 
