@@ -120,6 +120,10 @@ describe("the CLI on a PostgreSQL store", () => {
       `niceeval: the PostgreSQL user ro may not create niceeval's schema in database noperm on 127.0.0.1:${server.port} (${shown("noperm")}): the first run into a database needs CREATE on it`,
     );
     expect(create).toContain("GRANT CREATE ON DATABASE noperm TO ro");
+    // Reading needs no CREATE: nothing is stored there, and nothing is created.
+    const none = await cli(["runs", "--store", as("noperm")]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe(`no runs stored in ${shown("noperm")} (no niceeval tables yet)\n`);
 
     for (const command of [["run"], ["runs"]]) {
       const usage = refused(await cli([...command, "--store", as("owned")]));
@@ -154,6 +158,35 @@ describe("the CLI on a PostgreSQL store", () => {
     expect(granted.code).toBe(0);
     expect((await cli(["runs", "--store", as("owned")])).stdout).toContain("by-ro");
   }, 120_000);
+
+  it("reads a database niceeval never wrote to as a store with no runs, and creates nothing there", async () => {
+    const empty = await server.createDatabase("never_written");
+    const shown = empty.replace(PG_PASSWORD, "***");
+    const runs = await cli(["runs", "--store", empty]);
+    expect(runs.stderr).toBe("");
+    expect(runs.code).toBe(0);
+    expect(runs.stdout).toBe(`no runs stored in ${shown} (no niceeval tables yet)\n`);
+    const listed = await cli(["runs", "--json"], { NICEEVAL_STORE: empty });
+    expect(listed.stdout).toBe("[]\n");
+    for (const command of [
+      ["show", "latest"],
+      ["compare", "latest~1", "latest"],
+      ["export", "latest", "--ndjson", "run.ndjson"],
+    ]) {
+      const read = await cli([...command, "--store", empty]);
+      expect(read.code).toBe(2);
+      expect(read.stderr).toBe(
+        `niceeval: no store in ${shown}: the database has no niceeval tables, so no run has been stored there yet. \`niceeval run\` creates them; to read another store pass --store <path or URL> or set NICEEVAL_STORE.\n`,
+      );
+    }
+    const client = new pg.Client({ connectionString: empty });
+    await client.connect();
+    const { rows } = await client.query(
+      "SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'niceeval'",
+    );
+    await client.end();
+    expect(rows).toEqual([{ n: 0 }]);
+  });
 
   it("stops with exit 2 before any case runs when the server cannot be reached", async () => {
     const down = await cli([
