@@ -6,7 +6,13 @@ import type { Store } from "../store/types.js";
 import { HELP, parseCliArgs } from "./args.js";
 import { isNdjsonToStdout } from "./early.js";
 import type { CliIO } from "./io.js";
-import { assertStoreExists, openStoreAt, storeExists, storeLocation } from "./store.js";
+import {
+  absentPostgresStore,
+  assertStoreExists,
+  openStoreAt,
+  storeExists,
+  storeLocation,
+} from "./store.js";
 
 export type { CliIO } from "./io.js";
 
@@ -51,18 +57,26 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       case "runs": {
         const { runsCommand } = await import("./commands/history.js");
         const location = storeLocation(args.store, io.env);
-        if (!storeExists(location, io.cwd)) {
-          // Nothing stored yet is an empty list, not an error; the file is not created.
-          const path = resolve(io.cwd, location);
-          writeSync(
-            io.stdoutFd,
-            args.json ? "[]\n" : `no runs stored in ${path} (no such file yet)\n`,
-          );
+        // Nothing stored yet is an empty list, not an error; nothing is created.
+        const none = (where: string, why: string) => {
+          writeSync(io.stdoutFd, args.json ? "[]\n" : `no runs stored in ${where} (${why})\n`);
           return 0;
+        };
+        if (!storeExists(location, io.cwd))
+          return none(resolve(io.cwd, location), "no such file yet");
+        let store: Store;
+        try {
+          store = await openStoreAt(location, io.cwd, true);
+        } catch (error) {
+          const absent = absentPostgresStore(location, error);
+          if (absent !== undefined) return none(absent, "no niceeval tables yet");
+          throw error;
         }
-        return await withStore(args.store, io, (store) => runsCommand(args, store, io), {
-          reads: true,
-        });
+        try {
+          return await runsCommand(args, store, io);
+        } finally {
+          await store.close();
+        }
       }
       case "show": {
         const { showCommand } = await import("./commands/history.js");

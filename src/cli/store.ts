@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { NiceevalError } from "../errors.js";
 import { openStore, storePath } from "../store/open-store.js";
-import { isPostgresUrl } from "../store/postgres/connection.js";
+import { isPostgresUrl, redactUrl } from "../store/postgres/connection.js";
 import type { Store } from "../store/types.js";
 
 /** Where runs are stored when neither --store nor NICEEVAL_STORE says otherwise. */
@@ -18,10 +18,33 @@ export function storeLocation(
 
 /**
  * Open the store a command names, relative to the command's folder; `readOnly` for a command
- * that only reads it (then a store in a read-only place is read from a copy).
+ * that only reads it (then a store in a read-only place is read from a copy, and nothing is
+ * created or upgraded: a PostgreSQL database without niceeval's schema is `STORE_NOT_FOUND`).
  */
-export const openStoreAt = (location: string, cwd: string, readOnly = false): Promise<Store> =>
-  openStore(location, { cwd, readOnly });
+export async function openStoreAt(location: string, cwd: string, readOnly = false): Promise<Store> {
+  try {
+    return await openStore(location, { cwd, readOnly });
+  } catch (error) {
+    if (!readOnly || absentPostgresStore(location, error) === undefined) throw error;
+    throw new NiceevalError(
+      "STORE_NOT_FOUND",
+      `no store in ${redactUrl(location)}: the database has no niceeval tables, so no run has been stored there yet. \`niceeval run\` creates them; to read another store pass --store <path or URL> or set NICEEVAL_STORE.`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * The store location to name, when `error` says a PostgreSQL database has no niceeval store (a
+ * reading command found nothing and created nothing); otherwise undefined.
+ */
+export function absentPostgresStore(location: string, error: unknown): string | undefined {
+  return isPostgresUrl(location) &&
+    error instanceof NiceevalError &&
+    error.code === "STORE_NOT_FOUND"
+    ? redactUrl(location)
+    : undefined;
+}
 
 /** Whether the store exists: a PostgreSQL URL is taken to, a SQLite file must be there. */
 export function storeExists(location: string, cwd: string): boolean {

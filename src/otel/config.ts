@@ -25,8 +25,8 @@ export function otelEnabled(flag: boolean, env: Env): boolean {
 
 /**
  * Throws a usage error (exit 2) for an OTLP endpoint variable that is set but is not an http or
- * https URL: the SDK would fall back to localhost:4318 without a word, and the run's spans would
- * go nowhere.
+ * https URL (or is one with an invalid port, which the message names): the SDK would fall back to
+ * localhost:4318 without a word, and the run's spans would go nowhere.
  */
 export function checkOtelEndpoints(env: Env): void {
   for (const name of ENDPOINTS) {
@@ -38,13 +38,32 @@ export function checkOtelEndpoints(env: Env): void {
     } catch {
       url = undefined;
     }
-    if (url?.protocol === "http:" || url?.protocol === "https:") continue;
+    const web = url?.protocol === "http:" || url?.protocol === "https:";
+    if (web && url?.port !== "0") continue;
+    const why = web
+      ? badPort("0")
+      : url
+        ? "which is not an http:// or https:// URL"
+        : whyNotUrl(value);
     throw new NiceevalError(
       "USAGE",
-      `${name} is ${JSON.stringify(redactUrl(value))}, which is not an http:// or https:// URL; set it to the collector's OTLP/HTTP address (such as http://localhost:4318) or unset it`,
+      `${name} is ${JSON.stringify(redactUrl(value))}, ${why}; set it to the collector's OTLP/HTTP address (such as http://localhost:4318) or unset it`,
     );
   }
 }
+
+/** Why a value `URL` cannot parse is no endpoint: an http(s) URL with a bad port says so. */
+function whyNotUrl(value: string): string {
+  const port = /^https?:\/\/(?:[^@/?#]*@)?(?:\[[^\]]*\]|[^:/?#]*):([^/?#]*)/i.exec(value)?.[1];
+  if (port !== undefined && port !== "" && !(/^\d+$/.test(port) && Number(port) <= 65535))
+    return badPort(port);
+  return /^https?:\/\//i.test(value)
+    ? "which is not a valid URL"
+    : "which is not an http:// or https:// URL";
+}
+
+const badPort = (port: string) =>
+  `whose port ${JSON.stringify(port)} is not a port a collector can listen on (1 to 65535)`;
 
 /** An OTLP signal niceeval exports. */
 export type Signal = "traces" | "logs";

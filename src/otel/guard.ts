@@ -8,31 +8,86 @@ interface Exporter<T, R> {
 /** `ExportResultCode` of `@opentelemetry/core` (not a dependency of niceeval's own). */
 const FAILED = 1;
 
+/** How one signal's export went, for the count said at the end of a run. */
+export class ExportTally {
+  /** Spans ended or log records emitted: what the SDK was given to export. */
+  made = 0;
+  /** Of those, what the collector accepted. */
+  delivered = 0;
+  /** Exports that failed, the SDK's own retries included. */
+  failures = 0;
+  /** Batches dropped unsent while the exports kept failing (see {@link guardExporter}). */
+  unsent = 0;
+  /** What never reached the collector: failed batches, unsent ones, and any the SDK's queue dropped. */
+  get lost(): number {
+    return Math.max(0, this.made - this.delivered);
+  }
+}
+
+/** When the guard stops sending a signal whose exports keep failing, and when it tries again. */
+export interface GuardTiming {
+  /** Failed exports in a row after which later batches are dropped unsent (default 3). */
+  failuresInARow?: number;
+  /**
+   * A failed export that took this long already stops them (default 1000 ms): the SDK retried
+   * it (its first retry waits a second), so the collector has been unreachable all that time.
+   */
+  slowFailureMs?: number;
+  /** Then one batch is still sent every this many ms, so a collector that is back gets the rest (default 10 s). */
+  retryEveryMs?: number;
+  now?: () => number;
+}
+
 /**
- * Wraps an exporter so that its first failure is reported (once, through `onFailure`) and later
- * batches are dropped at once: a collector that is down costs one export's retries, not one per
- * batch, and never the run.
+ * Wraps an exporter so that a failed export never reaches the run: each failure is passed to
+ * `onFailure` and counted in `tally`, with what was delivered, and later batches are still sent,
+ * so one refused or lost request costs that batch only. Once exports keep failing (a collector
+ * that is down: each export then takes the SDK's retries, up to the export timeout), batches are
+ * dropped unsent and counted, but for one every `retryEveryMs`, so the end of a run is not held by
+ * one timeout per batch and a collector that comes back gets the rest.
  */
 export function guardExporter<T, R extends { code: number; error?: Error }>(
   inner: Exporter<T, R>,
+  tally: ExportTally,
   onFailure: (error: unknown) => void,
+  timing: GuardTiming = {},
 ): Exporter<T, R> & { forceFlush(): Promise<void> } {
-  let down: Error | undefined;
+  const failuresInARow = timing.failuresInARow ?? 3;
+  const slowFailureMs = timing.slowFailureMs ?? 1000;
+  const retryEveryMs = timing.retryEveryMs ?? 10_000;
+  const now = timing.now ?? Date.now;
+  let inARow = 0;
+  let downUntil = Number.NEGATIVE_INFINITY;
+  let last: Error | undefined;
+  const failed = (error: Error, tookMs: number) => {
+    tally.failures++;
+    inARow++;
+    last = error;
+    if (inARow >= failuresInARow || tookMs >= slowFailureMs) downUntil = now() + retryEveryMs;
+    onFailure(error);
+  };
   return {
     export(items, done) {
-      if (down) return done({ code: FAILED, error: down } as R);
+      if (now() < downUntil) {
+        tally.unsent++;
+        return done({ code: FAILED, error: last } as R);
+      }
+      const started = now();
       try {
         inner.export(items, (result) => {
-          if (result.code === FAILED && !down) {
-            down = result.error ?? new Error("export failed");
-            onFailure(down);
+          if (result.code === FAILED)
+            failed(result.error ?? new Error("export failed"), now() - started);
+          else {
+            inARow = 0;
+            downUntil = Number.NEGATIVE_INFINITY;
+            tally.delivered += items.length;
           }
           done(result);
         });
       } catch (error) {
-        down = error instanceof Error ? error : new Error(String(error));
-        onFailure(down);
-        done({ code: FAILED, error: down } as R);
+        const thrown = error instanceof Error ? error : new Error(String(error));
+        failed(thrown, 0);
+        done({ code: FAILED, error: thrown } as R);
       }
     },
     shutdown: () => inner.shutdown(),

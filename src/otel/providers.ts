@@ -3,7 +3,7 @@
 // packages are loaded here, only when a run exports.
 import type { Tracer } from "@opentelemetry/api";
 import type { Logger } from "@opentelemetry/api-logs";
-import { guardExporter } from "./guard.js";
+import { ExportTally, guardExporter } from "./guard.js";
 
 /** Where and how the exporters send. */
 export interface ExportSettings {
@@ -12,7 +12,7 @@ export interface ExportSettings {
   endpoint?: string | undefined;
   headers?: Record<string, string> | undefined;
   timeoutMs?: number | undefined;
-  /** Called for each failed export, with its signal (the guard keeps it from the run). */
+  /** Called for each failed export, with its signal (the guard keeps it from the run; later batches are still sent). */
   onFailure: (error: unknown, signal: "traces" | "logs") => void;
   /**
    * The trace id of a root span (32 hex digits), when it is to be a given one: a run resumed in
@@ -27,6 +27,8 @@ export interface Exporting {
   tracer: Tracer;
   logger: Logger;
   severity: typeof import("@opentelemetry/api-logs").SeverityNumber;
+  /** Per signal, what was made, delivered and lost: final once `shutdown` has settled. */
+  tallies: Record<"traces" | "logs", ExportTally>;
   /** Flush and close; the tracer's result, then the logger's. */
   shutdown(): Promise<PromiseSettledResult<void>[]>;
 }
@@ -58,6 +60,7 @@ export async function startExporting(settings: ExportSettings): Promise<Exportin
     )
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over niceeval's defaults.
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
+  const tallies = { traces: new ExportTally(), logs: new ExportTally() };
   const random = new traceSdk.RandomIdGenerator();
   const tracerProvider = new traceSdk.BasicTracerProvider({
     resource,
@@ -66,9 +69,21 @@ export async function startExporting(settings: ExportSettings): Promise<Exportin
       generateSpanId: () => random.generateSpanId(),
     },
     spanProcessors: [
+      // Counts what the batch processor is given (it exports sampled spans only), so spans it
+      // drops from a full queue are counted as lost too.
+      {
+        onStart: () => {},
+        onEnd: (span) => {
+          if (span.spanContext().traceFlags & api.TraceFlags.SAMPLED) tallies.traces.made++;
+        },
+        forceFlush: () => Promise.resolve(),
+        shutdown: () => Promise.resolve(),
+      },
       new traceSdk.BatchSpanProcessor(
-        guardExporter(new traceExporter.OTLPTraceExporter(exporterConfig("v1/traces")), (error) =>
-          onFailure(error, "traces"),
+        guardExporter(
+          new traceExporter.OTLPTraceExporter(exporterConfig("v1/traces")),
+          tallies.traces,
+          (error) => onFailure(error, "traces"),
         ),
       ),
     ],
@@ -76,9 +91,17 @@ export async function startExporting(settings: ExportSettings): Promise<Exportin
   const loggerProvider = new logsSdk.LoggerProvider({
     resource,
     processors: [
+      {
+        onEmit: () => {
+          tallies.logs.made++;
+        },
+        forceFlush: () => Promise.resolve(),
+        shutdown: () => Promise.resolve(),
+      },
       new logsSdk.BatchLogRecordProcessor({
         exporter: guardExporter(
           new logsExporter.OTLPLogExporter(exporterConfig("v1/logs")),
+          tallies.logs,
           (error) => onFailure(error, "logs"),
         ),
       }),
@@ -89,6 +112,7 @@ export async function startExporting(settings: ExportSettings): Promise<Exportin
     tracer: tracerProvider.getTracer("niceeval", settings.version),
     logger: loggerProvider.getLogger("niceeval", settings.version),
     severity: logsApi.SeverityNumber,
+    tallies,
     shutdown: () => Promise.allSettled([tracerProvider.shutdown(), loggerProvider.shutdown()]),
   };
 }

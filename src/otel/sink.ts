@@ -3,7 +3,7 @@ import type { AttemptRecord } from "../eval/record.js";
 import type { RunSink } from "../runner/sink.js";
 import { redactUrl } from "../store/postgres/connection.js";
 import { exportTimeoutMs, masker, type Signal, shownEndpoint } from "./config.js";
-import { describeExportError } from "./guard.js";
+import { describeExportError, type ExportTally } from "./guard.js";
 import { startExporting } from "./providers.js";
 import { RunSpans } from "./spans.js";
 
@@ -44,8 +44,10 @@ export function traceIdOf(runId: string): string {
  * run → eval → attempt with their real times, and one `gen_ai.evaluation.result` log record per
  * judgment in its attempt's span. The SDK packages are loaded here, only when a run exports.
  * Endpoint, headers, timeout and resource (`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`) are
- * read from the environment by the SDK. A failed export is said once on stderr and never fails
- * the run; header values and URL passwords are masked in every attribute and message.
+ * read from the environment by the SDK. A failed export never fails the run and does not stop
+ * later ones: each signal's first failure is said on stderr, naming it, and the end of the run
+ * says how many spans or log records were lost; header values and URL passwords are masked in
+ * every attribute and message.
  *
  * @example
  * const sink = await otelSink({ version: "0.1.0" });
@@ -65,29 +67,23 @@ export async function otelSink(options: OtelSinkOptions): Promise<RunSink> {
       : {}),
   });
   const stderr = options.stderr ?? ((text: string) => void process.stderr.write(text));
-  const warned = new Set<Signal>();
   const where = (signal: Signal) =>
     options.endpoint !== undefined
       ? redactUrl(`${options.endpoint.replace(/\/+$/, "")}/v1/${signal}`)
       : shownEndpoint(env, signal);
-  // Both signals to one collector: one failure says both are lost. To two places (a signal's own
-  // endpoint), each failure names its own.
-  const origin = (url: string) => {
-    try {
-      return new URL(url).origin;
-    } catch {
-      return url;
-    }
-  };
-  const oneCollector = origin(where("traces")) === origin(where("logs"));
+  const reason = (error: unknown) => mask(describeExportError(error));
+  // Each signal's first failure is said once, as it happens, naming that signal and where it
+  // went; later batches are still sent, and the end of the run says how many were lost.
+  const said = new Set<Signal>();
+  const firstError = new Map<Signal, unknown>();
+  let ending = false;
   const onFailure = (error: unknown, signal: Signal) => {
-    if (warned.has(signal) || (oneCollector && warned.size > 0)) return;
-    warned.add(signal);
-    const what = oneCollector
-      ? `export to ${where("traces")} failed (${mask(describeExportError(error))}); this run's spans and evaluation logs are`
-      : `export of ${signal} to ${where(signal)} failed (${mask(describeExportError(error))}); this run's ${signal === "traces" ? "spans" : "evaluation logs"} are`;
+    if (!firstError.has(signal)) firstError.set(signal, error);
+    // A failure while the run's end flushes is said with its count, just after.
+    if (ending || said.has(signal)) return;
+    said.add(signal);
     stderr(
-      `niceeval: OpenTelemetry ${what} not exported, the run and its report are not affected\n`,
+      `niceeval: OpenTelemetry export of ${WHAT[signal]} to ${where(signal)} failed (${reason(error)}); niceeval keeps exporting and says at the end of the run how many were lost, the run and its report are not affected\n`,
     );
   };
   let runId: string | undefined;
@@ -124,9 +120,45 @@ export async function otelSink(options: OtelSinkOptions): Promise<RunSink> {
     onEvalFinished: (summary) => spans.finishEval(summary),
     onRunFinished: async (summary) => {
       spans.finishRun(summary);
-      const [traces, logs] = await otel.shutdown();
-      if (traces?.status === "rejected") onFailure(traces.reason, "traces");
-      if (logs?.status === "rejected") onFailure(logs.reason, "logs");
+      ending = true;
+      const closed = await otel.shutdown();
+      for (const [i, signal] of (["traces", "logs"] as const).entries()) {
+        const line = lostLine(signal, otel.tallies[signal], {
+          where: where(signal),
+          said: said.has(signal),
+          error:
+            firstError.get(signal) ??
+            (closed[i]?.status === "rejected" ? closed[i].reason : undefined),
+          reason,
+        });
+        if (line) stderr(line);
+      }
     },
   };
+}
+
+/** What each signal exports, as messages name it. */
+const WHAT: Record<Signal, string> = { traces: "spans", logs: "evaluation logs" };
+
+/**
+ * The end-of-run line for a signal that lost spans or log records (none for one that lost
+ * nothing): how many of how many, where they were to go, and why when that was not said yet.
+ */
+function lostLine(
+  signal: Signal,
+  tally: ExportTally,
+  how: { where: string; said: boolean; error: unknown; reason: (error: unknown) => string },
+): string | undefined {
+  if (tally.lost === 0) return undefined;
+  const count = `${tally.lost} of ${tally.made} ${WHAT[signal]}`;
+  if (tally.failures === 0 && how.error === undefined)
+    return `niceeval: OpenTelemetry: ${count} were not exported to ${how.where}: more were waiting than the SDK's export queue holds\n`;
+  const failures = `${tally.failures} export${tally.failures === 1 ? "" : "s"} failed${
+    tally.unsent > 0
+      ? `, and ${tally.unsent} batch${tally.unsent === 1 ? " was" : "es were"} not sent while exports kept failing`
+      : ""
+  }`;
+  return how.said
+    ? `niceeval: OpenTelemetry: ${count} were not exported to ${how.where} (${failures})\n`
+    : `niceeval: OpenTelemetry export of ${WHAT[signal]} to ${how.where} failed (${how.reason(how.error)}); ${count} were not exported (${failures}), the run and its report are not affected\n`;
 }

@@ -2,7 +2,6 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { NiceevalError } from "../errors.js";
 import { isPostgresUrl, redactUrl } from "./postgres/connection.js";
-import { readOnlyStore } from "./read-only.js";
 import type { Store } from "./types.js";
 
 /**
@@ -19,16 +18,17 @@ export async function openStore(
   options: {
     cwd?: string;
     /**
-     * Only read (writes are refused): a SQLite store in a read-only file or folder is then read
-     * from a private copy.
+     * Only read (writes are refused); the store is never created or upgraded: a SQLite file that
+     * is not there, or a PostgreSQL database without niceeval's schema, is `STORE_NOT_FOUND`. A
+     * SQLite store in a read-only file or folder, or an older niceeval's, is read from a private
+     * copy; an older niceeval's PostgreSQL schema is read as it is.
      */
     readOnly?: boolean;
   } = {},
 ): Promise<Store> {
   if (isPostgresUrl(location)) {
     const { openPostgresStore } = await import("./postgres/index.js");
-    const store = await openPostgresStore(location);
-    return options.readOnly ? readOnlyStore(store) : store;
+    return openPostgresStore(location, options.readOnly ? { readOnly: true } : {});
   }
   const { openSqliteStore } = await import("./sqlite/index.js");
   const path = resolve(options.cwd ?? process.cwd(), storePath(location));

@@ -1,8 +1,9 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import type { StoredRun } from "../../src/store/types.js";
 import { PG_PASSWORD, startPostgres, type TestPostgres } from "../support/postgres.js";
-import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { type CliRun, type FixtureProject, makeProject, runCli } from "../support/project.js";
 import { evalFileHeader } from "./eval-source.js";
 
 // Issue 12, point 2 end to end: `run --store postgres://…` writes a real PostgreSQL server;
@@ -85,6 +86,107 @@ describe("the CLI on a PostgreSQL store", () => {
     );
     expect(comparison.head.runId).toBe(shown.run.runId);
   }, 120_000);
+
+  it("says which privilege a user lacks and the GRANT that gives it, instead of crashing (exit 2)", async () => {
+    const admin = async (database: string, ...statements: string[]) => {
+      const client = new pg.Client({ connectionString: server.url(database) });
+      await client.connect();
+      try {
+        for (const statement of statements) await client.query(statement);
+      } finally {
+        await client.end();
+      }
+    };
+    await admin("postgres", "CREATE ROLE ro LOGIN PASSWORD 'ro-pw-5813'");
+    await server.createDatabase("noperm");
+    await admin("noperm", "REVOKE CREATE ON SCHEMA public FROM public");
+    // A store the admin made: ro has no USAGE on its schema.
+    const owned = await server.createDatabase("owned");
+    expect((await cli(["run", "--store", owned])).code).toBe(0);
+    const as = (database: string) =>
+      `postgres://ro:ro-pw-5813@127.0.0.1:${server.port}/${database}`;
+    const shown = (database: string) => `postgres://ro:***@127.0.0.1:${server.port}/${database}`;
+    const refused = (result: CliRun) => {
+      expect(result.code).toBe(2);
+      expect(result.stderr).not.toContain("crashed");
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(`${result.stdout}${result.stderr}`).not.toContain("ro-pw-5813");
+      expect(result.stdout).not.toContain("qa");
+      return result.stderr;
+    };
+
+    const create = refused(await cli(["run", "--store", as("noperm")]));
+    expect(create).toContain(
+      `niceeval: the PostgreSQL user ro may not create niceeval's schema in database noperm on 127.0.0.1:${server.port} (${shown("noperm")}): the first run into a database needs CREATE on it`,
+    );
+    expect(create).toContain("GRANT CREATE ON DATABASE noperm TO ro");
+    // Reading needs no CREATE: nothing is stored there, and nothing is created.
+    const none = await cli(["runs", "--store", as("noperm")]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe(`no runs stored in ${shown("noperm")} (no niceeval tables yet)\n`);
+
+    for (const command of [["run"], ["runs"]]) {
+      const usage = refused(await cli([...command, "--store", as("owned")]));
+      expect(usage).toContain(
+        `niceeval: the PostgreSQL user ro may not use the schema niceeval, where niceeval keeps its runs, in database owned on 127.0.0.1:${server.port} (${shown("owned")})`,
+      );
+      expect(usage).toContain(
+        "Its owner (niceeval) can grant them: GRANT USAGE ON SCHEMA niceeval TO ro;",
+      );
+    }
+
+    await admin(
+      "owned",
+      "GRANT USAGE ON SCHEMA niceeval TO ro",
+      "GRANT SELECT ON ALL TABLES IN SCHEMA niceeval TO ro",
+    );
+    const write = refused(await cli(["run", "--store", as("owned")]));
+    expect(write).toContain(
+      `niceeval: the PostgreSQL user ro may not write runs to the schema niceeval of database owned on 127.0.0.1:${server.port} (${shown("owned")}): it lacks INSERT, UPDATE on niceeval.runs;`,
+    );
+    expect(write).toContain(
+      "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA niceeval TO ro",
+    );
+
+    // What the message says to grant is enough.
+    await admin(
+      "owned",
+      "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA niceeval TO ro",
+    );
+    const granted = await cli(["run", "--store", as("owned"), "--name", "by-ro"]);
+    expect(granted.stderr).toBe("");
+    expect(granted.code).toBe(0);
+    expect((await cli(["runs", "--store", as("owned")])).stdout).toContain("by-ro");
+  }, 120_000);
+
+  it("reads a database niceeval never wrote to as a store with no runs, and creates nothing there", async () => {
+    const empty = await server.createDatabase("never_written");
+    const shown = empty.replace(PG_PASSWORD, "***");
+    const runs = await cli(["runs", "--store", empty]);
+    expect(runs.stderr).toBe("");
+    expect(runs.code).toBe(0);
+    expect(runs.stdout).toBe(`no runs stored in ${shown} (no niceeval tables yet)\n`);
+    const listed = await cli(["runs", "--json"], { NICEEVAL_STORE: empty });
+    expect(listed.stdout).toBe("[]\n");
+    for (const command of [
+      ["show", "latest"],
+      ["compare", "latest~1", "latest"],
+      ["export", "latest", "--ndjson", "run.ndjson"],
+    ]) {
+      const read = await cli([...command, "--store", empty]);
+      expect(read.code).toBe(2);
+      expect(read.stderr).toBe(
+        `niceeval: no store in ${shown}: the database has no niceeval tables, so no run has been stored there yet. \`niceeval run\` creates them; to read another store pass --store <path or URL> or set NICEEVAL_STORE.\n`,
+      );
+    }
+    const client = new pg.Client({ connectionString: empty });
+    await client.connect();
+    const { rows } = await client.query(
+      "SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'niceeval'",
+    );
+    await client.end();
+    expect(rows).toEqual([{ n: 0 }]);
+  });
 
   it("stops with exit 2 before any case runs when the server cannot be reached", async () => {
     const down = await cli([

@@ -35,6 +35,31 @@ export const echo = defineSuite<string, string>({
 });
 `;
 
+// Cases one after another, each a little while, so the export goes out in several batches.
+const slow = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer<string, string>({
+  name: "same",
+  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+});
+
+export const slow = defineSuite<string, string>({
+  id: "slow",
+  cases: Array.from({ length: Number(process.env.NCASES) }, (_, i) => ({
+    id: \`c\${i}\`,
+    input: String(i),
+    expected: String(i),
+  })),
+  target: async (input) => {
+    await new Promise((resolve) => setTimeout(resolve, Number(process.env.DELAY_MS)));
+    return input;
+  },
+  scorers: [same],
+});
+`;
+
 /** Every file of the project (store, report) as text, to look for leaked credentials. */
 async function allText(dir: string): Promise<string> {
   let text = "";
@@ -49,7 +74,7 @@ describe("niceeval run --otel (real CLI on a fixture project)", () => {
   let project: FixtureProject;
   let receiver: Receiver;
   beforeAll(async () => {
-    project = await makeProject({ "evals/echo.eval.ts": suite });
+    project = await makeProject({ "evals/echo.eval.ts": suite, "slow/slow.eval.ts": slow });
     receiver = await startReceiver();
   });
   afterAll(async () => {
@@ -126,7 +151,7 @@ describe("niceeval run --otel (real CLI on a fixture project)", () => {
     }
   });
 
-  it("with the collector down, the run still passes and says so once", async () => {
+  it("with the collector down, the run still passes and says so once per signal", async () => {
     const port = await deadPort();
     const run = await runCli(["run", "--no-store"], project.dir, {
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://niceeval:${PASSWORD}@127.0.0.1:${port}`,
@@ -135,11 +160,112 @@ describe("niceeval run --otel (real CLI on a fixture project)", () => {
     expect(run.code).toBe(0);
     expect(run.stdout.trim().endsWith("PASS")).toBe(true);
     const warnings = run.stderr.split("\n").filter((line) => line.includes("OpenTelemetry"));
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(
-      `export to http://niceeval:***@127.0.0.1:${port}/v1/traces failed`,
-    );
+    const endpoint = `http://niceeval:***@127.0.0.1:${port}`;
+    // Each signal's failure, named; log records may go (and fail) before the run's end, then
+    // their count follows.
+    expect(warnings.filter((line) => line.includes("/v1/traces"))).toEqual([
+      `niceeval: OpenTelemetry export of spans to ${endpoint}/v1/traces failed (connect ECONNREFUSED 127.0.0.1:${port}); 4 of 4 spans were not exported (1 export failed), the run and its report are not affected`,
+    ]);
+    const logs = warnings.filter((line) => line.includes("/v1/logs"));
+    expect(logs.length).toBeGreaterThanOrEqual(1);
+    expect(logs[0]).toContain(`export of evaluation logs to ${endpoint}/v1/logs failed`);
+    expect(logs.at(-1)).toContain("4 of 4 evaluation logs were not exported");
+    expect(warnings).toHaveLength(1 + logs.length);
     expect(run.stderr).not.toContain(PASSWORD);
+  });
+
+  describe("a collector that refuses some exports", () => {
+    const CASES = 40;
+    // Spans every 100 ms; log records every second (the SDK's own delay): a few batches each.
+    const runSlow = (collector: Receiver) =>
+      runCli(["run", "slow", "--no-store", "--quiet", "--concurrency", "1"], project.dir, {
+        NCASES: String(CASES),
+        DELAY_MS: "50",
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_BSP_SCHEDULE_DELAY: "100",
+      });
+    const warnings = (stderr: string) =>
+      stderr.split("\n").filter((line) => line.includes("OpenTelemetry"));
+    const sent = (collector: Receiver, path: string) =>
+      collector.requests.filter((r) => r.path === path);
+
+    it("a refused log export loses that batch only, names /v1/logs, and says how many were lost", async () => {
+      const collector = await startReceiver((path, nth) =>
+        path === "/v1/logs" && nth === 0 ? { status: 500, body: "blip" } : undefined,
+      );
+      try {
+        const run = await runSlow(collector);
+        expect(run.code).toBe(0);
+        const logRequests = sent(collector, "/v1/logs");
+        expect(logRequests[0]?.status).toBe(500);
+        expect(logRequests.length).toBeGreaterThan(1);
+        const lost = collector.refused.logs;
+        expect(lost).toBeGreaterThan(0);
+        expect(collector.logs.length + lost).toBe(CASES);
+        // Every span arrived, the run's and the eval's too.
+        expect(collector.spans.filter((s) => s.name.startsWith("case "))).toHaveLength(CASES);
+        expect(collector.spans.map((s) => s.name)).toEqual(
+          expect.arrayContaining(["niceeval run", "eval slow"]),
+        );
+        expect(warnings(run.stderr)).toEqual([
+          `niceeval: OpenTelemetry export of evaluation logs to ${collector.url}/v1/logs failed (HTTP 500 Internal Server Error: blip); niceeval keeps exporting and says at the end of the run how many were lost, the run and its report are not affected`,
+          `niceeval: OpenTelemetry: ${lost} of ${CASES} evaluation logs were not exported to ${collector.url}/v1/logs (1 export failed)`,
+        ]);
+      } finally {
+        await collector.close();
+      }
+    });
+
+    it("a refused span export loses that batch only: the run and eval spans still arrive", async () => {
+      const collector = await startReceiver((path, nth) =>
+        path === "/v1/traces" && nth === 0 ? { status: 500, body: "blip" } : undefined,
+      );
+      try {
+        const run = await runSlow(collector);
+        expect(run.code).toBe(0);
+        expect(sent(collector, "/v1/traces").length).toBeGreaterThan(1);
+        const lost = collector.refused.spans;
+        expect(lost).toBeGreaterThan(0);
+        const cases = collector.spans.filter((s) => s.name.startsWith("case "));
+        expect(cases.length + lost).toBe(CASES);
+        expect(collector.spans.map((s) => s.name)).toEqual(
+          expect.arrayContaining(["niceeval run", "eval slow"]),
+        );
+        expect(collector.logs).toHaveLength(CASES);
+        expect(warnings(run.stderr)).toEqual([
+          `niceeval: OpenTelemetry export of spans to ${collector.url}/v1/traces failed (HTTP 500 Internal Server Error: blip); niceeval keeps exporting and says at the end of the run how many were lost, the run and its report are not affected`,
+          `niceeval: OpenTelemetry: ${lost} of ${CASES + 2} spans were not exported to ${collector.url}/v1/traces (1 export failed)`,
+        ]);
+      } finally {
+        await collector.close();
+      }
+    });
+
+    it("a signal refused every time is said once, by its own name, and counted whole", async () => {
+      const collector = await startReceiver((path) =>
+        path === "/v1/logs" ? { status: 403, body: "no logs for you" } : undefined,
+      );
+      try {
+        const run = await runSlow(collector);
+        expect(run.code).toBe(0);
+        expect(collector.logs).toEqual([]);
+        expect(collector.refused.logs).toBe(CASES);
+        expect(collector.spans.filter((s) => s.name.startsWith("case "))).toHaveLength(CASES);
+        const lines = warnings(run.stderr);
+        expect(lines).toHaveLength(2);
+        expect(lines[0]).toContain(
+          `export of evaluation logs to ${collector.url}/v1/logs failed (HTTP 403 Forbidden: no logs for you)`,
+        );
+        expect(lines[1]).toMatch(
+          new RegExp(
+            `^niceeval: OpenTelemetry: ${CASES} of ${CASES} evaluation logs were not exported to ${collector.url}/v1/logs \\(\\d+ exports? failed`,
+          ),
+        );
+        expect(run.stderr).not.toContain("/v1/traces");
+      } finally {
+        await collector.close();
+      }
+    });
   });
 
   it("exports nothing without --otel or an endpoint", async () => {
@@ -161,5 +287,15 @@ describe("niceeval run --otel (real CLI on a fixture project)", () => {
       'niceeval: OTEL_EXPORTER_OTLP_ENDPOINT is "not a url", which is not an http:// or https:// URL; set it to the collector\'s OTLP/HTTP address (such as http://localhost:4318) or unset it\n',
     );
     expect(run.stdout).toBe("");
+  });
+
+  it("names the port when an http:// endpoint's port is invalid (exit 2)", async () => {
+    const run = await runCli(["run", "--no-store"], project.dir, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:99999",
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'niceeval: OTEL_EXPORTER_OTLP_ENDPOINT is "http://127.0.0.1:99999", whose port "99999" is not a port a collector can listen on (1 to 65535); set it to the collector\'s OTLP/HTTP address (such as http://localhost:4318) or unset it\n',
+    );
   });
 });

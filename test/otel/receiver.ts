@@ -43,8 +43,10 @@ export interface Receiver {
   url: string;
   spans: ReceivedSpan[];
   logs: ReceivedLog[];
-  /** Headers and raw bodies of every request, to look for leaked secrets. */
-  requests: { path: string; headers: IncomingHttpHeaders; body: string }[];
+  /** Headers and raw bodies of every request, to look for leaked secrets, and the status answered. */
+  requests: { path: string; headers: IncomingHttpHeaders; body: string; status: number }[];
+  /** Spans and log records in the requests that were refused (answered with an error status). */
+  refused: { spans: number; logs: number };
   close(): Promise<void>;
 }
 
@@ -61,54 +63,100 @@ const decode = (attributes: KeyValue[] | undefined): Attrs =>
   );
 const ms = (nanos: string | number) => Number(BigInt(nanos) / 1000n) / 1000;
 
-/** Start a receiver on 127.0.0.1 that answers `/v1/traces` and `/v1/logs` with 200. */
-export async function startReceiver(): Promise<Receiver> {
-  const receiver: Omit<Receiver, "url" | "close"> = { spans: [], logs: [], requests: [] };
+// biome-ignore lint/suspicious/noExplicitAny: OTLP/JSON as the exporter sent it.
+type Payload = any;
+
+function decodeSpans(payload: Payload): ReceivedSpan[] {
+  const spans: ReceivedSpan[] = [];
+  for (const rs of payload.resourceSpans ?? []) {
+    const resource = decode(rs.resource?.attributes);
+    for (const ss of rs.scopeSpans ?? [])
+      for (const s of ss.spans ?? [])
+        spans.push({
+          name: s.name,
+          traceId: s.traceId,
+          spanId: s.spanId,
+          ...(s.parentSpanId ? { parentSpanId: s.parentSpanId } : {}),
+          startMs: ms(s.startTimeUnixNano),
+          endMs: ms(s.endTimeUnixNano),
+          status: s.status ?? {},
+          attributes: decode(s.attributes),
+          resource,
+        });
+  }
+  return spans;
+}
+
+function decodeLogs(payload: Payload): ReceivedLog[] {
+  const logs: ReceivedLog[] = [];
+  for (const rl of payload.resourceLogs ?? [])
+    for (const sl of rl.scopeLogs ?? [])
+      for (const l of sl.logRecords ?? [])
+        logs.push({
+          eventName: l.eventName,
+          traceId: l.traceId,
+          spanId: l.spanId,
+          timeMs: ms(l.timeUnixNano),
+          severityNumber: l.severityNumber,
+          attributes: decode(l.attributes),
+        });
+  return logs;
+}
+
+/** An error a receiver answers a request with, instead of taking what it holds. */
+export interface Refusal {
+  status: number;
+  body?: string;
+}
+
+/**
+ * Start a receiver on 127.0.0.1 that answers `/v1/traces` and `/v1/logs` with 200, or with what
+ * `refuse` returns for a request (`nth`: its number among the requests to that path, from 0).
+ */
+export async function startReceiver(
+  refuse: (path: string, nth: number) => Refusal | undefined = () => undefined,
+): Promise<Receiver> {
+  const receiver: Omit<Receiver, "url" | "close"> = {
+    spans: [],
+    logs: [],
+    requests: [],
+    refused: { spans: 0, logs: 0 },
+  };
+  const seen = new Map<string, number>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
       const path = req.url ?? "";
-      receiver.requests.push({ path, headers: req.headers, body });
+      const nth = seen.get(path) ?? 0;
+      seen.set(path, nth + 1);
+      const refusal = refuse(path, nth);
+      receiver.requests.push({
+        path,
+        headers: req.headers,
+        body,
+        status: refusal?.status ?? 200,
+      });
       if (req.headers["content-type"] !== "application/json") {
         res.writeHead(415).end();
         return;
       }
       const payload = JSON.parse(body);
-      if (path === "/v1/traces") {
-        for (const rs of payload.resourceSpans ?? []) {
-          const resource = decode(rs.resource?.attributes);
-          for (const ss of rs.scopeSpans ?? [])
-            for (const s of ss.spans ?? [])
-              receiver.spans.push({
-                name: s.name,
-                traceId: s.traceId,
-                spanId: s.spanId,
-                ...(s.parentSpanId ? { parentSpanId: s.parentSpanId } : {}),
-                startMs: ms(s.startTimeUnixNano),
-                endMs: ms(s.endTimeUnixNano),
-                status: s.status ?? {},
-                attributes: decode(s.attributes),
-                resource,
-              });
-        }
-      } else if (path === "/v1/logs") {
-        for (const rl of payload.resourceLogs ?? [])
-          for (const sl of rl.scopeLogs ?? [])
-            for (const l of sl.logRecords ?? [])
-              receiver.logs.push({
-                eventName: l.eventName,
-                traceId: l.traceId,
-                spanId: l.spanId,
-                timeMs: ms(l.timeUnixNano),
-                severityNumber: l.severityNumber,
-                attributes: decode(l.attributes),
-              });
-      } else {
+      if (path !== "/v1/traces" && path !== "/v1/logs") {
         res.writeHead(404).end();
         return;
       }
+      const spans = path === "/v1/traces" ? decodeSpans(payload) : [];
+      const logs = path === "/v1/logs" ? decodeLogs(payload) : [];
+      if (refusal) {
+        receiver.refused.spans += spans.length;
+        receiver.refused.logs += logs.length;
+        res.writeHead(refusal.status, { "content-type": "text/plain" }).end(refusal.body ?? "");
+        return;
+      }
+      receiver.spans.push(...spans);
+      receiver.logs.push(...logs);
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
   });

@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NiceevalError } from "../../src/errors.js";
-import { isTruncated, openPostgresStore } from "../../src/store/index.js";
+import { isTruncated, openPostgresStore, openStore } from "../../src/store/index.js";
 import type { Store } from "../../src/store/types.js";
 import { PG_PASSWORD, startPostgres, type TestPostgres } from "../support/postgres.js";
 import { attempt, manifest } from "./fixtures.js";
@@ -160,6 +160,99 @@ describe("PostgreSQL store", () => {
     const bad = await refusal(openPostgresStore("postgres://ci:hunter2@host:notaport/db"));
     expect(bad.code).toBe("STORE_BAD_URL");
     expect(bad.message).not.toContain("hunter2");
+  });
+
+  it("refuses a user that lacks a privilege with STORE_PERMISSION and the GRANT, also once open", async () => {
+    const admin = async (url: string, ...statements: string[]) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        for (const statement of statements) await client.query(statement);
+      } finally {
+        await client.end();
+      }
+    };
+    const owned = await server.createDatabase("owned_by_admin");
+    await admin(owned, "CREATE ROLE writer LOGIN PASSWORD 'writer-pw-31'");
+    await (await openPostgresStore(owned)).close();
+    await admin(
+      owned,
+      "GRANT USAGE ON SCHEMA niceeval TO writer",
+      "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA niceeval TO writer",
+    );
+    const asWriter = `postgres://writer:writer-pw-31@127.0.0.1:${server.port}/owned_by_admin`;
+    const writer = await openPostgresStore(asWriter);
+    // Taken away while the store is open: the write says so, in the same words.
+    await admin(owned, "REVOKE INSERT ON niceeval.runs FROM writer");
+    const revoked = await refusal(writer.beginRun(manifest("refused")));
+    await writer.close();
+    expect(revoked.code).toBe("STORE_PERMISSION");
+    expect(revoked.message).toContain(
+      `the PostgreSQL user writer was refused (permission denied for table runs) in database owned_by_admin on 127.0.0.1:${server.port} (postgres://writer:***@127.0.0.1:${server.port}/owned_by_admin)`,
+    );
+    expect(revoked.message).toContain("GRANT USAGE ON SCHEMA niceeval TO writer;");
+    expect(revoked.message).not.toContain("writer-pw-31");
+
+    // A schema an older niceeval wrote, which this user may not upgrade: refused before any change.
+    await admin(
+      owned,
+      "DROP TABLE niceeval.attempt_history",
+      "DELETE FROM niceeval.schema_version WHERE version = 2",
+    );
+    const older = await refusal(openPostgresStore(asWriter));
+    expect(older.code).toBe("STORE_PERMISSION");
+    expect(older.message).toContain(
+      "was written by an older niceeval (schema version 1, this one writes 2), and the PostgreSQL user writer may not upgrade it: that needs CREATE on the schema. Make one run as its owner (niceeval), or have it grant that (GRANT CREATE ON SCHEMA niceeval TO writer)",
+    );
+  });
+
+  it("opened to read only, creates and migrates nothing: no schema is STORE_NOT_FOUND, an older one is read as it is", async () => {
+    const url = await server.createDatabase("read_only");
+    const sql = async (statement: string) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query(statement)).rows;
+      } finally {
+        await client.end();
+      }
+    };
+    const schemas = () =>
+      sql("SELECT nspname FROM pg_namespace WHERE nspname = 'niceeval'").then((r) => r.length);
+    for (const open of [
+      () => openStore(url, { readOnly: true }),
+      () => openPostgresStore(url, { readOnly: true }),
+    ]) {
+      const absent = await refusal(open());
+      expect(absent.code).toBe("STORE_NOT_FOUND");
+      expect(absent.message).toContain(url.replace(PG_PASSWORD, "***"));
+      expect(absent.message).not.toContain(PG_PASSWORD);
+    }
+    expect(await schemas()).toBe(0);
+
+    // A store an older niceeval wrote (schema version 1: no attempt history).
+    const writer = await openPostgresStore(url);
+    await writer.beginRun(manifest("old"));
+    await writer.appendAttempts("old", [attempt("alpha", 0), attempt("alpha", 1)]);
+    await writer.close();
+    await sql("DROP TABLE niceeval.attempt_history");
+    await sql("DELETE FROM niceeval.schema_version WHERE version = 2");
+    const reader = await openStore(url, { readOnly: true });
+    expect((await reader.listRuns()).map((r) => r.runId)).toEqual(["old"]);
+    const records = [];
+    for await (const r of reader.streamAttempts("old")) records.push(r.caseId);
+    expect(records).toHaveLength(2);
+    const replaced = [];
+    for await (const r of reader.attemptHistory("old")) replaced.push(r);
+    expect(replaced).toEqual([]);
+    expect((await refusal(reader.beginRun(manifest("new")))).code).toBe("STORE_READ_ONLY");
+    await reader.close();
+    expect(await sql("SELECT version FROM niceeval.schema_version")).toEqual([{ version: 1 }]);
+    expect(await sql("SELECT to_regclass('niceeval.attempt_history') AS t")).toEqual([{ t: null }]);
+
+    // A newer one is refused to readers too.
+    await sql("INSERT INTO niceeval.schema_version (version, applied_at) VALUES (99, 'later')");
+    expect((await refusal(openStore(url, { readOnly: true }))).code).toBe("STORE_TOO_NEW");
   });
 
   it("keeps exactly one attempt per key and right totals when two processes append to one run", async () => {

@@ -1,6 +1,7 @@
 import { NiceevalError } from "../../errors.js";
 
-const USE_OTHER =
+/** The way out every store message ends with. */
+export const USE_OTHER =
   "fix --store or NICEEVAL_STORE, or pass --store <path> to keep runs in a SQLite file";
 
 /** Whether a store location is a PostgreSQL connection string. */
@@ -23,7 +24,7 @@ export function redactUrl(url: string): string {
 }
 
 /** Host and port a connection string names, for messages ("db.internal:5432"). */
-function endpoint(url: URL): string {
+export function endpoint(url: URL): string {
   const host = url.hostname || "localhost";
   return `${host}:${url.port || "5432"}`;
 }

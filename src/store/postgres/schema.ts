@@ -141,7 +141,15 @@ export async function readPgSchemaVersion(client: pg.ClientBase): Promise<number
   return version.rows[0]?.version ?? 0;
 }
 
-function tooNew(location: string, version: number): NiceevalError {
+/** A `niceeval` schema with tables but no version table: another tool's, never written to. */
+export function notNiceeval(location: string): NiceevalError {
+  return new NiceevalError(
+    "STORE_NOT_NICEEVAL",
+    `${location} has a schema "${PG_SCHEMA}" that niceeval did not create (no schema_version table); niceeval does not write to it. Pass --store with another database.`,
+  );
+}
+
+export function tooNew(location: string, version: number): NiceevalError {
   return new NiceevalError(
     "STORE_TOO_NEW",
     `${location} was written by a newer niceeval (schema version ${version}, this niceeval reads up to ${PG_SCHEMA_VERSION}); this version does not migrate it back. Upgrade niceeval, or pass --store with another database.`,
@@ -151,12 +159,13 @@ function tooNew(location: string, version: number): NiceevalError {
 /**
  * Bring the `niceeval` schema up to date: refuse a newer one before writing anything, then,
  * under a session advisory lock (two processes opening a new database at once take turns),
- * apply each step above the stored version in its own transaction.
+ * apply each step above the stored version in its own transaction. Resolves to whether the
+ * stored version was behind.
  */
-export async function migratePg(client: pg.ClientBase, location: string): Promise<void> {
+export async function migratePg(client: pg.ClientBase, location: string): Promise<boolean> {
   const before = await readPgSchemaVersion(client);
   if (before > PG_SCHEMA_VERSION) throw tooNew(location, before);
-  if (before === PG_SCHEMA_VERSION) return;
+  if (before === PG_SCHEMA_VERSION) return false;
   await client.query("SELECT pg_advisory_lock(hashtext($1))", [MIGRATION_LOCK]);
   try {
     const { rows } = await client.query<{ tables: number; versioned: boolean }>(
@@ -165,11 +174,7 @@ export async function migratePg(client: pg.ClientBase, location: string): Promis
        WHERE n.nspname = $1 AND c.relkind = 'r'`,
       [PG_SCHEMA],
     );
-    if ((rows[0]?.tables ?? 0) > 0 && !rows[0]?.versioned)
-      throw new NiceevalError(
-        "STORE_NOT_NICEEVAL",
-        `${location} has a schema "${PG_SCHEMA}" that niceeval did not create (no schema_version table); niceeval does not write to it. Pass --store with another database.`,
-      );
+    if ((rows[0]?.tables ?? 0) > 0 && !rows[0]?.versioned) throw notNiceeval(location);
     for (const migration of migrations) {
       await client.query("BEGIN");
       try {
@@ -195,4 +200,5 @@ export async function migratePg(client: pg.ClientBase, location: string): Promis
   } finally {
     await client.query("SELECT pg_advisory_unlock(hashtext($1))", [MIGRATION_LOCK]);
   }
+  return true;
 }

@@ -2,6 +2,7 @@ import pg from "pg";
 import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord, Verdict } from "../../eval/record.js";
 import { checkJoin, checkResumable, resumedManifest, withoutCredentials } from "../manifest.js";
+import { readOnlyStore } from "../read-only.js";
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -37,9 +38,11 @@ import type {
   Store,
   StoredRun,
 } from "../types.js";
+import { permissionError } from "./access.js";
 import { connectionError, parsePostgresUrl, redactUrl } from "./connection.js";
+import { prepareToRead, prepareToWrite } from "./open.js";
 import { attemptFilter, Params } from "./query.js";
-import { migratePg } from "./schema.js";
+import { PG_SCHEMA_VERSION } from "./schema.js";
 import { BlobBatch, fromPgCell, isInline, readBlobs, toPgCell } from "./values.js";
 
 /** Options of {@link openPostgresStore}. */
@@ -58,14 +61,20 @@ export interface PostgresStoreOptions {
    * ends always wait).
    */
   durableAppends?: boolean;
+  /**
+   * Only read (writes are refused): nothing is created or migrated. A database without
+   * niceeval's schema is then `STORE_NOT_FOUND`; one an older niceeval wrote is read as it is.
+   */
+  readOnly?: boolean;
 }
 
 /**
  * Open the niceeval store in the PostgreSQL database a URL names (`postgres://user:password@host:5432/db`):
  * its tables live in a `niceeval` schema, created and migrated on first open. Several processes
  * and machines may write at once, even to one run (see `beginRun`'s `join`). An unreachable
- * server, a refused login or a database written by a newer niceeval throws a
- * {@link NiceevalError} naming the server, with the password masked.
+ * server, a refused login, a user without the privileges it needs (`STORE_PERMISSION`, naming
+ * the GRANT) or a database written by a newer niceeval throws a {@link NiceevalError} naming
+ * the server, with the password masked. Opened `readOnly`, it creates and migrates nothing.
  *
  * @example
  * const store = await openPostgresStore("postgres://ci:secret@db.internal:5432/evals");
@@ -85,19 +94,21 @@ export async function openPostgresStore(
   });
   // An idle connection dropped by the server must not crash the process; the next query reconnects.
   pool.on("error", () => {});
-  const location = redactUrl(url);
+  let version = PG_SCHEMA_VERSION;
   try {
     const client = await pool.connect();
     try {
-      await migratePg(client, location);
+      if (options.readOnly) version = await prepareToRead(client, url);
+      else await prepareToWrite(client, url);
     } finally {
       client.release();
     }
   } catch (error) {
     await pool.end().catch(() => {});
-    throw connectionError(url, error) ?? error;
+    throw connectionError(url, error) ?? permissionError(url, error) ?? error;
   }
-  return new PostgresStore(pool, url, options);
+  const store = new PostgresStore(pool, url, version, options);
+  return options.readOnly ? readOnlyStore(store) : store;
 }
 
 /** int8 (ids, counts) as JS numbers: they stay far below 2^53. */
@@ -184,13 +195,16 @@ class PostgresStore implements Store {
   readonly #capBytes: number;
   readonly #streamBatch: number;
   readonly #durable: boolean;
+  /** The schema version of the database (an older one when opened to read only). */
+  readonly #version: number;
   readonly #kindIds = new Map<string, number>();
   readonly #kinds = new Map<number, JudgmentKind>();
   #closed = false;
 
-  constructor(pool: pg.Pool, url: string, options: PostgresStoreOptions) {
+  constructor(pool: pg.Pool, url: string, version: number, options: PostgresStoreOptions) {
     this.#pool = pool;
     this.#url = url;
+    this.#version = version;
     this.location = redactUrl(url);
     this.#capBytes = options.valueCapBytes ?? 16 * 2 ** 20;
     this.#streamBatch = options.streamBatch ?? 1000;
@@ -208,7 +222,7 @@ class PostgresStore implements Store {
       return await body();
     } catch (error) {
       if (error instanceof NiceevalError) throw error;
-      throw connectionError(this.#url, error) ?? error;
+      throw connectionError(this.#url, error) ?? permissionError(this.#url, error) ?? error;
     }
   }
 
@@ -760,6 +774,8 @@ class PostgresStore implements Store {
 
   async *attemptHistory(runId: string): AsyncIterable<ReplacedAttempt> {
     const { rid, evalIds } = await this.#guard(() => this.#runContext(runId));
+    // Replaced attempts are kept from schema version 2 on: an older store, read as it is, has none.
+    if (this.#version < 2) return;
     const { rows } = await this.#guard(() =>
       this.#pool.query<PgAttemptRow & { replaced_at: string }>(
         `SELECT id, ev, replaced_at, ${ATTEMPT_COLUMNS.join(", ")} FROM niceeval.attempt_history

@@ -1,0 +1,72 @@
+import type pg from "pg";
+import { NiceevalError } from "../../errors.js";
+import {
+  cannotCreateSchema,
+  cannotMigrate,
+  missingPrivileges,
+  noSchemaUsage,
+  readPgAccess,
+  tablesRefused,
+} from "./access.js";
+import { redactUrl } from "./connection.js";
+import {
+  migratePg,
+  notNiceeval,
+  PG_SCHEMA,
+  PG_SCHEMA_VERSION,
+  readPgSchemaVersion,
+  tooNew,
+} from "./schema.js";
+
+/**
+ * Make the database ready for a writer: check from the catalog that the user may do what comes
+ * next (create the schema, upgrade it, read and write its tables), then migrate. A missing
+ * privilege is `STORE_PERMISSION`, naming the user, the database and the GRANT, before anything
+ * is written.
+ */
+export async function prepareToWrite(client: pg.ClientBase, url: string): Promise<void> {
+  const location = redactUrl(url);
+  const before = await readPgAccess(client);
+  const schema = before.schema;
+  if (!schema) {
+    if (!before.createSchema) throw cannotCreateSchema(url, before);
+  } else {
+    if (!schema.usage) throw noSchemaUsage(url, before, "write");
+    if (schema.tables.size > 0 && !schema.tables.has("schema_version")) throw notNiceeval(location);
+    if (schema.tables.has("schema_version") && !schema.tables.get("schema_version")?.has("SELECT"))
+      throw tablesRefused(url, before, "write", [{ table: "schema_version", lacks: ["SELECT"] }]);
+    const version = await readPgSchemaVersion(client);
+    if (version < PG_SCHEMA_VERSION && !schema.create) throw cannotMigrate(url, before, version);
+  }
+  const migrated = await migratePg(client, location);
+  // Tables a migration made are the migrating user's: read the rights again.
+  const access = migrated ? await readPgAccess(client) : before;
+  const missing = missingPrivileges(access, "write");
+  if (missing.length) throw tablesRefused(url, access, "write", missing);
+}
+
+/**
+ * Check that the database can be read as it is, and by this user, without creating or changing
+ * anything: a database without niceeval's tables is `STORE_NOT_FOUND` (as a missing SQLite file
+ * is), one a newer niceeval wrote is `STORE_TOO_NEW`, one an older niceeval wrote is read as it
+ * is. Resolves to its schema version, which says which tables it has.
+ */
+export async function prepareToRead(client: pg.ClientBase, url: string): Promise<number> {
+  const location = redactUrl(url);
+  const access = await readPgAccess(client);
+  const schema = access.schema;
+  if (!schema || schema.tables.size === 0)
+    throw new NiceevalError(
+      "STORE_NOT_FOUND",
+      `no store in ${location}: the database has no niceeval tables (in a schema ${PG_SCHEMA}), so no run has been stored there yet. Open it to write (not readOnly) to create them.`,
+    );
+  if (!schema.usage) throw noSchemaUsage(url, access, "read");
+  if (!schema.tables.has("schema_version")) throw notNiceeval(location);
+  const missing = missingPrivileges(access, "read");
+  if (missing.length) throw tablesRefused(url, access, "read", missing);
+  const version = await readPgSchemaVersion(client);
+  if (version > PG_SCHEMA_VERSION) throw tooNew(location, version);
+  // niceeval writes its version table and first version in one transaction.
+  if (version === 0) throw notNiceeval(location);
+  return version;
+}
