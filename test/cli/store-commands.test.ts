@@ -516,6 +516,10 @@ export const slow = defineSuite({
       });
       expect(run.stderr).toContain("stayed locked by another process");
       expect(run.stderr).toContain("is not stored whole");
+      // The way on is to finish this run, not to start it over.
+      expect(run.stderr).toMatch(
+        /once the store answers again, `niceeval run --resume [0-9a-f]{8}` keeps the attempts it holds/,
+      );
       expect(run.code).toBe(2);
     } finally {
       await own.cleanup();

@@ -183,6 +183,7 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
       args,
       io,
       store,
+      runId,
       reportFd,
       evalIds,
       runErrors: executor.runErrors.length + guarding.guard.errors.length,
@@ -207,6 +208,7 @@ function endOfRun(
     args: RunArgs;
     io: CliIO;
     store: Store | undefined;
+    runId: string;
     reportFd: number;
     evalIds: readonly string[];
     runErrors: number;
@@ -232,7 +234,7 @@ function endOfRun(
   if (sinks.storeFailed()) {
     // Said when the write failed; a run that passed must not look stored to CI (--baseline).
     io.stderr(
-      `niceeval: the run is not stored whole in ${store!.location} (see above), so it exits 2; fix the store or pass --store <other path> and run again\n`,
+      `niceeval: the run is not stored whole in ${store!.location} (see above), so it exits 2; once the store answers again, \`niceeval run --resume ${run.runId.slice(0, 8)}\` keeps the attempts it holds and runs the rest (or pass --store <other path> and run again)\n`,
     );
     return 2;
   }
