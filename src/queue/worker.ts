@@ -91,7 +91,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
       autorun: false,
     },
   );
-  worker.on("error", (error) => log(`queue error: ${error.message}`));
+  worker.on("error", queueErrors(log));
   const unsubscribe = pauseOnPushBack(queue, options.maxPushBackMs ?? 60_000, log);
   void worker.run();
   await worker.waitUntilReady();
@@ -106,6 +106,60 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
       await clients.close();
       jobs.stop();
     },
+  };
+}
+
+/** How often a Redis that stays away is said again, ms. */
+const AWAY_REPEAT_MS = 30_000;
+/** A connection error this long after the last one is a new outage (the client retries faster). */
+const NEW_OUTAGE_MS = 10_000;
+
+/**
+ * What the worker says of BullMQ's errors: a lost connection once, then at most every 30 s with
+ * how many attempts to reach Redis failed meanwhile (the client retries on its own; errors 10 s
+ * apart or more are separate outages); a job whose
+ * lock Redis no longer holds in words an operator can act on; anything else as it came.
+ */
+export function queueErrors(log: (line: string) => void, now = Date.now): (error: Error) => void {
+  let awaySince: number | undefined;
+  let saidAt = 0;
+  let lastAt = 0;
+  let failures = 0;
+  return (error) => {
+    const { message } = error;
+    const lock = /^Missing lock for job (\S+?)\.? (\w+)/.exec(message);
+    if (lock) {
+      log(
+        `the result of job ${lock[1]} could not be saved: Redis no longer holds its lock (restarted, flushed, or the job ran past --lock-duration without renewing it); the attempt runs again`,
+      );
+      return;
+    }
+    const code = (error as NodeJS.ErrnoException).code;
+    const connection =
+      code === "ECONNREFUSED" ||
+      code === "ECONNRESET" ||
+      code === "ETIMEDOUT" ||
+      /Connection closed|ECONNREFUSED|ECONNRESET/.test(message);
+    if (!connection) {
+      awaySince = undefined;
+      log(`queue error: ${message}`);
+      return;
+    }
+    failures++;
+    const at = now();
+    if (at - lastAt >= NEW_OUTAGE_MS) awaySince = undefined;
+    lastAt = at;
+    if (awaySince === undefined) {
+      awaySince = saidAt = at;
+      failures = 0;
+      log(`lost the connection to Redis (${message}); retrying until it answers`);
+    } else if (at - saidAt >= AWAY_REPEAT_MS) {
+      saidAt = at;
+      log(
+        `Redis still does not answer after ${Math.round((at - awaySince) / 1000)} s (${failures} failed attempts to reach it; ${message})`,
+      );
+      failures = 0;
+    }
   };
 }
 

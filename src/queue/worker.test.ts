@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { queueErrors } from "./worker.js";
+
+const refused = () =>
+  Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:6379"), { code: "ECONNREFUSED" });
+
+describe("queueErrors", () => {
+  it("says a lost Redis once, then at most every 30 s, and a new outage again", () => {
+    const lines: string[] = [];
+    let clock = 0;
+    const onError = queueErrors(
+      (line) => lines.push(line),
+      () => clock,
+    );
+    for (; clock < 15_000; clock += 1_500) onError(refused());
+    expect(lines).toEqual([
+      "lost the connection to Redis (connect ECONNREFUSED 127.0.0.1:6379); retrying until it answers",
+    ]);
+    for (; clock <= 31_500; clock += 1_500) onError(refused());
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(
+      /^Redis still does not answer after 30 s \(20 failed attempts to reach it;/,
+    );
+    // An hour later: a new outage, said as one.
+    clock += 3_600_000;
+    onError(refused());
+    expect(lines.at(-1)).toMatch(/^lost the connection to Redis/);
+  });
+
+  it("says what a missing lock means for the job, and passes other errors on", () => {
+    const lines: string[] = [];
+    const onError = queueErrors((line) => lines.push(line));
+    onError(new Error("Missing lock for job df513d70-1/basic/c96/0. moveToFinished"));
+    onError(new Error("something else"));
+    expect(lines).toEqual([
+      "the result of job df513d70-1/basic/c96/0 could not be saved: Redis no longer holds its lock (restarted, flushed, or the job ran past --lock-duration without renewing it); the attempt runs again",
+      "queue error: something else",
+    ]);
+  });
+});
