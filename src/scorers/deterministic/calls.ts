@@ -49,25 +49,14 @@ function times(count: number): string {
  * of names: in a scorer, an errored judgment with the reason, never a failed 0.
  */
 export function calls(result: AgentRun, expected: ExpectedCalls): Mark {
-  const made = Array.isArray(result?.calls) ? result.calls : undefined;
   // A run of another shape is the author's to fix: scored, it would be a failed 0 the run never earned.
-  if (!made) {
-    throw new AuthoringError(
-      "calls: the run has no `calls` array: pass { calls: [{ toolName }, …] } (empty when no tool ran)",
-    );
-  }
+  const made = toolCallsOf("calls", result, true);
   const mustCall = stringList("calls", expected, "mustCall", "tool name");
   const mustNotCall = stringList("calls", expected, "mustNotCall", "tool name");
   const atMostOnce = stringList("calls", expected, "atMostOnce", "tool name");
   const counts = new Map<string, number>();
   const names: string[] = [];
-  for (let i = 0; i < made.length; i++) {
-    const call = made[i];
-    if (typeof call?.toolName !== "string") {
-      throw new AuthoringError(
-        `calls: call ${i + 1} of the run has no \`toolName\` (a string; got ${show(call)}): pass { calls: [{ toolName }, …] }`,
-      );
-    }
+  for (const call of made) {
     names.push(call.toolName);
     counts.set(call.toolName, (counts.get(call.toolName) ?? 0) + 1);
   }
@@ -89,4 +78,27 @@ export function calls(result: AgentRun, expected: ExpectedCalls): Mark {
   return broken.length
     ? { score: 0, reason: `${broken.join("; ")}. ${used}` }
     : { score: 1, reason: `every call rule kept. ${used}` };
+}
+
+/**
+ * The tool calls of a run, each checked to have its `toolName`; `required`: a run without a
+ * `calls` array is refused too (else it has none). Throws AuthoringError naming `scorer`.
+ */
+export function toolCallsOf(scorer: string, result: AgentRun, required: boolean): ToolCall[] {
+  const made = Array.isArray(result?.calls) ? result.calls : undefined;
+  if (!made) {
+    if (!required && result?.calls === undefined) return [];
+    throw new AuthoringError(
+      `${scorer}: the run has no \`calls\` array: pass { calls: [{ toolName }, …] } (empty when no tool ran)`,
+    );
+  }
+  for (let i = 0; i < made.length; i++) {
+    const call = made[i];
+    if (typeof call?.toolName !== "string") {
+      throw new AuthoringError(
+        `${scorer}: call ${i + 1} of the run has no \`toolName\` (a string; got ${show(call)}): pass { calls: [{ toolName }, …] }`,
+      );
+    }
+  }
+  return made;
 }

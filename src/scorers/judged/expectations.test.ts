@@ -7,6 +7,7 @@ import {
 } from "../../../test/support/fake-llm-server.js";
 import { withJudgeLedger } from "../../judge/ledger.js";
 import { JudgeUnavailableError } from "../../judge/unavailable.js";
+import { type AgentRun, toolCallsOf } from "../deterministic/calls.js";
 import { type ExpectedOutcome, expectations } from "./expectations.js";
 
 const run = {
@@ -96,6 +97,23 @@ describe("expectations through the Anthropic Messages API", () => {
     ).rejects.toThrow(
       'expectations: expected.shouldNot must be a list of lines (got "invents a cause"); write shouldNot: ["invents a cause"]',
     );
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("throws, before any call, for a tool call without its toolName (shown to the judge as undefined)", async () => {
+    await expect(
+      expectations(
+        "hi",
+        { text: "done", calls: [{ name: "restart" }] } as unknown as AgentRun,
+        expected,
+        "anthropic/claude-haiku-4.5",
+      ),
+    ).rejects.toThrow(
+      'expectations: call 1 of the run has no `toolName` (a string; got {"name":"restart"})',
+    );
+    // A run without tool calls is judged on its reply alone.
+    const { calls: _, ...textOnly } = run;
+    expect(() => toolCallsOf("expectations", textOnly as AgentRun, false)).not.toThrow();
     expect(server.requests).toHaveLength(0);
   });
 

@@ -1,6 +1,6 @@
 import { askForVerdict, type Checked } from "../../judge/ask.js";
 import { JudgeUnavailableError } from "../../judge/unavailable.js";
-import type { AgentRun, Mark } from "../deterministic/calls.js";
+import { type AgentRun, type Mark, toolCallsOf } from "../deterministic/calls.js";
 import { stringList } from "../string-list.js";
 import { type ExpectationLine, expectationsRequest } from "./expectations-prompt.js";
 
@@ -48,6 +48,8 @@ export async function expectations(
       text,
     })),
   ];
+  // A call the judge would be shown as "undefined" is the author's to fix, not the agent's.
+  toolCallsOf("expectations", result, false);
   if (lines.length === 0) return { score: 1, reason: "no should or shouldNot lines to judge" };
   const request = expectationsRequest(prompt, result, expected.situation, purpose, lines);
   const answer = await askForVerdict(
