@@ -90,6 +90,10 @@ describe("a skipped trial and the mean score (real CLI)", { timeout: 60_000 }, (
     const [listed] = JSON.parse((await runCli(["runs", "--json"], project.dir)).stdout);
     expect(listed).toMatchObject({ attempts: 3, skipped: 1, meanScore: 0.5, scoredAttempts: 2 });
     expect(listed.perEval[0]).toMatchObject({ meanScore: 0.5, n: 2 });
+    // The pass rate's interval counts the one case, not its two judged trials, and says so.
+    expect((await runCli(["runs"], project.dir)).stdout).toMatch(
+      /tr\s.*finished\s+1\s+100\.0% \[20\.7%, 100\.0%\] n=2 \(1 case\)\s/,
+    );
     const shown = await runCli(["show", "tr"], project.dir);
     expect(shown.stdout).toContain("mean score 0.5 ± 0.707 sd (n=2 over 1 case)");
     expect(shown.stdout).toContain("trials: 1 case × 2 judged, 1 skipped ·");

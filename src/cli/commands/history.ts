@@ -58,10 +58,12 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
       n: row.attempts - row.skipped,
       meanScore: row.meanScore,
     };
+    // With trials, the interval counts cases (src/stats/clustered.ts): say how many.
+    const over = !own && row.cases < figures.n ? ` (${plural(row.cases, "case")})` : "";
     const rate =
       figures.passRate === null || figures.passRateInterval === null
         ? "—"
-        : `${pct(figures.passRate)} [${pct(figures.passRateInterval.low)}, ${pct(figures.passRateInterval.high)}] n=${figures.n}`;
+        : `${pct(figures.passRate)} [${pct(figures.passRateInterval.low)}, ${pct(figures.passRateInterval.high)}] n=${figures.n}${over}`;
     lines.push(
       [
         run.runId.slice(0, 8).padEnd(9),
