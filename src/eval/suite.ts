@@ -7,7 +7,7 @@ import {
   isScorer,
   type NamedScore,
   runtimeContextOf,
-  type Scorer,
+  type NamedScorer,
   scoreNowOf,
 } from "../scorers/create-scorer.js";
 import { callTool, isThenable, runTool } from "../tool/run-tool.js";
@@ -154,8 +154,8 @@ export type CaseSource<Input> =
 export type SuiteScorer<Input, Output> =
   | BoundScorer<Output>
   // biome-ignore lint/suspicious/noExplicitAny: expected and extra fields are the scorer's business
-  | Scorer<Output, any, any>
-  | (Scorer<Output, unknown, { input: Input }> & {});
+  | NamedScorer<Output, any, any>
+  | (NamedScorer<Output, unknown, { input: Input }> & {});
 
 /** Definition accepted by {@link defineSuite}. */
 export interface SuiteDefinition<Input, Output> {
@@ -765,7 +765,7 @@ function judgeWith<Input, Output>(
   const label = plan.labels[index]!;
   if (plan.named[index]) {
     return judgeNamed(
-      scorer as Scorer<Output, unknown>,
+      scorer as NamedScorer<Output, unknown>,
       label,
       args,
       spec,
@@ -804,7 +804,7 @@ async function toolScoreLater<Output>(
  * scorer), else once its promise settles.
  */
 function judgeNamed<Output>(
-  scorer: Scorer<Output, unknown>,
+  scorer: NamedScorer<Output, unknown>,
   label: string,
   args: ScorerMapArgs<Output>,
   spec: CaseSpec,

@@ -90,10 +90,18 @@ export type ScoreFn<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Extra> = (
 ) => Promise<NamedScore>;
 
 /**
- * A named scoring function, usable in a suite's `scorers` or in `evaluate()`. Its `name` is
- * the configured name; calling it directly scores outside any run.
+ * A scoring function, seed 003's type: the case's fields in, a named score out. createScorer
+ * makes one ({@link NamedScorer}); evaluate() also takes any function of this shape.
  */
-export type Scorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Extra> = ScoreFn<
+export type Scorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Extra> = (
+  args: ScorerArgs<OUTPUT, EXPECTED, EXTRA>,
+) => NamedScore | Promise<NamedScore>;
+
+/**
+ * The {@link Scorer} createScorer makes, usable in a suite's `scorers` or in `evaluate()`. Its
+ * `name` is the configured name; calling it directly scores outside any run.
+ */
+export type NamedScorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Extra> = ScoreFn<
   OUTPUT,
   EXPECTED,
   EXTRA
@@ -128,7 +136,7 @@ export function createScorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Ex
   config:
     | ScorerConfig<OUTPUT, EXPECTED, EXTRA>
     | ((context: RuntimeContext) => ScorerConfig<OUTPUT, EXPECTED, EXTRA>),
-): Scorer<OUTPUT, EXPECTED, EXTRA> {
+): NamedScorer<OUTPUT, EXPECTED, EXTRA> {
   type Config = ScorerConfig<OUTPUT, EXPECTED, EXTRA>;
   const factory = typeof config === "function" ? config : undefined;
   const build = (context: RuntimeContext, known?: string): Config => {
@@ -196,11 +204,11 @@ const SCORE_NOW = Symbol.for("niceeval.scoreNow");
  * `withRuntime` was replaced (a spy or a wrapper is then called, as it was).
  */
 export function scoreNowOf<OUTPUT, EXPECTED, EXTRA extends Extra>(
-  scorer: Scorer<OUTPUT, EXPECTED, EXTRA>,
+  scorer: NamedScorer<OUTPUT, EXPECTED, EXTRA>,
 ): ((context: RuntimeContext) => ScoreNowFn<OUTPUT, EXPECTED, EXTRA>) | undefined {
   const own = (scorer as unknown as Record<symbol, unknown>)[SCORE_NOW] as
     | {
-        withRuntime: Scorer<OUTPUT, EXPECTED, EXTRA>["withRuntime"];
+        withRuntime: NamedScorer<OUTPUT, EXPECTED, EXTRA>["withRuntime"];
         scoreNow: (context: RuntimeContext) => ScoreNowFn<OUTPUT, EXPECTED, EXTRA>;
       }
     | undefined;
@@ -215,11 +223,11 @@ export function namedScorer<OUTPUT, EXPECTED, EXTRA extends Extra>(
   name: string,
   direct: ScoreFn<OUTPUT, EXPECTED, EXTRA>,
   withRuntime: (context: RuntimeContext) => ScoreFn<OUTPUT, EXPECTED, EXTRA>,
-): Scorer<OUTPUT, EXPECTED, EXTRA> {
+): NamedScorer<OUTPUT, EXPECTED, EXTRA> {
   const scorer = (args: ScorerArgs<OUTPUT, EXPECTED, EXTRA>) => direct(args);
   // A function's own `name` is read-only but configurable: redefine it as the scorer's name.
   Object.defineProperty(scorer, "name", { value: name });
-  return Object.assign(scorer, { kind: "scorer" as const, withRuntime }) as Scorer<
+  return Object.assign(scorer, { kind: "scorer" as const, withRuntime }) as NamedScorer<
     OUTPUT,
     EXPECTED,
     EXTRA
@@ -289,6 +297,6 @@ export function toNamedScore(name: string, result: unknown): NamedScore {
 }
 
 /** Whether a value is a scorer made by createScorer or wrapScorer. */
-export function isScorer(value: unknown): value is Scorer<unknown, unknown> {
+export function isScorer(value: unknown): value is NamedScorer<unknown, unknown> {
   return typeof value === "function" && (value as { kind?: unknown }).kind === "scorer";
 }

@@ -9,6 +9,7 @@ export {
   createScorer,
   type Extra,
   type NamedScore,
+  type NamedScorer,
   type RuntimeContext,
   runtimeContext,
   type ScoreFn,

@@ -3,10 +3,10 @@ import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import {
   type Extra,
   isScorer,
+  type NamedScorer,
   namedScorer,
   type RuntimeContext,
   type ScoreFn,
-  type Scorer,
   type ScorerArgs,
   toNamedScore,
 } from "./create-scorer.js";
@@ -28,7 +28,7 @@ const wrapScorerOptionsKeys = {
  * takes `{ output, expected, ...extra }` and returns `{ score, metadata? }`.
  */
 export type WrappableScorer<OUTPUT, EXPECTED, EXTRA extends Extra> =
-  | Scorer<OUTPUT, EXPECTED, EXTRA>
+  | NamedScorer<OUTPUT, EXPECTED, EXTRA>
   | ((args: { output: OUTPUT; expected: EXPECTED }) => ForeignScore | Promise<ForeignScore>);
 
 /** What a scoring function from another library returns (its own `name` is replaced). */
@@ -55,7 +55,7 @@ export function wrapScorer<
     output: (output: OUTPUT) => INNER_OUTPUT;
     expected: (expected: EXPECTED) => INNER_EXPECTED;
   },
-): Scorer<OUTPUT, EXPECTED, Rest<EXTRA>>;
+): NamedScorer<OUTPUT, EXPECTED, Rest<EXTRA>>;
 export function wrapScorer<
   OUTPUT,
   EXPECTED,
@@ -65,7 +65,7 @@ export function wrapScorer<
 >(
   scorer: WrappableScorer<INNER_OUTPUT, EXPECTED, EXTRA>,
   options: { output: (output: OUTPUT) => INNER_OUTPUT; expected?: undefined },
-): Scorer<OUTPUT, EXPECTED, Rest<EXTRA>>;
+): NamedScorer<OUTPUT, EXPECTED, Rest<EXTRA>>;
 export function wrapScorer<
   OUTPUT,
   EXPECTED,
@@ -75,7 +75,7 @@ export function wrapScorer<
 >(
   scorer: WrappableScorer<OUTPUT, INNER_EXPECTED, EXTRA>,
   options: { expected: (expected: EXPECTED) => INNER_EXPECTED; output?: undefined },
-): Scorer<OUTPUT, EXPECTED, Rest<EXTRA>>;
+): NamedScorer<OUTPUT, EXPECTED, Rest<EXTRA>>;
 export function wrapScorer<
   OUTPUT,
   EXPECTED,
@@ -85,7 +85,18 @@ export function wrapScorer<
 >(
   scorer: WrappableScorer<OUTPUT, EXPECTED, EXTRA>,
   options?: { output?: undefined; expected?: undefined },
-): Scorer<OUTPUT, EXPECTED, Rest<EXTRA>>;
+): NamedScorer<OUTPUT, EXPECTED, Rest<EXTRA>>;
+// viteval's own signature: options typed as WrapScorerOptions, either mapping possibly absent.
+export function wrapScorer<
+  OUTPUT,
+  EXPECTED,
+  INNER_OUTPUT = OUTPUT,
+  INNER_EXPECTED = EXPECTED,
+  EXTRA extends Extra = Extra,
+>(
+  scorer: WrappableScorer<INNER_OUTPUT, INNER_EXPECTED, EXTRA>,
+  options: WrapScorerOptions<OUTPUT, EXPECTED, INNER_OUTPUT, INNER_EXPECTED>,
+): NamedScorer<OUTPUT, EXPECTED, Rest<EXTRA>>;
 /**
  * Adapt an existing scorer: map the task's output and/or the expected value before the inner
  * scorer sees them. Extra fields (input among them) pass through unchanged, and the wrapped
@@ -102,7 +113,7 @@ export function wrapScorer(
   scorer: WrappableScorer<any, any, any>,
   options: { output?: Mapper | undefined; expected?: Mapper | undefined } = {},
   // biome-ignore lint/suspicious/noExplicitAny: the overloads above carry the types
-): Scorer<any, any, any> {
+): NamedScorer<any, any, any> {
   if (typeof scorer !== "function") {
     throw new AuthoringError(
       "wrapScorer: the first argument must be a scorer (createScorer's result or a scoring function)",

@@ -1,5 +1,12 @@
 import { expectTypeOf } from "vitest";
-import { createScorer, evaluate, type NamedScore, type Score, type ScorerArgs } from "./index.js";
+import {
+  createScorer,
+  evaluate,
+  type NamedScore,
+  type Score,
+  type Scorer,
+  type ScorerArgs,
+} from "./index.js";
 
 const correctAnswer = createScorer<{ answer: string }, string>({
   name: "correct-answer",
@@ -67,6 +74,17 @@ evaluate("plain functions", {
       return { name: "has-answer", score: output.answer ? 1 : 0 };
     },
   ],
+});
+
+// A function typed as seed 003's Scorer goes in as it is.
+const typedAsSeed: Scorer<{ answer: string }, string> = ({ output, expected }) => ({
+  name: "typed",
+  score: output.answer === expected ? 1 : 0,
+});
+evaluate("a Scorer-typed function", {
+  data: [{ input: "France", expected: "Paris" }],
+  task: () => ({ answer: "Paris" }),
+  scorers: [typedAsSeed],
 });
 
 evaluate("plain function on another output", {

@@ -5,7 +5,7 @@ import type { CaseSpec } from "../eval/runnable.js";
 import type { BoundScorer } from "../eval/suite.js";
 import { checkTimeoutMs, MAX_TIMER_MS } from "../eval/timeout.js";
 import { suiteUnderTest, testFailure } from "../eval/to-vitest.js";
-import { isScorer, type Scorer } from "../scorers/create-scorer.js";
+import { isScorer, type NamedScorer } from "../scorers/create-scorer.js";
 import { AGGREGATIONS, type Aggregation } from "./aggregate.js";
 import { type ItemOutcome, itemFailureMessage, judgeItem, overallLine } from "./outcome.js";
 import { fromScoreFunction, type ScoreFunction, withGivenNames } from "./score-function.js";
@@ -89,7 +89,7 @@ export function evaluate<Item extends DataItem, Output>(
       scorers: options.scorers.map((scorer, index) =>
         typeof scorer === "function" && !isScorer(scorer)
           ? fromScoreFunction(scorer, index)
-          : (scorer as Scorer<Output, unknown> | BoundScorer<Output>),
+          : (scorer as NamedScorer<Output, unknown> | BoundScorer<Output>),
       ),
       // A case's own score is a fraction; the items are judged below by their aggregation, whose
       // threshold may pass 1 (a sum over scorers).

@@ -5,6 +5,7 @@ export {
   type Extra,
   type NamedScore,
   type NamedScore as Score,
+  type NamedScorer,
   type RuntimeContext,
   type ScoreResult,
   type Scorer,

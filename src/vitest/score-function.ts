@@ -3,7 +3,7 @@ import type { TestedCase } from "../eval/to-vitest.js";
 import {
   createScorer,
   type NamedScore,
-  type Scorer,
+  type NamedScorer,
   ScorerResultError,
 } from "../scorers/create-scorer.js";
 import { isThenable } from "../tool/run-tool.js";
@@ -31,7 +31,7 @@ const givenNames = new AsyncLocalStorage<(string | undefined)[]>();
 export function fromScoreFunction<Output>(
   fn: ScoreFunction<Output>,
   index: number,
-): Scorer<Output, unknown> {
+): NamedScorer<Output, unknown> {
   const label = fn.name || `scorers[${index}]`;
   const named = (result: unknown): NamedScore => {
     if (typeof result === "object" && result !== null) {

@@ -19,11 +19,11 @@ export interface AgentRun {
 /** The tools a run should use, must not use, and may use only once (tool names as the model calls them). */
 export interface ExpectedCalls {
   /** Tools the run must call at least once. */
-  mustCall?: readonly string[];
+  mustCall?: string[];
   /** Tools the run must never call. */
-  mustNotCall?: readonly string[];
+  mustNotCall?: string[];
   /** Tools the run may call, but no more than once (a restart, a payment). */
-  atMostOnce?: readonly string[];
+  atMostOnce?: string[];
 }
 
 /** A score from 0 to 1, and the reason for it. */

@@ -9,9 +9,9 @@ export interface ExpectedOutcome {
   /** What was true at the time, in words, such as "The site has been down for an hour." Shown to the judging model. */
   situation?: string;
   /** Things the agent should have said or done, one per line, such as "says which site is down". */
-  should?: readonly string[];
+  should?: string[];
   /** Things the agent should not have said or done, one per line. */
-  shouldNot?: readonly string[];
+  shouldNot?: string[];
 }
 
 interface Check {

@@ -49,3 +49,20 @@ describe("judged scorer types", () => {
     expectTypeOf(tool.execute).parameter(0).toEqualTypeOf<LlmJudgeInput>();
   });
 });
+
+describe("seed 000's list fields", () => {
+  it("are string[], as the seed writes them", () => {
+    expectTypeOf<import("../index.js").ExpectedOutcome["should"]>().toEqualTypeOf<
+      string[] | undefined
+    >();
+    expectTypeOf<import("../index.js").ExpectedOutcome["shouldNot"]>().toEqualTypeOf<
+      string[] | undefined
+    >();
+    expectTypeOf<import("../index.js").ExpectedCalls["mustCall"]>().toEqualTypeOf<
+      string[] | undefined
+    >();
+    expectTypeOf<import("../index.js").ExpectedCalls["atMostOnce"]>().toEqualTypeOf<
+      string[] | undefined
+    >();
+  });
+});
