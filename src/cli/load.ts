@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire, register } from "node:module";
 import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { errorMessage, thrownAt } from "../errors.js";
 import { builtFile } from "../package-files.js";
 import type { RunEntry } from "../runner/run.js";
@@ -10,6 +10,7 @@ import { collectEvals, EvalIds } from "./eval-exports.js";
 import { serveCommonJsTypeScript } from "./ts-commonjs.js";
 import { directModuleUrl, withSourcePaths } from "./ts-direct.js";
 import { importsTypeScript } from "./ts-shared.js";
+import { declaresAliases } from "./tsconfig.js";
 
 const TYPESCRIPT_FILE = /\.[mc]?tsx?$/;
 const NICEEVAL_IMPORT =
@@ -220,8 +221,33 @@ function describeLoadError(error: unknown): string {
   const at =
     name !== "" || (error instanceof Error && error.name === "Error") ? thrownAt(error) : undefined;
   const said = `${name}${withSourcePaths(message)}${at ? ` (at ${withSourcePaths(at)})` : ""}`;
-  // A tsconfig alias reads as a package that is not installed.
-  return /Cannot find package '[@~#]\//.test(said)
-    ? `${said} (niceeval does not read tsconfig.json "paths": import the file by a relative path)`
-    : said;
+  const hint = esModuleHint(said);
+  return hint ? `${said} (${hint})` : said;
+}
+
+/**
+ * What to do about the errors of TypeScript compiled as an ES module in a project that writes
+ * CommonJS, and of a tsconfig alias, which reads as a package that is not installed.
+ */
+function esModuleHint(said: string): string | undefined {
+  const missing = /Cannot find package '([^']+)' imported from (\S+)/.exec(said);
+  if (missing) {
+    const from = missing[2]!.startsWith("file:") ? fileURLToPath(missing[2]!) : missing[2]!;
+    return /^[@~#]\//.test(missing[1]!) || declaresAliases(from)
+      ? 'niceeval does not read tsconfig.json "paths" or "baseUrl": import the file by a relative path'
+      : undefined;
+  }
+  if (
+    /\b(require|__dirname|__filename|module|exports) is not defined in ES module scope/.test(said)
+  )
+    return "niceeval runs .ts eval files as ES modules: use import.meta.dirname and import.meta.filename, createRequire(import.meta.url), or name the file .cts to write CommonJS";
+  if (
+    /needs an import attribute of "?type"?: "?json"?|needs an import attribute of type "json"/.test(
+      said,
+    )
+  )
+    return 'import JSON with an attribute: import data from "./data.json" with { type: "json" }';
+  if (/The requested module '(?!file:|\.|\/)[^']+' does not provide an export named/.test(said))
+    return 'a CommonJS package may not name its exports where an ES module can see them: import its default export (import pkg from "pkg") and use pkg.name';
+  return undefined;
 }

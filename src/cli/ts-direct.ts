@@ -22,11 +22,13 @@ import type { Plugin } from "esbuild";
 import {
   esbuildVersion,
   importsTypeScript,
+  jsxOf,
   loadEsbuild,
   nodeTarget,
   tsCandidates,
   writeCacheFile,
 } from "./ts-shared.js";
+import { tsconfigOf } from "./tsconfig.js";
 
 /** Changes when the compiled form does, so older cache files are not read. */
 const FORMAT = "direct-4";
@@ -109,7 +111,9 @@ class CompiledTree {
   private async compile(path: string, out: string): Promise<void> {
     const source = readFileSync(path, "utf8");
     const key = createHash("sha256")
-      .update(`${FORMAT}\0${esbuildVersion}\0${nodeTarget}\0${path}\0${source}`)
+      .update(
+        `${FORMAT}\0${esbuildVersion}\0${nodeTarget}\0${path}\0${source}\0${JSON.stringify(tsconfigOf(path))}`,
+      )
       .digest("hex");
     const kept = keptHeader(out, key, path);
     if (kept) {
@@ -136,8 +140,7 @@ class CompiledTree {
       target: nodeTarget,
       sourcemap: "inline",
       sourcesContent: false,
-      jsx: "automatic",
-      tsconfigRaw: {},
+      ...jsxOf(path),
       logLevel: "silent",
       metafile: true,
       define: {

@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { type TsconfigRaw, tsconfigOf } from "./tsconfig.js";
 
 // esbuild is tsx's own dependency; resolving it from tsx keeps it found however npm hoists.
 const requireFromTsx = createRequire(createRequire(import.meta.url).resolve("tsx/package.json"));
@@ -15,6 +16,14 @@ let esbuild: Esbuild | undefined;
 
 export const esbuildVersion = (requireFromTsx("esbuild/package.json") as { version: string })
   .version;
+
+/** The project's tsconfig for esbuild, and React's automatic JSX unless it says otherwise. */
+export function jsxOf(path: string): { tsconfigRaw: TsconfigRaw; jsx?: "automatic" } {
+  const tsconfigRaw = tsconfigOf(path);
+  return tsconfigRaw.compilerOptions.jsx === undefined
+    ? { tsconfigRaw, jsx: "automatic" }
+    : { tsconfigRaw };
+}
 
 /** The compile target: the running Node. */
 export const nodeTarget = `node${process.versions.node}`;
@@ -33,12 +42,18 @@ const cacheDir = join(tmpdir(), `niceeval-ts-${process.getuid?.() ?? "user"}`);
 /** The cache file of a file's compiled form (its name changes with the source and the compiler). */
 function cacheFileOf(path: string, source: string, format: ModuleFormat, jsx: boolean): string {
   const key = createHash("sha256")
-    .update(`${esbuildVersion}\0node-2\0${format}\0${jsx}\0${path}\0${source}`)
+    .update(
+      `${esbuildVersion}\0node-3\0${format}\0${jsx}\0${path}\0${source}\0${JSON.stringify(tsconfigOf(path))}`,
+    )
     .digest("hex");
   return join(cacheDir, `${key}.js`);
 }
 
-function transformOptions(path: string, format: ModuleFormat, jsx: boolean) {
+function transformOptions(
+  path: string,
+  format: ModuleFormat,
+  jsx: boolean,
+): import("esbuild").TransformOptions {
   return {
     loader: jsx ? "tsx" : "ts",
     format: format === "module" ? "esm" : "cjs",
@@ -49,13 +64,13 @@ function transformOptions(path: string, format: ModuleFormat, jsx: boolean) {
     sourcefile: path,
     sourcemap: "inline",
     sourcesContent: false,
-    jsx: "automatic",
+    ...jsxOf(path),
     // A CommonJS module Node's ES module loader runs from a hook's source gets a `require` that
     // cannot load an ES module (niceeval is one): it uses Node's own instead.
     ...(format === "commonjs"
       ? { banner: "require = module.constructor.createRequire(__filename);" }
       : {}),
-  } as const;
+  };
 }
 
 /** A TypeScript file compiled (or read from the cache), off the calling thread: the hooks'. */

@@ -1,3 +1,5 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FixtureProject, makeProject, runCli } from "../support/project.js";
 import { evalFileHeader } from "./eval-source.js";
@@ -162,6 +164,14 @@ export const typo = defineSuite<string, string>({
   scorers: [same],
 });
 `,
+      // What TypeScript compiled as an ES module meets in a project that writes CommonJS.
+      "evals/dirname.eval.ts": "export const where = __dirname;\n",
+      "evals/json.eval.ts": 'import data from "./data.json";\nexport const d = data;\n',
+      "evals/data.json": '{ "a": 1 }\n',
+      "evals/cjs.eval.ts": 'import { camel } from "cjs-only";\nexport const c = camel;\n',
+      "node_modules/cjs-only/package.json": '{ "name": "cjs-only", "main": "index.js" }\n',
+      // Exports Node's lexer cannot see: only the default export reaches an ES module.
+      "node_modules/cjs-only/index.js": 'const name = "camel";\nmodule.exports = { [name]: 1 };\n',
       "evals/alias.eval.ts": `${header}import { greet } from "@/helper";
 export const alias = defineSuite<string, string>({
   id: "alias",
@@ -174,7 +184,7 @@ export const alias = defineSuite<string, string>({
   });
   afterAll(() => project.cleanup());
 
-  it("name the files the user wrote, not the compiled copies, and say tsconfig paths are not read", async () => {
+  it("name the files the user wrote, not the compiled copies, say tsconfig paths are not read, and what to write for CommonJS habits", async () => {
     const result = await runCli(["run", "--no-store"], project.dir);
     expect(result.code).toBe(1);
     expect(result.stdout).not.toContain("niceeval-ts");
@@ -182,7 +192,79 @@ export const alias = defineSuite<string, string>({
       /evals\/typo\.eval\.ts: SyntaxError: The requested module 'file:\/\/\S*\/evals\/helper\.ts' does not provide an export named 'greett'/,
     );
     expect(result.stdout).toMatch(
-      /evals\/alias\.eval\.ts: Cannot find package '@\/helper' imported from \S*\/evals\/alias\.eval\.ts \(niceeval does not read tsconfig\.json "paths": import the file by a relative path\)/,
+      /evals\/alias\.eval\.ts: Cannot find package '@\/helper' imported from \S*\/evals\/alias\.eval\.ts \(niceeval does not read tsconfig\.json "paths" or "baseUrl": import the file by a relative path\)/,
     );
+    // Each says what to write instead.
+    expect(result.stdout).toMatch(
+      /evals\/dirname\.eval\.ts: ReferenceError: __dirname is not defined in ES module scope .*\(niceeval runs \.ts eval files as ES modules: use import\.meta\.dirname/,
+    );
+    expect(result.stdout).toMatch(
+      /evals\/json\.eval\.ts: .*needs an import attribute of type "json" \(import JSON with an attribute: import data from "\.\/data\.json" with \{ type: "json" \}\)/,
+    );
+    expect(result.stdout).toMatch(
+      /evals\/cjs\.eval\.ts: SyntaxError: The requested module 'cjs-only' does not provide an export named 'camel' .*import its default export/,
+    );
+  });
+});
+
+// What tsconfig.json says about how code compiles holds, whichever way a file loads: kept
+// imports (verbatimModuleSyntax), class fields assigned as TypeScript did before ES2022
+// (useDefineForClassFields: false) and legacy decorators. Ignoring them ran other code than the
+// project's own tsc and tsx run, silently.
+const compiledAsConfigured = (id: string, load: string) => `${header}${load}
+export const ${id} = defineSuite<number, string>({
+  id: "${id}",
+  cases: [{ id: "a", input: 1, expected: "registered=1 set-in-init logged:hi" }],
+  target: async () =>
+    \`registered=\${(globalThis as { registered?: number }).registered} \${new Child().value} \${new Svc().hello()}\`,
+  scorers: [same],
+});
+`;
+
+describe("tsconfig.json compiler options (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({
+      "tsconfig.base.json":
+        '{ "compilerOptions": { "experimentalDecorators": true, /* legacy */ } }\n',
+      "tsconfig.json": `{
+  // JSON with comments and trailing commas, as tsconfig files are written
+  "extends": "./tsconfig.base.json",
+  "compilerOptions": { "verbatimModuleSyntax": true, "useDefineForClassFields": false, },
+}
+`,
+      "evals/registers.ts":
+        "(globalThis as { registered?: number }).registered = 1;\nexport interface Plugin { name: string }\n",
+      "evals/model.ts": `class Base { constructor() { this.init(); } init() {} }
+export class Child extends Base { value!: string; override init() { this.value = "set-in-init"; } }
+function logged(_target: object, _key: string, desc: PropertyDescriptor) {
+  const f = desc.value;
+  desc.value = function (this: unknown) { return "logged:" + f.call(this); };
+}
+export class Svc { @logged hello() { return "hi"; } }
+`,
+      "evals/direct.eval.ts": compiledAsConfigured(
+        "direct",
+        'import { type Plugin } from "./registers.ts";\nimport { Child, Svc } from "./model.ts";\n',
+      ),
+      // A computed import: served by the module hooks.
+      "evals/hooked.eval.ts": compiledAsConfigured(
+        "hooked",
+        'import { type Plugin } from "./registers.ts";\nconst name = "model";\nconst { Child, Svc } = await import(`./${name}.ts`);\n',
+      ),
+    });
+  });
+  afterAll(() => project.cleanup());
+
+  it("are read, with what the file extends, in both ways of loading, and a change to them compiles again", async () => {
+    const result = await runCli(["run", "--no-store"], project.dir);
+    expect(result.stdout, result.stderr).toMatch(/2 evals · 2 cases · 2 passed/);
+    // Class fields as ES2022 defines them again: the field set in init() is reset.
+    await writeFile(
+      join(project.dir, "tsconfig.json"),
+      '{ "extends": "./tsconfig.base.json", "compilerOptions": { "verbatimModuleSyntax": true } }\n',
+    );
+    const changed = await runCli(["run", "--no-store"], project.dir);
+    expect(changed.stdout).toContain('output:   "registered=1 undefined logged:hi"');
   });
 });
