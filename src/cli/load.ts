@@ -7,6 +7,7 @@ import { builtFile } from "../package-files.js";
 import type { RunEntry } from "../runner/run.js";
 import type { LoadError } from "../runner/summary.js";
 import { collectEvals, EvalIds } from "./eval-exports.js";
+import { syntaxErrorAt } from "./syntax-error.js";
 import { serveCommonJsTypeScript } from "./ts-commonjs.js";
 import { directModuleUrl, withSourcePaths } from "./ts-direct.js";
 import { importsTypeScript } from "./ts-shared.js";
@@ -181,7 +182,7 @@ export async function loadEvalFiles(
       options.onImport?.(file);
       module = await importWithoutExit(url, options.waitMs ?? 0);
     } catch (error) {
-      errors.push({ file, message: describeLoadError(preloadFailure ?? error) });
+      errors.push({ file, message: describeLoadError(preloadFailure ?? error, path) });
       continue;
     }
     const evals = collectEvals(module, source);
@@ -209,7 +210,7 @@ function looksLikeSuiteData(value: unknown): boolean {
   return typeof v.id === "string" && "cases" in v && Array.isArray(v.scorers);
 }
 
-function describeLoadError(error: unknown): string {
+function describeLoadError(error: unknown, path: string): string {
   const message = errorMessage(error);
   const name =
     error instanceof Error &&
@@ -219,7 +220,10 @@ function describeLoadError(error: unknown): string {
       ? `${error.name}: `
       : "";
   const at =
-    name !== "" || (error instanceof Error && error.name === "Error") ? thrownAt(error) : undefined;
+    syntaxErrorAt(error, path) ??
+    (name !== "" || (error instanceof Error && error.name === "Error")
+      ? thrownAt(error)
+      : undefined);
   const said = `${name}${withSourcePaths(message)}${at ? ` (at ${withSourcePaths(at)})` : ""}`;
   const hint = esModuleHint(said);
   return hint ? `${said} (${hint})` : said;

@@ -164,6 +164,11 @@ export const typo = defineSuite<string, string>({
   scorers: [same],
 });
 `,
+      // Syntax errors in JavaScript: in the eval file, and in a helper a TypeScript file imports.
+      "evals/broken.eval.mjs": "export const fine = 1;\nconst x = ;\n",
+      "evals/broken-helper.mjs": "export const ok = 1;\nexport const w = ;\n",
+      "evals/imports-broken.eval.ts":
+        'import { w } from "./broken-helper.mjs";\nexport const k = w;\n',
       // What TypeScript compiled as an ES module meets in a project that writes CommonJS.
       "evals/dirname.eval.ts": "export const where = __dirname;\n",
       "evals/json.eval.ts": 'import data from "./data.json";\nexport const d = data;\n',
@@ -193,6 +198,13 @@ export const alias = defineSuite<string, string>({
     );
     expect(result.stdout).toMatch(
       /evals\/alias\.eval\.ts: Cannot find package '@\/helper' imported from \S*\/evals\/alias\.eval\.ts \(niceeval does not read tsconfig\.json "paths" or "baseUrl": import the file by a relative path\)/,
+    );
+    // A syntax error says where it is, also when it is in a file the eval file imports.
+    expect(result.stdout).toMatch(
+      /evals\/broken\.eval\.mjs: SyntaxError: Unexpected token ';' \(at \S*\/evals\/broken\.eval\.mjs:2:11\)/,
+    );
+    expect(result.stdout).toMatch(
+      /evals\/imports-broken\.eval\.ts: SyntaxError: Unexpected token ';' \(at \S*\/evals\/broken-helper\.mjs:2:18\)/,
     );
     // Each says what to write instead.
     expect(result.stdout).toMatch(
