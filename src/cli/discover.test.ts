@@ -9,7 +9,12 @@ describe("discoverEvalFiles", () => {
   beforeAll(() => {
     cwd = mkdtempSync(join(tmpdir(), "niceeval-discover-"));
     mkdirSync(join(cwd, "evals", "slow"), { recursive: true });
-    for (const file of ["evals/a.eval.ts", "evals/slow/b.eval.ts", "evals/c.eval.js"])
+    for (const file of [
+      "evals/a.eval.ts",
+      "evals/slow/b.eval.ts",
+      "evals/c.eval.js",
+      "evals/d.eval.tsx",
+    ])
       writeFileSync(join(cwd, file), "");
   });
   afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -17,7 +22,17 @@ describe("discoverEvalFiles", () => {
   it("skips the files and folders --exclude names", async () => {
     expect(
       await discoverEvalFiles([], { cwd, exclude: ["evals/slow", "evals/c.eval.js"] }),
-    ).toEqual(["evals/a.eval.ts"]);
+    ).toEqual(["evals/a.eval.ts", "evals/d.eval.tsx"]);
+  });
+
+  it("finds .eval.tsx files in folders, as it loads them by path", async () => {
+    expect(await discoverEvalFiles(["evals"], { cwd })).toContain("evals/d.eval.tsx");
+  });
+
+  it("says that a path with a pattern is not expanded", async () => {
+    await expect(discoverEvalFiles(["evals/*.eval.ts"], { cwd })).rejects.toThrow(
+      "path not found: evals/*.eval.ts. niceeval does not expand patterns: let the shell expand it (leave it unquoted), or pass the folder",
+    );
   });
 
   it("refuses an --exclude that names nothing, saying globs are not expanded", async () => {

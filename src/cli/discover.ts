@@ -2,7 +2,7 @@ import { readdir, stat } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
 import { NiceevalError } from "../errors.js";
 
-const EVAL_FILE = /\.eval\.(?:ts|mts|cts|js|mjs|cjs)$/;
+const EVAL_FILE = /\.eval\.(?:ts|tsx|mts|cts|js|mjs|cjs)$/;
 const SKIP_DIRS = new Set(["node_modules", "dist", "coverage"]);
 
 /** Default places to look for eval files, relative to the working directory. */
@@ -38,7 +38,9 @@ export async function discoverEvalFiles(
       if (explicit) {
         throw new NiceevalError(
           "USAGE",
-          `path not found: ${root}. Pass eval files or folders that exist.`,
+          /[*?[{]/.test(root)
+            ? `path not found: ${root}. niceeval does not expand patterns: let the shell expand it (leave it unquoted), or pass the folder`
+            : `path not found: ${root}. Pass eval files or folders that exist.`,
         );
       }
       continue;

@@ -111,7 +111,8 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     // its exit code stays the run's.)
     if (isClosedPipe(error)) return 0;
     if (isUserError(error)) {
-      io.stderr(`niceeval: ${error.message}\n`);
+      // A message that names its command ("niceeval run: …") says niceeval already.
+      io.stderr(`${error.message.startsWith("niceeval ") ? "" : "niceeval: "}${error.message}\n`);
       return 2;
     }
     io.stderr(

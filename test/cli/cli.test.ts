@@ -418,6 +418,9 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     const unknownFlag = await runCli(["run", "--foo"], project.dir);
     expect(unknownFlag.code).toBe(2);
     expect(unknownFlag.stderr).toMatch(/unknown option --foo\. Run `niceeval --help`\.\n$/);
+    // Said once by name: "niceeval run: …", not "niceeval: niceeval run: …".
+    expect(unknownFlag.stderr).toMatch(/^niceeval run: unknown option --foo/m);
+    expect(unknownFlag.stderr).not.toContain("niceeval: niceeval");
     const typo = await runCli(["run", "--concurency", "2"], project.dir);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain("unknown option --concurency; did you mean --concurrency?");
