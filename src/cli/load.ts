@@ -173,8 +173,8 @@ export async function loadEvalFiles(
     ? await prepareTypeScript(sources)
     : undefined;
   const preloadFailure = typescript?.failure;
-  // A CommonJS file may `require` a .cts one, which no import names: Node's loader compiles it.
-  if (sources.some(({ path }) => /\.c[jt]s$/.test(path))) serveCommonJsTypeScript();
+  // A CommonJS file may `require` a TypeScript one, which no import names: Node's loader compiles it.
+  if (sources.some(({ path }) => /\.(?:c[jt]s|js)$/.test(path))) serveCommonJsTypeScript();
   for (const { file, path, source } of sources) {
     let module: Record<string, unknown>;
     try {

@@ -280,3 +280,47 @@ export class Svc { @logged hello() { return "hi"; } }
     expect(changed.stdout).toContain('output:   "registered=1 undefined logged:hi"');
   });
 });
+
+// CommonJS code that requires a TypeScript helper: a .cts eval importing `../lib/helper.ts`, and
+// a .js eval of a project without "type": "module" requiring it. The helper was read as
+// JavaScript ("Unexpected token ':'", blamed on the eval file); it is compiled as CommonJS.
+const cjsSuite = (id: string, load: string, exportAs: string) => `${load}
+${exportAs} = defineSuite({
+  id: "${id}",
+  cases: [{ id: "a", input: "x", expected: "hi x" }],
+  target: async (input: string) => greet(input),
+  scorers: [
+    createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) }),
+  ],
+});
+`;
+
+describe("TypeScript helpers required from CommonJS (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject(
+      {
+        "lib/helper.ts": 'export function greet(name: string): string { return "hi " + name; }\n',
+        "evals/imports.eval.cts": cjsSuite(
+          "cts-imports-ts",
+          'import { createScorer, defineSuite } from "niceeval";\nimport { greet } from "../lib/helper.ts";',
+          "export const imports",
+        ),
+        "evals/requires.eval.js": cjsSuite(
+          "js-requires-ts",
+          'const { createScorer, defineSuite } = require("niceeval");\nconst { greet } = require("../lib/helper");',
+          "exports.requires",
+        ).replace("(input: string)", "(input)"),
+      },
+      { name: "commonjs-project" },
+    );
+  });
+  afterAll(() => project.cleanup());
+
+  it("load and run, supervised and in process", async () => {
+    for (const mode of [[], ["--no-supervise"]]) {
+      const result = await runCli(["run", "--no-store", ...mode], project.dir);
+      expect(result.stdout, result.stderr).toMatch(/2 evals · 2 cases · 2 passed/);
+    }
+  });
+});
