@@ -6,8 +6,8 @@ import type { Score } from "../score/score.js";
 import {
   isScorer,
   type NamedScore,
-  runtimeContextOf,
   type NamedScorer,
+  runtimeContextOf,
   scoreNowOf,
 } from "../scorers/create-scorer.js";
 import { callTool, isThenable, runTool } from "../tool/run-tool.js";

@@ -262,7 +262,7 @@ export class Svc { @logged hello() { return "hi"; } }
       // A computed import: served by the module hooks.
       "evals/hooked.eval.ts": compiledAsConfigured(
         "hooked",
-        'import { type Plugin } from "./registers.ts";\nconst name = "model";\nconst { Child, Svc } = await import(`./${name}.ts`);\n',
+        'import { type Plugin } from "./registers.ts";\nconst name = "model";\nconst { Child, Svc } = await import("./" + name + ".ts");\n',
       ),
     });
   });
