@@ -1,5 +1,6 @@
 import { AuthoringError, errorMessage, thrownMessage, thrownWhere } from "../errors.js";
 import {
+  type AppUsage,
   type AttemptRecord,
   addJudgeUsage,
   emptyJudgeUsage,
@@ -250,38 +251,13 @@ export async function runAttempt<Facts, Assertions>(
         usageReason: `usage-unreported: ${where} failed`,
       });
     }
-    const elapsedMs = performance.now() - started;
-    const made: Assertion[] = [];
-    const lifetime = new TestLifetime(
-      attemptName(evalId, spec.id, context.trial, definition.trials),
-    );
-    const rules: AssertionRules = { evalId, passFail: setup.passFail, lifetime };
-    const judgeFor = () => definition.judge ?? resolveCloseQAJudge();
-    let failure: { message: string; where: string } | undefined;
-    let skipped: string | undefined;
     const appUsage = usage.snapshot();
-    try {
-      const via = { method: undefined as string | undefined };
-      const tools = assertionTools(facts, made, rules, judgeFor, deadline.signal, via);
-      const own = adapter.assertions ? attributed(adapter.assertions(tools), via) : undefined;
-      const skip = (reason: string): never => {
-        lifetime.assertRunning("t.skip(...)", skip);
-        throw new SkipSignal(reason);
-      };
-      const t = Object.assign({}, facts, own, tools, {
-        usage: appUsage as UsageMaterial,
-        elapsedMs,
-        skip,
-      }) as TestContext<Facts, Assertions>;
-      const pending = definition.test(t);
-      if (pending && typeof (pending as Promise<void>).then === "function") await pending;
-    } catch (error) {
-      if (error instanceof SkipSignal) skipped = error.reason;
-      else failure = { message: thrownWhere(error), where: `test of eval "${evalId}"` };
-    } finally {
-      // What test(t) made is all the record gets: later calls on t throw instead of being lost.
-      lifetime.end();
-    }
+    const { made, failure, skipped } = await runTest(setup, spec, context, {
+      facts,
+      appUsage,
+      elapsedMs: performance.now() - started,
+      signal: deadline.signal,
+    });
     const judgments = await settle(made, deadline);
     const judge = emptyJudgeUsage();
     for (const judgment of judgments) {
@@ -310,6 +286,47 @@ export async function runAttempt<Facts, Assertions>(
     return record;
   } finally {
     deadline.dispose();
+  }
+}
+
+/** What test(t) made of one attempt's facts, and whether it threw or skipped. */
+async function runTest<Facts, Assertions>(
+  setup: AttemptSetup<Facts, Assertions>,
+  spec: CaseSpec,
+  context: AttemptContext,
+  at: { facts: Facts; appUsage: AppUsage; elapsedMs: number; signal: AbortSignal },
+): Promise<{
+  made: Assertion[];
+  failure?: { message: string; where: string };
+  skipped?: string;
+}> {
+  const { evalId, adapter, definition } = setup;
+  const made: Assertion[] = [];
+  const lifetime = new TestLifetime(attemptName(evalId, spec.id, context.trial, definition.trials));
+  const rules: AssertionRules = { evalId, passFail: setup.passFail, lifetime };
+  const judgeFor = () => definition.judge ?? resolveCloseQAJudge();
+  try {
+    const via = { method: undefined as string | undefined };
+    const tools = assertionTools(at.facts, made, rules, judgeFor, at.signal, via);
+    const own = adapter.assertions ? attributed(adapter.assertions(tools), via) : undefined;
+    const skip = (reason: string): never => {
+      lifetime.assertRunning("t.skip(...)", skip);
+      throw new SkipSignal(reason);
+    };
+    const t = Object.assign({}, at.facts, own, tools, {
+      usage: at.appUsage as UsageMaterial,
+      elapsedMs: at.elapsedMs,
+      skip,
+    }) as TestContext<Facts, Assertions>;
+    const pending = definition.test(t);
+    if (pending && typeof (pending as Promise<void>).then === "function") await pending;
+    return { made };
+  } catch (error) {
+    if (error instanceof SkipSignal) return { made, skipped: error.reason };
+    return { made, failure: { message: thrownWhere(error), where: `test of eval "${evalId}"` } };
+  } finally {
+    // What test(t) made is all the record gets: later calls on t throw instead of being lost.
+    lifetime.end();
   }
 }
 

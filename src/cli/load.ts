@@ -225,7 +225,7 @@ function describeLoadError(error: unknown, path: string): string {
       ? thrownAt(error)
       : undefined);
   const said = `${name}${withSourcePaths(message)}${at ? ` (at ${withSourcePaths(at)})` : ""}`;
-  const hint = esModuleHint(said);
+  const hint = esModuleHint(said, path);
   return hint ? `${said} (${hint})` : said;
 }
 
@@ -233,7 +233,7 @@ function describeLoadError(error: unknown, path: string): string {
  * What to do about the errors of TypeScript compiled as an ES module in a project that writes
  * CommonJS, and of a tsconfig alias, which reads as a package that is not installed.
  */
-function esModuleHint(said: string): string | undefined {
+function esModuleHint(said: string, path: string): string | undefined {
   const missing = /Cannot find package '([^']+)' imported from (\S+)/.exec(said);
   if (missing) {
     const from = missing[2]!.startsWith("file:") ? fileURLToPath(missing[2]!) : missing[2]!;
@@ -244,7 +244,9 @@ function esModuleHint(said: string): string | undefined {
   if (
     /\b(require|__dirname|__filename|module|exports) is not defined in ES module scope/.test(said)
   )
-    return "niceeval runs .ts eval files as ES modules: use import.meta.dirname and import.meta.filename, createRequire(import.meta.url), or name the file .cts to write CommonJS";
+    return TYPESCRIPT_FILE.test(path)
+      ? "niceeval runs .ts eval files as ES modules: use import.meta.dirname and import.meta.filename (Node 20.11 and later), createRequire(import.meta.url), or name the file .cts to write CommonJS"
+      : "this file is an ES module: use import.meta.dirname and import.meta.filename (Node 20.11 and later), createRequire(import.meta.url), or name the file .cjs to write CommonJS";
   if (
     /needs an import attribute of "?type"?: "?json"?|needs an import attribute of type "json"/.test(
       said,

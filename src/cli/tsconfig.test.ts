@@ -47,3 +47,21 @@ describe("tsconfigOf", () => {
     expect(declaresAliases(join(root, "broken/x.ts"))).toBe(false);
   });
 });
+
+describe("extends of a package", () => {
+  it("reads the package's tsconfig.json, not its main script", () => {
+    write(
+      "node_modules/shared-config/package.json",
+      '{ "name": "shared-config", "main": "index.js" }',
+    );
+    write("node_modules/shared-config/index.js", "module.exports = {};\n");
+    write(
+      "node_modules/shared-config/tsconfig.json",
+      '{ "compilerOptions": { "useDefineForClassFields": false } }',
+    );
+    write("pkg/tsconfig.json", '{ "extends": "shared-config" }');
+    expect(tsconfigOf(join(root, "pkg/x.ts")).compilerOptions).toEqual({
+      useDefineForClassFields: false,
+    });
+  });
+});

@@ -84,10 +84,12 @@ function resolveExtends(base: string, from: string): string | undefined {
     const file = resolve(from, base);
     return existsSync(file) ? file : existsSync(`${file}.json`) ? `${file}.json` : undefined;
   }
+  // As TypeScript reads it: a JSON file only (a package's main script is no tsconfig).
   const require = createRequire(join(from, "tsconfig.json"));
-  for (const candidate of [base, `${base}/tsconfig.json`, `${base}.json`])
+  for (const candidate of [`${base}/tsconfig.json`, `${base}.json`, base])
     try {
-      return require.resolve(candidate);
+      const file = require.resolve(candidate);
+      if (file.endsWith(".json")) return file;
     } catch {}
   return undefined;
 }

@@ -98,20 +98,12 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
       removeOnComplete: { age: KEEP_COMPLETED_S },
       removeOnFail: { age: KEEP_FAILED_S },
     });
-  const sweep = sweepLongWaits(queue, waiting, options.sweepMs ?? 2000, {
-    finished: settleFrom,
-    vanished: (ids) => {
-      options.stderr?.(vanishedMessage(ids.length, name));
-      for (const id of ids) {
-        const entry = waiting.get(id);
-        if (entry) void enqueue(id, entry.data).catch(() => {});
-      }
-    },
-    unreachable: (since) => options.stderr?.(unreachableMessage(options.url, since)),
-    fleet: watchFleet(workers, (count) =>
-      options.stderr?.(noWorkerLeftMessage(count, name, options.url)),
-    ),
-  });
+  const sweep = sweepLongWaits(
+    queue,
+    waiting,
+    options.sweepMs ?? 2000,
+    sweepFindings(options, name, workers, { waiting, settleFrom, enqueue }),
+  );
 
   return {
     runErrors: [],
@@ -267,6 +259,33 @@ function unreachableMessage(url: string, sinceMs: number): string {
 function stopReason(signal: AbortSignal): string {
   const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
   return `${reason} before a worker took the attempt`;
+}
+
+/** What the run does with what a sweep finds: it settles, enqueues again, and says. */
+function sweepFindings(
+  options: Pick<QueueExecutorOptions, "stderr" | "url">,
+  name: string,
+  workersAtStart: number,
+  run: {
+    waiting: ReadonlyMap<string, Waiting>;
+    settleFrom: SweepFindings["finished"];
+    enqueue: (id: string, data: AttemptJobData) => Promise<unknown>;
+  },
+): SweepFindings {
+  return {
+    finished: run.settleFrom,
+    vanished: (ids) => {
+      options.stderr?.(vanishedMessage(ids.length, name));
+      for (const id of ids) {
+        const entry = run.waiting.get(id);
+        if (entry) void run.enqueue(id, entry.data).catch(() => {});
+      }
+    },
+    unreachable: (since) => options.stderr?.(unreachableMessage(options.url, since)),
+    fleet: watchFleet(workersAtStart, (count) =>
+      options.stderr?.(noWorkerLeftMessage(count, name, options.url)),
+    ),
+  };
 }
 
 /** What {@link sweepLongWaits} finds. */

@@ -175,7 +175,7 @@ describe("consoleReporter", () => {
     const text = readFileSync(file, "utf8");
     expect(text).toContain("  - default [trial 3] skipped · unavailable (max 10) · 12 ms\n");
     expect(text).toContain(
-      "  3 attempts: 2 passed, 0 failed, 0 errored, 1 skipped · mean score 0.5 ± 0.707 sd (n=2 over 1 case) · 1 ms\n",
+      "  3 attempts: 2 passed, 0 failed, 0 errored, 1 skipped · mean score 0.5 ± 0.707 sd (n=2) · 1 ms\n",
     );
     expect(text).toContain("  trials: 1 case × 2 judged, 1 skipped · pass@1 100% ·");
   });

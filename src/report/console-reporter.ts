@@ -1,17 +1,12 @@
 import type { AttemptRecord } from "../eval/record.js";
 import { plural, pluralNoun } from "../plural.js";
 import type { EvalSummary } from "../runner/events.js";
+import { loadTroubles } from "../runner/load-troubles.js";
 import type { RunSummary } from "../runner/run.js";
 import type { UnavailableSummary } from "../runner/unavailable.js";
 import { show } from "../scorers/deterministic/preview.js";
 import type { CaseAverage, TrialSummary } from "../stats/trials.js";
-import {
-  formatMeanScore,
-  formatPassRate,
-  loadTroubles,
-  meanScoreFigure,
-  runPassRateFigure,
-} from "./figures.js";
+import { formatMeanScore, formatPassRate, meanScoreFigure, runPassRateFigure } from "./figures.js";
 import { formatJudgeUsage, formatMs, formatNumber, oneLine, verdictMark } from "./format.js";
 import { LineWriter, type Palette, palette } from "./output.js";
 import { RecordLines } from "./record-lines.js";

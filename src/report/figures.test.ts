@@ -82,6 +82,7 @@ describe("figures of trials", () => {
   // 30 cases run twice; 25 pass both trials, 5 fail both: 60 attempts, but 30 cases of evidence.
   const trials = {
     cases: 30,
+    scoredCases: 30,
     attempts: 60,
     skipped: 0,
   } as NonNullable<EvalSummary["trials"]>;
@@ -116,5 +117,27 @@ describe("figures of trials", () => {
     const { trials: _, ...once } = twice;
     const asAttempts = evalFigures(once).meanScore;
     expect(meanScore.interval!.low).toBeLessThan(asAttempts.interval!.low);
+  });
+});
+
+describe("the mean score's interval with trials", () => {
+  it("counts the cases the scores came from, not cases whose every trial errored", () => {
+    // 10 cases run twice; 5 errored both times: 10 scores from 5 cases.
+    const { meanScore } = evalFigures(
+      summary({
+        cases: 20,
+        passed: 8,
+        failed: 2,
+        errored: 10,
+        meanScore: 0.8,
+        sdScore: 0.42,
+        scoredCases: 10,
+        trials: { cases: 10, scoredCases: 5, attempts: 20, skipped: 0 } as NonNullable<
+          EvalSummary["trials"]
+        >,
+      }),
+    );
+    expect(meanScore.cases).toBe(5);
+    expect(formatMeanScore(meanScore)).toMatch(/\(n=10 over 5 cases\)$/);
   });
 });

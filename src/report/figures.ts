@@ -1,7 +1,6 @@
 import { plural } from "../plural.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
-import type { LoadError } from "../runner/summary.js";
 import { passRateInterval, runCases, scoreMeanInterval } from "../stats/clustered.js";
 import type { Interval } from "../stats/interval.js";
 import { formatNumber } from "./format.js";
@@ -66,7 +65,8 @@ export function passRateFigure(
 /** The mean score of an eval with its interval; partial scores make it a lower bound. */
 export function meanScoreFigure(summary: EvalSummary): MeanScoreFigure {
   const mean = summary.meanScore;
-  const cases = summary.trials?.cases;
+  // The cases the scores came from: a case whose every trial errored has none.
+  const cases = summary.trials?.scoredCases;
   const grouped = cases !== undefined && cases < summary.scoredCases;
   return {
     mean,
@@ -117,7 +117,9 @@ export function formatMeanScore(figure: MeanScoreFigure): string {
     ? `, 95% CI ${formatNumber(figure.interval.low)}–${formatNumber(figure.interval.high)}`
     : "";
   const partial = figure.partial ? `, ${figure.partial} partial` : "";
-  const over = figure.cases !== undefined ? ` over ${plural(figure.cases, "case")}` : "";
+  // Said with the interval it qualifies, as the pass rate's is.
+  const over =
+    figure.cases !== undefined && figure.interval ? ` over ${plural(figure.cases, "case")}` : "";
   return `${formatMean(figure)}${sd}${ci} (n=${figure.n}${over}${partial})`;
 }
 
@@ -127,29 +129,5 @@ export function summaryWithFigures(summary: RunSummary) {
     ...summary,
     totals: { ...summary.totals, figures: { passRate: runPassRateFigure(summary) } },
     evals: summary.evals.map((e) => ({ ...e, figures: evalFigures(e) })),
-  };
-}
-
-/** A run's load errors told apart: files that failed to load, and evals left out of files that loaded. */
-export interface LoadTroubles {
-  /** Errors of files that failed to load (none of their evals ran). */
-  failed: readonly LoadError[];
-  /** How many files those are. */
-  files: number;
-  /** Errors of evals left out of files that loaded (the others of those files ran). */
-  leftOut: readonly LoadError[];
-  /** How many evals those left out. */
-  evals: number;
-}
-
-/** {@link LoadTroubles} of a run's load errors. */
-export function loadTroubles(errors: readonly LoadError[]): LoadTroubles {
-  const failed = errors.filter((error) => error.leftOut === undefined);
-  const leftOut = errors.filter((error) => error.leftOut !== undefined);
-  return {
-    failed,
-    files: new Set(failed.map((error) => error.file)).size,
-    leftOut,
-    evals: leftOut.reduce((count, error) => count + (error.leftOut?.length ?? 0), 0),
   };
 }

@@ -2,15 +2,10 @@ import { writeFileSync } from "node:fs";
 import type { AttemptRecord } from "../eval/record.js";
 import { plural } from "../plural.js";
 import type { EvalSummary } from "../runner/events.js";
+import { loadTroubles } from "../runner/load-troubles.js";
 import type { RunSummary } from "../runner/run.js";
 import { attemptName, isProblem, problemSummary } from "./failures.js";
-import {
-  evalFigures,
-  formatMean,
-  loadTroubles,
-  type PassRateFigure,
-  runPassRateFigure,
-} from "./figures.js";
+import { evalFigures, formatMean, type PassRateFigure, runPassRateFigure } from "./figures.js";
 import { formatMs, formatNumber } from "./format.js";
 import { cell } from "./markdown-cell.js";
 import type { EvalInfo, Reporter } from "./reporter.js";

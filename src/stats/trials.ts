@@ -97,6 +97,11 @@ export interface TrialSummary {
   evalId: string;
   /** Cases with at least one trial that was not skipped. */
   cases: number;
+  /**
+   * Cases with at least one scored trial (complete or partial, not skipped): the cases the
+   * eval's mean score comes from, which its interval counts.
+   */
+  scoredCases: number;
   attempts: number;
   /** Attempts skipped (t.skip): in `attempts`, in no reducer and no score. */
   skipped: number;
@@ -113,7 +118,7 @@ export interface TrialSummary {
   flaky: { count: number; cases: FlakyCase[]; truncated: boolean };
 }
 
-/** Welford mean and variance of a stream of numbers. */
+/** The mean and spread of a stream of numbers, with their interval over the cases averaged. */
 class Running extends RunningMean {
   average(): CaseAverage {
     const { mean } = this;
@@ -154,8 +159,10 @@ export class TrialAccumulator {
     index?: number;
     verdicts: Verdict[];
     scores: number[];
+    scored: boolean;
   } | null = null;
   private cases = 0;
+  private scoredCases = 0;
   private attempts = 0;
   private skipped = 0;
   private minTrials = Number.POSITIVE_INFINITY;
@@ -184,19 +191,23 @@ export class TrialAccumulator {
     this.attempts++;
     if (this.current?.caseId !== record.caseId) {
       this.closeCase();
-      this.current = { caseId: record.caseId, verdicts: [], scores: [] };
+      this.current = { caseId: record.caseId, verdicts: [], scores: [], scored: false };
       if (record.index !== undefined) this.current.index = record.index;
     }
     this.current.verdicts.push(record.verdict);
     if (record.verdict === "skipped") this.skipped++;
     const score = record.verdict === "skipped" ? null : completeScore(record);
     if (score !== null) this.current.scores.push(score);
+    const { state, max } = record.score;
+    if (record.verdict !== "skipped" && state !== "unavailable" && max > 0)
+      this.current.scored = true;
   }
 
   private closeCase(): void {
     const current = this.current;
     this.current = null;
     if (!current) return;
+    if (current.scored) this.scoredCases++;
     const counted = current.verdicts.filter((verdict) => verdict !== "skipped");
     const n = counted.length;
     if (n > 0) {
@@ -250,6 +261,7 @@ export class TrialAccumulator {
     return {
       evalId: this.evalId,
       cases: this.cases,
+      scoredCases: this.scoredCases,
       attempts: this.attempts,
       skipped: this.skipped,
       trials: { min: this.cases > 0 ? this.minTrials : 0, max: this.maxTrials },

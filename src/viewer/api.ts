@@ -43,6 +43,8 @@ export interface RunRow {
   /** passed / (attempts − skipped); null when nothing was judged. */
   passRate: number | null;
   passRateInterval: Interval | null;
+  /** With trials, the cases the interval counts (the attempts are their trials); null without. */
+  passRateCases: number | null;
   meanScore: number | null;
   scoredAttempts: number;
   /** Scored attempts whose score was partial (the mean is then a lower bound); null before the run's summaries. */
@@ -103,10 +105,20 @@ export interface AttemptRow {
 
 const PREVIEW = 160;
 
+/**
+ * The cases a run's attempts are trials of, for its pass rate's interval: from its summaries,
+ * or, before it has them (running, stopped), its stored case count when its evals ran trials.
+ */
+function casesOfTrials(run: StoredRun): number | undefined {
+  if (run.summaries?.length) return runCases(run.summaries);
+  return run.evals.some((e) => e.trials > 1) ? run.totals.cases : undefined;
+}
+
 /** A run as a Runs-page line: counts, pass rate with its Wilson interval, mean score. */
 export function runRow(run: StoredRun): RunRow {
   const { totals } = run;
   const judged = totals.attempts - totals.skipped;
+  const cases = casesOfTrials(run);
   return {
     runId: run.runId,
     name: run.name ?? null,
@@ -126,7 +138,8 @@ export function runRow(run: StoredRun): RunRow {
     errored: totals.errored,
     skipped: totals.skipped,
     passRate: judged > 0 ? totals.passed / judged : null,
-    passRateInterval: passRateInterval(totals.passed, judged, runCases(run.summaries ?? [])),
+    passRateInterval: passRateInterval(totals.passed, judged, cases),
+    passRateCases: cases !== undefined && cases < judged ? cases : null,
     meanScore: totals.meanScore,
     scoredAttempts: totals.scoredAttempts,
     partialAttempts: run.summaries?.length
@@ -216,7 +229,7 @@ async function foldedSummaries(store: Store, run: StoredRun): Promise<EvalSummar
 function scoreInterval(s: EvalSummary): Interval | null {
   return s.meanScore === null
     ? null
-    : scoreMeanInterval(s.meanScore, s.sdScore, s.scoredCases, s.trials?.cases);
+    : scoreMeanInterval(s.meanScore, s.sdScore, s.scoredCases, s.trials?.scoredCases);
 }
 
 function fromSummary(s: EvalSummary): EvalView {

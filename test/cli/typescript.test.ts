@@ -171,6 +171,7 @@ export const typo = defineSuite<string, string>({
         'import { w } from "./broken-helper.mjs";\nexport const k = w;\n',
       // What TypeScript compiled as an ES module meets in a project that writes CommonJS.
       "evals/dirname.eval.ts": "export const where = __dirname;\n",
+      "evals/dirname-js.eval.mjs": "export const where = __dirname;\n",
       "evals/json.eval.ts": 'import data from "./data.json";\nexport const d = data;\n',
       "evals/data.json": '{ "a": 1 }\n',
       "evals/cjs.eval.ts": 'import { camel } from "cjs-only";\nexport const c = camel;\n',
@@ -209,6 +210,10 @@ export const alias = defineSuite<string, string>({
     // Each says what to write instead.
     expect(result.stdout).toMatch(
       /evals\/dirname\.eval\.ts: ReferenceError: __dirname is not defined in ES module scope .*\(niceeval runs \.ts eval files as ES modules: use import\.meta\.dirname/,
+    );
+    // A JavaScript file gets advice for JavaScript.
+    expect(result.stdout).toMatch(
+      /evals\/dirname-js\.eval\.mjs: ReferenceError: __dirname is not defined in ES module scope .*\(this file is an ES module: .* or name the file \.cjs to write CommonJS\)/,
     );
     expect(result.stdout).toMatch(
       /evals\/json\.eval\.ts: .*needs an import attribute of type "json" \(import JSON with an attribute: import data from "\.\/data\.json" with \{ type: "json" \}\)/,

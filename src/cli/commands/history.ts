@@ -3,9 +3,9 @@ import { addJudgeUsage, emptyJudgeUsage } from "../../eval/record.js";
 import { safeStringify } from "../../json-safe.js";
 import { plural } from "../../plural.js";
 import { consoleReporter } from "../../report/console-reporter.js";
-import { loadTroubles } from "../../report/figures.js";
 import type { Reporter } from "../../report/reporter.js";
 import type { EvalSummary } from "../../runner/events.js";
+import { loadTroubles } from "../../runner/load-troubles.js";
 import { EvalAccumulator } from "../../runner/stats.js";
 import type { RunSummary } from "../../runner/summary.js";
 import { UnavailableTally } from "../../runner/unavailable.js";
@@ -59,7 +59,8 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
       meanScore: row.meanScore,
     };
     // With trials, the interval counts cases (src/stats/clustered.ts): say how many.
-    const over = !own && row.cases < figures.n ? ` (${plural(row.cases, "case")})` : "";
+    const over =
+      !own && row.passRateCases !== null ? ` (${plural(row.passRateCases, "case")})` : "";
     const rate =
       figures.passRate === null || figures.passRateInterval === null
         ? "—"

@@ -1,4 +1,5 @@
 import { plural, pluralNoun } from "../../../src/plural.js";
+import { loadTroubles } from "../../../src/runner/load-troubles.js";
 import type { AttemptRow, EvalView, RowPage, RunDetail, RunRow } from "../../../src/viewer/api.js";
 import type { RunCharts } from "../../../src/viewer/charts.js";
 import { scoreHistograms, scorerRates } from "../charts.js";
@@ -254,13 +255,10 @@ function unfinished(run: RunRow): HTMLElement | null {
  */
 function outsideCases(run: RunDetail["manifest"]): HTMLElement | null {
   const load = run.loadErrors ?? [];
-  const failed = load.filter((e) => e.leftOut === undefined);
-  const leftOut = load.filter((e) => e.leftOut !== undefined);
+  const { failed, leftOut, files, evals } = loadTroubles(load);
   const outside = run.runErrors ?? [];
   if (load.length === 0 && outside.length === 0) return null;
   const item = (text: string) => h("li", {}, text);
-  const files = new Set(failed.map((e) => e.file)).size;
-  const evals = leftOut.reduce((count, e) => count + (e.leftOut?.length ?? 0), 0);
   return notice(
     failed.length > 0
       ? h(
