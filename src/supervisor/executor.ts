@@ -756,7 +756,9 @@ class Supervisor implements EvalProcessListener {
    * once; with several, each runs again alone, and one that blocks the loop again is errored so.
    */
   private blockedPastLimit(child: EvalProcess, now: number): string | undefined {
-    if (!child.ready || this.caseReads.anyUnderWay) return undefined;
+    // A case read under way may be what blocks the loop; attempts past their limits are killed
+    // for all the same (each runs again alone, never beside a read), and the read is sent again.
+    if (!child.ready) return undefined;
     const silentMs = now - Math.max(child.lastSeen, this.steadySince);
     if (silentMs <= BLOCKED_BEATS * this.beatMs) return undefined;
     // The word that an attempt started may be held in the blocked process: its claims file says.

@@ -34,3 +34,107 @@ describe("an attempt that blocks the event loop past its time limit (real CLI)",
     expect(performance.now() - started).toBeLessThan(15_000);
   }, 90_000);
 });
+
+// Two evals in one file, so the CLI reads the second eval's cases while the first's attempts
+// run: a loop that blocks then is caught past the attempt's limit all the same, not at
+// --hang-timeout, and the attempts that were only in flight beside it pass when run again
+// instead of being errored by the engine's own limit (c4 and c5 run again after two blocking
+// reruns, past --timeout + 1 s from their first start).
+const twoEvals = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+export const busy = defineSuite({
+  id: "busy-target",
+  cases: [1, 2, 3, 4, 5].map((n) => ({ id: "c" + n, input: n, expected: n })),
+  target: async (n) => { if (n === 2 || n === 3) for (;;) {} return n; },
+  scorers: [same],
+});
+export const other = defineSuite({
+  id: "other",
+  cases: [1, 2, 3].map((n) => ({ id: "o" + n, input: n, expected: n })),
+  target: async (n) => n,
+  scorers: [same],
+});
+`;
+
+describe("a blocking attempt beside others and a case read (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/two.eval.ts": twoEvals });
+  });
+  afterAll(() => project.cleanup());
+
+  it("is caught past its limit, and only it is errored", async () => {
+    const started = performance.now();
+    const run = await runCli(
+      ["run", "--no-store", "--timeout", "1000", "--hang-timeout", "30000", "--json", "t.json"],
+      project.dir,
+    );
+    const records = await readJsonRecords(project.dir, "t.json");
+    expect(records.map((r) => `${r.caseId}:${r.verdict}`)).toEqual([
+      "c1:passed",
+      "c2:errored",
+      "c3:errored",
+      "c4:passed",
+      "c5:passed",
+      "o1:passed",
+      "o2:passed",
+      "o3:passed",
+    ]);
+    expect(records[1]?.error?.message).toMatch(
+      /blocked past this attempt's 1000 ms time limit while it ran with others/,
+    );
+    expect(run.stderr).not.toMatch(/no heartbeat/);
+    expect(run.code).toBe(1);
+    // Well before --hang-timeout's 30 s.
+    expect(performance.now() - started).toBeLessThan(20_000);
+  }, 90_000);
+});
+
+// A loop in an eval whose own time limit is long: only --hang-timeout catches it. The attempts of
+// another eval in flight beside it, under --timeout 1000, run again and pass: the CLI does not
+// time them out (at --timeout + 1 s from their first start) while the eval process is stuck.
+const longLimit = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+export const stuck = defineSuite({
+  id: "stuck",
+  timeoutMs: 60000,
+  cases: [{ id: "loop", input: 0, expected: 0 }],
+  target: async () => { await new Promise((r) => setTimeout(r, 100)); for (;;) {} },
+  scorers: [same],
+});
+export const quick = defineSuite({
+  id: "quick",
+  timeoutMs: 1000,
+  cases: [1, 2, 3].map((n) => ({ id: "q" + n, input: n, expected: n })),
+  target: async (n) => { await new Promise((r) => setTimeout(r, 200)); return n; },
+  scorers: [same],
+});
+`;
+
+describe("attempts in flight while a loop holds the eval process for --hang-timeout (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/long.eval.ts": longLimit });
+  });
+  afterAll(() => project.cleanup());
+
+  it("run again and pass, and the loop is errored as a hang", async () => {
+    const run = await runCli(
+      ["run", "--no-store", "--timeout", "1000", "--hang-timeout", "3000", "--json", "l.json"],
+      project.dir,
+    );
+    const records = await readJsonRecords(project.dir, "l.json");
+    expect(records.map((r) => `${r.caseId}:${r.verdict}`)).toEqual([
+      "loop:errored",
+      "q1:passed",
+      "q2:passed",
+      "q3:passed",
+    ]);
+    expect(records[0]?.error?.message).toMatch(/blocked|heartbeat/);
+    expect(run.code).toBe(1);
+  }, 90_000);
+});

@@ -311,8 +311,15 @@ async function runGuarded(
       loadErrors: run.loadErrors,
       outsideErrors: guard.errors,
       executor,
-      // Attempts wait in the queue for a free worker; each worker bounds its own attempts.
-      ...(run.queued ? { caseTimeoutMs: run.queued.waitLimitMs } : {}),
+      // Attempts wait in the queue for a free worker; each worker bounds its own attempts. A
+      // supervised attempt is bounded by its eval process (--timeout there), and a process that
+      // blocks or hangs is killed and its attempts in flight run again: a limit here, counted
+      // from the first start, would error those that were only waiting behind it.
+      ...(run.queued
+        ? { caseTimeoutMs: run.queued.waitLimitMs }
+        : "runAhead" in executor
+          ? { caseTimeoutMs: SUPERVISED_WAIT_LIMIT_MS }
+          : {}),
     };
     const { continued } = sinks;
     // The eval process reads the same cases and runs them without being sent each one; in a
@@ -426,6 +433,9 @@ async function openExecution(
     });
   return { queued, store, executor, git };
 }
+
+/** The engine's last-resort limit on a supervised attempt: the longest timer, as for a queue. */
+const SUPERVISED_WAIT_LIMIT_MS = 2 ** 31 - 1 - 1000;
 
 /** What `runSinks` needs to know of the run. */
 interface RunSinksOf {
