@@ -82,9 +82,12 @@ function* walkCases(
     yield { type: "eval-start", entry };
     // Every eval is started and ended, even after a cancel: sinks always see its end.
     const seen = new IdSet();
+    /** Where a case after those read so far goes: a dataset error is stored there, as shown. */
+    let after = 0;
     // The attempts of one case: one item in the common case, so no array per case.
     const attemptsOf = (spec: CaseSpec): SourceItem | SourceItem[] | undefined => {
       options.onCase?.(entry, spec);
+      after = Math.max(after, spec.index + 1);
       const duplicate = !seen.add(spec.id);
       if (trials === 1 && !duplicate) {
         if (!selected(select, runnable.id, spec.id, 0)) return undefined;
@@ -151,7 +154,7 @@ function* walkCases(
       }
     } catch (error) {
       // A broken case source is one errored case; the other evals still run.
-      const spec: CaseSpec = { id: DATASET_ERROR_ID, index: -1 };
+      const spec: CaseSpec = { id: DATASET_ERROR_ID, index: after };
       const message = `reading the cases of eval "${runnable.id}" failed: ${thrownWhere(error)}`;
       yield {
         type: "case",

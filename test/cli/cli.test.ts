@@ -209,6 +209,15 @@ describe("niceeval run (real CLI on a fixture project)", () => {
         expect(run.stdout).toMatch(
           /reading the cases of eval "rows" failed: RangeError: dataset broke at row 2 \(at cases \(.*evals\/rows\.eval\.ts:\d+:\d+\)\)/,
         );
+        // Stored after the case read before it, as the report shows it: show lists it there too.
+        const stored = await runCli(
+          ["run", "evals/rows.eval.ts", "--store", "s.sqlite", ...flags],
+          dir,
+        );
+        const shown = await runCli(["show", "latest", "--store", "s.sqlite"], dir);
+        const order = (text: string) => text.match(/^ {2}[✓✗!-] (\S+)/gm);
+        expect(order(shown.stdout)).toEqual(order(stored.stdout));
+        expect(order(shown.stdout)).toEqual(["  ✓ r1", "  ! (cases)"]);
       },
     );
   });
