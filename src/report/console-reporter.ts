@@ -23,6 +23,8 @@ export interface ConsoleReporterOptions {
   verbose?: boolean;
   /** Leave out evals that ran no case (a filter skipped them all). */
   hideEmptyEvals?: boolean;
+  /** The run's --filter, said in the header: its eval count is of the files, before filtering. */
+  filter?: string;
   /** Flaky cases listed per eval, at most (default 10); the others are counted. */
   maxFlaky?: number;
   /** How long the eval files took to load, ms: said beside the run's time when it took a second or more. */
@@ -66,7 +68,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       out.line(
         c.bold("niceeval run") +
           c.dim(
-            ` · ${plural(info.evals, "eval")}${info.files > 0 ? ` from ${plural(info.files, "file")}` : ""} · concurrency ${info.concurrency}`,
+            ` · ${plural(info.evals, "eval")}${info.files > 0 ? ` from ${plural(info.files, "file")}` : ""}${options.filter !== undefined ? `, cases matching --filter ${options.filter}` : ""} · concurrency ${info.concurrency}`,
           ),
       );
     },

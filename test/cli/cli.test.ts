@@ -404,6 +404,10 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     expect(report.records).toHaveLength(1);
     expect(report.records[0]).toMatchObject({ evalId: "upper", caseId: "ok", verdict: "passed" });
     expect(report.summary.totals).toMatchObject({ cases: 1, passed: 1 });
+    // The header's count is of the files' evals, and says the filter that narrows them.
+    expect(run.stdout).toMatch(
+      /^niceeval run · \d+ evals? from \d+ files?, cases matching --filter upper\/ok · /m,
+    );
   });
 
   it("exits 2 with a clear message on a usage error", async () => {

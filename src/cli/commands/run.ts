@@ -837,6 +837,7 @@ function buildReporters(
           progress: (io.stderrIsTTY ?? io.isTTY) && !ci && !args.quiet,
           verbose: !args.failuresOnly,
           hideEmptyEvals: args.filter !== undefined,
+          ...(args.filter !== undefined ? { filter: args.filter } : {}),
           loadMs,
         })
       : createReporter(spec, { cwd: io.cwd, env: io.env, comparison, fd }),
