@@ -93,7 +93,8 @@ export function exitCause(from: EvalProcess): string {
   if (/heap out of memory|Reached heap limit|ERR_WORKER_OUT_OF_MEMORY/.test(from.stderrTail))
     return "the eval process ran out of memory (JavaScript heap out of memory)";
   if (signal) return `the eval process was killed by ${signal}`;
-  return `the eval process exited with code ${code ?? "unknown"}`;
+  const where = from.exitCalledAt ? ` (process.exit called at ${from.exitCalledAt})` : "";
+  return `the eval process exited with code ${code ?? "unknown"}${where}`;
 }
 
 /**

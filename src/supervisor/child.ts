@@ -4,7 +4,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { setMaxListeners } from "node:events";
 import { writeSync } from "node:fs";
 import { loadEvalFiles } from "../cli/load.js";
-import { errorMessage } from "../errors.js";
+import { errorMessage, thrownAt } from "../errors.js";
 import { type AttemptRecord, type Judgment, unreportedUsage } from "../eval/record.js";
 import type { AttemptContext, CaseSpec, Runnable } from "../eval/runnable.js";
 import { jsonSafeCopy } from "../json-safe.js";
@@ -757,6 +757,7 @@ function sendCaseReplies(): void {
  */
 function claimAtExit(): void {
   if (claimsFd === undefined) return;
+  const where = exitCalledAt ? Buffer.from(exitCalledAt) : undefined;
   // Listed and never started: not in flight at the exit.
   dropClaimed();
   claimAhead();
@@ -764,12 +765,16 @@ function claimAtExit(): void {
   for (const id of running.keys()) if (id >= 0) ids.push(id);
   // Only plain events can be written (a record structured clone would carry is run again).
   const events = outboxPlain && outbox.length > 0 ? Buffer.from(JSON.stringify(pack(outbox))) : "";
-  const buffer = Buffer.alloc(8 * (ids.length + 3) + events.length);
+  const tail = 24 + 8 * ids.length + events.length;
+  const buffer = Buffer.alloc(tail + 8 + (where?.length ?? 0));
   buffer.writeDoubleLE(1, 0);
   buffer.writeDoubleLE(ids.length, 8);
   for (const [i, id] of ids.entries()) buffer.writeDoubleLE(id, 16 + 8 * i);
   buffer.writeDoubleLE(events.length, 16 + 8 * ids.length);
   if (events) events.copy(buffer, 24 + 8 * ids.length);
+  // Where user code called process.exit, for the cause the supervisor gives.
+  buffer.writeDoubleLE(where?.length ?? 0, tail);
+  if (where) where.copy(buffer, tail + 8);
   try {
     writeSync(claimsFd, buffer, 0, buffer.length, EXIT_CLAIMS_AT);
   } catch {}
@@ -795,6 +800,14 @@ function outputWritten(): Promise<void> {
     }
   });
 }
+
+/** Where user code called process.exit (its first frame outside Node, niceeval and packages). */
+let exitCalledAt: string | undefined;
+const nodeExit = process.exit.bind(process);
+process.exit = ((code?: number | string | null) => {
+  exitCalledAt ??= thrownAt(new Error("process.exit"));
+  return nodeExit(code as number | undefined);
+}) as typeof process.exit;
 
 process.on("exit", claimAtExit);
 process.on("uncaughtException", (error) => uncaught("uncaught exception", error));

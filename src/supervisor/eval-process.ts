@@ -116,6 +116,8 @@ export class EvalProcess {
   runningAtExit: Set<number> | undefined;
   /** Events it had not sent when it exited, as it wrote them on its way out (exitClaims). */
   private unsentAtExit: string | undefined;
+  /** Where user code called process.exit, when it did (from the claims file). */
+  exitCalledAt: string | undefined;
   /** The attempts whose records it had not sent when it exited, got from its claims file. */
   readonly keptAtExit: KeptAttempt[] = [];
   ready = false;
@@ -432,6 +434,7 @@ export class EvalProcess {
     const atExit = exitClaims(this.process);
     this.runningAtExit = atExit?.running;
     this.unsentAtExit = atExit?.events;
+    this.exitCalledAt = atExit?.exitAt;
     releaseClaims(this.process);
     if (this.retired) return;
     this.exit = { code, signal };

@@ -231,7 +231,7 @@ export function aheadClaims(child: ChildProcess): number[] | undefined {
  */
 export function exitClaims(
   child: ChildProcess,
-): { running: Set<number>; events: string | undefined } | undefined {
+): { running: Set<number>; events: string | undefined; exitAt: string | undefined } | undefined {
   const claims = claimsFiles.get(child);
   if (!claims) return undefined;
   const head = Buffer.alloc(16);
@@ -245,13 +245,22 @@ export function exitClaims(
       return undefined;
     const running = new Set<number>();
     for (let at = 0; at < 8 * count; at += 8) running.add(body.readDoubleLE(at));
-    return { running, events: exitEvents(claims.fd, body.readDoubleLE(8 * count), 24 + 8 * count) };
+    const eventsLength = body.readDoubleLE(8 * count);
+    const events = exitEvents(claims.fd, eventsLength, 24 + 8 * count);
+    const whereAt =
+      24 + 8 * count + (Number.isInteger(eventsLength) && eventsLength > 0 ? eventsLength : 0);
+    const whereLength = Buffer.alloc(8);
+    const exitAt =
+      readSync(claims.fd, whereLength, 0, 8, EXIT_CLAIMS_AT + whereAt) === 8
+        ? exitEvents(claims.fd, whereLength.readDoubleLE(0), whereAt + 8)
+        : undefined;
+    return { running, events, exitAt };
   } catch {
     return undefined;
   }
 }
 
-/** The events an exiting eval process wrote after its running attempts (see exitClaims). */
+/** Text an exiting eval process wrote after its running attempts: its events, where it exited. */
 function exitEvents(fd: number, length: number, at: number): string | undefined {
   if (!(Number.isInteger(length) && length > 0)) return undefined;
   const bytes = Buffer.alloc(length);

@@ -150,10 +150,10 @@ describe("niceeval run (real CLI on a fixture project)", () => {
         expect(atLoad.stdout).toMatch(/✓ hello passed/);
         const later = await runCli(["run", "late", "--no-store", ...flags], dir);
         expect(later.code).toBe(1);
-        expect(later.stderr).toContain(
+        expect(later.stderr).toMatch(
           flags.length === 0
-            ? "niceeval: the eval process exited with code 0 during echo/hello"
-            : "niceeval: code loaded by the run called process.exit(0) before the run finished",
+            ? /niceeval: the eval process exited with code 0 \(process\.exit called at .*\)\) during echo\/hello/
+            : /niceeval: code loaded by the run called process\.exit\(0\) before the run finished/,
         );
       },
     );

@@ -245,10 +245,10 @@ describe("attempts queued in the eval process (real CLI)", () => {
     // way out, is kept: the notice may name it as just ended), and only bye-* ran then.
     expect(crashes).toEqual([
       expect.stringMatching(
-        /exited with code 0 during (exits\/bye-a(, just after [^;]* ended)?; running 1 of them again|1 attempt run ahead)/,
+        /exited with code 0(?: \(process\.exit called at .*?\)\))? during (exits\/bye-a(, just after [^;]* ended)?; running 1 of them again|1 attempt run ahead)/,
       ),
       expect.stringMatching(
-        /exited with code 0 during exits\/bye-b(, just after [^;]* ended)?; running 1 of them again/,
+        /exited with code 0(?: \(process\.exit called at .*?\)\))? during exits\/bye-b(, just after [^;]* ended)?; running 1 of them again/,
       ),
     ]);
   });
