@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { defineSuite } from "../eval/suite.js";
 import { junitReporter } from "./junit-reporter.js";
 import {
+  brokenAndLeftOut,
   judgment,
   mixedSuite,
   ran,
@@ -91,15 +92,7 @@ describe("junitReporter", () => {
   it("reports the evals left out of files that loaded in a testsuite of their own", async () => {
     const file = join(tempDir(), "junit.xml");
     await run([{ eval: mixedSuite(), file: "evals/qa.eval.ts" }], [junitReporter(file)], {
-      loadErrors: [
-        { file: "evals/broken.eval.ts", message: "SyntaxError" },
-        {
-          file: "evals/qa.eval.ts",
-          message:
-            'export "second" was left out: it has the eval id "qa" of export "first" of this file',
-          leftOut: ["second"],
-        },
-      ],
+      loadErrors: brokenAndLeftOut,
     });
     const xml = readFileSync(file, "utf8");
     expect(validate(file)).toEqual({ ok: true, output: expect.stringContaining("validates") });

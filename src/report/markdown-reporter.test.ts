@@ -5,6 +5,7 @@ import type { EvalSummary } from "../runner/events.js";
 import { cell } from "./markdown-cell.js";
 import { markdownReporter } from "./markdown-reporter.js";
 import {
+  brokenAndLeftOut,
   crashingSuite,
   mixedSuite,
   record,
@@ -41,15 +42,7 @@ describe("markdownReporter", () => {
   it("tells the files that failed to load from the evals left out of files that loaded", async () => {
     const file = join(tempDir(), "summary.md");
     await run([{ eval: mixedSuite(), file: "evals/qa.eval.ts" }], [markdownReporter(file)], {
-      loadErrors: [
-        { file: "evals/broken.eval.ts", message: "SyntaxError" },
-        {
-          file: "evals/qa.eval.ts",
-          message:
-            'export "second" was left out: it has the eval id "qa" of export "first" of this file',
-          leftOut: ["second"],
-        },
-      ],
+      loadErrors: brokenAndLeftOut,
     });
     const md = readFileSync(file, "utf8");
     expect(md).toContain("**1 file failed to load:**\n\n- evals/broken.eval.ts: SyntaxError\n");

@@ -47,19 +47,6 @@ export function wrapScorer<
   OUTPUT,
   EXPECTED,
   INNER_OUTPUT = OUTPUT,
-  INNER_EXPECTED = EXPECTED,
-  EXTRA extends Extra = Extra,
->(
-  scorer: WrappableScorer<INNER_OUTPUT, INNER_EXPECTED, EXTRA>,
-  options: {
-    output: (output: OUTPUT) => INNER_OUTPUT;
-    expected: (expected: EXPECTED) => INNER_EXPECTED;
-  },
-): NamedScorer<OUTPUT, EXPECTED, Rest<EXTRA>>;
-export function wrapScorer<
-  OUTPUT,
-  EXPECTED,
-  INNER_OUTPUT = OUTPUT,
   _INNER_EXPECTED = EXPECTED,
   EXTRA extends Extra = Extra,
 >(
@@ -86,7 +73,7 @@ export function wrapScorer<
   scorer: WrappableScorer<OUTPUT, EXPECTED, EXTRA>,
   options?: { output?: undefined; expected?: undefined },
 ): NamedScorer<OUTPUT, EXPECTED, Rest<EXTRA>>;
-// viteval's own signature: options typed as WrapScorerOptions, either mapping possibly absent.
+// viteval's own signature: both mappings, or options typed as WrapScorerOptions.
 export function wrapScorer<
   OUTPUT,
   EXPECTED,

@@ -121,3 +121,16 @@ export function runSummary(overrides: Partial<RunSummary> = {}): RunSummary {
     ...overrides,
   };
 }
+
+/** A second export of a file with the id of its first: left out, the file's other evals ran. */
+export const leftOutSecond: LoadError = {
+  file: "evals/qa.eval.ts",
+  message: 'export "second" was left out: it has the eval id "qa" of export "first" of this file',
+  leftOut: ["second"],
+};
+
+/** A file that failed to load, and an eval left out of a file that loaded. */
+export const brokenAndLeftOut: LoadError[] = [
+  { file: "evals/broken.eval.ts", message: "SyntaxError" },
+  leftOutSecond,
+];
