@@ -2,7 +2,7 @@ import { expectTypeOf } from "vitest";
 import { createScorer } from "../scorers/create-scorer.js";
 import { exactMatchTool } from "../scorers/deterministic/exact-match.js";
 import { evalScorersProvider } from "../scorers/deterministic/provider.js";
-import { bindScorer, type EvalSuite, type TypedEvalSuite } from "./suite.js";
+import { bindScorer, defineSuite, type EvalSuite, type TypedEvalSuite } from "./suite.js";
 
 // A suite as data takes the scorers a suite takes: bound tool scorers and createScorer ones.
 const same = createScorer<string, string>({
@@ -29,3 +29,34 @@ const numeric = createScorer<number>({ name: "n", score: ({ output }) => ({ scor
 // @ts-expect-error a scorer of another output type does not fit
 const wrong: TypedEvalSuite<string, string> = { id: "w", cases: [], scorers: [numeric] };
 expectTypeOf(wrong).not.toBeNever();
+
+// A createScorer written inline in a suite types its arguments without a `any`: the case's input
+// from the suite, output and expected as unknown (give createScorer its types to read them).
+defineSuite({
+  id: "inline",
+  cases: [{ input: { q: "x" }, expected: "x" }],
+  target: async ({ q }: { q: string }) => ({ text: q }),
+  scorers: [
+    createScorer({
+      name: "inline",
+      score: ({ output, expected, input }) => {
+        expectTypeOf(output).toBeUnknown();
+        expectTypeOf(expected).toBeUnknown();
+        expectTypeOf(input).toEqualTypeOf<{ q: string }>();
+        return { score: 1 };
+      },
+    }),
+  ],
+});
+// Scorers typed for a narrower expected value or with extra fields of their own still fit.
+const region = createScorer<string, string, { region: string }>({
+  name: "region",
+  score: ({ output, region }) => ({ score: output === region ? 1 : 0 }),
+});
+const wider = createScorer<string | number>({ name: "wider", score: () => ({ score: 1 }) });
+const typedFit: TypedEvalSuite<string, string> = {
+  id: "fit",
+  cases: [],
+  scorers: [same, region, wider],
+};
+expectTypeOf(typedFit).not.toBeNever();

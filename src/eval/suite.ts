@@ -4,10 +4,12 @@ import { isJudgeUnavailable } from "../judge/unavailable.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import type { Score } from "../score/score.js";
 import {
+  type Extra,
   isScorer,
   type NamedScore,
   type NamedScorer,
   runtimeContextOf,
+  type ScorerArgs,
   scoreNowOf,
 } from "../scorers/create-scorer.js";
 import { callTool, isThenable, runTool } from "../tool/run-tool.js";
@@ -153,9 +155,16 @@ export type CaseSource<Input> =
 /** A scorer accepted by a suite: a bound tool scorer or a createScorer scorer. */
 export type SuiteScorer<Input, Output> =
   | BoundScorer<Output>
-  // biome-ignore lint/suspicious/noExplicitAny: expected and extra fields are the scorer's business
-  | NamedScorer<Output, any, any>
+  | LooseScorer<Output>
   | (NamedScorer<Output, unknown, { input: Input }> & {});
+
+/** Any createScorer scorer of this output, whatever its expected and extra fields: it is called with the case as it is. */
+type LooseScorer<Output> = {
+  bivariant(args: ScorerArgs<Output, unknown, Extra>): Promise<NamedScore>;
+}["bivariant"] & {
+  readonly kind: "scorer";
+  readonly name: string;
+};
 
 /** Definition accepted by {@link defineSuite}. */
 export interface SuiteDefinition<Input, Output> {
