@@ -24,7 +24,10 @@ export interface CaseScore {
   scorerId: string;
   score: Score | null;
   state: Judgment["state"];
+  /** Why an errored scorer failed. */
   error?: string;
+  /** Why an unavailable one gave no value (a judge that could not answer, missing evidence). */
+  reason?: string;
 }
 
 /** One case's result. */
@@ -146,6 +149,7 @@ function toCaseReport(record: AttemptRecord): CaseReport {
             },
     };
     if (judgment.state === "errored") score.error = judgment.reason;
+    else if (score.score === null) score.reason = judgment.reason;
     return score;
   });
   const values = scores.flatMap((s) => (s.score ? [s.score.value] : []));
@@ -159,6 +163,15 @@ function toCaseReport(record: AttemptRecord): CaseReport {
     record,
   };
   if (record.error) report.error = `${record.error.where}: ${record.error.message}`;
+  else if (record.verdict === "errored") report.error = erroredScorers(scores);
   if ("output" in record) report.output = record.output;
   return report;
+}
+
+/** A case errored by its scorers alone: which ones, and why. */
+function erroredScorers(scores: readonly CaseScore[]): string {
+  return scores
+    .filter((score) => score.error !== undefined)
+    .map((score) => `scorer "${score.scorerId}": ${score.error}`)
+    .join("; ");
 }

@@ -474,12 +474,32 @@ describe("runEval", () => {
       ["b", 0.8, false],
     ]);
     expect(report.cases[0]?.record.score).toMatchObject({ state: "partial", earned: 0.8, max: 2 });
+    // The unavailable score says why, where a reader of scores looks.
+    expect(report.cases[0]?.scores[1]).toMatchObject({ state: "unavailable", score: null });
+    expect(report.cases[0]?.scores[1]?.reason).toContain("rate limited");
+    expect(report.cases[0]?.scores[0]?.reason).toBeUndefined();
     expect(report).toMatchObject({ meanValue: 0.8, scoredCount: 2, partialCount: 1 });
     const finished = telemetry.events.find((e) => e.kind === "eval.finished");
     expect(finished?.kind === "eval.finished" && finished.summary).toMatchObject({
       meanScore: (0.4 + 0.8) / 2,
       partialCases: 1,
     });
+  });
+
+  it("gives a case errored by its scorers alone an error naming them", async () => {
+    const fine = createScorer<string, string>({ name: "fine", score: () => ({ score: 1 }) });
+    const broken = createScorer<string, string>({
+      name: "broken",
+      score: () => {
+        throw new Error("no such field");
+      },
+    });
+    const report = await runEval(
+      { id: "scored", cases: [{ id: "a", input: "a" }], scorers: [fine, broken] as never },
+      { target: async (input: string) => input },
+    );
+    expect(report.cases[0]?.verdict).toBe("errored");
+    expect(report.cases[0]?.error).toMatch(/^scorer "broken": .*no such field/);
   });
 
   it("says a score eval is run by runEvals or its own run(), not that it lacks a target", async () => {
