@@ -68,6 +68,14 @@ export class AuthoringError extends NiceevalError {
   }
 }
 
+/** An eval defined so that it cannot run at all (no scorers): not a fault of its dataset. */
+export class DefinitionError extends AuthoringError {
+  constructor(message: string) {
+    super(message);
+    this.name = "DefinitionError";
+  }
+}
+
 /** Message of any thrown value, for reports. */
 export function errorMessage(error: unknown): string {
   // Anything can be thrown: a message getter, a toString or a proxy trap that throws as well.

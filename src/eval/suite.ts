@@ -1,4 +1,10 @@
-import { AuthoringError, errorMessage, thrownMessage, thrownWhere } from "../errors.js";
+import {
+  AuthoringError,
+  DefinitionError,
+  errorMessage,
+  thrownMessage,
+  thrownWhere,
+} from "../errors.js";
 import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
 import { isJudgeUnavailable } from "../judge/unavailable.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
@@ -284,7 +290,7 @@ function caseSpecs<Input>(
 ): Iterable<CaseSpec> | AsyncIterable<CaseSpec> {
   // An eval that cannot judge anything is the author's error, reported as an errored eval.
   if (scorers === 0) {
-    throw new AuthoringError(
+    throw new DefinitionError(
       `defineSuite("${suiteId}") has no scorers, so no case can pass or fail; add a bindScorer(...) or createScorer(...) scorer`,
     );
   }

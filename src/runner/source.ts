@@ -1,4 +1,4 @@
-import { thrownWhere } from "../errors.js";
+import { DefinitionError, thrownWhere } from "../errors.js";
 import { DATASET_ERROR_ID, IdSet } from "../eval/ids.js";
 import { type AttemptRecord, erroredRecord } from "../eval/record.js";
 import type { CaseSpec, Runnable } from "../eval/runnable.js";
@@ -155,7 +155,10 @@ function* walkCases(
     } catch (error) {
       // A broken case source is one errored case; the other evals still run.
       const spec: CaseSpec = { id: DATASET_ERROR_ID, index: after };
-      const message = `reading the cases of eval "${runnable.id}" failed: ${thrownWhere(error)}`;
+      const message =
+        error instanceof DefinitionError
+          ? `eval "${runnable.id}" cannot run: ${error.message}`
+          : `reading the cases of eval "${runnable.id}" failed: ${thrownWhere(error)}`;
       yield {
         type: "case",
         entry,

@@ -1,7 +1,7 @@
 // The eval process's side of the evals its supervisor runs: what each one is (sent once the files
 // are loaded), and its cases, read here and sent in batches when asked. The CLI never imports the
 // eval files of a supervised run, so their top-level code runs once, in this process.
-import { errorMessage, thrownWhere } from "../errors.js";
+import { DefinitionError, errorMessage, thrownWhere } from "../errors.js";
 import type { CaseSpec, Runnable } from "../eval/runnable.js";
 import { jsonSafeCopy } from "../json-safe.js";
 import type { RunEntry } from "../runner/entry.js";
@@ -118,6 +118,10 @@ export class CaseServer {
       this.cursors.delete(evalId);
       // Its type and where the user's code threw it, as an unsupervised run says them.
       reply.error = thrownWhere(error);
+      if (error instanceof DefinitionError) {
+        reply.error = error.message;
+        reply.definition = true;
+      }
     }
     reply.json = `[${specs.join(",")}]`;
     if (cloned.length > 0) reply.cloned = cloned;

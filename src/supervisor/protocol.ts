@@ -158,6 +158,8 @@ export interface CasesReply {
   done: boolean;
   /** Reading the cases failed after these (or the eval is not loaded there). */
   error?: string;
+  /** That error is the eval's definition (no scorers), not its dataset: a DefinitionError. */
+  definition?: true;
 }
 
 /** A batch of jobs is a JSON string (`JobBatch`) when its cases are plain JSON. */

@@ -3,6 +3,7 @@
 // their top-level code runs once (a server it starts, a lock it takes), and code they schedule
 // (a timer's endless loop) can only ever block the eval process, which the supervisor replaces.
 
+import { DefinitionError } from "../errors.js";
 import type { AttemptRecord } from "../eval/record.js";
 import { type CaseSpec, EVAL_BRAND, type Runnable } from "../eval/runnable.js";
 import type { RunEntry } from "../runner/entry.js";
@@ -144,6 +145,7 @@ class RemoteCases implements BufferedCases {
   private received = 0;
   private done = false;
   private failure: string | undefined;
+  private failedDefinition = false;
   private asking: Promise<void> | undefined;
 
   constructor(
@@ -171,7 +173,7 @@ class RemoteCases implements BufferedCases {
       if (this.failure !== undefined) {
         const failure = this.failure;
         this.failure = undefined;
-        throw new Error(failure);
+        throw this.failedDefinition ? new DefinitionError(failure) : new Error(failure);
       }
       await this.asking;
     }
@@ -212,6 +214,7 @@ class RemoteCases implements BufferedCases {
     for (const spec of specs) this.buffer.push(spec);
     this.received += specs.length;
     if (reply.error !== undefined) this.failure = reply.error;
+    if (reply.definition) this.failedDefinition = true;
     if (reply.done || reply.error !== undefined) this.done = true;
     if (reply.from === 0 && reply.done && reply.error === undefined)
       this.reading.first.small(this.reading.index);

@@ -246,7 +246,10 @@ describe("bounded runs through the CLI", () => {
     expect(ids[4]?.error?.message).toMatch(/empty id/);
     const byEval = (id: string) => json.records.filter((r) => r.evalId === id);
     expect(byEval("empty")[0]?.error?.message).toMatch(/has no cases/);
-    expect(byEval("unscored")[0]?.error?.message).toMatch(/has no scorers/);
+    // Its definition is at fault, not its dataset: the message does not say reading the cases failed.
+    expect(byEval("unscored")[0]?.error?.message).toMatch(
+      /^eval "unscored" cannot run: defineSuite\("unscored"\) has no scorers/,
+    );
     expect(byEval("wrong-shape")[0]?.judgments[0]?.state).toBe("errored");
     expect(byEval("wrong-shape")[0]?.verdict).toBe("errored");
   });
