@@ -178,6 +178,30 @@ describe("SQLite store", () => {
     expect((await refused(withId)).message).toContain("1234");
   });
 
+  it("says a store held by another process past the busy timeout is locked, for reading and writing", async () => {
+    const path = join(dir, "held.sqlite");
+    (await openSqliteStore(path)).close();
+    // A store left in rollback-journal mode (copied, or switched by a tool), held exclusively.
+    const holder = new Database(path);
+    holder.pragma("journal_mode = DELETE");
+    holder.exec("BEGIN EXCLUSIVE");
+    try {
+      for (const readOnly of [true, false]) {
+        const error = await openSqliteStore(path, { busyTimeoutMs: 50, readOnly }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toMatchObject({ code: "STORE_BUSY" });
+        expect((error as Error).message).toBe(
+          `the store ${path} stayed locked by another process for more than 50 ms. Retry, or pass --store <other path>.`,
+        );
+      }
+    } finally {
+      holder.exec("ROLLBACK");
+      holder.close();
+    }
+  });
+
   it("refuses a damaged store, leaving it unchanged", async () => {
     const path = join(dir, "damaged.sqlite");
     const store = await openSqliteStore(path);

@@ -43,6 +43,18 @@ function readOnlyError(path: string, error: unknown): NiceevalError {
 }
 
 /** Whether a better-sqlite3 error says the file is damaged or not a database. */
+/** SQLite stayed busy past the busy timeout: another process holds the store. */
+export function busyError(path: string, busyTimeoutMs: number, cause: unknown): NiceevalError {
+  return new NiceevalError(
+    "STORE_BUSY",
+    `the store ${path} stayed locked by another process for more than ${busyTimeoutMs} ms. Retry, or pass --store <other path>.`,
+    { cause },
+  );
+}
+
+export const isBusy = (error: unknown): boolean =>
+  (error as { code?: unknown } | null)?.code === "SQLITE_BUSY";
+
 export function isCorruption(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && /^SQLITE_(CORRUPT|NOTADB)/.test(code);
@@ -194,6 +206,7 @@ export function openDatabase(
     if (isCorruption(error))
       throw storeFileError("STORE_CORRUPT", path, (error as Error).message, error);
     if (isReadOnly(error)) throw readOnlyError(path, error);
+    if (isBusy(error)) throw busyError(path, busyTimeoutMs, error);
     throw error;
   }
 }
@@ -205,8 +218,7 @@ function retryWhileBusy<T>(work: () => T, timeoutMs: number): T {
     try {
       return work();
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (code !== "SQLITE_BUSY" || performance.now() > deadline) throw error;
+      if (!isBusy(error) || performance.now() > deadline) throw error;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
     }
   }

@@ -58,7 +58,7 @@ import {
   type ValueCell,
   VERDICT,
 } from "./codec.js";
-import { isCorruption, openDatabase, storeFileError } from "./open.js";
+import { busyError, isBusy, isCorruption, openDatabase, storeFileError } from "./open.js";
 import { attemptFilter, attemptOrder } from "./query.js";
 import { openDatabaseToRead } from "./read-copy.js";
 import { ReasonDictionary } from "./reasons.js";
@@ -236,13 +236,7 @@ class SqliteStore implements Store {
       if (error instanceof NiceevalError) throw error;
       if (isCorruption(error))
         throw storeFileError("STORE_CORRUPT", this.path, (error as Error).message, error);
-      const code = (error as { code?: unknown }).code;
-      if (code === "SQLITE_BUSY")
-        throw new NiceevalError(
-          "STORE_BUSY",
-          `the store ${this.path} stayed locked by another process for more than ${this.busyTimeoutMs} ms. Retry, or pass --store <other path>.`,
-          { cause: error },
-        );
+      if (isBusy(error)) throw busyError(this.path, this.busyTimeoutMs, error);
       throw error;
     }
   }
