@@ -565,6 +565,23 @@ describe("compareRuns", () => {
     expect(md.indexOf("Regressions (1)")).toBeLessThan(md.indexOf("Improvements (1)"));
   });
 
+  it("lists a failed case that now errors apart from improvements, and says how many changes it left out", async () => {
+    const store = await storeWith({
+      base: [{ caseId: "x", verdict: "failed" }, ...cases(102, () => ({}))],
+      head: [{ caseId: "x", verdict: "errored" }, ...cases(102, () => ({ verdict: "failed" }))],
+    });
+    const c = await compareRuns(store, "base", "head");
+    const text = formatComparison(c);
+    expect(text).not.toContain("Improvements:");
+    expect(text).toMatch(/\nNow errored \(failed before\):\n {2}became-errored qa\/x: /);
+    expect(text).toContain(
+      "\n2 more changed cases not listed (101 of 103); `compare --json` counts them all in `transitions`.\n",
+    );
+    const md = formatComparisonMarkdown(c);
+    expect(md).toContain("<summary>Now errored (failed before) (1)</summary>");
+    expect(md).toContain("_2 more changed cases not listed (101 of 103)");
+  });
+
   it("escapes model output in the Markdown form, so it cannot close the details block or add markup", async () => {
     const answer = "</details>\n\n# INJECTED | a | b\n<img src=x> [link](http://x) *bold*";
     const store = await storeWith({

@@ -3,14 +3,7 @@ import { cell } from "../report/markdown-cell.js";
 import type { Interval } from "../stats/interval.js";
 import type { PairedDifference } from "../stats/paired.js";
 import { pText } from "./compare-runs.js";
-import type {
-  CaseChange,
-  Comparison,
-  ComparisonStats,
-  EvalComparison,
-  JudgmentChange,
-  LeftOut,
-} from "./types.js";
+import type { CaseChange, Comparison, ComparisonStats, JudgmentChange, LeftOut } from "./types.js";
 
 // ---------------------------------------------------------------- shared pieces
 
@@ -90,6 +83,43 @@ const runName = (c: Comparison, which: "base" | "head") => {
   return `${run.name ?? run.runId}${run.git ? ` (${run.git.commit.slice(0, 8)}${run.git.dirty ? ", dirty" : ""})` : ""}`;
 };
 
+// ---------------------------------------------------------------- changed cases
+
+const REGRESSIONS = "Regressions";
+
+/**
+ * The listed changes by heading, empty ones left out: regressions, improvements, and cases that
+ * failed before and now error (neither: their pass share did not move).
+ */
+function changeGroups(c: Comparison): [string, CaseChange[]][] {
+  const all = c.evals.flatMap((e) => e.changes);
+  const groups: [string, CaseChange[]][] = [
+    [REGRESSIONS, all.filter((change) => change.regression)],
+    [
+      "Improvements",
+      all.filter((change) => !change.regression && change.kind !== "became-errored"),
+    ],
+    [
+      "Now errored (failed before)",
+      all.filter((change) => !change.regression && change.kind === "became-errored"),
+    ],
+  ];
+  return groups.filter(([, listed]) => listed.length > 0);
+}
+
+/** How many changed cases the lists leave out (each eval lists its first ones), if any. */
+function unlistedNote(c: Comparison): string | undefined {
+  let changed = 0;
+  let listed = 0;
+  for (const e of c.evals) {
+    const t = e.transitions;
+    changed += t.passToFail + t.failToPass + t.becameErrored + t.passRateDown + t.passRateUp;
+    listed += e.changes.length;
+  }
+  if (listed >= changed) return undefined;
+  return `${plural(changed - listed, "more changed case")} not listed (${listed} of ${changed}); \`compare --json\` counts them all in \`transitions\`.`;
+}
+
 // ---------------------------------------------------------------- console
 
 /** A comparison as console text: the decision, regressions, improvements, then statistics. */
@@ -102,14 +132,7 @@ export function formatComparison(c: Comparison): string {
       : `no significant regression at alpha = ${c.alpha}`,
   );
   for (const w of c.warnings) lines.push(`warning: ${w.message}`);
-  const changes = (e: EvalComparison, regression: boolean) =>
-    e.changes.filter((change) => change.regression === regression);
-  for (const [title, regression] of [
-    ["Regressions", true],
-    ["Improvements", false],
-  ] as const) {
-    const listed = c.evals.flatMap((e) => changes(e, regression));
-    if (listed.length === 0) continue;
+  for (const [title, listed] of changeGroups(c)) {
     lines.push("", `${title}:`);
     for (const change of listed) {
       lines.push(
@@ -119,6 +142,8 @@ export function formatComparison(c: Comparison): string {
       for (const j of change.judgments) lines.push(`    ${judgmentLine(j)}`);
     }
   }
+  const unlisted = unlistedNote(c);
+  if (unlisted) lines.push("", unlisted);
   lines.push("", "Overall:");
   pushStats(lines, c.overall, "  ");
   if (c.evals.length > 1) {
@@ -181,15 +206,10 @@ export function formatComparisonMarkdown(c: Comparison): string {
       "",
       "_changes: ↓ pass→fail, ⚠ became errored, ↑ fail→pass, ↘ pass rate down, ↗ pass rate up (with trials, short of all or none), + added, − removed_",
     );
-  for (const [title, regression] of [
-    ["Regressions", true],
-    ["Improvements", false],
-  ] as const) {
-    const listed = c.evals.flatMap((e) => e.changes.filter((x) => x.regression === regression));
-    if (listed.length === 0) continue;
+  for (const [title, listed] of changeGroups(c)) {
     out.push(
       "",
-      `<details${regression ? " open" : ""}><summary>${title} (${listed.length})</summary>`,
+      `<details${title === REGRESSIONS ? " open" : ""}><summary>${title} (${listed.length})</summary>`,
       "",
     );
     for (const change of listed) {
@@ -201,6 +221,8 @@ export function formatComparisonMarkdown(c: Comparison): string {
     }
     out.push("", "</details>");
   }
+  const unlisted = unlistedNote(c);
+  if (unlisted) out.push("", `_${cell(unlisted)}_`);
   const left = leftOutLine(c.overall.leftOut);
   if (left) out.push("", `_${cell(left)}_`);
   return out.join("\n");
