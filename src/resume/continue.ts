@@ -147,7 +147,11 @@ export async function continueRun(
     },
     kept: kept.keys,
     skip: continued.fromStore,
-    withSource: continued.withSource,
+    // Errors that belonged to no attempt stay the run's: what caused them is not run again.
+    withSource: (options) =>
+      continued.withSource(
+        run.runErrors?.length ? { ...options, earlierRunErrors: run.runErrors } : options,
+      ),
     unreached: continued.unreached,
   };
 }

@@ -77,6 +77,11 @@ export interface RunOptions {
    * (the CLI's uncaught errors); with the executor's, they make the run not ok.
    */
   outsideErrors?: readonly string[];
+  /**
+   * Errors outside any attempt of a stored run this one continues (`--resume`, `--retry-errors`):
+   * what caused them is not run again, so they stay the run's and still make it not ok.
+   */
+  earlierRunErrors?: readonly string[];
 }
 
 export { DEFAULT_CASE_TIMEOUT_MS };
@@ -354,9 +359,13 @@ function summaryOf(
     totals.evals = tally.summaries.filter((s) => s.cases > 0).length;
   }
   const loadErrors = [...(options.loadErrors ?? [])];
+  // The same error again (its cause was run again) is listed once.
   const runErrors = [
-    ...(options.executor?.runErrors ?? []).map(({ message, where }) => `${message} (${where})`),
-    ...(options.outsideErrors ?? []),
+    ...new Set([
+      ...(options.earlierRunErrors ?? []),
+      ...(options.executor?.runErrors ?? []).map(({ message, where }) => `${message} (${where})`),
+      ...(options.outsideErrors ?? []),
+    ]),
   ];
   return {
     runId: run.runId,

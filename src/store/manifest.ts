@@ -53,9 +53,11 @@ export function checkResumable(status: RunStatus, stored: RunManifest, force: bo
  * the new writer, one more resume mark and any changes it was forced through.
  */
 export function resumedManifest(stored: RunManifest, resuming: RunManifest): RunManifest {
-  // The continuation loads every file again and ends with its own errors: the stored ones go.
+  // The continuation loads every file again and ends with its own load errors: the stored ones
+  // go. Errors outside any attempt stay (what caused them is not run again, see
+  // RunOptions.earlierRunErrors), even if the continuation is killed before it ends.
   // Continued here, the run is this store's own: no longer only an import.
-  const { loadErrors: _load, runErrors: _outside, imported: _imported, ...kept } = stored;
+  const { loadErrors: _load, imported: _imported, ...kept } = stored;
   const next: RunManifest = {
     ...kept,
     resumes: [...(stored.resumes ?? []), ...(resuming.resumes ?? [])],

@@ -129,6 +129,56 @@ export const slow = defineSuite({
   }, 120_000);
 });
 
+describe("an error outside any attempt, in a continued run", () => {
+  it("stays the run's through --resume and --retry-errors: what caused it is not run again", async () => {
+    // Case 1 leaves a timer that throws after its attempt; case 20 waits while SLOW is set.
+    const own = await makeProject({
+      "evals/late.eval.js": `import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+export const late = defineSuite({
+  id: "late",
+  concurrency: 1,
+  cases: Array.from({ length: 30 }, (_, i) => ({ id: "c" + i, input: i })),
+  target: async (i) => {
+    if (i === 1) setTimeout(() => { throw new Error("late timer of c1"); }, 20);
+    if (i === 20 && process.env.SLOW === "1") {
+      console.error("TARGET-STARTED");
+      await new Promise((r) => setTimeout(r, 5000));
+    }
+    await new Promise((r) => setTimeout(r, 10));
+    return i;
+  },
+  scorers: [createScorer({ name: "ran", score: () => ({ score: 1 }) })],
+});
+`,
+    });
+    const outside = "1 error in user code belonged to no case (the run fails)";
+    try {
+      process.env.SLOW = "1";
+      const stopped = await runAndSignal(["run", "--grace", "0"], own.dir, ["SIGINT"]).finally(
+        () => {
+          delete process.env.SLOW;
+        },
+      );
+      expect(stopped.code).toBe(130);
+      const resumed = await runCli(["run", "--resume"], own.dir);
+      expect(resumed.stderr).toContain("resuming run");
+      expect(resumed.stdout).toContain(outside);
+      expect(resumed.stdout).toContain("late timer of c1");
+      expect(resumed.code).toBe(1);
+      const retried = await runCli(["run", "--retry-errors"], own.dir);
+      expect(retried.stderr).toContain("retrying the 0 errored attempts");
+      expect(retried.stdout).toContain(outside);
+      expect(retried.code).toBe(1);
+      const shown = await runCli(["show", "latest"], own.dir);
+      expect(shown.stdout).toContain("late timer of c1");
+      expect(shown.code).toBe(1);
+    } finally {
+      await own.cleanup();
+    }
+  }, 120_000);
+});
+
 // Every case errors while FLAKY is set, and takes 100 ms while SLOW is: a retry can be cut off.
 const slowRetrySuite = suite
   .replace("i % 5 === 0 && process.env.FLAKY", "process.env.FLAKY")

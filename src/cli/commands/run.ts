@@ -186,7 +186,7 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
       runId,
       reportFd,
       evalIds,
-      runErrors: executor.runErrors.length + guarding.guard.errors.length,
+      runErrors: summary.runErrors?.length ?? 0,
     });
   } finally {
     await executor.close?.();
