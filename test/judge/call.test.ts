@@ -166,6 +166,20 @@ describe("dependable judge calls", () => {
     expect(usage).toMatchObject({ calls: 0, retries: 0 });
   });
 
+  it("tries a connection dropped after the request again, and keeps calling the endpoint after", async () => {
+    configureJudges({ maxRetries: 1, retryBaseMs: 10 });
+    server.enqueue(fake.drop(), fake.drop(), fake.drop(), fake.json({ ok: true }));
+    const first = await callJudge("m", request(1));
+    expect(!first.ok && first.reason).toMatch(
+      /dropped the connection before answering \(.*\) \(gave up after 2 tries\)$/,
+    );
+    expect(!first.ok && first.reason).not.toContain("check the base URL");
+    // The endpoint was reached: the next call is made, and its retry gets the answer.
+    const second = await callJudge("m", request(2));
+    expect(second.ok).toBe(true);
+    expect(server.requests).toHaveLength(4);
+  });
+
   it("shares one call between identical requests in flight", async () => {
     await server.close();
     server = await startFakeLlmServer({ latencyMs: 30, respond: () => fake.json({ ok: true }) });

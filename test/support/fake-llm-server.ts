@@ -17,6 +17,8 @@ export type FakeAnswer =
     }
   /** Never answer (until the client gives up or the server closes). */
   | { kind: "hang" }
+  /** Close the connection once the request is read, with no answer (a proxy or server reset). */
+  | { kind: "drop" }
   /** A 200 whose body is cut in the middle of its JSON. */
   | { kind: "truncated-body" }
   /** The model declines: OpenAI's `message.refusal`, Anthropic's `stop_reason: "refusal"`. */
@@ -49,6 +51,7 @@ export const fake = {
     message: "fake server error",
   }),
   hang: (): FakeAnswer => ({ kind: "hang" }),
+  drop: (): FakeAnswer => ({ kind: "drop" }),
   truncatedBody: (): FakeAnswer => ({ kind: "truncated-body" }),
   refusal: (text: string): FakeAnswer => ({ kind: "refusal", text }),
   cutOff: (text: string): FakeAnswer => ({ kind: "cut-off", text }),
@@ -201,6 +204,9 @@ function answerWith(
 ): void {
   switch (answer.kind) {
     case "hang":
+      return;
+    case "drop":
+      res.socket?.destroy();
       return;
     case "status":
       sendError(

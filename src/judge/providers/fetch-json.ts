@@ -23,6 +23,13 @@ export async function postJson(
     });
   } catch (error) {
     if (signal.aborted) throw signal.reason ?? error;
+    // Only a connection never made says the endpoint is down (or the URL wrong); one dropped
+    // after the request went is a moment's trouble, tried again like a 5xx.
+    if (!neverConnected(error))
+      throw new JudgeCallError(
+        `${where} dropped the connection before answering (${describe(error)})`,
+        { retryable: true, cause: error },
+      );
     throw new JudgeCallError(
       `${where} could not be reached (${describe(error)}); check the base URL`,
       {
@@ -65,6 +72,25 @@ export async function postJson(
       },
     );
   }
+}
+
+/** Codes of a connection that was never made: refused, no such host, no route, TLS refused. */
+const NOT_CONNECTED =
+  /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|UND_ERR_CONNECT_TIMEOUT|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|ERR_SSL_)/;
+
+/**
+ * Whether a failed fetch never connected. fetch rejects with "fetch failed" and the socket's
+ * error as its cause (an AggregateError of each address tried, when there were several); a
+ * cause without a code (an invalid URL) counts as never connected too.
+ */
+function neverConnected(error: unknown): boolean {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (!(cause instanceof Error)) return true;
+  const codes = [
+    (cause as { code?: unknown }).code,
+    ...((cause as { errors?: unknown[] }).errors ?? []).map((e) => (e as { code?: unknown })?.code),
+  ].filter((code): code is string => typeof code === "string");
+  return codes.length === 0 || codes.some((code) => NOT_CONNECTED.test(code));
 }
 
 function describe(error: unknown): string {
