@@ -97,8 +97,9 @@ export interface AttemptRow {
   elapsedMs: number;
   /** The first judgment that did not match (label: reason), or the error. */
   why: string | null;
-  states: JudgmentState[];
+  /** Each judgment's label and, at the same position, its state. */
   labels: string[];
+  states: JudgmentState[];
   /** The start of the output as text. */
   output: string | null;
 }
@@ -181,8 +182,8 @@ export function attemptRow(record: AttemptRecord): AttemptRow {
     score: record.score,
     elapsedMs: record.elapsedMs,
     why: why === null ? null : why.slice(0, PREVIEW * 2),
-    states: [...new Set(record.judgments.map((j) => j.state))],
     labels: record.judgments.map((j) => j.label),
+    states: record.judgments.map((j) => j.state),
     output: preview(record.output),
   };
 }

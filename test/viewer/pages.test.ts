@@ -138,6 +138,31 @@ describe("searching a run", () => {
   });
 });
 
+describe("the scorer and judgment filters together", () => {
+  // In head, exact mismatched on case-3 and hostile; tone-judge is unavailable everywhere.
+  const expectFiltered = async (p: Page, url: string) => {
+    await p.goto(`${url}?label=exact&state=mismatched`);
+    await p.reload();
+    expect(await shownCases(p)).toEqual(["case-3", "case-3", "hostile", "hostile"]);
+    await p.goto(`${url}?label=tone-judge&state=mismatched`);
+    await p.reload();
+    expect(await shownCases(p)).toEqual([]);
+    await p.goto(`${url}?label=tone-judge&state=unavailable`);
+    await p.reload();
+    expect(await shownCases(p)).toHaveLength(14);
+  };
+
+  it("keep the attempts where that scorer's judgment is in that state", async () => {
+    await expectFiltered(page, `${viewer.origin}/#/run/head`);
+  });
+
+  it("do so in the static export too", async () => {
+    const { p, url } = await openExport("head");
+    await expectFiltered(p, `${url}#/run/${fixture.headId}`);
+    await p.close();
+  });
+});
+
 /** Click a case page's second trial card; the URL names it, and a reload shows it again. */
 async function pickSecondTrial(p: Page, url: string): Promise<void> {
   await p.goto(url);
