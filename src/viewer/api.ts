@@ -47,6 +47,8 @@ export interface RunRow {
   passRateCases: number | null;
   meanScore: number | null;
   scoredAttempts: number;
+  /** With trials, the cases the scored attempts are trials of (from the summaries); null without. */
+  meanScoreCases: number | null;
   /** Scored attempts whose score was partial (the mean is then a lower bound); null before the run's summaries. */
   partialAttempts: number | null;
   /** Per-eval pass rate and mean score with their 95% intervals, for the trend charts (finished runs only). */
@@ -115,6 +117,14 @@ function casesOfTrials(run: StoredRun): number | undefined {
   return run.evals.some((e) => e.trials > 1) ? run.totals.cases : undefined;
 }
 
+/** With trials, the cases the run's scored attempts are trials of, from its summaries. */
+function scoredCasesOfTrials(run: StoredRun): number | null {
+  const summaries = run.summaries ?? [];
+  if (!summaries.some((s) => s.trials)) return null;
+  const cases = summaries.reduce((sum, s) => sum + (s.trials?.scoredCases ?? s.scoredCases), 0);
+  return cases < run.totals.scoredAttempts ? cases : null;
+}
+
 /** A run as a Runs-page line: counts, pass rate with its Wilson interval, mean score. */
 export function runRow(run: StoredRun): RunRow {
   const { totals } = run;
@@ -143,6 +153,7 @@ export function runRow(run: StoredRun): RunRow {
     passRateCases: cases !== undefined && cases < judged ? cases : null,
     meanScore: totals.meanScore,
     scoredAttempts: totals.scoredAttempts,
+    meanScoreCases: scoredCasesOfTrials(run),
     partialAttempts: run.summaries?.length
       ? run.summaries.reduce((sum, s) => sum + s.partialCases, 0)
       : null,

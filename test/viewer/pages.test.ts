@@ -334,7 +334,9 @@ describe("mean scores", () => {
     await page.goto(`${viewer.origin}/#/`);
     const head = page.locator("tr.run-row", { hasText: "head" });
     await head.waitFor();
-    expect(await head.locator("td").nth(8).textContent()).toMatch(/^\u2265 0\.\d{3} n=14$/);
+    expect(await head.locator("td").nth(8).textContent()).toMatch(
+      /^\u2265 0\.\d{3} n=14 \(7 cases\)$/,
+    );
     // Their scores are complete: no mark.
     const mixed = page.locator("tr.run-row", { hasText: "mixed-2" });
     expect(await mixed.locator("td").nth(8).textContent()).toMatch(/^\d\.\d{3} n=\d+$/);
@@ -403,6 +405,32 @@ describe("a run that failed outside its cases", () => {
     expect(await notice.textContent()).toContain(
       "1 error in user code belonged to no case (the run fails):",
     );
+  });
+});
+
+describe("sample sizes", () => {
+  it("name the cases an interval counts, with trials, as the CLI does (n=14 (7 cases))", async () => {
+    // head ran 7 cases twice: its intervals count 7 cases.
+    await page.goto(`${viewer.origin}/#/`);
+    await page.reload();
+    const head = page.locator("tr.run-row", { hasText: "head" });
+    await head.waitFor();
+    expect(await head.locator("td").nth(7).textContent()).toMatch(/\] n=14 \(7 cases\)$/);
+    // Without trials, the attempts are the cases.
+    const mixed = page.locator("tr.run-row", { hasText: "mixed-2" });
+    expect(await mixed.locator("td").nth(7).textContent()).toMatch(/\] n=4$/);
+    await page.goto(`${viewer.origin}/#/run/head`);
+    await page.reload();
+    await page.locator("table.evals tbody tr").first().waitFor();
+    expect(await page.locator(".meta").first().textContent()).toMatch(
+      /pass rate [\d.]+% \[[^\]]+\] n=14 \(7 cases\) · mean/,
+    );
+    const cells = await page
+      .locator("table.evals tbody tr")
+      .first()
+      .locator("td")
+      .allTextContents();
+    expect(cells[7]).toMatch(/\] n=14 \(7 cases\), 14 partial$/);
   });
 });
 

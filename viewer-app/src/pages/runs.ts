@@ -2,7 +2,7 @@ import type { RunRow } from "../../../src/viewer/api.js";
 import { trendCharts } from "../charts.js";
 import { get } from "../data.js";
 import { badge, enc, fail, fill, h, inputValue, interval, notice, pct, when } from "../dom.js";
-import { meanText } from "../numbers.js";
+import { meanText, sizeText } from "../numbers.js";
 import { go, header, type PageHandle, poll, type Route, setParams } from "../router.js";
 
 /** Every stored run, filterable by eval, branch and tag; two picked runs open the comparison. */
@@ -139,14 +139,14 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
         h(
           "span",
           { class: "muted" },
-          `${interval(run.passRateInterval, pct)} n=${run.attempts - run.skipped}`,
+          `${interval(run.passRateInterval, pct)} ${sizeText(run.attempts - run.skipped, run.passRateCases)}`,
         ),
       ),
       h(
         "td",
         { class: "num" },
         meanText(run.meanScore, run.partialAttempts),
-        h("span", { class: "muted" }, ` n=${run.scoredAttempts}`),
+        h("span", { class: "muted" }, ` ${sizeText(run.scoredAttempts, run.meanScoreCases)}`),
       ),
     );
   async function load(): Promise<void> {
