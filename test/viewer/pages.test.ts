@@ -343,6 +343,25 @@ describe("mean scores", () => {
   });
 });
 
+describe("a partial score", () => {
+  it("reads as a lower bound, ≥ 0.500, on the case page and in the table, as mean scores do", async () => {
+    // head's tone-judge has no evidence: case-0 earned exact's point, the judge's kept in max.
+    await page.goto(`${viewer.origin}/#/case/${fixture.headId}/greetings/case-0`);
+    await page.reload();
+    await page.locator(".trials .trial").first().waitFor();
+    expect(await page.locator(".trials .trial .num").first().textContent()).toBe("\u2265 0.500");
+    expect(await page.locator("p", { hasText: /^score / }).textContent()).toBe(
+      "score \u2265 0.500 \u00b7 earned 1 of 2 (partial)",
+    );
+    await page.goto(`${viewer.origin}/#/run/head`);
+    await page.reload();
+    await shownCases(page);
+    expect(await page.locator(".vt-row[data-case=case-0] .num").nth(1).textContent()).toBe(
+      "\u2265 0.500",
+    );
+  });
+});
+
 /** A run `name` of the head run's first `n` attempts, ended as `end` says. */
 async function storePart(runId: string, name: string, n: number, end: RunEnd): Promise<void> {
   await fixture.store.beginRun(
