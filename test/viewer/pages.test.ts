@@ -227,6 +227,20 @@ describe("a static export with a baseline", () => {
   });
 });
 
+describe("a link with a malformed % escape", () => {
+  it("says the link cannot be read, and links to the runs, instead of doing nothing", async () => {
+    await page.goto(`${viewer.origin}/#/run/%E0%A4%A`);
+    await page.reload();
+    const alert = page.locator("[role=alert]");
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe(
+      'This link cannot be read: "%E0%A4%A" in its address is not a valid % escape (a link cut short or edited by hand?). Go to the runs.',
+    );
+    await alert.getByRole("link", { name: "Go to the runs" }).click();
+    await page.locator("tr.run-row").first().waitFor();
+  });
+});
+
 describe("the runs page's filters", () => {
   it("say when no run matches, and how to clear them", async () => {
     await page.goto(`${viewer.origin}/#/?branch=nope`);
