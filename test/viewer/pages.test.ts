@@ -306,6 +306,29 @@ describe("comparing", () => {
     await expectState("Compare 3 selected", false, "Compare takes two runs; 3 are ticked.");
   });
 
+  it("compares a ticked run a filter hides, and says it is not listed", async () => {
+    await page.goto(`${viewer.origin}/#/`);
+    await page.reload();
+    await page.locator("tr.run-row", { hasText: "throws" }).locator("input[type=checkbox]").check();
+    await page.fill("input[name=evalId]", "echo");
+    await page.press("input[name=evalId]", "Enter");
+    await page.locator("tr.run-row", { hasText: "throws" }).waitFor({ state: "detached" });
+    const hint = page.locator("#compare-hint");
+    expect(await hint.textContent()).toBe(
+      "Tick one more run to compare. It is not listed under these filters.",
+    );
+    await page
+      .locator("tr.run-row", { hasText: "mixed-2" })
+      .locator("input[type=checkbox]")
+      .check();
+    const button = page.getByRole("button", { name: /^Compare/ });
+    expect(await button.textContent()).toBe("Compare 2 selected");
+    expect(await hint.textContent()).toBe("1 of them is not listed under these filters.");
+    await button.click();
+    await page.locator("p.meta", { hasText: "throws" }).waitFor();
+    expect(new URL(page.url()).hash).toBe(`#/compare?base=${THROWS}&head=run-mixed-2-000000`);
+  });
+
   it("links each changed case to its base and head case pages", async () => {
     await page.goto(`${viewer.origin}/#/compare?base=base&head=head`);
     const change = page.locator("li.reg[data-case=case-3]");

@@ -8,7 +8,8 @@ import { go, header, type PageHandle, poll, type Route, setParams } from "../rou
 /** Every stored run, filterable by eval, branch and tag; two picked runs open the comparison. */
 export function runsPage(root: HTMLElement, r: Route): PageHandle {
   const p = r.params;
-  const selected = new Set<string>();
+  // Ticked runs stay ticked, and comparable, while a filter hides them.
+  const selected = new Map<string, RunRow>();
   const body = h("tbody");
   const charts = h("section", { class: "charts" });
   const tagNote = h("div");
@@ -18,9 +19,7 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
     {
       disabled: true,
       onclick: () => {
-        const rows = lastRuns
-          .filter((x) => selected.has(x.runId))
-          .sort((a, b) => (a.startedAt < b.startedAt ? -1 : 1));
+        const rows = [...selected.values()].sort((a, b) => (a.startedAt < b.startedAt ? -1 : 1));
         if (rows.length === 2)
           go(`#/compare?base=${enc(rows[0]!.runId)}&head=${enc(rows[1]!.runId)}`);
       },
@@ -39,10 +38,15 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
           : n > 2
             ? `Compare takes two runs; ${n} are ticked.`
             : "";
+    const listed = new Set(lastRuns.map((x) => x.runId));
+    const hidden = [...selected.keys()].filter((id) => !listed.has(id)).length;
+    const unlisted = hidden
+      ? `${hidden === n ? (n === 1 ? "It is" : "They are") : `${hidden} of them ${hidden === 1 ? "is" : "are"}`} not listed under these filters.`
+      : "";
     compareBtn.textContent = `Compare ${n} selected`;
     compareBtn.disabled = n !== 2;
     compareBtn.title = why;
-    compareHint.textContent = why;
+    compareHint.textContent = [why, unlisted].filter(Boolean).join(" ");
   };
   updateCompare();
   const filter = (name: string, label: string) =>
@@ -114,7 +118,7 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
           "aria-label": "select for compare",
           checked: selected.has(run.runId),
           onchange: (e: Event) => {
-            if ((e.target as HTMLInputElement).checked) selected.add(run.runId);
+            if ((e.target as HTMLInputElement).checked) selected.set(run.runId, run);
             else selected.delete(run.runId);
             updateCompare();
           },
@@ -173,6 +177,7 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
       return;
     }
     lastRuns = data.runs;
+    updateCompare();
     const filters = Object.entries({ evalId: "eval", branch: "branch", tag: "tag" }).flatMap(
       ([name, label]) => {
         const value = p.get(name);
