@@ -60,6 +60,20 @@ const echo = defineSuite<string, string>({
   ],
 });
 
+/** Two trials of one case; in head (`flip: true`) its second trial answers wrong. */
+const flipping = (flip: boolean) =>
+  defineSuite<string, string>({
+    id: "flipping",
+    cases: [{ id: "c", input: "yes", expected: "yes" }],
+    target: (input, ctx) => (flip && ctx.trial === 1 ? "no" : input),
+    scorers: [
+      createScorer<string, string>({
+        name: "same",
+        score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+      }),
+    ],
+  });
+
 beforeAll(async () => {
   await ensureViewerApp();
   fixture = await storeWithRuns();
@@ -78,6 +92,14 @@ beforeAll(async () => {
       startedAt: `2025-01-0${3 + i}T00:00:00.000Z`,
       evals: [throwing, echo],
       trials: 1,
+    });
+  for (const [i, flip] of [false, true].entries())
+    await recordRun(fixture.store, {
+      runId: `run-flip-${i}-0000000`,
+      name: `flip-${i}`,
+      startedAt: `2024-12-0${1 + i}T00:00:00.000Z`,
+      evals: [flipping(flip)],
+      trials: 2,
     });
   viewer = await startViewer({ store: fixture.store });
   browser = await launchChromium();
@@ -275,6 +297,7 @@ describe("the runs page's filters", () => {
     await page.reload();
     expect((await captions()).map((c) => c.split(":")[0]).sort()).toEqual([
       "echo",
+      "flipping",
       "greetings",
       "throwing",
     ]);
@@ -329,16 +352,33 @@ describe("comparing", () => {
     expect(new URL(page.url()).hash).toBe(`#/compare?base=${THROWS}&head=run-mixed-2-000000`);
   });
 
+  it("shows the outputs of the trials whose judgments changed, named by trial", async () => {
+    await page.goto(`${viewer.origin}/#/compare?base=flip-0&head=flip-1`);
+    const change = page.locator("li.reg[data-case=c]");
+    await change.locator("summary").click();
+    const sides = change.locator(".sides section.box h3");
+    await sides.nth(2).waitFor();
+    expect(await sides.allTextContents()).toEqual([
+      "base trial 1 output",
+      "head trial 2 output",
+      "Diff: base trial 1 \u2192 head trial 2",
+    ]);
+    expect(await change.locator(".sides .diff").textContent()).toBe("- yes+ no");
+    expect(await change.getByRole("link", { name: "head case" }).getAttribute("href")).toBe(
+      "#/case/run-flip-1-0000000/flipping/c?trial=1",
+    );
+  });
+
   it("links each changed case to its base and head case pages", async () => {
     await page.goto(`${viewer.origin}/#/compare?base=base&head=head`);
     const change = page.locator("li.reg[data-case=case-3]");
     await change.waitFor();
     expect(await change.getByRole("link", { name: "base case" }).getAttribute("href")).toBe(
-      `#/case/${fixture.baseId}/greetings/case-3`,
+      `#/case/${fixture.baseId}/greetings/case-3?trial=0`,
     );
     await change.getByRole("link", { name: "head case" }).click();
     await page.locator(".trials .trial").first().waitFor();
-    expect(new URL(page.url()).hash).toBe(`#/case/${fixture.headId}/greetings/case-3`);
+    expect(new URL(page.url()).hash).toBe(`#/case/${fixture.headId}/greetings/case-3?trial=0`);
   });
 });
 
