@@ -277,6 +277,24 @@ describe("the runs page's filters", () => {
     expect(new URL(page.url()).hash).toBe("#/");
   });
 
+  it("say when the list stops at its limit, and link to a longer one", async () => {
+    await page.goto(`${viewer.origin}/#/?limit=2`);
+    await page.reload();
+    const notice = page.locator(".notice", { hasText: "Only the newest" });
+    await notice.waitFor();
+    expect(await page.locator("tr.run-row").count()).toBe(2);
+    expect(await notice.textContent()).toBe(
+      "Only the newest 2 runs are listed; older runs are not. List 4, or narrow them by eval, branch or tag (niceeval runs --limit lists them in the terminal).",
+    );
+    await notice.getByRole("link", { name: "List 4" }).click();
+    await page.locator("tr.run-row").nth(3).waitFor();
+    expect(new URL(page.url()).hash).toBe("#/?limit=4");
+    await page.goto(`${viewer.origin}/#/`);
+    await page.reload();
+    await page.locator("tr.run-row").first().waitFor();
+    expect(await page.locator(".notice").count()).toBe(0);
+  });
+
   it("name the form key=value when a tag filter has no =", async () => {
     await page.goto(`${viewer.origin}/#/?tag=nightly`);
     await page.reload();

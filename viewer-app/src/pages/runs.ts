@@ -13,6 +13,7 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
   const body = h("tbody");
   const charts = h("section", { class: "charts" });
   const tagNote = h("div");
+  const moreNote = h("div");
   let lastRuns: RunRow[] = [];
   const compareBtn = h(
     "button",
@@ -90,6 +91,7 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
       compareHint,
     ),
     tagNote,
+    moreNote,
     h(
       "table",
       { class: "runs" },
@@ -166,17 +168,20 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
         : null,
     );
     let data: { runs: RunRow[] };
+    const limit = listLimit(p.get("limit"));
     try {
       data = await get("/runs", {
         evalId: p.get("evalId"),
         branch: p.get("branch"),
         tag: p.get("tag"),
+        limit,
       });
     } catch (err) {
       fill(body, h("tr", {}, h("td", { colspan: 9 }, fail(err))));
       return;
     }
     lastRuns = data.runs;
+    fill(moreNote, data.runs.length >= limit ? moreRuns(p, limit) : null);
     updateCompare();
     const filters = Object.entries({ evalId: "eval", branch: "branch", tag: "tag" }).flatMap(
       ([name, label]) => {
@@ -202,4 +207,24 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
     if (lastRuns.some((x) => x.status === "running")) void load();
   }, 3000);
   return { stop, back: () => {} };
+}
+
+/** Runs listed at most: the server's default, or `?limit=` (up to the server's 10,000). */
+const MAX_RUNS = 10_000;
+function listLimit(asked: string | null): number {
+  const n = Number(asked ?? 200);
+  return Number.isInteger(n) && n > 0 ? Math.min(n, MAX_RUNS) : 200;
+}
+
+/** The list stopped at its limit: say older runs are not listed, and how to list more. */
+function moreRuns(p: URLSearchParams, limit: number): HTMLElement {
+  const more = new URLSearchParams(p);
+  more.set("limit", String(Math.min(limit * 2, MAX_RUNS)));
+  return notice(
+    `Only the newest ${limit} runs are listed; older runs are not. `,
+    limit < MAX_RUNS ? [h("a", { href: `#/?${more}` }, `List ${more.get("limit")}`), ", or "] : "",
+    "narrow them by eval, branch or tag (",
+    h("code", {}, "niceeval runs --limit"),
+    " lists them in the terminal).",
+  );
 }
