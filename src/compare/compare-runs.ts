@@ -346,6 +346,10 @@ function changesOf(
       base: caseSide(pair.base),
       head: caseSide(pair.head),
       judgments: diffJudgments(shown.base?.judgments ?? [], shown.head?.judgments ?? []),
+      trials: {
+        ...(shown.base ? { base: shown.base.trial } : {}),
+        ...(shown.head ? { head: shown.head.trial } : {}),
+      },
     };
     if (shown.head?.error) change.error = shown.head.error;
     changes.push(change);

@@ -5,7 +5,7 @@ import type { JudgmentChange } from "./types.js";
 const MAX_JUDGMENTS = 10;
 
 /** A trial's judgments, kept only for the cases whose change is shown. */
-export type Representative = { judgments: Judgment[]; error?: string };
+export type Representative = { trial: number; judgments: Judgment[]; error?: string };
 
 /** The trial that shows a case's side of a change: its first passing or first non-passing one. */
 export function representative(trials: readonly AttemptRecord[], passing: boolean) {
@@ -13,7 +13,7 @@ export function representative(trials: readonly AttemptRecord[], passing: boolea
   const chosen =
     counted.find((trial) => (trial.verdict === "passed") === passing) ?? counted[0] ?? trials[0];
   if (!chosen) return undefined;
-  const kept: Representative = { judgments: chosen.judgments };
+  const kept: Representative = { trial: chosen.trial ?? 0, judgments: chosen.judgments };
   if (chosen.error) kept.error = `${chosen.error.where}: ${chosen.error.message}`;
   return kept;
 }

@@ -64,6 +64,8 @@ export interface CaseChange {
    * first passing base trial and the first non-passing head trial (the reverse for an improvement).
    */
   judgments: JudgmentChange[];
+  /** The representative trials (numbered from 0) whose judgments are compared, on each side that has one. */
+  trials: { base?: number; head?: number };
   /** The head error (where: message), when the head trial crashed. */
   error?: string;
 }

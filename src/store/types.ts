@@ -165,9 +165,12 @@ export interface RunListQuery {
 export interface AttemptQuery {
   evalId?: string;
   verdict?: Verdict | readonly Verdict[];
-  /** Attempts having at least one judgment in this state. */
+  /** Attempts having at least one judgment in this state; with `judgmentLabel`, that label's judgment. */
   judgmentState?: JudgmentState;
-  /** Attempts having a judgment with this label (a scorer id, a check's label). */
+  /**
+   * Attempts having a judgment with this label (a scorer id, a check's label); with
+   * `judgmentState`, a judgment with this label in that state.
+   */
   judgmentLabel?: string;
   /** Case-insensitive substring search over case id, error message, input, output and judgment reasons. */
   text?: string;

@@ -47,6 +47,8 @@ export interface RunRow {
   passRateCases: number | null;
   meanScore: number | null;
   scoredAttempts: number;
+  /** With trials, the cases the scored attempts are trials of (from the summaries); null without. */
+  meanScoreCases: number | null;
   /** Scored attempts whose score was partial (the mean is then a lower bound); null before the run's summaries. */
   partialAttempts: number | null;
   /** Per-eval pass rate and mean score with their 95% intervals, for the trend charts (finished runs only). */
@@ -97,8 +99,9 @@ export interface AttemptRow {
   elapsedMs: number;
   /** The first judgment that did not match (label: reason), or the error. */
   why: string | null;
-  states: JudgmentState[];
+  /** Each judgment's label and, at the same position, its state. */
   labels: string[];
+  states: JudgmentState[];
   /** The start of the output as text. */
   output: string | null;
 }
@@ -112,6 +115,14 @@ const PREVIEW = 160;
 function casesOfTrials(run: StoredRun): number | undefined {
   if (run.summaries?.length) return runCases(run.summaries);
   return run.evals.some((e) => e.trials > 1) ? run.totals.cases : undefined;
+}
+
+/** With trials, the cases the run's scored attempts are trials of, from its summaries. */
+function scoredCasesOfTrials(run: StoredRun): number | null {
+  const summaries = run.summaries ?? [];
+  if (!summaries.some((s) => s.trials)) return null;
+  const cases = summaries.reduce((sum, s) => sum + (s.trials?.scoredCases ?? s.scoredCases), 0);
+  return cases < run.totals.scoredAttempts ? cases : null;
 }
 
 /** A run as a Runs-page line: counts, pass rate with its Wilson interval, mean score. */
@@ -142,6 +153,7 @@ export function runRow(run: StoredRun): RunRow {
     passRateCases: cases !== undefined && cases < judged ? cases : null,
     meanScore: totals.meanScore,
     scoredAttempts: totals.scoredAttempts,
+    meanScoreCases: scoredCasesOfTrials(run),
     partialAttempts: run.summaries?.length
       ? run.summaries.reduce((sum, s) => sum + s.partialCases, 0)
       : null,
@@ -181,8 +193,8 @@ export function attemptRow(record: AttemptRecord): AttemptRow {
     score: record.score,
     elapsedMs: record.elapsedMs,
     why: why === null ? null : why.slice(0, PREVIEW * 2),
-    states: [...new Set(record.judgments.map((j) => j.state))],
     labels: record.judgments.map((j) => j.label),
+    states: record.judgments.map((j) => j.state),
     output: preview(record.output),
   };
 }

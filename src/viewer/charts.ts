@@ -1,5 +1,6 @@
 import type { AttemptRecord } from "../eval/record.js";
-import { type Interval, wilsonInterval } from "../stats/interval.js";
+import { passRateInterval } from "../stats/clustered.js";
+import type { Interval } from "../stats/interval.js";
 import type { Store } from "../store/types.js";
 
 /** The Run page's charts: score distribution per eval, pass rate per scorer. */
@@ -28,16 +29,25 @@ export interface ScorerRate {
   unavailable: number;
   /** matched + mismatched + errored: unavailable judgments are left out. */
   judged: number;
+  /** The cases those judged attempts are trials of: with trials, fewer than `judged`. */
+  cases: number;
   passRate: number | null;
+  /** Over cases, not attempts, when they ran trials (stats/clustered.ts), as every report's. */
   passRateInterval: Interval | null;
 }
 
+/** A scorer's counts as they are folded: the case it last judged, to count each case once. */
+type ScorerFold = ScorerRate & { lastCase: string | undefined };
+
 const BINS = 10;
 
-/** Folds attempts into {@link RunCharts}: one pass, memory bounded by evals × labels. */
+/**
+ * Folds attempts into {@link RunCharts}: one pass, memory bounded by evals × labels. Attempts come
+ * in case order (as `streamAttempts` gives them), so a case's trials are next to each other.
+ */
 export class ChartFold {
   readonly #evals = new Map<string, ScoreHistogram>();
-  readonly #scorers = new Map<string, ScorerRate>();
+  readonly #scorers = new Map<string, ScorerFold>();
 
   add(record: AttemptRecord): void {
     let e = this.#evals.get(record.evalId);
@@ -64,23 +74,29 @@ export class ChartFold {
           errored: 0,
           unavailable: 0,
           judged: 0,
+          cases: 0,
           passRate: null,
           passRateInterval: null,
+          lastCase: undefined,
         };
         this.#scorers.set(key, s);
       }
       s[j.state]++;
+      if (j.state !== "unavailable" && s.lastCase !== record.caseId) {
+        s.cases++;
+        s.lastCase = record.caseId;
+      }
     }
   }
 
   result(): RunCharts {
-    const scorers = [...this.#scorers.values()].map((s) => {
+    const scorers = [...this.#scorers.values()].map(({ lastCase: _, ...s }): ScorerRate => {
       const judged = s.matched + s.mismatched + s.errored;
       return {
         ...s,
         judged,
         passRate: judged > 0 ? s.matched / judged : null,
-        passRateInterval: wilsonInterval(s.matched, judged),
+        passRateInterval: passRateInterval(s.matched, judged, s.cases),
       };
     });
     return { evals: [...this.#evals.values()], scorers };

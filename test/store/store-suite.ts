@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { NiceevalError } from "../../src/errors.js";
-import type { AttemptRecord } from "../../src/eval/record.js";
+import type { AttemptRecord, JudgmentState } from "../../src/eval/record.js";
 import { resolveRunRef } from "../../src/store/resolve.js";
 import { isTruncated, type ReplacedAttempt, type Store } from "../../src/store/types.js";
 import { attempt, judgment, manifest, summary } from "./fixtures.js";
@@ -333,10 +333,28 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         expect((await store.queryAttempts("q", { judgmentLabel: "judged" })).total).toBe(1);
         expect((await store.queryAttempts("q", { judgmentLabel: "exact" })).total).toBe(39);
         expect((await store.queryAttempts("q", { judgmentLabel: "nope" })).total).toBe(0);
-        expect(
-          (await store.queryAttempts("q", { judgmentLabel: "exact", judgmentState: "mismatched" }))
-            .total,
-        ).toBe(6);
+      });
+
+      it("with a label and a state, counts that label's own judgment in that state", async () => {
+        const total = async (judgmentLabel: string, judgmentState: JudgmentState) =>
+          (await store.queryAttempts("q", { judgmentLabel, judgmentState })).total;
+        expect(await total("exact", "mismatched")).toBe(6);
+        // Six attempts have a mismatched judgment, none of them regex's.
+        expect(await total("regex", "mismatched")).toBe(0);
+        // Every attempt has a matched judgment; exact's matched in 33 of its 39.
+        expect(await total("exact", "matched")).toBe(33);
+        expect(await total("regex", "matched")).toBe(39);
+        expect(await total("judged", "errored")).toBe(1);
+        expect(await total("exact", "errored")).toBe(0);
+        const page = await store.queryAttempts("q", {
+          judgmentLabel: "exact",
+          judgmentState: "mismatched",
+          evalId: "alpha",
+          limit: 2,
+          offset: 1,
+        });
+        expect(page.total).toBe(6);
+        expect(keys(page.items)).toEqual(["alpha/case-5/0", "alpha/case-10/0"]);
       });
 
       it("searches case ids, inputs, outputs and reasons, case-insensitively", async () => {

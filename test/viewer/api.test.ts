@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCliArgs } from "../../src/cli/args.js";
 import { main } from "../../src/cli/main.js";
 import type { AttemptRecord } from "../../src/eval/record.js";
+import { wilsonInterval } from "../../src/stats/interval.js";
 import { thisWriter } from "../../src/store/writer.js";
 import type { RowPage, RunDetail, RunRow } from "../../src/viewer/api.js";
 import type { RunCharts } from "../../src/viewer/charts.js";
@@ -259,6 +260,9 @@ describe("the viewer's API over a store of real runs", () => {
     const exact = body.scorers.find((s) => s.label === "exact")!;
     expect(exact).toMatchObject({ matched: 10, mismatched: 4, judged: 14 });
     expect(exact.passRateInterval!.low).toBeLessThan(10 / 14);
+    // Two trials of 7 cases: the interval counts the cases, as every report's does.
+    expect(exact.cases).toBe(7);
+    expect(exact.passRateInterval).toEqual(wilsonInterval(5, 7));
     const judge = body.scorers.find((s) => s.label === "tone-judge")!;
     // No evidence is no rate, not a zero.
     expect(judge).toMatchObject({ unavailable: 14, judged: 0, passRate: null });

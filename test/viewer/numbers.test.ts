@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { formatMean, meanScoreFigure } from "../../src/report/figures.js";
 import { formatNumber } from "../../src/report/format.js";
 import type { EvalSummary } from "../../src/runner/events.js";
-import { meanText, num } from "../../viewer-app/src/numbers.js";
+import { meanText, num, sizeText } from "../../viewer-app/src/numbers.js";
 
 describe("the viewer's numbers", () => {
   it("round as the CLI's reports do (0.6625 is 0.663 in both)", () => {
@@ -23,5 +23,12 @@ describe("the viewer's numbers", () => {
     }
     expect(meanText(0.902, 2)).toBe("\u2265 0.902");
     expect(meanText(null, 2)).toBe("\u2014");
+  });
+
+  it("give a sample size with the cases its interval counts, as the CLI's runs list words it", () => {
+    expect(sizeText(42, 14)).toBe("n=42 (14 cases)");
+    expect(sizeText(2, 1)).toBe("n=2 (1 case)");
+    expect(sizeText(14, null)).toBe("n=14");
+    expect(sizeText(14, 14)).toBe("n=14");
   });
 });

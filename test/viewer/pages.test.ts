@@ -60,6 +60,20 @@ const echo = defineSuite<string, string>({
   ],
 });
 
+/** Two trials of one case; in head (`flip: true`) its second trial answers wrong. */
+const flipping = (flip: boolean) =>
+  defineSuite<string, string>({
+    id: "flipping",
+    cases: [{ id: "c", input: "yes", expected: "yes" }],
+    target: (input, ctx) => (flip && ctx.trial === 1 ? "no" : input),
+    scorers: [
+      createScorer<string, string>({
+        name: "same",
+        score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+      }),
+    ],
+  });
+
 beforeAll(async () => {
   await ensureViewerApp();
   fixture = await storeWithRuns();
@@ -78,6 +92,14 @@ beforeAll(async () => {
       startedAt: `2025-01-0${3 + i}T00:00:00.000Z`,
       evals: [throwing, echo],
       trials: 1,
+    });
+  for (const [i, flip] of [false, true].entries())
+    await recordRun(fixture.store, {
+      runId: `run-flip-${i}-0000000`,
+      name: `flip-${i}`,
+      startedAt: `2024-12-0${1 + i}T00:00:00.000Z`,
+      evals: [flipping(flip)],
+      trials: 2,
     });
   viewer = await startViewer({ store: fixture.store });
   browser = await launchChromium();
@@ -134,6 +156,31 @@ describe("searching a run", () => {
     const { p, url } = await openExport("throws");
     await p.goto(`${url}#/run/${THROWS}?q=boom`);
     expect(await shownCases(p)).toEqual(["target-throws"]);
+    await p.close();
+  });
+});
+
+describe("the scorer and judgment filters together", () => {
+  // In head, exact mismatched on case-3 and hostile; tone-judge is unavailable everywhere.
+  const expectFiltered = async (p: Page, url: string) => {
+    await p.goto(`${url}?label=exact&state=mismatched`);
+    await p.reload();
+    expect(await shownCases(p)).toEqual(["case-3", "case-3", "hostile", "hostile"]);
+    await p.goto(`${url}?label=tone-judge&state=mismatched`);
+    await p.reload();
+    expect(await shownCases(p)).toEqual([]);
+    await p.goto(`${url}?label=tone-judge&state=unavailable`);
+    await p.reload();
+    expect(await shownCases(p)).toHaveLength(14);
+  };
+
+  it("keep the attempts where that scorer's judgment is in that state", async () => {
+    await expectFiltered(page, `${viewer.origin}/#/run/head`);
+  });
+
+  it("do so in the static export too", async () => {
+    const { p, url } = await openExport("head");
+    await expectFiltered(p, `${url}#/run/${fixture.headId}`);
     await p.close();
   });
 });
@@ -202,6 +249,20 @@ describe("a static export with a baseline", () => {
   });
 });
 
+describe("a link with a malformed % escape", () => {
+  it("says the link cannot be read, and links to the runs, instead of doing nothing", async () => {
+    await page.goto(`${viewer.origin}/#/run/%E0%A4%A`);
+    await page.reload();
+    const alert = page.locator("[role=alert]");
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe(
+      'This link cannot be read: "%E0%A4%A" in its address is not a valid % escape (a link cut short or edited by hand?). Go to the runs.',
+    );
+    await alert.getByRole("link", { name: "Go to the runs" }).click();
+    await page.locator("tr.run-row").first().waitFor();
+  });
+});
+
 describe("the runs page's filters", () => {
   it("say when no run matches, and how to clear them", async () => {
     await page.goto(`${viewer.origin}/#/?branch=nope`);
@@ -214,6 +275,24 @@ describe("the runs page's filters", () => {
     await page.getByRole("link", { name: "Clear the filters" }).click();
     await page.locator("tr.run-row").first().waitFor();
     expect(new URL(page.url()).hash).toBe("#/");
+  });
+
+  it("say when the list stops at its limit, and link to a longer one", async () => {
+    await page.goto(`${viewer.origin}/#/?limit=2`);
+    await page.reload();
+    const notice = page.locator(".notice", { hasText: "Only the newest" });
+    await notice.waitFor();
+    expect(await page.locator("tr.run-row").count()).toBe(2);
+    expect(await notice.textContent()).toBe(
+      "Only the newest 2 runs are listed; older runs are not. List 4, or narrow them by eval, branch or tag (niceeval runs --limit lists them in the terminal).",
+    );
+    await notice.getByRole("link", { name: "List 4" }).click();
+    await page.locator("tr.run-row").nth(3).waitFor();
+    expect(new URL(page.url()).hash).toBe("#/?limit=4");
+    await page.goto(`${viewer.origin}/#/`);
+    await page.reload();
+    await page.locator("tr.run-row").first().waitFor();
+    expect(await page.locator(".notice").count()).toBe(0);
   });
 
   it("name the form key=value when a tag filter has no =", async () => {
@@ -236,6 +315,7 @@ describe("the runs page's filters", () => {
     await page.reload();
     expect((await captions()).map((c) => c.split(":")[0]).sort()).toEqual([
       "echo",
+      "flipping",
       "greetings",
       "throwing",
     ]);
@@ -267,16 +347,56 @@ describe("comparing", () => {
     await expectState("Compare 3 selected", false, "Compare takes two runs; 3 are ticked.");
   });
 
+  it("compares a ticked run a filter hides, and says it is not listed", async () => {
+    await page.goto(`${viewer.origin}/#/`);
+    await page.reload();
+    await page.locator("tr.run-row", { hasText: "throws" }).locator("input[type=checkbox]").check();
+    await page.fill("input[name=evalId]", "echo");
+    await page.press("input[name=evalId]", "Enter");
+    await page.locator("tr.run-row", { hasText: "throws" }).waitFor({ state: "detached" });
+    const hint = page.locator("#compare-hint");
+    expect(await hint.textContent()).toBe(
+      "Tick one more run to compare. It is not listed under these filters.",
+    );
+    await page
+      .locator("tr.run-row", { hasText: "mixed-2" })
+      .locator("input[type=checkbox]")
+      .check();
+    const button = page.getByRole("button", { name: /^Compare/ });
+    expect(await button.textContent()).toBe("Compare 2 selected");
+    expect(await hint.textContent()).toBe("1 of them is not listed under these filters.");
+    await button.click();
+    await page.locator("p.meta", { hasText: "throws" }).waitFor();
+    expect(new URL(page.url()).hash).toBe(`#/compare?base=${THROWS}&head=run-mixed-2-000000`);
+  });
+
+  it("shows the outputs of the trials whose judgments changed, named by trial", async () => {
+    await page.goto(`${viewer.origin}/#/compare?base=flip-0&head=flip-1`);
+    const change = page.locator("li.reg[data-case=c]");
+    await change.locator("summary").click();
+    const sides = change.locator(".sides section.box h3");
+    await sides.nth(2).waitFor();
+    expect(await sides.allTextContents()).toEqual([
+      "base trial 1 output",
+      "head trial 2 output",
+      "Diff: base trial 1 \u2192 head trial 2",
+    ]);
+    expect(await change.locator(".sides .diff").textContent()).toBe("- yes+ no");
+    expect(await change.getByRole("link", { name: "head case" }).getAttribute("href")).toBe(
+      "#/case/run-flip-1-0000000/flipping/c?trial=1",
+    );
+  });
+
   it("links each changed case to its base and head case pages", async () => {
     await page.goto(`${viewer.origin}/#/compare?base=base&head=head`);
     const change = page.locator("li.reg[data-case=case-3]");
     await change.waitFor();
     expect(await change.getByRole("link", { name: "base case" }).getAttribute("href")).toBe(
-      `#/case/${fixture.baseId}/greetings/case-3`,
+      `#/case/${fixture.baseId}/greetings/case-3?trial=0`,
     );
     await change.getByRole("link", { name: "head case" }).click();
     await page.locator(".trials .trial").first().waitFor();
-    expect(new URL(page.url()).hash).toBe(`#/case/${fixture.headId}/greetings/case-3`);
+    expect(new URL(page.url()).hash).toBe(`#/case/${fixture.headId}/greetings/case-3?trial=0`);
   });
 });
 
@@ -309,10 +429,31 @@ describe("mean scores", () => {
     await page.goto(`${viewer.origin}/#/`);
     const head = page.locator("tr.run-row", { hasText: "head" });
     await head.waitFor();
-    expect(await head.locator("td").nth(8).textContent()).toMatch(/^\u2265 0\.\d{3} n=14$/);
+    expect(await head.locator("td").nth(8).textContent()).toMatch(
+      /^\u2265 0\.\d{3} n=14 \(7 cases\)$/,
+    );
     // Their scores are complete: no mark.
     const mixed = page.locator("tr.run-row", { hasText: "mixed-2" });
     expect(await mixed.locator("td").nth(8).textContent()).toMatch(/^\d\.\d{3} n=\d+$/);
+  });
+});
+
+describe("a partial score", () => {
+  it("reads as a lower bound, ≥ 0.500, on the case page and in the table, as mean scores do", async () => {
+    // head's tone-judge has no evidence: case-0 earned exact's point, the judge's kept in max.
+    await page.goto(`${viewer.origin}/#/case/${fixture.headId}/greetings/case-0`);
+    await page.reload();
+    await page.locator(".trials .trial").first().waitFor();
+    expect(await page.locator(".trials .trial .num").first().textContent()).toBe("\u2265 0.500");
+    expect(await page.locator("p", { hasText: /^score / }).textContent()).toBe(
+      "score \u2265 0.500 \u00b7 earned 1 of 2 (partial)",
+    );
+    await page.goto(`${viewer.origin}/#/run/head`);
+    await page.reload();
+    await shownCases(page);
+    expect(await page.locator(".vt-row[data-case=case-0] .num").nth(1).textContent()).toBe(
+      "\u2265 0.500",
+    );
   });
 });
 
@@ -378,6 +519,32 @@ describe("a run that failed outside its cases", () => {
     expect(await notice.textContent()).toContain(
       "1 error in user code belonged to no case (the run fails):",
     );
+  });
+});
+
+describe("sample sizes", () => {
+  it("name the cases an interval counts, with trials, as the CLI does (n=14 (7 cases))", async () => {
+    // head ran 7 cases twice: its intervals count 7 cases.
+    await page.goto(`${viewer.origin}/#/`);
+    await page.reload();
+    const head = page.locator("tr.run-row", { hasText: "head" });
+    await head.waitFor();
+    expect(await head.locator("td").nth(7).textContent()).toMatch(/\] n=14 \(7 cases\)$/);
+    // Without trials, the attempts are the cases.
+    const mixed = page.locator("tr.run-row", { hasText: "mixed-2" });
+    expect(await mixed.locator("td").nth(7).textContent()).toMatch(/\] n=4$/);
+    await page.goto(`${viewer.origin}/#/run/head`);
+    await page.reload();
+    await page.locator("table.evals tbody tr").first().waitFor();
+    expect(await page.locator(".meta").first().textContent()).toMatch(
+      /pass rate [\d.]+% \[[^\]]+\] n=14 \(7 cases\) · mean/,
+    );
+    const cells = await page
+      .locator("table.evals tbody tr")
+      .first()
+      .locator("td")
+      .allTextContents();
+    expect(cells[7]).toMatch(/\] n=14 \(7 cases\), 14 partial$/);
   });
 });
 

@@ -3,6 +3,7 @@ import "uplot/dist/uPlot.min.css";
 import type { RunRow } from "../../src/viewer/api.js";
 import type { RunCharts } from "../../src/viewer/charts.js";
 import { h, pct } from "./dom.js";
+import { sizeText } from "./numbers.js";
 
 // Charts drawn by uPlot (bundled, canvas, no request). Every chart states its n; an interval is
 // drawn as a band or a whisker, and evidence that is missing is counted aside, never as 0.
@@ -184,7 +185,7 @@ export function scorerRates(charts: RunCharts): HTMLElement[] {
                 values: (_u, splits) =>
                   splits.map((i) => {
                     const s = scorers[i];
-                    return s ? `${s.label} n=${s.judged}` : "";
+                    return s ? `${s.label} ${sizeText(s.judged, s.cases)}` : "";
                   }),
               },
               percentAxis(),

@@ -127,8 +127,7 @@ function staticPage(data: Embedded, p: Record<string, string>): RowPage {
   data.rows.forEach((row, i) => {
     if (p.evalId && row.evalId !== p.evalId) return;
     if (verdicts && !verdicts.includes(row.verdict)) return;
-    if (p.state && !row.states.includes(p.state as AttemptRow["states"][number])) return;
-    if (p.label && !row.labels.includes(p.label)) return;
+    if (!judged(row, p.label, p.state)) return;
     if (q && !searchText(data, i).includes(q)) return;
     idx.push(i);
   });
@@ -151,6 +150,12 @@ function staticPage(data: Embedded, p: Record<string, string>): RowPage {
     offset,
     items: idx.slice(offset, offset + limit).map((i) => data.rows[i]!),
   };
+}
+
+/** A judgment filter, as the store reads it: with a scorer and a state, that scorer's judgment in it. */
+function judged(row: AttemptRow, label: string | undefined, state: string | undefined): boolean {
+  if (!label && !state) return true;
+  return row.labels.some((l, i) => (!label || l === label) && (!state || row.states[i] === state));
 }
 
 const searchCache = new WeakMap<Embedded, string[]>();

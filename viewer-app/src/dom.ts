@@ -67,6 +67,9 @@ export const inputValue = (e: Event): string => (e.target as HTMLInputElement).v
 export const enc = encodeURIComponent;
 /** An id in an API path: `..` and `.` stay ids, not path steps (the hash's routes need no such care). */
 export const seg = encodeSegment;
+
+import { meanText } from "./numbers.js";
+
 export { num, pct } from "./numbers.js";
 export const interval = (iv: Interval | null | undefined, f: (x: number) => string): string =>
   iv ? ` [${f(iv.low)}, ${f(iv.high)}]` : "";
@@ -75,11 +78,13 @@ export const badge = (text: string, kind?: string): HTMLSpanElement =>
 export const when = (iso: string | null | undefined): string =>
   iso ? iso.slice(0, 19).replace("T", " ") : "";
 
-/** A score as shown: unavailable stays a word, partial is marked as a lower bound. */
+/**
+ * A score as shown: unavailable stays a word, partial reads as a lower bound ("≥ 0.615"), as mean
+ * scores do ({@link meanText}).
+ */
 export function scoreText(s: { state: string; earned: number; max: number }): string {
   if (s.state === "unavailable") return "unavailable";
-  const v = s.max > 0 ? (s.earned / s.max).toFixed(2) : "\u2014";
-  return v + (s.state === "partial" ? " \u2265 (partial)" : "");
+  return meanText(s.max > 0 ? s.earned / s.max : null, s.state === "partial" ? 1 : 0);
 }
 
 export function fail(err: unknown): HTMLDivElement {

@@ -3,7 +3,7 @@ import { casePage } from "./pages/case.js";
 import { comparePage } from "./pages/compare.js";
 import { runPage } from "./pages/run.js";
 import { runsPage } from "./pages/runs.js";
-import { type PageHandle, type Route, remember, route } from "./router.js";
+import { malformedPage, type PageHandle, type Route, remember, route } from "./router.js";
 
 // The viewer's entry: one module for the live app and the static export (which embeds its data
 // in #niceeval-data); a hash router, so it works from file://; j/k, Enter, Esc and / as keys.
@@ -21,7 +21,7 @@ function render(): void {
   current?.stop?.();
   const r = route();
   root.replaceChildren();
-  current = (PAGES[r.page] ?? runsPage)(root, r);
+  current = (r.malformed !== undefined ? malformedPage : (PAGES[r.page] ?? runsPage))(root, r);
   document.title = `niceeval \u00b7 ${r.page}`;
 }
 

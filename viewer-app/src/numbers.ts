@@ -1,4 +1,5 @@
 // Numbers as the web app shows them; no DOM here, so the tests compare them with the CLI's.
+import { plural } from "../../src/plural.js";
 
 /** A share as a percentage to one place, or a dash. */
 export const pct = (x: number | null | undefined): string =>
@@ -18,3 +19,10 @@ export const meanText = (
   x: number | null | undefined,
   partial: number | null | undefined,
 ): string => `${x !== null && x !== undefined && partial ? "\u2265 " : ""}${num(x)}`;
+
+/**
+ * A sample size as the CLI writes it: "n=42", and with trials, the cases the interval beside it
+ * counts, "n=42 (14 cases)".
+ */
+export const sizeText = (n: number, cases: number | null | undefined): string =>
+  `n=${n}${cases !== null && cases !== undefined && cases < n ? ` (${plural(cases, "case")})` : ""}`;

@@ -6,6 +6,8 @@ export interface Route {
   page: string;
   args: string[];
   params: URLSearchParams;
+  /** A part of the hash that does not decode (a malformed % escape): the page cannot be named. */
+  malformed?: string;
 }
 
 /** What a page gives back to the app: how to stop its timers, go back, handle a key. */
@@ -18,15 +20,32 @@ export interface PageHandle {
 export function route(): Route {
   const hash = location.hash.slice(1) || "/";
   const q = hash.indexOf("?");
-  const parts = (q < 0 ? hash : hash.slice(0, q))
-    .split("/")
-    .filter(Boolean)
-    .map(decodeURIComponent);
-  return {
-    page: parts[0] ?? "runs",
-    args: parts.slice(1),
-    params: new URLSearchParams(q < 0 ? "" : hash.slice(q + 1)),
-  };
+  const raw = (q < 0 ? hash : hash.slice(0, q)).split("/").filter(Boolean);
+  const parts: string[] = [];
+  const params = new URLSearchParams(q < 0 ? "" : hash.slice(q + 1));
+  for (const part of raw) {
+    try {
+      parts.push(decodeURIComponent(part));
+    } catch {
+      return { page: "malformed", args: [], params, malformed: part };
+    }
+  }
+  return { page: parts[0] ?? "runs", args: parts.slice(1), params };
+}
+
+/** The page of a link whose address does not decode: what is wrong with it, and a way on. */
+export function malformedPage(root: HTMLElement, r: Route): PageHandle {
+  root.append(
+    header("bad link"),
+    h(
+      "div",
+      { class: "error", role: "alert" },
+      `This link cannot be read: ${JSON.stringify(r.malformed)} in its address is not a valid % escape (a link cut short or edited by hand?). `,
+      h("a", { href: "#/" }, "Go to the runs"),
+      ".",
+    ),
+  );
+  return { back: () => go("#/") };
 }
 
 /** The hash of a case page, showing `trial` (numbered from 0) when given. */

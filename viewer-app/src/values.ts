@@ -75,13 +75,16 @@ export function jsonTree(v: unknown, depth: number): HTMLElement {
   );
 }
 
-/** Line diff by longest common subsequence; large texts are compared by their first lines only. */
-export function diffView(a: unknown, b: unknown): HTMLElement {
+/**
+ * Line diff by longest common subsequence; large texts are compared by their first lines only.
+ * `same` is what equal values read as.
+ */
+export function diffView(a: unknown, b: unknown, same = "output equals expected"): HTMLElement {
   if (isTruncated(a) || isTruncated(b))
     return h("p", { class: "muted" }, "not diffed: a value is truncated");
   const x = textOf(a).split("\n").slice(0, 1500);
   const y = textOf(b).split("\n").slice(0, 1500);
-  if (x.join("\n") === y.join("\n")) return h("p", { class: "muted" }, "output equals expected");
+  if (x.join("\n") === y.join("\n")) return h("p", { class: "muted" }, same);
   const n = x.length;
   const m = y.length;
   const L = Array.from({ length: n + 1 }, () => new Uint16Array(m + 1));

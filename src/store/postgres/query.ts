@@ -51,6 +51,11 @@ export async function attemptFilter(
     where.push(
       `(${ids.map((id) => `strpos(a.kinds, ${params.add(`,${id},`)}) > 0`).join(" OR ")})`,
     );
+    // Both: this label's own judgment is in that state, as in the SQLite backend.
+    if (query.judgmentState !== undefined)
+      where.push(`EXISTS (SELECT 1 FROM json_array_elements(a.judgments::json) j
+        WHERE (j->>'k')::int = ANY(${params.add(ids)}::int[])
+          AND coalesce((j->>'s')::int, 0) = ${params.add(JUDGMENT_STATE_CODE[query.judgmentState])})`);
   }
   if (query.text !== undefined && query.text !== "") where.push(textFilter(query.text, params));
   return where.join(" AND ");

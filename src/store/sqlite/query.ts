@@ -40,6 +40,11 @@ export function attemptFilter(
     if (ids.length === 0) return undefined;
     where.push(`(${ids.map(() => "instr(a.kinds, ?) > 0").join(" OR ")})`);
     params.push(...ids.map((id) => `,${id},`));
+    if (query.judgmentState !== undefined) {
+      // Both: this label's own judgment is in that state (the cheap tests above narrow first).
+      where.push(labelInState(ids.length));
+      params.push(...ids, JUDGMENT_STATE_CODE[query.judgmentState]);
+    }
   }
   if (query.text !== undefined && query.text !== "") {
     const text = textFilter(rid, query.text, lookups);
@@ -48,6 +53,16 @@ export function attemptFilter(
   }
   return { where: where.join(" AND "), params, scansText: !!query.text };
 }
+
+/**
+ * A judgment of one of the label's kinds in a state, read from the judgments cell (a JSON list
+ * of `{k, s}`, `s` absent when matched) or its shared copy (`shared_cells`, when it holds an id).
+ */
+const labelInState = (kinds: number) =>
+  `EXISTS (SELECT 1 FROM json_each(CASE WHEN substr(a.judgments, 1, 1) = '[' THEN a.judgments
+     ELSE (SELECT c.text FROM shared_cells c WHERE c.id = CAST(a.judgments AS INTEGER)) END) j
+   WHERE json_extract(j.value, '$.k') IN (${Array(kinds).fill("?").join(", ")})
+     AND coalesce(json_extract(j.value, '$.s'), 0) = ?)`;
 
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 

@@ -112,7 +112,7 @@ function changesView(c: Comparison, e: EvalComparison): HTMLElement {
             ontoggle: () => {
               if (loaded) return;
               loaded = true;
-              void loadSides(c, e.evalId, ch.caseId, sides);
+              void loadSides(c, ch, sides);
             },
           },
           h(
@@ -124,9 +124,17 @@ function changesView(c: Comparison, e: EvalComparison): HTMLElement {
             ` ${ch.base.passed}/${ch.base.trials} \u2192 ${ch.head.passed}/${ch.head.trials} passed`,
             ch.error ? h("span", { class: "err" }, ` ${ch.error}`) : null,
             " \u00b7 ",
-            h("a", { href: caseHash(c.base.runId, e.evalId, ch.caseId) }, "base case"),
+            h(
+              "a",
+              { href: caseHash(c.base.runId, e.evalId, ch.caseId, ch.trials.base) },
+              "base case",
+            ),
             " \u00b7 ",
-            h("a", { href: caseHash(c.head.runId, e.evalId, ch.caseId) }, "head case"),
+            h(
+              "a",
+              { href: caseHash(c.head.runId, e.evalId, ch.caseId, ch.trials.head) },
+              "head case",
+            ),
           ),
           ch.judgments.length
             ? h(
@@ -153,14 +161,15 @@ function changesView(c: Comparison, e: EvalComparison): HTMLElement {
   );
 }
 
-async function loadSides(
-  c: Comparison,
-  evalId: string,
-  caseId: string,
-  el: HTMLElement,
-): Promise<void> {
+type Change = EvalComparison["changes"][number];
+
+/**
+ * The outputs of the trials whose judgments the change lists (the first passing and first
+ * failing ones), named by trial, and their diff.
+ */
+async function loadSides(c: Comparison, ch: Change, el: HTMLElement): Promise<void> {
   try {
-    const path = (id: string) => `/runs/${seg(id)}/attempts/${seg(evalId)}/${seg(caseId)}`;
+    const path = (id: string) => `/runs/${seg(id)}/attempts/${seg(ch.evalId)}/${seg(ch.caseId)}`;
     const [b, hd] = await Promise.all(
       // A case added or removed between the runs is absent from one of them (404 there); any
       // other failure is shown as one.
@@ -171,18 +180,26 @@ async function loadSides(
         }),
       ),
     );
-    const bo = b?.trials[0];
-    const ho = hd?.trials[0];
+    const pick = (trials: AttemptRecord[] | undefined, trial: number | undefined) =>
+      trials?.find((t) => (t.trial ?? 0) === trial) ?? trials?.[0];
+    const bo = pick(b?.trials, ch.trials.base);
+    const ho = pick(hd?.trials, ch.trials.head);
+    const name = (side: string, a: AttemptRecord | undefined, of: number) =>
+      a && of > 1 ? `${side} trial ${(a.trial ?? 0) + 1}` : side;
+    const [bn, hn] = [name("base", bo, ch.base.trials), name("head", ho, ch.head.trials)];
     fill(
       el,
       h(
         "div",
         { class: "cols" },
-        section("base output", bo ? valueView(bo.output) : "absent"),
-        section("head output", ho ? valueView(ho.output) : "absent"),
+        section(`${bn} output`, bo ? valueView(bo.output) : "absent"),
+        section(`${hn} output`, ho ? valueView(ho.output) : "absent"),
       ),
       bo && ho && bo.output !== undefined && ho.output !== undefined
-        ? section("Diff: base \u2192 head", diffView(bo.output, ho.output))
+        ? section(
+            `Diff: ${bn} \u2192 ${hn}`,
+            diffView(bo.output, ho.output, "the outputs are equal"),
+          )
         : null,
     );
   } catch (err) {

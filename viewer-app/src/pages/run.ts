@@ -18,7 +18,7 @@ import {
   seg,
   when,
 } from "../dom.js";
-import { meanText } from "../numbers.js";
+import { meanText, sizeText } from "../numbers.js";
 import { caseHash, go, header, type PageHandle, poll, type Route, setParams } from "../router.js";
 import { virtualTable } from "./table.js";
 
@@ -163,7 +163,7 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
         " \u00b7 pass rate ",
         pct(run.passRate),
         interval(run.passRateInterval, pct),
-        ` n=${run.attempts - run.skipped}`,
+        ` ${sizeText(run.attempts - run.skipped, run.passRateCases)}`,
         " \u00b7 mean score ",
         meanText(
           run.meanScore,
@@ -328,7 +328,7 @@ function evalLine(e: EvalView): HTMLElement {
       h(
         "span",
         { class: "muted" },
-        `${interval(e.meanScoreInterval, num)} n=${e.scoredCases}${e.partialCases ? `, ${e.partialCases} partial` : ""}`,
+        `${interval(e.meanScoreInterval, num)} ${sizeText(e.scoredCases, e.summary?.trials?.scoredCases)}${e.partialCases ? `, ${e.partialCases} partial` : ""}`,
       ),
     ),
     h(

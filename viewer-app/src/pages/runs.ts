@@ -2,25 +2,25 @@ import type { RunRow } from "../../../src/viewer/api.js";
 import { trendCharts } from "../charts.js";
 import { get } from "../data.js";
 import { badge, enc, fail, fill, h, inputValue, interval, notice, pct, when } from "../dom.js";
-import { meanText } from "../numbers.js";
+import { meanText, sizeText } from "../numbers.js";
 import { go, header, type PageHandle, poll, type Route, setParams } from "../router.js";
 
 /** Every stored run, filterable by eval, branch and tag; two picked runs open the comparison. */
 export function runsPage(root: HTMLElement, r: Route): PageHandle {
   const p = r.params;
-  const selected = new Set<string>();
+  // Ticked runs stay ticked, and comparable, while a filter hides them.
+  const selected = new Map<string, RunRow>();
   const body = h("tbody");
   const charts = h("section", { class: "charts" });
   const tagNote = h("div");
+  const moreNote = h("div");
   let lastRuns: RunRow[] = [];
   const compareBtn = h(
     "button",
     {
       disabled: true,
       onclick: () => {
-        const rows = lastRuns
-          .filter((x) => selected.has(x.runId))
-          .sort((a, b) => (a.startedAt < b.startedAt ? -1 : 1));
+        const rows = [...selected.values()].sort((a, b) => (a.startedAt < b.startedAt ? -1 : 1));
         if (rows.length === 2)
           go(`#/compare?base=${enc(rows[0]!.runId)}&head=${enc(rows[1]!.runId)}`);
       },
@@ -39,10 +39,15 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
           : n > 2
             ? `Compare takes two runs; ${n} are ticked.`
             : "";
+    const listed = new Set(lastRuns.map((x) => x.runId));
+    const hidden = [...selected.keys()].filter((id) => !listed.has(id)).length;
+    const unlisted = hidden
+      ? `${hidden === n ? (n === 1 ? "It is" : "They are") : `${hidden} of them ${hidden === 1 ? "is" : "are"}`} not listed under these filters.`
+      : "";
     compareBtn.textContent = `Compare ${n} selected`;
     compareBtn.disabled = n !== 2;
     compareBtn.title = why;
-    compareHint.textContent = why;
+    compareHint.textContent = [why, unlisted].filter(Boolean).join(" ");
   };
   updateCompare();
   const filter = (name: string, label: string) =>
@@ -86,6 +91,7 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
       compareHint,
     ),
     tagNote,
+    moreNote,
     h(
       "table",
       { class: "runs" },
@@ -114,7 +120,7 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
           "aria-label": "select for compare",
           checked: selected.has(run.runId),
           onchange: (e: Event) => {
-            if ((e.target as HTMLInputElement).checked) selected.add(run.runId);
+            if ((e.target as HTMLInputElement).checked) selected.set(run.runId, run);
             else selected.delete(run.runId);
             updateCompare();
           },
@@ -139,14 +145,14 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
         h(
           "span",
           { class: "muted" },
-          `${interval(run.passRateInterval, pct)} n=${run.attempts - run.skipped}`,
+          `${interval(run.passRateInterval, pct)} ${sizeText(run.attempts - run.skipped, run.passRateCases)}`,
         ),
       ),
       h(
         "td",
         { class: "num" },
         meanText(run.meanScore, run.partialAttempts),
-        h("span", { class: "muted" }, ` n=${run.scoredAttempts}`),
+        h("span", { class: "muted" }, ` ${sizeText(run.scoredAttempts, run.meanScoreCases)}`),
       ),
     );
   async function load(): Promise<void> {
@@ -162,17 +168,21 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
         : null,
     );
     let data: { runs: RunRow[] };
+    const limit = listLimit(p.get("limit"));
     try {
       data = await get("/runs", {
         evalId: p.get("evalId"),
         branch: p.get("branch"),
         tag: p.get("tag"),
+        limit,
       });
     } catch (err) {
       fill(body, h("tr", {}, h("td", { colspan: 9 }, fail(err))));
       return;
     }
     lastRuns = data.runs;
+    fill(moreNote, data.runs.length >= limit ? moreRuns(p, limit) : null);
+    updateCompare();
     const filters = Object.entries({ evalId: "eval", branch: "branch", tag: "tag" }).flatMap(
       ([name, label]) => {
         const value = p.get(name);
@@ -197,4 +207,24 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
     if (lastRuns.some((x) => x.status === "running")) void load();
   }, 3000);
   return { stop, back: () => {} };
+}
+
+/** Runs listed at most: the server's default, or `?limit=` (up to the server's 10,000). */
+const MAX_RUNS = 10_000;
+function listLimit(asked: string | null): number {
+  const n = Number(asked ?? 200);
+  return Number.isInteger(n) && n > 0 ? Math.min(n, MAX_RUNS) : 200;
+}
+
+/** The list stopped at its limit: say older runs are not listed, and how to list more. */
+function moreRuns(p: URLSearchParams, limit: number): HTMLElement {
+  const more = new URLSearchParams(p);
+  more.set("limit", String(Math.min(limit * 2, MAX_RUNS)));
+  return notice(
+    `Only the newest ${limit} runs are listed; older runs are not. `,
+    limit < MAX_RUNS ? [h("a", { href: `#/?${more}` }, `List ${more.get("limit")}`), ", or "] : "",
+    "narrow them by eval, branch or tag (",
+    h("code", {}, "niceeval runs --limit"),
+    " lists them in the terminal).",
+  );
 }
