@@ -432,7 +432,9 @@ describe("authoring errors are errored cases, not failures", () => {
     expect(empty[0]).toMatchObject({ verdict: "errored" });
     expect(empty[0]?.error?.message).toMatch(/has no cases/);
     const unscored = await records(suiteOf([{ id: "a", input: 1 }], []));
-    expect(unscored[0]?.error?.message).toMatch(/^eval "\S+" cannot run: defineSuite\(.*has no scorers/);
+    expect(unscored[0]?.error?.message).toMatch(
+      /^eval "\S+" cannot run: defineSuite\(.*has no scorers/,
+    );
   });
 
   it("errors a scorer that returns the wrong shape instead of scoring 0", async () => {
