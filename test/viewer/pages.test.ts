@@ -74,6 +74,18 @@ const flipping = (flip: boolean) =>
     ],
   });
 
+/** 60 cases whose first 55 targets throw: the scorer judges only the last 5. */
+const LATE = "run-late-labels-0000";
+const lateLabels = defineSuite<number, number>({
+  id: "late-labels",
+  cases: Array.from({ length: 60 }, (_, i) => ({ id: `c${i}`, input: i })),
+  target: (i) => {
+    if (i < 55) throw new Error("not yet");
+    return i;
+  },
+  scorers: [createScorer<number>({ name: "only-late", score: () => ({ score: 1 }) })],
+});
+
 beforeAll(async () => {
   await ensureViewerApp();
   fixture = await storeWithRuns();
@@ -101,6 +113,13 @@ beforeAll(async () => {
       evals: [flipping(flip)],
       trials: 2,
     });
+  await recordRun(fixture.store, {
+    runId: LATE,
+    name: "late-labels",
+    startedAt: "2024-11-01T00:00:00.000Z",
+    evals: [lateLabels],
+    trials: 1,
+  });
   viewer = await startViewer({ store: fixture.store });
   browser = await launchChromium();
   page = await browser.context.newPage();
@@ -182,6 +201,17 @@ describe("the scorer and judgment filters together", () => {
     const { p, url } = await openExport("head");
     await expectFiltered(p, `${url}#/run/${fixture.headId}`);
     await p.close();
+  });
+});
+
+describe("the scorer filter", () => {
+  it("lists every scorer of the run, also one that judged only attempts past the first ones", async () => {
+    await page.goto(`${viewer.origin}/#/run/${LATE}`);
+    await page
+      .locator('select[name="label"] option[value="only-late"]')
+      .waitFor({ state: "attached" });
+    await page.selectOption('select[name="label"]', "only-late");
+    expect(await shownCases(page)).toEqual(["c55", "c56", "c57", "c58", "c59"]);
   });
 });
 

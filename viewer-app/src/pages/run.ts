@@ -89,6 +89,20 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
     );
   const evalSel = h("span");
   const labelSel = h("span");
+  // The scorers of the run: those of the header's sample first, every one once the charts (which
+  // read the whole run) have come; the one in the URL is listed even before.
+  const labels = new Set<string>(p.get("label") ? [p.get("label")!] : []);
+  const listLabels = (more: readonly string[]) => {
+    const before = labels.size;
+    for (const l of more) labels.add(l);
+    if (labels.size === before && labelSel.firstChild) return;
+    labelSel.replaceChildren(
+      sel("label", "scorer", [
+        ["", "any"],
+        ...[...labels].sort().map((l): [string, string] => [l, l]),
+      ]),
+    );
+  };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const search = h("input", {
     type: "search",
@@ -195,18 +209,16 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
           ...detail.evals.map((e): [string, string] => [e.evalId, e.evalId]),
         ]),
       );
-      labelSel.append(
-        sel("label", "scorer", [
-          ["", "any"],
-          ...detail.labels.map((l): [string, string] => [l, l]),
-        ]),
-      );
     }
+    listLabels(detail.labels);
     // Charts read the whole run on the server: once, and again when a live run has finished.
     if (chartsFor !== run.status) {
       chartsFor = run.status;
       get<RunCharts>(`/runs/${seg(runId)}/charts`).then(
-        (c) => fill(charts, scoreHistograms(c), scorerRates(c)),
+        (c) => {
+          fill(charts, scoreHistograms(c), scorerRates(c));
+          listLabels(c.scorers.map((rate) => rate.label));
+        },
         (err: unknown) => fill(charts, fail(err)),
       );
     }
