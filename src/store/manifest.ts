@@ -1,6 +1,6 @@
 import { NiceevalError } from "../errors.js";
 import { redactUrl } from "./postgres/connection.js";
-import type { RunManifest, RunStatus } from "./types.js";
+import type { RunEnd, RunManifest, RunStatus } from "./types.js";
 import { writerGone } from "./writer.js";
 
 /** Passwords in command-line arguments (`--store postgres://u:pw@…`) never reach a store. */
@@ -71,4 +71,21 @@ export function resumedManifest(stored: RunManifest, resuming: RunManifest): Run
   const added = resuming.evals.filter((e) => !known.has(e.evalId));
   if (added.length) next.evals = [...stored.evals, ...added];
   return next;
+}
+
+/**
+ * The manifest of a run as it ends (`finishRun`): each eval's dataset hash (none for an eval whose
+ * cases were not all read: a hash of part of a dataset would tell `compare` it changed), and the
+ * load errors and errors outside any attempt it ended with.
+ */
+export function endedManifest(manifest: RunManifest, end: RunEnd): RunManifest {
+  if (end.datasetHashes)
+    for (const e of manifest.evals) {
+      const hash = end.datasetHashes[e.evalId];
+      if (hash === null) delete e.datasetHash;
+      else if (hash !== undefined) e.datasetHash = hash;
+    }
+  if (end.loadErrors?.length) manifest.loadErrors = end.loadErrors;
+  if (end.runErrors?.length) manifest.runErrors = end.runErrors;
+  return manifest;
 }

@@ -148,7 +148,7 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
         : undefined;
     if (unknownBranch) io.stderr(unknownBranch);
     const runId = continuation?.run.runId ?? randomUUID();
-    const datasets = loaded.entries.map(() => new SequenceHash());
+    const datasets = loaded.entries.map(() => ({ hash: new SequenceHash(), read: false }));
     const sinks = await runSinks({
       args,
       io,
@@ -272,7 +272,7 @@ interface GuardedRun {
   io: CliIO;
   runId: string;
   store: Store | undefined;
-  datasets: SequenceHash[];
+  datasets: DatasetRead[];
   filter: RunOptions["filter"];
   sinks: Awaited<ReturnType<typeof runSinks>>;
   loadErrors: NonNullable<RunOptions["loadErrors"]>;
@@ -449,7 +449,7 @@ interface RunSinksOf {
   baseline: StoredRun | undefined;
   entries: readonly RunEntry[];
   files: readonly string[];
-  datasets: readonly SequenceHash[];
+  datasets: readonly DatasetRead[];
   continuation: Awaited<ReturnType<typeof findContinuation>> | undefined;
   /** The checkout's state, read while the files load. */
   git: Promise<RunManifest["git"]> | undefined;
@@ -536,12 +536,18 @@ function ownTrialsNote(trials: number | undefined, entries: readonly RunEntry[])
   return `niceeval: --trials ${trials} does not apply to eval${own.length === 1 ? "" : "s"} ${named}: an eval's own trials option wins over the flag\n`;
 }
 
+/** An eval's dataset as the run reads it: the hash of its cases, and whether it read them all. */
+interface DatasetRead {
+  hash: SequenceHash;
+  read: boolean;
+}
+
 /** What the flags ask of the engine (but --filter); `datasets` (with a store) get each case's hash. */
 function runOptions(
   args: RunArgs,
   runId: string,
   keep: boolean,
-  datasets: readonly SequenceHash[] | undefined,
+  datasets: readonly DatasetRead[] | undefined,
   waitForCases: boolean,
 ): RunOptions {
   return {
@@ -557,7 +563,10 @@ function runOptions(
     ...(datasets
       ? {
           onCase: (index: number, spec: CaseSpec) =>
-            datasets[index]!.addCase(spec.id, spec.input, spec.expected),
+            datasets[index]!.hash.addCase(spec.id, spec.input, spec.expected),
+          onCasesRead: (index: number) => {
+            datasets[index]!.read = true;
+          },
         }
       : {}),
   };
@@ -576,7 +585,7 @@ async function recordRun(
     version: string;
     entries: readonly RunEntry[];
     files: readonly string[];
-    datasets: readonly SequenceHash[];
+    datasets: readonly DatasetRead[];
     continuation: Awaited<ReturnType<typeof findContinuation>> | undefined;
     onError: (error: unknown) => void;
     git: RunManifest["git"];
@@ -604,7 +613,14 @@ async function recordRun(
     ? await continueRun(continuation, store, manifest, args.force === true, io)
     : undefined;
   const digests = () =>
-    Object.fromEntries(entries.map((e, i) => [e.eval.id, run.datasets[i]!.digest()]));
+    Object.fromEntries(
+      entries.map((e, i) => {
+        const dataset = run.datasets[i]!;
+        // Part of a dataset (the run stopped before reading it all) has no hash: `compare`
+        // would take it for a changed dataset.
+        return [e.eval.id, dataset.read ? dataset.hash.digest() : null];
+      }),
+    );
   let refused: unknown;
   const sink = storeSink(store, manifest, {
     datasetHashes: digests,
