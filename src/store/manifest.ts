@@ -67,6 +67,8 @@ export function resumedManifest(stored: RunManifest, resuming: RunManifest): Run
   if (changes.length) next.resumedWithChanges = [...new Set(changes)];
   // An eval a forced continuation added is the run's too: its attempts are stored, so the
   // manifest lists it (an export of the run names every eval its records belong to).
+  // A run stopped while its files loaded recorded no eval: the continuation's files are its own.
+  if (stored.evals.length === 0) next.files = resuming.files;
   const known = new Set(stored.evals.map((e) => e.evalId));
   const added = resuming.evals.filter((e) => !known.has(e.evalId));
   if (added.length) next.evals = [...stored.evals, ...added];

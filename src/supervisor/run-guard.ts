@@ -53,9 +53,8 @@ export function guardRun(options: RunGuardOptions): RunGuard {
         options.graceMs,
       );
     } else if (count === 2) {
-      options.stderr(
-        `niceeval: ${signal} again: stopping the attempts in flight; writing the report\n`,
-      );
+      const again = signal === received ? `${signal} again` : `${signal}, a second signal`;
+      options.stderr(`niceeval: ${again}: stopping the attempts in flight; writing the report\n`);
       options.interrupt(`interrupted by ${signal} before the attempt finished`);
     } else {
       process.exit(128 + SIGNAL_NUMBERS[received]);

@@ -118,18 +118,20 @@ interface Guarding {
 /** Open the store and the executor, load the evals, run them, and say how it went. */
 async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
   const { args, io, version, files, reportFd, filter, continuation, specs } = setup;
-  const { queued, store, executor, git } = await openExecution(args, files, io, reportFd);
+  const opened = await openExecution(args, files, io, reportFd);
+  const { queued, executor, git } = opened;
   guarding.onExecutor(executor);
   try {
-    // A signal while the files load: nothing ran, and the run ends with its reports.
     const loadStarted = performance.now();
-    let loaded = await untilAborted(
-      loadEvals(executor, files, io.cwd, args.hangTimeoutMs),
-      guarding.abort.signal,
-    );
-    if (loaded === undefined) {
-      io.stderr("niceeval: the eval files were still loading: no case ran\n");
-      loaded = { entries: [], errors: [] };
+    const loaded = await loadUntilSignal(executor, files, args, io, guarding.abort.signal);
+    // A continuation stopped before its evals loaded has nothing to compare with the run's, and
+    // nothing to add: the stored run is left as it was, and only the reports are written.
+    const store = loaded.cut && continuation ? undefined : opened.store;
+    if (loaded.cut && continuation) {
+      const id = continuation.run.runId.slice(0, 8);
+      io.stderr(
+        `niceeval: run ${id} is left in the store as it was; \`niceeval run --${continuation.mode} ${id}\` continues it\n`,
+      );
     }
     const evalIds = loaded.entries.map((e) => e.eval.id);
     const ownTrials = ownTrialsNote(args.trials, loaded.entries);
@@ -190,9 +192,26 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
     });
   } finally {
     await executor.close?.();
-    await store?.close();
+    await opened.store?.close();
     await closeAnswerStores();
   }
+}
+
+/**
+ * The run's evals, or, when a signal comes while the files load, none (`cut`): nothing ran, and
+ * the run ends with its reports.
+ */
+async function loadUntilSignal(
+  executor: Execution["executor"],
+  files: readonly string[],
+  args: RunArgs,
+  io: CliIO,
+  signal: AbortSignal,
+): Promise<Awaited<ReturnType<typeof loadEvals>> & { cut: boolean }> {
+  const loaded = await untilAborted(loadEvals(executor, files, io.cwd, args.hangTimeoutMs), signal);
+  if (loaded !== undefined) return { ...loaded, cut: false };
+  io.stderr("niceeval: the eval files were still loading: no case ran\n");
+  return { entries: [], errors: [], cut: true };
 }
 
 /**
