@@ -1,9 +1,16 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/store/index.js";
 import type { StoredRun } from "../../src/store/types.js";
-import { type FixtureProject, makeProject, runAndSignal, runCli } from "../support/project.js";
+import {
+  type FixtureProject,
+  makeProject,
+  runAndSignal,
+  runCli,
+  startCli,
+} from "../support/project.js";
 
 // Marker files make the eval file's top-level code wait (slow-load), alpha's third case hang
 // (slow-target) or its dataset stop before its fifth case (slow-cases); each prints
@@ -63,6 +70,16 @@ async function expectEmptyReport(dir: string, file: string): Promise<void> {
   expect(report).toMatchObject({ records: [], summary: { cancelled: true, ok: false } });
 }
 
+/** Start the CLI and send SIGINT after `afterMs`, calling `meanwhile` 300 ms later. */
+function signalAfter(args: readonly string[], cwd: string, afterMs: number, meanwhile: () => void) {
+  const { child, ended } = startCli(args, cwd);
+  setTimeout(() => {
+    child.kill("SIGINT");
+    setTimeout(meanwhile, 300);
+  }, afterMs);
+  return ended;
+}
+
 describe("a run or a continuation stopped before or while its eval files load", () => {
   let project: FixtureProject;
   beforeAll(async () => {
@@ -94,6 +111,34 @@ describe("a run or a continuation stopped before or while its eval files load", 
     expect(final.evals.every((e) => e.datasetHash !== undefined)).toBe(true);
     expect(final.resumedWithChanges).toBeUndefined();
     expect(final.files.map((f) => f.path)).toEqual(["evals/ab.eval.js"]);
+  }, 120_000);
+
+  it("holds a signal that comes before the run's guard: the reports are written (exit 130)", async () => {
+    const dir = project.dir;
+    await writeFile(join(dir, "slow-load"), "");
+    await runAndSignal(["run", "--store", "early.sqlite"], dir, ["SIGINT"]);
+    await rm(join(dir, "slow-load"));
+    const before = await storedRun(dir, "early.sqlite");
+    // The store is held by another process while --resume opens it, before the guard exists.
+    const holder = new Database(join(dir, "early.sqlite"));
+    holder.pragma("journal_mode = DELETE");
+    holder.exec("BEGIN EXCLUSIVE");
+    const early = await signalAfter(
+      ["run", "--resume", "--store", "early.sqlite", "--json", "early.json"],
+      dir,
+      1000,
+      () => {
+        holder.exec("ROLLBACK");
+        holder.close();
+      },
+    );
+    expect(early.signal).toBeNull();
+    expect(early.code).toBe(130);
+    expect(early.stderr).toContain("niceeval: SIGINT: no new case starts");
+    await expectEmptyReport(dir, "early.json");
+    const after = await storedRun(dir, "early.sqlite", before.runId);
+    expect(after.status).toBe("interrupted");
+    expect(after.resumes).toBeUndefined();
   }, 120_000);
 
   it("leaves the run as it was, stores no hash of unread datasets, and says what a retry runs", async () => {

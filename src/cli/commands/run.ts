@@ -79,6 +79,7 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
     graceMs: args.graceMs,
     interrupt: (reason) => interruptAttempts(reason),
     stderr: io.stderr,
+    ...(io.heldSignals ? { held: io.heldSignals } : {}),
   });
   try {
     return await runOpened(
