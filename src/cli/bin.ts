@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 import { isatty } from "node:tty";
-import { evalProcessStdout, mayStartEvalProcess, mayStoreRun } from "./early.js";
+import { evalProcessStdout, holdSignals, mayStartEvalProcess, mayStoreRun } from "./early.js";
 import { guardSilentExit } from "./exit-guard.js";
 
 const argv = process.argv.slice(2);
 const exitGuard = guardSilentExit();
+// A signal before the run's guard is installed is the run's too: held until the guard takes it.
+const heldSignals = holdSignals(argv);
 // A run starts its eval process before this one loads the CLI, so that Node's start-up there
 // overlaps the loading here; the run adopts it, and a command that does not is ended with it.
 const spawn = mayStartEvalProcess(argv) ? await import("../supervisor/spawn.js") : undefined;
@@ -21,6 +23,7 @@ const code = await main(argv, {
   // the report's synchronous writes would then have to wait for room themselves.
   isTTY: isatty(1),
   stderrIsTTY: isatty(2),
+  ...(heldSignals ? { heldSignals } : {}),
 });
 spawn?.discardEarlyEvalProcess();
 exitGuard.exit(code);

@@ -1,3 +1,5 @@
+import { writeSync } from "node:fs";
+
 /**
  * Whether these arguments may start a supervised run, read before the CLI's parser is loaded:
  * `run` without the flags that run elsewhere (`--no-supervise`, `--queue`), continue a stored run
@@ -9,23 +11,63 @@ export function mayStartEvalProcess(argv: readonly string[]): boolean {
   return !argv.some(
     (arg) =>
       arg === "--no-supervise" ||
-      arg === "--help" ||
-      arg === "-h" ||
+      isHelp(arg) ||
       arg === "--resume" ||
       arg === "--retry-errors" ||
       arg.startsWith("--queue"),
   );
 }
 
+/** A signal that stops a run: its exit code is 128 + its number. */
+export const STOP_SIGNALS = { SIGINT: 2, SIGTERM: 15 } as const;
+export type StopSignal = keyof typeof STOP_SIGNALS;
+
+/** SIGINT and SIGTERM held from the CLI's first lines until the run's signal guard takes them. */
+export interface HeldSignals {
+  /** Stop holding them; the ones received so far, in order, for the guard to act on at once. */
+  take(): StopSignal[];
+}
+
+/**
+ * For `run`, from bin.ts's first lines: a SIGINT or SIGTERM that comes while the CLI's modules
+ * load, or before the run's guard is installed (a `--resume` opening a busy store), is held, so
+ * the guard stops the run with it as soon as it is installed (the loading ends, the reports are
+ * written, exit 130 or 143) instead of Node ending the process with no report. A second one
+ * before then exits at once, as a third does later. Node's own start-up, before this runs, is
+ * not covered.
+ */
+export function holdSignals(argv: readonly string[]): HeldSignals | undefined {
+  if (argv[0] !== "run" || argv.some(isHelp)) return undefined;
+  const held: StopSignal[] = [];
+  const hold = (signal: StopSignal) => () => {
+    held.push(signal);
+    if (held.length < 2) return;
+    try {
+      writeSync(2, `\nniceeval: ${signal}, a second signal before the run began: exiting now\n`);
+    } catch {}
+    process.exit(128 + STOP_SIGNALS[held[0]!]);
+  };
+  const onInt = hold("SIGINT");
+  const onTerm = hold("SIGTERM");
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
+  return {
+    take() {
+      process.off("SIGINT", onInt);
+      process.off("SIGTERM", onTerm);
+      return held.splice(0);
+    },
+  };
+}
+
+const isHelp = (arg: string) => arg === "--help" || arg === "-h";
+
 /**
  * Whether these arguments likely start a stored run, read as {@link mayStartEvalProcess} is:
  * `run` without `--no-store` or help. A wrong guess costs one `git status` whose answer is unused.
  */
 export function mayStoreRun(argv: readonly string[]): boolean {
-  return (
-    argv[0] === "run" &&
-    !argv.some((arg) => arg === "--no-store" || arg === "--help" || arg === "-h")
-  );
+  return argv[0] === "run" && !argv.some((arg) => arg === "--no-store" || isHelp(arg));
 }
 
 /** Whether one `--reporter` value is NDJSON to standard output (`ndjson=-`), as the parser reads it. */

@@ -1,3 +1,5 @@
+import type { HeldSignals } from "./early.js";
+
 /** What the CLI needs from its process, injected so it can be tested in-process. */
 export interface CliIO {
   cwd: string;
@@ -12,4 +14,6 @@ export interface CliIO {
   stderrIsTTY?: boolean;
   /** The command line, for the run's manifest (default: process.argv after node). */
   argv?: readonly string[];
+  /** Signals received before the run's guard was installed (bin.ts holds them: `holdSignals`). */
+  heldSignals?: HeldSignals;
 }

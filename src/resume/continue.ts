@@ -9,9 +9,9 @@ import type { AttemptRecord } from "../eval/record.js";
 import { pluralNoun } from "../plural.js";
 import type { RunOptions } from "../runner/run.js";
 import type { BeginRunOptions, RunManifest, Store, StoredRun } from "../store/types.js";
-import { changesSince, refuseChanges } from "./check.js";
-import { findRunToContinue, flagOf, type ResumeMode } from "./find.js";
-import { continuedRun, keptAttempts } from "./source.js";
+import { changesSince, listChanges, refuseChanges } from "./check.js";
+import { findRunToContinue, flagOf, type ResumeMode, runState } from "./find.js";
+import { continuedRun, type KeptAttempts, keptAttempts } from "./source.js";
 
 /** A stored run about to be continued, and the run arguments it continues with. */
 export interface Continuation {
@@ -96,6 +96,32 @@ function originalRun(command: readonly string[]): RunArgs | undefined {
 }
 
 /**
+ * What a continuation says it does: how many stored attempts it keeps and which run again; a
+ * retry of a run that stopped also runs the attempts the run never started.
+ */
+function continuationNote(
+  run: StoredRun,
+  mode: ResumeMode,
+  kept: KeptAttempts,
+  retrying: boolean,
+): string {
+  const id = run.runId.slice(0, 8);
+  const count = (n: number, noun: string) => `${n.toLocaleString("en")} ${pluralNoun(n, noun)}`;
+  const others = `${count(kept.keys.size, "other")} ${kept.keys.size === 1 ? "is" : "are"} kept`;
+  if (retrying)
+    return `niceeval: resuming run ${id}, which stopped while retrying its errored attempts: ${count(kept.retried, "errored or cut off attempt")} run again, ${others}; the rest run\n`;
+  if (mode === "resume")
+    return `niceeval: resuming run ${id}: ${count(kept.keys.size, "attempt")} already stored ${kept.keys.size === 1 ? "is" : "are"} kept (and reported again); the rest run\n`;
+  const retried =
+    kept.retried === 1 ? "the errored attempt" : `the ${count(kept.retried, "errored attempt")}`;
+  const unstarted =
+    runState(run) === "stopped"
+      ? ", and the attempts it never started (it stopped before its end) run too"
+      : "";
+  return `niceeval: retrying ${retried} of run ${id}; ${others}${unstarted}\n`;
+}
+
+/**
  * Check the evals against the run's (refused with `RUN_CHANGED` naming them, unless `--force`),
  * mark the manifest (writer, resume mark, forced changes), and read the keys of the stored
  * attempts the run keeps. `current` is the manifest of the eval files as they are now; it
@@ -126,18 +152,11 @@ export async function continueRun(
     },
   ];
   if (changes.length) current.resumedWithChanges = changes;
-  const id = run.runId.slice(0, 8);
-  const count = (n: number, noun: string) => `${n.toLocaleString("en")} ${pluralNoun(n, noun)}`;
-  const others = `${count(kept.keys.size, "other")} ${kept.keys.size === 1 ? "is" : "are"} kept`;
-  io.stderr(
-    retrying
-      ? `niceeval: resuming run ${id}, which stopped while retrying its errored attempts: ${count(kept.retried, "errored or cut off attempt")} run again, ${others}; the rest run\n`
-      : mode === "resume"
-        ? `niceeval: resuming run ${id}: ${count(kept.keys.size, "attempt")} already stored ${kept.keys.size === 1 ? "is" : "are"} kept (and reported again); the rest run\n`
-        : `niceeval: retrying ${kept.retried === 1 ? "the errored attempt" : `the ${count(kept.retried, "errored attempt")}`} of run ${id}; ${others}\n`,
-  );
+  io.stderr(continuationNote(run, mode, kept, retrying));
   if (changes.length)
-    io.stderr(`niceeval: --force: continuing although ${changes.slice(0, 5).join("; ")} changed\n`);
+    io.stderr(
+      `niceeval: --force: continuing although its evals changed: ${listChanges(changes, 5)}\n`,
+    );
   const continued = continuedRun(store, run.runId, kept);
   return {
     begin: {

@@ -113,5 +113,7 @@ describe("changesSince", () => {
       "eval b is new (evals/a.eval.ts)",
     ]);
     expect(changesSince(now, manifest())).toContain("eval b is no longer found");
+    // A run stopped while its files loaded recorded no eval and ran nothing: nothing changed.
+    expect(changesSince(manifest({ evals: [] }), now)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { attemptKey, DATASET_ERROR_ID } from "../eval/ids.js";
 import type { AttemptRecord } from "../eval/record.js";
-import type { RunOptions } from "../runner/run.js";
+import { casesOptions, type RunOptions } from "../runner/run.js";
 import { type CaseSelector, type CaseSource, evalCases } from "../runner/source.js";
 import type { AttemptKey, Store } from "../store/types.js";
 import type { ResumeMode } from "./find.js";
@@ -67,12 +67,7 @@ export function continuedRun(
       ...(filter ? [(evalId: string, caseId: string) => filter(evalId, caseId)] : []),
       ...(options.select ?? []),
     ];
-    const inner = evalCases({
-      select,
-      ...(options.onCase ? { onCase: options.onCase } : {}),
-      ...(options.trials !== undefined ? { trials: options.trials } : {}),
-      ...(options.caseWaitMs !== undefined ? { caseWaitMs: options.caseWaitMs } : {}),
-    });
+    const inner = evalCases(casesOptions(options, select));
     return async function* (entries, signal) {
       let stream: AsyncIterator<AttemptRecord> | undefined;
       const waiting = new Map<string, AttemptRecord>();

@@ -19,6 +19,7 @@ import { type AttemptInfo, type RunSink, SinkSet } from "./sink.js";
 import {
   type CaseSelector,
   type CaseSource,
+  type EvalCasesOptions,
   evalCases,
   type SourceItem,
   type SourceIterator,
@@ -70,6 +71,8 @@ export interface RunOptions {
   onRecord?: (record: AttemptRecord) => void;
   /** Called with every case each eval yields, selected or not (to hash the dataset). */
   onCase?: (evalIndex: number, spec: CaseSpec) => void;
+  /** Called once an eval's cases were all read, not cut short by the run's stop (see evalCases). */
+  onCasesRead?: (evalIndex: number) => void;
   /** Files that failed to load before the run, and evals left out (the CLI's); they make the run not ok. */
   loadErrors?: readonly LoadError[];
   /**
@@ -271,15 +274,21 @@ function stoppable(
 
 /** Where the run's attempts come from: `options.source`, else every eval's cases, selected. */
 function caseSource(options: RunOptions): CaseSource {
-  return (
-    options.source ??
-    evalCases({
-      select: selectors(options),
-      ...(options.onCase ? { onCase: options.onCase } : {}),
-      ...(options.trials !== undefined ? { trials: options.trials } : {}),
-      ...(options.caseWaitMs !== undefined ? { caseWaitMs: options.caseWaitMs } : {}),
-    })
-  );
+  return options.source ?? evalCases(casesOptions(options, selectors(options)));
+}
+
+/** The options of {@link evalCases} a run's options ask for, with these selectors. */
+export function casesOptions(
+  options: RunOptions,
+  select: readonly CaseSelector[],
+): EvalCasesOptions {
+  return {
+    select,
+    ...(options.onCase ? { onCase: options.onCase } : {}),
+    ...(options.onCasesRead ? { onCasesRead: options.onCasesRead } : {}),
+    ...(options.trials !== undefined ? { trials: options.trials } : {}),
+    ...(options.caseWaitMs !== undefined ? { caseWaitMs: options.caseWaitMs } : {}),
+  };
 }
 
 /** What the sinks are told of an eval. */

@@ -30,6 +30,44 @@ function open(entries: RunEntry[], options = {}, signal = new AbortController().
 }
 
 describe("evalCases", () => {
+  it("says which evals' cases were all read: not those a stop cut short or never began", async () => {
+    const stop = new AbortController();
+    const read: number[] = [];
+    const source = open(
+      [
+        entryOf("a", () => specs(2, "a")),
+        entryOf("b", () => slowly(specs(3, "b"))),
+        entryOf("c", () => specs(1, "c")),
+        entryOf("d", () => {
+          throw new Error("no dataset");
+        }),
+      ],
+      { onCasesRead: (entry: number) => read.push(entry) },
+      stop.signal,
+    );
+    const seen: string[] = [];
+    for (let next = await source.next(); !next.done; next = await source.next()) {
+      seen.push(describeItem(next.value));
+      if (describeItem(next.value) === "1:b0:0") stop.abort();
+    }
+    expect(seen).toContain("eval-end:3");
+    expect(read).toEqual([0]);
+    // Unstopped, every eval's read ends, a dataset that throws included.
+    const whole: number[] = [];
+    const all = open(
+      [
+        entryOf("a", () => specs(2, "a")),
+        entryOf("b", () => slowly(specs(3, "b"))),
+        entryOf("d", () => {
+          throw new Error("no dataset");
+        }),
+      ],
+      { onCasesRead: (entry: number) => whole.push(entry) },
+    );
+    while (!(await all.next()).done);
+    expect(whole).toEqual([0, 1, 2]);
+  });
+
   it("gives a synchronous dataset's items at once, without a promise", () => {
     const source = open([entryOf("a", () => specs(3))], { trials: 2 });
     const seen: string[] = [];

@@ -33,6 +33,11 @@ export interface EvalCasesOptions {
   /** Called with each case an eval yields, selected or not (dataset hashing). */
   onCase?: (entry: number, spec: CaseSpec) => void;
   /**
+   * Called once an eval's cases were all read: its dataset ended (or broke), the run's stop did
+   * not cut the reading short.
+   */
+  onCasesRead?: (entry: number) => void;
+  /**
    * Longest wait for an asynchronous dataset's next case, ms; past it the dataset is closed and
    * its eval gets an errored "(cases)" attempt. Default: no limit.
    */
@@ -114,11 +119,16 @@ function* walkCases(
       }
       return items.length === 1 ? items[0] : items.length === 0 ? undefined : items;
     };
+    /** The run's stop ended the reading before the dataset did. */
+    let cut = signal.aborted;
     try {
-      const cases = signal.aborted ? [] : runnable.cases();
+      const cases = cut ? [] : runnable.cases();
       if (Symbol.iterator in cases) {
         for (const spec of cases as Iterable<CaseSpec>) {
-          if (signal.aborted) break;
+          if (signal.aborted) {
+            cut = true;
+            break;
+          }
           const items = attemptsOf(spec);
           if (items === undefined) continue;
           if (!Array.isArray(items)) yield items;
@@ -136,7 +146,10 @@ function* walkCases(
               ("nextNow" in iterator ? iterator.nextNow() : undefined) ??
               (yield { wait: nextCase(iterator, signal, options.caseWaitMs) })!;
             // An abort ends the wait (a dataset that never answers must not hold the run).
-            if (signal.aborted) break;
+            if (signal.aborted) {
+              cut = true;
+              break;
+            }
             if (next.done) {
               exhausted = true;
               break;
@@ -167,6 +180,7 @@ function* walkCases(
         record: crashed({ id: runnable.id }, spec, message),
       };
     }
+    if (!cut) options.onCasesRead?.(entry);
     yield { type: "eval-end", entry };
   }
 }

@@ -1,6 +1,6 @@
 import { NiceevalError } from "../errors.js";
 import { redactUrl } from "./postgres/connection.js";
-import type { RunManifest, RunStatus } from "./types.js";
+import type { RunEnd, RunManifest, RunStatus } from "./types.js";
 import { writerGone } from "./writer.js";
 
 /** Passwords in command-line arguments (`--store postgres://u:pw@…`) never reach a store. */
@@ -67,8 +67,27 @@ export function resumedManifest(stored: RunManifest, resuming: RunManifest): Run
   if (changes.length) next.resumedWithChanges = [...new Set(changes)];
   // An eval a forced continuation added is the run's too: its attempts are stored, so the
   // manifest lists it (an export of the run names every eval its records belong to).
+  // A run stopped while its files loaded recorded no eval: the continuation's files are its own.
+  if (stored.evals.length === 0) next.files = resuming.files;
   const known = new Set(stored.evals.map((e) => e.evalId));
   const added = resuming.evals.filter((e) => !known.has(e.evalId));
   if (added.length) next.evals = [...stored.evals, ...added];
   return next;
+}
+
+/**
+ * The manifest of a run as it ends (`finishRun`): each eval's dataset hash (none for an eval whose
+ * cases were not all read: a hash of part of a dataset would tell `compare` it changed), and the
+ * load errors and errors outside any attempt it ended with.
+ */
+export function endedManifest(manifest: RunManifest, end: RunEnd): RunManifest {
+  if (end.datasetHashes)
+    for (const e of manifest.evals) {
+      const hash = end.datasetHashes[e.evalId];
+      if (hash === null) delete e.datasetHash;
+      else if (hash !== undefined) e.datasetHash = hash;
+    }
+  if (end.loadErrors?.length) manifest.loadErrors = end.loadErrors;
+  if (end.runErrors?.length) manifest.runErrors = end.runErrors;
+  return manifest;
 }

@@ -15,7 +15,7 @@ export interface StoreSinkOptions {
    */
   backlog?: number;
   /** Dataset hashes per eval id, read when the run finishes. */
-  datasetHashes?: () => Record<string, string>;
+  datasetHashes?: () => Record<string, string | null>;
   /** Told once when a write fails; the run goes on and the report is still written. */
   onError?: (error: unknown) => void;
   /** How the run begins (join or resume an existing run). */

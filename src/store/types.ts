@@ -99,8 +99,11 @@ export interface RunEnd {
   status: Exclude<RunStatus, "running">;
   endedAt: string;
   summaries: EvalSummary[];
-  /** Dataset hashes per eval id, known only once the cases were read. */
-  datasetHashes?: Record<string, string>;
+  /**
+   * Dataset hashes per eval id, known only once the cases were read; null for an eval whose cases
+   * were not all read (the run stopped first): it then has none, and one stored before goes.
+   */
+  datasetHashes?: Record<string, string | null>;
   /** Eval files that failed to load, and evals left out: kept in the run's manifest. */
   loadErrors?: LoadError[];
   /** Errors in user code that belonged to no attempt: kept in the run's manifest. */

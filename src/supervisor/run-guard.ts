@@ -1,3 +1,4 @@
+import { type HeldSignals, STOP_SIGNALS, type StopSignal } from "../cli/early.js";
 import { errorMessage } from "../errors.js";
 
 /** Default time attempts in flight get to finish after the first SIGINT or SIGTERM, ms. */
@@ -12,12 +13,14 @@ export interface RunGuardOptions {
   /** Give up on the attempts still in flight (after the grace period, or at a second signal). */
   interrupt: (reason: string) => void;
   stderr: (text: string) => void;
+  /** Signals received before the guard was installed: acted on at once, in order. */
+  held?: HeldSignals;
 }
 
 /** What a guarded run saw. */
 export interface RunGuard {
   /** The signal that stopped the run, if one did. */
-  readonly signal: keyof typeof SIGNAL_NUMBERS | undefined;
+  readonly signal: StopSignal | undefined;
   /** The exit code that signal asks for (130 for SIGINT, 143 for SIGTERM). */
   readonly exitCode: number | undefined;
   /** Uncaught errors in this process during the run (user code loaded here, at top level). */
@@ -25,19 +28,17 @@ export interface RunGuard {
   dispose(): void;
 }
 
-const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
-
 /**
  * Signals and uncaught errors during a run. The first SIGINT or SIGTERM aborts the run and
  * starts the grace period; a second one (or the end of the grace period) interrupts the attempts
  * still running, so the run ends now and still writes its report and store; a third exits at once.
  */
 export function guardRun(options: RunGuardOptions): RunGuard {
-  let received: keyof typeof SIGNAL_NUMBERS | undefined;
+  let received: StopSignal | undefined;
   let count = 0;
   let grace: ReturnType<typeof setTimeout> | undefined;
   const errors: string[] = [];
-  const onSignal = (signal: keyof typeof SIGNAL_NUMBERS) => {
+  const onSignal = (signal: StopSignal) => {
     count++;
     received ??= signal;
     if (count === 1) {
@@ -53,12 +54,11 @@ export function guardRun(options: RunGuardOptions): RunGuard {
         options.graceMs,
       );
     } else if (count === 2) {
-      options.stderr(
-        `niceeval: ${signal} again: stopping the attempts in flight; writing the report\n`,
-      );
+      const again = signal === received ? `${signal} again` : `${signal}, a second signal`;
+      options.stderr(`niceeval: ${again}: stopping the attempts in flight; writing the report\n`);
       options.interrupt(`interrupted by ${signal} before the attempt finished`);
     } else {
-      process.exit(128 + SIGNAL_NUMBERS[received]);
+      process.exit(128 + STOP_SIGNALS[received]);
     }
   };
   const onInt = () => onSignal("SIGINT");
@@ -75,12 +75,15 @@ export function guardRun(options: RunGuardOptions): RunGuard {
   process.on("SIGTERM", onTerm);
   process.on("uncaughtException", onException);
   process.on("unhandledRejection", onRejection);
+  // The held signals are taken only now: Node drops a signal that came while the process was busy
+  // if every listener of it was removed before the event loop turned, so a signal always has one.
+  for (const signal of options.held?.take() ?? []) onSignal(signal);
   return {
     get signal() {
       return received;
     },
     get exitCode() {
-      return received === undefined ? undefined : 128 + SIGNAL_NUMBERS[received];
+      return received === undefined ? undefined : 128 + STOP_SIGNALS[received];
     },
     errors,
     dispose() {

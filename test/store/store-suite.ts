@@ -524,6 +524,18 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
             { file: "evals/broken.eval.ts", message: "SyntaxError" },
           ]);
         }
+        // A continuation that stops before reading alpha's cases again leaves it no hash.
+        await store.beginRun(manifest("end-interrupted", { evals: ["alpha", "beta"] }), {
+          resume: true,
+        });
+        await store.finishRun("end-interrupted", {
+          status: "interrupted",
+          endedAt: at(10),
+          summaries: [],
+          datasetHashes: { alpha: null, beta: "ds-b" },
+        });
+        const continued = await store.getRun("end-interrupted");
+        expect(continued?.evals.map((e) => e.datasetHash)).toEqual([undefined, "ds-b"]);
         expect((await store.listRuns({ status: "crashed" })).map((r) => r.runId)).toEqual([
           "end-crashed",
         ]);

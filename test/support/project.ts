@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -70,37 +70,52 @@ export function runCli(
 }
 
 /**
+ * Start the built CLI in `cwd` (stdin ignored), collecting its output; `onStderr` sees all of
+ * stderr so far each time it grows. Resolves with how it ended, and the signal that killed it.
+ */
+export function startCli(
+  args: readonly string[],
+  cwd: string,
+  onStderr: (stderr: string, child: ChildProcess) => void = () => {},
+): { child: ChildProcess; ended: Promise<CliRun & { signal: NodeJS.Signals | null }> } {
+  const child = spawn(process.execPath, [cliPath, ...args], {
+    cwd,
+    env: { ...process.env, CI: "true", NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const ended = new Promise<CliRun & { signal: NodeJS.Signals | null }>((resolve, reject) => {
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      onStderr(stderr, child);
+    });
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { child, ended };
+}
+
+/**
  * Run the CLI and send `signals` (in order, 200 ms apart) once its eval prints TARGET-STARTED on
  * stderr.
  */
-export function runAndSignal(
+export async function runAndSignal(
   args: readonly string[],
   cwd: string,
   signals: readonly NodeJS.Signals[],
 ): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], {
-      cwd,
-      env: { ...process.env, CI: "true", NO_COLOR: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    let sent = false;
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      if (!sent && stderr.includes("TARGET-STARTED")) {
-        sent = true;
-        for (const [i, signal] of signals.entries())
-          setTimeout(() => child.kill(signal), 100 + i * 200);
-      }
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  let sent = false;
+  const { code, stdout, stderr } = await startCli(args, cwd, (stderr, child) => {
+    if (sent || !stderr.includes("TARGET-STARTED")) return;
+    sent = true;
+    for (const [i, signal] of signals.entries())
+      setTimeout(() => child.kill(signal), 100 + i * 200);
+  }).ended;
+  return { code, stdout, stderr };
 }
 
 /** The records of the JSON report a run wrote (`--json <file>`) in `dir`. */

@@ -79,6 +79,7 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
     graceMs: args.graceMs,
     interrupt: (reason) => interruptAttempts(reason),
     stderr: io.stderr,
+    ...(io.heldSignals ? { held: io.heldSignals } : {}),
   });
   try {
     return await runOpened(
@@ -118,18 +119,20 @@ interface Guarding {
 /** Open the store and the executor, load the evals, run them, and say how it went. */
 async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
   const { args, io, version, files, reportFd, filter, continuation, specs } = setup;
-  const { queued, store, executor, git } = await openExecution(args, files, io, reportFd);
+  const opened = await openExecution(args, files, io, reportFd);
+  const { queued, executor, git } = opened;
   guarding.onExecutor(executor);
   try {
-    // A signal while the files load: nothing ran, and the run ends with its reports.
     const loadStarted = performance.now();
-    let loaded = await untilAborted(
-      loadEvals(executor, files, io.cwd, args.hangTimeoutMs),
-      guarding.abort.signal,
-    );
-    if (loaded === undefined) {
-      io.stderr("niceeval: the eval files were still loading: no case ran\n");
-      loaded = { entries: [], errors: [] };
+    const loaded = await loadUntilSignal(executor, files, args, io, guarding.abort.signal);
+    // A continuation stopped before its evals loaded has nothing to compare with the run's, and
+    // nothing to add: the stored run is left as it was, and only the reports are written.
+    const store = loaded.cut && continuation ? undefined : opened.store;
+    if (loaded.cut && continuation) {
+      const id = continuation.run.runId.slice(0, 8);
+      io.stderr(
+        `niceeval: run ${id} is left in the store as it was; \`niceeval run --${continuation.mode} ${id}\` continues it\n`,
+      );
     }
     const evalIds = loaded.entries.map((e) => e.eval.id);
     const ownTrials = ownTrialsNote(args.trials, loaded.entries);
@@ -148,7 +151,7 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
         : undefined;
     if (unknownBranch) io.stderr(unknownBranch);
     const runId = continuation?.run.runId ?? randomUUID();
-    const datasets = loaded.entries.map(() => new SequenceHash());
+    const datasets = loaded.entries.map(() => ({ hash: new SequenceHash(), read: false }));
     const sinks = await runSinks({
       args,
       io,
@@ -190,9 +193,26 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
     });
   } finally {
     await executor.close?.();
-    await store?.close();
+    await opened.store?.close();
     await closeAnswerStores();
   }
+}
+
+/**
+ * The run's evals, or, when a signal comes while the files load, none (`cut`): nothing ran, and
+ * the run ends with its reports.
+ */
+async function loadUntilSignal(
+  executor: Execution["executor"],
+  files: readonly string[],
+  args: RunArgs,
+  io: CliIO,
+  signal: AbortSignal,
+): Promise<Awaited<ReturnType<typeof loadEvals>> & { cut: boolean }> {
+  const loaded = await untilAborted(loadEvals(executor, files, io.cwd, args.hangTimeoutMs), signal);
+  if (loaded !== undefined) return { ...loaded, cut: false };
+  io.stderr("niceeval: the eval files were still loading: no case ran\n");
+  return { entries: [], errors: [], cut: true };
 }
 
 /**
@@ -272,7 +292,7 @@ interface GuardedRun {
   io: CliIO;
   runId: string;
   store: Store | undefined;
-  datasets: SequenceHash[];
+  datasets: DatasetRead[];
   filter: RunOptions["filter"];
   sinks: Awaited<ReturnType<typeof runSinks>>;
   loadErrors: NonNullable<RunOptions["loadErrors"]>;
@@ -449,7 +469,7 @@ interface RunSinksOf {
   baseline: StoredRun | undefined;
   entries: readonly RunEntry[];
   files: readonly string[];
-  datasets: readonly SequenceHash[];
+  datasets: readonly DatasetRead[];
   continuation: Awaited<ReturnType<typeof findContinuation>> | undefined;
   /** The checkout's state, read while the files load. */
   git: Promise<RunManifest["git"]> | undefined;
@@ -536,12 +556,18 @@ function ownTrialsNote(trials: number | undefined, entries: readonly RunEntry[])
   return `niceeval: --trials ${trials} does not apply to eval${own.length === 1 ? "" : "s"} ${named}: an eval's own trials option wins over the flag\n`;
 }
 
+/** An eval's dataset as the run reads it: the hash of its cases, and whether it read them all. */
+interface DatasetRead {
+  hash: SequenceHash;
+  read: boolean;
+}
+
 /** What the flags ask of the engine (but --filter); `datasets` (with a store) get each case's hash. */
 function runOptions(
   args: RunArgs,
   runId: string,
   keep: boolean,
-  datasets: readonly SequenceHash[] | undefined,
+  datasets: readonly DatasetRead[] | undefined,
   waitForCases: boolean,
 ): RunOptions {
   return {
@@ -557,7 +583,10 @@ function runOptions(
     ...(datasets
       ? {
           onCase: (index: number, spec: CaseSpec) =>
-            datasets[index]!.addCase(spec.id, spec.input, spec.expected),
+            datasets[index]!.hash.addCase(spec.id, spec.input, spec.expected),
+          onCasesRead: (index: number) => {
+            datasets[index]!.read = true;
+          },
         }
       : {}),
   };
@@ -576,7 +605,7 @@ async function recordRun(
     version: string;
     entries: readonly RunEntry[];
     files: readonly string[];
-    datasets: readonly SequenceHash[];
+    datasets: readonly DatasetRead[];
     continuation: Awaited<ReturnType<typeof findContinuation>> | undefined;
     onError: (error: unknown) => void;
     git: RunManifest["git"];
@@ -604,7 +633,14 @@ async function recordRun(
     ? await continueRun(continuation, store, manifest, args.force === true, io)
     : undefined;
   const digests = () =>
-    Object.fromEntries(entries.map((e, i) => [e.eval.id, run.datasets[i]!.digest()]));
+    Object.fromEntries(
+      entries.map((e, i) => {
+        const dataset = run.datasets[i]!;
+        // Part of a dataset (the run stopped before reading it all) has no hash: `compare`
+        // would take it for a changed dataset.
+        return [e.eval.id, dataset.read ? dataset.hash.digest() : null];
+      }),
+    );
   let refused: unknown;
   const sink = storeSink(store, manifest, {
     datasetHashes: digests,

@@ -1,7 +1,13 @@
 import pg from "pg";
 import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord, Verdict } from "../../eval/record.js";
-import { checkJoin, checkResumable, resumedManifest, withoutCredentials } from "../manifest.js";
+import {
+  checkJoin,
+  checkResumable,
+  endedManifest,
+  resumedManifest,
+  withoutCredentials,
+} from "../manifest.js";
 import { readOnlyStore } from "../read-only.js";
 import {
   ATTEMPT_COLUMNS,
@@ -372,14 +378,7 @@ class PostgresStore implements Store {
         [runId],
       );
       if (!rows[0]) throw this.#notFound(runId);
-      const manifest = JSON.parse(rows[0].manifest) as RunManifest;
-      if (end.datasetHashes)
-        for (const e of manifest.evals) {
-          const hash = end.datasetHashes[e.evalId];
-          if (hash !== undefined) e.datasetHash = hash;
-        }
-      if (end.loadErrors?.length) manifest.loadErrors = end.loadErrors;
-      if (end.runErrors?.length) manifest.runErrors = end.runErrors;
+      const manifest = endedManifest(JSON.parse(rows[0].manifest) as RunManifest, end);
       await client.query(
         "UPDATE niceeval.runs SET status = $1, ended_at = $2, summaries = $3, manifest = $4 WHERE id = $5",
         [end.status, end.endedAt, JSON.stringify(end.summaries), JSON.stringify(manifest), runId],

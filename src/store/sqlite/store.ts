@@ -1,7 +1,13 @@
 import Database from "better-sqlite3";
 import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord, Verdict } from "../../eval/record.js";
-import { checkJoin, checkResumable, resumedManifest, withoutCredentials } from "../manifest.js";
+import {
+  checkJoin,
+  checkResumable,
+  endedManifest,
+  resumedManifest,
+  withoutCredentials,
+} from "../manifest.js";
 import { readOnlyStore } from "../read-only.js";
 import {
   COUNTERS,
@@ -327,14 +333,7 @@ class SqliteStore implements Store {
             runId,
           );
           if (!row) this.#rid(runId);
-          const manifest = JSON.parse(row!.manifest) as RunManifest;
-          if (end.datasetHashes)
-            for (const e of manifest.evals) {
-              const hash = end.datasetHashes[e.evalId];
-              if (hash !== undefined) e.datasetHash = hash;
-            }
-          if (end.loadErrors?.length) manifest.loadErrors = end.loadErrors;
-          if (end.runErrors?.length) manifest.runErrors = end.runErrors;
+          const manifest = endedManifest(JSON.parse(row!.manifest) as RunManifest, end);
           this.#sql(
             "UPDATE runs SET status = ?, ended_at = ?, summaries = ?, manifest = ? WHERE id = ?",
           ).run(
