@@ -153,6 +153,11 @@ export async function continueRun(
   ];
   if (changes.length) current.resumedWithChanges = changes;
   io.stderr(continuationNote(run, mode, kept, retrying));
+  const outside = run.runErrors?.length ?? 0;
+  if (outside > 0)
+    io.stderr(
+      `niceeval: the run's ${outside === 1 ? "error" : `${outside} errors`} in user code that belonged to no case ${outside === 1 ? "stays" : "stay"} with it and ${outside === 1 ? "fails" : "fail"} it: what caused ${outside === 1 ? "it" : "them"} is not run again (a new run starts without ${outside === 1 ? "it" : "them"})\n`,
+    );
   if (changes.length)
     io.stderr(
       `niceeval: --force: continuing although its evals changed: ${listChanges(changes, 5)}\n`,

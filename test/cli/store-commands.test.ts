@@ -424,16 +424,26 @@ export const slow = defineSuite<string, string>({
       const again = await runCli(["show", "merged", ...store], own.dir, cleanEnv);
       expect(again.stdout).toContain("background refresher crashed");
       expect(again.code).toBe(1);
-      // A continuation that meets no such error ends with none: show passes the run.
+      // A continuation keeps the error even where it meets none: nothing it runs could show
+      // that its cause is gone, so the run still fails, and stderr says why.
       const retried = await runCli(
         ["run", "--retry-errors", "outside", "--no-supervise", ...store],
         own.dir,
         { ...cleanEnv, QUIET_TIMER: "1" },
       );
-      expect(retried.code).toBe(0);
-      const clean = await runCli(["show", "outside", ...store], own.dir, cleanEnv);
-      expect(clean.stdout).not.toContain("background refresher crashed");
-      expect(clean.code).toBe(0);
+      expect(retried.stderr).toContain(
+        "the run's error in user code that belonged to no case stays with it and fails it",
+      );
+      expect(retried.code).toBe(1);
+      const kept = await runCli(["show", "outside", ...store], own.dir, cleanEnv);
+      expect(kept.stdout).toContain("background refresher crashed");
+      expect(kept.code).toBe(1);
+      // A new run that meets no such error has none.
+      const fresh = await runCli(["run", "--no-supervise", "--name", "fresh", ...store], own.dir, {
+        ...cleanEnv,
+        QUIET_TIMER: "1",
+      });
+      expect(fresh.code).toBe(0);
     } finally {
       await own.cleanup();
     }
