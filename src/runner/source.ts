@@ -167,22 +167,21 @@ function* walkCases(
       }
     } catch (error) {
       // A broken case source is one errored case; the other evals still run.
-      const spec: CaseSpec = { id: DATASET_ERROR_ID, index: after };
-      const message =
-        error instanceof DefinitionError
-          ? `eval "${runnable.id}" cannot run: ${error.message}`
-          : `reading the cases of eval "${runnable.id}" failed: ${thrownWhere(error)}`;
-      yield {
-        type: "case",
-        entry,
-        spec,
-        trial: 0,
-        record: crashed({ id: runnable.id }, spec, message),
-      };
+      yield datasetError(runnable.id, entry, after, error);
     }
     if (!cut) options.onCasesRead?.(entry);
     yield { type: "eval-end", entry };
   }
+}
+
+/** The errored attempt `(cases)` standing for a dataset that failed, after the cases read before. */
+function datasetError(evalId: string, entry: number, after: number, error: unknown): SourceItem {
+  const spec: CaseSpec = { id: DATASET_ERROR_ID, index: after };
+  const message =
+    error instanceof DefinitionError
+      ? `eval "${evalId}" cannot run: ${error.message}`
+      : `reading the cases of eval "${evalId}" failed: ${thrownWhere(error)}`;
+  return { type: "case", entry, spec, trial: 0, record: crashed({ id: evalId }, spec, message) };
 }
 
 const DONE: IteratorResult<SourceItem> = { done: true, value: undefined };
