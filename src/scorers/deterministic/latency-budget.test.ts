@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { latencyBudget } from "./latency-budget.js";
+import { type LatencyBudgetInput, latencyBudget } from "./latency-budget.js";
 
 describe("latencyBudget", () => {
   it("passes with value 1 under and at the budget", () => {
@@ -46,15 +46,26 @@ describe("latencyBudget", () => {
     ["durationMs", -1, 100],
     ["durationMs", Number.NaN, 100],
     ["durationMs", Number.POSITIVE_INFINITY, 100],
+    ["durationMs", undefined, 100],
+    ["durationMs", "50", 100],
     ["budgetMs", 10, -5],
     ["budgetMs", 10, Number.NaN],
-  ])("fails with a rationale naming %s when it is %s / %s", (field, durationMs, budgetMs) => {
-    const score = latencyBudget({ durationMs, budgetMs });
-    expect(score).toMatchObject({ value: 0, passed: false, label: "latency-budget" });
-    expect(score.rationale).toMatch(
-      new RegExp(`^invalid ${field}: .* \\(must be a finite number >= 0\\)$`),
-    );
-  });
+    ["budgetMs", 10, undefined],
+  ])(
+    "is errored, never a failed 0, naming %s when it is %s / %s",
+    (field, durationMs, budgetMs) => {
+      const score = latencyBudget({ durationMs, budgetMs } as LatencyBudgetInput);
+      expect(score).toMatchObject({
+        value: 0,
+        passed: false,
+        errored: true,
+        label: "latency-budget",
+      });
+      expect(score.rationale).toMatch(
+        new RegExp(`^invalid ${field}: .* \\(must be a finite number >= 0\\)$`),
+      );
+    },
+  );
 
   const ms = fc.double({ min: 0, max: 1e7, noNaN: true });
   const budget = fc.double({ min: Number.MIN_VALUE, max: 1e7, noNaN: true });
