@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ToolInputError } from "../../errors.js";
+import { bindScorer, defineSuite } from "../../eval/suite.js";
 import { runTool } from "../../tool/index.js";
 import { styleScorersProvider, textStatsTool } from "./index.js";
 
@@ -39,10 +40,40 @@ describe("eval.text-stats", () => {
     expect(relaxed).toMatchObject({ value: 1, passed: true });
   });
 
-  it("fails empty text with value 0", async () => {
+  it("is unavailable, never a 0, on a text without any sentence", async () => {
     for (const text of ["", "   \n  ", "-"]) {
-      expect(await run({ text })).toMatchObject({ value: 0, passed: false, label: "text-stats" });
+      expect(await run({ text })).toMatchObject({
+        unavailable: true,
+        passed: false,
+        label: "text-stats",
+        rationale: "text has no sentence (empty or only markers): nothing to measure",
+      });
     }
+  });
+
+  it("leaves a suite's judgment unavailable, out of the score, on an empty text", async () => {
+    const suite = defineSuite({
+      id: "style",
+      cases: [{ id: "empty", input: "" }],
+      target: (input: string) => input,
+      scorers: [
+        bindScorer<string, { text: string }>({
+          id: "stats",
+          tool: textStatsTool,
+          driver: styleScorersProvider,
+          mapInput: ({ output }) => ({ text: output }),
+        }),
+      ],
+    });
+    const record = await suite.runCase(
+      { id: "empty", index: 0, input: "" },
+      { runId: "r", signal: new AbortController().signal },
+    );
+    expect(record.judgments[0]).toMatchObject({ state: "unavailable", earned: null });
+    expect(record.judgments[0]?.reason).toBe(
+      'scorer "stats": text has no sentence (empty or only markers): nothing to measure',
+    );
+    expect(record.score.state).toBe("unavailable");
   });
 
   it("rejects a band whose min exceeds its max, naming the field", async () => {

@@ -47,8 +47,9 @@ const textStatsInputSchema = z
  * Three gates: bulletsRatio <= maxBulletsRatio (0.02), firstPersonRatio >= minFirstPersonRatio
  * (0.6), mean sentence length within lengthBand ({ min: 5, max: 30 } words). The value is
  * the share of gates met (0, 1/3, 2/3 or 1); passed means all three are met. The question
- * rate is reported in the rationale but gates nothing. A text without any sentence scores
- * value 0, passed false.
+ * rate is reported in the rationale but gates nothing. A text without any sentence (empty, blank
+ * or only markers) is unavailable (`unavailable: true`, value 0, passed false, the rationale
+ * saying so): a suite records no score for it, never a 0.
  */
 export const textStatsTool = defineTool({
   id: "eval.text-stats",
@@ -73,9 +74,11 @@ export const textStatsImpl = implementTool(textStatsTool, ({ text, thresholds })
   const band = resolveBand(thresholds?.lengthBand);
   const stats = computeTextStats(text, band);
   if (stats.sentenceCount === 0) {
+    // Missing evidence is never a zero: nothing was written to measure.
     return {
       value: 0,
       passed: false,
+      unavailable: true,
       label: LABEL,
       rationale: "text has no sentence (empty or only markers): nothing to measure",
     };
