@@ -101,6 +101,13 @@ function blocks(text: string): string[] {
   return out;
 }
 
+/**
+ * How far around a period the guards look, in characters: every word they test (a title, an
+ * abbreviation, a dialogue tag) is far shorter. Looking at a window, not at the text before or
+ * after, keeps a split linear in the text's length.
+ */
+const WINDOW = 64;
+
 function splitBlock(raw: string): string[] {
   const block = raw.replace(/\s+/gu, " ").trim();
   const out: string[] = [];
@@ -114,12 +121,7 @@ function splitBlock(raw: string): string[] {
     let runEnd = i;
     while (runEnd < block.length && TERMINAL.test(block[runEnd] ?? "")) runEnd += 1;
     const end = consumeClosers(block, runEnd);
-    const atBoundary = end >= block.length || block[end] === " ";
-    // Only a lone period can be an abbreviation's; "?", "!" and "..." close unless an incise follows.
-    const lonePeriod = block[i] === "." && runEnd === i + 1;
-    const next = block.slice(end + 1);
-    const guarded = lonePeriod && isGuarded(block, i, next);
-    if (atBoundary && !guarded && !isIncise(block.slice(runEnd, end), next, lonePeriod)) {
+    if (closesSentence(block, i, runEnd, end)) {
       pushSentence(out, block.slice(start, end));
       start = end;
     }
@@ -127,6 +129,16 @@ function splitBlock(raw: string): string[] {
   }
   pushSentence(out, block.slice(start));
   return out;
+}
+
+/** Whether the run of terminals at `i`..`runEnd`, then closers up to `end`, ends a sentence. */
+function closesSentence(block: string, i: number, runEnd: number, end: number): boolean {
+  if (end < block.length && block[end] !== " ") return false;
+  // Only a lone period can be an abbreviation's; "?", "!" and "..." close unless an incise follows.
+  const lonePeriod = block[i] === "." && runEnd === i + 1;
+  const next = block.slice(end + 1, end + 1 + WINDOW);
+  if (lonePeriod && isGuarded(block, i, next)) return false;
+  return !isIncise(block.slice(runEnd, end), next, lonePeriod);
 }
 
 // A French closing guillemet may sit after a space: « Bonjour. » still closes the quote.
@@ -157,7 +169,7 @@ function startsSentence(next: string): boolean {
 }
 
 function isGuarded(block: string, periodIndex: number, next: string): boolean {
-  const before = block.slice(0, periodIndex);
+  const before = block.slice(Math.max(0, periodIndex - WINDOW), periodIndex);
   if (C_EST_A_DIRE.test(before)) return true;
   if (JESUS_CHRIST.test(before)) return !startsSentence(next);
   const word = WORD_BEFORE.exec(before)?.[0];
@@ -167,7 +179,7 @@ function isGuarded(block: string, periodIndex: number, next: string): boolean {
   if (ABBREVIATIONS.has(lower)) return true;
   if (FINAL_ABBREVIATIONS.has(lower)) return !startsSentence(next);
   // "p. ex." and "par ex.": neither period closes the sentence.
-  if (lower === "p" && /^\.\s*ex\./iu.test(block.slice(periodIndex))) return true;
+  if (lower === "p" && /^\.\s*ex\./iu.test(block.slice(periodIndex, periodIndex + 8))) return true;
   if (lower === "ex") return /(?:^|[^\p{L}])(?:p\.|par)\s*$/iu.test(before.slice(0, -word.length));
   return false;
 }
