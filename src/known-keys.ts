@@ -27,15 +27,40 @@ export function refuseUnknownKeys(
   if (typeof given !== "object" || given === null) return;
   const unknown = Object.keys(given).filter((key) => !Object.hasOwn(known, key));
   if (unknown.length === 0) return;
-  const keys = Object.keys(known);
+  throw new AuthoringError(`${where}: ${unknownKeysMessage(unknown, Object.keys(known), path)}`);
+}
+
+/**
+ * What {@link refuseUnknownKeys} says of keys that are not among `keys`: each with the key it
+ * most likely meant, then the keys there are. Also the message of a strict zod object's unknown
+ * keys ({@link unknownKeysError}).
+ * @example
+ * unknownKeysMessage(["shoud"], ["situation", "should", "shouldNot"], "expected");
+ * // 'unknown key "expected.shoud" (did you mean "expected.should"?); known keys: expected.situation, …'
+ */
+export function unknownKeysMessage(
+  unknown: readonly string[],
+  keys: readonly string[],
+  path?: string,
+): string {
   const field = (key: string) => (path === undefined ? key : `${path}.${key}`);
   const said = unknown.map((key) => {
     const meant = meantKey(key, keys);
     return `"${field(key)}"${meant === undefined ? "" : ` (did you mean "${field(meant)}"?)`}`;
   });
-  throw new AuthoringError(
-    `${where}: unknown key${unknown.length === 1 ? "" : "s"} ${joinWords(said)}; known keys: ${keys.map(field).join(", ")}`,
-  );
+  return `unknown key${unknown.length === 1 ? "" : "s"} ${joinWords(said)}; known keys: ${keys.map(field).join(", ")}`;
+}
+
+/**
+ * The `error` option of a `z.strictObject(shape, …)` that words its unknown keys as
+ * {@link refuseUnknownKeys} does, with "did you mean" (the issue's path names the object).
+ */
+export function unknownKeysError(shape: object) {
+  const keys = Object.keys(shape);
+  return {
+    error: (issue: { code?: string; keys?: readonly string[] }) =>
+      issue.code === "unrecognized_keys" ? unknownKeysMessage(issue.keys ?? [], keys) : undefined,
+  };
 }
 
 /** The known key a mistyped one most likely meant: the same but for case, else the closest. */

@@ -96,6 +96,34 @@ describe("calls: rules written wrong are the author's error, never a pass", () =
   });
 });
 
+describe("calls: a misspelt rule is the author's error, never a silent pass", () => {
+  const misspelt = { mustcall: ["search"] } as unknown as ExpectedCalls;
+  const said =
+    'calls: unknown key "expected.mustcall" (did you mean "expected.mustCall"?); known keys: expected.mustCall, expected.mustNotCall, expected.atMostOnce';
+
+  it("throws an AuthoringError that names the key meant", () => {
+    expect(() => calls({ calls: [] }, misspelt)).toThrow(AuthoringError);
+    expect(() => calls({ calls: [] }, misspelt)).toThrow(said);
+  });
+
+  it("is an errored judgment in a suite", async () => {
+    const toolCalls = createScorer<AgentRun, unknown>({
+      name: "tool-calls",
+      score: ({ output }) => ({ score: calls(output, misspelt).score }),
+    });
+    const suite = defineSuite<AgentRun, AgentRun>({
+      id: "typo",
+      cases: [{ id: "none", input: { calls: [] } }],
+      target: (run) => run,
+      scorers: [toolCalls],
+    });
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { onRecord: (record) => records.push(record) });
+    expect(records[0]).toMatchObject({ verdict: "errored" });
+    expect(records[0]?.judgments[0]?.reason).toBe(`scorer "tool-calls" threw: ${said}`);
+  });
+});
+
 describe("calls: a run of another shape is the author's error, never a failed 0", () => {
   const named = {
     text: "hi",

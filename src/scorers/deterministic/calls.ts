@@ -1,4 +1,5 @@
 import { AuthoringError } from "../../errors.js";
+import { type KnownKeys, refuseUnknownKeys } from "../../known-keys.js";
 import { stringList } from "../string-list.js";
 import { show } from "./preview.js";
 
@@ -26,6 +27,12 @@ export interface ExpectedCalls {
   atMostOnce?: string[];
 }
 
+const expectedCallsKeys = {
+  mustCall: true,
+  mustNotCall: true,
+  atMostOnce: true,
+} satisfies KnownKeys<ExpectedCalls>;
+
 /** A score from 0 to 1, and the reason for it. */
 export interface Mark {
   /** From 0 (failed) to 1 (passed). */
@@ -45,12 +52,14 @@ function times(count: number): string {
  * @example
  * calls({ calls: [{ toolName: "restart" }, { toolName: "restart" }] }, { mustCall: ["search"], atMostOnce: ["restart"] });
  * // → { score: 0, reason: "missing required call: search; restart called 2 times (at most once). Tools used, in order: restart, restart" }
- * @throws AuthoringError when the run is not `{ calls: [{ toolName }, …] }` or a rule is not a list
- * of names: in a scorer, an errored judgment with the reason, never a failed 0.
+ * @throws AuthoringError when the run is not `{ calls: [{ toolName }, …] }`, a rule is not a list
+ * of names, or `expected` has a key it does not know (`mustcall`: "did you mean"): in a scorer,
+ * an errored judgment with the reason, never a silent pass or a failed 0.
  */
 export function calls(result: AgentRun, expected: ExpectedCalls): Mark {
   // A run of another shape is the author's to fix: scored, it would be a failed 0 the run never earned.
   const made = toolCallsOf("calls", result, true);
+  refuseUnknownKeys("calls", expected, expectedCallsKeys, "expected");
   const mustCall = stringList("calls", expected, "mustCall", "tool name");
   const mustNotCall = stringList("calls", expected, "mustNotCall", "tool name");
   const atMostOnce = stringList("calls", expected, "atMostOnce", "tool name");

@@ -82,6 +82,29 @@ describe("eval.text-stats", () => {
     expect((error as ToolInputError).issues[0]?.path).toBe("thresholds.lengthBand");
   });
 
+  it.each([
+    [
+      { text: "Oui.", threshold: { minFirstPersonRatio: 0 } },
+      "(root)",
+      '"threshold" (did you mean "thresholds"?)',
+    ],
+    [
+      { text: "Oui.", thresholds: { maxBulletRatio: 1 } },
+      "thresholds",
+      '"maxBulletRatio" (did you mean "maxBulletsRatio"?)',
+    ],
+    [
+      { text: "Oui.", thresholds: { lengthBand: { mx: 9 } } },
+      "thresholds.lengthBand",
+      '"mx" (did you mean "max"?)',
+    ],
+  ])("refuses a misspelt key instead of using the defaults: %j", async (input, path, said) => {
+    const error = await run(input).catch((e) => e);
+    expect(error).toBeInstanceOf(ToolInputError);
+    expect((error as ToolInputError).issues[0]?.path).toBe(path);
+    expect((error as Error).message).toContain(`unknown key ${said}`);
+  });
+
   it("rejects ratios outside 0..1", async () => {
     const error = await run({ text: "x", thresholds: { maxBulletsRatio: 2 } }).catch((e) => e);
     expect(error).toBeInstanceOf(ToolInputError);

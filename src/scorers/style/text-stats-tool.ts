@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { unknownKeysError } from "../../known-keys.js";
 import { plural } from "../../plural.js";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { defineTool, implementTool } from "../../tool/index.js";
@@ -15,22 +16,23 @@ const DEFAULT_MIN_FIRST_PERSON_RATIO = 0.6;
 
 const ratio = z.number().min(0).max(1);
 
+const lengthBandShape = { min: z.number().min(0).optional(), max: z.number().min(0).optional() };
+const thresholdsShape = {
+  /** Highest accepted share of bullet lines (default 0.02). */
+  maxBulletsRatio: ratio.optional(),
+  /** Lowest accepted share of first-person sentences (default 0.6). */
+  minFirstPersonRatio: ratio.optional(),
+  /** Accepted mean sentence length in words; missing bounds default to 5 and 30. */
+  lengthBand: z.strictObject(lengthBandShape, unknownKeysError(lengthBandShape)).optional(),
+};
+const inputShape = {
+  text: z.string(),
+  thresholds: z.strictObject(thresholdsShape, unknownKeysError(thresholdsShape)).optional(),
+};
+
+// Strict objects: a misspelt key (`threshold`, `maxBulletRatio`) would leave the defaults silently.
 const textStatsInputSchema = z
-  .object({
-    text: z.string(),
-    thresholds: z
-      .object({
-        /** Highest accepted share of bullet lines (default 0.02). */
-        maxBulletsRatio: ratio.optional(),
-        /** Lowest accepted share of first-person sentences (default 0.6). */
-        minFirstPersonRatio: ratio.optional(),
-        /** Accepted mean sentence length in words; missing bounds default to 5 and 30. */
-        lengthBand: z
-          .object({ min: z.number().min(0).optional(), max: z.number().min(0).optional() })
-          .optional(),
-      })
-      .optional(),
-  })
+  .strictObject(inputShape, unknownKeysError(inputShape))
   .superRefine((input, context) => {
     const band = resolveBand(input.thresholds?.lengthBand);
     if (band.min > band.max) {
@@ -47,7 +49,8 @@ const textStatsInputSchema = z
  * Three gates: bulletsRatio <= maxBulletsRatio (0.02), firstPersonRatio >= minFirstPersonRatio
  * (0.6), mean sentence length within lengthBand ({ min: 5, max: 30 } words). The value is
  * the share of gates met (0, 1/3, 2/3 or 1); passed means all three are met. The question
- * rate is reported in the rationale but gates nothing. A text without any sentence (empty, blank
+ * rate is reported in the rationale but gates nothing. An unknown key (`threshold` for
+ * `thresholds`) is a ToolInputError that names the key it most likely meant. A text without any sentence (empty, blank
  * or only markers) is unavailable (`unavailable: true`, value 0, passed false, the rationale
  * saying so): a suite records no score for it, never a 0.
  */
