@@ -54,6 +54,21 @@ describe("calls", () => {
     );
   });
 
+  it("lists the first 50 calls, then counts the rest by tool, so 100,000 calls make a short reason", () => {
+    const names = Array.from({ length: 100_000 }, (_, i) =>
+      i === 99_999 ? "restart" : i % 2 ? "fetch" : "search",
+    );
+    const mark = calls(run(...names), { mustCall: ["search"] });
+    const first = names.slice(0, 50).join(", ");
+    expect(mark).toEqual({
+      score: 1,
+      reason: `every call rule kept. Tools used, in order: ${first}, then 99950 more calls: search ×49975, fetch ×49974, restart ×1`,
+    });
+    expect(calls(run(...names.slice(0, 50)), {}).reason).toBe(
+      `every call rule kept. Tools used, in order: ${first}`,
+    );
+  });
+
   it("says (none) for a run without tool calls", () => {
     expect(calls({ calls: [] }, { mustCall: ["search"] })).toEqual({
       score: 0,
