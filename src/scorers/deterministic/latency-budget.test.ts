@@ -26,6 +26,21 @@ describe("latencyBudget", () => {
     expect(latencyBudget({ durationMs: 101, budgetMs: 100 }).value).toBeCloseTo(0.99, 10);
   });
 
+  it("says by how much a duration is over when the rounding would hide it (exact comparison, seed 002)", () => {
+    expect(latencyBudget({ durationMs: 0.1 + 0.2, budgetMs: 0.3 })).toEqual({
+      value: expect.closeTo(1, 10),
+      passed: false,
+      label: "latency-budget",
+      rationale: "0.30000000000000004ms over budget of 0.3ms by 5.6e-17ms",
+    });
+    expect(latencyBudget({ durationMs: 100.0004, budgetMs: 100 }).rationale).toBe(
+      "100.0004ms over budget of 100ms by 0.0004ms",
+    );
+    expect(latencyBudget({ durationMs: 100.2, budgetMs: 100 }).rationale).toBe(
+      "100.2ms over budget of 100ms by 0.2ms",
+    );
+  });
+
   it("reaches 0 at twice the budget and stays there far over it", () => {
     expect(latencyBudget({ durationMs: 200, budgetMs: 100 }).value).toBe(0);
     expect(latencyBudget({ durationMs: 1e9, budgetMs: 100 })).toMatchObject({

@@ -47,12 +47,7 @@ export function latencyBudget(input: LatencyBudgetInput): Score {
   const over = durationMs - budgetMs;
   // A zero budget leaves no room: any time over it scores 0 rather than dividing by zero.
   const value = budgetMs === 0 ? 0 : Math.max(0, 1 - over / budgetMs);
-  return {
-    value,
-    passed: false,
-    label: LABEL,
-    rationale: `${ms(durationMs)}ms over budget of ${ms(budgetMs)}ms by ${ms(over)}ms`,
-  };
+  return { value, passed: false, label: LABEL, rationale: overBudget(durationMs, budgetMs, over) };
 }
 
 const milliseconds = z.number().nonnegative();
@@ -80,3 +75,16 @@ const isMilliseconds = (value: unknown): value is number =>
 
 /** Milliseconds for a rationale: at most three decimals, so timer noise does not flood reports. */
 const ms = (value: number) => String(Math.round(value * 1000) / 1000);
+
+/**
+ * Why a duration is over its budget. Seed 002 compares exactly (`durationMs <= budgetMs`), so a
+ * duration over by less than the rounding shows in full, with what it is over by in two
+ * significant digits: "0.30000000000000004ms over budget of 0.3ms by 5.6e-17ms", never
+ * "0.3ms over budget of 0.3ms by 0ms".
+ */
+function overBudget(durationMs: number, budgetMs: number, over: number): string {
+  if (ms(durationMs) !== ms(budgetMs) && ms(over) !== "0") {
+    return `${ms(durationMs)}ms over budget of ${ms(budgetMs)}ms by ${ms(over)}ms`;
+  }
+  return `${durationMs}ms over budget of ${budgetMs}ms by ${Number(over.toPrecision(2))}ms`;
+}
