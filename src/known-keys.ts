@@ -32,8 +32,7 @@ export function refuseUnknownKeys(
 
 /**
  * What {@link refuseUnknownKeys} says of keys that are not among `keys`: each with the key it
- * most likely meant, then the keys there are. Also the message of a strict zod object's unknown
- * keys ({@link unknownKeysError}).
+ * most likely meant, then the keys there are. Also what {@link refuseMisspeltKeys} says.
  * @example
  * unknownKeysMessage(["shoud"], ["situation", "should", "shouldNot"], "expected");
  * // 'unknown key "expected.shoud" (did you mean "expected.should"?); known keys: expected.situation, …'
@@ -52,15 +51,46 @@ export function unknownKeysMessage(
 }
 
 /**
- * The `error` option of a `z.strictObject(shape, …)` that words its unknown keys as
- * {@link refuseUnknownKeys} does, with "did you mean" (the issue's path names the object).
+ * Refuse the keys of a scorer's options that are misspellings of known ones (`mustcall`,
+ * `shoud`), as {@link refuseUnknownKeys} words them; other keys are left alone, since an author
+ * may pass a wider object (a case's `expected` that also holds `calls`). Throws AuthoringError.
+ * @example
+ * refuseMisspeltKeys("expectations", { shoud: ["…"], calls: {} }, outcomeKeys, "expected");
+ * // AuthoringError: expectations: unknown key "expected.shoud" (did you mean "expected.should"?); known keys: …
  */
-export function unknownKeysError(shape: object) {
+export function refuseMisspeltKeys(
+  where: string,
+  given: unknown,
+  known: Readonly<Record<string, true>>,
+  path?: string,
+): void {
+  const keys = Object.keys(known);
+  const misspelt = misspeltKeys(given, keys);
+  if (misspelt.length > 0)
+    throw new AuthoringError(`${where}: ${unknownKeysMessage(misspelt, keys, path)}`);
+}
+
+/**
+ * A zod `superRefine` check for a loose object of `shape`: a key that misspells one of the shape's
+ * is an issue worded as {@link refuseMisspeltKeys} words it (a ToolInputError naming the object).
+ */
+export function misspeltKeysCheck(shape: object) {
   const keys = Object.keys(shape);
-  return {
-    error: (issue: { code?: string; keys?: readonly string[] }) =>
-      issue.code === "unrecognized_keys" ? unknownKeysMessage(issue.keys ?? [], keys) : undefined,
+  return (
+    value: unknown,
+    context: { addIssue: (issue: { code: "custom"; message: string }) => void },
+  ) => {
+    const misspelt = misspeltKeys(value, keys);
+    if (misspelt.length > 0)
+      context.addIssue({ code: "custom", message: unknownKeysMessage(misspelt, keys) });
   };
+}
+
+function misspeltKeys(given: unknown, keys: readonly string[]): string[] {
+  if (typeof given !== "object" || given === null) return [];
+  return Object.keys(given).filter(
+    (key) => !keys.includes(key) && meantKey(key, keys) !== undefined,
+  );
 }
 
 /** The known key a mistyped one most likely meant: the same but for case, else the closest. */

@@ -121,6 +121,11 @@ describe("calls: a misspelt rule is the author's error, never a silent pass", ()
     expect(() => calls({ calls: [] }, misspelt)).toThrow(said);
   });
 
+  it("leaves alone a key that is no misspelling (a wider expected object)", () => {
+    const wider = { mustCall: ["search"], should: ["says it"] } as ExpectedCalls;
+    expect(calls(run("search"), wider).score).toBe(1);
+  });
+
   it("is an errored judgment in a suite", async () => {
     const toolCalls = createScorer<AgentRun, unknown>({
       name: "tool-calls",

@@ -1,5 +1,5 @@
 import { AuthoringError } from "../../errors.js";
-import { type KnownKeys, refuseUnknownKeys } from "../../known-keys.js";
+import { type KnownKeys, refuseMisspeltKeys } from "../../known-keys.js";
 import { stringList } from "../string-list.js";
 import { show } from "./preview.js";
 
@@ -80,7 +80,7 @@ function toolsUsed(names: readonly string[]): string {
 export function calls(result: AgentRun, expected: ExpectedCalls): Mark {
   // A run of another shape is the author's to fix: scored, it would be a failed 0 the run never earned.
   const made = toolCallsOf("calls", result, true);
-  refuseUnknownKeys("calls", expected, expectedCallsKeys, "expected");
+  refuseMisspeltKeys("calls", expected, expectedCallsKeys, "expected");
   const mustCall = stringList("calls", expected, "mustCall", "tool name");
   const mustNotCall = stringList("calls", expected, "mustNotCall", "tool name");
   const atMostOnce = stringList("calls", expected, "atMostOnce", "tool name");

@@ -115,6 +115,12 @@ describe("expectations through the Anthropic Messages API", () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it("leaves alone a key that is no misspelling, such as a case's calls rules beside its lines", async () => {
+    const wider = { situation: "s", calls: { mustCall: ["refund"] } } as ExpectedOutcome;
+    const mark = await expectations("p", run, wider, "anthropic/claude-haiku-4.5");
+    expect(mark).toEqual({ score: 1, reason: "no should or shouldNot lines to judge" });
+  });
+
   it("throws, before any call, for a tool call without its toolName (shown to the judge as undefined)", async () => {
     await expect(
       expectations(

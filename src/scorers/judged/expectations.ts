@@ -1,6 +1,6 @@
 import { askForVerdict, type Checked } from "../../judge/ask.js";
 import { JudgeUnavailableError } from "../../judge/unavailable.js";
-import { type KnownKeys, refuseUnknownKeys } from "../../known-keys.js";
+import { type KnownKeys, refuseMisspeltKeys } from "../../known-keys.js";
 import { type AgentRun, type Mark, toolCallsOf } from "../deterministic/calls.js";
 import { stringList } from "../string-list.js";
 import { type ExpectationLine, expectationsRequest } from "./expectations-prompt.js";
@@ -48,7 +48,7 @@ export async function expectations(
   options: { signal?: AbortSignal } = {},
 ): Promise<Mark> {
   // A misspelt list (`shoud`) would leave no lines, and a 1 no model gave.
-  refuseUnknownKeys("expectations", expected, expectedOutcomeKeys, "expected");
+  refuseMisspeltKeys("expectations", expected, expectedOutcomeKeys, "expected");
   const lines: ExpectationLine[] = [
     ...stringList("expectations", expected, "should", "line").map((text) => ({
       kind: "should" as const,

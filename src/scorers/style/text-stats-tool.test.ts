@@ -105,6 +105,14 @@ describe("eval.text-stats", () => {
     expect((error as Error).message).toContain(`unknown key ${said}`);
   });
 
+  it("leaves alone a key that is no misspelling", async () => {
+    expect(
+      await run({ text: "Je pense que ceci illustre bien mon propos.", source: "x" }),
+    ).toMatchObject({
+      passed: true,
+    });
+  });
+
   it("rejects ratios outside 0..1", async () => {
     const error = await run({ text: "x", thresholds: { maxBulletsRatio: 2 } }).catch((e) => e);
     expect(error).toBeInstanceOf(ToolInputError);

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { unknownKeysError } from "../../known-keys.js";
+import { misspeltKeysCheck } from "../../known-keys.js";
 import { plural } from "../../plural.js";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { defineTool, implementTool } from "../../tool/index.js";
@@ -23,16 +23,23 @@ const thresholdsShape = {
   /** Lowest accepted share of first-person sentences (default 0.6). */
   minFirstPersonRatio: ratio.optional(),
   /** Accepted mean sentence length in words; missing bounds default to 5 and 30. */
-  lengthBand: z.strictObject(lengthBandShape, unknownKeysError(lengthBandShape)).optional(),
+  lengthBand: z
+    .looseObject(lengthBandShape)
+    .superRefine(misspeltKeysCheck(lengthBandShape))
+    .optional(),
 };
 const inputShape = {
   text: z.string(),
-  thresholds: z.strictObject(thresholdsShape, unknownKeysError(thresholdsShape)).optional(),
+  thresholds: z
+    .looseObject(thresholdsShape)
+    .superRefine(misspeltKeysCheck(thresholdsShape))
+    .optional(),
 };
 
-// Strict objects: a misspelt key (`threshold`, `maxBulletRatio`) would leave the defaults silently.
+// A misspelt key (`threshold`, `maxBulletRatio`) would leave the defaults silently: refused.
 const textStatsInputSchema = z
-  .strictObject(inputShape, unknownKeysError(inputShape))
+  .looseObject(inputShape)
+  .superRefine(misspeltKeysCheck(inputShape))
   .superRefine((input, context) => {
     const band = resolveBand(input.thresholds?.lengthBand);
     if (band.min > band.max) {
@@ -49,7 +56,7 @@ const textStatsInputSchema = z
  * Three gates: bulletsRatio <= maxBulletsRatio (0.02), firstPersonRatio >= minFirstPersonRatio
  * (0.6), mean sentence length within lengthBand ({ min: 5, max: 30 } words). The value is
  * the share of gates met (0, 1/3, 2/3 or 1); passed means all three are met. The question
- * rate is reported in the rationale but gates nothing. An unknown key (`threshold` for
+ * rate is reported in the rationale but gates nothing. A misspelt key (`threshold` for
  * `thresholds`) is a ToolInputError that names the key it most likely meant. A text without any sentence (empty, blank
  * or only markers) is unavailable (`unavailable: true`, value 0, passed false, the rationale
  * saying so): a suite records no score for it, never a 0.
