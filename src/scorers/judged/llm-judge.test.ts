@@ -23,6 +23,29 @@ const score = (judge: JudgeFn, threshold?: number) =>
     input: { output: "the answer", criteria: "Is it helpful?" },
   });
 
+/** The record of a one-case suite scored by an llm-judge binding around `judge`. */
+async function judgedCase(judge: JudgeFn) {
+  const suite = defineSuite({
+    id: "judged",
+    cases: [{ id: "one", input: "hi" }],
+    target: (input: string) => ({ text: input }),
+    scorers: [
+      bindScorer(
+        llmJudge<{ text: string }>({
+          id: "helpful",
+          judge,
+          criteria: "c",
+          mapOutput: ({ output }) => output.text,
+        }),
+      ),
+    ],
+  });
+  return suite.runCase(
+    { id: "one", index: 0, input: "hi" },
+    { runId: "r", signal: new AbortController().signal },
+  );
+}
+
 describe("eval.llm-judge with an injected judge", () => {
   it("compares the value with the threshold, and lets an explicit passed win", async () => {
     expect(await score(judgeOnce({ value: 0.8, rationale: "good" }), 0.7)).toEqual({
@@ -60,25 +83,7 @@ describe("eval.llm-judge with an injected judge", () => {
   });
 
   it("leaves a suite's judgment unavailable with the reason on a malformed verdict", async () => {
-    const suite = defineSuite({
-      id: "judged",
-      cases: [{ id: "one", input: "hi" }],
-      target: (input: string) => ({ text: input }),
-      scorers: [
-        bindScorer(
-          llmJudge<{ text: string }>({
-            id: "helpful",
-            judge: judgeOnce({ score: 0.9 }),
-            criteria: "c",
-            mapOutput: ({ output }) => output.text,
-          }),
-        ),
-      ],
-    });
-    const record = await suite.runCase(
-      { id: "one", index: 0, input: "hi" },
-      { runId: "r", signal: new AbortController().signal },
-    );
+    const record = await judgedCase(judgeOnce({ score: 0.9 }));
     expect(record.judgments[0]).toMatchObject({ state: "unavailable", earned: null });
     expect(record.judgments[0]?.reason).toContain('got {"score":0.9}');
     expect(record.score.state).toBe("unavailable");
@@ -151,25 +156,7 @@ describe("eval.llm-judge through a model on the fake server", () => {
     const judge = judgeFromModel("anthropic/claude-haiku-4.5");
     const error = await judge({ output: "o", criteria: "c" }).catch((e: unknown) => e);
     expect(isJudgeUnavailable(error)).toBe(true);
-    const suite = defineSuite({
-      id: "judged",
-      cases: [{ id: "one", input: "hi" }],
-      target: (input: string) => ({ text: input }),
-      scorers: [
-        bindScorer(
-          llmJudge<{ text: string }>({
-            id: "helpful",
-            judge,
-            criteria: "c",
-            mapOutput: ({ output }) => output.text,
-          }),
-        ),
-      ],
-    });
-    const record = await suite.runCase(
-      { id: "one", index: 0, input: "hi" },
-      { runId: "r", signal: new AbortController().signal },
-    );
+    const record = await judgedCase(judge);
     expect(record.judgments[0]?.reason).toContain("set ANTHROPIC_API_KEY");
     expect(record.judgments[0]?.earned).toBeNull();
     expect(server.requests).toHaveLength(0);
