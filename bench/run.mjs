@@ -27,6 +27,7 @@ for (const section of [
   "matchers.mjs",
   "judges.mjs",
   "json-schema.mjs",
+  "text-stats.mjs",
   "store.mjs",
   "postgres.mjs",
   "history.mjs",

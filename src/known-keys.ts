@@ -27,14 +27,69 @@ export function refuseUnknownKeys(
   if (typeof given !== "object" || given === null) return;
   const unknown = Object.keys(given).filter((key) => !Object.hasOwn(known, key));
   if (unknown.length === 0) return;
-  const keys = Object.keys(known);
+  throw new AuthoringError(`${where}: ${unknownKeysMessage(unknown, Object.keys(known), path)}`);
+}
+
+/**
+ * What {@link refuseUnknownKeys} says of keys that are not among `keys`: each with the key it
+ * most likely meant, then the keys there are. Also what {@link refuseMisspeltKeys} says.
+ * @example
+ * unknownKeysMessage(["shoud"], ["situation", "should", "shouldNot"], "expected");
+ * // 'unknown key "expected.shoud" (did you mean "expected.should"?); known keys: expected.situation, …'
+ */
+export function unknownKeysMessage(
+  unknown: readonly string[],
+  keys: readonly string[],
+  path?: string,
+): string {
   const field = (key: string) => (path === undefined ? key : `${path}.${key}`);
   const said = unknown.map((key) => {
     const meant = meantKey(key, keys);
     return `"${field(key)}"${meant === undefined ? "" : ` (did you mean "${field(meant)}"?)`}`;
   });
-  throw new AuthoringError(
-    `${where}: unknown key${unknown.length === 1 ? "" : "s"} ${joinWords(said)}; known keys: ${keys.map(field).join(", ")}`,
+  return `unknown key${unknown.length === 1 ? "" : "s"} ${joinWords(said)}; known keys: ${keys.map(field).join(", ")}`;
+}
+
+/**
+ * Refuse the keys of a scorer's options that are misspellings of known ones (`mustcall`,
+ * `shoud`), as {@link refuseUnknownKeys} words them; other keys are left alone, since an author
+ * may pass a wider object (a case's `expected` that also holds `calls`). Throws AuthoringError.
+ * @example
+ * refuseMisspeltKeys("expectations", { shoud: ["…"], calls: {} }, outcomeKeys, "expected");
+ * // AuthoringError: expectations: unknown key "expected.shoud" (did you mean "expected.should"?); known keys: …
+ */
+export function refuseMisspeltKeys(
+  where: string,
+  given: unknown,
+  known: Readonly<Record<string, true>>,
+  path?: string,
+): void {
+  const keys = Object.keys(known);
+  const misspelt = misspeltKeys(given, keys);
+  if (misspelt.length > 0)
+    throw new AuthoringError(`${where}: ${unknownKeysMessage(misspelt, keys, path)}`);
+}
+
+/**
+ * A zod `superRefine` check for a loose object of `shape`: a key that misspells one of the shape's
+ * is an issue worded as {@link refuseMisspeltKeys} words it (a ToolInputError naming the object).
+ */
+export function misspeltKeysCheck(shape: object) {
+  const keys = Object.keys(shape);
+  return (
+    value: unknown,
+    context: { addIssue: (issue: { code: "custom"; message: string }) => void },
+  ) => {
+    const misspelt = misspeltKeys(value, keys);
+    if (misspelt.length > 0)
+      context.addIssue({ code: "custom", message: unknownKeysMessage(misspelt, keys) });
+  };
+}
+
+function misspeltKeys(given: unknown, keys: readonly string[]): string[] {
+  if (typeof given !== "object" || given === null) return [];
+  return Object.keys(given).filter(
+    (key) => !keys.includes(key) && meantKey(key, keys) !== undefined,
   );
 }
 

@@ -884,6 +884,14 @@ export function fromToolScore(label: string, source: string, score: Score): Judg
       source,
     };
   }
+  // Missing evidence is never a zero: its point stays in max, earned nothing.
+  if (score.unavailable === true) {
+    return {
+      ...erroredJudgment(label, `scorer "${label}": ${score.rationale ?? "no evidence"}`),
+      source,
+      state: "unavailable",
+    };
+  }
   return {
     label,
     source,

@@ -12,6 +12,8 @@ export const scoreSchema = z.object({
   rationale: z.string().optional(),
   /** The scorer could not judge (a bad schema, a crash): reported as errored, never as the output's failure. */
   errored: z.literal(true).optional(),
+  /** The evidence to judge is missing (an empty text): reported as unavailable, never as a 0. */
+  unavailable: z.literal(true).optional(),
 });
 
 /** A tool scorer's result: value 0..1, passed, label, and an optional rationale. */

@@ -67,6 +67,19 @@ function checkedResult<T>(result: StandardSchemaV1.Result<T>): Checked<T> {
   return result.issues ? { issues: result.issues } : { value: result.value };
 }
 
+/**
+ * Internal: the ToolInputError runTool gives `input` (naming the field), or undefined when the
+ * tool's input schema accepts it or answers asynchronously. For built-in scorers called directly.
+ */
+export function toolInputError<Input, Output>(
+  tool: Tool<Input, Output>,
+  input: unknown,
+): ToolInputError | undefined {
+  const checked = check(tool.inputSchema, input);
+  if (isThenable(checked) || !("issues" in checked)) return undefined;
+  return new ToolInputError(tool.id, formatIssues(checked.issues));
+}
+
 /** The input as the tool's input schema parses it; throws ToolInputError (or rejects with it). */
 function checkInput<Input>(tool: Tool<Input, unknown>, input: unknown): Input | Promise<Input> {
   const answer = (checked: Checked<Input>): Input => {

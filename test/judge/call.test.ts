@@ -274,6 +274,13 @@ describe("dependable judge calls", () => {
     expect(JSON.stringify(server.requests.at(-1)?.body.messages)).toContain(
       'the model called the tool \\"lookup\\" instead of answering in text (finish_reason \\"tool_calls\\")',
     );
+    // Anthropic: a tool_use block of another name says what came, not only "the answer was empty".
+    process.env.NICEEVAL_JUDGE_BASE_URL = "";
+    server.enqueue(fake.toolCall("lookup"), fake.toolCall("search"));
+    const twice = await askForVerdict("anthropic/claude-haiku-4.5", request(13), check);
+    expect(!twice.ok && twice.reason).toBe(
+      `the judge's answer was unusable twice (first: not valid JSON: the answer was empty (the model called the tool "lookup" instead of "${request(13).answer.name}" (stop_reason "tool_use")); after a repair turn: not valid JSON: the answer was empty (the model called the tool "search" instead of "${request(13).answer.name}" (stop_reason "tool_use")))`,
+    );
   });
 
   it("counts a refusal's tokens and cost, and asks no repair turn of it (OpenAI and Anthropic)", async () => {

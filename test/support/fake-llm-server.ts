@@ -55,6 +55,7 @@ export const fake = {
   truncatedBody: (): FakeAnswer => ({ kind: "truncated-body" }),
   refusal: (text: string): FakeAnswer => ({ kind: "refusal", text }),
   cutOff: (text: string): FakeAnswer => ({ kind: "cut-off", text }),
+  /** A call of another tool: OpenAI a tool_calls message, Anthropic a tool_use block of that name. */
   toolCall: (name: string): FakeAnswer => ({ kind: "tool-call", name }),
 };
 
@@ -233,6 +234,16 @@ function answerWith(
       send(res, 200, cutOff(protocol, body, answer.text, requestBytes));
       return;
     case "tool-call": {
+      if (protocol === "anthropic") {
+        const called = success(protocol, body, { kind: "text", text: "" }, requestBytes) as {
+          content: unknown[];
+          stop_reason: string;
+        };
+        called.content = [{ type: "tool_use", id: "toolu_fake", name: answer.name, input: {} }];
+        called.stop_reason = "tool_use";
+        send(res, 200, called);
+        return;
+      }
       const called = success(protocol, body, { kind: "text", text: "" }, requestBytes) as {
         choices: Record<string, unknown>[];
       };

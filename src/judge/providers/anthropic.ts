@@ -97,15 +97,27 @@ function readMessage(answer: MessagesAnswer, toolName: string, where: string): J
   if (call && answer.stop_reason !== "max_tokens") {
     return { text: JSON.stringify(call.input ?? null), data: call.input, ...usage };
   }
-  const ended =
-    answer.stop_reason === "max_tokens"
-      ? `the answer was cut off at the output token limit (stop_reason "max_tokens")`
-      : undefined;
+  const ended = endedBy(answer, call === undefined ? toolName : undefined);
   return {
     text: call ? JSON.stringify(call.input ?? null) : text,
     ...(ended ? { ended } : {}),
     ...usage,
   };
+}
+
+/**
+ * How an unusable answer ended: cut off at the output token limit, or (`missing`: the verdict's
+ * tool was not called) a call of another tool, named, instead of the verdict's.
+ */
+function endedBy(answer: MessagesAnswer, missing: string | undefined): string | undefined {
+  if (answer.stop_reason === "max_tokens")
+    return `the answer was cut off at the output token limit (stop_reason "max_tokens")`;
+  if (missing === undefined) return undefined;
+  const called = (answer.content ?? [])
+    .filter((block) => block.type === "tool_use")
+    .map((block) => JSON.stringify((block as { name?: unknown }).name ?? null));
+  if (called.length === 0) return undefined;
+  return `the model called the tool ${called.join(", ")} instead of "${missing}" (stop_reason "${answer.stop_reason}")`;
 }
 
 /** Model strings name versions with dots (`claude-haiku-4.5`); the Messages API uses dashes (`claude-haiku-4-5`). */

@@ -54,6 +54,21 @@ describe("calls", () => {
     );
   });
 
+  it("lists the first 50 calls, then counts the rest by tool, so 100,000 calls make a short reason", () => {
+    const names = Array.from({ length: 100_000 }, (_, i) =>
+      i === 99_999 ? "restart" : i % 2 ? "fetch" : "search",
+    );
+    const mark = calls(run(...names), { mustCall: ["search"] });
+    const first = names.slice(0, 50).join(", ");
+    expect(mark).toEqual({
+      score: 1,
+      reason: `every call rule kept. Tools used, in order: ${first}, then 99950 more calls: search ×49975, fetch ×49974, restart ×1`,
+    });
+    expect(calls(run(...names.slice(0, 50)), {}).reason).toBe(
+      `every call rule kept. Tools used, in order: ${first}`,
+    );
+  });
+
   it("says (none) for a run without tool calls", () => {
     expect(calls({ calls: [] }, { mustCall: ["search"] })).toEqual({
       score: 0,
@@ -93,6 +108,39 @@ describe("calls: rules written wrong are the author's error, never a pass", () =
     expect(() => calls(run, { mustNotCall: "delete" } as unknown as ExpectedCalls)).toThrow(
       AuthoringError,
     );
+  });
+});
+
+describe("calls: a misspelt rule is the author's error, never a silent pass", () => {
+  const misspelt = { mustcall: ["search"] } as unknown as ExpectedCalls;
+  const said =
+    'calls: unknown key "expected.mustcall" (did you mean "expected.mustCall"?); known keys: expected.mustCall, expected.mustNotCall, expected.atMostOnce';
+
+  it("throws an AuthoringError that names the key meant", () => {
+    expect(() => calls({ calls: [] }, misspelt)).toThrow(AuthoringError);
+    expect(() => calls({ calls: [] }, misspelt)).toThrow(said);
+  });
+
+  it("leaves alone a key that is no misspelling (a wider expected object)", () => {
+    const wider = { mustCall: ["search"], should: ["says it"] } as ExpectedCalls;
+    expect(calls(run("search"), wider).score).toBe(1);
+  });
+
+  it("is an errored judgment in a suite", async () => {
+    const toolCalls = createScorer<AgentRun, unknown>({
+      name: "tool-calls",
+      score: ({ output }) => ({ score: calls(output, misspelt).score }),
+    });
+    const suite = defineSuite<AgentRun, AgentRun>({
+      id: "typo",
+      cases: [{ id: "none", input: { calls: [] } }],
+      target: (run) => run,
+      scorers: [toolCalls],
+    });
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { onRecord: (record) => records.push(record) });
+    expect(records[0]).toMatchObject({ verdict: "errored" });
+    expect(records[0]?.judgments[0]?.reason).toBe(`scorer "tool-calls" threw: ${said}`);
   });
 });
 

@@ -1,4 +1,5 @@
 import { AuthoringError } from "../../errors.js";
+import { type KnownKeys, refuseMisspeltKeys } from "../../known-keys.js";
 import { stringList } from "../string-list.js";
 import { show } from "./preview.js";
 
@@ -26,6 +27,12 @@ export interface ExpectedCalls {
   atMostOnce?: string[];
 }
 
+const expectedCallsKeys = {
+  mustCall: true,
+  mustNotCall: true,
+  atMostOnce: true,
+} satisfies KnownKeys<ExpectedCalls>;
+
 /** A score from 0 to 1, and the reason for it. */
 export interface Mark {
   /** From 0 (failed) to 1 (passed). */
@@ -38,19 +45,42 @@ function times(count: number): string {
   return count === 1 ? "1 time" : `${count} times`;
 }
 
+/** Calls listed one by one in a reason; the rest are counted by tool. */
+const LISTED_CALLS = 50;
+
+/**
+ * The run's calls for a reason: the first {@link LISTED_CALLS} in order, then how many more there
+ * were of each tool (every tool the run used stays named, as seed 000 says), so 100,000 calls
+ * make a short reason, not a 900 kB one.
+ */
+function toolsUsed(names: readonly string[]): string {
+  if (names.length === 0) return "(none)";
+  if (names.length <= LISTED_CALLS) return names.join(", ");
+  const rest = new Map<string, number>();
+  for (let i = LISTED_CALLS; i < names.length; i++) {
+    const name = names[i] as string;
+    rest.set(name, (rest.get(name) ?? 0) + 1);
+  }
+  const counted = [...rest].map(([name, count]) => `${name} ×${count}`).join(", ");
+  return `${names.slice(0, LISTED_CALLS).join(", ")}, then ${names.length - LISTED_CALLS} more calls: ${counted}`;
+}
+
 /**
  * Score a run on the tools it called: 1 when every rule of `expected` is kept, else 0.
- * The reason lists every broken rule, then every tool the run used, in order. Free and
+ * The reason lists every broken rule, then every tool the run used, in order (past 50 calls,
+ * the rest counted by tool: "then 99950 more calls: search ×60000, fetch ×39950"). Free and
  * deterministic: it counts calls and asks no model.
  * @example
  * calls({ calls: [{ toolName: "restart" }, { toolName: "restart" }] }, { mustCall: ["search"], atMostOnce: ["restart"] });
  * // → { score: 0, reason: "missing required call: search; restart called 2 times (at most once). Tools used, in order: restart, restart" }
- * @throws AuthoringError when the run is not `{ calls: [{ toolName }, …] }` or a rule is not a list
- * of names: in a scorer, an errored judgment with the reason, never a failed 0.
+ * @throws AuthoringError when the run is not `{ calls: [{ toolName }, …] }`, a rule is not a list
+ * of names, or `expected` has a key it does not know (`mustcall`: "did you mean"): in a scorer,
+ * an errored judgment with the reason, never a silent pass or a failed 0.
  */
 export function calls(result: AgentRun, expected: ExpectedCalls): Mark {
   // A run of another shape is the author's to fix: scored, it would be a failed 0 the run never earned.
   const made = toolCallsOf("calls", result, true);
+  refuseMisspeltKeys("calls", expected, expectedCallsKeys, "expected");
   const mustCall = stringList("calls", expected, "mustCall", "tool name");
   const mustNotCall = stringList("calls", expected, "mustNotCall", "tool name");
   const atMostOnce = stringList("calls", expected, "atMostOnce", "tool name");
@@ -74,7 +104,7 @@ export function calls(result: AgentRun, expected: ExpectedCalls): Mark {
     const count = counts.get(name) ?? 0;
     if (count > 1) broken.push(`${name} called ${times(count)} (at most once)`);
   }
-  const used = `Tools used, in order: ${names.length ? names.join(", ") : "(none)"}`;
+  const used = `Tools used, in order: ${toolsUsed(names)}`;
   return broken.length
     ? { score: 0, reason: `${broken.join("; ")}. ${used}` }
     : { score: 1, reason: `every call rule kept. ${used}` };

@@ -1,8 +1,33 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { exactMatch } from "./exact-match.js";
+import { ToolInputError } from "../../errors.js";
+import { runTool } from "../../tool/run-tool.js";
+import { type ExactMatchInput, exactMatch, exactMatchTool } from "./exact-match.js";
+import { evalScorersProvider } from "./provider.js";
 
 describe("exactMatch", () => {
+  it.each([
+    [{ actual: undefined, expected: "a" }, "actual"],
+    [{ actual: "a", expected: 3 }, "expected"],
+    [{ actual: "a", expected: "a", trim: "yes" }, "trim"],
+  ])("throws the tool's ToolInputError, naming the field, on %j", async (input, field) => {
+    const direct = (() => {
+      try {
+        exactMatch(input as unknown as ExactMatchInput);
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(direct).toBeInstanceOf(ToolInputError);
+    expect((direct as ToolInputError).issues[0]?.path).toBe(field);
+    const viaTool = await runTool({
+      tool: exactMatchTool,
+      candidates: [evalScorersProvider],
+      input: input as unknown as ExactMatchInput,
+    }).catch((error: unknown) => error);
+    expect((direct as Error).message).toBe((viaTool as Error).message);
+  });
+
   it("scores equal strings 1 with the seed's rationale", () => {
     expect(exactMatch({ actual: "hello", expected: "hello" })).toEqual({
       value: 1,

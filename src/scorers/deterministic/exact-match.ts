@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { type Score, scoreSchema } from "../../score/score.js";
+import { toolInputError } from "../../tool/run-tool.js";
 import { defineTool, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
 import { preview } from "./preview.js";
 
@@ -26,11 +27,15 @@ function firstDifference(a: string, b: string): number {
 /**
  * Score 1 when `actual` equals `expected` (after an optional trim), else 0.
  * The comparison is code unit for code unit: "é" composed and "é" decomposed differ.
+ * @throws ToolInputError naming the field, as the tool does, when `actual` or `expected` is not a
+ * string or `trim` not a boolean (in a scorer: an errored judgment, never a failed 0).
  * @example
  * exactMatch({ actual: "hello", expected: "hello" });
  * // → { value: 1, passed: true, label: "exact-match", rationale: "actual equals expected" }
  */
 export function exactMatch(input: ExactMatchInput): Score {
+  if (!acceptsInput(input))
+    throw toolInputError(exactMatchTool, input) ?? new TypeError("exactMatch: invalid input");
   const actual = input.trim ? input.actual.trim() : input.actual;
   const expected = input.trim ? input.expected.trim() : input.expected;
   if (actual === expected) {
@@ -58,12 +63,14 @@ export const exactMatchTool = defineTool({
 });
 
 /** The implementation of `eval.exact-match`, bundled in `evalScorersProvider`. */
-export const exactMatchImpl = implementBuiltInTool(
-  exactMatchTool,
-  exactMatch,
-  (input) =>
+export const exactMatchImpl = implementBuiltInTool(exactMatchTool, exactMatch, acceptsInput);
+
+/** What the input schema accepts unchanged. */
+function acceptsInput(input: unknown): boolean {
+  return (
     isObjectInput(input) &&
     typeof input.actual === "string" &&
     typeof input.expected === "string" &&
-    (typeof input.trim === "boolean" || !("trim" in input)),
-);
+    (typeof input.trim === "boolean" || !("trim" in input))
+  );
+}

@@ -18,7 +18,12 @@ import {
   describeSchemaErrors,
   type ValidationError,
 } from "./json-schema-errors.js";
-import { findNotJson, hasHiddenNonJson, withoutUndefined } from "./json-schema-json.js";
+import {
+  findNotJson,
+  hasHiddenNonJson,
+  nestingDepth,
+  withoutUndefined,
+} from "./json-schema-json.js";
 import {
   type CompiledJsonSchema,
   type FormatMode,
@@ -122,7 +127,15 @@ function makeChecker(
     try {
       return run(actual, formats);
     } catch (error) {
-      const notJson = findNotJson(actual);
+      // A cycle overflows the validator's stack too, and findNotJson names it; a value nested
+      // deeper than findNotJson can follow is one the validator could not follow either.
+      let notJson: ReturnType<typeof findNotJson>;
+      try {
+        notJson = findNotJson(actual);
+      } catch (deep) {
+        if (isStackOverflow(error) && isStackOverflow(deep)) return tooDeep(actual);
+        throw deep;
+      }
       if (notJson?.onlyUndefinedProperties) {
         // JSON leaves out a property whose value is undefined; read the value the same way.
         try {
@@ -134,6 +147,19 @@ function makeChecker(
       if (notJson) return notJsonReason(notJson);
       return { outcome: "errored", reason: `the validator failed: ${errorMessage(error)}` };
     }
+  };
+}
+
+/** Whether an error is V8's "Maximum call stack size exceeded". */
+function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /call stack/iu.test(error.message);
+}
+
+/** The errored outcome of a value nested deeper than the validator's recursion can follow. */
+function tooDeep(actual: unknown) {
+  return {
+    outcome: "errored" as const,
+    reason: `actual is nested ${nestingDepth(actual)} levels deep, too deep for the validator (it ran out of stack): validate a shallower value or a part of it`,
   };
 }
 

@@ -83,6 +83,26 @@ export function hasHiddenNonJson(value: unknown, depth = 0): boolean {
 
 const MAX_DEPTH = 512;
 
+/**
+ * How deep arrays and objects nest in a value (0 for a scalar, 1 for `[]`), measured without
+ * recursion, so a value nested 100,000 deep is measured where the validator ran out of stack.
+ * Each object is followed once, so a cycle ends it.
+ */
+export function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const seen = new Set<object>();
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next;
+    // An object met before (a cycle) is not followed again.
+    if (typeof node !== "object" || node === null || seen.has(node)) continue;
+    seen.add(node);
+    deepest = Math.max(deepest, depth);
+    for (const item of Object.values(node)) pending.push([item, depth + 1]);
+  }
+  return deepest;
+}
+
 /** A copy without the object properties whose value is `undefined`, as JSON would write it. */
 export function withoutUndefined(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutUndefined);

@@ -152,6 +152,22 @@ describe("jsonSchemaValid with JSON Schema", () => {
     }
   });
 
+  it("errors a value nested too deep for the validator, saying how deep, not a RangeError", async () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    for (const schema of [{ type: "array" }, { $defs: { n: {} }, items: { $ref: "#" } }]) {
+      const score = await jsonSchemaValid({ actual: deep, schema });
+      if (score.errored) {
+        expect(score).toMatchObject({ value: 0, passed: false, errored: true });
+        expect(score.rationale).toBe(
+          "actual is nested 100000 levels deep, too deep for the validator (it ran out of stack): validate a shallower value or a part of it",
+        );
+      } else expect(score.passed).toBe(true);
+    }
+    const recursive = await jsonSchemaValid({ actual: deep, schema: { items: { $ref: "#" } } });
+    expect(recursive.rationale).toMatch(/^actual is nested 100000 levels deep/);
+  });
+
   it("errors a formats option it does not know instead of turning format checks off", async () => {
     const result = await jsonSchemaValid({
       actual: "x",

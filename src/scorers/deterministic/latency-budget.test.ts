@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { latencyBudget } from "./latency-budget.js";
+import { type LatencyBudgetInput, latencyBudget } from "./latency-budget.js";
 
 describe("latencyBudget", () => {
   it("passes with value 1 under and at the budget", () => {
@@ -26,6 +26,21 @@ describe("latencyBudget", () => {
     expect(latencyBudget({ durationMs: 101, budgetMs: 100 }).value).toBeCloseTo(0.99, 10);
   });
 
+  it("says by how much a duration is over when the rounding would hide it (exact comparison, seed 002)", () => {
+    expect(latencyBudget({ durationMs: 0.1 + 0.2, budgetMs: 0.3 })).toEqual({
+      value: expect.closeTo(1, 10),
+      passed: false,
+      label: "latency-budget",
+      rationale: "0.30000000000000004ms over budget of 0.3ms by 5.6e-17ms",
+    });
+    expect(latencyBudget({ durationMs: 100.0004, budgetMs: 100 }).rationale).toBe(
+      "100.0004ms over budget of 100ms by 0.0004ms",
+    );
+    expect(latencyBudget({ durationMs: 100.2, budgetMs: 100 }).rationale).toBe(
+      "100.2ms over budget of 100ms by 0.2ms",
+    );
+  });
+
   it("reaches 0 at twice the budget and stays there far over it", () => {
     expect(latencyBudget({ durationMs: 200, budgetMs: 100 }).value).toBe(0);
     expect(latencyBudget({ durationMs: 1e9, budgetMs: 100 })).toMatchObject({
@@ -46,15 +61,26 @@ describe("latencyBudget", () => {
     ["durationMs", -1, 100],
     ["durationMs", Number.NaN, 100],
     ["durationMs", Number.POSITIVE_INFINITY, 100],
+    ["durationMs", undefined, 100],
+    ["durationMs", "50", 100],
     ["budgetMs", 10, -5],
     ["budgetMs", 10, Number.NaN],
-  ])("fails with a rationale naming %s when it is %s / %s", (field, durationMs, budgetMs) => {
-    const score = latencyBudget({ durationMs, budgetMs });
-    expect(score).toMatchObject({ value: 0, passed: false, label: "latency-budget" });
-    expect(score.rationale).toMatch(
-      new RegExp(`^invalid ${field}: .* \\(must be a finite number >= 0\\)$`),
-    );
-  });
+    ["budgetMs", 10, undefined],
+  ])(
+    "is errored, never a failed 0, naming %s when it is %s / %s",
+    (field, durationMs, budgetMs) => {
+      const score = latencyBudget({ durationMs, budgetMs } as LatencyBudgetInput);
+      expect(score).toMatchObject({
+        value: 0,
+        passed: false,
+        errored: true,
+        label: "latency-budget",
+      });
+      expect(score.rationale).toMatch(
+        new RegExp(`^invalid ${field}: .* \\(must be a finite number >= 0\\)$`),
+      );
+    },
+  );
 
   const ms = fc.double({ min: 0, max: 1e7, noNaN: true });
   const budget = fc.double({ min: Number.MIN_VALUE, max: 1e7, noNaN: true });

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { defineTool, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
+import { show } from "./preview.js";
 
 const LABEL = "latency-budget";
 
@@ -12,26 +13,29 @@ export interface LatencyBudgetInput {
   budgetMs: number;
 }
 
-function invalid(field: string, value: number): Score {
+// Errored, never a failed 0: a duration that is missing or not a number is no evidence of slowness.
+function invalid(field: string, value: unknown): Score {
   return {
     value: 0,
     passed: false,
+    errored: true,
     label: LABEL,
-    rationale: `invalid ${field}: ${value} (must be a finite number >= 0)`,
+    rationale: `invalid ${field}: ${typeof value === "number" ? value : show(value)} (must be a finite number >= 0)`,
   };
 }
 
 /**
  * Score a duration against a budget: passed when `durationMs <= budgetMs`; value 1 within
  * budget, else `max(0, 1 - (durationMs - budgetMs) / budgetMs)` (0 at twice the budget).
- * A negative or non-finite duration or budget gives a failed Score that says which.
+ * A duration or budget that is missing, not a number, negative or non-finite gives an errored
+ * Score that says which (`errored: true`: the scorer could not judge), never a failed 0.
  * @example
  * latencyBudget({ durationMs: 150, budgetMs: 100 }); // value 0.5, passed false
  */
 export function latencyBudget(input: LatencyBudgetInput): Score {
   const { durationMs, budgetMs } = input;
-  if (!(Number.isFinite(durationMs) && durationMs >= 0)) return invalid("durationMs", durationMs);
-  if (!(Number.isFinite(budgetMs) && budgetMs >= 0)) return invalid("budgetMs", budgetMs);
+  if (!isMilliseconds(durationMs)) return invalid("durationMs", durationMs);
+  if (!isMilliseconds(budgetMs)) return invalid("budgetMs", budgetMs);
   if (durationMs <= budgetMs) {
     return {
       value: 1,
@@ -43,12 +47,7 @@ export function latencyBudget(input: LatencyBudgetInput): Score {
   const over = durationMs - budgetMs;
   // A zero budget leaves no room: any time over it scores 0 rather than dividing by zero.
   const value = budgetMs === 0 ? 0 : Math.max(0, 1 - over / budgetMs);
-  return {
-    value,
-    passed: false,
-    label: LABEL,
-    rationale: `${ms(durationMs)}ms over budget of ${ms(budgetMs)}ms by ${ms(over)}ms`,
-  };
+  return { value, passed: false, label: LABEL, rationale: overBudget(durationMs, budgetMs, over) };
 }
 
 const milliseconds = z.number().nonnegative();
@@ -71,8 +70,21 @@ export const latencyBudgetImpl = implementBuiltInTool(
 );
 
 /** What `milliseconds` accepts unchanged, at least: a finite number >= 0. */
-const isMilliseconds = (value: unknown) =>
+const isMilliseconds = (value: unknown): value is number =>
   typeof value === "number" && Number.isFinite(value) && value >= 0;
 
 /** Milliseconds for a rationale: at most three decimals, so timer noise does not flood reports. */
 const ms = (value: number) => String(Math.round(value * 1000) / 1000);
+
+/**
+ * Why a duration is over its budget. Seed 002 compares exactly (`durationMs <= budgetMs`), so a
+ * duration over by less than the rounding shows in full, with what it is over by in two
+ * significant digits: "0.30000000000000004ms over budget of 0.3ms by 5.6e-17ms", never
+ * "0.3ms over budget of 0.3ms by 0ms".
+ */
+function overBudget(durationMs: number, budgetMs: number, over: number): string {
+  if (ms(durationMs) !== ms(budgetMs) && ms(over) !== "0") {
+    return `${ms(durationMs)}ms over budget of ${ms(budgetMs)}ms by ${ms(over)}ms`;
+  }
+  return `${durationMs}ms over budget of ${budgetMs}ms by ${Number(over.toPrecision(2))}ms`;
+}

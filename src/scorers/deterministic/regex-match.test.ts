@@ -1,8 +1,25 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { regexMatch } from "./regex-match.js";
+import { type RegexMatchInput, regexMatch } from "./regex-match.js";
 
 describe("regexMatch", () => {
+  it.each([
+    [{ actual: 5, pattern: "a" }, "actual"],
+    [{ actual: undefined, pattern: "a" }, "actual"],
+    [{ actual: "a", pattern: 7 }, "pattern"],
+    [{ actual: "a", pattern: "a", flags: 1 }, "flags"],
+    [null, "(root)"],
+  ])(
+    "is errored, naming the field as the tool does, on %j (never an engine error)",
+    (input, field) => {
+      const score = regexMatch(input as unknown as RegexMatchInput);
+      expect(score).toMatchObject({ value: 0, passed: false, errored: true, label: "regex-match" });
+      expect(score.rationale).toMatch(
+        new RegExp(`^invalid input: ${field.replace(/[()]/g, "\\$&")}: `),
+      );
+    },
+  );
+
   it("scores a match 1 and a miss 0, naming the pattern", () => {
     expect(regexMatch({ actual: "Order #123 shipped", pattern: "#\\d+" })).toEqual({
       value: 1,

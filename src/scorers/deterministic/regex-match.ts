@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { compileLinearRegex, type LinearRegex } from "../../expect/linear-regex.js";
 import { type Score, scoreSchema } from "../../score/score.js";
+import { toolInputError } from "../../tool/run-tool.js";
 import { defineTool, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
 
 const LABEL = "regex-match";
@@ -58,12 +59,14 @@ function compileCached(pattern: string, flags: string): Compiled {
 /**
  * Score 1 when the pattern matches `actual`, else 0, in time linear in `actual` whatever the
  * pattern (RE2, through re2js). Never throws: an invalid pattern or flag (rationale
- * "invalid pattern: …") or one RE2 cannot run (a backreference, a lookahead) gives an
- * errored Score that says what to change, never a failed 0.
+ * "invalid pattern: …"), one RE2 cannot run (a backreference, a lookahead) or an input of
+ * another shape (`actual: 5`: rationale "invalid input: actual: …", naming the field as the
+ * tool's ToolInputError does) gives an errored Score that says what to change, never a failed 0.
  * @example
  * regexMatch({ actual: "Order #123", pattern: "#\\d+" }).passed; // true
  */
 export function regexMatch(input: RegexMatchInput): Score {
+  if (!acceptsInput(input)) return invalidInput(input);
   const compiled = compile(input.pattern, input.flags ?? "");
   if (compiled.regex === null) {
     return { value: 0, passed: false, errored: true, label: LABEL, rationale: compiled.problem };
@@ -87,12 +90,21 @@ export const regexMatchTool = defineTool({
 });
 
 /** The implementation of `eval.regex-match`, bundled in `evalScorersProvider`. */
-export const regexMatchImpl = implementBuiltInTool(
-  regexMatchTool,
-  regexMatch,
-  (input) =>
+export const regexMatchImpl = implementBuiltInTool(regexMatchTool, regexMatch, acceptsInput);
+
+/** What the input schema accepts unchanged. */
+function acceptsInput(input: unknown): boolean {
+  return (
     isObjectInput(input) &&
     typeof input.actual === "string" &&
     typeof input.pattern === "string" &&
-    (typeof input.flags === "string" || !("flags" in input)),
-);
+    (typeof input.flags === "string" || !("flags" in input))
+  );
+}
+
+/** The errored Score of an input the tool would refuse, naming the field as its ToolInputError does. */
+function invalidInput(input: unknown): Score {
+  const issue = toolInputError(regexMatchTool, input)?.issues[0];
+  const rationale = `invalid input: ${issue ? `${issue.path || "(root)"}: ${issue.message}` : "rejected"}`;
+  return { value: 0, passed: false, errored: true, label: LABEL, rationale };
+}

@@ -100,6 +100,27 @@ describe("expectations through the Anthropic Messages API", () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it("refuses a misspelt key of expected, saying the one meant, before any call (never a 1)", async () => {
+    delete process.env.ANTHROPIC_API_KEY;
+    await expect(
+      expectations(
+        "p",
+        { text: "", calls: [] },
+        { shoud: ["says which site is down"] } as unknown as ExpectedOutcome,
+        "anthropic/claude-haiku-4.5",
+      ),
+    ).rejects.toThrow(
+      'expectations: unknown key "expected.shoud" (did you mean "expected.should"?); known keys: expected.situation, expected.should, expected.shouldNot',
+    );
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("leaves alone a key that is no misspelling, such as a case's calls rules beside its lines", async () => {
+    const wider = { situation: "s", calls: { mustCall: ["refund"] } } as ExpectedOutcome;
+    const mark = await expectations("p", run, wider, "anthropic/claude-haiku-4.5");
+    expect(mark).toEqual({ score: 1, reason: "no should or shouldNot lines to judge" });
+  });
+
   it("throws, before any call, for a tool call without its toolName (shown to the judge as undefined)", async () => {
     await expect(
       expectations(

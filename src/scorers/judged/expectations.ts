@@ -1,5 +1,6 @@
 import { askForVerdict, type Checked } from "../../judge/ask.js";
 import { JudgeUnavailableError } from "../../judge/unavailable.js";
+import { type KnownKeys, refuseMisspeltKeys } from "../../known-keys.js";
 import { type AgentRun, type Mark, toolCallsOf } from "../deterministic/calls.js";
 import { stringList } from "../string-list.js";
 import { type ExpectationLine, expectationsRequest } from "./expectations-prompt.js";
@@ -14,6 +15,12 @@ export interface ExpectedOutcome {
   shouldNot?: string[];
 }
 
+const expectedOutcomeKeys = {
+  situation: true,
+  should: true,
+  shouldNot: true,
+} satisfies KnownKeys<ExpectedOutcome>;
+
 interface Check {
   met: boolean;
   why: string;
@@ -24,6 +31,8 @@ interface Check {
  * line is checked, the score is the share of lines met, and the reason names each missed line
  * and why. One model call, a second only when the first answer is not usable JSON; no lines
  * → 1 with no call.
+ * @throws AuthoringError when `expected` has a key it does not know (`shoud`: "did you mean"), or
+ * a list that is not one of strings.
  * @throws JudgeUnavailableError (code JUDGE_UNAVAILABLE) when the judge cannot decide: no key
  * or endpoint configured (the message names the variable to set), calls that finally failed,
  * or answers that stayed malformed. Runners report that as unavailable, never as a score.
@@ -38,6 +47,8 @@ export async function expectations(
   purpose?: string,
   options: { signal?: AbortSignal } = {},
 ): Promise<Mark> {
+  // A misspelt list (`shoud`) would leave no lines, and a 1 no model gave.
+  refuseMisspeltKeys("expectations", expected, expectedOutcomeKeys, "expected");
   const lines: ExpectationLine[] = [
     ...stringList("expectations", expected, "should", "line").map((text) => ({
       kind: "should" as const,

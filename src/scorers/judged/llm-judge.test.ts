@@ -23,6 +23,29 @@ const score = (judge: JudgeFn, threshold?: number) =>
     input: { output: "the answer", criteria: "Is it helpful?" },
   });
 
+/** The record of a one-case suite scored by an llm-judge binding around `judge`. */
+async function judgedCase(judge: JudgeFn) {
+  const suite = defineSuite({
+    id: "judged",
+    cases: [{ id: "one", input: "hi" }],
+    target: (input: string) => ({ text: input }),
+    scorers: [
+      bindScorer(
+        llmJudge<{ text: string }>({
+          id: "helpful",
+          judge,
+          criteria: "c",
+          mapOutput: ({ output }) => output.text,
+        }),
+      ),
+    ],
+  });
+  return suite.runCase(
+    { id: "one", index: 0, input: "hi" },
+    { runId: "r", signal: new AbortController().signal },
+  );
+}
+
 describe("eval.llm-judge with an injected judge", () => {
   it("compares the value with the threshold, and lets an explicit passed win", async () => {
     expect(await score(judgeOnce({ value: 0.8, rationale: "good" }), 0.7)).toEqual({
@@ -36,26 +59,34 @@ describe("eval.llm-judge with an injected judge", () => {
     expect((await score(judgeOnce({ value: 0.4 }))).passed).toBe(false);
   });
 
-  it("fails a value outside 0..1 as malformed (a judge on a 1-10 scale passes nothing)", async () => {
+  it("is unavailable on a value outside 0..1 (a judge on a 1-10 scale passes nothing)", async () => {
     for (const value of [1.7, 7, -2]) {
-      const result = await score(judgeOnce({ value, passed: true }));
-      expect(result).toMatchObject({ value: 0, passed: false });
-      expect(result.rationale).toMatch(/^malformed verdict from the judge \(value: .*"value":/);
+      const error = await score(judgeOnce({ value, passed: true })).catch((e: unknown) => e);
+      expect(isJudgeUnavailable(error)).toBe(true);
+      expect((error as Error).message).toMatch(/malformed verdict \(value: .*"value":/);
     }
   });
 
-  it("turns a malformed verdict into a failed Score with a rationale, not a throw", async () => {
+  it("is unavailable, never a 0, on a malformed verdict, as a model's answer is", async () => {
     for (const verdict of [
       { value: Number.NaN },
       { rationale: "no value" },
       null,
       { value: "0.9" },
+      { score: 0.9 },
     ]) {
-      const result = await score(judgeOnce(verdict));
-      expect(result.passed).toBe(false);
-      expect(result.value).toBe(0);
-      expect(result.rationale).toMatch(/^malformed verdict from the judge/);
+      const error = await score(judgeOnce(verdict)).catch((e: unknown) => e);
+      expect(isJudgeUnavailable(error)).toBe(true);
+      expect(error).toMatchObject({ kind: "malformed", model: "llm-judge" });
+      expect((error as Error).message).toMatch(/^judge "llm-judge" unavailable: malformed verdict/);
     }
+  });
+
+  it("leaves a suite's judgment unavailable with the reason on a malformed verdict", async () => {
+    const record = await judgedCase(judgeOnce({ score: 0.9 }));
+    expect(record.judgments[0]).toMatchObject({ state: "unavailable", earned: null });
+    expect(record.judgments[0]?.reason).toContain('got {"score":0.9}');
+    expect(record.score.state).toBe("unavailable");
   });
 
   it("rejects a threshold outside 0..1 when the driver is built", () => {
@@ -125,25 +156,7 @@ describe("eval.llm-judge through a model on the fake server", () => {
     const judge = judgeFromModel("anthropic/claude-haiku-4.5");
     const error = await judge({ output: "o", criteria: "c" }).catch((e: unknown) => e);
     expect(isJudgeUnavailable(error)).toBe(true);
-    const suite = defineSuite({
-      id: "judged",
-      cases: [{ id: "one", input: "hi" }],
-      target: (input: string) => ({ text: input }),
-      scorers: [
-        bindScorer(
-          llmJudge<{ text: string }>({
-            id: "helpful",
-            judge,
-            criteria: "c",
-            mapOutput: ({ output }) => output.text,
-          }),
-        ),
-      ],
-    });
-    const record = await suite.runCase(
-      { id: "one", index: 0, input: "hi" },
-      { runId: "r", signal: new AbortController().signal },
-    );
+    const record = await judgedCase(judge);
     expect(record.judgments[0]?.reason).toContain("set ANTHROPIC_API_KEY");
     expect(record.judgments[0]?.earned).toBeNull();
     expect(server.requests).toHaveLength(0);

@@ -6,6 +6,7 @@ import {
   jsonValueSchema,
   judgeVerdictSchema,
 } from "../../judge/types.js";
+import { JudgeUnavailableError } from "../../judge/unavailable.js";
 import { makeScore, type Score, scoreSchema } from "../../score/score.js";
 import { type Driver, defineDriver, defineTool, implementTool } from "../../tool/tool.js";
 
@@ -42,8 +43,8 @@ export interface MakeLlmJudgeDriverOptions {
 /**
  * A driver implementing `eval.llm-judge` with an injected judge. An explicit `passed` in the
  * verdict wins over the threshold; a malformed verdict (NaN, a missing value, a value outside
- * 0..1) is a failed Score whose rationale says so. A judge that throws (for example
- * JudgeUnavailableError) propagates, so the runner reports the judgment unavailable or errored.
+ * 0..1) rejects the call with a JudgeUnavailableError saying so, as a model's would. A judge that
+ * throws propagates too, so the runner reports the judgment unavailable or errored, never a 0.
  * @example
  * runTool({ tool: llmJudgeTool, candidates: [makeLlmJudgeDriver(judge, { threshold: 0.7 })], input: { output, criteria } });
  */
@@ -73,19 +74,21 @@ export function makeLlmJudgeDriver(
 }
 
 /**
- * A raw verdict as a Score: explicit passed first; malformed (a value outside 0..1 included: a
- * judge answering on another scale would otherwise pass every case) → failed with why.
+ * A raw verdict as a Score: explicit passed first.
+ * @throws JudgeUnavailableError (kind "malformed") when the verdict is malformed (a value
+ * outside 0..1 included: a judge answering on another scale would otherwise pass every case),
+ * as `judgeFromModel` does for a model's answer: niceeval never guesses a score, so runners
+ * report the judgment unavailable with why, never a 0.
  */
 export function verdictToScore(raw: unknown, threshold: number, label: string): Score {
   const parsed = judgeVerdictSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? issue.path.join(".") : "verdict";
-    return makeScore(
+    throw new JudgeUnavailableError(
+      "malformed",
       label,
-      0,
-      false,
-      `malformed verdict from the judge (${where}: ${issue?.message ?? "rejected"}; got ${preview(raw)})`,
+      `malformed verdict (${where}: ${issue?.message ?? "rejected"}; got ${preview(raw)}): a JudgeFn must return { value: number in 0..1, passed?: boolean, rationale?: string }`,
     );
   }
   const { value, passed, rationale } = parsed.data;

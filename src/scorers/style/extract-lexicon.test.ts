@@ -12,6 +12,13 @@ describe("extractLexicon", () => {
     expect(extractLexicon(["les mots de 2024"], { minLen: 2 })).toEqual(["de", "les", "mots"]);
   });
 
+  it("keeps words with an inner apostrophe whole and cuts elided articles off", () => {
+    const terms = extractLexicon([
+      "L’été, l’hiver, jusqu’à aujourd’hui, presqu'île d'aujourd'hui.",
+    ]);
+    expect(terms).toEqual(["aujourd'hui", "hiver", "presqu'île"]);
+  });
+
   it("keeps hyphenated compounds whole and merges NFD with NFC", () => {
     const corpus = ["peut-être écrire", "écrire".normalize("NFD")];
     expect(extractLexicon(corpus)).toEqual(["écrire", "peut-être"]);

@@ -170,6 +170,48 @@ describe("isQuestion", () => {
   });
 });
 
+describe("splitSentences: French periods, ellipses and list items", () => {
+  it("does not end a sentence at a lone period before a lower-case word", () => {
+    expect(splitSentences("Il y a env. 300 hab. dans le village. C'est petit.")).toEqual([
+      "Il y a env. 300 hab. dans le village.",
+      "C'est petit.",
+    ]);
+    expect(splitSentences("Le XIXe s. fut riche. Le XXe aussi.")).toEqual([
+      "Le XIXe s. fut riche.",
+      "Le XXe aussi.",
+    ]);
+  });
+
+  it("does not end a sentence at an ellipsis before a lower-case word", () => {
+    for (const dots of ["...", "…"]) {
+      expect(splitSentences(`Il hésita${dots} puis partit. Fin.`)).toEqual([
+        `Il hésita${dots} puis partit.`,
+        "Fin.",
+      ]);
+    }
+    expect(splitSentences("Bon... Alors ? Oui !")).toEqual(["Bon...", "Alors ?", "Oui !"]);
+  });
+
+  it("reads lettered and Roman markers at line starts as items, not sentence ends", () => {
+    expect(splitSentences("a. premier\nb. second")).toEqual(["premier", "second"]);
+    expect(splitSentences("a) premier point\nb) second point")).toEqual([
+      "premier point",
+      "second point",
+    ]);
+    expect(splitSentences("I. Introduction\nII. Développement\nIV. Fin")).toEqual([
+      "Introduction",
+      "Développement",
+      "Fin",
+    ]);
+    // A title or an initial at a line start is not an item marker.
+    expect(splitSentences("M. Dupont arrive.\nC. Durand part.")).toEqual([
+      "M. Dupont arrive.",
+      "C. Durand part.",
+    ]);
+    expect(isBulletLine("a. premier")).toBe(false);
+  });
+});
+
 describe("isBulletLine", () => {
   it("accepts -, *, • and numbered markers followed by whitespace", () => {
     for (const line of ["- a", "* a", "• a", "1. a", "  12) a", "-"])
@@ -186,5 +228,15 @@ describe("isBulletLine", () => {
 describe("countWords", () => {
   it("counts whitespace tokens that hold a letter or digit", () => {
     expect(countWords("J'ai vu – 1.5 million ; d'arbres !")).toBe(5);
+  });
+
+  it("counts a number in groups of three digits as one word, whatever the space", () => {
+    for (const space of [" ", "\u00a0", "\u202f"]) {
+      expect(countWords(`Je l'ai acheté 10${space}000 euros.`)).toBe(5);
+      expect(countWords(`Ils sont 1${space}250${space}000.`)).toBe(3);
+    }
+    // Not groups of three: two numbers.
+    expect(countWords("En 2020 300 personnes.")).toBe(4);
+    expect(countWords("Les 12 3456 cas.")).toBe(4);
   });
 });

@@ -2,6 +2,13 @@
 
 /** A bullet marker at the start of a line: -, *, • or `1.` / `1)`, followed by whitespace. */
 const BULLET_MARKER = /^\s*(?:[-*•]|\d+[.)])(?=\s|$)/u;
+/**
+ * A lettered or Roman list marker at the start of a line (`a. premier`, `b) second`,
+ * `II. Développement`): an item, not a sentence end. Roman numerals of I, V and X only, so that
+ * `M. Dupont`, `C. Durand` or `L. 121-1` at a line start stay a title, an initial, an article.
+ * Not a bullet line: bulletsRatio counts only seed 002's markers.
+ */
+const ITEM_MARKER = /^\s*(?:\p{Ll}|[IVX]+)[.)]\s+(?=\S)/u;
 const TERMINAL = /[.!?…]/u;
 const CLOSERS = new Set(["»", '"', "”", "’", "'", ")", "]"]);
 const CLOSING_QUOTES = new Set(["»", '"', "”"]);
@@ -57,17 +64,26 @@ export function nonBlankLines(text: string): string[] {
     .filter((line) => line.trim() !== "");
 }
 
-/** Words of a sentence: whitespace-separated tokens holding at least one letter or digit. */
+/** A number written in groups of three digits (`10 000`, with a space, NBSP or U+202F). */
+const GROUPED_NUMBER = /(?<!\d)\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)/gu;
+
+/**
+ * Words of a sentence: whitespace-separated tokens holding at least one letter or digit; a
+ * number in groups of three digits (`10 000 euros`) is one word.
+ */
 export function countWords(sentence: string): number {
-  return sentence.split(/\s+/u).filter((token) => /[\p{L}\p{N}]/u.test(token)).length;
+  const joined = sentence.replace(GROUPED_NUMBER, (number) => number.replace(/\s/gu, ""));
+  return joined.split(/\s+/u).filter((token) => /[\p{L}\p{N}]/u.test(token)).length;
 }
 
 /**
- * Split French text into sentences. A blank line or a bullet line starts a new block
- * (bullet markers are dropped); within a block a run of `.`, `!`, `?` or `…` followed by
- * whitespace or the end closes a sentence, except after a title (M., Mme, Dr…), an
- * abbreviation (cf., p. ex., c.-à-d., av. J.-C.) or an isolated capital initial (J. Dupont),
- * and except before an incise: `« Tu viens ? » demanda-t-elle.` is one sentence. `etc.`,
+ * Split French text into sentences. A blank line, a bullet line or a line starting with a
+ * lettered or Roman item marker (`a.`, `b)`, `II.`) starts a new block (markers are dropped);
+ * within a block a run of `.`, `!`, `?` or `…` followed by whitespace or the end closes a
+ * sentence, except after a title (M., Mme, Dr…), an abbreviation (cf., p. ex., c.-à-d.,
+ * av. J.-C.) or an isolated capital initial (J. Dupont), except when a lone period or an
+ * ellipsis comes before a lower-case word (`env. 300 hab. dans`, `Il hésita... puis`), and
+ * except before an incise: `« Tu viens ? » demanda-t-elle.` is one sentence. `etc.`,
  * `env.`, `vol.`, `chap.`, `p.`, `art.`, `réf.`, abbreviated months (`janv.`…) and `J.-C.` end
  * a sentence only before a capitalised word.
  * Text is NFC-normalised; fragments without a letter or digit are dropped.
@@ -93,6 +109,9 @@ function blocks(text: string): string[] {
     } else if (isBulletLine(line)) {
       flush();
       current.push(line.replace(BULLET_MARKER, ""));
+    } else if (ITEM_MARKER.test(line)) {
+      flush();
+      current.push(line.replace(ITEM_MARKER, ""));
     } else {
       current.push(line);
     }
@@ -100,6 +119,13 @@ function blocks(text: string): string[] {
   flush();
   return out;
 }
+
+/**
+ * How far around a period the guards look, in characters: every word they test (a title, an
+ * abbreviation, a dialogue tag) is far shorter. Looking at a window, not at the text before or
+ * after, keeps a split linear in the text's length.
+ */
+const WINDOW = 64;
 
 function splitBlock(raw: string): string[] {
   const block = raw.replace(/\s+/gu, " ").trim();
@@ -114,12 +140,7 @@ function splitBlock(raw: string): string[] {
     let runEnd = i;
     while (runEnd < block.length && TERMINAL.test(block[runEnd] ?? "")) runEnd += 1;
     const end = consumeClosers(block, runEnd);
-    const atBoundary = end >= block.length || block[end] === " ";
-    // Only a lone period can be an abbreviation's; "?", "!" and "..." close unless an incise follows.
-    const lonePeriod = block[i] === "." && runEnd === i + 1;
-    const next = block.slice(end + 1);
-    const guarded = lonePeriod && isGuarded(block, i, next);
-    if (atBoundary && !guarded && !isIncise(block.slice(runEnd, end), next, lonePeriod)) {
+    if (closesSentence(block, i, runEnd, end)) {
       pushSentence(out, block.slice(start, end));
       start = end;
     }
@@ -127,6 +148,16 @@ function splitBlock(raw: string): string[] {
   }
   pushSentence(out, block.slice(start));
   return out;
+}
+
+/** Whether the run of terminals at `i`..`runEnd`, then closers up to `end`, ends a sentence. */
+function closesSentence(block: string, i: number, runEnd: number, end: number): boolean {
+  if (end < block.length && block[end] !== " ") return false;
+  // Only a lone period can be an abbreviation's; "?", "!" and "..." close unless an incise follows.
+  const lonePeriod = block[i] === "." && runEnd === i + 1;
+  const next = block.slice(end + 1, end + 1 + WINDOW);
+  if (lonePeriod && isGuarded(block, i, next)) return false;
+  return !isIncise(block.slice(i, runEnd), block.slice(runEnd, end), next);
 }
 
 // A French closing guillemet may sit after a space: « Bonjour. » still closes the quote.
@@ -140,12 +171,13 @@ function consumeClosers(block: string, from: number): number {
   }
 }
 
-// After a closing quote a lower-case word continues the sentence (« Partez ! » cria-t-il);
-// after a bare ? or ! only a dialogue tag does (Que faire ? se demanda-t-il).
-function isIncise(closers: string, next: string, lonePeriod: boolean): boolean {
+// After a closing quote, a lone period (an abbreviation: `env. 300 hab. dans`, `s. fut`) or an
+// ellipsis (`Il hésita... puis partit.`), a lower-case word continues the sentence; after a bare
+// ? or ! only a dialogue tag does (Que faire ? se demanda-t-il).
+function isIncise(run: string, closers: string, next: string): boolean {
   if (!/^\p{Ll}/u.test(next)) return false;
   if ([...closers].some((c) => CLOSING_QUOTES.has(c))) return true;
-  if (lonePeriod) return false;
+  if (/^[.…]+$/u.test(run)) return true;
   const [first = "", second = ""] = next.split(" ", 2);
   return INVERSION.test(first) || (REFLEXIVE.has(first) && INVERSION.test(second));
 }
@@ -157,7 +189,7 @@ function startsSentence(next: string): boolean {
 }
 
 function isGuarded(block: string, periodIndex: number, next: string): boolean {
-  const before = block.slice(0, periodIndex);
+  const before = block.slice(Math.max(0, periodIndex - WINDOW), periodIndex);
   if (C_EST_A_DIRE.test(before)) return true;
   if (JESUS_CHRIST.test(before)) return !startsSentence(next);
   const word = WORD_BEFORE.exec(before)?.[0];
@@ -167,7 +199,7 @@ function isGuarded(block: string, periodIndex: number, next: string): boolean {
   if (ABBREVIATIONS.has(lower)) return true;
   if (FINAL_ABBREVIATIONS.has(lower)) return !startsSentence(next);
   // "p. ex." and "par ex.": neither period closes the sentence.
-  if (lower === "p" && /^\.\s*ex\./iu.test(block.slice(periodIndex))) return true;
+  if (lower === "p" && /^\.\s*ex\./iu.test(block.slice(periodIndex, periodIndex + 8))) return true;
   if (lower === "ex") return /(?:^|[^\p{L}])(?:p\.|par)\s*$/iu.test(before.slice(0, -word.length));
   return false;
 }

@@ -66,20 +66,30 @@ describe("eval.style-embedding", () => {
     expect(result.rationale).toContain("references[1] has 2 dimensions, expected 3");
   });
 
-  it("fails the score when embed returns the wrong number of vectors or bad numbers", async () => {
-    const short: EmbedFn = async () => [[1, 0]];
-    expect((await score(short, { candidate: "c", references: ["r"] })).rationale).toContain(
-      "1 vectors for 2 texts",
-    );
-    const nan: EmbedFn = async () => [[Number.NaN], [1]];
-    expect(await score(nan, { candidate: "c", references: ["r"] })).toMatchObject({
-      value: 0,
-      passed: false,
-    });
-    const notArrays = (async () => ["x", [1]]) as unknown as EmbedFn;
-    expect((await score(notArrays, { candidate: "c", references: ["r"] })).rationale).toContain(
-      "non-array",
-    );
+  it.each([
+    ["too few vectors", async () => [[1, 0]], "1 vector for 2 texts"],
+    ["a non-array answer", async () => "oops", 'embed returned "oops" for 2 texts'],
+    ["a non-array vector", async () => ["x", [1]], 'non-array for text 0 ("x")'],
+    [
+      "a NaN component",
+      async () => [
+        [Number.NaN, 1],
+        [1, 1],
+      ],
+      "NaN at component 0 of text 0",
+    ],
+    [
+      "a zero vector",
+      async () => [
+        [1, 0],
+        [0, 0],
+      ],
+      "zero vector for text 1",
+    ],
+  ])("is errored, never a 0, when embed returns %s", async (_, answer, said) => {
+    const result = await score(answer as unknown as EmbedFn, { candidate: "c", references: ["r"] });
+    expect(result).toMatchObject({ value: 0, passed: false, errored: true });
+    expect(result.rationale).toContain(said);
   });
 
   it("fails an empty candidate without calling embed", async () => {

@@ -3,6 +3,7 @@ import { errorMessage } from "../../errors.js";
 import { plural } from "../../plural.js";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { type Driver, defineDriver, defineTool, implementTool } from "../../tool/index.js";
+import { show } from "../deterministic/preview.js";
 import { cosineToCentroid, EmbeddingDimensionError } from "./cosine.js";
 
 const LABEL = "style-embedding";
@@ -36,8 +37,9 @@ export interface MakeStyleEmbeddingDriverOptions {
  * `eval.style-embedding`: how close a candidate's embedding points to the centroid of its
  * references' embeddings. value = max(0, cosine): the centroid's direction scores 1, an
  * orthogonal or opposed candidate 0. passed = value >= threshold (default 0.5). A blank
- * candidate, vectors of mismatched dimensions (never padded or truncated), a wrong number of
- * vectors or non-finite components fail the score with a rationale.
+ * candidate or vectors of mismatched dimensions (never padded or truncated) fail the score with a
+ * rationale; an embed answer that cannot be compared (not one vector per text, a component that
+ * is not a finite number, a zero vector) is errored (`errored: true`), never a 0.
  */
 export const styleEmbeddingTool = defineTool({
   id: "eval.style-embedding",
@@ -76,38 +78,60 @@ export function makeStyleEmbeddingDriver(
       if (input.candidate.trim() === "") return failed("candidate text is empty: nothing to embed");
       const texts = [input.candidate, ...input.references];
       const vectors: unknown = await embed(texts, context.signal ? { signal: context.signal } : {});
-      if (!Array.isArray(vectors) || vectors.length !== texts.length) {
-        const got = Array.isArray(vectors) ? `${vectors.length} vectors` : typeof vectors;
-        return failed(
-          `embed returned ${got} for ${texts.length} texts: expected one vector per text`,
-        );
-      }
-      const notVector = vectors.findIndex((vector) => !Array.isArray(vector));
-      if (notVector !== -1)
-        return failed(`embed returned a non-array for text ${notVector}: expected number[]`);
+      const problem = vectorsProblem(vectors, texts.length);
+      if (problem !== undefined) return errored(problem);
       const [candidate, ...references] = vectors as number[][];
       let cosine: number;
       try {
         cosine = cosineToCentroid(candidate ?? [], references);
       } catch (error) {
-        if (error instanceof EmbeddingDimensionError || error instanceof RangeError) {
-          return failed(errorMessage(error));
-        }
+        // Seed 002: vectors of other dimensions fail the score, with the rationale.
+        if (error instanceof EmbeddingDimensionError) return failed(errorMessage(error));
         throw error;
       }
-      const value = Math.max(0, cosine);
-      const passed = value >= threshold;
-      return {
-        value,
-        passed,
-        label: LABEL,
-        rationale: `cosine to the centroid of ${plural(references.length, "reference")} ${cosine.toFixed(3)}, value ${value.toFixed(3)} ${passed ? ">=" : "<"} ${threshold}`,
-      };
+      return scored(cosine, references.length, threshold);
     },
   );
   return defineDriver({ id: "niceeval.style-embedding", implementations: [implementation] });
 }
 
+function scored(cosine: number, references: number, threshold: number): Score {
+  const value = Math.max(0, cosine);
+  const passed = value >= threshold;
+  return {
+    value,
+    passed,
+    label: LABEL,
+    rationale: `cosine to the centroid of ${plural(references, "reference")} ${cosine.toFixed(3)}, value ${value.toFixed(3)} ${passed ? ">=" : "<"} ${threshold}`,
+  };
+}
+
+/**
+ * What is wrong with embed's answer, when it cannot be compared: not one array of finite numbers
+ * per text, or a zero vector (it has no direction, so no cosine). The embedder's fault, never
+ * the candidate's: the score is errored, not a 0.
+ */
+function vectorsProblem(vectors: unknown, count: number): string | undefined {
+  if (!Array.isArray(vectors) || vectors.length !== count) {
+    const got = Array.isArray(vectors) ? plural(vectors.length, "vector") : show(vectors);
+    return `embed returned ${got} for ${count} texts: expected one vector per text`;
+  }
+  for (const [index, vector] of vectors.entries()) {
+    if (!Array.isArray(vector))
+      return `embed returned a non-array for text ${index} (${show(vector)}): expected number[]`;
+    const bad = vector.findIndex((x) => typeof x !== "number" || !Number.isFinite(x));
+    if (bad !== -1)
+      return `embed returned ${typeof vector[bad] === "number" ? vector[bad] : show(vector[bad])} at component ${bad} of text ${index}: expected finite numbers`;
+    if (vector.every((x) => x === 0))
+      return `embed returned a zero vector for text ${index}: it has no direction to compare`;
+  }
+  return undefined;
+}
+
 function failed(rationale: string): Score {
   return { value: 0, passed: false, label: LABEL, rationale };
+}
+
+function errored(rationale: string): Score {
+  return { value: 0, passed: false, errored: true, label: LABEL, rationale };
 }

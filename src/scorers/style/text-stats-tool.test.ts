@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ToolInputError } from "../../errors.js";
+import { bindScorer, defineSuite } from "../../eval/suite.js";
 import { runTool } from "../../tool/index.js";
 import { styleScorersProvider, textStatsTool } from "./index.js";
 
@@ -39,16 +40,77 @@ describe("eval.text-stats", () => {
     expect(relaxed).toMatchObject({ value: 1, passed: true });
   });
 
-  it("fails empty text with value 0", async () => {
+  it("is unavailable, never a 0, on a text without any sentence", async () => {
     for (const text of ["", "   \n  ", "-"]) {
-      expect(await run({ text })).toMatchObject({ value: 0, passed: false, label: "text-stats" });
+      expect(await run({ text })).toMatchObject({
+        unavailable: true,
+        passed: false,
+        label: "text-stats",
+        rationale: "text has no sentence (empty or only markers): nothing to measure",
+      });
     }
+  });
+
+  it("leaves a suite's judgment unavailable, out of the score, on an empty text", async () => {
+    const suite = defineSuite({
+      id: "style",
+      cases: [{ id: "empty", input: "" }],
+      target: (input: string) => input,
+      scorers: [
+        bindScorer<string, { text: string }>({
+          id: "stats",
+          tool: textStatsTool,
+          driver: styleScorersProvider,
+          mapInput: ({ output }) => ({ text: output }),
+        }),
+      ],
+    });
+    const record = await suite.runCase(
+      { id: "empty", index: 0, input: "" },
+      { runId: "r", signal: new AbortController().signal },
+    );
+    expect(record.judgments[0]).toMatchObject({ state: "unavailable", earned: null });
+    expect(record.judgments[0]?.reason).toBe(
+      'scorer "stats": text has no sentence (empty or only markers): nothing to measure',
+    );
+    expect(record.score.state).toBe("unavailable");
   });
 
   it("rejects a band whose min exceeds its max, naming the field", async () => {
     const error = await run({ text: "x", thresholds: { lengthBand: { min: 40 } } }).catch((e) => e);
     expect(error).toBeInstanceOf(ToolInputError);
     expect((error as ToolInputError).issues[0]?.path).toBe("thresholds.lengthBand");
+  });
+
+  it.each([
+    [
+      { text: "Oui.", threshold: { minFirstPersonRatio: 0 } },
+      "(root)",
+      '"threshold" (did you mean "thresholds"?)',
+    ],
+    [
+      { text: "Oui.", thresholds: { maxBulletRatio: 1 } },
+      "thresholds",
+      '"maxBulletRatio" (did you mean "maxBulletsRatio"?)',
+    ],
+    [
+      { text: "Oui.", thresholds: { lengthBand: { mx: 9 } } },
+      "thresholds.lengthBand",
+      '"mx" (did you mean "max"?)',
+    ],
+  ])("refuses a misspelt key instead of using the defaults: %j", async (input, path, said) => {
+    const error = await run(input).catch((e) => e);
+    expect(error).toBeInstanceOf(ToolInputError);
+    expect((error as ToolInputError).issues[0]?.path).toBe(path);
+    expect((error as Error).message).toContain(`unknown key ${said}`);
+  });
+
+  it("leaves alone a key that is no misspelling", async () => {
+    expect(
+      await run({ text: "Je pense que ceci illustre bien mon propos.", source: "x" }),
+    ).toMatchObject({
+      passed: true,
+    });
   });
 
   it("rejects ratios outside 0..1", async () => {

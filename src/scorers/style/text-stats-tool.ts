@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { misspeltKeysCheck } from "../../known-keys.js";
 import { plural } from "../../plural.js";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { defineTool, implementTool } from "../../tool/index.js";
@@ -15,22 +16,30 @@ const DEFAULT_MIN_FIRST_PERSON_RATIO = 0.6;
 
 const ratio = z.number().min(0).max(1);
 
+const lengthBandShape = { min: z.number().min(0).optional(), max: z.number().min(0).optional() };
+const thresholdsShape = {
+  /** Highest accepted share of bullet lines (default 0.02). */
+  maxBulletsRatio: ratio.optional(),
+  /** Lowest accepted share of first-person sentences (default 0.6). */
+  minFirstPersonRatio: ratio.optional(),
+  /** Accepted mean sentence length in words; missing bounds default to 5 and 30. */
+  lengthBand: z
+    .looseObject(lengthBandShape)
+    .superRefine(misspeltKeysCheck(lengthBandShape))
+    .optional(),
+};
+const inputShape = {
+  text: z.string(),
+  thresholds: z
+    .looseObject(thresholdsShape)
+    .superRefine(misspeltKeysCheck(thresholdsShape))
+    .optional(),
+};
+
+// A misspelt key (`threshold`, `maxBulletRatio`) would leave the defaults silently: refused.
 const textStatsInputSchema = z
-  .object({
-    text: z.string(),
-    thresholds: z
-      .object({
-        /** Highest accepted share of bullet lines (default 0.02). */
-        maxBulletsRatio: ratio.optional(),
-        /** Lowest accepted share of first-person sentences (default 0.6). */
-        minFirstPersonRatio: ratio.optional(),
-        /** Accepted mean sentence length in words; missing bounds default to 5 and 30. */
-        lengthBand: z
-          .object({ min: z.number().min(0).optional(), max: z.number().min(0).optional() })
-          .optional(),
-      })
-      .optional(),
-  })
+  .looseObject(inputShape)
+  .superRefine(misspeltKeysCheck(inputShape))
   .superRefine((input, context) => {
     const band = resolveBand(input.thresholds?.lengthBand);
     if (band.min > band.max) {
@@ -47,8 +56,10 @@ const textStatsInputSchema = z
  * Three gates: bulletsRatio <= maxBulletsRatio (0.02), firstPersonRatio >= minFirstPersonRatio
  * (0.6), mean sentence length within lengthBand ({ min: 5, max: 30 } words). The value is
  * the share of gates met (0, 1/3, 2/3 or 1); passed means all three are met. The question
- * rate is reported in the rationale but gates nothing. A text without any sentence scores
- * value 0, passed false.
+ * rate is reported in the rationale but gates nothing. A misspelt key (`threshold` for
+ * `thresholds`) is a ToolInputError that names the key it most likely meant. A text without any sentence (empty, blank
+ * or only markers) is unavailable (`unavailable: true`, value 0, passed false, the rationale
+ * saying so): a suite records no score for it, never a 0.
  */
 export const textStatsTool = defineTool({
   id: "eval.text-stats",
@@ -73,9 +84,11 @@ export const textStatsImpl = implementTool(textStatsTool, ({ text, thresholds })
   const band = resolveBand(thresholds?.lengthBand);
   const stats = computeTextStats(text, band);
   if (stats.sentenceCount === 0) {
+    // Missing evidence is never a zero: nothing was written to measure.
     return {
       value: 0,
       passed: false,
+      unavailable: true,
       label: LABEL,
       rationale: "text has no sentence (empty or only markers): nothing to measure",
     };

@@ -50,6 +50,12 @@ describe("firstPersonRatio", () => {
     expect(firstPersonRatio(sentences.join(" "))).toBe(1);
   });
 
+  it("does not read Me before a name (Maître Dupont) as first person", () => {
+    expect(firstPersonRatio("Me Dupont, avocat, a plaidé.")).toBe(0);
+    expect(firstPersonRatio("Il a vu Me Martin hier.")).toBe(0);
+    expect(firstPersonRatio("Me voilà. Il me parle.")).toBe(1);
+  });
+
   it("matches whole words only", () => {
     expect(firstPersonRatio("Le jeu monte. Nouschka mange. Un mammouth. Mesurer mont.")).toBe(0);
   });

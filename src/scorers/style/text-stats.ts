@@ -35,7 +35,8 @@ export interface TextStats {
   inBand: boolean;
 }
 
-// je, j', moi, mon/ma/mes, me/m', nous, notre/nos, mien(ne)(s): whole words, any case.
+// je, j', moi, mon/ma/mes, me/m', nous, notre/nos, mien(ne)(s): whole words, any case
+// (but `Me Dupont`, Maître Dupont: MAITRE).
 const FIRST_PERSON =
   /(?<![\p{L}\p{M}\p{N}])(?:(?:je|moi|mon|ma|mes|me|nous|notre|nos|mien|mienne|miens|miennes)(?![\p{L}\p{M}\p{N}])|[jm]['’](?=\p{L}))/iu;
 
@@ -96,8 +97,11 @@ export function computeTextStats(
   };
 }
 
+/** `Me` before a capitalised name is Maître (`Me Dupont`), the lawyer's title, not "me". */
+const MAITRE = /(?<![\p{L}\p{M}\p{N}])Me(?=\s+\p{Lu})/gu;
+
 function isFirstPerson(sentence: string): boolean {
-  return FIRST_PERSON.test(sentence);
+  return FIRST_PERSON.test(sentence.replace(MAITRE, ""));
 }
 
 function shareOf(sentences: readonly string[], predicate: (sentence: string) => boolean): number {

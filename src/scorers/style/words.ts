@@ -2,7 +2,13 @@
 
 /** Letters, combining marks and digits: what a word is made of. */
 const WORD_CHAR = "[\\p{L}\\p{M}\\p{N}]";
-const WORD_TOKEN = /[\p{L}\p{M}\p{N}]+(?:-[\p{L}\p{M}\p{N}]+)*/gu;
+const WORD_TOKEN = /[\p{L}\p{M}\p{N}]+(?:['-][\p{L}\p{M}\p{N}]+)*/gu;
+/**
+ * French elided words before an apostrophe (`l'été`, `qu'il`, `jusqu'à`): dropped from a token,
+ * so that what follows is the word. Any other apostrophe is inside a word: `aujourd'hui`,
+ * `presqu'île` stay whole.
+ */
+const ELISION = /^(?:(?:[cdjlmnst]|qu|jusqu|lorsqu|puisqu|quoiqu)')+/u;
 
 /** NFC form with typographic apostrophes folded to `'`, so "aujourd’hui" meets "aujourd'hui". */
 export function normalizeText(text: string): string {
@@ -21,8 +27,12 @@ export function wholeWordPattern(term: string): RegExp {
   return new RegExp(`(?<!${WORD_CHAR})${escaped}(?!${WORD_CHAR})`, "iu");
 }
 
-/** Lower-cased NFC word tokens (hyphenated compounds kept whole) that hold at least one letter. */
+/**
+ * Lower-cased NFC word tokens that hold at least one letter: hyphenated compounds and words with
+ * an apostrophe inside (`aujourd'hui`) kept whole, an elided article or pronoun (`l'`, `qu'`) cut
+ * off.
+ */
 export function wordTokens(text: string): string[] {
   const tokens = normalizeText(text).toLowerCase().match(WORD_TOKEN) ?? [];
-  return tokens.filter((token) => /\p{L}/u.test(token));
+  return tokens.map((token) => token.replace(ELISION, "")).filter((token) => /\p{L}/u.test(token));
 }
