@@ -211,7 +211,10 @@ describe("the scorer filter", () => {
       .locator('select[name="label"] option[value="only-late"]')
       .waitFor({ state: "attached" });
     await page.selectOption('select[name="label"]', "only-late");
-    expect(await shownCases(page)).toEqual(["c55", "c56", "c57", "c58", "c59"]);
+    // The table fills again once the filter's page has come.
+    await expect
+      .poll(() => shownCases(page), { timeout: 10_000 })
+      .toEqual(["c55", "c56", "c57", "c58", "c59"]);
   });
 });
 
