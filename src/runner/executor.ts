@@ -1,6 +1,7 @@
 import { errorMessage } from "../errors.js";
 import type { AttemptRecord } from "../eval/record.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
+import { capRunValues } from "../eval/value-cap.js";
 import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
 import { isThenable } from "../tool/run-tool.js";
 import { keptRecord } from "./cut-off.js";
@@ -142,6 +143,8 @@ function guarded(
   record: AttemptRecord,
   earlier: readonly string[] | undefined,
 ): AttemptRecord {
+  // Scored as it came; kept (in reports, the store, the eval process's messages) within bounds.
+  capRunValues(record);
   const now = restoreGlobals();
   if (now === undefined && earlier === undefined) return record;
   const replaced = [...new Set([...(earlier ?? []), ...(now ?? [])])];

@@ -310,3 +310,41 @@ describe("bounded runs through the CLI", () => {
     expect(shown.stdout).toMatch(/2 × judge "openai\/gpt-test" unavailable: HTTP 503/);
   });
 });
+
+describe("outputs larger than a record may carry", () => {
+  it("are scored whole, then kept as their head and size: a supervised run of them ends", async () => {
+    // Eight outputs of 70 MiB each: one batch of their JSON would pass V8's longest string.
+    const own = await makeProject({
+      "evals/huge.eval.js": `import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+export const huge = defineSuite({
+  id: "huge",
+  cases: Array.from({ length: 8 }, (_, i) => ({ id: "c" + i, input: i })),
+  target: async (i) => String(i).repeat(70 * 1024 * 1024),
+  scorers: [createScorer({ name: "long", score: ({ output }) => ({ score: output.length === 70 * 1024 * 1024 ? 1 : 0 }) })],
+});
+`,
+    });
+    try {
+      for (const mode of [[], ["--no-supervise"]]) {
+        const run = await runCli(
+          ["run", "--json", "huge.json", "--store", "huge.sqlite", ...mode],
+          own.dir,
+        );
+        expect(run.stdout).toContain("8 passed");
+        expect(run.code).toBe(0);
+        const json = JSON.parse(readFileSync(join(own.dir, "huge.json"), "utf8")) as {
+          records: { output: { "~truncated": boolean; bytes: number; head: string } }[];
+        };
+        expect(json.records).toHaveLength(8);
+        for (const record of json.records) {
+          expect(record.output["~truncated"]).toBe(true);
+          expect(record.output.bytes).toBeGreaterThan(70 * 1024 * 1024);
+          expect(record.output.head).toMatch(/^"\d{1000}/);
+        }
+      }
+    } finally {
+      await own.cleanup();
+    }
+  }, 120_000);
+});
