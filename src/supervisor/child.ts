@@ -692,11 +692,17 @@ function origin(error: unknown): string {
 // An uncaught error belongs to the attempt whose async context threw it; otherwise it is the
 // run's, reported with where it came from. Before tracking, an error while attempts run is placed
 // by running each of them again alone.
+/** Attempts an uncaught error of their own ended (by id): later ones of theirs are not the run's. */
+const erroredByUncaught = new Set<number>();
+
 function uncaught(kind: string, error: unknown): void {
   const id = tracking ? attemptOf.getStore() : undefined;
   const attempt = id === undefined ? undefined : running.get(id);
   const message = `${kind} in user code: ${errorMessage(error)} (at ${origin(error)})`;
+  // More errors from an attempt that one of them already errored are its own too.
+  if (id !== undefined && !attempt && erroredByUncaught.has(id)) return;
   if (id !== undefined && attempt) {
+    erroredByUncaught.add(id);
     // Its time is the attempt's until the error, not none.
     const record = crashed(
       evals.get(attempt.evalId) ?? { id: attempt.evalId },

@@ -50,6 +50,8 @@ const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
  * flight anyway (a bound, should the word that it started ever be lost with the process).
  */
 const MAX_REQUEUES = 8;
+/** Errors not tied to one case said on stderr as they come; the rest are counted once. */
+const SAID_RUN_ERRORS = 10;
 
 /** Options of {@link supervisedExecutor}. */
 export interface SupervisorOptions {
@@ -392,7 +394,9 @@ class Supervisor implements EvalProcessListener {
 
   runError(from: EvalProcess, message: string, where: string, reruns?: readonly number[]): void {
     if (reruns === undefined) {
-      this.addRunError({ message, where });
+      // Come while attempts run again alone for an earlier one: decided with it.
+      if (this.unplaced?.pending) this.unplaced.add({ message, where });
+      else this.addRunError({ message, where });
       return;
     }
     // From now on eval processes follow each callback to its attempt.
@@ -427,9 +431,14 @@ class Supervisor implements EvalProcessListener {
 
   private addRunError(error: RunError): void {
     this.runErrors.push(error);
-    this.writeStderr(
-      `niceeval: ${error.message} (not tied to one case; the run is marked failed)\n`,
-    );
+    // Said as they come, up to a few: the report lists them all.
+    const said = this.runErrors.length;
+    if (said <= SAID_RUN_ERRORS)
+      this.writeStderr(
+        `niceeval: ${error.message} (not tied to one case; the run is marked failed)\n`,
+      );
+    if (said === SAID_RUN_ERRORS + 1)
+      this.writeStderr("niceeval: more errors not tied to one case; the report lists every one\n");
   }
 
   read(from: EvalProcess): void {

@@ -73,6 +73,18 @@ export const s = defineSuite({
   scorers: [ok],
 });
 `,
+  // c2 leaks many rejections at once, on its first run and again alone: all of them are c2's.
+  "evals/leaks.eval.ts": `${header}
+export const s = defineSuite({
+  id: "leaks", cases,
+  target: async (i) => {
+    if (i === 2) for (let k = 0; k < 200; k++) Promise.reject(new Error("leak " + k));
+    await sleep(50);
+    return i;
+  },
+  scorers: [ok],
+});
+`,
 };
 
 interface JsonReport {
@@ -126,6 +138,16 @@ describe("uncaught errors placed by running attempts again alone (real CLI)", ()
     expect(verdicts).toEqual({ ...allPassed, c3: "errored" });
     expect(report.summary.runErrors ?? []).toEqual([]);
     expect(cli.stdout).not.toMatch(/belonged to no case/);
+  }, 60_000);
+
+  it("counts none of many errors leaked at once as the run's when a rerun owns them, nor says each", async () => {
+    const { cli, report, verdicts } = await run("leaks");
+    expect(verdicts).toEqual({ ...allPassed, c2: "errored" });
+    const c2 = report.records.find((r) => r.caseId === "c2");
+    expect(c2?.error?.message).toMatch(/unhandled rejection in user code: leak 0/);
+    expect(report.summary.runErrors ?? []).toEqual([]);
+    expect(cli.stdout).not.toMatch(/belonged to no case/);
+    expect(cli.stderr.split("\n").filter((l) => l.includes("leak")).length).toBeLessThan(20);
   }, 60_000);
 
   it("keeps as the run's an error no rerun throws again", async () => {
