@@ -692,6 +692,9 @@ function origin(error: unknown): string {
 // An uncaught error belongs to the attempt whose async context threw it; otherwise it is the
 // run's, reported with where it came from. Before tracking, an error while attempts run is placed
 // by running each of them again alone.
+/** Within the turn of an error that sent the attempts in flight to run again alone. */
+let placingTurn = false;
+
 /** Attempts an uncaught error of their own ended (by id): later ones of theirs are not the run's. */
 const erroredByUncaught = new Set<number>();
 
@@ -699,8 +702,11 @@ function uncaught(kind: string, error: unknown): void {
   const id = tracking ? attemptOf.getStore() : undefined;
   const attempt = id === undefined ? undefined : running.get(id);
   const message = `${kind} in user code: ${errorMessage(error)} (at ${origin(error)})`;
-  // More errors from an attempt that one of them already errored are its own too.
+  // More errors from an attempt that one of them already errored are its own too; more that no
+  // attempt can own, thrown in the turn of one that sent attempts to run again alone (many
+  // rejections leaked at once), go with that one.
   if (id !== undefined && !attempt && erroredByUncaught.has(id)) return;
+  if (id === undefined && placingTurn) return;
   if (id !== undefined && attempt) {
     erroredByUncaught.add(id);
     // Its time is the attempt's until the error, not none.
@@ -722,6 +728,10 @@ function uncaught(kind: string, error: unknown): void {
  */
 function runAgainAlone(message: string, where: string): void {
   tracking = true;
+  placingTurn = true;
+  setImmediate(() => {
+    placingTurn = false;
+  });
   const ids = [...running.keys()];
   for (const slot of running.values()) if (slot.fed) runningAhead.delete(slot.fed);
   firstRuns.add(running.values());

@@ -394,9 +394,7 @@ class Supervisor implements EvalProcessListener {
 
   runError(from: EvalProcess, message: string, where: string, reruns?: readonly number[]): void {
     if (reruns === undefined) {
-      // Come while attempts run again alone for an earlier one: decided with it.
-      if (this.unplaced?.pending) this.unplaced.add({ message, where });
-      else this.addRunError({ message, where });
+      this.addRunError({ message, where });
       return;
     }
     // From now on eval processes follow each callback to its attempt.

@@ -15,8 +15,6 @@ export interface RunError {
 export class Unplaced {
   #owned = false;
   #done = false;
-  /** More errors nobody could place that came before it was decided: they go with it. */
-  readonly #more: RunError[] = [];
 
   /**
    * `left`: the attempts that run again for it (each calls {@link settled} once); `becomesRunError`
@@ -28,19 +26,6 @@ export class Unplaced {
     private readonly becomesRunError: (error: RunError) => void,
   ) {
     if (left === 0) this.end();
-  }
-
-  /** Whether its attempts are still to say whose it is. */
-  get pending(): boolean {
-    return !this.#done;
-  }
-
-  /**
-   * Another error nobody could place, come while this one waits (the same code left several:
-   * many rejections at once): it is decided with this one, and dropped with it.
-   */
-  add(error: RunError): void {
-    this.#more.push(error);
   }
 
   /** One of its attempts run again has its record. */
@@ -58,9 +43,7 @@ export class Unplaced {
   end(): void {
     if (this.#done) return;
     this.#done = true;
-    if (this.#owned) return;
-    this.becomesRunError(this.error);
-    for (const error of this.#more) this.becomesRunError(error);
+    if (!this.#owned) this.becomesRunError(this.error);
   }
 }
 
