@@ -18,7 +18,7 @@ const marker = (what: string) => `[unserialisable: ${what}]`;
  * `"[unserialisable: function f]"`, a cycle {@link CIRCULAR_MARKER}, an Error
  * `{ name, message, stack (its head), cause, …own fields }`, a Map an object of its entries,
  * a Set an array, a typed array an array of its numbers (at most 10,000), a RegExp its
- * source, and a property whose getter or `toJSON` throws `"[unserialisable: <message>]"`.
+ * text (`"/ab+c/g"`), and a property whose getter or `toJSON` throws `"[unserialisable: <message>]"`.
  * @example
  * safeStringify({ n: 1n, f() {} }); // '{"n":"[unserialisable: bigint 1]","f":"[unserialisable: function f]"}'
  */
