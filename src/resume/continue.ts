@@ -121,6 +121,13 @@ function continuationNote(
   return `niceeval: retrying ${retried} of run ${id}; ${others}${unstarted}\n`;
 }
 
+/** That the run's errors outside any case stay with the continuation, and why. */
+function keptRunErrorsNote(count: number): string {
+  const [errors, stay, fail, them] =
+    count === 1 ? ["error", "stays", "fails", "it"] : [`${count} errors`, "stay", "fail", "them"];
+  return `niceeval: the run's ${errors} in user code that belonged to no case ${stay} with it and ${fail} it: what caused ${them} is not run again (a new run starts without ${them})\n`;
+}
+
 /**
  * Check the evals against the run's (refused with `RUN_CHANGED` naming them, unless `--force`),
  * mark the manifest (writer, resume mark, forced changes), and read the keys of the stored
@@ -154,10 +161,7 @@ export async function continueRun(
   if (changes.length) current.resumedWithChanges = changes;
   io.stderr(continuationNote(run, mode, kept, retrying));
   const outside = run.runErrors?.length ?? 0;
-  if (outside > 0)
-    io.stderr(
-      `niceeval: the run's ${outside === 1 ? "error" : `${outside} errors`} in user code that belonged to no case ${outside === 1 ? "stays" : "stay"} with it and ${outside === 1 ? "fails" : "fail"} it: what caused ${outside === 1 ? "it" : "them"} is not run again (a new run starts without ${outside === 1 ? "it" : "them"})\n`,
-    );
+  if (outside > 0) io.stderr(keptRunErrorsNote(outside));
   if (changes.length)
     io.stderr(
       `niceeval: --force: continuing although its evals changed: ${listChanges(changes, 5)}\n`,

@@ -135,7 +135,8 @@ export const inProcessExecutor: Executor & Required<Pick<Executor, "executeNow">
 
 /**
  * The record, or an errored one when the attempt replaced globals the engine relies on (now put
- * back): `earlier`, found while it ran, and any found as it ends.
+ * back): `earlier`, found while it ran, and any found as it ends. Every record an attempt run
+ * here gives passes through it, so its values are capped here too (value-cap.ts).
  */
 function guarded(
   runnable: RunEntry["eval"],

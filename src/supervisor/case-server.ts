@@ -116,12 +116,12 @@ export class CaseServer {
       if (done) this.cursors.delete(evalId);
     } catch (error) {
       this.cursors.delete(evalId);
-      // Its type and where the user's code threw it, as an unsupervised run says them.
-      reply.error = thrownWhere(error);
+      // Its type and where the user's code threw it, as an unsupervised run says them; an
+      // eval's definition at fault is said as it is (remote-evals.ts throws it again as such).
       if (error instanceof DefinitionError) {
         reply.error = error.message;
         reply.definition = true;
-      }
+      } else reply.error = thrownWhere(error);
     }
     reply.json = `[${specs.join(",")}]`;
     if (cloned.length > 0) reply.cloned = cloned;
