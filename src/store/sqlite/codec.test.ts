@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { emptyJudgeUsage, type Judgment, unreportedUsage } from "../../eval/record.js";
 import { CIRCULAR_MARKER, safeStringify } from "../../json-safe.js";
-import { decodeAttempt, type EncodeContext, encodeAttempt, type JudgmentKind } from "./codec.js";
+import {
+  decodeAttempt,
+  type EncodeContext,
+  encodeAttempt,
+  type JudgmentKind,
+  judgmentsMemo,
+} from "./codec.js";
 import { JUDGMENT_STATE_CODE } from "./schema.js";
 
 /** Kind ids in order of first use, and values inline (as a store with no large value would). */
@@ -114,6 +120,38 @@ describe("encodeAttempt", () => {
     for (const reasons of lists) {
       const row = encodeAttempt(record(reasons.map((reason) => judgment({ reason }))), 0, encode);
       expect(decodeAttempt(row, "e", decode).judgments.map((j) => j.reason)).toEqual(reasons);
+    }
+  });
+
+  it("with a memo of the judgments encoded last, writes every record as it would without one", () => {
+    const { encode } = context();
+    const memo = { ...encode, memo: judgmentsMemo() };
+    // Each list differs from the one before in one thing the cells depend on, or not at all.
+    const lists: Judgment[][] = [
+      [judgment({ value: 1 }), judgment({ label: "regex", value: 1 })],
+      [judgment({ value: 1 }), judgment({ label: "regex", value: 1, reason: "other" })],
+      [judgment({ value: 0 }), judgment({ label: "regex", value: 1 })],
+      [judgment({ value: 0, earned: 0 }), judgment({ label: "regex", value: 1 })],
+      [judgment({ value: 0, earned: 0, state: "mismatched" }), judgment({ label: "regex" })],
+      [judgment({ value: 0, earned: 0, state: "mismatched" }), judgment({ label: "regex" })],
+      [judgment({ value: 0, earned: 0, state: "mismatched" }), judgment({ source: "s" })],
+      [judgment({ points: 2, earned: 2 })],
+      [judgment({ points: 2, earned: 2, gate: false })],
+      [judgment({ points: 2, earned: 2, gate: false, detail: { at: 1 } })],
+      [judgment({ points: 2, earned: 2, gate: false, detail: { at: 2 } })],
+      [judgment({ judge: { ...emptyJudgeUsage(), calls: 1 } })],
+      [judgment({ judge: { ...emptyJudgeUsage(), calls: 2 } })],
+      [judgment({ earned: Number.NaN }), judgment({ earned: -0 })],
+      [judgment({ earned: Number.NaN }), judgment({ earned: 0 })],
+      [],
+      [judgment({})],
+    ];
+    for (const list of lists) {
+      // The same objects again, and copies of them: neither may change the cells.
+      for (const judgments of [list, list, list.map((j) => ({ ...j }))])
+        expect(encodeAttempt(record(judgments), 0, memo)).toEqual(
+          encodeAttempt(record(judgments), 0, encode),
+        );
     }
   });
 });

@@ -138,7 +138,59 @@ export interface EncodeContext {
   kindId(kind: JudgmentKind): number;
   /** Inline JSON text for a small value, a blob id for a large one. */
   putValue(json: string): string | number;
+  /**
+   * Where the judgments cells encoded last are kept, when kind ids cannot change between calls
+   * (one store's): a suite's next record mostly has the same judgments but for their reasons.
+   */
+  memo?: JudgmentsMemo;
 }
+
+/**
+ * The judgments of the record encoded last with their `kinds`, `judgment_states` and
+ * `judgments` cells. Only judgments without detail or judge usage, whose value (if any) is not an
+ * object, are kept: their cells follow from their kind, state, earned points and value alone.
+ */
+export interface JudgmentsMemo {
+  list: readonly Judgment[] | undefined;
+  kinds: string;
+  states: number;
+  judgments: string;
+}
+
+/** A memo for {@link EncodeContext.memo}. */
+export const judgmentsMemo = (): JudgmentsMemo => ({
+  list: undefined,
+  kinds: "",
+  states: 0,
+  judgments: "",
+});
+
+/** Whether `list` has the memo's judgments, as far as the cells depend on them. */
+function sameCells(memo: JudgmentsMemo, list: readonly Judgment[]): boolean {
+  const last = memo.list;
+  if (last === undefined || last.length !== list.length) return false;
+  for (let i = 0; i < list.length; i++) {
+    const a = list[i]!;
+    const b = last[i]!;
+    if (
+      a.label !== b.label ||
+      a.source !== b.source ||
+      a.gate !== b.gate ||
+      !Object.is(a.points, b.points) ||
+      a.state !== b.state ||
+      !Object.is(a.earned, b.earned) ||
+      !Object.is(a.value, b.value) ||
+      !memoable(a)
+    )
+      return false;
+  }
+  return true;
+}
+
+const memoable = (j: Judgment) =>
+  (typeof j.value !== "object" || j.value === null) &&
+  j.detail === undefined &&
+  j.judge === undefined;
 
 /** What decoding needs from the store. */
 export interface DecodeContext {
@@ -225,31 +277,26 @@ export function encodeColumns(
   at: number,
   context: EncodeContext,
 ): void {
-  let kinds = ",";
-  let states = 0;
-  // Built as text: faster than an object per judgment and JSON.stringify of the list.
-  let judgments = "[";
-  let reasons = "[";
   const list = record.judgments;
-  for (let i = 0; i < list.length; i++) {
-    const j = list[i]!;
-    const k = context.kindId(j);
-    if (!kinds.includes(`,${k},`)) kinds += `${k},`;
-    const code = JUDGMENT_STATE_CODE[j.state];
-    states |= 1 << code;
-    let stored = i === 0 ? `{"k":${k}` : `,{"k":${k}`;
-    if (code !== 0) stored += `,"s":${code}`;
-    if (j.earned !== j.points) stored += member("e", j.earned);
-    if (j.value !== undefined) stored += member("v", j.value);
-    const detail = toJson(j.detail);
-    if (detail !== undefined) {
-      const put = context.putValue(detail);
-      stored += typeof put === "number" ? `,"D":${put}` : `,"d":${detail}`;
+  const { memo } = context;
+  let kinds: string;
+  let states: number;
+  let judgments: string;
+  if (memo !== undefined && sameCells(memo, list)) {
+    ({ kinds, states, judgments } = memo);
+  } else {
+    ({ kinds, states, judgments } = judgmentCells(list, context));
+    if (memo !== undefined) {
+      memo.list = list.every(memoable) ? list : undefined;
+      memo.kinds = kinds;
+      memo.states = states;
+      memo.judgments = judgments;
     }
-    if (j.judge) stored += member("u", j.judge);
-    judgments += `${stored}}`;
+  }
+  let reasons = "[";
+  for (let i = 0; i < list.length; i++) {
     if (i > 0) reasons += ",";
-    reasons += reasonJson(i, j.reason);
+    reasons += reasonJson(i, list[i]!.reason);
   }
   const rest: StoredRest = {};
   let hasRest = false;
@@ -280,7 +327,7 @@ export function encodeColumns(
   out[at + 8] = states;
   out[at + 9] = kinds;
   out[at + 10] = record.error ? JSON.stringify(record.error) : null;
-  out[at + 11] = `${judgments}]`;
+  out[at + 11] = judgments;
   out[at + 12] = list.length > 0 ? `${reasons}]` : null;
   out[at + 13] = hasRest ? JSON.stringify(rest) : null;
   out[at + 14] = cell(record.input, context);
@@ -288,6 +335,33 @@ export function encodeColumns(
   out[at + 16] = cell(record.metadata, context);
   out[at + 17] = cell(record.output, context);
   out[at + 18] = cell(record.trace, context);
+}
+
+/** The `kinds`, `judgment_states` and `judgments` cells of a record's judgments. */
+function judgmentCells(list: readonly Judgment[], context: EncodeContext) {
+  let kinds = ",";
+  let states = 0;
+  // Built as text: faster than an object per judgment and JSON.stringify of the list.
+  let judgments = "[";
+  for (let i = 0; i < list.length; i++) {
+    const j = list[i]!;
+    const k = context.kindId(j);
+    if (!kinds.includes(`,${k},`)) kinds += `${k},`;
+    const code = JUDGMENT_STATE_CODE[j.state];
+    states |= 1 << code;
+    let stored = i === 0 ? `{"k":${k}` : `,{"k":${k}`;
+    if (code !== 0) stored += `,"s":${code}`;
+    if (j.earned !== j.points) stored += member("e", j.earned);
+    if (j.value !== undefined) stored += member("v", j.value);
+    const detail = toJson(j.detail);
+    if (detail !== undefined) {
+      const put = context.putValue(detail);
+      stored += typeof put === "number" ? `,"D":${put}` : `,"d":${detail}`;
+    }
+    if (j.judge) stored += member("u", j.judge);
+    judgments += `${stored}}`;
+  }
+  return { kinds, states, judgments: `${judgments}]` };
 }
 
 // The reason last seen at each judgment position, and its JSON: a suite's scorers repeat a few

@@ -49,6 +49,7 @@ import {
   INPUT,
   JUDGMENTS,
   type JudgmentKind,
+  judgmentsMemo,
   LARGE,
   MAX,
   OUTPUT,
@@ -182,6 +183,7 @@ class SqliteStore implements Store {
   readonly #kinds = new Map<number, JudgmentKind>();
   readonly #lastKind = new Map<string, Omit<JudgmentKind, "label"> & { id: number }>();
   readonly #statements = new Map<string, Database.Statement>();
+  readonly #judgmentsMemo = judgmentsMemo();
   readonly #decode: DecodeContext;
   #closed = false;
 
@@ -432,6 +434,7 @@ class SqliteStore implements Store {
       let deferred = false;
       const context = {
         kindId: (kind: JudgmentKind) => this.#kindId(kind),
+        memo: this.#judgmentsMemo,
         putValue: (json: string) => {
           if (!this.#blobs.isInline(json)) deferred = true;
           return json;
