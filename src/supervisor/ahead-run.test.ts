@@ -129,14 +129,14 @@ describe("AheadRun", () => {
     expect(seen.length).toBeGreaterThan(0);
   });
 
-  it("acknowledges the records taken, every 256", () => {
+  it("acknowledges the records taken, every 1,024", () => {
     const { run, said, began } = setup();
-    const indexes = Array.from({ length: 300 }, (_, i) => i);
+    const indexes = Array.from({ length: 1100 }, (_, i) => i);
     began(...indexes);
     for (const i of indexes) run.onRecord(-(i + 1), record(i));
     for (const i of indexes) expect(run.take(entry, spec(i), 0)).toBeDefined();
     expect(said.posts.filter((m) => typeof m !== "string" && m.t === "ack")).toEqual([
-      { t: "ack", taken: 256 },
+      { t: "ack", taken: 1024 },
     ]);
   });
 

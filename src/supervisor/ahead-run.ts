@@ -5,7 +5,7 @@ import { type AttemptJob, replayJudgments, type TakenAttempt } from "../runner/e
 import { AHEAD_WINDOW, type AheadPlan, aheadKey, type ParentMessage } from "./protocol.js";
 
 /** Records taken between two acknowledgements to an eval process running ahead. */
-const ACK_EVERY = 256;
+const ACK_EVERY = 1024;
 /** Records run ahead whose keys are remembered (more than a claims file can list as ended). */
 const RECENT_KEYS = 4096;
 
