@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { NiceevalError } from "../../src/errors.js";
-import type { AttemptRecord, JudgmentState } from "../../src/eval/record.js";
+import type { AttemptRecord, JudgmentState, Verdict } from "../../src/eval/record.js";
 import { resolveRunRef } from "../../src/store/resolve.js";
 import { isTruncated, type ReplacedAttempt, type Store } from "../../src/store/types.js";
 import { attempt, judgment, manifest, summary } from "./fixtures.js";
@@ -194,6 +194,62 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
             (r) => r.caseId,
           ),
         ).toEqual(["case-0"]);
+      });
+
+      it("finds each attempt of batches mixing new, replaced and repeated ones by its own text", async () => {
+        await store.beginRun(manifest("mixed"));
+        const marked = (index: number, mark: string, verdict: Verdict = "passed") => ({
+          ...attempt("alpha", index, { verdict }),
+          output: { text: `${mark}-${index}` },
+        });
+        // 37 new attempts: two full runs of rows and a remainder, whatever a backend groups.
+        await store.appendAttempts(
+          "mixed",
+          Array.from({ length: 37 }, (_, i) => marked(i, "first")),
+        );
+        const second = [
+          ...Array.from({ length: 23 }, (_, i) => marked(37 + i, "first")),
+          marked(3, "replaced", "failed"),
+          marked(60, "first"),
+          marked(60, "again", "failed"),
+          ...Array.from({ length: 18 }, (_, i) => marked(61 + i, "first")),
+          marked(36, "replaced", "errored"),
+          marked(5, "first"), // the same attempt again: nothing changes
+          marked(79, "first"),
+        ];
+        await store.appendAttempts("mixed", second);
+        const found = async (text: string) =>
+          (await store.queryAttempts("mixed", { text, limit: 1000 })).items.map((r) => [
+            r.caseId,
+            r.verdict,
+          ]);
+        const latest: Record<number, [string, Verdict]> = {
+          3: ["replaced", "failed"],
+          36: ["replaced", "errored"],
+          60: ["again", "failed"],
+        };
+        for (let i = 0; i < 80; i++) {
+          const [mark, verdict] = latest[i] ?? ["first", "passed"];
+          expect(await found(`${mark}-${i}`)).toContainEqual([`case-${i}`, verdict]);
+        }
+        // What a replaced attempt said is no longer found.
+        for (const i of [3, 36, 60])
+          expect((await found(`first-${i}`)).map(([id]) => id)).not.toContain(`case-${i}`);
+        expect((await found("replaced-")).map(([id]) => id)).toEqual(["case-3", "case-36"]);
+        expect((await found("again-60")).map(([id]) => id)).toEqual(["case-60"]);
+        expect((await store.getRun("mixed"))?.totals).toMatchObject({
+          attempts: 80,
+          cases: 80,
+          passed: 77,
+          failed: 2,
+          errored: 1,
+        });
+        const back = await collect(store.streamAttempts("mixed"));
+        expect(back.map((r) => r.caseId)).toEqual(
+          Array.from({ length: 80 }, (_, i) => `case-${i}`),
+        );
+        expect(back[3]?.output).toEqual({ text: "replaced-3" });
+        expect(back[60]?.output).toEqual({ text: "again-60" });
       });
 
       it("keeps a value above the cap as its head with its size, marked truncated", async () => {

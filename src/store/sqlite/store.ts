@@ -33,6 +33,7 @@ import type {
   StoredRun,
 } from "../types.js";
 import { withAppendThread } from "./append-thread.js";
+import { AttemptInserts } from "./attempt-inserts.js";
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -184,6 +185,8 @@ class SqliteStore implements Store {
   readonly #lastKind = new Map<string, Omit<JudgmentKind, "label"> & { id: number }>();
   readonly #statements = new Map<string, Database.Statement>();
   readonly #judgmentsMemo = judgmentsMemo();
+  /** Prepared on the first append (a store opened to read never prepares them). */
+  #inserts: AttemptInserts | undefined;
   readonly #decode: DecodeContext;
   #closed = false;
 
@@ -476,7 +479,9 @@ class SqliteStore implements Store {
     const evOf = rows.map((row) => row.ev);
     const stored = this.#storedKeys(rid, rows, cells);
     const deltas = evOf.map(() => zeroDelta());
-    const insert = this.#sql(INSERT_ATTEMPT);
+    this.#inserts ??= new AttemptInserts(this.#db);
+    const inserts = this.#inserts;
+    inserts.begin();
     const upsert = this.#sql<{ id: number }>(UPSERT_ATTEMPT);
     const text = this.#sql(INSERT_TEXT);
     let replacedAt: string | undefined;
@@ -516,26 +521,24 @@ class SqliteStore implements Store {
       values[1] = ev;
       for (let c = 0; c < COLUMNS; c++) values[c + 2] = cells[at + c]!;
       values[2 + CASE_INDEX] = index;
-      let id: number;
-      // A key known to be new is a plain insert; one stored before (or earlier in this batch) an upsert.
+      // A key known to be new is a plain insert, queued; one stored before (or earlier in this
+      // batch) an upsert, once what is queued is in the table.
+      if (old) inserts.flush();
       // The same attempt again (an export imported twice): nothing to replace, no history.
       if (old && this.#storedAlike(values, rid, ev, caseId, trial)) continue;
+      const reasonIds = this.#reasons.idsOf(rid, reasons);
+      const blobIds = searchBlobs({
+        input: cells[at + INPUT] as ValueCell,
+        output: cells[at + OUTPUT] as ValueCell,
+      });
       if (old) {
         replacedAt ??= new Date().toISOString();
         this.#sql(ARCHIVE_ATTEMPT).run(replacedAt, rid, ev, caseId, trial);
-        id = upsert.get(values)!.id;
+        const id = upsert.get(values)!.id;
+        inserts.forgetIds();
+        text.run(rid, id, cells[at + SEARCH], reasonIds, blobIds);
         countAttempt(delta, old, -1);
-      } else id = Number(insert.run(values).lastInsertRowid);
-      text.run(
-        rid,
-        id,
-        cells[at + SEARCH],
-        this.#reasons.idsOf(rid, reasons),
-        searchBlobs({
-          input: cells[at + INPUT] as ValueCell,
-          output: cells[at + OUTPUT] as ValueCell,
-        }),
-      );
+      } else inserts.add(values, cells[at + SEARCH]!, reasonIds, blobIds);
       if (old) {
         old.case_index = index;
         old.verdict = verdict;
@@ -549,6 +552,7 @@ class SqliteStore implements Store {
       }
       countAttempt(delta, old, 1);
     }
+    inserts.flush();
     const update = this.#sql(
       `UPDATE run_evals SET ${COUNTERS.map((c) => `${c} = ${c} + ?`).join(", ")} WHERE rid = ? AND ev = ?`,
     );
