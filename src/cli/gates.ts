@@ -31,10 +31,10 @@ export function unmetGates(summaries: readonly EvalSummary[], gates: RunGates): 
       unmet.push({ name: `${flag}: eval "${s.evalId}"`, message: `eval "${s.evalId}": ${why}` });
     if (gates.minPassRate !== undefined && judged > 0) {
       const rate = s.passed / judged;
-      if (rate < gates.minPassRate) {
+      if (below(rate, gates.minPassRate)) {
         gate(
           "--min-pass-rate",
-          `pass rate ${(100 * rate).toFixed(1)}% (${s.passed}/${judged}) is below --min-pass-rate ${gates.minPassRate}`,
+          `pass rate ${shownBelow(100 * rate, 100 * gates.minPassRate, 1)}% (${s.passed}/${judged}) is below --min-pass-rate ${gates.minPassRate}`,
         );
       }
     }
@@ -44,14 +44,35 @@ export function unmetGates(summaries: readonly EvalSummary[], gates: RunGates): 
           "--min-score",
           `no attempt has a score, so --min-score ${gates.minScore} cannot be met`,
         );
-      } else if (s.meanScore < gates.minScore) {
+      } else if (below(s.meanScore, gates.minScore)) {
         const bound = s.partialCases > 0 ? " (a lower bound: some scores are partial)" : "";
         gate(
           "--min-score",
-          `mean score ${s.meanScore.toFixed(3)} (n=${s.scoredCases})${bound} is below --min-score ${gates.minScore}`,
+          `mean score ${shownBelow(s.meanScore, gates.minScore, 3)} (n=${s.scoredCases})${bound} is below --min-score ${gates.minScore}`,
         );
       }
     }
   }
   return unmet;
+}
+
+/**
+ * How far under a threshold a mean or a rate may fall and still meet it: what adding and dividing
+ * in floating point loses (three scores of 0.7 average to 0.6999999999999998), far below any
+ * difference a threshold is meant to tell.
+ */
+const ROUNDING = 1e-9;
+
+/** Whether `value` is under `threshold` by more than rounding. */
+export const below = (value: number, threshold: number): boolean => value < threshold - ROUNDING;
+
+/**
+ * `value` with `digits` decimals, or more (up to 9) when those would read as `threshold` itself,
+ * so "0.69996 is below 0.7" is not printed as "0.700 is below 0.7".
+ */
+export function shownBelow(value: number, threshold: number, digits: number): string {
+  let shown = value.toFixed(digits);
+  for (let more = digits + 1; Number(shown) >= threshold && more <= 9; more++)
+    shown = value.toFixed(more);
+  return shown;
 }
