@@ -3,6 +3,7 @@ import { plural, pluralNoun } from "../plural.js";
 import type { EvalSummary } from "../runner/events.js";
 import { loadTroubles } from "../runner/load-troubles.js";
 import type { RunSummary } from "../runner/run.js";
+import { NO_CASE_GATE } from "../runner/summary.js";
 import type { UnavailableSummary } from "../runner/unavailable.js";
 import { show } from "../scorers/deterministic/preview.js";
 import type { CaseAverage, TrialSummary } from "../stats/trials.js";
@@ -209,8 +210,10 @@ function summaryLines(summary: RunSummary, anyTrials: boolean, c: Palette, loadM
   const loading = loadMs >= 1000 ? `, after ${formatMs(loadMs)} loading the eval files` : "";
   lines.push(`  time: ${formatMs(summary.elapsedMs)}${loading}`);
   for (const gate of summary.gates ?? []) lines.push(`  ${c.red(gate)}`);
-  // A run that ran no case (a filter or a shard that selects nothing) did not pass anything.
-  if (t.cases === 0 && summary.ok) lines.push(c.yellow("NO CASE RAN"));
+  // A run that ran no case (a filter or a shard that selects nothing) did not pass anything; a
+  // filter that selects nothing fails the run (exit 2), and says so in the gate line above.
+  const noCase = summary.ok || summary.gateNames?.every((name) => name === NO_CASE_GATE);
+  if (t.cases === 0 && noCase) lines.push(c.yellow("NO CASE RAN"));
   else lines.push(summary.ok ? c.green("PASS") : c.red("FAIL"));
   return lines;
 }

@@ -42,7 +42,10 @@ export interface RunSummary {
    * --min-pass-rate; it is what the exit code says.
    */
   ok: boolean;
-  /** The CLI's gates (--min-score, --min-pass-rate, --strict, --fail-on-regression) not met. */
+  /**
+   * The CLI's gates (--min-score, --min-pass-rate, --strict, --fail-on-regression) not met, and
+   * a --filter that selected no case.
+   */
   gates?: string[];
   /**
    * A name for each of `gates`, in order, the same from run to run (the flag and what it is
@@ -54,3 +57,6 @@ export interface RunSummary {
   /** True when the run was cancelled through its signal; cases not yet started did not run. */
   cancelled: boolean;
 }
+
+/** The gate name of a --filter that selected no case (exit 2): the console says NO CASE RAN. */
+export const NO_CASE_GATE = "--filter: selected no case";

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FixtureProject, makeProject, runAndSignal, runCli } from "../support/project.js";
 import { cleanEnv, qaEval } from "./store-fixture.js";
@@ -46,10 +48,21 @@ describe("a --filter that selects nothing, with a real SQLite store (real CLI)",
         "no-such-case",
         "--name",
         "empty",
+        "--reporter",
+        "json=empty.json",
+        "--reporter",
+        "markdown=empty.md",
         ...supervise,
       ]);
       expect(nothing.code).toBe(2);
       expect(nothing.stderr).toContain('--filter "no-such-case" selected no case');
+      // The reports say what the exit code says: the run did not pass.
+      const json = JSON.parse(readFileSync(join(project.dir, "empty.json"), "utf8"));
+      expect(json.summary.ok).toBe(false);
+      expect(json.summary.gates).toEqual(['--filter "no-such-case" selected no case']);
+      expect(readFileSync(join(project.dir, "empty.md"), "utf8")).toContain(
+        "## niceeval ❌ failed",
+      );
     }
     const runs = await storedRuns();
     expect(runs.map((run) => run.name)).toEqual(["kept"]);

@@ -21,7 +21,7 @@ import type { RunEntry } from "../../runner/entry.js";
 import { type RunOptions, runEvals } from "../../runner/run.js";
 import type { RunSink } from "../../runner/sink.js";
 import { trialsOf } from "../../runner/source.js";
-import type { RunSummary } from "../../runner/summary.js";
+import { NO_CASE_GATE, type RunSummary } from "../../runner/summary.js";
 import { shardSelector } from "../../shard/shard.js";
 import { SequenceHash } from "../../store/hash.js";
 import { takenNameWarning } from "../../store/resolve.js";
@@ -400,7 +400,7 @@ function outcome(
   if (note !== undefined) writeText(reportFd, `\n${note}\n`);
   if (args.filter !== undefined && summary.totals.cases === 0) {
     io.stderr(
-      `niceeval: --filter "${args.filter}" selected no case. Evals found: ${run.evalIds.join(", ") || "none"}\n`,
+      `niceeval: ${noCaseMessage(args.filter)}. Evals found: ${run.evalIds.join(", ") || "none"}\n`,
     );
     return 2;
   }
@@ -728,6 +728,8 @@ interface VerdictExtra {
   comparisonFailed?: string;
 }
 
+const noCaseMessage = (filter: string) => `--filter "${filter}" selected no case`;
+
 /** A run's verdict under the CLI's gates: its exit code, the gates it failed, and notes for stderr. */
 function verdict(
   summary: RunSummary,
@@ -776,6 +778,11 @@ function verdict(
   if (failed.length > 0) code = 1;
   // An uncaught error no case owned (said on stderr when it happened) fails the run.
   if (extra.runErrors > 0) code = 1;
+  if (args.filter !== undefined && summary.totals.cases === 0) {
+    // A usage error (said on stderr by `outcome`): the reports say the run did not pass.
+    failed.push({ name: NO_CASE_GATE, message: noCaseMessage(args.filter) });
+    code = 2;
+  }
   return { code, failed, notes };
 }
 
