@@ -180,6 +180,33 @@ describe("consoleReporter", () => {
     expect(text).toContain("  trials: 1 case × 2 judged, 1 skipped · pass@1 100% ·");
   });
 
+  it("says what unavailable judgments did to their scores: partial, unavailable, or nothing", async () => {
+    const said = async (scores: { partial: number; unavailable: number; complete: number }) => {
+      const file = join(tempDir(), "unavailable.txt");
+      const fd = openSync(file, "w");
+      const reporter = consoleReporter({ fd, color: false });
+      const attempts = scores.partial + scores.unavailable + scores.complete;
+      const reasons = [{ reason: "usage-unreported", count: attempts }];
+      await reporter.onRunFinished?.(
+        runSummary({ unavailable: { judgments: attempts, attempts, scores, reasons } }),
+      );
+      closeSync(fd);
+      return readFileSync(file, "utf8")
+        .split("\n")
+        .find((line) => line.includes("unavailable in"));
+    };
+    expect(await said({ partial: 2, unavailable: 0, complete: 0 })).toBe(
+      "  ! 2 judgments unavailable in 2 attempts: their scores are partial, not zero (--strict fails the run on this)",
+    );
+    // A check without a gate or weight carries no points: the score is complete, not partial.
+    expect(await said({ partial: 0, unavailable: 0, complete: 1 })).toBe(
+      "  ! 1 judgment unavailable in 1 attempt: they carried no points, so no score is lowered (--strict fails the run on this)",
+    );
+    expect(await said({ partial: 1, unavailable: 1, complete: 1 })).toBe(
+      "  ! 3 judgments unavailable in 3 attempts: their scores: 1 partial, 1 unavailable, 1 complete (no points rode on them); none is a zero (--strict fails the run on this)",
+    );
+  });
+
   it("keeps its colours around the parts it reuses", () => {
     const lines = report(true).split("\n");
     expect(lines[2]).toBe(

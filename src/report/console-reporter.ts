@@ -228,7 +228,7 @@ function unavailableLines(
 ): string[] {
   const { judgments, attempts, reasons } = unavailable;
   const lines = [
-    `  ${c.bold(c.yellow(`! ${plural(judgments, "judgment")} unavailable in ${plural(attempts, "attempt")}`))}${c.yellow(": their scores are partial, not zero (--strict fails the run on this)")}`,
+    `  ${c.bold(c.yellow(`! ${plural(judgments, "judgment")} unavailable in ${plural(attempts, "attempt")}`))}${c.yellow(`: ${scoresWord(unavailable)} (--strict fails the run on this)`)}`,
   ];
   for (const { reason, count } of reasons.slice(0, SHOWN_REASONS))
     lines.push(`    ${c.yellow(`${count} ×`)} ${oneLine(reason, 300)}`);
@@ -236,6 +236,18 @@ function unavailableLines(
   if (rest > 0)
     lines.push(c.dim(`    … and ${plural(rest, "more reason")} (see the JSON summary)`));
   return lines;
+}
+
+/** What the unavailable judgments did to their attempts' scores: never a zero. */
+function scoresWord({ attempts, scores }: UnavailableSummary): string {
+  if (scores.partial === attempts) return "their scores are partial, not zero";
+  if (scores.unavailable === attempts) return "their scores are unavailable, not zero";
+  if (scores.complete === attempts) return "they carried no points, so no score is lowered";
+  const parts: string[] = [];
+  if (scores.partial > 0) parts.push(`${scores.partial} partial`);
+  if (scores.unavailable > 0) parts.push(`${scores.unavailable} unavailable`);
+  if (scores.complete > 0) parts.push(`${scores.complete} complete (no points rode on them)`);
+  return `their scores: ${parts.join(", ")}; none is a zero`;
 }
 
 /** "88.9%" of a reducer averaged over cases. */

@@ -12,7 +12,10 @@ const judgment = (state: Judgment["state"], reason: string): Judgment => ({
   value: null,
   reason,
 });
-const record = (...judgments: Judgment[]) => ({ judgments }) as AttemptRecord;
+const record = (...judgments: Judgment[]) =>
+  ({ judgments, score: { state: "partial" } }) as AttemptRecord;
+const scored = (state: AttemptRecord["score"]["state"], ...judgments: Judgment[]) =>
+  ({ judgments, score: { state } }) as AttemptRecord;
 
 describe("UnavailableTally", () => {
   it("counts unavailable judgments and their attempts, grouped by reason, most frequent first", () => {
@@ -25,11 +28,23 @@ describe("UnavailableTally", () => {
     expect(tally.summary()).toEqual({
       judgments: 3,
       attempts: 2,
+      scores: { partial: 2, unavailable: 0, complete: 0 },
       reasons: [
         { reason: "judge down: 503", count: 2 },
         { reason: "no key", count: 1 },
       ],
     });
+  });
+
+  it("counts the attempts by the state of their score: a check with no points leaves it complete", () => {
+    const tally = new UnavailableTally();
+    tally.add(
+      scored("complete", judgment("unavailable", "usage-unreported"), judgment("matched", "ok")),
+    );
+    tally.add(scored("partial", judgment("unavailable", "judge down")));
+    tally.add(scored("unavailable", judgment("unavailable", "judge down")));
+    tally.add(scored("complete", judgment("matched", "ok")));
+    expect(tally.summary().scores).toEqual({ partial: 1, unavailable: 1, complete: 1 });
   });
 
   it("groups one cause across the scorers it made unavailable", () => {

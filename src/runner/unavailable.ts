@@ -6,6 +6,12 @@ export interface UnavailableSummary {
   judgments: number;
   /** Attempts with at least one of them. */
   attempts: number;
+  /**
+   * Those attempts by the state of their score: `partial` (the points of those judgments stay in
+   * the maximum), `unavailable` (no point could be judged), or `complete` (those judgments carried
+   * no points: a check without a gate or weight).
+   */
+  scores: Record<"partial" | "unavailable" | "complete", number>;
   /** The most frequent reasons, most frequent first (at most {@link TOP_REASONS}). */
   reasons: { reason: string; count: number }[];
 }
@@ -20,6 +26,7 @@ const OTHER = "(other reasons)";
 export class UnavailableTally {
   private judgments = 0;
   private attempts = 0;
+  private readonly scores = { partial: 0, unavailable: 0, complete: 0 };
   private readonly byReason = new Map<string, number>();
 
   add(record: AttemptRecord): void {
@@ -32,7 +39,9 @@ export class UnavailableTally {
       const key = this.byReason.has(reason) || this.byReason.size < MAX_DISTINCT ? reason : OTHER;
       this.byReason.set(key, (this.byReason.get(key) ?? 0) + 1);
     }
-    if (found) this.attempts++;
+    if (!found) return;
+    this.attempts++;
+    this.scores[record.score.state]++;
   }
 
   summary(): UnavailableSummary {
@@ -40,7 +49,12 @@ export class UnavailableTally {
       .map(([reason, count]) => ({ reason, count }))
       .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason))
       .slice(0, TOP_REASONS);
-    return { judgments: this.judgments, attempts: this.attempts, reasons };
+    return {
+      judgments: this.judgments,
+      attempts: this.attempts,
+      scores: { ...this.scores },
+      reasons,
+    };
   }
 }
 

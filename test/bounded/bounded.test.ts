@@ -284,11 +284,14 @@ describe("bounded runs through the CLI", () => {
   it("says how many judgments were unavailable and why, and --strict fails the run", async () => {
     const run = await runCli(["run", "judges", "--json", "judges.json", "--no-store"], project.dir);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/! 2 judgments unavailable in 2 attempts/);
+    expect(run.stdout).toMatch(
+      /! 2 judgments unavailable in 2 attempts: their scores are partial, not zero/,
+    );
     expect(run.stdout).toMatch(/2 × judge "openai\/gpt-test" unavailable: HTTP 503/);
     expect(readJson("judges.json").summary.unavailable).toEqual({
       judgments: 2,
       attempts: 2,
+      scores: { partial: 2, unavailable: 0, complete: 0 },
       reasons: [
         {
           reason: 'judge "openai/gpt-test" unavailable: HTTP 503 after 4 attempts',
