@@ -54,7 +54,9 @@ export function checkOtelEndpoints(env: Env): void {
 
 /** Why a value `URL` cannot parse is no endpoint: an http(s) URL with a bad port says so. */
 function whyNotUrl(value: string): string {
-  const port = /^https?:\/\/(?:[^@/?#]*@)?(?:\[[^\]]*\]|[^:/?#]*):([^/?#]*)/i.exec(value)?.[1];
+  // A host is a bracketed IPv6 address or a name without brackets: "http://[::1" (never closed)
+  // is no URL, not a host "[" with the port ":1".
+  const port = /^https?:\/\/(?:[^@/?#]*@)?(?:\[[^\]]*\]|[^:/?#[\]]*):([^/?#]*)/i.exec(value)?.[1];
   if (port !== undefined && port !== "" && !(/^\d+$/.test(port) && Number(port) <= 65535))
     return badPort(port);
   return /^https?:\/\//i.test(value)
@@ -64,6 +66,34 @@ function whyNotUrl(value: string): string {
 
 const badPort = (port: string) =>
   `whose port ${JSON.stringify(port)} is not a port a collector can listen on (1 to 65535)`;
+
+/**
+ * What the run's export will not do as the environment asks, one line each for standard error:
+ * a protocol other than OTLP/HTTP with JSON (the only one niceeval sends; a gRPC or protobuf
+ * collector would refuse every batch), and header parts that are not `name=value` (not sent).
+ */
+export function otelConfigNotes(env: Env): string[] {
+  const notes: string[] = [];
+  for (const signal of ["", "TRACES_", "LOGS_"]) {
+    const name = `OTEL_EXPORTER_OTLP_${signal}PROTOCOL`;
+    const value = env[name]?.trim();
+    if (value && value.toLowerCase() !== "http/json")
+      notes.push(
+        `niceeval: ${name} is ${JSON.stringify(value)}, but niceeval exports over OTLP/HTTP with JSON bodies only (http/json); point the endpoint at a collector receiver that takes them, or unset it`,
+      );
+  }
+  for (const name of HEADERS) {
+    const bad = (env[name] ?? "")
+      .split(",")
+      .map((pair) => pair.trim())
+      .filter((pair) => pair !== "" && pair.indexOf("=") <= 0);
+    if (bad.length > 0)
+      notes.push(
+        `niceeval: ${name} has ${bad.length === 1 ? "a part that is" : `${bad.length} parts that are`} not name=value (not shown: it may hold a credential), and ${bad.length === 1 ? "it is" : "they are"} not sent; write each header as name=value, separated by commas`,
+      );
+  }
+  return notes;
+}
 
 /** An OTLP signal niceeval exports. */
 export type Signal = "traces" | "logs";

@@ -151,6 +151,25 @@ describe("niceeval run --otel (real CLI on a fixture project)", () => {
     }
   });
 
+  it("says what it will not do as asked: a protocol other than http/json, headers not name=value", async () => {
+    const sent = receiver.spans.length;
+    const run = await runCli(["run", "--otel", "--no-store"], project.dir, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+      OTEL_EXPORTER_OTLP_HEADERS: `x-api-key=${SECRET},Bearer-${SECRET}`,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      'niceeval: OTEL_EXPORTER_OTLP_PROTOCOL is "grpc", but niceeval exports over OTLP/HTTP with JSON bodies only (http/json)',
+    );
+    expect(run.stderr).toContain(
+      "niceeval: OTEL_EXPORTER_OTLP_HEADERS has a part that is not name=value (not shown: it may hold a credential), and it is not sent",
+    );
+    expect(run.stderr).not.toContain(SECRET);
+    // The export itself goes as before.
+    expect(receiver.spans.length).toBeGreaterThan(sent);
+  });
+
   it("with the collector down, the run still passes and says so once per signal", async () => {
     const port = await deadPort();
     const run = await runCli(["run", "--no-store"], project.dir, {
@@ -297,5 +316,11 @@ describe("niceeval run --otel (real CLI on a fixture project)", () => {
     expect(run.stderr).toBe(
       'niceeval: OTEL_EXPORTER_OTLP_ENDPOINT is "http://127.0.0.1:99999", whose port "99999" is not a port a collector can listen on (1 to 65535); set it to the collector\'s OTLP/HTTP address (such as http://localhost:4318) or unset it\n',
     );
+    // An IPv6 host whose bracket is never closed is no URL, not a host "[" with the port ":1".
+    const unclosed = await runCli(["run", "--no-store"], project.dir, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://[::1",
+    });
+    expect(unclosed.code).toBe(2);
+    expect(unclosed.stderr).toContain('"http://[::1", which is not a valid URL;');
   });
 });

@@ -7,7 +7,7 @@ import { errorMessage, NiceevalError } from "../../errors.js";
 import type { CaseSpec } from "../../eval/runnable.js";
 import { closeAnswerStores } from "../../judge/cache.js";
 import { configureJudges, judgeSettings } from "../../judge/config.js";
-import { checkOtelEndpoints, otelEnabled, otelSink } from "../../otel/index.js";
+import { checkOtelEndpoints, otelConfigNotes, otelEnabled, otelSink } from "../../otel/index.js";
 import { consoleReporter } from "../../report/console-reporter.js";
 import type { Reporter } from "../../report/reporter.js";
 import {
@@ -527,6 +527,7 @@ async function runSinks(run: RunSinksOf): Promise<{
   const judged = verdictSink(args, compared);
   reporters.splice((store ? 1 : 0) + (compared?.sink ? 1 : 0), 0, judged);
   if (otelEnabled(args.otel === true, io.env)) {
+    for (const note of otelConfigNotes(io.env)) io.stderr(`${note}\n`);
     const runName = args.name !== undefined ? { runName: args.name } : {};
     const skip = continued ? { skip: continued.skip } : {};
     reporters.push(
