@@ -406,6 +406,13 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     expect(alone.stderr).toContain(
       "missing shards 2/3, 3/3: the merged run lacks their cases; run `niceeval run --shard 2/3` and `niceeval run --shard 3/3` (or import their exports) and merge again",
     );
+    expect(alone.stderr).not.toContain("is already used");
+    // A name another run has (a CI job run again) is said, as `run --name` says it.
+    const again = await cli(["merge", "shard-1", "--name", "alone", "--store", "a.sqlite"]);
+    expect(again.stderr).toContain(
+      'niceeval: warning: the run name "alone" is already used in sqlite:',
+    );
+    expect(again.stderr).toContain('"alone" will name 2 runs, so referring to it is ambiguous');
   });
 
   it("refuses (exit 2) to merge a whole run with shards, by run or by file, naming which is whole and which are shards", async () => {

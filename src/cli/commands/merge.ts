@@ -23,7 +23,7 @@ import {
 } from "../../merge/run-file.js";
 import { plural, pluralNoun } from "../../plural.js";
 import { formatShard } from "../../shard/shard.js";
-import { resolveRunRef } from "../../store/resolve.js";
+import { resolveRunRef, takenNameWarning } from "../../store/resolve.js";
 import type { Store } from "../../store/types.js";
 import { effectiveStatus } from "../../store/writer.js";
 import type { ImportArgs, MergeArgs } from "../args.js";
@@ -140,15 +140,15 @@ export async function mergeCommand(args: MergeArgs, store: Store, io: CliIO): Pr
         inputs.push(storedInput(store, await resolveRunRef(store, ref)));
       }
     }
-    return report(
-      await mergeRuns(store, inputs, {
-        ...(args.name !== undefined ? { name: args.name } : {}),
-        command: io.argv ?? process.argv.slice(1),
-      }),
-      inputs,
-      args,
-      io,
-    );
+    const result = await mergeRuns(store, inputs, {
+      ...(args.name !== undefined ? { name: args.name } : {}),
+      command: io.argv ?? process.argv.slice(1),
+    });
+    // As `run --name` does: a name other runs have no longer names one run.
+    const taken =
+      args.name !== undefined ? await takenNameWarning(store, args.name, result.runId) : undefined;
+    if (taken) io.stderr(`niceeval: warning: ${taken}\n`);
+    return report(result, inputs, args, io);
   } finally {
     for (const reader of readers) await reader.close();
   }
