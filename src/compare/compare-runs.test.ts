@@ -44,7 +44,7 @@ class MemoryStore implements Store {
     entry.run = {
       ...entry.run,
       status: end.status,
-      endedAt: end.endedAt,
+      ...(end.endedAt !== undefined ? { endedAt: end.endedAt } : {}),
       summaries: end.summaries,
     };
   }

@@ -294,9 +294,10 @@ export async function importRunFile(
     const kept = end === undefined && before?.status === "finished";
     const status: RunStatus = kept ? "finished" : end ? end.status : "interrupted";
     if (status !== "running" && !kept)
+      // Cut short, the export does not say when its run ended: the stored run says so neither.
       await store.finishRun(manifest.runId, {
         status,
-        endedAt: end?.endedAt ?? new Date().toISOString(),
+        ...(end?.endedAt !== undefined ? { endedAt: end.endedAt } : {}),
         summaries: end?.summaries ?? [],
       });
     return {

@@ -97,7 +97,8 @@ export interface StoredRun extends RunManifest {
 /** How a run ends. */
 export interface RunEnd {
   status: Exclude<RunStatus, "running">;
-  endedAt: string;
+  /** When the run ended; absent when nobody knows (an export cut short before its end line). */
+  endedAt?: string;
   summaries: EvalSummary[];
   /**
    * Dataset hashes per eval id, known only once the cases were read; null for an eval whose cases

@@ -293,6 +293,9 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
       `this run did not finish (interrupted): the report holds the attempts it stored; ${advice}`,
     );
     expect(shown.stdout).not.toContain("--resume");
+    // The export does not say when its run ended: neither does the store (not the import's time).
+    expect((await show("shard-1", "e.sqlite")).run.endedAt).toBeUndefined();
+    expect(shown.stdout).toContain("  time: unknown\n");
     const compared = await cli(["compare", "shard-1", "shard-1", "--store", "e.sqlite"]);
     expect(compared.stdout).toContain(
       `not as changes of the dataset; ${advice}, then compare again`,

@@ -493,7 +493,7 @@ describe("a partial score", () => {
 /** A run `name` of the head run's first `n` attempts, ended as `end` says. */
 async function storePart(runId: string, name: string, n: number, end: RunEnd): Promise<void> {
   await fixture.store.beginRun(
-    manifest(runId, { evals: ["greetings"], name, startedAt: end.endedAt }),
+    manifest(runId, { evals: ["greetings"], name, startedAt: end.endedAt! }),
   );
   const records: AttemptRecord[] = [];
   for await (const record of fixture.store.streamAttempts(fixture.headId)) records.push(record);

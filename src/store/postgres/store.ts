@@ -381,7 +381,13 @@ class PostgresStore implements Store {
       const manifest = endedManifest(JSON.parse(rows[0].manifest) as RunManifest, end);
       await client.query(
         "UPDATE niceeval.runs SET status = $1, ended_at = $2, summaries = $3, manifest = $4 WHERE id = $5",
-        [end.status, end.endedAt, JSON.stringify(end.summaries), JSON.stringify(manifest), runId],
+        [
+          end.status,
+          end.endedAt ?? null,
+          JSON.stringify(end.summaries),
+          JSON.stringify(manifest),
+          runId,
+        ],
       );
     });
   }

@@ -343,7 +343,7 @@ class SqliteStore implements Store {
             "UPDATE runs SET status = ?, ended_at = ?, summaries = ?, manifest = ? WHERE id = ?",
           ).run(
             end.status,
-            end.endedAt,
+            end.endedAt ?? null,
             JSON.stringify(end.summaries),
             JSON.stringify(manifest),
             runId,
