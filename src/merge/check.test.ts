@@ -48,6 +48,11 @@ describe("checkMergeable", () => {
     ],
     [{ files: [] }, "eval file evals/qa.eval.ts is in run aaaaaaaa only"],
     [
+      // The same file, the shard started one folder down (`cd sh && niceeval run ../evals`).
+      { files: [{ path: "../evals/qa.eval.ts", hash: "f1" }] },
+      "eval file evals/qa.eval.ts of run aaaaaaaa is ../evals/qa.eval.ts in run bbbbbbbb: the same file, named from another folder (paths are kept relative to the folder a run starts in), so run every shard from the same folder",
+    ],
+    [
       { evals: evalWith({ configHash: "c2" }) },
       'eval "qa" is configured differently (configuration hash c1 in aaaaaaaa, c2 in bbbbbbbb)',
     ],

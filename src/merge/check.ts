@@ -37,6 +37,12 @@ export function checkMergeable(runs: readonly RunManifest[]): void {
     const theirs = new Map(other.files.map((f) => [f.path, f.hash]));
     for (const [path, hash] of files) {
       const their = theirs.get(path);
+      const moved = other.files.find((f) => f.hash === hash && !files.has(f.path));
+      if (their === undefined && moved)
+        throw refuse(
+          other,
+          `eval file ${path} of run ${a} is ${moved.path} in run ${b}: the same file, named from another folder (paths are kept relative to the folder a run starts in), so run every shard from the same folder`,
+        );
       if (their === undefined) throw refuse(other, `eval file ${path} is in run ${a} only`);
       if (their !== hash)
         throw refuse(other, `eval file ${path} differs (hash ${hash} in ${a}, ${their} in ${b})`);
