@@ -64,7 +64,9 @@ export async function probeRedis(url: string, timeoutMs = 5000): Promise<RedisTa
           ? `no host named ${target.host}; ${FIX}`
           : /NOAUTH|WRONGPASS|invalid password|AUTH/i.test(errorMessage(error))
             ? `it refused the credentials (${errorMessage(error)}); check the user and password in the URL (a Redis without a password takes a URL without one)`
-            : `${errorMessage(error)}; ${FIX}`;
+            : /DB index is out of range/i.test(errorMessage(error))
+              ? `it has no database ${target.db ?? 0} (${errorMessage(error)}); name one it has in the URL's path (redis://host:port/0; a Redis has 16, 0 to 15, unless its \`databases\` setting says otherwise)`
+              : `${errorMessage(error)}; ${FIX}`;
     throw new NiceevalError(
       "QUEUE_UNREACHABLE",
       `cannot reach the Redis queue ${redactUrl(url)}: ${why}`,

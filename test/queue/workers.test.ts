@@ -176,6 +176,14 @@ describe("niceeval run --queue with niceeval worker", () => {
     expect(auth.stderr).toMatch(/it refused the credentials \(.*\); check the user and password/);
     // It answered: starting a Redis there is no advice.
     expect(auth.stderr).not.toContain("start Redis there");
+    // A database the server does not have: name one it has.
+    const noDb = await runCli(
+      ["run", "evals", "--queue", `${redis.url}/99`, "--no-store"],
+      project.dir,
+    );
+    expect(noDb.code).toBe(2);
+    expect(noDb.stderr).toContain("it has no database 99 (ERR DB index is out of range)");
+    expect(noDb.stderr).not.toContain("start Redis there");
     const tls = await runCli(
       ["run", "evals", "--queue", redis.url.replace("redis://", "rediss://"), "--no-store"],
       project.dir,
