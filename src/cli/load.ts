@@ -237,8 +237,10 @@ function esModuleHint(said: string, path: string): string | undefined {
   const missing = /Cannot find package '([^']+)' imported from (\S+)/.exec(said);
   if (missing) {
     const from = missing[2]!.startsWith("file:") ? fileURLToPath(missing[2]!) : missing[2]!;
-    return /^[@~#]\//.test(missing[1]!) || declaresAliases(from)
-      ? 'niceeval does not read tsconfig.json "paths" or "baseUrl": import the file by a relative path'
+    if (declaresAliases(from))
+      return 'no file matches it through the "paths" or "baseUrl" of the tsconfig.json nearest the file (read as TypeScript reads them): check the pattern and the file it names, or import the file by a relative path';
+    return /^[@~#]\//.test(missing[1]!)
+      ? 'it reads as a tsconfig.json alias, but no tsconfig.json above the file maps it: add "paths" there (such as "@/*": ["src/*"]), or import the file by a relative path'
       : undefined;
   }
   if (

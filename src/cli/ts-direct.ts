@@ -19,16 +19,17 @@ import { isBuiltin } from "node:module";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Plugin } from "esbuild";
+import { resolveAlias } from "./ts-aliases.js";
 import {
   esbuildVersion,
+  existingFile,
   importsTypeScript,
   jsxOf,
   loadEsbuild,
   nodeTarget,
-  tsCandidates,
   writeCacheFile,
 } from "./ts-shared.js";
-import { tsconfigOf } from "./tsconfig.js";
+import { aliasesOf, tsconfigOf } from "./tsconfig.js";
 
 /** Changes when the compiled form does, so older cache files are not read. */
 const FORMAT = "direct-4";
@@ -112,7 +113,7 @@ class CompiledTree {
     const source = readFileSync(path, "utf8");
     const key = createHash("sha256")
       .update(
-        `${FORMAT}\0${esbuildVersion}\0${nodeTarget}\0${path}\0${source}\0${JSON.stringify(tsconfigOf(path))}`,
+        `${FORMAT}\0${esbuildVersion}\0${nodeTarget}\0${path}\0${source}\0${JSON.stringify(tsconfigOf(path))}\0${JSON.stringify(aliasesOf(path) ?? null)}`,
       )
       .digest("hex");
     const kept = keptHeader(out, key, path);
@@ -181,10 +182,10 @@ class CompiledTree {
       throw new NotDirect(`${kind} of ${specifier}`);
     if (specifier.startsWith("node:") || isBuiltin(specifier)) return specifier;
     if (specifier.startsWith("#")) throw new NotDirect(`package import ${specifier}`);
-    const local =
-      specifier.startsWith("./") || specifier.startsWith("../") || isAbsolute(specifier);
-    if (!local) {
-      if (specifier.startsWith("file:") || specifier.startsWith("data:")) return specifier;
+    if (specifier.startsWith("file:") || specifier.startsWith("data:")) return specifier;
+    // A tsconfig alias names a file of the project before any package of that name.
+    const target = resolveImport(specifier, from);
+    if (!byPath(specifier) && target === undefined) {
       if (packageOf(specifier) === ownPackageName(from))
         throw new NotDirect(`${specifier} imports the package itself`);
       // A package that ships TypeScript sources (a workspace package, often) needs the hooks:
@@ -195,7 +196,6 @@ class CompiledTree {
         throw new NotDirect(`${specifier} points to TypeScript sources`);
       return specifier;
     }
-    const target = resolveLocal(resolve(dirname(from), specifier));
     if (target === undefined) throw new NotDirect(`${specifier} not found from ${from}`);
     header.local.push([specifier, target]);
     if (DIRECT.test(target)) return this.add(target);
@@ -207,9 +207,18 @@ class CompiledTree {
 
 /** The file a relative import names, as the hooks would find it: as written, else as TypeScript. */
 function resolveLocal(path: string): string | undefined {
-  if (/[?#]/.test(path)) return undefined;
-  const found = isFile(path) ? path : tsCandidates(path).find(isFile);
-  return found === undefined ? undefined : realpathSync(found);
+  return /[?#]/.test(path) ? undefined : existingFile(path);
+}
+
+/** Whether an import names a file by its path (else a package, or a tsconfig alias). */
+const byPath = (specifier: string) =>
+  specifier.startsWith("./") || specifier.startsWith("../") || isAbsolute(specifier);
+
+/** The file an import in `from` names, by its path or by a tsconfig alias (see ts-aliases.ts). */
+function resolveImport(specifier: string, from: string): string | undefined {
+  return byPath(specifier)
+    ? resolveLocal(resolve(dirname(from), specifier))
+    : resolveAlias(specifier, from);
 }
 
 /** A JavaScript file that imports TypeScript by name: Node alone cannot load what it imports. */
@@ -219,14 +228,6 @@ function plainImportsTypeScript(path: string): boolean {
     return importsTypeScript(readFileSync(path, "utf8"));
   } catch {
     return true;
-  }
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
   }
 }
 
@@ -250,7 +251,7 @@ function keptHeader(out: string, key: string, path: string): Header | undefined 
     // Each relative import still finds the same file (a file added or removed may change that),
     // and JavaScript it imports still imports no TypeScript.
     for (const [specifier, target] of header.local) {
-      if (resolveLocal(resolve(dirname(path), specifier)) !== target) return undefined;
+      if (resolveImport(specifier, path) !== target) return undefined;
       if (plainImportsTypeScript(target)) return undefined;
     }
     // A package upgraded since may ship TypeScript now.

@@ -2,7 +2,9 @@
 // Only TypeScript files are touched: everything else goes straight to Node's own loader, and
 // compiled files are cached on disk, so a warm run never starts esbuild.
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { isBuiltin } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { resolveAlias } from "./ts-aliases.js";
 import { compileCached, type ModuleFormat, tsCandidates } from "./ts-shared.js";
 
 type Resolved = { url: string; format?: string | null; shortCircuit?: boolean };
@@ -17,12 +19,17 @@ type NextLoad = (url: string, context?: unknown) => Promise<Loaded>;
 const TYPESCRIPT = /\.([mc]?)ts(x?)$/;
 const RELATIVE = /^\.{1,2}\//;
 
-/** `./x.js` written in a .ts file means `./x.ts`, as TypeScript resolves it. */
+/**
+ * `./x.js` written in a .ts file means `./x.ts`, as TypeScript resolves it; a name the project's
+ * tsconfig.json maps (`paths`, `baseUrl`) is the file it maps to (see ts-aliases.ts).
+ */
 export async function resolve(
   specifier: string,
   context: { parentURL?: string },
   next: NextResolve,
 ): Promise<Resolved> {
+  const aliased = aliasedUrl(specifier, context.parentURL);
+  if (aliased !== undefined) return { url: aliased, shortCircuit: true };
   try {
     return await next(specifier, context);
   } catch (error) {
@@ -35,6 +42,20 @@ export async function resolve(
     }
     throw error;
   }
+}
+
+/** The URL of the file a tsconfig alias names, for an import by name in a TypeScript file. */
+function aliasedUrl(specifier: string, parent: string | undefined): string | undefined {
+  if (!parent?.startsWith("file:") || !TYPESCRIPT.test(parent)) return undefined;
+  if (
+    RELATIVE.test(specifier) ||
+    specifier.startsWith("/") ||
+    /^[a-z][a-z0-9+.-]*:/i.test(specifier)
+  )
+    return undefined;
+  if (isBuiltin(specifier) || specifier.startsWith("#")) return undefined;
+  const file = resolveAlias(specifier, fileURLToPath(parent));
+  return file === undefined ? undefined : pathToFileURL(file).href;
 }
 
 /** Compile .ts/.mts/.tsx as ES modules (in any project) and .cts as CommonJS. */

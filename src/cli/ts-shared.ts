@@ -3,7 +3,14 @@
 // concurrent process never sees half done, how `./x.js` finds `./x.ts`, and what imports `.ts`.
 
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -117,6 +124,23 @@ export function writeCacheFile(path: string, text: string): boolean {
  * What `./x.js` written in a TypeScript file may mean, as TypeScript resolves it: `./x.ts`; and
  * an extensionless `./x`: `./x.ts`, `./x.tsx` or `./x/index.ts`.
  */
+/**
+ * The file at `path`, or the TypeScript file it stands for (`x.js` for `x.ts`, `x` for `x.ts`),
+ * as a real path; undefined when there is none.
+ */
+export function existingFile(path: string): string | undefined {
+  const found = isFile(path) ? path : tsCandidates(path).find(isFile);
+  return found === undefined ? undefined : realpathSync(found);
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 export function tsCandidates(specifier: string): string[] {
   const js = /\.([mc]?)js(x?)$/.exec(specifier);
   if (js) return [`${specifier.slice(0, js.index)}.${js[1]}ts${js[2]}`];

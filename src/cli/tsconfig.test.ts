@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { declaresAliases, tsconfigOf } from "./tsconfig.js";
+import { aliasPlaces } from "./ts-aliases.js";
+import { aliasesOf, declaresAliases, tsconfigOf } from "./tsconfig.js";
 
 const root = mkdtempSync(join(tmpdir(), "niceeval-tsconfig-"));
 const write = (path: string, text: string) => {
@@ -63,5 +64,43 @@ describe("extends of a package", () => {
     expect(tsconfigOf(join(root, "pkg/x.ts")).compilerOptions).toEqual({
       useDefineForClassFields: false,
     });
+  });
+});
+
+describe("aliasesOf", () => {
+  it("places paths relative to baseUrl, else to the file that sets them, wherever the project extends it", () => {
+    write(
+      "aliases/config/base.json",
+      '{ "compilerOptions": { "paths": { "@/*": ["../src/*"] } } }',
+    );
+    write("aliases/tsconfig.json", '{ "extends": "./config/base.json" }');
+    expect(aliasesOf(join(root, "aliases/evals/x.ts"))).toEqual({
+      paths: { "@/*": ["../src/*"] },
+      pathsBase: join(root, "aliases/config"),
+    });
+    write(
+      "aliases/with-base/tsconfig.json",
+      '{ "extends": "../tsconfig.json", "compilerOptions": { "baseUrl": ".." } }',
+    );
+    expect(aliasesOf(join(root, "aliases/with-base/x.ts"))).toEqual({
+      paths: { "@/*": ["../src/*"] },
+      pathsBase: join(root, "aliases"),
+      baseUrl: join(root, "aliases"),
+    });
+    expect(aliasesOf(join(root, "plain/x.ts"))).toBeUndefined();
+  });
+});
+
+describe("aliasPlaces", () => {
+  it("takes an exact pattern first, else the longest prefix before its *, each place in order, then baseUrl", () => {
+    const aliases = {
+      paths: { "@/*": ["a/*", "b/*"], "@/deep/*": ["deep/*"], exact: ["e.ts"], "x*y*": ["no"] },
+      pathsBase: "/p",
+      baseUrl: "/base",
+    };
+    expect(aliasPlaces("@/one", aliases)).toEqual(["/p/a/one", "/p/b/one", "/base/@/one"]);
+    expect(aliasPlaces("@/deep/two", aliases)).toEqual(["/p/deep/two", "/base/@/deep/two"]);
+    expect(aliasPlaces("exact", aliases)).toEqual(["/p/e.ts", "/base/exact"]);
+    expect(aliasPlaces("zod", { paths: {}, pathsBase: "/p" })).toEqual([]);
   });
 });

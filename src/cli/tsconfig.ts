@@ -38,11 +38,40 @@ export function tsconfigOf(path: string): TsconfigRaw {
   return { compilerOptions: pickCompiled(projectOptions(path)) };
 }
 
-/** Whether the tsconfig.json nearest `path` maps imports (`paths`, `baseUrl`), which niceeval does not. */
-export function declaresAliases(path: string): boolean {
-  const options = projectOptions(path);
-  return options.paths !== undefined || options.baseUrl !== undefined;
+/** How the tsconfig.json nearest a file maps imports by name: its `paths` and `baseUrl`. */
+export interface Aliases {
+  /** `paths` as written: a pattern (at most one `*`) and the places it names, in order. */
+  paths: Record<string, string[]>;
+  /** The folder `paths` places are relative to: `baseUrl`, else the folder of the file with `paths`. */
+  pathsBase: string;
+  /** `baseUrl` as an absolute folder, when one is set: any name is looked for under it too. */
+  baseUrl?: string;
 }
+
+/** The `paths` and `baseUrl` of the tsconfig.json nearest `path` (with what it extends), if any. */
+export function aliasesOf(path: string): Aliases | undefined {
+  const options = projectOptions(path);
+  const baseUrl = options[BASE_URL] as string | undefined;
+  const pathsDir = options[PATHS_DIR] as string | undefined;
+  const paths: Record<string, string[]> = {};
+  if (typeof options.paths === "object" && options.paths !== null)
+    for (const [pattern, places] of Object.entries(options.paths))
+      if (Array.isArray(places))
+        paths[pattern] = places.filter((place): place is string => typeof place === "string");
+  const pathsBase = baseUrl ?? pathsDir;
+  if (pathsBase === undefined) return undefined;
+  return { paths, pathsBase, ...(baseUrl !== undefined ? { baseUrl } : {}) };
+}
+
+/** Whether the tsconfig.json nearest `path` maps imports (`paths`, `baseUrl`). */
+export function declaresAliases(path: string): boolean {
+  return aliasesOf(path) !== undefined;
+}
+
+// Where a tsconfig's relative `baseUrl` and `paths` are read from: the file that sets each (one
+// a project extends sets them relative to itself), kept beside the options as absolute folders.
+const BASE_URL = "\0baseUrl";
+const PATHS_DIR = "\0pathsDir";
 
 /** Every compiler option of the tsconfig.json nearest `path` (see {@link tsconfigOf}). */
 function projectOptions(path: string): Record<string, unknown> {
@@ -75,7 +104,11 @@ function readTsconfig(file: string, depth: number): Record<string, unknown> {
       const resolved = typeof base === "string" ? resolveExtends(base, dirname(file)) : undefined;
       if (resolved) options = { ...options, ...readTsconfig(resolved, depth + 1) };
     }
-  return { ...options, ...(config.compilerOptions ?? {}) };
+  const own = config.compilerOptions ?? {};
+  const merged: Record<string, unknown> = { ...options, ...own };
+  if (typeof own.baseUrl === "string") merged[BASE_URL] = resolve(dirname(file), own.baseUrl);
+  if (own.paths !== undefined) merged[PATHS_DIR] = dirname(file);
+  return merged;
 }
 
 /** Where an `extends` points: a relative file, or a package's tsconfig. */

@@ -151,6 +151,79 @@ exports.required = defineSuite({
   });
 });
 
+// tsconfig.json aliases, as TypeScript reads them: `paths` (an exact pattern, the longest prefix
+// before `*`, each place in order), relative to the file that sets them (here a base config the
+// project extends) unless a `baseUrl` is set, and `baseUrl` alone; in files compiled directly and
+// in those the module hooks serve (an import() of a computed name), and again from the cache.
+describe("tsconfig.json paths and baseUrl (real CLI)", () => {
+  let project: FixtureProject;
+  const suite = (id: string, expected: string, target: string) =>
+    `export const ${id} = defineSuite<string, string>({
+  id: "${id}",
+  cases: [{ id: "a", input: "a", expected: "${expected}" }],
+  target: async (input) => ${target},
+  scorers: [same],
+});
+`;
+  const aliased = (id: string, more = "") => `${header}import { greet } from "@/greet";
+import { shout } from "@lib/deep/shout";
+import { tag } from "tagless";
+${more}${suite(id, "HI A! [t]", '[shout(greet(input)), tag].join(" ")')}`;
+  beforeAll(async () => {
+    project = await makeProject({
+      "config/base.json": JSON.stringify({
+        compilerOptions: {
+          paths: {
+            "@/*": ["../src/missing/*", "../src/*"],
+            "@lib/*": ["../src/lib/*"],
+            "@lib/deep/*": ["../src/lib/deeper/*"],
+            tagless: ["../src/tag.ts"],
+          },
+        },
+      }),
+      "tsconfig.json": JSON.stringify({ extends: "./config/base.json" }),
+      "src/greet.ts": 'export const greet = (name: string): string => "hi " + name;\n',
+      "src/lib/deeper/shout.ts":
+        'export const shout = (text: string): string => text.toUpperCase() + "!";\n',
+      "src/tag.ts": 'export const tag: string = "[t]";\n',
+      "evals/direct.eval.ts": aliased("direct"),
+      "evals/hooked.eval.ts": aliased(
+        "hooked",
+        'const name = "./direct.eval.js";\nawait import(name);\n',
+      ),
+      // baseUrl: any name is looked for under it (here the project's root), and paths with it.
+      "other/tsconfig.json": JSON.stringify({
+        compilerOptions: { baseUrl: "..", paths: { "@/*": ["src/*"] } },
+      }),
+      "shared/plain.js": 'export const plain = "p";\n',
+      "other/base-url.eval.ts": `${header}import { plain } from "shared/plain.js";
+import { greet } from "@/greet";
+${suite("baseUrl", "hi p", "greet(plain)")}`,
+    });
+  });
+  afterAll(() => project.cleanup());
+
+  it("imports files by their aliases, compiled directly or through the hooks, also from the cache", async () => {
+    for (let run = 0; run < 2; run++) {
+      const result = await runCli(["run", "evals", "other", "--no-store"], project.dir);
+      expect(result.stdout).not.toContain("failed to load");
+      expect(result.stdout).toMatch(/3 evals · 3 cases · 3 passed/);
+      expect(result.code).toBe(0);
+    }
+  });
+
+  it("says when no file matches an alias the tsconfig declares", async () => {
+    await writeFile(
+      join(project.dir, "evals/missing.eval.ts"),
+      'import { nothing } from "@/nowhere";\nexport const m = nothing;\n',
+    );
+    const result = await runCli(["run", "evals/missing.eval.ts", "--no-store"], project.dir);
+    expect(result.stdout).toMatch(
+      /evals\/missing\.eval\.ts: Cannot find package '@\/nowhere' .*\(no file matches it through the "paths" or "baseUrl" of the tsconfig\.json nearest the file/,
+    );
+  });
+});
+
 describe("load errors in TypeScript eval files (real CLI)", () => {
   let project: FixtureProject;
   beforeAll(async () => {
@@ -190,7 +263,7 @@ export const alias = defineSuite<string, string>({
   });
   afterAll(() => project.cleanup());
 
-  it("name the files the user wrote, not the compiled copies, say tsconfig paths are not read, and what to write for CommonJS habits", async () => {
+  it("name the files the user wrote, not the compiled copies, say when no tsconfig maps an alias, and what to write for CommonJS habits", async () => {
     const result = await runCli(["run", "--no-store"], project.dir);
     expect(result.code).toBe(1);
     expect(result.stdout).not.toContain("niceeval-ts");
@@ -198,7 +271,7 @@ export const alias = defineSuite<string, string>({
       /evals\/typo\.eval\.ts: SyntaxError: The requested module 'file:\/\/\S*\/evals\/helper\.ts' does not provide an export named 'greett'/,
     );
     expect(result.stdout).toMatch(
-      /evals\/alias\.eval\.ts: Cannot find package '@\/helper' imported from \S*\/evals\/alias\.eval\.ts \(niceeval does not read tsconfig\.json "paths" or "baseUrl": import the file by a relative path\)/,
+      /evals\/alias\.eval\.ts: Cannot find package '@\/helper' imported from \S*\/evals\/alias\.eval\.ts \(it reads as a tsconfig\.json alias, but no tsconfig\.json above the file maps it: add "paths" there/,
     );
     // A syntax error says where it is, also when it is in a file the eval file imports.
     expect(result.stdout).toMatch(
