@@ -146,6 +146,14 @@ describe("encodeAttempt", () => {
       [],
       [judgment({})],
     ];
+    // A judgment changed after its record was encoded is read as it is now.
+    const changed = [judgment({ value: 1 })];
+    encodeAttempt(record(changed), 0, memo);
+    changed[0]!.state = "mismatched";
+    changed[0]!.earned = 0;
+    expect(encodeAttempt(record(changed), 0, memo)).toEqual(
+      encodeAttempt(record(changed), 0, encode),
+    );
     for (const list of lists) {
       // The same objects again, and copies of them: neither may change the cells.
       for (const judgments of [list, list, list.map((j) => ({ ...j }))])

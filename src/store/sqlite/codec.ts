@@ -151,11 +151,16 @@ export interface EncodeContext {
  * object, are kept: their cells follow from their kind, state, earned points and value alone.
  */
 export interface JudgmentsMemo {
-  list: readonly Judgment[] | undefined;
+  /** What the cells depend on, copied (a judgment read later may have been changed since). */
+  list: readonly MemoJudgment[] | undefined;
   kinds: string;
   states: number;
   judgments: string;
 }
+
+type MemoJudgment = Pick<Judgment, "label" | "source" | "gate" | "points" | "state" | "earned"> & {
+  value: Judgment["value"] | undefined;
+};
 
 /** A memo for {@link EncodeContext.memo}. */
 export const judgmentsMemo = (): JudgmentsMemo => ({
@@ -287,7 +292,17 @@ export function encodeColumns(
   } else {
     ({ kinds, states, judgments } = judgmentCells(list, context));
     if (memo !== undefined) {
-      memo.list = list.every(memoable) ? list : undefined;
+      memo.list = list.every(memoable)
+        ? list.map(({ label, source, gate, points, state, earned, value }) => ({
+            label,
+            source,
+            gate,
+            points,
+            state,
+            earned,
+            value,
+          }))
+        : undefined;
       memo.kinds = kinds;
       memo.states = states;
       memo.judgments = judgments;
