@@ -53,8 +53,8 @@ export class AttemptInserts {
   }
 
   /**
-   * Queue a new attempt: `row` holds `rid`, `ev`, then its columns; `text` its search text,
-   * reasons ids and blob ids. Returns the attempt's id.
+   * Queue a new attempt: `row` holds `rid`, `ev`, then its columns; `search`, `reasons` and
+   * `blobs` are its text row's cells. Returns the attempt's id.
    */
   add(row: readonly Cell[], search: Cell, reasons: Cell, blobs: Cell): number {
     if (this.#next === 0) this.#next = this.#largestId.get()!.id + 1;
