@@ -50,6 +50,11 @@ export interface Runnable {
    * unavailable out of that many points, as a target error does.
    */
   readonly maxPoints?: number;
+  /**
+   * Its cases can be read only once (`cases` is an iterator, such as a generator object or a
+   * stream): a supervised run does not read them a second time to run them ahead.
+   */
+  readonly readsOnce?: true;
   /** What identifies the eval's configuration (scorers, thresholds, gates, judge models), for hashing. */
   fingerprint?(): unknown;
   cases(): Iterable<CaseSpec> | AsyncIterable<CaseSpec>;

@@ -273,6 +273,7 @@ export function defineSuite<Input, Output>(
     ...(definition.concurrency !== undefined ? { concurrency: definition.concurrency } : {}),
     ...(definition.trials !== undefined ? { trials: definition.trials } : {}),
     maxPoints: definition.scorers.length,
+    ...(readsOnce(definition.cases) ? { readsOnce: true as const } : {}),
     fingerprint: () => suiteFingerprint(definition, ids),
     cases: () => caseSpecs(definition.id, definition.cases, ids.length),
     runCase: (spec, context) => runSuiteCase(definition, spec, context),
@@ -282,6 +283,18 @@ export function defineSuite<Input, Output>(
 
 /** Most cases of one suite running at once (the runner's own bound). */
 const MAX_SUITE_CONCURRENCY = 1024;
+
+/**
+ * Whether cases given this way can be read only once: an iterable that is not an array, a Set or
+ * a Map (a generator object, `array.values()`, a stream, a readline interface) hands out what it
+ * gave to one reader only. A function (called for each read) and a promise (of a list read again)
+ * can be read again.
+ */
+function readsOnce(source: unknown): boolean {
+  if (typeof source !== "object" || source === null || isThenable(source)) return false;
+  if (Array.isArray(source) || source instanceof Set || source instanceof Map) return false;
+  return Symbol.iterator in source || Symbol.asyncIterator in source;
+}
 
 function caseSpecs<Input>(
   suiteId: string,

@@ -51,7 +51,12 @@ export class AheadFeed {
       select.push((evalId, caseId) => filter(evalId, caseId));
     }
     if (plan.shard) select.push(shardSelector(plan.shard));
-    const entries = evals.map((runnable) => ({ eval: runnable }));
+    // An eval whose cases can be read only once is read by the run's own reads alone: here it
+    // has none (its places, and so every other eval's attempt keys, stay the same).
+    const notAhead = new Set(plan.notAhead);
+    const entries = evals.map((runnable) => ({
+      eval: notAhead.has(runnable.id) ? withoutCases(runnable) : runnable,
+    }));
     this.source = evalCases({
       select,
       ...(plan.trials !== undefined ? { trials: plan.trials } : {}),
@@ -152,4 +157,9 @@ export class AheadFeed {
     }
     this.events.wake();
   }
+}
+
+/** The same eval, read as having no cases (see AheadPlan.notAhead). */
+function withoutCases(runnable: Runnable): Runnable {
+  return Object.create(runnable, { cases: { value: () => [] } }) as Runnable;
 }

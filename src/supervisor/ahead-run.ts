@@ -47,6 +47,8 @@ export class AheadRun<P extends AheadPending, C> {
   /** The eval process running ahead. */
   private owner: C | undefined;
   private readonly evalIndex = new Map<string, number>();
+  /** Evals the plan does not run ahead (their cases can be read only once). */
+  private readonly notAhead = new Set<string>();
   /** Records come ahead of the engine, decoded when taken (see DeltaDecoder.changesLater). */
   private readonly arrived = new Map<number, () => AttemptRecord>();
   /** When each of those came (`performance.now()`): about when it ended, the batches being short. */
@@ -81,6 +83,7 @@ export class AheadRun<P extends AheadPending, C> {
   configure(plan: AheadPlan, evalIds: readonly string[]): void {
     this.plan = plan;
     for (const [i, id] of evalIds.entries()) this.evalIndex.set(id, i);
+    for (const id of plan.notAhead ?? []) this.notAhead.add(id);
   }
 
   /** Whether `child` is the eval process running ahead. */
@@ -322,8 +325,11 @@ export class AheadRun<P extends AheadPending, C> {
     return all;
   }
 
+  /** An attempt's key; -1 (sent, never run ahead) for one of an eval the plan keeps from it. */
   private keyOf(entry: RunEntry, spec: CaseSpec, trial: number): number {
-    return aheadKey(this.evalIndex.get(entry.eval.id) ?? -1, spec.index, trial);
+    const id = entry.eval.id;
+    if (this.notAhead.has(id)) return -1;
+    return aheadKey(this.evalIndex.get(id) ?? -1, spec.index, trial);
   }
 
   /** Whether this key's record will come ahead (now, or once an eval process is ready). */

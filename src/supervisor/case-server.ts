@@ -26,6 +26,7 @@ export function describeEvals(entries: readonly RunEntry[]): EvalDescription[] {
       ...(runnable.concurrency !== undefined ? { concurrency: runnable.concurrency } : {}),
       ...(runnable.trials !== undefined ? { trials: runnable.trials } : {}),
       ...(runnable.maxPoints !== undefined ? { maxPoints: runnable.maxPoints } : {}),
+      ...(runnable.readsOnce ? { readsOnce: true as const } : {}),
       fingerprint: jsonSafeCopy(fingerprint),
     };
   });

@@ -96,6 +96,11 @@ export interface AheadPlan {
    * store instead of running them (their `attemptKey`s), which the eval process skips.
    */
   kept?: string[];
+  /**
+   * Evals whose cases can be read only once (`Runnable.readsOnce`): the eval process does not
+   * read them to run them ahead, and the supervisor sends each of their attempts.
+   */
+  notAhead?: string[];
 }
 
 /**
@@ -126,6 +131,8 @@ export interface EvalDescription {
   trials?: number;
   /** Points an attempt can earn, when known before it runs (`Runnable.maxPoints`). */
   maxPoints?: number;
+  /** Its cases can be read only once (`Runnable.readsOnce`): it is not run ahead. */
+  readsOnce?: true;
   /** What its `fingerprint()` gave, as JSON (for the run's configuration hash). */
   fingerprint: unknown;
 }

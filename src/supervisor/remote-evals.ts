@@ -104,6 +104,7 @@ class RemoteEval implements Runnable {
   readonly concurrency?: number;
   readonly trials?: number;
   readonly maxPoints?: number;
+  readonly readsOnce?: true;
 
   constructor(
     private readonly described: EvalDescription,
@@ -115,6 +116,7 @@ class RemoteEval implements Runnable {
     if (described.concurrency !== undefined) this.concurrency = described.concurrency;
     if (described.trials !== undefined) this.trials = described.trials;
     if (described.maxPoints !== undefined) this.maxPoints = described.maxPoints;
+    if (described.readsOnce) this.readsOnce = true;
   }
 
   fingerprint(): unknown {

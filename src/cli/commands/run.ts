@@ -345,8 +345,10 @@ async function runGuarded(
     // The eval process reads the same cases and runs them without being sent each one; in a
     // continued run it skips those the engine reads back from the store, and runs the rest
     // while the engine replays those.
-    if ("runAhead" in executor)
-      executor.runAhead?.(aheadPlan(runId, args, keep, continued?.kept), run.evalIds);
+    if ("runAhead" in executor) {
+      const readOnce = entries.filter((entry) => entry.eval.readsOnce).map((e) => e.eval.id);
+      executor.runAhead?.(aheadPlan(runId, args, keep, continued?.kept, readOnce), run.evalIds);
+    }
     // A continued run reads its kept attempts back from the store instead of running them.
     return await runEvals(entries, continued ? continued.withSource(options) : options);
   } catch (error) {
@@ -911,8 +913,10 @@ function aheadPlan(
   args: RunArgs,
   keep: boolean,
   kept: ReadonlySet<string> | undefined,
+  readOnce: readonly string[],
 ): AheadPlan {
   return {
+    ...(readOnce.length > 0 ? { notAhead: [...readOnce] } : {}),
     runId,
     concurrency: args.concurrency,
     ...(args.trials !== undefined ? { trials: args.trials } : {}),
