@@ -4,6 +4,9 @@ import { type Interval, meanInterval, wilsonInterval } from "./interval.js";
 // Counting every attempt as a draw would narrow an interval as if 30 cases run twice were 60
 // cases. With trials, the intervals below count cases instead (each case weighs what its trials
 // do), which is exact when a case's trials always agree and on the safe side when they do not.
+// A mean's spread is then that of the case means: from the attempts' sd, the spread within cases
+// is taken as nil, which gives it exactly when trials agree and is an upper bound otherwise (the
+// attempts' sum of squares is the cases' times the trials, plus what varies within cases).
 
 /** Whether `cases` groups the `n` attempts of a figure into fewer units. */
 const grouped = (n: number, cases: number | undefined): cases is number =>
@@ -29,10 +32,22 @@ export function scoreMeanInterval(
   n: number,
   cases?: number,
 ): Interval | null {
-  const interval = meanInterval(mean, sd, grouped(n, cases) ? cases : n);
+  const interval = grouped(n, cases)
+    ? meanInterval(mean, caseMeansSd(sd, n, cases), cases)
+    : meanInterval(mean, sd, n);
   return (
     interval && { ...interval, low: Math.max(0, interval.low), high: Math.min(1, interval.high) }
   );
+}
+
+/**
+ * The sd of `cases` case means from the sd of their `n` attempts (n / cases trials each), as if
+ * each case's trials agreed: with m cases of k trials, the attempts' sum of squares holds k times
+ * the case means' when nothing varies within a case, so s_cases² = s² (n - 1) / (k (m - 1)).
+ */
+function caseMeansSd(sd: number | null, n: number, cases: number): number | null {
+  if (sd === null || cases < 2) return sd;
+  return sd * Math.sqrt(((n - 1) * cases) / (n * (cases - 1)));
 }
 
 /**
