@@ -111,3 +111,34 @@ function derivedIdHint(evals: readonly Exported[]): string {
   }
   return "";
 }
+
+/** Why a file's exports hold no eval, with what they hold instead where it tells what to do. */
+export function noEvalMessage(module: Record<string, unknown>): string {
+  const exports = Object.entries(module);
+  const bare = exports.find(([, value]) => looksLikeSuiteData(value));
+  if (bare) {
+    const [name, value] = bare;
+    return typeof (value as { target?: unknown }).target === "function"
+      ? `export "${name}" is a plain object, not an eval; wrap it: export const ${name === "default" ? "suite" : name} = defineSuite({ ... })`
+      : `export "${name}" is a suite without a target; export defineSuite({ ...${name}, target }) instead`;
+  }
+  for (const [name, value] of exports) {
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+      const held = Object.entries(value)
+        .filter(([, v]) => isRunnable(v))
+        .map(([key]) => key);
+      if (held.length > 0)
+        return `export "${name}" is an object holding ${held.length === 1 ? "the eval" : "the evals"} ${held.map((key) => `"${key}"`).join(", ")}; niceeval runs the evals a file exports itself: export ${held.length === 1 ? "it" : "each"} by name (export const ${held[0]} = ...)`;
+    }
+    if (typeof value === "function")
+      return `exports no eval: export "${name}" is a function; export the eval it makes (export const suite = ${name === "default" ? "make" : name}(...)), the result of defineSuite(...) or adapter.defineScoreEval(...)`;
+  }
+  return "exports no eval; export the result of defineSuite(...) or adapter.defineScoreEval(...)";
+}
+
+/** A seed-style `{ id, cases, scorers }` object: runnable from code with runEval, not alone. */
+function looksLikeSuiteData(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.id === "string" && "cases" in v && Array.isArray(v.scorers);
+}

@@ -6,7 +6,7 @@ import { errorMessage, thrownAt } from "../errors.js";
 import { builtFile } from "../package-files.js";
 import type { RunEntry } from "../runner/run.js";
 import type { LoadError } from "../runner/summary.js";
-import { collectEvals, EvalIds } from "./eval-exports.js";
+import { collectEvals, EvalIds, noEvalMessage } from "./eval-exports.js";
 import { syntaxErrorAt } from "./syntax-error.js";
 import { serveCommonJsTypeScript } from "./ts-commonjs.js";
 import { directModuleUrl, withSourcePaths } from "./ts-direct.js";
@@ -187,13 +187,7 @@ export async function loadEvalFiles(
     }
     const evals = collectEvals(module, source);
     if (evals.length === 0) {
-      const bare = Object.entries(module).find(([, value]) => looksLikeSuiteData(value));
-      errors.push({
-        file,
-        message: bare
-          ? `export "${bare[0]}" is a suite without a target; export defineSuite({ ...${bare[0]}, target }) instead`
-          : "exports no eval; export the result of defineSuite(...) or adapter.defineScoreEval(...)",
-      });
+      errors.push({ file, message: noEvalMessage(module) });
       continue;
     }
     const admitted = ids.admit(file, evals);
@@ -201,13 +195,6 @@ export async function loadEvalFiles(
     for (const runnable of admitted.kept) entries.push({ eval: runnable, file });
   }
   return { entries, errors };
-}
-
-/** A seed-style `{ id, cases, scorers }` object: runnable from code with runEval, not alone. */
-function looksLikeSuiteData(value: unknown): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  const v = value as Record<string, unknown>;
-  return typeof v.id === "string" && "cases" in v && Array.isArray(v.scorers);
 }
 
 function describeLoadError(error: unknown, path: string): string {
