@@ -12,11 +12,11 @@ export const BLOCKED_BEATS = 3;
 
 /**
  * Whether this started attempt was running when the loop, silent since `lastSeen`, should have
- * let its time limit fire (at `now`), or was in flight at such a block before.
+ * let its time limit fire (at `now`). One run again alone after such a block with others gets its
+ * whole limit again, from when it was sent: its own synchronous work within it is no block.
  */
 export function blockedPastLimit(pending: Pending, lastSeen: number, now: number): boolean {
-  if (pending.blockedLimitMs !== undefined) return true;
-  const limit = pending.job.context.timeoutMs;
+  const limit = pending.blockedLimitMs ?? pending.job.context.timeoutMs;
   if (limit === undefined) return false;
   return lastSeen < pending.sentAt + limit && now >= pending.sentAt + limit;
 }

@@ -138,3 +138,43 @@ describe("attempts in flight while a loop holds the eval process for --hang-time
     expect(run.code).toBe(1);
   }, 90_000);
 });
+
+// An attempt in flight beside one that blocks the loop past its limit runs again alone with its
+// whole limit: its own synchronous work within it (600 ms of a 2 s limit) passes, while the one
+// that blocks again past its limit is errored.
+const besideBlocked = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+export const t = defineSuite({
+  id: "innocent",
+  cases: [{ id: "spin", input: 1 }, { id: "sync600", input: 2 }],
+  target: async (x) => {
+    if (x === 2) { const end = Date.now() + 600; while (Date.now() < end) {} return x; }
+    for (;;) {}
+  },
+  scorers: [createScorer({ name: "ok", score: () => ({ score: 1 }) })],
+});
+`;
+
+describe("an attempt in flight beside one that blocked the loop past its limit (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/beside.eval.js": besideBlocked });
+  });
+  afterAll(() => project.cleanup());
+
+  it("runs again alone with its whole limit, and passes", async () => {
+    const run = await runCli(
+      ["run", "--no-store", "--timeout", "2000", "--json", "r.json"],
+      project.dir,
+    );
+    const records = await readJsonRecords(project.dir, "r.json");
+    expect(records.map((r) => `${r.caseId}:${r.verdict}`)).toEqual([
+      "spin:errored",
+      "sync600:passed",
+    ]);
+    expect(records[0]?.error?.message).toMatch(/and again for \d+ ms when it ran alone/);
+    expect(records[1]?.elapsedMs).toBeGreaterThanOrEqual(590);
+    expect(run.code).toBe(1);
+  }, 90_000);
+});
