@@ -318,7 +318,9 @@ class Supervisor implements EvalProcessListener {
           clearTimeout(timer);
           resolve();
         });
-        if (!current.post({ t: "close" })) current.process.kill("SIGKILL");
+        // One still loading the eval files ran nothing, and may not answer until they load (a
+        // top-level await): it is ended at once.
+        if (!current.ready || !current.post({ t: "close" })) current.process.kill("SIGKILL");
       });
     }
     // What the code under test wrote to stderr just before the end reaches the CLI's stderr.

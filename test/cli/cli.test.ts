@@ -173,6 +173,8 @@ describe("niceeval run (real CLI on a fixture project)", () => {
           ["SIGINT"],
         );
         expect(run.code).toBe(130);
+        // The eval process still loading is ended at once, not asked to close and waited for.
+        expect(run.afterSignalMs).toBeLessThan(3000);
         expect(run.stderr).toContain("niceeval: the eval files were still loading: no case ran");
         expect(run.stderr).not.toContain("ExitWhileLoading");
         expect(run.stdout).toContain("cancelled: cases that had not started did not run");

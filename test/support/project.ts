@@ -107,15 +107,23 @@ export async function runAndSignal(
   args: readonly string[],
   cwd: string,
   signals: readonly NodeJS.Signals[],
-): Promise<CliRun> {
+): Promise<CliRun & { afterSignalMs: number }> {
   let sent = false;
+  let signalledAt = Number.NaN;
   const { code, stdout, stderr } = await startCli(args, cwd, (stderr, child) => {
     if (sent || !stderr.includes("TARGET-STARTED")) return;
     sent = true;
     for (const [i, signal] of signals.entries())
-      setTimeout(() => child.kill(signal), 100 + i * 200);
+      setTimeout(
+        () => {
+          signalledAt = performance.now();
+          child.kill(signal);
+        },
+        100 + i * 200,
+      );
   }).ended;
-  return { code, stdout, stderr };
+  // From the last signal to the end of the run.
+  return { code, stdout, stderr, afterSignalMs: performance.now() - signalledAt };
 }
 
 /** The records of the JSON report a run wrote (`--json <file>`) in `dir`. */
