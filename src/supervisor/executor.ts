@@ -306,6 +306,7 @@ class Supervisor implements EvalProcessListener {
     // Before the run's summary is made (the run's end calls this at once): an attempt that was to
     // run again for it and never did (the engine's time limit took it) leaves it the run's.
     this.unplaced?.end();
+    this.countUnsaidRunErrors();
     this.settleLoad();
     this.caseReads.end();
     if (this.monitor) clearInterval(this.monitor);
@@ -438,7 +439,18 @@ class Supervisor implements EvalProcessListener {
         `niceeval: ${error.message} (not tied to one case; the run is marked failed)\n`,
       );
     if (said === SAID_RUN_ERRORS + 1)
-      this.writeStderr("niceeval: more errors not tied to one case; the report lists every one\n");
+      this.writeStderr(
+        "niceeval: more errors not tied to one case: they are counted when the run ends, and the report lists every one\n",
+      );
+  }
+
+  /** How many run errors were not said one by one, once the run has all of them. */
+  private countUnsaidRunErrors(): void {
+    const more = this.runErrors.length - SAID_RUN_ERRORS;
+    if (more > 0)
+      this.writeStderr(
+        `niceeval: ${more} more ${more === 1 ? "error" : "errors"} not tied to one case than the ${SAID_RUN_ERRORS} said (${this.runErrors.length} in all); the report lists every one\n`,
+      );
   }
 
   read(from: EvalProcess): void {

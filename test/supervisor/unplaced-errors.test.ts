@@ -85,6 +85,20 @@ export const s = defineSuite({
   scorers: [ok],
 });
 `,
+  // A timer of the eval file's top-level code throws 15 times while one slow case runs alone
+  // after the other: stderr says ten of those errors and counts the rest.
+  "evals/manyrun.eval.ts": `${header}
+let thrown = 0;
+const timer = setInterval(() => {
+  if (++thrown >= 15) clearInterval(timer);
+  throw new Error("refresher failed " + thrown);
+}, 40);
+export const s = defineSuite({
+  id: "manyrun", cases: cases.slice(0, 2), concurrency: 1,
+  target: async (i) => { await sleep(500); return i; },
+  scorers: [ok],
+});
+`,
 };
 
 interface JsonReport {
@@ -157,4 +171,18 @@ describe("uncaught errors placed by running attempts again alone (real CLI)", ()
     expect(report.summary.runErrors?.[0]).toMatch(/flaky boom/);
     expect(cli.code).toBe(1);
   }, 60_000);
+
+  it("says ten of many errors not tied to one case and counts the rest when the run ends", async () => {
+    const { cli, report } = await run("manyrun");
+    const total = report.summary.runErrors?.length ?? 0;
+    expect(total).toBe(15);
+    const said = cli.stderr
+      .split("\n")
+      .filter((l) => /refresher failed \d+ .*\(not tied to one case/.test(l));
+    expect(said).toHaveLength(10);
+    expect(cli.stderr).toContain(
+      `niceeval: ${total - 10} more errors not tied to one case than the 10 said (${total} in all); the report lists every one`,
+    );
+    expect(cli.code).toBe(1);
+  });
 });
