@@ -5,6 +5,7 @@
 import type { ChildProcess } from "node:child_process";
 import { errorMessage } from "../errors.js";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
+import { safeStringify } from "../json-safe.js";
 import type { AttemptJob } from "../runner/executor.js";
 import type { LoadError } from "../runner/summary.js";
 import type { AheadPending } from "./ahead-run.js";
@@ -323,6 +324,9 @@ export class EvalProcess {
         break;
       case "beat":
         break;
+      default:
+        // Code under test calling process.send with a message of its own.
+        throw new Error(`a message it does not know: ${oneLineExcerpt(message)}`);
     }
   }
 
@@ -497,4 +501,10 @@ function sameSettings(a: AttemptJob, b: AttemptJob): boolean {
     !a.context.onJudgment === !b.context.onJudgment &&
     (a.queue?.concurrency ?? 0) === (b.queue?.concurrency ?? 0)
   );
+}
+
+/** A short, one-line look at a message the supervisor does not know. */
+function oneLineExcerpt(message: unknown): string {
+  const text = safeStringify(message).replace(/\s+/g, " ");
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }

@@ -162,12 +162,14 @@ export const unreadable = defineSuite({
     { id: "polluted-prototype", input: "proto", expected: "proto" },
     { id: "after-pollution", input: "b", expected: "b" },
     { id: "own-ipc-message", input: "ipc", expected: "ipc" },
+    { id: "own-ipc-object", input: "ipc-object", expected: "ipc-object" },
     { id: "ok-last", input: "z", expected: "z" },
   ],
   target: async (input) => {
     if (input === "getter") return { get boom() { throw new Error("getter boom"); } };
     if (input === "proto") Object.prototype.polluted = "yes";
     if (input === "ipc") process.send?.("not a message of niceeval");
+    if (input === "ipc-object") process.send?.({ hello: "world" });
     return input;
   },
   scorers: [same],
@@ -202,6 +204,7 @@ describe("supervised runs read whatever the code under test returns or sends (re
           "ok-first",
           "ok-last",
           "own-ipc-message",
+          "own-ipc-object",
           "polluted-prototype",
           "throwing-getter",
         ].sort(),
@@ -211,20 +214,26 @@ describe("supervised runs read whatever the code under test returns or sends (re
       // Scored as it is (not equal to "x"), and stored with where reading it failed.
       expect(cases.get("throwing-getter")?.verdict).toBe("failed");
       expect(JSON.stringify(cases.get("throwing-getter")?.output)).toContain("getter boom");
-      const ipc = cases.get("own-ipc-message")!;
-      if (mode.length === 0) {
-        // The supervisor cannot read it: the process is replaced, the case struck out.
-        expect(ipc.verdict).toBe("errored");
-        expect(ipc.error?.message).toMatch(
-          /the eval process sent a message the supervisor could not read \(.*\) and was killed/,
+      for (const id of ["own-ipc-message", "own-ipc-object"]) {
+        const ipc = cases.get(id)!;
+        if (mode.length === 0) {
+          // The supervisor cannot read it: the process is replaced, the case struck out.
+          expect(ipc.verdict).toBe("errored");
+          expect(ipc.error?.message).toMatch(
+            /the eval process sent a message the supervisor could not read \(.*\) and was killed/,
+          );
+        } else expect(ipc.verdict).toBe("passed");
+      }
+      if (mode.length === 0)
+        expect(cases.get("own-ipc-object")?.error?.message).toContain(
+          'a message it does not know: {"hello":"world"}',
         );
-      } else expect(ipc.verdict).toBe("passed");
 
       const store = await openSqliteStore(join(project.dir, "store.sqlite"));
       try {
         const [stored] = await store.listRuns({ limit: 1 });
         expect(stored?.status).toBe("finished");
-        expect(stored?.totals.attempts).toBe(6);
+        expect(stored?.totals.attempts).toBe(7);
         const records: AttemptRecord[] = [];
         for await (const record of store.streamAttempts(stored!.runId)) records.push(record);
         const getter = records.find((r) => r.caseId === "throwing-getter");
