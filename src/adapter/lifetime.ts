@@ -26,6 +26,18 @@ export class TestLifetime {
       `${call} in ${this.attempt} was called after test(t) had already ended, so what it records would be lost; await the work that calls it (e.g. \`await promise\`) before test returns`,
     );
     Error.captureStackTrace?.(error, api);
+    Object.defineProperty(error, LATE_CALL, { value: true });
     throw error;
   }
+}
+
+/** Marks the error of a call made after its test ended (the same mark in any copy of niceeval). */
+const LATE_CALL = Symbol.for("niceeval.late-call");
+
+/**
+ * Whether `error` is a call made after its test ended: it names its own attempt, which had
+ * finished, so no attempt running when it is thrown can own it.
+ */
+export function isLateCall(error: unknown): boolean {
+  return typeof error === "object" && error !== null && LATE_CALL in error;
 }

@@ -3,6 +3,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { setMaxListeners } from "node:events";
 import { writeSync } from "node:fs";
+import { isLateCall } from "../adapter/lifetime.js";
 import { loadEvalFiles } from "../cli/load.js";
 import { errorMessage, thrownAt } from "../errors.js";
 import { type AttemptRecord, type Judgment, unreportedUsage } from "../eval/record.js";
@@ -707,6 +708,12 @@ function uncaught(kind: string, error: unknown): void {
   // rejections leaked at once), go with that one.
   if (id !== undefined && !attempt && erroredByUncaught.has(id)) return;
   if (id === undefined && placingTurn) return;
+  // A call made after its test ended names its own attempt, which had finished: it is the run's,
+  // and no attempt running now runs again for it.
+  if (isLateCall(error)) {
+    send({ t: "run-error", message, where: origin(error) });
+    return;
+  }
   if (id !== undefined && attempt) {
     erroredByUncaught.add(id);
     // Its time is the attempt's until the error, not none.
