@@ -287,11 +287,12 @@ const MAX_SUITE_CONCURRENCY = 1024;
 /**
  * Whether cases given this way can be read only once: an iterable that is not an array, a Set or
  * a Map (a generator object, `array.values()`, a stream, a readline interface) hands out what it
- * gave to one reader only. A function (called for each read) and a promise (of a list read again)
- * can be read again.
+ * gave to one reader only, and a promise may hold one (every read awaits the same promise). A
+ * function is called for each read.
  */
 function readsOnce(source: unknown): boolean {
-  if (typeof source !== "object" || source === null || isThenable(source)) return false;
+  if (typeof source !== "object" || source === null) return false;
+  if (isThenable(source)) return true;
   if (Array.isArray(source) || source instanceof Set || source instanceof Map) return false;
   return Symbol.iterator in source || Symbol.asyncIterator in source;
 }

@@ -51,6 +51,9 @@ export const values = defineSuite({
   scorers: [same],
 });
 export const listed = defineSuite({ id: "listed", cases: rows, target: (input) => input, scorers: [same] });
+// A promise every read awaits: of an iterator, it is read once too.
+const loaded = (async () => asyncCases(4500))();
+export const promised = defineSuite({ id: "promised", cases: loaded, target: async (input) => input, scorers: [same] });
 `;
 
 describe("cases given as an iterator, in a supervised run (real CLI)", () => {
@@ -71,6 +74,7 @@ describe("cases given as an iterator, in a supervised run (real CLI)", () => {
     expect(count("generated")).toEqual({ attempts: 6000, cases: 6000 });
     expect(count("values")).toEqual({ attempts: 5000, cases: 5000 });
     expect(count("listed")).toEqual({ attempts: 5000, cases: 5000 });
+    expect(count("promised")).toEqual({ attempts: 4500, cases: 4500 });
     // The process died once, mid-eval; the case run again alone passed, as every other did.
     expect(count("synchronous")).toEqual({ attempts: 5000, cases: 5000 });
     expect(existsSync(join(project.dir, "crashed"))).toBe(true);
