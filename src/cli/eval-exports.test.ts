@@ -29,4 +29,24 @@ describe("noEvalMessage", () => {
       "exports no eval; export the result of defineSuite(...) or adapter.defineScoreEval(...)",
     );
   });
+
+  it("never runs a getter of the user's, nor throws", () => {
+    const env = {
+      get KEY(): string {
+        throw new Error("KEY is not set");
+      },
+    };
+    expect(noEvalMessage({ env })).toBe(
+      "exports no eval; export the result of defineSuite(...) or adapter.defineScoreEval(...)",
+    );
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw new Error("no keys");
+        },
+      },
+    );
+    expect(noEvalMessage({ hostile })).toMatch(/^exports no eval;/);
+  });
 });

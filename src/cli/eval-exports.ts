@@ -112,19 +112,32 @@ function derivedIdHint(evals: readonly Exported[]): string {
   return "";
 }
 
-/** Why a file's exports hold no eval, with what they hold instead where it tells what to do. */
+/**
+ * Why a file's exports hold no eval, with what they hold instead where it tells what to do. Reads
+ * data properties only (a getter of the user's never runs here) and never throws.
+ */
 export function noEvalMessage(module: Record<string, unknown>): string {
-  const exports = Object.entries(module);
+  const generic =
+    "exports no eval; export the result of defineSuite(...) or adapter.defineScoreEval(...)";
+  try {
+    return whatIsExported(dataEntries(module)) ?? generic;
+  } catch {
+    // A Proxy whose traps throw, or the like: the plain advice.
+    return generic;
+  }
+}
+
+function whatIsExported(exports: readonly [string, unknown][]): string | undefined {
   const bare = exports.find(([, value]) => looksLikeSuiteData(value));
   if (bare) {
     const [name, value] = bare;
-    return typeof (value as { target?: unknown }).target === "function"
+    return typeof dataEntries(value).find(([key]) => key === "target")?.[1] === "function"
       ? `export "${name}" is a plain object, not an eval; wrap it: export const ${name === "default" ? "suite" : name} = defineSuite({ ... })`
       : `export "${name}" is a suite without a target; export defineSuite({ ...${name}, target }) instead`;
   }
   for (const [name, value] of exports) {
     if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-      const held = Object.entries(value)
+      const held = dataEntries(value)
         .filter(([, v]) => isRunnable(v))
         .map(([key]) => key);
       if (held.length > 0)
@@ -133,12 +146,20 @@ export function noEvalMessage(module: Record<string, unknown>): string {
     if (typeof value === "function")
       return `exports no eval: export "${name}" is a function; export the eval it makes (export const suite = ${name === "default" ? "make" : name}(...)), the result of defineSuite(...) or adapter.defineScoreEval(...)`;
   }
-  return "exports no eval; export the result of defineSuite(...) or adapter.defineScoreEval(...)";
+  return undefined;
+}
+
+/** The own enumerable data properties of a value, without running its getters. */
+function dataEntries(value: unknown): [string, unknown][] {
+  if (typeof value !== "object" || value === null) return [];
+  const entries: [string, unknown][] = [];
+  for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(value)))
+    if (descriptor.enumerable && "value" in descriptor) entries.push([key, descriptor.value]);
+  return entries;
 }
 
 /** A seed-style `{ id, cases, scorers }` object: runnable from code with runEval, not alone. */
 function looksLikeSuiteData(value: unknown): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  const v = value as Record<string, unknown>;
+  const v = Object.fromEntries(dataEntries(value));
   return typeof v.id === "string" && "cases" in v && Array.isArray(v.scorers);
 }
