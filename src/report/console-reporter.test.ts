@@ -207,6 +207,26 @@ describe("consoleReporter", () => {
     );
   });
 
+  it("ends a run a filter selected nothing of with NO CASE RAN, unless something else failed it", async () => {
+    const last = async (over: Partial<Parameters<typeof runSummary>[0]>) => {
+      const file = join(tempDir(), "no-case.txt");
+      const fd = openSync(file, "w");
+      await consoleReporter({ fd, color: false }).onRunFinished?.(
+        runSummary({
+          ok: false,
+          gates: ['--filter "x" selected no case'],
+          gateNames: ["--filter: selected no case"],
+          ...over,
+        }),
+      );
+      closeSync(fd);
+      return readFileSync(file, "utf8").trimEnd().split("\n").at(-1);
+    };
+    expect(await last({})).toBe("NO CASE RAN");
+    const broken = { file: "evals/broken.eval.js", message: "boom at load" };
+    expect(await last({ loadErrors: [broken] })).toBe("FAIL");
+  });
+
   it("keeps its colours around the parts it reuses", () => {
     const lines = report(true).split("\n");
     expect(lines[2]).toBe(

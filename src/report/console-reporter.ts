@@ -212,7 +212,12 @@ function summaryLines(summary: RunSummary, anyTrials: boolean, c: Palette, loadM
   for (const gate of summary.gates ?? []) lines.push(`  ${c.red(gate)}`);
   // A run that ran no case (a filter or a shard that selects nothing) did not pass anything; a
   // filter that selects nothing fails the run (exit 2), and says so in the gate line above.
-  const noCase = summary.ok || summary.gateNames?.every((name) => name === NO_CASE_GATE);
+  const onlyNoCase =
+    summary.gateNames?.every((name) => name === NO_CASE_GATE) === true &&
+    summary.loadErrors.length === 0 &&
+    (summary.runErrors?.length ?? 0) === 0 &&
+    !summary.cancelled;
+  const noCase = summary.ok || onlyNoCase;
   if (t.cases === 0 && noCase) lines.push(c.yellow("NO CASE RAN"));
   else lines.push(summary.ok ? c.green("PASS") : c.red("FAIL"));
   return lines;
