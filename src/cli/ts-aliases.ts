@@ -20,6 +20,12 @@ export function resolveAlias(specifier: string, from: string): string | undefine
   return undefined;
 }
 
+/** Whether the nearest tsconfig.json of `from` has an alias that could map `specifier`. */
+export function aliasMayMap(specifier: string, from: string): boolean {
+  const aliases = aliasesOf(from);
+  return aliases !== undefined && aliasPlaces(specifier, aliases).length > 0;
+}
+
 /** What `aliases` make of `specifier`, in the order TypeScript tries them. */
 export function aliasPlaces(specifier: string, aliases: Aliases): string[] {
   const places: string[] = [];

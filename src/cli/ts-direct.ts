@@ -19,7 +19,7 @@ import { isBuiltin } from "node:module";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Plugin } from "esbuild";
-import { resolveAlias } from "./ts-aliases.js";
+import { aliasMayMap, resolveAlias } from "./ts-aliases.js";
 import {
   esbuildVersion,
   existingFile,
@@ -44,6 +44,11 @@ interface Header {
   local: [string, string][];
   /** The packages it imports by name (read again on each run: one may ship TypeScript now). */
   packages: string[];
+  /**
+   * Names it imports that a tsconfig alias could map but no file matched (imported as packages):
+   * a file created there since takes them, so each is looked for again on each run.
+   */
+  unmatched?: string[];
 }
 
 /** Why a file is left to the hooks. */
@@ -186,6 +191,7 @@ class CompiledTree {
     // A tsconfig alias names a file of the project before any package of that name.
     const target = resolveImport(specifier, from);
     if (!byPath(specifier) && target === undefined) {
+      if (aliasMayMap(specifier, from)) header.unmatched = [...(header.unmatched ?? []), specifier];
       if (packageOf(specifier) === ownPackageName(from))
         throw new NotDirect(`${specifier} imports the package itself`);
       // A package that ships TypeScript sources (a workspace package, often) needs the hooks:
@@ -256,6 +262,9 @@ function keptHeader(out: string, key: string, path: string): Header | undefined 
     }
     // A package upgraded since may ship TypeScript now.
     for (const name of header.packages) if (shipsTypeScript(name, path)) return undefined;
+    // A file an alias names may have been created since.
+    for (const specifier of header.unmatched ?? [])
+      if (resolveAlias(specifier, path) !== undefined) return undefined;
     return header;
   } catch {
     return undefined;

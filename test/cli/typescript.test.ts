@@ -212,6 +212,20 @@ ${suite("baseUrl", "hi p", "greet(plain)")}`,
     }
   });
 
+  it("takes a file an alias names once it is created, though the file that imports it was compiled before", async () => {
+    await writeFile(
+      join(project.dir, "evals/later.eval.ts"),
+      `${header}import { word } from "@/later";
+${suite("laterWord", "later", "word")}`,
+    );
+    const before = await runCli(["run", "evals/later.eval.ts", "--no-store"], project.dir);
+    expect(before.stdout).toMatch(/Cannot find package '@\/later'/);
+    await writeFile(join(project.dir, "src/later.ts"), 'export const word: string = "later";\n');
+    const after = await runCli(["run", "evals/later.eval.ts", "--no-store"], project.dir);
+    expect(after.stdout).not.toContain("failed to load");
+    expect(after.code).toBe(0);
+  });
+
   it("says when no file matches an alias the tsconfig declares", async () => {
     await writeFile(
       join(project.dir, "evals/missing.eval.ts"),
