@@ -5,8 +5,9 @@ import { type Interval, meanInterval, wilsonInterval } from "./interval.js";
 // cases. With trials, the intervals below count cases instead (each case weighs what its trials
 // do), which is exact when a case's trials always agree and on the safe side when they do not.
 // A mean's spread is then that of the case means: from the attempts' sd, the spread within cases
-// is taken as nil, which gives it exactly when trials agree and is an upper bound otherwise (the
-// attempts' sum of squares is the cases' times the trials, plus what varies within cases).
+// is taken as nil, which gives it exactly when trials agree and an upper bound otherwise, as long
+// as every case has as many scored trials (the attempts' sum of squares is then the cases' times
+// the trials, plus what varies within cases); with uneven counts it is an approximation.
 
 /** Whether `cases` groups the `n` attempts of a figure into fewer units. */
 const grouped = (n: number, cases: number | undefined): cases is number =>
@@ -41,9 +42,10 @@ export function scoreMeanInterval(
 }
 
 /**
- * The sd of `cases` case means from the sd of their `n` attempts (n / cases trials each), as if
- * each case's trials agreed: with m cases of k trials, the attempts' sum of squares holds k times
- * the case means' when nothing varies within a case, so s_cases² = s² (n - 1) / (k (m - 1)).
+ * The sd of `cases` case means from the sd of their `n` attempts (n / cases trials each, on
+ * average), as if each case's trials agreed: with m cases of k trials, the attempts' sum of squares
+ * holds k times the case means' when nothing varies within a case, so
+ * s_cases² = s² (n - 1) / (k (m - 1)).
  */
 function caseMeansSd(sd: number | null, n: number, cases: number): number | null {
   if (sd === null || cases < 2) return sd;
