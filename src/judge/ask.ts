@@ -78,6 +78,9 @@ function readAnswer<T>(
   check: (data: unknown) => Checked<T>,
 ): Checked<T> {
   const checked = readData(response, check);
+  // Cut off at the output token limit, the judge was not done, whatever of it parses.
+  if (checked.ok && response.cutOff)
+    return { ok: false, problem: `the verdict is incomplete (${response.ended})` };
   // Why it ended, when it did not end as an answer: the problem alone would hide it.
   return checked.ok || !response.ended
     ? checked

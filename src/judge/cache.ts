@@ -89,8 +89,16 @@ async function load(file: string): Promise<Map<string, JudgeChatResponse>> {
     if (!line) continue;
     try {
       const entry = JSON.parse(line) as { key?: unknown; response?: JudgeChatResponse };
-      if (typeof entry.key === "string" && typeof entry.response?.text === "string")
+      if (typeof entry.key === "string" && typeof entry.response?.text === "string") {
+        // An answer cut off at the output token limit, which an earlier niceeval cached when what
+        // came parsed, is not served: it is asked again.
+        if (
+          entry.response.cutOff ||
+          /cut off at the output token limit/.test(entry.response.ended ?? "")
+        )
+          continue;
         entries.set(entry.key, entry.response);
+      }
     } catch {
       // A line cut short by a crash: skip it.
     }

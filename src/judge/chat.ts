@@ -39,6 +39,11 @@ export interface JudgeChatResponse {
    * or a tool called instead of an answer. Said after what was wrong with it.
    */
   ended?: string;
+  /**
+   * It stopped at the output token limit: unusable even when what came parses (a verdict without
+   * its reason, a list cut short), never cached.
+   */
+  cutOff?: true;
   inputTokens: number;
   outputTokens: number;
 }

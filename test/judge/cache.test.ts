@@ -46,6 +46,21 @@ describe("judge cache", () => {
     ).not.toBe(key);
   });
 
+  it("does not serve an answer cut off at the output token limit that an earlier version cached", async () => {
+    const key = judgeCacheKey(target, request);
+    const cut = judgeCacheKey(target, { ...request, maxOutputTokens: 5 });
+    await storeAt(dir).put(key, target, { text: "whole", inputTokens: 1, outputTokens: 1 });
+    await storeAt(dir).put(cut, target, {
+      text: '{"value":0.9}',
+      ended: 'the answer was cut off at the output token limit (stop_reason "max_tokens")',
+      inputTokens: 1,
+      outputTokens: 5,
+    });
+    const fresh = storeAt(dir);
+    expect((await fresh.get(key))?.text).toBe("whole");
+    expect(await fresh.get(cut)).toBeUndefined();
+  });
+
   it("persists answers for a later process (a fresh store reads them from disk)", async () => {
     const key = judgeCacheKey(target, request);
     await storeAt(dir).put(key, target, {

@@ -266,6 +266,18 @@ describe("dependable judge calls", () => {
         `(the answer was cut off at the output token limit (${limit}))`,
       );
     }
+    // What came parses and passes the check, but the judge was not done: unusable all the same.
+    for (const [model, limit] of [
+      ["m", 'finish_reason "length"'],
+      ["anthropic/claude-haiku-4.5", 'stop_reason "max_tokens"'],
+    ] as const) {
+      process.env.NICEEVAL_JUDGE_BASE_URL = model === "m" ? server.openaiBaseURL : "";
+      server.enqueue(fake.cutOff('{"value": 0.9}'), fake.cutOff('{"value": 0.9}'));
+      const result = await askForVerdict(model, request(14), check);
+      expect(!result.ok && result.reason).toContain(
+        `after a repair turn: the verdict is incomplete (the answer was cut off at the output token limit (${limit}))`,
+      );
+    }
     process.env.NICEEVAL_JUDGE_BASE_URL = server.openaiBaseURL;
     server.enqueue(fake.toolCall("lookup"), fake.json({ ok: true }));
     const repaired = await askForVerdict("m", request(12), check);

@@ -101,6 +101,7 @@ function readMessage(answer: MessagesAnswer, toolName: string, where: string): J
   return {
     text: call ? JSON.stringify(call.input ?? null) : text,
     ...(ended ? { ended } : {}),
+    ...(answer.stop_reason === "max_tokens" ? { cutOff: true as const } : {}),
     ...usage,
   };
 }

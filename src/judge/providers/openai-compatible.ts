@@ -139,7 +139,12 @@ function readCompletion(completion: ChatCompletion, where: string): JudgeChatRes
     });
   }
   const ended = endedBy(choice.finish_reason, message.tool_calls);
-  return { text: message.content ?? "", ...(ended ? { ended } : {}), ...tokens };
+  return {
+    text: message.content ?? "",
+    ...(ended ? { ended } : {}),
+    ...(choice.finish_reason === "length" ? { cutOff: true as const } : {}),
+    ...tokens,
+  };
 }
 
 function endedBy(
