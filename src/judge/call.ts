@@ -126,18 +126,29 @@ export async function callJudge(
 
   const key = judgeCacheKey(target, request);
   const storedAs = options.cacheAs ? judgeCacheKey(target, options.cacheAs) : key;
-  // An identical request already on its way: its answer counts as a cache hit here. If its
-  // caller aborted it, this caller goes on alone.
+  const usable = (response: JudgeChatResponse) => options.accept?.(response) ?? true;
+  // An identical request already on its way: its answer counts as a cache hit here, when it is
+  // one the cache would keep. If its caller aborted it, or it was unusable (as the cache would
+  // not serve it), this caller goes on alone.
   const pending = inflight.get(key);
   if (pending) {
     const shared = await pending.catch(() => undefined);
     if (!shared) return finish(model, await call(), settings);
-    const usage = shared.outcome.ok ? cachedUsage() : emptyJudgeUsage();
-    return finish(model, { outcome: shared.outcome, usage, cached: shared.outcome.ok }, settings);
+    if (shared.outcome.ok && usable(shared.outcome.response))
+      return finish(
+        model,
+        { outcome: shared.outcome, usage: cachedUsage(), cached: true },
+        settings,
+      );
+    if (shared.outcome.ok) return finish(model, await call(), settings);
+    return finish(
+      model,
+      { outcome: shared.outcome, usage: emptyJudgeUsage(), cached: false },
+      settings,
+    );
   }
   const work = (async (): Promise<Attempted> => {
     const store = answerStore(cacheDirectory());
-    const usable = (response: JudgeChatResponse) => options.accept?.(response) ?? true;
     const hit = await store.get(storedAs);
     if (hit && usable(hit))
       return { outcome: { ok: true, response: hit }, usage: cachedUsage(), cached: true };

@@ -191,6 +191,18 @@ describe("dependable judge calls", () => {
     expect(usage).toMatchObject({ calls: 1, cachedCalls: 1 });
   });
 
+  it("shares no unusable answer: a twin asks for itself, and no cache hit is counted", async () => {
+    await server.close();
+    server = await startFakeLlmServer({ latencyMs: 30, respond: () => fake.json({ bad: true }) });
+    process.env.NICEEVAL_JUDGE_BASE_URL = server.openaiBaseURL;
+    const accept = () => false;
+    const { usage } = await withJudgeLedger(() =>
+      Promise.all([callJudge("m", request(), { accept }), callJudge("m", request(), { accept })]),
+    );
+    expect(server.requests).toHaveLength(2);
+    expect(usage).toMatchObject({ calls: 2, cachedCalls: 0 });
+  });
+
   it("lets a waiting twin go on alone when the caller it shared with aborts", async () => {
     await server.close();
     server = await startFakeLlmServer({ latencyMs: 60, respond: () => fake.json({ ok: true }) });
