@@ -74,7 +74,11 @@ const badPort = (port: string) =>
  */
 export function otelConfigNotes(env: Env): string[] {
   const notes: string[] = [];
-  for (const signal of ["", "TRACES_", "LOGS_"]) {
+  // The base variable matters only for a signal without a variable of its own.
+  const overridden = ["TRACES_", "LOGS_"].every((signal) =>
+    Boolean(env[`OTEL_EXPORTER_OTLP_${signal}PROTOCOL`]?.trim()),
+  );
+  for (const signal of overridden ? ["TRACES_", "LOGS_"] : ["", "TRACES_", "LOGS_"]) {
     const name = `OTEL_EXPORTER_OTLP_${signal}PROTOCOL`;
     const value = env[name]?.trim();
     if (value && value.toLowerCase() !== "http/json")
