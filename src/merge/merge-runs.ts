@@ -169,10 +169,12 @@ async function mergeInto(
   for (const end of ends)
     for (const s of end?.summaries ?? [])
       elapsed.set(s.evalId, Math.max(elapsed.get(s.evalId) ?? 0, s.elapsedMs));
-  const ended = ends.map((e) => e?.endedAt).filter((at): at is string => at !== undefined);
+  // The last input's end, when every input says when it ended (one cut short does not).
+  const ended = ends.map((e) => e?.endedAt);
+  const known = ended.every((at) => at !== undefined) && ended.length > 0;
   await store.finishRun(runId, {
     status,
-    endedAt: ended.length ? ended.sort().at(-1)! : new Date().toISOString(),
+    ...(known ? { endedAt: (ended as string[]).sort().at(-1)! } : {}),
     summaries: [...accumulators].map(([id, a]) => a.finish(elapsed.get(id) ?? 0)),
   });
   return { runId, attempts, duplicates, repeatedRuns, unfinished, status, ...coverage };

@@ -313,6 +313,10 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     expect(merged.stderr).toMatch(
       /run [0-9a-f]{8} \(shard 1\/3\) is cut short: some of its cases may be missing/,
     );
+    // One input's end is unknown, so the merged run's is too (not the merge's time).
+    const mergedId = /into ([0-9a-f]{8})/.exec(merged.stdout)?.[1];
+    expect(mergedId).toBeDefined();
+    expect((await show(mergedId!, "f.sqlite")).run.endedAt).toBeUndefined();
     await writeFile(
       join(project.dir, "wrong-count.ndjson"),
       `${[...lines.slice(0, -2), lines.at(-1)].join("\n")}\n`,
