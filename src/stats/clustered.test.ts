@@ -2,6 +2,12 @@ import { describe, expect, it } from "vitest";
 import { passRateInterval, scoreMeanInterval } from "./clustered.js";
 import { wilsonInterval } from "./interval.js";
 
+/** The sample standard deviation. */
+const sdOf = (xs: number[]) => {
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  return Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (xs.length - 1));
+};
+
 describe("intervals over cases", () => {
   it("count 30 cases run twice as 30, not 60", () => {
     // 25 of 30 cases pass both of their trials.
@@ -32,10 +38,6 @@ describe("intervals over cases", () => {
     // 10 cases run twice, each case's two trials alike: 7 score 1, 3 score 0.
     const caseMeans = [1, 1, 1, 1, 1, 1, 1, 0, 0, 0];
     const attempts = caseMeans.flatMap((m) => [m, m]);
-    const sdOf = (xs: number[]) => {
-      const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-      return Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (xs.length - 1));
-    };
     const overCases = scoreMeanInterval(0.7, sdOf(attempts), 20, 10)!;
     const fromCaseMeans = scoreMeanInterval(0.7, sdOf(caseMeans), 10)!;
     expect(overCases.low).toBeCloseTo(fromCaseMeans.low, 12);
@@ -48,10 +50,6 @@ describe("intervals over cases", () => {
     // Each case: one trial 1, one 0 (case means all 0.5) or both 1.
     const attempts = [1, 0, 1, 0, 1, 1, 1, 1];
     const caseMeans = [0.5, 0.5, 1, 1];
-    const sdOf = (xs: number[]) => {
-      const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-      return Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (xs.length - 1));
-    };
     const overCases = scoreMeanInterval(0.75, sdOf(attempts), 8, 4)!;
     const exact = scoreMeanInterval(0.75, sdOf(caseMeans), 4)!;
     expect(overCases.low).toBeLessThanOrEqual(exact.low);
