@@ -20,19 +20,26 @@ const SCENARIOS = [
   { window: "fixed", headers: "seconds" },
   { window: "sliding", headers: "seconds" },
   { window: "fixed", headers: "seconds+ms" },
+  // A sliding window, and one early call refused on its own (a provider's passing hiccup): the
+  // pace must not stay at what the client sent before it.
+  { window: "sliding", headers: "seconds", lone: true },
 ];
+// The request refused on its own in the "lone" scenario.
+const LONE_REFUSED = 5;
 
 // ── A rate-limited loopback server: at most `rate` accepted requests per 1 s window ──
 // It runs in its own process, as a provider would, so it does not compete with the judges for
 // the event loop.
-function serve(rate, { window, headers }) {
+function serve(rate, { window, headers, lone }) {
   const stats = { ok: 0, rejected: 0, busyMs: 0 };
   let firstAt;
   let windowStart; // fixed: windows of 1 s from the first request
   let inWindow = 0;
   const accepted = []; // sliding: arrival times of the accepted requests of the last second
   // How long until one more request would be accepted, or 0 when it is accepted now.
+  let requests = 0;
   const admit = (now) => {
+    if (lone && ++requests === LONE_REFUSED) return 1000;
     if (window === "fixed") {
       windowStart ??= now;
       if (now - windowStart >= 1000) {
@@ -102,7 +109,7 @@ function serve(rate, { window, headers }) {
 async function startServer(rate, scenario) {
   const child = fork(
     fileURLToPath(import.meta.url),
-    ["--serve", String(rate), scenario.window, scenario.headers],
+    ["--serve", String(rate), scenario.window, scenario.headers, scenario.lone ? "lone" : ""],
     {
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     },
@@ -218,7 +225,7 @@ export async function run({ quick = false, rate = 200, count, runs } = {}) {
   let keptCache;
   const only = process.env.BENCH_JUDGES_SCENARIO; // e.g. "sliding" or "seconds+ms"
   for (const scenario of SCENARIOS.filter(
-    (s) => !only || s.window === only || s.headers === only,
+    (s) => !only || s.window === only || s.headers === only || (only === "lone" && s.lone),
   )) {
     const results = [];
     for (let i = 0; i < repeats; i++) {
@@ -233,7 +240,7 @@ export async function run({ quick = false, rate = 200, count, runs } = {}) {
     const rejected = median(results.map((r) => r.stats.rejected));
     const retries = median(results.map((r) => r.usage.retries));
     console.log(
-      `${scenario.window} window, Retry-After ${scenario.headers === "seconds" ? "whole seconds" : "whole seconds + retry-after-ms"}: ` +
+      `${scenario.window} window${scenario.lone ? ` and request ${LONE_REFUSED} refused alone` : ""}, Retry-After ${scenario.headers === "seconds" ? "whole seconds" : "whole seconds + retry-after-ms"}: ` +
         `${(100 * fraction).toFixed(1)}% of R from first request to last answer (runs ${results.map((r) => (100 * r.endpointFraction).toFixed(1)).join(", ")}; target ≥ 90%), ${(100 * wall).toFixed(1)}% over the wall clock, ${(median(results.map((r) => r.stats.ok / (r.stats.busyMs / 1000)))).toFixed(0)} judgments/s · ` +
         `median 429s ${rejected}, retries ${retries} · lost judgments ${lost} over ${repeats} runs (target 0) · load average ${loadavg()[0]?.toFixed(1)}`,
     );
@@ -268,8 +275,8 @@ export async function run({ quick = false, rate = 200, count, runs } = {}) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (process.argv[2] === "--serve") {
-    const [rate, window, headers] = process.argv.slice(3);
-    serve(Number(rate), { window, headers });
+    const [rate, window, headers, lone] = process.argv.slice(3);
+    serve(Number(rate), { window, headers, lone: lone === "lone" });
   } else if (process.argv[2] === "--cached") {
     configureJudges({ cacheDir: process.env.BENCH_JUDGES_CACHED_DIR });
     console.log(JSON.stringify(await judgeAll(Number(process.argv[3]))));

@@ -89,7 +89,9 @@ const LATENCY_WEIGHT = 0.1;
  *   wait for it. Above it the pace looks for more only while the calls waiting outlast what a
  *   refused probe costs (two Retry-Afters): about 10 % a second until two push-backs in a row
  *   measured the same allowance, then 1 % a second. A push-back while under the allowance
- *   measures it again, lower.
+ *   measures it again, lower. A push-back after less than a second of calls measures nothing
+ *   (what was accepted is all that was sent): the pace is then half the rate the calls went at,
+ *   halved again while refusals keep coming among accepted calls.
  * A Retry-After is honoured by the call that received it (a whole-second one is an upper bound:
  * the window may reset sooner); the endpoint itself is slowed, not frozen. Only when calls sent
  * at the slowed pace are refused too (a fixed window is spent) does it go quiet: one probe at a
@@ -127,6 +129,11 @@ export class EndpointScheduler {
   private lastDecreaseAt = Number.NEGATIVE_INFINITY;
   private holdUntil = Number.NEGATIVE_INFINITY;
   private decreases = 0;
+  // When the client's current stretch of traffic began (a window with no call in flight starts
+  // another) and when a call was last admitted or released: a push-back that saw less than a
+  // window of traffic cannot measure the allowance (see onRateLimited).
+  private trafficFrom = Number.NEGATIVE_INFINITY;
+  private lastBusyAt = Number.NEGATIVE_INFINITY;
   // Start times of the requests sent (in order) and of those refused (in report order).
   private readonly admitted: number[] = [];
   private readonly refused: number[] = [];
@@ -269,23 +276,38 @@ export class EndpointScheduler {
       return;
     }
     if (now < this.holdUntil) {
-      // Sent at the slowed pace and refused all the same, again and again, none accepted: the
-      // endpoint refuses everything for now (a fixed window is spent). Probe it one call at a
-      // time until one gets through.
+      // Sent at the slowed pace and refused all the same, again and again. None accepted: the
+      // endpoint refuses everything for now (a fixed window is spent); probe it one call at a
+      // time until one gets through. Some accepted: the endpoint is at its allowance, which is
+      // what a measured pace is for; a pace guessed without a measure is too fast, and this is
+      // a new event that halves it.
       if (ticket.startedAt >= this.countFrom) this.refusedSince++;
-      if (this.refusedSince < CLOSE_AFTER_REFUSALS || this.acceptedSince) return;
-      const again = this.closedInEvent === this.lastDecreaseAt;
-      this.closedAt = now;
-      this.closedInEvent = this.lastDecreaseAt;
-      this.probeAt = undefined;
-      this.probeRefused = false;
-      this.probeGapMs = again
-        ? Math.min(2 * this.probeGapMs, maxGap)
-        : Math.min(maxGap, PROBE_MIN_MS);
-      this.probeMaxGapMs = maxGap;
-      this.nextAdmitAt = Math.max(this.nextAdmitAt, now + this.probeGapMs);
-      return;
+      if (this.refusedSince < CLOSE_AFTER_REFUSALS) return;
+      if (!this.acceptedSince) {
+        this.close(now, maxGap);
+        return;
+      }
+      if (this.allowed !== undefined) return;
     }
+    this.decrease(ticket, now, retryAfterMs);
+  }
+
+  /** The endpoint refuses even calls sent at the slowed pace: probe it one call at a time. */
+  private close(now: number, maxGap: number): void {
+    const again = this.closedInEvent === this.lastDecreaseAt;
+    this.closedAt = now;
+    this.closedInEvent = this.lastDecreaseAt;
+    this.probeAt = undefined;
+    this.probeRefused = false;
+    this.probeGapMs = again
+      ? Math.min(2 * this.probeGapMs, maxGap)
+      : Math.min(maxGap, PROBE_MIN_MS);
+    this.probeMaxGapMs = maxGap;
+    this.nextAdmitAt = Math.max(this.nextAdmitAt, now + this.probeGapMs);
+  }
+
+  /** A new push-back event: measure the allowance, set the pace under it, shrink the limit. */
+  private decrease(ticket: SchedulerTicket, now: number, retryAfterMs: number | undefined): void {
     this.lastDecreaseAt = now;
     this.countSince(now);
     this.retryAfterMs = Math.max(0, retryAfterMs ?? 0);
@@ -298,7 +320,12 @@ export class EndpointScheduler {
       countSorted(this.admitted, from, ticket.startedAt) -
       countIn(this.refused, from, ticket.startedAt);
     const previous = this.allowed;
-    if (accepted > 0) {
+    // Less than a window of traffic before the refused call: what was accepted is all the client
+    // sent, not what the endpoint allows (a passing refusal of the fifth call would pin the pace
+    // at four a second). Then, as when nothing got through, the pace is half the rate the client
+    // was sending at; against a spent window the next push-back, a window later, measures.
+    const thin = ticket.startedAt - this.trafficFrom < RATE_WINDOW_MS;
+    if (accepted > 0 && !thin) {
       const measured = accepted * (1000 / RATE_WINDOW_MS);
       let allowed = measured;
       let confirmed = false;
@@ -315,9 +342,11 @@ export class EndpointScheduler {
       this.confirmed = confirmed;
       this.rate = Math.min(this.rate ?? allowed, allowed) * PLATEAU;
     } else {
-      // Nothing got through for a second: halve whatever pace we were sending at (nothing is
-      // known of the allowance, so the pace may grow past that quickly).
-      this.rate = (this.rate ?? this.admittedPerSecond(now)) / 2;
+      // Nothing got through for a second, or the client sent for less than a second: halve
+      // whatever pace we were sending at (nothing is known of the allowance, so the pace may
+      // grow past that quickly).
+      this.rate =
+        (this.rate ?? (thin ? this.sendingPerSecond(now) : this.admittedPerSecond(now))) / 2;
       // Unknown, not the halved pace: calls that get through then grow the pace quickly, and the
       // next push-back measures the allowance (a burst of refusals at a run's start must not pin
       // the pace at half of what was sent before it, for the rest of the run).
@@ -347,6 +376,13 @@ export class EndpointScheduler {
     this.nextAdmitAt = Math.min(this.nextAdmitAt, now);
   }
 
+  /** Calls admitted per second since the traffic began (less than a window ago). */
+  private sendingPerSecond(now: number): number {
+    const since =
+      this.admitted.length - firstIndex(this.admitted, (time) => time >= this.trafficFrom);
+    return (since * 1000) / Math.max(1, now - this.trafficFrom);
+  }
+
   private admittedPerSecond(now: number): number {
     prune(this.admitted, now, HISTORY_MS);
     return countSorted(this.admitted, now - RATE_WINDOW_MS, now) * (1000 / RATE_WINDOW_MS);
@@ -358,6 +394,8 @@ export class EndpointScheduler {
 
   private admit(): SchedulerTicket {
     const now = performance.now();
+    if (this.active === 0 && now - this.lastBusyAt > RATE_WINDOW_MS) this.trafficFrom = now;
+    this.lastBusyAt = now;
     this.active++;
     if (this.closedAt !== undefined) {
       this.probeAt = now;
@@ -382,6 +420,7 @@ export class EndpointScheduler {
         if (released) return;
         released = true;
         this.active--;
+        this.lastBusyAt = performance.now();
         this.dispatch();
       },
     };
