@@ -80,13 +80,24 @@ export async function findBaseline(
   return runs.find((run) => comparable(run) && run.evals.some((e) => wanted.has(e.evalId)));
 }
 
+/** A `--baseline branch:NAME` that names no branch of the store, while the store has others. */
+export interface UnknownBranch {
+  /** What to say on stderr before the run. */
+  note: string;
+  /**
+   * A branch of the store so close to the name that the name is most likely misspelt: the
+   * regression gates are then not checked (not passed), as for a baseline that cannot be compared.
+   */
+  likely?: string;
+}
+
 /**
  * What to say when `--baseline branch:NAME` found no run because the store has none on that
  * branch at all, while it has runs on others: most likely a misspelt branch, which would leave
  * every later run uncompared (and `--fail-on-regression` unchecked) without a word. Undefined
  * when the branch has runs (just none comparable yet) or the store has no branch at all.
  */
-export async function unknownBranchNote(store: Store, ref: string): Promise<string | undefined> {
+export async function unknownBranch(store: Store, ref: string): Promise<UnknownBranch | undefined> {
   if (!ref.startsWith("branch:")) return undefined;
   const branch = ref.slice("branch:".length);
   const branches = new Set<string>();
@@ -95,5 +106,6 @@ export async function unknownBranchNote(store: Store, ref: string): Promise<stri
   if (branches.size === 0 || branches.has(branch)) return undefined;
   const likely = closest(branch, branches);
   const known = [...branches].slice(0, 10).join(", ");
-  return `niceeval: --baseline ${ref}: the store has no run on branch "${branch}"; its runs are on ${known}${branches.size > 10 ? ", …" : ""}${likely ? ` (did you mean branch:${likely}?)` : ""}. This run is compared with nothing\n`;
+  const note = `niceeval: --baseline ${ref}: the store has no run on branch "${branch}"; its runs are on ${known}${branches.size > 10 ? ", …" : ""}${likely ? ` (did you mean branch:${likely}?)` : ""}. This run is compared with nothing\n`;
+  return likely ? { note, likely } : { note };
 }

@@ -255,6 +255,37 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
     );
     const misspelt = await cli(["run", "evals", "--quiet", "--baseline", "branch:mian"]);
     expect(misspelt.stderr).toContain("(did you mean branch:main?)");
+    expect(misspelt.code).toBe(0);
+    // With a regression gate, a misspelt branch leaves it unchecked: not passed.
+    const gated = await cli([
+      "run",
+      "evals",
+      "--quiet",
+      "--baseline",
+      "branch:mian",
+      "--fail-on-regression",
+      "--reporter",
+      "ndjson=-",
+    ]);
+    expect(gated.code).toBe(1);
+    expect(gated.stderr).toContain(
+      '--fail-on-regression: not checked, the store has no run on branch "mian" (did you mean branch:main?)',
+    );
+    const end = JSON.parse(gated.stdout.trimEnd().split("\n").at(-1)!);
+    expect(end.summary.ok).toBe(false);
+    expect(end.summary.gates).toEqual([
+      '--fail-on-regression: not checked, the store has no run on branch "mian" (did you mean branch:main?)',
+    ]);
+    // A branch named right that has no run yet is a first run, gate or not.
+    const first = await cli([
+      "run",
+      "evals",
+      "--quiet",
+      "--baseline",
+      "branch:none",
+      "--fail-on-regression",
+    ]);
+    expect(first.code).toBe(0);
     // A branch with runs, but none comparable yet, is a first run: no such warning.
     expect(main.stderr).not.toContain("the store has no run on branch");
 

@@ -32,7 +32,7 @@ import { guardRun, runExecutor } from "../../supervisor/index.js";
 import type { AheadPlan } from "../../supervisor/protocol.js";
 import { childEntries } from "../../supervisor/remote-evals.js";
 import type { RunArgs } from "../args.js";
-import { findBaseline, unfinishedBaselineNote, unknownBranchNote } from "../baseline.js";
+import { findBaseline, unfinishedBaselineNote, unknownBranch } from "../baseline.js";
 import { discoverEvalFiles } from "../discover.js";
 import { makeFilter } from "../filter.js";
 import { type UnmetGate, unmetGates } from "../gates.js";
@@ -145,11 +145,11 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
         : undefined;
     const unfinished = baseline && unfinishedBaselineNote(args.baseline!, baseline);
     if (unfinished) io.stderr(unfinished);
-    const unknownBranch =
+    const misnamed =
       store && args.baseline !== undefined && !baseline
-        ? await unknownBranchNote(store, args.baseline)
+        ? await unknownBranch(store, args.baseline)
         : undefined;
-    if (unknownBranch) io.stderr(unknownBranch);
+    if (misnamed) io.stderr(misnamed.note);
     const runId = continuation?.run.runId ?? randomUUID();
     const datasets = loaded.entries.map(() => ({ hash: new SequenceHash(), read: false }));
     const sinks = await runSinks({
@@ -161,6 +161,7 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
       specs,
       reportFd,
       baseline,
+      ...(misnamed?.likely !== undefined ? { likelyBranch: misnamed.likely } : {}),
       entries: loaded.entries,
       files,
       datasets,
@@ -469,6 +470,8 @@ interface RunSinksOf {
   specs: readonly ReporterSpec[];
   reportFd: number;
   baseline: StoredRun | undefined;
+  /** The branch `--baseline branch:NAME` most likely meant, when the store has no NAME. */
+  likelyBranch?: string;
   entries: readonly RunEntry[];
   files: readonly string[];
   datasets: readonly DatasetRead[];
@@ -522,7 +525,7 @@ async function runSinks(run: RunSinksOf): Promise<{
   }
   compared =
     store && args.baseline !== undefined
-      ? baselineStep(store, args, run.baseline, run.runId, () => storeFailed, io)
+      ? baselineStep(store, args, run, () => storeFailed, io)
       : undefined;
   if (compared?.sink) reporters.splice(1, 0, compared.sink);
   // After the store and the comparison, before the reports: they show the run's own verdict.
@@ -676,18 +679,24 @@ interface BaselineStep {
 function baselineStep(
   store: Store,
   args: RunArgs,
-  baseline: StoredRun | undefined,
-  runId: string,
+  run: Pick<RunSinksOf, "baseline" | "likelyBranch" | "runId">,
   storeFailed: () => boolean,
   io: CliIO,
 ): BaselineStep {
   const ref = args.baseline!;
+  const { baseline, runId } = run;
   let comparison: Comparison | undefined;
   let failure: string | undefined;
   let note: string | undefined;
   if (!baseline) {
     note = `baseline ${ref}: no finished run with these evals yet; nothing to compare`;
-    return { comparison: () => undefined, failure: () => undefined, note: () => note };
+    // Most likely a misspelt branch: a regression gate left unchecked by a typo has not passed
+    // (a branch with no run yet, named right, is a first run and passes).
+    if (run.likelyBranch !== undefined) {
+      failure = `the store has no run on branch "${ref.slice("branch:".length)}" (did you mean branch:${run.likelyBranch}?)`;
+      note = `baseline ${ref}: ${failure}; nothing compared`;
+    }
+    return { comparison: () => undefined, failure: () => failure, note: () => note };
   }
   return {
     comparison: () => comparison,
