@@ -27,7 +27,10 @@ export interface ScorerRate {
   mismatched: number;
   errored: number;
   unavailable: number;
-  /** matched + mismatched + errored: unavailable judgments are left out. */
+  /**
+   * matched + mismatched: unavailable judgments (no evidence) and errored ones (the scorer could
+   * not judge; their 0 is no score) are left out, as every mean leaves them out.
+   */
   judged: number;
   /** The cases those judged attempts are trials of: with trials, fewer than `judged`. */
   cases: number;
@@ -82,7 +85,7 @@ export class ChartFold {
         this.#scorers.set(key, s);
       }
       s[j.state]++;
-      if (j.state !== "unavailable" && s.lastCase !== record.caseId) {
+      if ((j.state === "matched" || j.state === "mismatched") && s.lastCase !== record.caseId) {
         s.cases++;
         s.lastCase = record.caseId;
       }
@@ -91,7 +94,7 @@ export class ChartFold {
 
   result(): RunCharts {
     const scorers = [...this.#scorers.values()].map(({ lastCase: _, ...s }): ScorerRate => {
-      const judged = s.matched + s.mismatched + s.errored;
+      const judged = s.matched + s.mismatched;
       return {
         ...s,
         judged,

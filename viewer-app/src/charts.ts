@@ -164,9 +164,13 @@ export function scorerRates(charts: RunCharts): HTMLElement[] {
   const byEval = new Map<string, RunCharts["scorers"]>();
   for (const s of charts.scorers) byEval.set(s.evalId, [...(byEval.get(s.evalId) ?? []), s]);
   return [...byEval].map(([evalId, scorers]) => {
-    const unavailable = scorers
-      .filter((s) => s.unavailable > 0)
-      .map((s) => `${s.label}: ${s.unavailable} unavailable`);
+    // Judgments with no verdict are left out of the rates: say which and how many.
+    const leftOut = scorers
+      .filter((s) => s.unavailable > 0 || s.errored > 0)
+      .map(
+        (s) =>
+          `${s.label}: ${[s.unavailable > 0 ? `${s.unavailable} unavailable` : "", s.errored > 0 ? `${s.errored} errored` : ""].filter(Boolean).join(", ")}`,
+      );
     return figure(
       `${evalId}: pass rate per scorer (95% intervals)`,
       (el) => {
@@ -232,7 +236,7 @@ export function scorerRates(charts: RunCharts): HTMLElement[] {
           el,
         );
       },
-      unavailable.length ? `left out (no evidence): ${unavailable.join(", ")}` : undefined,
+      leftOut.length ? `left out (no verdict): ${leftOut.join("; ")}` : undefined,
     );
   });
 }
