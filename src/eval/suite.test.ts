@@ -79,6 +79,41 @@ describe("defineSuite", () => {
   });
 });
 
+describe("the trace of a target that fails", () => {
+  it("keeps the steps traced before the target threw, synchronously or not, or ran out of time", async () => {
+    const suite = defineSuite<string, string>({
+      id: "crashing",
+      cases: [
+        { id: "sync", input: "s" },
+        { id: "async", input: "a" },
+        { id: "slow", input: "t" },
+      ],
+      target: (input, { trace }) => {
+        trace.message("user", input);
+        trace.toolCall("search", { q: input }, { error: "rate limited" });
+        if (input === "s") throw new Error("gave up");
+        if (input === "a") return Promise.reject(new Error("gave up later"));
+        return new Promise<string>(() => {});
+      },
+      scorers: [ran],
+    });
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { timeoutMs: 50, onRecord: (r) => records.push(r) });
+    expect(records.map((r) => r.verdict)).toEqual(["errored", "errored", "errored"]);
+    for (const [i, record] of records.entries()) {
+      expect(record.trace?.steps).toEqual([
+        { kind: "message", role: "user", content: ["s", "a", "t"][i] },
+        {
+          kind: "tool-call",
+          name: "search",
+          input: { q: ["s", "a", "t"][i] },
+          error: "rate limited",
+        },
+      ]);
+    }
+  });
+});
+
 describe("synchronous and asynchronous targets and scorers", () => {
   const exact = (id: string, later = false) =>
     bindScorer<string, { actual: string; expected: string }>({

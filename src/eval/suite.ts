@@ -611,7 +611,7 @@ function scoreCase<Input, Output>(
       return scoreLater(definition, spec, context, deadline, started, trace, produced);
     }
   } catch (error) {
-    return targetFailed(definition, spec, error, started);
+    return targetFailed(definition, spec, error, started, trace);
   }
   return judgeOutput(definition, spec, context, deadline, started, trace, produced);
 }
@@ -630,18 +630,20 @@ async function scoreLater<Input, Output>(
   try {
     output = await produced;
   } catch (error) {
-    return targetFailed(definition, spec, error, started);
+    return targetFailed(definition, spec, error, started, trace);
   }
   return judgeOutput(definition, spec, context, deadline, started, trace, output);
 }
 
+/** The target threw (or ran out of time): an errored attempt, with the steps it traced before. */
 function targetFailed<Input, Output>(
   definition: SuiteDefinition<Input, Output>,
   spec: CaseSpec,
   error: unknown,
   started: number,
+  trace: TraceRecorder,
 ): AttemptRecord {
-  return erroredRecord({
+  const record = erroredRecord({
     evalId: definition.id,
     caseId: spec.id,
     message: thrownWhere(error),
@@ -649,6 +651,10 @@ function targetFailed<Input, Output>(
     elapsedMs: performance.now() - started,
     max: definition.scorers.length,
   });
+  // What led up to a crash is the trace most worth keeping.
+  const steps = trace.take();
+  if (steps) record.trace = steps;
+  return record;
 }
 
 /** Every scorer on the target's output; synchronous when every scorer answers synchronously. */
