@@ -108,5 +108,10 @@ export async function exportCommand(args: ExportArgs, store: Store, io: CliIO): 
     io.stdoutFd,
     `wrote ${file}: run ${result.runId.slice(0, 8)}, ${result.attempts} attempts${result.baselineId ? `, compared with ${result.baselineId.slice(0, 8)}` : ""}, ${(result.bytes / 2 ** 20).toFixed(1)} MiB\n`,
   );
+  // A page that looks like a report of a whole run, taken mid-run (the page says so too).
+  if (result.status === "running")
+    io.stderr(
+      `niceeval: warning: run ${result.runId.slice(0, 8)} is still running: the export holds the ${result.attempts} attempts stored so far; export it again once the run has finished\n`,
+    );
   return 0;
 }

@@ -5,7 +5,8 @@ import type { Comparison } from "../compare/types.js";
 import type { AttemptRecord } from "../eval/record.js";
 import { safeStringify } from "../json-safe.js";
 import { resolveRunRef } from "../store/resolve.js";
-import type { Store, StoredRun } from "../store/types.js";
+import type { RunStatus, Store, StoredRun } from "../store/types.js";
+import { effectiveStatus } from "../store/writer.js";
 import type { AttemptRow, RunDetail, RunRow } from "./api.js";
 import { attemptRow, runDetail, runRow } from "./api.js";
 import { loadApp } from "./app-files.js";
@@ -40,6 +41,8 @@ export interface ExportResult {
   baselineId?: string;
   attempts: number;
   bytes: number;
+  /** The run's status when exported: a `running` one is a snapshot of the attempts stored so far. */
+  status: RunStatus;
 }
 
 /**
@@ -101,6 +104,7 @@ export async function exportHtml(options: ExportOptions): Promise<ExportResult> 
     ...(base ? { baselineId: base.runId } : {}),
     attempts,
     bytes,
+    status: effectiveStatus(run),
   };
 }
 

@@ -9,6 +9,7 @@ import type { AttemptRecord } from "../../src/eval/record.js";
 import { defineSuite } from "../../src/eval/suite.js";
 import { createScorer } from "../../src/scorers/create-scorer.js";
 import type { RunEnd } from "../../src/store/types.js";
+import { thisWriter } from "../../src/store/writer.js";
 import { exportHtml } from "../../src/viewer/export.js";
 import { startViewer, type Viewer } from "../../src/viewer/server.js";
 import { manifest } from "../store/fixtures.js";
@@ -490,15 +491,21 @@ describe("a partial score", () => {
   });
 });
 
-/** A run `name` of the head run's first `n` attempts, ended as `end` says. */
-async function storePart(runId: string, name: string, n: number, end: RunEnd): Promise<void> {
-  await fixture.store.beginRun(
-    manifest(runId, { evals: ["greetings"], name, startedAt: end.endedAt! }),
-  );
+/** A run `name` of the head run's first `n` attempts, ended as `end` says (left running without). */
+async function storePart(runId: string, name: string, n: number, end?: RunEnd): Promise<void> {
+  await fixture.store.beginRun({
+    ...manifest(runId, {
+      evals: ["greetings"],
+      name,
+      startedAt: end?.endedAt ?? new Date().toISOString(),
+    }),
+    // Written by this process, which lives on: a run left running is running, not crashed.
+    writer: thisWriter(),
+  });
   const records: AttemptRecord[] = [];
   for await (const record of fixture.store.streamAttempts(fixture.headId)) records.push(record);
   await fixture.store.appendAttempts(runId, records.slice(0, n));
-  await fixture.store.finishRun(runId, end);
+  if (end) await fixture.store.finishRun(runId, end);
 }
 
 describe("a run that did not finish", () => {
@@ -519,6 +526,27 @@ describe("a run that did not finish", () => {
     const command = await notice.locator("code").textContent();
     const show = await runCli(["show", cutId, "--store", fixture.path], dir);
     expect(show.stdout).toContain(`\`${command}\` runs the rest`);
+  });
+});
+
+describe("a run exported while it was still running", () => {
+  it("is said to be a snapshot, by the export command and on the page", async () => {
+    await storePart("run-live-00000000", "live", 3);
+    const file = join(dir, "live.html");
+    const exported = await runCli(["export", "live", "--html", file, "--store", fixture.path], dir);
+    expect(exported.code).toBe(0);
+    expect(exported.stderr).toContain(
+      "niceeval: warning: run run-live is still running: the export holds the 3 attempts stored so far; export it again once the run has finished",
+    );
+    const p = await browser.context.newPage();
+    watch(p);
+    await p.goto(`${pathToFileURL(file).href}#/run/live`);
+    const notice = p.locator(".notice");
+    await notice.waitFor();
+    expect(await notice.textContent()).toBe(
+      "This run was still running when it was exported: this page holds the 3 attempts stored by then, not the whole run.",
+    );
+    await p.close();
   });
 });
 

@@ -3,7 +3,7 @@ import { loadTroubles } from "../../../src/runner/load-troubles.js";
 import type { AttemptRow, EvalView, RowPage, RunDetail, RunRow } from "../../../src/viewer/api.js";
 import type { RunCharts } from "../../../src/viewer/charts.js";
 import { scoreHistograms, scorerRates } from "../charts.js";
-import { changedOnly, get, PAGE } from "../data.js";
+import { changedOnly, get, PAGE, STATIC } from "../data.js";
 import {
   badge,
   enc,
@@ -251,8 +251,16 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
   };
 }
 
-/** A run that stopped before it finished: what it holds, and the command `show` gives to resume it. */
+/**
+ * A run that stopped before it finished: what it holds, and the command `show` gives to resume
+ * it. In a static export, a run still running when exported: the page is a snapshot (the live
+ * viewer fills a running run in as it goes).
+ */
 function unfinished(run: RunRow): HTMLElement | null {
+  if (run.status === "running" && STATIC)
+    return notice(
+      `This run was still running when it was exported: this page holds the ${plural(run.attempts, "attempt")} stored by then, not the whole run.`,
+    );
   if (run.status !== "crashed" && run.status !== "interrupted") return null;
   return notice(
     `This run stopped before it finished (${run.status}): ${plural(run.attempts, "attempt")} ${run.attempts === 1 ? "is" : "are"} stored. `,
