@@ -37,7 +37,7 @@ export function comparePage(root: HTMLElement, r: Route): PageHandle {
           "p",
           { class: c.decision.regression ? "regression" : "ok" },
           c.decision.regression
-            ? `Regression: ${c.decision.reasons.join(" ")}`
+            ? `Regression: ${c.decision.reasons.join("; ")}`
             : `No significant regression at \u03b1 = ${c.alpha}.`,
         ),
         c.warnings.length
