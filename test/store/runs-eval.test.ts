@@ -52,6 +52,8 @@ describe("runs --eval", () => {
       expect(text).toContain('pass rate and mean score of eval "beta"');
       // beta: 1 of 4 passed, mean score (4 + 3 + 3 + 3) / 16.
       expect(text).toMatch(/ 25\.0% \[\d+\.\d%, \d+\.\d%\] n=4 +0\.813\n/);
+      // Its cases too: 4 of the run's 8.
+      expect(text).toMatch(/finished +4 +25\.0%/);
     } finally {
       await store.close();
     }

@@ -52,6 +52,10 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
     // With --eval, the eval's own figures (a finished run's summary), not the whole run's.
     const own =
       args.evalId !== undefined ? row.perEval.find((e) => e.evalId === args.evalId) : undefined;
+    // And its own attempts beside them (the whole run's, as the figures, before its summaries).
+    const cases = own
+      ? (run.summaries?.find((s) => s.evalId === args.evalId)?.cases ?? row.cases)
+      : row.cases;
     const figures = own ?? {
       passRate: row.passRate,
       passRateInterval: row.passRateInterval,
@@ -73,7 +77,7 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
         (run.git?.commit ?? "").slice(0, 7).padEnd(8),
         run.startedAt.slice(0, 19).replace("T", " ").padEnd(20),
         row.status.padEnd(12),
-        String(row.cases).padStart(5),
+        String(cases).padStart(5),
         ` ${rate.padEnd(27)}`,
         meanCell(figures.meanScore, partialOf(run, row, args.evalId)).padEnd(10),
         troubles(run).join(", "),
