@@ -529,6 +529,42 @@ describe("a run that did not finish", () => {
   });
 });
 
+describe("coming back from a case", () => {
+  it("finds the cases table where it was left: scrolled, with the same row selected", async () => {
+    const runId = "run-long-00000000";
+    await fixture.store.beginRun(manifest(runId, { evals: ["greetings"], name: "long" }));
+    let first: AttemptRecord | undefined;
+    for await (const record of fixture.store.streamAttempts(fixture.headId)) {
+      first = record;
+      break;
+    }
+    const caseIds = Array.from({ length: 300 }, (_, i) => `case-${String(i).padStart(3, "0")}`);
+    await fixture.store.appendAttempts(
+      runId,
+      caseIds.map((caseId) => ({ ...first!, caseId, trial: 0 })),
+    );
+    await fixture.store.finishRun(runId, {
+      status: "finished",
+      endedAt: new Date().toISOString(),
+      summaries: [],
+    });
+    await page.goto(`${viewer.origin}/#/run/long`);
+    await page.reload();
+    await shownCases(page);
+    const table = page.locator(".vt");
+    await table.evaluate((el) => {
+      el.scrollTop = 4000;
+    });
+    const row = page.locator(".vt-row[data-case=case-150]");
+    await row.click();
+    await page.keyboard.press("Enter");
+    await page.locator("h2", { hasText: "case-150" }).first().waitFor();
+    await page.goBack();
+    await page.locator(".vt-row.sel[data-case=case-150]").waitFor();
+    expect(await table.evaluate((el) => el.scrollTop)).toBe(4000);
+  });
+});
+
 describe("a run exported while it was still running", () => {
   it("is said to be a snapshot, by the export command and on the page", async () => {
     await storePart("run-live-00000000", "live", 3);

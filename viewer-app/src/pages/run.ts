@@ -20,7 +20,7 @@ import {
 } from "../dom.js";
 import { meanText, sizeText } from "../numbers.js";
 import { caseHash, go, header, type PageHandle, poll, type Route, setParams } from "../router.js";
-import { virtualTable } from "./table.js";
+import { type TablePlace, virtualTable } from "./table.js";
 
 const VERDICTS: [string, string][] = [
   ["", "any"],
@@ -56,6 +56,12 @@ const EVAL_COLUMNS = [
   "trials",
   "flaky",
 ];
+
+/**
+ * Where each view of a run's table was left, by its URL (run, filters, order): a page is built
+ * anew on each visit, and coming back from a case must not start over at the first row.
+ */
+const places = new Map<string, TablePlace>();
 
 /** A run: per-eval figures, charts, and its cases table with filters that live in the URL. */
 export function runPage(root: HTMLElement, r: Route): PageHandle {
@@ -224,7 +230,9 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
     }
   }
   void loadDetail();
-  table.reset();
+  // Back from a case, the table is where it was left (the same run, filters and order).
+  const placeKey = () => `${runId}?${p.toString()}`;
+  table.reset(places.get(placeKey()));
   // A live run's figures fold every stored attempt on the server: one request at a time.
   let loading = false;
   const stop = poll(() => {
@@ -237,7 +245,10 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
     }
   }, 2000);
   return {
-    stop,
+    stop: () => {
+      places.set(placeKey(), table.place());
+      stop();
+    },
     back: () => go("#/"),
     key: (k) => {
       if (k === "j") table.move(1);

@@ -5,11 +5,20 @@ import { caseHash } from "../router.js";
 
 const ROW = 28;
 
+/** A place in the table: how far it is scrolled and the row selected. */
+export interface TablePlace {
+  top: number;
+  sel: number;
+}
+
 /** The cases table's handle: its element and what the run page asks of it. */
 export interface VirtualTable {
   el: HTMLElement;
   onTotal: (n: number) => void;
-  reset(): void;
+  /** Load from the first row; or, given a place the table was left at, back at it. */
+  reset(at?: TablePlace): void;
+  /** Where the table is scrolled to and which row is selected (to come back to it). */
+  place(): TablePlace;
   refresh(): void;
   move(delta: number): void;
   selected(): AttemptRow | undefined;
@@ -33,6 +42,8 @@ export function virtualTable(
   let generation = 0;
   let sel = 0;
   let frame = 0;
+  // A place to go back to once the rows are counted (the scroll needs the table's height).
+  let returning: TablePlace | undefined;
   const caseHref = (row: AttemptRow) => caseHash(runId, row.evalId, row.caseId, row.trial);
 
   function load(n: number): void {
@@ -51,6 +62,12 @@ export function virtualTable(
             }
         total = page.total;
         self.onTotal(total);
+        if (returning && total > 0) {
+          sel = Math.min(returning.sel, total - 1);
+          spacer.style.height = `${total * ROW}px`;
+          el.scrollTop = returning.top;
+        }
+        returning = undefined;
         draw();
       },
       (err: unknown) => {
@@ -109,14 +126,16 @@ export function virtualTable(
   const self: VirtualTable = {
     el,
     onTotal: () => {},
-    reset() {
+    reset(at) {
       generation++;
       pages = new Map();
       total = 0;
       sel = 0;
       el.scrollTop = 0;
+      returning = at;
       load(0);
     },
+    place: () => ({ top: el.scrollTop, sel }),
     refresh() {
       generation++;
       const keep = [...pages.keys()];
