@@ -281,6 +281,87 @@ describe("compareRuns", () => {
     );
   });
 
+  it("gives no MDE where the exact tests cannot reach alpha with so few cases, and says how many would", async () => {
+    // Every case drops by 0.38: the sign-flip test's smallest p with 5 cases is 2/2^5 = 0.0625.
+    const scores = [0.9, 0.8, 0.9, 0.7, 1];
+    const five = await compareRuns(
+      await storeWith({
+        base: cases(5, (i) => ({ score: scores[i]! })),
+        head: cases(5, (i) => ({ score: scores[i]! - 0.38, verdict: "failed" })),
+      }),
+      "base",
+      "head",
+    );
+    const tooFew = { unit: "case", units: 5, alpha: 0.05, smallestP: 0.0625, needed: 6 };
+    const score = five.overall.meanScore!;
+    expect(score.test.pValue).toBe(0.0625);
+    expect(score).toMatchObject({ mde: null, tooFew });
+    expect(five.overall.passRate).toMatchObject({ paired: { mde: null }, tooFew });
+    // A field of the JSON, not only words.
+    expect(JSON.parse(JSON.stringify(five)).overall.meanScore.tooFew).toEqual(tooFew);
+    const text = formatComparison(five);
+    expect(text).not.toContain("MDE");
+    // Said once: the pass rate's note would say the same of the same cases.
+    expect(text.split("cannot show").length).toBe(2);
+    expect(text).toMatch(
+      /mean score .*sign-flip p = 0\.0625 exact; .*5 paired cases cannot show a regression at alpha = 0\.05 \(6 needed\)\)$/m,
+    );
+    expect(formatComparisonMarkdown(five)).toContain("| none (6 cases needed at alpha = 0.05) |");
+    // Without a mean score to carry it, the pass rate says it.
+    const unscored = await compareRuns(
+      await storeWith({
+        base: cases(3, () => ({})),
+        head: cases(3, () => ({ verdict: "errored", score: "unavailable" })),
+      }),
+      "base",
+      "head",
+    );
+    expect(unscored.overall.meanScore).toBeNull();
+    expect(formatComparison(unscored)).toContain(
+      "McNemar p = 0.25; 3 paired cases cannot show a regression at alpha = 0.05 (6 needed))",
+    );
+
+    // Six cases can: the MDE is given.
+    const six = await compareRuns(
+      await storeWith({ base: cases(6, () => ({})), head: cases(6, () => ({ score: 0.5 })) }),
+      "base",
+      "head",
+    );
+    expect(six.overall.meanScore!.tooFew).toBeNull();
+    expect(six.overall.passRate!.tooFew).toBeNull();
+    expect(formatComparison(six)).toContain("MDE 0.000 at 80% power");
+
+    // Two evals of six: each is judged at 0.05 / 2, where six cases cannot; all twelve can.
+    const two = await compareRuns(
+      await storeWith({
+        base: [...cases(6, () => ({})), ...cases(6, () => ({ evalId: "qb" }))],
+        head: [...cases(6, () => ({ score: 0.5 })), ...cases(6, () => ({ evalId: "qb" }))],
+      }),
+      "base",
+      "head",
+    );
+    expect(two.evals[0]!.meanScore!.tooFew).toMatchObject({ units: 6, alpha: 0.025, needed: 7 });
+    expect(two.overall.meanScore!.tooFew).toBeNull();
+    expect(formatComparison(two)).toContain(
+      "6 paired cases cannot show a regression at alpha = 0.025 (7 needed)",
+    );
+
+    // Clustered, the sign-flip test flips clusters: 8 cases in 4 clusters.
+    const clustered = await compareRuns(
+      await storeWith({
+        base: cases(8, (i) => ({ cluster: `doc${i % 4}` })),
+        head: cases(8, (i) => ({ score: 0.5, cluster: `doc${i % 4}` })),
+      }),
+      "base",
+      "head",
+    );
+    expect(clustered.overall.meanScore!.tooFew).toMatchObject({ unit: "cluster", units: 4 });
+    expect(clustered.overall.passRate!.tooFew).toBeNull();
+    expect(formatComparison(clustered)).toContain(
+      "4 clusters cannot show a regression at alpha = 0.05 (6 needed)",
+    );
+  });
+
   it("averages trials per case and never compares a partial score as complete", async () => {
     const t = (caseId: string, verdicts: Verdict[], scores: NonNullable<Spec["score"]>[]) =>
       verdicts.map((verdict, trial): Spec => ({ caseId, verdict, trial, score: scores[trial]! }));

@@ -5,6 +5,7 @@ import { formatShard } from "../shard/shard.js";
 import { wilsonInterval } from "../stats/interval.js";
 import { mcnemarExact } from "../stats/mcnemar.js";
 import { type PairedDifference, pairedDifference } from "../stats/paired.js";
+import { smallestSignTestP, unitsToReach } from "../stats/sign-flip.js";
 import { importedRunAdvice } from "../store/imported.js";
 import type { Store, StoredRun } from "../store/types.js";
 import { effectiveStatus } from "../store/writer.js";
@@ -30,6 +31,8 @@ import type {
   LeftOut,
   RegressionDecision,
   RunRef,
+  ScoreComparison,
+  TooFewToDetect,
   Transitions,
 } from "./types.js";
 
@@ -65,6 +68,8 @@ interface StatsSettings {
   alpha: number;
   seed: number;
   resamples: number;
+  /** The alpha the gate judges these pairs at: alpha, or alpha over the evals for one of several. */
+  gateAlpha: number;
 }
 
 interface Pending {
@@ -111,12 +116,14 @@ export async function compareRuns(
   ];
   const common = evalIds.filter((id) => baseCases.has(id) && headCases.has(id));
   const allPairs: Pair[] = [];
+  // Each eval of several is decided at alpha over their number (see decide).
+  const gateAlpha = settings.alpha / Math.max(1, common.length);
   const evals = common.map((evalId, i) => {
     const seed = common.length === 1 ? settings.seed : settings.seed + i + 1;
     const compared = compareEval(evalId, baseCases.get(evalId)!, headCases.get(evalId)!, {
       left: leftOut.get(evalId) ?? emptyLeftOut(),
       pending: pending.get(evalId),
-      stats: { ...settings, seed },
+      stats: { ...settings, seed, gateAlpha },
     });
     allPairs.push(...compared.pairs);
     return compared.comparison;
@@ -171,7 +178,7 @@ function checkedOptions(options: CompareOptions): StatsSettings {
       `resamples must be a whole number ≥ 0, got ${resamples}`,
     );
   }
-  return { alpha, seed: options.seed ?? 1, resamples };
+  return { alpha, seed: options.seed ?? 1, resamples, gateAlpha: alpha };
 }
 
 /** Both runs, or an error naming the one that is not stored. */
@@ -361,7 +368,7 @@ function changesOf(
 function pairStats(
   pairs: readonly Pair[],
   leftOut: LeftOut,
-  options: { alpha: number; seed: number; resamples: number },
+  options: StatsSettings,
 ): ComparisonStats {
   const transitions: Transitions = {
     passToFail: 0,
@@ -420,6 +427,8 @@ function pairStats(
         ...clusterOption,
       }),
     );
+    // McNemar counts cases, clustered or not.
+    const tooFew = tooFewToDetect(n, "case", options.gateAlpha);
     passRate = {
       n,
       base: paired.meanBase,
@@ -427,11 +436,12 @@ function pairStats(
       difference: paired.mean,
       baseInterval: wilsonInterval(paired.meanBase * n, n),
       headInterval: wilsonInterval(paired.meanHead * n, n),
-      paired,
+      paired: tooFew ? { ...paired, mde: null } : paired,
       test: mcnemarExact(worse, better),
+      tooFew,
     };
   }
-  let meanScoreDiff: PairedDifference | null = null;
+  let meanScoreDiff: ScoreComparison | null = null;
   if (scored.length > 0) {
     const baseScore = new Float64Array(scored.length);
     const headScore = new Float64Array(scored.length);
@@ -441,7 +451,7 @@ function pairStats(
       headScore[j] = meanScore(pairs[at]!.head)!;
       scoreClusters[j] = clusters[at]!;
     });
-    meanScoreDiff = withinUnitDifference(
+    const difference = withinUnitDifference(
       pairedDifference(baseScore, headScore, {
         alpha: options.alpha,
         seed: options.seed,
@@ -449,8 +459,29 @@ function pairStats(
         ...(clustered ? { clusters: scoreClusters } : {}),
       }),
     );
+    // The sign-flip test counts what it flips: clusters when clustered.
+    const tooFew =
+      difference.clusters === null
+        ? tooFewToDetect(difference.n, "case", options.gateAlpha)
+        : tooFewToDetect(difference.clusters, "cluster", options.gateAlpha);
+    meanScoreDiff = { ...difference, mde: tooFew ? null : difference.mde, tooFew };
   }
   return { pairs: n, transitions, newFailures, passRate, meanScore: meanScoreDiff, leftOut };
+}
+
+/**
+ * Why a figure gets no MDE, when the exact test its gate decides by cannot reach `alpha` with
+ * `units` units whatever the results (5 cases at 0.05: its smallest p is 0.0625); else null.
+ * An MDE from the normal approximation would claim an effect the gate can never find.
+ */
+function tooFewToDetect(
+  units: number,
+  unit: TooFewToDetect["unit"],
+  alpha: number,
+): TooFewToDetect | null {
+  const needed = unitsToReach(alpha);
+  if (units >= needed) return null;
+  return { unit, units, alpha, smallestP: smallestSignTestP(units), needed };
 }
 
 /** Shares and scores lie in [0, 1], so their differences lie in [−1, 1]; so does the interval. */

@@ -1,9 +1,16 @@
 import { plural } from "../plural.js";
 import { cell } from "../report/markdown-cell.js";
 import type { Interval } from "../stats/interval.js";
-import type { PairedDifference } from "../stats/paired.js";
 import { pText } from "./compare-runs.js";
-import type { CaseChange, Comparison, ComparisonStats, JudgmentChange, LeftOut } from "./types.js";
+import type {
+  CaseChange,
+  Comparison,
+  ComparisonStats,
+  JudgmentChange,
+  LeftOut,
+  ScoreComparison,
+  TooFewToDetect,
+} from "./types.js";
 
 // ---------------------------------------------------------------- shared pieces
 
@@ -20,13 +27,26 @@ const side = (s: CaseChange["base"]) =>
 const judgmentLine = (j: JudgmentChange) =>
   `${j.gate ? "gate " : ""}${j.label} (${j.source}): ${j.base ? `${j.base.state} "${j.base.reason}"` : "absent"} → ${j.head ? `${j.head.state} "${j.head.reason}"` : "absent"}`;
 
+/** An alpha as text: 0.05, or 0.0167 for 0.05 over three evals. */
+const alphaText = (alpha: number) => String(Number(alpha.toPrecision(3)));
+
+/** What stands in for an MDE no test could reach: "5 paired cases cannot show … (6 needed)". */
+const tooFewText = (f: TooFewToDetect) =>
+  `${plural(f.units, f.unit === "case" ? "paired case" : "cluster")} cannot show a regression at alpha = ${alphaText(f.alpha)} (${f.needed} needed)`;
+
+/** Whether the score line already says what the pass rate's too-few note would (same units). */
+const sameNote = (a: TooFewToDetect, b: TooFewToDetect | null | undefined) =>
+  b != null && a.unit === b.unit && a.units === b.units && a.alpha === b.alpha;
+
 function passRateLine(stats: ComparisonStats): string {
   const r = stats.passRate;
   if (!r) return "pass rate: no paired case";
-  return `pass rate ${pct(r.base)} → ${pct(r.head)} (${points(r.difference)}, n = ${r.n}; ${r.test.worse} worse, ${r.test.better} better, McNemar ${pText(r.test.pValue)})`;
+  const tooFew =
+    r.tooFew && !sameNote(r.tooFew, stats.meanScore?.tooFew) ? `; ${tooFewText(r.tooFew)}` : "";
+  return `pass rate ${pct(r.base)} → ${pct(r.head)} (${points(r.difference)}, n = ${r.n}; ${r.test.worse} worse, ${r.test.better} better, McNemar ${pText(r.test.pValue)}${tooFew})`;
 }
 
-function scoreLine(d: PairedDifference | null): string {
+function scoreLine(d: ScoreComparison | null): string {
   if (!d) return "mean score: no case with a complete score in both runs";
   const parts = [
     `mean score ${num(d.meanBase)} → ${num(d.meanHead)} (${signed(d.mean)}, n = ${d.n}${d.clusters === null ? "" : ` in ${d.clusters} clusters`}`,
@@ -34,10 +54,22 @@ function scoreLine(d: PairedDifference | null): string {
     `${range(d.interval, signed)} ${d.method}${d.resamples > 0 ? ` ×${d.resamples}` : ""}`,
     `sign-flip ${pText(d.test.pValue)}${d.test.method === "exact" ? " exact" : ""}`,
     d.correlation === null ? "" : `r = ${d.correlation.toFixed(2)}`,
-    d.mde === null ? "" : `MDE ${num(d.mde)} at ${Math.round(d.power * 100)}% power)`,
+    d.tooFew
+      ? tooFewText(d.tooFew)
+      : d.mde === null
+        ? ""
+        : `MDE ${num(d.mde)} at ${Math.round(d.power * 100)}% power`,
   ];
-  const text = parts.filter(Boolean).join("; ");
-  return text.endsWith(")") ? text : `${text})`;
+  return `${parts.filter(Boolean).join("; ")})`;
+}
+
+/** The Markdown table's MDE cell: the figure, or how many units a gate would need. */
+function mdeCell(d: ScoreComparison | null): string {
+  if (d?.tooFew) {
+    const { needed, unit, alpha } = d.tooFew;
+    return `none (${plural(needed, unit)} needed at alpha = ${alphaText(alpha)})`;
+  }
+  return d?.mde != null ? num(d.mde) : "–";
 }
 
 function leftOutLine(left: LeftOut): string | null {
@@ -193,7 +225,7 @@ export function formatComparisonMarkdown(c: Comparison): string {
     const d = s.meanScore;
     const t = s.transitions;
     out.push(
-      `| ${name} | ${s.pairs} | ${r ? `${pct(r.base)} → ${pct(r.head)} (${points(r.difference)})` : "–"} | ${r ? pText(r.test.pValue).replace(/^p [=<] ?/, (m) => (m.includes("<") ? "< " : "")) : "–"} | ${d ? `${signed(d.mean)} (n = ${d.n}, ${pText(d.test.pValue)})` : "–"} | ${d ? `${range(d.interval, signed)} ${d.method}` : "–"} | ${d?.mde != null ? num(d.mde) : "–"} | ${t.passToFail}↓ ${t.becameErrored}⚠ ${t.failToPass}↑ ${rateMoves(t) ? `${t.passRateDown}↘ ${t.passRateUp}↗ ` : ""}+${t.added} −${t.removed} |`,
+      `| ${name} | ${s.pairs} | ${r ? `${pct(r.base)} → ${pct(r.head)} (${points(r.difference)})` : "–"} | ${r ? pText(r.test.pValue).replace(/^p [=<] ?/, (m) => (m.includes("<") ? "< " : "")) : "–"} | ${d ? `${signed(d.mean)} (n = ${d.n}, ${pText(d.test.pValue)})` : "–"} | ${d ? `${range(d.interval, signed)} ${d.method}` : "–"} | ${mdeCell(d)} | ${t.passToFail}↓ ${t.becameErrored}⚠ ${t.failToPass}↑ ${rateMoves(t) ? `${t.passRateDown}↘ ${t.passRateUp}↗ ` : ""}+${t.added} −${t.removed} |`,
     );
   };
   // Names as Markdown: an eval id escaped, the total in bold.

@@ -125,6 +125,31 @@ export interface PassRateComparison {
    * McNemar when every case has one trial): `worse` cases fell, `better` rose.
    */
   test: McNemarResult;
+  /** Set when `test` can never reach the gate's alpha with n cases; `paired.mde` is then null. */
+  tooFew: TooFewToDetect | null;
+}
+
+/** The paired difference of mean scores, decided by its sign-flip test (`test`). */
+export interface ScoreComparison extends PairedDifference {
+  /** Set when `test` can never reach the gate's alpha with these units; `mde` is then null. */
+  tooFew: TooFewToDetect | null;
+}
+
+/**
+ * Why a figure has no minimum detectable effect: the exact test the gate decides it by cannot
+ * give p below the gate's alpha with this many units, whatever the results, so no effect is
+ * detectable however large.
+ */
+export interface TooFewToDetect {
+  /** What the test counts: paired cases, or clusters of them (the mean score, when clustered). */
+  unit: "case" | "cluster";
+  units: number;
+  /** The alpha the gate judges the figure at: over the number of evals for one of several. */
+  alpha: number;
+  /** The test's smallest two-sided p with this many units: 2/2^units. */
+  smallestP: number;
+  /** Fewest units with which it could fall below alpha. */
+  needed: number;
 }
 
 /** Statistics of a set of paired cases: one eval, or all of them. */
@@ -136,7 +161,7 @@ export interface ComparisonStats {
   newFailures: number;
   passRate: PassRateComparison | null;
   /** Paired difference of mean complete scores; null without a scored pair. */
-  meanScore: PairedDifference | null;
+  meanScore: ScoreComparison | null;
   leftOut: LeftOut;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { mcnemarExact } from "./mcnemar.js";
-import { signFlipTest } from "./sign-flip.js";
+import { signFlipTest, smallestSignTestP, unitsToReach } from "./sign-flip.js";
 
 describe("signFlipTest", () => {
   it("equals McNemar's exact test on 0/1 differences", () => {
@@ -39,5 +39,21 @@ describe("signFlipTest", () => {
     expect(drawn.pValue).toBeLessThan(0.01);
     expect(signFlipTest(units, { budget: 1000 }).method).toBe("normal");
     expect(signFlipTest(units, { resamples: 19 }).method).toBe("normal");
+  });
+});
+
+describe("unitsToReach", () => {
+  it("is the fewest units whose smallest exact p, every unit one way, falls below alpha", () => {
+    expect(unitsToReach(0.05)).toBe(6);
+    // Below, not at: 5 units reach 0.0625 exactly, which is no significance at 0.0625.
+    expect(unitsToReach(0.0625)).toBe(6);
+    expect(unitsToReach(0.05 / 3)).toBe(7);
+    expect(unitsToReach(1)).toBe(2);
+    for (const m of [1, 5, 6, 12]) {
+      const oneWay = Array(m).fill(-0.38);
+      expect(signFlipTest(oneWay).pValue).toBeCloseTo(smallestSignTestP(m), 12);
+      expect(mcnemarExact(m, 0).pValue).toBeCloseTo(smallestSignTestP(m), 12);
+    }
+    expect(() => unitsToReach(0)).toThrow(RangeError);
   });
 });

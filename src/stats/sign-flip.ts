@@ -103,6 +103,25 @@ export function signFlipTest(
   };
 }
 
+/**
+ * Fewest differing units with which an exact sign test (this one, or McNemar's on discordant
+ * pairs) can give a two-sided p below `alpha`: its smallest p, every unit one way, is 2/2^m.
+ * Past 16 units the sign-flip test draws or approximates, but by then 2/2^m is below 3·10^-5.
+ * @example
+ * unitsToReach(0.05); // 6: with 5, the smallest p is 0.0625
+ */
+export function unitsToReach(alpha: number): number {
+  if (!(alpha > 0 && alpha <= 1)) {
+    throw new RangeError(`unitsToReach needs an alpha in (0, 1], got ${alpha}`);
+  }
+  let units = 1;
+  while (smallestSignTestP(units) >= alpha) units++;
+  return units;
+}
+
+/** The smallest two-sided p of an exact sign test over `units` differing units (1 for none). */
+export const smallestSignTestP = (units: number): number => Math.min(1, 2 ** (1 - units));
+
 /** Share of the 2^m sign patterns of `magnitudes` whose sum is at least `threshold` from zero. */
 function extremeShare(magnitudes: readonly number[], threshold: number): number {
   const m = magnitudes.length;
