@@ -362,6 +362,20 @@ describe("compareRuns", () => {
     );
   });
 
+  it("prints no correlation between runs whose scores are constant but for rounding", async () => {
+    const c = await compareRuns(
+      await storeWith({
+        base: cases(8, () => ({ score: 0.9 })),
+        head: cases(8, () => ({ score: 0.1, verdict: "failed" })),
+      }),
+      "base",
+      "head",
+    );
+    expect(c.overall.meanScore!.meanBase).not.toBe(0.9);
+    expect(c.overall.meanScore!.correlation).toBeNull();
+    expect(formatComparison(c)).not.toContain("r = ");
+  });
+
   it("averages trials per case and never compares a partial score as complete", async () => {
     const t = (caseId: string, verdicts: Verdict[], scores: NonNullable<Spec["score"]>[]) =>
       verdicts.map((verdict, trial): Spec => ({ caseId, verdict, trial, score: scores[trial]! }));

@@ -86,6 +86,20 @@ describe("pairedDifference", () => {
     expect(d.resampling).toBeNull();
   });
 
+  it("has no correlation when a side is constant but for rounding", () => {
+    // Eight 0.9s average to 0.9000000000000001: a spread of about 1e-16, which gave r = −1.
+    const nines = Array(8).fill(0.9);
+    expect(nines.reduce((sum, x) => sum + x, 0) / 8).not.toBe(0.9);
+    expect(pairedDifference(nines, Array(8).fill(0.1), { resamples: 0 }).correlation).toBeNull();
+    const varied = [0.2, 0.4, 0.5, 0.9, 0.3, 0.6, 0.8, 0.1];
+    expect(pairedDifference(nines, varied, { resamples: 0 }).correlation).toBeNull();
+    expect(pairedDifference(varied, nines, { resamples: 0 }).correlation).toBeNull();
+    // A small spread that is the data's, not rounding's, still has one.
+    const close = nines.map((x, i) => x + i * 1e-6);
+    expect(pairedDifference(close, varied, { resamples: 0 }).correlation).not.toBeNull();
+    expect(pairedDifference(varied, varied, { resamples: 0 }).correlation).toBeCloseTo(1, 12);
+  });
+
   it("has no interval below two pairs", () => {
     expect(pairedDifference([0.5], [0.7]).interval).toBeNull();
     expect(pairedDifference([0.5], [0.7]).mean).toBeCloseTo(0.2, 12);

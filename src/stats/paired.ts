@@ -45,7 +45,7 @@ export interface PairedDifference {
   resamples: number;
   resampling: ResamplingMode | null;
   seed: number;
-  /** Pearson correlation of base and head; null when either is constant. */
+  /** Pearson correlation of base and head; null when either is constant (up to rounding). */
   correlation: number | null;
   /**
    * Minimum detectable effect: (z_{1−α/2} + z_{power}) · se, the smallest true mean difference
@@ -149,9 +149,13 @@ function moments(base: ArrayLike<number>, head: ArrayLike<number>) {
   const n = base.length;
   let sumBase = 0;
   let sumHead = 0;
+  let largestBase = 0;
+  let largestHead = 0;
   for (let i = 0; i < n; i++) {
     sumBase += base[i]!;
     sumHead += head[i]!;
+    largestBase = Math.max(largestBase, Math.abs(base[i]!));
+    largestHead = Math.max(largestHead, Math.abs(head[i]!));
   }
   const meanBase = n > 0 ? sumBase / n : Number.NaN;
   const meanHead = n > 0 ? sumHead / n : Number.NaN;
@@ -171,9 +175,24 @@ function moments(base: ArrayLike<number>, head: ArrayLike<number>) {
     meanBase,
     meanHead,
     sd: n > 1 ? Math.sqrt(sdd / (n - 1)) : null,
-    correlation: sbb > 0 && shh > 0 ? sbh / Math.sqrt(sbb * shh) : null,
+    correlation:
+      hasSpread(sbb, n, largestBase) && hasSpread(shh, n, largestHead)
+        ? sbh / Math.sqrt(sbb * shh)
+        : null,
   };
 }
+
+/**
+ * Spread, relative to the values' size, below which a side is constant: rounding puts a constant
+ * side's mean off by up to about n·2^-53 of its size (eight 0.9s average to 0.9000000000000001),
+ * a spread that correlates ±1 with anything. 1e-9 is far above that up to a million pairs and far
+ * below any spread of scores worth a correlation; the sign-flip test allows rounding as much.
+ */
+const NEGLIGIBLE_SPREAD = 1e-9;
+
+/** Whether a side's centred sum of squares is a spread, not rounding around one value. */
+const hasSpread = (squares: number, n: number, largest: number): boolean =>
+  squares > n * (NEGLIGIBLE_SPREAD * largest) ** 2;
 
 /** Units of resampling: one per pair, or one per cluster that has pairs (sum of differences, size). */
 function resamplingUnits(
