@@ -518,6 +518,35 @@ describe("the attempt's time limit", () => {
     expect(record?.elapsedMs).toBeGreaterThanOrEqual(45);
   });
 
+  it("keeps a bound scorer's tool as the source of its judgment when it throws or runs out of time", async () => {
+    const bound = (id: string, answer: () => Promise<never>) =>
+      bindScorer<number, { actual: string; expected: string }>({
+        id,
+        tool: exactMatchTool,
+        driver: defineDriver({
+          id: `${id}-driver`,
+          implementations: [implementTool(exactMatchTool, answer)],
+        }),
+        mapInput: () => ({ actual: "a", expected: "a" }),
+      });
+    const suite = defineSuite<number, number>({
+      id: "bound-limits",
+      cases: [{ id: "a", input: 1 }],
+      target: (input) => input,
+      scorers: [
+        bound("throws", () => Promise.reject(new Error("no answer"))),
+        bound("hangs", () => new Promise<never>(() => {})),
+      ],
+      timeoutMs: 50,
+    });
+    const seen: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { onRecord: (r) => seen.push(r) });
+    expect(seen[0]?.judgments.map((j) => [j.label, j.state, j.source])).toEqual([
+      ["throws", "errored", "eval.exact-match"],
+      ["hangs", "errored", "eval.exact-match"],
+    ]);
+  });
+
   it("times out the target and aborts its signal, with the real elapsed time", async () => {
     let signalled = false;
     const suite = defineSuite<number, number>({

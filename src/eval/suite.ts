@@ -28,6 +28,9 @@ import { decideVerdict, summarizeScore } from "./summarize.js";
 import { checkTimeoutMs, checkWholeNumber, Deadline, MAX_TRIALS } from "./timeout.js";
 import { TraceRecorder } from "./trace.js";
 
+/** The source of a createScorer scorer's judgments. */
+const NAMED_SOURCE = "scorer";
+
 /** One dataset case. */
 export interface EvalCase<Input> {
   /**
@@ -537,6 +540,8 @@ interface SuitePlan<Input, Output> {
   readonly threshold: number;
   readonly gates: ReadonlySet<string> | undefined;
   readonly labels: readonly string[];
+  /** Each scorer's judgments' source, whatever their state: its tool's id, or "scorer". */
+  readonly sources: readonly string[];
   /** createScorer scorers (true) and bound tool scorers (false). */
   readonly named: readonly boolean[];
   /** What each bound scorer made by this module's bindScorer runs. */
@@ -567,6 +572,7 @@ function planOf<Input, Output>(
     threshold: threshold ?? 0.5,
     gates: gates ? new Set(gates) : undefined,
     labels: scorers.map(scorerLabel),
+    sources: scorers.map(scorerSource),
     named: scorers.map((scorer) => isScorer(scorer)),
     bindings: scorers.map(
       (scorer) => bindings.get(scorer as BoundScorer<never>) as Binding<Output> | undefined,
@@ -766,7 +772,12 @@ function judgeWithin<Input, Output>(
   const label = plan.labels[index]!;
   return deadline.race(
     () => judgeWith(plan, index, args, spec, context.signal, deadline.signal),
-    () => erroredJudgment(label, errorMessage(deadline.timeoutError(`scorer "${label}"`))),
+    () =>
+      erroredJudgment(
+        label,
+        errorMessage(deadline.timeoutError(`scorer "${label}"`)),
+        plan.sources[index],
+      ),
   );
 }
 
@@ -809,28 +820,29 @@ function judgeWith<Input, Output>(
     );
   }
   const bound = scorer as BoundScorer<Output>;
+  const source = plan.sources[index]!;
   try {
     const binding = plan.bindings[index];
     const score = binding
       ? callTool(binding.tool, binding.candidates, binding.mapInput(args), attemptSignal)
       : bound.run(args, attemptSignal);
-    if (isThenable(score)) return toolScoreLater(label, bound, score);
-    return fromToolScore(label, bound.toolId, score);
+    if (isThenable(score)) return toolScoreLater(label, source, score);
+    return fromToolScore(label, source, score);
   } catch (error) {
-    return scorerFailed(label, error);
+    return scorerFailed(label, source, error);
   }
 }
 
-async function toolScoreLater<Output>(
+async function toolScoreLater(
   label: string,
-  bound: BoundScorer<Output>,
+  source: string,
   pending: PromiseLike<Score>,
 ): Promise<Judgment> {
   try {
     const score = await pending;
-    return fromToolScore(label, bound.toolId, score);
+    return fromToolScore(label, source, score);
   } catch (error) {
-    return scorerFailed(label, error);
+    return scorerFailed(label, source, error);
   }
 }
 
@@ -861,7 +873,7 @@ function judgeNamed<Output>(
     if (isThenable(result)) return namedScoreLater(label, result, threshold);
     return fromNamedScore(label, result.score, result.metadata, threshold);
   } catch (error) {
-    return scorerFailed(label, error);
+    return scorerFailed(label, NAMED_SOURCE, error);
   }
 }
 
@@ -874,41 +886,46 @@ async function namedScoreLater(
     const result = await pending;
     return fromNamedScore(label, result.score, result.metadata, threshold);
   } catch (error) {
-    return scorerFailed(label, error);
+    return scorerFailed(label, NAMED_SOURCE, error);
   }
 }
 
-function scorerFailed(label: string, error: unknown): Judgment {
+/**
+ * A scorer that threw, as a judgment from the same source as its answers, so a comparison pairs
+ * a judge's unavailable judgment with its available one.
+ */
+function scorerFailed(label: string, source: string, error: unknown): Judgment {
   // A judge that could not answer is missing evidence, not a crash and never a zero.
   if (isJudgeUnavailable(error)) {
     return {
-      ...erroredJudgment(label, `scorer "${label}": ${errorMessage(error)}`),
+      ...erroredJudgment(label, `scorer "${label}": ${errorMessage(error)}`, source),
       state: "unavailable",
     };
   }
   // A malformed result already says which scorer and what to return instead.
   if ((error as { code?: unknown } | null)?.code === "SCORER_RESULT")
-    return erroredJudgment(label, errorMessage(error));
-  return erroredJudgment(label, `scorer "${label}" threw: ${thrownMessage(error)}`);
+    return erroredJudgment(label, errorMessage(error), source);
+  return erroredJudgment(label, `scorer "${label}" threw: ${thrownMessage(error)}`, source);
 }
 
 function scorerLabel<Input, Output>(scorer: SuiteScorer<Input, Output>): string {
   return isScorer(scorer) ? scorer.name : (scorer as BoundScorer<Output>).id;
 }
 
+/** The source of a scorer's judgments: a bound scorer's tool id, or "scorer". */
+function scorerSource<Input, Output>(scorer: SuiteScorer<Input, Output>): string {
+  return isScorer(scorer) ? NAMED_SOURCE : (scorer as BoundScorer<Output>).toolId;
+}
+
 /** A tool Score as a judgment: a gate worth one point. */
 export function fromToolScore(label: string, source: string, score: Score): Judgment {
   if (score.errored === true) {
-    return {
-      ...erroredJudgment(label, `scorer "${label}": ${score.rationale ?? "errored"}`),
-      source,
-    };
+    return erroredJudgment(label, `scorer "${label}": ${score.rationale ?? "errored"}`, source);
   }
   // Missing evidence is never a zero: its point stays in max, earned nothing.
   if (score.unavailable === true) {
     return {
-      ...erroredJudgment(label, `scorer "${label}": ${score.rationale ?? "no evidence"}`),
-      source,
+      ...erroredJudgment(label, `scorer "${label}": ${score.rationale ?? "no evidence"}`, source),
       state: "unavailable",
     };
   }
@@ -942,7 +959,7 @@ export function fromNamedScore(
   const passed = (value ?? 0) >= threshold;
   const judgment: Judgment = {
     label,
-    source: "scorer",
+    source: NAMED_SOURCE,
     state: passed ? "matched" : "mismatched",
     gate: true,
     points: 1,
@@ -960,10 +977,11 @@ export function fromNamedScore(
   return judgment;
 }
 
-export function erroredJudgment(label: string, reason: string): Judgment {
+/** An errored judgment worth one point; `source` as the scorer's other judgments have it. */
+export function erroredJudgment(label: string, reason: string, source = NAMED_SOURCE): Judgment {
   return {
     label,
-    source: "scorer",
+    source,
     state: "errored",
     gate: true,
     points: 1,

@@ -89,6 +89,16 @@ describe("eval.llm-judge with an injected judge", () => {
     expect(record.score.state).toBe("unavailable");
   });
 
+  it("gives an unavailable judgment the source of an answered one, so compare pairs the two", async () => {
+    const answered = await judgedCase(judgeOnce({ value: 0.8 }));
+    const unavailable = await judgedCase(judgeOnce({ score: 0.9 }));
+    expect(answered.judgments[0]).toMatchObject({ state: "matched", source: "eval.llm-judge" });
+    expect(unavailable.judgments[0]).toMatchObject({
+      state: "unavailable",
+      source: "eval.llm-judge",
+    });
+  });
+
   it("rejects a threshold outside 0..1 when the driver is built", () => {
     expect(() => makeLlmJudgeDriver(judgeOnce({ value: 1 }), { threshold: 2 })).toThrow(
       /threshold/,
