@@ -363,6 +363,29 @@ describe("where runs are stored", { timeout: 120_000 }, () => {
     }
   });
 
+  it("names the store, run, case and column of a row edited by hand, and exits 2 without a stack", async () => {
+    for (const name of ["base", "head"])
+      expect((await cli(["run", "--store", "edited.sqlite", "--name", name, "--quiet"])).code).toBe(
+        0,
+      );
+    const db = new Database(join(project.dir, "edited.sqlite"));
+    const { id } = db.prepare("SELECT id FROM runs WHERE name = 'base'").get() as { id: string };
+    db.prepare(
+      "UPDATE attempts SET judgments = '{not json' WHERE case_id = 'c' AND rid = (SELECT min(rid) FROM attempts)",
+    ).run();
+    db.close();
+    for (const args of [
+      ["compare", "base", "head", "--store", "edited.sqlite"],
+      ["show", "base", "--store", "edited.sqlite"],
+    ]) {
+      const result = await cli(args);
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr).toBe(
+        `niceeval: the store ${join(project.dir, "edited.sqlite")} holds an attempt that cannot be read, damaged or edited by hand: run ${id} (base), eval "qa", case "c", trial 1, column judgments: "{not json" is neither a JSON list nor the id of a shared text. Undo the edit or restore the store from a copy; its other runs still read, and running these evals again stores a run to use in place of this one.\n`,
+      );
+    }
+  });
+
   it("keeps the files that failed to load with the run: show reports them and fails as the run did", async () => {
     const own = await makeProject({
       "evals/qa.eval.ts": qaEval,

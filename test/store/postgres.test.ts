@@ -129,6 +129,28 @@ describe("PostgreSQL store", () => {
     expect(rows).toEqual([{ n: 2, t: 1 }]);
   });
 
+  it("names the store, run, case and column of a row edited by hand", async () => {
+    await fresh();
+    await store.beginRun(manifest("edited"));
+    await store.appendAttempts("edited", [attempt("alpha", 0), attempt("alpha", 1)]);
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
+    await client.query(
+      "UPDATE niceeval.attempts SET judgments = '{not json' WHERE case_id = 'case-1'",
+    );
+    await client.end();
+    const read = async () => {
+      for await (const _ of store.streamAttempts("edited"));
+    };
+    await expect(read()).rejects.toMatchObject({
+      code: "STORE_DAMAGED_ROW",
+      message: expect.stringContaining(
+        `the store ${store.location} holds an attempt that cannot be read, damaged or edited by hand: run edited, eval "alpha", case "case-1", trial 1, column judgments: `,
+      ),
+    });
+    await store.close();
+  });
+
   it("names the server, masks the password and says what to do when it cannot connect", async () => {
     const refused = await refusal(
       openPostgresStore(`postgres://ci:hunter2@127.0.0.1:1/evals`, { connectTimeoutMs: 3000 }),

@@ -263,9 +263,44 @@ describe("SQLite store", () => {
       const read = async () => {
         for await (const _ of damaged.streamAttempts("r"));
       };
-      await expect(read()).rejects.toThrow("the store has no shared cell 999999");
+      await expect(read()).rejects.toMatchObject({
+        code: "STORE_DAMAGED_ROW",
+        message: expect.stringContaining(
+          `the store ${path} holds an attempt that cannot be read, damaged or edited by hand: run r, eval "alpha", case "case-500", trial 1, column reasons: it names shared text 999999, which the store lacks.`,
+        ),
+      });
     } finally {
       await damaged.close();
+    }
+  });
+
+  it("names the store's own file for a damaged row read from a private copy", async () => {
+    const path = join(dir, "older.sqlite");
+    const store = await openSqliteStore(path);
+    await store.beginRun(manifest("r"));
+    // One attempt: its cells are inline, as the schema before shared cells wrote them.
+    await store.appendAttempts("r", [attempt("alpha", 0)]);
+    await store.close();
+    // An older schema is read from an upgraded copy in a temporary folder.
+    const db = new Database(path);
+    db.exec("DROP TABLE shared_cells; DELETE FROM schema_version WHERE version = 4");
+    db.prepare("UPDATE attempts SET output = '{cut'").run();
+    db.close();
+    const copy = await openSqliteStore(path, { readOnly: true });
+    try {
+      const read = async () => {
+        for await (const _ of copy.streamAttempts("r"));
+      };
+      await expect(read()).rejects.toMatchObject({
+        code: "STORE_DAMAGED_ROW",
+        message: expect.stringMatching(
+          new RegExp(
+            `^the store ${path} holds .*: run r, eval "alpha", case "case-0", trial 1, column output: `,
+          ),
+        ),
+      });
+    } finally {
+      await copy.close();
     }
   });
 

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord, Verdict } from "../../eval/record.js";
+import { damagedRowError } from "../damaged-row.js";
 import {
   checkJoin,
   checkResumable,
@@ -646,6 +647,7 @@ class PostgresStore implements Store {
   async #decodeRows(
     rows: readonly PgAttemptRow[],
     evalIds: Map<number, string>,
+    runId: string,
   ): Promise<AttemptRecord[]> {
     await this.#kindsFor(rows);
     const blobIds: number[] = [];
@@ -669,11 +671,34 @@ class PostgresStore implements Store {
         },
       blob: (id) => (blobs.has(id) ? blobs.get(id) : { "~missing": `blob ${id}` }),
     };
-    return rows.map((row) => {
+    const records: AttemptRecord[] = [];
+    for (const row of rows) {
       const cells: Partial<AttemptRow> = {};
       for (const c of VALUE_COLUMNS) cells[c] = fromPgCell(row[c]);
-      return decodeAttempt({ ...row, ...cells } as AttemptRow, evalIds.get(row.ev) ?? "", context);
-    });
+      const decoded = { ...row, ...cells } as AttemptRow;
+      const evalId = evalIds.get(row.ev) ?? "";
+      try {
+        records.push(decodeAttempt(decoded, evalId, context));
+      } catch (error) {
+        // A row edited by hand: named with its run, case and cell, not a crash.
+        const place = { store: this.location, runId, runName: await this.#runName(runId), evalId };
+        throw damagedRowError(place, decoded, context, error);
+      }
+    }
+    return records;
+  }
+
+  /** A run's name, for an error message; none when it has none or cannot be read. */
+  async #runName(runId: string): Promise<string | undefined> {
+    try {
+      const { rows } = await this.#pool.query<{ name: string | null }>(
+        "SELECT name FROM niceeval.runs WHERE id = $1",
+        [runId],
+      );
+      return rows[0]?.name ?? undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -733,7 +758,7 @@ class PostgresStore implements Store {
            ORDER BY a.ev, a.case_index, a.trial, a.id LIMIT ${p.add(this.#streamBatch)}`,
           p.values,
         );
-        return { rows, records: await this.#decodeRows(rows, evalIds) };
+        return { rows, records: await this.#decodeRows(rows, evalIds, runId) };
       });
     let next = page(undefined);
     for (;;) {
@@ -788,7 +813,7 @@ class PostgresStore implements Store {
         [rid],
       ),
     );
-    const records = await this.#guard(() => this.#decodeRows(rows, evalIds));
+    const records = await this.#guard(() => this.#decodeRows(rows, evalIds, runId));
     for (const [i, record] of records.entries()) yield { replacedAt: rows[i]!.replaced_at, record };
   }
 
@@ -844,7 +869,7 @@ class PostgresStore implements Store {
       );
       const byId = new Map(rows.map((r) => [r.id, r]));
       const ordered = ids.map((r) => byId.get(r.id)).filter((r) => r !== undefined);
-      return { total, items: await this.#decodeRows(ordered, evalIds) };
+      return { total, items: await this.#decodeRows(ordered, evalIds, runId) };
     });
   }
 

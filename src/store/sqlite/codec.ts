@@ -1,3 +1,4 @@
+import { errorMessage } from "../../errors.js";
 import {
   type AppUsage,
   type AttemptRecord,
@@ -475,27 +476,8 @@ export function decodeAttempt(
   evalId: string,
   context: DecodeContext,
 ): AttemptRecord {
-  const text = (cell: string) => (context.shared ? context.shared(cell) : cell);
-  const reasons = row.reasons ? (JSON.parse(text(row.reasons)) as string[]) : [];
-  const stored = JSON.parse(text(row.judgments)) as StoredJudgment[];
-  const judgments = stored.map((s, i): Judgment => {
-    const kind = context.kind(s.k);
-    const judgment: Judgment = {
-      label: kind.label,
-      source: kind.source,
-      state: JUDGMENT_STATES[s.s ?? 0] as JudgmentState,
-      gate: kind.gate,
-      points: kind.points,
-      earned: s.e === undefined ? kind.points : s.e,
-      reason: reasons[i] ?? "",
-    };
-    if (s.v !== undefined) judgment.value = s.v;
-    if (s.D !== undefined) judgment.detail = context.blob(s.D);
-    else if ("d" in s) judgment.detail = s.d;
-    if (s.u) judgment.judge = s.u;
-    return judgment;
-  });
-  const rest = row.rest ? (JSON.parse(row.rest) as StoredRest) : {};
+  const judgments = readJudgments(row, readReasons(row, context), context);
+  const rest = readRest(row);
   const score: ScoreSummary = {
     state: SCORE_STATES[row.score_state] as ScoreSummary["state"],
     earned: row.earned,
@@ -514,8 +496,8 @@ export function decodeAttempt(
     elapsedMs: row.elapsed_ms,
   };
   if (rest.c !== undefined) record.cluster = rest.c;
-  if (row.error !== null)
-    record.error = JSON.parse(row.error) as NonNullable<AttemptRecord["error"]>;
+  const error = readError(row);
+  if (error !== undefined) record.error = error;
   if (rest.sk !== undefined) record.skipReason = rest.sk;
   const output = readCell(row.output, context);
   if (output !== undefined) record.output = output;
@@ -528,4 +510,71 @@ export function decodeAttempt(
   const trace = readCell(row.trace, context);
   if (trace !== undefined) record.trace = trace as NonNullable<AttemptRecord["trace"]>;
   return record;
+}
+
+/** A judgments or reasons cell's text: the cell itself, or the shared text it names. */
+const cellText = (cell: string, context: DecodeContext) =>
+  context.shared ? context.shared(cell) : cell;
+
+function readReasons(row: AttemptRow, context: DecodeContext): string[] {
+  return row.reasons ? (JSON.parse(cellText(row.reasons, context)) as string[]) : [];
+}
+
+function readJudgments(row: AttemptRow, reasons: string[], context: DecodeContext): Judgment[] {
+  const stored = JSON.parse(cellText(row.judgments, context)) as StoredJudgment[];
+  return stored.map((s, i): Judgment => {
+    const kind = context.kind(s.k);
+    const judgment: Judgment = {
+      label: kind.label,
+      source: kind.source,
+      state: JUDGMENT_STATES[s.s ?? 0] as JudgmentState,
+      gate: kind.gate,
+      points: kind.points,
+      earned: s.e === undefined ? kind.points : s.e,
+      reason: reasons[i] ?? "",
+    };
+    if (s.v !== undefined) judgment.value = s.v;
+    if (s.D !== undefined) judgment.detail = context.blob(s.D);
+    else if ("d" in s) judgment.detail = s.d;
+    if (s.u) judgment.judge = s.u;
+    return judgment;
+  });
+}
+
+const readRest = (row: AttemptRow): StoredRest =>
+  row.rest ? (JSON.parse(row.rest) as StoredRest) : {};
+
+const readError = (row: AttemptRow): AttemptRecord["error"] =>
+  row.error === null ? undefined : (JSON.parse(row.error) as AttemptRecord["error"]);
+
+/** Reads one cell of a row as {@link decodeAttempt} does. */
+type CellRead = (row: AttemptRow, context: DecodeContext) => unknown;
+
+/** The cells {@link decodeAttempt} reads, by column, each read on its own. */
+const CELL_READS: readonly [string, CellRead][] = [
+  ["reasons", readReasons],
+  ["judgments", (row, context) => readJudgments(row, [], context)],
+  ["rest", readRest],
+  ["error", readError],
+  ...(["input", "expected", "metadata", "output", "trace"] as const).map(
+    (column): [string, CellRead] => [column, (row, context) => readCell(row[column], context)],
+  ),
+];
+
+/**
+ * The first cell of a row that does not decode, and why. Asked only once {@link decodeAttempt}
+ * threw (a file damaged or edited by hand), so the rows that decode pay nothing for it.
+ */
+export function undecodableCell(
+  row: AttemptRow,
+  context: DecodeContext,
+): { column: string; why: string } | undefined {
+  for (const [column, read] of CELL_READS) {
+    try {
+      read(row, context);
+    } catch (error) {
+      return { column, why: errorMessage(error) };
+    }
+  }
+  return undefined;
 }

@@ -60,6 +60,12 @@ export function isCorruption(error: unknown): boolean {
   return typeof code === "string" && /^SQLITE_(CORRUPT|NOTADB)/.test(code);
 }
 
+/** Whether an error is SQLite's own (a damaged page, a busy file), not one of the values read. */
+export function isSqliteError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_");
+}
+
 /** Reject a non-empty file that does not start with SQLite's header, before SQLite touches it. */
 function checkHeader(path: string): void {
   let size: number;

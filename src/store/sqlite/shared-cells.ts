@@ -53,10 +53,7 @@ export class SharedCells {
     let text = this.#texts.get(id);
     if (text === undefined) {
       text = this.#read.get(id)?.text;
-      if (text === undefined)
-        throw new Error(
-          `the store has no shared cell ${cell}: the file was damaged or edited by hand; open it with the niceeval that wrote it, or export what still reads`,
-        );
+      if (text === undefined) throw new Error(missingText(cell, id));
       if (this.#texts.size >= CACHE_LIMIT) this.#texts.clear();
       this.#texts.set(id, text);
     }
@@ -67,4 +64,12 @@ export class SharedCells {
   reset(): void {
     this.#ids.clear();
   }
+}
+
+/** Why a cell stands for no text: the id of none stored, or not an id at all. */
+function missingText(cell: string, id: number): string {
+  if (Number.isSafeInteger(id) && id > 0)
+    return `it names shared text ${id}, which the store lacks`;
+  const shown = JSON.stringify(cell.length > 40 ? `${cell.slice(0, 40)}…` : cell);
+  return `${shown} is neither a JSON list nor the id of a shared text`;
 }

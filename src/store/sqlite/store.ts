@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord, Verdict } from "../../eval/record.js";
+import { damagedRowError } from "../damaged-row.js";
 import {
   checkJoin,
   checkResumable,
@@ -66,7 +67,14 @@ import {
   type ValueCell,
   VERDICT,
 } from "./codec.js";
-import { busyError, isBusy, isCorruption, openDatabase, storeFileError } from "./open.js";
+import {
+  busyError,
+  isBusy,
+  isCorruption,
+  isSqliteError,
+  openDatabase,
+  storeFileError,
+} from "./open.js";
 import { attemptFilter, attemptOrder } from "./query.js";
 import { openDatabaseToRead } from "./read-copy.js";
 import { ReasonDictionary } from "./reasons.js";
@@ -106,7 +114,7 @@ export async function openSqliteStore(
   const valueCapBytes = options.valueCapBytes ?? 16 * 2 ** 20;
   if (options.readOnly) {
     const { db, file, removeCopy } = openDatabaseToRead(path, busyTimeoutMs);
-    const store = new SqliteStore(db, file, valueCapBytes, busyTimeoutMs);
+    const store = new SqliteStore(db, file, valueCapBytes, busyTimeoutMs, path);
     return readOnlyStore(store, {
       location: `sqlite:${path}`,
       ...(removeCopy ? { onClose: removeCopy } : {}),
@@ -190,11 +198,16 @@ class SqliteStore implements Store {
   readonly #decode: DecodeContext;
   #closed = false;
 
+  /**
+   * @param path The file the connections read: the store's, or a private copy of it.
+   * @param shownPath The store's own file, which messages about its contents name.
+   */
   constructor(
     db: Database.Database,
     readonly path: string,
     capBytes: number,
     readonly busyTimeoutMs: number,
+    readonly shownPath = path,
   ) {
     this.location = `sqlite:${path}`;
     this.#db = db;
@@ -724,6 +737,37 @@ class SqliteStore implements Store {
     return kind;
   }
 
+  /**
+   * A row as its record. One that does not decode (edited by hand) is an error naming the file,
+   * the run, the case and the cell; SQLite's own failures are left for #guard to name.
+   */
+  #decodeRow(
+    row: AttemptRow & { ev: number },
+    runId: string,
+    evalIds: Map<number, string>,
+  ): AttemptRecord {
+    const evalId = evalIds.get(row.ev) ?? "";
+    try {
+      return decodeAttempt(row, evalId, this.#decode);
+    } catch (error) {
+      if (error instanceof NiceevalError || isSqliteError(error)) throw error;
+      const place = { store: this.shownPath, runId, runName: this.#runName(runId), evalId };
+      throw damagedRowError(place, row, this.#decode, error);
+    }
+  }
+
+  /** A run's name, for an error message; none when it has none or cannot be read. */
+  #runName(runId: string): string | undefined {
+    try {
+      const row = this.#sql<{ name: string | null }>("SELECT name FROM runs WHERE id = ?").get(
+        runId,
+      );
+      return row?.name ?? undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   #evalIds(rid: number): Map<number, string> {
     const ids = new Map<number, string>();
     for (const e of this.#sql<{ ev: number; eval_id: string }>(
@@ -768,8 +812,7 @@ class SqliteStore implements Store {
           for (let i = 0; i < 256; i++) {
             const step = rows!.next();
             if (step.done) return true;
-            const row = step.value;
-            batch.push(decodeAttempt(row, evalIds.get(row.ev) ?? "", this.#decode));
+            batch.push(this.#decodeRow(step.value, runId, evalIds));
           }
           return false;
         });
@@ -821,7 +864,7 @@ class SqliteStore implements Store {
         .all(rid)
         .map((row) => ({
           replacedAt: row.replaced_at,
-          record: decodeAttempt(row, evalIds.get(row.ev) ?? "", this.#decode),
+          record: this.#decodeRow(row, runId, evalIds),
         }));
     });
     yield* items;
@@ -877,7 +920,7 @@ class SqliteStore implements Store {
       const items: AttemptRecord[] = [];
       for (const id of ids) {
         const row = rows.get(id);
-        if (row) items.push(decodeAttempt(row, evalIds.get(row.ev) ?? "", this.#decode));
+        if (row) items.push(this.#decodeRow(row, runId, evalIds));
       }
       return { total, items };
     });
