@@ -91,7 +91,8 @@ const LATENCY_WEIGHT = 0.1;
  *   measured the same allowance, then 1 % a second. A push-back while under the allowance
  *   measures it again, lower. A push-back after less than a second of calls measures nothing
  *   (what was accepted is all that was sent): the pace is then half the rate the calls went at,
- *   halved again while refusals keep coming among accepted calls.
+ *   halved again while refusals keep coming among accepted calls. While the allowance is
+ *   unknown, the limit and the pace grow as in slow start, doubling about once per round trip.
  * A Retry-After is honoured by the call that received it (a whole-second one is an upper bound:
  * the window may reset sooner); the endpoint itself is slowed, not frozen. Only when calls sent
  * at the slowed pace are refused too (a fixed window is spent) does it go quiet: one probe at a
@@ -222,10 +223,11 @@ export class EndpointScheduler {
           : this.latencyMs + LATENCY_WEIGHT * (latency - this.latencyMs);
     }
     if (ticket?.atLimit) {
-      // Slow start until the first push-back, then about one slot per limit's worth.
+      // Slow start while the allowance is unknown (until a push-back measures it, after a full
+      // second of calls), then about one slot per limit's worth.
       this.limit = Math.min(
         this.maxConcurrency,
-        this.limit + (this.decreases === 0 ? 1 : 1 / this.limit),
+        this.limit + (this.allowed === undefined ? 1 : 1 / this.limit),
       );
       this.peak = Math.max(this.peak, this.limit);
     }
@@ -235,12 +237,12 @@ export class EndpointScheduler {
       this.rate !== undefined &&
       this.waiters.length > 0 &&
       this.active < this.currentLimit &&
-      this.admittedPerSecond(now) >= 0.9 * this.rate
+      this.keepsUp(this.rate, now)
     ) {
       const plateau =
         this.allowed === undefined ? Number.POSITIVE_INFINITY : this.allowed * PLATEAU;
       const backlogMs = (this.waiters.length / this.rate) * 1000;
-      if (this.rate < plateau) this.rate = Math.min(plateau, this.rate + RATE_STEP_QUICK);
+      if (this.rate < plateau) this.rate = Math.min(plateau, this.rate + this.quickStep());
       else if (backlogMs > PROBE_BACKLOG_RETRY_AFTERS * Math.max(1000, this.retryAfterMs))
         this.rate += this.confirmed ? RATE_STEP_PROBE : RATE_STEP_SEARCH;
     }
@@ -322,8 +324,7 @@ export class EndpointScheduler {
     const previous = this.allowed;
     // Less than a window of traffic before the refused call: what was accepted is all the client
     // sent, not what the endpoint allows (a passing refusal of the fifth call would pin the pace
-    // at four a second). Then, as when nothing got through, the pace is half the rate the client
-    // was sending at; against a spent window the next push-back, a window later, measures.
+    // at four a second).
     const thin = ticket.startedAt - this.trafficFrom < RATE_WINDOW_MS;
     if (accepted > 0 && !thin) {
       const measured = accepted * (1000 / RATE_WINDOW_MS);
@@ -344,7 +345,8 @@ export class EndpointScheduler {
     } else {
       // Nothing got through for a second, or the client sent for less than a second: halve
       // whatever pace we were sending at (nothing is known of the allowance, so the pace may
-      // grow past that quickly).
+      // grow past that quickly); against a spent window the next push-back, a window later,
+      // measures.
       this.rate =
         (this.rate ?? (thin ? this.sendingPerSecond(now) : this.admittedPerSecond(now))) / 2;
       // Unknown, not the halved pace: calls that get through then grow the pace quickly, and the
@@ -376,6 +378,27 @@ export class EndpointScheduler {
     this.nextAdmitAt = Math.min(this.nextAdmitAt, now);
   }
 
+  /**
+   * How much a success adds to a pace under the plateau: one call a second; while the allowance
+   * is unknown (a guessed pace), as much as doubles the pace per round trip, as slow start does
+   * the limit (a pace guessed from a passing refusal must not take seconds to recover).
+   */
+  private quickStep(): number {
+    if (this.allowed !== undefined || this.latencyMs === undefined) return RATE_STEP_QUICK;
+    return Math.max(RATE_STEP_QUICK, 1000 / Math.max(1, this.latencyMs));
+  }
+
+  /**
+   * Whether admissions keep up with the pace: over the last second, or for a guessed pace (which
+   * grows by round trips, faster than a second's count follows) over its last few intervals.
+   */
+  private keepsUp(rate: number, now: number): boolean {
+    if (this.allowed !== undefined) return this.admittedPerSecond(now) >= 0.9 * rate;
+    const spanMs = Math.max(50, (4 * 1000) / rate);
+    const recent = this.admitted.length - firstIndex(this.admitted, (time) => time > now - spanMs);
+    return (recent * 1000) / spanMs >= 0.9 * rate;
+  }
+
   /** Calls admitted per second since the traffic began (less than a window ago). */
   private sendingPerSecond(now: number): number {
     const since =
@@ -388,8 +411,13 @@ export class EndpointScheduler {
     return countSorted(this.admitted, now - RATE_WINDOW_MS, now) * (1000 / RATE_WINDOW_MS);
   }
 
+  /** Whether admissions wait for a time: a pace, or the probes of a closed endpoint. */
+  private get timed(): boolean {
+    return this.rate !== undefined || this.closedAt !== undefined;
+  }
+
   private canAdmit(now: number): boolean {
-    return this.active < this.currentLimit && (this.rate === undefined || now >= this.nextAdmitAt);
+    return this.active < this.currentLimit && (!this.timed || now >= this.nextAdmitAt);
   }
 
   private admit(): SchedulerTicket {
@@ -453,7 +481,7 @@ export class EndpointScheduler {
       this.waiters.length > 0 &&
       this.paceTimer === undefined &&
       this.active < this.currentLimit &&
-      this.rate !== undefined
+      this.timed
     ) {
       this.paceTimer = setTimeout(
         () => {

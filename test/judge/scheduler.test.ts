@@ -408,6 +408,8 @@ async function simulate(options: {
   seed: number;
   /** This request (1 for the first) is refused on its own, as a provider's passing hiccup. */
   loneRefusal?: number;
+  /** How long an answer takes, ms (about 50 by default). */
+  latencyMs?: number;
 }) {
   fakeClock();
   let state = options.seed;
@@ -450,7 +452,7 @@ async function simulate(options: {
       firstAt ??= now;
       const wait = admit(now);
       if (wait === 0) {
-        await sleep(50 + random() * 3);
+        await sleep((options.latencyMs ?? 50) + random() * 3);
         lastAt = performance.now();
         scheduler.onSuccess(ticket);
         ticket.release();
@@ -475,6 +477,7 @@ async function simulate(options: {
   return {
     // Of the allowed rate, from the first request to the last answer (as bench/judges.mjs).
     fraction: options.count / ((lastAt - (firstAt ?? 0)) / 1000) / options.perSecond,
+    seconds: (lastAt - (firstAt ?? 0)) / 1000,
     refused,
     maxTries: Math.max(...tries),
   };
@@ -548,6 +551,28 @@ describe("after a lone refusal of an early call, on a fake clock", () => {
       expect(run.fraction).toBeGreaterThanOrEqual(0.9);
       expect(run.maxTries).toBeLessThanOrEqual(4);
       expect(run.refused).toBeLessThanOrEqual(100);
+    }
+  });
+
+  it("slow answers and no limit in sight: about as fast as without the refusal", async () => {
+    // 300 ms answers, an endpoint that would take 10,000 a second: the client's own limit is
+    // what holds it. A guessed pace must grow back by round trips, not by a call a second.
+    const run = (loneRefusal?: number) =>
+      simulate({
+        window: "sliding",
+        retryAfter: "seconds",
+        perSecond: 10_000,
+        count: 400,
+        seed: 1,
+        latencyMs: 300,
+        ...(loneRefusal ? { loneRefusal } : {}),
+      });
+    const without = await run();
+    for (const at of [1, 6]) {
+      const refused = await run(at);
+      expect(refused.refused).toBe(1);
+      // Before: 5.7 s against 2.2 s for the same calls with no refusal.
+      expect(refused.seconds).toBeLessThanOrEqual(1.5 * without.seconds);
     }
   });
 });
