@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { AuthoringError } from "../errors.js";
 import { emptyJudgeUsage, type Judgment } from "../eval/record.js";
@@ -341,6 +343,42 @@ describe("create failures", () => {
       signal: new AbortController().signal,
     });
     expect(fine.verdict).toBe("passed");
+  });
+
+  it("run({ signal }) cancelled while create's fetch, given ctx.signal, waited on a server is errored as interrupted", async () => {
+    // A loopback server that answers only after the caller has given up.
+    const server = createServer((_request, response) => {
+      const timer = setTimeout(() => response.end('{"answer":"late"}'), 5_000);
+      response.on("close", () => clearTimeout(timer));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const fetchy = defineAdapter({
+      name: "fetchy",
+      create: async (ctx) => {
+        const response = await fetch(`http://127.0.0.1:${port}/chat`, { signal: ctx.signal });
+        return (await response.json()) as { answer: string };
+      },
+    });
+    const evaluation = fetchy.defineScoreEval({ description: "abort mid", test() {} });
+    try {
+      // The fetch rejects with the abort's reason, or with an AbortError when none is given.
+      for (const reason of [new Error("user cancelled"), undefined]) {
+        const controller = new AbortController();
+        setTimeout(() => controller.abort(reason), 50);
+        const record = await evaluation.run({ signal: controller.signal });
+        expect(record.verdict).toBe("errored");
+        expect(record.error).toMatchObject({
+          interrupted: true,
+          where: 'create of adapter "fetchy" (eval "fetchy.abort-mid")',
+          message: expect.stringContaining(reason ? "user cancelled" : "aborted"),
+        });
+        expect(record.score.state).toBe("unavailable");
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it("lets run() options override the eval's timeout", async () => {

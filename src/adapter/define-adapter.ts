@@ -154,7 +154,7 @@ async function runAlone<Facts, Assertions>(
       ...(options.onJudgment ? { onJudgment: options.onJudgment } : {}),
     },
   );
-  // Cancelled while it ran, its verdict would judge the cut-short answer: errored as
-  // interrupted, as in a run.
+  // Cancelled while it ran, its verdict would judge the cut-short answer, and an error then is
+  // most likely the abort (a fetch given ctx.signal): both errored as interrupted, as in a run.
   return keptRecord(record, signal);
 }

@@ -4,7 +4,9 @@ import { crashed } from "./source.js";
 
 /**
  * The record to keep of an attempt that has just ended: the same one, unless the run was stopped
- * (`signal`, the run's, is aborted now) and it ended without an error or a skip. Its
+ * (`signal`, the run's, is aborted now). One that errored then is marked interrupted: its error
+ * is most likely the abort itself (the signal's reason, or an AbortError from a `fetch` given
+ * `ctx.signal`), and a resumed run runs it again. One that ended without an error or a skip: its
  * target or adapter was then told to stop and may have given up early with whatever it had (a
  * partial answer, an empty one), and a judge call it made was cut short: its verdict would judge
  * the interruption, not the application. It is errored as cut off (`error.interrupted`, as one
@@ -13,7 +15,8 @@ import { crashed } from "./source.js";
  */
 export function keptRecord(record: AttemptRecord, signal: AbortSignal): AttemptRecord {
   // A skip is the test's own decision, made before the work it skips.
-  if (!signal.aborted || record.error || record.verdict === "skipped") return record;
+  if (!signal.aborted || record.verdict === "skipped") return record;
+  if (record.error) return { ...record, error: { ...record.error, interrupted: true } };
   const reason = stopReason(signal);
   const where = `eval "${record.evalId}", case "${record.caseId}"`;
   const message = `the run was stopped (${reason}) while this attempt ran; its ${record.verdict} verdict is not kept, and a resumed run runs it again`;
