@@ -1,4 +1,4 @@
-import { AuthoringError, errorMessage, thrownMessage, thrownWhere } from "../errors.js";
+import { AuthoringError, errorMessage, thrownWhere } from "../errors.js";
 import {
   type AppUsage,
   type AttemptRecord,
@@ -47,10 +47,11 @@ const fromMatch = (result: MatchResult): Outcome => ({
   detail: result,
 });
 
+// Where in the user's code (a matcher's evaluate, a defineContextMatch read), as a target's error says it.
 const crashed = (what: string, error: unknown): Outcome => ({
   state: "errored",
   value: null,
-  reason: `${what} threw: ${thrownMessage(error)}`,
+  reason: `${what} threw: ${thrownWhere(error)}`,
 });
 
 /** Match a value given to t.check: facts and materials keep their state, plain values are available. */
@@ -115,7 +116,8 @@ function assertionTools<Facts>(
     try {
       outcome = fromMatch(matchValue(args[0], match));
     } catch (error) {
-      outcome = crashed(`check "${match.expects}"`, error);
+      // By its name: its `expects` (the judgment's label) says what it wanted, not which one threw.
+      outcome = crashed(`matcher "${match.name}"`, error);
     }
     return add(new Assertion(via.method ?? "t.check", match.expects, "condition", outcome, rules));
   }) as CheckFn<Facts>;

@@ -1,10 +1,4 @@
-import {
-  AuthoringError,
-  DefinitionError,
-  errorMessage,
-  thrownMessage,
-  thrownWhere,
-} from "../errors.js";
+import { AuthoringError, DefinitionError, errorMessage, thrownWhere } from "../errors.js";
 import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
 import { isJudgeUnavailable } from "../judge/unavailable.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
@@ -905,7 +899,21 @@ function scorerFailed(label: string, source: string, error: unknown): Judgment {
   // A malformed result already says which scorer and what to return instead.
   if ((error as { code?: unknown } | null)?.code === "SCORER_RESULT")
     return erroredJudgment(label, errorMessage(error), source);
-  return erroredJudgment(label, `scorer "${label}" threw: ${thrownMessage(error)}`, source);
+  // Where in the user's code, as a target's error says it.
+  const judgment = erroredJudgment(label, `scorer "${label}" threw: ${thrownWhere(error)}`, source);
+  thrownByScorers.set(judgment, { error });
+  return judgment;
+}
+
+/**
+ * What a scorer threw, beside its errored judgment rather than in it (a record is data that
+ * crosses processes): read by the Vitest faces, in process, to give the failure its cause.
+ */
+const thrownByScorers = new WeakMap<Judgment, { error: unknown }>();
+
+/** What the scorer of an errored judgment threw, when it threw in this process. */
+export function thrownByScorer(judgment: Judgment): { error: unknown } | undefined {
+  return thrownByScorers.get(judgment);
 }
 
 function scorerLabel<Input, Output>(scorer: SuiteScorer<Input, Output>): string {

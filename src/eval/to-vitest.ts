@@ -12,6 +12,7 @@ import {
   type SuiteDefinition,
   type Target,
   type TypedEvalSuite,
+  thrownByScorer,
   toCaseSpec,
 } from "./suite.js";
 import { checkTimeoutMs, MAX_TIMER_MS } from "./timeout.js";
@@ -46,7 +47,7 @@ export interface ToVitestOptions<Input, Output> {
 /**
  * Register a suite as Vitest tests: `describe(suite.id)` with one `it(caseId)` per case, which
  * runs the case on the niceeval engine and fails, with an Error naming every scorer that did
- * not pass (and a throwing target's error as its cause), unless every scorer passed.
+ * not pass (and what a throwing target or scorer threw as its cause), unless every scorer passed.
  * @example
  * import { describe, it, expect } from "vitest";
  * toVitest(suite, { target: async ({ prompt }) => answer(prompt) }, { describe, it, expect });
@@ -109,10 +110,13 @@ function suiteProblem(suite: { id: string; cases: unknown; scorers: unknown }): 
   return undefined;
 }
 
-/** One case run in a test: its record, what its target threw, and what timed out. */
+/** One case run in a test: its record, what its target or a scorer threw, and what timed out. */
 export interface TestedCase {
   record: AttemptRecord;
-  /** Set when the target threw (or rejected): what it threw, stack and all. */
+  /**
+   * Set when the target threw (or rejected), else when a scorer did (the first one): what it
+   * threw, stack and all.
+   */
   thrown?: { error: unknown };
   /** The target was still running at niceeval's limit (its signal was aborted). */
   targetTimedOut: boolean;
@@ -187,11 +191,22 @@ export function suiteUnderTest<Input, Output>(
       runs.delete(spec.id);
       const targetTimedOut = limit !== undefined && run !== undefined && !run.inTime;
       const tried: TestedCase = { record, targetTimedOut };
-      if (run?.thrown !== undefined && record.error !== undefined) tried.thrown = run.thrown;
+      const thrown =
+        run?.thrown !== undefined && record.error !== undefined ? run.thrown : scorerThrown(record);
+      if (thrown !== undefined) tried.thrown = thrown;
       if (limit !== undefined) explainTimeouts(record, limit, targetTimedOut, targetName);
       return tried;
     },
   };
+}
+
+/** What the first scorer that threw on this case threw, so the failure points at its code. */
+function scorerThrown(record: AttemptRecord): { error: unknown } | undefined {
+  for (const judgment of record.judgments) {
+    const thrown = judgment.state === "errored" ? thrownByScorer(judgment) : undefined;
+    if (thrown !== undefined) return thrown;
+  }
+  return undefined;
 }
 
 /** niceeval's limit on a case and the test's timeout it stays under, ms. */
@@ -274,7 +289,7 @@ function explainTimeouts(
 
 /**
  * What a failed case's test throws: an Error whose message is niceeval's explanation, with no
- * assertion diff. A target's thrown error is its `cause`, and its stack frames are the failure's,
+ * assertion diff. What a target (or a scorer) threw is its `cause`, and its stack frames are the failure's,
  * so the report points at the code that threw; otherwise the failure has no frames (niceeval's
  * own would only point into niceeval).
  */

@@ -224,6 +224,67 @@ describe("niceeval run (real CLI on a fixture project)", () => {
     );
   });
 
+  it("says where a scorer, a matcher's evaluate and a defineContextMatch read threw, as for a target", async () => {
+    const scorer = passingSuite
+      .replace(
+        "score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),",
+        "score: ({ output }) => ({ score: lowerAnswer(undefined as never, output) }),",
+      )
+      .replace(
+        "const same",
+        "function lowerAnswer(answer: string, _: string): number {\n  return answer.toLowerCase() ? 1 : 0;\n}\nconst same",
+      );
+    const score = `
+import { defineAdapter } from "niceeval";
+import { type BooleanMatch, defineContextMatch, equals } from "niceeval/expect";
+
+type Facts = { status: number; body?: { ok: boolean } };
+const boom: BooleanMatch<number> = {
+  kind: "match",
+  name: "boom",
+  expects: "never throws",
+  evaluate: function explode() {
+    throw new Error("matcher kaboom");
+  },
+};
+const bodyOk = defineContextMatch<Facts, boolean>({
+  name: "body-ok",
+  read: function readBody(facts) {
+    return { state: "available", value: (facts.body as { ok: boolean }).ok };
+  },
+  match: equals(true),
+});
+const app = defineAdapter({ name: "app", create: async (): Promise<Facts> => ({ status: 500 }) });
+export const review = app.defineScoreEval({
+  description: "review",
+  test(t) {
+    t.check(t.status, boom).score(1);
+    t.check(bodyOk).score(1);
+  },
+});
+`;
+    await inBothModes(
+      { "evals/echo.eval.ts": scorer, "evals/review.eval.ts": score },
+      async (flags, dir) => {
+        const run = await runCli(["run", "--no-store", "--json", "report.json", ...flags], dir);
+        const scorerSays =
+          /scorer "same" threw: TypeError: Cannot read properties of undefined \(reading 'toLowerCase'\) \(at lowerAnswer \(.*evals\/echo\.eval\.ts:\d+:\d+\)\)/;
+        expect(run.stdout).toMatch(scorerSays);
+        // The matcher by its name, not its `expects`.
+        expect(run.stdout).toMatch(
+          /matcher "boom" threw: matcher kaboom \(at (Object\.)?explode \(.*evals\/review\.eval\.ts:\d+:\d+\)\)/,
+        );
+        expect(run.stdout).toMatch(
+          /check "body-ok" threw: TypeError: Cannot read properties of undefined \(reading 'ok'\) \(at (Object\.)?readBody \(.*evals\/review\.eval\.ts:\d+:\d+\)\)/,
+        );
+        // The JSON report's judgment says it the same way.
+        const report = JSON.parse(await readFile(join(dir, "report.json"), "utf8"));
+        const echo = report.records.find((r: { evalId: string }) => r.evalId === "echo");
+        expect(echo.judgments[0].reason).toMatch(scorerSays);
+      },
+    );
+  });
+
   it("fails a run whose loaded code calls process.exit with any code, saying so (exit 1)", async () => {
     const exits = passingSuite.replace(
       "target: async (input) => input",

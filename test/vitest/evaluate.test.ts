@@ -117,7 +117,9 @@ describe("niceeval/vitest evaluate() under real Vitest", () => {
 
     it("fails an item whose scorer throws, naming the scorer and its error", () => {
       const [message] = run.test("broken scorers", "throws").failureMessages;
-      expect(message).toContain('throwing: errored (scorer "throwing" threw: scorer exploded)');
+      expect(message).toMatch(
+        /throwing: errored \(scorer "throwing" threw: scorer exploded \(at score \(.*evaluate\.test\.ts:\d+:\d+\)\)\)/,
+      );
     });
 
     it("fails an item whose task throws with the task's error", () => {

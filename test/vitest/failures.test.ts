@@ -37,4 +37,17 @@ describe("failures of evaluate() and toVitest under real Vitest", () => {
     }
     expect(run.stderr + run.stdout).toContain("Caused by: Error: the model is down (asked Spain)");
   });
+
+  it("says where a scorer threw, keeps its stack, and gives the failure its error as cause", () => {
+    for (const describe of ["evaluate scorer failures", "toVitest scorer failures"]) {
+      const [message] = run.test(describe, "scorer throws").failureMessages;
+      expect(message).toMatch(
+        /scorer "correct-answer" threw: TypeError: Cannot read properties of undefined \(reading 'toLowerCase'\) \(at lowerAnswer \(.*failures\.spec\.ts:\d+:\d+\)\)/,
+      );
+      expect(message).toMatch(/\n {4}at lowerAnswer \(.*failures\.spec\.ts:\d+:\d+\)/);
+    }
+    expect(run.stderr + run.stdout).toContain(
+      "Caused by: TypeError: Cannot read properties of undefined (reading 'toLowerCase')",
+    );
+  });
 });
