@@ -552,6 +552,38 @@ describe("settings given through the API", () => {
     );
   });
 
+  it("runEvals refuses an entry that is not { eval }, naming its index and what it holds", async () => {
+    const plain = { id: "x", cases: [{ id: "a", input: 1 }], scorers: [ran] };
+    const entries: [unknown, string][] = [
+      [
+        [suite],
+        'runEvals: entries[0] is the eval "settings" itself, not an entry; wrap it as { eval } (runEvals([{ eval: myEval }]))',
+      ],
+      [
+        [{ eval: suite }, { eval: undefined }],
+        "runEvals: entries[1].eval is undefined, not an eval; pass an eval from defineSuite, adapter.defineScoreEval or adapter.defineEval",
+      ],
+      [
+        [{ eval: plain }],
+        'runEvals: entries[0].eval is a plain object with id "x", not an eval; pass an eval from defineSuite, adapter.defineScoreEval or adapter.defineEval (a plain { id, cases, scorers } suite runs with runEval, or becomes an eval with defineSuite)',
+      ],
+      [[null], "runEvals: entries[0] is null, not an entry"],
+      [{ eval: suite }, "runEvals: `entries` must be an array of { eval } entries, got an object"],
+      [
+        [{ eval: suite, file: 3 }],
+        'runEvals: entries[0].file (eval "settings") is a number; give the path',
+      ],
+    ];
+    for (const [given, message] of entries) {
+      const records: AttemptRecord[] = [];
+      await expect(runEvals(given as never, { onRecord: (r) => records.push(r) })).rejects.toThrow(
+        message,
+      );
+      // Refused before anything ran.
+      expect(records).toEqual([]);
+    }
+  });
+
   it("records the real elapsed time of an attempt stopped by the last-resort timeout", async () => {
     const never = defineSuite<number, number>({
       id: "never",

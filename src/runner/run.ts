@@ -10,7 +10,7 @@ import {
   MAX_TRIALS,
 } from "../eval/timeout.js";
 import { AttemptRunner } from "./attempt.js";
-import type { RunEntry } from "./entry.js";
+import { checkEntries, type RunEntry } from "./entry.js";
 import type { EvalEvent } from "./events.js";
 import { type Executor, inProcessExecutor, isPromise } from "./executor.js";
 import { KeyedLimiter } from "./limiter.js";
@@ -101,6 +101,7 @@ export async function runEvals(
   entries: readonly RunEntry[],
   options: RunOptions = {},
 ): Promise<RunSummary> {
+  checkEntries(entries);
   const settings = checkedSettings(options);
   const runId = options.runId ?? randomUUID();
   const startedAt = new Date();
