@@ -2,6 +2,7 @@ import { AuthoringError, DefinitionError, errorMessage, thrownWhere } from "../e
 import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
 import { isJudgeUnavailable } from "../judge/unavailable.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
+import { joinWords } from "../plural.js";
 import type { Score } from "../score/score.js";
 import {
   type Extra,
@@ -119,6 +120,29 @@ export interface TypedEvalSuite<Input, Output> {
   id: string;
   cases: readonly EvalCase<Input>[];
   scorers: readonly SuiteScorer<Input, Output>[];
+}
+const typedEvalSuiteKeys = {
+  id: true,
+  cases: true,
+  scorers: true,
+} satisfies KnownKeys<TypedEvalSuite<unknown, unknown>>;
+
+/**
+ * Refuse the keys a plain suite does not have, for the faces that take one (runEval, toVitest):
+ * ignored, a misspelt key or a setting only defineSuite takes (`gates`) would change nothing
+ * without a word. Such a setting is named as defineSuite's, with `fix` (what to do instead).
+ */
+export function refusePlainSuiteKeys(where: string, suite: object, fix: string): void {
+  const defineOnly = Object.keys(suite).filter(
+    (key) => !Object.hasOwn(typedEvalSuiteKeys, key) && Object.hasOwn(suiteDefinitionKeys, key),
+  );
+  if (defineOnly.length > 0) {
+    const keys = defineOnly.map((key) => `"suite.${key}"`);
+    throw new AuthoringError(
+      `${where}: ${joinWords(keys)} ${keys.length === 1 ? "is a setting" : "are settings"} of defineSuite, which a plain { id, cases, scorers } suite does not have; ${fix}`,
+    );
+  }
+  refuseUnknownKeys(where, suite, typedEvalSuiteKeys, "suite");
 }
 /** A suite with any input and output (any typed suite fits: a scorer's output type is its own). */
 // biome-ignore lint/suspicious/noExplicitAny: any suite, whatever its scorers take

@@ -4,7 +4,7 @@ import {
   exactMatchTool,
   latencyBudgetTool,
 } from "../scorers/deterministic/index.js";
-import { bindScorer, type TypedEvalSuite } from "./suite.js";
+import { bindScorer, defineSuite, type TypedEvalSuite } from "./suite.js";
 import { caseLimit, toVitest, type VitestHooks, type VitestTestContext } from "./to-vitest.js";
 
 interface Answer {
@@ -180,6 +180,45 @@ describe("caseLimit", () => {
     await expect(recorded.tests[1]!.fn({})).rejects.toThrow(
       'case id "a" appears twice in suite "echo" (at index 0 and 1); give each case a unique id',
     );
+  });
+
+  it("rejects an unknown or misspelt key of the suite or the options, and an eval for a suite, naming the suite", () => {
+    const target = ({ prompt }: { prompt: string }) => ({ text: prompt });
+    const cases: [() => void, string][] = [
+      [
+        () =>
+          toVitest({ ...suite, tiemout: 5 } as typeof suite, { target }, recordingHooks().hooks),
+        'toVitest("echo"): unknown key "suite.tiemout"; known keys: suite.id, suite.cases, suite.scorers',
+      ],
+      [
+        () =>
+          toVitest(
+            { ...suite, gates: ["exact"] } as typeof suite,
+            { target },
+            recordingHooks().hooks,
+          ),
+        'toVitest("echo"): "suite.gates" is a setting of defineSuite, which a plain { id, cases, scorers } suite does not have; toVitest holds each case to every scorer at the default threshold',
+      ],
+      [
+        () =>
+          toVitest(
+            suite,
+            { target, timout: 10 } as { target: typeof target },
+            recordingHooks().hooks,
+          ),
+        'toVitest("echo"): unknown key "options.timout" (did you mean "options.timeout"?); known keys: options.target, options.timeout',
+      ],
+      [
+        () =>
+          toVitest(
+            defineSuite({ ...suite, target }) as unknown as typeof suite,
+            { target },
+            recordingHooks().hooks,
+          ),
+        'toVitest("echo"): this is an eval (from defineSuite or an adapter), which toVitest does not take',
+      ],
+    ];
+    for (const [register, message] of cases) expect(register).toThrow(message);
   });
 
   it("rejects a missing target when the suite is registered", () => {

@@ -1,14 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { AuthoringError, NiceevalError } from "../errors.js";
+import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { builtFile } from "../package-files.js";
 import { isThenable } from "../tool/run-tool.js";
 import { DATASET_ERROR_ID } from "./ids.js";
 import type { AttemptRecord, Judgment } from "./record.js";
-import type { CaseSpec, Runnable } from "./runnable.js";
+import { type CaseSpec, isRunnable, type Runnable } from "./runnable.js";
 import {
   CaseIds,
   defineSuite,
+  refusePlainSuiteKeys,
   type SuiteDefinition,
   type Target,
   type TypedEvalSuite,
@@ -43,6 +45,10 @@ export interface ToVitestOptions<Input, Output> {
   /** Vitest timeout of each case (target and scorers), ms; the runner's testTimeout when omitted. */
   timeout?: number;
 }
+const toVitestOptionKeys = {
+  target: true,
+  timeout: true,
+} satisfies KnownKeys<ToVitestOptions<unknown, unknown>>;
 
 /**
  * Register a suite as Vitest tests: `describe(suite.id)` with one `it(caseId)` per case, which
@@ -57,10 +63,24 @@ export function toVitest<Input, Output>(
   options: ToVitestOptions<NoInfer<Input>, NoInfer<Output>>,
   hooks: VitestHooks,
 ): void {
+  const id: unknown = (suite as { id?: unknown } | null)?.id;
+  const where = typeof id === "string" && id ? `toVitest("${id}")` : "toVitest";
+  if (isRunnable(suite)) {
+    throw new TypeError(
+      `${where}: this is an eval (from defineSuite or an adapter), which toVitest does not take; pass a plain suite { id, cases, scorers } and the target as \`options.target\`, or run the eval with runEvals`,
+    );
+  }
+  refusePlainSuiteKeys(
+    where,
+    suite,
+    "toVitest holds each case to every scorer at the default threshold; leave them out, or run the suite with runEval or as an eval in `niceeval run`",
+  );
+  // Ignored, a misspelt option (`timout`) would leave the runner's timeout in force.
+  refuseUnknownKeys(where, options, toVitestOptionKeys, "options");
   if (typeof options?.target !== "function") {
     throw new TypeError(`toVitest: suite "${suite.id}" needs \`options.target\`, a function`);
   }
-  checkTimeoutMs(`toVitest("${suite.id}"): \`timeout\``, options.timeout, MAX_TIMER_MS);
+  checkTimeoutMs(`${where}: \`timeout\``, options.timeout, MAX_TIMER_MS);
   const tested = suiteUnderTest({
     id: suite.id,
     cases: suite.cases,

@@ -1,5 +1,12 @@
 import type { AttemptRecord, Judgment, Verdict } from "../eval/record.js";
-import { defineSuite, type Suite, type Target, type TypedEvalSuite } from "../eval/suite.js";
+import {
+  defineSuite,
+  refusePlainSuiteKeys,
+  type Suite,
+  type Target,
+  type TypedEvalSuite,
+} from "../eval/suite.js";
+import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import type { Score } from "../score/score.js";
 import type { EvalEvent } from "./events.js";
 import { runEvals } from "./run.js";
@@ -18,6 +25,14 @@ export interface RunEvalOptions<Input, Output> {
   /** Keep each case's output on its CaseReport. */
   keepOutput?: boolean;
 }
+const runEvalOptionKeys = {
+  target: true,
+  telemetry: true,
+  concurrency: true,
+  timeoutMs: true,
+  signal: true,
+  keepOutput: true,
+} satisfies KnownKeys<RunEvalOptions<unknown, unknown>>;
 
 /** One scorer's result on one case. `score` is null when the scorer errored. */
 export interface CaseScore {
@@ -83,7 +98,10 @@ export async function runEval<Input, Output>(
   suite: TypedEvalSuite<Input, Output> | Suite<Input, Output>,
   options: RunEvalOptions<Input, Output> = {},
 ): Promise<EvalReport> {
-  const runnable = toRunnable(suite, options.target);
+  const id: unknown = (suite as { id?: unknown } | null)?.id;
+  const where = typeof id === "string" && id ? `runEval("${id}")` : "runEval";
+  refuseUnknownKeys(where, options, runEvalOptionKeys, "options");
+  const runnable = toRunnable(suite, options.target, where);
   const cases: CaseReport[] = [];
   const summary = await runEvals([{ eval: runnable }], {
     ...(options.telemetry ? { telemetry: [options.telemetry] } : {}),
@@ -116,6 +134,7 @@ export async function runEval<Input, Output>(
 function toRunnable<Input, Output>(
   suite: TypedEvalSuite<Input, Output> | Suite<Input, Output>,
   target: Target<Input, Output> | undefined,
+  where: string,
 ): Suite<Input, Output> {
   if ("definition" in suite && "runCase" in suite) {
     return target ? defineSuite({ ...suite.definition, target }) : suite;
@@ -124,6 +143,11 @@ function toRunnable<Input, Output>(
     throw new TypeError(
       `runEval: "${suite.id}" is a score eval, which runEval does not take (it runs suites); run it with runEvals([{ eval }]) or its own run()`,
     );
+  refusePlainSuiteKeys(
+    where,
+    suite,
+    "make the suite with defineSuite({ …, target }) and pass that to runEval",
+  );
   if (!target) {
     throw new TypeError(
       `runEval: suite "${suite.id}" has no target; pass { target } in the options`,

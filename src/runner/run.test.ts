@@ -552,6 +552,24 @@ describe("settings given through the API", () => {
     );
   });
 
+  it("runEval refuses an unknown or misspelt key of its options or of a plain suite, naming the eval", async () => {
+    const plain = { id: "plain", cases: [{ id: "a", input: 1 }], scorers: [ran] };
+    const target = (i: number) => i;
+    await expect(runEval(plain, { target, timeout: 5 } as never)).rejects.toThrow(
+      'runEval("plain"): unknown key "options.timeout" (did you mean "options.timeoutMs"?); known keys: options.target, options.telemetry, options.concurrency, options.timeoutMs, options.signal, options.keepOutput',
+    );
+    await expect(runEval({ ...plain, cass: [] } as never, { target })).rejects.toThrow(
+      'runEval("plain"): unknown key "suite.cass" (did you mean "suite.cases"?); known keys: suite.id, suite.cases, suite.scorers',
+    );
+    // A setting only defineSuite has would have been dropped: say where it belongs.
+    await expect(runEval({ ...plain, gates: ["ran"] } as never, { target })).rejects.toThrow(
+      'runEval("plain"): "suite.gates" is a setting of defineSuite, which a plain { id, cases, scorers } suite does not have; make the suite with defineSuite({ …, target }) and pass that to runEval',
+    );
+    // A defineSuite suite carries its settings: nothing to refuse.
+    const report = await runEval(defineSuite({ ...plain, target, gates: ["ran"] }));
+    expect(report.passedCount).toBe(1);
+  });
+
   it("runEvals refuses an entry that is not { eval }, naming its index and what it holds", async () => {
     const plain = { id: "x", cases: [{ id: "a", input: 1 }], scorers: [ran] };
     const entries: [unknown, string][] = [

@@ -43,6 +43,11 @@ describe("evaluate options", () => {
       { ...valid, timeout: 3_000_000_000 },
       "`timeout` must be a whole number of milliseconds from 1 to 2147483647, got 3000000000",
     ],
+    [
+      "a misspelt key",
+      { ...valid, treshold: 0.1 },
+      'unknown key "treshold" (did you mean "threshold"?); known keys: data, task, scorers, aggregation, threshold, timeout',
+    ],
     ["no task", { ...valid, task: undefined }, "`task` must be a function"],
     [
       "data that is not a list",

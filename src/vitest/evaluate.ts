@@ -5,6 +5,7 @@ import type { CaseSpec } from "../eval/runnable.js";
 import type { BoundScorer } from "../eval/suite.js";
 import { checkTimeoutMs, MAX_TIMER_MS } from "../eval/timeout.js";
 import { suiteUnderTest, testFailure } from "../eval/to-vitest.js";
+import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { isScorer, type NamedScorer } from "../scorers/create-scorer.js";
 import { AGGREGATIONS, type Aggregation } from "./aggregate.js";
 import { type ItemOutcome, itemFailureMessage, judgeItem, overallLine } from "./outcome.js";
@@ -56,6 +57,14 @@ export interface EvaluateOptions<Item extends DataItem, Output> {
    */
   timeout?: number;
 }
+const evaluateOptionKeys = {
+  data: true,
+  task: true,
+  scorers: true,
+  aggregation: true,
+  threshold: true,
+  timeout: true,
+} satisfies KnownKeys<EvaluateOptions<DataItem, unknown>>;
 
 /**
  * Register an evaluation as Vitest tests: one test per data item, which runs the task and the
@@ -223,6 +232,8 @@ function validateOptions(
   const where = `evaluate "${name}"`;
   if (typeof name !== "string" || name === "")
     throw new TypeError("evaluate: `name` must be a non-empty string");
+  // Ignored, a misspelt key (`treshold`) would leave the default in force without a word.
+  refuseUnknownKeys(where, options, evaluateOptionKeys);
   if (typeof options?.task !== "function")
     throw new TypeError(`${where}: \`task\` must be a function`);
   if (!Array.isArray(options.data) && typeof options.data !== "function") {
