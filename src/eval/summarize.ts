@@ -16,7 +16,9 @@ export function summarizeScore(judgments: readonly Judgment[]): ScoreSummary {
     withPoints++;
     max += judgment.points;
     if (judgment.earned === null) {
-      reasons.push(`${judgment.label}: ${judgment.reason}`);
+      reasons.push(
+        namesItsScorer(judgment) ? judgment.reason : `${judgment.label}: ${judgment.reason}`,
+      );
     } else {
       earned += judgment.earned;
       availablePoints++;
@@ -29,6 +31,14 @@ export function summarizeScore(judgments: readonly Judgment[]): ScoreSummary {
         ? "unavailable"
         : "partial";
   return { state, earned: round(earned), max: round(max), reasons };
+}
+
+/**
+ * Whether a judgment's reason names its scorer already, as a suite scorer's do (`scorer "stats":
+ * …`, read alone in places): a line that puts the label before it would say the scorer twice.
+ */
+export function namesItsScorer(judgment: { label: string; reason: string }): boolean {
+  return judgment.reason.startsWith(`scorer "${judgment.label}"`);
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   type Target,
   type TypedEvalSuite,
 } from "../eval/suite.js";
+import { namesItsScorer } from "../eval/summarize.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import type { Score } from "../score/score.js";
 import type { EvalEvent } from "./events.js";
@@ -196,6 +197,11 @@ function toCaseReport(record: AttemptRecord): CaseReport {
 function erroredScorers(scores: readonly CaseScore[]): string {
   return scores
     .filter((score) => score.error !== undefined)
-    .map((score) => `scorer "${score.scorerId}": ${score.error}`)
+    .map((score) => {
+      const judgment = { label: score.scorerId, reason: score.error ?? "" };
+      return namesItsScorer(judgment)
+        ? judgment.reason
+        : `scorer "${score.scorerId}": ${judgment.reason}`;
+    })
     .join("; ");
 }

@@ -486,7 +486,7 @@ describe("runEval", () => {
     });
   });
 
-  it("gives a case errored by its scorers alone an error naming them", async () => {
+  it("gives a case errored by its scorers alone an error naming them, each once", async () => {
     const fine = createScorer<string, string>({ name: "fine", score: () => ({ score: 1 }) });
     const broken = createScorer<string, string>({
       name: "broken",
@@ -499,7 +499,9 @@ describe("runEval", () => {
       { target: async (input: string) => input },
     );
     expect(report.cases[0]?.verdict).toBe("errored");
-    expect(report.cases[0]?.error).toMatch(/^scorer "broken": .*no such field/);
+    // The scorer's reason names it already: the error and the score's reasons say it once.
+    expect(report.cases[0]?.error).toBe('scorer "broken" threw: no such field');
+    expect(report.cases[0]?.record.score.reasons).toEqual(['scorer "broken" threw: no such field']);
   });
 
   it("says a score eval is run by runEvals or its own run(), not that it lacks a target", async () => {
