@@ -373,7 +373,7 @@ function summaryOf(
   const runErrors = [
     ...new Set([
       ...(options.earlierRunErrors ?? []),
-      ...(options.executor?.runErrors ?? []).map(({ message, where }) => `${message} (${where})`),
+      ...(options.executor?.runErrors ?? []).map(runErrorText),
       ...(options.outsideErrors ?? []),
     ]),
   ];
@@ -426,6 +426,11 @@ function selectors(options: RunOptions): CaseSelector[] {
 }
 
 /** Numbers a run cannot work with are an error up front, never a run that silently does nothing. */
+/** An executor's run error as one line, its place said once: an eval process's message has it. */
+function runErrorText({ message, where }: { message: string; where: string }): string {
+  return message.includes(where) ? message : `${message} (at ${where})`;
+}
+
 function checkedSettings(options: RunOptions): { concurrency: number; caseTimeoutMs: number } {
   const concurrency = options.concurrency ?? 8;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {

@@ -127,6 +127,11 @@ describe("uncaught errors placed by running attempts again alone (real CLI)", ()
     expect(verdicts).toEqual(allPassed);
     expect(report.summary.runErrors).toHaveLength(1);
     expect(report.summary.runErrors?.[0]).toMatch(/background refresher crashed/);
+    // Where it was thrown, said once (the report's line and the console's).
+    const place = /toptimer\.eval\.ts:\d+:\d+/g;
+    expect(report.summary.runErrors?.[0]?.match(place)).toHaveLength(1);
+    const line = cli.stdout.split("\n").find((l) => l.includes("background refresher crashed"));
+    expect(line?.match(place)).toHaveLength(1);
     expect(cli.code).toBe(1);
   }, 60_000);
 
