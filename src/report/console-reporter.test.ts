@@ -207,6 +207,31 @@ describe("consoleReporter", () => {
     );
   });
 
+  it("says the points without evidence that stay in max, the verb agreeing with their number", () => {
+    const lines = (points: number) => {
+      const file = join(tempDir(), "missing.txt");
+      const fd = openSync(file, "w");
+      const reporter = consoleReporter({ fd, color: false });
+      reporter.onEvalStart?.({ evalId: "e", style: "suite", file: "e.eval.ts" });
+      reporter.onCaseFinished?.(
+        record({
+          caseId: "c",
+          verdict: "errored",
+          score: { state: "unavailable", earned: 0, max: points, reasons: [] },
+          judgments: [
+            judgment({ label: "judge", state: "errored", points, earned: null, reason: "down" }),
+          ],
+        }),
+      );
+      // Lines are buffered until the run ends.
+      reporter.onRunFinished?.(runSummary({}));
+      closeSync(fd);
+      return readFileSync(file, "utf8").split("\n");
+    };
+    expect(lines(1)).toContain("      unavailable: 1 pt without evidence stays in max (judge)");
+    expect(lines(2)).toContain("      unavailable: 2 pts without evidence stay in max (judge)");
+  });
+
   it("ends a run a filter selected nothing of with NO CASE RAN, unless something else failed it", async () => {
     const last = async (over: Partial<Parameters<typeof runSummary>[0]>) => {
       const file = join(tempDir(), "no-case.txt");

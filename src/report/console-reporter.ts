@@ -98,7 +98,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       if (missing.length) {
         const points = missing.reduce((sum, j) => sum + j.points, 0);
         out.line(
-          `      ${c.dim(`${record.score.state}: ${formatNumber(points)} ${pluralNoun(points, "pt")} without evidence stay in max (${oneLine(missing.map((j) => j.label).join(", "), 200)})`)}`,
+          `      ${c.dim(`${record.score.state}: ${formatNumber(points)} ${pluralNoun(points, "pt")} without evidence ${points === 1 ? "stays" : "stay"} in max (${oneLine(missing.map((j) => j.label).join(", "), 200)})`)}`,
         );
       }
     },
