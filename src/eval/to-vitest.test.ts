@@ -221,6 +221,15 @@ describe("caseLimit", () => {
     for (const [register, message] of cases) expect(register).toThrow(message);
   });
 
+  it("refuses a timeout past the bound of every timeout given from code, naming the suite", () => {
+    const target = ({ prompt }: { prompt: string }) => ({ text: prompt });
+    expect(() =>
+      toVitest(suite, { target, timeout: 2_147_483_647 }, recordingHooks().hooks),
+    ).toThrow(
+      'toVitest("echo"): `timeout` must be a whole number of milliseconds from 1 to 2147482647, got 2147483647',
+    );
+  });
+
   it("rejects a missing target when the suite is registered", () => {
     const recorded = recordingHooks();
     expect(() =>

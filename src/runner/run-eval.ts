@@ -7,10 +7,11 @@ import {
   type TypedEvalSuite,
 } from "../eval/suite.js";
 import { namesItsScorer } from "../eval/summarize.js";
+import { checkTimeoutMs, checkWholeNumber } from "../eval/timeout.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import type { Score } from "../score/score.js";
 import type { EvalEvent } from "./events.js";
-import { runEvals } from "./run.js";
+import { MAX_CONCURRENCY, runEvals } from "./run.js";
 import type { Telemetry } from "./telemetry.js";
 
 /** Options of {@link runEval}. */
@@ -102,6 +103,9 @@ export async function runEval<Input, Output>(
   const id: unknown = (suite as { id?: unknown } | null)?.id;
   const where = typeof id === "string" && id ? `runEval("${id}")` : "runEval";
   refuseUnknownKeys(where, options, runEvalOptionKeys, "options");
+  // Checked here too, so a refusal names runEval and the eval, not runEvals' bare option.
+  checkWholeNumber(`${where}: \`concurrency\``, options.concurrency, 1, MAX_CONCURRENCY);
+  checkTimeoutMs(`${where}: \`timeoutMs\``, options.timeoutMs);
   const runnable = toRunnable(suite, options.target, where);
   const cases: CaseReport[] = [];
   const summary = await runEvals([{ eval: runnable }], {

@@ -525,17 +525,29 @@ describe("settings given through the API", () => {
     [
       "concurrency",
       { concurrency: Number.NaN },
-      /concurrency must be a whole number from 1 to 1024, got NaN/,
+      'runEval("settings"): `concurrency` must be a whole number from 1 to 1024, got NaN',
     ],
-    ["concurrency", { concurrency: 1_000_000 }, /concurrency .* got 1000000/],
-    ["timeoutMs", { timeoutMs: Number.POSITIVE_INFINITY }, /timeoutMs .* got Infinity/],
-    ["timeoutMs", { timeoutMs: 3_000_000_000 }, /timeoutMs .* got 3000000000/],
+    [
+      "concurrency",
+      { concurrency: 1_000_000 },
+      /^runEval\("settings"\): `concurrency` .* got 1000000$/,
+    ],
+    [
+      "timeoutMs",
+      { timeoutMs: Number.POSITIVE_INFINITY },
+      /^runEval\("settings"\): `timeoutMs` .* got Infinity$/,
+    ],
+    [
+      "timeoutMs",
+      { timeoutMs: 2_147_483_647 },
+      'runEval("settings"): `timeoutMs` must be a whole number of milliseconds from 1 to 2147482647, got 2147483647',
+    ],
     [
       "timeoutMs",
       { timeoutMs: 1.5 },
-      /timeoutMs must be a whole number of milliseconds from 1 to \d+, got 1\.5/,
+      /^runEval\("settings"\): `timeoutMs` must be a whole number of milliseconds from 1 to \d+, got 1\.5$/,
     ],
-  ])("runEval rejects a bad %s naming it", async (_name, options, message) => {
+  ])("runEval rejects a bad %s naming it, itself and the eval", async (_name, options, message) => {
     await expect(runEval(suite, options)).rejects.toThrow(message);
   });
 

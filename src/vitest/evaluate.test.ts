@@ -31,17 +31,22 @@ describe("evaluate options", () => {
     [
       "a zero timeout",
       { ...valid, timeout: 0 },
-      "`timeout` must be a whole number of milliseconds from 1 to 2147483647, got 0",
+      "`timeout` must be a whole number of milliseconds from 1 to 2147482647, got 0",
     ],
     [
       "an infinite timeout",
       { ...valid, timeout: Number.POSITIVE_INFINITY },
-      "`timeout` must be a whole number of milliseconds from 1 to 2147483647, got Infinity",
+      "`timeout` must be a whole number of milliseconds from 1 to 2147482647, got Infinity",
+    ],
+    [
+      "a timeout at the timer maximum, past the bound of every timeout given from code",
+      { ...valid, timeout: 2_147_483_647 },
+      "`timeout` must be a whole number of milliseconds from 1 to 2147482647, got 2147483647",
     ],
     [
       "a timeout past the timer maximum",
       { ...valid, timeout: 3_000_000_000 },
-      "`timeout` must be a whole number of milliseconds from 1 to 2147483647, got 3000000000",
+      "`timeout` must be a whole number of milliseconds from 1 to 2147482647, got 3000000000",
     ],
     [
       "a misspelt key",
