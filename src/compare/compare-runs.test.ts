@@ -323,13 +323,16 @@ describe("compareRuns", () => {
 
     // Six cases can: the MDE is given.
     const six = await compareRuns(
-      await storeWith({ base: cases(6, () => ({})), head: cases(6, () => ({ score: 0.5 })) }),
+      await storeWith({
+        base: cases(6, () => ({})),
+        head: cases(6, (i) => ({ score: 0.4 + 0.1 * (i % 3) })),
+      }),
       "base",
       "head",
     );
     expect(six.overall.meanScore!.tooFew).toBeNull();
     expect(six.overall.passRate!.tooFew).toBeNull();
-    expect(formatComparison(six)).toContain("MDE 0.000 at 80% power");
+    expect(formatComparison(six)).toMatch(/MDE 0\.\d{3} at 80% power/);
 
     // Two evals of six: each is judged at 0.05 / 2, where six cases cannot; all twelve can.
     const two = await compareRuns(
@@ -359,6 +362,82 @@ describe("compareRuns", () => {
     expect(clustered.overall.passRate!.tooFew).toBeNull();
     expect(formatComparison(clustered)).toContain(
       "4 clusters cannot show a regression at alpha = 0.05 (6 needed)",
+    );
+  });
+
+  it("gives no interval where its gate's test cannot reach alpha, nor where every case moved alike", async () => {
+    // Three cases that all passed and now all fail: the CLT and the bootstrap gave [−1, −1]
+    // beside McNemar and sign-flip p = 0.25.
+    const three = await compareRuns(
+      await storeWith({
+        base: cases(3, () => ({})),
+        head: cases(3, () => ({ verdict: "failed" })),
+      }),
+      "base",
+      "head",
+    );
+    const { passRate, meanScore } = three.overall;
+    expect(passRate).toMatchObject({ noInterval: "too-few", paired: { interval: null } });
+    expect(passRate!.baseInterval!.method).toBe("wilson");
+    expect(meanScore).toMatchObject({ noInterval: "too-few", interval: null, mde: null });
+    const json = JSON.parse(JSON.stringify(three)).overall;
+    expect([json.passRate.paired.interval, json.meanScore.interval]).toEqual([null, null]);
+    expect([json.passRate.noInterval, json.meanScore.noInterval]).toEqual(["too-few", "too-few"]);
+    const text = formatComparison(three);
+    expect(text).toContain(
+      "mean score 1.000 → 0.000 (-1.000, n = 3; sign-flip p = 0.25 exact; 3 paired cases cannot show a regression at alpha = 0.05 (6 needed))",
+    );
+    expect(formatComparisonMarkdown(three)).toContain(
+      "| none (too few cases) | none (6 cases needed at alpha = 0.05) |",
+    );
+
+    // Eight cases that each fell by 0.3 (but for rounding): enough for the tests, and a
+    // regression, but an interval of zero width would claim a certainty eight cases do not give.
+    const scores = [0.9, 0.8, 0.7, 0.6, 0.95, 0.85, 0.75, 0.65];
+    const eight = await compareRuns(
+      await storeWith({
+        base: cases(8, (i) => ({ score: scores[i]! })),
+        head: cases(8, (i) => ({ score: scores[i]! - 0.3, verdict: "failed" })),
+      }),
+      "base",
+      "head",
+    );
+    expect(eight.decision).toMatchObject({ regression: true, passRate: true, meanScore: true });
+    expect(eight.overall.meanScore).toMatchObject({
+      tooFew: null,
+      equalDifferences: true,
+      noInterval: "equal-differences",
+      interval: null,
+      mde: null,
+    });
+    expect(eight.overall.passRate).toMatchObject({
+      noInterval: "equal-differences",
+      paired: { interval: null, mde: null },
+    });
+    const line = formatComparison(eight)
+      .split("\n")
+      .find((l) => l.includes("mean score 0.775"));
+    expect(line).toBe(
+      "  mean score 0.775 → 0.475 (-0.300, n = 8; no interval or MDE: the 8 paired differences are all equal; sign-flip p = 0.00781 exact; r = 1.00)",
+    );
+    expect(formatComparisonMarkdown(eight)).toContain(
+      "| none (8 equal differences) | none (equal differences) |",
+    );
+    // Clustered, it is the clusters' mean differences that are all equal.
+    const clustered = await compareRuns(
+      await storeWith({
+        base: cases(8, (i) => ({ score: scores[i]!, cluster: `doc${i % 6}` })),
+        head: cases(8, (i) => ({ score: scores[i]! - 0.3, cluster: `doc${i % 6}` })),
+      }),
+      "base",
+      "head",
+    );
+    expect(clustered.overall.meanScore).toMatchObject({ clusters: 6, interval: null });
+    expect(formatComparison(clustered)).toContain(
+      "no interval or MDE: the mean differences of the 6 clusters are all equal",
+    );
+    expect(formatComparisonMarkdown(clustered)).toContain(
+      "| none (6 clusters, equal differences) |",
     );
   });
 
@@ -630,13 +709,11 @@ describe("compareRuns", () => {
   });
 
   it("formats regressions first, then improvements, with n and intervals", async () => {
+    // Six cases: enough for the exact tests to reach 0.05, so the interval is shown.
+    const same = ["c", "d", "e", "f"].map((caseId) => ({ caseId }));
     const store = await storeWith({
-      base: [{ caseId: "a" }, { caseId: "b", verdict: "failed" }, { caseId: "c" }],
-      head: [
-        { caseId: "a", verdict: "failed", reason: "got | 5" },
-        { caseId: "b" },
-        { caseId: "c" },
-      ],
+      base: [{ caseId: "a" }, { caseId: "b", verdict: "failed" }, ...same],
+      head: [{ caseId: "a", verdict: "failed", reason: "got | 5" }, { caseId: "b" }, ...same],
     });
     const c = await compareRuns(store, "base", "head");
     const text = formatComparison(c);
@@ -644,18 +721,18 @@ describe("compareRuns", () => {
     expect(text.indexOf("Regressions:")).toBeLessThan(text.indexOf("Improvements:"));
     expect(text).toContain("pass-to-fail qa/a: 1/1 passed, score 1.000 → 0/1 passed, score 0.000");
     expect(text).toContain(
-      "1 pass→fail, 0 became errored, 1 fail→pass, 0 added, 0 removed, 1 unchanged; 1 new failure\n",
+      "1 pass→fail, 0 became errored, 1 fail→pass, 0 added, 0 removed, 4 unchanged; 1 new failure\n",
     );
     expect(text).toContain('gate exact (scorer): matched "equal" → mismatched "got | 5"');
     expect(text).toMatch(
-      /pass rate 66\.7% → 66\.7% \(\+0\.0 pts, n = 3; 1 worse, 1 better, McNemar p = 1\)/,
+      /pass rate 83\.3% → 83\.3% \(\+0\.0 pts, n = 6; 1 worse, 1 better, McNemar p = 1\)/,
     );
     expect(text).toMatch(
-      /mean score 0\.667 → 0\.667 \(\+0\.000, n = 3; SE .*; 95% \[.*\] paired-bootstrap ×10000/,
+      /mean score 0\.833 → 0\.833 \(\+0\.000, n = 6; SE .*; 95% \[.*\] paired-bootstrap ×10000/,
     );
     const md = formatComparisonMarkdown(c);
     expect(md).toContain("| eval | n | pass rate | McNemar p |");
-    expect(md).toContain("| qa | 3 | 66.7% → 66.7% (+0.0 pts) | 1 |");
+    expect(md).toContain("| qa | 6 | 83.3% → 83.3% (+0.0 pts) | 1 |");
     expect(md).toContain("got \\| 5");
     expect(md.indexOf("Regressions (1)")).toBeLessThan(md.indexOf("Improvements (1)"));
   });

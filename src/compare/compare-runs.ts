@@ -29,6 +29,7 @@ import type {
   ComparisonStats,
   EvalComparison,
   LeftOut,
+  NoInterval,
   RegressionDecision,
   RunRef,
   ScoreComparison,
@@ -436,7 +437,7 @@ function pairStats(
       difference: paired.mean,
       baseInterval: wilsonInterval(paired.meanBase * n, n),
       headInterval: wilsonInterval(paired.meanHead * n, n),
-      paired: tooFew ? { ...paired, mde: null } : paired,
+      ...shownDifference(paired, tooFew),
       test: mcnemarExact(worse, better),
       tooFew,
     };
@@ -464,7 +465,8 @@ function pairStats(
       difference.clusters === null
         ? tooFewToDetect(difference.n, "case", options.gateAlpha)
         : tooFewToDetect(difference.clusters, "cluster", options.gateAlpha);
-    meanScoreDiff = { ...difference, mde: tooFew ? null : difference.mde, tooFew };
+    const shown = shownDifference(difference, tooFew);
+    meanScoreDiff = { ...shown.paired, tooFew, noInterval: shown.noInterval };
   }
   return { pairs: n, transitions, newFailures, passRate, meanScore: meanScoreDiff, leftOut };
 }
@@ -482,6 +484,19 @@ function tooFewToDetect(
   const needed = unitsToReach(alpha);
   if (units >= needed) return null;
   return { unit, units, alpha, smallestP: smallestSignTestP(units), needed };
+}
+
+/**
+ * A difference as the comparison gives it: without interval or MDE where the gate's exact test
+ * cannot reach its alpha (an interval that excludes 0 would seem to find what the gate cannot),
+ * and why an interval is missing.
+ */
+function shownDifference(
+  paired: PairedDifference,
+  tooFew: TooFewToDetect | null,
+): { paired: PairedDifference; noInterval: NoInterval | null } {
+  if (tooFew) return { paired: { ...paired, interval: null, mde: null }, noInterval: "too-few" };
+  return { paired, noInterval: paired.equalDifferences ? "equal-differences" : null };
 }
 
 /** Shares and scores lie in [0, 1], so their differences lie in [−1, 1]; so does the interval. */

@@ -2,6 +2,7 @@ import { plural } from "../plural.js";
 import { cell } from "../report/markdown-cell.js";
 import type { Interval } from "../stats/interval.js";
 import { pText } from "./compare-runs.js";
+import { alphaText, equalDifferencesText, tooFewText } from "./notes.js";
 import type {
   CaseChange,
   Comparison,
@@ -18,21 +19,14 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 const points = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} pts`;
 const num = (x: number) => x.toFixed(3);
 const signed = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(3)}`;
-const range = (i: Interval | null, f: (x: number) => string) =>
-  i ? `${Math.round(i.level * 100)}% [${f(i.low)}, ${f(i.high)}]` : "no interval";
+const range = (i: Interval, f: (x: number) => string) =>
+  `${Math.round(i.level * 100)}% [${f(i.low)}, ${f(i.high)}]`;
 
 const side = (s: CaseChange["base"]) =>
   `${s.passed}/${s.trials} passed${s.score === null ? "" : `, score ${num(s.score)}`}`;
 
 const judgmentLine = (j: JudgmentChange) =>
   `${j.gate ? "gate " : ""}${j.label} (${j.source}): ${j.base ? `${j.base.state} "${j.base.reason}"` : "absent"} → ${j.head ? `${j.head.state} "${j.head.reason}"` : "absent"}`;
-
-/** An alpha as text: 0.05, or 0.0167 for 0.05 over three evals. */
-const alphaText = (alpha: number) => String(Number(alpha.toPrecision(3)));
-
-/** What stands in for an MDE no test could reach: "5 paired cases cannot show … (6 needed)". */
-const tooFewText = (f: TooFewToDetect) =>
-  `${plural(f.units, f.unit === "case" ? "paired case" : "cluster")} cannot show a regression at alpha = ${alphaText(f.alpha)} (${f.needed} needed)`;
 
 /** Whether the score line already says what the pass rate's too-few note would (same units). */
 const sameNote = (a: TooFewToDetect, b: TooFewToDetect | null | undefined) =>
@@ -50,8 +44,9 @@ function scoreLine(d: ScoreComparison | null): string {
   if (!d) return "mean score: no case with a complete score in both runs";
   const parts = [
     `mean score ${num(d.meanBase)} → ${num(d.meanHead)} (${signed(d.mean)}, n = ${d.n}${d.clusters === null ? "" : ` in ${d.clusters} clusters`}`,
-    d.se === null ? "" : `SE ${num(d.se)}`,
-    `${range(d.interval, signed)} ${d.method}${d.resamples > 0 ? ` ×${d.resamples}` : ""}`,
+    // Equal differences' SE of 0 would read as certainty; intervalPart says why there is none.
+    d.se === null || d.equalDifferences ? "" : `SE ${num(d.se)}`,
+    intervalPart(d),
     `sign-flip ${pText(d.test.pValue)}${d.test.method === "exact" ? " exact" : ""}`,
     d.correlation === null ? "" : `r = ${d.correlation.toFixed(2)}`,
     d.tooFew
@@ -63,12 +58,37 @@ function scoreLine(d: ScoreComparison | null): string {
   return `${parts.filter(Boolean).join("; ")})`;
 }
 
+/**
+ * The score line's interval with its method, or why there is none; nothing where the line's
+ * too-few note says it.
+ */
+function intervalPart(d: ScoreComparison): string {
+  if (d.interval)
+    return `${range(d.interval, signed)} ${d.method}${d.resamples > 0 ? ` ×${d.resamples}` : ""}`;
+  if (d.noInterval === "too-few") return "";
+  if (d.noInterval === "equal-differences") return `no interval or MDE: ${equalDifferencesText(d)}`;
+  return "no interval";
+}
+
+/** The Markdown table's interval cell: the interval with its method, or why there is none. */
+function intervalCell(d: ScoreComparison | null): string {
+  if (!d) return "–";
+  if (d.interval) return `${range(d.interval, signed)} ${d.method}`;
+  if (d.noInterval === "too-few") return `none (too few ${d.tooFew!.unit}s)`;
+  if (d.noInterval === "equal-differences")
+    return d.clusters === null
+      ? `none (${d.n} equal differences)`
+      : `none (${d.clusters} clusters, equal differences)`;
+  return "none";
+}
+
 /** The Markdown table's MDE cell: the figure, or how many units a gate would need. */
 function mdeCell(d: ScoreComparison | null): string {
   if (d?.tooFew) {
     const { needed, unit, alpha } = d.tooFew;
     return `none (${plural(needed, unit)} needed at alpha = ${alphaText(alpha)})`;
   }
+  if (d?.equalDifferences) return "none (equal differences)";
   return d?.mde != null ? num(d.mde) : "–";
 }
 
@@ -225,7 +245,7 @@ export function formatComparisonMarkdown(c: Comparison): string {
     const d = s.meanScore;
     const t = s.transitions;
     out.push(
-      `| ${name} | ${s.pairs} | ${r ? `${pct(r.base)} → ${pct(r.head)} (${points(r.difference)})` : "–"} | ${r ? pText(r.test.pValue).replace(/^p [=<] ?/, (m) => (m.includes("<") ? "< " : "")) : "–"} | ${d ? `${signed(d.mean)} (n = ${d.n}, ${pText(d.test.pValue)})` : "–"} | ${d ? `${range(d.interval, signed)} ${d.method}` : "–"} | ${mdeCell(d)} | ${t.passToFail}↓ ${t.becameErrored}⚠ ${t.failToPass}↑ ${rateMoves(t) ? `${t.passRateDown}↘ ${t.passRateUp}↗ ` : ""}+${t.added} −${t.removed} |`,
+      `| ${name} | ${s.pairs} | ${r ? `${pct(r.base)} → ${pct(r.head)} (${points(r.difference)})` : "–"} | ${r ? pText(r.test.pValue).replace(/^p [=<] ?/, (m) => (m.includes("<") ? "< " : "")) : "–"} | ${d ? `${signed(d.mean)} (n = ${d.n}, ${pText(d.test.pValue)})` : "–"} | ${intervalCell(d)} | ${mdeCell(d)} | ${t.passToFail}↓ ${t.becameErrored}⚠ ${t.failToPass}↑ ${rateMoves(t) ? `${t.passRateDown}↘ ${t.passRateUp}↗ ` : ""}+${t.added} −${t.removed} |`,
     );
   };
   // Names as Markdown: an eval id escaped, the total in bold.

@@ -120,20 +120,38 @@ export interface PassRateComparison {
   headInterval: Interval | null;
   /** Paired difference of the pass shares (CLT, cluster-robust when clustered). */
   paired: PairedDifference;
+  /** Why `paired.interval` is null, when it is for one of these reasons. */
+  noInterval: NoInterval | null;
   /**
    * Exact McNemar test; with trials, the exact sign test on the per-case pass shares (which is
    * McNemar when every case has one trial): `worse` cases fell, `better` rose.
    */
   test: McNemarResult;
-  /** Set when `test` can never reach the gate's alpha with n cases; `paired.mde` is then null. */
+  /**
+   * Set when `test` can never reach the gate's alpha with n cases; `paired.interval` and
+   * `paired.mde` are then null.
+   */
   tooFew: TooFewToDetect | null;
 }
 
 /** The paired difference of mean scores, decided by its sign-flip test (`test`). */
 export interface ScoreComparison extends PairedDifference {
-  /** Set when `test` can never reach the gate's alpha with these units; `mde` is then null. */
+  /**
+   * Set when `test` can never reach the gate's alpha with these units; `interval` and `mde` are
+   * then null.
+   */
   tooFew: TooFewToDetect | null;
+  /** Why `interval` is null, when it is for one of these reasons. */
+  noInterval: NoInterval | null;
 }
+
+/**
+ * Why a paired difference shows no interval. `too-few`: the exact test the gate decides by cannot
+ * reach its alpha with these units (`tooFew`), so an interval that excludes 0 would seem to find
+ * what the gate cannot; `equal-differences`: every unit's difference is the same
+ * (`equalDifferences`), so the interval would have zero width. `too-few` wins when both hold.
+ */
+export type NoInterval = "too-few" | "equal-differences";
 
 /**
  * Why a figure has no minimum detectable effect: the exact test the gate decides it by cannot
@@ -203,7 +221,7 @@ export interface RegressionDecision {
   alpha: number;
   /** Pooled pass rate fell with McNemar p < alpha. */
   passRate: boolean;
-  /** Pooled mean-score interval lies wholly below 0. */
+  /** Pooled mean score fell with sign-flip p < alpha. */
   meanScore: boolean;
   /** Evals that regressed on their own, at alpha / (number of evals). */
   evals: string[];

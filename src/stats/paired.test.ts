@@ -100,6 +100,32 @@ describe("pairedDifference", () => {
     expect(pairedDifference(varied, varied, { resamples: 0 }).correlation).toBeCloseTo(1, 12);
   });
 
+  it("has no interval or MDE when every difference is the same, but for rounding", () => {
+    // Three cases that all fell by 1: the CLT and the bootstrap both gave [−1, −1].
+    const fell = pairedDifference([1, 1, 1], [0, 0, 0]);
+    expect(fell).toMatchObject({ equalDifferences: true, interval: null, mde: null, sd: 0 });
+    expect(fell.test.pValue).toBe(0.25);
+    // 0.8 − 0.9 and 0.7 − 0.8 are not quite −0.1, nor equal: rounding, not a spread.
+    const base = [0.9, 0.8, 0.7, 0.6, 0.3];
+    const head = [0.8, 0.7, 0.6, 0.5, 0.2];
+    expect(0.8 - 0.9).not.toBe(0.7 - 0.8);
+    const rounded = pairedDifference(base, head);
+    expect(rounded).toMatchObject({ equalDifferences: true, interval: null, mde: null });
+    // Clustered, the units are clusters: −1 and 0 average to what −0.5 and −0.5 do.
+    const clusters = pairedDifference([1, 1, 1, 1], [0, 1, 0.5, 0.5], { clusters: [0, 0, 1, 1] });
+    expect(clusters).toMatchObject({ clusters: 2, equalDifferences: true, interval: null });
+    // A spread that is the data's keeps its interval, however small.
+    const close = pairedDifference(
+      base,
+      head.map((x, i) => x + i * 1e-6),
+    );
+    expect(close.equalDifferences).toBe(false);
+    expect(close.interval!.high - close.interval!.low).toBeGreaterThan(0);
+    expect(close.mde).toBeGreaterThan(0);
+    // One pair has no interval for want of a second, not for equal differences.
+    expect(pairedDifference([1], [0]).equalDifferences).toBe(false);
+  });
+
   it("has no interval below two pairs", () => {
     expect(pairedDifference([0.5], [0.7]).interval).toBeNull();
     expect(pairedDifference([0.5], [0.7]).mean).toBeCloseTo(0.2, 12);
@@ -123,10 +149,24 @@ describe("pairedDifference", () => {
           const b = pairs.map(([x]) => x);
           const h = pairs.map(([, y]) => y);
           const clt = pairedDifference(b, h, { resamples: 0 });
-          expect(clt.interval!.low).toBeLessThanOrEqual(clt.mean + 1e-12);
-          expect(clt.interval!.high).toBeGreaterThanOrEqual(clt.mean - 1e-12);
           const boot = pairedDifference(b, h, { resamples: 500 });
           const diffs = pairs.map(([x, y]) => y - x);
+          if (clt.equalDifferences) {
+            // Equal but for rounding: their spread is within 1e-9 of their size (or so small
+            // that its square underflows, as 5e-324's does).
+            const size = Math.max(...diffs.map(Math.abs));
+            const range = Math.max(...diffs) - Math.min(...diffs);
+            const bound = 2 * Math.sqrt(diffs.length) * 1e-9 * size;
+            expect(range).toBeLessThanOrEqual(Math.max(bound, 1e-150));
+            expect([clt.interval, boot.interval, boot.equalDifferences]).toEqual([
+              null,
+              null,
+              true,
+            ]);
+            return;
+          }
+          expect(clt.interval!.low).toBeLessThanOrEqual(clt.mean + 1e-12);
+          expect(clt.interval!.high).toBeGreaterThanOrEqual(clt.mean - 1e-12);
           expect(boot.interval!.low).toBeLessThanOrEqual(boot.interval!.high);
           expect(boot.interval!.low).toBeGreaterThanOrEqual(Math.min(...diffs) - 1e-12);
           expect(boot.interval!.high).toBeLessThanOrEqual(Math.max(...diffs) + 1e-12);

@@ -2,6 +2,7 @@ import { bootstrapRatios, quantileSorted, type ResamplingMode } from "./bootstra
 import type { Interval } from "./interval.js";
 import { zForLevel } from "./normal.js";
 import { type SignFlipTest, signFlipTest } from "./sign-flip.js";
+import { hasSpread } from "./spread.js";
 
 /** Options of {@link pairedDifference}. */
 export interface PairedOptions {
@@ -38,7 +39,7 @@ export interface PairedDifference {
   sd: number | null;
   /** Standard error of `mean`: sd/√n, or the cluster-robust one when clustered. */
   se: number | null;
-  /** Interval of `mean` at level 1 − alpha. */
+  /** Interval of `mean` at level 1 − alpha; null below two units, or with `equalDifferences`. */
   interval: Interval | null;
   method: PairedMethod;
   /** Bootstrap resamples behind the interval (0 for the CLT), and how they were drawn. */
@@ -48,9 +49,16 @@ export interface PairedDifference {
   /** Pearson correlation of base and head; null when either is constant (up to rounding). */
   correlation: number | null;
   /**
+   * Every unit's difference (a pair's, or a cluster's mean) is the same but for rounding, over
+   * two units or more: `interval` and `mde` are then null, since their zero width would claim a
+   * certainty that a few equal differences do not give (three cases that all fell by 1 say
+   * nothing of how far a fourth would fall).
+   */
+  equalDifferences: boolean;
+  /**
    * Minimum detectable effect: (z_{1−α/2} + z_{power}) · se, the smallest true mean difference
    * a two-sided test at alpha finds with the given power at this n (and clustering); with
-   * independent pairs that is (z_{1−α/2} + z_{power}) · sd/√n.
+   * independent pairs that is (z_{1−α/2} + z_{power}) · sd/√n. Null with `equalDifferences`.
    */
   mde: number | null;
   power: number;
@@ -98,9 +106,12 @@ export function pairedDifference(
       ? null
       : sd / Math.sqrt(n);
 
+  const equalDifferences = units > 1 && !unitsVary(unitSums, unitSizes, mean);
   const level = 1 - alpha;
   const z = zForLevel(level);
-  const mde = se === null ? null : (z + zForLevel(2 * power - 1)) * se;
+  // Equal differences have an SE of 0 (or of rounding): their interval and MDE would be points.
+  const intervalSe = equalDifferences ? null : se;
+  const mde = intervalSe === null ? null : (z + zForLevel(2 * power - 1)) * intervalSe;
   const result: PairedDifference = {
     n,
     clusters: clusters ? units : null,
@@ -110,17 +121,20 @@ export function pairedDifference(
     sd,
     se,
     interval:
-      se === null ? null : { low: mean - z * se, high: mean + z * se, level, method: "clt" },
+      intervalSe === null
+        ? null
+        : { low: mean - z * intervalSe, high: mean + z * intervalSe, level, method: "clt" },
     method: clusters ? "cluster-clt" : "clt",
     resamples: 0,
     resampling: null,
     seed,
     correlation,
+    equalDifferences,
     mde,
     power,
     test: signFlipTest(unitSums, { resamples, seed, budget: options.budget ?? 2e7 }),
   };
-  if (resamples > 0 && units > 1) {
+  if (resamples > 0 && units > 1 && !equalDifferences) {
     const drawn = bootstrapRatios(unitSums, unitSizes, {
       resamples,
       seed,
@@ -176,23 +190,23 @@ function moments(base: ArrayLike<number>, head: ArrayLike<number>) {
     meanHead,
     sd: n > 1 ? Math.sqrt(sdd / (n - 1)) : null,
     correlation:
-      hasSpread(sbb, n, largestBase) && hasSpread(shh, n, largestHead)
+      hasSpread(Math.sqrt(sbb / n), largestBase) && hasSpread(Math.sqrt(shh / n), largestHead)
         ? sbh / Math.sqrt(sbb * shh)
         : null,
   };
 }
 
-/**
- * Spread, relative to the values' size, below which a side is constant: rounding puts a constant
- * side's mean off by up to about n·2^-53 of its size (eight 0.9s average to 0.9000000000000001),
- * a spread that correlates ±1 with anything. 1e-9 is far above that up to a million pairs and far
- * below any spread of scores worth a correlation; the sign-flip test allows rounding as much.
- */
-const NEGLIGIBLE_SPREAD = 1e-9;
-
-/** Whether a side's centred sum of squares is a spread, not rounding around one value. */
-const hasSpread = (squares: number, n: number, largest: number): boolean =>
-  squares > n * (NEGLIGIBLE_SPREAD * largest) ** 2;
+/** Whether the units' mean differences vary around `mean` beyond rounding. */
+function unitsVary(unitSums: Float64Array, unitSizes: Float64Array, mean: number): boolean {
+  let squares = 0;
+  let largest = 0;
+  for (let g = 0; g < unitSums.length; g++) {
+    const difference = unitSums[g]! / unitSizes[g]!;
+    squares += (difference - mean) ** 2;
+    largest = Math.max(largest, Math.abs(difference));
+  }
+  return hasSpread(Math.sqrt(squares / unitSums.length), largest);
+}
 
 /** Units of resampling: one per pair, or one per cluster that has pairs (sum of differences, size). */
 function resamplingUnits(

@@ -75,6 +75,20 @@ const flipping = (flip: boolean) =>
     ],
   });
 
+/** Three cases that all pass, and in head (`fall: true`) all fail. */
+const falling = (fall: boolean) =>
+  defineSuite<string, string>({
+    id: "falling",
+    cases: ["a", "b", "c"].map((id) => ({ id, input: id, expected: id })),
+    target: (input) => (fall ? `not ${input}` : input),
+    scorers: [
+      createScorer<string, string>({
+        name: "same",
+        score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+      }),
+    ],
+  });
+
 /** 60 cases whose first 55 targets throw: the scorer judges only the last 5. */
 const LATE = "run-late-labels-0000";
 const lateLabels = defineSuite<number, number>({
@@ -113,6 +127,14 @@ beforeAll(async () => {
       startedAt: `2024-12-0${1 + i}T00:00:00.000Z`,
       evals: [flipping(flip)],
       trials: 2,
+    });
+  for (const [i, fall] of [false, true].entries())
+    await recordRun(fixture.store, {
+      runId: `run-fall-${i}-0000000`,
+      name: `fall-${i}`,
+      startedAt: `2024-10-0${1 + i}T00:00:00.000Z`,
+      evals: [falling(fall)],
+      trials: 1,
     });
   await recordRun(fixture.store, {
     runId: LATE,
@@ -349,6 +371,7 @@ describe("the runs page's filters", () => {
     await page.reload();
     expect((await captions()).map((c) => c.split(":")[0]).sort()).toEqual([
       "echo",
+      "falling",
       "flipping",
       "greetings",
       "throwing",
@@ -419,6 +442,24 @@ describe("comparing", () => {
     expect(await change.getByRole("link", { name: "head case" }).getAttribute("href")).toBe(
       "#/case/run-flip-1-0000000/flipping/c?trial=1",
     );
+  });
+
+  it("gives no interval where the exact test cannot reach alpha, live and in the static export", async () => {
+    // Three cases that all passed and all fail now showed [-100.0%, -100.0%] beside p = 0.250.
+    const expectNoInterval = async (p: Page, url: string) => {
+      await p.goto(`${url}#/compare?base=fall-0&head=fall-1`);
+      const lines = p.locator(".stats").first().locator("p");
+      await lines.filter({ hasText: "mean score" }).waitFor();
+      const why = "no interval: 3 paired cases cannot show a regression at alpha = 0.05 (6 needed)";
+      expect((await lines.allTextContents()).slice(1, 3)).toEqual([
+        `pass rate 100.0% [43.9%, 100.0%] \u2192 0.0% [0.0%, 56.1%], difference -100.0% (n=3), McNemar p = 0.250 (3 worse, 0 better); ${why}`,
+        `mean score 1.000 \u2192 0.000, difference -1.000 (n=3), sign-flip p = 0.250; ${why}`,
+      ]);
+    };
+    await expectNoInterval(page, `${viewer.origin}/`);
+    const { p, url } = await openExport("fall-1", "fall-0");
+    await expectNoInterval(p, url);
+    await p.close();
   });
 
   it("links each changed case to its base and head case pages", async () => {

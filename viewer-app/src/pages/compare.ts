@@ -1,4 +1,5 @@
-import type { Comparison } from "../../../src/compare/types.js";
+import { noIntervalText } from "../../../src/compare/notes.js";
+import type { Comparison, NoInterval, TooFewToDetect } from "../../../src/compare/types.js";
 import type { AttemptRecord } from "../../../src/eval/record.js";
 import { plural } from "../../../src/plural.js";
 import { get } from "../data.js";
@@ -75,14 +76,14 @@ function statsView(title: string, s: Stats): HTMLElement {
       ? h(
           "p",
           {},
-          `pass rate ${pct(pr.base)}${interval(pr.baseInterval, pct)} \u2192 ${pct(pr.head)}${interval(pr.headInterval, pct)}, difference ${pct(pr.difference)}${interval(pr.paired.interval, pct)} (n=${pr.n}), McNemar p = ${pr.test.pValue.toPrecision(3)} (${pr.test.worse} worse, ${pr.test.better} better)`,
+          `pass rate ${pct(pr.base)}${interval(pr.baseInterval, pct)} \u2192 ${pct(pr.head)}${interval(pr.headInterval, pct)}, difference ${pct(pr.difference)}${interval(pr.paired.interval, pct)} (n=${pr.n}), McNemar p = ${pr.test.pValue.toPrecision(3)} (${pr.test.worse} worse, ${pr.test.better} better)${whyNoInterval(pr.paired, pr.noInterval, pr.tooFew)}`,
         )
       : null,
     ms
       ? h(
           "p",
           {},
-          `mean score ${num(ms.meanBase)} \u2192 ${num(ms.meanHead)}, difference ${num(ms.mean)}${interval(ms.interval, num)} (n=${ms.n}, ${ms.method}), sign-flip p = ${ms.test.pValue.toPrecision(3)}`,
+          `mean score ${num(ms.meanBase)} \u2192 ${num(ms.meanHead)}, difference ${num(ms.mean)}${interval(ms.interval, num)} (n=${ms.n}${ms.interval ? `, ${ms.method}` : ""}), sign-flip p = ${ms.test.pValue.toPrecision(3)}${whyNoInterval(ms, ms.noInterval, ms.tooFew)}`,
         )
       : h("p", { class: "muted" }, "no scored pair"),
     left
@@ -93,6 +94,18 @@ function statsView(title: string, s: Stats): HTMLElement {
         )
       : null,
   );
+}
+
+/**
+ * Why a difference shows no interval, after its test: a zero-width one, or one beside a test that
+ * cannot reach alpha, would look like a finding.
+ */
+function whyNoInterval(
+  d: { n: number; clusters: number | null },
+  noInterval: NoInterval | null,
+  tooFew: TooFewToDetect | null,
+): string {
+  return noInterval ? `; no interval: ${noIntervalText(d, noInterval, tooFew)}` : "";
 }
 
 function changesView(c: Comparison, e: EvalComparison): HTMLElement {

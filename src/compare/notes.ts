@@ -1,0 +1,26 @@
+import { plural } from "../plural.js";
+import type { NoInterval, TooFewToDetect } from "./types.js";
+
+// What a comparison says where a figure is missing, shared by the CLI's forms and the viewer.
+
+/** An alpha as text: 0.05, or 0.0167 for 0.05 over three evals. */
+export const alphaText = (alpha: number): string => String(Number(alpha.toPrecision(3)));
+
+/** What stands in for an MDE no test could reach: "5 paired cases cannot show … (6 needed)". */
+export const tooFewText = (f: TooFewToDetect): string =>
+  `${plural(f.units, f.unit === "case" ? "paired case" : "cluster")} cannot show a regression at alpha = ${alphaText(f.alpha)} (${f.needed} needed)`;
+
+/** That a difference's units all differ alike: "the 3 paired differences are all equal". */
+export const equalDifferencesText = (d: { n: number; clusters: number | null }): string =>
+  d.clusters === null
+    ? `the ${d.n} paired differences are all equal`
+    : `the mean differences of the ${d.clusters} clusters are all equal`;
+
+/** Why a difference shows no interval, in words: the too-few note, or that its units agree. */
+export function noIntervalText(
+  d: { n: number; clusters: number | null },
+  noInterval: NoInterval,
+  tooFew: TooFewToDetect | null,
+): string {
+  return noInterval === "too-few" && tooFew ? tooFewText(tooFew) : equalDifferencesText(d);
+}
