@@ -70,6 +70,16 @@ describe("meanScoreFigure", () => {
     expect(figure.interval?.high).toBe(1);
   });
 
+  it("has no interval when every score is the same, while the pass rate keeps its Wilson one", () => {
+    // Three scores of 0.9: "95% CI 0.9–0.9" would claim a certainty three cases do not give.
+    const steady = evalFigures(
+      summary({ cases: 3, passed: 3, failed: 0, meanScore: 0.9, sdScore: 0, scoredCases: 3 }),
+    );
+    expect(steady.meanScore.interval).toBeNull();
+    expect(formatMeanScore(steady.meanScore)).toBe("0.9 ± 0 sd (n=3)");
+    expect(formatPassRate(steady.passRate)).toBe("100% of 3, 95% CI 43.9–100%");
+  });
+
   it("has no interval below two scored attempts, and no mean without one", () => {
     expect(meanScoreFigure(summary({ scoredCases: 1, sdScore: null })).interval).toBeNull();
     const none = evalFigures(summary({ meanScore: null, sdScore: null, scoredCases: 0 }));

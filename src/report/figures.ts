@@ -29,7 +29,10 @@ export interface MeanScoreFigure {
   /** With trials: the cases those attempts are trials of, which the interval counts. */
   cases?: number;
   sd: number | null;
-  /** Student's t interval of the mean (`method: "t"`); null below 2 (cases, with trials). */
+  /**
+   * Student's t interval of the mean (`method: "t"`); null below 2 (cases, with trials), and when
+   * the scores are all equal (`sd` 0), where it would have no width.
+   */
   interval: Interval | null;
   /** Attempts whose score was partial. */
   partial: number;

@@ -48,6 +48,13 @@ describe("meanInterval", () => {
     expect(meanInterval(0.5, null, 16)).toBeNull();
     expect(meanInterval(0.5, 0.2, 1)).toBeNull();
   });
+
+  it("is null for values all equal, but for rounding: 0.9–0.9 is no interval", () => {
+    expect(meanInterval(0.9, 0, 3)).toBeNull();
+    expect(meanInterval(0.9, 1.4e-16, 3)).toBeNull();
+    expect(meanInterval(0, 0, 5)).toBeNull();
+    expect(meanInterval(0.9, 1e-6, 3)).not.toBeNull();
+  });
 });
 
 describe("t975", () => {

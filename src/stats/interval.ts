@@ -1,3 +1,5 @@
+import { hasSpread } from "./spread.js";
+
 /** A two-sided interval, with how it was computed. */
 export interface Interval {
   low: number;
@@ -32,10 +34,12 @@ export function wilsonInterval(successes: number, n: number, z = Z95): Interval 
 /**
  * 95% interval of a mean from its sample sd and n: Student's t with n - 1 degrees of freedom, so
  * a mean of a few cases gets the width its sd warrants (at n = 3, 4.30 sd/√n rather than the
- * normal approximation's 1.96). Null below n = 2.
+ * normal approximation's 1.96). Null below n = 2, and when the values are all equal but for
+ * rounding: three scores of 0.9 do not make 0.9–0.9 a 95% interval.
  */
 export function meanInterval(mean: number, sd: number | null, n: number): Interval | null {
-  if (n < 2 || sd === null || !Number.isFinite(sd)) return null;
+  // Equal values are the size of their mean.
+  if (n < 2 || sd === null || !Number.isFinite(sd) || !hasSpread(sd, mean)) return null;
   const half = (t975(n - 1) * sd) / Math.sqrt(n);
   return { low: mean - half, high: mean + half, level: 0.95, method: "t" };
 }

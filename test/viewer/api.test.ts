@@ -168,12 +168,15 @@ describe("the viewer's API over a store of real runs", () => {
       scoredCases: 6,
       partialCases: 6,
     });
-    expect(body.evals[0]!.meanScoreInterval).not.toBeNull();
+    // Six passing attempts score alike: an interval of no width would claim certainty.
+    expect(body.evals[0]!.meanScoreInterval).toBeNull();
     // Kept while nothing is added, folded again when attempts come in.
     expect((await api<RunDetail>(`/api/runs/${liveId}`)).body).toEqual(body);
     await fixture.store.appendAttempts(liveId, records.slice(6, 9));
     const later = (await api<RunDetail>(`/api/runs/${liveId}`)).body;
     expect(later.evals[0]).toMatchObject({ attempts: 9, scoredCases: 9 });
+    // case-3 fails in head: the scores now vary, and their mean has an interval.
+    expect(later.evals[0]!.meanScoreInterval).not.toBeNull();
   });
 
   it("says a run whose writer died is crashed, though its detail was kept while it ran", async () => {
