@@ -18,6 +18,7 @@ import {
   describeSchemaErrors,
   type ValidationError,
 } from "./json-schema-errors.js";
+import { compileQuickCheck, type QuickCheck } from "./json-schema-fast.js";
 import {
   findNotJson,
   hasHiddenNonJson,
@@ -91,9 +92,12 @@ function runQuietly<T>(noisy: boolean, task: () => T): T {
   }
 }
 
+const VALID: JsonSchemaCheck = { outcome: "valid" };
+
 function makeChecker(
   validator: Validator,
   map: SchemaMap,
+  quick: QuickCheck | undefined,
 ): (actual: unknown, formats?: FormatMode) => JsonSchemaCheck {
   const noisy = [...map.formats].some((format) => NOISY_FORMATS.has(format));
   const run = (actual: unknown, formats: FormatMode): JsonSchemaCheck => {
@@ -119,6 +123,8 @@ function makeChecker(
     };
   };
   return (actual, formats = "assert") => {
+    // A plain schema and a valid JSON value: no need for the validator (json-schema-fast.ts).
+    if (quick?.(actual)) return VALID;
     // NaN, ±Infinity and holes pass the validator as numbers and nulls; JSON has none of them.
     if (hasHiddenNonJson(actual)) {
       const notJson = findNotJson(actual);
@@ -163,10 +169,14 @@ function tooDeep(actual: unknown) {
   };
 }
 
-/** Compile one schema (no cache), read as `fallback` when it names no `$schema`. */
+/**
+ * Compile one schema (no cache), read as `fallback` when it names no `$schema`. `quick: false`
+ * leaves out the quick check (its tests measure it against the validator alone).
+ */
 export async function compileUncached(
   schema: JsonSchema,
   fallback: Draft,
+  { quick = true }: { quick?: boolean } = {},
 ): Promise<CompiledJsonSchema> {
   let draft: Draft = fallback;
   if (typeof schema === "object" && schema.$schema !== undefined) {
@@ -198,7 +208,8 @@ export async function compileUncached(
       registerSchema(schema as never, base, DIALECT[draft]);
       const validator = await validate(base);
       const unknownFormats = [...map.formats].filter((format) => !KNOWN_FORMATS.has(format));
-      return { ok: true, draft, unknownFormats, check: makeChecker(validator, map) };
+      const check = makeChecker(validator, map, quick ? compileQuickCheck(schema) : undefined);
+      return { ok: true, draft, unknownFormats, check };
     } catch (error) {
       return { ok: false, reason: `invalid schema: ${withoutBase(errorMessage(error), base)}` };
     } finally {
