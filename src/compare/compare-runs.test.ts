@@ -488,6 +488,30 @@ describe("compareRuns", () => {
     expect(qa.passRate!.head).toBeCloseTo((0 + 1 / 3) / 2, 12);
   });
 
+  it("explains a change with trials from the trial that changed, the same trial number on both sides", async () => {
+    // Trial 0 failed in both runs (reason "low"); trial 1 passed in the base and errored in the
+    // head. The change is trial 1's, not the base's passing trial 1 against the head's trial 0.
+    const store = await storeWith({
+      base: [
+        { caseId: "c", verdict: "failed", trial: 0, reason: "low" },
+        { caseId: "c", verdict: "passed", trial: 1, reason: "high" },
+      ],
+      head: [
+        { caseId: "c", verdict: "failed", trial: 0, reason: "low" },
+        { caseId: "c", verdict: "errored", trial: 1, reason: "threw" },
+      ],
+    });
+    const [change] = (await compareRuns(store, "base", "head")).evals[0]!.changes;
+    expect(change).toMatchObject({ kind: "pass-rate-down", trials: { base: 1, head: 1 } });
+    expect(change!.judgments).toEqual([
+      expect.objectContaining({
+        base: { state: "matched", reason: "high" },
+        head: { state: "errored", reason: "threw" },
+      }),
+    ]);
+    expect(change!.error).toBe("target: boom");
+  });
+
   it("labels a share of trials that moved short of all or none pass-rate-down or pass-rate-up, in text and Markdown", async () => {
     const t = (caseId: string, verdicts: Verdict[]) =>
       verdicts.map((verdict, trial): Spec => ({ caseId, verdict, trial }));

@@ -20,7 +20,13 @@ import {
   NAMED_LEFT_OUT,
   passShare,
 } from "./collect.js";
-import { diffJudgments, type Representative, representative } from "./judgments.js";
+import {
+  diffJudgments,
+  kept,
+  type Representative,
+  representative,
+  sameTrialPair,
+} from "./judgments.js";
 import type {
   CaseChange,
   ChangeKind,
@@ -77,6 +83,8 @@ interface Pending {
   kind: ChangeKind;
   regression: boolean;
   head: Representative | undefined;
+  /** Every head trial, to pair with the base trial of the same number (sameTrialPair). */
+  headTrials: Representative[];
   base?: Representative | undefined;
 }
 
@@ -224,7 +232,12 @@ function changesToShow(
       cases = new Map();
       pending.set(evalId, cases);
     }
-    cases.set(caseId, { kind, regression, head: representative(trials, !regression) });
+    cases.set(caseId, {
+      kind,
+      regression,
+      head: representative(trials, !regression),
+      headTrials: trials.length > 1 ? trials.map(kept) : [],
+    });
   };
 }
 
@@ -318,7 +331,10 @@ async function fetchBaseRepresentatives(
       const first = group[0];
       const wanted = first && cases.get(first.caseId);
       if (wanted && !("base" in wanted)) {
-        wanted.base = representative(group, wanted.regression);
+        const paired = sameTrialPair(group.map(kept), wanted.headTrials, wanted.regression);
+        wanted.base = paired?.base ?? representative(group, wanted.regression);
+        if (paired) wanted.head = paired.head;
+        wanted.headTrials = [];
         remaining--;
       }
       group = [];

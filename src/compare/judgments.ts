@@ -5,17 +5,50 @@ import type { JudgmentChange } from "./types.js";
 const MAX_JUDGMENTS = 10;
 
 /** A trial's judgments, kept only for the cases whose change is shown. */
-export type Representative = { trial: number; judgments: Judgment[]; error?: string };
+export type Representative = {
+  trial: number;
+  judgments: Judgment[];
+  verdict: AttemptRecord["verdict"];
+  error?: string;
+};
 
 /** The trial that shows a case's side of a change: its first passing or first non-passing one. */
 export function representative(trials: readonly AttemptRecord[], passing: boolean) {
   const counted = trials.filter((trial) => trial.verdict !== "skipped");
   const chosen =
     counted.find((trial) => (trial.verdict === "passed") === passing) ?? counted[0] ?? trials[0];
-  if (!chosen) return undefined;
-  const kept: Representative = { trial: chosen.trial ?? 0, judgments: chosen.judgments };
-  if (chosen.error) kept.error = `${chosen.error.where}: ${chosen.error.message}`;
-  return kept;
+  return chosen && kept(chosen);
+}
+
+/** What a change keeps of one trial. */
+export function kept(trial: AttemptRecord): Representative {
+  const out: Representative = {
+    trial: trial.trial ?? 0,
+    judgments: trial.judgments,
+    verdict: trial.verdict,
+  };
+  if (trial.error) out.error = `${trial.error.where}: ${trial.error.message}`;
+  return out;
+}
+
+/**
+ * With trials, the two sides of a change from one trial number: one that passed in the base and
+ * not in the head for a regression (the reverse for an improvement), so the judgments compared
+ * are those of a trial that changed, not a passing trial of one run beside another trial of the
+ * other. Undefined when no trial number moved that way (the cases ran different trials).
+ */
+export function sameTrialPair(
+  base: readonly Representative[],
+  head: readonly Representative[],
+  regression: boolean,
+): { base: Representative; head: Representative } | undefined {
+  const passed = (side: Representative) => side.verdict === "passed";
+  for (const b of base) {
+    if (b.verdict === "skipped" || passed(b) !== regression) continue;
+    const h = head.find((side) => side.trial === b.trial);
+    if (h && h.verdict !== "skipped" && passed(h) === !regression) return { base: b, head: h };
+  }
+  return undefined;
 }
 
 /** Judgments whose state differs, matched by source, label and occurrence; gates first. */
