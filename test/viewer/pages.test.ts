@@ -433,10 +433,11 @@ describe("comparing", () => {
     await change.locator("summary").click();
     const sides = change.locator(".sides section.box h3");
     await sides.nth(2).waitFor();
+    // The trial that changed, on both sides: the second passed in the base and not in the head.
     expect(await sides.allTextContents()).toEqual([
-      "base trial 1 output",
+      "base trial 2 output",
       "head trial 2 output",
-      "Diff: base trial 1 \u2192 head trial 2",
+      "Diff: base trial 2 \u2192 head trial 2",
     ]);
     expect(await change.locator(".sides .diff").textContent()).toBe("- yes+ no");
     expect(await change.getByRole("link", { name: "head case" }).getAttribute("href")).toBe(
