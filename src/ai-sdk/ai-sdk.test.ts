@@ -3,6 +3,7 @@ import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isolateJudges } from "../../test/judge/judge-env.js";
 import { withJudgeLedger } from "../judge/ledger.js";
+import { isJudgeUnavailable } from "../judge/unavailable.js";
 import { llmJudgeTool, makeLlmJudgeDriver } from "../scorers/judged/llm-judge.js";
 import { closeQAFromAiSdk, judgeFromAiSdk, toAiSdkTool } from "./index.js";
 
@@ -84,6 +85,54 @@ describe("judgeFromAiSdk", () => {
     );
     expect(result.value).toBe(0.5);
     expect(spent.retries).toBe(1);
+  });
+
+  it("asks again for an answer cut off at the token limit, even one that parses, and never caches it", async () => {
+    // What @ai-sdk/anthropic gives for a verdict tool call that stopped at max_tokens.
+    const cut = {
+      ...textAnswer('{"value":0.8}'),
+      finishReason: { unified: "length" as const, raw: "max_tokens" },
+    };
+    const model = new MockLanguageModelV3({
+      doGenerate: [cut, textAnswer('{"value":0.6,"rationale":"ok"}')],
+    });
+    const judge = judgeFromAiSdk(model);
+    expect(await judge({ output: "a", criteria: "c" })).toEqual({ value: 0.6, rationale: "ok" });
+    const repair = model.doGenerateCalls[1]?.prompt.at(-1);
+    expect(JSON.stringify(repair)).toContain(
+      'the verdict is incomplete (the answer was cut off at the output token limit (finishReason \\"length\\", \\"max_tokens\\" from the provider))',
+    );
+    // The repaired answer is the one cached, as the question's: asked again, no call.
+    expect(await judge({ output: "a", criteria: "c" })).toEqual({ value: 0.6, rationale: "ok" });
+    expect(model.doGenerateCalls).toHaveLength(2);
+
+    const alwaysCut = new MockLanguageModelV3({ doGenerate: async () => cut });
+    const error = await judgeFromAiSdk(alwaysCut)({ output: "b", criteria: "c" }).catch((e) => e);
+    expect(isJudgeUnavailable(error) && error.kind).toBe("malformed");
+    expect(error.message).toContain("cut off at the output token limit");
+    await judgeFromAiSdk(alwaysCut)({ output: "b", criteria: "c" }).catch(() => undefined);
+    expect(alwaysCut.doGenerateCalls).toHaveLength(4);
+  });
+
+  it("names a refused call's endpoint and what to check, under the judge's name said once", async () => {
+    const model = new MockLanguageModelV3({
+      doGenerate: async () => {
+        // What @ai-sdk/anthropic throws for a 401 from its endpoint.
+        throw new APICallError({
+          message: "invalid x-api-key",
+          url: "http://127.0.0.1:8787/v1/messages",
+          requestBodyValues: {},
+          statusCode: 401,
+          isRetryable: false,
+        });
+      },
+    });
+    const error = await judgeFromAiSdk(model)({ output: "x", criteria: "c" }).catch((e) => e);
+    expect(isJudgeUnavailable(error) && error.kind).toBe("failed");
+    expect(error.message).toBe(
+      'judge "ai-sdk:mock-provider/mock-model-id" unavailable: AI SDK model mock-provider/mock-model-id at http://127.0.0.1:8787/v1/messages answered HTTP 401: invalid x-api-key (check the API key of the AI SDK provider: its `apiKey` option, else its environment variable)',
+    );
+    expect(model.doGenerateCalls).toHaveLength(1);
   });
 
   it("backs a closeQA judge", async () => {

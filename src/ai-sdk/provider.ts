@@ -1,5 +1,5 @@
 import type { LanguageModel } from "ai";
-import { JudgeCallError, parseRetryAfter } from "../judge/call-error.js";
+import { JudgeCallError, parseRetryAfter, statusHint } from "../judge/call-error.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "../judge/chat.js";
 import { markJudgePossible } from "../judge/ledger.js";
 import type { JudgeProvider } from "../judge/providers/provider.js";
@@ -42,6 +42,7 @@ export function aiSdkJudgeProvider(model: LanguageModel): JudgeProvider {
         return {
           text: result.text,
           data: result.output as unknown,
+          ...cutOff(result.finishReason, result.rawFinishReason),
           inputTokens: result.usage.inputTokens ?? 0,
           outputTokens: result.usage.outputTokens ?? 0,
         } satisfies JudgeChatResponse;
@@ -50,6 +51,7 @@ export function aiSdkJudgeProvider(model: LanguageModel): JudgeProvider {
         if (ai.NoObjectGeneratedError.isInstance(error) && error.text !== undefined) {
           return {
             text: error.text,
+            ...cutOff(error.finishReason, undefined),
             inputTokens: error.usage?.inputTokens ?? 0,
             outputTokens: error.usage?.outputTokens ?? 0,
           } satisfies JudgeChatResponse;
@@ -58,6 +60,22 @@ export function aiSdkJudgeProvider(model: LanguageModel): JudgeProvider {
       }
     },
   });
+}
+
+/**
+ * An answer that stopped at the output token limit (the AI SDK's finish reason "length") is
+ * unusable even when what came parses, as on niceeval's own providers: the judge was not done.
+ */
+function cutOff(
+  finishReason: string | undefined,
+  raw: string | undefined,
+): Pick<JudgeChatResponse, "cutOff" | "ended"> {
+  if (finishReason !== "length") return {};
+  const said = raw && raw !== "length" ? `, "${raw}" from the provider` : "";
+  return {
+    cutOff: true,
+    ended: `the answer was cut off at the output token limit (finishReason "length"${said})`,
+  };
 }
 
 async function loadAi(): Promise<typeof import("ai")> {
@@ -76,6 +94,7 @@ function toCallError(error: unknown, name: string, signal: AbortSignal): unknown
   if (signal.aborted) return error;
   const details = error as {
     message?: string;
+    url?: string;
     statusCode?: number;
     isRetryable?: boolean;
     responseHeaders?: Record<string, string>;
@@ -83,11 +102,25 @@ function toCallError(error: unknown, name: string, signal: AbortSignal): unknown
   const retryAfterMs = details.responseHeaders
     ? parseRetryAfter(new Headers(details.responseHeaders))
     : undefined;
-  return new JudgeCallError(`AI SDK model ${name} failed: ${details.message ?? String(error)}`, {
+  return new JudgeCallError(failure(name, details.message ?? String(error), details), {
     retryable: details.isRetryable ?? false,
     rateLimited: details.statusCode === 429,
     ...(details.statusCode !== undefined ? { status: details.statusCode } : {}),
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     cause: error,
   });
+}
+
+/** Where an AI SDK model's key comes from. */
+const KEY =
+  "the API key of the AI SDK provider: its `apiKey` option, else its environment variable";
+
+/**
+ * What went wrong, said as niceeval's own providers say it: the endpoint the AI SDK called and
+ * the status it got, with what to check (the key or the model id the AI SDK model was made with).
+ */
+function failure(name: string, message: string, at: { url?: string; statusCode?: number }): string {
+  const where = `AI SDK model ${name}${at.url ? ` at ${at.url}` : ""}`;
+  if (at.statusCode === undefined) return `${where} failed: ${message}`;
+  return `${where} answered HTTP ${at.statusCode}: ${message}${statusHint(at.statusCode, KEY)}`;
 }

@@ -69,7 +69,7 @@ export async function httpError(response: Response, where: string): Promise<Judg
   const terminal = code !== undefined && TERMINAL_CODES.has(code);
   const retryAfterMs = parseRetryAfter(response.headers);
   return new JudgeCallError(
-    `${where} answered HTTP ${status}${message ? `: ${message}` : ""}${hint(status)}`,
+    `${where} answered HTTP ${status}${message ? `: ${message}` : ""}${statusHint(status)}`,
     {
       status,
       retryable: RETRYABLE_STATUS.has(status) && !terminal,
@@ -108,8 +108,9 @@ function providerError(body: string): { message?: string; code?: string } {
   return trimmed ? { message: trimmed } : {};
 }
 
-function hint(status: number): string {
-  if (status === 401 || status === 403) return " (check the API key the judge uses)";
+/** What to check after an HTTP status that settings explain; `key`: where the API key comes from. */
+export function statusHint(status: number, key = "the API key the judge uses"): string {
+  if (status === 401 || status === 403) return ` (check ${key})`;
   if (status === 404) return " (check the model name and the base URL)";
   return "";
 }

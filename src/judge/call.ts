@@ -14,6 +14,17 @@ import { EndpointScheduler, type SchedulerTicket } from "./scheduler.js";
 /** A model string, or a provider with the model it should receive. */
 export type JudgeSource = string | { provider: JudgeProvider; model: string };
 
+/**
+ * The name a judge goes by in reasons, audits and usage: its model string, or its provider's id
+ * and the model it receives; once, when the id names that model already (an AI SDK model's
+ * provider is that one model: `ai-sdk:anthropic.messages/claude-haiku-4-5`).
+ */
+export function judgeSourceName(source: JudgeSource): string {
+  if (typeof source === "string") return source;
+  const { id } = source.provider;
+  return id.endsWith(`:${source.model}`) ? id : `${id}:${source.model}`;
+}
+
 /** The outcome of one judge call: an answer (maybe from the cache), or why there is none. */
 export type JudgeCallResult =
   | { ok: true; model: string; response: JudgeChatResponse; cached: boolean; usage: JudgeUsage }
@@ -101,7 +112,7 @@ export async function callJudge(
       ? resolveJudge(source)
       : {
           ok: true as const,
-          model: `${source.provider.id}:${source.model}`,
+          model: judgeSourceName(source),
           provider: source.provider,
           target: {
             provider: source.provider.id,

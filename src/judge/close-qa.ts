@@ -1,6 +1,6 @@
 import { askForVerdict, type Checked, closedObject } from "./ask.js";
 import { boundAudit } from "./audit.js";
-import type { JudgeSource } from "./call.js";
+import { type JudgeSource, judgeSourceName } from "./call.js";
 import type { JudgeAnswerSchema, JudgeChatRequest } from "./chat.js";
 import { markJudgePossible } from "./ledger.js";
 import type { CloseQAAnswer, CloseQAJudge } from "./types.js";
@@ -47,7 +47,7 @@ export function closeQARequest(material: string, question: string): JudgeChatReq
  */
 export function createCloseQAJudge(model: JudgeSource): CloseQAJudge {
   markJudgePossible();
-  const name = typeof model === "string" ? model : `${model.provider.id}:${model.model}`;
+  const name = judgeSourceName(model);
   return async ({ material, question, signal, maxAuditBytes }) => {
     const request = closeQARequest(material, question);
     const answer = await askForVerdict(model, request, checkVerdict, signal ? { signal } : {});

@@ -1,5 +1,5 @@
 import { askForVerdict, type Checked, closedObject } from "./ask.js";
-import type { JudgeSource } from "./call.js";
+import { type JudgeSource, judgeSourceName } from "./call.js";
 import type { JudgeAnswerSchema, JudgeChatRequest } from "./chat.js";
 import { markJudgePossible } from "./ledger.js";
 import type { JsonValue, JudgeFn, JudgeVerdict } from "./types.js";
@@ -49,7 +49,7 @@ export function verdictRequest(args: {
  */
 export function judgeFromModel(model: JudgeSource): JudgeFn {
   markJudgePossible();
-  const name = typeof model === "string" ? model : `${model.provider.id}:${model.model}`;
+  const name = judgeSourceName(model);
   return async (args) => {
     const { signal } = args;
     const answer = await askForVerdict(
