@@ -396,6 +396,45 @@ describe("dependable judge calls", () => {
     }
   });
 
+  it("sends max_completion_tokens from then on when a server refuses max_tokens for it (openai/… through OPENAI_BASE_URL)", async () => {
+    const refusal = {
+      kind: "status",
+      status: 400,
+      errorType: "invalid_request_error",
+      message:
+        "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+    } as const;
+    const newer = await startFakeLlmServer({
+      respond: (request) => ("max_tokens" in request.body ? refusal : fake.json({ ok: true })),
+    });
+    try {
+      delete process.env.NICEEVAL_JUDGE_BASE_URL;
+      process.env.OPENAI_API_KEY = "k";
+      process.env.OPENAI_BASE_URL = newer.openaiBaseURL;
+      const { result, usage } = await withJudgeLedger(() => callJudge("openai/gpt-5", request(1)));
+      expect(result.ok).toBe(true);
+      expect(usage).toMatchObject({ calls: 1, retries: 1 });
+      expect((await callJudge("openai/gpt-5", request(2))).ok).toBe(true);
+      expect(
+        newer.requests.map((r) => Object.keys(r.body).find((k) => k.startsWith("max_"))),
+      ).toEqual(["max_tokens", "max_completion_tokens", "max_completion_tokens"]);
+      expect(newer.requests[1]?.body.max_completion_tokens).toBe(50);
+
+      // The field an author chose is kept: the refusal says how to choose the other one.
+      const chosen = openAICompatibleProvider({
+        baseURL: newer.openaiBaseURL,
+        maxTokensField: "max_tokens",
+      });
+      const refused = await callJudge({ provider: chosen, model: "gpt-5" }, request(3));
+      expect(refused.ok).toBe(false);
+      expect(!refused.ok && refused.reason).toBe(
+        `OpenAI-compatible endpoint ${newer.openaiBaseURL}/chat/completions answered HTTP 400: ${refusal.message} (niceeval sent "max_tokens"; give openAICompatibleProvider the maxTokensField this server takes and register it with registerJudgeProvider)`,
+      );
+    } finally {
+      await newer.close();
+    }
+  });
+
   it("falls back to prose JSON when a server rejects the JSON-schema response format", async () => {
     server.enqueue(
       { kind: "status", status: 400, message: "response_format json_schema is not supported" },

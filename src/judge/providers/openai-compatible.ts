@@ -17,7 +17,11 @@ export interface OpenAICompatibleOptions {
    * the provider retries once without it and reads JSON out of the prose from then on.
    */
   structuredOutput?: boolean;
-  /** Name of the output-length field (default `max_completion_tokens` on api.openai.com, else `max_tokens`). */
+  /**
+   * Name of the output-length field (default `max_completion_tokens` on api.openai.com, else
+   * `max_tokens`). Without it, a server that refuses `max_tokens` with a 400 naming
+   * `max_completion_tokens` (newer OpenAI models behind a proxy) gets that field from then on.
+   */
   maxTokensField?: "max_tokens" | "max_completion_tokens";
 }
 
@@ -42,7 +46,7 @@ interface ChatCompletion {
 export function openAICompatibleProvider(options: OpenAICompatibleOptions): JudgeProvider {
   markJudgePossible();
   const url = joinUrl(options.baseURL, "chat/completions");
-  const maxTokensField =
+  let maxTokensField =
     options.maxTokensField ??
     (/\/\/api\.openai\.com\b/.test(options.baseURL) ? "max_completion_tokens" : "max_tokens");
   let structured = options.structuredOutput ?? true;
@@ -56,6 +60,7 @@ export function openAICompatibleProvider(options: OpenAICompatibleOptions): Judg
   interface Sent {
     structured: boolean;
     temperature: boolean;
+    tokensField: TokensField;
   }
   const send = async (
     request: JudgeChatRequest,
@@ -65,6 +70,7 @@ export function openAICompatibleProvider(options: OpenAICompatibleOptions): Judg
   ) => {
     sent.structured = structured;
     sent.temperature = sendTemperature;
+    sent.tokensField = maxTokensField;
     const body: Record<string, unknown> = {
       model,
       messages: [{ role: "system", content: request.system }, ...request.messages],
@@ -93,10 +99,11 @@ export function openAICompatibleProvider(options: OpenAICompatibleOptions): Judg
       request: JudgeChatRequest,
       { model, signal }: { model: string; signal: AbortSignal },
     ) {
-      // A rejected option is dropped for good, and the request sent again without it: at most
-      // two such re-sends per call. The option is judged by what this request sent, so calls
-      // refused at once (before the first refusal dropped it) are each sent again as well.
-      const sent: Sent = { structured: false, temperature: false };
+      // A rejected option is dropped (or, for the output length, renamed) for good, and the
+      // request sent again: at most three such re-sends per call. The option is judged by what
+      // this request sent, so calls refused at once (before the first refusal dropped it) are
+      // each sent again as well.
+      const sent: Sent = { structured: false, temperature: false, tokensField: maxTokensField };
       for (;;) {
         try {
           return readCompletion(await send(request, model, signal, sent), where);
@@ -104,13 +111,43 @@ export function openAICompatibleProvider(options: OpenAICompatibleOptions): Judg
           if (sent.structured && rejects(error, /response_format|json_schema|structured/i))
             structured = false;
           else if (sent.temperature && rejects(error, /temperature/i)) sendTemperature = false;
-          else throw error;
+          else if (asksForCompletionTokens(error, sent.tokensField, options.maxTokensField))
+            maxTokensField = "max_completion_tokens";
+          else throw withTokensFieldHint(error, sent.tokensField);
           // Sent again: a request the endpoint received, counted as a retry of this call.
           recordJudgeUsage({ retries: 1 });
         }
       }
     },
   });
+}
+
+type TokensField = "max_tokens" | "max_completion_tokens";
+
+/**
+ * The 400 newer OpenAI models give `max_tokens` ("Use 'max_completion_tokens' instead"), when
+ * the field was niceeval's default, not the author's choice.
+ */
+function asksForCompletionTokens(
+  error: unknown,
+  sent: TokensField,
+  chosen: TokensField | undefined,
+): boolean {
+  return chosen === undefined && sent === "max_tokens" && rejects(error, /max_completion_tokens/);
+}
+
+/** A refusal of the output-length field that no re-send cured says how to choose the field. */
+function withTokensFieldHint(error: unknown, sent: TokensField): unknown {
+  if (!(error instanceof JudgeCallError) || !rejects(error, /max_(completion_)?tokens/))
+    return error;
+  return new JudgeCallError(
+    `${error.message} (niceeval sent "${sent}"; give openAICompatibleProvider the maxTokensField this server takes and register it with registerJudgeProvider)`,
+    {
+      ...(error.status !== undefined ? { status: error.status } : {}),
+      retryable: error.retryable,
+      cause: error,
+    },
+  );
 }
 
 // A 400/422 naming an option means the server or model does not take it.
