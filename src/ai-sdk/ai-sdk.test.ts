@@ -2,6 +2,7 @@ import { APICallError, generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isolateJudges } from "../../test/judge/judge-env.js";
+import { configureJudges } from "../judge/config.js";
 import { withJudgeLedger } from "../judge/ledger.js";
 import { isJudgeUnavailable } from "../judge/unavailable.js";
 import { llmJudgeTool, makeLlmJudgeDriver } from "../scorers/judged/llm-judge.js";
@@ -133,6 +134,32 @@ describe("judgeFromAiSdk", () => {
       'judge "ai-sdk:mock-provider/mock-model-id" unavailable: AI SDK model mock-provider/mock-model-id at http://127.0.0.1:8787/v1/messages answered HTTP 401: invalid x-api-key (check the API key of the AI SDK provider: its `apiKey` option, else its environment variable)',
     );
     expect(model.doGenerateCalls).toHaveLength(1);
+  });
+
+  it("prices an AI SDK model under its model string, its model id or its AI SDK name", async () => {
+    const price = { inputPerMTok: 1_000_000, outputPerMTok: 2_000_000 };
+    const spent = async (prices: Record<string, typeof price>) => {
+      configureJudges({ cache: false, prices });
+      const model = new MockLanguageModelV3({
+        provider: "anthropic.messages",
+        modelId: "claude-haiku-4-5",
+        doGenerate: textAnswer('{"value":0.8,"rationale":"clear"}'),
+      });
+      return (await withJudgeLedger(() => judgeFromAiSdk(model)({ output: "a", criteria: "c" })))
+        .usage;
+    };
+    for (const key of [
+      "anthropic/claude-haiku-4-5",
+      "claude-haiku-4-5",
+      "anthropic.messages/claude-haiku-4-5",
+    ])
+      expect((await spent({ [key]: price })).costUsd, key).toBe(12 + 2 * 5);
+    expect((await spent({ "openai/gpt-4.1-mini": price })).unpriced).toEqual({
+      calls: 1,
+      inputTokens: 12,
+      outputTokens: 5,
+      models: ["anthropic/claude-haiku-4-5"],
+    });
   });
 
   it("backs a closeQA judge", async () => {

@@ -21,6 +21,7 @@ export function aiSdkJudgeProvider(model: LanguageModel): JudgeProvider {
     kind: "judge-provider" as const,
     id: `ai-sdk:${name}`,
     endpoint: `ai-sdk:${typeof model === "string" ? "gateway" : model.provider}`,
+    priceNames: () => priceNames(model),
     async complete(request: JudgeChatRequest, { signal }: { model: string; signal: AbortSignal }) {
       const ai = await loadAi();
       const output = ai.Output.object({
@@ -60,6 +61,17 @@ export function aiSdkJudgeProvider(model: LanguageModel): JudgeProvider {
       }
     },
   });
+}
+
+/**
+ * The names a price table may list an AI SDK model under: as a model string (its provider's name
+ * up to the first dot, then its model id: `anthropic/claude-haiku-4-5`), its model id alone, and
+ * its AI SDK name (`anthropic.messages/claude-haiku-4-5`); a gateway model's string as it is.
+ */
+function priceNames(model: LanguageModel): string[] {
+  if (typeof model === "string") return [model];
+  const family = model.provider.split(".", 1)[0];
+  return [`${family}/${model.modelId}`, model.modelId, aiSdkModelName(model)];
 }
 
 /**

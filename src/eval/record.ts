@@ -19,11 +19,28 @@ export interface JudgeUsage {
   retries: number;
   inputTokens: number;
   outputTokens: number;
-  /** Present only when a price table was configured. */
+  /**
+   * Present only when a price table was configured and had a price for some call. With
+   * `unpriced`, it covers only the priced calls: a lower bound of the cost.
+   */
   costUsd?: number;
+  /** The calls a configured price table had no price for: what `costUsd` leaves out. */
+  unpriced?: UnpricedJudgeUsage;
   /** Wall time of uncached calls only. */
   latencyMs: number;
 }
+
+/** Judge calls (with tokens) that the price table in force had no price for. */
+export interface UnpricedJudgeUsage {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** The model strings to add to the price table, at most {@link MAX_UNPRICED_MODELS}. */
+  models: string[];
+}
+
+/** Unpriced models named in a usage; a run with more names is told about the first ones. */
+export const MAX_UNPRICED_MODELS = 10;
 
 /** One check, scorer or judged question, as reported. */
 export interface Judgment {
@@ -134,7 +151,19 @@ export function addJudgeUsage(into: JudgeUsage, more: JudgeUsage | undefined): J
   into.outputTokens += more.outputTokens;
   into.latencyMs += more.latencyMs;
   if (more.costUsd !== undefined) into.costUsd = (into.costUsd ?? 0) + more.costUsd;
+  if (more.unpriced) addUnpriced(into, more.unpriced);
   return into;
+}
+
+function addUnpriced(into: JudgeUsage, more: UnpricedJudgeUsage): void {
+  const sum = into.unpriced ?? { calls: 0, inputTokens: 0, outputTokens: 0, models: [] };
+  into.unpriced = sum;
+  sum.calls += more.calls;
+  sum.inputTokens += more.inputTokens;
+  sum.outputTokens += more.outputTokens;
+  for (const model of more.models)
+    if (sum.models.length < MAX_UNPRICED_MODELS && !sum.models.includes(model))
+      sum.models.push(model);
 }
 
 /**

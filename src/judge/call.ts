@@ -5,7 +5,13 @@ import { processWide } from "../process-wide.js";
 import { answerStore, judgeCacheKey } from "./cache.js";
 import { JudgeCallError } from "./call-error.js";
 import type { JudgeChatRequest, JudgeChatResponse, JudgeTarget } from "./chat.js";
-import { cacheDirectory, type JudgeSettings, judgeSettings, onJudgeSettings } from "./config.js";
+import {
+  cacheDirectory,
+  type JudgePrice,
+  type JudgeSettings,
+  judgeSettings,
+  onJudgeSettings,
+} from "./config.js";
 import { attemptSignal, recordJudgeUsage } from "./ledger.js";
 import type { JudgeProvider } from "./providers/provider.js";
 import { resolveJudge } from "./resolve.js";
@@ -49,9 +55,7 @@ const unreachable = processWide(
 /** How long an endpoint no call could reach is not tried again, ms. */
 const UNREACHABLE_FOR_MS = 30_000;
 const inflight = processWide("judge.inflight", () => new Map<string, Promise<Attempted>>());
-type Outcome =
-  | { ok: true; response: JudgeChatResponse; model?: string }
-  | { ok: false; reason: string };
+type Outcome = { ok: true; response: JudgeChatResponse } | { ok: false; reason: string };
 
 /** An endpoint pushed back (429, 503, 529): what a queue worker forwards to the whole fleet. */
 export interface JudgePushBack {
@@ -128,7 +132,11 @@ export async function callJudge(
       reason: resolved.reason,
       usage: emptyJudgeUsage(),
     };
-  const { provider, target, model } = resolved;
+  const { provider, target } = resolved;
+  const model: Judged = {
+    name: resolved.model,
+    priceKeys: priceKeys(source, provider, target.model),
+  };
   const settings = judgeSettings();
   // A judge called from a scorer that passed no signal still stops with its attempt.
   const signal = options.signal ?? attemptSignal();
@@ -184,9 +192,25 @@ type Attempted = { outcome: Outcome; usage: JudgeUsage; cached: boolean; counted
 
 const cachedUsage = (): JudgeUsage => ({ ...emptyJudgeUsage(), cachedCalls: 1 });
 
+/** Who a call went to: the judge's name, and the names its price may be listed under. */
+interface Judged {
+  name: string;
+  priceKeys: readonly string[];
+}
+
+/**
+ * The names a price table may list a call's model under, in the order they are looked up: the
+ * model string as written (`anthropic/claude-haiku-4.5`), then the provider's names for the
+ * model it receives (as written, `claude-haiku-4.5`, then as its API takes it, `claude-haiku-4-5`).
+ */
+function priceKeys(source: JudgeSource, provider: JudgeProvider, model: string): string[] {
+  const names = provider.priceNames?.(model) ?? [model];
+  return [...new Set(typeof source === "string" ? [source, ...names] : names)];
+}
+
 // Tokens and cost count only real calls; then every open ledger hears about it.
 function finish(
-  model: string,
+  model: Judged,
   attempted: Attempted,
   settings: Readonly<JudgeSettings>,
 ): JudgeCallResult {
@@ -196,18 +220,36 @@ function finish(
     usage.outputTokens += outcome.response.outputTokens;
   }
   // Tokens of a refused call are billed like an answer's.
-  const price =
-    settings.prices[model] ??
-    (outcome.ok && outcome.model ? settings.prices[outcome.model] : undefined);
-  if (price && !cached && usage.inputTokens + usage.outputTokens > 0) {
-    usage.costUsd =
-      (usage.inputTokens * price.inputPerMTok + usage.outputTokens * price.outputPerMTok) / 1e6;
-  }
+  if (!cached) price(usage, model.priceKeys, settings.prices);
+  const name = model.name;
   const result: JudgeCallResult = outcome.ok
-    ? { ok: true, model, response: outcome.response, cached, usage }
-    : { ok: false, model, kind: "failed", reason: outcome.reason, usage };
+    ? { ok: true, model: name, response: outcome.response, cached, usage }
+    : { ok: false, model: name, kind: "failed", reason: outcome.reason, usage };
   recordJudgeUsage(counted ? { ...result.usage, calls: 0, retries: 0 } : result.usage);
   return result;
+}
+
+/**
+ * The cost of a call's tokens from the first of its price keys the table lists. With a table
+ * that lists none of them, the call is counted as unpriced, under its model string, so a cost
+ * summed over calls is shown as the lower bound it is, never as the whole.
+ */
+function price(
+  usage: JudgeUsage,
+  keys: readonly string[],
+  prices: Readonly<Record<string, JudgePrice>>,
+): void {
+  const { inputTokens, outputTokens } = usage;
+  if (inputTokens + outputTokens === 0) return;
+  const key = keys.find((name) => Object.hasOwn(prices, name));
+  const found = key === undefined ? undefined : prices[key];
+  if (found) {
+    usage.costUsd = (inputTokens * found.inputPerMTok + outputTokens * found.outputPerMTok) / 1e6;
+    return;
+  }
+  // Without a table no cost is shown at all: nothing is partial.
+  if (Object.keys(prices).length === 0) return;
+  usage.unpriced = { calls: 1, inputTokens, outputTokens, models: keys.slice(0, 1) };
 }
 
 async function callWithRetries(
@@ -243,7 +285,7 @@ async function callWithRetries(
       unreachable.delete(target.endpoint);
       usage.latencyMs += performance.now() - started;
       return {
-        outcome: { ok: true, response, model: target.model },
+        outcome: { ok: true, response },
         usage,
         cached: false,
         counted: true,

@@ -13,7 +13,14 @@ export interface JudgeSettings {
   cache: boolean;
   /** Cache folder (default `.niceeval/cache` under the current directory). */
   cacheDir: string | undefined;
-  /** Price table keyed by model string (`"anthropic/claude-haiku-4.5"`) or provider model name. */
+  /**
+   * Price table. A call's price is looked up under its model string as written
+   * (`"anthropic/claude-haiku-4.5"`), then the model after the provider's name
+   * (`"claude-haiku-4.5"`), then the name the provider's API receives (`"claude-haiku-4-5"`);
+   * an AI SDK model under `"anthropic/<model id>"`, its model id, then its AI SDK name
+   * (`"anthropic.messages/<model id>"`). Calls it has no price for are counted as unpriced, and
+   * the cost then shown is a lower bound that says so.
+   */
   prices: Readonly<Record<string, JudgePrice>>;
   /**
    * Calls in flight per endpoint, at most (default 64). Below it the limit adapts: it starts at

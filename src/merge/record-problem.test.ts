@@ -42,4 +42,18 @@ describe("recordProblem", () => {
     const unsaid: RecordRules = { ...rules, trials: new Map([["qa", undefined]]) };
     expect(recordProblem(record({ trial: 9 }), unsaid)).toBeUndefined();
   });
+
+  it("takes the judge calls a price table had no price for, and refuses any other shape of them", () => {
+    const unpriced = { calls: 2, inputTokens: 10, outputTokens: 3, models: ["openai/gpt-5"] };
+    const judge = { ...emptyJudgeUsage(), calls: 2, costUsd: 0.1, unpriced };
+    const usage = { app: unreportedUsage(), judge };
+    expect(recordProblem(record({ usage }), rules)).toBeUndefined();
+    const wrong = {
+      ...usage,
+      judge: { ...judge, unpriced: { ...unpriced, models: "openai/gpt-5" } },
+    };
+    expect(recordProblem(record({ usage: wrong }), rules)).toBe(
+      'has usage.judge.unpriced {"calls":2,"inputTokens":10,"outputTokens":3,"models":"openai/gpt-5"}; it holds calls, inputTokens and outputTokens (finite numbers from 0) and models (strings)',
+    );
+  });
 });

@@ -98,10 +98,27 @@ export function recordProblem(value: unknown, rules: RecordRules): string | unde
     if (n !== undefined && !isCount(n))
       return `has usage.judge.${count} ${shown(n)}; judge usage is counted in finite numbers from 0`;
   }
+  const unpriced = unpricedProblem(usage.judge.unpriced);
+  if (unpriced) return unpriced;
   if (typeof value.elapsedMs !== "number") return "has no elapsedMs";
   if (!isCount(value.elapsedMs))
     return `has elapsedMs ${shown(value.elapsedMs)}; an attempt's time is a finite number of milliseconds from 0`;
   return undefined;
+}
+
+/** Why `usage.judge.unpriced` is not what the engine writes (counts and model strings). */
+function unpricedProblem(unpriced: unknown): string | undefined {
+  if (unpriced === undefined) return undefined;
+  const shape =
+    isObject(unpriced) &&
+    isCount(unpriced.calls) &&
+    isCount(unpriced.inputTokens) &&
+    isCount(unpriced.outputTokens) &&
+    Array.isArray(unpriced.models) &&
+    unpriced.models.every((model) => typeof model === "string");
+  return shape
+    ? undefined
+    : `has usage.judge.unpriced ${shown(unpriced)}; it holds calls, inputTokens and outputTokens (finite numbers from 0) and models (strings)`;
 }
 
 function scoreProblem(score: unknown): string | undefined {

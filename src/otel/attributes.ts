@@ -65,6 +65,10 @@ export function attemptOutcome(record: AttemptRecord, mask: Masker): Attributes 
           ...(usage.judge.costUsd !== undefined
             ? { "niceeval.judge.cost_usd": usage.judge.costUsd }
             : {}),
+          // The cost above leaves these calls out: a lower bound, not the cost.
+          ...(usage.judge.unpriced
+            ? { "niceeval.judge.unpriced_calls": usage.judge.unpriced.calls }
+            : {}),
         }
       : {}),
   };

@@ -22,4 +22,19 @@ describe("formatJudgeUsage", () => {
       "3 calls, 0 cached, 5 in / 2 out tokens, 2 retries",
     );
   });
+
+  it("gives the cost as a lower bound, or as unknown, when the price table had no price for some calls", () => {
+    const usage = { ...emptyJudgeUsage(), calls: 6, inputTokens: 1400, outputTokens: 180 };
+    expect(formatJudgeUsage({ ...usage, costUsd: 0.0008 })).toBe(
+      "6 calls, 0 cached, 1400 in / 180 out tokens, $0.0008",
+    );
+    const unpriced = { calls: 4, inputTokens: 400, outputTokens: 80, models: ["openai/gpt-5"] };
+    expect(formatJudgeUsage({ ...usage, costUsd: 0.0008, unpriced })).toBe(
+      "6 calls, 0 cached, 1400 in / 180 out tokens, ≥ $0.0008, 4 calls unpriced (add openai/gpt-5 to configureJudges({ prices }))",
+    );
+    const models = ["a/1", "b/2", "c/3", "d/4", "e/5"];
+    expect(formatJudgeUsage({ ...usage, unpriced: { ...unpriced, calls: 6, models } })).toBe(
+      "6 calls, 0 cached, 1400 in / 180 out tokens, cost unknown, 6 calls unpriced (add a/1, b/2, c/3 and 2 more to configureJudges({ prices }))",
+    );
+  });
 });

@@ -1,5 +1,11 @@
-import type { JudgeUsage, Judgment, ScoreSummary, Verdict } from "../eval/record.js";
-import { plural } from "../plural.js";
+import type {
+  JudgeUsage,
+  Judgment,
+  ScoreSummary,
+  UnpricedJudgeUsage,
+  Verdict,
+} from "../eval/record.js";
+import { joinWords, plural } from "../plural.js";
 import type { Palette } from "./output.js";
 
 /** A number with at most `digits` decimals, without trailing zeros. */
@@ -88,8 +94,30 @@ export function formatJudgeUsage(usage: JudgeUsage): string {
     `${usage.inputTokens} in / ${usage.outputTokens} out tokens`,
   ];
   if (usage.retries) parts.push(usage.retries === 1 ? "1 retry" : `${usage.retries} retries`);
-  if (usage.costUsd !== undefined) parts.push(`$${formatNumber(usage.costUsd, 4)}`);
+  const cost = judgeCostText(usage);
+  if (cost !== undefined) parts.push(cost);
   return parts.join(", ");
+}
+
+/** Unpriced models named in a cost's words; the JSON keeps more. */
+const SHOWN_UNPRICED = 3;
+
+/**
+ * The cost of judge calls in words (the console's and the viewer's): "$0.0008"; "≥ $0.0008, 4
+ * calls unpriced (add openai/gpt-5 to configureJudges({ prices }))" when the price table had no
+ * price for some calls, "cost unknown, …" when it had none for any. Undefined without a price
+ * table: no cost is claimed.
+ */
+export function judgeCostText(usage: JudgeUsage): string | undefined {
+  const { costUsd, unpriced } = usage;
+  if (!unpriced) return costUsd === undefined ? undefined : `$${formatNumber(costUsd, 4)}`;
+  const cost = costUsd === undefined ? "cost unknown" : `≥ $${formatNumber(costUsd, 4)}`;
+  return `${cost}, ${plural(unpriced.calls, "call")} unpriced (add ${unpricedModels(unpriced)} to configureJudges({ prices }))`;
+}
+
+function unpricedModels({ models }: UnpricedJudgeUsage): string {
+  if (models.length <= SHOWN_UNPRICED) return joinWords(models);
+  return `${models.slice(0, SHOWN_UNPRICED).join(", ")} and ${models.length - SHOWN_UNPRICED} more`;
 }
 
 /** Collapse a reason onto one line, bounded so a giant reason cannot flood the report. */

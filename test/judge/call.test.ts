@@ -224,6 +224,40 @@ describe("dependable judge calls", () => {
     expect(costUsd).toBeCloseTo(inputTokens + 2 * outputTokens);
   });
 
+  it("finds a price under the model string, the model after its provider's name, or the name its API receives", async () => {
+    delete process.env.NICEEVAL_JUDGE_BASE_URL;
+    process.env.ANTHROPIC_API_KEY = "k";
+    process.env.ANTHROPIC_BASE_URL = server.anthropicBaseURL;
+    const price = { inputPerMTok: 1_000_000, outputPerMTok: 2_000_000 };
+    const ask = async (prices: Record<string, typeof price>) => {
+      configureJudges({ cache: false, prices });
+      server.enqueue(fake.json({ ok: true }));
+      return (await callJudge("anthropic/claude-haiku-4.5", request())).usage;
+    };
+    for (const key of ["anthropic/claude-haiku-4.5", "claude-haiku-4.5", "claude-haiku-4-5"]) {
+      const usage = await ask({ [key]: price });
+      expect(usage.costUsd, key).toBeCloseTo(usage.inputTokens + 2 * usage.outputTokens);
+      expect(usage.unpriced, key).toBeUndefined();
+    }
+    // The model string first: a price listed under it wins over one under the API's name.
+    const first = await ask({
+      "claude-haiku-4-5": price,
+      "anthropic/claude-haiku-4.5": { inputPerMTok: 0, outputPerMTok: 0 },
+    });
+    expect(first.costUsd).toBe(0);
+    // A table without the model: no cost, and the call counted as unpriced under its model string.
+    const unpriced = await ask({ "openai/gpt-4.1-mini": price });
+    expect(unpriced.costUsd).toBeUndefined();
+    expect(unpriced.unpriced).toEqual({
+      calls: 1,
+      inputTokens: unpriced.inputTokens,
+      outputTokens: unpriced.outputTokens,
+      models: ["anthropic/claude-haiku-4.5"],
+    });
+    // No table at all: no cost is claimed, so nothing is unpriced.
+    expect((await ask({})).unpriced).toBeUndefined();
+  });
+
   it("loses nothing against a rate-limited endpoint: every 429 is retried after its Retry-After", async () => {
     await server.close();
     server = await startFakeLlmServer({

@@ -45,6 +45,7 @@ export function anthropicProvider(options: AnthropicOptions): JudgeProvider {
     kind: "judge-provider" as const,
     id: `anthropic@${baseURL}`,
     endpoint: baseURL,
+    priceNames: (model: string) => [model, anthropicModelId(model)],
     async complete(
       request: JudgeChatRequest,
       { model, signal }: { model: string; signal: AbortSignal },

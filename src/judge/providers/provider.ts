@@ -10,6 +10,11 @@ export interface JudgeProvider {
   readonly id: string;
   /** Calls sharing this key share one scheduler (default: the id). */
   readonly endpoint?: string;
+  /**
+   * The names a price table may list `model` under, looked up after the judge's model string
+   * (default: `model` alone). Anthropic's add the name its API receives (`claude-haiku-4-5`).
+   */
+  priceNames?(model: string): readonly string[];
   complete(
     request: JudgeChatRequest,
     context: { model: string; signal: AbortSignal },

@@ -1,5 +1,6 @@
 import type { AttemptRecord, Judgment, Trace } from "../../../src/eval/record.js";
 import { plural } from "../../../src/plural.js";
+import { judgeCostText } from "../../../src/report/format.js";
 import { get } from "../data.js";
 import { badge, enc, fail, fill, h, notice, num, scoreText, section, seg } from "../dom.js";
 import { go, header, type PageHandle, previous, type Route, setParams } from "../router.js";
@@ -290,7 +291,7 @@ function usageView(u: AttemptRecord["usage"]): HTMLElement {
         ),
         h("td", {}, `tokens ${j.inputTokens} in / ${j.outputTokens} out`),
         h("td", {}, `${j.latencyMs.toFixed(0)} ms`),
-        h("td", {}, j.costUsd === undefined ? "cost not priced" : `$${j.costUsd.toFixed(4)}`),
+        h("td", {}, judgeCostText(j) ?? "cost not priced"),
       ),
     ),
   );
