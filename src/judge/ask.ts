@@ -43,7 +43,8 @@ export async function askForVerdict<T>(
       return {
         ok: false,
         kind: "malformed",
-        reason: `the judge's answer was unusable twice (first: ${firstProblem}; after a repair turn: ${checked.problem})`,
+        // The model is named by whoever reports this; the endpoint says which server answered so.
+        reason: `the judge's answer from ${call.endpoint} was unusable twice (first: ${firstProblem}; after a repair turn: ${checked.problem})`,
         answers,
         usage,
       };

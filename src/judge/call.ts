@@ -33,7 +33,15 @@ export function judgeSourceName(source: JudgeSource): string {
 
 /** The outcome of one judge call: an answer (maybe from the cache), or why there is none. */
 export type JudgeCallResult =
-  | { ok: true; model: string; response: JudgeChatResponse; cached: boolean; usage: JudgeUsage }
+  | {
+      ok: true;
+      model: string;
+      /** Where the answer came from (a base URL, or a provider's endpoint key). */
+      endpoint: string;
+      response: JudgeChatResponse;
+      cached: boolean;
+      usage: JudgeUsage;
+    }
   | {
       ok: false;
       model: string;
@@ -135,6 +143,7 @@ export async function callJudge(
   const { provider, target } = resolved;
   const model: Judged = {
     name: resolved.model,
+    endpoint: target.endpoint,
     priceKeys: priceKeys(source, provider, target.model),
   };
   const settings = judgeSettings();
@@ -192,9 +201,10 @@ type Attempted = { outcome: Outcome; usage: JudgeUsage; cached: boolean; counted
 
 const cachedUsage = (): JudgeUsage => ({ ...emptyJudgeUsage(), cachedCalls: 1 });
 
-/** Who a call went to: the judge's name, and the names its price may be listed under. */
+/** Who a call went to: the judge's name, its endpoint, and the names its price may be listed under. */
 interface Judged {
   name: string;
+  endpoint: string;
   priceKeys: readonly string[];
 }
 
@@ -221,9 +231,9 @@ function finish(
   }
   // Tokens of a refused call are billed like an answer's.
   if (!cached) price(usage, model.priceKeys, settings.prices);
-  const name = model.name;
+  const { name, endpoint } = model;
   const result: JudgeCallResult = outcome.ok
-    ? { ok: true, model: name, response: outcome.response, cached, usage }
+    ? { ok: true, model: name, endpoint, response: outcome.response, cached, usage }
     : { ok: false, model: name, kind: "failed", reason: outcome.reason, usage };
   recordJudgeUsage(counted ? { ...result.usage, calls: 0, retries: 0 } : result.usage);
   return result;

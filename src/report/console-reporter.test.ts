@@ -186,7 +186,7 @@ describe("consoleReporter", () => {
       const fd = openSync(file, "w");
       const reporter = consoleReporter({ fd, color: false });
       const attempts = scores.partial + scores.unavailable + scores.complete;
-      const reasons = [{ reason: "usage-unreported", count: attempts }];
+      const reasons = [{ reason: "usage-unreported", count: attempts, where: [] }];
       await reporter.onRunFinished?.(
         runSummary({ unavailable: { judgments: attempts, attempts, scores, reasons } }),
       );
@@ -204,6 +204,38 @@ describe("consoleReporter", () => {
     );
     expect(await said({ partial: 1, unavailable: 1, complete: 1 })).toBe(
       "  ! 3 judgments unavailable in 3 attempts: their scores: 1 partial, 1 unavailable, 1 complete (no points rode on them); none is a zero (--strict fails the run on this)",
+    );
+  });
+
+  it("says where each unavailable reason hit: eval, case, trial and scorer or check, a few of them", async () => {
+    const file = join(tempDir(), "where.txt");
+    const fd = openSync(file, "w");
+    const reporter = consoleReporter({ fd, color: false });
+    const why = 'judge "openai/gpt-5" unavailable: the judge\'s answer was unusable twice';
+    const reasons = [
+      {
+        reason: why,
+        count: 5,
+        where: [
+          { evalId: "judged", caseId: "c1", judgment: "helpful", source: "eval.llm-judge" },
+          { evalId: "judged", caseId: "c2", judgment: "expectations", source: "scorer" },
+          {
+            evalId: "reply-quality",
+            caseId: "default",
+            trial: 1,
+            judgment: "Refund stated",
+            source: "t.closeQA",
+          },
+        ],
+      },
+    ];
+    const scores = { partial: 3, unavailable: 0, complete: 0 };
+    await reporter.onRunFinished?.(
+      runSummary({ unavailable: { judgments: 5, attempts: 3, scores, reasons } }),
+    );
+    closeSync(fd);
+    expect(readFileSync(file, "utf8")).toContain(
+      `    5 × ${why}\n        in eval judged, case c1, scorer "helpful"; eval judged, case c2, scorer "expectations"; eval reply-quality, case default [trial 2], t.closeQA "Refund stated" and 2 more\n`,
     );
   });
 

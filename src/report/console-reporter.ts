@@ -4,7 +4,7 @@ import type { EvalSummary } from "../runner/events.js";
 import { loadTroubles } from "../runner/load-troubles.js";
 import type { RunSummary } from "../runner/run.js";
 import { NO_CASE_GATE } from "../runner/summary.js";
-import type { UnavailableSummary } from "../runner/unavailable.js";
+import type { UnavailablePlace, UnavailableSummary } from "../runner/unavailable.js";
 import { show } from "../scorers/deterministic/preview.js";
 import type { CaseAverage, TrialSummary } from "../stats/trials.js";
 import { formatMeanScore, formatPassRate, meanScoreFigure, runPassRateFigure } from "./figures.js";
@@ -235,12 +235,30 @@ function unavailableLines(
   const lines = [
     `  ${c.bold(c.yellow(`! ${plural(judgments, "judgment")} unavailable in ${plural(attempts, "attempt")}`))}${c.yellow(`: ${scoresWord(unavailable)} (--strict fails the run on this)`)}`,
   ];
-  for (const { reason, count } of reasons.slice(0, SHOWN_REASONS))
+  for (const { reason, count, where } of reasons.slice(0, SHOWN_REASONS)) {
     lines.push(`    ${c.yellow(`${count} ×`)} ${oneLine(reason, 300)}`);
+    if (where.length) lines.push(c.dim(`        ${placesText(where, count)}`));
+  }
   const rest = reasons.length - SHOWN_REASONS;
   if (rest > 0)
     lines.push(c.dim(`    … and ${plural(rest, "more reason")} (see the JSON summary)`));
   return lines;
+}
+
+/**
+ * Where a reason hit: 'in eval judged, case c1, scorer "helpful"; … and 4 more', so a reason
+ * the summary groups across evals and scorers still leads to them.
+ */
+function placesText(where: readonly UnavailablePlace[], count: number): string {
+  const more = count > where.length ? ` and ${count - where.length} more` : "";
+  return oneLine(`in ${where.map(placeText).join("; ")}${more}`, 400);
+}
+
+function placeText(place: UnavailablePlace): string {
+  const trial = place.trial !== undefined ? ` [trial ${place.trial + 1}]` : "";
+  // A score eval's judgments come from its `t.` methods; a suite's from its scorers.
+  const made = place.source.startsWith("t.") ? place.source : "scorer";
+  return `eval ${place.evalId}, case ${place.caseId}${trial}, ${made} "${place.judgment}"`;
 }
 
 /** What the unavailable judgments did to their attempts' scores: never a zero. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
-import { TOP_REASONS, UnavailableTally } from "./unavailable.js";
+import { PLACES_PER_REASON, TOP_REASONS, UnavailableTally } from "./unavailable.js";
 
-const judgment = (state: Judgment["state"], reason: string): Judgment => ({
-  label: "j",
+const judgment = (state: Judgment["state"], reason: string, label = "j"): Judgment => ({
+  label,
   source: "scorer",
   state,
   gate: false,
@@ -13,7 +13,8 @@ const judgment = (state: Judgment["state"], reason: string): Judgment => ({
   reason,
 });
 const record = (...judgments: Judgment[]) =>
-  ({ judgments, score: { state: "partial" } }) as AttemptRecord;
+  ({ evalId: "e", caseId: "c", judgments, score: { state: "partial" } }) as AttemptRecord;
+const at = (judgment = "j") => ({ evalId: "e", caseId: "c", judgment, source: "scorer" });
 const scored = (state: AttemptRecord["score"]["state"], ...judgments: Judgment[]) =>
   ({ judgments, score: { state } }) as AttemptRecord;
 
@@ -30,8 +31,8 @@ describe("UnavailableTally", () => {
       attempts: 2,
       scores: { partial: 2, unavailable: 0, complete: 0 },
       reasons: [
-        { reason: "judge down: 503", count: 2 },
-        { reason: "no key", count: 1 },
+        { reason: "judge down: 503", count: 2, where: [at(), at()] },
+        { reason: "no key", count: 1, where: [at()] },
       ],
     });
   });
@@ -52,12 +53,39 @@ describe("UnavailableTally", () => {
     const why = "judge-unconfigured: ANTHROPIC_API_KEY is not set";
     tally.add(
       record(
-        judgment("unavailable", `scorer "expectations": ${why}`),
-        judgment("unavailable", `scorer "helpful "tone"": ${why}`),
+        judgment("unavailable", `scorer "expectations": ${why}`, "expectations"),
+        judgment("unavailable", `scorer "helpful "tone"": ${why}`, 'helpful "tone"'),
         judgment("unavailable", why),
       ),
     );
-    expect(tally.summary().reasons).toEqual([{ reason: why, count: 3 }]);
+    // The scorers the grouped reason no longer names are in where it hit.
+    expect(tally.summary().reasons).toEqual([
+      { reason: why, count: 3, where: [at("expectations"), at('helpful "tone"'), at()] },
+    ]);
+  });
+
+  it("names the eval, case, trial and judgment of the first judgments each reason hit, no more", () => {
+    const tally = new UnavailableTally();
+    for (let trial = 0; trial < 5; trial++)
+      tally.add({
+        ...record(judgment("unavailable", "judge down", "Refund stated")),
+        evalId: "reply-quality",
+        caseId: "default",
+        trial,
+        judgments: [
+          { ...judgment("unavailable", "judge down", "Refund stated"), source: "t.closeQA" },
+        ],
+      });
+    const [reason] = tally.summary().reasons;
+    expect(reason?.count).toBe(5);
+    expect(reason?.where).toHaveLength(PLACES_PER_REASON);
+    expect(reason?.where[1]).toEqual({
+      evalId: "reply-quality",
+      caseId: "default",
+      trial: 1,
+      judgment: "Refund stated",
+      source: "t.closeQA",
+    });
   });
 
   it("keeps the top reasons and bounds how many distinct ones it holds", () => {
@@ -66,6 +94,6 @@ describe("UnavailableTally", () => {
     const summary = tally.summary();
     expect(summary.judgments).toBe(1500);
     expect(summary.reasons).toHaveLength(TOP_REASONS);
-    expect(summary.reasons[0]).toEqual({ reason: "(other reasons)", count: 500 });
+    expect(summary.reasons[0]).toMatchObject({ reason: "(other reasons)", count: 500 });
   });
 });

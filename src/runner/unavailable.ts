@@ -1,4 +1,4 @@
-import type { AttemptRecord } from "../eval/record.js";
+import type { AttemptRecord, Judgment } from "../eval/record.js";
 
 /** Judgments a run could not make (a judge down, evidence missing), grouped by reason. */
 export interface UnavailableSummary {
@@ -13,11 +13,33 @@ export interface UnavailableSummary {
    */
   scores: Record<"partial" | "unavailable" | "complete", number>;
   /** The most frequent reasons, most frequent first (at most {@link TOP_REASONS}). */
-  reasons: { reason: string; count: number }[];
+  reasons: UnavailableReason[];
+}
+
+/** One reason judgments were unavailable: how many, and where the first of them were. */
+export interface UnavailableReason {
+  reason: string;
+  count: number;
+  /** The first judgments it made unavailable, in the order their records came (at most {@link PLACES_PER_REASON}). */
+  where: UnavailablePlace[];
+}
+
+/** A judgment a reason made unavailable: its eval, case (and trial) and label. */
+export interface UnavailablePlace {
+  evalId: string;
+  caseId: string;
+  /** The trial, when the eval ran several. */
+  trial?: number;
+  /** The judgment's label: a scorer's name, a check's label. */
+  judgment: string;
+  /** What made it: "scorer" or a scorer tool's id (a suite's scorers), "t.closeQA", "t.check"… */
+  source: string;
 }
 
 /** Reasons kept in a summary. */
 export const TOP_REASONS = 10;
+/** Judgments named per reason: enough to find the cause, bounded however many it hit. */
+export const PLACES_PER_REASON = 3;
 /** Distinct reasons counted; past this, further new reasons are counted as one "other reasons". */
 const MAX_DISTINCT = 1000;
 const OTHER = "(other reasons)";
@@ -27,7 +49,7 @@ export class UnavailableTally {
   private judgments = 0;
   private attempts = 0;
   private readonly scores = { partial: 0, unavailable: 0, complete: 0 };
-  private readonly byReason = new Map<string, number>();
+  private readonly byReason = new Map<string, { count: number; where: UnavailablePlace[] }>();
 
   add(record: AttemptRecord): void {
     let found = false;
@@ -37,7 +59,13 @@ export class UnavailableTally {
       this.judgments++;
       const reason = groupKey(judgment.reason);
       const key = this.byReason.has(reason) || this.byReason.size < MAX_DISTINCT ? reason : OTHER;
-      this.byReason.set(key, (this.byReason.get(key) ?? 0) + 1);
+      let group = this.byReason.get(key);
+      if (!group) {
+        group = { count: 0, where: [] };
+        this.byReason.set(key, group);
+      }
+      group.count++;
+      if (group.where.length < PLACES_PER_REASON) group.where.push(placeOf(record, judgment));
     }
     if (!found) return;
     this.attempts++;
@@ -46,7 +74,7 @@ export class UnavailableTally {
 
   summary(): UnavailableSummary {
     const reasons = [...this.byReason]
-      .map(([reason, count]) => ({ reason, count }))
+      .map(([reason, { count, where }]) => ({ reason, count, where: [...where] }))
       .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason))
       .slice(0, TOP_REASONS);
     return {
@@ -56,6 +84,17 @@ export class UnavailableTally {
       reasons,
     };
   }
+}
+
+function placeOf(record: AttemptRecord, judgment: Judgment): UnavailablePlace {
+  const place: UnavailablePlace = {
+    evalId: record.evalId,
+    caseId: record.caseId,
+    judgment: judgment.label,
+    source: judgment.source,
+  };
+  if (record.trial !== undefined) place.trial = record.trial;
+  return place;
 }
 
 // Reasons quote cases and bodies; group on the first line, cut, so one outage is one group

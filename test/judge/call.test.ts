@@ -337,7 +337,7 @@ describe("dependable judge calls", () => {
     server.enqueue(fake.toolCall("lookup"), fake.toolCall("search"));
     const twice = await askForVerdict("anthropic/claude-haiku-4.5", request(13), check);
     expect(!twice.ok && twice.reason).toBe(
-      `the judge's answer was unusable twice (first: not valid JSON: the answer was empty (the model called the tool "lookup" instead of "${request(13).answer.name}" (stop_reason "tool_use")); after a repair turn: not valid JSON: the answer was empty (the model called the tool "search" instead of "${request(13).answer.name}" (stop_reason "tool_use")))`,
+      `the judge's answer from ${server.anthropicBaseURL} was unusable twice (first: not valid JSON: the answer was empty (the model called the tool "lookup" instead of "${request(13).answer.name}" (stop_reason "tool_use")); after a repair turn: not valid JSON: the answer was empty (the model called the tool "search" instead of "${request(13).answer.name}" (stop_reason "tool_use")))`,
     );
   });
 
