@@ -8,7 +8,7 @@ import {
 import { withJudgeLedger } from "../../judge/ledger.js";
 import { JudgeUnavailableError } from "../../judge/unavailable.js";
 import { type AgentRun, toolCallsOf } from "../deterministic/calls.js";
-import { type ExpectedOutcome, expectations } from "./expectations.js";
+import { checkChecks, type ExpectedOutcome, expectations } from "./expectations.js";
 
 const run = {
   text: "The checkout site is down; I restarted it and it is back.",
@@ -202,6 +202,18 @@ describe("expectations through OpenAI chat completions", () => {
     expect(
       (server.requests[1]?.body.messages as { content: string }[] | undefined)?.at(-1)?.content,
     ).toContain("judged 2 requirements but there are 3");
+  });
+
+  it("says a wrong number of checks with nouns and verbs that agree with it", () => {
+    const check = { met: true, why: "ok" };
+    expect(checkChecks({ checks: [check] }, 2)).toEqual({
+      ok: false,
+      problem: "it judged 1 requirement but there are 2; give exactly one check per requirement",
+    });
+    expect(checkChecks({ checks: [check, check] }, 1)).toEqual({
+      ok: false,
+      problem: "it judged 2 requirements but there is 1; give exactly one check per requirement",
+    });
   });
 
   it('never counts the string "false" as met', async () => {

@@ -1,6 +1,7 @@
 import { askForVerdict, type Checked } from "../../judge/ask.js";
 import { JudgeUnavailableError } from "../../judge/unavailable.js";
 import { type KnownKeys, refuseMisspeltKeys } from "../../known-keys.js";
+import { plural } from "../../plural.js";
 import { type AgentRun, type Mark, toolCallsOf } from "../deterministic/calls.js";
 import { stringList } from "../string-list.js";
 import { type ExpectationLine, expectationsRequest } from "./expectations-prompt.js";
@@ -90,7 +91,7 @@ export function checkChecks(data: unknown, count: number): Checked<Check[]> {
   if (checks.length !== count) {
     return {
       ok: false,
-      problem: `it judged ${checks.length} requirements but there are ${count}; give exactly one check per requirement`,
+      problem: `it judged ${plural(checks.length, "requirement")} but there ${count === 1 ? "is 1" : `are ${count}`}; give exactly one check per requirement`,
     };
   }
   const ordered: (Check | undefined)[] = new Array(count).fill(undefined);
