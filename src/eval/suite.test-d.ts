@@ -2,6 +2,7 @@ import { expectTypeOf } from "vitest";
 import { createScorer } from "../scorers/create-scorer.js";
 import { exactMatchTool } from "../scorers/deterministic/exact-match.js";
 import { evalScorersProvider } from "../scorers/deterministic/provider.js";
+import { regexMatchTool } from "../scorers/deterministic/regex-match.js";
 import { bindScorer, defineSuite, type EvalSuite, type TypedEvalSuite } from "./suite.js";
 
 // A suite as data takes the scorers a suite takes: bound tool scorers and createScorer ones.
@@ -60,3 +61,63 @@ const typedFit: TypedEvalSuite<string, string> = {
   scorers: [same, region, wider],
 };
 expectTypeOf(typedFit).not.toBeNever();
+
+// A binding's mapInput must give everything its tool's input requires: a field left out is a
+// compile error, not a case errored at run time ("expected: Invalid input").
+interface Reply {
+  text: string;
+}
+bindScorer({
+  id: "inferred",
+  tool: exactMatchTool,
+  driver: evalScorersProvider,
+  // @ts-expect-error `expected` is required by eval.exact-match
+  mapInput: () => ({ actual: "a" }),
+});
+bindScorer<Reply, { actual: string }>({
+  id: "explicit",
+  // @ts-expect-error the binding's input lacks `expected`, which eval.exact-match requires
+  tool: exactMatchTool,
+  driver: evalScorersProvider,
+  mapInput: ({ output }) => ({ actual: output.text }),
+});
+defineSuite<string, Reply>({
+  id: "in-suite",
+  cases: [{ input: "x" }],
+  target: async (text) => ({ text }),
+  scorers: [
+    bindScorer({
+      id: "pattern",
+      tool: regexMatchTool,
+      driver: evalScorersProvider,
+      // @ts-expect-error `pattern` is required by eval.regex-match
+      mapInput: ({ output }) => ({ actual: output.text }),
+    }),
+  ],
+});
+// What the tool takes fits, its optional fields given or left out.
+defineSuite<string, Reply>({
+  id: "fits",
+  cases: [{ input: "x" }],
+  target: async (text) => ({ text }),
+  scorers: [
+    bindScorer({
+      id: "pattern",
+      tool: regexMatchTool,
+      driver: evalScorersProvider,
+      mapInput: ({ output }) => ({ actual: output.text, pattern: "x", flags: "i" }),
+    }),
+    bindScorer({
+      id: "exact",
+      tool: exactMatchTool,
+      driver: evalScorersProvider,
+      mapInput: ({ output, expected }) => ({ actual: output.text, expected: String(expected) }),
+    }),
+    bindScorer<Reply, { actual: string; pattern: string; flags?: string }>({
+      id: "declared",
+      tool: regexMatchTool,
+      driver: evalScorersProvider,
+      mapInput: ({ output }) => ({ actual: output.text, pattern: "x" }),
+    }),
+  ],
+});

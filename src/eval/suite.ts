@@ -48,10 +48,20 @@ export interface ScorerMapArgs<Output> {
   caseId: string;
 }
 
+/**
+ * A tool as a binding takes it: one that gives a Score and takes every `Input`. Its input is
+ * checked the way a function's parameter is, so a tool whose input needs a field that mapInput
+ * does not return (`expected` of `eval.exact-match`) does not compile.
+ */
+export type ToolTaking<Input> = Omit<Tool<unknown, Score>, "~takes"> & {
+  // A function property, not a method: compared strictly (contravariantly).
+  readonly "~takes"?: (input: Input) => void;
+};
+
 /** A tool scorer, the driver that runs it, and how the target's output becomes its input. */
 export interface ScorerBinding<Output, ScorerInput> {
   id: string;
-  tool: Tool<ScorerInput, Score>;
+  tool: ToolTaking<ScorerInput>;
   driver: Driver;
   mapInput: (args: ScorerMapArgs<Output>) => ScorerInput;
 }

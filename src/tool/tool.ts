@@ -20,6 +20,12 @@ export interface Tool<Input = unknown, Output = unknown> {
   readonly description: string;
   readonly inputSchema: ToolSchema<Input>;
   readonly outputSchema: ToolSchema<Output>;
+  /**
+   * Never set: the input type as a parameter, so a binding can check at compile time that the
+   * tool takes every value its mapInput returns (`ScorerBinding`). A method, so `Tool` itself
+   * stays covariant in its input.
+   */
+  "~takes"?(input: Input): void;
 }
 
 /** Context handed to a tool implementation. */

@@ -9,7 +9,6 @@ import {
   compileJsonSchema,
   type FormatMode,
   type JsonSchema,
-  type JsonSchemaObject,
 } from "./json-schema.js";
 import { DRAFTS, type Draft } from "./json-schema-drafts.js";
 
@@ -203,9 +202,7 @@ export async function standardSchemaValid(
 /**
  * The `eval.json-schema-valid` tool contract. Its `schema` is a JSON Schema (over JSON) or,
  * in process, any Standard Schema, arktype's callable schemas included. Any other value is
- * passed on, so the scorer answers it with an errored Score instead of the call throwing. The
- * input type names an object schema (what callers write over JSON); to bind a Standard Schema,
- * declare `schema: JsonSchemaObject | StandardSchemaV1` in the binding's input type.
+ * passed on, so the scorer answers it with an errored Score instead of the call throwing.
  */
 export const jsonSchemaValidTool = defineTool({
   id: "eval.json-schema-valid",
@@ -214,7 +211,7 @@ export const jsonSchemaValidTool = defineTool({
   inputSchema: z.object({
     actual: z.unknown(),
     // Accepts any value and keeps it as it is (no copy), so compiled validators are found by identity.
-    schema: z.custom<JsonSchemaObject>(() => true),
+    schema: z.custom<JsonSchema | StandardSchemaV1>(() => true),
     draft: z.enum(DRAFTS as [Draft, ...Draft[]]).optional(),
     formats: z.enum(["assert", "annotate"]).optional(),
   }),
