@@ -95,7 +95,8 @@ defineSuite<string, Reply>({
     }),
   ],
 });
-// What the tool takes fits, its optional fields given or left out.
+// What the tool takes fits, its optional fields given, left out or explicitly undefined.
+declare const flags: string | undefined;
 defineSuite<string, Reply>({
   id: "fits",
   cases: [{ input: "x" }],
@@ -105,7 +106,7 @@ defineSuite<string, Reply>({
       id: "pattern",
       tool: regexMatchTool,
       driver: evalScorersProvider,
-      mapInput: ({ output }) => ({ actual: output.text, pattern: "x", flags: "i" }),
+      mapInput: ({ output }) => ({ actual: output.text, pattern: "x", flags }),
     }),
     bindScorer({
       id: "exact",

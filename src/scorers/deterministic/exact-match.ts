@@ -57,7 +57,8 @@ export const exactMatchTool = defineTool({
   inputSchema: z.object({
     actual: z.string(),
     expected: z.string(),
-    trim: z.boolean().exactOptional(),
+    // Optional keys take an explicit undefined as omitted, as the input types say.
+    trim: z.boolean().optional(),
   }),
   outputSchema: scoreSchema,
 });
@@ -71,6 +72,6 @@ function acceptsInput(input: unknown): boolean {
     isObjectInput(input) &&
     typeof input.actual === "string" &&
     typeof input.expected === "string" &&
-    (typeof input.trim === "boolean" || !("trim" in input))
+    (input.trim === undefined || typeof input.trim === "boolean")
   );
 }

@@ -84,7 +84,8 @@ export const regexMatchTool = defineTool({
   inputSchema: z.object({
     actual: z.string(),
     pattern: z.string(),
-    flags: z.string().exactOptional(),
+    // Optional keys take an explicit undefined as omitted, as the input types say.
+    flags: z.string().optional(),
   }),
   outputSchema: scoreSchema,
 });
@@ -98,7 +99,7 @@ function acceptsInput(input: unknown): boolean {
     isObjectInput(input) &&
     typeof input.actual === "string" &&
     typeof input.pattern === "string" &&
-    (typeof input.flags === "string" || !("flags" in input))
+    (input.flags === undefined || typeof input.flags === "string")
   );
 }
 

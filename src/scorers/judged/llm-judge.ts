@@ -14,7 +14,7 @@ import { type Driver, defineDriver, defineTool, implementTool } from "../../tool
 export interface LlmJudgeInput {
   output: JsonValue;
   criteria: string;
-  expected?: JsonValue;
+  expected?: JsonValue | undefined;
 }
 
 const llmJudgeInputSchema: z.ZodType<LlmJudgeInput> = z.object({
