@@ -64,10 +64,24 @@ export function refuseMisspeltKeys(
   known: Readonly<Record<string, true>>,
   path?: string,
 ): void {
-  const keys = Object.keys(known);
+  const problem = misspeltKeysMessage(given, Object.keys(known), path);
+  if (problem !== undefined) throw new AuthoringError(`${where}: ${problem}`);
+}
+
+/**
+ * What {@link refuseMisspeltKeys} says of the keys of `given` that misspell one of `keys`, or
+ * undefined when none does: for a scorer that answers such input with an errored Score instead.
+ * @example
+ * misspeltKeysMessage({ draf: "draft-07" }, ["actual", "schema", "draft"]);
+ * // 'unknown key "draf" (did you mean "draft"?); known keys: actual, schema, draft'
+ */
+export function misspeltKeysMessage(
+  given: unknown,
+  keys: readonly string[],
+  path?: string,
+): string | undefined {
   const misspelt = misspeltKeys(given, keys);
-  if (misspelt.length > 0)
-    throw new AuthoringError(`${where}: ${unknownKeysMessage(misspelt, keys, path)}`);
+  return misspelt.length === 0 ? undefined : unknownKeysMessage(misspelt, keys, path);
 }
 
 /**
@@ -80,9 +94,8 @@ export function misspeltKeysCheck(shape: object) {
     value: unknown,
     context: { addIssue: (issue: { code: "custom"; message: string }) => void },
   ) => {
-    const misspelt = misspeltKeys(value, keys);
-    if (misspelt.length > 0)
-      context.addIssue({ code: "custom", message: unknownKeysMessage(misspelt, keys) });
+    const problem = misspeltKeysMessage(value, keys);
+    if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
   };
 }
 

@@ -82,6 +82,12 @@ function withKey(input: Record<string, unknown>, path: string[], value: unknown)
   return copy;
 }
 
+/** `input` with the key at `path` renamed to `name`. */
+function renamed(input: Record<string, unknown>, path: string[], name: string) {
+  const value = path.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], input);
+  return withKey(withKey(input, path, omit), [...path.slice(0, -1), name], value);
+}
+
 /** The keys the tool may go without: those whose removal its input schema still accepts. */
 function optionalPaths(tool: Tool<unknown, unknown>, input: Record<string, unknown>) {
   return keyPaths(input).filter((path) => !toolInputError(tool, withKey(input, path, omit)));
@@ -114,6 +120,38 @@ describe("built-in tool inputs", () => {
     expect(await runTool({ tool, candidates: [driver], input: undefinedGiven })).toEqual(expected);
     // The engine's path, which hands a built-in scorer an input its own check accepts as it is.
     expect(await callTool(tool, [driver], undefinedGiven, undefined)).toEqual(expected);
+  });
+
+  it.each(
+    tools.flatMap((tool) =>
+      optionalPaths(tool, cases[tool.id]?.input ?? {}).map((path) => [tool.id, path.join(".")]),
+    ),
+  )("%s refuses %s misspelt, saying which key was meant", async (id, dotted) => {
+    const tool = tools.find((candidate) => candidate.id === id) as Tool<unknown, unknown>;
+    const { input, driver } = cases[id] as (typeof cases)[string];
+    const path = dotted.split(".");
+    const key = path.at(-1) as string;
+    // Left out, the key is its default: misspelt, it must not quietly become that default.
+    const misspelt = renamed(input, path, `${key}${key.at(-1)}`);
+    const meant = `did you mean "${key}"?`;
+    await expect(runTool({ tool, candidates: [driver], input: misspelt })).rejects.toThrow(meant);
+    await expect((async () => callTool(tool, [driver], misspelt, undefined))()).rejects.toThrow(
+      meant,
+    );
+  });
+
+  it("lets a wider input through: a key that misspells none is no mistake", async () => {
+    const input = { actual: "a", expected: "a", caseId: "c-1" };
+    const tool = scorers.exactMatchTool;
+    const candidates = [scorers.evalScorersProvider];
+    await expect(runTool({ tool, candidates, input })).resolves.toMatchObject({ passed: true });
+    await expect(
+      (async () => callTool(tool, candidates, input, undefined))(),
+    ).resolves.toMatchObject({ passed: true });
+    expect(scorers.exactMatch(input).passed).toBe(true);
+    expect(scorers.regexMatch({ actual: "a", pattern: "a", caseId: "c-1" } as never).passed).toBe(
+      true,
+    );
   });
 
   it("takes undefined for the optional keys of the scorers called directly", async () => {

@@ -122,5 +122,10 @@ describe("wrapScorer", () => {
     expect(() => wrapScorer(exactText, { output: "text" as never })).toThrow(
       'wrapScorer("exact-text"): `output` must be a function',
     );
+    // A mapping given on its own would be ignored: no mapping would happen.
+    expect(() => wrapScorer(exactText, ((output: string) => output) as never)).toThrow(
+      'wrapScorer("exact-text"): options must be an object { output?, expected? } of mapping functions, got a function; to map the output, write wrapScorer(scorer, { output: fn })',
+    );
+    expect(() => wrapScorer(exactText, null as never)).toThrow("got null");
   });
 });

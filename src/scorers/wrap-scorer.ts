@@ -112,6 +112,12 @@ export function wrapScorer(
       "wrapScorer: the scorer has no name; build it with createScorer({ name, score })",
     );
   }
+  // A mapping passed on its own (wrapScorer(scorer, fn)) would otherwise be ignored without a word.
+  if (typeof options !== "object" || options === null) {
+    throw new AuthoringError(
+      `wrapScorer("${name}"): options must be an object { output?, expected? } of mapping functions, got ${options === null ? "null" : `a ${typeof options}`}; to map the output, write wrapScorer(scorer, { output: fn })`,
+    );
+  }
   refuseUnknownKeys(`wrapScorer("${name}")`, options, wrapScorerOptionsKeys);
   for (const key of ["output", "expected"] as const) {
     if (options[key] !== undefined && typeof options[key] !== "function") {

@@ -132,6 +132,15 @@ export function isObjectInput(input: unknown): input is Record<string, unknown> 
   return typeof input === "object" && input !== null && !Array.isArray(input);
 }
 
+/**
+ * Internal: whether `input` has no key but `keys`, for input checks. An input with another key
+ * goes through the schema, which refuses one that misspells a known key (`trimm`).
+ */
+export function hasOnlyKeys(input: object, keys: ReadonlySet<string>): boolean {
+  for (const key in input) if (!keys.has(key)) return false;
+  return true;
+}
+
 /** Definition accepted by {@link defineDriver}. */
 export interface DriverDefinition {
   id: string;

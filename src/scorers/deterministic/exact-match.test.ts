@@ -28,6 +28,12 @@ describe("exactMatch", () => {
     expect((direct as Error).message).toBe((viaTool as Error).message);
   });
 
+  it("refuses a misspelt key, saying which was meant, instead of scoring without it", () => {
+    expect(() =>
+      exactMatch({ actual: " a", expected: "a", trimm: true } as unknown as ExactMatchInput),
+    ).toThrow('unknown key "trimm" (did you mean "trim"?); known keys: actual, expected, trim');
+  });
+
   it("scores equal strings 1 with the seed's rationale", () => {
     expect(exactMatch({ actual: "hello", expected: "hello" })).toEqual({
       value: 1,

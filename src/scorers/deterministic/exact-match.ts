@@ -1,7 +1,9 @@
 import * as z from "zod";
+import type { KnownKeys } from "../../known-keys.js";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { toolInputError } from "../../tool/run-tool.js";
-import { defineTool, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
+import { defineTool, hasOnlyKeys, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
+import { scorerInputSchema } from "../tool-input.js";
 import { preview } from "./preview.js";
 
 const LABEL = "exact-match";
@@ -15,6 +17,12 @@ export interface ExactMatchInput {
   /** Trim leading and trailing whitespace (Unicode whitespace included) from both before comparing. */
   trim?: boolean | undefined;
 }
+const inputKeys = {
+  actual: true,
+  expected: true,
+  trim: true,
+} satisfies KnownKeys<ExactMatchInput>;
+const INPUT_KEYS = new Set(Object.keys(inputKeys));
 
 /** Index of the first UTF-16 unit where two strings differ (the shorter length when one is a prefix). */
 function firstDifference(a: string, b: string): number {
@@ -28,14 +36,18 @@ function firstDifference(a: string, b: string): number {
  * Score 1 when `actual` equals `expected` (after an optional trim), else 0.
  * The comparison is code unit for code unit: "é" composed and "é" decomposed differ.
  * @throws ToolInputError naming the field, as the tool does, when `actual` or `expected` is not a
- * string or `trim` not a boolean (in a scorer: an errored judgment, never a failed 0).
+ * string, `trim` not a boolean, or a key misspells one of these (`trimm`: "did you mean"); in a
+ * scorer: an errored judgment, never a failed 0.
  * @example
  * exactMatch({ actual: "hello", expected: "hello" });
  * // → { value: 1, passed: true, label: "exact-match", rationale: "actual equals expected" }
  */
 export function exactMatch(input: ExactMatchInput): Score {
-  if (!acceptsInput(input))
-    throw toolInputError(exactMatchTool, input) ?? new TypeError("exactMatch: invalid input");
+  // An input with other keys may still be one the schema takes (a wider object): it decides.
+  if (!acceptsInput(input)) {
+    const error = toolInputError(exactMatchTool, input);
+    if (error) throw error;
+  }
   const actual = input.trim ? input.actual.trim() : input.actual;
   const expected = input.trim ? input.expected.trim() : input.expected;
   if (actual === expected) {
@@ -54,7 +66,7 @@ export function exactMatch(input: ExactMatchInput): Score {
 export const exactMatchTool = defineTool({
   id: "eval.exact-match",
   description: "Score 1 when actual equals expected (after an optional trim), else 0.",
-  inputSchema: z.object({
+  inputSchema: scorerInputSchema({
     actual: z.string(),
     expected: z.string(),
     // Optional keys take an explicit undefined as omitted, as the input types say.
@@ -70,6 +82,7 @@ export const exactMatchImpl = implementBuiltInTool(exactMatchTool, exactMatch, a
 function acceptsInput(input: unknown): boolean {
   return (
     isObjectInput(input) &&
+    hasOnlyKeys(input, INPUT_KEYS) &&
     typeof input.actual === "string" &&
     typeof input.expected === "string" &&
     (input.trim === undefined || typeof input.trim === "boolean")

@@ -181,6 +181,19 @@ describe("jsonSchemaValid with JSON Schema", () => {
     });
   });
 
+  it("errors a misspelt option key instead of reading the schema without it", async () => {
+    const result = await jsonSchemaValid({
+      actual: 1,
+      schema: { type: "number" },
+      draf: "draft-07",
+    } as never);
+    expect(result).toMatchObject({
+      errored: true,
+      rationale:
+        'invalid input: unknown key "draf" (did you mean "draft"?); known keys: actual, schema, draft, formats',
+    });
+  });
+
   it("checks required names that are also Object.prototype's, such as __proto__", async () => {
     const schema = { required: ["__proto__", "constructor"] };
     expect(await rationaleOf({ id: 1 }, schema)).toBe(

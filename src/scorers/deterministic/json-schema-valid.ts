@@ -1,9 +1,11 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import * as z from "zod";
 import { errorMessage } from "../../errors.js";
+import { type KnownKeys, misspeltKeysMessage } from "../../known-keys.js";
 import { scoreSchema } from "../../score/score.js";
 import { isStandardSchema, issuePointer } from "../../tool/standard-schema.js";
-import { defineTool, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
+import { defineTool, hasOnlyKeys, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
+import { scorerInputSchema } from "../tool-input.js";
 import {
   type CompiledJsonSchema,
   compileJsonSchema,
@@ -29,6 +31,14 @@ export interface JsonSchemaValidInput<S = JsonSchema | StandardSchemaV1> {
   /** `"assert"` (the default): a string that breaks its `format` fails. `"annotate"`: `format` never fails. */
   formats?: FormatMode | undefined;
 }
+const inputKeys = {
+  actual: true,
+  schema: true,
+  draft: true,
+  formats: true,
+} satisfies KnownKeys<JsonSchemaValidInput>;
+const INPUT_KEYS_LIST = Object.keys(inputKeys);
+const INPUT_KEYS = new Set(INPUT_KEYS_LIST);
 
 /**
  * The `eval.json-schema-valid` Score. `errored: true` means the scorer could not judge the
@@ -161,13 +171,17 @@ function jsonSchemaValidNow(
  *
  * Never throws and never blames the value for a bad schema: an unusable schema (invalid, an
  * unsupported `$schema`, a reference outside it, a Standard Schema whose `validate` throws)
- * gives `errored: true` with a rationale starting "invalid schema:".
+ * gives `errored: true` with a rationale starting "invalid schema:", and a misspelt option
+ * (`draf`) one starting "invalid input:" that names the key meant.
  * @example
  * await jsonSchemaValid({ actual: { n: "1" }, schema: { type: "object", properties: { n: { type: "number" } } } });
  * // → { value: 0, passed: false, label: "json-schema-valid", rationale: '/n: must be number, got string' }
  */
 export async function jsonSchemaValid(input: JsonSchemaValidInput): Promise<JsonSchemaScore> {
   try {
+    // A misspelt key (`draf`) would otherwise leave its option at the default without a word.
+    const misspelt = misspeltKeysMessage(input, INPUT_KEYS_LIST);
+    if (misspelt !== undefined) return errored(`invalid input: ${misspelt}`);
     // A misspelt mode would otherwise turn format checks off without a word.
     const { formats } = input;
     if (formats !== undefined && formats !== "assert" && formats !== "annotate") {
@@ -208,7 +222,7 @@ export const jsonSchemaValidTool = defineTool({
   id: "eval.json-schema-valid",
   description:
     "Score 1 when actual is valid against a JSON Schema (2020-12 unless $schema or draft says 2019-09 or draft-07), else 0 with the first violation, its path, what was expected and what was found.",
-  inputSchema: z.object({
+  inputSchema: scorerInputSchema({
     actual: z.unknown(),
     // Accepts any value and keeps it as it is (no copy), so compiled validators are found by identity.
     schema: z.custom<JsonSchema | StandardSchemaV1>(() => true),
@@ -224,6 +238,7 @@ export const jsonSchemaValidImpl = implementBuiltInTool(
   (input) => jsonSchemaValidNow(input as JsonSchemaValidInput),
   (input) =>
     isObjectInput(input) &&
+    hasOnlyKeys(input, INPUT_KEYS) &&
     Object.hasOwn(input, "actual") &&
     Object.hasOwn(input, "schema") &&
     (input.draft === undefined || DRAFTS.includes(input.draft as Draft)) &&

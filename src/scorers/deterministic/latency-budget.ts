@@ -1,6 +1,8 @@
 import * as z from "zod";
+import type { KnownKeys } from "../../known-keys.js";
 import { type Score, scoreSchema } from "../../score/score.js";
-import { defineTool, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
+import { defineTool, hasOnlyKeys, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
+import { scorerInputSchema } from "../tool-input.js";
 import { show } from "./preview.js";
 
 const LABEL = "latency-budget";
@@ -12,6 +14,8 @@ export interface LatencyBudgetInput {
   /** The most it may take, in milliseconds (finite, >= 0). */
   budgetMs: number;
 }
+const inputKeys = { durationMs: true, budgetMs: true } satisfies KnownKeys<LatencyBudgetInput>;
+const INPUT_KEYS = new Set(Object.keys(inputKeys));
 
 // Errored, never a failed 0: a duration that is missing or not a number is no evidence of slowness.
 function invalid(field: string, value: unknown): Score {
@@ -57,7 +61,7 @@ export const latencyBudgetTool = defineTool({
   id: "eval.latency-budget",
   description:
     "Pass when durationMs <= budgetMs; value 1 within budget, else max(0, 1 - (durationMs - budgetMs) / budgetMs).",
-  inputSchema: z.object({ durationMs: milliseconds, budgetMs: milliseconds }),
+  inputSchema: scorerInputSchema({ durationMs: milliseconds, budgetMs: milliseconds }),
   outputSchema: scoreSchema,
 });
 
@@ -66,7 +70,10 @@ export const latencyBudgetImpl = implementBuiltInTool(
   latencyBudgetTool,
   latencyBudget,
   (input) =>
-    isObjectInput(input) && isMilliseconds(input.durationMs) && isMilliseconds(input.budgetMs),
+    isObjectInput(input) &&
+    hasOnlyKeys(input, INPUT_KEYS) &&
+    isMilliseconds(input.durationMs) &&
+    isMilliseconds(input.budgetMs),
 );
 
 /** What `milliseconds` accepts unchanged, at least: a finite number >= 0. */

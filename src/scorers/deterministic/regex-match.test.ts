@@ -20,6 +20,12 @@ describe("regexMatch", () => {
     },
   );
 
+  it("is errored on a misspelt key, saying which was meant, instead of matching without it", () => {
+    const score = regexMatch({ actual: "ABC", pattern: "abc", flag: "i" } as never);
+    expect(score).toMatchObject({ value: 0, passed: false, errored: true });
+    expect(score.rationale).toContain('unknown key "flag" (did you mean "flags"?)');
+  });
+
   it("scores a match 1 and a miss 0, naming the pattern", () => {
     expect(regexMatch({ actual: "Order #123 shipped", pattern: "#\\d+" })).toEqual({
       value: 1,

@@ -1,8 +1,10 @@
 import * as z from "zod";
 import { compileLinearRegex, type LinearRegex } from "../../expect/linear-regex.js";
+import type { KnownKeys } from "../../known-keys.js";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { toolInputError } from "../../tool/run-tool.js";
-import { defineTool, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
+import { defineTool, hasOnlyKeys, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
+import { scorerInputSchema } from "../tool-input.js";
 
 const LABEL = "regex-match";
 
@@ -18,6 +20,12 @@ export interface RegexMatchInput {
   /** RegExp flags: `i`, `m`, `s`, `u` as in JavaScript; `y` anchors at the start; `g` and `d` are ignored. */
   flags?: string | undefined;
 }
+const inputKeys = {
+  actual: true,
+  pattern: true,
+  flags: true,
+} satisfies KnownKeys<RegexMatchInput>;
+const INPUT_KEYS = new Set(Object.keys(inputKeys));
 
 /** A compiled pattern with its rationales made once, so a scored call allocates only its Score. */
 type Compiled =
@@ -61,12 +69,17 @@ function compileCached(pattern: string, flags: string): Compiled {
  * pattern (RE2, through re2js). Never throws: an invalid pattern or flag (rationale
  * "invalid pattern: …"), one RE2 cannot run (a backreference, a lookahead) or an input of
  * another shape (`actual: 5`: rationale "invalid input: actual: …", naming the field as the
- * tool's ToolInputError does) gives an errored Score that says what to change, never a failed 0.
+ * tool's ToolInputError does; `flag: "i"`: "did you mean \"flags\"") gives an errored Score that
+ * says what to change, never a failed 0.
  * @example
  * regexMatch({ actual: "Order #123", pattern: "#\\d+" }).passed; // true
  */
 export function regexMatch(input: RegexMatchInput): Score {
-  if (!acceptsInput(input)) return invalidInput(input);
+  // An input with other keys may still be one the schema takes (a wider object): it decides.
+  if (!acceptsInput(input)) {
+    const invalid = invalidInput(input);
+    if (invalid) return invalid;
+  }
   const compiled = compile(input.pattern, input.flags ?? "");
   if (compiled.regex === null) {
     return { value: 0, passed: false, errored: true, label: LABEL, rationale: compiled.problem };
@@ -81,7 +94,7 @@ export const regexMatchTool = defineTool({
   id: "eval.regex-match",
   description:
     "Score 1 when the regular expression matches actual, else 0, in linear time (RE2); an invalid or unsupported pattern is errored.",
-  inputSchema: z.object({
+  inputSchema: scorerInputSchema({
     actual: z.string(),
     pattern: z.string(),
     // Optional keys take an explicit undefined as omitted, as the input types say.
@@ -97,15 +110,20 @@ export const regexMatchImpl = implementBuiltInTool(regexMatchTool, regexMatch, a
 function acceptsInput(input: unknown): boolean {
   return (
     isObjectInput(input) &&
+    hasOnlyKeys(input, INPUT_KEYS) &&
     typeof input.actual === "string" &&
     typeof input.pattern === "string" &&
     (input.flags === undefined || typeof input.flags === "string")
   );
 }
 
-/** The errored Score of an input the tool would refuse, naming the field as its ToolInputError does. */
-function invalidInput(input: unknown): Score {
+/**
+ * The errored Score of an input the tool refuses, naming the field as its ToolInputError does;
+ * undefined when the tool takes it.
+ */
+function invalidInput(input: unknown): Score | undefined {
   const issue = toolInputError(regexMatchTool, input)?.issues[0];
-  const rationale = `invalid input: ${issue ? `${issue.path || "(root)"}: ${issue.message}` : "rejected"}`;
+  if (issue === undefined) return undefined;
+  const rationale = `invalid input: ${issue.path || "(root)"}: ${issue.message}`;
   return { value: 0, passed: false, errored: true, label: LABEL, rationale };
 }

@@ -104,6 +104,21 @@ describe("eval.llm-judge with an injected judge", () => {
       /threshold/,
     );
   });
+
+  it("rejects a misspelt option when the driver or binding is built", () => {
+    expect(() => makeLlmJudgeDriver(judgeOnce({ value: 1 }), { treshold: 0.9 } as never)).toThrow(
+      'makeLlmJudgeDriver: unknown key "options.treshold" (did you mean "options.threshold"?)',
+    );
+    expect(() =>
+      llmJudge({
+        id: "helpful",
+        judge: judgeOnce({ value: 1 }),
+        criteria: "helpful?",
+        mapOutput: () => "x",
+        mapExpectd: () => "y",
+      } as never),
+    ).toThrow('llmJudge("helpful"): unknown key "mapExpectd" (did you mean "mapExpected"?)');
+  });
 });
 
 describe("eval.llm-judge through a model on the fake server", () => {

@@ -7,8 +7,10 @@ import {
   judgeVerdictSchema,
 } from "../../judge/types.js";
 import { JudgeUnavailableError } from "../../judge/unavailable.js";
+import { type KnownKeys, refuseUnknownKeys } from "../../known-keys.js";
 import { makeScore, type Score, scoreSchema } from "../../score/score.js";
 import { type Driver, defineDriver, defineTool, implementTool } from "../../tool/tool.js";
+import { scorerInputSchema } from "../tool-input.js";
 
 /** Input of the `eval.llm-judge` tool. */
 export interface LlmJudgeInput {
@@ -17,7 +19,7 @@ export interface LlmJudgeInput {
   expected?: JsonValue | undefined;
 }
 
-const llmJudgeInputSchema: z.ZodType<LlmJudgeInput> = z.object({
+const llmJudgeInputSchema = scorerInputSchema({
   output: jsonValueSchema,
   criteria: z.string().min(1, "criteria must say what the judge checks"),
   expected: jsonValueSchema.optional(),
@@ -39,6 +41,10 @@ export interface MakeLlmJudgeDriverOptions {
   /** The Score's label (default "llm-judge"). */
   label?: string;
 }
+const makeLlmJudgeDriverOptionsKeys = {
+  threshold: true,
+  label: true,
+} satisfies KnownKeys<MakeLlmJudgeDriverOptions>;
 
 /**
  * A driver implementing `eval.llm-judge` with an injected judge. An explicit `passed` in the
@@ -52,6 +58,7 @@ export function makeLlmJudgeDriver(
   judge: JudgeFn,
   options: MakeLlmJudgeDriverOptions = {},
 ): Driver {
+  refuseUnknownKeys("makeLlmJudgeDriver", options, makeLlmJudgeDriverOptionsKeys, "options");
   const threshold = options.threshold ?? 0.5;
   if (!(Number.isFinite(threshold) && threshold >= 0 && threshold <= 1)) {
     throw new TypeError(
@@ -114,6 +121,14 @@ export interface LlmJudgeBindingOptions<Output> {
   /** What the judge compares against (default: the case's `expected`, when it is set). */
   mapExpected?: (args: ScorerMapArgs<Output>) => JsonValue | undefined;
 }
+const llmJudgeBindingOptionsKeys = {
+  id: true,
+  judge: true,
+  criteria: true,
+  threshold: true,
+  mapOutput: true,
+  mapExpected: true,
+} satisfies KnownKeys<LlmJudgeBindingOptions<unknown>>;
 
 /** A ready-to-bind `eval.llm-judge` scorer. */
 export type LlmJudgeBinding<Output> = ScorerBinding<Output, LlmJudgeInput>;
@@ -124,6 +139,12 @@ export type LlmJudgeBinding<Output> = ScorerBinding<Output, LlmJudgeInput>;
  * bindScorer(llmJudge<Answer>({ id: "helpfulness", judge, criteria: "Is the answer helpful?", threshold: 0.7, mapOutput: ({ output }) => output.text }))
  */
 export function llmJudge<Output>(options: LlmJudgeBindingOptions<Output>): LlmJudgeBinding<Output> {
+  const id = (options as { id?: unknown } | null)?.id;
+  refuseUnknownKeys(
+    typeof id === "string" ? `llmJudge("${id}")` : "llmJudge",
+    options,
+    llmJudgeBindingOptionsKeys,
+  );
   const driver = makeLlmJudgeDriver(options.judge, {
     label: options.id,
     ...(options.threshold !== undefined ? { threshold: options.threshold } : {}),

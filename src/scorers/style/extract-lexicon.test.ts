@@ -33,6 +33,12 @@ describe("extractLexicon", () => {
     expect(lexicon).toEqual(["forêt", "profonde", "sombre"]);
   });
 
+  it("refuses a misspelt option instead of keeping its default", () => {
+    expect(() => extractLexicon(["abcd efgh"], { tpo: 1 } as never)).toThrow(
+      'extractLexicon: unknown key "options.tpo" (did you mean "options.top"?)',
+    );
+  });
+
   it("falls back to frequency when the background holds no word", () => {
     expect(extractLexicon(["forêt forêt sombre"], { background: ["", "123"] })).toEqual([
       "forêt",

@@ -1,3 +1,4 @@
+import { type KnownKeys, refuseUnknownKeys } from "../../known-keys.js";
 import { wordTokens } from "./words.js";
 
 /** Options of {@link extractLexicon}. */
@@ -9,6 +10,11 @@ export interface ExtractLexiconOptions {
   /** A reference corpus: terms are ranked by how much more the corpus uses them than it. */
   background?: readonly string[];
 }
+const extractLexiconOptionsKeys = {
+  top: true,
+  minLen: true,
+  background: true,
+} satisfies KnownKeys<ExtractLexiconOptions>;
 
 const DEFAULT_TOP = 50;
 const DEFAULT_MIN_LEN = 4;
@@ -22,6 +28,7 @@ const SMOOTHING = 0.5;
  * rank by the log-odds ratio of their smoothed frequency in the corpus against the background
  * (add-0.5 per term over the joint vocabulary), and only terms the corpus over-uses (ratio > 0)
  * are kept. Ties fall back to frequency, then alphabetical order, so the result is stable.
+ * @throws AuthoringError when `options` has a key it does not know (`tpo`: "did you mean").
  * @example
  * extractLexicon(["l'écriture lente", "écriture et rature"], { top: 1 }) // → ["écriture"]
  */
@@ -29,6 +36,8 @@ export function extractLexicon(
   corpusTexts: readonly string[],
   options: ExtractLexiconOptions = {},
 ): string[] {
+  // A misspelt option (`tpo`) would leave its default without a word.
+  refuseUnknownKeys("extractLexicon", options, extractLexiconOptionsKeys, "options");
   const top = options.top ?? DEFAULT_TOP;
   const minLen = options.minLen ?? DEFAULT_MIN_LEN;
   if (!Number.isInteger(top) || top < 1) {

@@ -1,13 +1,14 @@
 import * as z from "zod";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { defineTool, implementTool } from "../../tool/index.js";
+import { scorerInputSchema } from "../tool-input.js";
 import { normalizeText, wholeWordPattern } from "./words.js";
 
 const LABEL = "lexicon-hit-rate";
 const DEFAULT_THRESHOLD = 0.5;
 const LISTED_TERMS = 10;
 
-const lexiconHitRateInputSchema = z.object({
+const lexiconHitRateInputSchema = scorerInputSchema({
   text: z.string(),
   lexicon: z
     .array(z.string().refine((term) => term.trim() !== "", "a lexicon term must not be blank"))

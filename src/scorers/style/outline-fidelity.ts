@@ -2,13 +2,14 @@ import * as z from "zod";
 import type { JudgeFn } from "../../judge/types.js";
 import { scoreSchema } from "../../score/score.js";
 import { type Driver, defineTool } from "../../tool/index.js";
+import { scorerInputSchema } from "../tool-input.js";
 import { makeJudgedDriver } from "./judged-driver.js";
 
 const LABEL = "outline-fidelity";
 /** The fixed gate: an answer must cover at least 95% of its outline. */
 const PASS_AT = 0.95;
 
-const outlineFidelityInputSchema = z.object({
+const outlineFidelityInputSchema = scorerInputSchema({
   /** The plan the answer should follow. */
   outline: z.string().min(1, "outline must not be empty"),
   /** The produced answer. */

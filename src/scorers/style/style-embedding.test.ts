@@ -144,5 +144,8 @@ describe("eval.style-embedding", () => {
       /embed must be an EmbedFn/,
     );
     expect(() => makeStyleEmbeddingDriver(embed, { threshold: 2 })).toThrow(/threshold/);
+    expect(() => makeStyleEmbeddingDriver(embed, { treshold: 0.9 } as never)).toThrow(
+      'makeStyleEmbeddingDriver: unknown key "options.treshold" (did you mean "options.threshold"?)',
+    );
   });
 });

@@ -1,9 +1,11 @@
 import * as z from "zod";
 import { errorMessage } from "../../errors.js";
+import { type KnownKeys, refuseUnknownKeys } from "../../known-keys.js";
 import { plural } from "../../plural.js";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { type Driver, defineDriver, defineTool, implementTool } from "../../tool/index.js";
 import { show } from "../deterministic/preview.js";
+import { scorerInputSchema } from "../tool-input.js";
 import { cosineToCentroid, EmbeddingDimensionError } from "./cosine.js";
 
 const LABEL = "style-embedding";
@@ -15,7 +17,7 @@ const DEFAULT_THRESHOLD = 0.5;
  */
 export type EmbedFn = (texts: string[], options?: { signal?: AbortSignal }) => Promise<number[][]>;
 
-const styleEmbeddingInputSchema = z.object({
+const styleEmbeddingInputSchema = scorerInputSchema({
   /** The text to score. */
   candidate: z.string(),
   /** Texts in the target style; their embeddings' centroid is the target. */
@@ -32,6 +34,9 @@ export interface MakeStyleEmbeddingDriverOptions {
   /** Lowest passing value (default 0.5). */
   threshold?: number;
 }
+const makeStyleEmbeddingDriverOptionsKeys = {
+  threshold: true,
+} satisfies KnownKeys<MakeStyleEmbeddingDriverOptions>;
 
 /**
  * `eval.style-embedding`: how close a candidate's embedding points to the centroid of its
@@ -66,6 +71,12 @@ export function makeStyleEmbeddingDriver(
       "makeStyleEmbeddingDriver(embed): embed must be an EmbedFn (texts) => Promise<number[][]>",
     );
   }
+  refuseUnknownKeys(
+    "makeStyleEmbeddingDriver",
+    options,
+    makeStyleEmbeddingDriverOptionsKeys,
+    "options",
+  );
   const threshold = options.threshold ?? DEFAULT_THRESHOLD;
   if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) {
     throw new RangeError(

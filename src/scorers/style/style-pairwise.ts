@@ -2,11 +2,12 @@ import * as z from "zod";
 import type { JudgeFn } from "../../judge/types.js";
 import { scoreSchema } from "../../score/score.js";
 import { type Driver, defineTool } from "../../tool/index.js";
+import { scorerInputSchema } from "../tool-input.js";
 import { makeJudgedDriver } from "./judged-driver.js";
 
 const LABEL = "style-pairwise";
 
-const stylePairwiseInputSchema = z.object({
+const stylePairwiseInputSchema = scorerInputSchema({
   /** A text in the target style. */
   reference: z.string(),
   /** First candidate. */
