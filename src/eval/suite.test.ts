@@ -4,6 +4,7 @@ import {
   createScorer,
   evalScorersProvider,
   exactMatch,
+  exactMatchImpl,
   exactMatchTool,
   jsonSchemaValidTool,
 } from "../scorers/index.js";
@@ -494,6 +495,20 @@ describe("authoring errors are errored cases, not failures", () => {
       );
     expect(defineSuite({ ...base, threshold: 0 }).id).toBe("n");
     expect(defineSuite({ ...base, threshold: 1 }).id).toBe("n");
+  });
+
+  it("refuses a binding whose driver is not one when it is bound, not on every case", () => {
+    const binding = {
+      id: "exact",
+      tool: exactMatchTool,
+      mapInput: () => ({ actual: "a", expected: "a" }),
+    };
+    expect(() => bindScorer({ ...binding, driver: exactMatchImpl as never })).toThrow(
+      'bindScorer("exact"): `driver` is a tool implementation, not a driver: bundle it with defineDriver({ id, implementations: [it] })',
+    );
+    expect(() => bindScorer({ ...binding, driver: undefined as never })).toThrow(
+      'bindScorer("exact"): `driver` is undefined, not a driver (defineDriver\'s result, such as evalScorersProvider)',
+    );
   });
 });
 

@@ -14,7 +14,7 @@ import {
   scoreNowOf,
 } from "../scorers/create-scorer.js";
 import { callTool, isThenable, runTool } from "../tool/run-tool.js";
-import type { Driver, Tool } from "../tool/tool.js";
+import { type Driver, notADriver, type Tool } from "../tool/tool.js";
 import { controlCharacter, DATASET_ERROR_ID, IdSet } from "./ids.js";
 import type { AttemptRecord, Judgment } from "./record.js";
 import { addJudgeUsage, emptyJudgeUsage, erroredRecord, unreportedUsage } from "./record.js";
@@ -97,6 +97,13 @@ export function bindScorer<Output, ScorerInput>(
     binding,
     scorerBindingKeys,
   );
+  // Checked here, not on the first case: every case would be errored for it.
+  const notDriver = notADriver(binding.driver);
+  if (notDriver !== undefined) {
+    throw new AuthoringError(
+      `${typeof id === "string" ? `bindScorer("${id}")` : "bindScorer"}: \`driver\` is ${notDriver}`,
+    );
+  }
   const candidates = [binding.driver];
   const bound: BoundScorer<Output> = Object.freeze({
     kind: "bound-scorer" as const,

@@ -6,6 +6,7 @@ import { AuthoringError, ToolInputError, ToolOutputError } from "../errors.js";
 import { scoreSchema } from "../score/score.js";
 import {
   evalScorersProvider,
+  exactMatchImpl,
   exactMatchTool,
   jsonSchemaValidTool,
   latencyBudgetTool,
@@ -147,6 +148,32 @@ describe("tools whose schemas are any Standard Schema", () => {
     expect(define).toThrow(AuthoringError);
     expect(define).toThrow(
       'tool "demo.bad": outputSchema is not a schema (got an object without "~standard"); pass a zod schema or a Standard Schema (valibot, arktype…), one that has a "~standard" property',
+    );
+  });
+});
+
+describe("runTool's own arguments", () => {
+  it("names the argument and what it got, not a TypeError from inside", async () => {
+    const input = { actual: "a", expected: "a" };
+    await expect(runTool({ tool: exactMatchTool, input } as never)).rejects.toThrow(
+      'runTool("eval.exact-match"): `candidates` must be an array of drivers, got undefined; pass candidates: [driver], such as [evalScorersProvider]',
+    );
+    await expect(
+      runTool({ tool: exactMatchTool, candidates: [exactMatchImpl], input } as never),
+    ).rejects.toThrow(
+      'runTool("eval.exact-match"): candidates[0] is a tool implementation, not a driver: bundle it with defineDriver({ id, implementations: [it] })',
+    );
+    await expect(
+      runTool({ tool: exactMatchTool, candidates: [exactMatchTool], input } as never),
+    ).rejects.toThrow("candidates[0] is a tool, not a driver");
+    await expect(runTool({ candidates, input } as never)).rejects.toThrow(
+      "runTool: `tool` must be a tool (defineTool's result, such as exactMatchTool), got undefined",
+    );
+    await expect(runTool(undefined as never)).rejects.toThrow(
+      "runTool: pass { tool, candidates, input }, got undefined",
+    );
+    await expect(runTool({ tool: exactMatchTool, input } as never)).rejects.toBeInstanceOf(
+      AuthoringError,
     );
   });
 });

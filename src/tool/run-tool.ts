@@ -1,14 +1,21 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import type { z } from "zod";
-import { ToolInputError, ToolNotImplementedError, ToolOutputError } from "../errors.js";
+import {
+  AuthoringError,
+  ToolInputError,
+  ToolNotImplementedError,
+  ToolOutputError,
+} from "../errors.js";
 import { formatIssues } from "./issues.js";
 import {
   builtInCheck,
   type Driver,
+  notADriver,
   type Tool,
   type ToolContext,
   type ToolImplementation,
   type ToolSchema,
+  valueKind,
 } from "./tool.js";
 
 /** Options of {@link runTool}. */
@@ -20,13 +27,26 @@ export interface RunToolOptions<Input, Output> {
   signal?: AbortSignal;
 }
 
-/** Find the implementation of a tool among candidate drivers. */
+/**
+ * Find the implementation of a tool among candidate drivers.
+ * @throws AuthoringError when `candidates` is not an array of drivers (the message names the
+ * candidate and what it is); ToolNotImplementedError when no candidate implements the tool.
+ */
 export function resolveImplementation<Input, Output>(
   tool: Tool<Input, Output>,
   candidates: readonly Driver[],
 ): ToolImplementation<Input, Output> {
-  for (const driver of candidates) {
-    const found = driver.implementations.get(tool.id);
+  if (!Array.isArray(candidates)) {
+    throw new AuthoringError(
+      `runTool("${tool.id}"): \`candidates\` must be an array of drivers, got ${valueKind(candidates)}; pass candidates: [driver], such as [evalScorersProvider]`,
+    );
+  }
+  for (let index = 0; index < candidates.length; index++) {
+    const driver = candidates[index];
+    const problem = notADriver(driver);
+    if (problem !== undefined)
+      throw new AuthoringError(`runTool("${tool.id}"): candidates[${index}] is ${problem}`);
+    const found = (driver as Driver).implementations.get(tool.id);
     if (found) return found as unknown as ToolImplementation<Input, Output>;
   }
   throw new ToolNotImplementedError(
@@ -38,12 +58,23 @@ export function resolveImplementation<Input, Output>(
 /**
  * Run a tool through the first candidate that implements it, validating the input
  * against the tool's inputSchema and the result against its outputSchema.
- * @throws ToolInputError when the input fails the schema (the error names the field).
+ * @throws ToolInputError when the input fails the schema (the error names the field);
+ * AuthoringError when `tool` is not a tool or `candidates` not an array of drivers.
  */
 export async function runTool<Input, Output>(
   options: RunToolOptions<Input, Output>,
 ): Promise<Output> {
+  if (typeof options !== "object" || options === null) {
+    throw new AuthoringError(
+      `runTool: pass { tool, candidates, input }, got ${valueKind(options)}`,
+    );
+  }
   const { tool, candidates, input, signal } = options;
+  if ((tool as { kind?: unknown } | undefined)?.kind !== "tool") {
+    throw new AuthoringError(
+      `runTool: \`tool\` must be a tool (defineTool's result, such as exactMatchTool), got ${valueKind(tool)}`,
+    );
+  }
   const implementation = resolveImplementation(tool, candidates);
   const data = await checkInput(tool, input);
   const output = await implementation.run(data, signal ? { signal } : {});

@@ -141,6 +141,29 @@ export function hasOnlyKeys(input: object, keys: ReadonlySet<string>): boolean {
   return true;
 }
 
+/**
+ * Internal: what `value` is instead of a driver, worded to follow "is", or undefined when it is
+ * one. A tool implementation or a tool in its place is named, with what to pass.
+ * @example
+ * notADriver(exactMatchImpl); // "a tool implementation, not a driver: bundle it with defineDriver({ id, implementations: [it] })"
+ */
+export function notADriver(value: unknown): string | undefined {
+  const kind = (value as { kind?: unknown } | null | undefined)?.kind;
+  if (kind === "driver") return undefined;
+  if (kind === "tool-implementation")
+    return "a tool implementation, not a driver: bundle it with defineDriver({ id, implementations: [it] })";
+  if (kind === "tool")
+    return "a tool, not a driver: pass a driver that implements it, such as evalScorersProvider";
+  return `${valueKind(value)}, not a driver (defineDriver's result, such as evalScorersProvider)`;
+}
+
+/** What kind of value `value` is, for a message: "undefined", "null", "an array", "a string"… */
+export function valueKind(value: unknown): string {
+  if (value === undefined || value === null) return String(value);
+  if (Array.isArray(value)) return "an array";
+  return /^[aeiou]/.test(typeof value) ? `an ${typeof value}` : `a ${typeof value}`;
+}
+
 /** Definition accepted by {@link defineDriver}. */
 export interface DriverDefinition {
   id: string;

@@ -82,6 +82,29 @@ describe("latencyBudget", () => {
     },
   );
 
+  it("names a BigInt as one, which reads like a number", () => {
+    const score = latencyBudget({
+      durationMs: 50n,
+      budgetMs: 100,
+    } as unknown as LatencyBudgetInput);
+    expect(score).toMatchObject({ value: 0, passed: false, errored: true });
+    expect(score.rationale).toBe(
+      "invalid durationMs: 50n is a BigInt (must be a finite number >= 0: convert it with Number())",
+    );
+  });
+
+  it.each([
+    [undefined, "undefined"],
+    [null, "null"],
+    [150, "150"],
+  ])("is errored, not a TypeError, when the input is %s", (input, shown) => {
+    const score = latencyBudget(input as unknown as LatencyBudgetInput);
+    expect(score).toMatchObject({ value: 0, passed: false, errored: true });
+    expect(score.rationale).toBe(
+      `invalid input: ${shown}; pass { durationMs, budgetMs } in milliseconds`,
+    );
+  });
+
   const ms = fc.double({ min: 0, max: 1e7, noNaN: true });
   const budget = fc.double({ min: Number.MIN_VALUE, max: 1e7, noNaN: true });
 

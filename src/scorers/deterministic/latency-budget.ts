@@ -18,25 +18,34 @@ const inputKeys = { durationMs: true, budgetMs: true } satisfies KnownKeys<Laten
 const INPUT_KEYS = new Set(Object.keys(inputKeys));
 
 // Errored, never a failed 0: a duration that is missing or not a number is no evidence of slowness.
+function errored(rationale: string): Score {
+  return { value: 0, passed: false, errored: true, label: LABEL, rationale };
+}
+
 function invalid(field: string, value: unknown): Score {
-  return {
-    value: 0,
-    passed: false,
-    errored: true,
-    label: LABEL,
-    rationale: `invalid ${field}: ${typeof value === "number" ? value : show(value)} (must be a finite number >= 0)`,
-  };
+  // A BigInt reads like a number in a reason: named, with the fix.
+  if (typeof value === "bigint") {
+    return errored(
+      `invalid ${field}: ${value}n is a BigInt (must be a finite number >= 0: convert it with Number())`,
+    );
+  }
+  const shown = typeof value === "number" ? value : show(value);
+  return errored(`invalid ${field}: ${shown} (must be a finite number >= 0)`);
 }
 
 /**
  * Score a duration against a budget: passed when `durationMs <= budgetMs`; value 1 within
  * budget, else `max(0, 1 - (durationMs - budgetMs) / budgetMs)` (0 at twice the budget).
- * A duration or budget that is missing, not a number, negative or non-finite gives an errored
- * Score that says which (`errored: true`: the scorer could not judge), never a failed 0.
+ * A duration or budget that is missing, not a number (a BigInt included), negative or
+ * non-finite, or an input that is not an object, gives an errored Score that says which
+ * (`errored: true`: the scorer could not judge), never a failed 0.
  * @example
  * latencyBudget({ durationMs: 150, budgetMs: 100 }); // value 0.5, passed false
  */
 export function latencyBudget(input: LatencyBudgetInput): Score {
+  if (!isObjectInput(input)) {
+    return errored(`invalid input: ${show(input)}; pass { durationMs, budgetMs } in milliseconds`);
+  }
   const { durationMs, budgetMs } = input;
   if (!isMilliseconds(durationMs)) return invalid("durationMs", durationMs);
   if (!isMilliseconds(budgetMs)) return invalid("budgetMs", budgetMs);

@@ -18,6 +18,8 @@ export function show(value: unknown): string {
     return text.length <= PREVIEW_LIMIT;
   };
   const visit = (node: unknown): boolean => {
+    // JSON has no BigInt (JSON.stringify throws on one): shown as JavaScript writes it.
+    if (typeof node === "bigint") return add(`${node}n`);
     if (typeof node === "string") {
       return add(JSON.stringify(node.length > PREVIEW_LIMIT ? node.slice(0, PREVIEW_LIMIT) : node));
     }

@@ -39,6 +39,27 @@ describe("extractLexicon", () => {
     );
   });
 
+  it("refuses what is not a list of texts, naming the field and what it got", () => {
+    // A string was read character by character: no error, and no lexicon.
+    expect(() => extractLexicon("abcd efgh" as never)).toThrow(
+      'extractLexicon: corpusTexts must be a list of texts, got a string ("abcd efgh"); pass [text] for one text',
+    );
+    expect(() => extractLexicon(undefined as never)).toThrow(
+      "extractLexicon: corpusTexts must be a list of texts, got undefined",
+    );
+    expect(() => extractLexicon(["abcd", null] as never)).toThrow(
+      "extractLexicon: corpusTexts[1] must be a string, got null",
+    );
+    expect(() => extractLexicon(["abcd"], { background: [3] as never })).toThrow(
+      "extractLexicon: options.background[0] must be a string, got 3",
+    );
+    expect(() => extractLexicon(["abcd"], null as never)).toThrow(
+      "extractLexicon: options must be an object { top?, minLen?, background? }, got null",
+    );
+    // Other lists of texts, which were read before, still are.
+    expect(extractLexicon(new Set(["abcd abcd efgh"]) as never)).toEqual(["abcd", "efgh"]);
+  });
+
   it("falls back to frequency when the background holds no word", () => {
     expect(extractLexicon(["forêt forêt sombre"], { background: ["", "123"] })).toEqual([
       "forêt",

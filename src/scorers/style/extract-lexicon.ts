@@ -1,4 +1,5 @@
 import { type KnownKeys, refuseUnknownKeys } from "../../known-keys.js";
+import { show } from "../deterministic/preview.js";
 import { wordTokens } from "./words.js";
 
 /** Options of {@link extractLexicon}. */
@@ -29,6 +30,8 @@ const SMOOTHING = 0.5;
  * (add-0.5 per term over the joint vocabulary), and only terms the corpus over-uses (ratio > 0)
  * are kept. Ties fall back to frequency, then alphabetical order, so the result is stable.
  * @throws AuthoringError when `options` has a key it does not know (`tpo`: "did you mean").
+ * @throws TypeError when `corpusTexts` or `options.background` is not a list of strings (a single
+ * string included), or `options` not an object; RangeError when `top` or `minLen` is out of range.
  * @example
  * extractLexicon(["l'écriture lente", "écriture et rature"], { top: 1 }) // → ["écriture"]
  */
@@ -36,6 +39,11 @@ export function extractLexicon(
   corpusTexts: readonly string[],
   options: ExtractLexiconOptions = {},
 ): string[] {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(
+      `extractLexicon: options must be an object { top?, minLen?, background? }, got ${show(options)}`,
+    );
+  }
   // A misspelt option (`tpo`) would leave its default without a word.
   refuseUnknownKeys("extractLexicon", options, extractLexiconOptionsKeys, "options");
   const top = options.top ?? DEFAULT_TOP;
@@ -48,9 +56,11 @@ export function extractLexicon(
       `extractLexicon: options.minLen must be a positive integer (got ${minLen})`,
     );
   }
-  const corpus = countTokens(corpusTexts);
+  const corpus = countTokens(textList("corpusTexts", corpusTexts));
   const candidates = [...corpus.counts.keys()].filter((term) => [...term].length >= minLen);
-  const background = options.background ? countTokens(options.background) : undefined;
+  const background = options.background
+    ? countTokens(textList("options.background", options.background))
+    : undefined;
   if (!background || background.total === 0) {
     return candidates.sort((a, b) => byCount(corpus.counts, a, b)).slice(0, top);
   }
@@ -65,6 +75,28 @@ export function extractLexicon(
     .filter((entry) => entry.score > 0);
   scored.sort((a, b) => b.score - a.score || byCount(corpus.counts, a.term, b.term));
   return scored.slice(0, top).map((entry) => entry.term);
+}
+
+/**
+ * `texts` as a list of strings, else a TypeError naming `name` and what it got: a string there
+ * would be read character by character (no term is that short, so no lexicon and no word), and a
+ * null text would fail deep inside.
+ */
+function textList(name: string, texts: unknown): readonly string[] {
+  if (typeof texts === "string") {
+    throw new TypeError(
+      `extractLexicon: ${name} must be a list of texts, got a string (${show(texts)}); pass [text] for one text`,
+    );
+  }
+  if (typeof (texts as Iterable<unknown> | null | undefined)?.[Symbol.iterator] !== "function") {
+    throw new TypeError(`extractLexicon: ${name} must be a list of texts, got ${show(texts)}`);
+  }
+  const list = Array.isArray(texts) ? texts : [...(texts as Iterable<unknown>)];
+  const bad = list.findIndex((text) => typeof text !== "string");
+  if (bad !== -1) {
+    throw new TypeError(`extractLexicon: ${name}[${bad}] must be a string, got ${show(list[bad])}`);
+  }
+  return list as readonly string[];
 }
 
 interface Counts {
