@@ -151,6 +151,17 @@ describe("what a createScorer callback returns", () => {
       'scorer "shape" returned { score: "0.8" } (string); `score` must be a number or null',
     );
   });
+
+  it("says so of a BigInt score too, where writing the message threw", async () => {
+    await expect(returning({ score: 1n })({ output: "a", expected: "a" })).rejects.toThrow(
+      'scorer "shape" returned { score: 1n } (bigint); `score` must be a number or null',
+    );
+    const { judgment } = await runOne(returning({ score: 1n }), (i) => i, { input: "x" });
+    expect(judgment).toMatchObject({
+      state: "errored",
+      reason: 'scorer "shape" returned { score: 1n } (bigint); `score` must be a number or null',
+    });
+  });
 });
 
 describe("a config factory", () => {

@@ -7,6 +7,7 @@ import { type ResolvedJudge, resolveJudge } from "../judge/resolve.js";
 import type { JudgeFn } from "../judge/types.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { isThenable } from "../tool/run-tool.js";
+import { show } from "./deterministic/preview.js";
 
 /** Extra case fields handed to a scorer next to output and expected. */
 export type Extra = Record<string, unknown>;
@@ -288,7 +289,7 @@ export function toNamedScore(name: string, result: unknown): NamedScore {
   if (score !== null && typeof score !== "number") {
     throw new ScorerResultError(
       name,
-      `returned { score: ${JSON.stringify(score) ?? String(score)} } (${typeof score}); \`score\` must be a number or null`,
+      `returned { score: ${show(score)} } (${typeof score}); \`score\` must be a number or null`,
     );
   }
   const named: NamedScore = { name, score };
