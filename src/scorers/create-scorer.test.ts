@@ -116,6 +116,34 @@ describe("createScorer", () => {
       "createScorer: the config factory returned undefined; return { name, score }",
     );
   });
+
+  it("says what was passed when it is neither a config nor a factory", () => {
+    const expected =
+      "createScorer: pass a config { name, score } or a factory (context) => ({ name, score }), got";
+    expect(() => createScorer(null as never)).toThrow(`${expected} null`);
+    expect(() => (createScorer as () => unknown)()).toThrow(`${expected} undefined`);
+    expect(() => createScorer("x" as never)).toThrow(`${expected} "x" (string)`);
+  });
+
+  it("says a config factory must be synchronous, as seed 003's is", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const async = async () => ({ name: "a", score: () => ({ score: 1 }) });
+      expect(() => createScorer(async as never)).toThrow(
+        "createScorer: the config factory returned a promise; a factory must be synchronous and return { name, score } (resolve async dependencies inside `score`, which may be async)",
+      );
+      const rejecting = async () => {
+        throw new Error("no config");
+      };
+      expect(() => createScorer(rejecting as never)).toThrow("a factory must be synchronous");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
 });
 
 describe("what a createScorer callback returns", () => {

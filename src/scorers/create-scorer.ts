@@ -124,9 +124,10 @@ export class ScorerResultError extends NiceevalError {
 }
 
 /**
- * Give a scoring function a name. `config` is the name and callback, or a factory that
- * builds them from the run's {@link RuntimeContext}; a factory runs once when the scorer is
- * created (to learn its name) and then once per run signal, and must keep the same name.
+ * Give a scoring function a name. `config` is the name and callback, or a synchronous factory
+ * that builds them from the run's {@link RuntimeContext} (as seed 003's; async work belongs in
+ * `score`); a factory runs once when the scorer is created (to learn its name) and then once per
+ * run signal, and must keep the same name.
  * @example
  * const correct = createScorer<{ answer: string }, string>({
  *   name: "correct-answer",
@@ -154,13 +155,13 @@ export function createScorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Ex
   };
   const defaultContext = runtimeContext();
   const first = build(defaultContext);
-  const name = checkConfig(first, undefined);
+  const name = checkConfig(first, undefined, factory !== undefined);
   const resolved = new WeakMap<AbortSignal, Config>([[defaultContext.signal, first]]);
   const resolve = (context: RuntimeContext): Config => {
     let found = resolved.get(context.signal);
     if (!found) {
       found = build(context, name);
-      checkConfig(found, name);
+      checkConfig(found, name, true);
       resolved.set(context.signal, found);
     }
     return found;
@@ -235,12 +236,14 @@ export function namedScorer<OUTPUT, EXPECTED, EXTRA extends Extra>(
   >;
 }
 
-function checkConfig(config: unknown, expectedName: string | undefined): string {
-  if (typeof config !== "object" || config === null) {
-    throw new AuthoringError(
-      `createScorer: the config factory returned ${config === null ? "null" : typeof config}; return { name, score }`,
-    );
-  }
+/** The name of a config, checked: a factory's must be the same every time (`expectedName`). */
+function checkConfig(
+  config: unknown,
+  expectedName: string | undefined,
+  fromFactory: boolean,
+): string {
+  const notObject = notAConfigObject(config, fromFactory);
+  if (notObject !== undefined) throw new AuthoringError(`createScorer: ${notObject}`);
   const { name, score } = config as { name?: unknown; score?: unknown };
   refuseUnknownKeys(
     typeof name === "string" && name.trim() ? `createScorer("${name}")` : "createScorer",
@@ -259,6 +262,26 @@ function checkConfig(config: unknown, expectedName: string | undefined): string 
     );
   }
   return name;
+}
+
+/**
+ * What a config that is not an object is, worded for where it came from (createScorer's argument
+ * or its factory), with what to pass instead; undefined for an object.
+ */
+function notAConfigObject(config: unknown, fromFactory: boolean): string | undefined {
+  if (isThenable(config)) {
+    // A factory's rejection would otherwise be unhandled: the error says what to change.
+    Promise.resolve(config).catch(() => {});
+    return fromFactory
+      ? "the config factory returned a promise; a factory must be synchronous and return { name, score } (resolve async dependencies inside `score`, which may be async)"
+      : "got a promise; pass the config { name, score } itself, or a synchronous factory (context) => ({ name, score })";
+  }
+  if (typeof config === "object" && config !== null) return undefined;
+  if (fromFactory)
+    return `the config factory returned ${config === null ? "null" : typeof config}; return { name, score }`;
+  const got =
+    config === undefined || config === null ? String(config) : `${show(config)} (${typeof config})`;
+  return `pass a config { name, score } or a factory (context) => ({ name, score }), got ${got}`;
 }
 
 /**
