@@ -92,7 +92,9 @@ export function countWords(sentence: string): number {
  */
 export function splitSentences(text: string): string[] {
   const sentences: string[] = [];
-  for (const block of blocks(text.normalize("NFC"))) sentences.push(...splitBlock(block));
+  // Each block appends to one array: spreading a block's sentences into push() overflows the
+  // stack past some 120,000 of them.
+  for (const block of blocks(text.normalize("NFC"))) splitBlock(block, sentences);
   return sentences;
 }
 
@@ -127,9 +129,9 @@ function blocks(text: string): string[] {
  */
 const WINDOW = 64;
 
-function splitBlock(raw: string): string[] {
+/** Appends the sentences of one block to `out`. */
+function splitBlock(raw: string, out: string[]): void {
   const block = raw.replace(/\s+/gu, " ").trim();
-  const out: string[] = [];
   let start = 0;
   let i = 0;
   while (i < block.length) {
@@ -147,7 +149,6 @@ function splitBlock(raw: string): string[] {
     i = Math.max(end, i + 1);
   }
   pushSentence(out, block.slice(start));
-  return out;
 }
 
 /** Whether the run of terminals at `i`..`runEnd`, then closers up to `end`, ends a sentence. */

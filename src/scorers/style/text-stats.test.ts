@@ -117,6 +117,12 @@ describe("computeTextStats", () => {
     expect(computeTextStats("Un deux trois quatre.", { min: 1, max: 4 }).inBand).toBe(true);
   });
 
+  it("counts 200,000 short sentences (1 MB) without overflowing the stack", () => {
+    // Past some 120,000 sentences in one block, spreading them into push() threw a RangeError.
+    const stats = computeTextStats("Oui. ".repeat(200_000));
+    expect(stats).toMatchObject({ sentenceCount: 200_000, lineCount: 1, meanSentenceLength: 1 });
+  });
+
   it("gives zeros and inBand false for empty text", () => {
     expect(computeTextStats("")).toEqual({
       sentenceCount: 0,
