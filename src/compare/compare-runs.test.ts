@@ -37,7 +37,7 @@ class MemoryStore implements Store {
     });
   }
   async appendAttempts(runId: string, records: readonly AttemptRecord[]): Promise<void> {
-    this.runs.get(runId)!.attempts.push(...records);
+    for (const record of records) this.runs.get(runId)!.attempts.push(record);
   }
   async finishRun(runId: string, end: RunEnd): Promise<void> {
     const entry = this.runs.get(runId)!;
@@ -832,5 +832,12 @@ describe("compareRuns", () => {
     const c = await compareRuns(store, "base", "head");
     expect(c.overall.pairs).toBe(n);
     expect(c.overall.meanScore!.resamples).toBe(10_000);
+  });
+
+  it("compares an eval of 200,000 cases, more than a call's arguments can hold", async () => {
+    const specs = cases(200_000, (i) => ({ verdict: i % 2 === 0 ? "passed" : "failed" }));
+    const store = await storeWith({ base: specs, head: specs });
+    const c = await compareRuns(store, "base", "head");
+    expect(c.overall.pairs).toBe(200_000);
   });
 });

@@ -134,7 +134,8 @@ export async function compareRuns(
       pending: pending.get(evalId),
       stats: { ...settings, seed, gateAlpha },
     });
-    allPairs.push(...compared.pairs);
+    // One by one: an eval of some 120,000 cases or more overflows the stack as push()'s arguments.
+    for (const pair of compared.pairs) allPairs.push(pair);
     return compared.comparison;
   });
   if (allPairs.length === 0) {

@@ -640,6 +640,22 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         expect((await store.getRun("first-joiner"))?.status).toBe("running");
       });
 
+      it("adds evals to a run of 200,000, by a joining writer or an attempt of an eval it lacks", async () => {
+        const evals = Array.from({ length: 200_000 }, (_, i) => `e${i}`);
+        await store.beginRun(manifest("wide", { evals }));
+        await store.beginRun(manifest("wide", { evals: ["late", "e0"] }), { join: true });
+        await store.appendAttempts("wide", [
+          attempt("stray", 0),
+          attempt("late", 0),
+          attempt("e0", 0),
+        ]);
+        expect(keys(await collect(store.streamAttempts("wide")))).toEqual([
+          "e0/case-0/0",
+          "late/case-0/0",
+          "stray/case-0/0",
+        ]);
+      });
+
       it("resumes a stopped run: running again under the new writer, marked, not compared", async () => {
         const first = manifest("resumed");
         first.writer = { pid: 11, host: "a" };

@@ -551,14 +551,18 @@ class PostgresStore implements Store {
     if (rid === undefined) throw this.#notFound(runId);
     const evs = new Map<string, number>();
     const cases = new Map<number, number>();
+    // The next eval's position, counted here: Math.max(...) over a run of some 120,000 evals
+    // overflows the stack.
+    let next = 0;
     for (const e of runRows)
       if (e.ev !== null && e.eval_id !== null) {
         evs.set(e.eval_id, e.ev);
         cases.set(e.ev, e.cases ?? 0);
+        next = Math.max(next, e.ev + 1);
       }
     for (const { record } of batch) {
       if (evs.has(record.evalId)) continue;
-      const ev = evs.size === 0 ? 0 : Math.max(...evs.values()) + 1;
+      const ev = next++;
       await client.query("INSERT INTO niceeval.run_evals (rid, ev, eval_id) VALUES ($1, $2, $3)", [
         rid,
         ev,

@@ -289,7 +289,9 @@ class SqliteStore implements Store {
               checkJoin(JSON.parse(exists.manifest) as RunManifest, manifest, this.path);
             const evs = this.#evalIds(exists.rid);
             const known = new Set(evs.values());
-            let next = evs.size === 0 ? 0 : Math.max(...evs.keys()) + 1;
+            // A loop, not Math.max(...): a run of some 120,000 evals overflows the stack as arguments.
+            let next = 0;
+            for (const ev of evs.keys()) next = Math.max(next, ev + 1);
             for (const e of manifest.evals)
               if (!known.has(e.evalId))
                 this.#sql("INSERT INTO run_evals (rid, ev, eval_id) VALUES (?, ?, ?)").run(
