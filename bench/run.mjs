@@ -28,6 +28,7 @@ for (const section of [
   "judges.mjs",
   "json-schema.mjs",
   "text-stats.mjs",
+  "lexicon.mjs",
   "store.mjs",
   "postgres.mjs",
   "history.mjs",

@@ -10,7 +10,7 @@ describe("eval.lexicon-hit-rate", () => {
   it("is the share of terms found as whole words, passing at 0.5 by default", async () => {
     const score = await run({ text: "Il faut écrire lentement.", lexicon: ["écrire", "lire"] });
     expect(score).toMatchObject({ value: 0.5, passed: true, label: "lexicon-hit-rate" });
-    expect(score.rationale).toContain("found: écrire; missing: lire");
+    expect(score.rationale).toContain('found: "écrire"; missing: "lire"');
   });
 
   it("does not match inside words, where ASCII \\b would", async () => {
@@ -50,6 +50,28 @@ describe("eval.lexicon-hit-rate", () => {
   it("treats regex characters in terms literally", async () => {
     expect((await run({ text: "le c++ moderne", lexicon: ["c++"] })).value).toBe(1);
     expect((await run({ text: "abc", lexicon: ["a.c"] })).value).toBe(0);
+  });
+
+  it("finds a term of 100,000 characters, naming it in a short reason", async () => {
+    const long = "écrire ".repeat(14_286).trim();
+    const score = await run({
+      text: `Il faut ${long.toUpperCase()}.`,
+      lexicon: [long, "x".repeat(100_000)],
+    });
+    expect(score.value).toBe(0.5);
+    expect(score.rationale).toContain(`found: "écrire écrire`);
+    expect(score.rationale).toContain("… (100000 chars)");
+    expect(score.rationale!.length).toBeLessThan(400);
+  });
+
+  it("scores a lexicon of 200,000 terms, listing ten of each kind", async () => {
+    const lexicon = Array.from({ length: 200_000 }, (_, i) => `mot${i}`);
+    const score = await run({ text: "Le mot7 et le mot199999, pas mot2.", lexicon });
+    expect(score.value).toBe(3 / 200_000);
+    expect(score.rationale).toContain(
+      'found: "mot2", "mot7", "mot199999"; missing: "mot0", "mot1"',
+    );
+    expect(score.rationale).toContain("(+199987 more)");
   });
 
   it("applies the caller's threshold", async () => {

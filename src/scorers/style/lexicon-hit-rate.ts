@@ -1,8 +1,10 @@
 import * as z from "zod";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { defineTool, implementTool } from "../../tool/index.js";
+import { preview } from "../deterministic/preview.js";
 import { scorerInputSchema } from "../tool-input.js";
-import { normalizeText, wholeWordPattern } from "./words.js";
+import { findWholeWords } from "./term-search.js";
+import { normalizeText } from "./words.js";
 
 const LABEL = "lexicon-hit-rate";
 const DEFAULT_THRESHOLD = 0.5;
@@ -43,10 +45,10 @@ export const lexiconHitRateImpl = implementTool(
   ({ text, lexicon, threshold }): Score => {
     const limit = threshold ?? DEFAULT_THRESHOLD;
     const terms = distinctTerms(lexicon);
-    const haystack = normalizeText(text);
+    const hits = findWholeWords(normalizeText(text), terms);
     const found: string[] = [];
     const missing: string[] = [];
-    for (const term of terms) (wholeWordPattern(term).test(haystack) ? found : missing).push(term);
+    for (const [i, term] of terms.entries()) (hits[i] ? found : missing).push(term);
     const hitRate = terms.length === 0 ? 0 : found.length / terms.length;
     const passed = hitRate >= limit;
     return {
@@ -70,8 +72,9 @@ function distinctTerms(lexicon: readonly string[]): string[] {
   return [...byKey.values()];
 }
 
+// Quoted and cut: a term may hold a comma, or be 100,000 characters long.
 function list(terms: readonly string[]): string {
   if (terms.length === 0) return "none";
-  const shown = terms.slice(0, LISTED_TERMS).join(", ");
+  const shown = terms.slice(0, LISTED_TERMS).map(preview).join(", ");
   return terms.length > LISTED_TERMS ? `${shown} (+${terms.length - LISTED_TERMS} more)` : shown;
 }
