@@ -1,4 +1,5 @@
 import type { EvalSummary } from "../runner/events.js";
+import { shownApart } from "../shown-apart.js";
 
 /** The thresholds of --min-pass-rate and --min-score. */
 export interface RunGates {
@@ -70,9 +71,5 @@ export const below = (value: number, threshold: number): boolean => value < thre
  * `value` with `digits` decimals, or more (up to 9) when those would read as `threshold` itself,
  * so "0.69996 is below 0.7" is not printed as "0.700 is below 0.7".
  */
-export function shownBelow(value: number, threshold: number, digits: number): string {
-  let shown = value.toFixed(digits);
-  for (let more = digits + 1; Number(shown) >= threshold && more <= 9; more++)
-    shown = value.toFixed(more);
-  return shown;
-}
+export const shownBelow = (value: number, threshold: number, digits: number): string =>
+  shownApart(value, threshold, (v, n) => v.toFixed(n), digits, 9);

@@ -18,6 +18,15 @@ describe("equals", () => {
     expect(equals({ a: [1, { b: 2 }] }).evaluate({ a: [1, { b: 3 }] }).state).toBe("mismatched");
   });
 
+  it("writes two numbers that differ with the digits that tell them apart", () => {
+    expect(equals(1).evaluate(1.0000001).reason).toBe("observed 1.0000001, expected 1");
+    expect(equals(0.1234567).evaluate(0.1234568)).toMatchObject({
+      expected: "equals 0.1234567",
+      reason: "observed 0.123457, expected 0.1234567",
+    });
+    expect(equals(2).evaluate(2.5).reason).toBe("observed 2.5, expected 2");
+  });
+
   it("treats NaN and infinite candidates as unavailable, never as a mismatch", () => {
     for (const value of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
       expect(equals(1).evaluate(value).state).toBe("unavailable");
@@ -50,6 +59,19 @@ describe("numeric comparators", () => {
       state: "mismatched",
       reason: "observed 2, not at most 1",
     });
+  });
+
+  it("write the observed number with the digits that tell it from the threshold", () => {
+    const reason = (match: { evaluate(v: number): { reason: string } }, value: number) =>
+      match.evaluate(value).reason;
+    expect(reason(atLeast(0.5), 0.4999999)).toBe("observed 0.4999999, not at least 0.5");
+    expect(reason(greaterThan(1), 1.0000001)).toBe("observed 1.0000001, greater than 1");
+    expect(reason(atMost(10_000), 10_000.0001)).toBe("observed 10000.0001, not at most 10000");
+    expect(reason(atMost(0.3), 0.1 + 0.2)).toBe("observed 0.30000000000000004, not at most 0.3");
+    expect(reason(lessThan(1), 1 - 2 ** -53)).toBe("observed 0.9999999999999999, less than 1");
+    // Six significant digits where they already tell the two apart.
+    expect(reason(atLeast(0.5), 0.123456789)).toBe("observed 0.123457, not at least 0.5");
+    expect(reason(atMost(0.5), 0.5)).toBe("observed 0.5, at most 0.5");
   });
 
   it("mismatch non-numbers", () => {

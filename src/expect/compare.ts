@@ -2,7 +2,7 @@ import { deepEqual } from "./deep-equal.js";
 import {
   describe,
   finiteArgument,
-  formatNumber,
+  formatBeside,
   isNonFinite,
   node,
   nonFiniteNode,
@@ -18,7 +18,8 @@ import type { BooleanMatch, MatchState } from "./types.js";
  */
 export function equals<T>(expected: T): BooleanMatch<Widen<T>, T> {
   if (typeof expected === "number") finiteArgument("equals", "expected", expected);
-  const expects = `equals ${describe(expected)}`;
+  // A number in full, as the comparators write their threshold: it is the author's own constant.
+  const expects = `equals ${typeof expected === "number" ? String(expected) : describe(expected)}`;
   const primitive = typeof expected !== "object" || expected === null;
   const match: BooleanMatch<Widen<T>, T> = {
     kind: "match",
@@ -38,9 +39,7 @@ export function equals<T>(expected: T): BooleanMatch<Widen<T>, T> {
         same ? "matched" : "mismatched",
         "equals",
         expects,
-        same
-          ? `observed ${describe(value)}`
-          : `observed ${describe(value)}, expected ${describe(expected)}`,
+        same ? `observed ${describe(value)}` : mismatch(value, expected),
         preview(value),
       );
     },
@@ -57,6 +56,13 @@ export function equals<T>(expected: T): BooleanMatch<Widen<T>, T> {
     };
   }
   return match;
+}
+
+/** Why `value` is not `expected`; a number observed with the digits that tell it from the one expected. */
+function mismatch(value: unknown, expected: unknown): string {
+  if (typeof value === "number" && typeof expected === "number")
+    return `observed ${formatBeside(value, expected)}, expected ${expected}`;
+  return `observed ${describe(value)}, expected ${describe(expected)}`;
 }
 
 /** A literal's primitive type: equals("met") accepts any string and narrows to "met". */
@@ -110,7 +116,7 @@ function comparator(spec: Comparator, threshold: number): BooleanMatch<number, n
         passed ? "matched" : "mismatched",
         spec.name,
         expects,
-        `observed ${formatNumber(value)}, ${passed ? "" : "not "}${expects}`,
+        `observed ${formatBeside(value, threshold)}, ${passed ? "" : "not "}${expects}`,
         value,
       );
     },

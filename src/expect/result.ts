@@ -1,4 +1,5 @@
 import { AuthoringError } from "../errors.js";
+import { shownApart } from "../shown-apart.js";
 import type { BooleanMatch, MatchResult, MatchState } from "./types.js";
 
 const maxPreviewChars = 120;
@@ -32,6 +33,16 @@ export const formatNumber = (value: number): string =>
   Number.isInteger(value) || !Number.isFinite(value)
     ? String(value)
     : String(Number(value.toPrecision(6)));
+
+/**
+ * A number for a reason beside `other`, the number it was compared with: as {@link formatNumber}
+ * writes it, with more significant digits where 6 would read as equal to `other` or on its other
+ * side ("observed 0.4999999, not at least 0.5", never "observed 0.5, not at least 0.5").
+ */
+export const formatBeside = (value: number, other: number): string =>
+  Number.isInteger(value) || !Number.isFinite(value)
+    ? String(value)
+    : shownApart(value, other, (v, digits) => String(Number(v.toPrecision(digits))), 6, 17);
 
 /** Short text for a value inside a reason or an `expects` string. */
 export function describe(value: unknown): string {
