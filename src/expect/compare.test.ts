@@ -27,6 +27,49 @@ describe("equals", () => {
     expect(equals(2).evaluate(2.5).reason).toBe("observed 2.5, expected 2");
   });
 
+  it("says where two objects or arrays first differ, as a JSON pointer, with what each holds there", () => {
+    const reason = (expected: unknown, value: unknown) => equals(expected).evaluate(value).reason;
+    expect(equals({ a: { b: 1 } }).evaluate({ a: { b: 2 } })).toMatchObject({
+      reason: "/a/b: observed 2, expected 1",
+      observed: '{"a":{"b":2}}',
+    });
+    expect(equals([1, 2, 3]).evaluate([1, 2, 4]).observed).toBe("[1,2,4]");
+    expect(reason({ items: [{ id: 1, price: 4 }] }, { items: [{ id: 1, price: 3 }] })).toBe(
+      "/items/0/price: observed 3, expected 4",
+    );
+    expect(reason({ a: 1, b: 2 }, { a: 1 })).toBe("/b: missing, expected 2");
+    expect(reason({ a: 1 }, { a: 1, c: "x" })).toBe('/c: observed "x", not expected');
+    expect(reason([1, 2], [1, 2, 3])).toBe("/2: observed 3, not expected");
+    expect(reason({ a: [1] }, { a: { 0: 1 } })).toBe(
+      "/a: observed a plain object, expected an array of 1 item",
+    );
+    expect(reason({ "a/b~": { "": 1 } }, { "a/b~": { "": 1.0000001 } })).toBe(
+      "/a~1b~0/: observed 1.0000001, expected 1",
+    );
+    expect(reason(new Map([["k", new Set([1])]]), new Map([["k", new Set([2])]]))).toBe(
+      "/k: the Set lacks 1",
+    );
+    expect(reason({ at: new Date(0) }, { at: new Date(1) })).toBe(
+      "/at: observed Date 1970-01-01T00:00:00.001Z, expected Date 1970-01-01T00:00:00.000Z",
+    );
+  });
+
+  it("keeps a reason short whatever the size of the values and their keys", () => {
+    const key = "k".repeat(1_000_000);
+    const result = equals({ [key]: "a".repeat(1_000_000) }).evaluate({ [key]: "b" });
+    expect(result.reason).toBe(`/${"k".repeat(40)}…: observed "b", expected "${"a".repeat(59)}…`);
+    let deep: unknown = 1;
+    let other: unknown = 2;
+    for (let i = 0; i < 10_000; i++) {
+      deep = [deep];
+      other = [other];
+    }
+    const nested = equals(deep).evaluate(other);
+    expect(nested.reason.length).toBeLessThan(250);
+    expect(nested.reason).toMatch(/^\/0\/0.*….*\/0: observed 2, expected 1$/);
+    expect(String(nested.observed).length).toBeLessThan(70);
+  });
+
   it("treats NaN and infinite candidates as unavailable, never as a mismatch", () => {
     for (const value of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
       expect(equals(1).evaluate(value).state).toBe("unavailable");

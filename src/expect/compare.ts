@@ -1,4 +1,6 @@
+import { show } from "../scorers/deterministic/preview.js";
 import { deepEqual } from "./deep-equal.js";
+import { mismatchReason } from "./mismatch.js";
 import {
   describe,
   finiteArgument,
@@ -39,8 +41,8 @@ export function equals<T>(expected: T): BooleanMatch<Widen<T>, T> {
         same ? "matched" : "mismatched",
         "equals",
         expects,
-        same ? `observed ${describe(value)}` : mismatch(value, expected),
-        preview(value),
+        same ? `observed ${describe(value)}` : mismatchReason(value, expected),
+        typeof value === "object" && value !== null ? show(value) : preview(value),
       );
     },
   };
@@ -56,13 +58,6 @@ export function equals<T>(expected: T): BooleanMatch<Widen<T>, T> {
     };
   }
   return match;
-}
-
-/** Why `value` is not `expected`; a number observed with the digits that tell it from the one expected. */
-function mismatch(value: unknown, expected: unknown): string {
-  if (typeof value === "number" && typeof expected === "number")
-    return `observed ${formatBeside(value, expected)}, expected ${expected}`;
-  return `observed ${describe(value)}, expected ${describe(expected)}`;
 }
 
 /** A literal's primitive type: equals("met") accepts any string and narrows to "met". */
