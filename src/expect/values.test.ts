@@ -3,6 +3,7 @@ import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AuthoringError } from "../errors.js";
+import { regexMatch } from "../scorers/deterministic/regex-match.js";
 import { equals } from "./compare.js";
 import { isDefined, mapValue, matches, pattern } from "./values.js";
 
@@ -13,6 +14,14 @@ describe("pattern", () => {
     expect(match.evaluate("order #12").state).toBe("matched");
     expect(match.evaluate(12 as never).state).toBe("mismatched");
     expect(() => pattern("x" as never)).toThrow(AuthoringError);
+  });
+
+  it("anchors a sticky regex at the start, as regex-match does with the flag y", () => {
+    expect(pattern(/a/y).evaluate("ba").state).toBe("mismatched");
+    expect(pattern(/a/y).evaluate("ab").state).toBe("matched");
+    expect(pattern(/a/gy).evaluate("ab").state).toBe("matched");
+    expect(regexMatch({ actual: "ba", pattern: "a", flags: "y" }).value).toBe(0);
+    expect(regexMatch({ actual: "ab", pattern: "a", flags: "y" }).value).toBe(1);
   });
 
   it("answers a catastrophic pattern on a long string (linear time, RE2)", () => {

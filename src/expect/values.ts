@@ -68,8 +68,10 @@ export function includes(expected: unknown): BooleanMatch<unknown, never> {
 
 /**
  * Matches a string that `regex` matches, in time linear in the string whatever the pattern
- * (RE2, through re2js; `g`/`y` are ignored, a test is stateless). A pattern RE2 cannot run (a
- * backreference, a lookahead) makes the assertion errored with the reason when evaluated.
+ * (RE2, through re2js). Flags mean what they mean for every pattern niceeval runs: `y` anchors
+ * at the start (`/a/y` does not match "ba"), `g` and `d` are ignored (a test is stateless). A
+ * pattern RE2 cannot run (a backreference, a lookahead) makes the assertion errored with the
+ * reason when evaluated.
  * @example
  * pattern(/order #\d+/i)
  */
@@ -77,7 +79,8 @@ export function pattern(regex: RegExp): BooleanMatch<string, string> {
   if (!(regex instanceof RegExp)) {
     throw new AuthoringError(`pattern(regex): expected a RegExp, got ${describe(regex)}`);
   }
-  const compiled = compileLinearRegex(regex.source, regex.flags.replace(/[gy]/g, ""));
+  // The flags as given: a sticky regex anchors at the start here as in regex-match and --filter.
+  const compiled = compileLinearRegex(regex.source, regex.flags);
   const expects = `matches ${String(regex)}`;
   return {
     kind: "match",
