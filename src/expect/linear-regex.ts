@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { RE2JS as RE2JSClass } from "re2js";
 import { errorMessage } from "../errors.js";
+import { preview, previewRegex } from "../scorers/deterministic/preview.js";
 
 /**
  * A user's regular expression run by RE2 (re2js, pure JavaScript): time linear in the input
@@ -62,14 +63,15 @@ function re2(): typeof RE2JSClass {
  * compiled.ok && compiled.regex.test("AAAc"); // true
  */
 export function compileLinearRegex(source: string, flags = ""): LinearRegexResult {
-  const shown = `/${source}/${flags}`;
+  // In reasons, cut: a pattern may be megabytes long, and a reason stays short.
+  const shown = previewRegex(source, flags);
   for (let i = 0; i < flags.length; i++) {
     const flag = flags[i]!;
     if (!SUPPORTED_FLAGS.includes(flag) || flags.indexOf(flag) !== i) {
       return {
         ok: false,
         problem: "invalid",
-        reason: `invalid flags "${flags}": use each of ${SUPPORTED_FLAGS} at most once`,
+        reason: `invalid flags ${preview(flags)}: use each of ${SUPPORTED_FLAGS} at most once`,
       };
     }
   }
@@ -77,7 +79,9 @@ export function compileLinearRegex(source: string, flags = ""): LinearRegexResul
     // JavaScript's parser is the judge of the syntax; it only parses, it does not match.
     new RegExp(source, flags);
   } catch (error) {
-    return { ok: false, problem: "invalid", reason: errorMessage(error) };
+    // Its message holds the whole pattern: the cut one stands in its place.
+    const reason = errorMessage(error).replace(`/${source}/${flags}`, shown);
+    return { ok: false, problem: "invalid", reason: cutDetail(reason) };
   }
   let translated: string;
   try {
@@ -99,7 +103,7 @@ export function compileLinearRegex(source: string, flags = ""): LinearRegexResul
   try {
     engine = RE2JS.compile(translated, bits);
   } catch (error) {
-    const detail = errorMessage(error).replace(/^error parsing regexp: /, "");
+    const detail = cutDetail(errorMessage(error).replace(/^error parsing regexp: /, ""));
     return {
       ok: false,
       problem: "unsupported",
@@ -110,10 +114,15 @@ export function compileLinearRegex(source: string, flags = ""): LinearRegexResul
     source,
     flags,
     test: (text) => engine.test(text),
-    toString: () => shown,
+    toString: () => `/${source}/${flags}`,
   };
   return { ok: true, regex };
 }
+
+/** An engine's message for a reason: it may quote the pattern, which may be megabytes long. */
+const cutDetail = (detail: string): string =>
+  detail.length > MAX_DETAIL ? `${detail.slice(0, MAX_DETAIL)}…` : detail;
+const MAX_DETAIL = 300;
 
 /** Rewrite JavaScript regex syntax as RE2 syntax with the same meaning; throws Unsupported. */
 function translate(source: string, flags: string): string {

@@ -1,6 +1,6 @@
 // Why a value is not the one `equals` expected: where the two first differ, and what each holds there.
 import { plural } from "../plural.js";
-import { show } from "../scorers/deterministic/preview.js";
+import { clip, show } from "../scorers/deterministic/preview.js";
 import { type Difference, firstDifference, type PathSegment } from "./deep-equal.js";
 import { formatBeside, formatNumber } from "./result.js";
 
@@ -83,7 +83,7 @@ function pointerSegment(segment: PathSegment): string {
   if (typeof segment === "number") return String(segment);
   // A Map's key that is not a string, as its preview in brackets.
   if (typeof segment !== "string") return `[${shown(segment)}]`;
-  const cut = segment.length > MAX_SEGMENT ? `${segment.slice(0, MAX_SEGMENT)}…` : segment;
+  const cut = clip(segment, MAX_SEGMENT);
   // Control characters would break the reason's line: escaped, as JSON writes them.
   const control = [...cut].some((char) => char.charCodeAt(0) < 0x20);
   const printable = control ? JSON.stringify(cut).slice(1, -1) : cut;

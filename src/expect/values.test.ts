@@ -24,6 +24,14 @@ describe("pattern", () => {
     expect(regexMatch({ actual: "ab", pattern: "a", flags: "y" }).value).toBe(1);
   });
 
+  it("names a long regex cut, with its size", () => {
+    const match = pattern(new RegExp(`${"x".repeat(5_000)}(?=y)`));
+    expect(match.expects).toBe(`matches /${"x".repeat(60)}…/ (5005 chars)`);
+    expect(() => match.evaluate("x")).toThrow(
+      /^pattern\(regex\): pattern \/x{60}…\/ \(5005 chars\) uses a lookahead/,
+    );
+  });
+
   it("answers a catastrophic pattern on a long string (linear time, RE2)", () => {
     const long = `${"a".repeat(50_000)}!`;
     expect(pattern(/^(a+)+$/).evaluate(long).state).toBe("mismatched");

@@ -1,6 +1,7 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { AuthoringError } from "../errors.js";
 import { plural } from "../plural.js";
+import { previewRegex } from "../scorers/deterministic/preview.js";
 import { readCollection } from "./collection.js";
 import { deepEqual } from "./deep-equal.js";
 import { compileLinearRegex } from "./linear-regex.js";
@@ -81,7 +82,7 @@ export function pattern(regex: RegExp): BooleanMatch<string, string> {
   }
   // The flags as given: a sticky regex anchors at the start here as in regex-match and --filter.
   const compiled = compileLinearRegex(regex.source, regex.flags);
-  const expects = `matches ${String(regex)}`;
+  const expects = `matches ${previewRegex(regex.source, regex.flags)}`;
   return {
     kind: "match",
     name: "pattern",

@@ -19,7 +19,10 @@ describe("calls", () => {
         mustNotCall: ["delete_all"],
         atMostOnce: ["restart"],
       }),
-    ).toEqual({ score: 1, reason: "every call rule kept. Tools used, in order: search, restart" });
+    ).toEqual({
+      score: 1,
+      reason: 'every call rule kept. Tools used, in order: "search", "restart"',
+    });
   });
 
   it("lists every broken rule, then every tool used, in order", () => {
@@ -32,7 +35,7 @@ describe("calls", () => {
     ).toEqual({
       score: 0,
       reason:
-        "missing required call: fetch; called forbidden tool: delete_all; restart called 2 times (at most once). Tools used, in order: search, restart, delete_all, restart",
+        'missing required call: "fetch"; called forbidden tool: "delete_all"; "restart" called 2 times (at most once). Tools used, in order: "search", "restart", "delete_all", "restart"',
     });
   });
 
@@ -44,13 +47,13 @@ describe("calls", () => {
         atMostOnce: ["restart"],
       }).reason,
     ).toBe(
-      "missing required call: search; called forbidden tool: delete_all; restart called 2 times (at most once). Tools used, in order: restart, delete_all, restart",
+      'missing required call: "search"; called forbidden tool: "delete_all"; "restart" called 2 times (at most once). Tools used, in order: "restart", "delete_all", "restart"',
     );
   });
 
   it("counts a forbidden tool called several times", () => {
     expect(calls(run("rm", "rm", "rm"), { mustNotCall: ["rm"] }).reason).toBe(
-      "called forbidden tool: rm (3 times). Tools used, in order: rm, rm, rm",
+      'called forbidden tool: "rm" (3 times). Tools used, in order: "rm", "rm", "rm"',
     );
   });
 
@@ -59,20 +62,42 @@ describe("calls", () => {
       i === 99_999 ? "restart" : i % 2 ? "fetch" : "search",
     );
     const mark = calls(run(...names), { mustCall: ["search"] });
-    const first = names.slice(0, 50).join(", ");
+    const first = names
+      .slice(0, 50)
+      .map((name) => `"${name}"`)
+      .join(", ");
     expect(mark).toEqual({
       score: 1,
-      reason: `every call rule kept. Tools used, in order: ${first}, then 99950 more calls: search ×49975, fetch ×49974, restart ×1`,
+      reason: `every call rule kept. Tools used, in order: ${first}, then 99950 more calls: "search" ×49975, "fetch" ×49974, "restart" ×1`,
     });
     expect(calls(run(...names.slice(0, 50)), {}).reason).toBe(
       `every call rule kept. Tools used, in order: ${first}`,
     );
   });
 
+  it("quotes tool names, so a name with a space or a comma reads as itself", () => {
+    expect(calls(run("search ", "a, b"), { mustCall: ["search"] }).reason).toBe(
+      'missing required call: "search". Tools used, in order: "search ", "a, b"',
+    );
+  });
+
+  it("keeps the reason short for names of 2 MB, 100,000 distinct tools or 100,000 broken rules", () => {
+    const big = "x".repeat(2_000_000);
+    const long = calls(run(big), { mustCall: [`${big}y`], mustNotCall: [big] }).reason;
+    expect(long).toBe(
+      `missing required call: "${"x".repeat(59)}…; called forbidden tool: "${"x".repeat(59)}…. Tools used, in order: "${"x".repeat(59)}…`,
+    );
+    const distinct = Array.from({ length: 100_000 }, (_, i) => `tool${i}`);
+    const many = calls(run(...distinct), { mustCall: distinct.map((name) => `${name}!`) }).reason;
+    expect(many).toContain('missing required call: "tool19!"; and 99980 more broken rules.');
+    expect(many).toContain('"tool149" ×1 and 99850 other tools');
+    expect(many.length).toBeLessThan(4_000);
+  });
+
   it("says (none) for a run without tool calls", () => {
     expect(calls({ calls: [] }, { mustCall: ["search"] })).toEqual({
       score: 0,
-      reason: "missing required call: search. Tools used, in order: (none)",
+      reason: 'missing required call: "search". Tools used, in order: (none)',
     });
     expect(calls({ calls: [] }, {})).toEqual({
       score: 1,

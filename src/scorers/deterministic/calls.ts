@@ -47,32 +47,47 @@ function times(count: number): string {
 
 /** Calls listed one by one in a reason; the rest are counted by tool. */
 const LISTED_CALLS = 50;
+/** Tools counted by name after the listed calls; past these, only how many more there were. */
+const COUNTED_TOOLS = 100;
+/** Broken rules written out; past these, only how many more. */
+const LISTED_RULES = 20;
 
 /**
  * The run's calls for a reason: the first {@link LISTED_CALLS} in order, then how many more there
- * were of each tool (every tool the run used stays named, as seed 000 says), so 100,000 calls
- * make a short reason, not a 900 kB one.
+ * were of each tool (every tool the run used stays named, as seed 000 says, up to
+ * {@link COUNTED_TOOLS} of them), so 100,000 calls make a short reason, not a 900 kB one. Names
+ * are quoted and cut ({@link show}): "search " is not "search", and a name may be megabytes long.
  */
 function toolsUsed(names: readonly string[]): string {
   if (names.length === 0) return "(none)";
-  if (names.length <= LISTED_CALLS) return names.join(", ");
+  if (names.length <= LISTED_CALLS) return names.map(show).join(", ");
   const rest = new Map<string, number>();
   for (let i = LISTED_CALLS; i < names.length; i++) {
     const name = names[i] as string;
     rest.set(name, (rest.get(name) ?? 0) + 1);
   }
-  const counted = [...rest].map(([name, count]) => `${name} ×${count}`).join(", ");
-  return `${names.slice(0, LISTED_CALLS).join(", ")}, then ${names.length - LISTED_CALLS} more calls: ${counted}`;
+  const counted = [...rest]
+    .slice(0, COUNTED_TOOLS)
+    .map(([name, count]) => `${show(name)} ×${count}`)
+    .join(", ");
+  const more = rest.size > COUNTED_TOOLS ? ` and ${rest.size - COUNTED_TOOLS} other tools` : "";
+  return `${names.slice(0, LISTED_CALLS).map(show).join(", ")}, then ${names.length - LISTED_CALLS} more calls: ${counted}${more}`;
+}
+
+/** The broken rules for a reason: the first {@link LISTED_RULES}, then how many more. */
+function brokenRules(broken: readonly string[]): string {
+  if (broken.length <= LISTED_RULES) return broken.join("; ");
+  return `${broken.slice(0, LISTED_RULES).join("; ")}; and ${broken.length - LISTED_RULES} more broken rules`;
 }
 
 /**
  * Score a run on the tools it called: 1 when every rule of `expected` is kept, else 0.
  * The reason lists every broken rule, then every tool the run used, in order (past 50 calls,
- * the rest counted by tool: "then 99950 more calls: search ×60000, fetch ×39950"). Free and
+ * the rest counted by tool: 'then 99950 more calls: "search" ×60000, "fetch" ×39950'). Free and
  * deterministic: it counts calls and asks no model.
  * @example
  * calls({ calls: [{ toolName: "restart" }, { toolName: "restart" }] }, { mustCall: ["search"], atMostOnce: ["restart"] });
- * // → { score: 0, reason: "missing required call: search; restart called 2 times (at most once). Tools used, in order: restart, restart" }
+ * // → { score: 0, reason: 'missing required call: "search"; "restart" called 2 times (at most once). Tools used, in order: "restart", "restart"' }
  * @throws AuthoringError when the run is not `{ calls: [{ toolName }, …] }`, a rule is not a list
  * of names, or `expected` has a key it does not know (`mustcall`: "did you mean"): in a scorer,
  * an errored judgment with the reason, never a silent pass or a failed 0.
@@ -92,21 +107,21 @@ export function calls(result: AgentRun, expected: ExpectedCalls): Mark {
   }
   const broken: string[] = [];
   for (const name of mustCall) {
-    if (!counts.has(name)) broken.push(`missing required call: ${name}`);
+    if (!counts.has(name)) broken.push(`missing required call: ${show(name)}`);
   }
   for (const name of mustNotCall) {
     const count = counts.get(name);
     if (count) {
-      broken.push(`called forbidden tool: ${name}${count > 1 ? ` (${times(count)})` : ""}`);
+      broken.push(`called forbidden tool: ${show(name)}${count > 1 ? ` (${times(count)})` : ""}`);
     }
   }
   for (const name of atMostOnce) {
     const count = counts.get(name) ?? 0;
-    if (count > 1) broken.push(`${name} called ${times(count)} (at most once)`);
+    if (count > 1) broken.push(`${show(name)} called ${times(count)} (at most once)`);
   }
   const used = `Tools used, in order: ${toolsUsed(names)}`;
   return broken.length
-    ? { score: 0, reason: `${broken.join("; ")}. ${used}` }
+    ? { score: 0, reason: `${brokenRules(broken)}. ${used}` }
     : { score: 1, reason: `every call rule kept. ${used}` };
 }
 

@@ -70,6 +70,22 @@ describe("exactMatch", () => {
     expect(exactMatch({ actual: "👋🏽 hi", expected: "👋🏽 hi" }).passed).toBe(true);
   });
 
+  it("says what the quoted strings cannot show: the code points there, another normalisation", () => {
+    expect(exactMatch({ actual: "caf\u00e9", expected: "cafe\u0301" }).rationale).toBe(
+      'actual differs from expected at character 3: actual "caf\u00e9", expected "cafe\u0301" (there U+00E9 against U+0065; the same text in another Unicode normalisation: actual NFC, expected NFD)',
+    );
+    expect(exactMatch({ actual: "a\u00a0b", expected: "a b" }).rationale).toBe(
+      'actual differs from expected at character 1: actual "a\u00a0b", expected "a b" (there U+00A0 against U+0020)',
+    );
+    const long = "x".repeat(100);
+    expect(exactMatch({ actual: `${long}a`, expected: `${long}b` }).rationale).toContain(
+      "(there U+0061 against U+0062)",
+    );
+    expect(exactMatch({ actual: "search ", expected: "search" }).rationale).toBe(
+      'actual differs from expected at character 6: actual "search ", expected "search"',
+    );
+  });
+
   it("is case sensitive", () => {
     expect(exactMatch({ actual: "Hello", expected: "hello" }).value).toBe(0);
   });

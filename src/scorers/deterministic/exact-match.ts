@@ -58,8 +58,46 @@ export function exactMatch(input: ExactMatchInput): Score {
     value: 0,
     passed: false,
     label: LABEL,
-    rationale: `actual differs from expected at character ${at}: actual ${preview(actual)}, expected ${preview(expected)}`,
+    rationale: `actual differs from expected at character ${at}: actual ${preview(actual)}, expected ${preview(expected)}${unseen(actual, expected, at)}`,
   };
+}
+
+/** Characters a quoted preview does not show as themselves: marks, controls, spaces but " ". */
+const HIDDEN = /[\s\p{C}\p{M}\p{Z}]/u;
+
+/**
+ * What the previews cannot show: where they read alike (a composed and a decomposed "é", a
+ * no-break space for a space, a difference past the cut), the code points there; and two texts
+ * that are one in another Unicode normalisation, with each one's form.
+ */
+function unseen(actual: string, expected: string, at: number): string {
+  const notes: string[] = [];
+  if (readAlike(actual, expected, at))
+    notes.push(`there ${codePointAt(actual, at)} against ${codePointAt(expected, at)}`);
+  if (actual.normalize("NFC") === expected.normalize("NFC"))
+    notes.push(
+      `the same text in another Unicode normalisation: actual ${form(actual)}, expected ${form(expected)}`,
+    );
+  return notes.length === 0 ? "" : ` (${notes.join("; ")})`;
+}
+
+function readAlike(actual: string, expected: string, at: number): boolean {
+  if (preview(actual).normalize("NFC") === preview(expected).normalize("NFC")) return true;
+  const hidden = (text: string) => {
+    const char = String.fromCodePoint(text.codePointAt(at) ?? 0x20);
+    return char !== " " && HIDDEN.test(char);
+  };
+  return hidden(actual) || hidden(expected);
+}
+
+function codePointAt(text: string, at: number): string {
+  const cp = text.codePointAt(at);
+  return cp === undefined ? "the end" : `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
+function form(text: string): string {
+  if (text === text.normalize("NFC")) return "NFC";
+  return text === text.normalize("NFD") ? "NFD" : "neither NFC nor NFD";
 }
 
 /** The `eval.exact-match` tool contract. */

@@ -1,7 +1,7 @@
 // Words for a failed validation: the instance path, what the schema expected, what was found.
 import { codePointCount } from "./code-points.js";
 import { at, pointerSegments, withoutFragment } from "./json-schema-walk.js";
-import { show } from "./preview.js";
+import { clip, show } from "./preview.js";
 
 /** One error of the validator's basic output. */
 export interface ValidationError {
@@ -17,6 +17,8 @@ export interface ErrorContext {
 }
 
 const MAX_SHOWN_VALUES = 5;
+/** A property name in a path or a list is cut past this: a key may be megabytes long. */
+const MAX_SEGMENT = 40;
 const MAX_DETAILS = 3;
 
 /** The JSON type of a value, as `type` names it. */
@@ -90,7 +92,10 @@ function printable(segment: string): string {
 function pointer(path: readonly string[]): string {
   if (path.length === 0) return "(root)";
   return path
-    .map((segment) => `/${printable(segment).replaceAll("~", "~0").replaceAll("/", "~1")}`)
+    .map(
+      (segment) =>
+        `/${printable(clip(segment, MAX_SEGMENT)).replaceAll("~", "~0").replaceAll("/", "~1")}`,
+    )
     .join("");
 }
 
@@ -168,10 +173,14 @@ function describeKeyword(error: Located): string {
         ? value.filter((name) => !present.has(String(name)))
         : [];
       if (missing.length === 0) return "must have its required properties";
-      const names = missing.map((name) => `'${String(name)}'`).join(", ");
+      const names = missing
+        .slice(0, MAX_SHOWN_VALUES)
+        .map((name) => `'${clip(String(name), MAX_SEGMENT)}'`)
+        .join(", ");
+      const more = missing.length > MAX_SHOWN_VALUES ? ", …" : "";
       return missing.length === 1
         ? `must have required property ${names}`
-        : `must have required properties ${names}`;
+        : `must have required properties ${names}${more}`;
     }
     case "enum":
       if (Array.isArray(value) && value.length === 0)

@@ -93,6 +93,17 @@ describe("jsonSchemaValid with JSON Schema", () => {
     );
   });
 
+  it("cuts property names of 2 MB in the path and in the required ones, and lists five", async () => {
+    const big = "k".repeat(2_000_000);
+    const cut = `${"k".repeat(40)}…`;
+    const nested = { type: "object", additionalProperties: { type: "number" } };
+    expect(await rationaleOf({ [big]: "x" }, nested)).toBe(`/${cut}: must be number, got string`);
+    const required = ["a", "b", "c", "d", "e", "f"].map((name) => `${name}${big}`);
+    expect(await rationaleOf({}, { required })).toBe(
+      `(root): must have required properties ${["a", "b", "c", "d", "e"].map((name) => `'${name}${"k".repeat(39)}…'`).join(", ")}, …`,
+    );
+  });
+
   it("counts string lengths in code points, and answers at once for a 50 MB string", async () => {
     // One emoji is one code point (two UTF-16 units); a lone surrogate counts as one.
     const short = await jsonSchemaValid({ actual: "😀😀", schema: { maxLength: 2 } });

@@ -6,6 +6,33 @@ export function preview(text: string): string {
   return text.length > PREVIEW_LIMIT ? `${quoted}… (${text.length} chars)` : quoted;
 }
 
+/** `text` cut to `limit` characters, marked "…" when cut: a key or a name in a reason. */
+export const clip = (text: string, limit = PREVIEW_LIMIT): string =>
+  text.length > limit ? `${text.slice(0, limit)}…` : text;
+
+/** Flags past this many characters are cut: a valid set has at most 8 (`dgimsuvy`). */
+const FLAGS_LIMIT = 8;
+
+/**
+ * A regular expression for a reason, `/source/flags` as written, its source cut as
+ * {@link preview} cuts text (with its size) and control characters escaped, so a 2 MB pattern
+ * or one holding a line break keeps the reason short and on one line.
+ * @example
+ * previewRegex("#\\d+", "i") // → "/#\\d+/i"
+ */
+export function previewRegex(source: string, flags: string): string {
+  const size = source.length > PREVIEW_LIMIT ? ` (${source.length} chars)` : "";
+  return `/${escapeControls(clip(source))}/${escapeControls(clip(flags, FLAGS_LIMIT))}${size}`;
+}
+
+// A line break or another control character, written as JSON writes it.
+function escapeControls(text: string): string {
+  let out = "";
+  for (const char of text)
+    out += char.charCodeAt(0) < 0x20 ? JSON.stringify(char).slice(1, -1) : char;
+  return out;
+}
+
 /**
  * A value as short JSON for a reason. Written only as far as the preview shows: a whole
  * `JSON.stringify` of a 50 MB string or a 2,000,000-item array took seconds for 60 characters.

@@ -110,6 +110,30 @@ describe("regexMatch", () => {
     }
   });
 
+  it("keeps a reason short and on one line whatever the pattern and flags", () => {
+    const big = "x".repeat(2_000_000);
+    const cut = `/${"x".repeat(60)}…/`;
+    expect(regexMatch({ actual: "a", pattern: "x".repeat(5_000) }).rationale).toBe(
+      `actual does not match ${cut} (5000 chars)`,
+    );
+    expect(regexMatch({ actual: "a", pattern: big }).rationale).toMatch(
+      /^pattern \/x{60}…\/ \(2000000 chars\) cannot run on the linear-time engine \(RE2: expression too large\)/,
+    );
+    expect(regexMatch({ actual: "a", pattern: `${big}(` }).rationale).toBe(
+      `invalid pattern: Invalid regular expression: ${cut} (2000001 chars): Unterminated group`,
+    );
+    const unsupported = regexMatch({ actual: "a", pattern: `${big}(?=a)` }).rationale ?? "";
+    expect(unsupported).toContain(`pattern ${cut} (2000005 chars) uses a lookahead`);
+    expect(unsupported.length).toBeLessThan(300);
+    const flags = regexMatch({ actual: "a", pattern: "a", flags: "i".repeat(2_000_000) });
+    expect(flags.rationale).toBe(
+      `invalid pattern: invalid flags "${"i".repeat(60)}"… (2000000 chars): use each of dgimsuvy at most once`,
+    );
+    expect(regexMatch({ actual: "a\nb", pattern: "a\nb" }).rationale).toBe(
+      "actual matches /a\\nb/",
+    );
+  });
+
   it("runs captureless lookbehinds (linear in RE2)", () => {
     expect(regexMatch({ actual: "foobar", pattern: "(?<=foo)bar" }).passed).toBe(true);
     expect(regexMatch({ actual: "bazbar", pattern: "(?<!foo)bar" }).passed).toBe(true);

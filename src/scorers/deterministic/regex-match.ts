@@ -5,6 +5,7 @@ import { type Score, scoreSchema } from "../../score/score.js";
 import { toolInputError } from "../../tool/run-tool.js";
 import { defineTool, hasOnlyKeys, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
 import { scorerInputSchema } from "../tool-input.js";
+import { previewRegex } from "./preview.js";
 
 const LABEL = "regex-match";
 
@@ -49,11 +50,12 @@ function compileCached(pattern: string, flags: string): Compiled {
   const hit = cache.get(key);
   if (hit) return hit;
   const result = compileLinearRegex(pattern, flags);
+  const shown = previewRegex(pattern, flags);
   const compiled: Compiled = result.ok
     ? {
         regex: result.regex,
-        matched: `actual matches ${result.regex}`,
-        missed: `actual does not match ${result.regex}`,
+        matched: `actual matches ${shown}`,
+        missed: `actual does not match ${shown}`,
       }
     : {
         regex: null,
