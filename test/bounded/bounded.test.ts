@@ -296,6 +296,11 @@ describe("bounded runs through the CLI", () => {
         {
           reason: 'judge "openai/gpt-test" unavailable: HTTP 503 after 4 attempts',
           count: 2,
+          // Where the reason was met: the first judgments it made unavailable.
+          where: [
+            { evalId: "judge", caseId: "one", judgment: "judged", source: "scorer" },
+            { evalId: "judge", caseId: "two", judgment: "judged", source: "scorer" },
+          ],
         },
       ],
     });
