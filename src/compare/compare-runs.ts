@@ -459,33 +459,41 @@ function pairStats(
       tooFew,
     };
   }
-  let meanScoreDiff: ScoreComparison | null = null;
-  if (scored.length > 0) {
-    const baseScore = new Float64Array(scored.length);
-    const headScore = new Float64Array(scored.length);
-    const scoreClusters = new Int32Array(scored.length);
-    scored.forEach((at, j) => {
-      baseScore[j] = meanScore(pairs[at]!.base)!;
-      headScore[j] = meanScore(pairs[at]!.head)!;
-      scoreClusters[j] = clusters[at]!;
-    });
-    const difference = withinUnitDifference(
-      pairedDifference(baseScore, headScore, {
-        alpha: options.alpha,
-        seed: options.seed,
-        resamples: options.resamples,
-        ...(clustered ? { clusters: scoreClusters } : {}),
-      }),
-    );
-    // The sign-flip test counts what it flips: clusters when clustered.
-    const tooFew =
-      difference.clusters === null
-        ? tooFewToDetect(difference.n, "case", options.gateAlpha)
-        : tooFewToDetect(difference.clusters, "cluster", options.gateAlpha);
-    const shown = shownDifference(difference, tooFew);
-    meanScoreDiff = { ...shown.paired, tooFew, noInterval: shown.noInterval };
-  }
+  const meanScoreDiff =
+    scored.length > 0 ? scoreDifference(pairs, scored, clustered ? clusters : null, options) : null;
   return { pairs: n, transitions, newFailures, passRate, meanScore: meanScoreDiff, leftOut };
+}
+
+/** The mean score's paired difference over the pairs at `scored` (both sides scored). */
+function scoreDifference(
+  pairs: readonly Pair[],
+  scored: readonly number[],
+  clusters: Int32Array | null,
+  options: StatsSettings,
+): ScoreComparison {
+  const baseScore = new Float64Array(scored.length);
+  const headScore = new Float64Array(scored.length);
+  const scoreClusters = new Int32Array(scored.length);
+  scored.forEach((at, j) => {
+    baseScore[j] = meanScore(pairs[at]!.base)!;
+    headScore[j] = meanScore(pairs[at]!.head)!;
+    if (clusters) scoreClusters[j] = clusters[at]!;
+  });
+  const difference = withinUnitDifference(
+    pairedDifference(baseScore, headScore, {
+      alpha: options.alpha,
+      seed: options.seed,
+      resamples: options.resamples,
+      ...(clusters ? { clusters: scoreClusters } : {}),
+    }),
+  );
+  // The sign-flip test counts what it flips: clusters when clustered.
+  const tooFew =
+    difference.clusters === null
+      ? tooFewToDetect(difference.n, "case", options.gateAlpha)
+      : tooFewToDetect(difference.clusters, "cluster", options.gateAlpha);
+  const shown = shownDifference(difference, tooFew);
+  return { ...shown.paired, tooFew, noInterval: shown.noInterval };
 }
 
 /**
