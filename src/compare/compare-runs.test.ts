@@ -551,7 +551,7 @@ describe("compareRuns", () => {
       "head",
     );
     expect(formatComparison(single)).toContain(
-      "1 pass→fail, 0 became errored, 0 fail→pass, 0 added",
+      "1 paired case: 1 pass→fail, 0 became errored, 0 fail→pass, 0 added",
     );
     expect(formatComparisonMarkdown(single)).not.toContain("↘");
   });
@@ -721,7 +721,7 @@ describe("compareRuns", () => {
     expect(error).toBeInstanceOf(NiceevalError);
     expect(error).toMatchObject({ code: "COMPARE_NOTHING_IN_COMMON" });
     expect((error as Error).message).toMatch(
-      /runs "base" \(1 case in 1 eval\) and "head" .* no case in common/,
+      /runs base \(1 case in 1 eval\) and head .* no case in common/,
     );
     await expect(compareRuns(store, "base", "nope")).rejects.toMatchObject({
       code: "COMPARE_RUN_NOT_FOUND",

@@ -146,7 +146,7 @@ export async function compareRuns(
       )} in ${plural(cases.size, "eval")}`;
     throw new NiceevalError(
       "COMPARE_NOTHING_IN_COMMON",
-      `runs "${base}" (${describe(baseCases)}) and "${head}" (${describe(headCases)}) have no case in common` +
+      `runs ${runLabel(baseRun)} (${describe(baseCases)}) and ${runLabel(headRun)} (${describe(headCases)}) have no case in common` +
         ` (matched by eval id and case id${common.length > 0 ? ", excluding cases whose every trial was skipped" : ""}).` +
         " Compare two runs of the same evals, or check the run ids with `niceeval runs`.",
     );
@@ -317,6 +317,12 @@ function overallStats(
   overall.transitions.added = evals.reduce((n, e) => n + e.transitions.added, 0);
   overall.transitions.removed = evals.reduce((n, e) => n + e.transitions.removed, 0);
   return overall;
+}
+
+/** A run as a message names it: its short id, and its name when it has one. */
+function runLabel(run: StoredRun): string {
+  const id = run.runId.slice(0, 8);
+  return run.name !== undefined ? `${id} ("${run.name}")` : id;
 }
 
 /** Streams the base run again, one eval at a time, for the trials of the changes shown. */

@@ -213,7 +213,7 @@ export function formatComparison(c: Comparison): string {
 }
 
 function pushStats(lines: string[], stats: ComparisonStats, indent: string): void {
-  lines.push(`${indent}${stats.pairs} paired cases: ${transitionsLine(stats)}`);
+  lines.push(`${indent}${plural(stats.pairs, "paired case")}: ${transitionsLine(stats)}`);
   lines.push(`${indent}${passRateLine(stats)}`);
   lines.push(`${indent}${scoreLine(stats.meanScore)}`);
   const unpaired = unpairedNote(stats);

@@ -197,6 +197,10 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
     const result = await cli(["compare", "good", "m-good"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("have no case in common");
+    // The runs by short id and name, as typed, not by their whole ids.
+    expect(result.stderr).toMatch(
+      /runs [0-9a-f]{8} \("good"\) \(.*\) and [0-9a-f]{8} \("m-good"\)/,
+    );
     expect(result.stdout).toBe("");
   });
 
