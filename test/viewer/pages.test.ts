@@ -282,6 +282,14 @@ describe("a case page", () => {
 });
 
 describe("a static export with a baseline", () => {
+  it("opens on the comparison it was made for", async () => {
+    const { p, url } = await openExport("head", "base");
+    await p.goto(url);
+    await p.locator("li.reg[data-case=case-3]").waitFor();
+    expect(new URL(p.url()).hash).toBe(`#/compare?base=${fixture.baseId}&head=${fixture.headId}`);
+    await p.close();
+  });
+
   it("says the baseline run's table holds only the cases that changed, and a case left out was not exported", async () => {
     const { p, url } = await openExport("head", "base");
     await p.goto(`${url}#/run/${fixture.baseId}`);

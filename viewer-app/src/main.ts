@@ -1,4 +1,5 @@
 import "./style.css";
+import { STATIC } from "./data.js";
 import { casePage } from "./pages/case.js";
 import { comparePage } from "./pages/compare.js";
 import { runPage } from "./pages/run.js";
@@ -52,4 +53,9 @@ document.addEventListener("keydown", (e) => {
   if (current?.key?.(e.key)) e.preventDefault();
 });
 
+// A static export made with a baseline opens on its comparison (a link with a page keeps it).
+if (!location.hash && STATIC?.comparison) {
+  const { base, head } = STATIC.comparison;
+  history.replaceState(null, "", `#/compare?base=${base.runId}&head=${head.runId}`);
+}
 render();
