@@ -178,7 +178,8 @@ describe("the viewer in a real Chromium", () => {
       exported.on("request", (request) => seen.push(request.url()));
       exported.on("pageerror", (error) => errors.push(error.message));
       const url = pathToFileURL(file).href;
-      await exported.goto(url);
+      // Made with a baseline, it opens on the comparison; `#/` is its runs list.
+      await exported.goto(`${url}#/`);
       await exported.locator("tr.run-row").first().waitFor();
       expect(await exported.locator("tr.run-row").first().textContent()).toContain("head");
       await exported.getByRole("link", { name: "head", exact: true }).click();
