@@ -1,3 +1,15 @@
+/** Record the pair (a, b) as under comparison; false when it already was (a cycle). */
+function firstVisit(seen: Map<object, Set<object>>, a: object, b: object): boolean {
+  let partners = seen.get(a);
+  if (partners?.has(b)) return false;
+  if (!partners) {
+    partners = new Set();
+    seen.set(a, partners);
+  }
+  partners.add(b);
+  return true;
+}
+
 /**
  * Structural equality over plain data (primitives, arrays, plain objects, Dates, Maps, Sets
  * by reference-free content). Iterative, so deep or cyclic values never overflow the stack.
@@ -11,13 +23,7 @@ export function deepEqual(left: unknown, right: unknown): boolean {
     if (Object.is(a, b)) continue;
     if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
     // A pair already under comparison is assumed equal: cycles then compare structurally.
-    let partners = seen.get(a);
-    if (partners?.has(b)) continue;
-    if (!partners) {
-      partners = new Set();
-      seen.set(a, partners);
-    }
-    partners.add(b);
+    if (!firstVisit(seen, a, b)) continue;
     if (Array.isArray(a) !== Array.isArray(b)) return false;
     if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
     if (a instanceof Date) {
@@ -93,13 +99,7 @@ export function firstDifference(observed: unknown, expected: unknown): Differenc
     if (Object.is(a, b)) continue;
     if (typeof a !== "object" || typeof b !== "object" || a === null || b === null)
       return { kind: "values", path, observed: a, expected: b };
-    let partners = seen.get(a);
-    if (partners?.has(b)) continue;
-    if (!partners) {
-      partners = new Set();
-      seen.set(a, partners);
-    }
-    partners.add(b);
+    if (!firstVisit(seen, a, b)) continue;
     if (
       Array.isArray(a) !== Array.isArray(b) ||
       Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)
