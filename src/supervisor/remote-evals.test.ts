@@ -61,11 +61,11 @@ describe("the cases of an eval process's evals", () => {
     expect(await idsOf(entries[0]!.eval.cases())).toEqual(["c0"]);
   });
 
-  it("asks ahead after an eval read whole in one read, up to 4,096 cases", async () => {
+  it("asks ahead after an eval read whole in one read, up to 1,024 cases", async () => {
     const { entries, asked } = evalsOf([1000, 1000, 1000]);
     expect((await idsOf(entries[0]!.eval.cases())).length).toBe(1000);
     expect(asked.map((r) => [r.evalId, r.max])).toEqual([
-      ["e0", 4096],
+      ["e0", 1024],
       ["e1", 64],
       ["e2", 64],
     ]);
