@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { NiceevalError } from "../errors.js";
 import { MAX_TRIALS } from "../eval/timeout.js";
+import { redactUrl } from "../redact-url.js";
 import { parseShard, type Shard } from "../shard/shard.js";
 import { closest } from "../suggest.js";
 
@@ -496,7 +497,8 @@ function parseWorker(argv: readonly string[]): WorkerArgs {
 
 function queueUrl(text: string): string {
   if (!/^rediss?:\/\//i.test(text)) {
-    const shown = text.replace(/:[^@/]*@/, ":***@");
+    // Masked even without a scheme ("user:password@host").
+    const shown = redactUrl(text).replace(/:[^/]*@/, ":***@");
     throw usage(
       `--queue must be a Redis URL (redis://host:6379, rediss:// for TLS), got "${shown}"`,
     );

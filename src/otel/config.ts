@@ -1,5 +1,5 @@
 import { NiceevalError } from "../errors.js";
-import { redactUrl } from "../store/postgres/connection.js";
+import { redactUrl } from "../redact-url.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -151,7 +151,7 @@ export function masker(env: Env): Masker {
     }
   }
   for (const name of ENDPOINTS) {
-    const password = /^[a-z][a-z0-9+.-]*:\/\/[^:@/?#]*:([^@/?#]*)@/i.exec(env[name] ?? "")?.[1];
+    const password = /^[a-z][a-z0-9+.-]*:\/\/[^:@/?#]*:(\S*)@/i.exec(env[name] ?? "")?.[1];
     if (password) for (const value of [password, safeDecode(password)]) add(value);
   }
   // Longest first, so a secret that contains another is masked whole.

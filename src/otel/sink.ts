@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { AttemptRecord } from "../eval/record.js";
+import { redactUrl } from "../redact-url.js";
 import type { RunSink } from "../runner/sink.js";
-import { redactUrl } from "../store/postgres/connection.js";
 import { exportTimeoutMs, masker, type Signal, shownEndpoint } from "./config.js";
 import { describeExportError, type ExportTally } from "./guard.js";
 import { startExporting } from "./providers.js";

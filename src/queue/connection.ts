@@ -1,6 +1,6 @@
 import { createBunRedisClient, type IRedisClient } from "bullmq";
 import { errorMessage, NiceevalError } from "../errors.js";
-import { redactUrl } from "../store/postgres/connection.js";
+import { redactUrl } from "../redact-url.js";
 import { type RedisTarget, RespConnection } from "./resp.js";
 
 const FIX = "start Redis there, or pass --queue redis://host:port";

@@ -1,12 +1,12 @@
 import { NiceevalError } from "../errors.js";
-import { redactUrl } from "./postgres/connection.js";
+import { redactUrl } from "../redact-url.js";
 import type { RunEnd, RunManifest, RunStatus } from "./types.js";
 import { writerGone } from "./writer.js";
 
 /** Passwords in command-line arguments (`--store postgres://u:pw@…`) never reach a store. */
 export function withoutCredentials(manifest: RunManifest): RunManifest {
   const command = manifest.command.map((arg) =>
-    /:\/\/[^/@]*:[^@/]*@|[?&]password=/i.test(arg) ? redactUrl(arg) : arg,
+    /:\/\/[^/@]*:\S*@|[?&]password=/i.test(arg) ? redactUrl(arg) : arg,
   );
   return command.some((arg, i) => arg !== manifest.command[i])
     ? { ...manifest, command }

@@ -79,7 +79,10 @@ export const cleanEnv = { GITHUB_HEAD_REF: "", GITHUB_REF_NAME: "", GITHUB_ACTIO
 export function withoutTimings(report: string): string {
   return report
     .replace(/ · [\d.]+ (ms|s)\b/g, " · <t>")
-    .replace(/time: [\d.]+ (ms|s)/g, "time: <t>");
+    .replace(/time: [\d.]+ (ms|s)/g, "time: <t>")
+    // Said by a live run whose files took a second or more to load (a busy machine), which a
+    // stored run does not keep.
+    .replace(/, after [\d.]+ (ms|s) loading the eval files/g, "");
 }
 
 /** Parse the JSON a command printed. */

@@ -1,4 +1,7 @@
 import { NiceevalError } from "../../errors.js";
+import { redactUrl } from "../../redact-url.js";
+
+export { redactUrl };
 
 /** The way out every store message ends with. */
 export const USE_OTHER =
@@ -9,18 +12,11 @@ export function isPostgresUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
 }
 
-/**
- * A connection string fit for messages and `location`: the password (in the user part or a
- * `password` parameter) replaced by `***`. Works on strings `URL` cannot parse, too.
- */
-export function redactUrl(url: string): string {
-  return (
-    url
-      // The password is everything between the user's ":" and the next "@", even characters a URL
-      // would want percent-encoded ("#", "/", "?") when they were not.
-      .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):[^@]*@/i, "$1:***@")
-      .replace(/([?&]password=)[^&#]*/gi, "$1***")
-  );
+/** Whether the user part of a connection string holds an "@" that is not percent-encoded. */
+function unencodedAt(url: string): boolean {
+  const rest = url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "");
+  const first = rest.indexOf("@");
+  return first >= 0 && rest.indexOf("@", first + 1) > first;
 }
 
 /** Host and port a connection string names, for messages ("db.internal:5432"). */
@@ -85,7 +81,14 @@ export function connectionError(url: string, error: unknown): NiceevalError | un
       );
     case "ENOTFOUND":
     case "EAI_AGAIN":
-      return unreachable(`the host ${parsed.hostname} was not found`, "Check the host name");
+      // A password with an unencoded "@" or "#" puts part of itself where the host is read:
+      // that part is not named.
+      return unencodedAt(url)
+        ? unreachable(
+            "the host could not be read from the URL, whose password holds an unencoded @",
+            "Percent-encode special characters in the password (@ as %40, # as %23, / as %2F, ? as %3F)",
+          )
+        : unreachable(`the host ${parsed.hostname} was not found`, "Check the host name");
     case "ETIMEDOUT":
     case "EHOSTUNREACH":
     case "ENETUNREACH":
