@@ -264,11 +264,24 @@ describe("compareRuns", () => {
 
   it("does not call four flipped cases of twenty a regression on the mean score (exact sign-flip p = 0.125)", async () => {
     // With 0/1 scores the mean score is the pass rate; a percentile bootstrap interval of the
-    // mean difference excludes 0 here, but neither exact test does.
+    // mean difference would exclude 0 here, but neither exact test can with four changed cases:
+    // no interval is given, only why (the MDE, over twenty cases, stays).
     const base = cases(20, () => ({ verdict: "passed" }));
     const flipped = (k: number) => cases(20, (i) => ({ verdict: i < k ? "failed" : "passed" }));
     const four = await compareRuns(await storeWith({ base, head: flipped(4) }), "base", "head");
-    expect(four.overall.meanScore!.interval!.high).toBeLessThan(0);
+    const fewChanged = { unit: "case", units: 4, alpha: 0.05, smallestP: 0.125, needed: 6 };
+    expect(four.overall.meanScore).toMatchObject({
+      interval: null,
+      noInterval: "few-changed",
+      fewChanged,
+      tooFew: null,
+    });
+    expect(four.overall.meanScore!.mde).not.toBeNull();
+    expect(four.overall.passRate).toMatchObject({ noInterval: "few-changed", fewChanged });
+    expect(four.overall.passRate!.paired.interval).toBeNull();
+    expect(formatComparison(four)).toContain(
+      "no interval: only 4 paired cases changed, too few to show a regression at alpha = 0.05 (6 needed); sign-flip p = 0.125 exact",
+    );
     expect(four.overall.meanScore!.test).toMatchObject({ method: "exact", differing: 4 });
     expect(four.overall.meanScore!.test.pValue).toBeCloseTo(0.125, 12);
     expect(four.overall.passRate!.test.pValue).toBeCloseTo(0.125, 12);
@@ -276,6 +289,8 @@ describe("compareRuns", () => {
 
     const eight = await compareRuns(await storeWith({ base, head: flipped(8) }), "base", "head");
     expect(eight.decision).toMatchObject({ regression: true, passRate: true, meanScore: true });
+    expect(eight.overall.meanScore!.interval!.high).toBeLessThan(0);
+    expect(eight.overall.meanScore!.fewChanged).toBeNull();
     expect(eight.decision.reasons[1]).toBe(
       "mean score fell by 0.400 (n = 20, sign-flip p = 0.00781 < 0.05)",
     );
@@ -732,8 +747,8 @@ describe("compareRuns", () => {
     });
   });
 
-  it("formats regressions first, then improvements, with n and intervals", async () => {
-    // Six cases: enough for the exact tests to reach 0.05, so the interval is shown.
+  it("formats regressions first, then improvements, with n and why there is no interval", async () => {
+    // Six cases, enough for the exact tests to reach 0.05, but only two changed: no interval.
     const same = ["c", "d", "e", "f"].map((caseId) => ({ caseId }));
     const store = await storeWith({
       base: [{ caseId: "a" }, { caseId: "b", verdict: "failed" }, ...same],
@@ -752,7 +767,7 @@ describe("compareRuns", () => {
       /pass rate 83\.3% → 83\.3% \(\+0\.0 pts, n = 6; 1 worse, 1 better, McNemar p = 1\)/,
     );
     expect(text).toMatch(
-      /mean score 0\.833 → 0\.833 \(\+0\.000, n = 6; SE .*; 95% \[.*\] paired-bootstrap ×10000/,
+      /mean score 0\.833 → 0\.833 \(\+0\.000, n = 6; SE .*; no interval: only 2 paired cases changed, too few to show a regression at alpha = 0\.05 \(6 needed\); sign-flip p = 1 exact/,
     );
     const md = formatComparisonMarkdown(c);
     expect(md).toContain("| eval | n | pass rate | McNemar p |");

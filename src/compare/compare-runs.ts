@@ -451,8 +451,9 @@ function pairStats(
         ...clusterOption,
       }),
     );
-    // McNemar counts cases, clustered or not.
+    // McNemar counts cases, clustered or not; it drops those that did not change.
     const tooFew = tooFewToDetect(n, "case", options.gateAlpha);
+    const fewChanged = tooFewToDetect(worse + better, "case", options.gateAlpha, true);
     passRate = {
       n,
       base: paired.meanBase,
@@ -460,9 +461,10 @@ function pairStats(
       difference: paired.mean,
       baseInterval: wilsonInterval(paired.meanBase * n, n),
       headInterval: wilsonInterval(paired.meanHead * n, n),
-      ...shownDifference(paired, tooFew),
+      ...shownDifference(paired, tooFew, fewChanged),
       test: mcnemarExact(worse, better),
       tooFew,
+      fewChanged,
     };
   }
   const meanScoreDiff =
@@ -493,13 +495,30 @@ function scoreDifference(
       ...(clusters ? { clusters: scoreClusters } : {}),
     }),
   );
-  // The sign-flip test counts what it flips: clusters when clustered.
-  const tooFew =
-    difference.clusters === null
-      ? tooFewToDetect(difference.n, "case", options.gateAlpha)
-      : tooFewToDetect(difference.clusters, "cluster", options.gateAlpha);
-  const shown = shownDifference(difference, tooFew);
-  return { ...shown.paired, tooFew, noInterval: shown.noInterval };
+  // The sign-flip test counts what it flips: clusters when clustered, and drops those whose
+  // difference is 0.
+  const unit = difference.clusters === null ? "case" : "cluster";
+  const units = difference.clusters ?? difference.n;
+  const tooFew = tooFewToDetect(units, unit, options.gateAlpha);
+  const changed = changedUnits(baseScore, headScore, clusters ? scoreClusters : null);
+  const fewChanged = tooFewToDetect(changed, unit, options.gateAlpha, true);
+  const shown = shownDifference(difference, tooFew, fewChanged);
+  return { ...shown.paired, tooFew, fewChanged, noInterval: shown.noInterval };
+}
+
+/** Units whose difference is not 0: cases, or clusters whose differences do not sum to 0. */
+function changedUnits(base: Float64Array, head: Float64Array, clusters: Int32Array | null): number {
+  if (!clusters) {
+    let changed = 0;
+    for (let i = 0; i < base.length; i++) if (head[i] !== base[i]) changed++;
+    return changed;
+  }
+  const sums = new Map<number, number>();
+  for (let i = 0; i < base.length; i++)
+    sums.set(clusters[i]!, (sums.get(clusters[i]!) ?? 0) + head[i]! - base[i]!);
+  let changed = 0;
+  for (const sum of sums.values()) if (Math.abs(sum) > 1e-12) changed++;
+  return changed;
 }
 
 /**
@@ -511,9 +530,11 @@ function tooFewToDetect(
   units: number,
   unit: TooFewToDetect["unit"],
   alpha: number,
+  /** Units that changed: none is not too few (every difference is 0: `equal-differences`). */
+  changed = false,
 ): TooFewToDetect | null {
   const needed = unitsToReach(alpha);
-  if (units >= needed) return null;
+  if (units >= needed || (changed && units === 0)) return null;
   return { unit, units, alpha, smallestP: smallestSignTestP(units), needed };
 }
 
@@ -525,8 +546,10 @@ function tooFewToDetect(
 function shownDifference(
   paired: PairedDifference,
   tooFew: TooFewToDetect | null,
+  fewChanged: TooFewToDetect | null,
 ): { paired: PairedDifference; noInterval: NoInterval | null } {
   if (tooFew) return { paired: { ...paired, interval: null, mde: null }, noInterval: "too-few" };
+  if (fewChanged) return { paired: { ...paired, interval: null }, noInterval: "few-changed" };
   return { paired, noInterval: paired.equalDifferences ? "equal-differences" : null };
 }
 

@@ -2,7 +2,7 @@ import { plural } from "../plural.js";
 import { cell } from "../report/markdown-cell.js";
 import type { Interval } from "../stats/interval.js";
 import { pText } from "./compare-runs.js";
-import { alphaText, equalDifferencesText, tooFewText } from "./notes.js";
+import { alphaText, equalDifferencesText, fewChangedText, tooFewText } from "./notes.js";
 import type {
   CaseChange,
   Comparison,
@@ -66,6 +66,7 @@ function intervalPart(d: ScoreComparison): string {
   if (d.interval)
     return `${range(d.interval, signed)} ${d.method}${d.resamples > 0 ? ` ×${d.resamples}` : ""}`;
   if (d.noInterval === "too-few") return "";
+  if (d.noInterval === "few-changed") return `no interval: ${fewChangedText(d.fewChanged!)}`;
   if (d.noInterval === "equal-differences") return `no interval or MDE: ${equalDifferencesText(d)}`;
   return "no interval";
 }
@@ -75,6 +76,8 @@ function intervalCell(d: ScoreComparison | null): string {
   if (!d) return "–";
   if (d.interval) return `${range(d.interval, signed)} ${d.method}`;
   if (d.noInterval === "too-few") return `none (too few ${d.tooFew!.unit}s)`;
+  if (d.noInterval === "few-changed")
+    return `none (only ${plural(d.fewChanged!.units, d.fewChanged!.unit)} changed)`;
   if (d.noInterval === "equal-differences")
     return d.clusters === null
       ? `none (${d.n} equal differences)`

@@ -16,11 +16,18 @@ export const equalDifferencesText = (d: { n: number; clusters: number | null }):
     ? `the ${d.n} paired differences are all equal`
     : `the mean differences of the ${d.clusters} clusters are all equal`;
 
-/** Why a difference shows no interval, in words: the too-few note, or that its units agree. */
+/** That too few units changed for the test: "only 5 paired cases changed, …(6 needed)". */
+export const fewChangedText = (f: TooFewToDetect): string =>
+  `only ${plural(f.units, f.unit === "case" ? "paired case" : "cluster")} changed, too few to show a regression at alpha = ${alphaText(f.alpha)} (${f.needed} needed)`;
+
+/** Why a difference shows no interval, in words: a too-few note, or that its units agree. */
 export function noIntervalText(
   d: { n: number; clusters: number | null },
   noInterval: NoInterval,
   tooFew: TooFewToDetect | null,
+  fewChanged: TooFewToDetect | null,
 ): string {
-  return noInterval === "too-few" && tooFew ? tooFewText(tooFew) : equalDifferencesText(d);
+  if (noInterval === "too-few" && tooFew) return tooFewText(tooFew);
+  if (noInterval === "few-changed" && fewChanged) return fewChangedText(fewChanged);
+  return equalDifferencesText(d);
 }

@@ -132,6 +132,11 @@ export interface PassRateComparison {
    * `paired.mde` are then null.
    */
   tooFew: TooFewToDetect | null;
+  /**
+   * Set when fewer cases changed (`worse` + `better`) than `test` needs to reach the gate's
+   * alpha: `paired.interval` is then null (the MDE, which counts every case, stays).
+   */
+  fewChanged: TooFewToDetect | null;
 }
 
 /** The paired difference of mean scores, decided by its sign-flip test (`test`). */
@@ -141,6 +146,11 @@ export interface ScoreComparison extends PairedDifference {
    * then null.
    */
   tooFew: TooFewToDetect | null;
+  /**
+   * Set when fewer units differ than `test` needs to reach the gate's alpha (it drops the units
+   * whose difference is 0): `interval` is then null (the MDE, which counts every unit, stays).
+   */
+  fewChanged: TooFewToDetect | null;
   /** Why `interval` is null, when it is for one of these reasons. */
   noInterval: NoInterval | null;
 }
@@ -148,10 +158,11 @@ export interface ScoreComparison extends PairedDifference {
 /**
  * Why a paired difference shows no interval. `too-few`: the exact test the gate decides by cannot
  * reach its alpha with these units (`tooFew`), so an interval that excludes 0 would seem to find
- * what the gate cannot; `equal-differences`: every unit's difference is the same
- * (`equalDifferences`), so the interval would have zero width. `too-few` wins when both hold.
+ * what the gate cannot; `few-changed`: it cannot with the units that changed (`fewChanged`: 5 of
+ * 20 cases), for the same reason; `equal-differences`: every unit's difference is the same
+ * (`equalDifferences`), so the interval would have zero width. The first that holds wins.
  */
-export type NoInterval = "too-few" | "equal-differences";
+export type NoInterval = "too-few" | "few-changed" | "equal-differences";
 
 /**
  * Why a figure has no minimum detectable effect: the exact test the gate decides it by cannot

@@ -76,14 +76,14 @@ function statsView(title: string, s: Stats): HTMLElement {
       ? h(
           "p",
           {},
-          `pass rate ${pct(pr.base)}${interval(pr.baseInterval, pct)} \u2192 ${pct(pr.head)}${interval(pr.headInterval, pct)}, difference ${pct(pr.difference)}${interval(pr.paired.interval, pct)} (n=${pr.n}), McNemar p = ${pr.test.pValue.toPrecision(3)} (${pr.test.worse} worse, ${pr.test.better} better)${whyNoInterval(pr.paired, pr.noInterval, pr.tooFew)}`,
+          `pass rate ${pct(pr.base)}${interval(pr.baseInterval, pct)} \u2192 ${pct(pr.head)}${interval(pr.headInterval, pct)}, difference ${pct(pr.difference)}${interval(pr.paired.interval, pct)} (n=${pr.n}), McNemar p = ${pr.test.pValue.toPrecision(3)} (${pr.test.worse} worse, ${pr.test.better} better)${whyNoInterval(pr.paired, pr.noInterval, pr.tooFew, pr.fewChanged)}`,
         )
       : null,
     ms
       ? h(
           "p",
           {},
-          `mean score ${num(ms.meanBase)} \u2192 ${num(ms.meanHead)}, difference ${num(ms.mean)}${interval(ms.interval, num)} (n=${ms.n}${ms.interval ? `, ${ms.method}` : ""}), sign-flip p = ${ms.test.pValue.toPrecision(3)}${whyNoInterval(ms, ms.noInterval, ms.tooFew)}`,
+          `mean score ${num(ms.meanBase)} \u2192 ${num(ms.meanHead)}, difference ${num(ms.mean)}${interval(ms.interval, num)} (n=${ms.n}${ms.interval ? `, ${ms.method}` : ""}), sign-flip p = ${ms.test.pValue.toPrecision(3)}${whyNoInterval(ms, ms.noInterval, ms.tooFew, ms.fewChanged)}`,
         )
       : h("p", { class: "muted" }, "no scored pair"),
     left
@@ -104,8 +104,9 @@ function whyNoInterval(
   d: { n: number; clusters: number | null },
   noInterval: NoInterval | null,
   tooFew: TooFewToDetect | null,
+  fewChanged: TooFewToDetect | null,
 ): string {
-  return noInterval ? `; no interval: ${noIntervalText(d, noInterval, tooFew)}` : "";
+  return noInterval ? `; no interval: ${noIntervalText(d, noInterval, tooFew, fewChanged)}` : "";
 }
 
 function changesView(c: Comparison, e: EvalComparison): HTMLElement {
