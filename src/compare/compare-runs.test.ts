@@ -289,6 +289,9 @@ describe("compareRuns", () => {
 
     const eight = await compareRuns(await storeWith({ base, head: flipped(8) }), "base", "head");
     expect(eight.decision).toMatchObject({ regression: true, passRate: true, meanScore: true });
+    // The run's one eval regressed with it, listed as evals that regressed.
+    expect(eight.decision.evals).toEqual(["qa"]);
+    expect(four.decision.evals).toEqual([]);
     expect(eight.overall.meanScore!.interval!.high).toBeLessThan(0);
     expect(eight.overall.meanScore!.fewChanged).toBeNull();
     expect(eight.decision.reasons[1]).toBe(

@@ -621,7 +621,9 @@ function decide(
   }
   const regressedEvals: string[] = [];
   if (evals.length === 1) {
+    // One eval is the whole run: it regressed when the run did, said once by the run's reasons.
     evals[0]!.regressed = { passRate, meanScore: meanScoreFell };
+    if (passRate || meanScoreFell) regressedEvals.push(evals[0]!.evalId);
   } else {
     // Each eval on its own, Bonferroni-corrected so that many evals do not inflate false alarms.
     const perEval = alpha / evals.length;

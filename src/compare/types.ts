@@ -234,7 +234,10 @@ export interface RegressionDecision {
   passRate: boolean;
   /** Pooled mean score fell with sign-flip p < alpha. */
   meanScore: boolean;
-  /** Evals that regressed on their own, at alpha / (number of evals). */
+  /**
+   * Evals that regressed on their own, at alpha / (number of evals); with one eval, that eval
+   * when the run's pass rate or mean score regressed.
+   */
   evals: string[];
   newFailures: number;
   failOnNewFailures: boolean;
