@@ -733,6 +733,28 @@ describe("compareRuns", () => {
     expect(formatComparisonMarkdown(same)).not.toContain("paired cases only");
   });
 
+  it("takes the references niceeval compare takes: a name, an id prefix, latest~N", async () => {
+    const store = await storeWith(
+      {
+        "run-0123456789": [{ caseId: "a" }],
+        "run-abcdefghij": [{ caseId: "a", verdict: "failed" }],
+      },
+      {},
+      {},
+      { "run-0123456789": { name: "main" }, "run-abcdefghij": { name: "pr" } },
+    );
+    const byName = await compareRuns(store, "main", "pr");
+    expect([byName.base.runId, byName.head.runId]).toEqual(["run-0123456789", "run-abcdefghij"]);
+    const byPrefix = await compareRuns(store, "run-0123", "run-abcd");
+    expect(byPrefix.head.runId).toBe("run-abcdefghij");
+    const byLatest = await compareRuns(store, "latest~1", "latest");
+    expect(byLatest.overall.transitions.passToFail).toBe(1);
+    await expect(compareRuns(store, "main", "nope")).rejects.toMatchObject({
+      code: "COMPARE_RUN_NOT_FOUND",
+      message: expect.stringContaining("Name a run by id, id prefix, name, latest or latest~N"),
+    });
+  });
+
   it("throws a coded error when nothing is in common or a run is missing", async () => {
     const store = await storeWith({ base: [{ caseId: "a" }], head: [{ caseId: "b" }] });
     const error = await compareRuns(store, "base", "head").catch((e: unknown) => e);

@@ -7,6 +7,7 @@ import { mcnemarExact } from "../stats/mcnemar.js";
 import { type PairedDifference, pairedDifference } from "../stats/paired.js";
 import { smallestSignTestP, unitsToReach } from "../stats/sign-flip.js";
 import { importedRunAdvice } from "../store/imported.js";
+import { resolveRunRef } from "../store/resolve.js";
 import type { Store, StoredRun } from "../store/types.js";
 import { effectiveStatus } from "../store/writer.js";
 import {
@@ -93,10 +94,12 @@ interface Pending {
  * per case, and reports per eval and overall the transitions, the regressions with the
  * judgments that changed, pass rates with an exact McNemar test, mean scores with a paired
  * bootstrap interval, what was left out and why the runs may not be comparable.
- * Holds a few numbers per case, never the records. Throws `COMPARE_NOTHING_IN_COMMON` when the
- * runs share no case.
+ * `base` and `head` are run ids or any reference `niceeval compare` takes: an id prefix, a run
+ * name, `latest` or `latest~N` (`COMPARE_RUN_NOT_FOUND` when none names a run, `RUN_AMBIGUOUS`
+ * when one names two). Holds a few numbers per case, never the records. Throws
+ * `COMPARE_NOTHING_IN_COMMON` when the runs share no case.
  * @example
- * const comparison = await compareRuns(store, "run-main", "run-pr");
+ * const comparison = await compareRuns(store, "main", "latest");
  * if (comparison.decision.regression) process.exitCode = 1;
  */
 export async function compareRuns(
@@ -108,16 +111,16 @@ export async function compareRuns(
   const settings = checkedOptions(options);
   const { baseRun, headRun } = await findRuns(store, base, head);
   const leftOut = new Map<string, LeftOut>();
-  const baseCases = await collectRun(store, base, "base", leftOut);
+  const baseCases = await collectRun(store, baseRun.runId, "base", leftOut);
   const pending = new Map<string, Map<string, Pending>>();
   const headCases = await collectRun(
     store,
-    head,
+    headRun.runId,
     "head",
     leftOut,
     changesToShow(baseCases, pending),
   );
-  await fetchBaseRepresentatives(store, base, pending);
+  await fetchBaseRepresentatives(store, baseRun.runId, pending);
 
   const evalIds = [
     ...headCases.keys(),
@@ -191,21 +194,23 @@ function checkedOptions(options: CompareOptions): StatsSettings {
   return { alpha, seed: options.seed ?? 1, resamples, gateAlpha: alpha };
 }
 
-/** Both runs, or an error naming the one that is not stored. */
+/**
+ * Both runs, by id or by any reference `niceeval compare` takes (an id prefix, a name, latest~N),
+ * or an error naming the one that is not stored.
+ */
 async function findRuns(store: Store, base: string, head: string) {
-  const [baseRun, headRun] = await Promise.all([store.getRun(base), store.getRun(head)]);
-  for (const [id, run] of [
-    [base, baseRun],
-    [head, headRun],
-  ] as const) {
-    if (!run) {
-      throw new NiceevalError(
-        "COMPARE_RUN_NOT_FOUND",
-        `no run "${id}" in ${store.location}. List the stored runs with \`niceeval runs\` and pass one of their ids.`,
-      );
-    }
+  const [baseRun, headRun] = await Promise.all([findRun(store, base), findRun(store, head)]);
+  return { baseRun, headRun };
+}
+
+async function findRun(store: Store, ref: string): Promise<StoredRun> {
+  try {
+    return await resolveRunRef(store, ref);
+  } catch (error) {
+    if (error instanceof NiceevalError && error.code === "RUN_NOT_FOUND")
+      throw new NiceevalError("COMPARE_RUN_NOT_FOUND", error.message, { cause: error });
+    throw error;
   }
-  return { baseRun: baseRun!, headRun: headRun! };
 }
 
 /**
