@@ -5,6 +5,12 @@ import type { EvalSummary } from "../runner/events.js";
 import { EvalAccumulator } from "../runner/stats.js";
 import { passRateInterval, runCases, scoreMeanInterval } from "../stats/clustered.js";
 import type { Interval } from "../stats/interval.js";
+import {
+  MAX_PAGE,
+  QUERY_JUDGMENT_STATES,
+  QUERY_SORTS,
+  QUERY_VERDICTS,
+} from "../store/attempt-query.js";
 import { resolveRunRef } from "../store/resolve.js";
 import {
   type AttemptQuery,
@@ -303,9 +309,9 @@ export async function compareRefs(store: Store, base: string, head: string): Pro
   return compareRuns(store, b.runId, h.runId);
 }
 
-const VERDICTS = new Set<string>(["passed", "failed", "skipped", "errored"]);
-const STATES = new Set<string>(["matched", "mismatched", "unavailable", "errored"]);
-const SORTS = new Set<string>(["case", "score", "elapsed", "verdict"]);
+const VERDICTS = new Set<string>(QUERY_VERDICTS);
+const STATES = new Set<string>(QUERY_JUDGMENT_STATES);
+const SORTS = new Set<string>(QUERY_SORTS);
 
 /** The store query of the table's URL parameters; unknown values are ignored, never thrown. */
 export function attemptQueryOf(params: URLSearchParams): AttemptQuery {
@@ -326,6 +332,6 @@ export function attemptQueryOf(params: URLSearchParams): AttemptQuery {
   const offset = Number(params.get("offset") ?? 0);
   if (Number.isInteger(offset) && offset > 0) query.offset = offset;
   const limit = Number(params.get("limit") ?? 200);
-  query.limit = Number.isInteger(limit) && limit >= 0 ? Math.min(limit, 1000) : 200;
+  query.limit = Number.isInteger(limit) && limit >= 1 ? Math.min(limit, MAX_PAGE) : 200;
   return query;
 }

@@ -3,7 +3,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { NiceevalError } from "../../src/errors.js";
 import type { AttemptRecord, JudgmentState, Verdict } from "../../src/eval/record.js";
 import { resolveRunRef } from "../../src/store/resolve.js";
-import { isTruncated, type ReplacedAttempt, type Store } from "../../src/store/types.js";
+import {
+  type AttemptQuery,
+  isTruncated,
+  type ReplacedAttempt,
+  type Store,
+} from "../../src/store/types.js";
 import { attempt, judgment, manifest, summary } from "./fixtures.js";
 
 /** How a backend's test opens a fresh, empty store, and removes it afterwards. */
@@ -194,6 +199,29 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
             (r) => r.caseId,
           ),
         ).toEqual(["case-0"]);
+      });
+
+      it("refuses query options it cannot follow, naming the option, the value and what it takes", async () => {
+        await store.beginRun(manifest("queried"));
+        await store.appendAttempts("queried", [attempt("qa", 0)]);
+        const refused = async (query: object, message: string) => {
+          const error = await store
+            .queryAttempts("queried", query as AttemptQuery)
+            .catch((e: unknown) => e);
+          expect(error).toMatchObject({ code: "STORE_QUERY" });
+          expect((error as Error).message).toContain(message);
+        };
+        await refused(
+          { sort: "name" },
+          'sort must be "case", "score", "elapsed" or "verdict", got "name"',
+        );
+        await refused({ verdict: "fail" }, 'got "fail" (did you mean "failed"?)');
+        await refused({ judgmentState: "failed" }, "judgmentState must be");
+        await refused({ order: "down" }, 'order must be "asc" or "desc"');
+        await refused({ offset: -5 }, "offset must be a whole number from 0, got -5");
+        await refused({ limit: "10" }, 'got "10"');
+        await refused({ evalID: "qa" }, 'unknown key "evalID" (did you mean "evalId"?)');
+        expect((await store.queryAttempts("queried", { limit: 5000 })).total).toBe(1);
       });
 
       it("finds each attempt of batches mixing new, replaced and repeated ones by its own text", async () => {

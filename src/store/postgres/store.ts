@@ -1,6 +1,7 @@
 import pg from "pg";
 import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord, Verdict } from "../../eval/record.js";
+import { checkAttemptQuery, MAX_PAGE } from "../attempt-query.js";
 import { damagedRowError } from "../damaged-row.js";
 import {
   checkJoin,
@@ -822,6 +823,7 @@ class PostgresStore implements Store {
   }
 
   async queryAttempts(runId: string, query: AttemptQuery = {}): Promise<AttemptPage> {
+    checkAttemptQuery(query);
     return this.#guard(async () => {
       const { rid, evalIds } = await this.#runContext(runId);
       const p = new Params();
@@ -841,7 +843,7 @@ class PostgresStore implements Store {
         p,
       );
       if (where === undefined) return { total: 0, items: [] };
-      const limit = Math.min(1000, Math.max(0, Math.floor(query.limit ?? 100)));
+      const limit = Math.min(MAX_PAGE, query.limit ?? 100);
       const offset = Math.max(0, Math.floor(query.offset ?? 0));
       const count = async () =>
         (

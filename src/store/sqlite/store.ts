@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord, Verdict } from "../../eval/record.js";
+import { checkAttemptQuery, MAX_PAGE } from "../attempt-query.js";
 import { damagedRowError } from "../damaged-row.js";
 import {
   checkJoin,
@@ -873,6 +874,7 @@ class SqliteStore implements Store {
   }
 
   async queryAttempts(runId: string, query: AttemptQuery = {}): Promise<AttemptPage> {
+    checkAttemptQuery(query);
     return this.#guard(() => {
       const rid = this.#rid(runId);
       const evalIds = this.#evalIds(rid);
@@ -890,7 +892,7 @@ class SqliteStore implements Store {
             .map((r) => r.id),
       });
       if (!filter) return { total: 0, items: [] };
-      const limit = Math.min(1000, Math.max(0, Math.floor(query.limit ?? 100)));
+      const limit = Math.min(MAX_PAGE, query.limit ?? 100);
       const offset = Math.max(0, Math.floor(query.offset ?? 0));
       const order = attemptOrder(query);
       const count = () =>
