@@ -65,6 +65,13 @@ export interface RunRow {
     n: number;
     meanScore: number | null;
     meanScoreInterval: Interval | null;
+    /** Scored attempts of the eval whose score was partial. */
+    partialCases: number;
+    /**
+     * True when any of them was partial: the mean score is then a lower bound ("≥"), as the runs
+     * table and the CLI say, and never a value to draw or compare as it is.
+     */
+    meanScoreLowerBound: boolean;
   }[];
 }
 
@@ -172,6 +179,8 @@ export function runRow(run: StoredRun): RunRow {
         n,
         meanScore: s.meanScore,
         meanScoreInterval: scoreInterval(s),
+        partialCases: s.partialCases,
+        meanScoreLowerBound: s.partialCases > 0,
       };
     }),
   };

@@ -13,7 +13,7 @@ import type { RunCharts } from "../../src/viewer/charts.js";
 import { startViewer, type Viewer } from "../../src/viewer/server.js";
 import { manifest } from "../store/fixtures.js";
 import { ensureViewerApp } from "./app.js";
-import { storeWithRuns } from "./fixture.js";
+import { judgedEval, recordRun, storeWithRuns } from "./fixture.js";
 
 let fixture: Awaited<ReturnType<typeof storeWithRuns>>;
 let viewer: Viewer;
@@ -108,6 +108,41 @@ describe("the viewer's API over a store of real runs", () => {
     expect(head!.passRate).toBeCloseTo(10 / 14);
     expect(head!.passRateInterval!.low).toBeLessThan(head!.passRate!);
     expect((await api<{ runs: RunRow[] }>("/api/runs?branch=nope")).body.runs).toEqual([]);
+  });
+
+  it("says per eval of a listed run whether its mean score is only a lower bound (partial scores)", async () => {
+    // The judge answered in the first run; in the second it could not be reached.
+    for (const [i, reachable] of [true, false].entries())
+      await recordRun(fixture.store, {
+        runId: `run-judged-${i}-000000`,
+        name: `judged-${i}`,
+        startedAt: `2024-09-0${1 + i}T00:00:00.000Z`,
+        evals: [judgedEval(reachable)],
+        trials: 1,
+      });
+    const { body } = await api<{ runs: RunRow[] }>("/api/runs?evalId=judged");
+    expect(body.runs.map((r) => r.name)).toEqual(["judged-1", "judged-0"]);
+    const [unreached, reached] = body.runs.map((r) => r.perEval[0]);
+    expect(reached).toMatchObject({
+      evalId: "judged",
+      passRate: 1,
+      meanScore: 1,
+      partialCases: 0,
+      meanScoreLowerBound: false,
+    });
+    // Half the points of each case are the judge's, kept in max: the mean 0.5 is a lower bound.
+    expect(unreached).toMatchObject({
+      evalId: "judged",
+      passRate: 1,
+      meanScore: 0.5,
+      partialCases: 3,
+      meanScoreLowerBound: true,
+    });
+    // The same notion the runs table reads for its "≥".
+    expect(body.runs[0]!.partialAttempts).toBe(3);
+    // The greetings runs' judge never answered: every mean of theirs is a lower bound.
+    const greetings = (await api<{ runs: RunRow[] }>("/api/runs?evalId=greetings")).body.runs;
+    expect(greetings.map((r) => r.perEval[0]!.meanScoreLowerBound)).toEqual([true, true]);
   });
 
   it("gives a run's per-eval figures and the labels for the scorer filter", async () => {

@@ -55,6 +55,38 @@ function suite(head: boolean) {
 }
 
 /**
+ * Three cases scored by `exact`, their gate, and by a model judge (a point each). With `reachable`,
+ * the judge answers and every score is complete (mean 1); without, it cannot be reached: every case
+ * still passes, but each score is partial (exact's point earned, the judge's kept in max) and the
+ * mean score a lower bound, ≥ 0.500.
+ */
+export function judgedEval(reachable: boolean) {
+  return defineSuite<string, string>({
+    id: "judged",
+    cases: ["a", "b", "c"].map((id) => ({ id, input: id, expected: id })),
+    target: (input) => input,
+    scorers: [
+      createScorer<string, string>({
+        name: "exact",
+        score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+      }),
+      createScorer<string, string>({
+        name: "judge",
+        score: () => {
+          if (reachable) return { score: 1 };
+          throw new JudgeUnavailableError(
+            "failed",
+            "openai/gpt-4.1-mini",
+            "fetch failed: connect ECONNREFUSED",
+          );
+        },
+      }),
+    ],
+    gates: ["exact"],
+  });
+}
+
+/**
  * Record one real run of the engine into `store` (its attempts kept whole, as the viewer shows
  * them), named `name`, started on `startedAt`.
  */

@@ -16,7 +16,7 @@ import { manifest } from "../store/fixtures.js";
 import { runCli } from "../support/project.js";
 import { ensureViewerApp } from "./app.js";
 import { launchChromium } from "./browser.js";
-import { recordRun, storeWithRuns } from "./fixture.js";
+import { judgedEval, recordRun, storeWithRuns } from "./fixture.js";
 
 let fixture: Awaited<ReturnType<typeof storeWithRuns>>;
 let viewer: Viewer;
@@ -143,6 +143,15 @@ beforeAll(async () => {
     evals: [lateLabels],
     trials: 1,
   });
+  // The judge answered in the first run (mean 1); in the second it could not be reached (≥ 0.500).
+  for (const [i, reachable] of [true, false].entries())
+    await recordRun(fixture.store, {
+      runId: `run-judged-${i}-000000`,
+      name: `judged-${i}`,
+      startedAt: `2024-09-0${1 + i}T00:00:00.000Z`,
+      evals: [judgedEval(reachable)],
+      trials: 1,
+    });
   viewer = await startViewer({ store: fixture.store });
   browser = await launchChromium();
   page = await browser.context.newPage();
@@ -382,6 +391,7 @@ describe("the runs page's filters", () => {
       "falling",
       "flipping",
       "greetings",
+      "judged",
       "throwing",
     ]);
     await page.goto(`${viewer.origin}/#/?evalId=echo`);
@@ -697,17 +707,38 @@ describe("sample sizes", () => {
 
 describe("history charts", () => {
   it("name their lines in a legend", async () => {
-    await page.goto(`${viewer.origin}/#/?evalId=greetings`);
+    await page.goto(`${viewer.origin}/#/?evalId=echo`);
     await page.reload();
-    const trend = page.locator(".charts figure", {
-      hasText: "greetings: pass rate and mean score",
-    });
+    const trend = page.locator(".charts figure", { hasText: "echo: pass rate and mean score" });
     await trend.locator("canvas").waitFor();
     expect(await trend.locator(".legend li").allTextContents()).toEqual([
       "pass rate",
       "mean score",
       "95% bands",
     ]);
+    // Every mean score is complete: nothing is said of lower bounds.
+    expect(await trend.locator("p").count()).toBe(0);
+  });
+
+  it("draw a mean score that is only a lower bound apart from the line, named ≥ in the legend and under the chart", async () => {
+    await page.goto(`${viewer.origin}/#/?evalId=judged`);
+    await page.reload();
+    const trend = page.locator(".charts figure", {
+      hasText: "judged: pass rate and mean score over 2 runs",
+    });
+    await trend.locator("canvas").waitFor();
+    expect(await trend.locator(".legend li").allTextContents()).toEqual([
+      "pass rate",
+      "mean score",
+      "\u2265 lower bound of the mean score",
+      "95% bands",
+    ]);
+    expect(await trend.locator("p").textContent()).toBe(
+      "mean score only a lower bound in 1 run (partial scores), drawn apart from its line: \u2265 0.500 (judged-1)",
+    );
+    // As the runs table reads the same mean.
+    const row = page.locator("tr.run-row", { hasText: "judged-1" });
+    expect(await row.locator("td").nth(8).textContent()).toMatch(/^\u2265 0\.500 n=3$/);
   });
 });
 

@@ -4,6 +4,7 @@ import type { RunRow } from "../../src/viewer/api.js";
 import type { RunCharts } from "../../src/viewer/charts.js";
 import { h, pct } from "./dom.js";
 import { sizeText } from "./numbers.js";
+import { lowerBoundNote, type TrendPoint, trendColumns } from "./trend.js";
 
 // Charts drawn by uPlot (bundled, canvas, no request). Every chart states its n; an interval is
 // drawn as a band or a whisker, and evidence that is missing is counted aside, never as 0.
@@ -38,38 +39,55 @@ function figure(
 }
 
 // uPlot's own legend lists the band bounds as series too, and is hidden: the lines are named here.
-const trendLegend = (): HTMLElement =>
+const trendLegend = (lowerBounds: boolean): HTMLElement =>
   h(
     "ul",
     { class: "legend small" },
     h("li", { class: "key-pass" }, "pass rate"),
     h("li", { class: "key-score" }, "mean score"),
+    lowerBounds ? h("li", { class: "key-bound" }, "\u2265 lower bound of the mean score") : null,
     h("li", { class: "key-band" }, "95% bands"),
   );
 
+/** The points of a line that no segment draws (no value beside them), shown when uPlot shows none. */
+const isolated: uPlot.Series.Points.Filter = (u, si, show) => {
+  if (show) return null;
+  const ys = u.data[si]!;
+  const has = (i: number) => ys[i] !== null && ys[i] !== undefined;
+  const out: number[] = [];
+  for (let i = 0; i < ys.length; i++) if (has(i) && !has(i - 1) && !has(i + 1)) out.push(i);
+  return out;
+};
+
 /** Per eval (or only `evalId`'s): pass rate and mean score over the runs listed, with 95% bands. */
 export function trendCharts(runs: RunRow[], evalId?: string | null): HTMLElement[] {
-  const byEval = new Map<string, { t: number; e: RunRow["perEval"][number] }[]>();
+  const byEval = new Map<string, TrendPoint[]>();
   for (const run of [...runs].reverse())
     for (const e of run.perEval) {
       if (e.passRate === null || (evalId && e.evalId !== evalId)) continue;
       const points = byEval.get(e.evalId) ?? [];
-      points.push({ t: Date.parse(run.startedAt) / 1000, e });
+      points.push({
+        t: Date.parse(run.startedAt) / 1000,
+        run: run.name ?? run.runId.slice(0, 8),
+        e,
+      });
       byEval.set(e.evalId, points);
     }
   const out: HTMLElement[] = [];
   for (const [evalId, points] of byEval) {
     if (points.length < 2) continue;
-    const col = <T>(f: (e: RunRow["perEval"][number]) => T) => points.map((p) => f(p.e));
+    const c = trendColumns(points);
     const data: uPlot.AlignedData = [
-      points.map((p) => p.t),
-      col((e) => e.passRate),
-      col((e) => e.passRateInterval?.low ?? null),
-      col((e) => e.passRateInterval?.high ?? null),
-      col((e) => e.meanScore),
-      col((e) => e.meanScoreInterval?.low ?? null),
-      col((e) => e.meanScoreInterval?.high ?? null),
+      c.t,
+      c.passRate,
+      c.passLow,
+      c.passHigh,
+      c.meanScore,
+      c.scoreLow,
+      c.scoreHigh,
+      c.lowerBound,
     ];
+    const note = lowerBoundNote(points);
     const bound = (label: string): uPlot.Series => ({
       label,
       stroke: "transparent",
@@ -96,26 +114,56 @@ export function trendCharts(runs: RunRow[], evalId?: string | null): HTMLElement
                   width: 1.5,
                   dash: [4, 2],
                   value: (_u, v) => (v === null ? "\u2014" : v.toFixed(3)),
+                  // A lower bound leaves a gap: a run between two is still a point.
+                  points: { filter: isolated },
                 },
                 bound("score low"),
                 bound("score high"),
+                {
+                  // Lower bounds: hollow marks with "≥" above, joined to nothing.
+                  label: "mean score \u2265",
+                  stroke: AMBER,
+                  width: 1.5,
+                  paths: () => null,
+                  points: { show: true, size: 8, width: 1.5, stroke: AMBER, fill: "#fff" },
+                  value: (_u, v) => (v === null ? "\u2014" : `\u2265 ${v.toFixed(3)}`),
+                },
               ],
               bands: [
                 { series: [3, 2], fill: "rgba(47,111,222,0.15)" },
                 { series: [6, 5], fill: "rgba(178,106,0,0.12)" },
               ],
               legend: { show: false },
+              hooks: { draw: [markLowerBounds] },
             },
             data,
             el,
           );
         },
-        undefined,
-        trendLegend(),
+        note ?? undefined,
+        trendLegend(note !== null),
       ),
     );
   }
   return out;
+}
+
+/** Writes "≥" above each lower bound of a trend chart (its last series). */
+function markLowerBounds(u: uPlot): void {
+  const si = u.series.length - 1;
+  const ys = u.data[si]!;
+  const ctx = u.ctx;
+  ctx.save();
+  ctx.fillStyle = AMBER;
+  ctx.font = `${11 * devicePixelRatio}px sans-serif`;
+  ctx.textAlign = "center";
+  ctx.textBaseline = "bottom";
+  ys.forEach((y, i) => {
+    if (y === null || y === undefined) return;
+    const x = u.valToPos(u.data[0][i]!, "x", true);
+    ctx.fillText("\u2265", x, u.valToPos(y, "y", true) - 6 * devicePixelRatio);
+  });
+  ctx.restore();
 }
 
 /** Per eval: how the attempts' scores (earned / max) spread over ten bins. */
