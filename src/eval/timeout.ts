@@ -23,10 +23,20 @@ export function checkTimeoutMs(
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
     throw new NiceevalError(
       "USAGE",
-      `${option} must be a whole number of milliseconds from 1 to ${max}, got ${String(value)}`,
+      `${option} must be a whole number of milliseconds from 1 to ${max}, got ${givenText(value)}`,
     );
   }
   return value;
+}
+
+/** A value as an option's refusal shows it: a string quoted, so "4" is told from 4. */
+export function givenText(value: unknown): string {
+  if (typeof value === "string")
+    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === "bigint") return `${value}n`;
+  if (typeof value === "object" && value !== null)
+    return Array.isArray(value) ? "an array" : "an object";
+  return String(value);
 }
 
 /** Most trials of a case in one run (the CLI's `--trials`, a suite's and a run's `trials`). */
@@ -43,7 +53,7 @@ export function checkWholeNumber(
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
     throw new NiceevalError(
       "USAGE",
-      `${option} must be a whole number from ${min} to ${max}, got ${String(value)}`,
+      `${option} must be a whole number from ${min} to ${max}, got ${givenText(value)}`,
     );
   }
   return value;

@@ -552,6 +552,29 @@ describe("settings given through the API", () => {
   });
 
   it.each([
+    [
+      { concurency: 1 },
+      'runEvals: unknown key "options.concurency" (did you mean "options.concurrency"?)',
+    ],
+    [
+      { telemetry: { emit() {} } },
+      "runEvals: options.telemetry must be an array, got an object (wrap one in [ ])",
+    ],
+    [{ reporters: { onRunFinished() {} } }, "runEvals: options.reporters must be an array"],
+    [
+      { signal: "stop" },
+      'runEvals: options.signal must be an AbortSignal (an AbortController\'s signal), got "stop"',
+    ],
+    [{ concurrency: "4" }, 'concurrency must be a whole number from 1 to 1024, got "4"'],
+  ])("runEvals refuses options it cannot follow: %o", async (options, message) => {
+    await expect(runEvals([{ eval: suite }], options as never)).rejects.toThrow(message);
+  });
+
+  it("says a number given as a string was a string", async () => {
+    await expect(runEval(suite, { timeoutMs: "500" as never })).rejects.toThrow(/got "500"$/);
+  });
+
+  it.each([
     [Number.NaN, /trials must be a whole number from 1 to 10000, got NaN/],
     [1e9, /trials .* got 1000000000/],
     [2.5, /trials .* got 2\.5/],

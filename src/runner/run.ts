@@ -7,8 +7,10 @@ import {
   checkTimeoutMs,
   checkWholeNumber,
   DEFAULT_CASE_TIMEOUT_MS,
+  givenText,
   MAX_TRIALS,
 } from "../eval/timeout.js";
+import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { AttemptRunner } from "./attempt.js";
 import { checkEntries, type RunEntry } from "./entry.js";
 import type { EvalEvent } from "./events.js";
@@ -90,6 +92,31 @@ export interface RunOptions {
 export { DEFAULT_CASE_TIMEOUT_MS };
 /** Most attempts in flight a run accepts. */
 export const MAX_CONCURRENCY = 1024;
+
+/** Every key of {@link RunOptions}: runEvals refuses others (a misspelt one would be ignored). */
+const runOptionKeys = {
+  concurrency: true,
+  reporters: true,
+  telemetry: true,
+  signal: true,
+  runId: true,
+  filter: true,
+  select: true,
+  trials: true,
+  source: true,
+  executor: true,
+  keepOutput: true,
+  keepCase: true,
+  timeoutMs: true,
+  caseTimeoutMs: true,
+  caseWaitMs: true,
+  onRecord: true,
+  onCase: true,
+  onCasesRead: true,
+  loadErrors: true,
+  outsideErrors: true,
+  earlierRunErrors: true,
+} satisfies KnownKeys<RunOptions>;
 type Released = SourceItem & { record?: AttemptRecord };
 
 /**
@@ -432,13 +459,34 @@ function runErrorText({ message, where }: { message: string; where: string }): s
 }
 
 function checkedSettings(options: RunOptions): { concurrency: number; caseTimeoutMs: number } {
-  const concurrency = options.concurrency ?? 8;
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+  if (typeof options !== "object" || options === null)
     throw new NiceevalError(
       "USAGE",
-      `concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, got ${String(concurrency)}`,
+      `runEvals: options must be an object, got ${givenText(options)}`,
     );
+  refuseUnknownKeys("runEvals", options, runOptionKeys, "options");
+  for (const key of ["reporters", "telemetry", "select"] as const) {
+    const value = options[key];
+    if (value !== undefined && !Array.isArray(value))
+      throw new NiceevalError(
+        "USAGE",
+        `runEvals: options.${key} must be an array, got ${givenText(value)} (wrap one in [ ])`,
+      );
   }
+  const signal = options.signal as { aborted?: unknown; addEventListener?: unknown } | undefined;
+  if (
+    signal !== undefined &&
+    (typeof signal !== "object" ||
+      signal === null ||
+      typeof signal.aborted !== "boolean" ||
+      typeof signal.addEventListener !== "function")
+  )
+    throw new NiceevalError(
+      "USAGE",
+      `runEvals: options.signal must be an AbortSignal (an AbortController's signal), got ${givenText(options.signal)}`,
+    );
+  const concurrency = options.concurrency ?? 8;
+  checkWholeNumber("concurrency", concurrency, 1, MAX_CONCURRENCY);
   checkWholeNumber("trials", options.trials, 1, MAX_TRIALS);
   checkTimeoutMs("timeoutMs", options.timeoutMs);
   checkTimeoutMs("caseTimeoutMs", options.caseTimeoutMs);
