@@ -46,6 +46,8 @@ export * from "./scorers/index.js";
 
 // ── Runner, telemetry and reports ────────────────────────────────────────────
 export { type RunEntry, type RunOptions, type RunSummary, runEvals } from "./runner/run.js";
+export type { AttemptInfo, RunSink, RunStartInfo } from "./runner/sink.js";
+export type { LoadError } from "./runner/summary.js";
 export {
   type CaseReport,
   type CaseScore,
