@@ -510,6 +510,21 @@ describe("authoring errors are errored cases, not failures", () => {
       'bindScorer("exact"): `driver` is undefined, not a driver (defineDriver\'s result, such as evalScorersProvider)',
     );
   });
+
+  it("refuses a binding without mapInput or tool when it is bound, not on every case", () => {
+    const { mapInput: _, ...withoutMap } = {
+      id: "exact",
+      tool: exactMatchTool,
+      driver: evalScorersProvider,
+      mapInput: () => ({ actual: "a", expected: "a" }),
+    };
+    expect(() => bindScorer(withoutMap as never)).toThrow(
+      'bindScorer("exact"): `mapInput` must be a function from { output, expected, input, … } to the input of tool "eval.exact-match", got nothing',
+    );
+    expect(() =>
+      bindScorer({ ...withoutMap, tool: "eval.exact-match", mapInput: () => ({}) } as never),
+    ).toThrow('bindScorer("exact"): `tool` must be a tool made by defineTool');
+  });
 });
 
 describe("the attempt's time limit", () => {

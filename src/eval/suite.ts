@@ -80,6 +80,17 @@ export interface BoundScorer<Output> {
   run(args: ScorerMapArgs<Output>, signal?: AbortSignal): Promise<Score>;
 }
 
+/** What a definition field held instead of what it takes, for its refusal. */
+function describeGiven(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  return typeof value === "object"
+    ? Array.isArray(value)
+      ? "an array"
+      : "an object"
+    : `a ${typeof value}`;
+}
+
 /**
  * Box a scorer binding for a suite.
  * @example
@@ -98,12 +109,21 @@ export function bindScorer<Output, ScorerInput>(
     scorerBindingKeys,
   );
   // Checked here, not on the first case: every case would be errored for it.
+  const where = typeof id === "string" ? `bindScorer("${id}")` : "bindScorer";
   const notDriver = notADriver(binding.driver);
-  if (notDriver !== undefined) {
+  if (notDriver !== undefined) throw new AuthoringError(`${where}: \`driver\` is ${notDriver}`);
+  if (
+    typeof binding.tool !== "object" ||
+    binding.tool === null ||
+    typeof binding.tool.id !== "string"
+  )
     throw new AuthoringError(
-      `${typeof id === "string" ? `bindScorer("${id}")` : "bindScorer"}: \`driver\` is ${notDriver}`,
+      `${where}: \`tool\` must be a tool made by defineTool (a built-in one: exactMatchTool, regexMatchTool, …), got ${describeGiven(binding.tool)}`,
     );
-  }
+  if (typeof binding.mapInput !== "function")
+    throw new AuthoringError(
+      `${where}: \`mapInput\` must be a function from { output, expected, input, … } to the input of tool "${binding.tool.id}", got ${describeGiven(binding.mapInput)}`,
+    );
   const candidates = [binding.driver];
   const bound: BoundScorer<Output> = Object.freeze({
     kind: "bound-scorer" as const,
