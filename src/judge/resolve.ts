@@ -103,6 +103,15 @@ export function resolveJudge(
     );
     return found(model, provider, rest);
   }
+  // "openai:gpt-4o-mini", as other tools write it, meant the provider's model.
+  const colon = /^(openai|anthropic):(.+)$/i.exec(model);
+  if (colon && slash === -1) {
+    return {
+      ok: false,
+      model,
+      reason: `no judge provider for "${model}": write it "${colon[1]!.toLowerCase()}/${colon[2]}" (niceeval separates the provider from the model with "/")`,
+    };
+  }
   return {
     ok: false,
     model,

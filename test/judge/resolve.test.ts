@@ -13,6 +13,18 @@ describe("resolveJudge", () => {
     expect(!other.ok && other.reason).toContain("NICEEVAL_JUDGE_BASE_URL");
   });
 
+  it("says how to write a model named provider:model, as other tools write it", () => {
+    for (const [given, meant] of [
+      ["openai:gpt-4o-mini", "openai/gpt-4o-mini"],
+      ["anthropic:claude-3", "anthropic/claude-3"],
+    ]) {
+      const resolved = resolveJudge(given!, { OPENAI_API_KEY: "k", ANTHROPIC_API_KEY: "k" });
+      expect(resolved.ok).toBe(false);
+      expect(!resolved.ok && resolved.reason).toContain(`write it "${meant}"`);
+      expect(!resolved.ok && resolved.reason).not.toContain("registerJudgeProvider");
+    }
+  });
+
   it("refuses a provider with no model after its slash, before any call", () => {
     const empty = resolveJudge("anthropic/", { ANTHROPIC_API_KEY: "k" });
     expect(empty).toEqual({
