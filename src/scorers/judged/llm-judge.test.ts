@@ -101,8 +101,26 @@ describe("eval.llm-judge with an injected judge", () => {
 
   it("rejects a threshold outside 0..1 when the driver is built", () => {
     expect(() => makeLlmJudgeDriver(judgeOnce({ value: 1 }), { threshold: 2 })).toThrow(
-      /threshold/,
+      "makeLlmJudgeDriver: `threshold` must be a number from 0 to 1 (a share: 0.02 for 2%), got 2",
     );
+  });
+
+  it("names llmJudge and its scorer when the binding's threshold is out of range", () => {
+    const binding = (threshold: unknown) => () =>
+      llmJudge({
+        id: "helpful",
+        judge: judgeOnce({ value: 1 }),
+        criteria: "c",
+        mapOutput: ({ output }) => String(output),
+        threshold: threshold as number,
+      });
+    expect(binding(70)).toThrow(
+      'llmJudge("helpful"): `threshold` must be a number from 0 to 1 (a share: 0.7 for 70%), got 70',
+    );
+    expect(binding("0.7")).toThrow(
+      'llmJudge("helpful"): `threshold` must be a number from 0 to 1, got "0.7"',
+    );
+    expect(binding(0.7)).not.toThrow();
   });
 
   it("rejects a misspelt option when the driver or binding is built", () => {

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { AuthoringError } from "../../errors.js";
 import type { ScorerBinding, ScorerMapArgs } from "../../eval/suite.js";
 import {
   type JsonValue,
@@ -46,6 +47,26 @@ const makeLlmJudgeDriverOptionsKeys = {
   label: true,
 } satisfies KnownKeys<MakeLlmJudgeDriverOptions>;
 
+/** The threshold a verdict's value must reach (default 0.5); an AuthoringError naming `where`. */
+function checkedThreshold(where: string, given: unknown): number {
+  const threshold = given ?? 0.5;
+  if (
+    typeof threshold === "number" &&
+    Number.isFinite(threshold) &&
+    threshold >= 0 &&
+    threshold <= 1
+  )
+    return threshold;
+  const shown = typeof threshold === "string" ? JSON.stringify(threshold) : String(threshold);
+  const hint =
+    typeof threshold === "number" && threshold > 1 && threshold <= 100
+      ? ` (a share: ${threshold / 100} for ${threshold}%)`
+      : "";
+  throw new AuthoringError(
+    `${where}: \`threshold\` must be a number from 0 to 1${hint}, got ${shown}`,
+  );
+}
+
 /**
  * A driver implementing `eval.llm-judge` with an injected judge. An explicit `passed` in the
  * verdict wins over the threshold; a malformed verdict (NaN, a missing value, a value outside
@@ -59,12 +80,7 @@ export function makeLlmJudgeDriver(
   options: MakeLlmJudgeDriverOptions = {},
 ): Driver {
   refuseUnknownKeys("makeLlmJudgeDriver", options, makeLlmJudgeDriverOptionsKeys, "options");
-  const threshold = options.threshold ?? 0.5;
-  if (!(Number.isFinite(threshold) && threshold >= 0 && threshold <= 1)) {
-    throw new TypeError(
-      `makeLlmJudgeDriver: \`threshold\` must be a number from 0 to 1, got ${String(threshold)}`,
-    );
-  }
+  const threshold = checkedThreshold("makeLlmJudgeDriver", options.threshold);
   const label = options.label ?? "llm-judge";
   return defineDriver({
     id: "niceeval.llm-judge",
@@ -145,6 +161,8 @@ export function llmJudge<Output>(options: LlmJudgeBindingOptions<Output>): LlmJu
     options,
     llmJudgeBindingOptionsKeys,
   );
+  // Checked here too, so a refusal names llmJudge and the scorer, as its other checks do.
+  checkedThreshold(typeof id === "string" ? `llmJudge("${id}")` : "llmJudge", options.threshold);
   const driver = makeLlmJudgeDriver(options.judge, {
     label: options.id,
     ...(options.threshold !== undefined ? { threshold: options.threshold } : {}),
