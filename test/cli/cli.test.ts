@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FixtureProject, makeProject, runAndSignal, runCli } from "../support/project.js";
@@ -511,9 +511,20 @@ export const review = app.defineScoreEval({
     // The report does not claim a pass for a run that ran nothing.
     expect(nothing.stdout).not.toMatch(/PASS/);
     expect(nothing.stdout.trimEnd().endsWith("NO CASE RAN")).toBe(true);
-    const badJson = await runCli(["run", "other", "--json", "missing-dir/out.json"], project.dir);
+    // A report's missing folder is made, as the store's is; a file where a folder should be is
+    // refused before anything runs.
+    const newFolder = await runCli(
+      ["run", "other", "--json", "reports/out.json", "--reporter", "junit=reports/junit.xml"],
+      project.dir,
+    );
+    expect(newFolder.code).toBe(0);
+    const report = JSON.parse(await readFile(join(project.dir, "reports/out.json"), "utf8"));
+    expect(report).toMatchObject({ format: "niceeval/run/v1" });
+    expect(await readFile(join(project.dir, "reports/junit.xml"), "utf8")).toContain("<testsuites");
+    await writeFile(join(project.dir, "a-file"), "");
+    const badJson = await runCli(["run", "other", "--json", "a-file/out.json"], project.dir);
     expect(badJson.code).toBe(2);
-    expect(badJson.stderr).toContain("--json: cannot write missing-dir/out.json (ENOENT)");
+    expect(badJson.stderr).toMatch(/--json: cannot write a-file\/out\.json \((EEXIST|ENOTDIR)\)/);
   });
 
   it('loads TypeScript eval files in a project without "type": "module"', async () => {

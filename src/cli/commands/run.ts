@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { closeSync, openSync } from "node:fs";
-import { resolve } from "node:path";
+import { closeSync, mkdirSync, openSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { formatComparison, formatComparisonMarkdown } from "../../compare/format.js";
 import type { Comparison } from "../../compare/types.js";
 import { errorMessage, NiceevalError } from "../../errors.js";
@@ -861,7 +861,8 @@ function reporterSpecs(
         );
       taken.set(target, flag);
     }
-    if (file !== undefined) checkWritable(flag, file, cwd);
+    // A report's folder is made, as the store's is (reports/junit.xml in a fresh checkout).
+    if (file !== undefined) checkWritable(flag, file, cwd, undefined, true);
   }
   // The github reporter appends its summary to the file the runner names.
   const stepSummary = env.GITHUB_STEP_SUMMARY;
@@ -899,15 +900,21 @@ function buildReporters(
   );
 }
 
-/** Open a report file up front, so a bad path is a usage error before anything runs. */
+/**
+ * Open a report file up front, so a bad path is a usage error before anything runs; `makeFolder`:
+ * its folder is made first when missing.
+ */
 function checkWritable(
   flag: string,
   file: string,
   cwd: string,
-  advice = "pass a path in an existing, writable folder",
+  advice = "pass a path in a writable folder",
+  makeFolder = false,
 ): void {
   try {
-    closeSync(openSync(resolve(cwd, file), "a"));
+    const path = resolve(cwd, file);
+    if (makeFolder) mkdirSync(dirname(path), { recursive: true });
+    closeSync(openSync(path, "a"));
   } catch (error) {
     throw new NiceevalError(
       "USAGE",
