@@ -99,7 +99,10 @@ export interface Trace {
 export interface AttemptRecord {
   evalId: string;
   caseId: string;
-  /** Trial index, 0-based (absent means 0: a run without trials). */
+  /**
+   * Trial index, 0-based; absent means 0 (the first trial, and every attempt of a run without
+   * trials): read it as `record.trial ?? 0`.
+   */
   trial?: number;
   /** Position of the case in its eval's dataset (set by the engine). */
   index?: number;
