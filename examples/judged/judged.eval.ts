@@ -52,6 +52,8 @@ export const judgedAgent = defineSuite<string, AgentRun>({
     }),
     createScorer<AgentRun, Expected, { input: string }>({
       name: "expectations",
+      // The model `score` judges with, recorded with the run (compare, --resume).
+      judgeModel: model,
       score: async ({ input, output, expected }) => {
         const mark = await expectations(input, output, expected, model, purpose);
         return { score: mark.score, metadata: { reason: mark.reason } };

@@ -1,6 +1,7 @@
 import { AuthoringError } from "../errors.js";
 import { type CaseSpec, EVAL_BRAND } from "../eval/runnable.js";
 import { checkTimeoutMs, checkWholeNumber, DEFAULT_CASE_TIMEOUT_MS } from "../eval/timeout.js";
+import { judgeModelsOf } from "../judge/judge-models.js";
 import { refuseUnknownKeys } from "../known-keys.js";
 import { keptRecord } from "../runner/cut-off.js";
 import { type AttemptSetup, runAttempt } from "./attempt.js";
@@ -96,11 +97,10 @@ export function defineAdapter<Facts, Assertions = Record<never, never>>(
         adapter: definition.name,
         passFail,
         timeoutMs: evalDefinition.timeoutMs ?? null,
-        judge: evalDefinition.judge
-          ? String((evalDefinition.judge as { model?: unknown }).model ?? "custom")
-          : null,
+        judge: evalDefinition.judge ? judgeName(evalDefinition.judge) : null,
         test: String(evalDefinition.test),
       }),
+      judgeModels: () => judgeModelsOf(evalDefinition.judge),
       cases: () => [onlyCase],
       runCase: (spec, context) => runAttempt(setup, spec, context),
       run: (options: EvalRunOptions = {}) => runAlone(setup, options, where),
@@ -157,4 +157,14 @@ async function runAlone<Facts, Assertions>(
   // Cancelled while it ran, its verdict would judge the cut-short answer, and an error then is
   // most likely the abort (a fetch given ctx.signal): both errored as interrupted, as in a run.
   return keptRecord(record, signal);
+}
+
+/**
+ * What a score eval's own judge is called in its fingerprint: the model createCloseQAJudge (or
+ * closeQAFromAiSdk) built it on, else the `model` it holds, else "custom" (a judge of the user's own).
+ */
+function judgeName(judge: object): string {
+  const models = judgeModelsOf(judge);
+  if (models.length > 0) return models.join(", ");
+  return String((judge as { model?: unknown }).model ?? "custom");
 }

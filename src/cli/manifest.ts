@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { relative } from "node:path";
+import { sortedModels } from "../judge/judge-models.js";
 import type { RunEntry } from "../runner/entry.js";
 import { trialsOf } from "../runner/source.js";
 import { hashValue } from "../store/hash.js";
@@ -20,7 +21,7 @@ export interface ManifestInput {
   trials: number;
   concurrency: number;
   niceevalVersion: string;
-  /** Judge models configured for the run (the default judge), when known. */
+  /** Judge models every eval may use without naming one (the default closeQA judge), when known. */
   judgeModels: string[];
 }
 
@@ -39,17 +40,18 @@ export function buildManifest(input: ManifestInput): RunManifest {
       path: relative(input.cwd, file) || file,
       hash: fileHash(file),
     })),
-    evals: input.entries.map(({ eval: runnable, file }) => ({
-      evalId: runnable.id,
-      style: runnable.style,
-      ...(file ? { file: relative(input.cwd, file) || file } : {}),
-      configHash: hashValue({
-        fingerprint: runnable.fingerprint?.() ?? null,
-        judgeModels: input.judgeModels,
-      }),
-      judgeModels: input.judgeModels,
-      trials: trialsOf(runnable.trials ?? input.trials),
-    })),
+    evals: input.entries.map(({ eval: runnable, file }) => {
+      // The models its scorers were built with, and the run's defaults.
+      const judgeModels = sortedModels([...(runnable.judgeModels?.() ?? []), ...input.judgeModels]);
+      return {
+        evalId: runnable.id,
+        style: runnable.style,
+        ...(file ? { file: relative(input.cwd, file) || file } : {}),
+        configHash: hashValue({ fingerprint: runnable.fingerprint?.() ?? null, judgeModels }),
+        judgeModels,
+        trials: trialsOf(runnable.trials ?? input.trials),
+      };
+    }),
     trials: input.trials,
     concurrency: input.concurrency,
     startedAt: new Date().toISOString(),

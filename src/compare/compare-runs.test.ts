@@ -599,7 +599,9 @@ describe("compareRuns", () => {
     );
     const c = await compareRuns(store, "base", "head");
     expect(c.warnings.map((w) => w.kind)).toEqual(["config", "dataset", "judge-models"]);
-    expect(c.warnings[2]!.message).toContain("base openai:gpt-5, head anthropic:claude");
+    expect(c.warnings[2]!.message).toContain(
+      'eval "qa": the judge models differ between the runs (base openai:gpt-5, head anthropic:claude)',
+    );
   });
 
   it("warns that a run which did not finish counts the cases it never ran as removed", async () => {

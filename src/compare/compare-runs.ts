@@ -1,5 +1,6 @@
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord } from "../eval/record.js";
+import { modelList } from "../judge/judge-models.js";
 import { plural } from "../plural.js";
 import { formatShard } from "../shard/shard.js";
 import { wilsonInterval } from "../stats/interval.js";
@@ -677,25 +678,24 @@ function comparability(base: StoredRun, head: StoredRun): ComparabilityWarning[]
   for (const after of head.evals) {
     const was = before.get(after.evalId);
     if (!was) continue;
-    const warn = (kind: ComparabilityWarning["kind"], b: string, h: string, what: string) =>
+    // `differs`: what differs, with its verb ("the dataset differs", "the judge models differ").
+    const warn = (kind: ComparabilityWarning["kind"], b: string, h: string, differs: string) =>
       warnings.push({
         evalId: after.evalId,
         kind,
         base: b,
         head: h,
-        message: `eval "${after.evalId}": ${what} differs between the runs (base ${b}, head ${h}); a difference in results may come from it`,
+        message: `eval "${after.evalId}": ${differs} between the runs (base ${b}, head ${h}); a difference in results may come from it`,
       });
     if (was.configHash !== after.configHash)
-      warn("config", was.configHash, after.configHash, "the configuration");
+      warn("config", was.configHash, after.configHash, "the configuration differs");
     if (was.datasetHash && after.datasetHash && was.datasetHash !== after.datasetHash) {
-      warn("dataset", was.datasetHash, after.datasetHash, "the dataset");
+      warn("dataset", was.datasetHash, after.datasetHash, "the dataset differs");
     }
-    const models = (e: { judgeModels: string[] }) =>
-      [...new Set(e.judgeModels)].sort().join(", ") || "none";
-    if (models(was) !== models(after))
-      warn("judge-models", models(was), models(after), "the judge models");
+    const [then, now] = [modelList(was.judgeModels), modelList(after.judgeModels)];
+    if (then !== now) warn("judge-models", then, now, "the judge models differ");
     if (was.trials !== after.trials)
-      warn("trials", String(was.trials), String(after.trials), "the number of trials");
+      warn("trials", String(was.trials), String(after.trials), "the number of trials differs");
   }
   return warnings;
 }

@@ -57,6 +57,11 @@ export interface Runnable {
   readonly readsOnce?: true;
   /** What identifies the eval's configuration (scorers, thresholds, gates, judge models), for hashing. */
   fingerprint?(): unknown;
+  /**
+   * The judge models its scorers were built with (`judgeFromModel`, `createCloseQAJudge`, a
+   * createScorer's `judgeModel`), sorted; a judge of the user's own names none.
+   */
+  judgeModels?(): readonly string[];
   cases(): Iterable<CaseSpec> | AsyncIterable<CaseSpec>;
   runCase(spec: CaseSpec, context: AttemptContext): Promise<AttemptRecord>;
   /**

@@ -1,4 +1,5 @@
 import { AuthoringError, DefinitionError, errorMessage, thrownWhere } from "../errors.js";
+import { judgeModelsOf, sortedModels, withJudgeModels } from "../judge/judge-models.js";
 import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
 import { isJudgeUnavailable } from "../judge/unavailable.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
@@ -125,7 +126,7 @@ export function bindScorer<Output, ScorerInput>(
       `${where}: \`mapInput\` must be a function from { output, expected, input, … } to the input of tool "${binding.tool.id}", got ${describeGiven(binding.mapInput)}`,
     );
   const candidates = [binding.driver];
-  const bound: BoundScorer<Output> = Object.freeze({
+  const bound: BoundScorer<Output> = {
     kind: "bound-scorer" as const,
     id: binding.id,
     toolId: binding.tool.id,
@@ -136,7 +137,9 @@ export function bindScorer<Output, ScorerInput>(
         input: binding.mapInput(args),
         ...(signal ? { signal } : {}),
       }),
-  });
+  };
+  // The judge models of its driver (llmJudge, the pairwise and outline drivers), for the suite.
+  Object.freeze(withJudgeModels(bound, judgeModelsOf(binding.driver)));
   bindings.set(bound, { tool: binding.tool, candidates, mapInput: binding.mapInput });
   return bound;
 }
@@ -333,6 +336,7 @@ export function defineSuite<Input, Output>(
     maxPoints: definition.scorers.length,
     ...(readsOnce(definition.cases) ? { readsOnce: true as const } : {}),
     fingerprint: () => suiteFingerprint(definition, ids),
+    judgeModels: () => sortedModels(definition.scorers.flatMap((s) => judgeModelsOf(s))),
     cases: () => caseSpecs(definition.id, definition.cases, ids.length),
     runCase: (spec, context) => runSuiteCase(definition, spec, context),
     runCaseNow: (spec, context) => runSuiteCaseNow(definition, spec, context),
@@ -836,17 +840,25 @@ function judgeWithin<Input, Output>(
   );
 }
 
-/** What identifies a suite's configuration: its scorers (with their tools), threshold, gates, timeout. */
+/**
+ * What identifies a suite's configuration: its scorers (with their tools and the judge models
+ * they were built with, when known), threshold, gates, timeout.
+ */
 function suiteFingerprint<Input, Output>(
   definition: SuiteDefinition<Input, Output>,
   ids: string[],
 ): unknown {
   return {
     style: "suite",
-    scorers: definition.scorers.map((scorer, index) => ({
-      id: ids[index],
-      tool: (scorer as { toolId?: string }).toolId ?? "createScorer",
-    })),
+    scorers: definition.scorers.map((scorer, index) => {
+      const models = judgeModelsOf(scorer);
+      return {
+        id: ids[index],
+        tool: (scorer as { toolId?: string }).toolId ?? "createScorer",
+        // Only when known, so a suite without them keeps the configuration hash it had.
+        ...(models.length > 0 ? { judgeModels: models } : {}),
+      };
+    }),
     threshold: definition.threshold ?? 0.5,
     gates: definition.gates ?? null,
     timeoutMs: definition.timeoutMs ?? null,

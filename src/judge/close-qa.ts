@@ -2,6 +2,7 @@ import { askForVerdict, type Checked, closedObject } from "./ask.js";
 import { boundAudit } from "./audit.js";
 import { type JudgeSource, judgeSourceName } from "./call.js";
 import type { JudgeAnswerSchema, JudgeChatRequest } from "./chat.js";
+import { withJudgeModels } from "./judge-models.js";
 import { markJudgePossible } from "./ledger.js";
 import type { CloseQAAnswer, CloseQAJudge } from "./types.js";
 
@@ -48,7 +49,7 @@ export function closeQARequest(material: string, question: string): JudgeChatReq
 export function createCloseQAJudge(model: JudgeSource): CloseQAJudge {
   markJudgePossible();
   const name = judgeSourceName(model);
-  return async ({ material, question, signal, maxAuditBytes }) => {
+  const judge: CloseQAJudge = async ({ material, question, signal, maxAuditBytes }) => {
     const request = closeQARequest(material, question);
     const answer = await askForVerdict(model, request, checkVerdict, signal ? { signal } : {});
     const audit = boundAudit(
@@ -74,6 +75,8 @@ export function createCloseQAJudge(model: JudgeSource): CloseQAJudge {
       ...base,
     } satisfies CloseQAAnswer;
   };
+  // A score eval given it records the model (its fingerprint and the manifest's judgeModels).
+  return withJudgeModels(judge, [name]);
 }
 
 function checkVerdict(data: unknown): Checked<Verdict> {

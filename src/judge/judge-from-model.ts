@@ -1,6 +1,7 @@
 import { askForVerdict, type Checked, closedObject } from "./ask.js";
 import { type JudgeSource, judgeSourceName } from "./call.js";
 import type { JudgeAnswerSchema, JudgeChatRequest } from "./chat.js";
+import { withJudgeModels } from "./judge-models.js";
 import { markJudgePossible } from "./ledger.js";
 import type { JsonValue, JudgeFn, JudgeVerdict } from "./types.js";
 import { JudgeUnavailableError } from "./unavailable.js";
@@ -50,7 +51,7 @@ export function verdictRequest(args: {
 export function judgeFromModel(model: JudgeSource): JudgeFn {
   markJudgePossible();
   const name = judgeSourceName(model);
-  return async (args) => {
+  const judge: JudgeFn = async (args) => {
     const { signal } = args;
     const answer = await askForVerdict(
       model,
@@ -61,6 +62,8 @@ export function judgeFromModel(model: JudgeSource): JudgeFn {
     if (!answer.ok) throw new JudgeUnavailableError(answer.kind, name, answer.reason);
     return answer.value;
   };
+  // The scorers built on it record the model with their eval (judge-models.ts).
+  return withJudgeModels(judge, [name]);
 }
 
 function checkVerdict(data: unknown): Checked<JudgeVerdict> {

@@ -1,6 +1,7 @@
 import { processWide } from "../process-wide.js";
 import { createCloseQAJudge } from "./close-qa.js";
 import { judgeSettings } from "./config.js";
+import { judgeModelsOf, sortedModels } from "./judge-models.js";
 import { markJudgePossible } from "./ledger.js";
 import type { CloseQAJudge } from "./types.js";
 
@@ -26,4 +27,14 @@ export function resolveCloseQAJudge(): CloseQAJudge | undefined {
   if (state.fromModel?.model !== model)
     state.fromModel = { model, judge: createCloseQAJudge(model) };
   return state.fromModel.judge;
+}
+
+/**
+ * The models of the judges every eval of this process may use without naming one: the default
+ * closeQA judge's (when createCloseQAJudge or closeQAFromAiSdk built it), and
+ * configureJudges({ closeQAModel }) or NICEEVAL_JUDGE_MODEL.
+ */
+export function defaultJudgeModels(): string[] {
+  const model = judgeSettings().closeQAModel ?? process.env.NICEEVAL_JUDGE_MODEL;
+  return sortedModels([...judgeModelsOf(state.defaultJudge), ...(model ? [model] : [])]);
 }

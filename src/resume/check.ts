@@ -1,4 +1,5 @@
 import { NiceevalError } from "../errors.js";
+import { modelList } from "../judge/judge-models.js";
 import type { RunManifest } from "../store/types.js";
 
 /**
@@ -20,11 +21,17 @@ export function changesSince(stored: RunManifest, current: RunManifest): string[
       changes.push(`file ${f.path} (eval ${evals.join(", ") || "none"})`);
     }
   }
-  const configs = new Map(stored.evals.map((e) => [e.evalId, e.configHash]));
+  const before = new Map(stored.evals.map((e) => [e.evalId, e]));
   for (const e of current.evals) {
-    const was = configs.get(e.evalId);
+    const was = before.get(e.evalId);
     if (was === undefined) changes.push(`eval ${e.evalId} is new (${fileOf.get(e.evalId) ?? "?"})`);
-    else if (was !== e.configHash) changes.push(`eval ${e.evalId}'s configuration`);
+    else if (was.configHash !== e.configHash) {
+      // The judge models are part of the configuration: a changed one is named.
+      const [then, now] = [modelList(was.judgeModels), modelList(e.judgeModels)];
+      changes.push(
+        `eval ${e.evalId}'s configuration${then !== now ? ` (judge models ${then} → ${now})` : ""}`,
+      );
+    }
   }
   const now = new Set(current.evals.map((e) => e.evalId));
   for (const e of stored.evals)

@@ -116,4 +116,30 @@ describe("changesSince", () => {
     // A run stopped while its files loaded recorded no eval and ran nothing: nothing changed.
     expect(changesSince(manifest({ evals: [] }), now)).toEqual([]);
   });
+
+  it("names the judge models of an eval whose configuration changed with them", () => {
+    const judged = (configHash: string, judgeModels: string[]) =>
+      manifest({
+        evals: [
+          {
+            evalId: "a",
+            style: "suite",
+            file: "evals/a.eval.ts",
+            configHash,
+            judgeModels,
+            trials: 1,
+          },
+        ],
+      });
+    expect(changesSince(judged("c1", ["fake/judge-1"]), judged("c2", ["fake/judge-2"]))).toEqual([
+      "eval a's configuration (judge models fake/judge-1 → fake/judge-2)",
+    ]);
+    expect(changesSince(judged("c1", []), judged("c2", ["fake/judge-1"]))).toEqual([
+      "eval a's configuration (judge models none → fake/judge-1)",
+    ]);
+    // The same models in another order are the same models.
+    expect(changesSince(judged("c1", ["b", "a"]), judged("c2", ["a", "b"]))).toEqual([
+      "eval a's configuration",
+    ]);
+  });
 });

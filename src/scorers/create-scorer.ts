@@ -3,6 +3,7 @@ import { callJudge, type JudgeCallResult, type JudgeSource } from "../judge/call
 import type { JudgeChatRequest } from "../judge/chat.js";
 import { type JudgeSettings, judgeSettings } from "../judge/config.js";
 import { judgeFromModel } from "../judge/judge-from-model.js";
+import { withJudgeModels } from "../judge/judge-models.js";
 import { type ResolvedJudge, resolveJudge } from "../judge/resolve.js";
 import type { JudgeFn } from "../judge/types.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
@@ -82,8 +83,18 @@ export function runtimeContextOf(signal: AbortSignal): RuntimeContext {
 export interface ScorerConfig<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Extra> {
   name: string;
   score: (args: ScorerArgs<OUTPUT, EXPECTED, EXTRA>) => ScoreResult | Promise<ScoreResult>;
+  /**
+   * The judge model (or models) `score` calls, such as the model given to `expectations`: a
+   * run records it with the eval, so `compare` warns and `--resume` refuses when it changes.
+   * Only what is named here is known: a model chosen inside `score` is not.
+   */
+  judgeModel?: string | readonly string[];
 }
-const scorerConfigKeys = { name: true, score: true } satisfies KnownKeys<ScorerConfig<unknown>>;
+const scorerConfigKeys = {
+  name: true,
+  score: true,
+  judgeModel: true,
+} satisfies KnownKeys<ScorerConfig<unknown>>;
 
 /** A scoring function bound to one runtime context. */
 export type ScoreFn<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Extra> = (
@@ -188,7 +199,8 @@ export function createScorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Ex
   };
   const scorer = namedScorer(name, withRuntime(defaultContext), withRuntime);
   Object.defineProperty(scorer, SCORE_NOW, { value: { withRuntime, scoreNow } });
-  return scorer;
+  // A factory's judge models are those of its first config, as its name is.
+  return withJudgeModels(scorer, configJudgeModels(first, name));
 }
 
 /** A scorer's scoring that answers at once when its callback does (see {@link scoreNowOf}). */
@@ -234,6 +246,22 @@ export function namedScorer<OUTPUT, EXPECTED, EXTRA extends Extra>(
     EXPECTED,
     EXTRA
   >;
+}
+
+/** A config's `judgeModel` as a list, checked: each a non-empty string. */
+function configJudgeModels(config: unknown, name: string): string[] {
+  const given = (config as { judgeModel?: unknown }).judgeModel;
+  if (given === undefined) return [];
+  const list: unknown = typeof given === "string" ? [given] : given;
+  if (
+    !Array.isArray(list) ||
+    !list.every((model) => typeof model === "string" && model.trim() !== "")
+  ) {
+    throw new AuthoringError(
+      `createScorer("${name}"): \`judgeModel\` must be a model string such as "anthropic/claude-haiku-4.5", or a list of them, got ${show(given)}`,
+    );
+  }
+  return list as string[];
 }
 
 /** The name of a config, checked: a factory's must be the same every time (`expectedName`). */

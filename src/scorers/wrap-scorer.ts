@@ -1,4 +1,5 @@
 import { AuthoringError } from "../errors.js";
+import { judgeModelsOf, withJudgeModels } from "../judge/judge-models.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import {
   type Extra,
@@ -133,7 +134,7 @@ export function wrapScorer(
   const plain = async (args: ScorerArgs<unknown, unknown>) =>
     toNamedScore(name, await scorer(args));
   const direct = isScorer(scorer) ? scorer : plain;
-  return namedScorer(
+  const wrapped = namedScorer(
     name,
     async (args) => direct(mapped(args)),
     (context: RuntimeContext): ScoreFn<unknown, unknown, Extra> => {
@@ -141,4 +142,6 @@ export function wrapScorer(
       return async (args) => score(mapped(args));
     },
   );
+  // It judges with the inner scorer's judge models (createScorer's `judgeModel`).
+  return withJudgeModels(wrapped, judgeModelsOf(scorer));
 }

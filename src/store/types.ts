@@ -14,7 +14,10 @@ export interface EvalManifest {
   configHash: string;
   /** Hash of the dataset (case ids, inputs, expected); known once every case was read, so set at finish. */
   datasetHash?: string;
-  /** Judge models the eval's scorers name, when known. */
+  /**
+   * Judge models the eval's scorers were built with, and the run's defaults (the closeQA
+   * judge), sorted; a judge of the user's own is not known (src/judge/judge-models.ts).
+   */
   judgeModels: string[];
   trials: number;
 }

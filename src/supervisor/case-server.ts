@@ -4,6 +4,8 @@
 import { DefinitionError, errorMessage, thrownWhere } from "../errors.js";
 import type { CaseSpec, Runnable } from "../eval/runnable.js";
 import { jsonSafeCopy } from "../json-safe.js";
+import { sortedModels } from "../judge/judge-models.js";
+import { defaultJudgeModels } from "../judge/registry.js";
 import type { RunEntry } from "../runner/entry.js";
 import { nextCase } from "../runner/source.js";
 import { eventLoopTurns } from "../runner/turns.js";
@@ -19,6 +21,11 @@ export function describeEvals(entries: readonly RunEntry[]): EvalDescription[] {
     } catch (error) {
       fingerprint = { unreadable: errorMessage(error) };
     }
+    // The defaults are this process's: the eval files that may set them load here, not in the CLI.
+    const judgeModels = sortedModels([
+      ...(runnable.judgeModels?.() ?? []),
+      ...defaultJudgeModels(),
+    ]);
     return {
       id: runnable.id,
       style: runnable.style,
@@ -28,6 +35,7 @@ export function describeEvals(entries: readonly RunEntry[]): EvalDescription[] {
       ...(runnable.maxPoints !== undefined ? { maxPoints: runnable.maxPoints } : {}),
       ...(runnable.readsOnce ? { readsOnce: true as const } : {}),
       fingerprint: jsonSafeCopy(fingerprint),
+      ...(judgeModels.length > 0 ? { judgeModels } : {}),
     };
   });
 }

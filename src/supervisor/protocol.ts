@@ -135,6 +135,11 @@ export interface EvalDescription {
   readsOnce?: true;
   /** What its `fingerprint()` gave, as JSON (for the run's configuration hash). */
   fingerprint: unknown;
+  /**
+   * The judge models its scorers were built with (`Runnable.judgeModels`) and the defaults of
+   * the eval process (its default closeQA judge, set where the eval files load), sorted.
+   */
+  judgeModels?: string[];
 }
 
 /** Ask for an eval's cases: at most `max`, after the first `from`. */

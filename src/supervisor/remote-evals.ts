@@ -128,6 +128,10 @@ class RemoteEval implements Runnable {
     return this.described.fingerprint;
   }
 
+  judgeModels(): readonly string[] {
+    return this.described.judgeModels ?? [];
+  }
+
   cases(): AsyncIterable<CaseSpec> {
     return { [Symbol.asyncIterator]: () => new RemoteCases(this.id, this.reading, this.waitMs) };
   }

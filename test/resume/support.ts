@@ -22,17 +22,19 @@ export function storedAttempts(path: string): number {
 /**
  * Start the CLI in its own process group and SIGKILL the whole group once the store holds at
  * least `atLeast` attempts: the supervisor and its child die at once, as on a machine that dies.
+ * `env` is added to the CLI's environment.
  */
 export async function killWhenStored(
   args: readonly string[],
   cwd: string,
   store: string,
   atLeast: number,
+  env: Record<string, string> = {},
 ): Promise<number> {
   const child = spawn(process.execPath, [cliPath, ...args, "--store", store], {
     cwd,
     detached: true,
-    env: { ...process.env, CI: "true", NO_COLOR: "1" },
+    env: { ...process.env, CI: "true", NO_COLOR: "1", ...env },
     stdio: "ignore",
   });
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));

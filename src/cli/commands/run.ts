@@ -6,7 +6,8 @@ import type { Comparison } from "../../compare/types.js";
 import { errorMessage, NiceevalError } from "../../errors.js";
 import type { CaseSpec } from "../../eval/runnable.js";
 import { closeAnswerStores } from "../../judge/cache.js";
-import { configureJudges, judgeSettings } from "../../judge/config.js";
+import { configureJudges } from "../../judge/config.js";
+import { defaultJudgeModels } from "../../judge/registry.js";
 import { checkOtelEndpoints, otelConfigNotes, otelEnabled, otelSink } from "../../otel/index.js";
 import { consoleReporter } from "../../report/console-reporter.js";
 import type { Reporter } from "../../report/reporter.js";
@@ -630,7 +631,7 @@ async function recordRun(
     trials: args.trials ?? 1,
     concurrency: args.concurrency,
     niceevalVersion: run.version,
-    judgeModels: judgeModels(),
+    judgeModels: defaultJudgeModels(),
   });
   if (args.shard) manifest.shard = args.shard;
   manifest.writer = thisWriter();
@@ -943,10 +944,4 @@ function aheadPlan(
     caseWaitMs: args.hangTimeoutMs,
     ...(kept ? { kept: [...kept] } : {}),
   };
-}
-
-/** The judge models a run is configured with, for the manifest. */
-function judgeModels(): string[] {
-  const model = judgeSettings().closeQAModel ?? process.env.NICEEVAL_JUDGE_MODEL;
-  return model ? [model] : [];
 }

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { AuthoringError } from "../../errors.js";
 import type { ScorerBinding, ScorerMapArgs } from "../../eval/suite.js";
+import { judgingDriver } from "../../judge/judge-models.js";
 import {
   type JsonValue,
   type JudgeFn,
@@ -82,7 +83,7 @@ export function makeLlmJudgeDriver(
   refuseUnknownKeys("makeLlmJudgeDriver", options, makeLlmJudgeDriverOptionsKeys, "options");
   const threshold = checkedThreshold("makeLlmJudgeDriver", options.threshold);
   const label = options.label ?? "llm-judge";
-  return defineDriver({
+  const driver = defineDriver({
     id: "niceeval.llm-judge",
     implementations: [
       implementTool(llmJudgeTool, async (input, context) => {
@@ -94,6 +95,8 @@ export function makeLlmJudgeDriver(
       }),
     ],
   });
+  // A judge from judgeFromModel names its model: the suite binding it records it.
+  return judgingDriver(driver, judge);
 }
 
 /**

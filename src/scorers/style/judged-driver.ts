@@ -1,3 +1,4 @@
+import { judgingDriver } from "../../judge/judge-models.js";
 import { markJudgePossible } from "../../judge/ledger.js";
 import type { JudgeFn, JudgeVerdict } from "../../judge/types.js";
 import type { Score } from "../../score/score.js";
@@ -29,5 +30,8 @@ export function makeJudgedDriver<Input>(judge: JudgeFn, spec: JudgedDriverSpec<I
     const verdict = parseVerdict(raw);
     return verdict ? spec.decide(verdict) : malformedVerdictScore(spec.label, raw);
   });
-  return defineDriver({ id: spec.driverId, implementations: [implementation] });
+  return judgingDriver(
+    defineDriver({ id: spec.driverId, implementations: [implementation] }),
+    judge,
+  );
 }
