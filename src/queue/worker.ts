@@ -8,9 +8,8 @@ import { safeStringify } from "../json-safe.js";
 import { onJudgePushBack } from "../judge/call.js";
 import type { RunEntry } from "../runner/entry.js";
 import { inProcessExecutor } from "../runner/executor.js";
-import { DEFAULT_CASE_TIMEOUT_MS } from "../runner/run.js";
 import { crashed } from "../runner/source.js";
-import { Watchdog } from "../runner/watchdog.js";
+import { lastResortMs, Watchdog } from "../runner/watchdog.js";
 import { probeRedis, RedisClients } from "./connection.js";
 import { type AttemptJobData, attemptJobSchema, DEFAULT_QUEUE_NAME } from "./job.js";
 
@@ -277,7 +276,7 @@ class AttemptJobs {
   }
 
   private watchdogFor(timeoutMs: number | undefined): Watchdog {
-    const limit = timeoutMs !== undefined ? timeoutMs + 1000 : DEFAULT_CASE_TIMEOUT_MS;
+    const limit = lastResortMs(timeoutMs);
     const watchdog = this.watchdogs.get(limit) ?? new Watchdog(limit);
     this.watchdogs.set(limit, watchdog);
     return watchdog;

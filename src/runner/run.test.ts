@@ -201,7 +201,9 @@ describe("guards", () => {
     const records: AttemptRecord[] = [];
     await runEvals([{ eval: suite }], { caseTimeoutMs: 30, onRecord: (r) => records.push(r) });
     expect(records.map((r) => r.verdict)).toEqual(["errored", "passed"]);
-    expect(records[0]?.error?.message).toContain("the attempt timed out after 30 ms");
+    expect(records[0]?.error?.message).toContain(
+      "the attempt did not settle within the last-resort limit of 30 ms; --timeout (or the eval's timeoutMs) sets a tighter one",
+    );
   });
 
   it("reports a repeated case id as an errored case and runs the first one", async () => {

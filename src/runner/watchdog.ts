@@ -1,4 +1,25 @@
 import { NiceevalError } from "../errors.js";
+import { DEFAULT_CASE_TIMEOUT_MS, MAX_TIMER_MS } from "../eval/timeout.js";
+
+/**
+ * The last-resort limit on a whole attempt of a CLI run: `--timeout` + 1 s, else 10 minutes.
+ * `NICEEVAL_LAST_RESORT_MS` replaces the 10 minutes (the tests of that limit use it); the engine's
+ * own default, for code that calls it, is its `caseTimeoutMs` option.
+ */
+export function lastResortMs(timeoutMs: number | undefined): number {
+  if (timeoutMs !== undefined) return timeoutMs + 1000;
+  // Read as given or not at all: a value no timer can take leaves the 10 minutes.
+  const set = Number(process.env.NICEEVAL_LAST_RESORT_MS);
+  return Number.isInteger(set) && set >= 1 && set <= MAX_TIMER_MS - 1000
+    ? set
+    : DEFAULT_CASE_TIMEOUT_MS;
+}
+
+/** A limit as people read it: "10 minutes", "90 s", "300 ms". */
+function shown(ms: number): string {
+  if (ms % 60_000 === 0) return ms === 60_000 ? "1 minute" : `${ms / 60_000} minutes`;
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
 
 /**
  * A last-resort limit on whole attempts, with one timer for the run rather than one per
@@ -65,7 +86,7 @@ export class Watchdog {
       deadline.reject(
         new NiceevalError(
           "TIMEOUT",
-          `the attempt timed out after ${this.limitMs} ms; raise --timeout or the eval's timeoutMs, or make it faster`,
+          `the attempt did not settle within the last-resort limit of ${shown(this.limitMs)}; --timeout (or the eval's timeoutMs) sets a tighter one`,
         ),
       );
     }

@@ -14,6 +14,7 @@ import { configureJudges } from "../judge/config.js";
 import { stoppedBeforeStart } from "../runner/cut-off.js";
 import { inProcessExecutor, isPromise } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
+import { lastResortMs, Watchdog } from "../runner/watchdog.js";
 import { AheadFeed, type FedJob } from "./ahead-feed.js";
 import { CaseServer, describeEvals } from "./case-server.js";
 import { DeltaEncoder } from "./delta.js";
@@ -594,8 +595,38 @@ function runFound(job: ChildJob, settings: Settings, slot: Slot, runnable: Runna
   const record = tracking
     ? attemptOf.run(job.id, () => inProcessExecutor.executeNow(attempt))
     : inProcessExecutor.executeNow(attempt);
-  if (isPromise(record)) void record.then((done) => settle(job.id, done, slot));
-  else settle(job.id, record, slot);
+  if (!isPromise(record)) {
+    settle(job.id, record, slot);
+    return;
+  }
+  // The run's last resort is kept here: the supervisor does not time attempts out (one may wait
+  // behind a crash), so a promise that never settles would otherwise hold its slot for good.
+  void watchdogFor(settings.timeoutMs)
+    .guard(() => record)
+    .then(
+      (done) => settle(job.id, done, slot),
+      (error: unknown) => {
+        const timedOut = crashed(
+          runnable,
+          spec,
+          `eval "${runnable.id}" crashed on case "${spec.id}": ${errorMessage(error)}`,
+        );
+        timedOut.elapsedMs = performance.now() - slot.started;
+        settle(job.id, timedOut, slot);
+      },
+    );
+}
+
+/** One watchdog per last-resort limit (runs of one `--timeout` have one). */
+const watchdogs = new Map<number, Watchdog>();
+function watchdogFor(timeoutMs: number | undefined): Watchdog {
+  const limit = lastResortMs(timeoutMs);
+  let watchdog = watchdogs.get(limit);
+  if (!watchdog) {
+    watchdog = new Watchdog(limit);
+    watchdogs.set(limit, watchdog);
+  }
+  return watchdog;
 }
 
 /** An attempt's context: one shared by a batch's first trials when judgments are not streamed. */

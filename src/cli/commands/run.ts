@@ -23,6 +23,7 @@ import { type RunOptions, runEvals } from "../../runner/run.js";
 import type { RunSink } from "../../runner/sink.js";
 import { trialsOf } from "../../runner/source.js";
 import { NO_CASE_GATE, type RunSummary } from "../../runner/summary.js";
+import { lastResortMs } from "../../runner/watchdog.js";
 import { shardSelector } from "../../shard/shard.js";
 import { SequenceHash } from "../../store/hash.js";
 import { takenNameWarning } from "../../store/resolve.js";
@@ -583,6 +584,8 @@ function runOptions(
     trials: args.trials ?? 1,
     ...(args.shard ? { select: [shardSelector(args.shard)] } : {}),
     ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
+    // In this process (--no-supervise); a supervised run's eval process bounds its own attempts.
+    caseTimeoutMs: lastResortMs(args.timeoutMs),
     // A dataset that stops giving cases is a hang like any other.
     ...(waitForCases ? { caseWaitMs: args.hangTimeoutMs } : {}),
     ...(keep ? { keepCase: true, keepOutput: true } : {}),
