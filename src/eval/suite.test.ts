@@ -598,6 +598,85 @@ describe("the attempt's time limit", () => {
   });
 });
 
+describe("a case's input", () => {
+  type Input = { n: number; tags: string[] };
+  /** A target and two scorers that change what they are given, and what each saw. */
+  const changing = (sync: boolean) => {
+    const seen: { target: Input[]; scorers: Input[] } = { target: [], scorers: [] };
+    const answer = <T>(value: T) => (sync ? value : Promise.resolve(value));
+    const changes = createScorer<number, unknown, { input: Input }>({
+      name: "sees the case",
+      score: ({ input }) => {
+        seen.scorers.push(structuredClone(input));
+        const pristine = input.n === 2 && input.tags.length === 1;
+        input.n = 1234;
+        input.tags.push("scorer");
+        return answer({ score: pristine ? 1 : 0 });
+      },
+    });
+    const suite = defineSuite<Input, number>({
+      id: sync ? "changes-now" : "changes-later",
+      cases: [{ id: "c", input: { n: 2, tags: ["a"] } }],
+      target: (input) => {
+        seen.target.push(structuredClone(input));
+        input.n = 99;
+        input.tags.push("target");
+        return answer(input.n);
+      },
+      scorers: [changes, changes],
+    });
+    return { suite, seen };
+  };
+
+  for (const sync of [true, false]) {
+    it(`is each attempt's own: no scorer, trial or record sees what the target or a scorer changed (${sync ? "synchronous" : "asynchronous"})`, async () => {
+      const { suite, seen } = changing(sync);
+      const records: AttemptRecord[] = [];
+      await runEvals([{ eval: suite }], {
+        trials: 3,
+        concurrency: 1,
+        keepCase: true,
+        onRecord: (r) => records.push(r),
+      });
+      const asDefined = { n: 2, tags: ["a"] };
+      expect(seen.target).toEqual([asDefined, asDefined, asDefined]);
+      expect(seen.scorers).toEqual(Array.from({ length: 6 }, () => asDefined));
+      expect(records.map((r) => r.verdict)).toEqual(["passed", "passed", "passed"]);
+      expect(records.map((r) => r.input)).toEqual([asDefined, asDefined, asDefined]);
+    });
+  }
+
+  it("is passed as it is when it is a primitive, a class instance or holds a function", async () => {
+    class Box {
+      constructor(readonly n: number) {}
+      twice() {
+        return this.n * 2;
+      }
+    }
+    const fn = { n: 3, double: (x: number) => x * 2 };
+    const given: unknown[] = [];
+    const suite = defineSuite<unknown, unknown>({
+      id: "as-is",
+      cases: [
+        { id: "number", input: 7 },
+        { id: "box", input: new Box(4) },
+        { id: "fn", input: fn },
+      ],
+      target: (input) => {
+        given.push(input);
+        return input instanceof Box ? input.twice() : input;
+      },
+      scorers: [ran],
+    });
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { onRecord: (r) => records.push(r) });
+    expect(records.map((r) => r.verdict)).toEqual(["passed", "passed", "passed"]);
+    expect(given[0]).toBe(7);
+    expect(given[1]).toBeInstanceOf(Box);
+    expect(given[2]).toBe(fn);
+  });
+});
+
 describe("CaseIds", () => {
   // The rules, written plainly: every given id kept in a set.
   class Reference {

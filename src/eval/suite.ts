@@ -539,6 +539,34 @@ function refuse(ids: CaseIds, index: number, what: string): { id: string; proble
   return { id: ids.generate(index), problem: `case at index ${index} ${what}` };
 }
 
+/** Taken at load: an attempt that replaces the global cannot change how inputs are copied. */
+const clone = structuredClone;
+
+/**
+ * Whether a case's input is copied for each of its users: a plain object or array. A primitive
+ * needs no copy; another object (a class instance, whose methods a copy would lose) is passed as
+ * it is.
+ */
+function isCopied(input: unknown): input is object {
+  if (typeof input !== "object" || input === null) return false;
+  const prototype = Object.getPrototypeOf(input);
+  return prototype === Object.prototype || prototype === Array.prototype || prototype === null;
+}
+
+/**
+ * A case's input for one user of it (an attempt's target, a scorer): a copy by structuredClone,
+ * so that what one changes no other sees, nor the next trial, nor the stored case. A value
+ * structuredClone cannot copy (one that holds a function) is passed as it is.
+ */
+function inputCopy(input: unknown): unknown {
+  if (!isCopied(input)) return input;
+  try {
+    return clone(input);
+  } catch {
+    return input;
+  }
+}
+
 /** Run one case: the target, then every scorer; failures become data on the record. */
 export function runSuiteCase<Input, Output>(
   definition: SuiteDefinition<Input, Output>,
@@ -664,14 +692,16 @@ function scoreCase<Input, Output>(
   };
   let produced: Output | PromiseLike<Output>;
   try {
+    // The target's own copy: what it changes is no scorer's, trial's or record's input.
+    const input = inputCopy(spec.input) as Input;
     produced = deadline
       ? deadline.race(
-          () => definition.target(spec.input as Input, targetContext),
+          () => definition.target(input, targetContext),
           () => {
             throw deadline.timeoutError("the target");
           },
         )
-      : definition.target(spec.input as Input, targetContext);
+      : definition.target(input, targetContext);
     if (isThenable(produced)) {
       return scoreLater(definition, spec, context, deadline, started, trace, produced);
     }
@@ -741,8 +771,12 @@ function judgeOutput<Input, Output>(
   };
   const judgments = new Array<Judgment>(plan.count);
   let pending: Promise<void>[] | undefined;
+  // Each scorer sees the input as the case defined it, not what the target or another scorer
+  // changed (a primitive is its own copy: nothing to make).
+  const copies = isCopied(spec.input);
   for (let index = 0; index < plan.count; index++) {
-    const result = judgeScorer(plan, index, args, spec, context, deadline);
+    const own = copies ? { ...args, input: inputCopy(spec.input) } : args;
+    const result = judgeScorer(plan, index, own, spec, context, deadline);
     if (result instanceof Promise) {
       if (pending === undefined) pending = [];
       pending.push(
