@@ -61,7 +61,15 @@ export interface RunArgs extends StoreArgs, CompareDecision {
   force?: boolean;
   /** `--strict`: an unavailable judgment (a judge that could not answer) fails the run. */
   strict?: boolean;
+  /**
+   * The options with a default that this command line did not give (a continuation takes the
+   * stored run's own for these).
+   */
+  defaulted: readonly DefaultedRunOption[];
 }
+
+/** `run` options that always have a value, given or not: --concurrency, --hang-timeout, --grace. */
+export type DefaultedRunOption = "concurrency" | "hangTimeoutMs" | "graceMs";
 
 /** Parsed `niceeval worker`. */
 export interface WorkerArgs {
@@ -389,6 +397,13 @@ function parseRun(argv: readonly string[]): RunArgs {
     // Below about 100 ms a busy but healthy event loop (a large report, a GC pause) looks hung.
     hangTimeoutMs: ms("--hang-timeout", v["hang-timeout"], 60_000, 100),
     graceMs: ms("--grace", v.grace, 10_000, 0),
+    defaulted: (
+      [
+        ["concurrency", v.concurrency],
+        ["hangTimeoutMs", v["hang-timeout"]],
+        ["graceMs", v.grace],
+      ] as const
+    ).flatMap(([key, given]) => (given === undefined ? [key] : [])),
     ...decision(v),
   };
   if (args.noStore && v.store !== undefined)

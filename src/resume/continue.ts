@@ -17,8 +17,13 @@ import { continuedRun, type KeptAttempts, keptAttempts } from "./source.js";
 export interface Continuation {
   mode: ResumeMode;
   run: StoredRun;
-  /** This invocation's arguments with the run's own files, filter, trials, shard and timeout. */
+  /**
+   * This invocation's arguments with the run's own files, filter, trials, shard and timeout, and
+   * its concurrency, hang timeout, grace, judge cache and gates where this invocation gives none.
+   */
   args: RunArgs;
+  /** The options it takes from the run, as flags ("--concurrency 2"), for its note on stderr. */
+  own: string[];
 }
 
 /** What the run needs to continue: how the store sink begins and what it skips, and the source. */
@@ -38,9 +43,9 @@ export interface ContinuedRun {
 /**
  * Find the run `--resume` / `--retry-errors` names (or the latest one that fits) and the
  * arguments it started with: its eval files from its manifest, and its filter, trials, shard
- * and timeout from its stored command line, and its gates (--min-pass-rate, --min-score,
- * --strict) unless this invocation gives them. Process options (concurrency, reporters, timeouts
- * of the supervisor) are this invocation's.
+ * and timeout from its stored command line, and its --concurrency, --hang-timeout, --grace,
+ * --no-cache and gates (--min-pass-rate, --min-score, --strict) unless this invocation gives
+ * them. Reporters, the store, --queue and --no-supervise are this invocation's.
  */
 export async function findContinuation(args: RunArgs, io: CliIO): Promise<Continuation> {
   const mode = args.resume!.mode;
@@ -77,11 +82,54 @@ export async function findContinuation(args: RunArgs, io: CliIO): Promise<Contin
   const retried =
     mode === "resume" ? run.resumes?.findLast((m) => m.mode === "retry-errors") : undefined;
   if (retried?.timeoutMs !== undefined) next.timeoutMs = retried.timeoutMs;
+  const own: string[] = [];
+  // How it ran (attempts at once, the hang limit, the grace after a signal, the judge cache),
+  // unless this invocation gives them: a continuation runs as the run did (a --concurrency that
+  // keeps a rate-limited API within its limit stays).
+  for (const key of ["concurrency", "hangTimeoutMs", "graceMs"] as const) {
+    if (!args.defaulted.includes(key)) continue;
+    // --concurrency counts the jobs enqueued under --queue, attempts at once without one.
+    const sameKind =
+      original === undefined || (original.queue === undefined) === (args.queue === undefined);
+    if (original && !original.defaulted.includes(key) && sameKind) {
+      next[key] = original[key];
+      own.push(`${OWN_FLAGS[key]} ${original[key]}`);
+    } else if (original === undefined && key === "concurrency" && args.queue === undefined) {
+      // A command line that no longer parses: the concurrency its manifest records.
+      next.concurrency = run.concurrency;
+    }
+  }
+  if (original?.cache === false) {
+    next.cache = false;
+    own.push("--no-cache");
+  }
   // Its gates, unless this invocation gives its own: the exit code is an uninterrupted run's.
-  for (const key of ["minPassRate", "minScore", "strict"])
-    if (set[key] === undefined && given?.[key] !== undefined) set[key] = given[key];
-  return { mode, run, args: next };
+  for (const key of ["minPassRate", "minScore", "strict"] as const)
+    if (next[key] === undefined && original?.[key] !== undefined) {
+      set[key] = original[key];
+      own.push(key === "strict" ? "--strict" : `${OWN_FLAGS[key]} ${original[key]}`);
+    }
+  for (const key of ["filter", "trials", "shard", "timeoutMs"] as const) {
+    const value = next[key];
+    if (value === undefined || (key === "timeoutMs" && retryTimeout)) continue;
+    const shown = typeof value === "object" ? `${value.index}/${value.count}` : value;
+    own.push(`${OWN_FLAGS[key]} ${shown}`);
+  }
+  return { mode, run, args: next, own };
 }
+
+/** The flags of the options a continuation takes from its run, for its note. */
+const OWN_FLAGS = {
+  filter: "--filter",
+  trials: "--trials",
+  shard: "--shard",
+  timeoutMs: "--timeout",
+  concurrency: "--concurrency",
+  hangTimeoutMs: "--hang-timeout",
+  graceMs: "--grace",
+  minPassRate: "--min-pass-rate",
+  minScore: "--min-score",
+} as const;
 
 /** The `run` arguments of a stored command line, when it still parses. */
 function originalRun(command: readonly string[]): RunArgs | undefined {
@@ -119,6 +167,11 @@ function continuationNote(
       ? ", and the attempts it never started (it stopped before its end) run too"
       : "";
   return `niceeval: retrying ${retried} of run ${id}; ${others}${unstarted}\n`;
+}
+
+/** The options a continuation takes from its run's command line, and which it may give itself. */
+function ownOptionsNote(run: StoredRun, own: readonly string[]): string {
+  return `niceeval: run ${run.runId.slice(0, 8)} keeps its own ${own.join(" ")} (from its command line; a --concurrency, --hang-timeout, --grace, --min-pass-rate, --min-score or --strict given here wins)\n`;
 }
 
 /** That the run's errors outside any case stay with the continuation, and why. */
@@ -160,6 +213,7 @@ export async function continueRun(
   ];
   if (changes.length) current.resumedWithChanges = changes;
   io.stderr(continuationNote(run, mode, kept, retrying));
+  if (continuation.own.length > 0) io.stderr(ownOptionsNote(run, continuation.own));
   const outside = run.runErrors?.length ?? 0;
   if (outside > 0) io.stderr(keptRunErrorsNote(outside));
   if (changes.length)

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import { openSqliteStore } from "../../src/store/index.js";
 import type { StoredRun } from "../../src/store/types.js";
-import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { type FixtureProject, makeProject, runAndSignal, runCli } from "../support/project.js";
 import { killWhenStored } from "./support.js";
 
 // 60 cases × 2 trials, slow enough to be killed mid-run; every 7th case fails, every 11th errors.
@@ -230,5 +230,69 @@ describe("niceeval run --resume after the dataset changed", () => {
     );
     const unreached = Number(/niceeval: (\d+) stored attempts/.exec(resumed.stderr)![1]);
     expect(unreached).toBe(stored - 5);
+  }, 120_000);
+});
+
+// Each attempt logs how many of the eval process's attempts were running when it started.
+const counted = `
+import { appendFileSync } from "node:fs";
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+let running = 0;
+export const counted = defineSuite({
+  id: "counted",
+  cases: Array.from({ length: 24 }, (_, i) => ({ id: "c" + i, input: i })),
+  target: async (i) => {
+    running++;
+    appendFileSync("running.log", running + "\\n");
+    if (i === 3) console.error("TARGET-STARTED c3");
+    await new Promise((r) => setTimeout(r, 150));
+    running--;
+    return i;
+  },
+  scorers: [createScorer({ name: "ran", score: () => ({ score: 1 }) })],
+});
+`;
+
+describe("a continuation's concurrency, hang timeout, grace and judge cache", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/counted.eval.js": counted });
+  });
+  afterAll(async () => {
+    await project.cleanup();
+  });
+
+  it("are the run's own unless given again, and the continuation says so", async () => {
+    const dir = project.dir;
+    const log = join(dir, "running.log");
+    const most = async () =>
+      Math.max(...(await readFile(log, "utf8")).trim().split("\n").map(Number));
+    const started = await runAndSignal(
+      ["run", "--concurrency", "2", "--grace", "0", "--hang-timeout", "20000", "--no-cache"],
+      dir,
+      ["SIGINT"],
+    );
+    expect(started.code).toBe(130);
+    expect(await most()).toBeLessThanOrEqual(2);
+    await writeFile(log, "");
+    // Stopped again while it runs: the first run's options still hold.
+    const resumed = await runAndSignal(["run", "--resume"], dir, ["SIGINT"]);
+    expect(resumed.stdout).toContain("· concurrency 2");
+    expect(await most()).toBeLessThanOrEqual(2);
+    expect(resumed.stderr).toContain(
+      "keeps its own --concurrency 2 --hang-timeout 20000 --grace 0 --no-cache",
+    );
+    expect(resumed.code).toBe(130);
+    // A concurrency given to the continuation is its own.
+    await writeFile(log, "");
+    const wider = await runCli(["run", "--resume", "--concurrency", "6"], dir);
+    expect(wider.stderr).toContain("keeps its own --hang-timeout 20000 --grace 0 --no-cache");
+    expect(wider.stderr).not.toContain("--concurrency 2");
+    expect(wider.stdout).toContain("· concurrency 6");
+    expect(await most()).toBeGreaterThan(2);
+    expect(wider.stdout).toContain("24 passed");
+    expect(wider.code).toBe(0);
   }, 120_000);
 });
