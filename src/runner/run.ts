@@ -262,8 +262,14 @@ function sourceWorker(parts: {
         record = isPromise(out) ? await out : out;
       }
       if (record === undefined) {
-        reorder.complete(seq, item);
-        continue;
+        // Queued ahead and not started before the stop: what the item says stands for it, if
+        // anything (a continuation's stored attempt), is reported as read back, not as run.
+        record = item.standIn ? await item.standIn() : undefined;
+        if (record === undefined) {
+          reorder.complete(seq, item);
+          continue;
+        }
+        item.record = record;
       }
       finalize(item, record);
       item.record = record;

@@ -12,7 +12,18 @@ import type { RunEntry } from "./entry.js";
  */
 export type SourceItem =
   | { type: "eval-start"; entry: number }
-  | { type: "case"; entry: number; spec: CaseSpec; trial: number; record?: AttemptRecord }
+  | {
+      type: "case";
+      entry: number;
+      spec: CaseSpec;
+      trial: number;
+      record?: AttemptRecord;
+      /**
+       * The record that stands for the attempt when the run is stopped before it starts (a
+       * continuation's stored attempt, which the store still holds): reported in its place.
+       */
+      standIn?: () => Promise<AttemptRecord | undefined>;
+    }
   | { type: "eval-end"; entry: number };
 
 /** Keeps an attempt when it returns true: a filter, a shard, a resume all have this shape. */

@@ -9,6 +9,7 @@ import {
   cliPath,
   type FixtureProject,
   makeProject,
+  readJsonRecords,
   runAndSignal,
   runCli,
 } from "../support/project.js";
@@ -322,5 +323,70 @@ describe("a continuation's gates", () => {
     });
     expect(stricter.stderr).toContain("gate not met");
     expect(stricter.code).toBe(1);
+  }, 120_000);
+});
+
+// 600 cases; the odd ones error while FLAKY is set, and take 300 ms while SLOW is (case 3 says
+// when it starts): a retry stopped early has attempts queued ahead and attempts never reached.
+const many = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+export const many = defineSuite({
+  id: "many",
+  cases: Array.from({ length: 600 }, (_, i) => ({ id: "c" + i, input: i, expected: i })),
+  target: async (i) => {
+    if (i % 2 === 1 && process.env.FLAKY === "1") throw new Error("upstream 503");
+    if (i === 3) console.error("TARGET-STARTED c3");
+    if (process.env.SLOW === "1") await new Promise((r) => setTimeout(r, 300));
+    return i;
+  },
+  scorers: [createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) })],
+});
+`;
+
+describe("a --retry-errors stopped by SIGINT", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/many.eval.js": many });
+  });
+  afterAll(async () => {
+    await project.cleanup();
+  });
+
+  it("reports every attempt the store holds: the kept ones and the errored ones not yet retried", async () => {
+    const dir = project.dir;
+    expect((await runCli(["run", "--quiet"], dir, { FLAKY: "1" })).code).toBe(1);
+    process.env.SLOW = "1";
+    const stopped = await runAndSignal(
+      ["run", "--retry-errors", "--concurrency", "2", "--json", "retry.json"],
+      dir,
+      ["SIGINT"],
+    ).finally(() => {
+      delete process.env.SLOW;
+    });
+    expect(stopped.code).toBe(130);
+    const reported = await readJsonRecords(dir, "retry.json");
+    const store = await openSqliteStore(join(dir, ".niceeval/niceeval.sqlite"));
+    const held: AttemptRecord[] = [];
+    try {
+      const [run] = await store.listRuns();
+      for await (const r of store.streamAttempts(run!.runId)) held.push(r);
+    } finally {
+      await store.close();
+    }
+    const key = (r: AttemptRecord) => `${r.caseId}:${r.verdict}`;
+    expect(held).toHaveLength(600);
+    expect(reported.map(key)).toEqual(held.map(key));
+    // The odd cases not retried before the stop still hold their first error.
+    const errored = held.filter((r) => r.verdict === "errored").length;
+    expect(errored).toBeGreaterThan(0);
+    expect(errored).toBeLessThanOrEqual(300);
+    const passed = 600 - errored;
+    expect(stopped.stdout).toContain(`1 eval · 600 cases · ${passed} passed`);
+    const runs = JSON.parse((await runCli(["runs", "--json"], dir)).stdout) as {
+      cases: number;
+      passed: number;
+    }[];
+    expect(runs[0]).toMatchObject({ cases: 600, passed });
   }, 120_000);
 });
