@@ -25,9 +25,10 @@ export interface AheadHost<P extends AheadPending> {
   isolate(pending: P): void;
   /**
    * This attempt was in flight at `strikes` crashes, the last for `cause` (`afterEnd`: that one
-   * came just after it ended, before its record left).
+   * came just after it ended, before its record left); `marks`: what {@link AheadRun.crashed} was
+   * given for those crashes.
    */
-  strike(pending: P, strikes: number, cause: string, afterEnd: boolean): void;
+  strike(pending: P, strikes: number, cause: string, afterEnd: boolean, marks: unknown[]): void;
   /** To the eval process running ahead. */
   post(message: ParentMessage): void;
   warn(text: string): void;
@@ -57,7 +58,7 @@ export class AheadRun<P extends AheadPending, C> {
   /** In flight at a crash before the engine asked: strikes, and the last crash's cause. */
   private readonly struck = new Map<
     number,
-    { strikes: number; cause: string; afterEnd?: boolean }
+    { strikes: number; cause: string; afterEnd?: boolean; marks?: unknown[] }
   >();
   /** Started ahead and not finished: the child's id (below 0) to the attempt's key, and back. */
   private readonly began = new Map<number, number>();
@@ -157,7 +158,14 @@ export class AheadRun<P extends AheadPending, C> {
     if (!struck) return false;
     this.struck.delete(key);
     if (struck.strikes === 0) this.host.isolate(pending);
-    else this.host.strike(pending, struck.strikes, struck.cause, struck.afterEnd === true);
+    else
+      this.host.strike(
+        pending,
+        struck.strikes,
+        struck.cause,
+        struck.afterEnd === true,
+        struck.marks ?? [],
+      );
     return true;
   }
 
@@ -259,12 +267,14 @@ export class AheadRun<P extends AheadPending, C> {
    * as the process exited, so it lists what was running then and nothing else; one it began that
    * is not listed ended just before, and its record was lost with the process (those it wrote on
    * the way out came before this): struck too, as `afterEnd`, so one that ends the process each
-   * time it ends is not run again without end.
+   * time it ends is not run again without end. `mark`, when given, is handed back with each of
+   * those struck for later (AheadHost.strike).
    */
   crashed(
     cause: string,
     claimed: readonly number[] | undefined,
     exact = false,
+    mark?: unknown,
   ): { inFlight: P[]; afterEnd: P[]; notAsked: number } {
     const started = new Set(exact ? claimed : this.began.values());
     const ended = new Set<number>();
@@ -282,8 +292,10 @@ export class AheadRun<P extends AheadPending, C> {
         (ended.has(key) ? afterEnd : inFlight).push(pending);
         continue;
       }
-      const strikes = (this.struck.get(key)?.strikes ?? 0) + 1;
-      this.struck.set(key, { strikes, cause, afterEnd: ended.has(key) });
+      const before = this.struck.get(key);
+      const strikes = (before?.strikes ?? 0) + 1;
+      const marks = [...(before?.marks ?? []), ...(mark === undefined ? [] : [mark])];
+      this.struck.set(key, { strikes, cause, afterEnd: ended.has(key), marks });
       notAsked++;
     }
     this.owner = undefined;

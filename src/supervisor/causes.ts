@@ -51,6 +51,21 @@ export function crashMessage(
   return `niceeval: ${cause}${during}${again}; starting a new eval process\n`;
 }
 
+/**
+ * An exit of the eval process that belongs to no attempt, as the run's error: `crash` as for
+ * {@link crashMessage}; those in flight (`rerun`) ran again alone and none ended it again.
+ */
+export function exitOfNoAttempt(cause: string, crash: Parameters<typeof crashMessage>[1]): string {
+  const during = whenItCrashed(crash);
+  const none =
+    crash.rerun === 0
+      ? "no attempt was running"
+      : crash.rerun === 1
+        ? "the attempt in flight did not end it again when it ran alone"
+        : `none of the ${crash.rerun} attempts in flight ended it again when each ran alone`;
+  return `${cause}${during}: ${none}, so the exit is the run's, not an attempt's`;
+}
+
 /** What the eval process was doing when it crashed, as a crash notice says it. */
 function whenItCrashed(crash: Parameters<typeof crashMessage>[1]): string {
   const { inFlight, struckAhead } = crash;
@@ -86,11 +101,27 @@ export function notStarted(signal: AbortSignal, reason: string): string {
   return cause ? `${cause} before the attempt started` : reason;
 }
 
+const OUT_OF_MEMORY = /heap out of memory|Reached heap limit|ERR_WORKER_OUT_OF_MEMORY/;
+
+/**
+ * The eval process ended with an exit code of its own (a `process.exit` in user code, say): not
+ * killed, by the supervisor or a signal, nor out of memory.
+ */
+export function exitedOnItsOwn(from: EvalProcess): boolean {
+  const { code, signal } = from.exit ?? { code: null, signal: null };
+  return (
+    from.killedFor === undefined &&
+    signal === null &&
+    code !== null &&
+    !OUT_OF_MEMORY.test(from.stderrTail)
+  );
+}
+
 /** Why an eval process ended, in words: killed for a reason, out of memory, a signal, a code. */
 export function exitCause(from: EvalProcess): string {
   if (from.killedFor !== undefined) return from.killedFor;
   const { code, signal } = from.exit ?? { code: null, signal: null };
-  if (/heap out of memory|Reached heap limit|ERR_WORKER_OUT_OF_MEMORY/.test(from.stderrTail))
+  if (OUT_OF_MEMORY.test(from.stderrTail))
     return "the eval process ran out of memory (JavaScript heap out of memory)";
   if (signal) return `the eval process was killed by ${signal}`;
   const where = from.exitCalledAt ? ` (process.exit called at ${from.exitCalledAt})` : "";

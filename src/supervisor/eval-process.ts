@@ -54,8 +54,8 @@ export interface Pending extends AheadPending {
   bytes: number;
   /** Its place among the jobs sent to its child (which takes them from its queue in order). */
   pos: number;
-  /** It runs again alone to say whose an uncaught error is (executor.ts). */
-  placing?: Unplaced | undefined;
+  /** It runs again alone to say whose an uncaught error or an exit of the eval process is. */
+  placing?: Unplaced[] | undefined;
   /** It was in flight when the event loop was blocked past this time limit of it (blocked.ts). */
   blockedLimitMs?: number | undefined;
 }

@@ -9,6 +9,8 @@ import {
   attemptLabel,
   crashMessage,
   exitCause,
+  exitedOnItsOwn,
+  exitOfNoAttempt,
   hangCause,
   loadCrashed,
   loadHung,
@@ -26,7 +28,7 @@ import {
   RECORD_FLAGS,
 } from "./protocol.js";
 import { dropParentDeathLauncher, takenCount } from "./spawn.js";
-import { type RunError, Unplaced } from "./unplaced.js";
+import { exitedAgain, type RunError, Unplaced } from "./unplaced.js";
 
 export type { RunError } from "./unplaced.js";
 
@@ -178,6 +180,8 @@ class Supervisor implements EvalProcessListener {
   private track = false;
   /** The last such error, while the attempts that run again for it may still say whose it is. */
   private unplaced: Unplaced | undefined;
+  /** Every such error or exit of an eval process, ended (decided) at the latest with the run. */
+  private readonly placings: Unplaced[] = [];
   private lastCheck = performance.now();
   /** Since when this process has checked on time (a heartbeat not read before is no silence). */
   private steadySince = performance.now();
@@ -209,11 +213,13 @@ class Supervisor implements EvalProcessListener {
       // Only after an uncaught error nobody could place (one the engine asks for later included).
       isolate: (pending) => {
         pending.alone = true;
-        if (this.unplaced) pending.placing = this.unplaced;
+        if (this.unplaced) placeWith(pending, this.unplaced);
         this.suspects.push(pending);
         this.schedule();
       },
-      strike: (pending, strikes, cause, afterEnd) => {
+      strike: (pending, strikes, cause, afterEnd, marks) => {
+        // Before it is struck: one errored now ended the process again, and owns those exits.
+        for (const mark of marks) if (mark instanceof Unplaced) placeWith(pending, mark);
         if (!this.strike(pending, strikes, cause, afterEnd)) return;
         this.suspects.push(pending);
         this.schedule();
@@ -289,7 +295,7 @@ class Supervisor implements EvalProcessListener {
       for (const pending of current.inFlight.values()) this.fail(pending, reason);
     }
     // Attempts that were to run again for an unplaced error will not: it is the run's.
-    this.unplaced?.end();
+    this.endPlacings();
     for (const pending of this.ahead.drain()) this.fail(pending, reason);
     for (const pending of [...this.suspects.splice(0), ...this.fresh.splice(0)])
       this.fail(pending, reason);
@@ -305,7 +311,7 @@ class Supervisor implements EvalProcessListener {
     this.closing = true;
     // Before the run's summary is made (the run's end calls this at once): an attempt that was to
     // run again for it and never did (the engine's time limit took it) leaves it the run's.
-    this.unplaced?.end();
+    this.endPlacings();
     this.countUnsaidRunErrors();
     this.settleLoad();
     this.caseReads.end();
@@ -413,6 +419,7 @@ class Supervisor implements EvalProcessListener {
     };
     const unplaced = new Unplaced(error, reruns.length, (e) => this.addRunError(e));
     this.unplaced = unplaced;
+    this.placings.push(unplaced);
     // One no longer known here (given up on meanwhile) will not say.
     for (const id of reruns) if (!this.runAlone(from, id)) unplaced.gone();
     this.schedule();
@@ -425,9 +432,14 @@ class Supervisor implements EvalProcessListener {
     const pending = from.settle(id);
     if (!pending) return false;
     pending.alone = true;
-    pending.placing = this.unplaced;
+    if (this.unplaced) placeWith(pending, this.unplaced);
     this.suspects.push(pending);
     return true;
+  }
+
+  /** Decide each error or exit still waiting for its attempts to run again: they will not. */
+  private endPlacings(): void {
+    for (const placing of this.placings.splice(0)) placing.end();
   }
 
   private addRunError(error: RunError): void {
@@ -470,10 +482,19 @@ class Supervisor implements EvalProcessListener {
     this.retire();
     if (this.closing || this.stopped !== undefined) return;
     const cause = exitCause(from);
+    // An exit of its own while it ran attempts (user code called process.exit) is put on the
+    // attempts in flight only if one ends it again when run alone; else it is the run's.
+    // (Not while a read of cases was under way: that read is sent again, and may be what exits.)
+    const exitError: RunError = { message: cause, where: from.exitCalledAt ?? "the eval process" };
+    const exit =
+      from.ready && exitedOnItsOwn(from) && !this.caseReads.anyUnderWay
+        ? new Unplaced(exitError, 1, (e) => this.addRunError(e), exitedAgain)
+        : undefined;
     const { inFlight, afterEnd, rerun, requeued } = this.sortInFlight(from, cause);
     const struckAhead = this.ahead.owns(from)
-      ? this.strikeAhead(from, cause, { inFlight, afterEnd, rerun })
+      ? this.strikeAhead(from, cause, { inFlight, afterEnd, rerun }, exit)
       : 0;
+    if (exit) this.placings.push(exit);
     // Reads of cases went to it only once it was ready.
     if (from.ready) this.caseReads.crashed(cause);
     // A suspect that had not started yet waits its turn to run alone again, the rest as before.
@@ -494,25 +515,35 @@ class Supervisor implements EvalProcessListener {
     if (!from.ready && from.loading === undefined) this.startupFailures++;
     const givenUp = this.startupFailures >= MAX_STRIKES;
     const label = (p: Pending) => this.label(p.job.entry.eval.id, p.job.spec.id, p.job.trial);
-    this.writeStderr(
-      crashMessage(cause, {
-        inFlight: inFlight.map(label),
-        afterEnd: [
-          ...from.keptAtExit.map((a) => this.label(a.evalId, a.caseId, a.trial)),
-          ...afterEnd.map(label),
-        ],
-        struckAhead,
-        rerun: rerun.length,
-        ready: from.ready,
-        ...(from.ready || from.loading === undefined ? {} : { loading: from.loading }),
-        last: givenUp,
-      }),
-    );
+    const crash = {
+      inFlight: inFlight.map(label),
+      afterEnd: [
+        ...from.keptAtExit.map((a) => this.label(a.evalId, a.caseId, a.trial)),
+        ...afterEnd.map(label),
+      ],
+      struckAhead,
+      rerun: rerun.length,
+      ready: from.ready,
+      ...(from.ready || from.loading === undefined ? {} : { loading: from.loading }),
+      last: givenUp,
+    };
+    this.writeStderr(crashMessage(cause, crash));
+    if (exit) {
+      exitError.message = exitOfNoAttempt(cause, { ...crash, rerun: rerun.length + struckAhead });
+      // An attempt errored for it now was in flight at an exit before and ended it again alone;
+      // one whose record was kept just before it exited is named as what it came after.
+      if (inFlight.length + afterEnd.length > rerun.length || from.keptAtExit.length > 0)
+        exit.own();
+      for (const pending of rerun) placeWith(pending, exit);
+      exit.expect(rerun.length + struckAhead);
+      // The hold it was made with: from now on it is decided by what runs again.
+      exit.gone();
+    }
     if (givenUp) {
       this.broken = `the eval process could not start: ${cause} while loading the eval files`;
       this.settleLoad();
       this.caseReads.end(this.broken);
-      this.unplaced?.end();
+      this.endPlacings();
       for (const pending of [
         ...this.suspects.splice(0),
         ...this.fresh.splice(0),
@@ -715,7 +746,7 @@ class Supervisor implements EvalProcessListener {
     const { placing } = pending;
     if (placing) {
       pending.placing = undefined;
-      placing.settled(record);
+      for (const each of placing) each.settled(record);
     }
     pending.resolve(record);
   }
@@ -743,8 +774,10 @@ class Supervisor implements EvalProcessListener {
     from: EvalProcess,
     cause: string,
     to: { inFlight: Pending[]; afterEnd: Pending[]; rerun: Pending[] },
+    mark?: Unplaced,
   ) {
-    const struck = this.ahead.crashed(cause, from.claimedAhead, from.runningAtExit !== undefined);
+    const exact = from.runningAtExit !== undefined;
+    const struck = this.ahead.crashed(cause, from.claimedAhead, exact, mark);
     for (const [list, afterEnd] of [
       [struck.inFlight, false],
       [struck.afterEnd, true],
@@ -810,4 +843,10 @@ class Supervisor implements EvalProcessListener {
     if (signal.aborted) forward();
     else signal.addEventListener("abort", forward, { once: true });
   }
+}
+
+/** `pending` runs again (or is errored) to say whose `placing` is. */
+function placeWith(pending: Pending, placing: Unplaced): void {
+  const placings = pending.placing ?? [];
+  if (!placings.includes(placing)) pending.placing = [...placings, placing];
 }

@@ -2,7 +2,9 @@
 // callbacks to their attempts (child.ts): nobody can tell whose it is, so each of those attempts
 // runs again alone. One that then throws an uncaught error of its own owns it (it is on that
 // attempt's record, not the run's too); if none does, it is the run's (a timer of top-level code,
-// one an earlier attempt left behind, or a flaky throw).
+// one an earlier attempt left behind, or a flaky throw). An exit of the eval process is placed the
+// same way (executor.ts): the attempts in flight run again alone, and one that ends the process
+// again owns it; if none does, it is the run's (a timer of top-level code that calls process.exit).
 import type { AttemptRecord } from "../eval/record.js";
 
 /** An uncaught error in the eval process that no single attempt owned. */
@@ -18,19 +20,30 @@ export class Unplaced {
 
   /**
    * `left`: the attempts that run again for it (each calls {@link settled} once); `becomesRunError`
-   * is called once, if none of them throws again.
+   * is called once, if none of them throws again (`owns`: the record of one that did).
    */
   constructor(
     private readonly error: RunError,
     private left: number,
     private readonly becomesRunError: (error: RunError) => void,
+    private readonly owns: (record: AttemptRecord) => boolean = isUncaught,
   ) {
     if (left === 0) this.end();
   }
 
+  /** More attempts run again for it (before the last of the others settled). */
+  expect(more: number): void {
+    this.left += more;
+  }
+
+  /** An attempt owns it (one errored for it now, without running again). */
+  own(): void {
+    this.#owned = true;
+  }
+
   /** One of its attempts run again has its record. */
   settled(record: AttemptRecord): void {
-    if (isUncaught(record)) this.#owned = true;
+    if (this.owns(record)) this.#owned = true;
     if (--this.left <= 0) this.end();
   }
 
@@ -45,6 +58,14 @@ export class Unplaced {
     this.#done = true;
     if (!this.#owned) this.becomesRunError(this.error);
   }
+}
+
+/**
+ * A record errored because the eval process exited on its own (not killed, not out of memory)
+ * while its attempt ran alone again: it was in flight at that exit too (causes.ts, struckOut).
+ */
+export function exitedAgain(record: AttemptRecord): boolean {
+  return record.error?.message.startsWith("the eval process exited with code ") === true;
 }
 
 /** A record errored by an uncaught error thrown in its attempt's own async context (child.ts). */
