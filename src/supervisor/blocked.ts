@@ -23,17 +23,37 @@ export function blockedPastLimit(pending: Pending, lastSeen: number, now: number
 
 /**
  * Why an attempt that blocked the event loop past its time limit is errored; `rerun`: it was in
- * flight with others at such a block before, and blocked the loop again when run alone.
+ * flight with others at such a block before, and blocked the loop again when run alone. `hangMs`
+ * (--hang-timeout) is advised only when it stops such code sooner than this time limit does.
  */
-export function blockedMessage(silentMs: number, limitMs: number, rerun: boolean): string {
+export function blockedMessage(
+  silentMs: number,
+  limitMs: number,
+  rerun: boolean,
+  hangMs: number,
+): string {
   const ms = Math.round(silentMs);
   const what = rerun
     ? `the event loop was blocked past this attempt's ${limitMs} ms time limit while it ran with others, and again for ${ms} ms when it ran alone`
     : `the event loop was blocked for ${ms} ms by this attempt (the only one running), past its ${limitMs} ms time limit`;
-  return `${what}: synchronous code cannot be timed out (the limit can only stop it when it yields), so the eval process was killed; make it yield (await between its steps), or set --hang-timeout to stop such code sooner`;
+  const helps =
+    hangMs < limitMs
+      ? `make it yield (await between its steps), or set --hang-timeout lower (now ${hangMs} ms) to stop such code sooner`
+      : "make it yield (await between its steps)";
+  return `${what}: synchronous code cannot be timed out (the limit can only stop it when it yields), so the eval process was killed; ${helps}`;
 }
 
-/** Why an eval process is killed when attempts in flight with others blocked it past a limit. */
-export function blockedCause(silentMs: number, names: readonly string[]): string {
-  return `the event loop was blocked for ${Math.round(silentMs)} ms while ${names.join(", ")} ran past ${names.length === 1 ? "its" : "their"} time limit (synchronous code cannot be timed out), so the eval process was killed`;
+/**
+ * Why an eval process is killed when its event loop was blocked past the time limit of `past` of
+ * the `running` attempts in flight: which of them blocked it is not known (the crash notice names
+ * them; each runs again alone).
+ */
+export function blockedCause(silentMs: number, past: number, running: number): string {
+  const whose =
+    past === running
+      ? running === 1
+        ? "the time limit of the attempt in flight"
+        : `the time limits of the ${running} attempts in flight`
+      : `the time limit${past === 1 ? "" : "s"} of ${past} of the ${running} attempts in flight`;
+  return `the event loop was blocked for ${Math.round(silentMs)} ms, past ${whose} (synchronous code cannot be timed out, and which of them blocked it is not known), so the eval process was killed`;
 }

@@ -825,11 +825,12 @@ class Supervisor implements EvalProcessListener {
     const [pending] = past as [Pending];
     if (started.length > 1) {
       for (const p of past) p.blockedLimitMs ??= p.job.context.timeoutMs;
-      return blockedCause(silentMs, past.map(label));
+      return blockedCause(silentMs, past.length, started.length);
     }
     const limit = pending.blockedLimitMs ?? pending.job.context.timeoutMs ?? 0;
     if (!child.settle(pending.id)) this.ahead.answered(pending);
-    this.fail(pending, blockedMessage(silentMs, limit, pending.blockedLimitMs !== undefined));
+    const rerun = pending.blockedLimitMs !== undefined;
+    this.fail(pending, blockedMessage(silentMs, limit, rerun, this.hangMs));
     return `the event loop was blocked for ${Math.round(silentMs)} ms by ${label(pending)}, past its ${limit} ms time limit (synchronous code cannot be timed out), so the eval process was killed`;
   }
 
