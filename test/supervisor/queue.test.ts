@@ -205,7 +205,9 @@ describe("attempts queued in the eval process (real CLI)", () => {
       "ok-2": "passed",
       "ok-3": "passed",
     });
-    expect(run.code).toBe(0);
+    // Each exit came once and not again when its attempt ran alone: it is the run's, which fails.
+    expect(run.stderr).toMatch(/did not end it again when it ran alone.*not tied to one case/);
+    expect(run.code).toBe(1);
     const crashes = run.stderr
       .split("\n")
       .filter((line) => line.includes("starting a new eval process"));
@@ -236,7 +238,9 @@ describe("attempts queued in the eval process (real CLI)", () => {
         (id) => `${id}:passed`,
       ),
     );
-    expect(run.code).toBe(0);
+    // Each exit came once and not again when its attempt ran alone: it is the run's, which fails.
+    expect(run.stderr).toMatch(/did not end it again when it ran alone.*not tied to one case/);
+    expect(run.code).toBe(1);
     const crashes = run.stderr
       .split("\n")
       .filter((line) => line.includes("starting a new eval process"));
