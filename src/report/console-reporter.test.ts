@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import { type AttemptRecord, emptyJudgeUsage, type Judgment } from "../eval/record.js";
 import { EvalAccumulator } from "../runner/stats.js";
 import { consoleReporter } from "./console-reporter.js";
-import { judgment, record, runSummary, tempDir } from "./test-support/runs.js";
+import { formatMeanScore, formatPassRate } from "./figures.js";
+import { jsonReporter } from "./json-reporter.js";
+import { flakySuite, judgment, record, run, runSummary, tempDir } from "./test-support/runs.js";
 
 const gate = (label: string, matched: boolean, reason: string, more: Partial<Judgment> = {}) =>
   judgment({
@@ -141,6 +143,35 @@ describe("consoleReporter", () => {
     expect(text).toContain("case-3 failed");
     expect(text).toContain("case-5 errored");
     expect(text).not.toMatch(/case-[1267]\b|cas-é|not today/);
+  });
+
+  it("with trials, prints the intervals the JSON report gives, over cases", async () => {
+    const dir = tempDir();
+    const fd = openSync(join(dir, "console.txt"), "w");
+    try {
+      await run(
+        [{ eval: flakySuite() }],
+        [consoleReporter({ fd, verbose: false }), jsonReporter(join(dir, "run.json"))],
+        { trials: 3 },
+      );
+    } finally {
+      closeSync(fd);
+    }
+    const text = readFileSync(join(dir, "console.txt"), "utf8");
+    const { summary } = JSON.parse(readFileSync(join(dir, "run.json"), "utf8"));
+    const { figures, trials } = summary.evals[0];
+    const meanScore = formatMeanScore(figures.meanScore);
+    const passRate = formatPassRate(summary.totals.figures.passRate);
+    expect(meanScore).toMatch(/95% CI .* \(n=120 over 40 cases\)$/);
+    expect(passRate).toMatch(/^60% of 120, 95% CI .* over 40 cases$/);
+    expect(text).toContain(
+      `120 attempts: 72 passed, 48 failed, 0 errored, 0 skipped · mean score ${meanScore}`,
+    );
+    expect(text).toContain(`· 72 passed (${passRate}) ·`);
+    // Those intervals are pass@1's and the per-case mean score's, which the JSON also holds.
+    const low = (x: number) => x.toFixed(6);
+    expect(low(figures.passRate.interval.low)).toBe(low(trials.byK[0].passAtK.interval.low));
+    expect(low(figures.meanScore.interval.low)).toBe(low(trials.score.mean.interval.low));
   });
 
   it("says how many trials were skipped, so the trials line agrees with the header", async () => {

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { Verdict } from "../eval/record.js";
 import type { EvalSummary } from "../runner/events.js";
+import { EvalAccumulator } from "../runner/stats.js";
+import { wilsonInterval } from "../stats/interval.js";
 import {
   evalFigures,
   formatMeanScore,
@@ -7,7 +10,9 @@ import {
   meanScoreFigure,
   passRateFigure,
   runPassRateFigure,
+  summaryWithFigures,
 } from "./figures.js";
+import { record, runSummary } from "./test-support/runs.js";
 
 const summary = (overrides: Partial<EvalSummary> = {}): EvalSummary => ({
   evalId: "e",
@@ -88,7 +93,7 @@ describe("meanScoreFigure", () => {
   });
 });
 
-describe("figures of trials", () => {
+describe("figures of trials, from a summary stored without per-case sums", () => {
   // 30 cases run twice; 25 pass both trials, 5 fail both: 60 attempts, but 30 cases of evidence.
   const trials = {
     cases: 30,
@@ -149,5 +154,156 @@ describe("the mean score's interval with trials", () => {
     );
     expect(meanScore.cases).toBe(5);
     expect(formatMeanScore(meanScore)).toMatch(/\(n=10 over 5 cases\)$/);
+  });
+});
+
+/**
+ * An eval's summary folded by the engine's accumulator from cases given as their trials'
+ * [verdict, score] pairs.
+ */
+function folded(cases: [Verdict, number][][], id = "e"): EvalSummary {
+  const fold = new EvalAccumulator(id, "suite", Math.max(...cases.map((c) => c.length)));
+  for (const [i, trials] of cases.entries())
+    for (const [trial, [verdict, score]] of trials.entries())
+      fold.add(
+        record({
+          evalId: id,
+          caseId: `c${i}`,
+          index: i,
+          trial,
+          verdict,
+          score: { state: "complete", earned: score, max: 1, reasons: [] },
+        }),
+      );
+  return fold.finish(0);
+}
+
+/** `count` copies of a case's trials. */
+const times = (count: number, trials: [Verdict, number][]) =>
+  Array.from({ length: count }, () => trials);
+
+describe("one interval per figure with trials", () => {
+  // 200 cases run 3 times, trials disagreeing as an agent's do: 600 attempts.
+  const cases = [
+    ...times(140, [
+      ["passed", 1],
+      ["passed", 1],
+      ["passed", 0.9],
+    ]),
+    ...times(36, [
+      ["passed", 0.8],
+      ["failed", 0.4],
+      ["passed", 1],
+    ]),
+    ...times(14, [
+      ["failed", 0.2],
+      ["passed", 0.9],
+      ["failed", 0.5],
+    ]),
+    ...times(10, [
+      ["failed", 0],
+      ["failed", 0.3],
+      ["failed", 0],
+    ]),
+  ];
+  const summary = folded(cases);
+  const figures = evalFigures(summary);
+
+  it("gives the pass rate pass@1's interval: over the 200 cases, not the 600 attempts", () => {
+    const k1 = summary.trials!.byK[0]!;
+    expect(k1.passAtK.value).toBeCloseTo(figures.passRate.rate!, 12);
+    expect(figures.passRate).toMatchObject({ n: 600, cases: 200 });
+    expect(figures.passRate.interval!.low).toBeCloseTo(k1.passAtK.interval!.low, 12);
+    expect(figures.passRate.interval!.high).toBeCloseTo(k1.passAtK.interval!.high, 12);
+    // Wider than 600 independent attempts would give.
+    const attempts = wilsonInterval(summary.passed, 600)!;
+    expect(figures.passRate.interval!.low).toBeLessThan(attempts.low);
+    expect(formatPassRate(figures.passRate)).toMatch(
+      /^84\.3% of 600, 95% CI 80\.1–87\.8% over 200 cases$/,
+    );
+  });
+
+  it("gives the mean score the interval of its case means, the trials' per-case mean's", () => {
+    const { mean } = summary.trials!.score;
+    expect(mean.value).toBeCloseTo(figures.meanScore.mean!, 12);
+    expect(figures.meanScore).toMatchObject({ n: 600, cases: 200 });
+    expect(figures.meanScore.interval!.low).toBeCloseTo(mean.interval!.low, 12);
+    expect(figures.meanScore.interval!.high).toBeCloseTo(mean.interval!.high, 12);
+    // Not the attempts' sd over the number of cases, which was wider.
+    const { spread: _, ...stored } = summary.trials!;
+    const cautious = evalFigures({ ...summary, trials: stored });
+    expect(cautious.meanScore.interval!.low).toBeLessThan(figures.meanScore.interval!.low);
+  });
+
+  it("gives the run's pass rate its one eval's interval, and adds evals without trials as cases of one", () => {
+    const totals = {
+      evals: 1,
+      cases: 600,
+      passed: summary.passed,
+      failed: summary.failed,
+      errored: 0,
+      skipped: 0,
+    };
+    expect(runPassRateFigure(runSummary({ evals: [summary], totals }))).toEqual(figures.passRate);
+    // With an eval run once per case, the run's interval comes from both evals' cases.
+    const once = folded(
+      Array.from({ length: 50 }, (_, i): [Verdict, number][] => [
+        i < 40 ? ["passed", 1] : ["failed", 0],
+      ]),
+      "once",
+    );
+    const both = runPassRateFigure(
+      runSummary({
+        evals: [summary, once],
+        totals: {
+          ...totals,
+          evals: 2,
+          cases: 650,
+          passed: summary.passed + 40,
+          failed: summary.failed + 10,
+        },
+      }),
+    );
+    expect(both).toMatchObject({ n: 650, cases: 250 });
+    expect(both.interval!.method).toBe("wilson");
+    const cautious = wilsonInterval(both.rate! * 250, 250)!;
+    expect(both.interval!.high - both.interval!.low).toBeLessThan(cautious.high - cautious.low);
+  });
+
+  it("leaves the figures of a run without trials as they were", () => {
+    const once = folded(
+      Array.from({ length: 10 }, (_, i): [Verdict, number][] => [
+        i < 8 ? ["passed", 0.9] : ["failed", 0.1],
+      ]),
+    );
+    expect(once.trials).toBeUndefined();
+    const { passRate, meanScore } = evalFigures(once);
+    expect(passRate).toEqual({ rate: 0.8, passed: 8, n: 10, interval: wilsonInterval(8, 10) });
+    expect(meanScore.cases).toBeUndefined();
+    expect(formatMeanScore(meanScore)).toBe("0.74 ± 0.337 sd, 95% CI 0.499–0.981 (n=10)");
+  });
+
+  it("writes `attempts` beside `cases` in the JSON summary, the cases under `trials`", () => {
+    const json = summaryWithFigures(
+      runSummary({
+        evals: [summary],
+        totals: {
+          evals: 1,
+          cases: 600,
+          passed: summary.passed,
+          failed: summary.failed,
+          errored: 0,
+          skipped: 0,
+        },
+      }),
+    );
+    expect(json.evals[0]).toMatchObject({ cases: 600, attempts: 600, trials: { cases: 200 } });
+    expect(Object.keys(json.evals[0]!).slice(0, 4)).toEqual([
+      "evalId",
+      "style",
+      "cases",
+      "attempts",
+    ]);
+    expect(json.totals).toMatchObject({ cases: 600, attempts: 600 });
   });
 });

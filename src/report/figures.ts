@@ -1,7 +1,13 @@
 import { plural } from "../plural.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
-import { passRateInterval, runCases, scoreMeanInterval } from "../stats/clustered.js";
+import {
+  passRateInterval,
+  runCases,
+  runShareSums,
+  type ShareSums,
+  scoreMeanInterval,
+} from "../stats/clustered.js";
 import type { Interval } from "../stats/interval.js";
 import { formatNumber } from "./format.js";
 
@@ -14,24 +20,29 @@ export interface PassRateFigure {
   n: number;
   /**
    * With trials: the cases those attempts are trials of. The interval then counts cases, since
-   * the trials of one case are not independent (src/stats/clustered.ts).
+   * the trials of one case are not independent: Wilson's with the effective number of cases the
+   * spread of their pass shares is worth, the interval pass@1 has (src/stats/clustered.ts).
    */
   cases?: number;
   interval: Interval | null;
 }
 
-/** A mean score (earned/max per attempt) with its sample size and 95% CLT interval. */
+/** A mean score (earned/max per attempt) with its sample size and 95% t interval. */
 export interface MeanScoreFigure {
   /** Null when no attempt had a score. */
   mean: number | null;
   /** Attempts whose score was complete or partial. */
   n: number;
-  /** With trials: the cases those attempts are trials of, which the interval counts. */
+  /**
+   * With trials: the cases those attempts are trials of, which the interval counts (from the
+   * spread of the case means, src/stats/clustered.ts).
+   */
   cases?: number;
+  /** The attempts' sample standard deviation. */
   sd: number | null;
   /**
    * Student's t interval of the mean (`method: "t"`); null below 2 (cases, with trials), and when
-   * the scores are all equal (`sd` 0), where it would have no width.
+   * the scores (the case means, with trials) are all equal, where it would have no width.
    */
   interval: Interval | null;
   /** Attempts whose score was partial. */
@@ -47,12 +58,13 @@ export interface EvalFigures {
 }
 
 /**
- * Pass rate of `passed` out of the attempts that were not skipped; `cases`, with trials, the
- * cases they are trials of.
+ * Pass rate of `passed` out of the attempts that were not skipped (`counts.cases` counts
+ * attempts); `cases`, with trials, the cases they are trials of, and `sums` their per-case counts.
  */
 export function passRateFigure(
   counts: { cases: number; passed: number; skipped: number },
   cases?: number,
+  sums?: ShareSums,
 ): PassRateFigure {
   const n = Math.max(0, counts.cases - counts.skipped);
   const grouped = cases !== undefined && cases < n;
@@ -61,7 +73,7 @@ export function passRateFigure(
     passed: counts.passed,
     n,
     ...(grouped ? { cases } : {}),
-    interval: passRateInterval(counts.passed, n, cases),
+    interval: passRateInterval(counts.passed, n, cases, sums),
   };
 }
 
@@ -77,7 +89,15 @@ export function meanScoreFigure(summary: EvalSummary): MeanScoreFigure {
     ...(grouped ? { cases } : {}),
     sd: summary.sdScore,
     interval:
-      mean === null ? null : scoreMeanInterval(mean, summary.sdScore, summary.scoredCases, cases),
+      mean === null
+        ? null
+        : scoreMeanInterval(
+            mean,
+            summary.sdScore,
+            summary.scoredCases,
+            cases,
+            summary.trials?.spread?.scores,
+          ),
     partial: summary.partialCases,
     lowerBound: summary.partialCases > 0,
   };
@@ -86,14 +106,14 @@ export function meanScoreFigure(summary: EvalSummary): MeanScoreFigure {
 /** Both figures of an eval. */
 export function evalFigures(summary: EvalSummary): EvalFigures {
   return {
-    passRate: passRateFigure(summary, summary.trials?.cases),
+    passRate: passRateFigure(summary, summary.trials?.cases, summary.trials?.spread?.passed),
     meanScore: meanScoreFigure(summary),
   };
 }
 
 /** The run's pass rate: over cases when any eval ran trials (see {@link passRateFigure}). */
-export function runPassRateFigure(summary: RunSummary): PassRateFigure {
-  return passRateFigure(summary.totals, runCases(summary.evals));
+export function runPassRateFigure(summary: Pick<RunSummary, "totals" | "evals">): PassRateFigure {
+  return passRateFigure(summary.totals, runCases(summary.evals), runShareSums(summary.evals));
 }
 
 const percent = (value: number) => `${formatNumber(100 * value, 1)}%`;
@@ -126,11 +146,30 @@ export function formatMeanScore(figure: MeanScoreFigure): string {
   return `${formatMean(figure)}${sd}${ci} (n=${figure.n}${over}${partial})`;
 }
 
-/** A run summary as the JSON reports write it: every eval and the totals carry their figures. */
+/**
+ * An eval's summary as the JSON reports write it: `attempts` beside `cases`, which counts attempts
+ * too (a case run k times counts k; the cases are `trials.cases`), and its figures.
+ */
+export function evalSummaryWithFigures(summary: EvalSummary) {
+  const { evalId, style, cases, ...rest } = summary;
+  return { evalId, style, cases, attempts: cases, ...rest, figures: evalFigures(summary) };
+}
+
+/**
+ * A run summary as the JSON reports write it: every eval and the totals carry their figures, and
+ * `attempts` beside their `cases`, which count attempts.
+ */
 export function summaryWithFigures(summary: RunSummary) {
+  const { evals, cases, ...counts } = summary.totals;
   return {
     ...summary,
-    totals: { ...summary.totals, figures: { passRate: runPassRateFigure(summary) } },
-    evals: summary.evals.map((e) => ({ ...e, figures: evalFigures(e) })),
+    totals: {
+      evals,
+      cases,
+      attempts: cases,
+      ...counts,
+      figures: { passRate: runPassRateFigure(summary) },
+    },
+    evals: summary.evals.map(evalSummaryWithFigures),
   };
 }

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CIRCULAR_MARKER } from "../json-safe.js";
 import { jsonReporter } from "./json-reporter.js";
-import { mixedSuite, record, run, runSummary, tempDir } from "./test-support/runs.js";
+import { flakySuite, mixedSuite, record, run, runSummary, tempDir } from "./test-support/runs.js";
 
 describe("jsonReporter", () => {
   it("gives every pass rate and mean score its n and 95% interval, as the console does", async () => {
@@ -22,6 +22,42 @@ describe("jsonReporter", () => {
       n: 4,
       interval: { method: "wilson" },
     });
+  });
+
+  it("with trials, gives each figure one interval, over cases: the pass rate pass@1's, the mean score the case means'", async () => {
+    // 40 cases run 3 times, their trials disagreeing: 120 attempts, 40 cases of evidence.
+    const file = join(tempDir(), "run.json");
+    await run([{ eval: flakySuite() }], [jsonReporter(file)], { trials: 3 });
+    const { summary } = JSON.parse(readFileSync(file, "utf8"));
+    const [e] = summary.evals;
+    const { trials, figures } = e;
+    expect(trials).toMatchObject({ cases: 40, scoredCases: 40, attempts: 120 });
+    expect(figures.passRate).toMatchObject({ n: 120, cases: 40 });
+    expect(figures.meanScore).toMatchObject({ n: 120, cases: 40 });
+    // Pass@1 is the pass rate (every case ran three trials): one figure, one interval.
+    const k1 = trials.byK[0];
+    expect(k1.k).toBe(1);
+    expect(k1.passAtK.value).toBeCloseTo(figures.passRate.rate, 12);
+    for (const reducer of [k1.passAtK, k1.passHatK]) {
+      expect(reducer.interval.method).toBe(figures.passRate.interval.method);
+      expect(reducer.interval.low).toBeCloseTo(figures.passRate.interval.low, 10);
+      expect(reducer.interval.high).toBeCloseTo(figures.passRate.interval.high, 10);
+    }
+    // So is the mean of the case means (every score complete): the t interval of the 40 means.
+    expect(trials.score.mean.value).toBeCloseTo(figures.meanScore.mean, 12);
+    expect(figures.meanScore.interval.method).toBe("t");
+    expect(figures.meanScore.interval.low).toBeCloseTo(trials.score.mean.interval.low, 10);
+    expect(figures.meanScore.interval.high).toBeCloseTo(trials.score.mean.interval.high, 10);
+    // The run's pass rate is its one eval's.
+    expect(summary.totals.figures.passRate).toEqual(figures.passRate);
+  });
+
+  it("names the attempts `attempts` beside `cases`, which counts them too, and the cases `trials.cases`", async () => {
+    const file = join(tempDir(), "run.json");
+    await run([{ eval: flakySuite("flaky", 10) }], [jsonReporter(file)], { trials: 3 });
+    const { summary } = JSON.parse(readFileSync(file, "utf8"));
+    expect(summary.evals[0]).toMatchObject({ cases: 30, attempts: 30, trials: { cases: 10 } });
+    expect(summary.totals).toMatchObject({ cases: 30, attempts: 30 });
   });
 
   it("writes a record whose output cannot be serialised with a marker", () => {

@@ -1,6 +1,6 @@
 import { closeSync, openSync } from "node:fs";
 import { safeStringify } from "../json-safe.js";
-import { evalFigures, summaryWithFigures } from "./figures.js";
+import { evalSummaryWithFigures, summaryWithFigures } from "./figures.js";
 import { LineWriter } from "./output.js";
 import type { Reporter } from "./reporter.js";
 
@@ -36,7 +36,8 @@ export function ndjsonReporter(target: string): Reporter {
       emit("record", { record });
     },
     onEvalFinished(summary) {
-      emit("eval.finished", { summary, figures: evalFigures(summary) });
+      const { figures, ...written } = evalSummaryWithFigures(summary);
+      emit("eval.finished", { summary: written, figures });
     },
     onRunFinished(summary) {
       if (!out) return;

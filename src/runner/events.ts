@@ -16,6 +16,10 @@ interface EventBase {
 export interface EvalSummary {
   evalId: string;
   style: "suite" | "score";
+  /**
+   * Attempts, under the name it has always had: a case run k times counts k. The JSON reports
+   * write it as `attempts` too; with trials, `trials.cases` counts the cases.
+   */
   cases: number;
   passed: number;
   failed: number;

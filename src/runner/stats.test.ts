@@ -45,4 +45,41 @@ describe("EvalAccumulator", () => {
     expect(summary.trials).toMatchObject({ cases: 1, attempts: 3, skipped: 1 });
     expect(summary.trials?.score.mean.value).toBe(0.5);
   });
+
+  it("keeps, with trials, the per-case sums its figures' intervals over cases come from", () => {
+    const fold = new EvalAccumulator("tr", "suite", 2);
+    const trials: [string, Verdict, number][] = [
+      ["a", "passed", 10],
+      ["a", "passed", 8],
+      ["b", "passed", 6],
+      ["b", "failed", 2],
+      ["c", "failed", 0],
+      ["c", "failed", 4],
+    ];
+    for (const [i, [caseId, verdict, earned]] of trials.entries())
+      fold.add(
+        record({
+          evalId: "tr",
+          caseId,
+          trial: i % 2,
+          verdict,
+          score: scored(earned, 10),
+        }),
+      );
+    const summary = fold.finish(0);
+    expect(summary).toMatchObject({ cases: 6, passed: 3, scoredCases: 6, meanScore: 0.5 });
+    const spread = summary.trials!.spread!;
+    // The same attempts as the counts: cases a, b, c with 2, 1 and 0 of their 2 trials passing.
+    expect(spread.passed).toEqual({ cases: 3, n: 6, c: 3, cc: 5, cn: 6, nn: 12 });
+    // Case score sums 1.8, 0.8 and 0.4 around 2 × 0.5.
+    expect(spread.scores.cases).toBe(3);
+    expect(spread.scores.n).toBe(6);
+    expect(spread.scores.residuals).toBeCloseTo(0.8 ** 2 + 0.2 ** 2 + 0.6 ** 2, 12);
+  });
+
+  it("keeps no trial summary, and so no per-case sums, for cases run once", () => {
+    const fold = new EvalAccumulator("once", "suite");
+    fold.add(attempt(0, "passed", 10));
+    expect(fold.finish(0).trials).toBeUndefined();
+  });
 });

@@ -22,7 +22,7 @@ export interface RunSummary {
   evals: EvalSummary[];
   totals: {
     evals: number;
-    /** Attempts (a case run k times counts k). */
+    /** Attempts (a case run k times counts k); the JSON reports write it as `attempts` too. */
     cases: number;
     passed: number;
     failed: number;

@@ -2,6 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { AttemptRecord, Verdict } from "../eval/record.js";
 import { erroredRecord } from "../eval/record.js";
+import { passRateInterval } from "./clustered.js";
+import { wilsonInterval } from "./interval.js";
 import { atLeastK, median, passAtK, passHatK, TrialAccumulator } from "./trials.js";
 
 /** 1 − C(n−c, k)/C(n, k) with exact integers, for checking the product form. */
@@ -175,5 +177,54 @@ describe("TrialAccumulator", () => {
       byK: [],
       allPassed: { value: null, cases: 0, interval: null },
     });
+  });
+
+  it("gives pass@1 the pass rate's interval, and every share Wilson's over cases at 0% or 100%", () => {
+    const acc = new TrialAccumulator("qa");
+    // 12 cases run 4 times: pass shares 4/4 (6 cases), 3/4 (3), 1/4 (2) and 0/4 (1).
+    const shares = [4, 4, 4, 4, 4, 4, 3, 3, 3, 1, 1, 0];
+    for (const [i, passed] of shares.entries())
+      for (let trial = 0; trial < 4; trial++)
+        acc.add(
+          attempt(`c${i}`, trial, trial < passed ? "passed" : "failed", trial < passed ? 1 : 0),
+        );
+    const summary = acc.finish();
+    const passed = shares.reduce((a, b) => a + b, 0);
+    expect(summary.spread!.passed).toMatchObject({ cases: 12, n: 48, c: passed });
+    const rate = passRateInterval(passed, 48, 12, summary.spread!.passed)!;
+    const [k1] = summary.byK;
+    for (const reducer of [k1!.passAtK, k1!.passHatK]) {
+      expect(reducer.interval!.method).toBe("wilson");
+      expect(reducer.interval!.low).toBeCloseTo(rate.low, 12);
+      expect(reducer.interval!.high).toBeCloseTo(rate.high, 12);
+    }
+    // pass@4 of these cases is 11 of 12, each case one draw: Wilson's over the cases.
+    const k4 = summary.byK.find((r) => r.k === 4)!;
+    expect(k4.passAtK.value).toBeCloseTo(11 / 12, 12);
+    expect(k4.passAtK.interval!.low).toBeCloseTo(wilsonInterval(11, 12)!.low, 12);
+    expect(summary.anyPassed.interval!.low).toBeCloseTo(wilsonInterval(11, 12)!.low, 12);
+    expect(summary.allPassed.interval!.low).toBeCloseTo(wilsonInterval(6, 12)!.low, 12);
+    // Every case passing once: 100% has Wilson's width, not none.
+    const steady = new TrialAccumulator("qa");
+    for (let i = 0; i < 5; i++)
+      for (let t = 0; t < 2; t++) steady.add(attempt(`c${i}`, t, "passed", 1));
+    const { byK } = steady.finish();
+    expect(byK[0]!.passAtK.interval).toEqual(wilsonInterval(5, 5));
+  });
+
+  it("keeps per-case sums of the scores for the mean score's interval", () => {
+    const acc = new TrialAccumulator("qa");
+    acc.add(attempt("a", 0, "passed", 1));
+    acc.add(attempt("a", 1, "failed", 0.5));
+    acc.add(attempt("b", 0, "failed", 0));
+    acc.add(attempt("b", 1, "skipped", null));
+    acc.add(attempt("c", 0, "errored", null));
+    // Mean of the three scores 0.5; case sums 1.5 over 2 and 0 over 1.
+    const { spread, scoredCases } = acc.finish();
+    expect(scoredCases).toBe(2);
+    expect(spread!.scores.cases).toBe(2);
+    expect(spread!.scores.n).toBe(3);
+    expect(spread!.scores.residuals).toBeCloseTo((1.5 - 2 * 0.5) ** 2 + (0 - 0.5) ** 2, 12);
+    expect(spread!.passed).toEqual({ cases: 3, n: 4, c: 1, cc: 1, cn: 2, nn: 6 });
   });
 });

@@ -1,4 +1,5 @@
 import type { AttemptRecord, Verdict } from "../eval/record.js";
+import { type CaseSpread, CaseSpreadFold, shareInterval } from "./clustered.js";
 import { type Interval, meanInterval } from "./interval.js";
 import { RunningMean } from "./running.js";
 
@@ -70,7 +71,12 @@ export interface CaseAverage {
   value: number | null;
   /** Cases averaged. */
   cases: number;
-  /** CLT interval over cases; null below two cases. */
+  /**
+   * 95% interval over the cases. A share (pass@k, pass^k, at-least-k, all or any passed) has the
+   * one a pass rate has (src/stats/clustered.ts: Wilson's with the effective number of cases its
+   * spread is worth, so pass@1 has the pass rate's interval when every case ran as many trials);
+   * a score, Student's t, null below two cases and when the values are alike but for rounding.
+   */
   interval: Interval | null;
 }
 
@@ -116,16 +122,46 @@ export interface TrialSummary {
   /** Share of cases with at least one passing trial (pass@n). */
   anyPassed: CaseAverage;
   flaky: { count: number; cases: FlakyCase[]; truncated: boolean };
+  /**
+   * The per-case sums the intervals of the eval's pass rate and mean score come from, which count
+   * cases (src/stats/clustered.ts). Absent from summaries stored before they were kept: those
+   * intervals are then the cautious ones the counts allow.
+   */
+  spread?: CaseSpread;
 }
 
-/** The mean and spread of a stream of numbers, with their interval over the cases averaged. */
+/**
+ * The mean and spread of a per-case figure, one value per case, with their interval over the
+ * cases averaged; `units` counts the judged trials behind those values.
+ */
 class Running extends RunningMean {
+  units = 0;
+
+  addCase(value: number, trials: number): void {
+    this.add(value);
+    this.units += trials;
+  }
+
+  /** A score's average: Student's t over the cases. */
   average(): CaseAverage {
     const { mean } = this;
     return {
       value: mean,
       cases: this.n,
       interval: mean === null ? null : clamp(meanInterval(mean, this.sd, this.n)),
+    };
+  }
+
+  /** A share's average: the interval a pass rate over these cases and trials has. */
+  share(): CaseAverage {
+    const { mean, sd } = this;
+    return {
+      value: mean,
+      cases: this.n,
+      interval:
+        mean === null
+          ? null
+          : shareInterval(mean, sd === null ? 0 : (sd * sd) / this.n, this.units, this.n),
     };
   }
 }
@@ -159,8 +195,11 @@ export class TrialAccumulator {
     index?: number;
     verdicts: Verdict[];
     scores: number[];
-    scored: boolean;
+    /** Scored trials (complete or partial) and the sum of their earned/max. */
+    scored: number;
+    scoreSum: number;
   } | null = null;
+  private readonly spread = new CaseSpreadFold();
   private cases = 0;
   private scoredCases = 0;
   private attempts = 0;
@@ -191,32 +230,42 @@ export class TrialAccumulator {
     this.attempts++;
     if (this.current?.caseId !== record.caseId) {
       this.closeCase();
-      this.current = { caseId: record.caseId, verdicts: [], scores: [], scored: false };
+      this.current = {
+        caseId: record.caseId,
+        verdicts: [],
+        scores: [],
+        scored: 0,
+        scoreSum: 0,
+      };
       if (record.index !== undefined) this.current.index = record.index;
     }
     this.current.verdicts.push(record.verdict);
     if (record.verdict === "skipped") this.skipped++;
     const score = record.verdict === "skipped" ? null : completeScore(record);
     if (score !== null) this.current.scores.push(score);
-    const { state, max } = record.score;
-    if (record.verdict !== "skipped" && state !== "unavailable" && max > 0)
-      this.current.scored = true;
+    // Scored as the eval's mean score counts it: complete or partial, not skipped.
+    const { state, earned, max } = record.score;
+    if (record.verdict !== "skipped" && state !== "unavailable" && max > 0) {
+      this.current.scored++;
+      this.current.scoreSum += earned / max;
+    }
   }
 
   private closeCase(): void {
     const current = this.current;
     this.current = null;
     if (!current) return;
-    if (current.scored) this.scoredCases++;
+    if (current.scored > 0) this.scoredCases++;
     const counted = current.verdicts.filter((verdict) => verdict !== "skipped");
     const n = counted.length;
+    const c = counted.filter((verdict) => verdict === "passed").length;
+    this.spread.addCase(c, n, current.scoreSum, current.scored);
     if (n > 0) {
-      const c = counted.filter((verdict) => verdict === "passed").length;
       this.cases++;
       this.minTrials = Math.min(this.minTrials, n);
       this.maxTrials = Math.max(this.maxTrials, n);
-      this.allPassed.add(c === n ? 1 : 0);
-      this.anyPassed.add(c > 0 ? 1 : 0);
+      this.allPassed.addCase(c === n ? 1 : 0, n);
+      this.anyPassed.addCase(c > 0 ? 1 : 0, n);
       for (let k = 1; k <= n; k++) {
         if (this.ks ? !this.ks.includes(k) : !isDefaultK(k) && k !== n) continue;
         let reducers = this.byK.get(k);
@@ -224,9 +273,9 @@ export class TrialAccumulator {
           reducers = { at: new Running(), hat: new Running(), least: new Running() };
           this.byK.set(k, reducers);
         }
-        reducers.at.add(passAtK(n, c, k));
-        reducers.hat.add(passHatK(n, c, k));
-        reducers.least.add(c >= k ? 1 : 0);
+        reducers.at.addCase(passAtK(n, c, k), n);
+        reducers.hat.addCase(passHatK(n, c, k), n);
+        reducers.least.addCase(c >= k ? 1 : 0, n);
       }
     }
     if (current.scores.length > 0) {
@@ -274,17 +323,18 @@ export class TrialAccumulator {
         .sort(([a], [b]) => a - b)
         .map(([k, r]) => ({
           k,
-          passAtK: r.at.average(),
-          passHatK: r.hat.average(),
-          atLeastK: r.least.average(),
+          passAtK: r.at.share(),
+          passHatK: r.hat.share(),
+          atLeastK: r.least.share(),
         })),
-      allPassed: this.allPassed.average(),
-      anyPassed: this.anyPassed.average(),
+      allPassed: this.allPassed.share(),
+      anyPassed: this.anyPassed.share(),
       flaky: {
         count: this.flakyCount,
         cases: this.flaky,
         truncated: this.flakyCount > this.flaky.length,
       },
+      spread: this.spread.result(),
     };
   }
 }

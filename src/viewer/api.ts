@@ -1,9 +1,10 @@
 import { compareRuns } from "../compare/compare-runs.js";
 import type { Comparison } from "../compare/types.js";
 import type { AttemptRecord, JudgmentState, Verdict } from "../eval/record.js";
+import { evalFigures, passRateFigure } from "../report/figures.js";
 import type { EvalSummary } from "../runner/events.js";
 import { EvalAccumulator } from "../runner/stats.js";
-import { passRateInterval, runCases, scoreMeanInterval } from "../stats/clustered.js";
+import { runCases, runShareSums } from "../stats/clustered.js";
 import type { Interval } from "../stats/interval.js";
 import {
   MAX_PAGE,
@@ -123,7 +124,8 @@ const PREVIEW = 160;
 
 /**
  * The cases a run's attempts are trials of, for its pass rate's interval: from its summaries,
- * or, before it has them (running, stopped), its stored case count when its evals ran trials.
+ * or, before it has them (running, stopped), its stored case count when its evals ran trials
+ * (without the summaries' per-case counts, that interval is the cautious Wilson's over the cases).
  */
 function casesOfTrials(run: StoredRun): number | undefined {
   if (run.summaries?.length) return runCases(run.summaries);
@@ -138,11 +140,18 @@ function scoredCasesOfTrials(run: StoredRun): number | null {
   return cases < run.totals.scoredAttempts ? cases : null;
 }
 
-/** A run as a Runs-page line: counts, pass rate with its Wilson interval, mean score. */
+/**
+ * A run as a Runs-page line: counts, pass rate with its Wilson interval, mean score. The figures
+ * and intervals are the reports' (src/report/figures.ts), from the run's summaries.
+ */
 export function runRow(run: StoredRun): RunRow {
   const { totals } = run;
-  const judged = totals.attempts - totals.skipped;
   const cases = casesOfTrials(run);
+  const rate = passRateFigure(
+    { cases: totals.attempts, passed: totals.passed, skipped: totals.skipped },
+    cases,
+    run.summaries?.length ? runShareSums(run.summaries) : undefined,
+  );
   return {
     runId: run.runId,
     name: run.name ?? null,
@@ -161,9 +170,9 @@ export function runRow(run: StoredRun): RunRow {
     failed: totals.failed,
     errored: totals.errored,
     skipped: totals.skipped,
-    passRate: judged > 0 ? totals.passed / judged : null,
-    passRateInterval: passRateInterval(totals.passed, judged, cases),
-    passRateCases: cases !== undefined && cases < judged ? cases : null,
+    passRate: rate.rate,
+    passRateInterval: rate.interval,
+    passRateCases: rate.cases ?? null,
     meanScore: totals.meanScore,
     scoredAttempts: totals.scoredAttempts,
     meanScoreCases: scoredCasesOfTrials(run),
@@ -171,14 +180,14 @@ export function runRow(run: StoredRun): RunRow {
       ? run.summaries.reduce((sum, s) => sum + s.partialCases, 0)
       : null,
     perEval: (run.summaries ?? []).map((s) => {
-      const n = s.cases - s.skipped;
+      const figures = evalFigures(s);
       return {
         evalId: s.evalId,
-        passRate: n > 0 ? s.passed / n : null,
-        passRateInterval: passRateInterval(s.passed, n, s.trials?.cases),
-        n,
+        passRate: figures.passRate.rate,
+        passRateInterval: figures.passRate.interval,
+        n: figures.passRate.n,
         meanScore: s.meanScore,
-        meanScoreInterval: scoreInterval(s),
+        meanScoreInterval: figures.meanScore.interval,
         partialCases: s.partialCases,
         meanScoreLowerBound: s.partialCases > 0,
       };
@@ -252,15 +261,9 @@ async function foldedSummaries(store: Store, run: StoredRun): Promise<EvalSummar
   return [...folds.values()].map((fold) => fold.finish(0));
 }
 
-/** A mean score's 95% interval, kept inside [0, 1] where scores live (over cases, with trials). */
-function scoreInterval(s: EvalSummary): Interval | null {
-  return s.meanScore === null
-    ? null
-    : scoreMeanInterval(s.meanScore, s.sdScore, s.scoredCases, s.trials?.scoredCases);
-}
-
+/** An eval's figures as the reports give them (src/report/figures.ts), intervals and all. */
 function fromSummary(s: EvalSummary): EvalView {
-  const judged = s.cases - s.skipped;
+  const figures = evalFigures(s);
   return {
     evalId: s.evalId,
     attempts: s.cases,
@@ -268,10 +271,10 @@ function fromSummary(s: EvalSummary): EvalView {
     failed: s.failed,
     errored: s.errored,
     skipped: s.skipped,
-    passRate: judged > 0 ? s.passed / judged : null,
-    passRateInterval: passRateInterval(s.passed, judged, s.trials?.cases),
+    passRate: figures.passRate.rate,
+    passRateInterval: figures.passRate.interval,
     meanScore: s.meanScore,
-    meanScoreInterval: scoreInterval(s),
+    meanScoreInterval: figures.meanScore.interval,
     scoredCases: s.scoredCases,
     partialCases: s.partialCases,
     summary: s,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { judgment, record } from "../report/test-support/runs.js";
+import { addShareCase, emptyShareSums, passRateInterval } from "../stats/clustered.js";
 import { wilsonInterval } from "../stats/interval.js";
 import { ChartFold } from "./charts.js";
 
@@ -30,6 +31,29 @@ describe("ChartFold: pass rate per scorer", () => {
       passRate: 2 / 3,
     });
     expect(flaky!.passRateInterval).toEqual(wilsonInterval(2, 3));
+  });
+
+  it("with trials, gives a scorer's rate the interval a pass rate over the same cases has", () => {
+    const fold = new ChartFold();
+    // 20 cases run 3 times: the scorer matches 3, 2, 1 or 0 trials of a case.
+    const matched = Array.from({ length: 20 }, (_, i) => [3, 3, 2, 1, 0][i % 5]!);
+    const sums = emptyShareSums();
+    for (const [i, m] of matched.entries()) {
+      addShareCase(sums, m, 3);
+      for (let trial = 0; trial < 3; trial++)
+        fold.add(
+          record({
+            caseId: `c${i}`,
+            trial,
+            judgments: [judgment({ label: "exact", state: trial < m ? "matched" : "mismatched" })],
+          }),
+        );
+    }
+    const [exact] = fold.result().scorers;
+    expect(exact).toMatchObject({ matched: 36, judged: 60, cases: 20 });
+    expect(exact!.passRateInterval).toEqual(passRateInterval(36, 60, 20, sums));
+    // Not the cautious one of the counts alone: the trials of a case disagree.
+    expect(exact!.passRateInterval).not.toEqual(passRateInterval(36, 60, 20));
   });
 
   it("has no rate for a scorer that only errored", () => {

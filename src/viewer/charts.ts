@@ -1,5 +1,10 @@
 import type { AttemptRecord } from "../eval/record.js";
-import { passRateInterval } from "../stats/clustered.js";
+import {
+  addShareCase,
+  emptyShareSums,
+  passRateInterval,
+  type ShareSums,
+} from "../stats/clustered.js";
 import type { Interval } from "../stats/interval.js";
 import type { Store } from "../store/types.js";
 
@@ -39,8 +44,16 @@ export interface ScorerRate {
   passRateInterval: Interval | null;
 }
 
-/** A scorer's counts as they are folded: the case it last judged, to count each case once. */
-type ScorerFold = ScorerRate & { lastCase: string | undefined };
+/**
+ * A scorer's counts as they are folded: the case it last judged, to count each case once, its
+ * matched and judged trials so far, and the per-case counts of the cases before it.
+ */
+type ScorerFold = ScorerRate & {
+  lastCase: string | undefined;
+  caseMatched: number;
+  caseJudged: number;
+  sums: ShareSums;
+};
 
 const BINS = 10;
 
@@ -81,25 +94,37 @@ export class ChartFold {
           passRate: null,
           passRateInterval: null,
           lastCase: undefined,
+          caseMatched: 0,
+          caseJudged: 0,
+          sums: emptyShareSums(),
         };
         this.#scorers.set(key, s);
       }
       s[j.state]++;
-      if ((j.state === "matched" || j.state === "mismatched") && s.lastCase !== record.caseId) {
+      if (j.state !== "matched" && j.state !== "mismatched") continue;
+      if (s.lastCase !== record.caseId) {
+        addShareCase(s.sums, s.caseMatched, s.caseJudged);
+        s.caseMatched = 0;
+        s.caseJudged = 0;
         s.cases++;
         s.lastCase = record.caseId;
       }
+      s.caseJudged++;
+      if (j.state === "matched") s.caseMatched++;
     }
   }
 
   result(): RunCharts {
-    const scorers = [...this.#scorers.values()].map(({ lastCase: _, ...s }): ScorerRate => {
+    const scorers = [...this.#scorers.values()].map((fold): ScorerRate => {
+      const { lastCase: _, caseMatched, caseJudged, sums, ...s } = fold;
+      const all = { ...sums };
+      addShareCase(all, caseMatched, caseJudged);
       const judged = s.matched + s.mismatched;
       return {
         ...s,
         judged,
         passRate: judged > 0 ? s.matched / judged : null,
-        passRateInterval: passRateInterval(s.matched, judged, s.cases),
+        passRateInterval: passRateInterval(s.matched, judged, s.cases, all),
       };
     });
     return { evals: [...this.#evals.values()], scorers };

@@ -2,6 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Comparison } from "../../src/compare/types.js";
+import { type EvalFigures, formatMeanScore } from "../../src/report/figures.js";
 import type { EvalSummary } from "../../src/runner/events.js";
 import { type FixtureProject, makeProject, runCli } from "../support/project.js";
 import { cleanEnv, gitBranch, gitInit, json, manyEval, qaEval, softEval } from "./store-fixture.js";
@@ -59,6 +60,20 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
     expect(k3.passAtK.value).toBe(1);
     expect(k3.passHatK.value).toBeCloseTo(2 / 3, 10);
     expect(trials.byK[0]!.passAtK.value).toBeCloseTo(8 / 9, 10);
+    // One interval per figure, over the 3 cases, in the console and the JSON: the pass rate's is
+    // pass@1's, the mean score's the per-case mean's; `attempts` names what `cases` counts.
+    const qa = report.summary.evals[0] as EvalSummary & { attempts: number; figures: EvalFigures };
+    expect(qa).toMatchObject({ cases: 9, attempts: 9 });
+    expect(qa.figures.passRate).toMatchObject({ n: 9, cases: 3 });
+    expect(qa.figures.passRate.interval!.low).toBeCloseTo(trials.byK[0]!.passAtK.interval!.low, 12);
+    expect(qa.figures.passRate.interval!.high).toBeCloseTo(
+      trials.byK[0]!.passAtK.interval!.high,
+      12,
+    );
+    expect(qa.figures.meanScore).toMatchObject({ n: 9, cases: 3 });
+    expect(qa.figures.meanScore.interval!.low).toBeCloseTo(trials.score.mean.interval!.low, 12);
+    expect(qa.figures.meanScore.interval!.high).toBeCloseTo(trials.score.mean.interval!.high, 12);
+    expect(run.stdout).toContain(`mean score ${formatMeanScore(qa.figures.meanScore)}`);
     expect(trials.flaky).toEqual({
       count: 1,
       truncated: false,

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCliArgs } from "../../src/cli/args.js";
 import { main } from "../../src/cli/main.js";
 import type { AttemptRecord } from "../../src/eval/record.js";
+import { evalFigures } from "../../src/report/figures.js";
 import { wilsonInterval } from "../../src/stats/interval.js";
 import { thisWriter } from "../../src/store/writer.js";
 import type { RowPage, RunDetail, RunRow } from "../../src/viewer/api.js";
@@ -150,6 +151,20 @@ describe("the viewer's API over a store of real runs", () => {
     expect(body.run.runId).toBe(fixture.headId);
     expect(body.labels).toEqual(["exact", "tone-judge"]);
     expect(body.evals[0]).toMatchObject({ evalId: "greetings", attempts: 14, passed: 10 });
+    // The reports' figures, intervals and all: with trials, over the cases, pass@1's for the
+    // pass rate, and the same on the runs list.
+    const view = body.evals[0]!;
+    const figures = evalFigures(view.summary!);
+    expect(view.passRateInterval).toEqual(figures.passRate.interval);
+    expect(view.meanScoreInterval).toEqual(figures.meanScore.interval);
+    expect(figures.passRate.cases).toBe(7);
+    expect(view.passRateInterval!.low).toBeCloseTo(
+      view.summary!.trials!.byK[0]!.passAtK.interval!.low,
+      12,
+    );
+    expect(body.run.passRateInterval).toEqual(figures.passRate.interval);
+    expect(body.run.perEval[0]!.passRateInterval).toEqual(figures.passRate.interval);
+    expect(body.run.perEval[0]!.meanScoreInterval).toEqual(figures.meanScore.interval);
   });
 
   it("gives a run that stopped without summaries (crashed) its per-eval figures, folded from its attempts", async () => {

@@ -54,6 +54,32 @@ export function mixedSuite(id = "qa") {
   });
 }
 
+/**
+ * A suite of `count` cases meant to run with trials, whose trials disagree as an agent's do: case
+ * i passes trial t unless (i + t) % 4 == 0 or i % 5 == 0, and earns its second point when
+ * (i · (t + 1)) % 3 != 0, so scores and verdicts vary both between and within cases.
+ */
+export function flakySuite(id = "flaky", count = 40) {
+  type Output = { i: number; t: number };
+  const gate = createScorer<Output>({
+    name: "gate",
+    score: ({ output }) => ({
+      score: (output.i + output.t) % 4 === 0 || output.i % 5 === 0 ? 0 : 1,
+    }),
+  });
+  const style = createScorer<Output>({
+    name: "style",
+    score: ({ output }) => ({ score: (output.i * (output.t + 1)) % 3 !== 0 ? 1 : 0 }),
+  });
+  return defineSuite<number, Output>({
+    id,
+    cases: Array.from({ length: count }, (_, i) => ({ id: `c${i}`, input: i })),
+    target: (i, { trial }) => ({ i, t: trial }),
+    scorers: [gate, style],
+    gates: ["gate"],
+  });
+}
+
 /** A suite of `count` cases whose target always throws `message`: every attempt errors. */
 export function crashingSuite(id: string, count: number, message: string) {
   return defineSuite<number, number>({
