@@ -106,7 +106,9 @@ describe("attempts that answer at once (executeNow)", () => {
     expect(seen.now).toBe(3);
     expect(seen.answeredAtOnce).toBe(0);
     expect(records.map((r) => r.verdict)).toEqual(["passed", "errored", "passed"]);
-    expect(records[1]!.error?.message).toMatch(/did not settle within the last-resort limit of 50 ms/);
+    expect(records[1]!.error?.message).toMatch(
+      /did not settle within the last-resort limit of 50 ms/,
+    );
   });
 
   it("make a record of an executor that throws instead of answering", async () => {

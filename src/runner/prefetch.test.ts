@@ -132,7 +132,9 @@ describe("an executor that asks for attempts ahead (prefetch)", () => {
       onRecord: (r) => records.push(r),
     });
     expect(records.map((r) => r.verdict)).toEqual(["errored", "passed", "passed"]);
-    expect(records[0]?.error?.message).toContain("did not settle within the last-resort limit of 50 ms");
+    expect(records[0]?.error?.message).toContain(
+      "did not settle within the last-resort limit of 50 ms",
+    );
     expect(records[0]?.elapsedMs).toBeGreaterThanOrEqual(45);
   });
 

@@ -77,12 +77,14 @@ export const cleanEnv = { GITHUB_HEAD_REF: "", GITHUB_REF_NAME: "", GITHUB_ACTIO
 
 /** A report without its timings, so a live run and its replay can be compared. */
 export function withoutTimings(report: string): string {
-  return report
-    .replace(/ · [\d.]+ (ms|s)\b/g, " · <t>")
-    .replace(/time: [\d.]+ (ms|s)/g, "time: <t>")
-    // Said by a live run whose files took a second or more to load (a busy machine), which a
-    // stored run does not keep.
-    .replace(/, after [\d.]+ (ms|s) loading the eval files/g, "");
+  return (
+    report
+      .replace(/ · [\d.]+ (ms|s)\b/g, " · <t>")
+      .replace(/time: [\d.]+ (ms|s)/g, "time: <t>")
+      // Said by a live run whose files took a second or more to load (a busy machine), which a
+      // stored run does not keep.
+      .replace(/, after [\d.]+ (ms|s) loading the eval files/g, "")
+  );
 }
 
 /** Parse the JSON a command printed. */
