@@ -371,7 +371,13 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
 
   it("a bad --reporter value or an unwritable report file is exit 2 before anything runs", async () => {
     const before = (await cli(["runs", "--json"])).stdout;
-    for (const reporter of ["nope", "junit", "junit=missing/dir/out.xml", "markdown=/proc/x.md"]) {
+    // A report's missing folder is made (test/cli/cli.test.ts); one that cannot be is refused.
+    for (const reporter of [
+      "nope",
+      "junit",
+      "junit=/proc/no-such/out.xml",
+      "markdown=/proc/x.md",
+    ]) {
       const result = await cli(["run", "evals", "--reporter", reporter]);
       expect(result.code, reporter).toBe(2);
       expect(result.stderr).toContain("--reporter");

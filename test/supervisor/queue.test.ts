@@ -205,12 +205,17 @@ describe("attempts queued in the eval process (real CLI)", () => {
       "ok-2": "passed",
       "ok-3": "passed",
     });
-    // Each exit came once and not again when its attempt ran alone: it is the run's, which fails.
-    expect(run.stderr).toMatch(/did not end it again when it ran alone.*not tied to one case/);
-    expect(run.code).toBe(1);
     const crashes = run.stderr
       .split("\n")
       .filter((line) => line.includes("starting a new eval process"));
+    // Each exit came once and not again when its attempt ran alone: it is the run's, which fails;
+    // unless it came just after an attempt ended whose record was kept (timing decides which),
+    // which it stays with, as test/supervisor/exit-after.test.ts has it.
+    if (crashes.every((line) => line.includes("just after"))) expect(run.code).toBe(0);
+    else {
+      expect(run.stderr).toMatch(/did not end it again when it ran alone.*not tied to one case/);
+      expect(run.code).toBe(1);
+    }
     expect(crashes).toHaveLength(2);
     // Each crash names the one attempt that had started, and only that one runs alone. The
     // first may come while die-a runs ahead, before the engine asked for it: one attempt then.
@@ -238,12 +243,17 @@ describe("attempts queued in the eval process (real CLI)", () => {
         (id) => `${id}:passed`,
       ),
     );
-    // Each exit came once and not again when its attempt ran alone: it is the run's, which fails.
-    expect(run.stderr).toMatch(/did not end it again when it ran alone.*not tied to one case/);
-    expect(run.code).toBe(1);
     const crashes = run.stderr
       .split("\n")
       .filter((line) => line.includes("starting a new eval process"));
+    // Each exit came once and not again when its attempt ran alone: it is the run's, which fails;
+    // unless it came just after an attempt ended whose record was kept (timing decides which),
+    // which it stays with, as test/supervisor/exit-after.test.ts has it.
+    if (crashes.every((line) => line.includes("just after"))) expect(run.code).toBe(0);
+    else {
+      expect(run.stderr).toMatch(/did not end it again when it ran alone.*not tied to one case/);
+      expect(run.code).toBe(1);
+    }
     // The first exit comes while the process runs the cases ahead, the second once the
     // supervisor sends them: either way the case before it finished (its record, written on the
     // way out, is kept: the notice may name it as just ended), and only bye-* ran then.

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { closeSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { formatComparison, formatComparisonMarkdown } from "../../compare/format.js";
 import type { Comparison } from "../../compare/types.js";
@@ -917,7 +917,7 @@ function checkWritable(
 ): void {
   try {
     const path = resolve(cwd, file);
-    if (makeFolder) mkdirSync(dirname(path), { recursive: true });
+    if (makeFolder) makeFolders(dirname(path));
     closeSync(openSync(path, "a"));
   } catch (error) {
     throw new NiceevalError(
@@ -925,6 +925,19 @@ function checkWritable(
       `${flag}: cannot write ${file} (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}); ${advice}`,
     );
   }
+}
+
+/**
+ * Make `folder` and the folders above it that are missing, one level at a time (Node's recursive
+ * mkdir never returns for some paths, such as one under /proc); throws the first level's error.
+ */
+function makeFolders(folder: string): void {
+  const missing: string[] = [];
+  for (let at = folder; !existsSync(at); at = dirname(at)) {
+    missing.push(at);
+    if (dirname(at) === at) break;
+  }
+  for (const level of missing.reverse()) mkdirSync(level);
 }
 
 /** How the eval process selects and runs the attempts this process's engine will ask for. */
