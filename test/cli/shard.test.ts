@@ -144,6 +144,29 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     expect(text).toMatch(/shard-2 \[shard 2\/3\] /);
   });
 
+  it("runs shows whole names, so shards named alike stay apart, and cuts only a very long one, with …", async () => {
+    const long = `nightly-${"x".repeat(50)}-tail-2026-12-05`;
+    for (const [name, shard] of [
+      ["evals-9876543210-1", "1/2"],
+      ["evals-9876543210-2", "2/2"],
+      [long, undefined],
+    ] as const) {
+      const args = ["run", "--name", name, "--store", "names.sqlite", "--quiet"];
+      await cli(shard ? [...args, "--shard", shard] : args);
+    }
+    const [header, ...rows] = (await cli(["runs", "--store", "names.sqlite"])).stdout
+      .trimEnd()
+      .split("\n");
+    const row = (text: string) => rows.find((l) => l.includes(text))!;
+    expect(row("-1 [shard")).toContain(" evals-9876543210-1 [shard 1/2] ");
+    expect(row("-2 [shard")).toContain(" evals-9876543210-2 [shard 2/2] ");
+    // Cut in its middle, keeping its start and, longer, its end: the cell is 48 characters.
+    const cut = / (nightly-x+…x+-tail-2026-12-05) +main /.exec(row("nightly"))?.[1];
+    expect(cut).toHaveLength(48);
+    // The columns after the name line up under their headers.
+    for (const line of rows) expect(line.indexOf(" main ")).toBe(header!.indexOf(" branch "));
+  });
+
   it("exports each shard, imports them into a fresh store (twice: no duplicates), and merges them into the unsharded run", async () => {
     for (const i of [1, 2, 3]) {
       const exported = await cli([

@@ -40,8 +40,10 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
     );
     return 0;
   }
+  // As wide as the widest name shown (up to NAME_WIDTH): names are whole, or visibly cut.
+  const nameWidth = Math.min(NAME_WIDTH, Math.max(4, ...runs.map((run) => width(nameCell(run)))));
   const lines = [
-    "id        name                 branch       commit   started              status       cases  pass rate (95% CI)          mean score",
+    `id        ${padded("name", nameWidth)} branch       commit   started              status       cases  pass rate (95% CI)          mean score`,
   ];
   if (args.evalId !== undefined)
     lines.unshift(
@@ -72,8 +74,8 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
     lines.push(
       [
         run.runId.slice(0, 8).padEnd(9),
-        nameColumn(run),
-        (run.git?.branch ?? "").slice(0, 12).padEnd(12),
+        padded(nameCell(run, nameWidth), nameWidth),
+        padded(shortened(run.git?.branch ?? "", 12), 12),
         (run.git?.commit ?? "").slice(0, 7).padEnd(8),
         run.startedAt.slice(0, 19).replace("T", " ").padEnd(20),
         row.status.padEnd(12),
@@ -115,11 +117,36 @@ function troubles(run: StoredRun): string[] {
   return out;
 }
 
-/** A run's name in 20 columns, with its shard when it holds one, so a shard is not taken for a whole run. */
-function nameColumn(run: StoredRun): string {
+/** The widest the name column grows; a longer name is cut in its middle, with "…". */
+const NAME_WIDTH = 48;
+
+/**
+ * A run's name, with its shard when it holds one, so a shard is not taken for a whole run; in
+ * `room` characters at most, the shard kept whole.
+ */
+function nameCell(run: StoredRun, room = Number.POSITIVE_INFINITY): string {
   const shard = run.shard ? ` [shard ${formatShard(run.shard)}]` : "";
-  return `${(run.name ?? "").slice(0, Math.max(0, 20 - shard.length))}${shard}`.padEnd(20);
+  const marks = shard;
+  return `${shortened(run.name ?? "", Math.max(1, room - width(marks)))}${marks}`;
 }
+
+/**
+ * `text` in `room` characters: whole when it fits, else its start and its end around "…", the end
+ * kept longer (it tells apart runs named alike: `evals-1234-1`, `evals-1234-2`).
+ */
+function shortened(text: string, room: number): string {
+  const chars = Array.from(text);
+  if (chars.length <= room) return text;
+  const kept = Math.max(0, room - 1);
+  const head = Math.floor(kept / 3);
+  return `${chars.slice(0, head).join("")}…${chars.slice(chars.length - (kept - head)).join("")}`;
+}
+
+/** Characters of `text` as a column counts them (code points, not UTF-16 units). */
+const width = (text: string) => Array.from(text).length;
+
+/** `text` padded with spaces to `size` characters. */
+const padded = (text: string, size: number) => text + " ".repeat(Math.max(0, size - width(text)));
 
 /** `niceeval show <run>`: a stored run printed exactly like the live report, streamed. */
 export async function showCommand(args: ShowArgs, store: Store, io: CliIO): Promise<number> {
