@@ -196,7 +196,8 @@ Run options
   --name <name>          name the stored run
   --tag <key=value>      tag the stored run (repeatable)
   --baseline <run>       compare with a stored run at the end: a run reference or
-                         branch:<name> (the latest finished run on that git branch)
+                         branch:<name> (the latest finished run on that git branch holding
+                         every eval of this run, with no other --filter)
   --min-pass-rate <0..1> exit 1 when an eval's pass rate is below this; failed cases within
                          it no longer fail the run
   --min-score <0..1>     exit 1 when an eval's mean score is below this

@@ -1,5 +1,7 @@
 import { NiceevalError } from "../errors.js";
+import { pluralNoun } from "../plural.js";
 import type { Shard } from "../shard/shard.js";
+import { runFilter } from "../store/manifest.js";
 import { resolveRunRef } from "../store/resolve.js";
 import type { Store, StoredRun } from "../store/types.js";
 import { effectiveStatus } from "../store/writer.js";
@@ -21,25 +23,38 @@ export function unfinishedBaselineNote(ref: string, run: StoredRun): string | un
  */
 const RUNS_SEARCHED = 1000;
 
+/** What `findBaseline` needs to know of the run being compared, besides its evals. */
+export interface BaselineFor {
+  /** The shard this run holds: the same shard of an earlier run may be its baseline. */
+  shard?: Shard;
+  /** This run's `--filter`: a baseline run with the same one holds the same cases. */
+  filter?: string;
+  /** A stored run never taken as the baseline (the head of `compare branch:NAME <run>`). */
+  exclude?: string;
+}
+
 /**
  * The run `--baseline` names, looked up before the new run begins: a run reference, or
- * `branch:NAME` for the latest finished run on that git branch that ran the same evals.
- * Undefined when there is nothing to compare with yet (a branch without such a run, or
- * `latest` on an empty store): a first run must not fail for it. A reference that names no
- * run otherwise throws, listing the runs that exist.
+ * `branch:NAME` for the latest finished run on that git branch that is whole for this run (not
+ * cut down by another `--filter`, holding every eval in `evalIds`); when none is, the closest
+ * one (`partialBaselineNote` says what it lacks). Undefined when there is nothing to compare with
+ * yet (a branch without a run of these evals, or `latest` on an empty store): a first run must
+ * not fail for it. A reference that names no run otherwise throws, listing the runs that exist.
  */
 export async function findBaseline(
   store: Store,
   ref: string,
   evalIds: readonly string[],
-  shard?: Shard,
+  of: BaselineFor = {},
 ): Promise<StoredRun | undefined> {
+  const { shard } = of;
   // Another part of a sharded run is never a baseline by itself: once merged, the merged run is
   // (it starts with its first shard, so the later shards would be newer). A shard may take the
   // same shard of an earlier run.
   const comparable = (run: StoredRun) =>
-    !run.shard ||
-    (shard !== undefined && run.shard.index === shard.index && run.shard.count === shard.count);
+    run.runId !== of.exclude &&
+    (!run.shard ||
+      (shard !== undefined && run.shard.index === shard.index && run.shard.count === shard.count));
   const latest = /^latest(?:~(\d+))?$/.exec(ref);
   if (latest) {
     const back = Number(latest[1] ?? 0);
@@ -76,8 +91,88 @@ export async function findBaseline(
   if (branch === "")
     throw new NiceevalError("USAGE", "--baseline branch: needs a branch name, as branch:main");
   const wanted = new Set(evalIds);
-  const runs = await store.listRuns({ branch, status: "finished", limit: RUNS_SEARCHED });
-  return runs.find((run) => comparable(run) && run.evals.some((e) => wanted.has(e.evalId)));
+  const runs = (await store.listRuns({ branch, status: "finished", limit: RUNS_SEARCHED })).filter(
+    (run) => comparable(run) && (wanted.size === 0 || run.evals.some((e) => wanted.has(e.evalId))),
+  );
+  // Newest first: the latest whole run, else the closest partial one (a run of every case before
+  // a filtered one, then the one holding the most of these evals, then the newest).
+  let closest: { run: StoredRun; filtered: boolean; missing: number } | undefined;
+  for (const run of runs) {
+    const lacks = baselineLacks(run, evalIds, of.filter);
+    if (!lacks) return run;
+    const filtered = lacks.filter !== undefined;
+    const missing = lacks.evals.length;
+    if (
+      !closest ||
+      (closest.filtered && !filtered) ||
+      (closest.filtered === filtered && missing < closest.missing)
+    )
+      closest = { run, filtered, missing };
+  }
+  return closest?.run;
+}
+
+/** What a baseline lacks to hold every case of a run: the run's evals it has not, its other filter. */
+export interface BaselineLacks {
+  /** Evals of the run the baseline does not hold. */
+  evals: string[];
+  /** The baseline's `--filter`, when it had one the run has not. */
+  filter?: string;
+}
+
+/**
+ * What `run` lacks as the baseline of a run of `evalIds` with `filter`, or undefined when it is
+ * whole for it: it holds every one of those evals and ran no `--filter` but the run's own.
+ */
+export function baselineLacks(
+  run: StoredRun,
+  evalIds: readonly string[],
+  filter?: string,
+): BaselineLacks | undefined {
+  const held = new Set(run.evals.map((e) => e.evalId));
+  const evals = evalIds.filter((id) => !held.has(id));
+  const theirs = runFilter(run);
+  const filtered = theirs !== undefined && theirs !== filter;
+  if (evals.length === 0 && !filtered) return undefined;
+  return { evals, ...(filtered ? { filter: theirs } : {}) };
+}
+
+/**
+ * The warning for a baseline found by `latest`, `latest~N` or `branch:NAME` that does not hold
+ * every case of the run compared with it (a debugging run with `--filter`, a run of fewer evals):
+ * the cases it lacks count as added, so a regression in them goes unseen. A run named by id or
+ * name is taken as named, without a word. Undefined when the baseline is whole.
+ */
+export function partialBaselineNote(
+  ref: string,
+  run: StoredRun,
+  evalIds: readonly string[],
+  filter?: string,
+): string | undefined {
+  const byBranch = ref.startsWith("branch:");
+  if (!byBranch && !/^latest(~\d+)?$/.test(ref)) return undefined;
+  const lacks = baselineLacks(run, evalIds, filter);
+  if (!lacks) return undefined;
+  const named = `run ${run.runId.slice(0, 8)}${run.name !== undefined ? ` (${run.name})` : ""}`;
+  const what: string[] = [];
+  if (lacks.filter !== undefined)
+    what.push(
+      `ran --filter ${JSON.stringify(lacks.filter)}${filter !== undefined ? ` (this run: --filter ${JSON.stringify(filter)})` : ""}`,
+    );
+  if (lacks.evals.length > 0) {
+    const listed = lacks.evals.slice(0, 5).join(", ");
+    const more = lacks.evals.length > 5 ? ` and ${lacks.evals.length - 5} more` : "";
+    what.push(`lacks ${pluralNoun(lacks.evals.length, "eval")} ${listed}${more}`);
+  }
+  const cost =
+    "the cases of this run it did not run count as added, so a regression in them goes unseen";
+  if (byBranch) {
+    const branch = ref.slice("branch:".length);
+    const whole =
+      filter !== undefined ? `with no --filter but ${JSON.stringify(filter)}` : "with no --filter";
+    return `niceeval: warning: --baseline ${ref}: no finished run on branch "${branch}" holds every eval of this run ${whole}; comparing with the closest, ${named}, which ${what.join(" and ")}: ${cost}. Run every eval on ${branch} to have a whole baseline\n`;
+  }
+  return `niceeval: warning: --baseline ${ref} is ${named}, which ${what.join(" and ")}: ${cost}. Name a whole run (by id or name) or branch:NAME to compare every case\n`;
 }
 
 /** A `--baseline branch:NAME` that names no branch of the store, while the store has others. */

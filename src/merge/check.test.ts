@@ -77,6 +77,11 @@ describe("checkMergeable", () => {
       { command: ["run", "--filter=qa/c1"] },
       'they ran other cases (no --filter in aaaaaaaa, --filter "qa/c1" in bbbbbbbb)',
     ],
+    [
+      // The manifest's own --filter (a merged run keeps its shards' there, not in its command).
+      { command: ["merge", "a", "b"], filter: "qa" },
+      'they ran other cases (no --filter in aaaaaaaa, --filter "qa" in bbbbbbbb)',
+    ],
   ])("refuses %j with RUN_MERGE_MISMATCH", (over, why) => {
     expect(() => checkMergeable([manifest(), other(over)])).toThrow(why);
     expect(() => checkMergeable([manifest(), other(over)])).toThrow(

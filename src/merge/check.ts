@@ -1,5 +1,6 @@
 import { NiceevalError } from "../errors.js";
 import { formatShard } from "../shard/shard.js";
+import { runFilter } from "../store/manifest.js";
 import type { RunManifest } from "../store/types.js";
 
 /** A run as merge messages name it: its id prefix, and its shard or name when it has one. */
@@ -101,17 +102,8 @@ export function checkMergeable(runs: readonly RunManifest[]): void {
   }
 }
 
-/** The `--filter` a run was started with, from its stored command line ("" without one). */
-function filterOf(run: RunManifest): string {
-  const argv = run.command;
-  let filter = "";
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "--filter") filter = argv[i + 1] ?? "";
-    else if (arg.startsWith("--filter=")) filter = arg.slice("--filter=".length);
-  }
-  return filter;
-}
+/** The `--filter` a run was started with ("" without one). */
+const filterOf = (run: RunManifest): string => runFilter(run) ?? "";
 
 const shownFilter = (filter: string) =>
   filter === "" ? "no --filter" : `--filter ${JSON.stringify(filter)}`;

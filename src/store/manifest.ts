@@ -14,6 +14,24 @@ export function withoutCredentials(manifest: RunManifest): RunManifest {
 }
 
 /**
+ * The `--filter` a run selected its cases with, or undefined for a run of every case: its
+ * manifest's `filter`, or, for a run stored before manifests kept it, its command line.
+ */
+export function runFilter(run: RunManifest): string | undefined {
+  if (run.filter !== undefined) return run.filter === "" ? undefined : run.filter;
+  const argv = run.command;
+  // Only a `run` command line selects cases (a merge's names runs and files).
+  if (!argv.includes("run")) return undefined;
+  let filter: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--filter") filter = argv[i + 1];
+    else if (arg.startsWith("--filter=")) filter = arg.slice("--filter=".length);
+  }
+  return filter === "" ? undefined : filter;
+}
+
+/**
  * Refuse a writer joining a run with other eval files or configurations (`RUN_MISMATCH`): its
  * attempts would not be comparable with the rest of the run.
  */

@@ -40,6 +40,11 @@ export interface RunManifest {
   startedAt: string;
   /** The shard this run holds (`--shard index/count`), when it holds one. */
   shard?: { index: number; count: number };
+  /**
+   * The `--filter` the run selected its cases with, when it had one (a merged run keeps its
+   * shards'). Runs stored before it was kept have it only in `command`: read it with `runFilter`.
+   */
+  filter?: string;
   /** The process writing the run, so a `running` run whose writer died can be told from a live one. */
   writer?: { pid: number; host: string };
   /** Eval files that failed to load, and evals left out (known when the run finished): `show` reports them as the run did. */

@@ -5,6 +5,7 @@ import type { Comparison } from "../../src/compare/types.js";
 import { type EvalFigures, formatMeanScore } from "../../src/report/figures.js";
 import type { EvalSummary } from "../../src/runner/events.js";
 import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { evalFileHeader } from "./eval-source.js";
 import { cleanEnv, gitBranch, gitInit, json, manyEval, qaEval, softEval } from "./store-fixture.js";
 
 // Issue 9 end to end: trials and reducers, compare, --baseline, CI reporters and gates.
@@ -460,5 +461,69 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
     expect(met.stderr).toContain("1 failed and 0 errored attempts are within --min-pass-rate 0.6");
     // Failures within the rate pass the run: the report says PASS, as the exit code does.
     expect(met.stdout.trim().endsWith("PASS")).toBe(true);
+  });
+});
+
+/** `alpha` and `beta`: ten cases each; BREAK=1 fails every case but c0 of each. */
+const twoEvals = `${evalFileHeader}
+const broken = process.env.BREAK === "1";
+const ten = (id: string) =>
+  defineSuite<string, string>({
+    id,
+    cases: Array.from({ length: 10 }, (_, i) => ({ id: "c" + i, input: "c" + i, expected: "c" + i })),
+    target: async (input) => (broken && input !== "c0" ? "wrong" : input),
+    scorers: [same],
+  });
+export const alpha = ten("alpha");
+export const beta = ten("beta");
+`;
+
+describe("--baseline with a filtered debugging run on the branch", { timeout: 120_000 }, () => {
+  let project: FixtureProject;
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    runCli(args, project.dir, { ...cleanEnv, ...env });
+
+  beforeAll(async () => {
+    project = await makeProject({ "evals/ab.eval.ts": twoEvals });
+    gitInit(project.dir);
+  });
+  afterAll(() => project.cleanup());
+
+  it("branch:main takes the latest whole run, not a newer --filter run; latest says what it lacks", async () => {
+    expect((await cli(["run", "--name", "main-full", "--quiet"])).code).toBe(0);
+    const debug = ["run", "--filter", "alpha/c0", "--name", "main-debug", "--quiet"];
+    expect((await cli(debug)).code).toBe(0);
+    // The only run on main of another store is a debugging one.
+    expect((await cli([...debug, "--store", "debug.sqlite"])).code).toBe(0);
+    // `runs` marks the filtered run as it marks shards.
+    const runs = (await cli(["runs"])).stdout.split("\n");
+    expect(runs.find((l) => l.includes("main-debug"))).toContain("main-debug [filtered]");
+    expect(runs.find((l) => l.includes("main-full"))).not.toContain("[filtered]");
+
+    // `latest` keeps its meaning (the run before this one), and says that it was filtered.
+    const latest = await cli(["run", "--name", "main-after", "--quiet", "--baseline", "latest"]);
+    expect(latest.code).toBe(0);
+    expect(latest.stderr).toMatch(
+      /niceeval: warning: --baseline latest is run [0-9a-f]{8} \(main-debug\), which ran --filter "alpha\/c0": the cases of this run it did not run count as added, so a regression in them goes unseen/,
+    );
+    expect(latest.stdout).toContain("niceeval compare: base main-debug");
+
+    gitBranch(project.dir, "pr");
+    const gated = ["--baseline", "branch:main", "--fail-on-regression", "--min-pass-rate", "0"];
+    const pr = await cli(["run", "--quiet", ...gated], { BREAK: "1" });
+    expect(pr.stdout).toContain("niceeval compare: base main-after");
+    expect(pr.stdout).toContain("REGRESSION: ");
+    expect(pr.stdout).toContain("pass rate 100.0% → 10.0%");
+    expect(pr.stderr).not.toContain("warning: --baseline");
+    expect(pr.code).toBe(1);
+
+    // With no whole run on main, the closest is compared with, and the warning says what it lacks.
+    const partial = await cli(["run", "--quiet", ...gated, "--store", "debug.sqlite"], {
+      BREAK: "1",
+    });
+    expect(partial.stderr).toMatch(
+      /niceeval: warning: --baseline branch:main: no finished run on branch "main" holds every eval of this run with no --filter; comparing with the closest, run [0-9a-f]{8} \(main-debug\), which ran --filter "alpha\/c0": the cases of this run it did not run count as added, so a regression in them goes unseen\. Run every eval on main to have a whole baseline/,
+    );
+    expect(partial.stdout).toContain("niceeval compare: base main-debug");
   });
 });

@@ -11,6 +11,7 @@ import type { RunSummary } from "../../runner/summary.js";
 import { UnavailableTally } from "../../runner/unavailable.js";
 import { formatShard } from "../../shard/shard.js";
 import { importedRunAdvice } from "../../store/imported.js";
+import { runFilter } from "../../store/manifest.js";
 import { resolveRunRef } from "../../store/resolve.js";
 import type { Store, StoredRun } from "../../store/types.js";
 import { writerGone } from "../../store/writer.js";
@@ -121,12 +122,13 @@ function troubles(run: StoredRun): string[] {
 const NAME_WIDTH = 48;
 
 /**
- * A run's name, with its shard when it holds one, so a shard is not taken for a whole run; in
- * `room` characters at most, the shard kept whole.
+ * A run's name, with its shard when it holds one and `[filtered]` when a `--filter` cut its cases,
+ * so neither is taken for a whole run; in `room` characters at most, the marks kept whole.
  */
 function nameCell(run: StoredRun, room = Number.POSITIVE_INFINITY): string {
   const shard = run.shard ? ` [shard ${formatShard(run.shard)}]` : "";
-  const marks = shard;
+  const filtered = runFilter(run) !== undefined ? " [filtered]" : "";
+  const marks = `${shard}${filtered}`;
   return `${shortened(run.name ?? "", Math.max(1, room - width(marks)))}${marks}`;
 }
 

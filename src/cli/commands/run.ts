@@ -34,7 +34,12 @@ import { guardRun, runExecutor } from "../../supervisor/index.js";
 import type { AheadPlan } from "../../supervisor/protocol.js";
 import { childEntries } from "../../supervisor/remote-evals.js";
 import type { RunArgs } from "../args.js";
-import { findBaseline, unfinishedBaselineNote, unknownBranch } from "../baseline.js";
+import {
+  findBaseline,
+  partialBaselineNote,
+  unfinishedBaselineNote,
+  unknownBranch,
+} from "../baseline.js";
 import { discoverEvalFiles } from "../discover.js";
 import { makeFilter } from "../filter.js";
 import { type UnmetGate, unmetGates } from "../gates.js";
@@ -143,10 +148,16 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
     // a reference that names no run is a usage error before anything runs.
     const baseline =
       store && args.baseline !== undefined
-        ? await findBaseline(store, args.baseline, evalIds, args.shard)
+        ? await findBaseline(store, args.baseline, evalIds, {
+            ...(args.shard ? { shard: args.shard } : {}),
+            ...(args.filter !== undefined ? { filter: args.filter } : {}),
+          })
         : undefined;
     const unfinished = baseline && unfinishedBaselineNote(args.baseline!, baseline);
     if (unfinished) io.stderr(unfinished);
+    // A baseline of fewer cases than this run (a debugging run with --filter): said, not hidden.
+    const partial = baseline && partialBaselineNote(args.baseline!, baseline, evalIds, args.filter);
+    if (partial) io.stderr(partial);
     const misnamed =
       store && args.baseline !== undefined && !baseline
         ? await unknownBranch(store, args.baseline)
@@ -637,6 +648,7 @@ async function recordRun(
     judgeModels: defaultJudgeModels(),
   });
   if (args.shard) manifest.shard = args.shard;
+  if (args.filter !== undefined) manifest.filter = args.filter;
   manifest.writer = thisWriter();
   // Refused here (exit 2) when its evals changed, before the store is written.
   const continued = continuation
