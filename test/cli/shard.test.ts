@@ -231,12 +231,30 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
 
     await expectTheFullRun("merged", "b.sqlite");
 
-    // The console report of the merge is the unsharded run's (timings aside).
+    // The console report of the merge is the unsharded run's (timings aside), under a line
+    // naming each run.
     const report = (run: string, store: string) =>
       cli(["show", run, "--store", store]).then((r) => r.stdout.replace(/[\d.]+ m?s\b/g, "<t>"));
-    const fullReport = await report("full", "a.sqlite");
-    expect(fullReport).toContain("letters");
-    expect(await report("merged", "b.sqlite")).toBe(fullReport);
+    const [fullHeading, ...fullReport] = (await report("full", "a.sqlite")).split("\n");
+    const [mergedHeading, ...mergedReport] = (await report("merged", "b.sqlite")).split("\n");
+    expect(fullReport.join("\n")).toContain("letters");
+    expect(mergedReport).toEqual(fullReport);
+    expect(fullHeading).toMatch(/^niceeval show: run [0-9a-f]{8} \(full\) · started /);
+    expect(mergedHeading).toMatch(/^niceeval show: run [0-9a-f]{8} \(merged\) · started /);
+  });
+
+  it("show names the run it prints: after import and merge, latest is the shard that started last", async () => {
+    // The merged run starts with its first shard, so the shard that started last is newer.
+    const latest = await cli(["show", "latest", "--store", "b.sqlite"]);
+    expect(latest.stdout.split("\n")[0]).toMatch(
+      /^niceeval show: run [0-9a-f]{8} \(shard-3\) \[shard 3\/3\] · started [\d-]+ [\d:]+ · branch main$/,
+    );
+    expect(latest.stderr).toMatch(
+      /^niceeval: latest is run [0-9a-f]{8} \(shard-3\), shard 3\/3 of a sharded run, not the whole run: runs are ordered by when they started, and a merged run starts with its first shard\. Name the merged run by its name or id \(`niceeval runs` lists it\)\n$/,
+    );
+    const merged = await cli(["show", "merged", "--store", "b.sqlite"]);
+    expect(merged.stderr).toBe("");
+    expect(merged.stdout.split("\n")[0]).toMatch(/^niceeval show: run [0-9a-f]{8} \(merged\) · /);
   });
 
   it("import - reads an export from standard input, as export --ndjson - writes it", async () => {

@@ -166,7 +166,12 @@ describe("run, runs and show through the real CLI and a real SQLite store", {
     const shown = await cli(["show", "replayed"]);
     expect(shown.stderr).toBe("");
     expect(shown.code).toBe(1);
-    expect(withoutTimings(shown.stdout)).toBe(withoutTimings(live.stdout));
+    // The live report, under a line naming the run.
+    const [heading, ...report] = withoutTimings(shown.stdout).split("\n");
+    expect(heading).toMatch(
+      /^niceeval show: run [0-9a-f]{8} \(replayed\) · started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d · branch main$/,
+    );
+    expect(report.join("\n")).toBe(withoutTimings(live.stdout));
 
     const failures = await cli(["show", "replayed", "--failures-only"]);
     expect(failures.stdout).toMatch(/✗ a failed/);

@@ -6,7 +6,16 @@ import { type EvalFigures, formatMeanScore } from "../../src/report/figures.js";
 import type { EvalSummary } from "../../src/runner/events.js";
 import { type FixtureProject, makeProject, runCli } from "../support/project.js";
 import { evalFileHeader } from "./eval-source.js";
-import { cleanEnv, gitBranch, gitInit, json, manyEval, qaEval, softEval } from "./store-fixture.js";
+import {
+  cleanEnv,
+  gitBranch,
+  gitInit,
+  json,
+  manyEval,
+  qaEval,
+  softEval,
+  withoutTimings,
+} from "./store-fixture.js";
 
 // Issue 9 end to end: trials and reducers, compare, --baseline, CI reporters and gates.
 
@@ -492,7 +501,17 @@ describe("--baseline with a filtered debugging run on the branch", { timeout: 12
   it("branch:main takes the latest whole run, not a newer --filter run; latest says what it lacks", async () => {
     expect((await cli(["run", "--name", "main-full", "--quiet"])).code).toBe(0);
     const debug = ["run", "--filter", "alpha/c0", "--name", "main-debug", "--quiet"];
-    expect((await cli(debug)).code).toBe(0);
+    const live = await cli(debug);
+    expect(live.code).toBe(0);
+    // `show` names it with its filter, and prints it as it ran: beta, which it ran no case of, left out.
+    const [heading, ...shown] = withoutTimings((await cli(["show", "main-debug"])).stdout).split(
+      "\n",
+    );
+    expect(heading).toMatch(
+      /^niceeval show: run [0-9a-f]{8} \(main-debug\) · --filter "alpha\/c0" · /,
+    );
+    expect(shown.join("\n")).toBe(withoutTimings(live.stdout));
+    expect(live.stdout).not.toContain("beta suite");
     // The only run on main of another store is a debugging one.
     expect((await cli([...debug, "--store", "debug.sqlite"])).code).toBe(0);
     // `runs` marks the filtered run as it marks shards.

@@ -12,7 +12,7 @@ import { UnavailableTally } from "../../runner/unavailable.js";
 import { formatShard } from "../../shard/shard.js";
 import { importedRunAdvice } from "../../store/imported.js";
 import { runFilter } from "../../store/manifest.js";
-import { resolveRunRef } from "../../store/resolve.js";
+import { latestShardNote, resolveRunRef } from "../../store/resolve.js";
 import type { Store, StoredRun } from "../../store/types.js";
 import { writerGone } from "../../store/writer.js";
 import { runRow } from "../../viewer/api.js";
@@ -167,16 +167,38 @@ export async function showCommand(args: ShowArgs, store: Store, io: CliIO): Prom
     const { failed, errored } = run.totals;
     return failed + errored > 0 || troubles(run).length > 0 ? 1 : 0;
   }
+  const shardNote = latestShardNote(args.run, run);
+  if (shardNote) io.stderr(shardNote);
+  // Which run this is, before its report: `latest` may be a shard, or a debugging run.
+  writeSync(io.stdoutFd, `${runHeading(run)}\n`);
+  const filter = runFilter(run);
   const reporter = consoleReporter({
     fd: io.stdoutFd,
     color: io.isTTY && !io.env.NO_COLOR,
     progress: false,
     verbose: !args.failuresOnly,
+    // As the live report of a filtered run: its filter named, the evals it selected nothing of left out.
+    ...(filter !== undefined ? { filter, hideEmptyEvals: true } : {}),
   });
   const summary = await replay(run, store, reporter);
   const note = unfinishedNote(run);
   if (note !== undefined) writeSync(io.stdoutFd, `\n${note}\n`);
   return summary.ok ? 0 : 1;
+}
+
+/**
+ * The line `show` prints above a run's report: its short id, name, shard, `--filter`, start and
+ * branch, so a reference such as `latest` is seen to name the run the user meant (or not).
+ */
+function runHeading(run: StoredRun): string {
+  const filter = runFilter(run);
+  const parts = [
+    `niceeval show: run ${run.runId.slice(0, 8)}${run.name !== undefined ? ` (${run.name})` : ""}${run.shard ? ` [shard ${formatShard(run.shard)}]` : ""}`,
+    filter !== undefined ? `--filter ${JSON.stringify(filter)}` : "",
+    `started ${run.startedAt.slice(0, 19).replace("T", " ")}`,
+    run.git?.branch ? `branch ${run.git.branch}` : "",
+  ];
+  return parts.filter(Boolean).join(" · ");
 }
 
 /** What `show` says after the report of a run that did not finish, or undefined. */
@@ -259,7 +281,11 @@ export async function replay(
     elapsedMs: run.endedAt ? Date.parse(run.endedAt) - Date.parse(run.startedAt) : Number.NaN,
     evals: finished,
     totals: {
-      evals: run.evals.length,
+      // As the live run counted them: under a --filter or a shard, the evals that ran a case.
+      evals:
+        runFilter(run) !== undefined || run.shard
+          ? finished.filter((s) => s.cases > 0).length
+          : run.evals.length,
       cases: t.attempts,
       passed: t.passed,
       failed: t.failed,
