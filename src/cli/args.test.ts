@@ -106,3 +106,12 @@ describe("unknown commands", () => {
     );
   });
 });
+
+describe("merge with a baseline", () => {
+  it("says to compare the merged run with branch:NAME, rather than only that the option is unknown", () => {
+    for (const flag of ["--baseline", "--baseline=branch:main", "--fail-on-regression"])
+      expect(() => parseCliArgs(["merge", "a", "b", "--name", "all", flag, "x"])).toThrow(
+        `niceeval merge has no ${flag.split("=")[0]}: merge, then compare the merged run with its baseline, as \`niceeval compare branch:main <merged run> --fail-on-regression\``,
+      );
+  });
+});

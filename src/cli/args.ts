@@ -169,7 +169,8 @@ Usage
   niceeval show <run> [--failures-only] [--json]
                                           print a stored run like the live report
   niceeval compare <base> <head> [--json] [--fail-on-regression] [--alpha 0.05] [--seed N]
-                                          compare two runs case by case, with statistics
+                                          compare two runs case by case, with statistics; a
+                                          run may be branch:<name> (as for --baseline)
   niceeval view [--port N] [--host 127.0.0.1] [--open]
                                           browse stored runs in a local web app (prints its URL)
   niceeval export <run> --html <file> [--baseline <run>]
@@ -669,6 +670,14 @@ function parseImport(argv: readonly string[]): ImportArgs {
 }
 
 function parseMerge(argv: readonly string[]): MergeArgs {
+  // What `run` compares with is compared with the merged run by `compare`, a step of its own.
+  const comparing = argv.find((arg) =>
+    /^--(baseline|fail-on-regression|fail-on-new-failures)(=|$)/.test(arg),
+  );
+  if (comparing !== undefined)
+    throw usage(
+      `niceeval merge has no ${comparing.split("=")[0]}: merge, then compare the merged run with its baseline, as \`niceeval compare branch:main <merged run> --fail-on-regression\` (branch:NAME is the latest finished run on that git branch holding the merged run's evals)`,
+    );
   const { values, positionals } = strictParse("merge", argv, {
     ...storeOptions,
     name: { type: "string" },

@@ -148,6 +148,8 @@ export function partialBaselineNote(
   run: StoredRun,
   evalIds: readonly string[],
   filter?: string,
+  /** How the note names the reference and the run compared (`compare` has no --baseline). */
+  words: { ref: string; head: string } = { ref: `--baseline ${ref}`, head: "this run" },
 ): string | undefined {
   const byBranch = ref.startsWith("branch:");
   if (!byBranch && !/^latest(~\d+)?$/.test(ref)) return undefined;
@@ -157,22 +159,21 @@ export function partialBaselineNote(
   const what: string[] = [];
   if (lacks.filter !== undefined)
     what.push(
-      `ran --filter ${JSON.stringify(lacks.filter)}${filter !== undefined ? ` (this run: --filter ${JSON.stringify(filter)})` : ""}`,
+      `ran --filter ${JSON.stringify(lacks.filter)}${filter !== undefined ? ` (${words.head}: --filter ${JSON.stringify(filter)})` : ""}`,
     );
   if (lacks.evals.length > 0) {
     const listed = lacks.evals.slice(0, 5).join(", ");
     const more = lacks.evals.length > 5 ? ` and ${lacks.evals.length - 5} more` : "";
     what.push(`lacks ${pluralNoun(lacks.evals.length, "eval")} ${listed}${more}`);
   }
-  const cost =
-    "the cases of this run it did not run count as added, so a regression in them goes unseen";
+  const cost = `the cases of ${words.head} it did not run count as added, so a regression in them goes unseen`;
   if (byBranch) {
     const branch = ref.slice("branch:".length);
     const whole =
       filter !== undefined ? `with no --filter but ${JSON.stringify(filter)}` : "with no --filter";
-    return `niceeval: warning: --baseline ${ref}: no finished run on branch "${branch}" holds every eval of this run ${whole}; comparing with the closest, ${named}, which ${what.join(" and ")}: ${cost}. Run every eval on ${branch} to have a whole baseline\n`;
+    return `niceeval: warning: ${words.ref}: no finished run on branch "${branch}" holds every eval of ${words.head} ${whole}; comparing with the closest, ${named}, which ${what.join(" and ")}: ${cost}. Run every eval on ${branch} to have a whole baseline\n`;
   }
-  return `niceeval: warning: --baseline ${ref} is ${named}, which ${what.join(" and ")}: ${cost}. Name a whole run (by id or name) or branch:NAME to compare every case\n`;
+  return `niceeval: warning: ${words.ref} is ${named}, which ${what.join(" and ")}: ${cost}. Name a whole run (by id or name) or branch:NAME to compare every case\n`;
 }
 
 /** A `--baseline branch:NAME` that names no branch of the store, while the store has others. */

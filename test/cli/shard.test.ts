@@ -252,6 +252,11 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     expect(latest.stderr).toMatch(
       /^niceeval: latest is run [0-9a-f]{8} \(shard-3\), shard 3\/3 of a sharded run, not the whole run: runs are ordered by when they started, and a merged run starts with its first shard\. Name the merged run by its name or id \(`niceeval runs` lists it\)\n$/,
     );
+    // compare says it too, for either run.
+    const compared = await cli(["compare", "merged", "latest", "--store", "b.sqlite"]);
+    expect(compared.stderr).toMatch(
+      /^niceeval: latest is run [0-9a-f]{8} \(shard-3\), shard 3\/3 /,
+    );
     const merged = await cli(["show", "merged", "--store", "b.sqlite"]);
     expect(merged.stderr).toBe("");
     expect(merged.stdout.split("\n")[0]).toMatch(/^niceeval show: run [0-9a-f]{8} \(merged\) · /);

@@ -545,4 +545,44 @@ describe("--baseline with a filtered debugging run on the branch", { timeout: 12
     );
     expect(partial.stdout).toContain("niceeval compare: base main-debug");
   });
+
+  it("compare takes branch:NAME as run --baseline does; a branch with no run yet is nothing to compare", async () => {
+    // The PR run of the test above is latest; main's whole run is main-after.
+    const gated = await cli(["compare", "branch:main", "latest", "--fail-on-regression"]);
+    expect(gated.stdout).toContain("niceeval compare: base main-after");
+    expect(gated.stdout).toContain("REGRESSION: ");
+    expect(gated.stderr).toContain("niceeval: regression: ");
+    expect(gated.code).toBe(1);
+    // The head may be named by branch too; and a run is never compared with itself.
+    const byBranch = await cli(["compare", "main-full", "branch:pr", "--json"]);
+    expect(byBranch.code).toBe(0);
+    const data = json<Comparison>(byBranch.stdout);
+    expect([data.base.name, data.head.git?.branch]).toEqual(["main-full", "pr"]);
+    const alone = await cli(["compare", "branch:pr", "latest"]);
+    expect(alone.code).toBe(0);
+    expect(alone.stderr).toMatch(
+      /^niceeval: branch:pr: no finished run on branch "pr" besides run [0-9a-f]{8} holds any of its evals yet: nothing to compare\n$/,
+    );
+    expect(alone.stdout).toBe("");
+    // A misspelt branch leaves the gate unchecked: not passed.
+    const misspelt = await cli(["compare", "branch:mian", "latest", "--fail-on-regression"]);
+    expect(misspelt.code).toBe(1);
+    expect(misspelt.stderr).toContain("(did you mean branch:main?): nothing compared");
+    // With only a debugging run on main, it is compared with, and said to lack cases.
+    const partial = await cli(["compare", "branch:main", "latest", "--store", "debug.sqlite"]);
+    expect(partial.stderr).toMatch(
+      /^niceeval: warning: branch:main: no finished run on branch "main" holds every eval of run [0-9a-f]{8} with no --filter; comparing with the closest, run [0-9a-f]{8} \(main-debug\), which ran --filter "alpha\/c0": the cases of run [0-9a-f]{8} it did not run count as added/,
+    );
+    expect(partial.stdout).toContain("niceeval compare: base main-debug");
+    // A reference that names no run says that compare takes branch:NAME.
+    const unknown = await cli(["compare", "main", "latest"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("compare also takes branch:NAME");
+    // merge has no --baseline: it says to compare the merged run.
+    const merge = await cli(["merge", "latest", "--name", "m", "--baseline", "branch:main"]);
+    expect(merge.code).toBe(2);
+    expect(merge.stderr).toContain(
+      "niceeval compare branch:main <merged run> --fail-on-regression",
+    );
+  });
 });
