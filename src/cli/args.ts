@@ -346,38 +346,41 @@ function unknownOption(error: unknown, options: OptionSpec): string | undefined 
     : `unknown option ${given}; did you mean --${meant}?`;
 }
 
+/** The options `niceeval run` takes. */
+const runOptions = {
+  ...storeOptions,
+  ...compareOptions,
+  filter: { type: "string" },
+  exclude: { type: "string", multiple: true },
+  concurrency: { type: "string" },
+  timeout: { type: "string" },
+  json: { type: "string" },
+  "no-cache": { type: "boolean" },
+  "failures-only": { type: "boolean" },
+  quiet: { type: "boolean" },
+  "no-store": { type: "boolean" },
+  name: { type: "string" },
+  tag: { type: "string", multiple: true },
+  trials: { type: "string" },
+  baseline: { type: "string" },
+  reporter: { type: "string", multiple: true },
+  "min-pass-rate": { type: "string" },
+  "min-score": { type: "string" },
+  "no-supervise": { type: "boolean" },
+  "hang-timeout": { type: "string" },
+  grace: { type: "string" },
+  otel: { type: "boolean" },
+  queue: { type: "string" },
+  "queue-name": { type: "string" },
+  shard: { type: "string" },
+  resume: { type: "boolean" },
+  "retry-errors": { type: "boolean" },
+  force: { type: "boolean" },
+  strict: { type: "boolean" },
+} as const;
+
 function parseRun(argv: readonly string[]): RunArgs {
-  const { values, positionals } = strictParse("run", argv, {
-    ...storeOptions,
-    ...compareOptions,
-    filter: { type: "string" },
-    exclude: { type: "string", multiple: true },
-    concurrency: { type: "string" },
-    timeout: { type: "string" },
-    json: { type: "string" },
-    "no-cache": { type: "boolean" },
-    "failures-only": { type: "boolean" },
-    quiet: { type: "boolean" },
-    "no-store": { type: "boolean" },
-    name: { type: "string" },
-    tag: { type: "string", multiple: true },
-    trials: { type: "string" },
-    baseline: { type: "string" },
-    reporter: { type: "string", multiple: true },
-    "min-pass-rate": { type: "string" },
-    "min-score": { type: "string" },
-    "no-supervise": { type: "boolean" },
-    "hang-timeout": { type: "string" },
-    grace: { type: "string" },
-    otel: { type: "boolean" },
-    queue: { type: "string" },
-    "queue-name": { type: "string" },
-    shard: { type: "string" },
-    resume: { type: "boolean" },
-    "retry-errors": { type: "boolean" },
-    force: { type: "boolean" },
-    strict: { type: "boolean" },
-  });
+  const { values, positionals } = strictParse("run", argv, runOptions);
   const v = values;
   const args: RunArgs = {
     command: "run",
