@@ -681,7 +681,10 @@ describe("adaptive concurrency against a loopback endpoint", () => {
       latencyMs: 5,
       rateLimit: { perWindow: 15, windowMs: 500, headers: "seconds" },
     });
-    const { result } = await judgeMany(45);
+    // Enough calls that some are still unsent when the first 429 comes back: with 45, a slow
+    // machine (client and server share this process) had every call in flight by then, all of
+    // them refused and waiting their own Retry-After, and nothing left to send in between.
+    const { result } = await judgeMany(90);
     expect(result.every((r) => r.ok)).toBe(true);
     // Between the first 429 and that call's retry, the endpoint went on hearing from others:
     // slowed, not frozen for the second it asked that one call to wait.
