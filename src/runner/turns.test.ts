@@ -23,19 +23,22 @@ describe("event loop turns", () => {
 
   it("lets timers fire while synchronous attempts run", async () => {
     // 60 synchronous attempts of 2 ms each: without turns, no timer fires before the run ends.
+    // The timer is set by the first attempt, so a slow start of the run cannot fire it early.
+    let fired = false;
     const suite = defineSuite<number, number>({
       id: "sync",
       cases: Array.from({ length: 60 }, (_, i) => ({ input: i, expected: i })),
       target: (i) => {
+        if (i === 0) {
+          setTimeout(() => {
+            fired = true;
+          }, 0);
+        }
         busy(2);
         return i;
       },
       scorers: [createScorer({ name: "same", score: () => ({ score: 1 }) })],
     });
-    let fired = false;
-    setTimeout(() => {
-      fired = true;
-    }, 0);
     const seenAt: boolean[] = [];
     await runEvals([{ eval: suite }], {
       concurrency: 4,
