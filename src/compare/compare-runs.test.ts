@@ -576,7 +576,11 @@ describe("compareRuns", () => {
 
   it("clusters the statistics when cases carry a cluster", async () => {
     const base = cases(30, (i) => ({ score: (i % 5) / 5, cluster: `doc${i % 6}` }));
-    const head = cases(30, (i) => ({ score: ((i + 1) % 5) / 5, cluster: `doc${i % 6}` }));
+    // Clusters whose differences vary (each of ((i + 1) % 5) / 5 would sum to its base's).
+    const head = cases(30, (i) => ({
+      score: (((i * 3 + 1) % 5) / 5) * (i % 4 === 0 ? 0.5 : 1),
+      cluster: `doc${i % 6}`,
+    }));
     const c = await compareRuns(await storeWith({ base, head }), "base", "head");
     expect(c.overall.meanScore!.clusters).toBe(6);
     expect(c.overall.meanScore!.method).toBe("cluster-bootstrap");

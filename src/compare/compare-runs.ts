@@ -506,25 +506,10 @@ function scoreDifference(
   const unit = difference.clusters === null ? "case" : "cluster";
   const units = difference.clusters ?? difference.n;
   const tooFew = tooFewToDetect(units, unit, options.gateAlpha);
-  const changed = changedUnits(baseScore, headScore, clusters ? scoreClusters : null);
-  const fewChanged = tooFewToDetect(changed, unit, options.gateAlpha, true);
+  // Units that changed: those the test can flip (a difference of rounding is none).
+  const fewChanged = tooFewToDetect(difference.test.differing, unit, options.gateAlpha, true);
   const shown = shownDifference(difference, tooFew, fewChanged);
   return { ...shown.paired, tooFew, fewChanged, noInterval: shown.noInterval };
-}
-
-/** Units whose difference is not 0: cases, or clusters whose differences do not sum to 0. */
-function changedUnits(base: Float64Array, head: Float64Array, clusters: Int32Array | null): number {
-  if (!clusters) {
-    let changed = 0;
-    for (let i = 0; i < base.length; i++) if (head[i] !== base[i]) changed++;
-    return changed;
-  }
-  const sums = new Map<number, number>();
-  for (let i = 0; i < base.length; i++)
-    sums.set(clusters[i]!, (sums.get(clusters[i]!) ?? 0) + head[i]! - base[i]!);
-  let changed = 0;
-  for (const sum of sums.values()) if (Math.abs(sum) > 1e-12) changed++;
-  return changed;
 }
 
 /**

@@ -126,6 +126,24 @@ describe("pairedDifference", () => {
     expect(pairedDifference([1], [0]).equalDifferences).toBe(false);
   });
 
+  it("finds no difference where case means differ only by the order trials were summed in", () => {
+    // 0.1 + 0.2 + 0.3 is 0.6000000000000001, 0.3 + 0.2 + 0.1 is 0.6: every case "fell" by 3e-17.
+    const base = Array.from({ length: 10 }, () => (0.1 + 0.2 + 0.3) / 3);
+    const head = Array.from({ length: 10 }, () => (0.3 + 0.2 + 0.1) / 3);
+    expect(head[0]! - base[0]!).toBeLessThan(0);
+    for (const clusters of [undefined, [0, 0, 0, 1, 1, 2, 3, 4, 5, 6]]) {
+      const d = pairedDifference(base, head, clusters ? { clusters } : {});
+      expect(d.mean).toBe(0);
+      expect(d.test).toMatchObject({ pValue: 1, differing: 0 });
+      expect(d.interval).toBeNull();
+      expect(d.mde).toBeNull();
+    }
+    // A real difference of one case among them is still one.
+    const moved = [...head];
+    moved[4] = 0.5;
+    expect(pairedDifference(base, moved).test.differing).toBe(1);
+  });
+
   it("has no interval below two pairs", () => {
     expect(pairedDifference([0.5], [0.7]).interval).toBeNull();
     expect(pairedDifference([0.5], [0.7]).mean).toBeCloseTo(0.2, 12);

@@ -2,7 +2,7 @@ import { bootstrapRatios, quantileSorted, type ResamplingMode } from "./bootstra
 import type { Interval } from "./interval.js";
 import { zForLevel } from "./normal.js";
 import { type SignFlipTest, signFlipTest } from "./sign-flip.js";
-import { hasSpread } from "./spread.js";
+import { hasSpread, NEGLIGIBLE_SPREAD } from "./spread.js";
 
 /** Options of {@link pairedDifference}. */
 export interface PairedOptions {
@@ -97,7 +97,9 @@ export function pairedDifference(
   }
 
   const { meanBase, meanHead, sd, correlation } = moments(base, head);
-  const mean = meanHead - meanBase;
+  // Equal means but for the order they were summed in (0.1 + 0.2 + 0.3 against 0.3 + 0.2 + 0.1)
+  // are equal.
+  const mean = roundedAway(meanHead - meanBase, Math.max(Math.abs(meanBase), Math.abs(meanHead)));
   const { unitSums, unitSizes } = resamplingUnits(base, head, clusters);
   const units = unitSums.length;
   const se = clusters
@@ -208,7 +210,15 @@ function unitsVary(unitSums: Float64Array, unitSizes: Float64Array, mean: number
   return hasSpread(Math.sqrt(squares / unitSums.length), largest);
 }
 
-/** Units of resampling: one per pair, or one per cluster that has pairs (sum of differences, size). */
+/** `difference` of values of size `size`, or 0 when it is within their rounding (NEGLIGIBLE_SPREAD). */
+const roundedAway = (difference: number, size: number): number =>
+  Math.abs(difference) <= NEGLIGIBLE_SPREAD * size ? 0 : difference;
+
+/**
+ * Units of resampling: one per pair, or one per cluster that has pairs (sum of differences,
+ * size). A unit whose difference is rounding (a case mean of 0.1, 0.2, 0.3 against one of 0.3,
+ * 0.2, 0.1) is 0: it did not change, for the test as for the interval.
+ */
 function resamplingUnits(
   base: ArrayLike<number>,
   head: ArrayLike<number>,
@@ -217,17 +227,25 @@ function resamplingUnits(
   const n = base.length;
   if (!clusters) {
     const unitSums = new Float64Array(n);
-    for (let i = 0; i < n; i++) unitSums[i] = head[i]! - base[i]!;
+    for (let i = 0; i < n; i++) {
+      unitSums[i] = roundedAway(
+        head[i]! - base[i]!,
+        Math.max(Math.abs(head[i]!), Math.abs(base[i]!)),
+      );
+    }
     return { unitSums, unitSizes: new Float64Array(n).fill(1) };
   }
   let count = 0;
   for (let i = 0; i < n; i++) count = Math.max(count, clusters[i]! + 1);
   const unitSums = new Float64Array(count);
   const unitSizes = new Float64Array(count);
+  const magnitudes = new Float64Array(count);
   for (let i = 0; i < n; i++) {
     unitSums[clusters[i]!]! += head[i]! - base[i]!;
     unitSizes[clusters[i]!]!++;
+    magnitudes[clusters[i]!]! += Math.max(Math.abs(head[i]!), Math.abs(base[i]!));
   }
+  for (let g = 0; g < count; g++) unitSums[g] = roundedAway(unitSums[g]!, magnitudes[g]!);
   const used = unitSizes.reduce((total, size) => total + (size > 0 ? 1 : 0), 0);
   if (used === count) return { unitSums, unitSizes };
   return {
