@@ -116,7 +116,15 @@ function addAttempt(agg: CaseAgg, record: AttemptRecord, run: Side, leftOut: Map
   }
 }
 
+/** Share of the trials that passed, an errored one counted as not passing. */
 export const passShare = (agg: CaseAgg): number => agg.passed / agg.trials;
+
+/**
+ * Share of the trials that did not error that passed (an error is no evidence either way), or
+ * null when every trial errored.
+ */
+export const judgedShare = (agg: CaseAgg): number | null =>
+  agg.trials > agg.errored ? agg.passed / (agg.trials - agg.errored) : null;
 
 export const meanScore = (agg: CaseAgg): number | null =>
   agg.scoreCount > 0 ? agg.scoreSum / agg.scoreCount : null;
@@ -142,6 +150,6 @@ export function classify(base: CaseAgg, head: CaseAgg): ChangeKind | null {
   return null;
 }
 
-/** Passed every trial before, passes none now. */
+/** Passed every trial before, passes none now, and failed some (every one errored: became-errored). */
 export const isNewFailure = (base: CaseAgg, head: CaseAgg): boolean =>
-  base.passed === base.trials && head.passed === 0;
+  base.passed === base.trials && head.passed === 0 && head.errored < head.trials;

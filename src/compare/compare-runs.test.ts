@@ -194,8 +194,9 @@ describe("compareRuns", () => {
     });
     expect(qa.addedCases).toEqual(["new"]);
     expect(qa.removedCases).toEqual(["gone"]);
-    expect(qa.newFailures).toBe(2);
-    expect(qa.newFailureCases).toEqual(["c", "a"]);
+    // c errored: no evidence that it fails, so not a new failure (it became errored).
+    expect(qa.newFailures).toBe(1);
+    expect(qa.newFailureCases).toEqual(["a"]);
     expect(qa.changes.map((x) => [x.caseId, x.kind, x.regression])).toEqual([
       ["c", "became-errored", true],
       ["a", "pass-to-fail", true],
@@ -218,8 +219,10 @@ describe("compareRuns", () => {
       { run: "head", evalId: "qa", caseId: "c", trial: 0, state: "unavailable" },
     ]);
     expect(qa.meanScore!.n).toBe(3);
-    expect(qa.passRate!.n).toBe(4);
-    expect(qa.passRate!.test).toMatchObject({ worse: 2, better: 1 });
+    // c is left out of the pass rate too, and counted apart with what it may hide.
+    expect(qa.passRate!.n).toBe(3);
+    expect(qa.passRate!.test).toMatchObject({ worse: 1, better: 1 });
+    expect(qa.errored).toMatchObject({ cases: 1, asFailures: { worse: 2, better: 1 } });
     expect(c.warnings).toEqual([]);
   });
 
@@ -335,8 +338,9 @@ describe("compareRuns", () => {
       "head",
     );
     expect(unscored.overall.meanScore).toBeNull();
+    expect(unscored.overall.passRate).toBeNull();
     expect(formatComparison(unscored)).toContain(
-      "McNemar p = 0.25; 3 paired cases cannot show a regression at alpha = 0.05 (6 needed))",
+      "pass rate: no paired case but 3 cases errored in every trial of a run, left out (counted as failures: McNemar p = 0.25)",
     );
 
     // Six cases can: the MDE is given.
@@ -377,9 +381,71 @@ describe("compareRuns", () => {
       "head",
     );
     expect(clustered.overall.meanScore!.tooFew).toMatchObject({ unit: "cluster", units: 4 });
-    expect(clustered.overall.passRate!.tooFew).toBeNull();
+    // The pass rate's gate flips clusters too.
+    expect(clustered.overall.passRate!.tooFew).toMatchObject({ unit: "cluster", units: 4 });
     expect(formatComparison(clustered)).toContain(
       "4 clusters cannot show a regression at alpha = 0.05 (6 needed)",
+    );
+  });
+
+  it("decides the pass rate over clusters when cases share them", async () => {
+    // 20 cases; the 8 of one document fail together. McNemar over cases: p = 2/2^8 = 0.0078;
+    // over the 13 clusters one changed: p = 1, and the mean score's test says the same.
+    const cluster = (i: number) => (i < 8 ? "d0" : `own${i}`);
+    const c = await compareRuns(
+      await storeWith({
+        base: cases(20, (i) => ({ cluster: cluster(i) })),
+        head: cases(20, (i) => ({
+          cluster: cluster(i),
+          ...(i < 8 ? { verdict: "failed" as const, score: 0 } : {}),
+        })),
+      }),
+      "base",
+      "head",
+    );
+    const r = c.overall.passRate!;
+    expect(r.test.pValue).toBeCloseTo(0.0078125, 12);
+    expect(r.clusterTest).toMatchObject({ pValue: 1, differing: 1 });
+    expect(r.paired.clusters).toBe(13);
+    expect(c.decision.regression).toBe(false);
+    expect(formatComparison(c)).toContain(
+      "McNemar p = 0.00781; over 13 clusters, sign-flip p = 1 (the gate's)",
+    );
+  });
+
+  it("leaves cases that errored out of the pass rate, and fails the gate only where they may hide a fall", async () => {
+    // 10 cases passed; now 6 errored in every trial (a judge outage) and 4 still pass.
+    const outage = await compareRuns(
+      await storeWith({
+        base: cases(10, () => ({})),
+        head: cases(10, (i) => (i < 6 ? { verdict: "errored", score: "unavailable" } : {})),
+      }),
+      "base",
+      "head",
+    );
+    expect(outage.overall.passRate).toMatchObject({ n: 4, base: 1, head: 1 });
+    expect(outage.overall.errored).toMatchObject({ cases: 6, asFailures: { worse: 6, better: 0 } });
+    expect(outage.overall.newFailures).toBe(0);
+    expect(outage.decision).toMatchObject({
+      regression: true,
+      passRate: false,
+      checks: ["errors"],
+    });
+    expect(outage.decision.reasons[0]).toBe(
+      "6 cases errored in every trial of a run, which is no evidence either way; had their errored trials failed, the pass rate would have fallen (McNemar p = 0.0313 < 0.05): run them again (niceeval run --retry-errors) before deciding",
+    );
+    // One errored case of ten could not make it fall significantly: no failure for it.
+    const one = await compareRuns(
+      await storeWith({
+        base: cases(10, () => ({})),
+        head: cases(10, (i) => (i < 1 ? { verdict: "errored", score: "unavailable" } : {})),
+      }),
+      "base",
+      "head",
+    );
+    expect(one.decision.regression).toBe(false);
+    expect(formatComparison(one)).toContain(
+      "and 1 case errored in every trial of a run, left out (counted as failures: McNemar p = 1)",
     );
   });
 

@@ -3,7 +3,12 @@ import type { AttemptRecord } from "../eval/record.js";
 import { modelList } from "../judge/judge-models.js";
 import { plural } from "../plural.js";
 import { formatShard } from "../shard/shard.js";
-import { wilsonInterval } from "../stats/interval.js";
+import {
+  addShareCase,
+  emptyShareSums,
+  passRateInterval,
+  type ShareSums,
+} from "../stats/clustered.js";
 import { mcnemarExact } from "../stats/mcnemar.js";
 import { type PairedDifference, pairedDifference } from "../stats/paired.js";
 import { smallestSignTestP, unitsToReach } from "../stats/sign-flip.js";
@@ -18,6 +23,7 @@ import {
   collectRun,
   emptyLeftOut,
   isNewFailure,
+  judgedShare,
   meanScore,
   NAMED_LEFT_OUT,
   passShare,
@@ -38,6 +44,7 @@ import type {
   EvalComparison,
   LeftOut,
   NoInterval,
+  PassRateComparison,
   RegressionDecision,
   RunRef,
   ScoreComparison,
@@ -316,6 +323,7 @@ function overallStats(
         transitions: { ...only.transitions },
         newFailures: only.newFailures,
         passRate: only.passRate,
+        errored: only.errored,
         meanScore: only.meanScore,
         leftOut: { ...only.leftOut, attempts: [...only.leftOut.attempts] },
       }
@@ -410,15 +418,12 @@ function pairStats(
     removed: 0,
     unchanged: 0,
   };
-  const n = pairs.length;
-  const basePass = new Float64Array(n);
-  const headPass = new Float64Array(n);
-  const clusterIds = new Map<string, number>();
-  const clusters = new Int32Array(n);
-  const clustered = pairs.some((pair) => (pair.head.cluster ?? pair.base.cluster) !== undefined);
-  let worse = 0;
-  let better = 0;
+  const clusters = clusterNumbers(pairs);
   let newFailures = 0;
+  // Counted as failures, errored trials would move the pass rate: what errors may hide.
+  let worseAsFailures = 0;
+  let betterAsFailures = 0;
+  const judged: number[] = [];
   const scored: number[] = [];
   pairs.forEach((pair, i) => {
     const kind = classify(pair.base, pair.head);
@@ -429,54 +434,121 @@ function pairStats(
     else if (kind === "pass-rate-up") transitions.passRateUp++;
     else transitions.unchanged++;
     if (isNewFailure(pair.base, pair.head)) newFailures++;
-    basePass[i] = passShare(pair.base);
-    headPass[i] = passShare(pair.head);
-    if (headPass[i]! < basePass[i]!) worse++;
-    else if (headPass[i]! > basePass[i]!) better++;
-    if (clustered) {
-      // A case without a cluster is a cluster of its own; clusters never span evals.
-      const cluster = pair.head.cluster ?? pair.base.cluster;
-      const key = `${pair.evalId}\u0000${cluster === undefined ? `\u0001${pair.caseId}` : cluster}`;
-      let id = clusterIds.get(key);
-      if (id === undefined) {
-        id = clusterIds.size;
-        clusterIds.set(key, id);
-      }
-      clusters[i] = id;
-    }
+    if (passShare(pair.head) < passShare(pair.base)) worseAsFailures++;
+    else if (passShare(pair.head) > passShare(pair.base)) betterAsFailures++;
+    if (judgedShare(pair.base) !== null && judgedShare(pair.head) !== null) judged.push(i);
     if (meanScore(pair.base) !== null && meanScore(pair.head) !== null) scored.push(i);
     else leftOut.unscoredCases++;
   });
-  const clusterOption = clustered ? { clusters } : {};
-  let passRate: ComparisonStats["passRate"] = null;
-  if (n > 0) {
-    const paired = withinUnitDifference(
-      pairedDifference(basePass, headPass, {
-        alpha: options.alpha,
-        resamples: 0,
-        ...clusterOption,
-      }),
-    );
-    // McNemar counts cases, clustered or not; it drops those that did not change.
-    const tooFew = tooFewToDetect(n, "case", options.gateAlpha);
-    const fewChanged = tooFewToDetect(worse + better, "case", options.gateAlpha, true);
-    passRate = {
-      n,
-      base: paired.meanBase,
-      head: paired.meanHead,
-      difference: paired.mean,
-      baseInterval: wilsonInterval(paired.meanBase * n, n),
-      headInterval: wilsonInterval(paired.meanHead * n, n),
-      ...shownDifference(paired, tooFew, fewChanged),
-      test: mcnemarExact(worse, better),
-      tooFew,
-      fewChanged,
-    };
-  }
+  const passRate = judged.length > 0 ? passRateDifference(pairs, judged, clusters, options) : null;
+  const erroredCases = pairs.length - judged.length;
   const meanScoreDiff =
-    scored.length > 0 ? scoreDifference(pairs, scored, clustered ? clusters : null, options) : null;
-  return { pairs: n, transitions, newFailures, passRate, meanScore: meanScoreDiff, leftOut };
+    scored.length > 0 ? scoreDifference(pairs, scored, clusters, options) : null;
+  return {
+    pairs: pairs.length,
+    transitions,
+    newFailures,
+    passRate,
+    errored:
+      erroredCases > 0
+        ? { cases: erroredCases, asFailures: mcnemarExact(worseAsFailures, betterAsFailures) }
+        : null,
+    meanScore: meanScoreDiff,
+    leftOut,
+  };
 }
+
+/**
+ * Cluster numbers of the pairs (a case without a cluster is a cluster of its own; clusters never
+ * span evals), or null when no case has one.
+ */
+function clusterNumbers(pairs: readonly Pair[]): Int32Array | null {
+  if (!pairs.some((pair) => (pair.head.cluster ?? pair.base.cluster) !== undefined)) return null;
+  const ids = new Map<string, number>();
+  const clusters = new Int32Array(pairs.length);
+  pairs.forEach((pair, i) => {
+    const cluster = pair.head.cluster ?? pair.base.cluster;
+    const key = `${pair.evalId}\u0000${cluster === undefined ? `\u0001${pair.caseId}` : cluster}`;
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = ids.size;
+      ids.set(key, id);
+    }
+    clusters[i] = id;
+  });
+  return clusters;
+}
+
+/**
+ * The pass rates over the pairs at `judged` (a trial that did not error in both runs): shares of
+ * passing trials among those that did not error, since an error is no evidence either way. Their
+ * test is McNemar's on the cases, or, when cases share clusters, the sign-flip test on the
+ * clusters (cases of one cluster do not fail independently, so counting them as independent
+ * would find significance where there is none).
+ */
+function passRateDifference(
+  pairs: readonly Pair[],
+  judged: readonly number[],
+  clusters: Int32Array | null,
+  options: StatsSettings,
+): PassRateComparison {
+  const n = judged.length;
+  const basePass = new Float64Array(n);
+  const headPass = new Float64Array(n);
+  const judgedClusters = new Int32Array(n);
+  const sides = { base: emptyShareSums(), head: emptyShareSums() };
+  let worse = 0;
+  let better = 0;
+  judged.forEach((at, j) => {
+    const { base, head } = pairs[at]!;
+    basePass[j] = judgedShare(base)!;
+    headPass[j] = judgedShare(head)!;
+    if (headPass[j]! < basePass[j]!) worse++;
+    else if (headPass[j]! > basePass[j]!) better++;
+    if (clusters) judgedClusters[j] = clusters[at]!;
+    addShareCase(sides.base, base.passed, base.trials - base.errored);
+    addShareCase(sides.head, head.passed, head.trials - head.errored);
+  });
+  const paired = withinUnitDifference(
+    pairedDifference(basePass, headPass, {
+      alpha: options.alpha,
+      resamples: 0,
+      testResamples: testDraws(options),
+      seed: options.seed,
+      ...(clusters ? { clusters: judgedClusters } : {}),
+    }),
+  );
+  const unit = paired.clusters === null ? "case" : "cluster";
+  const tooFew = tooFewToDetect(paired.clusters ?? n, unit, options.gateAlpha);
+  const changed = paired.clusters === null ? worse + better : paired.test.differing;
+  const fewChanged = tooFewToDetect(changed, unit, options.gateAlpha, true);
+  return {
+    n,
+    base: paired.meanBase,
+    head: paired.meanHead,
+    difference: paired.mean,
+    baseInterval: sideInterval(sides.base),
+    headInterval: sideInterval(sides.head),
+    ...shownDifference(paired, tooFew, fewChanged),
+    test: mcnemarExact(worse, better),
+    clusterTest: paired.clusters === null ? null : paired.test,
+    tooFew,
+    fewChanged,
+  };
+}
+
+/** A run's pass rate over the paired cases, as its own report gives one (see stats/clustered.ts). */
+const sideInterval = (sums: ShareSums) => passRateInterval(sums.c, sums.n, sums.cases, sums);
+
+/**
+ * Random sign patterns of a gate's sign-flip test: enough that its p (at least 1/(draws + 1))
+ * can fall well below the alpha it is judged at, 0.05 or 0.00005; under 1,000 asked, the normal
+ * approximation as documented.
+ */
+const testDraws = (options: StatsSettings): number =>
+  options.resamples < 1000
+    ? options.resamples
+    : Math.max(options.resamples, Math.ceil(20 / options.gateAlpha));
 
 /** The mean score's paired difference over the pairs at `scored` (both sides scored). */
 function scoreDifference(
@@ -498,6 +570,7 @@ function scoreDifference(
       alpha: options.alpha,
       seed: options.seed,
       resamples: options.resamples,
+      testResamples: testDraws(options),
       ...(clusters ? { clusters: scoreClusters } : {}),
     }),
   );
@@ -580,6 +653,28 @@ function mergeLeftOut(parts: readonly LeftOut[]): LeftOut {
 const scoreFell = (difference: PairedDifference | null, alpha: number): boolean =>
   difference !== null && difference.mean < 0 && difference.test.pValue < alpha;
 
+/** The p the pass rate's gate decides by: over the clusters when cases share them. */
+export const passRateP = (r: PassRateComparison): number => (r.clusterTest ?? r.test).pValue;
+
+/** The pass rate's test, named, with its p. */
+const passRateTestText = (r: PassRateComparison): string =>
+  r.clusterTest
+    ? `sign-flip over ${plural(r.paired.clusters!, "cluster")} ${pText(r.clusterTest.pValue)}`
+    : `McNemar ${pText(r.test.pValue)}`;
+
+/** True when the pass rate fell significantly at `alpha`. */
+const passRateFell = (r: PassRateComparison | null, alpha: number): boolean =>
+  r !== null && r.difference < 0 && passRateP(r) < alpha;
+
+/**
+ * True when cases that errored in every trial of a run may hide a fall of the pass rate: counted
+ * as failures, their trials would make it fall significantly at `alpha`.
+ */
+const errorsMayHide = (stats: ComparisonStats, alpha: number): boolean =>
+  stats.errored !== null &&
+  stats.errored.asFailures.worse > stats.errored.asFailures.better &&
+  stats.errored.asFailures.pValue < alpha;
+
 function decide(
   overall: ComparisonStats,
   evals: EvalComparison[],
@@ -592,15 +687,20 @@ function decide(
     checks.push(check);
     reasons.push(reason);
   };
-  const passRate =
-    overall.passRate !== null &&
-    overall.passRate.difference < 0 &&
-    overall.passRate.test.pValue < alpha;
+  const passRate = passRateFell(overall.passRate, alpha);
   const meanScoreFell = scoreFell(overall.meanScore, alpha);
   if (passRate) {
+    const r = overall.passRate!;
     found(
       "pass rate",
-      `pass rate fell from ${pct(overall.passRate!.base)} to ${pct(overall.passRate!.head)} (n = ${overall.passRate!.n}, McNemar ${pText(overall.passRate!.test.pValue)} < ${alpha})`,
+      `pass rate fell from ${pct(r.base)} to ${pct(r.head)} (n = ${r.n}, ${passRateTestText(r)} < ${alpha})`,
+    );
+  }
+  if (!passRate && errorsMayHide(overall, alpha)) {
+    const { cases, asFailures } = overall.errored!;
+    found(
+      "errors",
+      `${plural(cases, "case")} errored in every trial of a run, which is no evidence either way; had their errored trials failed, the pass rate would have fallen (McNemar ${pText(asFailures.pValue)} < ${alpha}): run them again (niceeval run --retry-errors) before deciding`,
     );
   }
   if (meanScoreFell) {
@@ -620,8 +720,7 @@ function decide(
     const perEval = alpha / evals.length;
     for (const e of evals) {
       e.regressed = {
-        passRate:
-          e.passRate !== null && e.passRate.difference < 0 && e.passRate.test.pValue < perEval,
+        passRate: passRateFell(e.passRate, perEval),
         meanScore: scoreFell(e.meanScore, perEval),
       };
       if (e.regressed.passRate || e.regressed.meanScore) {
@@ -629,11 +728,16 @@ function decide(
         found(
           `eval "${e.evalId}"`,
           `eval "${e.evalId}" regressed on its own (${[
-            e.regressed.passRate ? `pass rate ${pText(e.passRate!.test.pValue)}` : "",
+            e.regressed.passRate ? `pass rate ${pText(passRateP(e.passRate!))}` : "",
             e.regressed.meanScore ? `mean score ${pText(e.meanScore!.test.pValue)}` : "",
           ]
             .filter(Boolean)
             .join(", ")} < ${alpha}/${evals.length})`,
+        );
+      } else if (!passRate && errorsMayHide(e, perEval)) {
+        found(
+          `eval "${e.evalId}" errors`,
+          `eval "${e.evalId}": ${plural(e.errored!.cases, "case")} errored in every trial of a run; had they failed, its pass rate would have fallen (McNemar ${pText(e.errored!.asFailures.pValue)} < ${alpha}/${evals.length}): run them again (niceeval run --retry-errors) before deciding`,
         );
       }
     }

@@ -1,7 +1,7 @@
 import { plural } from "../plural.js";
 import { cell } from "../report/markdown-cell.js";
 import type { Interval } from "../stats/interval.js";
-import { pText } from "./compare-runs.js";
+import { passRateP, pText } from "./compare-runs.js";
 import { alphaText, equalDifferencesText, fewChangedText, tooFewText } from "./notes.js";
 import type {
   CaseChange,
@@ -34,11 +34,19 @@ const sameNote = (a: TooFewToDetect, b: TooFewToDetect | null | undefined) =>
 
 function passRateLine(stats: ComparisonStats): string {
   const r = stats.passRate;
-  if (!r) return "pass rate: no paired case";
+  const errored = stats.errored ? erroredText(stats.errored) : "";
+  if (!r) return `pass rate: no paired case${errored ? ` but ${errored}` : ""}`;
   const tooFew =
     r.tooFew && !sameNote(r.tooFew, stats.meanScore?.tooFew) ? `; ${tooFewText(r.tooFew)}` : "";
-  return `pass rate ${pct(r.base)} → ${pct(r.head)} (${points(r.difference)}, n = ${r.n}; ${r.test.worse} worse, ${r.test.better} better, McNemar ${pText(r.test.pValue)}${tooFew})`;
+  const clustered = r.clusterTest
+    ? `; over ${plural(r.paired.clusters!, "cluster")}, sign-flip ${pText(r.clusterTest.pValue)} (the gate's)`
+    : "";
+  return `pass rate ${pct(r.base)} → ${pct(r.head)} (${points(r.difference)}, n = ${r.n}; ${r.test.worse} worse, ${r.test.better} better, McNemar ${pText(r.test.pValue)}${clustered}${tooFew}${errored ? `; and ${errored}` : ""})`;
 }
+
+/** Cases left out of the pass rate because every trial of a run errored, and what they may hide. */
+const erroredText = (errored: NonNullable<ComparisonStats["errored"]>): string =>
+  `${plural(errored.cases, "case")} errored in every trial of a run, left out (counted as failures: McNemar ${pText(errored.asFailures.pValue)})`;
 
 function scoreLine(d: ScoreComparison | null): string {
   if (!d) return "mean score: no case with a complete score in both runs";
@@ -248,7 +256,7 @@ export function formatComparisonMarkdown(c: Comparison): string {
     const d = s.meanScore;
     const t = s.transitions;
     out.push(
-      `| ${name} | ${s.pairs} | ${r ? `${pct(r.base)} → ${pct(r.head)} (${points(r.difference)})` : "–"} | ${r ? pText(r.test.pValue).replace(/^p [=<] ?/, (m) => (m.includes("<") ? "< " : "")) : "–"} | ${d ? `${signed(d.mean)} (n = ${d.n}, ${pText(d.test.pValue)})` : "–"} | ${intervalCell(d)} | ${mdeCell(d)} | ${t.passToFail}↓ ${t.becameErrored}⚠ ${t.failToPass}↑ ${rateMoves(t) ? `${t.passRateDown}↘ ${t.passRateUp}↗ ` : ""}+${t.added} −${t.removed} |`,
+      `| ${name} | ${s.pairs} | ${r ? `${pct(r.base)} → ${pct(r.head)} (${points(r.difference)})` : "–"} | ${r ? pText(passRateP(r)).replace(/^p [=<] ?/, (m) => (m.includes("<") ? "< " : "")) : "–"} | ${d ? `${signed(d.mean)} (n = ${d.n}, ${pText(d.test.pValue)})` : "–"} | ${intervalCell(d)} | ${mdeCell(d)} | ${t.passToFail}↓ ${t.becameErrored}⚠ ${t.failToPass}↑ ${rateMoves(t) ? `${t.passRateDown}↘ ${t.passRateUp}↗ ` : ""}+${t.added} −${t.removed} |`,
     );
   };
   // Names as Markdown: an eval id escaped, the total in bold.

@@ -2,6 +2,7 @@ import type { JudgmentState } from "../eval/record.js";
 import type { Interval } from "../stats/interval.js";
 import type { McNemarResult } from "../stats/mcnemar.js";
 import type { PairedDifference } from "../stats/paired.js";
+import type { SignFlipTest } from "../stats/sign-flip.js";
 import type { RunStatus } from "../store/types.js";
 
 /** Which run of a comparison. */
@@ -108,14 +109,21 @@ export interface LeftOut {
   truncated: boolean;
 }
 
-/** Pass rates of the paired cases (pass = share of passing trials). */
+/**
+ * Pass rates of the paired cases (pass = share of passing trials among those that did not error;
+ * a case every trial of which errored in a run is left out: `ComparisonStats.errored`).
+ */
 export interface PassRateComparison {
+  /** Paired cases with a trial that did not error in both runs. */
   n: number;
   base: number;
   head: number;
   /** head − base. */
   difference: number;
-  /** Wilson intervals of each run's rate over the paired cases. */
+  /**
+   * Each run's rate's interval over the paired cases, as its own report gives one (95%; Wilson's,
+   * with trials over the cases' effective number: stats/clustered.ts).
+   */
   baseInterval: Interval | null;
   headInterval: Interval | null;
   /** Paired difference of the pass shares (CLT, cluster-robust when clustered). */
@@ -128,7 +136,12 @@ export interface PassRateComparison {
    */
   test: McNemarResult;
   /**
-   * Set when `test` can never reach the gate's alpha with n cases; `paired.interval` and
+   * When cases share clusters: the sign-flip test of the pass shares over the clusters, which the
+   * gate decides by instead of `test` (the cases of one cluster do not pass or fail independently).
+   */
+  clusterTest: SignFlipTest | null;
+  /**
+   * Set when the gate's test can never reach the gate's alpha with n cases (or clusters); `paired.interval` and
    * `paired.mde` are then null.
    */
   tooFew: TooFewToDetect | null;
@@ -189,6 +202,12 @@ export interface ComparisonStats {
   /** Cases that passed every trial in base and pass no trial in head. */
   newFailures: number;
   passRate: PassRateComparison | null;
+  /**
+   * Paired cases every trial of which errored in a run or both, left out of the pass rate; with
+   * McNemar's test of the pass rate had their errored trials failed (`asFailures`), which says
+   * whether the errors may hide a regression. Null when there is none.
+   */
+  errored: { cases: number; asFailures: McNemarResult } | null;
   /** Paired difference of mean complete scores; null without a scored pair. */
   meanScore: ScoreComparison | null;
   leftOut: LeftOut;

@@ -12,6 +12,11 @@ export interface PairedOptions {
   power?: number;
   /** Bootstrap resamples (default 10,000); 0 gives the CLT interval only. */
   resamples?: number;
+  /**
+   * Random sign patterns of the sign-flip test past 16 differing units (default `resamples`, or
+   * 10,000 when that is 0): enough that its p can fall below the alpha it is judged at.
+   */
+  testResamples?: number;
   /** Seed of the resampling PRNG (default 1): the same seed gives the same interval. */
   seed?: number;
   /**
@@ -134,7 +139,11 @@ export function pairedDifference(
     equalDifferences,
     mde,
     power,
-    test: signFlipTest(unitSums, { resamples, seed, budget: options.budget ?? 2e7 }),
+    test: signFlipTest(unitSums, {
+      resamples: options.testResamples ?? (resamples || 10_000),
+      seed,
+      budget: options.budget ?? 2e7,
+    }),
   };
   if (resamples > 0 && units > 1 && !equalDifferences) {
     const drawn = bootstrapRatios(unitSums, unitSizes, {
