@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord, Judgment, Verdict } from "../eval/record.js";
 import { emptyJudgeUsage, unreportedUsage } from "../eval/record.js";
+import { addShareCase, emptyShareSums, passRateInterval } from "../stats/clustered.js";
 import type {
   AttemptKey,
   AttemptPage,
@@ -386,6 +387,46 @@ describe("compareRuns", () => {
     expect(formatComparison(clustered)).toContain(
       "4 clusters cannot show a regression at alpha = 0.05 (6 needed)",
     );
+  });
+
+  it("reaches a small alpha past 16 differing cases, and gives each run's own pass-rate interval", async () => {
+    // 20 cases each drop by a different amount: the exact p would be 2/2^20; 10,000 random
+    // patterns could not go below 1/10,001, so an alpha of 0.00005 was never reached.
+    const drop = await compareRuns(
+      await storeWith({
+        base: cases(20, () => ({ score: 0.9 })),
+        head: cases(20, (i) => ({ score: 0.8 - i / 100 })),
+      }),
+      "base",
+      "head",
+      { alpha: 0.00005 },
+    );
+    expect(drop.overall.meanScore!.test.pValue).toBeLessThan(0.00005);
+    expect(drop.decision.meanScore).toBe(true);
+    // With trials, a run's pass rate over the paired cases has the interval its report gives
+    // (Korn-Graubard over the cases): 4 cases × 2 trials, 5 of 8 passing.
+    const verdicts = [
+      "passed",
+      "passed",
+      "passed",
+      "failed",
+      "passed",
+      "failed",
+      "passed",
+      "failed",
+    ];
+    const trials = (i: number) => ({ trial: i % 2, verdict: verdicts[i] as Verdict });
+    const withTrials = await compareRuns(
+      await storeWith({
+        base: Array.from({ length: 8 }, (_, i) => ({ caseId: `c${i >> 1}`, ...trials(i) })),
+        head: Array.from({ length: 8 }, (_, i) => ({ caseId: `c${i >> 1}` })),
+      }),
+      "base",
+      "head",
+    );
+    const sums = emptyShareSums();
+    for (const passed of [2, 1, 1, 1]) addShareCase(sums, passed, 2);
+    expect(withTrials.overall.passRate!.baseInterval).toEqual(passRateInterval(5, 8, 4, sums));
   });
 
   it("decides the pass rate over clusters when cases share them", async () => {
