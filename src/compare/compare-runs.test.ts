@@ -403,6 +403,8 @@ describe("compareRuns", () => {
     );
     expect(drop.overall.meanScore!.test.pValue).toBeLessThan(0.00005);
     expect(drop.decision.meanScore).toBe(true);
+    // Its interval's level is said with its digits, not rounded to 100%.
+    expect(formatComparison(drop)).toContain("99.995% [");
     // With trials, a run's pass rate over the paired cases has the interval its report gives
     // (Korn-Graubard over the cases): 4 cases × 2 trials, 5 of 8 passing.
     const verdicts = [

@@ -20,7 +20,11 @@ const points = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} pts`;
 const num = (x: number) => x.toFixed(3);
 const signed = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(3)}`;
 const range = (i: Interval, f: (x: number) => string) =>
-  `${Math.round(i.level * 100)}% [${f(i.low)}, ${f(i.high)}]`;
+  `${levelText(i.level)} [${f(i.low)}, ${f(i.high)}]`;
+
+/** A confidence level as a percentage with the digits it has: 95%, 97.5%, 99.9%, 99.995%. */
+export const levelText = (level: number): string =>
+  `${Number((level * 100).toPrecision(12))}%`;
 
 const side = (s: CaseChange["base"]) =>
   `${s.passed}/${s.trials} passed${s.score === null ? "" : `, score ${num(s.score)}`}`;
