@@ -38,11 +38,12 @@ export interface MeanScoreFigure {
    * spread of the case means, src/stats/clustered.ts).
    */
   cases?: number;
-  /** The attempts' sample standard deviation. */
+  /** The attempts' sample standard deviation; null for a lower bound (`lowerBound`). */
   sd: number | null;
   /**
-   * Student's t interval of the mean (`method: "t"`); null below 2 (cases, with trials), and when
-   * the scores (the case means, with trials) are all equal, where it would have no width.
+   * Student's t interval of the mean (`method: "t"`); null below 2 (cases, with trials), when
+   * the scores (the case means, with trials) are all equal, where it would have no width, and for
+   * a lower bound, whose partial scores count missing points as 0.
    */
   interval: Interval | null;
   /** Attempts whose score was partial. */
@@ -83,13 +84,17 @@ export function meanScoreFigure(summary: EvalSummary): MeanScoreFigure {
   // The cases the scores came from: a case whose every trial errored has none.
   const cases = summary.trials?.scoredCases;
   const grouped = cases !== undefined && cases < summary.scoredCases;
+  // A partial score counts the points it lacks evidence for as 0: an sd and an interval over such
+  // scores would describe that 0, not the scores (a mean that the missing points could lift past
+  // the interval's top), so a lower bound has neither.
+  const lowerBound = summary.partialCases > 0;
   return {
     mean,
     n: summary.scoredCases,
     ...(grouped ? { cases } : {}),
-    sd: summary.sdScore,
+    sd: lowerBound ? null : summary.sdScore,
     interval:
-      mean === null
+      mean === null || lowerBound
         ? null
         : scoreMeanInterval(
             mean,
@@ -99,7 +104,7 @@ export function meanScoreFigure(summary: EvalSummary): MeanScoreFigure {
             summary.trials?.spread?.scores,
           ),
     partial: summary.partialCases,
-    lowerBound: summary.partialCases > 0,
+    lowerBound,
   };
 }
 
@@ -132,14 +137,14 @@ export function formatMean(figure: MeanScoreFigure): string {
   return `${figure.lowerBound ? "≥ " : ""}${formatNumber(figure.mean)}`;
 }
 
-/** "≥ 0.71 ± 0.2 sd, 95% CI 0.6–0.82 (n=10, 2 partial)", or "n/a". */
+/** "0.71 ± 0.2 sd, 95% CI 0.6–0.82 (n=10)", "≥ 0.71 (n=10, 2 partial: a lower bound, no interval)", or "n/a". */
 export function formatMeanScore(figure: MeanScoreFigure): string {
   if (figure.mean === null) return "n/a";
   const sd = figure.sd !== null ? ` ± ${formatNumber(figure.sd)} sd` : "";
   const ci = figure.interval
     ? `, 95% CI ${formatNumber(figure.interval.low)}–${formatNumber(figure.interval.high)}`
     : "";
-  const partial = figure.partial ? `, ${figure.partial} partial` : "";
+  const partial = figure.partial ? `, ${figure.partial} partial: a lower bound, no interval` : "";
   // Said with the interval it qualifies, as the pass rate's is.
   const over =
     figure.cases !== undefined && figure.interval ? ` over ${plural(figure.cases, "case")}` : "";

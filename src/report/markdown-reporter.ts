@@ -175,7 +175,7 @@ function ratePercent(figure: PassRateFigure): string {
   return `${formatNumber(100 * figure.rate, 1)}% (n=${figure.n}${ci ? `, ${formatNumber(100 * ci.low, 1)}–${formatNumber(100 * ci.high, 1)}%` : ""})`;
 }
 
-/** "≥ 0.71 (n=10, 0.6–0.82, 2 partial)" or "n/a". */
+/** "0.71 (n=10, 0.6–0.82)", "≥ 0.71 (n=10, 2 partial)" or "n/a". */
 function meanText(figure: ReturnType<typeof evalFigures>["meanScore"]): string {
   if (figure.mean === null) return "n/a";
   const ci = figure.interval;

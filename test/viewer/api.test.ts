@@ -225,8 +225,10 @@ describe("the viewer's API over a store of real runs", () => {
     await fixture.store.appendAttempts(liveId, records.slice(6, 9));
     const later = (await api<RunDetail>(`/api/runs/${liveId}`)).body;
     expect(later.evals[0]).toMatchObject({ attempts: 9, scoredCases: 9 });
-    // case-3 fails in head: the scores now vary, and their mean has an interval.
-    expect(later.evals[0]!.meanScoreInterval).not.toBeNull();
+    // case-3 fails in head: the scores now vary, but they are partial (lower bounds, their
+    // missing points counted as 0), so their mean still has no interval.
+    expect(later.evals[0]!.meanScoreInterval).toBeNull();
+    expect(later.evals[0]!.partialCases).toBe(9);
   });
 
   it("says a run whose writer died is crashed, though its detail was kept while it ran", async () => {
