@@ -410,6 +410,45 @@ describe("create failures", () => {
   });
 });
 
+describe("facts named as a test tool", () => {
+  it("errors the attempt instead of letting t.elapsedMs or t.usage replace the app's own fact", async () => {
+    const app = defineAdapter({
+      name: "shadow",
+      // @ts-expect-error refused by the type too; this checks the run-time refusal (JS, casts)
+      create: (ctx) => {
+        ctx.reportUsage({ inputTokens: 5, outputTokens: 5 });
+        return { elapsedMs: 90_000, usage: { totalTokens: 50_000 }, answer: "ok" };
+      },
+    });
+    let ran = false;
+    const record = await app
+      .defineScoreEval({
+        id: "shadowed",
+        description: "app timing",
+        test(t) {
+          ran = true;
+          t.check(t.elapsedMs, atMost(60_000)).gate();
+        },
+      })
+      .run();
+    expect(ran).toBe(false);
+    expect(record.verdict).toBe("errored");
+    expect(record.score.state).toBe("unavailable");
+    expect(record.error?.where).toBe('adapter "shadow"');
+    expect(record.error?.message).toBe(
+      'the facts that create returned for eval "shadowed" have the keys "usage" and "elapsedMs", names taken by the test context\'s own t.usage and t.elapsedMs, so t.usage would not be the fact; rename the facts (e.g. "appUsage")',
+    );
+    expect(record.usage.app.totalTokens).toEqual({ state: "available", value: 10 });
+    // @ts-expect-error refused by the type too
+    const one = await defineAdapter({ name: "one", create: () => ({ skip: true }) })
+      .defineScoreEval({ id: "one", description: "o", test() {} })
+      .run();
+    expect(one.error?.message).toMatch(
+      /the key "skip", a name taken by .* own t\.skip, .*rename the fact \(e\.g\. "appSkip"\)$/,
+    );
+  });
+});
+
 describe("t.closeQA", () => {
   const ask = (judge?: CloseQAJudge, maxMaterialBytes = 64 * 1024) =>
     adapter

@@ -18,6 +18,7 @@ import { resolveCloseQAJudge } from "../judge/registry.js";
 import { Assertion, type AssertionRules, type Outcome } from "./assertion.js";
 import { askCloseQA, closeQALimits } from "./close-qa.js";
 import { TestLifetime } from "./lifetime.js";
+import { shadowedFacts } from "./reserved.js";
 import type {
   AdapterCreateContext,
   AdapterDefinition,
@@ -254,6 +255,17 @@ export async function runAttempt<Facts, Assertions>(
       });
     }
     const appUsage = usage.snapshot();
+    const shadowed = shadowedFacts(evalId, facts);
+    if (shadowed !== undefined) {
+      const record = erroredRecord({
+        evalId,
+        caseId: spec.id,
+        message: shadowed,
+        where: `adapter "${adapter.name}"`,
+        elapsedMs: performance.now() - started,
+      });
+      return { ...record, usage: { ...record.usage, app: appUsage } };
+    }
     const { made, failure, skipped } = await runTest(setup, spec, context, {
       facts,
       appUsage,

@@ -11,6 +11,7 @@ import {
   type AdapterDefinition,
   adapterDefinitionKeys,
   type EvalRunOptions,
+  type FactsWithoutToolNames,
   type ScoreEval,
   type ScoreEvalDefinition,
   scoreEvalDefinitionKeys,
@@ -30,9 +31,10 @@ const onlyCase: CaseSpec = Object.freeze({ id: "default", index: 0 });
  *   assertions: ({ check }) => ({ said: (m) => check(speechMaterial(m)) }),
  * });
  */
-export function defineAdapter<Facts, Assertions = Record<never, never>>(
-  definition: AdapterDefinition<Facts, Assertions>,
-): Adapter<Facts, Assertions> {
+export function defineAdapter<
+  Facts extends FactsWithoutToolNames<Facts>,
+  Assertions = Record<never, never>,
+>(definition: AdapterDefinition<Facts, Assertions>): Adapter<Facts, Assertions> {
   const name: unknown = definition?.name;
   refuseUnknownKeys(
     typeof name === "string" && name.trim() ? `defineAdapter("${name}")` : "defineAdapter",

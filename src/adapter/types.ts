@@ -144,6 +144,14 @@ export interface ScoreEval extends Runnable {
   run(options?: EvalRunOptions): Promise<AttemptRecord>;
 }
 
+/**
+ * Facts may not take the test tools' names (`usage`, `elapsedMs`, `check`, …): `t`'s own would
+ * replace them. A create that returns such a key fails to compile, and errors the attempt at run time.
+ */
+export type FactsWithoutToolNames<Facts> = {
+  [K in keyof Facts]: K extends keyof TestTools<unknown> ? never : Facts[K];
+};
+
 /** Definition accepted by {@link defineAdapter}. */
 export interface AdapterDefinition<Facts, Assertions> {
   name: string;
