@@ -6,7 +6,7 @@ import { emptyJudgeUsage, type Judgment } from "../eval/record.js";
 import { isRunnable } from "../eval/runnable.js";
 import { atLeast, atMost, equals } from "../expect/compare.js";
 import { defineContextMatch, defineMaterialMatch } from "../expect/context-match.js";
-import type { MaterialCollection } from "../expect/types.js";
+import type { BooleanMatch, MaterialCollection, NumericMaterial } from "../expect/types.js";
 import { recordJudgeUsage } from "../judge/ledger.js";
 import { setDefaultCloseQAJudge } from "../judge/registry.js";
 import type { CloseQAJudge } from "../judge/types.js";
@@ -148,6 +148,35 @@ describe("defineScoreEval", () => {
       t.score(1, { weight: 1 }).gate();
     });
     expect(gated.error?.message).toMatch(/cannot be a gate/);
+  });
+
+  it("makes t.score of an unavailable NumericMaterial without a reason unavailable, as t.check does, keeping the other judgments", async () => {
+    const latency = { state: "unavailable" } as unknown as NumericMaterial;
+    const record = await run((t) => {
+      t.check(t.status, equals("closed")).gate().score(10).label("Answered");
+      t.check(latency, atMost(500)).score(5).label("Latency (check)");
+      t.score(latency, { weight: 5 }).label("Latency (score)");
+    });
+    expect(record.error).toBeUndefined();
+    expect(record.verdict).toBe("passed");
+    expect(record.judgments.map((j) => [j.label, j.state, j.reason])).toEqual([
+      ["Answered", "matched", 'observed "closed"'],
+      ["Latency (check)", "unavailable", "unavailable"],
+      ["Latency (score)", "unavailable", "unavailable"],
+    ]);
+    expect(record.score).toMatchObject({ state: "partial", earned: 10, max: 20 });
+    // A hand-made match whose result has no reason: the judgment's reason is its state.
+    const mute = {
+      kind: "match",
+      name: "mute",
+      expects: "anything",
+      evaluate: () => ({ state: "unavailable", name: "mute", expected: "anything" }),
+    } as unknown as BooleanMatch<string>;
+    const muted = await run((t) => {
+      t.check(t.status, mute).score(1);
+    });
+    expect(muted.judgments[0]?.reason).toBe("unavailable");
+    expect(muted.score.reasons).toEqual(["anything: unavailable"]);
   });
 
   it("makes a crashing match an errored judgment and keeps the others", async () => {

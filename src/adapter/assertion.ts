@@ -104,7 +104,11 @@ export class Assertion implements AssertionHandle {
       earned:
         decided && outcome.value !== null ? Math.round(outcome.value * points * 1e9) / 1e9 : null,
       value: decided ? outcome.value : null,
-      reason: outcome.reason,
+      // A user's match result may come without a reason: its state stands in, as the summary's does.
+      reason:
+        typeof outcome.reason === "string"
+          ? outcome.reason
+          : String(outcome.reason ?? outcome.state),
     };
     if (outcome.detail !== undefined) judgment.detail = outcome.detail;
     if (outcome.judge !== undefined) judgment.judge = outcome.judge;

@@ -55,6 +55,10 @@ const crashed = (what: string, error: unknown): Outcome => ({
   reason: `${what} threw: ${thrownWhere(error)}`,
 });
 
+/** The reason of evidence given as unavailable; one given without a reason (JS, a cast) is "unavailable". */
+const unavailableReason = (evidence: object): string =>
+  String((evidence as { reason?: unknown }).reason ?? "unavailable");
+
 /** Match a value given to t.check: facts and materials keep their state, plain values are available. */
 function matchValue(value: unknown, anyMatch: AnyMatch): MatchResult {
   const match = anyMatch as unknown as BooleanMatch<unknown>;
@@ -64,7 +68,7 @@ function matchValue(value: unknown, anyMatch: AnyMatch): MatchResult {
       return match.evaluate((value as { value: unknown }).value);
     }
     if (state === "unavailable") {
-      const reason = String((value as { reason?: unknown }).reason ?? "unavailable");
+      const reason = unavailableReason(value);
       return {
         state: "unavailable",
         name: match.name,
@@ -183,7 +187,7 @@ function ratioOutcome(ratio: number | NumericMaterial, weight: number): Outcome 
   let value: unknown = ratio;
   if (typeof ratio === "object" && ratio !== null) {
     if (ratio.state === "unavailable")
-      return { state: "unavailable", value: null, reason: ratio.reason };
+      return { state: "unavailable", value: null, reason: unavailableReason(ratio) };
     value = ratio.value;
   }
   if (typeof value !== "number") {

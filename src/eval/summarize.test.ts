@@ -14,6 +14,17 @@ const j = (over: Partial<Judgment>): Judgment => ({
 });
 
 describe("summarizeScore", () => {
+  it("reads a judgment without a reason (a record built by hand) as its state, not a crash", () => {
+    const reasonless = j({ label: "lat", points: 5, earned: null, state: "unavailable" });
+    delete (reasonless as { reason?: string }).reason;
+    expect(summarizeScore([j({ points: 5, earned: 5 }), reasonless])).toEqual({
+      state: "partial",
+      earned: 5,
+      max: 10,
+      reasons: ["lat: unavailable"],
+    });
+  });
+
   it("is complete when every judgment with points has evidence", () => {
     expect(
       summarizeScore([

@@ -16,9 +16,8 @@ export function summarizeScore(judgments: readonly Judgment[]): ScoreSummary {
     withPoints++;
     max += judgment.points;
     if (judgment.earned === null) {
-      reasons.push(
-        namesItsScorer(judgment) ? judgment.reason : `${judgment.label}: ${judgment.reason}`,
-      );
+      const reason = reasonText(judgment);
+      reasons.push(namesItsScorer(judgment) ? reason : `${judgment.label}: ${reason}`);
     } else {
       earned += judgment.earned;
       availablePoints++;
@@ -38,7 +37,17 @@ export function summarizeScore(judgments: readonly Judgment[]): ScoreSummary {
  * …`, read alone in places): a line that puts the label before it would say the scorer twice.
  */
 export function namesItsScorer(judgment: { label: string; reason: string }): boolean {
-  return judgment.reason.startsWith(`scorer "${judgment.label}"`);
+  return reasonText(judgment).startsWith(`scorer "${judgment.label}"`);
+}
+
+/**
+ * A judgment's reason as text. A record built by hand, or read from a user's match result, may
+ * lack one: its state (`unavailable`) stands in for it rather than the summary throwing.
+ */
+function reasonText(judgment: { reason: string; state?: string }): string {
+  const reason: unknown = judgment.reason;
+  if (typeof reason === "string") return reason;
+  return reason === undefined || reason === null ? (judgment.state ?? "no reason") : String(reason);
 }
 
 /**
