@@ -4,8 +4,10 @@ import { describe, expect, it } from "vitest";
 import { AuthoringError } from "../errors.js";
 import { emptyJudgeUsage, type Judgment } from "../eval/record.js";
 import { isRunnable } from "../eval/runnable.js";
+import { countWhere } from "../expect/collection.js";
 import { atLeast, atMost, equals } from "../expect/compare.js";
 import { defineContextMatch, defineMaterialMatch } from "../expect/context-match.js";
+import { not } from "../expect/logic.js";
 import type { BooleanMatch, MaterialCollection, NumericMaterial } from "../expect/types.js";
 import { recordJudgeUsage } from "../judge/ledger.js";
 import { setDefaultCloseQAJudge } from "../judge/registry.js";
@@ -148,6 +150,66 @@ describe("defineScoreEval", () => {
       t.score(1, { weight: 1 }).gate();
     });
     expect(gated.error?.message).toMatch(/cannot be a gate/);
+  });
+
+  it("errors a check whose matcher cannot judge the value's type (undefined, a mis-cased fact, a non-collection): never a complete zero, never the app's failure", async () => {
+    const missing = defineAdapter({
+      name: "missing",
+      create: () => ({
+        latencyMs: undefined as unknown as number,
+        resolved: undefined as unknown as boolean,
+        toolCalls: undefined as unknown as string[],
+        miscased: {
+          state: "Unavailable",
+          reason: "not instrumented",
+        } as unknown as NumericMaterial,
+        name: "agent",
+      }),
+    });
+    const record = await missing
+      .defineScoreEval({
+        id: "missing",
+        description: "m",
+        test(t) {
+          t.check(t.latencyMs, atMost(5000)).gate().label("Latency budget");
+          t.check(t.resolved, equals(true)).score(10).label("Resolved");
+          t.check(t.toolCalls, countWhere(equals("x"), atLeast(1)))
+            .score(10)
+            .label("Used a tool");
+          t.check(t.miscased, atMost(500)).score(10).label("Latency");
+          t.check(t.name, not(atMost(3)) as never).label("Name");
+          t.score(undefined as unknown as number, { weight: 10 }).label("Ratio");
+        },
+      })
+      .run();
+    const byLabel = Object.fromEntries(record.judgments.map((j) => [j.label, j]));
+    const undefinedFact =
+      '; t.<fact> is undefined when the adapter gave no value for that fact: return it from create, or { state: "unavailable", reason } when the app cannot tell';
+    expect(byLabel["Latency budget"]).toMatchObject({
+      state: "errored",
+      earned: null,
+      reason: `observed undefined, but atMost takes a number${undefinedFact}`,
+    });
+    // equals compares any value: undefined is not true, a real mismatch.
+    expect(byLabel.Resolved).toMatchObject({ state: "mismatched", earned: 0 });
+    expect(byLabel["Used a tool"]?.reason).toBe(
+      `observed undefined, but countWhere takes an array or a material collection${undefinedFact}`,
+    );
+    expect(byLabel.Latency).toMatchObject({
+      state: "errored",
+      reason:
+        'observed object, but atMost takes a number; its state "Unavailable" is none niceeval reads (a fact\'s "available" or "unavailable", a collection\'s "complete", "partial" or "unavailable")',
+    });
+    expect(byLabel.Name).toMatchObject({
+      state: "errored",
+      reason:
+        'observed "agent", but atMost takes a number; fix the value the check is given or the matcher (the app\'s answer was not judged)',
+    });
+    expect(byLabel.Ratio?.reason).toBe(
+      `observed undefined, but t.score takes a ratio (a number from 0 to 1) or a NumericMaterial${undefinedFact}`,
+    );
+    expect(record.verdict).toBe("errored");
+    expect(record.score).toMatchObject({ state: "partial", earned: 0, max: 40 });
   });
 
   it("makes t.score of an unavailable NumericMaterial without a reason unavailable, as t.check does, keeping the other judgments", async () => {
@@ -577,7 +639,7 @@ describe("runCase", () => {
       }),
       test(t) {
         t.closeQA("plain text material", "Is it fine?").score(1);
-        t.check(t.notes, atLeast(0) as never).label("info");
+        t.check(t.status, equals("open")).label("info");
       },
     });
     const ledger = emptyJudgeUsage();

@@ -13,11 +13,13 @@ import { decideVerdict, summarizeScore } from "../eval/summarize.js";
 import { Deadline } from "../eval/timeout.js";
 import { TraceRecorder } from "../eval/trace.js";
 import type { ContextCheck } from "../expect/context-match.js";
+import { describe, wrongTypeIn } from "../expect/result.js";
 import type { AnyMatch, BooleanMatch, MatchResult, NumericMaterial } from "../expect/types.js";
 import { resolveCloseQAJudge } from "../judge/registry.js";
 import { Assertion, type AssertionRules, type Outcome } from "./assertion.js";
 import { askCloseQA, closeQALimits } from "./close-qa.js";
 import { TestLifetime } from "./lifetime.js";
+import { wrongTypeReason } from "./missing-fact.js";
 import { shadowedFacts } from "./reserved.js";
 import type {
   AdapterCreateContext,
@@ -41,12 +43,23 @@ export interface AttemptSetup<Facts, Assertions> {
   readonly passFail: boolean;
 }
 
-const fromMatch = (result: MatchResult): Outcome => ({
-  state: result.state,
-  value: result.state === "matched" ? 1 : result.state === "mismatched" ? 0 : null,
-  reason: result.reason,
-  detail: result,
-});
+/**
+ * A check's outcome from its match result. A matcher given a value of a type it does not take
+ * (undefined, a string for atMost) could not judge the application: errored, never a zero.
+ */
+function fromMatch(result: MatchResult, given?: { value: unknown }): Outcome {
+  const wrong = result.state === "unavailable" ? wrongTypeIn(result) : undefined;
+  if (wrong) {
+    const reason = wrongTypeReason(wrong.reason, given);
+    return { state: "errored", value: null, reason, detail: result };
+  }
+  return {
+    state: result.state,
+    value: result.state === "matched" ? 1 : result.state === "mismatched" ? 0 : null,
+    reason: result.reason,
+    detail: result,
+  };
+}
 
 // Where in the user's code (a matcher's evaluate, a defineContextMatch read), as a target's error says it.
 const crashed = (what: string, error: unknown): Outcome => ({
@@ -119,7 +132,7 @@ function assertionTools<Facts>(
     }
     let outcome: Outcome;
     try {
-      outcome = fromMatch(matchValue(args[0], match));
+      outcome = fromMatch(matchValue(args[0], match), { value: args[0] });
     } catch (error) {
       // By its name: its `expects` (the judgment's label) says what it wanted, not which one threw.
       outcome = crashed(`matcher "${match.name}"`, error);
@@ -188,14 +201,11 @@ function ratioOutcome(ratio: number | NumericMaterial, weight: number): Outcome 
   if (typeof ratio === "object" && ratio !== null) {
     if (ratio.state === "unavailable")
       return { state: "unavailable", value: null, reason: unavailableReason(ratio) };
-    value = ratio.value;
+    if (ratio.state === "available") value = ratio.value;
   }
   if (typeof value !== "number") {
-    return {
-      state: "errored",
-      value: null,
-      reason: `ratio must be a number or a NumericMaterial, got ${typeof value}`,
-    };
+    const observed = `observed ${describe(value)}, but t.score takes a ratio (a number from 0 to 1) or a NumericMaterial`;
+    return { state: "errored", value: null, reason: wrongTypeReason(observed, { value: ratio }) };
   }
   if (!Number.isFinite(value)) {
     return { state: "unavailable", value: null, reason: `ratio is ${value}, not a finite number` };

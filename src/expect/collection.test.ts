@@ -40,14 +40,18 @@ describe("countWhere", () => {
     expect(countWhere(equals(1), atLeast(4)).evaluate(items).state).toBe("mismatched");
   });
 
-  it("is unavailable over an unavailable collection and mismatched over a non-collection", () => {
+  it("is unavailable over an unavailable collection and over a non-collection (marked wrongType)", () => {
     expect(
       countWhere(equals(1), 1).evaluate({ state: "unavailable", reason: "store offline" }),
     ).toMatchObject({
       state: "unavailable",
       reason: "store offline",
     });
-    expect(countWhere(equals(1), 1).evaluate(5 as never).state).toBe("mismatched");
+    expect(countWhere(equals(1), 1).evaluate(5 as never)).toMatchObject({
+      state: "unavailable",
+      reason: "observed 5, but countWhere takes an array or a material collection",
+      wrongType: true,
+    });
   });
 
   it("rejects a count no collection can have when built", () => {

@@ -1,6 +1,6 @@
 import { AuthoringError } from "../errors.js";
 import { equals } from "./compare.js";
-import { describe, node, preview, stateOf } from "./result.js";
+import { describe, node, preview, stateOf, wrongTypeNode } from "./result.js";
 import type {
   AnyMatch,
   BooleanMatch,
@@ -13,7 +13,7 @@ import type {
 /** A collection value read as material, or why it is not one. */
 export type ReadCollection<T> =
   | MaterialCollection<T>
-  | { readonly state: "invalid"; readonly reason: string };
+  | { readonly state: "invalid"; readonly value: unknown };
 
 /** Normalise a plain array or a material collection. */
 export function readCollection<T>(value: CollectionValue<T> | unknown): ReadCollection<T> {
@@ -26,11 +26,12 @@ export function readCollection<T>(value: CollectionValue<T> | unknown): ReadColl
     }
     if (state === "unavailable") return value as MaterialCollection<T>;
   }
-  return {
-    state: "invalid",
-    reason: `observed ${describe(value)}, which is not an array or a material collection`,
-  };
+  return { state: "invalid", value };
 }
+
+/** The node of a value that is not a collection, for the collection matcher `name`. */
+export const notACollection = (name: string, expects: string, value: unknown): MatchResult =>
+  wrongTypeNode(name, expects, value, "an array or a material collection");
 
 /**
  * Match every item, calling `onMatched` for the matched ones; count the unavailable ones and
@@ -58,7 +59,7 @@ export function scan<T>(
 function notReadable(name: string, expects: string, read: ReadCollection<unknown>): MatchResult {
   if (read.state === "unavailable")
     return node("unavailable", name, expects, read.reason, "unavailable");
-  return node("mismatched", name, expects, (read as { reason: string }).reason);
+  return notACollection(name, expects, (read as { value: unknown }).value);
 }
 
 const completeness = (read: MaterialCollection<unknown>) =>

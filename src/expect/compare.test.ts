@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AuthoringError } from "../errors.js";
 import { atLeast, atMost, equals, greaterThan, lessThan } from "./compare.js";
+import { not } from "./logic.js";
 
 describe("equals", () => {
   it("compares primitives and plain data, with expected and observed on the node", () => {
@@ -117,8 +118,21 @@ describe("numeric comparators", () => {
     expect(reason(atMost(0.5), 0.5)).toBe("observed 0.5, at most 0.5");
   });
 
-  it("mismatch non-numbers", () => {
-    expect(atLeast(1).evaluate("3" as unknown as number).state).toBe("mismatched");
+  it("cannot judge a non-number: unavailable and marked wrongType, saying what was observed and what they take", () => {
+    expect(atLeast(1).evaluate("3" as unknown as number)).toEqual({
+      state: "unavailable",
+      name: "atLeast",
+      expected: "at least 1",
+      reason: 'observed "3", but atLeast takes a number',
+      observed: "3",
+      wrongType: true,
+    });
+    expect(atMost(5).evaluate(undefined as unknown as number).reason).toBe(
+      "observed undefined, but atMost takes a number",
+    );
+    expect(atLeast(1).test?.(undefined as unknown as number)).toBe("unavailable");
+    // `not` cannot turn what could not be judged into a match.
+    expect(not(atMost(5)).evaluate(undefined as unknown as number).state).toBe("unavailable");
   });
 
   it("throw at build time on a NaN or infinite threshold, naming the argument", () => {

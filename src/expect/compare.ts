@@ -9,6 +9,7 @@ import {
   node,
   nonFiniteNode,
   preview,
+  wrongTypeNode,
 } from "./result.js";
 import type { BooleanMatch, MatchState } from "./types.js";
 
@@ -89,22 +90,14 @@ function comparator(spec: Comparator, threshold: number): BooleanMatch<number, n
     params: { threshold },
     test: (value) =>
       typeof value !== "number"
-        ? "mismatched"
+        ? "unavailable"
         : !Number.isFinite(value)
           ? "unavailable"
           : spec.test(value, threshold)
             ? "matched"
             : "mismatched",
     evaluate(value) {
-      if (typeof value !== "number") {
-        return node(
-          "mismatched",
-          spec.name,
-          expects,
-          `observed ${describe(value)}, which is not a number`,
-          preview(value),
-        );
-      }
+      if (typeof value !== "number") return wrongTypeNode(spec.name, expects, value, "a number");
       if (!Number.isFinite(value)) return nonFiniteNode(spec.name, expects, value);
       const passed = spec.test(value, threshold);
       return node(

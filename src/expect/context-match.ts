@@ -1,7 +1,7 @@
 import { AuthoringError } from "../errors.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { type CaptureBudget, overBudget, resolveCapture } from "./capture.js";
-import { readCollection, scan } from "./collection.js";
+import { notACollection, readCollection, scan } from "./collection.js";
 import { describe, node } from "./result.js";
 import type {
   AnyMatch,
@@ -149,7 +149,11 @@ export function defineMaterialMatch<Ctx, Item>(
 
   const select = (ctx: Ctx): MaterialSelection<Item> => {
     const read = readCollection<Item>(definition.read(ctx));
-    if (read.state === "invalid" || read.state === "unavailable") {
+    if (read.state === "invalid") {
+      const result = notACollection(name, expects, read.value);
+      return { state: "unavailable", reason: result.reason, result };
+    }
+    if (read.state === "unavailable") {
       const result = node("unavailable", name, expects, read.reason, "unavailable");
       return { state: "unavailable", reason: read.reason, result };
     }

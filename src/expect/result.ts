@@ -97,6 +97,36 @@ export const nonFiniteNode = (name: string, expected: string, value: number): Ma
     String(value),
   );
 
+/**
+ * The node of a value `name` cannot judge because it is not of the type it `takes` (undefined, or
+ * a string for a numeric matcher): unavailable, marked `wrongType`, so that neither `not` nor a
+ * count turns it into a verdict on the application and a check makes it an errored judgment.
+ * @example
+ * wrongTypeNode("atMost", "at most 500", undefined, "a number").reason;
+ * // "observed undefined, but atMost takes a number"
+ */
+export function wrongTypeNode(
+  name: string,
+  expected: string,
+  value: unknown,
+  takes: string,
+): MatchResult {
+  const reason = `observed ${describe(value)}, but ${name} takes ${takes}`;
+  return { ...node("unavailable", name, expected, reason, preview(value)), wrongType: true };
+}
+
+/** The first node of `result` left unavailable by a matcher given a value of the wrong type. */
+export function wrongTypeIn(result: MatchResult): MatchResult | undefined {
+  const pending = [result];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next.state !== "unavailable") continue;
+    if (next.wrongType) return next;
+    if (next.children)
+      for (let i = next.children.length - 1; i >= 0; i--) pending.push(next.children[i]!);
+  }
+  return undefined;
+}
+
 /** The state of `match` on `value`, through its fast path when it has one. */
 export const stateOf = <I>(match: BooleanMatch<I, unknown>, value: I): MatchState =>
   match.test ? match.test(value) : match.evaluate(value).state;

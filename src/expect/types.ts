@@ -37,6 +37,12 @@ export interface MatchResult {
   readonly observed?: unknown;
   readonly reason: string;
   readonly children?: readonly MatchResult[];
+  /**
+   * Set on an unavailable node whose matcher cannot judge the value because it is not of the type
+   * it takes (undefined, or a string for a numeric matcher): a check makes that an errored
+   * judgment, an authoring or adapter problem, never a mismatch that blames the application.
+   */
+  readonly wrongType?: true;
 }
 
 /**

@@ -12,7 +12,11 @@ describe("pattern", () => {
     const match = pattern(/order #\d+/g);
     expect(match.evaluate("order #12").state).toBe("matched");
     expect(match.evaluate("order #12").state).toBe("matched");
-    expect(match.evaluate(12 as never).state).toBe("mismatched");
+    expect(match.evaluate(12 as never)).toMatchObject({
+      state: "unavailable",
+      reason: "observed 12, but pattern takes a string",
+      wrongType: true,
+    });
     expect(() => pattern("x" as never)).toThrow(AuthoringError);
   });
 

@@ -5,7 +5,15 @@ import { previewRegex } from "../scorers/deterministic/preview.js";
 import { readCollection } from "./collection.js";
 import { deepEqual } from "./deep-equal.js";
 import { compileLinearRegex } from "./linear-regex.js";
-import { describe, isNonFinite, node, nonFiniteNode, preview, stateOf } from "./result.js";
+import {
+  describe,
+  isNonFinite,
+  node,
+  nonFiniteNode,
+  preview,
+  stateOf,
+  wrongTypeNode,
+} from "./result.js";
 import type { BooleanMatch, CollectionValue } from "./types.js";
 
 /**
@@ -41,7 +49,12 @@ export function includes(expected: unknown): BooleanMatch<unknown, never> {
       }
       const read = readCollection<unknown>(value);
       if (read.state === "invalid")
-        return node("mismatched", "includes", expects, read.reason, preview(value));
+        return wrongTypeNode(
+          "includes",
+          expects,
+          value,
+          "a string, an array or a material collection",
+        );
       if (read.state === "unavailable")
         return node("unavailable", "includes", expects, read.reason);
       const index = read.items.findIndex((item) => deepEqual(item, expected));
@@ -89,15 +102,7 @@ export function pattern(regex: RegExp): BooleanMatch<string, string> {
     expects,
     params: { source: regex.source, flags: regex.flags },
     evaluate(value) {
-      if (typeof value !== "string") {
-        return node(
-          "mismatched",
-          "pattern",
-          expects,
-          `observed ${describe(value)}, which is not a string`,
-          preview(value),
-        );
-      }
+      if (typeof value !== "string") return wrongTypeNode("pattern", expects, value, "a string");
       if (!compiled.ok) throw new AuthoringError(`pattern(regex): ${compiled.reason}`);
       const found = compiled.regex.test(value);
       return node(
