@@ -499,6 +499,33 @@ describe("create failures", () => {
     expect(seen).toEqual({ runId: "run-7", evalId: "probe", caseId: "default" });
     expect(record.error?.message).toMatch(/reportUsage\(\{ totalTokens \}\) got -1/);
   });
+
+  it("refuses reportUsage keys it does not take, with a did-you-mean, and a total below input + output", async () => {
+    const reporting = (usage: Record<string, number>) =>
+      defineAdapter({
+        name: "usage",
+        create: (ctx) => {
+          ctx.reportUsage(usage);
+          return {};
+        },
+      })
+        .defineScoreEval({ id: "usage-typo", description: "u", test() {} })
+        .run();
+    const snake = await reporting({ input_tokens: 40_000, output_tokens: 20_000 });
+    expect(snake.verdict).toBe("errored");
+    expect(snake.error).toEqual({
+      where: 'create of adapter "usage" (eval "usage-typo")',
+      message:
+        'adapter "usage" (eval "usage-typo"): reportUsage(...) got unknown keys "input_tokens" (did you mean "inputTokens"?) and "output_tokens" (did you mean "outputTokens"?); known keys: inputTokens, outputTokens, totalTokens, costUsd',
+    });
+    const short = await reporting({ inputTokens: 500, outputTokens: 500, totalTokens: 100 });
+    expect(short.error?.message).toBe(
+      'adapter "usage" (eval "usage-typo"): reportUsage({ inputTokens: 500, outputTokens: 500, totalTokens: 100 }): totalTokens is less than inputTokens + outputTokens (1000); report the total the provider gave, or leave totalTokens out and it is their sum',
+    );
+    const fine = await reporting({ inputTokens: 500, outputTokens: 500, totalTokens: 1200 });
+    expect(fine.verdict).toBe("passed");
+    expect(fine.usage.app.totalTokens).toEqual({ state: "available", value: 1200 });
+  });
 });
 
 describe("facts named as a test tool", () => {

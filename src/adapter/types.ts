@@ -14,6 +14,13 @@ export interface UsageReport {
   costUsd?: number;
 }
 
+export const usageReportKeys = {
+  inputTokens: true,
+  outputTokens: true,
+  totalTokens: true,
+  costUsd: true,
+} satisfies KnownKeys<UsageReport>;
+
 /** What an adapter's `create` receives for one attempt. */
 export interface AdapterCreateContext {
   /** Aborted when the attempt times out or the run is cancelled; pass it to the application. */

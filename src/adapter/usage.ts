@@ -1,8 +1,9 @@
 import { NiceevalError } from "../errors.js";
 import type { AppUsage, NumericEvidence } from "../eval/record.js";
-import type { UsageReport } from "./types.js";
+import { unknownKeysMessage } from "../known-keys.js";
+import { type UsageReport, usageReportKeys } from "./types.js";
 
-const fields = ["inputTokens", "outputTokens", "totalTokens", "costUsd"] as const;
+const fields = Object.keys(usageReportKeys) as (keyof UsageReport)[];
 
 /** Collects what an adapter reports through ctx.reportUsage during one attempt. */
 export class UsageCollector {
@@ -11,6 +12,7 @@ export class UsageCollector {
   constructor(private readonly where: string) {}
 
   report(usage: UsageReport): void {
+    this.refuseUnknownKeys(usage);
     for (const field of fields) {
       const value = usage?.[field];
       if (value === undefined) continue;
@@ -20,8 +22,35 @@ export class UsageCollector {
           `${this.where}: reportUsage({ ${field} }) got ${String(value)}; report a finite number >= 0 or leave the field out`,
         );
       }
-      this.totals[field] = (this.totals[field] ?? 0) + value;
     }
+    this.refuseShortTotal(usage);
+    for (const field of fields) {
+      const value = usage?.[field];
+      if (value !== undefined) this.totals[field] = (this.totals[field] ?? 0) + value;
+    }
+  }
+
+  /** A misspelt field (`input_tokens`) would leave the usage "never reported" without a word. */
+  private refuseUnknownKeys(usage: unknown): void {
+    if (typeof usage !== "object" || usage === null) return;
+    const unknown = Object.keys(usage).filter((key) => !Object.hasOwn(usageReportKeys, key));
+    if (unknown.length === 0) return;
+    throw new NiceevalError(
+      "USAGE_INVALID",
+      `${this.where}: reportUsage(...) got ${unknownKeysMessage(unknown, fields)}`,
+    );
+  }
+
+  /** One report whose total is below its input and output: the numbers contradict each other. */
+  private refuseShortTotal(usage: UsageReport): void {
+    const { inputTokens, outputTokens, totalTokens } = usage ?? {};
+    if (inputTokens === undefined || outputTokens === undefined || totalTokens === undefined)
+      return;
+    if (totalTokens >= inputTokens + outputTokens) return;
+    throw new NiceevalError(
+      "USAGE_INVALID",
+      `${this.where}: reportUsage({ inputTokens: ${inputTokens}, outputTokens: ${outputTokens}, totalTokens: ${totalTokens} }): totalTokens is less than inputTokens + outputTokens (${inputTokens + outputTokens}); report the total the provider gave, or leave totalTokens out and it is their sum`,
+    );
   }
 
   /** Usage as evidence: unreported fields are unavailable; a total is derived from input + output. */
