@@ -6,7 +6,15 @@ import { EvalAccumulator } from "../runner/stats.js";
 import { consoleReporter } from "./console-reporter.js";
 import { formatMeanScore, formatPassRate } from "./figures.js";
 import { jsonReporter } from "./json-reporter.js";
-import { flakySuite, judgment, record, run, runSummary, tempDir } from "./test-support/runs.js";
+import {
+  flakySuite,
+  judgment,
+  record,
+  run,
+  runSummary,
+  tempDir,
+  ungatedUsageEval,
+} from "./test-support/runs.js";
 
 const gate = (label: string, matched: boolean, reason: string, more: Partial<Judgment> = {}) =>
   judgment({
@@ -124,6 +132,25 @@ describe("consoleReporter", () => {
         "  time: 5 ms",
         "FAIL",
         "",
+      ].join("\n"),
+    );
+  });
+
+  it("says on an attempt errored by a gate without evidence which gate it was", async () => {
+    const file = join(tempDir(), "why.txt");
+    const fd = openSync(file, "w");
+    try {
+      await run([{ eval: ungatedUsageEval() }], [consoleReporter({ fd, color: false })]);
+    } finally {
+      closeSync(fd);
+    }
+    const text = readFileSync(file, "utf8").replace(/\d+(\.\d+)? ms/g, "N ms");
+    expect(text).toContain(
+      [
+        "  ! default errored · 10/10 complete · N ms",
+        '      ! errored: gate "Usage limit" has no evidence',
+        "      ✓ Quality (10 pts) 10/10 — ratio 1 × weight 10 = 10 points",
+        "      ? Usage limit (gate) unavailable — usage-unreported: the adapter never reported totalTokens (ctx.reportUsage)",
       ].join("\n"),
     );
   });

@@ -7,6 +7,7 @@ import { NO_CASE_GATE } from "../runner/summary.js";
 import type { UnavailablePlace, UnavailableSummary } from "../runner/unavailable.js";
 import { show } from "../scorers/deterministic/preview.js";
 import type { CaseAverage, TrialSummary } from "../stats/trials.js";
+import { erroredBecause } from "./failures.js";
 import { formatMeanScore, formatPassRate, meanScoreFigure, runPassRateFigure } from "./figures.js";
 import { formatJudgeUsage, formatMs, formatNumber, oneLine, verdictMark } from "./format.js";
 import { LineWriter, type Palette, palette } from "./output.js";
@@ -89,6 +90,8 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
         out.line(`      ${c.yellow("-")} skipped: ${oneLine(record.skipReason)}`);
       if (record.error)
         out.line(`      ${c.magenta("!")} ${record.error.where}: ${oneLine(record.error.message)}`);
+      const because = erroredBecause(record);
+      if (because !== undefined) out.line(`      ${c.magenta("!")} errored: ${oneLine(because)}`);
       const { judgments } = record;
       for (let i = 0; i < judgments.length; i++) lines.judgmentLine(judgments[i]!, i);
       if (record.verdict === "failed") valueLines(record, out, c);

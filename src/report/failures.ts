@@ -42,3 +42,29 @@ export function problemSummary(record: AttemptRecord, max = 400): string {
   if (parts.length === 0 && record.verdict !== "passed") parts.push(record.verdict);
   return oneLine(parts.join("; "), max);
 }
+
+/**
+ * A record as the JSON reports write it (`--json`, NDJSON, `show --json`): a failed, errored or
+ * skipped one gains `reason`, after its verdict, the line {@link problemSummary} gives the
+ * Markdown and JUnit reports (an attempt errored by a gate without evidence has no `error`).
+ */
+export function withVerdictReason(record: AttemptRecord): AttemptRecord & { reason?: string } {
+  if (record.verdict === "passed") return record;
+  const { evalId, caseId, verdict } = record;
+  // These keys first, so `reason` is read beside the verdict; the record's own values follow.
+  return Object.assign({ evalId, caseId, verdict, reason: problemSummary(record, 2000) }, record);
+}
+
+/**
+ * Why an errored attempt that has no `error` of its own is errored, by label: each gate without
+ * evidence and each errored judgment (their reasons are on their own lines); undefined otherwise.
+ */
+export function erroredBecause(record: AttemptRecord): string | undefined {
+  if (record.verdict !== "errored" || record.error) return undefined;
+  const causes = decidingJudgments(record).map((j) =>
+    j.state === "errored"
+      ? `"${j.label}" (${j.source}) errored`
+      : `gate "${j.label}" has no evidence`,
+  );
+  return causes.length > 0 ? causes.join("; ") : undefined;
+}

@@ -3,9 +3,33 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CIRCULAR_MARKER } from "../json-safe.js";
 import { jsonReporter } from "./json-reporter.js";
-import { flakySuite, mixedSuite, record, run, runSummary, tempDir } from "./test-support/runs.js";
+import {
+  flakySuite,
+  mixedSuite,
+  record,
+  run,
+  runSummary,
+  tempDir,
+  ungatedUsageEval,
+} from "./test-support/runs.js";
 
 describe("jsonReporter", () => {
+  it("gives a record that is not passed its reason: the gate without evidence of an errored attempt", async () => {
+    const file = join(tempDir(), "run.json");
+    await run([{ eval: ungatedUsageEval() }, { eval: mixedSuite() }], [jsonReporter(file)]);
+    const { records } = JSON.parse(readFileSync(file, "utf8"));
+    const [why, ok] = records;
+    expect(Object.keys(why).slice(0, 4)).toEqual(["evalId", "caseId", "verdict", "reason"]);
+    expect(why).toMatchObject({
+      verdict: "errored",
+      reason:
+        "Usage limit (gate): unavailable — usage-unreported: the adapter never reported totalTokens (ctx.reportUsage)",
+    });
+    expect(why.error).toBeUndefined();
+    expect(ok).toMatchObject({ caseId: "ok", verdict: "passed" });
+    expect(ok.reason).toBeUndefined();
+  });
+
   it("gives every pass rate and mean score its n and 95% interval, as the console does", async () => {
     const file = join(tempDir(), "run.json");
     await run([{ eval: mixedSuite() }], [jsonReporter(file)]);

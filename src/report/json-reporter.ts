@@ -2,6 +2,7 @@ import { closeSync, openSync } from "node:fs";
 import type { AttemptRecord } from "../eval/record.js";
 import { safeStringify } from "../json-safe.js";
 import type { RunSummary } from "../runner/run.js";
+import { withVerdictReason } from "./failures.js";
 import { summaryWithFigures } from "./figures.js";
 import { LineWriter } from "./output.js";
 import type { Reporter } from "./reporter.js";
@@ -11,7 +12,8 @@ import type { Reporter } from "./reporter.js";
  * record by record so that a run of any size writes in bounded memory. Each eval summary, and
  * the totals, carry `figures`: the pass rate with n and its 95% Wilson interval, and the mean
  * score with n, its 95% t interval and whether it is a lower bound, both over cases with trials
- * (see `figures.ts`); and `attempts` beside `cases`, which counts attempts too.
+ * (see `figures.ts`); and `attempts` beside `cases`, which counts attempts too. A failed, errored
+ * or skipped record carries `reason`, why (`withVerdictReason`).
  */
 export function jsonReporter(file: string): Reporter {
   let fd: number | undefined;
@@ -25,7 +27,7 @@ export function jsonReporter(file: string): Reporter {
       out.write(`{"format":"niceeval/run/v1","runId":${JSON.stringify(info.runId)},"records":[`);
     },
     onCaseFinished(record: AttemptRecord) {
-      out?.write(`${first ? "\n" : ",\n"}${safeStringify(record)}`);
+      out?.write(`${first ? "\n" : ",\n"}${safeStringify(withVerdictReason(record))}`);
       first = false;
     },
     onRunFinished(summary: RunSummary) {

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { CIRCULAR_MARKER } from "../json-safe.js";
 import { NDJSON_FORMAT, ndjsonReporter } from "./ndjson-reporter.js";
-import { mixedSuite, record, run, tempDir } from "./test-support/runs.js";
+import { mixedSuite, record, run, tempDir, ungatedUsageEval } from "./test-support/runs.js";
 
 const lines = (file: string) =>
   readFileSync(file, "utf8")
@@ -50,6 +50,17 @@ describe("ndjsonReporter", () => {
       summary: { totals: { cases: 4, figures: { passRate: { n: 4 } } } },
     });
     for (const event of events) expect(typeof event.at).toBe("string");
+  });
+
+  it("gives an errored record its reason, as --json does", async () => {
+    const file = join(tempDir(), "run.ndjson");
+    await run([{ eval: ungatedUsageEval() }], [ndjsonReporter(file)]);
+    const written = lines(file).find((line) => line.type === "record");
+    expect(written?.record).toMatchObject({
+      verdict: "errored",
+      reason:
+        "Usage limit (gate): unavailable — usage-unreported: the adapter never reported totalTokens (ctx.reportUsage)",
+    });
   });
 
   it("writes a marker for a value that cannot be serialised and goes on", () => {

@@ -1,5 +1,6 @@
 import { closeSync, openSync } from "node:fs";
 import { safeStringify } from "../json-safe.js";
+import { withVerdictReason } from "./failures.js";
 import { evalSummaryWithFigures, summaryWithFigures } from "./figures.js";
 import { LineWriter } from "./output.js";
 import type { Reporter } from "./reporter.js";
@@ -33,7 +34,7 @@ export function ndjsonReporter(target: string): Reporter {
       emit("eval.started", { ...info });
     },
     onCaseFinished(record) {
-      emit("record", { record });
+      emit("record", { record: withVerdictReason(record) });
     },
     onEvalFinished(summary) {
       const { figures, ...written } = evalSummaryWithFigures(summary);

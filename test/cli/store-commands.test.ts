@@ -187,6 +187,10 @@ describe("run, runs and show through the real CLI and a real SQLite store", {
       ["b", "passed"],
       ["c", "passed"],
     ]);
+    // A record that did not pass says why, as in --json and the Markdown and JUnit reports.
+    expect((records[0] as { reason?: string }).reason).toBe(
+      "same (gate · 1 pt): mismatched — 0 < threshold 0.5",
+    );
     const failing = json<Shown>(
       (await cli(["show", "replayed", "--json", "--failures-only"])).stdout,
     );

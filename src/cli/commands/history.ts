@@ -3,6 +3,7 @@ import { addJudgeUsage, emptyJudgeUsage } from "../../eval/record.js";
 import { safeStringify } from "../../json-safe.js";
 import { plural } from "../../plural.js";
 import { consoleReporter } from "../../report/console-reporter.js";
+import { withVerdictReason } from "../../report/failures.js";
 import type { Reporter } from "../../report/reporter.js";
 import type { EvalSummary } from "../../runner/events.js";
 import { loadTroubles } from "../../runner/load-troubles.js";
@@ -159,7 +160,7 @@ export async function showCommand(args: ShowArgs, store: Store, io: CliIO): Prom
     for await (const record of store.streamAttempts(run.runId)) {
       if (args.failuresOnly && (record.verdict === "passed" || record.verdict === "skipped"))
         continue;
-      writeSync(io.stdoutFd, `${first ? "" : ","}\n${safeStringify(record)}`);
+      writeSync(io.stdoutFd, `${first ? "" : ","}\n${safeStringify(withVerdictReason(record))}`);
       first = false;
     }
     writeSync(io.stdoutFd, "\n]}\n");

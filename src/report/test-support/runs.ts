@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { onTestFinished } from "vitest";
+import { defineAdapter } from "../../adapter/define-adapter.js";
 import {
   type AttemptRecord,
   emptyJudgeUsage,
@@ -9,6 +10,7 @@ import {
   unreportedUsage,
 } from "../../eval/record.js";
 import { defineSuite } from "../../eval/suite.js";
+import { atMost } from "../../expect/compare.js";
 import type { RunSummary } from "../../runner/run.js";
 import { type RunEntry, runEvals } from "../../runner/run.js";
 import type { LoadError } from "../../runner/summary.js";
@@ -32,6 +34,19 @@ const exact = createScorer<string, string>({
 
 /** A scorer that passes whatever the output (a suite needs one). */
 export const ran = createScorer({ name: "ran", score: () => ({ score: 1 }) });
+
+/** A score eval errored by a gate without evidence (usage never reported), as repro-7 made it. */
+export function ungatedUsageEval(id = "why-errored") {
+  const app = defineAdapter({ name: "app", create: () => ({ answered: true }) });
+  return app.defineScoreEval({
+    id,
+    description: "why errored",
+    test(t) {
+      t.score(1, { weight: 10 }).label("Quality");
+      t.check(t.usage.totalTokens, atMost(10_000)).gate().label("Usage limit");
+    },
+  });
+}
 
 /**
  * A suite whose cases pass, fail (with a reason full of XML, markdown and control characters)
