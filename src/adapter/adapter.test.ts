@@ -128,6 +128,39 @@ describe("defineScoreEval", () => {
     expect(evaluation.kind).toBe("score-eval");
   });
 
+  it("says what was given to .score(), t.score and reportUsage: a string quoted, a positional weight, a misspelt key", async () => {
+    const where = 't.score(ratio, { weight }) in eval "ticket-desk.ticket-handling"';
+    const messages = [];
+    for (const test of [
+      (t: T) => t.check(t.status, equals("closed")).score("10" as never),
+      (t: T) => t.score(0.5, 10 as never),
+      (t: T) => t.score(0.5, { wieght: 10 } as never),
+      (t: T) => t.score(0.5, { weight: "10" } as never),
+    ]) {
+      const record = await run(test);
+      expect(record.verdict).toBe("errored");
+      messages.push(record.error?.message);
+    }
+    expect(messages).toEqual([
+      '.score() on assertion "equals "closed"" (t.check) in eval "ticket-desk.ticket-handling": points must be a finite number > 0, got "10" (a string)',
+      `${where}: the weight goes in an options object, as t.score(0.5, { weight: 10 }); got 10`,
+      `${where}: unknown key "wieght" (did you mean "weight"?); known keys: weight`,
+      `${where}: weight must be a finite number > 0, got "10" (a string)`,
+    ]);
+    const usage = await defineAdapter({
+      name: "usage",
+      create: (ctx) => {
+        ctx.reportUsage({ inputTokens: "1200" } as never);
+        return {};
+      },
+    })
+      .defineScoreEval({ id: "u", description: "u", test() {} })
+      .run();
+    expect(usage.error?.message).toBe(
+      'adapter "usage" (eval "u"): reportUsage({ inputTokens }) got "1200" (a string); report a finite number >= 0 or leave the field out',
+    );
+  });
+
   it("grades t.score ratios: r × weight, unavailable keeps its weight, NaN is unavailable, out of range errors", async () => {
     const record = await run((t) => {
       t.score(0.25, { weight: 8 }).label("quarter");

@@ -1,5 +1,6 @@
 import { AuthoringError } from "../errors.js";
 import type { JudgeUsage, Judgment, JudgmentState } from "../eval/record.js";
+import { givenText, givenTyped } from "../eval/timeout.js";
 import type { TestLifetime } from "./lifetime.js";
 import type { AssertionHandle } from "./types.js";
 
@@ -70,7 +71,7 @@ export class Assertion implements AssertionHandle {
     }
     this.once("score", this.#points);
     if (typeof points !== "number" || !Number.isFinite(points) || points <= 0) {
-      this.refuse("score", `points must be a finite number > 0, got ${String(points)}`);
+      this.refuse("score", `points must be a finite number > 0, got ${givenTyped(points)}`);
     }
     this.#points = points;
     return this;
@@ -80,7 +81,7 @@ export class Assertion implements AssertionHandle {
     this.running("label", this.label);
     this.once("label", this.#label);
     if (typeof text !== "string" || text.trim() === "") {
-      this.refuse("label", `the label must be a non-empty string, got ${String(text)}`);
+      this.refuse("label", `the label must be a non-empty string, got ${givenText(text)}`);
     }
     this.#label = text;
     return this;

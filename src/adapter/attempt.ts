@@ -10,12 +10,13 @@ import {
 } from "../eval/record.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
 import { decideVerdict, summarizeScore } from "../eval/summarize.js";
-import { Deadline } from "../eval/timeout.js";
+import { Deadline, givenTyped } from "../eval/timeout.js";
 import { TraceRecorder } from "../eval/trace.js";
 import type { ContextCheck } from "../expect/context-match.js";
 import { describe, wrongTypeIn } from "../expect/result.js";
 import type { AnyMatch, BooleanMatch, MatchResult, NumericMaterial } from "../expect/types.js";
 import { resolveCloseQAJudge } from "../judge/registry.js";
+import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { Assertion, type AssertionRules, type Outcome } from "./assertion.js";
 import { askCloseQA, closeQALimits } from "./close-qa.js";
 import { TestLifetime } from "./lifetime.js";
@@ -147,12 +148,7 @@ function assertionTools<Facts>(
         `t.score(...) in eval "${rules.evalId}": this eval was made with defineEval (pass/fail only); use defineScoreEval to award points`,
       );
     }
-    const weight = options?.weight;
-    if (typeof weight !== "number" || !Number.isFinite(weight) || weight <= 0) {
-      throw new AuthoringError(
-        `t.score(ratio, { weight }) in eval "${rules.evalId}": weight must be a finite number > 0, got ${String(weight)}`,
-      );
-    }
+    const weight = scoreWeight(`t.score(ratio, { weight }) in eval "${rules.evalId}"`, options);
     return add(
       new Assertion(
         via.method ?? "t.score",
@@ -195,6 +191,25 @@ function assertionTools<Facts>(
 
   return { check, score, closeQA };
 }
+
+/** The weight of t.score's options, or an AuthoringError saying how to give it. */
+function scoreWeight(where: string, options: unknown): number {
+  if (typeof options !== "object" || options === null) {
+    throw new AuthoringError(
+      `${where}: the weight goes in an options object, as t.score(0.5, { weight: 10 }); got ${givenTyped(options)}`,
+    );
+  }
+  refuseUnknownKeys(where, options, scoreOptionKeys);
+  const { weight } = options as { weight?: unknown };
+  if (typeof weight !== "number" || !Number.isFinite(weight) || weight <= 0) {
+    throw new AuthoringError(
+      `${where}: weight must be a finite number > 0, got ${givenTyped(weight)}`,
+    );
+  }
+  return weight;
+}
+
+const scoreOptionKeys = { weight: true } satisfies KnownKeys<{ weight: number }>;
 
 function ratioOutcome(ratio: number | NumericMaterial, weight: number): Outcome {
   let value: unknown = ratio;

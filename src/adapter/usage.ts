@@ -1,5 +1,6 @@
 import { NiceevalError } from "../errors.js";
 import type { AppUsage, NumericEvidence } from "../eval/record.js";
+import { givenTyped } from "../eval/timeout.js";
 import { unknownKeysMessage } from "../known-keys.js";
 import { type UsageReport, usageReportKeys } from "./types.js";
 
@@ -19,7 +20,7 @@ export class UsageCollector {
       if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
         throw new NiceevalError(
           "USAGE_INVALID",
-          `${this.where}: reportUsage({ ${field} }) got ${String(value)}; report a finite number >= 0 or leave the field out`,
+          `${this.where}: reportUsage({ ${field} }) got ${givenTyped(value)}; report a finite number >= 0 or leave the field out`,
         );
       }
     }

@@ -39,6 +39,10 @@ export function givenText(value: unknown): string {
   return String(value);
 }
 
+/** {@link givenText}, saying "(a string)" after a quoted string: `"10" (a string)` where a number was due. */
+export const givenTyped = (value: unknown): string =>
+  typeof value === "string" ? `${givenText(value)} (a string)` : givenText(value);
+
 /** Most trials of a case in one run (the CLI's `--trials`, a suite's and a run's `trials`). */
 export const MAX_TRIALS = 10_000;
 
