@@ -1,11 +1,43 @@
 import { describe, expect, it } from "vitest";
+import { defineAdapter } from "../adapter/define-adapter.js";
 import { defineSuite } from "../eval/suite.js";
 import { createScorer } from "../scorers/create-scorer.js";
-import { noEvalMessage } from "./eval-exports.js";
+import { EvalIds, noEvalMessage } from "./eval-exports.js";
 
 const same = createScorer({ name: "same", score: () => ({ score: 1 }) });
 const suite = (id: string) =>
   defineSuite({ id, cases: [{ id: "a", input: 1 }], target: (x: number) => x, scorers: [same] });
+
+describe("EvalIds", () => {
+  const dup = defineAdapter({ name: "dup", create: () => ({}) });
+  const made = (description: string) => dup.defineScoreEval({ description, test() {} });
+
+  it("says two different descriptions slug to one derived id, and to pass id", () => {
+    const { kept, errors } = new EvalIds().admit("slug.eval.ts", [
+      { runnable: made("Same thing"), name: "one" },
+      { runnable: made("same   thing!"), name: "two" },
+    ]);
+    expect(kept.map((e) => e.id)).toEqual(["dup.same-thing"]);
+    expect(errors).toEqual([
+      {
+        file: "slug.eval.ts",
+        leftOut: ["two"],
+        message:
+          'export "two" was left out: it has the eval id "dup.same-thing" of export "one" of this file; give each eval a unique id: this id is derived from the adapter name "dup" and the description, and the descriptions "Same thing" and "same   thing!" both slug to it; pass `id` to defineScoreEval({ id, … }) of one of them',
+      },
+    ]);
+  });
+
+  it("keeps saying a function that makes evals needs an id parameter when the description is the same", () => {
+    const { errors } = new EvalIds().admit("f.eval.ts", [
+      { runnable: made("Same thing"), name: "a" },
+      { runnable: made("Same thing"), name: "b" },
+    ]);
+    expect(errors[0]?.message).toMatch(
+      /the same for every eval one function makes, so give that function an id parameter and pass it to defineScoreEval\(\{ id, … \}\)$/,
+    );
+  });
+});
 
 describe("noEvalMessage", () => {
   it("says a suite object made without defineSuite is one, target or not", () => {
