@@ -885,6 +885,18 @@ describe("compareRuns", () => {
     await expect(compareRuns(store, "base", "head", { alpha: 2 })).rejects.toMatchObject({
       code: "COMPARE_OPTIONS",
     });
+    // From code as from the CLI: a string alpha, a fractional seed, a bootstrap of 10 draws.
+    const refused = async (options: object, message: string) =>
+      expect(compareRuns(store, "base", "head", options)).rejects.toMatchObject({
+        code: "COMPARE_OPTIONS",
+        message: `compareRuns: ${message}`,
+      });
+    await refused({ alpha: "0.05" }, 'alpha must be a number between 0 and 1, got "0.05"');
+    await refused({ seed: 1.5 }, "seed must be a whole number, got 1.5");
+    await refused(
+      { resamples: 10 },
+      "resamples must be 0 (no bootstrap) or a whole number ≥ 1000, got 10",
+    );
   });
 
   it("formats regressions first, then improvements, with n and why there is no interval", async () => {

@@ -1,5 +1,6 @@
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord } from "../eval/record.js";
+import { givenText } from "../eval/timeout.js";
 import { modelList } from "../judge/judge-models.js";
 import { plural } from "../plural.js";
 import { formatShard } from "../shard/shard.js";
@@ -59,8 +60,9 @@ export interface CompareOptions {
   /** Seed of the bootstrap (default 1): the same runs and seed give the same comparison. */
   seed?: number;
   /**
-   * Bootstrap resamples, and random sign patterns of the sign-flip test past 16 differing cases
-   * (default 10,000; under 1,000, the test uses its normal approximation instead of so few draws).
+   * Bootstrap resamples, and at least as many random sign patterns of the sign-flip test past 16
+   * differing cases (default 10,000, at least 1,000; 0: no bootstrap, the CLT interval and the
+   * test's normal approximation).
    */
   resamples?: number;
   /** Count any new failure (passed every trial, now passes none) as a regression (default false). */
@@ -190,16 +192,19 @@ export async function compareRuns(
 function checkedOptions(options: CompareOptions): StatsSettings {
   const alpha = options.alpha ?? 0.05;
   const resamples = options.resamples ?? 10_000;
-  if (!(alpha > 0 && alpha < 1)) {
-    throw new NiceevalError("COMPARE_OPTIONS", `alpha must be between 0 and 1, got ${alpha}`);
-  }
-  if (!(Number.isInteger(resamples) && resamples >= 0)) {
-    throw new NiceevalError(
-      "COMPARE_OPTIONS",
-      `resamples must be a whole number ≥ 0, got ${resamples}`,
+  const seed = options.seed ?? 1;
+  const refuse = (message: string) => {
+    throw new NiceevalError("COMPARE_OPTIONS", `compareRuns: ${message}`);
+  };
+  if (!(typeof alpha === "number" && alpha > 0 && alpha < 1))
+    refuse(`alpha must be a number between 0 and 1, got ${givenText(alpha)}`);
+  // A bootstrap of a few draws would print a 95% interval it cannot give.
+  if (!(Number.isInteger(resamples) && (resamples === 0 || resamples >= 1000)))
+    refuse(
+      `resamples must be 0 (no bootstrap) or a whole number ≥ 1000, got ${givenText(resamples)}`,
     );
-  }
-  return { alpha, seed: options.seed ?? 1, resamples, gateAlpha: alpha };
+  if (!Number.isSafeInteger(seed)) refuse(`seed must be a whole number, got ${givenText(seed)}`);
+  return { alpha, seed, resamples, gateAlpha: alpha };
 }
 
 /**

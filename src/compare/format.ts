@@ -23,8 +23,7 @@ const range = (i: Interval, f: (x: number) => string) =>
   `${levelText(i.level)} [${f(i.low)}, ${f(i.high)}]`;
 
 /** A confidence level as a percentage with the digits it has: 95%, 97.5%, 99.9%, 99.995%. */
-const levelText = (level: number): string =>
-  `${Number((level * 100).toPrecision(12))}%`;
+const levelText = (level: number): string => `${Number((level * 100).toPrecision(12))}%`;
 
 const side = (s: CaseChange["base"]) =>
   `${s.passed}/${s.trials} passed${s.score === null ? "" : `, score ${num(s.score)}`}`;
