@@ -15,6 +15,11 @@ describe("wilsonInterval", () => {
     expect(zero.low).toBe(0);
     expect(zero.high).toBeCloseTo(0.1611, 4);
     expect(wilsonInterval(0, 0)).toBeNull();
+    // Exactly 0 and 1 at the ends, for every n (0 of 3 left 5.55e-17 of rounding in JSON).
+    for (let n = 1; n <= 200; n++) {
+      expect(wilsonInterval(0, n)!.low).toBe(0);
+      expect(wilsonInterval(n, n)!.high).toBe(1);
+    }
   });
 
   it("contains the observed proportion and stays within [0, 1]", () => {

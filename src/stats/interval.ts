@@ -23,9 +23,10 @@ export function wilsonInterval(successes: number, n: number, z = Z95): Interval 
   const denominator = 1 + z2 / n;
   const center = (p + z2 / (2 * n)) / denominator;
   const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denominator;
+  // At 0 of n (n of n) the bound is 0 (1) exactly, not what rounding leaves of center − half.
   return {
-    low: Math.max(0, center - half),
-    high: Math.min(1, center + half),
+    low: successes <= 0 ? 0 : Math.max(0, center - half),
+    high: successes >= n ? 1 : Math.min(1, center + half),
     level: 0.95,
     method: "wilson",
   };

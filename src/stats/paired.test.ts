@@ -144,6 +144,11 @@ describe("pairedDifference", () => {
     expect(pairedDifference(base, moved).test.differing).toBe(1);
   });
 
+  it("has no correlation over two pairs, which always correlate ±1", () => {
+    expect(pairedDifference([0.2, 0.9], [0.3, 0.5]).correlation).toBeNull();
+    expect(pairedDifference([0.2, 0.9, 0.5], [0.3, 0.5, 0.4]).correlation).not.toBeNull();
+  });
+
   it("has no interval below two pairs", () => {
     expect(pairedDifference([0.5], [0.7]).interval).toBeNull();
     expect(pairedDifference([0.5], [0.7]).mean).toBeCloseTo(0.2, 12);

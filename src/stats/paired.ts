@@ -200,8 +200,11 @@ function moments(base: ArrayLike<number>, head: ArrayLike<number>) {
     meanBase,
     meanHead,
     sd: n > 1 ? Math.sqrt(sdd / (n - 1)) : null,
+    // Two pairs always correlate ±1: no correlation below three.
     correlation:
-      hasSpread(Math.sqrt(sbb / n), largestBase) && hasSpread(Math.sqrt(shh / n), largestHead)
+      n > 2 &&
+      hasSpread(Math.sqrt(sbb / n), largestBase) &&
+      hasSpread(Math.sqrt(shh / n), largestHead)
         ? sbh / Math.sqrt(sbb * shh)
         : null,
   };
