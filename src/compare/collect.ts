@@ -1,4 +1,5 @@
 import type { AttemptRecord } from "../eval/record.js";
+import { NEGLIGIBLE_SPREAD } from "../stats/spread.js";
 import { completeScore } from "../stats/trials.js";
 import type { Store } from "../store/types.js";
 import type { CaseSide, ChangeKind, LeftOut, Side } from "./types.js";
@@ -147,8 +148,17 @@ export function classify(base: CaseAgg, head: CaseAgg): ChangeKind | null {
   const after = passShare(head);
   if (after < before) return before === 1 && after === 0 ? "pass-to-fail" : "pass-rate-down";
   if (after > before) return before === 0 && after === 1 ? "fail-to-pass" : "pass-rate-up";
-  return null;
+  const [was, now] = [meanScore(base), meanScore(head)];
+  if (was === null || now === null) return null;
+  // A difference of rounding (trial scores summed in another order) is none.
+  if (Math.abs(now - was) <= NEGLIGIBLE_SPREAD * Math.max(Math.abs(now), Math.abs(was)))
+    return null;
+  return now < was ? "score-down" : "score-up";
 }
+
+/** Whether a change of `kind` from `base` to `head` is a regression (see CaseChange.regression). */
+export const isRegression = (kind: ChangeKind, base: CaseAgg, head: CaseAgg): boolean =>
+  kind === "score-down" || passShare(head) < passShare(base);
 
 /** Passed every trial before, passes none now, and failed some (every one errored: became-errored). */
 export const isNewFailure = (base: CaseAgg, head: CaseAgg): boolean =>

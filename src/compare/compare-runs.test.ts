@@ -189,6 +189,8 @@ describe("compareRuns", () => {
       becameErrored: 1,
       passRateDown: 0,
       passRateUp: 0,
+      scoreDown: 0,
+      scoreUp: 0,
       added: 1,
       removed: 1,
       unchanged: 1,
@@ -209,8 +211,8 @@ describe("compareRuns", () => {
         label: "exact",
         source: "scorer",
         gate: true,
-        base: { state: "matched", reason: "equal" },
-        head: { state: "mismatched", reason: "expected 4, got 5" },
+        base: { state: "matched", reason: "equal", earned: 1, points: 1 },
+        head: { state: "mismatched", reason: "expected 4, got 5", earned: 0, points: 1 },
       },
     ]);
     expect(qa.changes[0]!.error).toBe("target: boom");
@@ -431,6 +433,34 @@ describe("compareRuns", () => {
     expect(withTrials.overall.passRate!.baseInterval).toEqual(passRateInterval(5, 8, 4, sums));
   });
 
+  it("lists a case whose score moved while its pass share held, with the points that moved", async () => {
+    // A score eval's check worth half its points flipped while its gates held: both runs pass.
+    const c = await compareRuns(
+      await storeWith({
+        base: [{ caseId: "a" }, { caseId: "b", score: 0.5 }, { caseId: "same", score: 0.3 }],
+        head: [{ caseId: "a", score: 0.5 }, { caseId: "b" }, { caseId: "same", score: 0.3 }],
+      }),
+      "base",
+      "head",
+    );
+    const qa = c.evals[0]!;
+    expect(qa.transitions).toMatchObject({ scoreDown: 1, scoreUp: 1, unchanged: 1 });
+    expect(qa.changes.map((x) => [x.caseId, x.kind, x.regression])).toEqual([
+      ["a", "score-down", true],
+      ["b", "score-up", false],
+    ]);
+    expect(qa.changes[0]!.judgments).toEqual([
+      expect.objectContaining({
+        base: { state: "matched", reason: "equal", earned: 1, points: 1 },
+        head: { state: "matched", reason: "equal", earned: 0.5, points: 1 },
+      }),
+    ]);
+    const text = formatComparison(c);
+    expect(text).toContain("  score-down qa/a: 1/1 passed, score 1.000 → 1/1 passed, score 0.500");
+    expect(text).toContain('gate exact (scorer): matched 1/1 "equal" → matched 0.5/1 "equal"');
+    expect(text).toContain("1 score down, 1 score up, 0 added");
+  });
+
   it("decides the pass rate over clusters when cases share them", async () => {
     // 20 cases; the 8 of one document fail together. McNemar over cases: p = 2/2^8 = 0.0078;
     // over the 13 clusters one changed: p = 1, and the mean score's test says the same.
@@ -632,8 +662,8 @@ describe("compareRuns", () => {
     expect(change).toMatchObject({ kind: "pass-rate-down", trials: { base: 1, head: 1 } });
     expect(change!.judgments).toEqual([
       expect.objectContaining({
-        base: { state: "matched", reason: "high" },
-        head: { state: "errored", reason: "threw" },
+        base: { state: "matched", reason: "high", earned: 1, points: 1 },
+        head: { state: "errored", reason: "threw", earned: 0, points: 1 },
       }),
     ]);
     expect(change!.error).toBe("target: boom");
@@ -914,7 +944,7 @@ describe("compareRuns", () => {
     expect(text).toContain(
       "1 pass→fail, 0 became errored, 1 fail→pass, 0 added, 0 removed, 4 unchanged; 1 new failure\n",
     );
-    expect(text).toContain('gate exact (scorer): matched "equal" → mismatched "got | 5"');
+    expect(text).toContain('gate exact (scorer): matched 1/1 "equal" → mismatched 0/1 "got | 5"');
     expect(text).toMatch(
       /pass rate 83\.3% → 83\.3% \(\+0\.0 pts, n = 6; 1 worse, 1 better, McNemar p = 1\)/,
     );

@@ -24,6 +24,7 @@ import {
   collectRun,
   emptyLeftOut,
   isNewFailure,
+  isRegression,
   judgedShare,
   meanScore,
   NAMED_LEFT_OUT,
@@ -35,6 +36,7 @@ import {
   type Representative,
   representative,
   sameTrialPair,
+  scoreRepresentative,
 } from "./judgments.js";
 import type {
   CaseChange,
@@ -240,7 +242,7 @@ function changesToShow(
     if (!before || before.trials === 0 || agg.trials === 0) return;
     const kind = classify(before, agg);
     if (!kind) return;
-    const regression = passShare(agg) < passShare(before);
+    const regression = isRegression(kind, before, agg);
     const counts = shown.get(evalId) ?? { regressions: 0, improvements: 0 };
     shown.set(evalId, counts);
     const key = regression ? "regressions" : "improvements";
@@ -251,10 +253,11 @@ function changesToShow(
       cases = new Map();
       pending.set(evalId, cases);
     }
+    const byScore = kind === "score-down" || kind === "score-up";
     cases.set(caseId, {
       kind,
       regression,
-      head: representative(trials, !regression),
+      head: byScore ? scoreRepresentative(trials, regression) : representative(trials, !regression),
       headTrials: trials.length > 1 ? trials.map(kept) : [],
     });
   };
@@ -357,9 +360,14 @@ async function fetchBaseRepresentatives(
       const first = group[0];
       const wanted = first && cases.get(first.caseId);
       if (wanted && !("base" in wanted)) {
-        const paired = sameTrialPair(group.map(kept), wanted.headTrials, wanted.regression);
-        wanted.base = paired?.base ?? representative(group, wanted.regression);
-        if (paired) wanted.head = paired.head;
+        if (wanted.kind === "score-down" || wanted.kind === "score-up") {
+          // The base trial that scored highest against the head's lowest (the reverse for up).
+          wanted.base = scoreRepresentative(group, !wanted.regression);
+        } else {
+          const paired = sameTrialPair(group.map(kept), wanted.headTrials, wanted.regression);
+          wanted.base = paired?.base ?? representative(group, wanted.regression);
+          if (paired) wanted.head = paired.head;
+        }
         wanted.headTrials = [];
         remaining--;
       }
@@ -419,6 +427,8 @@ function pairStats(
     becameErrored: 0,
     passRateDown: 0,
     passRateUp: 0,
+    scoreDown: 0,
+    scoreUp: 0,
     added: 0,
     removed: 0,
     unchanged: 0,
@@ -437,6 +447,8 @@ function pairStats(
     else if (kind === "became-errored") transitions.becameErrored++;
     else if (kind === "pass-rate-down") transitions.passRateDown++;
     else if (kind === "pass-rate-up") transitions.passRateUp++;
+    else if (kind === "score-down") transitions.scoreDown++;
+    else if (kind === "score-up") transitions.scoreUp++;
     else transitions.unchanged++;
     if (isNewFailure(pair.base, pair.head)) newFailures++;
     if (passShare(pair.head) < passShare(pair.base)) worseAsFailures++;

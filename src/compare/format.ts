@@ -29,7 +29,15 @@ const side = (s: CaseChange["base"]) =>
   `${s.passed}/${s.trials} passed${s.score === null ? "" : `, score ${num(s.score)}`}`;
 
 const judgmentLine = (j: JudgmentChange) =>
-  `${j.gate ? "gate " : ""}${j.label} (${j.source}): ${j.base ? `${j.base.state} "${j.base.reason}"` : "absent"} → ${j.head ? `${j.head.state} "${j.head.reason}"` : "absent"}`;
+  `${j.gate ? "gate " : ""}${j.label} (${j.source}): ${judgmentSideText(j.base)} → ${judgmentSideText(j.head)}`;
+
+/** `matched 5/5 "reason"` (points earned, for a judgment that carries them), or "absent". */
+const judgmentSideText = (side: JudgmentChange["base"]) =>
+  side
+    ? `${side.state}${side.points !== undefined ? ` ${side.earned === null ? "–" : fmtPoints(side.earned!)}/${fmtPoints(side.points)}` : ""} "${side.reason}"`
+    : "absent";
+
+const fmtPoints = (x: number) => String(Number(x.toPrecision(4)));
 
 /** Whether the score line already says what the pass rate's too-few note would (same units). */
 const sameNote = (a: TooFewToDetect, b: TooFewToDetect | null | undefined) =>
@@ -127,8 +135,11 @@ function leftOutLine(left: LeftOut): string | null {
 
 function transitionsLine(stats: ComparisonStats): string {
   const t = stats.transitions;
-  return `${t.passToFail} pass→fail, ${t.becameErrored} became errored, ${t.failToPass} fail→pass, ${rateMoves(t) ? `${t.passRateDown} pass rate down, ${t.passRateUp} pass rate up, ` : ""}${t.added} added, ${t.removed} removed, ${t.unchanged} unchanged; ${plural(stats.newFailures, "new failure")}`;
+  return `${t.passToFail} pass→fail, ${t.becameErrored} became errored, ${t.failToPass} fail→pass, ${rateMoves(t) ? `${t.passRateDown} pass rate down, ${t.passRateUp} pass rate up, ` : ""}${scoreMoves(t) ? `${t.scoreDown} score down, ${t.scoreUp} score up, ` : ""}${t.added} added, ${t.removed} removed, ${t.unchanged} unchanged; ${plural(stats.newFailures, "new failure")}`;
 }
+
+/** Cases whose pass share held and whose score moved. */
+const scoreMoves = (t: ComparisonStats["transitions"]) => t.scoreDown + t.scoreUp > 0;
 
 /** Cases whose share of passing trials moved short of all-or-none (only with trials). */
 const rateMoves = (t: ComparisonStats["transitions"]) => t.passRateDown + t.passRateUp > 0;
@@ -179,7 +190,14 @@ function unlistedNote(c: Comparison): string | undefined {
   let listed = 0;
   for (const e of c.evals) {
     const t = e.transitions;
-    changed += t.passToFail + t.failToPass + t.becameErrored + t.passRateDown + t.passRateUp;
+    changed +=
+      t.passToFail +
+      t.failToPass +
+      t.becameErrored +
+      t.passRateDown +
+      t.passRateUp +
+      t.scoreDown +
+      t.scoreUp;
     listed += e.changes.length;
   }
   if (listed >= changed) return undefined;
@@ -259,7 +277,7 @@ export function formatComparisonMarkdown(c: Comparison): string {
     const d = s.meanScore;
     const t = s.transitions;
     out.push(
-      `| ${name} | ${s.pairs} | ${r ? `${pct(r.base)} → ${pct(r.head)} (${points(r.difference)})` : "–"} | ${r ? pText(passRateP(r)).replace(/^p [=<] ?/, (m) => (m.includes("<") ? "< " : "")) : "–"} | ${d ? `${signed(d.mean)} (n = ${d.n}, ${pText(d.test.pValue)})` : "–"} | ${intervalCell(d)} | ${mdeCell(d)} | ${t.passToFail}↓ ${t.becameErrored}⚠ ${t.failToPass}↑ ${rateMoves(t) ? `${t.passRateDown}↘ ${t.passRateUp}↗ ` : ""}+${t.added} −${t.removed} |`,
+      `| ${name} | ${s.pairs} | ${r ? `${pct(r.base)} → ${pct(r.head)} (${points(r.difference)})` : "–"} | ${r ? pText(passRateP(r)).replace(/^p [=<] ?/, (m) => (m.includes("<") ? "< " : "")) : "–"} | ${d ? `${signed(d.mean)} (n = ${d.n}, ${pText(d.test.pValue)})` : "–"} | ${intervalCell(d)} | ${mdeCell(d)} | ${t.passToFail}↓ ${t.becameErrored}⚠ ${t.failToPass}↑ ${rateMoves(t) ? `${t.passRateDown}↘ ${t.passRateUp}↗ ` : ""}${scoreMoves(t) ? `${t.scoreDown}▾ ${t.scoreUp}▴ ` : ""}+${t.added} −${t.removed} |`,
     );
   };
   // Names as Markdown: an eval id escaped, the total in bold.
@@ -270,7 +288,7 @@ export function formatComparisonMarkdown(c: Comparison): string {
   if (rateMoves(c.overall.transitions))
     out.push(
       "",
-      "_changes: ↓ pass→fail, ⚠ became errored, ↑ fail→pass, ↘ pass rate down, ↗ pass rate up (with trials, short of all or none), + added, − removed_",
+      "_changes: ↓ pass→fail, ⚠ became errored, ↑ fail→pass, ↘ pass rate down, ↗ pass rate up (with trials, short of all or none), ▾ score down, ▴ score up (pass share held), + added, − removed_",
     );
   for (const [title, listed] of changeGroups(c)) {
     out.push(

@@ -1,5 +1,6 @@
 import type { AttemptRecord, Judgment } from "../eval/record.js";
-import type { JudgmentChange } from "./types.js";
+import { completeScore } from "../stats/trials.js";
+import type { JudgmentChange, JudgmentSide } from "./types.js";
 
 /** Most changed judgments kept per case. */
 const MAX_JUDGMENTS = 10;
@@ -18,6 +19,24 @@ export function representative(trials: readonly AttemptRecord[], passing: boolea
   const chosen =
     counted.find((trial) => (trial.verdict === "passed") === passing) ?? counted[0] ?? trials[0];
   return chosen && kept(chosen);
+}
+
+/**
+ * The trial that shows a case's side of a change of score: its lowest-scoring (or highest) trial
+ * with a complete score, or its first counted trial without one.
+ */
+export function scoreRepresentative(trials: readonly AttemptRecord[], lowest: boolean) {
+  let chosen: AttemptRecord | undefined;
+  let best = 0;
+  for (const trial of trials) {
+    const value = completeScore(trial);
+    if (value === null) continue;
+    if (chosen === undefined || (lowest ? value < best : value > best)) {
+      chosen = trial;
+      best = value;
+    }
+  }
+  return chosen ? kept(chosen) : representative(trials, !lowest);
 }
 
 /** What a change keeps of one trial. */
@@ -73,15 +92,25 @@ export function diffJudgments(
   for (const key of new Set([...before.keys(), ...after.keys()])) {
     const b = before.get(key);
     const h = after.get(key);
-    if (b && h && b.state === h.state) continue;
+    if (b && h && b.state === h.state && b.earned === h.earned) continue;
     const any = (h ?? b)!;
     changes.push({
       label: any.label,
       source: any.source,
       gate: any.gate,
-      base: b ? { state: b.state, reason: b.reason } : null,
-      head: h ? { state: h.state, reason: h.reason } : null,
+      base: b ? judgmentSide(b) : null,
+      head: h ? judgmentSide(h) : null,
     });
   }
   return changes.sort((x, y) => Number(y.gate) - Number(x.gate)).slice(0, MAX_JUDGMENTS);
+}
+
+/** A judgment's side of a change: its state and reason, and for points, what it earned of them. */
+function judgmentSide(judgment: Judgment): JudgmentSide {
+  const side: JudgmentSide = { state: judgment.state, reason: judgment.reason };
+  if (judgment.points > 0) {
+    side.earned = judgment.earned;
+    side.points = judgment.points;
+  }
+  return side;
 }

@@ -13,19 +13,26 @@ export type Side = "base" | "head";
  * every trial and now passes none (with one trial each, passed then failed); `fail-to-pass` the
  * reverse. With trials, a share of passing trials that moved otherwise (3/5 → 0/5, 0/5 → 2/2)
  * is `pass-rate-down` or `pass-rate-up`. `became-errored`: every head trial errored, and not
- * every base trial had.
+ * every base trial had. `score-down` and `score-up`: its share of passing trials held but its
+ * mean complete score moved (a score eval whose check worth 5 of 10 points flipped while its
+ * gates held).
  */
 export type ChangeKind =
   | "pass-to-fail"
   | "became-errored"
   | "fail-to-pass"
   | "pass-rate-down"
-  | "pass-rate-up";
+  | "pass-rate-up"
+  | "score-down"
+  | "score-up";
 
 /** One judgment as it stood in one run's representative trial. */
 export interface JudgmentSide {
   state: JudgmentState;
   reason: string;
+  /** For a judgment that carries points: what it earned of them (null: no evidence). */
+  earned?: number | null;
+  points?: number;
 }
 
 /** A judgment whose state differs between the runs (matched by source, label and occurrence). */
@@ -54,8 +61,8 @@ export interface CaseChange {
   caseId: string;
   kind: ChangeKind;
   /**
-   * True for pass-to-fail, pass-rate-down, and became-errored when the case passed some trial
-   * before.
+   * True for pass-to-fail, pass-rate-down, score-down, and became-errored when the case passed
+   * some trial before.
    */
   regression: boolean;
   base: CaseSide;
@@ -80,6 +87,10 @@ export interface Transitions {
   passRateDown: number;
   /** With trials: cases whose share of passing trials rose, short of fail-to-pass. */
   passRateUp: number;
+  /** Cases whose share of passing trials held and whose mean complete score fell. */
+  scoreDown: number;
+  /** Cases whose share of passing trials held and whose mean complete score rose. */
+  scoreUp: number;
   added: number;
   removed: number;
   unchanged: number;
