@@ -101,6 +101,24 @@ const lateLabels = defineSuite<number, number>({
   scorers: [createScorer<number>({ name: "only-late", score: () => ({ score: 1 }) })],
 });
 
+/** Two 5,000-line texts that differ only on line 4,500. */
+const LONG = "run-long-text-000000";
+const longText = (changed: boolean) =>
+  Array.from({ length: 5000 }, (_, i) =>
+    changed && i === 4500 ? "line 4500 changed" : `line ${i}`,
+  ).join("\n");
+const longTexts = defineSuite<string, string>({
+  id: "long-text",
+  cases: [{ id: "late", input: "x", expected: longText(false) }],
+  target: () => longText(true),
+  scorers: [
+    createScorer<string, string>({
+      name: "same",
+      score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+    }),
+  ],
+});
+
 beforeAll(async () => {
   await ensureViewerApp();
   fixture = await storeWithRuns();
@@ -152,6 +170,13 @@ beforeAll(async () => {
       evals: [judgedEval(reachable)],
       trials: 1,
     });
+  await recordRun(fixture.store, {
+    runId: LONG,
+    name: "long-text",
+    startedAt: "2024-08-01T00:00:00.000Z",
+    evals: [longTexts],
+    trials: 1,
+  });
   viewer = await startViewer({ store: fixture.store });
   browser = await launchChromium();
   page = await browser.context.newPage();
@@ -287,6 +312,25 @@ describe("a case page", () => {
     await page.reload();
     await page.locator(".trials .trial.sel", { hasText: "trial 2" }).waitFor();
     expect(await page.locator(".notice").count()).toBe(0);
+  });
+});
+
+/** The text of a case page's diff section. */
+async function diffText(p: Page): Promise<string> {
+  const box = p.locator("section.box", { has: p.locator("h3", { hasText: /^Diff/ }) });
+  await box.waitFor();
+  return (await box.textContent()) ?? "";
+}
+
+describe("a case page's diff", () => {
+  it("finds a change past line 1,500 instead of saying the values are equal", async () => {
+    await page.goto(`${viewer.origin}/#/case/${LONG}/long-text/late`);
+    await page.reload();
+    const diff = await diffText(page);
+    expect(diff).not.toContain("equals");
+    expect(await page.locator(".diff .d-del").allTextContents()).toEqual(["- line 4500"]);
+    expect(await page.locator(".diff .d-add").allTextContents()).toEqual(["+ line 4500 changed"]);
+    expect(diff).toContain("\u2026 4,497 lines equal before");
   });
 });
 

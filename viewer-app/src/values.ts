@@ -1,3 +1,5 @@
+import { pluralNoun } from "../../src/plural.js";
+import { lineDiff } from "./diff.js";
 import { badge, h } from "./dom.js";
 
 type Truncated = { "~truncated": true; bytes: number; head: string };
@@ -76,36 +78,43 @@ export function jsonTree(v: unknown, depth: number): HTMLElement {
 }
 
 /**
- * Line diff by longest common subsequence; large texts are compared by their first lines only.
- * `same` is what equal values read as.
+ * A line diff of two values (see {@link lineDiff}): equality is decided on the whole values, and
+ * what the diff leaves out is counted. `same` is what equal values read as.
  */
-export function diffView(a: unknown, b: unknown, same = "output equals expected"): HTMLElement {
+export function diffView(
+  a: unknown,
+  b: unknown,
+  same = "output equals expected",
+  names: [string, string] = ["expected", "output"],
+): HTMLElement {
   if (isTruncated(a) || isTruncated(b))
     return h("p", { class: "muted" }, "not diffed: a value is truncated");
-  const x = textOf(a).split("\n").slice(0, 1500);
-  const y = textOf(b).split("\n").slice(0, 1500);
-  if (x.join("\n") === y.join("\n")) return h("p", { class: "muted" }, same);
-  const n = x.length;
-  const m = y.length;
-  const L = Array.from({ length: n + 1 }, () => new Uint16Array(m + 1));
-  for (let i = n - 1; i >= 0; i--)
-    for (let j = m - 1; j >= 0; j--)
-      L[i]![j] = x[i] === y[j] ? L[i + 1]![j + 1]! + 1 : Math.max(L[i + 1]![j]!, L[i]![j + 1]!);
-  const out: HTMLElement[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && x[i] === y[j]) {
-      out.push(h("div", { class: "d-same" }, `  ${x[i]}`));
-      i++;
-      j++;
-    } else if (i < n && (j >= m || L[i + 1]![j]! >= L[i]![j + 1]!)) {
-      out.push(h("div", { class: "d-del" }, `- ${x[i]}`));
-      i++;
-    } else {
-      out.push(h("div", { class: "d-add" }, `+ ${y[j]}`));
-      j++;
-    }
-  }
-  return h("pre", { class: "diff" }, out);
+  const d = lineDiff(textOf(a), textOf(b), CUT);
+  if (d.equal) return h("p", { class: "muted" }, same);
+  const skipped = (n: number, where: string) =>
+    n > 0 ? h("div", { class: "d-skip" }, `\u2026 ${lines(n)} equal ${where}`) : null;
+  const { a: leftA, b: leftB } = d.leftOut;
+  return h(
+    "div",
+    {},
+    h(
+      "pre",
+      { class: "diff" },
+      skipped(d.sameBefore, "before"),
+      d.lines.map((l) => h("div", { class: `d-${l.kind}` }, `${MARK[l.kind]} ${l.text}`)),
+      skipped(d.sameAfter, "after"),
+    ),
+    leftA + leftB > 0
+      ? h(
+          "p",
+          { class: "notice" },
+          `The values differ; the diff shows the changed part only up to ${CUT.toLocaleString("en")} lines of each side: ${lines(leftA)} more of ${names[0]} and ${lines(leftB)} more of ${names[1]} are left out of it.`,
+        )
+      : null,
+  );
 }
+
+/** Lines of a side's changed part the diff compares; the rest is counted. */
+const CUT = 1500;
+const lines = (n: number) => `${n.toLocaleString("en")} ${pluralNoun(n, "line")}`;
+const MARK = { same: " ", del: "-", add: "+" } as const;

@@ -212,7 +212,7 @@ async function loadSides(c: Comparison, ch: Change, el: HTMLElement): Promise<vo
       bo && ho && bo.output !== undefined && ho.output !== undefined
         ? section(
             `Diff: ${bn} \u2192 ${hn}`,
-            diffView(bo.output, ho.output, "the outputs are equal"),
+            diffView(bo.output, ho.output, "the outputs are equal", [bn, hn]),
           )
         : null,
     );
