@@ -119,6 +119,20 @@ const longTexts = defineSuite<string, string>({
   ],
 });
 
+/** Expected the string "42", answered the number 42: different values with the same text. */
+const TYPED = "run-typed-0000000000";
+const typed = defineSuite<string, unknown>({
+  id: "typed",
+  cases: [{ id: "string-vs-number", input: "x", expected: "42" }],
+  target: () => 42,
+  scorers: [
+    createScorer<string, unknown>({
+      name: "strict",
+      score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+    }),
+  ],
+});
+
 beforeAll(async () => {
   await ensureViewerApp();
   fixture = await storeWithRuns();
@@ -175,6 +189,13 @@ beforeAll(async () => {
     name: "long-text",
     startedAt: "2024-08-01T00:00:00.000Z",
     evals: [longTexts],
+    trials: 1,
+  });
+  await recordRun(fixture.store, {
+    runId: TYPED,
+    name: "typed",
+    startedAt: "2024-08-02T00:00:00.000Z",
+    evals: [typed],
     trials: 1,
   });
   viewer = await startViewer({ store: fixture.store });
@@ -331,6 +352,22 @@ describe("a case page's diff", () => {
     expect(await page.locator(".diff .d-del").allTextContents()).toEqual(["- line 4500"]);
     expect(await page.locator(".diff .d-add").allTextContents()).toEqual(["+ line 4500 changed"]);
     expect(diff).toContain("\u2026 4,497 lines equal before");
+  });
+});
+
+describe("a case page's values", () => {
+  it('show the string "42" and the number 42 apart, and the diff says they differ', async () => {
+    await page.goto(`${viewer.origin}/#/case/${TYPED}/typed/string-vs-number`);
+    await page.reload();
+    const panel = (title: string) =>
+      page
+        .locator("section.box", { has: page.locator("h3", { hasText: new RegExp(`^${title}$`) }) })
+        .locator("pre");
+    expect(await panel("Expected").textContent()).toBe('"42"');
+    expect(await panel("Output").textContent()).toBe("42");
+    const diff = await diffText(page);
+    expect(diff).not.toContain("equals");
+    expect(diff).toContain('same text, different types: string "42" vs number 42');
   });
 });
 

@@ -1,24 +1,25 @@
 import { pluralNoun } from "../../src/plural.js";
 import { lineDiff } from "./diff.js";
 import { badge, h } from "./dom.js";
+import { shownText, typeNote } from "./shown.js";
 
 type Truncated = { "~truncated": true; bytes: number; head: string };
 
 export const isTruncated = (v: unknown): v is Truncated =>
   typeof v === "object" && v !== null && (v as Record<string, unknown>)["~truncated"] === true;
 
-/** The start of a value as one line of text. */
-export function preview(v: unknown): string {
+/** The start of a value as one line of text, written as beside `others` ({@link shownText}). */
+export function preview(v: unknown, others: readonly unknown[] = []): string {
   if (isTruncated(v)) return `[truncated, ${v.bytes} bytes]`;
-  const s = typeof v === "string" ? v : JSON.stringify(v);
+  const s = typeof v === "string" ? shownText(v, others) : JSON.stringify(v);
   return s === undefined ? "" : s.slice(0, 120);
 }
 
-const textOf = (v: unknown): string =>
-  typeof v === "string" ? v : (JSON.stringify(v, null, 2) ?? String(v));
-
-/** A recorded value: as text, with a collapsible JSON tree for objects; truncated ones say so. */
-export function valueView(v: unknown): HTMLElement {
+/**
+ * A recorded value: as text (a string quoted where it would read as another value, beside
+ * `others`), with a collapsible JSON tree for objects; truncated ones say so.
+ */
+export function valueView(v: unknown, others: readonly unknown[] = []): HTMLElement {
   if (v === undefined) return h("p", { class: "muted" }, "not recorded");
   if (isTruncated(v))
     return h(
@@ -35,7 +36,7 @@ export function valueView(v: unknown): HTMLElement {
   return h(
     "div",
     {},
-    h("pre", {}, textOf(v)),
+    h("pre", {}, shownText(v, others)),
     typeof v === "object" && v !== null
       ? h("details", {}, h("summary", {}, "JSON tree"), jsonTree(v, 0))
       : null,
@@ -89,14 +90,16 @@ export function diffView(
 ): HTMLElement {
   if (isTruncated(a) || isTruncated(b))
     return h("p", { class: "muted" }, "not diffed: a value is truncated");
-  const d = lineDiff(textOf(a), textOf(b), CUT);
-  if (d.equal) return h("p", { class: "muted" }, same);
+  const types = typeNote(a, b);
+  const d = lineDiff(shownText(a, [b]), shownText(b, [a]), CUT);
+  if (d.equal && !types) return h("p", { class: "muted" }, same);
   const skipped = (n: number, where: string) =>
     n > 0 ? h("div", { class: "d-skip" }, `\u2026 ${lines(n)} equal ${where}`) : null;
   const { a: leftA, b: leftB } = d.leftOut;
   return h(
     "div",
     {},
+    types ? h("p", { class: "notice" }, types) : null,
     h(
       "pre",
       { class: "diff" },

@@ -50,7 +50,11 @@ export function casePage(root: HTMLElement, r: Route): PageHandle {
           badge(t.verdict),
           h("div", { class: "num" }, scoreText(t.score)),
           h("div", { class: "muted small" }, `${t.elapsedMs.toFixed(0)} ms`),
-          h("div", { class: "out small" }, t.output === undefined ? "" : preview(t.output)),
+          h(
+            "div",
+            { class: "out small" },
+            t.output === undefined ? "" : preview(t.output, [t.expected]),
+          ),
         );
       const show = () => {
         fill(cards, data.trials.map(card));
@@ -114,8 +118,8 @@ function attemptView(a: AttemptRecord): HTMLElement {
       "div",
       { class: "cols" },
       section("Input", valueView(a.input)),
-      section("Expected", valueView(a.expected)),
-      section("Output", valueView(a.output)),
+      section("Expected", valueView(a.expected, [a.output])),
+      section("Output", valueView(a.output, [a.expected])),
     ),
     a.output !== undefined && a.expected !== undefined
       ? section("Diff: expected \u2192 output", diffView(a.expected, a.output))

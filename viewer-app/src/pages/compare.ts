@@ -206,8 +206,8 @@ async function loadSides(c: Comparison, ch: Change, el: HTMLElement): Promise<vo
       h(
         "div",
         { class: "cols" },
-        section(`${bn} output`, bo ? valueView(bo.output) : "absent"),
-        section(`${hn} output`, ho ? valueView(ho.output) : "absent"),
+        section(`${bn} output`, bo ? valueView(bo.output, [ho?.output]) : "absent"),
+        section(`${hn} output`, ho ? valueView(ho.output, [bo?.output]) : "absent"),
       ),
       bo && ho && bo.output !== undefined && ho.output !== undefined
         ? section(
