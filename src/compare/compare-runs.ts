@@ -38,6 +38,7 @@ import {
   sameTrialPair,
   scoreRepresentative,
 } from "./judgments.js";
+import { changedCases } from "./notes.js";
 import type {
   CaseChange,
   ChangeKind,
@@ -69,6 +70,11 @@ export interface CompareOptions {
   resamples?: number;
   /** Count any new failure (passed every trial, now passes none) as a regression (default false). */
   failOnNewFailures?: boolean;
+  /**
+   * Called with every changed case, also those past the ones listed in `changes` (an export with a
+   * baseline embeds the base attempts of them all).
+   */
+  onChange?: (evalId: string, caseId: string) => void;
 }
 
 /** Changed cases shown in detail per eval and direction; the counts are always complete. */
@@ -130,7 +136,7 @@ export async function compareRuns(
     headRun.runId,
     "head",
     leftOut,
-    changesToShow(baseCases, pending),
+    changesToShow(baseCases, pending, options.onChange),
   );
   await fetchBaseRepresentatives(store, baseRun.runId, pending);
 
@@ -235,6 +241,7 @@ async function findRun(store: Store, ref: string): Promise<StoredRun> {
 function changesToShow(
   baseCases: Map<string, Map<string, CaseAgg>>,
   pending: Map<string, Map<string, Pending>>,
+  onChange: CompareOptions["onChange"],
 ): (evalId: string, caseId: string, agg: CaseAgg, trials: AttemptRecord[]) => void {
   const shown = new Map<string, { regressions: number; improvements: number }>();
   return (evalId, caseId, agg, trials) => {
@@ -242,6 +249,7 @@ function changesToShow(
     if (!before || before.trials === 0 || agg.trials === 0) return;
     const kind = classify(before, agg);
     if (!kind) return;
+    onChange?.(evalId, caseId);
     const regression = isRegression(kind, before, agg);
     const counts = shown.get(evalId) ?? { regressions: 0, improvements: 0 };
     shown.set(evalId, counts);
@@ -300,13 +308,7 @@ function compareEval(
       evalId,
       ...stats,
       changes,
-      changesTruncated:
-        changes.length <
-        transitions.passToFail +
-          transitions.failToPass +
-          transitions.becameErrored +
-          transitions.passRateDown +
-          transitions.passRateUp,
+      changesTruncated: changes.length < changedCases(transitions),
       addedCases,
       removedCases,
       newFailureCases: pairs

@@ -2,7 +2,14 @@ import { plural } from "../plural.js";
 import { cell } from "../report/markdown-cell.js";
 import type { Interval } from "../stats/interval.js";
 import { passRateP, pText } from "./compare-runs.js";
-import { alphaText, equalDifferencesText, fewChangedText, tooFewText } from "./notes.js";
+import {
+  alphaText,
+  changedCases,
+  equalDifferencesText,
+  fewChangedText,
+  tooFewText,
+  unlistedText,
+} from "./notes.js";
 import type {
   CaseChange,
   Comparison,
@@ -189,19 +196,11 @@ function unlistedNote(c: Comparison): string | undefined {
   let changed = 0;
   let listed = 0;
   for (const e of c.evals) {
-    const t = e.transitions;
-    changed +=
-      t.passToFail +
-      t.failToPass +
-      t.becameErrored +
-      t.passRateDown +
-      t.passRateUp +
-      t.scoreDown +
-      t.scoreUp;
+    changed += changedCases(e.transitions);
     listed += e.changes.length;
   }
   if (listed >= changed) return undefined;
-  return `${plural(changed - listed, "more changed case")} not listed (${listed} of ${changed}); \`compare --json\` counts them all in \`transitions\`.`;
+  return `${unlistedText(listed, changed)}; \`compare --json\` counts them all in \`transitions\`.`;
 }
 
 // ---------------------------------------------------------------- console

@@ -1,5 +1,5 @@
 import { plural } from "../plural.js";
-import type { NoInterval, TooFewToDetect } from "./types.js";
+import type { NoInterval, TooFewToDetect, Transitions } from "./types.js";
 
 // What a comparison says where a figure is missing, shared by the CLI's forms and the viewer.
 
@@ -31,3 +31,17 @@ export function noIntervalText(
   if (noInterval === "few-changed" && fewChanged) return fewChangedText(fewChanged);
   return equalDifferencesText(d);
 }
+
+/** How many cases changed (every transition but added, removed and unchanged). */
+export const changedCases = (t: Transitions): number =>
+  t.passToFail +
+  t.failToPass +
+  t.becameErrored +
+  t.passRateDown +
+  t.passRateUp +
+  t.scoreDown +
+  t.scoreUp;
+
+/** That lists leave changes out: "200 more changed cases not listed (100 of 300)". */
+export const unlistedText = (listed: number, changed: number): string =>
+  `${plural(changed - listed, "more changed case")} not listed (${listed} of ${changed})`;

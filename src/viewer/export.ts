@@ -18,7 +18,10 @@ export interface ExportOptions {
   store: Store;
   /** The run to export (id, prefix, name, latest, latest~N). */
   run: string;
-  /** A run to compare with: its comparison and the changed cases' base attempts are embedded. */
+  /**
+   * A run to compare with: its comparison and the base attempts of every changed case (also those
+   * the comparison does not list) are embedded.
+   */
   baseline?: string;
   file: string;
 }
@@ -56,7 +59,13 @@ export async function exportHtml(options: ExportOptions): Promise<ExportResult> 
   const { store } = options;
   const run = await resolveRunRef(store, options.run);
   const base = options.baseline ? await resolveRunRef(store, options.baseline) : undefined;
-  const comparison = base ? await compareRuns(store, base.runId, run.runId) : undefined;
+  // Every changed case, not only the ones the comparison lists: their base attempts are embedded.
+  const changed = new Set<string>();
+  const comparison = base
+    ? await compareRuns(store, base.runId, run.runId, {
+        onChange: (evalId, caseId) => changed.add(`${evalId}\n${caseId}`),
+      })
+    : undefined;
   const app = loadApp();
   const out = createWriteStream(options.file);
   let bytes = 0;
@@ -81,7 +90,6 @@ export async function exportHtml(options: ExportOptions): Promise<ExportResult> 
   const charts = new ChartFold();
   const attempts = await writeAttempts(store, run, () => true, write, json, charts);
   if (base && comparison) {
-    const changed = changedKeys(comparison);
     await write(",");
     await writeAttempts(
       store,
@@ -131,11 +139,4 @@ async function writeAttempts(
   for (const [i, row] of rows.entries()) await write(i ? `,${row}` : row);
   await write("]}");
   return rows.length;
-}
-
-function changedKeys(comparison: Comparison): Set<string> {
-  const keys = new Set<string>();
-  for (const e of comparison.evals)
-    for (const change of e.changes) keys.add(`${e.evalId}\n${change.caseId}`);
-  return keys;
 }

@@ -119,6 +119,24 @@ const longTexts = defineSuite<string, string>({
   ],
 });
 
+/** 120 cases that all pass, and in head (`fall: true`) all fail: more than a comparison lists. */
+const manyFalling = (fall: boolean) =>
+  defineSuite<string, string>({
+    id: "many",
+    cases: Array.from({ length: 120 }, (_, i) => ({
+      id: `m${i}`,
+      input: `m${i}`,
+      expected: `m${i}`,
+    })),
+    target: (input) => (fall ? `not ${input}` : input),
+    scorers: [
+      createScorer<string, string>({
+        name: "same",
+        score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+      }),
+    ],
+  });
+
 /** Expected the string "42", answered the number 42: different values with the same text. */
 const TYPED = "run-typed-0000000000";
 const typed = defineSuite<string, unknown>({
@@ -191,6 +209,14 @@ beforeAll(async () => {
     evals: [longTexts],
     trials: 1,
   });
+  for (const [i, fall] of [false, true].entries())
+    await recordRun(fixture.store, {
+      runId: `run-many-${i}-0000000`,
+      name: `many-${i}`,
+      startedAt: `2024-07-0${1 + i}T00:00:00.000Z`,
+      evals: [manyFalling(fall)],
+      trials: 1,
+    });
   await recordRun(fixture.store, {
     runId: TYPED,
     name: "typed",
@@ -403,6 +429,34 @@ describe("a static export with a baseline", () => {
   });
 });
 
+describe("a comparison with more changes than it lists", () => {
+  it("counts the changes not listed, as niceeval compare does", async () => {
+    await page.goto(`${viewer.origin}/#/compare?base=many-0&head=many-1`);
+    await page.reload();
+    const unlisted = page.locator(".changes .unlisted");
+    await unlisted.waitFor();
+    expect(await unlisted.textContent()).toBe(
+      "\u2026 20 more changed cases not listed (100 of 120)",
+    );
+  });
+
+  it("is exported with the base attempts of every changed case, listed or not", async () => {
+    const { p, url } = await openExport("many-1", "many-0");
+    await p.goto(`${url}#/compare?base=run-many-0-0000000&head=run-many-1-0000000`);
+    await p.locator(".changes .unlisted").waitFor();
+    expect(await p.locator(".changes li[data-case]").count()).toBe(100);
+    // m110 changed but is not listed: its base case is in the export all the same.
+    await p.goto(`${url}#/case/run-many-0-0000000/many/m110`);
+    await p.locator(".trials .trial.sel").waitFor();
+    expect(await p.locator("[role=alert]").count()).toBe(0);
+    await p.goto(`${url}#/run/run-many-0-0000000`);
+    const notice = p.locator(".notice");
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain("the table lists 120 of its 120 attempts");
+    await p.close();
+  });
+});
+
 describe("a link with a malformed % escape", () => {
   it("says the link cannot be read, and links to the runs, instead of doing nothing", async () => {
     await page.goto(`${viewer.origin}/#/run/%E0%A4%A`);
@@ -473,6 +527,7 @@ describe("the runs page's filters", () => {
       "flipping",
       "greetings",
       "judged",
+      "many",
       "throwing",
     ]);
     await page.goto(`${viewer.origin}/#/?evalId=echo`);

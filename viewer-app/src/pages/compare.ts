@@ -1,4 +1,4 @@
-import { noIntervalText } from "../../../src/compare/notes.js";
+import { changedCases, noIntervalText, unlistedText } from "../../../src/compare/notes.js";
 import type { Comparison, NoInterval, TooFewToDetect } from "../../../src/compare/types.js";
 import type { AttemptRecord } from "../../../src/eval/record.js";
 import { plural } from "../../../src/plural.js";
@@ -171,7 +171,13 @@ function changesView(c: Comparison, e: EvalComparison): HTMLElement {
         ),
       );
     }),
-    e.changesTruncated ? h("li", { class: "muted" }, "\u2026 more changes not listed") : null,
+    e.changesTruncated
+      ? h(
+          "li",
+          { class: "muted unlisted" },
+          `\u2026 ${unlistedText(e.changes.length, changedCases(e.transitions))}`,
+        )
+      : null,
   );
 }
 
