@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
@@ -44,7 +44,12 @@ export interface Viewer {
   close(): Promise<void>;
 }
 
-const COOKIE = "niceeval_session";
+/**
+ * The session cookie's name, one per token: cookies ignore ports, so two viewers on one host would
+ * otherwise overwrite each other's cookie. A hash names it, never the token itself.
+ */
+export const sessionCookie = (token: string): string =>
+  `niceeval_session_${createHash("sha256").update(token).digest("hex").slice(0, 12)}`;
 const STATUSES = new Set<string>(["running", "finished", "interrupted", "crashed"]);
 
 /**
@@ -135,18 +140,19 @@ async function securityHeaders(c: Context, next: Next): Promise<void> {
 
 /** GET only, and only with the session: the token of the printed URL, then its cookie. */
 function session(token: string) {
+  const cookie = sessionCookie(token);
   return async (c: Context, next: Next) => {
     if (c.req.method !== "GET" && c.req.method !== "HEAD")
       return json(c, { error: "the viewer is read-only: GET only" }, 405);
     if (sameToken(c.req.query("token"), token)) {
-      setCookie(c, COOKIE, token, { httpOnly: true, sameSite: "Strict", path: "/" });
+      setCookie(c, cookie, token, { httpOnly: true, sameSite: "Strict", path: "/" });
       if (!c.req.path.startsWith("/api/")) {
         // Drop the token from the address bar and history once the cookie holds it.
         const url = new URL(c.req.url);
         url.searchParams.delete("token");
         return c.redirect(`${url.pathname}${url.search}`, 302);
       }
-    } else if (!sameToken(getCookie(c, COOKIE), token)) {
+    } else if (!sameToken(getCookie(c, cookie), token)) {
       return json(
         c,
         { error: "no session: open the URL that `niceeval view` printed (it carries ?token=…)" },

@@ -11,7 +11,7 @@ import { wilsonInterval } from "../../src/stats/interval.js";
 import { thisWriter } from "../../src/store/writer.js";
 import type { RowPage, RunDetail, RunRow } from "../../src/viewer/api.js";
 import type { RunCharts } from "../../src/viewer/charts.js";
-import { startViewer, type Viewer } from "../../src/viewer/server.js";
+import { sessionCookie, startViewer, type Viewer } from "../../src/viewer/server.js";
 import { manifest } from "../store/fixtures.js";
 import { ensureViewerApp } from "./app.js";
 import { judgedEval, recordRun, storeWithRuns } from "./fixture.js";
@@ -54,7 +54,7 @@ describe("the viewer's session", () => {
     }
     expect((await fetch(`${viewer.origin}/api/runs?token=nope`)).status).toBe(401);
     const wrong = await fetch(`${viewer.origin}/api/runs`, {
-      headers: { cookie: "niceeval_session=forged" },
+      headers: { cookie: `${sessionCookie(viewer.token)}=forged` },
     });
     expect(wrong.status).toBe(401);
   });
@@ -62,7 +62,7 @@ describe("the viewer's session", () => {
   it("accepts the token on an API call and the cookie afterwards", async () => {
     const withToken = await fetch(`${viewer.origin}/api/runs?token=${viewer.token}`);
     expect(withToken.status).toBe(200);
-    expect(withToken.headers.get("set-cookie")).toContain("niceeval_session=");
+    expect(withToken.headers.get("set-cookie")).toContain(`${sessionCookie(viewer.token)}=`);
     expect((await api("/api/runs")).status).toBe(200);
   });
 

@@ -236,3 +236,29 @@ describe("the viewer in a real Chromium", () => {
     }
   });
 });
+
+describe("two viewers on one host", () => {
+  it("keep their own sessions in one browser (cookies ignore ports)", async () => {
+    const second = await storeWithRuns();
+    const other = await startViewer({ store: second.store });
+    const a = await browser.context.newPage();
+    const b = await browser.context.newPage();
+    try {
+      await a.goto(viewer.url);
+      await a.locator("tr.run-row").first().waitFor();
+      await b.goto(other.url);
+      await b.locator("tr.run-row").first().waitFor();
+      // The first viewer's page goes on working after the second one's was opened.
+      await a.goto(`${viewer.origin}/#/run/${fixture.headId}`);
+      await a.reload();
+      await countIs(a, 14);
+      expect((await a.request.get(`${viewer.origin}/api/runs`)).status()).toBe(200);
+      expect((await b.request.get(`${other.origin}/api/runs`)).status()).toBe(200);
+    } finally {
+      await a.close();
+      await b.close();
+      await other.close();
+      await second.cleanup();
+    }
+  });
+});
