@@ -38,7 +38,7 @@ import {
   sameTrialPair,
   scoreRepresentative,
 } from "./judgments.js";
-import { changedCases } from "./notes.js";
+import { changedCases, pText } from "./notes.js";
 import type {
   CaseChange,
   ChangeKind,
@@ -871,7 +871,3 @@ function runRef(run: StoredRun): RunRef {
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-
-/** A p-value for text: "p = 0.0215", or "p < 0.0001" when tiny. */
-export const pText = (p: number): string =>
-  p < 1e-4 ? "p < 0.0001" : `p = ${Number(p.toPrecision(3))}`;

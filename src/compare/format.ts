@@ -1,12 +1,13 @@
 import { plural } from "../plural.js";
 import { cell } from "../report/markdown-cell.js";
 import type { Interval } from "../stats/interval.js";
-import { passRateP, pText } from "./compare-runs.js";
+import { passRateP } from "./compare-runs.js";
 import {
   alphaText,
   changedCases,
   equalDifferencesText,
   fewChangedText,
+  pText,
   tooFewText,
   unlistedText,
 } from "./notes.js";

@@ -3,6 +3,10 @@ import type { NoInterval, TooFewToDetect, Transitions } from "./types.js";
 
 // What a comparison says where a figure is missing, shared by the CLI's forms and the viewer.
 
+/** A p-value for text: "p = 0.0215", or "p < 0.0001" when tiny (a Monte-Carlo p at its floor). */
+export const pText = (p: number): string =>
+  p < 1e-4 ? "p < 0.0001" : `p = ${Number(p.toPrecision(3))}`;
+
 /** An alpha as text: 0.05, or 0.0167 for 0.05 over three evals. */
 export const alphaText = (alpha: number): string => String(Number(alpha.toPrecision(3)));
 

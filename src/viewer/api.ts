@@ -1,5 +1,7 @@
+import { findComparedRuns, nothingOnBranch } from "../cli/compared-runs.js";
 import { compareRuns } from "../compare/compare-runs.js";
 import type { Comparison } from "../compare/types.js";
+import { NiceevalError } from "../errors.js";
 import type { AttemptRecord, JudgmentState, Verdict } from "../eval/record.js";
 import { evalFigures, passRateFigure } from "../report/figures.js";
 import type { EvalSummary } from "../runner/events.js";
@@ -12,7 +14,6 @@ import {
   QUERY_SORTS,
   QUERY_VERDICTS,
 } from "../store/attempt-query.js";
-import { resolveRunRef } from "../store/resolve.js";
 import {
   type AttemptQuery,
   isTruncated,
@@ -315,10 +316,27 @@ export async function caseTrials(
   return found.sort((a, b) => (a.trial ?? 0) - (b.trial ?? 0));
 }
 
-/** Compare two runs named by reference (id, prefix, name, latest~N). */
-export async function compareRefs(store: Store, base: string, head: string): Promise<Comparison> {
-  const [b, h] = [await resolveRunRef(store, base), await resolveRunRef(store, head)];
-  return compareRuns(store, b.runId, h.runId);
+/** A comparison as the viewer's API answers it: with what finding a `branch:NAME` run noted. */
+export type ViewerComparison = Comparison & { refNotes?: string[] };
+
+/**
+ * Compare two runs named as `niceeval compare` names them (id, prefix, name, latest~N,
+ * `branch:NAME`); a branch with no run to compare is RUN_NOT_FOUND.
+ */
+export async function compareRefs(
+  store: Store,
+  base: string,
+  head: string,
+): Promise<ViewerComparison> {
+  const refNotes: string[] = [];
+  const runs = await findComparedRuns(store, base, head, (note) => refNotes.push(note.trim()));
+  if (!runs.base)
+    throw new NiceevalError(
+      "RUN_NOT_FOUND",
+      `${nothingOnBranch(base, runs.head)} yet: nothing to compare`,
+    );
+  const comparison = await compareRuns(store, runs.base.runId, runs.head.runId);
+  return refNotes.length ? { ...comparison, refNotes } : comparison;
 }
 
 const VERDICTS = new Set<string>(QUERY_VERDICTS);

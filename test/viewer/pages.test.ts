@@ -457,6 +457,19 @@ describe("a comparison with more changes than it lists", () => {
   });
 });
 
+describe("the compare page", () => {
+  it("takes branch:NAME as niceeval compare does, and writes a p-value at its floor as p < 0.0001", async () => {
+    await page.goto(`${viewer.origin}/#/compare?base=branch:main&head=many-1`);
+    await page.reload();
+    await page.locator(".changes").first().waitFor();
+    expect(await page.locator(".meta").textContent()).toBe("base many-0 \u2192 head many-1");
+    const stats = (await page.locator(".stats").first().textContent()) ?? "";
+    expect(stats).toContain("McNemar p < 0.0001");
+    expect(stats).toContain("sign-flip p < 0.0001");
+    expect(stats).not.toContain("0.000100");
+  });
+});
+
 describe("a link with a malformed % escape", () => {
   it("says the link cannot be read, and links to the runs, instead of doing nothing", async () => {
     await page.goto(`${viewer.origin}/#/run/%E0%A4%A`);
@@ -607,8 +620,8 @@ describe("comparing", () => {
       await lines.filter({ hasText: "mean score" }).waitFor();
       const why = "no interval: 3 paired cases cannot show a regression at alpha = 0.05 (6 needed)";
       expect((await lines.allTextContents()).slice(1, 3)).toEqual([
-        `pass rate 100.0% [43.9%, 100.0%] \u2192 0.0% [0.0%, 56.1%], difference -100.0% (n=3), McNemar p = 0.250 (3 worse, 0 better); ${why}`,
-        `mean score 1.000 \u2192 0.000, difference -1.000 (n=3), sign-flip p = 0.250; ${why}`,
+        `pass rate 100.0% [43.9%, 100.0%] \u2192 0.0% [0.0%, 56.1%], difference -100.0% (n=3), McNemar p = 0.25 (3 worse, 0 better); ${why}`,
+        `mean score 1.000 \u2192 0.000, difference -1.000 (n=3), sign-flip p = 0.25; ${why}`,
       ]);
     };
     await expectNoInterval(page, `${viewer.origin}/`);

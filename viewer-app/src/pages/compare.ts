@@ -1,7 +1,8 @@
-import { changedCases, noIntervalText, unlistedText } from "../../../src/compare/notes.js";
+import { changedCases, noIntervalText, pText, unlistedText } from "../../../src/compare/notes.js";
 import type { Comparison, NoInterval, TooFewToDetect } from "../../../src/compare/types.js";
 import type { AttemptRecord } from "../../../src/eval/record.js";
 import { plural } from "../../../src/plural.js";
+import type { ViewerComparison } from "../../../src/viewer/api.js";
 import { get } from "../data.js";
 import { badge, enc, fail, fill, h, interval, num, pct, section, seg } from "../dom.js";
 import { caseHash, go, header, type PageHandle, type Route } from "../router.js";
@@ -22,7 +23,7 @@ export function comparePage(root: HTMLElement, r: Route): PageHandle {
     return { back };
   }
   main.append(h("p", { class: "muted" }, "comparing\u2026"));
-  get<Comparison>("/compare", { base, head }).then(
+  get<ViewerComparison>("/compare", { base, head }).then(
     (c) =>
       fill(
         main,
@@ -41,10 +42,11 @@ export function comparePage(root: HTMLElement, r: Route): PageHandle {
             ? `Regression: ${c.decision.reasons.join("; ")}`
             : `No significant regression at \u03b1 = ${c.alpha}.`,
         ),
-        c.warnings.length
+        c.warnings.length || c.refNotes?.length
           ? h(
               "ul",
               { class: "warn" },
+              (c.refNotes ?? []).map((note) => h("li", {}, note)),
               c.warnings.map((w) => h("li", {}, w.message)),
             )
           : null,
@@ -76,14 +78,14 @@ function statsView(title: string, s: Stats): HTMLElement {
       ? h(
           "p",
           {},
-          `pass rate ${pct(pr.base)}${interval(pr.baseInterval, pct)} \u2192 ${pct(pr.head)}${interval(pr.headInterval, pct)}, difference ${pct(pr.difference)}${interval(pr.paired.interval, pct)} (n=${pr.n}), McNemar p = ${pr.test.pValue.toPrecision(3)} (${pr.test.worse} worse, ${pr.test.better} better)${whyNoInterval(pr.paired, pr.noInterval, pr.tooFew, pr.fewChanged)}`,
+          `pass rate ${pct(pr.base)}${interval(pr.baseInterval, pct)} \u2192 ${pct(pr.head)}${interval(pr.headInterval, pct)}, difference ${pct(pr.difference)}${interval(pr.paired.interval, pct)} (n=${pr.n}), McNemar ${pText(pr.test.pValue)} (${pr.test.worse} worse, ${pr.test.better} better)${whyNoInterval(pr.paired, pr.noInterval, pr.tooFew, pr.fewChanged)}`,
         )
       : null,
     ms
       ? h(
           "p",
           {},
-          `mean score ${num(ms.meanBase)} \u2192 ${num(ms.meanHead)}, difference ${num(ms.mean)}${interval(ms.interval, num)} (n=${ms.n}${ms.interval ? `, ${ms.method}` : ""}), sign-flip p = ${ms.test.pValue.toPrecision(3)}${whyNoInterval(ms, ms.noInterval, ms.tooFew, ms.fewChanged)}`,
+          `mean score ${num(ms.meanBase)} \u2192 ${num(ms.meanHead)}, difference ${num(ms.mean)}${interval(ms.interval, num)} (n=${ms.n}${ms.interval ? `, ${ms.method}` : ""}), sign-flip ${pText(ms.test.pValue)}${scoreExtras(ms)}${whyNoInterval(ms, ms.noInterval, ms.tooFew, ms.fewChanged)}`,
         )
       : h("p", { class: "muted" }, "no scored pair"),
     left
@@ -94,6 +96,15 @@ function statsView(title: string, s: Stats): HTMLElement {
         )
       : null,
   );
+}
+
+/** The mean score's SE, correlation and MDE, as the CLI gives them (no SE for equal differences). */
+function scoreExtras(d: NonNullable<Stats["meanScore"]>): string {
+  const se = d.se === null || d.equalDifferences ? "" : `; SE ${num(d.se)}`;
+  const r = d.correlation === null ? "" : `; r = ${d.correlation.toFixed(2)}`;
+  const mde =
+    d.mde === null || d.tooFew ? "" : `; MDE ${num(d.mde)} at ${Math.round(d.power * 100)}% power`;
+  return `${se}${r}${mde}`;
 }
 
 /**

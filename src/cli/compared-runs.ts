@@ -1,0 +1,80 @@
+import { NiceevalError } from "../errors.js";
+import { runFilter } from "../store/manifest.js";
+import { resolveRunRef } from "../store/resolve.js";
+import type { Store, StoredRun } from "../store/types.js";
+import { findBaseline, partialBaselineNote } from "./baseline.js";
+
+// The two runs `niceeval compare` names, shared with the viewer's comparison.
+
+/**
+ * The runs `base` and `head` name: a reference (id, prefix, name, latest~N) or `branch:NAME`, which
+ * is looked up beside the run the other one names. `note` gets what is only the closest run. A base
+ * `branch:NAME` with no run yet is undefined (a first run: nothing to compare); a head one throws.
+ */
+export async function findComparedRuns(
+  store: Store,
+  baseRef: string,
+  headRef: string,
+  note: (text: string) => void,
+): Promise<{ base: StoredRun | undefined; head: StoredRun }> {
+  // A run named by reference first: `branch:NAME` is then looked up beside it.
+  let base = byBranch(baseRef) ? undefined : await named(store, baseRef);
+  const head = byBranch(headRef)
+    ? await onBranch(store, headRef, base, note)
+    : await named(store, headRef);
+  if (!head) throw new NiceevalError("RUN_NOT_FOUND", nothingOnBranch(headRef, base));
+  if (byBranch(baseRef)) base = await onBranch(store, baseRef, head, note);
+  return { base, head };
+}
+
+const byBranch = (ref: string) => ref.startsWith("branch:");
+
+/** A run named by reference; one that names no run also says that `branch:NAME` works here. */
+async function named(store: Store, ref: string): Promise<StoredRun> {
+  try {
+    return await resolveRunRef(store, ref);
+  } catch (error) {
+    if (error instanceof NiceevalError && error.code === "RUN_NOT_FOUND")
+      throw new NiceevalError(
+        "RUN_NOT_FOUND",
+        `${error.message} compare also takes branch:NAME: the latest finished run on that git branch holding the other run's evals (niceeval compare branch:main latest).`,
+      );
+    throw error;
+  }
+}
+
+/**
+ * The run `branch:NAME` names beside `other`: the latest finished run on that git branch that
+ * holds every case of `other`, as `run --baseline branch:NAME` finds it, never `other` itself
+ * (said through `note` when it is only the closest); with no other run (both runs named by branch),
+ * the latest finished run there that is not a shard. Undefined when the branch has none.
+ */
+async function onBranch(
+  store: Store,
+  ref: string,
+  other: StoredRun | undefined,
+  note: (text: string) => void,
+): Promise<StoredRun | undefined> {
+  const evalIds = other ? other.evals.map((e) => e.evalId) : [];
+  const filter = other ? runFilter(other) : undefined;
+  const run = await findBaseline(store, ref, evalIds, {
+    ...(other?.shard ? { shard: other.shard } : {}),
+    ...(filter !== undefined ? { filter } : {}),
+    ...(other ? { exclude: other.runId } : {}),
+  });
+  if (run && other) {
+    const head = `run ${other.runId.slice(0, 8)}`;
+    const partial = partialBaselineNote(ref, run, evalIds, filter, { ref, head });
+    if (partial) note(partial);
+  }
+  return run;
+}
+
+/** What to say of `branch:NAME` naming no run (beside `other`, when there is one). */
+export function nothingOnBranch(ref: string, other: StoredRun | undefined): string {
+  const branch = ref.slice("branch:".length);
+  const beside = other
+    ? ` besides run ${other.runId.slice(0, 8)}${other.name !== undefined ? ` (${other.name})` : ""} holds any of its evals`
+    : " that is not a shard";
+  return `${ref}: no finished run on branch "${branch}"${beside}`;
+}
