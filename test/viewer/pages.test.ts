@@ -137,6 +137,20 @@ const manyFalling = (fall: boolean) =>
     ],
   });
 
+/** A case id of 308 characters without a space. */
+const LONG_ID = `sha-${"0123456789abcdef".repeat(19)}`;
+const longId = defineSuite<string, string>({
+  id: "long-id",
+  cases: [{ id: LONG_ID, input: "x", expected: "x" }],
+  target: (input) => input,
+  scorers: [
+    createScorer<string, string>({
+      name: "same",
+      score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+    }),
+  ],
+});
+
 /** Expected the string "42", answered the number 42: different values with the same text. */
 const TYPED = "run-typed-0000000000";
 const typed = defineSuite<string, unknown>({
@@ -217,6 +231,13 @@ beforeAll(async () => {
       evals: [manyFalling(fall)],
       trials: 1,
     });
+  await recordRun(fixture.store, {
+    runId: "run-long-id-00000000",
+    name: "long-id",
+    startedAt: "2024-08-03T00:00:00.000Z",
+    evals: [longId],
+    trials: 1,
+  });
   await recordRun(fixture.store, {
     runId: TYPED,
     name: "typed",
@@ -378,6 +399,24 @@ describe("a case page's diff", () => {
     expect(await page.locator(".diff .d-del").allTextContents()).toEqual(["- line 4500"]);
     expect(await page.locator(".diff .d-add").allTextContents()).toEqual(["+ line 4500 changed"]);
     expect(diff).toContain("\u2026 4,497 lines equal before");
+  });
+});
+
+describe("a case page of a long id without spaces", () => {
+  it("wraps the id in its breadcrumb and heading instead of widening the page", async () => {
+    await page.goto(`${viewer.origin}/#/case/long-id/long-id/${LONG_ID}`);
+    await page.reload();
+    await page.locator(".trials .trial.sel").waitFor();
+    expect(await page.locator("h2").textContent()).toContain(LONG_ID);
+    const widths = await page.evaluate(() => {
+      const d = (
+        globalThis as unknown as {
+          document: { documentElement: { scrollWidth: number; clientWidth: number } };
+        }
+      ).document;
+      return [d.documentElement.scrollWidth, d.documentElement.clientWidth];
+    });
+    expect(widths[0]).toBeLessThanOrEqual(widths[1]!);
   });
 });
 
