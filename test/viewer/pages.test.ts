@@ -25,6 +25,13 @@ let page: Page;
 let dir: string;
 const errors: string[] = [];
 
+/** Whether the output is the expected value (===), named "same". */
+const sameScorer = <O = string>() =>
+  createScorer<string, O>({
+    name: "same",
+    score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+  });
+
 /** A run whose target throws "boom" on one case and whose scorer throws "kaput" on another. */
 const THROWS = "run-throws-0000000";
 const throwing = defineSuite<string, string>({
@@ -53,12 +60,7 @@ const echo = defineSuite<string, string>({
   id: "echo",
   cases: [{ id: "hi", input: "hi", expected: "hi" }],
   target: (input) => input,
-  scorers: [
-    createScorer<string, string>({
-      name: "same",
-      score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
-    }),
-  ],
+  scorers: [sameScorer()],
 });
 
 /** Two trials of one case; in head (`flip: true`) its second trial answers wrong. */
@@ -67,12 +69,7 @@ const flipping = (flip: boolean) =>
     id: "flipping",
     cases: [{ id: "c", input: "yes", expected: "yes" }],
     target: (input, ctx) => (flip && ctx.trial === 1 ? "no" : input),
-    scorers: [
-      createScorer<string, string>({
-        name: "same",
-        score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
-      }),
-    ],
+    scorers: [sameScorer()],
   });
 
 /** Three cases that all pass, and in head (`fall: true`) all fail. */
@@ -81,12 +78,7 @@ const falling = (fall: boolean) =>
     id: "falling",
     cases: ["a", "b", "c"].map((id) => ({ id, input: id, expected: id })),
     target: (input) => (fall ? `not ${input}` : input),
-    scorers: [
-      createScorer<string, string>({
-        name: "same",
-        score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
-      }),
-    ],
+    scorers: [sameScorer()],
   });
 
 /** 60 cases whose first 55 targets throw: the scorer judges only the last 5. */
@@ -111,12 +103,7 @@ const longTexts = defineSuite<string, string>({
   id: "long-text",
   cases: [{ id: "late", input: "x", expected: longText(false) }],
   target: () => longText(true),
-  scorers: [
-    createScorer<string, string>({
-      name: "same",
-      score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
-    }),
-  ],
+  scorers: [sameScorer()],
 });
 
 /** 120 cases that all pass, and in head (`fall: true`) all fail: more than a comparison lists. */
@@ -129,12 +116,7 @@ const manyFalling = (fall: boolean) =>
       expected: `m${i}`,
     })),
     target: (input) => (fall ? `not ${input}` : input),
-    scorers: [
-      createScorer<string, string>({
-        name: "same",
-        score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
-      }),
-    ],
+    scorers: [sameScorer()],
   });
 
 /** A case id of 308 characters without a space. */
@@ -143,12 +125,7 @@ const longId = defineSuite<string, string>({
   id: "long-id",
   cases: [{ id: LONG_ID, input: "x", expected: "x" }],
   target: (input) => input,
-  scorers: [
-    createScorer<string, string>({
-      name: "same",
-      score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
-    }),
-  ],
+  scorers: [sameScorer()],
 });
 
 /** Expected the string "42", answered the number 42: different values with the same text. */
@@ -157,12 +134,7 @@ const typed = defineSuite<string, unknown>({
   id: "typed",
   cases: [{ id: "string-vs-number", input: "x", expected: "42" }],
   target: () => 42,
-  scorers: [
-    createScorer<string, unknown>({
-      name: "strict",
-      score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
-    }),
-  ],
+  scorers: [sameScorer<unknown>()],
 });
 
 beforeAll(async () => {
@@ -216,13 +188,6 @@ beforeAll(async () => {
       evals: [judgedEval(reachable)],
       trials: 1,
     });
-  await recordRun(fixture.store, {
-    runId: LONG,
-    name: "long-text",
-    startedAt: "2024-08-01T00:00:00.000Z",
-    evals: [longTexts],
-    trials: 1,
-  });
   for (const [i, fall] of [false, true].entries())
     await recordRun(fixture.store, {
       runId: `run-many-${i}-0000000`,
@@ -231,20 +196,19 @@ beforeAll(async () => {
       evals: [manyFalling(fall)],
       trials: 1,
     });
-  await recordRun(fixture.store, {
-    runId: "run-long-id-00000000",
-    name: "long-id",
-    startedAt: "2024-08-03T00:00:00.000Z",
-    evals: [longId],
-    trials: 1,
-  });
-  await recordRun(fixture.store, {
-    runId: TYPED,
-    name: "typed",
-    startedAt: "2024-08-02T00:00:00.000Z",
-    evals: [typed],
-    trials: 1,
-  });
+  // Runs of one case each, for the case page.
+  for (const [runId, name, evals, day] of [
+    [LONG, "long-text", longTexts, 1],
+    [TYPED, "typed", typed, 2],
+    ["run-long-id-00000000", "long-id", longId, 3],
+  ] as const)
+    await recordRun(fixture.store, {
+      runId,
+      name,
+      startedAt: `2024-08-0${day}T00:00:00.000Z`,
+      evals: [evals],
+      trials: 1,
+    });
   viewer = await startViewer({ store: fixture.store });
   browser = await launchChromium();
   page = await browser.context.newPage();
