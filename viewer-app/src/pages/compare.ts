@@ -72,13 +72,20 @@ function statsView(title: string, s: Stats): HTMLElement {
     h(
       "p",
       {},
-      `${plural(s.pairs, "paired case")} \u00b7 ${t.passToFail} pass\u2192fail \u00b7 ${t.becameErrored} became errored \u00b7 ${t.failToPass} fail\u2192pass${t.passRateDown + t.passRateUp > 0 ? ` \u00b7 ${t.passRateDown} pass rate down \u00b7 ${t.passRateUp} pass rate up` : ""} \u00b7 ${t.added} added \u00b7 ${t.removed} removed \u00b7 ${t.unchanged} unchanged`,
+      `${plural(s.pairs, "paired case")} \u00b7 ${t.passToFail} pass\u2192fail \u00b7 ${t.becameErrored} became errored \u00b7 ${t.failToPass} fail\u2192pass${t.passRateDown + t.passRateUp > 0 ? ` \u00b7 ${t.passRateDown} pass rate down \u00b7 ${t.passRateUp} pass rate up` : ""}${t.scoreDown + t.scoreUp > 0 ? ` \u00b7 ${t.scoreDown} score down \u00b7 ${t.scoreUp} score up` : ""} \u00b7 ${t.added} added \u00b7 ${t.removed} removed \u00b7 ${t.unchanged} unchanged`,
     ),
     pr
       ? h(
           "p",
           {},
-          `pass rate ${pct(pr.base)}${interval(pr.baseInterval, pct)} \u2192 ${pct(pr.head)}${interval(pr.headInterval, pct)}, difference ${pct(pr.difference)}${interval(pr.paired.interval, pct)} (n=${pr.n}), McNemar ${pText(pr.test.pValue)} (${pr.test.worse} worse, ${pr.test.better} better)${whyNoInterval(pr.paired, pr.noInterval, pr.tooFew, pr.fewChanged)}`,
+          `pass rate ${pct(pr.base)}${interval(pr.baseInterval, pct)} \u2192 ${pct(pr.head)}${interval(pr.headInterval, pct)}, difference ${pct(pr.difference)}${interval(pr.paired.interval, pct)} (n=${pr.n}), McNemar ${pText(pr.test.pValue)} (${pr.test.worse} worse, ${pr.test.better} better)${pr.clusterTest ? `; over ${plural(pr.paired.clusters ?? 0, "cluster")}, sign-flip ${pText(pr.clusterTest.pValue)} (the gate's)` : ""}${whyNoInterval(pr.paired, pr.noInterval, pr.tooFew, pr.fewChanged)}`,
+        )
+      : null,
+    s.errored
+      ? h(
+          "p",
+          { class: "muted" },
+          `${plural(s.errored.cases, "case")} errored in every trial of a run, left out of the pass rate (counted as failures: McNemar ${pText(s.errored.asFailures.pValue)})`,
         )
       : null,
     ms
