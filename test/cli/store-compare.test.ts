@@ -144,7 +144,7 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
     expect(out.indexOf("Regressions:")).toBeLessThan(out.indexOf("Overall:"));
     expect(out).toContain("pass-to-fail qa/a");
     expect(out).toContain(
-      'gate same (scorer): matched "1 >= threshold 0.5" → mismatched "0 < threshold 0.5"',
+      'gate same (scorer): matched 1/1 "1 >= threshold 0.5" → mismatched 0/1 "0 < threshold 0.5"',
     );
     expect(out).toContain("2 pass→fail");
     expect(out).toContain("McNemar p = 0.5");
