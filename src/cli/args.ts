@@ -171,7 +171,7 @@ Usage
   niceeval compare <base> <head> [--json] [--fail-on-regression] [--alpha 0.05] [--seed N]
                                           compare two runs case by case, with statistics; a
                                           run may be branch:<name> (as for --baseline)
-  niceeval view [--port N] [--host 127.0.0.1] [--open]
+  niceeval view [--store <path or url>] [--port N] [--host 127.0.0.1] [--open]
                                           browse stored runs in a local web app (prints its URL)
   niceeval export <run> --html <file> [--baseline <run>]
                                           write one self-contained HTML report of a run
@@ -239,7 +239,8 @@ Worker options
                          how often workers look for the jobs of dead workers (default 30000)
 
 Store options (run, runs, show, compare, view, export, import, merge)
-  --store <path>         the store file (default: $NICEEVAL_STORE, else .niceeval/niceeval.sqlite)
+  --store <path or url>  the store: a SQLite file (a path or file:// URL) or postgres://…
+                         (default: $NICEEVAL_STORE, else .niceeval/niceeval.sqlite)
   --no-store             (run) store nothing
 
 Comparison options (compare, and run with --baseline)
