@@ -119,6 +119,15 @@ const manyFalling = (fall: boolean) =>
     scorers: [sameScorer()],
   });
 
+/** An output of 250,000 characters on one line: drawn in part until asked. */
+const BIG = "run-big-value-000000";
+const bigValue = defineSuite<string, string>({
+  id: "big-value",
+  cases: [{ id: "big", input: "x", expected: "short" }],
+  target: () => "y".repeat(250_000),
+  scorers: [sameScorer()],
+});
+
 /** A case id of 308 characters without a space. */
 const LONG_ID = `sha-${"0123456789abcdef".repeat(19)}`;
 const longId = defineSuite<string, string>({
@@ -201,6 +210,7 @@ beforeAll(async () => {
     [LONG, "long-text", longTexts, 1],
     [TYPED, "typed", typed, 2],
     ["run-long-id-00000000", "long-id", longId, 3],
+    [BIG, "big-value", bigValue, 4],
   ] as const)
     await recordRun(fixture.store, {
       runId,
@@ -363,6 +373,26 @@ describe("a case page's diff", () => {
     expect(await page.locator(".diff .d-del").allTextContents()).toEqual(["- line 4500"]);
     expect(await page.locator(".diff .d-add").allTextContents()).toEqual(["+ line 4500 changed"]);
     expect(diff).toContain("\u2026 4,497 lines equal before");
+  });
+});
+
+describe("a case page of a large value", () => {
+  it("draws its first 100,000 characters, the rest when asked, and cuts the diff's lines", async () => {
+    await page.goto(`${viewer.origin}/#/case/${BIG}/big-value/big`);
+    await page.reload();
+    const output = page.locator("section.box", {
+      has: page.locator("h3", { hasText: /^Output$/ }),
+    });
+    await output.locator("pre").waitFor();
+    expect((await output.locator("pre").textContent())!.length).toBe(100_000);
+    expect(await output.textContent()).toContain(
+      "the first 100,000 of 250,000 characters show all",
+    );
+    const diffLine = (await page.locator(".diff .d-add").textContent())!;
+    expect(diffLine).toMatch(/ \u2026 \(240,000 more characters\)$/);
+    await output.locator("button", { hasText: "show all" }).click();
+    expect((await output.locator("pre").textContent())!.length).toBe(250_000);
+    expect(await output.locator("button").count()).toBe(0);
   });
 });
 

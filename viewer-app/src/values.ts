@@ -1,6 +1,6 @@
 import { pluralNoun } from "../../src/plural.js";
 import { lineDiff } from "./diff.js";
-import { badge, h } from "./dom.js";
+import { badge, fill, h } from "./dom.js";
 import { shownText, typeNote } from "./shown.js";
 
 type Truncated = { "~truncated": true; bytes: number; head: string };
@@ -36,11 +36,51 @@ export function valueView(v: unknown, others: readonly unknown[] = []): HTMLElem
   return h(
     "div",
     {},
-    h("pre", {}, shownText(v, others)),
-    typeof v === "object" && v !== null
-      ? h("details", {}, h("summary", {}, "JSON tree"), jsonTree(v, 0))
-      : null,
+    boundedText(shownText(v, others)),
+    typeof v === "object" && v !== null ? lazyTree(v) : null,
   );
+}
+
+/** Characters of a value drawn at once; a longer one is drawn on asking. */
+const SHOWN_CHARS = 100_000;
+
+/**
+ * A value's text, its first SHOWN_CHARS drawn, with a button that draws the rest: a value of
+ * megabytes drawn whole (and in its diff and JSON tree) held the page for seconds.
+ */
+function boundedText(text: string): HTMLElement {
+  if (text.length <= SHOWN_CHARS) return h("pre", {}, text);
+  const pre = h("pre", {}, text.slice(0, SHOWN_CHARS));
+  const more = h(
+    "p",
+    { class: "muted" },
+    `the first ${SHOWN_CHARS.toLocaleString("en")} of ${text.length.toLocaleString("en")} characters `,
+    h(
+      "button",
+      {
+        type: "button",
+        onclick: () => {
+          fill(pre, text);
+          more.remove();
+        },
+      },
+      "show all",
+    ),
+  );
+  return h("div", {}, pre, more);
+}
+
+/** A JSON tree built when first opened, not with the page. */
+function lazyTree(v: object): HTMLElement {
+  const details = h("details", {}, h("summary", {}, "JSON tree"));
+  details.addEventListener(
+    "toggle",
+    () => {
+      if (details.open) details.appendChild(jsonTree(v, 0));
+    },
+    { once: true },
+  );
+  return details;
 }
 
 export function jsonTree(v: unknown, depth: number): HTMLElement {
@@ -104,7 +144,7 @@ export function diffView(
       "pre",
       { class: "diff" },
       skipped(d.sameBefore, "before"),
-      d.lines.map((l) => h("div", { class: `d-${l.kind}` }, `${MARK[l.kind]} ${l.text}`)),
+      d.lines.map((l) => h("div", { class: `d-${l.kind}` }, `${MARK[l.kind]} ${cutLine(l.text)}`)),
       skipped(d.sameAfter, "after"),
     ),
     leftA + leftB > 0
@@ -116,6 +156,13 @@ export function diffView(
       : null,
   );
 }
+
+/** Characters of one line the diff draws; the rest is counted. */
+const LINE_CHARS = 10_000;
+const cutLine = (text: string) =>
+  text.length <= LINE_CHARS
+    ? text
+    : `${text.slice(0, LINE_CHARS)} \u2026 (${(text.length - LINE_CHARS).toLocaleString("en")} more characters)`;
 
 /** Lines of a side's changed part the diff compares; the rest is counted. */
 const CUT = 1500;
