@@ -185,6 +185,34 @@ describe("defineScoreEval", () => {
     expect(gated.error?.message).toMatch(/cannot be a gate/);
   });
 
+  it("errors an attempt whose weights, each finite, add up past the largest number: named, never Infinity/Infinity", async () => {
+    const record = await run((t) => {
+      t.score(1, { weight: 1e308 }).label("a");
+      t.score(0, { weight: 1e308 }).label("b");
+    });
+    expect(record.verdict).toBe("errored");
+    const message =
+      'its 2 weighted judgments add up past the largest number (1.7976931348623157e+308), so its score cannot be computed: "a" (t.score, 1e+308 points), "b" (t.score, 1e+308 points). Use smaller weights: only their ratios count (weights of 1 and 3 score as 1e300 and 3e300 do)';
+    const where = 'the points of eval "ticket-desk.ticket-handling", case "default"';
+    expect(record.error).toEqual({ where, message });
+    expect(record.score).toEqual({
+      state: "unavailable",
+      earned: 0,
+      max: 0,
+      reasons: [`${where}: ${message}`],
+    });
+    // Each judgment stays finite: one weight of 1e308 earns 1e308, not a rounding's Infinity.
+    expect(record.judgments.map((j) => [j.label, j.points, j.earned, j.reason])).toEqual([
+      ["a", 1e308, 1e308, "ratio 1 × weight 1e+308 = 1e+308 points"],
+      ["b", 1e308, 0, "ratio 0 × weight 1e+308 = 0 points"],
+    ]);
+    const alone = await run((t) => {
+      t.score(1, { weight: 1e308 }).label("a");
+    });
+    expect(alone.verdict).toBe("passed");
+    expect(alone.score).toMatchObject({ state: "complete", earned: 1e308, max: 1e308 });
+  });
+
   it("errors a check whose matcher cannot judge the value's type (undefined, a mis-cased fact, a non-collection): never a complete zero, never the app's failure", async () => {
     const missing = defineAdapter({
       name: "missing",

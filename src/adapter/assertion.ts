@@ -1,5 +1,6 @@
 import { AuthoringError } from "../errors.js";
 import type { JudgeUsage, Judgment, JudgmentState } from "../eval/record.js";
+import { roundPoints } from "../eval/summarize.js";
 import { givenText, givenTyped } from "../eval/timeout.js";
 import type { TestLifetime } from "./lifetime.js";
 import type { AssertionHandle } from "./types.js";
@@ -102,8 +103,7 @@ export class Assertion implements AssertionHandle {
       state: outcome.state,
       gate: this.#gate ?? this.rules.passFail,
       points,
-      earned:
-        decided && outcome.value !== null ? Math.round(outcome.value * points * 1e9) / 1e9 : null,
+      earned: decided && outcome.value !== null ? roundPoints(outcome.value * points, 1e9) : null,
       value: decided ? outcome.value : null,
       // A user's match result may come without a reason: its state stands in, as the summary's does.
       reason:

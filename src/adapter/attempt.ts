@@ -9,7 +9,7 @@ import {
   type ScoreSummary,
 } from "../eval/record.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
-import { decideVerdict, summarizeScore } from "../eval/summarize.js";
+import { decideVerdict, roundPoints, summarizeScore } from "../eval/summarize.js";
 import { Deadline, givenTyped } from "../eval/timeout.js";
 import { TraceRecorder } from "../eval/trace.js";
 import type { ContextCheck } from "../expect/context-match.js";
@@ -21,6 +21,7 @@ import { Assertion, type AssertionRules, type Outcome } from "./assertion.js";
 import { askCloseQA, closeQALimits } from "./close-qa.js";
 import { TestLifetime } from "./lifetime.js";
 import { wrongTypeReason } from "./missing-fact.js";
+import { overflowedScore, pointsOverflow } from "./points-overflow.js";
 import { shadowedFacts } from "./reserved.js";
 import type {
   AdapterCreateContext,
@@ -232,11 +233,11 @@ function ratioOutcome(ratio: number | NumericMaterial, weight: number): Outcome 
       reason: `ratio ${value} is outside 0..1; compute a ratio between 0 and 1`,
     };
   }
-  const earned = Math.round(value * weight * 1000) / 1000;
+  const earned = roundPoints(value * weight, 1000);
   return {
     state: value > 0 ? "matched" : "mismatched",
     value,
-    reason: `ratio ${Math.round(value * 1000) / 1000} × weight ${weight} = ${earned} points`,
+    reason: `ratio ${roundPoints(value, 1000)} × weight ${weight} = ${earned} points`,
   };
 }
 
@@ -308,20 +309,21 @@ export async function runAttempt<Facts, Assertions>(
       context.onJudgment?.(judgment);
     }
     if (context.judgeUsage) addJudgeUsage(context.judgeUsage, judge);
-    const score = attemptScore(judgments, failure, skipped);
+    const name = attemptName(evalId, spec.id, context.trial, definition.trials);
+    const outcome = attemptOutcome(judgments, failure, skipped, name);
     const record: AttemptRecord = {
       evalId,
       caseId: spec.id,
       verdict: decideVerdict(judgments, {
-        crashed: failure !== undefined,
+        crashed: outcome.failure !== undefined,
         skipped: skipped !== undefined,
       }),
-      score,
+      score: outcome.score,
       judgments,
       usage: { app: appUsage, judge },
       elapsedMs: performance.now() - started,
     };
-    if (failure) record.error = failure;
+    if (outcome.failure) record.error = outcome.failure;
     if (skipped !== undefined) record.skipReason = skipped;
     if (context.keepOutput || record.verdict === "failed") record.output = facts;
     const steps = trace.take();
@@ -371,6 +373,22 @@ async function runTest<Facts, Assertions>(
     // What test(t) made is all the record gets: later calls on t throw instead of being lost.
     lifetime.end();
   }
+}
+
+/**
+ * The score of an attempt and its failure: points that add up past the largest number are an
+ * authoring error of the attempt (errored, its score unavailable), never an Infinity reported.
+ */
+function attemptOutcome(
+  judgments: readonly Judgment[],
+  failure: { message: string; where: string } | undefined,
+  skipped: string | undefined,
+  attempt: string,
+): { score: ScoreSummary; failure?: { message: string; where: string } } {
+  const score = attemptScore(judgments, failure, skipped);
+  const overflow = pointsOverflow(attempt, judgments, score);
+  if (overflow === undefined) return failure ? { score, failure } : { score };
+  return { score: overflowedScore(overflow), failure: failure ?? overflow };
 }
 
 /**

@@ -72,4 +72,13 @@ export function decideVerdict(
 
 const NO_OPTIONS: { crashed?: boolean; skipped?: boolean } = Object.freeze({});
 
-const round = (value: number) => Math.round(value * 1e9) / 1e9;
+const round = (value: number) => roundPoints(value, 1e9);
+
+/**
+ * A number of points rounded to 1/scale, for reading. A value too large to scale (a weight of
+ * 1e306 × 1e9 is Infinity) has no fraction left to round and is kept as it is, never Infinity.
+ */
+export function roundPoints(value: number, scale: number): number {
+  const scaled = value * scale;
+  return Number.isFinite(scaled) ? Math.round(scaled) / scale : value;
+}

@@ -5,6 +5,7 @@ import type {
   UnpricedJudgeUsage,
   Verdict,
 } from "../eval/record.js";
+import { roundPoints } from "../eval/summarize.js";
 import { joinWords, plural } from "../plural.js";
 import type { Palette } from "./output.js";
 
@@ -12,8 +13,8 @@ import type { Palette } from "./output.js";
 export function formatNumber(value: number, digits = 3): string {
   // A whole number (a point, a count) is its own rounding while value * 10^digits stays exact.
   if (Number.isInteger(value) && Math.abs(value) < 1e9 && digits <= 6) return String(value);
-  if (!Number.isFinite(value)) return String(value);
-  return String(Math.round(value * 10 ** digits) / 10 ** digits);
+  // A value too large to scale (1e308 points) is shown as it is, not as a rounding's Infinity.
+  return String(roundPoints(value, 10 ** digits));
 }
 
 export function formatMs(ms: number): string {

@@ -568,6 +568,60 @@ export const slow = defineSuite({
     }
   });
 
+  it("errors an attempt whose weights add up past the largest number; a write the store refuses is no outage to resume after, and never PASS", async () => {
+    const own = await makeProject({
+      "evals/huge.eval.ts": `
+import { defineAdapter } from "niceeval";
+const a = defineAdapter({ name: "huge", create: () => ({}) });
+// Each weight is finite; with HUGE their sum is not.
+const weight = process.env.HUGE ? 1e308 : 1;
+export const huge = a.defineScoreEval({ id: "huge", description: "huge weights", test(t) {
+  t.score(1, { weight }).label("a");
+  t.score(0, { weight }).label("b");
+} });
+`,
+    });
+    try {
+      const store = join(own.dir, "s.sqlite");
+      const huge = await runCli(["run", "--store", "s.sqlite", "--json", "out.json"], own.dir, {
+        ...cleanEnv,
+        HUGE: "1",
+      });
+      expect(huge.stderr).toBe("");
+      expect(huge.code).toBe(1);
+      expect(huge.stdout).toContain(
+        '! the points of eval "huge", case "default": its 2 weighted judgments add up past the largest number',
+      );
+      expect(huge.stdout).toContain(
+        '"a" (t.score, 1e+308 points), "b" (t.score, 1e+308 points). Use smaller weights',
+      );
+      expect(huge.stdout).not.toContain("Infinity");
+      expect(huge.stdout.trim().endsWith("FAIL")).toBe(true);
+      const report = await readFile(join(own.dir, "out.json"), "utf8");
+      expect(report).not.toContain('null,"max":null');
+      expect(json<{ summary: { ok: boolean } }>(report).summary.ok).toBe(false);
+
+      // A store that refuses what is written (here a trigger) will refuse it again: no --resume.
+      const db = new Database(store);
+      db.exec(
+        "CREATE TRIGGER refuse BEFORE INSERT ON run_evals BEGIN SELECT RAISE(ABORT, 'run_evals refused'); END",
+      );
+      db.close();
+      const refused = await runCli(["run", "--store", "s.sqlite"], own.dir, cleanEnv);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(
+        `niceeval: the store sqlite:${store} refused a value this run wrote (run_evals refused): niceeval wrote something the store does not accept, a niceeval bug; please report it with this line.`,
+      );
+      expect(refused.stderr).toContain("--resume would write the same value and be refused again");
+      expect(refused.stderr).not.toContain("once the store answers again");
+      // The attempt passed, but a run that exits 2 is no pass.
+      expect(refused.stdout).toContain("1 passed");
+      expect(refused.stdout.trim().endsWith("FAIL")).toBe(true);
+    } finally {
+      await own.cleanup();
+    }
+  });
+
   it("two runs writing to one store at once both complete and are stored whole", async () => {
     const spawnRun = (name: string) =>
       new Promise<number | null>((resolve, reject) => {

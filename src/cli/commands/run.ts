@@ -29,6 +29,7 @@ import { SequenceHash } from "../../store/hash.js";
 import { takenNameWarning } from "../../store/resolve.js";
 import { storeSink } from "../../store/sink.js";
 import type { RunManifest, Store, StoredRun } from "../../store/types.js";
+import { refusedWrite } from "../../store/write-failure.js";
 import { thisWriter } from "../../store/writer.js";
 import { guardRun, runExecutor } from "../../supervisor/index.js";
 import type { AheadPlan } from "../../supervisor/protocol.js";
@@ -267,9 +268,7 @@ function endOfRun(
   });
   if (sinks.storeFailed()) {
     // Said when the write failed; a run that passed must not look stored to CI (--baseline).
-    io.stderr(
-      `niceeval: the run is not stored whole in ${store!.location} (see above), so it exits 2; once the store answers again, \`niceeval run --resume ${run.runId.slice(0, 8)}\` keeps the attempts it holds and runs the rest (or pass --store <other path> and run again)\n`,
-    );
+    io.stderr(`${notStoredWhole(store!.location, run.runId, sinks.storeRefused())}\n`);
     return 2;
   }
   if (summary.reportErrors?.length) {
@@ -280,6 +279,25 @@ function endOfRun(
     return 2;
   }
   return code;
+}
+
+/**
+ * Why a run exits 2 when its store did not take it whole, and the way on: a store that could not
+ * be reached or stayed locked takes the rest with --resume once it answers; a write it refused
+ * for what it held would be refused again, so resuming is no way on.
+ */
+function notStoredWhole(location: string, runId: string, refused: boolean): string {
+  const head = `niceeval: the run is not stored whole in ${location} (see above), so it exits 2`;
+  if (refused)
+    return `${head}; --resume would write the same value and be refused again. Report the refused write above as a niceeval bug, and until it is fixed run with --no-store`;
+  return `${head}; once the store answers again, \`niceeval run --resume ${runId.slice(0, 8)}\` keeps the attempts it holds and runs the rest (or pass --store <other path> and run again)`;
+}
+
+/** What the run says when a write to its store failed: refused for its content, or not taken. */
+function storeWriteFailed(location: string, error: unknown): string {
+  if (refusedWrite(error))
+    return `niceeval: the store ${location} refused a value this run wrote (${errorMessage(error)}): niceeval wrote something the store does not accept, a niceeval bug; please report it with this line. The report is still written\n`;
+  return `niceeval: writing the run to ${location} failed (${errorMessage(error)}); the report is still written\n`;
 }
 
 type Execution = Awaited<ReturnType<typeof openExecution>>;
@@ -506,6 +524,8 @@ async function runSinks(run: RunSinksOf): Promise<{
   compared: BaselineStep | undefined;
   /** A write to the store failed: the run is not stored whole. */
   storeFailed: () => boolean;
+  /** The store refused what a write held (a constraint), rather than not answering. */
+  storeRefused: () => boolean;
   /** The run's `ok` before the gates (the reports were given it after). */
   engineOk: () => boolean | undefined;
 }> {
@@ -517,6 +537,7 @@ async function runSinks(run: RunSinksOf): Promise<{
     return comparison ? formatComparisonMarkdown(comparison) : undefined;
   });
   let storeFailed = false;
+  let storeRefused = false;
   let continued: ContinuedRun | undefined;
   if (store) {
     if (args.name !== undefined && !args.resume) {
@@ -528,9 +549,8 @@ async function runSinks(run: RunSinksOf): Promise<{
       git: await run.git,
       onError: (error) => {
         storeFailed = true;
-        io.stderr(
-          `niceeval: writing the run to ${store.location} failed (${errorMessage(error)}); the report is still written\n`,
-        );
+        storeRefused = refusedWrite(error);
+        io.stderr(storeWriteFailed(store.location, error));
       },
     });
     continued = recorded.continued;
@@ -542,7 +562,7 @@ async function runSinks(run: RunSinksOf): Promise<{
       : undefined;
   if (compared?.sink) reporters.splice(1, 0, compared.sink);
   // After the store and the comparison, before the reports: they show the run's own verdict.
-  const judged = verdictSink(args, compared);
+  const judged = verdictSink(args, compared, () => storeFailed);
   reporters.splice((store ? 1 : 0) + (compared?.sink ? 1 : 0), 0, judged);
   if (otelEnabled(args.otel === true, io.env)) {
     for (const note of otelConfigNotes(io.env)) io.stderr(`${note}\n`);
@@ -557,6 +577,7 @@ async function runSinks(run: RunSinksOf): Promise<{
     continued,
     compared,
     storeFailed: () => storeFailed,
+    storeRefused: () => storeRefused,
     engineOk: judged.engineOk,
   };
 }
@@ -822,6 +843,7 @@ function verdict(
 function verdictSink(
   args: RunArgs,
   compared: BaselineStep | undefined,
+  storeFailed: () => boolean,
 ): RunSink & { engineOk(): boolean | undefined } {
   let engineOk: boolean | undefined;
   return {
@@ -836,7 +858,8 @@ function verdictSink(
         ...(comparison ? { comparison } : {}),
         ...(comparisonFailed !== undefined ? { comparisonFailed } : {}),
       });
-      summary.ok = code === 0;
+      // A run its store did not take whole exits 2: no report may call it a pass.
+      summary.ok = code === 0 && !storeFailed();
       if (failed.length > 0) {
         summary.gates = failed.map((gate) => gate.message);
         summary.gateNames = failed.map((gate) => gate.name);
