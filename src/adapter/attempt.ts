@@ -12,6 +12,7 @@ import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
 import { decideVerdict, roundPoints, summarizeScore } from "../eval/summarize.js";
 import { Deadline, givenTyped } from "../eval/timeout.js";
 import { TraceRecorder } from "../eval/trace.js";
+import { trialLabel } from "../eval/trial-label.js";
 import type { ContextCheck } from "../expect/context-match.js";
 import { describe, wrongTypeIn } from "../expect/result.js";
 import type { AnyMatch, BooleanMatch, MatchResult, NumericMaterial } from "../expect/types.js";
@@ -423,9 +424,7 @@ function attemptName(
   trial: number | undefined,
   trials: number | undefined,
 ): string {
-  const n = trial ?? 0;
-  const which = (trials ?? 1) > 1 || n > 0 ? ` [trial ${n + 1}]` : "";
-  return `eval "${evalId}", case "${caseId}"${which}`;
+  return `eval "${evalId}", case "${caseId}"${trialLabel(trial, trials)}`;
 }
 
 /** Wrap the adapter's assertion methods so their judgments name them as source (e.g. "t.said"). */

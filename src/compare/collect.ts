@@ -1,7 +1,7 @@
 import type { AttemptRecord } from "../eval/record.js";
 import { NEGLIGIBLE_SPREAD } from "../stats/spread.js";
 import { completeScore } from "../stats/trials.js";
-import type { Store } from "../store/types.js";
+import type { Store, StoredRun } from "../store/types.js";
 import type { CaseSide, ChangeKind, LeftOut, Side } from "./types.js";
 
 /** What one run says about one case: a few numbers, never the records. */
@@ -36,7 +36,7 @@ export const emptyLeftOut = (): LeftOut => ({
  */
 export async function collectRun(
   store: Store,
-  runId: string,
+  stored: Pick<StoredRun, "runId" | "evals">,
   run: Side,
   leftOut: Map<string, LeftOut>,
   onCase?: (evalId: string, caseId: string, agg: CaseAgg, trials: AttemptRecord[]) => void,
@@ -50,7 +50,8 @@ export async function collectRun(
     trials.length = 0; // reused: onCase must not keep the array
   };
   let cases: Map<string, CaseAgg> | undefined;
-  for await (const record of store.streamAttempts(runId)) {
+  const trialsOf = new Map(stored.evals.map((e) => [e.evalId, e.trials]));
+  for await (const record of store.streamAttempts(stored.runId)) {
     const first = trials[0];
     const sameCase = first?.evalId === record.evalId && first.caseId === record.caseId;
     if (first && !sameCase) flush();
@@ -77,13 +78,18 @@ export async function collectRun(
     }
     if (onCase) trials.push(record);
     else trials[0] = record;
-    addAttempt(current, record, run, leftOut);
+    addAttempt(current, record, { run, trials: trialsOf.get(record.evalId) ?? 1 }, leftOut);
   }
   flush();
   return evals;
 }
 
-function addAttempt(agg: CaseAgg, record: AttemptRecord, run: Side, leftOut: Map<string, LeftOut>) {
+function addAttempt(
+  agg: CaseAgg,
+  record: AttemptRecord,
+  { run, trials }: { run: Side; trials: number },
+  leftOut: Map<string, LeftOut>,
+) {
   if (record.cluster !== undefined) agg.cluster = record.cluster;
   if (record.verdict === "skipped") return;
   agg.trials++;
@@ -110,6 +116,7 @@ function addAttempt(agg: CaseAgg, record: AttemptRecord, run: Side, leftOut: Map
       evalId: record.evalId,
       caseId: record.caseId,
       trial: record.trial ?? 0,
+      trials,
       state,
     });
   } else {

@@ -219,7 +219,7 @@ describe("compareRuns", () => {
     // The errored attempt has no score: left out of the score comparison, and named.
     expect(qa.leftOut).toMatchObject({ unavailableAttempts: 1, unscoredCases: 1 });
     expect(qa.leftOut.attempts).toEqual([
-      { run: "head", evalId: "qa", caseId: "c", trial: 0, state: "unavailable" },
+      { run: "head", evalId: "qa", caseId: "c", trial: 0, trials: 1, state: "unavailable" },
     ]);
     expect(qa.meanScore!.n).toBe(3);
     // c is left out of the pass rate too, and counted apart with what it may hide.
@@ -615,16 +615,19 @@ describe("compareRuns", () => {
   it("averages trials per case and never compares a partial score as complete", async () => {
     const t = (caseId: string, verdicts: Verdict[], scores: NonNullable<Spec["score"]>[]) =>
       verdicts.map((verdict, trial): Spec => ({ caseId, verdict, trial, score: scores[trial]! }));
-    const store = await storeWith({
-      base: [
-        ...t("always", ["passed", "passed", "passed"], [1, 1, 1]),
-        ...t("often", ["passed", "passed", "failed"], [1, 1, 0.5]),
-      ],
-      head: [
-        ...t("always", ["failed", "failed", "failed"], [0, 0.2, "partial"]),
-        ...t("often", ["passed", "failed", "failed"], [1, 0.5, 0.5]),
-      ],
-    });
+    const store = await storeWith(
+      {
+        base: [
+          ...t("always", ["passed", "passed", "passed"], [1, 1, 1]),
+          ...t("often", ["passed", "passed", "failed"], [1, 1, 0.5]),
+        ],
+        head: [
+          ...t("always", ["failed", "failed", "failed"], [0, 0.2, "partial"]),
+          ...t("often", ["passed", "failed", "failed"], [1, 0.5, 0.5]),
+        ],
+      },
+      { base: [evalManifest("qa", { trials: 3 })], head: [evalManifest("qa", { trials: 3 })] },
+    );
     const c = await compareRuns(store, "base", "head");
     const qa = c.evals[0]!;
     expect(qa.newFailureCases).toEqual(["always"]);
@@ -639,8 +642,9 @@ describe("compareRuns", () => {
     expect(qa.changes[0]!.head.score).toBeCloseTo(0.1, 12);
     expect(qa.leftOut.partialAttempts).toBe(1);
     expect(qa.leftOut.attempts).toEqual([
-      { run: "head", evalId: "qa", caseId: "always", trial: 2, state: "partial" },
+      { run: "head", evalId: "qa", caseId: "always", trial: 2, trials: 3, state: "partial" },
     ]);
+    expect(formatComparison(c)).toContain("the attempt: head:qa/always [trial 3] (partial)");
     expect(qa.passRate!.base).toBeCloseTo((1 + 2 / 3) / 2, 12);
     expect(qa.passRate!.head).toBeCloseTo((0 + 1 / 3) / 2, 12);
   });

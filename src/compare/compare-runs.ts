@@ -129,11 +129,11 @@ export async function compareRuns(
   const settings = checkedOptions(options);
   const { baseRun, headRun } = await findRuns(store, base, head);
   const leftOut = new Map<string, LeftOut>();
-  const baseCases = await collectRun(store, baseRun.runId, "base", leftOut);
+  const baseCases = await collectRun(store, baseRun, "base", leftOut);
   const pending = new Map<string, Map<string, Pending>>();
   const headCases = await collectRun(
     store,
-    headRun.runId,
+    headRun,
     "head",
     leftOut,
     changesToShow(baseCases, pending, options.onChange),

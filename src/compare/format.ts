@@ -1,3 +1,4 @@
+import { trialLabel } from "../eval/trial-label.js";
 import { plural } from "../plural.js";
 import { cell } from "../report/markdown-cell.js";
 import type { Interval } from "../stats/interval.js";
@@ -133,7 +134,7 @@ function leftOutLine(left: LeftOut): string | null {
   if (parts.length === 0) return null;
   const named = left.attempts
     .slice(0, 5)
-    .map((a) => `${a.run}:${a.evalId}/${a.caseId} [trial ${a.trial + 1}] (${a.state})`);
+    .map((a) => `${a.run}:${a.evalId}/${a.caseId}${trialLabel(a.trial, a.trials)} (${a.state})`);
   const more = left.partialAttempts + left.unavailableAttempts - named.length;
   const list = named.length
     ? `; ${named.length + Math.max(more, 0) === 1 ? "the attempt" : "the attempts"}: ${named.join(", ")}${more > 0 ? `, and ${more} more` : ""}`

@@ -102,6 +102,8 @@ export interface LeftOutAttempt {
   evalId: string;
   caseId: string;
   trial: number;
+  /** How many trials its eval ran in that run: a line names the trial only when it ran several. */
+  trials: number;
   state: "partial" | "unavailable";
 }
 

@@ -1,4 +1,5 @@
 import type { AttemptRecord, Judgment } from "../eval/record.js";
+import { trialLabel } from "../eval/trial-label.js";
 import { judgmentRole, oneLine } from "./format.js";
 
 /** Verdicts that CI reports call out. */
@@ -7,8 +8,7 @@ export const isProblem = (record: AttemptRecord): boolean =>
 
 /** "c3" or, when the eval runs several trials, "c3 [trial 2]" (trials counted from 1). */
 export function attemptName(record: AttemptRecord, trials: number | undefined): string {
-  const trial = record.trial ?? 0;
-  return (trials ?? 1) > 1 || trial > 0 ? `${record.caseId} [trial ${trial + 1}]` : record.caseId;
+  return `${record.caseId}${trialLabel(record.trial, trials)}`;
 }
 
 /**

@@ -16,13 +16,16 @@ export class RunTally {
   readonly summaries: EvalSummary[] = [];
   readonly unavailable = new UnavailableTally();
   private readonly accumulators: EvalAccumulator[];
+  /** Each eval's trials. */
+  private readonly trials: number[];
   private readonly firstStart: number[];
   private readonly lastEnd: number[];
 
   constructor(entries: readonly RunEntry[], trials: (entry: number) => number) {
     this.totals = { evals: entries.length, cases: 0, passed: 0, failed: 0, errored: 0, skipped: 0 };
+    this.trials = entries.map((_, index) => trials(index));
     this.accumulators = entries.map(
-      (e, index) => new EvalAccumulator(e.eval.id, e.eval.style, trials(index)),
+      (e, index) => new EvalAccumulator(e.eval.id, e.eval.style, this.trials[index]),
     );
     this.firstStart = entries.map(() => Number.NaN);
     this.lastEnd = entries.map(() => Number.NaN);
@@ -43,7 +46,7 @@ export class RunTally {
     this.totals.cases++;
     this.totals[record.verdict]++;
     addJudgeUsage(this.judge, record.usage.judge);
-    this.unavailable.add(record);
+    this.unavailable.add(record, this.trials[entry]!);
   }
 
   finishEval(entry: number): EvalSummary {

@@ -51,7 +51,8 @@ export class UnavailableTally {
   private readonly scores = { partial: 0, unavailable: 0, complete: 0 };
   private readonly byReason = new Map<string, { count: number; where: UnavailablePlace[] }>();
 
-  add(record: AttemptRecord): void {
+  /** `trials`: how many its eval ran, so a place names the trial only when there were several. */
+  add(record: AttemptRecord, trials = 1): void {
     let found = false;
     for (const judgment of record.judgments) {
       if (judgment.state !== "unavailable") continue;
@@ -65,7 +66,8 @@ export class UnavailableTally {
         this.byReason.set(key, group);
       }
       group.count++;
-      if (group.where.length < PLACES_PER_REASON) group.where.push(placeOf(record, judgment));
+      if (group.where.length < PLACES_PER_REASON)
+        group.where.push(placeOf(record, judgment, trials));
     }
     if (!found) return;
     this.attempts++;
@@ -86,14 +88,15 @@ export class UnavailableTally {
   }
 }
 
-function placeOf(record: AttemptRecord, judgment: Judgment): UnavailablePlace {
+function placeOf(record: AttemptRecord, judgment: Judgment, trials: number): UnavailablePlace {
   const place: UnavailablePlace = {
     evalId: record.evalId,
     caseId: record.caseId,
     judgment: judgment.label,
     source: judgment.source,
   };
-  if (record.trial !== undefined) place.trial = record.trial;
+  // A stored record keeps trial 0 of an eval of one trial, which names no trial.
+  if (trials > 1 || (record.trial ?? 0) > 0) place.trial = record.trial ?? 0;
   return place;
 }
 

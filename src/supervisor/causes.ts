@@ -1,5 +1,6 @@
 // What the supervisor says about an eval process that ended or hung, and about the attempts it
 // errors because of that: the words only, decided elsewhere (executor.ts).
+import { trialLabel } from "../eval/trial-label.js";
 import type { EvalProcess } from "./eval-process.js";
 
 /** Crashes an attempt may be in flight for before it is errored instead of run again. */
@@ -14,9 +15,7 @@ export function attemptLabel(
   trial: number,
   trials: number,
 ): string {
-  return trials > 1 || trial > 0
-    ? `${evalId}/${caseId} [trial ${trial + 1}]`
-    : `${evalId}/${caseId}`;
+  return `${evalId}/${caseId}${trialLabel(trial, trials)}`;
 }
 
 /** Names, at most five, then how many more. */

@@ -34,6 +34,51 @@ describe("trials, comparison and baselines through the real CLI", { timeout: 120
   });
   afterAll(() => project.cleanup());
 
+  it("show and compare name an attempt's trial only when its eval ran several, as the live report does", async () => {
+    const own = await makeProject({
+      "evals/partial.eval.ts": `
+import { defineAdapter } from "niceeval";
+const app = defineAdapter({ name: "app", create: () => ({}) });
+export const partial = app.defineScoreEval({ id: "partial", description: "partial", test(t) {
+  t.score(1, { weight: 1 }).label("Quality");
+  t.score({ state: "unavailable", reason: "no clock" }, { weight: 1 }).label("Latency");
+} });
+`,
+    });
+    const run = (args: string[]) => runCli(args, own.dir, cleanEnv);
+    const placeLine = (out: string) => out.split("\n").find((l) => l.includes("in eval partial"));
+    try {
+      for (const [name, trials] of [
+        ["base", "1"],
+        ["head", "1"],
+        ["twice", "2"],
+      ] as const) {
+        const live = await run(["run", "--name", name, "--trials", trials]);
+        expect(live.code).toBe(0);
+        const shown = await run(["show", name]);
+        expect(placeLine(shown.stdout), name).toBe(placeLine(live.stdout));
+      }
+      const once = await run(["show", "base"]);
+      expect(placeLine(once.stdout)?.trim()).toBe(
+        'in eval partial, case default, t.score "Latency"',
+      );
+      const twice = await run(["show", "twice"]);
+      expect(placeLine(twice.stdout)?.trim()).toBe(
+        'in eval partial, case default [trial 1], t.score "Latency"; eval partial, case default [trial 2], t.score "Latency"',
+      );
+      const compared = await run(["compare", "base", "head"]);
+      expect(compared.stdout).toContain(
+        "the attempts: base:partial/default (partial), head:partial/default (partial)",
+      );
+      const withTrials = await run(["compare", "base", "twice"]);
+      expect(withTrials.stdout).toContain(
+        "the attempts: base:partial/default (partial), head:partial/default [trial 1] (partial), head:partial/default [trial 2] (partial)",
+      );
+    } finally {
+      await own.cleanup();
+    }
+  });
+
   it("--trials 3 reports reducers and the flaky case, in the console and in JSON", async () => {
     const run = await cli(
       [

@@ -267,7 +267,7 @@ export async function replay(
   for await (const record of store.streamAttempts(run.runId)) {
     advanceTo(record.evalId);
     accumulator?.add(record);
-    unavailable.add(record);
+    unavailable.add(record, evals[position]?.trials ?? 1);
     reporter.onCaseFinished?.(record);
   }
   if (position >= 0) endEval(position);
