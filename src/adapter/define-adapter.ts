@@ -91,6 +91,7 @@ export function defineAdapter<
       id,
       style: "score",
       kind: passFail ? "pass-fail-eval" : "score-eval",
+      ...(passFail ? { passFail: true as const } : {}),
       adapter: definition.name,
       description: evalDefinition.description,
       ...(evalDefinition.trials !== undefined ? { trials: evalDefinition.trials } : {}),

@@ -46,6 +46,7 @@ export function buildManifest(input: ManifestInput): RunManifest {
       return {
         evalId: runnable.id,
         style: runnable.style,
+        ...(runnable.passFail ? { passFail: true as const } : {}),
         ...(file ? { file: relative(input.cwd, file) || file } : {}),
         configHash: hashValue({ fingerprint: runnable.fingerprint?.() ?? null, judgeModels }),
         judgeModels,

@@ -40,6 +40,8 @@ export interface Runnable {
   readonly [EVAL_BRAND]: true;
   readonly id: string;
   readonly style: "suite" | "score";
+  /** A score eval of gates only (`adapter.defineEval`): reports call it a pass/fail eval. */
+  readonly passFail?: true;
   /** Upper bound on concurrently running cases of this eval. */
   readonly concurrency?: number;
   /** Times each case runs (overrides the run's `trials`). */

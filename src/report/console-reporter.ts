@@ -9,7 +9,14 @@ import { show } from "../scorers/deterministic/preview.js";
 import type { CaseAverage, TrialSummary } from "../stats/trials.js";
 import { erroredBecause } from "./failures.js";
 import { formatMeanScore, formatPassRate, meanScoreFigure, runPassRateFigure } from "./figures.js";
-import { formatJudgeUsage, formatMs, formatNumber, oneLine, verdictMark } from "./format.js";
+import {
+  evalWord,
+  formatJudgeUsage,
+  formatMs,
+  formatNumber,
+  oneLine,
+  verdictMark,
+} from "./format.js";
 import { LineWriter, type Palette, palette } from "./output.js";
 import { RecordLines } from "./record-lines.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
@@ -77,7 +84,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
     onEvalStart(info: EvalInfo) {
       trials = info.trials;
       if ((info.trials ?? 1) > 1) anyTrials = true;
-      pendingHeader = `${c.bold(info.evalId)} ${c.dim(`${info.style}${info.file ? ` · ${info.file}` : ""}${(info.trials ?? 1) > 1 ? ` · ${info.trials} trials` : ""}`)}`;
+      pendingHeader = `${c.bold(info.evalId)} ${c.dim(`${evalWord(info)}${info.file ? ` · ${info.file}` : ""}${(info.trials ?? 1) > 1 ? ` · ${info.trials} trials` : ""}`)}`;
       if (!options.hideEmptyEvals) printHeader();
     },
     onCaseFinished(record: AttemptRecord) {

@@ -146,3 +146,8 @@ function visibleControl(c: string): string {
   if (code < 0x20) return String.fromCharCode(0x2400 + code);
   return code === 0x7f ? "␡" : "\ufffd";
 }
+
+/** The word a report gives an eval's kind: "suite", "score", or "pass/fail" (`adapter.defineEval`). */
+export function evalWord(info: { style: "suite" | "score"; passFail?: true }): string {
+  return info.passFail ? "pass/fail" : info.style;
+}

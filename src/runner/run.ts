@@ -331,6 +331,7 @@ function evalInfoOf(entry: RunEntry, trials: number) {
   return {
     evalId: runnable.id,
     style: runnable.style,
+    ...(runnable.passFail ? { passFail: true as const } : {}),
     ...(file ? { file } : {}),
     ...(trials > 1 ? { trials } : {}),
   };

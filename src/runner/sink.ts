@@ -7,6 +7,8 @@ import type { RunSummary } from "./summary.js";
 export interface EvalInfo {
   evalId: string;
   style: "suite" | "score";
+  /** A pass/fail eval (`Runnable.passFail`): a score eval of gates only. */
+  passFail?: true;
   file?: string;
   /** Trials of each case. */
   trials?: number;

@@ -9,6 +9,8 @@ export type RunStatus = "running" | "finished" | "interrupted" | "crashed";
 export interface EvalManifest {
   evalId: string;
   style: "suite" | "score";
+  /** A pass/fail eval (`Runnable.passFail`; runs stored before it was kept read as score evals). */
+  passFail?: true;
   file?: string;
   /** Hash of the eval's configuration: scorers, thresholds, gates, judge models. */
   configHash: string;

@@ -29,6 +29,7 @@ export function describeEvals(entries: readonly RunEntry[]): EvalDescription[] {
     return {
       id: runnable.id,
       style: runnable.style,
+      ...(runnable.passFail ? { passFail: true as const } : {}),
       ...(file !== undefined ? { file } : {}),
       ...(runnable.concurrency !== undefined ? { concurrency: runnable.concurrency } : {}),
       ...(runnable.trials !== undefined ? { trials: runnable.trials } : {}),

@@ -125,6 +125,8 @@ export const AHEAD_WINDOW = 4096;
 export interface EvalDescription {
   id: string;
   style: "suite" | "score";
+  /** A pass/fail eval (`Runnable.passFail`). */
+  passFail?: true;
   /** The file it came from, as the init named it. */
   file?: string;
   concurrency?: number;

@@ -106,6 +106,7 @@ class RemoteEval implements Runnable {
   readonly [EVAL_BRAND] = true as const;
   readonly id: string;
   readonly style: "suite" | "score";
+  readonly passFail?: true;
   readonly concurrency?: number;
   readonly trials?: number;
   readonly maxPoints?: number;
@@ -118,6 +119,7 @@ class RemoteEval implements Runnable {
   ) {
     this.id = described.id;
     this.style = described.style;
+    if (described.passFail) this.passFail = true;
     if (described.concurrency !== undefined) this.concurrency = described.concurrency;
     if (described.trials !== undefined) this.trials = described.trials;
     if (described.maxPoints !== undefined) this.maxPoints = described.maxPoints;

@@ -622,6 +622,47 @@ export const huge = a.defineScoreEval({ id: "huge", description: "huge weights",
     }
   });
 
+  it("heads a defineEval eval 'pass/fail', a defineScoreEval one 'score' and a suite 'suite', live and in show", async () => {
+    const own = await makeProject({
+      "evals/kinds.eval.ts": `${evalFileHeader}
+import { defineAdapter } from "niceeval";
+import { equals } from "niceeval/expect";
+const app = defineAdapter({ name: "app", create: () => ({ status: "ok" }) });
+export const gated = app.defineEval({ id: "gated", description: "gated", test(t) {
+  t.check(t.status, equals("ok")).label("Status");
+} });
+export const pointed = app.defineScoreEval({ id: "pointed", description: "pointed", test(t) {
+  t.score(1, { weight: 2 }).label("Quality");
+} });
+export const listed = defineSuite<string, string>({
+  id: "listed",
+  cases: [{ id: "a", input: "a", expected: "a" }],
+  target: async (input) => input,
+  scorers: [same],
+});
+`,
+    });
+    try {
+      const headers = (out: string) =>
+        out.split("\n").filter((line) => /^(gated|pointed|listed) /.test(line));
+      const expected = [
+        "gated pass/fail · evals/kinds.eval.ts",
+        "pointed score · evals/kinds.eval.ts",
+        "listed suite · evals/kinds.eval.ts",
+      ];
+      // Supervised (the eval process describes the evals) and in process.
+      for (const mode of [[], ["--no-supervise"]]) {
+        const live = await runCli(["run", "--store", "s.sqlite", ...mode], own.dir, cleanEnv);
+        expect(live.code, mode.join(" ")).toBe(0);
+        expect(headers(live.stdout), mode.join(" ")).toEqual(expected);
+        const shown = await runCli(["show", "latest", "--store", "s.sqlite"], own.dir, cleanEnv);
+        expect(headers(shown.stdout), mode.join(" ")).toEqual(expected);
+      }
+    } finally {
+      await own.cleanup();
+    }
+  });
+
   it("two runs writing to one store at once both complete and are stored whole", async () => {
     const spawnRun = (name: string) =>
       new Promise<number | null>((resolve, reject) => {

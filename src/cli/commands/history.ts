@@ -236,6 +236,7 @@ export async function replay(
     reporter.onEvalStart?.({
       evalId: e.evalId,
       style: e.style,
+      ...(e.passFail ? { passFail: true as const } : {}),
       ...(e.file ? { file: e.file } : {}),
       ...(e.trials > 1 ? { trials: e.trials } : {}),
     });
