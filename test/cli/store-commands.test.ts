@@ -217,7 +217,13 @@ describe("run, runs and show through the real CLI and a real SQLite store", {
     expect(json<RunRow[]>((await cli(["runs", "--json", "--eval", "qa"])).stdout)).toHaveLength(3);
     expect((await cli(["runs", "--json", "--eval", "other"])).stdout).toBe("[]\n");
     expect((await cli(["runs", "--eval", "other"])).stdout).toMatch(
-      /^no run in sqlite:.* holds eval "other"\n$/,
+      /^no run in sqlite:.* holds eval "other"; its runs hold eval "qa"\n$/,
+    );
+    // A misspelt id: still an empty listing (exit 0), with the id the store holds that was meant.
+    const typo = await cli(["runs", "--eval", "qb"]);
+    expect(typo.code).toBe(0);
+    expect(typo.stdout).toMatch(
+      /^no run in sqlite:.* holds eval "qb"; did you mean "qa"\? \(niceeval runs --eval qa\)\n$/,
     );
   });
 

@@ -16,9 +16,28 @@ import { runFilter } from "../../store/manifest.js";
 import { latestShardNote, resolveRunRef } from "../../store/resolve.js";
 import type { Store, StoredRun } from "../../store/types.js";
 import { writerGone } from "../../store/writer.js";
+import { closest } from "../../suggest.js";
 import { runRow } from "../../viewer/api.js";
 import type { RunsArgs, ShowArgs } from "../args.js";
 import type { CliIO } from "../io.js";
+
+/** Runs whose evals `runs --eval` looks through for the id a misspelt one meant. */
+const RUNS_SEARCHED = 1000;
+
+/**
+ * What follows "no run holds eval X": the eval id of the store's latest runs closest to X (did
+ * you mean), or the ids it holds when none is close, or nothing when it holds no eval at all.
+ */
+async function evalIdHint(store: Store, evalId: string): Promise<string> {
+  const ids = new Set<string>();
+  for (const run of await store.listRuns({ limit: RUNS_SEARCHED }))
+    for (const e of run.evals) ids.add(e.evalId);
+  if (ids.size === 0) return "";
+  const meant = closest(evalId, ids);
+  if (meant !== undefined) return `; did you mean "${meant}"? (niceeval runs --eval ${meant})`;
+  const known = [...ids].slice(0, 10).map((id) => `"${id}"`);
+  return `; its runs hold eval ${known.join(", ")}${ids.size > 10 ? ", …" : ""}`;
+}
 
 /**
  * `niceeval runs`: stored runs, newest first, with pass rates and their intervals; a pass rate is
@@ -34,10 +53,11 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
     return 0;
   }
   if (runs.length === 0) {
+    // An empty listing, as a branch with no run is: exit 0, but a misspelt id is said so.
     writeSync(
       io.stdoutFd,
       args.evalId !== undefined
-        ? `no run in ${store.location} holds eval "${args.evalId}"\n`
+        ? `no run in ${store.location} holds eval "${args.evalId}"${await evalIdHint(store, args.evalId)}\n`
         : `no runs stored in ${store.location}\n`,
     );
     return 0;
