@@ -532,7 +532,8 @@ function passRateDifference(
     pairedDifference(basePass, headPass, {
       alpha: options.alpha,
       resamples: 0,
-      testResamples: testDraws(options),
+      // Its sign-flip test decides only over clusters (McNemar's over cases): drawn only then.
+      testResamples: clusters ? testDraws(options) : 0,
       seed: options.seed,
       ...(clusters ? { clusters: judgedClusters } : {}),
     }),
