@@ -628,6 +628,46 @@ describe("facts named as a test tool", () => {
   });
 });
 
+describe("assertions named as a test tool or as a fact", () => {
+  it("errors the attempt instead of letting t.check replace the adapter's own, or an assertion hide a fact", async () => {
+    let ran = false;
+    const tooled = defineAdapter({
+      name: "voice",
+      create: () => ({ said: "hello" }),
+      // @ts-expect-error refused by the type too; this checks the run-time refusal (JS, casts)
+      assertions: ({ check }) => ({ check: (m: string) => check("x", equals(m)) }),
+    });
+    const record = await tooled
+      .defineScoreEval({
+        id: "tooled",
+        description: "voice check",
+        test() {
+          ran = true;
+        },
+      })
+      .run();
+    expect(ran).toBe(false);
+    expect(record.verdict).toBe("errored");
+    expect(record.score.state).toBe("unavailable");
+    expect(record.error?.where).toBe('adapter "voice"');
+    expect(record.error?.message).toBe(
+      'adapter "voice": its assertion "check" has a name taken by the test context\'s own t.check, so the test would never call it; rename it in `assertions`',
+    );
+    const hiding = defineAdapter({
+      name: "speech",
+      create: () => ({ said: "hello", heard: "hi" }),
+      assertions: ({ check }) => ({ said: (m: string) => check("said", equals(m)) }),
+    });
+    const hidden = await hiding
+      .defineScoreEval({ id: "hidden", description: "speech", test() {} })
+      .run();
+    expect(hidden.verdict).toBe("errored");
+    expect(hidden.error?.message).toBe(
+      'adapter "speech": the facts that create returned have the key "said", also the name of an assertion, so t.said would be the assertion and the fact could not be read; rename the fact or the assertion',
+    );
+  });
+});
+
 describe("t.closeQA", () => {
   const ask = (judge?: CloseQAJudge, maxMaterialBytes = 64 * 1024) =>
     adapter

@@ -23,7 +23,7 @@ import { askCloseQA, closeQALimits } from "./close-qa.js";
 import { TestLifetime } from "./lifetime.js";
 import { wrongTypeReason } from "./missing-fact.js";
 import { overflowedScore, pointsOverflow } from "./points-overflow.js";
-import { shadowedFacts } from "./reserved.js";
+import { shadowedAssertions, shadowedFacts } from "./reserved.js";
 import type {
   AdapterCreateContext,
   AdapterDefinition,
@@ -355,6 +355,9 @@ async function runTest<Facts, Assertions>(
     const via = { method: undefined as string | undefined };
     const tools = assertionTools(at.facts, made, rules, judgeFor, at.signal, via);
     const own = adapter.assertions ? attributed(adapter.assertions(tools), via) : undefined;
+    const clash = shadowedAssertions(adapter.name, own, at.facts);
+    if (clash !== undefined)
+      return { made, failure: { message: clash, where: `adapter "${adapter.name}"` } };
     const skip = (reason: string): never => {
       lifetime.assertRunning("t.skip(...)", skip);
       throw new SkipSignal(reason);

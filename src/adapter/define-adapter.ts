@@ -33,7 +33,7 @@ const onlyCase: CaseSpec = Object.freeze({ id: "default", index: 0 });
  */
 export function defineAdapter<
   Facts extends FactsWithoutToolNames<Facts>,
-  Assertions = Record<never, never>,
+  Assertions extends FactsWithoutToolNames<Assertions> = Record<never, never>,
 >(definition: AdapterDefinition<Facts, Assertions>): Adapter<Facts, Assertions> {
   const name: unknown = definition?.name;
   refuseUnknownKeys(

@@ -33,3 +33,43 @@ export function shadowedFacts(evalId: string, facts: unknown): string | undefine
     `be the fact; rename the fact${one ? "" : "s"} (e.g. "app${first[0]!.toUpperCase()}${first.slice(1)}")`
   );
 }
+
+/**
+ * Why the adapter's assertions cannot all be read on `t`, or undefined when they can: one named
+ * as a test tool would be replaced by it (`t.check` is niceeval's), and a fact of the same name as
+ * an assertion would be hidden by it, so the test would call, or read, something else than its
+ * author meant.
+ * @example
+ * shadowedAssertions("voice", { check: () => {} }, {});
+ * // 'adapter "voice": its assertion "check" has a name taken by the test context's own t.check, …'
+ */
+export function shadowedAssertions(
+  adapterName: string,
+  assertions: unknown,
+  facts: unknown,
+): string | undefined {
+  if (typeof assertions !== "object" || assertions === null) return undefined;
+  const names = Object.keys(assertions);
+  const taken = names.filter((name) => Object.hasOwn(testToolNames, name));
+  if (taken.length > 0) {
+    const one = taken.length === 1;
+    return (
+      `adapter "${adapterName}": its assertion${one ? "" : "s"} ` +
+      `${joinWords(taken.map((name) => `"${name}"`))} ${one ? "has a name" : "have names"} taken ` +
+      `by the test context's own ${joinWords(taken.map((name) => `t.${name}`))}, so the test ` +
+      `would never call ${one ? "it" : "them"}; rename ${one ? "it" : "them"} in \`assertions\``
+    );
+  }
+  const hidden =
+    typeof facts === "object" && facts !== null
+      ? names.filter((name) => Object.hasOwn(facts, name))
+      : [];
+  if (hidden.length === 0) return undefined;
+  const one = hidden.length === 1;
+  return (
+    `adapter "${adapterName}": the facts that create returned have the key${one ? "" : "s"} ` +
+    `${joinWords(hidden.map((name) => `"${name}"`))}, also the name${one ? "" : "s"} of ` +
+    `${one ? "an assertion" : "assertions"}, so t.${hidden[0]} would be the assertion and the ` +
+    `fact could not be read; rename the fact or the assertion`
+  );
+}

@@ -152,8 +152,9 @@ export interface ScoreEval extends Runnable {
 }
 
 /**
- * Facts may not take the test tools' names (`usage`, `elapsedMs`, `check`, …): `t`'s own would
- * replace them. A create that returns such a key fails to compile, and errors the attempt at run time.
+ * Facts, and an adapter's assertions, may not take the test tools' names (`usage`, `elapsedMs`,
+ * `check`, …): `t`'s own would replace them. A create that returns such a key, or assertions
+ * with such a method, fail to compile, and error the attempt at run time.
  */
 export type FactsWithoutToolNames<Facts> = {
   [K in keyof Facts]: K extends keyof TestTools<unknown> ? never : Facts[K];
