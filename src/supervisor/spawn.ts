@@ -66,21 +66,61 @@ function forkEvalProcess(cwd: string, stdoutFd: number | undefined): ChildProces
         spawn(
           launcher,
           ["--pdeathsig", "KILL", "--", process.execPath, ...execArgv, fileURLToPath(childUrl)],
-          { cwd, serialization: "advanced", stdio: stdio as StdioOptions },
+          { cwd, serialization: "advanced", stdio: stdio as StdioOptions, detached: OWN_GROUP },
         )
       : fork(childUrl, [], {
           cwd,
           execArgv,
           serialization: "advanced",
           stdio: stdio as StdioOptions,
+          detached: OWN_GROUP,
         });
   } catch (error) {
     if (claims) closeClaims(claims);
     throw error;
   }
+  if (OWN_GROUP) endGroupWith(child);
   if (launcher) killedWithParent.add(child);
   if (claims) claimsFiles.set(child, claims);
   return child;
+}
+
+/**
+ * Each eval process leads a process group of its own (a new session, where there are groups), so
+ * the processes its targets started, and theirs, can be ended with it: a target that spawns a
+ * server, a shell or a `sleep 1000` and never ends it would otherwise leave it running after the
+ * run, or after the eval process was killed for a hang. A terminal's Ctrl-C reaches the CLI alone,
+ * which stops the run as it decides (run-guard.ts); a process a target put in a group of its own
+ * (`detached: true`) is not followed.
+ */
+const OWN_GROUP = process.platform !== "win32";
+/** The process groups of eval processes still running. */
+const groups = new Set<number>();
+let groupsEndOnExit = false;
+
+function endGroupWith(child: ChildProcess): void {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  groups.add(pid);
+  // What is left of the group once its eval process ended, however it ended.
+  child.once("exit", () => {
+    groups.delete(pid);
+    killGroup(pid);
+  });
+  if (!groupsEndOnExit) {
+    groupsEndOnExit = true;
+    // A CLI that exits before its eval process's exit was heard still ends their groups (the
+    // kernel ends the eval process itself: parentDeathLauncher).
+    process.once("exit", () => {
+      for (const group of groups) killGroup(group);
+    });
+  }
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {}
 }
 
 /**

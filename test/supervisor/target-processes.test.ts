@@ -1,0 +1,85 @@
+import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+
+// Targets that start processes and never end them: a supervised run ends them with the eval
+// process that ran the target (its process group), whether the run ended normally or the eval
+// process was killed for a hang. A marker in the command line tells this run's processes apart.
+const marker = `4${randomBytes(3).readUIntBE(0, 3)}`;
+
+const leakingSuite = `
+import { spawn } from "node:child_process";
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+export const leaks = defineSuite({
+  id: "leaks",
+  concurrency: 1,
+  cases: [{ id: "a", input: "a", expected: "a" }, { id: "b", input: "b", expected: "b" }],
+  target: (input) => {
+    // A shell that starts a child of its own: both are left behind.
+    spawn("sh", ["-c", "sleep ${marker}; :"], { stdio: "ignore" });
+    if (input === "b" && process.env.HANG_B) for (;;) {}
+    return input;
+  },
+  scorers: [same],
+});
+`;
+
+/** Pids of the processes whose command line holds the marker (Linux: /proc). */
+function leftBehind(): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      if (cmdline.includes(`sleep\0${marker}`) || cmdline.includes(`sleep ${marker}`))
+        found.push(Number(entry));
+    } catch {}
+  }
+  return found;
+}
+
+/** The processes still there after up to 2 s (a killed process takes a moment to go). */
+async function stillThere(): Promise<number[]> {
+  const until = Date.now() + 2000;
+  let pids = leftBehind();
+  while (pids.length > 0 && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    pids = leftBehind();
+  }
+  return pids;
+}
+
+describe.skipIf(process.platform !== "linux")("processes a target started (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/leaks.eval.js": leakingSuite });
+  });
+  afterAll(async () => {
+    for (const pid of leftBehind()) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {}
+    }
+    await project.cleanup();
+  });
+
+  it("ends them with the run", async () => {
+    const run = await runCli(["run", "--no-store"], project.dir);
+    expect(run.stdout).toContain("2 passed");
+    expect(run.code).toBe(0);
+    expect(await stillThere()).toEqual([]);
+  });
+
+  it("ends them with an eval process killed for a hang, and the run goes on", async () => {
+    const run = await runCli(["run", "--no-store", "--hang-timeout", "1000"], project.dir, {
+      HANG_B: "1",
+    });
+    expect(run.stdout).toContain("1 passed");
+    expect(run.stdout).toContain("1 errored");
+    expect(run.code).toBe(1);
+    expect(await stillThere()).toEqual([]);
+  });
+});
