@@ -62,6 +62,12 @@ export interface Executor {
    */
   takeFinished?(entry: RunEntry, spec: CaseSpec, trial: number): TakenAttempt | undefined;
   /**
+   * What such an executor began ahead of the engine. A stopped run reads on through its cases
+   * (no new attempt starts) while some may still be waiting for the engine to reach them, so each
+   * is reported, finished or cut off. Optional.
+   */
+  readonly ranAhead?: RanAhead;
+  /**
    * The run asks for no more attempts (its workers are done; the reporters and the store are still
    * finishing): the executor may start letting go of what it holds. Optional; close() follows.
    */
@@ -73,6 +79,14 @@ export interface Executor {
    * while several attempts ran), as they happen: the run's summary lists them and is not ok.
    */
   readonly runErrors?: readonly { message: string; where: string }[];
+}
+
+/** Attempts an executor began ahead of the engine ({@link Executor.ranAhead}). */
+export interface RanAhead {
+  /** Whether some may still be waiting for the engine to reach their cases. */
+  outstanding(): boolean;
+  /** Call `listener` whenever {@link outstanding} may have changed. */
+  watch(listener: () => void): void;
 }
 
 /** A finished attempt handed over by {@link Executor.takeFinished}. */

@@ -14,7 +14,7 @@ import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { AttemptRunner } from "./attempt.js";
 import { checkEntries, type RunEntry } from "./entry.js";
 import type { EvalEvent } from "./events.js";
-import { type Executor, inProcessExecutor, isPromise } from "./executor.js";
+import { type Executor, inProcessExecutor, isPromise, type RanAhead } from "./executor.js";
 import { KeyedLimiter } from "./limiter.js";
 import { ReorderBuffer } from "./reorder.js";
 import { type AttemptInfo, type RunSink, SinkSet } from "./sink.js";
@@ -197,7 +197,9 @@ export async function runEvals(
   };
 
   const worker = sourceWorker({
-    source: caseSource(options)(entries, signal)[Symbol.asyncIterator](),
+    source: caseSource(options)(entries, readingSignal(signal, executor.ranAhead))[
+      Symbol.asyncIterator
+    ](),
     reorder,
     attempts,
     scheduled: (entry) => sinks.call("onEvalScheduled", evalInfo(entry)),
@@ -306,6 +308,26 @@ function stoppable(
   };
 }
 
+/**
+ * The signal that ends the reading of cases: the run's, but with an executor that runs ahead,
+ * only once none of what it began waits for the engine to reach its case, so a stop never loses
+ * an attempt that ran (read on, each new case is not started).
+ */
+function readingSignal(signal: AbortSignal, ranAhead: RanAhead | undefined): AbortSignal {
+  if (!ranAhead) return signal;
+  const reading = new AbortController();
+  const check = () => {
+    if (!reading.signal.aborted && !ranAhead.outstanding()) reading.abort(signal.reason);
+  };
+  const stopped = () => {
+    ranAhead.watch(check);
+    check();
+  };
+  if (signal.aborted) stopped();
+  else signal.addEventListener("abort", stopped, { once: true });
+  return reading.signal;
+}
+
 /** Where the run's attempts come from: `options.source`, else every eval's cases, selected. */
 function caseSource(options: RunOptions): CaseSource {
   return options.source ?? evalCases(casesOptions(options, selectors(options)));
@@ -319,9 +341,22 @@ export function casesOptions(
   return {
     select,
     ...(options.onCase ? { onCase: options.onCase } : {}),
-    ...(options.onCasesRead ? { onCasesRead: options.onCasesRead } : {}),
+    ...(options.onCasesRead ? { onCasesRead: readWhole(options.onCasesRead, options.signal) } : {}),
     ...(options.trials !== undefined ? { trials: options.trials } : {}),
     ...(options.caseWaitMs !== undefined ? { caseWaitMs: options.caseWaitMs } : {}),
+  };
+}
+
+/**
+ * `onCasesRead` only while the run goes on: once it is stopped, a dataset's end may be the stop's
+ * doing (its reads ended), though the walk reads on for what ran ahead (readingSignal).
+ */
+function readWhole(
+  onCasesRead: (entry: number) => void,
+  signal: AbortSignal | undefined,
+): (entry: number) => void {
+  return (entry) => {
+    if (!signal?.aborted) onCasesRead(entry);
   };
 }
 

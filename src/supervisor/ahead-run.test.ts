@@ -21,13 +21,15 @@ function setup() {
     ask: number[];
     isolate: number[];
     strike: string[];
+    cutOff: string[];
     posts: ParentMessage[];
     warn: string[];
-  } = { ask: [], isolate: [], strike: [], posts: [], warn: [] };
+  } = { ask: [], isolate: [], strike: [], cutOff: [], posts: [], warn: [] };
   const run = new AheadRun<Pending, string>({
     ask: (p) => said.ask.push(p.index),
     isolate: (p) => said.isolate.push(p.index),
     strike: (p, strikes, cause) => said.strike.push(`${p.index}:${strikes}:${cause}`),
+    cutOff: (p, reason) => said.cutOff.push(`${p.index}:${reason}`),
     post: (message) => said.posts.push(message),
     warn: (text) => said.warn.push(text),
   });
@@ -104,6 +106,41 @@ describe("AheadRun", () => {
     run.onRecord(-2, record(1));
     expect(later.resolved?.caseId).toBe("c1");
     expect(said.ask).toEqual([]);
+  });
+
+  it("is outstanding while what it began waits for the engine, and cuts off at a stop what never ended", () => {
+    const { run, said, pending, began } = setup();
+    let changes = 0;
+    run.watch(() => changes++);
+    // It may still begin attempts.
+    expect(run.outstanding()).toBe(true);
+    run.onEnd();
+    expect(run.outstanding()).toBe(false);
+    expect(changes).toBe(1);
+
+    const other = setup();
+    other.began(0, 1, 2);
+    // c0 ended before the engine asked for it; c1 is asked for and runs; c2 runs unasked.
+    other.run.onRecord(-1, record(0));
+    const asked = other.pending(1);
+    expect(other.run.claim(asked)).toBe(true);
+    // The stop kills the eval process; its claims file also lists c3 (listed, its word not come).
+    const inFlight = other.run.interrupted("interrupted by SIGTERM", [
+      aheadKey(0, 2, 0),
+      aheadKey(0, 3, 0),
+    ]);
+    expect(inFlight).toEqual([asked]);
+    expect(other.run.outstanding()).toBe(true);
+    // The engine reads on: c0's record, c2 and c3 errored as cut off, started; c4 never began.
+    expect(other.run.take(entry, spec(0), 0)?.record.caseId).toBe("c0");
+    const [two, three, four] = [other.pending(2), other.pending(3), other.pending(4)];
+    expect(other.run.claim(two)).toBe(true);
+    expect(other.run.claim(three)).toBe(true);
+    expect(two.started && three.started).toBe(true);
+    expect(other.said.cutOff).toEqual(["2:interrupted by SIGTERM", "3:interrupted by SIGTERM"]);
+    expect(other.run.outstanding()).toBe(false);
+    expect(other.run.claim(four)).toBe(false);
+    expect(said.cutOff).toEqual([]);
   });
 
   it("gives a sink that wants each judgment those of a record that comes after it asked", () => {
@@ -226,6 +263,7 @@ describe("AheadRun", () => {
       ask: (p) => said.ask.push(p.index),
       isolate: () => {},
       strike: () => {},
+      cutOff: () => {},
       post: (message) => said.posts.push(message),
       warn: () => {},
     });

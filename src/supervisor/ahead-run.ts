@@ -29,6 +29,8 @@ export interface AheadHost<P extends AheadPending> {
    * given for those crashes.
    */
   strike(pending: P, strikes: number, cause: string, afterEnd: boolean, marks: unknown[]): void;
+  /** This attempt, begun ahead, was cut off by the run's stop (`reason`): errored, never rerun. */
+  cutOff(pending: P, reason: string): void;
   /** To the eval process running ahead. */
   post(message: ParentMessage): void;
   warn(text: string): void;
@@ -63,6 +65,10 @@ export class AheadRun<P extends AheadPending, C> {
   /** Started ahead and not finished: the child's id (below 0) to the attempt's key, and back. */
   private readonly began = new Map<number, number>();
   private readonly running = new Map<number, number>();
+  /** Begun ahead before the engine asked, and cut off by the run's stop: why. */
+  private readonly cut = new Map<number, string>();
+  /** Told when what the engine has still to take from here may have changed. */
+  private changed: (() => void) | undefined;
   /**
    * Keys whose records came, the latest RECENT_KEYS (what a stale claim may still list), in a
    * ring: read only after a crash, so a record costs one store.
@@ -130,6 +136,7 @@ export class AheadRun<P extends AheadPending, C> {
     const endedAt = this.arrivedAt.get(key)!;
     this.arrived.delete(key);
     this.arrivedAt.delete(key);
+    if (this.arrived.size === 0) this.changed?.();
     const record = decode();
     if (record.caseId !== spec.id) {
       this.diverged(entry.eval.id);
@@ -154,6 +161,14 @@ export class AheadRun<P extends AheadPending, C> {
       else if (this.stalled) this.checkDiverged();
       return true;
     }
+    const reason = this.cut.get(key);
+    if (reason !== undefined) {
+      this.cut.delete(key);
+      this.markStarted(pending, performance.now());
+      this.host.cutOff(pending, reason);
+      this.changed?.();
+      return true;
+    }
     const struck = this.struck.get(key);
     if (!struck) return false;
     this.struck.delete(key);
@@ -166,6 +181,7 @@ export class AheadRun<P extends AheadPending, C> {
         struck.afterEnd === true,
         struck.marks ?? [],
       );
+    this.changed?.();
     return true;
   }
 
@@ -190,6 +206,7 @@ export class AheadRun<P extends AheadPending, C> {
     this.recent[this.recentAt] = key;
     this.recentAt = (this.recentAt + 1) % RECENT_KEYS;
     const pending = this.waiting.get(key);
+    this.changed?.();
     if (!pending) {
       this.arrived.set(key, typeof came === "function" ? came : () => came);
       this.arrivedAt.set(key, performance.now());
@@ -233,6 +250,52 @@ export class AheadRun<P extends AheadPending, C> {
     this.ended = true;
     this.allowed = false;
     this.release();
+    this.changed?.();
+  }
+
+  /**
+   * Whether attempts begun ahead may still be waiting for the engine to reach their cases: it may
+   * still begin some, or some began, finished or were struck before the engine asked for them.
+   * A stopped run reads on through its cases until this is false, so each such attempt is reported
+   * (its record, or errored as cut off) rather than lost with the cases it did not read.
+   */
+  outstanding(): boolean {
+    if ((this.owner !== undefined && !this.ended) || this.arrived.size > 0) return true;
+    if (this.struck.size > 0 || this.cut.size > 0) return true;
+    for (const key of this.running.keys()) if (!this.waiting.has(key)) return true;
+    return false;
+  }
+
+  /** Call `listener` whenever {@link outstanding} may have changed. */
+  watch(listener: () => void): void {
+    this.changed = listener;
+  }
+
+  /**
+   * The run's stop ended the eval process running ahead before its attempts did (`claimed`: its
+   * claims file, as crashed). Those the engine waits for are returned, to be errored with
+   * `reason`; those it has not asked for yet are errored so once it does. None runs again.
+   */
+  interrupted(reason: string, claimed: readonly number[] | undefined): P[] {
+    const started = new Set(this.began.values());
+    const came = new Set(this.recent);
+    for (const key of claimed ?? []) if (!came.has(key)) started.add(key);
+    const inFlight: P[] = [];
+    for (const key of started) {
+      if (this.arrived.has(key)) continue;
+      const pending = this.waiting.get(key);
+      if (pending) {
+        this.waiting.delete(key);
+        inFlight.push(pending);
+      } else this.cut.set(key, reason);
+    }
+    this.owner = undefined;
+    this.allowed = false;
+    this.ended = true;
+    this.began.clear();
+    this.running.clear();
+    this.changed?.();
+    return inFlight;
   }
 
   /**
@@ -303,6 +366,7 @@ export class AheadRun<P extends AheadPending, C> {
     this.began.clear();
     this.running.clear();
     this.release();
+    this.changed?.();
     return { inFlight, afterEnd, notAsked };
   }
 
@@ -328,6 +392,7 @@ export class AheadRun<P extends AheadPending, C> {
     if (id !== undefined) this.began.delete(id);
     this.recent[this.recentAt] = key;
     this.recentAt = (this.recentAt + 1) % RECENT_KEYS;
+    this.changed?.();
   }
 
   /** The attempts still waiting for a record run ahead (to fail them all). */

@@ -343,7 +343,10 @@ function pumpAhead(taking: number): boolean {
       });
       break;
     }
-    flushIfLate();
+    // Attempts that do not answer at once (claimSize 1) may hold the thread for good: what ended
+    // before them leaves first, or a stop that kills this process would count them unfinished.
+    if (claimSize === 1 && outbox.length > 1) flush();
+    else flushIfLate();
     const before = running.size;
     for (const job of fed) runJob(job, feedSettings!, job);
     // All answered at once: the next window may be larger; else it is what the slots allow.

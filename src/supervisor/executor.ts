@@ -27,7 +27,7 @@ import {
   type EvalDescription,
   RECORD_FLAGS,
 } from "./protocol.js";
-import { dropParentDeathLauncher, takenCount } from "./spawn.js";
+import { aheadClaims, dropParentDeathLauncher, takenCount } from "./spawn.js";
 import { exitedAgain, type RunError, Unplaced } from "./unplaced.js";
 
 export type { RunError } from "./unplaced.js";
@@ -125,6 +125,7 @@ export function supervisedExecutor(options: SupervisorOptions): SupervisedExecut
     runErrors: supervisor.runErrors,
     runAhead: (plan, evalIds) => supervisor.runAhead(plan, evalIds),
     takeFinished: (entry, spec, trial) => supervisor.ahead.take(entry, spec, trial),
+    ranAhead: supervisor.ahead,
     execute: (job) => supervisor.execute(job),
     interrupt: (reason) => supervisor.interrupt(reason),
     finished: () => void supervisor.close(),
@@ -224,6 +225,7 @@ class Supervisor implements EvalProcessListener {
         this.suspects.push(pending);
         this.schedule();
       },
+      cutOff: (pending, reason) => this.fail(pending, reason),
       post: (message) => {
         const { child } = this;
         if (child && this.ahead.owns(child) && !child.exit) child.post(message);
@@ -293,6 +295,10 @@ class Supervisor implements EvalProcessListener {
     if (current) {
       current.process.kill("SIGKILL");
       for (const pending of current.inFlight.values()) this.fail(pending, reason);
+      // What it ran ahead and did not finish, by what it said and by its claims file.
+      if (this.ahead.owns(current))
+        for (const pending of this.ahead.interrupted(reason, aheadClaims(current.process)))
+          this.fail(pending, reason);
     }
     // Attempts that were to run again for an unplaced error will not: it is the run's.
     this.endPlacings();
