@@ -1,6 +1,5 @@
 import type { AttemptRecord } from "../eval/record.js";
 import type { AttemptContext } from "../eval/runnable.js";
-import { stoppedBeforeStart } from "./cut-off.js";
 import type { RunEntry } from "./entry.js";
 import { type Executor, isPromise, replayJudgments, type TakenAttempt } from "./executor.js";
 import type { KeyedLimiter } from "./limiter.js";
@@ -32,7 +31,8 @@ export interface AttemptRunnerOptions {
 
 /**
  * Runs attempts, each within its eval's concurrency and the run's last-resort time limit: its
- * record, or undefined for one queued ahead that a stop left unstarted. An executor that answers
+ * record, or undefined for one a stop left unstarted (waiting for its eval's concurrency, or
+ * queued ahead), which is not recorded. An executor that answers
  * at once (`executeNow`) is given no promise, no timer and no wrapper, so a run of synchronous
  * targets and scorers pays none per attempt: nothing could have stopped a synchronous attempt.
  */
@@ -48,9 +48,13 @@ export class AttemptRunner {
     const { executor, entries, prefetch } = this.options;
     const taken = executor.takeFinished?.(entries[item.entry]!, item.spec, item.trial);
     if (taken) return this.held(item, taken);
-    // Stopped while it waited for its eval's concurrency: it does not start (an executor that
-    // queues ahead ends what it has not started itself).
-    if (prefetch === 0 && this.options.signal.aborted) return this.notStarted(item);
+    // Stopped while it waited for its eval's concurrency: it does not start, and is not run, so
+    // not recorded, as one the source had not read yet (an executor that queues ahead ends what it
+    // has not started itself, and `queued` leaves that out alike).
+    if (prefetch === 0 && this.options.signal.aborted) {
+      this.options.limiter.release(item.entry);
+      return undefined;
+    }
     return prefetch === 0 && executor.executeNow
       ? this.now(item, executor.executeNow)
       : this.queued(item);
@@ -139,15 +143,6 @@ export class AttemptRunner {
     }
     // Sinks see every attempt start, even one its executor ended before starting it.
     start();
-    this.end(item.entry, record);
-    return record;
-  }
-
-  /** An attempt the run's stop came before: errored as interrupted before it started. */
-  private notStarted(item: CaseItem): AttemptRecord {
-    const { eval: runnable } = this.options.entries[item.entry]!;
-    const record = stoppedBeforeStart(runnable, item.spec, this.options.signal);
-    this.begin(item.entry, this.infoOf(item));
     this.end(item.entry, record);
     return record;
   }

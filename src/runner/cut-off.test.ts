@@ -51,7 +51,7 @@ describe("an attempt the run's stop cut off", () => {
     expect(summary.totals).toMatchObject({ passed: 1, failed: 0, errored: 1 });
   });
 
-  it("does not start an attempt that was still waiting for its eval's concurrency", async () => {
+  it("does not start, nor count, an attempt that was still waiting for its eval's concurrency", async () => {
     const controller = new AbortController();
     const started: string[] = [];
     const suite = defineSuite<string, string>({
@@ -73,15 +73,17 @@ describe("an attempt the run's stop cut off", () => {
       scorers: [same],
     });
     const records: AttemptRecord[] = [];
-    await runEvals([{ eval: suite }], {
+    const summary = await runEvals([{ eval: suite }], {
       signal: controller.signal,
       reporters: [{ onCaseFinished: (record) => records.push(record) }],
     });
     expect(started).toEqual(["first"]);
+    // As with the run's own concurrency: a case that had not started is not in the run.
     expect(records.map((r) => [r.caseId, r.verdict, r.error?.interrupted])).toEqual([
       ["first", "errored", true],
-      ["waiting", "errored", true],
     ]);
-    expect(records[1]?.error?.message).toBe("interrupted by SIGTERM before the attempt started");
+    expect(summary.cancelled).toBe(true);
+    expect(summary.totals).toMatchObject({ cases: 1, errored: 1 });
+    expect(summary.evals[0]?.cases).toBe(1);
   });
 });

@@ -33,8 +33,10 @@ export function keptRecord(record: AttemptRecord, signal: AbortSignal): AttemptR
 }
 
 /**
- * The record of an attempt the run's stop came before, while it waited to start: errored as not
- * started (the engine marks it interrupted, so a resumed run runs it).
+ * The record of an attempt the run's stop came before, while it waited to start in an eval
+ * process: errored as not started. The engine leaves out one it was not told had started (not
+ * recorded, as one the engine itself had not started), and marks the others interrupted; either
+ * way a resumed run runs it.
  */
 export function stoppedBeforeStart(
   of: Pick<Runnable, "id" | "maxPoints">,
