@@ -38,6 +38,12 @@ describe("refuseUnknownKeys", () => {
     expect(() => refuseUnknownKeys("f", { toString: 1 }, known)).toThrow(AuthoringError);
   });
 
+  it("offers a key with a unit for a misspelling of its name without it", () => {
+    expect(() => refuseUnknownKeys("f", { timout: 50 }, known, "options")).toThrow(
+      'f: unknown key "options.timout" (did you mean "options.timeoutMs"?)',
+    );
+  });
+
   it("names the field a nested object is", () => {
     expect(() => refuseUnknownKeys("f", { gate: 1 }, known, "capture")).toThrow(
       'f: unknown key "capture.gate" (did you mean "capture.gates"?); known keys: capture.id, capture.gates, capture.timeoutMs',

@@ -106,8 +106,21 @@ function misspeltKeys(given: unknown, keys: readonly string[]): string[] {
   );
 }
 
-/** The known key a mistyped one most likely meant: the same but for case, else the closest. */
+/**
+ * The known key a mistyped one most likely meant: the same but for case, else the closest, else
+ * the one whose name before its unit is closest (`timout` meant `timeoutMs`).
+ */
 function meantKey(key: string, keys: readonly string[]): string | undefined {
   const lower = key.toLowerCase();
-  return keys.find((known) => known.toLowerCase() === lower) ?? closest(key, keys);
+  return (
+    keys.find((known) => known.toLowerCase() === lower) ?? closest(key, keys) ?? byStem(key, keys)
+  );
+}
+
+/** The key among `keys` with a unit (`timeoutMs`) whose name without it is closest to `key`. */
+function byStem(key: string, keys: readonly string[]): string | undefined {
+  const stems = new Map<string, string>();
+  for (const known of keys) if (/[a-z]Ms$/.test(known)) stems.set(known.slice(0, -2), known);
+  const stem = closest(key, stems.keys());
+  return stem === undefined ? undefined : stems.get(stem);
 }

@@ -553,6 +553,12 @@ describe("settings given through the API", () => {
     await expect(runEval(suite, options)).rejects.toThrow(message);
   });
 
+  it("runEval names the option a misspelt one meant", async () => {
+    await expect(runEval(suite, { timout: 50 } as object)).rejects.toThrow(
+      'runEval("settings"): unknown key "options.timout" (did you mean "options.timeoutMs"?); known keys: options.target',
+    );
+  });
+
   it.each([
     [
       { concurency: 1 },
