@@ -252,7 +252,11 @@ export async function runAttempt<Facts, Assertions>(
   const { evalId, adapter, definition } = setup;
   const usage = new UsageCollector(`adapter "${adapter.name}" (eval "${evalId}")`);
   // One limit for the whole attempt (create, test, judge calls); what finished before it is kept.
-  const deadline = new Deadline(context.signal, definition.timeoutMs ?? context.timeoutMs);
+  const deadline = new Deadline(
+    context.signal,
+    definition.timeoutMs ?? context.timeoutMs,
+    context.origin,
+  );
   const trace = new TraceRecorder();
   const createContext: AdapterCreateContext = {
     signal: deadline.signal,

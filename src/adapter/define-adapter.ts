@@ -159,7 +159,7 @@ async function runAlone<Facts, Assertions>(
   );
   // Cancelled while it ran, its verdict would judge the cut-short answer, and an error then is
   // most likely the abort (a fetch given ctx.signal): both errored as interrupted, as in a run.
-  return keptRecord(record, signal);
+  return keptRecord(record, { signal });
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { AttemptRecord, JudgeUsage, Judgment } from "./record.js";
+import type { RunOrigin } from "./run-origin.js";
 
 /** Brand shared by every eval the runner can discover, whichever copy of niceeval made it. */
 export const EVAL_BRAND: unique symbol = Symbol.for("niceeval.eval") as never;
@@ -28,6 +29,8 @@ export interface AttemptContext {
   readonly keepOutput?: boolean;
   /** Per-attempt timeout for the application (adapter create / target), in ms. */
   readonly timeoutMs?: number;
+  /** Where the run came from (undefined: code): the attempt's errors advise the options there. */
+  readonly origin?: RunOrigin;
   /** Ledger that judge calls of this attempt report into. */
   readonly judgeUsage?: JudgeUsage;
 }

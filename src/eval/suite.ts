@@ -610,7 +610,7 @@ async function scoreWithin<Input, Output>(
   limit: number,
   started: number,
 ): Promise<AttemptRecord> {
-  const deadline = new Deadline(context.signal, limit);
+  const deadline = new Deadline(context.signal, limit, context.origin);
   try {
     return await scoreCase(definition, spec, context, deadline, started);
   } finally {

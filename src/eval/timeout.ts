@@ -1,4 +1,5 @@
 import { NiceevalError } from "../errors.js";
+import { type RunOrigin, timeoutOptions } from "./run-origin.js";
 
 /** Longest delay a Node timer can arm (about 24.8 days); a longer one fires at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -106,6 +107,8 @@ export class Deadline {
     private readonly parent: AbortSignal,
     /** The limit in ms; undefined is none. */
     readonly ms: number | undefined,
+    /** Where the run came from: its timeout error names the options there. */
+    private readonly origin?: RunOrigin,
   ) {
     this.#forward = () => this.#controller.abort(parent.reason);
     if (parent.aborted) this.#forward();
@@ -133,7 +136,7 @@ export class Deadline {
   timeoutError(what: string): NiceevalError {
     return new NiceevalError(
       "TIMEOUT",
-      `${what} timed out after ${this.ms} ms; raise --timeout or the eval's timeoutMs, or make it faster`,
+      `${what} timed out after ${this.ms} ms; raise ${timeoutOptions(this.origin)}, or make it faster`,
     );
   }
 

@@ -288,8 +288,8 @@ function timedOut(what: string, limit: CaseLimit): string {
 }
 
 /**
- * Say what the limit stopped in the test's own words: the engine's words name `--timeout` and
- * `timeoutMs`, which a test does not have.
+ * Say what the limit stopped in the test's own words: the engine's words name the `timeoutMs` of
+ * a run or an eval, which a test does not have.
  */
 function explainTimeouts(
   record: AttemptRecord,

@@ -207,6 +207,8 @@ class AttemptJobs {
     const context: AttemptContext = {
       runId: data.runId,
       signal: signal ?? new AbortController().signal,
+      // Jobs come from `niceeval run --queue`: errors advise its flags.
+      origin: "cli",
       ...(data.trial > 0 ? { trial: data.trial } : {}),
       ...(data.keepOutput ? { keepOutput: true } : {}),
       ...(data.timeoutMs !== undefined ? { timeoutMs: data.timeoutMs } : {}),
@@ -277,7 +279,7 @@ class AttemptJobs {
 
   private watchdogFor(timeoutMs: number | undefined): Watchdog {
     const limit = lastResortMs(timeoutMs);
-    const watchdog = this.watchdogs.get(limit) ?? new Watchdog(limit);
+    const watchdog = this.watchdogs.get(limit) ?? new Watchdog(limit, "cli");
     this.watchdogs.set(limit, watchdog);
     return watchdog;
   }

@@ -39,8 +39,9 @@ describe("an attempt the run's stop cut off", () => {
     expect(done?.error).toBeUndefined();
     expect(cut?.verdict).toBe("errored");
     expect(cut?.error).toEqual({
+      // Run from code, which has no resume: none is promised.
       message:
-        "the run was stopped (interrupted by SIGINT) while this attempt ran; its failed verdict is not kept, and a resumed run runs it again",
+        "the run was stopped (interrupted by SIGINT) while this attempt ran; its failed verdict is not kept",
       where: 'eval "cut", case "gives-up"',
       interrupted: true,
     });
@@ -49,6 +50,28 @@ describe("an attempt the run's stop cut off", () => {
     expect(cut?.score.state).toBe("unavailable");
     expect(summary.evals[0]?.meanScore).toBe(1);
     expect(summary.totals).toMatchObject({ passed: 1, failed: 0, errored: 1 });
+  });
+
+  it("says a resumed run runs it again where the run came from the CLI", async () => {
+    const controller = new AbortController();
+    const suite = defineSuite<string, string>({
+      id: "cli",
+      cases: [{ id: "a", input: "a", expected: "a" }],
+      target: (input) => {
+        controller.abort(new Error("interrupted by SIGINT"));
+        return sleep(1).then(() => input);
+      },
+      scorers: [same],
+    });
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], {
+      origin: "cli",
+      signal: controller.signal,
+      onRecord: (record) => records.push(record),
+    });
+    expect(records[0]?.error?.message).toBe(
+      "the run was stopped (interrupted by SIGINT) while this attempt ran; its passed verdict is not kept, and a resumed run runs it again",
+    );
   });
 
   it("does not start, nor count, an attempt that was still waiting for its eval's concurrency", async () => {

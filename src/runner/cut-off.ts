@@ -1,25 +1,30 @@
 import type { AttemptRecord } from "../eval/record.js";
-import type { CaseSpec, Runnable } from "../eval/runnable.js";
+import { runsAgain } from "../eval/run-origin.js";
+import type { AttemptContext, CaseSpec, Runnable } from "../eval/runnable.js";
 import { crashed } from "./source.js";
 
 /**
  * The record to keep of an attempt that has just ended: the same one, unless the run was stopped
- * (`signal`, the run's, is aborted now). One that errored then is marked interrupted: its error
+ * (the context's `signal`, the run's, is aborted now). One that errored then is marked interrupted: its error
  * is most likely the abort itself (the signal's reason, or an AbortError from a `fetch` given
  * `ctx.signal`), and a resumed run runs it again. One that ended without an error or a skip: its
  * target or adapter was then told to stop and may have given up early with whatever it had (a
  * partial answer, an empty one), and a judge call it made was cut short: its verdict would judge
  * the interruption, not the application. It is errored as cut off (`error.interrupted`, as one
  * that threw on the abort is), keeping the judgments it got as evidence and the usage it spent,
- * its score unavailable (left out of the mean, as missing evidence is); a resumed run runs it again.
+ * its score unavailable (left out of the mean, as missing evidence is); a resumed run runs it again
+ * (its message says so where a run resumes: the context's `origin`).
  */
-export function keptRecord(record: AttemptRecord, signal: AbortSignal): AttemptRecord {
+export function keptRecord(
+  record: AttemptRecord,
+  { signal, origin }: Pick<AttemptContext, "signal" | "origin">,
+): AttemptRecord {
   // A skip is the test's own decision, made before the work it skips.
   if (!signal.aborted || record.verdict === "skipped") return record;
   if (record.error) return { ...record, error: { ...record.error, interrupted: true } };
   const reason = stopReason(signal);
   const where = `eval "${record.evalId}", case "${record.caseId}"`;
-  const message = `the run was stopped (${reason}) while this attempt ran; its ${record.verdict} verdict is not kept, and a resumed run runs it again`;
+  const message = `the run was stopped (${reason}) while this attempt ran; its ${record.verdict} verdict is not kept${runsAgain(origin)}`;
   return {
     ...record,
     verdict: "errored",

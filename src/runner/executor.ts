@@ -122,7 +122,7 @@ export const inProcessExecutor: Executor & Required<Pick<Executor, "executeNow">
     } catch (error) {
       record = crashedCase(runnable, spec, error);
     }
-    return keptRecord(guarded(runnable, spec, record, replaced), context.signal);
+    return keptRecord(guarded(runnable, spec, record, replaced), context);
   },
   executeNow(job) {
     const { entry, spec, context } = job;
@@ -141,7 +141,7 @@ export const inProcessExecutor: Executor & Required<Pick<Executor, "executeNow">
     // Only an attempt that waits can see the run stop while it runs.
     const replaced = restoreGlobals();
     return record.then(
-      (done) => keptRecord(guarded(runnable, spec, done, replaced), context.signal),
+      (done) => keptRecord(guarded(runnable, spec, done, replaced), context),
       (error: unknown) => guarded(runnable, spec, crashedCase(runnable, spec, error), replaced),
     );
   },

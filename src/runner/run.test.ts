@@ -172,19 +172,37 @@ describe("runEvals", () => {
     expect(summary.ok).toBe(false);
   });
 
-  it("times out a slow target with a message naming the case", async () => {
-    const suite = defineSuite<number, number>({
-      id: "slow",
-      cases: [{ id: "sleepy", input: 1 }],
-      target: () => sleep(200).then(() => 1),
-      scorers: [ran],
-    });
-    const records: AttemptRecord[] = [];
-    await runEvals([{ eval: suite }], { timeoutMs: 20, onRecord: (r) => records.push(r) });
-    expect(records[0]?.verdict).toBe("errored");
-    expect(records[0]?.error?.message).toMatch(/^the target timed out after 20 ms/);
-    expect(records[0]?.error?.where).toBe('target of case "sleepy" in eval "slow"');
-  });
+  it.each([
+    [
+      "code",
+      undefined,
+      "the target timed out after 20 ms; raise the timeoutMs of the run (runEval, runEvals) or of the eval (defineSuite, defineScoreEval), or make it faster",
+    ],
+    [
+      "the CLI",
+      "cli" as const,
+      "the target timed out after 20 ms; raise --timeout or the eval's timeoutMs, or make it faster",
+    ],
+  ])(
+    "times out a slow target with a message naming the case and the options of %s",
+    async (_, origin, message) => {
+      const suite = defineSuite<number, number>({
+        id: "slow",
+        cases: [{ id: "sleepy", input: 1 }],
+        target: () => sleep(200).then(() => 1),
+        scorers: [ran],
+      });
+      const records: AttemptRecord[] = [];
+      await runEvals([{ eval: suite }], {
+        timeoutMs: 20,
+        ...(origin ? { origin } : {}),
+        onRecord: (r) => records.push(r),
+      });
+      expect(records[0]?.verdict).toBe("errored");
+      expect(records[0]?.error?.message).toBe(message);
+      expect(records[0]?.error?.where).toBe('target of case "sleepy" in eval "slow"');
+    },
+  );
 });
 
 describe("guards", () => {
@@ -202,7 +220,7 @@ describe("guards", () => {
     await runEvals([{ eval: suite }], { caseTimeoutMs: 30, onRecord: (r) => records.push(r) });
     expect(records.map((r) => r.verdict)).toEqual(["errored", "passed"]);
     expect(records[0]?.error?.message).toContain(
-      "the attempt did not settle within the last-resort limit of 30 ms; --timeout (or the eval's timeoutMs) sets a tighter one",
+      "the attempt did not settle within the last-resort limit of 30 ms; set a tighter one with the timeoutMs of the run (runEval, runEvals) or of the eval (defineSuite, defineScoreEval)",
     );
   });
 

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
+import type { RunOrigin } from "../eval/run-origin.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
 import {
   checkTimeoutMs,
@@ -62,6 +63,11 @@ export interface RunOptions {
   keepCase?: boolean;
   /** Per-case timeout for targets and adapters, ms. */
   timeoutMs?: number;
+  /**
+   * Where the run came from: "cli" (`niceeval run`) has its attempts' errors advise its flags
+   * (`--timeout`) and its resume; default "code", whose options are `timeoutMs`.
+   */
+  origin?: RunOrigin;
   /** Limit on a whole attempt, ms (default: timeoutMs + 1 s, else 10 minutes). */
   caseTimeoutMs?: number;
   /**
@@ -108,6 +114,7 @@ const runOptionKeys = {
   keepOutput: true,
   keepCase: true,
   timeoutMs: true,
+  origin: true,
   caseTimeoutMs: true,
   caseWaitMs: true,
   onRecord: true,
@@ -145,7 +152,7 @@ export async function runEvals(
   const tally = new RunTally(entries, trialsOfEntry);
   const executor = options.executor ?? inProcessExecutor;
   const limiter = new KeyedLimiter(entries.map((e) => e.eval.concurrency));
-  const watchdog = new Watchdog(settings.caseTimeoutMs);
+  const watchdog = new Watchdog(settings.caseTimeoutMs, options.origin);
   const realtime = {
     started: sinks.has("onAttemptStarted"),
     judgment: sinks.has("onJudgment"),
@@ -410,6 +417,7 @@ function attemptContexts(
     signal,
     ...(options.keepOutput || options.keepCase ? { keepOutput: true } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.origin === "cli" ? { origin: "cli" as const } : {}),
   };
   return (trial, info) => {
     if (trial === 0 && !judgmentSinks) return base;

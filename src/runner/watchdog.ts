@@ -1,4 +1,5 @@
 import { NiceevalError } from "../errors.js";
+import { type RunOrigin, timeoutOptions } from "../eval/run-origin.js";
 import { DEFAULT_CASE_TIMEOUT_MS, MAX_TIMER_MS } from "../eval/timeout.js";
 
 /**
@@ -31,7 +32,11 @@ export class Watchdog {
   private readonly timer: ReturnType<typeof setInterval>;
   private nextKey = 0;
 
-  constructor(private readonly limitMs: number) {
+  constructor(
+    private readonly limitMs: number,
+    /** Where the run came from: its timeout error names the options there. */
+    private readonly origin?: RunOrigin,
+  ) {
     this.timer = setInterval(() => this.sweep(), Math.max(5, Math.min(1000, limitMs / 4)));
   }
 
@@ -86,7 +91,7 @@ export class Watchdog {
       deadline.reject(
         new NiceevalError(
           "TIMEOUT",
-          `the attempt did not settle within the last-resort limit of ${shown(this.limitMs)}; --timeout (or the eval's timeoutMs) sets a tighter one`,
+          `the attempt did not settle within the last-resort limit of ${shown(this.limitMs)}; set a tighter one with ${timeoutOptions(this.origin)}`,
         ),
       );
     }

@@ -626,7 +626,7 @@ function watchdogFor(timeoutMs: number | undefined): Watchdog {
   const limit = lastResortMs(timeoutMs);
   let watchdog = watchdogs.get(limit);
   if (!watchdog) {
-    watchdog = new Watchdog(limit);
+    watchdog = new Watchdog(limit, "cli");
     watchdogs.set(limit, watchdog);
   }
   return watchdog;
@@ -638,6 +638,8 @@ function contextOf(job: ChildJob, trial: number, settings: Settings, slot: Slot)
   const context: AttemptContext = {
     runId: settings.runId,
     signal: controller.signal,
+    // Only the CLI runs an eval process: errors advise its flags.
+    origin: "cli",
     ...(trial > 0 ? { trial } : {}),
     ...(settings.keepOutput ? { keepOutput: true } : {}),
     ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),

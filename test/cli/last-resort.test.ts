@@ -53,7 +53,7 @@ describe("an attempt that never settles (real CLI)", { timeout: 60_000 }, () => 
         ["last", "passed"],
       ]);
       expect(records[1]!.error!.message).toBe(
-        'eval "stuck" crashed on case "forever": the attempt did not settle within the last-resort limit of 1500 ms; --timeout (or the eval\'s timeoutMs) sets a tighter one',
+        'eval "stuck" crashed on case "forever": the attempt did not settle within the last-resort limit of 1500 ms; set a tighter one with --timeout or the eval\'s timeoutMs',
       );
       // Well before the supervisor's --hang-timeout (60 s) could have had any part in it.
       expect(elapsed).toBeLessThan(30_000);

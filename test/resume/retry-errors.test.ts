@@ -104,7 +104,9 @@ export const slow = defineSuite({
     });
     try {
       const first = await runCli(["run", "--timeout", "200"], own.dir);
-      expect(first.stdout).toContain("the target timed out after 200 ms");
+      expect(first.stdout).toContain(
+        "the target timed out after 200 ms; raise --timeout or the eval's timeoutMs, or make it faster",
+      );
       expect(first.code).toBe(1);
       // --resume keeps the run's limits; --retry-errors may raise the one that errored it.
       const refused = await runCli(["run", "--resume", "--timeout", "5000"], own.dir);

@@ -225,7 +225,7 @@ describe.each([
         expect(stopped.stdout).toMatch(/! wait-1 errored/);
         if (settle.startsWith("resolve"))
           expect(stopped.stdout).toMatch(
-            /the run was stopped \(interrupted by SIGINT\) while this attempt ran; its failed verdict is not kept/,
+            /the run was stopped \(interrupted by SIGINT\) while this attempt ran; its failed verdict is not kept, and a resumed run runs it again/,
           );
         const first = await storedStatus(project.dir, store);
         expect(first.status).toBe("interrupted");

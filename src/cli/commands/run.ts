@@ -612,6 +612,8 @@ function runOptions(
 ): RunOptions {
   return {
     runId,
+    // Errors advise these flags (--timeout) and --resume.
+    origin: "cli",
     concurrency: args.concurrency,
     trials: args.trials ?? 1,
     ...(args.shard ? { select: [shardSelector(args.shard)] } : {}),
