@@ -36,6 +36,10 @@ function escapeControls(text: string): string {
 /**
  * A value as short JSON for a reason. Written only as far as the preview shows: a whole
  * `JSON.stringify` of a 50 MB string or a 2,000,000-item array took seconds for 60 characters.
+ * What JSON would write as `null` is shown as it is (`NaN`, `Infinity`, an array's `undefined`),
+ * so a reason never quotes a null that was not there.
+ * @example
+ * show({ value: NaN, rationale: "oops" }) // → '{"value":NaN,"rationale":"oops"}'
  */
 export function show(value: unknown): string {
   let text = "";
@@ -45,8 +49,11 @@ export function show(value: unknown): string {
     return text.length <= PREVIEW_LIMIT;
   };
   const visit = (node: unknown): boolean => {
-    // JSON has no BigInt (JSON.stringify throws on one): shown as JavaScript writes it.
+    // JSON has no BigInt (JSON.stringify throws on one): shown as JavaScript writes it, as are
+    // the numbers JSON has no place for and an array's undefined item (JSON writes null).
     if (typeof node === "bigint") return add(`${node}n`);
+    if ((typeof node === "number" && !Number.isFinite(node)) || node === undefined)
+      return add(String(node));
     if (typeof node === "string") {
       return add(JSON.stringify(node.length > PREVIEW_LIMIT ? node.slice(0, PREVIEW_LIMIT) : node));
     }

@@ -82,6 +82,16 @@ describe("eval.llm-judge with an injected judge", () => {
     }
   });
 
+  it("quotes a verdict's NaN or Infinity as it came, not as JSON's null", async () => {
+    for (const [value, shown] of [
+      [Number.NaN, "NaN"],
+      [Number.POSITIVE_INFINITY, "Infinity"],
+    ] as const) {
+      const error = await score(judgeOnce({ value, rationale: "oops" })).catch((e: unknown) => e);
+      expect((error as Error).message).toContain(`got {"value":${shown},"rationale":"oops"}`);
+    }
+  });
+
   it("leaves a suite's judgment unavailable with the reason on a malformed verdict", async () => {
     const record = await judgedCase(judgeOnce({ score: 0.9 }));
     expect(record.judgments[0]).toMatchObject({ state: "unavailable", earned: null });

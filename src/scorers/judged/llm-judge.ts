@@ -12,6 +12,7 @@ import { JudgeUnavailableError } from "../../judge/unavailable.js";
 import { type KnownKeys, refuseUnknownKeys } from "../../known-keys.js";
 import { makeScore, type Score, scoreSchema } from "../../score/score.js";
 import { type Driver, defineDriver, defineTool, implementTool } from "../../tool/tool.js";
+import { show } from "../deterministic/preview.js";
 import { scorerInputSchema } from "../tool-input.js";
 
 /** Input of the `eval.llm-judge` tool. */
@@ -114,19 +115,11 @@ export function verdictToScore(raw: unknown, threshold: number, label: string): 
     throw new JudgeUnavailableError(
       "malformed",
       label,
-      `malformed verdict (${where}: ${issue?.message ?? "rejected"}; got ${preview(raw)}): a JudgeFn must return { value: number in 0..1, passed?: boolean, rationale?: string }`,
+      `malformed verdict (${where}: ${issue?.message ?? "rejected"}; got ${show(raw)}): a JudgeFn must return { value: number in 0..1, passed?: boolean, rationale?: string }`,
     );
   }
   const { value, passed, rationale } = parsed.data;
   return makeScore(label, value, passed ?? value >= threshold, rationale);
-}
-
-function preview(value: unknown): string {
-  try {
-    return (JSON.stringify(value) ?? String(value)).slice(0, 200);
-  } catch {
-    return String(value);
-  }
 }
 
 /** What {@link llmJudge} takes. */
