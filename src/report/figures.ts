@@ -123,12 +123,21 @@ export function runPassRateFigure(summary: Pick<RunSummary, "totals" | "evals">)
 
 const percent = (value: number) => `${formatNumber(100 * value, 1)}%`;
 
+/**
+ * " over 4 cases" when the figure's interval counts cases (with trials) rather than the n beside
+ * it, said with the interval it qualifies; "" otherwise.
+ */
+export function intervalOver(figure: { cases?: number; interval: Interval | null }): string {
+  return figure.cases !== undefined && figure.interval
+    ? ` over ${plural(figure.cases, "case")}`
+    : "";
+}
+
 /** "80% of 10, 95% CI 49–94.3%" (or "no attempt to rate"). */
 export function formatPassRate(figure: PassRateFigure): string {
   if (figure.rate === null) return "no attempt to rate";
   const ci = figure.interval;
-  const over = figure.cases !== undefined ? ` over ${plural(figure.cases, "case")}` : "";
-  return `${percent(figure.rate)} of ${figure.n}${ci ? `, 95% CI ${formatNumber(100 * ci.low, 1)}–${percent(ci.high)}${over}` : ""}`;
+  return `${percent(figure.rate)} of ${figure.n}${ci ? `, 95% CI ${formatNumber(100 * ci.low, 1)}–${percent(ci.high)}${intervalOver(figure)}` : ""}`;
 }
 
 /** "≥ 0.71" for a lower bound, "0.71" otherwise, "n/a" without a score. */
@@ -145,10 +154,7 @@ export function formatMeanScore(figure: MeanScoreFigure): string {
     ? `, 95% CI ${formatNumber(figure.interval.low)}–${formatNumber(figure.interval.high)}`
     : "";
   const partial = figure.partial ? `, ${figure.partial} partial: a lower bound, no interval` : "";
-  // Said with the interval it qualifies, as the pass rate's is.
-  const over =
-    figure.cases !== undefined && figure.interval ? ` over ${plural(figure.cases, "case")}` : "";
-  return `${formatMean(figure)}${sd}${ci} (n=${figure.n}${over}${partial})`;
+  return `${formatMean(figure)}${sd}${ci} (n=${figure.n}${intervalOver(figure)}${partial})`;
 }
 
 /**

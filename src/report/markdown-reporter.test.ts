@@ -59,6 +59,17 @@ describe("markdownReporter", () => {
     expect(md).toContain("| eval | attempts | passed |");
   });
 
+  it("says an interval of trials counts cases, not the attempts n counts, as the console does", async () => {
+    const file = join(tempDir(), "trials.md");
+    await run([{ eval: mixedSuite() }], [markdownReporter(file)], { trials: 3 });
+    const md = readFileSync(file, "utf8");
+    // 12 attempts of 4 cases (the errored case's 3 have no score: 9 of 3 cases).
+    expect(md).toMatch(/pass rate 50% \(n=12, [\d.]+–[\d.]+% over 4 cases\) ·/);
+    expect(md).toMatch(
+      /\| qa \| 12 \| 6 \| 3 \| 3 \| 0 \| 50% \(n=12, [\d.]+–[\d.]+% over 4 cases\) \| 0\.667 \(n=9, [\d.]+–[\d.]+ over 3 cases\) \|/,
+    );
+  });
+
   it("shows a mean over partial scores as a lower bound", () => {
     const file = join(tempDir(), "summary.md");
     const reporter = markdownReporter(file);

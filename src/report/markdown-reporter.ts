@@ -5,7 +5,14 @@ import type { EvalSummary } from "../runner/events.js";
 import { loadTroubles } from "../runner/load-troubles.js";
 import type { RunSummary } from "../runner/run.js";
 import { attemptName, isProblem, problemSummary } from "./failures.js";
-import { evalFigures, formatMean, type PassRateFigure, runPassRateFigure } from "./figures.js";
+import {
+  evalFigures,
+  formatMean,
+  intervalOver,
+  type MeanScoreFigure,
+  type PassRateFigure,
+  runPassRateFigure,
+} from "./figures.js";
 import { formatMs, formatNumber } from "./format.js";
 import { cell } from "./markdown-cell.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
@@ -168,16 +175,16 @@ export function collectingReporter(
   };
 }
 
-/** "80% (n=10, 49.0–94.3%)" or "n/a". */
+/** "80% (n=10, 49.0–94.3%)", with trials "75% (n=20, 30.1–95.4% over 4 cases)", or "n/a". */
 function ratePercent(figure: PassRateFigure): string {
   if (figure.rate === null) return "n/a";
   const ci = figure.interval;
-  return `${formatNumber(100 * figure.rate, 1)}% (n=${figure.n}${ci ? `, ${formatNumber(100 * ci.low, 1)}–${formatNumber(100 * ci.high, 1)}%` : ""})`;
+  return `${formatNumber(100 * figure.rate, 1)}% (n=${figure.n}${ci ? `, ${formatNumber(100 * ci.low, 1)}–${formatNumber(100 * ci.high, 1)}%${intervalOver(figure)}` : ""})`;
 }
 
-/** "0.71 (n=10, 0.6–0.82)", "≥ 0.71 (n=10, 2 partial)" or "n/a". */
-function meanText(figure: ReturnType<typeof evalFigures>["meanScore"]): string {
+/** "0.71 (n=10, 0.6–0.82)", with trials "0.75 (n=20, 0–1 over 4 cases)", "≥ 0.71 (n=10, 2 partial)" or "n/a". */
+function meanText(figure: MeanScoreFigure): string {
   if (figure.mean === null) return "n/a";
   const ci = figure.interval;
-  return `${formatMean(figure)} (n=${figure.n}${ci ? `, ${formatNumber(ci.low)}–${formatNumber(ci.high)}` : ""}${figure.partial ? `, ${figure.partial} partial` : ""})`;
+  return `${formatMean(figure)} (n=${figure.n}${ci ? `, ${formatNumber(ci.low)}–${formatNumber(ci.high)}${intervalOver(figure)}` : ""}${figure.partial ? `, ${figure.partial} partial` : ""})`;
 }

@@ -65,6 +65,8 @@ export interface RunRow {
     passRate: number | null;
     passRateInterval: Interval | null;
     n: number;
+    /** With trials, the cases the pass rate's interval counts (fewer than `n`); null without. */
+    passRateCases: number | null;
     meanScore: number | null;
     meanScoreInterval: Interval | null;
     /** Scored attempts of the eval whose score was partial. */
@@ -187,6 +189,7 @@ export function runRow(run: StoredRun): RunRow {
         passRate: figures.passRate.rate,
         passRateInterval: figures.passRate.interval,
         n: figures.passRate.n,
+        passRateCases: figures.passRate.cases ?? null,
         meanScore: s.meanScore,
         meanScoreInterval: figures.meanScore.interval,
         partialCases: s.partialCases,

@@ -519,6 +519,24 @@ export const partial = defineSuite<string, string>({
     }
   });
 
+  it("names the cases an interval of trials counts in runs, with --eval too", async () => {
+    const own = await makeProject({ "evals/qa.eval.ts": qaEval });
+    try {
+      const store = ["--store", "s.sqlite"];
+      const run = await runCli(["run", "--trials", "4", "--name", "tr", ...store], own.dir, {
+        ...cleanEnv,
+        FLAKY: "1",
+      });
+      expect(run.stdout).toMatch(/11 passed \(91\.7% of 12, 95% CI .* over 3 cases\)/);
+      const runs = await runCli(["runs", ...store], own.dir, cleanEnv);
+      expect(runs.stdout).toMatch(/tr .* 91\.7% \[.*\] n=12 \(3 cases\)/);
+      const one = await runCli(["runs", "--eval", "qa", ...store], own.dir, cleanEnv);
+      expect(one.stdout).toMatch(/tr .* 91\.7% \[.*\] n=12 \(3 cases\)/);
+    } finally {
+      await own.cleanup();
+    }
+  });
+
   it("exits 2 when the run could not be stored whole (another writer held the store too long)", async () => {
     const own = await makeProject({
       "evals/slow.eval.ts": `

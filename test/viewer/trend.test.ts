@@ -10,6 +10,7 @@ const point = (t: number, run: string, meanScore: number, partialCases: number):
     passRate: 1,
     passRateInterval: { low: 0.5, high: 1, level: 0.95, method: "wilson" },
     n: 3,
+    passRateCases: null,
     meanScore,
     meanScoreInterval: { low: meanScore - 0.1, high: meanScore + 0.1, level: 0.95, method: "t" },
     partialCases,

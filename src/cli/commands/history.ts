@@ -84,11 +84,12 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
       passRate: row.passRate,
       passRateInterval: row.passRateInterval,
       n: row.attempts - row.skipped,
+      passRateCases: row.passRateCases,
       meanScore: row.meanScore,
     };
     // With trials, the interval counts cases (src/stats/clustered.ts): say how many.
     const over =
-      !own && row.passRateCases !== null ? ` (${plural(row.passRateCases, "case")})` : "";
+      figures.passRateCases !== null ? ` (${plural(figures.passRateCases, "case")})` : "";
     const rate =
       figures.passRate === null || figures.passRateInterval === null
         ? "—"
