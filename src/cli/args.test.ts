@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCliArgs } from "./args.js";
+import { HELP, parseCliArgs } from "./args.js";
 
 describe("gate flags", () => {
   it("take a decimal from 0 to 1", () => {
@@ -93,6 +93,48 @@ describe("unknown options", () => {
       "niceeval run: unknown option --verbose. Run `niceeval --help`.",
     );
     expect(() => parseCliArgs(["run", "-x"])).toThrow("niceeval run: unknown option -x.");
+  });
+});
+
+describe("an option given without its value", () => {
+  it("is named with what its value is and an example, when another option comes next", () => {
+    expect(() => parseCliArgs(["run", "--baseline", "--fail-on-regression"])).toThrow(
+      "niceeval run: --baseline needs a value: a run reference (an id, an id prefix, a name, latest, latest~N or branch:<name>) (e.g. --baseline branch:main); the option --fail-on-regression came next. Run `niceeval --help`.",
+    );
+    expect(() => parseCliArgs(["merge", "a", "--name", "--json"])).toThrow(
+      "niceeval merge: --name needs a value: a name for the stored run (e.g. --name nightly); the option --json came next.",
+    );
+  });
+
+  it("says how to give a value that starts with a dash, which still works inline", () => {
+    expect(() => parseCliArgs(["run", "--shard", "-1/3"])).toThrow(
+      "niceeval run: --shard needs a value: i/n, shard i of n counted from 1 (e.g. --shard 1/3); -1/3 came next, which reads as an option: a value that starts with a dash is written --shard=-1/3.",
+    );
+    expect(parseCliArgs(["run", "--name=-nightly"])).toMatchObject({ name: "-nightly" });
+  });
+
+  it("is named alike when it ends the line", () => {
+    expect(() => parseCliArgs(["run", "--json"])).toThrow(
+      "niceeval run: --json needs a value: a file path to write the JSON report to (e.g. --json results.json); nothing came after it.",
+    );
+  });
+
+  it("says what the value is for every option the help shows with one", () => {
+    const commands = ["run", "worker", "runs", "show", "compare", "view", "export", "merge"];
+    const shown = new Set([...HELP.matchAll(/--([\w-]+) <[^>]+>/g)].map((m) => m[1]!));
+    for (const name of [...shown, "limit", "port", "host"]) {
+      const said = commands
+        .map((command) => {
+          try {
+            parseCliArgs([command, `--${name}`]);
+          } catch (error) {
+            return (error as Error).message;
+          }
+          return undefined;
+        })
+        .find((message) => message?.includes(`--${name} needs a value`));
+      expect(said, name).toContain(`--${name} needs a value: `);
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import { MAX_TRIALS } from "../eval/timeout.js";
 import { redactUrl } from "../redact-url.js";
 import { parseShard, type Shard } from "../shard/shard.js";
 import { closest } from "../suggest.js";
+import { missingValue } from "./option-values.js";
 
 /** Options every command that reads or writes runs shares. */
 interface StoreArgs {
@@ -330,7 +331,7 @@ function strictParse(
     return { values: parsed.values as Values, positionals: parsed.positionals };
   } catch (error) {
     throw usage(
-      `niceeval ${command}: ${unknownOption(error, options) ?? (error as Error).message}`,
+      `niceeval ${command}: ${unknownOption(error, options) ?? missingValue(error, argv) ?? (error as Error).message}`,
     );
   }
 }
