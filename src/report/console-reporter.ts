@@ -6,6 +6,7 @@ import type { RunSummary } from "../runner/run.js";
 import { NO_CASE_GATE } from "../runner/summary.js";
 import type { UnavailablePlace, UnavailableSummary } from "../runner/unavailable.js";
 import { show } from "../scorers/deterministic/preview.js";
+import { formatShard, type Shard } from "../shard/shard.js";
 import type { CaseAverage, TrialSummary } from "../stats/trials.js";
 import { erroredBecause } from "./failures.js";
 import { formatMeanScore, formatPassRate, meanScoreFigure, runPassRateFigure } from "./figures.js";
@@ -34,6 +35,11 @@ export interface ConsoleReporterOptions {
   hideEmptyEvals?: boolean;
   /** The run's --filter, said in the header: its eval count is of the files, before filtering. */
   filter?: string;
+  /**
+   * The run's --shard, said in the header as the filter is, beside each eval it left no case of,
+   * and in the summary, which counts the evals that ran a case.
+   */
+  shard?: Shard;
   /** Flaky cases listed per eval, at most (default 10); the others are counted. */
   maxFlaky?: number;
   /** How long the eval files took to load, ms: said beside the run's time when it took a second or more. */
@@ -52,6 +58,9 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
   // Trials of the eval being printed: case lines name their trial when there are several.
   let trials: number | undefined;
   let anyTrials = false;
+  // Evals the shard left no case of: shown, but not counted by the summary.
+  let emptyEvals = 0;
+  const inShard = options.shard ? ` in shard ${formatShard(options.shard)}` : "";
   let lastProgress = 0;
   let progressShown = false;
   const clearProgress = () => {
@@ -77,7 +86,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       out.line(
         c.bold("niceeval run") +
           c.dim(
-            ` · ${plural(info.evals, "eval")}${info.files > 0 ? ` from ${plural(info.files, "file")}` : ""}${options.filter !== undefined ? `, cases matching --filter ${options.filter}` : ""} · concurrency ${info.concurrency}`,
+            ` · ${plural(info.evals, "eval")}${info.files > 0 ? ` from ${plural(info.files, "file")}` : ""}${options.filter !== undefined ? `, cases matching --filter ${options.filter}` : ""}${options.shard ? `, cases of shard ${formatShard(options.shard)}` : ""} · concurrency ${info.concurrency}`,
           ),
       );
     },
@@ -117,6 +126,12 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
         pendingHeader = undefined;
         return;
       }
+      if (summary.cases === 0) {
+        // No attempt: no counts, figures or trials to show (a "× 0" trials line).
+        if (options.shard) emptyEvals++;
+        out.line(c.dim(`  no case${inShard}`));
+        return;
+      }
       const meanScore = meanScoreFigure(summary);
       const mean =
         meanScore.mean === null ? "score n/a" : `mean score ${formatMeanScore(meanScore)}`;
@@ -140,7 +155,8 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
     onRunFinished(summary: RunSummary) {
       clearProgress();
       out.line();
-      for (const line of summaryLines(summary, anyTrials, c, options.loadMs)) out.line(line);
+      const empty = emptyEvals > 0 ? ` (${emptyEvals} more with no case${inShard})` : "";
+      for (const line of summaryLines(summary, anyTrials, c, empty, options.loadMs)) out.line(line);
       out.flush();
     },
   };
@@ -185,7 +201,13 @@ function trialLines(t: TrialSummary, c: Palette, maxFlaky: number): string[] {
 }
 
 /** The run's summary: files that failed to load, totals, unavailable judgments, judge usage, time. */
-function summaryLines(summary: RunSummary, anyTrials: boolean, c: Palette, loadMs = 0): string[] {
+function summaryLines(
+  summary: RunSummary,
+  anyTrials: boolean,
+  c: Palette,
+  emptyEvals: string,
+  loadMs = 0,
+): string[] {
   const t = summary.totals;
   const lines = [c.bold("Summary")];
   const load = loadTroubles(summary.loadErrors);
@@ -210,7 +232,7 @@ function summaryLines(summary: RunSummary, anyTrials: boolean, c: Palette, loadM
   const rate = runPassRateFigure(summary);
   const passRate = rate.rate === null ? "" : ` (${formatPassRate(rate)})`;
   lines.push(
-    `  ${plural(t.evals, "eval")} · ${plural(t.cases, anyTrials ? "attempt" : "case")} · ${c.green(`${t.passed} passed`)}${passRate} · ${t.failed ? c.red(`${t.failed} failed`) : "0 failed"} · ${t.errored ? c.magenta(`${t.errored} errored`) : "0 errored"} · ${t.skipped} skipped`,
+    `  ${plural(t.evals, "eval")}${emptyEvals} · ${plural(t.cases, anyTrials ? "attempt" : "case")} · ${c.green(`${t.passed} passed`)}${passRate} · ${t.failed ? c.red(`${t.failed} failed`) : "0 failed"} · ${t.errored ? c.magenta(`${t.errored} errored`) : "0 errored"} · ${t.skipped} skipped`,
   );
   if (summary.cancelled)
     lines.push(`  ${c.yellow("cancelled: cases that had not started did not run")}`);

@@ -111,6 +111,27 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     expect(existsSync(join(project.dir, "bad.sqlite"))).toBe(false);
   });
 
+  it("says an eval the shard left no case of has none, and the summary counts it apart, live and in show", async () => {
+    // A shard with cases of letters and none of trio (8 cases of 3 trials).
+    const trio = Array.from({ length: 8 }, (_, i) => `t${i}`);
+    const count = 8;
+    const index = [...Array(count).keys()]
+      .map((i) => i + 1)
+      .find((i) => trio.every((id) => shardOf("trio", id, count) !== i))!;
+    expect(index).toBeDefined();
+    const shard = `${index}/${count}`;
+    const live = await cli(["run", "--shard", shard, "--name", "part", "--store", "e.sqlite"]);
+    const shown = await cli(["show", "part", "--store", "e.sqlite"]);
+    for (const out of [live.stdout, shown.stdout]) {
+      expect(out).toContain(`niceeval run · 2 evals from 1 file, cases of shard ${shard} ·`);
+      expect(out).toMatch(
+        new RegExp(`trio suite · evals/suite.eval.ts · 3 trials\n  no case in shard ${shard}\n`),
+      );
+      expect(out).not.toContain("× 0");
+      expect(out).toContain(`  1 eval (1 more with no case in shard ${shard}) · `);
+    }
+  });
+
   it("splits the cases by a hash of (eval, case), every trial with its case, and records the shard", async () => {
     const full = await show("full", "a.sqlite");
     const seen = new Map<string, number>();

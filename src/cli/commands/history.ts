@@ -201,6 +201,7 @@ export async function showCommand(args: ShowArgs, store: Store, io: CliIO): Prom
     verbose: !args.failuresOnly,
     // As the live report of a filtered run: its filter named, the evals it selected nothing of left out.
     ...(filter !== undefined ? { filter, hideEmptyEvals: true } : {}),
+    ...(run.shard ? { shard: run.shard } : {}),
   });
   const summary = await replay(run, store, reporter);
   const note = unfinishedNote(run);

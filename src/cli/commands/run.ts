@@ -935,6 +935,7 @@ function buildReporters(
           verbose: !args.failuresOnly,
           hideEmptyEvals: args.filter !== undefined,
           ...(args.filter !== undefined ? { filter: args.filter } : {}),
+          ...(args.shard ? { shard: args.shard } : {}),
           loadMs,
         })
       : createReporter(spec, { cwd: io.cwd, env: io.env, comparison, fd }),
