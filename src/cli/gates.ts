@@ -18,19 +18,30 @@ export interface UnmetGate {
   message: string;
 }
 
-/**
- * Every eval whose pass rate or mean score is under its gate, as one sentence each. Skipped
- * attempts are not in the pass rate; an eval with no scored attempt fails --min-score, because
- * missing evidence must not pass a gate.
- */
+/** Every eval whose pass rate or mean score is under its gate (see {@link evalGates}). */
 export function unmetGates(summaries: readonly EvalSummary[], gates: RunGates): UnmetGate[] {
+  return evalGates(summaries, gates).unmet;
+}
+
+/**
+ * The checks of --min-pass-rate and --min-score, one per eval and flag, by name (`checked`, met
+ * or not), and those not met, as one sentence each. Skipped attempts are not in the pass rate;
+ * an eval with no scored attempt fails --min-score, because missing evidence must not pass a gate.
+ */
+export function evalGates(
+  summaries: readonly EvalSummary[],
+  gates: RunGates,
+): { checked: string[]; unmet: UnmetGate[] } {
+  const checked: string[] = [];
   const unmet: UnmetGate[] = [];
   for (const s of summaries) {
     if (s.cases === 0) continue;
     const judged = s.cases - s.skipped;
+    const name = (flag: string) => `${flag}: eval "${s.evalId}"`;
     const gate = (flag: string, why: string) =>
-      unmet.push({ name: `${flag}: eval "${s.evalId}"`, message: `eval "${s.evalId}": ${why}` });
+      unmet.push({ name: name(flag), message: `eval "${s.evalId}": ${why}` });
     if (gates.minPassRate !== undefined && judged > 0) {
+      checked.push(name("--min-pass-rate"));
       const rate = s.passed / judged;
       if (below(rate, gates.minPassRate)) {
         gate(
@@ -40,6 +51,7 @@ export function unmetGates(summaries: readonly EvalSummary[], gates: RunGates): 
       }
     }
     if (gates.minScore !== undefined) {
+      checked.push(name("--min-score"));
       if (s.meanScore === null) {
         gate(
           "--min-score",
@@ -54,7 +66,7 @@ export function unmetGates(summaries: readonly EvalSummary[], gates: RunGates): 
       }
     }
   }
-  return unmet;
+  return { checked, unmet };
 }
 
 /**

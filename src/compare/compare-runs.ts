@@ -695,6 +695,24 @@ const errorsMayHide = (stats: ComparisonStats, alpha: number): boolean =>
   stats.errored.asFailures.worse > stats.errored.asFailures.better &&
   stats.errored.asFailures.pValue < alpha;
 
+/**
+ * Every check {@link decide} makes, by the name it gives a finding (`RegressionDecision.checks`),
+ * found or not: the run's pass rate, its errored cases and its mean score, each eval's own when
+ * there are several, and new failures when asked for.
+ */
+export function regressionCheckNames(
+  evalIds: readonly string[],
+  failOnNewFailures: boolean,
+): string[] {
+  return [
+    "pass rate",
+    "errors",
+    "mean score",
+    ...(evalIds.length > 1 ? evalIds.flatMap((id) => [`eval "${id}"`, `eval "${id}" errors`]) : []),
+    ...(failOnNewFailures ? ["new failures"] : []),
+  ];
+}
+
 function decide(
   overall: ComparisonStats,
   evals: EvalComparison[],

@@ -104,6 +104,34 @@ describe("junitReporter", () => {
     );
   });
 
+  it("reports each gate met as a passing testcase, named as it would be when not met", async () => {
+    const file = join(tempDir(), "junit.xml");
+    const reporter = junitReporter(file);
+    reporter.onRunStart?.({ runId: "r", evals: 1, files: 1, concurrency: 1 });
+    reporter.onEvalStart?.({ evalId: "qa", style: "suite" });
+    reporter.onCaseFinished?.(record({ caseId: "ok" }));
+    reporter.onRunFinished?.(
+      runSummary({
+        gates: ["regression: pass rate fell"],
+        gateNames: ["--fail-on-regression: pass rate"],
+        gatesMet: ['--min-pass-rate: eval "qa"', "--fail-on-regression: mean score"],
+      }),
+    );
+    const xml = readFileSync(file, "utf8");
+    expect(validate(file)).toEqual({ ok: true, output: expect.stringContaining("validates") });
+    expect(xml).toMatch(/<testsuites name="niceeval" tests="4" failures="1" errors="0"/);
+    expect(xml).toContain('<testsuite name="(run gates)" tests="3" failures="1" errors="0"');
+    expect(xml).toContain(
+      '<testcase name="--min-pass-rate: eval &quot;qa&quot;" classname="(run gates)" time="0"/>',
+    );
+    expect(xml).toContain(
+      '<testcase name="--fail-on-regression: mean score" classname="(run gates)" time="0"/>',
+    );
+    expect(xml).toContain(
+      '<testcase name="--fail-on-regression: pass rate" classname="(run gates)" time="0">',
+    );
+  });
+
   it("reports each gate not met as a failed testcase, so the report fails with the run", async () => {
     const file = join(tempDir(), "junit.xml");
     const reporter = junitReporter(file);
@@ -135,7 +163,7 @@ describe("junitReporter", () => {
     expect(xml).toContain(`<failure message="${escaped}" type="gate">`);
     expect(xml).toContain('<testcase name="--strict" classname="(run gates)" time="0">');
     expect(xml).not.toContain(`<testcase name="${escaped}"`);
-    // A run whose gates were all met has no such testsuite.
+    // A run that asked for no gate has no such testsuite.
     const passing = join(tempDir(), "junit.xml");
     const again = junitReporter(passing);
     again.onRunStart?.({ runId: "r", evals: 1, files: 1, concurrency: 1 });

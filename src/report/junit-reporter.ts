@@ -32,8 +32,9 @@ interface Suite {
  * JUnit XML as CI systems read it (Jenkins, GitLab, GitHub test-report actions): one
  * `<testsuite>` per eval, one `<testcase>` per case and trial (`classname` = eval id, `time`
  * in seconds), `<failure>` with the failing judgments' labels and reasons, `<error>` for an
- * errored attempt, `<skipped>` with its reason. Files that failed to load and gates that were not
- * met have a testsuite each, so the report fails when the run does.
+ * errored attempt, `<skipped>` with its reason. Files that failed to load have a testsuite, so the
+ * report fails when the run does, and so do the gates asked for: a testcase each, failed when the
+ * gate was not met, passing when it was.
  *
  * A testsuite states its counts before its testcases, so each eval's testcases stream to a
  * temporary file and the report is assembled from those files when the run finishes (memory
@@ -125,9 +126,11 @@ function writeReport(file: string, suites: Suite[], run: RunSummary, startedAt: 
       total.skipped += suite.counts.skipped;
     }
     // A file that failed to load is an error in CI's eyes too, not a run with fewer tests; a
-    // gate not met (the run's exit code 1) a failure, so the test view agrees with the job.
+    // gate not met (the run's exit code 1) a failure, so the test view agrees with the job; a
+    // gate met a passing test, so each gate asked for is in every run's test history.
     const gates = run.gates ?? [];
-    total.tests += run.loadErrors.length + gates.length;
+    const met = run.gatesMet ?? [];
+    total.tests += run.loadErrors.length + gates.length + met.length;
     total.errors += run.loadErrors.length;
     total.failures += gates.length;
     out.line(`<?xml version="1.0" encoding="UTF-8"?>`);
@@ -164,7 +167,7 @@ function writeReport(file: string, suites: Suite[], run: RunSummary, startedAt: 
     if (load.failed.length > 0)
       writeLoadErrors(out, "(files that failed to load)", load.failed, id++, host);
     if (load.leftOut.length > 0) writeLoadErrors(out, "(evals left out)", load.leftOut, id++, host);
-    if (gates.length > 0) writeGates(out, run, id, host);
+    if (gates.length + met.length > 0) writeGates(out, run, id, host);
     out.line("</testsuites>");
     out.flush();
   } finally {
@@ -209,16 +212,17 @@ function writeLoadErrors(
 }
 
 /**
- * The run's gates that were not met (`--min-pass-rate`, `--min-score`, `--strict`,
- * `--fail-on-regression`), as one testsuite of failed testcases, one per gate, named by what it
- * checks (`RunSummary.gateNames`: no figures, so CI's test history follows it from run to run),
- * with the figures in the failure message.
+ * The run's gates (`--min-pass-rate`, `--min-score`, `--strict`, `--fail-on-regression`) as one
+ * testsuite, a testcase per gate named by what it checks (`RunSummary.gateNames` and `gatesMet`:
+ * no figures, so CI's test history follows it from run to run): failed, with the figures in the
+ * failure message, when not met, and passing when met.
  */
 function writeGates(out: LineWriter, run: RunSummary, id: number, host: string): void {
   const gates = run.gates ?? [];
+  const met = run.gatesMet ?? [];
   const name = "(run gates)";
   out.line(
-    `  <testsuite${xmlAttrs({ name, tests: gates.length, failures: gates.length, errors: 0, skipped: 0, time: 0, hostname: host, id, package: "niceeval" })}>`,
+    `  <testsuite${xmlAttrs({ name, tests: gates.length + met.length, failures: gates.length, errors: 0, skipped: 0, time: 0, hostname: host, id, package: "niceeval" })}>`,
   );
   for (const [i, gate] of gates.entries()) {
     const attributes = xmlAttrs({ message: gate.slice(0, MESSAGE_CHARS), type: "gate" });
@@ -229,6 +233,10 @@ function writeGates(out: LineWriter, run: RunSummary, id: number, host: string):
     out.line(`      <failure${attributes}>${xmlText(gate)}</failure>`);
     out.line("    </testcase>");
   }
+  for (const gate of met)
+    out.line(
+      `    <testcase${xmlAttrs({ name: gate.slice(0, MESSAGE_CHARS), classname: name, time: 0 })}/>`,
+    );
   out.line("  </testsuite>");
 }
 

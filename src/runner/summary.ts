@@ -52,6 +52,11 @@ export interface RunSummary {
    * about, no figures: `--min-pass-rate: eval "qa"`), so CI's test history can follow a gate.
    */
   gateNames?: string[];
+  /**
+   * The CLI's gates that were checked and met, named as `gateNames` are (`--min-pass-rate: eval
+   * "qa"`, `--fail-on-regression: pass rate`), so a report shows each gate asked for in every run.
+   */
+  gatesMet?: string[];
   /** Sinks (reporters, the store, telemetry) that failed, with what they said: their output is incomplete. */
   reportErrors?: string[];
   /** True when the run was cancelled through its signal; cases not yet started did not run. */

@@ -228,29 +228,48 @@ export const partial = app.defineScoreEval({ id: "partial", description: "partia
     expect(data.decision.checks).toEqual(["pass rate", "mean score"]);
     // In a run's JUnit report each regression is a gate testcase named by what regressed, the same
     // from run to run; the figures (p-values) are in its failure message.
-    const gated = await cli(
-      [
-        "run",
-        "many",
-        "--quiet",
-        "--baseline",
-        "m-good",
-        "--fail-on-regression",
-        "--reporter",
-        "junit=regression.xml",
-      ],
-      { MANY_BREAK: "all" },
-    );
+    const againstGood = ["run", "many", "--quiet", "--baseline", "m-good", "--fail-on-regression"];
+    const gated = await cli([...againstGood, "--reporter", "junit=regression.xml"], {
+      MANY_BREAK: "all",
+    });
     expect(gated.code).toBe(1);
     const junit = await readFile(join(project.dir, "regression.xml"), "utf8");
     const gates = [...junit.matchAll(/<testcase name="([^"]*)" classname="\(run gates\)"/g)];
     expect(gates.map((m) => m[1])).toEqual([
       "--fail-on-regression: pass rate",
       "--fail-on-regression: mean score",
+      // The check that was met passes.
+      "--fail-on-regression: errors",
     ]);
+    expect(junit).toContain(
+      '<testcase name="--fail-on-regression: errors" classname="(run gates)" time="0"/>',
+    );
     expect(junit).toMatch(
       /<failure message="regression: pass rate fell from 100\.0% to 0\.0% \(n = 20, McNemar p &lt; 0\.0001 &lt; 0\.05\)" type="gate">/,
     );
+    // Nothing regressed: every gate asked for is a passing testcase of the same name.
+    const unchanged = await cli([
+      ...againstGood,
+      "--fail-on-new-failures",
+      "--min-pass-rate",
+      "0",
+      "--reporter",
+      "junit=unchanged.xml",
+    ]);
+    expect(unchanged.code).toBe(0);
+    const met = await readFile(join(project.dir, "unchanged.xml"), "utf8");
+    expect(met).toContain('<testsuite name="(run gates)" tests="5" failures="0"');
+    expect(
+      [...met.matchAll(/<testcase name="([^"]*)" classname="\(run gates\)" time="0"\/>/g)].map(
+        (m) => m[1],
+      ),
+    ).toEqual([
+      "--min-pass-rate: eval &quot;many&quot;",
+      "--fail-on-regression: pass rate",
+      "--fail-on-regression: errors",
+      "--fail-on-regression: mean score",
+      "--fail-on-new-failures",
+    ]);
   });
 
   it("compare of a run with itself warns that base and head are the same run", async () => {
@@ -510,8 +529,17 @@ export const partial = app.defineScoreEval({ id: "partial", description: "partia
       '<testcase name="--min-pass-rate: eval &quot;qa&quot;" classname="(run gates)"',
     );
     expect(junit).toMatch(/<failure message="gate not met: eval &quot;qa&quot;: pass rate 66\.7%/);
-    const met = await cli(["run", "evals", "--quiet", "--min-pass-rate", "0.6"], { BREAK: "a" });
+    const met = await cli(
+      ["run", "evals", "--quiet", "--min-pass-rate", "0.6", "--reporter", "junit=met.xml"],
+      { BREAK: "a" },
+    );
     expect(met.code).toBe(0);
+    // A gate met is a passing testcase of the same name, so CI's test history follows it.
+    const passing = await readFile(join(project.dir, "met.xml"), "utf8");
+    expect(passing).toContain('<testsuite name="(run gates)" tests="1" failures="0"');
+    expect(passing).toContain(
+      '<testcase name="--min-pass-rate: eval &quot;qa&quot;" classname="(run gates)" time="0"/>',
+    );
     expect(met.stderr).toContain("1 failed and 0 errored attempts are within --min-pass-rate 0.6");
     // Failures within the rate pass the run: the report says PASS, as the exit code does.
     expect(met.stdout.trim().endsWith("PASS")).toBe(true);

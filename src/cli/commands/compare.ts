@@ -1,5 +1,5 @@
 import { writeSync } from "node:fs";
-import { compareRuns } from "../../compare/compare-runs.js";
+import { compareRuns, regressionCheckNames } from "../../compare/compare-runs.js";
 import { formatComparison } from "../../compare/format.js";
 import type { Comparison } from "../../compare/types.js";
 import { safeStringify } from "../../json-safe.js";
@@ -76,14 +76,24 @@ export function compareWith(
 export function regressionReasons(comparison: Comparison, decision: CompareDecision): UnmetGate[] {
   if (!decision.failOnRegression || !comparison.decision.regression) return [];
   const { reasons, checks } = comparison.decision;
-  return reasons.map((reason, i) => {
-    const check = checks[i] ?? reason;
-    return {
-      name: check === "new failures" ? "--fail-on-new-failures" : `--fail-on-regression: ${check}`,
-      message: `regression: ${reason}`,
-    };
-  });
+  return reasons.map((reason, i) => ({
+    name: regressionGateName(checks[i] ?? reason),
+    message: `regression: ${reason}`,
+  }));
 }
+
+/**
+ * The names of every check --fail-on-regression makes on this comparison, found or not, as
+ * {@link regressionReasons} names those found; none without the flag.
+ */
+export function regressionGates(comparison: Comparison, decision: CompareDecision): string[] {
+  if (!decision.failOnRegression) return [];
+  const evalIds = comparison.evals.map((e) => e.evalId);
+  return regressionCheckNames(evalIds, decision.failOnNewFailures).map(regressionGateName);
+}
+
+const regressionGateName = (check: string): string =>
+  check === "new failures" ? "--fail-on-new-failures" : `--fail-on-regression: ${check}`;
 
 /** 1 when --fail-on-regression was given and the comparison found a regression, else 0. */
 export function regressionExit(

@@ -43,14 +43,14 @@ import {
 } from "../baseline.js";
 import { discoverEvalFiles } from "../discover.js";
 import { makeFilter } from "../filter.js";
-import { type UnmetGate, unmetGates } from "../gates.js";
+import { evalGates, type UnmetGate } from "../gates.js";
 import { takeGitState } from "../git-state.js";
 import type { CliIO } from "../io.js";
 import { loadEvalFiles } from "../load.js";
 import { buildManifest } from "../manifest.js";
 import { openStoreAt, storeLocation } from "../store.js";
 import { userOutputToStderr } from "../user-output.js";
-import { compareWith, regressionReasons } from "./compare.js";
+import { compareWith, regressionGates, regressionReasons } from "./compare.js";
 
 /** `niceeval run`: load eval files, run them into the store and the reporters, apply the gates. */
 export async function runCommand(given: RunArgs, io: CliIO, version: string): Promise<number> {
@@ -786,8 +786,11 @@ function verdict(
   summary: RunSummary,
   args: RunArgs,
   extra: VerdictExtra,
-): { code: number; failed: UnmetGate[]; notes: string[] } {
-  const failed: UnmetGate[] = unmetGates(summary.evals, args).map((gate) => ({
+): { code: number; failed: UnmetGate[]; checked: string[]; notes: string[] } {
+  const evals = evalGates(summary.evals, args);
+  // Every gate asked for, met or not, by name (a report shows each, passing or failing).
+  const checked = [...evals.checked];
+  const failed: UnmetGate[] = evals.unmet.map((gate) => ({
     ...gate,
     message: `gate not met: ${gate.message}`,
   }));
@@ -805,12 +808,14 @@ function verdict(
     code = 0;
   }
   const unavailable = summary.unavailable?.judgments ?? 0;
+  if (args.strict) checked.push("--strict");
   if (args.strict && unavailable > 0) {
     const strict = `--strict: ${unavailable} judgment${unavailable === 1 ? " was" : "s were"} unavailable (see the summary)`;
     failed.push({ name: "--strict", message: strict });
     notes.push(strict);
   }
   if (extra.comparison) {
+    checked.push(...regressionGates(extra.comparison, args));
     const regression = regressionReasons(extra.comparison, args);
     failed.push(...regression);
     notes.push(...regression.map((gate) => gate.message));
@@ -834,7 +839,7 @@ function verdict(
     failed.push({ name: NO_CASE_GATE, message: noCaseMessage(args.filter) });
     code = 2;
   }
-  return { code, failed, notes };
+  return { code, failed, checked, notes };
 }
 
 /**
@@ -855,7 +860,7 @@ function verdictSink(
       engineOk = summary.ok;
       const comparison = compared?.comparison();
       const comparisonFailed = compared?.failure();
-      const { code, failed } = verdict(summary, args, {
+      const { code, failed, checked } = verdict(summary, args, {
         runErrors: summary.runErrors?.length ?? 0,
         ...(comparison ? { comparison } : {}),
         ...(comparisonFailed !== undefined ? { comparisonFailed } : {}),
@@ -866,6 +871,9 @@ function verdictSink(
         summary.gates = failed.map((gate) => gate.message);
         summary.gateNames = failed.map((gate) => gate.name);
       }
+      const unmet = new Set(summary.gateNames);
+      const met = checked.filter((name) => !unmet.has(name));
+      if (met.length > 0) summary.gatesMet = met;
     },
   };
 }
