@@ -114,13 +114,13 @@ export interface ScoreEvalDefinition<Facts, Assertions> {
   description: string;
   test: (t: TestContext<Facts, Assertions>) => void | Promise<void>;
   /** Stable id (default: adapter name and description, slugged). */
-  id?: string;
+  id?: string | undefined;
   /** Timeout of the adapter's create, in ms (default: the runner's). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Judge for t.closeQA; wins over the configured default judge. */
-  judge?: CloseQAJudge;
+  judge?: CloseQAJudge | undefined;
   /** Times the eval runs (overrides the run's `--trials`). */
-  trials?: number;
+  trials?: number | undefined;
 }
 export const scoreEvalDefinitionKeys = {
   description: true,
@@ -133,12 +133,12 @@ export const scoreEvalDefinitionKeys = {
 
 /** Options of `evaluation.run()`; `timeoutMs` and `judge` win over the eval's own. */
 export interface EvalRunOptions {
-  signal?: AbortSignal;
-  runId?: string;
+  signal?: AbortSignal | undefined;
+  runId?: string | undefined;
   /** Timeout of the adapter's create, in ms. */
-  timeoutMs?: number;
-  judge?: CloseQAJudge;
-  onJudgment?: (judgment: Judgment) => void;
+  timeoutMs?: number | undefined;
+  judge?: CloseQAJudge | undefined;
+  onJudgment?: ((judgment: Judgment) => void) | undefined;
 }
 
 /** An eval built from an adapter: a Runnable with one case, runnable from code too. */
@@ -166,7 +166,7 @@ export interface AdapterDefinition<Facts, Assertions> {
   /** Run or observe the application for one attempt and return its facts. */
   create: (ctx: AdapterCreateContext) => Facts | Promise<Facts>;
   /** The adapter's own assertion methods, built from `check` (and `score`, `closeQA`). */
-  assertions?: (tools: AssertionTools<Facts>) => Assertions;
+  assertions?: ((tools: AssertionTools<Facts>) => Assertions) | undefined;
 }
 export const adapterDefinitionKeys = {
   name: true,

@@ -59,22 +59,22 @@ import type {
 /** Options of {@link compareRuns}. */
 export interface CompareOptions {
   /** Significance level of every test and 1 − the level of every interval (default 0.05). */
-  alpha?: number;
+  alpha?: number | undefined;
   /** Seed of the bootstrap (default 1): the same runs and seed give the same comparison. */
-  seed?: number;
+  seed?: number | undefined;
   /**
    * Bootstrap resamples, and at least as many random sign patterns of the sign-flip test past 16
    * differing cases (default 10,000, at least 1,000; 0: no bootstrap, the CLT interval and the
    * test's normal approximation).
    */
-  resamples?: number;
+  resamples?: number | undefined;
   /** Count any new failure (passed every trial, now passes none) as a regression (default false). */
-  failOnNewFailures?: boolean;
+  failOnNewFailures?: boolean | undefined;
   /**
    * Called with every changed case, also those past the ones listed in `changes` (an export with a
    * baseline embeds the base attempts of them all).
    */
-  onChange?: (evalId: string, caseId: string) => void;
+  onChange?: ((evalId: string, caseId: string) => void) | undefined;
 }
 
 /** Changed cases shown in detail per eval and direction; the counts are always complete. */

@@ -33,12 +33,12 @@ export interface EvalCase<Input> {
    * Unique in the suite: a non-empty string without control characters (a number is taken as
    * its string). Omitted, it is `case-<n>` (n = position from 1), or another id no case uses.
    */
-  id?: string | number;
+  id?: string | number | undefined;
   input: Input;
   expected?: unknown;
-  metadata?: Record<string, unknown>;
+  metadata?: Record<string, unknown> | undefined;
   /** Cases that share a cluster (e.g. questions about one document) are resampled together. */
-  cluster?: string;
+  cluster?: string | undefined;
 }
 
 /** What a binding's mapInput receives. */
@@ -240,18 +240,18 @@ export interface SuiteDefinition<Input, Output> {
   target: Target<Input, Output>;
   scorers: readonly SuiteScorer<Input, Output>[];
   /** Cases of this suite running at once (default: the runner's). */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** A createScorer score passes at or above this (default 0.5). Tool scorers decide themselves. */
-  threshold?: number;
+  threshold?: number | undefined;
   /**
    * Ids of the scorers that must pass for a case to pass (default: every scorer). The others
    * still earn points, so a judge that is unavailable offline lowers nothing to a fake zero.
    */
-  gates?: readonly string[];
+  gates?: readonly string[] | undefined;
   /** Limit on each attempt (target, scorers and their judge calls), ms; the run's `--timeout` when omitted. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Times each case runs (overrides the run's `--trials`). */
-  trials?: number;
+  trials?: number | undefined;
 }
 const suiteDefinitionKeys = {
   id: true,

@@ -43,7 +43,7 @@ export interface ToVitestOptions<Input, Output> {
   /** Produces each case's output. */
   target: Target<Input, Output>;
   /** Vitest timeout of each case (target and scorers), ms; the runner's testTimeout when omitted. */
-  timeout?: number;
+  timeout?: number | undefined;
 }
 const toVitestOptionKeys = {
   target: true,

@@ -66,11 +66,16 @@ const state = processWide("judge.config", () => ({
 }));
 
 /**
- * Configure judge calls for this process; unspecified fields keep their value.
+ * Configure judge calls for this process; unspecified fields, and fields given as undefined, keep
+ * their value.
  * @example
  * configureJudges({ cache: false, concurrency: 4, prices: { "openai/gpt-4.1-mini": { inputPerMTok: 0.4, outputPerMTok: 1.6 } } });
  */
-export function configureJudges(options: Partial<JudgeSettings>): JudgeSettings {
+export function configureJudges(
+  options: {
+    [Key in keyof JudgeSettings]?: JudgeSettings[Key] | undefined;
+  },
+): JudgeSettings {
   for (const key of [
     "concurrency",
     "timeoutMs",

@@ -25,25 +25,25 @@ import type { EvalInfo, Reporter } from "./reporter.js";
 /** Options of {@link consoleReporter}. */
 export interface ConsoleReporterOptions {
   /** File descriptor of the report (default 1, stdout). */
-  fd?: number;
-  color?: boolean;
+  fd?: number | undefined;
+  color?: boolean | undefined;
   /** Show a live progress line on stderr (TTY only). */
-  progress?: boolean;
+  progress?: boolean | undefined;
   /** Print passed cases and their judgments too (default true); false prints only the others. */
-  verbose?: boolean;
+  verbose?: boolean | undefined;
   /** Leave out evals that ran no case (a filter skipped them all). */
-  hideEmptyEvals?: boolean;
+  hideEmptyEvals?: boolean | undefined;
   /** The run's --filter, said in the header: its eval count is of the files, before filtering. */
-  filter?: string;
+  filter?: string | undefined;
   /**
    * The run's --shard, said in the header as the filter is, beside each eval it left no case of,
    * and in the summary, which counts the evals that ran a case.
    */
-  shard?: Shard;
+  shard?: Shard | undefined;
   /** Flaky cases listed per eval, at most (default 10); the others are counted. */
-  maxFlaky?: number;
+  maxFlaky?: number | undefined;
   /** How long the eval files took to load, ms: said beside the run's time when it took a second or more. */
-  loadMs?: number;
+  loadMs?: number | undefined;
 }
 
 /**

@@ -17,15 +17,15 @@ import type { Telemetry } from "./telemetry.js";
 /** Options of {@link runEval}. */
 export interface RunEvalOptions<Input, Output> {
   /** Produces each case's output (optional when the suite was made with defineSuite). */
-  target?: Target<Input, Output>;
-  telemetry?: Telemetry<EvalEvent>;
+  target?: Target<Input, Output> | undefined;
+  telemetry?: Telemetry<EvalEvent> | undefined;
   /** Attempts running at once (default 8, at most 1024). */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** Limit on each attempt (target, scorers and their judge calls), ms. */
-  timeoutMs?: number;
-  signal?: AbortSignal;
+  timeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
   /** Keep each case's output on its CaseReport. */
-  keepOutput?: boolean;
+  keepOutput?: boolean | undefined;
 }
 const runEvalOptionKeys = {
   target: true,

@@ -41,58 +41,58 @@ export type { RunSummary } from "./summary.js";
 /** Options of {@link runEvals}. */
 export interface RunOptions {
   /** Attempts running at once across the run (default 8, at most 1024). */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** Reporters and any other sinks: each receives the run's hooks. */
-  reporters?: readonly RunSink[];
-  telemetry?: readonly Telemetry<EvalEvent>[];
-  signal?: AbortSignal;
-  runId?: string;
+  reporters?: readonly RunSink[] | undefined;
+  telemetry?: readonly Telemetry<EvalEvent>[] | undefined;
+  signal?: AbortSignal | undefined;
+  runId?: string | undefined;
   /** Run only the cases for which this returns true. */
-  filter?: (evalId: string, caseId: string) => boolean;
+  filter?: ((evalId: string, caseId: string) => boolean) | undefined;
   /** More selectors (a shard, a resume); every one must keep an attempt. */
-  select?: readonly CaseSelector[];
+  select?: readonly CaseSelector[] | undefined;
   /** Run each case this many times (an eval's own `trials` wins). Default 1. */
-  trials?: number;
+  trials?: number | undefined;
   /** Where attempts come from (default: every eval's cases, filtered and selected). */
-  source?: CaseSource;
+  source?: CaseSource | undefined;
   /** How an attempt executes (default: in this process). */
-  executor?: Executor;
+  executor?: Executor | undefined;
   /** Keep each target output on its record. */
-  keepOutput?: boolean;
+  keepOutput?: boolean | undefined;
   /** Keep each case's input, expected value and metadata on its record (for a store). */
-  keepCase?: boolean;
+  keepCase?: boolean | undefined;
   /** Per-case timeout for targets and adapters, ms. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * Where the run came from: "cli" (`niceeval run`) has its attempts' errors advise its flags
    * (`--timeout`) and its resume; default "code", whose options are `timeoutMs`.
    */
-  origin?: RunOrigin;
+  origin?: RunOrigin | undefined;
   /** Limit on a whole attempt, ms (default: timeoutMs + 1 s, else 10 minutes). */
-  caseTimeoutMs?: number;
+  caseTimeoutMs?: number | undefined;
   /**
    * Longest wait for an asynchronous dataset's next case, ms: past it, that eval gets an errored
    * "(cases)" attempt and the run goes on. Default: no limit (the CLI uses `--hang-timeout`).
    */
-  caseWaitMs?: number;
+  caseWaitMs?: number | undefined;
   /** Called with every record in order; lets callers keep what they need. */
-  onRecord?: (record: AttemptRecord) => void;
+  onRecord?: ((record: AttemptRecord) => void) | undefined;
   /** Called with every case each eval yields, selected or not (to hash the dataset). */
-  onCase?: (evalIndex: number, spec: CaseSpec) => void;
+  onCase?: ((evalIndex: number, spec: CaseSpec) => void) | undefined;
   /** Called once an eval's cases were all read, not cut short by the run's stop (see evalCases). */
-  onCasesRead?: (evalIndex: number) => void;
+  onCasesRead?: ((evalIndex: number) => void) | undefined;
   /** Files that failed to load before the run, and evals left out (the CLI's); they make the run not ok. */
-  loadErrors?: readonly LoadError[];
+  loadErrors?: readonly LoadError[] | undefined;
   /**
    * Errors in user code of the caller's own process that belonged to no attempt, as they happen
    * (the CLI's uncaught errors); with the executor's, they make the run not ok.
    */
-  outsideErrors?: readonly string[];
+  outsideErrors?: readonly string[] | undefined;
   /**
    * Errors outside any attempt of a stored run this one continues (`--resume`, `--retry-errors`):
    * what caused them is not run again, so they stay the run's and still make it not ok.
    */
-  earlierRunErrors?: readonly string[];
+  earlierRunErrors?: readonly string[] | undefined;
 }
 
 export { DEFAULT_CASE_TIMEOUT_MS };

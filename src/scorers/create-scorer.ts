@@ -88,7 +88,7 @@ export interface ScorerConfig<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = E
    * run records it with the eval, so `compare` warns and `--resume` refuses when it changes.
    * Only what is named here is known: a model chosen inside `score` is not.
    */
-  judgeModel?: string | readonly string[];
+  judgeModel?: string | readonly string[] | undefined;
 }
 const scorerConfigKeys = {
   name: true,

@@ -15,9 +15,9 @@ import {
 /** How {@link wrapScorer} maps a case's values before the inner scorer sees them. */
 export interface WrapScorerOptions<OUTPUT, EXPECTED, INNER_OUTPUT, INNER_EXPECTED> {
   /** Turn the task's output into the output the inner scorer expects. */
-  output?: (output: OUTPUT) => INNER_OUTPUT;
+  output?: ((output: OUTPUT) => INNER_OUTPUT) | undefined;
   /** Turn the case's expected value into the one the inner scorer expects. */
-  expected?: (expected: EXPECTED) => INNER_EXPECTED;
+  expected?: ((expected: EXPECTED) => INNER_EXPECTED) | undefined;
 }
 const wrapScorerOptionsKeys = {
   output: true,

@@ -16,14 +16,14 @@ import type { Store } from "./types.js";
 export async function openStore(
   location: string,
   options: {
-    cwd?: string;
+    cwd?: string | undefined;
     /**
      * Only read (writes are refused); the store is never created or upgraded: a SQLite file that
      * is not there, or a PostgreSQL database without niceeval's schema, is `STORE_NOT_FOUND`. A
      * SQLite store in a read-only file or folder, or an older niceeval's, is read from a private
      * copy; an older niceeval's PostgreSQL schema is read as it is.
      */
-    readOnly?: boolean;
+    readOnly?: boolean | undefined;
   } = {},
 ): Promise<Store> {
   if (isPostgresUrl(location)) {

@@ -24,7 +24,7 @@ export interface RunToolOptions<Input, Output> {
   /** Drivers to pick from; the first that implements the tool runs it. */
   candidates: readonly Driver[];
   input: Input;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /**

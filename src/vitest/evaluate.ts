@@ -16,7 +16,7 @@ export interface DataItem {
   input: unknown;
   expected?: unknown;
   /** The test's name; a preview of the input when omitted. */
-  name?: string;
+  name?: string | undefined;
 }
 
 /**
@@ -47,15 +47,15 @@ export interface EvaluateOptions<Item extends DataItem, Output> {
    */
   scorers: readonly (ScoreFunction<Output> | BoundScorer<Output>)[];
   /** How an item's scores combine (default "mean"). */
-  aggregation?: Aggregation;
+  aggregation?: Aggregation | undefined;
   /** An item passes when its aggregated score is at least this (default 1). */
-  threshold?: number;
+  threshold?: number | undefined;
   /**
    * Vitest timeout of each item (task and scorers), ms; the runner's testTimeout when omitted.
    * niceeval stops the item a little before it (10%, at most 100 ms), aborting the task's
    * `signal`, so the item fails saying what timed out, and still gets its meta and its summary.
    */
-  timeout?: number;
+  timeout?: number | undefined;
 }
 const evaluateOptionKeys = {
   data: true,

@@ -11,8 +11,8 @@ export const ANTHROPIC_VERSION = "2023-06-01";
 export interface AnthropicOptions {
   apiKey: string;
   /** Default `https://api.anthropic.com` (the provider appends `/v1/messages`). */
-  baseURL?: string;
-  headers?: Record<string, string>;
+  baseURL?: string | undefined;
+  headers?: Record<string, string> | undefined;
 }
 
 interface MessagesAnswer {

@@ -9,20 +9,20 @@ export interface OpenAICompatibleOptions {
   /** Base URL including the version segment, e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1`. */
   baseURL: string;
   /** Sent as `Authorization: Bearer …` when given (local servers often need none). */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Extra headers, e.g. for a gateway. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /**
    * Ask for a JSON-schema response format (default true). When the server rejects it,
    * the provider retries once without it and reads JSON out of the prose from then on.
    */
-  structuredOutput?: boolean;
+  structuredOutput?: boolean | undefined;
   /**
    * Name of the output-length field (default `max_completion_tokens` on api.openai.com, else
    * `max_tokens`). Without it, a server that refuses `max_tokens` with a 400 naming
    * `max_completion_tokens` (newer OpenAI models behind a proxy) gets that field from then on.
    */
-  maxTokensField?: "max_tokens" | "max_completion_tokens";
+  maxTokensField?: "max_tokens" | "max_completion_tokens" | undefined;
 }
 
 interface ChatCompletion {

@@ -40,9 +40,9 @@ export const llmJudgeTool = defineTool<LlmJudgeInput, Score>({
 /** Options of {@link makeLlmJudgeDriver}. */
 export interface MakeLlmJudgeDriverOptions {
   /** `passed` when value >= threshold, unless the verdict says `passed` itself (default 0.5). */
-  threshold?: number;
+  threshold?: number | undefined;
   /** The Score's label (default "llm-judge"). */
-  label?: string;
+  label?: string | undefined;
 }
 const makeLlmJudgeDriverOptionsKeys = {
   threshold: true,
@@ -127,11 +127,11 @@ export interface LlmJudgeBindingOptions<Output> {
   id: string;
   judge: JudgeFn;
   criteria: string;
-  threshold?: number;
+  threshold?: number | undefined;
   /** The part of the target's output the judge sees. */
   mapOutput: (args: ScorerMapArgs<Output>) => JsonValue;
   /** What the judge compares against (default: the case's `expected`, when it is set). */
-  mapExpected?: (args: ScorerMapArgs<Output>) => JsonValue | undefined;
+  mapExpected?: ((args: ScorerMapArgs<Output>) => JsonValue | undefined) | undefined;
 }
 const llmJudgeBindingOptionsKeys = {
   id: true,

@@ -5,11 +5,11 @@ import { wordTokens } from "./words.js";
 /** Options of {@link extractLexicon}. */
 export interface ExtractLexiconOptions {
   /** How many terms to return (default 50). */
-  top?: number;
+  top?: number | undefined;
   /** Shortest term kept, in characters after NFC (default 4, which drops most French function words). */
-  minLen?: number;
+  minLen?: number | undefined;
   /** A reference corpus: terms are ranked by how much more the corpus uses them than it. */
-  background?: readonly string[];
+  background?: readonly string[] | undefined;
 }
 const extractLexiconOptionsKeys = {
   top: true,

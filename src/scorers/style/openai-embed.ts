@@ -22,13 +22,13 @@ export interface OpenAiEmbedOptions {
   /** The API root, e.g. "https://api.openai.com/v1" or "http://127.0.0.1:11434/v1". */
   baseUrl: string;
   /** Sent as `Authorization: Bearer <apiKey>` when given. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** The embedding model name, e.g. "text-embedding-3-small". */
   model: string;
   /** Requested vector length, for models that can shorten their output. */
-  dimensions?: number;
+  dimensions?: number | undefined;
   /** Extra request headers (organisation, project, gateway keys). */
-  headers?: Readonly<Record<string, string>>;
+  headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /**

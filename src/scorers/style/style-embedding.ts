@@ -32,7 +32,7 @@ export type StyleEmbeddingInput = z.infer<typeof styleEmbeddingInputSchema>;
 /** Options of {@link makeStyleEmbeddingDriver}. */
 export interface MakeStyleEmbeddingDriverOptions {
   /** Lowest passing value (default 0.5). */
-  threshold?: number;
+  threshold?: number | undefined;
 }
 const makeStyleEmbeddingDriverOptionsKeys = {
   threshold: true,

@@ -56,24 +56,24 @@ import { BlobBatch, fromPgCell, isInline, readBlobs, toPgCell } from "./values.j
 /** Options of {@link openPostgresStore}. */
 export interface PostgresStoreOptions {
   /** Largest value kept whole, in bytes of JSON (default 16 MiB); a larger one is kept as its head. */
-  valueCapBytes?: number;
+  valueCapBytes?: number | undefined;
   /** Connections at most (default 4). */
-  poolSize?: number;
+  poolSize?: number | undefined;
   /** How long connecting may take before the store is called unreachable (default 10,000 ms). */
-  connectTimeoutMs?: number;
+  connectTimeoutMs?: number | undefined;
   /** Attempts per query while streaming (default 1000). */
-  streamBatch?: number;
+  streamBatch?: number | undefined;
   /**
    * Wait for the server's disk on every append (default false: appends commit without waiting,
    * so a server crash may lose the last fraction of a second of attempts; runs' beginnings and
    * ends always wait).
    */
-  durableAppends?: boolean;
+  durableAppends?: boolean | undefined;
   /**
    * Only read (writes are refused): nothing is created or migrated. A database without
    * niceeval's schema is then `STORE_NOT_FOUND`; one an older niceeval wrote is read as it is.
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
 }
 
 /**

@@ -86,16 +86,16 @@ import { BlobTable } from "./values.js";
 /** Options of {@link openSqliteStore}. */
 export interface SqliteStoreOptions {
   /** Largest value kept whole, in bytes of JSON (default 16 MiB); a larger one is kept as its head. */
-  valueCapBytes?: number;
+  valueCapBytes?: number | undefined;
   /** How long a write waits for another process holding the store (default 5000 ms). */
-  busyTimeoutMs?: number;
+  busyTimeoutMs?: number | undefined;
   /** Append attempts on a worker thread with its own connection (the CLI's runs do). */
-  appendThread?: boolean;
+  appendThread?: boolean | undefined;
   /**
    * Only read (writes are refused): a store SQLite cannot use where it is (a read-only file or
    * folder) is then read from a private copy, as it was when opened (default false).
    */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
 }
 
 /**
