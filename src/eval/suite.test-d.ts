@@ -122,3 +122,118 @@ defineSuite<string, Reply>({
     }),
   ],
 });
+
+// A createScorer scorer's expected type is checked against the cases' expected values: one made
+// for another type would read fields they do not have and score 0 (it does not compile).
+interface Answer {
+  text: string;
+}
+const expectsText = createScorer<Answer, string>({
+  name: "text",
+  score: ({ output, expected }) => ({ score: output.text === expected ? 1 : 0 }),
+});
+const expectsLength = createScorer<Answer, number>({
+  name: "length",
+  score: ({ output, expected }) => ({ score: output.text.length === expected ? 1 : 0 }),
+});
+const expectsMin = createScorer<Answer, { min: number }>({
+  name: "min",
+  score: ({ output, expected }) => ({ score: output.text.length >= expected.min ? 1 : 0 }),
+});
+const answer = async ({ prompt }: { prompt: string }) => ({ text: prompt });
+defineSuite({
+  id: "expected-mismatch",
+  cases: [{ id: "a", input: { prompt: "hi" }, expected: "hello" }],
+  target: answer,
+  // @ts-expect-error the cases' expected is a string, this scorer's a number
+  scorers: [expectsText, expectsLength],
+});
+defineSuite({
+  id: "expected-object",
+  cases: [{ id: "a", input: { prompt: "hi" }, expected: "hello" }],
+  target: answer,
+  // @ts-expect-error the cases' expected is a string, this scorer's { min: number }
+  scorers: [expectsMin],
+});
+// Cases given by a generator, an async iterable or a function returning them are checked alike.
+function* generated() {
+  yield { input: { prompt: "hi" }, expected: "hello" };
+}
+async function* streamed() {
+  yield { input: { prompt: "hi" }, expected: "hello" };
+}
+// @ts-expect-error the generated cases' expected is a string
+defineSuite({ id: "gen", cases: generated(), target: answer, scorers: [expectsMin] });
+// @ts-expect-error the streamed cases' expected is a string
+defineSuite({ id: "stream", cases: streamed(), target: answer, scorers: [expectsMin] });
+defineSuite({
+  id: "loader",
+  cases: async () => [{ input: { prompt: "hi" }, expected: "hello" }],
+  target: answer,
+  // @ts-expect-error the loaded cases' expected is a string
+  scorers: [expectsMin],
+});
+// A plain suite (toVitest's, runEval's) is checked the same way.
+const plainMismatch: TypedEvalSuite<{ prompt: string }, Answer, string> = {
+  id: "plain",
+  cases: [{ input: { prompt: "hi" }, expected: "hello" }],
+  // @ts-expect-error the cases' expected is a string, this scorer's { min: number }
+  scorers: [expectsMin],
+};
+expectTypeOf(plainMismatch).not.toBeNever();
+
+// What fits: the same type, a wider one, an unknown one, cases that leave expected out (some or
+// all), cases whose expected type is not known, every form of cases, and bound tool scorers.
+const widerExpected = createScorer<Answer, string | number>({
+  name: "wider",
+  score: () => ({ score: 1 }),
+});
+const anyExpected = createScorer<Answer>({ name: "any", score: () => ({ score: 1 }) });
+const untyped = createScorer({ name: "untyped", score: () => ({ score: 1 }) });
+const boundExact = bindScorer<Answer, { actual: string; expected: string }>({
+  id: "bound",
+  tool: exactMatchTool,
+  driver: evalScorersProvider,
+  mapInput: ({ output, expected }) => ({ actual: output.text, expected: String(expected) }),
+});
+const fitting = [expectsText, widerExpected, untyped, boundExact] as const;
+defineSuite({
+  id: "fits-array",
+  cases: [
+    { id: "a", input: { prompt: "hi" }, expected: "hello" },
+    { id: "b", input: { prompt: "yo" } },
+  ],
+  target: answer,
+  scorers: [...fitting],
+});
+defineSuite({ id: "fits-gen", cases: generated(), target: answer, scorers: [...fitting] });
+defineSuite({ id: "fits-stream", cases: streamed(), target: answer, scorers: [...fitting] });
+defineSuite({
+  id: "fits-loader",
+  cases: async () => [{ input: { prompt: "hi" }, expected: "hello" }],
+  target: answer,
+  scorers: [...fitting],
+});
+defineSuite({
+  id: "no-expected",
+  cases: [{ input: { prompt: "hi" } }],
+  target: answer,
+  scorers: [expectsMin, anyExpected],
+});
+declare const loaded: { input: { prompt: string }; expected?: unknown }[];
+defineSuite({ id: "unknown", cases: loaded, target: answer, scorers: [expectsMin] });
+// Type arguments for input and output alone leave the expected type unchecked, as before.
+defineSuite<{ prompt: string }, Answer>({
+  id: "explicit",
+  cases: [{ input: { prompt: "hi" }, expected: "hello" }],
+  target: answer,
+  scorers: [expectsMin],
+});
+// With the third, the cases are checked too.
+defineSuite<{ prompt: string }, Answer, string>({
+  id: "explicit-expected",
+  cases: [{ input: { prompt: "hi" }, expected: "hello" }],
+  target: answer,
+  // @ts-expect-error the cases' expected is a string
+  scorers: [expectsMin],
+});

@@ -13,6 +13,7 @@ import {
   runtimeContextOf,
   type ScorerArgs,
   scoreNowOf,
+  type TakesExpected,
 } from "../scorers/create-scorer.js";
 import { callTool, isThenable, runTool } from "../tool/run-tool.js";
 import { type Driver, notADriver, type Tool } from "../tool/tool.js";
@@ -28,14 +29,15 @@ import { TraceRecorder } from "./trace.js";
 const NAMED_SOURCE = "scorer";
 
 /** One dataset case. */
-export interface EvalCase<Input> {
+export interface EvalCase<Input, Expected = unknown> {
   /**
    * Unique in the suite: a non-empty string without control characters (a number is taken as
    * its string). Omitted, it is `case-<n>` (n = position from 1), or another id no case uses.
    */
   id?: string | number | undefined;
   input: Input;
-  expected?: unknown;
+  /** The reference value the scorers compare the output with; each scorer must take its type. */
+  expected?: Expected | undefined;
   metadata?: Record<string, unknown> | undefined;
   /** Cases that share a cluster (e.g. questions about one document) are resampled together. */
   cluster?: string | undefined;
@@ -156,10 +158,10 @@ const bindings = new WeakMap<BoundScorer<never>, Binding<never>>();
  * A dataset suite as data: cases and scorers (seed shape; the target comes at run time). Its
  * scorers are bound tool scorers or createScorer scorers, as a suite's.
  */
-export interface TypedEvalSuite<Input, Output> {
+export interface TypedEvalSuite<Input, Output, Expected = unknown> {
   id: string;
-  cases: readonly EvalCase<Input>[];
-  scorers: readonly SuiteScorer<Input, Output>[];
+  cases: readonly EvalCase<Input, Expected>[];
+  scorers: readonly SuiteScorer<Input, Output, NoInfer<Expected>>[];
 }
 const typedEvalSuiteKeys = {
   id: true,
@@ -205,27 +207,30 @@ export type Target<Input, Output> = (
 ) => Output | Promise<Output>;
 
 /** Cases as they can be given: an array, an iterable or an async iterable (streamed). */
-export type CaseList<Input> =
-  | readonly EvalCase<Input>[]
-  | Iterable<EvalCase<Input>>
-  | AsyncIterable<EvalCase<Input>>;
+export type CaseList<Input, Expected = unknown> =
+  | readonly EvalCase<Input, Expected>[]
+  | Iterable<EvalCase<Input, Expected>>
+  | AsyncIterable<EvalCase<Input, Expected>>;
 
 /**
  * Cases as an array, an iterable or an async iterable (streamed; never all held at once), a
  * promise of one, or a function returning any of these (`async () => loadCases()`).
  */
-export type CaseSource<Input> =
-  | CaseList<Input>
-  | PromiseLike<CaseList<Input>>
-  | (() => CaseList<Input> | PromiseLike<CaseList<Input>>);
+export type CaseSource<Input, Expected = unknown> =
+  | CaseList<Input, Expected>
+  | PromiseLike<CaseList<Input, Expected>>
+  | (() => CaseList<Input, Expected> | PromiseLike<CaseList<Input, Expected>>);
 
 /** A scorer accepted by a suite: a bound tool scorer or a createScorer scorer. */
-export type SuiteScorer<Input, Output> =
+export type SuiteScorer<Input, Output, Expected = unknown> =
   | BoundScorer<Output>
-  | LooseScorer<Output>
+  | (LooseScorer<Output> & TakesExpected<Expected>)
   | (NamedScorer<Output, unknown, { input: Input }> & {});
 
-/** Any createScorer scorer of this output, whatever its expected and extra fields: it is called with the case as it is. */
+/**
+ * Any createScorer scorer of this output, whatever its extra fields: it is called with the case
+ * as it is (its expected type is checked apart, {@link TakesExpected}).
+ */
 type LooseScorer<Output> = {
   bivariant(args: ScorerArgs<Output, unknown, Extra>): Promise<NamedScore>;
 }["bivariant"] & {
@@ -234,11 +239,11 @@ type LooseScorer<Output> = {
 };
 
 /** Definition accepted by {@link defineSuite}. */
-export interface SuiteDefinition<Input, Output> {
+export interface SuiteDefinition<Input, Output, Expected = unknown> {
   id: string;
-  cases: CaseSource<Input>;
+  cases: CaseSource<Input, Expected>;
   target: Target<Input, Output>;
-  scorers: readonly SuiteScorer<Input, Output>[];
+  scorers: readonly SuiteScorer<Input, Output, NoInfer<Expected>>[];
   /** Cases of this suite running at once (default: the runner's). */
   concurrency?: number | undefined;
   /** A createScorer score passes at or above this (default 0.5). Tool scorers decide themselves. */
@@ -276,6 +281,10 @@ export interface Suite<Input, Output> extends Runnable {
  * @example
  * export const greetings = defineSuite({ id: "greetings", cases, target, scorers: [exact] });
  */
+export function defineSuite<Input, Output, Expected = unknown>(
+  definition: SuiteDefinition<Input, Output, Expected>,
+): Suite<Input, Output>;
+// The cases' expected type only checks the scorers: the suite runs any.
 export function defineSuite<Input, Output>(
   definition: SuiteDefinition<Input, Output>,
 ): Suite<Input, Output> {

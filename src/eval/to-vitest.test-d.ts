@@ -1,4 +1,5 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
+import { createScorer } from "../scorers/create-scorer.js";
 import type { TypedEvalSuite } from "./suite.js";
 import { toVitest, type VitestHooks } from "./to-vitest.js";
 
@@ -14,3 +15,29 @@ toVitest(suite, { target: async () => ({ txt: "x" }) }, { describe, it, expect }
 const wrongInput = async ({ query }: { query: string }) => ({ text: query });
 // @ts-expect-error the target receives the suite's input type
 toVitest(suite, { target: wrongInput }, { describe, it, expect });
+
+// The scorers take the cases' expected values.
+const expectsMin = createScorer<{ text: string }, { min: number }>({
+  name: "min",
+  score: ({ output, expected }) => ({ score: output.text.length >= expected.min ? 1 : 0 }),
+});
+const expectsText = createScorer<{ text: string }, string>({
+  name: "text",
+  score: ({ output, expected }) => ({ score: output.text === expected ? 1 : 0 }),
+});
+const target = async ({ prompt }: { prompt: string }) => ({ text: prompt });
+toVitest(
+  {
+    id: "mismatch",
+    cases: [{ input: { prompt: "hi" }, expected: "hello" }],
+    // @ts-expect-error the cases' expected is a string, this scorer's { min: number }
+    scorers: [expectsMin],
+  },
+  { target },
+  { describe, it, expect },
+);
+toVitest(
+  { id: "fits", cases: [{ input: { prompt: "hi" }, expected: "hello" }], scorers: [expectsText] },
+  { target },
+  { describe, it, expect },
+);

@@ -58,8 +58,8 @@ const toVitestOptionKeys = {
  * import { describe, it, expect } from "vitest";
  * toVitest(suite, { target: async ({ prompt }) => answer(prompt) }, { describe, it, expect });
  */
-export function toVitest<Input, Output>(
-  suite: TypedEvalSuite<Input, Output>,
+export function toVitest<Input, Output, Expected = unknown>(
+  suite: TypedEvalSuite<Input, Output, Expected>,
   options: ToVitestOptions<NoInfer<Input>, NoInfer<Output>>,
   hooks: VitestHooks,
 ): void {

@@ -96,6 +96,11 @@ export interface EvalReport {
  * const report = await runEval(suite, { target, telemetry: arrayTelemetry<EvalEvent>() });
  * report.passedCount;
  */
+export function runEval<Input, Output, Expected = unknown>(
+  suite: TypedEvalSuite<Input, Output, Expected> | Suite<Input, Output>,
+  options?: RunEvalOptions<Input, Output>,
+): Promise<EvalReport>;
+// The cases' expected type only checks the scorers: the suite runs any.
 export async function runEval<Input, Output>(
   suite: TypedEvalSuite<Input, Output> | Suite<Input, Output>,
   options: RunEvalOptions<Input, Output> = {},

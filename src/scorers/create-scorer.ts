@@ -122,6 +122,28 @@ export type NamedScorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Extra> 
   readonly name: string;
   /** This scorer under a run's context: a config factory is resolved once per `context.signal`. */
   withRuntime(context: RuntimeContext): ScoreFn<OUTPUT, EXPECTED, EXTRA>;
+  /** Types only, never set: the expected value it takes, checked against the cases' ({@link TakesExpected}). */
+  readonly "~expected"?: ((expected: EXPECTED) => void) | undefined;
+};
+
+/**
+ * The expected value scorers are checked against, from the cases' type: `any` (nothing checked)
+ * when it is not known (`unknown`, `any`, no case gives one), and without `undefined` (an
+ * `expected` a case leaves out is not held against a scorer).
+ */
+export type CheckedExpected<Expected> = unknown extends Expected
+  ? // biome-ignore lint/suspicious/noExplicitAny: an unknown expected value checks nothing
+    any
+  : Exclude<Expected, undefined>;
+
+/**
+ * A scorer that takes the cases' expected values: one made for another expected type
+ * (`createScorer<Answer, { min: number }>` on cases whose `expected` is a string) does not
+ * compile, where it would read fields the value does not have and score 0.
+ */
+export type TakesExpected<Expected> = {
+  // A function property, not a method: compared strictly (contravariantly).
+  readonly "~expected"?: ((expected: CheckedExpected<Expected>) => void) | undefined;
 };
 
 /** A scorer callback returned something that is not `{ score }` (code `SCORER_RESULT`). */

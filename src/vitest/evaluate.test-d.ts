@@ -93,3 +93,63 @@ evaluate("plain function on another output", {
   // @ts-expect-error the task returns a string but the plain scorer scores numbers
   scorers: [({ output }: { output: number }) => ({ name: "n", score: output })],
 });
+
+// A scorer's expected type is checked against the items' expected values: one made for another
+// type would read fields they do not have and score 0 (it does not compile).
+const capital = createScorer<{ answer: string }, { capital: string }>({
+  name: "capital",
+  score: ({ output, expected }) => ({ score: output.answer === expected.capital ? 1 : 0 }),
+});
+evaluate("expected mismatch", {
+  data: [{ input: "France", expected: "Paris" }],
+  task: () => ({ answer: "Paris" }),
+  // @ts-expect-error the items' expected is a string, this scorer's { capital: string }
+  scorers: [capital],
+});
+evaluate("expected mismatch, async data", {
+  data: async () => [{ input: "France", expected: "Paris" }],
+  task: () => ({ answer: "Paris" }),
+  // @ts-expect-error the items' expected is a string, this scorer's { capital: string }
+  scorers: [capital],
+});
+evaluate("plain function expecting another type", {
+  data: [{ input: "France", expected: "Paris" }],
+  task: () => ({ answer: "Paris" }),
+  scorers: [
+    // @ts-expect-error the items' expected is a string, this function's a number
+    ({ expected }: ScorerArgs<{ answer: string }, number>) => ({ name: "n", score: expected }),
+  ],
+});
+evaluate("expected of two types", {
+  data: [
+    { input: "France", expected: "Paris" },
+    { input: "Spain", expected: { capital: "Madrid" } },
+  ],
+  task: () => ({ answer: "Paris" }),
+  // @ts-expect-error one item's expected is a string, which { capital } scorers cannot read
+  scorers: [capital],
+});
+// Items that give the scorer's expected type, or leave it out, fit; so do untyped scorers.
+evaluate("expected partly given", {
+  data: [{ input: "France", expected: { capital: "Paris" } }, { input: "Spain" }],
+  task: () => ({ answer: "Paris" }),
+  scorers: [
+    capital,
+    createScorer({ name: "untyped", score: () => ({ score: 1 }) }),
+    ({ expected }) => {
+      expectTypeOf(expected).toEqualTypeOf<{ capital: string }>();
+      return { name: "plain", score: 1 };
+    },
+  ],
+});
+evaluate("no expected", {
+  data: [{ input: "France", hint: "Paris" }],
+  task: () => ({ answer: "Paris" }),
+  scorers: [
+    capital,
+    createScorer<{ answer: string }, string, { hint: string }>({
+      name: "hint",
+      score: ({ output, hint }) => ({ score: output.answer === hint ? 1 : 0 }),
+    }),
+  ],
+});

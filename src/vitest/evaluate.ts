@@ -6,7 +6,7 @@ import type { BoundScorer } from "../eval/suite.js";
 import { checkTimeoutMs } from "../eval/timeout.js";
 import { suiteUnderTest, testFailure } from "../eval/to-vitest.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
-import { isScorer, type NamedScorer } from "../scorers/create-scorer.js";
+import { isScorer, type NamedScorer, type TakesExpected } from "../scorers/create-scorer.js";
 import { AGGREGATIONS, type Aggregation } from "./aggregate.js";
 import { type ItemOutcome, itemFailureMessage, judgeItem, overallLine } from "./outcome.js";
 import { fromScoreFunction, type ScoreFunction, withGivenNames } from "./score-function.js";
@@ -34,6 +34,13 @@ export type EvaluateData<Item> =
  */
 export type TaskArgs<Item> = Omit<Item, "expected" | "signal"> & { signal: AbortSignal };
 
+/** The type of the items' `expected` values (`unknown` when one gives none). */
+type ItemExpected<Item> = Item extends unknown
+  ? "expected" extends keyof Item
+    ? Item["expected" & keyof Item]
+    : unknown
+  : never;
+
 /** Options of {@link evaluate}. */
 export interface EvaluateOptions<Item extends DataItem, Output> {
   data: EvaluateData<Item>;
@@ -45,7 +52,11 @@ export interface EvaluateOptions<Item extends DataItem, Output> {
    * the score's `name` names it); tool scorers boxed with bindScorer work too (their `value`
    * is the score).
    */
-  scorers: readonly (ScoreFunction<Output> | BoundScorer<Output>)[];
+  scorers: readonly (
+    | (ScoreFunction<Output, ItemExpected<NoInfer<Item>>> &
+        TakesExpected<ItemExpected<NoInfer<Item>>>)
+    | BoundScorer<Output>
+  )[];
   /** How an item's scores combine (default "mean"). */
   aggregation?: Aggregation | undefined;
   /** An item passes when its aggregated score is at least this (default 1). */

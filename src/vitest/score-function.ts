@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { TestedCase } from "../eval/to-vitest.js";
 import {
+  type CheckedExpected,
   createScorer,
   type NamedScore,
   type NamedScorer,
@@ -12,12 +13,13 @@ import { isThenable } from "../tool/run-tool.js";
  * A plain scoring function, seed 003's `Scorer` shape: `{ output, expected, input, ...extra }`
  * in, a `Score` (`{ name, score, metadata? }`) out. Under evaluate() its score is named by the
  * `name` it returns. Its arguments are compared both ways (a method's), so a scorer that asks for
- * typed extra fields (`{ input: string }`) fits, and one for another output does not.
+ * typed extra fields (`{ input: string }`) fits, and one for another output, or for an expected
+ * value unrelated to the items' (see {@link CheckedExpected}), does not.
  */
-export type ScoreFunction<Output> = {
+export type ScoreFunction<Output, Expected = unknown> = {
   bivariant(
-    // biome-ignore lint/suspicious/noExplicitAny: expected and extra fields are the scorer's business
-    args: { output: Output; expected: any } & Record<string, any>,
+    // biome-ignore lint/suspicious/noExplicitAny: extra fields are the scorer's business
+    args: { output: Output; expected: CheckedExpected<Expected> } & Record<string, any>,
   ): NamedScore | Promise<NamedScore>;
 }["bivariant"];
 
