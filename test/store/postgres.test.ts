@@ -184,6 +184,20 @@ describe("PostgreSQL store", () => {
     expect(bad.message).not.toContain("hunter2");
   });
 
+  it("fails the write whose connection the server ends, without an uncaught error, and writes again after", async () => {
+    const dropped = await server.createDatabase("dropped_connection");
+    const child = join(import.meta.dirname, "postgres-dropped.ts");
+    const { stdout } = await run(process.execPath, ["--import", "tsx", child, dropped], {
+      cwd: join(import.meta.dirname, "..", ".."),
+    });
+    const { failed, next } = JSON.parse(stdout) as {
+      failed: { code: string; message: string };
+      next: string;
+    };
+    expect(failed.message).toContain("terminating connection due to administrator command");
+    expect(next).toBe("stored");
+  }, 60_000);
+
   it("refuses a user that lacks a privilege with STORE_PERMISSION and the GRANT, also once open", async () => {
     const admin = async (url: string, ...statements: string[]) => {
       const client = new pg.Client({ connectionString: url });

@@ -106,6 +106,28 @@ async function connectable(port: number): Promise<boolean> {
 }
 
 /**
+ * Wait until a connection of niceeval's (application_name "niceeval") to the database `url` names
+ * waits on a lock, then end it as a server shutdown does (pg_terminate_backend: 57P01).
+ */
+export async function endWaitingConnection(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (;;) {
+      // Each query its own transaction: pg_stat_activity is read afresh.
+      const { rows } = await client.query<{ ended: boolean }>(
+        `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+         WHERE application_name = 'niceeval' AND wait_event_type = 'Lock' AND datname = current_database()`,
+      );
+      if (rows.length > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * Start a throwaway server. `durable: false` (the default) turns fsync off, as tests need no
  * crash safety; a benchmark passes `durable: true` to measure what a real server does.
  *

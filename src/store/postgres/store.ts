@@ -47,7 +47,7 @@ import type {
   StoredRun,
 } from "../types.js";
 import { permissionError } from "./access.js";
-import { connectionError, parsePostgresUrl, redactUrl } from "./connection.js";
+import { connectionError, listenForDrops, parsePostgresUrl, redactUrl } from "./connection.js";
 import { prepareToRead, prepareToWrite } from "./open.js";
 import { attemptFilter, Params } from "./query.js";
 import { PG_SCHEMA_VERSION } from "./schema.js";
@@ -100,8 +100,7 @@ export async function openPostgresStore(
     application_name: "niceeval",
     types: { getTypeParser: typeParser },
   });
-  // An idle connection dropped by the server must not crash the process; the next query reconnects.
-  pool.on("error", () => {});
+  listenForDrops(pool);
   let version = PG_SCHEMA_VERSION;
   try {
     const client = await pool.connect();
