@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NiceevalError } from "../../src/errors.js";
 import { isTruncated, openPostgresStore, openStore } from "../../src/store/index.js";
 import type { Store } from "../../src/store/types.js";
-import { PG_PASSWORD, startPostgres, type TestPostgres } from "../support/postgres.js";
+import {
+  endWaitingConnection,
+  PG_PASSWORD,
+  startPostgres,
+  type TestPostgres,
+} from "../support/postgres.js";
 import { attempt, manifest } from "./fixtures.js";
 import { defineStoreSuite } from "./store-suite.js";
 
@@ -184,6 +189,43 @@ describe("PostgreSQL store", () => {
     expect(bad.message).not.toContain("hunter2");
   });
 
+  it("names the server when it ends the connection while the store opens, or refuses it shutting down", async () => {
+    const opening = await server.createDatabase("ended_while_opening");
+    // A schema an older niceeval wrote, so the next open migrates it.
+    await (await openPostgresStore(opening)).close();
+    const admin = new pg.Client({ connectionString: opening });
+    await admin.connect();
+    await admin.query("DROP TABLE niceeval.attempt_history");
+    await admin.query("DELETE FROM niceeval.schema_version WHERE version = 2");
+    // The migration waits to record its version; then the server ends its connection.
+    await admin.query("BEGIN");
+    await admin.query("LOCK TABLE niceeval.schema_version IN SHARE MODE");
+    const open = openPostgresStore(opening).catch((error: unknown) => error);
+    await endWaitingConnection(opening);
+    await admin.query("ROLLBACK");
+    await admin.end();
+    const ended = (await open) as NiceevalError;
+    expect(ended).toBeInstanceOf(NiceevalError);
+    expect(ended.code).toBe("STORE_UNREACHABLE");
+    expect(ended.message).toContain(
+      `cannot reach the PostgreSQL store postgres://niceeval:***@127.0.0.1:${server.port}/ended_while_opening: 127.0.0.1:${server.port} ended the connection (terminating connection due to administrator command)`,
+    );
+    expect(ended.message).not.toContain(PG_PASSWORD);
+
+    const stopping = await startPostgres();
+    try {
+      const url = await stopping.createDatabase("evals");
+      await stopping.shutDownHeld();
+      const refused = await refusal(openPostgresStore(url));
+      expect(refused.code).toBe("STORE_UNREACHABLE");
+      expect(refused.message).toContain(
+        `cannot reach the PostgreSQL store postgres://niceeval:***@127.0.0.1:${stopping.port}/evals: 127.0.0.1:${stopping.port} does not accept connections now (the database system is shutting down). Wait until the server is up`,
+      );
+    } finally {
+      await stopping.stop();
+    }
+  }, 120_000);
+
   it("fails the write whose connection the server ends, without an uncaught error, and writes again after", async () => {
     const dropped = await server.createDatabase("dropped_connection");
     const child = join(import.meta.dirname, "postgres-dropped.ts");
@@ -194,7 +236,10 @@ describe("PostgreSQL store", () => {
       failed: { code: string; message: string };
       next: string;
     };
-    expect(failed.message).toContain("terminating connection due to administrator command");
+    expect(failed.code).toBe("STORE_UNREACHABLE");
+    expect(failed.message).toContain(
+      `cannot reach the PostgreSQL store postgres://niceeval:***@127.0.0.1:${server.port}/dropped_connection: 127.0.0.1:${server.port} ended the connection (terminating connection due to administrator command)`,
+    );
     expect(next).toBe("stored");
   }, 60_000);
 

@@ -21,6 +21,11 @@ export interface TestPostgres {
   createDatabase(name: string): Promise<string>;
   /** Which binaries run the server (for messages). */
   readonly binaries: string;
+  /**
+   * Begin a smart shutdown while a session holds the server up: until stop(), a new connection
+   * is refused with "the database system is shutting down" (57P03), as during a restart.
+   */
+  shutDownHeld(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -86,7 +91,8 @@ function run(file: string, args: string[], user: { uid: number; gid: number } | 
   });
 }
 
-async function connectable(port: number): Promise<boolean> {
+/** Log in to the server once: undefined when it let us in, else the error it gave. */
+async function tryLogin(port: number): Promise<unknown> {
   const client = new pg.Client({
     host: "127.0.0.1",
     port,
@@ -99,10 +105,14 @@ async function connectable(port: number): Promise<boolean> {
   try {
     await client.connect();
     await client.end();
-    return true;
-  } catch {
-    return false;
+    return undefined;
+  } catch (error) {
+    return error;
   }
+}
+
+async function connectable(port: number): Promise<boolean> {
+  return (await tryLogin(port)) === undefined;
 }
 
 /**
@@ -215,6 +225,19 @@ export async function startPostgres(
         await client.end();
       }
       return url(name);
+    },
+    async shutDownHeld() {
+      const held = new pg.Client({ connectionString: url("postgres") });
+      held.on("error", () => {});
+      await held.connect();
+      server.kill("SIGTERM");
+      for (;;) {
+        const refused = (await tryLogin(port)) as { code?: string } | undefined;
+        if (refused?.code === "57P03") return;
+        if (server.exitCode !== null || server.signalCode !== null)
+          throw new Error("PostgreSQL exited instead of waiting for the session that holds it");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
     },
     async stop() {
       process.off("exit", stopOnExit);

@@ -102,6 +102,17 @@ export function connectionError(url: string, error: unknown): NiceevalError | un
         `${where} closed the connection`,
         "Check that it is a PostgreSQL server and whether it requires SSL (?sslmode=require)",
       );
+    case "57P01": // admin_shutdown: a shutdown or pg_terminate_backend
+    case "57P02": // crash_shutdown
+      return unreachable(
+        `${where} ended the connection (${message})`,
+        "Check that the server is up: it was shut down or restarted",
+      );
+    case "57P03": // cannot_connect_now: starting, shutting down or in recovery
+      return unreachable(
+        `${where} does not accept connections now (${message})`,
+        "Wait until the server is up",
+      );
     case "28P01":
     case "28000":
       return new NiceevalError(

@@ -160,45 +160,54 @@ export function tooNew(location: string, version: number): NiceevalError {
  * Bring the `niceeval` schema up to date: refuse a newer one before writing anything, then,
  * under a session advisory lock (two processes opening a new database at once take turns),
  * apply each step above the stored version in its own transaction. Resolves to whether the
- * stored version was behind.
+ * stored version was behind. When a step fails, that failure is the one thrown: the rollback and
+ * unlock after it fail too on a connection the server ended, and its lock went with it.
  */
 export async function migratePg(client: pg.ClientBase, location: string): Promise<boolean> {
   const before = await readPgSchemaVersion(client);
   if (before > PG_SCHEMA_VERSION) throw tooNew(location, before);
   if (before === PG_SCHEMA_VERSION) return false;
+  const unlock = () => client.query("SELECT pg_advisory_unlock(hashtext($1))", [MIGRATION_LOCK]);
   await client.query("SELECT pg_advisory_lock(hashtext($1))", [MIGRATION_LOCK]);
   try {
-    const { rows } = await client.query<{ tables: number; versioned: boolean }>(
-      `SELECT count(*)::int AS tables, bool_or(c.relname = 'schema_version') AS versioned
-       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = $1 AND c.relkind = 'r'`,
-      [PG_SCHEMA],
-    );
-    if ((rows[0]?.tables ?? 0) > 0 && !rows[0]?.versioned) throw notNiceeval(location);
-    for (const migration of migrations) {
-      await client.query("BEGIN");
-      try {
-        await client.query(`CREATE SCHEMA IF NOT EXISTS ${PG_SCHEMA}`);
-        await client.query(
-          "CREATE TABLE IF NOT EXISTS niceeval.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)",
-        );
-        const version = await readPgSchemaVersion(client);
-        if (version > PG_SCHEMA_VERSION) throw tooNew(location, version);
-        if (version < migration.version) {
-          await client.query(migration.sql);
-          await client.query(
-            "INSERT INTO niceeval.schema_version (version, applied_at) VALUES ($1, $2)",
-            [migration.version, new Date().toISOString()],
-          );
-        }
-        await client.query("COMMIT");
-      } catch (error) {
-        await client.query("ROLLBACK");
-        throw error;
-      }
-    }
-  } finally {
-    await client.query("SELECT pg_advisory_unlock(hashtext($1))", [MIGRATION_LOCK]);
+    await migrateLocked(client, location);
+  } catch (error) {
+    await unlock().catch(() => {});
+    throw error;
   }
+  await unlock();
   return true;
+}
+
+/** The steps of {@link migratePg}, under its lock. */
+async function migrateLocked(client: pg.ClientBase, location: string): Promise<void> {
+  const { rows } = await client.query<{ tables: number; versioned: boolean }>(
+    `SELECT count(*)::int AS tables, bool_or(c.relname = 'schema_version') AS versioned
+     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = $1 AND c.relkind = 'r'`,
+    [PG_SCHEMA],
+  );
+  if ((rows[0]?.tables ?? 0) > 0 && !rows[0]?.versioned) throw notNiceeval(location);
+  for (const migration of migrations) {
+    await client.query("BEGIN");
+    try {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${PG_SCHEMA}`);
+      await client.query(
+        "CREATE TABLE IF NOT EXISTS niceeval.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)",
+      );
+      const version = await readPgSchemaVersion(client);
+      if (version > PG_SCHEMA_VERSION) throw tooNew(location, version);
+      if (version < migration.version) {
+        await client.query(migration.sql);
+        await client.query(
+          "INSERT INTO niceeval.schema_version (version, applied_at) VALUES ($1, $2)",
+          [migration.version, new Date().toISOString()],
+        );
+      }
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    }
+  }
 }
