@@ -5,7 +5,13 @@ import type { AttemptRecord } from "../eval/record.js";
 import { type AttemptJob, type Executor, replayJudgments } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import { probeRedis, RedisClients, redactRedisUrl } from "./connection.js";
-import { ATTEMPT_JOB, type AttemptJobData, attemptJobId, DEFAULT_QUEUE_NAME } from "./job.js";
+import {
+  ATTEMPT_JOB,
+  type AttemptJobData,
+  attemptJobId,
+  caseContent,
+  DEFAULT_QUEUE_NAME,
+} from "./job.js";
 
 /** Options of {@link openQueueExecutor}. */
 export interface QueueExecutorOptions {
@@ -365,8 +371,8 @@ function sweepLongWaits(
 }
 
 /**
- * What a worker is told of each attempt of this run: its case, its eval file and every file of
- * the run with their hashes (hashed once), and the run's commit.
+ * What a worker is told of each attempt of this run: its case (with hashes of its content), its
+ * eval file and every file of the run with their hashes (hashed once), and the run's commit.
  */
 function jobDataOf(
   options: Pick<QueueExecutorOptions, "files" | "cwd" | "commit">,
@@ -397,6 +403,7 @@ function jobData(
     evalId: entry.eval.id,
     caseId: spec.id,
     caseIndex: spec.index,
+    content: caseContent(spec),
     trial,
     ...(file ? { file } : {}),
     files,

@@ -11,7 +11,7 @@ import { inProcessExecutor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import { lastResortMs, Watchdog } from "../runner/watchdog.js";
 import { probeRedis, RedisClients } from "./connection.js";
-import { type AttemptJobData, attemptJobSchema, DEFAULT_QUEUE_NAME } from "./job.js";
+import { type AttemptJobData, attemptJobSchema, caseContent, DEFAULT_QUEUE_NAME } from "./job.js";
 
 /** A fleet-wide rate limit: at most `max` attempts start per `durationMs`, across all workers. */
 export interface QueueRateLimit {
@@ -60,7 +60,8 @@ const UNLIMITED: QueueRateLimit = { max: 1_000_000_000, durationMs: 1000 };
 /**
  * Take attempt jobs from the queue and run each with the in-process executor; the record is the
  * job's result, so the run that enqueued it stays the single writer of its store and report. A
- * job whose eval file differs from this worker's (by hash), or that a run on another git commit
+ * job whose eval file differs from this worker's (by hash), whose case has other content here
+ * (same id, other input, expected or metadata: by hash), or that a run on another git commit
  * enqueued, is refused with a message saying so; the job fails with it and the run records the
  * attempt as errored.
  *
@@ -179,7 +180,7 @@ function pauseOnPushBack(queue: Queue, maxPause: number, log: (line: string) => 
 
 /**
  * What a worker does with one job: checks it against its own evals (the eval, its file's hash,
- * the case at its index), runs it in process and gives back its record as JSON. A job it cannot
+ * the case at its index and its content's hashes), runs it in process and gives back its record as JSON. A job it cannot
  * run fails for good (UnrecoverableError) with a message saying why.
  */
 class AttemptJobs {
@@ -260,6 +261,15 @@ class AttemptJobs {
         `eval file ${data.file.path} differs from the run's: worker ${hostname()} loaded ${mine.path} with hash ${mine.hash}, the run has ${data.file.hash}; give every worker the same eval files as the run`,
       );
     }
+    return { data, entry, spec: await this.checkCase(job, data, entry) };
+  }
+
+  /** The job's case as this worker reads it, once its id and content are the run's; else refused. */
+  private async checkCase(
+    job: Job<AttemptJobData, AttemptRecord>,
+    data: AttemptJobData,
+    entry: RunEntry,
+  ): Promise<CaseSpec> {
     const lookup = this.cases.get(entry.eval.id) ?? new CaseLookup(entry);
     this.cases.set(entry.eval.id, lookup);
     const spec = await lookup.find(data.caseIndex);
@@ -269,7 +279,16 @@ class AttemptJobs {
         `case ${data.caseIndex} of eval "${data.evalId}" is ${spec ? `"${spec.id}"` : "missing"} on worker ${hostname()}, "${data.caseId}" in the run; the eval's dataset differs`,
       );
     }
-    return { data, entry, spec };
+    if (!data.content) return spec;
+    const mine = caseContent(spec);
+    const run = data.content;
+    const differs = (["input", "expected", "metadata"] as const).filter((p) => mine[p] !== run[p]);
+    if (differs.length > 0)
+      return this.refuse(
+        job,
+        `case "${data.caseId}" of eval "${data.evalId}" has another ${differs.join(" and ")} on worker ${hostname()} than in the run (hash ${differs.map((p) => `${mine[p]} here, ${run[p]} in the run`).join("; ")}): the eval's dataset differs although its file does not (cases read from a file, a database or the environment that differ between machines); give every worker the run's dataset`,
+      );
+    return spec;
   }
 
   private refuse(job: Job, message: string): never {

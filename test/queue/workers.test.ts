@@ -10,6 +10,7 @@ import { type JsonReport, startWorker, stopAll } from "./fixture.js";
 const CASES = 24;
 
 // Every start of an attempt appends "<pid> <case>" to $MARK, so the test sees who runs what.
+// $SHIFT moves every input (same file, same case ids, another dataset).
 const evalFile = (delayMs: number, note = "") => `${note}
 import { appendFileSync } from "node:fs";
 import { defineSuite } from "niceeval";
@@ -24,7 +25,7 @@ export const slow = defineSuite({
   id: "slow",
   cases: Array.from({ length: ${CASES} }, (_, i) => ({
     id: "c" + i,
-    input: i,
+    input: i + Number(process.env.SHIFT ?? 0),
     expected: i % 4 === 0 ? -1 : i,
   })),
   target: async (input) => {
@@ -52,6 +53,34 @@ afterAll(async () => {
   await project?.cleanup();
   await other?.cleanup();
 });
+
+/**
+ * The run of `project` on `queueName` whose one worker, started in `workerDir` with `env`, refuses
+ * every job: each attempt is errored and the worker ran none. Resolves to the run's records.
+ */
+async function refusedRecords(
+  workerDir: string,
+  queueName: string,
+  env: Record<string, string> = {},
+): Promise<JsonReport["records"]> {
+  const mark = join(workerDir, `${queueName}.txt`);
+  const worker = await startWorker(workerDir, redis.url, queueName, mark, { env });
+  try {
+    const json = `${queueName}.json`;
+    const args = ["run", "evals", "--queue", redis.url, "--queue-name", queueName];
+    const result = await runCli([...args, "--json", json, "--no-store"], project.dir);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(readFileSync(join(project.dir, json), "utf8")) as JsonReport;
+    expect(report.records).toHaveLength(CASES);
+    for (const record of report.records) expect(record.verdict).toBe("errored");
+    expect(worker.stderr()).toContain("refused attempt");
+    // It ran none of them.
+    expect(existsSync(mark)).toBe(false);
+    return report.records;
+  } finally {
+    await stopAll([worker]);
+  }
+}
 
 describe("niceeval run --queue with niceeval worker", () => {
   it("three workers, one SIGKILLed mid-run: one attempt per case, the right verdicts", async () => {
@@ -119,37 +148,21 @@ describe("niceeval run --queue with niceeval worker", () => {
   }, 120_000);
 
   it("a worker whose eval file differs refuses the job, naming the file", async () => {
-    const worker = await startWorker(other.dir, redis.url, "mismatch", join(other.dir, "m.txt"));
-    try {
-      const result = await runCli(
-        [
-          "run",
-          "evals",
-          "--queue",
-          redis.url,
-          "--queue-name",
-          "mismatch",
-          "--json",
-          "r.json",
-          "--no-store",
-        ],
-        project.dir,
+    const records = await refusedRecords(other.dir, "mismatch");
+    for (const record of records)
+      expect(record.error?.message).toMatch(
+        /eval file evals\/slow\.eval\.js differs from the run's/,
       );
-      expect(result.code).toBe(1);
-      const report = JSON.parse(readFileSync(join(project.dir, "r.json"), "utf8")) as JsonReport;
-      expect(report.records).toHaveLength(CASES);
-      for (const record of report.records) {
-        expect(record.verdict).toBe("errored");
-        expect(record.error?.message).toMatch(
-          /eval file evals\/slow\.eval\.js differs from the run's/,
-        );
-      }
-      expect(worker.stderr()).toContain("refused attempt");
-      // It ran none of them.
-      expect(existsSync(join(other.dir, "m.txt"))).toBe(false);
-    } finally {
-      await stopAll([worker]);
-    }
+  }, 60_000);
+
+  it("a worker whose dataset differs (same file, same case ids) refuses the job, naming the case", async () => {
+    const records = await refusedRecords(project.dir, "shifted", { SHIFT: "1" });
+    for (const record of records)
+      expect(record.error?.message).toMatch(
+        new RegExp(
+          `^case "${record.caseId}" of eval "slow" has another input on worker \\S+ than in the run \\(hash \\w+ here, \\w+ in the run\\): the eval's dataset differs although its file does not`,
+        ),
+      );
   }, 60_000);
 
   it("an unreachable Redis: exit 2 before any case runs, the password masked", async () => {
