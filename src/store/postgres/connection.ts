@@ -1,4 +1,3 @@
-import type pg from "pg";
 import { NiceevalError } from "../../errors.js";
 import { redactUrl } from "../../redact-url.js";
 
@@ -135,18 +134,4 @@ export function connectionError(url: string, error: unknown): NiceevalError | un
   if (/SSL|self[- ]signed|certificate/i.test(message))
     return unreachable(`SSL negotiation failed (${message})`, "Check the sslmode in the URL");
   return undefined;
-}
-
-/**
- * Listen for the errors pg emits on a pool's clients when the server ends their connection (a
- * shutdown, `pg_terminate_backend`, a network cut), which Node throws as uncaught when nobody
- * listens. An idle client's error is the pool's, which drops that client. A checked-out client's
- * fails the query under way on it (or the next one sent), which the store reports as its own
- * failure; given back broken, it is dropped, and the next query connects again.
- */
-export function listenForDrops(pool: pg.Pool): void {
-  pool.on("error", () => {});
-  pool.on("connect", (client) => {
-    client.on("error", () => {});
-  });
 }

@@ -47,7 +47,7 @@ import type {
   StoredRun,
 } from "../types.js";
 import { permissionError } from "./access.js";
-import { connectionError, listenForDrops, parsePostgresUrl, redactUrl } from "./connection.js";
+import { connectionError, parsePostgresUrl, redactUrl } from "./connection.js";
 import { prepareToRead, prepareToWrite } from "./open.js";
 import { attemptFilter, Params } from "./query.js";
 import { PG_SCHEMA_VERSION } from "./schema.js";
@@ -893,4 +893,18 @@ function searchFor(record: AttemptRecord): string {
   const reasons = record.judgments.map((j) => j.reason.toLowerCase()).join("\n");
   // PostgreSQL text cannot hold NUL.
   return `${searchText(record)}\n${reasons}`.replaceAll("\0", " ");
+}
+
+/**
+ * Listen for the errors pg emits on a pool's clients when the server ends their connection (a
+ * shutdown, `pg_terminate_backend`, a network cut), which Node throws as uncaught when nobody
+ * listens. An idle client's error is the pool's, which drops that client. A checked-out client's
+ * fails the query under way on it (or the next one sent), which the store reports as its own
+ * failure; given back broken, it is dropped, and the next query connects again.
+ */
+function listenForDrops(pool: pg.Pool): void {
+  pool.on("error", () => {});
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+  });
 }
