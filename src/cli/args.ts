@@ -266,6 +266,21 @@ const usage = (message: string) => {
   );
 };
 
+/**
+ * The `run` arguments of a stored command line (a run manifest's `command`: argv after `node`),
+ * when it still parses; undefined for another command, or one this version no longer reads.
+ */
+export function storedRunArgs(command: readonly string[]): RunArgs | undefined {
+  const at = command.indexOf("run");
+  if (at < 0) return undefined;
+  try {
+    const parsed = parseCliArgs(command.slice(at));
+    return parsed.command === "run" ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Parse argv (without node and script). Throws a USAGE NiceevalError on bad input. */
 export function parseCliArgs(argv: readonly string[]): CliArgs {
   const [first] = argv;

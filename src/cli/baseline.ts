@@ -1,5 +1,8 @@
+import { existsSync } from "node:fs";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { NiceevalError } from "../errors.js";
 import { pluralNoun } from "../plural.js";
+import { cell } from "../report/markdown-cell.js";
 import type { Shard } from "../shard/shard.js";
 import { runFilter } from "../store/manifest.js";
 import { resolveRunRef } from "../store/resolve.js";
@@ -204,4 +207,48 @@ export async function unknownBranch(store: Store, ref: string): Promise<UnknownB
   const known = [...branches].slice(0, 10).join(", ");
   const note = `niceeval: --baseline ${ref}: the store has no run on branch "${branch}"; its runs are on ${known}${branches.size > 10 ? ", …" : ""}${likely ? ` (did you mean branch:${likely}?)` : ""}. This run is compared with nothing\n`;
   return likely ? { note, likely } : { note };
+}
+
+/** What `run --baseline` says when its store did not exist before the run (it created it). */
+export interface CreatedStoreNote {
+  /** The warning on stderr before the run. */
+  warning: string;
+  /** The line after the report, in place of "nothing to compare". */
+  note: string;
+  /** The same for a Markdown report (the step summary). */
+  markdown: string;
+}
+
+/**
+ * What to say when `--baseline` finds nothing because the run's SQLite store did not exist: the
+ * run just created it, empty, so there is nothing to compare with. A store path is relative to
+ * the working directory, so a job run from a subfolder (`working-directory: evals`) starts a
+ * new store there instead of reading the project's; an existing store at the same path from a
+ * folder above is named as the likely one. The exit code stays a first run's.
+ */
+export function createdStoreNote(ref: string, location: string, cwd: string): CreatedStoreNote {
+  const path = resolve(cwd, location);
+  const relativeNote = isAbsolute(location)
+    ? ""
+    : ` A store path (here ${location}) is relative to the working directory, ${cwd}.`;
+  const above = isAbsolute(location) ? undefined : storeAbove(location, cwd);
+  const fix = above
+    ? `A store exists at ${above}: pass --store ${relative(cwd, above)} (or set NICEEVAL_STORE) to compare with its runs`
+    : "Pass --store <path> or set NICEEVAL_STORE to point at the store that holds the baseline";
+  const what = `the store ${path} did not exist, so this run created it, empty: there is no run to compare with, and no regression gate was checked.${relativeNote} ${fix}`;
+  return {
+    warning: `niceeval: warning: --baseline ${ref}: ${what}\n`,
+    note: `warning: baseline ${ref}: nothing compared: ${what}`,
+    markdown: `> ⚠️ **No baseline**: ${cell(`--baseline ${ref}: ${what}`)}`,
+  };
+}
+
+/** The nearest folder above `cwd` with a file at the relative `location`, as that file's path. */
+function storeAbove(location: string, cwd: string): string | undefined {
+  for (let dir = cwd; dirname(dir) !== dir; ) {
+    dir = dirname(dir);
+    const candidate = resolve(dir, location);
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
 }

@@ -210,6 +210,7 @@ function mergedManifest(
     ...(options.name !== undefined ? { name: options.name } : {}),
     tags,
     command: [...options.command],
+    mergedFrom: runs.map((r) => r.runId),
     evals,
     startedAt: runs.map((r) => r.startedAt).sort()[0]!,
     ...(runErrors.length > 0 ? { runErrors } : {}),

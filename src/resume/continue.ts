@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { RunArgs } from "../cli/args.js";
-import { parseCliArgs } from "../cli/args.js";
+import { storedRunArgs } from "../cli/args.js";
 import type { CliIO } from "../cli/io.js";
 import { assertStoreExists, openStoreAt, storeLocation } from "../cli/store.js";
 import { NiceevalError } from "../errors.js";
@@ -65,7 +65,7 @@ export async function findContinuation(args: RunArgs, io: CliIO): Promise<Contin
       "USAGE",
       `${flagOf(mode)}: run ${run.runId.slice(0, 8)}'s eval files are named from the folder it started in, and ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ` and ${missing.length - 3} more` : ""} ${missing.length === 1 ? "is" : "are"} not found from ${io.cwd}. Run ${flagOf(mode)} from that folder.`,
     );
-  const original = originalRun(run.command);
+  const original = storedRunArgs(run.command);
   // The run's trials: the flag as it was given (absent, an eval's own trials are not "overridden"
   // and nothing warns that the flag does not apply to them).
   if (original === undefined) next.trials = run.trials;
@@ -130,18 +130,6 @@ const OWN_FLAGS = {
   minPassRate: "--min-pass-rate",
   minScore: "--min-score",
 } as const;
-
-/** The `run` arguments of a stored command line, when it still parses. */
-function originalRun(command: readonly string[]): RunArgs | undefined {
-  const at = command.indexOf("run");
-  if (at < 0) return undefined;
-  try {
-    const parsed = parseCliArgs(command.slice(at));
-    return parsed.command === "run" ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * What a continuation says it does: how many stored attempts it keeps and which run again; a

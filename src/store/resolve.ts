@@ -54,17 +54,6 @@ export async function resolveRunRef(store: Store, ref: string): Promise<StoredRu
   throw await notFound(store, ref, why, runs);
 }
 
-/**
- * What to say when `latest` or `latest~N` named one shard of a sharded run: the runs are ordered by
- * their start, and a merged run starts with its first shard, so a later shard comes before it.
- * Undefined for any other reference or run.
- */
-export function latestShardNote(ref: string, run: StoredRun): string | undefined {
-  if (!run.shard || !/^latest(~\d+)?$/.test(ref)) return undefined;
-  const { index, count } = run.shard;
-  return `niceeval: ${ref} is run ${run.runId.slice(0, 8)}${run.name !== undefined ? ` (${run.name})` : ""}, shard ${index}/${count} of a sharded run, not the whole run: runs are ordered by when they started, and a merged run starts with its first shard. Name the merged run by its name or id (\`niceeval runs\` lists it)\n`;
-}
-
 async function notFound(
   store: Store,
   ref: string,

@@ -47,6 +47,11 @@ export interface RunManifest {
    * shards'). Runs stored before it was kept have it only in `command`: read it with `runFilter`.
    */
   filter?: string;
+  /**
+   * The runs a `niceeval merge` made this run from (their ids), so a shard's merged run can be
+   * found; merged runs stored before it was kept have only their `command`.
+   */
+  mergedFrom?: string[];
   /** The process writing the run, so a `running` run whose writer died can be told from a live one. */
   writer?: { pid: number; host: string };
   /** Eval files that failed to load, and evals left out (known when the run finished): `show` reports them as the run did. */

@@ -11,3 +11,13 @@ export function refusedWrite(error: unknown): boolean {
   // PostgreSQL's SQLSTATE classes 22 (data exception) and 23 (integrity constraint violation).
   return /^2[23][0-9A-Z]{3}$/.test(code);
 }
+
+/**
+ * Whether a failed write found the store's file damaged (`STORE_CORRUPT`, or SQLite's own
+ * SQLITE_CORRUPT or SQLITE_NOTADB): no later write to it succeeds, and no wait helps, so a run
+ * stops starting cases and `--resume` is no way on.
+ */
+export function damagedStore(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return typeof code === "string" && /^(STORE_CORRUPT$|SQLITE_(CORRUPT|NOTADB))/.test(code);
+}

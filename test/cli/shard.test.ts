@@ -270,8 +270,13 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     expect(latest.stdout.split("\n")[0]).toMatch(
       /^niceeval show: run [0-9a-f]{8} \(shard-3\) \[shard 3\/3\] · started [\d-]+ [\d:]+ · branch main$/,
     );
-    expect(latest.stderr).toMatch(
-      /^niceeval: latest is run [0-9a-f]{8} \(shard-3\), shard 3\/3 of a sharded run, not the whole run: runs are ordered by when they started, and a merged run starts with its first shard\. Name the merged run by its name or id \(`niceeval runs` lists it\)\n$/,
+    // It names the merged run that holds the shard.
+    const whole = json<{ runId: string; name: string | null }[]>(
+      (await cli(["runs", "--json", "--store", "b.sqlite"])).stdout,
+    ).find((r) => r.name === "merged")!;
+    const shard = /^niceeval show: run ([0-9a-f]{8})/.exec(latest.stdout)![1];
+    expect(latest.stderr).toBe(
+      `niceeval: latest is run ${shard} (shard-3), shard 3/3 of a sharded run, not the whole run: runs are ordered by when they started, and a merged run starts with its first shard. The whole run is run ${whole.runId.slice(0, 8)} (merged), merged from it: name it by its name or id\n`,
     );
     // compare says it too, for either run.
     const compared = await cli(["compare", "merged", "latest", "--store", "b.sqlite"]);
@@ -467,7 +472,7 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     ]);
     expect(partial.code).toBe(1);
     expect(partial.stderr).toContain(
-      "missing shard 2/3: the merged run lacks its cases; run `niceeval run --shard 2/3` (or import its export) and merge again",
+      "missing shard 2/3: the merged run lacks its cases; run `niceeval run --shard 2/3 --store a.sqlite` (or import its export) and merge again",
     );
     const { run, records } = await show("partial", "a.sqlite");
     expect(run.status).toBe("interrupted");
@@ -478,7 +483,7 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     const alone = await cli(["merge", "shard-1", "--name", "alone", "--store", "a.sqlite"]);
     expect(alone.code).toBe(1);
     expect(alone.stderr).toContain(
-      "missing shards 2/3, 3/3: the merged run lacks their cases; run `niceeval run --shard 2/3` and `niceeval run --shard 3/3` (or import their exports) and merge again",
+      "missing shards 2/3, 3/3: the merged run lacks their cases; run `niceeval run --shard 2/3 --store a.sqlite` and `niceeval run --shard 3/3 --store a.sqlite` (or import their exports) and merge again",
     );
     expect(alone.stderr).not.toContain("is already used");
     // A name another run has (a CI job run again) is said, as `run --name` says it.
@@ -487,6 +492,78 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
       'niceeval: warning: the run name "alone" is already used in sqlite:',
     );
     expect(again.stderr).toContain('"alone" will name 2 runs, so referring to it is ambiguous');
+  });
+
+  it("gives the missing shard's command with the shards' paths, --filter and --trials: run as given, the merge takes it", async () => {
+    const shard = (i: number) =>
+      cli([
+        "run",
+        "evals",
+        "--filter",
+        "l0",
+        "--trials",
+        "2",
+        "--shard",
+        `${i}/3`,
+        "--name",
+        `opts-${i}`,
+        "--store",
+        "opts.sqlite",
+        "--quiet",
+      ]);
+    for (const i of [1, 2]) await shard(i);
+    const partial = await cli(["merge", "opts-1", "opts-2", "--store", "opts.sqlite"]);
+    expect(partial.code).toBe(1);
+    const command = /run `(niceeval run [^`]+)`/.exec(partial.stderr)?.[1];
+    expect(command).toBe(
+      "niceeval run evals --filter l0 --trials 2 --shard 3/3 --store opts.sqlite",
+    );
+    // Run word for word: merged with the other two, the run is whole.
+    const third = await cli([...command!.split(" ").slice(1), "--quiet"]);
+    expect([0, 1]).toContain(third.code);
+    const ids = json<{ runId: string; shard: string | null }[]>(
+      (await cli(["runs", "--json", "--store", "opts.sqlite"])).stdout,
+    )
+      .filter((r) => r.shard !== null)
+      .map((r) => r.runId);
+    expect(ids).toHaveLength(3);
+    const whole = await cli(["merge", ...ids, "--store", "opts.sqlite"]);
+    expect(whole.stderr).toBe("");
+    expect(whole.code).toBe(0);
+    expect(whole.stdout).toMatch(/: \d+ attempts, finished\n$/);
+  });
+
+  it("show latest on a shard never merged says so, and how to merge it; once merged, names the merged run", async () => {
+    const store = ["--store", "lone.sqlite"];
+    await cli(["run", "--name", "whole", ...store, "--quiet"]);
+    await cli(["run", "--shard", "1/2", "--name", "lone-1", ...store, "--quiet"]);
+    const runs = async () =>
+      json<{ runId: string; name: string | null }[]>(
+        (await cli(["runs", "--json", ...store])).stdout,
+      );
+    const id = async (name: string) =>
+      (await runs()).find((r) => r.name === name)!.runId.slice(0, 8);
+    const one = await id("lone-1");
+    const alone = await cli(["show", "latest", ...store]);
+    expect(alone.code).toBe(1);
+    expect(alone.stderr).toBe(
+      `niceeval: latest is run ${one} (lone-1), shard 1/2 of a sharded run, not the whole run, and no run in the store was merged from it (its shards were never merged), so latest means this shard alone. For the whole run, merge its shards: run the missing shard 2/2 (\`niceeval run --shard 2/2 --store lone.sqlite\`) or import its export, then \`niceeval merge ${one} <its run id> --store lone.sqlite\`; to mean this shard, name it by its id (${one})\n`,
+    );
+    const compared = await cli(["compare", "whole", "latest", ...store]);
+    expect(compared.stderr).toContain(`so latest means this shard alone. For the whole run`);
+
+    // With the other shard stored, the merge names both.
+    await cli(["run", "--shard", "2/2", "--name", "lone-2", ...store, "--quiet"]);
+    const two = await id("lone-2");
+    const both = await cli(["show", "latest~1", ...store]);
+    const merge = `niceeval merge ${one} ${two} --store lone.sqlite`;
+    expect(both.stderr).toContain(`For the whole run, merge its shards: \`${merge}\`; to mean`);
+    expect((await cli([...merge.split(" ").slice(1), "--name", "lone"])).code).toBe(0);
+    const merged = await id("lone");
+    const named = await cli(["show", "latest", ...store]);
+    expect(named.stderr).toContain(
+      `, not the whole run: runs are ordered by when they started, and a merged run starts with its first shard. The whole run is run ${merged} (lone), merged from it: name it by its name or id\n`,
+    );
   });
 
   it("refuses (exit 2) to merge a whole run with shards, by run or by file, naming which is whole and which are shards", async () => {

@@ -397,6 +397,63 @@ export const partial = app.defineScoreEval({ id: "partial", description: "partia
     expect((await cli(["runs"])).stdout).not.toContain("never");
   });
 
+  it("run --baseline on a store it just created says so, where the store is, and how to name the right one", async () => {
+    const own = await makeProject({ "evals/qa.eval.ts": qaEval });
+    gitInit(own.dir);
+    const evals = join(own.dir, "evals");
+    try {
+      expect((await runCli(["run", "--quiet"], own.dir, cleanEnv)).code).toBe(0);
+      // From a subfolder (a `working-directory: evals` step), the default store is a new one.
+      const sub = await runCli(
+        [
+          "run",
+          ".",
+          "--quiet",
+          "--baseline",
+          "branch:main",
+          "--fail-on-regression",
+          "--reporter",
+          "console",
+          "--reporter",
+          "markdown=summary.md",
+        ],
+        evals,
+        { ...cleanEnv, BREAK: "a,b,c" },
+      );
+      // A first run still: the exit code is the run's own (its cases fail), not a gate's.
+      expect(sub.code).toBe(1);
+      const what = `the store ${join(evals, ".niceeval", "niceeval.sqlite")} did not exist, so this run created it, empty: there is no run to compare with, and no regression gate was checked. A store path (here .niceeval/niceeval.sqlite) is relative to the working directory, ${evals}. A store exists at ${join(own.dir, ".niceeval", "niceeval.sqlite")}: pass --store ../.niceeval/niceeval.sqlite (or set NICEEVAL_STORE) to compare with its runs`;
+      expect(sub.stderr).toContain(`niceeval: warning: --baseline branch:main: ${what}\n`);
+      expect(sub.stdout.trimEnd().split("\n").at(-1)).toBe(
+        `warning: baseline branch:main: nothing compared: ${what}`,
+      );
+      expect(await readFile(join(evals, "summary.md"), "utf8")).toContain(
+        "> ⚠️ **No baseline**: --baseline branch:main: the store ",
+      );
+      // Run again there, the store is no longer new: it holds the run before, compared with.
+      const again = await runCli(
+        ["run", ".", "--quiet", "--baseline", "branch:main"],
+        evals,
+        cleanEnv,
+      );
+      expect(again.stderr).not.toContain("did not exist");
+      expect(again.stdout).toContain("niceeval compare: base ");
+      // Named by an absolute path, the store is not relative to anything.
+      const elsewhere = join(own.dir, "new", "s.sqlite");
+      const absolute = await runCli(
+        ["run", "--quiet", "--store", elsewhere, "--baseline", "latest"],
+        own.dir,
+        cleanEnv,
+      );
+      expect(absolute.code).toBe(0);
+      expect(absolute.stderr).toBe(
+        `niceeval: warning: --baseline latest: the store ${elsewhere} did not exist, so this run created it, empty: there is no run to compare with, and no regression gate was checked. Pass --store <path> or set NICEEVAL_STORE to point at the store that holds the baseline\n`,
+      );
+    } finally {
+      await own.cleanup();
+    }
+  });
+
   it("--reporter junit, markdown, ndjson=- and github write their outputs; the markdown has the comparison", async () => {
     const summary = join(project.dir, "step-summary.md");
     await writeFile(summary, "");

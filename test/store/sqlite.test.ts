@@ -213,6 +213,29 @@ describe("SQLite store", () => {
     expect((await refused(path)).code).toBe("STORE_CORRUPT");
   });
 
+  it("refuses to write to a store damaged past its header where a run writes, and reads it", async () => {
+    const path = join(dir, "damaged-inside.sqlite");
+    const store = await openSqliteStore(path);
+    for (const id of ["a", "b", "c"]) await store.beginRun(manifest(id));
+    await store.close();
+    const bytes = readFileSync(path);
+    bytes.fill(0xa5, 8192, 8192 + 4096); // page 3: the root page of the runs table
+    writeFileSync(path, bytes);
+    const error = await openSqliteStore(path).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({
+      code: "STORE_CORRUPT",
+      message: `${path} is a damaged SQLite database (database disk image is malformed); niceeval does not write to it. Restore it from a copy, or move it away; meanwhile pass --store <other path> to keep runs in another file, or run with --no-store.`,
+    });
+    // A reader opens it, and finds the damage where it reads.
+    const reader = await openSqliteStore(path, { readOnly: true });
+    await expect(reader.listRuns()).rejects.toMatchObject({ code: "STORE_CORRUPT" });
+    await reader.close();
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+  });
+
   it("names the file when damage is found while reading, and writes nothing", async () => {
     const path = join(dir, "damaged-later.sqlite");
     const store = await openSqliteStore(path);

@@ -3,13 +3,13 @@ import { compareRuns, regressionCheckNames } from "../../compare/compare-runs.js
 import { formatComparison } from "../../compare/format.js";
 import type { Comparison } from "../../compare/types.js";
 import { safeStringify } from "../../json-safe.js";
-import { latestShardNote } from "../../store/resolve.js";
 import type { Store, StoredRun } from "../../store/types.js";
 import type { CompareArgs, CompareDecision } from "../args.js";
 import { unknownBranch } from "../baseline.js";
 import { findComparedRuns, nothingOnBranch } from "../compared-runs.js";
 import type { UnmetGate } from "../gates.js";
 import type { CliIO } from "../io.js";
+import { latestShardNote } from "../shard-command.js";
 
 /**
  * `niceeval compare <base> <head>`: exit 1 only for a significant regression when asked. A base
@@ -22,7 +22,7 @@ export async function compareCommand(args: CompareArgs, store: Store, io: CliIO)
     [args.base, base],
     [args.head, head],
   ] as const) {
-    const note = latestShardNote(ref, run);
+    const note = await latestShardNote(store, ref, run, args.store);
     if (note) io.stderr(note);
   }
   const comparison = await compareWith(store, base.runId, head.runId, args);

@@ -13,13 +13,14 @@ import { UnavailableTally } from "../../runner/unavailable.js";
 import { formatShard } from "../../shard/shard.js";
 import { importedRunAdvice } from "../../store/imported.js";
 import { runFilter } from "../../store/manifest.js";
-import { latestShardNote, resolveRunRef } from "../../store/resolve.js";
+import { resolveRunRef } from "../../store/resolve.js";
 import type { Store, StoredRun } from "../../store/types.js";
 import { writerGone } from "../../store/writer.js";
 import { closest } from "../../suggest.js";
 import { runRow } from "../../viewer/api.js";
 import type { RunsArgs, ShowArgs } from "../args.js";
 import type { CliIO } from "../io.js";
+import { latestShardNote } from "../shard-command.js";
 
 /** Runs whose evals `runs --eval` looks through for the id a misspelt one meant. */
 const RUNS_SEARCHED = 1000;
@@ -189,7 +190,7 @@ export async function showCommand(args: ShowArgs, store: Store, io: CliIO): Prom
     const { failed, errored } = run.totals;
     return failed + errored > 0 || troubles(run).length > 0 ? 1 : 0;
   }
-  const shardNote = latestShardNote(args.run, run);
+  const shardNote = await latestShardNote(store, args.run, run, args.store);
   if (shardNote) io.stderr(shardNote);
   // Which run this is, before its report: `latest` may be a shard, or a debugging run.
   writeSync(io.stdoutFd, `${runHeading(run)}\n`);

@@ -28,6 +28,7 @@ import type { Store } from "../../store/types.js";
 import { effectiveStatus } from "../../store/writer.js";
 import type { ImportArgs, MergeArgs } from "../args.js";
 import type { CliIO } from "../io.js";
+import { shardRunCommand } from "../shard-command.js";
 
 /** `niceeval export <run> --ndjson <file>`: `-` writes to stdout, and the note goes to stderr. */
 export async function exportNdjson(
@@ -167,7 +168,12 @@ function report(result: MergeResult, inputs: readonly MergeInput[], args: MergeA
     const n = result.shardCount!;
     const one = result.missingShards.length === 1;
     const missing = result.missingShards.map((i) => `${i}/${n}`);
-    const runs = missing.map((shard) => `\`niceeval run --shard ${shard}\``);
+    // Run as the shards were: merge takes a shard of other files, --filter or --trials for
+    // another run and refuses it.
+    const shard = inputs.find((input) => input.manifest.shard)!.manifest;
+    const runs = result.missingShards.map(
+      (index) => `\`${shardRunCommand(shard, { index, count: n }, args.store)}\``,
+    );
     problems.push(
       `${pluralNoun(missing.length, "missing shard")} ${missing.join(", ")}: the merged run lacks ${one ? "its" : "their"} cases; run ${runs.length > 1 ? `${runs.slice(0, -1).join(", ")} and ${runs.at(-1)}` : runs[0]} (or import ${one ? "its export" : "their exports"}) and merge again`,
     );

@@ -29,13 +29,15 @@ import { SequenceHash } from "../../store/hash.js";
 import { takenNameWarning } from "../../store/resolve.js";
 import { storeSink } from "../../store/sink.js";
 import type { RunManifest, Store, StoredRun } from "../../store/types.js";
-import { refusedWrite } from "../../store/write-failure.js";
+import { damagedStore, refusedWrite } from "../../store/write-failure.js";
 import { thisWriter } from "../../store/writer.js";
 import { guardRun, runExecutor } from "../../supervisor/index.js";
 import type { AheadPlan } from "../../supervisor/protocol.js";
 import { childEntries } from "../../supervisor/remote-evals.js";
 import type { RunArgs } from "../args.js";
 import {
+  type CreatedStoreNote,
+  createdStoreNote,
   findBaseline,
   partialBaselineNote,
   unfinishedBaselineNote,
@@ -48,7 +50,7 @@ import { takeGitState } from "../git-state.js";
 import type { CliIO } from "../io.js";
 import { loadEvalFiles } from "../load.js";
 import { buildManifest } from "../manifest.js";
-import { openStoreAt, storeLocation } from "../store.js";
+import { openStoreAt, storeExists, storeLocation } from "../store.js";
 import { userOutputToStderr } from "../user-output.js";
 import { compareWith, regressionGates, regressionReasons } from "./compare.js";
 
@@ -164,6 +166,11 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
         ? await unknownBranch(store, args.baseline)
         : undefined;
     if (misnamed) io.stderr(misnamed.note);
+    const created =
+      store && args.baseline !== undefined && !baseline && opened.created !== undefined
+        ? createdStoreNote(args.baseline, opened.created, io.cwd)
+        : undefined;
+    if (created) io.stderr(created.warning);
     const runId = continuation?.run.runId ?? randomUUID();
     const datasets = loaded.entries.map(() => ({ hash: new SequenceHash(), read: false }));
     const sinks = await runSinks({
@@ -176,12 +183,15 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
       reportFd,
       baseline,
       ...(misnamed?.likely !== undefined ? { likelyBranch: misnamed.likely } : {}),
+      ...(created ? { createdStore: created } : {}),
       entries: loaded.entries,
       files,
       datasets,
       continuation,
       git,
       loadMs: performance.now() - loadStarted,
+      // A store found damaged mid-run: no new case starts, and attempts in flight are told to stop.
+      stop: (reason) => guarding.abort.abort(reason),
     });
     const summary = await runGuarded(loaded.entries, guarding, {
       args,
@@ -268,7 +278,9 @@ function endOfRun(
   });
   if (sinks.storeFailed()) {
     // Said when the write failed; a run that passed must not look stored to CI (--baseline).
-    io.stderr(`${notStoredWhole(store!.location, run.runId, sinks.storeRefused())}\n`);
+    io.stderr(
+      `${notStoredWhole(store!.location, run.runId, sinks.storeDamaged() ? "damaged" : sinks.storeRefused() ? "refused" : "unreached")}\n`,
+    );
     return 2;
   }
   if (summary.reportErrors?.length) {
@@ -284,11 +296,18 @@ function endOfRun(
 /**
  * Why a run exits 2 when its store did not take it whole, and the way on: a store that could not
  * be reached or stayed locked takes the rest with --resume once it answers; a write it refused
- * for what it held would be refused again, so resuming is no way on.
+ * for what it held would be refused again, and a damaged file takes no write at all, so resuming
+ * is no way on for either.
  */
-function notStoredWhole(location: string, runId: string, refused: boolean): string {
+function notStoredWhole(
+  location: string,
+  runId: string,
+  why: "unreached" | "refused" | "damaged",
+): string {
   const head = `niceeval: the run is not stored whole in ${location} (see above), so it exits 2`;
-  if (refused)
+  if (why === "damaged")
+    return `${head}; the store is damaged and takes no write, so no case started once that was found and \`--resume\` cannot continue the run there. Restore the store from a copy or move it away, or pass --store <other path> (or --no-store), and run again`;
+  if (why === "refused")
     return `${head}; --resume would write the same value and be refused again. Report the refused write above as a niceeval bug, and until it is fixed run with --no-store`;
   return `${head}; once the store answers again, \`niceeval run --resume ${runId.slice(0, 8)}\` keeps the attempts it holds and runs the rest (or pass --store <other path> and run again)`;
 }
@@ -471,9 +490,11 @@ async function openExecution(
           ...(git ? { commit: git.then((state) => state?.commit) } : {}),
         })
       : undefined;
-  const store = args.noStore
-    ? undefined
-    : await openStoreAt(storeLocation(args.store, io.env), io.cwd);
+  const location = args.noStore ? undefined : storeLocation(args.store, io.env);
+  // A SQLite store that is not there yet is created by opening it: --baseline then has nothing
+  // to compare with, and says why.
+  const created = location !== undefined && !storeExists(location, io.cwd) ? location : undefined;
+  const store = location === undefined ? undefined : await openStoreAt(location, io.cwd);
   const executor =
     queued ??
     runExecutor({
@@ -485,7 +506,7 @@ async function openExecution(
       stdoutFd: evalStdoutFd,
       stderr: io.stderr,
     });
-  return { queued, store, executor, git };
+  return { queued, store, executor, git, created };
 }
 
 /** The engine's last-resort limit on a supervised attempt: the longest timer, as for a queue. */
@@ -503,6 +524,8 @@ interface RunSinksOf {
   baseline: StoredRun | undefined;
   /** The branch `--baseline branch:NAME` most likely meant, when the store has no NAME. */
   likelyBranch?: string;
+  /** What to say when --baseline found nothing because this run created its store. */
+  createdStore?: CreatedStoreNote;
   entries: readonly RunEntry[];
   files: readonly string[];
   datasets: readonly DatasetRead[];
@@ -511,6 +534,8 @@ interface RunSinksOf {
   git: Promise<RunManifest["git"]> | undefined;
   /** How long the eval files took to load, ms (the console report says it beside the run's time). */
   loadMs: number;
+  /** Stop the run as a first signal does: no new case starts, attempts in flight see the abort. */
+  stop: (reason: Error) => void;
 }
 
 /**
@@ -526,6 +551,8 @@ async function runSinks(run: RunSinksOf): Promise<{
   storeFailed: () => boolean;
   /** The store refused what a write held (a constraint), rather than not answering. */
   storeRefused: () => boolean;
+  /** A write found the store's file damaged: the run stopped starting cases then. */
+  storeDamaged: () => boolean;
   /** The run's `ok` before the gates (the reports were given it after). */
   engineOk: () => boolean | undefined;
 }> {
@@ -534,10 +561,11 @@ async function runSinks(run: RunSinksOf): Promise<{
   let compared: BaselineStep | undefined;
   const reporters: RunSink[] = buildReporters(run.specs, args, io, run.reportFd, run.loadMs, () => {
     const comparison = compared?.comparison();
-    return comparison ? formatComparisonMarkdown(comparison) : undefined;
+    return comparison ? formatComparisonMarkdown(comparison) : run.createdStore?.markdown;
   });
   let storeFailed = false;
   let storeRefused = false;
+  let storeDamaged = false;
   let continued: ContinuedRun | undefined;
   if (store) {
     if (args.name !== undefined && !args.resume) {
@@ -550,7 +578,16 @@ async function runSinks(run: RunSinksOf): Promise<{
       onError: (error) => {
         storeFailed = true;
         storeRefused = refusedWrite(error);
-        io.stderr(storeWriteFailed(store.location, error));
+        storeDamaged = damagedStore(error);
+        if (!storeDamaged) {
+          io.stderr(storeWriteFailed(store.location, error));
+          return;
+        }
+        // No write to it will succeed: the cases not started yet would run for nothing.
+        io.stderr(
+          `niceeval: ${errorMessage(error)}\nniceeval: the run stops: no new case starts\n`,
+        );
+        run.stop(new Error("stopped for a damaged store"));
       },
     });
     continued = recorded.continued;
@@ -578,6 +615,7 @@ async function runSinks(run: RunSinksOf): Promise<{
     compared,
     storeFailed: () => storeFailed,
     storeRefused: () => storeRefused,
+    storeDamaged: () => storeDamaged,
     engineOk: judged.engineOk,
   };
 }
@@ -687,21 +725,27 @@ async function recordRun(
       }),
     );
   let refused: unknown;
+  // A --filter may select nothing (exit 2): such a run is not stored. A shard is, even then:
+  // merging the shards of a run needs each of them.
+  const beginWithAttempts = args.filter !== undefined && !continued && !args.shard;
+  /** The run's first write is done: a failure from now on is the run's to report. */
+  let begun = beginWithAttempts;
   const sink = storeSink(store, manifest, {
     datasetHashes: digests,
     ...(continued ? { begin: continued.begin, skip: continued.skip } : {}),
-    // A --filter may select nothing (exit 2): such a run is not stored. A shard is, even then:
-    // merging the shards of a run needs each of them.
-    ...(args.filter !== undefined && !continued && !args.shard ? { beginWithAttempts: true } : {}),
+    ...(beginWithAttempts ? { beginWithAttempts: true } : {}),
     onError: (error) => {
       if (continued && error instanceof NiceevalError && error.code === "RUN_STILL_RUNNING")
         refused = error;
+      else if (!begun && damagedStore(error)) refused = error;
       else run.onError(error);
     },
   });
-  // A run another process took over since it was found (two resumes at once): exit 2 before
-  // any case runs, rather than run the rest twice.
-  if (continued) await sink.ready;
+  // The run's first write, before any case runs: a run another process took over since it was
+  // found (two resumes at once), or a store damaged where the run writes, is exit 2 now, rather
+  // than the cases run for nothing (or the rest run twice).
+  await sink.ready;
+  begun = true;
   if (refused) throw refused;
   return { sink, continued };
 }
@@ -718,7 +762,7 @@ interface BaselineStep {
 function baselineStep(
   store: Store,
   args: RunArgs,
-  run: Pick<RunSinksOf, "baseline" | "likelyBranch" | "runId">,
+  run: Pick<RunSinksOf, "baseline" | "likelyBranch" | "createdStore" | "runId">,
   storeFailed: () => boolean,
   io: CliIO,
 ): BaselineStep {
@@ -728,7 +772,9 @@ function baselineStep(
   let failure: string | undefined;
   let note: string | undefined;
   if (!baseline) {
-    note = `baseline ${ref}: no finished run with these evals yet; nothing to compare`;
+    note =
+      run.createdStore?.note ??
+      `baseline ${ref}: no finished run with these evals yet; nothing to compare`;
     // Most likely a misspelt branch: a regression gate left unchecked by a typo has not passed
     // (a branch with no run yet, named right, is a first run and passes).
     if (run.likelyBranch !== undefined) {
