@@ -109,7 +109,7 @@ describe("AheadRun", () => {
   });
 
   it("is outstanding while what it began waits for the engine, and cuts off at a stop what never ended", () => {
-    const { run, said, pending, began } = setup();
+    const { run, said } = setup();
     let changes = 0;
     run.watch(() => changes++);
     // It may still begin attempts.
