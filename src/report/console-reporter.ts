@@ -101,25 +101,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       // keeps only failed and errored ones); its eval's summary line still counts it.
       if (!verbose && (record.verdict === "passed" || record.verdict === "skipped")) return;
       printHeader();
-      lines.caseLine(record, trials);
-      if (record.skipReason !== undefined)
-        out.line(`      ${c.yellow("-")} skipped: ${oneLine(record.skipReason)}`);
-      if (record.error)
-        out.line(`      ${c.magenta("!")} ${record.error.where}: ${oneLine(record.error.message)}`);
-      const because = erroredBecause(record);
-      if (because !== undefined) out.line(`      ${c.magenta("!")} errored: ${oneLine(because)}`);
-      const { judgments } = record;
-      for (let i = 0; i < judgments.length; i++) lines.judgmentLine(judgments[i]!, i);
-      if (record.verdict === "failed") valueLines(record, out, c);
-      // The reasons are on the judgments above; say only what they do to the score.
-      if (record.score.state === "complete") return;
-      const missing = record.judgments.filter((j) => j.points > 0 && j.earned === null);
-      if (missing.length) {
-        const points = missing.reduce((sum, j) => sum + j.points, 0);
-        out.line(
-          `      ${c.dim(`${record.score.state}: ${formatNumber(points)} ${pluralNoun(points, "pt")} without evidence ${points === 1 ? "stays" : "stay"} in max (${oneLine(missing.map((j) => j.label).join(", "), 200)})`)}`,
-        );
-      }
+      caseLines(record, trials, lines, out, c);
     },
     onEvalFinished(summary: EvalSummary) {
       if (pendingHeader !== undefined) {
@@ -160,6 +142,35 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       out.flush();
     },
   };
+}
+
+/** A case's line, why it was skipped or errored, its judgments, and what lacks evidence. */
+function caseLines(
+  record: AttemptRecord,
+  trials: number | undefined,
+  lines: RecordLines,
+  out: LineWriter,
+  c: Palette,
+): void {
+  lines.caseLine(record, trials);
+  if (record.skipReason !== undefined)
+    out.line(`      ${c.yellow("-")} skipped: ${oneLine(record.skipReason)}`);
+  if (record.error)
+    out.line(`      ${c.magenta("!")} ${record.error.where}: ${oneLine(record.error.message)}`);
+  const because = erroredBecause(record);
+  if (because !== undefined) out.line(`      ${c.magenta("!")} errored: ${oneLine(because)}`);
+  const { judgments } = record;
+  for (let i = 0; i < judgments.length; i++) lines.judgmentLine(judgments[i]!, i);
+  if (record.verdict === "failed") valueLines(record, out, c);
+  // The reasons are on the judgments above; say only what they do to the score.
+  if (record.score.state === "complete") return;
+  const missing = record.judgments.filter((j) => j.points > 0 && j.earned === null);
+  if (missing.length) {
+    const points = missing.reduce((sum, j) => sum + j.points, 0);
+    out.line(
+      `      ${c.dim(`${record.score.state}: ${formatNumber(points)} ${pluralNoun(points, "pt")} without evidence ${points === 1 ? "stays" : "stay"} in max (${oneLine(missing.map((j) => j.label).join(", "), 200)})`)}`,
+    );
+  }
 }
 
 /** What a failed case returned, and what its case expected, as short previews. */
