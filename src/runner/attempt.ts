@@ -37,7 +37,18 @@ export interface AttemptRunnerOptions {
  * targets and scorers pays none per attempt: nothing could have stopped a synchronous attempt.
  */
 export class AttemptRunner {
+  /** Records the executor held finished (taken, not run here). */
+  private readonly taken = new WeakSet<AttemptRecord>();
+
   constructor(private readonly options: AttemptRunnerOptions) {}
+
+  /**
+   * The executor held this record finished when the engine reached its case: the process that
+   * ran it judged it, and marked it interrupted if the stop cut it off (keptRecord).
+   */
+  wasTaken(record: AttemptRecord): boolean {
+    return this.taken.has(record);
+  }
 
   run(item: CaseItem): AttemptRecord | undefined | Promise<AttemptRecord | undefined> {
     const wait = this.options.limiter.acquire(item.entry);
@@ -65,6 +76,7 @@ export class AttemptRunner {
    * when it ran, not when it is taken.
    */
   private held(item: CaseItem, { record, startedAt, endedAt }: TakenAttempt): AttemptRecord {
+    this.taken.add(record);
     const info = this.infoOf(item);
     this.begin(item.entry, info, startedAt);
     replayJudgments(this.options.contextFor(item.trial, info), record);

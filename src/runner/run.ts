@@ -195,7 +195,8 @@ export async function runEvals(
 
   const finalize = (item: Extract<SourceItem, { type: "case" }>, record: AttemptRecord) => {
     // An attempt that errored once the run was stopped was cut off, not judged: resume runs it.
-    if (record.error && signal.aborted && item.record === undefined)
+    // One that ran ahead was judged where it ran, perhaps long before the stop.
+    if (record.error && signal.aborted && item.record === undefined && !attempts.wasTaken(record))
       record.error.interrupted = true;
     describeAttempt(record, item, options.keepCase === true);
     sinks.call("onAttemptFinished", record);
@@ -213,6 +214,7 @@ export async function runEvals(
     finalize,
     // Only sinks with a backlog are asked, so a run without one pays nothing per case.
     backlog: sinks.has("room") ? stoppable(() => sinks.room(), signal) : () => undefined,
+    signal,
   });
   try {
     await Promise.all(Array.from({ length: settings.concurrency + prefetch }, worker));
@@ -247,14 +249,19 @@ function sourceWorker(parts: {
   finalize: (item: Extract<SourceItem, { type: "case" }>, record: AttemptRecord) => void;
   /** A wait while a sink's backlog is full (RunSink.room). */
   backlog: () => Promise<void> | undefined;
+  /**
+   * The run's: once it is stopped, cases are read on past the reorder window (nothing new starts;
+   * what ran ahead is placed while an attempt before it still holds the window's head).
+   */
+  signal: AbortSignal;
 }): () => Promise<void> {
-  const { source, reorder, attempts, scheduled, finalize, backlog } = parts;
+  const { source, reorder, attempts, scheduled, finalize, backlog, signal } = parts;
   const turns = eventLoopTurns();
   return async () => {
     for (;;) {
       const turn = turns.due();
       if (turn) await turn;
-      const room = reorder.room() ?? backlog();
+      const room = signal.aborted ? undefined : (reorder.room() ?? backlog());
       if (room) await room;
       const next = source.nextNow?.() ?? (await source.next());
       if (next.done) return;

@@ -185,6 +185,29 @@ export class AheadRun<P extends AheadPending, C> {
     return true;
   }
 
+  /**
+   * The engine asks for this attempt after the run's stop ended the eval process running ahead:
+   * one begun ahead and cut off then is errored so (true); one struck at a crash will not run
+   * again, and waits here no longer. False when it is to be refused as not started.
+   */
+  claimStopped(pending: P): boolean {
+    if (!this.plan) return false;
+    const { job } = pending;
+    const key = this.keyOf(job.entry, job.spec, job.trial);
+    if (key < 0) return false;
+    const reason = this.cut.get(key);
+    const struck = this.struck.delete(key);
+    if (reason === undefined) {
+      if (struck) this.changed?.();
+      return false;
+    }
+    this.cut.delete(key);
+    this.markStarted(pending, performance.now());
+    this.host.cutOff(pending, reason);
+    this.changed?.();
+    return true;
+  }
+
   /** A began event: `count` numbers from `at`, four for each attempt (id, eval, index, trial). */
   onBegan(keys: readonly unknown[], at: number, count: number, now: number): void {
     for (let j = at; j < at + count; j += 4) {

@@ -27,6 +27,8 @@ export class CaseReads {
   private readonly reads = new Map<string, Read>();
   /** Most cases a read of an eval asks for, since a crash happened while one was under way. */
   private readonly sizes = new Map<string, number>();
+  /** Ended ({@link end}): reads asked for from now on are answered at once, with its error. */
+  private over: { error?: string } | undefined;
 
   /** `post`: send to the eval process that is ready (false when none is); `need`: start one. */
   constructor(
@@ -58,6 +60,8 @@ export class CaseReads {
   }
 
   read(request: Omit<CasesRequest, "t">): Promise<CasesReply> {
+    // Ended: no eval process will answer a read any more.
+    if (this.over) return Promise.resolve(ended({ t: "cases", ...request }, this.over.error));
     const size = this.sizes.get(request.evalId);
     const max = size === undefined ? request.max : Math.min(size, request.max);
     return new Promise((resolve) => {
@@ -121,6 +125,7 @@ export class CaseReads {
 
   /** No more cases: the run stopped, or (`error`) no eval process can read them. */
   end(error?: string): void {
+    this.over ??= error !== undefined ? { error } : {};
     for (const read of this.reads.values()) read.resolve(ended(read.request, error));
     this.reads.clear();
   }

@@ -275,6 +275,8 @@ class Supervisor implements EvalProcessListener {
         bytes: 0,
         pos: 0,
       };
+      // Stopped: what ran ahead and was cut off is errored so when the engine reaches it.
+      if (this.stopped !== undefined && this.ahead.claimStopped(pending)) return;
       const refusal =
         this.stopped !== undefined ? notStarted(job.context.signal, this.stopped) : this.broken;
       if (refusal !== undefined) return this.fail(pending, refusal);
