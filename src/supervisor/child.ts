@@ -19,6 +19,7 @@ import { AheadFeed, type FedJob } from "./ahead-feed.js";
 import { CaseServer, describeEvals } from "./case-server.js";
 import { DeltaEncoder } from "./delta.js";
 import { FirstRuns } from "./first-runs.js";
+import { reapGroupWithThisProcess } from "./group-reaper.js";
 import { watchSupervisor } from "./orphan-watch.js";
 import {
   type AheadPlan,
@@ -665,6 +666,7 @@ async function start(init: ChildInit): Promise<void> {
   if (init.track) tracking = true;
   setInterval(() => send({ t: "beat" }), init.beatMs).unref();
   if (!init.endsWithParent) watchSupervisor();
+  reapGroupWithThisProcess();
   const loaded = await loadEvalFiles(init.files, init.cwd, {
     waitMs: init.loadWaitMs,
     onImport: (file) => send({ t: "loading", file }),

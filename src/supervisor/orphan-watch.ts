@@ -3,7 +3,8 @@ import { Worker } from "node:worker_threads";
 /**
  * The watching thread's code (CommonJS, run with `eval`): every quarter second it reads this
  * process's parent; once the parent has been another process (the supervisor died and this one
- * was adopted) for `graceMs`, it kills this process with SIGKILL.
+ * was adopted) for `graceMs`, it kills this process's group (which it leads, spawn.ts) and this
+ * process with SIGKILL.
  */
 const WATCH = `
 const { workerData } = require("node:worker_threads");
@@ -11,7 +12,10 @@ let goneAt = 0;
 setInterval(() => {
   if (process.ppid === workerData.parent) return;
   goneAt ||= Date.now();
-  if (Date.now() - goneAt >= workerData.graceMs) process.kill(process.pid, "SIGKILL");
+  if (Date.now() - goneAt < workerData.graceMs) return;
+  // Its group first (it leads one where there are groups): what its targets started ends too.
+  if (workerData.ownGroup) try { process.kill(-process.pid, "SIGKILL"); } catch {}
+  process.kill(process.pid, "SIGKILL");
 }, 250);
 `;
 
@@ -28,7 +32,7 @@ export function watchSupervisor(graceMs = 2000): void {
   try {
     const watcher = new Worker(WATCH, {
       eval: true,
-      workerData: { parent, graceMs },
+      workerData: { parent, graceMs, ownGroup: process.platform !== "win32" },
       // Nothing to say: no stdin, and its output would only be interleaved with the process's.
       stdout: true,
       stderr: true,

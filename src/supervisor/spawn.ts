@@ -114,6 +114,14 @@ function endGroupWith(child: ChildProcess): void {
     process.once("exit", () => {
       for (const group of groups) killGroup(group);
     });
+    // A terminal that hangs up signals the CLI's group alone: the groups end with the CLI, which
+    // then ends as the signal would have ended it (no listener left, its default action).
+    const onHangUp = () => {
+      for (const group of groups) killGroup(group);
+      process.off("SIGHUP", onHangUp);
+      process.kill(process.pid, "SIGHUP");
+    };
+    if (process.platform !== "win32") process.on("SIGHUP", onHangUp);
   }
 }
 

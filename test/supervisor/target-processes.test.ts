@@ -1,7 +1,8 @@
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { cliPath, type FixtureProject, makeProject, runCli } from "../support/project.js";
 
 // Targets that start processes and never end them: a supervised run ends them with the eval
 // process that ran the target (its process group), whether the run ended normally or the eval
@@ -21,6 +22,10 @@ export const leaks = defineSuite({
     // A shell that starts a child of its own: both are left behind.
     spawn("sh", ["-c", "sleep ${marker}; :"], { stdio: "ignore" });
     if (input === "b" && process.env.HANG_B) for (;;) {}
+    if (process.env.HOLD) {
+      console.error("SPAWNED");
+      return new Promise(() => {});
+    }
     return input;
   },
   scorers: [same],
@@ -41,9 +46,9 @@ function leftBehind(): number[] {
   return found;
 }
 
-/** The processes still there after up to 2 s (a killed process takes a moment to go). */
-async function stillThere(): Promise<number[]> {
-  const until = Date.now() + 2000;
+/** The processes still there after up to `ms` (a killed process takes a moment to go). */
+async function stillThere(ms = 2000): Promise<number[]> {
+  const until = Date.now() + ms;
   let pids = leftBehind();
   while (pids.length > 0 && Date.now() < until) {
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -72,6 +77,41 @@ describe.skipIf(process.platform !== "linux")("processes a target started (real 
     expect(run.code).toBe(0);
     expect(await stillThere()).toEqual([]);
   });
+
+  // A shell's job or a CI step: the CLI leads a process group, which a closed terminal (SIGHUP)
+  // or a hard stop (SIGKILL: `timeout -s KILL`, a runner ending the job) signals whole. The eval
+  // process leads a group of its own, which neither reaches: before, what its targets started
+  // outlived both.
+  for (const [signal, env] of [
+    ["SIGHUP", {}],
+    ["SIGKILL", {}],
+    ["SIGKILL", { NICEEVAL_ORPHAN_WATCH: "thread" }],
+  ] as const) {
+    const how = "NICEEVAL_ORPHAN_WATCH" in env ? " (an eval process watching with a thread)" : "";
+    it(`ends them when the CLI's process group gets ${signal}${how}`, async () => {
+      const cli = spawn(process.execPath, [cliPath, "run", "--no-store"], {
+        cwd: project.dir,
+        detached: true,
+        env: { ...process.env, ...env, CI: "true", HOLD: "1" },
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      let stderr = "";
+      await new Promise<void>((resolve, reject) => {
+        cli.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+          stderr += chunk;
+          if (stderr.includes("SPAWNED")) resolve();
+        });
+        cli.on("close", () => reject(new Error(`the CLI ended first: ${stderr}`)));
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(leftBehind().length).toBeGreaterThan(0);
+      const closed = new Promise((resolve) => cli.on("close", resolve));
+      process.kill(-cli.pid!, signal);
+      await closed;
+      // The thread waits 2 s for a free main thread to exit its own way, and reads every 0.25 s.
+      expect(await stillThere(env ? 4000 : 2000)).toEqual([]);
+    });
+  }
 
   it("ends them with an eval process killed for a hang, and the run goes on", async () => {
     const run = await runCli(["run", "--no-store", "--hang-timeout", "1000"], project.dir, {
