@@ -279,15 +279,7 @@ export async function runAttempt<Facts, Assertions>(
       );
     } catch (error) {
       deadline.abort(error);
-      const message = thrownWhere(error);
-      return erroredRecord({
-        evalId,
-        caseId: spec.id,
-        message,
-        where,
-        elapsedMs: performance.now() - started,
-        usageReason: `usage-unreported: ${where} failed`,
-      });
+      return createFailed({ evalId, caseId: spec.id, where, started }, error, usage, trace);
     }
     const appUsage = usage.snapshot();
     const shadowed = shadowedFacts(evalId, facts);
@@ -298,8 +290,12 @@ export async function runAttempt<Facts, Assertions>(
         message: shadowed,
         where: `adapter "${adapter.name}"`,
         elapsedMs: performance.now() - started,
+        app: appUsage,
       });
-      return { ...record, usage: { ...record.usage, app: appUsage } };
+      if (context.keepOutput) record.output = facts;
+      const steps = trace.take();
+      if (steps) record.trace = steps;
+      return record;
     }
     const { made, failure, skipped } = await runTest(setup, spec, context, {
       facts,
@@ -337,6 +333,30 @@ export async function runAttempt<Facts, Assertions>(
   } finally {
     deadline.dispose();
   }
+}
+
+/**
+ * create threw, ran out of time or rejected on the run's stop: an errored attempt that keeps what
+ * the adapter reported before (its usage, the steps it traced), as a suite's failed target keeps
+ * its trace. Taken now: what a create left running reports after this is not the record's.
+ */
+function createFailed(
+  at: { evalId: string; caseId: string; where: string; started: number },
+  error: unknown,
+  usage: UsageCollector,
+  trace: TraceRecorder,
+): AttemptRecord {
+  const record = erroredRecord({
+    evalId: at.evalId,
+    caseId: at.caseId,
+    message: thrownWhere(error),
+    where: at.where,
+    elapsedMs: performance.now() - at.started,
+    app: usage.snapshot(at.where),
+  });
+  const steps = trace.take();
+  if (steps) record.trace = steps;
+  return record;
 }
 
 /** What test(t) made of one attempt's facts, and whether it threw or skipped. */

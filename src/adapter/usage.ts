@@ -54,8 +54,12 @@ export class UsageCollector {
     );
   }
 
-  /** Usage as evidence: unreported fields are unavailable; a total is derived from input + output. */
-  snapshot(): AppUsage {
+  /**
+   * Usage as evidence: unreported fields are unavailable; a total is derived from input + output.
+   * `failed`: where the attempt failed (create threw, timed out, stopped), said by each field the
+   * adapter had not reported by then, since it may have meant to later.
+   */
+  snapshot(failed?: string): AppUsage {
     const { inputTokens, outputTokens, costUsd } = this.totals;
     const totalTokens =
       this.totals.totalTokens ??
@@ -63,18 +67,21 @@ export class UsageCollector {
         ? inputTokens + outputTokens
         : undefined);
     return {
-      inputTokens: evidence(inputTokens, "inputTokens"),
-      outputTokens: evidence(outputTokens, "outputTokens"),
-      totalTokens: evidence(totalTokens, "totalTokens"),
-      costUsd: evidence(costUsd, "costUsd"),
+      inputTokens: evidence(inputTokens, "inputTokens", failed),
+      outputTokens: evidence(outputTokens, "outputTokens", failed),
+      totalTokens: evidence(totalTokens, "totalTokens", failed),
+      costUsd: evidence(costUsd, "costUsd", failed),
     };
   }
 }
 
-const evidence = (value: number | undefined, field: string): NumericEvidence =>
+const evidence = (value: number | undefined, field: string, failed?: string): NumericEvidence =>
   value === undefined
     ? {
         state: "unavailable",
-        reason: `usage-unreported: the adapter never reported ${field} (ctx.reportUsage)`,
+        reason:
+          failed === undefined
+            ? `usage-unreported: the adapter never reported ${field} (ctx.reportUsage)`
+            : `usage-unreported: the adapter had not reported ${field} (ctx.reportUsage) when ${failed} failed`,
       }
     : { state: "available", value };

@@ -181,8 +181,8 @@ export function erroredRecord(options: {
   elapsedMs?: number;
   /** Points the attempt could have earned, kept in max (default 0). */
   max?: number;
-  /** Why the application's usage is unavailable (default "usage-unreported"). */
-  usageReason?: string;
+  /** What the application reported of its usage before it crashed (default: none reported). */
+  app?: AppUsage;
 }): AttemptRecord {
   return {
     evalId: options.evalId,
@@ -195,7 +195,7 @@ export function erroredRecord(options: {
       reasons: [`${options.where}: ${options.message}`],
     },
     judgments: [],
-    usage: { app: unreportedUsage(options.usageReason), judge: emptyJudgeUsage() },
+    usage: { app: options.app ?? unreportedUsage(), judge: emptyJudgeUsage() },
     elapsedMs: options.elapsedMs ?? 0,
     error: { message: options.message, where: options.where },
   };
