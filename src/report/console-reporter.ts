@@ -9,7 +9,13 @@ import { show } from "../scorers/deterministic/preview.js";
 import { formatShard, type Shard } from "../shard/shard.js";
 import type { CaseAverage, TrialSummary } from "../stats/trials.js";
 import { erroredBecause } from "./failures.js";
-import { formatMeanScore, formatPassRate, meanScoreFigure, runPassRateFigure } from "./figures.js";
+import {
+  formatAppUsage,
+  formatMeanScore,
+  formatPassRate,
+  meanScoreFigure,
+  runPassRateFigure,
+} from "./figures.js";
 import {
   evalWord,
   formatJudgeUsage,
@@ -250,6 +256,8 @@ function summaryLines(
   if (summary.unavailable && summary.unavailable.judgments > 0)
     lines.push(...unavailableLines(summary.unavailable, c));
   lines.push(`  judge: ${formatJudgeUsage(summary.judge)}`);
+  const app = formatAppUsage(summary.app);
+  if (app !== undefined) lines.push(`  app: ${app}`);
   const loading = loadMs >= 1000 ? `, after ${formatMs(loadMs)} loading the eval files` : "";
   lines.push(`  time: ${formatMs(summary.elapsedMs)}${loading}`);
   for (const gate of summary.gates ?? []) lines.push(`  ${c.red(gate)}`);

@@ -5,6 +5,7 @@ import { EvalAccumulator } from "../runner/stats.js";
 import { wilsonInterval } from "../stats/interval.js";
 import {
   evalFigures,
+  formatAppUsage,
   formatMeanScore,
   formatPassRate,
   meanScoreFigure,
@@ -307,5 +308,45 @@ describe("one interval per figure with trials", () => {
       "attempts",
     ]);
     expect(json.totals).toMatchObject({ cases: 600, attempts: 600 });
+  });
+});
+
+describe("formatAppUsage", () => {
+  it("says nothing when no attempt reported usage", () => {
+    expect(formatAppUsage(undefined)).toBeUndefined();
+    expect(formatAppUsage({ reported: 0, unreported: 4 })).toBeUndefined();
+  });
+
+  it("gives the tokens and the cost with how many attempts reported them", () => {
+    expect(
+      formatAppUsage({
+        reported: 4,
+        unreported: 0,
+        inputTokens: 8000,
+        outputTokens: 4000,
+        totalTokens: 12000,
+        costUsd: 1,
+      }),
+    ).toBe("4 of 4 attempts reported usage · 8000 in / 4000 out / 12000 total tokens · $1");
+    // A cost below a cent keeps its digits.
+    expect(formatAppUsage({ reported: 1, unreported: 0, costUsd: 0.000109 })).toBe(
+      "1 of 1 attempt reported usage · $0.000109",
+    );
+  });
+
+  it("says which attempts a sum leaves out: the unreported ones, and those without the field", () => {
+    expect(
+      formatAppUsage({
+        reported: 3,
+        unreported: 2,
+        inputTokens: 4100,
+        outputTokens: 2050,
+        totalTokens: 6150,
+        costUsd: 0.5,
+        missing: { costUsd: 1 },
+      }),
+    ).toBe(
+      "3 of 5 attempts reported usage (2 unreported) · 4100 in / 2050 out / 6150 total tokens · $0.5 (2 of 3)",
+    );
   });
 });

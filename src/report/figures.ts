@@ -1,3 +1,4 @@
+import type { AppUsageField, AppUsageTotals } from "../eval/app-usage-totals.js";
 import { plural } from "../plural.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
@@ -156,6 +157,34 @@ export function formatMeanScore(figure: MeanScoreFigure): string {
   const partial = figure.partial ? `, ${figure.partial} partial: a lower bound, no interval` : "";
   return `${formatMean(figure)}${sd}${ci} (n=${figure.n}${intervalOver(figure)}${partial})`;
 }
+
+/**
+ * The application's usage totals in words, as every report shows them: "4 of 4 attempts reported
+ * usage · 8000 in / 4000 out / 12000 total tokens · $1". An attempt that reported nothing is in no
+ * sum ("3 of 4 attempts reported usage (1 unreported)"); a sum that leaves out attempts which
+ * reported usage without that field says over how many it is ("$0.5 (2 of 3)"), and a field none
+ * reported is not shown. Undefined when no attempt reported usage: nothing is claimed.
+ */
+export function formatAppUsage(usage: AppUsageTotals | undefined): string | undefined {
+  if (!usage || usage.reported === 0) return undefined;
+  const { reported, unreported } = usage;
+  const over = (field: AppUsageField) => {
+    const missing = usage.missing?.[field] ?? 0;
+    return missing > 0 ? ` (${reported - missing} of ${reported})` : "";
+  };
+  const tokens = (["inputTokens", "outputTokens", "totalTokens"] as const)
+    .filter((field) => usage[field] !== undefined)
+    .map((field) => `${usage[field]} ${TOKEN_WORDS[field]}${over(field)}`);
+  const parts = [
+    `${reported} of ${plural(reported + unreported, "attempt")} reported usage${unreported > 0 ? ` (${unreported} unreported)` : ""}`,
+  ];
+  if (tokens.length > 0) parts.push(`${tokens.join(" / ")} tokens`);
+  if (usage.costUsd !== undefined)
+    parts.push(`$${formatNumber(usage.costUsd, 6)}${over("costUsd")}`);
+  return parts.join(" · ");
+}
+
+const TOKEN_WORDS = { inputTokens: "in", outputTokens: "out", totalTokens: "total" } as const;
 
 /**
  * An eval's summary as the JSON reports write it: `attempts` beside `cases`, which counts attempts

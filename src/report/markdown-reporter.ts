@@ -7,6 +7,7 @@ import type { RunSummary } from "../runner/run.js";
 import { attemptName, isProblem, problemSummary } from "./failures.js";
 import {
   evalFigures,
+  formatAppUsage,
   formatMean,
   intervalOver,
   type MeanScoreFigure,
@@ -94,25 +95,14 @@ export class SummaryCollector {
       for (const error of errors) lines.push(`- ${cell(error.file)}: ${cell(error.message)}`);
       lines.push("");
     }
-    const shown = this.evals.filter((e) => e.summary.cases > 0);
-    if (shown.length) {
-      lines.push(
-        `| eval | ${counted}s | passed | failed | errored | skipped | pass rate (95% CI) | mean score (95% CI) |`,
-        "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |",
-      );
-      for (const { summary: s } of shown) {
-        const figures = evalFigures(s);
-        lines.push(
-          `| ${cell(s.evalId)} | ${s.cases} | ${s.passed} | ${s.failed} | ${s.errored} | ${s.skipped} | ${cell(ratePercent(figures.passRate))} | ${cell(meanText(figures.meanScore))} |`,
-        );
-      }
-      lines.push("");
-      if (shown.some((e) => e.summary.partialCases > 0))
-        lines.push(
-          "≥: a lower bound — some scores were partial (evidence missing, its points kept in max).",
-          "",
-        );
-    }
+    const app = formatAppUsage(run.app);
+    if (app !== undefined) lines.push(`app usage: ${cell(app)}`, "");
+    lines.push(
+      ...evalTable(
+        this.evals.map((e) => e.summary),
+        counted,
+      ),
+    );
     if (this.problems > 0) {
       const listed = this.failures.length;
       lines.push(
@@ -136,10 +126,39 @@ export class SummaryCollector {
 }
 
 /**
+ * The table of evals that ran a case: counts, pass rate and mean score with their intervals, and
+ * the application's usage when some attempt reported it.
+ */
+function evalTable(summaries: readonly EvalSummary[], counted: string): string[] {
+  const shown = summaries.filter((s) => s.cases > 0);
+  if (shown.length === 0) return [];
+  const withApp = shown.some((s) => (s.app?.reported ?? 0) > 0);
+  const lines = [
+    `| eval | ${counted}s | passed | failed | errored | skipped | pass rate (95% CI) | mean score (95% CI) |${withApp ? " app usage |" : ""}`,
+    `| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |${withApp ? " --- |" : ""}`,
+  ];
+  for (const s of shown) {
+    const figures = evalFigures(s);
+    const app = withApp ? ` ${cell(formatAppUsage(s.app) ?? "not reported")} |` : "";
+    lines.push(
+      `| ${cell(s.evalId)} | ${s.cases} | ${s.passed} | ${s.failed} | ${s.errored} | ${s.skipped} | ${cell(ratePercent(figures.passRate))} | ${cell(meanText(figures.meanScore))} |${app}`,
+    );
+  }
+  lines.push("");
+  if (shown.some((s) => s.partialCases > 0))
+    lines.push(
+      "≥: a lower bound — some scores were partial (evidence missing, its points kept in max).",
+      "",
+    );
+  return lines;
+}
+
+/**
  * A markdown summary for a pull request, written when the run finishes: per eval its cases,
  * pass rate with n and its 95% Wilson interval, mean score with its 95% interval and n (a
- * lower bound "≥ 0.71" when scores were partial), then the failing cases with their reasons
- * (the first 50), then the optional comparison.
+ * lower bound "≥ 0.71" when scores were partial) and, when some attempt reported it, the
+ * application's usage (also totalled for the run under the headline), then the failing cases with
+ * their reasons (the first 50), then the optional comparison.
  * @example
  * markdownReporter("summary.md", { comparison: () => formatComparisonMarkdown(result) })
  */

@@ -1,3 +1,4 @@
+import type { AppUsageTotals } from "../eval/app-usage-totals.js";
 import type { AttemptRecord, JudgeUsage, Judgment } from "../eval/record.js";
 import type { TrialSummary } from "../stats/trials.js";
 
@@ -36,6 +37,11 @@ export interface EvalSummary {
   /** Cases whose score was partial (a lower bound). */
   partialCases: number;
   judge: JudgeUsage;
+  /**
+   * The application's usage its adapter reported, totalled over its attempts; always set by the
+   * engine, absent only from summaries an older niceeval stored (`show` folds them again).
+   */
+  app?: AppUsageTotals;
   elapsedMs: number;
   /** Reducers over trials and flaky cases, when cases ran more than once. */
   trials?: TrialSummary;

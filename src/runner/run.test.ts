@@ -21,6 +21,30 @@ const equalsExpected = createScorer<string, string>({
 });
 
 describe("runEvals", () => {
+  it("totals the application's usage per eval and per run, unreported attempts in no sum", async () => {
+    const agent = defineAdapter({
+      name: "agent",
+      create: (ctx) => {
+        if (ctx.trial < 2) ctx.reportUsage({ inputTokens: 20, outputTokens: 10, costUsd: 0.25 });
+        return {};
+      },
+    });
+    const paid = agent.defineScoreEval({ id: "paid", description: "x", trials: 3, test() {} });
+    const quiet = defineSuite({
+      id: "quiet",
+      cases: [{ id: "a", input: 1 }],
+      target: (i) => i,
+      scorers: [ran],
+    });
+    const summary = await runEvals([{ eval: paid }, { eval: quiet }], {});
+    const totals = { inputTokens: 40, outputTokens: 20, totalTokens: 60, costUsd: 0.5 };
+    expect(summary.app).toEqual({ reported: 2, unreported: 2, ...totals });
+    expect(summary.evals.map((e) => e.app)).toEqual([
+      { reported: 2, unreported: 1, ...totals },
+      { reported: 0, unreported: 1 },
+    ]);
+  });
+
   it("hands records to reporters in case order whatever the completion order", async () => {
     const suite = defineSuite<number, string>({
       id: "order",

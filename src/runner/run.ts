@@ -468,6 +468,7 @@ function summaryOf(
     evals: tally.summaries,
     totals,
     judge: tally.judge,
+    app: tally.app,
     unavailable: tally.unavailable.summary(),
     loadErrors,
     ...(runErrors.length > 0 ? { runErrors } : {}),

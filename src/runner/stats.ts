@@ -1,3 +1,4 @@
+import { addAppUsage, emptyAppUsageTotals } from "../eval/app-usage-totals.js";
 import { type AttemptRecord, addJudgeUsage, emptyJudgeUsage } from "../eval/record.js";
 import { RunningMean } from "../stats/running.js";
 import { TrialAccumulator } from "../stats/trials.js";
@@ -7,6 +8,7 @@ import type { EvalSummary } from "./events.js";
 export class EvalAccumulator {
   private readonly summary: EvalSummary;
   private readonly scores = new RunningMean();
+  private readonly app = emptyAppUsageTotals();
 
   private readonly trials: TrialAccumulator | undefined;
 
@@ -25,6 +27,7 @@ export class EvalAccumulator {
       scoredCases: 0,
       partialCases: 0,
       judge: emptyJudgeUsage(),
+      app: this.app,
       elapsedMs: 0,
     };
   }
@@ -35,6 +38,7 @@ export class EvalAccumulator {
     s.cases++;
     s[record.verdict]++;
     addJudgeUsage(s.judge, record.usage.judge);
+    addAppUsage(this.app, record.usage.app);
     const { state, earned, max } = record.score;
     // A skipped attempt is out of the mean as it is out of the pass rate (records made before
     // t.skip made the score unavailable may still read complete).

@@ -1,3 +1,4 @@
+import type { AppUsageTotals } from "../eval/app-usage-totals.js";
 import type { JudgeUsage } from "../eval/record.js";
 import type { EvalSummary } from "./events.js";
 import type { UnavailableSummary } from "./unavailable.js";
@@ -30,6 +31,8 @@ export interface RunSummary {
     skipped: number;
   };
   judge: JudgeUsage;
+  /** The application's usage its adapters reported, totalled over the run's attempts. */
+  app: AppUsageTotals;
   /** Judgments that could not be made (a judge down), with their most frequent reasons. */
   unavailable?: UnavailableSummary;
   /** Files that failed to load, and evals left out of files that loaded (set by the CLI). */

@@ -1,3 +1,4 @@
+import { addAppUsage, emptyAppUsageTotals } from "../eval/app-usage-totals.js";
 import { type AttemptRecord, addJudgeUsage, emptyJudgeUsage } from "../eval/record.js";
 import type { RunEntry } from "./entry.js";
 import type { EvalSummary } from "./events.js";
@@ -7,12 +8,13 @@ import { UnavailableTally } from "./unavailable.js";
 
 /**
  * A run's running totals: per-eval summaries folded as records are released, run totals, judge
- * usage, and each eval's own time (from its first attempt's start to its last attempt's end, so
+ * and application usage, and each eval's own time (from its first attempt's start to its last attempt's end, so
  * time spent queued behind other evals is not counted).
  */
 export class RunTally {
   readonly totals: RunSummary["totals"];
   readonly judge = emptyJudgeUsage();
+  readonly app = emptyAppUsageTotals();
   readonly summaries: EvalSummary[] = [];
   readonly unavailable = new UnavailableTally();
   private readonly accumulators: EvalAccumulator[];
@@ -46,6 +48,7 @@ export class RunTally {
     this.totals.cases++;
     this.totals[record.verdict]++;
     addJudgeUsage(this.judge, record.usage.judge);
+    addAppUsage(this.app, record.usage.app);
     this.unavailable.add(record, this.trials[entry]!);
   }
 

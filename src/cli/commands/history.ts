@@ -1,4 +1,5 @@
 import { writeSync } from "node:fs";
+import { addAppUsageTotals, emptyAppUsageTotals } from "../../eval/app-usage-totals.js";
 import { addJudgeUsage, emptyJudgeUsage } from "../../eval/record.js";
 import { safeStringify } from "../../json-safe.js";
 import { plural } from "../../plural.js";
@@ -318,6 +319,7 @@ export async function replay(
       skipped: t.skipped,
     },
     judge: finished.reduce((sum, s) => addJudgeUsage(sum, s.judge), emptyJudgeUsage()),
+    app: finished.reduce((sum, s) => addAppUsageTotals(sum, s.app), emptyAppUsageTotals()),
     unavailable: unavailable.summary(),
     loadErrors: run.loadErrors ?? [],
     ...(run.runErrors?.length ? { runErrors: run.runErrors } : {}),

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { onTestFinished } from "vitest";
 import { defineAdapter } from "../../adapter/define-adapter.js";
+import { emptyAppUsageTotals } from "../../eval/app-usage-totals.js";
 import {
   type AttemptRecord,
   emptyJudgeUsage,
@@ -156,6 +157,7 @@ export function runSummary(overrides: Partial<RunSummary> = {}): RunSummary {
     evals: [],
     totals: { evals: 0, cases: 0, passed: 0, failed: 0, errored: 0, skipped: 0 },
     judge: emptyJudgeUsage(),
+    app: emptyAppUsageTotals(),
     loadErrors: [],
     ok: true,
     cancelled: false,
