@@ -138,6 +138,7 @@ export {
   type JudgeCallResult,
   type JudgeChatRequest,
   type JudgeChatResponse,
+  type JudgeTokens,
   type JudgeFn,
   type JudgeMessage,
   type JudgePrice,

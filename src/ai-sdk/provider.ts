@@ -3,6 +3,7 @@ import { JudgeCallError, parseRetryAfter, statusHint } from "../judge/call-error
 import type { JudgeChatRequest, JudgeChatResponse } from "../judge/chat.js";
 import { markJudgePossible } from "../judge/ledger.js";
 import type { JudgeProvider } from "../judge/providers/provider.js";
+import { aiSdkEndpoint } from "./endpoint.js";
 
 /** A stable name for an AI SDK model: its gateway id, or `provider/modelId`. */
 export function aiSdkModelName(model: LanguageModel): string {
@@ -13,6 +14,8 @@ export function aiSdkModelName(model: LanguageModel): string {
  * A judge provider that answers through an AI SDK `LanguageModel` (structured output via
  * `Output.object`). The `ai` package is loaded on first call, so importing niceeval never needs it.
  * Retries are niceeval's (the AI SDK's own are turned off), so the scheduler sees every 429.
+ * Its endpoint (the cache key's and the scheduler's) is the AI SDK provider's name and, when the
+ * model exposes it, its base URL: one server's verdicts are never served for another's.
  */
 export function aiSdkJudgeProvider(model: LanguageModel): JudgeProvider {
   markJudgePossible();
@@ -20,7 +23,7 @@ export function aiSdkJudgeProvider(model: LanguageModel): JudgeProvider {
   return Object.freeze({
     kind: "judge-provider" as const,
     id: `ai-sdk:${name}`,
-    endpoint: `ai-sdk:${typeof model === "string" ? "gateway" : model.provider}`,
+    endpoint: endpointKey(model),
     priceNames: () => priceNames(model),
     async complete(request: JudgeChatRequest, { signal }: { model: string; signal: AbortSignal }) {
       const ai = await loadAi();
@@ -44,8 +47,9 @@ export function aiSdkJudgeProvider(model: LanguageModel): JudgeProvider {
           text: result.text,
           data: result.output as unknown,
           ...cutOff(result.finishReason, result.rawFinishReason),
-          inputTokens: result.usage.inputTokens ?? 0,
-          outputTokens: result.usage.outputTokens ?? 0,
+          // The AI SDK leaves a count undefined when the provider did not report it: unreported.
+          inputTokens: result.usage.inputTokens,
+          outputTokens: result.usage.outputTokens,
         } satisfies JudgeChatResponse;
       } catch (error) {
         // The model answered, but not with the schema: hand its text to niceeval's repair turn.
@@ -53,14 +57,20 @@ export function aiSdkJudgeProvider(model: LanguageModel): JudgeProvider {
           return {
             text: error.text,
             ...cutOff(error.finishReason, undefined),
-            inputTokens: error.usage?.inputTokens ?? 0,
-            outputTokens: error.usage?.outputTokens ?? 0,
+            inputTokens: error.usage?.inputTokens,
+            outputTokens: error.usage?.outputTokens,
           } satisfies JudgeChatResponse;
         }
         throw toCallError(error, name, signal);
       }
     },
   });
+}
+
+/** `ai-sdk:openai.chat@https://api.openai.com/v1`; without a base URL, the provider's name alone. */
+function endpointKey(model: LanguageModel): string {
+  const at = aiSdkEndpoint(model);
+  return `ai-sdk:${typeof model === "string" ? "gateway" : model.provider}${at ? `@${at}` : ""}`;
 }
 
 /**

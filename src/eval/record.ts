@@ -17,11 +17,19 @@ export interface JudgeUsage {
   calls: number;
   cachedCalls: number;
   retries: number;
+  /** Tokens the providers reported; with `unreportedCalls`, a lower bound. */
   inputTokens: number;
   outputTokens: number;
   /**
-   * Present only when a price table was configured and had a price for some call. With
-   * `unpriced`, it covers only the priced calls: a lower bound of the cost.
+   * Answered calls whose provider reported no usage (no token counts, or only one of them):
+   * their tokens are unknown, not 0, so the token counts and the cost are lower bounds. Absent
+   * when every answer reported its usage.
+   */
+  unreportedCalls?: number;
+  /**
+   * Present only when a price table was configured and priced some call's reported tokens. With
+   * `unpriced`, it covers only the priced calls, and with `unreportedCalls` only the tokens that
+   * were reported: a lower bound of the cost.
    */
   costUsd?: number;
   /** The calls a configured price table had no price for: what `costUsd` leaves out. */
@@ -153,6 +161,8 @@ export function addJudgeUsage(into: JudgeUsage, more: JudgeUsage | undefined): J
   into.inputTokens += more.inputTokens;
   into.outputTokens += more.outputTokens;
   into.latencyMs += more.latencyMs;
+  if (more.unreportedCalls)
+    into.unreportedCalls = (into.unreportedCalls ?? 0) + more.unreportedCalls;
   if (more.costUsd !== undefined) into.costUsd = (into.costUsd ?? 0) + more.costUsd;
   if (more.unpriced) addUnpriced(into, more.unpriced);
   return into;

@@ -1,3 +1,4 @@
+import type { JudgeTokens } from "./chat.js";
 import { readCapped } from "./providers/read-capped.js";
 
 /** A failed call to a judge endpoint, classified for the retry loop. */
@@ -12,8 +13,11 @@ export class JudgeCallError extends Error {
   readonly rateLimited: boolean;
   /** No answer came because no connection could be made (refused, unknown host, TLS). */
   readonly unreachable: boolean;
-  /** What the endpoint billed for an answer that was no judgment (a refusal), in tokens. */
-  readonly tokens: { inputTokens: number; outputTokens: number } | undefined;
+  /**
+   * What the endpoint billed for an answer that was no judgment (a refusal), in tokens; a count
+   * it did not report is absent.
+   */
+  readonly tokens: JudgeTokens | undefined;
   constructor(
     message: string,
     details: {
@@ -22,7 +26,7 @@ export class JudgeCallError extends Error {
       retryAfterMs?: number;
       rateLimited?: boolean;
       unreachable?: boolean;
-      tokens?: { inputTokens: number; outputTokens: number };
+      tokens?: JudgeTokens;
       cause?: unknown;
     },
   ) {

@@ -4,7 +4,7 @@ import { clampTimer } from "../eval/timeout.js";
 import { processWide } from "../process-wide.js";
 import { answerStore, judgeCacheKey } from "./cache.js";
 import { JudgeCallError } from "./call-error.js";
-import type { JudgeChatRequest, JudgeChatResponse, JudgeTarget } from "./chat.js";
+import type { JudgeChatRequest, JudgeChatResponse, JudgeTarget, JudgeTokens } from "./chat.js";
 import {
   cacheDirectory,
   type JudgePrice,
@@ -225,10 +225,7 @@ function finish(
   settings: Readonly<JudgeSettings>,
 ): JudgeCallResult {
   const { outcome, usage, cached, counted } = attempted;
-  if (outcome.ok && !cached) {
-    usage.inputTokens += outcome.response.inputTokens;
-    usage.outputTokens += outcome.response.outputTokens;
-  }
+  if (outcome.ok && !cached) addTokens(usage, outcome.response);
   // Tokens of a refused call are billed like an answer's.
   if (!cached) price(usage, model.priceKeys, settings.prices);
   const { name, endpoint } = model;
@@ -238,6 +235,20 @@ function finish(
   recordJudgeUsage(counted ? { ...result.usage, calls: 0, retries: 0 } : result.usage);
   return result;
 }
+
+/**
+ * Add what a provider said a call used. An answer that did not say (no usage block, or a count
+ * left out) is counted in `unreportedCalls`: its tokens are unknown, never taken as 0.
+ */
+function addTokens(usage: JudgeUsage, tokens: JudgeTokens): void {
+  const { inputTokens, outputTokens } = tokens;
+  if (isCount(inputTokens)) usage.inputTokens += inputTokens;
+  if (isCount(outputTokens)) usage.outputTokens += outputTokens;
+  if (!isCount(inputTokens) || !isCount(outputTokens))
+    usage.unreportedCalls = (usage.unreportedCalls ?? 0) + 1;
+}
+
+const isCount = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n) && n >= 0;
 
 /**
  * The cost of a call's tokens from the first of its price keys the table lists. With a table
@@ -250,10 +261,14 @@ function price(
   prices: Readonly<Record<string, JudgePrice>>,
 ): void {
   const { inputTokens, outputTokens } = usage;
-  if (inputTokens + outputTokens === 0) return;
+  // A call whose usage was not reported is looked up too: an unpriced model is named all the
+  // same. Its cost is that of the tokens reported (none: no cost), which `unreportedCalls` says
+  // is a lower bound.
+  if (inputTokens + outputTokens === 0 && !usage.unreportedCalls) return;
   const key = keys.find((name) => Object.hasOwn(prices, name));
   const found = key === undefined ? undefined : prices[key];
   if (found) {
+    if (inputTokens + outputTokens === 0) return;
     usage.costUsd = (inputTokens * found.inputPerMTok + outputTokens * found.outputPerMTok) / 1e6;
     return;
   }
@@ -305,10 +320,7 @@ async function callWithRetries(
       if (signal?.aborted) throw signal.reason ?? error;
       failure = error as JudgeCallError;
       // An answer that was no judgment (a refusal) was billed all the same.
-      if (failure.tokens) {
-        usage.inputTokens += failure.tokens.inputTokens;
-        usage.outputTokens += failure.tokens.outputTokens;
-      }
+      if (failure.tokens) addTokens(usage, failure.tokens);
     } finally {
       ticket.release();
     }

@@ -28,8 +28,17 @@ export interface JudgeChatRequest {
   maxOutputTokens: number;
 }
 
+/**
+ * Tokens the provider said a call used; a count absent when its answer did not say (no usage
+ * block): the call is then counted as one whose usage was not reported, never as 0 tokens.
+ */
+export interface JudgeTokens {
+  inputTokens?: number | undefined;
+  outputTokens?: number | undefined;
+}
+
 /** A provider's answer, before the scorer checks its shape. */
-export interface JudgeChatResponse {
+export interface JudgeChatResponse extends JudgeTokens {
   /** The raw text the model produced (for a forced tool call, the tool input as JSON). */
   text: string;
   /** The structured answer when the provider returned one already parsed. */
@@ -44,8 +53,6 @@ export interface JudgeChatResponse {
    * its reason, a list cut short), never cached.
    */
   cutOff?: true;
-  inputTokens: number;
-  outputTokens: number;
 }
 
 /** Where a call goes: provider id, model name as the provider knows it, and an endpoint key. */

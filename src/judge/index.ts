@@ -9,6 +9,7 @@ export type {
   JudgeChatRequest,
   JudgeChatResponse,
   JudgeMessage,
+  JudgeTokens,
 } from "./chat.js";
 export { createCloseQAJudge, DEFAULT_MAX_AUDIT_BYTES } from "./close-qa.js";
 // ── Configuration and model strings ─────────────────────────────────────────

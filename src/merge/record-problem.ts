@@ -13,6 +13,7 @@ const JUDGE_COUNTS = [
   "retries",
   "inputTokens",
   "outputTokens",
+  "unreportedCalls",
   "latencyMs",
   "costUsd",
 ] as const;

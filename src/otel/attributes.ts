@@ -69,6 +69,10 @@ export function attemptOutcome(record: AttemptRecord, mask: Masker): Attributes 
           ...(usage.judge.unpriced
             ? { "niceeval.judge.unpriced_calls": usage.judge.unpriced.calls }
             : {}),
+          // Answers that reported no usage: the tokens and cost above are lower bounds.
+          ...(usage.judge.unreportedCalls
+            ? { "niceeval.judge.unreported_calls": usage.judge.unreportedCalls }
+            : {}),
         }
       : {}),
   };

@@ -37,4 +37,19 @@ describe("formatJudgeUsage", () => {
       "6 calls, 0 cached, 1400 in / 180 out tokens, cost unknown, 6 calls unpriced (add a/1, b/2, c/3 and 2 more to configureJudges({ prices }))",
     );
   });
+
+  it("says tokens and cost are unknown, or lower bounds, when answers reported no usage, never 0", () => {
+    const none = { ...emptyJudgeUsage(), calls: 2, unreportedCalls: 2 };
+    expect(formatJudgeUsage(none)).toBe(
+      "2 calls, 0 cached, tokens unknown (usage not reported by 2 calls), cost unknown",
+    );
+    const some = { ...none, calls: 3, unreportedCalls: 1, inputTokens: 120, outputTokens: 30 };
+    expect(formatJudgeUsage({ ...some, costUsd: 0.0003 })).toBe(
+      "3 calls, 0 cached, ≥ 120 in / ≥ 30 out tokens (usage not reported by 1 call), ≥ $0.0003",
+    );
+    const unpriced = { calls: 1, inputTokens: 0, outputTokens: 0, models: ["openai/gpt-5"] };
+    expect(formatJudgeUsage({ ...none, unpriced })).toBe(
+      "2 calls, 0 cached, tokens unknown (usage not reported by 2 calls), cost unknown, 1 call unpriced (add openai/gpt-5 to configureJudges({ prices }))",
+    );
+  });
 });

@@ -92,12 +92,25 @@ export function formatJudgeUsage(usage: JudgeUsage): string {
   const parts = [
     plural(usage.calls, "call"),
     `${usage.cachedCalls} cached`,
-    `${usage.inputTokens} in / ${usage.outputTokens} out tokens`,
+    judgeTokensText(usage),
   ];
   if (usage.retries) parts.push(usage.retries === 1 ? "1 retry" : `${usage.retries} retries`);
   const cost = judgeCostText(usage);
   if (cost !== undefined) parts.push(cost);
   return parts.join(", ");
+}
+
+/**
+ * The tokens of judge calls in words: "240 in / 60 out tokens"; when some answers reported no
+ * usage, a lower bound that says so, "≥ 120 in / ≥ 30 out tokens (usage not reported by 1 call)",
+ * or "tokens unknown (usage not reported by 2 calls)" when none reported any: never a silent 0.
+ */
+export function judgeTokensText(usage: JudgeUsage): string {
+  const { inputTokens, outputTokens, unreportedCalls } = usage;
+  if (!unreportedCalls) return `${inputTokens} in / ${outputTokens} out tokens`;
+  const why = `(usage not reported by ${plural(unreportedCalls, "call")})`;
+  if (inputTokens + outputTokens === 0) return `tokens unknown ${why}`;
+  return `≥ ${inputTokens} in / ≥ ${outputTokens} out tokens ${why}`;
 }
 
 /** Unpriced models named in a cost's words; the JSON keeps more. */
@@ -106,13 +119,19 @@ const SHOWN_UNPRICED = 3;
 /**
  * The cost of judge calls in words (the console's and the viewer's): "$0.0008"; "≥ $0.0008, 4
  * calls unpriced (add openai/gpt-5 to configureJudges({ prices }))" when the price table had no
- * price for some calls, "cost unknown, …" when it had none for any. Undefined without a price
- * table: no cost is claimed.
+ * price for some calls, "cost unknown, …" when it had none for any. Calls whose usage was not
+ * reported make it a lower bound too ("≥ $0.0008"), or "cost unknown" when no reported token was
+ * priced (with or without a table: their cost is not known). Undefined without a price table
+ * otherwise: no cost is claimed.
  */
 export function judgeCostText(usage: JudgeUsage): string | undefined {
-  const { costUsd, unpriced } = usage;
-  if (!unpriced) return costUsd === undefined ? undefined : `$${formatNumber(costUsd, 4)}`;
-  const cost = costUsd === undefined ? "cost unknown" : `≥ $${formatNumber(costUsd, 4)}`;
+  const { costUsd, unpriced, unreportedCalls } = usage;
+  if (costUsd === undefined && !unpriced && !unreportedCalls) return undefined;
+  // The priced calls' cost: a lower bound when some calls are left out of it.
+  const partial = unpriced !== undefined || (unreportedCalls ?? 0) > 0;
+  const cost =
+    costUsd === undefined ? "cost unknown" : `${partial ? "≥ " : ""}$${formatNumber(costUsd, 4)}`;
+  if (!unpriced) return cost;
   return `${cost}, ${plural(unpriced.calls, "call")} unpriced (add ${unpricedModels(unpriced)} to configureJudges({ prices }))`;
 }
 

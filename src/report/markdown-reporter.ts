@@ -14,7 +14,7 @@ import {
   type PassRateFigure,
   runPassRateFigure,
 } from "./figures.js";
-import { formatMs, formatNumber } from "./format.js";
+import { formatJudgeUsage, formatMs, formatNumber } from "./format.js";
 import { cell } from "./markdown-cell.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
 
@@ -85,6 +85,9 @@ export class SummaryCollector {
       `${plural(t.evals, "eval")} · ${plural(t.cases, counted)} · ${t.passed} passed · ${t.failed} failed · ${t.errored} errored · ${t.skipped} skipped · pass rate ${cell(ratePercent(rate))} · ${formatMs(run.elapsedMs)}${run.cancelled ? " · **cancelled**" : ""}`,
       "",
     );
+    // What the judges spent, as the console says it: tokens no answer reported are not a 0.
+    if (run.judge.calls + run.judge.cachedCalls > 0)
+      lines.push(`judge: ${cell(formatJudgeUsage(run.judge))}`, "");
     const load = loadTroubles(run.loadErrors);
     for (const [errors, heading] of [
       [load.failed, `${plural(load.files, "file")} failed to load`],
@@ -154,7 +157,8 @@ function evalTable(summaries: readonly EvalSummary[], counted: string): string[]
 }
 
 /**
- * A markdown summary for a pull request, written when the run finishes: per eval its cases,
+ * A markdown summary for a pull request, written when the run finishes: the judges' calls,
+ * tokens and cost when any judge was called, then per eval its cases,
  * pass rate with n and its 95% Wilson interval, mean score with its 95% interval and n (a
  * lower bound "≥ 0.71" when scores were partial) and, when some attempt reported it, the
  * application's usage (also totalled for the run under the headline), then the failing cases with

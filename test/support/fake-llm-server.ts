@@ -3,8 +3,11 @@ import type { AddressInfo } from "node:net";
 
 /** What the fake model does with one request. */
 export type FakeAnswer =
-  /** A structured answer: OpenAI content as JSON text, Anthropic a tool_use block with this input. */
-  | { kind: "json"; value: unknown }
+  /**
+   * A structured answer: OpenAI content as JSON text, Anthropic a tool_use block with this input;
+   * `usage: false` answers it without token counts (no `usage` block), as many servers do.
+   */
+  | { kind: "json"; value: unknown; usage?: false }
   /** Raw model text (prose around JSON, truncated JSON…); Anthropic answers it as a text block. */
   | { kind: "text"; text: string }
   /** An HTTP error in the provider's own error shape, with optional headers (Retry-After). */
@@ -31,6 +34,8 @@ export type FakeAnswer =
 /** Ready-made answers and faults. */
 export const fake = {
   json: (value: unknown): FakeAnswer => ({ kind: "json", value }),
+  /** A structured answer that reports no usage (no token counts). */
+  unmetered: (value: unknown): FakeAnswer => ({ kind: "json", value, usage: false }),
   text: (text: string): FakeAnswer => ({ kind: "text", text }),
   rateLimited: (retryAfterSeconds: number): FakeAnswer => ({
     kind: "status",
@@ -59,9 +64,15 @@ export const fake = {
   toolCall: (name: string): FakeAnswer => ({ kind: "tool-call", name }),
 };
 
+/**
+ * The wire protocols the fake server speaks: OpenAI chat completions, Anthropic Messages, and the
+ * AI SDK's gateway (`createGateway({ baseURL })`: a real AI SDK provider whose base URL is chosen).
+ */
+export type FakeProtocol = "openai" | "anthropic" | "ai-gateway";
+
 /** One request the fake server received. */
 export interface RecordedRequest {
-  protocol: "openai" | "anthropic";
+  protocol: FakeProtocol;
   path: string;
   headers: IncomingMessage["headers"];
   body: Record<string, unknown>;
@@ -92,6 +103,8 @@ export interface FakeLlmServer {
   openaiBaseURL: string;
   /** Base URL for Anthropic clients (they append `/v1/messages`). */
   anthropicBaseURL: string;
+  /** Base URL for the AI SDK's `createGateway` (it appends `/language-model`). */
+  gatewayBaseURL: string;
   requests: RecordedRequest[];
   /** How many requests the rate limit turned away. */
   rejected: number;
@@ -105,7 +118,8 @@ export interface FakeLlmServer {
 
 /**
  * Start a real HTTP server on 127.0.0.1 (port 0) that speaks OpenAI chat completions
- * (`POST /v1/chat/completions`) and Anthropic Messages (`POST /v1/messages`) with scripted answers.
+ * (`POST /v1/chat/completions`), Anthropic Messages (`POST /v1/messages`) and the AI SDK gateway
+ * (`POST /v3/ai/language-model`, JSON answers and HTTP errors only) with scripted answers.
  */
 export async function startFakeLlmServer(
   options: FakeLlmServerOptions = {},
@@ -119,12 +133,7 @@ export async function startFakeLlmServer(
 
   const server = createServer(async (req, res) => {
     const raw = await readBody(req);
-    const protocol =
-      req.url === "/v1/messages"
-        ? "anthropic"
-        : req.url === "/v1/chat/completions"
-          ? "openai"
-          : undefined;
+    const protocol = ROUTES[req.url ?? ""];
     if (req.method !== "POST" || !protocol)
       return send(res, 404, {
         error: { type: "not_found_error", message: `no route ${req.method} ${req.url}` },
@@ -179,6 +188,7 @@ export async function startFakeLlmServer(
     url,
     openaiBaseURL: `${url}/v1`,
     anthropicBaseURL: url,
+    gatewayBaseURL: `${url}/v3/ai`,
     requests,
     arrivals,
     get rejected() {
@@ -196,13 +206,26 @@ export async function startFakeLlmServer(
   };
 }
 
+const ROUTES: Record<string, FakeProtocol | undefined> = {
+  "/v1/messages": "anthropic",
+  "/v1/chat/completions": "openai",
+  "/v3/ai/language-model": "ai-gateway",
+};
+
 function answerWith(
   res: ServerResponse,
-  protocol: "openai" | "anthropic",
+  protocol: FakeProtocol,
   body: Record<string, unknown>,
   answer: FakeAnswer,
   requestBytes: number,
 ): void {
+  if (
+    protocol === "ai-gateway" &&
+    !["json", "text", "status", "hang", "drop"].includes(answer.kind)
+  ) {
+    sendError(res, protocol, 500, "api_error", `no ${answer.kind} answer for the gateway`);
+    return;
+  }
   switch (answer.kind) {
     case "hang":
       return;
@@ -268,7 +291,7 @@ function answerWith(
 
 /** A 200 that declines to answer, billed like an answer, in the provider's own shape. */
 const refusal = (
-  protocol: "openai" | "anthropic",
+  protocol: FakeProtocol,
   body: Record<string, unknown>,
   text: string,
   requestBytes: number,
@@ -279,7 +302,7 @@ const refusal = (
 
 /** A 200 whose answer stopped at the output token limit. */
 const cutOff = (
-  protocol: "openai" | "anthropic",
+  protocol: FakeProtocol,
   body: Record<string, unknown>,
   text: string,
   requestBytes: number,
@@ -290,7 +313,7 @@ const cutOff = (
 
 /** A text answer that ended otherwise: `choice` changed for OpenAI, Anthropic's `stop_reason`. */
 function endedAs(
-  protocol: "openai" | "anthropic",
+  protocol: FakeProtocol,
   body: Record<string, unknown>,
   text: string,
   requestBytes: number,
@@ -307,14 +330,40 @@ function endedAs(
 }
 
 function success(
-  protocol: "openai" | "anthropic",
+  protocol: FakeProtocol,
   body: Record<string, unknown>,
-  answer: { kind: "json"; value: unknown } | { kind: "text"; text: string },
+  answer: { kind: "json"; value: unknown; usage?: false } | { kind: "text"; text: string },
   requestBytes: number,
 ): unknown {
   const text = answer.kind === "json" ? JSON.stringify(answer.value) : answer.text;
   const inputTokens = Math.ceil(requestBytes / 4);
   const outputTokens = Math.max(1, Math.ceil(text.length / 4));
+  const metered = !(answer.kind === "json" && answer.usage === false);
+  const answered = withUsage(protocol, body, text, answer, { inputTokens, outputTokens });
+  if (metered) return answered;
+  const { usage: _left, ...unmetered } = answered;
+  // The AI SDK's own providers give a usage with no counts when the server sent none.
+  return protocol === "ai-gateway"
+    ? { ...unmetered, usage: { inputTokens: {}, outputTokens: {} } }
+    : unmetered;
+}
+
+function withUsage(
+  protocol: FakeProtocol,
+  body: Record<string, unknown>,
+  text: string,
+  answer: { kind: "json"; value: unknown } | { kind: "text"; text: string },
+  { inputTokens, outputTokens }: { inputTokens: number; outputTokens: number },
+): Record<string, unknown> {
+  if (protocol === "ai-gateway") {
+    // A LanguageModelV3 generate result, which the gateway provider returns as it came.
+    return {
+      content: [{ type: "text", text }],
+      finishReason: { unified: "stop", raw: "stop" },
+      usage: { inputTokens: { total: inputTokens }, outputTokens: { total: outputTokens } },
+      warnings: [],
+    };
+  }
   if (protocol === "openai") {
     return {
       id: "chatcmpl-fake",
@@ -352,7 +401,7 @@ function success(
 }
 
 function authProblem(
-  protocol: "openai" | "anthropic",
+  protocol: FakeProtocol,
   headers: IncomingMessage["headers"],
   apiKey: string | undefined,
 ): { status: number; type: string; message: string } | undefined {
@@ -375,7 +424,7 @@ function authProblem(
 
 function sendError(
   res: ServerResponse,
-  protocol: "openai" | "anthropic",
+  protocol: FakeProtocol,
   status: number,
   type: string,
   message: string,

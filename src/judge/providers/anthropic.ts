@@ -76,9 +76,10 @@ function readMessage(answer: MessagesAnswer, toolName: string, where: string): J
   if (!Array.isArray(answer.content)) {
     throw new JudgeCallError(`${where} answered without a content array`, { retryable: true });
   }
+  // Counts the server left out stay absent: unreported, not 0.
   const usage = {
-    inputTokens: answer.usage?.input_tokens ?? 0,
-    outputTokens: answer.usage?.output_tokens ?? 0,
+    inputTokens: answer.usage?.input_tokens,
+    outputTokens: answer.usage?.output_tokens,
   };
   const text = answer.content
     .map((block) => (block.type === "text" ? ((block as { text?: string }).text ?? "") : ""))

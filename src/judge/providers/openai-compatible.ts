@@ -165,9 +165,10 @@ function readCompletion(completion: ChatCompletion, where: string): JudgeChatRes
   if (!message) {
     throw new JudgeCallError(`${where} answered without choices[0].message`, { retryable: true });
   }
+  // Counts the server left out stay absent: unreported, not 0 (many servers omit usage).
   const tokens = {
-    inputTokens: completion.usage?.prompt_tokens ?? 0,
-    outputTokens: completion.usage?.completion_tokens ?? 0,
+    inputTokens: completion.usage?.prompt_tokens,
+    outputTokens: completion.usage?.completion_tokens,
   };
   if (message.refusal) {
     throw new JudgeCallError(`the model refused to judge: ${message.refusal}`, {

@@ -1,6 +1,6 @@
 import type { AttemptRecord, Judgment, Trace } from "../../../src/eval/record.js";
 import { plural } from "../../../src/plural.js";
-import { judgeCostText } from "../../../src/report/format.js";
+import { judgeCostText, judgeTokensText } from "../../../src/report/format.js";
 import { get } from "../data.js";
 import { badge, enc, fail, fill, h, notice, num, scoreText, section, seg } from "../dom.js";
 import { go, header, type PageHandle, previous, type Route, setParams } from "../router.js";
@@ -174,7 +174,7 @@ function judgmentsView(js: Judgment[]): HTMLElement {
       : String(j.earned);
   const audit = (j: Judgment) =>
     j.judge
-      ? ` \u00b7 judge: ${plural(j.judge.calls, "call")}, ${j.judge.cachedCalls} cached, ${plural(j.judge.inputTokens + j.judge.outputTokens, "token")}, ${j.judge.latencyMs.toFixed(0)} ms`
+      ? ` \u00b7 judge: ${plural(j.judge.calls, "call")}, ${j.judge.cachedCalls} cached, ${j.judge.unreportedCalls ? judgeTokensText(j.judge) : plural(j.judge.inputTokens + j.judge.outputTokens, "token")}, ${j.judge.latencyMs.toFixed(0)} ms`
       : "";
   return h(
     "table",
@@ -293,7 +293,7 @@ function usageView(u: AttemptRecord["usage"]): HTMLElement {
           {},
           `${plural(j.calls, "call")} (${j.cachedCalls} cached, ${j.retries} ${j.retries === 1 ? "retry" : "retries"})`,
         ),
-        h("td", {}, `tokens ${j.inputTokens} in / ${j.outputTokens} out`),
+        h("td", {}, judgeTokensText(j)),
         h("td", {}, `${j.latencyMs.toFixed(0)} ms`),
         h("td", {}, judgeCostText(j) ?? "cost not priced"),
       ),
