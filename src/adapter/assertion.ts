@@ -2,6 +2,7 @@ import { AuthoringError } from "../errors.js";
 import type { JudgeUsage, Judgment, JudgmentState } from "../eval/record.js";
 import { roundPoints } from "../eval/summarize.js";
 import { givenText, givenTyped } from "../eval/timeout.js";
+import type { JudgeWait } from "../judge/ledger.js";
 import type { TestLifetime } from "./lifetime.js";
 import type { AssertionHandle } from "./types.js";
 
@@ -28,6 +29,8 @@ export type AssertionKind = "condition" | "ratio";
 
 /** One assertion made in test(t): its outcome and the gate, points and label set on its handle. */
 export class Assertion implements AssertionHandle {
+  /** A judged assertion's judge calls in flight: what a time limit that cuts it off names. */
+  judgeWaits: ReadonlySet<JudgeWait> | undefined;
   #gate: boolean | undefined;
   #points: number | undefined;
   #label: string | undefined;

@@ -16,7 +16,9 @@ import { trialLabel } from "../eval/trial-label.js";
 import type { ContextCheck } from "../expect/context-match.js";
 import { describe, wrongTypeIn } from "../expect/result.js";
 import type { AnyMatch, BooleanMatch, MatchResult, NumericMaterial } from "../expect/types.js";
+import type { JudgeWait } from "../judge/ledger.js";
 import { resolveCloseQAJudge } from "../judge/registry.js";
+import { judgeWaitText } from "../judge/waiting.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { Assertion, type AssertionRules, type Outcome } from "./assertion.js";
 import { askCloseQA, closeQALimits } from "./close-qa.js";
@@ -184,11 +186,14 @@ function assertionTools<Facts>(
       );
     }
     const limits = closeQALimits(where, options);
-    const outcome = askCloseQA(facts, material, question, limits, judgeFor(), signal).catch(
+    const waits = new Set<JudgeWait>();
+    const outcome = askCloseQA(facts, material, question, limits, judgeFor(), signal, waits).catch(
       (error) => crashed("closeQA", error),
     );
     const label = question.length > 80 ? `${question.slice(0, 79)}…` : question;
-    return add(new Assertion(via.method ?? "t.closeQA", label, "condition", outcome, rules));
+    const made = new Assertion(via.method ?? "t.closeQA", label, "condition", outcome, rules);
+    made.judgeWaits = waits;
+    return add(made);
   };
 
   return { check, score, closeQA };
@@ -489,7 +494,10 @@ async function settle(made: readonly Assertion[], deadline: Deadline): Promise<J
               state: "errored",
               value: null,
               reason: errorMessage(
-                deadline.timeoutError(`${assertion.source} "${assertion.name}"`),
+                deadline.timeoutError(
+                  `${assertion.source} "${assertion.name}"`,
+                  judgeWaitText(assertion.judgeWaits, deadline.ms),
+                ),
               ),
             }),
           )

@@ -2,7 +2,7 @@ import { Buffer } from "node:buffer";
 import { AuthoringError, errorMessage } from "../errors.js";
 import type { MaterialMatch } from "../expect/context-match.js";
 import type { MatchFact } from "../expect/types.js";
-import { withJudgeLedger } from "../judge/ledger.js";
+import { type JudgeWait, withJudgeLedger } from "../judge/ledger.js";
 import type { CloseQAAnswer, CloseQAJudge } from "../judge/types.js";
 import type { Outcome } from "./assertion.js";
 import type { CloseQAMaterial, CloseQAOptions } from "./types.js";
@@ -78,6 +78,8 @@ export async function askCloseQA<Facts>(
   limits: Required<CloseQAOptions>,
   judge: CloseQAJudge | undefined,
   signal: AbortSignal,
+  /** Where the judge calls in flight are kept, for the time limit's error. */
+  waits?: Set<JudgeWait>,
 ): Promise<Outcome> {
   const read = materialText(facts, material);
   if (!read.ok)
@@ -112,8 +114,10 @@ export async function askCloseQA<Facts>(
   let answer: CloseQAAnswer;
   let usage: Outcome["judge"];
   try {
-    const asked = await withJudgeLedger(() =>
-      judge({ material: read.text, question, signal, maxAuditBytes: limits.maxAuditBytes }),
+    const asked = await withJudgeLedger(
+      () => judge({ material: read.text, question, signal, maxAuditBytes: limits.maxAuditBytes }),
+      undefined,
+      waits,
     );
     answer = asked.result;
     if (answer === null || typeof answer !== "object")

@@ -1,7 +1,8 @@
 import { AuthoringError, DefinitionError, errorMessage, thrownWhere } from "../errors.js";
 import { judgeModelsOf, sortedModels, withJudgeModels } from "../judge/judge-models.js";
-import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
+import { judgeLedgersOpen, judgeWaitsHere, withJudgeLedger } from "../judge/ledger.js";
 import { isJudgeUnavailable } from "../judge/unavailable.js";
+import { judgeWaitText } from "../judge/waiting.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { joinWords } from "../plural.js";
 import type { Score } from "../score/score.js";
@@ -872,12 +873,14 @@ function judgeWithin<Input, Output>(
 ): Judgment | Promise<Judgment> {
   if (!deadline) return judgeWith(plan, index, args, spec, context.signal, context.signal);
   const label = plan.labels[index]!;
+  // The judge calls this scorer has in flight: what a timeout names instead of a slow scorer.
+  const waits = judgeWaitsHere();
   return deadline.race(
     () => judgeWith(plan, index, args, spec, context.signal, deadline.signal),
     () =>
       erroredJudgment(
         label,
-        errorMessage(deadline.timeoutError(`scorer "${label}"`)),
+        errorMessage(deadline.timeoutError(`scorer "${label}"`, judgeWaitText(waits, deadline.ms))),
         plan.sources[index],
       ),
   );

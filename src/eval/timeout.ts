@@ -132,11 +132,17 @@ export class Deadline {
     this.#controller.abort(reason);
   }
 
-  /** The error of work stopped by the limit: "`what` timed out after N ms". */
-  timeoutError(what: string): NiceevalError {
+  /**
+   * The error of work stopped by the limit: "`what` timed out after N ms". `waiting`: what the
+   * work was waiting on when the limit came (a judge call), said in place of "make it faster".
+   */
+  timeoutError(what: string, waiting?: { waitingOn: string; advice: string }): NiceevalError {
+    const options = timeoutOptions(this.origin);
     return new NiceevalError(
       "TIMEOUT",
-      `${what} timed out after ${this.ms} ms; raise ${timeoutOptions(this.origin)}, or make it faster`,
+      waiting
+        ? `${what} timed out after ${this.ms} ms ${waiting.waitingOn}; raise ${options}${waiting.advice}`
+        : `${what} timed out after ${this.ms} ms; raise ${options}, or make it faster`,
     );
   }
 

@@ -63,8 +63,15 @@ export function parseRetryAfter(headers: Headers, now = Date.now()): number | un
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** Turn a non-2xx response into a classified error naming the endpoint and the provider's message. */
-export async function httpError(response: Response, where: string): Promise<JudgeCallError> {
+/**
+ * Turn a non-2xx response into a classified error naming the endpoint and the provider's message;
+ * `apiKey` says where the key sent came from, for a 401 or 403.
+ */
+export async function httpError(
+  response: Response,
+  where: string,
+  apiKey?: string,
+): Promise<JudgeCallError> {
   // An error body is only read for its message: the first 64 KiB are plenty.
   const read = await readCapped(response, 64 * 1024).catch(() => undefined);
   const body = read && !read.over ? read.text : "";
@@ -73,7 +80,7 @@ export async function httpError(response: Response, where: string): Promise<Judg
   const terminal = code !== undefined && TERMINAL_CODES.has(code);
   const retryAfterMs = parseRetryAfter(response.headers);
   return new JudgeCallError(
-    `${where} answered HTTP ${status}${message ? `: ${message}` : ""}${statusHint(status)}`,
+    `${where} answered HTTP ${status}${message ? `: ${message}` : ""}${statusHint(status, apiKey)}`,
     {
       status,
       retryable: RETRYABLE_STATUS.has(status) && !terminal,
@@ -113,8 +120,19 @@ function providerError(body: string): { message?: string; code?: string } {
 }
 
 /** What to check after an HTTP status that settings explain; `key`: where the API key comes from. */
-export function statusHint(status: number, key = "the API key the judge uses"): string {
-  if (status === 401 || status === 403) return ` (check ${key})`;
+export function statusHint(status: number, key?: string): string {
+  if (status === 401 || status === 403) return ` (check ${key ?? "the API key the judge uses"})`;
   if (status === 404) return " (check the model name and the base URL)";
   return "";
+}
+
+/**
+ * Where an API key came from, as a 401 or 403 names it (never the key itself): the environment
+ * variable or the option that gave it, or that none was sent.
+ */
+export function apiKeySource(sent: boolean, from: string | undefined, option: string): string {
+  if (sent) return from ? `the API key in ${from}` : `the ${option}`;
+  return from
+    ? `${from}: it is not set, so no API key was sent`
+    : `the ${option}: none was given, so no API key was sent`;
 }

@@ -21,6 +21,26 @@ import { processWide } from "../process-wide.js";
 interface LedgerScope {
   ledgers: JudgeUsage[];
   signal: AbortSignal | undefined;
+  /** The judge calls in flight inside each ledger's scope (one set per ledger, same order). */
+  waits: Set<JudgeWait>[];
+}
+
+/**
+ * A judge call in flight, as a time limit that cuts it off names it: who it waits on, which try,
+ * and what for. The call changes it as it goes; the set of its scope sees it live.
+ */
+export interface JudgeWait {
+  /** The judge and its endpoint: `judge "openai/gpt-4.1-mini" at https://api.openai.com/v1`. */
+  who: string;
+  /** The try under way or next (1-based), of at most `tries`. */
+  tryNumber: number;
+  tries: number;
+  /** A free slot at the endpoint, the answer to a try, or the wait before the next try. */
+  phase: "slot" | "answer" | "backoff";
+  /** While backing off: what the last try came to. */
+  after?: string;
+  /** The judge's own limit on one try, ms (configureJudges({ timeoutMs })). */
+  timeoutMs: number;
 }
 
 const state = processWide("judge.ledger-state", () => ({
@@ -67,11 +87,14 @@ export function judgeLedgersOpen(): boolean {
 
 /**
  * Run `work` with a fresh ledger nested inside the current ones; returns what it spent. `signal`
- * (else the enclosing one) is what judge calls inside it stop with when given none.
+ * (else the enclosing one) is what judge calls inside it stop with when given none. `waits`
+ * (default a new set) holds the judge calls in flight inside it, for a caller that must say what
+ * a time limit cut off.
  */
 export async function withJudgeLedger<T>(
   work: () => Promise<T>,
   signal?: AbortSignal,
+  waits: Set<JudgeWait> = new Set(),
 ): Promise<{ result: T; usage: JudgeUsage }> {
   const usage = emptyJudgeUsage();
   const storage = ledgers();
@@ -89,6 +112,7 @@ export async function withJudgeLedger<T>(
   const scope: LedgerScope = {
     ledgers: [...(outer?.ledgers ?? []), usage],
     signal: signal ?? outer?.signal,
+    waits: [...(outer?.waits ?? []), waits],
   };
   const result = await storage.run(scope, work);
   return { result, usage };
@@ -97,6 +121,23 @@ export async function withJudgeLedger<T>(
 /** The signal of the attempt a judge call is made in, when ledgers are kept and it has one. */
 export function attemptSignal(): AbortSignal | undefined {
   return state.storage?.getStore()?.signal;
+}
+
+/**
+ * The judge calls in flight inside the innermost open ledger (nested ledgers' calls included), as
+ * a live set: what its owner was waiting on when a time limit cut it off.
+ */
+export function judgeWaitsHere(): ReadonlySet<JudgeWait> | undefined {
+  return state.storage?.getStore()?.waits.at(-1);
+}
+
+/** Say that a judge call is in flight in every open ledger's scope; returns its removal. */
+export function trackJudgeWait(wait: JudgeWait): () => void {
+  const sets = state.storage?.getStore()?.waits ?? [];
+  for (const set of sets) set.add(wait);
+  return () => {
+    for (const set of sets) set.delete(wait);
+  };
 }
 
 /** Record one judge call's usage into every open ledger. */

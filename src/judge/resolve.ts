@@ -81,7 +81,11 @@ export function resolveJudge(
   if (baseURL) {
     const apiKey = env.NICEEVAL_JUDGE_API_KEY;
     const provider = memo(`openai\0${baseURL}\0${apiKey ?? ""}`, () =>
-      openAICompatibleProvider({ baseURL, ...(apiKey ? { apiKey } : {}) }),
+      openAICompatibleProvider({
+        baseURL,
+        ...(apiKey ? { apiKey } : {}),
+        apiKeyFrom: "NICEEVAL_JUDGE_API_KEY",
+      }),
     );
     return found(model, provider, model);
   }
@@ -90,7 +94,11 @@ export function resolveJudge(
     if (!apiKey) return missing(model, "ANTHROPIC_API_KEY");
     const anthropicBase = env.ANTHROPIC_BASE_URL;
     const provider = memo(`anthropic\0${anthropicBase ?? ""}\0${apiKey}`, () =>
-      anthropicProvider({ apiKey, ...(anthropicBase ? { baseURL: anthropicBase } : {}) }),
+      anthropicProvider({
+        apiKey,
+        apiKeyFrom: "ANTHROPIC_API_KEY",
+        ...(anthropicBase ? { baseURL: anthropicBase } : {}),
+      }),
     );
     return found(model, provider, rest);
   }
@@ -99,7 +107,7 @@ export function resolveJudge(
     if (!apiKey) return missing(model, "OPENAI_API_KEY");
     const openaiBase = env.OPENAI_BASE_URL || "https://api.openai.com/v1";
     const provider = memo(`openai\0${openaiBase}\0${apiKey}`, () =>
-      openAICompatibleProvider({ baseURL: openaiBase, apiKey }),
+      openAICompatibleProvider({ baseURL: openaiBase, apiKey, apiKeyFrom: "OPENAI_API_KEY" }),
     );
     return found(model, provider, rest);
   }

@@ -15,9 +15,14 @@ export class JudgeUnavailableError extends NiceevalError {
     kind: JudgeUnavailableKind,
     model: string,
     reason: string,
-    options?: { cause?: unknown },
+    /** `role`: what the model was asked as (default "judge"; "embedding model"). */
+    options?: { cause?: unknown; role?: string },
   ) {
-    super("JUDGE_UNAVAILABLE", `judge "${model}" unavailable: ${reason}`, options);
+    super(
+      "JUDGE_UNAVAILABLE",
+      `${options?.role ?? "judge"} "${model}" unavailable: ${reason}`,
+      options?.cause !== undefined ? { cause: options.cause } : undefined,
+    );
     this.name = "JudgeUnavailableError";
     this.kind = kind;
     this.model = model;

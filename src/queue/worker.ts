@@ -5,7 +5,7 @@ import { fileHash } from "../cli/manifest.js";
 import type { AttemptRecord } from "../eval/record.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
 import { safeStringify } from "../json-safe.js";
-import { onJudgePushBack } from "../judge/call.js";
+import { onJudgePushBack } from "../judge/retries.js";
 import type { RunEntry } from "../runner/entry.js";
 import { inProcessExecutor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";

@@ -66,7 +66,6 @@ export {
   computeTextStats,
   cosineToCentroid,
   EmbeddingDimensionError,
-  EmbeddingRequestError,
   extractLexicon,
   firstPersonRatio,
   lexiconHitRateImpl,

@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { askForVerdict } from "../../src/judge/ask.js";
-import { callJudge, schedulerFor } from "../../src/judge/call.js";
+import { callJudge } from "../../src/judge/call.js";
 import type { JudgeChatRequest } from "../../src/judge/chat.js";
 import { configureJudges } from "../../src/judge/config.js";
 import { withJudgeLedger } from "../../src/judge/ledger.js";
 import { anthropicProvider } from "../../src/judge/providers/anthropic.js";
 import { openAICompatibleProvider } from "../../src/judge/providers/openai-compatible.js";
 import { registerJudgeProvider } from "../../src/judge/resolve.js";
+import { schedulerFor } from "../../src/judge/retries.js";
 import { type FakeLlmServer, fake, startFakeLlmServer } from "../support/fake-llm-server.js";
 import { freePort } from "../support/server.js";
 import { isolateJudges } from "./judge-env.js";
@@ -68,9 +69,43 @@ describe("dependable judge calls", () => {
     server.enqueue({ kind: "status", status: 401, message: "Incorrect API key provided" });
     const result = await callJudge("m", request());
     expect(!result.ok && result.reason).toMatch(
-      /HTTP 401: Incorrect API key provided \(check the API key/,
+      /HTTP 401: Incorrect API key provided \(check NICEEVAL_JUDGE_API_KEY: it is not set, so no API key was sent\)/,
     );
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("names where a refused key came from (the variable or the option), never the key", async () => {
+    delete process.env.NICEEVAL_JUDGE_BASE_URL;
+    const refused = { kind: "status", status: 401, message: "invalid x-api-key" } as const;
+    const reasons: string[] = [];
+    const reason = async (model: string) => {
+      server.enqueue(refused);
+      const result = await callJudge(model, request(reasons.length));
+      reasons.push(result.ok ? "answered" : result.reason);
+    };
+    process.env.NICEEVAL_JUDGE_BASE_URL = server.openaiBaseURL;
+    process.env.NICEEVAL_JUDGE_API_KEY = "sk-judge-secret";
+    await reason("m");
+    delete process.env.NICEEVAL_JUDGE_BASE_URL;
+    process.env.OPENAI_API_KEY = "sk-openai-secret";
+    process.env.OPENAI_BASE_URL = server.openaiBaseURL;
+    await reason("openai/m");
+    process.env.ANTHROPIC_API_KEY = "sk-ant-secret";
+    process.env.ANTHROPIC_BASE_URL = server.anthropicBaseURL;
+    await reason("anthropic/m");
+    const remove = registerJudgeProvider(
+      "coded",
+      openAICompatibleProvider({ baseURL: server.openaiBaseURL, apiKey: "sk-coded-secret" }),
+    );
+    await reason("coded/m");
+    remove();
+    expect(reasons.map((r) => /\(check ([^)]*)\)$/.exec(r)?.[1])).toEqual([
+      "the API key in NICEEVAL_JUDGE_API_KEY",
+      "the API key in OPENAI_API_KEY",
+      "the API key in ANTHROPIC_API_KEY",
+      "the apiKey given to openAICompatibleProvider",
+    ]);
+    expect(reasons.join("\n")).not.toMatch(/secret/);
   });
 
   it("does not retry a 429 that means the quota is spent", async () => {

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { callJudge, schedulerFor } from "../../src/judge/call.js";
+import { callJudge } from "../../src/judge/call.js";
 import type { JudgeChatRequest } from "../../src/judge/chat.js";
 import { configureJudges } from "../../src/judge/config.js";
 import { withJudgeLedger } from "../../src/judge/ledger.js";
+import { schedulerFor } from "../../src/judge/retries.js";
 import { EndpointScheduler, INITIAL_CONCURRENCY } from "../../src/judge/scheduler.js";
 import { type FakeLlmServer, fake, startFakeLlmServer } from "../support/fake-llm-server.js";
 import { isolateJudges } from "./judge-env.js";

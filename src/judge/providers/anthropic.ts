@@ -1,4 +1,4 @@
-import { JudgeCallError } from "../call-error.js";
+import { apiKeySource, JudgeCallError } from "../call-error.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "../chat.js";
 import { markJudgePossible } from "../ledger.js";
 import { postJson } from "./fetch-json.js";
@@ -10,6 +10,11 @@ export const ANTHROPIC_VERSION = "2023-06-01";
 /** Options of {@link anthropicProvider}. */
 export interface AnthropicOptions {
   apiKey: string;
+  /**
+   * Where `apiKey` came from, named (never the key) when the endpoint refuses it with a 401 or
+   * 403: an environment variable such as `"MY_CLAUDE_KEY"`. Default: the `apiKey` option.
+   */
+  apiKeyFrom?: string | undefined;
   /** Default `https://api.anthropic.com` (the provider appends `/v1/messages`). */
   baseURL?: string | undefined;
   headers?: Record<string, string> | undefined;
@@ -36,6 +41,11 @@ export function anthropicProvider(options: AnthropicOptions): JudgeProvider {
   const baseURL = options.baseURL ?? "https://api.anthropic.com";
   const url = joinUrl(baseURL, "v1/messages");
   const where = `Anthropic endpoint ${url}`;
+  const key = apiKeySource(
+    Boolean(options.apiKey),
+    options.apiKeyFrom,
+    "apiKey given to anthropicProvider",
+  );
   const headers = {
     ...options.headers,
     "x-api-key": options.apiKey,
@@ -66,7 +76,9 @@ export function anthropicProvider(options: AnthropicOptions): JudgeProvider {
         ],
         tool_choice: { type: "tool", name: request.answer.name },
       };
-      const answer = (await postJson(url, headers, body, signal, where)) as MessagesAnswer;
+      const answer = (await postJson(url, headers, body, signal, where, {
+        apiKey: key,
+      })) as MessagesAnswer;
       return readMessage(answer, request.answer.name, where);
     },
   });

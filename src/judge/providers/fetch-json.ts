@@ -2,6 +2,14 @@ import { httpError, JudgeCallError } from "../call-error.js";
 import { judgeSettings } from "../config.js";
 import { readCapped } from "./read-capped.js";
 
+/** What {@link postJson} says and reads beyond the defaults. */
+export interface PostJsonOptions {
+  /** Where the API key came from, named after a 401 or 403 (see `statusHint`). */
+  apiKey?: string;
+  /** The largest body read, bytes (default maxResponseBytes). */
+  maxBytes?: number;
+}
+
 /**
  * POST a JSON body and read a JSON answer. Non-2xx answers, dropped connections and
  * unreadable bodies become classified JudgeCallErrors; an abort is rethrown as is.
@@ -12,6 +20,7 @@ export async function postJson(
   body: unknown,
   signal: AbortSignal,
   where: string,
+  options: PostJsonOptions = {},
 ): Promise<unknown> {
   let response: Response;
   try {
@@ -39,8 +48,8 @@ export async function postJson(
       },
     );
   }
-  if (!response.ok) throw await httpError(response, where);
-  const maxBytes = judgeSettings().maxResponseBytes;
+  if (!response.ok) throw await httpError(response, where, options.apiKey);
+  const maxBytes = options.maxBytes ?? judgeSettings().maxResponseBytes;
   let text: string;
   try {
     const read = await readCapped(response, maxBytes);

@@ -1,4 +1,4 @@
-import { JudgeCallError } from "../call-error.js";
+import { apiKeySource, JudgeCallError } from "../call-error.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "../chat.js";
 import { markJudgePossible, recordJudgeUsage } from "../ledger.js";
 import { postJson } from "./fetch-json.js";
@@ -10,6 +10,11 @@ export interface OpenAICompatibleOptions {
   baseURL: string;
   /** Sent as `Authorization: Bearer …` when given (local servers often need none). */
   apiKey?: string | undefined;
+  /**
+   * Where `apiKey` came from, named (never the key) when the endpoint refuses it with a 401 or
+   * 403: an environment variable such as `"MY_JUDGE_KEY"`. Default: the `apiKey` option.
+   */
+  apiKeyFrom?: string | undefined;
   /** Extra headers, e.g. for a gateway. */
   headers?: Record<string, string> | undefined;
   /**
@@ -55,6 +60,11 @@ export function openAICompatibleProvider(options: OpenAICompatibleOptions): Judg
   const where = `OpenAI-compatible endpoint ${url}`;
   const headers: Record<string, string> = { ...options.headers };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  const key = apiKeySource(
+    Boolean(options.apiKey),
+    options.apiKeyFrom,
+    "apiKey given to openAICompatibleProvider",
+  );
 
   /** What one request sent of the options a server may refuse. */
   interface Sent {
@@ -88,7 +98,7 @@ export function openAICompatibleProvider(options: OpenAICompatibleOptions): Judg
         },
       };
     }
-    return (await postJson(url, headers, body, signal, where)) as ChatCompletion;
+    return (await postJson(url, headers, body, signal, where, { apiKey: key })) as ChatCompletion;
   };
 
   return Object.freeze({

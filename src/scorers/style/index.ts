@@ -1,7 +1,7 @@
 export { cosineToCentroid, EmbeddingDimensionError } from "./cosine.js";
 export { type ExtractLexiconOptions, extractLexicon } from "./extract-lexicon.js";
 export { lexiconHitRateImpl, lexiconHitRateTool } from "./lexicon-hit-rate.js";
-export { EmbeddingRequestError, type OpenAiEmbedOptions, openAiEmbed } from "./openai-embed.js";
+export { type OpenAiEmbedOptions, openAiEmbed } from "./openai-embed.js";
 export {
   makeOutlineFidelityDriver,
   type OutlineFidelityInput,

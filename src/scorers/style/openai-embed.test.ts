@@ -1,13 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configureJudges, resetJudgeConfig } from "../../judge/config.js";
+import { JudgeUnavailableError } from "../../judge/unavailable.js";
 import { runTool } from "../../tool/index.js";
-import {
-  EmbeddingRequestError,
-  makeStyleEmbeddingDriver,
-  openAiEmbed,
-  styleEmbeddingTool,
-} from "./index.js";
+import { makeStyleEmbeddingDriver, openAiEmbed, styleEmbeddingTool } from "./index.js";
 
 interface Seen {
   url: string | undefined;
@@ -70,12 +67,15 @@ describe("openAiEmbed against a loopback OpenAI-compatible server", () => {
   let baseUrl: string;
 
   beforeAll(async () => {
+    // Retries as judge calls make them, fast: a body that is not JSON is tried again.
+    configureJudges({ retryBaseMs: 5, retryMaxMs: 20, maxRetries: 2 });
     server = embeddingsServer(seen);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   });
 
   afterAll(async () => {
+    resetJudgeConfig();
     await new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve())));
   });
 
@@ -110,26 +110,31 @@ describe("openAiEmbed against a loopback OpenAI-compatible server", () => {
     expect(seen.at(-1)?.authorization).toBeUndefined();
   });
 
-  it("reports the server's error message and status", async () => {
+  it("is unavailable with the server's error message and status, naming the model and the endpoint", async () => {
     const error = await openAiEmbed({ baseUrl, model: "missing-model" })(["a"]).catch(
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(EmbeddingRequestError);
-    expect(error).toMatchObject({ code: "EMBEDDING_REQUEST_FAILED", status: 404 });
+    expect(error).toBeInstanceOf(JudgeUnavailableError);
+    expect(error).toMatchObject({
+      code: "JUDGE_UNAVAILABLE",
+      kind: "failed",
+      model: "missing-model",
+    });
     expect((error as Error).message).toContain(
-      "HTTP 404: The model `missing-model` does not exist",
+      `embedding model "missing-model" unavailable: OpenAI-compatible embeddings endpoint ${baseUrl}/embeddings answered HTTP 404: The model \`missing-model\` does not exist`,
     );
-    expect((error as Error).message).toContain(`${baseUrl}/embeddings`);
   });
 
-  it("rejects a body that is not JSON or lacks one vector per text", async () => {
-    await expect(openAiEmbed({ baseUrl, model: "broken" })(["a"])).rejects.toThrow(/not JSON/);
+  it("is unavailable for a body that is not JSON (after its retries) or lacks one vector per text", async () => {
+    await expect(openAiEmbed({ baseUrl, model: "broken" })(["a"])).rejects.toThrow(
+      /not JSON.*gave up after 3 tries/,
+    );
     await expect(openAiEmbed({ baseUrl, model: "short" })(["a"])).rejects.toThrow(
-      /0 embeddings for 1 texts/,
+      /has 0 embeddings for 1 texts/,
     );
   });
 
-  it("reports a refused connection as an EmbeddingRequestError", async () => {
+  it("is unavailable when the connection is refused, saying to check the base URL", async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;
@@ -137,8 +142,8 @@ describe("openAiEmbed against a loopback OpenAI-compatible server", () => {
     const error = await openAiEmbed({ baseUrl: `http://127.0.0.1:${port}/v1`, model: "toy" })([
       "a",
     ]).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(EmbeddingRequestError);
-    expect((error as Error).message).toContain("network error");
+    expect(error).toBeInstanceOf(JudgeUnavailableError);
+    expect((error as Error).message).toMatch(/could not be reached .*check the base URL/);
   });
 
   it("drives eval.style-embedding end to end", async () => {

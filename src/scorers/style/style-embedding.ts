@@ -57,7 +57,8 @@ export const styleEmbeddingTool = defineTool({
 /**
  * Build a driver that implements {@link styleEmbeddingTool} with an injected embedding
  * function, called once per score with `[candidate, ...references]`. An embed call that
- * throws rejects the tool call (an errored score, not a failed one).
+ * throws rejects the tool call: an errored judgment, or an unavailable one when it throws
+ * JudgeUnavailableError (as `openAiEmbed` does once its tries are spent), never a failed one.
  * @example
  * const driver = makeStyleEmbeddingDriver(openAiEmbed({ baseUrl, model: "text-embedding-3-small" }));
  * await runTool({ tool: styleEmbeddingTool, candidates: [driver], input: { candidate, references } });
