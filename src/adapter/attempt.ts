@@ -20,6 +20,7 @@ import type { JudgeWait } from "../judge/ledger.js";
 import { resolveCloseQAJudge } from "../judge/registry.js";
 import { judgeWaitText } from "../judge/waiting.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
+import { thrownStack } from "../thrown-stack.js";
 import { Assertion, type AssertionRules, type Outcome } from "./assertion.js";
 import { askCloseQA, closeQALimits } from "./close-qa.js";
 import { TestLifetime } from "./lifetime.js";
@@ -67,11 +68,17 @@ function fromMatch(result: MatchResult, given?: { value: unknown }): Outcome {
 }
 
 // Where in the user's code (a matcher's evaluate, a defineContextMatch read), as a target's error says it.
-const crashed = (what: string, error: unknown): Outcome => ({
-  state: "errored",
-  value: null,
-  reason: `${what} threw: ${thrownWhere(error)}`,
-});
+// Its whole stack is the judgment's detail.
+const crashed = (what: string, error: unknown): Outcome => {
+  const outcome: Outcome = {
+    state: "errored",
+    value: null,
+    reason: `${what} threw: ${thrownWhere(error)}`,
+  };
+  const stack = thrownStack(error);
+  if (stack !== undefined) outcome.detail = { stack };
+  return outcome;
+};
 
 /** The reason of evidence given as unavailable; one given without a reason (JS, a cast) is "unavailable". */
 const unavailableReason = (evidence: object): string =>
@@ -358,6 +365,7 @@ function createFailed(
     where: at.where,
     elapsedMs: performance.now() - at.started,
     app: usage.snapshot(at.where),
+    stack: thrownStack(error),
   });
   const steps = trace.take();
   if (steps) record.trace = steps;
@@ -372,7 +380,7 @@ async function runTest<Facts, Assertions>(
   at: { facts: Facts; appUsage: AppUsage; elapsedMs: number; signal: AbortSignal },
 ): Promise<{
   made: Assertion[];
-  failure?: { message: string; where: string };
+  failure?: Failure;
   skipped?: string;
 }> {
   const { evalId, adapter, definition } = setup;
@@ -401,7 +409,10 @@ async function runTest<Facts, Assertions>(
     return { made };
   } catch (error) {
     if (error instanceof SkipSignal) return { made, skipped: error.reason };
-    return { made, failure: { message: thrownWhere(error), where: `test of eval "${evalId}"` } };
+    const failure: Failure = { message: thrownWhere(error), where: `test of eval "${evalId}"` };
+    const stack = thrownStack(error);
+    if (stack !== undefined) failure.stack = stack;
+    return { made, failure };
   } finally {
     // What test(t) made is all the record gets: later calls on t throw instead of being lost.
     lifetime.end();
@@ -414,10 +425,10 @@ async function runTest<Facts, Assertions>(
  */
 function attemptOutcome(
   judgments: readonly Judgment[],
-  failure: { message: string; where: string } | undefined,
+  failure: Failure | undefined,
   skipped: string | undefined,
   attempt: string,
-): { score: ScoreSummary; failure?: { message: string; where: string } } {
+): { score: ScoreSummary; failure?: Failure } {
   const score = attemptScore(judgments, failure, skipped);
   const overflow = pointsOverflow(attempt, judgments, score);
   if (overflow === undefined) return failure ? { score, failure } : { score };
@@ -506,6 +517,9 @@ async function settle(made: readonly Assertion[], deadline: Deadline): Promise<J
   }
   return judgments;
 }
+
+/** Why an attempt's test did not end: the record's `error`. */
+type Failure = NonNullable<AttemptRecord["error"]>;
 
 /** Thrown by t.skip to stop the test; never escapes the attempt. */
 class SkipSignal {

@@ -126,6 +126,12 @@ export interface AttemptRecord {
     message: string;
     where: string;
     /**
+     * The stack frames of what the target, adapter or test threw, one per line, source-mapped and
+     * bounded (`thrownStack`); `message` names only the first frame in the user's code. Absent for
+     * niceeval's own errors, and in records stored before it was kept.
+     */
+    stack?: string;
+    /**
      * The run was stopped (SIGINT, SIGTERM, an abort) while this attempt ran or waited: a resumed
      * run runs it again instead of keeping this error.
      */
@@ -193,7 +199,14 @@ export function erroredRecord(options: {
   max?: number;
   /** What the application reported of its usage before it crashed (default: none reported). */
   app?: AppUsage;
+  /** The stack frames of what was thrown, when it has them. */
+  stack?: string | undefined;
 }): AttemptRecord {
+  const error: NonNullable<AttemptRecord["error"]> = {
+    message: options.message,
+    where: options.where,
+  };
+  if (options.stack !== undefined) error.stack = options.stack;
   return {
     evalId: options.evalId,
     caseId: options.caseId,
@@ -207,7 +220,7 @@ export function erroredRecord(options: {
     judgments: [],
     usage: { app: options.app ?? unreportedUsage(), judge: emptyJudgeUsage() },
     elapsedMs: options.elapsedMs ?? 0,
-    error: { message: options.message, where: options.where },
+    error,
   };
 }
 

@@ -16,6 +16,7 @@ import {
   scoreNowOf,
   type TakesExpected,
 } from "../scorers/create-scorer.js";
+import { thrownStack } from "../thrown-stack.js";
 import { callTool, isThenable, runTool } from "../tool/run-tool.js";
 import { type Driver, notADriver, type Tool } from "../tool/tool.js";
 import { controlCharacter, DATASET_ERROR_ID, IdSet } from "./ids.js";
@@ -755,6 +756,7 @@ function targetFailed<Input, Output>(
     where: `target of case "${spec.id}" in eval "${definition.id}"`,
     elapsedMs: performance.now() - started,
     max: definition.scorers.length,
+    stack: thrownStack(error),
   });
   // What led up to a crash is the trace most worth keeping.
   const steps = trace.take();
@@ -1020,6 +1022,9 @@ function scorerFailed(label: string, source: string, error: unknown): Judgment {
     return erroredJudgment(label, errorMessage(error), source);
   // Where in the user's code, as a target's error says it.
   const judgment = erroredJudgment(label, `scorer "${label}" threw: ${thrownWhere(error)}`, source);
+  // Its whole stack is the judgment's detail (a scorer that threw has no metadata to show).
+  const stack = thrownStack(error);
+  if (stack !== undefined) judgment.detail = { stack };
   thrownByScorers.set(judgment, { error });
   return judgment;
 }

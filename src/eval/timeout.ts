@@ -92,6 +92,31 @@ export async function withTimeout<T>(
 }
 
 /**
+ * Why work that ended past its limit was not stopped at it: a timer fires only when the thread is
+ * free, and the attempt held it (synchronous code) until `heldMs` into it.
+ */
+export function heldThread(heldMs: number): string {
+  return `the attempt held the thread past the limit, to ${Math.round(heldMs)} ms, so it could not be stopped earlier (synchronous code cannot be timed out: a limit stops only code that yields)`;
+}
+
+/** The deadline whose signal this is, so code handed only the signal can ask it (see {@link limitPassed}). */
+const deadlines = new WeakMap<AbortSignal, Deadline>();
+
+/**
+ * Whether `signal` was aborted by its attempt's time limit, that limit's deadline first
+ * expiring when its time came while the thread was held ({@link Deadline.passed}).
+ */
+export function limitPassed(signal: AbortSignal): boolean {
+  if (deadlines.get(signal)?.passed()) return true;
+  return signal.aborted && (signal.reason as { code?: unknown } | null)?.code === "TIMEOUT";
+}
+
+/** How far into its attempt the thread was held past the limit of `signal`'s deadline, if it was. */
+export function heldPastLimit(signal: AbortSignal): number | undefined {
+  return deadlines.get(signal)?.heldMs;
+}
+
+/**
  * One attempt's time limit, shared by everything the attempt runs (target or adapter, scorers,
  * judge calls): its `signal` aborts when the limit passes (or when the run's signal aborts),
  * and {@link Deadline.race} lets work that finished before the limit keep its result.
@@ -101,7 +126,9 @@ export class Deadline {
   readonly #onExpire = new Set<() => void>();
   readonly #timer: NodeJS.Timeout | undefined;
   readonly #forward: () => void;
+  readonly #startedAt = performance.now();
   #expired = false;
+  #heldMs: number | undefined;
 
   constructor(
     private readonly parent: AbortSignal,
@@ -116,6 +143,7 @@ export class Deadline {
     if (ms !== undefined && ms > 0 && Number.isFinite(ms)) {
       this.#timer = setTimeout(() => this.#expire(), clampTimer(ms));
     }
+    deadlines.set(this.#controller.signal, this);
   }
 
   /** Aborts at the limit with a TIMEOUT error, or with the run's reason. */
@@ -125,6 +153,37 @@ export class Deadline {
 
   get expired(): boolean {
     return this.#expired;
+  }
+
+  /**
+   * Whether the limit has passed. Its timer fires only once the thread is free, so when the time
+   * came while the attempt held the thread, the deadline expires now, as the timer would have.
+   */
+  passed(): boolean {
+    if (this.#expired || this.#timer === undefined) return this.#expired;
+    const ms = performance.now() - this.#startedAt;
+    if (ms >= this.ms!) {
+      this.#heldMs = ms;
+      this.#expire();
+    }
+    return this.#expired;
+  }
+
+  /**
+   * Run `work`'s synchronous part; when the limit came while it ran (it held the thread, so the
+   * timer could not fire), the deadline expires as soon as it returns. Only this attempt's own
+   * code is blamed: time another attempt held the thread (in process, side by side) is not.
+   */
+  #heldBy<T>(work: () => T): T {
+    const before = performance.now() - this.#startedAt;
+    const out = work();
+    if (before < this.ms!) this.passed();
+    return out;
+  }
+
+  /** How far into the attempt the thread was held past the limit, when that is how it expired. */
+  get heldMs(): number | undefined {
+    return this.#heldMs;
   }
 
   /** Abort everything the attempt runs (a failed create, for instance). */
@@ -138,22 +197,25 @@ export class Deadline {
    */
   timeoutError(what: string, waiting?: { waitingOn: string; advice: string }): NiceevalError {
     const options = timeoutOptions(this.origin);
+    const raise = `raise ${options}, or make it faster`;
     return new NiceevalError(
       "TIMEOUT",
       waiting
         ? `${what} timed out after ${this.ms} ms ${waiting.waitingOn}; raise ${options}${waiting.advice}`
-        : `${what} timed out after ${this.ms} ms; raise ${options}, or make it faster`,
+        : this.#heldMs === undefined
+          ? `${what} timed out after ${this.ms} ms; ${raise}`
+          : `${what} timed out after ${this.ms} ms: ${heldThread(this.#heldMs)}; make it yield (await between its steps), ${raise}`,
     );
   }
 
-  /** `work`'s result, or `onTimeout()`'s (which may throw) when the limit passes first. */
+  /**
+   * `work`'s result, or `onTimeout()`'s (which may throw) when the limit passes first, or passed
+   * while `work` held the thread (it ended past the limit, before the timer could fire).
+   */
   race<T>(work: () => T | Promise<T>, onTimeout: () => T): Promise<T> {
-    const settled = Promise.resolve().then(work);
-    if (this.#timer === undefined) return settled;
-    if (this.#expired) {
-      settled.catch(() => undefined);
-      return Promise.resolve().then(onTimeout);
-    }
+    if (this.#timer === undefined) return Promise.resolve().then(work);
+    if (this.#expired) return Promise.resolve().then(onTimeout);
+    const settled = Promise.resolve().then(() => this.#heldBy(work));
     return new Promise<T>((resolve, reject) => {
       const expire = () => {
         settled.catch(() => undefined);
@@ -164,6 +226,7 @@ export class Deadline {
         }
       };
       this.#onExpire.add(expire);
+      // Ended past the limit: `expire` answers first, and what `work` gave is too late.
       settled.then(
         (value) => {
           this.#onExpire.delete(expire);

@@ -17,7 +17,7 @@ import {
   thrownByScorer,
   toCaseSpec,
 } from "./suite.js";
-import { checkTimeoutMs, MAX_TIMER_MS } from "./timeout.js";
+import { checkTimeoutMs, heldPastLimit, heldThread, limitPassed, MAX_TIMER_MS } from "./timeout.js";
 
 /** The part of an `expect` this bridge uses: Vitest's, Jest's or any compatible one. */
 export type ExpectApi = (actual: unknown, message?: string) => { toBe(expected: unknown): void };
@@ -156,12 +156,10 @@ export interface SuiteUnderTest {
 interface TargetRun {
   /** It returned or threw before niceeval's limit passed. */
   inTime: boolean;
+  /** The signal it was given, its attempt's limit's. */
+  signal: AbortSignal;
   thrown?: { error: unknown };
 }
-
-/** Whether `signal` was aborted by the attempt's limit (its reason is a TIMEOUT error). */
-const abortedByLimit = (signal: AbortSignal) =>
-  signal.aborted && (signal.reason as { code?: unknown } | null)?.code === "TIMEOUT";
 
 /**
  * A suite for tests (toVitest, evaluate): one run id for all its cases, and a target watched per
@@ -175,11 +173,12 @@ export function suiteUnderTest<Input, Output>(
 ): SuiteUnderTest {
   const runs = new Map<string, TargetRun>();
   const target: Target<Input, Output> = (input, context) => {
-    const run: TargetRun = { inTime: false };
+    const run: TargetRun = { inTime: false, signal: context.signal };
     runs.set(context.caseId, run);
-    // The limit aborts the signal, then gives the record: what settles after that is too late.
+    // The limit aborts the signal, then gives the record: what settles after that is too late,
+    // as is what settles past it having held the thread (the limit's timer could not fire).
     const settled = () => {
-      run.inTime = !abortedByLimit(context.signal);
+      run.inTime = !limitPassed(context.signal);
     };
     const fail = (error: unknown): never => {
       settled();
@@ -215,7 +214,10 @@ export function suiteUnderTest<Input, Output>(
       const thrown =
         run?.thrown !== undefined && record.error !== undefined ? run.thrown : scorerThrown(record);
       if (thrown !== undefined) tried.thrown = thrown;
-      if (limit !== undefined) explainTimeouts(record, limit, targetTimedOut, targetName);
+      if (limit !== undefined) {
+        const held = run && heldPastLimit(run.signal);
+        explainTimeouts(record, { ...limit, held }, targetTimedOut, targetName);
+      }
       return tried;
     },
   };
@@ -234,6 +236,8 @@ function scorerThrown(record: AttemptRecord): { error: unknown } | undefined {
 interface CaseLimit {
   ms: number;
   testTimeout: number;
+  /** How far into the case its code held the thread past the limit, when it did. */
+  held?: number | undefined;
 }
 
 /**
@@ -284,7 +288,10 @@ async function runUnder(
 
 /** "`what` timed out after N ms (the test's timeout, T ms, less …)". */
 function timedOut(what: string, limit: CaseLimit): string {
-  return `${what} timed out after ${limit.ms} ms (the test's timeout, ${limit.testTimeout} ms, less ${limit.testTimeout - limit.ms} ms for niceeval to report it); raise the timeout or make it faster`;
+  const after = `${what} timed out after ${limit.ms} ms (the test's timeout, ${limit.testTimeout} ms, less ${limit.testTimeout - limit.ms} ms for niceeval to report it)`;
+  return limit.held === undefined
+    ? `${after}; raise the timeout or make it faster`
+    : `${after}: ${heldThread(limit.held)}; make it yield (await between its steps), raise the timeout or make it faster`;
 }
 
 /**

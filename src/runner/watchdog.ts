@@ -30,6 +30,8 @@ function shown(ms: number): string {
 export class Watchdog {
   private readonly deadlines = new Map<number, { at: number; reject: (error: Error) => void }>();
   private readonly timer: ReturnType<typeof setInterval>;
+  private readonly periodMs: number;
+  private lastSweep = performance.now();
   private nextKey = 0;
 
   constructor(
@@ -37,7 +39,8 @@ export class Watchdog {
     /** Where the run came from: its timeout error names the options there. */
     private readonly origin?: RunOrigin,
   ) {
-    this.timer = setInterval(() => this.sweep(), Math.max(5, Math.min(1000, limitMs / 4)));
+    this.periodMs = Math.max(5, Math.min(1000, limitMs / 4));
+    this.timer = setInterval(() => this.sweep(), this.periodMs);
   }
 
   /** Run `work`, rejecting with a timeout error if it outlives the limit. */
@@ -62,18 +65,22 @@ export class Watchdog {
         armed = true;
         this.deadlines.set(key, { at: performance.now() + this.limitMs, reject });
       };
-      const settle = () => {
+      // Ended past its deadline before a sweep saw it (its thread held, or between sweeps): it
+      // is cut off all the same, as a sweep would have.
+      const settle = (): boolean => {
         armed = true;
+        const deadline = this.deadlines.get(key);
         this.deadlines.delete(key);
+        return deadline !== undefined && performance.now() >= deadline.at;
       };
       work(start).then(
         (value) => {
-          settle();
-          resolve(value);
+          if (settle()) reject(this.timeoutError(performance.now()));
+          else resolve(value);
         },
         (error: unknown) => {
-          settle();
-          reject(error);
+          if (settle()) reject(this.timeoutError(performance.now()));
+          else reject(error);
         },
       );
     });
@@ -88,12 +95,23 @@ export class Watchdog {
     for (const [key, deadline] of this.deadlines) {
       if (now < deadline.at) continue;
       this.deadlines.delete(key);
-      deadline.reject(
-        new NiceevalError(
-          "TIMEOUT",
-          `the attempt did not settle within the last-resort limit of ${shown(this.limitMs)}; set a tighter one with ${timeoutOptions(this.origin)}`,
-        ),
-      );
+      deadline.reject(this.timeoutError(now));
     }
+    this.lastSweep = now;
+  }
+
+  /**
+   * The error of an attempt past the limit at `now`; when no sweep ran for two periods, the thread
+   * was held (synchronous code), which is why it was not cut off earlier.
+   */
+  private timeoutError(now: number): NiceevalError {
+    const limit = `the last-resort limit of ${shown(this.limitMs)}`;
+    const held = now - this.lastSweep > 2 * this.periodMs;
+    return new NiceevalError(
+      "TIMEOUT",
+      held
+        ? `the attempt did not settle within ${limit}: it held the thread past that limit, so it could not be stopped earlier (synchronous code cannot be timed out: a limit stops only code that yields); make it yield (await between its steps), or set a tighter limit with ${timeoutOptions(this.origin)}`
+        : `the attempt did not settle within ${limit}; set a tighter one with ${timeoutOptions(this.origin)}`,
+    );
   }
 }

@@ -36,18 +36,19 @@ export function fromScoreFunction<Output>(
 ): NamedScorer<Output, unknown> {
   const label = fn.name || `scorers[${index}]`;
   const named = (result: unknown): NamedScore => {
-    if (typeof result === "object" && result !== null) {
-      const name = (result as { name?: unknown }).name;
-      if (typeof name !== "string" || name.trim() === "") {
-        throw new ScorerResultError(
-          label,
-          "returned a score without a `name`; a function in `scorers` names its score: return { name, score, metadata? }, or build the scorer with createScorer",
-        );
-      }
-      const names = givenNames.getStore();
-      if (names) names[index] = name;
+    // createScorer's advice ({ score }) would lead to the next error: this score needs its name.
+    if (typeof result !== "object" || result === null)
+      throw new ScorerResultError(label, notAScore(label, result));
+    const name = (result as { name?: unknown }).name;
+    if (typeof name !== "string" || name.trim() === "") {
+      throw new ScorerResultError(
+        label,
+        "returned a score without a `name`; a function in `scorers` names its score: return { name, score, metadata? }, or build the scorer with createScorer",
+      );
     }
-    // Anything else is checked as createScorer checks a callback's result.
+    const names = givenNames.getStore();
+    if (names) names[index] = name;
+    // Its `score` and `metadata` are checked as createScorer checks a callback's result.
     return result as NamedScore;
   };
   return createScorer<Output, unknown>({
@@ -57,6 +58,18 @@ export function fromScoreFunction<Output>(
       return isThenable(result) ? Promise.resolve(result).then(named) : named(result);
     },
   });
+}
+
+/** What a plain function returned instead of a score object, and the named score to return. */
+function notAScore(label: string, result: unknown): string {
+  const name = JSON.stringify(label);
+  const named = "a function in `scorers` names its score";
+  if (typeof result === "number")
+    return `returned the bare number ${result}; ${named}: return { name: ${name}, score: ${result} } instead of ${result}`;
+  if (result === null)
+    return `returned null; ${named}: return { name: ${name}, score: null } for no score`;
+  const got = result === undefined ? "nothing" : typeof result;
+  return `returned ${got}; ${named}: return { name: ${name}, score, metadata? }`;
 }
 
 /** Run an item, then label each plain function's judgment with the name its score gave. */

@@ -32,4 +32,11 @@ describe("evaluate() with plain scoring functions", () => {
       'scorer "nameless" returned a score without a `name`; a function in `scorers` names its score: return { name, score, metadata? }',
     );
   });
+
+  it("tells a plain function that returned a bare number to return its score named", () => {
+    const [message] = run.test("bare-number plain scorer", "one").failureMessages;
+    expect(message).toContain(
+      'similarity: errored (scorer "similarity" returned the bare number 0.8; a function in `scorers` names its score: return { name: "similarity", score: 0.8 } instead of 0.8)',
+    );
+  });
 });

@@ -111,7 +111,15 @@ function attemptView(a: AttemptRecord): HTMLElement {
     "div",
     {},
     a.error
-      ? section("Error", h("pre", { class: "err" }, `${a.error.where}: ${a.error.message}`))
+      ? section(
+          "Error",
+          // The message names one frame; the stack, when the record kept it, shows every caller.
+          h(
+            "pre",
+            { class: "err" },
+            `${a.error.where}: ${a.error.message}${a.error.stack ? `\n${a.error.stack}` : ""}`,
+          ),
+        )
       : null,
     a.skipReason ? section("Skipped", h("p", {}, a.skipReason)) : null,
     h(

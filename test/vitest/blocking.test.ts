@@ -1,0 +1,43 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { type FixtureRun, runFixture } from "./run-fixture.js";
+
+// A task that holds the thread past its limit cannot be stopped in process: its limit's timer
+// fires only once it yields. It must still be failed as timed out once it returns, so niceeval's
+// meta and summary agree with Vitest, which fails the test for its duration.
+describe("a task that blocks the event loop past its limit, under real Vitest", () => {
+  let run: FixtureRun;
+  beforeAll(async () => {
+    run = await runFixture("vitest-items", ["blocking"]);
+  }, 60_000);
+
+  it("fails the item as timed out, saying it held the thread", () => {
+    const held = run.test("blocking task", "held");
+    expect(held.status).toBe("failed");
+    expect(held.failureMessages[0]).toContain(
+      'evaluate "blocking task", item "held": the task timed out after 270 ms (the test\'s timeout, 300 ms, less 30 ms for niceeval to report it): the attempt held the thread past the limit, to ',
+    );
+    expect(held.failureMessages[0]).toContain(
+      "so it could not be stopped earlier (synchronous code cannot be timed out: a limit stops only code that yields); make it yield (await between its steps), raise the timeout or make it faster",
+    );
+  });
+
+  it("gives the item the meta and summary of a timed-out item, not a pass", () => {
+    expect(run.test("blocking task", "held").meta.niceeval).toMatchObject({
+      item: "held",
+      passed: false,
+      score: null,
+      timedOut: true,
+    });
+    expect(run.stdout).toContain(
+      'niceeval evaluate "blocking task": 0/1 items passed (mean score >= 1); no item scored; 1 item not scored (task failed: 1)',
+    );
+  });
+
+  it("fails a toVitest target that blocks after an await the same way", () => {
+    const held = run.test("blocking target", "held");
+    expect(held.status).toBe("failed");
+    expect(held.failureMessages[0]).toContain(
+      'target of case "held" in eval "blocking target": the target timed out after 270 ms (the test\'s timeout, 300 ms, less 30 ms for niceeval to report it): the attempt held the thread past the limit',
+    );
+  });
+});
