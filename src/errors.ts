@@ -15,17 +15,28 @@ export class NiceevalError extends Error {
   }
 }
 
+/** Issues a ToolInputError's message names; past these it counts the rest. */
+const LISTED_ISSUES = 10;
+
+/** Each issue of a tool's input, so one message shows every field to fix, not the first alone. */
+function listIssues(issues: readonly { path: string; message: string }[]): string {
+  if (issues.length === 0) return "rejected";
+  const listed = issues
+    .slice(0, LISTED_ISSUES)
+    .map((issue) => `${issue.path || "(root)"}: ${issue.message}`)
+    .join("; ");
+  const rest = issues.length - LISTED_ISSUES;
+  return rest > 0 ? `${listed}; and ${rest} more` : listed;
+}
+
 /** A value given to a tool failed the tool's input schema. */
 export class ToolInputError extends NiceevalError {
   readonly toolId: string;
   readonly issues: readonly { path: string; message: string }[];
   constructor(toolId: string, issues: readonly { path: string; message: string }[]) {
-    const first = issues[0];
     super(
       "TOOL_INPUT_INVALID",
-      `invalid input for tool "${toolId}": ${first ? `${first.path || "(root)"}: ${first.message}` : "rejected"}` +
-        (issues.length > 1 ? ` (and ${issues.length - 1} more)` : "") +
-        ". Fix the value passed as `input` (or the binding's mapInput).",
+      `invalid input for tool "${toolId}": ${listIssues(issues)}. Fix the value passed as \`input\` (or the binding's mapInput).`,
     );
     this.name = "ToolInputError";
     this.toolId = toolId;

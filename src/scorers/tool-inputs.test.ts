@@ -17,7 +17,7 @@ const cases: Record<string, { input: Record<string, unknown>; driver: Driver }> 
     driver: scorers.evalScorersProvider,
   },
   "eval.json-schema-valid": {
-    input: { actual: 1, schema: true, draft: "draft-07", formats: "annotate" },
+    input: { actual: 1, schema: true, draft: "draft-07", formats: "annotate", parseJson: false },
     driver: scorers.evalScorersProvider,
   },
   "eval.latency-budget": {

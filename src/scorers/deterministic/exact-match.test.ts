@@ -28,6 +28,18 @@ describe("exactMatch", () => {
     expect((direct as Error).message).toBe((viaTool as Error).message);
   });
 
+  it("names every wrong field in one message, not the first and a count", () => {
+    const input = { actual: 42, expected: 42 } as unknown as ExactMatchInput;
+    expect(() => exactMatch(input)).toThrow(
+      'invalid input for tool "eval.exact-match": actual: Invalid input: expected string, received number; expected: Invalid input: expected string, received number. Fix the value passed as `input` (or the binding\'s mapInput).',
+    );
+    const many = new ToolInputError(
+      "demo",
+      Array.from({ length: 12 }, (_, index) => ({ path: `f${index}`, message: "bad" })),
+    );
+    expect(many.message).toContain("f8: bad; f9: bad; and 2 more.");
+  });
+
   it("refuses a misspelt key, saying which was meant, instead of scoring without it", () => {
     expect(() =>
       exactMatch({ actual: " a", expected: "a", trimm: true } as unknown as ExactMatchInput),

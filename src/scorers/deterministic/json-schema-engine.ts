@@ -32,6 +32,7 @@ import {
   type JsonSchemaCheck,
   KNOWN_FORMATS,
 } from "./json-schema-model.js";
+import { exposeRefSiblings } from "./json-schema-ref-siblings.js";
 import { mapSchema, type SchemaMap, withoutFragment } from "./json-schema-walk.js";
 
 // The validator (@hyperjump/json-schema) and its dialects are a large graph: this module is
@@ -185,9 +186,13 @@ export async function compileUncached(
     draft = named;
   }
   const base = `${BASE}${++compiled}`;
+  // What the validator compiles: in draft-07, `$ref` objects whose siblings hold reference
+  // targets made visible to it (json-schema-ref-siblings.ts); the schema as written otherwise.
+  let exposed: ReturnType<typeof exposeRefSiblings> = { schema };
   let map: SchemaMap;
   try {
-    map = mapSchema(schema, base, draft);
+    if (draft === "draft-07") exposed = exposeRefSiblings(schema, base);
+    map = mapSchema(exposed.schema, base, draft);
   } catch (error) {
     return { ok: false, reason: `invalid schema: ${errorMessage(error)}` };
   }
@@ -205,13 +210,17 @@ export async function compileUncached(
   return oneAtATime(async () => {
     const before = new Set(getAllRegisteredSchemaUris());
     try {
-      registerSchema(schema as never, base, DIALECT[draft]);
+      registerSchema(exposed.schema as never, base, DIALECT[draft]);
       const validator = await validate(base);
       const unknownFormats = [...map.formats].filter((format) => !KNOWN_FORMATS.has(format));
-      const check = makeChecker(validator, map, quick ? compileQuickCheck(schema) : undefined);
-      return { ok: true, draft, unknownFormats, check };
+      const quickCheck = quick ? compileQuickCheck(exposed.schema) : undefined;
+      return { ok: true, draft, unknownFormats, check: makeChecker(validator, map, quickCheck) };
     } catch (error) {
-      return { ok: false, reason: `invalid schema: ${withoutBase(errorMessage(error), base)}` };
+      const why = exposed.hidden === undefined ? "" : ` (${exposed.hidden})`;
+      return {
+        ok: false,
+        reason: `invalid schema: ${withoutBase(errorMessage(error), base)}${why}`,
+      };
     } finally {
       for (const uri of getAllRegisteredSchemaUris()) if (!before.has(uri)) unregisterSchema(uri);
     }

@@ -201,7 +201,7 @@ describe("jsonSchemaValid with JSON Schema", () => {
     expect(result).toMatchObject({
       errored: true,
       rationale:
-        'invalid input: unknown key "draf" (did you mean "draft"?); known keys: actual, schema, draft, formats',
+        'invalid input: unknown key "draf" (did you mean "draft"?); known keys: actual, schema, draft, formats, parseJson',
     });
   });
 
@@ -441,6 +441,79 @@ describe("jsonSchemaValid with JSON Schema", () => {
       expect((await jsonSchemaValid({ actual: n, schema })).passed).toBe(true);
       expect((await jsonSchemaValid({ actual: n - 1, schema })).passed).toBe(false);
     }
+  });
+});
+
+describe("jsonSchemaValid with parseJson: a model's JSON text (promptfoo's is-json)", () => {
+  const answer = { type: "object", required: ["answer"] };
+
+  it("parses the text, then validates it, directly and through the tool", async () => {
+    const good = { actual: '{"answer": "q0"}', schema: answer, parseJson: true };
+    expect(await jsonSchemaValid(good)).toMatchObject({ value: 1, passed: true });
+    await expect(viaTool(good)).resolves.toMatchObject({ value: 1, passed: true });
+    expect(await rationaleOf('{"id": 1}', answer, { parseJson: true })).toBe(
+      "(root): must have required property 'answer'",
+    );
+    expect(
+      await rationaleOf('{"answer": 1}', z.object({ answer: z.string() }), { parseJson: true }),
+    ).toBe("/answer: Invalid input: expected string, received number");
+    expect((await jsonSchemaValid({ actual: "[1]", schema: true, parseJson: true })).passed).toBe(
+      true,
+    );
+  });
+
+  it("fails text that is not JSON, saying where it breaks, and does not error it", async () => {
+    const chatty = {
+      actual: 'Sure! Here is the JSON: {"answer": "q0"}',
+      schema: answer,
+      parseJson: true,
+    };
+    const expected = {
+      value: 0,
+      passed: false,
+      label: "json-schema-valid",
+      rationale:
+        'actual is not JSON: at line 1, column 1 (found "S"), wanted a JSON value: "Sure! Here is the JS…"',
+    };
+    expect(await jsonSchemaValid(chatty)).toEqual(expected);
+    await expect(viaTool(chatty)).resolves.toEqual(expected);
+  });
+
+  it("errors an actual that is not text, and an option that is not a boolean", async () => {
+    expect(
+      await jsonSchemaValid({ actual: { answer: 1 }, schema: answer, parseJson: true }),
+    ).toMatchObject({
+      errored: true,
+      rationale:
+        "invalid input: parseJson: true takes actual as JSON text (a string), got object; leave parseJson out to validate the value as it is",
+    });
+    const notBoolean = {
+      actual: "{}",
+      schema: answer,
+      parseJson: "yes",
+    } as unknown as JsonSchemaValidInput;
+    expect((await jsonSchemaValid(notBoolean)).rationale).toBe(
+      'invalid option: parseJson must be true or false, got "yes"',
+    );
+    await expect(viaTool(notBoolean)).rejects.toThrow(/parseJson/);
+    expect(
+      (await jsonSchemaValid({ actual: "{}", schema: answer, parseJSON: true } as never)).rationale,
+    ).toMatch(/^invalid input: unknown key "parseJSON" \(did you mean "parseJson"\?\)/);
+  });
+
+  it("says to parse a string holding JSON text when parseJson was left out", async () => {
+    expect(await rationaleOf('{"answer": 1}', answer)).toBe(
+      "(root): must be object, got string; actual is a string holding JSON text: pass parseJson: true to parse it first",
+    );
+    const compiled = { type: "object" };
+    await jsonSchemaValid({ actual: {}, schema: compiled });
+    expect((await viaTool({ actual: " [1]", schema: compiled })).rationale).toMatch(
+      /pass parseJson: true/,
+    );
+    expect(await rationaleOf("Sure!", answer)).toBe("(root): must be object, got string");
+    expect(await rationaleOf(JSON.stringify('{"answer": 1}'), answer, { parseJson: true })).toBe(
+      "(root): must be object, got string",
+    );
   });
 });
 

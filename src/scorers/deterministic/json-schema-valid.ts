@@ -13,13 +13,14 @@ import {
   type JsonSchema,
 } from "./json-schema.js";
 import { DRAFTS, type Draft } from "./json-schema-drafts.js";
+import { parseJsonText } from "./json-text.js";
 
 const LABEL = "json-schema-valid";
 const STANDARD_PASSED = "actual is valid against the schema";
 
 /** Input of the `eval.json-schema-valid` scorer. */
 export interface JsonSchemaValidInput<S = JsonSchema | StandardSchemaV1> {
-  /** The value produced (parsed JSON, not a JSON string). */
+  /** The value produced: parsed JSON, or with `parseJson: true` the JSON text of it. */
   actual: unknown;
   /**
    * A JSON Schema (its `$schema` picks draft 2020-12, 2019-09 or draft-07; without one it is
@@ -30,12 +31,19 @@ export interface JsonSchemaValidInput<S = JsonSchema | StandardSchemaV1> {
   draft?: Draft | undefined;
   /** `"assert"` (the default): a string that breaks its `format` fails. `"annotate"`: `format` never fails. */
   formats?: FormatMode | undefined;
+  /**
+   * `true`: `actual` is JSON text (a model's answer), parsed before it is validated; text that
+   * is not JSON fails (score 0, the reason saying where it breaks), as promptfoo's `is-json`.
+   * `false` (the default): `actual` is the value itself.
+   */
+  parseJson?: boolean | undefined;
 }
 const inputKeys = {
   actual: true,
   schema: true,
   draft: true,
   formats: true,
+  parseJson: true,
 } satisfies KnownKeys<JsonSchemaValidInput>;
 const INPUT_KEYS_LIST = Object.keys(inputKeys);
 const INPUT_KEYS = new Set(INPUT_KEYS_LIST);
@@ -143,16 +151,63 @@ async function validateJsonSchema(
   return checkCompiled(compiled, input);
 }
 
+/**
+ * The input with `actual` parsed from its JSON text when `parseJson` asks for it, or the Score of
+ * text that is not JSON (failed) or of an `actual` that is no text at all (errored).
+ */
+function parsedActual(
+  input: JsonSchemaValidInput,
+): { input: JsonSchemaValidInput } | { score: JsonSchemaScore } {
+  if (input.parseJson !== true) return { input };
+  if (typeof input.actual !== "string") {
+    const got =
+      input.actual === null
+        ? "null"
+        : Array.isArray(input.actual)
+          ? "an array"
+          : typeof input.actual;
+    const why = `invalid input: parseJson: true takes actual as JSON text (a string), got ${got}; leave parseJson out to validate the value as it is`;
+    return { score: errored(why) };
+  }
+  const parsed = parseJsonText(input.actual);
+  return parsed.ok
+    ? { input: { ...input, actual: parsed.value } }
+    : { score: failed(parsed.reason) };
+}
+
+/** Whether a string fails a schema at its root while holding JSON text (`parseJson` was left out). */
+function holdsJson(actual: unknown, score: JsonSchemaScore): boolean {
+  if (typeof actual !== "string" || score.passed || score.errored) return false;
+  if (!score.rationale?.startsWith("(root):")) return false;
+  const start = actual.trimStart()[0];
+  return (start === "{" || start === "[") && parseJsonText(actual).ok;
+}
+
+const PARSE_FIRST =
+  "; actual is a string holding JSON text: pass parseJson: true to parse it first";
+
+/** A failed Score of a string holding JSON text, saying to parse it. */
+function withParseHint(actual: unknown, score: JsonSchemaScore): JsonSchemaScore {
+  return holdsJson(actual, score)
+    ? { ...score, rationale: `${score.rationale}${PARSE_FIRST}` }
+    : score;
+}
+
 /** {@link jsonSchemaValid}, answered synchronously when its schema object was compiled before. */
 function jsonSchemaValidNow(
   input: JsonSchemaValidInput,
 ): JsonSchemaScore | Promise<JsonSchemaScore> {
+  // JSON text is parsed (and its option checked) in jsonSchemaValid.
+  if (input.parseJson !== undefined) return jsonSchemaValid(input);
   const schema = input.schema;
   const compiled =
     typeof schema === "object" && schema !== null ? ready.get(schema)?.get(input.draft) : undefined;
   if (compiled === undefined || isStandardSchema(schema)) return jsonSchemaValid(input);
   try {
-    return checkCompiled(compiled, input as JsonSchemaValidInput<JsonSchema>);
+    return withParseHint(
+      input.actual,
+      checkCompiled(compiled, input as JsonSchemaValidInput<JsonSchema>),
+    );
   } catch (error) {
     return errored(`the validator failed: ${errorMessage(error)}`);
   }
@@ -168,6 +223,9 @@ function jsonSchemaValidNow(
  * A JSON Schema without `$schema` is read as draft 2020-12 unless `draft` says otherwise.
  * Formats assert by default (`formats: "annotate"` makes `format` an annotation only, as draft
  * 2020-12 reads it by default). References stay inside the schema: nothing is fetched.
+ * `parseJson: true` takes `actual` as JSON text and parses it first: text that is not JSON
+ * fails with where it breaks (`actual is not JSON: at line 1, column 1 (found "S"), wanted a
+ * JSON value: …`), as promptfoo's `is-json` fails it.
  *
  * Never throws and never blames the value for a bad schema: an unusable schema (invalid, an
  * unsupported `$schema`, a reference outside it, a Standard Schema whose `validate` throws)
@@ -189,8 +247,19 @@ export async function jsonSchemaValid(input: JsonSchemaValidInput): Promise<Json
         `invalid option: formats must be "assert" (the default) or "annotate", got ${JSON.stringify(formats)}`,
       );
     }
-    if (isStandardSchema(input.schema)) return await validateStandard(input.actual, input.schema);
-    return await validateJsonSchema(input as JsonSchemaValidInput<JsonSchema>);
+    if (input.parseJson !== undefined && typeof input.parseJson !== "boolean") {
+      return errored(
+        `invalid option: parseJson must be true or false, got ${JSON.stringify(input.parseJson)}`,
+      );
+    }
+    const parsed = parsedActual(input);
+    if ("score" in parsed) return parsed.score;
+    const { actual, schema } = parsed.input;
+    const score = isStandardSchema(schema)
+      ? await validateStandard(actual, schema)
+      : await validateJsonSchema(parsed.input as JsonSchemaValidInput<JsonSchema>);
+    // A string parsed from JSON text (JSON in JSON) is not one that parseJson would help.
+    return input.parseJson === true ? score : withParseHint(actual, score);
   } catch (error) {
     // Nothing above should throw; if something does, it is still a reason, not a crash.
     return errored(`the validator failed: ${errorMessage(error)}`);
@@ -221,13 +290,14 @@ export async function standardSchemaValid(
 export const jsonSchemaValidTool = defineTool({
   id: "eval.json-schema-valid",
   description:
-    "Score 1 when actual is valid against a JSON Schema (2020-12 unless $schema or draft says 2019-09 or draft-07), else 0 with the first violation, its path, what was expected and what was found.",
+    "Score 1 when actual is valid against a JSON Schema (2020-12 unless $schema or draft says 2019-09 or draft-07), else 0 with the first violation, its path, what was expected and what was found. With parseJson, actual is JSON text, parsed first: text that is not JSON scores 0, saying where it breaks.",
   inputSchema: scorerInputSchema({
     actual: z.unknown(),
     // Accepts any value and keeps it as it is (no copy), so compiled validators are found by identity.
     schema: z.custom<JsonSchema | StandardSchemaV1>(() => true),
     draft: z.enum(DRAFTS as [Draft, ...Draft[]]).optional(),
     formats: z.enum(["assert", "annotate"]).optional(),
+    parseJson: z.boolean().optional(),
   }),
   outputSchema: jsonSchemaScoreSchema,
 });
@@ -242,5 +312,6 @@ export const jsonSchemaValidImpl = implementBuiltInTool(
     Object.hasOwn(input, "actual") &&
     Object.hasOwn(input, "schema") &&
     (input.draft === undefined || DRAFTS.includes(input.draft as Draft)) &&
-    (input.formats === undefined || input.formats === "assert" || input.formats === "annotate"),
+    (input.formats === undefined || input.formats === "assert" || input.formats === "annotate") &&
+    (input.parseJson === undefined || typeof input.parseJson === "boolean"),
 );
