@@ -60,12 +60,19 @@ export class ToolOutputError extends NiceevalError {
   }
 }
 
-/** No candidate driver implements the requested tool. */
+/**
+ * No candidate driver implements the requested tool. `advice` says what to pass instead (the
+ * driver niceeval ships for it, with its import); by default, a driver that implements it.
+ */
 export class ToolNotImplementedError extends NiceevalError {
-  constructor(toolId: string, candidates: readonly string[]) {
+  constructor(
+    toolId: string,
+    candidates: readonly string[],
+    advice = "pass a driver that implements it in `candidates`",
+  ) {
     super(
       "TOOL_NOT_IMPLEMENTED",
-      `no candidate implements tool "${toolId}" (candidates: ${candidates.length ? candidates.join(", ") : "none"}). Pass a driver that implements it in \`candidates\`.`,
+      `no candidate implements tool "${toolId}" (candidates: ${candidates.length ? candidates.join(", ") : "none"}); ${advice}`,
     );
     this.name = "ToolNotImplementedError";
   }

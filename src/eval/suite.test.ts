@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { runEvals } from "../runner/run.js";
+import { scoreSchema } from "../score/score.js";
 import {
   createScorer,
   evalScorersProvider,
@@ -7,8 +9,13 @@ import {
   exactMatchImpl,
   exactMatchTool,
   jsonSchemaValidTool,
+  lexiconHitRateTool,
+  llmJudgeTool,
+  makeLlmJudgeDriver,
+  styleScorersProvider,
+  textStatsTool,
 } from "../scorers/index.js";
-import { defineDriver, implementTool } from "../tool/tool.js";
+import { defineDriver, defineTool, implementTool } from "../tool/tool.js";
 import type { AttemptRecord } from "./record.js";
 import { bindScorer, CaseIds, defineSuite } from "./suite.js";
 
@@ -510,6 +517,75 @@ describe("authoring errors are errored cases, not failures", () => {
     expect(() => bindScorer({ ...binding, driver: undefined as never })).toThrow(
       'bindScorer("exact"): `driver` is undefined, not a driver (defineDriver\'s result, such as evalScorersProvider)',
     );
+  });
+
+  it("refuses a driver that does not implement the tool when it is bound, naming the one that does", () => {
+    const judge = async () => ({ value: 1 });
+    const mapInput = () => ({ output: "a", criteria: "c" });
+    expect(() =>
+      bindScorer({
+        id: "exact",
+        tool: exactMatchTool,
+        driver: styleScorersProvider,
+        mapInput: () => ({ actual: "a", expected: "a" }),
+      }),
+    ).toThrow(
+      'bindScorer("exact"): `driver` niceeval.style-scorers does not implement tool "eval.exact-match"; pass driver: evalScorersProvider (import { evalScorersProvider } from "niceeval/scorers")',
+    );
+    expect(() =>
+      bindScorer({ id: "judged", tool: llmJudgeTool, driver: evalScorersProvider, mapInput }),
+    ).toThrow(
+      'bindScorer("judged"): `driver` niceeval.eval-scorers does not implement tool "eval.llm-judge"; pass driver: makeLlmJudgeDriver(judge) (import { makeLlmJudgeDriver } from "niceeval/scorers")',
+    );
+    // A tool of one's own: a driver of one's own implements it.
+    const echo = defineTool({
+      id: "demo.echo",
+      description: "echo",
+      inputSchema: z.string(),
+      outputSchema: scoreSchema,
+    });
+    expect(() =>
+      bindScorer({ id: "echo", tool: echo, driver: evalScorersProvider, mapInput: () => "a" }),
+    ).toThrow(
+      'bindScorer("echo"): `driver` niceeval.eval-scorers does not implement tool "demo.echo"; pass as `driver` a driver that implements it: defineDriver({ id, implementations: [implementTool(tool, run)] })',
+    );
+    expect(
+      bindScorer({ id: "judged", tool: llmJudgeTool, driver: makeLlmJudgeDriver(judge), mapInput })
+        .toolId,
+    ).toBe("eval.llm-judge");
+  });
+
+  it("binds the French text scorers with evalScorersProvider, as every other deterministic one", async () => {
+    const suite = defineSuite<string, string>({
+      id: "style",
+      cases: [
+        {
+          id: "c",
+          input: "Je pense que la réunion s'est bien passée. Nous avons validé le budget.",
+        },
+      ],
+      target: (input) => input,
+      scorers: [
+        bindScorer<string, { text: string }>({
+          id: "stats",
+          tool: textStatsTool,
+          driver: evalScorersProvider,
+          mapInput: ({ output }) => ({ text: output }),
+        }),
+        bindScorer<string, { text: string; lexicon: string[] }>({
+          id: "lexicon",
+          tool: lexiconHitRateTool,
+          driver: evalScorersProvider,
+          mapInput: ({ output }) => ({ text: output, lexicon: ["budget", "réunion"] }),
+        }),
+      ],
+    });
+    const seen: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { onRecord: (r) => seen.push(r) });
+    expect(seen[0]?.judgments.map((j) => [j.label, j.state])).toEqual([
+      ["stats", "matched"],
+      ["lexicon", "matched"],
+    ]);
   });
 
   it("refuses a binding without mapInput or tool when it is bound, not on every case", () => {

@@ -18,6 +18,7 @@ import {
 } from "../scorers/create-scorer.js";
 import { thrownStack } from "../thrown-stack.js";
 import { callTool, isThenable, runTool } from "../tool/run-tool.js";
+import { implementationAdvice } from "../tool/shipped-driver.js";
 import { type Driver, notADriver, type Tool } from "../tool/tool.js";
 import { controlCharacter, DATASET_ERROR_ID, IdSet } from "./ids.js";
 import type { AttemptRecord, Judgment } from "./record.js";
@@ -124,6 +125,10 @@ export function bindScorer<Output, ScorerInput>(
   )
     throw new AuthoringError(
       `${where}: \`tool\` must be a tool made by defineTool (a built-in one: exactMatchTool, regexMatchTool, …), got ${describeGiven(binding.tool)}`,
+    );
+  if (!binding.driver.implementations.has(binding.tool.id))
+    throw new AuthoringError(
+      `${where}: \`driver\` ${binding.driver.id} does not implement tool "${binding.tool.id}"; ${implementationAdvice(binding.tool as Tool, "driver")}`,
     );
   if (typeof binding.mapInput !== "function")
     throw new AuthoringError(

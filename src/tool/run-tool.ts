@@ -7,6 +7,7 @@ import {
   ToolOutputError,
 } from "../errors.js";
 import { formatIssues } from "./issues.js";
+import { implementationAdvice } from "./shipped-driver.js";
 import {
   builtInCheck,
   type Driver,
@@ -52,6 +53,7 @@ export function resolveImplementation<Input, Output>(
   throw new ToolNotImplementedError(
     tool.id,
     candidates.map((driver) => driver.id),
+    implementationAdvice(tool, "candidates"),
   );
 }
 

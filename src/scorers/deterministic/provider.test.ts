@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ToolInputError } from "../../errors.js";
+import { ToolInputError, ToolNotImplementedError } from "../../errors.js";
 import { runTool } from "../../tool/run-tool.js";
+import {
+  lexiconHitRateTool,
+  styleEmbeddingTool,
+  styleScorersProvider,
+  textStatsTool,
+} from "../style/index.js";
 import { exactMatchTool } from "./exact-match.js";
 import { jsonSchemaValidTool } from "./json-schema-valid.js";
 import { latencyBudgetTool } from "./latency-budget.js";
@@ -21,7 +27,7 @@ async function rejected(run: Promise<unknown>): Promise<ToolInputError> {
 }
 
 describe("evalScorersProvider", () => {
-  it("bundles the four deterministic tools under one driver", () => {
+  it("bundles every deterministic tool under one driver, the French style ones included", () => {
     expect(evalScorersProvider.kind).toBe("driver");
     expect(evalScorersProvider.id).toBe("niceeval.eval-scorers");
     expect([...evalScorersProvider.implementations.keys()]).toEqual([
@@ -29,7 +35,46 @@ describe("evalScorersProvider", () => {
       "eval.regex-match",
       "eval.json-schema-valid",
       "eval.latency-budget",
+      "eval.text-stats",
+      "eval.lexicon-hit-rate",
     ]);
+    // The same implementations as seed 002's styleScorersProvider, not a second copy.
+    for (const [id, implementation] of styleScorersProvider.implementations)
+      expect(evalScorersProvider.implementations.get(id)).toBe(implementation);
+  });
+
+  it("runs the French text statistics", async () => {
+    await expect(
+      runTool({ tool: textStatsTool, candidates, input: { text: "Je pense que ceci va bien." } }),
+    ).resolves.toMatchObject({ label: "text-stats", passed: true });
+    await expect(
+      runTool({
+        tool: lexiconHitRateTool,
+        candidates,
+        input: { text: "Un écrit.", lexicon: ["écrit"] },
+      }),
+    ).resolves.toMatchObject({ label: "lexicon-hit-rate", value: 1 });
+  });
+
+  it("names the driver niceeval ships for a tool no candidate implements, as `candidates`", async () => {
+    const error = await runTool({
+      tool: exactMatchTool,
+      candidates: [styleScorersProvider],
+      input: { actual: "a", expected: "a" },
+    }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ToolNotImplementedError);
+    expect((error as ToolNotImplementedError).message).toBe(
+      'no candidate implements tool "eval.exact-match" (candidates: niceeval.style-scorers); pass candidates: [evalScorersProvider] (import { evalScorersProvider } from "niceeval/scorers")',
+    );
+    await expect(
+      runTool({
+        tool: styleEmbeddingTool,
+        candidates,
+        input: { candidate: "a", references: ["b"] },
+      }),
+    ).rejects.toThrow(
+      'no candidate implements tool "eval.style-embedding" (candidates: niceeval.eval-scorers); pass candidates: [makeStyleEmbeddingDriver(embed)] (import { makeStyleEmbeddingDriver } from "niceeval/scorers")',
+    );
   });
 
   it("runs the seed example", async () => {

@@ -11,6 +11,7 @@ import {
 import { JudgeUnavailableError } from "../../judge/unavailable.js";
 import { type KnownKeys, refuseUnknownKeys } from "../../known-keys.js";
 import { makeScore, type Score, scoreSchema } from "../../score/score.js";
+import { noteShippedDriver } from "../../tool/shipped-driver.js";
 import { type Driver, defineDriver, defineTool, implementTool } from "../../tool/tool.js";
 import { show } from "../deterministic/preview.js";
 import { scorerInputSchema } from "../tool-input.js";
@@ -36,6 +37,7 @@ export const llmJudgeTool = defineTool<LlmJudgeInput, Score>({
   inputSchema: llmJudgeInputSchema,
   outputSchema: scoreSchema,
 });
+noteShippedDriver(llmJudgeTool, "makeLlmJudgeDriver", "makeLlmJudgeDriver(judge)");
 
 /** Options of {@link makeLlmJudgeDriver}. */
 export interface MakeLlmJudgeDriverOptions {

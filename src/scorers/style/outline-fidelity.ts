@@ -2,6 +2,7 @@ import * as z from "zod";
 import type { JudgeFn } from "../../judge/types.js";
 import { scoreSchema } from "../../score/score.js";
 import { type Driver, defineTool } from "../../tool/index.js";
+import { noteShippedDriver } from "../../tool/shipped-driver.js";
 import { scorerInputSchema } from "../tool-input.js";
 import { makeJudgedDriver } from "./judged-driver.js";
 
@@ -30,6 +31,11 @@ export const outlineFidelityTool = defineTool({
   inputSchema: outlineFidelityInputSchema,
   outputSchema: scoreSchema,
 });
+noteShippedDriver(
+  outlineFidelityTool,
+  "makeOutlineFidelityDriver",
+  "makeOutlineFidelityDriver(judge)",
+);
 
 /**
  * Build a driver that implements {@link outlineFidelityTool} with an injected judge. The judge

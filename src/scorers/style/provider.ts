@@ -4,7 +4,8 @@ import { textStatsImpl } from "./text-stats-tool.js";
 
 /**
  * The builtin provider of the two deterministic style scorers: `eval.text-stats` and
- * `eval.lexicon-hit-rate`. Pass it as a candidate to `runTool` or a scorer binding.
+ * `eval.lexicon-hit-rate` (seed 002's name). `evalScorersProvider` implements them too, beside
+ * the other deterministic tools, so one driver serves every built-in deterministic scorer.
  */
 export const styleScorersProvider = defineDriver({
   id: "niceeval.style-scorers",

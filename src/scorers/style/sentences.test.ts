@@ -141,6 +141,33 @@ describe("splitSentences", () => {
     ).toEqual(["Intro sans point", "premier point", "second point", "troisième"]);
   });
 
+  it("ends a list item at its line break, so an unpunctuated last item keeps to itself", () => {
+    const plan = [
+      "Voici mon plan :",
+      "relire le contrat",
+      "appeler le client",
+      "Je m'en occupe demain.",
+    ];
+    for (const [one, two] of [
+      ["- ", "- "],
+      ["* ", "• "],
+      ["1. ", "2) "],
+      ["a. ", "b. "],
+      ["I. ", "II. "],
+    ]) {
+      const text = `Voici mon plan :\n${one}relire le contrat\n${two}appeler le client\nJe m'en occupe demain.`;
+      expect(splitSentences(text)).toEqual(plan);
+    }
+    // An indented line continues the item; a blank line ends it as before.
+    expect(
+      splitSentences("- relire le contrat et\n  vérifier les clauses\nJe m'en occupe."),
+    ).toEqual(["relire le contrat et vérifier les clauses", "Je m'en occupe."]);
+    expect(splitSentences("- un point\n\nUne phrase qui\ncontinue.")).toEqual([
+      "un point",
+      "Une phrase qui continue.",
+    ]);
+  });
+
   it("joins soft-wrapped lines of one paragraph", () => {
     expect(splitSentences("Une phrase qui\ncontinue ici. Et une autre.")).toEqual([
       "Une phrase qui continue ici.",

@@ -78,7 +78,9 @@ export function countWords(sentence: string): number {
 
 /**
  * Split French text into sentences. A blank line, a bullet line or a line starting with a
- * lettered or Roman item marker (`a.`, `b)`, `II.`) starts a new block (markers are dropped);
+ * lettered or Roman item marker (`a.`, `b)`, `II.`) starts a new block (markers are dropped),
+ * and the line break that ends such a list item ends its block, so an unpunctuated last item
+ * and the prose line after it are two sentences (an indented line continues the item);
  * within a block a run of `.`, `!`, `?` or `…` followed by whitespace or the end closes a
  * sentence, except after a title (M., Mme, Dr…), an abbreviation (cf., p. ex., c.-à-d.,
  * av. J.-C.) or an isolated capital initial (J. Dupont), except when a lone period or an
@@ -101,25 +103,37 @@ export function splitSentences(text: string): string[] {
 function blocks(text: string): string[] {
   const out: string[] = [];
   let current: string[] = [];
+  // Whether `current` is a list item, which its line break ends unless the next line is indented.
+  let inItem = false;
   const flush = () => {
     if (current.length > 0) out.push(current.join(" "));
     current = [];
   };
   for (const line of text.split(/\r\n|\r|\n/u)) {
+    const marker = listMarker(line);
     if (line.trim() === "") {
       flush();
-    } else if (isBulletLine(line)) {
+      inItem = false;
+    } else if (marker !== undefined) {
       flush();
-      current.push(line.replace(BULLET_MARKER, ""));
-    } else if (ITEM_MARKER.test(line)) {
+      current.push(line.replace(marker, ""));
+      inItem = true;
+    } else if (inItem && !/^\s/u.test(line)) {
       flush();
-      current.push(line.replace(ITEM_MARKER, ""));
+      current.push(line);
+      inItem = false;
     } else {
       current.push(line);
     }
   }
   flush();
   return out;
+}
+
+/** The marker a list item's line starts with (a bullet, `a.`, `II.`), if it is one. */
+function listMarker(line: string): RegExp | undefined {
+  if (isBulletLine(line)) return BULLET_MARKER;
+  return ITEM_MARKER.test(line) ? ITEM_MARKER : undefined;
 }
 
 /**

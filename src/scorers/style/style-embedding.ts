@@ -4,6 +4,7 @@ import { type KnownKeys, refuseUnknownKeys } from "../../known-keys.js";
 import { plural } from "../../plural.js";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { type Driver, defineDriver, defineTool, implementTool } from "../../tool/index.js";
+import { noteShippedDriver } from "../../tool/shipped-driver.js";
 import { show } from "../deterministic/preview.js";
 import { scorerInputSchema } from "../tool-input.js";
 import { cosineToCentroid, EmbeddingDimensionError } from "./cosine.js";
@@ -53,6 +54,11 @@ export const styleEmbeddingTool = defineTool({
   inputSchema: styleEmbeddingInputSchema,
   outputSchema: scoreSchema,
 });
+noteShippedDriver(
+  styleEmbeddingTool,
+  "makeStyleEmbeddingDriver",
+  "makeStyleEmbeddingDriver(embed)",
+);
 
 /**
  * Build a driver that implements {@link styleEmbeddingTool} with an injected embedding

@@ -2,6 +2,7 @@ import * as z from "zod";
 import type { JudgeFn } from "../../judge/types.js";
 import { scoreSchema } from "../../score/score.js";
 import { type Driver, defineTool } from "../../tool/index.js";
+import { noteShippedDriver } from "../../tool/shipped-driver.js";
 import { scorerInputSchema } from "../tool-input.js";
 import { makeJudgedDriver } from "./judged-driver.js";
 
@@ -35,6 +36,7 @@ export const stylePairwiseTool = defineTool({
   inputSchema: stylePairwiseInputSchema,
   outputSchema: scoreSchema,
 });
+noteShippedDriver(stylePairwiseTool, "makeStylePairwiseDriver", "makeStylePairwiseDriver(judge)");
 
 /**
  * Build a driver that implements {@link stylePairwiseTool} with an injected judge. The judge

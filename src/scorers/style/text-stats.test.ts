@@ -97,6 +97,18 @@ describe("meanSentenceLength", () => {
   });
 });
 
+describe("a list, then a closing line (new user's report, finding 8)", () => {
+  const text = "Voici le plan :\n- relire le contrat\n- appeler le client\nJe m'en occupe demain.";
+
+  it("counts the unpunctuated last item and the closing line as two sentences", () => {
+    expect(computeTextStats(text)).toMatchObject({ sentenceCount: 4, meanSentenceLength: 3.25 });
+  });
+
+  it("credits the closing line's « Je » to it, not to the last item", () => {
+    expect(firstPersonRatio(text)).toBe(1 / 4);
+  });
+});
+
 describe("computeTextStats", () => {
   it("computes the seed example's statistics", () => {
     expect(computeTextStats("Je pense que ceci illustre bien mon propos.")).toEqual({
