@@ -5,7 +5,7 @@ import { AuthoringError } from "./errors.js";
 import { bindScorer, defineSuite } from "./eval/suite.js";
 import { equals } from "./expect/compare.js";
 import { defineContextMatch, defineMaterialMatch } from "./expect/context-match.js";
-import { refuseUnknownKeys } from "./known-keys.js";
+import { refuseUnknownKeys, unknownKeysMessage } from "./known-keys.js";
 import { createScorer } from "./scorers/create-scorer.js";
 import { evalScorersProvider, exactMatchTool } from "./scorers/deterministic/index.js";
 import { wrapScorer } from "./scorers/wrap-scorer.js";
@@ -201,5 +201,22 @@ describe("every definition refuses a key its type does not have", () => {
         capture: { maxItems: 1, maxBytes: 1, maxNodes: 1, maxDepth: 1 },
       }),
     ).not.toThrow();
+  });
+});
+
+describe("unknownKeysMessage", () => {
+  it("takes a key another tool names otherwise for the key it stands for, before any typo", () => {
+    const keys = ["id", "input", "expected"];
+    expect(unknownKeysMessage(["vars", "expect"], keys, undefined, { vars: "input" })).toBe(
+      'unknown keys "vars" (did you mean "input"?) and "expect" (did you mean "expected"?); known keys: id, input, expected',
+    );
+    // Without the alias, `vars` is too far from any key to be offered one.
+    expect(unknownKeysMessage(["vars"], keys)).toBe(
+      'unknown key "vars"; known keys: id, input, expected',
+    );
+    // An alias is an own key only: `toString` is not one.
+    expect(unknownKeysMessage(["toString"], keys, undefined, { vars: "input" })).toBe(
+      'unknown key "toString"; known keys: id, input, expected',
+    );
   });
 });

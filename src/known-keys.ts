@@ -32,7 +32,8 @@ export function refuseUnknownKeys(
 
 /**
  * What {@link refuseUnknownKeys} says of keys that are not among `keys`: each with the key it
- * most likely meant, then the keys there are. Also what {@link refuseMisspeltKeys} says.
+ * most likely meant (`aliases` first: a key another tool names otherwise), then the keys there
+ * are. Also what {@link refuseMisspeltKeys} says.
  * @example
  * unknownKeysMessage(["shoud"], ["situation", "should", "shouldNot"], "expected");
  * // 'unknown key "expected.shoud" (did you mean "expected.should"?); known keys: expected.situation, …'
@@ -41,10 +42,12 @@ export function unknownKeysMessage(
   unknown: readonly string[],
   keys: readonly string[],
   path?: string,
+  aliases: Readonly<Record<string, string>> = {},
 ): string {
   const field = (key: string) => (path === undefined ? key : `${path}.${key}`);
   const said = unknown.map((key) => {
-    const meant = meantKey(key, keys);
+    // A key another tool spells its own way (promptfoo's `vars` for a case's `input`).
+    const meant = (Object.hasOwn(aliases, key) ? aliases[key] : undefined) ?? meantKey(key, keys);
     return `"${field(key)}"${meant === undefined ? "" : ` (did you mean "${field(meant)}"?)`}`;
   });
   return `unknown key${unknown.length === 1 ? "" : "s"} ${joinWords(said)}; known keys: ${keys.map(field).join(", ")}`;

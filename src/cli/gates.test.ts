@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { emptyJudgeUsage } from "../eval/record.js";
 import type { EvalSummary } from "../runner/events.js";
-import { unmetGates } from "./gates.js";
+import { evalGates, unmetGates } from "./gates.js";
 
 const summary = (over: Partial<EvalSummary>): EvalSummary => ({
   evalId: "qa",
@@ -42,5 +42,34 @@ describe("unmetGates", () => {
     const [gate] = unmetGates([summary({ passed: 2, failed: 1 })], { minPassRate: 0.667 });
     expect(gate?.message).toBe('eval "qa": pass rate 66.67% (2/3) is below --min-pass-rate 0.667');
     expect(unmetGates([summary({ passed: 2, failed: 1 })], { minPassRate: 2 / 3 })).toEqual([]);
+  });
+});
+
+describe("an eval whose dataset was not read whole", () => {
+  const unread = {
+    afterCases: 20,
+    message: 'reading the cases of eval "qa" failed: SyntaxError: bad JSON',
+  };
+  // 20 cases passed and the (cases) attempt errored: 95.2%, over any threshold below it.
+  const broken = summary({ cases: 21, passed: 20, errored: 1, scoredCases: 20, unread });
+
+  it("meets no --min-pass-rate or --min-score, saying after how many cases reading stopped", () => {
+    const gates = evalGates([broken], { minPassRate: 0.9, minScore: 0.5 });
+    expect(gates.checked).toEqual(['--min-pass-rate: eval "qa"', '--min-score: eval "qa"']);
+    expect(gates.unmet.map((g) => g.name)).toEqual(gates.checked);
+    expect(gates.unmet[0]?.message).toBe(
+      'eval "qa": its dataset was not read whole (reading stopped after 20 cases: reading the cases of eval "qa" failed: SyntaxError: bad JSON), so the cases after them never ran and --min-pass-rate 0.9 cannot be met; fix the dataset and run again',
+    );
+    expect(unmetGates([broken], { minPassRate: 0 })).toHaveLength(1);
+  });
+
+  it("says none ran when reading stopped before the first case", () => {
+    const none = summary({ cases: 1, passed: 0, errored: 1, scoredCases: 0, meanScore: null });
+    const [gate] = unmetGates([{ ...none, unread: { ...unread, afterCases: 0 } }], {
+      minScore: 0,
+    });
+    expect(gate?.message).toMatch(
+      /reading stopped after 0 cases: .*\), so no case of it ran and --min-score 0 cannot be met/,
+    );
   });
 });

@@ -1,4 +1,5 @@
-import type { EvalSummary } from "../runner/events.js";
+import { plural } from "../plural.js";
+import type { EvalSummary, UnreadCases } from "../runner/events.js";
 import { shownApart } from "../shown-apart.js";
 
 /** The thresholds of --min-pass-rate and --min-score. */
@@ -26,7 +27,8 @@ export function unmetGates(summaries: readonly EvalSummary[], gates: RunGates): 
 /**
  * The checks of --min-pass-rate and --min-score, one per eval and flag, by name (`checked`, met
  * or not), and those not met, as one sentence each. Skipped attempts are not in the pass rate;
- * an eval with no scored attempt fails --min-score, because missing evidence must not pass a gate.
+ * an eval with no scored attempt fails --min-score, and one whose cases could not all be read
+ * fails both, because missing evidence must not pass a gate.
  */
 export function evalGates(
   summaries: readonly EvalSummary[],
@@ -40,6 +42,21 @@ export function evalGates(
     const name = (flag: string) => `${flag}: eval "${s.evalId}"`;
     const gate = (flag: string, why: string) =>
       unmet.push({ name: name(flag), message: `eval "${s.evalId}": ${why}` });
+    if (s.unread) {
+      // The figures of the cases read say nothing of those never read: no threshold is met.
+      for (const [flag, value] of [
+        ["--min-pass-rate", gates.minPassRate],
+        ["--min-score", gates.minScore],
+      ] as const) {
+        if (value === undefined) continue;
+        checked.push(name(flag));
+        gate(
+          flag,
+          `${unreadText(s.unread)} and ${flag} ${value} cannot be met; fix the dataset and run again`,
+        );
+      }
+      continue;
+    }
     if (gates.minPassRate !== undefined && judged > 0) {
       checked.push(name("--min-pass-rate"));
       const rate = s.passed / judged;
@@ -67,6 +84,19 @@ export function evalGates(
     }
   }
   return { checked, unmet };
+}
+
+/**
+ * An eval's cases that could not all be read, said for a gate: where reading stopped and why.
+ * @example
+ * unreadText({ afterCases: 20, message: "reading the cases of eval \"qa\" failed: SyntaxError: …" });
+ * // 'its dataset was not read whole (reading stopped after 20 cases: reading …), so the cases after them never ran'
+ */
+export function unreadText(unread: UnreadCases): string {
+  const { afterCases: n } = unread;
+  const ran =
+    n === 0 ? "no case of it ran" : `the cases after ${n === 1 ? "it" : "them"} never ran`;
+  return `its dataset was not read whole (reading stopped after ${plural(n, "case")}: ${unread.message}), so ${ran}`;
 }
 
 /**

@@ -1,4 +1,6 @@
+import { DATASET_ERROR_ID } from "../eval/ids.js";
 import type { AttemptRecord } from "../eval/record.js";
+import type { UnreadCases } from "../runner/events.js";
 import { NEGLIGIBLE_SPREAD } from "../stats/spread.js";
 import { completeScore } from "../stats/trials.js";
 import type { Store, StoredRun } from "../store/types.js";
@@ -32,15 +34,17 @@ export const emptyLeftOut = (): LeftOut => ({
 /**
  * Streams a run's attempts into per-case aggregates, counting (and naming the first of) the
  * attempts whose score is partial or unavailable. `onCase` sees each case's trials once they
- * are all in (the store streams a case's trials consecutively).
+ * are all in (the store streams a case's trials consecutively). An eval's `(cases)` attempt (its
+ * dataset could not be read whole) is no case: it goes to `unread`, by eval.
  */
 export async function collectRun(
   store: Store,
   stored: Pick<StoredRun, "runId" | "evals">,
   run: Side,
-  leftOut: Map<string, LeftOut>,
+  collected: { leftOut: Map<string, LeftOut>; unread: Map<string, UnreadCases> },
   onCase?: (evalId: string, caseId: string, agg: CaseAgg, trials: AttemptRecord[]) => void,
 ): Promise<RunCases> {
+  const { leftOut, unread } = collected;
   const evals: RunCases = new Map();
   const trials: AttemptRecord[] = [];
   let current: CaseAgg | undefined;
@@ -52,6 +56,11 @@ export async function collectRun(
   let cases: Map<string, CaseAgg> | undefined;
   const trialsOf = new Map(stored.evals.map((e) => [e.evalId, e.trials]));
   for await (const record of store.streamAttempts(stored.runId)) {
+    if (record.caseId === DATASET_ERROR_ID) {
+      const message = record.error?.message ?? "";
+      unread.set(record.evalId, { afterCases: record.index ?? 0, message });
+      continue;
+    }
     const first = trials[0];
     const sameCase = first?.evalId === record.evalId && first.caseId === record.caseId;
     if (first && !sameCase) flush();

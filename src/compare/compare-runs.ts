@@ -3,6 +3,7 @@ import type { AttemptRecord } from "../eval/record.js";
 import { givenText } from "../eval/timeout.js";
 import { modelList } from "../judge/judge-models.js";
 import { plural } from "../plural.js";
+import type { UnreadCases } from "../runner/events.js";
 import { formatShard } from "../shard/shard.js";
 import {
   addShareCase,
@@ -55,6 +56,7 @@ import type {
   TooFewToDetect,
   Transitions,
 } from "./types.js";
+import { addUnreadFindings, notCompared, unreadWarnings } from "./unread.js";
 
 /** Options of {@link compareRuns}. */
 export interface CompareOptions {
@@ -129,13 +131,14 @@ export async function compareRuns(
   const settings = checkedOptions(options);
   const { baseRun, headRun } = await findRuns(store, base, head);
   const leftOut = new Map<string, LeftOut>();
-  const baseCases = await collectRun(store, baseRun, "base", leftOut);
+  const unread = { base: new Map<string, UnreadCases>(), head: new Map<string, UnreadCases>() };
+  const baseCases = await collectRun(store, baseRun, "base", { leftOut, unread: unread.base });
   const pending = new Map<string, Map<string, Pending>>();
   const headCases = await collectRun(
     store,
     headRun,
     "head",
-    leftOut,
+    { leftOut, unread: unread.head },
     changesToShow(baseCases, pending, options.onChange),
   );
   await fetchBaseRepresentatives(store, baseRun.runId, pending);
@@ -181,6 +184,7 @@ export async function compareRuns(
 
   const { alpha } = settings;
   const decision = decide(overall, evals, alpha, options.failOnNewFailures ?? false);
+  addUnreadFindings(decision, unread.head, (id) => notCompared(id, evals, baseCases));
   return {
     base: runRef(baseRun),
     head: runRef(headRun),
@@ -192,7 +196,7 @@ export async function compareRuns(
     evals,
     addedEvals,
     removedEvals,
-    warnings: comparability(baseRun, headRun),
+    warnings: [...comparability(baseRun, headRun), ...unreadWarnings(unread.base)],
   };
 }
 

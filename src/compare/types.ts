@@ -250,9 +250,19 @@ export interface ComparabilityWarning {
    * each run's status. `same-run`: base and head are one run (`base`/`head`: its id), so nothing
    * can have changed. `shard`: the runs hold different shards, or one a shard and the other the
    * whole run (`base`/`head`: `i/n` or `whole`), so cases of one shard only count as removed or
-   * added.
+   * added. `unread`: the base run could not read the eval's dataset whole (its `(cases)`
+   * attempt), so the cases it did not read count as added (`base`: `unread`, `head`: `read`; the
+   * head's own is a finding of the decision, `dataset`).
    */
-  kind: "config" | "dataset" | "judge-models" | "trials" | "unfinished" | "same-run" | "shard";
+  kind:
+    | "config"
+    | "dataset"
+    | "judge-models"
+    | "trials"
+    | "unfinished"
+    | "same-run"
+    | "shard"
+    | "unread";
   base: string;
   head: string;
   message: string;
@@ -277,7 +287,8 @@ export interface RegressionDecision {
   reasons: string[];
   /**
    * What each of `reasons` is about, in the same order and without figures, so the same finding
-   * has the same name from run to run: `pass rate`, `mean score`, `eval "<id>"`, `new failures`.
+   * has the same name from run to run: `pass rate`, `mean score`, `eval "<id>"`, `new failures`,
+   * `dataset` (the head run could not read an eval's dataset whole).
    */
   checks: string[];
 }

@@ -287,6 +287,38 @@ describe("a createScorer scorer whose withRuntime was replaced", () => {
 });
 
 describe("a suite's definition", () => {
+  it("refuses two scorers of one name, naming the suite, the name and where they are", () => {
+    const contains = (needle: string) =>
+      createScorer<string, string>({
+        name: "contains",
+        score: ({ output }) => ({ score: output.includes(needle) ? 1 : 0 }),
+      });
+    expect(() =>
+      defineSuite({
+        id: "dup",
+        cases: [{ input: "Paris" }],
+        target: (input: string) => input,
+        scorers: [ran, contains("Paris"), contains("Berlin")],
+      }),
+    ).toThrow(
+      /^defineSuite\("dup"\): scorers\[1\] and scorers\[2\] are both named "contains"; .*give each its own/,
+    );
+    const bound = bindScorer<string, { actual: string; expected: string }>({
+      id: "ran",
+      tool: exactMatchTool,
+      driver: evalScorersProvider,
+      mapInput: ({ output }) => ({ actual: output, expected: output }),
+    });
+    expect(() =>
+      defineSuite({
+        id: "mixed",
+        cases: [{ input: "x" }],
+        target: (i: string) => i,
+        scorers: [ran, bound],
+      }),
+    ).toThrow(/scorers\[0\] and scorers\[1\] are both named "ran"/);
+  });
+
   it("is read again when it changes between runs, even in place", async () => {
     const fails = createScorer({ name: "fails", score: () => ({ score: 0 }) });
     const definition = {
@@ -354,6 +386,38 @@ describe("authoring errors are errored cases, not failures", () => {
     expect(seen[1]?.error?.message).toMatch(/empty id/);
     expect(seen[2]?.error?.message).toMatch(/control character \(U\+000A\)/);
     expect(seen[3]?.error?.message).toMatch(/non-empty string or a finite number/);
+  });
+
+  it("errors a case with a key a case does not have, naming it and the key it meant", async () => {
+    const seen = await records(
+      suiteOf([
+        { id: "ok", input: 1, expected: 1, metadata: { topic: "x" }, cluster: "doc" },
+        { id: "vars", vars: { prompt: "p" }, expected: 1 },
+        { inputs: 1 },
+        { id: "expect", input: 1, expect: 1 },
+      ]),
+    );
+    expect(seen.map((r) => [r.caseId, r.verdict])).toEqual([
+      ["ok", "passed"],
+      ["vars", "errored"],
+      ["case-3", "errored"],
+      ["expect", "errored"],
+    ]);
+    expect(seen[1]?.error?.message).toBe(
+      'case "vars" (index 1) has unknown key "vars" (did you mean "input"?); known keys: id, input, expected, metadata, cluster; a field the scorers read goes in metadata',
+    );
+    expect(seen[1]?.error?.where).toBe('cases of eval "authoring"');
+    expect(seen[2]?.error?.message).toMatch(
+      /^case "case-3" \(index 2\) has unknown key "inputs" \(did you mean "input"\?\)/,
+    );
+    expect(seen[3]?.error?.message).toMatch(/unknown key "expect" \(did you mean "expected"\?\)/);
+  });
+
+  it("takes a case that gives its optional keys as undefined", async () => {
+    const seen = await records(
+      suiteOf([{ id: undefined, input: 1, expected: undefined, metadata: undefined }]),
+    );
+    expect(seen.map((r) => [r.caseId, r.verdict])).toEqual([["case-1", "passed"]]);
   });
 
   it("never lets a generated id collide with a given one", async () => {
@@ -681,16 +745,18 @@ describe("a case's input", () => {
   const changing = (sync: boolean) => {
     const seen: { target: Input[]; scorers: Input[] } = { target: [], scorers: [] };
     const answer = <T>(value: T) => (sync ? value : Promise.resolve(value));
-    const changes = createScorer<number, unknown, { input: Input }>({
-      name: "sees the case",
-      score: ({ input }) => {
-        seen.scorers.push(structuredClone(input));
-        const pristine = input.n === 2 && input.tags.length === 1;
-        input.n = 1234;
-        input.tags.push("scorer");
-        return answer({ score: pristine ? 1 : 0 });
-      },
-    });
+    // Two scorers of their own names (one suite may not give two scorers one name).
+    const changes = (name: string) =>
+      createScorer<number, unknown, { input: Input }>({
+        name,
+        score: ({ input }) => {
+          seen.scorers.push(structuredClone(input));
+          const pristine = input.n === 2 && input.tags.length === 1;
+          input.n = 1234;
+          input.tags.push("scorer");
+          return answer({ score: pristine ? 1 : 0 });
+        },
+      });
     const suite = defineSuite<Input, number>({
       id: sync ? "changes-now" : "changes-later",
       cases: [{ id: "c", input: { n: 2, tags: ["a"] } }],
@@ -700,7 +766,7 @@ describe("a case's input", () => {
         input.tags.push("target");
         return answer(input.n);
       },
-      scorers: [changes, changes],
+      scorers: [changes("sees the case"), changes("sees the case too")],
     });
     return { suite, seen };
   };

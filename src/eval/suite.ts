@@ -3,7 +3,7 @@ import { judgeModelsOf, sortedModels, withJudgeModels } from "../judge/judge-mod
 import { judgeLedgersOpen, judgeWaitsHere, withJudgeLedger } from "../judge/ledger.js";
 import { isJudgeUnavailable } from "../judge/unavailable.js";
 import { judgeWaitText } from "../judge/waiting.js";
-import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
+import { type KnownKeys, refuseUnknownKeys, unknownKeysMessage } from "../known-keys.js";
 import { joinWords } from "../plural.js";
 import type { Score } from "../score/score.js";
 import {
@@ -45,6 +45,18 @@ export interface EvalCase<Input, Expected = unknown> {
   /** Cases that share a cluster (e.g. questions about one document) are resampled together. */
   cluster?: string | undefined;
 }
+
+/** A case's keys: any other is refused (a dataset read from a file is never type-checked). */
+const evalCaseKeys = {
+  id: true,
+  input: true,
+  expected: true,
+  metadata: true,
+  cluster: true,
+} satisfies KnownKeys<EvalCase<unknown>>;
+
+/** Keys other tools give a case, and the key of a niceeval case they stand for. */
+const caseKeyAliases = { vars: "input" };
 
 /** What a binding's mapInput receives. */
 export interface ScorerMapArgs<Output> {
@@ -295,6 +307,17 @@ export function defineSuite<Input, Output, Expected = unknown>(
 export function defineSuite<Input, Output>(
   definition: SuiteDefinition<Input, Output>,
 ): Suite<Input, Output> {
+  return suiteOf(definition, false);
+}
+
+/**
+ * {@link defineSuite}; `namesMayRepeat`: its scorers may share a name (evaluate's, whose item
+ * aggregates over scorers and may count one twice; it has no gates and is never compared).
+ */
+export function suiteOf<Input, Output>(
+  definition: SuiteDefinition<Input, Output>,
+  namesMayRepeat: boolean,
+): Suite<Input, Output> {
   const given = (definition as { id?: unknown } | null)?.id;
   refuseUnknownKeys(
     typeof given === "string" && given ? `defineSuite("${given}")` : "defineSuite",
@@ -321,6 +344,7 @@ export function defineSuite<Input, Output>(
       `${where}: scorers[${index}] is not a scorer; pass bindScorer(...) or createScorer(...) results`,
     );
   });
+  if (!namesMayRepeat) refuseSharedNames(where, ids);
   // Cases given as a promise are awaited only when first read: one that fails before then must
   // not be an unhandled rejection (the error reaches the eval's "(cases)" record when read).
   if (isThenable(definition.cases)) Promise.resolve(definition.cases).catch(() => {});
@@ -357,6 +381,24 @@ export function defineSuite<Input, Output>(
     runCase: (spec, context) => runSuiteCase(definition, spec, context),
     runCaseNow: (spec, context) => runSuiteCaseNow(definition, spec, context),
   };
+}
+
+/**
+ * Refuse two scorers of one suite under one name: reports, `gates` and `compare` tell judgments
+ * apart by name, so the two would read as one (a helper that names every scorer it makes alike).
+ */
+function refuseSharedNames(where: string, ids: readonly string[]): void {
+  const first = new Map<string, number>();
+  ids.forEach((id, index) => {
+    const before = first.get(id);
+    if (before === undefined) {
+      first.set(id, index);
+      return;
+    }
+    throw new AuthoringError(
+      `${where}: scorers[${before}] and scorers[${index}] are both named "${id}"; reports, \`gates\` and compare tell a case's judgments apart by name, so give each its own (createScorer({ name: "${id} 2", … }), bindScorer({ id: … }), or a helper that puts what it checks in the name)`,
+    );
+  });
 }
 
 /** Most cases of one suite running at once (the runner's own bound). */
@@ -511,7 +553,28 @@ export function toCaseSpec<Input>(
   if (item.metadata) spec.metadata = item.metadata;
   if (item.cluster !== undefined) spec.cluster = String(item.cluster);
   if (refused) spec.invalid = checked.problem;
+  else {
+    const problem = unknownCaseKeys(item, spec.id, index);
+    if (problem !== undefined) spec.invalid = problem;
+  }
   return spec;
+}
+
+/**
+ * Why a case item has keys a case does not (`vars`, `inputs`, `expect`), or undefined: run, it
+ * would hand the target an undefined input, or score against no expected value, and read as the
+ * model's failure. Extra fields for the scorers go in `metadata`.
+ */
+function unknownCaseKeys(item: object, id: string, index: number): string | undefined {
+  let unknown: string[] | undefined;
+  for (const key in item) {
+    if (Object.hasOwn(evalCaseKeys, key) || !Object.hasOwn(item, key)) continue;
+    unknown ??= [];
+    unknown.push(key);
+  }
+  if (unknown === undefined) return undefined;
+  const message = unknownKeysMessage(unknown, Object.keys(evalCaseKeys), undefined, caseKeyAliases);
+  return `case "${id}" (index ${index}) has ${message}; a field the scorers read goes in metadata`;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };

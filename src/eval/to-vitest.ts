@@ -9,9 +9,9 @@ import type { AttemptRecord, Judgment } from "./record.js";
 import { type CaseSpec, isRunnable, type Runnable } from "./runnable.js";
 import {
   CaseIds,
-  defineSuite,
   refusePlainSuiteKeys,
   type SuiteDefinition,
+  suiteOf,
   type Target,
   type TypedEvalSuite,
   thrownByScorer,
@@ -165,11 +165,13 @@ interface TargetRun {
  * A suite for tests (toVitest, evaluate): one run id for all its cases, and a target watched per
  * case id, so a test can tell what the target threw and whether it outlived the limit. A case
  * runs once at a time (Vitest's retries follow each other), so the case id names its current
- * run. `targetName` is what messages call the target ("the task" under evaluate).
+ * run. `targetName` is what messages call the target ("the task" under evaluate);
+ * `namesMayRepeat`: its scorers may share a name (evaluate's, see {@link suiteOf}).
  */
 export function suiteUnderTest<Input, Output>(
   definition: SuiteDefinition<Input, Output>,
   targetName = "the target",
+  namesMayRepeat = false,
 ): SuiteUnderTest {
   const runs = new Map<string, TargetRun>();
   const target: Target<Input, Output> = (input, context) => {
@@ -200,7 +202,7 @@ export function suiteUnderTest<Input, Output>(
       return output;
     }, fail);
   };
-  const runnable: Pick<Runnable, "runCase"> = defineSuite({ ...definition, target });
+  const runnable: Pick<Runnable, "runCase"> = suiteOf({ ...definition, target }, namesMayRepeat);
   const runId = `vitest-${randomUUID()}`;
   return {
     async run(spec, context) {

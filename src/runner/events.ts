@@ -45,6 +45,19 @@ export interface EvalSummary {
   elapsedMs: number;
   /** Reducers over trials and flaky cases, when cases ran more than once. */
   trials?: TrialSummary;
+  /**
+   * Its cases could not all be read (its errored `(cases)` attempt): the dataset threw, hung or
+   * the eval cannot run. No gate of the run passes then, whatever the figures of the cases read.
+   */
+  unread?: UnreadCases;
+}
+
+/** Where an eval's cases stopped being read, and why. */
+export interface UnreadCases {
+  /** Cases read before it failed (selected or not). */
+  afterCases: number;
+  /** The error of its `(cases)` attempt. */
+  message: string;
 }
 
 /** Every event of a run, in order: started, per case (started, scored…, finished), finished. */

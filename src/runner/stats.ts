@@ -1,4 +1,5 @@
 import { addAppUsage, emptyAppUsageTotals } from "../eval/app-usage-totals.js";
+import { DATASET_ERROR_ID } from "../eval/ids.js";
 import { type AttemptRecord, addJudgeUsage, emptyJudgeUsage } from "../eval/record.js";
 import { RunningMean } from "../stats/running.js";
 import { TrialAccumulator } from "../stats/trials.js";
@@ -39,6 +40,9 @@ export class EvalAccumulator {
     s[record.verdict]++;
     addJudgeUsage(s.judge, record.usage.judge);
     addAppUsage(this.app, record.usage.app);
+    if (record.caseId === DATASET_ERROR_ID && record.verdict === "errored") {
+      s.unread = { afterCases: record.index ?? 0, message: record.error?.message ?? "" };
+    }
     const { state, earned, max } = record.score;
     // A skipped attempt is out of the mean as it is out of the pass rate (records made before
     // t.skip made the score unavailable may still read complete).

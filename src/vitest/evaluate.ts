@@ -116,6 +116,8 @@ export function evaluate<Item extends DataItem, Output>(
       threshold: Math.min(Math.max(threshold, 0), 1),
     },
     "the task",
+    // An item aggregates over its scorers, which may count one scorer twice (`sum`).
+    true,
   );
   const settings = { name, aggregation, threshold };
 
