@@ -43,6 +43,35 @@ describe("unmetGates", () => {
     expect(gate?.message).toBe('eval "qa": pass rate 66.67% (2/3) is below --min-pass-rate 0.667');
     expect(unmetGates([summary({ passed: 2, failed: 1 })], { minPassRate: 2 / 3 })).toEqual([]);
   });
+
+  it("leaves the attempts a stop cut off out of the pass rate, as the reports do", () => {
+    // 11 passed, 8 cut off: 100% of 11, not 57.9% of 19.
+    const stopped = summary({ cases: 19, passed: 11, errored: 8, interrupted: 8 });
+    expect(unmetGates([stopped], { minPassRate: 0.9 })).toEqual([]);
+    // A target that threw is still an attempt that did not pass.
+    const [threw] = unmetGates([summary({ cases: 19, passed: 11, errored: 8 })], {
+      minPassRate: 0.9,
+    });
+    expect(threw?.message).toMatch(/pass rate 57\.9% \(11\/19\)/);
+  });
+
+  it("checks no gate on a stopped run's figures, met or not, and says why with the figure", () => {
+    const stopped = summary({ cases: 19, passed: 11, errored: 8, interrupted: 8 });
+    const gates = evalGates([stopped], { minPassRate: 0.9, minScore: 0.5 }, true);
+    expect(gates.checked).toEqual(['--min-pass-rate: eval "qa"', '--min-score: eval "qa"']);
+    expect(gates.unmet).toEqual([
+      {
+        name: '--min-pass-rate: eval "qa"',
+        message:
+          'eval "qa": --min-pass-rate 0.9 not checked: the run was stopped, and its pass rate 100.0% (11/11; 8 attempts cut off by the stop left out) is of the attempts judged before the stop, not of its cases',
+      },
+      {
+        name: '--min-score: eval "qa"',
+        message:
+          'eval "qa": --min-score 0.5 not checked: the run was stopped, and its mean score 1.000 (n=3) is of the attempts judged before the stop, not of its cases',
+      },
+    ]);
+  });
 });
 
 describe("an eval whose dataset was not read whole", () => {

@@ -1,6 +1,7 @@
 import { plural } from "../plural.js";
 import type { EvalSummary, UnreadCases } from "../runner/events.js";
 import { shownApart } from "../shown-apart.js";
+import { judgedAttempts } from "../stats/clustered.js";
 
 /** The thresholds of --min-pass-rate and --min-score. */
 export interface RunGates {
@@ -20,25 +21,33 @@ export interface UnmetGate {
 }
 
 /** Every eval whose pass rate or mean score is under its gate (see {@link evalGates}). */
-export function unmetGates(summaries: readonly EvalSummary[], gates: RunGates): UnmetGate[] {
-  return evalGates(summaries, gates).unmet;
+export function unmetGates(
+  summaries: readonly EvalSummary[],
+  gates: RunGates,
+  stopped = false,
+): UnmetGate[] {
+  return evalGates(summaries, gates, stopped).unmet;
 }
 
 /**
  * The checks of --min-pass-rate and --min-score, one per eval and flag, by name (`checked`, met
- * or not), and those not met, as one sentence each. Skipped attempts are not in the pass rate;
- * an eval with no scored attempt fails --min-score, and one whose cases could not all be read
- * fails both, because missing evidence must not pass a gate.
+ * or not), and those not met, as one sentence each. Skipped attempts are not in the pass rate,
+ * nor are those a stop cut off (not judged); an eval with no scored attempt fails --min-score,
+ * and one whose cases could not all be read fails both, because missing evidence must not pass a
+ * gate. In a `stopped` run the figures are of the attempts judged before the stop, as few as they
+ * may be, not of the eval's cases: no gate on them is met, each is not checked, saying so with
+ * its figure.
  */
 export function evalGates(
   summaries: readonly EvalSummary[],
   gates: RunGates,
+  stopped = false,
 ): { checked: string[]; unmet: UnmetGate[] } {
   const checked: string[] = [];
   const unmet: UnmetGate[] = [];
   for (const s of summaries) {
     if (s.cases === 0) continue;
-    const judged = s.cases - s.skipped;
+    const judged = judgedAttempts(s);
     const name = (flag: string) => `${flag}: eval "${s.evalId}"`;
     const gate = (flag: string, why: string) =>
       unmet.push({ name: name(flag), message: `eval "${s.evalId}": ${why}` });
@@ -57,10 +66,21 @@ export function evalGates(
       }
       continue;
     }
+    const unchecked = (flag: string, threshold: number, figure: string) =>
+      gate(
+        flag,
+        `${flag} ${threshold} not checked: the run was stopped, and its ${figure} is of the attempts judged before the stop, not of its cases`,
+      );
+    const cut = s.interrupted
+      ? `; ${plural(s.interrupted, "attempt")} cut off by the stop left out`
+      : "";
     if (gates.minPassRate !== undefined && judged > 0) {
       checked.push(name("--min-pass-rate"));
       const rate = s.passed / judged;
-      if (below(rate, gates.minPassRate)) {
+      if (stopped) {
+        const figure = `pass rate ${(100 * rate).toFixed(1)}% (${s.passed}/${judged}${cut})`;
+        unchecked("--min-pass-rate", gates.minPassRate, figure);
+      } else if (below(rate, gates.minPassRate)) {
         gate(
           "--min-pass-rate",
           `pass rate ${shownBelow(100 * rate, 100 * gates.minPassRate, 1)}% (${s.passed}/${judged}) is below --min-pass-rate ${gates.minPassRate}`,
@@ -69,7 +89,10 @@ export function evalGates(
     }
     if (gates.minScore !== undefined) {
       checked.push(name("--min-score"));
-      if (s.meanScore === null) {
+      if (stopped && s.meanScore !== null) {
+        const figure = `mean score ${s.meanScore.toFixed(3)} (n=${s.scoredCases})`;
+        unchecked("--min-score", gates.minScore, figure);
+      } else if (s.meanScore === null) {
         gate(
           "--min-score",
           `no attempt has a score, so --min-score ${gates.minScore} cannot be met`,

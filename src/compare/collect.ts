@@ -1,5 +1,5 @@
 import { DATASET_ERROR_ID } from "../eval/ids.js";
-import type { AttemptRecord } from "../eval/record.js";
+import { type AttemptRecord, cutOff } from "../eval/record.js";
 import type { UnreadCases } from "../runner/events.js";
 import { NEGLIGIBLE_SPREAD } from "../stats/spread.js";
 import { completeScore } from "../stats/trials.js";
@@ -35,7 +35,9 @@ export const emptyLeftOut = (): LeftOut => ({
  * Streams a run's attempts into per-case aggregates, counting (and naming the first of) the
  * attempts whose score is partial or unavailable. `onCase` sees each case's trials once they
  * are all in (the store streams a case's trials consecutively). An eval's `(cases)` attempt (its
- * dataset could not be read whole) is no case: it goes to `unread`, by eval.
+ * dataset could not be read whole) is no case: it goes to `unread`, by eval. An attempt the run's
+ * stop cut off is left out, as one that did not start is: it was not judged, so it is no evidence
+ * of a change (a case whose every trial was cut off is not in the run, as its reports say).
  */
 export async function collectRun(
   store: Store,
@@ -61,6 +63,7 @@ export async function collectRun(
       unread.set(record.evalId, { afterCases: record.index ?? 0, message });
       continue;
     }
+    if (cutOff(record)) continue;
     const first = trials[0];
     const sameCase = first?.evalId === record.evalId && first.caseId === record.caseId;
     if (first && !sameCase) flush();

@@ -106,6 +106,8 @@ interface Spec {
   cluster?: string;
   reason?: string;
   evalId?: string;
+  /** Errored because the run's stop cut it off. */
+  cutOff?: true;
 }
 
 function record(spec: Spec, index: number): AttemptRecord {
@@ -136,6 +138,8 @@ function record(spec: Spec, index: number): AttemptRecord {
   };
   if (spec.cluster !== undefined) out.cluster = spec.cluster;
   if (verdict === "errored") out.error = { message: "boom", where: "target" };
+  if (spec.cutOff)
+    out.error = { message: "the run was stopped", where: "target", interrupted: true };
   return out;
 }
 
@@ -765,10 +769,30 @@ describe("compareRuns", () => {
         base: "finished",
         head: "crashed",
         message:
-          "the head run crashed before it finished: the cases it did not run count as removed, not as changes of the dataset; finish it with niceeval run --resume head and compare again",
+          "the head run crashed before it finished: the cases it did not run, or ran only until its stop cut them off, count as removed, not as changes of the dataset; finish it with niceeval run --resume head and compare again",
       },
     ]);
     expect(formatComparison(c)).toContain("warning: the head run crashed before it finished");
+  });
+
+  it("leaves out the attempts a stop cut off: not judged, they are neither errors nor failures", async () => {
+    const store = await storeWith(
+      {
+        base: cases(10, () => ({})),
+        head: cases(10, (i) =>
+          i < 4 ? {} : { verdict: "errored", score: "unavailable", cutOff: true },
+        ),
+      },
+      {},
+      { head: "interrupted" },
+    );
+    const c = await compareRuns(store, "base", "head");
+    // Counted as failures, 6 cut-off cases would read as a significant fall (McNemar p = 0.031).
+    expect(c.overall.errored).toBeNull();
+    expect(c.overall.transitions).toMatchObject({ becameErrored: 0, removed: 6, unchanged: 4 });
+    expect(c.overall.passRate).toMatchObject({ base: 1, head: 1 });
+    expect(c.decision.regression).toBe(false);
+    expect(c.warnings.map((w) => w.kind)).toEqual(["unfinished"]);
   });
 
   it("warns when base and head are the same run", async () => {
@@ -829,7 +853,7 @@ describe("compareRuns", () => {
       ).then((store) => compareRuns(store, "base", "head"));
     const cut = await compare({ at: "2026-12-01T00:00:00.000Z", cutShort: true });
     expect(cut.warnings[0]!.message).toBe(
-      "the base run interrupted before it finished: the cases it did not run count as added, not as changes of the dataset; it was imported from an export that ended before its end line (cut short): export it again where it ran (`niceeval export base --ndjson <file>`) and import that, then compare again",
+      "the base run interrupted before it finished: the cases it did not run, or ran only until its stop cut them off, count as added, not as changes of the dataset; it was imported from an export that ended before its end line (cut short): export it again where it ran (`niceeval export base --ndjson <file>`) and import that, then compare again",
     );
     const stopped = await compare({ at: "2026-12-01T00:00:00.000Z" });
     expect(stopped.warnings[0]!.message).toContain(

@@ -858,7 +858,10 @@ function sameOrShards(base: StoredRun, head: StoredRun): ComparabilityWarning[] 
   ];
 }
 
-/** A warning per run that did not finish: the cases it never ran are not changes of the dataset. */
+/**
+ * A warning per run that did not finish: the cases it never ran, or never judged (cut off by its
+ * stop: collect.ts leaves those attempts out), are not changes of the dataset.
+ */
 function unfinished(base: StoredRun, head: StoredRun): ComparabilityWarning[] {
   const statuses = { base: effectiveStatus(base), head: effectiveStatus(head) };
   const warnings: ComparabilityWarning[] = [];
@@ -872,7 +875,7 @@ function unfinished(base: StoredRun, head: StoredRun): ComparabilityWarning[] {
       kind: "unfinished",
       base: statuses.base,
       head: statuses.head,
-      message: `the ${side} run ${state}: the cases it did not run count as ${counted}, not as changes of the dataset; ${finish(run, status)}`,
+      message: `the ${side} run ${state}: the cases it did not run, or ran only until its stop cut them off, count as ${counted}, not as changes of the dataset; ${finish(run, status)}`,
     });
   }
   return warnings;

@@ -149,6 +149,13 @@ export interface AttemptRecord {
   trace?: Trace;
 }
 
+/**
+ * Whether the run's stop cut this attempt off (errored with `error.interrupted`): it was not
+ * judged, so it is in no pass rate, as missing evidence is never a failure.
+ */
+export const cutOff = (record: Pick<AttemptRecord, "verdict" | "error">): boolean =>
+  record.verdict === "errored" && record.error?.interrupted === true;
+
 export const emptyJudgeUsage = (): JudgeUsage => ({
   calls: 0,
   cachedCalls: 0,

@@ -238,6 +238,31 @@ describe("consoleReporter", () => {
     expect(text).toContain("  trials: 1 case × 2 judged, 1 skipped · pass@1 100% ·");
   });
 
+  it("says how many trials the stop cut off, and leaves them out of pass@k", async () => {
+    const file = join(tempDir(), "cut.txt");
+    const fd = openSync(file, "w");
+    const reporter = consoleReporter({ fd, color: false });
+    reporter.onEvalStart?.({ evalId: "tr", style: "suite", trials: 3 });
+    const fold = new EvalAccumulator("tr", "suite", 3);
+    for (const trial of [0, 1, 2]) {
+      const made = record({ evalId: "tr", caseId: "default", trial });
+      if (trial === 2) {
+        made.verdict = "errored";
+        made.score = { state: "unavailable", earned: 0, max: 1, reasons: [] };
+        made.error = { message: "the run was stopped", where: "target", interrupted: true };
+      }
+      reporter.onCaseFinished?.(made);
+      fold.add(made);
+    }
+    reporter.onEvalFinished?.(fold.finish(1));
+    await reporter.onRunFinished?.(runSummary());
+    closeSync(fd);
+    const text = readFileSync(file, "utf8");
+    // Not flaky, and pass@1 100%: the third trial was not judged.
+    expect(text).toContain("  trials: 1 case × 2 judged, 1 cut off by the stop · pass@1 100% ·");
+    expect(text).toContain("· no flaky case");
+  });
+
   it("says what unavailable judgments did to their scores: partial, unavailable, or nothing", async () => {
     const said = async (scores: { partial: number; unavailable: number; complete: number }) => {
       const file = join(tempDir(), "unavailable.txt");

@@ -27,6 +27,7 @@ import {
 import { LineWriter, type Palette, palette } from "./output.js";
 import { RecordLines } from "./record-lines.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
+import { stoppedWords } from "./stopped.js";
 
 /** Options of {@link consoleReporter}. */
 export interface ConsoleReporterOptions {
@@ -189,9 +190,13 @@ function valueLines(record: AttemptRecord, out: LineWriter, c: Palette): void {
 /** One line of reducers per eval, then one line per flaky case (at most `maxFlaky`). */
 function trialLines(t: TrialSummary, c: Palette, maxFlaky: number): string[] {
   const n = t.trials.min === t.trials.max ? `${t.trials.max}` : `${t.trials.min}–${t.trials.max}`;
-  // The header counts every trial; the reducers only those not skipped (a summary stored
-  // before `skipped` was kept has none).
-  const judged = t.skipped > 0 ? ` judged, ${t.skipped} skipped` : "";
+  // The header counts every trial; the reducers only those judged: not skipped, not cut off by
+  // the stop (a summary stored before `skipped` or `interrupted` was kept has none).
+  const aside = [
+    ...(t.skipped > 0 ? [`${t.skipped} skipped`] : []),
+    ...(t.interrupted ? [`${t.interrupted} cut off by the stop`] : []),
+  ];
+  const judged = aside.length > 0 ? ` judged, ${aside.join(", ")}` : "";
   const reducers = [
     ...t.byK.map((r) => `pass@${r.k} ${rate(r.passAtK)}`),
     ...t.byK.filter((r) => r.k > 1).map((r) => `pass^${r.k} ${rate(r.passHatK)}`),
@@ -251,8 +256,7 @@ function summaryLines(
   lines.push(
     `  ${plural(t.evals, "eval")}${emptyEvals} · ${plural(t.cases, anyTrials ? "attempt" : "case")} · ${c.green(`${t.passed} passed`)}${passRate} · ${t.failed ? c.red(`${t.failed} failed`) : "0 failed"} · ${t.errored ? c.magenta(`${t.errored} errored`) : "0 errored"} · ${t.skipped} skipped`,
   );
-  if (summary.cancelled)
-    lines.push(`  ${c.yellow("cancelled: cases that had not started did not run")}`);
+  if (summary.cancelled) lines.push(`  ${c.yellow(`cancelled: ${stoppedWords(summary)}`)}`);
   if (summary.unavailable && summary.unavailable.judgments > 0)
     lines.push(...unavailableLines(summary.unavailable, c));
   lines.push(`  judge: ${formatJudgeUsage(summary.judge)}`);

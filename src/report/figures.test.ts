@@ -47,6 +47,15 @@ describe("passRateFigure", () => {
     expect(passRateFigure({ cases: 5, passed: 3, skipped: 2 })).toMatchObject({ rate: 1, n: 3 });
   });
 
+  it("leaves out the attempts the run's stop cut off: they were not judged, which is no failure", () => {
+    const figure = passRateFigure({ cases: 19, passed: 11, skipped: 0, interrupted: 8 });
+    expect(figure).toMatchObject({ rate: 1, passed: 11, n: 11, interrupted: 8 });
+    expect(figure.interval).toEqual(wilsonInterval(11, 11));
+    expect(formatPassRate(figure)).toBe("100% of 11, 95% CI 74.1–100%");
+    // A summary stored before the count was kept reads as none.
+    expect(passRateFigure({ cases: 19, passed: 11, skipped: 0 }).n).toBe(19);
+  });
+
   it("has no rate and no interval when nothing was rated", () => {
     const figure = passRateFigure({ cases: 2, passed: 0, skipped: 2 });
     expect(figure).toEqual({ rate: null, passed: 0, n: 0, interval: null });
@@ -271,6 +280,50 @@ describe("one interval per figure with trials", () => {
     expect(both.interval!.method).toBe("wilson");
     const cautious = wilsonInterval(both.rate! * 250, 250)!;
     expect(both.interval!.high - both.interval!.low).toBeLessThan(cautious.high - cautious.low);
+  });
+
+  it("leaves out the trials a stop cut off, interval and all: the figure of the trials judged", () => {
+    const stopped = new EvalAccumulator("e", "suite", 3);
+    for (const [i, trials] of cases.entries())
+      for (const [trial, [verdict, score]] of trials.entries()) {
+        const judged = record({
+          evalId: "e",
+          caseId: `c${i}`,
+          index: i,
+          trial,
+          verdict,
+          score: { state: "complete", earned: score, max: 1, reasons: [] },
+        });
+        stopped.add(judged);
+        // Past case 150, each case's last trial was cut off by the stop (after its two judged).
+        if (i >= 150 && trial === 1)
+          stopped.add(
+            record({
+              ...judged,
+              trial: 2,
+              verdict: "errored",
+              score: { state: "unavailable", earned: 0, max: 1, reasons: [] },
+              error: { message: "the run was stopped", where: "target", interrupted: true },
+            }),
+          );
+        if (i >= 150 && trial >= 1) break;
+      }
+    const summary = stopped.finish(0);
+    // The same cases with those trials never run.
+    const judgedOnly = folded(cases.map((trials, i) => (i >= 150 ? trials.slice(0, 2) : trials)));
+    const { passRate } = evalFigures(summary);
+    expect(passRate).toEqual({ ...evalFigures(judgedOnly).passRate, interrupted: 50 });
+    expect(passRate).toMatchObject({ n: 550, cases: 200 });
+    const totals = {
+      evals: 1,
+      cases: summary.cases,
+      passed: summary.passed,
+      failed: summary.failed,
+      errored: summary.errored,
+      skipped: 0,
+      interrupted: 50,
+    };
+    expect(runPassRateFigure(runSummary({ evals: [summary], totals }))).toEqual(passRate);
   });
 
   it("leaves the figures of a run without trials as they were", () => {

@@ -3,6 +3,7 @@ import { plural } from "../plural.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { RunSummary } from "../runner/run.js";
 import {
+  judgedAttempts,
   passRateInterval,
   runCases,
   runShareSums,
@@ -17,8 +18,16 @@ export interface PassRateFigure {
   /** passed / n; null when n is 0. */
   rate: number | null;
   passed: number;
-  /** Attempts that reached a verdict other than skipped: skipped attempts are no evidence. */
+  /**
+   * Attempts that were judged: skipped attempts are no evidence, nor are those the run's stop cut
+   * off (`interrupted`).
+   */
   n: number;
+  /**
+   * Errored attempts the run's stop cut off, left out of `n`: they were not judged, and missing
+   * evidence is never a failure. Absent when there were none.
+   */
+  interrupted?: number;
   /**
    * With trials: the cases those attempts are trials of. The interval then counts cases, since
    * the trials of one case are not independent: Wilson's with the effective number of cases the
@@ -60,20 +69,23 @@ export interface EvalFigures {
 }
 
 /**
- * Pass rate of `passed` out of the attempts that were not skipped (`counts.cases` counts
- * attempts); `cases`, with trials, the cases they are trials of, and `sums` their per-case counts.
+ * Pass rate of `passed` out of the attempts that were judged, neither skipped nor cut off by the
+ * run's stop (`counts.cases` counts attempts); `cases`, with trials, the cases they are trials
+ * of, and `sums` their per-case counts.
  */
 export function passRateFigure(
-  counts: { cases: number; passed: number; skipped: number },
+  counts: { cases: number; passed: number; skipped: number; interrupted?: number | undefined },
   cases?: number,
   sums?: ShareSums,
 ): PassRateFigure {
-  const n = Math.max(0, counts.cases - counts.skipped);
+  const n = Math.max(0, judgedAttempts(counts));
   const grouped = cases !== undefined && cases < n;
+  const interrupted = counts.interrupted ?? 0;
   return {
     rate: n > 0 ? counts.passed / n : null,
     passed: counts.passed,
     n,
+    ...(interrupted > 0 ? { interrupted } : {}),
     ...(grouped ? { cases } : {}),
     interval: passRateInterval(counts.passed, n, cases, sums),
   };

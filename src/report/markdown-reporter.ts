@@ -17,6 +17,7 @@ import {
 import { formatJudgeUsage, formatMs, formatNumber } from "./format.js";
 import { cell } from "./markdown-cell.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
+import { stoppedWords } from "./stopped.js";
 
 /** Options of {@link markdownReporter}. */
 export interface MarkdownReporterOptions {
@@ -82,7 +83,7 @@ export class SummaryCollector {
     for (const gate of run.gates ?? []) lines.push(`- ${cell(gate)}`);
     if (run.gates?.length) lines.push("");
     lines.push(
-      `${plural(t.evals, "eval")} · ${plural(t.cases, counted)} · ${t.passed} passed · ${t.failed} failed · ${t.errored} errored · ${t.skipped} skipped · pass rate ${cell(ratePercent(rate))} · ${formatMs(run.elapsedMs)}${run.cancelled ? " · **cancelled**" : ""}`,
+      `${plural(t.evals, "eval")} · ${plural(t.cases, counted)} · ${t.passed} passed · ${t.failed} failed · ${t.errored} errored · ${t.skipped} skipped · pass rate ${cell(ratePercent(rate))} · ${formatMs(run.elapsedMs)}${run.cancelled ? ` · **cancelled**: ${cell(stoppedWords(run))}` : ""}`,
       "",
     );
     // What the judges spent, as the console says it: tokens no answer reported are not a 0.

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../eval/record.js";
+import { RunStop } from "../eval/run-origin.js";
 import { defineSuite } from "../eval/suite.js";
+import { evalFigures, runPassRateFigure } from "../report/figures.js";
 import { createScorer } from "../scorers/create-scorer.js";
 import { runEvals } from "./run.js";
 
@@ -49,29 +51,40 @@ describe("an attempt the run's stop cut off", () => {
     expect(cut?.judgments.map((j) => [j.label, j.earned])).toEqual([["same", 0]]);
     expect(cut?.score.state).toBe("unavailable");
     expect(summary.evals[0]?.meanScore).toBe(1);
-    expect(summary.totals).toMatchObject({ passed: 1, failed: 0, errored: 1 });
+    expect(summary.totals).toMatchObject({ passed: 1, failed: 0, errored: 1, interrupted: 1 });
+    // Nor is it in the pass rate: it was not judged, and missing evidence is never a failure.
+    expect(summary.evals[0]?.interrupted).toBe(1);
+    expect(runPassRateFigure(summary)).toMatchObject({ rate: 1, passed: 1, n: 1, interrupted: 1 });
+    expect(evalFigures(summary.evals[0]!).passRate).toMatchObject({ rate: 1, n: 1 });
   });
 
-  it("says a resumed run runs it again where the run came from the CLI", async () => {
-    const controller = new AbortController();
-    const suite = defineSuite<string, string>({
-      id: "cli",
-      cases: [{ id: "a", input: "a", expected: "a" }],
-      target: (input) => {
-        controller.abort(new Error("interrupted by SIGINT"));
-        return sleep(1).then(() => input);
-      },
-      scorers: [same],
-    });
-    const records: AttemptRecord[] = [];
-    await runEvals([{ eval: suite }], {
-      origin: "cli",
-      signal: controller.signal,
-      onRecord: (record) => records.push(record),
-    });
-    expect(records[0]?.error?.message).toBe(
-      "the run was stopped (interrupted by SIGINT) while this attempt ran; its passed verdict is not kept, and a resumed run runs it again",
-    );
+  it("says a resumed run runs it again only where its stop says the run can be resumed", async () => {
+    const messages: string[] = [];
+    // A stored CLI run's stop can be resumed; one under --no-store cannot, nor can code's.
+    for (const reason of [
+      new RunStop("interrupted by SIGINT", true),
+      new RunStop("interrupted by SIGINT", false),
+      new Error("interrupted by SIGINT"),
+    ]) {
+      const controller = new AbortController();
+      const suite = defineSuite<string, string>({
+        id: "cli",
+        cases: [{ id: "a", input: "a", expected: "a" }],
+        target: (input) => {
+          controller.abort(reason);
+          return sleep(1).then(() => input);
+        },
+        scorers: [same],
+      });
+      await runEvals([{ eval: suite }], {
+        origin: "cli",
+        signal: controller.signal,
+        onRecord: (record) => messages.push(record.error?.message ?? ""),
+      });
+    }
+    const stopped =
+      "the run was stopped (interrupted by SIGINT) while this attempt ran; its passed verdict is not kept";
+    expect(messages).toEqual([`${stopped}, and a resumed run runs it again`, stopped, stopped]);
   });
 
   it("does not start, nor count, an attempt that was still waiting for its eval's concurrency", async () => {
@@ -108,5 +121,31 @@ describe("an attempt the run's stop cut off", () => {
     expect(summary.cancelled).toBe(true);
     expect(summary.totals).toMatchObject({ cases: 1, errored: 1 });
     expect(summary.evals[0]?.cases).toBe(1);
+    // The summary says what the stop left unstarted: the case read, with none left unread.
+    expect(summary.stopped).toEqual({ notStarted: 1, unread: [] });
+  });
+
+  it("names the evals whose cases the stop left unread", async () => {
+    const controller = new AbortController();
+    const suite = (id: string) =>
+      defineSuite<string, string>({
+        id,
+        concurrency: 1,
+        // An endless dataset: how many cases did not start is not known.
+        cases: function* () {
+          for (let i = 0; ; i++) yield { id: `c${i}`, input: `c${i}`, expected: `c${i}` };
+        },
+        target: (input) => {
+          controller.abort(new Error("interrupted by SIGINT"));
+          return input;
+        },
+        scorers: [same],
+      });
+    const summary = await runEvals([{ eval: suite("first") }, { eval: suite("second") }], {
+      concurrency: 1,
+      signal: controller.signal,
+    });
+    expect(summary.cancelled).toBe(true);
+    expect(summary.stopped).toEqual({ notStarted: 0, unread: ["first", "second"] });
   });
 });

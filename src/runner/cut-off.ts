@@ -12,19 +12,20 @@ import { crashed } from "./source.js";
  * partial answer, an empty one), and a judge call it made was cut short: its verdict would judge
  * the interruption, not the application. It is errored as cut off (`error.interrupted`, as one
  * that threw on the abort is), keeping the judgments it got as evidence and the usage it spent,
- * its score unavailable (left out of the mean, as missing evidence is); a resumed run runs it again
- * (its message says so where a run resumes: the context's `origin`).
+ * its score unavailable (left out of the mean, as missing evidence is) and the run's pass rate (it
+ * was not judged); a resumed run runs it again, and its message says so where the run can be
+ * resumed: the stop says whether (the signal's reason, `resumableStop`), not under --no-store.
  */
 export function keptRecord(
   record: AttemptRecord,
-  { signal, origin }: Pick<AttemptContext, "signal" | "origin">,
+  { signal }: Pick<AttemptContext, "signal">,
 ): AttemptRecord {
   // A skip is the test's own decision, made before the work it skips.
   if (!signal.aborted || record.verdict === "skipped") return record;
   if (record.error) return { ...record, error: { ...record.error, interrupted: true } };
   const reason = stopReason(signal);
   const where = `eval "${record.evalId}", case "${record.caseId}"`;
-  const message = `the run was stopped (${reason}) while this attempt ran; its ${record.verdict} verdict is not kept${runsAgain(origin)}`;
+  const message = `the run was stopped (${reason}) while this attempt ran; its ${record.verdict} verdict is not kept${runsAgain(signal.reason)}`;
   return {
     ...record,
     verdict: "errored",

@@ -27,6 +27,11 @@ export interface EvalSummary {
   errored: number;
   skipped: number;
   /**
+   * Errored attempts the run's stop cut off (`error.interrupted`), counted in `errored` too: they
+   * were not judged, so they are in no pass rate. Absent from summaries stored before it was kept.
+   */
+  interrupted?: number;
+  /**
    * Mean of earned/max over attempts whose score was complete or partial, skipped ones aside
    * (n = scoredCases).
    */

@@ -212,6 +212,7 @@ export async function runEvals(
     attempts,
     scheduled: (entry) => sinks.call("onEvalScheduled", evalInfo(entry)),
     finalize,
+    notStarted: () => tally.attemptNotStarted(),
     // Only sinks with a backlog are asked, so a run without one pays nothing per case.
     backlog: sinks.has("room") ? stoppable(() => sinks.room(), signal) : () => undefined,
     signal,
@@ -224,7 +225,7 @@ export async function runEvals(
   // An eval process, say, ends while the reporters and the store finish.
   executor.finished?.();
 
-  const summary = summaryOf(tally, options, {
+  const summary = summaryOf(tally, entries, options, {
     runId,
     startedAt: startedAt.toISOString(),
     elapsedMs: performance.now() - started,
@@ -247,6 +248,8 @@ function sourceWorker(parts: {
   /** An eval's first item came: it is scheduled. */
   scheduled: (entry: number) => void;
   finalize: (item: Extract<SourceItem, { type: "case" }>, record: AttemptRecord) => void;
+  /** An attempt read did not start before the run's stop (and nothing stands for it). */
+  notStarted: () => void;
   /** A wait while a sink's backlog is full (RunSink.room). */
   backlog: () => Promise<void> | undefined;
   /**
@@ -255,7 +258,7 @@ function sourceWorker(parts: {
    */
   signal: AbortSignal;
 }): () => Promise<void> {
-  const { source, reorder, attempts, scheduled, finalize, backlog, signal } = parts;
+  const { source, reorder, attempts, scheduled, finalize, notStarted, backlog, signal } = parts;
   const turns = eventLoopTurns();
   return async () => {
     for (;;) {
@@ -282,6 +285,7 @@ function sourceWorker(parts: {
         // anything (a continuation's stored attempt), is reported as read back, not as run.
         record = item.standIn ? await item.standIn() : undefined;
         if (record === undefined) {
+          notStarted();
           reorder.complete(seq, item);
           continue;
         }
@@ -404,6 +408,7 @@ function inCaseOrder(
       onRecord?.(record);
       sinks.call("onCaseFinished", record);
     } else {
+      if (item.cut) tally.casesUnread(item.entry);
       sinks.call("onEvalFinished", tally.finishEval(item.entry));
     }
   };
@@ -444,6 +449,7 @@ function attemptContexts(
  */
 function summaryOf(
   tally: RunTally,
+  entries: readonly RunEntry[],
   options: RunOptions,
   run: Pick<RunSummary, "runId" | "startedAt" | "elapsedMs" | "cancelled">,
 ): RunSummary {
@@ -479,6 +485,7 @@ function summaryOf(
       loadErrors.length === 0 &&
       runErrors.length === 0,
     cancelled: run.cancelled,
+    ...(run.cancelled ? { stopped: tally.stopped(entries) } : {}),
   };
 }
 

@@ -24,7 +24,12 @@ export type SourceItem =
        */
       standIn?: () => Promise<AttemptRecord | undefined>;
     }
-  | { type: "eval-end"; entry: number };
+  | {
+      type: "eval-end";
+      entry: number;
+      /** The run's stop ended the reading of its cases before its dataset ended (or began). */
+      cut?: true;
+    };
 
 /** Keeps an attempt when it returns true: a filter, a shard, a resume all have this shape. */
 export type CaseSelector = (evalId: string, caseId: string, trial: number) => boolean;
@@ -181,7 +186,7 @@ function* walkCases(
       yield datasetError(runnable.id, entry, after, error);
     }
     if (!cut) options.onCasesRead?.(entry);
-    yield { type: "eval-end", entry };
+    yield cut ? { type: "eval-end", entry, cut: true } : { type: "eval-end", entry };
   }
 }
 

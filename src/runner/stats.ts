@@ -1,6 +1,6 @@
 import { addAppUsage, emptyAppUsageTotals } from "../eval/app-usage-totals.js";
 import { DATASET_ERROR_ID } from "../eval/ids.js";
-import { type AttemptRecord, addJudgeUsage, emptyJudgeUsage } from "../eval/record.js";
+import { type AttemptRecord, addJudgeUsage, cutOff, emptyJudgeUsage } from "../eval/record.js";
 import { RunningMean } from "../stats/running.js";
 import { TrialAccumulator } from "../stats/trials.js";
 import type { EvalSummary } from "./events.js";
@@ -23,6 +23,7 @@ export class EvalAccumulator {
       failed: 0,
       errored: 0,
       skipped: 0,
+      interrupted: 0,
       meanScore: null,
       sdScore: null,
       scoredCases: 0,
@@ -38,6 +39,7 @@ export class EvalAccumulator {
     const s = this.summary;
     s.cases++;
     s[record.verdict]++;
+    if (cutOff(record)) s.interrupted = (s.interrupted ?? 0) + 1;
     addJudgeUsage(s.judge, record.usage.judge);
     addAppUsage(this.app, record.usage.app);
     if (record.caseId === DATASET_ERROR_ID && record.verdict === "errored") {

@@ -29,6 +29,11 @@ export interface RunSummary {
     failed: number;
     errored: number;
     skipped: number;
+    /**
+     * Errored attempts the run's stop cut off (`error.interrupted`), in `errored` too: not judged,
+     * so in no pass rate. Absent where a summary was made without it (0).
+     */
+    interrupted?: number;
   };
   judge: JudgeUsage;
   /** The application's usage its adapters reported, totalled over the run's attempts. */
@@ -64,6 +69,20 @@ export interface RunSummary {
   reportErrors?: string[];
   /** True when the run was cancelled through its signal; cases not yet started did not run. */
   cancelled: boolean;
+  /** With `cancelled`, when the engine ran the run: what the stop left unstarted. */
+  stopped?: StoppedRun;
+}
+
+/**
+ * What a run's stop left unstarted: the attempts of the cases it had read, and the evals whose
+ * cases it had not read to their end, whose other cases did not start either (how many is not
+ * known: a dataset is read only as the run goes).
+ */
+export interface StoppedRun {
+  /** Attempts of cases read before the stop that did not start (no record). */
+  notStarted: number;
+  /** Evals whose cases the stop left unread, in run order. */
+  unread: string[];
 }
 
 /** The gate name of a --filter that selected no case (exit 2): the console says NO CASE RAN. */

@@ -1,15 +1,16 @@
 import { addAppUsage, emptyAppUsageTotals } from "../eval/app-usage-totals.js";
-import { type AttemptRecord, addJudgeUsage, emptyJudgeUsage } from "../eval/record.js";
+import { type AttemptRecord, addJudgeUsage, cutOff, emptyJudgeUsage } from "../eval/record.js";
 import type { RunEntry } from "./entry.js";
 import type { EvalSummary } from "./events.js";
 import { EvalAccumulator } from "./stats.js";
-import type { RunSummary } from "./summary.js";
+import type { RunSummary, StoppedRun } from "./summary.js";
 import { UnavailableTally } from "./unavailable.js";
 
 /**
  * A run's running totals: per-eval summaries folded as records are released, run totals, judge
- * and application usage, and each eval's own time (from its first attempt's start to its last attempt's end, so
- * time spent queued behind other evals is not counted).
+ * and application usage, each eval's own time (from its first attempt's start to its last
+ * attempt's end, so time spent queued behind other evals is not counted), and what a stop left
+ * unstarted.
  */
 export class RunTally {
   readonly totals: RunSummary["totals"];
@@ -22,9 +23,20 @@ export class RunTally {
   private readonly trials: number[];
   private readonly firstStart: number[];
   private readonly lastEnd: number[];
+  private notStarted = 0;
+  /** Evals whose cases a stop left unread. */
+  private readonly unread = new Set<number>();
 
   constructor(entries: readonly RunEntry[], trials: (entry: number) => number) {
-    this.totals = { evals: entries.length, cases: 0, passed: 0, failed: 0, errored: 0, skipped: 0 };
+    this.totals = {
+      evals: entries.length,
+      cases: 0,
+      passed: 0,
+      failed: 0,
+      errored: 0,
+      skipped: 0,
+      interrupted: 0,
+    };
     this.trials = entries.map((_, index) => trials(index));
     this.accumulators = entries.map(
       (e, index) => new EvalAccumulator(e.eval.id, e.eval.style, this.trials[index]),
@@ -47,9 +59,28 @@ export class RunTally {
     this.accumulators[entry]!.add(record);
     this.totals.cases++;
     this.totals[record.verdict]++;
+    if (cutOff(record)) this.totals.interrupted = (this.totals.interrupted ?? 0) + 1;
     addJudgeUsage(this.judge, record.usage.judge);
     addAppUsage(this.app, record.usage.app);
     this.unavailable.add(record, this.trials[entry]!);
+  }
+
+  /** An attempt of a case read before the run's stop did not start (it has no record). */
+  attemptNotStarted(): void {
+    this.notStarted++;
+  }
+
+  /** The run's stop ended the reading of this eval's cases before its dataset ended. */
+  casesUnread(entry: number): void {
+    this.unread.add(entry);
+  }
+
+  /** What the stop left unstarted, the evals unread named in run order. */
+  stopped(entries: readonly RunEntry[]): StoppedRun {
+    return {
+      notStarted: this.notStarted,
+      unread: [...this.unread].sort((a, b) => a - b).map((entry) => entries[entry]!.eval.id),
+    };
   }
 
   finishEval(entry: number): EvalSummary {

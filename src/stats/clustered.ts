@@ -213,17 +213,23 @@ interface EvalCounts {
   cases: number;
   passed: number;
   skipped: number;
+  /** Attempts the run's stop cut off: not judged, like skipped ones. */
+  interrupted?: number | undefined;
   trials?: { cases: number; spread?: CaseSpread };
 }
 
+/** An eval's attempts that were judged: neither skipped nor cut off by the run's stop. */
+export const judgedAttempts = (e: Omit<EvalCounts, "passed" | "trials">): number =>
+  e.cases - e.skipped - (e.interrupted ?? 0);
+
 /**
  * The cases a run's attempts are trials of, when any of its evals ran several trials: each
- * eval's cases (those with a trial not skipped), or its attempts when it ran one trial each.
+ * eval's cases (those with a judged trial), or its judged attempts when it ran one trial each.
  * Undefined without trials.
  */
 export function runCases(evals: readonly EvalCounts[]): number | undefined {
   if (!evals.some((e) => e.trials)) return undefined;
-  return evals.reduce((sum, e) => sum + (e.trials?.cases ?? e.cases - e.skipped), 0);
+  return evals.reduce((sum, e) => sum + (e.trials?.cases ?? judgedAttempts(e)), 0);
 }
 
 /**
@@ -245,7 +251,7 @@ export function runShareSums(evals: readonly EvalCounts[]): ShareSums | undefine
       sums.cn += own.cn;
       sums.nn += own.nn;
     } else {
-      const judged = e.cases - e.skipped;
+      const judged = judgedAttempts(e);
       sums.cases += judged;
       sums.n += judged;
       sums.c += e.passed;

@@ -164,6 +164,27 @@ describe("TrialAccumulator", () => {
     ]);
   });
 
+  it("leaves trials the run's stop cut off out of every reducer, as skipped ones: they were not judged", () => {
+    const acc = new TrialAccumulator("qa");
+    const cut = (caseId: string, trial: number) => {
+      const record = attempt(caseId, trial, "errored", null);
+      record.error = { message: "the run was stopped", where: "target", interrupted: true };
+      return record;
+    };
+    acc.add(attempt("steady", 0, "passed", 1));
+    acc.add(cut("steady", 1));
+    acc.add(attempt("never-judged", 0, "errored", null));
+    acc.add(cut("never-judged", 0));
+    acc.add(cut("cut-only", 0));
+    const summary = acc.finish();
+    // "steady" passed its one judged trial (not flaky, all passed); "never-judged" errored by
+    // itself once (that counts, as a target that throws); "cut-only" has no judged trial at all.
+    expect(summary).toMatchObject({ cases: 2, attempts: 5, interrupted: 3, skipped: 0 });
+    expect(summary.flaky.count).toBe(0);
+    expect(summary.allPassed.value).toBe(0.5);
+    expect(summary.spread?.passed).toMatchObject({ cases: 2, n: 2, c: 1 });
+  });
+
   it("leaves skipped trials out of n and reports an empty eval", () => {
     const acc = new TrialAccumulator("qa");
     acc.add(attempt("a", 0, "skipped", null));

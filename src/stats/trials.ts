@@ -1,4 +1,4 @@
-import type { AttemptRecord, Verdict } from "../eval/record.js";
+import { type AttemptRecord, cutOff, type Verdict } from "../eval/record.js";
 import { type CaseSpread, CaseSpreadFold, shareInterval } from "./clustered.js";
 import { type Interval, meanInterval } from "./interval.js";
 import { RunningMean } from "./running.js";
@@ -101,7 +101,7 @@ export interface FlakyCase {
 /** What the trials of one eval say: reducers over cases, and which cases are flaky. */
 export interface TrialSummary {
   evalId: string;
-  /** Cases with at least one trial that was not skipped. */
+  /** Cases with at least one judged trial: not skipped, and not cut off by the run's stop. */
   cases: number;
   /**
    * Cases with at least one scored trial (complete or partial, not skipped): the cases the
@@ -111,7 +111,12 @@ export interface TrialSummary {
   attempts: number;
   /** Attempts skipped (t.skip): in `attempts`, in no reducer and no score. */
   skipped: number;
-  /** Fewest and most (non-skipped) trials of a case. */
+  /**
+   * Attempts the run's stop cut off (errored, `error.interrupted`): in `attempts`, in no reducer,
+   * since they were not judged. Absent from summaries stored before it was kept.
+   */
+  interrupted?: number;
+  /** Fewest and most judged trials of a case. */
   trials: { min: number; max: number };
   /** Per-case mean, median and max of the complete trial scores, averaged over cases. */
   score: { mean: CaseAverage; median: CaseAverage; max: CaseAverage };
@@ -180,8 +185,9 @@ const isDefaultK = (k: number): boolean => {
 /**
  * Folds one eval's attempts into a {@link TrialSummary} as they stream: records arrive in case
  * order with the trials of a case consecutive. Memory is one case's trials plus a bounded list
- * of flaky cases. Skipped trials count neither as passed nor as trials; errored ones do not pass.
- * A case is flaky when the verdicts of its trials that were not skipped are not all the same.
+ * of flaky cases. Skipped trials, and trials the run's stop cut off, count neither as passed nor
+ * as trials (they were not judged); other errored ones do not pass. A case is flaky when the
+ * verdicts of its judged trials are not all the same.
  * @example
  * const trials = new TrialAccumulator("qa");
  * for await (const record of store.streamAttempts(runId, { evalId: "qa" })) trials.add(record);
@@ -194,6 +200,8 @@ export class TrialAccumulator {
     caseId: string;
     index?: number;
     verdicts: Verdict[];
+    /** The verdicts of its judged trials: not skipped, not cut off. */
+    judged: Verdict[];
     scores: number[];
     /** Scored trials (complete or partial) and the sum of their earned/max. */
     scored: number;
@@ -204,6 +212,7 @@ export class TrialAccumulator {
   private scoredCases = 0;
   private attempts = 0;
   private skipped = 0;
+  private interrupted = 0;
   private minTrials = Number.POSITIVE_INFINITY;
   private maxTrials = 0;
   private readonly meanScore = new Running();
@@ -233,6 +242,7 @@ export class TrialAccumulator {
       this.current = {
         caseId: record.caseId,
         verdicts: [],
+        judged: [],
         scores: [],
         scored: 0,
         scoreSum: 0,
@@ -241,6 +251,8 @@ export class TrialAccumulator {
     }
     this.current.verdicts.push(record.verdict);
     if (record.verdict === "skipped") this.skipped++;
+    else if (cutOff(record)) this.interrupted++;
+    else this.current.judged.push(record.verdict);
     const score = record.verdict === "skipped" ? null : completeScore(record);
     if (score !== null) this.current.scores.push(score);
     // Scored as the eval's mean score counts it: complete or partial, not skipped.
@@ -256,7 +268,7 @@ export class TrialAccumulator {
     this.current = null;
     if (!current) return;
     if (current.scored > 0) this.scoredCases++;
-    const counted = current.verdicts.filter((verdict) => verdict !== "skipped");
+    const counted = current.judged;
     const n = counted.length;
     const c = counted.filter((verdict) => verdict === "passed").length;
     this.spread.addCase(c, n, current.scoreSum, current.scored);
@@ -289,7 +301,7 @@ export class TrialAccumulator {
       this.medianScore.add(median(current.scores)!);
       this.maxScore.add(max);
     }
-    // A skipped trial is no verdict: skipped once and passed twice is not flaky.
+    // A skipped trial is no verdict, nor is one cut off: skipped once and passed twice is not flaky.
     if (counted.some((verdict) => verdict !== counted[0])) {
       this.flakyCount++;
       if (this.flaky.length < this.maxFlaky) {
@@ -313,6 +325,7 @@ export class TrialAccumulator {
       scoredCases: this.scoredCases,
       attempts: this.attempts,
       skipped: this.skipped,
+      interrupted: this.interrupted,
       trials: { min: this.cases > 0 ? this.minTrials : 0, max: this.maxTrials },
       score: {
         mean: this.meanScore.average(),

@@ -7,6 +7,7 @@ import { isLateCall } from "../adapter/lifetime.js";
 import { loadEvalFiles } from "../cli/load.js";
 import { errorMessage, thrownAt } from "../errors.js";
 import { type AttemptRecord, type Judgment, unreportedUsage } from "../eval/record.js";
+import { RunStop } from "../eval/run-origin.js";
 import type { AttemptContext, CaseSpec, Runnable } from "../eval/runnable.js";
 import { jsonSafeCopy } from "../json-safe.js";
 import { closeAnswerStores } from "../judge/cache.js";
@@ -662,7 +663,8 @@ function contextOf(job: ChildJob, trial: number, settings: Settings, slot: Slot)
 async function start(init: ChildInit): Promise<void> {
   if (init.claims) claimsFd = CLAIMS_FD;
   if (!init.judgeCache) configureJudges({ cache: false });
-  if (init.aborted !== undefined) controller.abort(new Error(init.aborted));
+  if (init.aborted !== undefined)
+    controller.abort(new RunStop(init.aborted, init.resumable === true));
   if (init.track) tracking = true;
   setInterval(() => send({ t: "beat" }), init.beatMs).unref();
   if (!init.endsWithParent) watchSupervisor();
@@ -910,7 +912,7 @@ process.on("message", (message: ParentMessage) => {
       schedulePump();
       break;
     case "abort":
-      controller.abort(new Error(message.reason));
+      controller.abort(new RunStop(message.reason, message.resumable === true));
       pump();
       break;
     case "close":

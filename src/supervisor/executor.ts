@@ -1,4 +1,5 @@
 import { type AttemptRecord, type Judgment, unreportedUsage } from "../eval/record.js";
+import { resumableStop } from "../eval/run-origin.js";
 import type { AttemptJob, Executor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import type { LoadError } from "../runner/summary.js";
@@ -174,6 +175,8 @@ class Supervisor implements EvalProcessListener {
   private broken: string | undefined;
   private stopped: string | undefined;
   private aborted: string | undefined;
+  /** The stop that set `aborted` leaves a run `--resume` continues. */
+  private resumable = false;
   private closing = false;
   private closed: Promise<void> | undefined;
   private monitor: ReturnType<typeof setInterval> | undefined;
@@ -676,6 +679,7 @@ class Supervisor implements EvalProcessListener {
         beatMs: this.beatMs,
         loadWaitMs: this.hangMs,
         ...(this.aborted !== undefined ? { aborted: this.aborted } : {}),
+        ...(this.resumable ? { resumable: true as const } : {}),
         ...(this.track ? { track: true as const } : {}),
       },
       this,
@@ -847,7 +851,12 @@ class Supervisor implements EvalProcessListener {
     this.watched.add(signal);
     const forward = () => {
       this.aborted = String((signal.reason as Error | undefined)?.message ?? "aborted");
-      this.child?.post({ t: "abort", reason: this.aborted });
+      this.resumable = resumableStop(signal.reason);
+      this.child?.post({
+        t: "abort",
+        reason: this.aborted,
+        ...(this.resumable ? { resumable: true as const } : {}),
+      });
     };
     if (signal.aborted) forward();
     else signal.addEventListener("abort", forward, { once: true });

@@ -17,6 +17,8 @@ export interface ChildInit {
   loadWaitMs?: number;
   /** The run was aborted before this child started. */
   aborted?: string;
+  /** `aborted`'s stop leaves a run `--resume` continues (a `RunStop` that says so). */
+  resumable?: true;
   /**
    * Track which attempt each callback belongs to from the start (an AsyncLocalStorage, which on
    * Node 20 slows every promise): set once the run has seen an uncaught error it could not place.
@@ -189,7 +191,8 @@ export type ParentMessage =
   | { t: "ack"; taken: number }
   /** Start no more attempts ahead (those started still finish). */
   | { t: "ahead-stop" }
-  | { t: "abort"; reason: string }
+  /** The run was stopped; `resumable`: `--resume` can continue it (see `RunStop`). */
+  | { t: "abort"; reason: string; resumable?: true }
   | { t: "close" };
 
 /**

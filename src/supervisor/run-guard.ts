@@ -1,5 +1,6 @@
 import { type HeldSignals, STOP_SIGNALS, type StopSignal } from "../cli/early.js";
 import { errorMessage } from "../errors.js";
+import { RunStop } from "../eval/run-origin.js";
 
 /** Default time attempts in flight get to finish after the first SIGINT or SIGTERM, ms. */
 export const DEFAULT_GRACE_MS = 10_000;
@@ -15,6 +16,11 @@ export interface RunGuardOptions {
   stderr: (text: string) => void;
   /** Signals received before the guard was installed: acted on at once, in order. */
   held?: HeldSignals;
+  /**
+   * Whether `--resume` can continue the run when the first signal comes (it is stored, in a store
+   * that takes its writes): the stop says so to the attempts it cuts off. Default: it cannot.
+   */
+  resumable?: () => boolean;
 }
 
 /** What a guarded run saw. */
@@ -45,7 +51,7 @@ export function guardRun(options: RunGuardOptions): RunGuard {
       options.stderr(
         `\nniceeval: ${signal}: no new case starts; attempts in flight have ${options.graceMs / 1000} s to finish (send ${signal} again to stop them now)\n`,
       );
-      options.abort.abort(new Error(`interrupted by ${signal}`));
+      options.abort.abort(new RunStop(`interrupted by ${signal}`, options.resumable?.() === true));
       grace = setTimeout(
         () =>
           options.interrupt(

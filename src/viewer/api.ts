@@ -48,7 +48,12 @@ export interface RunRow {
   failed: number;
   errored: number;
   skipped: number;
-  /** passed / (attempts − skipped); null when nothing was judged. */
+  /**
+   * Errored attempts the run's stop cut off (`error.interrupted`), from its summaries (0 before
+   * it has them): not judged, so in no pass rate.
+   */
+  interrupted: number;
+  /** passed / (attempts − skipped − interrupted); null when nothing was judged. */
   passRate: number | null;
   passRateInterval: Interval | null;
   /** With trials, the cases the interval counts (the attempts are their trials); null without. */
@@ -87,6 +92,8 @@ export interface EvalView {
   failed: number;
   errored: number;
   skipped: number;
+  /** Errored attempts the run's stop cut off: in no pass rate. */
+  interrupted: number;
   passRate: number | null;
   passRateInterval: Interval | null;
   meanScore: number | null;
@@ -150,8 +157,9 @@ function scoredCasesOfTrials(run: StoredRun): number | null {
 export function runRow(run: StoredRun): RunRow {
   const { totals } = run;
   const cases = casesOfTrials(run);
+  const interrupted = (run.summaries ?? []).reduce((sum, s) => sum + (s.interrupted ?? 0), 0);
   const rate = passRateFigure(
-    { cases: totals.attempts, passed: totals.passed, skipped: totals.skipped },
+    { cases: totals.attempts, passed: totals.passed, skipped: totals.skipped, interrupted },
     cases,
     run.summaries?.length ? runShareSums(run.summaries) : undefined,
   );
@@ -173,6 +181,7 @@ export function runRow(run: StoredRun): RunRow {
     failed: totals.failed,
     errored: totals.errored,
     skipped: totals.skipped,
+    interrupted,
     passRate: rate.rate,
     passRateInterval: rate.interval,
     passRateCases: rate.cases ?? null,
@@ -275,6 +284,7 @@ function fromSummary(s: EvalSummary): EvalView {
     failed: s.failed,
     errored: s.errored,
     skipped: s.skipped,
+    interrupted: s.interrupted ?? 0,
     passRate: figures.passRate.rate,
     passRateInterval: figures.passRate.interval,
     meanScore: s.meanScore,

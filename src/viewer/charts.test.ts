@@ -56,6 +56,26 @@ describe("ChartFold: pass rate per scorer", () => {
     expect(exact!.passRateInterval).not.toEqual(passRateInterval(36, 60, 20));
   });
 
+  it("leaves out the judgments of an attempt the run's stop cut off: they judged the interruption", () => {
+    const fold = new ChartFold();
+    fold.add(
+      record({ caseId: "done", judgments: [judgment({ label: "exact", state: "matched" })] }),
+    );
+    fold.add(
+      record({
+        caseId: "cut",
+        verdict: "errored",
+        score: { state: "unavailable", earned: 0, max: 1, reasons: [] },
+        error: { message: "the run was stopped", where: "target", interrupted: true },
+        judgments: [judgment({ label: "exact", state: "mismatched" })],
+      }),
+    );
+    const [exact] = fold.result().scorers;
+    expect(exact).toMatchObject({ matched: 1, mismatched: 0, judged: 1, passRate: 1 });
+    // Its score is no measurement either: counted apart, never binned.
+    expect(fold.result().evals[0]).toMatchObject({ unavailable: 1 });
+  });
+
   it("has no rate for a scorer that only errored", () => {
     const fold = new ChartFold();
     fold.add(record({ judgments: [judgment({ label: "thrower", state: "errored" })] }));

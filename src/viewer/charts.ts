@@ -1,4 +1,4 @@
-import type { AttemptRecord } from "../eval/record.js";
+import { type AttemptRecord, cutOff } from "../eval/record.js";
 import {
   addShareCase,
   emptyShareSums,
@@ -24,7 +24,10 @@ export interface ScoreHistogram {
   unavailable: number;
 }
 
-/** A scorer (judgment label) of an eval: how often it matched among the attempts it judged. */
+/**
+ * A scorer (judgment label) of an eval: how often it matched among the attempts it judged, those
+ * the run's stop cut off aside (what their judgments judged was the interruption).
+ */
 export interface ScorerRate {
   evalId: string;
   label: string;
@@ -78,6 +81,8 @@ export class ChartFold {
       const bin = Math.min(BINS - 1, Math.max(0, Math.floor((score.earned / score.max) * BINS)));
       e.bins[bin]!++;
     }
+    // The stop cut it off: its judgments judged the interruption, not the application.
+    if (cutOff(record)) return;
     for (const j of record.judgments) {
       const key = `${record.evalId}\n${j.label}`;
       let s = this.#scorers.get(key);

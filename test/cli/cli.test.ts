@@ -177,7 +177,7 @@ describe("niceeval run (real CLI on a fixture project)", () => {
         expect(run.afterSignalMs).toBeLessThan(3000);
         expect(run.stderr).toContain("niceeval: the eval files were still loading: no case ran");
         expect(run.stderr).not.toContain("ExitWhileLoading");
-        expect(run.stdout).toContain("cancelled: cases that had not started did not run");
+        expect(run.stdout).toContain("cancelled: no case ran");
         const report = JSON.parse(await readFile(join(dir, "report.json"), "utf8"));
         expect(report).toMatchObject({ records: [], summary: { cancelled: true, ok: false } });
       },

@@ -43,7 +43,8 @@ async function evalIdHint(store: Store, evalId: string): Promise<string> {
 
 /**
  * `niceeval runs`: stored runs, newest first, with pass rates and their intervals; a pass rate is
- * of the attempts that were judged (skipped ones aside), and its n says how many.
+ * of the attempts that were judged (skipped ones and those a stop cut off aside), and its n says
+ * how many.
  */
 export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Promise<number> {
   const runs = await store.listRuns({
@@ -85,7 +86,7 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
     const figures = own ?? {
       passRate: row.passRate,
       passRateInterval: row.passRateInterval,
-      n: row.attempts - row.skipped,
+      n: row.attempts - row.skipped - row.interrupted,
       passRateCases: row.passRateCases,
       meanScore: row.meanScore,
     };
@@ -317,6 +318,7 @@ export async function replay(
       failed: t.failed,
       errored: t.errored,
       skipped: t.skipped,
+      interrupted: finished.reduce((sum, s) => sum + (s.interrupted ?? 0), 0),
     },
     judge: finished.reduce((sum, s) => addJudgeUsage(sum, s.judge), emptyJudgeUsage()),
     app: finished.reduce((sum, s) => addAppUsageTotals(sum, s.app), emptyAppUsageTotals()),

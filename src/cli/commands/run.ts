@@ -84,10 +84,13 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
   // still writes its (empty, interrupted) reports.
   const abort = new AbortController();
   let interruptAttempts = (_reason: string) => {};
+  // Until the run is stored, a stop leaves nothing to resume.
+  let resumable = () => false;
   const guard = guardRun({
     abort,
     graceMs: args.graceMs,
     interrupt: (reason) => interruptAttempts(reason),
+    resumable: () => resumable(),
     stderr: io.stderr,
     ...(io.heldSignals ? { held: io.heldSignals } : {}),
   });
@@ -99,6 +102,9 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
         guard,
         onExecutor: (executor) => {
           interruptAttempts = (reason) => executor.interrupt(reason);
+        },
+        onResumable: (when) => {
+          resumable = when;
         },
       },
     );
@@ -124,6 +130,8 @@ interface Guarding {
   abort: AbortController;
   guard: ReturnType<typeof guardRun>;
   onExecutor: (executor: Execution["executor"]) => void;
+  /** From when the run is stored: whether `--resume` can continue it if a signal stops it now. */
+  onResumable: (resumable: () => boolean) => void;
 }
 
 /** Open the store and the executor, load the evals, run them, and say how it went. */
@@ -193,6 +201,8 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
       // A store found damaged mid-run: no new case starts, and attempts in flight are told to stop.
       stop: (reason) => guarding.abort.abort(reason),
     });
+    // A store that refused a write, or was found damaged, takes no --resume.
+    if (store) guarding.onResumable(() => !sinks.storeRefused() && !sinks.storeDamaged());
     const summary = await runGuarded(loaded.entries, guarding, {
       args,
       io,
@@ -833,7 +843,8 @@ function verdict(
   args: RunArgs,
   extra: VerdictExtra,
 ): { code: number; failed: UnmetGate[]; checked: string[]; notes: string[] } {
-  const evals = evalGates(summary.evals, args);
+  // A stopped run's figures are of what ran before the stop: its gates are not checked on them.
+  const evals = evalGates(summary.evals, args, summary.cancelled);
   // Every gate asked for, met or not, by name (a report shows each, passing or failing).
   const checked = [...evals.checked];
   const failed: UnmetGate[] = evals.unmet.map((gate) => ({

@@ -183,7 +183,7 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
         " \u00b7 pass rate ",
         pct(run.passRate),
         interval(run.passRateInterval, pct),
-        ` ${sizeText(run.attempts - run.skipped, run.passRateCases)}`,
+        ` ${sizeText(run.attempts - run.skipped - run.interrupted, run.passRateCases)}`,
         " \u00b7 mean score ",
         meanText(
           run.meanScore,

@@ -145,7 +145,7 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
         h(
           "span",
           { class: "muted" },
-          `${interval(run.passRateInterval, pct)} ${sizeText(run.attempts - run.skipped, run.passRateCases)}`,
+          `${interval(run.passRateInterval, pct)} ${sizeText(run.attempts - run.skipped - run.interrupted, run.passRateCases)}`,
         ),
       ),
       h(

@@ -1,0 +1,165 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AttemptRecord } from "../../src/eval/record.js";
+import { type FixtureProject, makeProject, runAndSignal, runCli } from "../support/project.js";
+
+// Every attempt that completes passes. Two at a time: "quick" answers at once, "wait-1" and
+// "wait-2" wait until the run is stopped and then answer with what they have (which the scorer
+// would fail), and the "after" cases are still waiting for a slot when the signal comes.
+const suite = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+
+export const waits = defineSuite({
+  id: "abortable",
+  concurrency: 2,
+  cases: ["quick", "wait-1", "wait-2", "after-1", "after-2", "after-3"].map((id) => ({ id, input: id, expected: id })),
+  target: async (input, { signal }) => {
+    if (input === "quick") return input;
+    if (input === "wait-2") console.error("TARGET-STARTED wait-2");
+    return await new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(input), 60_000);
+      signal.addEventListener("abort", () => { clearTimeout(timer); resolve("partial"); }, { once: true });
+    });
+  },
+  scorers: [same],
+});
+`;
+
+interface JsonSummary {
+  ok: boolean;
+  gates?: string[];
+  totals: { interrupted?: number; figures: { passRate: Record<string, unknown> } };
+  evals: { interrupted?: number; figures: { passRate: Record<string, unknown> } }[];
+  stopped?: { notStarted: number; unread: string[] };
+}
+
+const readJson = async <T>(dir: string, file: string): Promise<T> =>
+  JSON.parse(await readFile(join(dir, file), "utf8")) as T;
+
+const modes = [
+  ["supervised", []],
+  ["in process", ["--no-supervise"]],
+] as const;
+
+describe("an interrupted run's pass rate leaves out the attempts the stop cut off (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/abortable.eval.js": suite });
+  });
+  afterAll(() => project.cleanup());
+
+  for (const [label, mode] of modes) {
+    it(`${label}: 100% of the one attempt judged, in every report, runs, show and the gates`, async () => {
+      const store = `stopped-${label}.sqlite`;
+      const stopped = await runAndSignal(
+        [
+          "run",
+          ...mode,
+          "--store",
+          store,
+          "--name",
+          `stopped-${label}`,
+          "--min-pass-rate",
+          "0.9",
+          "--reporter",
+          "console",
+          "--reporter",
+          `json=${label}.json`,
+          "--reporter",
+          `markdown=${label}.md`,
+          "--reporter",
+          `junit=${label}.xml`,
+        ],
+        project.dir,
+        ["SIGINT"],
+      );
+      expect(stopped.code).toBe(130);
+      // Not 33.3% of 3: the two attempts the signal cut off were not judged.
+      const line =
+        "1 eval · 3 cases · 1 passed (100% of 1, 95% CI 20.7–100%) · 0 failed · 2 errored";
+      expect(stopped.stdout).toContain(line);
+      expect(stopped.stdout).toContain(
+        "cancelled: 2 attempts cut off by the stop (errored, left out of the pass rate) · ",
+      );
+      // A stored run can be resumed, and its cut-off attempts say so.
+      expect(stopped.stdout).toMatch(
+        /its failed verdict is not kept, and a resumed run runs it again/,
+      );
+
+      const json = (await readJson<{ summary: JsonSummary }>(project.dir, `${label}.json`)).summary;
+      expect(json.totals.interrupted).toBe(2);
+      expect(json.totals.figures.passRate).toMatchObject({ rate: 1, n: 1, interrupted: 2 });
+      expect(json.evals[0]?.interrupted).toBe(2);
+      expect(json.evals[0]?.figures.passRate).toMatchObject({ rate: 1, n: 1, interrupted: 2 });
+      // What did not start: the three "after" attempts, exactly when every case had been read.
+      const { notStarted, unread } = json.stopped!;
+      if (unread.length === 0) expect(notStarted).toBe(3);
+      else expect(unread).toEqual(["abortable"]);
+      expect(stopped.stdout).toContain(
+        unread.length === 0
+          ? "· 3 attempts did not start"
+          : 'cases of eval "abortable" not yet read',
+      );
+      // The gate is not met on the one attempt judged before the stop: it is not checked.
+      expect(json.ok).toBe(false);
+      expect(json.gates).toEqual([
+        'gate not met: eval "abortable": --min-pass-rate 0.9 not checked: the run was stopped, and its pass rate 100.0% (1/1; 2 attempts cut off by the stop left out) is of the attempts judged before the stop, not of its cases',
+      ]);
+
+      const markdown = await readFile(join(project.dir, `${label}.md`), "utf8");
+      expect(markdown).toContain("· pass rate 100% ");
+      expect(markdown).toContain("**cancelled**: 2 attempts cut off by the stop");
+      const junit = await readFile(join(project.dir, `${label}.xml`), "utf8");
+      expect(junit).toContain('name="niceeval.pass-rate" value="100% of 1, 95% CI 20.7–100%"');
+
+      const runs = await runCli(["runs", "--store", store], project.dir);
+      expect(runs.stdout).toMatch(/interrupted\s+3 +100\.0% \[20\.7%, 100\.0%\] n=1 /);
+      const rows = JSON.parse(
+        (await runCli(["runs", "--json", "--store", store], project.dir)).stdout,
+      );
+      expect(rows[0]).toMatchObject({ passRate: 1, interrupted: 2, errored: 2 });
+      expect(rows[0].perEval[0]).toMatchObject({ passRate: 1, n: 1 });
+
+      const show = await runCli(["show", "latest", "--store", store], project.dir);
+      expect(show.stdout).toContain(line);
+      expect(show.stdout).toContain(
+        "cancelled: 2 attempts cut off by the stop (errored, left out of the pass rate)",
+      );
+    });
+  }
+});
+
+describe("--no-store: an attempt a signal cut off promises no resume (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/abortable.eval.js": suite });
+  });
+  afterAll(() => project.cleanup());
+
+  for (const [label, mode] of modes) {
+    it(`${label}: SIGTERM, and the reason is true without a store`, async () => {
+      const stopped = await runAndSignal(
+        ["run", ...mode, "--no-store", "--reporter", "console", "--reporter", `json=${label}.json`],
+        project.dir,
+        ["SIGTERM"],
+      );
+      expect(stopped.code).toBe(143);
+      expect(stopped.stdout).toMatch(
+        /the run was stopped \(interrupted by SIGTERM\) while this attempt ran; its failed verdict is not kept\n/,
+      );
+      expect(stopped.stdout).not.toMatch(/resume/);
+      expect(stopped.stderr).toMatch(/interrupted by SIGTERM; the report holds every attempt/);
+      const { records } = await readJson<{ records: AttemptRecord[] }>(
+        project.dir,
+        `${label}.json`,
+      );
+      const cut = records.filter((r) => r.error?.interrupted);
+      expect(cut.map((r) => r.caseId).sort()).toEqual(["wait-1", "wait-2"]);
+      for (const record of cut) expect(JSON.stringify(record)).not.toMatch(/resume/);
+    });
+  }
+});
