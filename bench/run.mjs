@@ -37,6 +37,7 @@ for (const section of [
   "queue.mjs",
   "resume.mjs",
   "supervisor.mjs",
+  "otel.mjs",
 ]) {
   const path = join(here, section);
   if (!existsSync(path)) continue;

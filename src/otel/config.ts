@@ -70,7 +70,8 @@ const badPort = (port: string) =>
 /**
  * What the run's export will not do as the environment asks, one line each for standard error:
  * a protocol other than OTLP/HTTP with JSON (the only one niceeval sends; a gRPC or protobuf
- * collector would refuse every batch), and header parts that are not `name=value` (not sent).
+ * collector would refuse every batch), header parts that are not `name=value` (not sent), and
+ * batch variables (`OTEL_BSP_*`, `OTEL_BLRP_*`) whose value is not one (their default is used).
  */
 export function otelConfigNotes(env: Env): string[] {
   const notes: string[] = [];
@@ -96,11 +97,97 @@ export function otelConfigNotes(env: Env): string[] {
         `niceeval: ${name} has ${bad.length === 1 ? "a part that is" : `${bad.length} parts that are`} not name=value (not shown: it may hold a credential), and ${bad.length === 1 ? "it is" : "they are"} not sent; write each header as name=value, separated by commas`,
       );
   }
+  notes.push(...batchSettings(env).notes);
   return notes;
 }
 
 /** An OTLP signal niceeval exports. */
 export type Signal = "traces" | "logs";
+
+/** How one signal's spans or log records are batched for export. */
+export interface BatchSettings {
+  /**
+   * Spans or log records that may wait for export. niceeval does not drop what does not fit:
+   * while the collector takes what it is sent, the run waits for room (starts no new attempt);
+   * only while exports keep failing are those beyond it dropped (and counted as lost).
+   */
+  maxQueueSize: number;
+  /** The most sent in one export (at most `maxQueueSize`). */
+  maxExportBatchSize: number;
+  /** How long a batch smaller than `maxExportBatchSize` waits before it is sent, ms. */
+  scheduledDelayMillis: number;
+  /** How long the batch processor waits for one export, ms. */
+  exportTimeoutMillis: number;
+}
+
+/**
+ * The standard batch variables, with the OpenTelemetry specification's defaults: `OTEL_BSP_*`
+ * for spans, `OTEL_BLRP_*` for log records (which `@opentelemetry/sdk-logs` no longer reads
+ * itself: `@opentelemetry/sdk-node` does, which niceeval does not use). niceeval reads both, so
+ * that it knows the queue it bounds.
+ */
+const BATCH_VARIABLES: Record<Signal, { prefix: string; defaults: BatchSettings }> = {
+  traces: {
+    prefix: "OTEL_BSP_",
+    defaults: {
+      maxQueueSize: 2048,
+      maxExportBatchSize: 512,
+      scheduledDelayMillis: 5000,
+      exportTimeoutMillis: 30_000,
+    },
+  },
+  logs: {
+    prefix: "OTEL_BLRP_",
+    defaults: {
+      maxQueueSize: 2048,
+      maxExportBatchSize: 512,
+      scheduledDelayMillis: 1000,
+      exportTimeoutMillis: 30_000,
+    },
+  },
+};
+
+/** Each setting's variable (after the signal's prefix), and whether it counts items (else ms). */
+const BATCH_FIELDS: readonly [keyof BatchSettings, string, "count" | "ms"][] = [
+  ["maxQueueSize", "MAX_QUEUE_SIZE", "count"],
+  ["maxExportBatchSize", "MAX_EXPORT_BATCH_SIZE", "count"],
+  ["scheduledDelayMillis", "SCHEDULE_DELAY", "ms"],
+  ["exportTimeoutMillis", "EXPORT_TIMEOUT", "ms"],
+];
+
+/**
+ * Each signal's batch settings from the environment, and a note for each variable set to a
+ * value that is not one (a count must be a whole number of 1 or more, a time a number of ms of
+ * 0 or more): its default is used instead.
+ */
+export function batchSettings(env: Env): {
+  settings: Record<Signal, BatchSettings>;
+  notes: string[];
+} {
+  const notes: string[] = [];
+  const read = (signal: Signal): BatchSettings => {
+    const { prefix, defaults } = BATCH_VARIABLES[signal];
+    const settings = { ...defaults };
+    for (const [field, suffix, kind] of BATCH_FIELDS) {
+      const name = `${prefix}${suffix}`;
+      const raw = env[name]?.trim();
+      if (!raw) continue;
+      const value = Number(raw);
+      const valid =
+        Number.isFinite(value) &&
+        (kind === "count" ? Number.isInteger(value) && value >= 1 : value >= 0);
+      if (valid) settings[field] = value;
+      else
+        notes.push(
+          `niceeval: ${name} is ${JSON.stringify(raw)}, which is not ${kind === "count" ? "a whole number of 1 or more" : "a number of milliseconds of 0 or more"}; its default, ${defaults[field]}, is used`,
+        );
+    }
+    // As the SDK does: a batch never holds more than the queue.
+    settings.maxExportBatchSize = Math.min(settings.maxExportBatchSize, settings.maxQueueSize);
+    return settings;
+  };
+  return { settings: { traces: read("traces"), logs: read("logs") }, notes };
+}
 
 /**
  * Where a signal goes, for messages: the endpoint the SDK will use (its own variable, else the

@@ -41,6 +41,16 @@ describe("guardExporter", () => {
     expect(tally).toMatchObject({ delivered: 4, failures: 1, unsent: 0, lost: 2 });
   });
 
+  it("says whether the last export failed, for the queue that waits only on a collector that takes batches", () => {
+    const tally = new ExportTally();
+    const guarded = guardExporter(scripted([true, false, true]), tally, () => {});
+    const states = [[1], [2], [3]].map((batch) => {
+      exportAll(guarded)([batch]);
+      return tally.failing;
+    });
+    expect(states).toEqual([false, true, false]);
+  });
+
   it("after failures in a row, drops batches unsent but for one every retryEveryMs", () => {
     let now = 0;
     const inner = scripted([false, false, false, false, true]);

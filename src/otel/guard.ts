@@ -1,5 +1,5 @@
 /** The part of an OpenTelemetry exporter (spans or log records) the guard needs. */
-interface Exporter<T, R> {
+export interface Exporter<T, R> {
   export(items: T[], done: (result: R) => void): void;
   shutdown(): Promise<void>;
   forceFlush?(): Promise<void>;
@@ -18,7 +18,11 @@ export class ExportTally {
   failures = 0;
   /** Batches dropped unsent while the exports kept failing (see {@link guardExporter}). */
   unsent = 0;
-  /** What never reached the collector: failed batches, unsent ones, and any the SDK's queue dropped. */
+  /** Spans or log records dropped before any batch: their queue was full while exports kept failing. */
+  dropped = 0;
+  /** Whether the last export failed (or was dropped unsent): set by {@link guardExporter}. */
+  failing = false;
+  /** What never reached the collector: failed batches, unsent ones, and those dropped before a batch. */
   get lost(): number {
     return Math.max(0, this.made - this.delivered);
   }
@@ -61,6 +65,7 @@ export function guardExporter<T, R extends { code: number; error?: Error }>(
   let last: Error | undefined;
   const failed = (error: Error, tookMs: number) => {
     tally.failures++;
+    tally.failing = true;
     inARow++;
     last = error;
     if (inARow >= failuresInARow || tookMs >= slowFailureMs) downUntil = now() + retryEveryMs;
@@ -79,6 +84,7 @@ export function guardExporter<T, R extends { code: number; error?: Error }>(
             failed(result.error ?? new Error("export failed"), now() - started);
           else {
             inARow = 0;
+            tally.failing = false;
             downUntil = Number.NEGATIVE_INFINITY;
             tally.delivered += items.length;
           }

@@ -3,7 +3,14 @@
 // packages are loaded here, only when a run exports.
 import type { Tracer } from "@opentelemetry/api";
 import type { Logger } from "@opentelemetry/api-logs";
-import { ExportTally, guardExporter } from "./guard.js";
+import type { LogRecordProcessor } from "@opentelemetry/sdk-logs";
+import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import type { BatchSettings, Signal } from "./config.js";
+import { type Exporter, ExportTally, guardExporter } from "./guard.js";
+import { ExportQueue } from "./queue.js";
+
+/** The batch processors' own queue: unbounded, since {@link ExportQueue} bounds it without dropping. */
+const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 
 /** Where and how the exporters send. */
 export interface ExportSettings {
@@ -13,7 +20,9 @@ export interface ExportSettings {
   headers?: Record<string, string> | undefined;
   timeoutMs?: number | undefined;
   /** Called for each failed export, with its signal (the guard keeps it from the run; later batches are still sent). */
-  onFailure: (error: unknown, signal: "traces" | "logs") => void;
+  onFailure: (error: unknown, signal: Signal) => void;
+  /** Each signal's batching: `OTEL_BSP_*` and `OTEL_BLRP_*` (see `batchSettings`). */
+  batch: Record<Signal, BatchSettings>;
   /**
    * The trace id of a root span (32 hex digits), when it is to be a given one: a run resumed in
    * another process then continues its first process's trace.
@@ -28,7 +37,12 @@ export interface Exporting {
   logger: Logger;
   severity: typeof import("@opentelemetry/api-logs").SeverityNumber;
   /** Per signal, what was made, delivered and lost: final once `shutdown` has settled. */
-  tallies: Record<"traces" | "logs", ExportTally>;
+  tallies: Record<Signal, ExportTally>;
+  /**
+   * A wait while a signal's export queue is full and its collector takes what it is sent (the
+   * run's backpressure); undefined when both have room or a full one's exports are failing.
+   */
+  room(): Promise<void> | undefined;
   /** Flush and close; the tracer's result, then the logger's. */
   shutdown(): Promise<PromiseSettledResult<void>[]>;
 }
@@ -61,6 +75,52 @@ export async function startExporting(settings: ExportSettings): Promise<Exportin
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over niceeval's defaults.
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const tallies = { traces: new ExportTally(), logs: new ExportTally() };
+  const queues = {
+    traces: new ExportQueue(settings.batch.traces.maxQueueSize, () => tallies.traces.failing),
+    logs: new ExportQueue(settings.batch.logs.maxQueueSize, () => tallies.logs.failing),
+  };
+  const exporter = <T, R extends { code: number; error?: Error }>(
+    signal: Signal,
+    inner: Exporter<T, R>,
+  ) =>
+    queues[signal].counting(
+      guardExporter(inner, tallies[signal], (error) => onFailure(error, signal)),
+    );
+  // The SDK's processors batch and send; their queues are unbounded, the ExportQueues bound them.
+  const batching = (signal: Signal) => ({
+    ...settings.batch[signal],
+    maxQueueSize: UNBOUNDED,
+  });
+  const spanBatches = new traceSdk.BatchSpanProcessor(
+    exporter("traces", new traceExporter.OTLPTraceExporter(exporterConfig("v1/traces"))),
+    batching("traces"),
+  );
+  const logBatches = new logsSdk.BatchLogRecordProcessor({
+    exporter: exporter("logs", new logsExporter.OTLPLogExporter(exporterConfig("v1/logs"))),
+    ...batching("logs"),
+  });
+  // Counts what each processor is given (the span one exports sampled spans only), and drops
+  // only what does not fit while that signal's exports keep failing.
+  const spanGate: SpanProcessor = {
+    onStart: (span, context) => spanBatches.onStart(span, context),
+    onEnd: (span) => {
+      if (!(span.spanContext().traceFlags & api.TraceFlags.SAMPLED)) return;
+      tallies.traces.made++;
+      if (queues.traces.admit()) spanBatches.onEnd(span);
+      else tallies.traces.dropped++;
+    },
+    forceFlush: () => spanBatches.forceFlush(),
+    shutdown: () => spanBatches.shutdown(),
+  };
+  const logGate: LogRecordProcessor = {
+    onEmit: (record) => {
+      tallies.logs.made++;
+      if (queues.logs.admit()) logBatches.onEmit(record);
+      else tallies.logs.dropped++;
+    },
+    forceFlush: () => logBatches.forceFlush(),
+    shutdown: () => logBatches.shutdown(),
+  };
   const random = new traceSdk.RandomIdGenerator();
   const tracerProvider = new traceSdk.BasicTracerProvider({
     resource,
@@ -68,51 +128,16 @@ export async function startExporting(settings: ExportSettings): Promise<Exportin
       generateTraceId: () => settings.traceId?.() ?? random.generateTraceId(),
       generateSpanId: () => random.generateSpanId(),
     },
-    spanProcessors: [
-      // Counts what the batch processor is given (it exports sampled spans only), so spans it
-      // drops from a full queue are counted as lost too.
-      {
-        onStart: () => {},
-        onEnd: (span) => {
-          if (span.spanContext().traceFlags & api.TraceFlags.SAMPLED) tallies.traces.made++;
-        },
-        forceFlush: () => Promise.resolve(),
-        shutdown: () => Promise.resolve(),
-      },
-      new traceSdk.BatchSpanProcessor(
-        guardExporter(
-          new traceExporter.OTLPTraceExporter(exporterConfig("v1/traces")),
-          tallies.traces,
-          (error) => onFailure(error, "traces"),
-        ),
-      ),
-    ],
+    spanProcessors: [spanGate],
   });
-  const loggerProvider = new logsSdk.LoggerProvider({
-    resource,
-    processors: [
-      {
-        onEmit: () => {
-          tallies.logs.made++;
-        },
-        forceFlush: () => Promise.resolve(),
-        shutdown: () => Promise.resolve(),
-      },
-      new logsSdk.BatchLogRecordProcessor({
-        exporter: guardExporter(
-          new logsExporter.OTLPLogExporter(exporterConfig("v1/logs")),
-          tallies.logs,
-          (error) => onFailure(error, "logs"),
-        ),
-      }),
-    ],
-  });
+  const loggerProvider = new logsSdk.LoggerProvider({ resource, processors: [logGate] });
   return {
     api,
     tracer: tracerProvider.getTracer("niceeval", settings.version),
     logger: loggerProvider.getLogger("niceeval", settings.version),
     severity: logsApi.SeverityNumber,
     tallies,
+    room: () => queues.traces.room() ?? queues.logs.room(),
     shutdown: () => Promise.allSettled([tracerProvider.shutdown(), loggerProvider.shutdown()]),
   };
 }

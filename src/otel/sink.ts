@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { AttemptRecord } from "../eval/record.js";
 import { redactUrl } from "../redact-url.js";
 import type { RunSink } from "../runner/sink.js";
-import { exportTimeoutMs, masker, type Signal, shownEndpoint } from "./config.js";
+import { batchSettings, exportTimeoutMs, masker, type Signal, shownEndpoint } from "./config.js";
 import { describeExportError, type ExportTally } from "./guard.js";
 import { startExporting } from "./providers.js";
 import { RunSpans } from "./spans.js";
@@ -13,7 +13,10 @@ export interface OtelSinkOptions {
   version: string;
   /** The run's `--name`, set as `niceeval.run.name`. */
   runName?: string;
-  /** The environment the secrets to mask are read from (default `process.env`). */
+  /**
+   * The environment the batch settings (`OTEL_BSP_*`, `OTEL_BLRP_*`) and the secrets to mask are
+   * read from (default `process.env`).
+   */
   env?: Readonly<Record<string, string | undefined>>;
   /** Where the one export-failure warning goes (default standard error). */
   stderr?: (text: string) => void;
@@ -43,6 +46,10 @@ export function traceIdOf(runId: string): string {
  * eval and per attempt (`test.suite.*` / `test.case.*` attributes and niceeval's own), parented
  * run → eval → attempt with their real times, and one `gen_ai.evaluation.result` log record per
  * judgment in its attempt's span. The SDK packages are loaded here, only when a run exports.
+ * Nothing is dropped while the collector takes what it is sent: once a signal's export queue
+ * (`OTEL_BSP_MAX_QUEUE_SIZE`, `OTEL_BLRP_MAX_QUEUE_SIZE`, 2048 each) is full, `room` makes the
+ * run wait until the next batch goes; while a signal's exports keep failing, the run never waits
+ * for it and what does not fit is dropped and counted.
  * Endpoint, headers, timeout and resource (`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`) are
  * read from the environment by the SDK. A failed export never fails the run and does not stop
  * later ones: each signal's first failure is said on stderr, naming it, and the end of the run
@@ -93,6 +100,7 @@ export async function otelSink(options: OtelSinkOptions): Promise<RunSink> {
     headers: options.headers,
     timeoutMs: options.timeoutMs ?? exportTimeoutMs(env),
     onFailure,
+    batch: batchSettings(env).settings,
     // One trace per run id: a resumed run's spans join its first process's trace.
     traceId: () => (runId === undefined ? undefined : traceIdOf(runId)),
   });
@@ -118,6 +126,7 @@ export async function otelSink(options: OtelSinkOptions): Promise<RunSink> {
       else spans.finishAttempt(record);
     },
     onEvalFinished: (summary) => spans.finishEval(summary),
+    room: () => otel.room(),
     onRunFinished: async (summary) => {
       spans.finishRun(summary);
       ending = true;
@@ -151,12 +160,17 @@ function lostLine(
 ): string | undefined {
   if (tally.lost === 0) return undefined;
   const count = `${tally.lost} of ${tally.made} ${WHAT[signal]}`;
+  // No export failed, so none was dropped: some were still being sent when the run ended.
   if (tally.failures === 0 && how.error === undefined)
-    return `niceeval: OpenTelemetry: ${count} were not exported to ${how.where}: more were waiting than the SDK's export queue holds\n`;
-  const failures = `${tally.failures} export${tally.failures === 1 ? "" : "s"} failed${
+    return `niceeval: OpenTelemetry: ${count} were not exported to ${how.where}: their export had not finished when the run ended\n`;
+  const meanwhile = [
     tally.unsent > 0
-      ? `, and ${tally.unsent} batch${tally.unsent === 1 ? " was" : "es were"} not sent while exports kept failing`
-      : ""
+      ? `${tally.unsent} batch${tally.unsent === 1 ? " was" : "es were"} not sent`
+      : undefined,
+    tally.dropped > 0 ? `${tally.dropped} did not fit in the export queue` : undefined,
+  ].filter((part) => part !== undefined);
+  const failures = `${tally.failures} export${tally.failures === 1 ? "" : "s"} failed${
+    meanwhile.length > 0 ? `, and ${meanwhile.join(" and ")} while exports kept failing` : ""
   }`;
   return how.said
     ? `niceeval: OpenTelemetry: ${count} were not exported to ${how.where} (${failures})\n`

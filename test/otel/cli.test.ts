@@ -60,6 +60,32 @@ export const slow = defineSuite<string, string>({
 });
 `;
 
+// Quick cases judged by many scorers: the eval process hands the CLI its records in bursts that
+// hold many more log records than the SDK's export queue (2,048 by default).
+const many = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const scorers = Array.from({ length: Number(process.env.SCORERS) }, (_, k) =>
+  createScorer<number, number>({
+    name: \`s\${k}\`,
+    score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+  }),
+);
+
+export const many = defineSuite<number, number>({
+  id: "many",
+  cases: () =>
+    Array.from({ length: Number(process.env.NCASES) }, (_, i) => ({
+      id: \`m\${i}\`,
+      input: i,
+      expected: i,
+    })),
+  target: async (i) => i,
+  scorers,
+});
+`;
+
 /** Every file of the project (store, report) as text, to look for leaked credentials. */
 async function allText(dir: string): Promise<string> {
   let text = "";
@@ -74,7 +100,11 @@ describe("niceeval run --otel (real CLI on a fixture project)", () => {
   let project: FixtureProject;
   let receiver: Receiver;
   beforeAll(async () => {
-    project = await makeProject({ "evals/echo.eval.ts": suite, "slow/slow.eval.ts": slow });
+    project = await makeProject({
+      "evals/echo.eval.ts": suite,
+      "slow/slow.eval.ts": slow,
+      "many/many.eval.ts": many,
+    });
     receiver = await startReceiver();
   });
   afterAll(async () => {
@@ -285,6 +315,145 @@ describe("niceeval run --otel (real CLI on a fixture project)", () => {
         await collector.close();
       }
     });
+  });
+
+  describe("a run that makes spans and log records faster than a batch goes out", () => {
+    const CASES = 2000;
+    const SCORERS = 8;
+    const runMany = (env: Record<string, string>, cases = CASES) =>
+      runCli(["run", "many", "--no-store", "--quiet", "--concurrency", "64"], project.dir, {
+        NCASES: String(cases),
+        SCORERS: String(SCORERS),
+        ...env,
+      });
+    const otelLines = (stderr: string) =>
+      stderr.split("\n").filter((line) => line.includes("OpenTelemetry"));
+    /** Every attempt's span and every judgment's log record arrived, each once, the logs in their spans. */
+    const expectAll = (collector: Receiver, cases: number) => {
+      const attempts = collector.spans.filter((s) => s.name.startsWith("case "));
+      expect(attempts).toHaveLength(cases);
+      expect(new Set(attempts.map((s) => s.attributes["niceeval.case.id"])).size).toBe(cases);
+      expect(collector.spans.map((s) => s.name)).toEqual(
+        expect.arrayContaining(["niceeval run", "eval many"]),
+      );
+      expect(collector.spans).toHaveLength(cases + 2);
+      expect(collector.logs).toHaveLength(cases * SCORERS);
+      const judged = new Set(
+        collector.logs.map(
+          (l) => `${l.attributes["niceeval.case.id"]}/${l.attributes["gen_ai.evaluation.name"]}`,
+        ),
+      );
+      expect(judged.size).toBe(cases * SCORERS);
+      const spanIds = new Set(attempts.map((s) => s.spanId));
+      expect(collector.logs.filter((l) => !spanIds.has(l.spanId))).toEqual([]);
+    };
+    /** How many spans or log records each request to `path` held. */
+    const batchSizes = (collector: Receiver, path: "/v1/traces" | "/v1/logs") =>
+      collector.requests
+        .filter((r) => r.path === path)
+        .map((r) => {
+          const body = JSON.parse(r.body);
+          const [outer, inner, items] =
+            path === "/v1/logs"
+              ? ["resourceLogs", "scopeLogs", "logRecords"]
+              : ["resourceSpans", "scopeSpans", "spans"];
+          let count = 0;
+          for (const resource of body[outer])
+            for (const scope of resource[inner]) count += scope[items].length;
+          return count;
+        });
+
+    it("a collector that takes every batch gets every span and log record, with the default queues", async () => {
+      const collector = await startReceiver();
+      try {
+        const run = await runMany({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.url });
+        expect(run.code).toBe(0);
+        expect(otelLines(run.stderr)).toEqual([]);
+        expectAll(collector, CASES);
+      } finally {
+        await collector.close();
+      }
+    }, 90_000);
+
+    it("honours OTEL_BSP_* and OTEL_BLRP_*: with small queues and batches, nothing is lost either", async () => {
+      const collector = await startReceiver();
+      const cases = 400;
+      try {
+        const run = await runMany(
+          {
+            OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+            OTEL_BSP_MAX_QUEUE_SIZE: "50",
+            OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "30",
+            OTEL_BSP_SCHEDULE_DELAY: "20",
+            OTEL_BLRP_MAX_QUEUE_SIZE: "100",
+            OTEL_BLRP_MAX_EXPORT_BATCH_SIZE: "40",
+            OTEL_BLRP_SCHEDULE_DELAY: "20",
+          },
+          cases,
+        );
+        expect(run.code).toBe(0);
+        expect(otelLines(run.stderr)).toEqual([]);
+        expectAll(collector, cases);
+        expect(Math.max(...batchSizes(collector, "/v1/traces"))).toBeLessThanOrEqual(30);
+        expect(Math.max(...batchSizes(collector, "/v1/logs"))).toBe(40);
+      } finally {
+        await collector.close();
+      }
+    }, 90_000);
+
+    it("a slow collector paces the run instead of losing what it had no room for", async () => {
+      const collector = await startReceiver(undefined, { delayMs: 250 });
+      const cases = 500;
+      try {
+        const run = await runMany({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.url }, cases);
+        expect(run.code).toBe(0);
+        expect(otelLines(run.stderr)).toEqual([]);
+        expectAll(collector, cases);
+      } finally {
+        await collector.close();
+      }
+    }, 90_000);
+
+    it("a collector that is down is not waited for: the run ends and says what was lost", async () => {
+      const port = await deadPort();
+      const endpoint = `http://127.0.0.1:${port}`;
+      const cases = 500;
+      const run = await runMany(
+        { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_TIMEOUT: "500" },
+        cases,
+      );
+      expect(run.code).toBe(0);
+      expect(run.stdout.trim().endsWith("PASS")).toBe(true);
+      const lines = otelLines(run.stderr);
+      // Each signal's failure is said once (with its count when it failed at the run's end).
+      expect(lines.filter((line) => line.includes("failed (connect ECONNREFUSED"))).toHaveLength(2);
+      expect(lines.join("\n")).toContain(`${cases + 2} of ${cases + 2} spans were not exported`);
+      expect(lines.join("\n")).toContain(
+        `${cases * SCORERS} of ${cases * SCORERS} evaluation logs were not exported`,
+      );
+      expect(run.stderr).toContain(`${endpoint}/v1/logs`);
+    }, 90_000);
+
+    it("a collector slower than the export timeout is not waited for either", async () => {
+      const collector = await startReceiver(undefined, { delayMs: 1500 });
+      const cases = 500;
+      try {
+        const run = await runMany(
+          { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_TIMEOUT: "300" },
+          cases,
+        );
+        expect(run.code).toBe(0);
+        const lines = otelLines(run.stderr);
+        expect(lines.join("\n")).toContain(
+          `export of evaluation logs to ${collector.url}/v1/logs failed`,
+        );
+        expect(lines.join("\n")).toMatch(
+          new RegExp(`OpenTelemetry: \\d+ of ${cases * SCORERS} evaluation logs were not exported`),
+        );
+      } finally {
+        await collector.close();
+      }
+    }, 90_000);
   });
 
   it("exports nothing without --otel or an endpoint", async () => {

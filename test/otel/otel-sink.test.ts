@@ -4,7 +4,7 @@ import { defineSuite } from "../../src/eval/suite.js";
 import { JudgeUnavailableError } from "../../src/judge/unavailable.js";
 import { masker, otelEnabled } from "../../src/otel/config.js";
 import { otelSink, traceIdOf } from "../../src/otel/sink.js";
-import { record, runSummary } from "../../src/report/test-support/runs.js";
+import { judgment, record, runSummary } from "../../src/report/test-support/runs.js";
 import { runEvals } from "../../src/runner/run.js";
 import { createScorer } from "../../src/scorers/create-scorer.js";
 import { deadPort, type ReceivedSpan, type Receiver, startReceiver } from "./receiver.js";
@@ -311,6 +311,70 @@ describe("otelSink and when attempts ran", () => {
     } finally {
       await receiver.close();
     }
+  });
+});
+
+describe("otelSink and its export queue", () => {
+  const judged = (caseId: string, count: number) =>
+    record({
+      evalId: "e",
+      caseId,
+      index: 0,
+      judgments: Array.from({ length: count }, (_, k) => judgment({ label: `j${k}` })),
+    });
+
+  it("asks the run to wait once the queue is full, until the next batch goes, and loses nothing", async () => {
+    const receiver = await startReceiver(undefined, { delayMs: 50 });
+    try {
+      const sink = await otelSink({
+        version: "1",
+        endpoint: receiver.url,
+        env: { OTEL_BLRP_MAX_QUEUE_SIZE: "4", OTEL_BLRP_MAX_EXPORT_BATCH_SIZE: "2" },
+      });
+      sink.onRunStart?.({ runId: "r-full", evals: 1, files: 1, concurrency: 1 });
+      expect(sink.room?.()).toBeUndefined();
+      // Six log records where four fit: admitted all the same, and the run is asked to wait.
+      sink.onAttemptFinished?.(judged("six", 6));
+      const wait = sink.room?.();
+      expect(wait).toBeInstanceOf(Promise);
+      await wait;
+      expect(receiver.logs.length).toBeGreaterThanOrEqual(2);
+      sink.onAttemptFinished?.(judged("two", 2));
+      await sink.onRunFinished?.(runSummary({ runId: "r-full" }));
+      expect(receiver.logs.map((l) => `${l.attributes["niceeval.case.id"]}`).sort()).toEqual([
+        ...Array(6).fill("six"),
+        ...Array(2).fill("two"),
+      ]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("while exports fail, never makes the run wait: what does not fit is dropped and counted", async () => {
+    const warnings: string[] = [];
+    const port = await deadPort();
+    const sink = await otelSink({
+      version: "1",
+      endpoint: `http://127.0.0.1:${port}`,
+      env: { OTEL_BLRP_MAX_QUEUE_SIZE: "2" },
+      timeoutMs: 200,
+      stderr: (text) => warnings.push(text),
+    });
+    sink.onRunStart?.({ runId: "r-down", evals: 1, files: 1, concurrency: 1 });
+    // A full batch goes at once, and fails.
+    sink.onAttemptFinished?.(judged("first", 2));
+    await expect
+      .poll(() => warnings.some((w) => w.includes("export of evaluation logs")), { timeout: 5000 })
+      .toBe(true);
+    sink.onAttemptFinished?.(judged("then", 5));
+    expect(sink.room?.()).toBeUndefined();
+    await sink.onRunFinished?.(runSummary({ runId: "r-down" }));
+    const logs = warnings.find((w) =>
+      w.startsWith("niceeval: OpenTelemetry: 7 of 7 evaluation logs"),
+    );
+    expect(logs).toMatch(
+      /\(\d+ exports? failed, and (\d+ batch(es)? (was|were) not sent and )?3 did not fit in the export queue while exports kept failing\)\n$/,
+    );
   });
 });
 

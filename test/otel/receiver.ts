@@ -111,10 +111,12 @@ export interface Refusal {
 
 /**
  * Start a receiver on 127.0.0.1 that answers `/v1/traces` and `/v1/logs` with 200, or with what
- * `refuse` returns for a request (`nth`: its number among the requests to that path, from 0).
+ * `refuse` returns for a request (`nth`: its number among the requests to that path, from 0);
+ * `delayMs`: a slow collector, that answers each request (and takes what it holds) that late.
  */
 export async function startReceiver(
   refuse: (path: string, nth: number) => Refusal | undefined = () => undefined,
+  { delayMs = 0 }: { delayMs?: number } = {},
 ): Promise<Receiver> {
   const receiver: Omit<Receiver, "url" | "close"> = {
     spans: [],
@@ -126,7 +128,8 @@ export async function startReceiver(
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
+    req.on("end", async () => {
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       const body = Buffer.concat(chunks).toString("utf8");
       const path = req.url ?? "";
       const nth = seen.get(path) ?? 0;
