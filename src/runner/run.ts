@@ -158,14 +158,7 @@ export async function runEvals(
     judgment: sinks.has("onJudgment"),
   };
 
-  sinks.call("onRunStart", {
-    runId,
-    evals: entries.length,
-    // Entries passed in code may name no file: they are not counted as one.
-    files: new Set(entries.flatMap((e) => (e.file === undefined ? [] : [e.file]))).size,
-    concurrency: settings.concurrency,
-    trials: trialsOf(options.trials),
-  });
+  sinks.call("onRunStart", runStartOf(runId, entries, settings.concurrency, options.trials));
 
   const evalInfo = (entry: number) => evalInfoOf(entries[entry]!, trialsOfEntry(entry));
   const reorder = new ReorderBuffer<Released>(
@@ -233,6 +226,23 @@ export async function runEvals(
   });
   await sinks.finish(summary);
   return summary;
+}
+
+/** What the sinks are told as the run starts. */
+function runStartOf(
+  runId: string,
+  entries: readonly RunEntry[],
+  concurrency: number,
+  trials: number | undefined,
+) {
+  return {
+    runId,
+    evals: entries.length,
+    // Entries passed in code may name no file: they are not counted as one.
+    files: new Set(entries.flatMap((e) => (e.file === undefined ? [] : [e.file]))).size,
+    concurrency,
+    trials: trialsOf(trials),
+  };
 }
 
 /**
