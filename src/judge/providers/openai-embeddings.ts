@@ -3,15 +3,22 @@ import { judgeSettings } from "../config.js";
 import { postJson } from "./fetch-json.js";
 import { joinUrl } from "./provider.js";
 
-/** Where an OpenAI-compatible embeddings endpoint is and how to call it. */
+/** Where an OpenAI-compatible embeddings endpoint is and how to call it (`openAiEmbed`'s options). */
 export interface OpenAiEmbeddingsTarget {
-  /** The API root, e.g. "https://api.openai.com/v1". */
+  /** The API root, e.g. "https://api.openai.com/v1" or "http://127.0.0.1:11434/v1". */
   baseUrl: string;
+  /** Sent as `Authorization: Bearer <apiKey>` when given. */
   apiKey?: string | undefined;
-  /** Where `apiKey` came from, named after a 401 or 403 (default: the apiKey option). */
+  /**
+   * Where `apiKey` came from, named (never the key) when the endpoint refuses it with a 401 or
+   * 403: an environment variable such as `"OPENAI_API_KEY"`. Default: the `apiKey` option.
+   */
   apiKeyFrom?: string | undefined;
+  /** The embedding model name, e.g. "text-embedding-3-small". */
   model: string;
+  /** Requested vector length, for models that can shorten their output. */
   dimensions?: number | undefined;
+  /** Extra request headers (organisation, project, gateway keys). */
   headers?: Readonly<Record<string, string>> | undefined;
 }
 

@@ -1,26 +1,13 @@
 import { embedTexts } from "../../judge/embed.js";
 import { markJudgePossible } from "../../judge/ledger.js";
-import { openAiEmbeddings } from "../../judge/providers/openai-embeddings.js";
+import {
+  type OpenAiEmbeddingsTarget,
+  openAiEmbeddings,
+} from "../../judge/providers/openai-embeddings.js";
 import type { EmbedFn } from "./style-embedding.js";
 
-/** Options of {@link openAiEmbed}. */
-export interface OpenAiEmbedOptions {
-  /** The API root, e.g. "https://api.openai.com/v1" or "http://127.0.0.1:11434/v1". */
-  baseUrl: string;
-  /** Sent as `Authorization: Bearer <apiKey>` when given. */
-  apiKey?: string | undefined;
-  /**
-   * Where `apiKey` came from, named (never the key) when the endpoint refuses it with a 401 or
-   * 403: an environment variable such as `"OPENAI_API_KEY"`. Default: the `apiKey` option.
-   */
-  apiKeyFrom?: string | undefined;
-  /** The embedding model name, e.g. "text-embedding-3-small". */
-  model: string;
-  /** Requested vector length, for models that can shorten their output. */
-  dimensions?: number | undefined;
-  /** Extra request headers (organisation, project, gateway keys). */
-  headers?: Readonly<Record<string, string>> | undefined;
-}
+/** Options of {@link openAiEmbed}: where the endpoint is and how to call it. */
+export type OpenAiEmbedOptions = OpenAiEmbeddingsTarget;
 
 /**
  * An {@link EmbedFn} for any OpenAI-compatible embeddings endpoint: one
