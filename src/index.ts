@@ -78,6 +78,7 @@ export type {
   ScoreSummary,
   Verdict,
 } from "./eval/record.js";
+export type { AppUsageTotals } from "./eval/app-usage-totals.js";
 export { type AttemptContext, type CaseSpec, isRunnable, type Runnable } from "./eval/runnable.js";
 
 // ── Vitest bridge (hooks injected; no Vitest import) ────────────────────────

@@ -35,6 +35,14 @@ describe("parseJsonText", () => {
     );
     expect(reasonOf("01")).toMatch(/column 2 \(found "1"\), wanted a number as JSON writes it/);
     expect(reasonOf("  ")).toBe("actual is not JSON: it is empty");
+    // A character that cannot be seen is named by its code point.
+    expect(reasonOf('{"a": 1}\u200b')).toMatch(/column 9 \(found U\+200B, which cannot be seen\)/);
+    expect(reasonOf('{"a": \u00a01}')).toMatch(/column 7 \(found U\+00A0, which cannot be seen\)/);
+  });
+
+  it("reads a text that starts with a byte-order mark as the text after it", () => {
+    expect(parseJsonText('\ufeff{"a": 1}')).toEqual({ ok: true, value: { a: 1 } });
+    expect(reasonOf("\ufeff\ufeff{}")).toMatch(/column 1 \(found U\+FEFF, a byte-order mark\)/);
   });
 
   it("finds the break in text nested far deeper than the stack", () => {

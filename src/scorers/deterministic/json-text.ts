@@ -120,15 +120,21 @@ function keyEnd(text: string, at: number): number | Break {
   return text[i] === ":" ? i + 1 : { at: i, wanted: '":" after the property name' };
 }
 
+/** A character as a reason shows it: quoted, or by its code point when it cannot be seen. */
+function shown(codePoint: number): string {
+  const char = String.fromCodePoint(codePoint);
+  // JSON.stringify escapes the controls below U+0020 itself.
+  if (!/[\p{Cf}\p{Z}\u007f-\u009f]/u.test(char) || char === " ") return JSON.stringify(char);
+  const hex = codePoint.toString(16).toUpperCase().padStart(4, "0");
+  return `U+${hex}${codePoint === 0xfeff ? ", a byte-order mark" : ", which cannot be seen"}`;
+}
+
 /** Where an offset is (line and column from 1), what is there, and the text around it. */
 function place(text: string, at: number): { where: string; around: string } {
   const before = text.slice(0, at);
   const line = before.split("\n").length;
   const column = at - (before.lastIndexOf("\n") + 1) + 1;
-  const found =
-    at >= text.length
-      ? "the text ends"
-      : `found ${JSON.stringify(String.fromCodePoint(text.codePointAt(at)!))}`;
+  const found = at >= text.length ? "the text ends" : `found ${shown(text.codePointAt(at)!)}`;
   const start = Math.max(0, at - 20);
   const cut = at + 20 < text.length;
   const around = `${start > 0 ? "…" : ""}${text.slice(start, at + 20)}${cut ? "…" : ""}`;
@@ -142,6 +148,8 @@ function place(text: string, at: number): { where: string; around: string } {
  * // → { ok: false, reason: 'actual is not JSON: at line 1, column 1 (found "S"), wanted a JSON value: "Sure! {}"' }
  */
 export function parseJsonText(text: string): JsonText {
+  // One byte-order mark before the text is no part of it (RFC 8259 lets a parser ignore it).
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {

@@ -158,7 +158,17 @@ describe("splitSentences", () => {
       const text = `Voici mon plan :\n${one}relire le contrat\n${two}appeler le client\nJe m'en occupe demain.`;
       expect(splitSentences(text)).toEqual(plan);
     }
-    // An indented line continues the item; a blank line ends it as before.
+    // An indented line, or one that starts in lower case (an item wrapped by hand), continues the
+    // item; a blank line ends it as before.
+    expect(
+      splitSentences(
+        "Points à vérifier :\n- nous devons relire le contrat avant\nla signature de vendredi.\n- appeler le client.",
+      ),
+    ).toEqual([
+      "Points à vérifier :",
+      "nous devons relire le contrat avant la signature de vendredi.",
+      "appeler le client.",
+    ]);
     expect(
       splitSentences("- relire le contrat et\n  vérifier les clauses\nJe m'en occupe."),
     ).toEqual(["relire le contrat et vérifier les clauses", "Je m'en occupe."]);

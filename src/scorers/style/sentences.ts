@@ -103,7 +103,8 @@ export function splitSentences(text: string): string[] {
 function blocks(text: string): string[] {
   const out: string[] = [];
   let current: string[] = [];
-  // Whether `current` is a list item, which its line break ends unless the next line is indented.
+  // Whether `current` is a list item, which its line break ends unless the next line continues
+  // it: indented, or starting with a lower-case letter (an item wrapped by hand).
   let inItem = false;
   const flush = () => {
     if (current.length > 0) out.push(current.join(" "));
@@ -118,7 +119,7 @@ function blocks(text: string): string[] {
       flush();
       current.push(line.replace(marker, ""));
       inItem = true;
-    } else if (inItem && !/^\s/u.test(line)) {
+    } else if (inItem && !/^(?:\s|\p{Ll})/u.test(line)) {
       flush();
       current.push(line);
       inItem = false;
