@@ -200,6 +200,7 @@ function trialLines(t: TrialSummary, c: Palette, maxFlaky: number): string[] {
   const reducers = [
     ...t.byK.map((r) => `pass@${r.k} ${rate(r.passAtK)}`),
     ...t.byK.filter((r) => r.k > 1).map((r) => `pass^${r.k} ${rate(r.passHatK)}`),
+    ...t.byK.filter((r) => r.k > 1).map((r) => `at-least-${r.k} ${rate(r.atLeastK)}`),
   ];
   const score =
     t.score.mean.value === null

@@ -9,10 +9,11 @@ import type { Reporter } from "./reporter.js";
 
 /**
  * Writes the run as one JSON document `{ format, runId, records: [...], summary }`, streamed
- * record by record so that a run of any size writes in bounded memory. Each eval summary, and
- * the totals, carry `figures`: the pass rate with n and its 95% Wilson interval, and the mean
- * score with n, its 95% t interval and whether it is a lower bound, both over cases with trials
- * (see `figures.ts`); and `attempts` beside `cases`, which counts attempts too. A failed, errored
+ * record by record so that a run of any size writes in bounded memory. Each eval summary carries
+ * `figures`: the pass rate with n and its 95% Wilson interval, and the mean score with n, its 95%
+ * t interval and whether it is a lower bound, both over cases with trials (see `figures.ts`); the
+ * totals carry the run's pass rate only (each eval scores something of its own); and `attempts`
+ * beside `cases`, which counts attempts too. A failed, errored
  * or skipped record carries `reason`, why (`withVerdictReason`).
  */
 export function jsonReporter(file: string): Reporter {

@@ -81,7 +81,7 @@ describe("a skipped trial and the mean score (real CLI)", { timeout: 60_000 }, (
       / {2}3 attempts: 2 passed, 0 failed, 0 errored, 1 skipped · mean score 0\.5 ± 0\.707 sd \(n=2\) ·/,
     );
     expect(run.stdout).toContain(
-      "  trials: 1 case × 2 judged, 1 skipped · pass@1 100% · pass@2 100% · pass^2 100% · per-case score mean 0.5,",
+      "  trials: 1 case × 2 judged, 1 skipped · pass@1 100% · pass@2 100% · pass^2 100% · at-least-2 100% · per-case score mean 0.5,",
     );
     const report = JSON.parse(await readFile(join(project.dir, "tr.json"), "utf8"));
     expect(report.summary.evals[0]).toMatchObject({ meanScore: 0.5, scoredCases: 2, skipped: 1 });

@@ -101,7 +101,7 @@ export const partial = app.defineScoreEval({ id: "partial", description: "partia
     expect(run.stdout).toMatch(/✓ b \[trial 2\] passed/);
     expect(run.stdout).toContain("9 attempts: 8 passed, 1 failed");
     expect(run.stdout).toContain(
-      "trials: 3 cases × 3 · pass@1 88.9% · pass@2 100% · pass@3 100% · pass^2 77.8% · pass^3 66.7%",
+      "trials: 3 cases × 3 · pass@1 88.9% · pass@2 100% · pass@3 100% · pass^2 77.8% · pass^3 66.7% · at-least-2 100% · at-least-3 66.7%",
     );
     expect(run.stdout).toContain("1 flaky case");
     expect(run.stdout).toContain("~ b flaky: 2/3 passed (✗✓✓)");
@@ -145,7 +145,7 @@ export const partial = app.defineScoreEval({ id: "partial", description: "partia
 
     const shown = await cli(["show", "trials"]);
     expect(shown.stdout).toContain("~ b flaky: 2/3 passed (✗✓✓)");
-    expect(shown.stdout).toContain("pass^3 66.7%");
+    expect(shown.stdout).toContain("pass^3 66.7% · at-least-2 100% · at-least-3 66.7%");
   });
 
   it("compare of trial runs says a case's pass rate moved, keeping pass-to-fail for all trials to none", async () => {
