@@ -8,8 +8,15 @@ import { suiteUnderTest, testFailure } from "../eval/to-vitest.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { isScorer, type NamedScorer, type TakesExpected } from "../scorers/create-scorer.js";
 import { AGGREGATIONS, type Aggregation } from "./aggregate.js";
-import { type ItemOutcome, itemFailureMessage, judgeItem, overallLine } from "./outcome.js";
+import {
+  type ItemOutcome,
+  invalidItem,
+  itemFailureMessage,
+  judgeItem,
+  overallLine,
+} from "./outcome.js";
 import { fromScoreFunction, type ScoreFunction, withGivenNames } from "./score-function.js";
+import { followVerdict } from "./verdict.js";
 
 /** One data item: `input`, an optional `expected` and `name`, and any extra fields for scorers. */
 export interface DataItem {
@@ -80,8 +87,10 @@ const evaluateOptionKeys = {
 /**
  * Register an evaluation as Vitest tests: one test per data item, which runs the task and the
  * scorers on the niceeval engine and fails when the aggregated score is under `threshold`, a
- * score is not finite, or a scorer throws. A summary line of all items (each once, as its last
- * try went) prints after the suite.
+ * score is not finite, or a scorer throws. Each item's `meta.niceeval` and the summary line of
+ * all items printed after the suite (each once, as its last try went) follow Vitest's verdict on
+ * its test: an invalid item, or one whose test Vitest failed for a reason of its own (a failed
+ * `expect.soft`), never reads as passed.
  * @example
  * evaluate("capitals", {
  *   data: [{ input: "France", expected: "Paris" }],
@@ -137,11 +146,18 @@ export function evaluate<Item extends DataItem, Output>(
       it(
         loaded.spec.id,
         async (context) => {
-          if (loaded.problem) throw new NiceevalError("EVALUATE_DATA", loaded.problem);
+          // What the item's test ends as, Vitest's verdict included, is its meta and its summary.
+          const judged = followVerdict(context, loaded.spec.id, (outcome) => {
+            outcomes.set(loaded.spec.id, outcome);
+            (context.task.meta as Record<string, unknown>).niceeval = outcome;
+          });
+          if (loaded.problem) {
+            judged(invalidItem(loaded.spec.id, loaded.problem));
+            throw new NiceevalError("EVALUATE_DATA", loaded.problem);
+          }
           const tried = await withGivenNames(() => suite.run(loaded.spec, context));
           const outcome = judgeItem(tried.record, aggregation, threshold, tried.targetTimedOut);
-          outcomes.set(loaded.spec.id, outcome);
-          (context.task.meta as Record<string, unknown>).niceeval = outcome;
+          judged(outcome);
           if (!outcome.passed) throw testFailure(itemFailureMessage(settings, outcome), tried);
         },
         options.timeout,

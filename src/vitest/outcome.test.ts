@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import { emptyJudgeUsage, unreportedUsage } from "../eval/record.js";
 import { erroredJudgment, fromNamedScore } from "../eval/suite.js";
-import { itemFailureMessage, judgeItem, overallLine } from "./outcome.js";
+import { invalidItem, itemFailureMessage, judgeItem, overallLine } from "./outcome.js";
 
 const record = (judgments: Judgment[], error?: string): AttemptRecord => ({
   evalId: "e",
@@ -73,6 +73,29 @@ describe("overallLine", () => {
     );
     expect(overallLine(settings, [crashed])).toBe(
       'niceeval evaluate "e": 0/1 items passed (mean score >= 0.6); no item scored; 1 item not scored (task failed: 1)',
+    );
+  });
+
+  it("counts invalid items and items Vitest failed, so the line agrees with Vitest's count", () => {
+    const passed = judgeItem(record([fromNamedScore("a", 1, undefined, 0.6)]), "mean", 0.6);
+    const invalid = invalidItem("bad", "item 2 is object without an `input` field");
+    const softFailed = {
+      ...passed,
+      passed: false,
+      testError: "AssertionError: expected 1 to be 2",
+    };
+    const timedOut = {
+      item: "slow",
+      passed: false,
+      score: null,
+      scores: [],
+      testError: "Error: Test timed out",
+    };
+    expect(overallLine(settings, [passed, invalid, softFailed, timedOut])).toBe(
+      'niceeval evaluate "e": 1/4 items passed (mean score >= 0.6); mean item score 1 (n=2); 2 items not scored (invalid item: 1, test failed: 1); 1 item reached the threshold but its test failed in Vitest, so it does not pass',
+    );
+    expect(overallLine(settings, [softFailed, softFailed])).toContain(
+      "; 2 items reached the threshold but their tests failed in Vitest, so they do not pass",
     );
   });
 });

@@ -21,9 +21,9 @@ export interface ItemOutcome {
   item: string;
   passed: boolean;
   /**
-   * The item's scores aggregated; null when one is missing (the task failed or timed out, a
-   * scorer errored or its score is unavailable): the item then fails and the summary's mean
-   * leaves it out.
+   * The item's scores aggregated; null when one is missing (the item is invalid, the task failed
+   * or timed out, a scorer errored or its score is unavailable): the item then fails and the
+   * summary's mean leaves it out.
    */
   score: number | null;
   scores: ItemScore[];
@@ -31,6 +31,18 @@ export interface ItemOutcome {
   taskError?: string;
   /** Set when niceeval stopped the task at the item's limit (`taskError` says after how long). */
   timedOut?: true;
+  /**
+   * Set when the data item cannot run (it has no `input`, or a field named `signal`): it is not
+   * run, has no score and fails.
+   */
+  itemError?: string;
+  /**
+   * Set when Vitest failed the item's test for a reason of its own after niceeval passed the
+   * item (an `expect.soft` in the task or a scorer, an `afterEach` hook), or before niceeval
+   * judged it (Vitest's own timeout): the first error Vitest recorded. The item does not pass,
+   * whatever its score.
+   */
+  testError?: string;
 }
 
 /** What the messages name: the evaluation and its gate. */
@@ -77,6 +89,11 @@ export function judgeItem(
   return outcome;
 }
 
+/** A data item that cannot run (`problem` says why): no score, and it fails. */
+export function invalidItem(item: string, problem: string): ItemOutcome {
+  return { item, passed: false, score: null, scores: [], itemError: problem };
+}
+
 const isScored = (entry: ItemScore) => entry.error === undefined && entry.unavailable === undefined;
 
 /** Why an item failed, naming every scorer's score. */
@@ -120,19 +137,32 @@ export function itemFailureMessage(settings: GateSettings, outcome: ItemOutcome)
 }
 
 /** Why items have no score, in the order the summary lists them. */
-const MISSING_REASONS = ["task failed", "scorer errored", "score unavailable"] as const;
+const MISSING_REASONS = [
+  "invalid item",
+  "task failed",
+  "scorer errored",
+  "score unavailable",
+  "test failed",
+] as const;
 
-/** Why an item has no score, for the summary: the first of the task, an error, an unavailable score. */
+/**
+ * Why an item has no score, for the summary: the first of an invalid item, the task, an error,
+ * an unavailable score, and Vitest failing its test before niceeval judged it.
+ */
 function missingReason(outcome: ItemOutcome): (typeof MISSING_REASONS)[number] | undefined {
   if (outcome.score !== null) return undefined;
+  if (outcome.itemError !== undefined) return "invalid item";
   if (outcome.taskError !== undefined) return "task failed";
   if (outcome.scores.some((entry) => entry.error !== undefined)) return "scorer errored";
-  return "score unavailable";
+  if (outcome.scores.some((entry) => entry.unavailable !== undefined)) return "score unavailable";
+  return "test failed";
 }
 
 /**
- * One line over every item that ran: how many passed, the mean score of the items that have
- * one, and how many have none and why.
+ * One line over every item whose test ran: how many passed, the mean score of the items that
+ * have one, how many have none and why, and how many reached the threshold but did not pass,
+ * Vitest having failed their test (see {@link ItemOutcome.testError}), so that the line agrees
+ * with Vitest's count.
  */
 export function overallLine(settings: GateSettings, outcomes: readonly ItemOutcome[]): string {
   const passed = outcomes.filter((outcome) => outcome.passed).length;
@@ -143,6 +173,9 @@ export function overallLine(settings: GateSettings, outcomes: readonly ItemOutco
     if (reason !== undefined) reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
   }
   const unscored = outcomes.length - scores.length;
+  const failedByVitest = outcomes.filter(
+    (outcome) => outcome.score !== null && outcome.testError !== undefined,
+  ).length;
   return (
     `niceeval evaluate "${settings.name}": ${passed}/${outcomes.length} items passed ` +
     `(${settings.aggregation} score >= ${settings.threshold}); ` +
@@ -154,6 +187,9 @@ export function overallLine(settings: GateSettings, outcomes: readonly ItemOutco
           .filter(([, count]) => count > 0)
           .map(([reason, count]) => `${reason}: ${count}`)
           .join(", ")})`
+      : "") +
+    (failedByVitest > 0
+      ? `; ${plural(failedByVitest, "item")} reached the threshold but ${failedByVitest === 1 ? "its test" : "their tests"} failed in Vitest, so ${failedByVitest === 1 ? "it does" : "they do"} not pass`
       : "")
   );
 }
