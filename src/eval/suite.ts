@@ -307,27 +307,41 @@ export function defineSuite<Input, Output, Expected = unknown>(
 export function defineSuite<Input, Output>(
   definition: SuiteDefinition<Input, Output>,
 ): Suite<Input, Output> {
-  return suiteOf(definition, false);
+  return suiteOf(definition);
 }
 
 /**
- * {@link defineSuite}; `namesMayRepeat`: its scorers may share a name (evaluate's, whose item
- * aggregates over scorers and may count one twice; it has no gates and is never compared).
+ * The call a suite was declared by, for its messages, when the user did not write defineSuite
+ * (toVitest, evaluate): they name that call, and no setting the caller cannot use.
  */
+export interface SuiteAuthor {
+  /** The call the user wrote: `toVitest("id")`, `evaluate "name"`. */
+  where: string;
+  /**
+   * Its scorers may share a name (evaluate's, whose item aggregates over scorers and may count
+   * one twice; it has no gates and is never compared).
+   */
+  namesMayRepeat?: boolean;
+  /**
+   * What reads a case's judgments by name there, said when two scorers share one ("a failed
+   * case's message tells its"); a suite's reports, `gates` and compare otherwise.
+   */
+  namesReadBy?: string;
+}
+
+/** {@link defineSuite}, or a suite the user declared by `author`'s call. */
 export function suiteOf<Input, Output>(
   definition: SuiteDefinition<Input, Output>,
-  namesMayRepeat: boolean,
+  author?: SuiteAuthor,
 ): Suite<Input, Output> {
   const given = (definition as { id?: unknown } | null)?.id;
-  refuseUnknownKeys(
-    typeof given === "string" && given ? `defineSuite("${given}")` : "defineSuite",
-    definition,
-    suiteDefinitionKeys,
-  );
+  const where =
+    author?.where ??
+    (typeof given === "string" && given ? `defineSuite("${given}")` : "defineSuite");
+  refuseUnknownKeys(where, definition, suiteDefinitionKeys);
   if (typeof definition.id !== "string" || !definition.id) {
-    throw new AuthoringError("defineSuite: `id` must be a non-empty string");
+    throw new AuthoringError(`${where}: \`id\` must be a non-empty string`);
   }
-  const where = `defineSuite("${definition.id}")`;
   if (typeof definition.target !== "function") {
     throw new AuthoringError(
       `${where}: \`target\` must be a function that produces a case's output`,
@@ -340,11 +354,9 @@ export function suiteOf<Input, Output>(
     if (isScorer(s)) return s.name;
     if ((s as BoundScorer<Output> | undefined)?.kind === "bound-scorer")
       return (s as BoundScorer<Output>).id;
-    throw new AuthoringError(
-      `${where}: scorers[${index}] is not a scorer; pass bindScorer(...) or createScorer(...) results`,
-    );
+    throw notAScorer(where, index, s);
   });
-  if (!namesMayRepeat) refuseSharedNames(where, ids);
+  if (!author?.namesMayRepeat) refuseSharedNames(where, ids, author?.namesReadBy);
   // Cases given as a promise are awaited only when first read: one that fails before then must
   // not be an unhandled rejection (the error reaches the eval's "(cases)" record when read).
   if (isThenable(definition.cases)) Promise.resolve(definition.cases).catch(() => {});
@@ -362,7 +374,7 @@ export function suiteOf<Input, Output>(
   for (const gate of definition.gates ?? []) {
     if (!ids.includes(gate)) {
       throw new AuthoringError(
-        `defineSuite("${definition.id}"): gates names "${gate}", which is not one of its scorers (${ids.join(", ")})`,
+        `${where}: gates names "${gate}", which is not one of its scorers (${ids.join(", ")})`,
       );
     }
   }
@@ -383,11 +395,28 @@ export function suiteOf<Input, Output>(
   };
 }
 
+/** `scorers[index]` is not a scorer: what it is, and what to pass. */
+function notAScorer(where: string, index: number, given: unknown): AuthoringError {
+  // evaluate takes plain functions returning { name, score }; a suite does not.
+  const plain =
+    typeof given === "function"
+      ? " (a plain function returning { name, score } is a scorer for evaluate only: wrap it, createScorer({ name, score: fn }))"
+      : "";
+  return new AuthoringError(
+    `${where}: scorers[${index}] is not a scorer (got ${describeGiven(given)}); pass bindScorer(...) or createScorer(...) results${plain}`,
+  );
+}
+
 /**
  * Refuse two scorers of one suite under one name: reports, `gates` and `compare` tell judgments
- * apart by name, so the two would read as one (a helper that names every scorer it makes alike).
+ * apart by name (under toVitest, a failed case's message: `readBy`), so the two would read as one
+ * (a helper that names every scorer it makes alike).
  */
-function refuseSharedNames(where: string, ids: readonly string[]): void {
+function refuseSharedNames(
+  where: string,
+  ids: readonly string[],
+  readBy = "reports, `gates` and compare tell a case's",
+): void {
   const first = new Map<string, number>();
   ids.forEach((id, index) => {
     const before = first.get(id);
@@ -396,7 +425,7 @@ function refuseSharedNames(where: string, ids: readonly string[]): void {
       return;
     }
     throw new AuthoringError(
-      `${where}: scorers[${before}] and scorers[${index}] are both named "${id}"; reports, \`gates\` and compare tell a case's judgments apart by name, so give each its own (createScorer({ name: "${id} 2", … }), bindScorer({ id: … }), or a helper that puts what it checks in the name)`,
+      `${where}: scorers[${before}] and scorers[${index}] are both named "${id}"; ${readBy} judgments apart by name, so give each its own (createScorer({ name: "${id} 2", … }), bindScorer({ id: … }), or a helper that puts what it checks in the name)`,
     );
   });
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { createScorer } from "../scorers/create-scorer.js";
 import {
   evalScorersProvider,
   exactMatchTool,
@@ -228,6 +229,35 @@ describe("caseLimit", () => {
     ).toThrow(
       'toVitest("echo"): `timeout` must be a whole number of milliseconds from 1 to 2147482647, got 2147483647',
     );
+  });
+
+  // The user wrote toVitest: its messages name that call, never defineSuite, nor `gates` or
+  // compare, which a toVitest suite does not have.
+  it("names the toVitest call when a scorer is not one or two share a name", () => {
+    const target = ({ prompt }: { prompt: string }) => ({ text: prompt });
+    const eq = (score: number) =>
+      createScorer<Answer, unknown>({ name: "eq", score: () => ({ score }) });
+    const plain = ({ output }: { output: Answer }) => ({ name: "exact", score: output ? 1 : 0 });
+    const cases: [unknown[], string][] = [
+      [
+        [plain],
+        'toVitest("echo"): scorers[0] is not a scorer (got a function); pass bindScorer(...) or createScorer(...) results (a plain function returning { name, score } is a scorer for evaluate only: wrap it, createScorer({ name, score: fn }))',
+      ],
+      [
+        [exact, undefined],
+        'toVitest("echo"): scorers[1] is not a scorer (got nothing); pass bindScorer(...) or createScorer(...) results',
+      ],
+      [
+        [eq(1), eq(0)],
+        'toVitest("echo"): scorers[0] and scorers[1] are both named "eq"; a failed case\'s message tells its judgments apart by name, so give each its own (createScorer({ name: "eq 2", … }), bindScorer({ id: … }), or a helper that puts what it checks in the name)',
+      ],
+    ];
+    for (const [scorers, message] of cases) {
+      const register = () =>
+        toVitest({ ...suite, scorers } as typeof suite, { target }, recordingHooks().hooks);
+      expect(register).toThrow(message);
+      expect(register).not.toThrow(/defineSuite|gates|compare/);
+    }
   });
 
   it("rejects a missing target when the suite is registered", () => {

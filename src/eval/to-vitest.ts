@@ -10,6 +10,7 @@ import { type CaseSpec, isRunnable, type Runnable } from "./runnable.js";
 import {
   CaseIds,
   refusePlainSuiteKeys,
+  type SuiteAuthor,
   type SuiteDefinition,
   suiteOf,
   type Target,
@@ -82,12 +83,10 @@ export function toVitest<Input, Output, Expected = unknown>(
   }
   // The bound of every timeout given from code (runEval's, defineSuite's): one rule, not two.
   checkTimeoutMs(`${where}: \`timeout\``, options.timeout);
-  const tested = suiteUnderTest({
-    id: suite.id,
-    cases: suite.cases,
-    target: options.target,
-    scorers: suite.scorers,
-  });
+  const tested = suiteUnderTest(
+    { id: suite.id, cases: suite.cases, target: options.target, scorers: suite.scorers },
+    { where, namesReadBy: "a failed case's message tells its" },
+  );
   hooks.describe(suite.id, () => {
     // A suite that cannot judge anything is one failing test saying why, as it is an errored
     // eval in a run: never a describe whose cases all pass with nothing checked.
@@ -165,13 +164,13 @@ interface TargetRun {
  * A suite for tests (toVitest, evaluate): one run id for all its cases, and a target watched per
  * case id, so a test can tell what the target threw and whether it outlived the limit. A case
  * runs once at a time (Vitest's retries follow each other), so the case id names its current
- * run. `targetName` is what messages call the target ("the task" under evaluate);
- * `namesMayRepeat`: its scorers may share a name (evaluate's, see {@link suiteOf}).
+ * run. `author` is the call the user wrote, which the suite's checks name (see {@link suiteOf});
+ * `targetName` is what messages call the target ("the task" under evaluate).
  */
 export function suiteUnderTest<Input, Output>(
   definition: SuiteDefinition<Input, Output>,
+  author: SuiteAuthor,
   targetName = "the target",
-  namesMayRepeat = false,
 ): SuiteUnderTest {
   const runs = new Map<string, TargetRun>();
   const target: Target<Input, Output> = (input, context) => {
@@ -202,7 +201,7 @@ export function suiteUnderTest<Input, Output>(
       return output;
     }, fail);
   };
-  const runnable: Pick<Runnable, "runCase"> = suiteOf({ ...definition, target }, namesMayRepeat);
+  const runnable: Pick<Runnable, "runCase"> = suiteOf({ ...definition, target }, author);
   const runId = `vitest-${randomUUID()}`;
   return {
     async run(spec, context) {

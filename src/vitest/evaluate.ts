@@ -124,9 +124,9 @@ export function evaluate<Item extends DataItem, Output>(
       // threshold may pass 1 (a sum over scorers).
       threshold: Math.min(Math.max(threshold, 0), 1),
     },
-    "the task",
     // An item aggregates over its scorers, which may count one scorer twice (`sum`).
-    true,
+    { where: `evaluate "${name}"`, namesMayRepeat: true },
+    "the task",
   );
   const settings = { name, aggregation, threshold };
 
