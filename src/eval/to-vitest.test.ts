@@ -260,6 +260,17 @@ describe("caseLimit", () => {
     }
   });
 
+  it("asks for Vitest's describe and it when the hooks are left out or lack one", () => {
+    const target = ({ prompt }: { prompt: string }) => ({ text: prompt });
+    const register = (hooks: unknown) => () => toVitest(suite, { target }, hooks as VitestHooks);
+    expect(register(undefined)).toThrow(
+      'toVitest("echo"): pass { describe, it } from "vitest" as the third argument; got nothing',
+    );
+    expect(register({ describe })).toThrow(
+      'toVitest("echo"): pass { describe, it } from "vitest" as the third argument; its `it` is not a function (got nothing)',
+    );
+  });
+
   it("rejects a missing target when the suite is registered", () => {
     const recorded = recordingHooks();
     expect(() =>

@@ -81,6 +81,7 @@ export function toVitest<Input, Output, Expected = unknown>(
   if (typeof options?.target !== "function") {
     throw new TypeError(`toVitest: suite "${suite.id}" needs \`options.target\`, a function`);
   }
+  checkHooks(where, hooks);
   // The bound of every timeout given from code (runEval's, defineSuite's): one rule, not two.
   checkTimeoutMs(`${where}: \`timeout\``, options.timeout);
   const tested = suiteUnderTest(
@@ -119,6 +120,20 @@ export function toVitest<Input, Output, Expected = unknown>(
       );
     });
   });
+}
+
+/** Refuse hooks without Vitest's `describe` and `it`: left out, they would fail as a bare TypeError. */
+function checkHooks(where: string, hooks: unknown): void {
+  const ask = `${where}: pass { describe, it } from "vitest" as the third argument`;
+  if (typeof hooks !== "object" || hooks === null)
+    throw new TypeError(`${ask}; got ${hooks === undefined ? "nothing" : String(hooks)}`);
+  for (const name of ["describe", "it"] as const) {
+    const given: unknown = (hooks as Record<string, unknown>)[name];
+    if (typeof given !== "function") {
+      const got = given === undefined ? "nothing" : given === null ? "null" : `a ${typeof given}`;
+      throw new TypeError(`${ask}; its \`${name}\` is not a function (got ${got})`);
+    }
+  }
 }
 
 /** Why a suite cannot be run as tests: no scorers, or no cases. */
