@@ -343,8 +343,17 @@ export function testFailure(message: string, tried: Pick<TestedCase, "thrown">):
     message,
     tried.thrown ? { cause: tried.thrown.error } : undefined,
   );
-  const frames = stackFrames(tried.thrown?.error);
-  failure.stack = `${failure.name}: ${message}${frames ? `\n${frames}` : ""}`;
+  return withFramesOf(failure, tried.thrown?.error);
+}
+
+/**
+ * `failure`, its stack made of the user's frames of `thrown` (what user code threw, which
+ * `failure` has as its cause), so the report points at the line that threw; no frames when
+ * `thrown` has none (niceeval's own would only point into niceeval).
+ */
+export function withFramesOf<Failure extends Error>(failure: Failure, thrown: unknown): Failure {
+  const frames = stackFrames(thrown);
+  failure.stack = `${failure.name}: ${failure.message}${frames ? `\n${frames}` : ""}`;
   return failure;
 }
 

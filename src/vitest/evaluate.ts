@@ -4,7 +4,7 @@ import { errorMessage, NiceevalError } from "../errors.js";
 import type { CaseSpec } from "../eval/runnable.js";
 import type { BoundScorer } from "../eval/suite.js";
 import { checkTimeoutMs } from "../eval/timeout.js";
-import { suiteUnderTest, testFailure } from "../eval/to-vitest.js";
+import { suiteUnderTest, testFailure, withFramesOf } from "../eval/to-vitest.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { isScorer, type NamedScorer, type TakesExpected } from "../scorers/create-scorer.js";
 import { AGGREGATIONS, type Aggregation } from "./aggregate.js";
@@ -29,7 +29,8 @@ export interface DataItem {
 /**
  * Items as an array, or a function (sync or async) returning them. The function is called once,
  * while Vitest collects the file (Vitest awaits an async describe body), so each item still
- * becomes its own test; if it throws or returns nothing, one failing test named "data" says so.
+ * becomes its own test; if it throws or returns nothing, one failing test named "data" says so
+ * (pointing at the line that threw, its error as the cause).
  */
 export type EvaluateData<Item> =
   | readonly Item[]
@@ -202,10 +203,13 @@ async function loadCases(
   try {
     items = typeof data === "function" ? await data() : data;
   } catch (error) {
-    throw new NiceevalError(
+    // As a throwing task's: the error is the cause, and its frames point at the user's line.
+    const failure = new NiceevalError(
       "EVALUATE_DATA",
       `evaluate "${name}": \`data\` threw: ${errorMessage(error)}. Fix the data function or pass an array.`,
+      { cause: error },
     );
+    throw withFramesOf(failure, error);
   }
   if (!Array.isArray(items) || items.length === 0) {
     throw new NiceevalError(

@@ -38,6 +38,14 @@ describe("failures of evaluate() and toVitest under real Vitest", () => {
     expect(run.stderr + run.stdout).toContain("Caused by: Error: the model is down (asked Spain)");
   });
 
+  it("keeps the stack of a data function that threw, and its error as the failure's cause", () => {
+    const [message] = run.test("throwing data", "data").failureMessages;
+    expect(message).toMatch(
+      /^NiceevalError: evaluate "throwing data": `data` threw: dataset download failed\. Fix the data function or pass an array\.\n {4}at downloadDataset \(.*failures\.spec\.ts:\d+:\d+\)/,
+    );
+    expect(run.stderr + run.stdout).toContain("Caused by: Error: dataset download failed");
+  });
+
   it("says where a scorer threw, keeps its stack, and gives the failure its error as cause", () => {
     for (const describe of ["evaluate scorer failures", "toVitest scorer failures"]) {
       const [message] = run.test(describe, "scorer throws").failureMessages;
