@@ -212,6 +212,28 @@ describe("AheadRun", () => {
     expect(run.claim(pending(3))).toBe(false);
   });
 
+  it("hands on what was struck at a crash when the engine asks after the stop, with its time", () => {
+    const { run, said, pending } = setup();
+    // Index 1 began 200 ms ago, ahead of the engine; the eval process then crashed.
+    run.onBegan([-1, 0, 0, 0, -2, 0, 1, 0], 0, 8, performance.now() - 200);
+    const asked = pending(0);
+    run.claim(asked);
+    const cause = "the eval process exited with code 3";
+    const { inFlight, notAsked } = run.crashed(cause, undefined);
+    expect(inFlight).toEqual([asked]);
+    expect(asked.ranMs).toBeGreaterThanOrEqual(200);
+    expect(notAsked).toBe(1);
+    // The stop came before the engine asked for it. Before, it was refused as never started (the
+    // supervisor then errored it "before the attempt started", with 0 ms).
+    const late = pending(1);
+    expect(run.claimStopped(late)).toBe(true);
+    expect(said.strike).toEqual([`1:1:${cause}`]);
+    expect(late.ranMs).toBeGreaterThanOrEqual(200);
+    expect(run.outstanding()).toBe(false);
+    // One that never began is refused as not started.
+    expect(run.claimStopped(pending(2))).toBe(false);
+  });
+
   it("stops taking from what runs ahead when a record is of another case", () => {
     const { run, said, pending, began } = setup();
     began(0, 1);

@@ -15,6 +15,8 @@ export interface AheadPending {
   readonly resolve: (record: AttemptRecord) => void;
   sentAt: number;
   started: boolean;
+  /** How long its last run went before the crash or stop that ended it, ms (when known). */
+  ranMs?: number | undefined;
 }
 
 /** What an {@link AheadRun} does through the supervisor. */
@@ -57,16 +59,21 @@ export class AheadRun<P extends AheadPending, C> {
   /** When each of those came (`performance.now()`): about when it ended, the batches being short. */
   private readonly arrivedAt = new Map<number, number>();
   private readonly waiting = new Map<number, P>();
-  /** In flight at a crash before the engine asked: strikes, and the last crash's cause. */
+  /**
+   * In flight at a crash before the engine asked: strikes, the last crash's cause, and how long it
+   * had run then.
+   */
   private readonly struck = new Map<
     number,
-    { strikes: number; cause: string; afterEnd?: boolean; marks?: unknown[] }
+    { strikes: number; cause: string; afterEnd?: boolean; marks?: unknown[]; ranMs?: number }
   >();
   /** Started ahead and not finished: the child's id (below 0) to the attempt's key, and back. */
   private readonly began = new Map<number, number>();
   private readonly running = new Map<number, number>();
-  /** Begun ahead before the engine asked, and cut off by the run's stop: why. */
-  private readonly cut = new Map<number, string>();
+  /** When each of those began (`performance.now()`), by key. */
+  private readonly since = new Map<number, number>();
+  /** Begun ahead before the engine asked, and cut off by the run's stop: why, and how long it ran. */
+  private readonly cut = new Map<number, { reason: string; ranMs?: number }>();
   /** Told when what the engine has still to take from here may have changed. */
   private changed: (() => void) | undefined;
   /**
@@ -161,17 +168,37 @@ export class AheadRun<P extends AheadPending, C> {
       else if (this.stalled) this.checkDiverged();
       return true;
     }
-    const reason = this.cut.get(key);
-    if (reason !== undefined) {
+    return this.claimEnded(key, pending);
+  }
+
+  /**
+   * The engine asks for this attempt after the run's stop ended the eval process running ahead:
+   * one begun ahead and cut off then is errored so, and one struck at a crash is handed to the
+   * supervisor as at any time (AheadHost.strike: stopped, it runs nothing again, and errors it as
+   * cut off), true either way. False when it is to be refused as not started.
+   */
+  claimStopped(pending: P): boolean {
+    if (!this.plan) return false;
+    const { job } = pending;
+    const key = this.keyOf(job.entry, job.spec, job.trial);
+    return key >= 0 && this.claimEnded(key, pending);
+  }
+
+  /** This attempt began ahead in an eval process that ended (a stop, a crash): handed on. */
+  private claimEnded(key: number, pending: P): boolean {
+    const cut = this.cut.get(key);
+    if (cut !== undefined) {
       this.cut.delete(key);
       this.markStarted(pending, performance.now());
-      this.host.cutOff(pending, reason);
+      pending.ranMs = cut.ranMs;
+      this.host.cutOff(pending, cut.reason);
       this.changed?.();
       return true;
     }
     const struck = this.struck.get(key);
     if (!struck) return false;
     this.struck.delete(key);
+    pending.ranMs = struck.ranMs;
     if (struck.strikes === 0) this.host.isolate(pending);
     else
       this.host.strike(
@@ -185,29 +212,6 @@ export class AheadRun<P extends AheadPending, C> {
     return true;
   }
 
-  /**
-   * The engine asks for this attempt after the run's stop ended the eval process running ahead:
-   * one begun ahead and cut off then is errored so (true); one struck at a crash will not run
-   * again, and waits here no longer. False when it is to be refused as not started.
-   */
-  claimStopped(pending: P): boolean {
-    if (!this.plan) return false;
-    const { job } = pending;
-    const key = this.keyOf(job.entry, job.spec, job.trial);
-    if (key < 0) return false;
-    const reason = this.cut.get(key);
-    const struck = this.struck.delete(key);
-    if (reason === undefined) {
-      if (struck) this.changed?.();
-      return false;
-    }
-    this.cut.delete(key);
-    this.markStarted(pending, performance.now());
-    this.host.cutOff(pending, reason);
-    this.changed?.();
-    return true;
-  }
-
   /** A began event: `count` numbers from `at`, four for each attempt (id, eval, index, trial). */
   onBegan(keys: readonly unknown[], at: number, count: number, now: number): void {
     for (let j = at; j < at + count; j += 4) {
@@ -215,6 +219,7 @@ export class AheadRun<P extends AheadPending, C> {
       const key = aheadKey(keys[j + 1] as number, keys[j + 2] as number, keys[j + 3] as number);
       this.began.set(id, key);
       this.running.set(key, id);
+      this.since.set(key, now);
       const pending = this.waiting.get(key);
       if (pending && !pending.started) this.markStarted(pending, now);
     }
@@ -226,6 +231,7 @@ export class AheadRun<P extends AheadPending, C> {
     if (key === undefined) return;
     this.began.delete(id);
     this.running.delete(key);
+    this.since.delete(key);
     this.recent[this.recentAt] = key;
     this.recentAt = (this.recentAt + 1) % RECENT_KEYS;
     const pending = this.waiting.get(key);
@@ -257,13 +263,16 @@ export class AheadRun<P extends AheadPending, C> {
     if (key === undefined) return false;
     this.began.delete(id);
     this.running.delete(key);
+    const ranMs = this.ranFor(key, performance.now());
+    this.since.delete(key);
     this.stop();
     const pending = this.waiting.get(key);
     if (!pending) {
-      this.struck.set(key, { strikes: 0, cause: "" });
+      this.struck.set(key, { strikes: 0, cause: "", ...(ranMs === undefined ? {} : { ranMs }) });
       return true;
     }
     this.waiting.delete(key);
+    pending.ranMs = ranMs;
     this.host.isolate(pending);
     return true;
   }
@@ -304,19 +313,24 @@ export class AheadRun<P extends AheadPending, C> {
     const came = new Set(this.recent);
     for (const key of claimed ?? []) if (!came.has(key)) started.add(key);
     const inFlight: P[] = [];
+    const now = performance.now();
     for (const key of started) {
       if (this.arrived.has(key)) continue;
       const pending = this.waiting.get(key);
       if (pending) {
         this.waiting.delete(key);
         inFlight.push(pending);
-      } else this.cut.set(key, reason);
+      } else {
+        const ranMs = this.ranFor(key, now);
+        this.cut.set(key, { reason, ...(ranMs === undefined ? {} : { ranMs }) });
+      }
     }
     this.owner = undefined;
     this.allowed = false;
     this.ended = true;
     this.began.clear();
     this.running.clear();
+    this.since.clear();
     this.changed?.();
     return inFlight;
   }
@@ -371,23 +385,28 @@ export class AheadRun<P extends AheadPending, C> {
     const inFlight: P[] = [];
     const afterEnd: P[] = [];
     let notAsked = 0;
+    const now = performance.now();
     for (const key of [...started, ...ended]) {
+      const ranMs = this.ranFor(key, now);
       const pending = this.waiting.get(key);
       if (pending) {
         this.waiting.delete(key);
+        pending.ranMs = ranMs;
         (ended.has(key) ? afterEnd : inFlight).push(pending);
         continue;
       }
       const before = this.struck.get(key);
       const strikes = (before?.strikes ?? 0) + 1;
       const marks = [...(before?.marks ?? []), ...(mark === undefined ? [] : [mark])];
-      this.struck.set(key, { strikes, cause, afterEnd: ended.has(key), marks });
+      const struck = { strikes, cause, afterEnd: ended.has(key), marks };
+      this.struck.set(key, ranMs === undefined ? struck : { ...struck, ranMs });
       notAsked++;
     }
     this.owner = undefined;
     this.allowed = false;
     this.began.clear();
     this.running.clear();
+    this.since.clear();
     this.release();
     this.changed?.();
     return { inFlight, afterEnd, notAsked };
@@ -412,6 +431,7 @@ export class AheadRun<P extends AheadPending, C> {
     this.waiting.delete(key);
     const id = this.running.get(key);
     this.running.delete(key);
+    this.since.delete(key);
     if (id !== undefined) this.began.delete(id);
     this.recent[this.recentAt] = key;
     this.recentAt = (this.recentAt + 1) % RECENT_KEYS;
@@ -437,6 +457,12 @@ export class AheadRun<P extends AheadPending, C> {
     // Asked to stop, it may still start attempts until it says it ended: they still come ahead.
     if (this.owner !== undefined) return !this.ended || this.running.has(key);
     return this.allowed && this.plan !== undefined;
+  }
+
+  /** How long the attempt `key` had run at `now`, when its start was heard of. */
+  private ranFor(key: number, now: number): number | undefined {
+    const at = this.since.get(key);
+    return at === undefined ? undefined : now - at;
   }
 
   private markStarted(pending: P, now: number): void {

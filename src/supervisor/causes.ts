@@ -65,6 +65,57 @@ export function exitOfNoAttempt(cause: string, crash: Parameters<typeof crashMes
   return `${cause}${during}: ${none}, so the exit is the run's, not an attempt's`;
 }
 
+/**
+ * What a crash of the eval process after the run's stop reached it (its grace period) is said as:
+ * nothing runs again, so the `cut` attempts it was running are errored as cut off (not run again
+ * alone to tell whose the crash was); `open`: it exited on its own, and whose exit it was is not
+ * known; `resumable`: a resumed run runs them.
+ */
+export function crashAfterStop(
+  cause: string,
+  crash: Parameters<typeof crashMessage>[1],
+  cut: number,
+  open: boolean,
+  resumable: boolean,
+): string {
+  const during = whenItCrashed(crash);
+  if (cut === 0) return `niceeval: ${cause}${during}, after the run was stopped\n`;
+  const them = cut === 1 ? "1 attempt it was running is" : `${cut} attempts it was running are`;
+  const whose = open ? ", so whose exit it was is not known" : "";
+  const again = resumable ? `; a resumed run runs ${cut === 1 ? "it" : "them"} again` : "";
+  return `niceeval: ${cause}${during}, after the run was stopped: ${them} errored as cut off, not run again alone${whose}${again}\n`;
+}
+
+/** An exit of the eval process and when it came, as {@link leftOpen} names it. */
+export function exitWhat(cause: string, crash: Parameters<typeof crashMessage>[1]): string {
+  return `${cause}${whenItCrashed(crash)}`;
+}
+
+/**
+ * An uncaught error or an exit of the eval process (`what`, and when) that the attempts then in
+ * flight were to run again alone for, when the run's stop came before they all had: whose it was
+ * is not known, and it is not put on the run.
+ */
+export function leftOpen(what: string, resumable: boolean): string {
+  const again = resumable ? "; a resumed run runs them again" : "";
+  return `${what}: the run was stopped before the attempts then in flight had all run again alone, so whose it was is not known and it is not put on the run; those the stop cut off are errored so${again}`;
+}
+
+/**
+ * Why an attempt is errored that was in flight when `why` happened (a crash's cause, an error no
+ * attempt could be tied to) and was to run again alone, once the run's stop (`stop`) came first:
+ * a stopped run starts nothing, so it is cut off.
+ */
+export function cutBeforeRerun(why: string, stop: string | undefined): string {
+  const by = stop === undefined ? "" : ` (${stop})`;
+  return `this attempt was in flight when ${why}, and the run was stopped${by} before it ran again alone, so whether it caused that is not known; it is errored as cut off by the stop`;
+}
+
+/** An uncaught error no attempt could be tied to, as {@link cutBeforeRerun} names it. */
+export function unplacedThrown(message: string): string {
+  return `an error no attempt could be tied to was thrown (${message})`;
+}
+
 /** What the eval process was doing when it crashed, as a crash notice says it. */
 function whenItCrashed(crash: Parameters<typeof crashMessage>[1]): string {
   const { inFlight, struckAhead } = crash;

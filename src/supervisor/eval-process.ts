@@ -56,6 +56,11 @@ export interface Pending extends AheadPending {
   pos: number;
   /** It runs again alone to say whose an uncaught error or an exit of the eval process is. */
   placing?: Unplaced[] | undefined;
+  /**
+   * Why it runs again alone: what happened while it was in flight (a crash's cause, an error no
+   * attempt could be tied to), said if the run's stop comes first (causes.ts, cutBeforeRerun).
+   */
+  rerunFor?: string | undefined;
   /** It was in flight when the event loop was blocked past this time limit of it (blocked.ts). */
   blockedLimitMs?: number | undefined;
 }

@@ -1,5 +1,5 @@
 import { type AttemptRecord, type Judgment, unreportedUsage } from "../eval/record.js";
-import { resumableStop } from "../eval/run-origin.js";
+import { resumableStop, runsAgain } from "../eval/run-origin.js";
 import type { AttemptJob, Executor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import type { LoadError } from "../runner/summary.js";
@@ -8,17 +8,22 @@ import { BLOCKED_BEATS, blockedCause, blockedMessage, blockedPastLimit } from ".
 import { CaseReads } from "./case-reads.js";
 import {
   attemptLabel,
+  crashAfterStop,
   crashMessage,
+  cutBeforeRerun,
   exitCause,
   exitedOnItsOwn,
   exitOfNoAttempt,
+  exitWhat,
   hangCause,
+  leftOpen,
   loadCrashed,
   loadHung,
   loadingLimitMs,
   MAX_STRIKES,
   notStarted,
   struckOut,
+  unplacedThrown,
 } from "./causes.js";
 import { EvalProcess, type EvalProcessListener, type Pending } from "./eval-process.js";
 import {
@@ -184,6 +189,8 @@ class Supervisor implements EvalProcessListener {
   private track = false;
   /** The last such error, while the attempts that run again for it may still say whose it is. */
   private unplaced: Unplaced | undefined;
+  /** That error as an attempt run again for it names it, should the run's stop come first. */
+  private unplacedWhy = "";
   /** Every such error or exit of an eval process, ended (decided) at the latest with the run. */
   private readonly placings: Unplaced[] = [];
   private lastCheck = performance.now();
@@ -210,25 +217,20 @@ class Supervisor implements EvalProcessListener {
     this.checkMs = Math.max(5, Math.min(100, Math.floor(this.hangMs / 4)));
     this.writeStderr = options.stderr ?? ((text: string) => process.stderr.write(text));
     this.ahead = new AheadRun<Pending, EvalProcess>({
-      ask: (pending) => {
-        this.fresh.push(pending);
-        this.schedule();
-      },
+      ask: (pending) => this.send(pending),
       // Only after an uncaught error nobody could place (one the engine asks for later included).
       isolate: (pending) => {
         pending.alone = true;
+        pending.rerunFor = this.unplacedWhy;
         if (this.unplaced) placeWith(pending, this.unplaced);
-        this.suspects.push(pending);
-        this.schedule();
+        this.rerun(pending);
       },
       strike: (pending, strikes, cause, afterEnd, marks) => {
         // Before it is struck: one errored now ended the process again, and owns those exits.
         for (const mark of marks) if (mark instanceof Unplaced) placeWith(pending, mark);
-        if (!this.strike(pending, strikes, cause, afterEnd)) return;
-        this.suspects.push(pending);
-        this.schedule();
+        if (this.strike(pending, strikes, cause, afterEnd)) this.rerun(pending);
       },
-      cutOff: (pending, reason) => this.fail(pending, reason),
+      cutOff: (pending, reason) => this.fail(pending, reason, pending.ranMs),
       post: (message) => {
         const { child } = this;
         if (child && this.ahead.owns(child) && !child.exit) child.post(message);
@@ -286,14 +288,31 @@ class Supervisor implements EvalProcessListener {
       this.watchAbort(job.context.signal);
       // One the eval process runs ahead needs no sending, but an eval process to run it (or to be
       // sent it, after a fallback).
-      if (!this.ahead.claim(pending)) this.fresh.push(pending);
-      this.schedule();
+      if (this.ahead.claim(pending)) this.schedule();
+      else this.send(pending);
     });
+  }
+
+  /**
+   * Send `pending` to the eval process. After the run's stop no case starts (an eval process
+   * would refuse it alike), so it is refused here: no eval process is started for it after a crash.
+   */
+  private send(pending: Pending): void {
+    const { signal } = pending.job.context;
+    if (signal.aborted) {
+      this.fail(pending, notStarted(signal, this.aborted ?? ""));
+      return;
+    }
+    this.fresh.push(pending);
+    this.schedule();
   }
 
   interrupt(reason: string): void {
     if (this.stopped !== undefined) return;
     this.stopped = reason;
+    // Attempts that were to run again for an unplaced error or exit will not: whose it is stays
+    // open (decided before those running alone are cut off, which cannot tell it either).
+    this.endPlacings(true);
     this.settleLoad();
     this.caseReads.end();
     const current = this.retire();
@@ -305,11 +324,9 @@ class Supervisor implements EvalProcessListener {
         for (const pending of this.ahead.interrupted(reason, aheadClaims(current.process)))
           this.fail(pending, reason);
     }
-    // Attempts that were to run again for an unplaced error will not: it is the run's.
-    this.endPlacings();
     for (const pending of this.ahead.drain()) this.fail(pending, reason);
-    for (const pending of [...this.suspects.splice(0), ...this.fresh.splice(0)])
-      this.fail(pending, reason);
+    for (const pending of this.suspects.splice(0)) this.cutOff(pending);
+    for (const pending of this.fresh.splice(0)) this.fail(pending, reason);
   }
 
   /** End the eval process (once: the run's end starts it, the command's end waits for it). */
@@ -321,8 +338,9 @@ class Supervisor implements EvalProcessListener {
   private async closeNow(): Promise<void> {
     this.closing = true;
     // Before the run's summary is made (the run's end calls this at once): an attempt that was to
-    // run again for it and never did (the engine's time limit took it) leaves it the run's.
-    this.endPlacings();
+    // run again for it and never did (the engine's time limit took it) leaves it the run's, unless
+    // the run's stop kept it from running again.
+    this.endPlacings(this.aborted !== undefined || this.stopped !== undefined);
     this.countUnsaidRunErrors();
     this.settleLoad();
     this.caseReads.end();
@@ -372,6 +390,11 @@ class Supervisor implements EvalProcessListener {
     }
     const pending = from.settle(id);
     if (!pending) return;
+    // A rerun the run's stop came before (the eval process refused it unstarted): cut off.
+    if (!pending.started && pending.rerunFor !== undefined && this.aborted !== undefined) {
+      this.cutOff(pending);
+      return;
+    }
     // What the child left off (RECORD_FLAGS), put back.
     if (flags & RECORD_FLAGS.caseId) record.caseId = pending.job.spec.id;
     if (flags & RECORD_FLAGS.unreported)
@@ -428,8 +451,12 @@ class Supervisor implements EvalProcessListener {
       message: `${message}, thrown while ${some} in flight; none threw it again when run alone`,
       where,
     };
-    const unplaced = new Unplaced(error, reruns.length, (e) => this.addRunError(e));
+    const unplaced = new Unplaced(error, reruns.length, {
+      runError: (e) => this.addRunError(e),
+      open: () => this.sayOpen(`${message}, thrown while ${some} in flight`),
+    });
     this.unplaced = unplaced;
+    this.unplacedWhy = unplacedThrown(message);
     this.placings.push(unplaced);
     // One no longer known here (given up on meanwhile) will not say.
     for (const id of reruns) if (!this.runAlone(from, id)) unplaced.gone();
@@ -443,14 +470,27 @@ class Supervisor implements EvalProcessListener {
     const pending = from.settle(id);
     if (!pending) return false;
     pending.alone = true;
+    pending.rerunFor = this.unplacedWhy;
+    pending.ranMs = performance.now() - pending.sentAt;
     if (this.unplaced) placeWith(pending, this.unplaced);
-    this.suspects.push(pending);
+    this.rerun(pending);
     return true;
   }
 
-  /** Decide each error or exit still waiting for its attempts to run again: they will not. */
-  private endPlacings(): void {
-    for (const placing of this.placings.splice(0)) placing.end();
+  /**
+   * Decide each error or exit still waiting for its attempts to run again: they will not (`stop`:
+   * the run's stop keeps them from it, so whose it is stays open).
+   */
+  private endPlacings(stop = false): void {
+    for (const placing of this.placings.splice(0)) {
+      if (stop) placing.cutOff();
+      else placing.end();
+    }
+  }
+
+  /** An error or exit whose attempts the run's stop kept from running again alone (`what`). */
+  private sayOpen(what: string): void {
+    this.writeStderr(`niceeval: ${leftOpen(what, this.resumable)}\n`);
   }
 
   private addRunError(error: RunError): void {
@@ -496,18 +536,30 @@ class Supervisor implements EvalProcessListener {
     // An exit of its own while it ran attempts (user code called process.exit) is put on the
     // attempts in flight only if one ends it again when run alone; else it is the run's.
     // (Not while a read of cases was under way: that read is sent again, and may be what exits.)
+    const ownExit = from.ready && exitedOnItsOwn(from) && !this.caseReads.anyUnderWay;
+    // After the run's stop reached it nothing runs again alone (endedStopped).
+    const stopping = this.aborted !== undefined;
     const exitError: RunError = { message: cause, where: from.exitCalledAt ?? "the eval process" };
+    let exitOpen = cause;
     const exit =
-      from.ready && exitedOnItsOwn(from) && !this.caseReads.anyUnderWay
-        ? new Unplaced(exitError, 1, (e) => this.addRunError(e), exitedAgain)
+      ownExit && !stopping
+        ? new Unplaced(exitError, 1, {
+            runError: (e) => this.addRunError(e),
+            open: () => this.sayOpen(exitOpen),
+            owns: exitedAgain,
+          })
         : undefined;
-    const { inFlight, afterEnd, rerun, requeued } = this.sortInFlight(from, cause);
-    const struckAhead = this.ahead.owns(from)
-      ? this.strikeAhead(from, cause, { inFlight, afterEnd, rerun }, exit)
-      : 0;
+    const sorted = this.sortInFlight(from, cause);
+    const { inFlight, afterEnd, rerun, requeued } = sorted;
+    const struckAhead = this.ahead.owns(from) ? this.strikeAhead(from, cause, sorted, exit) : 0;
     if (exit) this.placings.push(exit);
     // Reads of cases went to it only once it was ready.
     if (from.ready) this.caseReads.crashed(cause);
+    if (stopping && from.ready) {
+      this.endedStopped(from, cause, sorted, struckAhead, ownExit);
+      this.schedule();
+      return;
+    }
     // A suspect that had not started yet waits its turn to run alone again, the rest as before.
     this.fresh.unshift(...requeued.filter((p) => !p.alone));
     this.suspects.unshift(...requeued.filter((p) => p.alone));
@@ -525,22 +577,11 @@ class Supervisor implements EvalProcessListener {
     // bounded by the files), not a failed start of the eval process.
     if (!from.ready && from.loading === undefined) this.startupFailures++;
     const givenUp = this.startupFailures >= MAX_STRIKES;
-    const label = (p: Pending) => this.label(p.job.entry.eval.id, p.job.spec.id, p.job.trial);
-    const crash = {
-      inFlight: inFlight.map(label),
-      afterEnd: [
-        ...from.keptAtExit.map((a) => this.label(a.evalId, a.caseId, a.trial)),
-        ...afterEnd.map(label),
-      ],
-      struckAhead,
-      rerun: rerun.length,
-      ready: from.ready,
-      ...(from.ready || from.loading === undefined ? {} : { loading: from.loading }),
-      last: givenUp,
-    };
+    const crash = this.crashOf(from, sorted, struckAhead, givenUp);
     this.writeStderr(crashMessage(cause, crash));
     if (exit) {
       exitError.message = exitOfNoAttempt(cause, { ...crash, rerun: rerun.length + struckAhead });
+      exitOpen = exitWhat(cause, crash);
       // An attempt errored for it now was in flight at an exit before and ended it again alone;
       // one whose record was kept just before it exited is named as what it came after.
       if (inFlight.length + afterEnd.length > rerun.length || from.keptAtExit.length > 0)
@@ -550,20 +591,81 @@ class Supervisor implements EvalProcessListener {
       // The hold it was made with: from now on it is decided by what runs again.
       exit.gone();
     }
-    if (givenUp) {
-      this.broken = `the eval process could not start: ${cause} while loading the eval files`;
-      this.settleLoad();
-      this.caseReads.end(this.broken);
-      this.endPlacings();
-      for (const pending of [
-        ...this.suspects.splice(0),
-        ...this.fresh.splice(0),
-        ...this.ahead.drain(),
-      ])
-        this.fail(pending, this.broken);
-      return;
+    if (givenUp) this.giveUp(cause);
+    else this.schedule();
+  }
+
+  /**
+   * An eval process that ended after the run's stop reached it (its grace period): nothing runs
+   * again alone, so the attempts it was running are errored as cut off (with how long they ran; a
+   * resumed run runs them), as are those waiting in it to run again alone, and those it had not
+   * started did not start. One in flight at its second crash is errored with the cause, as ever.
+   * An exit of its own is then put on the run only when no attempt was running; else whose it was
+   * is not known, and said so.
+   */
+  private endedStopped(
+    from: EvalProcess,
+    cause: string,
+    sorted: ReturnType<Supervisor["sortInFlight"]>,
+    struckAhead: number,
+    ownExit: boolean,
+  ): void {
+    const { inFlight, afterEnd, rerun, requeued } = sorted;
+    for (const pending of requeued) {
+      if (pending.alone) this.cutOff(pending);
+      else this.fail(pending, notStarted(pending.job.context.signal, cause));
     }
-    this.schedule();
+    for (const pending of rerun) this.cutOff(pending);
+    // Those struck ahead are cut off as the engine asks for them (AheadHost.strike).
+    const cut = rerun.length + struckAhead;
+    const owned = inFlight.length + afterEnd.length > rerun.length || from.keptAtExit.length > 0;
+    const crash = this.crashOf(from, sorted, struckAhead, false);
+    const open = ownExit && !owned && cut > 0;
+    this.writeStderr(crashAfterStop(cause, crash, cut, open, this.resumable));
+    if (ownExit && !owned && cut === 0)
+      this.addRunError({
+        message: exitOfNoAttempt(cause, { ...crash, rerun: 0 }),
+        where: from.exitCalledAt ?? "the eval process",
+      });
+  }
+
+  /** What a crash notice says of an ended eval process and the attempts it had. */
+  private crashOf(
+    from: EvalProcess,
+    { inFlight, afterEnd, rerun }: ReturnType<Supervisor["sortInFlight"]>,
+    struckAhead: number,
+    last: boolean,
+  ) {
+    const label = (p: Pending) => this.label(p.job.entry.eval.id, p.job.spec.id, p.job.trial);
+    return {
+      inFlight: inFlight.map(label),
+      afterEnd: [
+        ...from.keptAtExit.map((a) => this.label(a.evalId, a.caseId, a.trial)),
+        ...afterEnd.map(label),
+      ],
+      struckAhead,
+      rerun: rerun.length,
+      ready: from.ready,
+      ...(from.ready || from.loading === undefined ? {} : { loading: from.loading }),
+      last,
+    };
+  }
+
+  /**
+   * No eval process could load the eval files (`cause`: how the last one ended): the run's
+   * attempts are errored.
+   */
+  private giveUp(cause: string): void {
+    this.broken = `the eval process could not start: ${cause} while loading the eval files`;
+    this.settleLoad();
+    this.caseReads.end(this.broken);
+    this.endPlacings();
+    for (const pending of [
+      ...this.suspects.splice(0),
+      ...this.fresh.splice(0),
+      ...this.ahead.drain(),
+    ])
+      this.fail(pending, this.broken);
   }
 
   /**
@@ -595,6 +697,7 @@ class Supervisor implements EvalProcessListener {
         continue;
       }
       (ended ? afterEnd : inFlight).push(pending);
+      pending.ranMs = performance.now() - pending.sentAt;
       if (this.strike(pending, pending.strikes + 1, cause, ended)) rerun.push(pending);
     }
     return { inFlight, afterEnd, rerun, requeued };
@@ -746,10 +849,11 @@ class Supervisor implements EvalProcessListener {
     child.send(this.fresh.splice(0));
   }
 
-  private fail(pending: Pending, message: string): void {
+  /** `pending` is errored with `message`; `elapsedMs`: how long it ran, when not since sent. */
+  private fail(pending: Pending, message: string, elapsedMs?: number): void {
     this.finish(pending, {
       ...crashed(pending.job.entry.eval, pending.job.spec, message),
-      elapsedMs: pending.sentAt ? performance.now() - pending.sentAt : 0,
+      elapsedMs: elapsedMs ?? (pending.sentAt ? performance.now() - pending.sentAt : 0),
     });
   }
 
@@ -770,11 +874,46 @@ class Supervisor implements EvalProcessListener {
   private strike(pending: Pending, strikes: number, cause: string, afterEnd = false): boolean {
     pending.strikes = strikes;
     if (strikes >= MAX_STRIKES) {
+      // It started (perhaps ahead, before the engine asked): its record is kept, stopped or not.
+      pending.job.queue?.started();
       this.fail(pending, struckOut(cause, afterEnd));
       return false;
     }
     pending.alone = true;
+    pending.rerunFor = cause;
     return true;
+  }
+
+  /**
+   * `pending` runs again alone, once the eval process has nothing else in flight. After the run's
+   * stop nothing new starts: it is cut off instead.
+   */
+  private rerun(pending: Pending): void {
+    if (this.aborted !== undefined || this.stopped !== undefined) {
+      this.cutOff(pending);
+      return;
+    }
+    this.suspects.push(pending);
+    this.schedule();
+  }
+
+  /**
+   * An attempt that was to run again alone (`rerunFor`) when the run's stop came: nothing new
+   * starts, so it is errored as cut off (`error.interrupted`: a resumed run runs it), with how long
+   * its last run went. The engine keeps its record, as of an attempt that started.
+   */
+  private cutOff(pending: Pending): void {
+    const { job } = pending;
+    const { reason } = job.context.signal;
+    const why = pending.rerunFor ?? "the eval process ended";
+    const message = cutBeforeRerun(why, this.aborted) + runsAgain(reason);
+    const record = crashed(job.entry.eval, job.spec, message);
+    job.queue?.started();
+    this.finish(pending, {
+      ...record,
+      error: { ...record.error!, interrupted: true },
+      elapsedMs: pending.ranMs ?? 0,
+    });
   }
 
   /**
@@ -857,6 +996,8 @@ class Supervisor implements EvalProcessListener {
         reason: this.aborted,
         ...(this.resumable ? { resumable: true as const } : {}),
       });
+      // Those waiting to run again alone will not start now.
+      for (const pending of this.suspects.splice(0)) this.cutOff(pending);
     };
     if (signal.aborted) forward();
     else signal.addEventListener("abort", forward, { once: true });

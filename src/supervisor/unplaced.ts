@@ -5,6 +5,8 @@
 // one an earlier attempt left behind, or a flaky throw). An exit of the eval process is placed the
 // same way (executor.ts): the attempts in flight run again alone, and one that ends the process
 // again owns it; if none does, it is the run's (a timer of top-level code that calls process.exit).
+// When the run's stop comes before those attempts all ran again alone (nothing new starts after a
+// stop), it is neither: whose it was is not known, and it is said so, not put on the run.
 import type { AttemptRecord } from "../eval/record.js";
 
 /** An uncaught error in the eval process that no single attempt owned. */
@@ -13,20 +15,30 @@ export interface RunError {
   where: string;
 }
 
+/** How an {@link Unplaced} is decided. */
+export interface Placing {
+  /** It is the run's: every attempt run again for it ran alone, and none owned it. */
+  runError: (error: RunError) => void;
+  /** The run's stop came before its attempts all ran again alone: whose it was is not known. */
+  open: () => void;
+  /** The record of an attempt run again alone that owns it (default: an uncaught error). */
+  owns?: (record: AttemptRecord) => boolean;
+}
+
 /** An error waiting for the attempts that run again alone to say whose it is. */
 export class Unplaced {
   #owned = false;
+  #open = false;
   #done = false;
 
   /**
-   * `left`: the attempts that run again for it (each calls {@link settled} once); `becomesRunError`
-   * is called once, if none of them throws again (`owns`: the record of one that did).
+   * `left`: the attempts that run again for it (each calls {@link settled} once); `decide` is told
+   * once, if none of them owns it.
    */
   constructor(
     private readonly error: RunError,
     private left: number,
-    private readonly becomesRunError: (error: RunError) => void,
-    private readonly owns: (record: AttemptRecord) => boolean = isUncaught,
+    private readonly decide: Placing,
   ) {
     if (left === 0) this.end();
   }
@@ -41,9 +53,13 @@ export class Unplaced {
     this.#owned = true;
   }
 
-  /** One of its attempts run again has its record. */
+  /**
+   * One of its attempts run again has its record. One the run's stop cut off (`error.interrupted`:
+   * it did not run again, or did not run to its end) cannot say it was not its own.
+   */
   settled(record: AttemptRecord): void {
-    if (this.owns(record)) this.#owned = true;
+    if ((this.decide.owns ?? isUncaught)(record)) this.#owned = true;
+    else if (record.error?.interrupted === true) this.#open = true;
     if (--this.left <= 0) this.end();
   }
 
@@ -56,7 +72,15 @@ export class Unplaced {
   end(): void {
     if (this.#done) return;
     this.#done = true;
-    if (!this.#owned) this.becomesRunError(this.error);
+    if (this.#owned) return;
+    if (this.#open) this.decide.open();
+    else this.decide.runError(this.error);
+  }
+
+  /** The run's stop came before all of its attempts ran again alone (none will now): decide. */
+  cutOff(): void {
+    if (this.left > 0) this.#open = true;
+    this.end();
   }
 }
 
