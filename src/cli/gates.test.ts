@@ -63,14 +63,53 @@ describe("unmetGates", () => {
       {
         name: '--min-pass-rate: eval "qa"',
         message:
-          'eval "qa": --min-pass-rate 0.9 not checked: the run was stopped, and its pass rate 100.0% (11/11; 8 attempts cut off by the stop left out) is of the attempts judged before the stop, not of its cases',
+          'eval "qa": --min-pass-rate 0.9 not checked: the run was stopped, and its pass rate 100.0% (11/11; 8 attempts cut off by the stop left out) is of the attempts judged before the stop, not of its cases; run it again to its end to check it',
       },
       {
         name: '--min-score: eval "qa"',
         message:
-          'eval "qa": --min-score 0.5 not checked: the run was stopped, and its mean score 1.000 (n=3) is of the attempts judged before the stop, not of its cases',
+          'eval "qa": --min-score 0.5 not checked: the run was stopped, and its mean score 1.000 (n=3) is of the attempts judged before the stop, not of its cases; run it again to its end to check it',
       },
     ]);
+  });
+
+  it("lists both gates of a stopped eval whose every attempt was cut off, saying none was judged", () => {
+    // Both attempts cut off: no pass rate, no mean score, and neither gate may go unlisted.
+    const allCut = summary({
+      cases: 2,
+      passed: 0,
+      errored: 2,
+      interrupted: 2,
+      meanScore: null,
+      sdScore: null,
+      scoredCases: 0,
+    });
+    const gates = evalGates([allCut], { minPassRate: 0.9, minScore: 0.5 }, true);
+    expect(gates.checked).toEqual(['--min-pass-rate: eval "qa"', '--min-score: eval "qa"']);
+    expect(gates.unmet).toEqual([
+      {
+        name: '--min-pass-rate: eval "qa"',
+        message:
+          'eval "qa": --min-pass-rate 0.9 not checked: the run was stopped, and no attempt of it was judged before the stop (2 attempts cut off by the stop), so it has no pass rate; run it again to its end to check it',
+      },
+      {
+        name: '--min-score: eval "qa"',
+        message:
+          'eval "qa": --min-score 0.5 not checked: the run was stopped, and no attempt of it was judged before the stop (2 attempts cut off by the stop), so it has no mean score; run it again to its end to check it',
+      },
+    ]);
+    // The same eval in a run that was not stopped: --min-score cannot be met, as before.
+    expect(unmetGates([{ ...allCut, interrupted: 0 }], { minScore: 0.5 })[0]?.message).toBe(
+      'eval "qa": no attempt has a score, so --min-score 0.5 cannot be met',
+    );
+  });
+
+  it("says a stopped eval's judged attempts had no score, when none had", () => {
+    const unscored = summary({ meanScore: null, sdScore: null, scoredCases: 0 });
+    const [, score] = evalGates([unscored], { minPassRate: 0.9, minScore: 0.5 }, true).unmet;
+    expect(score?.message).toBe(
+      'eval "qa": --min-score 0.5 not checked: the run was stopped, and no attempt of it judged before the stop has a score, so it has no mean score; run it again to its end to check it',
+    );
   });
 });
 

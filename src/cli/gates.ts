@@ -35,8 +35,8 @@ export function unmetGates(
  * nor are those a stop cut off (not judged); an eval with no scored attempt fails --min-score,
  * and one whose cases could not all be read fails both, because missing evidence must not pass a
  * gate. In a `stopped` run the figures are of the attempts judged before the stop, as few as they
- * may be, not of the eval's cases: no gate on them is met, each is not checked, saying so with
- * its figure.
+ * may be, not of the eval's cases: no gate on them is met, each asked for is listed as not
+ * checked, saying so with its figure, or that there is none (see {@link stoppedGates}).
  */
 export function evalGates(
   summaries: readonly EvalSummary[],
@@ -45,68 +45,118 @@ export function evalGates(
 ): { checked: string[]; unmet: UnmetGate[] } {
   const checked: string[] = [];
   const unmet: UnmetGate[] = [];
+  const asked = [
+    ["--min-pass-rate", gates.minPassRate],
+    ["--min-score", gates.minScore],
+  ] as const;
   for (const s of summaries) {
     if (s.cases === 0) continue;
-    const judged = judgedAttempts(s);
-    const name = (flag: string) => `${flag}: eval "${s.evalId}"`;
-    const gate = (flag: string, why: string) =>
-      unmet.push({ name: name(flag), message: `eval "${s.evalId}": ${why}` });
-    if (s.unread) {
-      // The figures of the cases read say nothing of those never read: no threshold is met.
-      for (const [flag, value] of [
-        ["--min-pass-rate", gates.minPassRate],
-        ["--min-score", gates.minScore],
-      ] as const) {
-        if (value === undefined) continue;
-        checked.push(name(flag));
-        gate(
-          flag,
-          `${unreadText(s.unread)} and ${flag} ${value} cannot be met; fix the dataset and run again`,
-        );
-      }
-      continue;
-    }
-    const unchecked = (flag: string, threshold: number, figure: string) =>
-      gate(
-        flag,
-        `${flag} ${threshold} not checked: the run was stopped, and its ${figure} is of the attempts judged before the stop, not of its cases`,
-      );
-    const cut = s.interrupted
-      ? `; ${plural(s.interrupted, "attempt")} cut off by the stop left out`
-      : "";
-    if (gates.minPassRate !== undefined && judged > 0) {
-      checked.push(name("--min-pass-rate"));
-      const rate = s.passed / judged;
-      if (stopped) {
-        const figure = `pass rate ${(100 * rate).toFixed(1)}% (${s.passed}/${judged}${cut})`;
-        unchecked("--min-pass-rate", gates.minPassRate, figure);
-      } else if (below(rate, gates.minPassRate)) {
-        gate(
-          "--min-pass-rate",
-          `pass rate ${shownBelow(100 * rate, 100 * gates.minPassRate, 1)}% (${s.passed}/${judged}) is below --min-pass-rate ${gates.minPassRate}`,
-        );
-      }
-    }
-    if (gates.minScore !== undefined) {
-      checked.push(name("--min-score"));
-      if (stopped && s.meanScore !== null) {
-        const figure = `mean score ${s.meanScore.toFixed(3)} (n=${s.scoredCases})`;
-        unchecked("--min-score", gates.minScore, figure);
-      } else if (s.meanScore === null) {
-        gate(
-          "--min-score",
-          `no attempt has a score, so --min-score ${gates.minScore} cannot be met`,
-        );
-      } else if (below(s.meanScore, gates.minScore)) {
-        const bound = s.partialCases > 0 ? " (a lower bound: some scores are partial)" : "";
-        gate(
-          "--min-score",
-          `mean score ${shownBelow(s.meanScore, gates.minScore, 3)} (n=${s.scoredCases})${bound} is below --min-score ${gates.minScore}`,
-        );
-      }
+    const found = s.unread
+      ? unreadGates(s.unread, asked)
+      : stopped
+        ? stoppedGates(s, asked)
+        : figureGates(s, gates);
+    checked.push(...found.checked.map((flag) => gateName(flag, s.evalId)));
+    for (const { flag, why } of found.unmet) {
+      unmet.push({ name: gateName(flag, s.evalId), message: `eval "${s.evalId}": ${why}` });
     }
   }
   return { checked, unmet };
+}
+
+/** The gates asked for, each flag with its threshold (undefined when not asked for). */
+type Asked = readonly (readonly [flag: string, value: number | undefined])[];
+
+/** One eval's checks by flag, and why each not met was not (without the eval's name). */
+interface EvalChecks {
+  checked: string[];
+  unmet: { flag: string; why: string }[];
+}
+
+/** A gate's name: the flag and the eval it is about, the same from run to run. */
+const gateName = (flag: string, evalId: string) => `${flag}: eval "${evalId}"`;
+
+/** An eval whose cases could not all be read: the figures of those read say nothing of the rest. */
+function unreadGates(unread: UnreadCases, asked: Asked): EvalChecks {
+  const checks: EvalChecks = { checked: [], unmet: [] };
+  for (const [flag, value] of asked) {
+    if (value === undefined) continue;
+    checks.checked.push(flag);
+    const why = `${unreadText(unread)} and ${flag} ${value} cannot be met; fix the dataset and run again`;
+    checks.unmet.push({ flag, why });
+  }
+  return checks;
+}
+
+/**
+ * An eval of a stopped run: each gate asked for is not checked, whatever its figures (of the
+ * attempts judged before the stop, not of the eval's cases), saying so with the figure, or that
+ * no attempt was judged before the stop (every one cut off, say) or none judged has a score.
+ */
+function stoppedGates(s: EvalSummary, asked: Asked): EvalChecks {
+  const checks: EvalChecks = { checked: [], unmet: [] };
+  for (const [flag, value] of asked) {
+    if (value === undefined) continue;
+    checks.checked.push(flag);
+    checks.unmet.push({
+      flag,
+      why: `${flag} ${value} not checked: the run was stopped, and ${stoppedFigure(s, flag)}; run it again to its end to check it`,
+    });
+  }
+  return checks;
+}
+
+/** What a stopped run's eval has for a gate: its figure and what it is of, or why it has none. */
+function stoppedFigure(s: EvalSummary, flag: string): string {
+  const judged = judgedAttempts(s);
+  const cut = s.interrupted ? plural(s.interrupted, "attempt") + " cut off by the stop" : "";
+  const of = "is of the attempts judged before the stop, not of its cases";
+  if (flag === "--min-pass-rate") {
+    if (judged === 0) {
+      return `no attempt of it was judged before the stop${cut ? ` (${cut})` : ""}, so it has no pass rate`;
+    }
+    const rate = (100 * s.passed) / judged;
+    return `its pass rate ${rate.toFixed(1)}% (${s.passed}/${judged}${cut ? `; ${cut} left out` : ""}) ${of}`;
+  }
+  if (s.meanScore !== null) {
+    return `its mean score ${s.meanScore.toFixed(3)} (n=${s.scoredCases}) ${of}`;
+  }
+  if (judged === 0) {
+    return `no attempt of it was judged before the stop${cut ? ` (${cut})` : ""}, so it has no mean score`;
+  }
+  return "no attempt of it judged before the stop has a score, so it has no mean score";
+}
+
+/** An eval of a run that ended: its pass rate and mean score against the thresholds. */
+function figureGates(s: EvalSummary, gates: RunGates): EvalChecks {
+  const checks: EvalChecks = { checked: [], unmet: [] };
+  const judged = judgedAttempts(s);
+  if (gates.minPassRate !== undefined && judged > 0) {
+    checks.checked.push("--min-pass-rate");
+    const rate = s.passed / judged;
+    if (below(rate, gates.minPassRate)) {
+      checks.unmet.push({
+        flag: "--min-pass-rate",
+        why: `pass rate ${shownBelow(100 * rate, 100 * gates.minPassRate, 1)}% (${s.passed}/${judged}) is below --min-pass-rate ${gates.minPassRate}`,
+      });
+    }
+  }
+  if (gates.minScore !== undefined) {
+    checks.checked.push("--min-score");
+    if (s.meanScore === null) {
+      checks.unmet.push({
+        flag: "--min-score",
+        why: `no attempt has a score, so --min-score ${gates.minScore} cannot be met`,
+      });
+    } else if (below(s.meanScore, gates.minScore)) {
+      const bound = s.partialCases > 0 ? " (a lower bound: some scores are partial)" : "";
+      checks.unmet.push({
+        flag: "--min-score",
+        why: `mean score ${shownBelow(s.meanScore, gates.minScore, 3)} (n=${s.scoredCases})${bound} is below --min-score ${gates.minScore}`,
+      });
+    }
+  }
+  return checks;
 }
 
 /**

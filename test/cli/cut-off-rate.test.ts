@@ -32,6 +32,7 @@ export const waits = defineSuite({
 interface JsonSummary {
   ok: boolean;
   gates?: string[];
+  gateNames?: string[];
   totals: { interrupted?: number; figures: { passRate: Record<string, unknown> } };
   evals: { interrupted?: number; figures: { passRate: Record<string, unknown> } }[];
   stopped?: { notStarted: number; unread: string[] };
@@ -107,7 +108,7 @@ describe("an interrupted run's pass rate leaves out the attempts the stop cut of
       // The gate is not met on the one attempt judged before the stop: it is not checked.
       expect(json.ok).toBe(false);
       expect(json.gates).toEqual([
-        'gate not met: eval "abortable": --min-pass-rate 0.9 not checked: the run was stopped, and its pass rate 100.0% (1/1; 2 attempts cut off by the stop left out) is of the attempts judged before the stop, not of its cases',
+        'gate not met: eval "abortable": --min-pass-rate 0.9 not checked: the run was stopped, and its pass rate 100.0% (1/1; 2 attempts cut off by the stop left out) is of the attempts judged before the stop, not of its cases; run it again to its end to check it',
       ]);
 
       const markdown = await readFile(join(project.dir, `${label}.md`), "utf8");
@@ -160,6 +161,90 @@ describe("--no-store: an attempt a signal cut off promises no resume (real CLI)"
       const cut = records.filter((r) => r.error?.interrupted);
       expect(cut.map((r) => r.caseId).sort()).toEqual(["wait-1", "wait-2"]);
       for (const record of cut) expect(JSON.stringify(record)).not.toMatch(/resume/);
+    });
+  }
+});
+
+// Both attempts wait until the run is stopped, so the stop cuts off every attempt: the eval has
+// no pass rate and no mean score. The second to start says so, once both have.
+const allCut = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+let started = 0;
+
+export const allCut = defineSuite({
+  id: "allcut",
+  cases: ["a", "b"].map((id) => ({ id, input: id, expected: id })),
+  target: async (input, { signal }) => {
+    if (++started === 2) console.error("TARGET-STARTED both");
+    return await new Promise((resolve) => signal.addEventListener("abort", () => resolve("partial"), { once: true }));
+  },
+  scorers: [same],
+});
+`;
+
+describe("a stopped run whose every attempt was cut off lists both gates as not checked (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/allcut.eval.js": allCut });
+  });
+  afterAll(() => project.cleanup());
+
+  const notChecked = (flag: string, figure: string) =>
+    `gate not met: eval "allcut": ${flag} not checked: the run was stopped, and no attempt of it was judged before the stop (2 attempts cut off by the stop), so it has no ${figure}; run it again to its end to check it`;
+
+  for (const [label, mode] of modes) {
+    it(`${label}: console, JSON, JUnit and Markdown each list --min-pass-rate and --min-score`, async () => {
+      const stopped = await runAndSignal(
+        [
+          "run",
+          ...mode,
+          "--no-store",
+          "--min-pass-rate",
+          "0.9",
+          "--min-score",
+          "0.5",
+          "--reporter",
+          "console",
+          "--reporter",
+          `json=${label}.json`,
+          "--reporter",
+          `junit=${label}.xml`,
+          "--reporter",
+          `markdown=${label}.md`,
+        ],
+        project.dir,
+        ["SIGINT"],
+      );
+      expect(stopped.code).toBe(130);
+      expect(stopped.stdout).toContain(
+        "cancelled: 2 attempts cut off by the stop (errored, left out of the pass rate)",
+      );
+      const gates = [
+        notChecked("--min-pass-rate 0.9", "pass rate"),
+        notChecked("--min-score 0.5", "mean score"),
+      ];
+      for (const gate of gates) expect(stopped.stdout).toContain(gate);
+      expect(stopped.stdout).not.toMatch(/no attempt has a score/);
+
+      const json = (await readJson<{ summary: JsonSummary }>(project.dir, `${label}.json`)).summary;
+      expect(json.ok).toBe(false);
+      expect(json.gates).toEqual(gates);
+      expect(json.gateNames).toEqual([
+        '--min-pass-rate: eval "allcut"',
+        '--min-score: eval "allcut"',
+      ]);
+
+      const junit = await readFile(join(project.dir, `${label}.xml`), "utf8");
+      expect(junit).toMatch(/<testsuite name="\(run gates\)" tests="2" failures="2"/);
+      expect(junit).toContain('<testcase name="--min-pass-rate: eval &quot;allcut&quot;"');
+      expect(junit).toContain('<testcase name="--min-score: eval &quot;allcut&quot;"');
+
+      const markdown = await readFile(join(project.dir, `${label}.md`), "utf8");
+      expect(markdown).toContain("--min-pass-rate 0.9 not checked: the run was stopped");
+      expect(markdown).toContain("--min-score 0.5 not checked: the run was stopped");
     });
   }
 });
