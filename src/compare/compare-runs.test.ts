@@ -29,6 +29,7 @@ class MemoryStore implements Store {
       failed: 0,
       errored: 0,
       skipped: 0,
+      interrupted: 0,
       meanScore: null,
       scoredAttempts: 0,
     };

@@ -41,6 +41,7 @@ const stored = (status: StoredRun["status"], writer?: RunManifest["writer"]): St
     failed: 0,
     errored: 0,
     skipped: 0,
+    interrupted: 0,
     meanScore: null,
     scoredAttempts: 0,
   },

@@ -4,12 +4,30 @@ import type { RunManifest, RunStatus, RunTotals, StoredRun } from "./types.js";
 
 // Per-eval totals every backend keeps up to date on append, and the stored run built from them.
 
+/**
+ * Whether an attempt's error cell (its `error` as JSON, or null) says the run's stop cut it off:
+ * 1 or 0, as a SQL expression gives it.
+ */
+export function cutCell(error: unknown): number {
+  if (typeof error !== "string" || !error.includes('"interrupted"')) return 0;
+  try {
+    return (JSON.parse(error) as { interrupted?: unknown }).interrupted === true ? 1 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** What one attempt adds to its eval's totals (the columns of its row). */
 export interface Contribution {
   verdict: number;
   score_state: number;
   earned: number;
   max: number;
+  /**
+   * 1 (or true) when the run's stop cut it off (errored, `error.interrupted`): counted in
+   * `interrupted`, since it was not judged and so is in no pass rate.
+   */
+  cut: number | boolean;
 }
 
 /** The counters kept per eval of a run, added to on every append. */
@@ -20,6 +38,7 @@ export const COUNTERS = [
   "failed",
   "errored",
   "skipped",
+  "interrupted",
   "scored",
   "score_sum",
 ] as const;
@@ -38,6 +57,7 @@ export function countAttempt(delta: Delta, attempt: Contribution, sign: 1 | -1):
   delta.attempts += sign;
   const field = VERDICT_FIELD[attempt.verdict as keyof typeof VERDICT_FIELD];
   if (field) delta[field] += sign;
+  if (attempt.cut && attempt.verdict === VERDICT_CODE.errored) delta.interrupted += sign;
   if (
     attempt.score_state !== SCORE_STATE_CODE.unavailable &&
     attempt.max > 0 &&
@@ -74,6 +94,7 @@ export function storedRun(row: StoredRunRow, evals: number, d: Delta): StoredRun
     failed: d.failed,
     errored: d.errored,
     skipped: d.skipped,
+    interrupted: d.interrupted,
     meanScore: d.scored > 0 ? d.score_sum / d.scored : null,
     scoredAttempts: d.scored,
   };

@@ -94,6 +94,12 @@ export interface RunTotals {
   failed: number;
   errored: number;
   skipped: number;
+  /**
+   * Errored attempts the run's stop cut off (`error.interrupted`), counted in `errored` too: not
+   * judged, so in no pass rate. Counted from the stored attempts as the others are, so a run that
+   * has no summaries (running, crashed) has it too.
+   */
+  interrupted: number;
   /** Mean of earned/max over scored attempts, null when none. */
   meanScore: number | null;
   scoredAttempts: number;

@@ -49,8 +49,8 @@ export interface RunRow {
   errored: number;
   skipped: number;
   /**
-   * Errored attempts the run's stop cut off (`error.interrupted`), from its summaries (0 before
-   * it has them): not judged, so in no pass rate.
+   * Errored attempts the run's stop cut off (`error.interrupted`), counted from its stored
+   * attempts (also before it has summaries: running, crashed): not judged, so in no pass rate.
    */
   interrupted: number;
   /** passed / (attempts − skipped − interrupted); null when nothing was judged. */
@@ -152,12 +152,13 @@ function scoredCasesOfTrials(run: StoredRun): number | null {
 
 /**
  * A run as a Runs-page line: counts, pass rate with its Wilson interval, mean score. The figures
- * and intervals are the reports' (src/report/figures.ts), from the run's summaries.
+ * and intervals are the reports' (src/report/figures.ts), from the run's totals (which count the
+ * attempts its stop cut off, in no pass rate, also before it has summaries) and summaries.
  */
 export function runRow(run: StoredRun): RunRow {
   const { totals } = run;
   const cases = casesOfTrials(run);
-  const interrupted = (run.summaries ?? []).reduce((sum, s) => sum + (s.interrupted ?? 0), 0);
+  const { interrupted } = totals;
   const rate = passRateFigure(
     { cases: totals.attempts, passed: totals.passed, skipped: totals.skipped, interrupted },
     cases,

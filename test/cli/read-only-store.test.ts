@@ -138,7 +138,9 @@ describe("readers leave a store as they find it (real CLI)", { timeout: 60_000 }
     expect(run.code).toBe(1);
     // What the version before shared cells wrote: schema 3, and a rollback journal.
     const db = new Database(store);
-    db.exec("DROP TABLE shared_cells; DELETE FROM schema_version WHERE version = 4");
+    db.exec(
+      "DROP TABLE shared_cells; ALTER TABLE run_evals DROP COLUMN interrupted; DELETE FROM schema_version WHERE version >= 4",
+    );
     db.pragma("journal_mode = DELETE");
     db.close();
   });
@@ -160,7 +162,7 @@ describe("readers leave a store as they find it (real CLI)", { timeout: 60_000 }
     // A run, which writes, upgrades it.
     const run = await runCli(["run", "--store", store], project.dir);
     expect(run.code).toBe(1);
-    expect(storeState(store)).toMatchObject({ version: 4, journal: "wal", shared: 1 });
+    expect(storeState(store)).toMatchObject({ version: 5, journal: "wal", shared: 1 });
   });
 
   it("view and export of a store that is not there say so and create nothing", async () => {

@@ -35,6 +35,13 @@ async function dropSchema(database: string): Promise<void> {
   await client.end();
 }
 
+/** What takes a database niceeval wrote back to what schema `version` had (1 or 2). */
+const backTo = (version: 1 | 2): string[] => [
+  "ALTER TABLE niceeval.run_evals DROP COLUMN interrupted",
+  ...(version === 1 ? ["DROP TABLE niceeval.attempt_history"] : []),
+  `DELETE FROM niceeval.schema_version WHERE version > ${version}`,
+];
+
 defineStoreSuite("postgres", async () => {
   const store = await openPostgresStore(url);
   return { store, cleanup: () => dropSchema(url) };
@@ -76,7 +83,7 @@ describe("PostgreSQL store", () => {
     await client.connect();
     const { rows } = await client.query("SELECT version FROM niceeval.schema_version");
     await client.end();
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
   });
 
   it("refuses a database written by a newer schema, before writing anything", async () => {
@@ -93,7 +100,7 @@ describe("PostgreSQL store", () => {
     expect(error.message).toContain("99");
     expect(error.message).toContain("Upgrade niceeval");
     expect(error.message).not.toContain(PG_PASSWORD);
-    expect(rows).toEqual([{ n: 3 }]);
+    expect(rows).toEqual([{ n: 4 }]);
   });
 
   it("refuses a niceeval schema another tool made", async () => {
@@ -195,8 +202,7 @@ describe("PostgreSQL store", () => {
     await (await openPostgresStore(opening)).close();
     const admin = new pg.Client({ connectionString: opening });
     await admin.connect();
-    await admin.query("DROP TABLE niceeval.attempt_history");
-    await admin.query("DELETE FROM niceeval.schema_version WHERE version = 2");
+    for (const statement of backTo(1)) await admin.query(statement);
     // The migration waits to record its version; then the server ends its connection.
     await admin.query("BEGIN");
     await admin.query("LOCK TABLE niceeval.schema_version IN SHARE MODE");
@@ -275,15 +281,11 @@ describe("PostgreSQL store", () => {
     expect(revoked.message).not.toContain("writer-pw-31");
 
     // A schema an older niceeval wrote, which this user may not upgrade: refused before any change.
-    await admin(
-      owned,
-      "DROP TABLE niceeval.attempt_history",
-      "DELETE FROM niceeval.schema_version WHERE version = 2",
-    );
+    await admin(owned, ...backTo(1));
     const older = await refusal(openPostgresStore(asWriter));
     expect(older.code).toBe("STORE_PERMISSION");
     expect(older.message).toContain(
-      "was written by an older niceeval (schema version 1, this one writes 2), and the PostgreSQL user writer may not upgrade it: that needs CREATE on the schema. Make one run as its owner (niceeval), or have it grant that (GRANT CREATE ON SCHEMA niceeval TO writer)",
+      "was written by an older niceeval (schema version 1, this one writes 3), and the PostgreSQL user writer may not upgrade it: that needs CREATE on the schema. Make one run as its owner (niceeval), or have it grant that (GRANT CREATE ON SCHEMA niceeval TO writer)",
     );
   });
 
@@ -316,8 +318,7 @@ describe("PostgreSQL store", () => {
     await writer.beginRun(manifest("old"));
     await writer.appendAttempts("old", [attempt("alpha", 0), attempt("alpha", 1)]);
     await writer.close();
-    await sql("DROP TABLE niceeval.attempt_history");
-    await sql("DELETE FROM niceeval.schema_version WHERE version = 2");
+    for (const statement of backTo(1)) await sql(statement);
     const reader = await openStore(url, { readOnly: true });
     expect((await reader.listRuns()).map((r) => r.runId)).toEqual(["old"]);
     const records = [];
@@ -334,6 +335,51 @@ describe("PostgreSQL store", () => {
     // A newer one is refused to readers too.
     await sql("INSERT INTO niceeval.schema_version (version, applied_at) VALUES (99, 'later')");
     expect((await refusal(openStore(url, { readOnly: true }))).code).toBe("STORE_TOO_NEW");
+  });
+
+  it("counts the attempts a stop cut off in a database of schema 2 from those it holds, read as it is and upgraded", async () => {
+    const url = await server.createDatabase("before_interrupted");
+    const writer = await openPostgresStore(url);
+    await writer.beginRun(manifest("crashed", { evals: ["alpha", "beta"] }));
+    const cutOff = (evalId: string, index: number) => {
+      const record = attempt(evalId, index, { verdict: "errored" });
+      record.error = { message: "interrupted by SIGINT", where: "run", interrupted: true };
+      return record;
+    };
+    const threw = attempt("alpha", 3, { verdict: "errored" });
+    threw.error = { message: 'TypeError: "interrupted" is not a function', where: "target" };
+    await writer.appendAttempts("crashed", [
+      attempt("alpha", 0),
+      cutOff("alpha", 1),
+      cutOff("alpha", 2),
+      threw,
+      cutOff("beta", 0),
+    ]);
+    await writer.close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    for (const statement of backTo(2)) await client.query(statement);
+    const version = async () =>
+      (await client.query("SELECT max(version)::int AS v FROM niceeval.schema_version")).rows[0]?.v;
+    try {
+      // Read as it is: counted from its attempts, nothing changed.
+      const reader = await openPostgresStore(url, { readOnly: true });
+      expect((await reader.listRuns())[0]?.totals).toMatchObject({ errored: 4, interrupted: 3 });
+      await reader.close();
+      expect(await version()).toBe(2);
+      // A writer upgrades it, counting those stored, and counts on from there.
+      const upgraded = await openPostgresStore(url);
+      expect((await upgraded.getRun("crashed"))?.totals).toMatchObject({ interrupted: 3 });
+      await upgraded.appendAttempts("crashed", [attempt("beta", 0)]);
+      expect((await upgraded.getRun("crashed"))?.totals).toMatchObject({
+        errored: 3,
+        interrupted: 2,
+      });
+      await upgraded.close();
+      expect(await version()).toBe(3);
+    } finally {
+      await client.end();
+    }
   });
 
   it("keeps exactly one attempt per key and right totals when two processes append to one run", async () => {

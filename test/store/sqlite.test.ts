@@ -135,6 +135,7 @@ describe("SQLite store", () => {
       { version: 2 },
       { version: 3 },
       { version: 4 },
+      { version: 5 },
     ]);
     db.close();
     const again = await openSqliteStore(path);
@@ -154,8 +155,55 @@ describe("SQLite store", () => {
     expect((await store.queryAttempts("m", { text: "differs from" })).total).toBe(1);
     await store.close();
     const check = new Database(path, { readonly: true });
-    expect(check.prepare("SELECT version FROM schema_version").pluck().all()).toEqual([1, 2, 3, 4]);
+    expect(check.prepare("SELECT version FROM schema_version").pluck().all()).toEqual([
+      1, 2, 3, 4, 5,
+    ]);
     check.close();
+  });
+
+  it("counts the attempts a stop cut off in a store of schema 4 from those it holds, when read and when upgraded", async () => {
+    const path = join(dir, "v4.sqlite");
+    const store = await openSqliteStore(path);
+    await store.beginRun(manifest("crashed", { evals: ["alpha", "beta"] }));
+    const cutOff = (evalId: string, index: number) => {
+      const record = attempt(evalId, index, { verdict: "errored" });
+      record.error = { message: "interrupted by SIGINT", where: "run", interrupted: true };
+      return record;
+    };
+    const threw = attempt("alpha", 3, { verdict: "errored" });
+    threw.error = { message: "TypeError: boom", where: "target" };
+    await store.appendAttempts("crashed", [
+      attempt("alpha", 0),
+      cutOff("alpha", 1),
+      cutOff("alpha", 2),
+      threw,
+      cutOff("beta", 0),
+    ]);
+    await store.close();
+    // What schema 4 wrote: no interrupted column (its run never ended, so it has no summaries).
+    const db = new Database(path);
+    db.exec(
+      "ALTER TABLE run_evals DROP COLUMN interrupted; DELETE FROM schema_version WHERE version = 5",
+    );
+    db.close();
+    const version = () => {
+      const check = new Database(path, { readonly: true });
+      const v = check.prepare("SELECT max(version) FROM schema_version").pluck().get();
+      check.close();
+      return v;
+    };
+    // Read from an upgraded copy, the file left as it is.
+    const reader = await openSqliteStore(path, { readOnly: true });
+    expect((await reader.getRun("crashed"))?.totals).toMatchObject({ errored: 4, interrupted: 3 });
+    await reader.close();
+    expect(version()).toBe(4);
+    // A writer upgrades it, and counts on from there.
+    const writer = await openSqliteStore(path);
+    expect((await writer.listRuns())[0]?.totals).toMatchObject({ errored: 4, interrupted: 3 });
+    await writer.appendAttempts("crashed", [attempt("beta", 0)]);
+    expect((await writer.getRun("crashed"))?.totals).toMatchObject({ errored: 3, interrupted: 2 });
+    await writer.close();
+    expect(version()).toBe(5);
   });
 
   it("refuses a text file, leaving it unchanged", async () => {
@@ -306,7 +354,9 @@ describe("SQLite store", () => {
     await store.close();
     // An older schema is read from an upgraded copy in a temporary folder.
     const db = new Database(path);
-    db.exec("DROP TABLE shared_cells; DELETE FROM schema_version WHERE version = 4");
+    db.exec(
+      "DROP TABLE shared_cells; ALTER TABLE run_evals DROP COLUMN interrupted; DELETE FROM schema_version WHERE version >= 4",
+    );
     db.prepare("UPDATE attempts SET output = '{cut'").run();
     db.close();
     const copy = await openSqliteStore(path, { readOnly: true });

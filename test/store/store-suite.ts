@@ -557,6 +557,7 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
           failed: 0,
           errored: 0,
           skipped: 0,
+          interrupted: 0,
           meanScore: null,
           scoredAttempts: 0,
         });
@@ -580,6 +581,7 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
           failed: 1,
           errored: 1,
           skipped: 1,
+          interrupted: 0,
           // The skipped attempt is out of the mean, as it is out of the pass rate.
           meanScore: expect.closeTo((1 + 0.5 + 1) / 3, 12),
           scoredAttempts: 3,
@@ -751,6 +753,48 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         // The continuation appends on: cases 2 and 3 come after the run's.
         await store.appendAttempts("retired", [attempt("alpha", 2), attempt("alpha", 3)]);
         expect((await store.getRun("retired"))?.totals).toMatchObject({ cases: 4, passed: 4 });
+      });
+
+      it("counts the attempts a stop cut off in the totals, as they are appended, replaced and retired", async () => {
+        await store.beginRun(manifest("cut", { evals: ["alpha", "beta"] }));
+        const cutOff = (evalId: string, index: number) => {
+          const record = attempt(evalId, index, { verdict: "errored" });
+          record.error = { message: "interrupted by SIGINT", where: "run", interrupted: true };
+          return record;
+        };
+        const threw = attempt("alpha", 3, { verdict: "errored" });
+        threw.error = { message: "TypeError: boom", where: "target" };
+        await store.appendAttempts("cut", [
+          attempt("alpha", 0),
+          cutOff("alpha", 1),
+          cutOff("alpha", 2),
+          threw,
+          cutOff("beta", 0),
+        ]);
+        // No summaries (a run still running, or crashed): the totals alone say how many.
+        const running = await store.getRun("cut");
+        expect(running?.summaries).toBeUndefined();
+        expect(running?.totals).toMatchObject({ attempts: 5, errored: 4, interrupted: 3 });
+        const [listed] = await store.listRuns();
+        expect(listed?.totals.interrupted).toBe(3);
+        // Run again and passed: no longer cut off; the same attempt cut off again counts once.
+        await store.appendAttempts("cut", [attempt("alpha", 1), cutOff("alpha", 2)]);
+        expect((await store.getRun("cut"))?.totals).toMatchObject({
+          passed: 2,
+          errored: 3,
+          interrupted: 2,
+        });
+        // A continuation retires one: out of the totals, interrupted too.
+        await store.finishRun("cut", { status: "interrupted", endedAt: at(9), summaries: [] });
+        await store.beginRun(manifest("cut", { evals: ["alpha", "beta"] }), {
+          resume: true,
+          retire: [{ evalId: "beta", caseId: "case-0", trial: 0 }],
+        });
+        expect((await store.getRun("cut"))?.totals).toMatchObject({
+          attempts: 4,
+          errored: 2,
+          interrupted: 1,
+        });
       });
 
       it("refuses to resume a run a live process on this host still writes, unless forced", async () => {

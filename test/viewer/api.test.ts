@@ -12,7 +12,7 @@ import { thisWriter } from "../../src/store/writer.js";
 import type { RowPage, RunDetail, RunRow } from "../../src/viewer/api.js";
 import type { RunCharts } from "../../src/viewer/charts.js";
 import { sessionCookie, startViewer, type Viewer } from "../../src/viewer/server.js";
-import { manifest } from "../store/fixtures.js";
+import { attempt, manifest } from "../store/fixtures.js";
 import { ensureViewerApp } from "./app.js";
 import { judgedEval, recordRun, storeWithRuns } from "./fixture.js";
 
@@ -247,6 +247,36 @@ describe("the viewer's API over a store of real runs", () => {
     await exited;
     // Nothing more is stored: only the writer's death says the run crashed.
     expect((await api<RunDetail>(`/api/runs/${deadId}`)).body.run.status).toBe("crashed");
+  });
+
+  it("rates a crashed run without summaries alike in its runs line, its header and its evals, the attempts cut off left out", async () => {
+    const writer = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
+    const crashedId = "run-cutoff-00000000";
+    await fixture.store.beginRun({
+      ...manifest(crashedId, { evals: ["alpha"], startedAt: "2025-01-06T00:00:00.000Z" }),
+      writer: { pid: writer.pid!, host: hostname() },
+    });
+    const passed = attempt("alpha", 0);
+    const cut = [1, 2].map((index) => {
+      const record = attempt("alpha", index, { verdict: "errored" });
+      record.error = { message: "interrupted by SIGINT", where: "run", interrupted: true };
+      return record;
+    });
+    await fixture.store.appendAttempts(crashedId, [passed, ...cut]);
+    const exited = new Promise((resolve) => writer.once("exit", resolve));
+    writer.kill("SIGKILL");
+    await exited;
+    // 100% of the one attempt judged, not 33.3% of 3, wherever the viewer shows it.
+    const rated = { attempts: 3, errored: 2, interrupted: 2, passRate: 1 };
+    const listed = (await api<{ runs: RunRow[] }>("/api/runs")).body.runs.find(
+      (r) => r.runId === crashedId,
+    );
+    expect(listed).toMatchObject({ status: "crashed", ...rated });
+    expect(listed!.passRateInterval).toEqual(wilsonInterval(1, 1));
+    const { body } = await api<RunDetail>(`/api/runs/${crashedId}`);
+    expect(body.run).toEqual(listed);
+    expect(body.evals[0]).toMatchObject(rated);
+    expect(body.evals[0]!.passRateInterval).toEqual(listed!.passRateInterval);
   });
 
   it("pages attempts on the server, filtered by verdict, state, label and text", async () => {

@@ -83,15 +83,18 @@ export async function readPgAccess(client: pg.ClientBase): Promise<PgAccess> {
 /** To read runs, or to write them too. */
 export type StoreUse = "read" | "write";
 
-/** The privileges the user lacks on niceeval's tables for `use`, table by table. */
+/**
+ * The privileges the user lacks on niceeval's tables for `use`, table by table, in the order of
+ * {@link WRITES}: not the catalog's, which changes when a migration alters a table.
+ */
 export function missingPrivileges(
   access: PgAccess,
   use: StoreUse,
 ): { table: string; lacks: TablePrivilege[] }[] {
   const missing: { table: string; lacks: TablePrivilege[] }[] = [];
-  for (const [table, granted] of access.schema?.tables ?? []) {
-    const needed = WRITES[table];
-    if (!needed) continue;
+  for (const [table, needed] of Object.entries(WRITES)) {
+    const granted = access.schema?.tables.get(table);
+    if (!granted) continue;
     const lacks = (["SELECT", ...(use === "write" ? needed : [])] as TablePrivilege[]).filter(
       (p) => !granted.has(p),
     );

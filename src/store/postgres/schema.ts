@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { NiceevalError } from "../../errors.js";
+import { VERDICT_CODE } from "../sqlite/schema.js";
 
 /** The PostgreSQL schema (namespace) every niceeval table lives in, apart from the app's own. */
 export const PG_SCHEMA = "niceeval";
@@ -12,6 +13,15 @@ interface Migration {
   version: number;
   sql: string;
 }
+
+/**
+ * Whether an attempt row (`a`, its table or alias) is one the run's stop cut off (errored,
+ * `error.interrupted`): its share of `run_evals.interrupted`. An error cell is read as JSON only
+ * when it names the key, so one edited by hand into something else is not.
+ */
+export const pgCut = (a: string) =>
+  `CASE WHEN ${a}.verdict = ${VERDICT_CODE.errored} AND ${a}.error LIKE '%"interrupted"%'
+    THEN (${a}.error::jsonb ->> 'interrupted') IS NOT DISTINCT FROM 'true' ELSE false END`;
 
 // Codes in smallint columns are the SQLite backend's (VERDICT_CODE …), so both encode alike.
 const migrations: readonly Migration[] = [
@@ -122,6 +132,21 @@ const migrations: readonly Migration[] = [
         ADD COLUMN replaced_at text NOT NULL,
         ADD COLUMN hid bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY;
       CREATE INDEX attempt_history_order ON niceeval.attempt_history (rid, ev, case_index, trial, hid);
+    `,
+  },
+  {
+    // Each eval's totals count the attempts the run's stop cut off, which are in no pass rate,
+    // so a run without summaries (running, crashed) rates as the others do; counted from the
+    // attempts already stored.
+    version: 3,
+    sql: `
+      ALTER TABLE niceeval.run_evals ADD COLUMN interrupted integer NOT NULL DEFAULT 0;
+      UPDATE niceeval.run_evals e SET interrupted = c.n
+      FROM (
+        SELECT a.rid, a.ev, count(*)::int AS n FROM niceeval.attempts a
+        WHERE ${pgCut("a")} GROUP BY a.rid, a.ev
+      ) c
+      WHERE e.rid = c.rid AND e.ev = c.ev;
     `,
   },
 ];

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { NiceevalError } from "../../errors.js";
-import type { AttemptRecord, Verdict } from "../../eval/record.js";
+import { type AttemptRecord, cutOff, type Verdict } from "../../eval/record.js";
 import { checkAttemptQuery, MAX_PAGE } from "../attempt-query.js";
 import { damagedRowError } from "../damaged-row.js";
 import {
@@ -50,7 +50,7 @@ import { permissionError } from "./access.js";
 import { connectionError, parsePostgresUrl, redactUrl } from "./connection.js";
 import { prepareToRead, prepareToWrite } from "./open.js";
 import { attemptFilter, Params } from "./query.js";
-import { PG_SCHEMA_VERSION } from "./schema.js";
+import { PG_SCHEMA_VERSION, pgCut } from "./schema.js";
 import { BlobBatch, fromPgCell, isInline, readBlobs, toPgCell } from "./values.js";
 
 /** Options of {@link openPostgresStore}. */
@@ -347,7 +347,8 @@ class PostgresStore implements Store {
     key: { evalId: string; caseId: string; trial: number },
   ): Promise<void> {
     const { rows } = await client.query<Contribution & { id: number; ev: number }>(
-      `SELECT a.id, a.ev, a.verdict, a.score_state, a.earned, a.max FROM niceeval.attempts a
+      `SELECT a.id, a.ev, a.verdict, a.score_state, a.earned, a.max, ${pgCut("a")} AS cut
+       FROM niceeval.attempts a
        JOIN niceeval.run_evals e ON e.rid = a.rid AND e.ev = a.ev
        WHERE a.rid = $1 AND e.eval_id = $2 AND a.case_id = $3 AND a.trial = $4`,
       [rid, key.evalId, key.caseId, key.trial],
@@ -430,10 +431,15 @@ class PostgresStore implements Store {
 
   async #storedRuns(rows: readonly RunRow[]): Promise<StoredRun[]> {
     if (rows.length === 0) return [];
+    // A database an older niceeval wrote, read as it is, counts the attempts cut off here.
+    const sum = (c: (typeof COUNTERS)[number]) =>
+      c === "interrupted" && this.#version < 3
+        ? `(SELECT count(*)::int FROM niceeval.attempts a WHERE a.rid = e.rid AND ${pgCut("a")})`
+        : `sum(${c})${c === "score_sum" ? "" : "::int"}`;
     const sums = await this.#pool.query<Delta & { rid: number; evals: number }>(
       `SELECT rid, count(*) FILTER (WHERE attempts > 0)::int AS evals,
-       ${COUNTERS.map((c) => `sum(${c})${c === "score_sum" ? "" : "::int"} AS ${c}`).join(", ")}
-       FROM niceeval.run_evals WHERE rid = ANY($1::int[]) GROUP BY rid`,
+       ${COUNTERS.map((c) => `${sum(c)} AS ${c}`).join(", ")}
+       FROM niceeval.run_evals e WHERE rid = ANY($1::int[]) GROUP BY rid`,
       [rows.map((r) => r.rid)],
     );
     const byRid = new Map(sums.rows.map((s) => [s.rid, s]));
@@ -582,7 +588,8 @@ class PostgresStore implements Store {
       // statistics (they lag behind a run being written): OFFSET 0 keeps the lateral a nested
       // loop, and `ev + 0` keeps it off attempts_order (rid, ev, …), which would walk the run.
       `SELECT a.* FROM unnest($2::int[], $3::text[]) AS k(ev, case_id) CROSS JOIN LATERAL (
-         SELECT a.ev, a.case_id, a.trial, a.verdict, a.score_state, a.earned, a.max, a.case_index
+         SELECT a.ev, a.case_id, a.trial, a.verdict, a.score_state, a.earned, a.max, a.case_index,
+           ${pgCut("a")} AS cut
          FROM niceeval.attempts a
          WHERE a.rid = $1 AND a.case_id = k.case_id AND a.ev + 0 = k.ev OFFSET 0
        ) a`,
@@ -614,7 +621,7 @@ class PostgresStore implements Store {
         sibling.set(caseKey, index);
       }
       if (previous) countAttempt(delta, previous, -1);
-      countAttempt(delta, row, 1);
+      countAttempt(delta, { ...row, cut: cutOff(record) }, 1);
       const out: Record<string, unknown> = { ev };
       for (const c of ATTEMPT_COLUMNS) out[c] = row[c];
       for (const c of VALUE_COLUMNS) out[c] = toPgCell(row[c]);

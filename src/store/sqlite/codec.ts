@@ -105,6 +105,7 @@ export const VERDICT = column("verdict");
 export const SCORE_STATE = column("score_state");
 export const EARNED = column("earned");
 export const MAX = column("max");
+export const ERROR = column("error");
 export const JUDGMENTS = column("judgments");
 export const REASONS = column("reasons");
 export const INPUT = column("input");

@@ -201,6 +201,25 @@ const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    // Each eval's totals count the attempts the run's stop cut off (errored, error.interrupted),
+    // which are in no pass rate, so a run without summaries (running, crashed) rates as the
+    // others do. Counted from the attempts already stored; an error cell that is not JSON
+    // (edited by hand) is not one.
+    version: 5,
+    up(db) {
+      db.exec(`
+        ALTER TABLE run_evals ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0;
+        UPDATE run_evals SET interrupted = (
+          SELECT count(*) FROM attempts a
+          WHERE a.rid = run_evals.rid AND a.ev = run_evals.ev
+            AND a.verdict = ${VERDICT_CODE.errored}
+            AND CASE WHEN json_valid(a.error) THEN json_extract(a.error, '$.interrupted') IS 1 ELSE 0 END
+        )
+        WHERE errored > 0;
+      `);
+    },
+  },
 ];
 
 /** The schema version this code writes. A store with a higher one was written by a newer niceeval. */

@@ -15,6 +15,7 @@ import {
   COUNTERS,
   type Contribution,
   countAttempt,
+  cutCell,
   type Delta,
   retiredDelta,
   type StoredRunRow,
@@ -47,6 +48,7 @@ import {
   decodeAttempt,
   EARNED,
   type EncodedBatch,
+  ERROR,
   EVAL,
   encodeColumns,
   INPUT,
@@ -163,6 +165,12 @@ const UPSERT_ATTEMPT = `${INSERT_ATTEMPT}
 const ARCHIVE_ATTEMPT = `INSERT INTO attempt_history (id, rid, ev, replaced_at, ${ATTEMPT_COLUMNS.join(", ")})
   SELECT id, rid, ev, ?, ${ATTEMPT_COLUMNS.join(", ")} FROM attempts
   WHERE rid = ? AND ev = ? AND case_id = ? AND trial = ?`;
+/**
+ * 1 when a stored attempt is one the run's stop cut off (errored, `error.interrupted`), else 0:
+ * its share of `run_evals.interrupted`. An error cell that is not JSON (edited by hand) is not.
+ */
+const CUT = `CASE WHEN verdict = ${VERDICT_CODE.errored} AND json_valid(error)
+  THEN json_extract(error, '$.interrupted') IS 1 ELSE 0 END`;
 const SELECT_STORED = `SELECT ${ATTEMPT_COLUMNS.join(", ")} FROM attempts
   WHERE rid = ? AND ev = ? AND case_id = ? AND trial = ?`;
 const INSERT_TEXT =
@@ -532,6 +540,7 @@ class SqliteStore implements Store {
       const scoreState = cells[at + SCORE_STATE] as number;
       const earned = cells[at + EARNED] as number;
       const max = cells[at + MAX] as number;
+      const cut = verdict === VERDICT_CODE.errored ? cutCell(cells[at + ERROR]) : 0;
       // One array bound for every row: `rid`, `ev`, then the row's columns.
       values[0] = rid;
       values[1] = ev;
@@ -561,8 +570,9 @@ class SqliteStore implements Store {
         old.score_state = scoreState;
         old.earned = earned;
         old.max = max;
+        old.cut = cut;
       } else {
-        old = { trial, case_index: index, verdict, score_state: scoreState, earned, max };
+        old = { trial, case_index: index, verdict, score_state: scoreState, earned, max, cut };
         if (known) old.other = known;
         cases.set(caseId, old);
       }
@@ -607,7 +617,7 @@ class SqliteStore implements Store {
   /** Move a stored attempt to the run's history and out of its eval's totals (see BeginRunOptions.retire). */
   #retire(rid: number, key: { evalId: string; caseId: string; trial: number }): void {
     const row = this.#sql<Contribution & { id: number; ev: number }>(
-      `SELECT a.id, a.ev, a.verdict, a.score_state, a.earned, a.max FROM attempts a
+      `SELECT a.id, a.ev, a.verdict, a.score_state, a.earned, a.max, ${CUT} AS cut FROM attempts a
        JOIN run_evals e ON e.rid = a.rid AND e.ev = a.ev
        WHERE a.rid = ? AND e.eval_id = ? AND a.case_id = ? AND a.trial = ?`,
     ).get(rid, key.evalId, key.caseId, key.trial);
@@ -669,7 +679,7 @@ class SqliteStore implements Store {
     for (let at = 0; at < cells.length; at += STRIDE)
       ids[cells[at + EVAL] as number]!.push(cells[at + CASE_ID] as string);
     const select = this.#sql<StoredAttempt & { case_id: string }>(
-      `SELECT case_id, trial, verdict, score_state, earned, max, case_index FROM attempts
+      `SELECT case_id, trial, verdict, score_state, earned, max, case_index, ${CUT} AS cut FROM attempts
        WHERE rid = ? AND ev = ? AND case_id IN (SELECT value FROM json_each(?))`,
     );
     rows.forEach(({ ev, created }, e) => {
