@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { errorMessage, NiceevalError, thrownMessage, thrownWhere } from "./errors.js";
+import {
+  errorMessage,
+  isClosedOutput,
+  NiceevalError,
+  thrownMessage,
+  thrownWhere,
+} from "./errors.js";
 
 describe("errorMessage", () => {
   it("says something for whatever was thrown, even a value whose every reading throws", () => {
@@ -50,5 +56,22 @@ describe("thrownWhere", () => {
     expect(thrownWhere(new NiceevalError("USAGE", "bad"))).toBe("bad");
     expect(thrownWhere("plain")).toBe("plain");
     expect(thrownMessage(new Error("boom"))).toBe("boom");
+  });
+});
+
+describe("isClosedOutput", () => {
+  const failed = (code: string, syscall?: string) =>
+    Object.assign(new Error(code), { code, syscall });
+  it("is a write whose reader left, to a closed descriptor, or to a destroyed stream", () => {
+    expect(isClosedOutput(failed("EPIPE", "write"))).toBe(true);
+    expect(isClosedOutput(failed("EBADF", "write"))).toBe(true);
+    expect(isClosedOutput(failed("ERR_STREAM_DESTROYED"))).toBe(true);
+  });
+  it("is not another failure, nor the same code from something other than a write", () => {
+    expect(isClosedOutput(failed("ENOSPC", "write"))).toBe(false);
+    expect(isClosedOutput(failed("EBADF", "read"))).toBe(false);
+    expect(isClosedOutput(failed("EPIPE", "connect"))).toBe(false);
+    expect(isClosedOutput(undefined)).toBe(false);
+    expect(isClosedOutput("EPIPE")).toBe(false);
   });
 });

@@ -191,8 +191,13 @@ export function thrownAt(error: unknown): string | undefined {
   return undefined;
 }
 
-/** Whether `error` is a write to a pipe or socket whose reader is gone (EPIPE, as after `| head`). */
-export function isClosedPipe(error: unknown): boolean {
+/**
+ * Whether `error` is a write to an output that is gone: a pipe or socket whose reader left
+ * (EPIPE, as after `| head`), a descriptor that was closed (EBADF), or a stream that was destroyed.
+ * That is the reader's doing, never a failure of the run or of the code under test.
+ */
+export function isClosedOutput(error: unknown): boolean {
   const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
-  return code === "EPIPE" && syscall === "write";
+  if (code === "ERR_STREAM_DESTROYED") return true;
+  return (code === "EPIPE" || code === "EBADF") && syscall === "write";
 }

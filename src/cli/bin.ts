@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 import { isatty } from "node:tty";
+import { dropWritesToClosedStdio } from "./closed-stdio.js";
 import { evalProcessStdout, holdSignals, mayStartEvalProcess, mayStoreRun } from "./early.js";
 import { guardSilentExit } from "./exit-guard.js";
 
+// A reader that leaves (`niceeval run 2>&1 | head`): what is written to it after is dropped.
+dropWritesToClosedStdio();
 const argv = process.argv.slice(2);
 const exitGuard = guardSilentExit();
 // A signal before the run's guard is installed is the run's too: held until the guard takes it.

@@ -1,6 +1,6 @@
 import { readFileSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
-import { errorMessage, isClosedPipe, NiceevalError } from "../errors.js";
+import { errorMessage, isClosedOutput, NiceevalError } from "../errors.js";
 import { builtFile } from "../package-files.js";
 import type { Store } from "../store/types.js";
 import { HELP, parseCliArgs } from "./args.js";
@@ -109,7 +109,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     // The reader of stdout left (`niceeval show latest | head`): what it asked for ends there,
     // as with other command-line tools, and that is no failure. (`run` handles this itself, so
     // its exit code stays the run's.)
-    if (isClosedPipe(error)) return 0;
+    if (isClosedOutput(error)) return 0;
     if (isUserError(error)) {
       // A message that names its command ("niceeval run: …") says niceeval already.
       io.stderr(`${error.message.startsWith("niceeval ") ? "" : "niceeval: "}${error.message}\n`);

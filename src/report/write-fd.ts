@@ -1,5 +1,5 @@
 import { constants, fstatSync, openSync, writeSync } from "node:fs";
-import { isClosedPipe } from "../errors.js";
+import { isClosedOutput } from "../errors.js";
 
 // Node makes a pipe it has a stream for non-blocking (process.stdout touched by anyone, a child
 // given the same pipe), so a synchronous write to a full pipe fails with EAGAIN instead of
@@ -47,8 +47,9 @@ function blockingTwin(fd: number): number {
 }
 
 /**
- * Writes `text` to `fd` as {@link writeFully} does; false when the reader has closed the pipe
- * (EPIPE, as after `| head`), which is no failure of the run.
+ * Writes `text` to `fd` as {@link writeFully} does; false when its output is gone (the reader
+ * closed the pipe, EPIPE, as after `| head`; or the descriptor is closed, EBADF), which is no
+ * failure of the run.
  */
 export function writeText(fd: number, text: string): boolean {
   const bytes = Buffer.from(text);
@@ -56,7 +57,7 @@ export function writeText(fd: number, text: string): boolean {
     writeFully(fd, bytes, 0, bytes.length);
     return true;
   } catch (error) {
-    if (isClosedPipe(error)) return false;
+    if (isClosedOutput(error)) return false;
     throw error;
   }
 }

@@ -1,4 +1,4 @@
-import { isClosedPipe } from "../errors.js";
+import { isClosedOutput } from "../errors.js";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { EvalSummary } from "./events.js";
 import type { RunSummary } from "./summary.js";
@@ -78,7 +78,7 @@ export class SinkSet {
   private readonly broken = new Set<RunSink>();
   /** What each sink that failed (its output not closed by its reader) said, once per sink. */
   private readonly failures: string[] = [];
-  /** Sinks whose output's reader closed it (EPIPE): they are not called again. */
+  /** Sinks whose output's reader closed it (EPIPE, or EBADF): they are not called again. */
   private readonly closed = new Set<RunSink>();
 
   /** The sinks that may ask the engine to wait (those with a `room` hook). */
@@ -137,11 +137,12 @@ export class SinkSet {
   private report(sink: RunSink, hook: string, error: unknown): void {
     if (this.broken.has(sink)) return;
     this.broken.add(sink);
-    if (isClosedPipe(error)) {
+    if (isClosedOutput(error)) {
       // `niceeval run | head`: the reader is gone, which is no fault of the reporter or the run.
+      // (A stderr that is closed too takes this line as it takes all others: dropped.)
       this.closed.add(sink);
       process.stderr.write(
-        "niceeval: the reader of a report closed its pipe (EPIPE); that report stops here, the run goes on\n",
+        `niceeval: ${closedReportNote(error)}; that report stops here, the run goes on\n`,
       );
       return;
     }
@@ -156,4 +157,12 @@ export class SinkSet {
       `niceeval: ${sink.label ?? "a reporter"} failed in ${hook} (later failures of it are not shown): ${message}\n`,
     );
   }
+}
+
+/** What closed a report's output, as said on stderr: its reader (EPIPE), or its descriptor. */
+function closedReportNote(error: unknown): string {
+  const { code } = error as { code: string };
+  return code === "EPIPE"
+    ? "the reader of a report closed its pipe (EPIPE)"
+    : `the output of a report is closed (${code})`;
 }

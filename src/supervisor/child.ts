@@ -4,6 +4,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { setMaxListeners } from "node:events";
 import { writeSync } from "node:fs";
 import { isLateCall } from "../adapter/lifetime.js";
+import { dropWritesToClosedStdio } from "../cli/closed-stdio.js";
 import { loadEvalFiles } from "../cli/load.js";
 import { errorMessage, thrownAt } from "../errors.js";
 import { type AttemptRecord, type Judgment, unreportedUsage } from "../eval/record.js";
@@ -40,6 +41,11 @@ import {
   RECORD_FLAGS,
 } from "./protocol.js";
 import { isPlainJson, prototypesAreClean } from "./wire.js";
+
+// Its stderr is a pipe the CLI reads, its stdout the run's report: when a reader of either is
+// gone (the CLI's, or `| head`'s), writes to it are dropped, never an uncaught error charged to
+// an attempt or to the run (cli/closed-stdio.ts).
+dropWritesToClosedStdio();
 
 // Which attempt a callback belongs to. On Node 20 an AsyncLocalStorage in use slows every promise
 // of the process (about a fifth of a fast run), so it is used only once an uncaught error came

@@ -13,6 +13,11 @@ export interface RunGuardOptions {
   graceMs: number;
   /** Give up on the attempts still in flight (after the grace period, or at a second signal). */
   interrupt: (reason: string) => void;
+  /**
+   * Where the guard's messages go. A stderr whose reader left must drop them (the CLI's does:
+   * cli/closed-stdio.ts): the guard writes there from its uncaught-error handler, and a write that
+   * raised an error in turn would be handled, and written, again without end.
+   */
   stderr: (text: string) => void;
   /** Signals received before the guard was installed: acted on at once, in order. */
   held?: HeldSignals;
@@ -44,11 +49,17 @@ export function guardRun(options: RunGuardOptions): RunGuard {
   let count = 0;
   let grace: ReturnType<typeof setTimeout> | undefined;
   const errors: string[] = [];
+  const say = (text: string) => {
+    // A writer that throws must not end the run, nor throw from the handlers below.
+    try {
+      options.stderr(text);
+    } catch {}
+  };
   const onSignal = (signal: StopSignal) => {
     count++;
     received ??= signal;
     if (count === 1) {
-      options.stderr(
+      say(
         `\nniceeval: ${signal}: no new case starts; attempts in flight have ${options.graceMs / 1000} s to finish (send ${signal} again to stop them now)\n`,
       );
       options.abort.abort(new RunStop(`interrupted by ${signal}`, options.resumable?.() === true));
@@ -61,7 +72,7 @@ export function guardRun(options: RunGuardOptions): RunGuard {
       );
     } else if (count === 2) {
       const again = signal === received ? `${signal} again` : `${signal}, a second signal`;
-      options.stderr(`niceeval: ${again}: stopping the attempts in flight; writing the report\n`);
+      say(`niceeval: ${again}: stopping the attempts in flight; writing the report\n`);
       options.interrupt(`interrupted by ${signal} before the attempt finished`);
     } else {
       process.exit(128 + STOP_SIGNALS[received]);
@@ -73,7 +84,7 @@ export function guardRun(options: RunGuardOptions): RunGuard {
   const onError = (kind: string) => (error: unknown) => {
     const message = `${kind} outside any case: ${described(error)}`;
     errors.push(message);
-    options.stderr(`niceeval: ${message}\n`);
+    say(`niceeval: ${message}\n`);
   };
   const onException = onError("uncaught exception");
   const onRejection = onError("unhandled rejection");

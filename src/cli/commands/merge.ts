@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { isatty } from "node:tty";
-import { isClosedPipe, NiceevalError } from "../../errors.js";
+import { isClosedOutput, NiceevalError } from "../../errors.js";
 import { safeStringify } from "../../json-safe.js";
 import { describeRun } from "../../merge/check.js";
 import {
@@ -46,7 +46,7 @@ export async function exportNdjson(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // A closed stdout (`export --ndjson - | head`) is the reader leaving, not a bad path.
-    if (code === undefined || isClosedPipe(error)) throw error;
+    if (code === undefined || isClosedOutput(error)) throw error;
     throw new NiceevalError(
       "USAGE",
       `--ndjson: cannot write ${target} (${code}); pass a path in an existing, writable folder, or - for stdout`,
