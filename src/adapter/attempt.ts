@@ -1,4 +1,5 @@
 import { AuthoringError, errorMessage, thrownWhere } from "../errors.js";
+import { attempts, flightEnded, flightStarted } from "../eval/in-flight.js";
 import {
   type AppUsage,
   type AttemptRecord,
@@ -256,6 +257,21 @@ function ratioOutcome(ratio: number | NumericMaterial, weight: number): Outcome 
 
 /** Run one attempt: observe through the adapter, run test(t), turn assertions into judgments. */
 export async function runAttempt<Facts, Assertions>(
+  setup: AttemptSetup<Facts, Assertions>,
+  spec: CaseSpec,
+  context: AttemptContext,
+): Promise<AttemptRecord> {
+  // In flight until its record is made: another attempt's limit asks whether it was alone.
+  flightStarted(attempts);
+  try {
+    return await observeAndJudge(setup, spec, context);
+  } finally {
+    flightEnded(attempts);
+  }
+}
+
+/** {@link runAttempt}, counted in flight. */
+async function observeAndJudge<Facts, Assertions>(
   setup: AttemptSetup<Facts, Assertions>,
   spec: CaseSpec,
   context: AttemptContext,

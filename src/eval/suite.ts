@@ -21,6 +21,7 @@ import { callTool, isThenable, runTool } from "../tool/run-tool.js";
 import { implementationAdvice } from "../tool/shipped-driver.js";
 import { type Driver, notADriver, type Tool } from "../tool/tool.js";
 import { controlCharacter, DATASET_ERROR_ID, IdSet } from "./ids.js";
+import { attempts, inFlight } from "./in-flight.js";
 import type { AttemptRecord, Judgment } from "./record.js";
 import { addJudgeUsage, emptyJudgeUsage, erroredRecord, unreportedUsage } from "./record.js";
 import { type AttemptContext, type CaseSpec, EVAL_BRAND, type Runnable } from "./runnable.js";
@@ -706,9 +707,13 @@ function runSuiteCaseNow<Input, Output>(
   }
   // One limit for the whole attempt: what finished before it is kept. None: no timer at all.
   const limit = definition.timeoutMs ?? context.timeoutMs;
-  if (limit !== undefined) return scoreWithin(definition, spec, context, limit, started);
-  // Synchronous targets and scorers give their record without waiting on anything.
-  return scoreCase(definition, spec, context, undefined, started);
+  // Counted in flight, with a limit or not: another attempt's limit asks whether it was alone.
+  return inFlight(attempts, () =>
+    limit !== undefined
+      ? scoreWithin(definition, spec, context, limit, started)
+      : // Synchronous targets and scorers give their record without waiting on anything.
+        scoreCase(definition, spec, context, undefined, started),
+  );
 }
 
 async function scoreWithin<Input, Output>(

@@ -1,4 +1,5 @@
 import { NiceevalError } from "../errors.js";
+import { aloneSince, attempts } from "./in-flight.js";
 import { type RunOrigin, timeoutOptions } from "./run-origin.js";
 
 /** Longest delay a Node timer can arm (about 24.8 days); a longer one fires at once. */
@@ -104,7 +105,7 @@ const deadlines = new WeakMap<AbortSignal, Deadline>();
 
 /**
  * Whether `signal` was aborted by its attempt's time limit, that limit's deadline first
- * expiring when its time came while the thread was held ({@link Deadline.passed}).
+ * expiring when its time came while the attempt held the thread ({@link Deadline.passed}).
  */
 export function limitPassed(signal: AbortSignal): boolean {
   if (deadlines.get(signal)?.passed()) return true;
@@ -128,6 +129,7 @@ export class Deadline {
   readonly #forward: () => void;
   readonly #startedAt = performance.now();
   #expired = false;
+  #disposed = false;
   #heldMs: number | undefined;
 
   constructor(
@@ -141,7 +143,7 @@ export class Deadline {
     if (parent.aborted) this.#forward();
     else parent.addEventListener("abort", this.#forward, { once: true });
     if (ms !== undefined && ms > 0 && Number.isFinite(ms)) {
-      this.#timer = setTimeout(() => this.#expire(), clampTimer(ms));
+      this.#timer = setTimeout(() => this.#timeUp(), clampTimer(ms));
     }
     deadlines.set(this.#controller.signal, this);
   }
@@ -156,29 +158,39 @@ export class Deadline {
   }
 
   /**
-   * Whether the limit has passed. Its timer fires only once the thread is free, so when the time
-   * came while the attempt held the thread, the deadline expires now, as the timer would have.
+   * Whether the limit has passed, asked as a part of the attempt ends. Its timer fires only once
+   * the thread is free, so a part can end past the limit before it fired: the thread was held.
+   * When no other attempt was in flight since the limit came, nothing but this attempt can have
+   * held it, and the deadline expires now, as the timer would have. Beside other attempts (in
+   * process, side by side) which of them held it is not known: none is blamed, and the timer
+   * decides (see {@link Deadline.race}).
    */
   passed(): boolean {
     if (this.#expired || this.#timer === undefined) return this.#expired;
     const ms = performance.now() - this.#startedAt;
-    if (ms >= this.ms!) {
-      this.#heldMs = ms;
-      this.#expire();
-    }
+    if (ms >= this.ms! && aloneSince(attempts, this.#startedAt + this.ms!)) this.#heldTo(ms);
     return this.#expired;
   }
 
   /**
    * Run `work`'s synchronous part; when the limit came while it ran (it held the thread, so the
-   * timer could not fire), the deadline expires as soon as it returns. Only this attempt's own
-   * code is blamed: time another attempt held the thread (in process, side by side) is not.
+   * timer could not fire), the deadline expires as soon as it returns: that is this attempt's
+   * own code, whatever else is in flight.
    */
   #heldBy<T>(work: () => T): T {
     const before = performance.now() - this.#startedAt;
     const out = work();
-    if (before < this.ms!) this.passed();
+    if (before < this.ms! && !this.#expired) {
+      const after = performance.now() - this.#startedAt;
+      if (after >= this.ms!) this.#heldTo(after);
+    }
     return out;
+  }
+
+  /** Expire as the timer would have, the attempt having held the thread to `ms` into it. */
+  #heldTo(ms: number): void {
+    this.#heldMs = ms;
+    this.#expire();
   }
 
   /** How far into the attempt the thread was held past the limit, when that is how it expired. */
@@ -242,8 +254,27 @@ export class Deadline {
 
   /** Clear the timer and stop following the run's signal. */
   dispose(): void {
+    this.#disposed = true;
     clearTimeout(this.#timer);
     this.parent.removeEventListener("abort", this.#forward);
+  }
+
+  /**
+   * The timer fired. Beside other attempts it may fire late, behind one that held the thread:
+   * what this attempt waited for may have come meanwhile, its callback queued behind the timer.
+   * The limit then expires once the callbacks ready now have run (setImmediate: after the
+   * timers and I/O due), so an attempt that only waited for the thread keeps its result (its
+   * part ends first, and {@link Deadline.passed} does not blame it).
+   */
+  #timeUp(): void {
+    if (this.#expired) return;
+    if (aloneSince(attempts, this.#startedAt + this.ms!)) {
+      this.#expire();
+      return;
+    }
+    setImmediate(() => {
+      if (!this.#expired && !this.#disposed) this.#expire();
+    });
   }
 
   #expire(): void {

@@ -19,6 +19,7 @@ import {
   toCaseSpec,
 } from "./suite.js";
 import { checkTimeoutMs, heldPastLimit, heldThread, limitPassed, MAX_TIMER_MS } from "./timeout.js";
+import { endedPastTestTimeout } from "./vitest-late.js";
 
 /** The part of an `expect` this bridge uses: Vitest's, Jest's or any compatible one. */
 export type ExpectApi = (actual: unknown, message?: string) => { toBe(expected: unknown): void };
@@ -221,6 +222,7 @@ export function suiteUnderTest<Input, Output>(
   return {
     async run(spec, context) {
       runs.delete(spec.id);
+      const began = performance.now();
       const limit = caseLimit(context?.task?.timeout);
       const record = await runUnder(runnable, spec, runId, context?.signal, limit);
       const run = runs.get(spec.id);
@@ -233,6 +235,8 @@ export function suiteUnderTest<Input, Output>(
       if (limit !== undefined) {
         const held = run && heldPastLimit(run.signal);
         explainTimeouts(record, { ...limit, held }, targetTimedOut, targetName);
+        if (endedPastTestTimeout(record, performance.now() - began, limit, targetName))
+          tried.targetTimedOut = true;
       }
       return tried;
     },

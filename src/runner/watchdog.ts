@@ -1,4 +1,5 @@
 import { NiceevalError } from "../errors.js";
+import { aloneSince, flightEnded, flightStarted, flightsOf } from "../eval/in-flight.js";
 import { type RunOrigin, timeoutOptions } from "../eval/run-origin.js";
 import { DEFAULT_CASE_TIMEOUT_MS, MAX_TIMER_MS } from "../eval/timeout.js";
 
@@ -21,6 +22,9 @@ function shown(ms: number): string {
   if (ms % 60_000 === 0) return ms === 60_000 ? "1 minute" : `${ms / 60_000} minutes`;
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
+
+/** The attempts every watchdog of this process guards, armed and not yet settled or cut off. */
+const guarded = flightsOf("watchdog");
 
 /**
  * A last-resort limit on whole attempts, with one timer for the run rather than one per
@@ -64,22 +68,28 @@ export class Watchdog {
         if (armed) return;
         armed = true;
         this.deadlines.set(key, { at: performance.now() + this.limitMs, reject });
+        flightStarted(guarded);
       };
-      // Ended past its deadline before a sweep saw it (its thread held, or between sweeps): it
-      // is cut off all the same, as a sweep would have.
+      // Ended past its deadline before a sweep saw it (the thread held, or between sweeps): when
+      // no other attempt was in flight since the deadline, only its own code can have held the
+      // thread, and it is cut off all the same, as a sweep would have. Beside others, which of
+      // them held it is not known: it keeps what it gave, as it would had it ended first.
       const settle = (): boolean => {
         armed = true;
         const deadline = this.deadlines.get(key);
+        if (deadline === undefined) return false;
         this.deadlines.delete(key);
-        return deadline !== undefined && performance.now() >= deadline.at;
+        const late = performance.now() >= deadline.at && aloneSince(guarded, deadline.at);
+        flightEnded(guarded);
+        return late;
       };
       work(start).then(
         (value) => {
-          if (settle()) reject(this.timeoutError(performance.now()));
+          if (settle()) reject(this.timeoutError(this.heldSinceSweep()));
           else resolve(value);
         },
         (error: unknown) => {
-          if (settle()) reject(this.timeoutError(performance.now()));
+          if (settle()) reject(this.timeoutError(this.heldSinceSweep()));
           else reject(error);
         },
       );
@@ -92,21 +102,35 @@ export class Watchdog {
 
   private sweep(): void {
     const now = performance.now();
+    const held = this.heldSinceSweep(now);
     for (const [key, deadline] of this.deadlines) {
       if (now < deadline.at) continue;
+      // Alone in flight since its deadline, while the thread was held: by its own code.
+      const own = held && aloneSince(guarded, deadline.at);
+      // Its deadline came while the thread was held beside other attempts: it may only have
+      // waited for the thread, its continuation queued behind this sweep. It has until the next
+      // sweep to settle, and its settling then decides, as for an attempt that ended first.
+      if (held && !own && deadline.at > this.lastSweep) continue;
       this.deadlines.delete(key);
-      deadline.reject(this.timeoutError(now));
+      // Given up on, as the supervisor gives up on an attempt whose record came: what its code
+      // still does is no attempt's.
+      flightEnded(guarded);
+      deadline.reject(this.timeoutError(own));
     }
     this.lastSweep = now;
   }
 
+  /** Whether no sweep ran for two periods: the thread was held since the last one. */
+  private heldSinceSweep(now = performance.now()): boolean {
+    return now - this.lastSweep > 2 * this.periodMs;
+  }
+
   /**
-   * The error of an attempt past the limit at `now`; when no sweep ran for two periods, the thread
-   * was held (synchronous code), which is why it was not cut off earlier.
+   * The error of an attempt past the limit; `held`: its own code held the thread past it (it was
+   * alone in flight meanwhile), which is why it was not cut off earlier.
    */
-  private timeoutError(now: number): NiceevalError {
+  private timeoutError(held: boolean): NiceevalError {
     const limit = `the last-resort limit of ${shown(this.limitMs)}`;
-    const held = now - this.lastSweep > 2 * this.periodMs;
     return new NiceevalError(
       "TIMEOUT",
       held

@@ -40,4 +40,24 @@ describe("a task that blocks the event loop past its limit, under real Vitest", 
       'target of case "held" in eval "blocking target": the target timed out after 270 ms (the test\'s timeout, 300 ms, less 30 ms for niceeval to report it): the attempt held the thread past the limit',
     );
   });
+
+  it("fails items side by side that ended past their test's timeout, blaming neither", () => {
+    for (const item of ["blocker", "quick"]) {
+      const test = run.test("blocking beside", item);
+      expect(test.status).toBe("failed");
+      // niceeval's failure, not Vitest's bare "Test timed out", and no claim it held the thread.
+      expect(test.failureMessages[0]).toContain(
+        `evaluate "blocking beside", item "${item}": the task and its scorers ended at `,
+      );
+      expect(test.failureMessages[0]).toContain(
+        "past the test's timeout (300 ms), which fails the test whatever held the thread: the thread was held past niceeval's limit (270 ms) while other cases or items ran beside this one, and which of them held it is not known in one process",
+      );
+      expect(test.meta.niceeval).toMatchObject({
+        item,
+        passed: false,
+        score: null,
+        timedOut: true,
+      });
+    }
+  });
 });

@@ -1,0 +1,94 @@
+import { stat } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { attempts, flightEnded, flightStarted } from "./in-flight.js";
+import { Deadline, heldPastLimit, limitPassed } from "./timeout.js";
+
+/** Synchronous work that never yields. */
+function busy(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {}
+}
+
+/** Run `body` as one attempt in flight, beside `others` more. */
+async function asAttempt<T>(others: number, body: () => Promise<T>): Promise<T> {
+  for (let i = 0; i <= others; i++) flightStarted(attempts);
+  try {
+    return await body();
+  } finally {
+    for (let i = 0; i <= others; i++) flightEnded(attempts);
+  }
+}
+
+/** A part raced against a 20 ms limit that holds the thread 120 ms after its first await. */
+async function blockedAfterAwait(deadline: Deadline): Promise<string> {
+  return deadline.race(
+    async () => {
+      await Promise.resolve();
+      busy(120);
+      return "done";
+    },
+    () => "timed out",
+  );
+}
+
+describe("a Deadline whose part ends past its limit before the timer fired", () => {
+  it("keeps what it gave beside another attempt: which of them held the thread is not known", async () => {
+    await asAttempt(1, async () => {
+      const deadline = new Deadline(new AbortController().signal, 20);
+      try {
+        expect(await blockedAfterAwait(deadline)).toBe("done");
+        expect(limitPassed(deadline.signal)).toBe(false);
+        expect(heldPastLimit(deadline.signal)).toBeUndefined();
+      } finally {
+        deadline.dispose();
+      }
+    });
+  });
+
+  it("times out a part whose synchronous start held the thread, beside other attempts too", async () => {
+    await asAttempt(1, async () => {
+      const deadline = new Deadline(new AbortController().signal, 20);
+      try {
+        const out = await deadline.race(
+          () => {
+            busy(120);
+            return "done";
+          },
+          () => "timed out",
+        );
+        expect(out).toBe("timed out");
+        expect(heldPastLimit(deadline.signal)).toBeGreaterThanOrEqual(120);
+      } finally {
+        deadline.dispose();
+      }
+    });
+  });
+
+  it("lets a part beside another attempt end whose wait ended while that one held the thread", async () => {
+    // In the check phase, so that after the block the loop runs the limit's timer (due during
+    // it) before the poll phase hands this part the answer that came meanwhile (one stat of a
+    // file: one trip to the thread pool).
+    const out = await new Promise<string>((resolve, reject) => {
+      setImmediate(() => {
+        asAttempt(1, async () => {
+          const deadline = new Deadline(new AbortController().signal, 20);
+          try {
+            const raced = deadline.race(
+              () => stat(fileURLToPath(import.meta.url)).then(() => "read"),
+              () => "timed out",
+            );
+            // The part has asked (race starts it in a microtask); then another holds the thread.
+            await Promise.resolve();
+            await Promise.resolve();
+            busy(150);
+            return await raced;
+          } finally {
+            deadline.dispose();
+          }
+        }).then(resolve, reject);
+      });
+    });
+    expect(out).toBe("read");
+  });
+});
