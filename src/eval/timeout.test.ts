@@ -33,6 +33,22 @@ async function blockedAfterAwait(deadline: Deadline): Promise<string> {
 }
 
 describe("a Deadline whose part ends past its limit before the timer fired", () => {
+  it("times out a part that held the thread after an await, when its attempt was alone", async () => {
+    await asAttempt(0, async () => {
+      const deadline = new Deadline(new AbortController().signal, 20);
+      try {
+        expect(await blockedAfterAwait(deadline)).toBe("timed out");
+        expect(limitPassed(deadline.signal)).toBe(true);
+        expect(heldPastLimit(deadline.signal)).toBeGreaterThanOrEqual(120);
+        expect(deadline.timeoutError("the target").message).toMatch(
+          /^the target timed out after 20 ms: the attempt held the thread past the limit, to \d+ ms/,
+        );
+      } finally {
+        deadline.dispose();
+      }
+    });
+  });
+
   it("keeps what it gave beside another attempt: which of them held the thread is not known", async () => {
     await asAttempt(1, async () => {
       const deadline = new Deadline(new AbortController().signal, 20);

@@ -222,7 +222,8 @@ export class Deadline {
 
   /**
    * `work`'s result, or `onTimeout()`'s (which may throw) when the limit passes first, or passed
-   * while `work` held the thread (it ended past the limit, before the timer could fire).
+   * while the attempt held the thread (`work` ended past the limit, before the timer could fire:
+   * {@link Deadline.passed}).
    */
   race<T>(work: () => T | Promise<T>, onTimeout: () => T): Promise<T> {
     if (this.#timer === undefined) return Promise.resolve().then(work);
@@ -238,13 +239,16 @@ export class Deadline {
         }
       };
       this.#onExpire.add(expire);
-      // Ended past the limit: `expire` answers first, and what `work` gave is too late.
+      // Ended past the limit, having held the thread: `expire` answers first, and what `work`
+      // gave is too late.
       settled.then(
         (value) => {
+          this.passed();
           this.#onExpire.delete(expire);
           resolve(value);
         },
         (error: unknown) => {
+          this.passed();
           this.#onExpire.delete(expire);
           reject(error);
         },

@@ -41,6 +41,21 @@ describe("a task that blocks the event loop past its limit, under real Vitest", 
     );
   });
 
+  it("fails an item whose scorer blocks after an await as that scorer timed out", () => {
+    const held = run.test("blocking scorer", "held");
+    expect(held.status).toBe("failed");
+    expect(held.failureMessages[0]).toContain(
+      'slow: errored (scorer "slow" timed out after 270 ms (the test\'s timeout, 300 ms, less 30 ms for niceeval to report it): the attempt held the thread past the limit, to ',
+    );
+    expect(held.meta.niceeval).toMatchObject({
+      passed: false,
+      scores: [
+        { name: "match", score: 1 },
+        { name: "slow", score: null },
+      ],
+    });
+  });
+
   it("fails items side by side that ended past their test's timeout, blaming neither", () => {
     for (const item of ["blocker", "quick"]) {
       const test = run.test("blocking beside", item);
