@@ -16,6 +16,14 @@ export interface CaseAgg {
   scoreCount: number;
 }
 
+/** One case in both runs. */
+export interface Pair {
+  evalId: string;
+  caseId: string;
+  base: CaseAgg;
+  head: CaseAgg;
+}
+
 /** Cases of one run, per eval, in stream (case) order. */
 export type RunCases = Map<string, Map<string, CaseAgg>>;
 

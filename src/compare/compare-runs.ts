@@ -5,15 +5,7 @@ import { modelList } from "../judge/judge-models.js";
 import { plural } from "../plural.js";
 import type { UnreadCases } from "../runner/events.js";
 import { formatShard } from "../shard/shard.js";
-import {
-  addShareCase,
-  emptyShareSums,
-  passRateInterval,
-  type ShareSums,
-} from "../stats/clustered.js";
-import { mcnemarExact } from "../stats/mcnemar.js";
 import { type PairedDifference, pairedDifference } from "../stats/paired.js";
-import { smallestSignTestP, unitsToReach } from "../stats/sign-flip.js";
 import { importedRunAdvice } from "../store/imported.js";
 import { resolveRunRef } from "../store/resolve.js";
 import type { Store, StoredRun } from "../store/types.js";
@@ -29,8 +21,15 @@ import {
   judgedShare,
   meanScore,
   NAMED_LEFT_OUT,
-  passShare,
+  type Pair,
 } from "./collect.js";
+import {
+  type StatsSettings,
+  shownDifference,
+  testDraws,
+  tooFewToDetect,
+  withinUnitDifference,
+} from "./difference.js";
 import {
   diffJudgments,
   kept,
@@ -39,7 +38,8 @@ import {
   sameTrialPair,
   scoreRepresentative,
 } from "./judgments.js";
-import { changedCases, pText } from "./notes.js";
+import { changedCases, erroredTestName, passRateTestName, pText } from "./notes.js";
+import { erroredCases, passRateDifference } from "./pass-rate.js";
 import type {
   CaseChange,
   ChangeKind,
@@ -48,12 +48,10 @@ import type {
   ComparisonStats,
   EvalComparison,
   LeftOut,
-  NoInterval,
   PassRateComparison,
   RegressionDecision,
   RunRef,
   ScoreComparison,
-  TooFewToDetect,
   Transitions,
 } from "./types.js";
 import { addUnreadFindings, notCompared, unreadWarnings } from "./unread.js";
@@ -84,22 +82,6 @@ const SHOWN_CHANGES = 100;
 /** Added, removed and newly failing case ids named per eval. */
 const NAMED_CASES = 100;
 
-interface Pair {
-  evalId: string;
-  caseId: string;
-  base: CaseAgg;
-  head: CaseAgg;
-}
-
-/** The settings every test and interval of a comparison uses. */
-interface StatsSettings {
-  alpha: number;
-  seed: number;
-  resamples: number;
-  /** The alpha the gate judges these pairs at: alpha, or alpha over the evals for one of several. */
-  gateAlpha: number;
-}
-
 interface Pending {
   kind: ChangeKind;
   regression: boolean;
@@ -112,8 +94,9 @@ interface Pending {
 /**
  * Compares two stored runs case by case: pairs attempts by (eval id, case id), averaging trials
  * per case, and reports per eval and overall the transitions, the regressions with the
- * judgments that changed, pass rates with an exact McNemar test, mean scores with a paired
- * bootstrap interval, what was left out and why the runs may not be comparable.
+ * judgments that changed, pass rates with an exact McNemar test (with trials, the sign-flip test
+ * over the cases' pass shares: see pass-rate.ts), mean scores with a paired bootstrap interval,
+ * what was left out and why the runs may not be comparable.
  * `base` and `head` are run ids or any reference `niceeval compare` takes: an id prefix, a run
  * name, `latest` or `latest~N` (`COMPARE_RUN_NOT_FOUND` when none names a run, `RUN_AMBIGUOUS`
  * when one names two). Holds a few numbers per case, never the records. Throws
@@ -441,9 +424,6 @@ function pairStats(
   };
   const clusters = clusterNumbers(pairs);
   let newFailures = 0;
-  // Counted as failures, errored trials would move the pass rate: what errors may hide.
-  let worseAsFailures = 0;
-  let betterAsFailures = 0;
   const judged: number[] = [];
   const scored: number[] = [];
   pairs.forEach((pair, i) => {
@@ -457,14 +437,12 @@ function pairStats(
     else if (kind === "score-up") transitions.scoreUp++;
     else transitions.unchanged++;
     if (isNewFailure(pair.base, pair.head)) newFailures++;
-    if (passShare(pair.head) < passShare(pair.base)) worseAsFailures++;
-    else if (passShare(pair.head) > passShare(pair.base)) betterAsFailures++;
     if (judgedShare(pair.base) !== null && judgedShare(pair.head) !== null) judged.push(i);
     if (meanScore(pair.base) !== null && meanScore(pair.head) !== null) scored.push(i);
     else leftOut.unscoredCases++;
   });
   const passRate = judged.length > 0 ? passRateDifference(pairs, judged, clusters, options) : null;
-  const erroredCases = pairs.length - judged.length;
+  const errored = pairs.length - judged.length;
   const meanScoreDiff =
     scored.length > 0 ? scoreDifference(pairs, scored, clusters, options) : null;
   return {
@@ -472,10 +450,8 @@ function pairStats(
     transitions,
     newFailures,
     passRate,
-    errored:
-      erroredCases > 0
-        ? { cases: erroredCases, asFailures: mcnemarExact(worseAsFailures, betterAsFailures) }
-        : null,
+    // Counted as failures, errored trials would move the pass rate: what errors may hide.
+    errored: errored > 0 ? erroredCases(pairs, errored, options) : null,
     meanScore: meanScoreDiff,
     leftOut,
   };
@@ -501,78 +477,6 @@ function clusterNumbers(pairs: readonly Pair[]): Int32Array | null {
   });
   return clusters;
 }
-
-/**
- * The pass rates over the pairs at `judged` (a trial that did not error in both runs): shares of
- * passing trials among those that did not error, since an error is no evidence either way. Their
- * test is McNemar's on the cases, or, when cases share clusters, the sign-flip test on the
- * clusters (cases of one cluster do not fail independently, so counting them as independent
- * would find significance where there is none).
- */
-function passRateDifference(
-  pairs: readonly Pair[],
-  judged: readonly number[],
-  clusters: Int32Array | null,
-  options: StatsSettings,
-): PassRateComparison {
-  const n = judged.length;
-  const basePass = new Float64Array(n);
-  const headPass = new Float64Array(n);
-  const judgedClusters = new Int32Array(n);
-  const sides = { base: emptyShareSums(), head: emptyShareSums() };
-  let worse = 0;
-  let better = 0;
-  judged.forEach((at, j) => {
-    const { base, head } = pairs[at]!;
-    basePass[j] = judgedShare(base)!;
-    headPass[j] = judgedShare(head)!;
-    if (headPass[j]! < basePass[j]!) worse++;
-    else if (headPass[j]! > basePass[j]!) better++;
-    if (clusters) judgedClusters[j] = clusters[at]!;
-    addShareCase(sides.base, base.passed, base.trials - base.errored);
-    addShareCase(sides.head, head.passed, head.trials - head.errored);
-  });
-  const paired = withinUnitDifference(
-    pairedDifference(basePass, headPass, {
-      alpha: options.alpha,
-      resamples: 0,
-      // Its sign-flip test decides only over clusters (McNemar's over cases): drawn only then.
-      testResamples: clusters ? testDraws(options) : 0,
-      seed: options.seed,
-      ...(clusters ? { clusters: judgedClusters } : {}),
-    }),
-  );
-  const unit = paired.clusters === null ? "case" : "cluster";
-  const tooFew = tooFewToDetect(paired.clusters ?? n, unit, options.gateAlpha);
-  const changed = paired.clusters === null ? worse + better : paired.test.differing;
-  const fewChanged = tooFewToDetect(changed, unit, options.gateAlpha, true);
-  return {
-    n,
-    base: paired.meanBase,
-    head: paired.meanHead,
-    difference: paired.mean,
-    baseInterval: sideInterval(sides.base),
-    headInterval: sideInterval(sides.head),
-    ...shownDifference(paired, tooFew, fewChanged),
-    test: mcnemarExact(worse, better),
-    clusterTest: paired.clusters === null ? null : paired.test,
-    tooFew,
-    fewChanged,
-  };
-}
-
-/** A run's pass rate over the paired cases, as its own report gives one (see stats/clustered.ts). */
-const sideInterval = (sums: ShareSums) => passRateInterval(sums.c, sums.n, sums.cases, sums);
-
-/**
- * Random sign patterns of a gate's sign-flip test: enough that its p (at least 1/(draws + 1))
- * can fall well below the alpha it is judged at, 0.05 or 0.00005; under 1,000 asked, the normal
- * approximation as documented.
- */
-const testDraws = (options: StatsSettings): number =>
-  options.resamples < 1000
-    ? options.resamples
-    : Math.max(options.resamples, Math.ceil(20 / options.gateAlpha));
 
 /** The mean score's paired difference over the pairs at `scored` (both sides scored). */
 function scoreDifference(
@@ -609,48 +513,6 @@ function scoreDifference(
   return { ...shown.paired, tooFew, fewChanged, noInterval: shown.noInterval };
 }
 
-/**
- * Why a figure gets no MDE, when the exact test its gate decides by cannot reach `alpha` with
- * `units` units whatever the results (5 cases at 0.05: its smallest p is 0.0625); else null.
- * An MDE from the normal approximation would claim an effect the gate can never find.
- */
-function tooFewToDetect(
-  units: number,
-  unit: TooFewToDetect["unit"],
-  alpha: number,
-  /** Units that changed: none is not too few (every difference is 0: `equal-differences`). */
-  changed = false,
-): TooFewToDetect | null {
-  const needed = unitsToReach(alpha);
-  if (units >= needed || (changed && units === 0)) return null;
-  return { unit, units, alpha, smallestP: smallestSignTestP(units), needed };
-}
-
-/**
- * A difference as the comparison gives it: without interval or MDE where the gate's exact test
- * cannot reach its alpha (an interval that excludes 0 would seem to find what the gate cannot),
- * and why an interval is missing.
- */
-function shownDifference(
-  paired: PairedDifference,
-  tooFew: TooFewToDetect | null,
-  fewChanged: TooFewToDetect | null,
-): { paired: PairedDifference; noInterval: NoInterval | null } {
-  if (tooFew) return { paired: { ...paired, interval: null, mde: null }, noInterval: "too-few" };
-  if (fewChanged) return { paired: { ...paired, interval: null }, noInterval: "few-changed" };
-  return { paired, noInterval: paired.equalDifferences ? "equal-differences" : null };
-}
-
-/** Shares and scores lie in [0, 1], so their differences lie in [−1, 1]; so does the interval. */
-function withinUnitDifference(difference: PairedDifference): PairedDifference {
-  const interval = difference.interval;
-  if (!interval) return difference;
-  return {
-    ...difference,
-    interval: { ...interval, low: Math.max(-1, interval.low), high: Math.min(1, interval.high) },
-  };
-}
-
 function mergeLeftOut(parts: readonly LeftOut[]): LeftOut {
   const merged = emptyLeftOut();
   for (const part of parts) {
@@ -677,27 +539,20 @@ function mergeLeftOut(parts: readonly LeftOut[]): LeftOut {
 const scoreFell = (difference: PairedDifference | null, alpha: number): boolean =>
   difference !== null && difference.mean < 0 && difference.test.pValue < alpha;
 
-/** The p the pass rate's gate decides by: over the clusters when cases share them. */
-export const passRateP = (r: PassRateComparison): number => (r.clusterTest ?? r.test).pValue;
-
 /** The pass rate's test, named, with its p. */
 const passRateTestText = (r: PassRateComparison): string =>
-  r.clusterTest
-    ? `sign-flip over ${plural(r.paired.clusters!, "cluster")} ${pText(r.clusterTest.pValue)}`
-    : `McNemar ${pText(r.test.pValue)}`;
+  `${passRateTestName(r)} ${pText(r.pValue)}`;
 
 /** True when the pass rate fell significantly at `alpha`. */
 const passRateFell = (r: PassRateComparison | null, alpha: number): boolean =>
-  r !== null && r.difference < 0 && passRateP(r) < alpha;
+  r !== null && r.difference < 0 && r.pValue < alpha;
 
 /**
  * True when cases that errored in every trial of a run may hide a fall of the pass rate: counted
  * as failures, their trials would make it fall significantly at `alpha`.
  */
 const errorsMayHide = (stats: ComparisonStats, alpha: number): boolean =>
-  stats.errored !== null &&
-  stats.errored.asFailures.worse > stats.errored.asFailures.better &&
-  stats.errored.asFailures.pValue < alpha;
+  stats.errored !== null && stats.errored.difference < 0 && stats.errored.pValue < alpha;
 
 /**
  * Every check {@link decide} makes, by the name it gives a finding (`RegressionDecision.checks`),
@@ -739,10 +594,10 @@ function decide(
     );
   }
   if (!passRate && errorsMayHide(overall, alpha)) {
-    const { cases, asFailures } = overall.errored!;
+    const errored = overall.errored!;
     found(
       "errors",
-      `${plural(cases, "case")} errored in every trial of a run, which is no evidence either way; had their errored trials failed, the pass rate would have fallen (McNemar ${pText(asFailures.pValue)} < ${alpha}): run them again (niceeval run --retry-errors) before deciding`,
+      `${plural(errored.cases, "case")} errored in every trial of a run, which is no evidence either way; had their errored trials failed, the pass rate would have fallen (${erroredTestName(errored)} ${pText(errored.pValue)} < ${alpha}): run them again (niceeval run --retry-errors) before deciding`,
     );
   }
   if (meanScoreFell) {
@@ -770,7 +625,7 @@ function decide(
         found(
           `eval "${e.evalId}"`,
           `eval "${e.evalId}" regressed on its own (${[
-            e.regressed.passRate ? `pass rate ${pText(passRateP(e.passRate!))}` : "",
+            e.regressed.passRate ? `pass rate ${pText(e.passRate!.pValue)}` : "",
             e.regressed.meanScore ? `mean score ${pText(e.meanScore!.test.pValue)}` : "",
           ]
             .filter(Boolean)
@@ -779,7 +634,7 @@ function decide(
       } else if (!passRate && errorsMayHide(e, perEval)) {
         found(
           `eval "${e.evalId}" errors`,
-          `eval "${e.evalId}": ${plural(e.errored!.cases, "case")} errored in every trial of a run; had they failed, its pass rate would have fallen (McNemar ${pText(e.errored!.asFailures.pValue)} < ${alpha}/${evals.length}): run them again (niceeval run --retry-errors) before deciding`,
+          `eval "${e.evalId}": ${plural(e.errored!.cases, "case")} errored in every trial of a run; had they failed, its pass rate would have fallen (${erroredTestName(e.errored!)} ${pText(e.errored!.pValue)} < ${alpha}/${evals.length}): run them again (niceeval run --retry-errors) before deciding`,
         );
       }
     }

@@ -2,12 +2,14 @@ import { trialLabel } from "../eval/trial-label.js";
 import { plural } from "../plural.js";
 import { cell } from "../report/markdown-cell.js";
 import type { Interval } from "../stats/interval.js";
-import { passRateP } from "./compare-runs.js";
 import {
   alphaText,
   changedCases,
   equalDifferencesText,
+  erroredTestName,
   fewChangedText,
+  notMcNemarText,
+  passRateTestName,
   pText,
   tooFewText,
   unlistedText,
@@ -18,6 +20,7 @@ import type {
   ComparisonStats,
   JudgmentChange,
   LeftOut,
+  PassRateComparison,
   ScoreComparison,
   TooFewToDetect,
 } from "./types.js";
@@ -58,15 +61,24 @@ function passRateLine(stats: ComparisonStats): string {
   if (!r) return `pass rate: no paired case${errored ? ` but ${errored}` : ""}`;
   const tooFew =
     r.tooFew && !sameNote(r.tooFew, stats.meanScore?.tooFew) ? `; ${tooFewText(r.tooFew)}` : "";
-  const clustered = r.clusterTest
-    ? `; over ${plural(r.paired.clusters!, "cluster")}, sign-flip ${pText(r.clusterTest.pValue)} (the gate's)`
-    : "";
-  return `pass rate ${pct(r.base)} → ${pct(r.head)} (${points(r.difference)}, n = ${r.n}; ${r.test.worse} worse, ${r.test.better} better, McNemar ${pText(r.test.pValue)}${clustered}${tooFew}${errored ? `; and ${errored}` : ""})`;
+  return `pass rate ${pct(r.base)} → ${pct(r.head)} (${points(r.difference)}, n = ${r.n}; ${r.test.worse} worse, ${r.test.better} better${passRateTestPart(r)}${tooFew}${errored ? `; and ${errored}` : ""})`;
+}
+
+/**
+ * The pass rate's tests in its line: McNemar's p; beside it, over clusters, the sign-flip test the
+ * gate decides by; with trials, only that test, and why McNemar's p is not given.
+ */
+function passRateTestPart(r: PassRateComparison): string {
+  const mcnemar = `, McNemar ${pText(r.test.pValue)}`;
+  if (r.decidedBy === "mcnemar") return mcnemar;
+  if (r.decidedBy === "cluster-sign-flip")
+    return `${mcnemar}; over ${plural(r.paired.clusters!, "cluster")}, sign-flip ${pText(r.pValue)} (the gate's)`;
+  return `; ${passRateTestName(r)} ${pText(r.pValue)}, the gate's: ${notMcNemarText(r)}`;
 }
 
 /** Cases left out of the pass rate because every trial of a run errored, and what they may hide. */
 const erroredText = (errored: NonNullable<ComparisonStats["errored"]>): string =>
-  `${plural(errored.cases, "case")} errored in every trial of a run, left out (counted as failures: McNemar ${pText(errored.asFailures.pValue)})`;
+  `${plural(errored.cases, "case")} errored in every trial of a run, left out (counted as failures: ${erroredTestName(errored)} ${pText(errored.pValue)})`;
 
 function scoreLine(d: ScoreComparison | null): string {
   if (!d) return "mean score: no case with a complete score in both runs";
@@ -257,6 +269,28 @@ function pushStats(lines: string[], stats: ComparisonStats, indent: string): voi
 
 // ---------------------------------------------------------------- Markdown
 
+/**
+ * What the table's "pass rate p" column holds when a row's gate does not decide by McNemar's
+ * test: the tests the rows decide by, and why; null when every row's is McNemar's (the column is
+ * then "McNemar p").
+ */
+function passRateTestsNote(rows: readonly ComparisonStats[]): string | null {
+  const rates = rows.flatMap((row) => (row.passRate ? [row.passRate] : []));
+  if (rates.every((r) => r.decidedBy === "mcnemar")) return null;
+  const parts: string[] = [];
+  // The last is the run's, over every eval, when there are several.
+  const shares = rates.filter((r) => r.decidedBy === "sign-flip").at(-1);
+  if (shares)
+    parts.push(
+      `the sign-flip test over the cases' pass shares where cases ran trials (${notMcNemarText(shares)})`,
+    );
+  if (rates.some((r) => r.decidedBy === "cluster-sign-flip"))
+    parts.push("the sign-flip test over the clusters where cases share them");
+  if (rates.some((r) => r.decidedBy === "mcnemar"))
+    parts.push("McNemar's where every case has one judged trial in both runs");
+  return `Pass rate p: the test the gate decides by, ${parts.join("; ")}`;
+}
+
 /** A comparison as Markdown for a pull-request summary: verdict, table per eval, changed cases. */
 export function formatComparisonMarkdown(c: Comparison): string {
   const out: string[] = [];
@@ -269,8 +303,10 @@ export function formatComparisonMarkdown(c: Comparison): string {
   );
   for (const w of c.warnings) out.push(`> ⚠️ ${cell(w.message)}`);
   if (c.warnings.length) out.push("");
+  const rows = [...c.evals, ...(c.evals.length > 1 ? [c.overall] : [])];
+  const tests = passRateTestsNote(rows);
   out.push(
-    "| eval | n | pass rate | McNemar p | mean score Δ | interval | MDE (80%) | changes |",
+    `| eval | n | pass rate | ${tests ? "pass rate p" : "McNemar p"} | mean score Δ | interval | MDE (80%) | changes |`,
     "| --- | ---: | --- | ---: | --- | --- | ---: | --- |",
   );
   const row = (name: string, s: ComparisonStats) => {
@@ -278,12 +314,13 @@ export function formatComparisonMarkdown(c: Comparison): string {
     const d = s.meanScore;
     const t = s.transitions;
     out.push(
-      `| ${name} | ${s.pairs} | ${r ? `${pct(r.base)} → ${pct(r.head)} (${points(r.difference)})` : "–"} | ${r ? pText(passRateP(r)).replace(/^p [=<] ?/, (m) => (m.includes("<") ? "< " : "")) : "–"} | ${d ? `${signed(d.mean)} (n = ${d.n}, ${pText(d.test.pValue)})` : "–"} | ${intervalCell(d)} | ${mdeCell(d)} | ${t.passToFail}↓ ${t.becameErrored}⚠ ${t.failToPass}↑ ${rateMoves(t) ? `${t.passRateDown}↘ ${t.passRateUp}↗ ` : ""}${scoreMoves(t) ? `${t.scoreDown}▾ ${t.scoreUp}▴ ` : ""}+${t.added} −${t.removed} |`,
+      `| ${name} | ${s.pairs} | ${r ? `${pct(r.base)} → ${pct(r.head)} (${points(r.difference)})` : "–"} | ${r ? pText(r.pValue).replace(/^p [=<] ?/, (m) => (m.includes("<") ? "< " : "")) : "–"} | ${d ? `${signed(d.mean)} (n = ${d.n}, ${pText(d.test.pValue)})` : "–"} | ${intervalCell(d)} | ${mdeCell(d)} | ${t.passToFail}↓ ${t.becameErrored}⚠ ${t.failToPass}↑ ${rateMoves(t) ? `${t.passRateDown}↘ ${t.passRateUp}↗ ` : ""}${scoreMoves(t) ? `${t.scoreDown}▾ ${t.scoreUp}▴ ` : ""}+${t.added} −${t.removed} |`,
     );
   };
   // Names as Markdown: an eval id escaped, the total in bold.
   for (const e of c.evals) row(cell(e.evalId), e);
   if (c.evals.length > 1) row("**all**", c.overall);
+  if (tests) out.push("", `_${cell(tests)}._`);
   const unpaired = unpairedNote(c.overall);
   if (unpaired) out.push("", `_${cell(unpaired[0]!.toUpperCase() + unpaired.slice(1))}._`);
   if (rateMoves(c.overall.transitions))

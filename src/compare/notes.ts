@@ -1,5 +1,12 @@
 import { plural } from "../plural.js";
-import type { NoInterval, TooFewToDetect, Transitions } from "./types.js";
+import type {
+  ErroredCases,
+  NoInterval,
+  PassRateComparison,
+  TooFewToDetect,
+  Transitions,
+  TrialRange,
+} from "./types.js";
 
 // What a comparison says where a figure is missing, shared by the CLI's forms and the viewer.
 
@@ -49,3 +56,29 @@ export const changedCases = (t: Transitions): number =>
 /** That lists leave changes out: "200 more changed cases not listed (100 of 300)". */
 export const unlistedText = (listed: number, changed: number): string =>
   `${plural(changed - listed, "more changed case")} not listed (${listed} of ${changed})`;
+
+/**
+ * The test a pass rate's gate decides by, named: "McNemar", "sign-flip over the cases' pass
+ * shares", "sign-flip over 13 clusters".
+ */
+export function passRateTestName(r: Pick<PassRateComparison, "decidedBy" | "paired">): string {
+  if (r.decidedBy === "mcnemar") return "McNemar";
+  if (r.decidedBy === "cluster-sign-flip")
+    return `sign-flip over ${plural(r.paired.clusters ?? 0, "cluster")}`;
+  return "sign-flip over the cases' pass shares";
+}
+
+/** The test of what errored cases may hide, named as the pass rate's is. */
+export const erroredTestName = (errored: Pick<ErroredCases, "decidedBy">): string =>
+  errored.decidedBy === "mcnemar" ? "McNemar" : "sign-flip over the cases' pass shares";
+
+/**
+ * Why McNemar's test does not decide a pass rate of cases with trials: "McNemar's test needs one
+ * judged trial per case in both runs (here base 1, head 3)".
+ */
+export const notMcNemarText = (r: Pick<PassRateComparison, "judgedTrials">): string =>
+  `McNemar's test needs one judged trial per case in both runs (here base ${rangeText(r.judgedTrials.base)}, head ${rangeText(r.judgedTrials.head)})`;
+
+/** Trials per case as text: "3", or "1–3" when cases ran different numbers. */
+const rangeText = (range: TrialRange): string =>
+  range.min === range.max ? String(range.min) : `${range.min}–${range.max}`;

@@ -144,8 +144,11 @@ export interface PassRateComparison {
   /** Why `paired.interval` is null, when it is for one of these reasons. */
   noInterval: NoInterval | null;
   /**
-   * Exact McNemar test; with trials, the exact sign test on the per-case pass shares (which is
-   * McNemar when every case has one trial): `worse` cases fell, `better` rose.
+   * Exact McNemar test: `worse` cases fell, `better` rose (with trials, cases whose pass share
+   * fell or rose). The gate decides by it only when every paired case has one judged trial in
+   * both runs (`decidedBy`: `mcnemar`); with trials its p is no test of the pass rate (base 1
+   * trial against head 3, a case that passed its one trial falls to 2/3 most of the time: pure
+   * noise counts as hundreds of cases worse), and the counts are only counts.
    */
   test: McNemarResult;
   /**
@@ -153,6 +156,15 @@ export interface PassRateComparison {
    * gate decides by instead of `test` (the cases of one cluster do not pass or fail independently).
    */
   clusterTest: SignFlipTest | null;
+  /** The test the gate decides the pass rate by, and `pValue` is the p of. */
+  decidedBy: PassRateTest;
+  /** The two-sided p of the test the gate decides by (`decidedBy`). */
+  pValue: number;
+  /**
+   * The fewest and most judged trials (trials that did not error) of a paired case in each run:
+   * McNemar's test decides only when all are 1.
+   */
+  judgedTrials: { base: TrialRange; head: TrialRange };
   /**
    * Set when the gate's test can never reach the gate's alpha with n cases (or clusters); `paired.interval` and
    * `paired.mde` are then null.
@@ -163,6 +175,23 @@ export interface PassRateComparison {
    * alpha: `paired.interval` is then null (the MDE, which counts every case, stays).
    */
   fewChanged: TooFewToDetect | null;
+}
+
+/**
+ * The test a pass rate's gate decides by. `mcnemar`: McNemar's exact test on the cases that went
+ * from pass to fail and back (`test`), when every paired case has one judged trial in both runs.
+ * `sign-flip`: with trials, the paired sign-flip test over the cases' pass shares (`paired.test`,
+ * as the mean score's), which weighs how far each case's share moved and stays valid when the
+ * runs ran other numbers of trials, where counting the cases that fell is biased.
+ * `cluster-sign-flip`: when cases share clusters, the sign-flip test over the clusters
+ * (`clusterTest`).
+ */
+export type PassRateTest = "mcnemar" | "sign-flip" | "cluster-sign-flip";
+
+/** The fewest and most trials of a case in one run. */
+export interface TrialRange {
+  min: number;
+  max: number;
 }
 
 /** The paired difference of mean scores, decided by its sign-flip test (`test`). */
@@ -217,13 +246,32 @@ export interface ComparisonStats {
   passRate: PassRateComparison | null;
   /**
    * Paired cases every trial of which errored in a run or both, left out of the pass rate; with
-   * McNemar's test of the pass rate had their errored trials failed (`asFailures`), which says
-   * whether the errors may hide a regression. Null when there is none.
+   * the test of the pass rate had their errored trials failed, which says whether the errors may
+   * hide a regression. Null when there is none.
    */
-  errored: { cases: number; asFailures: McNemarResult } | null;
+  errored: ErroredCases | null;
   /** Paired difference of mean complete scores; null without a scored pair. */
   meanScore: ScoreComparison | null;
   leftOut: LeftOut;
+}
+
+/** Paired cases every trial of which errored in a run, and what they may hide. */
+export interface ErroredCases {
+  cases: number;
+  /**
+   * McNemar's test of the pass rate over every paired case had the errored trials failed: its
+   * counts, and its p, which decides only with one trial per case in both runs (`decidedBy`).
+   */
+  asFailures: McNemarResult;
+  /**
+   * `mcnemar` when every paired case ran one trial in both runs, else `sign-flip`: the sign-flip
+   * test over the cases' pass shares, errored trials counted as failures.
+   */
+  decidedBy: "mcnemar" | "sign-flip";
+  /** The p of that test. */
+  pValue: number;
+  /** head − base of the mean pass share with errored trials counted as failures. */
+  difference: number;
 }
 
 /** One eval in both runs. */
@@ -242,7 +290,9 @@ export interface EvalComparison extends ComparisonStats {
 
 /** Why two evals may not be comparable. */
 export interface ComparabilityWarning {
-  /** The eval it is about; absent when it is about whole runs (`unfinished`, `same-run`, `shard`). */
+  /**
+   * The eval it is about; absent when it is about whole runs (`unfinished`, `same-run`, `shard`).
+   */
   evalId?: string;
   /**
    * What differs. `unfinished`: a run that did not finish (crashed, interrupted, still running),
@@ -272,7 +322,7 @@ export interface ComparabilityWarning {
 export interface RegressionDecision {
   regression: boolean;
   alpha: number;
-  /** Pooled pass rate fell with McNemar p < alpha. */
+  /** Pooled pass rate fell with its test's p < alpha (`PassRateComparison.decidedBy`). */
   passRate: boolean;
   /** Pooled mean score fell with sign-flip p < alpha. */
   meanScore: boolean;

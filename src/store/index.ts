@@ -7,6 +7,7 @@ export type {
   ComparabilityWarning,
   Comparison,
   ComparisonStats,
+  ErroredCases,
   EvalComparison,
   JudgmentChange,
   JudgmentSide,
@@ -14,12 +15,14 @@ export type {
   LeftOutAttempt,
   NoInterval,
   PassRateComparison,
+  PassRateTest,
   RegressionDecision,
   RunRef,
   ScoreComparison,
   Side,
   TooFewToDetect,
   Transitions,
+  TrialRange,
 } from "../compare/types.js";
 export type { Interval } from "../stats/interval.js";
 export type { McNemarResult } from "../stats/mcnemar.js";

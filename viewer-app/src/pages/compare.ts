@@ -1,4 +1,12 @@
-import { changedCases, noIntervalText, pText, unlistedText } from "../../../src/compare/notes.js";
+import {
+  changedCases,
+  erroredTestName,
+  noIntervalText,
+  notMcNemarText,
+  passRateTestName,
+  pText,
+  unlistedText,
+} from "../../../src/compare/notes.js";
 import type { Comparison, NoInterval, TooFewToDetect } from "../../../src/compare/types.js";
 import type { AttemptRecord } from "../../../src/eval/record.js";
 import { plural } from "../../../src/plural.js";
@@ -60,6 +68,19 @@ export function comparePage(root: HTMLElement, r: Route): PageHandle {
   return { back };
 }
 
+/**
+ * The pass rate's tests: McNemar's p with its counts; beside them, over clusters, the sign-flip
+ * test the gate decides by; with trials, only that test, and why McNemar's p is not given.
+ */
+function passRateTests(pr: NonNullable<Stats["passRate"]>): string {
+  const counts = `${pr.test.worse} worse, ${pr.test.better} better`;
+  if (pr.decidedBy === "sign-flip")
+    return `${passRateTestName(pr)} ${pText(pr.pValue)} (${counts}), the gate's: ${notMcNemarText(pr)}`;
+  const mcnemar = `McNemar ${pText(pr.test.pValue)} (${counts})`;
+  if (pr.decidedBy === "mcnemar") return mcnemar;
+  return `${mcnemar}; over ${plural(pr.paired.clusters ?? 0, "cluster")}, sign-flip ${pText(pr.pValue)} (the gate's)`;
+}
+
 function statsView(title: string, s: Stats): HTMLElement {
   const t = s.transitions;
   const pr = s.passRate;
@@ -78,14 +99,14 @@ function statsView(title: string, s: Stats): HTMLElement {
       ? h(
           "p",
           {},
-          `pass rate ${pct(pr.base)}${interval(pr.baseInterval, pct)} \u2192 ${pct(pr.head)}${interval(pr.headInterval, pct)}, difference ${pct(pr.difference)}${interval(pr.paired.interval, pct)} (n=${pr.n}), McNemar ${pText(pr.test.pValue)} (${pr.test.worse} worse, ${pr.test.better} better)${pr.clusterTest ? `; over ${plural(pr.paired.clusters ?? 0, "cluster")}, sign-flip ${pText(pr.clusterTest.pValue)} (the gate's)` : ""}${whyNoInterval(pr.paired, pr.noInterval, pr.tooFew, pr.fewChanged)}`,
+          `pass rate ${pct(pr.base)}${interval(pr.baseInterval, pct)} \u2192 ${pct(pr.head)}${interval(pr.headInterval, pct)}, difference ${pct(pr.difference)}${interval(pr.paired.interval, pct)} (n=${pr.n}), ${passRateTests(pr)}${whyNoInterval(pr.paired, pr.noInterval, pr.tooFew, pr.fewChanged)}`,
         )
       : null,
     s.errored
       ? h(
           "p",
           { class: "muted" },
-          `${plural(s.errored.cases, "case")} errored in every trial of a run, left out of the pass rate (counted as failures: McNemar ${pText(s.errored.asFailures.pValue)})`,
+          `${plural(s.errored.cases, "case")} errored in every trial of a run, left out of the pass rate (counted as failures: ${erroredTestName(s.errored)} ${pText(s.errored.pValue)})`,
         )
       : null,
     ms
