@@ -40,6 +40,7 @@ import {
 } from "./judgments.js";
 import { changedCases, erroredTestName, passRateTestName, pText } from "./notes.js";
 import { erroredCases, passRateDifference } from "./pass-rate.js";
+import { resumedWarnings } from "./resumed.js";
 import type {
   CaseChange,
   ChangeKind,
@@ -659,7 +660,11 @@ function decide(
 }
 
 function comparability(base: StoredRun, head: StoredRun): ComparabilityWarning[] {
-  const warnings = [...sameOrShards(base, head), ...unfinished(base, head)];
+  const warnings = [
+    ...sameOrShards(base, head),
+    ...unfinished(base, head),
+    ...resumedWarnings(base, head),
+  ];
   const before = new Map(base.evals.map((e) => [e.evalId, e]));
   for (const after of head.evals) {
     const was = before.get(after.evalId);

@@ -291,7 +291,8 @@ export interface EvalComparison extends ComparisonStats {
 /** Why two evals may not be comparable. */
 export interface ComparabilityWarning {
   /**
-   * The eval it is about; absent when it is about whole runs (`unfinished`, `same-run`, `shard`).
+   * The eval it is about; absent when it is about whole runs (`unfinished`, `same-run`, `shard`,
+   * `resumed-with-changes`).
    */
   evalId?: string;
   /**
@@ -302,7 +303,10 @@ export interface ComparabilityWarning {
    * whole run (`base`/`head`: `i/n` or `whole`), so cases of one shard only count as removed or
    * added. `unread`: the base run could not read the eval's dataset whole (its `(cases)`
    * attempt), so the cases it did not read count as added (`base`: `unread`, `head`: `read`; the
-   * head's own is a finding of the decision, `dataset`).
+   * head's own is a finding of the decision, `dataset`). `resumed-with-changes`: a run was
+   * resumed with --force after its evals changed (its manifest's `resumedWithChanges`), so it
+   * holds attempts of two versions of the evals in `evals`; `base`/`head` give what changed in
+   * each run ("none" for a run resumed without changes).
    */
   kind:
     | "config"
@@ -312,7 +316,10 @@ export interface ComparabilityWarning {
     | "unfinished"
     | "same-run"
     | "shard"
-    | "unread";
+    | "unread"
+    | "resumed-with-changes";
+  /** With `resumed-with-changes`: the evals whose change the resume went through. */
+  evals?: string[];
   base: string;
   head: string;
   message: string;

@@ -64,6 +64,11 @@ export interface RunRow {
   meanScoreCases: number | null;
   /** Scored attempts whose score was partial (the mean is then a lower bound); null before the run's summaries. */
   partialAttempts: number | null;
+  /**
+   * What had changed when the run was resumed with --force (its manifest's `resumedWithChanges`):
+   * its attempts are of two versions of those evals; null for any other run.
+   */
+  resumedWithChanges: string[] | null;
   /** Per-eval pass rate and mean score with their 95% intervals, for the trend charts (finished runs only). */
   perEval: {
     evalId: string;
@@ -192,6 +197,7 @@ export function runRow(run: StoredRun): RunRow {
     partialAttempts: run.summaries?.length
       ? run.summaries.reduce((sum, s) => sum + s.partialCases, 0)
       : null,
+    resumedWithChanges: run.resumedWithChanges?.length ? run.resumedWithChanges : null,
     perEval: (run.summaries ?? []).map((s) => {
       const figures = evalFigures(s);
       return {

@@ -1,4 +1,5 @@
 import { writeSync } from "node:fs";
+import { resumedChanges, resumedMark, resumedText } from "../../compare/resumed.js";
 import { addAppUsageTotals, emptyAppUsageTotals } from "../../eval/app-usage-totals.js";
 import { addJudgeUsage, emptyJudgeUsage } from "../../eval/record.js";
 import { safeStringify } from "../../json-safe.js";
@@ -108,7 +109,7 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
         String(cases).padStart(5),
         ` ${rate.padEnd(27)}`,
         meanCell(figures.meanScore, partialOf(run, row, args.evalId)).padEnd(10),
-        troubles(run).join(", "),
+        [...troubles(run), ...resumedMark(run)].join(", "),
       ]
         .join(" ")
         .trimEnd(),
@@ -209,6 +210,8 @@ export async function showCommand(args: ShowArgs, store: Store, io: CliIO): Prom
   const summary = await replay(run, store, reporter);
   const note = unfinishedNote(run);
   if (note !== undefined) writeSync(io.stdoutFd, `\n${note}\n`);
+  const resumed = resumedNote(run);
+  if (resumed !== undefined) writeSync(io.stdoutFd, `\n${resumed}\n`);
   return summary.ok ? 0 : 1;
 }
 
@@ -223,8 +226,18 @@ function runHeading(run: StoredRun): string {
     filter !== undefined ? `--filter ${JSON.stringify(filter)}` : "",
     `started ${run.startedAt.slice(0, 19).replace("T", " ")}`,
     run.git?.branch ? `branch ${run.git.branch}` : "",
+    resumedChanges(run).length > 0 ? "resumed with changes (see below)" : "",
   ];
   return parts.filter(Boolean).join(" · ");
+}
+
+/**
+ * What `show` says after the report of a run resumed with --force after its evals changed: its
+ * figures mix the evals' two versions, and how to get figures of one; undefined for another run.
+ */
+function resumedNote(run: StoredRun): string | undefined {
+  if (resumedChanges(run).length === 0) return undefined;
+  return `this run was ${resumedText(run)}: its figures mix the two; run the evals again as they are now (a new niceeval run, not --resume --force) for figures of one version`;
 }
 
 /** What `show` says after the report of a run that did not finish, or undefined. */
