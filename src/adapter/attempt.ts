@@ -1,3 +1,4 @@
+import { realNow } from "../clock.js";
 import { AuthoringError, errorMessage, thrownWhere } from "../errors.js";
 import { attempts, flightEnded, flightStarted } from "../eval/in-flight.js";
 import {
@@ -276,7 +277,7 @@ async function observeAndJudge<Facts, Assertions>(
   spec: CaseSpec,
   context: AttemptContext,
 ): Promise<AttemptRecord> {
-  const started = performance.now();
+  const started = realNow();
   const { evalId, adapter, definition } = setup;
   const usage = new UsageCollector(`adapter "${adapter.name}" (eval "${evalId}")`);
   // One limit for the whole attempt (create, test, judge calls); what finished before it is kept.
@@ -317,7 +318,7 @@ async function observeAndJudge<Facts, Assertions>(
         caseId: spec.id,
         message: shadowed,
         where: `adapter "${adapter.name}"`,
-        elapsedMs: performance.now() - started,
+        elapsedMs: realNow() - started,
         app: appUsage,
       });
       if (context.keepOutput) record.output = facts;
@@ -328,7 +329,7 @@ async function observeAndJudge<Facts, Assertions>(
     const { made, failure, skipped } = await runTest(setup, spec, context, {
       facts,
       appUsage,
-      elapsedMs: performance.now() - started,
+      elapsedMs: realNow() - started,
       signal: deadline.signal,
     });
     const judgments = await settle(made, deadline);
@@ -350,7 +351,7 @@ async function observeAndJudge<Facts, Assertions>(
       score: outcome.score,
       judgments,
       usage: { app: appUsage, judge },
-      elapsedMs: performance.now() - started,
+      elapsedMs: realNow() - started,
     };
     if (outcome.failure) record.error = outcome.failure;
     if (skipped !== undefined) record.skipReason = skipped;
@@ -379,7 +380,7 @@ function createFailed(
     caseId: at.caseId,
     message: thrownWhere(error),
     where: at.where,
-    elapsedMs: performance.now() - at.started,
+    elapsedMs: realNow() - at.started,
     app: usage.snapshot(at.where),
     stack: thrownStack(error),
   });

@@ -1,3 +1,4 @@
+import { realNow } from "../clock.js";
 import { processWide } from "../process-wide.js";
 
 // Attempts run side by side on one thread in process, and a time limit is a timer, which fires
@@ -10,7 +11,7 @@ import { processWide } from "../process-wide.js";
 /** How many attempts of one kind are in flight, and when two or more last were. */
 export interface Flights {
   count: number;
-  /** performance.now() when two or more last were in flight (-Infinity: never). */
+  /** realNow() when two or more last were in flight (-Infinity: never). */
   lastShared: number;
 }
 
@@ -29,7 +30,7 @@ export function flightStarted(flights: Flights): void {
 /** An attempt counted by {@link flightStarted} ended (or was given up on). */
 export function flightEnded(flights: Flights): void {
   // The end of a stretch with others in flight: what an attempt still running asks about.
-  if (flights.count === 2) flights.lastShared = performance.now();
+  if (flights.count === 2) flights.lastShared = realNow();
   flights.count--;
 }
 

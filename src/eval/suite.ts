@@ -1,3 +1,4 @@
+import { realNow } from "../clock.js";
 import { AuthoringError, DefinitionError, errorMessage, thrownWhere } from "../errors.js";
 import { judgeModelsOf, sortedModels, withJudgeModels } from "../judge/judge-models.js";
 import { judgeLedgersOpen, judgeWaitsHere, withJudgeLedger } from "../judge/ledger.js";
@@ -695,7 +696,7 @@ function runSuiteCaseNow<Input, Output>(
   spec: CaseSpec,
   context: AttemptContext,
 ): AttemptRecord | Promise<AttemptRecord> {
-  const started = performance.now();
+  const started = realNow();
   if (spec.invalid !== undefined) {
     return erroredRecord({
       evalId: definition.id,
@@ -856,7 +857,7 @@ function targetFailed<Input, Output>(
     caseId: spec.id,
     message: thrownWhere(error),
     where: `target of case "${spec.id}" in eval "${definition.id}"`,
-    elapsedMs: performance.now() - started,
+    elapsedMs: realNow() - started,
     max: definition.scorers.length,
     stack: thrownStack(error),
   });
@@ -928,7 +929,7 @@ function finishRecord<Input, Output>(
     score: summarizeScore(judgments),
     judgments,
     usage: { app: unreportedUsage(), judge: judgeUsage },
-    elapsedMs: performance.now() - started,
+    elapsedMs: realNow() - started,
   };
   // A failed case's output is kept for the report to show, even when outputs are not kept.
   if (context.keepOutput || record.verdict === "failed") record.output = output;

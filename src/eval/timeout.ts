@@ -1,3 +1,4 @@
+import { clearTimeout, realNow, setImmediate, setTimeout } from "../clock.js";
 import { NiceevalError } from "../errors.js";
 import { aloneSince, attempts } from "./in-flight.js";
 import { type RunOrigin, timeoutOptions } from "./run-origin.js";
@@ -127,7 +128,7 @@ export class Deadline {
   readonly #onExpire = new Set<() => void>();
   readonly #timer: NodeJS.Timeout | undefined;
   readonly #forward: () => void;
-  readonly #startedAt = performance.now();
+  readonly #startedAt = realNow();
   #expired = false;
   #disposed = false;
   #heldMs: number | undefined;
@@ -167,7 +168,7 @@ export class Deadline {
    */
   passed(): boolean {
     if (this.#expired || this.#timer === undefined) return this.#expired;
-    const ms = performance.now() - this.#startedAt;
+    const ms = realNow() - this.#startedAt;
     if (ms >= this.ms! && aloneSince(attempts, this.#startedAt + this.ms!)) this.#heldTo(ms);
     return this.#expired;
   }
@@ -178,10 +179,10 @@ export class Deadline {
    * own code, whatever else is in flight.
    */
   #heldBy<T>(work: () => T): T {
-    const before = performance.now() - this.#startedAt;
+    const before = realNow() - this.#startedAt;
     const out = work();
     if (before < this.ms! && !this.#expired) {
-      const after = performance.now() - this.#startedAt;
+      const after = realNow() - this.#startedAt;
       if (after >= this.ms!) this.#heldTo(after);
     }
     return out;

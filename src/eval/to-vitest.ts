@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { realNow } from "../clock.js";
 import { AuthoringError, NiceevalError } from "../errors.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { builtFile } from "../package-files.js";
@@ -222,7 +223,7 @@ export function suiteUnderTest<Input, Output>(
   return {
     async run(spec, context) {
       runs.delete(spec.id);
-      const began = performance.now();
+      const began = realNow();
       const limit = caseLimit(context?.task?.timeout);
       const record = await runUnder(runnable, spec, runId, context?.signal, limit);
       const run = runs.get(spec.id);
@@ -235,7 +236,7 @@ export function suiteUnderTest<Input, Output>(
       if (limit !== undefined) {
         const held = run && heldPastLimit(run.signal);
         explainTimeouts(record, { ...limit, held }, targetTimedOut, targetName);
-        if (endedPastTestTimeout(record, performance.now() - began, limit, targetName))
+        if (endedPastTestTimeout(record, realNow() - began, limit, targetName))
           tried.targetTimedOut = true;
       }
       return tried;
@@ -286,7 +287,7 @@ async function runUnder(
   testSignal: AbortSignal | undefined,
   limit: CaseLimit | undefined,
 ): Promise<AttemptRecord> {
-  const started = performance.now();
+  const started = realNow();
   const controller = new AbortController();
   const follow = () => controller.abort(testSignal?.reason);
   if (testSignal?.aborted) follow();
@@ -300,7 +301,7 @@ async function runUnder(
     return await running;
   } finally {
     // The record comes at the limit: a scorer still running then stops with it.
-    if (limit && performance.now() - started >= limit.ms)
+    if (limit && realNow() - started >= limit.ms)
       controller.abort(new NiceevalError("TIMEOUT", timedOut("the case", limit)));
     testSignal?.removeEventListener("abort", follow);
   }

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { realNow } from "../clock.js";
 import { addJudgeUsage, emptyJudgeUsage, type JudgeUsage } from "../eval/record.js";
 import { processWide } from "../process-wide.js";
 
@@ -71,7 +72,7 @@ function ledgers(): AsyncLocalStorage<LedgerScope> | undefined {
     // reading it each time cost 3 % of a deterministic run's eval process.
     if (++state.asksSinceClock < 64) return undefined;
     state.asksSinceClock = 0;
-    const now = performance.now();
+    const now = realNow();
     if (now - state.envCheckedAt < 1000) return undefined;
     state.envCheckedAt = now;
     if (!JUDGE_ENVIRONMENT.some((name) => process.env[name])) return undefined;

@@ -2,6 +2,7 @@
 // timeout per try, retries (honouring Retry-After) and the memory of endpoints no call could
 // reach. Judge calls and embedding calls both go through it; what they send is theirs.
 
+import { clearTimeout, realNow, setTimeout } from "../clock.js";
 import { errorMessage } from "../errors.js";
 import { emptyJudgeUsage, type JudgeUsage } from "../eval/record.js";
 import { clampTimer } from "../eval/timeout.js";
@@ -122,16 +123,16 @@ export async function callWithRetries<T>(
       wait.phase = "answer";
       // Told as each try is sent: the attempt's time limit may cut it off, and it was made all the same.
       recordJudgeUsage(attempt === 0 ? { calls: 1 } : { retries: 1 });
-      const started = performance.now();
+      const started = realNow();
       let failure: JudgeCallError;
       try {
         const response = await attemptOnce(call, settings.timeoutMs, signal);
         scheduler.onSuccess(ticket);
         unreachable.delete(call.endpoint);
-        usage.latencyMs += performance.now() - started;
+        usage.latencyMs += realNow() - started;
         return { outcome: { ok: true, response }, usage, cached: false, counted: true };
       } catch (error) {
-        usage.latencyMs += performance.now() - started;
+        usage.latencyMs += realNow() - started;
         if (signal?.aborted) throw signal.reason ?? error;
         failure = error as JudgeCallError;
         // An answer that was no judgment (a refusal) was billed all the same.

@@ -1,3 +1,5 @@
+import { realNow, setTimeout } from "../clock.js";
+
 /** One slot held by a call; release it exactly once. */
 export interface SchedulerTicket {
   readonly startedAt: number;
@@ -182,11 +184,7 @@ export class EndpointScheduler {
   /** Wait for a slot (and for the pace). `retry` puts the call ahead of first tries. */
   acquire(signal?: AbortSignal, options: { retry?: boolean } = {}): Promise<SchedulerTicket> {
     signal?.throwIfAborted();
-    if (
-      this.waiters.length === 0 &&
-      this.closedAt === undefined &&
-      this.canAdmit(performance.now())
-    )
+    if (this.waiters.length === 0 && this.closedAt === undefined && this.canAdmit(realNow()))
       return Promise.resolve(this.admit());
     return new Promise<SchedulerTicket>((resolve, reject) => {
       const waiter: Waiter = {
@@ -210,7 +208,7 @@ export class EndpointScheduler {
 
   /** A call succeeded: the limit grows if the call needed the last slot, the pace if calls wait for it. */
   onSuccess(ticket?: SchedulerTicket): void {
-    const now = performance.now();
+    const now = realNow();
     // A probe got through: the endpoint accepts again, back to the pace.
     if (this.closedAt !== undefined && ticket && ticket.startedAt >= this.closedAt)
       this.reopen(now);
@@ -256,7 +254,7 @@ export class EndpointScheduler {
    * same event).
    */
   onRateLimited(ticket: SchedulerTicket, retryAfterMs?: number): void {
-    const now = performance.now();
+    const now = realNow();
     this.refused.push(ticket.startedAt);
     prune(this.admitted, now, HISTORY_MS);
     pruneUnordered(this.refused, now, HISTORY_MS);
@@ -421,7 +419,7 @@ export class EndpointScheduler {
   }
 
   private admit(): SchedulerTicket {
-    const now = performance.now();
+    const now = realNow();
     if (this.active === 0 && now - this.lastBusyAt > RATE_WINDOW_MS) this.trafficFrom = now;
     this.lastBusyAt = now;
     this.active++;
@@ -448,7 +446,7 @@ export class EndpointScheduler {
         if (released) return;
         released = true;
         this.active--;
-        this.lastBusyAt = performance.now();
+        this.lastBusyAt = realNow();
         this.dispatch();
       },
     };
@@ -456,7 +454,7 @@ export class EndpointScheduler {
 
   // Hand free slots to waiters in queue order; when the pace holds them, a timer comes back.
   private dispatch(): void {
-    const now = performance.now();
+    const now = realNow();
     // The last probe was not refused in a few refusal round trips: the endpoint accepts again.
     if (
       this.closedAt !== undefined &&

@@ -1,3 +1,4 @@
+import { realNow } from "../clock.js";
 import type { AttemptRecord } from "../eval/record.js";
 import type { AttemptContext } from "../eval/runnable.js";
 import type { RunEntry } from "./entry.js";
@@ -87,7 +88,7 @@ export class AttemptRunner {
   /** Through `executeNow`: the record itself when the attempt answered at once. */
   private now(item: CaseItem, executeNow: NonNullable<Executor["executeNow"]>) {
     const info = this.infoOf(item);
-    const startedAt = performance.now();
+    const startedAt = realNow();
     this.begin(item.entry, info);
     let out: AttemptRecord | Promise<AttemptRecord>;
     try {
@@ -123,7 +124,7 @@ export class AttemptRunner {
     let startedAt: number | undefined;
     const start = () => {
       if (startedAt !== undefined) return;
-      startedAt = performance.now();
+      startedAt = realNow();
       this.begin(item.entry, info);
     };
     let record: AttemptRecord;
@@ -159,7 +160,7 @@ export class AttemptRunner {
     return record;
   }
 
-  private begin(entry: number, info: AttemptInfo | undefined, at = performance.now()): void {
+  private begin(entry: number, info: AttemptInfo | undefined, at = realNow()): void {
     this.options.tally.attemptStarted(entry, at);
     this.options.started?.(info!);
   }
@@ -169,7 +170,7 @@ export class AttemptRunner {
    * process heard of its start: an eval process whose target holds its thread says that an
    * attempt began only once it has ended.
    */
-  private end(entry: number, record: AttemptRecord, at = performance.now()): void {
+  private end(entry: number, record: AttemptRecord, at = realNow()): void {
     const { tally } = this.options;
     this.options.limiter.release(entry);
     tally.attemptEnded(entry, at);
@@ -205,7 +206,7 @@ export class AttemptRunner {
       `eval "${runnable.id}" crashed on case "${item.spec.id}": ${message}`,
     );
     // The time it really ran (a timed-out attempt ran for its whole limit).
-    record.elapsedMs = startedAt === undefined ? 0 : performance.now() - startedAt;
+    record.elapsedMs = startedAt === undefined ? 0 : realNow() - startedAt;
     return record;
   }
 }

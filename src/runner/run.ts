@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
+import { realNow } from "../clock.js";
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { RunOrigin } from "../eval/run-origin.js";
@@ -139,7 +140,7 @@ export async function runEvals(
   const settings = checkedSettings(options);
   const runId = options.runId ?? randomUUID();
   const startedAt = new Date();
-  const started = performance.now();
+  const started = realNow();
   const signal = options.signal ?? new AbortController().signal;
   // Attempts without a time limit share the run's signal: each in flight may listen to it (a
   // fetch does), and more than ten is a run at that concurrency, not a leak to warn about.
@@ -221,7 +222,7 @@ export async function runEvals(
   const summary = summaryOf(tally, entries, options, {
     runId,
     startedAt: startedAt.toISOString(),
-    elapsedMs: performance.now() - started,
+    elapsedMs: realNow() - started,
     cancelled: signal.aborted,
   });
   await sinks.finish(summary);

@@ -1,3 +1,4 @@
+import { clearTimeout, setTimeout } from "../clock.js";
 import { DefinitionError, thrownWhere } from "../errors.js";
 import { DATASET_ERROR_ID, IdSet } from "../eval/ids.js";
 import { type AttemptRecord, erroredRecord } from "../eval/record.js";

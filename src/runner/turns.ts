@@ -1,3 +1,5 @@
+import { realNow, setImmediate } from "../clock.js";
+
 /**
  * Attempts that settle without I/O (a synchronous target and scorers) chain promise after
  * promise, and Node runs every queued promise before it turns its event loop: timers (the
@@ -6,16 +8,16 @@
  * promise that resolves on the next one.
  */
 export function eventLoopTurns(sliceMs = 10): { due(): Promise<void> | undefined } {
-  let since = performance.now();
+  let since = realNow();
   let turn: Promise<void> | undefined;
   return {
     due() {
       if (turn) return turn;
-      if (performance.now() - since < sliceMs) return undefined;
+      if (realNow() - since < sliceMs) return undefined;
       turn = new Promise((resolve) =>
         setImmediate(() => {
           turn = undefined;
-          since = performance.now();
+          since = realNow();
           resolve();
         }),
       );

@@ -1,3 +1,4 @@
+import { realNow } from "../clock.js";
 import { NiceevalError } from "../errors.js";
 import { aloneSince, flightEnded, flightStarted, flightsOf } from "../eval/in-flight.js";
 import { type RunOrigin, timeoutOptions } from "../eval/run-origin.js";
@@ -35,7 +36,7 @@ export class Watchdog {
   private readonly deadlines = new Map<number, { at: number; reject: (error: Error) => void }>();
   private readonly timer: ReturnType<typeof setInterval>;
   private readonly periodMs: number;
-  private lastSweep = performance.now();
+  private lastSweep = realNow();
   private nextKey = 0;
 
   constructor(
@@ -67,7 +68,7 @@ export class Watchdog {
       const start = () => {
         if (armed) return;
         armed = true;
-        this.deadlines.set(key, { at: performance.now() + this.limitMs, reject });
+        this.deadlines.set(key, { at: realNow() + this.limitMs, reject });
         flightStarted(guarded);
       };
       // Ended past its deadline before a sweep saw it (the thread held, or between sweeps): when
@@ -79,7 +80,7 @@ export class Watchdog {
         const deadline = this.deadlines.get(key);
         if (deadline === undefined) return false;
         this.deadlines.delete(key);
-        const late = performance.now() >= deadline.at && aloneSince(guarded, deadline.at);
+        const late = realNow() >= deadline.at && aloneSince(guarded, deadline.at);
         flightEnded(guarded);
         return late;
       };
@@ -101,7 +102,7 @@ export class Watchdog {
   }
 
   private sweep(): void {
-    const now = performance.now();
+    const now = realNow();
     const held = this.heldSinceSweep(now);
     for (const [key, deadline] of this.deadlines) {
       if (now < deadline.at) continue;
@@ -121,7 +122,7 @@ export class Watchdog {
   }
 
   /** Whether no sweep ran for two periods: the thread was held since the last one. */
-  private heldSinceSweep(now = performance.now()): boolean {
+  private heldSinceSweep(now = realNow()): boolean {
     return now - this.lastSweep > 2 * this.periodMs;
   }
 

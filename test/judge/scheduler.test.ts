@@ -8,7 +8,14 @@ import { EndpointScheduler, INITIAL_CONCURRENCY } from "../../src/judge/schedule
 import { type FakeLlmServer, fake, startFakeLlmServer } from "../support/fake-llm-server.js";
 import { isolateJudges } from "./judge-env.js";
 
-// The scheduler reads performance.now() and sets timeouts: both on a fake clock.
+// The scheduler reads performance.now() and sets timeouts: both on a fake clock. niceeval takes
+// them from src/clock.ts, which code under test cannot fake; here they follow the globals.
+vi.mock("../../src/clock.js", () => ({
+  realNow: () => performance.now(),
+  setTimeout: (...args: Parameters<typeof setTimeout>) => setTimeout(...args),
+  clearTimeout: (timer: Parameters<typeof clearTimeout>[0]) => clearTimeout(timer),
+  setImmediate: (...args: Parameters<typeof setImmediate>) => setImmediate(...args),
+}));
 const fakeClock = () => vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
 
 /**

@@ -1,0 +1,19 @@
+import { performance } from "node:perf_hooks";
+import * as timers from "node:timers";
+
+// niceeval's own timing (time limits, the watchdog, judge retries and pacing, elapsed times)
+// runs on the real clock, taken here as this module loads. Code under test may fake the globals
+// (Vitest's `vi.useFakeTimers()` replaces setTimeout, setImmediate, Date and performance), which
+// must not stop a time limit from firing nor freeze what it measures; `node:timers` and
+// `node:perf_hooks` are left as they are.
+
+/** The real `setTimeout`, whatever replaces the global one. */
+export const setTimeout: typeof timers.setTimeout = timers.setTimeout;
+/** The real `clearTimeout`. */
+export const clearTimeout: typeof timers.clearTimeout = timers.clearTimeout;
+/** The real `setImmediate`. */
+export const setImmediate: typeof timers.setImmediate = timers.setImmediate;
+
+const perfNow = performance.now.bind(performance);
+/** The real `performance.now()`: ms since the process started, monotonic. */
+export const realNow = (): number => perfNow();
