@@ -108,3 +108,41 @@ describe("a Deadline whose part ends past its limit before the timer fired", () 
     expect(out).toBe("read");
   });
 });
+
+describe("a Deadline expired by one part holding the thread in its synchronous start", () => {
+  /** Race `eq` (finished at once) and a part that holds the thread 120 ms past a 20 ms limit. */
+  async function beside(eq: () => string | Promise<string>, others = 0): Promise<string[]> {
+    return asAttempt(others, async () => {
+      const deadline = new Deadline(new AbortController().signal, 20);
+      try {
+        const blocker = () => {
+          busy(120);
+          return "blocked";
+        };
+        return await Promise.all([
+          deadline.race(eq, () => "eq timed out"),
+          deadline.race(blocker, () => "blocker timed out"),
+        ]);
+      } finally {
+        deadline.dispose();
+      }
+    });
+  }
+
+  it("keeps the value of a synchronous part that finished before it, blaming only the blocker", async () => {
+    expect(await beside(() => "eq")).toEqual(["eq", "blocker timed out"]);
+  });
+
+  it("keeps the value of an async part already resolved before it", async () => {
+    expect(await beside(async () => "eq")).toEqual(["eq", "blocker timed out"]);
+  });
+
+  it("keeps them beside other attempts too", async () => {
+    expect(await beside(() => "eq", 1)).toEqual(["eq", "blocker timed out"]);
+  });
+
+  it("still times out a part that was waiting when the thread was held", async () => {
+    const waiting = () => new Promise<string>((resolve) => setTimeout(() => resolve("eq"), 5));
+    expect(await beside(waiting)).toEqual(["eq timed out", "blocker timed out"]);
+  });
+});

@@ -130,6 +130,8 @@ export class Deadline {
   readonly #forward: () => void;
   readonly #startedAt = realNow();
   #expired = false;
+  /** Expired, its parts not yet answered: what finished before then is still kept. */
+  #expiring = false;
   #disposed = false;
   #heldMs: number | undefined;
 
@@ -183,15 +185,15 @@ export class Deadline {
     const out = work();
     if (before < this.ms! && !this.#expired) {
       const after = realNow() - this.#startedAt;
-      if (after >= this.ms!) this.#heldTo(after);
+      if (after >= this.ms!) this.#heldTo(after, true);
     }
     return out;
   }
 
   /** Expire as the timer would have, the attempt having held the thread to `ms` into it. */
-  #heldTo(ms: number): void {
+  #heldTo(ms: number, queued = false): void {
     this.#heldMs = ms;
-    this.#expire();
+    this.#expire(queued);
   }
 
   /** How far into the attempt the thread was held past the limit, when that is how it expired. */
@@ -229,9 +231,29 @@ export class Deadline {
   race<T>(work: () => T | Promise<T>, onTimeout: () => T): Promise<T> {
     if (this.#timer === undefined) return Promise.resolve().then(work);
     if (this.#expired) return Promise.resolve().then(onTimeout);
-    const settled = Promise.resolve().then(() => this.#heldBy(work));
+    // Whether `work` finished before the limit, recorded in the very microtask that has its
+    // value (its settle handler below comes later, behind what else was queued): a part that
+    // finished keeps what it gave when another part's start holds the thread past the limit.
+    let kept = false;
+    const finished = () => {
+      const late = this.#expired;
+      if (!late) this.passed();
+      kept = late ? this.#expiring : !this.#expired;
+    };
+    const settled = Promise.resolve().then(() => {
+      const late = this.#expired;
+      const out = this.#heldBy(work);
+      // Its own start held the thread past the limit: it is the one timed out.
+      if (!late && this.#expired) return out;
+      if (isThenable(out)) Promise.resolve(out).then(finished, finished);
+      else finished();
+      return out;
+    });
     return new Promise<T>((resolve, reject) => {
+      let answered = false;
       const expire = () => {
+        if (kept || answered) return;
+        answered = true;
         settled.catch(() => undefined);
         try {
           resolve(onTimeout());
@@ -240,19 +262,17 @@ export class Deadline {
         }
       };
       this.#onExpire.add(expire);
-      // Ended past the limit, having held the thread: `expire` answers first, and what `work`
-      // gave is too late.
+      // Ended past the limit, having held the thread: `expire` answers, and what `work` gave is
+      // too late.
+      const settle = (answer: () => void) => {
+        if (!kept) this.passed();
+        this.#onExpire.delete(expire);
+        if (!kept && this.#expired) expire();
+        else answer();
+      };
       settled.then(
-        (value) => {
-          this.passed();
-          this.#onExpire.delete(expire);
-          resolve(value);
-        },
-        (error: unknown) => {
-          this.passed();
-          this.#onExpire.delete(expire);
-          reject(error);
-        },
+        (value) => settle(() => resolve(value)),
+        (error: unknown) => settle(() => reject(error)),
       );
     });
   }
@@ -282,10 +302,35 @@ export class Deadline {
     });
   }
 
-  #expire(): void {
+  /**
+   * `queued`: a part's synchronous start held the thread past the limit (`#heldBy`). Parts that
+   * finished before it, whose value is already queued (a microtask behind that start), are
+   * answered first and keep it; the others are timed out once those have run.
+   */
+  #expire(queued = false): void {
     this.#expired = true;
     this.#controller.abort(this.timeoutError("the attempt"));
+    if (!queued) {
+      this.#answerExpired();
+      return;
+    }
+    this.#expiring = true;
+    queueMicrotask(() => {
+      this.#expiring = false;
+      this.#answerExpired();
+    });
+  }
+
+  #answerExpired(): void {
     for (const expire of [...this.#onExpire]) expire();
     this.#onExpire.clear();
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }

@@ -56,6 +56,22 @@ describe("a task that blocks the event loop past its limit, under real Vitest", 
     });
   });
 
+  it("blames only a scorer whose synchronous start held the thread, not one done before it", () => {
+    const held = run.test("blocking sync scorer", "held");
+    expect(held.status).toBe("failed");
+    expect(held.failureMessages[0]).toContain(
+      'blocker: errored (scorer "blocker" timed out after 270 ms (the test\'s timeout, 300 ms, less 30 ms for niceeval to report it): the attempt held the thread past the limit, to ',
+    );
+    expect(held.failureMessages[0]).not.toContain("match: errored");
+    expect(held.meta.niceeval).toMatchObject({
+      passed: false,
+      scores: [
+        { name: "match", score: 1 },
+        { name: "blocker", score: null },
+      ],
+    });
+  });
+
   it("fails items side by side that ended past their test's timeout, blaming neither", () => {
     for (const item of ["blocker", "quick"]) {
       const test = run.test("blocking beside", item);
