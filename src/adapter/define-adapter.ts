@@ -3,7 +3,9 @@ import { type CaseSpec, EVAL_BRAND } from "../eval/runnable.js";
 import { checkTimeoutMs, checkWholeNumber, DEFAULT_CASE_TIMEOUT_MS } from "../eval/timeout.js";
 import { judgeModelsOf } from "../judge/judge-models.js";
 import { refuseUnknownKeys } from "../known-keys.js";
+import { abortGrace, DEFAULT_ABORT_GRACE_MS } from "../runner/abort-grace.js";
 import { keptRecord } from "../runner/cut-off.js";
+import { crashed } from "../runner/source.js";
 import { type AttemptSetup, runAttempt } from "./attempt.js";
 import { evalIdFor } from "./slug.js";
 import {
@@ -134,9 +136,11 @@ async function runAlone<Facts, Assertions>(
   where: string,
 ) {
   checkTimeoutMs(`${where}(…).run: \`timeoutMs\``, options.timeoutMs);
+  checkTimeoutMs(`${where}(…).run: \`abortGraceMs\``, options.abortGraceMs);
   const evalDefinition = setup.definition;
   const signal = options.signal ?? new AbortController().signal;
-  const record = await runAttempt(
+  const grace = abortGrace(signal, options.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS);
+  const running = runAttempt(
     options.judge || options.timeoutMs !== undefined
       ? {
           ...setup,
@@ -157,9 +161,16 @@ async function runAlone<Facts, Assertions>(
       ...(options.onJudgment ? { onJudgment: options.onJudgment } : {}),
     },
   );
-  // Cancelled while it ran, its verdict would judge the cut-short answer, and an error then is
-  // most likely the abort (a fetch given ctx.signal): both errored as interrupted, as in a run.
-  return keptRecord(record, { signal });
+  // Once the signal aborts, an adapter or judge that ignores it is given up on after the grace.
+  const given = grace.over.then((message) => crashed({ id: setup.evalId }, onlyCase, message));
+  try {
+    const record = await Promise.race([running, given]);
+    // Cancelled while it ran, its verdict would judge the cut-short answer, and an error then is
+    // most likely the abort (a fetch given ctx.signal): both errored as interrupted, as in a run.
+    return keptRecord(record, { signal });
+  } finally {
+    grace.dispose();
+  }
 }
 
 /**

@@ -137,6 +137,8 @@ export interface EvalRunOptions {
   runId?: string | undefined;
   /** Timeout of the adapter's create, in ms. */
   timeoutMs?: number | undefined;
+  /** Once `signal` aborts, how long the attempt may go on before it is given up on (default 2000 ms). */
+  abortGraceMs?: number | undefined;
   judge?: CloseQAJudge | undefined;
   onJudgment?: ((judgment: Judgment) => void) | undefined;
 }

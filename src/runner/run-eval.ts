@@ -24,6 +24,8 @@ export interface RunEvalOptions<Input, Output> {
   /** Limit on each attempt (target, scorers and their judge calls), ms. */
   timeoutMs?: number | undefined;
   signal?: AbortSignal | undefined;
+  /** Once `signal` aborts, how long attempts may go on before they are given up on (default 2000 ms). */
+  abortGraceMs?: number | undefined;
   /** Keep each case's output on its CaseReport. */
   keepOutput?: boolean | undefined;
 }
@@ -33,6 +35,7 @@ const runEvalOptionKeys = {
   concurrency: true,
   timeoutMs: true,
   signal: true,
+  abortGraceMs: true,
   keepOutput: true,
 } satisfies KnownKeys<RunEvalOptions<unknown, unknown>>;
 
@@ -118,6 +121,7 @@ export async function runEval<Input, Output>(
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.abortGraceMs !== undefined ? { abortGraceMs: options.abortGraceMs } : {}),
     ...(options.keepOutput ? { keepOutput: true } : {}),
     onRecord: (record) => cases.push(toCaseReport(record)),
   });

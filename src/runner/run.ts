@@ -13,6 +13,7 @@ import {
   MAX_TRIALS,
 } from "../eval/timeout.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
+import { abortGraced, DEFAULT_ABORT_GRACE_MS } from "./abort-grace.js";
 import { AttemptRunner } from "./attempt.js";
 import { checkEntries, type RunEntry } from "./entry.js";
 import type { EvalEvent } from "./events.js";
@@ -65,6 +66,12 @@ export interface RunOptions {
   /** Per-case timeout for targets and adapters, ms. */
   timeoutMs?: number | undefined;
   /**
+   * Once `signal` aborts, how long attempts in flight may go on before they are given up on,
+   * errored as interrupted with the abort's reason (default 2000 ms; code under test that ignores
+   * its signal cannot keep the run waiting). Only with the default in-process executor.
+   */
+  abortGraceMs?: number | undefined;
+  /**
    * Where the run came from: "cli" (`niceeval run`) has its attempts' errors advise its flags
    * (`--timeout`) and its resume; default "code", whose options are `timeoutMs`.
    */
@@ -115,6 +122,7 @@ const runOptionKeys = {
   keepOutput: true,
   keepCase: true,
   timeoutMs: true,
+  abortGraceMs: true,
   origin: true,
   caseTimeoutMs: true,
   caseWaitMs: true,
@@ -151,7 +159,11 @@ export async function runEvals(
     ...(options.telemetry?.length ? [telemetrySink(runId, options.telemetry)] : []),
   ]);
   const tally = new RunTally(entries, trialsOfEntry);
-  const executor = options.executor ?? inProcessExecutor;
+  // The CLI passes its own executor, which its run guard interrupts after its grace period.
+  const graced = options.executor
+    ? undefined
+    : abortGraced(inProcessExecutor, signal, settings.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS);
+  const executor = options.executor ?? graced!.executor;
   const limiter = new KeyedLimiter(entries.map((e) => e.eval.concurrency));
   const watchdog = new Watchdog(settings.caseTimeoutMs, options.origin);
   const realtime = {
@@ -218,6 +230,7 @@ export async function runEvals(
   }
   // An eval process, say, ends while the reporters and the store finish.
   executor.finished?.();
+  graced?.dispose();
 
   const summary = summaryOf(tally, entries, options, {
     runId,
@@ -534,7 +547,11 @@ function runErrorText({ message, where }: { message: string; where: string }): s
   return message.includes(where) ? message : `${message} (at ${where})`;
 }
 
-function checkedSettings(options: RunOptions): { concurrency: number; caseTimeoutMs: number } {
+function checkedSettings(options: RunOptions): {
+  concurrency: number;
+  caseTimeoutMs: number;
+  abortGraceMs: number | undefined;
+} {
   if (typeof options !== "object" || options === null)
     throw new NiceevalError(
       "USAGE",
@@ -567,8 +584,9 @@ function checkedSettings(options: RunOptions): { concurrency: number; caseTimeou
   checkTimeoutMs("timeoutMs", options.timeoutMs);
   checkTimeoutMs("caseTimeoutMs", options.caseTimeoutMs);
   checkTimeoutMs("caseWaitMs", options.caseWaitMs);
+  checkTimeoutMs("abortGraceMs", options.abortGraceMs);
   const caseTimeoutMs =
     options.caseTimeoutMs ??
     (options.timeoutMs !== undefined ? options.timeoutMs + 1000 : DEFAULT_CASE_TIMEOUT_MS);
-  return { concurrency, caseTimeoutMs };
+  return { concurrency, caseTimeoutMs, abortGraceMs: options.abortGraceMs };
 }
