@@ -6,7 +6,7 @@ import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
 import { isThenable } from "../tool/run-tool.js";
 import { keptRecord } from "./cut-off.js";
 import type { RunEntry } from "./entry.js";
-import { replacedGlobalsMessage, restoreGlobals, watchGlobals } from "./globals.js";
+import { endAttempt, replacedGlobalsMessage, restoreGlobals, watchAttempt } from "./globals.js";
 import { crashed } from "./source.js";
 
 /** One attempt to execute: which eval, which case, which trial, and the context to give it. */
@@ -101,7 +101,7 @@ export interface TakenAttempt {
 export const inProcessExecutor: Executor & Required<Pick<Executor, "executeNow">> = {
   async execute({ entry, spec, context }) {
     const runnable = entry.eval;
-    watchGlobals();
+    watchAttempt();
     let replaced: string[] | undefined;
     let record: AttemptRecord;
     try {
@@ -129,7 +129,7 @@ export const inProcessExecutor: Executor & Required<Pick<Executor, "executeNow">
     const runnable = entry.eval;
     // A judge ledger spans the attempt's promises; without a way to answer at once, the same.
     if (judgeLedgersOpen() || !runnable.runCaseNow) return this.execute(job);
-    watchGlobals();
+    watchAttempt();
     let record: AttemptRecord | Promise<AttemptRecord>;
     try {
       record = runnable.runCaseNow(spec, context);
@@ -160,7 +160,7 @@ function guarded(
 ): AttemptRecord {
   // Scored as it came; kept (in reports, the store, the eval process's messages) within bounds.
   capRunValues(record);
-  const now = restoreGlobals();
+  const now = endAttempt();
   if (now === undefined && earlier === undefined) return record;
   const replaced = [...new Set([...(earlier ?? []), ...(now ?? [])])];
   const errored = crashed(runnable, spec, replacedGlobalsMessage(replaced));

@@ -1,11 +1,18 @@
+import { processWide } from "../process-wide.js";
+
 /**
  * Globals the engine relies on that code under test may replace (`globalThis.Promise = …`,
- * `JSON.stringify = …`, `Array.prototype.push = …`, a `then` on `Object.prototype`). They are
- * read when the first attempt of the process starts, once every eval file has loaded (so a
- * polyfill an eval file installs on purpose is what is kept); after each attempt the engine puts
- * back whatever was replaced, so one attempt cannot break the scoring, the report or the store of
- * every attempt after it, nor hang the eval process that sends them. The list is short on
- * purpose: it is read after every attempt.
+ * `JSON.stringify = …`, `Array.prototype.push = …`, a `then` on `Object.prototype`). What they
+ * should be is read as a run starts (`watchRun`), once its eval files have loaded (so a polyfill an
+ * eval file installs on purpose is kept), and read again by each later run that starts while no
+ * other run goes on or while no attempt is in flight: a change the host makes between runs (an
+ * APM agent wrapping `JSON.stringify`, a polyfill loaded lazily) is the host's and is kept. While
+ * attempts run, what they replace is put back after each one, so one attempt cannot break the
+ * scoring, the report or the store of every attempt after it, nor hang the eval process that sends
+ * them. A run that starts while another's attempts are in flight keeps the reading it finds in place
+ * (the globals may then hold what those attempts replaced, which is not the host's). Attempts run outside any run (an eval
+ * process, a queue worker) take the reading of their process's first attempt. The list is short
+ * on purpose: it is read after every attempt.
  */
 const WATCHED: readonly (readonly [owner: () => object, name: string, key: PropertyKey])[] = [
   [() => globalThis, "Promise", "Promise"],
@@ -38,11 +45,19 @@ interface Watched {
   own: boolean;
 }
 
-let watched: Watched[] | undefined;
+/** Process-wide, as two copies of niceeval in one process share its globals. */
+const state = processWide("runner.globals", () => ({
+  /** What the watched globals should be: undefined until a run or an attempt first reads them. */
+  expected: undefined as Watched[] | undefined,
+  /** Attempts begun (`watchAttempt`) and not ended (`endAttempt`), in every run of the process. */
+  inFlight: 0,
+  /** Runs in progress (`watchRun` and not yet released). */
+  runs: 0,
+}));
 
-/** Read the watched globals, once per process (before its first attempt runs). */
-export function watchGlobals(): void {
-  watched ??= WATCHED.map(([owner, name, key]) => {
+/** The watched globals as they are now. */
+function readGlobals(): Watched[] {
+  return WATCHED.map(([owner, name, key]) => {
     const object = owner();
     return {
       name,
@@ -55,12 +70,43 @@ export function watchGlobals(): void {
 }
 
 /**
+ * A run starts: the globals are read again unless another run's attempts are in flight (what
+ * they replaced is not the host's). Returns what to call once its attempts are done.
+ */
+export function watchRun(): () => void {
+  if (state.runs === 0 || state.inFlight === 0) state.expected = readGlobals();
+  state.runs++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    state.runs--;
+  };
+}
+
+/** An attempt starts in this process (outside any run, the first one reads the globals). */
+export function watchAttempt(): void {
+  state.expected ??= readGlobals();
+  state.inFlight++;
+}
+
+/**
+ * An attempt begun with {@link watchAttempt} ended: what it (or one beside it) replaced is put
+ * back, as {@link restoreGlobals}. An attempt that never ends (it hangs past its time limit) stays
+ * in flight: the next run to start while no other goes on reads the globals again all the same.
+ */
+export function endAttempt(): string[] | undefined {
+  if (state.inFlight > 0) state.inFlight--;
+  return restoreGlobals();
+}
+
+/**
  * The names of the watched globals that differ from what they were, each put back; undefined when
  * none was touched (the common case: a handful of comparisons).
  */
 export function restoreGlobals(): string[] | undefined {
   let replaced: string[] | undefined;
-  const list = watched ?? [];
+  const list = state.expected ?? [];
   // Indexed: a replaced Array.prototype[Symbol.iterator] would make for…of see nothing.
   for (let i = 0; i < list.length; i++) {
     const global = list[i]!;

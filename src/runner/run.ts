@@ -18,6 +18,7 @@ import { AttemptRunner } from "./attempt.js";
 import { checkEntries, type RunEntry } from "./entry.js";
 import type { EvalEvent } from "./events.js";
 import { type Executor, inProcessExecutor, isPromise, type RanAhead } from "./executor.js";
+import { watchRun } from "./globals.js";
 import { KeyedLimiter } from "./limiter.js";
 import { ReorderBuffer } from "./reorder.js";
 import { type AttemptInfo, type RunSink, SinkSet } from "./sink.js";
@@ -223,9 +224,12 @@ export async function runEvals(
     backlog: sinks.has("room") ? stoppable(() => sinks.room(), signal) : () => undefined,
     signal,
   });
+  // What the globals are as the run starts is what its attempts must leave them (globals.ts).
+  const globalsWatched = watchRun();
   try {
     await Promise.all(Array.from({ length: settings.concurrency + prefetch }, worker));
   } finally {
+    globalsWatched();
     watchdog.stop();
   }
   // An eval process, say, ends while the reporters and the store finish.
