@@ -1,5 +1,4 @@
-import { evalIdFor } from "../adapter/slug.js";
-import type { ScoreEval } from "../adapter/types.js";
+import { derivedIdHint } from "../adapter/derived-id.js";
 import { controlCharacter } from "../eval/ids.js";
 import { isRunnable, type Runnable } from "../eval/runnable.js";
 import { joinWords } from "../plural.js";
@@ -80,7 +79,10 @@ export class EvalIds {
       const whose = `export "${holder.name}" of ${holder.file === file ? "this file" : holder.file}`;
       errors.push({
         file,
-        message: `${exportNames(names)} ${names.length === 1 ? "was left out: it has" : "were left out: they have"} the eval id "${id}" of ${whose}; give each eval a unique id${derivedIdHint(holder, left)}`,
+        message: `${exportNames(names)} ${names.length === 1 ? "was left out: it has" : "were left out: they have"} the eval id "${id}" of ${whose}; give each eval a unique id${derivedIdHint(
+          holder.runnable,
+          left.map((exported) => exported.runnable),
+        )}`,
         leftOut: names,
       });
     }
@@ -91,41 +93,6 @@ export class EvalIds {
 /** `export "a"`, `exports "a" and "b"`. */
 const exportNames = (names: readonly string[]): string =>
   `${names.length === 1 ? "export" : "exports"} ${joinWords(names.map((name) => `"${name}"`))}`;
-
-/**
- * How to give a score eval another id when its id came from its adapter's name and description:
- * two descriptions that differ but slug alike, or the one description every eval one function
- * makes that way has (seed 001's `createSupportReview(…).evaluation`).
- */
-function derivedIdHint(holder: Exported, left: readonly Exported[]): string {
-  const derived = left.filter(({ runnable }) => derivedId(runnable) !== undefined);
-  const first = derived[0] && derivedId(derived[0].runnable);
-  if (first === undefined) return "";
-  const { adapter, method } = first;
-  const descriptions = [holder, ...derived]
-    .map(({ runnable }) => derivedId(runnable)?.description)
-    .filter((d, i, all): d is string => d !== undefined && all.indexOf(d) === i);
-  if (descriptions.length > 1) {
-    const both = descriptions.length === 2;
-    return `: this id is derived from the adapter name "${adapter}" and the description, and the descriptions ${joinWords(descriptions.map((d) => JSON.stringify(d)))} ${both ? "both" : "all"} slug to it; pass \`id\` to ${method}({ id, … }) of ${both ? "one of them" : "all but one"}`;
-  }
-  return `: this id is derived from the adapter name "${adapter}" and the description, the same for every eval one function makes, so give that function an id parameter and pass it to ${method}({ id, … })`;
-}
-
-/** The adapter, description and method of a score eval whose id was derived from them. */
-function derivedId(
-  runnable: Runnable,
-): { adapter: string; description: string; method: string } | undefined {
-  const { adapter, description, kind } = runnable as Partial<ScoreEval>;
-  if (runnable.style !== "score" || typeof adapter !== "string" || typeof description !== "string")
-    return undefined;
-  if (runnable.id !== evalIdFor(adapter, description)) return undefined;
-  return {
-    adapter,
-    description,
-    method: kind === "pass-fail-eval" ? "defineEval" : "defineScoreEval",
-  };
-}
 
 /**
  * Why a file's exports hold no eval, with what they hold instead where it tells what to do. Reads

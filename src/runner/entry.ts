@@ -1,5 +1,7 @@
+import { derivedIdHint } from "../adapter/derived-id.js";
 import { NiceevalError } from "../errors.js";
 import { isRunnable, type Runnable } from "../eval/runnable.js";
+import { joinWords } from "../plural.js";
 
 /** An eval to run, with the file it came from when known. */
 export interface RunEntry {
@@ -13,6 +15,7 @@ const FROM = "an eval from defineSuite, adapter.defineScoreEval or adapter.defin
  * Refuse entries that are not `{ eval, file? }` with an eval in them, before anything runs:
  * called from JavaScript, or with a cast, a bare eval (`runEvals([review])`) or a plain object
  * would otherwise fail deep in the engine ("reading 'id'") or run as an eval named undefined.
+ * Two evals with one id are refused too: their records could not be told apart.
  */
 export function checkEntries(entries: unknown): asserts entries is readonly RunEntry[] {
   if (!Array.isArray(entries)) {
@@ -49,6 +52,48 @@ export function checkEntries(entries: unknown): asserts entries is readonly RunE
       );
     }
   });
+  checkUniqueIds(entries as readonly RunEntry[]);
+}
+
+/**
+ * Refuse two entries whose evals have one id: records, summaries and a store tell evals apart by
+ * id, so one would silently stand for the other (a store keeps one). The CLI leaves such an eval
+ * out of its files (cli/eval-exports.ts); from code the entries are the caller's to fix.
+ */
+function checkUniqueIds(entries: readonly RunEntry[]): void {
+  const first = new Map<string, number>();
+  for (const [index, entry] of entries.entries()) {
+    const id = entry.eval.id;
+    const holder = first.get(id);
+    if (holder === undefined) {
+      first.set(id, index);
+      continue;
+    }
+    const held = entries[holder]!;
+    const others = entries.flatMap((e, i) => (i > holder && e.eval.id === id ? [i] : []));
+    if (entry.eval === held.eval && others.every((i) => entries[i]!.eval === held.eval))
+      throw new NiceevalError(
+        "USAGE",
+        `runEvals: ${places(entries, others)} ${others.length === 1 ? "is" : "are"} the same eval "${id}" as ${place(entries, holder)}; pass each eval once (to run its cases more than once, set its trials or the run's)`,
+      );
+    throw new NiceevalError(
+      "USAGE",
+      `runEvals: ${places(entries, others)} ${others.length === 1 ? "has" : "have"} the eval id "${id}" of ${place(entries, holder)}; give each eval a unique id (a run's records and a store tell evals apart by id)${derivedIdHint(
+        held.eval,
+        others.map((i) => entries[i]!.eval),
+      )}`,
+    );
+  }
+}
+
+/** `entries[1] (file evals/b.eval.ts)`: where an entry is, with its file when known. */
+function place(entries: readonly RunEntry[], index: number): string {
+  const { file } = entries[index]!;
+  return `entries[${index}]${file === undefined ? "" : ` (file ${file})`}`;
+}
+
+function places(entries: readonly RunEntry[], indexes: readonly number[]): string {
+  return joinWords(indexes.map((index) => place(entries, index)));
 }
 
 /** What a value given in place of an entry or an eval is, in a few words. */

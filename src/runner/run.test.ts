@@ -693,6 +693,52 @@ describe("settings given through the API", () => {
     }
   });
 
+  it("runEvals refuses two evals with one id, naming the id, both entries and their files", async () => {
+    const make = (target: (i: number) => number) =>
+      defineSuite<number, number>({
+        id: "e",
+        cases: [{ id: "a", input: 1, expected: 1 }],
+        target,
+        scorers: [ran],
+      });
+    const a = make((i) => i);
+    const b = make((i) => i + 1);
+    const other = make((i) => i).definition;
+    const c = defineSuite({ ...other, id: "c" });
+    const agent = defineAdapter({ name: "agent", create: () => ({}) });
+    const review = () => agent.defineScoreEval({ description: "review", test() {} });
+    const cases: [unknown, string][] = [
+      [
+        [{ eval: a }, { eval: b }],
+        'runEvals: entries[1] has the eval id "e" of entries[0]; give each eval a unique id (a run\'s records and a store tell evals apart by id)',
+      ],
+      [
+        [
+          { eval: a, file: "evals/a.eval.ts" },
+          { eval: c },
+          { eval: b, file: "evals/b.eval.ts" },
+          { eval: make((i) => i) },
+        ],
+        'runEvals: entries[2] (file evals/b.eval.ts) and entries[3] have the eval id "e" of entries[0] (file evals/a.eval.ts); give each eval a unique id',
+      ],
+      [
+        [{ eval: a }, { eval: a }],
+        'runEvals: entries[1] is the same eval "e" as entries[0]; pass each eval once (to run its cases more than once, set its trials or the run\'s)',
+      ],
+      [
+        [{ eval: review() }, { eval: review() }],
+        'runEvals: entries[1] has the eval id "agent.review" of entries[0]; give each eval a unique id (a run\'s records and a store tell evals apart by id): this id is derived from the adapter name "agent" and the description, the same for every eval one function makes, so give that function an id parameter and pass it to defineScoreEval({ id, … })',
+      ],
+    ];
+    for (const [given, message] of cases) {
+      const records: AttemptRecord[] = [];
+      const refused = runEvals(given as never, { onRecord: (r) => records.push(r) });
+      await expect(refused).rejects.toThrow(message);
+      await expect(refused).rejects.toMatchObject({ code: "USAGE" });
+      expect(records).toEqual([]);
+    }
+  });
+
   it("records the real elapsed time of an attempt stopped by the last-resort timeout", async () => {
     const never = defineSuite<number, number>({
       id: "never",
