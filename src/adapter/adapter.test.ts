@@ -561,6 +561,17 @@ describe("create failures", () => {
     expect(record.error?.message).toMatch(/reportUsage\(\{ totalTokens \}\) got -1/);
   });
 
+  it("run() refuses an empty run id, naming the eval and the option", async () => {
+    const quiet = defineAdapter({ name: "quiet", create: () => ({}) });
+    const review = quiet.defineScoreEval({ id: "quiet", description: "q", test() {} });
+    await expect(review.run({ runId: "" })).rejects.toMatchObject({
+      code: "USAGE",
+      message: expect.stringContaining(
+        "(…).run: `runId` must be a non-empty string naming the run, got an empty string; pass an id of your own, or leave it out for a local one",
+      ),
+    });
+  });
+
   it("refuses reportUsage keys it does not take, with a did-you-mean, and a total below input + output", async () => {
     const reporting = (usage: Record<string, number>) =>
       defineAdapter({

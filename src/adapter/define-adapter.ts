@@ -3,6 +3,7 @@ import { type CaseSpec, EVAL_BRAND } from "../eval/runnable.js";
 import { checkTimeoutMs, checkWholeNumber, DEFAULT_CASE_TIMEOUT_MS } from "../eval/timeout.js";
 import { judgeModelsOf } from "../judge/judge-models.js";
 import { refuseUnknownKeys } from "../known-keys.js";
+import { checkRunId } from "../run-fields.js";
 import { abortGrace, DEFAULT_ABORT_GRACE_MS } from "../runner/abort-grace.js";
 import { keptRecord } from "../runner/cut-off.js";
 import { crashed } from "../runner/source.js";
@@ -137,6 +138,12 @@ async function runAlone<Facts, Assertions>(
 ) {
   checkTimeoutMs(`${where}(…).run: \`timeoutMs\``, options.timeoutMs);
   checkTimeoutMs(`${where}(…).run: \`abortGraceMs\``, options.abortGraceMs);
+  if (options.runId !== undefined)
+    checkRunId(
+      options.runId,
+      `${where}(…).run: \`runId\``,
+      "pass an id of your own, or leave it out for a local one",
+    );
   const evalDefinition = setup.definition;
   const signal = options.signal ?? new AbortController().signal;
   const grace = abortGrace(signal, options.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS);

@@ -620,6 +620,12 @@ describe("settings given through the API", () => {
       'runEvals: options.signal must be an AbortSignal (an AbortController\'s signal), got "stop"',
     ],
     [{ concurrency: "4" }, 'concurrency must be a whole number from 1 to 1024, got "4"'],
+    [
+      { runId: "" },
+      "runEvals: options.runId must be a non-empty string naming the run, got an empty string; pass an id of your own, or leave it out for a new random one",
+    ],
+    [{ runId: " " }, 'runEvals: options.runId must be a non-empty string naming the run, got " "'],
+    [{ runId: 42 }, "runEvals: options.runId must be a non-empty string naming the run, got 42"],
   ])("runEvals refuses options it cannot follow: %o", async (options, message) => {
     await expect(runEvals([{ eval: suite }], options as never)).rejects.toThrow(message);
   });

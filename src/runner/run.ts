@@ -13,6 +13,7 @@ import {
   MAX_TRIALS,
 } from "../eval/timeout.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
+import { checkRunId } from "../run-fields.js";
 import { abortGraced, DEFAULT_ABORT_GRACE_MS } from "./abort-grace.js";
 import { AttemptRunner } from "./attempt.js";
 import { checkEntries, type RunEntry } from "./entry.js";
@@ -49,6 +50,7 @@ export interface RunOptions {
   reporters?: readonly RunSink[] | undefined;
   telemetry?: readonly Telemetry<EvalEvent>[] | undefined;
   signal?: AbortSignal | undefined;
+  /** The run's id (a non-empty string); default a new random UUID. */
   runId?: string | undefined;
   /** Run only the cases for which this returns true. */
   filter?: ((evalId: string, caseId: string) => boolean) | undefined;
@@ -581,6 +583,12 @@ function checkedSettings(options: RunOptions): {
     throw new NiceevalError(
       "USAGE",
       `runEvals: options.signal must be an AbortSignal (an AbortController's signal), got ${givenText(options.signal)}`,
+    );
+  if (options.runId !== undefined)
+    checkRunId(
+      options.runId,
+      "runEvals: options.runId",
+      "pass an id of your own, or leave it out for a new random one",
     );
   const concurrency = options.concurrency ?? 8;
   checkWholeNumber("concurrency", concurrency, 1, MAX_CONCURRENCY);

@@ -1,7 +1,35 @@
 import { NiceevalError } from "../errors.js";
 import { redactUrl } from "../redact-url.js";
+import { checkRunId, isoDateTime } from "../run-fields.js";
 import type { RunEnd, RunManifest, RunStatus } from "./types.js";
 import { writerGone } from "./writer.js";
+
+/**
+ * The manifest `beginRun` stores: its run id and start time checked (a USAGE error naming the
+ * field), the start time in UTC as `toISOString` writes it (runs are listed, and `latest` found,
+ * by its text), and no password in its command line.
+ */
+export function writableManifest(given: RunManifest): RunManifest {
+  if (typeof given !== "object" || given === null)
+    throw new NiceevalError(
+      "USAGE",
+      `beginRun: the manifest must be an object (the run's RunManifest), got ${given === null ? "null" : typeof given}`,
+    );
+  checkRunId(
+    given.runId,
+    "beginRun: manifest.runId",
+    "give each run an id of its own (runEvals makes one: its summary's runId)",
+  );
+  const startedAt = isoDateTime(given.startedAt, "beginRun: manifest.startedAt");
+  return withoutCredentials(startedAt === given.startedAt ? given : { ...given, startedAt });
+}
+
+/** `end.endedAt` as `finishRun` stores it: checked, and in UTC like a run's start. */
+export function writableEnd(end: RunEnd): RunEnd {
+  if (end.endedAt === undefined) return end;
+  const endedAt = isoDateTime(end.endedAt, "finishRun: end.endedAt");
+  return endedAt === end.endedAt ? end : { ...end, endedAt };
+}
 
 /** Passwords in command-line arguments (`--store postgres://u:pw@…`) never reach a store. */
 export function withoutCredentials(manifest: RunManifest): RunManifest {

@@ -26,6 +26,7 @@ export interface EvalManifest {
 
 /** Everything a run records about itself when it begins. */
 export interface RunManifest {
+  /** The run's id: a non-empty string, else `beginRun` refuses it. */
   runId: string;
   name?: string;
   tags: Record<string, string>;
@@ -39,6 +40,10 @@ export interface RunManifest {
   evals: EvalManifest[];
   trials: number;
   concurrency: number;
+  /**
+   * When the run started: an ISO 8601 date-time with a time zone (`new Date().toISOString()`),
+   * else `beginRun` refuses it; kept in UTC as `toISOString` writes it (runs are listed by it).
+   */
   startedAt: string;
   /** The shard this run holds (`--shard index/count`), when it holds one. */
   shard?: { index: number; count: number };
@@ -118,7 +123,10 @@ export interface StoredRun extends RunManifest {
 /** How a run ends. */
 export interface RunEnd {
   status: Exclude<RunStatus, "running">;
-  /** When the run ended; absent when nobody knows (an export cut short before its end line). */
+  /**
+   * When the run ended (an ISO 8601 date-time, as `startedAt`); absent when nobody knows (an
+   * export cut short before its end line).
+   */
   endedAt?: string;
   summaries: EvalSummary[];
   /**

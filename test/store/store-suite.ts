@@ -636,6 +636,59 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         expect((await thrown(store.beginRun(manifest("dup")))).code).toBe("RUN_EXISTS");
       });
 
+      it("refuses a run id that is empty or not a string, and a start or end that is not a date-time", async () => {
+        const refusals: [() => Promise<unknown>, string][] = [
+          [
+            () => store.beginRun(manifest("")),
+            "beginRun: manifest.runId must be a non-empty string naming the run, got an empty string; give each run an id of its own (runEvals makes one: its summary's runId)",
+          ],
+          [
+            () => store.beginRun(manifest("   ")),
+            'beginRun: manifest.runId must be a non-empty string naming the run, got "   "',
+          ],
+          [
+            () => store.beginRun({ ...manifest("x"), runId: 7 as never }),
+            "beginRun: manifest.runId must be a non-empty string naming the run, got 7",
+          ],
+          [
+            () => store.beginRun(manifest("x", { startedAt: "not a date" })),
+            'beginRun: manifest.startedAt must be an ISO 8601 date-time with a time zone, such as "2025-01-31T09:30:00.000Z" (new Date().toISOString()), got "not a date"',
+          ],
+          [
+            () => store.beginRun(manifest("x", { startedAt: "2026-01-01T10:00:00" })),
+            'beginRun: manifest.startedAt must be an ISO 8601 date-time with a time zone, such as "2025-01-31T09:30:00.000Z" (new Date().toISOString()), got "2026-01-01T10:00:00"',
+          ],
+          [
+            () => store.beginRun(manifest("x", { startedAt: "2026-02-30T10:00:00Z" })),
+            'got "2026-02-30T10:00:00Z"',
+          ],
+        ];
+        for (const [refused, message] of refusals) {
+          const error = await thrown(refused());
+          expect(error.code).toBe("USAGE");
+          expect(error.message).toContain(message);
+        }
+        expect(await store.listRuns()).toEqual([]);
+        await store.beginRun(manifest("ended"));
+        const error = await thrown(
+          store.finishRun("ended", { status: "finished", endedAt: "yesterday", summaries: [] }),
+        );
+        expect(error.code).toBe("USAGE");
+        expect(error.message).toContain(
+          'finishRun: end.endedAt must be an ISO 8601 date-time with a time zone, such as "2025-01-31T09:30:00.000Z" (new Date().toISOString()), got "yesterday"',
+        );
+        expect((await store.getRun("ended"))?.status).toBe("running");
+      });
+
+      it("keeps a start time with an offset in UTC, so latest is the newest whatever the zone", async () => {
+        await store.beginRun(manifest("utc", { startedAt: "2026-01-01T10:00:00.000Z" }));
+        // 10:30 in UTC, written in a zone whose text sorts before the UTC run's.
+        await store.beginRun(manifest("offset", { startedAt: "2026-01-01T05:30:00-05:00" }));
+        expect((await store.getRun("offset"))?.startedAt).toBe("2026-01-01T10:30:00.000Z");
+        expect((await store.listRuns()).map((r) => r.runId)).toEqual(["offset", "utc"]);
+        expect((await resolveRunRef(store, "latest")).runId).toBe("offset");
+      });
+
       it("lets another writer join a run, refusing one whose files or configurations differ", async () => {
         const first = manifest("joined", { evals: ["alpha"] });
         first.command = ["niceeval", "run", "--store", "postgres://ci:hunter2@db:5432/evals"];

@@ -8,7 +8,8 @@ import {
   checkResumable,
   endedManifest,
   resumedManifest,
-  withoutCredentials,
+  writableEnd,
+  writableManifest,
 } from "../manifest.js";
 import { readOnlyStore } from "../read-only.js";
 import {
@@ -272,7 +273,7 @@ class PostgresStore implements Store {
   // ── Runs ──
 
   async beginRun(given: RunManifest, options: BeginRunOptions = {}): Promise<void> {
-    const manifest = withoutCredentials(given);
+    const manifest = writableManifest(given);
     await this.#transaction(async (client) => {
       const inserted = await client.query<{ rid: number }>(
         `INSERT INTO niceeval.runs (id, name, branch, commit_sha, status, started_at, manifest)
@@ -373,7 +374,8 @@ class PostgresStore implements Store {
     );
   }
 
-  async finishRun(runId: string, end: RunEnd): Promise<void> {
+  async finishRun(runId: string, given: RunEnd): Promise<void> {
+    const end = writableEnd(given);
     await this.#transaction(async (client) => {
       const { rows } = await client.query<{ manifest: string }>(
         "SELECT manifest FROM niceeval.runs WHERE id = $1 FOR UPDATE",

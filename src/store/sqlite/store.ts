@@ -8,7 +8,8 @@ import {
   checkResumable,
   endedManifest,
   resumedManifest,
-  withoutCredentials,
+  writableEnd,
+  writableManifest,
 } from "../manifest.js";
 import { readOnlyStore } from "../read-only.js";
 import {
@@ -277,7 +278,7 @@ class SqliteStore implements Store {
   // ── Runs ──
 
   async beginRun(given: RunManifest, options: BeginRunOptions = {}): Promise<void> {
-    const manifest = withoutCredentials(given);
+    const manifest = writableManifest(given);
     this.#guard(() =>
       this.#db
         .transaction(() => {
@@ -354,7 +355,8 @@ class SqliteStore implements Store {
     return row.rid;
   }
 
-  async finishRun(runId: string, end: RunEnd): Promise<void> {
+  async finishRun(runId: string, given: RunEnd): Promise<void> {
+    const end = writableEnd(given);
     this.#guard(() =>
       this.#db
         .transaction(() => {
