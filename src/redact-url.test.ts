@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { redactUrl } from "./redact-url.js";
+import { storeAdvice } from "./store/advice.js";
 import { withoutCredentials } from "./store/manifest.js";
 import { connectionError } from "./store/postgres/connection.js";
 import type { RunManifest } from "./store/types.js";
@@ -45,10 +46,19 @@ describe("withoutCredentials", () => {
 describe("connectionError", () => {
   it("says to percent-encode the password when an unencoded @ made the host unknown", () => {
     const url = "postgres://ci:p@ss#word@db.internal:5432/evals";
-    const error = connectionError(url, { code: "ENOTFOUND", message: "getaddrinfo ENOTFOUND" });
+    const advice = storeAdvice("cli");
+    const error = connectionError(
+      url,
+      { code: "ENOTFOUND", message: "getaddrinfo ENOTFOUND" },
+      advice,
+    );
     expect(error?.message).toContain("Percent-encode special characters in the password");
     expect(error?.message).not.toMatch(/@ss|ss#|#word|host ss/);
-    const plain = connectionError("postgres://ci:pw@nohost.internal/evals", { code: "ENOTFOUND" });
+    const plain = connectionError(
+      "postgres://ci:pw@nohost.internal/evals",
+      { code: "ENOTFOUND" },
+      advice,
+    );
     expect(plain?.message).toContain("Check the host name");
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { NiceevalError } from "../errors.js";
-import { openStore, storePath } from "../store/open-store.js";
+import { openStoreFor, storePath } from "../store/open-store.js";
 import { isPostgresUrl, redactUrl } from "../store/postgres/connection.js";
 import type { Store } from "../store/types.js";
 
@@ -13,7 +13,7 @@ export function storeLocation(
   flag: string | undefined,
   env: Readonly<Record<string, string | undefined>>,
 ): string {
-  return storePath(flag ?? (env.NICEEVAL_STORE || DEFAULT_STORE_PATH));
+  return storePath(flag ?? (env.NICEEVAL_STORE || DEFAULT_STORE_PATH), "cli");
 }
 
 /**
@@ -23,7 +23,7 @@ export function storeLocation(
  */
 export async function openStoreAt(location: string, cwd: string, readOnly = false): Promise<Store> {
   try {
-    return await openStore(location, { cwd, readOnly });
+    return await openStoreFor("cli", location, { cwd, readOnly });
   } catch (error) {
     if (!readOnly || absentPostgresStore(location, error) === undefined) throw error;
     throw new NiceevalError(

@@ -1,4 +1,5 @@
 import { NiceevalError } from "../errors.js";
+import { storeAdvice } from "../store/advice.js";
 import { checkResumable } from "../store/manifest.js";
 import { resolveRunRef } from "../store/resolve.js";
 import type { Store, StoredRun } from "../store/types.js";
@@ -29,7 +30,8 @@ export async function findRunToContinue(
   force: boolean,
 ): Promise<StoredRun> {
   const run = ref !== undefined ? await resolveRunRef(store, ref) : await latestFor(store, mode);
-  checkResumable(run.status, run, force);
+  // Only the CLI continues runs this way (--resume, --retry-errors).
+  checkResumable(run.status, run, force, storeAdvice("cli"));
   const state = runState(run);
   const id = run.runId.slice(0, 8);
   if (mode === "resume" && state === "finished")

@@ -1,6 +1,7 @@
 import { NiceevalError } from "../errors.js";
 import { redactUrl } from "../redact-url.js";
 import { checkRunId, isoDateTime } from "../run-fields.js";
+import type { StoreAdvice } from "./advice.js";
 import type { RunEnd, RunManifest, RunStatus } from "./types.js";
 import { writerGone } from "./writer.js";
 
@@ -85,12 +86,17 @@ export function checkJoin(stored: RunManifest, joining: RunManifest, location: s
  * finds the first at work instead of both running the rest. `force` takes the writer's word for
  * being gone (a writer on another host cannot be checked).
  */
-export function checkResumable(status: RunStatus, stored: RunManifest, force: boolean): void {
+export function checkResumable(
+  status: RunStatus,
+  stored: RunManifest,
+  force: boolean,
+  advice: StoreAdvice,
+): void {
   if (status !== "running" || force || writerGone(stored)) return;
   const who = stored.writer ? ` (pid ${stored.writer.pid} on ${stored.writer.host})` : "";
   throw new NiceevalError(
     "RUN_STILL_RUNNING",
-    `run ${stored.runId.slice(0, 8)} is still being written by another process${who}. Wait for it, stop it, or pass --force if that process is gone.`,
+    `run ${stored.runId.slice(0, 8)} is still being written by another process${who}. Wait for it, stop it, or ${advice.force} if that process is gone.`,
   );
 }
 

@@ -1,6 +1,8 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { NiceevalError } from "../errors.js";
+import type { RunOrigin } from "../eval/run-origin.js";
+import { storeAdvice } from "./advice.js";
 import { isPostgresUrl, redactUrl } from "./postgres/connection.js";
 import type { Store } from "./types.js";
 
@@ -26,35 +28,52 @@ export async function openStore(
     readOnly?: boolean | undefined;
   } = {},
 ): Promise<Store> {
+  return openStoreFor("code", location, options);
+}
+
+/**
+ * {@link openStore} for a caller: the CLI's errors advise its flags (`--store`, `--no-store`),
+ * code's the functions it calls (advice.ts).
+ */
+export async function openStoreFor(
+  origin: RunOrigin,
+  location: string,
+  options: Parameters<typeof openStore>[1] = {},
+): Promise<Store> {
   if (isPostgresUrl(location)) {
-    const { openPostgresStore } = await import("./postgres/index.js");
-    return openPostgresStore(location, options.readOnly ? { readOnly: true } : {});
+    const { openPostgresFor } = await import("./postgres/store.js");
+    return openPostgresFor(origin, location, options.readOnly ? { readOnly: true } : {});
   }
-  const { openSqliteStore } = await import("./sqlite/index.js");
-  const path = resolve(options.cwd ?? process.cwd(), storePath(location));
-  return openSqliteStore(path, options.readOnly ? { readOnly: true } : { appendThread: true });
+  const { openSqliteFor } = await import("./sqlite/store.js");
+  const path = resolve(options.cwd ?? process.cwd(), storePath(location, origin));
+  return openSqliteFor(
+    origin,
+    path,
+    options.readOnly ? { readOnly: true } : { appendThread: true },
+  );
 }
 
 /**
  * A store location as `openStore` reads it: a PostgreSQL URL as it is, a `file://` URL as its
  * path, any other path as it is. Any other URL is a typo or another database, not a file name (a
  * file named after it would put its password in a folder name and report green on nothing): it
- * throws `STORE_LOCATION`.
+ * throws `STORE_LOCATION`, saying where the location came from (`origin`: the CLI's flag or code).
  */
-export function storePath(location: string): string {
+export function storePath(location: string, origin: RunOrigin): string {
   if (isPostgresUrl(location) || !/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) return location;
+  const { givenAs } = storeAdvice(origin);
   if (/^file:\/\//i.test(location)) {
     try {
       return fileURLToPath(location);
     } catch (error) {
       throw new NiceevalError(
         "STORE_LOCATION",
-        `store ${location} (--store or NICEEVAL_STORE) is not a file URL of this machine (${(error as Error).message}); write file:///absolute/path.sqlite, or give a path`,
+        `store ${location} (${givenAs}) is not a file URL of this machine (${(error as Error).message}); write file:///absolute/path.sqlite, or give a path`,
       );
     }
   }
   throw new NiceevalError(
     "STORE_LOCATION",
-    `store ${redactUrl(location)} (--store or NICEEVAL_STORE): niceeval keeps runs in PostgreSQL (postgres:// or postgresql://) or in a SQLite file; fix the URL's scheme, or give a file path`,
+    `store ${redactUrl(location)} (${givenAs}): niceeval keeps runs in PostgreSQL (postgres:// or postgresql://) or in a SQLite file; fix the URL's scheme, or give a file path`,
   );
 }

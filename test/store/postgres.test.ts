@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStoreAt } from "../../src/cli/store.js";
 import { NiceevalError } from "../../src/errors.js";
 import { isTruncated, openPostgresStore, openStore } from "../../src/store/index.js";
 import type { Store } from "../../src/store/types.js";
@@ -98,7 +99,11 @@ describe("PostgreSQL store", () => {
     await client.end();
     expect(error.code).toBe("STORE_TOO_NEW");
     expect(error.message).toContain("99");
-    expect(error.message).toContain("Upgrade niceeval");
+    // Opened from code: what to do is said in code's terms, never the CLI's flags.
+    expect(error.message).toContain(
+      "Upgrade niceeval, or open another database (openStore, openPostgresStore).",
+    );
+    expect(error.message).not.toContain("--store");
     expect(error.message).not.toContain(PG_PASSWORD);
     expect(rows).toEqual([{ n: 4 }]);
   });
@@ -111,6 +116,14 @@ describe("PostgreSQL store", () => {
     await client.end();
     const error = await refusal(openPostgresStore(database));
     expect(error.code).toBe("STORE_NOT_NICEEVAL");
+    expect(error.message).toContain(
+      "niceeval does not write to it. Open another database (openStore, openPostgresStore).",
+    );
+    // The CLI names its flag.
+    const fromCli = await refusal(openStoreAt(database, process.cwd()));
+    expect(fromCli.message).toContain(
+      "niceeval does not write to it. Pass --store with another database.",
+    );
   });
 
   it("stores a large value once, and truncates above its cap with a marker", async () => {
@@ -278,6 +291,9 @@ describe("PostgreSQL store", () => {
       `the PostgreSQL user writer was refused (permission denied for table runs) in database owned_by_admin on 127.0.0.1:${server.port} (postgres://writer:***@127.0.0.1:${server.port}/owned_by_admin)`,
     );
     expect(revoked.message).toContain("GRANT USAGE ON SCHEMA niceeval TO writer;");
+    expect(revoked.message).toContain(
+      "; or fix the URL given to openStore (or openPostgresStore), or open the path of a SQLite file to keep runs there.",
+    );
     expect(revoked.message).not.toContain("writer-pw-31");
 
     // A schema an older niceeval wrote, which this user may not upgrade: refused before any change.

@@ -117,7 +117,9 @@ describe("SQLite store", () => {
     expect(existsSync(`${path}-wal`)).toBe(false);
     const message = (error as NiceevalError).message;
     expect(message).toContain(path);
-    expect(message).toContain("--store <other path>");
+    // Opened from code: its advice names what code calls, not the CLI's flags (advice.test.ts).
+    expect(message).toMatch(/[Oo]pen another path \(openStore, openSqliteStore\)/);
+    expect(message).not.toContain("--store");
     return error as NiceevalError;
   }
 
@@ -241,7 +243,7 @@ describe("SQLite store", () => {
         );
         expect(error).toMatchObject({ code: "STORE_BUSY" });
         expect((error as Error).message).toBe(
-          `the store ${path} stayed locked by another process for more than 50 ms. Retry, or pass --store <other path>.`,
+          `the store ${path} stayed locked by another process for more than 50 ms. Retry, give openSqliteStore a longer busyTimeoutMs, or open another path (openStore, openSqliteStore).`,
         );
       }
     } finally {
@@ -275,7 +277,7 @@ describe("SQLite store", () => {
     );
     expect(error).toMatchObject({
       code: "STORE_CORRUPT",
-      message: `${path} is a damaged SQLite database (database disk image is malformed); niceeval does not write to it. Restore it from a copy, or move it away; meanwhile pass --store <other path> to keep runs in another file, or run with --no-store.`,
+      message: `${path} is a damaged SQLite database (database disk image is malformed); niceeval does not write to it. Restore it from a copy, or move it away; meanwhile open another path (openStore, openSqliteStore) to keep runs in another file, or run without a store.`,
     });
     // A reader opens it, and finds the damage where it reads.
     const reader = await openSqliteStore(path, { readOnly: true });
@@ -384,7 +386,7 @@ describe("SQLite store", () => {
     );
     expect(error).toBeInstanceOf(NiceevalError);
     expect((error as NiceevalError).message).toBe(
-      `the store path ${dir} is a folder; give --store the path of a file in it (for example ${dir}/niceeval.sqlite).`,
+      `the store path ${dir} is a folder; give openStore the path of a file in it (for example ${dir}/niceeval.sqlite).`,
     );
   });
 

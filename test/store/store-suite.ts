@@ -863,6 +863,10 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         );
         expect(refused?.code).toBe("RUN_STILL_RUNNING");
         expect(refused?.message).toContain(`pid ${process.ppid}`);
+        // Opened from code: the way through is beginRun's option, not the CLI's --force.
+        expect(refused?.message).toContain(
+          "Wait for it, stop it, or pass beginRun { resume: true, force: true } if that process is gone.",
+        );
         expect((await store.getRun("taken"))?.writer?.pid).toBe(process.ppid);
         await store.beginRun(again, { resume: true, force: true });
         expect((await store.getRun("taken"))?.writer).toEqual({ pid: 22, host: "b" });

@@ -2,7 +2,8 @@
 // any user may read), and the messages that say which privilege is missing and how to grant it.
 import type pg from "pg";
 import { NiceevalError } from "../../errors.js";
-import { endpoint, redactUrl, USE_OTHER } from "./connection.js";
+import type { StoreAdvice } from "../advice.js";
+import { endpoint, redactUrl } from "./connection.js";
 import { PG_SCHEMA, PG_SCHEMA_VERSION } from "./schema.js";
 
 type TablePrivilege = "SELECT" | "INSERT" | "UPDATE" | "DELETE";
@@ -125,20 +126,30 @@ function where(url: string, database: string): string {
   return `database ${database} on ${endpoint(new URL(url))} (${redactUrl(url)})`;
 }
 
-function refused(message: string): NiceevalError {
-  return new NiceevalError("STORE_PERMISSION", `${message}; or ${USE_OTHER}.`);
+function refused(message: string, advice: StoreAdvice): NiceevalError {
+  return new NiceevalError("STORE_PERMISSION", `${message}; or ${advice.fixUrl}.`);
 }
 
 /** The user may not create niceeval's schema, which the database does not have yet. */
-export function cannotCreateSchema(url: string, access: PgAccess): NiceevalError {
+export function cannotCreateSchema(
+  url: string,
+  access: PgAccess,
+  advice: StoreAdvice,
+): NiceevalError {
   const { user, database } = access;
   return refused(
     `the PostgreSQL user ${user} may not create niceeval's schema in ${where(url, database)}: the first run into a database needs CREATE on it, later ones only read and write. Grant it (GRANT CREATE ON DATABASE ${ident(database)} TO ${ident(user)}), or make the first run as a user who has it and then grant ${user} the rest (${grants(user, "write")})`,
+    advice,
   );
 }
 
 /** The user may not add the tables a migration creates to niceeval's schema. */
-export function cannotMigrate(url: string, access: PgAccess, version: number): NiceevalError {
+export function cannotMigrate(
+  url: string,
+  access: PgAccess,
+  version: number,
+  advice: StoreAdvice,
+): NiceevalError {
   const { user, database } = access;
   const owner = access.schema?.owner ?? "its owner";
   const what =
@@ -147,14 +158,21 @@ export function cannotMigrate(url: string, access: PgAccess, version: number): N
       : `was written by an older niceeval (schema version ${version}, this one writes ${PG_SCHEMA_VERSION})`;
   return refused(
     `the schema ${PG_SCHEMA} of ${where(url, database)} ${what}, and the PostgreSQL user ${user} may not ${version === 0 ? "create them" : "upgrade it"}: that needs CREATE on the schema. Make one run as its owner (${owner}), or have it grant that (GRANT CREATE ON SCHEMA ${PG_SCHEMA} TO ${ident(user)})`,
+    advice,
   );
 }
 
 /** The user has no USAGE on niceeval's schema: nothing in it can be read. */
-export function noSchemaUsage(url: string, access: PgAccess, use: StoreUse): NiceevalError {
+export function noSchemaUsage(
+  url: string,
+  access: PgAccess,
+  use: StoreUse,
+  advice: StoreAdvice,
+): NiceevalError {
   const { user, database } = access;
   return refused(
     `the PostgreSQL user ${user} may not use the schema ${PG_SCHEMA}, where niceeval keeps its runs, in ${where(url, database)}: to ${use} runs it needs USAGE on the schema and ${GRANTS[use].replace(/, (?=\w+$)/, " and ")} on its tables. Its owner (${access.schema?.owner ?? "the schema's owner"}) can grant them: ${grants(user, use)}`,
+    advice,
   );
 }
 
@@ -164,11 +182,13 @@ export function tablesRefused(
   access: PgAccess,
   use: StoreUse,
   missing: readonly { table: string; lacks: readonly TablePrivilege[] }[],
+  advice: StoreAdvice,
 ): NiceevalError {
   const { user, database } = access;
   const list = missing.map((m) => `${m.lacks.join(", ")} on ${PG_SCHEMA}.${m.table}`).join("; ");
   return refused(
     `the PostgreSQL user ${user} may not ${use === "read" ? "read runs from" : "write runs to"} the schema ${PG_SCHEMA} of ${where(url, database)}: it lacks ${list}. Its owner (${access.schema?.owner ?? "the schema's owner"}) can grant them: ${grants(user, use)}`,
+    advice,
   );
 }
 
@@ -176,7 +196,11 @@ export function tablesRefused(
  * A query the server refused for want of a privilege (SQLSTATE 42501), in words: which user, the
  * server's own reason, and what a niceeval user needs. Undefined for any other error.
  */
-export function permissionError(url: string, error: unknown): NiceevalError | undefined {
+export function permissionError(
+  url: string,
+  error: unknown,
+  advice: StoreAdvice,
+): NiceevalError | undefined {
   const e = (error ?? {}) as { code?: unknown; message?: unknown };
   if (e.code !== "42501") return undefined;
   const parsed = new URL(url);
@@ -184,7 +208,7 @@ export function permissionError(url: string, error: unknown): NiceevalError | un
   const database = decodeURIComponent(parsed.pathname.slice(1)) || user;
   return new NiceevalError(
     "STORE_PERMISSION",
-    `the PostgreSQL user ${user} was refused (${String(e.message)}) in ${where(url, database)}. niceeval's user needs CREATE on the database the first time, then USAGE on the schema ${PG_SCHEMA} and SELECT, INSERT, UPDATE and DELETE on its tables (SELECT alone to read runs), which the schema's owner can grant: ${grants(user, "write")}; or ${USE_OTHER}.`,
+    `the PostgreSQL user ${user} was refused (${String(e.message)}) in ${where(url, database)}. niceeval's user needs CREATE on the database the first time, then USAGE on the schema ${PG_SCHEMA} and SELECT, INSERT, UPDATE and DELETE on its tables (SELECT alone to read runs), which the schema's owner can grant: ${grants(user, "write")}; or ${advice.fixUrl}.`,
     { cause: error },
   );
 }

@@ -1,11 +1,8 @@
 import { NiceevalError } from "../../errors.js";
 import { redactUrl } from "../../redact-url.js";
+import type { StoreAdvice } from "../advice.js";
 
 export { redactUrl };
-
-/** The way out every store message ends with. */
-export const USE_OTHER =
-  "fix --store or NICEEVAL_STORE, or pass --store <path> to keep runs in a SQLite file";
 
 /** Whether a store location is a PostgreSQL connection string. */
 export function isPostgresUrl(location: string): boolean {
@@ -25,24 +22,30 @@ export function endpoint(url: URL): string {
   return `${host}:${url.port || "5432"}`;
 }
 
-/** Check a connection string before any connection is tried; throws STORE_BAD_URL. */
-export function parsePostgresUrl(url: string): URL {
+/**
+ * Check a connection string before any connection is tried; throws STORE_BAD_URL. Every message
+ * of a PostgreSQL store ends with `advice.fixUrl`, in the words of whoever opened it.
+ */
+export function parsePostgresUrl(url: string, advice: StoreAdvice): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     throw new NiceevalError(
       "STORE_BAD_URL",
-      `${redactUrl(url)} is not a valid PostgreSQL URL; write it as postgres://user:password@host:5432/database (percent-encode special characters in the password), or ${USE_OTHER}.`,
+      `${redactUrl(url)} is not a valid PostgreSQL URL; write it as postgres://user:password@host:5432/database (percent-encode special characters in the password), or ${advice.fixUrl}.`,
     );
   }
   if (!/^postgres(ql)?:$/i.test(parsed.protocol))
     throw new NiceevalError(
       "STORE_BAD_URL",
-      `${redactUrl(url)} is not a PostgreSQL URL (it must start with postgres:// or postgresql://); ${USE_OTHER}.`,
+      `${redactUrl(url)} is not a PostgreSQL URL (it must start with postgres:// or postgresql://); ${advice.fixUrl}.`,
     );
   if (parsed.port !== "" && !(Number(parsed.port) > 0))
-    throw new NiceevalError("STORE_BAD_URL", `${redactUrl(url)} has no valid port; ${USE_OTHER}.`);
+    throw new NiceevalError(
+      "STORE_BAD_URL",
+      `${redactUrl(url)} has no valid port; ${advice.fixUrl}.`,
+    );
   return parsed;
 }
 
@@ -58,7 +61,11 @@ interface DriverError {
  * masked), what went wrong, and what to do. Returns undefined for errors that are not about
  * the connection.
  */
-export function connectionError(url: string, error: unknown): NiceevalError | undefined {
+export function connectionError(
+  url: string,
+  error: unknown,
+  advice: StoreAdvice,
+): NiceevalError | undefined {
   const e = (error ?? {}) as DriverError;
   const code = e.code ?? e.errors?.find((inner) => inner.code)?.code;
   const parsed = new URL(url);
@@ -69,7 +76,7 @@ export function connectionError(url: string, error: unknown): NiceevalError | un
   const unreachable = (why: string, fix: string) =>
     new NiceevalError(
       "STORE_UNREACHABLE",
-      `cannot reach the PostgreSQL store ${shown}: ${why}. ${fix}; or ${USE_OTHER}.`,
+      `cannot reach the PostgreSQL store ${shown}: ${why}. ${fix}; or ${advice.fixUrl}.`,
       { cause: error },
     );
   const message = e.message ?? String(error);
@@ -116,13 +123,13 @@ export function connectionError(url: string, error: unknown): NiceevalError | un
     case "28000":
       return new NiceevalError(
         "STORE_UNREACHABLE",
-        `the PostgreSQL server ${where} refused the login of user ${user} (${message}) for ${shown}. Check the user and password in the URL; or ${USE_OTHER}.`,
+        `the PostgreSQL server ${where} refused the login of user ${user} (${message}) for ${shown}. Check the user and password in the URL; or ${advice.fixUrl}.`,
         { cause: error },
       );
     case "3D000":
       return new NiceevalError(
         "STORE_UNREACHABLE",
-        `the PostgreSQL server ${where} has no database ${database} (${shown}). Create it (createdb ${database}) or name another one in the URL; or ${USE_OTHER}.`,
+        `the PostgreSQL server ${where} has no database ${database} (${shown}). Create it (createdb ${database}) or name another one in the URL; or ${advice.fixUrl}.`,
         { cause: error },
       );
   }

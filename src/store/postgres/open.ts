@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { NiceevalError } from "../../errors.js";
+import type { StoreAdvice } from "../advice.js";
 import {
   cannotCreateSchema,
   cannotMigrate,
@@ -24,25 +25,37 @@ import {
  * privilege is `STORE_PERMISSION`, naming the user, the database and the GRANT, before anything
  * is written.
  */
-export async function prepareToWrite(client: pg.ClientBase, url: string): Promise<void> {
+export async function prepareToWrite(
+  client: pg.ClientBase,
+  url: string,
+  advice: StoreAdvice,
+): Promise<void> {
   const location = redactUrl(url);
   const before = await readPgAccess(client);
   const schema = before.schema;
   if (!schema) {
-    if (!before.createSchema) throw cannotCreateSchema(url, before);
+    if (!before.createSchema) throw cannotCreateSchema(url, before, advice);
   } else {
-    if (!schema.usage) throw noSchemaUsage(url, before, "write");
-    if (schema.tables.size > 0 && !schema.tables.has("schema_version")) throw notNiceeval(location);
+    if (!schema.usage) throw noSchemaUsage(url, before, "write", advice);
+    if (schema.tables.size > 0 && !schema.tables.has("schema_version"))
+      throw notNiceeval(location, advice);
     if (schema.tables.has("schema_version") && !schema.tables.get("schema_version")?.has("SELECT"))
-      throw tablesRefused(url, before, "write", [{ table: "schema_version", lacks: ["SELECT"] }]);
+      throw tablesRefused(
+        url,
+        before,
+        "write",
+        [{ table: "schema_version", lacks: ["SELECT"] }],
+        advice,
+      );
     const version = await readPgSchemaVersion(client);
-    if (version < PG_SCHEMA_VERSION && !schema.create) throw cannotMigrate(url, before, version);
+    if (version < PG_SCHEMA_VERSION && !schema.create)
+      throw cannotMigrate(url, before, version, advice);
   }
-  const migrated = await migratePg(client, location);
+  const migrated = await migratePg(client, location, advice);
   // Tables a migration made are the migrating user's: read the rights again.
   const access = migrated ? await readPgAccess(client) : before;
   const missing = missingPrivileges(access, "write");
-  if (missing.length) throw tablesRefused(url, access, "write", missing);
+  if (missing.length) throw tablesRefused(url, access, "write", missing, advice);
 }
 
 /**
@@ -51,7 +64,11 @@ export async function prepareToWrite(client: pg.ClientBase, url: string): Promis
  * is), one a newer niceeval wrote is `STORE_TOO_NEW`, one an older niceeval wrote is read as it
  * is. Resolves to its schema version, which says which tables it has.
  */
-export async function prepareToRead(client: pg.ClientBase, url: string): Promise<number> {
+export async function prepareToRead(
+  client: pg.ClientBase,
+  url: string,
+  advice: StoreAdvice,
+): Promise<number> {
   const location = redactUrl(url);
   const access = await readPgAccess(client);
   const schema = access.schema;
@@ -60,13 +77,13 @@ export async function prepareToRead(client: pg.ClientBase, url: string): Promise
       "STORE_NOT_FOUND",
       `no store in ${location}: the database has no niceeval tables (in a schema ${PG_SCHEMA}), so no run has been stored there yet. Open it to write (not readOnly) to create them.`,
     );
-  if (!schema.usage) throw noSchemaUsage(url, access, "read");
-  if (!schema.tables.has("schema_version")) throw notNiceeval(location);
+  if (!schema.usage) throw noSchemaUsage(url, access, "read", advice);
+  if (!schema.tables.has("schema_version")) throw notNiceeval(location, advice);
   const missing = missingPrivileges(access, "read");
-  if (missing.length) throw tablesRefused(url, access, "read", missing);
+  if (missing.length) throw tablesRefused(url, access, "read", missing, advice);
   const version = await readPgSchemaVersion(client);
-  if (version > PG_SCHEMA_VERSION) throw tooNew(location, version);
+  if (version > PG_SCHEMA_VERSION) throw tooNew(location, version, advice);
   // niceeval writes its version table and first version in one transaction.
-  if (version === 0) throw notNiceeval(location);
+  if (version === 0) throw notNiceeval(location, advice);
   return version;
 }

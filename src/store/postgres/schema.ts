@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { NiceevalError } from "../../errors.js";
+import { type StoreAdvice, sentence } from "../advice.js";
 import { VERDICT_CODE } from "../sqlite/schema.js";
 
 /** The PostgreSQL schema (namespace) every niceeval table lives in, apart from the app's own. */
@@ -167,17 +168,17 @@ export async function readPgSchemaVersion(client: pg.ClientBase): Promise<number
 }
 
 /** A `niceeval` schema with tables but no version table: another tool's, never written to. */
-export function notNiceeval(location: string): NiceevalError {
+export function notNiceeval(location: string, advice: StoreAdvice): NiceevalError {
   return new NiceevalError(
     "STORE_NOT_NICEEVAL",
-    `${location} has a schema "${PG_SCHEMA}" that niceeval did not create (no schema_version table); niceeval does not write to it. Pass --store with another database.`,
+    `${location} has a schema "${PG_SCHEMA}" that niceeval did not create (no schema_version table); niceeval does not write to it. ${sentence(advice.otherDatabase)}.`,
   );
 }
 
-export function tooNew(location: string, version: number): NiceevalError {
+export function tooNew(location: string, version: number, advice: StoreAdvice): NiceevalError {
   return new NiceevalError(
     "STORE_TOO_NEW",
-    `${location} was written by a newer niceeval (schema version ${version}, this niceeval reads up to ${PG_SCHEMA_VERSION}); this version does not migrate it back. Upgrade niceeval, or pass --store with another database.`,
+    `${location} was written by a newer niceeval (schema version ${version}, this niceeval reads up to ${PG_SCHEMA_VERSION}); this version does not migrate it back. Upgrade niceeval, or ${advice.otherDatabase}.`,
   );
 }
 
@@ -188,14 +189,18 @@ export function tooNew(location: string, version: number): NiceevalError {
  * stored version was behind. When a step fails, that failure is the one thrown: the rollback and
  * unlock after it fail too on a connection the server ended, and its lock went with it.
  */
-export async function migratePg(client: pg.ClientBase, location: string): Promise<boolean> {
+export async function migratePg(
+  client: pg.ClientBase,
+  location: string,
+  advice: StoreAdvice,
+): Promise<boolean> {
   const before = await readPgSchemaVersion(client);
-  if (before > PG_SCHEMA_VERSION) throw tooNew(location, before);
+  if (before > PG_SCHEMA_VERSION) throw tooNew(location, before, advice);
   if (before === PG_SCHEMA_VERSION) return false;
   const unlock = () => client.query("SELECT pg_advisory_unlock(hashtext($1))", [MIGRATION_LOCK]);
   await client.query("SELECT pg_advisory_lock(hashtext($1))", [MIGRATION_LOCK]);
   try {
-    await migrateLocked(client, location);
+    await migrateLocked(client, location, advice);
   } catch (error) {
     await unlock().catch(() => {});
     throw error;
@@ -205,14 +210,18 @@ export async function migratePg(client: pg.ClientBase, location: string): Promis
 }
 
 /** The steps of {@link migratePg}, under its lock. */
-async function migrateLocked(client: pg.ClientBase, location: string): Promise<void> {
+async function migrateLocked(
+  client: pg.ClientBase,
+  location: string,
+  advice: StoreAdvice,
+): Promise<void> {
   const { rows } = await client.query<{ tables: number; versioned: boolean }>(
     `SELECT count(*)::int AS tables, bool_or(c.relname = 'schema_version') AS versioned
      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
      WHERE n.nspname = $1 AND c.relkind = 'r'`,
     [PG_SCHEMA],
   );
-  if ((rows[0]?.tables ?? 0) > 0 && !rows[0]?.versioned) throw notNiceeval(location);
+  if ((rows[0]?.tables ?? 0) > 0 && !rows[0]?.versioned) throw notNiceeval(location, advice);
   for (const migration of migrations) {
     await client.query("BEGIN");
     try {
@@ -221,7 +230,7 @@ async function migrateLocked(client: pg.ClientBase, location: string): Promise<v
         "CREATE TABLE IF NOT EXISTS niceeval.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)",
       );
       const version = await readPgSchemaVersion(client);
-      if (version > PG_SCHEMA_VERSION) throw tooNew(location, version);
+      if (version > PG_SCHEMA_VERSION) throw tooNew(location, version, advice);
       if (version < migration.version) {
         await client.query(migration.sql);
         await client.query(

@@ -1,6 +1,8 @@
 import pg from "pg";
 import { NiceevalError } from "../../errors.js";
 import { type AttemptRecord, cutOff, type Verdict } from "../../eval/record.js";
+import type { RunOrigin } from "../../eval/run-origin.js";
+import { type StoreAdvice, storeAdvice } from "../advice.js";
 import { checkAttemptQuery, MAX_PAGE } from "../attempt-query.js";
 import { damagedRowError } from "../damaged-row.js";
 import {
@@ -93,7 +95,20 @@ export async function openPostgresStore(
   url: string,
   options: PostgresStoreOptions = {},
 ): Promise<Store> {
-  parsePostgresUrl(url);
+  return openPostgresFor("code", url, options);
+}
+
+/**
+ * {@link openPostgresStore} for a caller: its errors advise the CLI's flags (`--store`) to the
+ * CLI (open-store.ts), the functions code calls to code.
+ */
+export async function openPostgresFor(
+  origin: RunOrigin,
+  url: string,
+  options: PostgresStoreOptions = {},
+): Promise<Store> {
+  const advice = storeAdvice(origin);
+  parsePostgresUrl(url, advice);
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 4,
@@ -106,16 +121,16 @@ export async function openPostgresStore(
   try {
     const client = await pool.connect();
     try {
-      if (options.readOnly) version = await prepareToRead(client, url);
-      else await prepareToWrite(client, url);
+      if (options.readOnly) version = await prepareToRead(client, url, advice);
+      else await prepareToWrite(client, url, advice);
     } finally {
       client.release();
     }
   } catch (error) {
     await pool.end().catch(() => {});
-    throw connectionError(url, error) ?? permissionError(url, error) ?? error;
+    throw connectionError(url, error, advice) ?? permissionError(url, error, advice) ?? error;
   }
-  const store = new PostgresStore(pool, url, version, options);
+  const store = new PostgresStore(pool, url, version, options, advice);
   return options.readOnly ? readOnlyStore(store) : store;
 }
 
@@ -209,7 +224,14 @@ class PostgresStore implements Store {
   readonly #kinds = new Map<number, JudgmentKind>();
   #closed = false;
 
-  constructor(pool: pg.Pool, url: string, version: number, options: PostgresStoreOptions) {
+  constructor(
+    pool: pg.Pool,
+    url: string,
+    version: number,
+    options: PostgresStoreOptions,
+    /** How its errors word what to do, for whoever opened it. */
+    readonly advice: StoreAdvice,
+  ) {
     this.#pool = pool;
     this.#url = url;
     this.#version = version;
@@ -230,7 +252,11 @@ class PostgresStore implements Store {
       return await body();
     } catch (error) {
       if (error instanceof NiceevalError) throw error;
-      throw connectionError(this.#url, error) ?? permissionError(this.#url, error) ?? error;
+      throw (
+        connectionError(this.#url, error, this.advice) ??
+        permissionError(this.#url, error, this.advice) ??
+        error
+      );
     }
   }
 
@@ -323,7 +349,7 @@ class PostgresStore implements Store {
     );
     const row = rows[0]!;
     const stored = JSON.parse(row.manifest) as RunManifest;
-    if (options.resume) checkResumable(row.status, stored, options.force === true);
+    if (options.resume) checkResumable(row.status, stored, options.force === true, this.advice);
     // A resumed run is running again, under its new writer; the caller compared its files.
     if (options.resume) {
       await client.query(

@@ -2,16 +2,22 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { NiceevalError } from "../../errors.js";
+import { type StoreAdvice, sentence, storeAdvice } from "../advice.js";
 import { APPLICATION_ID, migrate, readSchemaVersion, SCHEMA_VERSION } from "./schema.js";
 
 const SQLITE_HEADER = "SQLite format 3\0";
-const ELSEWHERE = "Pass --store <other path> to keep runs in another file, or move this one away";
+/** Keep runs elsewhere, or move the file away: what to do with a file niceeval will not use. */
+const elsewhere = (advice: StoreAdvice) => `${sentence(advice.otherFile)}, or move this one away`;
 
-/** The error thrown for a store file that cannot be used; the file is left exactly as it was. */
+/**
+ * The error thrown for a store file that cannot be used; the file is left exactly as it was.
+ * `advice` words what to do for whoever opened the store (the CLI's flags or code's functions).
+ */
 export function storeFileError(
   code: "STORE_NOT_NICEEVAL" | "STORE_CORRUPT" | "STORE_TOO_NEW" | "STORE_UNREADABLE",
   path: string,
   why: string,
+  advice: StoreAdvice,
   cause?: unknown,
 ): NiceevalError {
   const what = {
@@ -22,10 +28,10 @@ export function storeFileError(
   }[code];
   const fix =
     code === "STORE_TOO_NEW"
-      ? ELSEWHERE.replace("Pass", "pass")
+      ? `${advice.otherFile}, or move this one away`
       : code === "STORE_CORRUPT"
-        ? "Restore it from a copy, or move it away; meanwhile pass --store <other path> to keep runs in another file, or run with --no-store"
-        : ELSEWHERE;
+        ? `Restore it from a copy, or move it away; meanwhile ${advice.otherFile}, or ${advice.noStore}`
+        : elsewhere(advice);
   return new NiceevalError(code, `${what} ${fix}.`, cause === undefined ? undefined : { cause });
 }
 
@@ -39,19 +45,24 @@ function isReadOnly(error: unknown): boolean {
  * The error for a store SQLite cannot write beside (`STORE_READ_ONLY`): even a reader needs its
  * journal's files next to it. {@link openReadableDatabase} reads a copy instead.
  */
-function readOnlyError(path: string, error: unknown): NiceevalError {
+function readOnlyError(path: string, error: unknown, advice: StoreAdvice): NiceevalError {
   return new NiceevalError(
     "STORE_READ_ONLY",
-    `cannot write to the store ${path}: it or its folder is read-only (${(error as Error).message}), and niceeval keeps a store's journal beside it. Make it writable, or pass --store <a path in a folder you can write to>; commands that only read a store (runs, show, compare, view, export) read a copy of it.`,
+    `cannot write to the store ${path}: it or its folder is read-only (${(error as Error).message}), and niceeval keeps a store's journal beside it. Make it writable, or ${advice.writableFolder}; ${advice.readCopy}.`,
     { cause: error },
   );
 }
 
 /** SQLite stayed busy past the busy timeout: another process holds the store. */
-export function busyError(path: string, busyTimeoutMs: number, cause: unknown): NiceevalError {
+export function busyError(
+  path: string,
+  busyTimeoutMs: number,
+  advice: StoreAdvice,
+  cause: unknown,
+): NiceevalError {
   return new NiceevalError(
     "STORE_BUSY",
-    `the store ${path} stayed locked by another process for more than ${busyTimeoutMs} ms. Retry, or pass --store <other path>.`,
+    `the store ${path} stayed locked by another process for more than ${busyTimeoutMs} ms. ${advice.busy}.`,
     { cause },
   );
 }
@@ -72,14 +83,14 @@ export function isSqliteError(error: unknown): boolean {
 }
 
 /** Reject a non-empty file that does not start with SQLite's header, before SQLite touches it. */
-function checkHeader(path: string): void {
+function checkHeader(path: string, advice: StoreAdvice): void {
   let size: number;
   try {
     const stat = statSync(path);
     if (stat.isDirectory())
       throw new NiceevalError(
         "STORE_UNREADABLE",
-        `the store path ${path} is a folder; give --store the path of a file in it (for example ${path}/niceeval.sqlite).`,
+        `the store path ${path} is a folder; ${advice.fileIn(path)}.`,
       );
     size = stat.size;
   } catch (error) {
@@ -95,7 +106,7 @@ function checkHeader(path: string): void {
     closeSync(fd);
   }
   if (header.toString("latin1") !== SQLITE_HEADER)
-    throw storeFileError("STORE_NOT_NICEEVAL", path, "it is not a SQLite database");
+    throw storeFileError("STORE_NOT_NICEEVAL", path, "it is not a SQLite database", advice);
 }
 
 /**
@@ -124,6 +135,8 @@ export interface OpenDatabaseOptions {
    * switched to another journal mode.
    */
   toRead?: boolean;
+  /** How its errors word what to do: for the CLI or for code (default: code). */
+  advice?: StoreAdvice;
 }
 
 /**
@@ -134,16 +147,16 @@ export interface OpenDatabaseOptions {
 export function openDatabase(
   path: string,
   busyTimeoutMs: number,
-  { cacheMiB = 64, toRead = false }: OpenDatabaseOptions = {},
+  { cacheMiB = 64, toRead = false, advice = storeAdvice(undefined) }: OpenDatabaseOptions = {},
 ): Database.Database {
   const existed = existsSync(path);
   if (toRead && !existed)
     throw new NiceevalError(
       "STORE_NOT_FOUND",
-      `no store at ${path}: no run has been stored there yet. Open it to write (not readOnly) to create it.`,
+      `no store at ${path}: no run has been stored there yet. ${advice.createFirst}.`,
     );
   if (!existed) mkdirSync(dirname(path), { recursive: true });
-  checkHeader(path);
+  checkHeader(path, advice);
   let db: Database.Database;
   try {
     db = new Database(path, { timeout: busyTimeoutMs });
@@ -151,11 +164,11 @@ export function openDatabase(
     if (!existed)
       throw new NiceevalError(
         "STORE_UNREADABLE",
-        `cannot create the store ${path} (${(error as Error).message}); is its folder writable? Pass --store <a path in a folder you can write to>.`,
+        `cannot create the store ${path} (${(error as Error).message}); is its folder writable? ${sentence(advice.writableFolder)}.`,
         { cause: error },
       );
-    if (isReadOnly(error)) throw readOnlyError(path, error);
-    throw storeFileError("STORE_UNREADABLE", path, (error as Error).message, error);
+    if (isReadOnly(error)) throw readOnlyError(path, error, advice);
+    throw storeFileError("STORE_UNREADABLE", path, (error as Error).message, advice, error);
   }
   try {
     let applicationId: number;
@@ -173,7 +186,7 @@ export function openDatabase(
       ])();
     } catch (error) {
       if (isCorruption(error))
-        throw storeFileError("STORE_CORRUPT", path, (error as Error).message, error);
+        throw storeFileError("STORE_CORRUPT", path, (error as Error).message, advice, error);
       throw error;
     }
     if (applicationId !== 0 && applicationId !== APPLICATION_ID)
@@ -181,15 +194,22 @@ export function openDatabase(
         "STORE_NOT_NICEEVAL",
         path,
         `a SQLite database of another application, application_id ${applicationId}`,
+        advice,
       );
     if (tables > 0 && applicationId !== APPLICATION_ID)
-      throw storeFileError("STORE_NOT_NICEEVAL", path, "a SQLite database of another application");
+      throw storeFileError(
+        "STORE_NOT_NICEEVAL",
+        path,
+        "a SQLite database of another application",
+        advice,
+      );
     const version = tables > 0 ? readSchemaVersion(db) : 0;
     if (version > SCHEMA_VERSION)
       throw storeFileError(
         "STORE_TOO_NEW",
         path,
         `schema version ${version}, this niceeval reads up to ${SCHEMA_VERSION}`,
+        advice,
       );
     if (toRead && version < SCHEMA_VERSION) throw new OlderSchemaError(path, version);
     // A writer first reads where its writes go, so damage there refuses the store now, before a
@@ -209,7 +229,7 @@ export function openDatabase(
         if (isCorruption(error)) throw error;
         throw new NiceevalError(
           "STORE_MIGRATION_FAILED",
-          `cannot upgrade the store ${path} from schema version ${version} to ${SCHEMA_VERSION} (${(error as Error).message}); the step that failed was rolled back. ${ELSEWHERE}.`,
+          `cannot upgrade the store ${path} from schema version ${version} to ${SCHEMA_VERSION} (${(error as Error).message}); the step that failed was rolled back. ${elsewhere(advice)}.`,
           { cause: error },
         );
       }
@@ -218,9 +238,9 @@ export function openDatabase(
     db.close();
     if (error instanceof NiceevalError || error instanceof OlderSchemaError) throw error;
     if (isCorruption(error))
-      throw storeFileError("STORE_CORRUPT", path, (error as Error).message, error);
-    if (isReadOnly(error)) throw readOnlyError(path, error);
-    if (isBusy(error)) throw busyError(path, busyTimeoutMs, error);
+      throw storeFileError("STORE_CORRUPT", path, (error as Error).message, advice, error);
+    if (isReadOnly(error)) throw readOnlyError(path, error, advice);
+    if (isBusy(error)) throw busyError(path, busyTimeoutMs, advice, error);
     throw error;
   }
 }

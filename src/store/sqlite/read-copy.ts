@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import type Database from "better-sqlite3";
 import { errorMessage, NiceevalError } from "../../errors.js";
+import type { StoreAdvice } from "../advice.js";
 import { OlderSchemaError, openDatabase } from "./open.js";
 
 /** A store opened to read only: its connection, and the private copy it reads, if any. */
@@ -25,19 +26,30 @@ const COPY_PREFIX = "niceeval-store-";
  * it was when it was copied. The copy is removed on close or when the process exits; one left
  * by a process killed outright is removed by the next read of a copy.
  */
-export function openDatabaseToRead(path: string, busyTimeoutMs: number): ReadableDatabase {
+export function openDatabaseToRead(
+  path: string,
+  busyTimeoutMs: number,
+  advice: StoreAdvice,
+): ReadableDatabase {
   try {
-    return { db: openDatabase(path, busyTimeoutMs, { toRead: true }), file: path };
+    return { db: openDatabase(path, busyTimeoutMs, { toRead: true, advice }), file: path };
   } catch (error) {
-    if (error instanceof OlderSchemaError)
-      return openCopy(path, busyTimeoutMs, new NiceevalError("STORE_UNREADABLE", error.message));
+    if (error instanceof OlderSchemaError) {
+      const why = new NiceevalError("STORE_UNREADABLE", error.message);
+      return openCopy(path, busyTimeoutMs, why, advice);
+    }
     if (!(error instanceof NiceevalError) || error.code !== "STORE_READ_ONLY") throw error;
-    return openCopy(path, busyTimeoutMs, error);
+    return openCopy(path, busyTimeoutMs, error, advice);
   }
 }
 
 /** Read a copy of the store; `why`: what kept it from being read in place, said if that fails too. */
-function openCopy(path: string, busyTimeoutMs: number, why: NiceevalError): ReadableDatabase {
+function openCopy(
+  path: string,
+  busyTimeoutMs: number,
+  why: NiceevalError,
+  advice: StoreAdvice,
+): ReadableDatabase {
   removeOrphanCopies();
   let folder: string | undefined;
   const remove = () => {
@@ -52,7 +64,7 @@ function openCopy(path: string, busyTimeoutMs: number, why: NiceevalError): Read
     // Commits still in the journal: SQLite takes them in when it opens the copy.
     if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${file}-wal`);
     try {
-      return { db: openDatabase(file, busyTimeoutMs), file, removeCopy: remove };
+      return { db: openDatabase(file, busyTimeoutMs, { advice }), file, removeCopy: remove };
     } catch (error) {
       // What is wrong with the copy is wrong with the store: said of the store's own path.
       if (!(error instanceof NiceevalError)) throw error;

@@ -1,6 +1,8 @@
 import Database from "better-sqlite3";
 import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord, Verdict } from "../../eval/record.js";
+import type { RunOrigin } from "../../eval/run-origin.js";
+import { type StoreAdvice, storeAdvice } from "../advice.js";
 import { checkAttemptQuery, MAX_PAGE } from "../attempt-query.js";
 import { damagedRowError } from "../damaged-row.js";
 import {
@@ -114,20 +116,33 @@ export async function openSqliteStore(
   path: string,
   options: SqliteStoreOptions = {},
 ): Promise<Store> {
+  return openSqliteFor("code", path, options);
+}
+
+/**
+ * {@link openSqliteStore} for a caller: its errors advise the CLI's flags (`--store`) to the CLI
+ * (open-store.ts), the functions code calls to code.
+ */
+export function openSqliteFor(
+  origin: RunOrigin,
+  path: string,
+  options: SqliteStoreOptions = {},
+): Store {
+  const advice = storeAdvice(origin);
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   const valueCapBytes = options.valueCapBytes ?? 16 * 2 ** 20;
   if (options.readOnly) {
-    const { db, file, removeCopy } = openDatabaseToRead(path, busyTimeoutMs);
-    const store = new SqliteStore(db, file, valueCapBytes, busyTimeoutMs, path);
+    const { db, file, removeCopy } = openDatabaseToRead(path, busyTimeoutMs, advice);
+    const store = new SqliteStore(db, file, valueCapBytes, busyTimeoutMs, advice, path);
     return readOnlyStore(store, {
       location: `sqlite:${path}`,
       ...(removeCopy ? { onClose: removeCopy } : {}),
     });
   }
-  const db = openDatabase(path, busyTimeoutMs);
-  const store = new SqliteStore(db, path, valueCapBytes, busyTimeoutMs);
+  const db = openDatabase(path, busyTimeoutMs, { advice });
+  const store = new SqliteStore(db, path, valueCapBytes, busyTimeoutMs, advice);
   return options.appendThread
-    ? withAppendThread(store, path, { valueCapBytes, busyTimeoutMs })
+    ? withAppendThread(store, path, { valueCapBytes, busyTimeoutMs, origin })
     : store;
 }
 
@@ -141,14 +156,16 @@ const APPEND_CACHE_MIB = 8;
 /** The append thread's own connection: it appends batches encoded on the engine's thread. */
 export function openSqliteAppender(
   path: string,
-  options: { valueCapBytes?: number; busyTimeoutMs?: number },
+  options: { valueCapBytes?: number; busyTimeoutMs?: number; origin?: RunOrigin },
 ): { appendEncoded(runId: string, batch: EncodedBatch): void } {
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const advice = storeAdvice(options.origin);
   return new SqliteStore(
-    openDatabase(path, busyTimeoutMs, { cacheMiB: APPEND_CACHE_MIB }),
+    openDatabase(path, busyTimeoutMs, { cacheMiB: APPEND_CACHE_MIB, advice }),
     path,
     options.valueCapBytes ?? 16 * 2 ** 20,
     busyTimeoutMs,
+    advice,
   );
 }
 
@@ -210,6 +227,7 @@ class SqliteStore implements Store {
 
   /**
    * @param path The file the connections read: the store's, or a private copy of it.
+   * @param advice How its errors word what to do, for whoever opened it.
    * @param shownPath The store's own file, which messages about its contents name.
    */
   constructor(
@@ -217,6 +235,7 @@ class SqliteStore implements Store {
     readonly path: string,
     capBytes: number,
     readonly busyTimeoutMs: number,
+    readonly advice: StoreAdvice,
     readonly shownPath = path,
   ) {
     this.location = `sqlite:${path}`;
@@ -269,8 +288,14 @@ class SqliteStore implements Store {
     } catch (error) {
       if (error instanceof NiceevalError) throw error;
       if (isCorruption(error))
-        throw storeFileError("STORE_CORRUPT", this.path, (error as Error).message, error);
-      if (isBusy(error)) throw busyError(this.path, this.busyTimeoutMs, error);
+        throw storeFileError(
+          "STORE_CORRUPT",
+          this.path,
+          (error as Error).message,
+          this.advice,
+          error,
+        );
+      if (isBusy(error)) throw busyError(this.path, this.busyTimeoutMs, this.advice, error);
       throw error;
     }
   }
@@ -287,7 +312,7 @@ class SqliteStore implements Store {
           ).get(manifest.runId);
           if (exists && options.resume) {
             const stored = JSON.parse(exists.manifest) as RunManifest;
-            checkResumable(exists.status, stored, options.force === true);
+            checkResumable(exists.status, stored, options.force === true, this.advice);
             this.#sql(
               "UPDATE runs SET status = 'running', ended_at = NULL, manifest = ? WHERE rid = ?",
             ).run(JSON.stringify(resumedManifest(stored, manifest)), exists.rid);

@@ -1,0 +1,78 @@
+import type { RunOrigin } from "../eval/run-origin.js";
+
+/**
+ * What a store's errors tell their reader to do instead, in the words of whoever opened it: the
+ * CLI's flags (`--store`, `--no-store`, `NICEEVAL_STORE`), or the functions code called
+ * (`openStore`, `openSqliteStore`, `openPostgresStore`), as the timeout messages name
+ * `--timeout` or the `timeoutMs` of the run (eval/run-origin.ts). Each is a clause that fits
+ * after a comma or a semicolon.
+ */
+export interface StoreAdvice {
+  /** Whose words these are. */
+  readonly origin: RunOrigin;
+  /** Keep runs in another SQLite file. */
+  readonly otherFile: string;
+  /** A store path in a folder that can be written. */
+  readonly writableFolder: string;
+  /** The path of a file in the folder given instead of a store path. */
+  fileIn(folder: string): string;
+  /** Go on without a store. */
+  readonly noStore: string;
+  /** How a store in a read-only place can still be read. */
+  readonly readCopy: string;
+  /** Another store when this one stayed locked. */
+  readonly busy: string;
+  /** A store that does not exist yet, opened to read. */
+  readonly createFirst: string;
+  /** Another PostgreSQL database. */
+  readonly otherDatabase: string;
+  /** Fix a PostgreSQL store's URL, or keep runs in a SQLite file. */
+  readonly fixUrl: string;
+  /** Where a store location came from, for a message that names it. */
+  readonly givenAs: string;
+  /** Take over a run whose writer seems alive. */
+  readonly force: string;
+}
+
+const CLI: StoreAdvice = {
+  origin: "cli",
+  otherFile: "pass --store <other path> to keep runs in another file",
+  writableFolder: "pass --store <a path in a folder you can write to>",
+  fileIn: (folder) =>
+    `give --store the path of a file in it (for example ${folder}/niceeval.sqlite)`,
+  noStore: "run with --no-store",
+  readCopy: "commands that only read a store (runs, show, compare, view, export) read a copy of it",
+  busy: "Retry, or pass --store <other path>",
+  createFirst:
+    "`niceeval run` creates it; to read another store pass --store <path> or set NICEEVAL_STORE",
+  otherDatabase: "pass --store with another database",
+  fixUrl: "fix --store or NICEEVAL_STORE, or pass --store <path> to keep runs in a SQLite file",
+  givenAs: "--store or NICEEVAL_STORE",
+  force: "pass --force",
+};
+
+const CODE: StoreAdvice = {
+  origin: "code",
+  otherFile: "open another path (openStore, openSqliteStore) to keep runs in another file",
+  writableFolder: "open a path in a folder you can write to (openStore, openSqliteStore)",
+  fileIn: (folder) =>
+    `give openStore the path of a file in it (for example ${folder}/niceeval.sqlite)`,
+  noStore: "run without a store",
+  readCopy: "a store opened to read only (openStore(path, { readOnly: true })) is read from a copy",
+  busy: "Retry, give openSqliteStore a longer busyTimeoutMs, or open another path (openStore, openSqliteStore)",
+  createFirst: "Open it to write (not readOnly) to create it",
+  otherDatabase: "open another database (openStore, openPostgresStore)",
+  fixUrl:
+    "fix the URL given to openStore (or openPostgresStore), or open the path of a SQLite file to keep runs there",
+  givenAs: "given to openStore",
+  force: "pass beginRun { resume: true, force: true }",
+};
+
+/** The advice for a store opened by `origin` (undefined: code). */
+export function storeAdvice(origin: RunOrigin | undefined): StoreAdvice {
+  return origin === "cli" ? CLI : CODE;
+}
+
+/** A clause of advice as a sentence's start. */
+export const sentence = (clause: string): string =>
+  clause.charAt(0).toUpperCase() + clause.slice(1);

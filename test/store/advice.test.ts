@@ -1,0 +1,94 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openStoreAt } from "../../src/cli/store.js";
+import { openStore } from "../../src/store/index.js";
+
+/** The error a promise rejects with. */
+const rejection = (promise: Promise<unknown>): Promise<Error> =>
+  promise.then(
+    () => {
+      throw new Error("expected the store to be refused");
+    },
+    (error: unknown) => error as Error,
+  );
+
+describe("a store refused from code advises what code calls, from the CLI its flags", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "niceeval-advice-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("a file that is not a niceeval store", async () => {
+    const path = join(dir, "junk.sqlite");
+    await writeFile(path, "not a database at all");
+    const fromCode = await rejection(openStore(path));
+    expect(fromCode).toMatchObject({
+      code: "STORE_NOT_NICEEVAL",
+      message: `${path} is not a niceeval store (it is not a SQLite database); niceeval does not write to it. Open another path (openStore, openSqliteStore) to keep runs in another file, or move this one away.`,
+    });
+    const fromCli = await rejection(openStoreAt(path, dir));
+    expect(fromCli.message).toBe(
+      `${path} is not a niceeval store (it is not a SQLite database); niceeval does not write to it. Pass --store <other path> to keep runs in another file, or move this one away.`,
+    );
+  });
+
+  it("another application's SQLite database, read or written", async () => {
+    const path = join(dir, "contacts.sqlite");
+    const db = new Database(path);
+    db.exec("CREATE TABLE contacts (name TEXT)");
+    db.close();
+    for (const readOnly of [false, true]) {
+      const error = await rejection(openStore(path, { readOnly }));
+      expect(error.message).toContain("Open another path (openStore, openSqliteStore)");
+      expect(error.message).not.toContain("--store");
+    }
+  });
+
+  it("a folder given as the store's path", async () => {
+    const fromCode = await rejection(openStore(dir));
+    expect(fromCode).toMatchObject({
+      code: "STORE_UNREADABLE",
+      message: `the store path ${dir} is a folder; give openStore the path of a file in it (for example ${dir}/niceeval.sqlite).`,
+    });
+    const fromCli = await rejection(openStoreAt(dir, dir));
+    expect(fromCli.message).toBe(
+      `the store path ${dir} is a folder; give --store the path of a file in it (for example ${dir}/niceeval.sqlite).`,
+    );
+  });
+
+  it("a store that does not exist, opened to read", async () => {
+    const path = join(dir, "nope.sqlite");
+    const fromCode = await rejection(openStore(path, { readOnly: true }));
+    expect(fromCode).toMatchObject({
+      code: "STORE_NOT_FOUND",
+      message: `no store at ${path}: no run has been stored there yet. Open it to write (not readOnly) to create it.`,
+    });
+    const fromCli = await rejection(openStoreAt(path, dir, true));
+    expect(fromCli.message).toBe(
+      `no store at ${path}: no run has been stored there yet. \`niceeval run\` creates it; to read another store pass --store <path> or set NICEEVAL_STORE.`,
+    );
+  });
+
+  it("a URL of another scheme, and a PostgreSQL URL that cannot be read", async () => {
+    const scheme = await rejection(openStore("http://user:pw@x/y"));
+    expect(scheme).toMatchObject({
+      code: "STORE_LOCATION",
+      message:
+        "store http://user:***@x/y (given to openStore): niceeval keeps runs in PostgreSQL (postgres:// or postgresql://) or in a SQLite file; fix the URL's scheme, or give a file path",
+    });
+    const cli = await rejection(openStoreAt("http://user:pw@x/y", dir));
+    expect(cli.message).toContain("store http://user:***@x/y (--store or NICEEVAL_STORE)");
+    const port = await rejection(openStore("postgres://u:pw@db:notaport/evals"));
+    expect(port).toMatchObject({ code: "STORE_BAD_URL" });
+    expect(port.message).toContain(
+      "fix the URL given to openStore (or openPostgresStore), or open the path of a SQLite file to keep runs there.",
+    );
+    expect(port.message).not.toContain("--store");
+  });
+});
