@@ -765,6 +765,34 @@ describe("t.closeQA", () => {
       audit: { dropped: expect.stringMatching(/^capacity-limited: audit/) },
     });
   });
+  it("takes a limit or a usage field given as undefined as one left out", async () => {
+    const maybe: { bytes?: number } = {};
+    const record = await adapter
+      .defineScoreEval({
+        description: "Undefined limits",
+        judge: async () => {
+          recordJudgeUsage({
+            calls: 1,
+            inputTokens: 4,
+            cachedCalls: undefined,
+            costUsd: undefined,
+          });
+          return { state: "satisfied", reason: "fine", usage: undefined };
+        },
+        test(t) {
+          t.closeQA(notes, "Are the notes fine?", {
+            maxMaterialBytes: maybe.bytes,
+            maxAuditBytes: undefined,
+          }).score(1);
+        },
+      })
+      .run();
+    // Before: `{ ...defaults, ...options }` made each limit undefined ("must be a whole number of
+    // bytes > 0, got undefined"), and a usage spread over the empty one counted NaN cached calls.
+    expect(record.error).toBeUndefined();
+    expect(record.judgments[0]).toMatchObject({ state: "matched", earned: 1 });
+    expect(record.judgments[0]?.judge).toEqual({ ...emptyJudgeUsage(), calls: 1, inputTokens: 4 });
+  });
 });
 
 describe("runCase", () => {

@@ -13,14 +13,16 @@ export const closeQADefaults = Object.freeze({
   maxAuditBytes: 1024 * 1024,
 });
 
+/** The limits a t.closeQA question runs under: its options, each left out (or undefined) defaulted. */
+export type CloseQALimits = { [K in keyof CloseQAOptions]-?: number };
+
 /** Validate closeQA options where they are written (an authoring error otherwise). */
-export function closeQALimits(
-  where: string,
-  options: CloseQAOptions | undefined,
-): Required<CloseQAOptions> {
-  const limits = { ...closeQADefaults, ...options };
+export function closeQALimits(where: string, options: CloseQAOptions | undefined): CloseQALimits {
+  const limits = { ...closeQADefaults };
   for (const key of ["maxMaterialBytes", "maxAuditBytes"] as const) {
-    const value = limits[key];
+    // A limit given as undefined is one left out: its default holds.
+    const value = options?.[key] ?? closeQADefaults[key];
+    limits[key] = value;
     if (!Number.isInteger(value) || value <= 0) {
       throw new AuthoringError(
         `${where}: ${key} must be a whole number of bytes > 0, got ${String(value)}`,
@@ -75,7 +77,7 @@ export async function askCloseQA<Facts>(
   facts: Facts,
   material: CloseQAMaterial<Facts>,
   question: string,
-  limits: Required<CloseQAOptions>,
+  limits: CloseQALimits,
   judge: CloseQAJudge | undefined,
   signal: AbortSignal,
   /** Where the judge calls in flight are kept, for the time limit's error. */

@@ -8,10 +8,10 @@ import type { KnownKeys } from "../known-keys.js";
 
 /** Usage the application reports for one model call (or a batch); fields left out stay unreported. */
 export interface UsageReport {
-  inputTokens?: number;
-  outputTokens?: number;
-  totalTokens?: number;
-  costUsd?: number;
+  inputTokens?: number | undefined;
+  outputTokens?: number | undefined;
+  totalTokens?: number | undefined;
+  costUsd?: number | undefined;
 }
 
 export const usageReportKeys = {
@@ -68,9 +68,9 @@ export interface CheckFn<Facts> {
 /** Limits of a t.closeQA question. */
 export interface CloseQAOptions {
   /** Material larger than this (UTF-8 JSON bytes) is unavailable: capacity-limited. Default 256 KiB. */
-  maxMaterialBytes?: number;
+  maxMaterialBytes?: number | undefined;
   /** Upper bound on the judge's audit kept in the judgment. Default 1 MiB. */
-  maxAuditBytes?: number;
+  maxAuditBytes?: number | undefined;
 }
 
 /** Material a closed question may be asked over. */

@@ -6,7 +6,7 @@ export interface AiSdkTool<Input, Output> {
   description: string;
   /** The tool's input schema: zod, or a Standard Schema (the AI SDK takes both). */
   inputSchema: ToolSchema<Input>;
-  execute: (input: Input, options?: { abortSignal?: AbortSignal }) => Promise<Output>;
+  execute: (input: Input, options?: { abortSignal?: AbortSignal | undefined }) => Promise<Output>;
 }
 
 /**

@@ -356,7 +356,7 @@ export interface RunRef {
   name?: string;
   status: RunStatus;
   startedAt: string;
-  git?: { commit: string; branch?: string; dirty: boolean };
+  git?: { commit: string; branch?: string | undefined; dirty: boolean };
 }
 
 /** Two stored runs compared: plain data, for the console, Markdown or JSON. */

@@ -25,15 +25,15 @@ export interface JudgeUsage {
    * their tokens are unknown, not 0, so the token counts and the cost are lower bounds. Absent
    * when every answer reported its usage.
    */
-  unreportedCalls?: number;
+  unreportedCalls?: number | undefined;
   /**
    * Present only when a price table was configured and priced some call's reported tokens. With
    * `unpriced`, it covers only the priced calls, and with `unreportedCalls` only the tokens that
    * were reported: a lower bound of the cost.
    */
-  costUsd?: number;
+  costUsd?: number | undefined;
   /** The calls a configured price table had no price for: what `costUsd` leaves out. */
-  unpriced?: UnpricedJudgeUsage;
+  unpriced?: UnpricedJudgeUsage | undefined;
   /** Wall time of uncached calls only. */
   latencyMs: number;
 }

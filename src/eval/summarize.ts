@@ -56,7 +56,7 @@ function reasonText(judgment: { reason: string; state?: string }): string {
  */
 export function decideVerdict(
   judgments: readonly Judgment[],
-  options: { crashed?: boolean; skipped?: boolean } = NO_OPTIONS,
+  options: { crashed?: boolean | undefined; skipped?: boolean | undefined } = NO_OPTIONS,
 ): Verdict {
   if (options.crashed) return "errored";
   let failed = false;

@@ -38,7 +38,7 @@ export interface VitestHooks {
   describe: (name: string, factory: () => void) => void;
   it: (name: string, fn: (context: VitestTestContext) => Promise<void>, timeout?: number) => void;
   /** No longer used: a failed case throws an Error that explains it. Still accepted. */
-  expect?: ExpectApi;
+  expect?: ExpectApi | undefined;
 }
 
 /** How the suite's cases run under Vitest. */

@@ -13,7 +13,11 @@ export class TraceRecorder {
   }
 
   /** A tool call, with its output or the error it ended in. */
-  toolCall(name: string, input: unknown, result?: { output?: unknown; error?: string }): void {
+  toolCall(
+    name: string,
+    input: unknown,
+    result?: { output?: unknown; error?: string | undefined },
+  ): void {
     const step: TraceStep = { kind: "tool-call", name, input };
     if (result?.output !== undefined) step.output = result.output;
     if (result?.error !== undefined) step.error = result.error;

@@ -13,6 +13,9 @@ export interface CaptureBudget {
   /** Nesting depth below the collection (an item is depth 1). */
   readonly maxDepth: number;
 }
+/** A budget as a definition gives it: any field left out (or undefined) takes its default. */
+export type CaptureLimits = { [K in keyof CaptureBudget]?: CaptureBudget[K] | undefined };
+
 const captureBudgetKeys = {
   maxItems: true,
   maxBytes: true,
@@ -37,10 +40,7 @@ export const maxCapture: CaptureBudget = Object.freeze({
 });
 
 /** Fill in defaults and reject invalid or over-maximum fields (at build time). */
-export function resolveCapture(
-  where: string,
-  capture: Partial<CaptureBudget> | undefined,
-): CaptureBudget {
+export function resolveCapture(where: string, capture: CaptureLimits | undefined): CaptureBudget {
   refuseUnknownKeys(where, capture, captureBudgetKeys, "capture");
   const resolved = { ...defaultCapture };
   for (const key of Object.keys(defaultCapture) as (keyof CaptureBudget)[]) {

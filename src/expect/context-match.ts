@@ -1,6 +1,6 @@
 import { AuthoringError } from "../errors.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
-import { type CaptureBudget, overBudget, resolveCapture } from "./capture.js";
+import { type CaptureBudget, type CaptureLimits, overBudget, resolveCapture } from "./capture.js";
 import { notACollection, readCollection, scan } from "./collection.js";
 import { describe, node } from "./result.js";
 import type {
@@ -44,7 +44,7 @@ export interface ContextMatchDefinition<Ctx, V> {
   read: (ctx: Ctx) => MatchFact<V>;
   match: BooleanMatch<V, unknown>;
   /** Optional budget on the fact's value (walked as a one-item collection). */
-  capture?: Partial<CaptureBudget>;
+  capture?: CaptureLimits | undefined;
 }
 const contextMatchDefinitionKeys = {
   name: true,
@@ -60,7 +60,7 @@ export interface MaterialMatchDefinition<Ctx, Item> {
   /** Which items belong to the material. */
   match: BooleanMatch<Item, unknown>;
   /** Limits on what is read; defaults in `defaultCapture`, hard maxima in `maxCapture`. */
-  capture?: Partial<CaptureBudget>;
+  capture?: CaptureLimits | undefined;
 }
 const materialMatchDefinitionKeys = {
   name: true,

@@ -1,6 +1,6 @@
 /** niceeval/expect: evidence types and composable matches for score evals. */
 
-export { type CaptureBudget, defaultCapture, maxCapture } from "./capture.js";
+export { type CaptureBudget, type CaptureLimits, defaultCapture, maxCapture } from "./capture.js";
 export { countWhere, filterWhere, inOrder, mapEach } from "./collection.js";
 export { atLeast, atMost, equals, greaterThan, lessThan } from "./compare.js";
 export {

@@ -36,13 +36,13 @@ export interface MatchResult {
   /** A bounded preview of what was observed. */
   readonly observed?: unknown;
   readonly reason: string;
-  readonly children?: readonly MatchResult[];
+  readonly children?: readonly MatchResult[] | undefined;
   /**
    * Set on an unavailable node whose matcher cannot judge the value because it is not of the type
    * it takes (undefined, or a string for a numeric matcher): a check makes that an errored
    * judgment, an authoring or adapter problem, never a mismatch that blames the application.
    */
-  readonly wrongType?: true;
+  readonly wrongType?: true | undefined;
 }
 
 /**
@@ -56,18 +56,18 @@ export interface BooleanMatch<in Input, out Narrowed = Input> {
   /** What it expects, in words, e.g. "at least 1". */
   readonly expects: string;
   /** Sub-matches, for inspection. */
-  readonly children?: readonly AnyMatch[];
+  readonly children?: readonly AnyMatch[] | undefined;
   /** Parameters, for inspection (threshold, expected value…). */
-  readonly params?: Readonly<Record<string, unknown>>;
+  readonly params?: Readonly<Record<string, unknown>> | undefined;
   /** Decide the match on one value. */
   readonly evaluate: (value: Input) => MatchResult;
   /** The state `evaluate` would return, without building the tree (used in loops over items). */
-  readonly test?: (value: Input) => MatchState;
+  readonly test?: ((value: Input) => MatchState) | undefined;
   /**
    * Decide the match for every number in [low, high] at once, when the matcher can
    * (numeric comparators); used to settle counts over partial collections.
    */
-  readonly decideRange?: (low: number, high: number) => MatchState;
+  readonly decideRange?: ((low: number, high: number) => MatchState) | undefined;
   /** Phantom: the narrowed type (never set at run time). */
   readonly "~narrowed"?: Narrowed;
 }

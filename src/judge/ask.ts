@@ -21,7 +21,7 @@ export async function askForVerdict<T>(
   source: JudgeSource,
   request: JudgeChatRequest,
   check: (data: unknown) => Checked<T>,
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal | undefined } = {},
 ): Promise<AskResult<T>> {
   const usage = emptyJudgeUsage();
   const answers: string[] = [];

@@ -21,12 +21,12 @@ export class JudgeCallError extends Error {
   constructor(
     message: string,
     details: {
-      status?: number;
+      status?: number | undefined;
       retryable: boolean;
-      retryAfterMs?: number;
-      rateLimited?: boolean;
-      unreachable?: boolean;
-      tokens?: JudgeTokens;
+      retryAfterMs?: number | undefined;
+      rateLimited?: boolean | undefined;
+      unreachable?: boolean | undefined;
+      tokens?: JudgeTokens | undefined;
       cause?: unknown;
     },
   ) {

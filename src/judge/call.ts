@@ -56,15 +56,15 @@ export async function callJudge(
   source: JudgeSource,
   request: JudgeChatRequest,
   options: {
-    signal?: AbortSignal;
+    signal?: AbortSignal | undefined;
     /** Whether an answer is usable (parsed and validated); only usable answers are cached. */
-    accept?: (response: JudgeChatResponse) => boolean;
+    accept?: ((response: JudgeChatResponse) => boolean) | undefined;
     /**
      * The request this answer is cached as (default: this one). A repair turn's usable answer is
      * cached as the first request's, so a later run of the same question finds it at once
      * instead of paying for the unusable first answer again.
      */
-    cacheAs?: JudgeChatRequest;
+    cacheAs?: JudgeChatRequest | undefined;
   } = {},
 ): Promise<JudgeCallResult> {
   const resolved =

@@ -27,7 +27,7 @@ const SYSTEM = [
 export function verdictRequest(args: {
   output: JsonValue;
   criteria: string;
-  expected?: JsonValue;
+  expected?: JsonValue | undefined;
 }): JudgeChatRequest {
   const sections = [`## Criteria\n${args.criteria}`, `## Output\n${asText(args.output)}`];
   if (args.expected !== undefined) sections.push(`## Expected\n${asText(args.expected)}`);

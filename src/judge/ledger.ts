@@ -39,7 +39,7 @@ export interface JudgeWait {
   /** A free slot at the endpoint, the answer to a try, or the wait before the next try. */
   phase: "slot" | "answer" | "backoff";
   /** While backing off: what the last try came to. */
-  after?: string;
+  after?: string | undefined;
   /** The judge's own limit on one try, ms (configureJudges({ timeoutMs })). */
   timeoutMs: number;
 }
@@ -142,10 +142,17 @@ export function trackJudgeWait(wait: JudgeWait): () => void {
 }
 
 /** Record one judge call's usage into every open ledger. */
-export function recordJudgeUsage(usage: Partial<JudgeUsage>): void {
+export function recordJudgeUsage(
+  usage: {
+    [Field in keyof JudgeUsage]?: JudgeUsage[Field] | undefined;
+  },
+): void {
   // A call nobody announced (a hand-written judge): ledgers opened from now on will hear.
   state.possible = true;
-  const full = { ...emptyJudgeUsage(), ...usage };
+  const full: JudgeUsage = emptyJudgeUsage();
+  // A field given as undefined is one left out: it stays 0 (a spread would make it undefined).
+  for (const [field, value] of Object.entries(usage))
+    if (value !== undefined) (full as unknown as Record<string, unknown>)[field] = value;
   const stack = state.storage?.getStore()?.ledgers;
   if (stack) {
     for (const ledger of stack) addJudgeUsage(ledger, full);

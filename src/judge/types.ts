@@ -27,17 +27,17 @@ export const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
 /** What a judge answers: a value 0..1, an optional explicit pass, and why. */
 export interface JudgeVerdict {
   value: number;
-  passed?: boolean;
-  rationale?: string;
+  passed?: boolean | undefined;
+  rationale?: string | undefined;
 }
 
 /** The seam every model-backed scorer takes: a plain async function. */
 export type JudgeFn = (args: {
   output: JsonValue;
   criteria: string;
-  expected?: JsonValue;
+  expected?: JsonValue | undefined;
   /** The run's abort signal: a judge that calls a model should pass it on. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }) => Promise<JudgeVerdict>;
 
 /** Validates a raw verdict; a malformed one (NaN, missing value) is rejected. */
@@ -56,13 +56,13 @@ export interface CloseQAAnswer {
   reason: string;
   /** Request, raw answer and parsed verdict, bounded by maxAuditBytes. */
   audit?: unknown;
-  usage?: JudgeUsage;
+  usage?: JudgeUsage | undefined;
 }
 
 /** Asks one closed question over material. Provided by the judge layer when configured. */
 export type CloseQAJudge = (request: {
   material: string;
   question: string;
-  signal?: AbortSignal;
-  maxAuditBytes?: number;
+  signal?: AbortSignal | undefined;
+  maxAuditBytes?: number | undefined;
 }) => Promise<CloseQAAnswer>;

@@ -16,7 +16,7 @@ export class JudgeUnavailableError extends NiceevalError {
     model: string,
     reason: string,
     /** `role`: what the model was asked as (default "judge"; "embedding model"). */
-    options?: { cause?: unknown; role?: string },
+    options?: { cause?: unknown; role?: string | undefined },
   ) {
     super(
       "JUDGE_UNAVAILABLE",

@@ -19,7 +19,7 @@ const numbered = (n: number) =>
   Array.from({ length: n }, (_, i) => ({ id: `c${i}`, input: i, expected: i }));
 
 /** The in-process executor, counting which of its two ways each attempt took. */
-function countingExecutor(inner: Executor & Required<Pick<Executor, "executeNow">>) {
+function countingExecutor(inner: typeof inProcessExecutor) {
   const seen = { now: 0, answeredAtOnce: 0, execute: 0 };
   const executor: Executor = {
     execute(job) {

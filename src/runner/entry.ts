@@ -6,7 +6,7 @@ import { joinWords } from "../plural.js";
 /** An eval to run, with the file it came from when known. */
 export interface RunEntry {
   eval: Runnable;
-  file?: string;
+  file?: string | undefined;
 }
 
 const FROM = "an eval from defineSuite, adapter.defineScoreEval or adapter.defineEval";

@@ -45,7 +45,7 @@ export interface Executor {
    * synchronous targets and scorers then pays no promise, timer or queue per attempt (nothing
    * could have stopped a synchronous attempt anyway). Optional; not used with {@link prefetch}.
    */
-  executeNow?(job: AttemptJob): AttemptRecord | Promise<AttemptRecord>;
+  executeNow?: ((job: AttemptJob) => AttemptRecord | Promise<AttemptRecord>) | undefined;
   /**
    * Attempts beyond the run's concurrency this executor wants handed to it ahead of time (default
    * 0), so that one in another process always has the next attempt at hand instead of waiting for
@@ -53,32 +53,34 @@ export interface Executor {
    * starts at most its `concurrency` at once and calls `started` as each starts. An eval's own
    * concurrency still caps what is handed over, queued or not.
    */
-  readonly prefetch?: number;
+  readonly prefetch?: number | undefined;
   /**
    * The record of this attempt when the executor already has it, finished: one that runs a run's
    * attempts on its own ahead of the engine (a supervised eval process) hands it over here, and
    * the engine then neither executes nor waits for it, and counts the attempt's time as it really
    * ran. Optional.
    */
-  takeFinished?(entry: RunEntry, spec: CaseSpec, trial: number): TakenAttempt | undefined;
+  takeFinished?:
+    | ((entry: RunEntry, spec: CaseSpec, trial: number) => TakenAttempt | undefined)
+    | undefined;
   /**
    * What such an executor began ahead of the engine. A stopped run reads on through its cases
    * (no new attempt starts) while some may still be waiting for the engine to reach them, so each
    * is reported, finished or cut off. Optional.
    */
-  readonly ranAhead?: RanAhead;
+  readonly ranAhead?: RanAhead | undefined;
   /**
    * The run asks for no more attempts (its workers are done; the reporters and the store are still
    * finishing): the executor may start letting go of what it holds. Optional; close() follows.
    */
-  finished?(): void;
+  finished?: (() => void) | undefined;
   /** Release what the executor holds (child processes, connections). */
-  close?(): Promise<void>;
+  close?: (() => Promise<void>) | undefined;
   /**
    * Errors in user code that belonged to no attempt (an unhandled rejection in an eval process
    * while several attempts ran), as they happen: the run's summary lists them and is not ok.
    */
-  readonly runErrors?: readonly { message: string; where: string }[];
+  readonly runErrors?: readonly { message: string; where: string }[] | undefined;
 }
 
 /** Attempts an executor began ahead of the engine ({@link Executor.ranAhead}). */
@@ -98,7 +100,9 @@ export interface TakenAttempt {
 }
 
 /** Runs attempts in this process, inside a judge-usage ledger. */
-export const inProcessExecutor: Executor & Required<Pick<Executor, "executeNow">> = {
+export const inProcessExecutor: Executor & {
+  executeNow(job: AttemptJob): AttemptRecord | Promise<AttemptRecord>;
+} = {
   async execute({ entry, spec, context }) {
     const runnable = entry.eval;
     watchAttempt();

@@ -136,7 +136,7 @@ const runOptionKeys = {
   outsideErrors: true,
   earlierRunErrors: true,
 } satisfies KnownKeys<RunOptions>;
-type Released = SourceItem & { record?: AttemptRecord };
+type Released = SourceItem & { record?: AttemptRecord | undefined };
 
 /**
  * The engine. Pulls attempts from a case source, executes them with bounded concurrency through

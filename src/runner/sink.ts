@@ -46,26 +46,26 @@ export class SinkReport extends Error {
  * `onAttemptStarted`, `onJudgment`, `onAttemptFinished`, `onProgress`) fire as things happen.
  */
 export interface RunSink {
-  onRunStart?(info: RunStartInfo): void;
-  onEvalScheduled?(info: EvalInfo): void;
-  onEvalStart?(info: EvalInfo): void;
-  onAttemptStarted?(attempt: AttemptInfo): void;
-  onJudgment?(attempt: AttemptInfo, judgment: Judgment): void;
-  onAttemptFinished?(record: AttemptRecord): void;
-  onCaseFinished?(record: AttemptRecord): void;
-  onEvalFinished?(summary: EvalSummary): void;
+  onRunStart?: ((info: RunStartInfo) => void) | undefined;
+  onEvalScheduled?: ((info: EvalInfo) => void) | undefined;
+  onEvalStart?: ((info: EvalInfo) => void) | undefined;
+  onAttemptStarted?: ((attempt: AttemptInfo) => void) | undefined;
+  onJudgment?: ((attempt: AttemptInfo, judgment: Judgment) => void) | undefined;
+  onAttemptFinished?: ((record: AttemptRecord) => void) | undefined;
+  onCaseFinished?: ((record: AttemptRecord) => void) | undefined;
+  onEvalFinished?: ((summary: EvalSummary) => void) | undefined;
   /** Cases finished so far (any order). */
-  onProgress?(done: number): void;
-  onRunFinished?(summary: RunSummary): void | Promise<void>;
+  onProgress?: ((done: number) => void) | undefined;
+  onRunFinished?: ((summary: RunSummary) => void | Promise<void>) | undefined;
   /**
    * Backpressure: a sink that keeps records to write later (a store) and has too many waiting
    * returns a promise that settles once it has room again; the engine starts no more attempts
    * until then, so a sink slower than the attempts bounds the run's memory instead of holding
    * every record. Undefined (or absent) when it has room.
    */
-  room?(): Promise<void> | undefined;
+  room?: (() => Promise<void> | undefined) | undefined;
   /** What messages call this sink when it fails ("telemetry"); a reporter by default. */
-  readonly label?: string;
+  readonly label?: string | undefined;
 }
 
 type SyncHook = Exclude<keyof RunSink, "onRunFinished" | "room" | "label">;

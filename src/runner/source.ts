@@ -18,18 +18,18 @@ export type SourceItem =
       entry: number;
       spec: CaseSpec;
       trial: number;
-      record?: AttemptRecord;
+      record?: AttemptRecord | undefined;
       /**
        * The record that stands for the attempt when the run is stopped before it starts (a
        * continuation's stored attempt, which the store still holds): reported in its place.
        */
-      standIn?: () => Promise<AttemptRecord | undefined>;
+      standIn?: (() => Promise<AttemptRecord | undefined>) | undefined;
     }
   | {
       type: "eval-end";
       entry: number;
       /** The run's stop ended the reading of its cases before its dataset ended (or began). */
-      cut?: true;
+      cut?: true | undefined;
     };
 
 /** Keeps an attempt when it returns true: a filter, a shard, a resume all have this shape. */

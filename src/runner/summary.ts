@@ -12,7 +12,7 @@ export interface LoadError {
   file: string;
   message: string;
   /** The exports of the file whose evals were left out (`name`, `default`, `list[1]`). */
-  leftOut?: string[];
+  leftOut?: string[] | undefined;
 }
 
 /** Totals over a run. */

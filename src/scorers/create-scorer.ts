@@ -23,11 +23,11 @@ export type ScorerArgs<OUTPUT, EXPECTED, EXTRA extends Extra = Extra> = EXTRA & 
 export interface NamedScore {
   name: string;
   score: number | null;
-  metadata?: Record<string, unknown>;
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /** What a scorer callback may return (its own name is replaced by the configured one). */
-export type ScoreResult = Omit<NamedScore, "name"> & { name?: string };
+export type ScoreResult = Omit<NamedScore, "name"> & { name?: string | undefined };
 
 /**
  * What a scorer config factory receives: the run's signal and the judge/model resolution that

@@ -33,7 +33,7 @@ export type WrappableScorer<OUTPUT, EXPECTED, EXTRA extends Extra> =
   | ((args: { output: OUTPUT; expected: EXPECTED }) => ForeignScore | Promise<ForeignScore>);
 
 /** What a scoring function from another library returns (its own `name` is replaced). */
-export type ForeignScore = { score: number | null; metadata?: Record<string, unknown> };
+export type ForeignScore = { score: number | null; metadata?: Record<string, unknown> | undefined };
 
 // biome-ignore lint/suspicious/noExplicitAny: a mapping's argument type is the caller's
 type Mapper = (value: any) => unknown;

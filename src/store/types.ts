@@ -10,12 +10,12 @@ export interface EvalManifest {
   evalId: string;
   style: "suite" | "score";
   /** A pass/fail eval (`Runnable.passFail`; runs stored before it was kept read as score evals). */
-  passFail?: true;
-  file?: string;
+  passFail?: true | undefined;
+  file?: string | undefined;
   /** Hash of the eval's configuration: scorers, thresholds, gates, judge models. */
   configHash: string;
   /** Hash of the dataset (case ids, inputs, expected); known once every case was read, so set at finish. */
-  datasetHash?: string;
+  datasetHash?: string | undefined;
   /**
    * Judge models the eval's scorers were built with, and the run's defaults (the closeQA
    * judge), sorted; a judge of the user's own is not known (src/judge/judge-models.ts).
@@ -28,11 +28,11 @@ export interface EvalManifest {
 export interface RunManifest {
   /** The run's id: a non-empty string, else `beginRun` refuses it. */
   runId: string;
-  name?: string;
+  name?: string | undefined;
   tags: Record<string, string>;
   niceevalVersion: string;
   nodeVersion: string;
-  git?: { commit: string; branch?: string; dirty: boolean };
+  git?: { commit: string; branch?: string | undefined; dirty: boolean } | undefined;
   /** The command line, as argv after `node`. */
   command: string[];
   /** A hash of each eval file's contents. */
@@ -46,36 +46,36 @@ export interface RunManifest {
    */
   startedAt: string;
   /** The shard this run holds (`--shard index/count`), when it holds one. */
-  shard?: { index: number; count: number };
+  shard?: { index: number; count: number } | undefined;
   /**
    * The `--filter` the run selected its cases with, when it had one (a merged run keeps its
    * shards'). Runs stored before it was kept have it only in `command`: read it with `runFilter`.
    */
-  filter?: string;
+  filter?: string | undefined;
   /**
    * The runs a `niceeval merge` made this run from (their ids), so a shard's merged run can be
    * found; merged runs stored before it was kept have only their `command`.
    */
-  mergedFrom?: string[];
+  mergedFrom?: string[] | undefined;
   /** The process writing the run, so a `running` run whose writer died can be told from a live one. */
-  writer?: { pid: number; host: string };
+  writer?: { pid: number; host: string } | undefined;
   /** Eval files that failed to load, and evals left out (known when the run finished): `show` reports them as the run did. */
-  loadErrors?: LoadError[];
+  loadErrors?: LoadError[] | undefined;
   /**
    * Errors in user code that belonged to no attempt (known when the run finished): they failed
    * the run, and `show` reports them as the run did.
    */
-  runErrors?: string[];
+  runErrors?: string[] | undefined;
   /** Each time the run was continued (`--resume`, `--retry-errors`), oldest first. */
-  resumes?: ResumeMark[];
+  resumes?: ResumeMark[] | undefined;
   /** What had changed when a resume was forced (`--force`): "file evals/a.eval.ts", "eval a's configuration". */
-  resumedWithChanges?: string[];
+  resumedWithChanges?: string[] | undefined;
   /**
    * Set when the run came into this store by `niceeval import` (it ran elsewhere): when, and
    * whether its export ended before its end line. A run that did not finish is then finished
    * where it ran, exported and imported again, not resumed here.
    */
-  imported?: { at: string; cutShort?: true };
+  imported?: { at: string; cutShort?: true | undefined } | undefined;
 }
 
 /** One continuation of a stored run. */
@@ -85,9 +85,9 @@ export interface ResumeMark {
   /** Attempts already stored that the continuation kept. */
   kept: number;
   /** Changes it was forced through, when it was. */
-  changes?: string[];
+  changes?: string[] | undefined;
   /** A retry's own `--timeout`, ms: a `--resume` that finishes the retry keeps it. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** Totals of a run, as `runs` lists them. */
@@ -127,17 +127,17 @@ export interface RunEnd {
    * When the run ended (an ISO 8601 date-time, as `startedAt`); absent when nobody knows (an
    * export cut short before its end line).
    */
-  endedAt?: string;
+  endedAt?: string | undefined;
   summaries: EvalSummary[];
   /**
    * Dataset hashes per eval id, known only once the cases were read; null for an eval whose cases
    * were not all read (the run stopped first): it then has none, and one stored before goes.
    */
-  datasetHashes?: Record<string, string | null>;
+  datasetHashes?: Record<string, string | null> | undefined;
   /** Eval files that failed to load, and evals left out: kept in the run's manifest. */
-  loadErrors?: LoadError[];
+  loadErrors?: LoadError[] | undefined;
   /** Errors in user code that belonged to no attempt: kept in the run's manifest. */
-  runErrors?: string[];
+  runErrors?: string[] | undefined;
 }
 
 /** Options of {@link Store.beginRun}. */
@@ -147,23 +147,23 @@ export interface BeginRunOptions {
    * machine): its manifest stays the first writer's, and a writer whose files or eval
    * configurations differ is refused with `RUN_MISMATCH`. Without it, an existing id is `RUN_EXISTS`.
    */
-  join?: boolean;
+  join?: boolean | undefined;
   /**
    * Continue a stopped run (`--resume`, `--retry-errors`): it is `running` again, its manifest
    * takes this writer's `writer`, `resumes` and `resumedWithChanges`, and files and
    * configurations are not compared (the caller checked them, or was told to go on). A run
    * another live process is writing is refused (`RUN_STILL_RUNNING`) unless `force`.
    */
-  resume?: boolean;
+  resume?: boolean | undefined;
   /** With `resume`: take the run over although its writer seems alive. */
-  force?: boolean;
+  force?: boolean | undefined;
   /**
    * With `resume`: stored attempts the continuation replaces in any case, moved to the run's
    * history first (as replaced attempts are) and out of its totals. A continuation reads every
    * dataset again, so the errored attempt of one that could not be read goes this way: a read
    * that fails again stores a new one, and one that succeeds leaves none.
    */
-  retire?: readonly { evalId: string; caseId: string; trial: number }[];
+  retire?: readonly { evalId: string; caseId: string; trial: number }[] | undefined;
 }
 
 /** The key and verdict of a stored attempt, read without its values. */
@@ -185,34 +185,34 @@ export interface ReplacedAttempt {
 
 /** Filters of {@link Store.listRuns}. Newest first. */
 export interface RunListQuery {
-  limit?: number;
+  limit?: number | undefined;
   /** Only runs that include this eval. */
-  evalId?: string;
-  branch?: string;
+  evalId?: string | undefined;
+  branch?: string | undefined;
   /** Only runs carrying every one of these tags. */
-  tags?: Record<string, string>;
-  status?: RunStatus;
+  tags?: Record<string, string> | undefined;
+  status?: RunStatus | undefined;
 }
 
 /** Filters of {@link Store.queryAttempts}; every field narrows the result. */
 export interface AttemptQuery {
-  evalId?: string;
-  verdict?: Verdict | readonly Verdict[];
+  evalId?: string | undefined;
+  verdict?: Verdict | readonly Verdict[] | undefined;
   /** Attempts having at least one judgment in this state; with `judgmentLabel`, that label's judgment. */
-  judgmentState?: JudgmentState;
+  judgmentState?: JudgmentState | undefined;
   /**
    * Attempts having a judgment with this label (a scorer id, a check's label); with
    * `judgmentState`, a judgment with this label in that state.
    */
-  judgmentLabel?: string;
+  judgmentLabel?: string | undefined;
   /** Case-insensitive substring search over case id, error message, input, output and judgment reasons. */
-  text?: string;
+  text?: string | undefined;
   /** Default `case`: eval order, then case index, then trial. */
-  sort?: "case" | "score" | "elapsed" | "verdict";
-  order?: "asc" | "desc";
-  offset?: number;
+  sort?: "case" | "score" | "elapsed" | "verdict" | undefined;
+  order?: "asc" | "desc" | undefined;
+  offset?: number | undefined;
   /** Page size (default 100, at most 1000). */
-  limit?: number;
+  limit?: number | undefined;
 }
 
 /** One page of attempts and how many matched in all. */
@@ -258,7 +258,10 @@ export interface Store {
   listRuns(query?: RunListQuery): Promise<StoredRun[]>;
   getRun(runId: string): Promise<StoredRun | undefined>;
   /** Every attempt of a run in case order (eval order, case index, trial), streamed. */
-  streamAttempts(runId: string, options?: { evalId?: string }): AsyncIterable<AttemptRecord>;
+  streamAttempts(
+    runId: string,
+    options?: { evalId?: string | undefined },
+  ): AsyncIterable<AttemptRecord>;
   queryAttempts(runId: string, query?: AttemptQuery): Promise<AttemptPage>;
   /** The key and verdict of every attempt of a run, streamed in no particular order (cheap: no values). */
   attemptKeys(runId: string): AsyncIterable<AttemptKey>;

@@ -26,10 +26,12 @@ type Supervised = "close" | "runAhead" | "childEvals" | "readCases";
  * files at once; this process runs the evals it describes, without importing the files), else
  * in process; both can be interrupted.
  */
-export function runExecutor(
-  options: RunExecutorOptions,
-): Omit<SupervisedExecutor, Supervised | "takeFinished"> &
-  Partial<Pick<SupervisedExecutor, Supervised>> {
+export function runExecutor(options: RunExecutorOptions): Omit<
+  SupervisedExecutor,
+  Supervised | "takeFinished"
+> & {
+  [K in Supervised]?: SupervisedExecutor[K] | undefined;
+} {
   if (!options.supervise)
     return { ...interruptible(inProcessExecutor), runErrors: [] as readonly RunError[] };
   return supervisedExecutor({ ...options, start: true });

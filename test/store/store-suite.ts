@@ -546,6 +546,58 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         expect(await ids({ status: "finished", branch: "main" })).toEqual(["r1"]);
       });
 
+      it("takes an option or a manifest field given as undefined as one left out", async () => {
+        const given = {
+          ...manifest("plain", { startedAt: at(1) }),
+          name: undefined,
+          git: undefined,
+          shard: undefined,
+          filter: undefined,
+          writer: undefined,
+          resumes: undefined,
+        };
+        await store.beginRun(given, { join: undefined, resume: undefined, force: undefined });
+        await store.beginRun(manifest("named", { startedAt: at(2), name: "n" }), {
+          retire: undefined,
+        });
+        await store.appendAttempts("plain", [attempt("alpha", 0), attempt("alpha", 1)]);
+        await store.finishRun("plain", {
+          status: "finished",
+          endedAt: undefined,
+          summaries: [],
+          datasetHashes: undefined,
+          loadErrors: undefined,
+          runErrors: undefined,
+        });
+        const all = {
+          limit: undefined,
+          evalId: undefined,
+          branch: undefined,
+          tags: undefined,
+          status: undefined,
+        };
+        expect((await store.listRuns(all)).map((r) => r.runId)).toEqual(["named", "plain"]);
+        const stored = await store.getRun("plain");
+        expect(stored?.status).toBe("finished");
+        for (const key of ["name", "git", "shard", "filter", "writer", "resumes", "endedAt"])
+          expect(stored).not.toHaveProperty(key);
+        const page = await store.queryAttempts("plain", {
+          evalId: undefined,
+          verdict: undefined,
+          judgmentState: undefined,
+          judgmentLabel: undefined,
+          text: undefined,
+          sort: undefined,
+          order: undefined,
+          offset: undefined,
+          limit: undefined,
+        });
+        expect(page.total).toBe(2);
+        expect(keys(await collect(store.streamAttempts("plain", { evalId: undefined })))).toEqual(
+          keys(await collect(store.streamAttempts("plain"))),
+        );
+      });
+
       it("returns the manifest and totals counted from the attempts, also while running", async () => {
         const m = manifest("tot", { evals: ["alpha", "beta", "gamma"], name: "nightly" });
         await store.beginRun(m);

@@ -9,12 +9,12 @@ export interface JudgeProvider {
   /** Names the protocol and endpoint in reports and cache keys, e.g. `anthropic@https://api.anthropic.com`. */
   readonly id: string;
   /** Calls sharing this key share one scheduler (default: the id). */
-  readonly endpoint?: string;
+  readonly endpoint?: string | undefined;
   /**
    * The names a price table may list `model` under, looked up after the judge's model string
    * (default: `model` alone). Anthropic's add the name its API receives (`claude-haiku-4-5`).
    */
-  priceNames?(model: string): readonly string[];
+  priceNames?: ((model: string) => readonly string[]) | undefined;
   complete(
     request: JudgeChatRequest,
     context: { model: string; signal: AbortSignal },

@@ -13,18 +13,18 @@ export interface ToolCall {
 
 /** An agent run as `calls` sees it: its reply and the tools it called, in order. */
 export interface AgentRun {
-  text?: string;
+  text?: string | undefined;
   calls: readonly ToolCall[];
 }
 
 /** The tools a run should use, must not use, and may use only once (tool names as the model calls them). */
 export interface ExpectedCalls {
   /** Tools the run must call at least once. */
-  mustCall?: string[];
+  mustCall?: string[] | undefined;
   /** Tools the run must never call. */
-  mustNotCall?: string[];
+  mustNotCall?: string[] | undefined;
   /** Tools the run may call, but no more than once (a restart, a payment). */
-  atMostOnce?: string[];
+  atMostOnce?: string[] | undefined;
 }
 
 const expectedCallsKeys = {

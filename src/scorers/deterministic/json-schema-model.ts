@@ -27,9 +27,9 @@ export type FormatMode = "assert" | "annotate";
 /** Options of {@link compileJsonSchema} and `eval.json-schema-valid`. */
 export interface JsonSchemaOptions {
   /** The draft a schema without `$schema` is read as; `"2020-12"` by default. `$schema` wins. */
-  readonly draft?: Draft;
+  readonly draft?: Draft | undefined;
   /** Whether `format` fails a value (`"assert"`, the default) or only annotates it. */
-  readonly formats?: FormatMode;
+  readonly formats?: FormatMode | undefined;
 }
 
 /** The outcome of checking one value: valid, invalid (the value's fault), or errored (ours). */

@@ -9,11 +9,11 @@ import { type ExpectationLine, expectationsRequest } from "./expectations-prompt
 /** What was true when the run happened, and what the agent should and should not have done. */
 export interface ExpectedOutcome {
   /** What was true at the time, in words, such as "The site has been down for an hour." Shown to the judging model. */
-  situation?: string;
+  situation?: string | undefined;
   /** Things the agent should have said or done, one per line, such as "says which site is down". */
-  should?: string[];
+  should?: string[] | undefined;
   /** Things the agent should not have said or done, one per line. */
-  shouldNot?: string[];
+  shouldNot?: string[] | undefined;
 }
 
 const expectedOutcomeKeys = {
@@ -46,7 +46,7 @@ export async function expectations(
   expected: ExpectedOutcome,
   model: string,
   purpose?: string,
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal | undefined } = {},
 ): Promise<Mark> {
   // A misspelt list (`shoud`) would leave no lines, and a 1 no model gave.
   refuseMisspeltKeys("expectations", expected, expectedOutcomeKeys, "expected");

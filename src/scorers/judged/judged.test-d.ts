@@ -18,7 +18,7 @@ describe("judged scorer types", () => {
     expectTypeOf(expectations).returns.toEqualTypeOf<Promise<Mark>>();
     expectTypeOf(expectations)
       .parameter(2)
-      .toMatchTypeOf<{ situation?: string; should?: readonly string[] }>();
+      .toMatchTypeOf<{ situation?: string | undefined; should?: readonly string[] | undefined }>();
     expectTypeOf(expectations).parameter(3).toEqualTypeOf<string>();
   });
 

@@ -9,7 +9,7 @@ export interface PairwiseVerdict {
   /** The compared item (the pair); required so orders and judges can be joined per item. */
   item: string;
   /** Who judged; verdicts without one count as a single unnamed judge. */
-  judge?: string;
+  judge?: string | undefined;
   /** "normal": original a shown as a; "swapped": original b shown as a. */
   order: "normal" | "swapped";
   winner: PairwiseWinner;

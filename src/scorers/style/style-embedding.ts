@@ -16,7 +16,10 @@ const DEFAULT_THRESHOLD = 0.5;
  * Turns texts into vectors, one per text and in the same order. Any embedding model fits; see
  * `openAiEmbed` for OpenAI-compatible servers. The signal, when given, should cancel the call.
  */
-export type EmbedFn = (texts: string[], options?: { signal?: AbortSignal }) => Promise<number[][]>;
+export type EmbedFn = (
+  texts: string[],
+  options?: { signal?: AbortSignal | undefined },
+) => Promise<number[][]>;
 
 const styleEmbeddingInputSchema = scorerInputSchema({
   /** The text to score. */
