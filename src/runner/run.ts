@@ -162,11 +162,7 @@ export async function runEvals(
     ...(options.telemetry?.length ? [telemetrySink(runId, options.telemetry)] : []),
   ]);
   const tally = new RunTally(entries, trialsOfEntry);
-  // The CLI passes its own executor, which its run guard interrupts after its grace period.
-  const graced = options.executor
-    ? undefined
-    : abortGraced(inProcessExecutor, signal, settings.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS);
-  const executor = options.executor ?? graced!.executor;
+  const { executor, dispose } = executorOf(options, signal, settings.abortGraceMs);
   const limiter = new KeyedLimiter(entries.map((e) => e.eval.concurrency));
   const watchdog = new Watchdog(settings.caseTimeoutMs, options.origin);
   const realtime = {
@@ -236,7 +232,7 @@ export async function runEvals(
   }
   // An eval process, say, ends while the reporters and the store finish.
   executor.finished?.();
-  graced?.dispose();
+  dispose();
 
   const summary = summaryOf(tally, entries, options, {
     runId,
@@ -246,6 +242,20 @@ export async function runEvals(
   });
   await sinks.finish(summary);
   return summary;
+}
+
+/**
+ * The run's executor: the caller's (the CLI's, which its run guard interrupts after its grace
+ * period), or the in-process one, whose attempts still under way `abortGraceMs` after the run's
+ * signal aborts are given up on as interrupted.
+ */
+function executorOf(
+  options: RunOptions,
+  signal: AbortSignal,
+  abortGraceMs: number | undefined,
+): { executor: Executor; dispose(): void } {
+  if (options.executor) return { executor: options.executor, dispose: () => {} };
+  return abortGraced(inProcessExecutor, signal, abortGraceMs ?? DEFAULT_ABORT_GRACE_MS);
 }
 
 /** What the sinks are told as the run starts. */
