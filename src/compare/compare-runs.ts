@@ -95,8 +95,8 @@ interface Pending {
 /**
  * Compares two stored runs case by case: pairs attempts by (eval id, case id), averaging trials
  * per case, and reports per eval and overall the transitions, the regressions with the
- * judgments that changed, pass rates with an exact McNemar test (with trials, the sign-flip test
- * over the cases' pass shares: see pass-rate.ts), mean scores with a paired bootstrap interval,
+ * judgments that changed, pass rates with an exact McNemar test (with trials, the permutation
+ * test of each case's trials: see pass-rate.ts), mean scores with a paired bootstrap interval,
  * what was left out and why the runs may not be comparable.
  * `base` and `head` are run ids or any reference `niceeval compare` takes: an id prefix, a run
  * name, `latest` or `latest~N` (`COMPARE_RUN_NOT_FOUND` when none names a run, `RUN_AMBIGUOUS`
@@ -452,7 +452,7 @@ function pairStats(
     newFailures,
     passRate,
     // Counted as failures, errored trials would move the pass rate: what errors may hide.
-    errored: errored > 0 ? erroredCases(pairs, errored, options) : null,
+    errored: errored > 0 ? erroredCases(pairs, errored, clusters, options) : null,
     meanScore: meanScoreDiff,
     leftOut,
   };

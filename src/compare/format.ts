@@ -279,10 +279,10 @@ function passRateTestsNote(rows: readonly ComparisonStats[]): string | null {
   if (rates.every((r) => r.decidedBy === "mcnemar")) return null;
   const parts: string[] = [];
   // The last is the run's, over every eval, when there are several.
-  const shares = rates.filter((r) => r.decidedBy === "sign-flip").at(-1);
+  const shares = rates.filter((r) => r.decidedBy === "permutation").at(-1);
   if (shares)
     parts.push(
-      `the sign-flip test over the cases' pass shares where cases ran trials (${notMcNemarText(shares)})`,
+      `the permutation test of each case's trials where cases ran trials (${notMcNemarText(shares)})`,
     );
   if (rates.some((r) => r.decidedBy === "cluster-sign-flip"))
     parts.push("the sign-flip test over the clusters where cases share them");

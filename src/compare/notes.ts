@@ -58,19 +58,25 @@ export const unlistedText = (listed: number, changed: number): string =>
   `${plural(changed - listed, "more changed case")} not listed (${listed} of ${changed})`;
 
 /**
- * The test a pass rate's gate decides by, named: "McNemar", "sign-flip over the cases' pass
- * shares", "sign-flip over 13 clusters".
+ * The test a pass rate's gate decides by, named: "McNemar", "permutation of each case's trials",
+ * "sign-flip over 13 clusters".
  */
 export function passRateTestName(r: Pick<PassRateComparison, "decidedBy" | "paired">): string {
   if (r.decidedBy === "mcnemar") return "McNemar";
   if (r.decidedBy === "cluster-sign-flip")
     return `sign-flip over ${plural(r.paired.clusters ?? 0, "cluster")}`;
-  return "sign-flip over the cases' pass shares";
+  return PERMUTATION_NAME;
 }
+
+const PERMUTATION_NAME = "permutation of each case's trials";
 
 /** The test of what errored cases may hide, named as the pass rate's is. */
 export const erroredTestName = (errored: Pick<ErroredCases, "decidedBy">): string =>
-  errored.decidedBy === "mcnemar" ? "McNemar" : "sign-flip over the cases' pass shares";
+  errored.decidedBy === "mcnemar"
+    ? "McNemar"
+    : errored.decidedBy === "cluster-sign-flip"
+      ? "sign-flip over the clusters"
+      : PERMUTATION_NAME;
 
 /**
  * Why McNemar's test does not decide a pass rate of cases with trials: "McNemar's test needs one

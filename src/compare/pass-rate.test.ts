@@ -65,27 +65,27 @@ describe("the pass rate's gate with trials", () => {
     // McNemar's counts lean the way 1 trial against 3 pushes them, whatever the pass rate did.
     expect(r.test.worse).toBeGreaterThan(1.5 * r.test.better);
     expect(r.test.pValue).toBeLessThan(1e-4);
-    expect(r.decidedBy).toBe("sign-flip");
-    expect(r.pValue).toBe(r.paired.test.pValue);
+    expect(r.decidedBy).toBe("permutation");
+    expect(r.pValue).toBe(r.permutationTest!.pValue);
     expect(r.pValue).toBeGreaterThan(0.05);
     expect(r.judgedTrials).toEqual({ base: { min: 1, max: 1 }, head: { min: 3, max: 3 } });
     expect(c.decision).toMatchObject({ regression: false, passRate: false, evals: [] });
-    for (const e of c.evals) expect(e.passRate!.decidedBy).toBe("sign-flip");
+    for (const e of c.evals) expect(e.passRate!.decidedBy).toBe("permutation");
 
     const text = formatComparison(c);
     expect(text).toContain("no significant regression at alpha = 0.05");
     expect(text).toMatch(
-      /\d+ worse, \d+ better; sign-flip over the cases' pass shares p = [\d.]+, the gate's: McNemar's test needs one judged trial per case in both runs \(here base 1, head 3\)\)/,
+      /\d+ worse, \d+ better; permutation of each case's trials p = [\d.]+, the gate's: McNemar's test needs one judged trial per case in both runs \(here base 1, head 3\)\)/,
     );
     expect(text).not.toMatch(/McNemar p/);
     const md = formatComparisonMarkdown(c);
     expect(md).toContain("| eval | n | pass rate | pass rate p |");
     expect(md).toContain(
-      "_Pass rate p: the test the gate decides by, the sign-flip test over the cases' pass shares where cases ran trials (McNemar's test needs one judged trial per case in both runs (here base 1, head 3))._",
+      "_Pass rate p: the test the gate decides by, the permutation test of each case's trials where cases ran trials (McNemar's test needs one judged trial per case in both runs (here base 1, head 3))._",
     );
     // In JSON, the test and its p beside McNemar's counts.
     const json = JSON.parse(JSON.stringify(c)) as Comparison;
-    expect(json.overall.passRate).toMatchObject({ decidedBy: "sign-flip", pValue: r.pValue });
+    expect(json.overall.passRate).toMatchObject({ decidedBy: "permutation", pValue: r.pValue });
   });
 
   it("still finds a real fall with trials, naming the test that found it", async () => {
@@ -97,7 +97,7 @@ describe("the pass rate's gate with trials", () => {
       const c = await comparePair(shape, trials, { base: 3, head: 4 }, { pass: () => 0.5 });
       expect(c.decision.passRate, JSON.stringify(trials)).toBe(true);
       expect(c.decision.reasons[0]).toMatch(
-        /^pass rate fell from [\d.]+% to [\d.]+% \(n = 200, sign-flip over the cases' pass shares p [<=] [\d.]+ < 0\.05\)$/,
+        /^pass rate fell from [\d.]+% to [\d.]+% \(n = 200, permutation of each case's trials p [<=] [\d.]+ < 0\.05\)$/,
       );
     }
   });
@@ -171,12 +171,12 @@ describe("the pass rate's gate with trials", () => {
       "head",
     );
     const errored = noise.overall.errored!;
-    expect(errored).toMatchObject({ cases: 1, decidedBy: "sign-flip" });
+    expect(errored).toMatchObject({ cases: 1, decidedBy: "permutation" });
     expect(errored.asFailures.worse).toBeGreaterThan(1.5 * errored.asFailures.better);
     expect(errored.pValue).toBeGreaterThan(0.05);
     expect(noise.decision.regression).toBe(false);
     expect(formatComparison(noise)).toContain(
-      "1 case errored in every trial of a run, left out (counted as failures: sign-flip over the cases' pass shares p = ",
+      "1 case errored in every trial of a run, left out (counted as failures: permutation of each case's trials p = ",
     );
 
     // Six of ten passing cases erroring in all three trials (a judge outage) still fail the gate.
@@ -197,7 +197,44 @@ describe("the pass rate's gate with trials", () => {
     );
     expect(outage.decision.checks).toEqual(["errors"]);
     expect(outage.decision.reasons[0]).toContain(
-      "had their errored trials failed, the pass rate would have fallen (sign-flip over the cases' pass shares p = 0.0313 < 0.05)",
+      "had their errored trials failed, the pass rate would have fallen (permutation of each case's trials p = 0.000244 < 0.05)",
+    );
+  });
+
+  it("its pass rate gate fires on pure noise at most at alpha with 1 trial against 10 at a 0.95 pass rate over 20 cases", async () => {
+    // Each case mostly 0.9 − 1 (one of ten head trials failed), rarely 1 − 0: the sign-flip test
+    // over the pass shares, which decided before, called a third of these pairs a fall.
+    const pairs = 100;
+    let gate = 0;
+    for (let k = 0; k < pairs; k++) {
+      const seeds = { base: 7000 + 2 * k, head: 7001 + 2 * k };
+      const c = await comparePair({ n: 20, pass: () => 0.95 }, { base: 1, head: 10 }, seeds);
+      expect(c.overall.passRate!.decidedBy).toBe("permutation");
+      if (c.decision.passRate) gate++;
+    }
+    expect(gate / pairs).toBeLessThanOrEqual(0.05);
+  });
+
+  it("tests what errored cases may hide over clusters when cases share them", async () => {
+    // 6 clusters of 8 cases; every case of one cluster errored in the head run. Counted as
+    // failures, one cluster of six fell: no test over clusters can call that a fall.
+    const base = Array.from(
+      { length: 48 },
+      (_, i): Spec => ({
+        caseId: `c${i}`,
+        cluster: `k${Math.floor(i / 8)}`,
+      }),
+    );
+    const head = base.map(
+      (spec, i): Spec => (i < 8 ? { ...spec, verdict: "errored", score: "unavailable" } : spec),
+    );
+    const c = await compareRuns(await storeWith({ base, head }), "base", "head");
+    expect(c.overall.errored).toMatchObject({ cases: 8, decidedBy: "cluster-sign-flip" });
+    expect(c.overall.errored!.asFailures.worse).toBe(8);
+    expect(c.overall.errored!.pValue).toBe(1);
+    expect(c.decision.regression).toBe(false);
+    expect(formatComparison(c)).toContain(
+      "8 cases errored in every trial of a run, left out (counted as failures: sign-flip over the clusters p = 1)",
     );
   });
 });

@@ -3,6 +3,7 @@ import type { Interval } from "../stats/interval.js";
 import type { McNemarResult } from "../stats/mcnemar.js";
 import type { PairedDifference } from "../stats/paired.js";
 import type { SignFlipTest } from "../stats/sign-flip.js";
+import type { TrialPermutationTest } from "../stats/trial-permutation.js";
 import type { RunStatus } from "../store/types.js";
 
 /** Which run of a comparison. */
@@ -156,6 +157,11 @@ export interface PassRateComparison {
    * gate decides by instead of `test` (the cases of one cluster do not pass or fail independently).
    */
   clusterTest: SignFlipTest | null;
+  /**
+   * When cases ran trials and share no clusters: the permutation test of each case's trials
+   * between the runs, which the gate decides by (`decidedBy`: `permutation`).
+   */
+  permutationTest: TrialPermutationTest | null;
   /** The test the gate decides the pass rate by, and `pValue` is the p of. */
   decidedBy: PassRateTest;
   /** The two-sided p of the test the gate decides by (`decidedBy`). */
@@ -180,13 +186,14 @@ export interface PassRateComparison {
 /**
  * The test a pass rate's gate decides by. `mcnemar`: McNemar's exact test on the cases that went
  * from pass to fail and back (`test`), when every paired case has one judged trial in both runs.
- * `sign-flip`: with trials, the paired sign-flip test over the cases' pass shares (`paired.test`,
- * as the mean score's), which weighs how far each case's share moved and stays valid when the
- * runs ran other numbers of trials, where counting the cases that fell is biased.
+ * `permutation`: with trials, the permutation test of each case's trials between the runs
+ * (`permutationTest`): given how many of a case's trials passed in both runs together, which were
+ * the head run's is a random draw under "nothing changed", whatever the trial counts, where
+ * counting the cases that fell is biased (McNemar's test is this one with one trial each).
  * `cluster-sign-flip`: when cases share clusters, the sign-flip test over the clusters
  * (`clusterTest`).
  */
-export type PassRateTest = "mcnemar" | "sign-flip" | "cluster-sign-flip";
+export type PassRateTest = "mcnemar" | "permutation" | "cluster-sign-flip";
 
 /** The fewest and most trials of a case in one run. */
 export interface TrialRange {
@@ -230,7 +237,11 @@ export interface TooFewToDetect {
   units: number;
   /** The alpha the gate judges the figure at: over the number of evals for one of several. */
   alpha: number;
-  /** The test's smallest two-sided p with this many units: 2/2^units. */
+  /**
+   * The test's smallest two-sided p with these units: 2/2^units for McNemar's and the sign-flip
+   * test; for the permutation test of trials, that of the cases' trial counts (`tooFew`) or of
+   * their passes (`fewChanged`).
+   */
   smallestP: number;
   /** Fewest units with which it could fall below alpha. */
   needed: number;
@@ -264,10 +275,11 @@ export interface ErroredCases {
    */
   asFailures: McNemarResult;
   /**
-   * `mcnemar` when every paired case ran one trial in both runs, else `sign-flip`: the sign-flip
-   * test over the cases' pass shares, errored trials counted as failures.
+   * `mcnemar` when every paired case ran one trial in both runs, else `permutation`: the
+   * permutation test of each case's trials, errored trials counted as failures; when cases share
+   * clusters, `cluster-sign-flip`: the sign-flip test of the pass shares over the clusters.
    */
-  decidedBy: "mcnemar" | "sign-flip";
+  decidedBy: PassRateTest;
   /** The p of that test. */
   pValue: number;
   /** head − base of the mean pass share with errored trials counted as failures. */

@@ -28,6 +28,10 @@ export type { Interval } from "../stats/interval.js";
 export type { McNemarResult } from "../stats/mcnemar.js";
 export type { PairedDifference } from "../stats/paired.js";
 export type { SignFlipTest } from "../stats/sign-flip.js";
+export type {
+  TrialPermutationMethod,
+  TrialPermutationTest,
+} from "../stats/trial-permutation.js";
 export { openStore } from "./open-store.js";
 export { openPostgresStore, type PostgresStoreOptions } from "./postgres/index.js";
 export { MIN_RUN_PREFIX, resolveRunRef } from "./resolve.js";

@@ -8,7 +8,7 @@ import { cleanEnv, json } from "./store-fixture.js";
 // A new user's finding: two runs of one target, each trial passing with chance 0.7, base 1 trial
 // and head --trials 3, were "REGRESSION: pass rate fell … McNemar p < 0.0001" (298 cases worse,
 // 159 better of 600). McNemar's count of cases whose pass share fell is biased when the runs ran
-// other numbers of trials; the gate decides by the sign-flip test over the cases' pass shares.
+// other numbers of trials; the gate decides by the permutation test of each case's trials.
 
 /** 200 cases; each trial passes with chance PASS (0.7), drawn from a hash of SEED, case and trial. */
 const noisyEval = `import { defineSuite } from "niceeval";
@@ -52,7 +52,7 @@ describe("compare with other numbers of trials through the real CLI", { timeout:
     expect(compared.stderr).not.toContain("regression:");
     expect(compared.stdout).toContain("no significant regression at alpha = 0.05");
     expect(compared.stdout).toMatch(
-      /pass rate 70\.0% → 67\.8% \(-2\.2 pts, n = 200; 95 worse, 59 better; sign-flip over the cases' pass shares p = [\d.]+, the gate's: McNemar's test needs one judged trial per case in both runs \(here base 1, head 3\)\)/,
+      /pass rate 70\.0% → 67\.8% \(-2\.2 pts, n = 200; 95 worse, 59 better; permutation of each case's trials p = [\d.]+, the gate's: McNemar's test needs one judged trial per case in both runs \(here base 1, head 3\)\)/,
     );
 
     const data = json<Comparison>((await cli(["compare", "base", "noise", "--json"])).stdout);
@@ -61,10 +61,10 @@ describe("compare with other numbers of trials through the real CLI", { timeout:
     expect(rate.test).toMatchObject({ worse: 95, better: 59 });
     expect(rate.test.pValue).toBeLessThan(0.01);
     expect(rate).toMatchObject({
-      decidedBy: "sign-flip",
+      decidedBy: "permutation",
       judgedTrials: { base: { min: 1, max: 1 }, head: { min: 3, max: 3 } },
     });
-    expect(rate.pValue).toBe(rate.paired.test.pValue);
+    expect(rate.pValue).toBe(rate.permutationTest!.pValue);
     expect(rate.pValue).toBeGreaterThan(0.05);
     expect(data.decision).toMatchObject({ regression: false, passRate: false });
   });
@@ -77,7 +77,7 @@ describe("compare with other numbers of trials through the real CLI", { timeout:
     const compared = await cli(["compare", "base", "fall", "--fail-on-regression"]);
     expect(compared.code).toBe(1);
     expect(compared.stderr).toMatch(
-      /niceeval: regression: pass rate fell from 70\.0% to [\d.]+% \(n = 200, sign-flip over the cases' pass shares p [<=] [\d.]+ < 0\.05\)/,
+      /niceeval: regression: pass rate fell from 70\.0% to [\d.]+% \(n = 200, permutation of each case's trials p [<=] [\d.]+ < 0\.05\)/,
     );
 
     const run = await cli(
@@ -98,7 +98,7 @@ describe("compare with other numbers of trials through the real CLI", { timeout:
     const markdown = await readFile(join(project.dir, "compare.md"), "utf8");
     expect(markdown).toContain("| eval | n | pass rate | pass rate p |");
     expect(markdown).toContain(
-      "_Pass rate p: the test the gate decides by, the sign-flip test over the cases' pass shares where cases ran trials (McNemar's test needs one judged trial per case in both runs (here base 1, head 3))._",
+      "_Pass rate p: the test the gate decides by, the permutation test of each case's trials where cases ran trials (McNemar's test needs one judged trial per case in both runs (here base 1, head 3))._",
     );
   });
 });

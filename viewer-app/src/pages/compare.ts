@@ -74,7 +74,7 @@ export function comparePage(root: HTMLElement, r: Route): PageHandle {
  */
 function passRateTests(pr: NonNullable<Stats["passRate"]>): string {
   const counts = `${pr.test.worse} worse, ${pr.test.better} better`;
-  if (pr.decidedBy === "sign-flip")
+  if (pr.decidedBy === "permutation")
     return `${passRateTestName(pr)} ${pText(pr.pValue)} (${counts}), the gate's: ${notMcNemarText(pr)}`;
   const mcnemar = `McNemar ${pText(pr.test.pValue)} (${counts})`;
   if (pr.decidedBy === "mcnemar") return mcnemar;

@@ -1,0 +1,302 @@
+import { logChoose } from "./binomial.js";
+import { normalCdf } from "./normal.js";
+import { createRandom } from "./random.js";
+
+// The pass rate's test when cases ran trials. Under "nothing changed", each trial of a case passes
+// with the same chance in both runs, so a case's trials of both runs are exchangeable: given how
+// many of them passed (s of N = b + h), which of them were the head run's is a random draw, and
+// the head's passes X follow the hypergeometric law (N, s, h). The statistic is the sum over cases
+// of the pass-share differences X/h − (s − X)/b (the mean difference the comparison shows, times
+// n), centred on 0 under that law whatever the trial counts. A case whose trials all passed or all
+// failed cannot move. With one trial per case in both runs this is McNemar's exact test.
+// Sign-flipping the share differences, as for scores, assumes each is as likely negative as
+// positive, which unequal trial counts break: with 1 trial against 10 at a 0.95 pass rate, a case
+// is mostly 0.9 − 1 (one of ten head trials failed) and rarely 1 − 0 (the one base trial failed),
+// and 20 such cases of pure noise were called a fall in a third of seeded pairs.
+
+/** How a {@link TrialPermutationTest}'s p-value was obtained. */
+export type TrialPermutationMethod = "exact" | "monte-carlo" | "normal";
+
+/** The permutation test of each case's trials between two runs. */
+export interface TrialPermutationTest {
+  /** Two-sided p-value of "each case's trials pass alike in both runs". */
+  pValue: number;
+  method: TrialPermutationMethod;
+  /** Cases with passing and failing trials over both runs: only their trials can move. */
+  mixed: number;
+  /** Random permutations drawn (monte-carlo only). */
+  resamples: number;
+  /**
+   * The smallest p these cases' passes allow: that of the most extreme way to deal them (1 with
+   * no mixed case). Above the gate's alpha, no result of these cases could be called a change.
+   */
+  smallestP: number;
+  /**
+   * Fewest mixed cases like these with which the test could fall below the alpha asked for
+   * (`TrialPermutationOptions.alpha`), from the mean chance of a case's most extreme deal.
+   */
+  needed: number;
+}
+
+/** Per case: passing and judged trials in each run (judged trials at least 1 on both sides). */
+export interface CaseTrials {
+  basePassed: ArrayLike<number>;
+  baseTrials: ArrayLike<number>;
+  headPassed: ArrayLike<number>;
+  headTrials: ArrayLike<number>;
+}
+
+/** Options of {@link trialPermutationTest}. */
+export interface TrialPermutationOptions {
+  /** Random permutations when the law cannot be summed exactly (default 10,000; under 1,000: the normal approximation). */
+  resamples?: number;
+  seed?: number;
+  /** Most mixed cases × resamples drawn (default 2·10^7); beyond it, the normal approximation. */
+  budget?: number;
+  /** The alpha `needed` is counted at (default 0.05). */
+  alpha?: number;
+  /** Most steps summing the exact law may take (default 2·10^7); beyond them, drawn at random. */
+  exactSteps?: number;
+}
+
+/** Fewest random permutations drawn; with fewer asked, the normal approximation is used. */
+const MIN_DRAWS = 1000;
+/** Most sums the exact law's lattice may hold, and most steps summing it takes (by default). */
+const EXACT_SUMS = 1_000_000;
+const EXACT_STEPS = 20_000_000;
+
+/** Cases that share trial counts and passes: one law of their contribution. */
+interface Stratum {
+  b: number;
+  h: number;
+  s: number;
+  /** The support's smallest head pass count. */
+  low: number;
+  /** Head passes of its cases, as observed, summed. */
+  headPassed: number;
+  /** The contribution x/h − (s − x)/b of each head pass count x of the support, in order. */
+  values: Float64Array;
+  probabilities: Float64Array;
+  /** Cumulative probabilities, for drawing. */
+  cumulative: Float64Array;
+  cases: number;
+}
+
+/**
+ * Two-sided p-value that each case's trials pass alike in both runs: the share of ways to deal
+ * each case's passes between its base and head trials whose sum of share differences is at least
+ * as far from zero as the observed one. Exact (the law summed) while that is small, else drawn at
+ * random (seeded, with the usual +1 correction), or, past the budget, the normal approximation
+ * with the hypergeometric variances.
+ * @example
+ * // 8 cases, each passing its one base trial and 1 of 3 head trials
+ * trialPermutationTest({ basePassed: Array(8).fill(1), baseTrials: Array(8).fill(1), headPassed: Array(8).fill(1), headTrials: Array(8).fill(3) }).pValue;
+ */
+export function trialPermutationTest(
+  cases: CaseTrials,
+  options: TrialPermutationOptions = {},
+): TrialPermutationTest {
+  const { strata, observed, variance, mixed, scale } = strataOf(cases);
+  const reach = extremes(strata, mixed, options.alpha ?? 0.05);
+  if (mixed === 0) return { pValue: 1, method: "exact", mixed: 0, resamples: 0, ...reach };
+  // Sums equal to the observed one up to rounding count as extreme.
+  const threshold = Math.abs(observed) - 1e-9 * scale;
+  const exact = exactShare(strata, options.exactSteps ?? EXACT_STEPS);
+  if (exact !== undefined) return { pValue: exact, method: "exact", mixed, resamples: 0, ...reach };
+  const resamples = options.resamples ?? 10_000;
+  if (resamples >= MIN_DRAWS && mixed * resamples <= (options.budget ?? 2e7)) {
+    const extreme = drawnExtremes(strata, threshold, resamples, options.seed ?? 1);
+    const pValue = (extreme + 1) / (resamples + 1);
+    return { pValue, method: "monte-carlo", mixed, resamples, ...reach };
+  }
+  const z = Math.abs(observed) / Math.sqrt(variance);
+  const pValue = Math.min(1, 2 * normalCdf(-z));
+  return { pValue, method: "normal", mixed, resamples: 0, ...reach };
+}
+
+/**
+ * The smallest p of these mixed cases: every case dealt to its largest contribution, or every
+ * one to its smallest, whichever sum is farther from 0 (both when they are as far); and the
+ * mixed cases that the mean log-chance of those deals needs to fall below `alpha`.
+ */
+function extremes(strata: readonly Stratum[], mixed: number, alpha: number) {
+  if (mixed === 0) return { smallestP: 1, needed: casesToReach(alpha, 1, 1) };
+  let high = 0;
+  let low = 0;
+  let logHigh = 0;
+  let logLow = 0;
+  for (const { values, probabilities, cases } of strata) {
+    const last = values.length - 1;
+    high += cases * values[last]!;
+    low += cases * values[0]!;
+    logHigh += cases * Math.log(probabilities[last]!);
+    logLow += cases * Math.log(probabilities[0]!);
+  }
+  const far = Math.max(Math.abs(high), Math.abs(low)) * (1 - 1e-9);
+  const logs = [
+    ...(Math.abs(high) >= far ? [logHigh] : []),
+    ...(Math.abs(low) >= far ? [logLow] : []),
+  ];
+  const smallestP = Math.min(
+    1,
+    logs.reduce((sum, log) => sum + Math.exp(log), 0),
+  );
+  // Cases like these, dealt to the same extreme: their chances multiply, the extremes counted add.
+  const perCase = -Math.max(...logs) / mixed;
+  const needed = Math.max(1, Math.floor((Math.log(logs.length) - Math.log(alpha)) / perCase) + 1);
+  return { smallestP, needed };
+}
+
+/**
+ * The smallest two-sided p the test can give over cases of these trial counts, whatever their
+ * results: each case's every pass in one run and every failure in the other, once as likely as
+ * 1/C(b + h, h), both ways (2/2^n with one trial per case in both runs, as McNemar's).
+ */
+export function smallestTrialPermutationP(
+  baseTrials: ArrayLike<number>,
+  headTrials: ArrayLike<number>,
+): number {
+  let log = Math.LN2;
+  for (let i = 0; i < baseTrials.length; i++) {
+    log -= logChoose(baseTrials[i]! + headTrials[i]!, headTrials[i]!);
+  }
+  return Math.min(1, Math.exp(log));
+}
+
+/** Fewest cases of `baseTrials` against `headTrials` with which the test could fall below `alpha`. */
+export function casesToReach(alpha: number, baseTrials: number, headTrials: number): number {
+  const perCase = logChoose(baseTrials + headTrials, headTrials);
+  return Math.max(1, Math.floor((Math.LN2 - Math.log(alpha)) / perCase) + 1);
+}
+
+/** The mixed cases grouped by (b, h, s), the observed sum and its variance under the law. */
+function strataOf(cases: CaseTrials) {
+  const byKey = new Map<string, Stratum>();
+  let observed = 0;
+  let variance = 0;
+  let mixed = 0;
+  let scale = 0;
+  for (let i = 0; i < cases.baseTrials.length; i++) {
+    const b = cases.baseTrials[i]!;
+    const h = cases.headTrials[i]!;
+    const s = cases.basePassed[i]! + cases.headPassed[i]!;
+    if (b < 1 || h < 1 || s === 0 || s === b + h) continue;
+    mixed++;
+    observed += cases.headPassed[i]! / h - cases.basePassed[i]! / b;
+    const n = b + h;
+    const weight = 1 / h + 1 / b;
+    variance += weight * weight * ((h * s * (n - s) * (n - h)) / (n * n * (n - 1)));
+    scale += 2;
+    const key = `${b},${h},${s}`;
+    const stratum = byKey.get(key) ?? hypergeometric(b, h, s);
+    stratum.cases++;
+    stratum.headPassed += cases.headPassed[i]!;
+    byKey.set(key, stratum);
+  }
+  return { strata: [...byKey.values()], observed, variance, mixed, scale };
+}
+
+/** The law of one case's contribution: head passes x of s, over the support of x. */
+function hypergeometric(b: number, h: number, s: number): Stratum {
+  const low = Math.max(0, s - b);
+  const high = Math.min(s, h);
+  const size = high - low + 1;
+  const values = new Float64Array(size);
+  const logs = new Float64Array(size);
+  let most = Number.NEGATIVE_INFINITY;
+  for (let k = 0; k < size; k++) {
+    const x = low + k;
+    values[k] = x / h - (s - x) / b;
+    logs[k] = logChoose(h, x) + logChoose(b, s - x);
+    most = Math.max(most, logs[k]!);
+  }
+  const probabilities = new Float64Array(size);
+  let total = 0;
+  for (let k = 0; k < size; k++) total += probabilities[k] = Math.exp(logs[k]! - most);
+  const cumulative = new Float64Array(size);
+  let running = 0;
+  for (let k = 0; k < size; k++) {
+    probabilities[k]! /= total;
+    running += probabilities[k]!;
+    cumulative[k] = running;
+  }
+  cumulative[size - 1] = 1;
+  return { b, h, s, low, headPassed: 0, values, probabilities, cumulative, cases: 0 };
+}
+
+/**
+ * P[|sum| ≥ |observed|] summed over the law of the sum, case by case, on the lattice of the
+ * fractions of trials (every contribution is a whole multiple of 1/unit, unit the least common
+ * multiple of the trial counts), so sums compare exactly; undefined when the lattice or the
+ * summing is too large (the caller draws instead).
+ */
+function exactShare(strata: readonly Stratum[], maxSteps: number): number | undefined {
+  let unit = 1;
+  for (const { b, h } of strata) {
+    unit = lcm(lcm(unit, b), h);
+    if (unit > EXACT_SUMS) return undefined;
+  }
+  let observed = 0;
+  let size = 1;
+  for (const st of strata) {
+    const step = unit / st.h + unit / st.b;
+    observed += st.headPassed * step - (st.cases * st.s * unit) / st.b;
+    size += st.cases * (st.values.length - 1) * step;
+    if (size > EXACT_SUMS) return undefined;
+  }
+  let law = new Float64Array(size);
+  let next = new Float64Array(size);
+  law[0] = 1;
+  let length = 1;
+  // The sum at index i is offset + i.
+  let offset = 0;
+  let steps = 0;
+  for (const st of strata) {
+    const step = unit / st.h + unit / st.b;
+    const span = (st.values.length - 1) * step;
+    for (let c = 0; c < st.cases; c++) {
+      steps += length * st.values.length;
+      if (steps > maxSteps) return undefined;
+      next.fill(0, 0, length + span);
+      for (let i = 0; i < length; i++) {
+        const p = law[i]!;
+        if (p === 0) continue;
+        for (let k = 0; k < st.values.length; k++) next[i + k * step]! += p * st.probabilities[k]!;
+      }
+      [law, next] = [next, law];
+      length += span;
+      offset += st.low * step - (st.s * unit) / st.b;
+    }
+  }
+  const far = Math.abs(observed);
+  let extreme = 0;
+  for (let i = 0; i < length; i++) if (Math.abs(offset + i) >= far) extreme += law[i]!;
+  return Math.min(1, extreme);
+}
+
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+const lcm = (a: number, b: number): number => (a / gcd(a, b)) * b;
+
+/** Permutations drawn at random whose sum is at least `threshold` from zero. */
+function drawnExtremes(
+  strata: readonly Stratum[],
+  threshold: number,
+  resamples: number,
+  seed: number,
+): number {
+  const random = createRandom(seed);
+  let extreme = 0;
+  for (let r = 0; r < resamples; r++) {
+    let sum = 0;
+    for (const { values, cumulative, cases } of strata) {
+      for (let c = 0; c < cases; c++) {
+        const u = random.float();
+        let k = 0;
+        while (cumulative[k]! <= u) k++;
+        sum += values[k]!;
+      }
+    }
+    if (Math.abs(sum) >= threshold) extreme++;
+  }
+  return extreme;
+}
