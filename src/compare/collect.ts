@@ -14,6 +14,8 @@ export interface CaseAgg {
   errored: number;
   scoreSum: number;
   scoreCount: number;
+  /** The complete score of each trial that has one, for the mean score's permutation test. */
+  scores: number[];
 }
 
 /** One case in both runs. */
@@ -92,6 +94,7 @@ export async function collectRun(
           errored: 0,
           scoreSum: 0,
           scoreCount: 0,
+          scores: [],
         };
         cases.set(record.caseId, current);
       }
@@ -119,6 +122,7 @@ function addAttempt(
   if (score !== null) {
     agg.scoreSum += score;
     agg.scoreCount++;
+    agg.scores.push(score);
     return;
   }
   const { state } = record.score;

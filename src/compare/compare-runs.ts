@@ -5,7 +5,13 @@ import { modelList } from "../judge/judge-models.js";
 import { plural } from "../plural.js";
 import type { UnreadCases } from "../runner/events.js";
 import { formatShard } from "../shard/shard.js";
-import { type PairedDifference, pairedDifference } from "../stats/paired.js";
+import { pairedDifference } from "../stats/paired.js";
+import {
+  casesToReach,
+  scorePermutationTest,
+  smallestTrialPermutationP,
+  type TrialPermutationTest,
+} from "../stats/trial-permutation.js";
 import { importedRunAdvice } from "../store/imported.js";
 import { resolveRunRef } from "../store/resolve.js";
 import type { Store, StoredRun } from "../store/types.js";
@@ -38,8 +44,8 @@ import {
   sameTrialPair,
   scoreRepresentative,
 } from "./judgments.js";
-import { changedCases, erroredTestName, passRateTestName, pText } from "./notes.js";
-import { erroredCases, passRateDifference } from "./pass-rate.js";
+import { changedCases, erroredTestName, passRateTestName, pText, scoreTestName } from "./notes.js";
+import { erroredCases, passRateDifference, permutationFewChanged } from "./pass-rate.js";
 import { resumedWarnings } from "./resumed.js";
 import type {
   CaseChange,
@@ -53,6 +59,7 @@ import type {
   RegressionDecision,
   RunRef,
   ScoreComparison,
+  TooFewToDetect,
   Transitions,
 } from "./types.js";
 import { addUnreadFindings, notCompared, unreadWarnings } from "./unread.js";
@@ -503,15 +510,69 @@ function scoreDifference(
       ...(clusters ? { clusters: scoreClusters } : {}),
     }),
   );
+  const permutation = clusters ? null : scorePermutation(pairs, scored, options);
   // The sign-flip test counts what it flips: clusters when clustered, and drops those whose
   // difference is 0.
   const unit = difference.clusters === null ? "case" : "cluster";
   const units = difference.clusters ?? difference.n;
-  const tooFew = tooFewToDetect(units, unit, options.gateAlpha);
-  // Units that changed: those the test can flip (a difference of rounding is none).
-  const fewChanged = tooFewToDetect(difference.test.differing, unit, options.gateAlpha, true);
+  const tooFew = permutation
+    ? scoreTooFew(pairs, scored, options.gateAlpha)
+    : tooFewToDetect(units, unit, options.gateAlpha);
+  // Units that changed: those the test can flip (a difference of rounding is none), or with the
+  // permutation test, cases whose scores differ between trials.
+  const fewChanged = permutation
+    ? permutationFewChanged(permutation, options.gateAlpha)
+    : tooFewToDetect(difference.test.differing, unit, options.gateAlpha, true);
   const shown = shownDifference(difference, tooFew, fewChanged);
-  return { ...shown.paired, tooFew, fewChanged, noInterval: shown.noInterval };
+  return {
+    ...shown.paired,
+    decidedBy: permutation ? "permutation" : "sign-flip",
+    permutationTest: permutation,
+    pValue: permutation ? permutation.pValue : difference.test.pValue,
+    tooFew,
+    fewChanged,
+    noInterval: shown.noInterval,
+  };
+}
+
+/**
+ * The permutation test of the cases' trial scores, when a scored case ran other numbers of scored
+ * trials in the two runs (else null: the sign-flip test is exact then).
+ */
+function scorePermutation(
+  pairs: readonly Pair[],
+  scored: readonly number[],
+  options: StatsSettings,
+): TrialPermutationTest | null {
+  const unequal = scored.some((at) => pairs[at]!.base.scoreCount !== pairs[at]!.head.scoreCount);
+  if (!unequal) return null;
+  return scorePermutationTest(
+    {
+      base: scored.map((at) => pairs[at]!.base.scores),
+      head: scored.map((at) => pairs[at]!.head.scores),
+    },
+    { resamples: testDraws(options), seed: options.seed, alpha: options.gateAlpha },
+  );
+}
+
+/** Whether the permutation test can reach `alpha` with these cases' scored trials, whatever the scores. */
+function scoreTooFew(
+  pairs: readonly Pair[],
+  scored: readonly number[],
+  alpha: number,
+): TooFewToDetect | null {
+  const base = scored.map((at) => pairs[at]!.base.scoreCount);
+  const head = scored.map((at) => pairs[at]!.head.scoreCount);
+  const smallestP = smallestTrialPermutationP(base, head);
+  if (smallestP < alpha) return null;
+  const needed = casesToReach(alpha, Math.min(...base), Math.min(...head));
+  return {
+    unit: "case",
+    units: scored.length,
+    alpha,
+    smallestP,
+    needed: Math.max(needed, scored.length + 1),
+  };
 }
 
 function mergeLeftOut(parts: readonly LeftOut[]): LeftOut {
@@ -537,8 +598,8 @@ function mergeLeftOut(parts: readonly LeftOut[]): LeftOut {
  * for a few differing cases, where a bootstrap interval would call a handful of flips out of
  * twenty significant.
  */
-const scoreFell = (difference: PairedDifference | null, alpha: number): boolean =>
-  difference !== null && difference.mean < 0 && difference.test.pValue < alpha;
+const scoreFell = (difference: ScoreComparison | null, alpha: number): boolean =>
+  difference !== null && difference.mean < 0 && difference.pValue < alpha;
 
 /** The pass rate's test, named, with its p. */
 const passRateTestText = (r: PassRateComparison): string =>
@@ -605,7 +666,7 @@ function decide(
     const d = overall.meanScore!;
     found(
       "mean score",
-      `mean score fell by ${(-d.mean).toFixed(3)} (n = ${d.n}, sign-flip ${pText(d.test.pValue)} < ${alpha})`,
+      `mean score fell by ${(-d.mean).toFixed(3)} (n = ${d.n}, ${scoreTestName(d)} ${pText(d.pValue)} < ${alpha})`,
     );
   }
   const regressedEvals: string[] = [];
@@ -627,7 +688,7 @@ function decide(
           `eval "${e.evalId}"`,
           `eval "${e.evalId}" regressed on its own (${[
             e.regressed.passRate ? `pass rate ${pText(e.passRate!.pValue)}` : "",
-            e.regressed.meanScore ? `mean score ${pText(e.meanScore!.test.pValue)}` : "",
+            e.regressed.meanScore ? `mean score ${pText(e.meanScore!.pValue)}` : "",
           ]
             .filter(Boolean)
             .join(", ")} < ${alpha}/${evals.length})`,

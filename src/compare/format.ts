@@ -11,6 +11,7 @@ import {
   notMcNemarText,
   passRateTestName,
   pText,
+  scoreTestName,
   tooFewText,
   unlistedText,
 } from "./notes.js";
@@ -87,7 +88,9 @@ function scoreLine(d: ScoreComparison | null): string {
     // Equal differences' SE of 0 would read as certainty; intervalPart says why there is none.
     d.se === null || d.equalDifferences ? "" : `SE ${num(d.se)}`,
     intervalPart(d),
-    `sign-flip ${pText(d.test.pValue)}${d.test.method === "exact" ? " exact" : ""}`,
+    d.decidedBy === "permutation"
+      ? `${scoreTestName(d)} ${pText(d.pValue)}`
+      : `sign-flip ${pText(d.test.pValue)}${d.test.method === "exact" ? " exact" : ""}`,
     d.correlation === null ? "" : `r = ${d.correlation.toFixed(2)}`,
     d.tooFew
       ? tooFewText(d.tooFew)

@@ -3,6 +3,7 @@ import type {
   ErroredCases,
   NoInterval,
   PassRateComparison,
+  ScoreComparison,
   TooFewToDetect,
   Transitions,
   TrialRange,
@@ -69,6 +70,10 @@ export function passRateTestName(r: Pick<PassRateComparison, "decidedBy" | "pair
 }
 
 const PERMUTATION_NAME = "permutation of each case's trials";
+
+/** The test a mean score's gate decides by, named: "sign-flip", "permutation of each case's trials". */
+export const scoreTestName = (d: Pick<ScoreComparison, "decidedBy">): string =>
+  d.decidedBy === "permutation" ? PERMUTATION_NAME : "sign-flip";
 
 /** The test of what errored cases may hide, named as the pass rate's is. */
 export const erroredTestName = (errored: Pick<ErroredCases, "decidedBy">): string =>

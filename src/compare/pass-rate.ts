@@ -199,8 +199,11 @@ function permutationTooFew(
   return { unit: "case", units, alpha, smallestP, needed: Math.max(needed, units + 1) };
 }
 
-/** Whether the cases with passing and failing trials can reach `alpha`, dealt however. */
-function permutationFewChanged(test: TrialPermutationTest, alpha: number): TooFewToDetect | null {
+/** Whether the cases whose trials can move (`mixed`) can reach `alpha`, dealt however. */
+export function permutationFewChanged(
+  test: TrialPermutationTest,
+  alpha: number,
+): TooFewToDetect | null {
   if (test.mixed === 0 || test.smallestP < alpha) return null;
   const needed = Math.max(test.needed, test.mixed + 1);
   return { unit: "case", units: test.mixed, alpha, smallestP: test.smallestP, needed };

@@ -204,6 +204,17 @@ export interface TrialRange {
 /** The paired difference of mean scores, decided by its sign-flip test (`test`). */
 export interface ScoreComparison extends PairedDifference {
   /**
+   * The test the gate decides the mean score by: `sign-flip` (`test`, over the cases' or the
+   * clusters' mean scores) when every case ran as many scored trials in both runs, else
+   * `permutation` (`permutationTest`: each case's trial scores dealt at random between the runs),
+   * since unequal trials make the differences lean one way under "nothing changed".
+   */
+  decidedBy: "sign-flip" | "permutation";
+  /** The permutation test of each case's trial scores, when it decides. */
+  permutationTest: TrialPermutationTest | null;
+  /** The two-sided p of the test the gate decides by. */
+  pValue: number;
+  /**
    * Set when `test` can never reach the gate's alpha with these units; `interval` and `mde` are
    * then null.
    */

@@ -5,6 +5,7 @@ import { signFlipTest } from "./sign-flip.js";
 import {
   type CaseTrials,
   casesToReach,
+  scorePermutationTest,
   smallestTrialPermutationP,
   trialPermutationTest,
 } from "./trial-permutation.js";
@@ -132,5 +133,54 @@ describe("trialPermutationTest", () => {
     expect(test.smallestP).toBeCloseTo(1 / 256, 12);
     // (1/4)^5 < 0.001: only the fall is as far from 0 as it (the rise is at most 4 × 1/3).
     expect(test.needed).toBe(5);
+  });
+});
+
+describe("scorePermutationTest", () => {
+  it("is the sign-flip test over the differences with one scored trial per case in both runs", () => {
+    const base = [
+      0.9, 0.4, 0.7, 0.8, 0.2, 0.6, 0.9, 0.5, 0.3, 0.7, 0.8, 0.1, 0.6, 0.9, 0.5, 0.4, 0.8, 0.2,
+    ];
+    const head = base.map((v, i) =>
+      Math.max(0, v - (i % 3 === 0 ? 0.3 : i % 3 === 1 ? 0.1 : -0.05)),
+    );
+    const permutation = scorePermutationTest(
+      { base: base.map((v) => [v]), head: head.map((v) => [v]) },
+      { resamples: 200_000 },
+    );
+    const signFlip = signFlipTest(head.map((v, i) => v - base[i]!));
+    expect(permutation.method).toBe("monte-carlo");
+    expect(Math.abs(permutation.pValue - signFlip.pValue)).toBeLessThan(0.005);
+  });
+
+  it("keeps false alarms under alpha with 1 scored trial against 10 near a score of 1", () => {
+    const random = createRandom(3);
+    const draw = () => (random.float() < 0.95 ? 1 : random.float() * 0.5);
+    let permutation = 0;
+    let signFlip = 0;
+    const pairs = 200;
+    for (let k = 0; k < pairs; k++) {
+      const base = Array.from({ length: 20 }, () => [draw()]);
+      const head = Array.from({ length: 20 }, () => Array.from({ length: 10 }, draw));
+      // What a gate calls a fall: a significant difference below 0.
+      const differences = head.map((h, i) => h.reduce((a, b) => a + b, 0) / 10 - base[i]![0]!);
+      const fell = differences.reduce((a, b) => a + b, 0) < 0;
+      const test = scorePermutationTest({ base, head }, { seed: k, resamples: 2000 });
+      if (fell && test.pValue < 0.05) permutation++;
+      if (fell && signFlipTest(differences, { seed: k, resamples: 2000 }).pValue < 0.05) signFlip++;
+    }
+    expect(permutation / pairs).toBeLessThanOrEqual(0.04);
+    expect(signFlip / pairs).toBeGreaterThan(0.15);
+  });
+
+  it("leaves out cases whose scores are all equal, and falls back to the normal approximation", () => {
+    const still = scorePermutationTest({ base: [[1], [0.5, 0.5]], head: [[1, 1], [0.5]] });
+    expect(still).toMatchObject({ mixed: 0, pValue: 1 });
+    const base = Array.from({ length: 50 }, (_, i) => [(i % 7) / 7]);
+    const head = Array.from({ length: 50 }, (_, i) => [(i % 7) / 7 - 0.1, ((i + 3) % 7) / 7]);
+    const drawn = scorePermutationTest({ base, head }, { resamples: 20_000 });
+    const normal = scorePermutationTest({ base, head }, { resamples: 0 });
+    expect([drawn.method, normal.method]).toEqual(["monte-carlo", "normal"]);
+    expect(Math.abs(drawn.pValue - normal.pValue)).toBeLessThan(0.03);
   });
 });

@@ -1,6 +1,6 @@
 import { logChoose } from "./binomial.js";
 import { normalCdf } from "./normal.js";
-import { createRandom } from "./random.js";
+import { createRandom, type Random } from "./random.js";
 
 // The pass rate's test when cases ran trials. Under "nothing changed", each trial of a case passes
 // with the same chance in both runs, so a case's trials of both runs are exchangeable: given how
@@ -299,4 +299,106 @@ function drawnExtremes(
     if (Math.abs(sum) >= threshold) extreme++;
   }
   return extreme;
+}
+
+/** Per case: the complete scores of its trials in each run (at least one on both sides). */
+export interface CaseScores {
+  base: readonly (readonly number[])[];
+  head: readonly (readonly number[])[];
+}
+
+/**
+ * The same test for scores: under "nothing changed" a case's trial scores of both runs are
+ * exchangeable, so which of them were the head run's is a random draw of h of the b + h. The
+ * statistic is the sum of the cases' mean-score differences; its p is drawn (seeded, at least
+ * 1,000 draws) or, past the budget or with fewer draws asked, the normal approximation with each
+ * case's permutation variance. A case whose scores are all equal cannot move. With one trial per
+ * case in both runs it is the sign-flip test over the score differences.
+ */
+export function scorePermutationTest(
+  cases: CaseScores,
+  options: TrialPermutationOptions = {},
+): TrialPermutationTest {
+  const moving: { pooled: Float64Array; h: number; b: number; total: number }[] = [];
+  let observed = 0;
+  let variance = 0;
+  let drawsPerResample = 0;
+  for (let i = 0; i < cases.base.length; i++) {
+    const base = cases.base[i]!;
+    const head = cases.head[i]!;
+    const pooled = Float64Array.from([...head, ...base]);
+    if (base.length === 0 || head.length === 0 || !varies(pooled)) continue;
+    const h = head.length;
+    const b = base.length;
+    observed += mean(head) - mean(base);
+    variance += permutationVariance(pooled, h, b);
+    drawsPerResample += Math.min(h, b);
+    moving.push({ pooled, h, b, total: pooled.reduce((sum, value) => sum + value, 0) });
+  }
+  const mixed = moving.length;
+  // Every score distinct, each case's most extreme deal has chance 1/C(b + h, h), both ways.
+  const logDeals = moving.reduce((sum, c) => sum + logChoose(c.b + c.h, c.h), 0);
+  const smallestP = Math.min(1, Math.exp(Math.LN2 - logDeals));
+  const perCase = mixed === 0 ? Math.LN2 : logDeals / mixed;
+  const alpha = options.alpha ?? 0.05;
+  const needed = Math.max(1, Math.floor((Math.LN2 - Math.log(alpha)) / perCase) + 1);
+  const reach = { smallestP, needed };
+  if (mixed === 0) return { pValue: 1, method: "exact", mixed: 0, resamples: 0, ...reach };
+  const threshold = Math.abs(observed) - 1e-9 * 2 * mixed;
+  const resamples = options.resamples ?? 10_000;
+  if (resamples >= MIN_DRAWS && drawsPerResample * resamples <= (options.budget ?? 2e7)) {
+    const random = createRandom(options.seed ?? 1);
+    let extreme = 0;
+    for (let r = 0; r < resamples; r++) {
+      let sum = 0;
+      for (const c of moving) sum += drawnDifference(c, random);
+      if (Math.abs(sum) >= threshold) extreme++;
+    }
+    const pValue = (extreme + 1) / (resamples + 1);
+    return { pValue, method: "monte-carlo", mixed, resamples, ...reach };
+  }
+  const z = Math.abs(observed) / Math.sqrt(variance);
+  const pValue = Math.min(1, 2 * normalCdf(-z));
+  return { pValue, method: "normal", mixed, resamples: 0, ...reach };
+}
+
+const mean = (values: readonly number[]): number =>
+  values.reduce((sum, value) => sum + value, 0) / values.length;
+
+function varies(values: Float64Array): boolean {
+  for (let i = 1; i < values.length; i++) if (Math.abs(values[i]! - values[0]!) > 1e-9) return true;
+  return false;
+}
+
+/** Variance of mean(head) − mean(base) over the deals: N²σ² / (b·h·(N − 1)), σ² the pooled one. */
+function permutationVariance(pooled: Float64Array, h: number, b: number): number {
+  const n = pooled.length;
+  let sum = 0;
+  for (const value of pooled) sum += value;
+  const centre = sum / n;
+  let squares = 0;
+  for (const value of pooled) squares += (value - centre) ** 2;
+  return (n * n * (squares / n)) / (b * h * (n - 1));
+}
+
+/**
+ * mean(head) − mean(base) for one random deal: the smaller side drawn by a partial shuffle of
+ * `pooled` (which it reorders, harmlessly: every order is as good as another).
+ */
+function drawnDifference(
+  { pooled, h, b, total }: { pooled: Float64Array; h: number; b: number; total: number },
+  random: Random,
+): number {
+  const n = pooled.length;
+  const k = Math.min(h, b);
+  let drawn = 0;
+  for (let i = 0; i < k; i++) {
+    const j = i + random.int(n - i);
+    const value = pooled[j]!;
+    pooled[j] = pooled[i]!;
+    pooled[i] = value;
+    drawn += value;
+  }
+  const [head, base] = h <= b ? [drawn, total - drawn] : [total - drawn, drawn];
+  return head / h - base / b;
 }

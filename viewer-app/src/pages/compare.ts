@@ -5,6 +5,7 @@ import {
   notMcNemarText,
   passRateTestName,
   pText,
+  scoreTestName,
   unlistedText,
 } from "../../../src/compare/notes.js";
 import type { Comparison, NoInterval, TooFewToDetect } from "../../../src/compare/types.js";
@@ -113,7 +114,7 @@ function statsView(title: string, s: Stats): HTMLElement {
       ? h(
           "p",
           {},
-          `mean score ${num(ms.meanBase)} \u2192 ${num(ms.meanHead)}, difference ${num(ms.mean)}${interval(ms.interval, num)} (n=${ms.n}${ms.interval ? `, ${ms.method}` : ""}), sign-flip ${pText(ms.test.pValue)}${scoreExtras(ms)}${whyNoInterval(ms, ms.noInterval, ms.tooFew, ms.fewChanged)}`,
+          `mean score ${num(ms.meanBase)} \u2192 ${num(ms.meanHead)}, difference ${num(ms.mean)}${interval(ms.interval, num)} (n=${ms.n}${ms.interval ? `, ${ms.method}` : ""}), ${scoreTestName(ms)} ${pText(ms.pValue)}${scoreExtras(ms)}${whyNoInterval(ms, ms.noInterval, ms.tooFew, ms.fewChanged)}`,
         )
       : h("p", { class: "muted" }, "no scored pair"),
     left
