@@ -11,6 +11,10 @@ import * as timers from "node:timers";
 export const setTimeout: typeof timers.setTimeout = timers.setTimeout;
 /** The real `clearTimeout`. */
 export const clearTimeout: typeof timers.clearTimeout = timers.clearTimeout;
+/** The real `setInterval`. */
+export const setInterval: typeof timers.setInterval = timers.setInterval;
+/** The real `clearInterval`. */
+export const clearInterval: typeof timers.clearInterval = timers.clearInterval;
 /** The real `setImmediate`. */
 export const setImmediate: typeof timers.setImmediate = timers.setImmediate;
 

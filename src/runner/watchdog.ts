@@ -1,4 +1,4 @@
-import { realNow } from "../clock.js";
+import { clearInterval, realNow, setInterval } from "../clock.js";
 import { NiceevalError } from "../errors.js";
 import { aloneSince, flightEnded, flightStarted, flightsOf } from "../eval/in-flight.js";
 import { type RunOrigin, timeoutOptions } from "../eval/run-origin.js";

@@ -1,0 +1,31 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { AttemptRecord } from "../eval/record.js";
+import { defineSuite } from "../eval/suite.js";
+import { createScorer } from "../scorers/create-scorer.js";
+import { runEvals } from "./run.js";
+
+const ran = createScorer({ name: "ran", score: () => ({ score: 1 }) });
+
+// Code that calls runEvals may fake the global timers (vi.useFakeTimers()); the runner's own
+// timers are the real ones (src/clock.ts), so its limits fire all the same.
+describe("the runner under vi.useFakeTimers()", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("errors an attempt that never settles at the last-resort limit", async () => {
+    const never = defineSuite<number, number>({
+      id: "never",
+      cases: [{ id: "a", input: 1 }],
+      target: () => new Promise<never>(() => {}),
+      scorers: [ran],
+    });
+    vi.useFakeTimers();
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: never }], { caseTimeoutMs: 100, onRecord: (r) => records.push(r) });
+    expect(records.map((r) => r.verdict)).toEqual(["errored"]);
+    expect(records[0]?.error?.message).toContain(
+      "the attempt did not settle within the last-resort limit of 100 ms",
+    );
+  }, 5000);
+});
