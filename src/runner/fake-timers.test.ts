@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AttemptRecord } from "../eval/record.js";
 import { defineSuite } from "../eval/suite.js";
 import { createScorer } from "../scorers/create-scorer.js";
+import type { EvalEvent } from "./events.js";
 import { runEvals } from "./run.js";
+import { telemetrySink } from "./telemetry-sink.js";
 
 const ran = createScorer({ name: "ran", score: () => ({ score: 1 }) });
 
@@ -26,6 +28,24 @@ describe("the runner under vi.useFakeTimers()", () => {
     expect(records.map((r) => r.verdict)).toEqual(["errored"]);
     expect(records[0]?.error?.message).toContain(
       "the attempt did not settle within the last-resort limit of 100 ms",
+    );
+  }, 5000);
+
+  it("ends the wait for telemetry that never delivers", async () => {
+    const sink = telemetrySink(
+      "r",
+      [
+        {
+          emit: (event: EvalEvent) =>
+            event.kind === "eval.finished" ? new Promise(() => {}) : undefined,
+        },
+      ],
+      50,
+    );
+    vi.useFakeTimers();
+    sink.onEvalFinished?.({ evalId: "e" } as never);
+    await expect(sink.onRunFinished?.({} as never)).rejects.toThrow(
+      "1 telemetry event was still not delivered 0.05 s after the run ended",
     );
   }, 5000);
 });

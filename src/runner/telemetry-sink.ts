@@ -1,3 +1,4 @@
+import { clearTimeout, setTimeout } from "../clock.js";
 import { errorMessage } from "../errors.js";
 import { EVAL_EVENT_SCHEMA, type EvalEvent } from "./events.js";
 import { type RunSink, SinkReport } from "./sink.js";
