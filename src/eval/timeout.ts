@@ -142,12 +142,18 @@ export class Deadline {
     /** Where the run came from: its timeout error names the options there. */
     private readonly origin?: RunOrigin,
   ) {
-    this.#forward = () => this.#controller.abort(parent.reason);
-    if (parent.aborted) this.#forward();
-    else parent.addEventListener("abort", this.#forward, { once: true });
     if (ms !== undefined && ms > 0 && Number.isFinite(ms)) {
       this.#timer = setTimeout(() => this.#timeUp(), clampTimer(ms));
     }
+    // Once the run's signal aborts, the attempt may be abandoned after a grace (review.run,
+    // runner/abort-grace.ts), its work going on unstopped: from then its limit still fires while
+    // the process lives, but no longer keeps it alive (what waits for the attempt holds it then).
+    this.#forward = () => {
+      this.#timer?.unref();
+      this.#controller.abort(parent.reason);
+    };
+    if (parent.aborted) this.#forward();
+    else parent.addEventListener("abort", this.#forward, { once: true });
     deadlines.set(this.#controller.signal, this);
   }
 
