@@ -86,6 +86,19 @@ export function crashAfterStop(
   return `niceeval: ${cause}${during}, after the run was stopped: ${them} errored as cut off, not run again alone${whose}${again}\n`;
 }
 
+/**
+ * What an uncaught error no attempt could be tied to (`message`) is said as when it was thrown
+ * after the run's stop reached the eval process: nothing runs again, so the `inFlight` attempts
+ * then running are errored as cut off, and whose it was is not known (not put on the run);
+ * `resumable`: a resumed run runs them.
+ */
+export function thrownAfterStop(message: string, inFlight: number, resumable: boolean): string {
+  const some = inFlight === 1 ? "1 attempt was" : `${inFlight} attempts were`;
+  const them = inFlight === 1 ? "it is" : "they are";
+  const again = resumable ? `; a resumed run runs ${inFlight === 1 ? "it" : "them"} again` : "";
+  return `niceeval: ${message}, thrown while ${some} in flight, after the run was stopped: ${them} errored as cut off, not run again alone, so whose it is is not known and it is not put on the run${again}\n`;
+}
+
 /** An exit of the eval process and when it came, as {@link leftOpen} names it. */
 export function exitWhat(cause: string, crash: Parameters<typeof crashMessage>[1]): string {
   return `${cause}${whenItCrashed(crash)}`;

@@ -23,6 +23,7 @@ import {
   MAX_STRIKES,
   notStarted,
   struckOut,
+  thrownAfterStop,
   unplacedThrown,
 } from "./causes.js";
 import { EvalProcess, type EvalProcessListener, type Pending } from "./eval-process.js";
@@ -442,6 +443,10 @@ class Supervisor implements EvalProcessListener {
     }
     // From now on eval processes follow each callback to its attempt.
     this.track = true;
+    if (this.aborted !== undefined || this.stopped !== undefined) {
+      this.thrownStopped(from, message, reruns);
+      return;
+    }
     const some = reruns.length === 1 ? "1 attempt was" : `${reruns.length} attempts were`;
     const each = reruns.length === 1 ? "it runs" : "each runs";
     this.writeStderr(
@@ -461,6 +466,19 @@ class Supervisor implements EvalProcessListener {
     // One no longer known here (given up on meanwhile) will not say.
     for (const id of reruns) if (!this.runAlone(from, id)) unplaced.gone();
     this.schedule();
+  }
+
+  /**
+   * An uncaught error nobody could place, thrown once the run's stop had come: nothing runs again
+   * alone, so the attempts then in flight are cut off (`rerun`), and whose it was is not known
+   * (not the run's, as for an exit then: endedStopped).
+   */
+  private thrownStopped(from: EvalProcess, message: string, reruns: readonly number[]): void {
+    this.writeStderr(thrownAfterStop(message, reruns.length, this.resumable));
+    // Decided now: nothing waits for their records (nor puts them on an earlier error's account).
+    this.unplaced = undefined;
+    this.unplacedWhy = unplacedThrown(message);
+    for (const id of reruns) this.runAlone(from, id);
   }
 
   /** An attempt in flight at an unplaced error runs again alone; false when it is not known. */
