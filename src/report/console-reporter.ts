@@ -44,7 +44,8 @@ export interface ConsoleReporterOptions {
   filter?: string | undefined;
   /**
    * The run's --shard, said in the header as the filter is, beside each eval it left no case of,
-   * and in the summary, which counts the evals that ran a case.
+   * and in the summary's heading (`Summary of shard 2/3`), whose counts are of the evals that ran
+   * a case.
    */
   shard?: Shard | undefined;
   /** Flaky cases listed per eval, at most (default 10); the others are counted. */
@@ -145,7 +146,15 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       clearProgress();
       out.line();
       const empty = emptyEvals > 0 ? ` (${emptyEvals} more with no case${inShard})` : "";
-      for (const line of summaryLines(summary, anyTrials, c, empty, options.loadMs)) out.line(line);
+      const heading = options.shard ? `Summary of shard ${formatShard(options.shard)}` : "Summary";
+      for (const line of summaryLines(
+        summary,
+        anyTrials,
+        c,
+        { heading, emptyEvals: empty },
+        options.loadMs,
+      ))
+        out.line(line);
       out.flush();
     },
   };
@@ -228,11 +237,11 @@ function summaryLines(
   summary: RunSummary,
   anyTrials: boolean,
   c: Palette,
-  emptyEvals: string,
+  { heading, emptyEvals }: { heading: string; emptyEvals: string },
   loadMs = 0,
 ): string[] {
   const t = summary.totals;
-  const lines = [c.bold("Summary")];
+  const lines = [c.bold(heading)];
   const load = loadTroubles(summary.loadErrors);
   if (load.failed.length) {
     lines.push(`  ${c.magenta(`${plural(load.files, "file")} failed to load:`)}`);

@@ -33,8 +33,9 @@ interface Suite {
  * `<testsuite>` per eval, one `<testcase>` per case and trial (`classname` = eval id, `time`
  * in seconds), `<failure>` with the failing judgments' labels and reasons, `<error>` for an
  * errored attempt, `<skipped>` with its reason. Files that failed to load have a testsuite, so the
- * report fails when the run does, and so do the gates asked for: a testcase each, failed when the
- * gate was not met, passing when it was.
+ * report fails when the run does, and so do the gates checked: a testcase each, failed when the
+ * gate was not met, passing when it was. One shard of a sharded run is named so, in the
+ * `<testsuites>` name and a `niceeval.shard` property of each testsuite.
  *
  * A testsuite states its counts before its testcases, so each eval's testcases stream to a
  * temporary file and the report is assembled from those files when the run finishes (memory
@@ -135,7 +136,7 @@ function writeReport(file: string, suites: Suite[], run: RunSummary, startedAt: 
     total.failures += gates.length;
     out.line(`<?xml version="1.0" encoding="UTF-8"?>`);
     out.line(
-      `<testsuites${xmlAttrs({ name: "niceeval", ...total, time: seconds(run.elapsedMs), timestamp: isoSeconds(startedAt) })}>`,
+      `<testsuites${xmlAttrs({ name: suitesName(run), ...total, time: seconds(run.elapsedMs), timestamp: isoSeconds(startedAt) })}>`,
     );
     const host = hostname();
     for (const [id, suite] of ran.entries()) {
@@ -155,7 +156,7 @@ function writeReport(file: string, suites: Suite[], run: RunSummary, startedAt: 
         })}>`,
       );
       out.line("    <properties>");
-      for (const [name, value] of properties(suite))
+      for (const [name, value] of properties(suite, run))
         out.line(`      <property${xmlAttrs({ name, value })}/>`);
       out.line("    </properties>");
       out.flush();
@@ -176,8 +177,14 @@ function writeReport(file: string, suites: Suite[], run: RunSummary, startedAt: 
   renameSync(partial, file);
 }
 
-function properties(suite: Suite): [string, string][] {
+/** The report's name: "niceeval", or "niceeval shard 2/3" for one shard of a sharded run. */
+function suitesName(run: RunSummary): string {
+  return run.shard ? `niceeval shard ${run.shard.index}/${run.shard.count}` : "niceeval";
+}
+
+function properties(suite: Suite, run: RunSummary): [string, string][] {
   const list: [string, string][] = [["niceeval.style", suite.info.style]];
+  if (run.shard) list.push(["niceeval.shard", `${run.shard.index}/${run.shard.count}`]);
   if (suite.info.trials !== undefined) list.push(["niceeval.trials", String(suite.info.trials)]);
   const summary = suite.summary;
   if (summary) {

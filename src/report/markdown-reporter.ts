@@ -72,14 +72,20 @@ export class SummaryCollector {
     this.evals.push({ ...(info ? { info } : {}), summary });
   }
 
-  /** The markdown of the run: a headline, a table of evals, the failing cases. */
+  /** The markdown of the run: a headline (naming the run's shard, if any), a table of evals, the failing cases. */
   render(run: RunSummary, comparison?: string): string {
     const t = run.totals;
     const rate = runPassRateFigure(run);
     // With trials, the counts are of attempts (a case run k times counts k), as the console says.
     const counted = this.evals.some((e) => (e.info?.trials ?? 1) > 1) ? "attempt" : "case";
     const lines: string[] = [];
-    lines.push(`## niceeval ${run.ok ? "✅ passed" : "❌ failed"}`, "");
+    const shard = run.shard ? ` shard ${run.shard.index}/${run.shard.count}` : "";
+    lines.push(`## niceeval${shard} ${run.ok ? "✅ passed" : "❌ failed"}`, "");
+    if (run.shard)
+      lines.push(
+        `One shard of a sharded run: the figures below are of its cases only. \`niceeval merge\` its shards for the whole run's.`,
+        "",
+      );
     for (const gate of run.gates ?? []) lines.push(`- ${cell(gate)}`);
     if (run.gates?.length) lines.push("");
     lines.push(

@@ -42,6 +42,11 @@ export interface RunSummary {
   unavailable?: UnavailableSummary;
   /** Files that failed to load, and evals left out of files that loaded (set by the CLI). */
   loadErrors: LoadError[];
+  /**
+   * The shard of a sharded run this run is (the CLI's `--shard i/n`, 1-based; a stored shard's
+   * replay): its figures are of that shard's cases only, which the reports say.
+   */
+  shard?: { index: number; count: number } | undefined;
   /** Errors in user code that belonged to no attempt, with where they came from (when any). */
   runErrors?: string[];
   /**

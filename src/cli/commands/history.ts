@@ -337,6 +337,7 @@ export async function replay(
     app: finished.reduce((sum, s) => addAppUsageTotals(sum, s.app), emptyAppUsageTotals()),
     unavailable: unavailable.summary(),
     loadErrors: run.loadErrors ?? [],
+    ...(run.shard ? { shard: run.shard } : {}),
     ...(run.runErrors?.length ? { runErrors: run.runErrors } : {}),
     ok:
       t.failed === 0 && t.errored === 0 && run.status === "finished" && troubles(run).length === 0,

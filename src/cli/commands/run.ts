@@ -24,7 +24,7 @@ import type { RunSink } from "../../runner/sink.js";
 import { trialsOf } from "../../runner/source.js";
 import { NO_CASE_GATE, type RunSummary } from "../../runner/summary.js";
 import { lastResortMs } from "../../runner/watchdog.js";
-import { shardSelector } from "../../shard/shard.js";
+import { type Shard, shardSelector } from "../../shard/shard.js";
 import { SequenceHash } from "../../store/hash.js";
 import { takenNameWarning } from "../../store/resolve.js";
 import { storeSink } from "../../store/sink.js";
@@ -610,7 +610,8 @@ async function runSinks(run: RunSinksOf): Promise<{
   if (compared?.sink) reporters.splice(1, 0, compared.sink);
   // After the store and the comparison, before the reports: they show the run's own verdict.
   const judged = verdictSink(args, compared, () => storeFailed);
-  reporters.splice((store ? 1 : 0) + (compared?.sink ? 1 : 0), 0, judged);
+  const marked = args.shard ? [shardMark(args.shard)] : [];
+  reporters.splice((store ? 1 : 0) + (compared?.sink ? 1 : 0), 0, judged, ...marked);
   if (otelEnabled(args.otel === true, io.env)) {
     for (const note of otelConfigNotes(io.env)) io.stderr(`${note}\n`);
     const runName = args.name !== undefined ? { runName: args.name } : {};
@@ -931,6 +932,18 @@ function verdictSink(
       const unmet = new Set(summary.gateNames);
       const met = checked.filter((name) => !unmet.has(name));
       if (met.length > 0) summary.gatesMet = met;
+    },
+  };
+}
+
+/**
+ * A sink before the reporters that marks the run's summary with its --shard, so that each report
+ * (the JSON and NDJSON summaries, Markdown, JUnit) says its figures are of one shard's cases.
+ */
+function shardMark(shard: Shard): RunSink {
+  return {
+    onRunFinished(summary) {
+      summary.shard = shard;
     },
   };
 }
