@@ -4,7 +4,18 @@ import { resolveRunRef } from "../store/resolve.js";
 import type { Store, StoredRun } from "../store/types.js";
 import { findBaseline, partialBaselineNote } from "./baseline.js";
 
-// The two runs `niceeval compare` names, shared with the viewer's comparison.
+// The two runs `niceeval compare` names, shared with the viewer's comparison and `export --html --baseline`.
+
+/**
+ * Who names the two runs, for the hint of a reference that names no run: the command that takes
+ * `branch:NAME` and an example of it.
+ */
+export interface ComparedBy {
+  command: string;
+  example: string;
+}
+
+const COMPARE: ComparedBy = { command: "compare", example: "niceeval compare branch:main latest" };
 
 /**
  * The runs `base` and `head` name: a reference (id, prefix, name, latest~N) or `branch:NAME`, which
@@ -16,12 +27,13 @@ export async function findComparedRuns(
   baseRef: string,
   headRef: string,
   note: (text: string) => void,
+  by: ComparedBy = COMPARE,
 ): Promise<{ base: StoredRun | undefined; head: StoredRun }> {
   // A run named by reference first: `branch:NAME` is then looked up beside it.
-  let base = byBranch(baseRef) ? undefined : await named(store, baseRef);
+  let base = byBranch(baseRef) ? undefined : await named(store, baseRef, by);
   const head = byBranch(headRef)
     ? await onBranch(store, headRef, base, note)
-    : await named(store, headRef);
+    : await named(store, headRef, by);
   if (!head) throw new NiceevalError("RUN_NOT_FOUND", nothingOnBranch(headRef, base));
   if (byBranch(baseRef)) base = await onBranch(store, baseRef, head, note);
   return { base, head };
@@ -30,14 +42,14 @@ export async function findComparedRuns(
 const byBranch = (ref: string) => ref.startsWith("branch:");
 
 /** A run named by reference; one that names no run also says that `branch:NAME` works here. */
-async function named(store: Store, ref: string): Promise<StoredRun> {
+async function named(store: Store, ref: string, by: ComparedBy): Promise<StoredRun> {
   try {
     return await resolveRunRef(store, ref);
   } catch (error) {
     if (error instanceof NiceevalError && error.code === "RUN_NOT_FOUND")
       throw new NiceevalError(
         "RUN_NOT_FOUND",
-        `${error.message} compare also takes branch:NAME: the latest finished run on that git branch holding the other run's evals (niceeval compare branch:main latest).`,
+        `${error.message} ${by.command} also takes branch:NAME: the latest finished run on that git branch holding the other run's evals (${by.example}).`,
       );
     throw error;
   }

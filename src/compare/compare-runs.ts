@@ -163,7 +163,7 @@ export async function compareRuns(
       "COMPARE_NOTHING_IN_COMMON",
       `runs ${runLabel(baseRun)} (${describe(baseCases)}) and ${runLabel(headRun)} (${describe(headCases)}) have no case in common` +
         ` (matched by eval id and case id${common.length > 0 ? ", excluding cases whose every trial was skipped" : ""}).` +
-        " Compare two runs of the same evals, or check the run ids with `niceeval runs`.",
+        ` ${nothingInCommonAdvice(baseRun, headRun)}`,
     );
   }
 
@@ -750,6 +750,18 @@ function comparability(base: StoredRun, head: StoredRun): ComparabilityWarning[]
       warn("trials", String(was.trials), String(after.trials), "the number of trials differs");
   }
   return warnings;
+}
+
+/**
+ * What to compare instead of two runs that share no case: when they are other shards, whole runs
+ * (each one's merged run) or the same shard of two runs.
+ */
+function nothingInCommonAdvice(base: StoredRun, head: StoredRun): string {
+  if (!base.shard && !head.shard)
+    return "Compare two runs of the same evals, or check the run ids with `niceeval runs`.";
+  const shown = (run: StoredRun) => (run.shard ? `shard ${formatShard(run.shard)}` : "a whole run");
+  const both = base.shard && head.shard ? " of a sharded run" : "";
+  return `The base run is ${shown(base)} and the head run ${shown(head)}${both}: each shard holds other cases. Compare whole runs: name the merged run of each (\`niceeval runs\` lists it without a [shard] mark; a run whose shards were never merged needs \`niceeval merge <its shards>\` first), or the same shard of two runs.`;
 }
 
 /** A warning when base and head are one run, or hold other shards of the cases. */

@@ -2,9 +2,12 @@ import { spawn } from "node:child_process";
 import { writeSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ExportArgs, ViewArgs } from "../cli/args.js";
+import { findComparedRuns, nothingOnBranch } from "../cli/compared-runs.js";
 import type { CliIO } from "../cli/io.js";
+import { latestShardNote } from "../cli/shard-command.js";
 import { NiceevalError } from "../errors.js";
-import type { Store } from "../store/types.js";
+import { resolveRunRef } from "../store/resolve.js";
+import type { Store, StoredRun } from "../store/types.js";
 import { exportHtml } from "./export.js";
 import { startViewer } from "./server.js";
 
@@ -80,7 +83,9 @@ function openBrowser(url: string): void {
   }
 }
 
-/** `niceeval export <run> --html <file> [--baseline <run>]` and `--ndjson <file>`. */
+/**
+ * `niceeval export <run> --html <file> [--baseline <run or branch:NAME>]` and `--ndjson <file>`.
+ */
 export async function exportCommand(args: ExportArgs, store: Store, io: CliIO): Promise<number> {
   if (args.ndjson !== undefined) {
     const { exportNdjson } = await import("../cli/commands/merge.js");
@@ -88,14 +93,10 @@ export async function exportCommand(args: ExportArgs, store: Store, io: CliIO): 
   }
   if (args.html === undefined) return 0;
   const file = resolve(io.cwd, args.html);
+  const runs = await exportedRuns(args, store, io);
   let result: Awaited<ReturnType<typeof exportHtml>>;
   try {
-    result = await exportHtml({
-      store,
-      run: args.run,
-      file,
-      ...(args.baseline !== undefined ? { baseline: args.baseline } : {}),
-    });
+    result = await exportHtml({ store, file, ...runs });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (typeof code !== "string" || !/^E[A-Z]+$/.test(code)) throw error;
@@ -115,3 +116,36 @@ export async function exportCommand(args: ExportArgs, store: Store, io: CliIO): 
     );
   return 0;
 }
+
+/**
+ * The runs an HTML export names (by id), found as `compare` finds them (`--baseline branch:NAME`
+ * too: a branch with no such run yet exports the run alone, saying so), with what `show` and
+ * `compare` say on stderr when `latest` or `latest~N` names one shard of a sharded run.
+ */
+async function exportedRuns(
+  args: ExportArgs,
+  store: Store,
+  io: CliIO,
+): Promise<{ run: string; baseline?: string }> {
+  const refs: [string, StoredRun | undefined][] = [];
+  let base: StoredRun | undefined;
+  let run: StoredRun;
+  if (args.baseline === undefined) run = await resolveRunRef(store, args.run);
+  else {
+    const by = { command: "export --baseline", example: BRANCH_EXAMPLE };
+    ({ base, head: run } = await findComparedRuns(store, args.baseline, args.run, io.stderr, by));
+    refs.push([args.baseline, base]);
+  }
+  refs.unshift([args.run, run]);
+  for (const [ref, found] of refs) {
+    const note = found && (await latestShardNote(store, ref, found, args.store));
+    if (note) io.stderr(note);
+  }
+  if (args.baseline !== undefined && !base)
+    io.stderr(
+      `niceeval: ${nothingOnBranch(args.baseline, run)} yet: nothing to compare; the page holds run ${run.runId.slice(0, 8)} alone\n`,
+    );
+  return { run: run.runId, ...(base ? { baseline: base.runId } : {}) };
+}
+
+const BRANCH_EXAMPLE = "niceeval export latest --html report.html --baseline branch:main";
