@@ -698,6 +698,12 @@ function parseMerge(argv: readonly string[]): MergeArgs {
     throw usage(
       `niceeval merge has no ${comparing.split("=")[0]}: merge, then compare the merged run with its baseline, as \`niceeval compare branch:main <merged run> --fail-on-regression\` (branch:NAME is the latest finished run on that git branch holding the merged run's evals)`,
     );
+  // Gates and reports are of the run they are given to: each shard's, or the merged run's after.
+  const gating = argv.find((arg) => /^--(min-pass-rate|min-score|strict|reporter)(=|$)/.test(arg));
+  if (gating !== undefined)
+    throw usage(
+      `niceeval merge has no ${gating.split("=")[0]}: gates and reports apply to the run they are given to (with \`run --shard\`, each shard's, of its own cases); gate the merged run after the merge: \`niceeval show <merged run> --failures-only\` exits 1 when an attempt failed or errored, and \`niceeval show <merged run> --json\` gives each eval's counts and mean score (run.summaries) for a floor of your own (see "Sharding in CI" in the README)`,
+    );
   const { values, positionals } = strictParse("merge", argv, {
     ...storeOptions,
     name: { type: "string" },

@@ -81,3 +81,32 @@ describe("the reports of a shard name it", { timeout: 120_000 }, () => {
     expect(await read("w.xml")).not.toContain("niceeval.shard");
   });
 });
+
+describe("merge and the gates of a merged run", { timeout: 60_000 }, () => {
+  it.each(["--min-pass-rate", "--min-score=0.5", "--strict", "--reporter"])(
+    "merge %s is a usage error that says how to gate the merged run",
+    async (flag) => {
+      const project = await makeProject({ "evals/many.eval.ts": manyEval });
+      try {
+        const merged = await runCli(
+          [
+            "merge",
+            "s-1",
+            "s-2",
+            flag,
+            ...(flag.includes("=") || flag === "--strict" ? [] : ["0.8"]),
+          ],
+          project.dir,
+          cleanEnv,
+        );
+        expect(merged.code).toBe(2);
+        expect(merged.stderr).toContain(
+          `niceeval merge has no ${flag.split("=")[0]}: gates and reports apply to the run they are given to`,
+        );
+        expect(merged.stderr).toContain("niceeval show <merged run> --json");
+      } finally {
+        await project.cleanup();
+      }
+    },
+  );
+});
