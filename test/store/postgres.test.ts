@@ -398,6 +398,65 @@ describe("PostgreSQL store", () => {
     }
   });
 
+  it("reads an error cell as cut off only when it is JSON saying so: one edited by hand fails no query", async () => {
+    const url = await server.createDatabase("edited_error_cell");
+    const writer = await openPostgresStore(url);
+    await writer.beginRun(manifest("edited", { evals: ["alpha"] }));
+    const errored = (index: number, error: { message: string; interrupted?: true }) => {
+      const record = attempt("alpha", index, { verdict: "errored" });
+      record.error = { where: "target", ...error };
+      return record;
+    };
+    await writer.appendAttempts("edited", [
+      errored(0, { message: "interrupted by SIGINT", interrupted: true }),
+      errored(1, { message: "interrupted by SIGINT", interrupted: true }),
+      // The key and value in the message, escaped in the cell: not cut off.
+      errored(2, { message: 'TypeError: {"interrupted":true} is not a function' }),
+      errored(3, { message: "edited by hand below" }),
+      errored(4, { message: "edited by hand below" }),
+    ]);
+    await writer.close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const edit = (index: number, cell: string) =>
+      client.query("UPDATE niceeval.attempts SET error = $1 WHERE case_id = $2", [
+        cell,
+        `case-${index}`,
+      ]);
+    try {
+      for (const statement of backTo(2)) await client.query(statement);
+      await edit(1, '{"message":"interrupted by SIGINT","where":"target","interrupted":tr');
+      await edit(3, '{ "message": "spaced", "where": "target", "interrupted" : true }');
+      await edit(4, '{"message":"says false","where":"target","interrupted":false}');
+      // Read as it is, upgraded, and written on: counted alike, nothing thrown.
+      const reader = await openPostgresStore(url, { readOnly: true });
+      expect((await reader.listRuns())[0]?.totals).toMatchObject({ errored: 5, interrupted: 2 });
+      await reader.close();
+      const store = await openPostgresStore(url);
+      expect((await store.getRun("edited"))?.totals).toMatchObject({ interrupted: 2 });
+      const cut = [];
+      for await (const key of store.attemptKeys("edited"))
+        if (key.interrupted) cut.push(key.caseId);
+      expect(cut).toEqual(["case-0", "case-3"]);
+      await store.appendAttempts("edited", [attempt("alpha", 1), attempt("alpha", 3)]);
+      expect((await store.getRun("edited"))?.totals).toMatchObject({
+        errored: 3,
+        interrupted: 1,
+      });
+      await store.beginRun(manifest("edited", { evals: ["alpha"] }), {
+        resume: true,
+        retire: [{ evalId: "alpha", caseId: "case-0", trial: 0 }],
+      });
+      expect((await store.getRun("edited"))?.totals).toMatchObject({
+        errored: 2,
+        interrupted: 0,
+      });
+      await store.close();
+    } finally {
+      await client.end();
+    }
+  });
+
   it("keeps exactly one attempt per key and right totals when two processes append to one run", async () => {
     await fresh();
     await store.close();

@@ -826,7 +826,7 @@ class PostgresStore implements Store {
         cut: boolean;
       }>(
         `SELECT ev, case_id, trial, verdict,
-           verdict = ${VERDICT_CODE.errored} AND (error::jsonb ->> 'interrupted') = 'true' AS cut
+           ${pgCut("attempts")} AS cut
          FROM niceeval.attempts WHERE rid = $1`,
         [rid],
       ),
