@@ -36,6 +36,20 @@ async function dropSchema(database: string): Promise<void> {
   await client.end();
 }
 
+/** The schema version a database's niceeval tables record. */
+async function schemaVersion(database: string): Promise<number> {
+  const client = new pg.Client({ connectionString: database });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      "SELECT max(version)::int AS v FROM niceeval.schema_version",
+    );
+    return rows[0]?.v;
+  } finally {
+    await client.end();
+  }
+}
+
 /** What takes a database niceeval wrote back to what schema `version` had (1 or 2). */
 const backTo = (version: 1 | 2): string[] => [
   "ALTER TABLE niceeval.run_evals DROP COLUMN interrupted",
@@ -303,6 +317,37 @@ describe("PostgreSQL store", () => {
     expect(older.message).toContain(
       "was written by an older niceeval (schema version 1, this one writes 3), and the PostgreSQL user writer may not upgrade it: that needs CREATE on the schema. Make one run as its owner (niceeval), or have it grant that (GRANT CREATE ON SCHEMA niceeval TO writer)",
     );
+  });
+
+  it("upgrades as a user who may alter the tables, without CREATE on the database", async () => {
+    const url = await server.createDatabase("upgraded_by_user");
+    const owner = await openPostgresStore(url);
+    await owner.beginRun(manifest("before"));
+    await owner.close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      for (const statement of [
+        ...backTo(2),
+        "CREATE ROLE upgrader LOGIN PASSWORD 'upgrader-pw-62'",
+        "GRANT USAGE, CREATE ON SCHEMA niceeval TO upgrader",
+        "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA niceeval TO upgrader",
+        "ALTER TABLE niceeval.run_evals OWNER TO upgrader",
+      ])
+        await client.query(statement);
+      const { rows } = await client.query(
+        "SELECT has_database_privilege('upgrader', current_database(), 'CREATE') AS create",
+      );
+      expect(rows).toEqual([{ create: false }]);
+      const store = await openPostgresStore(
+        `postgres://upgrader:upgrader-pw-62@127.0.0.1:${server.port}/upgraded_by_user`,
+      );
+      await store.beginRun(manifest("after"));
+      await store.close();
+      expect(await schemaVersion(url)).toBe(3);
+    } finally {
+      await client.end();
+    }
   });
 
   it("opened to read only, creates and migrates nothing: no schema is STORE_NOT_FOUND, an older one is read as it is", async () => {

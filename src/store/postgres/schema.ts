@@ -229,10 +229,7 @@ async function migrateLocked(
   for (const migration of migrations) {
     await client.query("BEGIN");
     try {
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${PG_SCHEMA}`);
-      await client.query(
-        "CREATE TABLE IF NOT EXISTS niceeval.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)",
-      );
+      await createVersionTable(client);
       const version = await readPgSchemaVersion(client);
       if (version > PG_SCHEMA_VERSION) throw tooNew(location, version, advice);
       if (version < migration.version) {
@@ -248,4 +245,22 @@ async function migrateLocked(
       throw error;
     }
   }
+}
+
+/**
+ * Create the schema and its version table where they are missing, and only then: creating
+ * either, even `IF NOT EXISTS`, needs CREATE on the database (or the schema) although it is
+ * there, which a user who upgrades a store it may alter need not have.
+ */
+async function createVersionTable(client: pg.ClientBase): Promise<void> {
+  const { rows } = await client.query<{ schema: boolean; table: boolean }>(
+    `SELECT to_regnamespace($1) IS NOT NULL AS schema,
+       to_regclass('niceeval.schema_version') IS NOT NULL AS table`,
+    [PG_SCHEMA],
+  );
+  if (!rows[0]?.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${PG_SCHEMA}`);
+  if (!rows[0]?.table)
+    await client.query(
+      "CREATE TABLE IF NOT EXISTS niceeval.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)",
+    );
 }
