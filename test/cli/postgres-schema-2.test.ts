@@ -2,8 +2,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgresStore } from "../../src/store/index.js";
 import { attempt, manifest } from "../store/fixtures.js";
-import { startPostgres, type TestPostgres } from "../support/postgres.js";
-import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { PG_USER, startPostgres, type TestPostgres } from "../support/postgres.js";
+import { type CliRun, type FixtureProject, makeProject, runCli } from "../support/project.js";
 import { evalFileHeader } from "./eval-source.js";
 
 // A PostgreSQL store an older niceeval wrote (schema 2, before run_evals counted the attempts a
@@ -103,5 +103,69 @@ describe("a PostgreSQL store of schema 2 through the real CLI", { timeout: 120_0
     const after = await cli(["runs", "--store", url]);
     expect(after.code).toBe(0);
     expect(after.stdout).toContain("after");
+  });
+
+  it("a user with every grant but not the table's owner is told who can upgrade it, and still reads it", async () => {
+    const url = await server.createDatabase("granted");
+    await storeCrashedRun(url);
+    await sql(
+      url,
+      ...BACK_TO_2,
+      "CREATE ROLE bob LOGIN PASSWORD 'bob-pw-4417'",
+      "GRANT USAGE, CREATE ON SCHEMA niceeval TO bob",
+      "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA niceeval TO bob",
+      "GRANT CREATE ON DATABASE granted TO bob",
+    );
+    const asBob = `postgres://bob:bob-pw-4417@127.0.0.1:${server.port}/granted`;
+    const shown = `postgres://bob:***@127.0.0.1:${server.port}/granted`;
+    const refused = (result: CliRun) => {
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).not.toContain("crashed");
+      expect(result.stderr).not.toContain("bob-pw-4417");
+      // No grant bob holds is advised.
+      expect(result.stderr).not.toMatch(/GRANT (USAGE|CREATE|SELECT)/);
+      return result.stderr;
+    };
+    const notOwner = `niceeval: the schema niceeval of database granted on 127.0.0.1:${server.port} (${shown}) was written by an older niceeval (schema version 2, this one writes 3), and the PostgreSQL user bob may not upgrade it (reading runs needs no upgrade): step 3 (counting the attempts a stop cut off) alters the table niceeval.run_evals, which only its owner (${PG_USER}) may do. Make one run into it as ${PG_USER}, which upgrades it, or have a superuser give bob what upgrading needs (ALTER TABLE niceeval.run_evals OWNER TO bob); or fix --store or NICEEVAL_STORE, or pass --store <path> to keep runs in a SQLite file.\n`;
+    expect(refused(await cli(["run", "--store", asBob]))).toBe(notOwner);
+    // Without CREATE on the schema, which step 3 does not need: the same words.
+    await sql(url, "REVOKE CREATE ON SCHEMA niceeval FROM bob");
+    expect(refused(await cli(["run", "--store", asBob]))).toBe(notOwner);
+    expect(await sql(url, "SELECT max(version) AS v FROM niceeval.schema_version")).toEqual([
+      { v: 2 },
+    ]);
+    // Reading does not upgrade: bob lists the run as it is.
+    const runs = await cli(["runs", "--store", asBob]);
+    expect(runs.stderr).toBe("");
+    expect(runs.code).toBe(0);
+    expect(runs.stdout).toContain("crashed");
+
+    // One run as the owner upgrades it; bob writes with the grants it has.
+    expect((await cli(["run", "--store", url, "--name", "owner"])).code).toBe(0);
+    const bobRun = await cli(["run", "--store", asBob, "--name", "bob"]);
+    expect(bobRun.stderr).toBe("");
+    expect(bobRun.code).toBe(0);
+  });
+
+  it("a user who owns the table the step alters upgrades without CREATE on the database or schema", async () => {
+    const url = await server.createDatabase("owned_by_carol");
+    await storeCrashedRun(url);
+    await sql(
+      url,
+      ...BACK_TO_2,
+      "CREATE ROLE carol LOGIN PASSWORD 'carol-pw-8120'",
+      "REVOKE CREATE ON DATABASE owned_by_carol FROM PUBLIC",
+      "GRANT USAGE ON SCHEMA niceeval TO carol",
+      "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA niceeval TO carol",
+      "ALTER TABLE niceeval.run_evals OWNER TO carol",
+    );
+    const asCarol = `postgres://carol:carol-pw-8120@127.0.0.1:${server.port}/owned_by_carol`;
+    const run = await cli(["run", "--store", asCarol, "--name", "carol"]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(await sql(url, "SELECT max(version) AS v FROM niceeval.schema_version")).toEqual([
+      { v: 3 },
+    ]);
   });
 });

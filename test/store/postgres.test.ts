@@ -315,7 +315,32 @@ describe("PostgreSQL store", () => {
     const older = await refusal(openPostgresStore(asWriter));
     expect(older.code).toBe("STORE_PERMISSION");
     expect(older.message).toContain(
-      "was written by an older niceeval (schema version 1, this one writes 3), and the PostgreSQL user writer may not upgrade it: that needs CREATE on the schema. Make one run as its owner (niceeval), or have it grant that (GRANT CREATE ON SCHEMA niceeval TO writer)",
+      "was written by an older niceeval (schema version 1, this one writes 3), and the PostgreSQL user writer may not upgrade it (reading runs needs no upgrade): step 2 (the history of replaced attempts) creates tables in it, which needs CREATE on the schema, and step 3 (counting the attempts a stop cut off) alters the table niceeval.run_evals, which only its owner (niceeval) may do. Make one run into it as niceeval, which upgrades it, or have a superuser give writer what upgrading needs (GRANT CREATE ON SCHEMA niceeval TO writer; ALTER TABLE niceeval.run_evals OWNER TO writer)",
+    );
+    // Given what it lacked: it upgrades the schema, unchanged before then, and writes.
+    expect(await schemaVersion(owned)).toBe(1);
+    const reader = await openPostgresStore(asWriter, { readOnly: true });
+    expect((await reader.listRuns()).length).toBe(0);
+    await reader.close();
+    await admin(
+      owned,
+      "GRANT CREATE ON SCHEMA niceeval TO writer",
+      "ALTER TABLE niceeval.run_evals OWNER TO writer",
+      "GRANT INSERT ON niceeval.runs TO writer",
+    );
+    const upgraded = await openPostgresStore(asWriter);
+    await upgraded.beginRun(manifest("by-writer"));
+    await upgraded.close();
+    expect(await schemaVersion(owned)).toBe(3);
+
+    // An empty niceeval schema the user may use but not add tables to.
+    const empty = await server.createDatabase("empty_schema");
+    await admin(empty, "CREATE SCHEMA niceeval", "GRANT USAGE ON SCHEMA niceeval TO writer");
+    const none = await refusal(
+      openPostgresStore(`postgres://writer:writer-pw-31@127.0.0.1:${server.port}/empty_schema`),
+    );
+    expect(none.message).toContain(
+      "has no niceeval tables yet, and the PostgreSQL user writer may not create them: step 1 (niceeval's tables) and step 2 (the history of replaced attempts) create tables in it, which needs CREATE on the schema. Make one run into it as niceeval, which creates them, or have niceeval grant that (GRANT CREATE ON SCHEMA niceeval TO writer)",
     );
   });
 

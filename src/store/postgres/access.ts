@@ -4,7 +4,7 @@ import type pg from "pg";
 import { NiceevalError } from "../../errors.js";
 import type { StoreAdvice } from "../advice.js";
 import { endpoint, redactUrl } from "./connection.js";
-import { PG_SCHEMA, PG_SCHEMA_VERSION } from "./schema.js";
+import { type MigrationNeeds, PG_SCHEMA, PG_SCHEMA_VERSION } from "./schema.js";
 
 type TablePrivilege = "SELECT" | "INSERT" | "UPDATE" | "DELETE";
 
@@ -34,6 +34,11 @@ export interface PgAccess {
     create: boolean;
     /** Its tables, each with the privileges the user holds on it. */
     tables: Map<string, Set<TablePrivilege>>;
+    /**
+     * Its tables' owners, and whether the user has their rights (is the owner, a member of its
+     * role, or a superuser): only then may it alter the table.
+     */
+    owners: Map<string, { owner: string; mine: boolean }>;
   };
 }
 
@@ -47,7 +52,7 @@ export async function readPgAccess(client: pg.ClientBase): Promise<PgAccess> {
     owner: string | null;
     usage: boolean;
     create: boolean;
-    tables: { name: string; granted: TablePrivilege[] }[];
+    tables: { name: string; granted: TablePrivilege[]; owner: string; mine: boolean }[];
   }>(
     `SELECT current_user AS "user", current_database() AS database,
        has_database_privilege(current_database(), 'CREATE') AS create_schema,
@@ -57,7 +62,8 @@ export async function readPgAccess(client: pg.ClientBase): Promise<PgAccess> {
        coalesce((
          SELECT json_agg(json_build_object('name', c.relname, 'granted', ARRAY(
            SELECT p FROM unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE']) AS p
-           WHERE has_table_privilege(c.oid, p))))
+           WHERE has_table_privilege(c.oid, p)),
+           'owner', pg_get_userbyid(c.relowner), 'mine', pg_has_role(c.relowner, 'USAGE')))
          FROM pg_class c WHERE c.relnamespace = n.oid AND c.relkind IN ('r', 'p')
        ), '[]') AS tables
      FROM (SELECT 1) AS one LEFT JOIN pg_namespace n ON n.nspname = $1`,
@@ -75,6 +81,7 @@ export async function readPgAccess(client: pg.ClientBase): Promise<PgAccess> {
             usage: row.usage,
             create: row.create,
             tables: new Map(row.tables.map((t) => [t.name, new Set(t.granted)])),
+            owners: new Map(row.tables.map((t) => [t.name, { owner: t.owner, mine: t.mine }])),
           },
         }
       : {}),
@@ -143,21 +150,81 @@ export function cannotCreateSchema(
   );
 }
 
-/** The user may not add the tables a migration creates to niceeval's schema. */
+/** What keeps the user from applying the steps that bring niceeval's schema up to date. */
+export interface UpgradeBlock {
+  /** Steps that create tables, when the user lacks CREATE on the schema. */
+  create: readonly MigrationNeeds[];
+  /** Tables a step alters whose owner's rights the user does not have. */
+  alter: readonly { step: MigrationNeeds; table: string; owner: string }[];
+}
+
+/**
+ * Whether the user may apply `steps` to the existing niceeval schema, from the catalog: creating
+ * tables needs CREATE on the schema, altering one needs its owner's rights (no GRANT gives them).
+ * Undefined when nothing is in the way.
+ */
+export function upgradeBlock(
+  access: PgAccess,
+  steps: readonly MigrationNeeds[],
+): UpgradeBlock | undefined {
+  const schema = access.schema;
+  if (!schema) return undefined;
+  const create = schema.create ? [] : steps.filter((step) => step.creates);
+  const alter = steps.flatMap((step) =>
+    step.alters.flatMap((table) => {
+      // A table the database lacks is created by an earlier step: the upgrading user's own.
+      const owned = schema.owners.get(table);
+      return owned && !owned.mine ? [{ step, table, owner: owned.owner }] : [];
+    }),
+  );
+  return create.length > 0 || alter.length > 0 ? { create, alter } : undefined;
+}
+
+/** "step 1 (niceeval's tables) and step 2 (the history of replaced attempts)" */
+function stepNames(steps: readonly MigrationNeeds[]): string {
+  const names = steps.map((step) => `step ${step.version} (${step.about})`);
+  return names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0]!;
+}
+
+/**
+ * The user may not apply the steps that create niceeval's tables in its (existing, empty) schema
+ * or upgrade them: which step needs what, who can apply them, and what to give the user instead.
+ */
 export function cannotMigrate(
   url: string,
   access: PgAccess,
   version: number,
+  block: UpgradeBlock,
   advice: StoreAdvice,
 ): NiceevalError {
   const { user, database } = access;
-  const owner = access.schema?.owner ?? "its owner";
+  const schemaOwner = access.schema?.owner ?? "its owner";
   const what =
     version === 0
-      ? "has no niceeval tables yet"
-      : `was written by an older niceeval (schema version ${version}, this one writes ${PG_SCHEMA_VERSION})`;
+      ? `has no niceeval tables yet, and the PostgreSQL user ${user} may not create them`
+      : `was written by an older niceeval (schema version ${version}, this one writes ${PG_SCHEMA_VERSION}), and the PostgreSQL user ${user} may not upgrade it (reading runs needs no upgrade)`;
+  const why = [
+    ...(block.create.length > 0
+      ? [
+          `${stepNames(block.create)} ${block.create.length > 1 ? "create" : "creates"} tables in it, which needs CREATE on the schema`,
+        ]
+      : []),
+    ...block.alter.map(
+      (a) =>
+        `${stepNames([a.step])} alters the table ${PG_SCHEMA}.${a.table}, which only its owner (${a.owner}) may do`,
+    ),
+  ];
+  const grant = `GRANT CREATE ON SCHEMA ${PG_SCHEMA} TO ${ident(user)}`;
+  const owned = [...new Set(block.alter.map((a) => a.table))].map(
+    (table) => `ALTER TABLE ${PG_SCHEMA}.${ident(table)} OWNER TO ${ident(user)}`,
+  );
+  const instead =
+    owned.length === 0
+      ? `have ${schemaOwner} grant that (${grant})`
+      : `have a superuser give ${user} what upgrading needs (${[...(block.create.length > 0 ? [grant] : []), ...owned].join("; ")})`;
+  const by = block.alter[0]?.owner ?? schemaOwner;
   return refused(
-    `the schema ${PG_SCHEMA} of ${where(url, database)} ${what}, and the PostgreSQL user ${user} may not ${version === 0 ? "create them" : "upgrade it"}: that needs CREATE on the schema. Make one run as its owner (${owner}), or have it grant that (GRANT CREATE ON SCHEMA ${PG_SCHEMA} TO ${ident(user)})`,
+    `the schema ${PG_SCHEMA} of ${where(url, database)} ${what}: ${why.join(", and ")}. Make one run into it as ${by}, which ${version === 0 ? "creates them" : "upgrades it"}, or ${instead}`,
     advice,
   );
 }

@@ -8,6 +8,7 @@ import {
   noSchemaUsage,
   readPgAccess,
   tablesRefused,
+  upgradeBlock,
 } from "./access.js";
 import { redactUrl } from "./connection.js";
 import {
@@ -16,14 +17,16 @@ import {
   PG_SCHEMA,
   PG_SCHEMA_VERSION,
   readPgSchemaVersion,
+  stepsAfter,
   tooNew,
 } from "./schema.js";
 
 /**
  * Make the database ready for a writer: check from the catalog that the user may do what comes
- * next (create the schema, upgrade it, read and write its tables), then migrate. A missing
- * privilege is `STORE_PERMISSION`, naming the user, the database and the GRANT, before anything
- * is written.
+ * next (create the schema; upgrade it, which takes CREATE on it for a step that adds tables and
+ * the owner's rights on each table a step alters; read and write its tables), then migrate. A
+ * missing privilege is `STORE_PERMISSION`, naming the user, the database and the GRANT or who
+ * can do it instead, before anything is written.
  */
 export async function prepareToWrite(
   client: pg.ClientBase,
@@ -48,8 +51,8 @@ export async function prepareToWrite(
         advice,
       );
     const version = await readPgSchemaVersion(client);
-    if (version < PG_SCHEMA_VERSION && !schema.create)
-      throw cannotMigrate(url, before, version, advice);
+    const blocked = version < PG_SCHEMA_VERSION && upgradeBlock(before, stepsAfter(version));
+    if (blocked) throw cannotMigrate(url, before, version, blocked, advice);
   }
   const migrated = await migratePg(client, location, advice);
   // Tables a migration made are the migrating user's: read the rights again.

@@ -9,9 +9,19 @@ export const PG_SCHEMA = "niceeval";
 /** Key of the session advisory lock taken while migrating, so two processes never migrate at once. */
 const MIGRATION_LOCK = "niceeval:migrate";
 
-/** One forward step of the schema; each runs in its own transaction and is never edited once released. */
-interface Migration {
+/** What a step of the schema does beyond reading and writing rows, and so who may apply it. */
+export interface MigrationNeeds {
   version: number;
+  /** What the step is for, as a message names it. */
+  about: string;
+  /** It creates tables in the schema: needs CREATE on it. */
+  creates: boolean;
+  /** Tables it alters, which only their owner (or a role that has the owner's rights) may do. */
+  alters: readonly string[];
+}
+
+/** One forward step of the schema; each runs in its own transaction and is never edited once released. */
+interface Migration extends MigrationNeeds {
   sql: string;
 }
 
@@ -32,6 +42,9 @@ export const pgCut = (a: string) =>
 const migrations: readonly Migration[] = [
   {
     version: 1,
+    about: "niceeval's tables",
+    creates: true,
+    alters: [],
     sql: `
       CREATE TABLE niceeval.runs (
         rid integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -131,6 +144,9 @@ const migrations: readonly Migration[] = [
   {
     // Attempts replaced by a later one of the same key (--retry-errors) are kept as history.
     version: 2,
+    about: "the history of replaced attempts",
+    creates: true,
+    alters: [],
     sql: `
       CREATE TABLE niceeval.attempt_history (LIKE niceeval.attempts);
       ALTER TABLE niceeval.attempt_history DROP COLUMN search, DROP COLUMN search_blobs,
@@ -144,6 +160,9 @@ const migrations: readonly Migration[] = [
     // so a run without summaries (running, crashed) rates as the others do; counted from the
     // attempts already stored.
     version: 3,
+    about: "counting the attempts a stop cut off",
+    creates: false,
+    alters: ["run_evals"],
     sql: `
       ALTER TABLE niceeval.run_evals ADD COLUMN interrupted integer NOT NULL DEFAULT 0;
       UPDATE niceeval.run_evals e SET interrupted = c.n
@@ -158,6 +177,13 @@ const migrations: readonly Migration[] = [
 
 /** The schema version this code writes. A database with a higher one was written by a newer niceeval. */
 export const PG_SCHEMA_VERSION = migrations.at(-1)!.version;
+
+/** The steps that bring a database of schema `version` up to date, and what each needs. */
+export function stepsAfter(version: number): MigrationNeeds[] {
+  return migrations
+    .filter((m) => m.version > version)
+    .map(({ version, about, creates, alters }) => ({ version, about, creates, alters }));
+}
 
 /** Version recorded in the database, or 0 when niceeval never wrote to it. */
 export async function readPgSchemaVersion(client: pg.ClientBase): Promise<number> {
