@@ -208,6 +208,30 @@ describe("SQLite store", () => {
     expect(version()).toBe(5);
   });
 
+  it("lists the attempt keys of a run whose error cell was edited into something that is not JSON", async () => {
+    const path = join(dir, "edited.sqlite");
+    const store = await openSqliteStore(path);
+    await store.beginRun(manifest("edited"));
+    const cutOff = (index: number) => {
+      const record = attempt("alpha", index, { verdict: "errored" });
+      record.error = { message: "interrupted by SIGINT", where: "target", interrupted: true };
+      return record;
+    };
+    await store.appendAttempts("edited", [cutOff(0), cutOff(1)]);
+    await store.close();
+    const db = new Database(path);
+    db.prepare("UPDATE attempts SET error = ? WHERE case_id = 'case-1'").run(
+      '{"message":"interrupted by SIGINT","where":"target","interrupted":tr',
+    );
+    db.close();
+    const reader = await openSqliteStore(path);
+    const keys = [];
+    for await (const key of reader.attemptKeys("edited"))
+      keys.push(`${key.caseId}:${key.interrupted ?? false}`);
+    await reader.close();
+    expect(keys).toEqual(["case-0:true", "case-1:false"]);
+  });
+
   it("refuses a text file, leaving it unchanged", async () => {
     const path = join(dir, "notes.sqlite");
     writeFileSync(path, "these are my notes, not a database\n".repeat(200));

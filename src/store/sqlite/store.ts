@@ -876,9 +876,7 @@ class SqliteStore implements Store {
     // Keys only, off the unique index: no row is decoded.
     const rows = this.#guard(() =>
       this.#sql<{ ev: number; case_id: string; trial: number; verdict: number; cut: number }>(
-        `SELECT ev, case_id, trial, verdict,
-           CASE WHEN verdict = ${VERDICT_CODE.errored} THEN json_extract(error, '$.interrupted') IS 1 ELSE 0 END
-         FROM attempts WHERE rid = ?`,
+        `SELECT ev, case_id, trial, verdict, ${CUT} FROM attempts WHERE rid = ?`,
       )
         .raw()
         .all(rid),
