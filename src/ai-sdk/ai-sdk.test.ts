@@ -1,11 +1,16 @@
 import { APICallError, generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { isolateJudges } from "../../test/judge/judge-env.js";
 import { configureJudges } from "../judge/config.js";
 import { withJudgeLedger } from "../judge/ledger.js";
 import { isJudgeUnavailable } from "../judge/unavailable.js";
+import { scoreSchema } from "../score/score.js";
+import { exactMatchImpl, exactMatchTool } from "../scorers/deterministic/exact-match.js";
+import { evalScorersProvider } from "../scorers/deterministic/provider.js";
 import { llmJudgeTool, makeLlmJudgeDriver } from "../scorers/judged/llm-judge.js";
+import { defineTool } from "../tool/tool.js";
 import { closeQAFromAiSdk, judgeFromAiSdk, toAiSdkTool } from "./index.js";
 
 const usage = (input: number, output: number) => ({
@@ -208,5 +213,35 @@ describe("toAiSdkTool", () => {
       label: "llm-judge",
       rationale: "fine",
     });
+  });
+
+  it("refuses, when built, a driver that does not implement the tool, and what is not a driver or a tool", () => {
+    const cite = defineTool({
+      id: "acme.cite-check",
+      description: "Check an answer cites an order",
+      inputSchema: z.object({ orderId: z.string() }),
+      outputSchema: scoreSchema,
+    });
+    expect(() => toAiSdkTool(cite, evalScorersProvider)).toThrow(
+      'toAiSdkTool("acme.cite-check"): `driver` niceeval.eval-scorers does not implement tool "acme.cite-check"; pass as `driver` a driver that implements it: defineDriver({ id, implementations: [implementTool(tool, run)] })',
+    );
+    expect(() => toAiSdkTool(llmJudgeTool, evalScorersProvider)).toThrow(
+      'pass driver: makeLlmJudgeDriver(judge) (import { makeLlmJudgeDriver } from "niceeval/scorers")',
+    );
+    expect(() => toAiSdkTool(exactMatchTool, [evalScorersProvider] as never)).toThrow(
+      'toAiSdkTool("eval.exact-match"): `driver` is an array, not a driver',
+    );
+    expect(() => toAiSdkTool(exactMatchTool, exactMatchImpl as never)).toThrow(
+      "`driver` is a tool implementation, not a driver: bundle it with defineDriver",
+    );
+    expect(() => toAiSdkTool(exactMatchTool, undefined as never)).toThrow(
+      'toAiSdkTool("eval.exact-match"): `driver` is undefined, not a driver',
+    );
+    expect(() => toAiSdkTool({ id: "x" } as never, evalScorersProvider)).toThrow(
+      'toAiSdkTool("x"): `tool` must be a tool made by defineTool (a built-in one: exactMatchTool, regexMatchTool, …), got an object that is not a tool',
+    );
+    expect(toAiSdkTool(exactMatchTool, evalScorersProvider).description).toBe(
+      exactMatchTool.description,
+    );
   });
 });

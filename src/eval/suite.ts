@@ -19,8 +19,8 @@ import {
 } from "../scorers/create-scorer.js";
 import { thrownStack } from "../thrown-stack.js";
 import { callTool, isThenable, runTool } from "../tool/run-tool.js";
-import { implementationAdvice } from "../tool/shipped-driver.js";
-import { type Driver, notADriver, type Tool } from "../tool/tool.js";
+import type { Driver, Tool } from "../tool/tool.js";
+import { refuseToolDriver } from "../tool/tool-driver.js";
 import { controlCharacter, DATASET_ERROR_ID, IdSet } from "./ids.js";
 import { attempts, inFlight } from "./in-flight.js";
 import type { AttemptRecord, Judgment } from "./record.js";
@@ -130,20 +130,7 @@ export function bindScorer<Output, ScorerInput>(
   );
   // Checked here, not on the first case: every case would be errored for it.
   const where = typeof id === "string" ? `bindScorer("${id}")` : "bindScorer";
-  const notDriver = notADriver(binding.driver);
-  if (notDriver !== undefined) throw new AuthoringError(`${where}: \`driver\` is ${notDriver}`);
-  if (
-    typeof binding.tool !== "object" ||
-    binding.tool === null ||
-    typeof binding.tool.id !== "string"
-  )
-    throw new AuthoringError(
-      `${where}: \`tool\` must be a tool made by defineTool (a built-in one: exactMatchTool, regexMatchTool, …), got ${describeGiven(binding.tool)}`,
-    );
-  if (!binding.driver.implementations.has(binding.tool.id))
-    throw new AuthoringError(
-      `${where}: \`driver\` ${binding.driver.id} does not implement tool "${binding.tool.id}"; ${implementationAdvice(binding.tool as Tool, "driver")}`,
-    );
+  refuseToolDriver(where, binding.tool, binding.driver);
   if (typeof binding.mapInput !== "function")
     throw new AuthoringError(
       `${where}: \`mapInput\` must be a function from { output, expected, input, … } to the input of tool "${binding.tool.id}", got ${describeGiven(binding.mapInput)}`,
