@@ -1,5 +1,7 @@
 import { APICallError, generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
+import { type } from "arktype";
+import * as v from "valibot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isolateJudges } from "../../test/judge/judge-env.js";
@@ -10,7 +12,7 @@ import { scoreSchema } from "../score/score.js";
 import { exactMatchImpl, exactMatchTool } from "../scorers/deterministic/exact-match.js";
 import { evalScorersProvider } from "../scorers/deterministic/provider.js";
 import { llmJudgeTool, makeLlmJudgeDriver } from "../scorers/judged/llm-judge.js";
-import { defineTool } from "../tool/tool.js";
+import { defineDriver, defineTool, implementTool } from "../tool/tool.js";
 import { closeQAFromAiSdk, judgeFromAiSdk, toAiSdkTool } from "./index.js";
 
 const usage = (input: number, output: number) => ({
@@ -243,5 +245,40 @@ describe("toAiSdkTool", () => {
     expect(toAiSdkTool(exactMatchTool, evalScorersProvider).description).toBe(
       exactMatchTool.description,
     );
+  });
+
+  it("refuses a tool whose input schema gives the AI SDK no JSON Schema, and shows the model an arktype one", async () => {
+    const valibotCity = defineTool({
+      id: "acme.city",
+      description: "Score a city",
+      inputSchema: v.object({ city: v.string() }),
+      outputSchema: scoreSchema,
+    });
+    const arkCity = defineTool({
+      id: "acme.city",
+      description: "Score a city",
+      inputSchema: type({ city: "string" }),
+      outputSchema: scoreSchema,
+    });
+    const implement = (tool: typeof valibotCity | typeof arkCity) =>
+      defineDriver({
+        id: "acme",
+        implementations: [
+          implementTool(tool, ({ city }) => ({ value: 1, passed: true, label: `city ${city}` })),
+        ],
+      });
+    expect(() => toAiSdkTool(valibotCity, implement(valibotCity))).toThrow(
+      'toAiSdkTool("acme.city"): the tool\'s inputSchema, a Standard Schema of vendor "valibot", gives no JSON Schema (its "~standard" has no jsonSchema), which the AI SDK needs to show the model the tool\'s input; write the inputSchema with zod, or with another Standard Schema that gives one (arktype)',
+    );
+    const agent = new MockLanguageModelV3({ doGenerate: textAnswer("done") });
+    await generateText({
+      model: agent,
+      tools: { city: toAiSdkTool(arkCity, implement(arkCity)) },
+      prompt: "x",
+    });
+    expect(agent.doGenerateCalls[0]?.tools?.[0]).toMatchObject({
+      name: "city",
+      inputSchema: { type: "object", properties: { city: { type: "string" } } },
+    });
   });
 });
