@@ -169,6 +169,29 @@ describe("judgeFromAiSdk", () => {
     });
   });
 
+  it("refuses, when made, a provider, its model factory or undefined in place of a model", () => {
+    const model = new MockLanguageModelV3({ doGenerate: textAnswer("{}") });
+    // What createOpenAI({ … }) returns: a function that makes models, not a model.
+    const provider = Object.assign((id: string) => ({ ...model, modelId: id }), {
+      languageModel: (id: string) => ({ ...model, modelId: id }),
+      chat: (id: string) => ({ ...model, modelId: id }),
+    });
+    expect(() => judgeFromAiSdk(provider as never)).toThrow(
+      'judgeFromAiSdk: got an AI SDK provider, not a model; pass a model such as openai("gpt-4.1-mini") (the provider called with a model id, or a gateway model id string), not the provider',
+    );
+    expect(() => closeQAFromAiSdk(provider.chat as never)).toThrow(
+      "closeQAFromAiSdk: got a function (a provider's model factory?), not a model",
+    );
+    expect(() => judgeFromAiSdk(undefined as never)).toThrow(
+      "judgeFromAiSdk: got undefined, not a model",
+    );
+    expect(() => closeQAFromAiSdk(undefined as never)).toThrow(
+      "closeQAFromAiSdk: got undefined, not a model",
+    );
+    expect(typeof judgeFromAiSdk(model)).toBe("function");
+    expect(typeof judgeFromAiSdk("openai/gpt-4.1-mini")).toBe("function");
+  });
+
   it("backs a closeQA judge", async () => {
     const model = new MockLanguageModelV3({
       doGenerate: textAnswer('{"verdict":"insufficient","reason":"no map"}'),

@@ -1,8 +1,10 @@
 import type { LanguageModel } from "ai";
+import { AuthoringError } from "../errors.js";
 import { JudgeCallError, parseRetryAfter, statusHint } from "../judge/call-error.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "../judge/chat.js";
 import { markJudgePossible } from "../judge/ledger.js";
 import type { JudgeProvider } from "../judge/providers/provider.js";
+import { valueKind } from "../tool/tool.js";
 import { aiSdkEndpoint } from "./endpoint.js";
 
 /** A stable name for an AI SDK model: its gateway id, or `provider/modelId`. */
@@ -18,6 +20,7 @@ export function aiSdkModelName(model: LanguageModel): string {
  * model exposes it, its base URL: one server's verdicts are never served for another's.
  */
 export function aiSdkJudgeProvider(model: LanguageModel): JudgeProvider {
+  refuseNotAModel("aiSdkJudgeProvider", model);
   markJudgePossible();
   const name = aiSdkModelName(model);
   return Object.freeze({
@@ -65,6 +68,36 @@ export function aiSdkJudgeProvider(model: LanguageModel): JudgeProvider {
       }
     },
   });
+}
+
+/**
+ * Refuse what is not an AI SDK `LanguageModel` (a model id string, or an object with `provider`,
+ * `modelId` and `doGenerate`) when a judge is made: the provider itself (`createOpenAI({…})`, not
+ * called with a model id), its model factory or undefined would fail only on the first judge call,
+ * with a TypeError naming none of them. `where` names the function (`judgeFromAiSdk`).
+ * @throws AuthoringError saying what was passed and to pass a model.
+ */
+export function refuseNotAModel(where: string, model: unknown): asserts model is LanguageModel {
+  if (typeof model === "string" && model !== "") return;
+  const { provider, modelId, doGenerate } = (model ?? {}) as Record<string, unknown>;
+  const isModel =
+    (typeof model === "object" || typeof model === "function") &&
+    typeof provider === "string" &&
+    typeof modelId === "string" &&
+    typeof doGenerate === "function";
+  if (isModel) return;
+  const given =
+    typeof model === "function" &&
+    typeof (model as { languageModel?: unknown }).languageModel === "function"
+      ? "an AI SDK provider"
+      : typeof model === "function"
+        ? "a function (a provider's model factory?)"
+        : model === ""
+          ? "an empty string"
+          : valueKind(model);
+  throw new AuthoringError(
+    `${where}: got ${given}, not a model; pass a model such as openai("gpt-4.1-mini") (the provider called with a model id, or a gateway model id string), not the provider`,
+  );
 }
 
 /** `ai-sdk:openai.chat@https://api.openai.com/v1`; without a base URL, the provider's name alone. */
