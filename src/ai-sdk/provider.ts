@@ -4,7 +4,7 @@ import { JudgeCallError, parseRetryAfter, statusHint } from "../judge/call-error
 import type { JudgeChatRequest, JudgeChatResponse } from "../judge/chat.js";
 import { markJudgePossible } from "../judge/ledger.js";
 import type { JudgeProvider } from "../judge/providers/provider.js";
-import { valueKind } from "../tool/tool.js";
+import { valueKind } from "../required.js";
 import { aiSdkEndpoint } from "./endpoint.js";
 
 /** A stable name for an AI SDK model: its gateway id, or `provider/modelId`. */
@@ -92,9 +92,7 @@ export function refuseNotAModel(where: string, model: unknown): asserts model is
       ? "an AI SDK provider"
       : typeof model === "function"
         ? "a function (a provider's model factory?)"
-        : model === ""
-          ? "an empty string"
-          : valueKind(model);
+        : valueKind(model);
   throw new AuthoringError(
     `${where}: got ${given}, not a model; pass a model such as openai("gpt-4.1-mini") (the provider called with a model id, or a gateway model id string), not the provider`,
   );

@@ -652,7 +652,7 @@ describe("authoring errors are errored cases, not failures", () => {
     ]);
   });
 
-  it("refuses a binding without mapInput or tool when it is bound, not on every case", () => {
+  it("refuses a binding without id, mapInput or tool when it is bound, not on every case", () => {
     const { mapInput: _, ...withoutMap } = {
       id: "exact",
       tool: exactMatchTool,
@@ -665,6 +665,10 @@ describe("authoring errors are errored cases, not failures", () => {
     expect(() =>
       bindScorer({ ...withoutMap, tool: "eval.exact-match", mapInput: () => ({}) } as never),
     ).toThrow('bindScorer("exact"): `tool` must be a tool made by defineTool');
+    const { id: _id, ...withoutId } = { ...withoutMap, mapInput: () => ({}) };
+    expect(() => bindScorer(withoutId as never)).toThrow(
+      "bindScorer: `id` must be a non-empty string, the scorer's name in reports; got undefined",
+    );
   });
 });
 

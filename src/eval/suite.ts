@@ -6,6 +6,7 @@ import { isJudgeUnavailable } from "../judge/unavailable.js";
 import { judgeWaitText } from "../judge/waiting.js";
 import { type KnownKeys, refuseUnknownKeys, unknownKeysMessage } from "../known-keys.js";
 import { joinWords } from "../plural.js";
+import { requireText } from "../required.js";
 import type { Score } from "../score/score.js";
 import {
   type Extra,
@@ -130,6 +131,7 @@ export function bindScorer<Output, ScorerInput>(
   );
   // Checked here, not on the first case: every case would be errored for it.
   const where = typeof id === "string" ? `bindScorer("${id}")` : "bindScorer";
+  requireText(where, "id", id, "the scorer's name in reports");
   refuseToolDriver(where, binding.tool, binding.driver);
   if (typeof binding.mapInput !== "function")
     throw new AuthoringError(

@@ -6,6 +6,7 @@ import {
   ToolNotImplementedError,
   ToolOutputError,
 } from "../errors.js";
+import { valueKind } from "../required.js";
 import { formatIssues } from "./issues.js";
 import { implementationAdvice } from "./shipped-driver.js";
 import {
@@ -16,7 +17,6 @@ import {
   type ToolContext,
   type ToolImplementation,
   type ToolSchema,
-  valueKind,
 } from "./tool.js";
 
 /** Options of {@link runTool}. */

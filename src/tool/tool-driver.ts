@@ -1,6 +1,6 @@
 import { AuthoringError } from "../errors.js";
 import { implementationAdvice } from "./shipped-driver.js";
-import { type Driver, notADriver, type Tool, valueKind } from "./tool.js";
+import { type Driver, notADriver, notATool, type Tool } from "./tool.js";
 
 /**
  * Refuse, when a definition pairs a tool with the driver that is to run it (a scorer binding, an
@@ -28,15 +28,4 @@ export function refuseToolDriver(
     throw new AuthoringError(
       `${where}: \`driver\` ${(driver as Driver).id} does not implement tool "${id}"; ${implementationAdvice(tool as Tool, "driver")}`,
     );
-}
-
-/** What `value` is instead of a tool, or undefined when it is defineTool's. */
-function notATool(value: unknown): string | undefined {
-  const kind = (value as { kind?: unknown } | null | undefined)?.kind;
-  if (kind === "tool" && typeof (value as { id?: unknown }).id === "string") return undefined;
-  if (kind === "driver") return "a driver";
-  if (kind === "tool-implementation") return "a tool implementation (pass its tool)";
-  if (typeof value === "object" && value !== null && !Array.isArray(value))
-    return 'an object that is not a tool (it has no kind "tool")';
-  return valueKind(value);
 }

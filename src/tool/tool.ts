@@ -2,6 +2,7 @@ import type { StandardSchemaV1 } from "@standard-schema/spec";
 import type { z } from "zod";
 import { AuthoringError } from "../errors.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
+import { requireFunction, requireText, valueKind } from "../required.js";
 import { isStandardSchema } from "./standard-schema.js";
 
 /**
@@ -65,16 +66,25 @@ const toolDefinitionKeys = {
  * Declare a tool contract. Its schemas are zod schemas or any Standard Schema.
  * @example
  * const echo = defineTool({ id: "demo.echo", description: "echo", inputSchema: z.string(), outputSchema: z.string() });
- * @throws AuthoringError when a schema is neither (the message names the tool and the field).
+ * @throws AuthoringError when `id` or `description` is not a non-empty string, or a schema is
+ * neither (the message names the tool and the field).
  */
 export function defineTool<Input, Output>(
   definition: ToolDefinition<Input, Output>,
 ): Tool<Input, Output> {
-  const id = (definition as { id?: unknown } | null)?.id;
-  refuseUnknownKeys(
-    typeof id === "string" ? `defineTool("${id}")` : "defineTool",
-    definition,
-    toolDefinitionKeys,
+  if (typeof definition !== "object" || definition === null)
+    throw new AuthoringError(
+      `defineTool: pass { id, description, inputSchema, outputSchema }, got ${valueKind(definition)}`,
+    );
+  const id = (definition as { id?: unknown }).id;
+  const where = typeof id === "string" ? `defineTool("${id}")` : "defineTool";
+  refuseUnknownKeys(where, definition, toolDefinitionKeys);
+  requireText(where, "id", id, 'the tool\'s name ("acme.cite-check")');
+  requireText(
+    where,
+    "description",
+    definition.description,
+    "what the tool does (an AI SDK agent's model reads it)",
   );
   for (const field of ["inputSchema", "outputSchema"] as const) {
     if (!isStandardSchema(definition[field]))
@@ -91,11 +101,20 @@ function describe(value: unknown): string {
   return typeof value === "object" ? 'an object without "~standard"' : typeof value;
 }
 
-/** Attach behaviour to a tool contract. */
+/**
+ * Attach behaviour to a tool contract.
+ * @throws AuthoringError when `tool` is not defineTool's or `run` not a function.
+ */
 export function implementTool<Input, Output>(
   tool: Tool<Input, Output>,
   run: (input: Input, context: ToolContext) => Output | Promise<Output>,
 ): ToolImplementation<Input, Output> {
+  const notTool = notATool(tool);
+  if (notTool !== undefined)
+    throw new AuthoringError(
+      `implementTool: \`tool\` must be a tool made by defineTool, got ${notTool}; pass implementTool(tool, run)`,
+    );
+  requireFunction(`implementTool("${tool.id}")`, "run", run, "(input, context) => output");
   return Object.freeze({ kind: "tool-implementation" as const, tool, run });
 }
 
@@ -157,11 +176,18 @@ export function notADriver(value: unknown): string | undefined {
   return `${valueKind(value)}, not a driver (defineDriver's result, such as evalScorersProvider)`;
 }
 
-/** What kind of value `value` is, for a message: "undefined", "null", "an array", "a string"… */
-export function valueKind(value: unknown): string {
-  if (value === undefined || value === null) return String(value);
-  if (Array.isArray(value)) return "an array";
-  return /^[aeiou]/.test(typeof value) ? `an ${typeof value}` : `a ${typeof value}`;
+/**
+ * Internal: what `value` is instead of a tool, worded to follow "got", or undefined when it is
+ * defineTool's (kind "tool", with an id).
+ */
+export function notATool(value: unknown): string | undefined {
+  const kind = (value as { kind?: unknown } | null | undefined)?.kind;
+  if (kind === "tool" && typeof (value as { id?: unknown }).id === "string") return undefined;
+  if (kind === "driver") return "a driver";
+  if (kind === "tool-implementation") return "a tool implementation (pass its tool)";
+  if (typeof value === "object" && value !== null && !Array.isArray(value))
+    return 'an object that is not a tool (it has no kind "tool")';
+  return valueKind(value);
 }
 
 /** Definition accepted by {@link defineDriver}. */
@@ -175,14 +201,21 @@ const driverDefinitionKeys = {
   implementations: true,
 } satisfies KnownKeys<DriverDefinition>;
 
-/** Bundle implementations under a driver id. */
+/**
+ * Bundle implementations under a driver id.
+ * @throws AuthoringError when `id` is not a non-empty string or `implementations` not an array
+ * of implementTool's results (the message names the driver and the entry).
+ */
 export function defineDriver(definition: DriverDefinition): Driver {
-  const id = (definition as { id?: unknown } | null)?.id;
-  refuseUnknownKeys(
-    typeof id === "string" ? `defineDriver("${id}")` : "defineDriver",
-    definition,
-    driverDefinitionKeys,
-  );
+  if (typeof definition !== "object" || definition === null)
+    throw new AuthoringError(
+      `defineDriver: pass { id, implementations }, got ${valueKind(definition)}`,
+    );
+  const id = (definition as { id?: unknown }).id;
+  const where = typeof id === "string" ? `defineDriver("${id}")` : "defineDriver";
+  refuseUnknownKeys(where, definition, driverDefinitionKeys);
+  requireText(where, "id", id, 'the driver\'s name ("acme")');
+  refuseNotImplementations(where, definition.implementations);
   const map = new Map<string, ToolImplementation<never, unknown>>();
   for (const implementation of definition.implementations) {
     map.set(
@@ -191,4 +224,21 @@ export function defineDriver(definition: DriverDefinition): Driver {
     );
   }
   return Object.freeze({ kind: "driver" as const, id: definition.id, implementations: map });
+}
+
+/** Refuse `implementations` that is not an array of implementTool's results. */
+function refuseNotImplementations(where: string, implementations: unknown): void {
+  if (!Array.isArray(implementations))
+    throw new AuthoringError(
+      `${where}: \`implementations\` must be an array of implementTool(tool, run) results, got ${valueKind(implementations)}`,
+    );
+  implementations.forEach((given: unknown, index) => {
+    const kind = (given as { kind?: unknown } | null | undefined)?.kind;
+    if (kind === "tool-implementation") return;
+    const what =
+      kind === "tool"
+        ? `a tool ("${(given as Tool).id}"), not its implementation: pass implementTool(tool, run)`
+        : `${valueKind(given)}, not an implementation: pass implementTool(tool, run)`;
+    throw new AuthoringError(`${where}: \`implementations[${index}]\` is ${what}`);
+  });
 }

@@ -47,6 +47,30 @@ async function judgedCase(judge: JudgeFn) {
 }
 
 describe("eval.llm-judge with an injected judge", () => {
+  it("refuses, when made, an llmJudge without mapOutput, criteria or a judge function", () => {
+    const judge: JudgeFn = async () => ({ value: 1 });
+    const mapOutput = ({ output }: { output: unknown }) => String(output);
+    expect(() => llmJudge({ id: "no-map", judge, criteria: "c" } as never)).toThrow(
+      'llmJudge("no-map"): `mapOutput` must be a function ({ output, expected, input, caseId }) => the part of the output the judge sees; got undefined',
+    );
+    expect(() => llmJudge({ id: "no-criteria", judge, mapOutput } as never)).toThrow(
+      'llmJudge("no-criteria"): `criteria` must be a non-empty string, what the judge checks; got undefined',
+    );
+    expect(() =>
+      llmJudge({
+        id: "string-judge",
+        judge: "openai/gpt-4.1-mini" as never,
+        criteria: "c",
+        mapOutput,
+      }),
+    ).toThrow(
+      'llmJudge("string-judge"): `judge` must be a JudgeFn, got a string; judgeFromModel("openai/gpt-4.1-mini") makes one of a model string',
+    );
+    expect(() => makeLlmJudgeDriver(undefined as never)).toThrow(
+      "makeLlmJudgeDriver: `judge` must be a JudgeFn, got undefined",
+    );
+  });
+
   it("compares the value with the threshold, and lets an explicit passed win", async () => {
     expect(await score(judgeOnce({ value: 0.8, rationale: "good" }), 0.7)).toEqual({
       value: 0.8,

@@ -10,6 +10,7 @@ import {
 } from "../../judge/types.js";
 import { JudgeUnavailableError } from "../../judge/unavailable.js";
 import { type KnownKeys, refuseUnknownKeys } from "../../known-keys.js";
+import { requireFunction, requireText, valueKind } from "../../required.js";
 import { makeScore, type Score, scoreSchema } from "../../score/score.js";
 import { noteShippedDriver } from "../../tool/shipped-driver.js";
 import { type Driver, defineDriver, defineTool, implementTool } from "../../tool/tool.js";
@@ -72,6 +73,21 @@ function checkedThreshold(where: string, given: unknown): number {
 }
 
 /**
+ * Refuse a `judge` that is not a JudgeFn when the scorer is made, not on its first case: a model
+ * string is named with the function that makes a judge of it.
+ */
+function requireJudge(where: string, judge: unknown): void {
+  if (typeof judge === "function") return;
+  const advice =
+    typeof judge === "string"
+      ? `judgeFromModel(${JSON.stringify(judge)}) makes one of a model string`
+      : 'judgeFromModel("openai/gpt-4.1-mini"), judgeFromAiSdk(model), or async ({ output, criteria }) => ({ value })';
+  throw new AuthoringError(
+    `${where}: \`judge\` must be a JudgeFn, got ${valueKind(judge)}; ${advice}`,
+  );
+}
+
+/**
  * A driver implementing `eval.llm-judge` with an injected judge. An explicit `passed` in the
  * verdict wins over the threshold; a malformed verdict (NaN, a missing value, a value outside
  * 0..1) rejects the call with a JudgeUnavailableError saying so, as a model's would. A judge that
@@ -83,6 +99,7 @@ export function makeLlmJudgeDriver(
   judge: JudgeFn,
   options: MakeLlmJudgeDriverOptions = {},
 ): Driver {
+  requireJudge("makeLlmJudgeDriver", judge);
   refuseUnknownKeys("makeLlmJudgeDriver", options, makeLlmJudgeDriverOptionsKeys, "options");
   const threshold = checkedThreshold("makeLlmJudgeDriver", options.threshold);
   const label = options.label ?? "llm-judge";
@@ -160,7 +177,17 @@ export function llmJudge<Output>(options: LlmJudgeBindingOptions<Output>): LlmJu
     llmJudgeBindingOptionsKeys,
   );
   // Checked here too, so a refusal names llmJudge and the scorer, as its other checks do.
-  checkedThreshold(typeof id === "string" ? `llmJudge("${id}")` : "llmJudge", options.threshold);
+  const where = typeof id === "string" ? `llmJudge("${id}")` : "llmJudge";
+  requireText(where, "id", id, "the scorer's name in reports");
+  requireJudge(where, options.judge);
+  requireText(where, "criteria", options.criteria, "what the judge checks");
+  requireFunction(
+    where,
+    "mapOutput",
+    options.mapOutput,
+    "({ output, expected, input, caseId }) => the part of the output the judge sees",
+  );
+  checkedThreshold(where, options.threshold);
   const driver = makeLlmJudgeDriver(options.judge, {
     label: options.id,
     ...(options.threshold !== undefined ? { threshold: options.threshold } : {}),

@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { scoreSchema } from "../score/score.js";
+import { defineDriver, defineTool, implementTool } from "./tool.js";
+
+const echo = defineTool({
+  id: "acme.echo",
+  description: "echo",
+  inputSchema: z.object({ s: z.string() }),
+  outputSchema: scoreSchema,
+});
+const run = () => ({ value: 1, passed: true, label: "echo" });
+
+describe("the definitions of tools and drivers", () => {
+  it("refuses a tool without an id or a description when it is defined", () => {
+    const { id: _, ...withoutId } = {
+      id: "x",
+      description: "no id",
+      inputSchema: z.string(),
+      outputSchema: scoreSchema,
+    };
+    expect(() => defineTool(withoutId as never)).toThrow(
+      'defineTool: `id` must be a non-empty string, the tool\'s name ("acme.cite-check"); got undefined',
+    );
+    expect(() =>
+      defineTool({
+        id: "q",
+        description: 5 as never,
+        inputSchema: z.string(),
+        outputSchema: scoreSchema,
+      }),
+    ).toThrow(
+      'defineTool("q"): `description` must be a non-empty string, what the tool does (an AI SDK agent\'s model reads it); got a number',
+    );
+    expect(() => defineTool(undefined as never)).toThrow(
+      "defineTool: pass { id, description, inputSchema, outputSchema }, got undefined",
+    );
+  });
+
+  it("refuses an implementation of what is not a tool, or without a function", () => {
+    expect(() => implementTool(echo, undefined as never)).toThrow(
+      'implementTool("acme.echo"): `run` must be a function (input, context) => output; got undefined',
+    );
+    expect(() => implementTool({ id: "x" } as never, run)).toThrow(
+      'implementTool: `tool` must be a tool made by defineTool, got an object that is not a tool (it has no kind "tool"); pass implementTool(tool, run)',
+    );
+  });
+
+  it("refuses a driver without an id, or whose implementations are not implementations", () => {
+    const implementation = implementTool(echo, run);
+    expect(() => defineDriver({ implementations: [implementation] } as never)).toThrow(
+      'defineDriver: `id` must be a non-empty string, the driver\'s name ("acme"); got undefined',
+    );
+    expect(() => defineDriver({ id: "acme", implementations: [echo as never] })).toThrow(
+      'defineDriver("acme"): `implementations[0]` is a tool ("acme.echo"), not its implementation: pass implementTool(tool, run)',
+    );
+    expect(() => defineDriver({ id: "acme", implementations: implementation as never })).toThrow(
+      'defineDriver("acme"): `implementations` must be an array of implementTool(tool, run) results, got an object',
+    );
+    expect(() =>
+      defineDriver({ id: "acme", implementations: [implementation, undefined as never] }),
+    ).toThrow('defineDriver("acme"): `implementations[1]` is undefined, not an implementation');
+    expect(
+      defineDriver({ id: "acme", implementations: [implementation] }).implementations.size,
+    ).toBe(1);
+  });
+});
