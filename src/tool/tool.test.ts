@@ -64,4 +64,12 @@ describe("the definitions of tools and drivers", () => {
       defineDriver({ id: "acme", implementations: [implementation] }).implementations.size,
     ).toBe(1);
   });
+
+  it("refuses a driver with two implementations of one tool, which would keep only the last", () => {
+    const a = implementTool(echo, run);
+    const b = implementTool(echo, () => ({ value: 0, passed: false, label: "B" }));
+    expect(() => defineDriver({ id: "d", implementations: [a, b] })).toThrow(
+      'defineDriver("d"): two implementations of tool "acme.echo"; a driver runs one implementation per tool: keep one, or put the other in a driver of its own',
+    );
+  });
 });

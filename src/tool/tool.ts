@@ -203,8 +203,9 @@ const driverDefinitionKeys = {
 
 /**
  * Bundle implementations under a driver id.
- * @throws AuthoringError when `id` is not a non-empty string or `implementations` not an array
- * of implementTool's results (the message names the driver and the entry).
+ * @throws AuthoringError when `id` is not a non-empty string, `implementations` not an array
+ * of implementTool's results, or two of them implement one tool (the message names the driver
+ * and the entry or the tool).
  */
 export function defineDriver(definition: DriverDefinition): Driver {
   if (typeof definition !== "object" || definition === null)
@@ -218,6 +219,10 @@ export function defineDriver(definition: DriverDefinition): Driver {
   refuseNotImplementations(where, definition.implementations);
   const map = new Map<string, ToolImplementation<never, unknown>>();
   for (const implementation of definition.implementations) {
+    if (map.has(implementation.tool.id))
+      throw new AuthoringError(
+        `${where}: two implementations of tool "${implementation.tool.id}"; a driver runs one implementation per tool: keep one, or put the other in a driver of its own`,
+      );
     map.set(
       implementation.tool.id,
       implementation as unknown as ToolImplementation<never, unknown>,
