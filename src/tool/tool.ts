@@ -102,12 +102,13 @@ function describe(value: unknown): string {
 }
 
 /**
- * Attach behaviour to a tool contract.
+ * Attach behaviour to a tool contract. What `run` returns is checked, at compile time, against
+ * the tool's output type (not inferred from it), and at run time by its output schema.
  * @throws AuthoringError when `tool` is not defineTool's or `run` not a function.
  */
 export function implementTool<Input, Output>(
   tool: Tool<Input, Output>,
-  run: (input: Input, context: ToolContext) => Output | Promise<Output>,
+  run: (input: Input, context: ToolContext) => NoInfer<Output> | Promise<NoInfer<Output>>,
 ): ToolImplementation<Input, Output> {
   const notTool = notATool(tool);
   if (notTool !== undefined)
