@@ -61,6 +61,28 @@ describe("judgeFromAiSdk", () => {
     expect(model.doGenerateCalls).toHaveLength(2);
   });
 
+  it("gets a repair turn naming the tool when the model calls a tool instead of answering", async () => {
+    const model = new MockLanguageModelV3({
+      doGenerate: [
+        {
+          content: [
+            { type: "tool-call" as const, toolCallId: "c1", toolName: "lookup", input: "{}" },
+          ],
+          finishReason: { unified: "tool-calls" as const, raw: "tool_calls" },
+          usage: usage(10, 2),
+          warnings: [],
+        },
+        textAnswer('{"value":0.7,"rationale":"ok"}'),
+      ],
+    });
+    const verdict = await judgeFromAiSdk(model)({ output: "a", criteria: "c" });
+    expect(verdict.value).toBe(0.7);
+    expect(model.doGenerateCalls).toHaveLength(2);
+    expect(JSON.stringify(model.doGenerateCalls[1]?.prompt)).toContain(
+      'the model called the tool \\"lookup\\" instead of answering in text',
+    );
+  });
+
   it("answers a repeated judgment from the cache", async () => {
     const model = new MockLanguageModelV3({
       doGenerate: textAnswer('{"value":1,"rationale":"r"}'),

@@ -48,8 +48,9 @@ export function aiSdkJudgeProvider(model: LanguageModel): JudgeProvider {
         });
         return {
           text: result.text,
-          data: result.output as unknown,
+          ...outputOf(ai, result),
           ...cutOff(result.finishReason, result.rawFinishReason),
+          ...calledTools(result),
           // The AI SDK leaves a count undefined when the provider did not report it: unreported.
           inputTokens: result.usage.inputTokens,
           outputTokens: result.usage.outputTokens,
@@ -128,6 +129,38 @@ function cutOff(
   return {
     cutOff: true,
     ended: `the answer was cut off at the output token limit (finishReason "length"${said})`,
+  };
+}
+
+/**
+ * The structured answer, when there is one: the AI SDK throws NoOutputGeneratedError on reading
+ * `output` when the model answered otherwise (a tool call), and niceeval's repair turn handles
+ * such an answer as the built-in providers' (with {@link calledTools}' words).
+ */
+function outputOf(
+  ai: typeof import("ai"),
+  result: { readonly output: unknown },
+): { data?: unknown } {
+  try {
+    return { data: result.output };
+  } catch (error) {
+    if (ai.NoOutputGeneratedError.isInstance(error)) return {};
+    throw error;
+  }
+}
+
+/** An answer that called a tool instead of answering in text, said as the built-in providers say it. */
+function calledTools(result: {
+  finishReason: string;
+  rawFinishReason?: string | undefined;
+  toolCalls: readonly { toolName: string }[];
+}): Pick<JudgeChatResponse, "ended"> {
+  const called = result.toolCalls.map((call) => call.toolName).filter((name) => name);
+  if (called.length === 0 && result.finishReason !== "tool-calls") return {};
+  const tools = called.length ? `the tool "${called.join('", "')}"` : "a tool";
+  const raw = result.rawFinishReason ? `, "${result.rawFinishReason}" from the provider` : "";
+  return {
+    ended: `the model called ${tools} instead of answering in text (finishReason "${result.finishReason}"${raw})`,
   };
 }
 
