@@ -117,6 +117,47 @@ describe("judgeFromAiSdk", () => {
     expect(spent.retries).toBe(1);
   });
 
+  it("does not retry a spent quota, and retries a 200 whose body is not JSON", async () => {
+    const quota = new MockLanguageModelV3({
+      doGenerate: async () => {
+        throw new APICallError({
+          message: "You exceeded your current quota",
+          url: "http://model.test",
+          requestBodyValues: {},
+          statusCode: 429,
+          responseBody: JSON.stringify({
+            error: { message: "You exceeded your current quota", code: "insufficient_quota" },
+          }),
+          isRetryable: true,
+        });
+      },
+    });
+    const error = await judgeFromAiSdk(quota)({ output: "x", criteria: "c" }).catch((e) => e);
+    expect(isJudgeUnavailable(error)).toBe(true);
+    expect(quota.doGenerateCalls).toHaveLength(1);
+
+    let calls = 0;
+    const html = new MockLanguageModelV3({
+      doGenerate: async () => {
+        calls++;
+        if (calls === 1)
+          throw new APICallError({
+            message: "Invalid JSON response",
+            url: "http://model.test",
+            requestBodyValues: {},
+            statusCode: 200,
+            responseBody: "<html><body>Bad gateway</body></html>",
+          });
+        return textAnswer('{"value":0.5,"rationale":"r"}');
+      },
+    });
+    const { result, usage: spent } = await withJudgeLedger(() =>
+      judgeFromAiSdk(html)({ output: "y", criteria: "c" }),
+    );
+    expect(result.value).toBe(0.5);
+    expect(spent.retries).toBe(1);
+  });
+
   it("asks again for an answer cut off at the token limit, even one that parses, and never caches it", async () => {
     // What @ai-sdk/anthropic gives for a verdict tool call that stopped at max_tokens.
     const cut = {

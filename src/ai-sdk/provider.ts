@@ -1,6 +1,6 @@
 import type { LanguageModel } from "ai";
 import { AuthoringError } from "../errors.js";
-import { JudgeCallError, parseRetryAfter, statusHint } from "../judge/call-error.js";
+import { JudgeCallError, parseRetryAfter, spentQuota, statusHint } from "../judge/call-error.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "../judge/chat.js";
 import { markJudgePossible } from "../judge/ledger.js";
 import type { JudgeProvider } from "../judge/providers/provider.js";
@@ -184,17 +184,35 @@ function toCallError(error: unknown, name: string, signal: AbortSignal): unknown
     statusCode?: number;
     isRetryable?: boolean;
     responseHeaders?: Record<string, string>;
+    responseBody?: string;
   };
   const retryAfterMs = details.responseHeaders
     ? parseRetryAfter(new Headers(details.responseHeaders))
     : undefined;
+  const body = typeof details.responseBody === "string" ? details.responseBody : "";
+  // A spent quota is not cleared by waiting; a 2xx whose body could not be read (a proxy's HTML
+  // page, a body cut short) is retried like a dropped connection, as the built-in providers do.
+  const spent = spentQuota(body);
+  const unread = isSuccess(details.statusCode) && !isJson(body);
   return new JudgeCallError(failure(name, details.message ?? String(error), details), {
-    retryable: details.isRetryable ?? false,
-    rateLimited: details.statusCode === 429,
+    retryable: ((details.isRetryable ?? false) && !spent) || unread,
+    rateLimited: details.statusCode === 429 && !spent,
     ...(details.statusCode !== undefined ? { status: details.statusCode } : {}),
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     cause: error,
   });
+}
+
+const isSuccess = (status: number | undefined) =>
+  status !== undefined && status >= 200 && status < 300;
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Where an AI SDK model's key comes from. */

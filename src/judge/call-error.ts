@@ -75,9 +75,9 @@ export async function httpError(
   // An error body is only read for its message: the first 64 KiB are plenty.
   const read = await readCapped(response, 64 * 1024).catch(() => undefined);
   const body = read && !read.over ? read.text : "";
-  const { message, code } = providerError(body);
+  const { message } = providerError(body);
   const status = response.status;
-  const terminal = code !== undefined && TERMINAL_CODES.has(code);
+  const terminal = spentQuota(body);
   const retryAfterMs = parseRetryAfter(response.headers);
   return new JudgeCallError(
     `${where} answered HTTP ${status}${message ? `: ${message}` : ""}${statusHint(status, apiKey)}`,
@@ -88,6 +88,15 @@ export async function httpError(
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     },
   );
+}
+
+/**
+ * Whether an error body says the account's quota or spend limit is spent (`insufficient_quota`…):
+ * a 429 that waiting will not clear, so not retried.
+ */
+export function spentQuota(body: string): boolean {
+  const { code } = providerError(body);
+  return code !== undefined && TERMINAL_CODES.has(code);
 }
 
 // Both protocols wrap errors as { error: { message, type, code? } }; Anthropic adds details.error_code.
