@@ -123,8 +123,14 @@ describe("trialPermutationTest", () => {
 
   it("says the smallest p cases of these trials can give, and how many cases reach alpha", () => {
     expect(smallestTrialPermutationP([1, 1, 1], [1, 1, 1])).toBeCloseTo(2 / 8, 12);
-    // 1 against 3: each case's most extreme deal has chance 1/C(4, 3) = 1/4.
-    expect(smallestTrialPermutationP([1, 1], [3, 3])).toBeCloseTo(2 / 16, 12);
+    // 1 against 3: each case's most extreme deal has chance 1/C(4, 3) = 1/4, one way only (its
+    // opposite, every pass the base's, is −1/3 from 0, not −1).
+    expect(smallestTrialPermutationP([1, 1], [3, 3])).toBeCloseTo(1 / 16, 12);
+    expect(smallestTrialPermutationP([1, 1, 1], [2, 2, 2])).toBeCloseTo(1 / 27, 12);
+    expect(smallestTrialPermutationP([2, 2], [3, 3])).toBeCloseTo(1 / 100, 12);
+    expect(smallestTrialPermutationP([2, 1], [2, 3])).toBeCloseTo(1 / 24, 12);
+    expect(smallestTrialPermutationP([2, 2], [2, 2])).toBeCloseTo(2 / 36, 12);
+    expect(casesToReach(0.05, 1, 2)).toBe(3);
     expect(casesToReach(0.05, 1, 1)).toBe(6);
     expect(casesToReach(0.05, 1, 3)).toBe(3);
     expect(casesToReach(0.05, 3, 3)).toBe(2);
@@ -171,6 +177,21 @@ describe("scorePermutationTest", () => {
     }
     expect(permutation / pairs).toBeLessThanOrEqual(0.04);
     expect(signFlip / pairs).toBeGreaterThan(0.15);
+  });
+
+  it("says the smallest p the cases' scores allow, ties counted", () => {
+    // Each case: head [1, 1, 0], base [1, 1]. Its highest deal (1, 1, 1 to the head: +0.5) is
+    // 4 of the C(5, 3) = 10 deals; three cases: 0.4³.
+    const tied = scorePermutationTest({
+      base: repeat(3, [1, 1]),
+      head: repeat(3, [1, 1, 0]),
+    });
+    expect(tied.smallestP).toBeCloseTo(0.064, 12);
+    // Distinct scores, one trial against two: the head's 1 is 1 deal of 3, one way only.
+    const distinct = scorePermutationTest({ base: repeat(3, [0, 0.1]), head: repeat(3, [1]) });
+    expect(distinct.smallestP).toBeCloseTo(1 / 27, 12);
+    // Observed at that extreme: drawn, its p is about the same.
+    expect(Math.abs(distinct.pValue - 1 / 27)).toBeLessThan(0.005);
   });
 
   it("leaves out cases whose scores are all equal, and falls back to the normal approximation", () => {

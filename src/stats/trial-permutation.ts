@@ -97,7 +97,7 @@ export function trialPermutationTest(
   options: TrialPermutationOptions = {},
 ): TrialPermutationTest {
   const { strata, observed, variance, mixed, scale } = strataOf(cases);
-  const reach = extremes(strata, mixed, options.alpha ?? 0.05);
+  const reach = extremes(strata.map(stratumEnds), mixed, options.alpha ?? 0.05);
   if (mixed === 0) return { pValue: 1, method: "exact", mixed: 0, resamples: 0, ...reach };
   // Sums equal to the observed one up to rounding count as extreme.
   const threshold = Math.abs(observed) - 1e-9 * scale;
@@ -114,23 +114,40 @@ export function trialPermutationTest(
   return { pValue, method: "normal", mixed, resamples: 0, ...reach };
 }
 
+/** A case's (or a stratum's) two most extreme deals: their contributions and log-chances. */
+interface Ends {
+  cases: number;
+  high: number;
+  low: number;
+  logHigh: number;
+  logLow: number;
+}
+
+/** The ends of a stratum of pass counts: the largest and smallest head pass counts. */
+const stratumEnds = ({ values, probabilities, cases }: Stratum): Ends => ({
+  cases,
+  high: values[values.length - 1]!,
+  low: values[0]!,
+  logHigh: Math.log(probabilities[probabilities.length - 1]!),
+  logLow: Math.log(probabilities[0]!),
+});
+
 /**
  * The smallest p of these mixed cases: every case dealt to its largest contribution, or every
  * one to its smallest, whichever sum is farther from 0 (both when they are as far); and the
  * mixed cases that the mean log-chance of those deals needs to fall below `alpha`.
  */
-function extremes(strata: readonly Stratum[], mixed: number, alpha: number) {
+function extremes(ends: readonly Ends[], mixed: number, alpha: number) {
   if (mixed === 0) return { smallestP: 1, needed: casesToReach(alpha, 1, 1) };
   let high = 0;
   let low = 0;
   let logHigh = 0;
   let logLow = 0;
-  for (const { values, probabilities, cases } of strata) {
-    const last = values.length - 1;
-    high += cases * values[last]!;
-    low += cases * values[0]!;
-    logHigh += cases * Math.log(probabilities[last]!);
-    logLow += cases * Math.log(probabilities[0]!);
+  for (const end of ends) {
+    high += end.cases * end.high;
+    low += end.cases * end.low;
+    logHigh += end.cases * end.logHigh;
+    logLow += end.cases * end.logLow;
   }
   const far = Math.max(Math.abs(high), Math.abs(low)) * (1 - 1e-9);
   const logs = [
@@ -149,24 +166,28 @@ function extremes(strata: readonly Stratum[], mixed: number, alpha: number) {
 
 /**
  * The smallest two-sided p the test can give over cases of these trial counts, whatever their
- * results: each case's every pass in one run and every failure in the other, once as likely as
- * 1/C(b + h, h), both ways (2/2^n with one trial per case in both runs, as McNemar's).
+ * results: each case's every pass in one run and every failure in the other, as likely as
+ * 1/C(b + h, h); both ways only when every case ran as many trials in both runs (2/2^n with one
+ * trial each, as McNemar's), since otherwise the opposite deal is nearer 0.
  */
 export function smallestTrialPermutationP(
   baseTrials: ArrayLike<number>,
   headTrials: ArrayLike<number>,
 ): number {
-  let log = Math.LN2;
+  let log = 0;
+  let balanced = true;
   for (let i = 0; i < baseTrials.length; i++) {
     log -= logChoose(baseTrials[i]! + headTrials[i]!, headTrials[i]!);
+    if (baseTrials[i] !== headTrials[i]) balanced = false;
   }
-  return Math.min(1, Math.exp(log));
+  return Math.min(1, Math.exp(log + (balanced ? Math.LN2 : 0)));
 }
 
 /** Fewest cases of `baseTrials` against `headTrials` with which the test could fall below `alpha`. */
 export function casesToReach(alpha: number, baseTrials: number, headTrials: number): number {
   const perCase = logChoose(baseTrials + headTrials, headTrials);
-  return Math.max(1, Math.floor((Math.LN2 - Math.log(alpha)) / perCase) + 1);
+  const ways = baseTrials === headTrials ? Math.LN2 : 0;
+  return Math.max(1, Math.floor((ways - Math.log(alpha)) / perCase) + 1);
 }
 
 /** The mixed cases grouped by (b, h, s), the observed sum and its variance under the law. */
@@ -336,13 +357,7 @@ export function scorePermutationTest(
     moving.push({ pooled, h, b, total: pooled.reduce((sum, value) => sum + value, 0) });
   }
   const mixed = moving.length;
-  // Every score distinct, each case's most extreme deal has chance 1/C(b + h, h), both ways.
-  const logDeals = moving.reduce((sum, c) => sum + logChoose(c.b + c.h, c.h), 0);
-  const smallestP = Math.min(1, Math.exp(Math.LN2 - logDeals));
-  const perCase = mixed === 0 ? Math.LN2 : logDeals / mixed;
-  const alpha = options.alpha ?? 0.05;
-  const needed = Math.max(1, Math.floor((Math.LN2 - Math.log(alpha)) / perCase) + 1);
-  const reach = { smallestP, needed };
+  const reach = extremes(moving.map(scoreEnds), mixed, options.alpha ?? 0.05);
   if (mixed === 0) return { pValue: 1, method: "exact", mixed: 0, resamples: 0, ...reach };
   const threshold = Math.abs(observed) - 1e-9 * 2 * mixed;
   const resamples = options.resamples ?? 10_000;
@@ -360,6 +375,51 @@ export function scorePermutationTest(
   const z = Math.abs(observed) / Math.sqrt(variance);
   const pValue = Math.min(1, 2 * normalCdf(-z));
   return { pValue, method: "normal", mixed, resamples: 0, ...reach };
+}
+
+/**
+ * A case's most extreme deals of its pooled scores: its h highest scores to the head run, or its
+ * h lowest, each as likely as the number of h-sets of that sum (ties counted) over C(b + h, h).
+ */
+function scoreEnds({
+  pooled,
+  h,
+  b,
+  total,
+}: {
+  pooled: Float64Array;
+  h: number;
+  b: number;
+  total: number;
+}): Ends {
+  const sorted = Float64Array.from(pooled).sort();
+  const n = sorted.length;
+  const difference = (headSum: number) => headSum / h - (total - headSum) / b;
+  const sumOf = (from: number) => sorted.subarray(from, from + h).reduce((a, v) => a + v, 0);
+  const all = logChoose(n, h);
+  return {
+    cases: 1,
+    high: difference(sumOf(n - h)),
+    low: difference(sumOf(0)),
+    logHigh: logTiedDeals(sorted, n - h, h) - all,
+    logLow: logTiedDeals(sorted, 0, h) - all,
+  };
+}
+
+/**
+ * ln of the number of h-sets of `sorted` with the same sum as sorted[from … from + h): those take
+ * every value strictly inside the run and choose among the values equal to its edge values.
+ */
+function logTiedDeals(sorted: Float64Array, from: number, h: number): number {
+  const n = sorted.length;
+  // The edge of the set that borders values left out: its lowest (top set) or highest (bottom).
+  const edge = from === 0 ? sorted[h - 1]! : sorted[from]!;
+  const equal = (v: number) => Math.abs(v - edge) <= 1e-9;
+  let tied = 0;
+  for (let i = 0; i < n; i++) if (equal(sorted[i]!)) tied++;
+  let chosen = 0;
+  for (let i = from; i < from + h; i++) if (equal(sorted[i]!)) chosen++;
+  return logChoose(tied, chosen);
 }
 
 const mean = (values: readonly number[]): number =>
