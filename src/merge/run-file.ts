@@ -4,8 +4,10 @@ import type { AttemptRecord } from "../eval/record.js";
 import { safeStringify } from "../json-safe.js";
 import { LineWriter } from "../report/output.js";
 import type { EvalSummary } from "../runner/events.js";
+import { checkJoin } from "../store/manifest.js";
 import type { RunManifest, RunStatus, Store, StoredRun } from "../store/types.js";
 import { effectiveStatus } from "../store/writer.js";
+import { filePoint, olderBecause, storedPoint } from "./import-order.js";
 import { recordProblem, recordRules } from "./record-problem.js";
 
 /** Format id carried by the first line of a run export. */
@@ -226,15 +228,22 @@ export interface ImportResult {
   runId: string;
   name?: string;
   shard?: RunManifest["shard"];
+  /** Attempts written (none when the export was older than the stored run). */
   attempts: number;
+  /** The run's status in the store after the import. */
   status: RunStatus;
   /**
    * The file stopped before its `run.end` line: the run is stored as `interrupted`, unless the
-   * store already held it finished (then it stays so).
+   * store already held a later point of it (then it stays as it was: `older`).
    */
   truncated: boolean;
   /** The run was already in the store: its attempts were written again, not added. */
   existed: boolean;
+  /**
+   * The export was older than the run the store holds (`olderBecause`): nothing of it was
+   * written, and the stored run, with its attempts, stays as it was.
+   */
+  older?: { reason: string; storedAttempts: number };
 }
 
 /** Attempts written per transaction. */
@@ -244,13 +253,17 @@ const IMPORT_BATCH = 2000;
  * Read an export through to its end without storing anything: it throws what reading it for
  * real would (a line that is not JSON, a record after `run.end`, with the file and line), so an
  * import or a merge that starts after it never stops halfway with a partial run left behind.
- * @returns how the export ends: undefined when it was cut short
+ * @returns how the export ends (undefined when it was cut short) and how many attempts it holds
  */
-export async function checkRunFile(file: string, shown = file): Promise<RunFileEnd | undefined> {
+export async function checkRunFile(
+  file: string,
+  shown = file,
+): Promise<{ end: RunFileEnd | undefined; attempts: number }> {
   const reader = await openRunFile(file, shown);
   try {
-    for await (const _ of reader.records());
-    return reader.end();
+    let attempts = 0;
+    for await (const _ of reader.records()) attempts++;
+    return { end: reader.end(), attempts };
   } finally {
     await reader.close();
   }
@@ -259,59 +272,90 @@ export async function checkRunFile(file: string, shown = file): Promise<RunFileE
 /**
  * Read a run export back into a store under its own run id, streaming: importing the same file
  * twice leaves one run with the same attempts (a stored (eval, case, trial) is replaced, never
- * doubled), and an export of another run with that id is refused (`RUN_MISMATCH`). `shown` is
- * how messages name the file (default: its path; "standard input" for one copied from there).
+ * doubled), and an export of another run with that id is refused (`RUN_MISMATCH`). An export
+ * older than the run the store holds ({@link olderBecause}: a stale copy from before a resume or
+ * a retry) writes nothing, so it never takes back newer results or an end. `shown` is how
+ * messages name the file (default: its path; "standard input" for one copied from there).
  */
 export async function importRunFile(
   store: Store,
   file: string,
   shown = file,
 ): Promise<ImportResult> {
-  const ends = await checkRunFile(file, shown);
+  const checked = await checkRunFile(file, shown);
   const reader = await openRunFile(file, shown);
   const { manifest } = reader;
+  const named = {
+    runId: manifest.runId,
+    ...(manifest.name !== undefined ? { name: manifest.name } : {}),
+    ...(manifest.shard !== undefined ? { shard: manifest.shard } : {}),
+  };
   try {
     const before = await store.getRun(manifest.runId);
-    const existed = before !== undefined;
-    // Marked imported (a run that did not finish is exported again, not resumed here). Joining is
-    // what makes a second import of the same file a no-op; other files are refused.
-    const imported = { at: new Date().toISOString(), ...(ends ? {} : { cutShort: true as const }) };
-    await store.beginRun({ ...manifest, imported }, { join: true });
-    let attempts = 0;
-    let batch: AttemptRecord[] = [];
-    for await (const record of reader.records()) {
-      batch.push(record);
-      attempts++;
-      if (batch.length >= IMPORT_BATCH) {
-        await store.appendAttempts(manifest.runId, batch);
-        batch = [];
-      }
+    if (before) {
+      checkJoin(manifestOf(before), manifest, store.location);
+      const point = filePoint(manifest, checked.end, checked.attempts);
+      const reason = olderBecause(point, storedPoint(before));
+      if (reason !== undefined)
+        return {
+          ...named,
+          attempts: 0,
+          status: effectiveStatus(before),
+          truncated: checked.end === undefined,
+          existed: true,
+          older: { reason, storedAttempts: before.totals.attempts },
+        };
     }
-    if (batch.length) await store.appendAttempts(manifest.runId, batch);
-    const end = reader.end();
-    // An export cut short of a run the store already holds finished adds nothing the run lacks:
-    // the run stays finished, with its summaries.
-    const kept = end === undefined && before?.status === "finished";
-    const status: RunStatus = kept ? "finished" : end ? end.status : "interrupted";
-    if (status !== "running" && !kept)
-      // Cut short, the export does not say when its run ended: the stored run says so neither.
-      await store.finishRun(manifest.runId, {
-        status,
-        ...(end?.endedAt !== undefined ? { endedAt: end.endedAt } : {}),
-        summaries: end?.summaries ?? [],
-      });
+    const { attempts, status } = await storeRunFile(store, reader, checked.end === undefined);
     return {
-      runId: manifest.runId,
-      ...(manifest.name !== undefined ? { name: manifest.name } : {}),
-      ...(manifest.shard !== undefined ? { shard: manifest.shard } : {}),
+      ...named,
       attempts,
       status,
-      truncated: end === undefined,
-      existed,
+      truncated: checked.end === undefined,
+      existed: before !== undefined,
     };
   } finally {
     await reader.close();
   }
+}
+
+/** Write an export's run (not older than what the store holds) and its attempts; how it ended. */
+async function storeRunFile(
+  store: Store,
+  reader: RunFileReader,
+  cutShort: boolean,
+): Promise<{ attempts: number; status: RunStatus }> {
+  const { manifest } = reader;
+  // Marked imported (a run that did not finish is exported again, not resumed here). Joining is
+  // what makes a second import of the same file a no-op; other files are refused.
+  const imported = {
+    at: new Date().toISOString(),
+    ...(cutShort ? { cutShort: true as const } : {}),
+  };
+  await store.beginRun({ ...manifest, imported }, { join: true });
+  let attempts = 0;
+  let batch: AttemptRecord[] = [];
+  for await (const record of reader.records()) {
+    batch.push(record);
+    attempts++;
+    if (batch.length >= IMPORT_BATCH) {
+      await store.appendAttempts(manifest.runId, batch);
+      batch = [];
+    }
+  }
+  if (batch.length) await store.appendAttempts(manifest.runId, batch);
+  const end = reader.end();
+  const status: RunStatus = end ? end.status : "interrupted";
+  if (status !== "running")
+    // Cut short, the export does not say when its run ended: the stored run says so neither.
+    // The stored manifest takes the export's continuations, which a later import compares with.
+    await store.finishRun(manifest.runId, {
+      status,
+      ...(end?.endedAt !== undefined ? { endedAt: end.endedAt } : {}),
+      summaries: end?.summaries ?? [],
+      resumes: manifest.resumes ?? [],
+    });
+  return { attempts, status };
 }
 
 function isManifest(value: unknown): value is RunManifest {

@@ -138,6 +138,11 @@ export interface RunEnd {
   loadErrors?: LoadError[] | undefined;
   /** Errors in user code that belonged to no attempt: kept in the run's manifest. */
   runErrors?: string[] | undefined;
+  /**
+   * The run's continuations, replacing the manifest's: an import of an export taken after the
+   * run was continued where it ran (the import's `beginRun` keeps the first manifest it stored).
+   */
+  resumes?: ResumeMark[] | undefined;
 }
 
 /** Options of {@link Store.beginRun}. */

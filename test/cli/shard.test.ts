@@ -687,7 +687,8 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     expect((await cli(["import", "again.ndjson", "--store", "cut.sqlite"])).code).toBe(0);
     const cut = await cli(["import", "cut.ndjson", "--store", "cut.sqlite"]);
     expect(cut.code).toBe(1);
-    expect(cut.stderr).toContain("it stays finished with its summaries");
+    expect(cut.stderr).toContain("the stored run stays finished, with its");
+    expect(cut.stderr).toContain("(it ends before its run.end line: cut short?)");
     const [run] = json<StoredRun[]>(
       (await cli(["runs", "--json", "--store", "cut.sqlite"])).stdout,
     );

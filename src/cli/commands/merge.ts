@@ -17,6 +17,7 @@ import {
 import {
   checkRunFile,
   exportRunFile,
+  type ImportResult,
   importRunFile,
   openRunFile,
   type RunFileReader,
@@ -59,7 +60,8 @@ export async function exportNdjson(
 
 /**
  * `niceeval import <file>...`: each export under its own run id; 1 when one was cut short. `-`
- * reads standard input, as `export --ndjson -` writes standard output.
+ * reads standard input, as `export --ndjson -` writes standard output. An export older than the
+ * run the store holds is not imported (a warning on stderr says why), which alone is no failure.
  */
 export async function importCommand(args: ImportArgs, store: Store, io: CliIO): Promise<number> {
   let code = 0;
@@ -73,23 +75,32 @@ export async function importCommand(args: ImportArgs, store: Store, io: CliIO): 
       result.name,
       result.shard ? `shard ${formatShard(result.shard)}` : undefined,
     ].filter(Boolean);
-    writeSync(
-      io.stdoutFd,
-      `imported ${shown}: run ${result.runId.slice(0, 8)}${what.length ? ` (${what.join(", ")})` : ""}, ${plural(result.attempts, "attempt")}, ${result.status}${result.existed ? " (already in the store: an attempt it held is not added twice, and one that differs replaces it)" : ""}\n`,
-    );
-    if (result.truncated && result.status === "finished") {
-      io.stderr(
-        `niceeval: ${shown} ends before its run.end line (cut short?); the store already held run ${result.runId.slice(0, 8)} finished, and it stays finished with its summaries\n`,
+    const run = `run ${result.runId.slice(0, 8)}${what.length ? ` (${what.join(", ")})` : ""}`;
+    if (result.older) {
+      writeSync(io.stdoutFd, `not imported ${shown}: ${run}, older than the stored run\n`);
+      io.stderr(`niceeval: warning: ${olderNote(shown, result, result.older)}\n`);
+    } else
+      writeSync(
+        io.stdoutFd,
+        `imported ${shown}: ${run}, ${plural(result.attempts, "attempt")}, ${result.status}${result.existed ? " (already in the store: an attempt it held is not added twice, and one that differs replaces it)" : ""}\n`,
       );
-      code = 1;
-    } else if (result.truncated) {
+    if (result.truncated && !result.older)
       io.stderr(
         `niceeval: ${shown} ends before its run.end line (cut short?): its ${result.attempts} attempts were imported and the run is marked interrupted; export it again\n`,
       );
-      code = 1;
-    }
+    if (result.truncated) code = 1;
   }
   return code;
+}
+
+/** What an import of an export older than the stored run kept, and why. */
+function olderNote(
+  shown: string,
+  result: ImportResult,
+  older: NonNullable<ImportResult["older"]>,
+): string {
+  const cut = result.truncated ? " (it ends before its run.end line: cut short?)" : "";
+  return `${shown}${cut} is an older export of run ${result.runId.slice(0, 8)} than the store holds: ${older.reason}. Nothing of it was written; the stored run stays ${result.status}, with its ${plural(older.storedAttempts, "attempt")} and summaries. To go back to that export, import it into another store.`;
 }
 
 /**
