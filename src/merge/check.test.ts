@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RunManifest } from "../store/types.js";
-import { checkMergeable, coverageOf } from "./check.js";
+import { checkMergeable, checkSameCommit, coverageOf } from "./check.js";
 
 const manifest = (over: Partial<RunManifest> = {}): RunManifest => ({
   runId: "aaaaaaaa-1",
@@ -113,6 +113,27 @@ describe("checkMergeable", () => {
     // Whole runs only, or shards only: merged.
     expect(() => checkMergeable([manifest(), other({})])).not.toThrow();
     expect(() => checkMergeable([runs[0]!, runs[2]!])).not.toThrow();
+  });
+});
+
+describe("checkSameCommit", () => {
+  const at = (commit: string, dirty = false) => ({ git: { commit, dirty } });
+  it("refuses runs of different commits, naming each commit and uncommitted changes", () => {
+    const runs = [
+      other({ shard: { index: 1, count: 2 }, ...at("a".repeat(40)) }),
+      other({ runId: "cccccccc-3", shard: { index: 2, count: 2 }, ...at("b".repeat(40), true) }),
+    ];
+    expect(() => checkSameCommit(runs)).toThrow(
+      `cannot merge runs made at different git commits: run bbbbbbbb (shard 1/2) at aaaaaaaaaaaa; run cccccccc (shard 2/2) with uncommitted changes at bbbbbbbbbbbb.`,
+    );
+    expect(() => checkSameCommit(runs)).toThrow(
+      expect.objectContaining({ code: "RUN_MERGE_MISMATCH" }),
+    );
+  });
+  it("takes one commit, dirty or not, and runs that recorded none", () => {
+    expect(() =>
+      checkSameCommit([manifest(at("a")), other(at("a", true)), other({ runId: "c" })]),
+    ).not.toThrow();
   });
 });
 

@@ -102,6 +102,41 @@ export function checkMergeable(runs: readonly RunManifest[]): void {
   }
 }
 
+/**
+ * Refuse (`RUN_MERGE_MISMATCH`) runs made at different git commits: the eval files may hash the
+ * same while what they import (the application under test) changed, so the cases of one commit
+ * and another would not add up to one run of either. Runs outside a checkout, which recorded no
+ * commit, are not compared; uncommitted changes are named, not refused (as queue workers are).
+ */
+export function checkSameCommit(runs: readonly RunManifest[]): void {
+  const byCommit = new Map<string, RunManifest[]>();
+  for (const run of runs)
+    if (run.git) byCommit.set(run.git.commit, [...(byCommit.get(run.git.commit) ?? []), run]);
+  if (byCommit.size < 2) return;
+  const groups = [...byCommit].map(([commit, group]) => {
+    const names = group.map(
+      (r) => `${describeRun(r)}${r.git!.dirty ? " with uncommitted changes" : ""}`,
+    );
+    return `${names.length === 1 ? "run" : "runs"} ${names.join(", ")} at ${commit.slice(0, 12)}`;
+  });
+  throw new NiceevalError(
+    "RUN_MERGE_MISMATCH",
+    `cannot merge runs made at different git commits: ${groups.join("; ")}. What the eval files import may differ between commits, so the merged run would be of neither. Run every shard at one commit, then merge the shards of that commit: ${rerunAdvice([...byCommit])}.`,
+  );
+}
+
+/** Which shards to run again at which commit, so that every shard ran at one. */
+function rerunAdvice(byCommit: readonly [string, RunManifest[]][]): string {
+  const redo = ([commit]: [string, RunManifest[]]) => {
+    const others = byCommit.filter(([c]) => c !== commit).flatMap(([, group]) => group);
+    return `check out ${commit.slice(0, 12)} and run ${others.map(describeRun).join(", ")} again there`;
+  };
+  const how = "each with the same `niceeval run --shard i/n` as before";
+  return byCommit.length === 2
+    ? `${redo(byCommit[0]!)}, or ${redo(byCommit[1]!)}, ${how}`
+    : `${redo(byCommit[0]!)}, ${how}`;
+}
+
 /** The `--filter` a run was started with ("" without one). */
 const filterOf = (run: RunManifest): string => runFilter(run) ?? "";
 

@@ -3,7 +3,7 @@ import type { AttemptRecord } from "../eval/record.js";
 import type { EvalSummary } from "../runner/events.js";
 import { EvalAccumulator } from "../runner/stats.js";
 import type { RunManifest, RunStatus, Store, StoredRun } from "../store/types.js";
-import { type Coverage, checkMergeable, coverageOf } from "./check.js";
+import { type Coverage, checkMergeable, checkSameCommit, coverageOf } from "./check.js";
 import { manifestOf, type RunFileReader } from "./run-file.js";
 
 /** One run to merge: a stored run, or an export read as it goes. */
@@ -88,6 +88,8 @@ export async function mergeRuns(
   const manifests = inputs.map((i) => i.manifest);
   if (manifests.length === 0) throw new RangeError("mergeRuns needs at least one run to merge");
   checkMergeable(manifests);
+  // After the files: a file that differs is the more exact reason of the two.
+  checkSameCommit(manifests);
   const coverage = coverageOf(manifests);
   const runId = options.runId ?? randomUUID();
   const manifest = mergedManifest(manifests, runId, options);
@@ -204,8 +206,11 @@ function mergedManifest(
     const datasetHash = e.datasetHash ?? hash.find((h) => h !== undefined);
     return { ...e, ...(datasetHash !== undefined ? { datasetHash } : {}) };
   });
+  // One commit (checkSameCommit), with uncommitted changes when any input had some.
+  const git = first.git && { ...first.git, dirty: runs.some((r) => r.git?.dirty === true) };
   return {
     ...first,
+    ...(git ? { git } : {}),
     runId,
     ...(options.name !== undefined ? { name: options.name } : {}),
     tags,
