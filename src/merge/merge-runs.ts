@@ -3,6 +3,7 @@ import type { AttemptRecord } from "../eval/record.js";
 import type { EvalSummary } from "../runner/events.js";
 import { EvalAccumulator } from "../runner/stats.js";
 import type { RunManifest, RunStatus, Store, StoredRun } from "../store/types.js";
+import { effectiveStatus } from "../store/writer.js";
 import { type Coverage, checkMergeable, checkSameCommit, coverageOf } from "./check.js";
 import { manifestOf, type RunFileReader } from "./run-file.js";
 
@@ -21,7 +22,8 @@ export function storedInput(store: Store, run: StoredRun): MergeInput {
     manifest: manifestOf(run),
     attempts: () => store.streamAttempts(run.runId),
     end: () => ({
-      status: run.status,
+      // As `runs` says it: a run left running by a writer that is gone crashed.
+      status: effectiveStatus(run),
       ...(run.endedAt !== undefined ? { endedAt: run.endedAt } : {}),
       summaries: run.summaries ?? [],
     }),

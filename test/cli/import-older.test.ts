@@ -6,7 +6,8 @@ import type { StoredRun } from "../../src/store/types.js";
 import { type FixtureProject, makeProject, runCli, startCli } from "../support/project.js";
 
 // An export older than the run a store holds (a stale artifact of a retried or resumed CI job)
-// is not imported over it: the newer results and the run's end stay, and stderr says why.
+// is not imported over it: the newer results and the run's end stay, and stderr says why. On the
+// way, merge calls a run killed with SIGKILL crashed, as `runs` does.
 
 /**
  * Ten cases. While errors.flag exists, odd cases throw (errored); while hold.flag exists, case
@@ -116,6 +117,13 @@ describe("import of an export older than the stored run (real CLI)", { timeout: 
     expect(
       (await cli(["export", "k", "--ndjson", "k-crashed.ndjson", "--store", "k.sqlite"])).stdout,
     ).toContain("crashed");
+    // Merged as it is, the killed run is called crashed, as `runs` calls it, not running.
+    expect((await cli(["runs", "--store", "k.sqlite"])).stdout).toMatch(/ k .* crashed /);
+    const early = await cli(["merge", "k", "--name", "early", "--store", "k.sqlite"]);
+    expect(early.code).toBe(1);
+    expect(early.stderr).toMatch(
+      /^niceeval: run [0-9a-f]{8} \(k\) crashed \(its writer stopped without ending it\): some of its cases may be missing\n$/,
+    );
     const resumed = await cli(["run", "--resume", "k", "--store", "k.sqlite", "--quiet"]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(

@@ -190,7 +190,9 @@ function report(result: MergeResult, inputs: readonly MergeInput[], args: MergeA
     );
   }
   for (const { manifest, status } of result.unfinished)
-    problems.push(`run ${describeRun(manifest)} is ${status}: some of its cases may be missing`);
+    problems.push(
+      `run ${describeRun(manifest)} ${unfinishedState(status)}: some of its cases may be missing`,
+    );
   const merged = inputs.length - result.repeatedRuns.length;
   if (args.json) {
     writeSync(
@@ -217,6 +219,13 @@ function report(result: MergeResult, inputs: readonly MergeInput[], args: MergeA
   for (const note of notes) io.stderr(`niceeval: ${note}\n`);
   for (const problem of problems) io.stderr(`niceeval: ${problem}\n`);
   return problems.length > 0 ? 1 : 0;
+}
+
+/** How an input that did not finish stands, as merge says it. */
+function unfinishedState(status: MergeResult["unfinished"][number]["status"]): string {
+  if (status === "crashed") return "crashed (its writer stopped without ending it)";
+  if (status === "running") return "is still running";
+  return `is ${status}`;
 }
 
 /** Whether every input is a stored run (no export file): then the store must exist already. */
