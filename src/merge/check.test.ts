@@ -110,6 +110,11 @@ describe("checkMergeable", () => {
     expect(() => checkMergeable(runs)).toThrow(
       expect.objectContaining({ code: "RUN_MERGE_MISMATCH" }),
     );
+    // A merged run lacking a shard is no shard either: said so, not that it holds every case.
+    const merged = manifest({ name: "miss", mergedFrom: ["dddddddd-1", "eeeeeeee-2"] });
+    expect(() => checkMergeable([merged, runs[2]!])).toThrow(
+      "Run aaaaaaaa (miss) is a merged run (of dddddddd, eeeeeeee), not a shard: merge the runs it was made from with the new shards instead.",
+    );
     // Whole runs only, or shards only: merged.
     expect(() => checkMergeable([manifest(), other({})])).not.toThrow();
     expect(() => checkMergeable([runs[0]!, runs[2]!])).not.toThrow();

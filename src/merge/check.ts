@@ -95,9 +95,14 @@ export function checkMergeable(runs: readonly RunManifest[]): void {
     const shards =
       sharded.length === 1 ? `run ${list(sharded)} is a shard` : `runs ${list(sharded)} are shards`;
     const n = sharded[0]!.shard!.count;
+    const merged = whole.find((r) => r.mergedFrom !== undefined);
+    // A merged run may lack shards (a merge that said one was missing): it is no shard either.
+    const why = merged
+      ? `Run ${describeRun(merged)} is a merged run (of ${merged.mergedFrom!.map((id) => id.slice(0, 8)).join(", ")}), not a shard: merge the runs it was made from with the new shards instead`
+      : `A whole run is not a shard of another run (it holds every case); merge the ${n} shards of one \`niceeval run --shard i/${n}\`, or whole runs only`;
     throw new NiceevalError(
       "RUN_MERGE_MISMATCH",
-      `cannot merge whole runs with shards: ${wholeRuns}, ${shards}. A whole run is not a shard of another run (it holds every case); merge the ${n} shards of one \`niceeval run --shard i/${n}\`, or whole runs only.`,
+      `cannot merge whole runs with shards: ${wholeRuns}, ${shards}. ${why}.`,
     );
   }
 }

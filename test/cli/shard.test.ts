@@ -472,7 +472,7 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     ]);
     expect(partial.code).toBe(1);
     expect(partial.stderr).toContain(
-      "missing shard 2/3: the merged run lacks its cases; run `niceeval run --shard 2/3 --store a.sqlite` (or import its export) and merge again",
+      "missing shard 2/3: the merged run lacks its cases; run `niceeval run --shard 2/3 --store a.sqlite` (or import its export, and name that run or export below), then merge this merge's inputs with it into a new run, not this merged run, which is no shard: `niceeval merge shard-1 shard-3 <the run id of shard 2/3> --store a.sqlite` (with a --name other than partial, which names this merged run)",
     );
     const { run, records } = await show("partial", "a.sqlite");
     expect(run.status).toBe("interrupted");
@@ -483,7 +483,7 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     const alone = await cli(["merge", "shard-1", "--name", "alone", "--store", "a.sqlite"]);
     expect(alone.code).toBe(1);
     expect(alone.stderr).toContain(
-      "missing shards 2/3, 3/3: the merged run lacks their cases; run `niceeval run --shard 2/3 --store a.sqlite` and `niceeval run --shard 3/3 --store a.sqlite` (or import their exports) and merge again",
+      "missing shards 2/3, 3/3: the merged run lacks their cases; run `niceeval run --shard 2/3 --store a.sqlite` and `niceeval run --shard 3/3 --store a.sqlite` (or import their exports, and name those runs or exports below), then merge this merge's inputs with them into a new run, not this merged run, which is no shard: `niceeval merge shard-1 <the run id of shard 2/3> <the run id of shard 3/3> --store a.sqlite`",
     );
     expect(alone.stderr).not.toContain("is already used");
     // A name another run has (a CI job run again) is said, as `run --name` says it.
@@ -516,7 +516,7 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     expect(partial.code).toBe(1);
     const command = /run `(niceeval run [^`]+)`/.exec(partial.stderr)?.[1];
     expect(command).toBe(
-      "niceeval run evals --filter l0 --trials 2 --shard 3/3 --store opts.sqlite",
+      "niceeval run evals --filter l0 --trials 2 --shard 3/3 --store opts.sqlite --name opts-3",
     );
     // Run word for word: merged with the other two, the run is whole.
     const third = await cli([...command!.split(" ").slice(1), "--quiet"]);

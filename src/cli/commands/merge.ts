@@ -22,14 +22,14 @@ import {
   openRunFile,
   type RunFileReader,
 } from "../../merge/run-file.js";
-import { plural, pluralNoun } from "../../plural.js";
+import { plural } from "../../plural.js";
 import { formatShard } from "../../shard/shard.js";
 import { resolveRunRef, takenNameWarning } from "../../store/resolve.js";
 import type { Store } from "../../store/types.js";
 import { effectiveStatus } from "../../store/writer.js";
 import type { ImportArgs, MergeArgs } from "../args.js";
 import type { CliIO } from "../io.js";
-import { shardRunCommand } from "../shard-command.js";
+import { missingShardsProblem, refuseMergedAmongShards } from "../merge-again.js";
 
 /** `niceeval export <run> --ndjson <file>`: `-` writes to stdout, and the note goes to stderr. */
 export async function exportNdjson(
@@ -152,6 +152,10 @@ export async function mergeCommand(args: MergeArgs, store: Store, io: CliIO): Pr
         inputs.push(storedInput(store, await resolveRunRef(store, ref)));
       }
     }
+    refuseMergedAmongShards(
+      inputs.map((i) => i.manifest),
+      args,
+    );
     const result = await mergeRuns(store, inputs, {
       ...(args.name !== undefined ? { name: args.name } : {}),
       command: io.argv ?? process.argv.slice(1),
@@ -160,13 +164,19 @@ export async function mergeCommand(args: MergeArgs, store: Store, io: CliIO): Pr
     const taken =
       args.name !== undefined ? await takenNameWarning(store, args.name, result.runId) : undefined;
     if (taken) io.stderr(`niceeval: warning: ${taken}\n`);
-    return report(result, inputs, args, io);
+    return await report(result, inputs, args, io, store);
   } finally {
     for (const reader of readers) await reader.close();
   }
 }
 
-function report(result: MergeResult, inputs: readonly MergeInput[], args: MergeArgs, io: CliIO) {
+async function report(
+  result: MergeResult,
+  inputs: readonly MergeInput[],
+  args: MergeArgs,
+  io: CliIO,
+  store: Store,
+) {
   const notes: string[] = [];
   for (const id of new Set(result.repeatedRuns))
     notes.push(`run ${id.slice(0, 8)} was named more than once; it is merged once`);
@@ -175,20 +185,15 @@ function report(result: MergeResult, inputs: readonly MergeInput[], args: MergeA
       `${result.duplicates} duplicated attempt${result.duplicates === 1 ? "" : "s"} (the same eval, case and trial in more than one run${result.repeatedShards.length ? `; shard ${result.repeatedShards.join(", ")} given more than once` : ""}): kept once, from the first run named`,
     );
   const problems: string[] = [];
-  if (result.missingShards.length > 0) {
-    const n = result.shardCount!;
-    const one = result.missingShards.length === 1;
-    const missing = result.missingShards.map((i) => `${i}/${n}`);
-    // Run as the shards were: merge takes a shard of other files, --filter or --trials for
-    // another run and refuses it.
-    const shard = inputs.find((input) => input.manifest.shard)!.manifest;
-    const runs = result.missingShards.map(
-      (index) => `\`${shardRunCommand(shard, { index, count: n }, args.store)}\``,
-    );
+  if (result.missingShards.length > 0)
     problems.push(
-      `${pluralNoun(missing.length, "missing shard")} ${missing.join(", ")}: the merged run lacks ${one ? "its" : "their"} cases; run ${runs.length > 1 ? `${runs.slice(0, -1).join(", ")} and ${runs.at(-1)}` : runs[0]} (or import ${one ? "its export" : "their exports"}) and merge again`,
+      await missingShardsProblem(
+        result,
+        inputs.map((i) => i.manifest),
+        args,
+        store,
+      ),
     );
-  }
   for (const { manifest, status } of result.unfinished)
     problems.push(
       `run ${describeRun(manifest)} ${unfinishedState(status)}: some of its cases may be missing`,
