@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { scoreSchema } from "../score/score.js";
+import { evalScorersProvider } from "../scorers/deterministic/provider.js";
+import { styleScorersProvider } from "../scorers/style/provider.js";
 import { defineDriver, defineTool, implementTool } from "./tool.js";
 
 const echo = defineTool({
@@ -71,5 +73,19 @@ describe("the definitions of tools and drivers", () => {
     expect(() => defineDriver({ id: "d", implementations: [a, b] })).toThrow(
       'defineDriver("d"): two implementations of tool "acme.echo"; a driver runs one implementation per tool: keep one, or put the other in a driver of its own',
     );
+  });
+
+  it("takes one implementation listed twice, as when two providers that share one are merged", () => {
+    const a = implementTool(echo, run);
+    expect(defineDriver({ id: "d", implementations: [a, a] }).implementations.size).toBe(1);
+    const merged = defineDriver({
+      id: "mine",
+      // A driver's map holds implementations of unknown input (never): typed for reading.
+      implementations: [
+        ...evalScorersProvider.implementations.values(),
+        ...styleScorersProvider.implementations.values(),
+      ] as unknown as Parameters<typeof defineDriver>[0]["implementations"],
+    });
+    expect(merged.implementations.has("eval.text-stats")).toBe(true);
   });
 });

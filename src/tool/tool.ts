@@ -102,13 +102,16 @@ function describe(value: unknown): string {
 }
 
 /**
- * Attach behaviour to a tool contract. What `run` returns is checked, at compile time, against
- * the tool's output type (not inferred from it), and at run time by its output schema.
+ * Attach behaviour to a tool contract. What `run` returns is checked at run time by the tool's
+ * output schema (a `ToolOutputError` naming the tool and the field). It is not checked at compile
+ * time against the schema's output type: a schema with defaults or transforms accepts less than
+ * it returns (`tags: z.array(z.string()).default([])` may be left out), and a tool keeps only
+ * its output type.
  * @throws AuthoringError when `tool` is not defineTool's or `run` not a function.
  */
 export function implementTool<Input, Output>(
   tool: Tool<Input, Output>,
-  run: (input: Input, context: ToolContext) => NoInfer<Output> | Promise<NoInfer<Output>>,
+  run: (input: Input, context: ToolContext) => Output | Promise<Output>,
 ): ToolImplementation<Input, Output> {
   const notTool = notATool(tool);
   if (notTool !== undefined)
@@ -220,7 +223,9 @@ export function defineDriver(definition: DriverDefinition): Driver {
   refuseNotImplementations(where, definition.implementations);
   const map = new Map<string, ToolImplementation<never, unknown>>();
   for (const implementation of definition.implementations) {
-    if (map.has(implementation.tool.id))
+    const earlier = map.get(implementation.tool.id);
+    // The same implementation twice (two providers that share one) is one.
+    if (earlier !== undefined && (earlier as unknown) !== implementation)
       throw new AuthoringError(
         `${where}: two implementations of tool "${implementation.tool.id}"; a driver runs one implementation per tool: keep one, or put the other in a driver of its own`,
       );
