@@ -127,7 +127,7 @@ describe("a PostgreSQL store of schema 2 through the real CLI", { timeout: 120_0
       expect(result.stderr).not.toMatch(/GRANT (USAGE|CREATE|SELECT)/);
       return result.stderr;
     };
-    const notOwner = `niceeval: the schema niceeval of database granted on 127.0.0.1:${server.port} (${shown}) was written by an older niceeval (schema version 2, this one writes 3), and the PostgreSQL user bob may not upgrade it (reading runs needs no upgrade): step 3 (counting the attempts a stop cut off) alters the table niceeval.run_evals, which only its owner (${PG_USER}) may do. Make one run into it as ${PG_USER}, which upgrades it, or have a superuser give bob what upgrading needs (ALTER TABLE niceeval.run_evals OWNER TO bob); or fix --store or NICEEVAL_STORE, or pass --store <path> to keep runs in a SQLite file.\n`;
+    const notOwner = `niceeval: the schema niceeval of database granted on 127.0.0.1:${server.port} (${shown}) was written by an older niceeval (schema version 2, this one writes 3), and the PostgreSQL user bob may not upgrade it (reading runs needs no upgrade): step 3 (counting the attempts a stop cut off) alters the table niceeval.run_evals, which only its owner (${PG_USER}) may do. Make one run into it as ${PG_USER}, which upgrades it, or have a superuser make bob a member of the role ${PG_USER} (GRANT ${PG_USER} TO bob), which lets it alter the tables and leaves them ${PG_USER}'s; or fix --store or NICEEVAL_STORE, or pass --store <path> to keep runs in a SQLite file.\n`;
     expect(refused(await cli(["run", "--store", asBob]))).toBe(notOwner);
     // Without CREATE on the schema, which step 3 does not need: the same words.
     await sql(url, "REVOKE CREATE ON SCHEMA niceeval FROM bob");
@@ -146,6 +146,53 @@ describe("a PostgreSQL store of schema 2 through the real CLI", { timeout: 120_0
     const bobRun = await cli(["run", "--store", asBob, "--name", "bob"]);
     expect(bobRun.stderr).toBe("");
     expect(bobRun.code).toBe(0);
+  });
+
+  it("the advice to a user who may not upgrade keeps the store its owner's, who still reads and writes it", async () => {
+    const admin = await server.createDatabase("owned_by_app");
+    await sql(
+      admin,
+      "CREATE ROLE app LOGIN PASSWORD 'app-pw-5521'",
+      "CREATE ROLE dave LOGIN PASSWORD 'dave-pw-5521'",
+      "GRANT CREATE ON DATABASE owned_by_app TO app",
+    );
+    const as = (user: string) =>
+      `postgres://${user}:${user}-pw-5521@127.0.0.1:${server.port}/owned_by_app`;
+    expect((await cli(["run", "--store", as("app"), "--name", "first"])).code).toBe(0);
+    await sql(admin, ...BACK_TO_2);
+    await sql(
+      as("app"),
+      "GRANT USAGE, CREATE ON SCHEMA niceeval TO dave",
+      "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA niceeval TO dave",
+    );
+    const refused = await cli(["run", "--store", as("dave"), "--name", "dave"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).not.toContain("OWNER TO");
+    expect(refused.stderr).toContain(
+      "which only its owner (app) may do. Make one run into it as app, which upgrades it, or have a superuser make dave a member of the role app (GRANT app TO dave), which lets it alter the tables and leaves them app's; or fix",
+    );
+
+    // Following the advice as a superuser: dave upgrades the store, and app keeps it.
+    await sql(admin, /GRANT app TO dave/.exec(refused.stderr)![0]);
+    const dave = await cli(["run", "--store", as("dave"), "--name", "dave"]);
+    expect(dave.stderr).toBe("");
+    expect(dave.code).toBe(0);
+    expect(await sql(admin, "SELECT max(version) AS v FROM niceeval.schema_version")).toEqual([
+      { v: 3 },
+    ]);
+    expect(
+      await sql(
+        admin,
+        "SELECT DISTINCT pg_get_userbyid(relowner) AS owner FROM pg_class WHERE relnamespace = 'niceeval'::regnamespace AND relkind = 'r'",
+      ),
+    ).toEqual([{ owner: "app" }]);
+    const app = await cli(["run", "--store", as("app"), "--name", "app"]);
+    expect(app.stderr).toBe("");
+    expect(app.code).toBe(0);
+    const runs = await cli(["runs", "--store", as("app")]);
+    expect(runs.stderr).toBe("");
+    expect(runs.code).toBe(0);
+    for (const name of ["first", "dave", "app"]) expect(runs.stdout).toContain(name);
   });
 
   it("a user who owns the table the step alters upgrades without CREATE on the database or schema", async () => {

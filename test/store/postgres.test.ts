@@ -315,23 +315,20 @@ describe("PostgreSQL store", () => {
     const older = await refusal(openPostgresStore(asWriter));
     expect(older.code).toBe("STORE_PERMISSION");
     expect(older.message).toContain(
-      "was written by an older niceeval (schema version 1, this one writes 3), and the PostgreSQL user writer may not upgrade it (reading runs needs no upgrade): step 2 (the history of replaced attempts) creates tables in it, which needs CREATE on the schema, and step 3 (counting the attempts a stop cut off) alters the table niceeval.run_evals, which only its owner (niceeval) may do. Make one run into it as niceeval, which upgrades it, or have a superuser give writer what upgrading needs (GRANT CREATE ON SCHEMA niceeval TO writer; ALTER TABLE niceeval.run_evals OWNER TO writer)",
+      "was written by an older niceeval (schema version 1, this one writes 3), and the PostgreSQL user writer may not upgrade it (reading runs needs no upgrade): step 2 (the history of replaced attempts) creates tables in it, which needs CREATE on the schema, and step 3 (counting the attempts a stop cut off) alters the table niceeval.run_evals, which only its owner (niceeval) may do. Make one run into it as niceeval, which upgrades it, or have a superuser make writer a member of the role niceeval (GRANT niceeval TO writer), which lets it alter the tables and leaves them niceeval's",
     );
     // Given what it lacked: it upgrades the schema, unchanged before then, and writes.
     expect(await schemaVersion(owned)).toBe(1);
     const reader = await openPostgresStore(asWriter, { readOnly: true });
     expect((await reader.listRuns()).length).toBe(0);
     await reader.close();
-    await admin(
-      owned,
-      "GRANT CREATE ON SCHEMA niceeval TO writer",
-      "ALTER TABLE niceeval.run_evals OWNER TO writer",
-      "GRANT INSERT ON niceeval.runs TO writer",
-    );
+    await admin(owned, "GRANT niceeval TO writer", "GRANT INSERT ON niceeval.runs TO writer");
     const upgraded = await openPostgresStore(asWriter);
     await upgraded.beginRun(manifest("by-writer"));
     await upgraded.close();
     expect(await schemaVersion(owned)).toBe(3);
+    // A role's members are the cluster's: writer is no longer niceeval's for what follows.
+    await admin(owned, "REVOKE niceeval FROM writer");
 
     // An empty niceeval schema the user may use but not add tables to.
     const empty = await server.createDatabase("empty_schema");

@@ -187,6 +187,27 @@ function stepNames(steps: readonly MigrationNeeds[]): string {
 }
 
 /**
+ * What a superuser can do so that `user` may apply the steps: make it a member of the role that
+ * owns each table a step alters, which gives it that role's rights and leaves the tables, and
+ * their owner's rights on them, as they are (handing a table to `user` would take them away).
+ */
+function joinOwners(user: string, schemaOwner: string, block: UpgradeBlock): string {
+  const owners = [...new Set(block.alter.map((a) => a.owner))];
+  // A member of the schema's owner has CREATE on the schema too.
+  const create =
+    block.create.length > 0 && !owners.includes(schemaOwner)
+      ? [`GRANT CREATE ON SCHEMA ${PG_SCHEMA} TO ${ident(user)}`]
+      : [];
+  const statements = [
+    ...create,
+    ...owners.map((owner) => `GRANT ${ident(owner)} TO ${ident(user)}`),
+  ];
+  const names =
+    owners.length > 1 ? `${owners.slice(0, -1).join(", ")} and ${owners.at(-1)}` : owners[0];
+  return `have a superuser make ${user} a member of the role${owners.length > 1 ? "s" : ""} ${names} (${statements.join("; ")}), which lets it alter the tables and leaves them ${names}'s`;
+}
+
+/**
  * The user may not apply the steps that create niceeval's tables in its (existing, empty) schema
  * or upgrade them: which step needs what, who can apply them, and what to give the user instead.
  */
@@ -214,14 +235,10 @@ export function cannotMigrate(
         `${stepNames([a.step])} alters the table ${PG_SCHEMA}.${a.table}, which only its owner (${a.owner}) may do`,
     ),
   ];
-  const grant = `GRANT CREATE ON SCHEMA ${PG_SCHEMA} TO ${ident(user)}`;
-  const owned = [...new Set(block.alter.map((a) => a.table))].map(
-    (table) => `ALTER TABLE ${PG_SCHEMA}.${ident(table)} OWNER TO ${ident(user)}`,
-  );
   const instead =
-    owned.length === 0
-      ? `have ${schemaOwner} grant that (${grant})`
-      : `have a superuser give ${user} what upgrading needs (${[...(block.create.length > 0 ? [grant] : []), ...owned].join("; ")})`;
+    block.alter.length === 0
+      ? `have ${schemaOwner} grant that (GRANT CREATE ON SCHEMA ${PG_SCHEMA} TO ${ident(user)})`
+      : joinOwners(user, schemaOwner, block);
   const by = block.alter[0]?.owner ?? schemaOwner;
   return refused(
     `the schema ${PG_SCHEMA} of ${where(url, database)} ${what}: ${why.join(", and ")}. Make one run into it as ${by}, which ${version === 0 ? "creates them" : "upgrades it"}, or ${instead}`,
