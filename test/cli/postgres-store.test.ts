@@ -159,6 +159,55 @@ describe("the CLI on a PostgreSQL store", () => {
     expect((await cli(["runs", "--store", as("owned")])).stdout).toContain("by-ro");
   }, 120_000);
 
+  it("names the owner of a table handed to another role as the one who can grant on it", async () => {
+    const sql = async (url: string, ...statements: string[]) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        for (const statement of statements) await client.query(statement);
+      } finally {
+        await client.end();
+      }
+    };
+    const admin = await server.createDatabase("handed");
+    await sql(
+      admin,
+      "CREATE ROLE keeper LOGIN PASSWORD 'keeper-pw-7730'",
+      "CREATE ROLE taker LOGIN PASSWORD 'taker-pw-7730'",
+      "GRANT CREATE ON DATABASE handed TO keeper",
+    );
+    const as = (user: string) =>
+      `postgres://${user}:${user}-pw-7730@127.0.0.1:${server.port}/handed`;
+    expect((await cli(["run", "--store", as("keeper"), "--name", "first"])).code).toBe(0);
+    // Handing a table over moves its owner's rights with it.
+    await sql(
+      admin,
+      "GRANT USAGE ON SCHEMA niceeval TO taker",
+      "ALTER TABLE niceeval.run_evals OWNER TO taker",
+    );
+
+    const read = await cli(["runs", "--store", as("keeper")]);
+    expect(read.code).toBe(2);
+    expect(read.stderr).toContain(
+      "it lacks SELECT on niceeval.run_evals. taker, who owns niceeval.run_evals, can grant it: GRANT SELECT ON niceeval.run_evals TO keeper; or fix",
+    );
+    const write = await cli(["run", "--store", as("keeper")]);
+    expect(write.code).toBe(2);
+    expect(write.stderr).toContain(
+      "it lacks SELECT, INSERT, UPDATE on niceeval.run_evals. taker, who owns niceeval.run_evals, can grant it: GRANT SELECT, INSERT, UPDATE, DELETE ON niceeval.run_evals TO keeper; or fix",
+    );
+    expect(write.stderr).not.toContain("Its owner (keeper)");
+
+    // The grant advised, made by the owner it names, is what keeper lacked.
+    await sql(
+      as("taker"),
+      /GRANT SELECT, INSERT, UPDATE, DELETE ON niceeval.run_evals TO keeper/.exec(write.stderr)![0],
+    );
+    const again = await cli(["run", "--store", as("keeper"), "--name", "again"]);
+    expect(again.stderr).toBe("");
+    expect(again.code).toBe(0);
+  });
+
   it("reads a database niceeval never wrote to as a store with no runs, and creates nothing there", async () => {
     const empty = await server.createDatabase("never_written");
     const shown = empty.replace(PG_PASSWORD, "***");

@@ -260,6 +260,28 @@ export function noSchemaUsage(
   );
 }
 
+/**
+ * Who can grant the missing privileges and how: the owner of each table (read from the catalog),
+ * which is the schema's owner unless a table was handed to another role.
+ */
+function grantors(access: PgAccess, use: StoreUse, missing: readonly { table: string }[]): string {
+  const { user, schema } = access;
+  const byOwner = new Map<string, string[]>();
+  for (const { table } of missing) {
+    const owner = schema?.owners.get(table)?.owner ?? schema?.owner ?? "the schema's owner";
+    byOwner.set(owner, [...(byOwner.get(owner) ?? []), `${PG_SCHEMA}.${ident(table)}`]);
+  }
+  const owners = [...byOwner.keys()];
+  if (schema && owners.length === 1 && owners[0] === schema.owner)
+    return `Its owner (${schema.owner}) can grant them: ${grants(user, use)}`;
+  return [...byOwner]
+    .map(
+      ([owner, tables]) =>
+        `${owner}, who owns ${tables.join(", ")}, can grant ${tables.length > 1 ? "them" : "it"}: GRANT ${GRANTS[use]} ON ${tables.join(", ")} TO ${ident(user)}`,
+    )
+    .join("; and ");
+}
+
 /** The user lacks privileges on some of niceeval's tables. */
 export function tablesRefused(
   url: string,
@@ -271,7 +293,7 @@ export function tablesRefused(
   const { user, database } = access;
   const list = missing.map((m) => `${m.lacks.join(", ")} on ${PG_SCHEMA}.${m.table}`).join("; ");
   return refused(
-    `the PostgreSQL user ${user} may not ${use === "read" ? "read runs from" : "write runs to"} the schema ${PG_SCHEMA} of ${where(url, database)}: it lacks ${list}. Its owner (${access.schema?.owner ?? "the schema's owner"}) can grant them: ${grants(user, use)}`,
+    `the PostgreSQL user ${user} may not ${use === "read" ? "read runs from" : "write runs to"} the schema ${PG_SCHEMA} of ${where(url, database)}: it lacks ${list}. ${grantors(access, use, missing)}`,
     advice,
   );
 }
