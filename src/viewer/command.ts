@@ -118,25 +118,25 @@ export async function exportCommand(args: ExportArgs, store: Store, io: CliIO): 
 }
 
 /**
- * The runs an HTML export names (by id), found as `compare` finds them (`--baseline branch:NAME`
- * too: a branch with no such run yet exports the run alone, saying so), with what `show` and
- * `compare` say on stderr when `latest` or `latest~N` names one shard of a sharded run.
+ * The runs an HTML export names (by id): the run by reference, the baseline as `compare` finds
+ * its base (`branch:NAME` too: a branch with no such run yet exports the run alone, saying so),
+ * with what `show` and `compare` say on stderr when `latest` or `latest~N` names one shard of a
+ * sharded run.
  */
 async function exportedRuns(
   args: ExportArgs,
   store: Store,
   io: CliIO,
 ): Promise<{ run: string; baseline?: string }> {
-  const refs: [string, StoredRun | undefined][] = [];
+  const run = await resolveRunRef(store, args.run);
+  const refs: [string, StoredRun | undefined][] = [[args.run, run]];
   let base: StoredRun | undefined;
-  let run: StoredRun;
-  if (args.baseline === undefined) run = await resolveRunRef(store, args.run);
-  else {
+  if (args.baseline !== undefined) {
+    // The run is found already: only a baseline that names no run gets the branch:NAME hint.
     const by = { command: "export --baseline", example: BRANCH_EXAMPLE };
-    ({ base, head: run } = await findComparedRuns(store, args.baseline, args.run, io.stderr, by));
+    ({ base } = await findComparedRuns(store, args.baseline, run.runId, io.stderr, by));
     refs.push([args.baseline, base]);
   }
-  refs.unshift([args.run, run]);
   for (const [ref, found] of refs) {
     const note = found && (await latestShardNote(store, ref, found, args.store));
     if (note) io.stderr(note);

@@ -44,6 +44,19 @@ describe("export --html in a store of sharded runs", { timeout: 180_000 }, () =>
     );
   });
 
+  it("gives the branch:NAME hint only for a baseline that names no run", async () => {
+    const run = await cli(["export", "nosuch", "--html", "r.html", "--baseline", "feat-1"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('"nosuch"');
+    expect(run.stderr).not.toContain("branch:");
+    const base = await cli(["export", "feat", "--html", "b.html", "--baseline", "nosuch"]);
+    expect(base.code).toBe(2);
+    expect(base.stderr).toContain('"nosuch"');
+    expect(base.stderr).toContain("export --baseline also takes branch:NAME");
+    for (const file of ["r.html", "b.html"])
+      expect(existsSync(join(project.dir, file))).toBe(false);
+  });
+
   it("exports the run alone when the branch has no run yet, saying so", async () => {
     const exported = await cli(["export", "feat", "--html", "n.html", "--baseline", "branch:nope"]);
     expect(exported.code).toBe(0);
