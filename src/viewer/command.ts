@@ -87,6 +87,11 @@ function openBrowser(url: string): void {
  * `niceeval export <run> --html <file> [--baseline <run or branch:NAME>]` and `--ndjson <file>`.
  */
 export async function exportCommand(args: ExportArgs, store: Store, io: CliIO): Promise<number> {
+  if (args.run.startsWith("branch:"))
+    throw new NiceevalError(
+      "USAGE",
+      `export takes the run to export by id, id prefix, name or latest~N, not ${args.run}: branch:NAME names only the run --baseline compares it with (${BRANCH_EXAMPLE})`,
+    );
   if (args.ndjson !== undefined) {
     const { exportNdjson } = await import("../cli/commands/merge.js");
     await exportNdjson(args.run, args.ndjson, store, io);

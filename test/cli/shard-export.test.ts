@@ -57,6 +57,18 @@ describe("export --html in a store of sharded runs", { timeout: 180_000 }, () =>
       expect(existsSync(join(project.dir, file))).toBe(false);
   });
 
+  it("refuses branch:NAME for the exported run, with --baseline or without", async () => {
+    const words =
+      "niceeval: export takes the run to export by id, id prefix, name or latest~N, not branch:main: branch:NAME names only the run --baseline compares it with";
+    for (const baseline of [[], ["--baseline", "feat-1"]]) {
+      const exported = await cli(["export", "branch:main", "--html", "m.html", ...baseline]);
+      expect(exported.code).toBe(2);
+      expect(exported.stderr).toContain(words);
+      expect(exported.stdout).toBe("");
+      expect(existsSync(join(project.dir, "m.html"))).toBe(false);
+    }
+  });
+
   it("exports the run alone when the branch has no run yet, saying so", async () => {
     const exported = await cli(["export", "feat", "--html", "n.html", "--baseline", "branch:nope"]);
     expect(exported.code).toBe(0);
