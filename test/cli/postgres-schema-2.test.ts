@@ -7,7 +7,8 @@ import { type CliRun, type FixtureProject, makeProject, runCli } from "../suppor
 import { evalFileHeader } from "./eval-source.js";
 
 // A PostgreSQL store an older niceeval wrote (schema 2, before run_evals counted the attempts a
-// stop cut off) through the real CLI: `runs` and `show` read it as it is, `run` upgrades it.
+// stop cut off; or schema 1, before the history of replaced attempts) through the real CLI:
+// `runs` and `show` read it as it is, `run` upgrades it.
 
 const qa = `${evalFileHeader}
 export const qa = defineSuite<string, string>({
@@ -38,6 +39,13 @@ async function sql(url: string, ...statements: string[]): Promise<Record<string,
 const BACK_TO_2 = [
   "ALTER TABLE niceeval.run_evals DROP COLUMN interrupted",
   "DELETE FROM niceeval.schema_version WHERE version > 2",
+];
+
+/** What takes a database this niceeval wrote back to schema 1 (as a superuser, who may drop). */
+const BACK_TO_1 = [
+  "ALTER TABLE niceeval.run_evals DROP COLUMN interrupted",
+  "DROP TABLE niceeval.attempt_history",
+  "DELETE FROM niceeval.schema_version WHERE version > 1",
 ];
 
 /** Store run `crashed`: one attempt passed and two the stop cut off (errored, interrupted). */
@@ -212,6 +220,103 @@ describe("a PostgreSQL store of schema 2 through the real CLI", { timeout: 120_0
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(await sql(url, "SELECT max(version) AS v FROM niceeval.schema_version")).toEqual([
+      { v: 3 },
+    ]);
+  });
+
+  it("a member of the owner's role upgrading from schema 1 leaves the table a step creates the owner's", async () => {
+    const admin = await server.createDatabase("app_schema_1");
+    await sql(
+      admin,
+      "CREATE ROLE app1 LOGIN PASSWORD 'app1-pw-6630'",
+      "CREATE ROLE erin LOGIN PASSWORD 'erin-pw-6630'",
+      "GRANT CREATE ON DATABASE app_schema_1 TO app1",
+    );
+    const as = (user: string) =>
+      `postgres://${user}:${user}-pw-6630@127.0.0.1:${server.port}/app_schema_1`;
+    expect((await cli(["run", "--store", as("app1"), "--name", "first"])).code).toBe(0);
+    await sql(admin, ...BACK_TO_1, "GRANT app1 TO erin");
+
+    const erin = await cli(["run", "--store", as("erin"), "--name", "erin"]);
+    expect(erin.stderr).toBe("");
+    expect(erin.code).toBe(0);
+    expect(await sql(admin, "SELECT max(version) AS v FROM niceeval.schema_version")).toEqual([
+      { v: 3 },
+    ]);
+    // attempt_history, which step 2 created, is app1's like every other table.
+    expect(
+      await sql(
+        admin,
+        "SELECT c.relname AS table, pg_get_userbyid(c.relowner) AS owner FROM pg_class c WHERE c.relnamespace = 'niceeval'::regnamespace AND c.relkind = 'r' AND pg_get_userbyid(c.relowner) <> 'app1'",
+      ),
+    ).toEqual([]);
+    expect(
+      await sql(
+        admin,
+        "SELECT count(*)::int AS n FROM pg_class WHERE relnamespace = 'niceeval'::regnamespace AND relname = 'attempt_history'",
+      ),
+    ).toEqual([{ n: 1 }]);
+
+    const app = await cli(["run", "--store", as("app1"), "--name", "app"]);
+    expect(app.stderr).toBe("");
+    expect(app.code).toBe(0);
+    const runs = await cli(["runs", "--store", as("app1")]);
+    expect(runs.stderr).toBe("");
+    expect(runs.code).toBe(0);
+    for (const name of ["first", "erin", "app"]) expect(runs.stdout).toContain(name);
+    // erin, still a member, writes to the upgraded store too.
+    const again = await cli(["run", "--store", as("erin"), "--name", "erin-again"]);
+    expect(again.stderr).toBe("");
+    expect(again.code).toBe(0);
+  });
+
+  it("a superuser upgrades a store as its owner; a member the server may not switch to the owner upgrades as itself", async () => {
+    const admin = await server.createDatabase("app_upgraded");
+    await sql(
+      admin,
+      "CREATE ROLE app2 LOGIN PASSWORD 'app2-pw-7741'",
+      "CREATE ROLE frank LOGIN PASSWORD 'frank-pw-7741'",
+      "GRANT CREATE ON DATABASE app_upgraded TO app2",
+    );
+    const as = (user: string) =>
+      `postgres://${user}:${user}-pw-7741@127.0.0.1:${server.port}/app_upgraded`;
+    const owners = () =>
+      sql(
+        admin,
+        "SELECT c.relname AS table, pg_get_userbyid(c.relowner) AS owner FROM pg_class c WHERE c.relnamespace = 'niceeval'::regnamespace AND c.relkind = 'r' AND pg_get_userbyid(c.relowner) <> 'app2'",
+      );
+    expect((await cli(["run", "--store", as("app2"), "--name", "first"])).code).toBe(0);
+
+    // The test's superuser (PG_USER) upgrades app2's store: the new table is app2's.
+    await sql(admin, ...BACK_TO_1);
+    const superuser = await cli(["run", "--store", admin, "--name", "superuser"]);
+    expect(superuser.stderr).toBe("");
+    expect(superuser.code).toBe(0);
+    expect(await owners()).toEqual([]);
+    expect((await cli(["run", "--store", as("app2"), "--name", "app"])).code).toBe(0);
+
+    // frank has app2's rights but may not SET ROLE app2: it upgrades as itself, as before.
+    await sql(admin, ...BACK_TO_1, "GRANT app2 TO frank WITH SET FALSE");
+    const frank = await cli(["run", "--store", as("frank"), "--name", "frank"]);
+    expect(frank.stderr).toBe("");
+    expect(frank.code).toBe(0);
+    expect(await owners()).toEqual([{ table: "attempt_history", owner: "frank" }]);
+    expect(await sql(admin, "SELECT max(version) AS v FROM niceeval.schema_version")).toEqual([
+      { v: 3 },
+    ]);
+
+    // A table a step alters is a role's app2 is no member of: app2 could not apply the step, so
+    // the superuser applies it as itself, as before.
+    await sql(
+      admin,
+      ...BACK_TO_2,
+      "CREATE ROLE gina NOLOGIN",
+      "ALTER TABLE niceeval.run_evals OWNER TO gina",
+    );
+    const past = await cli(["run", "--store", admin, "--name", "past-gina"]);
+    expect(past.stderr).toBe("");
+    expect(past.code).toBe(0);
+    expect(await sql(admin, "SELECT max(version) AS v FROM niceeval.schema_version")).toEqual([
       { v: 3 },
     ]);
   });

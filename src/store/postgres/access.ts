@@ -29,6 +29,8 @@ export interface PgAccess {
   /** niceeval's schema, when the database has one. */
   schema?: {
     owner: string;
+    /** Whether the user is a member of the owner's role (or a superuser): may act as the owner. */
+    member: boolean;
     usage: boolean;
     /** CREATE on the schema: may add tables to it (a migration). */
     create: boolean;
@@ -50,6 +52,7 @@ export async function readPgAccess(client: pg.ClientBase): Promise<PgAccess> {
     create_schema: boolean;
     has_schema: boolean;
     owner: string | null;
+    member: boolean;
     usage: boolean;
     create: boolean;
     tables: { name: string; granted: TablePrivilege[]; owner: string; mine: boolean }[];
@@ -57,6 +60,7 @@ export async function readPgAccess(client: pg.ClientBase): Promise<PgAccess> {
     `SELECT current_user AS "user", current_database() AS database,
        has_database_privilege(current_database(), 'CREATE') AS create_schema,
        n.oid IS NOT NULL AS has_schema, pg_get_userbyid(n.nspowner) AS owner,
+       coalesce(pg_has_role(n.nspowner, 'MEMBER'), false) AS member,
        coalesce(has_schema_privilege(n.oid, 'USAGE'), false) AS usage,
        coalesce(has_schema_privilege(n.oid, 'CREATE'), false) AS "create",
        coalesce((
@@ -78,6 +82,7 @@ export async function readPgAccess(client: pg.ClientBase): Promise<PgAccess> {
       ? {
           schema: {
             owner: row.owner ?? "its owner",
+            member: row.member,
             usage: row.usage,
             create: row.create,
             tables: new Map(row.tables.map((t) => [t.name, new Set(t.granted)])),

@@ -11,7 +11,9 @@ import {
   upgradeBlock,
 } from "./access.js";
 import { redactUrl } from "./connection.js";
+import { migrateAsOwner } from "./owner-role.js";
 import {
+  type MigrationNeeds,
   migratePg,
   notNiceeval,
   PG_SCHEMA,
@@ -24,7 +26,8 @@ import {
 /**
  * Make the database ready for a writer: check from the catalog that the user may do what comes
  * next (create the schema; upgrade it, which takes CREATE on it for a step that adds tables and
- * the owner's rights on each table a step alters; read and write its tables), then migrate. A
+ * the owner's rights on each table a step alters; read and write its tables), then migrate (as
+ * the schema's owner when the user is a member of its role). A
  * missing privilege is `STORE_PERMISSION`, naming the user, the database and the GRANT or who
  * can do it instead, before anything is written.
  */
@@ -36,6 +39,7 @@ export async function prepareToWrite(
   const location = redactUrl(url);
   const before = await readPgAccess(client);
   const schema = before.schema;
+  let steps: readonly MigrationNeeds[] = [];
   if (!schema) {
     if (!before.createSchema) throw cannotCreateSchema(url, before, advice);
   } else {
@@ -51,11 +55,15 @@ export async function prepareToWrite(
         advice,
       );
     const version = await readPgSchemaVersion(client);
-    const blocked = version < PG_SCHEMA_VERSION && upgradeBlock(before, stepsAfter(version));
+    steps = version < PG_SCHEMA_VERSION ? stepsAfter(version) : [];
+    const blocked = steps.length > 0 && upgradeBlock(before, steps);
     if (blocked) throw cannotMigrate(url, before, version, blocked, advice);
   }
-  const migrated = await migratePg(client, location, advice);
-  // Tables a migration made are the migrating user's: read the rights again.
+  // As the schema's owner when the user is a member of its role: the tables it creates are the owner's.
+  const migrated = await migrateAsOwner(client, before, steps, () =>
+    migratePg(client, location, advice),
+  );
+  // Tables a migration made are the migrating role's: read the rights again.
   const access = migrated ? await readPgAccess(client) : before;
   const missing = missingPrivileges(access, "write");
   if (missing.length) throw tablesRefused(url, access, "write", missing, advice);
