@@ -11,7 +11,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { schedulerFor } from "../dist/judge/call.js";
+import { schedulerFor } from "../dist/judge/retries.js";
 import { configureJudges, withJudgeLedger } from "../dist/judge/index.js";
 import { expectations } from "../dist/scorers/judged/index.js";
 

@@ -43,6 +43,7 @@ const entries = [
   "store/sink.js",
   "store/sqlite/index.js",
   "judge/call.js",
+  "judge/retries.js",
   "judge/index.js",
   "scorers/judged/index.js",
   "adapter/index.js",
