@@ -11,8 +11,8 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { schedulerFor } from "../dist/judge/retries.js";
 import { configureJudges, withJudgeLedger } from "../dist/judge/index.js";
+import { schedulerFor } from "../dist/judge/retries.js";
 import { expectations } from "../dist/scorers/judged/index.js";
 
 const LATENCY_MS = 50;
