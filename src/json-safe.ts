@@ -180,3 +180,13 @@ function guarded(read: () => unknown, ancestors: Set<object>, depth: number): un
     return unserialisable(error);
   }
 }
+
+/** Whether `text` is JSON (a body, a line of a file), read by JSON.parse. */
+export function isJsonText(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

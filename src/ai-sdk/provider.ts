@@ -1,5 +1,6 @@
 import type { LanguageModel } from "ai";
 import { AuthoringError } from "../errors.js";
+import { isJsonText } from "../json-safe.js";
 import { JudgeCallError, parseRetryAfter, spentQuota, statusHint } from "../judge/call-error.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "../judge/chat.js";
 import { markJudgePossible } from "../judge/ledger.js";
@@ -193,7 +194,7 @@ function toCallError(error: unknown, name: string, signal: AbortSignal): unknown
   // A spent quota is not cleared by waiting; a 2xx whose body could not be read (a proxy's HTML
   // page, a body cut short) is retried like a dropped connection, as the built-in providers do.
   const spent = spentQuota(body);
-  const unread = isSuccess(details.statusCode) && !isJson(body);
+  const unread = isSuccess(details.statusCode) && !isJsonText(body);
   return new JudgeCallError(failure(name, details.message ?? String(error), details), {
     retryable: ((details.isRetryable ?? false) && !spent) || unread,
     rateLimited: details.statusCode === 429 && !spent,
@@ -205,15 +206,6 @@ function toCallError(error: unknown, name: string, signal: AbortSignal): unknown
 
 const isSuccess = (status: number | undefined) =>
   status !== undefined && status >= 200 && status < 300;
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Where an AI SDK model's key comes from. */
 const KEY =

@@ -1,7 +1,7 @@
 import { closeSync, createReadStream, openSync } from "node:fs";
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord } from "../eval/record.js";
-import { safeStringify } from "../json-safe.js";
+import { isJsonText, safeStringify } from "../json-safe.js";
 import { LineWriter } from "../report/output.js";
 import type { EvalSummary } from "../runner/events.js";
 import { checkJoin } from "../store/manifest.js";
@@ -198,7 +198,7 @@ async function* parsedLines(
   if (rest.trim() === "") return;
   // An export ends every line with a newline: a last line without one that does not parse was cut
   // (a copy or a download that stopped), so the file ends before it, as one cut between lines.
-  if (line > 1 && !isJson(rest)) {
+  if (line > 1 && !isJsonText(rest)) {
     yield { value: CUT_LINE, line };
     return;
   }
@@ -207,15 +207,6 @@ async function* parsedLines(
 
 /** What {@link parsedLines} gives for a last line cut before its end. */
 const CUT_LINE = { type: "~cut" } as unknown as Parsed;
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const invalidLine = (file: string, line: number, why: string) =>
   new NiceevalError(
