@@ -21,3 +21,7 @@ export const setImmediate: typeof timers.setImmediate = timers.setImmediate;
 const perfNow = performance.now.bind(performance);
 /** The real `performance.now()`: ms since the process started, monotonic. */
 export const realNow = (): number => perfNow();
+
+const dateNow = Date.now;
+/** The real `Date.now()`: ms since the epoch, whatever replaces the global `Date`. */
+export const realDateNow = (): number => dateNow();

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire, register } from "node:module";
 import { resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { clearTimeout, setTimeout } from "../clock.js";
 import { errorMessage, thrownAt } from "../errors.js";
 import { builtFile } from "../package-files.js";
 import type { RunEntry } from "../runner/run.js";

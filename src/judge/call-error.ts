@@ -1,3 +1,4 @@
+import { realDateNow } from "../clock.js";
 import type { JudgeTokens } from "./chat.js";
 import { readCapped } from "./providers/read-capped.js";
 
@@ -51,7 +52,7 @@ const TERMINAL_CODES = new Set([
 ]);
 
 /** Parse `retry-after-ms`, or `Retry-After` as seconds or an HTTP date, into ms. */
-export function parseRetryAfter(headers: Headers, now = Date.now()): number | undefined {
+export function parseRetryAfter(headers: Headers, now = realDateNow()): number | undefined {
   const ms = headers.get("retry-after-ms");
   if (ms !== null && ms.trim() !== "" && Number.isFinite(Number(ms)))
     return Math.max(0, Number(ms));

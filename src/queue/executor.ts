@@ -1,6 +1,7 @@
 import { relative, resolve } from "node:path";
 import { Job, Queue, QueueEvents } from "bullmq";
 import { fileHash } from "../cli/manifest.js";
+import { clearInterval, realNow, setInterval } from "../clock.js";
 import type { AttemptRecord } from "../eval/record.js";
 import { type AttemptJob, type Executor, replayJudgments } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
@@ -126,7 +127,7 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
         if (options.continuation) await dropErroredJob(queue, id);
         await enqueue(id, data);
         const entry = waiting.get(id);
-        if (entry) entry.since = performance.now();
+        if (entry) entry.since = realNow();
         // Stopped while it was being enqueued: the removal may have come first.
         if (stopped !== undefined) takeBack([id]);
       } catch (error) {
@@ -322,15 +323,15 @@ function sweepLongWaits(
 ): ReturnType<typeof setInterval> {
   let sweeping = false;
   /** When Redis last answered a look-up (or the sweep last found nothing to look up). */
-  let answeredAt = performance.now();
+  let answeredAt = realNow();
   let warned = false;
   const answered = () => {
-    answeredAt = performance.now();
+    answeredAt = realNow();
     warned = false;
   };
   // Each look-up is timed, not the sweep: a healthy sweep of many jobs may take long.
   const stillAway = () => {
-    const since = performance.now() - answeredAt;
+    const since = realNow() - answeredAt;
     if (!warned && since >= UNREACHABLE_AFTER_MS) {
       warned = true;
       found.unreachable(since);
@@ -344,7 +345,7 @@ function sweepLongWaits(
     }
     sweeping = true;
     try {
-      const now = performance.now();
+      const now = realNow();
       const lost: string[] = [];
       let asked = false;
       for (const [id, entry] of waiting) {

@@ -1,5 +1,6 @@
 import { isIP, connect as netConnect, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
+import { clearTimeout, setTimeout } from "../clock.js";
 
 // A small Redis client (RESP2 over TCP or TLS) with the surface BullMQ 6 wraps as a "send"
 // client (`send`, `connected`, `onconnect`/`onclose`, `duplicate`): BullMQ brings the Redis

@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { relative, resolve } from "node:path";
 import { type Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import { fileHash } from "../cli/manifest.js";
+import { realDateNow } from "../clock.js";
 import type { AttemptRecord } from "../eval/record.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
 import { safeStringify } from "../json-safe.js";
@@ -168,7 +169,7 @@ function pauseOnPushBack(queue: Queue, maxPause: number, log: (line: string) => 
   let pausedUntil = 0;
   return onJudgePushBack((event) => {
     const ms = Math.min(maxPause, Math.max(100, event.retryAfterMs ?? 1000));
-    const until = Date.now() + ms;
+    const until = realDateNow() + ms;
     if (until <= pausedUntil) return;
     pausedUntil = until;
     log(

@@ -34,6 +34,17 @@ const WATCHED: readonly (readonly [owner: () => object, name: string, key: Prope
   [() => Map.prototype, "Map.prototype.delete", "delete"],
   [() => Set.prototype, "Set.prototype.add", "add"],
   [() => Set.prototype, "Set.prototype.has", "has"],
+  // Node's streams and its IPC channel queue their callbacks with it: a fake one that never runs
+  // them (a fake-timer library's default install) leaves the eval process deaf to its supervisor.
+  [() => process, "process.nextTick", "nextTick"],
+  [() => globalThis, "queueMicrotask", "queueMicrotask"],
+  // niceeval's own timing does not use these (clock.ts), but fakes left installed by one attempt
+  // would stop the timers and freeze the clock of every attempt after it.
+  [() => globalThis, "setTimeout", "setTimeout"],
+  [() => globalThis, "setInterval", "setInterval"],
+  [() => globalThis, "setImmediate", "setImmediate"],
+  [() => globalThis, "Date", "Date"],
+  [() => globalThis, "performance", "performance"],
 ];
 
 interface Watched {
@@ -144,5 +155,19 @@ function putBack(global: Watched): void {
 /** Why an attempt is errored when globals were replaced while it ran. */
 export function replacedGlobalsMessage(names: readonly string[]): string {
   const list = names.join(", ");
-  return `the code under test replaced ${list} while this attempt ran (or one running beside it); niceeval put the original${names.length > 1 ? "s" : ""} back so the run goes on. Do not assign to ${names.length > 1 ? "these globals" : "this global"}; stub it inside the test instead`;
+  const advice = names.some((name) => TIMER_GLOBALS.has(name))
+    ? "Fake timers must be uninstalled before the attempt ends (`clock.uninstall()`, `vi.useRealTimers()`, in a `finally`)"
+    : `Do not assign to ${names.length > 1 ? "these globals" : "this global"}; stub it inside the test instead`;
+  return `the code under test replaced ${list} while this attempt ran (or one running beside it); niceeval put the original${names.length > 1 ? "s" : ""} back so the run goes on. ${advice}`;
 }
+
+/** What a fake-timer library replaces when it is installed. */
+const TIMER_GLOBALS = new Set([
+  "process.nextTick",
+  "queueMicrotask",
+  "setTimeout",
+  "setInterval",
+  "setImmediate",
+  "Date",
+  "performance",
+]);

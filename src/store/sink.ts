@@ -1,3 +1,4 @@
+import { clearInterval, setInterval } from "../clock.js";
 import type { AttemptRecord } from "../eval/record.js";
 import type { RunSink } from "../runner/sink.js";
 import type { RunSummary } from "../runner/summary.js";

@@ -1,6 +1,8 @@
 // The eval process's side of the evals its supervisor runs: what each one is (sent once the files
 // are loaded), and its cases, read here and sent in batches when asked. The CLI never imports the
 // eval files of a supervised run, so their top-level code runs once, in this process.
+
+import { setImmediate } from "../clock.js";
 import { DefinitionError, errorMessage, thrownWhere } from "../errors.js";
 import type { CaseSpec, Runnable } from "../eval/runnable.js";
 import { jsonSafeCopy } from "../json-safe.js";

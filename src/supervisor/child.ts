@@ -6,6 +6,7 @@ import { writeSync } from "node:fs";
 import { isLateCall } from "../adapter/lifetime.js";
 import { dropWritesToClosedStdio } from "../cli/closed-stdio.js";
 import { loadEvalFiles } from "../cli/load.js";
+import { clearTimeout, realNow, setImmediate, setInterval, setTimeout } from "../clock.js";
 import { errorMessage, thrownAt } from "../errors.js";
 import { type AttemptRecord, type Judgment, unreportedUsage } from "../eval/record.js";
 import { RunStop } from "../eval/run-origin.js";
@@ -74,7 +75,7 @@ let outboxPlain = true;
 /** Records leave as changes against the previous ones of their eval (delta.ts). */
 const encoder = new DeltaEncoder();
 let flushing: "now" | "soon" | undefined;
-/** When the outbox was last sent (`performance.now()`). */
+/** When the outbox was last sent (`realNow()`). */
 let flushedAt = 0;
 /** Longest an event waits in the outbox while attempts run or wait here, ms. */
 const BATCH_MS = 2;
@@ -170,7 +171,7 @@ function requestFlush(): void {
 /** Send what the outbox holds; `after` runs once it is written (the last message's callback). */
 function flush(after?: () => void): void {
   flushing = undefined;
-  flushedAt = performance.now();
+  flushedAt = realNow();
   const events = outbox;
   const plain = outboxPlain;
   outbox = [];
@@ -244,7 +245,7 @@ function pack(events: readonly ChildEvent[]): unknown[] {
  * the word that it began would reach the supervisor only once it ends.
  */
 function flushIfLate(): void {
-  if (outbox.length > 0 && performance.now() - flushedAt >= BATCH_MS) flush();
+  if (outbox.length > 0 && realNow() - flushedAt >= BATCH_MS) flush();
 }
 
 function schedulePump(): void {
@@ -330,7 +331,7 @@ function pumpAhead(taking: number): boolean {
   if (!feed || feedEndSent) return false;
   // The claims file must not go on listing what will not start here.
   if ((aheadStopped || controller.signal.aborted) && dropClaimed()) claimAhead();
-  const turnEnds = performance.now() + BATCH_MS;
+  const turnEnds = realNow() + BATCH_MS;
   let started = 0;
   let room = roomAhead(taking);
   while (room > 0) {
@@ -367,7 +368,7 @@ function pumpAhead(taking: number): boolean {
         claimAhead();
       }
     }
-    if (performance.now() >= turnEnds) {
+    if (realNow() >= turnEnds) {
       schedulePump();
       break;
     }
@@ -564,7 +565,7 @@ function runJob(job: ChildJob, settings: Settings, fed?: FedJob): void {
   const slot: Slot = {
     evalId: job.evalId,
     spec: specOf(job),
-    started: performance.now(),
+    started: realNow(),
     ...(fed ? { fed } : {}),
   };
   running.set(job.id, slot);
@@ -622,7 +623,7 @@ function runFound(job: ChildJob, settings: Settings, slot: Slot, runnable: Runna
           spec,
           `eval "${runnable.id}" crashed on case "${spec.id}": ${errorMessage(error)}`,
         );
-        timedOut.elapsedMs = performance.now() - slot.started;
+        timedOut.elapsedMs = realNow() - slot.started;
         settle(job.id, timedOut, slot);
       },
     );
@@ -768,7 +769,7 @@ function uncaught(kind: string, error: unknown): void {
       attempt.spec,
       message,
     );
-    record.elapsedMs = performance.now() - attempt.started;
+    record.elapsedMs = realNow() - attempt.started;
     settle(id, record);
   } else if (!tracking && running.size > 0) runAgainAlone(message, origin(error));
   else send({ t: "run-error", message, where: origin(error) });

@@ -1,3 +1,4 @@
+import { clearTimeout, realNow, setTimeout } from "../clock.js";
 // Attempts the eval process gave up on without being able to stop them. After an uncaught error
 // that no attempt can be told from, each attempt in flight runs again alone (child.ts); their
 // first runs go on in the process, since nothing can stop user code. Their records no longer
@@ -30,7 +31,7 @@ export class FirstRuns<Slot> {
   add(slots: Iterable<Slot>): void {
     for (const slot of slots) this.#slots.set(slot, true);
     if (this.#slots.size === 0) return;
-    this.#until = performance.now() + this.waitMs;
+    this.#until = realNow() + this.waitMs;
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => this.#giveUp(), this.waitMs);
     this.#timer.unref?.();
@@ -51,7 +52,7 @@ export class FirstRuns<Slot> {
 
   /** Attempts wait: first runs are still going, and not for too long. */
   holding(): boolean {
-    return this.#slots.size > 0 && performance.now() < this.#until;
+    return this.#slots.size > 0 && realNow() < this.#until;
   }
 
   /** First runs whose records have not come. */

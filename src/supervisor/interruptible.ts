@@ -1,3 +1,4 @@
+import { realNow } from "../clock.js";
 import type { AttemptRecord } from "../eval/record.js";
 import { type AttemptJob, type Executor, isPromise } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
@@ -23,9 +24,8 @@ export function interruptible(inner: Executor): InterruptibleExecutor {
   /** An attempt under way, settled by the first of its record and an interrupt. */
   const abandonable = (job: AttemptJob, running: Promise<AttemptRecord>) =>
     new Promise<AttemptRecord>((resolve, reject) => {
-      const started = performance.now();
-      const stop = (reason: string) =>
-        resolve(interrupted(job, reason, performance.now() - started));
+      const started = realNow();
+      const stop = (reason: string) => resolve(interrupted(job, reason, realNow() - started));
       pending.add(stop);
       running.then(
         (record) => {

@@ -1,4 +1,5 @@
 import { type HeldSignals, STOP_SIGNALS, type StopSignal } from "../cli/early.js";
+import { clearTimeout, setTimeout } from "../clock.js";
 import { errorMessage } from "../errors.js";
 import { RunStop } from "../eval/run-origin.js";
 

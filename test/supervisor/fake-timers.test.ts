@@ -1,0 +1,80 @@
+import { mkdir, symlink } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type FixtureProject,
+  makeProject,
+  readJsonRecords,
+  repoRoot,
+  runCli,
+} from "../support/project.js";
+
+// Case c3's target installs @sinonjs/fake-timers (what `vi.useFakeTimers()` is built on) and
+// never uninstalls them, as a test that forgets its cleanup does: from then on the process's
+// global setTimeout, setImmediate, setInterval, Date and performance are fakes that never fire
+// or move unless the test ticks them. The targets use no timer themselves.
+const suite = (id: string, uninstall: boolean) => `
+import FakeTimers from "@sinonjs/fake-timers";
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+export const s = defineSuite({
+  id: "${id}",
+  cases: Array.from({ length: 40 }, (_, i) => ({ id: "c" + i, input: i, expected: i })),
+  target: async (i) => {
+    if (i === 3) {
+      const clock = FakeTimers.install();
+      ${uninstall ? "clock.uninstall();" : ""}
+    }
+    await Promise.resolve();
+    return i;
+  },
+  scorers: [same],
+});
+`;
+
+describe("a target that installs fake timers (real CLI, real @sinonjs/fake-timers)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({
+      "evals/leftinstalled.eval.ts": suite("leftinstalled", false),
+      "evals/uninstalled.eval.ts": suite("uninstalled", true),
+    });
+    await mkdir(join(project.dir, "node_modules/@sinonjs"), { recursive: true });
+    await symlink(
+      join(repoRoot, "node_modules/@sinonjs/fake-timers"),
+      join(project.dir, "node_modules/@sinonjs/fake-timers"),
+      "dir",
+    );
+  });
+  afterAll(() => project.cleanup());
+
+  const run = async (id: string, ...flags: string[]) => {
+    const args = ["run", `evals/${id}.eval.ts`, "--no-store", "--json", `${id}.json`, ...flags];
+    const cli = await runCli(args, project.dir);
+    const records = await readJsonRecords(project.dir, `${id}.json`);
+    return { cli, records };
+  };
+
+  for (const flags of [[], ["--no-supervise"]]) {
+    const how = flags.length ? "in one process" : "supervised";
+    it(`finishes every case when they are left installed (${how})`, async () => {
+      const { cli, records } = await run("leftinstalled", ...flags);
+      expect(records).toHaveLength(40);
+      // The case that installed them is errored and names what it replaced (put back after it,
+      // so the cases after it run on the real timers); every other case passes.
+      const notPassed = records.filter((r) => r.verdict !== "passed");
+      expect(notPassed.map((r) => `${r.caseId}:${r.verdict}`)).toEqual(["c3:errored"]);
+      expect(notPassed[0]?.error?.message).toMatch(
+        /replaced .*process\.nextTick.*setTimeout.* while this attempt ran.*Fake timers must be uninstalled before the attempt ends/,
+      );
+      expect(cli.stderr).not.toMatch(/SIGTERM|hang|killed/);
+    }, 60_000);
+  }
+
+  it("passes every case when the target uninstalls them", async () => {
+    const { cli, records } = await run("uninstalled");
+    expect(records.map((r) => r.verdict)).toEqual(Array(40).fill("passed"));
+    expect(cli.code).toBe(0);
+  }, 60_000);
+});
