@@ -13,8 +13,9 @@ import {
 // never uninstalls them, as a test that forgets its cleanup does: from then on the process's
 // global setTimeout, setImmediate, setInterval, Date and performance are fakes that never fire
 // or move unless the test ticks them. The targets use no timer themselves.
-const suite = (id: string, uninstall: boolean) => `
+const suite = (id: string, uninstall: boolean, atTop = false) => `
 import FakeTimers from "@sinonjs/fake-timers";
+${atTop ? "FakeTimers.install();" : ""}
 import { defineSuite } from "niceeval";
 import { createScorer } from "niceeval/scorers";
 const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
@@ -39,6 +40,8 @@ describe("a target that installs fake timers (real CLI, real @sinonjs/fake-timer
     project = await makeProject({
       "evals/leftinstalled.eval.ts": suite("leftinstalled", false),
       "evals/uninstalled.eval.ts": suite("uninstalled", true),
+      // Installed as the file loads (no case installs them): the file's own mistake.
+      "evals/attop.eval.ts": suite("attop", true, true).replace("if (i === 3)", "if (false)"),
     });
     await mkdir(join(project.dir, "node_modules/@sinonjs"), { recursive: true });
     await symlink(
@@ -75,6 +78,15 @@ describe("a target that installs fake timers (real CLI, real @sinonjs/fake-timer
   it("passes every case when the target uninstalls them", async () => {
     const { cli, records } = await run("uninstalled");
     expect(records.map((r) => r.verdict)).toEqual(Array(40).fill("passed"));
+    expect(cli.code).toBe(0);
+  }, 60_000);
+
+  it("puts back process.nextTick when an eval file installs them as it loads, and says so", async () => {
+    const { cli, records } = await run("attop");
+    expect(records.map((r) => r.verdict)).toEqual(Array(40).fill("passed"));
+    expect(cli.stderr).toMatch(
+      /evals\/attop\.eval\.ts replaced process\.nextTick and queueMicrotask as it loaded \(fake timers installed at its top level\?\)/,
+    );
     expect(cli.code).toBe(0);
   }, 60_000);
 });
