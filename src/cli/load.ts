@@ -9,6 +9,7 @@ import type { RunEntry } from "../runner/run.js";
 import type { LoadError } from "../runner/summary.js";
 import { collectEvals, EvalIds, noEvalMessage } from "./eval-exports.js";
 import { syntaxErrorAt } from "./syntax-error.js";
+import { TickGuard } from "./tick-guard.js";
 import { serveCommonJsTypeScript } from "./ts-commonjs.js";
 import { directModuleUrl, withSourcePaths } from "./ts-direct.js";
 import { importsTypeScript } from "./ts-shared.js";
@@ -176,6 +177,7 @@ export async function loadEvalFiles(
   const preloadFailure = typescript?.failure;
   // A CommonJS file may `require` a TypeScript one, which no import names: Node's loader compiles it.
   if (sources.some(({ path }) => /\.(?:c[jt]s|js)$/.test(path))) serveCommonJsTypeScript();
+  const ticks = new TickGuard();
   for (const { file, path, source } of sources) {
     let module: Record<string, unknown>;
     try {
@@ -185,6 +187,8 @@ export async function loadEvalFiles(
     } catch (error) {
       errors.push({ file, message: describeLoadError(preloadFailure ?? error, path) });
       continue;
+    } finally {
+      ticks.check(file);
     }
     const evals = collectEvals(module, source);
     if (evals.length === 0) {

@@ -41,7 +41,6 @@ import {
   type ParentMessage,
   RECORD_FLAGS,
 } from "./protocol.js";
-import { TickGuard } from "./tick-guard.js";
 import { isPlainJson, prototypesAreClean } from "./wire.js";
 
 // Its stderr is a pipe the CLI reads, its stdout the run's report: when a reader of either is
@@ -677,20 +676,13 @@ async function start(init: ChildInit): Promise<void> {
   setInterval(() => send({ t: "beat" }), init.beatMs).unref();
   if (!init.endsWithParent) watchSupervisor();
   reapGroupWithThisProcess();
-  const ticks = new TickGuard();
-  let importing: string | undefined;
   const loaded = await loadEvalFiles(init.files, init.cwd, {
     waitMs: init.loadWaitMs,
-    onImport: (file) => {
-      ticks.check(importing);
-      importing = file;
-      send({ t: "loading", file });
-    },
+    onImport: (file) => send({ t: "loading", file }),
   }).catch((error: unknown) => ({
     entries: [],
     errors: [{ file: "(eval process)", message: errorMessage(error) }],
   }));
-  ticks.check(importing);
   for (const entry of loaded.entries) evals.set(entry.eval.id, entry.eval);
   for (const error of loaded.errors) loadErrors.set(error.file, error.message);
   caseServer = new CaseServer(evals, controller.signal);

@@ -6,7 +6,7 @@ import { writeSync } from "node:fs";
  * its callbacks). Node's streams and the process's channel to its supervisor queue their work with
  * `process.nextTick`, so with a fake in place the eval process no longer hears its supervisor and
  * the run waits for it forever. Attempts that replace them are caught by the runner's globals
- * check; this covers the files' own code, which runs before any attempt.
+ * check; this covers the files' own code, which runs before any attempt, in every process that loads them.
  */
 export class TickGuard {
   readonly #nextTick = process.nextTick;
@@ -28,7 +28,7 @@ export class TickGuard {
     const where = file === undefined ? "an eval file" : file;
     writeSync(
       2,
-      `niceeval: ${where} replaced ${what} as it loaded (fake timers installed at its top level?); niceeval put the original back, since the eval process cannot hear its supervisor without it. Install fake timers inside a target, task or test and uninstall them before it returns.\n`,
+      `niceeval: ${where} replaced ${what} as it loaded (fake timers installed at its top level?); niceeval put the original back, since Node's streams and an eval process's channel to its supervisor wait on it. Install fake timers inside a target, task or test and uninstall them before it returns.\n`,
     );
   }
 }
