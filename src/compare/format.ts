@@ -294,6 +294,13 @@ function passRateTestsNote(rows: readonly ComparisonStats[]): string | null {
   return `Pass rate p: the test the gate decides by, ${parts.join("; ")}`;
 }
 
+/**
+ * The p of the mean score's gate, for the Markdown table: the sign-flip test's alone, or named
+ * when the permutation of each case's trials decides (scored trials differ between the runs).
+ */
+const scoreTestCell = (d: ScoreComparison): string =>
+  d.decidedBy === "permutation" ? `${scoreTestName(d)} ${pText(d.pValue)}` : pText(d.pValue);
+
 /** A comparison as Markdown for a pull-request summary: verdict, table per eval, changed cases. */
 export function formatComparisonMarkdown(c: Comparison): string {
   const out: string[] = [];
@@ -317,7 +324,7 @@ export function formatComparisonMarkdown(c: Comparison): string {
     const d = s.meanScore;
     const t = s.transitions;
     out.push(
-      `| ${name} | ${s.pairs} | ${r ? `${pct(r.base)} → ${pct(r.head)} (${points(r.difference)})` : "–"} | ${r ? pText(r.pValue).replace(/^p [=<] ?/, (m) => (m.includes("<") ? "< " : "")) : "–"} | ${d ? `${signed(d.mean)} (n = ${d.n}, ${pText(d.test.pValue)})` : "–"} | ${intervalCell(d)} | ${mdeCell(d)} | ${t.passToFail}↓ ${t.becameErrored}⚠ ${t.failToPass}↑ ${rateMoves(t) ? `${t.passRateDown}↘ ${t.passRateUp}↗ ` : ""}${scoreMoves(t) ? `${t.scoreDown}▾ ${t.scoreUp}▴ ` : ""}+${t.added} −${t.removed} |`,
+      `| ${name} | ${s.pairs} | ${r ? `${pct(r.base)} → ${pct(r.head)} (${points(r.difference)})` : "–"} | ${r ? pText(r.pValue).replace(/^p [=<] ?/, (m) => (m.includes("<") ? "< " : "")) : "–"} | ${d ? `${signed(d.mean)} (n = ${d.n}, ${scoreTestCell(d)})` : "–"} | ${intervalCell(d)} | ${mdeCell(d)} | ${t.passToFail}↓ ${t.becameErrored}⚠ ${t.failToPass}↑ ${rateMoves(t) ? `${t.passRateDown}↘ ${t.passRateUp}↗ ` : ""}${scoreMoves(t) ? `${t.scoreDown}▾ ${t.scoreUp}▴ ` : ""}+${t.added} −${t.removed} |`,
     );
   };
   // Names as Markdown: an eval id escaped, the total in bold.

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createRandom } from "../stats/random.js";
 import { compareRuns } from "./compare-runs.js";
 import { formatComparison, formatComparisonMarkdown } from "./format.js";
+import { pText } from "./notes.js";
 import { evalManifest, type Spec, storeWith } from "./test-support/memory-store.js";
 import type { Comparison } from "./types.js";
 
@@ -238,5 +239,33 @@ describe("the pass rate's gate with trials", () => {
     expect(formatComparison(c)).toContain(
       "8 cases errored in every trial of a run, left out (counted as failures: sign-flip over the clusters p = 1)",
     );
+  });
+});
+
+describe("the mean score's test in the Markdown comparison", () => {
+  it("shows the p of the test the gate decides by, the permutation, where scored trials differ", async () => {
+    // 20 cases, 1 scored trial in the base run against 3 in the head: each case's head scores
+    // spread around its base score, so the sign-flip test over the mean scores and the
+    // permutation test of the trial scores give other p-values.
+    const base: Spec[] = Array.from({ length: 20 }, (_, i) => ({
+      caseId: `c${i}`,
+      score: i % 2 === 0 ? 1 : 0.5,
+    }));
+    const head: Spec[] = Array.from({ length: 60 }, (_, at) => {
+      const i = Math.floor(at / 3);
+      return { caseId: `c${i}`, trial: at % 3, score: at % 3 === 0 ? 0 : 1 };
+    });
+    const store = await storeWith(
+      { base, head },
+      { base: [evalManifest("qa", { trials: 1 })], head: [evalManifest("qa", { trials: 3 })] },
+    );
+    const c = await compareRuns(store, "base", "head");
+    const d = c.overall.meanScore!;
+    expect(d.decidedBy).toBe("permutation");
+    expect(d.pValue).not.toBe(d.test.pValue);
+    const markdown = formatComparisonMarkdown(c);
+    const row = markdown.split("\n").find((line) => line.startsWith("| qa |"))!;
+    expect(row).toContain(`permutation of each case's trials ${pText(d.pValue)}`);
+    expect(row).not.toContain(pText(d.test.pValue));
   });
 });
