@@ -40,6 +40,7 @@ export async function prepareToWrite(
   const before = await readPgAccess(client);
   const schema = before.schema;
   let steps: readonly MigrationNeeds[] = [];
+  let refusal: (() => Error) | undefined;
   if (!schema) {
     if (!before.createSchema) throw cannotCreateSchema(url, before, advice);
   } else {
@@ -57,11 +58,17 @@ export async function prepareToWrite(
     const version = await readPgSchemaVersion(client);
     steps = version < PG_SCHEMA_VERSION ? stepsAfter(version) : [];
     const blocked = steps.length > 0 && upgradeBlock(before, steps);
-    if (blocked) throw cannotMigrate(url, before, version, blocked, advice);
+    // Refused unless the user may act as the schema's owner, which may apply the steps: a member
+    // of its role that does not inherit its rights (NOINHERIT) lacks them as itself.
+    if (blocked) refusal = () => cannotMigrate(url, before, version, blocked, advice);
   }
   // As the schema's owner when the user is a member of its role: the tables it creates are the owner's.
-  const migrated = await migrateAsOwner(client, before, steps, () =>
-    migratePg(client, location, advice),
+  const migrated = await migrateAsOwner(
+    client,
+    before,
+    steps,
+    () => migratePg(client, location, advice),
+    refusal,
   );
   // Tables a migration made are the migrating role's: read the rights again.
   const access = migrated ? await readPgAccess(client) : before;

@@ -8,18 +8,25 @@ import type { MigrationNeeds } from "./schema.js";
 /**
  * Run `migrate` (which applies `steps`) as the schema's owner when the user is another role that
  * is a member of the owner's (or a superuser), so every table it creates is the owner's; else, or
- * when the server refuses the switch or the owner could not apply the steps, as the user itself.
- * The session's role is the user's again afterwards, also when `migrate` fails.
+ * when the server refuses the switch or the owner could not apply the steps, as the user itself,
+ * unless the user may not apply them (`refusal`, from the catalog's rights of the user itself:
+ * then that error is thrown, before anything changed). A member need not inherit the owner's
+ * rights (NOINHERIT) to act as the owner. The session's role is the user's again afterwards, also
+ * when `migrate` fails.
  */
 export async function migrateAsOwner<T>(
   client: pg.ClientBase,
   access: PgAccess,
   steps: readonly MigrationNeeds[],
   migrate: () => Promise<T>,
+  refusal?: () => Error,
 ): Promise<T> {
   const schema = access.schema;
   const owner = schema?.member && schema.owner !== access.user ? schema.owner : undefined;
-  if (steps.length === 0 || !owner || !(await becomeOwner(client, owner, steps))) return migrate();
+  if (steps.length === 0 || !owner || !(await becomeOwner(client, owner, steps))) {
+    if (refusal) throw refusal();
+    return migrate();
+  }
   let result: T;
   try {
     result = await migrate();
