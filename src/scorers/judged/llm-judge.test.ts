@@ -66,6 +66,12 @@ describe("eval.llm-judge with an injected judge", () => {
     ).toThrow(
       'llmJudge("string-judge"): `judge` must be a JudgeFn, got a string; judgeFromModel("openai/gpt-4.1-mini") makes one of a model string',
     );
+    // Optional, but a field name in place of the function would fail every case.
+    expect(() =>
+      llmJudge({ id: "field", judge, criteria: "c", mapOutput, mapExpected: "answer" as never }),
+    ).toThrow(
+      'llmJudge("field"): `mapExpected` must be a function ({ output, expected, input, caseId }) => what the judge compares against; got a string',
+    );
     expect(() => makeLlmJudgeDriver(undefined as never)).toThrow(
       "makeLlmJudgeDriver: `judge` must be a JudgeFn, got undefined",
     );

@@ -187,6 +187,14 @@ export function llmJudge<Output>(options: LlmJudgeBindingOptions<Output>): LlmJu
     options.mapOutput,
     "({ output, expected, input, caseId }) => the part of the output the judge sees",
   );
+  // Optional, but of the wrong kind (a field's name) it would fail every case.
+  if (options.mapExpected !== undefined)
+    requireFunction(
+      where,
+      "mapExpected",
+      options.mapExpected,
+      "({ output, expected, input, caseId }) => what the judge compares against",
+    );
   checkedThreshold(where, options.threshold);
   const driver = makeLlmJudgeDriver(options.judge, {
     label: options.id,
