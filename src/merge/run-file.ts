@@ -339,12 +339,15 @@ async function storeRunFile(
   const status: RunStatus = end ? end.status : "interrupted";
   if (status !== "running")
     // Cut short, the export does not say when its run ended: the stored run says so neither.
-    // The stored manifest takes the export's continuations, which a later import compares with.
+    // The stored manifest takes the export's continuations, which a later import compares with,
+    // and its import mark, which `show` and `compare` advise from.
     await store.finishRun(manifest.runId, {
       status,
       ...(end?.endedAt !== undefined ? { endedAt: end.endedAt } : {}),
       summaries: end?.summaries ?? [],
       resumes: manifest.resumes ?? [],
+      // Whether this export was cut short, not the first one imported of the run.
+      imported,
     });
   return { attempts, status };
 }

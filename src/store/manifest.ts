@@ -130,7 +130,7 @@ export function resumedManifest(stored: RunManifest, resuming: RunManifest): Run
 /**
  * The manifest of a run as it ends (`finishRun`): each eval's dataset hash (none for an eval whose
  * cases were not all read: a hash of part of a dataset would tell `compare` it changed), and the
- * load errors and errors outside any attempt it ended with, and the continuations an import gives.
+ * load errors and errors outside any attempt it ended with, and the continuations and the import mark an import gives.
  */
 export function endedManifest(manifest: RunManifest, end: RunEnd): RunManifest {
   if (end.datasetHashes)
@@ -143,5 +143,6 @@ export function endedManifest(manifest: RunManifest, end: RunEnd): RunManifest {
   if (end.runErrors?.length) manifest.runErrors = end.runErrors;
   if (end.resumes?.length) manifest.resumes = end.resumes;
   else if (end.resumes) delete manifest.resumes;
+  if (end.imported) manifest.imported = end.imported;
   return manifest;
 }

@@ -143,6 +143,11 @@ export interface RunEnd {
    * run was continued where it ran (the import's `beginRun` keeps the first manifest it stored).
    */
   resumes?: ResumeMark[] | undefined;
+  /**
+   * How the run came by import, replacing the manifest's (the import's `beginRun` keeps the first
+   * manifest it stored): whether the export that ended it here was cut short.
+   */
+  imported?: RunManifest["imported"];
 }
 
 /** Options of {@link Store.beginRun}. */
