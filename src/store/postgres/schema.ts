@@ -27,16 +27,28 @@ interface Migration extends MigrationNeeds {
 
 const CUT_KEY = '[{,][[:space:]]*"interrupted"[[:space:]]*:[[:space:]]*true[[:space:]]*[,}]';
 
+// A JSON object whose values are strings, numbers, true, false or null (what niceeval writes as
+// an attempt's error), as a regular expression without a backslash, which the server's
+// standard_conforming_strings would read otherwise: `[.backslash.]` names the character.
+const WS = "[[:space:]]*";
+const STRING =
+  '"([^"[.backslash.][:cntrl:]]|[[.backslash.]](["[.backslash.]/bfnrt]|u[0-9a-fA-F]{4}))*"';
+const VALUE = `(${STRING}|true|false|null|-?(0|[1-9][0-9]*)([.][0-9]+)?([eE][-+]?[0-9]+)?)`;
+const MEMBER = `${WS}${STRING}${WS}:${WS}${VALUE}${WS}`;
+const FLAT_OBJECT = `^${WS}[{](${MEMBER}(,${MEMBER})*|${WS})[}]${WS}$`;
+
 /**
  * Whether an attempt row (`a`, its table or alias) is one the run's stop cut off (errored,
  * `error.interrupted`): its share of `run_evals.interrupted`. The error cell's text is matched,
  * never cast, so one edited by hand into something that is not JSON is not counted and fails no
- * query (a cast would; `IS JSON` needs PostgreSQL 16). In JSON a quote right after `{`, `,` or
- * blank space is never inside a string, so this matches a key "interrupted" whose value is true,
- * and nothing else (also in an object nested in the error, where niceeval writes none).
+ * query (a cast would; `IS JSON` needs PostgreSQL 16), as SQLite's `json_valid` has it: the cell
+ * must be a JSON object of plain values (an unescaped quote typed into the message, a cell cut
+ * after the key or text after the object is none). In such an object a quote right after `{`,
+ * `,` or blank space is never inside a string, so this matches a key "interrupted" whose value is
+ * true, and nothing else.
  */
 export const pgCut = (a: string) =>
-  `(${a}.verdict = ${VERDICT_CODE.errored} AND coalesce(${a}.error ~ '${CUT_KEY}', false))`;
+  `(${a}.verdict = ${VERDICT_CODE.errored} AND coalesce(${a}.error ~ '${CUT_KEY}' AND ${a}.error ~ '${FLAT_OBJECT}', false))`;
 
 // Codes in smallint columns are the SQLite backend's (VERDICT_CODE …), so both encode alike.
 const migrations: readonly Migration[] = [
