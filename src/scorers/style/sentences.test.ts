@@ -277,3 +277,28 @@ describe("countWords", () => {
     expect(countWords("Les 12 3456 cas.")).toBe(4);
   });
 });
+
+describe("splitSentences: ! and ? inside a sentence (a French copy editor's counts)", () => {
+  it("does not end a sentence at an interjection's ! or ? before a lower-case word", () => {
+    // By hand: the lower-case word after the mark continues the sentence (Ah ! que c'est beau.).
+    expect(
+      splitSentences("Ah ! que c'est beau. Hélas ! il était trop tard. Quoi ?! tu pars déjà ?"),
+    ).toEqual(["Ah ! que c'est beau.", "Hélas ! il était trop tard.", "Quoi ?! tu pars déjà ?"]);
+    expect(splitSentences("Oh ! la belle bleue ! s'écria l'enfant. Tous rirent.")).toEqual([
+      "Oh ! la belle bleue ! s'écria l'enfant.",
+      "Tous rirent.",
+    ]);
+  });
+
+  it("does not end a sentence at a ? or ! closing a parenthesis or a bracket", () => {
+    expect(
+      splitSentences(
+        "Elle demanda (mais le savait-elle ?) pourquoi. Il hurla [sic !] de joie. Il se tut.",
+      ),
+    ).toEqual([
+      "Elle demanda (mais le savait-elle ?) pourquoi.",
+      "Il hurla [sic !] de joie.",
+      "Il se tut.",
+    ]);
+  });
+});

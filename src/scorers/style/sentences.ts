@@ -11,7 +11,6 @@ const BULLET_MARKER = /^\s*(?:[-*•]|\d+[.)])(?=\s|$)/u;
 const ITEM_MARKER = /^\s*(?:\p{Ll}|[IVX]+)[.)]\s+(?=\S)/u;
 const TERMINAL = /[.!?…]/u;
 const CLOSERS = new Set(["»", '"', "”", "’", "'", ")", "]"]);
-const CLOSING_QUOTES = new Set(["»", '"', "”"]);
 /** Titles whose period never ends a sentence (case-sensitive: `m.` is not `M.`). */
 const TITLES = new Set(["M", "MM", "Mme", "Mmes", "Mlle", "Mlles", "Dr", "Pr", "Mgr", "St", "Ste"]);
 /** Abbreviations whose period never ends a sentence: `av. J.-C.`, `cf. Dupont`. */
@@ -44,9 +43,6 @@ const WORD_BEFORE = /[\p{L}\p{M}]+$/u;
 /** `J.-C.` (Jésus-Christ) and `c.-à-d.` (c'est-à-dire), just before their last period. */
 const JESUS_CHRIST = /(?:^|[^\p{L}])J\.\s?-C$/u;
 const C_EST_A_DIRE = /(?:^|[^\p{L}])c\.-à-d$/iu;
-/** A dialogue tag's inverted subject: `demanda-t-elle`, `fit-il`, `s'écria-t-on`. */
-const INVERSION = /^[\p{Ll}][\p{L}'’]*(?:-t)?-(?:je|tu|il|elle|on|nous|vous|ils|elles)(?![\p{L}])/u;
-const REFLEXIVE = new Set(["se", "me", "te", "lui", "leur"]);
 const ROMAN = /^[IVXLCDM]+(?![\p{L}])/u;
 /** A `?` that ends a clause: at the end, or before whitespace, possibly after closers. */
 const QUESTION = /\?[!?.…]*(?:\s?[»"”’')\]])*(?=\s|$)/u;
@@ -83,9 +79,9 @@ export function countWords(sentence: string): number {
  * and the prose line after it are two sentences (an indented line continues the item);
  * within a block a run of `.`, `!`, `?` or `…` followed by whitespace or the end closes a
  * sentence, except after a title (M., Mme, Dr…), an abbreviation (cf., p. ex., c.-à-d.,
- * av. J.-C.) or an isolated capital initial (J. Dupont), except when a lone period or an
- * ellipsis comes before a lower-case word (`env. 300 hab. dans`, `Il hésita... puis`), and
- * except before an incise: `« Tu viens ? » demanda-t-elle.` is one sentence. `etc.`,
+ * av. J.-C.) or an isolated capital initial (J. Dupont), and except before a lower-case word
+ * (`env. 300 hab. dans`, `Il hésita... puis`, `Ah ! que c'est beau`, `(le savait-elle ?)
+ * pourquoi`): `« Tu viens ? » demanda-t-elle.` is one sentence. `etc.`,
  * `env.`, `vol.`, `chap.`, `p.`, `art.`, `réf.`, abbreviated months (`janv.`…) and `J.-C.` end
  * a sentence only before a capitalised word.
  * Text is NFC-normalised; fragments without a letter or digit are dropped.
@@ -173,7 +169,7 @@ function closesSentence(block: string, i: number, runEnd: number, end: number): 
   const lonePeriod = block[i] === "." && runEnd === i + 1;
   const next = block.slice(end + 1, end + 1 + WINDOW);
   if (lonePeriod && isGuarded(block, i, next)) return false;
-  return !isIncise(block.slice(i, runEnd), block.slice(runEnd, end), next);
+  return !isIncise(next);
 }
 
 // A French closing guillemet may sit after a space: « Bonjour. » still closes the quote.
@@ -187,15 +183,13 @@ function consumeClosers(block: string, from: number): number {
   }
 }
 
-// After a closing quote, a lone period (an abbreviation: `env. 300 hab. dans`, `s. fut`) or an
-// ellipsis (`Il hésita... puis partit.`), a lower-case word continues the sentence; after a bare
-// ? or ! only a dialogue tag does (Que faire ? se demanda-t-il).
-function isIncise(run: string, closers: string, next: string): boolean {
-  if (!/^\p{Ll}/u.test(next)) return false;
-  if ([...closers].some((c) => CLOSING_QUOTES.has(c))) return true;
-  if (/^[.…]+$/u.test(run)) return true;
-  const [first = "", second = ""] = next.split(" ", 2);
-  return INVERSION.test(first) || (REFLEXIVE.has(first) && INVERSION.test(second));
+// A lower-case word after the marks continues the sentence, as French typography writes it:
+// after a lone period (an abbreviation: `env. 300 hab. dans`, `s. fut`), an ellipsis (`Il
+// hésita... puis partit.`), a closing quote or parenthesis (`« Tu viens ? » demanda-t-elle`,
+// `(le savait-elle ?) pourquoi`), a dialogue tag (`Que faire ? se demanda-t-il`) or an
+// interjection (`Ah ! que c'est beau`, `Hélas ! il était trop tard`).
+function isIncise(next: string): boolean {
+  return /^\p{Ll}/u.test(next);
 }
 
 // Whether the next word is a capitalised one that starts a new sentence.
