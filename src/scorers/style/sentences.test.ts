@@ -302,3 +302,21 @@ describe("splitSentences: ! and ? inside a sentence (a French copy editor's coun
     ]);
   });
 });
+
+describe("splitSentences: an omission marker, […] or (…)", () => {
+  it("never ends a sentence, whatever follows it", () => {
+    for (const marker of ["[…]", "[...]", "(…)", "(...)"]) {
+      expect(
+        splitSentences(`Comme l'écrit Hugo : « ${marker} Le monde est vaste. » Il a raison.`),
+      ).toEqual([`Comme l'écrit Hugo : « ${marker} Le monde est vaste. »`, "Il a raison."]);
+      expect(splitSentences(`Il cite le texte ${marker} Puis il conclut.`)).toEqual([
+        `Il cite le texte ${marker} Puis il conclut.`,
+      ]);
+    }
+    // Its own period still ends the sentence.
+    expect(splitSentences("Il cite le texte […]. Puis il conclut.")).toEqual([
+      "Il cite le texte […].",
+      "Puis il conclut.",
+    ]);
+  });
+});

@@ -81,7 +81,8 @@ export function countWords(sentence: string): number {
  * sentence, except after a title (M., Mme, Dr…), an abbreviation (cf., p. ex., c.-à-d.,
  * av. J.-C.) or an isolated capital initial (J. Dupont), and except before a lower-case word
  * (`env. 300 hab. dans`, `Il hésita... puis`, `Ah ! que c'est beau`, `(le savait-elle ?)
- * pourquoi`): `« Tu viens ? » demanda-t-elle.` is one sentence. `etc.`,
+ * pourquoi`): `« Tu viens ? » demanda-t-elle.` is one sentence. An omission, `[…]` or `(…)`,
+ * never ends one. `etc.`,
  * `env.`, `vol.`, `chap.`, `p.`, `art.`, `réf.`, abbreviated months (`janv.`…) and `J.-C.` end
  * a sentence only before a capitalised word.
  * Text is NFC-normalised; fragments without a letter or digit are dropped.
@@ -165,11 +166,18 @@ function splitBlock(raw: string, out: string[]): void {
 /** Whether the run of terminals at `i`..`runEnd`, then closers up to `end`, ends a sentence. */
 function closesSentence(block: string, i: number, runEnd: number, end: number): boolean {
   if (end < block.length && block[end] !== " ") return false;
+  if (isOmission(block, i, runEnd)) return false;
   // Only a lone period can be an abbreviation's; "?", "!" and "..." close unless an incise follows.
   const lonePeriod = block[i] === "." && runEnd === i + 1;
   const next = block.slice(end + 1, end + 1 + WINDOW);
   if (lonePeriod && isGuarded(block, i, next)) return false;
   return !isIncise(next);
+}
+
+/** `[…]` or `(…)` (also with three periods): words left out of a quotation, never a sentence end. */
+function isOmission(block: string, i: number, runEnd: number): boolean {
+  const pair = `${block[i - 1] ?? ""}${block[runEnd] ?? ""}`;
+  return (pair === "[]" || pair === "()") && /^(?:…|\.\.\.)$/u.test(block.slice(i, runEnd));
 }
 
 // A French closing guillemet may sit after a space: « Bonjour. » still closes the quote.
