@@ -320,3 +320,57 @@ describe("splitSentences: an omission marker, […] or (…)", () => {
     ]);
   });
 });
+
+describe("splitSentences: legal and academic references", () => {
+  it("does not end a sentence at al. (alinéa, et al.) or t. (tome) before a number, a numeral or a parenthesis", () => {
+    expect(
+      splitSentences(
+        "Selon l'art. 5, al. 2 du code, le délai est de trois mois. Martin et al. (2015) le contestent. Voir Dupont, t. 2, p. 45, et le t. III. Il conclut.",
+      ),
+    ).toEqual([
+      "Selon l'art. 5, al. 2 du code, le délai est de trois mois.",
+      "Martin et al. (2015) le contestent.",
+      "Voir Dupont, t. 2, p. 45, et le t. III.",
+      "Il conclut.",
+    ]);
+    // Before a capitalised word, et al. and t. end the sentence.
+    expect(splitSentences("Voir Martin et al. Leur thèse tient.")).toEqual([
+      "Voir Martin et al.",
+      "Leur thèse tient.",
+    ]);
+  });
+
+  it("does not end a sentence inside a court decision's reference", () => {
+    expect(
+      splitSentences(
+        "Cass. Ass. plén., 29 juin 2001. Cass. civ. 1re, 12 mai 2010, no 09-12.345. Cass. crim. 5 mai 2010. Cass. soc. 3 juin 2015. Cass. com. 8 mars 2011. Le pourvoi est rejeté.",
+      ),
+    ).toEqual([
+      "Cass. Ass. plén., 29 juin 2001.",
+      "Cass. civ. 1re, 12 mai 2010, no 09-12.345.",
+      "Cass. crim. 5 mai 2010.",
+      "Cass. soc. 3 juin 2015.",
+      "Cass. com. 8 mars 2011.",
+      "Le pourvoi est rejeté.",
+    ]);
+  });
+
+  it("does not end a sentence at a period before a colon, semicolon or comma", () => {
+    // A sentence never starts with « : »: `Ex. : le chien` is one sentence, as is `Ex. 2 : le chat`.
+    expect(
+      splitSentences(
+        "Ex. : le chien aboie. Ex. 2 : le chat dort. Voir Dupont, op. cit. ; Martin, ibid.",
+      ),
+    ).toEqual([
+      "Ex. : le chien aboie.",
+      "Ex. 2 : le chat dort.",
+      "Voir Dupont, op. cit. ; Martin, ibid.",
+    ]);
+  });
+
+  it("does not end a sentence at coll. (a book series)", () => {
+    expect(
+      splitSentences("Paris, PUF, coll. « Que sais-je ? », 2010. Le livre est court."),
+    ).toEqual(["Paris, PUF, coll. « Que sais-je ? », 2010.", "Le livre est court."]);
+  });
+});

@@ -13,15 +13,25 @@ const TERMINAL = /[.!?…]/u;
 const CLOSERS = new Set(["»", '"', "”", "’", "'", ")", "]"]);
 /** Titles whose period never ends a sentence (case-sensitive: `m.` is not `M.`). */
 const TITLES = new Set(["M", "MM", "Mme", "Mmes", "Mlle", "Mlles", "Dr", "Pr", "Mgr", "St", "Ste"]);
-/** Abbreviations whose period never ends a sentence: `av. J.-C.`, `cf. Dupont`. */
-const ABBREVIATIONS = new Set(["cf", "fig", "vs", "av", "ap", "apr"]);
+/**
+ * Abbreviations whose period never ends a sentence: `av. J.-C.`, `cf. Dupont`, `Cass. Ass.
+ * plén.` (Cour de cassation), `coll. « Que sais-je ? »` (a book series).
+ */
+const ABBREVIATIONS = new Set(["cf", "fig", "vs", "av", "ap", "apr", "cass", "coll"]);
 /**
  * Abbreviations that may close a sentence: their period ends one only before a capitalised
  * word that is not a Roman numeral (`vol. III`, `env. 300`, `p. 12`, `3 janv. 1990` and
- * `réf. :` go on; `etc. Puis` ends). Months as French abbreviates them, pages, articles.
+ * `réf. :` go on; `etc. Puis` ends). Months as French abbreviates them, pages, articles,
+ * alinéas and `et al.`, tomes, a court's chamber (`Cass. civ. 1re`, `crim.`, `soc.`, `com.`).
  */
 const FINAL_ABBREVIATIONS = new Set([
   "etc",
+  "al",
+  "t",
+  "civ",
+  "crim",
+  "soc",
+  "com",
   "env",
   "vol",
   "chap",
@@ -170,6 +180,8 @@ function closesSentence(block: string, i: number, runEnd: number, end: number): 
   // Only a lone period can be an abbreviation's; "?", "!" and "..." close unless an incise follows.
   const lonePeriod = block[i] === "." && runEnd === i + 1;
   const next = block.slice(end + 1, end + 1 + WINDOW);
+  // No sentence starts with a colon, a semicolon or a comma: `Ex. : le chien`, `op. cit. ; Martin`.
+  if (/^[,;:]/u.test(next)) return false;
   if (lonePeriod && isGuarded(block, i, next)) return false;
   return !isIncise(next);
 }
@@ -218,7 +230,11 @@ function isGuarded(block: string, periodIndex: number, next: string): boolean {
   if (FINAL_ABBREVIATIONS.has(lower)) return !startsSentence(next);
   // "p. ex." and "par ex.": neither period closes the sentence.
   if (lower === "p" && /^\.\s*ex\./iu.test(block.slice(periodIndex, periodIndex + 8))) return true;
-  if (lower === "ex") return /(?:^|[^\p{L}])(?:p\.|par)\s*$/iu.test(before.slice(0, -word.length));
+  // "Ex. 2 : le chat": an example's number; "mon ex. Elle" ends.
+  if (lower === "ex")
+    return (
+      /(?:^|[^\p{L}])(?:p\.|par)\s*$/iu.test(before.slice(0, -word.length)) || !startsSentence(next)
+    );
   return false;
 }
 
