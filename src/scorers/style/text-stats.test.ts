@@ -56,6 +56,15 @@ describe("firstPersonRatio", () => {
     expect(firstPersonRatio("Me voilà. Il me parle.")).toBe(1);
   });
 
+  it("does not read Notre-Dame, Notre-Père or Notre-Seigneur, proper nouns, as first person", () => {
+    // By hand: none of these sentences has a first-person marker but the last.
+    expect(
+      firstPersonRatio(
+        "Notre-Dame de Paris a brûlé en 2019. Il récita le Notre-Père. Elle invoqua Notre-Seigneur. Notre maison est à Notre-Dame-des-Landes.",
+      ),
+    ).toBe(1 / 4);
+  });
+
   it("matches whole words only", () => {
     expect(firstPersonRatio("Le jeu monte. Nouschka mange. Un mammouth. Mesurer mont.")).toBe(0);
   });

@@ -36,7 +36,7 @@ export interface TextStats {
 }
 
 // je, j', moi, mon/ma/mes, me/m', nous, notre/nos, mien(ne)(s): whole words, any case
-// (but `Me Dupont`, Maître Dupont: MAITRE).
+// (but `Me Dupont`, Maître Dupont: MAITRE, and `Notre-Dame`: NOTRE_COMPOUND).
 const FIRST_PERSON =
   /(?<![\p{L}\p{M}\p{N}])(?:(?:je|moi|mon|ma|mes|me|nous|notre|nos|mien|mienne|miens|miennes)(?![\p{L}\p{M}\p{N}])|[jm]['’](?=\p{L}))/iu;
 
@@ -99,9 +99,11 @@ export function computeTextStats(
 
 /** `Me` before a capitalised name is Maître (`Me Dupont`), the lawyer's title, not "me". */
 const MAITRE = /(?<![\p{L}\p{M}\p{N}])Me(?=\s+\p{Lu})/gu;
+/** `Notre-Dame`, `Notre-Père`, `Notre-Seigneur`: proper nouns, not "notre". */
+const NOTRE_COMPOUND = /(?<![\p{L}\p{M}\p{N}])Notre-(?=\p{Lu})/gu;
 
 function isFirstPerson(sentence: string): boolean {
-  return FIRST_PERSON.test(sentence.replace(MAITRE, ""));
+  return FIRST_PERSON.test(sentence.replace(MAITRE, "").replace(NOTRE_COMPOUND, ""));
 }
 
 function shareOf(sentences: readonly string[], predicate: (sentence: string) => boolean): number {
