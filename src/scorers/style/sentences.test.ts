@@ -374,3 +374,13 @@ describe("splitSentences: legal and academic references", () => {
     ).toEqual(["Paris, PUF, coll. « Que sais-je ? », 2010.", "Le livre est court."]);
   });
 });
+
+describe("splitSentences: an ellipsis typed as spaced periods", () => {
+  it("reads . . . as one ellipsis, like ... and …", () => {
+    expect(splitSentences("Il hésita . . . puis partit. Elle attendit. . . Rien.")).toEqual([
+      "Il hésita . . . puis partit.",
+      "Elle attendit. . .",
+      "Rien.",
+    ]);
+  });
+});

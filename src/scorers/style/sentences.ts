@@ -161,7 +161,8 @@ function splitBlock(raw: string, out: string[]): void {
       i += 1;
       continue;
     }
-    let runEnd = i;
+    // An ellipsis typed as spaced periods, `. . .`, is one run.
+    let runEnd = block.startsWith(". . .", i) ? i + 5 : i;
     while (runEnd < block.length && TERMINAL.test(block[runEnd] ?? "")) runEnd += 1;
     const end = consumeClosers(block, runEnd);
     if (closesSentence(block, i, runEnd, end)) {
