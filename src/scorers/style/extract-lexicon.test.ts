@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { extractLexicon } from "./extract-lexicon.js";
+import { type ExtractLexiconOptions, extractLexicon } from "./extract-lexicon.js";
 
 describe("extractLexicon", () => {
   it("ranks by frequency without a background, ties alphabetically", () => {
@@ -75,5 +75,21 @@ describe("extractLexicon", () => {
   it("rejects invalid options, naming them", () => {
     expect(() => extractLexicon(["x"], { top: 0 })).toThrow(/options\.top/);
     expect(() => extractLexicon(["x"], { minLen: 1.5 })).toThrow(/options\.minLen/);
+  });
+
+  it("shows a string given for a number as a string, not as that number", () => {
+    // `got 3` for the string "3" read as if 3 had been refused.
+    const options = { top: "3", minLen: "2" } as unknown as ExtractLexiconOptions;
+    expect(() => extractLexicon(["x"], options)).toThrow(
+      'extractLexicon: options.top must be a positive integer (got "3", a string); pass the number 3',
+    );
+    expect(() =>
+      extractLexicon(["x"], { minLen: "2" } as unknown as ExtractLexiconOptions),
+    ).toThrow(
+      'extractLexicon: options.minLen must be a positive integer (got "2", a string); pass the number 2',
+    );
+    expect(() => extractLexicon(["x"], { top: 0 })).toThrow(
+      "extractLexicon: options.top must be a positive integer (got 0)",
+    );
   });
 });

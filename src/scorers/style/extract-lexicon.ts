@@ -48,13 +48,11 @@ export function extractLexicon(
   refuseUnknownKeys("extractLexicon", options, extractLexiconOptionsKeys, "options");
   const top = options.top ?? DEFAULT_TOP;
   const minLen = options.minLen ?? DEFAULT_MIN_LEN;
-  if (!Number.isInteger(top) || top < 1) {
-    throw new RangeError(`extractLexicon: options.top must be a positive integer (got ${top})`);
-  }
-  if (!Number.isInteger(minLen) || minLen < 1) {
-    throw new RangeError(
-      `extractLexicon: options.minLen must be a positive integer (got ${minLen})`,
-    );
+  for (const [name, value] of [
+    ["top", top],
+    ["minLen", minLen],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1) throw notACount(name, value);
   }
   const corpus = countTokens(textList("corpusTexts", corpusTexts));
   const candidates = [...corpus.counts.keys()].filter((term) => [...term].length >= minLen);
@@ -120,4 +118,14 @@ function byCount(counts: ReadonlyMap<string, number>, a: string, b: string): num
   const difference = (counts.get(b) ?? 0) - (counts.get(a) ?? 0);
   if (difference !== 0) return difference;
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+// A string read as its number ("3" shown as 3) would look refused for no reason.
+function notACount(name: string, value: unknown): RangeError {
+  const digits = typeof value === "string" && /^\s*\d+\s*$/u.test(value);
+  const got = typeof value === "string" ? `${show(value)}, a string` : show(value);
+  const hint = digits ? `; pass the number ${String(value).trim()}` : "";
+  return new RangeError(
+    `extractLexicon: options.${name} must be a positive integer (got ${got})${hint}`,
+  );
 }
