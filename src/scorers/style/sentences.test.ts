@@ -384,3 +384,22 @@ describe("splitSentences: an ellipsis typed as spaced periods", () => {
     ]);
   });
 });
+
+describe("splitSentences: Markdown headings", () => {
+  it("makes a heading line a sentence of its own, its # marker dropped", () => {
+    // A title has no final period: joined to the next line, it made one long sentence.
+    expect(
+      splitSentences(
+        "# Rapport annuel\nLe chiffre d'affaires progresse. Nous sommes satisfaits.\n## Perspectives\nNous visons 10 %.",
+      ),
+    ).toEqual([
+      "Rapport annuel",
+      "Le chiffre d'affaires progresse.",
+      "Nous sommes satisfaits.",
+      "Perspectives",
+      "Nous visons 10 %.",
+    ]);
+    // Not a heading: no space after #, or more than six.
+    expect(splitSentences("#motclé\nsuite.")).toEqual(["#motclé suite."]);
+  });
+});

@@ -9,6 +9,8 @@ const BULLET_MARKER = /^\s*(?:[-*•]|\d+[.)])(?=\s|$)/u;
  * Not a bullet line: bulletsRatio counts only seed 002's markers.
  */
 const ITEM_MARKER = /^\s*(?:\p{Ll}|[IVX]+)[.)]\s+(?=\S)/u;
+/** A Markdown heading's marker (`# Titre`, `## Perspectives`): its line is a block of its own. */
+const HEADING = /^ {0,3}#{1,6}(?:\s+|$)/u;
 const TERMINAL = /[.!?…]/u;
 const CLOSERS = new Set(["»", '"', "”", "’", "'", ")", "]"]);
 /** Titles whose period never ends a sentence (case-sensitive: `m.` is not `M.`). */
@@ -83,7 +85,8 @@ export function countWords(sentence: string): number {
 }
 
 /**
- * Split French text into sentences. A blank line, a bullet line or a line starting with a
+ * Split French text into sentences. A Markdown heading line (`## Titre`) is a block of its own;
+ * a blank line, a bullet line or a line starting with a
  * lettered or Roman item marker (`a.`, `b)`, `II.`) starts a new block (markers are dropped),
  * and the line break that ends such a list item ends its block, so an unpunctuated last item
  * and the prose line after it are two sentences (an indented line continues the item);
@@ -121,6 +124,11 @@ function blocks(text: string): string[] {
     const marker = listMarker(line);
     if (line.trim() === "") {
       flush();
+      inItem = false;
+    } else if (HEADING.test(line)) {
+      // A heading, a title without a final period, is one block, not joined to what follows.
+      flush();
+      out.push(line.replace(HEADING, ""));
       inItem = false;
     } else if (marker !== undefined) {
       flush();

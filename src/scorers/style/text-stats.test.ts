@@ -157,3 +157,18 @@ describe("computeTextStats", () => {
     });
   });
 });
+
+describe("a Markdown answer with headings", () => {
+  it("counts each heading as a sentence, apart from the paragraph under it", () => {
+    // By hand: "Rapport annuel" (2 words), "Nous progressons." (2), "Perspectives" (1),
+    // "Nous visons 10 % de croissance." (5): 4 sentences, 10 words.
+    const text =
+      "# Rapport annuel\nNous progressons.\n\n## Perspectives\nNous visons 10 % de croissance.";
+    expect(computeTextStats(text)).toMatchObject({
+      sentenceCount: 4,
+      meanSentenceLength: 2.5,
+      firstPersonRatio: 0.5,
+      bulletLineCount: 0,
+    });
+  });
+});
