@@ -50,6 +50,11 @@ describe("firstPersonRatio", () => {
     expect(firstPersonRatio(sentences.join(" "))).toBe(1);
   });
 
+  it("reads j' and m' typed with the modifier-letter apostrophe (U+02BC) as first person", () => {
+    // Some keyboards type ʼ for the apostrophe; the lexicon scorer already folds it to '.
+    expect(firstPersonRatio("Jʼai faim. Il mʼappelle. Il part.")).toBe(2 / 3);
+  });
+
   it("does not read Me before a name (Maître Dupont) as first person", () => {
     expect(firstPersonRatio("Me Dupont, avocat, a plaidé.")).toBe(0);
     expect(firstPersonRatio("Il a vu Me Martin hier.")).toBe(0);

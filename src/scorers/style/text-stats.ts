@@ -38,7 +38,7 @@ export interface TextStats {
 // je, j', moi, mon/ma/mes, me/m', nous, notre/nos, mien(ne)(s): whole words, any case
 // (but `Me Dupont`, Maître Dupont: MAITRE, and `Notre-Dame`: NOTRE_COMPOUND).
 const FIRST_PERSON =
-  /(?<![\p{L}\p{M}\p{N}])(?:(?:je|moi|mon|ma|mes|me|nous|notre|nos|mien|mienne|miens|miennes)(?![\p{L}\p{M}\p{N}])|[jm]['’](?=\p{L}))/iu;
+  /(?<![\p{L}\p{M}\p{N}])(?:(?:je|moi|mon|ma|mes|me|nous|notre|nos|mien|mienne|miens|miennes)(?![\p{L}\p{M}\p{N}])|[jm]['’ʼ](?=\p{L}))/iu;
 
 /**
  * Share of non-blank lines that are bullet lines (`-`, `*`, `•`, or `1.`/`1)` followed by
