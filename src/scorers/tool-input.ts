@@ -14,3 +14,18 @@ export function scorerInputSchema<Shape extends z.ZodRawShape>(
 ): z.ZodType<z.output<z.ZodObject<Shape>>> {
   return z.looseObject(shape).superRefine(misspeltKeysCheck(shape));
 }
+
+/**
+ * A share from 0 to 1 (a ratio or a threshold). Outside that range the issue says what it got
+ * and, for a number up to 100, the share a percentage meant: `must be a share from 0 to 1 (0.6
+ * for 60%), got 60`.
+ */
+export function shareSchema(): z.ZodNumber {
+  // min and max, not a refinement, so the JSON Schema an agent is shown keeps the bounds.
+  const error = (issue: { input: unknown }) => {
+    const value = issue.input as number;
+    const hint = value > 1 && value <= 100 ? ` (${value / 100} for ${value}%)` : "";
+    return `must be a share from 0 to 1${hint}, got ${value}`;
+  };
+  return z.number().min(0, { error }).max(1, { error });
+}

@@ -99,4 +99,16 @@ describe("eval.lexicon-hit-rate", () => {
     expect(error).toBeInstanceOf(ToolInputError);
     expect((error as ToolInputError).issues[0]?.path).toBe("lexicon[1]");
   });
+
+  it("says a threshold is a share, and which one a percentage meant", async () => {
+    const error = await runTool({
+      tool: lexiconHitRateTool,
+      candidates: [styleScorersProvider],
+      input: { text: "écrire", lexicon: ["écrire"], threshold: 50 },
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolInputError);
+    expect((error as Error).message).toContain(
+      "threshold: must be a share from 0 to 1 (0.5 for 50%), got 50",
+    );
+  });
 });

@@ -2,7 +2,7 @@ import * as z from "zod";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { defineTool, implementTool } from "../../tool/index.js";
 import { preview } from "../deterministic/preview.js";
-import { scorerInputSchema } from "../tool-input.js";
+import { scorerInputSchema, shareSchema } from "../tool-input.js";
 import { findWholeWords } from "./term-search.js";
 import { normalizeText } from "./words.js";
 
@@ -16,7 +16,7 @@ const lexiconHitRateInputSchema = scorerInputSchema({
     .array(z.string().refine((term) => term.trim() !== "", "a lexicon term must not be blank"))
     .min(1, "the lexicon needs at least one term"),
   /** Lowest accepted hit rate (default 0.5). */
-  threshold: z.number().min(0).max(1).optional(),
+  threshold: shareSchema().optional(),
 });
 
 /**

@@ -118,4 +118,28 @@ describe("eval.text-stats", () => {
     expect(error).toBeInstanceOf(ToolInputError);
     expect((error as ToolInputError).issues[0]?.path).toBe("thresholds.maxBulletsRatio");
   });
+
+  it("says what a ratio is, what it got and, for a percentage, which share was meant", async () => {
+    const message = async (thresholds: unknown) =>
+      ((await run({ text: "x", thresholds }).catch((e) => e)) as Error).message;
+    expect(await message({ minFirstPersonRatio: 60 })).toContain(
+      "thresholds.minFirstPersonRatio: must be a share from 0 to 1 (0.6 for 60%), got 60",
+    );
+    expect(await message({ maxBulletsRatio: -0.1 })).toContain(
+      "thresholds.maxBulletsRatio: must be a share from 0 to 1, got -0.1",
+    );
+  });
+
+  it("names the default max when a min alone is above it", async () => {
+    const error = await run({ text: "x", thresholds: { lengthBand: { min: 40 } } }).catch((e) => e);
+    expect((error as Error).message).toContain(
+      "thresholds.lengthBand: lengthBand.min (40) is above lengthBand.max (30, its default); give a max of at least 40",
+    );
+    const both = await run({ text: "x", thresholds: { lengthBand: { min: 40, max: 35 } } }).catch(
+      (e) => e,
+    );
+    expect((both as Error).message).toContain(
+      "thresholds.lengthBand: lengthBand.min (40) is above lengthBand.max (35); give min <= max",
+    );
+  });
 });

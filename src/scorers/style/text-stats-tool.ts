@@ -3,6 +3,7 @@ import { misspeltKeysCheck } from "../../known-keys.js";
 import { plural } from "../../plural.js";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { defineTool, implementTool } from "../../tool/index.js";
+import { shareSchema } from "../tool-input.js";
 import {
   computeTextStats,
   DEFAULT_LENGTH_BAND,
@@ -14,7 +15,7 @@ const LABEL = "text-stats";
 const DEFAULT_MAX_BULLETS_RATIO = 0.02;
 const DEFAULT_MIN_FIRST_PERSON_RATIO = 0.6;
 
-const ratio = z.number().min(0).max(1);
+const ratio = shareSchema();
 
 const lengthBandShape = { min: z.number().min(0).optional(), max: z.number().min(0).optional() };
 const thresholdsShape = {
@@ -41,13 +42,15 @@ const textStatsInputSchema = z
   .looseObject(inputShape)
   .superRefine(misspeltKeysCheck(inputShape))
   .superRefine((input, context) => {
-    const band = resolveBand(input.thresholds?.lengthBand);
+    const given = input.thresholds?.lengthBand;
+    const band = resolveBand(given);
     if (band.min > band.max) {
-      context.addIssue({
-        code: "custom",
-        path: ["thresholds", "lengthBand"],
-        message: `lengthBand.min (${band.min}) is above lengthBand.max (${band.max}); give min <= max`,
-      });
+      // A max left out is the default's: naming it says why a min alone is refused.
+      const message =
+        given?.max === undefined
+          ? `lengthBand.min (${band.min}) is above lengthBand.max (${band.max}, its default); give a max of at least ${band.min}`
+          : `lengthBand.min (${band.min}) is above lengthBand.max (${band.max}); give min <= max`;
+      context.addIssue({ code: "custom", path: ["thresholds", "lengthBand"], message });
     }
   });
 
