@@ -111,4 +111,15 @@ describe("eval.lexicon-hit-rate", () => {
       "threshold: must be a share from 0 to 1 (0.5 for 50%), got 50",
     );
   });
+
+  it("does not find a word inside aujourd'hui or presqu'île, but finds it after an elision", async () => {
+    // By hand: "hui" and "île" are no words of this text; "aujourd'hui", "presqu'île", "éveille"
+    // (after s') and "été" (after l') are: 4 of 6.
+    const score = await run({
+      text: "Aujourd’hui, la presqu’île s’éveille ; l’été vient.",
+      lexicon: ["hui", "île", "aujourd'hui", "presqu'île", "éveille", "été"],
+    });
+    expect(score).toMatchObject({ value: 4 / 6 });
+    expect(score.rationale).toContain('missing: "hui", "île"');
+  });
 });

@@ -22,7 +22,8 @@ const lexiconHitRateInputSchema = scorerInputSchema({
 /**
  * `eval.lexicon-hit-rate`: the share of distinct lexicon terms found in the text as whole
  * words. Matching is Unicode-aware (a term is not preceded or followed by a letter, mark or
- * digit), case-insensitive, and runs on NFC text and terms (typographic apostrophes folded);
+ * digit, nor by an apostrophe inside a word: `hui` is not in `aujourd'hui`, `été` is in `l'été`),
+ * case-insensitive, and runs on NFC text and terms (typographic apostrophes folded);
  * terms equal under that folding count once. value = hit rate; passed = hitRate >= threshold
  * (default 0.5). An empty lexicon is rejected by the input schema.
  */

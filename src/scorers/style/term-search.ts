@@ -78,32 +78,74 @@ function classOf(cp: number): number {
   return found;
 }
 
+const APOSTROPHE = 0x27;
+/**
+ * French elided words: an apostrophe after one of them, between letters, is a word boundary
+ * (`l'été` holds `été`); any other apostrophe between letters is inside a word (`aujourd'hui`
+ * does not hold `hui`, nor `presqu'île` `île`), as extractLexicon reads words. Case-insensitive
+ * as the rest of the search is.
+ */
+const ELIDED = /^(?:c|d|j|l|m|n|s|t|qu|jusqu|lorsqu|puisqu|quoiqu)$/iu;
+/** No run of letters before an apostrophe (NO_RUN), or one that cannot be elided (JOINED). */
+const NO_RUN = -1;
+const JOINED = -2;
+
+/** The code point at `i`, a surrogate pair read whole. */
+function codePointAt(text: string, i: number): number {
+  const cp = text.charCodeAt(i);
+  if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < text.length) {
+    const low = text.charCodeAt(i + 1);
+    if (low >= 0xdc00 && low <= 0xdfff) return (cp - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000;
+  }
+  return cp;
+}
+
 /**
  * Feeds the symbols of `text` to `take`, stopping when it returns false: each run of whitespace
- * is one SPACE, each character its case key, with OPEN and CLOSE where a word may start and end.
+ * is one SPACE, each character its case key, with OPEN and CLOSE where a word may start and end
+ * (not around an apostrophe inside a word: ELIDED). The caller folds ’ and ʼ to '.
  */
 function readSymbols(text: string, take: (symbol: number) => boolean): void {
   if (!take(OPEN)) return;
   let blank = false;
+  // Where the letters since the word's last boundary start, or NO_RUN, or JOINED.
+  let run = NO_RUN;
   const length = text.length;
   for (let i = 0; i < length; i++) {
-    let cp = text.charCodeAt(i);
-    if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < length) {
-      const low = text.charCodeAt(i + 1);
-      if (low >= 0xdc00 && low <= 0xdfff) {
-        cp = (cp - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000;
-        i++;
-      }
-    }
+    const cp = codePointAt(text, i);
+    const at = i;
+    if (cp > 0xffff) i++;
     const cls = classOf(cp);
     const kind = cls & 3;
     if (kind === BLANK && blank) continue;
     blank = kind === BLANK;
     if (kind === WORD) {
+      if (run === NO_RUN) run = at;
       if (!take(cls >> 2)) return;
-    } else if (!take(CLOSE) || !take(cls >> 2) || !take(OPEN)) return;
+    } else if (
+      cp === APOSTROPHE &&
+      run !== NO_RUN &&
+      wordAt(text, i + 1) &&
+      !elided(text, run, at)
+    ) {
+      run = JOINED;
+      if (!take(cls >> 2)) return;
+    } else {
+      run = NO_RUN;
+      if (!take(CLOSE) || !take(cls >> 2) || !take(OPEN)) return;
+    }
   }
   take(CLOSE);
+}
+
+/** Whether the letters from `run` to the apostrophe are an elided word (`l`, `qu`, `jusqu`). */
+function elided(text: string, run: number, apostrophe: number): boolean {
+  return run !== JOINED && apostrophe - run <= 6 && ELIDED.test(text.slice(run, apostrophe));
+}
+
+/** Whether a letter, mark or digit starts at `i`. */
+function wordAt(text: string, i: number): boolean {
+  return i < text.length && (classOf(codePointAt(text, i)) & 3) === WORD;
 }
 
 const ROOT = 0;
@@ -212,7 +254,9 @@ class Automaton {
 
 /**
  * Which of `terms` occur in `text` as whole words: not preceded or followed by a letter, mark or
- * digit (ASCII `\b` would split "écrire"), case-insensitive as Unicode simple case folding has it,
+ * digit (ASCII `\b` would split "écrire"), nor by an apostrophe between letters that does not
+ * follow an elided word (`aujourd'hui` is one word, `l'été` two), case-insensitive as Unicode
+ * simple case folding has it,
  * a run of whitespace inside a term matching any run. Text and terms are compared as given: the
  * caller normalises them.
  * @example
