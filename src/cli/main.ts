@@ -99,10 +99,20 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
         return await withStore(args.store, io, (store) => importCommand(args, store, io));
       }
       case "merge": {
-        const { mergeCommand, mergesStoredRunsOnly } = await import("./commands/merge.js");
-        return await withStore(args.store, io, (store) => mergeCommand(args, store, io), {
-          mustExist: mergesStoredRunsOnly(args, io.cwd),
-        });
+        const merge = await import("./commands/merge.js");
+        const files = await merge.openMergeFiles(args.runs, io.cwd);
+        try {
+          return await withStore(
+            args.store,
+            io,
+            (store) => merge.mergeCommand(args, files, store, io),
+            {
+              mustExist: files.size === 0,
+            },
+          );
+        } finally {
+          await merge.closeMergeFiles(files);
+        }
       }
     }
   } catch (error) {

@@ -678,6 +678,13 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     const noFile = await cli(["merge", "gone/shard-9.ndjson", "--store", "a.sqlite"]);
     expect(noFile.code).toBe(2);
     expect(noFile.stderr).toMatch(/merge: .*gone\/shard-9\.ndjson is not a file \(not found\)/);
+    // A merge refused for its files creates no store where none was.
+    const into = ["--store", "never/made.sqlite"];
+    const broken = await cli(["merge", "evals/suite.eval.ts", "shard-1", ...into]);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/cannot read the run export .*suite\.eval\.ts/);
+    expect((await cli(["merge", "shard-1", "gone/shard-9.ndjson", ...into])).code).toBe(2);
+    expect(existsSync(join(project.dir, "never"))).toBe(false);
   });
 
   it("keeps a run the store holds finished when an export of it cut short is imported", async () => {

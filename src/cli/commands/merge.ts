@@ -130,44 +130,65 @@ async function importStdin(store: Store, io: CliIO) {
  * directly. 2 when they ran other files or configurations; 1 when a shard is missing or an input
  * did not finish (the merge is stored all the same, as interrupted).
  */
-export async function mergeCommand(args: MergeArgs, store: Store, io: CliIO): Promise<number> {
-  const readers: RunFileReader[] = [];
+export async function mergeCommand(
+  args: MergeArgs,
+  files: MergeFiles,
+  store: Store,
+  io: CliIO,
+): Promise<number> {
+  const inputs: MergeInput[] = [];
+  for (const ref of args.runs) {
+    const reader = files.get(ref);
+    inputs.push(reader ? fileInput(reader) : storedInput(store, await resolveRunRef(store, ref)));
+  }
+  refuseMergedAmongShards(
+    inputs.map((i) => i.manifest),
+    args,
+  );
+  const result = await mergeRuns(store, inputs, {
+    ...(args.name !== undefined ? { name: args.name } : {}),
+    command: io.argv ?? process.argv.slice(1),
+  });
+  // As `run --name` does: a name other runs have no longer names one run.
+  const taken =
+    args.name !== undefined ? await takenNameWarning(store, args.name, result.runId) : undefined;
+  if (taken) io.stderr(`niceeval: warning: ${taken}\n`);
+  return await report(result, inputs, args, io, store);
+}
+
+/** The exports a merge names, each checked through and open, by the reference given. */
+export type MergeFiles = Map<string, RunFileReader>;
+
+/**
+ * Check and open the exports among a merge's references, before the store is opened: a broken
+ * or missing file fails the merge without creating a store. Closes what it opened on failure.
+ */
+export async function openMergeFiles(refs: readonly string[], cwd: string): Promise<MergeFiles> {
+  const files: MergeFiles = new Map();
   try {
-    const inputs: MergeInput[] = [];
-    for (const ref of args.runs) {
-      const path = resolve(io.cwd, ref);
+    for (const ref of refs) {
+      const path = resolve(cwd, ref);
       if (isFile(path)) {
-        // Checked through first: a broken file fails the merge before its run is stored.
+        if (files.has(ref)) continue;
         await checkRunFile(path);
-        const reader = await openRunFile(path);
-        readers.push(reader);
-        inputs.push(fileInput(reader));
+        files.set(ref, await openRunFile(path));
       } else if (/[/\\]|\.ndjson$/i.test(ref)) {
         // Named like a file, not a run: say what is wrong with the file.
         throw new NiceevalError(
           "USAGE",
           `merge: ${path} is not a file (${existsSync(path) ? "a folder" : "not found"}); name an export written by \`niceeval export <run> --ndjson <file>\`, or a stored run`,
         );
-      } else {
-        inputs.push(storedInput(store, await resolveRunRef(store, ref)));
       }
     }
-    refuseMergedAmongShards(
-      inputs.map((i) => i.manifest),
-      args,
-    );
-    const result = await mergeRuns(store, inputs, {
-      ...(args.name !== undefined ? { name: args.name } : {}),
-      command: io.argv ?? process.argv.slice(1),
-    });
-    // As `run --name` does: a name other runs have no longer names one run.
-    const taken =
-      args.name !== undefined ? await takenNameWarning(store, args.name, result.runId) : undefined;
-    if (taken) io.stderr(`niceeval: warning: ${taken}\n`);
-    return await report(result, inputs, args, io, store);
-  } finally {
-    for (const reader of readers) await reader.close();
+    return files;
+  } catch (error) {
+    await closeMergeFiles(files);
+    throw error;
   }
+}
+
+export async function closeMergeFiles(files: MergeFiles): Promise<void> {
+  for (const reader of files.values()) await reader.close();
 }
 
 async function report(
@@ -231,11 +252,6 @@ function unfinishedState(status: MergeResult["unfinished"][number]["status"]): s
   if (status === "crashed") return "crashed (its writer stopped without ending it)";
   if (status === "running") return "is still running";
   return `is ${status}`;
-}
-
-/** Whether every input is a stored run (no export file): then the store must exist already. */
-export function mergesStoredRunsOnly(args: MergeArgs, cwd: string): boolean {
-  return !args.runs.some((ref) => isFile(resolve(cwd, ref)));
 }
 
 function isFile(path: string): boolean {
