@@ -15,6 +15,7 @@ vi.mock("../../src/clock.js", () => ({
   setTimeout: (...args: Parameters<typeof setTimeout>) => setTimeout(...args),
   clearTimeout: (timer: Parameters<typeof clearTimeout>[0]) => clearTimeout(timer),
   setImmediate: (...args: Parameters<typeof setImmediate>) => setImmediate(...args),
+  realDateNow: () => Date.now(),
 }));
 const fakeClock = () => vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
 
