@@ -1,7 +1,7 @@
 import { createBunRedisClient, type IRedisClient } from "bullmq";
 import { errorMessage, NiceevalError } from "../errors.js";
 import { redactUrl } from "../redact-url.js";
-import { type RedisTarget, RespConnection } from "./resp.js";
+import { RedisProtocolError, type RedisTarget, RespConnection } from "./resp.js";
 
 const FIX = "start Redis there, or pass --queue redis://host:port";
 
@@ -58,15 +58,17 @@ export async function probeRedis(url: string, timeoutMs = 5000): Promise<RedisTa
     const code = (error as NodeJS.ErrnoException).code;
     // A Redis that answered but refused the credentials is there: starting one is no advice.
     const why =
-      code === "ECONNREFUSED"
-        ? `${target.host}:${target.port} refused the connection; ${FIX}`
-        : code === "ENOTFOUND" || code === "EAI_AGAIN"
-          ? `no host named ${target.host}; ${FIX}`
-          : /NOAUTH|WRONGPASS|invalid password|AUTH/i.test(errorMessage(error))
-            ? `it refused the credentials (${errorMessage(error)}); check the user and password in the URL (a Redis without a password takes a URL without one)`
-            : /DB index is out of range/i.test(errorMessage(error))
-              ? `it has no database ${target.db ?? 0} (${errorMessage(error)}); name one it has in the URL's path (redis://host:port/0; a Redis has 16, 0 to 15, unless its \`databases\` setting says otherwise)`
-              : `${errorMessage(error)}; ${FIX}`;
+      error instanceof RedisProtocolError
+        ? `${error.message}; check the host and port in --queue`
+        : code === "ECONNREFUSED"
+          ? `${target.host}:${target.port} refused the connection; ${FIX}`
+          : code === "ENOTFOUND" || code === "EAI_AGAIN"
+            ? `no host named ${target.host}; ${FIX}`
+            : /NOAUTH|WRONGPASS|invalid password|AUTH/i.test(errorMessage(error))
+              ? `it refused the credentials (${errorMessage(error)}); check the user and password in the URL (a Redis without a password takes a URL without one)`
+              : /DB index is out of range/i.test(errorMessage(error))
+                ? `it has no database ${target.db ?? 0} (${errorMessage(error)}); name one it has in the URL's path (redis://host:port/0; a Redis has 16, 0 to 15, unless its \`databases\` setting says otherwise)`
+                : `${errorMessage(error)}; ${FIX}`;
     throw new NiceevalError(
       "QUEUE_UNREACHABLE",
       `cannot reach the Redis queue ${redactUrl(url)}: ${why}`,

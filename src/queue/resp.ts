@@ -24,6 +24,17 @@ export class RedisReplyError extends Error {
   }
 }
 
+/** Bytes that are no Redis reply: what answered at that address is not a Redis server. */
+export class RedisProtocolError extends Error {
+  constructor(answered: Buffer) {
+    const line = answered.toString("latin1").split(/\r?\n/, 1)[0] ?? "";
+    // Printable ASCII only, and a bounded line: a binary protocol shows as dots.
+    const shown = line.slice(0, 80).replace(/[^\x20-\x7e]/g, ".");
+    super(`it does not speak the Redis protocol (it answered "${shown}")`);
+    this.name = "RedisProtocolError";
+  }
+}
+
 type Reply = string | number | null | RedisReplyError | Reply[];
 interface Pending {
   resolve: (value: unknown) => void;
@@ -31,6 +42,8 @@ interface Pending {
 }
 
 const CRLF = Buffer.from("\r\n");
+/** The first byte of each RESP2 reply: + - : $ *. */
+const REPLY_TYPES = new Set([0x2b, 0x2d, 0x3a, 0x24, 0x2a]);
 
 /** Encode one command as a RESP array of bulk strings. */
 function encode(command: string, args: readonly unknown[]): Buffer {
@@ -77,6 +90,9 @@ class ReplyParser {
   private read(): { value: Reply } | undefined {
     if (this.offset >= this.buffer.length) return undefined;
     const type = this.buffer[this.offset];
+    // Checked before a whole line is there: another protocol may send none.
+    if (!REPLY_TYPES.has(type ?? 0))
+      throw new RedisProtocolError(this.buffer.subarray(this.offset));
     const text = this.line();
     if (text === undefined) return undefined;
     switch (type) {
@@ -108,7 +124,7 @@ class ReplyParser {
         return { value: items };
       }
       default:
-        throw new Error(`unexpected Redis reply type ${String.fromCharCode(type ?? 0)}`);
+        throw new RedisProtocolError(this.buffer.subarray(this.offset));
     }
   }
 }
@@ -132,6 +148,8 @@ export class RespConnection {
   private socket: Socket | undefined;
   private readonly pending: Pending[] = [];
   private closing = false;
+  /** Set once the other end sent what is no Redis reply: commands are refused with it. */
+  private notRedis: Error | undefined;
 
   constructor(
     private readonly target: RedisTarget,
@@ -152,9 +170,16 @@ export class RespConnection {
     const parser = new ReplyParser();
     socket.on("data", (chunk: Buffer) => {
       parser.push(chunk);
-      for (let reply = parser.next(); reply; reply = parser.next()) {
-        const waiter = this.pending.shift();
-        if (waiter) settle(waiter, reply.value);
+      try {
+        for (let reply = parser.next(); reply; reply = parser.next()) {
+          const waiter = this.pending.shift();
+          if (waiter) settle(waiter, reply.value);
+        }
+      } catch (error) {
+        // Not Redis at the other end: what waits is told so, and the socket is dropped.
+        this.notRedis = error as Error;
+        for (const waiter of this.pending.splice(0)) waiter.reject(error as Error);
+        socket.destroy(error as Error);
       }
     });
     let reached = false;
@@ -204,7 +229,8 @@ export class RespConnection {
   /** Send one command; resolves to its reply, rejects with an error reply. */
   send<T = unknown>(command: string, args: readonly unknown[] = []): Promise<T> {
     const socket = this.socket;
-    if (!socket || !this.connected) return Promise.reject(new Error("Connection closed"));
+    if (!socket || !this.connected)
+      return Promise.reject(this.notRedis ?? new Error("Connection closed"));
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ resolve: resolve as (value: unknown) => void, reject });
       socket.write(encode(command, args));

@@ -1,6 +1,8 @@
 // Workers on BullMQ through the built CLI: a real redis-server, three `niceeval worker`
 // processes (one SIGKILLed mid-run), a worker with other eval files, an unreachable Redis.
 import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FixtureProject, makeProject, runCli } from "../support/project.js";
@@ -180,6 +182,29 @@ describe("niceeval run --queue with niceeval worker", () => {
     expect(worker.code).toBe(2);
     expect(worker.stderr).toContain(`redis://ops:***@127.0.0.1:${port}`);
     expect(worker.stderr).not.toContain("s3cret-pw");
+  }, 60_000);
+
+  it("a port where no Redis listens (an HTTP server): exit 2 naming what answered, no crash", async () => {
+    const http = createServer((_request, response) => response.end("hello"));
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    const { port } = http.address() as AddressInfo;
+    try {
+      const url = `redis://:s3cret-pw@127.0.0.1:${port}`;
+      const run = await runCli(["run", "evals", "--queue", url, "--no-store"], project.dir);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(
+        `cannot reach the Redis queue redis://:***@127.0.0.1:${port}: it does not speak the Redis protocol (it answered "HTTP/1.1 400 Bad Request"); check the host and port in --queue`,
+      );
+      expect(run.stderr).not.toContain("uncaught");
+      expect(run.stderr).not.toContain("    at ");
+      const worker = await runCli(["worker", "--queue", url, "evals"], project.dir);
+      expect(worker.code).toBe(2);
+      expect(worker.stderr).toContain("it does not speak the Redis protocol");
+      expect(worker.stderr).not.toContain("    at ");
+      expect(run.stderr + worker.stderr).not.toContain("s3cret-pw");
+    } finally {
+      await new Promise((resolve) => http.close(resolve));
+    }
   }, 60_000);
 
   it("a Redis that is there but refuses the password, or speaks no TLS, is said as such", async () => {
