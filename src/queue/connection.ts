@@ -43,6 +43,13 @@ export function parseRedisUrl(url: string): RedisTarget {
   };
 }
 
+/** A server that took the connection but answered nothing. */
+class SilentServer extends Error {
+  constructor(ms: number) {
+    super(`it took the connection but did not answer within ${ms} ms (is it a Redis?)`);
+  }
+}
+
 /**
  * Check that the Redis a URL names answers (connect, authenticate, PING) before anything is
  * enqueued or run; throws QUEUE_UNREACHABLE naming the URL with its password masked.
@@ -50,15 +57,27 @@ export function parseRedisUrl(url: string): RedisTarget {
 export async function probeRedis(url: string, timeoutMs = 5000): Promise<RedisTarget> {
   const target = parseRedisUrl(url);
   const connection = new RespConnection(target, timeoutMs);
+  let timer: NodeJS.Timeout | undefined;
+  // The whole probe is timed, not only the connection (whose own limit, and its words, come
+  // first): a port that takes it and never answers must not keep the run or the worker waiting.
+  const silentMs = 2 * timeoutMs;
+  const silent = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new SilentServer(silentMs)), silentMs);
+  });
   try {
-    await connection.connect();
-    await connection.send("PING");
+    await Promise.race([
+      (async () => {
+        await connection.connect();
+        await connection.send("PING");
+      })(),
+      silent,
+    ]);
     return target;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // A Redis that answered but refused the credentials is there: starting one is no advice.
     const why =
-      error instanceof RedisProtocolError
+      error instanceof RedisProtocolError || error instanceof SilentServer
         ? `${error.message}; check the host and port in --queue`
         : code === "ECONNREFUSED"
           ? `${target.host}:${target.port} refused the connection; ${FIX}`
@@ -77,6 +96,7 @@ export async function probeRedis(url: string, timeoutMs = 5000): Promise<RedisTa
       },
     );
   } finally {
+    clearTimeout(timer);
     connection.close();
   }
 }

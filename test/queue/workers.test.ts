@@ -2,7 +2,7 @@
 // processes (one SIGKILLed mid-run), a worker with other eval files, an unreachable Redis.
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createTcpServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FixtureProject, makeProject, runCli } from "../support/project.js";
@@ -204,6 +204,28 @@ describe("niceeval run --queue with niceeval worker", () => {
       expect(run.stderr + worker.stderr).not.toContain("s3cret-pw");
     } finally {
       await new Promise((resolve) => http.close(resolve));
+    }
+  }, 60_000);
+
+  it("a port that takes the connection and never answers: exit 2 within the probe's time, no hang", async () => {
+    const sockets: Socket[] = [];
+    const silent = createTcpServer((socket) => sockets.push(socket.on("error", () => {})));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const started = Date.now();
+      const run = await runCli(
+        ["run", "evals", "--queue", `redis://127.0.0.1:${port}`, "--no-store"],
+        project.dir,
+      );
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(
+        `cannot reach the Redis queue redis://127.0.0.1:${port}: it took the connection but did not answer within 10000 ms (is it a Redis?); check the host and port in --queue`,
+      );
+      expect(Date.now() - started).toBeLessThan(20_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
     }
   }, 60_000);
 
