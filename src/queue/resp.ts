@@ -55,25 +55,41 @@ function encode(command: string, args: readonly unknown[]): Buffer {
   return Buffer.concat(parts);
 }
 
-/** Incremental RESP2 parser: feed bytes, take whole replies. */
+/**
+ * Incremental RESP2 parser: feed bytes, take whole replies. Chunks are joined only once the
+ * reply being read can be whole (a bulk string says its length), so a reply of many megabytes
+ * arriving in 64 KiB chunks is copied a few times, not once per chunk.
+ */
 class ReplyParser {
   private buffer: Buffer = Buffer.alloc(0);
   private offset = 0;
+  /** Chunks not joined to `buffer` yet, and their bytes. */
+  private chunks: Buffer[] = [];
+  private chunked = 0;
+  /** How long `buffer` must be (with the chunks) before the reply under way is read again. */
+  private needed = 0;
 
   push(chunk: Buffer): void {
-    this.buffer =
-      this.offset < this.buffer.length
-        ? Buffer.concat([this.buffer.subarray(this.offset), chunk])
-        : chunk;
-    this.offset = 0;
+    this.chunks.push(chunk);
+    this.chunked += chunk.length;
   }
 
   /** The next whole reply, or `undefined` when more bytes are needed. */
   next(): { value: Reply } | undefined {
+    if (this.buffer.length + this.chunked < this.needed) return undefined;
+    if (this.chunks.length > 0) {
+      this.buffer = Buffer.concat([this.buffer.subarray(this.offset), ...this.chunks]);
+      this.needed -= this.offset;
+      this.offset = 0;
+      this.chunks = [];
+      this.chunked = 0;
+    }
     const start = this.offset;
+    this.needed = 0;
     const value = this.read();
     if (value === undefined) {
       this.offset = start;
+      this.needed = Math.max(this.needed, this.buffer.length + 1);
       return undefined;
     }
     return { value: value.value };
@@ -106,7 +122,10 @@ class ReplyParser {
         // $
         const length = Number(text);
         if (length < 0) return { value: null };
-        if (this.buffer.length < this.offset + length + 2) return undefined;
+        if (this.buffer.length < this.offset + length + 2) {
+          this.needed = this.offset + length + 2;
+          return undefined;
+        }
         const value = this.buffer.toString("utf8", this.offset, this.offset + length);
         this.offset += length + 2;
         return { value };
