@@ -50,6 +50,22 @@ class SilentServer extends Error {
   }
 }
 
+/** A replica, which takes no writes: BullMQ's every command would fail with READONLY. */
+class ReadOnlyReplica extends Error {}
+
+/**
+ * Throws ReadOnlyReplica when the server is a replica (ROLE). A server that does not let this
+ * user ask (ACLs, a proxy without ROLE) is taken as it is: the queue's own errors say the rest.
+ */
+async function refuseReplica(connection: RespConnection): Promise<void> {
+  const role = await connection.send<unknown[]>("ROLE").catch(() => undefined);
+  if (!Array.isArray(role) || (role[0] !== "slave" && role[0] !== "replica")) return;
+  const primary = typeof role[1] === "string" ? ` of ${role[1]}:${String(role[2])}` : "";
+  throw new ReadOnlyReplica(
+    `it is a read-only replica${primary}; point --queue at the primary (jobs are written to it)`,
+  );
+}
+
 /**
  * Check that the Redis a URL names answers (connect, authenticate, PING) before anything is
  * enqueued or run; throws QUEUE_UNREACHABLE naming the URL with its password masked.
@@ -69,6 +85,7 @@ export async function probeRedis(url: string, timeoutMs = 5000): Promise<RedisTa
       (async () => {
         await connection.connect();
         await connection.send("PING");
+        await refuseReplica(connection);
       })(),
       silent,
     ]);
@@ -79,15 +96,17 @@ export async function probeRedis(url: string, timeoutMs = 5000): Promise<RedisTa
     const why =
       error instanceof RedisProtocolError || error instanceof SilentServer
         ? `${error.message}; check the host and port in --queue`
-        : code === "ECONNREFUSED"
-          ? `${target.host}:${target.port} refused the connection; ${FIX}`
-          : code === "ENOTFOUND" || code === "EAI_AGAIN"
-            ? `no host named ${target.host}; ${FIX}`
-            : /NOAUTH|WRONGPASS|invalid password|AUTH/i.test(errorMessage(error))
-              ? `it refused the credentials (${errorMessage(error)}); check the user and password in the URL (a Redis without a password takes a URL without one)`
-              : /DB index is out of range/i.test(errorMessage(error))
-                ? `it has no database ${target.db ?? 0} (${errorMessage(error)}); name one it has in the URL's path (redis://host:port/0; a Redis has 16, 0 to 15, unless its \`databases\` setting says otherwise)`
-                : `${errorMessage(error)}; ${FIX}`;
+        : error instanceof ReadOnlyReplica
+          ? error.message
+          : code === "ECONNREFUSED"
+            ? `${target.host}:${target.port} refused the connection; ${FIX}`
+            : code === "ENOTFOUND" || code === "EAI_AGAIN"
+              ? `no host named ${target.host}; ${FIX}`
+              : /NOAUTH|WRONGPASS|invalid password|AUTH/i.test(errorMessage(error))
+                ? `it refused the credentials (${errorMessage(error)}); check the user and password in the URL (a Redis without a password takes a URL without one)`
+                : /DB index is out of range/i.test(errorMessage(error))
+                  ? `it has no database ${target.db ?? 0} (${errorMessage(error)}); name one it has in the URL's path (redis://host:port/0; a Redis has 16, 0 to 15, unless its \`databases\` setting says otherwise)`
+                  : `${errorMessage(error)}; ${FIX}`;
     throw new NiceevalError(
       "QUEUE_UNREACHABLE",
       `cannot reach the Redis queue ${redactUrl(url)}: ${why}`,

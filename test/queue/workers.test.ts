@@ -6,7 +6,7 @@ import { type AddressInfo, createServer as createTcpServer, type Socket } from "
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FixtureProject, makeProject, runCli } from "../support/project.js";
-import { freePort, startRedis, type TestRedis } from "../support/redis.js";
+import { freePort, redisCommand, startRedis, type TestRedis } from "../support/redis.js";
 import { type JsonReport, startWorker, stopAll } from "./fixture.js";
 
 const CASES = 24;
@@ -226,6 +226,34 @@ describe("niceeval run --queue with niceeval worker", () => {
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
+    }
+  }, 60_000);
+
+  it("a read-only replica: exit 2 before any case runs, naming its primary, no error flood", async () => {
+    const replica = await startRedis();
+    try {
+      expect(await redisCommand(replica.port, "REPLICAOF", "127.0.0.1", String(redis.port))).toBe(
+        "+OK",
+      );
+      const mark = join(project.dir, "replica.txt");
+      const run = await runCli(
+        ["run", "evals", "--queue", replica.url, "--no-store"],
+        project.dir,
+        {
+          MARK: mark,
+        },
+      );
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(
+        `cannot reach the Redis queue ${replica.url}: it is a read-only replica of 127.0.0.1:${redis.port}; point --queue at the primary`,
+      );
+      expect(existsSync(mark)).toBe(false);
+      const worker = await runCli(["worker", "--queue", replica.url, "evals"], project.dir);
+      expect(worker.code).toBe(2);
+      expect(worker.stderr).toContain("it is a read-only replica");
+      expect(worker.stderr.split("\n").length).toBeLessThan(5);
+    } finally {
+      await replica.stop();
     }
   }, 60_000);
 
