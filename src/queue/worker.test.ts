@@ -37,4 +37,26 @@ describe("queueErrors", () => {
       "queue error: something else",
     ]);
   });
+
+  it("says a repeated queue error once, then at most every 30 s with how often it came", () => {
+    const lines: string[] = [];
+    let clock = 0;
+    const onError = queueErrors(
+      (line) => lines.push(line),
+      () => clock,
+    );
+    const readonly = () => new Error("READONLY You can't write against a read only replica.");
+    for (; clock < 29_000; clock += 100) onError(readonly());
+    onError(new Error("something else"));
+    clock += 100;
+    for (let i = 0; i < 3; i++) onError(readonly());
+    clock += 31_000;
+    onError(readonly());
+    onError(readonly());
+    expect(lines).toEqual([
+      "queue error: READONLY You can't write against a read only replica.",
+      "queue error: something else",
+      "queue error: READONLY You can't write against a read only replica. (292 more times in the last 60 s)",
+    ]);
+  });
 });

@@ -122,6 +122,7 @@ const NEW_OUTAGE_MS = 10_000;
  * lock Redis no longer holds in words an operator can act on; anything else as it came.
  */
 export function queueErrors(log: (line: string) => void, now = Date.now): (error: Error) => void {
+  const other = repeatedErrors(log, now);
   let awaySince: number | undefined;
   let saidAt = 0;
   let lastAt = 0;
@@ -143,7 +144,7 @@ export function queueErrors(log: (line: string) => void, now = Date.now): (error
       /Connection closed|ECONNREFUSED|ECONNRESET/.test(message);
     if (!connection) {
       awaySince = undefined;
-      log(`queue error: ${message}`);
+      other(message);
       return;
     }
     failures++;
@@ -161,6 +162,29 @@ export function queueErrors(log: (line: string) => void, now = Date.now): (error
       );
       failures = 0;
     }
+  };
+}
+
+/**
+ * Other queue errors as they come, but one that repeats (BullMQ tries again at once: a Redis that
+ * turned replica answers READONLY to each try) once, then at most every 30 s with its count.
+ */
+function repeatedErrors(log: (line: string) => void, now: () => number): (message: string) => void {
+  const said = new Map<string, { at: number; since: number }>();
+  return (message) => {
+    const at = now();
+    const last = said.get(message);
+    if (last && at - last.at < AWAY_REPEAT_MS) {
+      last.since++;
+      return;
+    }
+    const again = last?.since
+      ? ` (${last.since} more times in the last ${Math.round((at - last.at) / 1000)} s)`
+      : "";
+    log(`queue error: ${message}${again}`);
+    // Bounded: messages that name a job each are many, and each is said once anyway.
+    if (said.size >= 256) said.clear();
+    said.set(message, { at, since: 0 });
   };
 }
 

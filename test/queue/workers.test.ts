@@ -257,6 +257,30 @@ describe("niceeval run --queue with niceeval worker", () => {
     }
   }, 60_000);
 
+  it("a worker whose Redis turns replica mid-run says READONLY once, not on every try", async () => {
+    const turning = await startRedis();
+    const worker = await startWorker(
+      project.dir,
+      turning.url,
+      "turning",
+      join(project.dir, "t.txt"),
+    );
+    try {
+      await redisCommand(turning.port, "REPLICAOF", "127.0.0.1", String(redis.port));
+      await new Promise((r) => setTimeout(r, 4000));
+      const said = worker
+        .stderr()
+        .split("\n")
+        .filter((l) => l.includes("READONLY"));
+      expect(said.length).toBeGreaterThan(0);
+      // One for the fetch of jobs, one for the stalled check's script (its message names it).
+      expect(said.length, said.join("\n")).toBeLessThanOrEqual(2);
+    } finally {
+      await stopAll([worker]);
+      await turning.stop();
+    }
+  }, 60_000);
+
   it("a Redis that is there but refuses the password, or speaks no TLS, is said as such", async () => {
     const withPassword = redis.url.replace("redis://", "redis://:s3cret-pw@");
     const auth = await runCli(["run", "evals", "--queue", withPassword, "--no-store"], project.dir);
