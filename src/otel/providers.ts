@@ -43,6 +43,13 @@ export interface Exporting {
    * run's backpressure); undefined when both have room or a full one's exports are failing.
    */
   room(): Promise<void> | undefined;
+  /** A new span id (16 hex digits), for a span made later with {@link withSpanId}. */
+  newSpanId(): string;
+  /**
+   * What `make` returns, the span it starts having the id `spanId`: a span made once its
+   * children were (an eval's, started back at its earliest attempt) keeps the id they name.
+   */
+  withSpanId<T>(spanId: string, make: () => T): T;
   /** Flush and close; the tracer's result, then the logger's. */
   shutdown(): Promise<PromiseSettledResult<void>[]>;
 }
@@ -121,13 +128,10 @@ export async function startExporting(settings: ExportSettings): Promise<Exportin
     forceFlush: () => logBatches.forceFlush(),
     shutdown: () => logBatches.shutdown(),
   };
-  const random = new traceSdk.RandomIdGenerator();
+  const ids = runIds(new traceSdk.RandomIdGenerator(), settings.traceId);
   const tracerProvider = new traceSdk.BasicTracerProvider({
     resource,
-    idGenerator: {
-      generateTraceId: () => settings.traceId?.() ?? random.generateTraceId(),
-      generateSpanId: () => random.generateSpanId(),
-    },
+    idGenerator: ids.idGenerator,
     spanProcessors: [spanGate],
   });
   const loggerProvider = new logsSdk.LoggerProvider({ resource, processors: [logGate] });
@@ -138,6 +142,42 @@ export async function startExporting(settings: ExportSettings): Promise<Exportin
     severity: logsApi.SeverityNumber,
     tallies,
     room: () => queues.traces.room() ?? queues.logs.room(),
+    newSpanId: ids.newSpanId,
+    withSpanId: ids.withSpanId,
     shutdown: () => Promise.allSettled([tracerProvider.shutdown(), loggerProvider.shutdown()]),
+  };
+}
+
+/** Ids as the SDK makes them. */
+interface IdGenerator {
+  generateTraceId(): string;
+  generateSpanId(): string;
+}
+
+/**
+ * The run's ids: a root span's trace id is `traceId()` when it gives one, span ids are random but
+ * for a span started inside `withSpanId`, which takes the id reserved for it.
+ */
+function runIds(random: IdGenerator, traceId: (() => string | undefined) | undefined) {
+  let reserved: string | undefined;
+  const idGenerator: IdGenerator = {
+    generateTraceId: () => traceId?.() ?? random.generateTraceId(),
+    generateSpanId: () => {
+      const id = reserved ?? random.generateSpanId();
+      reserved = undefined;
+      return id;
+    },
+  };
+  return {
+    idGenerator,
+    newSpanId: () => random.generateSpanId(),
+    withSpanId<T>(spanId: string, make: () => T): T {
+      reserved = spanId;
+      try {
+        return make();
+      } finally {
+        reserved = undefined;
+      }
+    },
   };
 }

@@ -1,6 +1,6 @@
 // The spans of one run as its hooks arrive: run → eval → attempt, each with its real times, and
 // one evaluation log record per judgment in its attempt's span.
-import type { Span } from "@opentelemetry/api";
+import type { Context, Span } from "@opentelemetry/api";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { AttemptInfo, EvalInfo } from "../runner/sink.js";
@@ -23,6 +23,17 @@ interface OpenAttempt {
   announced: { label: string; source: string; at: number }[];
 }
 
+/** An eval whose span is not made yet: its attempts' parent, and its times so far. */
+interface OpenEval {
+  /** The id its span will have, which its attempts name as their parent. */
+  spanId: string;
+  context: Context;
+  /** The earliest of when it was scheduled and when its attempts started. */
+  start: number;
+  /** When its last attempt ended. */
+  lastEnd?: number;
+}
+
 const now = () => performance.timeOrigin + performance.now();
 
 const attemptKey = (evalId: string, caseId: string, index: number, trial: number) =>
@@ -32,7 +43,7 @@ const attemptKey = (evalId: string, caseId: string, index: number, trial: number
 export class RunSpans {
   private runId = "";
   private runSpan: Span | undefined;
-  private readonly evals = new Map<string, { span: Span; lastEnd?: number }>();
+  private readonly evals = new Map<string, OpenEval>();
   private readonly attempts = new Map<string, OpenAttempt>();
   private readonly scheduled = new Map<string, { info: EvalInfo; at: number }>();
 
@@ -68,29 +79,54 @@ export class RunSpans {
     if (!this.scheduled.has(info.evalId)) this.scheduled.set(info.evalId, { info, at: now() });
   }
 
-  evalSpan(evalId: string, given?: EvalInfo, at = now()): Span {
+  /**
+   * The parent of an eval's attempts, from the attempt that starts at `at`. The eval's own span
+   * is made only when it ends ({@link endEval}), from the earliest of when it was scheduled and
+   * when its attempts started, since an attempt the eval process ran ahead can have started
+   * before the engine scheduled its eval, and before attempts whose records came first. Until
+   * then its attempts name the span id it will have.
+   */
+  private evalParent(evalId: string, at: number): Context {
     const open = this.evals.get(evalId);
-    if (open) return open.span;
+    if (open) {
+      open.start = Math.min(open.start, at);
+      return open.context;
+    }
+    const run = (this.runSpan ?? this.startRun("")).spanContext();
+    const spanId = this.otel.newSpanId();
+    const context = this.otel.api.trace.setSpanContext(this.otel.api.ROOT_CONTEXT, {
+      traceId: run.traceId,
+      spanId,
+      traceFlags: run.traceFlags,
+    });
+    const start = Math.min(at, this.scheduled.get(evalId)?.at ?? at);
+    this.evals.set(evalId, { spanId, context, start });
+    return context;
+  }
+
+  /** Makes and ends an eval's span, with its outcome when it has one. */
+  private endEval(evalId: string, open: OpenEval, end: number, summary?: EvalSummary): void {
     const { mask } = this;
-    const scheduled = this.scheduled.get(evalId);
-    const info = given ?? scheduled?.info;
-    const span = this.otel.tracer.startSpan(
-      `eval ${mask(evalId)}`,
-      {
-        startTime: Math.min(at, scheduled?.at ?? at),
-        attributes: {
-          "test.suite.name": mask(evalId),
-          "niceeval.run.id": this.runId,
-          "niceeval.eval.id": mask(evalId),
-          ...(info ? { "niceeval.eval.style": info.style } : {}),
-          ...(info?.file !== undefined ? { "niceeval.eval.file": mask(info.file) } : {}),
-          ...(info?.trials !== undefined ? { "niceeval.eval.trials": info.trials } : {}),
+    const info = this.scheduled.get(evalId)?.info;
+    const span = this.otel.withSpanId(open.spanId, () =>
+      this.otel.tracer.startSpan(
+        `eval ${mask(evalId)}`,
+        {
+          startTime: open.start,
+          attributes: {
+            "test.suite.name": mask(evalId),
+            "niceeval.run.id": this.runId,
+            "niceeval.eval.id": mask(evalId),
+            ...(info ? { "niceeval.eval.style": info.style } : {}),
+            ...(info?.file !== undefined ? { "niceeval.eval.file": mask(info.file) } : {}),
+            ...(info?.trials !== undefined ? { "niceeval.eval.trials": info.trials } : {}),
+            ...(summary ? evalOutcome(summary) : {}),
+          },
         },
-      },
-      this.under(this.runSpan ?? this.startRun("")),
+        this.under(this.runSpan ?? this.startRun("")),
+      ),
     );
-    this.evals.set(evalId, { span });
-    return span;
+    span.end(end);
   }
 
   /**
@@ -164,19 +200,17 @@ export class RunSpans {
         attributes: { ...identity, ...judgmentAttributes(judgment, mask) },
       });
     }
-    span.end(end);
-    const parent = this.evals.get(record.evalId);
-    if (parent) parent.lastEnd = Math.max(parent.lastEnd ?? 0, end);
+    this.endAttempt(span, info.evalId, end);
   }
 
   finishEval(summary: EvalSummary): void {
-    if (!this.evals.has(summary.evalId) && summary.cases > 0) this.evalSpan(summary.evalId);
+    if (!this.evals.has(summary.evalId) && summary.cases > 0)
+      this.evalParent(summary.evalId, now());
     const open = this.evals.get(summary.evalId);
     if (!open) return;
     this.evals.delete(summary.evalId);
-    open.span.setAttributes(evalOutcome(summary));
     // The eval ended with its last attempt, not when the ordered report reached it.
-    open.span.end(open.lastEnd ?? now());
+    this.endEval(summary.evalId, open, open.lastEnd ?? now(), summary);
   }
 
   finishRun(summary: RunSummary): void {
@@ -185,10 +219,10 @@ export class RunSpans {
     for (const { info, at } of this.attempts.values()) {
       const span = this.attemptSpan(info, at);
       span.setAttribute("niceeval.cancelled", true);
-      span.end(end);
+      this.endAttempt(span, info.evalId, end);
     }
     this.attempts.clear();
-    for (const { span, lastEnd } of this.evals.values()) span.end(lastEnd ?? end);
+    for (const [evalId, open] of this.evals) this.endEval(evalId, open, open.lastEnd ?? end);
     this.evals.clear();
     const run = this.runSpan ?? this.startRun(summary.runId);
     run.setAttributes(runOutcome(summary));
@@ -199,8 +233,15 @@ export class RunSpans {
     return this.otel.tracer.startSpan(
       `case ${this.mask(info.caseId)}`,
       { startTime: start, attributes: attemptIdentity(this.runId, info, this.mask) },
-      this.under(this.evalSpan(info.evalId, undefined, start)),
+      this.evalParent(info.evalId, start),
     );
+  }
+
+  /** Ends an attempt's span, and its eval's with it at the earliest. */
+  private endAttempt(span: Span, evalId: string, end: number): void {
+    span.end(end);
+    const parent = this.evals.get(evalId);
+    if (parent) parent.lastEnd = Math.max(parent.lastEnd ?? 0, end);
   }
 
   private under(span: Span) {

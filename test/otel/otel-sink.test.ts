@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { AttemptRecord } from "../../src/eval/record.js";
+import { type AttemptRecord, emptyJudgeUsage } from "../../src/eval/record.js";
 import { defineSuite } from "../../src/eval/suite.js";
 import { JudgeUnavailableError } from "../../src/judge/unavailable.js";
 import { masker, otelEnabled } from "../../src/otel/config.js";
@@ -308,6 +308,56 @@ describe("otelSink and when attempts ran", () => {
       expect(new Set(receiver.spans.map((s) => s.traceId))).toEqual(
         new Set([traceIdOf("r-resumed")]),
       );
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe("otelSink and attempts that ran before their eval was scheduled", () => {
+  it("starts the eval span no later than its earliest attempt, whatever order their records come in", async () => {
+    const receiver = await startReceiver();
+    try {
+      const sink = await otelSink({ version: "1", endpoint: receiver.url, env: {} });
+      sink.onRunStart?.({ runId: "r-ahead", evals: 1, files: 1, concurrency: 2 });
+      // The eval process ran this eval's attempts while the engine was still busy with an
+      // earlier eval: it reaches the eval only now, and their records come in a burst, the
+      // short attempt's first.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      sink.onEvalScheduled?.({ evalId: "e", style: "suite" });
+      sink.onAttemptFinished?.(record({ evalId: "e", caseId: "short", index: 0, elapsedMs: 5 }));
+      sink.onAttemptFinished?.(record({ evalId: "e", caseId: "long", index: 1, elapsedMs: 300 }));
+      sink.onEvalFinished?.({
+        evalId: "e",
+        style: "suite",
+        cases: 2,
+        passed: 2,
+        failed: 0,
+        errored: 0,
+        skipped: 0,
+        meanScore: 1,
+        sdScore: 0,
+        scoredCases: 2,
+        partialCases: 0,
+        judge: emptyJudgeUsage(),
+        elapsedMs: 300,
+      });
+      await sink.onRunFinished?.(runSummary({ runId: "r-ahead", ok: true }));
+      const [run] = receiver.spans.filter((s) => s.name === "niceeval run");
+      const [evalSpan] = receiver.spans.filter((s) => s.name === "eval e");
+      const cases = receiver.spans.filter((s) => s.name.startsWith("case "));
+      expect(cases).toHaveLength(2);
+      for (const span of cases) {
+        expect(span.parentSpanId).toBe(evalSpan!.spanId);
+        expect(span.startMs).toBeGreaterThanOrEqual(evalSpan!.startMs);
+        expect(span.endMs).toBeLessThanOrEqual(evalSpan!.endMs);
+      }
+      expect(evalSpan!.parentSpanId).toBe(run!.spanId);
+      expect(evalSpan!.startMs).toBeGreaterThanOrEqual(run!.startMs);
+      // Its real span, with its own times: the long attempt's start, its last attempt's end.
+      const long = cases.find((s) => s.name === "case long")!;
+      expect(evalSpan!.startMs).toBeCloseTo(long.startMs, 0);
+      expect(evalSpan!.attributes).toMatchObject({ "niceeval.eval.cases": 2 });
     } finally {
       await receiver.close();
     }
