@@ -209,6 +209,49 @@ export function exportTimeoutMs(env: Env): number | undefined {
   return names.some((name) => env[name]?.trim()) ? undefined : 5000;
 }
 
+/**
+ * The export timeout the SDK reads when niceeval sets none: the signal's
+ * `OTEL_EXPORTER_OTLP_<SIGNAL>_TIMEOUT`, else `OTEL_EXPORTER_OTLP_TIMEOUT`, else its 10 s.
+ */
+export function sdkTimeoutMs(env: Env, signal: Signal): number {
+  for (const name of [
+    `OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_TIMEOUT`,
+    "OTEL_EXPORTER_OTLP_TIMEOUT",
+  ]) {
+    const value = Number(env[name]?.trim() || Number.NaN);
+    if (Number.isFinite(value) && value > 0) return value;
+  }
+  return 10_000;
+}
+
+/**
+ * What sets where a signal goes and the headers it sends, for advice: the options given in code,
+ * else the signal's own variable, else the base one; and whether the endpoint is a base URL
+ * (`/v1/<signal>` appended) or the signal's own, used as it is.
+ */
+export function endpointOf(
+  signal: Signal,
+  env: Env,
+  given: { endpoint?: string | undefined; headers?: Record<string, string> | undefined },
+): { endpointFrom: string; base: boolean; headersFrom: string } {
+  const own = `OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_`;
+  const specific = given.endpoint === undefined && Boolean(env[`${own}ENDPOINT`]?.trim());
+  return {
+    endpointFrom:
+      given.endpoint !== undefined
+        ? "the endpoint given to otelSink"
+        : specific
+          ? `${own}ENDPOINT`
+          : "OTEL_EXPORTER_OTLP_ENDPOINT",
+    base: !specific,
+    headersFrom: given.headers
+      ? "the headers given to otelSink"
+      : env[`${own}HEADERS`]?.trim()
+        ? `${own}HEADERS`
+        : "OTEL_EXPORTER_OTLP_HEADERS",
+  };
+}
+
 /** Masks what must never leave the process: OTLP header values and passwords in URLs. */
 export type Masker = (text: string) => string;
 

@@ -2,8 +2,17 @@ import { createHash } from "node:crypto";
 import type { AttemptRecord } from "../eval/record.js";
 import { redactUrl } from "../redact-url.js";
 import type { RunSink } from "../runner/sink.js";
-import { batchSettings, exportTimeoutMs, masker, type Signal, shownEndpoint } from "./config.js";
-import { describeExportError, type ExportTally } from "./guard.js";
+import { explainExportError } from "./advice.js";
+import {
+  batchSettings,
+  endpointOf,
+  exportTimeoutMs,
+  masker,
+  type Signal,
+  sdkTimeoutMs,
+  shownEndpoint,
+} from "./config.js";
+import type { ExportTally } from "./guard.js";
 import { startExporting } from "./providers.js";
 import { RunSpans } from "./spans.js";
 
@@ -78,7 +87,14 @@ export async function otelSink(options: OtelSinkOptions): Promise<RunSink> {
     options.endpoint !== undefined
       ? redactUrl(`${options.endpoint.replace(/\/+$/, "")}/v1/${signal}`)
       : shownEndpoint(env, signal);
-  const reason = (error: unknown) => mask(describeExportError(error));
+  const timeout = options.timeoutMs ?? exportTimeoutMs(env);
+  const explain = (error: unknown, signal: Signal) => {
+    const { reason, advice } = explainExportError(error, signal, {
+      ...endpointOf(signal, env, options),
+      timeoutMs: timeout ?? sdkTimeoutMs(env, signal),
+    });
+    return { reason: mask(reason), advice: advice === undefined ? "" : ` ${mask(advice)}` };
+  };
   // Each signal's first failure is said once, as it happens, naming that signal and where it
   // went; later batches are still sent, and the end of the run says how many were lost.
   const said = new Set<Signal>();
@@ -89,8 +105,9 @@ export async function otelSink(options: OtelSinkOptions): Promise<RunSink> {
     // A failure while the run's end flushes is said with its count, just after.
     if (ending || said.has(signal)) return;
     said.add(signal);
+    const { reason, advice } = explain(error, signal);
     stderr(
-      `niceeval: OpenTelemetry export of ${WHAT[signal]} to ${where(signal)} failed (${reason(error)}); niceeval keeps exporting and says at the end of the run how many were lost, the run and its report are not affected\n`,
+      `niceeval: OpenTelemetry export of ${WHAT[signal]} to ${where(signal)} failed (${reason}); niceeval keeps exporting and says at the end of the run how many were lost, the run and its report are not affected${advice ? `.${advice}` : ""}\n`,
     );
   };
   let runId: string | undefined;
@@ -98,7 +115,7 @@ export async function otelSink(options: OtelSinkOptions): Promise<RunSink> {
     version: options.version,
     endpoint: options.endpoint,
     headers: options.headers,
-    timeoutMs: options.timeoutMs ?? exportTimeoutMs(env),
+    timeoutMs: timeout,
     onFailure,
     batch: batchSettings(env).settings,
     // One trace per run id: a resumed run's spans join its first process's trace.
@@ -138,7 +155,7 @@ export async function otelSink(options: OtelSinkOptions): Promise<RunSink> {
           error:
             firstError.get(signal) ??
             (closed[i]?.status === "rejected" ? closed[i].reason : undefined),
-          reason,
+          explain: (error) => explain(error, signal),
         });
         if (line) stderr(line);
       }
@@ -156,7 +173,12 @@ const WHAT: Record<Signal, string> = { traces: "spans", logs: "evaluation logs" 
 function lostLine(
   signal: Signal,
   tally: ExportTally,
-  how: { where: string; said: boolean; error: unknown; reason: (error: unknown) => string },
+  how: {
+    where: string;
+    said: boolean;
+    error: unknown;
+    explain: (error: unknown) => { reason: string; advice: string };
+  },
 ): string | undefined {
   if (tally.lost === 0) return undefined;
   const count = `${tally.lost} of ${tally.made} ${WHAT[signal]}`;
@@ -172,7 +194,8 @@ function lostLine(
   const failures = `${tally.failures} export${tally.failures === 1 ? "" : "s"} failed${
     meanwhile.length > 0 ? `, and ${meanwhile.join(" and ")} while exports kept failing` : ""
   }`;
-  return how.said
-    ? `niceeval: OpenTelemetry: ${count} were not exported to ${how.where} (${failures})\n`
-    : `niceeval: OpenTelemetry export of ${WHAT[signal]} to ${how.where} failed (${how.reason(how.error)}); ${count} were not exported (${failures}), the run and its report are not affected\n`;
+  if (how.said)
+    return `niceeval: OpenTelemetry: ${count} were not exported to ${how.where} (${failures})\n`;
+  const { reason, advice } = how.explain(how.error);
+  return `niceeval: OpenTelemetry export of ${WHAT[signal]} to ${how.where} failed (${reason}); ${count} were not exported (${failures}), the run and its report are not affected${advice ? `.${advice}` : ""}\n`;
 }

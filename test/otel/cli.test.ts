@@ -213,7 +213,7 @@ describe("niceeval run --otel (real CLI on a fixture project)", () => {
     // Each signal's failure, named; log records may go (and fail) before the run's end, then
     // their count follows.
     expect(warnings.filter((line) => line.includes("/v1/traces"))).toEqual([
-      `niceeval: OpenTelemetry export of spans to ${endpoint}/v1/traces failed (connect ECONNREFUSED 127.0.0.1:${port}); 4 of 4 spans were not exported (1 export failed), the run and its report are not affected`,
+      `niceeval: OpenTelemetry export of spans to ${endpoint}/v1/traces failed (connect ECONNREFUSED 127.0.0.1:${port}); 4 of 4 spans were not exported (1 export failed), the run and its report are not affected. Nothing there took the connection: start the collector, or set OTEL_EXPORTER_OTLP_ENDPOINT to the address its OTLP/HTTP receiver listens on (port 4318 by convention).`,
     ]);
     const logs = warnings.filter((line) => line.includes("/v1/logs"));
     expect(logs.length).toBeGreaterThanOrEqual(1);
@@ -221,6 +221,23 @@ describe("niceeval run --otel (real CLI on a fixture project)", () => {
     expect(logs.at(-1)).toContain("4 of 4 evaluation logs were not exported");
     expect(warnings).toHaveLength(1 + logs.length);
     expect(run.stderr).not.toContain(PASSWORD);
+  });
+
+  it("an endpoint given with the signal's path says that the path is appended", async () => {
+    // The usual slip: the traces URL as the base endpoint, which goes to /v1/traces/v1/traces.
+    const collector = await startReceiver();
+    try {
+      const run = await runCli(["run", "--no-store"], project.dir, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.url}/v1/traces`,
+      });
+      expect(run.code).toBe(0);
+      const spans = run.stderr.split("\n").find((line) => line.includes("export of spans"));
+      expect(spans).toBe(
+        `niceeval: OpenTelemetry export of spans to ${collector.url}/v1/traces/v1/traces failed (HTTP 404 Not Found); 4 of 4 spans were not exported (1 export failed), the run and its report are not affected. Nothing takes OTLP at that path: OTEL_EXPORTER_OTLP_ENDPOINT is the collector's base URL (such as http://collector:4318), to which /v1/traces is appended.`,
+      );
+    } finally {
+      await collector.close();
+    }
   });
 
   describe("a collector that refuses some exports", () => {
@@ -257,7 +274,7 @@ describe("niceeval run --otel (real CLI on a fixture project)", () => {
           expect.arrayContaining(["niceeval run", "eval slow"]),
         );
         expect(warnings(run.stderr)).toEqual([
-          `niceeval: OpenTelemetry export of evaluation logs to ${collector.url}/v1/logs failed (HTTP 500 Internal Server Error: blip); niceeval keeps exporting and says at the end of the run how many were lost, the run and its report are not affected`,
+          `niceeval: OpenTelemetry export of evaluation logs to ${collector.url}/v1/logs failed (HTTP 500 Internal Server Error: blip); niceeval keeps exporting and says at the end of the run how many were lost, the run and its report are not affected. The collector failed on the batch: its own logs say why.`,
           `niceeval: OpenTelemetry: ${lost} of ${CASES} evaluation logs were not exported to ${collector.url}/v1/logs (1 export failed)`,
         ]);
       } finally {
@@ -282,7 +299,7 @@ describe("niceeval run --otel (real CLI on a fixture project)", () => {
         );
         expect(collector.logs).toHaveLength(CASES);
         expect(warnings(run.stderr)).toEqual([
-          `niceeval: OpenTelemetry export of spans to ${collector.url}/v1/traces failed (HTTP 500 Internal Server Error: blip); niceeval keeps exporting and says at the end of the run how many were lost, the run and its report are not affected`,
+          `niceeval: OpenTelemetry export of spans to ${collector.url}/v1/traces failed (HTTP 500 Internal Server Error: blip); niceeval keeps exporting and says at the end of the run how many were lost, the run and its report are not affected. The collector failed on the batch: its own logs say why.`,
           `niceeval: OpenTelemetry: ${lost} of ${CASES + 2} spans were not exported to ${collector.url}/v1/traces (1 export failed)`,
         ]);
       } finally {

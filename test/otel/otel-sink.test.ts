@@ -444,8 +444,8 @@ describe("otelSink with the collector down", () => {
     // Both fail as the run's end flushes them: one line each, with the count.
     const refused = `connect ECONNREFUSED 127.0.0.1:${port}`;
     expect(warnings).toEqual([
-      `niceeval: OpenTelemetry export of spans to http://user:***@127.0.0.1:${port}/v1/traces failed (${refused}); 14 of 14 spans were not exported (1 export failed), the run and its report are not affected\n`,
-      `niceeval: OpenTelemetry export of evaluation logs to http://user:***@127.0.0.1:${port}/v1/logs failed (${refused}); 27 of 27 evaluation logs were not exported (1 export failed), the run and its report are not affected\n`,
+      `niceeval: OpenTelemetry export of spans to http://user:***@127.0.0.1:${port}/v1/traces failed (${refused}); 14 of 14 spans were not exported (1 export failed), the run and its report are not affected. Nothing there took the connection: start the collector, or set the endpoint given to otelSink to the address its OTLP/HTTP receiver listens on (port 4318 by convention).\n`,
+      `niceeval: OpenTelemetry export of evaluation logs to http://user:***@127.0.0.1:${port}/v1/logs failed (${refused}); 27 of 27 evaluation logs were not exported (1 export failed), the run and its report are not affected. Nothing there took the connection: start the collector, or set the endpoint given to otelSink to the address its OTLP/HTTP receiver listens on (port 4318 by convention).\n`,
     ]);
     expect(warnings.join("")).not.toContain("hunter22");
   });
@@ -481,6 +481,61 @@ describe("otelSink with the collector down", () => {
     } finally {
       await receiver.close();
     }
+  });
+});
+
+describe("otelSink says what to do about a failed export", () => {
+  async function failedRun(endpoint: string, extra: { headers?: Record<string, string> } = {}) {
+    const warnings: string[] = [];
+    const sink = await otelSink({
+      version: "1",
+      endpoint,
+      env: {},
+      timeoutMs: 1500,
+      stderr: (text) => warnings.push(text),
+      ...extra,
+    });
+    await runEvals([{ eval: suite }], { reporters: [sink] });
+    return warnings.join("");
+  }
+
+  it("names the status a collector kept answering (429, 503) instead of the SDK's words", async () => {
+    const receiver = await startReceiver(() => ({ status: 429 }));
+    try {
+      const said = await failedRun(receiver.url);
+      expect(said).not.toContain("retryable status");
+      expect(said).toContain(
+        "failed (the collector answered 429, 502, 503 or 504 (busy or unavailable) to every try within 1500 ms)",
+      );
+      expect(said).toContain("429 is a rate limit");
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("points at the credentials on a 401, at the path on a 404, at the address when nothing listens", async () => {
+    const receiver = await startReceiver((path) =>
+      path === "/v1/traces" ? { status: 401, body: "bad token" } : { status: 404 },
+    );
+    try {
+      const said = await failedRun(receiver.url, {
+        headers: { authorization: `Bearer ${SECRET}` },
+      });
+      expect(said).toContain("failed (HTTP 401 Unauthorized: bad token);");
+      expect(said).toContain(
+        "the run and its report are not affected. The collector refused the request's credentials: check the headers given to otelSink.\n",
+      );
+      expect(said).toContain(
+        "Nothing takes OTLP at that path: the endpoint given to otelSink is the collector's base URL (such as http://collector:4318), to which /v1/logs is appended.",
+      );
+      expect(said).not.toContain(SECRET);
+    } finally {
+      await receiver.close();
+    }
+    const said = await failedRun(`http://127.0.0.1:${await deadPort()}`);
+    expect(said).toContain(
+      "Nothing there took the connection: start the collector, or set the endpoint given to otelSink to the address its OTLP/HTTP receiver listens on (port 4318 by convention).",
+    );
   });
 });
 
