@@ -56,6 +56,7 @@ export {
   runEval,
 } from "./runner/run-eval.js";
 export { type ArrayTelemetry, arrayTelemetry, type Telemetry } from "./runner/telemetry.js";
+export { type OtelSinkOptions, otelSink } from "./otel/index.js";
 export {
   EVAL_EVENT_SCHEMA,
   type EvalEvent,

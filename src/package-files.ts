@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+
 /**
  * The way from this module's file to the package's `dist` folder. The build bundles modules into
  * shared chunks, so the file a module ends up in says little about where the package's other
@@ -13,4 +15,10 @@ const DIST_ROOT = "niceeval-dist-root:./";
  */
 export function builtFile(path: string): URL {
   return new URL(DIST_ROOT.slice("niceeval-dist-root:".length) + path, import.meta.url);
+}
+
+/** niceeval's version, from its package.json. */
+export function packageVersion(): string {
+  const url = builtFile("../package.json");
+  return (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
 }

@@ -1,7 +1,7 @@
-import { readFileSync, writeSync } from "node:fs";
+import { writeSync } from "node:fs";
 import { resolve } from "node:path";
 import { errorMessage, isClosedOutput, NiceevalError } from "../errors.js";
-import { builtFile } from "../package-files.js";
+import { packageVersion } from "../package-files.js";
 import type { Store } from "../store/types.js";
 import { HELP, parseCliArgs } from "./args.js";
 import { isNdjsonToStdout } from "./early.js";
@@ -153,9 +153,4 @@ async function withStore(
   } finally {
     await store.close();
   }
-}
-
-function packageVersion(): string {
-  const url = builtFile("../package.json");
-  return (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
 }

@@ -31,25 +31,29 @@ export function otelEnabled(flag: boolean, env: Env): boolean {
 export function checkOtelEndpoints(env: Env): void {
   for (const name of ENDPOINTS) {
     const value = env[name]?.trim();
-    if (!value) continue;
-    let url: URL | undefined;
-    try {
-      url = new URL(value);
-    } catch {
-      url = undefined;
-    }
-    const web = url?.protocol === "http:" || url?.protocol === "https:";
-    if (web && url?.port !== "0") continue;
-    const why = web
-      ? badPort("0")
-      : url
-        ? "which is not an http:// or https:// URL"
-        : whyNotUrl(value);
-    throw new NiceevalError(
-      "USAGE",
-      `${name} is ${JSON.stringify(redactUrl(value))}, ${why}; set it to the collector's OTLP/HTTP address (such as http://localhost:4318) or unset it`,
-    );
+    if (value) checkEndpoint(name, value);
   }
+}
+
+/** The same check of one endpoint, named in the message as `name` (a variable, an option). */
+export function checkEndpoint(name: string, value: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  const web = url?.protocol === "http:" || url?.protocol === "https:";
+  if (web && url?.port !== "0") return;
+  const why = web
+    ? badPort("0")
+    : url
+      ? "which is not an http:// or https:// URL"
+      : whyNotUrl(value);
+  throw new NiceevalError(
+    "USAGE",
+    `${name} is ${JSON.stringify(redactUrl(value))}, ${why}; set it to the collector's OTLP/HTTP address (such as http://localhost:4318)${name.startsWith("OTEL_") ? " or unset it" : ""}`,
+  );
 }
 
 /** Why a value `URL` cannot parse is no endpoint: an http(s) URL with a bad port says so. */

@@ -1,13 +1,18 @@
 import { createHash } from "node:crypto";
 import type { AttemptRecord } from "../eval/record.js";
+import { packageVersion } from "../package-files.js";
 import { redactUrl } from "../redact-url.js";
 import type { RunSink } from "../runner/sink.js";
 import { explainExportError } from "./advice.js";
 import {
   batchSettings,
+  checkEndpoint,
+  checkOtelEndpoints,
   endpointOf,
   exportTimeoutMs,
+  type Masker,
   masker,
+  otelConfigNotes,
   type Signal,
   sdkTimeoutMs,
   shownEndpoint,
@@ -18,31 +23,31 @@ import { RunSpans } from "./spans.js";
 
 /** How {@link otelSink} exports. Everything else comes from the standard `OTEL_*` variables. */
 export interface OtelSinkOptions {
-  /** niceeval's version, the instrumentation scope's and the default `service.version`. */
-  version: string;
+  /** The instrumentation scope's version and the default `service.version` (default niceeval's). */
+  version?: string | undefined;
   /** The run's `--name`, set as `niceeval.run.name`. */
-  runName?: string;
+  runName?: string | undefined;
   /**
    * The environment the batch settings (`OTEL_BSP_*`, `OTEL_BLRP_*`) and the secrets to mask are
-   * read from (default `process.env`).
+   * read from, and whose endpoints are checked (default `process.env`, which the SDK reads).
    */
-  env?: Readonly<Record<string, string | undefined>>;
-  /** Where the one export-failure warning goes (default standard error). */
-  stderr?: (text: string) => void;
+  env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** Where the notes on the settings and the export-failure warnings go (default standard error). */
+  stderr?: ((text: string) => void) | undefined;
   /**
    * OTLP/HTTP base URL (`/v1/traces` and `/v1/logs` are appended), instead of
    * `OTEL_EXPORTER_OTLP_ENDPOINT`; for programmatic use and tests.
    */
-  endpoint?: string;
+  endpoint?: string | undefined;
   /** Headers sent with every export, instead of `OTEL_EXPORTER_OTLP_HEADERS`. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** Time one export may take, retries included, ms (default: `OTEL_EXPORTER_OTLP_TIMEOUT`, else 5 s). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * Records not to export: a continued run's attempts read back from the store (`--resume`,
    * `--retry-errors`), which the run that made them exported already.
    */
-  skip?: (record: AttemptRecord) => boolean;
+  skip?: ((record: AttemptRecord) => boolean) | undefined;
 }
 
 /** The trace id of a run: the first 32 hex digits of the SHA-256 of its id. */
@@ -69,59 +74,28 @@ export function traceIdOf(runId: string): string {
  * const sink = await otelSink({ version: "0.1.0" });
  * await runEvals(entries, { reporters: [consoleReporter(), sink] });
  */
-export async function otelSink(options: OtelSinkOptions): Promise<RunSink> {
+export async function otelSink(options: OtelSinkOptions = {}): Promise<RunSink> {
   const env = options.env ?? process.env;
-  const mask = masker({
-    ...env,
-    ...(options.endpoint !== undefined ? { OTEL_EXPORTER_OTLP_ENDPOINT: options.endpoint } : {}),
-    ...(options.headers
-      ? {
-          OTEL_EXPORTER_OTLP_HEADERS: Object.entries(options.headers)
-            .map(([k, v]) => `${k}=${v}`)
-            .join(","),
-        }
-      : {}),
-  });
+  // An endpoint the SDK cannot use it would replace by localhost:4318, without a word.
+  checkOtelEndpoints(env);
+  if (options.endpoint !== undefined)
+    checkEndpoint("the endpoint given to otelSink", options.endpoint);
   const stderr = options.stderr ?? ((text: string) => void process.stderr.write(text));
-  const where = (signal: Signal) =>
-    options.endpoint !== undefined
-      ? redactUrl(`${options.endpoint.replace(/\/+$/, "")}/v1/${signal}`)
-      : shownEndpoint(env, signal);
-  const timeout = options.timeoutMs ?? exportTimeoutMs(env);
-  const explain = (error: unknown, signal: Signal) => {
-    const { reason, advice } = explainExportError(error, signal, {
-      ...endpointOf(signal, env, options),
-      timeoutMs: timeout ?? sdkTimeoutMs(env, signal),
-    });
-    return { reason: mask(reason), advice: advice === undefined ? "" : ` ${mask(advice)}` };
-  };
-  // Each signal's first failure is said once, as it happens, naming that signal and where it
-  // went; later batches are still sent, and the end of the run says how many were lost.
-  const said = new Set<Signal>();
-  const firstError = new Map<Signal, unknown>();
-  let ending = false;
-  const onFailure = (error: unknown, signal: Signal) => {
-    if (!firstError.has(signal)) firstError.set(signal, error);
-    // A failure while the run's end flushes is said with its count, just after.
-    if (ending || said.has(signal)) return;
-    said.add(signal);
-    const { reason, advice } = explain(error, signal);
-    stderr(
-      `niceeval: OpenTelemetry export of ${WHAT[signal]} to ${where(signal)} failed (${reason}); niceeval keeps exporting and says at the end of the run how many were lost, the run and its report are not affected${advice ? `.${advice}` : ""}\n`,
-    );
-  };
+  for (const note of otelConfigNotes(env)) stderr(`${note}\n`);
+  const timeoutMs = options.timeoutMs ?? exportTimeoutMs(env);
+  const failures = new ExportFailures(env, options, timeoutMs, stderr);
   let runId: string | undefined;
   const otel = await startExporting({
-    version: options.version,
+    version: options.version ?? packageVersion(),
     endpoint: options.endpoint,
     headers: options.headers,
-    timeoutMs: timeout,
-    onFailure,
+    timeoutMs,
+    onFailure: (error, signal) => failures.failed(error, signal),
     batch: batchSettings(env).settings,
     // One trace per run id: a resumed run's spans join its first process's trace.
     traceId: () => (runId === undefined ? undefined : traceIdOf(runId)),
   });
-  const spans = new RunSpans(otel, mask, options.runName);
+  const spans = new RunSpans(otel, failures.mask, options.runName);
   return {
     label: "the OpenTelemetry export",
     onRunStart: (info) => {
@@ -146,56 +120,108 @@ export async function otelSink(options: OtelSinkOptions): Promise<RunSink> {
     room: () => otel.room(),
     onRunFinished: async (summary) => {
       spans.finishRun(summary);
-      ending = true;
+      failures.ending = true;
       const closed = await otel.shutdown();
       for (const [i, signal] of (["traces", "logs"] as const).entries()) {
-        const line = lostLine(signal, otel.tallies[signal], {
-          where: where(signal),
-          said: said.has(signal),
-          error:
-            firstError.get(signal) ??
-            (closed[i]?.status === "rejected" ? closed[i].reason : undefined),
-          explain: (error) => explain(error, signal),
-        });
+        const rejected = closed[i]?.status === "rejected" ? closed[i].reason : undefined;
+        const line = failures.lostLine(signal, otel.tallies[signal], rejected);
         if (line) stderr(line);
       }
     },
   };
 }
 
+/**
+ * What the export's failures say on stderr: each signal's first failure once, as it happens,
+ * naming that signal, where it went, why and what to do; later batches are still sent, and the
+ * end of the run says how many were lost. Every message passes through `mask`.
+ */
+class ExportFailures {
+  readonly mask: Masker;
+  /** Set as the run's end flushes: a failure then is said with its count, just after. */
+  ending = false;
+  private readonly said = new Set<Signal>();
+  private readonly firstError = new Map<Signal, unknown>();
+
+  constructor(
+    private readonly env: Readonly<Record<string, string | undefined>>,
+    private readonly options: OtelSinkOptions,
+    private readonly timeoutMs: number | undefined,
+    private readonly stderr: (text: string) => void,
+  ) {
+    const { endpoint, headers } = options;
+    this.mask = masker({
+      ...env,
+      ...(endpoint !== undefined ? { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } : {}),
+      ...(headers
+        ? {
+            OTEL_EXPORTER_OTLP_HEADERS: Object.entries(headers)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(","),
+          }
+        : {}),
+    });
+  }
+
+  failed(error: unknown, signal: Signal): void {
+    if (!this.firstError.has(signal)) this.firstError.set(signal, error);
+    if (this.ending || this.said.has(signal)) return;
+    this.said.add(signal);
+    const { reason, advice } = this.explain(error, signal);
+    this.stderr(
+      `niceeval: OpenTelemetry export of ${WHAT[signal]} to ${this.where(signal)} failed (${reason}); niceeval keeps exporting and says at the end of the run how many were lost, the run and its report are not affected${advice}\n`,
+    );
+  }
+
+  /**
+   * The end-of-run line for a signal that lost spans or log records (none for one that lost
+   * nothing): how many of how many, where they were to go, and why when that was not said yet.
+   */
+  lostLine(signal: Signal, tally: ExportTally, rejected: unknown): string | undefined {
+    if (tally.lost === 0) return undefined;
+    const where = this.where(signal);
+    const count = `${tally.lost} of ${tally.made} ${WHAT[signal]}`;
+    const error = this.firstError.get(signal) ?? rejected;
+    // No export failed, so none was dropped: some were still being sent when the run ended.
+    if (tally.failures === 0 && error === undefined)
+      return `niceeval: OpenTelemetry: ${count} were not exported to ${where}: their export had not finished when the run ended\n`;
+    const failures = failureCounts(tally);
+    if (this.said.has(signal))
+      return `niceeval: OpenTelemetry: ${count} were not exported to ${where} (${failures})\n`;
+    const { reason, advice } = this.explain(error, signal);
+    return `niceeval: OpenTelemetry export of ${WHAT[signal]} to ${where} failed (${reason}); ${count} were not exported (${failures}), the run and its report are not affected${advice}\n`;
+  }
+
+  /** Where a signal goes, for messages, with any password masked. */
+  private where(signal: Signal): string {
+    const { endpoint } = this.options;
+    return endpoint !== undefined
+      ? redactUrl(`${endpoint.replace(/\/+$/, "")}/v1/${signal}`)
+      : shownEndpoint(this.env, signal);
+  }
+
+  /** Why, masked, and what to do as a sentence after a period ("" when niceeval cannot tell). */
+  private explain(error: unknown, signal: Signal): { reason: string; advice: string } {
+    const { reason, advice } = explainExportError(error, signal, {
+      ...endpointOf(signal, this.env, this.options),
+      timeoutMs: this.timeoutMs ?? sdkTimeoutMs(this.env, signal),
+    });
+    return { reason: this.mask(reason), advice: advice ? `. ${this.mask(advice)}` : "" };
+  }
+}
+
 /** What each signal exports, as messages name it. */
 const WHAT: Record<Signal, string> = { traces: "spans", logs: "evaluation logs" };
 
-/**
- * The end-of-run line for a signal that lost spans or log records (none for one that lost
- * nothing): how many of how many, where they were to go, and why when that was not said yet.
- */
-function lostLine(
-  signal: Signal,
-  tally: ExportTally,
-  how: {
-    where: string;
-    said: boolean;
-    error: unknown;
-    explain: (error: unknown) => { reason: string; advice: string };
-  },
-): string | undefined {
-  if (tally.lost === 0) return undefined;
-  const count = `${tally.lost} of ${tally.made} ${WHAT[signal]}`;
-  // No export failed, so none was dropped: some were still being sent when the run ended.
-  if (tally.failures === 0 && how.error === undefined)
-    return `niceeval: OpenTelemetry: ${count} were not exported to ${how.where}: their export had not finished when the run ended\n`;
+/** How the exports failed: how many, and what was not sent meanwhile. */
+function failureCounts(tally: ExportTally): string {
   const meanwhile = [
     tally.unsent > 0
       ? `${tally.unsent} batch${tally.unsent === 1 ? " was" : "es were"} not sent`
       : undefined,
     tally.dropped > 0 ? `${tally.dropped} did not fit in the export queue` : undefined,
   ].filter((part) => part !== undefined);
-  const failures = `${tally.failures} export${tally.failures === 1 ? "" : "s"} failed${
+  return `${tally.failures} export${tally.failures === 1 ? "" : "s"} failed${
     meanwhile.length > 0 ? `, and ${meanwhile.join(" and ")} while exports kept failing` : ""
   }`;
-  if (how.said)
-    return `niceeval: OpenTelemetry: ${count} were not exported to ${how.where} (${failures})\n`;
-  const { reason, advice } = how.explain(how.error);
-  return `niceeval: OpenTelemetry export of ${WHAT[signal]} to ${how.where} failed (${reason}); ${count} were not exported (${failures}), the run and its report are not affected${advice ? `.${advice}` : ""}\n`;
 }

@@ -12,6 +12,7 @@ import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import type { Score } from "../score/score.js";
 import type { EvalEvent } from "./events.js";
 import { MAX_CONCURRENCY, runEvals } from "./run.js";
+import type { RunSink } from "./sink.js";
 import type { Telemetry } from "./telemetry.js";
 
 /** Options of {@link runEval}. */
@@ -19,6 +20,8 @@ export interface RunEvalOptions<Input, Output> {
   /** Produces each case's output (optional when the suite was made with defineSuite). */
   target?: Target<Input, Output> | undefined;
   telemetry?: Telemetry<EvalEvent> | undefined;
+  /** Sinks that see the run as `runEvals`' do, such as `await otelSink()`. */
+  reporters?: readonly RunSink[] | undefined;
   /** Attempts running at once (default 8, at most 1024). */
   concurrency?: number | undefined;
   /** Limit on each attempt (target, scorers and their judge calls), ms. */
@@ -32,6 +35,7 @@ export interface RunEvalOptions<Input, Output> {
 const runEvalOptionKeys = {
   target: true,
   telemetry: true,
+  reporters: true,
   concurrency: true,
   timeoutMs: true,
   signal: true,
@@ -118,6 +122,7 @@ export async function runEval<Input, Output>(
   const cases: CaseReport[] = [];
   const summary = await runEvals([{ eval: runnable }], {
     ...(options.telemetry ? { telemetry: [options.telemetry] } : {}),
+    ...(options.reporters ? { reporters: options.reporters } : {}),
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.signal ? { signal: options.signal } : {}),

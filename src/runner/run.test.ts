@@ -653,7 +653,7 @@ describe("settings given through the API", () => {
     const plain = { id: "plain", cases: [{ id: "a", input: 1 }], scorers: [ran] };
     const target = (i: number) => i;
     await expect(runEval(plain, { target, timeout: 5 } as never)).rejects.toThrow(
-      'runEval("plain"): unknown key "options.timeout" (did you mean "options.timeoutMs"?); known keys: options.target, options.telemetry, options.concurrency, options.timeoutMs, options.signal, options.abortGraceMs, options.keepOutput',
+      'runEval("plain"): unknown key "options.timeout" (did you mean "options.timeoutMs"?); known keys: options.target, options.telemetry, options.reporters, options.concurrency, options.timeoutMs, options.signal, options.abortGraceMs, options.keepOutput',
     );
     await expect(runEval({ ...plain, cass: [] } as never, { target })).rejects.toThrow(
       'runEval("plain"): unknown key "suite.cass" (did you mean "suite.cases"?); known keys: suite.id, suite.cases, suite.scorers',

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AttemptRecord, emptyJudgeUsage } from "../../src/eval/record.js";
 import { defineSuite } from "../../src/eval/suite.js";
@@ -535,6 +536,41 @@ describe("otelSink says what to do about a failed export", () => {
     const said = await failedRun(`http://127.0.0.1:${await deadPort()}`);
     expect(said).toContain(
       "Nothing there took the connection: start the collector, or set the endpoint given to otelSink to the address its OTLP/HTTP receiver listens on (port 4318 by convention).",
+    );
+  });
+});
+
+describe("OpenTelemetry from code", () => {
+  it("otelSink is exported by niceeval, and exports runEvals and runEval runs to the environment's endpoint", async () => {
+    const niceeval = await import("../../src/index.js");
+    expect(typeof niceeval.otelSink).toBe("function");
+    const receiver = await startReceiver();
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
+    try {
+      const { version } = JSON.parse(
+        readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
+      ) as { version: string };
+      // No version given: niceeval's own is the scope's and the default service.version.
+      await niceeval.runEvals([{ eval: suite }], { reporters: [await niceeval.otelSink()] });
+      const report = await niceeval.runEval(suite, { reporters: [await niceeval.otelSink()] });
+      const runs = receiver.spans.filter((s) => s.name === "niceeval run");
+      expect(runs).toHaveLength(2);
+      expect(runs[1]!.attributes["niceeval.run.id"]).toBe(report.runId);
+      expect(runs[0]!.resource["service.version"]).toBe(version);
+      expect(receiver.spans.filter((s) => s.name.startsWith("case "))).toHaveLength(8);
+    } finally {
+      delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+      await receiver.close();
+    }
+  });
+
+  it("refuses an endpoint that is no http(s) URL, which the SDK would replace by localhost", async () => {
+    const niceeval = await import("../../src/index.js");
+    await expect(
+      niceeval.otelSink({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" } }),
+    ).rejects.toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT is "collector:4318", which is not an http/);
+    await expect(niceeval.otelSink({ endpoint: "collector:4318" })).rejects.toThrow(
+      /the endpoint given to otelSink is "collector:4318", which is not an http/,
     );
   });
 });

@@ -8,7 +8,7 @@ import type { CaseSpec } from "../../eval/runnable.js";
 import { closeAnswerStores } from "../../judge/cache.js";
 import { configureJudges } from "../../judge/config.js";
 import { defaultJudgeModels } from "../../judge/registry.js";
-import { checkOtelEndpoints, otelConfigNotes, otelEnabled, otelSink } from "../../otel/index.js";
+import { checkOtelEndpoints, otelEnabled, otelSink } from "../../otel/index.js";
 import { consoleReporter } from "../../report/console-reporter.js";
 import type { Reporter } from "../../report/reporter.js";
 import {
@@ -613,7 +613,6 @@ async function runSinks(run: RunSinksOf): Promise<{
   const marked = args.shard ? [shardMark(args.shard)] : [];
   reporters.splice((store ? 1 : 0) + (compared?.sink ? 1 : 0), 0, judged, ...marked);
   if (otelEnabled(args.otel === true, io.env)) {
-    for (const note of otelConfigNotes(io.env)) io.stderr(`${note}\n`);
     const runName = args.name !== undefined ? { runName: args.name } : {};
     const skip = continued ? { skip: continued.skip } : {};
     reporters.push(
