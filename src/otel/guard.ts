@@ -55,7 +55,7 @@ export function guardExporter<T, R extends { code: number; error?: Error }>(
   tally: ExportTally,
   onFailure: (error: unknown) => void,
   timing: GuardTiming = {},
-): Exporter<T, R> & { forceFlush(): Promise<void> } {
+): Exporter<T, R> & { forceFlush(): Promise<void>; settled(): Promise<void> } {
   const failuresInARow = timing.failuresInARow ?? 3;
   const slowFailureMs = timing.slowFailureMs ?? 1000;
   const retryEveryMs = timing.retryEveryMs ?? 10_000;
@@ -63,6 +63,9 @@ export function guardExporter<T, R extends { code: number; error?: Error }>(
   let inARow = 0;
   let downUntil = Number.NEGATIVE_INFINITY;
   let last: Error | undefined;
+  // Exports sent and not answered yet: a batch processor may stop waiting for one (its own
+  // export timeout) while the request goes on, and the collector may still take it.
+  const inFlight = new Set<Promise<void>>();
   const failed = (error: Error, tookMs: number) => {
     tally.failures++;
     tally.failing = true;
@@ -78,6 +81,15 @@ export function guardExporter<T, R extends { code: number; error?: Error }>(
         return done({ code: FAILED, error: last } as R);
       }
       const started = now();
+      let answered = () => {};
+      const answer = new Promise<void>((resolve) => {
+        answered = resolve;
+      });
+      inFlight.add(answer);
+      const settle = () => {
+        inFlight.delete(answer);
+        answered();
+      };
       try {
         inner.export(items, (result) => {
           if (result.code === FAILED)
@@ -88,13 +100,18 @@ export function guardExporter<T, R extends { code: number; error?: Error }>(
             downUntil = Number.NEGATIVE_INFINITY;
             tally.delivered += items.length;
           }
+          settle();
           done(result);
         });
       } catch (error) {
         const thrown = error instanceof Error ? error : new Error(String(error));
         failed(thrown, 0);
+        settle();
         done({ code: FAILED, error: thrown } as R);
       }
+    },
+    settled: async () => {
+      while (inFlight.size > 0) await Promise.all(inFlight);
     },
     shutdown: () => inner.shutdown(),
     forceFlush: () => inner.forceFlush?.() ?? Promise.resolve(),

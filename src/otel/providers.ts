@@ -50,7 +50,7 @@ export interface Exporting {
    * children were (an eval's, started back at its earliest attempt) keeps the id they name.
    */
   withSpanId<T>(spanId: string, make: () => T): T;
-  /** Flush and close; the tracer's result, then the logger's. */
+  /** Flush and close, once every export sent was answered; the tracer's result, then the logger's. */
   shutdown(): Promise<PromiseSettledResult<void>[]>;
 }
 
@@ -71,28 +71,21 @@ export async function startExporting(settings: ExportSettings): Promise<Exportin
     ...(headers ? { headers } : {}),
     ...(timeoutMs !== undefined ? { timeoutMillis: timeoutMs } : {}),
   });
-  const resource = resources
-    .defaultResource()
-    .merge(
-      resources.resourceFromAttributes({
-        "service.name": "niceeval",
-        "service.version": settings.version,
-      }),
-    )
-    // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over niceeval's defaults.
-    .merge(resources.detectResources({ detectors: [resources.envDetector] }));
+  const resource = runResource(resources, settings.version);
   const tallies = { traces: new ExportTally(), logs: new ExportTally() };
   const queues = {
     traces: new ExportQueue(settings.batch.traces.maxQueueSize, () => tallies.traces.failing),
     logs: new ExportQueue(settings.batch.logs.maxQueueSize, () => tallies.logs.failing),
   };
+  const settledAll: (() => Promise<void>)[] = [];
   const exporter = <T, R extends { code: number; error?: Error }>(
     signal: Signal,
     inner: Exporter<T, R>,
-  ) =>
-    queues[signal].counting(
-      guardExporter(inner, tallies[signal], (error) => onFailure(error, signal)),
-    );
+  ) => {
+    const guarded = guardExporter(inner, tallies[signal], (error) => onFailure(error, signal));
+    settledAll.push(guarded.settled);
+    return queues[signal].counting(guarded);
+  };
   // The SDK's processors batch and send; their queues are unbounded, the ExportQueues bound them.
   const batching = (signal: Signal) => ({
     ...settings.batch[signal],
@@ -144,8 +137,42 @@ export async function startExporting(settings: ExportSettings): Promise<Exportin
     room: () => queues.traces.room() ?? queues.logs.room(),
     newSpanId: ids.newSpanId,
     withSpanId: ids.withSpanId,
-    shutdown: () => Promise.allSettled([tracerProvider.shutdown(), loggerProvider.shutdown()]),
+    shutdown: async () => {
+      const closed = await Promise.allSettled([
+        tracerProvider.shutdown(),
+        loggerProvider.shutdown(),
+      ]);
+      // A processor stops waiting for an export after its own timeout (OTEL_BSP_EXPORT_TIMEOUT)
+      // while the request goes on: the tallies are final once every export was answered, which
+      // the exporter's own timeout bounds.
+      await settle(settledAll, (timeoutMs ?? 30_000) + 1000);
+      return closed;
+    },
   };
+}
+
+/** niceeval's resource, under what `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES` say. */
+function runResource(resources: typeof import("@opentelemetry/resources"), version: string) {
+  return resources
+    .defaultResource()
+    .merge(
+      resources.resourceFromAttributes({ "service.name": "niceeval", "service.version": version }),
+    )
+    .merge(resources.detectResources({ detectors: [resources.envDetector] }));
+}
+
+/** Waits until every guarded exporter's exports were answered, `limitMs` at most. */
+async function settle(
+  settledAll: readonly (() => Promise<void>)[],
+  limitMs: number,
+): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, limitMs);
+    timer.unref();
+  });
+  await Promise.race([Promise.all(settledAll.map((settled) => settled())), limit]);
+  clearTimeout(timer);
 }
 
 /** Ids as the SDK makes them. */

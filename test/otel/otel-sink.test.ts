@@ -429,6 +429,31 @@ describe("otelSink and its export queue", () => {
   });
 });
 
+describe("otelSink with a batch timeout shorter than the export's", () => {
+  it("waits for the exports still under way at the end and does not call delivered spans lost", async () => {
+    // The processors stop waiting for an export after OTEL_BSP_EXPORT_TIMEOUT, but the request
+    // goes on and the collector takes it.
+    const receiver = await startReceiver(undefined, { delayMs: 1200 });
+    try {
+      const warnings: string[] = [];
+      const sink = await otelSink({
+        version: "1",
+        endpoint: receiver.url,
+        env: { OTEL_BSP_EXPORT_TIMEOUT: "300", OTEL_BLRP_EXPORT_TIMEOUT: "300" },
+        timeoutMs: 5000,
+        stderr: (text) => warnings.push(text),
+      });
+      const summary = await runEvals([{ eval: suite }], { reporters: [sink] });
+      expect(summary.totals.cases).toBe(4);
+      expect(receiver.spans).toHaveLength(6);
+      expect(receiver.logs).toHaveLength(9);
+      expect(warnings).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
 describe("otelSink with the collector down", () => {
   it("says so once per signal on stderr, with what was lost, and the run goes on", async () => {
     const warnings: string[] = [];
