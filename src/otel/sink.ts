@@ -48,6 +48,12 @@ export interface OtelSinkOptions {
    * `--retry-errors`), which the run that made them exported already.
    */
   skip?: ((record: AttemptRecord) => boolean) | undefined;
+  /**
+   * Subscribes to what stops a run (the CLI's SIGINT and SIGTERM), returning how to unsubscribe:
+   * one that comes while the run's end waits for the export ends the wait (the listener returns
+   * true: it took the signal), and what was not answered by then is counted as not exported.
+   */
+  stopSignals?: ((listener: (signal: string) => boolean) => () => void) | undefined;
 }
 
 /** The trace id of a run: the first 32 hex digits of the SHA-256 of its id. */
@@ -121,7 +127,11 @@ export async function otelSink(options: OtelSinkOptions = {}): Promise<RunSink> 
     onRunFinished: async (summary) => {
       spans.finishRun(summary);
       failures.ending = true;
-      const closed = await otel.shutdown();
+      const closed = await untilStopped(otel.shutdown(), options.stopSignals, (signal) =>
+        stderr(
+          `niceeval: ${signal}: the run's end no longer waits for the OpenTelemetry export; what the collector had not answered is counted below as not exported\n`,
+        ),
+      );
       for (const [i, signal] of (["traces", "logs"] as const).entries()) {
         const rejected = closed[i]?.status === "rejected" ? closed[i].reason : undefined;
         const line = failures.lostLine(signal, otel.tallies[signal], rejected);
@@ -207,6 +217,31 @@ class ExportFailures {
       timeoutMs: this.timeoutMs ?? sdkTimeoutMs(this.env, signal),
     });
     return { reason: this.mask(reason), advice: advice ? `. ${this.mask(advice)}` : "" };
+  }
+}
+
+/**
+ * The export's flush, or an empty result once a stop signal comes while it runs (`stopped` is
+ * told which); without `stopSignals`, the flush.
+ */
+async function untilStopped<T>(
+  flush: Promise<T[]>,
+  stopSignals: OtelSinkOptions["stopSignals"],
+  stopped: (signal: string) => void,
+): Promise<T[]> {
+  if (!stopSignals) return flush;
+  let unsubscribe = () => {};
+  const stop = new Promise<T[]>((resolve) => {
+    unsubscribe = stopSignals((signal) => {
+      stopped(signal);
+      resolve([]);
+      return true;
+    });
+  });
+  try {
+    return await Promise.race([flush, stop]);
+  } finally {
+    unsubscribe();
   }
 }
 

@@ -37,6 +37,12 @@ export interface RunGuard {
   readonly exitCode: number | undefined;
   /** Uncaught errors in this process during the run (user code loaded here, at top level). */
   readonly errors: readonly string[];
+  /**
+   * Hands each SIGINT or SIGTERM to `listener` first, until the returned function is called: one
+   * it takes (returns true) does nothing else, but still sets the exit code. For what the run
+   * waits for after its attempts, such as the OpenTelemetry export at its end.
+   */
+  onSignal(listener: (signal: StopSignal) => boolean): () => void;
   dispose(): void;
 }
 
@@ -50,6 +56,7 @@ export function guardRun(options: RunGuardOptions): RunGuard {
   let count = 0;
   let grace: ReturnType<typeof setTimeout> | undefined;
   const errors: string[] = [];
+  const listeners = new Set<(signal: StopSignal) => boolean>();
   const say = (text: string) => {
     // A writer that throws must not end the run, nor throw from the handlers below.
     try {
@@ -59,6 +66,7 @@ export function guardRun(options: RunGuardOptions): RunGuard {
   const onSignal = (signal: StopSignal) => {
     count++;
     received ??= signal;
+    for (const listener of [...listeners]) if (listener(signal)) return;
     if (count === 1) {
       say(
         `\nniceeval: ${signal}: no new case starts; attempts in flight have ${options.graceMs / 1000} s to finish (send ${signal} again to stop them now)\n`,
@@ -104,6 +112,10 @@ export function guardRun(options: RunGuardOptions): RunGuard {
       return received === undefined ? undefined : 128 + STOP_SIGNALS[received];
     },
     errors,
+    onSignal(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     dispose() {
       if (grace) clearTimeout(grace);
       process.off("SIGINT", onInt);

@@ -1,7 +1,8 @@
+import { spawn } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { cliPath, type FixtureProject, makeProject, runCli } from "../support/project.js";
 import { deadPort, type Receiver, startReceiver } from "./receiver.js";
 
 const SECRET = "tok-9f8e7d6c5b";
@@ -235,6 +236,48 @@ describe("niceeval run --otel (real CLI on a fixture project)", () => {
       expect(spans).toBe(
         `niceeval: OpenTelemetry export of spans to ${collector.url}/v1/traces/v1/traces failed (HTTP 404 Not Found); 4 of 4 spans were not exported (1 export failed), the run and its report are not affected. Nothing takes OTLP at that path: OTEL_EXPORTER_OTLP_ENDPOINT is the collector's base URL (such as http://collector:4318), to which /v1/traces is appended.`,
       );
+    } finally {
+      await collector.close();
+    }
+  });
+
+  it("a SIGINT while the run's end waits for a collector that does not answer ends the wait", async () => {
+    const collector = await startReceiver(undefined, { delayMs: 30_000 });
+    try {
+      const child = spawn(process.execPath, [cliPath, "run", "--no-store"], {
+        cwd: project.dir,
+        env: {
+          ...process.env,
+          CI: "true",
+          NO_COLOR: "1",
+          OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+          OTEL_EXPORTER_OTLP_TIMEOUT: "20000",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      let signalledAt = Number.NaN;
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        stderr += chunk;
+      });
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        stdout += chunk;
+        // The report is written: the run's end now waits for the export.
+        if (Number.isNaN(signalledAt) && stdout.includes("PASS"))
+          setTimeout(() => {
+            signalledAt = performance.now();
+            child.kill("SIGINT");
+          }, 300);
+      });
+      const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+      expect(performance.now() - signalledAt).toBeLessThan(3000);
+      expect(code).toBe(130);
+      expect(stderr).not.toContain("attempts in flight");
+      expect(stderr).toContain(
+        "niceeval: SIGINT: the run's end no longer waits for the OpenTelemetry export",
+      );
+      expect(stderr).toMatch(/\d+ of 4 spans were not exported/);
     } finally {
       await collector.close();
     }

@@ -200,6 +200,7 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
       loadMs: performance.now() - loadStarted,
       // A store found damaged mid-run: no new case starts, and attempts in flight are told to stop.
       stop: (reason) => guarding.abort.abort(reason),
+      stopSignals: (listener) => guarding.guard.onSignal(listener),
     });
     // A store that refused a write, or was found damaged, takes no --resume.
     if (store) guarding.onResumable(() => !sinks.storeRefused() && !sinks.storeDamaged());
@@ -546,6 +547,8 @@ interface RunSinksOf {
   loadMs: number;
   /** Stop the run as a first signal does: no new case starts, attempts in flight see the abort. */
   stop: (reason: Error) => void;
+  /** The run guard's signals, first to a listener that takes them (RunGuard.onSignal). */
+  stopSignals: (listener: (signal: string) => boolean) => () => void;
 }
 
 /**
@@ -616,7 +619,15 @@ async function runSinks(run: RunSinksOf): Promise<{
     const runName = args.name !== undefined ? { runName: args.name } : {};
     const skip = continued ? { skip: continued.skip } : {};
     reporters.push(
-      await otelSink({ version: run.version, env: io.env, stderr: io.stderr, ...runName, ...skip }),
+      await otelSink({
+        version: run.version,
+        env: io.env,
+        stderr: io.stderr,
+        ...runName,
+        ...skip,
+        // Ctrl-C while the run's end waits for the collector ends that wait.
+        stopSignals: run.stopSignals,
+      }),
     );
   }
   return {
