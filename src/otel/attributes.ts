@@ -14,9 +14,16 @@ export function caseStatus(verdict: Verdict): string {
   return verdict === "passed" ? "pass" : verdict === "skipped" ? "skipped" : "fail";
 }
 
-/** `test.suite.run.status` of an eval or a run. */
-function suiteStatus(counts: { failed: number; errored: number; skipped: number; cases: number }) {
-  if (counts.failed + counts.errored > 0) return "failure";
+/**
+ * `test.suite.run.status` of an eval or a run: `failure` once a case failed or errored, or when
+ * it failed otherwise (`failedOtherwise`: an eval whose cases could not all be read, a run whose
+ * verdict is not ok, such as a file that did not load or a gate not met).
+ */
+function suiteStatus(
+  counts: { failed: number; errored: number; skipped: number; cases: number },
+  failedOtherwise = false,
+) {
+  if (failedOtherwise || counts.failed + counts.errored > 0) return "failure";
   return counts.cases > 0 && counts.skipped === counts.cases ? "skipped" : "success";
 }
 
@@ -81,7 +88,7 @@ export function attemptOutcome(record: AttemptRecord, mask: Masker): Attributes 
 /** The figures of an eval, set on its span when it finishes. */
 export function evalOutcome(summary: EvalSummary): Attributes {
   return {
-    "test.suite.run.status": suiteStatus(summary),
+    "test.suite.run.status": suiteStatus(summary, summary.unread !== undefined),
     "niceeval.eval.cases": summary.cases,
     "niceeval.eval.passed": summary.passed,
     "niceeval.eval.failed": summary.failed,
@@ -96,7 +103,7 @@ export function evalOutcome(summary: EvalSummary): Attributes {
 export function runOutcome(summary: RunSummary): Attributes {
   const t = summary.totals;
   return {
-    "test.suite.run.status": summary.cancelled ? "aborted" : suiteStatus(t),
+    "test.suite.run.status": summary.cancelled ? "aborted" : suiteStatus(t, !summary.ok),
     "niceeval.run.ok": summary.ok,
     "niceeval.run.evals": t.evals,
     "niceeval.run.cases": t.cases,

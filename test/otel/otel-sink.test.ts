@@ -510,6 +510,48 @@ describe("otelSink with the collector down", () => {
   });
 });
 
+describe("otelSink and a run that failed without a failed case", () => {
+  it("sets test.suite.run.status failure on a run whose file did not load, and on an eval whose cases could not all be read", async () => {
+    const receiver = await startReceiver();
+    try {
+      const sink = await otelSink({ version: "1", endpoint: receiver.url, env: {} });
+      sink.onRunStart?.({ runId: "r-load", evals: 1, files: 2, concurrency: 1 });
+      sink.onEvalScheduled?.({ evalId: "e", style: "suite" });
+      sink.onAttemptFinished?.(record({ evalId: "e", caseId: "a", index: 0, elapsedMs: 5 }));
+      sink.onEvalFinished?.({
+        evalId: "e",
+        style: "suite",
+        cases: 1,
+        passed: 1,
+        failed: 0,
+        errored: 0,
+        skipped: 0,
+        meanScore: 1,
+        sdScore: null,
+        scoredCases: 1,
+        partialCases: 0,
+        judge: emptyJudgeUsage(),
+        elapsedMs: 5,
+        unread: { afterCases: 1, message: "the dataset threw: connection reset" },
+      });
+      await sink.onRunFinished?.(
+        runSummary({
+          runId: "r-load",
+          ok: false,
+          totals: { evals: 1, cases: 1, passed: 1, failed: 0, errored: 0, skipped: 0 },
+          loadErrors: [{ file: "evals/broken.eval.ts", message: "SyntaxError: Unexpected token" }],
+        }),
+      );
+      const status = (name: string) =>
+        receiver.spans.find((s) => s.name === name)?.attributes["test.suite.run.status"];
+      expect(status("eval e")).toBe("failure");
+      expect(status("niceeval run")).toBe("failure");
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
 describe("otelSink says what to do about a failed export", () => {
   async function failedRun(endpoint: string, extra: { headers?: Record<string, string> } = {}) {
     const warnings: string[] = [];
