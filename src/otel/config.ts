@@ -101,7 +101,7 @@ export function otelConfigNotes(env: Env): string[] {
         `niceeval: ${name} has ${bad.length === 1 ? "a part that is" : `${bad.length} parts that are`} not name=value (not shown: it may hold a credential), and ${bad.length === 1 ? "it is" : "they are"} not sent; write each header as name=value, separated by commas`,
       );
   }
-  notes.push(...batchSettings(env).notes);
+  notes.push(...batchSettings(env).notes, ...timeoutNotes(env));
   return notes;
 }
 
@@ -209,8 +209,25 @@ export function shownEndpoint(env: Env, signal: Signal = "traces"): string {
  * until that deadline, so a collector that is down holds the end of a run about 5 s, not 9.
  */
 export function exportTimeoutMs(env: Env): number | undefined {
-  const names = ["", "TRACES_", "LOGS_"].map((signal) => `OTEL_EXPORTER_OTLP_${signal}TIMEOUT`);
-  return names.some((name) => env[name]?.trim()) ? undefined : 5000;
+  // One that is not a number the SDK ignores, saying nothing (otelConfigNotes says it).
+  return TIMEOUTS.some((name) => validTimeout(env[name]) !== undefined) ? undefined : 5000;
+}
+
+const TIMEOUTS = ["", "TRACES_", "LOGS_"].map((signal) => `OTEL_EXPORTER_OTLP_${signal}TIMEOUT`);
+
+/** A timeout variable's value as the SDK takes it: a number of ms above 0, else none. */
+function validTimeout(raw: string | undefined): number | undefined {
+  const value = Number(raw?.trim() || Number.NaN);
+  return Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
+/** A note for each export timeout variable set to what is not a number of ms above 0. */
+function timeoutNotes(env: Env): string[] {
+  const used = exportTimeoutMs(env);
+  return TIMEOUTS.filter((name) => env[name]?.trim() && validTimeout(env[name]) === undefined).map(
+    (name) =>
+      `niceeval: ${name} is ${JSON.stringify(env[name]?.trim())}, which is not a number of milliseconds greater than 0; it is ignored${used !== undefined ? `, and an export may take ${used} ms` : ""}`,
+  );
 }
 
 /**
@@ -218,14 +235,8 @@ export function exportTimeoutMs(env: Env): number | undefined {
  * `OTEL_EXPORTER_OTLP_<SIGNAL>_TIMEOUT`, else `OTEL_EXPORTER_OTLP_TIMEOUT`, else its 10 s.
  */
 export function sdkTimeoutMs(env: Env, signal: Signal): number {
-  for (const name of [
-    `OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_TIMEOUT`,
-    "OTEL_EXPORTER_OTLP_TIMEOUT",
-  ]) {
-    const value = Number(env[name]?.trim() || Number.NaN);
-    if (Number.isFinite(value) && value > 0) return value;
-  }
-  return 10_000;
+  const own = validTimeout(env[`OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_TIMEOUT`]);
+  return own ?? validTimeout(env.OTEL_EXPORTER_OTLP_TIMEOUT) ?? 10_000;
 }
 
 /**

@@ -642,6 +642,33 @@ describe("OpenTelemetry from code", () => {
   });
 });
 
+describe("otelSink and an export timeout that is not a number", () => {
+  it("says so, and keeps niceeval's 5 s instead of the SDK's silent 10 s", async () => {
+    const receiver = await startReceiver(undefined, { delayMs: 9000 });
+    process.env.OTEL_EXPORTER_OTLP_TIMEOUT = "5s";
+    try {
+      const warnings: string[] = [];
+      const sink = await otelSink({
+        version: "1",
+        endpoint: receiver.url,
+        env: process.env,
+        stderr: (text) => warnings.push(text),
+      });
+      expect(warnings[0]).toBe(
+        'niceeval: OTEL_EXPORTER_OTLP_TIMEOUT is "5s", which is not a number of milliseconds greater than 0; it is ignored, and an export may take 5000 ms\n',
+      );
+      sink.onRunStart?.({ runId: "r-timeout", evals: 1, files: 1, concurrency: 1 });
+      const started = performance.now();
+      await sink.onRunFinished?.(runSummary({ runId: "r-timeout" }));
+      expect(performance.now() - started).toBeLessThan(7500);
+      expect(warnings.join("")).toContain("within 5000 ms");
+    } finally {
+      delete process.env.OTEL_EXPORTER_OTLP_TIMEOUT;
+      await receiver.close();
+    }
+  }, 20_000);
+});
+
 describe("OTel configuration", () => {
   it("is on with --otel or an OTLP endpoint, off with OTEL_SDK_DISABLED", () => {
     expect(otelEnabled(false, {})).toBe(false);
