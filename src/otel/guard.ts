@@ -22,9 +22,16 @@ export class ExportTally {
   dropped = 0;
   /** Whether the last export failed (or was dropped unsent): set by {@link guardExporter}. */
   failing = false;
-  /** What never reached the collector: failed batches, unsent ones, and those dropped before a batch. */
+  /** Of those delivered, what the collector rejected (an OTLP partial success). */
+  rejected = 0;
+  /** The collector's first reason for a rejection. */
+  rejection: string | undefined;
+  /**
+   * What never reached the collector or was rejected by it: failed batches, unsent ones, those
+   * dropped before a batch, and those a partial success rejected.
+   */
   get lost(): number {
-    return Math.max(0, this.made - this.delivered);
+    return Math.min(this.made, Math.max(0, this.made - this.delivered + this.rejected));
   }
 }
 

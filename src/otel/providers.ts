@@ -24,6 +24,12 @@ export interface ExportSettings {
   /** Each signal's batching: `OTEL_BSP_*` and `OTEL_BLRP_*` (see `batchSettings`). */
   batch: Record<Signal, BatchSettings>;
   /**
+   * Set the OpenTelemetry diag logger (global) to hear a collector's partial successes: the SDK
+   * says them there only. Each is counted in its signal's tally and passed to `onRejected`.
+   */
+  diagnostics?: boolean | undefined;
+  onRejected?: ((signal: Signal, count: number) => void) | undefined;
+  /**
    * The trace id of a root span (32 hex digits), when it is to be a given one: a run resumed in
    * another process then continues its first process's trace.
    */
@@ -73,6 +79,7 @@ export async function startExporting(settings: ExportSettings): Promise<Exportin
   });
   const resource = runResource(resources, settings.version);
   const tallies = { traces: new ExportTally(), logs: new ExportTally() };
+  if (settings.diagnostics) hearPartialSuccesses(api, tallies, settings.onRejected);
   const queues = {
     traces: new ExportQueue(settings.batch.traces.maxQueueSize, () => tallies.traces.failing),
     logs: new ExportQueue(settings.batch.logs.maxQueueSize, () => tallies.logs.failing),
@@ -146,9 +153,56 @@ export async function startExporting(settings: ExportSettings): Promise<Exportin
       // while the request goes on: the tallies are final once every export was answered, which
       // the exporter's own timeout bounds.
       await settle(settledAll, (timeoutMs ?? 30_000) + 1000);
+      if (settings.diagnostics) api.diag.disable();
       return closed;
     },
   };
+}
+
+/** What the SDK says of a partial success on the diag logger (its JSON follows). */
+const PARTIAL_SUCCESS = "Received Partial Success response";
+
+/** Sets the diag logger to {@link partialSuccesses}'s. */
+function hearPartialSuccesses(
+  api: typeof import("@opentelemetry/api"),
+  tallies: Record<Signal, ExportTally>,
+  onRejected: ((signal: Signal, count: number) => void) | undefined,
+): void {
+  api.diag.setLogger(partialSuccesses(tallies, onRejected), {
+    logLevel: api.DiagLogLevel.WARN,
+    suppressOverrideMessage: true,
+  });
+}
+
+/**
+ * A diag logger that hears the partial successes the SDK's exporters log (`rejectedSpans`,
+ * `rejectedLogRecords`, `errorMessage`) and counts them in the signal's tally; the rest is
+ * dropped, as without a diag logger.
+ */
+function partialSuccesses(
+  tallies: Record<Signal, ExportTally>,
+  onRejected: ((signal: Signal, count: number) => void) | undefined,
+) {
+  const none = () => {};
+  const warn = (message: string, ...args: unknown[]) => {
+    if (!message.startsWith(PARTIAL_SUCCESS)) return;
+    let partial: { rejectedSpans?: unknown; rejectedLogRecords?: unknown; errorMessage?: unknown };
+    try {
+      partial = JSON.parse(String(args[0]));
+    } catch {
+      return;
+    }
+    const why = typeof partial.errorMessage === "string" ? partial.errorMessage : undefined;
+    const counts = { traces: partial.rejectedSpans, logs: partial.rejectedLogRecords };
+    for (const signal of ["traces", "logs"] as const) {
+      const count = Number(counts[signal] ?? 0);
+      if (!(Number.isInteger(count) && count > 0)) continue;
+      tallies[signal].rejected += count;
+      tallies[signal].rejection ??= why;
+      onRejected?.(signal, count);
+    }
+  };
+  return { error: none, warn, info: none, debug: none, verbose: none };
 }
 
 /** niceeval's resource, under what `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES` say. */

@@ -54,6 +54,12 @@ export interface OtelSinkOptions {
    * true: it took the signal), and what was not answered by then is counted as not exported.
    */
   stopSignals?: ((listener: (signal: string) => boolean) => () => void) | undefined;
+  /**
+   * Sets the OpenTelemetry diag logger, which is global, to hear what a collector rejects of a
+   * batch it took (an OTLP partial success, which the SDK reports there only), counted as not
+   * exported and said; the CLI does. Default false: a host's own diag logger is left alone.
+   */
+  diagnostics?: boolean | undefined;
 }
 
 /** The trace id of a run: the first 32 hex digits of the SHA-256 of its id. */
@@ -97,6 +103,8 @@ export async function otelSink(options: OtelSinkOptions = {}): Promise<RunSink> 
     headers: options.headers,
     timeoutMs,
     onFailure: (error, signal) => failures.failed(error, signal),
+    diagnostics: options.diagnostics,
+    onRejected: (signal) => failures.rejected(signal, otel.tallies[signal]),
     batch: batchSettings(env).settings,
     // One trace per run id: a resumed run's spans join its first process's trace.
     traceId: () => (runId === undefined ? undefined : traceIdOf(runId)),
@@ -183,6 +191,15 @@ class ExportFailures {
     );
   }
 
+  /** The collector rejected part of a batch it took: said once per signal, as it happens. */
+  rejected(signal: Signal, tally: ExportTally): void {
+    if (this.ending || this.said.has(signal)) return;
+    this.said.add(signal);
+    this.stderr(
+      `niceeval: OpenTelemetry export of ${WHAT[signal]} to ${this.where(signal)}: ${this.rejection(signal, tally)}; niceeval keeps exporting and says at the end of the run how many were lost, the run and its report are not affected\n`,
+    );
+  }
+
   /**
    * The end-of-run line for a signal that lost spans or log records (none for one that lost
    * nothing): how many of how many, where they were to go, and why when that was not said yet.
@@ -192,14 +209,26 @@ class ExportFailures {
     const where = this.where(signal);
     const count = `${tally.lost} of ${tally.made} ${WHAT[signal]}`;
     const error = this.firstError.get(signal) ?? rejected;
+    const failed = tally.failures > 0 || error !== undefined;
     // No export failed, so none was dropped: some were still being sent when the run ended.
-    if (tally.failures === 0 && error === undefined)
+    if (!failed && tally.rejected === 0)
       return `niceeval: OpenTelemetry: ${count} were not exported to ${where}: their export had not finished when the run ended\n`;
-    const failures = failureCounts(tally);
+    const why = [
+      failed ? failureCounts(tally) : undefined,
+      tally.rejected > 0 ? `the collector rejected ${tally.rejected}` : undefined,
+    ].filter((part) => part !== undefined);
     if (this.said.has(signal))
-      return `niceeval: OpenTelemetry: ${count} were not exported to ${where} (${failures})\n`;
+      return `niceeval: OpenTelemetry: ${count} were not exported to ${where} (${why.join("; ")})\n`;
+    if (!failed)
+      return `niceeval: OpenTelemetry export of ${WHAT[signal]} to ${where}: ${this.rejection(signal, tally)}; ${count} were not exported, the run and its report are not affected\n`;
     const { reason, advice } = this.explain(error, signal);
-    return `niceeval: OpenTelemetry export of ${WHAT[signal]} to ${where} failed (${reason}); ${count} were not exported (${failures}), the run and its report are not affected${advice}\n`;
+    return `niceeval: OpenTelemetry export of ${WHAT[signal]} to ${where} failed (${reason}); ${count} were not exported (${why.join("; ")}), the run and its report are not affected${advice}\n`;
+  }
+
+  /** What the collector rejected so far, and its first reason. */
+  private rejection(signal: Signal, tally: ExportTally): string {
+    const why = tally.rejection ? ` (${this.mask(tally.rejection)})` : "";
+    return `the collector took the batch but rejected ${tally.rejected} ${WHAT[signal]}${why}`;
   }
 
   /** Where a signal goes, for messages, with any password masked. */

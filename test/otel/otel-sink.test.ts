@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AttemptRecord, emptyJudgeUsage } from "../../src/eval/record.js";
 import { defineSuite } from "../../src/eval/suite.js";
@@ -667,6 +669,42 @@ describe("otelSink and an export timeout that is not a number", () => {
       await receiver.close();
     }
   }, 20_000);
+});
+
+describe("otelSink and a collector that rejects part of a batch", () => {
+  it("counts what an OTLP partial success rejected as not exported, and says why", async () => {
+    // A 200 whose body says some of the batch was rejected (OTLP partial success).
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        const partialSuccess =
+          req.url === "/v1/traces"
+            ? { rejectedSpans: "2", errorMessage: "2 spans rejected: timestamp too old" }
+            : {};
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ partialSuccess }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const warnings: string[] = [];
+      const sink = await otelSink({
+        version: "1",
+        endpoint: url,
+        env: {},
+        diagnostics: true,
+        stderr: (text) => warnings.push(text),
+      });
+      await runEvals([{ eval: suite }], { reporters: [sink] });
+      expect(warnings).toEqual([
+        `niceeval: OpenTelemetry export of spans to ${url}/v1/traces: the collector took the batch but rejected 2 spans (2 spans rejected: timestamp too old); 2 of 6 spans were not exported, the run and its report are not affected\n`,
+      ]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
 
 describe("OTel configuration", () => {

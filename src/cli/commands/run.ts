@@ -625,6 +625,8 @@ async function runSinks(run: RunSinksOf): Promise<{
         stderr: io.stderr,
         ...runName,
         ...skip,
+        // The SDK says what a collector rejected of a batch only on the diag logger.
+        diagnostics: true,
         // Ctrl-C while the run's end waits for the collector ends that wait.
         stopSignals: run.stopSignals,
       }),
