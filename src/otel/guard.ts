@@ -62,7 +62,12 @@ export function guardExporter<T, R extends { code: number; error?: Error }>(
   tally: ExportTally,
   onFailure: (error: unknown) => void,
   timing: GuardTiming = {},
-): Exporter<T, R> & { forceFlush(): Promise<void>; settled(): Promise<void> } {
+): Exporter<T, R> & {
+  forceFlush(): Promise<void>;
+  settled(): Promise<void>;
+  /** Send the next batch even while batches are dropped (the run's end: one more try). */
+  tryAgain(): void;
+} {
   const failuresInARow = timing.failuresInARow ?? 3;
   const slowFailureMs = timing.slowFailureMs ?? 1000;
   const retryEveryMs = timing.retryEveryMs ?? 10_000;
@@ -116,6 +121,9 @@ export function guardExporter<T, R extends { code: number; error?: Error }>(
         settle();
         done({ code: FAILED, error: thrown } as R);
       }
+    },
+    tryAgain: () => {
+      downUntil = Number.NEGATIVE_INFINITY;
     },
     settled: async () => {
       while (inFlight.size > 0) await Promise.all(inFlight);

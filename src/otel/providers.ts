@@ -84,13 +84,13 @@ export async function startExporting(settings: ExportSettings): Promise<Exportin
     traces: new ExportQueue(settings.batch.traces.maxQueueSize, () => tallies.traces.failing),
     logs: new ExportQueue(settings.batch.logs.maxQueueSize, () => tallies.logs.failing),
   };
-  const settledAll: (() => Promise<void>)[] = [];
+  const guards: { settled(): Promise<void>; tryAgain(): void }[] = [];
   const exporter = <T, R extends { code: number; error?: Error }>(
     signal: Signal,
     inner: Exporter<T, R>,
   ) => {
     const guarded = guardExporter(inner, tallies[signal], (error) => onFailure(error, signal));
-    settledAll.push(guarded.settled);
+    guards.push(guarded);
     return queues[signal].counting(guarded);
   };
   // The SDK's processors batch and send; their queues are unbounded, the ExportQueues bound them.
@@ -145,6 +145,9 @@ export async function startExporting(settings: ExportSettings): Promise<Exportin
     newSpanId: ids.newSpanId,
     withSpanId: ids.withSpanId,
     shutdown: async () => {
+      // A collector that came back since exports began to be dropped gets what is left: the
+      // end tries once more (one export timeout at most, if it is still down).
+      for (const guard of guards) guard.tryAgain();
       const closed = await Promise.allSettled([
         tracerProvider.shutdown(),
         loggerProvider.shutdown(),
@@ -152,7 +155,7 @@ export async function startExporting(settings: ExportSettings): Promise<Exportin
       // A processor stops waiting for an export after its own timeout (OTEL_BSP_EXPORT_TIMEOUT)
       // while the request goes on: the tallies are final once every export was answered, which
       // the exporter's own timeout bounds.
-      await settle(settledAll, (timeoutMs ?? 30_000) + 1000);
+      await settle(guards, (timeoutMs ?? 30_000) + 1000);
       if (settings.diagnostics) api.diag.disable();
       return closed;
     },
@@ -217,7 +220,7 @@ function runResource(resources: typeof import("@opentelemetry/resources"), versi
 
 /** Waits until every guarded exporter's exports were answered, `limitMs` at most. */
 async function settle(
-  settledAll: readonly (() => Promise<void>)[],
+  guards: readonly { settled(): Promise<void> }[],
   limitMs: number,
 ): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -225,7 +228,7 @@ async function settle(
     timer = setTimeout(resolve, limitMs);
     timer.unref();
   });
-  await Promise.race([Promise.all(settledAll.map((settled) => settled())), limit]);
+  await Promise.race([Promise.all(guards.map((guard) => guard.settled())), limit]);
   clearTimeout(timer);
 }
 

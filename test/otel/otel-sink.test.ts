@@ -707,6 +707,41 @@ describe("otelSink and a collector that rejects part of a batch", () => {
   });
 });
 
+describe("otelSink and a collector that comes back", () => {
+  it("tries again at the run's end, so a collector back by then gets what is left", async () => {
+    const port = await deadPort();
+    const warnings: string[] = [];
+    const sink = await otelSink({
+      version: "1",
+      endpoint: `http://127.0.0.1:${port}`,
+      env: { OTEL_BSP_SCHEDULE_DELAY: "20", OTEL_BLRP_SCHEDULE_DELAY: "20" },
+      timeoutMs: 200,
+      stderr: (text) => warnings.push(text),
+    });
+    sink.onRunStart?.({ runId: "r-back", evals: 1, files: 1, concurrency: 1 });
+    sink.onEvalScheduled?.({ evalId: "e", style: "suite" });
+    // Attempts while the collector is down: exports fail, then batches are dropped unsent.
+    for (let i = 0; i < 12; i++) {
+      sink.onAttemptFinished?.(record({ evalId: "e", caseId: `c${i}`, index: i, elapsedMs: 5 }));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    expect(warnings.join("")).toContain("ECONNREFUSED");
+    const receiver = await startReceiver(undefined, { port });
+    try {
+      sink.onAttemptFinished?.(record({ evalId: "e", caseId: "last", index: 12, elapsedMs: 5 }));
+      await sink.onRunFinished?.(runSummary({ runId: "r-back" }));
+      // Back before the end: the end's flush reaches it (the run and eval spans, the last case).
+      expect(receiver.spans.map((s) => s.name).sort()).toEqual([
+        "case last",
+        "eval e",
+        "niceeval run",
+      ]);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
 describe("OTel configuration", () => {
   it("is on with --otel or an OTLP endpoint, off with OTEL_SDK_DISABLED", () => {
     expect(otelEnabled(false, {})).toBe(false);

@@ -112,11 +112,12 @@ export interface Refusal {
 /**
  * Start a receiver on 127.0.0.1 that answers `/v1/traces` and `/v1/logs` with 200, or with what
  * `refuse` returns for a request (`nth`: its number among the requests to that path, from 0);
- * `delayMs`: a slow collector, that answers each request (and takes what it holds) that late.
+ * `delayMs`: a slow collector, that answers each request (and takes what it holds) that late;
+ * `port`: the port to listen on (default: any free one).
  */
 export async function startReceiver(
   refuse: (path: string, nth: number) => Refusal | undefined = () => undefined,
-  { delayMs = 0 }: { delayMs?: number } = {},
+  { delayMs = 0, port: at = 0 }: { delayMs?: number; port?: number } = {},
 ): Promise<Receiver> {
   const receiver: Omit<Receiver, "url" | "close"> = {
     spans: [],
@@ -163,7 +164,7 @@ export async function startReceiver(
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(at, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     ...receiver,
