@@ -2,8 +2,8 @@ import { processWide } from "../process-wide.js";
 
 /**
  * Globals the engine relies on that code under test may replace (`globalThis.Promise = …`,
- * `JSON.stringify = …`, `Array.prototype.push = …`, a `then` on `Object.prototype`). What they
- * should be is read as a run starts (`watchRun`), once its eval files have loaded (so a polyfill an
+ * `JSON.stringify = …`, `Array.prototype.push = …`, a `then` or a `toJSON` on `Object.prototype`).
+ * What they should be is read as a run starts (`watchRun`), once its eval files have loaded (so a polyfill an
  * eval file installs on purpose is kept), and read again by each later run that starts while no
  * other run goes on or while no attempt is in flight: a change the host makes between runs (an
  * APM agent wrapping `JSON.stringify`, a polyfill loaded lazily) is the host's and is kept. While
@@ -23,6 +23,9 @@ const WATCHED: readonly (readonly [owner: () => object, name: string, key: Prope
   [() => Date, "Date.now", "now"],
   // Every `await` of a plain object would call it.
   [() => Object.prototype, "Object.prototype.then", "then"],
+  // JSON.stringify calls it on every object (array) it writes: records, reports, the store.
+  [() => Object.prototype, "Object.prototype.toJSON", "toJSON"],
+  [() => Array.prototype, "Array.prototype.toJSON", "toJSON"],
   [() => Promise.prototype, "Promise.prototype.then", "then"],
   [() => Function.prototype, "Function.prototype.call", "call"],
   [() => Function.prototype, "Function.prototype.apply", "apply"],
