@@ -5,17 +5,25 @@ import { type RunOrigin, timeoutOptions } from "../eval/run-origin.js";
 import { DEFAULT_CASE_TIMEOUT_MS, MAX_TIMER_MS } from "../eval/timeout.js";
 
 /**
+ * `NICEEVAL_LAST_RESORT_MS` as the process started with it, read as given or not at all (a value
+ * no timer can take leaves the 10 minutes). Read once, as this module loads, before any eval file:
+ * code under test that sets the variable (a dotenv file loaded with `override`) would otherwise
+ * change the limit of every attempt after it (in an eval process, its own too).
+ */
+const setLimitMs = Number(process.env.NICEEVAL_LAST_RESORT_MS);
+const startLimitMs =
+  Number.isInteger(setLimitMs) && setLimitMs >= 1 && setLimitMs <= MAX_TIMER_MS - 1000
+    ? setLimitMs
+    : undefined;
+
+/**
  * The last-resort limit on a whole attempt of a CLI run: `--timeout` + 1 s, else 10 minutes.
  * `NICEEVAL_LAST_RESORT_MS` replaces the 10 minutes (the tests of that limit use it); the engine's
  * own default, for code that calls it, is its `caseTimeoutMs` option.
  */
 export function lastResortMs(timeoutMs: number | undefined): number {
   if (timeoutMs !== undefined) return timeoutMs + 1000;
-  // Read as given or not at all: a value no timer can take leaves the 10 minutes.
-  const set = Number(process.env.NICEEVAL_LAST_RESORT_MS);
-  return Number.isInteger(set) && set >= 1 && set <= MAX_TIMER_MS - 1000
-    ? set
-    : DEFAULT_CASE_TIMEOUT_MS;
+  return startLimitMs ?? DEFAULT_CASE_TIMEOUT_MS;
 }
 
 /** A limit as people read it: "10 minutes", "90 s", "300 ms". */

@@ -60,3 +60,56 @@ describe("an attempt that never settles (real CLI)", { timeout: 60_000 }, () => 
     });
   }
 });
+
+// The limit is the one the process started with: a target that sets the variable (a dotenv file
+// loaded with override, a test helper) changes no other attempt's limit.
+const setsLimit = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const ran = createScorer<number, number>({ name: "ran", score: () => ({ score: 1 }) });
+
+export const setter = defineSuite<number, number>({
+  id: "setter",
+  concurrency: 1,
+  cases: [
+    { id: "first", input: 1 },
+    { id: "sets-env", input: 2 },
+    { id: "after", input: 3 },
+    { id: "last", input: 4 },
+  ],
+  target: async (n: number) => {
+    if (n === 2) process.env.NICEEVAL_LAST_RESORT_MS = "1";
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    return n;
+  },
+  scorers: [ran],
+});
+`;
+
+describe("a target that sets NICEEVAL_LAST_RESORT_MS (real CLI)", { timeout: 60_000 }, () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/setter.eval.ts": setsLimit });
+  });
+  afterAll(() => project.cleanup());
+
+  for (const flags of [[], ["--no-supervise"]]) {
+    it(`changes no attempt's limit ${flags.length ? "with --no-supervise" : "supervised"}`, async () => {
+      const run = await runCli(
+        ["run", ".", "--no-store", "--json", "r.json", ...flags],
+        project.dir,
+      );
+      const { records } = JSON.parse(await readFile(join(project.dir, "r.json"), "utf8")) as {
+        records: { caseId: string; verdict: string; error?: { message: string } }[];
+      };
+      expect(records.map((r) => [r.caseId, r.verdict, r.error?.message])).toEqual([
+        ["first", "passed", undefined],
+        ["sets-env", "passed", undefined],
+        ["after", "passed", undefined],
+        ["last", "passed", undefined],
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+    });
+  }
+});
