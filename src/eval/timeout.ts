@@ -1,5 +1,6 @@
 import { clearTimeout, realNow, setImmediate, setTimeout } from "../clock.js";
 import { NiceevalError } from "../errors.js";
+import { abortReason, isAborted } from "../signal-state.js";
 import { aloneSince, attempts } from "./in-flight.js";
 import { type RunOrigin, timeoutOptions } from "./run-origin.js";
 
@@ -110,7 +111,9 @@ const deadlines = new WeakMap<AbortSignal, Deadline>();
  */
 export function limitPassed(signal: AbortSignal): boolean {
   if (deadlines.get(signal)?.passed()) return true;
-  return signal.aborted && (signal.reason as { code?: unknown } | null)?.code === "TIMEOUT";
+  return (
+    isAborted(signal) && (abortReason(signal) as { code?: unknown } | null)?.code === "TIMEOUT"
+  );
 }
 
 /** How far into its attempt the thread was held past the limit of `signal`'s deadline, if it was. */
@@ -150,9 +153,9 @@ export class Deadline {
     // the process lives, but no longer keeps it alive (what waits for the attempt holds it then).
     this.#forward = () => {
       this.#timer?.unref();
-      this.#controller.abort(parent.reason);
+      this.#controller.abort(abortReason(parent));
     };
-    if (parent.aborted) this.#forward();
+    if (isAborted(parent)) this.#forward();
     else parent.addEventListener("abort", this.#forward, { once: true });
     deadlines.set(this.#controller.signal, this);
   }

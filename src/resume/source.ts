@@ -4,6 +4,7 @@ import type { CaseSpec } from "../eval/runnable.js";
 import type { RunEntry } from "../runner/entry.js";
 import { casesOptions, type RunOptions } from "../runner/run.js";
 import { type CaseSelector, type CaseSource, evalCases } from "../runner/source.js";
+import { isAborted } from "../signal-state.js";
 import type { AttemptKey, Store } from "../store/types.js";
 import type { ResumeMode } from "./find.js";
 
@@ -109,7 +110,7 @@ export function continuedRun(
       try {
         for await (const item of inner(entries, signal)) {
           if (item.type === "eval-start") given = new Set();
-          else if (item.type === "eval-end" && signal.aborted) {
+          else if (item.type === "eval-end" && isAborted(signal)) {
             // Stopped: the stored attempts of this eval it did not reach are still the run's.
             for await (const record of unreachedAttempts(
               store,

@@ -1,5 +1,6 @@
 import { clearTimeout, setTimeout } from "../clock.js";
 import { errorMessage } from "../errors.js";
+import { abortReason, isAborted } from "../signal-state.js";
 import { interruptible } from "../supervisor/interruptible.js";
 import type { Executor } from "./executor.js";
 
@@ -38,7 +39,7 @@ export function abortGrace(
       timer = setTimeout(() => resolve(abortedMessage(signal, graceMs)), graceMs);
     };
   });
-  if (signal.aborted) onAbort();
+  if (isAborted(signal)) onAbort();
   else signal.addEventListener("abort", onAbort, { once: true });
   return {
     over,
@@ -51,6 +52,7 @@ export function abortGrace(
 
 /** Why an attempt was given up on after the run's signal aborted. */
 function abortedMessage(signal: AbortSignal, graceMs: number): string {
-  const reason = signal.reason === undefined ? "" : ` (${errorMessage(signal.reason)})`;
+  const why = abortReason(signal);
+  const reason = why === undefined ? "" : ` (${errorMessage(why)})`;
   return `interrupted: the run's signal was aborted${reason} and the attempt did not finish within ${graceMs} ms of it, so it was abandoned; make the target, adapter or scorer stop when its \`signal\` aborts, or raise abortGraceMs`;
 }

@@ -1,6 +1,7 @@
 import { realNow } from "../clock.js";
 import type { AttemptRecord } from "../eval/record.js";
 import type { AttemptContext } from "../eval/runnable.js";
+import { isAborted } from "../signal-state.js";
 import type { RunEntry } from "./entry.js";
 import { type Executor, isPromise, replayJudgments, type TakenAttempt } from "./executor.js";
 import type { KeyedLimiter } from "./limiter.js";
@@ -63,7 +64,7 @@ export class AttemptRunner {
     // Stopped while it waited for its eval's concurrency: it does not start, and is not run, so
     // not recorded, as one the source had not read yet (an executor that queues ahead ends what it
     // has not started itself, and `queued` leaves that out alike).
-    if (prefetch === 0 && this.options.signal.aborted) {
+    if (prefetch === 0 && isAborted(this.options.signal)) {
       this.options.limiter.release(item.entry);
       return undefined;
     }
@@ -148,7 +149,7 @@ export class AttemptRunner {
     } catch (error) {
       record = this.crashedAttempt(item, error, startedAt);
     }
-    if (startedAt === undefined && prefetch > 0 && options.signal.aborted) {
+    if (startedAt === undefined && prefetch > 0 && isAborted(options.signal)) {
       // Queued ahead and not started when the run was stopped: not run, so not recorded (a
       // resume runs it), as if it had not been read.
       options.limiter.release(item.entry);

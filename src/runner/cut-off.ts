@@ -1,6 +1,7 @@
 import type { AttemptRecord } from "../eval/record.js";
 import { runsAgain } from "../eval/run-origin.js";
 import type { AttemptContext, CaseSpec, Runnable } from "../eval/runnable.js";
+import { abortReason, isAborted } from "../signal-state.js";
 import { crashed } from "./source.js";
 
 /**
@@ -21,11 +22,11 @@ export function keptRecord(
   { signal }: Pick<AttemptContext, "signal">,
 ): AttemptRecord {
   // A skip is the test's own decision, made before the work it skips.
-  if (!signal.aborted || record.verdict === "skipped") return record;
+  if (!isAborted(signal) || record.verdict === "skipped") return record;
   if (record.error) return { ...record, error: { ...record.error, interrupted: true } };
   const reason = stopReason(signal);
   const where = `eval "${record.evalId}", case "${record.caseId}"`;
-  const message = `the run was stopped (${reason}) while this attempt ran; its ${record.verdict} verdict is not kept${runsAgain(signal.reason)}`;
+  const message = `the run was stopped (${reason}) while this attempt ran; its ${record.verdict} verdict is not kept${runsAgain(abortReason(signal))}`;
   return {
     ...record,
     verdict: "errored",
@@ -54,5 +55,6 @@ export function stoppedBeforeStart(
 
 /** Why the run stopped, in words: its signal's reason ("interrupted by SIGINT"). */
 function stopReason(signal: AbortSignal): string {
-  return signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
+  const reason = abortReason(signal);
+  return reason instanceof Error ? reason.message : String(reason);
 }

@@ -14,7 +14,12 @@ import { processWide } from "../process-wide.js";
  * process, a queue worker) take the reading of their process's first attempt. The list is short
  * on purpose: it is read after every attempt.
  */
-const WATCHED: readonly (readonly [owner: () => object, name: string, key: PropertyKey])[] = [
+const WATCHED: readonly (readonly [
+  owner: () => object,
+  name: string,
+  key: PropertyKey,
+  accessor?: "get",
+])[] = [
   [() => globalThis, "Promise", "Promise"],
   [() => globalThis, "JSON", "JSON"],
   [() => JSON, "JSON.stringify", "stringify"],
@@ -48,6 +53,11 @@ const WATCHED: readonly (readonly [owner: () => object, name: string, key: Prope
   [() => globalThis, "setImmediate", "setImmediate"],
   [() => globalThis, "Date", "Date"],
   [() => globalThis, "performance", "performance"],
+  // Watched by their getters (read on the prototype, they throw): the target's signal, and the
+  // user code that asks it, would see what an earlier attempt put there (the engine reads its own
+  // signals with the originals, signal-state.ts).
+  [() => AbortSignal.prototype, "AbortSignal.prototype.aborted", "aborted", "get"],
+  [() => AbortSignal.prototype, "AbortSignal.prototype.reason", "reason", "get"],
 ];
 
 interface Watched {
@@ -57,6 +67,17 @@ interface Watched {
   original: unknown;
   /** The owner had the property itself (else it is deleted again, as `then` must be). */
   own: boolean;
+  /** Watched by its getter: `original` is the getter, `descriptor` the property to put back. */
+  descriptor?: PropertyDescriptor | undefined;
+}
+
+// Taken as this module loads: code under test may replace them too.
+const describe = Object.getOwnPropertyDescriptor;
+const hasOwn = Object.hasOwn;
+
+/** What a watched global is now: its value, or its getter when watched by it. */
+function current(owner: object, key: PropertyKey, accessor: "get" | undefined): unknown {
+  return accessor ? describe(owner, key)?.get : (owner as Record<PropertyKey, unknown>)[key];
 }
 
 /** Process-wide, as two copies of niceeval in one process share its globals. */
@@ -71,14 +92,15 @@ const state = processWide("runner.globals", () => ({
 
 /** The watched globals as they are now. */
 function readGlobals(): Watched[] {
-  return WATCHED.map(([owner, name, key]) => {
+  return WATCHED.map(([owner, name, key, accessor]) => {
     const object = owner();
     return {
       name,
       owner: object,
       key,
-      original: (object as Record<PropertyKey, unknown>)[key],
-      own: Object.hasOwn(object, key),
+      original: current(object, key, accessor),
+      own: hasOwn(object, key),
+      descriptor: accessor ? describe(object, key) : undefined,
     };
   });
 }
@@ -126,7 +148,7 @@ export function restoreGlobals(): string[] | undefined {
     const global = list[i]!;
     let now: unknown;
     try {
-      now = (global.owner as Record<PropertyKey, unknown>)[global.key];
+      now = current(global.owner, global.key, global.descriptor && "get");
     } catch {
       now = Symbol(); // a getter that throws is a replacement too
     }
@@ -142,6 +164,10 @@ function putBack(global: Watched): void {
   try {
     if (!global.own) {
       Reflect.deleteProperty(global.owner, global.key);
+      return;
+    }
+    if (global.descriptor) {
+      Object.defineProperty(global.owner, global.key, global.descriptor);
       return;
     }
     Object.defineProperty(global.owner, global.key, {

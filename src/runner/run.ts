@@ -14,6 +14,7 @@ import {
 } from "../eval/timeout.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { checkRunId } from "../run-fields.js";
+import { abortReason, isAborted } from "../signal-state.js";
 import { abortGraced, DEFAULT_ABORT_GRACE_MS } from "./abort-grace.js";
 import { AttemptRunner } from "./attempt.js";
 import { checkEntries, type RunEntry } from "./entry.js";
@@ -201,7 +202,12 @@ export async function runEvals(
   const finalize = (item: Extract<SourceItem, { type: "case" }>, record: AttemptRecord) => {
     // An attempt that errored once the run was stopped was cut off, not judged: resume runs it.
     // One that ran ahead was judged where it ran, perhaps long before the stop.
-    if (record.error && signal.aborted && item.record === undefined && !attempts.wasTaken(record))
+    if (
+      record.error &&
+      isAborted(signal) &&
+      item.record === undefined &&
+      !attempts.wasTaken(record)
+    )
       record.error.interrupted = true;
     describeAttempt(record, item, options.keepCase === true);
     sinks.call("onAttemptFinished", record);
@@ -238,7 +244,7 @@ export async function runEvals(
     runId,
     startedAt: startedAt.toISOString(),
     elapsedMs: realNow() - started,
-    cancelled: signal.aborted,
+    cancelled: isAborted(signal),
   });
   await sinks.finish(summary);
   return summary;
@@ -304,7 +310,7 @@ function sourceWorker(parts: {
     for (;;) {
       const turn = turns.due();
       if (turn) await turn;
-      const room = signal.aborted ? undefined : (reorder.room() ?? backlog());
+      const room = isAborted(signal) ? undefined : (reorder.room() ?? backlog());
       if (room) await room;
       const next = source.nextNow?.() ?? (await source.next());
       if (next.done) return;
@@ -350,7 +356,7 @@ function stoppable(
   let raced: Promise<void> | undefined;
   return () => {
     const wait = room();
-    if (wait === undefined || signal.aborted) return undefined;
+    if (wait === undefined || isAborted(signal)) return undefined;
     if (wait !== last) {
       last = wait;
       raced = new Promise<void>((resolve) => {
@@ -375,13 +381,13 @@ function readingSignal(signal: AbortSignal, ranAhead: RanAhead | undefined): Abo
   if (!ranAhead) return signal;
   const reading = new AbortController();
   const check = () => {
-    if (!reading.signal.aborted && !ranAhead.outstanding()) reading.abort(signal.reason);
+    if (!isAborted(reading.signal) && !ranAhead.outstanding()) reading.abort(abortReason(signal));
   };
   const stopped = () => {
     ranAhead.watch(check);
     check();
   };
-  if (signal.aborted) stopped();
+  if (isAborted(signal)) stopped();
   else signal.addEventListener("abort", stopped, { once: true });
   return reading.signal;
 }
@@ -414,7 +420,7 @@ function readWhole(
   signal: AbortSignal | undefined,
 ): (entry: number) => void {
   return (entry) => {
-    if (!signal?.aborted) onCasesRead(entry);
+    if (signal === undefined || !isAborted(signal)) onCasesRead(entry);
   };
 }
 

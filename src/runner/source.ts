@@ -4,6 +4,7 @@ import { DATASET_ERROR_ID, IdSet } from "../eval/ids.js";
 import { type AttemptRecord, erroredRecord } from "../eval/record.js";
 import type { CaseSpec, Runnable } from "../eval/runnable.js";
 import { clampTimer } from "../eval/timeout.js";
+import { isAborted } from "../signal-state.js";
 import type { RunEntry } from "./entry.js";
 
 /**
@@ -137,12 +138,12 @@ function* walkCases(
       return items.length === 1 ? items[0] : items.length === 0 ? undefined : items;
     };
     /** The run's stop ended the reading before the dataset did. */
-    let cut = signal.aborted;
+    let cut = isAborted(signal);
     try {
       const cases = cut ? [] : runnable.cases();
       if (Symbol.iterator in cases) {
         for (const spec of cases as Iterable<CaseSpec>) {
-          if (signal.aborted) {
+          if (isAborted(signal)) {
             cut = true;
             break;
           }
@@ -163,7 +164,7 @@ function* walkCases(
               ("nextNow" in iterator ? iterator.nextNow() : undefined) ??
               (yield { wait: nextCase(iterator, signal, options.caseWaitMs) })!;
             // An abort ends the wait (a dataset that never answers must not hold the run).
-            if (signal.aborted) {
+            if (isAborted(signal)) {
               cut = true;
               break;
             }
@@ -213,7 +214,7 @@ export function nextCase(
   waitMs: number | undefined,
 ): Promise<IteratorResult<CaseSpec>> {
   const next = iterator.next();
-  if (signal.aborted) return Promise.resolve({ done: true, value: undefined });
+  if (isAborted(signal)) return Promise.resolve({ done: true, value: undefined });
   return new Promise((resolve, reject) => {
     const stop = () => resolve({ done: true, value: undefined });
     const timer =

@@ -1,5 +1,6 @@
 // The eval process of a supervised run: loads the eval files, runs the attempts it is sent with
 // the in-process executor, and streams the records back. Started by supervisedExecutor.
+
 import { AsyncLocalStorage } from "node:async_hooks";
 import { setMaxListeners } from "node:events";
 import { writeSync } from "node:fs";
@@ -18,6 +19,7 @@ import { stoppedBeforeStart } from "../runner/cut-off.js";
 import { inProcessExecutor, isPromise } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import { lastResortMs, Watchdog } from "../runner/watchdog.js";
+import { isAborted } from "../signal-state.js";
 import { AheadFeed, type FedJob } from "./ahead-feed.js";
 import { CaseServer, describeEvals } from "./case-server.js";
 import { DeltaEncoder } from "./delta.js";
@@ -263,7 +265,7 @@ function pump(): void {
   pumpScheduled = false;
   // An attempt may hold the thread for good: the cases read for the supervisor leave first.
   if (caseReplies.length > 0) sendCaseReplies();
-  if (controller.signal.aborted) {
+  if (isAborted(controller.signal)) {
     // No new case starts after an abort: what waits here is ended, not run.
     while (queued() > 0) {
       const [job] = take();
@@ -330,7 +332,7 @@ function pump(): void {
 function pumpAhead(taking: number): boolean {
   if (!feed || feedEndSent) return false;
   // The claims file must not go on listing what will not start here.
-  if ((aheadStopped || controller.signal.aborted) && dropClaimed()) claimAhead();
+  if ((aheadStopped || isAborted(controller.signal)) && dropClaimed()) claimAhead();
   const turnEnds = realNow() + BATCH_MS;
   let started = 0;
   let room = roomAhead(taking);
@@ -592,7 +594,7 @@ async function runLater(job: ChildJob, settings: Settings, slot: Slot): Promise<
 function runFound(job: ChildJob, settings: Settings, slot: Slot, runnable: Runnable): void {
   const { spec } = slot;
   // Stopped while it waited for the files to load: it does not start, as in pump.
-  if (controller.signal.aborted) {
+  if (isAborted(controller.signal)) {
     settle(job.id, stoppedBeforeStart(runnable, spec, controller.signal), slot);
     return;
   }
