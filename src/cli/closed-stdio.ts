@@ -48,9 +48,22 @@ export function dropWritesToClosedStdio(): void {
 export function dropWritesOnceClosed(stream: NodeJS.WritableStream): void {
   if (guarded.has(stream)) return;
   guarded.add(stream);
+  keepDescriptorOpen(stream);
   stream.on("error", (error: unknown) => {
     if (isClosedOutput(error)) stream.write = dropWrite;
   });
+}
+
+/**
+ * Code under test that ends `process.stdout` or `process.stderr` (`process.stdout.end()`) ends
+ * that stream, not the descriptor under it: on a socket (what a Node parent, a test or task runner,
+ * gives a child) ending it shuts the socket down for every process that shares it, so the CLI's
+ * reports, written to the same descriptor (the eval process shares the CLI's), would stop there,
+ * read as a reader that left. The stream still ends (later writes to it are dropped).
+ */
+function keepDescriptorOpen(stream: NodeJS.WritableStream): void {
+  const ending = stream as NodeJS.WritableStream & { _final?: unknown };
+  if (typeof ending._final === "function") ending._final = (done: () => void) => done();
 }
 
 /** A write to an output that is gone: nothing is written, and the caller is told it went. */
