@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../eval/record.js";
 import { defineSuite } from "../eval/suite.js";
 import { createScorer } from "../scorers/create-scorer.js";
+import { restoreGlobals, watchRun } from "./globals.js";
 import { runEvals } from "./run.js";
 
 const same = createScorer<string, string>({
@@ -171,5 +172,66 @@ describe("globals an attempt replaces", () => {
     expect(records.map((r) => `${r.caseId}:${r.verdict}`)).toEqual(["a:errored", "b:passed"]);
     // What is put back is the host's wrapper, not what the globals were before the first run.
     expect(JSON.stringify).toBe(mine);
+  });
+});
+
+describe("each watched global", () => {
+  // Owner, key and the name the message gives: every entry of the watched list.
+  const entries: [object, PropertyKey, string][] = [
+    [globalThis, "Promise", "Promise"],
+    [globalThis, "JSON", "JSON"],
+    [JSON, "stringify", "JSON.stringify"],
+    [JSON, "parse", "JSON.parse"],
+    [performance, "now", "performance.now"],
+    [Date, "now", "Date.now"],
+    [Object.prototype, "then", "Object.prototype.then"],
+    [Object.prototype, "toJSON", "Object.prototype.toJSON"],
+    [Array.prototype, "toJSON", "Array.prototype.toJSON"],
+    [Promise.prototype, "then", "Promise.prototype.then"],
+    [Function.prototype, "call", "Function.prototype.call"],
+    [Function.prototype, "apply", "Function.prototype.apply"],
+    [Array.prototype, "push", "Array.prototype.push"],
+    [Array.prototype, Symbol.iterator, "Array.prototype[Symbol.iterator]"],
+    [Map.prototype, "get", "Map.prototype.get"],
+    [Map.prototype, "set", "Map.prototype.set"],
+    [Map.prototype, "has", "Map.prototype.has"],
+    [Map.prototype, "delete", "Map.prototype.delete"],
+    [Set.prototype, "add", "Set.prototype.add"],
+    [Set.prototype, "has", "Set.prototype.has"],
+    [process, "nextTick", "process.nextTick"],
+    [globalThis, "queueMicrotask", "queueMicrotask"],
+    [globalThis, "setTimeout", "setTimeout"],
+    [globalThis, "setInterval", "setInterval"],
+    [globalThis, "setImmediate", "setImmediate"],
+    [globalThis, "Date", "Date"],
+    [globalThis, "performance", "performance"],
+  ];
+
+  it("is seen replaced by its own name, and put back", () => {
+    const release = watchRun();
+    try {
+      for (const [owner, key, name] of entries) {
+        const had = (owner as Record<PropertyKey, unknown>)[key];
+        // Assigned as code under test would; a fake-timer library's install does the same.
+        Object.defineProperty(owner, key, {
+          value: () => "fake",
+          configurable: true,
+          writable: true,
+        });
+        const replaced = restoreGlobals();
+        expect(replaced, name).toEqual([name]);
+        expect((owner as Record<PropertyKey, unknown>)[key], name).toBe(had);
+      }
+      // The two watched by their getters.
+      for (const key of ["aborted", "reason"] as const) {
+        const had = Object.getOwnPropertyDescriptor(AbortSignal.prototype, key)!;
+        Object.defineProperty(AbortSignal.prototype, key, { get: () => true, configurable: true });
+        expect(restoreGlobals()).toEqual([`AbortSignal.prototype.${key}`]);
+        expect(Object.getOwnPropertyDescriptor(AbortSignal.prototype, key)?.get).toBe(had.get);
+      }
+      expect(restoreGlobals()).toBeUndefined();
+    } finally {
+      release();
+    }
   });
 });

@@ -18,52 +18,77 @@ const WATCHED: readonly (readonly [
   owner: () => object,
   name: string,
   key: PropertyKey,
+  /**
+   * What `owner[key]` is now (the getter, for one watched by it), read by a function of its own:
+   * a property load that always sees one object stays fast, where one load for every owner and
+   * key is slow enough to show in a run of 100,000 small attempts.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: each reads one property of its own owner
+  read: (owner: any) => unknown,
   accessor?: "get",
 ])[] = [
-  [() => globalThis, "Promise", "Promise"],
-  [() => globalThis, "JSON", "JSON"],
-  [() => JSON, "JSON.stringify", "stringify"],
-  [() => JSON, "JSON.parse", "parse"],
-  [() => performance, "performance.now", "now"],
-  [() => Date, "Date.now", "now"],
+  [() => globalThis, "Promise", "Promise", (o) => o.Promise],
+  [() => globalThis, "JSON", "JSON", (o) => o.JSON],
+  [() => JSON, "JSON.stringify", "stringify", (o) => o.stringify],
+  [() => JSON, "JSON.parse", "parse", (o) => o.parse],
+  [() => performance, "performance.now", "now", (o) => o.now],
+  [() => Date, "Date.now", "now", (o) => o.now],
   // Every `await` of a plain object would call it.
-  [() => Object.prototype, "Object.prototype.then", "then"],
+  [() => Object.prototype, "Object.prototype.then", "then", (o) => o.then],
   // JSON.stringify calls it on every object (array) it writes: records, reports, the store.
-  [() => Object.prototype, "Object.prototype.toJSON", "toJSON"],
-  [() => Array.prototype, "Array.prototype.toJSON", "toJSON"],
-  [() => Promise.prototype, "Promise.prototype.then", "then"],
-  [() => Function.prototype, "Function.prototype.call", "call"],
-  [() => Function.prototype, "Function.prototype.apply", "apply"],
-  [() => Array.prototype, "Array.prototype.push", "push"],
-  [() => Array.prototype, "Array.prototype[Symbol.iterator]", Symbol.iterator],
-  [() => Map.prototype, "Map.prototype.get", "get"],
-  [() => Map.prototype, "Map.prototype.set", "set"],
-  [() => Map.prototype, "Map.prototype.has", "has"],
-  [() => Map.prototype, "Map.prototype.delete", "delete"],
-  [() => Set.prototype, "Set.prototype.add", "add"],
-  [() => Set.prototype, "Set.prototype.has", "has"],
+  [() => Object.prototype, "Object.prototype.toJSON", "toJSON", (o) => o.toJSON],
+  [() => Array.prototype, "Array.prototype.toJSON", "toJSON", (o) => o.toJSON],
+  [() => Promise.prototype, "Promise.prototype.then", "then", (o) => o.then],
+  [() => Function.prototype, "Function.prototype.call", "call", (o) => o.call],
+  [() => Function.prototype, "Function.prototype.apply", "apply", (o) => o.apply],
+  [() => Array.prototype, "Array.prototype.push", "push", (o) => o.push],
+  [
+    () => Array.prototype,
+    "Array.prototype[Symbol.iterator]",
+    Symbol.iterator,
+    (o) => o[Symbol.iterator],
+  ],
+  [() => Map.prototype, "Map.prototype.get", "get", (o) => o.get],
+  [() => Map.prototype, "Map.prototype.set", "set", (o) => o.set],
+  [() => Map.prototype, "Map.prototype.has", "has", (o) => o.has],
+  [() => Map.prototype, "Map.prototype.delete", "delete", (o) => o.delete],
+  [() => Set.prototype, "Set.prototype.add", "add", (o) => o.add],
+  [() => Set.prototype, "Set.prototype.has", "has", (o) => o.has],
   // Node's streams and its IPC channel queue their callbacks with it: a fake one that never runs
   // them (a fake-timer library's default install) leaves the eval process deaf to its supervisor.
-  [() => process, "process.nextTick", "nextTick"],
-  [() => globalThis, "queueMicrotask", "queueMicrotask"],
+  [() => process, "process.nextTick", "nextTick", (o) => o.nextTick],
+  [() => globalThis, "queueMicrotask", "queueMicrotask", (o) => o.queueMicrotask],
   // niceeval's own timing does not use these (clock.ts), but fakes left installed by one attempt
   // would stop the timers and freeze the clock of every attempt after it.
-  [() => globalThis, "setTimeout", "setTimeout"],
-  [() => globalThis, "setInterval", "setInterval"],
-  [() => globalThis, "setImmediate", "setImmediate"],
-  [() => globalThis, "Date", "Date"],
-  [() => globalThis, "performance", "performance"],
+  [() => globalThis, "setTimeout", "setTimeout", (o) => o.setTimeout],
+  [() => globalThis, "setInterval", "setInterval", (o) => o.setInterval],
+  [() => globalThis, "setImmediate", "setImmediate", (o) => o.setImmediate],
+  [() => globalThis, "Date", "Date", (o) => o.Date],
+  [() => globalThis, "performance", "performance", (o) => o.performance],
   // Watched by their getters (read on the prototype, they throw): the target's signal, and the
   // user code that asks it, would see what an earlier attempt put there (the engine reads its own
   // signals with the originals, signal-state.ts).
-  [() => AbortSignal.prototype, "AbortSignal.prototype.aborted", "aborted", "get"],
-  [() => AbortSignal.prototype, "AbortSignal.prototype.reason", "reason", "get"],
+  [
+    () => AbortSignal.prototype,
+    "AbortSignal.prototype.aborted",
+    "aborted",
+    (o) => describe(o, "aborted")?.get,
+    "get",
+  ],
+  [
+    () => AbortSignal.prototype,
+    "AbortSignal.prototype.reason",
+    "reason",
+    (o) => describe(o, "reason")?.get,
+    "get",
+  ],
 ];
 
 interface Watched {
   name: string;
   owner: object;
   key: PropertyKey;
+  read: (owner: object) => unknown;
   original: unknown;
   /** The owner had the property itself (else it is deleted again, as `then` must be). */
   own: boolean;
@@ -74,11 +99,6 @@ interface Watched {
 // Taken as this module loads: code under test may replace them too.
 const describe = Object.getOwnPropertyDescriptor;
 const hasOwn = Object.hasOwn;
-
-/** What a watched global is now: its value, or its getter when watched by it. */
-function current(owner: object, key: PropertyKey, accessor: "get" | undefined): unknown {
-  return accessor ? describe(owner, key)?.get : (owner as Record<PropertyKey, unknown>)[key];
-}
 
 /** Process-wide, as two copies of niceeval in one process share its globals. */
 const state = processWide("runner.globals", () => ({
@@ -92,13 +112,14 @@ const state = processWide("runner.globals", () => ({
 
 /** The watched globals as they are now. */
 function readGlobals(): Watched[] {
-  return WATCHED.map(([owner, name, key, accessor]) => {
+  return WATCHED.map(([owner, name, key, read, accessor]) => {
     const object = owner();
     return {
       name,
       owner: object,
       key,
-      original: current(object, key, accessor),
+      read,
+      original: read(object),
       own: hasOwn(object, key),
       descriptor: accessor ? describe(object, key) : undefined,
     };
@@ -148,7 +169,7 @@ export function restoreGlobals(): string[] | undefined {
     const global = list[i]!;
     let now: unknown;
     try {
-      now = current(global.owner, global.key, global.descriptor && "get");
+      now = global.read(global.owner);
     } catch {
       now = Symbol(); // a getter that throws is a replacement too
     }
