@@ -1,4 +1,5 @@
 import { writeSync } from "node:fs";
+import { keepListener } from "../process-listeners.js";
 
 /**
  * Whether these arguments may start a supervised run, read before the CLI's parser is loaded:
@@ -49,12 +50,10 @@ export function holdSignals(argv: readonly string[]): HeldSignals | undefined {
   };
   const onInt = hold("SIGINT");
   const onTerm = hold("SIGTERM");
-  process.on("SIGINT", onInt);
-  process.on("SIGTERM", onTerm);
+  const removers = [keepListener("SIGINT", onInt), keepListener("SIGTERM", onTerm)];
   return {
     take() {
-      process.off("SIGINT", onInt);
-      process.off("SIGTERM", onTerm);
+      for (const remove of removers) remove();
       return held.splice(0);
     },
   };

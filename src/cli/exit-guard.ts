@@ -1,4 +1,5 @@
 import { writeSync } from "node:fs";
+import { keepListener } from "../process-listeners.js";
 
 /** What {@link guardSilentExit} gives the command: how it ends once it has finished. */
 export interface ExitGuard {
@@ -23,7 +24,7 @@ export function guardSilentExit(): ExitGuard {
     if (!finished) called = Number.parseInt(String(code ?? process.exitCode ?? 0), 10) || 0;
     return exit.call(process, code);
   }) as typeof process.exit;
-  process.on("exit", (code) => {
+  keepListener("exit", (code: number) => {
     if (finished || SIGNAL_EXITS.has(code)) return;
     // Node ending on an uncaught error (code 1, or 7 and the like) says so itself.
     if (code !== 0 && called === undefined) return;

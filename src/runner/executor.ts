@@ -6,8 +6,9 @@ import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
 import { isThenable } from "../tool/run-tool.js";
 import { keptRecord } from "./cut-off.js";
 import type { RunEntry } from "./entry.js";
-import { endAttempt, replacedGlobalsMessage, restoreGlobals, watchAttempt } from "./globals.js";
+import { watchAttempt } from "./globals.js";
 import { crashed } from "./source.js";
+import { putBack, type Tampered, tamperedMessage, together } from "./tampered.js";
 
 /** One attempt to execute: which eval, which case, which trial, and the context to give it. */
 export interface AttemptJob {
@@ -106,18 +107,18 @@ export const inProcessExecutor: Executor & {
   async execute({ entry, spec, context }) {
     const runnable = entry.eval;
     watchAttempt();
-    let replaced: string[] | undefined;
+    let replaced: Tampered | undefined;
     let record: AttemptRecord;
     try {
       if (!judgeLedgersOpen()) {
         const running = runnable.runCase(spec, context);
         // Put back at once what the attempt's synchronous part replaced: the engine goes on
         // while the attempt runs.
-        replaced = restoreGlobals();
+        replaced = putBack(false);
         record = await running;
       } else {
         const running = withJudgeLedger(() => runnable.runCase(spec, context), context.signal);
-        replaced = restoreGlobals();
+        replaced = putBack(false);
         const { result, usage } = await running;
         // Judge calls the eval did not attribute to a judgment still belong to the attempt.
         if (usage.calls > result.usage.judge.calls) result.usage.judge = usage;
@@ -143,7 +144,7 @@ export const inProcessExecutor: Executor & {
     if (!isPromise(record)) return guarded(runnable, spec, record, undefined);
     // As in execute: what the synchronous part replaced is put back before the engine goes on.
     // Only an attempt that waits can see the run stop while it runs.
-    const replaced = restoreGlobals();
+    const replaced = putBack(false);
     return record.then(
       (done) => keptRecord(guarded(runnable, spec, done, replaced), context),
       (error: unknown) => guarded(runnable, spec, crashedCase(runnable, spec, error), replaced),
@@ -152,22 +153,22 @@ export const inProcessExecutor: Executor & {
 };
 
 /**
- * The record, or an errored one when the attempt replaced globals the engine relies on (now put
- * back): `earlier`, found while it ran, and any found as it ends. Every record an attempt run
- * here gives passes through it, so its values are capped here too (value-cap.ts).
+ * The record, or an errored one when the attempt replaced globals the engine relies on or removed
+ * process listeners niceeval keeps (now put back): `earlier`, found while it ran, and any found
+ * as it ends. Every record an attempt run here gives passes through it, so its values are capped
+ * here too (value-cap.ts).
  */
 function guarded(
   runnable: RunEntry["eval"],
   spec: CaseSpec,
   record: AttemptRecord,
-  earlier: readonly string[] | undefined,
+  earlier: Tampered | undefined,
 ): AttemptRecord {
   // Scored as it came; kept (in reports, the store, the eval process's messages) within bounds.
   capRunValues(record);
-  const now = endAttempt();
-  if (now === undefined && earlier === undefined) return record;
-  const replaced = [...new Set([...(earlier ?? []), ...(now ?? [])])];
-  const errored = crashed(runnable, spec, replacedGlobalsMessage(replaced));
+  const tampered = together(earlier, putBack(true));
+  if (tampered === undefined) return record;
+  const errored = crashed(runnable, spec, tamperedMessage(tampered));
   // A replaced clock may have made the attempt's own figure meaningless.
   errored.elapsedMs =
     record.elapsedMs > 0 && Number.isFinite(record.elapsedMs) ? record.elapsedMs : 0;

@@ -15,6 +15,7 @@ import type { AttemptContext, CaseSpec, Runnable } from "../eval/runnable.js";
 import { jsonSafeCopy } from "../json-safe.js";
 import { closeAnswerStores } from "../judge/cache.js";
 import { configureJudges } from "../judge/config.js";
+import { keepListener } from "../process-listeners.js";
 import { stoppedBeforeStart } from "../runner/cut-off.js";
 import { inProcessExecutor, isPromise } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
@@ -881,14 +882,15 @@ process.exit = ((code?: number | string | null) => {
   return nodeExit(code as number | undefined);
 }) as typeof process.exit;
 
-process.on("exit", claimAtExit);
-process.on("uncaughtException", (error) => uncaught("uncaught exception", error));
-process.on("unhandledRejection", (reason) => uncaught("unhandled rejection", reason));
+// Kept: an attempt that removes one has it put back and is errored (process-listeners.ts).
+keepListener("exit", claimAtExit);
+keepListener("uncaughtException", (error) => uncaught("uncaught exception", error));
+keepListener("unhandledRejection", (reason) => uncaught("unhandled rejection", reason));
 // Ctrl-C reaches the whole process group: the supervisor decides what a signal means.
-process.on("SIGINT", () => {});
-process.on("SIGTERM", () => {});
-process.on("disconnect", () => process.exit(0));
-process.on("message", (message: ParentMessage) => {
+keepListener("SIGINT", () => {});
+keepListener("SIGTERM", () => {});
+keepListener("disconnect", () => process.exit(0));
+keepListener("message", (message: ParentMessage) => {
   if (typeof message === "string") {
     enqueue(JSON.parse(message) as JobBatch);
     return;

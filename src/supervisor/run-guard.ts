@@ -2,6 +2,7 @@ import { type HeldSignals, STOP_SIGNALS, type StopSignal } from "../cli/early.js
 import { clearTimeout, setTimeout } from "../clock.js";
 import { errorMessage } from "../errors.js";
 import { RunStop } from "../eval/run-origin.js";
+import { keepListener } from "../process-listeners.js";
 
 /** Default time attempts in flight get to finish after the first SIGINT or SIGTERM, ms. */
 export const DEFAULT_GRACE_MS = 10_000;
@@ -97,10 +98,13 @@ export function guardRun(options: RunGuardOptions): RunGuard {
   };
   const onException = onError("uncaught exception");
   const onRejection = onError("unhandled rejection");
-  process.on("SIGINT", onInt);
-  process.on("SIGTERM", onTerm);
-  process.on("uncaughtException", onException);
-  process.on("unhandledRejection", onRejection);
+  // Kept: an attempt run in this process (--no-supervise) that removes one has it put back.
+  const removers = [
+    keepListener("SIGINT", onInt),
+    keepListener("SIGTERM", onTerm),
+    keepListener("uncaughtException", onException),
+    keepListener("unhandledRejection", onRejection),
+  ];
   // The held signals are taken only now: Node drops a signal that came while the process was busy
   // if every listener of it was removed before the event loop turned, so a signal always has one.
   for (const signal of options.held?.take() ?? []) onSignal(signal);
@@ -118,10 +122,7 @@ export function guardRun(options: RunGuardOptions): RunGuard {
     },
     dispose() {
       if (grace) clearTimeout(grace);
-      process.off("SIGINT", onInt);
-      process.off("SIGTERM", onTerm);
-      process.off("uncaughtException", onException);
-      process.off("unhandledRejection", onRejection);
+      for (const remove of removers) remove();
     },
   };
 }

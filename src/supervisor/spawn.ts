@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { builtFile } from "../package-files.js";
+import { keepListener } from "../process-listeners.js";
 import { CLAIMS_FD, EXIT_CLAIMS_AT } from "./protocol.js";
 
 const childUrl = builtFile("supervisor/child.js");
@@ -111,17 +112,18 @@ function endGroupWith(child: ChildProcess): void {
     groupsEndOnExit = true;
     // A CLI that exits before its eval process's exit was heard still ends their groups (the
     // kernel ends the eval process itself: parentDeathLauncher).
-    process.once("exit", () => {
+    keepListener("exit", () => {
       for (const group of groups) killGroup(group);
     });
     // A terminal that hangs up signals the CLI's group alone: the groups end with the CLI, which
     // then ends as the signal would have ended it (no listener left, its default action).
+    let removeHangUp = () => {};
     const onHangUp = () => {
       for (const group of groups) killGroup(group);
-      process.off("SIGHUP", onHangUp);
+      removeHangUp();
       process.kill(process.pid, "SIGHUP");
     };
-    if (process.platform !== "win32") process.on("SIGHUP", onHangUp);
+    if (process.platform !== "win32") removeHangUp = keepListener("SIGHUP", onHangUp);
   }
 }
 

@@ -1,6 +1,7 @@
 import { NiceevalError } from "../../errors.js";
 import { closeAnswerStores } from "../../judge/cache.js";
 import { configureJudges } from "../../judge/config.js";
+import { keepListener } from "../../process-listeners.js";
 import { probeRedis, redactRedisUrl } from "../../queue/connection.js";
 import { DEFAULT_QUEUE_NAME } from "../../queue/job.js";
 import { startQueueWorker } from "../../queue/worker.js";
@@ -68,8 +69,8 @@ export async function workerCommand(args: WorkerArgs, io: CliIO): Promise<number
       );
       void worker.close(force).then(() => resolve(0));
     };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
+    keepListener("SIGINT", stop);
+    keepListener("SIGTERM", stop);
   });
   log(`stopped after ${worker.completed} attempt(s)`);
   await closeAnswerStores();

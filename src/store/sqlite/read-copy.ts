@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import type Database from "better-sqlite3";
 import { errorMessage, NiceevalError } from "../../errors.js";
+import { keepListener } from "../../process-listeners.js";
 import type { StoreAdvice } from "../advice.js";
 import { OlderSchemaError, openDatabase } from "./open.js";
 
@@ -52,13 +53,14 @@ function openCopy(
 ): ReadableDatabase {
   removeOrphanCopies();
   let folder: string | undefined;
+  let unkeep = () => {};
   const remove = () => {
-    process.off("exit", remove);
+    unkeep();
     if (folder) rmSync(folder, { recursive: true, force: true });
   };
   try {
     folder = mkdtempSync(join(tmpdir(), `${COPY_PREFIX}${process.pid}-`));
-    process.on("exit", remove);
+    unkeep = keepListener("exit", remove);
     const file = join(folder, basename(path));
     copyFileSync(path, file);
     // Commits still in the journal: SQLite takes them in when it opens the copy.
