@@ -10,6 +10,8 @@ interface Kept {
   listener: Listener;
   /** Node's own, found as niceeval loaded: without them a signal listener added later hears nothing. */
   node: boolean;
+  /** Put back but not named: the hook that tells this module of removals, no listener of the run's. */
+  unsaid?: true;
 }
 
 /** A kept listener that was gone after an attempt, and put back ({@link restoreListeners}). */
@@ -23,6 +25,7 @@ export interface RemovedListener {
 const on = EventEmitter.prototype.on;
 const off = EventEmitter.prototype.off;
 const listenersOf = EventEmitter.prototype.listeners;
+const listenerCount = EventEmitter.prototype.listenerCount;
 const apply = Reflect.apply;
 
 /**
@@ -39,15 +42,24 @@ const NODE_HOOKS = ["newListener", "removeListener"] as const;
  * that removed one (`process.removeAllListeners()`, `process.off(event, …)`) would leave the eval
  * process deaf to its supervisor, or an uncaught error free to end the run.
  */
-const state = processWide("process-listeners", () => ({
-  kept: NODE_HOOKS.flatMap((event) =>
+const state = processWide("process-listeners", () => {
+  const kept = NODE_HOOKS.flatMap((event) =>
     (apply(listenersOf, process, [event]) as Listener[]).map((listener) => ({
       event,
       listener,
       node: true,
     })),
-  ) as Kept[],
-}));
+  ) as Kept[];
+  const shared = { kept, changed: true };
+  // Told of every listener removed from `process` (`removeAllListeners` too, but for those of
+  // this event itself), so the check after an attempt that removed none costs one comparison.
+  const removed: Listener = () => {
+    shared.changed = true;
+  };
+  kept.push({ event: "removeListener", listener: removed, node: false, unsaid: true });
+  apply(on, process, ["removeListener", removed]);
+  return shared;
+});
 
 /**
  * Adds `listener` to `process` for `event` and keeps it there: one that code under test removes
@@ -72,15 +84,18 @@ export function keepListener(event: string | symbol, listener: Listener): () => 
  * added); undefined when none was removed, the common case.
  */
 export function restoreListeners(): RemovedListener[] | undefined {
-  let removed: RemovedListener[] | undefined;
   const kept = state.kept;
+  if (!state.changed && !hooksRemoved(kept)) return undefined;
+  state.changed = false;
+  let removed: RemovedListener[] | undefined;
   for (let i = 0; i < kept.length; i++) {
-    const { event, listener, node } = kept[i]!;
+    const { event, listener, node, unsaid } = kept[i]!;
     const now = apply(listenersOf, process, [event]) as Listener[];
     let found = false;
     for (let j = 0; j < now.length && !found; j++) found = now[j] === listener;
     if (found) continue;
     apply(on, process, [event, listener]);
+    if (unsaid) continue;
     removed ??= [];
     const name = String(event);
     if (!removed.some((r) => r.event === name && r.node === node)) {
@@ -88,6 +103,16 @@ export function restoreListeners(): RemovedListener[] | undefined {
     }
   }
   return removed;
+}
+
+/**
+ * True when `process` holds fewer `removeListener` listeners than niceeval keeps: removing those
+ * (`removeAllListeners("removeListener")`) is the one removal no listener is told of.
+ */
+function hooksRemoved(kept: readonly Kept[]): boolean {
+  let hooks = 0;
+  for (let i = 0; i < kept.length; i++) if (kept[i]!.event === "removeListener") hooks++;
+  return (apply(listenerCount, process, ["removeListener"]) as number) < hooks;
 }
 
 /** Why an attempt is errored when it removed process listeners niceeval keeps. */
