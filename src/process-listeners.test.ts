@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { keepListener, restoreListeners } from "./process-listeners.js";
 
+// Node's types give `listeners` a signal's name only; `process` is an EventEmitter all the same.
+const emitter: NodeJS.EventEmitter = process;
+
 describe("restoreListeners", () => {
   it("puts back a kept listener however it was removed, and names it", () => {
     const listener = () => {};
     const release = keepListener("niceeval-test", listener);
-    const others = process.listeners("removeListener");
+    const others = emitter.listeners("removeListener");
     try {
       restoreListeners();
       expect(restoreListeners()).toBeUndefined();
@@ -25,8 +28,8 @@ describe("restoreListeners", () => {
       expect(restoreListeners()).toBeUndefined();
     } finally {
       for (const other of others)
-        if (!process.listeners("removeListener").includes(other))
-          process.on("removeListener", other);
+        if (!emitter.listeners("removeListener").includes(other))
+          emitter.on("removeListener", other as () => void);
       release();
     }
   });
