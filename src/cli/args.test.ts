@@ -43,11 +43,50 @@ describe("--rate-limit on worker", () => {
 describe("--queue-name on run", () => {
   it("needs --queue, else it would be ignored", () => {
     expect(() => parseCliArgs(["run", "--queue-name", "fleet"])).toThrow(
-      "--queue-name names the queue of --queue <redis-url>; pass --queue too",
+      "--queue-name names the queue of --queue <redis-url> or NICEEVAL_QUEUE; pass --queue too",
     );
     expect(
       parseCliArgs(["run", "--queue", "redis://127.0.0.1:6379", "--queue-name", "fleet"]),
     ).toMatchObject({ queue: "redis://127.0.0.1:6379", queueName: "fleet" });
+  });
+});
+
+describe("NICEEVAL_QUEUE", () => {
+  const env = { NICEEVAL_QUEUE: "redis://:pw@10.0.0.1:6379" };
+  it("is --queue for run and worker when the flag is not given; the flag wins", () => {
+    expect(parseCliArgs(["run"], env)).toMatchObject({
+      queue: env.NICEEVAL_QUEUE,
+      queueFrom: "NICEEVAL_QUEUE",
+      // The default of a queued run: jobs kept enqueued.
+      concurrency: 256,
+    });
+    expect(parseCliArgs(["run", "--queue-name", "fleet"], env)).toMatchObject({
+      queueName: "fleet",
+    });
+    expect(parseCliArgs(["worker"], env)).toMatchObject({ queue: env.NICEEVAL_QUEUE });
+    const flag = "redis://127.0.0.1:6380";
+    expect(parseCliArgs(["run", "--queue", flag], env)).toMatchObject({
+      queue: flag,
+      queueFrom: "--queue",
+    });
+    expect(parseCliArgs(["worker", "--queue", flag], env)).toMatchObject({ queue: flag });
+    // Empty is unset, as for NICEEVAL_STORE.
+    expect(parseCliArgs(["run"], { NICEEVAL_QUEUE: "" })).not.toHaveProperty("queue");
+  });
+  it("--no-queue runs here; it excludes --queue and --queue-name", () => {
+    const local = parseCliArgs(["run", "--no-queue"], env);
+    expect(local).not.toHaveProperty("queue");
+    expect(local).toMatchObject({ concurrency: 8 });
+    expect(() => parseCliArgs(["run", "--no-queue", "--queue", "redis://h:1"])).toThrow(
+      "--queue and --no-queue exclude each other",
+    );
+    expect(() => parseCliArgs(["run", "--no-queue", "--queue-name", "x"], env)).toThrow(
+      "--queue-name names the queue of --queue <redis-url> or NICEEVAL_QUEUE; drop it with --no-queue",
+    );
+  });
+  it("--help names it", () => {
+    expect(HELP).toContain("NICEEVAL_QUEUE");
+    expect(HELP).toContain("--no-queue");
   });
 });
 

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { NiceevalError } from "../errors.js";
 import { MAX_TRIALS } from "../eval/timeout.js";
+import type { QueueSource } from "../queue/connection.js";
 import { redactUrl } from "../redact-url.js";
 import { parseShard, type Shard } from "../shard/shard.js";
 import { closest } from "../suggest.js";
@@ -50,8 +51,13 @@ export interface RunArgs extends StoreArgs, CompareDecision {
   graceMs: number;
   /** `--otel`: export the run over OTLP/HTTP (also on when OTEL_EXPORTER_OTLP_ENDPOINT is set). */
   otel?: boolean;
-  /** `--queue redis://…`: enqueue the attempts for `niceeval worker`s instead of running them here. */
+  /**
+   * `--queue redis://…`, else $NICEEVAL_QUEUE (unless `--no-queue`): enqueue the attempts for
+   * `niceeval worker`s instead of running them here.
+   */
   queue?: string;
+  /** Where {@link queue} came from, for the messages about it. */
+  queueFrom?: QueueSource;
   /** `--queue-name`: the BullMQ queue (default "niceeval"). */
   queueName?: string;
   /** `--shard i/n`: run only the cases of shard i of n. */
@@ -72,12 +78,17 @@ export interface RunArgs extends StoreArgs, CompareDecision {
 /** `run` options that always have a value, given or not: --concurrency, --hang-timeout, --grace. */
 export type DefaultedRunOption = "concurrency" | "hangTimeoutMs" | "graceMs";
 
+/** The environment the arguments are read with (NICEEVAL_QUEUE). */
+export type ArgsEnv = Readonly<Record<string, string | undefined>>;
+
 /** Parsed `niceeval worker`. */
 export interface WorkerArgs {
   command: "worker";
   paths: string[];
   exclude: string[];
+  /** `--queue`, else $NICEEVAL_QUEUE. */
   queue: string;
+  queueFrom: QueueSource;
   queueName?: string;
   concurrency: number;
   cache: boolean;
@@ -163,7 +174,7 @@ export const HELP = `niceeval — evaluations for LLM applications and agents
 
 Usage
   niceeval run [paths...] [options]       run eval files (*.eval.ts, *.eval.js) and store the run
-  niceeval worker --queue redis://host:6379 [paths...] [--concurrency N]
+  niceeval worker [--queue redis://host:6379] [paths...] [--concurrency N]
                                           run the attempts \`run --queue\` enqueues (any number of workers)
   niceeval runs [--limit N] [--eval <id>] [--json]
                                           list stored runs, newest first
@@ -228,11 +239,15 @@ Run options
                          OTEL_EXPORTER_OTLP_ENDPOINT is set; OTEL_EXPORTER_OTLP_HEADERS and
                          OTEL_SERVICE_NAME are honoured
   --queue <redis-url>    enqueue one BullMQ job per attempt for \`niceeval worker\`s and wait for
-                         them; --concurrency is then the jobs enqueued at once (default 256)
+                         them; --concurrency is then the jobs enqueued at once (default 256).
+                         Default: $NICEEVAL_QUEUE (keeps a password off the command line;
+                         the run then says so on stderr)
+  --no-queue             run the attempts here even though NICEEVAL_QUEUE is set
   --queue-name <name>    the BullMQ queue (default niceeval; the run and its workers must agree)
 
 Worker options
-  --queue <redis-url>    the Redis to take jobs from (redis://[user:password@]host:6379[/db])
+  --queue <redis-url>    the Redis to take jobs from (redis://[user:password@]host:6379[/db]);
+                         default: $NICEEVAL_QUEUE, which keeps a password off the command line
   --concurrency <n>      attempts this worker runs at once (default 8)
   --rate-limit <n>/<t>   at most n attempts start per t (ms, or 10s, 1m) across every worker
   --lock-duration <ms>   a worker silent this long loses its job to another (default 30000)
@@ -282,7 +297,11 @@ export function storedRunArgs(command: readonly string[]): RunArgs | undefined {
 }
 
 /** Parse argv (without node and script). Throws a USAGE NiceevalError on bad input. */
-export function parseCliArgs(argv: readonly string[]): CliArgs {
+/**
+ * Read a command line; `env` gives the variables that stand for a flag not given (NICEEVAL_QUEUE;
+ * the store's NICEEVAL_STORE is read where the store is opened).
+ */
+export function parseCliArgs(argv: readonly string[], env: ArgsEnv = {}): CliArgs {
   const [first] = argv;
   // `niceeval help` as git and npm read it.
   if (first === undefined || first === "-h" || first === "--help" || first === "help") {
@@ -293,9 +312,9 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   if (rest.includes("--help") || rest.includes("-h")) return { command: "help" };
   switch (first) {
     case "run":
-      return parseRun(rest);
+      return parseRun(rest, env);
     case "worker":
-      return parseWorker(rest);
+      return parseWorker(rest, env);
     case "runs":
       return parseRuns(rest);
     case "show":
@@ -388,6 +407,7 @@ const runOptions = {
   grace: { type: "string" },
   otel: { type: "boolean" },
   queue: { type: "string" },
+  "no-queue": { type: "boolean" },
   "queue-name": { type: "string" },
   shard: { type: "string" },
   resume: { type: "boolean" },
@@ -396,9 +416,10 @@ const runOptions = {
   strict: { type: "boolean" },
 } as const;
 
-function parseRun(argv: readonly string[]): RunArgs {
+function parseRun(argv: readonly string[], env: ArgsEnv): RunArgs {
   const { values, positionals } = strictParse("run", argv, runOptions);
   const v = values;
+  const queue = runQueue(v, env);
   const args: RunArgs = {
     command: "run",
     paths: positionals,
@@ -406,7 +427,7 @@ function parseRun(argv: readonly string[]): RunArgs {
     concurrency: wholeNumber(
       "--concurrency",
       v.concurrency as string | undefined,
-      typeof v.queue === "string" ? 256 : 8,
+      queue !== undefined ? 256 : 8,
       1024,
     ),
     cache: !v["no-cache"],
@@ -449,11 +470,13 @@ function parseRun(argv: readonly string[]): RunArgs {
     // Nothing to compare with: the flag would never fail the run.
     throw usage("--fail-on-regression compares with a baseline; pass --baseline <run> too");
   if (v.otel === true) args.otel = true;
-  if (typeof v.queue === "string") args.queue = queueUrl(v.queue);
+  if (queue !== undefined) Object.assign(args, queue);
   if (typeof v["queue-name"] === "string") {
-    // Without --queue the run is not on a queue: the name would be ignored without a word.
+    // Without a queue the run is not on one: the name would be ignored without a word.
     if (args.queue === undefined)
-      throw usage("--queue-name names the queue of --queue <redis-url>; pass --queue too");
+      throw usage(
+        `--queue-name names the queue of --queue <redis-url> or NICEEVAL_QUEUE; ${v["no-queue"] === true ? "drop it with --no-queue" : "pass --queue too"}`,
+      );
     args.queueName = queueName(v["queue-name"]);
   }
   if (v.timeout !== undefined) args.timeoutMs = ms("--timeout", v.timeout, 0, 1);
@@ -500,7 +523,31 @@ function continuation(args: RunArgs, v: Values, positionals: string[]): void {
   if (v.force === true) args.force = true;
 }
 
-function parseWorker(argv: readonly string[]): WorkerArgs {
+/**
+ * The run's queue: `--queue`, else $NICEEVAL_QUEUE unless `--no-queue` (empty is unset, as for
+ * NICEEVAL_STORE); checked alike, the messages naming where it came from.
+ */
+function runQueue(v: Values, env: ArgsEnv): { queue: string; queueFrom: QueueSource } | undefined {
+  if (v["no-queue"] === true) {
+    if (v.queue !== undefined) throw usage("--queue and --no-queue exclude each other");
+    return undefined;
+  }
+  return givenQueue(v, env);
+}
+
+/** `--queue`, else $NICEEVAL_QUEUE, as a Redis URL. */
+function givenQueue(
+  v: Values,
+  env: ArgsEnv,
+): { queue: string; queueFrom: QueueSource } | undefined {
+  if (typeof v.queue === "string")
+    return { queue: queueUrl(v.queue, "--queue"), queueFrom: "--queue" };
+  const fromEnv = env.NICEEVAL_QUEUE;
+  if (!fromEnv) return undefined;
+  return { queue: queueUrl(fromEnv, "NICEEVAL_QUEUE"), queueFrom: "NICEEVAL_QUEUE" };
+}
+
+function parseWorker(argv: readonly string[], env: ArgsEnv): WorkerArgs {
   const { values: v, positionals } = strictParse("worker", argv, {
     ...storeOptions,
     queue: { type: "string" },
@@ -512,12 +559,16 @@ function parseWorker(argv: readonly string[]): WorkerArgs {
     "lock-duration": { type: "string" },
     "stalled-interval": { type: "string" },
   });
-  if (typeof v.queue !== "string") throw usage("niceeval worker needs --queue redis://host:6379");
+  const queue = givenQueue(v, env);
+  if (queue === undefined)
+    throw usage(
+      "niceeval worker needs --queue redis://host:6379, or NICEEVAL_QUEUE set to that URL (which keeps a password off the command line)",
+    );
   const args: WorkerArgs = {
     command: "worker",
     paths: positionals,
     exclude: (v.exclude as string[] | undefined) ?? [],
-    queue: queueUrl(v.queue),
+    ...queue,
     concurrency: wholeNumber("--concurrency", v.concurrency as string | undefined, 8, 1024),
     cache: !v["no-cache"],
   };
@@ -532,12 +583,12 @@ function parseWorker(argv: readonly string[]): WorkerArgs {
   return args;
 }
 
-function queueUrl(text: string): string {
+function queueUrl(text: string, from: QueueSource): string {
   if (!/^rediss?:\/\//i.test(text)) {
     // Masked even without a scheme ("user:password@host").
     const shown = redactUrl(text).replace(/:[^/]*@/, ":***@");
     throw usage(
-      `--queue must be a Redis URL (redis://host:6379, rediss:// for TLS), got "${shown}"`,
+      `${from} must be a Redis URL (redis://host:6379, rediss:// for TLS), got "${shown}"`,
     );
   }
   return text;

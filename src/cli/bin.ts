@@ -12,7 +12,9 @@ const exitGuard = guardSilentExit();
 const heldSignals = holdSignals(argv);
 // A run starts its eval process before this one loads the CLI, so that Node's start-up there
 // overlaps the loading here; the run adopts it, and a command that does not is ended with it.
-const spawn = mayStartEvalProcess(argv) ? await import("../supervisor/spawn.js") : undefined;
+const spawn = mayStartEvalProcess(argv, process.env)
+  ? await import("../supervisor/spawn.js")
+  : undefined;
 spawn?.startEvalProcessEarly(process.cwd(), evalProcessStdout(argv));
 // Likewise the `git status` of a stored run's manifest, while this process is still small to fork.
 if (mayStoreRun(argv)) (await import("./git-state.js")).readGitStateEarly(process.cwd());

@@ -19,3 +19,12 @@ describe("starting the eval process before the CLI loads", () => {
       expect(mayStartEvalProcess(argv), argv.join(" ")).toBe(false);
   });
 });
+
+describe("NICEEVAL_QUEUE and the early eval process", () => {
+  it("a run that NICEEVAL_QUEUE sends to the queue starts none, unless --no-queue keeps it here", () => {
+    const env = { NICEEVAL_QUEUE: "redis://127.0.0.1:6379" };
+    expect(mayStartEvalProcess(["run"], env)).toBe(false);
+    expect(mayStartEvalProcess(["run", "--no-queue"], env)).toBe(true);
+    expect(mayStartEvalProcess(["run"], { NICEEVAL_QUEUE: "" })).toBe(true);
+  });
+});

@@ -3,12 +3,16 @@ import { keepListener } from "../process-listeners.js";
 
 /**
  * Whether these arguments may start a supervised run, read before the CLI's parser is loaded:
- * `run` without the flags that run elsewhere (`--no-supervise`, `--queue`), continue a stored run
- * (its own options decide) or only print help. A wrong guess costs an eval process that is ended
- * unused (bin.ts), never a different run.
+ * `run` without the flags that run elsewhere (`--no-supervise`, `--queue`, or a NICEEVAL_QUEUE
+ * without `--no-queue`), continue a stored run (its own options decide) or only print help. A
+ * wrong guess costs an eval process that is ended unused (bin.ts), never a different run.
  */
-export function mayStartEvalProcess(argv: readonly string[]): boolean {
+export function mayStartEvalProcess(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+): boolean {
   if (argv[0] !== "run") return false;
+  if (env.NICEEVAL_QUEUE && !argv.includes("--no-queue")) return false;
   return !argv.some(
     (arg) =>
       arg === "--no-supervise" ||

@@ -3,7 +3,17 @@ import { errorMessage, NiceevalError } from "../errors.js";
 import { redactUrl } from "../redact-url.js";
 import { RedisProtocolError, type RedisTarget, RespConnection } from "./resp.js";
 
-const FIX = "start Redis there, or pass --queue redis://host:port";
+/** Where a queue's URL was given, named by the messages about it: the flag or the variable. */
+export type QueueSource = "--queue" | "NICEEVAL_QUEUE";
+
+/** The URL as it was given, its password masked: `--queue redis://…` or `NICEEVAL_QUEUE=redis://…`. */
+export function givenAs(source: QueueSource, url: string): string {
+  return `${source}${source === "--queue" ? " " : "="}${redactUrl(url)}`;
+}
+
+/** How to name another Redis, in the words of where the URL came from. */
+const fix = (source: QueueSource) =>
+  `start Redis there, or ${source === "--queue" ? "pass --queue" : "set NICEEVAL_QUEUE to"} redis://host:port`;
 
 /** Whether a `--queue` value is a Redis URL. */
 export function isRedisUrl(url: string): boolean {
@@ -14,7 +24,7 @@ export function isRedisUrl(url: string): boolean {
 export const redactRedisUrl = redactUrl;
 
 /** Read a `redis://[user:password@]host[:port][/db]` URL; throws QUEUE_BAD_URL. */
-export function parseRedisUrl(url: string): RedisTarget {
+export function parseRedisUrl(url: string, source: QueueSource = "--queue"): RedisTarget {
   let parsed: URL | undefined;
   try {
     parsed = new URL(url);
@@ -22,7 +32,7 @@ export function parseRedisUrl(url: string): RedisTarget {
   if (!parsed || !/^rediss?:$/i.test(parsed.protocol)) {
     throw new NiceevalError(
       "QUEUE_BAD_URL",
-      `--queue ${redactUrl(url)} is not a Redis URL; write it as redis://[user:password@]host:6379[/db] (rediss:// for TLS)`,
+      `${givenAs(source, url)} is not a Redis URL; write it as redis://[user:password@]host:6379[/db] (rediss:// for TLS)`,
     );
   }
   const port = parsed.port === "" ? 6379 : Number(parsed.port);
@@ -30,7 +40,7 @@ export function parseRedisUrl(url: string): RedisTarget {
   if (!(port > 0 && port < 65_536) || !Number.isInteger(db) || db < 0) {
     throw new NiceevalError(
       "QUEUE_BAD_URL",
-      `--queue ${redactUrl(url)} has no valid port or database number; write it as redis://host:6379/0`,
+      `${givenAs(source, url)} has no valid port or database number; write it as redis://host:6379/0`,
     );
   }
   return {
@@ -57,12 +67,12 @@ class ReadOnlyReplica extends Error {}
  * Throws ReadOnlyReplica when the server is a replica (ROLE). A server that does not let this
  * user ask (ACLs, a proxy without ROLE) is taken as it is: the queue's own errors say the rest.
  */
-async function refuseReplica(connection: RespConnection): Promise<void> {
+async function refuseReplica(connection: RespConnection, source: QueueSource): Promise<void> {
   const role = await connection.send<unknown[]>("ROLE").catch(() => undefined);
   if (!Array.isArray(role) || (role[0] !== "slave" && role[0] !== "replica")) return;
   const primary = typeof role[1] === "string" ? ` of ${role[1]}:${String(role[2])}` : "";
   throw new ReadOnlyReplica(
-    `it is a read-only replica${primary}; point --queue at the primary (jobs are written to it)`,
+    `it is a read-only replica${primary}; point ${source} at the primary (jobs are written to it)`,
   );
 }
 
@@ -70,8 +80,13 @@ async function refuseReplica(connection: RespConnection): Promise<void> {
  * Check that the Redis a URL names answers (connect, authenticate, PING) before anything is
  * enqueued or run; throws QUEUE_UNREACHABLE naming the URL with its password masked.
  */
-export async function probeRedis(url: string, timeoutMs = 5000): Promise<RedisTarget> {
-  const target = parseRedisUrl(url);
+export async function probeRedis(
+  url: string,
+  timeoutMs = 5000,
+  source: QueueSource = "--queue",
+): Promise<RedisTarget> {
+  const target = parseRedisUrl(url, source);
+  const FIX = fix(source);
   const connection = new RespConnection(target, timeoutMs);
   let timer: NodeJS.Timeout | undefined;
   // The whole probe is timed, not only the connection (whose own limit, and its words, come
@@ -85,7 +100,7 @@ export async function probeRedis(url: string, timeoutMs = 5000): Promise<RedisTa
       (async () => {
         await connection.connect();
         await connection.send("PING");
-        await refuseReplica(connection);
+        await refuseReplica(connection, source);
       })(),
       silent,
     ]);
@@ -95,7 +110,7 @@ export async function probeRedis(url: string, timeoutMs = 5000): Promise<RedisTa
     // A Redis that answered but refused the credentials is there: starting one is no advice.
     const why =
       error instanceof RedisProtocolError || error instanceof SilentServer
-        ? `${error.message}; check the host and port in --queue`
+        ? `${error.message}; check the host and port in ${source}`
         : error instanceof ReadOnlyReplica
           ? error.message
           : code === "ECONNREFUSED"

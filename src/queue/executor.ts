@@ -5,7 +5,7 @@ import { clearInterval, realNow, setInterval } from "../clock.js";
 import type { AttemptRecord } from "../eval/record.js";
 import { type AttemptJob, type Executor, replayJudgments } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
-import { probeRedis, RedisClients, redactRedisUrl } from "./connection.js";
+import { probeRedis, type QueueSource, RedisClients, redactRedisUrl } from "./connection.js";
 import {
   ATTEMPT_JOB,
   type AttemptJobData,
@@ -18,6 +18,8 @@ import {
 export interface QueueExecutorOptions {
   /** `redis://[user:password@]host:port[/db]`. */
   url: string;
+  /** Where the URL was given, named by messages about it (default --queue). */
+  source?: QueueSource;
   queueName?: string;
   /** The run's eval files (their hashes travel with each job). */
   files: readonly string[];
@@ -169,7 +171,7 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
 
 /** Redis checked (QUEUE_UNREACHABLE), the queue and its events ready, a missing fleet said. */
 async function connectQueue(options: QueueExecutorOptions) {
-  const target = await probeRedis(options.url);
+  const target = await probeRedis(options.url, undefined, options.source);
   const name = options.queueName ?? DEFAULT_QUEUE_NAME;
   const clients = new RedisClients(target);
   const queue = new Queue<AttemptJobData, AttemptRecord>(name, { connection: clients.client() });
@@ -181,7 +183,7 @@ async function connectQueue(options: QueueExecutorOptions) {
   if (workers === 0 && options.stderr) {
     const shown = redactRedisUrl(options.url);
     options.stderr(
-      `niceeval: no worker listens on queue ${name} at ${shown} yet; the attempts wait for one: niceeval worker --queue ${shown} [paths]\n`,
+      `niceeval: no worker listens on queue ${name} at ${shown} yet; the attempts wait for one: ${workerCommand(shown, options.source)}\n`,
     );
   }
   return { name, clients, queue, events, workers };
@@ -253,9 +255,21 @@ function watchFleet(atStart: number, say: (waiting: number) => void): SweepFindi
   };
 }
 
-function noWorkerLeftMessage(waiting: number, queueName: string, url: string): string {
+/** The command that starts a worker on this queue, in the words the run's URL was given in. */
+function workerCommand(shown: string, source: QueueSource | undefined): string {
+  return source === "NICEEVAL_QUEUE"
+    ? `NICEEVAL_QUEUE=${shown} niceeval worker [paths]`
+    : `niceeval worker --queue ${shown} [paths]`;
+}
+
+function noWorkerLeftMessage(
+  waiting: number,
+  queueName: string,
+  url: string,
+  source: QueueSource | undefined,
+): string {
   const shown = redactRedisUrl(url);
-  return `niceeval: no worker listens on queue ${queueName} at ${shown} any more; ${waiting === 1 ? "1 attempt waits" : `${waiting} attempts wait`} for one: start one (niceeval worker --queue ${shown} [paths]), or stop the run (Ctrl-C)\n`;
+  return `niceeval: no worker listens on queue ${queueName} at ${shown} any more; ${waiting === 1 ? "1 attempt waits" : `${waiting} attempts wait`} for one: start one (${workerCommand(shown, source)}), or stop the run (Ctrl-C)\n`;
 }
 
 function unreachableMessage(url: string, sinceMs: number): string {
@@ -270,7 +284,7 @@ function stopReason(signal: AbortSignal): string {
 
 /** What the run does with what a sweep finds: it settles, enqueues again, and says. */
 function sweepFindings(
-  options: Pick<QueueExecutorOptions, "stderr" | "url">,
+  options: Pick<QueueExecutorOptions, "stderr" | "url" | "source">,
   name: string,
   workersAtStart: number,
   run: {
@@ -290,7 +304,7 @@ function sweepFindings(
     },
     unreachable: (since) => options.stderr?.(unreachableMessage(options.url, since)),
     fleet: watchFleet(workersAtStart, (count) =>
-      options.stderr?.(noWorkerLeftMessage(count, name, options.url)),
+      options.stderr?.(noWorkerLeftMessage(count, name, options.url, options.source)),
     ),
   };
 }

@@ -11,7 +11,7 @@ import type { RunEntry } from "../runner/entry.js";
 import { inProcessExecutor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import { lastResortMs, Watchdog } from "../runner/watchdog.js";
-import { probeRedis, RedisClients } from "./connection.js";
+import { probeRedis, type QueueSource, RedisClients } from "./connection.js";
 import { type AttemptJobData, attemptJobSchema, caseContent, DEFAULT_QUEUE_NAME } from "./job.js";
 
 /** A fleet-wide rate limit: at most `max` attempts start per `durationMs`, across all workers. */
@@ -23,6 +23,8 @@ export interface QueueRateLimit {
 /** Options of {@link startQueueWorker}. */
 export interface QueueWorkerOptions {
   url: string;
+  /** Where the URL was given, named by messages about it (default --queue). */
+  source?: QueueSource;
   queueName?: string;
   /** The evals this worker loaded, and the files they came from. */
   entries: readonly RunEntry[];
@@ -71,7 +73,7 @@ const UNLIMITED: QueueRateLimit = { max: 1_000_000_000, durationMs: 1000 };
  * process.once("SIGTERM", () => worker.close());
  */
 export async function startQueueWorker(options: QueueWorkerOptions): Promise<QueueWorker> {
-  const target = await probeRedis(options.url);
+  const target = await probeRedis(options.url, undefined, options.source);
   const name = options.queueName ?? DEFAULT_QUEUE_NAME;
   const log = options.log ?? (() => {});
   const clients = new RedisClients(target);

@@ -9,6 +9,7 @@ import { closeAnswerStores } from "../../judge/cache.js";
 import { configureJudges } from "../../judge/config.js";
 import { defaultJudgeModels } from "../../judge/registry.js";
 import { checkOtelEndpoints, otelEnabled, otelSink } from "../../otel/index.js";
+import { redactUrl } from "../../redact-url.js";
 import { consoleReporter } from "../../report/console-reporter.js";
 import type { Reporter } from "../../report/reporter.js";
 import {
@@ -490,17 +491,7 @@ async function openExecution(
   // Read while the store opens and the files load: the stored manifest and queued jobs need it.
   const git = args.noStore && args.queue === undefined ? undefined : takeGitState(io.cwd);
   const queued =
-    args.queue !== undefined
-      ? await (await import("../../queue/executor.js")).openQueueExecutor({
-          url: args.queue,
-          ...(args.queueName !== undefined ? { queueName: args.queueName } : {}),
-          files,
-          cwd: io.cwd,
-          stderr: io.stderr,
-          continuation: args.resume !== undefined,
-          ...(git ? { commit: git.then((state) => state?.commit) } : {}),
-        })
-      : undefined;
+    args.queue !== undefined ? await openQueue(args, args.queue, files, io, git) : undefined;
   const location = args.noStore ? undefined : storeLocation(args.store, io.env);
   // A SQLite store that is not there yet is created by opening it: --baseline then has nothing
   // to compare with, and says why.
@@ -518,6 +509,37 @@ async function openExecution(
       stderr: io.stderr,
     });
   return { queued, store, executor, git, created };
+}
+
+/**
+ * The queue executor of `--queue` or NICEEVAL_QUEUE. A run the variable sends to the queue says so
+ * first: set for workers, it may not be meant for this run, which `--no-queue` keeps here.
+ */
+async function openQueue(
+  args: RunArgs,
+  url: string,
+  files: readonly string[],
+  io: CliIO,
+  git: ReturnType<typeof takeGitState> | undefined,
+) {
+  const [{ openQueueExecutor }, { DEFAULT_QUEUE_NAME }] = await Promise.all([
+    import("../../queue/executor.js"),
+    import("../../queue/job.js"),
+  ]);
+  if (args.queueFrom === "NICEEVAL_QUEUE")
+    io.stderr(
+      `niceeval: attempts go to queue ${args.queueName ?? DEFAULT_QUEUE_NAME} on ${redactUrl(url)} (from NICEEVAL_QUEUE); --no-queue runs them here\n`,
+    );
+  return openQueueExecutor({
+    url,
+    ...(args.queueFrom !== undefined ? { source: args.queueFrom } : {}),
+    ...(args.queueName !== undefined ? { queueName: args.queueName } : {}),
+    files,
+    cwd: io.cwd,
+    stderr: io.stderr,
+    continuation: args.resume !== undefined,
+    ...(git ? { commit: git.then((state) => state?.commit) } : {}),
+  });
 }
 
 /** The engine's last-resort limit on a supervised attempt: the longest timer, as for a queue. */

@@ -23,7 +23,7 @@ export async function workerCommand(args: WorkerArgs, io: CliIO): Promise<number
     );
   }
   // An unreachable Redis is said before the eval files are loaded.
-  await probeRedis(args.queue);
+  await probeRedis(args.queue, undefined, args.queueFrom);
   const files = await discoverEvalFiles(args.paths, { cwd: io.cwd, exclude: args.exclude });
   if (files.length === 0) {
     throw new NiceevalError(
@@ -42,6 +42,7 @@ export async function workerCommand(args: WorkerArgs, io: CliIO): Promise<number
   const commit = (await readGitState(io.cwd))?.commit;
   const worker = await startQueueWorker({
     url: args.queue,
+    source: args.queueFrom,
     ...(commit ? { commit } : {}),
     ...(args.queueName !== undefined ? { queueName: args.queueName } : {}),
     entries: loaded.entries,
