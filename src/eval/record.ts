@@ -136,6 +136,12 @@ export interface AttemptRecord {
      * run runs it again instead of keeping this error.
      */
     interrupted?: true;
+    /**
+     * With `interrupted`: the stop came before the attempt started, while its executor held it
+     * waiting (a queue job no worker had taken), so none of it ran. Reports count it apart from
+     * the attempts the stop cut off.
+     */
+    notStarted?: true;
   };
   /** Why the attempt was skipped (t.skip). */
   skipReason?: string;

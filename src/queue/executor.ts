@@ -118,7 +118,7 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
     runErrors: [],
     waitLimitMs: 2 ** 31 - 1 - 1000,
     async execute(job) {
-      if (stopped !== undefined) return crashed(job.entry.eval, job.spec, stopped);
+      if (stopped !== undefined) return notStarted(stopped)(job);
       const { entry, spec, trial, context } = job;
       const id = attemptJobId(context.runId, entry.eval.id, spec.id, trial);
       const data = await dataOf(job);
@@ -140,7 +140,7 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
       const unwatch = onAbort(context.signal, () => {
         void withdrawJob(queue, id)
           .then((outcome) => {
-            if (outcome === "removed") settle(id, failed(stopReason(context.signal)));
+            if (outcome === "removed") settle(id, notStarted(stopReason(context.signal)));
             else if (outcome) settleFrom(id, outcome);
           })
           .catch(() => {});
@@ -437,6 +437,15 @@ function asRecord(value: unknown, job: AttemptJob): AttemptRecord {
 /** The record of an attempt whose job failed (or could not be run), with `reason`. */
 const failed = (reason: string) => (job: AttemptJob) =>
   crashed(job.entry.eval, job.spec, describeFailure(reason));
+
+/** The record of an attempt the stop came before a worker took it: none of it ran. */
+const notStarted = (reason: string) => (job: AttemptJob) => {
+  const record = crashed(job.entry.eval, job.spec, reason);
+  return {
+    ...record,
+    error: { ...record.error!, interrupted: true as const, notStarted: true as const },
+  };
+};
 
 /** BullMQ's words for a job whose workers died, in the run's words. */
 function describeFailure(reason: string): string {

@@ -43,6 +43,16 @@ describe("stoppedWords", () => {
     );
   });
 
+  it("tells the attempts the stop came before they started (a queue job no worker took) from those it cut off", () => {
+    const stopped = { notStarted: 0, unread: [], beforeStart: 6 };
+    expect(stoppedWords({ totals: totals(6), stopped })).toBe(
+      "6 attempts stopped before they started (errored, left out of the pass rate)",
+    );
+    expect(stoppedWords({ totals: totals(8), stopped: { ...stopped, notStarted: 3 } })).toBe(
+      "2 attempts cut off by the stop and 6 stopped before they started (errored, left out of the pass rate) · 3 attempts did not start",
+    );
+  });
+
   it("does not count what a summary read back from a store does not know", () => {
     expect(stoppedWords({ totals: totals(8) })).toBe(
       "8 attempts cut off by the stop (errored, left out of the pass rate) · cases that had not started did not run",

@@ -8,15 +8,12 @@ const NAMED = 3;
  * What a stopped run left undone, in words every report shares: the attempts its stop cut off
  * (errored, out of the pass rate) and those that did not start, "8 attempts cut off by the stop
  * (errored, left out of the pass rate) · 13 attempts did not start, nor did the cases of eval
- * "qa" not yet read". A summary read back from a store does not know the attempts that did not
- * start, and says only that they did not run.
+ * "qa" not yet read". Attempts whose records say the stop came before they started (a queue job
+ * no worker took) are counted apart from those it cut off. A summary read back from a store does
+ * not know the attempts that did not start, and says only that they did not run.
  */
 export function stoppedWords(summary: Pick<RunSummary, "totals" | "stopped">): string {
-  const cut = summary.totals.interrupted ?? 0;
-  const parts =
-    cut > 0
-      ? [`${plural(cut, "attempt")} cut off by the stop (errored, left out of the pass rate)`]
-      : [];
+  const parts = erroredByStop(summary);
   const stopped = summary.stopped;
   if (!stopped) parts.push("cases that had not started did not run");
   else {
@@ -28,9 +25,23 @@ export function stoppedWords(summary: Pick<RunSummary, "totals" | "stopped">): s
       );
     else if (unread) parts.push(`the ${unread} did not run`);
     // Nothing read was left: a stop while the eval files loaded ran no case at all.
-    else parts.push(summary.totals.cases > 0 ? "every attempt had started" : "no case ran");
+    else if (!stopped.beforeStart)
+      parts.push(summary.totals.cases > 0 ? "every attempt had started" : "no case ran");
   }
   return parts.join(" · ");
+}
+
+/** "2 attempts cut off by the stop and 6 stopped before they started (errored, …)", or either. */
+function erroredByStop(summary: Pick<RunSummary, "totals" | "stopped">): string[] {
+  const before = summary.stopped?.beforeStart ?? 0;
+  const cut = (summary.totals.interrupted ?? 0) - before;
+  const said = [
+    ...(cut > 0 ? [`${plural(cut, "attempt")} cut off by the stop`] : []),
+    ...(before > 0
+      ? [`${cut > 0 ? before : plural(before, "attempt")} stopped before they started`]
+      : []),
+  ];
+  return said.length > 0 ? [`${said.join(" and ")} (errored, left out of the pass rate)`] : [];
 }
 
 /** `eval "a"`, `evals "a" and "b"`, `evals "a", "b", "c" and 2 more`. */

@@ -88,6 +88,11 @@ export interface StoppedRun {
   notStarted: number;
   /** Evals whose cases the stop left unread, in run order. */
   unread: string[];
+  /**
+   * Attempts recorded as errored because the stop came before they started (`error.notStarted`:
+   * a queue job no worker had taken), counted in `totals.interrupted` too; absent when none.
+   */
+  beforeStart?: number;
 }
 
 /** The gate name of a --filter that selected no case (exit 2): the console says NO CASE RAN. */

@@ -24,6 +24,8 @@ export class RunTally {
   private readonly firstStart: number[];
   private readonly lastEnd: number[];
   private notStarted = 0;
+  /** Records of attempts the stop came before they started (`error.notStarted`). */
+  private beforeStart = 0;
   /** Evals whose cases a stop left unread. */
   private readonly unread = new Set<number>();
 
@@ -59,7 +61,10 @@ export class RunTally {
     this.accumulators[entry]!.add(record);
     this.totals.cases++;
     this.totals[record.verdict]++;
-    if (cutOff(record)) this.totals.interrupted = (this.totals.interrupted ?? 0) + 1;
+    if (cutOff(record)) {
+      this.totals.interrupted = (this.totals.interrupted ?? 0) + 1;
+      if (record.error?.notStarted) this.beforeStart++;
+    }
     addJudgeUsage(this.judge, record.usage.judge);
     addAppUsage(this.app, record.usage.app);
     this.unavailable.add(record, this.trials[entry]!);
@@ -80,6 +85,7 @@ export class RunTally {
     return {
       notStarted: this.notStarted,
       unread: [...this.unread].sort((a, b) => a - b).map((entry) => entries[entry]!.eval.id),
+      ...(this.beforeStart > 0 ? { beforeStart: this.beforeStart } : {}),
     };
   }
 

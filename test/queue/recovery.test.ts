@@ -202,6 +202,39 @@ describe("run --queue, stopped", () => {
   }, 60_000);
 });
 
+describe("run --queue, stopped: the summary", () => {
+  it("says the attempts taken back out of the queue did not start, as their records do", async () => {
+    const child = spawn(
+      process.execPath,
+      [cliPath, "run", "evals", ...queueArgs("words"), "--no-store", "--json", "words.json"],
+      { cwd: project.dir, env: { ...process.env, CI: "true", NO_COLOR: "1" }, stdio: "pipe" },
+    );
+    let output = "";
+    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+    });
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
+    const deadline = Date.now() + 20_000;
+    while (
+      Date.now() < deadline &&
+      (await redisCommand(redis.port, "LLEN", "bull:words:wait")) !== ":6"
+    )
+      await new Promise((r) => setTimeout(r, 20));
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    const report = JSON.parse(readFileSync(join(project.dir, "words.json"), "utf8")) as JsonReport;
+    for (const record of report.records)
+      expect(record.error?.message).toBe("interrupted by SIGINT before a worker took the attempt");
+    const cancelled = output.split("\n").find((line) => line.includes("cancelled:"));
+    expect(cancelled).toContain("6 attempts stopped before they started");
+    expect(cancelled).not.toContain("cut off");
+    expect(cancelled).not.toContain("every attempt had started");
+  }, 60_000);
+});
+
 describe("run --queue, workers on another commit", () => {
   it("a worker in a checkout of another commit refuses the jobs, naming both commits", async () => {
     const run = await makeProject({ "evals/q.eval.js": evalFile });
