@@ -296,10 +296,10 @@ export function storedRunArgs(command: readonly string[]): RunArgs | undefined {
   }
 }
 
-/** Parse argv (without node and script). Throws a USAGE NiceevalError on bad input. */
 /**
- * Read a command line; `env` gives the variables that stand for a flag not given (NICEEVAL_QUEUE;
- * the store's NICEEVAL_STORE is read where the store is opened).
+ * Parse argv (without node and script). Throws a USAGE NiceevalError on bad input. `env` gives the
+ * variables that stand for a flag not given (NICEEVAL_QUEUE; the store's NICEEVAL_STORE is read
+ * where the store is opened).
  */
 export function parseCliArgs(argv: readonly string[], env: ArgsEnv = {}): CliArgs {
   const [first] = argv;

@@ -228,6 +228,8 @@ describe("run --queue, stopped: the summary", () => {
     const report = JSON.parse(readFileSync(join(project.dir, "words.json"), "utf8")) as JsonReport;
     for (const record of report.records)
       expect(record.error?.message).toBe("interrupted by SIGINT before a worker took the attempt");
+    const { summary } = report as unknown as { summary: { stopped: unknown } };
+    expect(summary.stopped).toEqual({ notStarted: 0, unread: [], beforeStart: 6 });
     const cancelled = output.split("\n").find((line) => line.includes("cancelled:"));
     expect(cancelled).toContain("6 attempts stopped before they started");
     expect(cancelled).not.toContain("cut off");
