@@ -22,14 +22,20 @@ describe("RespConnection", () => {
       const big = "x".repeat(48 * 1024 * 1024);
       await connection.send("SET", ["big", big]);
       await connection.send("HSET", ["job", "returnvalue", big, "name", "attempt"]);
-      const started = performance.now();
+      // Each chunk joined to all before it took about 30 s for one such reply on two cores, and
+      // over two minutes for both (this test's time limit); the figure belongs to a benchmark.
       const value = await connection.get("big");
       const fields = await connection.send<string[]>("HGETALL", ["job"]);
-      const elapsed = performance.now() - started;
       expect(value?.length).toBe(big.length);
-      expect(fields.map((f) => f.length)).toEqual([11, big.length, 4, 7]);
-      // Each chunk joined to all before it took about 30 s for one such reply on two cores.
-      expect(elapsed).toBeLessThan(8000);
+      // A hash this large is kept in no particular order: compared field by field.
+      const byField = new Map<string, number>();
+      for (let i = 0; i < fields.length; i += 2) byField.set(fields[i]!, fields[i + 1]!.length);
+      expect(byField).toEqual(
+        new Map([
+          ["returnvalue", big.length],
+          ["name", 7],
+        ]),
+      );
       // Small replies after it still come back in order.
       expect(await connection.send("PING")).toBe("PONG");
     } finally {
