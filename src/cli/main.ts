@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { errorMessage, isClosedOutput, NiceevalError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
 import type { Store } from "../store/types.js";
-import { HELP, parseCliArgs } from "./args.js";
+import { HELP, type MergeArgs, parseCliArgs } from "./args.js";
 import { isNdjsonToStdout } from "./early.js";
 import type { CliIO } from "./io.js";
 import {
@@ -98,22 +98,8 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
         const { importCommand } = await import("./commands/merge.js");
         return await withStore(args.store, io, (store) => importCommand(args, store, io));
       }
-      case "merge": {
-        const merge = await import("./commands/merge.js");
-        const files = await merge.openMergeFiles(args.runs, io.cwd);
-        try {
-          return await withStore(
-            args.store,
-            io,
-            (store) => merge.mergeCommand(args, files, store, io),
-            {
-              mustExist: files.size === 0,
-            },
-          );
-        } finally {
-          await merge.closeMergeFiles(files);
-        }
-      }
+      case "merge":
+        return await merge(args, io);
     }
   } catch (error) {
     // The reader of stdout left (`niceeval show latest | head`): what it asked for ends there,
@@ -129,6 +115,24 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       `niceeval crashed: ${error instanceof Error ? (error.stack ?? error.message) : errorMessage(error)}\n`,
     );
     return 2;
+  }
+}
+
+/** `niceeval merge`: the exports it names are read before the store opens (none made for a refusal). */
+async function merge(args: MergeArgs, io: CliIO): Promise<number> {
+  const command = await import("./commands/merge.js");
+  const files = await command.openMergeFiles(args.runs, io.cwd);
+  try {
+    return await withStore(
+      args.store,
+      io,
+      (store) => command.mergeCommand(args, files, store, io),
+      {
+        mustExist: files.size === 0,
+      },
+    );
+  } finally {
+    await command.closeMergeFiles(files);
   }
 }
 

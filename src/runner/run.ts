@@ -139,6 +139,31 @@ const runOptionKeys = {
 } satisfies KnownKeys<RunOptions>;
 type Released = SourceItem & { record?: AttemptRecord | undefined };
 
+/** What each attempt's record goes through as it leaves the reorder window, in case order. */
+function finalizer(
+  signal: AbortSignal,
+  attempts: AttemptRunner,
+  keepCase: boolean,
+  sinks: SinkSet,
+): (item: Extract<SourceItem, { type: "case" }>, record: AttemptRecord) => void {
+  let done = 0;
+  return (item, record) => {
+    // An attempt that errored once the run was stopped was cut off, not judged: resume runs it.
+    // One that ran ahead was judged where it ran, perhaps long before the stop.
+    if (
+      record.error &&
+      isAborted(signal) &&
+      item.record === undefined &&
+      !attempts.wasTaken(record)
+    )
+      record.error.interrupted = true;
+    describeAttempt(record, item, keepCase);
+    sinks.call("onAttemptFinished", record);
+    done++;
+    sinks.call("onProgress", done);
+  };
+}
+
 /**
  * The engine. Pulls attempts from a case source, executes them with bounded concurrency through
  * an executor, and hands the records to sinks (reporters, telemetry, a store): in real time and
@@ -180,7 +205,6 @@ export async function runEvals(
   );
   const contextFor = attemptContexts(runId, signal, options, realtime.judgment ? sinks : undefined);
 
-  let done = 0;
   // An executor that asks for attempts ahead queues them and says when each starts; the time limit
   // and the started hooks count from then, and it runs at most `concurrency` of them at once.
   const asked = executor.prefetch ?? 0;
@@ -199,21 +223,7 @@ export async function runEvals(
     contextFor,
   });
 
-  const finalize = (item: Extract<SourceItem, { type: "case" }>, record: AttemptRecord) => {
-    // An attempt that errored once the run was stopped was cut off, not judged: resume runs it.
-    // One that ran ahead was judged where it ran, perhaps long before the stop.
-    if (
-      record.error &&
-      isAborted(signal) &&
-      item.record === undefined &&
-      !attempts.wasTaken(record)
-    )
-      record.error.interrupted = true;
-    describeAttempt(record, item, options.keepCase === true);
-    sinks.call("onAttemptFinished", record);
-    done++;
-    sinks.call("onProgress", done);
-  };
+  const finalize = finalizer(signal, attempts, options.keepCase === true, sinks);
 
   const worker = sourceWorker({
     source: caseSource(options)(entries, readingSignal(signal, executor.ranAhead))[
