@@ -82,6 +82,14 @@ let flushing: "now" | "soon" | undefined;
 let flushedAt = 0;
 /** Longest an event waits in the outbox while attempts run or wait here, ms. */
 const BATCH_MS = 2;
+/** Packed batches passed to `process.send` so far (the supervisor counts those it reads). */
+let packedSent = 0;
+/**
+ * Packed batches passed to `process.send` and not yet written (by their number): Node's channel
+ * queues what the pipe does not take at once, and `process.exit` drops that queue, so the exit
+ * hook writes them to the claims file (claimAtExit).
+ */
+const unwritten = new Map<number, string>();
 let ready: Promise<void> | undefined;
 /** Reads the evals' cases for the supervisor, once the files are loaded. */
 let caseServer: CaseServer | undefined;
@@ -185,7 +193,7 @@ function flush(after?: () => void): void {
     return;
   }
   if (plain) {
-    if (!send(JSON.stringify(pack(events)), after)) after?.();
+    sendPacked(JSON.stringify(pack(events)), after);
     return;
   }
   try {
@@ -204,6 +212,17 @@ function flush(after?: () => void): void {
     }
     if (!send({ t: "beat" }, after)) after?.();
   }
+}
+
+/** Send a packed batch, kept in `unwritten` until the channel has written it. */
+function sendPacked(json: string, after?: () => void): void {
+  const seq = packedSent++;
+  unwritten.set(seq, json);
+  const written = (error?: Error | null) => {
+    if (!error) unwritten.delete(seq);
+    after?.();
+  };
+  if (!send(json, written)) after?.();
 }
 
 /** Plain events as one flat array (see PACKED in protocol.ts). */
@@ -824,9 +843,10 @@ function sendCaseReplies(): void {
 
 /**
  * On the way out of `process.exit` (user code, usually): which attempts were running, and the
- * events still in the outbox (the records of attempts that finished just before), which would
- * leave with the process: the supervisor reads them after the messages that did leave, so those
- * attempts do not run again (the layout is in protocol.ts, EXIT_CLAIMS_AT).
+ * events that had not left (the records of attempts that finished just before: in the outbox, or
+ * sent and still queued in the channel), which would leave with the process: the supervisor
+ * reads those it did not get after the messages that did leave, so those attempts do not run
+ * again (the layout is in protocol.ts, EXIT_CLAIMS_AT).
  */
 function claimAtExit(): void {
   if (claimsFd === undefined) return;
@@ -836,8 +856,7 @@ function claimAtExit(): void {
   claimAhead();
   const ids: number[] = [];
   for (const id of running.keys()) if (id >= 0) ids.push(id);
-  // Only plain events can be written (a record structured clone would carry is run again).
-  const events = outboxPlain && outbox.length > 0 ? Buffer.from(JSON.stringify(pack(outbox))) : "";
+  const events = unsentEvents();
   const tail = 24 + 8 * ids.length + events.length;
   const buffer = Buffer.alloc(tail + 8 + (where?.length ?? 0));
   buffer.writeDoubleLE(1, 0);
@@ -851,6 +870,19 @@ function claimAtExit(): void {
   try {
     writeSync(claimsFd, buffer, 0, buffer.length, EXIT_CLAIMS_AT);
   } catch {}
+}
+
+/**
+ * The packed batches that may not have reached the supervisor, each after its number (protocol.ts,
+ * EXIT_CLAIMS_AT): those sent and not yet written, then the outbox (numbered as the next sent).
+ */
+function unsentEvents(): Buffer | "" {
+  const parts: string[] = [];
+  for (const [seq, json] of unwritten) parts.push(String(seq), json);
+  // Only plain events can be written (a record structured clone would carry is run again).
+  if (outboxPlain && outbox.length > 0)
+    parts.push(String(packedSent), JSON.stringify(pack(outbox)));
+  return parts.length > 0 ? Buffer.from(`[${parts.join(",")}]`) : "";
 }
 
 /**

@@ -120,8 +120,10 @@ export class EvalProcess {
   claimedAhead: number[] | undefined;
   /** The ids of those it was sent that were running when it exited, when it said (exitClaims). */
   runningAtExit: Set<number> | undefined;
-  /** Events it had not sent when it exited, as it wrote them on its way out (exitClaims). */
+  /** Events that may not have left it when it exited, as it wrote them on its way out (exitClaims). */
   private unsentAtExit: string | undefined;
+  /** Packed batches read from it as messages (its unsent events are numbered the same way). */
+  private packedRead = 0;
   /** Where user code called process.exit, when it did (from the claims file). */
   exitCalledAt: string | undefined;
   /** The attempts whose records it had not sent when it exited, got from its claims file. */
@@ -300,6 +302,7 @@ export class EvalProcess {
 
   private read(message: ChildMessage): void {
     if (typeof message === "string") {
+      this.packedRead++;
       this.onPacked(JSON.parse(message) as unknown[]);
       return;
     }
@@ -460,8 +463,9 @@ export class EvalProcess {
   }
 
   /**
-   * The events it wrote on its way out of `process.exit`, after every message it sent: the records
-   * of attempts that had just finished. Changes against a base that never arrived (a message lost
+   * The events it wrote on its way out of `process.exit`, after the messages that did arrive: the
+   * records of attempts that had just finished (in its outbox, or sent and still queued in its
+   * channel, which the exit drops; a batch read as a message too is skipped by its number). Changes against a base that never arrived (a message lost
    * with the process) cannot be read: those attempts count as the supervisor finds them then.
    */
   private readUnsent(): void {
@@ -469,7 +473,11 @@ export class EvalProcess {
     this.unsentAtExit = undefined;
     if (events === undefined || this.garbled) return;
     try {
-      this.onPacked(JSON.parse(events) as unknown[], this.keptAtExit);
+      // Each batch after its number: those read as messages are skipped.
+      const batches = JSON.parse(events) as unknown[];
+      for (let i = 0; i + 1 < batches.length; i += 2)
+        if ((batches[i] as number) >= this.packedRead)
+          this.onPacked(batches[i + 1] as unknown[], this.keptAtExit);
     } catch {}
   }
 }

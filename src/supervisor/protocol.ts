@@ -35,9 +35,11 @@ export const CLAIMS_FD = 4;
 
 /**
  * Where in the claims file an eval process that exits (`process.exit` in user code) writes which
- * of the attempts it was sent were running then, and the events it had not sent: `1, n, ...n ids,
- * length` as doubles, then `length` bytes of a packed batch (PACKED) as JSON. Beyond the part that
- * lists the attempts run ahead (at most AHEAD_WINDOW keys and their count).
+ * of the attempts it was sent were running then, and the events that may not have reached the
+ * supervisor: `1, n, ...n ids, length` as doubles, then `length` bytes of JSON, `[k, batch, ...]`:
+ * packed batches (PACKED), each after its number `k` among the packed batches it sent (counted
+ * from 0; the outbox, never sent, has the next number), so the supervisor skips those it read.
+ * Beyond the part that lists the attempts run ahead (at most AHEAD_WINDOW keys and their count).
  */
 export const EXIT_CLAIMS_AT = 1 << 20;
 
