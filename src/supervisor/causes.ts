@@ -187,8 +187,23 @@ export function exitCause(from: EvalProcess): string {
   if (OUT_OF_MEMORY.test(from.stderrTail))
     return "the eval process ran out of memory (JavaScript heap out of memory)";
   if (signal) return `the eval process was killed by ${signal}`;
+  if (from.disconnectCalledAt !== undefined) return disconnected(from.disconnectCalledAt, code);
   const where = from.exitCalledAt ? ` (process.exit called at ${from.exitCalledAt})` : "";
   return `the eval process exited with code ${code ?? "unknown"}${where}`;
+}
+
+/** Where user code ended the eval process, for an error put on the run: the call's place. */
+export function exitWhere(from: EvalProcess): string {
+  return from.disconnectCalledAt || from.exitCalledAt || "the eval process";
+}
+
+/**
+ * The eval process ended because user code called `process.disconnect()` (at `at`, "" when not
+ * known): the channel it is sent attempts and sends records on is gone for good.
+ */
+function disconnected(at: string, code: number | null): string {
+  const where = at ? ` at ${at}` : "";
+  return `the code under test called process.disconnect()${where}, which cut the eval process off from niceeval (it is sent its attempts and sends their records over that channel; do not call it in code under test), so the eval process exited with code ${code ?? "unknown"}`;
 }
 
 /**

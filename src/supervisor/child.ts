@@ -851,6 +851,7 @@ function sendCaseReplies(): void {
 function claimAtExit(): void {
   if (claimsFd === undefined) return;
   const where = exitCalledAt ? Buffer.from(exitCalledAt) : undefined;
+  const cut = disconnectCalledAt === undefined ? undefined : Buffer.from(disconnectCalledAt);
   // Listed and never started: not in flight at the exit.
   dropClaimed();
   claimAhead();
@@ -858,7 +859,8 @@ function claimAtExit(): void {
   for (const id of running.keys()) if (id >= 0) ids.push(id);
   const events = unsentEvents();
   const tail = 24 + 8 * ids.length + events.length;
-  const buffer = Buffer.alloc(tail + 8 + (where?.length ?? 0));
+  const cutAt = tail + 8 + (where?.length ?? 0);
+  const buffer = Buffer.alloc(cutAt + 8 + (cut?.length ?? 0));
   buffer.writeDoubleLE(1, 0);
   buffer.writeDoubleLE(ids.length, 8);
   for (const [i, id] of ids.entries()) buffer.writeDoubleLE(id, 16 + 8 * i);
@@ -867,6 +869,9 @@ function claimAtExit(): void {
   // Where user code called process.exit, for the cause the supervisor gives.
   buffer.writeDoubleLE(where?.length ?? 0, tail);
   if (where) where.copy(buffer, tail + 8);
+  // Where user code called process.disconnect (-1: it did not), for the same.
+  buffer.writeDoubleLE(cut?.length ?? -1, cutAt);
+  if (cut) cut.copy(buffer, cutAt + 8);
   try {
     writeSync(claimsFd, buffer, 0, buffer.length, EXIT_CLAIMS_AT);
   } catch {}
@@ -913,6 +918,19 @@ process.exit = ((code?: number | string | null) => {
   exitCalledAt ??= thrownAt(new Error("process.exit"));
   return nodeExit(code as number | undefined);
 }) as typeof process.exit;
+
+/**
+ * Where user code called process.disconnect ("" when its stack shows no place of the user's): it
+ * cuts the channel to the supervisor, so the eval process ends (the 'disconnect' listener below).
+ */
+let disconnectCalledAt: string | undefined;
+const nodeDisconnect = process.disconnect?.bind(process);
+if (nodeDisconnect) {
+  process.disconnect = () => {
+    disconnectCalledAt ??= thrownAt(new Error("process.disconnect")) ?? "";
+    nodeDisconnect();
+  };
+}
 
 // Kept: an attempt that removes one has it put back and is errored (process-listeners.ts).
 keepListener("exit", claimAtExit);

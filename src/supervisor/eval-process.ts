@@ -126,6 +126,8 @@ export class EvalProcess {
   private packedRead = 0;
   /** Where user code called process.exit, when it did (from the claims file). */
   exitCalledAt: string | undefined;
+  /** Where user code called process.disconnect ("" when not known), when it did. */
+  disconnectCalledAt: string | undefined;
   /** The attempts whose records it had not sent when it exited, got from its claims file. */
   readonly keptAtExit: KeptAttempt[] = [];
   ready = false;
@@ -447,6 +449,7 @@ export class EvalProcess {
     this.runningAtExit = atExit?.running;
     this.unsentAtExit = atExit?.events;
     this.exitCalledAt = atExit?.exitAt;
+    this.disconnectCalledAt = atExit?.disconnectAt;
     releaseClaims(this.process);
     if (this.retired) return;
     this.exit = { code, signal };

@@ -15,6 +15,7 @@ import {
   exitedOnItsOwn,
   exitOfNoAttempt,
   exitWhat,
+  exitWhere,
   hangCause,
   leftOpen,
   loadCrashed,
@@ -557,7 +558,7 @@ class Supervisor implements EvalProcessListener {
     const ownExit = from.ready && exitedOnItsOwn(from) && !this.caseReads.anyUnderWay;
     // After the run's stop reached it nothing runs again alone (endedStopped).
     const stopping = this.aborted !== undefined;
-    const exitError: RunError = { message: cause, where: from.exitCalledAt ?? "the eval process" };
+    const exitError: RunError = { message: cause, where: exitWhere(from) };
     let exitOpen = cause;
     const exit =
       ownExit && !stopping
@@ -643,7 +644,7 @@ class Supervisor implements EvalProcessListener {
     if (ownExit && !owned && cut === 0)
       this.addRunError({
         message: exitOfNoAttempt(cause, { ...crash, rerun: 0 }),
-        where: from.exitCalledAt ?? "the eval process",
+        where: exitWhere(from),
       });
   }
 

@@ -38,8 +38,10 @@ export const CLAIMS_FD = 4;
  * of the attempts it was sent were running then, and the events that may not have reached the
  * supervisor: `1, n, ...n ids, length` as doubles, then `length` bytes of JSON, `[k, batch, ...]`:
  * packed batches (PACKED), each after its number `k` among the packed batches it sent (counted
- * from 0; the outbox, never sent, has the next number), so the supervisor skips those it read.
- * Beyond the part that lists the attempts run ahead (at most AHEAD_WINDOW keys and their count).
+ * from 0; the outbox, never sent, has the next number), so the supervisor skips those it read;
+ * then where user code called `process.exit` and where it called `process.disconnect`, each a
+ * length as a double (-1 for the second: it was not called) and that many bytes of text. Beyond
+ * the part that lists the attempts run ahead (at most AHEAD_WINDOW keys and their count).
  */
 export const EXIT_CLAIMS_AT = 1 << 20;
 

@@ -273,15 +273,23 @@ export function aheadClaims(child: ChildProcess): number[] | undefined {
   }
 }
 
+/** What an ended eval process wrote on its way out of `process.exit` ({@link exitClaims}). */
+export interface ExitClaims {
+  running: Set<number>;
+  events: string | undefined;
+  /** Where user code called process.exit, when it did. */
+  exitAt: string | undefined;
+  /** Where user code called process.disconnect ("" when not known), when it did. */
+  disconnectAt: string | undefined;
+}
+
 /**
  * What this (ended) eval process wrote on its way out of `process.exit`: which of the attempts it
  * was sent were running then, and the events it had not sent yet (a packed batch, as JSON);
  * undefined when it wrote nothing (killed, out of memory, no claims file). An attempt it finished
  * whose record was still to be sent is not among the running ones.
  */
-export function exitClaims(
-  child: ChildProcess,
-): { running: Set<number>; events: string | undefined; exitAt: string | undefined } | undefined {
+export function exitClaims(child: ChildProcess): ExitClaims | undefined {
   const claims = claimsFiles.get(child);
   if (!claims) return undefined;
   const head = Buffer.alloc(16);
@@ -299,15 +307,25 @@ export function exitClaims(
     const events = exitEvents(claims.fd, eventsLength, 24 + 8 * count);
     const whereAt =
       24 + 8 * count + (Number.isInteger(eventsLength) && eventsLength > 0 ? eventsLength : 0);
-    const whereLength = Buffer.alloc(8);
-    const exitAt =
-      readSync(claims.fd, whereLength, 0, 8, EXIT_CLAIMS_AT + whereAt) === 8
-        ? exitEvents(claims.fd, whereLength.readDoubleLE(0), whereAt + 8)
-        : undefined;
-    return { running, events, exitAt };
+    const exit = exitText(claims.fd, whereAt);
+    const cut = exit && exitText(claims.fd, exit.next);
+    return { running, events, exitAt: exit?.text || undefined, disconnectAt: cut?.text };
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The text whose length is written at `at` past EXIT_CLAIMS_AT (undefined for a length below 0,
+ * or none written), and where the next begins.
+ */
+function exitText(fd: number, at: number): { text: string | undefined; next: number } | undefined {
+  const head = Buffer.alloc(8);
+  if (readSync(fd, head, 0, 8, EXIT_CLAIMS_AT + at) < 8) return undefined;
+  const length = head.readDoubleLE(0);
+  if (!Number.isInteger(length) || length < 0) return { text: undefined, next: at + 8 };
+  const text = length === 0 ? "" : exitEvents(fd, length, at + 8);
+  return { text, next: at + 8 + length };
 }
 
 /** Text an exiting eval process wrote after its running attempts: its events, where it exited. */

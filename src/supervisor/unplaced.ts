@@ -89,7 +89,12 @@ export class Unplaced {
  * while its attempt ran alone again: it was in flight at that exit too (causes.ts, struckOut).
  */
 export function exitedAgain(record: AttemptRecord): boolean {
-  return record.error?.message.startsWith("the eval process exited with code ") === true;
+  const message = record.error?.message ?? "";
+  return (
+    message.startsWith("the eval process exited with code ") ||
+    // The exit that follows a process.disconnect() (causes.ts, exitCause).
+    message.startsWith("the code under test called process.disconnect()")
+  );
 }
 
 /** A record errored by an uncaught error thrown in its attempt's own async context (child.ts). */
