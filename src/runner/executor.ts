@@ -6,9 +6,8 @@ import { judgeLedgersOpen, withJudgeLedger } from "../judge/ledger.js";
 import { isThenable } from "../tool/run-tool.js";
 import { keptRecord } from "./cut-off.js";
 import type { RunEntry } from "./entry.js";
-import { watchAttempt } from "./globals.js";
 import { crashed } from "./source.js";
-import { putBack, type Tampered, tamperedMessage, together } from "./tampered.js";
+import { putBack, type Tampered, tamperedMessage, together, watchAttempt } from "./tampered.js";
 
 /** One attempt to execute: which eval, which case, which trial, and the context to give it. */
 export interface AttemptJob {

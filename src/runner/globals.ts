@@ -128,10 +128,14 @@ function readGlobals(): Watched[] {
 
 /**
  * A run starts: the globals are read again unless another run's attempts are in flight (what
- * they replaced is not the host's). Returns what to call once its attempts are done.
+ * they replaced is not the host's), and `onRead` called when they are. Returns what to call once
+ * its attempts are done.
  */
-export function watchRun(): () => void {
-  if (state.runs === 0 || state.inFlight === 0) state.expected = readGlobals();
+export function watchRun(onRead?: () => void): () => void {
+  if (state.runs === 0 || state.inFlight === 0) {
+    state.expected = readGlobals();
+    onRead?.();
+  }
   state.runs++;
   let released = false;
   return () => {
@@ -141,9 +145,15 @@ export function watchRun(): () => void {
   };
 }
 
-/** An attempt starts in this process (outside any run, the first one reads the globals). */
-export function watchAttempt(): void {
-  state.expected ??= readGlobals();
+/**
+ * An attempt starts in this process (outside any run, the first one reads the globals, and calls
+ * `onRead`).
+ */
+export function watchAttempt(onRead?: () => void): void {
+  if (state.expected === undefined) {
+    state.expected = readGlobals();
+    onRead?.();
+  }
   state.inFlight++;
 }
 

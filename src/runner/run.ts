@@ -20,7 +20,6 @@ import { AttemptRunner } from "./attempt.js";
 import { checkEntries, type RunEntry } from "./entry.js";
 import type { EvalEvent } from "./events.js";
 import { type Executor, inProcessExecutor, isPromise, type RanAhead } from "./executor.js";
-import { watchRun } from "./globals.js";
 import { KeyedLimiter } from "./limiter.js";
 import { ReorderBuffer } from "./reorder.js";
 import { type AttemptInfo, type RunSink, SinkSet } from "./sink.js";
@@ -35,6 +34,7 @@ import {
 } from "./source.js";
 import type { LoadError, RunSummary } from "./summary.js";
 import { RunTally } from "./tally.js";
+import { watchRun } from "./tampered.js";
 import type { Telemetry } from "./telemetry.js";
 import { telemetrySink } from "./telemetry-sink.js";
 import { eventLoopTurns } from "./turns.js";
@@ -238,7 +238,7 @@ export async function runEvals(
     backlog: sinks.has("room") ? stoppable(() => sinks.room(), signal) : () => undefined,
     signal,
   });
-  // What the globals are as the run starts is what its attempts must leave them (globals.ts).
+  // What the globals are as the run starts is what its attempts must leave them (tampered.ts).
   const globalsWatched = watchRun();
   try {
     await Promise.all(Array.from({ length: settings.concurrency + prefetch }, worker));

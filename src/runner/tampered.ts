@@ -3,16 +3,37 @@ import {
   removedListenersMessage,
   restoreListeners,
 } from "../process-listeners.js";
-import { endAttempt, replacedGlobalsMessage, restoreGlobals } from "./globals.js";
+import { captureMessage, readHostCapture, removeCapture } from "./capture.js";
+import {
+  endAttempt,
+  replacedGlobalsMessage,
+  restoreGlobals,
+  watchAttempt as watchGlobalsAttempt,
+  watchRun as watchGlobalsRun,
+} from "./globals.js";
 
 /**
  * What code under test changed in the process that the engine relies on, put back after each
- * attempt: watched globals it replaced (globals.ts) and process listeners niceeval keeps that it
- * removed (process-listeners.ts).
+ * attempt: watched globals it replaced (globals.ts), process listeners niceeval keeps that it
+ * removed (process-listeners.ts) and an uncaught-exception capture callback it left (capture.ts).
  */
 export interface Tampered {
   globals?: readonly string[] | undefined;
   listeners?: readonly RemovedListener[] | undefined;
+  capture?: true | undefined;
+}
+
+/**
+ * A run starts: what its attempts must leave as they found it is read (globals.ts, capture.ts).
+ * Returns what to call once its attempts are done.
+ */
+export function watchRun(): () => void {
+  return watchGlobalsRun(readHostCapture);
+}
+
+/** An attempt starts in this process (outside any run, the first one reads as a run would). */
+export function watchAttempt(): void {
+  watchGlobalsAttempt(readHostCapture);
 }
 
 /** Puts back what was changed; `ended`: the attempt ended (see {@link endAttempt}). */
@@ -20,7 +41,8 @@ export function putBack(ended: boolean): Tampered | undefined {
   const globals = ended ? endAttempt() : restoreGlobals();
   // After the globals: a replaced Function.prototype.call or Array.prototype.push is back.
   const listeners = restoreListeners();
-  return globals || listeners ? { globals, listeners } : undefined;
+  const capture = removeCapture() || undefined;
+  return globals || listeners || capture ? { globals, listeners, capture } : undefined;
 }
 
 /** What was found while an attempt ran and as it ended, together. */
@@ -33,7 +55,8 @@ export function together(a: Tampered | undefined, b: Tampered | undefined): Tamp
       listeners.push(removed);
     }
   }
-  return { globals: globals.length ? globals : undefined, listeners };
+  const capture = a.capture || b.capture;
+  return { globals: globals.length ? globals : undefined, listeners, capture };
 }
 
 /** Why an attempt is errored for what it changed. */
@@ -41,5 +64,6 @@ export function tamperedMessage(tampered: Tampered): string {
   const parts: string[] = [];
   if (tampered.globals?.length) parts.push(replacedGlobalsMessage(tampered.globals));
   if (tampered.listeners?.length) parts.push(removedListenersMessage(tampered.listeners));
+  if (tampered.capture) parts.push(captureMessage());
   return parts.join("; and ");
 }
