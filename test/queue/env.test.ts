@@ -1,13 +1,12 @@
 // NICEEVAL_QUEUE, the environment alternative to --queue: a real redis-server that wants a
 // password, `niceeval worker` and `niceeval run` given its URL only through the environment, so
 // no process's command line (what `ps` shows) holds the password.
-import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliPath, type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { type FixtureProject, makeProject, runCli } from "../support/project.js";
 import { freePort, redisCommand, startRedis, type TestRedis } from "../support/redis.js";
-import type { JsonReport } from "./fixture.js";
+import { type JsonReport, startWorker, type Worker } from "./fixture.js";
 
 const evalFile = `
 import { defineSuite } from "niceeval";
@@ -44,33 +43,9 @@ afterAll(async () => {
   await project?.cleanup();
 });
 
-interface EnvWorker {
-  child: ChildProcess;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
 /** `niceeval worker` with no --queue: the queue's URL is NICEEVAL_QUEUE's. */
-function startEnvWorker(queueName: string): Promise<EnvWorker> {
-  const child = spawn(
-    process.execPath,
-    [cliPath, "worker", "evals", "--queue-name", queueName, "--concurrency", "2"],
-    {
-      cwd: project.dir,
-      env: { ...process.env, CI: "true", NO_COLOR: "1", NICEEVAL_QUEUE: secretUrl },
-      stdio: "pipe",
-    },
-  );
-  let stderr = "";
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-  return new Promise((resolve, reject) => {
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      if (stderr.includes("ready:")) resolve({ child, stderr: () => stderr, exited });
-    });
-    void exited.then((code) => reject(new Error(`worker exited with ${code}:\n${stderr}`)));
-  });
-}
+const startEnvWorker = (queueName: string): Promise<Worker> =>
+  startWorker(project.dir, undefined, queueName, "marks", { env: { NICEEVAL_QUEUE: secretUrl } });
 
 describe("NICEEVAL_QUEUE", () => {
   it("a worker and a run given the URL only by NICEEVAL_QUEUE: no password on a command line", async () => {

@@ -9,10 +9,13 @@ export interface Worker {
   exited: Promise<number | null>;
 }
 
-/** Start `niceeval worker` on `queue` with the test defaults (short lock and stalled interval). */
+/**
+ * Start `niceeval worker` on `queue` with the test defaults (short lock and stalled interval);
+ * `url` undefined gives no `--queue` (the worker then reads NICEEVAL_QUEUE from `options.env`).
+ */
 export function startWorker(
   cwd: string,
-  url: string,
+  url: string | undefined,
   queue: string,
   mark: string,
   options: { args?: readonly string[]; env?: Record<string, string> } = {},
@@ -22,8 +25,7 @@ export function startWorker(
     [
       cliPath,
       "worker",
-      "--queue",
-      url,
+      ...(url === undefined ? [] : ["--queue", url]),
       "--queue-name",
       queue,
       "evals",
