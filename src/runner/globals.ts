@@ -65,6 +65,9 @@ const WATCHED: readonly (readonly [
   [() => globalThis, "setImmediate", "setImmediate", (o) => o.setImmediate],
   [() => globalThis, "Date", "Date", (o) => o.Date],
   [() => globalThis, "performance", "performance", (o) => o.performance],
+  // Judges call the run's (judge/host-fetch.ts); one a target's mock took the place of would
+  // answer their calls, and the calls of every attempt after it, with the mock's text.
+  [() => globalThis, "fetch", "fetch", (o) => o.fetch],
   // Watched by their getters (read on the prototype, they throw): the target's signal, and the
   // user code that asks it, would see what an earlier attempt put there (the engine reads its own
   // signals with the originals, signal-state.ts).
@@ -212,12 +215,26 @@ function putBack(global: Watched): void {
   }
 }
 
+/**
+ * What the watched global `name` was as the run (or the process's first attempt) read it;
+ * undefined before any did. Code under test cannot change it: what niceeval itself must call
+ * through a global it may replace (a judge's `fetch`) is taken from here.
+ */
+export function runReading(name: string): unknown {
+  const list = state.expected;
+  if (list === undefined) return undefined;
+  for (let i = 0; i < list.length; i++) if (list[i]!.name === name) return list[i]!.original;
+  return undefined;
+}
+
 /** Why an attempt is errored when globals were replaced while it ran. */
 export function replacedGlobalsMessage(names: readonly string[]): string {
   const list = names.join(", ");
   const advice = names.some((name) => TIMER_GLOBALS.has(name))
     ? "Fake timers must be uninstalled before the attempt ends (`clock.uninstall()`, `vi.useRealTimers()`, in a `finally`)"
-    : `Do not assign to ${names.length > 1 ? "these globals" : "this global"}; stub it inside the test instead`;
+    : names.includes("fetch")
+      ? "Put fetch back before the attempt ends (in a `finally`), or give the client under test a fetch of its own; niceeval's judges call the fetch the run started with"
+      : `Do not assign to ${names.length > 1 ? "these globals" : "this global"}; stub it inside the test instead`;
   return `the code under test replaced ${list} while this attempt ran (or one running beside it); niceeval put the original${names.length > 1 ? "s" : ""} back so the run goes on. ${advice}`;
 }
 

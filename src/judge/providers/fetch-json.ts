@@ -1,5 +1,6 @@
 import { httpError, JudgeCallError } from "../call-error.js";
 import { judgeSettings } from "../config.js";
+import { hostFetch } from "../host-fetch.js";
 import { readCapped } from "./read-capped.js";
 
 /** What {@link postJson} says and reads beyond the defaults. */
@@ -24,7 +25,7 @@ export async function postJson(
 ): Promise<unknown> {
   let response: Response;
   try {
-    response = await fetch(url, {
+    response = await hostFetch()(url, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json", ...headers },
       body: JSON.stringify(body),
