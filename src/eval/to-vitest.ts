@@ -204,16 +204,19 @@ export function suiteUnderTest<Input, Output>(
       throw error;
     };
     let produced: Output | PromiseLike<Output>;
+    let thenable: boolean;
     try {
       produced = definition.target(input, context);
+      // Reading `then` runs the output's code (a Proxy, a getter): what it throws is the target's.
+      thenable = isThenable(produced);
     } catch (error) {
       return fail(error);
     }
-    if (!isThenable(produced)) {
+    if (!thenable) {
       settled();
-      return produced;
+      return produced as Output;
     }
-    return Promise.resolve(produced).then((output) => {
+    return Promise.resolve(produced as PromiseLike<Output>).then((output) => {
       settled();
       return output;
     }, fail);

@@ -58,4 +58,13 @@ describe("failures of evaluate() and toVitest under real Vitest", () => {
       "Caused by: TypeError: Cannot read properties of undefined (reading 'toLowerCase')",
     );
   });
+
+  it("fails a task whose output's then throws with that error, not as timed out", () => {
+    for (const describe of ["proxy output", "toVitest proxy output"]) {
+      const [message] = run.test(describe, "throwing then").failureMessages;
+      expect(message).toContain("lazy response has no field then");
+      expect(message).not.toContain("timed out");
+      expect(message).toMatch(/\n {4}at Object\.get \(.*failures\.spec\.ts:\d+:\d+\)/);
+    }
+  });
 });
