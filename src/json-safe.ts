@@ -5,7 +5,7 @@ const MAX_DEPTH = 500;
 /** Deeper than this, the plain-data check gives up and the careful path decides. */
 const PLAIN_DEPTH = 64;
 /** Items of a typed array written; the rest are counted in a marker. */
-const MAX_TYPED_ITEMS = 10_000;
+export const MAX_TYPED_ITEMS = 10_000;
 /** Lines of an error's stack kept (its message line and the first frames). */
 const STACK_LINES = 6;
 

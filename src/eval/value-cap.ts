@@ -1,3 +1,4 @@
+import { MAX_TYPED_ITEMS } from "../json-safe.js";
 import type { AttemptRecord } from "./record.js";
 
 /**
@@ -58,7 +59,8 @@ export function jsonSizeOver(value: unknown, limit: number): number | undefined 
           total += 2 + v.length;
           for (let i = 0; i < v.length && total <= limit; i++) walk(v[i], depth + 1);
         } else if (ArrayBuffer.isView(v)) {
-          total += 2 + (v as unknown as { length?: number }).length! * 2;
+          // As it is kept (json-safe.ts): its first numbers and a count of the rest.
+          total += 2 + Math.min(typedLength(v), MAX_TYPED_ITEMS) * 2;
         } else {
           // Own enumerable keys, as JSON writes them (faster than for…in on a wide object).
           const keys = Object.keys(v);
@@ -94,6 +96,16 @@ export function jsonHead(value: unknown, maxChars: number): string {
       out += text;
       return;
     }
+    if (ArrayBuffer.isView(v)) {
+      // Index by index: Object.entries of a 100 MB buffer is 100 million pairs.
+      out += "[";
+      const items = v as unknown as ArrayLike<unknown>;
+      const length = typedLength(v);
+      for (let i = 0; i < length && out.length < maxChars; i++)
+        out += `${i ? "," : ""}${String(items[i])}`;
+      out += "]";
+      return;
+    }
     const array = Array.isArray(v);
     out += array ? "[" : "{";
     let first = true;
@@ -112,4 +124,9 @@ export function jsonHead(value: unknown, maxChars: number): string {
     // What could be read is kept.
   }
   return out.slice(0, maxChars);
+}
+
+/** Items of a typed array (a DataView's bytes). */
+function typedLength(view: ArrayBufferView): number {
+  return (view as unknown as { length?: number }).length ?? view.byteLength;
 }

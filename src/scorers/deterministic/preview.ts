@@ -64,10 +64,13 @@ export function show(value: unknown): string {
     ) {
       return add(JSON.stringify(node) ?? "null");
     }
-    if (Array.isArray(node)) {
+    // A typed array as the store keeps it (its numbers), read index by index: Object.entries
+    // of a 100 MB buffer would be 100 million pairs for a 60-character preview.
+    if (Array.isArray(node) || (ArrayBuffer.isView(node) && !(node instanceof DataView))) {
+      const items = node as ArrayLike<unknown>;
       if (!add("[")) return false;
-      for (let i = 0; i < node.length; i++) {
-        if ((i > 0 && !add(",")) || !visit(node[i])) return false;
+      for (let i = 0; i < items.length; i++) {
+        if ((i > 0 && !add(",")) || !visit(items[i])) return false;
       }
       return add("]");
     }

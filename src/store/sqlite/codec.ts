@@ -453,8 +453,11 @@ function leafText(value: unknown, depth: number): void {
   } else if (typeof value === "number" || typeof value === "boolean") {
     const text = String(value);
     leaf(text, text.length);
-  } else if (Array.isArray(value)) {
-    for (const item of value) leafText(item, depth + 1);
+  } else if (Array.isArray(value) || ArrayBuffer.isView(value)) {
+    // Item by item until the budget is spent: a typed array (a 100 MB buffer) read whole through
+    // Object.values would be 100 million numbers, a long array walked to its end as long.
+    const items = value as unknown as ArrayLike<unknown>;
+    for (let i = 0; i < items.length && leaves.left > 0; i++) leafText(items[i], depth + 1);
   } else if (typeof value === "object" && value !== null) {
     for (const item of Object.values(value)) leafText(item, depth + 1);
   }
