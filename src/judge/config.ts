@@ -63,7 +63,28 @@ const defaults = (): JudgeSettings => ({
 const state = processWide("judge.config", () => ({
   settings: defaults(),
   listeners: new Set<(settings: JudgeSettings) => void>(),
+  /** The directory a relative cache folder is under (see {@link pinCacheBase}). */
+  base: currentDirectory(),
 }));
+
+/** The current directory; undefined when code under test removed it. */
+function currentDirectory(): string | undefined {
+  try {
+    return process.cwd();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A run starts (or a process's first attempt, outside any run): a relative cache folder is
+ * under the current directory now, until the next run. Code under test that changes directory
+ * (a coding agent in its checkout) or removes it (a temporary workspace) moves no cache, and
+ * breaks no judged scorer with "ENOENT: uv_cwd".
+ */
+export function pinCacheBase(): void {
+  state.base = currentDirectory() ?? state.base;
+}
 
 /**
  * Configure judge calls for this process; unspecified fields, and fields given as undefined, keep
@@ -118,9 +139,13 @@ export function judgeSettings(): Readonly<JudgeSettings> {
   return state.settings;
 }
 
-/** The cache folder in force, resolved against the current directory. */
+/**
+ * The cache folder in force, a relative one under the current directory as the run started
+ * ({@link pinCacheBase}), else as niceeval loaded.
+ */
 export function cacheDirectory(): string {
-  return resolve(state.settings.cacheDir ?? ".niceeval/cache");
+  const dir = state.settings.cacheDir ?? ".niceeval/cache";
+  return state.base === undefined ? resolve(dir) : resolve(state.base, dir);
 }
 
 /** Be told when settings change (schedulers follow the concurrency cap). */

@@ -1,3 +1,4 @@
+import { pinCacheBase } from "../judge/config.js";
 import {
   type RemovedListener,
   removedListenersMessage,
@@ -28,12 +29,21 @@ export interface Tampered {
  * Returns what to call once its attempts are done.
  */
 export function watchRun(): () => void {
-  return watchGlobalsRun(readHostCapture);
+  return watchGlobalsRun(readHost);
 }
 
 /** An attempt starts in this process (outside any run, the first one reads as a run would). */
 export function watchAttempt(): void {
-  watchGlobalsAttempt(readHostCapture);
+  watchGlobalsAttempt(readHost);
+}
+
+/**
+ * What the host has as a run starts: its capture callback, and its current directory, which the
+ * judge cache stays under whatever directory attempts move to (judge/config.ts).
+ */
+function readHost(): void {
+  readHostCapture();
+  pinCacheBase();
 }
 
 /** Puts back what was changed; `ended`: the attempt ended (see {@link endAttempt}). */
