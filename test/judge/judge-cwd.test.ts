@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import { type FakeLlmServer, fake, startFakeLlmServer } from "../support/fake-llm-server.js";
+import { fromCodeSource, helpfulJudgeSource, judgeEnv } from "../support/judged-fixture.js";
 import { type FixtureProject, makeProject, runCli } from "../support/project.js";
 
 // A target that changes directory (a coding agent working in a checkout), or works in a temporary
@@ -41,26 +42,11 @@ export const agent = defineSuite({
     }
     return "an answer to " + input;
   },
-  scorers: [
-    bindScorer(
-      llmJudge({
-        id: "helpful",
-        judge: judgeFromModel("openai/judge"),
-        criteria: "Is it helpful?",
-        mapOutput: ({ output }) => output,
-      }),
-    ),
-  ],
+  scorers: ${helpfulJudgeSource},
 });
 `;
 
-const script = `
-import { runEvals } from "niceeval";
-import { agent } from "./evals/agent.eval.js";
-const records = [];
-await runEvals([{ eval: agent }], { onRecord: (record) => records.push(record) });
-console.log(JSON.stringify(records));
-`;
+const script = fromCodeSource("agent", "./evals/agent.eval.js");
 
 const run = promisify(execFile);
 
@@ -71,10 +57,6 @@ beforeAll(async () => {
   });
 });
 afterAll(() => server.close());
-
-function judgeEnv(): Record<string, string> {
-  return { NICEEVAL_JUDGE_BASE_URL: server.openaiBaseURL, OPENAI_API_KEY: "test-key" };
-}
 
 async function expectJudgedAndCachedAtHome(
   dir: string,
@@ -105,7 +87,7 @@ describe("a target that changes or removes the current directory, judged (real j
       const cli = await runCli(
         ["run", "--json", json, "--no-store", ...mode],
         project.dir,
-        judgeEnv(),
+        judgeEnv(server),
       );
       expect(cli.code).toBe(0);
       const report = JSON.parse(await readFile(join(project.dir, json), "utf8")) as {
@@ -118,7 +100,7 @@ describe("a target that changes or removes the current directory, judged (real j
   it("does the same in runEvals", async () => {
     const { stdout } = await run(process.execPath, ["from-code.mjs"], {
       cwd: project.dir,
-      env: { ...process.env, ...judgeEnv() },
+      env: { ...process.env, ...judgeEnv(server) },
     });
     await expectJudgedAndCachedAtHome(project.dir, JSON.parse(stdout) as AttemptRecord[]);
   }, 60_000);

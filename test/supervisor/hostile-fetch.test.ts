@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import { openSqliteStore } from "../../src/store/index.js";
 import { type FakeLlmServer, fake, startFakeLlmServer } from "../support/fake-llm-server.js";
+import { fromCodeSource, helpfulJudgeSource, judgeEnv } from "../support/judged-fixture.js";
 import { type FixtureProject, makeProject, runCli } from "../support/project.js";
 
 // A target that mocks its model by replacing globalThis.fetch, and never puts it back: the judge
@@ -38,28 +39,16 @@ export const judged = defineSuite({
     if (input === "mock") globalThis.fetch = async () => mocked();
     return "an answer to " + input;
   },
-  scorers: [
-    bindScorer(
-      llmJudge({
-        id: "helpful",
-        judge: judgeFromModel("openai/judge"),
-        criteria: "Is it helpful?",
-        mapOutput: ({ output }) => output,
-      }),
-    ),
-  ],
+  scorers: ${helpfulJudgeSource},
 });
 `;
 
 // The same suite run from code, through runEvals.
-const script = `
-import { configureJudges, runEvals } from "niceeval";
-import { judged } from "./evals/judged.eval.js";
-configureJudges({ cache: false });
-const records = [];
-await runEvals([{ eval: judged }], { onRecord: (record) => records.push(record) });
-console.log(JSON.stringify(records));
-`;
+const script = fromCodeSource(
+  "judged",
+  "./evals/judged.eval.js",
+  "configureJudges({ cache: false });",
+);
 
 const run = promisify(execFile);
 
@@ -87,10 +76,6 @@ afterAll(async () => {
   await project.cleanup();
 });
 
-function judgeEnv(): Record<string, string> {
-  return { NICEEVAL_JUDGE_BASE_URL: server.openaiBaseURL, OPENAI_API_KEY: "test-key" };
-}
-
 function expectJudgedByTheServer(records: readonly AttemptRecord[]): void {
   const byId = new Map(records.map((r) => [r.caseId, r]));
   expect(records.map((r) => `${r.caseId}:${r.verdict}`).sort()).toEqual([
@@ -115,7 +100,7 @@ describe("a target that replaces globalThis.fetch and leaves it (real CLI, real 
       const cli = await runCli(
         ["run", "--json", json, "--store", store, "--no-cache", ...mode],
         project.dir,
-        judgeEnv(),
+        judgeEnv(server),
       );
       expect(cli.code).toBe(1);
       const report = JSON.parse(await readFile(join(project.dir, json), "utf8")) as JsonReport;
@@ -133,7 +118,7 @@ describe("a target that replaces globalThis.fetch and leaves it (real CLI, real 
   it("does the same in runEvals", async () => {
     const { stdout } = await run(process.execPath, ["from-code.mjs"], {
       cwd: project.dir,
-      env: { ...process.env, ...judgeEnv() },
+      env: { ...process.env, ...judgeEnv(server) },
     });
     expectJudgedByTheServer(JSON.parse(stdout) as AttemptRecord[]);
   }, 60_000);
@@ -178,7 +163,7 @@ describe("a score eval whose test mocks fetch and puts it back in a finally (run
     try {
       const { stdout } = await run(process.execPath, ["close-qa.mjs"], {
         cwd: dir.dir,
-        env: { ...process.env, ...judgeEnv() },
+        env: { ...process.env, ...judgeEnv(server) },
       });
       const [record] = JSON.parse(stdout) as AttemptRecord[];
       expect(record?.verdict).toBe("passed");
