@@ -15,6 +15,8 @@ const BASES_PER_KEY = 4;
  * a run of many evals keeps a bounded set of them (the receiver keeps one per number).
  */
 const MAX_BASES = 1024;
+/** Most nodes (objects, arrays, leaves) of a base; a larger record is sent whole. */
+const MAX_BASE_NODES = 16_384;
 /** Largest base (characters of JSON) given generated code; larger ones are walked. */
 const MAX_GENERATED_JSON = 16_384;
 /**
@@ -90,6 +92,9 @@ export class DeltaEncoder {
       this.seen.add(key);
       return { nb: -1, v: value };
     }
+    // Too large to be worth a base (an output of a million numbers): numbering its nodes on both
+    // sides would cost seconds and keep them for the run. It goes whole; a later record may be one.
+    if (nodesOver(value, MAX_BASE_NODES)) return { nb: -1, v: value };
     this.seen.delete(key);
     // Fields no base has: this value becomes a base.
     const shape = shapeOf(value, { next: 0 }) as Base["shape"];
@@ -190,6 +195,24 @@ function applyChanges(
 }
 
 /** Number the nodes of `value` depth first, in key order (the numbering both sides share). */
+/** Whether `value` (plain JSON) has more than `limit` nodes; stops counting past it. */
+function nodesOver(value: unknown, limit: number): boolean {
+  let left = limit;
+  const count = (node: unknown): void => {
+    if (--left < 0 || typeof node !== "object" || node === null) return;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length && left >= 0; i++) count(node[i]);
+      return;
+    }
+    for (const key in node) {
+      if (left < 0) return;
+      count((node as Record<string, unknown>)[key]);
+    }
+  };
+  count(value);
+  return left < 0;
+}
+
 function shapeOf(value: unknown, counter: { next: number }): Shape {
   const id = counter.next++;
   if (typeof value !== "object" || value === null) return { id, kind: "leaf", value };
