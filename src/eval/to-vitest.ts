@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { realNow } from "../clock.js";
 import { AuthoringError, NiceevalError } from "../errors.js";
+import { holdHostFetch } from "../judge/host-fetch.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { builtFile } from "../package-files.js";
 import { isThenable } from "../tool/run-tool.js";
@@ -189,6 +190,7 @@ export function suiteUnderTest<Input, Output>(
   author: SuiteAuthor,
   targetName = "the target",
 ): SuiteUnderTest {
+  holdHostFetch();
   const runs = new Map<string, TargetRun>();
   const target: Target<Input, Output> = (input, context) => {
     const run: TargetRun = { inTime: false, signal: context.signal };
