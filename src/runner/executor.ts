@@ -112,7 +112,7 @@ export const inProcessExecutor: Executor & {
       if (!judgeLedgersOpen()) {
         const running = runnable.runCase(spec, context);
         // Put back at once what the attempt's synchronous part replaced: the engine goes on
-        // while the attempt runs.
+        // while the attempt runs (but the clock and timers, which it may fake until it ends).
         replaced = putBack(false);
         record = await running;
       } else {
@@ -165,7 +165,7 @@ function guarded(
 ): AttemptRecord {
   // Scored as it came; kept (in reports, the store, the eval process's messages) within bounds.
   capRunValues(record);
-  const tampered = together(earlier, putBack(true));
+  const tampered = together(earlier, putBack(true, earlier));
   if (tampered === undefined) return record;
   const errored = crashed(runnable, spec, tamperedMessage(tampered));
   // A replaced clock may have made the attempt's own figure meaningless.

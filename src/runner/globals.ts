@@ -89,6 +89,8 @@ const WATCHED: readonly (readonly [
 
 interface Watched {
   name: string;
+  /** Checked only as an attempt ends (see {@link AT_END}). */
+  atEnd: boolean;
   owner: object;
   key: PropertyKey;
   read: (owner: object) => unknown;
@@ -111,6 +113,11 @@ const state = processWide("runner.globals", () => ({
   inFlight: 0,
   /** Runs in progress (`watchRun` and not yet released). */
   runs: 0,
+  /**
+   * The clock and timers ({@link AT_END}) that an attempt in flight replaced in its synchronous
+   * part: it checks them as it ends, other attempts leave them.
+   */
+  held: new Set<string>(),
 }));
 
 /** The watched globals as they are now. */
@@ -119,6 +126,7 @@ function readGlobals(): Watched[] {
     const object = owner();
     return {
       name,
+      atEnd: AT_END.has(name),
       owner: object,
       key,
       read,
@@ -137,6 +145,8 @@ function readGlobals(): Watched[] {
 export function watchRun(onRead?: () => void): () => void {
   if (state.runs === 0 || state.inFlight === 0) {
     state.expected = readGlobals();
+    // Read again: what an attempt still in flight held is compared with what it is now.
+    state.held.clear();
     onRead?.();
   }
   state.runs++;
@@ -165,33 +175,60 @@ export function watchAttempt(onRead?: () => void): void {
  * back, as {@link restoreGlobals}. An attempt that never ends (it hangs past its time limit) stays
  * in flight: the next run to start while no other goes on reads the globals again all the same.
  */
-export function endAttempt(): string[] | undefined {
+export function endAttempt(held?: readonly string[]): string[] | undefined {
   if (state.inFlight > 0) state.inFlight--;
+  for (const name of held ?? []) state.held.delete(name);
   return restoreGlobals();
 }
 
 /**
- * The names of the watched globals that differ from what they were, each put back; undefined when
- * none was touched (the common case: a handful of comparisons).
+ * An attempt's synchronous part returned, and it goes on: the clock and timers ({@link AT_END})
+ * it replaced are its own until it ends (`await clock.tickAsync(…)` before `clock.uninstall()`),
+ * so they are left in place, and another attempt that ends meanwhile neither puts them back nor
+ * is errored for them. Returns their names, for {@link endAttempt}.
  */
-export function restoreGlobals(): string[] | undefined {
+export function holdGlobals(): string[] | undefined {
+  let held: string[] | undefined;
+  const list = state.expected ?? [];
+  for (let i = 0; i < list.length; i++) {
+    const global = list[i]!;
+    // Already held: another attempt in flight replaced it before this one started.
+    if (!global.atEnd || state.held.has(global.name) || !replacedNow(global)) continue;
+    held ??= [];
+    held[held.length] = global.name;
+    state.held.add(global.name);
+  }
+  return held;
+}
+
+/**
+ * The names of the watched globals that differ from what they were, each put back; undefined when
+ * none was touched (the common case: a handful of comparisons). Left alone: the clock and timers
+ * ({@link AT_END}) an attempt in flight holds ({@link holdGlobals}), and all of them when `ended`
+ * is false (an attempt's synchronous part returned: see holdGlobals).
+ */
+export function restoreGlobals(ended = true): string[] | undefined {
   let replaced: string[] | undefined;
   const list = state.expected ?? [];
+  const held = state.held;
   // Indexed: a replaced Array.prototype[Symbol.iterator] would make for…of see nothing.
   for (let i = 0; i < list.length; i++) {
     const global = list[i]!;
-    let now: unknown;
-    try {
-      now = global.read(global.owner);
-    } catch {
-      now = Symbol(); // a getter that throws is a replacement too
-    }
-    if (now === global.original) continue;
+    if (global.atEnd && (!ended || (held.size > 0 && held.has(global.name)))) continue;
+    if (!replacedNow(global)) continue;
     replaced ??= [];
     replaced[replaced.length] = global.name;
     putBack(global);
   }
   return replaced;
+}
+
+function replacedNow(global: Watched): boolean {
+  try {
+    return global.read(global.owner) !== global.original;
+  } catch {
+    return true; // a getter that throws is a replacement too
+  }
 }
 
 function putBack(global: Watched): void {
@@ -237,6 +274,22 @@ export function replacedGlobalsMessage(names: readonly string[]): string {
       : `Do not assign to ${names.length > 1 ? "these globals" : "this global"}; stub it inside the test instead`;
   return `the code under test replaced ${list} while this attempt ran (or one running beside it); niceeval put the original${names.length > 1 ? "s" : ""} back so the run goes on. ${advice}`;
 }
+
+/**
+ * The clock and timers, which niceeval times with through clock.ts: an attempt may fake them while it
+ * waits (`await clock.tickAsync(…)`) if it puts them back before it ends, so they are checked
+ * only then. Not process.nextTick nor queueMicrotask: Node's streams and an eval process's
+ * channel to its supervisor wait on them while the attempt does.
+ */
+const AT_END = new Set([
+  "performance.now",
+  "Date.now",
+  "setTimeout",
+  "setInterval",
+  "setImmediate",
+  "Date",
+  "performance",
+]);
 
 /** What a fake-timer library replaces when it is installed. */
 const TIMER_GLOBALS = new Set([

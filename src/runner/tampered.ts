@@ -7,6 +7,7 @@ import {
 import { captureMessage, readHostCapture, removeCapture } from "./capture.js";
 import {
   endAttempt,
+  holdGlobals,
   replacedGlobalsMessage,
   restoreGlobals,
   watchAttempt as watchGlobalsAttempt,
@@ -22,6 +23,11 @@ export interface Tampered {
   globals?: readonly string[] | undefined;
   listeners?: readonly RemovedListener[] | undefined;
   capture?: true | undefined;
+  /**
+   * Not a change to error the attempt for: the clock and timers its synchronous part replaced,
+   * which it may keep until it ends (globals.ts, holdGlobals); given back to {@link putBack}.
+   */
+  held?: readonly string[] | undefined;
 }
 
 /**
@@ -46,27 +52,40 @@ function readHost(): void {
   pinCacheBase();
 }
 
-/** Puts back what was changed; `ended`: the attempt ended (see {@link endAttempt}). */
-export function putBack(ended: boolean): Tampered | undefined {
-  const globals = ended ? endAttempt() : restoreGlobals();
+/**
+ * Puts back what was changed. `during`: what the attempt's synchronous part left (its return, for
+ * an attempt that goes on), or undefined once the attempt ended (see {@link endAttempt}).
+ */
+export function putBack(ended: false): Tampered | undefined;
+export function putBack(ended: true, during: Tampered | undefined): Tampered | undefined;
+export function putBack(ended: boolean, during?: Tampered): Tampered | undefined {
+  const globals = ended ? endAttempt(during?.held) : restoreGlobals(false);
+  const held = ended ? undefined : holdGlobals();
   // After the globals: a replaced Function.prototype.call or Array.prototype.push is back.
   const listeners = restoreListeners();
   const capture = removeCapture() || undefined;
-  return globals || listeners || capture ? { globals, listeners, capture } : undefined;
+  return globals || listeners || capture || held
+    ? { globals, listeners, capture, held }
+    : undefined;
 }
 
-/** What was found while an attempt ran and as it ended, together. */
+/** What was found while an attempt ran and as it ended, together (undefined: nothing to say). */
 export function together(a: Tampered | undefined, b: Tampered | undefined): Tampered | undefined {
-  if (!a || !b) return a ?? b;
-  const globals = [...new Set([...(a.globals ?? []), ...(b.globals ?? [])])];
-  const listeners = [...(a.listeners ?? [])];
-  for (const removed of b.listeners ?? []) {
+  if (!a && !b) return undefined;
+  const globals = [...new Set([...(a?.globals ?? []), ...(b?.globals ?? [])])];
+  const listeners = [...(a?.listeners ?? [])];
+  for (const removed of b?.listeners ?? []) {
     if (!listeners.some((r) => r.event === removed.event && r.node === removed.node)) {
       listeners.push(removed);
     }
   }
-  const capture = a.capture || b.capture;
-  return { globals: globals.length ? globals : undefined, listeners, capture };
+  const capture = a?.capture || b?.capture;
+  if (globals.length === 0 && listeners.length === 0 && !capture) return undefined;
+  return {
+    globals: globals.length ? globals : undefined,
+    listeners: listeners.length ? listeners : undefined,
+    capture,
+  };
 }
 
 /** Why an attempt is errored for what it changed. */

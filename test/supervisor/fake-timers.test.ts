@@ -34,6 +34,35 @@ export const s = defineSuite({
 });
 `;
 
+// Each case's target fakes the clock and timers as a test does (Vitest's default set: not
+// process.nextTick nor queueMicrotask), waits while they are installed, and uninstalls them in a
+// finally: the timer it sets after its first await must be a fake the clock fires.
+const awaiting = (id: string) => `
+import FakeTimers from "@sinonjs/fake-timers";
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+export const s = defineSuite({
+  id: "${id}",
+  cases: Array.from({ length: 6 }, (_, i) => ({ id: "c" + i, input: i, expected: i })),
+  target: async (i) => {
+    const clock = FakeTimers.install({
+      toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate", "clearImmediate", "Date", "performance"],
+    });
+    try {
+      await Promise.resolve();
+      let firedAt = -1;
+      setTimeout(() => { firedAt = Date.now(); }, 3_600_000);
+      await clock.tickAsync(3_600_000);
+      return firedAt === 3_600_000 ? i : -1;
+    } finally {
+      clock.uninstall();
+    }
+  },
+  scorers: [same],
+});
+`;
+
 describe("a target that installs fake timers (real CLI, real @sinonjs/fake-timers)", () => {
   let project: FixtureProject;
   beforeAll(async () => {
@@ -42,6 +71,7 @@ describe("a target that installs fake timers (real CLI, real @sinonjs/fake-timer
       "evals/uninstalled.eval.ts": suite("uninstalled", true),
       // Installed as the file loads (no case installs them): the file's own mistake.
       "evals/attop.eval.ts": suite("attop", true, true).replace("if (i === 3)", "if (false)"),
+      "evals/awaiting.eval.ts": awaiting("awaiting"),
     });
     await mkdir(join(project.dir, "node_modules/@sinonjs"), { recursive: true });
     await symlink(
@@ -72,6 +102,20 @@ describe("a target that installs fake timers (real CLI, real @sinonjs/fake-timer
         /replaced .*process\.nextTick.*setTimeout.* while this attempt ran.*Fake timers must be uninstalled before the attempt ends/,
       );
       expect(cli.stderr).not.toMatch(/SIGTERM|hang|killed/);
+    }, 60_000);
+  }
+
+  for (const flags of [[], ["--no-supervise"]]) {
+    const how = flags.length ? "in one process" : "supervised";
+    it(`passes every case that waits with them installed and uninstalls them in a finally (${how})`, async () => {
+      // An hour of fake time: were the fakes taken away at the first await, the timer would be
+      // a real one that has not fired. One at a time: fake timers are the process's. No
+      // --timeout: the target is then called at once, in the attempt's synchronous part.
+      const { cli, records } = await run("awaiting", "--concurrency", "1", ...flags);
+      expect(records.map((r) => `${r.caseId}:${r.verdict}:${r.error?.message ?? ""}`)).toEqual(
+        Array.from({ length: 6 }, (_, i) => `c${i}:passed:`),
+      );
+      expect(cli.code).toBe(0);
     }, 60_000);
   }
 
