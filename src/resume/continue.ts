@@ -83,18 +83,19 @@ export async function findContinuation(args: RunArgs, io: CliIO): Promise<Contin
     mode === "resume" ? run.resumes?.findLast((m) => m.mode === "retry-errors") : undefined;
   if (retried?.timeoutMs !== undefined) next.timeoutMs = retried.timeoutMs;
   const own: string[] = [];
+  // --concurrency counts the jobs enqueued on a queue, attempts at once without one. The
+  // manifest says the run was queued even when NICEEVAL_QUEUE, not its command line, queued it.
+  const wasQueued = run.queued === true || original?.queue !== undefined;
+  const sameKind = wasQueued === (args.queue !== undefined);
   // How it ran (attempts at once, the hang limit, the grace after a signal, the judge cache),
   // unless this invocation gives them: a continuation runs as the run did (a --concurrency that
   // keeps a rate-limited API within its limit stays).
   for (const key of ["concurrency", "hangTimeoutMs", "graceMs"] as const) {
     if (!args.defaulted.includes(key)) continue;
-    // --concurrency counts the jobs enqueued under --queue, attempts at once without one.
-    const sameKind =
-      original === undefined || (original.queue === undefined) === (args.queue === undefined);
     if (original && !original.defaulted.includes(key) && sameKind) {
       next[key] = original[key];
       own.push(`${OWN_FLAGS[key]} ${original[key]}`);
-    } else if (original === undefined && key === "concurrency" && args.queue === undefined) {
+    } else if (original === undefined && key === "concurrency" && sameKind) {
       // A command line that no longer parses: the concurrency its manifest records.
       next.concurrency = run.concurrency;
     }

@@ -45,6 +45,12 @@ export interface RunManifest {
    * else `beginRun` refuses it; kept in UTC as `toISOString` writes it (runs are listed by it).
    */
   startedAt: string;
+  /**
+   * Set when the run's attempts went to `niceeval worker`s through a queue (`--queue`, or
+   * NICEEVAL_QUEUE, which its `command` does not show): its `--concurrency` then counted the jobs
+   * enqueued at once, not attempts run at once, which a continuation run here must not take.
+   */
+  queued?: true | undefined;
   /** The shard this run holds (`--shard index/count`), when it holds one. */
   shard?: { index: number; count: number } | undefined;
   /**

@@ -20,7 +20,11 @@ const same = createScorer({
 export const q = defineSuite({
   id: "q",
   cases: Array.from({ length: 4 }, (_, i) => ({ id: "c" + i, input: i, expected: i })),
-  target: async (input) => input,
+  // A worker started with FAIL_ONE errors case c1 (a retry run here passes it).
+  target: async (input) => {
+    if (process.env.FAIL_ONE === "1" && input === 1) throw new Error("c1 fails on the worker");
+    return input;
+  },
   scorers: [same],
 });
 `;
@@ -78,6 +82,42 @@ describe("NICEEVAL_QUEUE", () => {
       await worker.exited;
     }
     expect(worker.stderr()).not.toContain(PASSWORD);
+  }, 60_000);
+
+  it("a run queued by NICEEVAL_QUEUE, retried with --no-queue, does not take its --concurrency of enqueued jobs", async () => {
+    const worker = await startWorker(project.dir, undefined, "retry", "marks", {
+      env: { NICEEVAL_QUEUE: secretUrl, FAIL_ONE: "1" },
+    });
+    try {
+      const queued = await runCli(
+        [
+          "run",
+          "evals",
+          "--queue-name",
+          "retry",
+          "--concurrency",
+          "300",
+          "--store",
+          "retry.sqlite",
+        ],
+        project.dir,
+        { NICEEVAL_QUEUE: secretUrl },
+      );
+      expect(queued.stdout).toContain("c1 fails on the worker");
+      expect(queued.code, queued.stderr).toBe(1);
+    } finally {
+      worker.child.kill("SIGTERM");
+      await worker.exited;
+    }
+    // The 300 counted jobs enqueued at once; here it would be 300 attempts at once.
+    const retried = await runCli(
+      ["run", "--retry-errors", "--no-queue", "--store", "retry.sqlite"],
+      project.dir,
+      { NICEEVAL_QUEUE: secretUrl },
+    );
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(`${retried.stdout}${retried.stderr}`).not.toContain("--concurrency 300");
+    expect(retried.stdout).toContain("concurrency 8");
   }, 60_000);
 
   it("--queue wins over NICEEVAL_QUEUE", async () => {

@@ -753,6 +753,7 @@ async function recordRun(
     niceevalVersion: run.version,
     judgeModels: defaultJudgeModels(),
   });
+  if (args.queue !== undefined) manifest.queued = true;
   if (args.shard) manifest.shard = args.shard;
   if (args.filter !== undefined) manifest.filter = args.filter;
   manifest.writer = thisWriter();
