@@ -16,20 +16,36 @@ const setCapture = process.setUncaughtExceptionCaptureCallback.bind(process);
 const state = processWide("runner.capture", () => ({
   /** The host had a callback when the globals were last read: none is removed. */
   host: undefined as boolean | undefined,
+  /** An attempt in flight set the callback in its synchronous part: it is that attempt's to remove. */
+  held: false,
 }));
 
 /** The globals are read (a run starts, or the first attempt outside any run): so is the host's. */
 export function readHostCapture(): void {
   state.host = hasCapture();
+  state.held = false;
+}
+
+/**
+ * An attempt's synchronous part returned, and it goes on: a callback it set is its own until it
+ * ends (set, awaited, removed in a `finally`), so it is left in place, and another attempt that
+ * ends meanwhile neither removes it nor is errored for it. True when this attempt holds it.
+ */
+export function holdCapture(): boolean {
+  if (state.held || (state.host ?? true) || !hasCapture()) return false;
+  state.held = true;
+  return true;
 }
 
 /**
  * Removes a callback the code under test left installed; true when there was one. A handful of
- * nanoseconds when there is none, the common case.
+ * nanoseconds when there is none, the common case. `held`: the attempt ending held it
+ * ({@link holdCapture}); one an attempt still in flight holds is left.
  */
-export function removeCapture(): boolean {
+export function removeCapture(held = false): boolean {
+  if (held) state.held = false;
   if (!hasCapture()) return false;
-  if (state.host ?? true) return false;
+  if ((state.host ?? true) || state.held) return false;
   try {
     setCapture(null);
   } catch {

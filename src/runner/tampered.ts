@@ -4,7 +4,7 @@ import {
   removedListenersMessage,
   restoreListeners,
 } from "../process-listeners.js";
-import { captureMessage, readHostCapture, removeCapture } from "./capture.js";
+import { captureMessage, holdCapture, readHostCapture, removeCapture } from "./capture.js";
 import {
   endAttempt,
   holdGlobals,
@@ -28,6 +28,8 @@ export interface Tampered {
    * which it may keep until it ends (globals.ts, holdGlobals); given back to {@link putBack}.
    */
   held?: readonly string[] | undefined;
+  /** Likewise, the uncaught-exception capture callback its synchronous part set (capture.ts). */
+  holdsCapture?: true | undefined;
 }
 
 /**
@@ -53,8 +55,10 @@ function readHost(): void {
 }
 
 /**
- * Puts back what was changed. `during`: what the attempt's synchronous part left (its return, for
- * an attempt that goes on), or undefined once the attempt ended (see {@link endAttempt}).
+ * Puts back what was changed. `ended` false: the attempt's synchronous part returned and it goes
+ * on, and what it may keep until it ends (the clock and timers, a capture callback) is held for
+ * it, as the result says; true: it ended, `during` being what the call for its synchronous part
+ * returned (see {@link endAttempt}).
  */
 export function putBack(ended: false): Tampered | undefined;
 export function putBack(ended: true, during: Tampered | undefined): Tampered | undefined;
@@ -63,9 +67,10 @@ export function putBack(ended: boolean, during?: Tampered): Tampered | undefined
   const held = ended ? undefined : holdGlobals();
   // After the globals: a replaced Function.prototype.call or Array.prototype.push is back.
   const listeners = restoreListeners();
-  const capture = removeCapture() || undefined;
-  return globals || listeners || capture || held
-    ? { globals, listeners, capture, held }
+  const capture = (ended && removeCapture(during?.holdsCapture === true)) || undefined;
+  const holdsCapture = (!ended && holdCapture()) || undefined;
+  return globals || listeners || capture || held || holdsCapture
+    ? { globals, listeners, capture, held, holdsCapture }
     : undefined;
 }
 

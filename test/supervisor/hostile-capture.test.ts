@@ -62,6 +62,38 @@ export const hosted = defineSuite({
 });
 `;
 
+// Set for the attempt's own work, awaited, and removed in a finally, as the advice says: each
+// attempt keeps its callback until it removes it, and none is errored.
+const tidySuite = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer({
+  name: "same",
+  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+});
+
+export const tidy = defineSuite({
+  id: "tidy",
+  concurrency: 1,
+  cases: [
+    { id: "one", input: "a", expected: "a" },
+    { id: "two", input: "b", expected: "b" },
+  ],
+  target: async (input) => {
+    process.setUncaughtExceptionCaptureCallback(() => {});
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      if (!process.hasUncaughtExceptionCaptureCallback()) throw new Error("my callback is gone");
+      return input;
+    } finally {
+      process.setUncaughtExceptionCaptureCallback(null);
+    }
+  },
+  scorers: [same],
+});
+`;
+
 interface Report {
   summary: { runErrors?: string[] };
 }
@@ -74,6 +106,7 @@ describe("an attempt that leaves an uncaught-exception capture callback installe
     project = await makeProject({
       "evals/capturing.eval.js": captureSuite,
       "host/hosted.eval.js": hostSuite,
+      "tidy/tidy.eval.js": tidySuite,
     });
   });
   afterAll(() => project.cleanup());
@@ -106,6 +139,17 @@ describe("an attempt that leaves an uncaught-exception capture callback installe
         expect(records[2]?.error?.message).toContain("thrown by throws-later");
       }
       expect(run.code).toBe(1);
+    }, 60_000);
+
+    it(`keeps a callback the attempt sets, awaits with, and removes in a finally${label}`, async () => {
+      const json = `tidy${mode.length}.json`;
+      const run = await runCli(["run", "tidy", "--json", json, "--no-store", ...mode], project.dir);
+      const records = await readJsonRecords(project.dir, json);
+      expect(records.map((r) => `${r.caseId}:${r.verdict}:${r.error?.message ?? ""}`)).toEqual([
+        "one:passed:",
+        "two:passed:",
+      ]);
+      expect(run.code).toBe(0);
     }, 60_000);
 
     it(`keeps a callback the host set before the run started${label}`, async () => {
