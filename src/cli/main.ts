@@ -118,11 +118,15 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   }
 }
 
-/** `niceeval merge`: the exports it names are read before the store opens (none made for a refusal). */
+/**
+ * `niceeval merge`: the exports it names are read, and refused when they cannot be merged,
+ * before the store opens (none made for a refusal).
+ */
 async function merge(args: MergeArgs, io: CliIO): Promise<number> {
   const command = await import("./commands/merge.js");
   const files = await command.openMergeFiles(args.runs, io.cwd);
   try {
+    command.refuseMergeFiles(args, files);
     return await withStore(
       args.store,
       io,

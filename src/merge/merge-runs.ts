@@ -63,6 +63,18 @@ export interface MergeResult extends Coverage {
 const BATCH = 2000;
 
 /**
+ * Throws what {@link mergeRuns} would refuse these runs for (each named once): none, other eval
+ * files or configurations, other commits. Asked before a store is opened, a refusal makes none.
+ */
+export function refuseUnmergeable(manifests: readonly RunManifest[]): void {
+  if (manifests.length === 0) throw new RangeError("mergeRuns needs at least one run to merge");
+  const once = manifests.filter((m, i) => manifests.findIndex((n) => n.runId === m.runId) === i);
+  checkMergeable(once);
+  // After the files: a file that differs is the more exact reason of the two.
+  checkSameCommit(once);
+}
+
+/**
  * Merge runs (the shards of one run, typically) into one new run of `store`. The inputs must
  * have run the same eval files and configuration ({@link checkMergeable}); their attempts are
  * read as streams and merged in case order (eval, case index, trial), an attempt that several
@@ -88,10 +100,7 @@ export async function mergeRuns(
     seenRuns.add(id);
   }
   const manifests = inputs.map((i) => i.manifest);
-  if (manifests.length === 0) throw new RangeError("mergeRuns needs at least one run to merge");
-  checkMergeable(manifests);
-  // After the files: a file that differs is the more exact reason of the two.
-  checkSameCommit(manifests);
+  refuseUnmergeable(manifests);
   const coverage = coverageOf(manifests);
   const runId = options.runId ?? randomUUID();
   const manifest = mergedManifest(manifests, runId, options);

@@ -12,6 +12,7 @@ import {
   type MergeInput,
   type MergeResult,
   mergeRuns,
+  refuseUnmergeable,
   storedInput,
 } from "../../merge/merge-runs.js";
 import {
@@ -25,7 +26,7 @@ import {
 import { plural } from "../../plural.js";
 import { formatShard } from "../../shard/shard.js";
 import { resolveRunRef, takenNameWarning } from "../../store/resolve.js";
-import type { Store } from "../../store/types.js";
+import type { RunManifest, Store } from "../../store/types.js";
 import { effectiveStatus } from "../../store/writer.js";
 import type { ImportArgs, MergeArgs } from "../args.js";
 import type { CliIO } from "../io.js";
@@ -185,6 +186,21 @@ export async function openMergeFiles(refs: readonly string[], cwd: string): Prom
     await closeMergeFiles(files);
     throw error;
   }
+}
+
+/**
+ * When a merge names exports only, what it would refuse them for (a whole run among shards, other
+ * eval files or configurations, other commits), before the store is opened: none is made for it.
+ */
+export function refuseMergeFiles(args: MergeArgs, files: MergeFiles): void {
+  const manifests: RunManifest[] = [];
+  for (const ref of args.runs) {
+    const reader = files.get(ref);
+    if (!reader) return; // a stored run: checked once the store is open
+    manifests.push(reader.manifest);
+  }
+  refuseMergedAmongShards(manifests, args);
+  refuseUnmergeable(manifests);
 }
 
 export async function closeMergeFiles(files: MergeFiles): Promise<void> {
