@@ -402,4 +402,13 @@ describe("splitSentences: Markdown headings", () => {
     // Not a heading: no space after #, or more than six.
     expect(splitSentences("#motclé\nsuite.")).toEqual(["#motclé suite."]);
   });
+
+  it("drops a numbered heading's number as a list item's, not leaving it a sentence of its own", () => {
+    // Hand-counted: four sentences, two titles and two lines of prose; "1." is no sentence.
+    expect(
+      splitSentences(
+        "## 1. Contexte\nLe marché recule.\n## II. Méthode\nNous avons mesuré.\n### 2.3 Résultats",
+      ),
+    ).toEqual(["Contexte", "Le marché recule.", "Méthode", "Nous avons mesuré.", "2.3 Résultats"]);
+  });
 });

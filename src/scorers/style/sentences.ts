@@ -85,7 +85,8 @@ export function countWords(sentence: string): number {
 }
 
 /**
- * Split French text into sentences. A Markdown heading line (`## Titre`) is a block of its own;
+ * Split French text into sentences. A Markdown heading line (`## Titre`, `## 1. Titre`, its
+ * number dropped) is a block of its own;
  * a blank line, a bullet line or a line starting with a
  * lettered or Roman item marker (`a.`, `b)`, `II.`) starts a new block (markers are dropped),
  * and the line break that ends such a list item ends its block, so an unpunctuated last item
@@ -126,9 +127,12 @@ function blocks(text: string): string[] {
       flush();
       inItem = false;
     } else if (HEADING.test(line)) {
-      // A heading, a title without a final period, is one block, not joined to what follows.
+      // A heading, a title without a final period, is one block, not joined to what follows;
+      // a number it starts with (`## 1. Contexte`, `## II. Méthode`) is dropped as an item's.
       flush();
-      out.push(line.replace(HEADING, ""));
+      const title = line.replace(HEADING, "");
+      const number = listMarker(title);
+      out.push(number ? title.replace(number, "") : title);
       inItem = false;
     } else if (marker !== undefined) {
       flush();
