@@ -25,8 +25,13 @@ const UNREACHABLE = new Set([
   "EAI_AGAIN",
   "EHOSTUNREACH",
   "ENETUNREACH",
-  "ECONNRESET",
 ]);
+
+/**
+ * Socket errors of a server that took the connection and closed it without an HTTP answer (Node's
+ * "socket hang up"): a gRPC receiver (4317) or a TLS one sent plain HTTP/1.1, a proxy that drops it.
+ */
+const CLOSED_UNANSWERED = new Set(["ECONNRESET", "EPIPE"]);
 
 /**
  * An export failure as a reason (what went wrong, for the parentheses of the message) and advice
@@ -62,6 +67,8 @@ function adviceFor(
   const code = socketCode(error);
   if (code !== undefined && UNREACHABLE.has(code))
     return `Nothing there took the connection: start the collector, or set ${place.endpointFrom} to the address its OTLP/HTTP receiver listens on (port 4318 by convention).`;
+  if (code !== undefined && CLOSED_UNANSWERED.has(code))
+    return `A server there took the connection and closed it without an HTTP answer: check that ${place.endpointFrom} is an OTLP/HTTP receiver's (port 4318 by convention; 4317 is gRPC, which niceeval does not send), with https:// if it expects TLS.`;
   return undefined;
 }
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AttemptRecord, emptyJudgeUsage } from "../../src/eval/record.js";
 import { defineSuite } from "../../src/eval/suite.js";
@@ -606,6 +606,26 @@ describe("otelSink says what to do about a failed export", () => {
     expect(said).toContain(
       "Nothing there took the connection: start the collector, or set the endpoint given to otelSink to the address its OTLP/HTTP receiver listens on (port 4318 by convention).",
     );
+  });
+
+  it("says a server took the connection and closed it unanswered (a gRPC or TLS port), not that nothing listens", async () => {
+    // What a gRPC receiver (4317) or a TLS one does with a plain HTTP/1.1 request: it takes the
+    // connection and closes it without an HTTP answer.
+    const server = createNetServer((socket) => {
+      socket.once("data", () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const said = await failedRun(`http://127.0.0.1:${port}`);
+      expect(said).toContain("failed (socket hang up)");
+      expect(said).not.toContain("Nothing there took the connection");
+      expect(said).toContain(
+        "A server there took the connection and closed it without an HTTP answer: check that the endpoint given to otelSink is an OTLP/HTTP receiver's (port 4318 by convention; 4317 is gRPC, which niceeval does not send), with https:// if it expects TLS.",
+      );
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 
