@@ -76,6 +76,29 @@ async function refuseReplica(connection: RespConnection, source: QueueSource): P
   );
 }
 
+/** Why the probe of `target` failed, and what to do, in the words of where its URL came from. */
+function unreachableWhy(error: unknown, target: RedisTarget, source: QueueSource): string {
+  const FIX = fix(source);
+  const code = (error as NodeJS.ErrnoException).code;
+  const message = errorMessage(error);
+  if (error instanceof RedisProtocolError || error instanceof SilentServer)
+    return `${error.message}; check the host and port in ${source}`;
+  if (error instanceof ReadOnlyReplica) return error.message;
+  // Closed before any reply, as a Redis that takes only TLS closes a plain connection: no Redis
+  // to start there.
+  if (!target.tls && message === "Connection closed")
+    return `it closed the connection without answering (a Redis that takes only TLS connections does: is it one? rediss:// is for TLS); check the host and port in ${source}`;
+  if (code === "ECONNREFUSED")
+    return `${target.host}:${target.port} refused the connection; ${FIX}`;
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return `no host named ${target.host}; ${FIX}`;
+  // A Redis that answered but refused the credentials is there: starting one is no advice.
+  if (/NOAUTH|WRONGPASS|invalid password|AUTH/i.test(message))
+    return `it refused the credentials (${message}); check the user and password in the URL (a Redis without a password takes a URL without one)`;
+  if (/DB index is out of range/i.test(message))
+    return `it has no database ${target.db ?? 0} (${message}); name one it has in the URL's path (redis://host:port/0; a Redis has 16, 0 to 15, unless its \`databases\` setting says otherwise)`;
+  return `${message}; ${FIX}`;
+}
+
 /**
  * Check that the Redis a URL names answers (connect, authenticate, PING) before anything is
  * enqueued or run; throws QUEUE_UNREACHABLE naming the URL with its password masked.
@@ -86,7 +109,6 @@ export async function probeRedis(
   source: QueueSource = "--queue",
 ): Promise<RedisTarget> {
   const target = parseRedisUrl(url, source);
-  const FIX = fix(source);
   const connection = new RespConnection(target, timeoutMs);
   let timer: NodeJS.Timeout | undefined;
   // The whole probe is timed, not only the connection (whose own limit, and its words, come
@@ -106,22 +128,7 @@ export async function probeRedis(
     ]);
     return target;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // A Redis that answered but refused the credentials is there: starting one is no advice.
-    const why =
-      error instanceof RedisProtocolError || error instanceof SilentServer
-        ? `${error.message}; check the host and port in ${source}`
-        : error instanceof ReadOnlyReplica
-          ? error.message
-          : code === "ECONNREFUSED"
-            ? `${target.host}:${target.port} refused the connection; ${FIX}`
-            : code === "ENOTFOUND" || code === "EAI_AGAIN"
-              ? `no host named ${target.host}; ${FIX}`
-              : /NOAUTH|WRONGPASS|invalid password|AUTH/i.test(errorMessage(error))
-                ? `it refused the credentials (${errorMessage(error)}); check the user and password in the URL (a Redis without a password takes a URL without one)`
-                : /DB index is out of range/i.test(errorMessage(error))
-                  ? `it has no database ${target.db ?? 0} (${errorMessage(error)}); name one it has in the URL's path (redis://host:port/0; a Redis has 16, 0 to 15, unless its \`databases\` setting says otherwise)`
-                  : `${errorMessage(error)}; ${FIX}`;
+    const why = unreachableWhy(error, target, source);
     throw new NiceevalError(
       "QUEUE_UNREACHABLE",
       `cannot reach the Redis queue ${redactUrl(url)}: ${why}`,

@@ -207,6 +207,28 @@ describe("niceeval run --queue with niceeval worker", () => {
     }
   }, 60_000);
 
+  it("a port that closes the connection unanswered (a Redis that takes TLS only): exit 2 pointing at rediss://, not at starting Redis", async () => {
+    // What a redis-server with only a --tls-port does with a plain connection's PING.
+    const closing = createTcpServer((socket) => {
+      socket.on("error", () => {}).once("data", () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => closing.listen(0, "127.0.0.1", resolve));
+    const { port } = closing.address() as AddressInfo;
+    try {
+      const run = await runCli(
+        ["run", "evals", "--queue", `redis://127.0.0.1:${port}`, "--no-store"],
+        project.dir,
+      );
+      expect(run.code).toBe(2);
+      expect(run.stderr).not.toContain("start Redis there");
+      expect(run.stderr).toContain(
+        `cannot reach the Redis queue redis://127.0.0.1:${port}: it closed the connection without answering (a Redis that takes only TLS connections does: is it one? rediss:// is for TLS); check the host and port in --queue`,
+      );
+    } finally {
+      await new Promise((resolve) => closing.close(resolve));
+    }
+  }, 60_000);
+
   it("a port that takes the connection and never answers: exit 2 within the probe's time, no hang", async () => {
     const sockets: Socket[] = [];
     const silent = createTcpServer((socket) => sockets.push(socket.on("error", () => {})));
