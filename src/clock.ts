@@ -22,6 +22,10 @@ const perfNow = performance.now.bind(performance);
 /** The real `performance.now()`: ms since the process started, monotonic. */
 export const realNow = (): number => perfNow();
 
+const timeOrigin = performance.timeOrigin;
+/** The real `performance.timeOrigin + performance.now()`: ms since the epoch, to the fraction. */
+export const realEpochNow = (): number => timeOrigin + perfNow();
+
 const dateNow = Date.now;
 /** The real `Date.now()`: ms since the epoch, whatever replaces the global `Date`. */
 export const realDateNow = (): number => dateNow();

@@ -1,6 +1,7 @@
 // The spans of one run as its hooks arrive: run → eval → attempt, each with its real times, and
 // one evaluation log record per judgment in its attempt's span.
 import type { Context, Span } from "@opentelemetry/api";
+import { realEpochNow } from "../clock.js";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { EvalSummary } from "../runner/events.js";
 import type { AttemptInfo, EvalInfo } from "../runner/sink.js";
@@ -34,7 +35,8 @@ interface OpenEval {
   lastEnd?: number;
 }
 
-const now = () => performance.timeOrigin + performance.now();
+// On the real clock: an attempt may fake the global one while others end (runner/globals.ts).
+const now = realEpochNow;
 
 const attemptKey = (evalId: string, caseId: string, index: number, trial: number) =>
   `${evalId}\u0000${caseId}\u0000${index >= 0 ? index : -1}\u0000${trial}`;

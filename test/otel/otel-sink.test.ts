@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
+import FakeTimers from "@sinonjs/fake-timers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AttemptRecord, emptyJudgeUsage } from "../../src/eval/record.js";
 import { defineSuite } from "../../src/eval/suite.js";
@@ -781,5 +782,76 @@ describe("OTel configuration", () => {
     expect(mask("pw pa$$word or pa%24%24word")).toBe("pw *** or ***");
     expect(mask("see postgres://u:other@db/x")).toBe("see postgres://u:***@db/x");
     expect(mask("nothing to hide")).toBe("nothing to hide");
+  });
+});
+
+describe("otelSink and an attempt that fakes the clock while others end", () => {
+  it("times the attempts that end meanwhile on the real clock", async () => {
+    const receiver = await startReceiver();
+    try {
+      let installed!: () => void;
+      const clockFaked = new Promise<void>((resolve) => {
+        installed = resolve;
+      });
+      let othersReported!: () => void;
+      const reported = new Promise<void>((resolve) => {
+        othersReported = resolve;
+      });
+      // b and c end while case "fakes" holds fake timers (as a test does between its install
+      // and its uninstall), so their records reach the sink on a faked clock.
+      const faking = defineSuite<string, string>({
+        id: "faking",
+        cases: ["b", "c", "fakes"].map((id) => ({ id, input: id, expected: id })),
+        target: async (input) => {
+          if (input !== "fakes") {
+            await clockFaked;
+            return input;
+          }
+          const clock = FakeTimers.install({
+            toFake: [
+              "setTimeout",
+              "clearTimeout",
+              "setInterval",
+              "clearInterval",
+              "Date",
+              "performance",
+            ],
+          });
+          try {
+            installed();
+            await reported;
+            return input;
+          } finally {
+            clock.uninstall();
+          }
+        },
+        scorers: [same],
+      });
+      let seen = 0;
+      const sink = await otelSink({ endpoint: receiver.url, env: {}, stderr: () => {} });
+      const summary = await runEvals([{ eval: faking }], {
+        concurrency: 3,
+        reporters: [
+          sink,
+          {
+            label: "others",
+            onAttemptFinished: (record) => {
+              if (record.caseId !== "fakes" && ++seen === 2) othersReported();
+            },
+          },
+        ],
+      });
+      expect(summary.totals.passed).toBe(3);
+      const [run] = receiver.spans.filter((s) => s.name === "niceeval run");
+      const attempts = receiver.spans.filter((s) => s.name.startsWith("case "));
+      expect(attempts).toHaveLength(3);
+      for (const span of attempts) {
+        expect(span.endMs, span.name).toBeGreaterThanOrEqual(span.startMs);
+        expect(span.startMs, span.name).toBeGreaterThanOrEqual(run!.startMs);
+        expect(span.endMs, span.name).toBeLessThanOrEqual(run!.endMs);
+      }
+    } finally {
+      await receiver.close();
+    }
   });
 });
