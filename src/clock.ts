@@ -29,3 +29,7 @@ export const realEpochNow = (): number => timeOrigin + perfNow();
 const dateNow = Date.now;
 /** The real `Date.now()`: ms since the epoch, whatever replaces the global `Date`. */
 export const realDateNow = (): number => dateNow();
+
+const RealDate = Date;
+/** The real `new Date().toISOString()`, for the time stamps of reports and events. */
+export const realIsoNow = (): string => new RealDate(dateNow()).toISOString();

@@ -1,4 +1,5 @@
 import { closeSync, openSync } from "node:fs";
+import { realIsoNow } from "../clock.js";
 import { safeStringify } from "../json-safe.js";
 import { withVerdictReason } from "./failures.js";
 import { evalSummaryWithFigures, summaryWithFigures } from "./figures.js";
@@ -21,7 +22,8 @@ export function ndjsonReporter(target: string): Reporter {
   let fd: number | undefined;
   let out: LineWriter | undefined;
   const emit = (type: string, fields: Record<string, unknown>) =>
-    out?.line(safeStringify({ type, at: new Date().toISOString(), ...fields }));
+    // The real time: an attempt may fake the global clock while others are reported.
+    out?.line(safeStringify({ type, at: realIsoNow(), ...fields }));
   return {
     onRunStart(info) {
       if (out) return;

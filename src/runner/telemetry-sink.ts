@@ -1,4 +1,4 @@
-import { clearTimeout, setTimeout } from "../clock.js";
+import { clearTimeout, realIsoNow, setTimeout } from "../clock.js";
 import { errorMessage } from "../errors.js";
 import { EVAL_EVENT_SCHEMA, type EvalEvent } from "./events.js";
 import { type RunSink, SinkReport } from "./sink.js";
@@ -55,7 +55,8 @@ export function telemetrySink(
     schema: EVAL_EVENT_SCHEMA,
     runId,
     evalId,
-    timestamp: new Date().toISOString(),
+    // The real time: an attempt may fake the global clock while others end.
+    timestamp: realIsoNow(),
   });
   return {
     label: "telemetry",
