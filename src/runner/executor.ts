@@ -112,7 +112,7 @@ export const inProcessExecutor: Executor & {
       if (!judgeLedgersOpen()) {
         const running = runnable.runCase(spec, context);
         // Put back at once what the attempt's synchronous part replaced: the engine goes on
-        // while the attempt runs (but the clock and timers, which it may fake until it ends).
+        // while the attempt runs (but the clock, timers and fetch, which it may replace until it ends).
         replaced = putBack(false);
         record = await running;
       } else {

@@ -114,7 +114,7 @@ const state = processWide("runner.globals", () => ({
   /** Runs in progress (`watchRun` and not yet released). */
   runs: 0,
   /**
-   * The clock and timers ({@link AT_END}) that an attempt in flight replaced in its synchronous
+   * The globals of {@link AT_END} that an attempt in flight replaced in its synchronous
    * part: it checks them as it ends, other attempts leave them.
    */
   held: new Set<string>(),
@@ -182,7 +182,7 @@ export function endAttempt(held?: readonly string[]): string[] | undefined {
 }
 
 /**
- * An attempt's synchronous part returned, and it goes on: the clock and timers ({@link AT_END})
+ * An attempt's synchronous part returned, and it goes on: the globals of {@link AT_END}
  * it replaced are its own until it ends (`await clock.tickAsync(…)` before `clock.uninstall()`),
  * so they are left in place, and another attempt that ends meanwhile neither puts them back nor
  * is errored for them. Returns their names, for {@link endAttempt}.
@@ -203,7 +203,7 @@ export function holdGlobals(): string[] | undefined {
 
 /**
  * The names of the watched globals that differ from what they were, each put back; undefined when
- * none was touched (the common case: a handful of comparisons). Left alone: the clock and timers
+ * none was touched (the common case: a handful of comparisons). Left alone: the globals
  * ({@link AT_END}) an attempt in flight holds ({@link holdGlobals}), and all of them when `ended`
  * is false (an attempt's synchronous part returned: see holdGlobals).
  */
@@ -276,10 +276,12 @@ export function replacedGlobalsMessage(names: readonly string[]): string {
 }
 
 /**
- * The clock and timers, which niceeval times with through clock.ts: an attempt may fake them while it
- * waits (`await clock.tickAsync(…)`) if it puts them back before it ends, so they are checked
- * only then. Not process.nextTick nor queueMicrotask: Node's streams and an eval process's
- * channel to its supervisor wait on them while the attempt does.
+ * What an attempt may replace while it waits if it puts it back before it ends, so it is checked
+ * only then: the clock and timers, which niceeval times with through clock.ts (`await
+ * clock.tickAsync(…)` before `clock.uninstall()`), and `fetch`, which judges do not call
+ * (judge/host-fetch.ts) and a target mocks its model through across its awaits. Not
+ * process.nextTick nor queueMicrotask: Node's streams and an eval process's channel to its
+ * supervisor wait on them while the attempt does.
  */
 const AT_END = new Set([
   "performance.now",
@@ -289,6 +291,7 @@ const AT_END = new Set([
   "setImmediate",
   "Date",
   "performance",
+  "fetch",
 ]);
 
 /** What a fake-timer library replaces when it is installed. */

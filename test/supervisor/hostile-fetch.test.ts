@@ -175,3 +175,52 @@ describe("a score eval whose test mocks fetch and puts it back in a finally (run
     }
   }, 60_000);
 });
+
+// Each target mocks its model through globalThis.fetch for the length of the attempt, as a test
+// does, and puts it back in a finally: the call it makes after its first await must reach its
+// mock (port 9 on loopback refuses it otherwise), and the attempt is not errored.
+const mocksAround = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+export const s = defineSuite({
+  id: "mocks-around",
+  cases: Array.from({ length: 6 }, (_, i) => ({ id: "c" + i, input: i, expected: "from the mock " + i })),
+  target: async (i) => {
+    const real = globalThis.fetch;
+    globalThis.fetch = async () => new Response("from the mock " + i);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const response = await fetch("http://127.0.0.1:9/model");
+      return await response.text();
+    } finally {
+      globalThis.fetch = real;
+    }
+  },
+  scorers: [same],
+});
+`;
+
+describe("a target that mocks fetch while it runs and puts it back in a finally (real CLI)", () => {
+  for (const mode of [[], ["--no-supervise"]]) {
+    const label = mode.length ? ` (${mode[0]})` : "";
+    it(`keeps its mock until the attempt ends and passes every case${label}`, async () => {
+      const dir = await makeProject({ "evals/around.eval.js": mocksAround });
+      try {
+        const cli = await runCli(
+          ["run", "--json", "report.json", "--no-store", "--concurrency", "1", ...mode],
+          dir.dir,
+        );
+        const report = JSON.parse(
+          await readFile(join(dir.dir, "report.json"), "utf8"),
+        ) as JsonReport;
+        expect(
+          report.records.map((r) => `${r.caseId}:${r.verdict}:${r.error?.message ?? ""}`),
+        ).toEqual(Array.from({ length: 6 }, (_, i) => `c${i}:passed:`));
+        expect(cli.code).toBe(0);
+      } finally {
+        await dir.cleanup();
+      }
+    }, 60_000);
+  }
+});
