@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AuthoringError } from "../errors.js";
 import { atLeast, atMost, equals, greaterThan, lessThan } from "./compare.js";
 import { not } from "./logic.js";
+import { includes } from "./values.js";
 
 describe("equals", () => {
   it("compares primitives and plain data, with expected and observed on the node", () => {
@@ -81,6 +82,20 @@ describe("equals", () => {
   it("rejects a non-finite expected number when built", () => {
     expect(() => equals(Number.NaN)).toThrow(AuthoringError);
     expect(() => equals(Number.NaN)).toThrow(/equals\(expected\)/);
+  });
+
+  it("takes -0 for 0 and an invalid Date for an invalid Date at any depth, as it does at the top", () => {
+    // Math.round(-0.3) is -0: a fact of { hp: -0 } has zero health, as a bare -0 does.
+    expect(equals(0).evaluate(Math.round(-0.3)).state).toBe("matched");
+    expect(equals({ hp: 0 }).evaluate({ hp: Math.round(-0.3) }).state).toBe("matched");
+    expect(equals([0, { hp: -0 }]).evaluate([-0, { hp: 0 }]).state).toBe("matched");
+    expect(equals(new Map([["hp", 0]])).evaluate(new Map([["hp", -0]])).state).toBe("matched");
+    expect(includes(0).evaluate([-0]).state).toBe("matched");
+    expect(includes({ hp: 0 }).evaluate([{ hp: -0 }]).state).toBe("matched");
+    expect(
+      equals({ at: new Date(Number.NaN) }).evaluate({ at: new Date("not a date") }).state,
+    ).toBe("matched");
+    expect(equals({ hp: 0 }).evaluate({ hp: 1e-300 })).toMatchObject({ state: "mismatched" });
   });
 
   it("compares cyclic values without overflowing", () => {

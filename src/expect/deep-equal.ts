@@ -11,23 +11,34 @@ function firstVisit(seen: Map<object, Set<object>>, a: object, b: object): boole
 }
 
 /**
+ * SameValueZero, as Map keys and `Array.prototype.includes` compare: NaN is NaN, and -0 is 0
+ * (`Math.round(-0.3)` is -0, and a count or a balance of it is zero at any depth, as it is at
+ * the top, where `equals` compares with `===`).
+ */
+const same = (a: unknown, b: unknown): boolean => a === b || (Number.isNaN(a) && Number.isNaN(b));
+
+/** Two Dates of one time; two invalid Dates are alike. */
+const sameTime = (a: Date, b: Date): boolean => same(a.getTime(), b.getTime());
+
+/**
  * Structural equality over plain data (primitives, arrays, plain objects, Dates, Maps, Sets
- * by reference-free content). Iterative, so deep or cyclic values never overflow the stack.
+ * by reference-free content), numbers as SameValueZero compares them. Iterative, so deep or
+ * cyclic values never overflow the stack.
  */
 export function deepEqual(left: unknown, right: unknown): boolean {
-  if (Object.is(left, right)) return true;
+  if (same(left, right)) return true;
   const stack: [unknown, unknown][] = [[left, right]];
   const seen = new Map<object, Set<object>>();
   while (stack.length > 0) {
     const [a, b] = stack.pop()!;
-    if (Object.is(a, b)) continue;
+    if (same(a, b)) continue;
     if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
     // A pair already under comparison is assumed equal: cycles then compare structurally.
     if (!firstVisit(seen, a, b)) continue;
     if (Array.isArray(a) !== Array.isArray(b)) return false;
     if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
     if (a instanceof Date) {
-      if (a.getTime() !== (b as Date).getTime()) return false;
+      if (!sameTime(a, b as Date)) return false;
       continue;
     }
     if (a instanceof Map || a instanceof Set) {
@@ -96,7 +107,7 @@ export function firstDifference(observed: unknown, expected: unknown): Differenc
     const task = stack.pop()!;
     if (!task.compare) return task.found;
     const { path, observed: a, expected: b } = task;
-    if (Object.is(a, b)) continue;
+    if (same(a, b)) continue;
     if (typeof a !== "object" || typeof b !== "object" || a === null || b === null)
       return { kind: "values", path, observed: a, expected: b };
     if (!firstVisit(seen, a, b)) continue;
@@ -106,8 +117,7 @@ export function firstDifference(observed: unknown, expected: unknown): Differenc
     )
       return { kind: "kinds", path, observed: a, expected: b };
     if (a instanceof Date) {
-      if (a.getTime() !== (b as Date).getTime())
-        return { kind: "values", path, observed: a, expected: b };
+      if (!sameTime(a, b as Date)) return { kind: "values", path, observed: a, expected: b };
       continue;
     }
     const tasks = childTasks(path, a, b);
