@@ -87,18 +87,41 @@ export function misspeltKeysMessage(
   return misspelt.length === 0 ? undefined : unknownKeysMessage(misspelt, keys, path);
 }
 
+/** A zod issue as a `superRefine` check sees the issues of the object it checks. */
+interface RawIssue {
+  readonly path?: readonly PropertyKey[] | undefined;
+  readonly input?: unknown;
+}
+
 /**
  * A zod `superRefine` check for a loose object of `shape`: a key that misspells one of the shape's
  * is an issue worded as {@link refuseMisspeltKeys} words it (a ToolInputError naming the object).
+ * Run it even when the object failed (`{ when: () => true }`): a misspelt required key
+ * (`durationMS`, `acutal`) leaves the key it meant undefined, and that key's issue ("expected
+ * number, received undefined") gives way to the misspelling, which comes first.
  */
 export function misspeltKeysCheck(shape: object) {
   const keys = Object.keys(shape);
   return (
     value: unknown,
-    context: { addIssue: (issue: { code: "custom"; message: string }) => void },
+    context: {
+      addIssue: (issue: { code: "custom"; message: string }) => void;
+      issues: RawIssue[];
+    },
   ) => {
-    const problem = misspeltKeysMessage(value, keys);
-    if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
+    const misspelt = misspeltKeys(value, keys);
+    if (misspelt.length === 0) return;
+    const given = value as object;
+    const meant = new Set(misspelt.map((key) => meantKey(key, keys)));
+    const explained = (issue: RawIssue) =>
+      issue.path?.length === 1 &&
+      issue.input === undefined &&
+      meant.has(issue.path[0] as string) &&
+      !Object.hasOwn(given, issue.path[0] as string);
+    const others = context.issues.filter((issue) => !explained(issue));
+    context.issues.length = 0;
+    context.addIssue({ code: "custom", message: unknownKeysMessage(misspelt, keys) });
+    context.issues.push(...others);
   };
 }
 

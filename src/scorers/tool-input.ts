@@ -12,7 +12,16 @@ import { misspeltKeysCheck } from "../known-keys.js";
 export function scorerInputSchema<Shape extends z.ZodRawShape>(
   shape: Shape,
 ): z.ZodType<z.output<z.ZodObject<Shape>>> {
-  return z.looseObject(shape).superRefine(misspeltKeysCheck(shape));
+  return keysChecked(shape);
+}
+
+/**
+ * A loose object of `shape` that refuses a key misspelling one of its own, also when the object
+ * fails otherwise: a misspelt required key (`durationMS`) is named with the key it meant, where
+ * zod alone would say only that the meant key is undefined.
+ */
+export function keysChecked<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z.looseObject(shape).superRefine(misspeltKeysCheck(shape), { when: () => true });
 }
 
 /**

@@ -140,6 +140,45 @@ describe("built-in tool inputs", () => {
     );
   });
 
+  it.each(
+    tools.flatMap((tool) => {
+      const input = cases[tool.id]?.input ?? {};
+      const optional = optionalPaths(tool, input).map((path) => path.join("."));
+      return keyPaths(input)
+        .map((path) => path.join("."))
+        .filter((dotted) => !optional.includes(dotted))
+        .map((dotted) => [tool.id, dotted]);
+    }),
+  )("%s names %s misspelt as the key meant, not as a key left undefined", async (id, dotted) => {
+    const tool = tools.find((candidate) => candidate.id === id) as Tool<unknown, unknown>;
+    const { input, driver } = cases[id] as (typeof cases)[string];
+    const path = dotted.split(".");
+    const key = path.at(-1) as string;
+    // A required key written otherwise (`durationMS`, `acutal`): the key meant is undefined.
+    const misspelt = renamed(input, path, `${key.slice(0, -1)}${key.at(-1)?.toUpperCase()}`);
+    const error = toolInputError(tool, misspelt);
+    expect(error?.issues[0]?.message).toContain(`did you mean "${key}"?`);
+    expect(error?.message).not.toContain("received undefined");
+    await expect(runTool({ tool, candidates: [driver], input: misspelt })).rejects.toThrow(
+      `did you mean "${key}"?`,
+    );
+  });
+
+  it("names a misspelt required key in the errored Score of a scorer called directly", () => {
+    const input = { actual: "a", patern: "a" } as never;
+    expect(scorers.regexMatch(input).rationale).toBe(
+      'invalid input: (root): unknown key "patern" (did you mean "pattern"?); known keys: actual, pattern, flags',
+    );
+    expect(scorers.latencyBudget({ duration_ms: 5, budgetMs: 10 } as never)).toMatchObject({
+      errored: true,
+      rationale:
+        'invalid input: unknown key "duration_ms" (did you mean "durationMs"?); known keys: durationMs, budgetMs',
+    });
+    expect(() => scorers.exactMatch({ acutal: "a", expected: "a" } as never)).toThrow(
+      'unknown key "acutal" (did you mean "actual"?)',
+    );
+  });
+
   it("lets a wider input through: a key that misspells none is no mistake", async () => {
     const input = { actual: "a", expected: "a", caseId: "c-1" };
     const tool = scorers.exactMatchTool;

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import type { KnownKeys } from "../../known-keys.js";
+import { type KnownKeys, misspeltKeysMessage } from "../../known-keys.js";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { defineTool, hasOnlyKeys, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
 import { scorerInputSchema } from "../tool-input.js";
@@ -15,14 +15,18 @@ export interface LatencyBudgetInput {
   budgetMs: number;
 }
 const inputKeys = { durationMs: true, budgetMs: true } satisfies KnownKeys<LatencyBudgetInput>;
-const INPUT_KEYS = new Set(Object.keys(inputKeys));
+const KEYS = Object.keys(inputKeys);
+const INPUT_KEYS = new Set(KEYS);
 
 // Errored, never a failed 0: a duration that is missing or not a number is no evidence of slowness.
 function errored(rationale: string): Score {
   return { value: 0, passed: false, errored: true, label: LABEL, rationale };
 }
 
-function invalid(field: string, value: unknown): Score {
+function invalid(input: object, field: string, value: unknown): Score {
+  // Undefined beside a key that misspells it (`durationMS`, `duration_ms`): that key is named.
+  const misspelt = value === undefined ? misspeltKeysMessage(input, KEYS) : undefined;
+  if (misspelt !== undefined) return errored(`invalid input: ${misspelt}`);
   // A BigInt reads like a number in a reason: named, with the fix.
   if (typeof value === "bigint") {
     return errored(
@@ -47,8 +51,8 @@ export function latencyBudget(input: LatencyBudgetInput): Score {
     return errored(`invalid input: ${show(input)}; pass { durationMs, budgetMs } in milliseconds`);
   }
   const { durationMs, budgetMs } = input;
-  if (!isMilliseconds(durationMs)) return invalid("durationMs", durationMs);
-  if (!isMilliseconds(budgetMs)) return invalid("budgetMs", budgetMs);
+  if (!isMilliseconds(durationMs)) return invalid(input, "durationMs", durationMs);
+  if (!isMilliseconds(budgetMs)) return invalid(input, "budgetMs", budgetMs);
   if (durationMs <= budgetMs) {
     return {
       value: 1,

@@ -1,9 +1,8 @@
 import * as z from "zod";
-import { misspeltKeysCheck } from "../../known-keys.js";
 import { plural } from "../../plural.js";
 import { type Score, scoreSchema } from "../../score/score.js";
 import { defineTool, implementTool } from "../../tool/index.js";
-import { shareSchema } from "../tool-input.js";
+import { keysChecked, shareSchema } from "../tool-input.js";
 import {
   computeTextStats,
   DEFAULT_LENGTH_BAND,
@@ -24,35 +23,26 @@ const thresholdsShape = {
   /** Lowest accepted share of first-person sentences (default 0.6). */
   minFirstPersonRatio: ratio.optional(),
   /** Accepted mean sentence length in words; missing bounds default to 5 and 30. */
-  lengthBand: z
-    .looseObject(lengthBandShape)
-    .superRefine(misspeltKeysCheck(lengthBandShape))
-    .optional(),
+  lengthBand: keysChecked(lengthBandShape).optional(),
 };
 const inputShape = {
   text: z.string(),
-  thresholds: z
-    .looseObject(thresholdsShape)
-    .superRefine(misspeltKeysCheck(thresholdsShape))
-    .optional(),
+  thresholds: keysChecked(thresholdsShape).optional(),
 };
 
 // A misspelt key (`threshold`, `maxBulletRatio`) would leave the defaults silently: refused.
-const textStatsInputSchema = z
-  .looseObject(inputShape)
-  .superRefine(misspeltKeysCheck(inputShape))
-  .superRefine((input, context) => {
-    const given = input.thresholds?.lengthBand;
-    const band = resolveBand(given);
-    if (band.min > band.max) {
-      // A max left out is the default's: naming it says why a min alone is refused.
-      const message =
-        given?.max === undefined
-          ? `lengthBand.min (${band.min}) is above lengthBand.max (${band.max}, its default); give a max of at least ${band.min}`
-          : `lengthBand.min (${band.min}) is above lengthBand.max (${band.max}); give min <= max`;
-      context.addIssue({ code: "custom", path: ["thresholds", "lengthBand"], message });
-    }
-  });
+const textStatsInputSchema = keysChecked(inputShape).superRefine((input, context) => {
+  const given = input.thresholds?.lengthBand;
+  const band = resolveBand(given);
+  if (band.min > band.max) {
+    // A max left out is the default's: naming it says why a min alone is refused.
+    const message =
+      given?.max === undefined
+        ? `lengthBand.min (${band.min}) is above lengthBand.max (${band.max}, its default); give a max of at least ${band.min}`
+        : `lengthBand.min (${band.min}) is above lengthBand.max (${band.max}); give min <= max`;
+    context.addIssue({ code: "custom", path: ["thresholds", "lengthBand"], message });
+  }
+});
 
 /**
  * `eval.text-stats`: style statistics of a French text, gated by the caller's thresholds.
