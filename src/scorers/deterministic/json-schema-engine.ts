@@ -25,6 +25,7 @@ import {
   nestingDepth,
   withoutUndefined,
 } from "./json-schema-json.js";
+import { referenceLoop } from "./json-schema-loops.js";
 import {
   type CompiledJsonSchema,
   type FormatMode,
@@ -207,6 +208,8 @@ export async function compileUncached(
   } catch (error) {
     return { ok: false, reason: `invalid schema: ${errorMessage(error)}` };
   }
+  const loop = referenceLoop(map);
+  if (loop) return { ok: false, reason: `invalid schema: ${loop}` };
   return oneAtATime(async () => {
     const before = new Set(getAllRegisteredSchemaUris());
     try {

@@ -562,10 +562,55 @@ describe("an unusable JSON Schema is an errored score, never a throw nor the val
     });
   }
 
-  it("answers a schema whose references loop forever", async () => {
-    const score = await jsonSchemaValid({ actual: { a: 1 }, schema: { $ref: "#" } });
-    expect(score.passed).toBe(false);
-    expect(typeof score.rationale).toBe("string");
+  it("answers a schema whose references loop forever with the loop, not a stack overflow", async () => {
+    const loops: [unknown, string][] = [
+      [{ $ref: "#" }, "# → #"],
+      [{ allOf: [{ type: "object" }, { $ref: "#" }] }, "# → #"],
+      [
+        { $defs: { a: { $ref: "#/$defs/b" }, b: { $ref: "#/$defs/a" } }, $ref: "#/$defs/a" },
+        "#/$defs/a → #/$defs/b → #/$defs/a",
+      ],
+      [
+        { $defs: { a: { anyOf: [{ type: "string" }, { $ref: "#/$defs/a" }] } }, $ref: "#/$defs/a" },
+        "#/$defs/a → #/$defs/a",
+      ],
+      [
+        { $defs: { a: { $anchor: "A", not: { $ref: "#A" } } }, $ref: "#A" },
+        "#/$defs/a → #/$defs/a",
+      ],
+      [
+        {
+          $schema: "http://json-schema.org/draft-07/schema#",
+          definitions: { a: { $ref: "#/definitions/b" }, b: { $ref: "#/definitions/a" } },
+          $ref: "#/definitions/a",
+        },
+        "#/definitions/a → #/definitions/b → #/definitions/a",
+      ],
+    ];
+    for (const [schema, chain] of loops) {
+      for (const actual of [{ a: 1 }, "x", 1]) {
+        const score = await jsonSchemaValid({ actual, schema: schema as JsonSchema });
+        expect(score).toMatchObject({ value: 0, passed: false, errored: true });
+        expect(score.rationale).toBe(
+          `invalid schema: its references loop without going into the value (${chain}), so validating would never end: make the loop pass through a keyword that goes into the value (properties, items, …) or remove it`,
+        );
+      }
+    }
+  });
+
+  it("validates a schema whose references come back only deeper in the value", async () => {
+    const tree = {
+      $defs: {
+        node: { type: "object", properties: { kids: { items: { $ref: "#/$defs/node" } } } },
+      },
+      allOf: [{ $ref: "#/$defs/node" }],
+    };
+    expect((await jsonSchemaValid({ actual: { kids: [{ kids: [] }] }, schema: tree })).passed).toBe(
+      true,
+    );
+    expect(await rationaleOf({ kids: [{ kids: [1] }] }, tree)).toBe(
+      "/kids/0/kids/0: must be object, got integer",
+    );
   });
 });
 

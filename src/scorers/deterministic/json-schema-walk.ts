@@ -12,6 +12,14 @@ export interface SchemaMap {
   readonly references: readonly { readonly written: string; readonly resolved: string }[];
   /** Every `format` named in a subschema. */
   readonly formats: ReadonlySet<string>;
+  /** Every subschema (an object) and its JSON Pointer from the root (`""` for the root). */
+  readonly locations: ReadonlyMap<object, string>;
+  /** Every anchor (`$anchor`, `$dynamicAnchor`, draft-07's `"$id": "#name"`) by its absolute URI. */
+  readonly anchors: ReadonlyMap<string, object>;
+  /** The `$ref` of each subschema that is read, resolved against its base URI. */
+  readonly refs: ReadonlyMap<object, string>;
+  /** The subschemas applied to the same place in the value as each subschema (`allOf`, `not`, …), `$ref` aside. */
+  readonly inPlace: ReadonlyMap<object, readonly unknown[]>;
 }
 
 // Keywords whose value is a schema, an array of schemas, or a map of names to schemas.
@@ -38,6 +46,13 @@ const SCHEMA_MAP = new Set([
   "patternProperties",
   "properties",
 ]);
+// Keywords whose schemas apply to the value itself, not to a part of it.
+const IN_PLACE = new Set(["not", "if", "then", "else"]);
+const IN_PLACE_ARRAY = new Set(["allOf", "anyOf", "oneOf"]);
+const IN_PLACE_MAP = new Set(["dependentSchemas", "dependencies"]);
+
+/** A key as a JSON Pointer segment. */
+const segment = (key: string | number) => String(key).replaceAll("~", "~0").replaceAll("/", "~1");
 
 function resolve(reference: string, base: string): string {
   try {
@@ -58,42 +73,80 @@ export function withoutFragment(uri: string): string {
  * inside `const`, `enum`, `default` or `examples` is data, not a resource.
  */
 export function mapSchema(schema: unknown, retrievalUri: string, draft: Draft): SchemaMap {
-  const resources = new Map<string, unknown>();
-  const references: { written: string; resolved: string }[] = [];
-  const formats = new Set<string>();
-  resources.set(retrievalUri, schema);
-  const seen = new Set<object>();
-
-  const visit = (node: unknown, base: string): void => {
-    if (typeof node !== "object" || node === null || Array.isArray(node) || seen.has(node)) return;
-    seen.add(node);
+  const map = {
+    resources: new Map<string, unknown>([[retrievalUri, schema]]),
+    references: [] as { written: string; resolved: string }[],
+    formats: new Set<string>(),
+    locations: new Map<object, string>(),
+    anchors: new Map<string, object>(),
+    refs: new Map<object, string>(),
+    inPlace: new Map<object, unknown[]>(),
+  };
+  const visit = (node: unknown, base: string, pointer: string): void => {
+    if (typeof node !== "object" || node === null || Array.isArray(node)) return;
+    if (map.locations.has(node)) return;
+    map.locations.set(node, pointer);
     const record = node as Record<string, unknown>;
     const hasRef = typeof record.$ref === "string";
     // Before 2019-09 a `$ref` makes its siblings (its `$id` included) ignored.
     const refOnly = draft === "draft-07" && hasRef;
-    if (!refOnly && typeof record.$id === "string" && !record.$id.startsWith("#")) {
-      base = withoutFragment(resolve(record.$id, base));
-      resources.set(base, node);
-    }
+    if (!refOnly) base = declare(map, node, base, draft);
     for (const keyword of ["$ref", "$dynamicRef", "$recursiveRef", "$schema"]) {
       const written = record[keyword];
       if (typeof written === "string")
-        references.push({ written, resolved: resolve(written, base) });
+        map.references.push({ written, resolved: resolve(written, base) });
     }
+    if (hasRef) map.refs.set(node, resolve(record.$ref as string, base));
     if (refOnly) return;
-    if (typeof record.format === "string") formats.add(record.format);
+    if (typeof record.format === "string") map.formats.add(record.format);
+    const inPlace = inPlaceSchemas(record);
+    if (inPlace.length > 0) map.inPlace.set(node, inPlace);
     for (const [keyword, value] of Object.entries(record)) {
-      if (SCHEMA.has(keyword) && !Array.isArray(value)) visit(value, base);
+      const at = `${pointer}/${segment(keyword)}`;
+      if (SCHEMA.has(keyword) && !Array.isArray(value)) visit(value, base, at);
       if (SCHEMA_ARRAY.has(keyword) && Array.isArray(value)) {
-        for (const item of value) visit(item, base);
+        for (let index = 0; index < value.length; index++)
+          visit(value[index], base, `${at}/${index}`);
       }
       if (SCHEMA_MAP.has(keyword) && typeof value === "object" && value !== null) {
-        for (const item of Object.values(value)) visit(item, base);
+        for (const [name, item] of Object.entries(value))
+          visit(item, base, `${at}/${segment(name)}`);
       }
     }
   };
-  visit(schema, retrievalUri);
-  return { resources, references, formats };
+  visit(schema, retrievalUri, "");
+  return map;
+}
+
+/** Record the resource (`$id`) and anchors a subschema declares; its base URI. */
+function declare(
+  map: { resources: Map<string, unknown>; anchors: Map<string, object> },
+  node: object,
+  base: string,
+  draft: Draft,
+): string {
+  const { $id, $anchor, $dynamicAnchor } = node as Record<string, unknown>;
+  if (typeof $id === "string" && !$id.startsWith("#")) {
+    base = withoutFragment(resolve($id, base));
+    map.resources.set(base, node);
+  }
+  if (draft === "draft-07" && typeof $id === "string" && $id.startsWith("#") && $id.length > 1)
+    map.anchors.set(`${base}${$id}`, node);
+  for (const anchor of [$anchor, $dynamicAnchor])
+    if (typeof anchor === "string") map.anchors.set(`${base}#${anchor}`, node);
+  return base;
+}
+
+/** The subschemas a subschema applies to the value itself (`allOf`, `anyOf`, `not`, `then`, …). */
+function inPlaceSchemas(record: Record<string, unknown>): unknown[] {
+  const found: unknown[] = [];
+  for (const [keyword, value] of Object.entries(record)) {
+    if (IN_PLACE.has(keyword)) found.push(value);
+    else if (IN_PLACE_ARRAY.has(keyword) && Array.isArray(value)) found.push(...value);
+    else if (IN_PLACE_MAP.has(keyword) && typeof value === "object" && value !== null)
+      found.push(...Object.values(value));
+  }
+  return found;
 }
 
 function decodeSegment(segment: string): string {
