@@ -11,6 +11,9 @@ const STACK_LINES = 6;
 
 const marker = (what: string) => `[unserialisable: ${what}]`;
 
+/** Marker written in place of an invalid Date (`new Date("not a date")`). */
+export const INVALID_DATE = marker("invalid Date");
+
 /**
  * JSON of any value, never throwing. Plain data (objects, arrays, strings, finite numbers,
  * booleans, null, valid Dates) takes `JSON.stringify`'s own path. Anything else is copied
@@ -103,7 +106,7 @@ const NOT_BUILT_IN = Symbol("not built in");
 /** Built-in objects JSON.stringify would write as `{}` or lose: their closest JSON. */
 function builtIn(value: object, ancestors: Set<object>, depth: number): unknown {
   if (value instanceof Date)
-    return Number.isNaN(value.getTime()) ? marker("invalid Date") : value.toISOString();
+    return Number.isNaN(value.getTime()) ? INVALID_DATE : value.toISOString();
   if (value instanceof RegExp) return String(value);
   if (ArrayBuffer.isView(value)) return typedItems(value);
   if (value instanceof ArrayBuffer || value instanceof SharedArrayBuffer)

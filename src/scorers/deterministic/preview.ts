@@ -1,3 +1,5 @@
+import { INVALID_DATE, safeStringify } from "../../json-safe.js";
+
 const PREVIEW_LIMIT = 60;
 
 /** Quote a string for a rationale, cut to a readable length so reports stay small. */
@@ -37,7 +39,9 @@ function escapeControls(text: string): string {
  * A value as short JSON for a reason. Written only as far as the preview shows: a whole
  * `JSON.stringify` of a 50 MB string or a 2,000,000-item array took seconds for 60 characters.
  * What JSON would write as `null` is shown as it is (`NaN`, `Infinity`, an array's `undefined`),
- * so a reason never quotes a null that was not there.
+ * so a reason never quotes a null that was not there; and what it would write as `{}` as the
+ * store keeps it (a Map its entries, a Set and a typed array their items, a RegExp its text, an
+ * invalid Date a marker), so a report never shows an empty object that was not empty.
  * @example
  * show({ value: NaN, rationale: "oops" }) // → '{"value":NaN,"rationale":"oops"}'
  */
@@ -57,26 +61,27 @@ export function show(value: unknown): string {
     if (typeof node === "string") {
       return add(JSON.stringify(node.length > PREVIEW_LIMIT ? node.slice(0, PREVIEW_LIMIT) : node));
     }
-    if (
-      typeof node !== "object" ||
-      node === null ||
-      typeof (node as { toJSON?: unknown }).toJSON === "function"
-    ) {
-      return add(JSON.stringify(node) ?? "null");
-    }
-    // A typed array as the store keeps it (its numbers), read index by index: Object.entries
-    // of a 100 MB buffer would be 100 million pairs for a 60-character preview.
-    if (Array.isArray(node) || (ArrayBuffer.isView(node) && !(node instanceof DataView))) {
-      const items = node as ArrayLike<unknown>;
+    if (typeof node !== "object" || node === null) return add(JSON.stringify(node) ?? "null");
+    const special = builtInText(node);
+    if (special !== undefined) return add(special);
+    // Read item by item, and only as far as the preview goes: Object.entries of a 100 MB buffer
+    // would be 100 million pairs for a 60-character preview.
+    const items = itemsOf(node);
+    if (items !== undefined) {
       if (!add("[")) return false;
-      for (let i = 0; i < items.length; i++) {
-        if ((i > 0 && !add(",")) || !visit(items[i])) return false;
+      let first = true;
+      for (const item of items) {
+        if ((!first && !add(",")) || !visit(item)) return false;
+        first = false;
       }
       return add("]");
     }
+    if (typeof (node as { toJSON?: unknown }).toJSON === "function") {
+      return add(JSON.stringify(node) ?? "null");
+    }
     if (!add("{")) return false;
     let first = true;
-    for (const [key, item] of Object.entries(node)) {
+    for (const [key, item] of fieldsOf(node)) {
       if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
       if (!add(`${first ? "" : ","}${JSON.stringify(key)}:`) || !visit(item)) return false;
       first = false;
@@ -92,4 +97,39 @@ export function show(value: unknown): string {
     return String(value);
   }
   return text.length > PREVIEW_LIMIT ? `${text.slice(0, PREVIEW_LIMIT)}…` : text;
+}
+
+/** A built-in object JSON would write as `{}` or `null`, as the store writes it; else undefined. */
+function builtInText(node: object): string | undefined {
+  if (node instanceof Date && Number.isNaN(node.getTime())) return JSON.stringify(INVALID_DATE);
+  if (node instanceof RegExp) return JSON.stringify(String(node));
+  if (node instanceof Number || node instanceof String || node instanceof Boolean)
+    return JSON.stringify(node.valueOf());
+  return undefined;
+}
+
+/** The items of an array, a Set or a typed array, as the store writes them; else undefined. */
+function itemsOf(node: object): Iterable<unknown> | undefined {
+  if (Array.isArray(node) || node instanceof Set) return node;
+  if (ArrayBuffer.isView(node) && !(node instanceof DataView)) {
+    return node as unknown as Iterable<number | bigint>;
+  }
+  return undefined;
+}
+
+/** The fields of an object; a Map's entries (a key that is not a string as JSON); an Error's name and message first. */
+function* fieldsOf(node: object): Iterable<[string, unknown]> {
+  if (node instanceof Map) {
+    for (const [key, item] of node)
+      yield [typeof key === "string" ? key : safeStringify(key), item];
+    return;
+  }
+  if (!(node instanceof Error)) {
+    yield* Object.entries(node);
+    return;
+  }
+  yield ["name", node.name];
+  yield ["message", node.message];
+  for (const field of Object.entries(node))
+    if (field[0] !== "name" && field[0] !== "message") yield field;
 }

@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+
+// Outputs JSON writes as {} or null: a run's report must not show them as empty or missing.
+const suite = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const outputs = {
+  map: () => new Map([["a", 1], ["b", [2]]]),
+  set: () => new Set(["x", 2]),
+  nested: () => ({ seen: new Set([1]), at: new Date("not a date") }),
+  typed: () => new Float64Array([1.5, 2]),
+};
+
+export const shapes = defineSuite({
+  id: "shapes",
+  cases: Object.keys(outputs).map((id) => ({ id, input: id })),
+  target: async (id: string) => outputs[id as keyof typeof outputs](),
+  scorers: [createScorer({ name: "never", score: () => ({ score: 0 }) })],
+});
+`;
+
+const outputLines = (stdout: string) =>
+  [...stdout.matchAll(/✗ (\w+) failed[^\n]*\n(?: {6}[✓✗!?].*\n)+ {6}output: {3}(.*)\n/g)].map(
+    (match) => `${match[1]}: ${match[2]}`,
+  );
+
+describe("a failed case's output in the report", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/shapes.eval.ts": suite });
+  });
+  afterAll(() => project.cleanup());
+
+  it("shows a Map's entries, a Set's items, a typed array's numbers and an invalid Date, live and in show", async () => {
+    const run = await runCli(["run"], project.dir);
+    expect(run.code).toBe(1);
+    const expected = [
+      'map: {"a":1,"b":[2]}',
+      'set: ["x",2]',
+      'nested: {"seen":[1],"at":"[unserialisable: invalid Date]"}',
+      "typed: [1.5,2]",
+    ];
+    expect(outputLines(run.stdout)).toEqual(expected);
+    const shown = await runCli(["show", "latest"], project.dir);
+    expect(shown.code).toBe(1);
+    expect(outputLines(shown.stdout)).toEqual(expected);
+  });
+});
