@@ -98,6 +98,32 @@ describe("equals", () => {
     expect(equals({ hp: 0 }).evaluate({ hp: 1e-300 })).toMatchObject({ state: "mismatched" });
   });
 
+  it("compares what a RegExp, an Error, a URL, a boxed primitive or an ArrayBuffer holds, not only its keys", () => {
+    // Each holds its state where Object.keys does not look: all of them used to be equal.
+    const differ: [unknown, unknown][] = [
+      [/a/, /b/],
+      [/a/g, /a/i],
+      [{ e: new Error("timeout") }, { e: new Error("refused") }],
+      [new TypeError("x"), new TypeError("x", { cause: 1 })],
+      [new URL("https://a.example/"), new URL("https://b.example/")],
+      [new URLSearchParams("q=1"), new URLSearchParams("q=2")],
+      [{ n: new Number(1) }, { n: new Number(2) }],
+      [new String("a"), new String("b")],
+      [new Uint8Array([1]).buffer, new Uint8Array([2]).buffer],
+      [new DataView(new Uint8Array([1]).buffer), new DataView(new Uint8Array([2]).buffer)],
+    ];
+    for (const [expected, observed] of differ) {
+      expect(equals(expected).evaluate(observed).state).toBe("mismatched");
+      expect(equals(expected).evaluate(expected).state).toBe("matched");
+    }
+    expect(includes(/a/).evaluate([/b/]).state).toBe("mismatched");
+    expect(equals({ e: new Error("x") }).evaluate({ e: new Error("x") }).state).toBe("matched");
+    expect(equals({ r: /a+/g }).evaluate({ r: /a+/g }).state).toBe("matched");
+    expect(equals({ r: /a/ }).evaluate({ r: /b/ }).reason).toBe(
+      '/r: observed "/b/", expected "/a/"',
+    );
+  });
+
   it("compares cyclic values without overflowing", () => {
     const a: Record<string, unknown> = { name: "x" };
     a.self = a;

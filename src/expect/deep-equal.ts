@@ -21,6 +21,27 @@ const same = (a: unknown, b: unknown): boolean => a === b || (Number.isNaN(a) &&
 const sameTime = (a: Date, b: Date): boolean => same(a.getTime(), b.getTime());
 
 /**
+ * What a built-in object holds where `Object.keys` does not look (a RegExp's source and flags,
+ * an Error's name and message, a URL, a boxed primitive, a buffer's bytes), as a string; undefined
+ * for other objects. Without it, `/a/` equalled `/b/` and every two Errors were equal.
+ */
+function heldState(value: object): string | undefined {
+  if (value instanceof RegExp || value instanceof URL || value instanceof URLSearchParams)
+    return String(value);
+  if (value instanceof Error) return `${value.name}: ${value.message}`;
+  if (value instanceof Number || value instanceof String || value instanceof Boolean)
+    return String(value.valueOf());
+  if (value instanceof ArrayBuffer || value instanceof SharedArrayBuffer)
+    return Buffer.from(value).toString("hex");
+  if (value instanceof DataView)
+    return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex");
+  return undefined;
+}
+
+/** Whether two objects of one kind hold the same built-in state ({@link heldState}). */
+const sameHeld = (a: object, b: object): boolean => heldState(a) === heldState(b);
+
+/**
  * Structural equality over plain data (primitives, arrays, plain objects, Dates, Maps, Sets
  * by reference-free content), numbers as SameValueZero compares them. Iterative, so deep or
  * cyclic values never overflow the stack.
@@ -41,6 +62,8 @@ export function deepEqual(left: unknown, right: unknown): boolean {
       if (!sameTime(a, b as Date)) return false;
       continue;
     }
+    if (!sameHeld(a, b)) return false;
+    if (a instanceof Error) stack.push([a.cause, (b as Error).cause]);
     if (a instanceof Map || a instanceof Set) {
       if (!sameEntries(a, b as Map<unknown, unknown> | Set<unknown>, stack)) return false;
       continue;
@@ -120,6 +143,7 @@ export function firstDifference(observed: unknown, expected: unknown): Differenc
       if (!sameTime(a, b as Date)) return { kind: "values", path, observed: a, expected: b };
       continue;
     }
+    if (!sameHeld(a, b)) return { kind: "values", path, observed: a, expected: b };
     const tasks = childTasks(path, a, b);
     for (let i = tasks.length - 1; i >= 0; i--) stack.push(tasks[i]!);
   }
@@ -130,6 +154,13 @@ export function firstDifference(observed: unknown, expected: unknown): Differenc
 function childTasks(path: PathSegment[], a: object, b: object): Task[] {
   if (a instanceof Set) return setTasks(path, a, b as Set<unknown>);
   const tasks: Task[] = [];
+  if (a instanceof Error && (a.cause !== undefined || (b as Error).cause !== undefined))
+    tasks.push({
+      compare: true,
+      path: [...path, "cause"],
+      observed: a.cause,
+      expected: (b as Error).cause,
+    });
   const entriesA = entriesOf(a);
   const entriesB = entriesOf(b);
   for (const [key, expected] of entriesB) {
