@@ -240,6 +240,7 @@ describe("defineScoreEval", () => {
           t.check(t.miscased, atMost(500)).score(10).label("Latency");
           t.check(t.name, not(atMost(3)) as never).label("Name");
           t.score(undefined as unknown as number, { weight: 10 }).label("Ratio");
+          t.score({ value: 0.8 } as unknown as number, { weight: 1 }).label("Ratio object");
         },
       })
       .run();
@@ -259,7 +260,7 @@ describe("defineScoreEval", () => {
     expect(byLabel.Latency).toMatchObject({
       state: "errored",
       reason:
-        'observed object, but atMost takes a number; its state "Unavailable" is none niceeval reads (a fact\'s "available" or "unavailable", a collection\'s "complete", "partial" or "unavailable")',
+        'observed a plain object {"state":"Unavailable","reason":"not instrumented"}, but atMost takes a number; its state "Unavailable" is none niceeval reads (a fact\'s "available" or "unavailable", a collection\'s "complete", "partial" or "unavailable")',
     });
     expect(byLabel.Name).toMatchObject({
       state: "errored",
@@ -269,8 +270,12 @@ describe("defineScoreEval", () => {
     expect(byLabel.Ratio?.reason).toBe(
       `observed undefined, but t.score takes a ratio (a number from 0 to 1) or a NumericMaterial${undefinedFact}`,
     );
+    // An object is named with what it holds: { value: 0.8 } is not "object".
+    expect(byLabel["Ratio object"]?.reason).toBe(
+      'observed a plain object {"value":0.8}, but t.score takes a ratio (a number from 0 to 1) or a NumericMaterial; fix the value the check is given or the matcher (the app\'s answer was not judged)',
+    );
     expect(record.verdict).toBe("errored");
-    expect(record.score).toMatchObject({ state: "partial", earned: 0, max: 40 });
+    expect(record.score).toMatchObject({ state: "partial", earned: 0, max: 41 });
   });
 
   it("makes t.score of an unavailable NumericMaterial without a reason unavailable, as t.check does, keeping the other judgments", async () => {

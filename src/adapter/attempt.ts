@@ -16,7 +16,7 @@ import { Deadline, givenTyped } from "../eval/timeout.js";
 import { TraceRecorder } from "../eval/trace.js";
 import { trialLabel } from "../eval/trial-label.js";
 import type { ContextCheck } from "../expect/context-match.js";
-import { describe, wrongTypeIn } from "../expect/result.js";
+import { describeObserved, wrongTypeIn } from "../expect/result.js";
 import type { AnyMatch, BooleanMatch, MatchResult, NumericMaterial } from "../expect/types.js";
 import type { JudgeWait } from "../judge/ledger.js";
 import { resolveCloseQAJudge } from "../judge/registry.js";
@@ -235,7 +235,7 @@ function ratioOutcome(ratio: number | NumericMaterial, weight: number): Outcome 
     if (ratio.state === "available") value = ratio.value;
   }
   if (typeof value !== "number") {
-    const observed = `observed ${describe(value)}, but t.score takes a ratio (a number from 0 to 1) or a NumericMaterial`;
+    const observed = `observed ${describeObserved(value)}, but t.score takes a ratio (a number from 0 to 1) or a NumericMaterial`;
     return { state: "errored", value: null, reason: wrongTypeReason(observed, { value: ratio }) };
   }
   if (!Number.isFinite(value)) {

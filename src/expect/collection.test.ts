@@ -52,6 +52,16 @@ describe("countWhere", () => {
       reason: "observed 5, but countWhere takes an array or a material collection",
       wrongType: true,
     });
+    // An object is shown with its kind and what it holds, never as "object".
+    expect(countWhere(equals(1), 1).evaluate({ items: [1] } as never).reason).toBe(
+      'observed a plain object {"items":[1]}, but countWhere takes an array or a material collection',
+    );
+    expect(countWhere(equals(1), 1).evaluate(new Set([1, 2]) as never).reason).toBe(
+      "observed a Set of 2 items [1,2], but countWhere takes an array or a material collection",
+    );
+    expect(atMost(3).evaluate(new Number(2) as never).reason).toBe(
+      "observed an instance of Number 2, but atMost takes a number",
+    );
   });
 
   it("rejects a count no collection can have when built", () => {

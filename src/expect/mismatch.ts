@@ -2,7 +2,7 @@
 import { plural } from "../plural.js";
 import { clip, show } from "../scorers/deterministic/preview.js";
 import { type Difference, firstDifference, type PathSegment } from "./deep-equal.js";
-import { formatBeside, formatNumber } from "./result.js";
+import { formatBeside, formatNumber, kindOf } from "./result.js";
 
 /** A path segment or a whole path past these lengths is cut: a key may be megabytes long. */
 const MAX_SEGMENT = 40;
@@ -58,18 +58,6 @@ export function shown(value: unknown, other?: unknown): string {
 // A number expected in full, as the comparators write their threshold: the author's own constant.
 const shownExpected = (value: unknown): string =>
   typeof value === "number" ? String(value) : shown(value);
-
-function kindOf(value: unknown): string {
-  if (Array.isArray(value)) return `an array of ${plural(value.length, "item")}`;
-  if (value instanceof Date) return "a Date";
-  if (value instanceof Map) return "a Map";
-  if (value instanceof Set) return "a Set";
-  const prototype = Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null;
-  if (prototype === null) return "an object without prototype";
-  if (prototype === Object.prototype) return "a plain object";
-  const name = prototype.constructor?.name;
-  return typeof name === "string" && name !== "" ? `an instance of ${name}` : "an object";
-}
 
 /** The path as a JSON pointer (`/items/2/price`), each key and the whole cut to a readable length. */
 function pointer(path: readonly PathSegment[]): string {

@@ -1,4 +1,6 @@
 import { AuthoringError } from "../errors.js";
+import { plural } from "../plural.js";
+import { show } from "../scorers/deterministic/preview.js";
 import { shownApart } from "../shown-apart.js";
 import type { BooleanMatch, MatchResult, MatchState } from "./types.js";
 
@@ -52,6 +54,35 @@ export function describe(value: unknown): string {
     ? JSON.stringify(shown)
     : String(shown);
 }
+
+/** What kind of object a value is, for a reason (`a plain object`, `an instance of Money`). */
+export function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return `an array of ${plural(value.length, "item")}`;
+  if (value instanceof Date) return "a Date";
+  if (value instanceof Map) return "a Map";
+  if (value instanceof Set) return "a Set";
+  const prototype = Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null;
+  if (prototype === null) return "an object without prototype";
+  if (prototype === Object.prototype) return "a plain object";
+  const name = prototype.constructor?.name;
+  return typeof name === "string" && name !== "" ? `an instance of ${name}` : "an object";
+}
+
+/**
+ * An object for a reason: its kind, its size, and what it holds as far as a preview goes
+ * (`a plain object {"items":[1]}`, `a Set of 2 items [1,2]`), never just "object".
+ */
+function describeObject(value: object): string {
+  let kind = kindOf(value);
+  if (value instanceof Map)
+    kind = `a Map of ${value.size} ${value.size === 1 ? "entry" : "entries"}`;
+  else if (value instanceof Set) kind = `a Set of ${plural(value.size, "item")}`;
+  return `${kind} ${show(value)}`;
+}
+
+/** A value a matcher cannot take, for its reason: an object with its kind and what it holds. */
+export const describeObserved = (value: unknown): string =>
+  typeof value === "object" && value !== null ? describeObject(value) : describe(value);
 
 /** Build a result node (omits absent optional fields, as exactOptionalPropertyTypes wants). */
 export function node(
@@ -111,7 +142,7 @@ export function wrongTypeNode(
   value: unknown,
   takes: string,
 ): MatchResult {
-  const reason = `observed ${describe(value)}, but ${name} takes ${takes}`;
+  const reason = `observed ${describeObserved(value)}, but ${name} takes ${takes}`;
   return { ...node("unavailable", name, expected, reason, preview(value)), wrongType: true };
 }
 
