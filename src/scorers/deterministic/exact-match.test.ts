@@ -82,6 +82,20 @@ describe("exactMatch", () => {
     expect(exactMatch({ actual: "👋🏽 hi", expected: "👋🏽 hi" }).passed).toBe(true);
   });
 
+  it("counts characters by code point and names two emoji that differ, not their halves", () => {
+    // 😀 and 😁 share their first UTF-16 unit: the difference is the whole character.
+    expect(exactMatch({ actual: "\u{1F600}", expected: "\u{1F601}" }).rationale).toBe(
+      'actual differs from expected at character 0: actual "\u{1F600}", expected "\u{1F601}"',
+    );
+    expect(exactMatch({ actual: "👋 a", expected: "👋 b" }).rationale).toBe(
+      'actual differs from expected at character 2: actual "👋 a", expected "👋 b"',
+    );
+    const hidden = exactMatch({ actual: "😀\u200b", expected: "😀" }).rationale;
+    expect(hidden).toBe(
+      'actual differs from expected at character 1: actual "😀\u200b", expected "😀" (there U+200B against the end)',
+    );
+  });
+
   it("says what the quoted strings cannot show: the code points there, another normalisation", () => {
     expect(exactMatch({ actual: "caf\u00e9", expected: "cafe\u0301" }).rationale).toBe(
       'actual differs from expected at character 3: actual "caf\u00e9", expected "cafe\u0301" (there U+00E9 against U+0065; the same text in another Unicode normalisation: actual NFC, expected NFD)',

@@ -24,12 +24,27 @@ const inputKeys = {
 } satisfies KnownKeys<ExactMatchInput>;
 const INPUT_KEYS = new Set(Object.keys(inputKeys));
 
-/** Index of the first UTF-16 unit where two strings differ (the shorter length when one is a prefix). */
+const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
+const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
+
+/**
+ * Index of the first UTF-16 unit where two strings differ (the shorter length when one is a
+ * prefix), at the start of its character: 😀 and 😁 share their first unit, and differ at 0.
+ */
 function firstDifference(a: string, b: string): number {
   const end = Math.min(a.length, b.length);
   let index = 0;
   while (index < end && a.charCodeAt(index) === b.charCodeAt(index)) index++;
-  return index;
+  const split = isLow(a.charCodeAt(index)) || isLow(b.charCodeAt(index));
+  return index > 0 && split && isHigh(a.charCodeAt(index - 1)) ? index - 1 : index;
+}
+
+/** How many characters (code points) `text` holds before the UTF-16 index `unit`. */
+function characterIndex(text: string, unit: number): number {
+  let count = 0;
+  for (let i = 0; i < unit; i++)
+    if (!(isLow(text.charCodeAt(i)) && i > 0 && isHigh(text.charCodeAt(i - 1)))) count++;
+  return count;
 }
 
 /**
@@ -58,7 +73,7 @@ export function exactMatch(input: ExactMatchInput): Score {
     value: 0,
     passed: false,
     label: LABEL,
-    rationale: `actual differs from expected at character ${at}: actual ${preview(actual)}, expected ${preview(expected)}${unseen(actual, expected, at)}`,
+    rationale: `actual differs from expected at character ${characterIndex(actual, at)}: actual ${preview(actual)}, expected ${preview(expected)}${unseen(actual, expected, at)}`,
   };
 }
 
