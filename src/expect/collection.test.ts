@@ -128,4 +128,16 @@ describe("includes", () => {
     expect(includes(3).evaluate([1, 2]).state).toBe("mismatched");
     expect(includes(3).evaluate(partial([1, 2])).state).toBe("unavailable");
   });
+
+  it("cannot judge a string for something other than a string: wrongType, never a mismatch", () => {
+    // includes(42) on the text "order 42" is the author's mix-up, not the app's failure.
+    expect(includes(42 as never).evaluate("order 42")).toMatchObject({
+      state: "unavailable",
+      wrongType: true,
+      reason:
+        'observed "order 42", but includes takes an array or a material collection when looking for 42 (a string is searched only for a string: includes("42"))',
+    });
+    expect(includes({ a: 1 } as never).evaluate("x").wrongType).toBe(true);
+    expect(includes("42").evaluate("order 42").state).toBe("matched");
+  });
 });

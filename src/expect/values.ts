@@ -37,8 +37,11 @@ export function includes(expected: unknown): BooleanMatch<unknown, never> {
     expects,
     params: { expected },
     evaluate(value) {
+      // Text holds only text: includes(42) on "order 42" is the author's mix-up, never a mismatch.
+      if (typeof value === "string" && typeof expected !== "string")
+        return wrongTypeNode("includes", expects, value, textTakes(expected));
       if (typeof value === "string") {
-        const found = typeof expected === "string" && value.includes(expected);
+        const found = value.includes(expected as string);
         return node(
           found ? "matched" : "mismatched",
           "includes",
@@ -78,6 +81,13 @@ export function includes(expected: unknown): BooleanMatch<unknown, never> {
           );
     },
   };
+}
+
+/** What `includes(expected)` takes when `expected` is not a string, for a reason. */
+function textTakes(expected: unknown): string {
+  const primitive = ["number", "boolean", "bigint"].includes(typeof expected);
+  const hint = primitive ? `: includes(${JSON.stringify(String(expected))})` : "";
+  return `an array or a material collection when looking for ${describe(expected)} (a string is searched only for a string${hint})`;
 }
 
 /**
