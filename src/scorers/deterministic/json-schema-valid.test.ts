@@ -545,8 +545,12 @@ describe("an unusable JSON Schema is an errored score, never a throw nor the val
     ["a file: $id", { $id: "file:///etc/schema.json", type: "string" }, /^invalid schema: .*file:/],
     ["null", null, /^invalid schema: a JSON Schema is an object or a boolean, got null/],
     ["an array", [{ type: "string" }], /^invalid schema: .* got an array/],
-    ["a bigint", { minimum: 1n }, /^invalid schema: not JSON/],
-    ["a self-referencing object", selfReferencing, /^invalid schema: not JSON/],
+    ["a bigint", { minimum: 1n }, /^invalid schema: not JSON: \/minimum is a bigint$/],
+    [
+      "a self-referencing object",
+      selfReferencing,
+      /^invalid schema: not JSON: \/properties\/child is a circular reference; write the recursion as a reference, such as \{ "\$ref": "#" \}$/,
+    ],
   ];
   for (const [what, schema, rationale] of cases) {
     it(`answers ${what}`, async () => {

@@ -1,5 +1,6 @@
 import { errorMessage } from "../../errors.js";
 import { DEFAULT_DRAFT, type Draft, isDraft } from "./json-schema-drafts.js";
+import { findNotJson } from "./json-schema-json.js";
 import type { CompiledJsonSchema, JsonSchema, JsonSchemaOptions } from "./json-schema-model.js";
 
 export type { Draft } from "./json-schema-drafts.js";
@@ -67,10 +68,7 @@ export function compileJsonSchema(
   try {
     key = `${draft}\u0000${JSON.stringify(schema)}`;
   } catch (error) {
-    return Promise.resolve({
-      ok: false,
-      reason: `invalid schema: not JSON (${errorMessage(error)})`,
-    });
+    return Promise.resolve({ ok: false, reason: `invalid schema: ${notJson(schema, error)}` });
   }
   let found = bySerialisation.get(key);
   if (!found) {
@@ -94,4 +92,22 @@ export function compileJsonSchema(
     drafts.set(draft, found);
   }
   return found;
+}
+
+/**
+ * Why `JSON.stringify` refused a schema, on one line: where its cycle or BigInt is, or the first
+ * line of what the engine said (its message on a cycle spans several lines of its own words).
+ */
+function notJson(schema: object | boolean, error: unknown): string {
+  let found: ReturnType<typeof findNotJson>;
+  try {
+    found = findNotJson(schema);
+  } catch {
+    found = undefined;
+  }
+  const where = found && (found.path.length === 0 ? "(root)" : `/${found.path.join("/")}`);
+  if (found?.what === "a circular reference")
+    return `not JSON: ${where} is a circular reference; write the recursion as a reference, such as { "$ref": "#" }`;
+  if (found?.what === "bigint") return `not JSON: ${where} is a bigint`;
+  return `not JSON (${errorMessage(error).split("\n", 1)[0]})`;
 }
