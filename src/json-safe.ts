@@ -12,7 +12,7 @@ const STACK_LINES = 6;
 const marker = (what: string) => `[unserialisable: ${what}]`;
 
 /** Marker written in place of an invalid Date (`new Date("not a date")`). */
-export const INVALID_DATE = marker("invalid Date");
+const INVALID_DATE = marker("invalid Date");
 
 /**
  * JSON of any value, never throwing. Plain data (objects, arrays, strings, finite numbers,
@@ -103,12 +103,13 @@ function sanitize(value: unknown, ancestors: Set<object>, depth: number): unknow
 
 const NOT_BUILT_IN = Symbol("not built in");
 
-/** Built-in objects JSON.stringify would write as `{}` or lose: their closest JSON. */
-function builtIn(value: object, ancestors: Set<object>, depth: number): unknown {
-  if (value instanceof Date)
-    return Number.isNaN(value.getTime()) ? INVALID_DATE : value.toISOString();
-  if (value instanceof RegExp) return String(value);
-  if (ArrayBuffer.isView(value)) return typedItems(value);
+/**
+ * The marker written for a built-in object that holds nothing JSON can show (an invalid Date, a
+ * buffer, a DataView, a Promise, a weak collection); undefined for other objects.
+ */
+export function opaqueMarker(value: object): string | undefined {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? INVALID_DATE : undefined;
+  if (value instanceof DataView) return marker(`DataView of ${value.byteLength} bytes`);
   if (value instanceof ArrayBuffer || value instanceof SharedArrayBuffer)
     return marker(`${value.constructor.name} of ${value.byteLength} bytes`);
   if (
@@ -118,6 +119,16 @@ function builtIn(value: object, ancestors: Set<object>, depth: number): unknown 
     value instanceof WeakRef
   )
     return marker(value.constructor.name);
+  return undefined;
+}
+
+/** Built-in objects JSON.stringify would write as `{}` or lose: their closest JSON. */
+function builtIn(value: object, ancestors: Set<object>, depth: number): unknown {
+  const opaque = opaqueMarker(value);
+  if (opaque !== undefined) return opaque;
+  if (value instanceof Date) return value.toISOString();
+  if (value instanceof RegExp) return String(value);
+  if (ArrayBuffer.isView(value)) return typedItems(value);
   if (value instanceof Number || value instanceof String || value instanceof Boolean)
     return value.valueOf();
   if (!(value instanceof Error || value instanceof Map || value instanceof Set))
@@ -163,7 +174,6 @@ function copyFields(
 }
 
 function typedItems(view: ArrayBufferView): unknown {
-  if (view instanceof DataView) return marker(`DataView of ${view.byteLength} bytes`);
   const items = view as unknown as ArrayLike<number | bigint>;
   const kept = Math.min(items.length, MAX_TYPED_ITEMS);
   const out: unknown[] = new Array(kept);

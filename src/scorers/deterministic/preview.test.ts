@@ -22,6 +22,8 @@ describe("show", () => {
     );
     expect(show([/a+/g])).toBe('["/a+/g"]');
     expect(show(new Uint8Array([1, 2]))).toBe("[1,2]");
+    expect(show(new Uint8Array([1]).buffer)).toBe('"[unserialisable: ArrayBuffer of 1 bytes]"');
+    expect(show([Promise.resolve()])).toBe('["[unserialisable: Promise]"]');
     expect(show([new String("s"), new Number(2)])).toBe('["s",2]');
     const error = Object.assign(new TypeError("bad"), { name: "TypeError", code: 7 });
     expect(show(error)).toBe('{"name":"TypeError","message":"bad","code":7}');

@@ -1,4 +1,4 @@
-import { INVALID_DATE, safeStringify } from "../../json-safe.js";
+import { opaqueMarker, safeStringify } from "../../json-safe.js";
 
 const PREVIEW_LIMIT = 60;
 
@@ -101,7 +101,8 @@ export function show(value: unknown): string {
 
 /** A built-in object JSON would write as `{}` or `null`, as the store writes it; else undefined. */
 function builtInText(node: object): string | undefined {
-  if (node instanceof Date && Number.isNaN(node.getTime())) return JSON.stringify(INVALID_DATE);
+  const opaque = opaqueMarker(node);
+  if (opaque !== undefined) return JSON.stringify(opaque);
   if (node instanceof RegExp) return JSON.stringify(String(node));
   if (node instanceof Number || node instanceof String || node instanceof Boolean)
     return JSON.stringify(node.valueOf());
