@@ -32,6 +32,8 @@ export interface StoreAdvice {
   readonly givenAs: string;
   /** Take over a run whose writer seems alive. */
   readonly force: string;
+  /** Read, and resume a run in, the copy saved of a store file deleted or replaced mid-write. */
+  rescued(copy: string, run: string): string;
 }
 
 const CLI: StoreAdvice = {
@@ -49,6 +51,8 @@ const CLI: StoreAdvice = {
   fixUrl: "fix --store or NICEEVAL_STORE, or pass --store <path> to keep runs in a SQLite file",
   givenAs: "--store or NICEEVAL_STORE",
   force: "pass --force",
+  rescued: (copy, run) =>
+    `pass --store ${copy} to read it, and \`niceeval run --resume ${run} --store ${copy}\` to continue the run there`,
 };
 
 const CODE: StoreAdvice = {
@@ -66,6 +70,8 @@ const CODE: StoreAdvice = {
     "fix the URL given to openStore (or openPostgresStore), or open the path of a SQLite file to keep runs there",
   givenAs: "given to openStore",
   force: "pass beginRun { resume: true, force: true }",
+  rescued: (copy, run) =>
+    `open ${copy} (openStore, openSqliteStore) to read it or resume run ${run} there`,
 };
 
 /** The advice for a store opened by `origin` (undefined: code). */

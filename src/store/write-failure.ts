@@ -21,3 +21,12 @@ export function damagedStore(error: unknown): boolean {
   const code = (error as { code?: unknown } | null | undefined)?.code;
   return typeof code === "string" && /^(STORE_CORRUPT$|SQLITE_(CORRUPT|NOTADB))/.test(code);
 }
+
+/**
+ * Whether a failed write found the store's file deleted or replaced while the run wrote to it
+ * (`STORE_MOVED`, sqlite/moved-file.ts): its path takes no more of the run, which goes on, if at
+ * all, in the copy the error names.
+ */
+export function movedStore(error: unknown): boolean {
+  return (error as { code?: unknown } | null | undefined)?.code === "STORE_MOVED";
+}

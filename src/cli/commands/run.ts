@@ -30,7 +30,7 @@ import { SequenceHash } from "../../store/hash.js";
 import { takenNameWarning } from "../../store/resolve.js";
 import { storeSink } from "../../store/sink.js";
 import type { RunManifest, Store, StoredRun } from "../../store/types.js";
-import { damagedStore, refusedWrite } from "../../store/write-failure.js";
+import { damagedStore, movedStore, refusedWrite } from "../../store/write-failure.js";
 import { thisWriter } from "../../store/writer.js";
 import { guardRun, runExecutor } from "../../supervisor/index.js";
 import type { AheadPlan } from "../../supervisor/protocol.js";
@@ -291,7 +291,7 @@ function endOfRun(
   if (sinks.storeFailed()) {
     // Said when the write failed; a run that passed must not look stored to CI (--baseline).
     io.stderr(
-      `${notStoredWhole(store!.location, run.runId, sinks.storeDamaged() ? "damaged" : sinks.storeRefused() ? "refused" : "unreached")}\n`,
+      `${notStoredWhole(store!.location, run.runId, sinks.storeMoved() ? "moved" : sinks.storeDamaged() ? "damaged" : sinks.storeRefused() ? "refused" : "unreached")}\n`,
     );
     return 2;
   }
@@ -309,14 +309,16 @@ function endOfRun(
  * Why a run exits 2 when its store did not take it whole, and the way on: a store that could not
  * be reached or stayed locked takes the rest with --resume once it answers; a write it refused
  * for what it held would be refused again, and a damaged file takes no write at all, so resuming
- * is no way on for either.
+ * is no way on for either; a file deleted or replaced mid-run left a copy to resume in.
  */
 function notStoredWhole(
   location: string,
   runId: string,
-  why: "unreached" | "refused" | "damaged",
+  why: "unreached" | "refused" | "damaged" | "moved",
 ): string {
   const head = `niceeval: the run is not stored whole in ${location} (see above), so it exits 2`;
+  if (why === "moved")
+    return `${head}; its file was deleted or replaced while the run wrote to it, so no case started once that was found. Continue the run in the copy named above (\`niceeval run --resume ${runId.slice(0, 8)} --store <copy>\`), or run again`;
   if (why === "damaged")
     return `${head}; the store is damaged and takes no write, so no case started once that was found and \`--resume\` cannot continue the run there. Restore the store from a copy or move it away, or pass --store <other path> (or --no-store), and run again`;
   if (why === "refused")
@@ -586,8 +588,10 @@ async function runSinks(run: RunSinksOf): Promise<{
   storeFailed: () => boolean;
   /** The store refused what a write held (a constraint), rather than not answering. */
   storeRefused: () => boolean;
-  /** A write found the store's file damaged: the run stopped starting cases then. */
+  /** A write found the store's file damaged, or moved: the run stopped starting cases then. */
   storeDamaged: () => boolean;
+  /** A write found the store's file deleted or replaced (its attempts saved to a copy). */
+  storeMoved: () => boolean;
   /** The run's `ok` before the gates (the reports were given it after). */
   engineOk: () => boolean | undefined;
 }> {
@@ -601,6 +605,7 @@ async function runSinks(run: RunSinksOf): Promise<{
   let storeFailed = false;
   let storeRefused = false;
   let storeDamaged = false;
+  let storeMoved = false;
   let continued: ContinuedRun | undefined;
   if (store) {
     if (args.name !== undefined && !args.resume) {
@@ -613,7 +618,8 @@ async function runSinks(run: RunSinksOf): Promise<{
       onError: (error) => {
         storeFailed = true;
         storeRefused = refusedWrite(error);
-        storeDamaged = damagedStore(error);
+        storeMoved = movedStore(error);
+        storeDamaged = damagedStore(error) || storeMoved;
         if (!storeDamaged) {
           io.stderr(storeWriteFailed(store.location, error));
           return;
@@ -622,7 +628,7 @@ async function runSinks(run: RunSinksOf): Promise<{
         io.stderr(
           `niceeval: ${errorMessage(error)}\nniceeval: the run stops: no new case starts\n`,
         );
-        run.stop(new Error("stopped for a damaged store"));
+        run.stop(new Error("stopped for a damaged or moved store"));
       },
     });
     continued = recorded.continued;
@@ -661,6 +667,7 @@ async function runSinks(run: RunSinksOf): Promise<{
     storeFailed: () => storeFailed,
     storeRefused: () => storeRefused,
     storeDamaged: () => storeDamaged,
+    storeMoved: () => storeMoved,
     engineOk: judged.engineOk,
   };
 }

@@ -3,10 +3,10 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord } from "../../eval/record.js";
-import type { RunOrigin } from "../../eval/run-origin.js";
 import { builtFile } from "../../package-files.js";
 import type { Store } from "../types.js";
 import type { EncodedBatch } from "./codec.js";
+import type { AppenderOptions } from "./store.js";
 
 /** The store on the engine's thread: it encodes the batches the thread appends. */
 export interface EncodingStore extends Store {
@@ -152,7 +152,7 @@ export interface AppendCounts {
 export function withAppendThread(
   store: EncodingStore,
   path: string,
-  options: { valueCapBytes?: number; busyTimeoutMs?: number; origin?: RunOrigin },
+  options: AppenderOptions,
 ): Store & { appendCounts?(): AppendCounts } {
   const script = builtFile("store/sqlite/append-worker.js");
   // Run from TypeScript sources (tests), there is no compiled script for a thread.

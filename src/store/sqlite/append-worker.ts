@@ -1,12 +1,11 @@
 import { parentPort, workerData } from "node:worker_threads";
-import type { RunOrigin } from "../../eval/run-origin.js";
 import type { EncodedBatch } from "./codec.js";
-import { openSqliteAppender } from "./store.js";
+import { type AppenderOptions, openSqliteAppender } from "./store.js";
 
 // The thread of {@link withAppendThread}: its own connection, one batch at a time, in order.
 const { path, options } = workerData as {
   path: string;
-  options: { valueCapBytes?: number; busyTimeoutMs?: number; origin?: RunOrigin };
+  options: AppenderOptions;
 };
 const store = openSqliteAppender(path, options);
 // Batches are posted once the connection is open; until then the engine's thread appends in place.

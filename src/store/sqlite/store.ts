@@ -73,6 +73,7 @@ import {
   type ValueCell,
   VERDICT,
 } from "./codec.js";
+import { movedError, type OpenedFile, openedFile, rescueMoved, stillAt } from "./moved-file.js";
 import {
   busyError,
   isBusy,
@@ -140,9 +141,10 @@ export function openSqliteFor(
     });
   }
   const db = openDatabase(path, busyTimeoutMs, { advice });
-  const store = new SqliteStore(db, path, valueCapBytes, busyTimeoutMs, advice);
+  const store = new SqliteStore(db, path, valueCapBytes, busyTimeoutMs, advice).watchFile();
+  const file = store.openedFile;
   return options.appendThread
-    ? withAppendThread(store, path, { valueCapBytes, busyTimeoutMs, origin })
+    ? withAppendThread(store, path, { valueCapBytes, busyTimeoutMs, origin, file })
     : store;
 }
 
@@ -156,17 +158,30 @@ const APPEND_CACHE_MIB = 8;
 /** The append thread's own connection: it appends batches encoded on the engine's thread. */
 export function openSqliteAppender(
   path: string,
-  options: { valueCapBytes?: number; busyTimeoutMs?: number; origin?: RunOrigin },
+  options: AppenderOptions,
 ): { appendEncoded(runId: string, batch: EncodedBatch): void } {
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   const advice = storeAdvice(options.origin);
+  // Started mid-run, the thread opens the file the run's connection did: never a new store where
+  // that one was deleted, nor a file put in its place (the run's connection then finds the move).
+  if (options.file && !stillAt(path, options.file))
+    throw new NiceevalError("STORE_MOVED", `the store file ${path} was deleted or replaced`);
   return new SqliteStore(
     openDatabase(path, busyTimeoutMs, { cacheMiB: APPEND_CACHE_MIB, advice }),
     path,
     options.valueCapBytes ?? 16 * 2 ** 20,
     busyTimeoutMs,
     advice,
-  );
+  ).watchFile(options.file);
+}
+
+/** What the append thread opens its connection with. */
+export interface AppenderOptions {
+  valueCapBytes?: number;
+  busyTimeoutMs?: number;
+  origin?: RunOrigin;
+  /** The file the run's connection opened, which the thread's must be. */
+  file?: OpenedFile | undefined;
 }
 
 interface RunRow extends StoredRunRow {
@@ -224,6 +239,10 @@ class SqliteStore implements Store {
   #inserts: AttemptInserts | undefined;
   readonly #decode: DecodeContext;
   #closed = false;
+  /** The file a writer opened, which each write first checks is still at its path. */
+  #file: OpenedFile | undefined;
+  /** Why writes are refused: the file was deleted or replaced (moved-file.ts). */
+  #moved: NiceevalError | undefined;
 
   /**
    * @param path The file the connections read: the store's, or a private copy of it.
@@ -279,6 +298,25 @@ class SqliteStore implements Store {
     return statement as Database.Statement<unknown[], R>;
   }
 
+  /** Check the file at the path before each write: a writer's connection (not a reader's). */
+  watchFile(file = openedFile(this.path)): this {
+    this.#file = file;
+    return this;
+  }
+
+  /** The file a writer opened (undefined for a reader). */
+  get openedFile(): OpenedFile | undefined {
+    return this.#file;
+  }
+
+  /** Refuse a write once the store's file is no longer at its path, saving what it held. */
+  #checkFile(runId: string): void {
+    if (this.#moved) throw this.#moved;
+    if (!this.#file || stillAt(this.path, this.#file)) return;
+    this.#moved = movedError(this.path, rescueMoved(this.#db, this.path), this.advice, runId);
+    throw this.#moved;
+  }
+
   /** Run `body`, turning SQLite's low-level failures into errors that name the file and the fix. */
   #guard<T>(body: () => T): T {
     if (this.#closed)
@@ -304,8 +342,9 @@ class SqliteStore implements Store {
 
   async beginRun(given: RunManifest, options: BeginRunOptions = {}): Promise<void> {
     const manifest = writableManifest(given);
-    this.#guard(() =>
-      this.#db
+    this.#guard(() => {
+      this.#checkFile(manifest.runId);
+      return this.#db
         .transaction(() => {
           const exists = this.#sql<{ rid: number; manifest: string; status: RunStatus }>(
             "SELECT rid, manifest, status FROM runs WHERE id = ?",
@@ -366,8 +405,8 @@ class SqliteStore implements Store {
             );
           });
         })
-        .immediate(),
-    );
+        .immediate();
+    });
   }
 
   #rid(runId: string): number {
@@ -382,8 +421,9 @@ class SqliteStore implements Store {
 
   async finishRun(runId: string, given: RunEnd): Promise<void> {
     const end = writableEnd(given);
-    this.#guard(() =>
-      this.#db
+    this.#guard(() => {
+      this.#checkFile(runId);
+      return this.#db
         .transaction(() => {
           const row = this.#sql<{ manifest: string }>("SELECT manifest FROM runs WHERE id = ?").get(
             runId,
@@ -400,8 +440,8 @@ class SqliteStore implements Store {
             runId,
           );
         })
-        .immediate(),
-    );
+        .immediate();
+    });
   }
 
   async getRun(runId: string): Promise<StoredRun | undefined> {
@@ -513,7 +553,10 @@ class SqliteStore implements Store {
   appendEncoded(runId: string, batch: EncodedBatch): void {
     if (batch.cells.length === 0) return;
     try {
-      this.#guard(() => this.#db.transaction(() => this.#append(runId, batch)).immediate());
+      this.#guard(() => {
+        this.#checkFile(runId);
+        this.#db.transaction(() => this.#append(runId, batch)).immediate();
+      });
     } catch (error) {
       // Reason and shared cell ids cached during a rolled-back batch may not exist.
       this.#reasons.reset();
