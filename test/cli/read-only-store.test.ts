@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -105,6 +105,52 @@ describe("a store in a read-only place (real CLI)", { timeout: 60_000 }, () => {
     } finally {
       await opened.close();
     }
+  });
+});
+
+/** Make a file read-only for this user: immutable for root (whom modes do not stop), else 0444. */
+function readOnlyFile(path: string, on: boolean): boolean {
+  if (process.getuid?.() === 0) return immutable(on, path);
+  chmodSync(path, on ? 0o444 : 0o644);
+  return true;
+}
+
+// The store file alone read-only, in a folder that can be written (a file copied from a
+// read-only artifact, a chmod): SQLite then opens it read-only without a word, so the run's
+// first write fails. The run is refused before any case, as for a read-only folder, rather than
+// running unstored and advising a --resume of a run the store never held.
+describe("a read-only store file in a writable folder (real CLI)", { timeout: 60_000 }, () => {
+  let project: FixtureProject;
+  let store: string;
+  let locked = false;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/pair.eval.ts": evals });
+    store = join(project.dir, "runs.sqlite");
+    const run = await runCli(["run", "--name", "nightly", "--store", store], project.dir);
+    expect(run.code).toBe(1);
+    locked = readOnlyFile(store, true);
+  });
+  afterAll(async () => {
+    if (locked) readOnlyFile(store, false);
+    await project.cleanup();
+  });
+
+  it("refuses a run before any case, saying what to do, and still lists the store", async ({
+    skip,
+  }) => {
+    if (!locked) skip("chattr +i is not allowed on this machine");
+    const run = await runCli(["run", "--store", store], project.dir);
+    expect(run.stderr).toMatch(
+      /^niceeval: cannot write to the store .*runs\.sqlite: it or its folder is read-only .* Make it writable, or pass --store <a path in a folder you can write to>/,
+    );
+    expect(run.stderr).not.toContain("--resume");
+    expect(run.stdout).toBe("");
+    expect(run.code).toBe(2);
+    const listed = await runCli(["runs", "--store", store, "--json"], project.dir);
+    expect(listed.code).toBe(0);
+    expect((JSON.parse(listed.stdout) as { name: string }[]).map((r) => r.name)).toEqual([
+      "nightly",
+    ]);
   });
 });
 

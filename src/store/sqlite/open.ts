@@ -1,4 +1,13 @@
-import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  statSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { NiceevalError } from "../../errors.js";
@@ -51,6 +60,20 @@ function readOnlyError(path: string, error: unknown, advice: StoreAdvice): Nicee
     `cannot write to the store ${path}: it or its folder is read-only (${(error as Error).message}), and niceeval keeps a store's journal beside it. Make it writable, or ${advice.writableFolder}; ${advice.readCopy}.`,
     { cause: error },
   );
+}
+
+/**
+ * Refuse a writer a store file it may not write (`STORE_READ_ONLY`): SQLite would open it to
+ * read only without a word, and the run's first write would fail after the run had started.
+ */
+function checkWritable(path: string, advice: StoreAdvice): void {
+  try {
+    accessSync(path, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EACCES" || code === "EPERM" || code === "EROFS")
+      throw readOnlyError(path, error, advice);
+  }
 }
 
 /** SQLite stayed busy past the busy timeout: another process holds the store. */
@@ -157,6 +180,7 @@ export function openDatabase(
     );
   if (!existed) mkdirSync(dirname(path), { recursive: true });
   checkHeader(path, advice);
+  if (existed && !toRead) checkWritable(path, advice);
   let db: Database.Database;
   try {
     db = new Database(path, { timeout: busyTimeoutMs });
