@@ -90,6 +90,28 @@ export function busyError(
   );
 }
 
+/**
+ * Whether a better-sqlite3 error says the disk did not take a write (SQLITE_FULL, SQLITE_IOERR…):
+ * full, past the process's file size limit, or failing.
+ */
+export function isDiskError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^SQLITE_(FULL|IOERR)/.test(code);
+}
+
+/**
+ * The error for a store SQLite could not write in or beside (`STORE_NO_ROOM`): even a reader of a
+ * WAL store makes a shared-memory file beside it, so a full disk fails every command's open.
+ */
+export function noRoomError(path: string, error: unknown, advice: StoreAdvice): NiceevalError {
+  const { message, code } = error as { message: string; code: string };
+  return new NiceevalError(
+    "STORE_NO_ROOM",
+    `cannot use the store ${path}: SQLite could not write in it or beside it (${message}, ${code}); the disk holding it may be full, or this process past its file size limit (ulimit -f). Free space there, or ${advice.otherFile}.`,
+    { cause: error },
+  );
+}
+
 export const isBusy = (error: unknown): boolean =>
   (error as { code?: unknown } | null)?.code === "SQLITE_BUSY";
 
@@ -265,6 +287,7 @@ export function openDatabase(
       throw storeFileError("STORE_CORRUPT", path, (error as Error).message, advice, error);
     if (isReadOnly(error)) throw readOnlyError(path, error, advice);
     if (isBusy(error)) throw busyError(path, busyTimeoutMs, advice, error);
+    if (isDiskError(error)) throw noRoomError(path, error, advice);
     throw error;
   }
 }

@@ -78,7 +78,9 @@ import {
   busyError,
   isBusy,
   isCorruption,
+  isDiskError,
   isSqliteError,
+  noRoomError,
   openDatabase,
   storeFileError,
 } from "./open.js";
@@ -334,6 +336,7 @@ class SqliteStore implements Store {
           error,
         );
       if (isBusy(error)) throw busyError(this.path, this.busyTimeoutMs, this.advice, error);
+      if (isDiskError(error)) throw noRoomError(this.path, error, this.advice);
       throw error;
     }
   }

@@ -1,0 +1,85 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type CliRun,
+  cliPath,
+  type FixtureProject,
+  makeProject,
+  runCli,
+} from "../support/project.js";
+import { cleanEnv, qaEval } from "./store-fixture.js";
+
+// A store on a disk that is full, or in a process over its file size limit (ulimit -f): SQLite
+// cannot make the shared-memory file it keeps beside a WAL store, and fails the open with a bare
+// "disk I/O error". Every command that opens the store must say which store, what is wrong and
+// what to do (exit 2), not crash with a stack trace; once there is room the store reads as before.
+
+/** The CLI under a file size limit of `blocks` 1 KiB blocks (`ulimit -f`). */
+function runLimited(args: readonly string[], cwd: string, blocks: number): CliRun {
+  const quoted = [process.execPath, cliPath, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`);
+  const { status, stdout, stderr } = spawnSync(
+    "sh",
+    ["-c", `ulimit -f ${blocks} && exec ${quoted.join(" ")}`],
+    { cwd, encoding: "utf8", env: { ...process.env, ...cleanEnv, CI: "true", NO_COLOR: "1" } },
+  );
+  return { code: status, stdout, stderr };
+}
+
+/** What every command says of a store it cannot open for want of room. */
+function expectNoRoom(result: CliRun, store: string): void {
+  expect(result.stderr).not.toMatch(/crashed|\n\s+at /);
+  expect(result.stderr).toMatch(
+    new RegExp(
+      `^niceeval: cannot use the store ${store.replaceAll(".", "\\.")}: SQLite could not write in it or beside it \\(disk I/O error, SQLITE_IOERR_SHMSIZE\\); the disk holding it may be full, or this process past its file size limit \\(ulimit -f\\)\\. Free space there, or pass --store <other path> to keep runs in another file\\.\\n$`,
+    ),
+  );
+  expect(result.code).toBe(2);
+}
+
+describe("a store with no room to write beside it (real CLI)", { timeout: 120_000 }, () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/qa.eval.ts": qaEval });
+  });
+  afterAll(() => project.cleanup());
+
+  it("under ulimit -f: runs, show and run say what to do; the store reads after", async () => {
+    const store = join(project.dir, "limited.sqlite");
+    expect((await runCli(["run", "--name", "first", "--store", store], project.dir)).code).toBe(0);
+    for (const args of [["runs"], ["show", "first"], ["run"]])
+      expectNoRoom(runLimited([...args, "--store", store], project.dir, 16), store);
+    const listed = await runCli(["runs", "--store", store, "--json"], project.dir);
+    expect(listed.code).toBe(0);
+    expect((JSON.parse(listed.stdout) as { name: string }[]).map((r) => r.name)).toEqual(["first"]);
+  });
+
+  it("on a full disk (a 2 MiB tmpfs): the same, and the store reads once there is room", async ({
+    skip,
+  }) => {
+    if (process.getuid?.() !== 0) skip("mounting a tmpfs needs root");
+    const mount = join(project.dir, "small");
+    mkdirSync(mount);
+    if (spawnSync("mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mount]).status !== 0)
+      skip("mount -t tmpfs is not allowed here (a container without CAP_SYS_ADMIN)");
+    try {
+      const store = join(mount, "runs.sqlite");
+      expect((await runCli(["run", "--name", "first", "--store", store], project.dir)).code).toBe(
+        0,
+      );
+      const filler = join(mount, "filler");
+      spawnSync("dd", ["if=/dev/zero", `of=${filler}`, "bs=4096"], { stdio: "ignore" });
+      for (const args of [["runs"], ["show", "first"], ["run"]])
+        expectNoRoom(await runCli([...args, "--store", store], project.dir), store);
+      rmSync(filler);
+      const listed = await runCli(["runs", "--store", store, "--json"], project.dir);
+      expect(listed.code).toBe(0);
+      expect((JSON.parse(listed.stdout) as { name: string }[]).map((r) => r.name)).toEqual([
+        "first",
+      ]);
+    } finally {
+      spawnSync("umount", [mount]);
+    }
+  });
+});
