@@ -39,7 +39,7 @@ export function storeSink(
   store: Store,
   manifest: RunManifest,
   options: StoreSinkOptions = {},
-): RunSink & { readonly ready: Promise<void> } {
+): RunSink & { readonly ready: Promise<void>; readonly written: () => boolean } {
   const flushMs = options.flushMs ?? 100;
   const asked = options.batch ?? 256;
   const batch = Number.isFinite(asked) && asked >= 1 ? Math.floor(asked) : 256;
@@ -64,9 +64,13 @@ export function storeSink(
     options.onError?.(error);
   };
   let begun = false;
+  /** The run's first write is done: the store holds the run. */
+  let written = false;
   const begin = () => {
     begun = true;
-    return store.beginRun(manifest, options.begin).catch(fail);
+    return store.beginRun(manifest, options.begin).then(() => {
+      written = true;
+    }, fail);
   };
   let chain: Promise<void> = options.beginWithAttempts ? Promise.resolve() : begin();
   const flush = () => {
@@ -81,8 +85,9 @@ export function storeSink(
   };
   const timer = setInterval(flush, flushMs);
   timer.unref();
-  const sink: RunSink & { readonly ready: Promise<void> } = {
+  const sink: RunSink & { readonly ready: Promise<void>; readonly written: () => boolean } = {
     ready: chain,
+    written: () => written,
     onAttemptFinished(record) {
       if (options.skip?.(record) || failed) return;
       pending.push(record);

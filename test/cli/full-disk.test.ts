@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type CliRun,
@@ -52,6 +53,29 @@ describe("a store with no room to write beside it (real CLI)", { timeout: 120_00
       expectNoRoom(runLimited([...args, "--store", store], project.dir, 16), store);
     const listed = await runCli(["runs", "--store", store, "--json"], project.dir);
     expect(listed.code).toBe(0);
+    expect((JSON.parse(listed.stdout) as { name: string }[]).map((r) => r.name)).toEqual(["first"]);
+  });
+
+  it("a run whose first write finds no room reports, and is not advised a --resume of a run never stored", async () => {
+    const store = join(project.dir, "first-write.sqlite");
+    expect((await runCli(["run", "--name", "first", "--store", store], project.dir)).code).toBe(0);
+    // Held open here, the store keeps its shared-memory file: the run's open needs no room, its
+    // first write (the run's row, into the journal) does.
+    const holder = new Database(store);
+    try {
+      holder.prepare("SELECT count(*) FROM runs").get();
+      const run = runLimited(["run", "--store", store], project.dir, 1);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toMatch(/3 passed/);
+      expect(run.stderr).toMatch(/SQLite could not write in it or beside it/);
+      expect(run.stderr).toMatch(
+        /the run is not stored in sqlite:.*first-write\.sqlite at all: its first write failed \(see above\), so it exits 2; once the store answers again, run it again \(or pass --store <other path>\)/,
+      );
+      expect(run.stderr).not.toContain("--resume");
+    } finally {
+      holder.close();
+    }
+    const listed = await runCli(["runs", "--store", store, "--json"], project.dir);
     expect((JSON.parse(listed.stdout) as { name: string }[]).map((r) => r.name)).toEqual(["first"]);
   });
 

@@ -203,8 +203,8 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
       stop: (reason) => guarding.abort.abort(reason),
       stopSignals: (listener) => guarding.guard.onSignal(listener),
     });
-    // A store that refused a write, or was found damaged, takes no --resume.
-    if (store) guarding.onResumable(() => !sinks.storeRefused() && !sinks.storeDamaged());
+    // A store that refused a write, was found damaged, or never took the run takes no --resume.
+    if (store) guarding.onResumable(sinks.resumable);
     const summary = await runGuarded(loaded.entries, guarding, {
       args,
       io,
@@ -290,9 +290,7 @@ function endOfRun(
   });
   if (sinks.storeFailed()) {
     // Said when the write failed; a run that passed must not look stored to CI (--baseline).
-    io.stderr(
-      `${notStoredWhole(store!.location, run.runId, sinks.storeMoved() ? "moved" : sinks.storeDamaged() ? "damaged" : sinks.storeRefused() ? "refused" : "unreached")}\n`,
-    );
+    io.stderr(`${notStoredWhole(store!.location, run.runId, storeFailure(sinks))}\n`);
     return 2;
   }
   if (summary.reportErrors?.length) {
@@ -305,17 +303,25 @@ function endOfRun(
   return code;
 }
 
+/** Which way on {@link notStoredWhole} gives, from what the store's sink saw. */
+function storeFailure(sinks: Awaited<ReturnType<typeof runSinks>>): StoreFailure {
+  if (sinks.storeMoved()) return "moved";
+  if (sinks.storeDamaged()) return "damaged";
+  if (sinks.storeRefused()) return "refused";
+  return sinks.neverStored() ? "unwritten" : "unreached";
+}
+
+type StoreFailure = "unreached" | "unwritten" | "refused" | "damaged" | "moved";
+
 /**
  * Why a run exits 2 when its store did not take it whole, and the way on: a store that could not
  * be reached or stayed locked takes the rest with --resume once it answers; a write it refused
  * for what it held would be refused again, and a damaged file takes no write at all, so resuming
  * is no way on for either; a file deleted or replaced mid-run left a copy to resume in.
  */
-function notStoredWhole(
-  location: string,
-  runId: string,
-  why: "unreached" | "refused" | "damaged" | "moved",
-): string {
+function notStoredWhole(location: string, runId: string, why: StoreFailure): string {
+  if (why === "unwritten")
+    return `niceeval: the run is not stored in ${location} at all: its first write failed (see above), so it exits 2; once the store answers again, run it again (or pass --store <other path>)`;
   const head = `niceeval: the run is not stored whole in ${location} (see above), so it exits 2`;
   if (why === "moved")
     return `${head}; its file was deleted or replaced while the run wrote to it, so no case started once that was found. Continue the run in the copy named above (\`niceeval run --resume ${runId.slice(0, 8)} --store <copy>\`), or run again`;
@@ -592,6 +598,10 @@ async function runSinks(run: RunSinksOf): Promise<{
   storeDamaged: () => boolean;
   /** A write found the store's file deleted or replaced (its attempts saved to a copy). */
   storeMoved: () => boolean;
+  /** The run's first write failed: the store does not hold the run at all. */
+  neverStored: () => boolean;
+  /** `--resume` can continue the run where it is stored (the interrupted run's advice). */
+  resumable: () => boolean;
   /** The run's `ok` before the gates (the reports were given it after). */
   engineOk: () => boolean | undefined;
 }> {
@@ -606,6 +616,7 @@ async function runSinks(run: RunSinksOf): Promise<{
   let storeRefused = false;
   let storeDamaged = false;
   let storeMoved = false;
+  let neverStored = () => false;
   let continued: ContinuedRun | undefined;
   if (store) {
     if (args.name !== undefined && !args.resume) {
@@ -632,6 +643,8 @@ async function runSinks(run: RunSinksOf): Promise<{
       },
     });
     continued = recorded.continued;
+    // A new run whose first write failed is not in the store at all: there is nothing to resume.
+    if (!continued) neverStored = () => !recorded.sink.written();
     reporters.unshift(recorded.sink);
   }
   compared =
@@ -668,6 +681,8 @@ async function runSinks(run: RunSinksOf): Promise<{
     storeRefused: () => storeRefused,
     storeDamaged: () => storeDamaged,
     storeMoved: () => storeMoved,
+    neverStored: () => neverStored(),
+    resumable: () => !storeRefused && !storeDamaged && !neverStored(),
     engineOk: judged.engineOk,
   };
 }
@@ -744,7 +759,7 @@ async function recordRun(
     onError: (error: unknown) => void;
     git: RunManifest["git"];
   },
-): Promise<{ sink: RunSink; continued: ContinuedRun | undefined }> {
+): Promise<{ sink: ReturnType<typeof storeSink>; continued: ContinuedRun | undefined }> {
   const { runId, args, io, entries, continuation } = run;
   const manifest = buildManifest({
     runId,
