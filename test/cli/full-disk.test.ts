@@ -107,3 +107,34 @@ describe("a store with no room to write beside it (real CLI)", { timeout: 120_00
     }
   });
 });
+
+// The store's -wal file deleted while a process has written to it and holds it open: another
+// process finds SQLite's shared memory counting frames the new, empty journal does not have.
+describe("a store whose journal was deleted under its writer (real CLI)", {
+  timeout: 60_000,
+}, () => {
+  it("runs says the journal may be gone and to retry once no process uses it, not a full disk", async () => {
+    const project = await makeProject({ "evals/qa.eval.ts": qaEval });
+    try {
+      const store = join(project.dir, "journal.sqlite");
+      expect((await runCli(["run", "--name", "kept", "--store", store], project.dir)).code).toBe(0);
+      const writer = new Database(store);
+      try {
+        writer.prepare("UPDATE runs SET name = 'renamed'").run();
+        rmSync(`${store}-wal`);
+        const listed = await runCli(["runs", "--store", store], project.dir);
+        expect(listed.stderr).toBe(
+          `niceeval: cannot use the store ${store}: SQLite could not read it with its journal (disk I/O error, SQLITE_IOERR_SHORT_READ); its -wal file may have been deleted or replaced while a process wrote to it, or the disk is failing. Once no process uses the store, retry (SQLite then reads the file alone); meanwhile pass --store <other path> to keep runs in another file.\n`,
+        );
+        expect(listed.code).toBe(2);
+      } finally {
+        writer.close();
+      }
+      const again = await runCli(["runs", "--store", store, "--json"], project.dir);
+      expect(again.code).toBe(0);
+      expect(JSON.parse(again.stdout)).toHaveLength(1);
+    } finally {
+      await project.cleanup();
+    }
+  });
+});

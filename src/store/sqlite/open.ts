@@ -90,24 +90,32 @@ export function busyError(
   );
 }
 
-/**
- * Whether a better-sqlite3 error says the disk did not take a write (SQLITE_FULL, SQLITE_IOERR…):
- * full, past the process's file size limit, or failing.
- */
+/** Whether a better-sqlite3 error is the disk's (SQLITE_FULL, SQLITE_IOERR…), not the database's. */
 export function isDiskError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && /^SQLITE_(FULL|IOERR)/.test(code);
 }
 
+/** The I/O failures of a write that did not fit: a full disk, or past the file size limit. */
+const NO_ROOM = /^SQLITE_(FULL|IOERR_(SHMSIZE|WRITE|FSYNC|TRUNCATE))$/;
+
 /**
- * The error for a store SQLite could not write in or beside (`STORE_NO_ROOM`): even a reader of a
- * WAL store makes a shared-memory file beside it, so a full disk fails every command's open.
+ * The error for a store whose file or journal SQLite could not use: `STORE_NO_ROOM` for a write
+ * that did not fit (even a reader of a WAL store makes a shared-memory file beside it, so a full
+ * disk fails every command's open), `STORE_IO` for the rest (a journal deleted while a process
+ * wrote to it, which then reads short, or a failing disk).
  */
-export function noRoomError(path: string, error: unknown, advice: StoreAdvice): NiceevalError {
+export function diskError(path: string, error: unknown, advice: StoreAdvice): NiceevalError {
   const { message, code } = error as { message: string; code: string };
+  if (NO_ROOM.test(code))
+    return new NiceevalError(
+      "STORE_NO_ROOM",
+      `cannot use the store ${path}: SQLite could not write in it or beside it (${message}, ${code}); the disk holding it may be full, or this process past its file size limit (ulimit -f). Free space there, or ${advice.otherFile}.`,
+      { cause: error },
+    );
   return new NiceevalError(
-    "STORE_NO_ROOM",
-    `cannot use the store ${path}: SQLite could not write in it or beside it (${message}, ${code}); the disk holding it may be full, or this process past its file size limit (ulimit -f). Free space there, or ${advice.otherFile}.`,
+    "STORE_IO",
+    `cannot use the store ${path}: SQLite could not read it with its journal (${message}, ${code}); its -wal file may have been deleted or replaced while a process wrote to it, or the disk is failing. Once no process uses the store, retry (SQLite then reads the file alone); meanwhile ${advice.otherFile}.`,
     { cause: error },
   );
 }
@@ -287,7 +295,7 @@ export function openDatabase(
       throw storeFileError("STORE_CORRUPT", path, (error as Error).message, advice, error);
     if (isReadOnly(error)) throw readOnlyError(path, error, advice);
     if (isBusy(error)) throw busyError(path, busyTimeoutMs, advice, error);
-    if (isDiskError(error)) throw noRoomError(path, error, advice);
+    if (isDiskError(error)) throw diskError(path, error, advice);
     throw error;
   }
 }

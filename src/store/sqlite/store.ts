@@ -76,11 +76,11 @@ import {
 import { movedError, type OpenedFile, openedFile, rescueMoved, stillAt } from "./moved-file.js";
 import {
   busyError,
+  diskError,
   isBusy,
   isCorruption,
   isDiskError,
   isSqliteError,
-  noRoomError,
   openDatabase,
   storeFileError,
 } from "./open.js";
@@ -336,7 +336,7 @@ class SqliteStore implements Store {
           error,
         );
       if (isBusy(error)) throw busyError(this.path, this.busyTimeoutMs, this.advice, error);
-      if (isDiskError(error)) throw noRoomError(this.path, error, this.advice);
+      if (isDiskError(error)) throw diskError(this.path, error, this.advice);
       throw error;
     }
   }
