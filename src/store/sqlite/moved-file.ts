@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type Database from "better-sqlite3";
 import { NiceevalError } from "../../errors.js";
 import type { StoreAdvice } from "../advice.js";
@@ -12,8 +12,12 @@ import type { StoreAdvice } from "../advice.js";
 // it does not, it saves what its connection still reads to a new file, empties its journal and
 // writes no more.
 
-/** The file a connection opened, by device and inode. */
+/**
+ * The file a connection opened, by device and inode, and its path resolved then, as SQLite
+ * resolved it: a working folder changed later moves nothing.
+ */
 export interface OpenedFile {
+  readonly path: string;
   readonly dev: number;
   readonly ino: number;
 }
@@ -22,15 +26,15 @@ export interface OpenedFile {
 export function openedFile(path: string): OpenedFile | undefined {
   try {
     const { dev, ino } = statSync(path);
-    return { dev, ino };
+    return { path: resolve(path), dev, ino };
   } catch {
     return undefined;
   }
 }
 
-/** Whether `path` still names `file`. */
-export function stillAt(path: string, file: OpenedFile): boolean {
-  const now = openedFile(path);
+/** Whether the file's path still names it. */
+export function stillAt(file: OpenedFile): boolean {
+  const now = openedFile(file.path);
   return now !== undefined && now.dev === file.dev && now.ino === file.ino;
 }
 

@@ -159,14 +159,16 @@ const APPEND_CACHE_MIB = 8;
 
 /** The append thread's own connection: it appends batches encoded on the engine's thread. */
 export function openSqliteAppender(
-  path: string,
+  given: string,
   options: AppenderOptions,
 ): { appendEncoded(runId: string, batch: EncodedBatch): void } {
+  // The path as the run's connection resolved it: the working folder may have changed since.
+  const path = options.file?.path ?? given;
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   const advice = storeAdvice(options.origin);
   // Started mid-run, the thread opens the file the run's connection did: never a new store where
   // that one was deleted, nor a file put in its place (the run's connection then finds the move).
-  if (options.file && !stillAt(path, options.file))
+  if (options.file && !stillAt(options.file))
     throw new NiceevalError("STORE_MOVED", `the store file ${path} was deleted or replaced`);
   return new SqliteStore(
     openDatabase(path, busyTimeoutMs, { cacheMiB: APPEND_CACHE_MIB, advice }),
@@ -314,8 +316,9 @@ class SqliteStore implements Store {
   /** Refuse a write once the store's file is no longer at its path, saving what it held. */
   #checkFile(runId: string): void {
     if (this.#moved) throw this.#moved;
-    if (!this.#file || stillAt(this.path, this.#file)) return;
-    this.#moved = movedError(this.path, rescueMoved(this.#db, this.path), this.advice, runId);
+    const file = this.#file;
+    if (!file || stillAt(file)) return;
+    this.#moved = movedError(file.path, rescueMoved(this.#db, file.path), this.advice, runId);
     throw this.#moved;
   }
 
