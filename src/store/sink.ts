@@ -30,6 +30,16 @@ export interface StoreSinkOptions {
   beginWithAttempts?: boolean;
 }
 
+/** The sink {@link storeSink} makes. */
+export interface StoreSink extends RunSink {
+  /** The run's first write is done (or failed). */
+  readonly ready: Promise<void>;
+  /** The run's first write succeeded: the store holds the run. */
+  readonly written: () => boolean;
+  /** The attempts given to be written, and those a failed write left unwritten. */
+  readonly unwritten: () => { lost: number; given: number };
+}
+
 /**
  * Writes a run to a store as it happens: the manifest when it starts, attempts in small
  * transactions (so a killed process loses at most the last fraction of a second), and the
@@ -39,13 +49,16 @@ export function storeSink(
   store: Store,
   manifest: RunManifest,
   options: StoreSinkOptions = {},
-): RunSink & { readonly ready: Promise<void>; readonly written: () => boolean } {
+): StoreSink {
   const flushMs = options.flushMs ?? 100;
   const asked = options.batch ?? 256;
   const batch = Number.isFinite(asked) && asked >= 1 ? Math.floor(asked) : 256;
   const backlog = Math.max(options.backlog ?? 4 * batch, batch);
   let pending: AttemptRecord[] = [];
   let failed = false;
+  /** Attempts given to the sink to write, and those of them a failure left unwritten. */
+  let given = 0;
+  let lost = 0;
   /** Records given to the sink that the store has not taken yet. */
   let waiting = 0;
   /** The run's wait for room, while the backlog is full. */
@@ -74,22 +87,40 @@ export function storeSink(
   };
   let chain: Promise<void> = options.beginWithAttempts ? Promise.resolve() : begin();
   const flush = () => {
-    if (pending.length === 0 || failed) return;
+    if (pending.length === 0) return;
+    if (failed) {
+      lost += pending.length;
+      pending = [];
+      return;
+    }
     const records = pending;
     pending = [];
     if (!begun) chain = begin();
     chain = chain
-      .then(() => (failed ? undefined : store.appendAttempts(manifest.runId, records)))
+      .then(() => {
+        if (failed) lost += records.length;
+        else
+          return store.appendAttempts(manifest.runId, records).catch((error) => {
+            lost += records.length;
+            fail(error);
+          });
+      })
       .catch(fail)
       .finally(() => taken(records.length));
   };
   const timer = setInterval(flush, flushMs);
   timer.unref();
-  const sink: RunSink & { readonly ready: Promise<void>; readonly written: () => boolean } = {
+  const sink: StoreSink = {
     ready: chain,
     written: () => written,
+    unwritten: () => ({ lost, given }),
     onAttemptFinished(record) {
-      if (options.skip?.(record) || failed) return;
+      if (options.skip?.(record)) return;
+      given++;
+      if (failed) {
+        lost++;
+        return;
+      }
       pending.push(record);
       waiting++;
       if (pending.length >= batch) flush();

@@ -79,6 +79,37 @@ describe("a store with no room to write beside it (real CLI)", { timeout: 120_00
     expect((JSON.parse(listed.stdout) as { name: string }[]).map((r) => r.name)).toEqual(["first"]);
   });
 
+  it("a run whose store fills up mid-run says how many of its attempts were not written", async () => {
+    const store = join(project.dir, "mid-run.sqlite");
+    expect((await runCli(["run", "--name", "first", "--store", store], project.dir)).code).toBe(0);
+    const holder = new Database(store);
+    let lost: number;
+    try {
+      holder.prepare("SELECT count(*) FROM runs").get();
+      // 6,000 attempts: the journal passes 256 KiB part of the way through.
+      const run = runLimited(
+        ["run", "--trials", "2000", "--name", "full", "--store", store],
+        project.dir,
+        256,
+      );
+      expect(run.code).toBe(2);
+      const said = run.stderr.match(
+        /the run is not stored whole in sqlite:.*mid-run\.sqlite \(see above\): (\d+) of its 6000 attempts were not written, so it exits 2; once the store answers again, `niceeval run --resume [0-9a-f]{8}` keeps the attempts it holds and runs the rest/,
+      );
+      expect(said).not.toBeNull();
+      lost = Number(said![1]);
+    } finally {
+      holder.close();
+    }
+    const listed = await runCli(["runs", "--store", store, "--json"], project.dir);
+    const full = (JSON.parse(listed.stdout) as { name: string; attempts: number }[]).find(
+      (r) => r.name === "full",
+    );
+    // What was said not written is exactly what the store lacks: nothing lost unsaid.
+    expect(lost).toBeGreaterThan(0);
+    expect(full!.attempts + lost).toBe(6000);
+  });
+
   it("on a full disk (a 2 MiB tmpfs): the same, and the store reads once there is room", async ({
     skip,
   }) => {

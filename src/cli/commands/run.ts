@@ -290,7 +290,9 @@ function endOfRun(
   });
   if (sinks.storeFailed()) {
     // Said when the write failed; a run that passed must not look stored to CI (--baseline).
-    io.stderr(`${notStoredWhole(store!.location, run.runId, storeFailure(sinks))}\n`);
+    io.stderr(
+      `${notStoredWhole(store!.location, run.runId, storeFailure(sinks), sinks.unwritten())}\n`,
+    );
     return 2;
   }
   if (summary.reportErrors?.length) {
@@ -304,7 +306,7 @@ function endOfRun(
 }
 
 /** Which way on {@link notStoredWhole} gives, from what the store's sink saw. */
-function storeFailure(sinks: Awaited<ReturnType<typeof runSinks>>): StoreFailure {
+function storeFailure(sinks: RunSinks): StoreFailure {
   if (sinks.storeMoved()) return "moved";
   if (sinks.storeDamaged()) return "damaged";
   if (sinks.storeRefused()) return "refused";
@@ -319,10 +321,16 @@ type StoreFailure = "unreached" | "unwritten" | "refused" | "damaged" | "moved";
  * for what it held would be refused again, and a damaged file takes no write at all, so resuming
  * is no way on for either; a file deleted or replaced mid-run left a copy to resume in.
  */
-function notStoredWhole(location: string, runId: string, why: StoreFailure): string {
+function notStoredWhole(
+  location: string,
+  runId: string,
+  why: StoreFailure,
+  { lost, given }: { lost: number; given: number },
+): string {
   if (why === "unwritten")
     return `niceeval: the run is not stored in ${location} at all: its first write failed (see above), so it exits 2; once the store answers again, run it again (or pass --store <other path>)`;
-  const head = `niceeval: the run is not stored whole in ${location} (see above), so it exits 2`;
+  const unwritten = lost > 0 ? `: ${lost} of its ${given} attempts were not written` : "";
+  const head = `niceeval: the run is not stored whole in ${location} (see above)${unwritten}, so it exits 2`;
   if (why === "moved")
     return `${head}; its file was deleted or replaced while the run wrote to it, so no case started once that was found. Continue the run in the copy named above (\`niceeval run --resume ${runId.slice(0, 8)} --store <copy>\`), or run again`;
   if (why === "damaged")
@@ -581,12 +589,8 @@ interface RunSinksOf {
   stopSignals: (listener: (signal: string) => boolean) => () => void;
 }
 
-/**
- * The run's sinks, in the order they finish: the store (the run is finished in it before the
- * baseline comparison reads it), the comparison with --baseline, the reporters, and last the
- * OpenTelemetry export (its flush at the end waits for nothing else; the SDK loads only then).
- */
-async function runSinks(run: RunSinksOf): Promise<{
+/** The run's sinks, and what the store's saw. */
+interface RunSinks {
   reporters: RunSink[];
   continued: ContinuedRun | undefined;
   compared: BaselineStep | undefined;
@@ -600,11 +604,20 @@ async function runSinks(run: RunSinksOf): Promise<{
   storeMoved: () => boolean;
   /** The run's first write failed: the store does not hold the run at all. */
   neverStored: () => boolean;
+  /** The attempts given to the store, and those a failed write left unwritten. */
+  unwritten: () => { lost: number; given: number };
   /** `--resume` can continue the run where it is stored (the interrupted run's advice). */
   resumable: () => boolean;
   /** The run's `ok` before the gates (the reports were given it after). */
   engineOk: () => boolean | undefined;
-}> {
+}
+
+/**
+ * The run's sinks, in the order they finish: the store (the run is finished in it before the
+ * baseline comparison reads it), the comparison with --baseline, the reporters, and last the
+ * OpenTelemetry export (its flush at the end waits for nothing else; the SDK loads only then).
+ */
+async function runSinks(run: RunSinksOf): Promise<RunSinks> {
   const { args, io, store } = run;
   // The comparison is computed after the run, but the markdown and GitHub reporters ask for it.
   let compared: BaselineStep | undefined;
@@ -616,14 +629,14 @@ async function runSinks(run: RunSinksOf): Promise<{
   let storeRefused = false;
   let storeDamaged = false;
   let storeMoved = false;
-  let neverStored = () => false;
+  let recorded: Awaited<ReturnType<typeof recordRun>> | undefined;
   let continued: ContinuedRun | undefined;
   if (store) {
     if (args.name !== undefined && !args.resume) {
       const taken = await takenNameWarning(store, args.name, run.runId);
       if (taken) io.stderr(`niceeval: warning: ${taken}\n`);
     }
-    const recorded = await recordRun(store, {
+    recorded = await recordRun(store, {
       ...run,
       git: await run.git,
       onError: (error) => {
@@ -643,8 +656,6 @@ async function runSinks(run: RunSinksOf): Promise<{
       },
     });
     continued = recorded.continued;
-    // A new run whose first write failed is not in the store at all: there is nothing to resume.
-    if (!continued) neverStored = () => !recorded.sink.written();
     reporters.unshift(recorded.sink);
   }
   compared =
@@ -673,6 +684,8 @@ async function runSinks(run: RunSinksOf): Promise<{
       }),
     );
   }
+  // A new run whose first write failed is not in the store at all: there is nothing to resume.
+  const neverStored = () => !continued && recorded?.sink.written() === false;
   return {
     reporters,
     continued,
@@ -681,7 +694,8 @@ async function runSinks(run: RunSinksOf): Promise<{
     storeRefused: () => storeRefused,
     storeDamaged: () => storeDamaged,
     storeMoved: () => storeMoved,
-    neverStored: () => neverStored(),
+    neverStored,
+    unwritten: () => recorded?.sink.unwritten() ?? { lost: 0, given: 0 },
     resumable: () => !storeRefused && !storeDamaged && !neverStored(),
     engineOk: judged.engineOk,
   };
