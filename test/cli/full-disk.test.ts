@@ -97,6 +97,10 @@ describe("a store with no room to write beside it (real CLI)", { timeout: 120_00
         /the run is not stored whole in sqlite:.*mid-run\.sqlite \(see above\): (\d+) of its 6000 attempts were not written, so it exits 2; once the store answers again, `niceeval run --resume [0-9a-f]{8}` keeps the attempts it holds and runs the rest/,
       );
       expect(said).not.toBeNull();
+      // The failure's own sentence sits in the line's brackets without its full stop.
+      expect(run.stderr).toMatch(
+        /niceeval: writing the run to sqlite:.*mid-run\.sqlite failed \(.*[^.]\); the report is still written/,
+      );
       lost = Number(said![1]);
     } finally {
       holder.close();

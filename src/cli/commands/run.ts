@@ -342,9 +342,11 @@ function notStoredWhole(
 
 /** What the run says when a write to its store failed: refused for its content, or not taken. */
 function storeWriteFailed(location: string, error: unknown): string {
+  // The store's sentence inside this line's brackets, without its own full stop.
+  const said = errorMessage(error).replace(/\.$/, "");
   if (refusedWrite(error))
-    return `niceeval: the store ${location} refused a value this run wrote (${errorMessage(error)}): niceeval wrote something the store does not accept, a niceeval bug; please report it with this line. The report is still written\n`;
-  return `niceeval: writing the run to ${location} failed (${errorMessage(error)}); the report is still written\n`;
+    return `niceeval: the store ${location} refused a value this run wrote (${said}): niceeval wrote something the store does not accept, a niceeval bug; please report it with this line. The report is still written\n`;
+  return `niceeval: writing the run to ${location} failed (${said}); the report is still written\n`;
 }
 
 type Execution = Awaited<ReturnType<typeof openExecution>>;
