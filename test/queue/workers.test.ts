@@ -235,7 +235,6 @@ describe("niceeval run --queue with niceeval worker", () => {
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     const { port } = silent.address() as AddressInfo;
     try {
-      const started = Date.now();
       const run = await runCli(
         ["run", "evals", "--queue", `redis://127.0.0.1:${port}`, "--no-store"],
         project.dir,
@@ -244,7 +243,6 @@ describe("niceeval run --queue with niceeval worker", () => {
       expect(run.stderr).toContain(
         `cannot reach the Redis queue redis://127.0.0.1:${port}: it took the connection but did not answer within 10000 ms (is it a Redis?); check the host and port in --queue`,
       );
-      expect(Date.now() - started).toBeLessThan(20_000);
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
