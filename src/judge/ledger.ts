@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { realNow } from "../clock.js";
 import { addJudgeUsage, emptyJudgeUsage, type JudgeUsage } from "../eval/record.js";
 import { processWide } from "../process-wide.js";
+import { judgeEnvironment } from "./environment.js";
 
 /**
  * Judge calls report their tokens here. The runner opens a ledger per attempt (and scorers
@@ -58,7 +59,7 @@ const JUDGE_ENVIRONMENT = [
   "NICEEVAL_JUDGE_BASE_URL",
   "ANTHROPIC_API_KEY",
   "OPENAI_API_KEY",
-];
+] as const;
 
 /** Say that a judge call can happen from now on (judge builders call this). */
 export function markJudgePossible(): void {
@@ -75,7 +76,8 @@ function ledgers(): AsyncLocalStorage<LedgerScope> | undefined {
     const now = realNow();
     if (now - state.envCheckedAt < 1000) return undefined;
     state.envCheckedAt = now;
-    if (!JUDGE_ENVIRONMENT.some((name) => process.env[name])) return undefined;
+    const env = judgeEnvironment();
+    if (!JUDGE_ENVIRONMENT.some((name) => env[name])) return undefined;
   }
   state.storage = new AsyncLocalStorage<LedgerScope>();
   return state.storage;

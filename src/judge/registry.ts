@@ -1,6 +1,7 @@
 import { processWide } from "../process-wide.js";
 import { createCloseQAJudge } from "./close-qa.js";
 import { judgeSettings } from "./config.js";
+import { judgeEnvironment } from "./environment.js";
 import { judgeModelsOf, sortedModels } from "./judge-models.js";
 import { markJudgePossible } from "./ledger.js";
 import type { CloseQAJudge } from "./types.js";
@@ -22,7 +23,7 @@ export function setDefaultCloseQAJudge(judge: CloseQAJudge | undefined): void {
  */
 export function resolveCloseQAJudge(): CloseQAJudge | undefined {
   if (state.defaultJudge) return state.defaultJudge;
-  const model = judgeSettings().closeQAModel ?? process.env.NICEEVAL_JUDGE_MODEL;
+  const model = judgeSettings().closeQAModel ?? judgeEnvironment().NICEEVAL_JUDGE_MODEL;
   if (!model) return undefined;
   if (state.fromModel?.model !== model)
     state.fromModel = { model, judge: createCloseQAJudge(model) };
@@ -35,6 +36,6 @@ export function resolveCloseQAJudge(): CloseQAJudge | undefined {
  * configureJudges({ closeQAModel }) or NICEEVAL_JUDGE_MODEL.
  */
 export function defaultJudgeModels(): string[] {
-  const model = judgeSettings().closeQAModel ?? process.env.NICEEVAL_JUDGE_MODEL;
+  const model = judgeSettings().closeQAModel ?? judgeEnvironment().NICEEVAL_JUDGE_MODEL;
   return sortedModels([...judgeModelsOf(state.defaultJudge), ...(model ? [model] : [])]);
 }

@@ -264,6 +264,15 @@ export function runReading(name: string): unknown {
   return undefined;
 }
 
+/**
+ * Whether a run is in progress in this process, or an attempt runs outside any (an eval process,
+ * a queue worker): what the run found as it started ({@link runReading}) is then what niceeval
+ * itself relies on, not what code under test changed since.
+ */
+export function runInProgress(): boolean {
+  return state.runs > 0 || state.inFlight > 0;
+}
+
 /** Why an attempt is errored when globals were replaced while it ran. */
 export function replacedGlobalsMessage(names: readonly string[]): string {
   const list = names.join(", ");

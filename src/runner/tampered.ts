@@ -1,4 +1,5 @@
 import { pinCacheBase } from "../judge/config.js";
+import { pinJudgeEnvironment } from "../judge/environment.js";
 import {
   type RemovedListener,
   removedListenersMessage,
@@ -46,12 +47,14 @@ export function watchAttempt(): void {
 }
 
 /**
- * What the host has as a run starts: its capture callback, and its current directory, which the
- * judge cache stays under whatever directory attempts move to (judge/config.ts).
+ * What the host has as a run starts: its capture callback, its current directory, which the
+ * judge cache stays under whatever directory attempts move to (judge/config.ts), and the
+ * environment variables judges read, which stay as found whatever attempts set (judge/environment.ts).
  */
 function readHost(): void {
   readHostCapture();
   pinCacheBase();
+  pinJudgeEnvironment();
 }
 
 /**

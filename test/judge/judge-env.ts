@@ -3,16 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeAnswerStores } from "../../src/judge/cache.js";
 import { configureJudges, resetJudgeConfig } from "../../src/judge/config.js";
+import { JUDGE_VARIABLES } from "../../src/judge/environment.js";
 
-const VARIABLES = [
-  "NICEEVAL_JUDGE_BASE_URL",
-  "NICEEVAL_JUDGE_API_KEY",
-  "NICEEVAL_JUDGE_MODEL",
-  "ANTHROPIC_API_KEY",
-  "ANTHROPIC_BASE_URL",
-  "OPENAI_API_KEY",
-  "OPENAI_BASE_URL",
-] as const;
+/** Every variable judges read: none of them leaks from the shell into a test. */
+const VARIABLES = JUDGE_VARIABLES;
 
 /**
  * Give each test a clean judge environment: no provider variables, a fresh temp cache folder,
