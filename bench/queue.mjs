@@ -88,6 +88,37 @@ async function withWorkers(dir, url, queue, count, concurrency, work) {
   }
 }
 
+/**
+ * CPU time of this process reading one LRANGE reply of `count` short items (what LRANGE, HGETALL
+ * and ZRANGE of a large queue give) through the queue's Redis client; median of `runs`.
+ */
+export async function replyCpu(redis, { count = 500_000, runs = 3 } = {}) {
+  const { RespConnection } = await import("../src/queue/resp.ts");
+  const connection = new RespConnection({ host: "127.0.0.1", port: redis.port, tls: false });
+  await connection.connect();
+  try {
+    await connection.send("DEL", ["bench:items"]);
+    for (let i = 0; i < count; i += 10_000) {
+      const values = Array.from({ length: Math.min(10_000, count - i) }, (_, j) => `item${i + j}`);
+      await connection.send("RPUSH", ["bench:items", ...values]);
+    }
+    const times = [];
+    for (let r = 0; r < runs; r++) {
+      const before = process.cpuUsage();
+      const items = await connection.send("LRANGE", ["bench:items", "0", "-1"]);
+      const used = process.cpuUsage(before);
+      if (items.length !== count) throw new Error(`LRANGE gave ${items.length} items`);
+      times.push((used.user + used.system) / 1000);
+    }
+    await connection.send("DEL", ["bench:items"]);
+    console.log(
+      `queue: one LRANGE reply of ${count} short items read in ${median(times).toFixed(0)} ms of CPU (this process; median of ${runs})`,
+    );
+  } finally {
+    connection.close();
+  }
+}
+
 export async function run({ quick = false } = {}) {
   // The tests' server: Debian's redis-server, installed with apt-get when missing (as root).
   register();
@@ -99,6 +130,7 @@ export async function run({ quick = false } = {}) {
   const redis = await startRedis();
   const runs = 3;
   try {
+    await replyCpu(redis, { count: quick ? 100_000 : 500_000 });
     const queueArgs = (queue) => ["--queue", redis.url, "--queue-name", queue];
     const throughput = async (workers) => {
       const queue = `tp${workers}`;
@@ -135,5 +167,16 @@ export async function run({ quick = false } = {}) {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`)
-  await run({ quick: process.argv.includes("--quick") });
+if (import.meta.url === `file://${process.argv[1]}`) {
+  if (process.argv.includes("--reply")) {
+    // Only the reply figure: `node bench/queue.mjs --reply` (no build needed).
+    register();
+    const { startRedis } = await import("../test/support/redis.ts");
+    const redis = await startRedis();
+    try {
+      await replyCpu(redis);
+    } finally {
+      await redis.stop();
+    }
+  } else await run({ quick: process.argv.includes("--quick") });
+}
