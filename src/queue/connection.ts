@@ -60,20 +60,56 @@ class SilentServer extends Error {
   }
 }
 
-/** A replica, which takes no writes: BullMQ's every command would fail with READONLY. */
-class ReadOnlyReplica extends Error {}
+/** A server the queue cannot use (a read-only replica, a Sentinel): its message says why. */
+class UnfitServer extends Error {}
 
 /**
- * Throws ReadOnlyReplica when the server is a replica (ROLE). A server that does not let this
- * user ask (ACLs, a proxy without ROLE) is taken as it is: the queue's own errors say the rest.
+ * Throws UnfitServer when the server is a replica that takes no writes (BullMQ's every command
+ * would fail with READONLY) or a Sentinel (ROLE). A replica with `replica-read-only no` takes the
+ * queue's writes, scripts included, and is used. A server that does not let this user ask (ACLs,
+ * a proxy without ROLE) is taken as it is: the queue's own errors say the rest.
  */
-async function refuseReplica(connection: RespConnection, source: QueueSource): Promise<void> {
+async function refuseUnfit(connection: RespConnection, source: QueueSource): Promise<void> {
   const role = await connection.send<unknown[]>("ROLE").catch(() => undefined);
-  if (!Array.isArray(role) || (role[0] !== "slave" && role[0] !== "replica")) return;
+  if (!Array.isArray(role)) return;
+  if (role[0] === "sentinel") throw new UnfitServer(await sentinelWhy(connection, role, source));
+  if (role[0] !== "slave" && role[0] !== "replica") return;
+  const readOnly = await connection
+    .send<unknown[]>("CONFIG", ["GET", "replica-read-only"])
+    .catch(() => undefined);
+  if (Array.isArray(readOnly) && readOnly[1] === "no") return;
   const primary = typeof role[1] === "string" ? ` of ${role[1]}:${String(role[2])}` : "";
-  throw new ReadOnlyReplica(
-    `it is a read-only replica${primary}; point ${source} at the primary (jobs are written to it)`,
+  throw new UnfitServer(
+    Array.isArray(readOnly)
+      ? `it is a read-only replica${primary}; point ${source} at the primary (jobs are written to it)`
+      : `it is a replica${primary}, read-only unless its replica-read-only is no, which this user may not read (CONFIG GET); point ${source} at the primary (jobs are written to it)`,
   );
+}
+
+/**
+ * What to say of a Sentinel: the primaries it watches (ROLE's second item) and their addresses
+ * as it gives them. niceeval's client connects to one server and does not ask a Sentinel where
+ * the primary is, so a Sentinel URL is refused with the address to use instead.
+ */
+async function sentinelWhy(
+  connection: RespConnection,
+  role: unknown[],
+  source: QueueSource,
+): Promise<string> {
+  const names = (Array.isArray(role[1]) ? role[1] : []).filter((n) => typeof n === "string");
+  const primaries: string[] = [];
+  for (const name of names.slice(0, 5)) {
+    const address = await connection
+      .send<unknown[]>("SENTINEL", ["get-master-addr-by-name", name])
+      .catch(() => undefined);
+    primaries.push(
+      Array.isArray(address) && address.length === 2
+        ? `${name}, primary at ${String(address[0])}:${String(address[1])}`
+        : name,
+    );
+  }
+  const watching = primaries.length > 0 ? ` watching ${primaries.join("; ")}` : "";
+  return `it is a Redis Sentinel${watching}, not a Redis server; Sentinel URLs are not supported (the queue connects to one server and does not ask a Sentinel for its primary): point ${source} at the primary's address, redis://host:port`;
 }
 
 /** Why the probe of `target` failed, and what to do, in the words of where its URL came from. */
@@ -83,7 +119,7 @@ function unreachableWhy(error: unknown, target: RedisTarget, source: QueueSource
   const message = errorMessage(error);
   if (error instanceof RedisProtocolError || error instanceof SilentServer)
     return `${error.message}; check the host and port in ${source}`;
-  if (error instanceof ReadOnlyReplica) return error.message;
+  if (error instanceof UnfitServer) return error.message;
   // Closed before any reply, as a Redis that takes only TLS closes a plain connection: no Redis
   // to start there.
   if (!target.tls && message === "Connection closed")
@@ -122,7 +158,7 @@ export async function probeRedis(
       (async () => {
         await connection.connect();
         await connection.send("PING");
-        await refuseReplica(connection, source);
+        await refuseUnfit(connection, source);
       })(),
       silent,
     ]);

@@ -6,7 +6,13 @@ import { type AddressInfo, createServer as createTcpServer, type Socket } from "
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FixtureProject, makeProject, runCli } from "../support/project.js";
-import { freePort, redisCommand, startRedis, type TestRedis } from "../support/redis.js";
+import {
+  freePort,
+  redisCommand,
+  startRedis,
+  startSentinel,
+  type TestRedis,
+} from "../support/redis.js";
 import { type JsonReport, startWorker, stopAll } from "./fixture.js";
 
 const CASES = 24;
@@ -82,6 +88,24 @@ async function refusedRecords(
   } finally {
     await stopAll([worker]);
   }
+}
+
+/**
+ * A run and a worker on `url` both exit 2 before any case runs, saying why in one short message:
+ * "cannot reach the Redis queue <url>: <why>".
+ */
+async function expectRefusedUpfront(url: string, markFile: string, why: string): Promise<void> {
+  const mark = join(project.dir, markFile);
+  const run = await runCli(["run", "evals", "--queue", url, "--no-store"], project.dir, {
+    MARK: mark,
+  });
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain(`cannot reach the Redis queue ${url}: ${why}`);
+  expect(existsSync(mark)).toBe(false);
+  const worker = await runCli(["worker", "--queue", url, "evals"], project.dir);
+  expect(worker.code).toBe(2);
+  expect(worker.stderr).toContain(`cannot reach the Redis queue ${url}: ${why}`);
+  expect(worker.stderr.split("\n").length).toBeLessThan(5);
 }
 
 describe("niceeval run --queue with niceeval worker", () => {
@@ -255,25 +279,65 @@ describe("niceeval run --queue with niceeval worker", () => {
       expect(await redisCommand(replica.port, "REPLICAOF", "127.0.0.1", String(redis.port))).toBe(
         "+OK",
       );
-      const mark = join(project.dir, "replica.txt");
-      const run = await runCli(
-        ["run", "evals", "--queue", replica.url, "--no-store"],
-        project.dir,
-        {
-          MARK: mark,
-        },
+      await expectRefusedUpfront(
+        replica.url,
+        "replica.txt",
+        `it is a read-only replica of 127.0.0.1:${redis.port}; point --queue at the primary`,
       );
-      expect(run.code).toBe(2);
-      expect(run.stderr).toContain(
-        `cannot reach the Redis queue ${replica.url}: it is a read-only replica of 127.0.0.1:${redis.port}; point --queue at the primary`,
-      );
-      expect(existsSync(mark)).toBe(false);
-      const worker = await runCli(["worker", "--queue", replica.url, "evals"], project.dir);
-      expect(worker.code).toBe(2);
-      expect(worker.stderr).toContain("it is a read-only replica");
-      expect(worker.stderr.split("\n").length).toBeLessThan(5);
     } finally {
       await replica.stop();
+    }
+  }, 60_000);
+
+  it("a replica that takes writes (replica-read-only no) is used: a run and a worker on it", async () => {
+    const replica = await startRedis([
+      "--replicaof",
+      "127.0.0.1",
+      String(redis.port),
+      "--replica-read-only",
+      "no",
+    ]);
+    const mark = join(project.dir, "writable.txt");
+    const worker = await startWorker(project.dir, replica.url, "writable", mark);
+    try {
+      const run = await runCli(
+        [
+          "run",
+          "evals",
+          "--queue",
+          replica.url,
+          "--queue-name",
+          "writable",
+          "--json",
+          "writable.json",
+          "--no-store",
+        ],
+        project.dir,
+      );
+      expect(run.stderr).not.toContain("replica");
+      expect(run.code).toBe(1); // every fourth case fails by design
+      const report = JSON.parse(
+        readFileSync(join(project.dir, "writable.json"), "utf8"),
+      ) as JsonReport;
+      expect(report.records).toHaveLength(CASES);
+      for (const record of report.records)
+        expect(record.verdict).toBe(Number(record.caseId.slice(1)) % 4 === 0 ? "failed" : "passed");
+    } finally {
+      await stopAll([worker]);
+      await replica.stop();
+    }
+  }, 60_000);
+
+  it("a Redis Sentinel: exit 2 before any case runs, naming the URL and the primary's address", async () => {
+    const sentinel = await startSentinel(redis.port);
+    try {
+      await expectRefusedUpfront(
+        sentinel.url,
+        "sentinel.txt",
+        `it is a Redis Sentinel watching mymaster, primary at 127.0.0.1:${redis.port}, not a Redis server; Sentinel URLs are not supported (the queue connects to one server and does not ask a Sentinel for its primary): point --queue at the primary's address, redis://host:port`,
+      );
+    } finally {
+      await sentinel.stop();
     }
   }, 60_000);
 

@@ -1,7 +1,7 @@
 // A real redis-server on loopback for tests: Debian's package (installed with apt-get when
 // missing and running as root), a free port on 127.0.0.1, a temp dir, no persistence.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { createConnection } from "node:net";
 import { tmpdir, userInfo } from "node:os";
@@ -83,36 +83,46 @@ export async function flushAll(port: number): Promise<void> {
 }
 
 /**
- * Start a throwaway redis-server.
+ * Start a throwaway redis-server; `args` are more of its options (`--replicaof 127.0.0.1 6379`).
  *
  * @example
  * const redis = await startRedis();
  * afterAll(() => redis.stop());
  */
-export async function startRedis(): Promise<TestRedis> {
+export function startRedis(args: readonly string[] = []): Promise<TestRedis> {
+  return startServer((port, dir) => [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--dir",
+    dir,
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    ...args,
+  ]);
+}
+
+/** Start a throwaway Redis Sentinel watching the server at `primaryPort` as "mymaster". */
+export function startSentinel(primaryPort: number): Promise<TestRedis> {
+  return startServer((port, dir) => {
+    // A Sentinel needs a config file it can rewrite.
+    const config = join(dir, "sentinel.conf");
+    writeFileSync(config, `sentinel monitor mymaster 127.0.0.1 ${primaryPort} 1\n`);
+    return [config, "--sentinel", "--port", String(port), "--bind", "127.0.0.1", "--dir", dir];
+  });
+}
+
+async function startServer(args: (port: number, dir: string) => string[]): Promise<TestRedis> {
   const bin = findRedisServer();
   const dir = mkdtempSync(join(tmpdir(), "niceeval-redis-"));
   let started: { child: ChildProcess; port: number };
   try {
     started = await startOnFreePort({
       name: `redis-server (${bin})`,
-      spawn: (port) =>
-        spawn(
-          bin,
-          [
-            "--port",
-            String(port),
-            "--bind",
-            "127.0.0.1",
-            "--dir",
-            dir,
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-          ],
-          { stdio: ["ignore", "pipe", "pipe"] },
-        ),
+      spawn: (port) => spawn(bin, args(port, dir), { stdio: ["ignore", "pipe", "pipe"] }),
       ready: answersPing,
       timeoutMs: 10_000,
       pollMs: 50,
