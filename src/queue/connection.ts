@@ -64,10 +64,11 @@ class SilentServer extends Error {
 class UnfitServer extends Error {}
 
 /**
- * Throws UnfitServer when the server is a replica that takes no writes (BullMQ's every command
- * would fail with READONLY) or a Sentinel (ROLE). A replica with `replica-read-only no` takes the
- * queue's writes, scripts included, and is used. A server that does not let this user ask (ACLs,
- * a proxy without ROLE) is taken as it is: the queue's own errors say the rest.
+ * Throws UnfitServer when the server is a replica or a Sentinel (ROLE). A read-only replica fails
+ * BullMQ's every write with READONLY; one with `replica-read-only no` takes them, but they never
+ * reach its primary (where other runs and workers look) and its next full resync erases them, so
+ * it is refused too, saying which it is. A server that does not let this user ask (ACLs, a proxy
+ * without ROLE) is taken as it is: the queue's own errors say the rest.
  */
 async function refuseUnfit(connection: RespConnection, source: QueueSource): Promise<void> {
   const role = await connection.send<unknown[]>("ROLE").catch(() => undefined);
@@ -77,13 +78,13 @@ async function refuseUnfit(connection: RespConnection, source: QueueSource): Pro
   const readOnly = await connection
     .send<unknown[]>("CONFIG", ["GET", "replica-read-only"])
     .catch(() => undefined);
-  if (Array.isArray(readOnly) && readOnly[1] === "no") return;
   const primary = typeof role[1] === "string" ? ` of ${role[1]}:${String(role[2])}` : "";
-  throw new UnfitServer(
-    Array.isArray(readOnly)
-      ? `it is a read-only replica${primary}; point ${source} at the primary (jobs are written to it)`
-      : `it is a replica${primary}, read-only unless its replica-read-only is no, which this user may not read (CONFIG GET); point ${source} at the primary (jobs are written to it)`,
-  );
+  const why = !Array.isArray(readOnly)
+    ? `it is a replica${primary} (read-only unless its replica-read-only is no, which this user may not read: CONFIG GET)`
+    : readOnly[1] === "no"
+      ? `it is a replica${primary} that takes writes (replica-read-only no), but jobs written there never reach its primary, where other runs and workers look, and its next full resync erases them`
+      : `it is a read-only replica${primary}`;
+  throw new UnfitServer(`${why}; point ${source} at the primary (jobs are written to it)`);
 }
 
 /**
