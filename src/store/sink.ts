@@ -59,21 +59,11 @@ export function storeSink(
   /** Attempts given to the sink to write, and those of them a failure left unwritten. */
   let given = 0;
   let lost = 0;
-  /** Records given to the sink that the store has not taken yet. */
-  let waiting = 0;
-  /** The run's wait for room, while the backlog is full. */
-  let room: { promise: Promise<void>; resolve: () => void } | undefined;
-  const taken = (count: number) => {
-    waiting -= count;
-    if (room && (failed || waiting < backlog)) {
-      room.resolve();
-      room = undefined;
-    }
-  };
+  const waiting = new Backlog(backlog);
   const fail = (error: unknown) => {
     if (failed) return;
     failed = true;
-    taken(0);
+    waiting.taken(0, true);
     options.onError?.(error);
   };
   let begun = false;
@@ -106,7 +96,7 @@ export function storeSink(
           });
       })
       .catch(fail)
-      .finally(() => taken(records.length));
+      .finally(() => waiting.taken(records.length, failed));
   };
   const timer = setInterval(flush, flushMs);
   timer.unref();
@@ -122,19 +112,11 @@ export function storeSink(
         return;
       }
       pending.push(record);
-      waiting++;
+      waiting.add();
       if (pending.length >= batch) flush();
     },
     room() {
-      if (waiting < backlog || failed) return undefined;
-      if (!room) {
-        let resolve!: () => void;
-        const promise = new Promise<void>((done) => {
-          resolve = done;
-        });
-        room = { promise, resolve };
-      }
-      return room.promise;
+      return waiting.room(failed);
     },
     async onRunFinished(summary: RunSummary) {
       clearInterval(timer);
@@ -163,4 +145,41 @@ export function storeSink(
       if (!begun) chain = begin();
     };
   return sink;
+}
+
+/**
+ * Records given to the sink that the store has not taken yet: past `limit`, the run waits for
+ * room (unless the store failed: nothing is waited for then).
+ */
+class Backlog {
+  #waiting = 0;
+  #room: { promise: Promise<void>; resolve: () => void } | undefined;
+
+  constructor(private readonly limit: number) {}
+
+  add(): void {
+    this.#waiting++;
+  }
+
+  /** `count` records were taken (or given up); `open`: the run waits no more (a failed store). */
+  taken(count: number, open: boolean): void {
+    this.#waiting -= count;
+    if (this.#room && (open || this.#waiting < this.limit)) {
+      this.#room.resolve();
+      this.#room = undefined;
+    }
+  }
+
+  /** Undefined while there is room (or `open`); else a promise settled once there is. */
+  room(open: boolean): Promise<void> | undefined {
+    if (this.#waiting < this.limit || open) return undefined;
+    if (!this.#room) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((done) => {
+        resolve = done;
+      });
+      this.#room = { promise, resolve };
+    }
+    return this.#room.promise;
+  }
 }

@@ -225,46 +225,7 @@ export function openDatabase(
     throw storeFileError("STORE_UNREADABLE", path, (error as Error).message, advice, error);
   }
   try {
-    let applicationId: number;
-    let tables: number;
-    try {
-      // Both read in one transaction: another process creating this store at once commits its
-      // application_id and its first tables together, so they are seen together or not at all.
-      [applicationId, tables] = db.transaction((): [number, number] => [
-        db.pragma("application_id", { simple: true }) as number,
-        (
-          db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get() as {
-            n: number;
-          }
-        ).n,
-      ])();
-    } catch (error) {
-      if (isCorruption(error))
-        throw storeFileError("STORE_CORRUPT", path, (error as Error).message, advice, error);
-      throw error;
-    }
-    if (applicationId !== 0 && applicationId !== APPLICATION_ID)
-      throw storeFileError(
-        "STORE_NOT_NICEEVAL",
-        path,
-        `a SQLite database of another application, application_id ${applicationId}`,
-        advice,
-      );
-    if (tables > 0 && applicationId !== APPLICATION_ID)
-      throw storeFileError(
-        "STORE_NOT_NICEEVAL",
-        path,
-        "a SQLite database of another application",
-        advice,
-      );
-    const version = tables > 0 ? readSchemaVersion(db) : 0;
-    if (version > SCHEMA_VERSION)
-      throw storeFileError(
-        "STORE_TOO_NEW",
-        path,
-        `schema version ${version}, this niceeval reads up to ${SCHEMA_VERSION}`,
-        advice,
-      );
+    const { tables, version } = readIdentity(db, path, advice);
     if (toRead && version < SCHEMA_VERSION) throw new OlderSchemaError(path, version);
     // A writer first reads where its writes go, so damage there refuses the store now, before a
     // run starts its cases; a reader finds damage where it reads, and reads the rest.
@@ -298,6 +259,58 @@ export function openDatabase(
     if (isDiskError(error)) throw diskError(path, error, advice);
     throw error;
   }
+}
+
+/**
+ * What the file at `path` holds, read before anything is written: its table count and schema
+ * version; refused when it is damaged, another application's database or of a newer niceeval.
+ */
+function readIdentity(
+  db: Database.Database,
+  path: string,
+  advice: StoreAdvice,
+): { tables: number; version: number } {
+  let applicationId: number;
+  let tables: number;
+  try {
+    // Both read in one transaction: another process creating this store at once commits its
+    // application_id and its first tables together, so they are seen together or not at all.
+    [applicationId, tables] = db.transaction((): [number, number] => [
+      db.pragma("application_id", { simple: true }) as number,
+      (
+        db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get() as {
+          n: number;
+        }
+      ).n,
+    ])();
+  } catch (error) {
+    if (isCorruption(error))
+      throw storeFileError("STORE_CORRUPT", path, (error as Error).message, advice, error);
+    throw error;
+  }
+  if (applicationId !== 0 && applicationId !== APPLICATION_ID)
+    throw storeFileError(
+      "STORE_NOT_NICEEVAL",
+      path,
+      `a SQLite database of another application, application_id ${applicationId}`,
+      advice,
+    );
+  if (tables > 0 && applicationId !== APPLICATION_ID)
+    throw storeFileError(
+      "STORE_NOT_NICEEVAL",
+      path,
+      "a SQLite database of another application",
+      advice,
+    );
+  const version = tables > 0 ? readSchemaVersion(db) : 0;
+  if (version > SCHEMA_VERSION)
+    throw storeFileError(
+      "STORE_TOO_NEW",
+      path,
+      `schema version ${version}, this niceeval reads up to ${SCHEMA_VERSION}`,
+      advice,
+    );
+  return { tables, version };
 }
 
 /**
