@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
-import FakeTimers from "@sinonjs/fake-timers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AttemptRecord, emptyJudgeUsage } from "../../src/eval/record.js";
 import { defineSuite } from "../../src/eval/suite.js";
@@ -11,6 +10,7 @@ import { otelSink, traceIdOf } from "../../src/otel/sink.js";
 import { judgment, record, runSummary } from "../../src/report/test-support/runs.js";
 import { runEvals } from "../../src/runner/run.js";
 import { createScorer } from "../../src/scorers/create-scorer.js";
+import { fakingSuite } from "../support/faking-suite.js";
 import { deadPort, type ReceivedSpan, type Receiver, startReceiver } from "./receiver.js";
 
 const SECRET = "s3cret-token-42";
@@ -789,45 +789,16 @@ describe("otelSink and an attempt that fakes the clock while others end", () => 
   it("times the attempts that end meanwhile on the real clock", async () => {
     const receiver = await startReceiver();
     try {
-      let installed!: () => void;
-      const clockFaked = new Promise<void>((resolve) => {
-        installed = resolve;
-      });
-      let othersReported!: () => void;
-      const reported = new Promise<void>((resolve) => {
-        othersReported = resolve;
-      });
-      // b and c end while case "fakes" holds fake timers (as a test does between its install
-      // and its uninstall), so their records reach the sink on a faked clock.
-      const faking = defineSuite<string, string>({
-        id: "faking",
-        cases: ["b", "c", "fakes"].map((id) => ({ id, input: id, expected: id })),
-        target: async (input) => {
-          if (input !== "fakes") {
-            await clockFaked;
-            return input;
-          }
-          const clock = FakeTimers.install({
-            toFake: [
-              "setTimeout",
-              "clearTimeout",
-              "setInterval",
-              "clearInterval",
-              "Date",
-              "performance",
-            ],
-          });
-          try {
-            installed();
-            await reported;
-            return input;
-          } finally {
-            clock.uninstall();
-          }
-        },
-        scorers: [same],
-      });
-      let seen = 0;
+      // b and c end while case "fakes" holds fake timers, so their records reach the sink on a
+      // faked clock.
+      const { suite: faking, othersEnded } = fakingSuite([
+        "setTimeout",
+        "clearTimeout",
+        "setInterval",
+        "clearInterval",
+        "Date",
+        "performance",
+      ]);
       const sink = await otelSink({ endpoint: receiver.url, env: {}, stderr: () => {} });
       const summary = await runEvals([{ eval: faking }], {
         concurrency: 3,
@@ -835,9 +806,7 @@ describe("otelSink and an attempt that fakes the clock while others end", () => 
           sink,
           {
             label: "others",
-            onAttemptFinished: (record) => {
-              if (record.caseId !== "fakes" && ++seen === 2) othersReported();
-            },
+            onAttemptFinished: othersEnded,
           },
         ],
       });
