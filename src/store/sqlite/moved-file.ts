@@ -1,6 +1,5 @@
-import { statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type Database from "better-sqlite3";
 import { NiceevalError } from "../../errors.js";
 import type { StoreAdvice } from "../advice.js";
@@ -11,32 +10,6 @@ import type { StoreAdvice } from "../advice.js";
 // each write, that its path still names the file it opened (a stat, about a microsecond); once
 // it does not, it saves what its connection still reads to a new file, empties its journal and
 // writes no more.
-
-/**
- * The file a connection opened, by device and inode, and its path resolved then, as SQLite
- * resolved it: a working folder changed later moves nothing.
- */
-export interface OpenedFile {
-  readonly path: string;
-  readonly dev: number;
-  readonly ino: number;
-}
-
-/** The file at `path` now, or undefined when there is none. */
-export function openedFile(path: string): OpenedFile | undefined {
-  try {
-    const { dev, ino } = statSync(path);
-    return { path: resolve(path), dev, ino };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether the file's path still names it. */
-export function stillAt(file: OpenedFile): boolean {
-  const now = openedFile(file.path);
-  return now !== undefined && now.dev === file.dev && now.ino === file.ino;
-}
 
 /**
  * Save what `db` reads of its moved file to a new file beside `path` (in the temp folder when

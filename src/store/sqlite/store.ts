@@ -73,7 +73,7 @@ import {
   type ValueCell,
   VERDICT,
 } from "./codec.js";
-import { movedError, type OpenedFile, openedFile, rescueMoved, stillAt } from "./moved-file.js";
+import { movedError, rescueMoved } from "./moved-file.js";
 import {
   busyError,
   diskError,
@@ -84,6 +84,7 @@ import {
   openDatabase,
   storeFileError,
 } from "./open.js";
+import { type OpenedFile, openedFile, stillAt } from "./opened-file.js";
 import { attemptFilter, attemptOrder } from "./query.js";
 import { openDatabaseToRead } from "./read-copy.js";
 import { ReasonDictionary } from "./reasons.js";
