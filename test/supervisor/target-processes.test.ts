@@ -8,6 +8,7 @@ import { cliPath, type FixtureProject, makeProject, runCli } from "../support/pr
 // process that ran the target (its process group), whether the run ended normally or the eval
 // process was killed for a hang. A marker in the command line tells this run's processes apart.
 const marker = `4${randomBytes(3).readUIntBE(0, 3)}`;
+const detachedMarker = `5${randomBytes(3).readUIntBE(0, 3)}`;
 
 const leakingSuite = `
 import { spawn } from "node:child_process";
@@ -21,6 +22,10 @@ export const leaks = defineSuite({
   target: (input) => {
     // A shell that starts a child of its own: both are left behind.
     spawn("sh", ["-c", "sleep ${marker}; :"], { stdio: "ignore" });
+    // One that holds the run's stdout, as a server started with stdio "inherit" does.
+    if (process.env.INHERIT) spawn("sleep", ["${marker}"], { stdio: "inherit" });
+    // One in a process group of its own: not followed.
+    if (process.env.DETACHED) spawn("sleep", ["${detachedMarker}"], { stdio: "ignore", detached: true }).unref();
     if (input === "b" && process.env.HANG_B) for (;;) {}
     if (process.env.HOLD) {
       console.error("SPAWNED");
@@ -33,13 +38,13 @@ export const leaks = defineSuite({
 `;
 
 /** Pids of the processes whose command line holds the marker (Linux: /proc). */
-function leftBehind(): number[] {
+function leftBehind(sought = marker): number[] {
   const found: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      if (cmdline.includes(`sleep\0${marker}`) || cmdline.includes(`sleep ${marker}`))
+      if (cmdline.includes(`sleep\0${sought}`) || cmdline.includes(`sleep ${sought}`))
         found.push(Number(entry));
     } catch {}
   }
@@ -63,7 +68,7 @@ describe.skipIf(process.platform !== "linux")("processes a target started (real 
     project = await makeProject({ "evals/leaks.eval.js": leakingSuite });
   });
   afterAll(async () => {
-    for (const pid of leftBehind()) {
+    for (const pid of [...leftBehind(), ...leftBehind(detachedMarker)]) {
       try {
         process.kill(pid, "SIGKILL");
       } catch {}
@@ -112,6 +117,29 @@ describe.skipIf(process.platform !== "linux")("processes a target started (real 
       expect(await stillThere(env ? 4000 : 2000)).toEqual([]);
     });
   }
+
+  // In process, nothing ends with an eval process: the CLI ends them as it exits, else a pipe
+  // its report goes through (`niceeval run --no-supervise | tee log`) stays open until they end.
+  it("ends them as the CLI exits with --no-supervise, leaving one started detached", async () => {
+    const cli = spawn(process.execPath, [cliPath, "run", "--no-store", "--no-supervise"], {
+      cwd: project.dir,
+      env: { ...process.env, CI: "true", INHERIT: "1", DETACHED: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    cli.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    // The pipe closes once every process holding it ended: the CLI and the inherited sleep.
+    const [code] = await Promise.all([
+      new Promise((resolve) => cli.on("exit", resolve)),
+      new Promise((resolve) => cli.stdout!.on("close", resolve)),
+    ]);
+    expect(stdout).toContain("2 passed");
+    expect(code).toBe(0);
+    expect(await stillThere()).toEqual([]);
+    expect(leftBehind(detachedMarker)).toHaveLength(2);
+  });
 
   it("ends them with an eval process killed for a hang, and the run goes on", async () => {
     const run = await runCli(["run", "--no-store", "--hang-timeout", "1000"], project.dir, {

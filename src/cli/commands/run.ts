@@ -49,6 +49,7 @@ import { makeFilter } from "../filter.js";
 import { evalGates, type UnmetGate } from "../gates.js";
 import { takeGitState } from "../git-state.js";
 import type { CliIO } from "../io.js";
+import { endLeftProcessesAtExit } from "../left-processes.js";
 import { loadEvalFiles } from "../load.js";
 import { buildManifest } from "../manifest.js";
 import { openStoreAt, storeExists, storeLocation } from "../store.js";
@@ -364,6 +365,7 @@ async function loadEvals(
 ) {
   if ("readCases" in executor && executor.childEvals && executor.readCases)
     return childEntries(await executor.childEvals(), executor.readCases, waitMs);
+  endLeftProcessesAtExit();
   return loadEvalFiles(files, cwd, { waitMs });
 }
 

@@ -9,6 +9,7 @@ import type { WorkerArgs } from "../args.js";
 import { discoverEvalFiles } from "../discover.js";
 import { readGitState } from "../git-state.js";
 import type { CliIO } from "../io.js";
+import { endLeftProcessesAtExit } from "../left-processes.js";
 import { loadEvalFiles } from "../load.js";
 
 /**
@@ -32,6 +33,7 @@ export async function workerCommand(args: WorkerArgs, io: CliIO): Promise<number
     );
   }
   if (!args.cache) configureJudges({ cache: false });
+  endLeftProcessesAtExit();
   const loaded = await loadEvalFiles(files, io.cwd);
   for (const error of loaded.errors)
     io.stderr(`niceeval worker: ${error.file}: ${error.message}\n`);
