@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { realNow } from "../clock.js";
 import { AuthoringError, NiceevalError } from "../errors.js";
+import { judgeWithEnvironment, readJudgeEnvironment } from "../judge/environment.js";
 import { holdHostFetch } from "../judge/host-fetch.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { builtFile } from "../package-files.js";
@@ -190,7 +191,10 @@ export function suiteUnderTest<Input, Output>(
   author: SuiteAuthor,
   targetName = "the target",
 ): SuiteUnderTest {
+  // As Vitest collects the tests, before any hook: the host's fetch and judge variables, not what
+  // a beforeEach stubs for the app under test.
   holdHostFetch();
+  const judgeEnv = readJudgeEnvironment();
   const runs = new Map<string, TargetRun>();
   const target: Target<Input, Output> = (input, context) => {
     const run: TargetRun = { inTime: false, signal: context.signal };
@@ -230,7 +234,13 @@ export function suiteUnderTest<Input, Output>(
       runs.delete(spec.id);
       const began = realNow();
       const limit = caseLimit(context?.task?.timeout);
-      const record = await runUnder(runnable, spec, runId, context?.signal, limit);
+      const judgingAsRegistered = judgeWithEnvironment(judgeEnv, author.where);
+      let record: AttemptRecord;
+      try {
+        record = await runUnder(runnable, spec, runId, context?.signal, limit);
+      } finally {
+        judgingAsRegistered();
+      }
       const run = runs.get(spec.id);
       runs.delete(spec.id);
       const targetTimedOut = limit !== undefined && run !== undefined && !run.inTime;

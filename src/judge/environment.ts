@@ -15,10 +15,26 @@ export const JUDGE_VARIABLES = [
 /** Those variables, as judges read them. */
 export type JudgeEnvironment = Readonly<Record<string, string | undefined>>;
 
+/** What a Vitest face's case in flight has its judges read (see {@link judgeWithEnvironment}). */
+interface FaceEnvironment {
+  env: JudgeEnvironment;
+  /** The face that registered it, as messages name it: `evaluate "capitals"`. */
+  registeredBy: string;
+}
+
 const state = processWide("judge.environment", () => ({
   /** The variables as the run found them ({@link pinJudgeEnvironment}). */
   found: undefined as JudgeEnvironment | undefined,
+  /** The Vitest faces' cases in flight, latest last. */
+  faces: [] as FaceEnvironment[],
 }));
+
+/** The judges' variables as they are now. */
+export function readJudgeEnvironment(): JudgeEnvironment {
+  const read: Record<string, string | undefined> = {};
+  for (const name of JUDGE_VARIABLES) read[name] = process.env[name];
+  return read;
+}
 
 /**
  * A run starts (or a process's first attempt, outside any run), once its eval files loaded: the
@@ -28,26 +44,51 @@ const state = processWide("judge.environment", () => ({
  * judges of that attempt, nor of any later one, elsewhere.
  */
 export function pinJudgeEnvironment(): void {
-  const found: Record<string, string | undefined> = {};
-  for (const name of JUDGE_VARIABLES) found[name] = process.env[name];
-  state.found = found;
+  state.found = readJudgeEnvironment();
+}
+
+/**
+ * A Vitest face's case runs (`evaluate`, `toVitest`): until the returned function is called, judges
+ * read `env`, the variables as the face registered its tests ({@link readJudgeEnvironment}). Vitest
+ * collects tests before any hook runs, so that is what `vitest.config`'s `env`, the setup files
+ * and the test file's top level set, not what a `beforeEach` or `vi.stubEnv` sets for the app
+ * under test (its SDK's `OPENAI_BASE_URL`), nor what the task sets.
+ */
+export function judgeWithEnvironment(env: JudgeEnvironment, registeredBy: string): () => void {
+  const face: FaceEnvironment = { env, registeredBy };
+  state.faces.push(face);
+  return () => {
+    const at = state.faces.lastIndexOf(face);
+    if (at !== -1) state.faces.splice(at, 1);
+  };
 }
 
 /**
  * Where judges read their variables: as the run found them while one is in progress (or an
- * attempt runs outside any run), else `process.env` as it is now (a judge called from a Vitest
- * test, `resolveJudge` between runs), so nothing goes stale.
+ * attempt runs outside any run), as a Vitest face registered its tests while one of its cases
+ * runs ({@link judgeWithEnvironment}), else `process.env` as it is now (a judge called from a
+ * plain Vitest test, `resolveJudge` between runs), so nothing goes stale.
  */
 export function judgeEnvironment(): JudgeEnvironment {
   const found = state.found;
-  return found !== undefined && runInProgress() ? found : process.env;
+  if (found !== undefined && runInProgress()) return found;
+  return state.faces.at(-1)?.env ?? process.env;
 }
 
 /**
- * Whether `name` is set now but was not as the run found it: the code under test set it while
- * attempts ran, which judges do not follow (said where a judge then finds it missing).
+ * Said where a judge finds `name` missing though it is set now: set since the run started (or
+ * since the Vitest face registered its tests), which judges do not follow; "" when it was not.
  */
-export function setSinceRunStarted(name: string): boolean {
+export function setLaterAdvice(name: string): string {
+  if (!process.env[name]) return "";
   const found = state.found;
-  return found !== undefined && runInProgress() && !found[name] && Boolean(process.env[name]);
+  if (found !== undefined && runInProgress()) {
+    return found[name]
+      ? ""
+      : `; the code under test set ${name} while the run went on, but judges read the environment as the run found it once its eval files loaded: set it before the run, or at the top of an eval file`;
+  }
+  const face = state.faces.at(-1);
+  return face && !face.env[name]
+    ? `; ${name} was set after ${face.registeredBy} registered its tests (in a hook, the test or the code under test), but judges read the environment as it was then: set it in vitest.config's \`test.env\`, in a setup file, or at the top of the test file`
+    : "";
 }

@@ -1,6 +1,6 @@
 import { processWide } from "../process-wide.js";
 import type { JudgeTarget } from "./chat.js";
-import { judgeEnvironment, setSinceRunStarted } from "./environment.js";
+import { judgeEnvironment, setLaterAdvice } from "./environment.js";
 import { markJudgePossible } from "./ledger.js";
 import { anthropicModelId, anthropicProvider } from "./providers/anthropic.js";
 import { openAICompatibleProvider } from "./providers/openai-compatible.js";
@@ -50,8 +50,9 @@ export function registerJudgeProvider(name: string, provider: JudgeProvider): ()
  * Resolve a model string such as `"anthropic/claude-haiku-4.5"`: registered providers first;
  * else NICEEVAL_JUDGE_BASE_URL (the whole string is the model); else `anthropic/…` with
  * ANTHROPIC_API_KEY and `openai/…` with OPENAI_API_KEY. Reads the environment as the run in
- * progress found it (judge/environment.ts: code under test that sets OPENAI_BASE_URL for its own
- * SDK does not move the judges), else as it is now.
+ * progress found it, or as a Vitest face registered its tests while one of its cases runs
+ * (judge/environment.ts: code under test that sets OPENAI_BASE_URL for its own SDK does not move
+ * the judges), else as it is now.
  */
 export function resolveJudge(
   model: string,
@@ -150,16 +151,6 @@ function missing(model: string, variable: string): ResolvedJudge {
   return {
     ok: false,
     model,
-    reason: `${variable} is not set: set ${variable} to judge with "${model}" (or set NICEEVAL_JUDGE_BASE_URL to an OpenAI-compatible endpoint, or register a provider)${setLater(variable)}`,
+    reason: `${variable} is not set: set ${variable} to judge with "${model}" (or set NICEEVAL_JUDGE_BASE_URL to an OpenAI-compatible endpoint, or register a provider)${setLaterAdvice(variable)}`,
   };
-}
-
-/**
- * Said when a judge finds `variable` missing though the code under test set it while the run went
- * on: judges read the environment as the run found it, so it must be set before.
- */
-function setLater(variable: string): string {
-  return setSinceRunStarted(variable)
-    ? `; the code under test set ${variable} while the run went on, but judges read the environment as the run found it once its eval files loaded: set it before the run, or at the top of an eval file`
-    : "";
 }

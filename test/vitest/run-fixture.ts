@@ -52,9 +52,13 @@ function fixtureDir(name: string): string {
 /**
  * Copy the fixture `name` to a fresh temp dir where `niceeval` and `vitest` are installed as
  * symlinks, run real Vitest there (`vitest run`, then `args`) with the JSON reporter, and return
- * its report.
+ * its report. `env` is added to this process's environment for Vitest.
  */
-export async function runFixture(name: string, args: readonly string[] = []): Promise<FixtureRun> {
+export async function runFixture(
+  name: string,
+  args: readonly string[] = [],
+  env: Record<string, string> = {},
+): Promise<FixtureRun> {
   assertBuilt();
   const dir = await mkdtemp(join(tmpdir(), `niceeval-${name}-`));
   try {
@@ -82,7 +86,7 @@ export async function runFixture(name: string, args: readonly string[] = []): Pr
         argv,
         {
           cwd: dir,
-          env: { ...process.env, CI: "1", NO_COLOR: "1", FORCE_COLOR: "0" },
+          env: { ...process.env, ...env, CI: "1", NO_COLOR: "1", FORCE_COLOR: "0" },
           timeout: 60_000,
         },
         (error, out, err) =>
