@@ -13,7 +13,9 @@ describe("judges of evaluate() and toVitest under env stubbed after registration
       apiKey: "key-from-setup",
       respond: () => fake.json({ value: 1, rationale: "the real judge" }),
     });
-    run = await runFixture("vitest-env", [], { FIXTURE_JUDGE_URL: server.openaiBaseURL });
+    run = await runFixture("vitest-env", ["stubbed-env", "set-late"], {
+      FIXTURE_JUDGE_URL: server.openaiBaseURL,
+    });
   }, 60_000);
   afterAll(() => server.close());
 
