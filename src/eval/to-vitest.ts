@@ -23,6 +23,7 @@ import {
 } from "./suite.js";
 import { checkTimeoutMs, heldPastLimit, heldThread, limitPassed, MAX_TIMER_MS } from "./timeout.js";
 import { endedPastTestTimeout } from "./vitest-late.js";
+import { type FaceReading, readFace, watchCase } from "./vitest-leaks.js";
 
 /** The part of an `expect` this bridge uses: Vitest's, Jest's or any compatible one. */
 export type ExpectApi = (actual: unknown, message?: string) => { toBe(expected: unknown): void };
@@ -33,6 +34,8 @@ export interface VitestTestContext {
   readonly signal?: AbortSignal;
   /** The running test; its `timeout` is the test's (its timeout argument, else `testTimeout`). */
   readonly task?: { readonly timeout?: number };
+  /** Vitest's: `fn` runs once the test has ended, after its afterEach hooks. */
+  readonly onTestFinished?: (fn: () => void) => void;
 }
 
 /** The test-registration functions toVitest needs, injected so niceeval imports no test runner. */
@@ -184,17 +187,20 @@ interface TargetRun {
  * case id, so a test can tell what the target threw and whether it outlived the limit. A case
  * runs once at a time (Vitest's retries follow each other), so the case id names its current
  * run. `author` is the call the user wrote, which the suite's checks name (see {@link suiteOf});
- * `targetName` is what messages call the target ("the task" under evaluate).
+ * `targetName` is what messages call the target ("the task" under evaluate), `caseWord` a case
+ * ("item" under evaluate).
  */
 export function suiteUnderTest<Input, Output>(
   definition: SuiteDefinition<Input, Output>,
   author: SuiteAuthor,
   targetName = "the target",
+  caseWord = "case",
 ): SuiteUnderTest {
   // As Vitest collects the tests, before any hook: the host's fetch and judge variables, not what
-  // a beforeEach stubs for the app under test.
+  // a beforeEach stubs for the app under test, and the globals a case must not leave replaced.
   holdHostFetch();
   const judgeEnv = readJudgeEnvironment();
+  const host = readFace();
   const runs = new Map<string, TargetRun>();
   const target: Target<Input, Output> = (input, context) => {
     const run: TargetRun = { inTime: false, signal: context.signal };
@@ -234,12 +240,14 @@ export function suiteUnderTest<Input, Output>(
       runs.delete(spec.id);
       const began = realNow();
       const limit = caseLimit(context?.task?.timeout);
+      const ended = watchLeaks(`${author.where}, ${caseWord} "${spec.id}"`, host, context);
       const judgingAsRegistered = judgeWithEnvironment(judgeEnv, author.where);
       let record: AttemptRecord;
       try {
         record = await runUnder(runnable, spec, runId, context?.signal, limit);
       } finally {
         judgingAsRegistered();
+        ended?.();
       }
       const run = runs.get(spec.id);
       runs.delete(spec.id);
@@ -257,6 +265,23 @@ export function suiteUnderTest<Input, Output>(
       return tried;
     },
   };
+}
+
+/**
+ * Watch what the case `who` leaves replaced (eval/vitest-leaks.ts) until its test has ended, after
+ * its afterEach hooks, as Vitest tells; returns what to call as the case ends where it cannot
+ * tell (another runner).
+ */
+function watchLeaks(
+  who: string,
+  host: FaceReading,
+  context: VitestTestContext | undefined,
+): (() => void) | undefined {
+  const watch = watchCase(who, host);
+  const ended = () => watch.ended();
+  if (typeof context?.onTestFinished !== "function") return ended;
+  context.onTestFinished(ended);
+  return undefined;
 }
 
 /** What the first scorer that threw on this case threw, so the failure points at its code. */

@@ -128,6 +128,7 @@ export function evaluate<Item extends DataItem, Output>(
     // An item aggregates over its scorers, which may count one scorer twice (`sum`).
     { where: `evaluate "${name}"`, namesMayRepeat: true },
     "the task",
+    "item",
   );
   const settings = { name, aggregation, threshold };
 
