@@ -2,7 +2,7 @@
 // timeout per try, retries (honouring Retry-After) and the memory of endpoints no call could
 // reach. Judge calls and embedding calls both go through it; what they send is theirs.
 
-import { clearTimeout, realNow, setTimeout } from "../clock.js";
+import { clearTimeout, realDateNow, realNow, setTimeout } from "../clock.js";
 import { errorMessage } from "../errors.js";
 import { emptyJudgeUsage, type JudgeUsage } from "../eval/record.js";
 import { clampTimer } from "../eval/timeout.js";
@@ -94,8 +94,10 @@ export async function callWithRetries<T>(
   signal: AbortSignal | undefined,
 ): Promise<Attempted<T>> {
   const down = unreachable.get(call.endpoint);
-  if (down && Date.now() < down.until) {
-    const seconds = Math.ceil((down.until - Date.now()) / 1000);
+  // The real clock: a test's fake one (vi.setSystemTime) would keep the endpoint down for years.
+  const now = realDateNow();
+  if (down && now < down.until) {
+    const seconds = Math.ceil((down.until - now) / 1000);
     return {
       outcome: {
         ok: false,
@@ -148,7 +150,7 @@ export async function callWithRetries<T>(
           : "";
         const reason = `${failure.message}${waitText}${tries > 1 ? ` (gave up after ${tries} tries)` : ""}`;
         if (failure.unreachable && tries > 1)
-          unreachable.set(call.endpoint, { until: Date.now() + UNREACHABLE_FOR_MS, reason });
+          unreachable.set(call.endpoint, { until: realDateNow() + UNREACHABLE_FOR_MS, reason });
         return { outcome: { ok: false, reason }, usage, cached: false, counted: true };
       }
       usage.retries++;
