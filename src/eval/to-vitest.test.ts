@@ -6,7 +6,8 @@ import {
   latencyBudgetTool,
 } from "../scorers/deterministic/index.js";
 import { bindScorer, defineSuite, type TypedEvalSuite } from "./suite.js";
-import { caseLimit, toVitest, type VitestHooks, type VitestTestContext } from "./to-vitest.js";
+import { toVitest, type VitestHooks, type VitestTestContext } from "./to-vitest.js";
+import { caseLimit } from "./vitest-limit.js";
 
 interface Answer {
   text: string;

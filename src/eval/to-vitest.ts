@@ -21,9 +21,10 @@ import {
   thrownByScorer,
   toCaseSpec,
 } from "./suite.js";
-import { checkTimeoutMs, heldPastLimit, heldThread, limitPassed, MAX_TIMER_MS } from "./timeout.js";
+import { checkTimeoutMs, heldPastLimit, limitPassed } from "./timeout.js";
 import { endedPastTestTimeout } from "./vitest-late.js";
 import { type FaceReading, readFace, watchCase } from "./vitest-leaks.js";
+import { type CaseLimit, caseLimit, explainTimeouts, timedOut } from "./vitest-limit.js";
 
 /** The part of an `expect` this bridge uses: Vitest's, Jest's or any compatible one. */
 export type ExpectApi = (actual: unknown, message?: string) => { toBe(expected: unknown): void };
@@ -258,7 +259,7 @@ export function suiteUnderTest<Input, Output>(
       if (thrown !== undefined) tried.thrown = thrown;
       if (limit !== undefined) {
         const held = run && heldPastLimit(run.signal);
-        explainTimeouts(record, { ...limit, held }, targetTimedOut, targetName);
+        explainTimeouts(record, { ...limit, held }, targetTimedOut, targetName, host);
         if (endedPastTestTimeout(record, realNow() - began, limit, targetName))
           tried.targetTimedOut = true;
       }
@@ -293,27 +294,6 @@ function scorerThrown(record: AttemptRecord): { error: unknown } | undefined {
   return undefined;
 }
 
-/** niceeval's limit on a case and the test's timeout it stays under, ms. */
-interface CaseLimit {
-  ms: number;
-  testTimeout: number;
-  /** How far into the case its code held the thread past the limit, when it did. */
-  held?: number | undefined;
-}
-
-/**
- * The limit niceeval holds a case to: a little under the test's timeout (Vitest sets the test's
- * `timeout` from `it`'s timeout argument, else `testTimeout`), 10% of it and at most 100 ms
- * less, so the case's record, meta and failure message are made before Vitest's own timeout
- * fails the test with nothing but "Test timed out". None when the test has no timeout.
- */
-export function caseLimit(testTimeout: number | undefined): CaseLimit | undefined {
-  if (testTimeout === undefined || !(testTimeout > 0) || testTimeout >= MAX_TIMER_MS)
-    return undefined;
-  const ms = testTimeout - Math.min(100, Math.max(1, Math.floor(testTimeout / 10)));
-  return ms >= 1 ? { ms, testTimeout } : undefined;
-}
-
 /**
  * Run a case under a signal of its own that follows the test's and, when the limit passed,
  * aborts as the record comes: the attempt's own limit (`timeoutMs`) aborts the target's and
@@ -344,35 +324,6 @@ async function runUnder(
     if (limit && realNow() - started >= limit.ms)
       controller.abort(new NiceevalError("TIMEOUT", timedOut("the case", limit)));
     testSignal?.removeEventListener("abort", follow);
-  }
-}
-
-/** "`what` timed out after N ms (the test's timeout, T ms, less …)". */
-function timedOut(what: string, limit: CaseLimit): string {
-  const after = `${what} timed out after ${limit.ms} ms (the test's timeout, ${limit.testTimeout} ms, less ${limit.testTimeout - limit.ms} ms for niceeval to report it)`;
-  return limit.held === undefined
-    ? `${after}; raise the timeout or make it faster`
-    : `${after}: ${heldThread(limit.held)}; make it yield (await between its steps), raise the timeout or make it faster`;
-}
-
-/**
- * Say what the limit stopped in the test's own words: the engine's words name the `timeoutMs` of
- * a run or an eval, which a test does not have.
- */
-function explainTimeouts(
-  record: AttemptRecord,
-  limit: CaseLimit,
-  targetTimedOut: boolean,
-  targetName: string,
-): void {
-  if (targetTimedOut && record.error) record.error.message = timedOut(targetName, limit);
-  for (const judgment of record.judgments) {
-    const what = `scorer "${judgment.label}"`;
-    if (
-      judgment.state === "errored" &&
-      judgment.reason.startsWith(`${what} timed out after ${limit.ms} ms`)
-    )
-      judgment.reason = timedOut(what, limit);
   }
 }
 

@@ -67,6 +67,20 @@ function read(owner: object, key: PropertyKey): unknown {
   }
 }
 
+/**
+ * Which of process.nextTick and queueMicrotask differ now from `host`: faked (Vitest's
+ * `toFake: ["nextTick", "queueMicrotask"]`), Node's streams, and so its fetch, wait on them.
+ */
+export function fakedTicks(host: FaceReading): string[] {
+  const now = readFace();
+  return SLOTS.flatMap(([, name], index) =>
+    (name === "process.nextTick" || name === "queueMicrotask") &&
+    now.globals[index] !== host.globals[index]
+      ? [name]
+      : [],
+  );
+}
+
 /** A face's case in its test: what it leaves is told as its test ends. */
 export interface CaseWatch {
   /** Its test ended (after its afterEach hooks): note what it left in place. */
