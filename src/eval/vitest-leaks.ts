@@ -145,7 +145,10 @@ function putBackLeaks(who: string): void {
           suspect.who,
           who,
           globals.map(({ index }) => SLOTS[index]!),
-          env.map(({ index }) => JUDGE_VARIABLES[index]!),
+          env.map(({ index, left }) => ({
+            name: JUDGE_VARIABLES[index]!,
+            removed: left === undefined,
+          })),
         ),
       );
     }
@@ -179,11 +182,17 @@ export function leakMessage(
   culprit: string,
   next: string,
   globals: readonly Slot[],
-  env: readonly string[],
+  env: readonly { name: string; removed: boolean }[],
 ): string {
   const what: string[] = [];
   if (globals.length > 0) what.push(`${globals.map(([, name]) => name).join(", ")} replaced`);
-  if (env.length > 0) what.push(`${env.map((name) => `process.env.${name}`).join(", ")} set`);
+  for (const removed of [false, true]) {
+    const names = env.filter((variable) => variable.removed === removed);
+    if (names.length > 0)
+      what.push(
+        `${names.map(({ name }) => `process.env.${name}`).join(", ")} ${removed ? "removed" : "set"}`,
+      );
+  }
   const advice: string[] = [];
   if (globals.some(([, , , kind]) => kind === "timers"))
     advice.push(

@@ -43,7 +43,7 @@ describe("globals an evaluate item or a toVitest case leaves replaced, under rea
     );
     expect(output).toContain("vi.useRealTimers()");
     expect(output).toContain(
-      `niceeval: evaluate "leaves an SDK's variable", item "one" left process.env.OPENAI_BASE_URL set after its test ended`,
+      `niceeval: evaluate "leaves an SDK's variable", item "one" left process.env.OPENAI_BASE_URL set and process.env.NICEEVAL_JUDGE_API_KEY removed after its test ended`,
     );
   });
 
