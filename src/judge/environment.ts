@@ -76,19 +76,25 @@ export function judgeEnvironment(): JudgeEnvironment {
 }
 
 /**
- * Said where a judge finds `name` missing though it is set now: set since the run started (or
- * since the Vitest face registered its tests), which judges do not follow; "" when it was not.
+ * Said where a judge finds what it needs missing though some of `names` are set now: set since the
+ * run started (or since the Vitest face registered its tests), which judges do not follow; "" when
+ * none was.
  */
-export function setLaterAdvice(name: string): string {
-  if (!process.env[name]) return "";
+export function setLaterAdvice(names: readonly string[]): string {
   const found = state.found;
   if (found !== undefined && runInProgress()) {
-    return found[name]
+    const late = names.filter((name) => process.env[name] && !found[name]);
+    return late.length === 0
       ? ""
-      : `; the code under test set ${name} while the run went on, but judges read the environment as the run found it once its eval files loaded: set it before the run, or at the top of an eval file`;
+      : `; the code under test set ${late.join(" and ")} while the run went on, but judges read the environment as the run found it once its eval files loaded: set ${them(late)} before the run, or at the top of an eval file`;
   }
   const face = state.faces.at(-1);
-  return face && !face.env[name]
-    ? `; ${name} was set after ${face.registeredBy} registered its tests (in a hook, the test or the code under test), but judges read the environment as it was then: set it in vitest.config's \`test.env\`, in a setup file, or at the top of the test file`
+  const late = face ? names.filter((name) => process.env[name] && !face.env[name]) : [];
+  return face && late.length > 0
+    ? `; ${late.join(" and ")} ${late.length > 1 ? "were" : "was"} set after ${face.registeredBy} registered its tests (in a hook, the test or the code under test), but judges read the environment as it was then: set ${them(late)} in vitest.config's \`test.env\`, in a setup file, or at the top of the test file; for an endpoint known only once a hook ran, call registerJudgeProvider there`
     : "";
+}
+
+function them(names: readonly string[]): string {
+  return names.length > 1 ? "them" : "it";
 }

@@ -127,7 +127,7 @@ export function resolveJudge(
   return {
     ok: false,
     model,
-    reason: `no judge provider for "${model}": set NICEEVAL_JUDGE_BASE_URL (and NICEEVAL_JUDGE_API_KEY) to an OpenAI-compatible endpoint, name an "anthropic/…" or "openai/…" model, or call registerJudgeProvider("${prefix}", …)`,
+    reason: `no judge provider for "${model}": set NICEEVAL_JUDGE_BASE_URL (and NICEEVAL_JUDGE_API_KEY) to an OpenAI-compatible endpoint, name an "anthropic/…" or "openai/…" model, or call registerJudgeProvider("${prefix}", …)${setLaterAdvice(["NICEEVAL_JUDGE_BASE_URL"])}`,
   };
 }
 
@@ -151,6 +151,6 @@ function missing(model: string, variable: string): ResolvedJudge {
   return {
     ok: false,
     model,
-    reason: `${variable} is not set: set ${variable} to judge with "${model}" (or set NICEEVAL_JUDGE_BASE_URL to an OpenAI-compatible endpoint, or register a provider)${setLaterAdvice(variable)}`,
+    reason: `${variable} is not set: set ${variable} to judge with "${model}" (or set NICEEVAL_JUDGE_BASE_URL to an OpenAI-compatible endpoint, or register a provider)${setLaterAdvice([variable, "NICEEVAL_JUDGE_BASE_URL"])}`,
   };
 }

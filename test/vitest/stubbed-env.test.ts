@@ -38,6 +38,18 @@ describe("judges of evaluate() and toVitest under env stubbed after registration
       expect(request.headers.authorization).toBe("Bearer key-from-setup");
   });
 
+  it("says where to set an endpoint that a hook set after registration", () => {
+    const item = run.test("evaluate with an endpoint set in a hook", "one");
+    expect(item.status).toBe("failed");
+    expect(item.failureMessages[0]).toContain('no judge provider for "judge"');
+    expect(item.failureMessages[0]).toContain(
+      'NICEEVAL_JUDGE_BASE_URL was set after evaluate "evaluate with an endpoint set in a hook" registered its tests',
+    );
+    expect(item.failureMessages[0]).toContain(
+      "for an endpoint known only once a hook ran, call registerJudgeProvider there",
+    );
+  });
+
   it("says where to set a judge variable that a hook set after registration", () => {
     const item = run.test("evaluate with a judge set in a hook", "one");
     expect(item.status).toBe("failed");
