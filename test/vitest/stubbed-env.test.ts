@@ -33,9 +33,15 @@ describe("judges of evaluate() and toVitest under env stubbed after registration
     const item = run.test("evaluate setting the env in its task", "one");
     expect(item.failureMessages).toEqual([]);
     expect(item.status).toBe("passed");
-    expect(server.requests.length).toBe(3);
+    expect(server.requests.length).toBe(4);
     for (const request of server.requests)
       expect(request.headers.authorization).toBe("Bearer key-from-setup");
+  });
+
+  it("judges with a provider a hook registered", () => {
+    const item = run.test("evaluate with a provider registered in a hook", "one");
+    expect(item.failureMessages).toEqual([]);
+    expect(item.status).toBe("passed");
   });
 
   it("says where to set an endpoint that a hook set after registration", () => {
