@@ -52,8 +52,10 @@ describe("globals an evaluate item or a toVitest case leaves replaced, under rea
       expect(run.test("stubs in its task, unstubbed after", name).status).toBe("passed");
       expect(run.test("faked by a beforeEach, never put back", name).status).toBe("passed");
     }
-    for (const name of ["one", "two"])
+    for (const name of ["one", "two"]) {
       expect(run.test("mocks fetch while it waits", name).status).toBe("passed");
+      expect(run.test("stubs fetch and leaves it to Vitest", name).status).toBe("passed");
+    }
     const cases = run.tests.filter((t) => t.ancestorTitles.includes("faked by its beforeEach"));
     expect(cases.map((t) => t.status)).toEqual(["passed", "passed"]);
     expect(output.match(/niceeval: .* left /g)?.length).toBe(3);
