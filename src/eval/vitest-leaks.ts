@@ -85,6 +85,13 @@ export function fakedTicks(host: FaceReading): string[] {
   );
 }
 
+/**
+ * The watched globals as this module loaded, before the test file's code ran: Node's own. A case
+ * that leaves one of them (`vi.useRealTimers()` in a file faked from its top level) leaves no
+ * leak, and putting back what it took down (the fakes of a clock gone) would stop every timer.
+ */
+const pristine = readFace().globals;
+
 /** A face's case in its test: what it leaves is told as its test ends. */
 export interface CaseWatch {
   /** Its test ended (after its afterEach hooks): note what it left in place. */
@@ -95,7 +102,8 @@ export interface CaseWatch {
  * A face's case `who` starts in its test (after its beforeEach hooks): what an earlier case left
  * in place and is still there is put back as `host` had it and said on the console; then this
  * case is watched from here. `host` is what its face read as it registered its tests
- * ({@link readFace}): a case that leaves a global as the host had it left nothing.
+ * ({@link readFace}): a case that leaves a global as the host had it, or as Node has it, left
+ * nothing.
  */
 export function watchCase(who: string, host: FaceReading): CaseWatch {
   putBackLeaks(who);
@@ -103,11 +111,13 @@ export function watchCase(who: string, host: FaceReading): CaseWatch {
   return {
     ended() {
       const now = readFace();
-      const changed = <T>(values: readonly T[], was: readonly T[], hosts: readonly T[]) =>
+      const changed = <T>(values: readonly T[], was: readonly T[], ...kept: (readonly T[])[]) =>
         values.flatMap((left, index) =>
-          left !== was[index] && left !== hosts[index] ? [{ index, left }] : [],
+          left !== was[index] && kept.every((values) => left !== values[index])
+            ? [{ index, left }]
+            : [],
         );
-      const globals = changed(now.globals, before.globals, host.globals);
+      const globals = changed(now.globals, before.globals, host.globals, pristine);
       const env = changed(now.env, before.env, host.env);
       if (globals.length > 0 || env.length > 0) state.suspects.push({ who, globals, env, host });
     },

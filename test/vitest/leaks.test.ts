@@ -61,3 +61,20 @@ describe("globals an evaluate item or a toVitest case leaves replaced, under rea
     expect(output.match(/niceeval: .* left /g)?.length).toBe(3);
   });
 });
+
+// A file under fake timers from its top level, whose task takes them down: Node's own timers are
+// what it leaves, never a leak to undo (undoing it would put back the fakes of a clock gone).
+describe("real timers a task brings back in a file faked from its top level, under real Vitest", () => {
+  let run: FixtureRun;
+  beforeAll(async () => {
+    run = await runFixture("vitest-env", ["faked-file"]);
+  }, 60_000);
+
+  it("leaves them in place and says nothing", () => {
+    expect(run.fileMessages).toEqual([]);
+    expect(run.test("takes the fake timers down", "one").status).toBe("passed");
+    const after = run.test("runs after the real timers came back", "one");
+    expect(after.failureMessages).toEqual([]);
+    expect(`${run.stdout}\n${run.stderr}`).not.toContain("niceeval: ");
+  });
+});
