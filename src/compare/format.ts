@@ -1,6 +1,7 @@
 import { trialLabel } from "../eval/trial-label.js";
 import { plural } from "../plural.js";
 import { cell } from "../report/markdown-cell.js";
+import { shownId } from "../report/shown-id.js";
 import type { Interval } from "../stats/interval.js";
 import {
   alphaText,
@@ -149,7 +150,10 @@ function leftOutLine(left: LeftOut): string | null {
   if (parts.length === 0) return null;
   const named = left.attempts
     .slice(0, 5)
-    .map((a) => `${a.run}:${a.evalId}/${a.caseId}${trialLabel(a.trial, a.trials)} (${a.state})`);
+    .map(
+      (a) =>
+        `${a.run}:${shownId(a.evalId)}/${shownId(a.caseId)}${trialLabel(a.trial, a.trials)} (${a.state})`,
+    );
   const more = left.partialAttempts + left.unavailableAttempts - named.length;
   const list = named.length
     ? `; ${named.length + Math.max(more, 0) === 1 ? "the attempt" : "the attempts"}: ${named.join(", ")}${more > 0 ? `, and ${more} more` : ""}`
@@ -236,7 +240,7 @@ export function formatComparison(c: Comparison): string {
     lines.push("", `${title}:`);
     for (const change of listed) {
       lines.push(
-        `  ${change.kind} ${change.evalId}/${change.caseId}: ${side(change.base)} → ${side(change.head)}`,
+        `  ${change.kind} ${shownId(change.evalId)}/${shownId(change.caseId)}: ${side(change.base)} → ${side(change.head)}`,
       );
       if (change.error) lines.push(`    error: ${change.error}`);
       for (const j of change.judgments) lines.push(`    ${judgmentLine(j)}`);
@@ -346,7 +350,7 @@ export function formatComparisonMarkdown(c: Comparison): string {
     );
     for (const change of listed) {
       out.push(
-        `- **${cell(change.evalId)}/${cell(change.caseId)}** ${change.kind}: ${side(change.base)} → ${side(change.head)}`,
+        `- **${cell(shownId(change.evalId))}/${cell(shownId(change.caseId))}** ${change.kind}: ${side(change.base)} → ${side(change.head)}`,
       );
       if (change.error) out.push(`  - error: ${cell(change.error)}`);
       for (const j of change.judgments) out.push(`  - ${cell(judgmentLine(j))}`);

@@ -1,14 +1,18 @@
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import { trialLabel } from "../eval/trial-label.js";
 import { judgmentRole, oneLine } from "./format.js";
+import { shownId } from "./shown-id.js";
 
 /** Verdicts that CI reports call out. */
 export const isProblem = (record: AttemptRecord): boolean =>
   record.verdict === "failed" || record.verdict === "errored";
 
-/** "c3" or, when the eval runs several trials, "c3 [trial 2]" (trials counted from 1). */
+/**
+ * "c3" or, when the eval runs several trials, "c3 [trial 2]" (trials counted from 1); a blank id
+ * quoted (`shownId`).
+ */
 export function attemptName(record: AttemptRecord, trials: number | undefined): string {
-  return `${record.caseId}${trialLabel(record.trial, trials)}`;
+  return `${shownId(record.caseId)}${trialLabel(record.trial, trials)}`;
 }
 
 /**

@@ -1,0 +1,147 @@
+// The Markdown summary and comparison read by a real CommonMark + GFM parser (micromark, as
+// GitHub's step summary and pull-request comments read them): tables keep their columns, ids
+// and reasons read back as the text they are, and nothing a case holds turns into HTML.
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { micromark } from "micromark";
+import { gfm, gfmHtml } from "micromark-extension-gfm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { compareRuns } from "../../src/compare/compare-runs.js";
+import { formatComparisonMarkdown } from "../../src/compare/format.js";
+import { markdownReporter } from "../../src/report/markdown-reporter.js";
+import { run } from "../../src/report/test-support/runs.js";
+import {
+  HOSTILE_EVAL_ID,
+  HOSTILE_IDS,
+  HOSTILE_RUNS,
+  HOSTILE_SCORER,
+  hostileStore,
+  hostileSuite,
+  THROWN_ID,
+} from "./hostile.js";
+
+/** The tags a report is made of; any other came from a case's text. */
+const REPORT_TAGS = new Set([
+  "h2",
+  "h3",
+  "p",
+  "table",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
+  "ul",
+  "li",
+  "strong",
+  "em",
+  "code",
+  "blockquote",
+  "details",
+  "summary",
+]);
+
+/** HTML as GitHub renders Markdown, raw HTML let through so that any that is made shows. */
+const render = (markdown: string) =>
+  micromark(markdown, {
+    allowDangerousHtml: true,
+    extensions: [gfm()],
+    htmlExtensions: [gfmHtml()],
+  });
+
+/** The tags (and comment openers) of rendered HTML: text is escaped, so `&lt;b>` is not one. */
+const tagsOf = (html: string) =>
+  [...html.matchAll(/<(!--|\/?[a-zA-Z][\w-]*)/g)].map((m) => m[1]!.replace("/", "").toLowerCase());
+
+const decode = (html: string) =>
+  html
+    .replace(/<[^>]*>/g, "")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&#x([0-9a-f]+);/gi, (_, hex: string) =>
+      String.fromCodePoint(Number.parseInt(hex, 16)),
+    )
+    .replace(/&amp;/g, "&");
+
+/** Each table of rendered HTML as rows of cell texts, the header row first. */
+function tables(html: string): string[][][] {
+  return [...html.matchAll(/<table>([\s\S]*?)<\/table>/g)].map((t) =>
+    [...t[1]!.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((r) =>
+      [...r[1]!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map((c) => decode(c[1]!)),
+    ),
+  );
+}
+
+describe("the Markdown reports, read by micromark with GFM", () => {
+  let markdown: string;
+  let dir: string;
+  beforeAll(async () => {
+    const hostile = await hostileStore();
+    const comparison = await compareRuns(
+      hostile.store,
+      HOSTILE_RUNS.base.runId,
+      HOSTILE_RUNS.head.runId,
+    );
+    await hostile.cleanup();
+    dir = await mkdtemp(join(tmpdir(), "niceeval-markdown-"));
+    const file = join(dir, "summary.md");
+    await run(
+      [{ eval: hostileSuite(true), file: "evals/a | b.eval.ts" }],
+      [markdownReporter(file, { comparison: () => formatComparisonMarkdown(comparison) })],
+    );
+    markdown = readFileSync(file, "utf8");
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it("makes no HTML of a case's text", () => {
+    const html = render(markdown);
+    const made = tagsOf(html).filter((tag) => !REPORT_TAGS.has(tag));
+    expect(made).toEqual([]);
+    expect(html).toContain("&lt;script&gt;window.__hostile=1&lt;/script&gt;");
+  });
+
+  it("keeps every table's columns, and names each eval and case as it is", () => {
+    const found = tables(render(markdown));
+    expect(found.length).toBeGreaterThanOrEqual(3);
+    for (const table of found) {
+      const width = table[0]!.length;
+      for (const row of table) expect(row).toHaveLength(width);
+    }
+    const [evals, failing] = found;
+    expect(evals![1]![0]).toBe(HOSTILE_EVAL_ID);
+    expect(failing![0]).toEqual(["eval", "case", "verdict", "why"]);
+    const cases = failing!.slice(1).map((row) => row[1]);
+    expect(cases).toContain(HOSTILE_IDS.punctuation);
+    expect(cases).toContain(THROWN_ID);
+    const thrown = failing!.find((row) => row[1] === THROWN_ID)!;
+    expect(thrown[0]).toBe(HOSTILE_EVAL_ID);
+    expect(thrown[2]).toBe("errored");
+    expect(thrown[3]).toContain("first line | with a pipe");
+    expect(thrown[3]).toContain("<script>window.__hostile=1</script> <!-- x ]]> &amp; 50%");
+  });
+
+  it("names a case whose id is only whitespace", () => {
+    const failing = tables(render(markdown))[1]!;
+    expect(failing.map((row) => row[1])).toContain(JSON.stringify(HOSTILE_IDS.blank));
+  });
+
+  it("lists the comparison's changed cases with their eval and case as they are", () => {
+    const html = render(markdown);
+    const items = [...html.matchAll(/<li>([\s\S]*?)<\/li>/g)].map((m) => m[1]!);
+    const named = items.map((item) => item.match(/^<strong>([\s\S]*?)<\/strong>/)?.[1]);
+    expect(named.map((name) => name && decode(name))).toEqual(
+      expect.arrayContaining([
+        `${HOSTILE_EVAL_ID}/${HOSTILE_IDS.punctuation}`,
+        `${HOSTILE_EVAL_ID}/${JSON.stringify(HOSTILE_IDS.blank)}`,
+        `${HOSTILE_EVAL_ID}/${THROWN_ID}`,
+      ]),
+    );
+    // Each changed case's judgments, their labels and reasons as text.
+    const text = decode(html);
+    expect(text).toContain(`gate ${HOSTILE_SCORER} (scorer): matched`);
+    expect(text).toContain("threw: a | b `c` <script>window.__hostile=1</script> <!-- x ]]> &amp;");
+  });
+});
