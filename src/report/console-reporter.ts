@@ -101,7 +101,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
     onEvalStart(info: EvalInfo) {
       trials = info.trials;
       if ((info.trials ?? 1) > 1) anyTrials = true;
-      pendingHeader = `${c.bold(info.evalId)} ${c.dim(`${evalWord(info)}${info.file ? ` · ${info.file}` : ""}${(info.trials ?? 1) > 1 ? ` · ${info.trials} trials` : ""}`)}`;
+      pendingHeader = `${c.bold(oneLine(info.evalId, 200))} ${c.dim(`${evalWord(info)}${info.file ? ` · ${oneLine(info.file, 400)}` : ""}${(info.trials ?? 1) > 1 ? ` · ${info.trials} trials` : ""}`)}`;
       if (!options.hideEmptyEvals) printHeader();
     },
     onCaseFinished(record: AttemptRecord) {

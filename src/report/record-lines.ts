@@ -203,5 +203,7 @@ function judgmentHead(judgment: Judgment, cachedCalls: boolean, c: Palette): str
       ? ` value ${formatNumber(judgment.value)}`
       : "";
   const cached = cachedCalls ? c.dim(" [cached]") : "";
-  return `      ${judgmentMark(judgment, c)} ${judgment.label} ${c.dim(`(${judgmentRole(judgment)})`)} ${points}${value}${cached} ${c.dim("—")} `;
+  // A label made from data may hold a line break, which would start a line of its own (in CI, one
+  // the runner reads as a workflow command): it is kept on the judgment's line.
+  return `      ${judgmentMark(judgment, c)} ${oneLine(judgment.label, 200)} ${c.dim(`(${judgmentRole(judgment)})`)} ${points}${value}${cached} ${c.dim("—")} `;
 }

@@ -1,0 +1,117 @@
+// The GitHub reporter's workflow commands and the console report beside them, read back with the
+// rules GitHub documents for workflow commands (./workflow-commands.ts): hostile ids, reasons and
+// errors make exactly one annotation per failing case, with the title and file they name, and
+// never a command of their own.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { githubReporter } from "../../src/report/github-reporter.js";
+import { run, tempDir } from "../../src/report/test-support/runs.js";
+import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import {
+  HOSTILE_EVAL_ID,
+  HOSTILE_IDS,
+  HOSTILE_SCORER,
+  HOSTILE_TEXT,
+  hostileSuite,
+  THROWN_ID,
+  THROWN_MESSAGE,
+} from "./hostile.js";
+import { outputLines, workflowCommands } from "./workflow-commands.js";
+
+/** Each case as an annotation's title names it: a blank id quoted, a lone surrogate as U+FFFD. */
+const NAMED = [
+  HOSTILE_IDS.punctuation,
+  JSON.stringify(HOSTILE_IDS.blank),
+  HOSTILE_IDS.unicode.replace("\udc00", "\ufffd"),
+  HOSTILE_IDS.long,
+  THROWN_ID,
+];
+
+describe("githubReporter's workflow commands, read as the runner reads them", () => {
+  it("annotates each failing case once, on its file, with its eval and case as the title", async () => {
+    const written: string[] = [];
+    const summary = join(tempDir(), "summary.md");
+    await run(
+      [{ eval: hostileSuite(true), file: "/repo/evals/a, b:c 100%.eval.ts" }],
+      [
+        githubReporter({
+          env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: "/repo" },
+          write: (text) => written.push(text),
+        }),
+      ],
+    );
+    const output = written.join("");
+    const commands = workflowCommands(output);
+    // One line a command: nothing a case holds starts a line of its own.
+    expect(commands).toHaveLength(outputLines(output.trimEnd()).length);
+    expect(commands.map((c) => c.command)).toEqual(NAMED.map(() => "error"));
+    for (const c of commands) expect(c.properties.file).toBe("evals/a, b:c 100%.eval.ts");
+    expect(commands.map((c) => c.properties.title)).toEqual(
+      NAMED.map((name) => `${HOSTILE_EVAL_ID} › ${name} errored`),
+    );
+    const thrown = commands[4]!.message;
+    expect(thrown).toContain(`target of case "thrown" in eval "${HOSTILE_EVAL_ID}": `);
+    expect(thrown).toContain("first line | with a pipe ⏎ second line: 100% ::error::injected");
+    const judged = commands[0]!.message;
+    expect(judged).toContain(
+      "a | b `c` <script>window.__hostile=1</script> <!-- x ]]> &amp; 50% ::",
+    );
+    expect(readFileSync(summary, "utf8")).toContain("## niceeval ❌ failed");
+  });
+});
+
+/** The hostile eval as a file of a project, its gate's name carrying a line break of its own. */
+function hostileEvalFile(): string {
+  const ids = [...Object.values(HOSTILE_IDS), THROWN_ID];
+  return `import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const text = ${JSON.stringify(HOSTILE_TEXT)};
+const exact = createScorer<string, string>({
+  name: ${JSON.stringify(LABEL)},
+  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0, metadata: { text } }),
+});
+export const hostile = defineSuite<string, string>({
+  id: ${JSON.stringify(HOSTILE_EVAL_ID)},
+  cases: ${JSON.stringify(ids)}.map((id) => ({ id, input: id, expected: text })),
+  target: (input) => {
+    if (input === ${JSON.stringify(THROWN_ID)}) throw new Error(${JSON.stringify(THROWN_MESSAGE)});
+    return "out: " + text;
+  },
+  scorers: [exact],
+  gates: [${JSON.stringify(LABEL)}],
+});
+`;
+}
+
+/** A scorer name made from data can hold a line break, and what follows it a command. */
+const LABEL = `${HOSTILE_SCORER}\n::warning title=injected::from a label`;
+
+describe("niceeval run --reporter github in GitHub Actions (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/hostile, 1:2.eval.ts": hostileEvalFile() });
+  });
+  afterAll(() => project.cleanup());
+
+  it("prints the annotations and nothing else GitHub would act on, on stdout and stderr", async () => {
+    const summary = join(project.dir, "summary.md");
+    const result = await runCli(
+      ["run", "evals", "--no-store", "--reporter", "console", "--reporter", "github"],
+      project.dir,
+      { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: project.dir },
+    );
+    expect(result.code).toBe(1);
+    expect(workflowCommands(result.stderr)).toEqual([]);
+    const commands = workflowCommands(result.stdout);
+    expect(commands.map((c) => [c.command, c.properties.file, c.properties.title])).toEqual(
+      NAMED.map((name) => [
+        "error",
+        "evals/hostile, 1:2.eval.ts",
+        `${HOSTILE_EVAL_ID} › ${name} ${name === THROWN_ID ? "errored" : "failed"}`,
+      ]),
+    );
+    // The console's report is there too, naming the blank case.
+    expect(result.stdout).toContain(`✗ ${JSON.stringify(HOSTILE_IDS.blank)} failed`);
+  }, 60_000);
+});
