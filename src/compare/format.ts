@@ -1,5 +1,6 @@
 import { trialLabel } from "../eval/trial-label.js";
 import { plural } from "../plural.js";
+import { oneLine } from "../report/format.js";
 import { cell } from "../report/markdown-cell.js";
 import { shownId } from "../report/shown-id.js";
 import type { Interval } from "../stats/interval.js";
@@ -226,7 +227,10 @@ function unlistedNote(c: Comparison): string | undefined {
 
 // ---------------------------------------------------------------- console
 
-/** A comparison as console text: the decision, regressions, improvements, then statistics. */
+/**
+ * A comparison as console text: the decision, regressions, improvements, then statistics; each
+ * line one line, its control characters shown (`oneLine`).
+ */
 export function formatComparison(c: Comparison): string {
   const lines: string[] = [];
   lines.push(`niceeval compare: base ${runName(c, "base")} → head ${runName(c, "head")}`);
@@ -261,7 +265,9 @@ export function formatComparison(c: Comparison): string {
   }
   if (c.addedEvals.length) lines.push(`evals only in head: ${c.addedEvals.join(", ")}`);
   if (c.removedEvals.length) lines.push(`evals only in base: ${c.removedEvals.join(", ")}`);
-  return lines.join("\n");
+  // What the runs hold (reasons, errors, names) may break a line or carry control characters: each
+  // line stays one, inert, or a reason's next line would be the terminal's, or a CI runner's command.
+  return lines.map((line) => oneLine(line, Number.POSITIVE_INFINITY)).join("\n");
 }
 
 function pushStats(lines: string[], stats: ComparisonStats, indent: string): void {

@@ -52,7 +52,9 @@ describe("githubReporter's workflow commands, read as the runner reads them", ()
     );
     const thrown = commands[4]!.message;
     expect(thrown).toContain(`target of case "thrown" in eval "${HOSTILE_EVAL_ID}": `);
-    expect(thrown).toContain("first line | with a pipe ⏎ second line: 100% ::error::injected");
+    expect(thrown).toContain(
+      "first line | with a pipe ⏎ ::error title=injected::from an error: 100% ⏎ a | b",
+    );
     const judged = commands[0]!.message;
     expect(judged).toContain(
       "a | b `c` <script>window.__hostile=1</script> <!-- x ]]> &amp; 50% ::",

@@ -15,7 +15,7 @@ import { recordRun } from "../viewer/fixture.js";
  * emoji, a combining mark, bidirectional marks and a lone surrogate.
  */
 export const HOSTILE_TEXT =
-  "a | b `c` <script>window.__hostile=1</script> <!-- x ]]> &amp; 50% :: k=v, x:y\nnext\r\nline\rcr \u2028ls\u2029ps \u0000nul\u0007bel\u001b[31mred\u001b[0m 👩‍👩‍👧 e\u0301 \u200f\u202egnp.exe \ud800 end";
+  "a | b `c` <script>window.__hostile=1</script> <!-- x ]]> &amp; 50% :: k=v, x:y\n::notice title=injected::from a text\r\nline\rcr \u2028ls\u2029ps \u0000nul\u0007bel\u001b[31mred\u001b[0m 👩‍👩‍👧 e\u0301 \u200f\u202egnp.exe \ud800 end";
 
 /** Case ids a dataset may use (ids hold no control character): every report must still name them. */
 export const HOSTILE_IDS = {
@@ -32,8 +32,8 @@ export const HOSTILE_IDS = {
 /** The case whose target throws an error of several lines. */
 export const THROWN_ID = "thrown";
 
-/** The error the target throws in the head run: several lines, a pipe, a workflow command. */
-export const THROWN_MESSAGE = `first line | with a pipe\nsecond line: 100% ::error::injected\r\n${HOSTILE_TEXT}`;
+/** The error the target throws in the head run: several lines, a pipe, a line that is a workflow command. */
+export const THROWN_MESSAGE = `first line | with a pipe\n::error title=injected::from an error: 100%\r\n${HOSTILE_TEXT}`;
 
 /** The eval's id, as careless as its cases'. */
 export const HOSTILE_EVAL_ID = "qa | `evals` <b>bold</b> <!-- ]]> &amp; 5% ::x, y:z";
