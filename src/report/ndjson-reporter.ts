@@ -14,6 +14,8 @@ export const NDJSON_FORMAT = "niceeval/ndjson/v1" as const;
  * `record` (one per attempt, in case order), `eval.finished` (the summary with its figures),
  * `run.finished`. Every line is written with a synchronous write of its own, so a process killed
  * mid-run leaves only whole lines; a value that cannot be serialised becomes a marker string.
+ * U+2028, U+2029 and U+0085 in strings are written as escapes, so a reader that ends lines there
+ * too (Python's `splitlines()`) still reads one event a line.
  * @param target a file path, or "-" for standard output
  * @example
  * runEvals(entries, { reporters: [ndjsonReporter("run.ndjson")] })
@@ -23,7 +25,7 @@ export function ndjsonReporter(target: string): Reporter {
   let out: LineWriter | undefined;
   const emit = (type: string, fields: Record<string, unknown>) =>
     // The real time: an attempt may fake the global clock while others are reported.
-    out?.line(safeStringify({ type, at: realIsoNow(), ...fields }));
+    out?.line(oneJsonLine(safeStringify({ type, at: realIsoNow(), ...fields })));
   return {
     onRunStart(info) {
       if (out) return;
@@ -49,4 +51,13 @@ export function ndjsonReporter(target: string): Reporter {
       if (fd !== undefined && fd !== 1) closeSync(fd);
     },
   };
+}
+
+// Line ends JSON leaves raw in strings, at which some readers of lines still split (Python's
+// str.splitlines(), JavaScript before ES2019): written as escapes, the same JSON.
+const LINE_ENDS = /[\u0085\u2028\u2029]/g;
+
+/** JSON text on one line for every reader of lines: U+0085, U+2028 and U+2029 escaped. */
+function oneJsonLine(json: string): string {
+  return json.replace(LINE_ENDS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }

@@ -15,7 +15,7 @@ import { recordRun } from "../viewer/fixture.js";
  * emoji, a combining mark, bidirectional marks and a lone surrogate.
  */
 export const HOSTILE_TEXT =
-  "a | b `c` <script>window.__hostile=1</script> <!-- x ]]> &amp; 50% :: k=v, x:y\n::notice title=injected::from a text\r\nline\rcr \u2028ls\u2029ps \u0000nul\u0007bel\u001b[31mred\u001b[0m 👩‍👩‍👧 e\u0301 \u200f\u202egnp.exe \ud800 end";
+  "a | b `c` <script>window.__hostile=1</script> <!-- x ]]> &amp; 50% :: k=v, x:y\n::notice title=injected::from a text\r\nline\rcr \u2028ls\u2029ps\u0085nel \u0000nul\u0007bel\u001b[31mred\u001b[0m 👩‍👩‍👧 e\u0301 \u200f\u202egnp.exe \ud800 end";
 
 /** Case ids a dataset may use (ids hold no control character): every report must still name them. */
 export const HOSTILE_IDS = {

@@ -1,0 +1,97 @@
+// The JSON reports of a real CLI run with hostile cases, read by real consumers: JSON.parse on
+// each NDJSON line and on the --json file, and Python's str.splitlines() + json.loads, a common
+// way to read JSON lines, which also ends a line at U+2028, U+2029 and U+0085.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CliRun, type FixtureProject, makeProject, runCli } from "../support/project.js";
+import {
+  HOSTILE_EVAL_ID,
+  HOSTILE_IDS,
+  HOSTILE_TEXT,
+  THROWN_ID,
+  THROWN_MESSAGE,
+} from "./hostile.js";
+
+const PYTHON = "/usr/bin/python3";
+
+/** The hostile eval as a project's file: its outputs and metadata hold the hostile text. */
+const evalFile = `import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const text = ${JSON.stringify(HOSTILE_TEXT)};
+const exact = createScorer<string, string>({
+  name: "exact",
+  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0, metadata: { text } }),
+});
+export const hostile = defineSuite<string, string>({
+  id: ${JSON.stringify(HOSTILE_EVAL_ID)},
+  cases: ${JSON.stringify([...Object.values(HOSTILE_IDS), THROWN_ID])}.map((id) => ({ id, input: id + text, expected: text })),
+  target: (input) => {
+    if (input.startsWith(${JSON.stringify(THROWN_ID)})) throw new Error(${JSON.stringify(THROWN_MESSAGE)});
+    return "out: " + text;
+  },
+  scorers: [exact],
+});
+`;
+
+interface Written {
+  type: string;
+  record?: { evalId: string; caseId: string; input: string; output?: string; reason?: string };
+}
+
+describe("the JSON reports of a hostile run (real CLI)", () => {
+  let project: FixtureProject;
+  let result: CliRun;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/hostile.eval.ts": evalFile });
+    result = await runCli(
+      ["run", "evals", "--no-store", "--reporter", "ndjson=-", "--json", "run.json"],
+      project.dir,
+    );
+  }, 60_000);
+  afterAll(() => project.cleanup());
+
+  it("writes NDJSON whose every line JSON.parse reads, each case's text as it was", () => {
+    expect(result.code).toBe(1);
+    const lines = result.stdout.split("\n");
+    expect(lines.pop()).toBe("");
+    const events = lines.map((line) => JSON.parse(line) as Written);
+    expect(events[0]!.type).toBe("run.started");
+    expect(events.at(-1)!.type).toBe("run.finished");
+    const records = events.flatMap((e) => (e.record ? [e.record] : []));
+    expect(records.map((r) => r.caseId)).toEqual([...Object.values(HOSTILE_IDS), THROWN_ID]);
+    for (const r of records) {
+      expect(r.evalId).toBe(HOSTILE_EVAL_ID);
+      expect(r.input).toBe(r.caseId + HOSTILE_TEXT);
+    }
+    expect(records[0]!.output).toBe(`out: ${HOSTILE_TEXT}`);
+    expect(records.at(-1)!.reason).toContain("first line | with a pipe ⏎ ::error");
+  });
+
+  it("writes NDJSON that Python's splitlines() reads a line per event", () => {
+    if (!existsSync(PYTHON)) throw new Error(`${PYTHON} is missing: apt-get install -y python3`);
+    const read = execFileSync(
+      PYTHON,
+      [
+        "-c",
+        "import json,sys; lines=sys.stdin.buffer.read().decode('utf-8','surrogatepass').splitlines(); print(json.dumps([json.loads(l)['type'] for l in lines]))",
+      ],
+      { input: result.stdout, encoding: "utf8" },
+    );
+    expect(JSON.parse(read)).toEqual(
+      result.stdout
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l).type),
+    );
+  });
+
+  it("writes a --json file that JSON.parse reads, each case's text as it was", () => {
+    const report = JSON.parse(readFileSync(join(project.dir, "run.json"), "utf8")) as {
+      records: NonNullable<Written["record"]>[];
+    };
+    expect(report.records.map((r) => r.caseId)).toEqual([...Object.values(HOSTILE_IDS), THROWN_ID]);
+    expect(report.records[0]!.output).toBe(`out: ${HOSTILE_TEXT}`);
+  });
+});
