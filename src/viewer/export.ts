@@ -81,7 +81,7 @@ export async function exportHtml(options: ExportOptions): Promise<ExportResult> 
   await json(runs.map(runRow));
   await write(',"details":{');
   for (const [i, r] of runs.entries()) {
-    await write(`${i ? "," : ""}${JSON.stringify(r.runId)}:`);
+    await write(`${i ? "," : ""}${key(r.runId)}:`);
     await json(await runDetail(store, r));
   }
   await write('},"comparison":');
@@ -99,7 +99,7 @@ export async function exportHtml(options: ExportOptions): Promise<ExportResult> 
       json,
     );
   }
-  await write(`},"charts":{${JSON.stringify(run.runId)}:`);
+  await write(`},"charts":{${key(run.runId)}:`);
   await json(charts.result());
   await write('},"changedOnly":');
   await json(base ? [base.runId] : []);
@@ -127,7 +127,7 @@ async function writeAttempts(
 ): Promise<number> {
   // Rows are small: held for the second pass; records go straight to the file.
   const rows: string[] = [];
-  await write(`${JSON.stringify(run.runId)}:{"records":[`);
+  await write(`${key(run.runId)}:{"records":[`);
   for await (const record of store.streamAttempts(run.runId)) {
     if (!keep(record.evalId, record.caseId)) continue;
     charts?.add(record);
@@ -139,4 +139,9 @@ async function writeAttempts(
   for (const [i, row] of rows.entries()) await write(i ? `,${row}` : row);
   await write("]}");
   return rows.length;
+}
+
+/** A run id as a key of the embedded JSON: safe inside the `<script>` as every value is. */
+function key(runId: string): string {
+  return scriptSafeJson(JSON.stringify(runId));
 }

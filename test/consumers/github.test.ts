@@ -19,11 +19,11 @@ import {
 } from "./hostile.js";
 import { outputLines, workflowCommands } from "./workflow-commands.js";
 
-/** Each case as an annotation's title names it: a blank id quoted, a lone surrogate as U+FFFD. */
+/** Each case as an annotation's title names it: a blank id quoted. */
 const NAMED = [
   HOSTILE_IDS.punctuation,
   JSON.stringify(HOSTILE_IDS.blank),
-  HOSTILE_IDS.unicode.replace("\udc00", "\ufffd"),
+  HOSTILE_IDS.unicode,
   HOSTILE_IDS.long,
   THROWN_ID,
 ];

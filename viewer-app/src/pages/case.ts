@@ -1,6 +1,7 @@
 import type { AttemptRecord, Judgment, Trace } from "../../../src/eval/record.js";
 import { plural } from "../../../src/plural.js";
 import { judgeCostText, judgeTokensText } from "../../../src/report/format.js";
+import { shownId } from "../../../src/report/shown-id.js";
 import { get } from "../data.js";
 import { badge, enc, fail, fill, h, notice, num, scoreText, section, seg } from "../dom.js";
 import { go, header, type PageHandle, previous, type Route, setParams } from "../router.js";
@@ -15,7 +16,10 @@ export function casePage(root: HTMLElement, r: Route): PageHandle {
     else go(runHash);
   };
   const main = h("section", {});
-  root.append(header(h("a", { href: runHash }, runId.slice(0, 8)), evalId, caseId), main);
+  root.append(
+    header(h("a", { href: runHash }, runId.slice(0, 8)), shownId(evalId), shownId(caseId)),
+    main,
+  );
   get<{ trials: AttemptRecord[] }>(
     `/runs/${seg(runId)}/attempts/${seg(evalId)}/${seg(caseId)}`,
   ).then(

@@ -11,6 +11,7 @@ import {
 import type { Comparison, NoInterval, TooFewToDetect } from "../../../src/compare/types.js";
 import type { AttemptRecord } from "../../../src/eval/record.js";
 import { plural } from "../../../src/plural.js";
+import { shownId } from "../../../src/report/shown-id.js";
 import type { ViewerComparison } from "../../../src/viewer/api.js";
 import { get } from "../data.js";
 import { badge, enc, fail, fill, h, interval, num, pct, section, seg } from "../dom.js";
@@ -174,7 +175,7 @@ function changesView(c: Comparison, e: EvalComparison): HTMLElement {
             {},
             badge(ch.kind, ch.regression ? "failed" : "passed"),
             " ",
-            h("b", {}, ch.caseId),
+            h("b", {}, shownId(ch.caseId)),
             ` ${ch.base.passed}/${ch.base.trials} \u2192 ${ch.head.passed}/${ch.head.trials} passed`,
             ch.error ? h("span", { class: "err" }, ` ${ch.error}`) : null,
             " \u00b7 ",

@@ -1,3 +1,4 @@
+import { shownId } from "../../../src/report/shown-id.js";
 import type { AttemptRow, RowPage } from "../../../src/viewer/api.js";
 import { PAGE } from "../data.js";
 import { badge, fail, fill, h, scoreText } from "../dom.js";
@@ -89,8 +90,8 @@ export function virtualTable(
         },
         ondblclick: () => onOpen(row),
       },
-      h("span", {}, row.evalId),
-      h("span", {}, h("a", { href: caseHref(row) }, row.caseId)),
+      h("span", {}, shownId(row.evalId)),
+      h("span", {}, h("a", { href: caseHref(row) }, shownId(row.caseId))),
       h("span", { class: "num" }, String(row.trial + 1)),
       h("span", {}, badge(row.verdict)),
       h("span", { class: "num" }, scoreText(row.score)),
