@@ -28,6 +28,24 @@ describe("EvalIds", () => {
     ]);
   });
 
+  it("leaves out an eval whose id holds half a character (a lone surrogate), naming it", () => {
+    // Cut from text inside an emoji: SQLite keeps it as other bytes, so the viewer cannot find it.
+    const cut = "qa 👩".slice(0, -1);
+    const { kept, errors } = new EvalIds().admit("cut.eval.ts", [
+      { runnable: suite(cut), name: "cut" },
+      { runnable: suite("whole 👩"), name: "whole" },
+    ]);
+    expect(kept.map((e) => e.id)).toEqual(["whole 👩"]);
+    expect(errors).toEqual([
+      {
+        file: "cut.eval.ts",
+        leftOut: ["cut"],
+        message:
+          'export "cut" was left out: its eval id "qa \\ud83d" holds a lone surrogate (U+D83D), half of a character (text cut inside an emoji?), which a store cannot keep as it is; use whole characters',
+      },
+    ]);
+  });
+
   it("keeps saying a function that makes evals needs an id parameter when the description is the same", () => {
     const { errors } = new EvalIds().admit("f.eval.ts", [
       { runnable: made("Same thing"), name: "a" },

@@ -1,5 +1,5 @@
 import { derivedIdHint } from "../adapter/derived-id.js";
-import { controlCharacter } from "../eval/ids.js";
+import { controlCharacter, loneSurrogate, loneSurrogateWords } from "../eval/ids.js";
 import { isRunnable, type Runnable } from "../eval/runnable.js";
 import { joinWords } from "../plural.js";
 import type { LoadError } from "../runner/summary.js";
@@ -61,11 +61,11 @@ export class EvalIds {
         taken.set(runnable.id, [...(taken.get(runnable.id) ?? []), exported]);
         continue;
       }
-      const control = controlCharacter(runnable.id);
-      if (control) {
+      const unusable = unusableId(runnable.id);
+      if (unusable) {
         errors.push({
           file,
-          message: `${exportNames([name])} was left out: its eval id ${JSON.stringify(runnable.id)} holds a control character (${control}); eval ids are shown and stored on one line, so use printable text`,
+          message: `${exportNames([name])} was left out: its eval id ${JSON.stringify(runnable.id)} holds ${unusable}`,
           leftOut: [name],
         });
         continue;
@@ -88,6 +88,15 @@ export class EvalIds {
     }
     return { kept, errors };
   }
+}
+
+/** What an eval id holds that it may not, after "holds"; undefined when it can be used. */
+function unusableId(id: string): string | undefined {
+  const control = controlCharacter(id);
+  if (control)
+    return `a control character (${control}); eval ids are shown and stored on one line, so use printable text`;
+  const lone = loneSurrogate(id);
+  return lone === undefined ? undefined : loneSurrogateWords(lone);
 }
 
 /** `export "a"`, `exports "a" and "b"`. */

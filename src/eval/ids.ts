@@ -16,6 +16,22 @@ export function controlCharacter(id: string): string | undefined {
     : undefined;
 }
 
+// Half of a character: a high surrogate without its low one, or a low one without its high one.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The first lone surrogate of an id (text cut inside an emoji), as `U+D83D`; undefined when it has
+ * none. UTF-8 has no bytes for it: SQLite keeps other ones, so the stored id is not the id.
+ */
+export function loneSurrogate(id: string): string | undefined {
+  const found = LONE_SURROGATE.exec(id);
+  return found ? `U+${found[0].charCodeAt(0).toString(16).toUpperCase()}` : undefined;
+}
+
+/** Why an id is refused for its lone surrogate, after "holds". */
+export const loneSurrogateWords = (code: string): string =>
+  `a lone surrogate (${code}), half of a character (text cut inside an emoji?), which a store cannot keep as it is; use whole characters`;
+
 /** Numbered ids kept as bits, at most (512 KB of them); larger numbers are kept as strings. */
 const MAX_BIT = 1 << 22;
 

@@ -388,6 +388,25 @@ describe("authoring errors are errored cases, not failures", () => {
     expect(seen[3]?.error?.message).toMatch(/non-empty string or a finite number/);
   });
 
+  it("rejects an id holding half a character (a lone surrogate), which no store keeps as it is", async () => {
+    const seen = await records(
+      suiteOf([
+        { id: "cut 👩".slice(0, -1), input: 1 },
+        { id: "👩".slice(1), input: 1 },
+        { id: "whole 👩", input: 1 },
+      ]),
+    );
+    expect(seen.map((r) => [r.caseId, r.verdict])).toEqual([
+      ["case-1", "errored"],
+      ["case-2", "errored"],
+      ["whole 👩", "passed"],
+    ]);
+    expect(seen[0]?.error?.message).toBe(
+      'case at index 0 has id "cut \\ud83d", which holds a lone surrogate (U+D83D), half of a character (text cut inside an emoji?), which a store cannot keep as it is; use whole characters',
+    );
+    expect(seen[1]?.error?.message).toMatch(/lone surrogate \(U\+DC69\)/);
+  });
+
   it("errors a case with a key a case does not have, naming it and the key it meant", async () => {
     const seen = await records(
       suiteOf([

@@ -22,7 +22,13 @@ import { thrownStack } from "../thrown-stack.js";
 import { callTool, isThenable, runTool } from "../tool/run-tool.js";
 import type { Driver, Tool } from "../tool/tool.js";
 import { refuseToolDriver } from "../tool/tool-driver.js";
-import { controlCharacter, DATASET_ERROR_ID, IdSet } from "./ids.js";
+import {
+  controlCharacter,
+  DATASET_ERROR_ID,
+  IdSet,
+  loneSurrogate,
+  loneSurrogateWords,
+} from "./ids.js";
 import { attempts, inFlight } from "./in-flight.js";
 import type { AttemptRecord, Judgment } from "./record.js";
 import { addJudgeUsage, emptyJudgeUsage, erroredRecord, unreportedUsage } from "./record.js";
@@ -629,6 +635,13 @@ function caseId(
       `has id ${JSON.stringify(id)}, which holds a control character (${control}); ids are shown and stored on one line, so use printable text`,
     );
   }
+  const lone = loneSurrogate(id);
+  if (lone)
+    return refuse(
+      ids,
+      index,
+      `has id ${JSON.stringify(id)}, which holds ${loneSurrogateWords(lone)}`,
+    );
   const problem = ids.claim(id, index);
   return problem ? { id: ids.generate(index), problem } : id;
 }
