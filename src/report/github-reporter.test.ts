@@ -1,8 +1,16 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { defineSuite } from "../eval/suite.js";
 import { escapeData, escapeProperty, githubReporter } from "./github-reporter.js";
-import { crashingSuite, leftOutSecond, mixedSuite, run, tempDir } from "./test-support/runs.js";
+import {
+  crashingSuite,
+  leftOutSecond,
+  mixedSuite,
+  ran,
+  run,
+  tempDir,
+} from "./test-support/runs.js";
 
 describe("githubReporter", () => {
   it("does nothing and says nothing outside GitHub Actions", async () => {
@@ -86,6 +94,27 @@ describe("githubReporter", () => {
     expect(lines[10]).toBe(
       "::warning title=niceeval::15 more failing cases are not annotated; see the step summary or the report",
     );
+  });
+
+  it("cuts a long title between characters, never inside an emoji", async () => {
+    const written: string[] = [];
+    const id = "👩".repeat(300);
+    // "qa › " is five characters: the 255th falls on an emoji's first half.
+    const failing = defineSuite<string, string>({
+      id: "qa",
+      cases: [{ id: `${id}x`, input: "x" }],
+      target: () => {
+        throw new Error("boom");
+      },
+      scorers: [ran],
+    });
+    await run(
+      [{ eval: failing }],
+      [githubReporter({ env: { GITHUB_ACTIONS: "true" }, write: (text) => written.push(text) })],
+    );
+    const title = written.join("").match(/title=(.*?)::/)![1]!;
+    expect(title.length).toBeLessThanOrEqual(255);
+    expect(title).toMatch(/^qa › (👩)+… errored$/);
   });
 
   it("escapes data and properties by the workflow-command rules", () => {

@@ -79,13 +79,26 @@ function annotation(
   failure: ListedFailure,
   env: Readonly<Record<string, string | undefined>>,
 ): string {
-  const title = xmlSafe(`${failure.evalId} › ${failure.name} ${failure.verdict}`);
+  const title = annotationTitle(xmlSafe(`${failure.evalId} › ${failure.name}`), failure.verdict);
   const file = failure.file === undefined ? undefined : workspacePath(failure.file, env);
   const properties = [
     ...(file !== undefined ? [`file=${escapeProperty(file)}`] : []),
     `title=${escapeProperty(title)}`,
   ].join(",");
   return `::error ${properties}::${escapeData(xmlSafe(failure.reason))}\n`;
+}
+
+/** GitHub's annotations take a title of 255 characters at most. */
+const TITLE_CHARS = 255;
+
+/** "eval › case verdict", its name cut (never inside a character) so that it fits with its verdict. */
+function annotationTitle(name: string, verdict: string): string {
+  const room = TITLE_CHARS - verdict.length - 1;
+  if (name.length <= room) return `${name} ${verdict}`;
+  let end = room - 1;
+  // A high surrogate at the cut would leave half a character.
+  if (/[\ud800-\udbff]/.test(name[end - 1] ?? "")) end--;
+  return `${name.slice(0, end)}… ${verdict}`;
 }
 
 // Annotations name files relative to the repository (the workspace).

@@ -19,6 +19,13 @@ import {
 } from "./hostile.js";
 import { outputLines, workflowCommands } from "./workflow-commands.js";
 
+/** An annotation's title: eval › case verdict, within 255 characters (a long case id is cut). */
+const titled = (name: string, verdict: string) => {
+  const title = `${HOSTILE_EVAL_ID} › ${name}`;
+  const room = 255 - verdict.length - 1;
+  return `${title.length > room ? `${title.slice(0, room - 1)}…` : title} ${verdict}`;
+};
+
 /** Each case as an annotation's title names it: a blank id quoted. */
 const NAMED = [
   HOSTILE_IDS.punctuation,
@@ -48,8 +55,12 @@ describe("githubReporter's workflow commands, read as the runner reads them", ()
     expect(commands.map((c) => c.command)).toEqual(NAMED.map(() => "error"));
     for (const c of commands) expect(c.properties.file).toBe("evals/a, b:c 100%.eval.ts");
     expect(commands.map((c) => c.properties.title)).toEqual(
-      NAMED.map((name) => `${HOSTILE_EVAL_ID} › ${name} errored`),
+      NAMED.map((name) => titled(name, "errored")),
     );
+    // GitHub's annotations take a title of 255 characters at most: a long id is cut, the verdict kept.
+    const long = commands[3]!.properties.title!;
+    expect(long).toHaveLength(255);
+    expect(long).toMatch(/^qa \| `evals` .* › long-x+… errored$/);
     const thrown = commands[4]!.message;
     expect(thrown).toContain(`target of case "thrown" in eval "${HOSTILE_EVAL_ID}": `);
     expect(thrown).toContain(
@@ -110,7 +121,7 @@ describe("niceeval run --reporter github in GitHub Actions (real CLI)", () => {
       NAMED.map((name) => [
         "error",
         "evals/hostile, 1:2.eval.ts",
-        `${HOSTILE_EVAL_ID} › ${name} ${name === THROWN_ID ? "errored" : "failed"}`,
+        titled(name, name === THROWN_ID ? "errored" : "failed"),
       ]),
     );
     // The console's report is there too, naming the blank case.
