@@ -88,6 +88,8 @@ export const hostile = defineSuite<string, string>({
   id: ${JSON.stringify(HOSTILE_EVAL_ID)},
   cases: ${JSON.stringify(ids)}.map((id) => ({ id, input: id, expected: text })),
   target: (input) => {
+    // The base run of a comparison: every case passes.
+    if (process.env.HOSTILE_BASE === "1") return text;
     if (input === ${JSON.stringify(THROWN_ID)}) throw new Error(${JSON.stringify(THROWN_MESSAGE)});
     return "out: " + text;
   },
@@ -126,5 +128,27 @@ describe("niceeval run --reporter github in GitHub Actions (real CLI)", () => {
     );
     // The console's report is there too, naming the blank case.
     expect(result.stdout).toContain(`✗ ${JSON.stringify(HOSTILE_IDS.blank)} failed`);
+  }, 60_000);
+  it("with --baseline, as the README's workflow runs it, prints no command of the cases' either", async () => {
+    const summary = join(project.dir, "summary.md");
+    const github = { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary };
+    const base = await runCli(["run", "evals", "--store", "s.sqlite"], project.dir, {
+      HOSTILE_BASE: "1",
+    });
+    expect(base.code).toBe(0);
+    const head = await runCli(
+      ["run", "evals", "--store", "s.sqlite", "--baseline", "latest", "--reporter", "github"],
+      project.dir,
+      { ...github, GITHUB_WORKSPACE: project.dir },
+    );
+    expect(head.code).toBe(1);
+    // The comparison is printed: each regression, with its error and judgments, on lines of its own.
+    expect(head.stdout).toContain("Regressions:");
+    expect(head.stdout).toContain(`/${THROWN_ID}: 1/1 passed`);
+    expect(workflowCommands(head.stderr)).toEqual([]);
+    expect(workflowCommands(head.stdout).map((c) => c.properties.title)).toEqual(
+      NAMED.map((name) => titled(name, name === THROWN_ID ? "errored" : "failed")),
+    );
+    expect(readFileSync(summary, "utf8")).toContain("Regressions (5)");
   }, 60_000);
 });
