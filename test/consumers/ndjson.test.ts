@@ -56,6 +56,9 @@ describe("the JSON reports of a hostile run (real CLI)", () => {
     expect(result.code).toBe(1);
     const lines = result.stdout.split("\n");
     expect(lines.pop()).toBe("");
+    // No raw line end a reader of lines might split at: the text holds them, escaped.
+    for (const line of lines) expect(line).not.toMatch(/[\u0085\u2028\u2029]/);
+    expect(result.stdout).toContain("\\u2028");
     const events = lines.map((line) => JSON.parse(line) as Written);
     expect(events[0]!.type).toBe("run.started");
     expect(events.at(-1)!.type).toBe("run.finished");
