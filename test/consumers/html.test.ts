@@ -13,7 +13,7 @@ import { encodeSegment } from "../../src/viewer/segment.js";
 import { startViewer, type Viewer } from "../../src/viewer/server.js";
 import { ensureViewerApp } from "../viewer/app.js";
 import { launchChromium } from "../viewer/browser.js";
-import { HOSTILE_EVAL_ID, HOSTILE_IDS, HOSTILE_RUNS, hostileStore } from "./hostile.js";
+import { HOSTILE_EVAL_ID, HOSTILE_IDS, HOSTILE_RUNS, hostileStore, THROWN_ID } from "./hostile.js";
 
 /** What the page saw: errors, policy violations, alerts (hooked before any script of the page). */
 interface Seen {
@@ -45,6 +45,8 @@ const HOOKS = () => {
 
 /** Open `url`, wait for `text` to show, and return what ran that should not have. */
 async function visit(page: Page, url: string, text: string): Promise<Record<string, unknown>> {
+  // A fresh load, so the text waited for is the new page's, not what the last one showed.
+  await page.goto("about:blank");
   await page.goto(url);
   await page
     .waitForFunction(
@@ -63,6 +65,11 @@ async function visit(page: Page, url: string, text: string): Promise<Record<stri
         `${url} did not show ${JSON.stringify(text)}: ${error.message}; it shows: ${shown.slice(0, 600)}`,
       );
     });
+  return misdeeds(page);
+}
+
+/** What ran on the page that should not have, and the elements made of a case's markup. */
+function misdeeds(page: Page): Promise<Record<string, unknown>> {
   return page.evaluate(() => {
     const w = globalThis as unknown as InPage;
     return {
@@ -113,10 +120,33 @@ async function everyPage(page: Page, base: string, seen: Seen): Promise<void> {
   const ids: string[] = [];
   for await (const record of store.streamAttempts(head)) ids.push(record.caseId);
   expect(ids).toHaveLength(Object.keys(HOSTILE_IDS).length + 1);
-  for (const caseId of ids)
-    expect(
-      await visit(page, `${base}${caseHash(head, caseId)}`, "<script>window.__hostile=1</script>"),
-    ).toEqual(INERT);
+  for (const caseId of ids) {
+    const url = `${base}${caseHash(head, caseId)}`;
+    expect(await visit(page, url, "<script>window.__hostile=1</script>")).toEqual(INERT);
+    // Each judgment's detail (the scorer's metadata, its stack), opened, is text too.
+    const opened = await page.evaluate(() => {
+      const all = (
+        globalThis as unknown as {
+          document: { querySelectorAll(s: string): Iterable<{ open: boolean }> };
+        }
+      ).document.querySelectorAll("#app details");
+      let n = 0;
+      for (const d of all) {
+        d.open = true;
+        n++;
+      }
+      return n;
+    });
+    // The case whose target threw was never judged: no judgment, no detail.
+    if (caseId === THROWN_ID) continue;
+    expect(opened).toBeGreaterThan(0);
+    await page.waitForFunction(() =>
+      (
+        (globalThis as unknown as InPage).document.querySelector("#app")?.textContent ?? ""
+      ).includes("note"),
+    );
+    expect(await misdeeds(page)).toEqual(INERT);
+  }
   const compare = `${base}#/compare?base=${encodeURIComponent(HOSTILE_RUNS.base.runId)}&head=${encodeURIComponent(head)}`;
   expect(await visit(page, compare, HOSTILE_IDS.punctuation)).toEqual(INERT);
   expect(seen.errors).toEqual([]);
