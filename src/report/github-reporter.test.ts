@@ -66,6 +66,25 @@ describe("githubReporter", () => {
     );
   });
 
+  it("drops ANSI colours and control characters from a load error, as from a case's", async () => {
+    const written: string[] = [];
+    await run(
+      [{ eval: mixedSuite(), file: "evals/qa.eval.ts" }],
+      [githubReporter({ env: { GITHUB_ACTIONS: "true" }, write: (text) => written.push(text) })],
+      {
+        loadErrors: [
+          {
+            file: "evals/broken.eval.ts",
+            message: "\u001b[31mboom\u001b[0m at\u0000 import\nline 2",
+          },
+        ],
+      },
+    );
+    expect(written.join("").split("\n")[0]).toBe(
+      "::error file=evals/broken.eval.ts,title=niceeval%3A failed to load::boom at import%0Aline 2",
+    );
+  });
+
   it("annotates each eval left out on its file, not as a file that failed to load", async () => {
     const written: string[] = [];
     await run(

@@ -63,7 +63,7 @@ export function githubReporter(options: GithubReporterOptions = {}): Reporter {
     // are annotated first, on the file.
     for (const error of run.loadErrors) {
       const title = error.leftOut === undefined ? "niceeval: failed to load" : "niceeval: left out";
-      commands += `::error file=${escapeProperty(error.file)},title=${escapeProperty(title)}::${escapeData(error.message)}\n`;
+      commands += `::error file=${escapeProperty(error.file)},title=${escapeProperty(title)}::${escapeData(xmlSafe(error.message))}\n`;
     }
     for (const failure of shown) commands += annotation(failure, env);
     if (collector.problems > shown.length)
