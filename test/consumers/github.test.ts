@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { githubReporter } from "../../src/report/github-reporter.js";
 import { run, tempDir } from "../../src/report/test-support/runs.js";
 import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { REPORT_TAGS, render, tables, tagsOf } from "./gfm.js";
 import {
   HOSTILE_EVAL_ID,
   HOSTILE_IDS,
@@ -149,6 +150,12 @@ describe("niceeval run --reporter github in GitHub Actions (real CLI)", () => {
     expect(workflowCommands(head.stdout).map((c) => c.properties.title)).toEqual(
       NAMED.map((name) => titled(name, name === THROWN_ID ? "errored" : "failed")),
     );
-    expect(readFileSync(summary, "utf8")).toContain("Regressions (5)");
+    // The step summary, as GitHub renders it: no HTML of the cases', every table whole.
+    const html = render(readFileSync(summary, "utf8"));
+    expect(html).toContain("<summary>Regressions (5)</summary>");
+    expect(tagsOf(html).filter((tag) => !REPORT_TAGS.has(tag))).toEqual([]);
+    const found = tables(html);
+    expect(found.length).toBeGreaterThanOrEqual(3);
+    for (const table of found) for (const row of table) expect(row).toHaveLength(table[0]!.length);
   }, 60_000);
 });

@@ -5,13 +5,12 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { micromark } from "micromark";
-import { gfm, gfmHtml } from "micromark-extension-gfm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareRuns } from "../../src/compare/compare-runs.js";
 import { formatComparisonMarkdown } from "../../src/compare/format.js";
 import { markdownReporter } from "../../src/report/markdown-reporter.js";
 import { run } from "../../src/report/test-support/runs.js";
+import { decode, REPORT_TAGS, render, tables, tagsOf } from "./gfm.js";
 import {
   HOSTILE_EVAL_ID,
   HOSTILE_IDS,
@@ -21,59 +20,6 @@ import {
   hostileSuite,
   THROWN_ID,
 } from "./hostile.js";
-
-/** The tags a report is made of; any other came from a case's text. */
-const REPORT_TAGS = new Set([
-  "h2",
-  "h3",
-  "p",
-  "table",
-  "thead",
-  "tbody",
-  "tr",
-  "th",
-  "td",
-  "ul",
-  "li",
-  "strong",
-  "em",
-  "code",
-  "blockquote",
-  "details",
-  "summary",
-]);
-
-/** HTML as GitHub renders Markdown, raw HTML let through so that any that is made shows. */
-const render = (markdown: string) =>
-  micromark(markdown, {
-    allowDangerousHtml: true,
-    extensions: [gfm()],
-    htmlExtensions: [gfmHtml()],
-  });
-
-/** The tags (and comment openers) of rendered HTML: text is escaped, so `&lt;b>` is not one. */
-const tagsOf = (html: string) =>
-  [...html.matchAll(/<(!--|\/?[a-zA-Z][\w-]*)/g)].map((m) => m[1]!.replace("/", "").toLowerCase());
-
-const decode = (html: string) =>
-  html
-    .replace(/<[^>]*>/g, "")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&#x([0-9a-f]+);/gi, (_, hex: string) =>
-      String.fromCodePoint(Number.parseInt(hex, 16)),
-    )
-    .replace(/&amp;/g, "&");
-
-/** Each table of rendered HTML as rows of cell texts, the header row first. */
-function tables(html: string): string[][][] {
-  return [...html.matchAll(/<table>([\s\S]*?)<\/table>/g)].map((t) =>
-    [...t[1]!.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((r) =>
-      [...r[1]!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map((c) => decode(c[1]!)),
-    ),
-  );
-}
 
 describe("the Markdown reports, read by micromark with GFM", () => {
   let markdown: string;
