@@ -14,6 +14,14 @@ describe("oneLine", () => {
   });
 });
 
+describe("oneLine's cut", () => {
+  it("falls between characters, never between an emoji's halves", () => {
+    expect(oneLine("ab👩👩", 4)).toBe("ab…");
+    expect(oneLine("a👩👩", 4)).toBe("a👩…");
+    expect(oneLine("abcdef", 4)).toBe("abc…");
+  });
+});
+
 describe("formatJudgeUsage", () => {
   it("counts calls and retries in the singular for one", () => {
     const usage = { ...emptyJudgeUsage(), calls: 1, retries: 1, inputTokens: 5, outputTokens: 2 };

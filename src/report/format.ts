@@ -146,8 +146,14 @@ export function oneLine(text: string, max = 400): string {
   const shown = CONTROL.test(flat)
     ? flat.replace(ANSI_SEQUENCE, "").replace(CONTROLS, visibleControl)
     : flat;
-  return shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
+  if (shown.length <= max) return shown;
+  // Cut between characters: an emoji's first half alone is half a character, which UTF-8 cannot
+  // hold (a JSON reader's string that cannot be written out again).
+  const end = isHighSurrogate(shown.charCodeAt(max - 2)) ? max - 2 : max - 1;
+  return `${shown.slice(0, end)}…`;
 }
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
 // Control characters but tab and line feed: text from the code under test must not drive the
 // terminal (an escape sequence could recolour, move the cursor or rewrite earlier lines).

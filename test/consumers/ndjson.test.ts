@@ -16,6 +16,8 @@ import {
 
 const PYTHON = "/usr/bin/python3";
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** The hostile eval as a project's file: its outputs and metadata hold the hostile text. */
 const evalFile = `import { defineSuite } from "niceeval";
 import { createScorer } from "niceeval/scorers";
@@ -30,6 +32,16 @@ export const hostile = defineSuite<string, string>({
   target: (input) => {
     if (input.startsWith(${JSON.stringify(THROWN_ID)})) throw new Error(${JSON.stringify(THROWN_MESSAGE)});
     return "out: " + text;
+  },
+  scorers: [exact],
+});
+// Errors long past the 2,000 characters of a record's reason, cut among emoji: one of the two
+// offsets puts the cut between an emoji's halves.
+export const cut = defineSuite<number, string>({
+  id: "cut",
+  cases: [0, 1].map((n) => ({ id: \`offset-\${n}\`, input: n })),
+  target: (n) => {
+    throw new Error("x".repeat(n) + "👩".repeat(1500));
   },
   scorers: [exact],
 });
@@ -62,7 +74,15 @@ describe("the JSON reports of a hostile run (real CLI)", () => {
     const events = lines.map((line) => JSON.parse(line) as Written);
     expect(events[0]!.type).toBe("run.started");
     expect(events.at(-1)!.type).toBe("run.finished");
-    const records = events.flatMap((e) => (e.record ? [e.record] : []));
+    const all = events.flatMap((e) => (e.record ? [e.record] : []));
+    const records = all.filter((r) => r.evalId === HOSTILE_EVAL_ID);
+    // A reason cut to its length is cut between characters, never inside one.
+    const cut = all.filter((r) => r.evalId === "cut");
+    expect(cut).toHaveLength(2);
+    for (const r of cut) {
+      expect(r.reason).toMatch(/^target of case "offset-\d" in eval "cut": x?(👩)+…$/);
+      expect(r.reason).not.toMatch(LONE_SURROGATE);
+    }
     expect(records.map((r) => r.caseId)).toEqual([...Object.values(HOSTILE_IDS), THROWN_ID]);
     for (const r of records) {
       expect(r.evalId).toBe(HOSTILE_EVAL_ID);
@@ -94,7 +114,9 @@ describe("the JSON reports of a hostile run (real CLI)", () => {
     const report = JSON.parse(readFileSync(join(project.dir, "run.json"), "utf8")) as {
       records: NonNullable<Written["record"]>[];
     };
-    expect(report.records.map((r) => r.caseId)).toEqual([...Object.values(HOSTILE_IDS), THROWN_ID]);
+    expect(report.records.filter((r) => r.evalId === HOSTILE_EVAL_ID).map((r) => r.caseId)).toEqual(
+      [...Object.values(HOSTILE_IDS), THROWN_ID],
+    );
     expect(report.records[0]!.output).toBe(`out: ${HOSTILE_TEXT}`);
   });
 });
