@@ -862,7 +862,7 @@ describe("compareRuns", () => {
     expect(md).not.toContain("</details>\n\n# INJECTED");
     expect(md).not.toMatch(/(^|[^\\])<img/);
     expect(md).toContain(
-      "\\</details\\> \\# INJECTED \\| a \\| b \\<img src=x\\> \\[link\\](http://x) \\*bold\\*",
+      "\\</details\\> \\# INJECTED \\| a \\| b \\<img src=x\\> \\[link\\](http\\://x) \\*bold\\*",
     );
     // Two evals: the total row's name is bold, not escaped asterisks.
     const two = await storeWith({

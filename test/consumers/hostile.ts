@@ -12,10 +12,11 @@ import { recordRun } from "../viewer/fixture.js";
 /**
  * Table pipes, code spans, markup and comment openers, a CDATA end, an entity, line breaks of
  * every kind, workflow-command escapes and separators, NUL and other controls, an ANSI colour,
- * emoji, a combining mark, bidirectional marks and a lone surrogate.
+ * emoji, a combining mark, bidirectional marks, a lone surrogate, and a URL, a www. host and an
+ * email address (which GFM would make links of).
  */
 export const HOSTILE_TEXT =
-  "a | b `c` <script>window.__hostile=1</script> <!-- x ]]> &amp; 50% :: k=v, x:y\n::notice title=injected::from a text\r\nline\rcr \u2028ls\u2029ps\u0085nel \u0000nul\u0007bel\u001b[31mred\u001b[0m 👩‍👩‍👧 e\u0301 \u200f\u202egnp.exe \ud800 end";
+  "a | b `c` <script>window.__hostile=1</script> <!-- x ]]> &amp; 50% :: k=v, x:y\n::notice title=injected::from a text\r\nline\rcr \u2028ls\u2029ps\u0085nel \u0000nul\u0007bel\u001b[31mred\u001b[0m 👩‍👩‍👧 e\u0301 \u200f\u202egnp.exe \ud800 see https://evil.example/x?a=1, www.evil.example, me@evil.example end";
 
 /** Case ids a dataset may use (ids hold no control character): every report must still name them. */
 export const HOSTILE_IDS = {
