@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CIRCULAR_MARKER, safeStringify } from "./json-safe.js";
+import { CIRCULAR_MARKER, safeStringify, wellFormedJson } from "./json-safe.js";
 
 describe("safeStringify", () => {
   it("is JSON.stringify for plain values", () => {
@@ -103,5 +103,25 @@ describe("safeStringify", () => {
     let deep: Record<string, unknown> = { leaf: 1n };
     for (let i = 0; i < 20_000; i++) deep = { deep };
     expect(() => JSON.parse(safeStringify(deep))).not.toThrow();
+  });
+});
+
+describe("wellFormedJson", () => {
+  it("writes a lone surrogate as U+FFFD, and leaves pairs and escaped backslashes be", () => {
+    const text = (value: unknown) => wellFormedJson(JSON.stringify(value));
+    expect(JSON.parse(text({ a: "x\ud800y", b: "\udc00", c: "👩" }))).toEqual({
+      a: "x\ufffdy",
+      b: "\ufffd",
+      c: "👩",
+    });
+    // Two lone halves in a row, in the wrong order: each replaced.
+    expect(JSON.parse(text("\udc00\ud800"))).toBe("\ufffd\ufffd");
+    // A backslash followed by "ud800" in the text is not an escape of a surrogate.
+    expect(JSON.parse(text(["\\ud800", "\\\\ud800", "C:\\udata"]))).toEqual([
+      "\\ud800",
+      "\\\\ud800",
+      "C:\\udata",
+    ]);
+    expect(JSON.parse(text({ "k\ud800": 1 }))).toEqual({ "k\ufffd": 1 });
   });
 });

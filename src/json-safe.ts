@@ -38,6 +38,20 @@ export function safeStringify(value: unknown): string {
   }
 }
 
+// An escape of a surrogate, not itself escaped (after an even run of backslashes). JSON.stringify
+// writes a pair as its characters, so every such escape it wrote is half of a character.
+const LONE_SURROGATE_ESCAPE = /(?<=(?:^|[^\\])(?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/gi;
+
+/**
+ * JSON text (as JSON.stringify writes it) whose strings are well-formed: a lone surrogate, half of
+ * a character that UTF-8 cannot hold, becomes U+FFFD, as in the XML and Markdown reports. Readers
+ * refuse the escape (jq 1.6 stops the whole stream at it) or give a string that cannot be written
+ * out again (Python's UTF-8 encoding raises).
+ */
+export function wellFormedJson(json: string): string {
+  return json.includes("\\u") ? json.replace(LONE_SURROGATE_ESCAPE, "\\ufffd") : json;
+}
+
 /** A plain-data copy of any value, as {@link safeStringify} writes it; never throws. */
 export const jsonSafeCopy = (value: unknown): unknown => JSON.parse(safeStringify(value));
 

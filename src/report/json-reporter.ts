@@ -1,6 +1,6 @@
 import { closeSync, openSync } from "node:fs";
 import type { AttemptRecord } from "../eval/record.js";
-import { safeStringify } from "../json-safe.js";
+import { safeStringify, wellFormedJson } from "../json-safe.js";
 import type { RunSummary } from "../runner/run.js";
 import { withVerdictReason } from "./failures.js";
 import { summaryWithFigures } from "./figures.js";
@@ -28,12 +28,14 @@ export function jsonReporter(file: string): Reporter {
       out.write(`{"format":"niceeval/run/v1","runId":${JSON.stringify(info.runId)},"records":[`);
     },
     onCaseFinished(record: AttemptRecord) {
-      out?.write(`${first ? "\n" : ",\n"}${safeStringify(withVerdictReason(record))}`);
+      out?.write(
+        `${first ? "\n" : ",\n"}${wellFormedJson(safeStringify(withVerdictReason(record)))}`,
+      );
       first = false;
     },
     onRunFinished(summary: RunSummary) {
       if (!out || fd === undefined) return;
-      out.write(`\n],"summary":${safeStringify(summaryWithFigures(summary))}}\n`);
+      out.write(`\n],"summary":${wellFormedJson(safeStringify(summaryWithFigures(summary)))}}\n`);
       out.flush();
       closeSync(fd);
       out = undefined;

@@ -1,6 +1,6 @@
 import { closeSync, openSync } from "node:fs";
 import { realIsoNow } from "../clock.js";
-import { safeStringify } from "../json-safe.js";
+import { safeStringify, wellFormedJson } from "../json-safe.js";
 import { withVerdictReason } from "./failures.js";
 import { evalSummaryWithFigures, summaryWithFigures } from "./figures.js";
 import { LineWriter } from "./output.js";
@@ -15,7 +15,7 @@ export const NDJSON_FORMAT = "niceeval/ndjson/v1" as const;
  * `run.finished`. Every line is written with a synchronous write of its own, so a process killed
  * mid-run leaves only whole lines; a value that cannot be serialised becomes a marker string.
  * U+2028, U+2029 and U+0085 in strings are written as escapes, so a reader that ends lines there
- * too (Python's `splitlines()`) still reads one event a line.
+ * too (Python's `splitlines()`) still reads one event a line; a lone surrogate is written as U+FFFD.
  * @param target a file path, or "-" for standard output
  * @example
  * runEvals(entries, { reporters: [ndjsonReporter("run.ndjson")] })
@@ -25,7 +25,7 @@ export function ndjsonReporter(target: string): Reporter {
   let out: LineWriter | undefined;
   const emit = (type: string, fields: Record<string, unknown>) =>
     // The real time: an attempt may fake the global clock while others are reported.
-    out?.line(oneJsonLine(safeStringify({ type, at: realIsoNow(), ...fields })));
+    out?.line(oneJsonLine(wellFormedJson(safeStringify({ type, at: realIsoNow(), ...fields }))));
   return {
     onRunStart(info) {
       if (out) return;

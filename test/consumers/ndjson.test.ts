@@ -1,6 +1,6 @@
 // The JSON reports of a real CLI run with hostile cases, read by real consumers: JSON.parse on
-// each NDJSON line and on the --json file, and Python's str.splitlines() + json.loads, a common
-// way to read JSON lines, which also ends a line at U+2028, U+2029 and U+0085.
+// each NDJSON line and on the --json file, jq, and Python's str.splitlines() + json.loads, a
+// common way to read JSON lines, which also ends a line at U+2028, U+2029 and U+0085.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,6 +15,9 @@ import {
 } from "./hostile.js";
 
 const PYTHON = "/usr/bin/python3";
+
+/** The hostile text as the JSON reports write it: its lone surrogate as U+FFFD, all else as it is. */
+const WRITTEN = HOSTILE_TEXT.replace("\ud800", "\ufffd");
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
@@ -64,7 +67,7 @@ describe("the JSON reports of a hostile run (real CLI)", () => {
   }, 60_000);
   afterAll(() => project.cleanup());
 
-  it("writes NDJSON whose every line JSON.parse reads, each case's text as it was", () => {
+  it("writes NDJSON whose every line JSON.parse reads, each case's text as it was (a lone surrogate as U+FFFD)", () => {
     expect(result.code).toBe(1);
     const lines = result.stdout.split("\n");
     expect(lines.pop()).toBe("");
@@ -86,9 +89,9 @@ describe("the JSON reports of a hostile run (real CLI)", () => {
     expect(records.map((r) => r.caseId)).toEqual([...Object.values(HOSTILE_IDS), THROWN_ID]);
     for (const r of records) {
       expect(r.evalId).toBe(HOSTILE_EVAL_ID);
-      expect(r.input).toBe(r.caseId + HOSTILE_TEXT);
+      expect(r.input).toBe(r.caseId + WRITTEN);
     }
-    expect(records[0]!.output).toBe(`out: ${HOSTILE_TEXT}`);
+    expect(records[0]!.output).toBe(`out: ${WRITTEN}`);
     expect(records.at(-1)!.reason).toContain("first line | with a pipe ⏎ ::error");
   });
 
@@ -110,13 +113,21 @@ describe("the JSON reports of a hostile run (real CLI)", () => {
     );
   });
 
-  it("writes a --json file that JSON.parse reads, each case's text as it was", () => {
+  it("writes NDJSON that jq reads, event by event (jq 1.6 stops at a lone surrogate's escape)", () => {
+    const ids = execFileSync("jq", ["-r", 'select(.type == "record") | .record.caseId'], {
+      input: result.stdout,
+      encoding: "utf8",
+    });
+    expect(ids.split("\n").slice(0, 5)).toEqual([...Object.values(HOSTILE_IDS), THROWN_ID]);
+  });
+
+  it("writes a --json file that JSON.parse reads, each case's text as it was (a lone surrogate as U+FFFD)", () => {
     const report = JSON.parse(readFileSync(join(project.dir, "run.json"), "utf8")) as {
       records: NonNullable<Written["record"]>[];
     };
     expect(report.records.filter((r) => r.evalId === HOSTILE_EVAL_ID).map((r) => r.caseId)).toEqual(
       [...Object.values(HOSTILE_IDS), THROWN_ID],
     );
-    expect(report.records[0]!.output).toBe(`out: ${HOSTILE_TEXT}`);
+    expect(report.records[0]!.output).toBe(`out: ${WRITTEN}`);
   });
 });
