@@ -123,5 +123,7 @@ describe("wellFormedJson", () => {
       "C:\\udata",
     ]);
     expect(JSON.parse(text({ "k\ud800": 1 }))).toEqual({ "k\ufffd": 1 });
+    // A backslash, then a lone surrogate: the backslash kept.
+    expect(JSON.parse(text("\\\ud800"))).toBe("\\\ufffd");
   });
 });

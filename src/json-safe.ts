@@ -38,9 +38,10 @@ export function safeStringify(value: unknown): string {
   }
 }
 
-// An escape of a surrogate, not itself escaped (after an even run of backslashes). JSON.stringify
-// writes a pair as its characters, so every such escape it wrote is half of a character.
-const LONE_SURROGATE_ESCAPE = /(?<=(?:^|[^\\])(?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/gi;
+// A run of backslashes before "udXXX" (a surrogate's hex): an escape of one when the run is odd
+// (the last backslash not itself escaped). JSON.stringify writes a pair as its characters, so
+// every such escape it wrote is half of a character.
+const SURROGATE_ESCAPE = /\\+ud[89a-f][0-9a-f]{2}/gi;
 
 /**
  * JSON text (as JSON.stringify writes it) whose strings are well-formed: a lone surrogate, half of
@@ -49,7 +50,10 @@ const LONE_SURROGATE_ESCAPE = /(?<=(?:^|[^\\])(?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g
  * out again (Python's UTF-8 encoding raises).
  */
 export function wellFormedJson(json: string): string {
-  return json.includes("\\u") ? json.replace(LONE_SURROGATE_ESCAPE, "\\ufffd") : json;
+  if (!json.includes("\\u")) return json;
+  return json.replace(SURROGATE_ESCAPE, (run) =>
+    (run.length - 5) % 2 === 1 ? `${run.slice(0, -6)}\\ufffd` : run,
+  );
 }
 
 /** A plain-data copy of any value, as {@link safeStringify} writes it; never throws. */
