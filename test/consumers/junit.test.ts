@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { junitReporter } from "../../src/report/junit-reporter.js";
 import { run, tempDir } from "../../src/report/test-support/runs.js";
+import { ensureCommand } from "../support/debian.js";
 import { HOSTILE_EVAL_ID, HOSTILE_IDS, hostileSuite, THROWN_ID } from "./hostile.js";
 
 const XSD = fileURLToPath(new URL("../fixtures/junit/junit.xsd", import.meta.url));
@@ -15,10 +16,7 @@ const xmllint = (...args: string[]) => {
   return { ok: result.status === 0, out: result.stdout, err: result.stderr };
 };
 
-beforeAll(() => {
-  if (!xmllint("--version").ok)
-    throw new Error("xmllint is missing: apt-get install -y libxml2-utils");
-});
+beforeAll(() => ensureCommand("xmllint", "libxml2-utils"), 600_000);
 
 describe("the JUnit report of hostile cases, read by xmllint", () => {
   it("validates, and names each case and its failure as the report meant", async () => {

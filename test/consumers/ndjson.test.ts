@@ -2,9 +2,10 @@
 // each NDJSON line and on the --json file, jq, and Python's str.splitlines() + json.loads, a
 // common way to read JSON lines, which also ends a line at U+2028, U+2029 and U+0085.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureCommand } from "../support/debian.js";
 import { type CliRun, type FixtureProject, makeProject, runCli } from "../support/project.js";
 import {
   HOSTILE_EVAL_ID,
@@ -59,12 +60,14 @@ describe("the JSON reports of a hostile run (real CLI)", () => {
   let project: FixtureProject;
   let result: CliRun;
   beforeAll(async () => {
+    ensureCommand("jq", "jq");
+    ensureCommand(PYTHON, "python3");
     project = await makeProject({ "evals/hostile.eval.ts": evalFile });
     result = await runCli(
       ["run", "evals", "--no-store", "--reporter", "ndjson=-", "--json", "run.json"],
       project.dir,
     );
-  }, 60_000);
+  }, 600_000);
   afterAll(() => project.cleanup());
 
   it("writes NDJSON whose every line JSON.parse reads, each case's text as it was (a lone surrogate as U+FFFD)", () => {
@@ -96,7 +99,6 @@ describe("the JSON reports of a hostile run (real CLI)", () => {
   });
 
   it("writes NDJSON that Python's splitlines() reads a line per event", () => {
-    if (!existsSync(PYTHON)) throw new Error(`${PYTHON} is missing: apt-get install -y python3`);
     const read = execFileSync(
       PYTHON,
       [
