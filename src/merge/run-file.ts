@@ -24,6 +24,8 @@ export type RunFileLine =
       type: "run.end";
       status: RunStatus;
       endedAt?: string;
+      /** How long the run took as its report said it (`RunManifest.elapsedMs`), when known. */
+      elapsedMs?: number;
       summaries: EvalSummary[];
       /** How many `record` lines came before: an import checks it got them all. */
       attempts: number;
@@ -36,6 +38,8 @@ export function manifestOf(run: StoredRun): RunManifest {
     endedAt: _endedAt,
     summaries: _summaries,
     totals: _totals,
+    // Known as the run ended: it goes with the end line, which an export cut short lacks.
+    elapsedMs: _elapsedMs,
     ...manifest
   } = run;
   return manifest;
@@ -67,6 +71,7 @@ export async function exportRunFile(
       type: "run.end",
       status: effectiveStatus(run),
       ...(run.endedAt !== undefined ? { endedAt: run.endedAt } : {}),
+      ...(run.elapsedMs !== undefined ? { elapsedMs: run.elapsedMs } : {}),
       summaries: run.summaries ?? [],
       attempts,
     });
@@ -344,6 +349,7 @@ async function storeRunFile(
     await store.finishRun(manifest.runId, {
       status,
       ...(end?.endedAt !== undefined ? { endedAt: end.endedAt } : {}),
+      ...(end?.elapsedMs !== undefined ? { elapsedMs: end.elapsedMs } : {}),
       summaries: end?.summaries ?? [],
       resumes: manifest.resumes ?? [],
       // Whether this export was cut short, not the first one imported of the run.

@@ -27,6 +27,12 @@ export function writableManifest(given: RunManifest): RunManifest {
 
 /** `end.endedAt` as `finishRun` stores it: checked, and in UTC like a run's start. */
 export function writableEnd(end: RunEnd): RunEnd {
+  const elapsed = end.elapsedMs;
+  if (elapsed !== undefined && !(typeof elapsed === "number" && elapsed >= 0 && elapsed < Infinity))
+    throw new NiceevalError(
+      "USAGE",
+      `finishRun: end.elapsedMs must be a finite number of milliseconds from 0 (the run summary's elapsedMs), got ${String(elapsed)}`,
+    );
   if (end.endedAt === undefined) return end;
   const endedAt = isoDateTime(end.endedAt, "finishRun: end.endedAt");
   return endedAt === end.endedAt ? end : { ...end, endedAt };
@@ -109,7 +115,8 @@ export function resumedManifest(stored: RunManifest, resuming: RunManifest): Run
   // go. Errors outside any attempt stay (what caused them is not run again, see
   // RunOptions.earlierRunErrors), even if the continuation is killed before it ends.
   // Continued here, the run is this store's own: no longer only an import.
-  const { loadErrors: _load, imported: _imported, ...kept } = stored;
+  // Its time is the continuation's, known when it ends.
+  const { loadErrors: _load, imported: _imported, elapsedMs: _elapsed, ...kept } = stored;
   const next: RunManifest = {
     ...kept,
     resumes: [...(stored.resumes ?? []), ...(resuming.resumes ?? [])],
@@ -144,5 +151,8 @@ export function endedManifest(manifest: RunManifest, end: RunEnd): RunManifest {
   if (end.resumes?.length) manifest.resumes = end.resumes;
   else if (end.resumes) delete manifest.resumes;
   if (end.imported) manifest.imported = end.imported;
+  // Each end says how long the run took, or that nobody knows (an export cut short, a merge).
+  if (end.elapsedMs !== undefined) manifest.elapsedMs = end.elapsedMs;
+  else delete manifest.elapsedMs;
   return manifest;
 }

@@ -131,6 +131,7 @@ export function storeSink(
         .finishRun(manifest.runId, {
           status: summary.cancelled ? "interrupted" : "finished",
           endedAt: new Date().toISOString(),
+          ...(Number.isFinite(summary.elapsedMs) ? { elapsedMs: summary.elapsedMs } : {}),
           summaries: summary.evals,
           ...(summary.loadErrors?.length ? { loadErrors: summary.loadErrors } : {}),
           ...(summary.runErrors?.length ? { runErrors: summary.runErrors } : {}),

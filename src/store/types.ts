@@ -82,6 +82,13 @@ export interface RunManifest {
    * where it ran, exported and imported again, not resumed here.
    */
   imported?: { at: string; cutShort?: true | undefined } | undefined;
+  /**
+   * How long the run took as its report said it (`RunSummary.elapsedMs`: from its first case to
+   * its end, its files' loading aside; a continuation's own), so `show` gives the time the live
+   * report gave. Set when the run finishes; absent while it runs and from runs stored before it
+   * was kept, whose time `show` reads from their start and end.
+   */
+  elapsedMs?: number | undefined;
 }
 
 /** One continuation of a stored run. */
@@ -154,6 +161,8 @@ export interface RunEnd {
    * manifest it stored): whether the export that ended it here was cut short.
    */
   imported?: RunManifest["imported"];
+  /** How long the run took as its report said it (`RunSummary.elapsedMs`), kept in its manifest. */
+  elapsedMs?: number | undefined;
 }
 
 /** Options of {@link Store.beginRun}. */

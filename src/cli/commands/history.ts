@@ -252,6 +252,16 @@ function unfinishedNote(run: StoredRun): string | undefined {
   return `this run did not finish (${why}): the report holds the attempts it stored; ${rest}`;
 }
 
+/**
+ * How long a stored run took: as its live report said (kept with it as it finished), else, for a
+ * run stored before that was kept or made by `merge`, from its start to its end; unknown (NaN)
+ * for a run that never ended.
+ */
+function runElapsedMs(run: StoredRun): number {
+  if (run.elapsedMs !== undefined && run.status !== "running") return run.elapsedMs;
+  return run.endedAt ? Date.parse(run.endedAt) - Date.parse(run.startedAt) : Number.NaN;
+}
+
 /** Feed a stored run through a reporter's hooks, as the engine did live. */
 export async function replay(
   run: StoredRun,
@@ -318,7 +328,7 @@ export async function replay(
   const summary: RunSummary = {
     runId: run.runId,
     startedAt: run.startedAt,
-    elapsedMs: run.endedAt ? Date.parse(run.endedAt) - Date.parse(run.startedAt) : Number.NaN,
+    elapsedMs: runElapsedMs(run),
     evals: finished,
     totals: {
       // As the live run counted them: under a --filter or a shard, the evals that ran a case.

@@ -1,0 +1,203 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeLlmServer, fake, startFakeLlmServer } from "../support/fake-llm-server.js";
+import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { disagreements, liveSurfaces, type Reading, storedSurfaces } from "./surfaces.js";
+
+// Every surface that reports a run gives the same figures for it: the live console, JSON, NDJSON,
+// JUnit and Markdown reports, `show`, `runs --json`, the viewer's API and pages, the HTML export.
+// The run holds what makes the arithmetic awkward: passed, failed, errored and skipped cases,
+// gates and weighted points, judges that cannot answer (a server answering 503, a missing key),
+// an eval whose every case errored, one whose every case was skipped.
+
+const evalSource = `import { bindScorer, configureJudges, defineAdapter, defineSuite, judgeFromModel } from "niceeval";
+import { atLeast, countWhere, equals } from "niceeval/expect";
+import { createScorer, llmJudge } from "niceeval/scorers";
+configureJudges({ maxRetries: 0 });
+const same = createScorer<string, string>({
+  name: "same",
+  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+});
+const third = createScorer<string, string>({
+  name: "third",
+  score: ({ output }) => ({ score: output.length % 3 === 0 ? 1 : 0.25 }),
+});
+const judged = (id: string, model: string) =>
+  bindScorer(llmJudge({ id, judge: judgeFromModel(model), criteria: "Is it helpful?", mapOutput: ({ output }) => output }));
+const flaky = process.env.FLAKY === "1";
+export const qa = defineSuite<string, string>({
+  id: "qa",
+  cases: [
+    { id: "a", input: "aaa", expected: "aaa" },
+    { id: "b", input: "b", expected: "B" },
+    { id: "c", input: "crash", expected: "crash" },
+    { id: "d", input: "dd", expected: "dd" },
+    { id: "e", input: "eeee", expected: "eeee" },
+    { id: "f", input: "f", expected: "F" },
+  ],
+  target: async (input, { trial }) => {
+    if (input === "crash") throw new Error("target broke on c");
+    if (flaky && input === "dd" && trial === 1) return "nope";
+    if (flaky && input === "eeee" && trial !== 0) return "nope";
+    return input;
+  },
+  scorers: [same, third, judged("helpful", "openai/judge")],
+  gates: ["same"],
+});
+export const strict = defineSuite<string, string>({
+  id: "strict",
+  cases: [
+    { id: "s1", input: "x", expected: "x" },
+    { id: "s2", input: "yyy", expected: "yyy" },
+    { id: "s3", input: "z", expected: "q" },
+  ],
+  target: async (input) => input,
+  scorers: [same, third, judged("keyless", "anthropic/judge")],
+  gates: ["same"],
+});
+export const broken = defineSuite<string, string>({
+  id: "broken",
+  cases: [{ id: "k1", input: "x", expected: "x" }, { id: "k2", input: "y", expected: "y" }],
+  target: async () => { throw new Error("no app"); },
+  scorers: [same],
+});
+const app = defineAdapter({
+  name: "app",
+  create: async (ctx) => ({
+    n: ctx.trial + 3,
+    items: { state: "complete", items: [1, 2, 3] },
+    lost: { state: "unavailable", reason: "recorder was off" },
+  }),
+  assertions: () => ({}),
+});
+export const review = app.defineScoreEval({
+  id: "review",
+  description: "weighted points, one check without evidence",
+  test(t) {
+    t.check(t.n, atLeast(1)).gate().label("n>=1");
+    t.score(0.8, { weight: 10 }).label("Resolution");
+    t.check(t.items, countWhere(equals(2), atLeast(1))).score(5).label("has 2");
+    t.check(t.lost, countWhere(equals(2), atLeast(1))).score(3).label("lost");
+  },
+});
+export const reviewFail = app.defineScoreEval({
+  id: "review-fail",
+  description: "a gate fails, points kept",
+  test(t) {
+    t.check(t.n, atLeast(100)).gate().label("n>=100");
+    t.score(0.5, { weight: 4 }).label("half");
+  },
+});
+export const noEvidence = app.defineScoreEval({
+  id: "gate-without-evidence",
+  description: "a gate without evidence",
+  test(t) {
+    t.check(t.lost, countWhere(equals(2), atLeast(1))).gate().label("lost gate");
+    t.score(1, { weight: 2 }).label("full");
+  },
+});
+export const later = app.defineScoreEval({
+  id: "later",
+  description: "every case skipped",
+  test(t) {
+    t.skip("not built");
+  },
+});
+`;
+
+let server: FakeLlmServer;
+beforeAll(async () => {
+  server = await startFakeLlmServer({ respond: () => fake.overloaded() });
+});
+afterAll(() => server.close());
+
+const judgeEnv = () => ({
+  NICEEVAL_JUDGE_BASE_URL: "",
+  NICEEVAL_JUDGE_API_KEY: "",
+  OPENAI_BASE_URL: server.openaiBaseURL,
+  OPENAI_API_KEY: "test-key",
+  ANTHROPIC_API_KEY: "",
+});
+
+/** A run with every reporter: its live surfaces, by name. */
+async function reportedRun(
+  dir: string,
+  name: string,
+  args: readonly string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; console: string; surfaces: Record<string, Reading> }> {
+  const files = { json: `${name}.json`, junit: `${name}.xml`, markdown: `${name}.md` };
+  const run = await runCli(
+    [
+      "run",
+      "--name",
+      name,
+      "--reporter",
+      "console",
+      "--reporter",
+      `json=${files.json}`,
+      "--reporter",
+      `junit=${files.junit}`,
+      "--reporter",
+      `markdown=${files.markdown}`,
+      "--reporter",
+      "ndjson=-",
+      ...args,
+    ],
+    dir,
+    { ...judgeEnv(), ...env },
+  );
+  return {
+    code: run.code,
+    console: run.stderr,
+    surfaces: await liveSurfaces(dir, files, run.stderr, run.stdout),
+  };
+}
+
+/** `show`'s report without the line naming the run, which the live report does not have. */
+const shownReport = async (dir: string, run: string) =>
+  (await runCli(["show", run], dir)).stdout.replace(/^niceeval show: run .*\n/, "");
+
+describe("one run, every surface (real CLI, store, viewer and Chromium)", {
+  timeout: 120_000,
+}, () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/mixed.eval.ts": evalSource });
+  });
+  afterAll(() => project.cleanup());
+
+  it("gives the same counts, rates, intervals and means everywhere", async () => {
+    const live = await reportedRun(project.dir, "mixed");
+    expect(live.code, live.console).toBe(1);
+    // What the run is: unavailable points stay in max (a lower bound), never a zero.
+    expect(live.surfaces.json!.evals.qa).toMatchObject({ mean: "0.333", lowerBound: "true" });
+    expect(live.surfaces.json!.evals.strict).toMatchObject({ meanN: "3", lowerBound: "true" });
+    expect(live.surfaces.json!.evals.broken).toMatchObject({ meanN: "0", errored: "2" });
+    expect(live.surfaces.json!.evals.later).toMatchObject({ rateN: "0", skipped: "1" });
+    expect(live.surfaces.json!.totals).toMatchObject({ rate: "42.9", rateN: "14" });
+    // Both ways a judge is unavailable: a server that answers 503, a key that is not set.
+    expect(live.console).toContain("answered HTTP 503");
+    expect(live.console).toContain("ANTHROPIC_API_KEY");
+    const stored = await storedSurfaces(project.dir, "mixed", { browser: true });
+    expect(Object.keys(stored)).toHaveLength(6);
+    expect(disagreements({ ...live.surfaces, ...stored })).toEqual([]);
+  });
+
+  it("shows a stored run as the live report showed it, its time included", async () => {
+    const live = await readFile(join(project.dir, "mixed.json"), "utf8");
+    expect(JSON.parse(live).summary.elapsedMs).toBeGreaterThan(0);
+    const again = await reportedRun(project.dir, "again");
+    expect(again.console).toMatch(/\n {2}time: [\d.]+ m?s\n/);
+    expect(await shownReport(project.dir, "again")).toBe(again.console);
+    // Exported and imported into another store, the run still says the time it took.
+    expect((await runCli(["export", "again", "--ndjson", "again.ndjson"], project.dir)).code).toBe(
+      0,
+    );
+    const copy = ["--store", "copy.sqlite"];
+    expect((await runCli(["import", "again.ndjson", ...copy], project.dir)).code).toBe(0);
+    const imported = await runCli(["show", "again", ...copy], project.dir);
+    expect(imported.stdout.replace(/^niceeval show: run .*\n/, "")).toBe(again.console);
+  });
+});
