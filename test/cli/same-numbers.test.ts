@@ -201,3 +201,31 @@ describe("one run, every surface (real CLI, store, viewer and Chromium)", {
     expect(imported.stdout.replace(/^niceeval show: run .*\n/, "")).toBe(again.console);
   });
 });
+
+describe("trials with flaky cases, every surface (real CLI)", { timeout: 120_000 }, () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/mixed.eval.ts": evalSource });
+  });
+  afterAll(() => project.cleanup());
+
+  it("gives the same figures, counting cases where an interval counts them", async () => {
+    const live = await reportedRun(project.dir, "trials", ["--trials", "3"], { FLAKY: "1" });
+    expect(live.code, live.console).toBe(1);
+    expect(live.console).toContain("~ d flaky: 2/3 passed");
+    expect(live.surfaces.json!.evals.qa).toMatchObject({ attempts: "18", rateCases: "6" });
+    const stored = await storedSurfaces(project.dir, "trials", { browser: true });
+    expect(disagreements({ ...live.surfaces, ...stored })).toEqual([]);
+    expect(await shownReport(project.dir, "trials")).toBe(live.console);
+  });
+
+  it("counts an eval's cases in runs --eval as runs and the reports count them", async () => {
+    await reportedRun(project.dir, "trials-eval", ["--trials", "3"], { FLAKY: "1" });
+    // The run's line: its 14 cases (the skipped one counted), of 45 attempts.
+    const whole = await runCli(["runs", "--limit", "1"], project.dir);
+    expect(whole.stdout).toMatch(/ finished +15 +35\.7% \[[\d.]+%, [\d.]+%\] n=42 \(14 cases\)/);
+    // qa: 18 attempts of 6 cases, as the console's trials line and the interval's "6 cases" say.
+    const qa = await runCli(["runs", "--limit", "1", "--eval", "qa"], project.dir);
+    expect(qa.stdout).toMatch(/ finished +6 +33\.3% \[[\d.]+%, [\d.]+%\] n=18 \(6 cases\)/);
+  });
+});

@@ -80,10 +80,8 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
     // With --eval, the eval's own figures (a finished run's summary), not the whole run's.
     const own =
       args.evalId !== undefined ? row.perEval.find((e) => e.evalId === args.evalId) : undefined;
-    // And its own attempts beside them (the whole run's, as the figures, before its summaries).
-    const cases = own
-      ? (run.summaries?.find((s) => s.evalId === args.evalId)?.cases ?? row.cases)
-      : row.cases;
+    // And its own cases beside them (the whole run's, as the figures, before its summaries).
+    const cases = own ? evalCases(run, own.evalId, row.cases) : row.cases;
     const figures = own ?? {
       passRate: row.passRate,
       passRateInterval: row.passRateInterval,
@@ -120,6 +118,17 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+/**
+ * An eval's cases, as its reports count them: with trials, the cases its trials are of (those
+ * with a judged trial, as the console's trials line and the interval's "over N cases" say), not
+ * its attempts, which its summary's `cases` counts; `otherwise` before the run has summaries.
+ */
+function evalCases(run: StoredRun, evalId: string, otherwise: number): number {
+  const summary = run.summaries?.find((s) => s.evalId === evalId);
+  if (!summary) return otherwise;
+  return summary.trials ? summary.trials.cases : summary.cases;
+}
 
 /** A mean score as the reports give it: "≥ 0.500" when partial scores (a lower bound) are in it. */
 function meanCell(mean: number | null, partial: number): string {
