@@ -238,6 +238,30 @@ describe("consoleReporter", () => {
     expect(text).toContain("  trials: 1 case × 2 judged, 1 skipped · pass@1 100% ·");
   });
 
+  it("gives an eval whose every trial was skipped a trials line without empty reducers", async () => {
+    const file = join(tempDir(), "all-skipped.txt");
+    const fd = openSync(file, "w");
+    const reporter = consoleReporter({ fd, color: false });
+    reporter.onEvalStart?.({ evalId: "later", style: "score", trials: 3 });
+    const fold = new EvalAccumulator("later", "score", 3);
+    for (const trial of [0, 1, 2]) {
+      const made = record({
+        evalId: "later",
+        caseId: "default",
+        trial,
+        verdict: "skipped",
+        score: { state: "unavailable", earned: 0, max: 0, reasons: [] },
+      });
+      reporter.onCaseFinished?.(made);
+      fold.add(made);
+    }
+    reporter.onEvalFinished?.(fold.finish(1));
+    await reporter.onRunFinished?.(runSummary());
+    closeSync(fd);
+    const text = readFileSync(file, "utf8");
+    expect(text).toContain("  trials: 0 cases × 0 judged, 3 skipped · no flaky case\n");
+  });
+
   it("says how many trials the stop cut off, and leaves them out of pass@k", async () => {
     const file = join(tempDir(), "cut.txt");
     const fd = openSync(file, "w");

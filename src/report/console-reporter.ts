@@ -219,7 +219,8 @@ function trialLines(t: TrialSummary, c: Palette, maxFlaky: number): string[] {
     t.flaky.count > 0 ? c.yellow(` · ${plural(t.flaky.count, "flaky case")}`) : " · no flaky case";
   const lines = [
     c.dim(
-      `  trials: ${plural(t.cases, "case")} × ${n}${judged} · ${reducers.join(" · ")}${score}`,
+      // No judged case (every trial skipped) has no reducer to show.
+      `  trials: ${plural(t.cases, "case")} × ${n}${judged}${reducers.map((r) => ` · ${r}`).join("")}${score}`,
     ) + flaky,
   ];
   const shown = t.flaky.cases.slice(0, maxFlaky);
