@@ -254,11 +254,12 @@ function preview(value: unknown): string | null {
 /**
  * Per-eval figures: from the summaries of a finished run; for a run without them (still running,
  * or stopped: crashed, killed), folded from its stored attempts, as `show` does, so a live run's
- * mean score is there as it fills in.
+ * mean score is there as it fills in; the run's own figures then come from those summaries too.
  */
 export async function runDetail(store: Store, run: StoredRun): Promise<RunDetail> {
   const summaries = new Map((run.summaries ?? []).map((s) => [s.evalId, s]));
-  if (run.evals.some((e) => !summaries.has(e.evalId)))
+  const folding = run.evals.some((e) => !summaries.has(e.evalId));
+  if (folding)
     for (const s of await foldedSummaries(store, run))
       if (!summaries.has(s.evalId)) summaries.set(s.evalId, s);
   const evals: EvalView[] = [];
@@ -268,7 +269,26 @@ export async function runDetail(store: Store, run: StoredRun): Promise<RunDetail
     for (const record of sample.items) for (const j of record.judgments) labels.add(j.label);
     evals.push(fromSummary(summaries.get(evalId)!));
   }
-  return { run: runRow(run), manifest: run, evals, labels: [...labels].sort() };
+  return {
+    run: headerRow(run, folding ? summaries : undefined),
+    manifest: run,
+    evals,
+    labels: [...labels].sort(),
+  };
+}
+
+/**
+ * The run's line for its page: with the summaries folded from its attempts (a run without its
+ * own), its figures from them, as `show` folds them: the pass rate's interval over the cases with
+ * a judged trial and from their per-case counts (where the Runs list, which folds nothing, has the
+ * cautious one its stored counts allow), and how many of its scores were partial.
+ */
+function headerRow(run: StoredRun, folded: Map<string, EvalSummary> | undefined): RunRow {
+  const row = runRow(run);
+  if (!folded) return row;
+  const exact = runRow({ ...run, summaries: run.evals.map((e) => folded.get(e.evalId)!) });
+  const { passRateInterval, passRateCases, meanScoreCases, partialAttempts } = exact;
+  return { ...row, passRateInterval, passRateCases, meanScoreCases, partialAttempts };
 }
 
 /** The per-eval summaries of a run's stored attempts, folded in one pass. */

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLlmServer, fake, startFakeLlmServer } from "../support/fake-llm-server.js";
-import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { type FixtureProject, makeProject, runCli, startCli } from "../support/project.js";
 import { disagreements, liveSurfaces, type Reading, storedSurfaces } from "./surfaces.js";
 
 // Every surface that reports a run gives the same figures for it: the live console, JSON, NDJSON,
@@ -120,7 +120,10 @@ const judgeEnv = () => ({
   ANTHROPIC_API_KEY: "",
 });
 
-/** A run with every reporter: its live surfaces, by name. */
+/**
+ * A run named `name` (a continuation keeps its run's name: `name` then names only its report
+ * files) with every reporter: its live surfaces, by name.
+ */
 async function reportedRun(
   dir: string,
   name: string,
@@ -131,8 +134,7 @@ async function reportedRun(
   const run = await runCli(
     [
       "run",
-      "--name",
-      name,
+      ...(args.includes("--resume") || args.includes("--retry-errors") ? [] : ["--name", name]),
       "--reporter",
       "console",
       "--reporter",
@@ -227,5 +229,127 @@ describe("trials with flaky cases, every surface (real CLI)", { timeout: 120_000
     // qa: 18 attempts of 6 cases, as the console's trials line and the interval's "6 cases" say.
     const qa = await runCli(["runs", "--limit", "1", "--eval", "qa"], project.dir);
     expect(qa.stdout).toMatch(/ finished +6 +33\.3% \[[\d.]+%, [\d.]+%\] n=18 \(6 cases\)/);
+  });
+});
+
+/** Ten cases, slow when SLOW_MS says so; s5 errors while S5_ERRORS is set, s6 fails its trial 2. */
+const slowSource = `import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const same = createScorer<string, string>({
+  name: "same",
+  score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }),
+});
+const half = createScorer<string, string>({
+  name: "half",
+  score: ({ output }) => ({ score: output.endsWith("1") ? 0.5 : 1 }),
+});
+export const slow = defineSuite<string, string>({
+  id: "slow",
+  cases: Array.from({ length: 10 }, (_, i) => ({
+    id: "s" + i,
+    input: "s" + i,
+    expected: i % 4 === 3 ? "x" : "s" + i,
+  })),
+  target: async (input, { trial }) => {
+    const ms = Number(process.env.SLOW_MS ?? 0);
+    if (ms) await new Promise((r) => setTimeout(r, ms));
+    if (process.env.MARK) process.stderr.write("DONE " + input + "\\n");
+    if (input === "s5" && process.env.S5_ERRORS) throw new Error("s5 flaked");
+    if (input === "s6" && trial === 1) return "flaky";
+    return input;
+  },
+  scorers: [same, half],
+  gates: ["same"],
+});
+`;
+
+/** A continuation's console report without the notes on stderr that say what it continues. */
+const reportOnly = (stderr: string) => stderr.replace(/^niceeval: .*\n/gm, "");
+
+/** Surfaces by name, those named only. */
+const only = (readings: Record<string, Reading>, names: readonly string[]) =>
+  Object.fromEntries(names.map((name) => [name, readings[name]!]));
+
+describe("a run killed halfway, resumed, retried (real CLI)", { timeout: 120_000 }, () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({
+      "evals/mixed.eval.ts": evalSource,
+      "evals/slow.eval.ts": slowSource,
+    });
+  });
+  afterAll(() => project.cleanup());
+
+  it("agrees while crashed, and after --resume and --retry-errors", async () => {
+    const env = { ...judgeEnv(), SLOW_MS: "60", S5_ERRORS: "1", MARK: "1" };
+    const args = ["run", "--name", "killed", "--trials", "3", "--concurrency", "1"];
+    const killed = await startCli(
+      args,
+      project.dir,
+      (stderr, child) => {
+        if (stderr.includes("DONE s3")) child.kill("SIGKILL");
+      },
+      env,
+    ).ended;
+    expect(killed.signal).toBe("SIGKILL");
+    // Crashed: no summaries. Its page, as `show`, folds its attempts (every skipped trial of
+    // "later" is no case of the interval); the list gives what its stored counts allow.
+    const crashed = await storedSurfaces(project.dir, "killed", { browser: true });
+    const folded = only(crashed, ["show", "view /api/runs/:run", "view page"]);
+    expect(folded.show!.evals.later).toMatchObject({ skipped: "3", passed: "0" });
+    expect(folded.show!.evals.slow).toBeDefined();
+    expect(disagreements(folded)).toEqual([]);
+    expect(disagreements(only(crashed, ["runs", "view /api/runs"]))).toEqual([]);
+
+    const resumed = await reportedRun(project.dir, "resumed", ["--resume", "killed"], {
+      S5_ERRORS: "1",
+    });
+    expect(resumed.console).toContain("resuming run");
+    expect(resumed.surfaces.json!.evals.slow).toMatchObject({ attempts: "30", errored: "3" });
+    const afterResume = await storedSurfaces(project.dir, "killed");
+    expect(disagreements({ ...resumed.surfaces, ...afterResume })).toEqual([]);
+    expect(await shownReport(project.dir, "killed")).toBe(reportOnly(resumed.console));
+
+    const retried = await reportedRun(project.dir, "retried", ["--retry-errors", "killed"]);
+    expect(retried.surfaces.json!.evals.slow).toMatchObject({ attempts: "30", errored: "0" });
+    const afterRetry = await storedSurfaces(project.dir, "killed");
+    expect(disagreements({ ...retried.surfaces, ...afterRetry })).toEqual([]);
+    expect(await shownReport(project.dir, "killed")).toBe(reportOnly(retried.console));
+  });
+});
+
+describe("shards merged (real CLI)", { timeout: 120_000 }, () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({
+      "evals/mixed.eval.ts": evalSource,
+      "evals/slow.eval.ts": slowSource,
+    });
+  });
+  afterAll(() => project.cleanup());
+
+  it("gives the merged run the figures of the same run unsharded", async () => {
+    const env = { FLAKY: "1" };
+    const whole = await reportedRun(project.dir, "whole", ["--trials", "3"], env);
+    for (const shard of ["1/2", "2/2"]) {
+      const name = `part-${shard[0]}`;
+      const run = await runCli(
+        ["run", "--name", name, "--trials", "3", "--shard", shard],
+        project.dir,
+        {
+          ...judgeEnv(),
+          ...env,
+        },
+      );
+      expect(run.stdout).toContain(`Summary of shard ${shard}`);
+    }
+    const merged = await runCli(["merge", "part-1", "part-2", "--name", "merged"], project.dir);
+    expect(merged.code, merged.stderr).toBe(0);
+    const stored = await storedSurfaces(project.dir, "merged", { browser: true });
+    expect(disagreements({ ...whole.surfaces, ...stored })).toEqual([]);
+    const compared = JSON.parse(
+      (await runCli(["compare", "whole", "merged", "--json"], project.dir)).stdout,
+    );
+    expect(compared.overall.transitions).toMatchObject({ unchanged: 6 + 3 + 2 + 1 + 1 + 1 + 10 });
   });
 });

@@ -70,17 +70,18 @@ export function runCli(
 }
 
 /**
- * Start the built CLI in `cwd` (stdin ignored), collecting its output; `onStderr` sees all of
- * stderr so far each time it grows. Resolves with how it ended, and the signal that killed it.
+ * Start the built CLI in `cwd` (stdin ignored, `env` added to the environment), collecting its
+ * output; `onStderr` sees all of stderr so far each time it grows. Resolves with how it ended, and the signal that killed it.
  */
 export function startCli(
   args: readonly string[],
   cwd: string,
   onStderr: (stderr: string, child: ChildProcess) => void = () => {},
+  env: Record<string, string> = {},
 ): { child: ChildProcess; ended: Promise<CliRun & { signal: NodeJS.Signals | null }> } {
   const child = spawn(process.execPath, [cliPath, ...args], {
     cwd,
-    env: { ...process.env, CI: "true", NO_COLOR: "1" },
+    env: { ...process.env, CI: "true", NO_COLOR: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const ended = new Promise<CliRun & { signal: NodeJS.Signals | null }>((resolve, reject) => {
