@@ -683,6 +683,35 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         expect(error.code).toBe("RUN_NOT_FOUND");
       });
 
+      it("keeps how long a run took as its report said, a continuation's own, and none unsaid", async () => {
+        await store.beginRun(manifest("timed"));
+        await store.finishRun("timed", {
+          status: "interrupted",
+          endedAt: at(9),
+          elapsedMs: 164.5,
+          summaries: [],
+        });
+        expect((await store.getRun("timed"))?.elapsedMs).toBe(164.5);
+        // Continued, the run is timed anew: nothing while it runs, then the continuation's time.
+        await store.beginRun(manifest("timed"), { resume: true });
+        expect((await store.getRun("timed"))?.elapsedMs).toBeUndefined();
+        await store.finishRun("timed", {
+          status: "finished",
+          endedAt: at(10),
+          elapsedMs: 44,
+          summaries: [],
+        });
+        expect((await store.getRun("timed"))?.elapsedMs).toBe(44);
+        // An end that does not say (a merge, an export cut short) leaves no time of another end.
+        await store.finishRun("timed", { status: "finished", endedAt: at(11), summaries: [] });
+        expect((await store.getRun("timed"))?.elapsedMs).toBeUndefined();
+        const refused = await thrown(
+          store.finishRun("timed", { status: "finished", elapsedMs: Number.NaN, summaries: [] }),
+        );
+        expect(refused.code).toBe("USAGE");
+        expect(refused.message).toContain("finishRun: end.elapsedMs");
+      });
+
       it("refuses a second run with the same id", async () => {
         await store.beginRun(manifest("dup"));
         expect((await thrown(store.beginRun(manifest("dup")))).code).toBe("RUN_EXISTS");
