@@ -122,7 +122,7 @@ function intervalCell(d: ScoreComparison | null): string {
   if (d.interval) return `${range(d.interval, signed)} ${d.method}`;
   if (d.noInterval === "too-few") return `none (too few ${d.tooFew!.unit}s)`;
   if (d.noInterval === "few-changed")
-    return `none (only ${plural(d.fewChanged!.units, d.fewChanged!.unit)} changed)`;
+    return `none (only ${plural(d.fewChanged!.units, d.fewChanged!.unit)} ${d.fewChanged!.counts === "disagreeing" ? "with trials that disagree" : "changed"})`;
   if (d.noInterval === "equal-differences")
     return d.clusters === null
       ? `none (${d.n} equal differences)`

@@ -28,9 +28,19 @@ export const equalDifferencesText = (d: { n: number; clusters: number | null }):
     ? `the ${d.n} paired differences are all equal`
     : `the mean differences of the ${d.clusters} clusters are all equal`;
 
-/** That too few units changed for the test: "only 5 paired cases changed, …(6 needed)". */
-export const fewChangedText = (f: TooFewToDetect): string =>
-  `only ${plural(f.units, f.unit === "case" ? "paired case" : "cluster")} changed, too few to show a regression at alpha = ${alphaText(f.alpha)} (${f.needed} needed)`;
+/**
+ * That too few units changed for the test: "only 5 paired cases changed, …(6 needed)"; with the
+ * permutation test of trials, too few cases whose trials disagree, the only ones it can move
+ * ("only 2 paired cases have trials that disagree, …"), which need not have changed at all.
+ */
+export const fewChangedText = (f: TooFewToDetect): string => {
+  const units = plural(f.units, f.unit === "case" ? "paired case" : "cluster");
+  const what =
+    f.counts === "disagreeing"
+      ? `${units} ${f.units === 1 ? "has" : "have"} trials that disagree`
+      : `${units} changed`;
+  return `only ${what}, too few to show a regression at alpha = ${alphaText(f.alpha)} (${f.needed} needed)`;
+};
 
 /** Why a difference shows no interval, in words: a too-few note, or that its units agree. */
 export function noIntervalText(

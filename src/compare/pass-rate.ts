@@ -206,7 +206,14 @@ export function permutationFewChanged(
 ): TooFewToDetect | null {
   if (test.mixed === 0 || test.smallestP < alpha) return null;
   const needed = Math.max(test.needed, test.mixed + 1);
-  return { unit: "case", units: test.mixed, alpha, smallestP: test.smallestP, needed };
+  return {
+    unit: "case",
+    units: test.mixed,
+    alpha,
+    smallestP: test.smallestP,
+    needed,
+    counts: "disagreeing",
+  };
 }
 
 const emptyRange = (): TrialRange => ({ min: Number.POSITIVE_INFINITY, max: 0 });

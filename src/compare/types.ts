@@ -256,6 +256,13 @@ export interface TooFewToDetect {
   smallestP: number;
   /** Fewest units with which it could fall below alpha. */
   needed: number;
+  /**
+   * What `units` counts in a `fewChanged`: cases that changed (McNemar's discordant cases, the
+   * sign-flip test's differing units), or, with the permutation test of trials, `"disagreeing"`:
+   * the cases whose trials disagree (passing and failing, or scores that differ), the only ones
+   * its draws can move, whether or not they changed between the runs.
+   */
+  counts?: "changed" | "disagreeing" | undefined;
 }
 
 /** Statistics of a set of paired cases: one eval, or all of them. */

@@ -3,7 +3,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLlmServer, fake, startFakeLlmServer } from "../support/fake-llm-server.js";
 import { type FixtureProject, makeProject, runCli, startCli } from "../support/project.js";
-import { disagreements, liveSurfaces, type Reading, storedSurfaces } from "./surfaces.js";
+import {
+  disagreements,
+  liveSurfaces,
+  type Reading,
+  readPageText,
+  storedSurfaces,
+} from "./surfaces.js";
 
 // Every surface that reports a run gives the same figures for it: the live console, JSON, NDJSON,
 // JUnit and Markdown reports, `show`, `runs --json`, the viewer's API and pages, the HTML export.
@@ -229,6 +235,40 @@ describe("trials with flaky cases, every surface (real CLI)", { timeout: 120_000
     // qa: 18 attempts of 6 cases, as the console's trials line and the interval's "6 cases" say.
     const qa = await runCli(["runs", "--limit", "1", "--eval", "qa"], project.dir);
     expect(qa.stdout).toMatch(/ finished +6 +33\.3% \[[\d.]+%, [\d.]+%\] n=18 \(6 cases\)/);
+  });
+});
+
+describe("two runs of flaky trials compared (real CLI, Chromium)", { timeout: 120_000 }, () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/mixed.eval.ts": evalSource });
+  });
+  afterAll(() => project.cleanup());
+
+  it("does not say cases changed where none did, on the comparison page", async () => {
+    for (const name of ["base", "head"])
+      await runCli(["run", "--name", name, "--trials", "3"], project.dir, {
+        ...judgeEnv(),
+        FLAKY: "1",
+      });
+    const compared = await runCli(["compare", "base", "head", "--json"], project.dir);
+    const json = JSON.parse(compared.stdout);
+    // Nothing changed: every case as it was, the flaky ones flaky alike.
+    expect(json.overall.transitions).toMatchObject({ unchanged: 14, passToFail: 0 });
+    expect(json.overall.passRate.permutationTest).toMatchObject({ mixed: 2 });
+    const file = join(project.dir, "compared.html");
+    const exported = await runCli(
+      ["export", "head", "--html", file, "--baseline", "base"],
+      project.dir,
+    );
+    expect(exported.code, exported.stderr).toBe(0);
+    const page = await readPageText(`file://${file}`, "paired cases");
+    expect(page).toContain("14 paired cases · 0 pass→fail");
+    // The permutation test can move only the cases whose trials disagree: that is what it counts.
+    expect(page).not.toMatch(/only \d+ paired cases? changed/);
+    expect(page).toContain(
+      "only 2 paired cases have trials that disagree, too few to show a regression",
+    );
   });
 });
 

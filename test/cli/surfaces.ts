@@ -493,6 +493,20 @@ export async function readRunPage(url: string): Promise<RunPageText> {
   }
 }
 
+/** The text of a page of the web app once it shows `ready` (a page's own words). */
+export async function readPageText(url: string, ready: string): Promise<string> {
+  const browser = await launchChromium();
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(url);
+    await page.getByText(ready).first().waitFor({ state: "attached", timeout: 20_000 });
+    // biome-ignore lint/performance/useDomNodeTextContent: the text as shown, a block a line
+    return await page.innerText("body");
+  } finally {
+    await browser.close();
+  }
+}
+
 /** `niceeval view` as a child process: its URL (with the token) once it printed it. */
 export async function startView(
   cwd: string,
