@@ -73,6 +73,16 @@ describe("unmetGates", () => {
     ]);
   });
 
+  it("says a stopped eval's mean over partial scores is a lower bound, as when it is checked", () => {
+    const partial = { cases: 3, passed: 3, meanScore: 0.5, scoredCases: 3, partialCases: 2 };
+    const [checked] = unmetGates([summary(partial)], { minScore: 0.7 });
+    expect(checked?.message).toContain("(a lower bound: some scores are partial)");
+    const stopped = evalGates([summary({ ...partial, interrupted: 0 })], { minScore: 0.7 }, true);
+    expect(stopped.unmet[0]?.message).toBe(
+      'eval "qa": --min-score 0.7 not checked: the run was stopped, and its mean score 0.500 (n=3) (a lower bound: some scores are partial) is of the attempts judged before the stop, not of its cases; run it again to its end to check it',
+    );
+  });
+
   it("lists both gates of a stopped eval whose every attempt was cut off, saying none was judged", () => {
     // Both attempts cut off: no pass rate, no mean score, and neither gate may go unlisted.
     const allCut = summary({

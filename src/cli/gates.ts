@@ -119,13 +119,17 @@ function stoppedFigure(s: EvalSummary, flag: string): string {
     return `its pass rate ${rate.toFixed(1)}% (${s.passed}/${judged}${cut ? `; ${cut} left out` : ""}) ${of}`;
   }
   if (s.meanScore !== null) {
-    return `its mean score ${s.meanScore.toFixed(3)} (n=${s.scoredCases}) ${of}`;
+    return `its mean score ${s.meanScore.toFixed(3)} (n=${s.scoredCases})${lowerBound(s)} ${of}`;
   }
   if (judged === 0) {
     return `no attempt of it was judged before the stop${cut ? ` (${cut})` : ""}, so it has no mean score`;
   }
   return "no attempt of it judged before the stop has a score, so it has no mean score";
 }
+
+/** What a mean over partial scores is, said beside it as the reports mark it (≥). */
+const lowerBound = (s: EvalSummary): string =>
+  s.partialCases > 0 ? " (a lower bound: some scores are partial)" : "";
 
 /** An eval of a run that ended: its pass rate and mean score against the thresholds. */
 function figureGates(s: EvalSummary, gates: RunGates): EvalChecks {
@@ -149,10 +153,9 @@ function figureGates(s: EvalSummary, gates: RunGates): EvalChecks {
         why: `no attempt has a score, so --min-score ${gates.minScore} cannot be met`,
       });
     } else if (below(s.meanScore, gates.minScore)) {
-      const bound = s.partialCases > 0 ? " (a lower bound: some scores are partial)" : "";
       checks.unmet.push({
         flag: "--min-score",
-        why: `mean score ${shownBelow(s.meanScore, gates.minScore, 3)} (n=${s.scoredCases})${bound} is below --min-score ${gates.minScore}`,
+        why: `mean score ${shownBelow(s.meanScore, gates.minScore, 3)} (n=${s.scoredCases})${lowerBound(s)} is below --min-score ${gates.minScore}`,
       });
     }
   }
