@@ -1,9 +1,9 @@
 // The web app's numbers read as the CLI's: the same rounding for the same mean.
 import { describe, expect, it } from "vitest";
 import { formatMean, meanScoreFigure } from "../../src/report/figures.js";
-import { formatNumber } from "../../src/report/format.js";
+import { formatMs, formatNumber } from "../../src/report/format.js";
 import type { EvalSummary } from "../../src/runner/events.js";
-import { meanText, num, sizeText } from "../../viewer-app/src/numbers.js";
+import { meanText, msNumber, num, sizeText } from "../../viewer-app/src/numbers.js";
 
 describe("the viewer's numbers", () => {
   it("round as the CLI's reports do (0.6625 is 0.663 in both)", () => {
@@ -30,5 +30,12 @@ describe("the viewer's numbers", () => {
     expect(sizeText(2, 1)).toBe("n=2 (1 case)");
     expect(sizeText(14, null)).toBe("n=14");
     expect(sizeText(14, 14)).toBe("n=14");
+  });
+
+  it("give an attempt's time in ms as the CLI's reports round it (0.19 ms is not 0)", () => {
+    for (const ms of [0, 0.004, 0.19, 0.5, 0.994, 1, 1.5, 96.4, 999.4])
+      expect(`${msNumber(ms)} ms`).toBe(formatMs(ms));
+    expect(msNumber(0.19)).toBe("0.19");
+    expect(msNumber(20_004.6)).toBe("20005");
   });
 });

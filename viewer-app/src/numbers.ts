@@ -26,3 +26,10 @@ export const meanText = (
  */
 export const sizeText = (n: number, cases: number | null | undefined): string =>
   `n=${n}${cases !== null && cases !== undefined && cases < n ? ` (${plural(cases, "case")})` : ""}`;
+
+/**
+ * An attempt's time in milliseconds as the CLI's reports round it (`formatMs` under a second):
+ * hundredths under 1 ms, whole milliseconds above, so a 0.19 ms attempt is not shown as 0.
+ */
+export const msNumber = (ms: number): string =>
+  String(ms < 1 ? Math.round(ms * 100) / 100 : Math.round(ms));

@@ -1,6 +1,6 @@
 import type { AttemptRecord, Judgment, Trace } from "../../../src/eval/record.js";
 import { plural } from "../../../src/plural.js";
-import { judgeCostText, judgeTokensText } from "../../../src/report/format.js";
+import { formatMs, judgeCostText, judgeTokensText } from "../../../src/report/format.js";
 import { shownId } from "../../../src/report/shown-id.js";
 import { get } from "../data.js";
 import { badge, enc, fail, fill, h, notice, num, scoreText, section, seg } from "../dom.js";
@@ -53,7 +53,7 @@ export function casePage(root: HTMLElement, r: Route): PageHandle {
           h("div", {}, `trial ${(t.trial ?? 0) + 1}`),
           badge(t.verdict),
           h("div", { class: "num" }, scoreText(t.score)),
-          h("div", { class: "muted small" }, `${t.elapsedMs.toFixed(0)} ms`),
+          h("div", { class: "muted small" }, formatMs(t.elapsedMs)),
           h(
             "div",
             { class: "out small" },

@@ -2,6 +2,7 @@ import { shownId } from "../../../src/report/shown-id.js";
 import type { AttemptRow, RowPage } from "../../../src/viewer/api.js";
 import { PAGE } from "../data.js";
 import { badge, fail, fill, h, scoreText } from "../dom.js";
+import { msNumber } from "../numbers.js";
 import { caseHash } from "../router.js";
 
 const ROW = 28;
@@ -95,7 +96,7 @@ export function virtualTable(
       h("span", { class: "num" }, String(row.trial + 1)),
       h("span", {}, badge(row.verdict)),
       h("span", { class: "num" }, scoreText(row.score)),
-      h("span", { class: "num" }, row.elapsedMs.toFixed(0)),
+      h("span", { class: "num" }, msNumber(row.elapsedMs)),
       h("span", { class: "why" }, row.why ?? ""),
       h("span", { class: "out" }, row.output ?? ""),
     );
