@@ -3,13 +3,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLlmServer, fake, startFakeLlmServer } from "../support/fake-llm-server.js";
 import { type FixtureProject, makeProject, runCli, startCli } from "../support/project.js";
-import {
-  disagreements,
-  liveSurfaces,
-  type Reading,
-  readPageText,
-  storedSurfaces,
-} from "./surfaces.js";
+import { disagreements, type Reading } from "./surface-figures.js";
+import { liveSurfaces, readPageText, storedSurfaces } from "./surfaces.js";
 
 // Every surface that reports a run gives the same figures for it: the live console, JSON, NDJSON,
 // JUnit and Markdown reports, `show`, `runs --json`, the viewer's API and pages, the HTML export.
