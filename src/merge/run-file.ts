@@ -145,6 +145,13 @@ export async function openRunFile(file: string, shown = file): Promise<RunFileRe
             line,
             `says the run has ${rest.attempts} attempts, but ${count} came before it`,
           );
+        const took = rest.elapsedMs;
+        if (took !== undefined && !(typeof took === "number" && took >= 0 && took < Infinity))
+          throw invalidLine(
+            shown,
+            line,
+            `has elapsedMs ${JSON.stringify(took)}; a run's time is a finite number of milliseconds from 0. Nothing of this file is stored: export the run again with \`niceeval export <run> --ndjson <file>\``,
+          );
         end = { ...rest, summaries: Array.isArray(rest.summaries) ? rest.summaries : [] };
       } else {
         throw invalidLine(shown, line, `has an unknown type ${JSON.stringify(value.type)}`);

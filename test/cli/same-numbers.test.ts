@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLlmServer, fake, startFakeLlmServer } from "../support/fake-llm-server.js";
@@ -189,9 +189,9 @@ describe("one run, every surface (real CLI, store, viewer and Chromium)", {
   });
 
   it("shows a stored run as the live report showed it, its time included", async () => {
-    const live = await readFile(join(project.dir, "mixed.json"), "utf8");
-    expect(JSON.parse(live).summary.elapsedMs).toBeGreaterThan(0);
     const again = await reportedRun(project.dir, "again");
+    const live = await readFile(join(project.dir, "again.json"), "utf8");
+    expect(JSON.parse(live).summary.elapsedMs).toBeGreaterThan(0);
     expect(again.console).toMatch(/\n {2}time: [\d.]+ m?s\n/);
     expect(await shownReport(project.dir, "again")).toBe(again.console);
     // Exported and imported into another store, the run still says the time it took.
@@ -202,6 +202,23 @@ describe("one run, every surface (real CLI, store, viewer and Chromium)", {
     expect((await runCli(["import", "again.ndjson", ...copy], project.dir)).code).toBe(0);
     const imported = await runCli(["show", "again", ...copy], project.dir);
     expect(imported.stdout.replace(/^niceeval show: run .*\n/, "")).toBe(again.console);
+    // A time no run has, edited into the export, is refused before anything is stored.
+    const lines = (await readFile(join(project.dir, "again.ndjson"), "utf8")).trimEnd().split("\n");
+    const end = JSON.parse(lines.at(-1)!);
+    await writeFile(
+      join(project.dir, "edited.ndjson"),
+      `${[...lines.slice(0, -1), JSON.stringify({ ...end, elapsedMs: -5 })].join("\n")}\n`,
+    );
+    const refused = await runCli(
+      ["import", "edited.ndjson", "--store", "other.sqlite"],
+      project.dir,
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `edited.ndjson: line ${lines.length} has elapsedMs -5; a run's time is a finite number of milliseconds from 0`,
+    );
+    const none = await runCli(["runs", "--json", "--store", "other.sqlite"], project.dir);
+    expect(JSON.parse(none.stdout)).toEqual([]);
   });
 });
 
