@@ -76,10 +76,15 @@ export async function startView(
   return {
     url,
     child,
+    // SIGTERM, then SIGKILL if it has not ended 5 s later: no viewer outlives its test.
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const kill = setTimeout(() => child.kill("SIGKILL"), 5_000);
+        child.once("exit", () => {
+          clearTimeout(kill);
+          resolve();
+        });
         child.kill("SIGTERM");
       }),
   };
