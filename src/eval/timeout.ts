@@ -235,10 +235,12 @@ export class Deadline {
   /**
    * `work`'s result, or `onTimeout()`'s (which may throw) when the limit passes first, or passed
    * while the attempt held the thread (`work` ended past the limit, before the timer could fire:
-   * {@link Deadline.passed}).
+   * {@link Deadline.passed}). `work`'s synchronous part runs now, as it does without a limit: it
+   * is the attempt's synchronous part, where what the attempt replaces and keeps until it ends
+   * (fake timers, a fetch mock) is held for it (runner/globals.ts, holdGlobals).
    */
   race<T>(work: () => T | Promise<T>, onTimeout: () => T): Promise<T> {
-    if (this.#timer === undefined) return Promise.resolve().then(work);
+    if (this.#timer === undefined) return startedNow(work);
     if (this.#expired) return Promise.resolve().then(onTimeout);
     // Whether `work` finished before the limit, recorded in the very microtask that has its
     // value (its settle handler below comes later, behind what else was queued): a part that
@@ -249,7 +251,7 @@ export class Deadline {
       if (!late) this.passed();
       kept = late ? this.#expiring : !this.#expired;
     };
-    const settled = Promise.resolve().then(() => {
+    const settled = startedNow(() => {
       const late = this.#expired;
       const out = this.#heldBy(work);
       // Its own start held the thread past the limit: it is the one timed out.
@@ -333,6 +335,15 @@ export class Deadline {
   #answerExpired(): void {
     for (const expire of [...this.#onExpire]) expire();
     this.#onExpire.clear();
+  }
+}
+
+/** `work` called now, its value or what it throws as a promise. */
+function startedNow<T>(work: () => T | Promise<T>): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
 
