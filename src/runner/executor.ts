@@ -165,13 +165,72 @@ function guarded(
 ): AttemptRecord {
   // Scored as it came; kept (in reports, the store, the eval process's messages) within bounds.
   capRunValues(record);
-  const tampered = together(earlier, putBack(true, earlier));
+  const ended = putBack(true, earlier);
+  const tampered = together(earlier, ended);
   if (tampered === undefined) return record;
+  if (record.error) return withTampered(record, record.error, tampered, stillHeld(earlier, ended));
   const errored = crashed(runnable, spec, tamperedMessage(tampered));
   // A replaced clock may have made the attempt's own figure meaningless.
   errored.elapsedMs =
     record.elapsedMs > 0 && Number.isFinite(record.elapsedMs) ? record.elapsedMs : 0;
   return errored;
+}
+
+/**
+ * What an attempt held (the clock, timers, fetch, a capture callback: tampered.ts) and still had
+ * in place as it ended: the names, and whether the capture callback was one.
+ */
+function stillHeld(
+  earlier: Tampered | undefined,
+  ended: Tampered | undefined,
+): { globals: string[]; capture: boolean } {
+  const held = earlier?.held ?? [];
+  return {
+    globals: (ended?.globals ?? []).filter((name) => held.includes(name)),
+    capture: earlier?.holdsCapture === true && ended?.capture === true,
+  };
+}
+
+/**
+ * An attempt that ended with an error of its own (its time limit, what it threw) keeps it: that
+ * is why it ended. What it replaced is said after it; what it held and had not put back yet (cut
+ * off at its limit before the `finally` that would) is said as that, not as a mistake to fix.
+ */
+function withTampered(
+  record: AttemptRecord,
+  error: NonNullable<AttemptRecord["error"]>,
+  tampered: Tampered,
+  held: { globals: string[]; capture: boolean },
+): AttemptRecord {
+  const notes: string[] = [];
+  if (held.globals.length > 0) {
+    const one = held.globals.length === 1;
+    notes.push(
+      `it still held ${held.globals.join(", ")} as it was cut off (its code had not put ${one ? "it" : "them"} back): niceeval put the original${one ? "" : "s"} back for the attempts after it`,
+    );
+  }
+  if (held.capture)
+    notes.push(
+      "it still had its uncaught-exception capture callback installed as it was cut off: niceeval removed it for the attempts after it",
+    );
+  const rest: Tampered = {
+    globals: tampered.globals?.filter((name) => !held.globals.includes(name)),
+    listeners: tampered.listeners,
+    capture: tampered.capture && !held.capture ? true : undefined,
+  };
+  const more = tamperedMessage(rest);
+  if (more) notes.push(more);
+  if (notes.length === 0) return record;
+  const message = `${error.message}; ${notes.join("; and ")}`;
+  const was = `${error.where}: ${error.message}`;
+  return {
+    ...record,
+    score: {
+      ...record.score,
+      reasons: record.score.reasons.map((r) => (r === was ? `${error.where}: ${message}` : r)),
+    },
+    error: { ...error, message },
+  };
 }
 
 function crashedCase(runnable: RunEntry["eval"], spec: CaseSpec, error: unknown): AttemptRecord {

@@ -1,6 +1,9 @@
 // What an attempt may replace while it waits and put back before it ends (the clock and timers,
 // fetch, an uncaught-exception capture callback: runner/globals.ts, runner/capture.ts) is held by
-// it until it ends, in process, whether or not the run has a time limit.
+// it until it ends, in process, whether or not the run has a time limit; and an attempt cut off
+// at its limit while it holds one is timed out, saying so, with the original put back for the
+// attempts after it.
+import FakeTimers from "@sinonjs/fake-timers";
 import { describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import { defineSuite } from "../../src/eval/suite.js";
@@ -132,4 +135,78 @@ describe("an attempt that holds a global while others end", () => {
       expect(process.hasUncaughtExceptionCaptureCallback()).toBe(false);
     });
   }
+});
+
+describe("an attempt cut off at its time limit while it holds a global", () => {
+  /** Case "hangs" replaces a global as `install` does and never ends; "after" reports what it sees. */
+  function hangingSuite(install: () => () => void, seen: () => string) {
+    return defineSuite<string, string>({
+      id: "hanging",
+      concurrency: 1,
+      cases: [
+        { id: "hangs", input: "hangs", expected: "hangs" },
+        { id: "after", input: "after", expected: "the originals" },
+      ],
+      target: async (input) => {
+        if (input !== "hangs") return seen();
+        const uninstall = install();
+        try {
+          await new Promise(() => {});
+          return input;
+        } finally {
+          uninstall();
+        }
+      },
+      scorers: [same],
+    });
+  }
+
+  async function cutOff(suite: ReturnType<typeof hangingSuite>): Promise<AttemptRecord[]> {
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], {
+      timeoutMs: 100,
+      onRecord: (record) => records.push(record),
+    });
+    return records.sort((a, b) => a.caseId.localeCompare(b.caseId));
+  }
+
+  it("is timed out (not told to put fetch back in a finally), and the next attempt has the real fetch", async () => {
+    const real = globalThis.fetch;
+    const suite = hangingSuite(
+      () => {
+        globalThis.fetch = async () => new Response("mock");
+        return () => {
+          globalThis.fetch = real;
+        };
+      },
+      () => (globalThis.fetch === real ? "the originals" : "the mock"),
+    );
+    const [after, hangs] = await cutOff(suite);
+    expect(after?.verdict).toBe("passed");
+    expect(hangs?.verdict).toBe("errored");
+    expect(hangs?.error?.where).toBe('target of case "hangs" in eval "hanging"');
+    expect(hangs?.error?.message).toMatch(/^the target timed out after 100 ms/);
+    expect(hangs?.error?.message).toContain(
+      "it still held fetch as it was cut off (its code had not put it back): niceeval put the original back for the attempts after it",
+    );
+    expect(hangs?.error?.message).not.toContain("in a `finally`");
+    expect(globalThis.fetch).toBe(real);
+  });
+
+  it("is timed out with fake timers installed, and the next attempt has the real clock", async () => {
+    const realTimeout = globalThis.setTimeout;
+    const suite = hangingSuite(
+      () => {
+        const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+        return () => clock.uninstall();
+      },
+      () =>
+        globalThis.setTimeout === realTimeout && Date.now() > 1_000_000 ? "the originals" : "fakes",
+    );
+    const [after, hangs] = await cutOff(suite);
+    expect(after?.verdict).toBe("passed");
+    expect(hangs?.error?.message).toMatch(/^the target timed out after 100 ms/);
+    expect(hangs?.error?.message).toContain("it still held setTimeout, Date as it was cut off");
+    expect(hangs?.error?.message).not.toContain("Fake timers must be uninstalled");
+  });
 });
