@@ -1,4 +1,4 @@
-import { runReading } from "../runner/globals.js";
+import { runInProgress, runReading } from "../runner/globals.js";
 
 /** The fetch there was as a Vitest face last registered its tests (see {@link holdHostFetch}). */
 let registered: typeof fetch | undefined;
@@ -11,8 +11,12 @@ let registered: typeof fetch | undefined;
  * run, the one a Vitest face held as it registered its tests, else the global as it is.
  */
 export function hostFetch(): typeof fetch {
-  const found = runReading("fetch");
-  if (typeof found === "function") return found as typeof fetch;
+  // Once the run ended, what it found is stale: the host may have put another fetch in place
+  // since (a test's stub for the judge it calls), as the judges' variables are read anew then.
+  if (runInProgress()) {
+    const found = runReading("fetch");
+    if (typeof found === "function") return found as typeof fetch;
+  }
   return registered ?? fetch;
 }
 
