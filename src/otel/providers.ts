@@ -5,6 +5,7 @@ import type { Tracer } from "@opentelemetry/api";
 import type { Logger } from "@opentelemetry/api-logs";
 import type { LogRecordProcessor } from "@opentelemetry/sdk-logs";
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { clearTimeout, setTimeout } from "../clock.js";
 import type { BatchSettings, Signal } from "./config.js";
 import { type Exporter, ExportTally, guardExporter } from "./guard.js";
 import { ExportQueue } from "./queue.js";

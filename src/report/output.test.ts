@@ -1,6 +1,8 @@
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import FakeTimers from "@sinonjs/fake-timers";
 import { describe, expect, it } from "vitest";
 import { LineWriter, part } from "./output.js";
 
@@ -21,6 +23,31 @@ function written(write: (out: LineWriter) => void, limit?: number): string {
 }
 
 describe("LineWriter", () => {
+  // An attempt may keep fake timers installed while it waits (runner/globals.ts, holdGlobals), and
+  // in process (--no-supervise, runEvals) the reports of the attempts that end meanwhile are
+  // written then: their lines must still go out within the delay, then and after.
+  it("writes within its delay while the global timers are faked, and after they are uninstalled", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "niceeval-out-"));
+    const file = join(dir, "out.txt");
+    const fd = openSync(file, "w");
+    const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    try {
+      const out = new LineWriter(fd, 64 * 1024, 20);
+      out.line("while faked");
+      // The real clock (node:timers/promises is not faked): 10 times the delay.
+      await sleep(200);
+      expect(readFileSync(file, "utf8")).toBe("while faked\n");
+      clock.uninstall();
+      out.line("after");
+      await sleep(200);
+      expect(readFileSync(file, "utf8")).toBe("while faked\nafter\n");
+    } finally {
+      clock.uninstall();
+      closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("writes what it buffered within its delay, without waiting for the buffer to fill", async () => {
     const dir = mkdtempSync(join(tmpdir(), "niceeval-out-"));
     const file = join(dir, "out.txt");

@@ -1,3 +1,7 @@
+// The real timers: an attempt may keep fake ones installed while reports are written in its
+// process (runner/globals.ts, holdGlobals), and a fake flush timer, dropped as they are
+// uninstalled, would hold every line after it until the buffer filled or the run ended.
+import { clearTimeout, setTimeout } from "../clock.js";
 import { writeFully } from "./write-fd.js";
 
 /**

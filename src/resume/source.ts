@@ -1,3 +1,4 @@
+import { setTimeout } from "../clock.js";
 import { attemptKey, DATASET_ERROR_ID } from "../eval/ids.js";
 import type { AttemptRecord } from "../eval/record.js";
 import type { CaseSpec } from "../eval/runnable.js";
