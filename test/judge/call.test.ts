@@ -1,3 +1,4 @@
+import FakeTimers from "@sinonjs/fake-timers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { askForVerdict } from "../../src/judge/ask.js";
 import { callJudge } from "../../src/judge/call.js";
@@ -199,6 +200,37 @@ describe("dependable judge calls", () => {
       /could not be reached .*; not tried again for \d+ s \(the endpoint could not be reached by an earlier call\)$/,
     );
     expect(usage).toMatchObject({ calls: 0, retries: 0 });
+  });
+
+  // An attempt may keep a fake clock installed while others are judged (runner/globals.ts,
+  // holdGlobals): the time an endpoint stays skipped is kept on the real clock.
+  it("skips an unreachable endpoint for its 30 s, marked or asked while the global Date is fake", async () => {
+    configureJudges({ maxRetries: 1, retryBaseMs: 10 });
+    const down = openAICompatibleProvider({ baseURL: `http://127.0.0.1:${await freePort()}/v1` });
+    const faked = FakeTimers.install({ toFake: ["Date"] });
+    let first: Awaited<ReturnType<typeof callJudge>>;
+    try {
+      first = await callJudge({ provider: down, model: "m" }, request(1));
+    } finally {
+      faked.uninstall();
+    }
+    expect(!first.ok && first.reason).toMatch(/\(gave up after 2 tries\)$/);
+    const skipped =
+      /; not tried again for (\d+) s \(the endpoint could not be reached by an earlier call\)$/;
+    const second = await withJudgeLedger(() =>
+      callJudge({ provider: down, model: "m" }, request(2)),
+    );
+    expect(!second.result.ok && second.result.reason).toMatch(skipped);
+    expect(second.usage).toMatchObject({ calls: 0 });
+    const fakedAgain = FakeTimers.install({ toFake: ["Date"] });
+    try {
+      const third = await callJudge({ provider: down, model: "m" }, request(3));
+      const seconds = Number((!third.ok && third.reason.match(skipped)?.[1]) || Number.NaN);
+      expect(seconds).toBeGreaterThan(0);
+      expect(seconds).toBeLessThanOrEqual(30);
+    } finally {
+      fakedAgain.uninstall();
+    }
   });
 
   it("tries a connection dropped after the request again, and keeps calling the endpoint after", async () => {
