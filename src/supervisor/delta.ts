@@ -194,7 +194,6 @@ function applyChanges(
   return out;
 }
 
-/** Number the nodes of `value` depth first, in key order (the numbering both sides share). */
 /** Whether `value` (plain JSON) has more than `limit` nodes; stops counting past it. */
 function nodesOver(value: unknown, limit: number): boolean {
   let left = limit;
@@ -213,6 +212,7 @@ function nodesOver(value: unknown, limit: number): boolean {
   return left < 0;
 }
 
+/** Number the nodes of `value` depth first, in key order (the numbering both sides share). */
 function shapeOf(value: unknown, counter: { next: number }): Shape {
   const id = counter.next++;
   if (typeof value !== "object" || value === null) return { id, kind: "leaf", value };
