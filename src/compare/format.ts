@@ -258,13 +258,15 @@ export function formatComparison(c: Comparison): string {
     for (const e of c.evals) {
       lines.push(
         "",
-        `Eval ${e.evalId}${e.regressed.passRate || e.regressed.meanScore ? " (regressed)" : ""}:`,
+        `Eval ${shownId(e.evalId)}${e.regressed.passRate || e.regressed.meanScore ? " (regressed)" : ""}:`,
       );
       pushStats(lines, e, "  ");
     }
   }
-  if (c.addedEvals.length) lines.push(`evals only in head: ${c.addedEvals.join(", ")}`);
-  if (c.removedEvals.length) lines.push(`evals only in base: ${c.removedEvals.join(", ")}`);
+  if (c.addedEvals.length)
+    lines.push(`evals only in head: ${c.addedEvals.map(shownId).join(", ")}`);
+  if (c.removedEvals.length)
+    lines.push(`evals only in base: ${c.removedEvals.map(shownId).join(", ")}`);
   // What the runs hold (reasons, errors, names) may break a line or carry control characters: each
   // line stays one, inert, or a reason's next line would be the terminal's, or a CI runner's command.
   return lines.map((line) => oneLine(line, Number.POSITIVE_INFINITY)).join("\n");
@@ -338,7 +340,7 @@ export function formatComparisonMarkdown(c: Comparison): string {
     );
   };
   // Names as Markdown: an eval id escaped, the total in bold.
-  for (const e of c.evals) row(cell(e.evalId), e);
+  for (const e of c.evals) row(cell(shownId(e.evalId)), e);
   if (c.evals.length > 1) row("**all**", c.overall);
   if (tests) out.push("", `_${cell(tests)}._`);
   const unpaired = unpairedNote(c.overall);

@@ -17,6 +17,7 @@ import {
 import { formatJudgeUsage, formatMs, formatNumber } from "./format.js";
 import { cell } from "./markdown-cell.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
+import { shownId } from "./shown-id.js";
 import { stoppedWords } from "./stopped.js";
 
 /** Options of {@link markdownReporter}. */
@@ -122,7 +123,9 @@ export class SummaryCollector {
         "| --- | --- | --- | --- |",
       );
       for (const f of this.failures)
-        lines.push(`| ${cell(f.evalId)} | ${cell(f.name)} | ${f.verdict} | ${cell(f.reason)} |`);
+        lines.push(
+          `| ${cell(shownId(f.evalId))} | ${cell(f.name)} | ${f.verdict} | ${cell(f.reason)} |`,
+        );
       if (listed < this.problems)
         lines.push(
           "",
@@ -151,7 +154,7 @@ function evalTable(summaries: readonly EvalSummary[], counted: string): string[]
     const figures = evalFigures(s);
     const app = withApp ? ` ${cell(formatAppUsage(s.app) ?? "not reported")} |` : "";
     lines.push(
-      `| ${cell(s.evalId)} | ${s.cases} | ${s.passed} | ${s.failed} | ${s.errored} | ${s.skipped} | ${cell(ratePercent(figures.passRate))} | ${cell(meanText(figures.meanScore))} |${app}`,
+      `| ${cell(shownId(s.evalId))} | ${s.cases} | ${s.passed} | ${s.failed} | ${s.errored} | ${s.skipped} | ${cell(ratePercent(figures.passRate))} | ${cell(meanText(figures.meanScore))} |${app}`,
     );
   }
   lines.push("");

@@ -88,8 +88,8 @@ export const HOSTILE_RUNS = {
   head: { runId: "head-</script><!--run", name: "head <!-- </script> | `x`" },
 } as const;
 
-/** A temp SQLite store holding the base run, then the head run, of {@link hostileSuite}. */
-export async function hostileStore(): Promise<{
+/** A temp SQLite store holding the base run, then the head run, of {@link hostileSuite} (as `evalId`). */
+export async function hostileStore(evalId = HOSTILE_EVAL_ID): Promise<{
   store: Store;
   path: string;
   cleanup(): Promise<void>;
@@ -101,7 +101,7 @@ export async function hostileStore(): Promise<{
     await recordRun(store, {
       ...HOSTILE_RUNS[side],
       startedAt: new Date(Date.UTC(2025, 0, 1 + i)).toISOString(),
-      evals: [hostileSuite(side === "head")],
+      evals: [hostileSuite(side === "head", evalId)],
       trials: 1,
     });
   return {

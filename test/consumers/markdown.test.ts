@@ -91,3 +91,33 @@ describe("the Markdown reports, read by micromark with GFM", () => {
     expect(text).toContain("threw: a | b `c` <script>window.__hostile=1</script> <!-- x ]]> &amp;");
   });
 });
+
+describe("the Markdown reports of an eval whose id starts and ends with whitespace", () => {
+  const spaced = "  qa spaced ";
+  let markdown: string;
+  let comparison: string;
+  let dir: string;
+  beforeAll(async () => {
+    const hostile = await hostileStore(spaced);
+    comparison = formatComparisonMarkdown(
+      await compareRuns(hostile.store, HOSTILE_RUNS.base.runId, HOSTILE_RUNS.head.runId),
+    );
+    await hostile.cleanup();
+    dir = await mkdtemp(join(tmpdir(), "niceeval-markdown-"));
+    const file = join(dir, "summary.md");
+    await run([{ eval: hostileSuite(true, spaced) }], [markdownReporter(file)]);
+    markdown = readFileSync(file, "utf8");
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it("names it quoted in the summary's tables, as it names such a case", () => {
+    const [evals, failing] = tables(render(markdown));
+    expect(evals![1]![0]).toBe(JSON.stringify(spaced));
+    for (const row of failing!.slice(1)) expect(row[0]).toBe(JSON.stringify(spaced));
+  });
+
+  it("names it quoted in the comparison's table", () => {
+    const [table] = tables(render(comparison));
+    expect(table![1]![0]).toBe(JSON.stringify(spaced));
+  });
+});
