@@ -9,6 +9,7 @@ import { jsonReporter } from "./json-reporter.js";
 import {
   flakySuite,
   judgment,
+  mixedSuite,
   record,
   run,
   runSummary,
@@ -170,6 +171,26 @@ describe("consoleReporter", () => {
     expect(text).toContain("case-3 failed");
     expect(text).toContain("case-5 errored");
     expect(text).not.toMatch(/case-[1267]\b|cas-é|not today/);
+  });
+
+  it("reports each run a reused reporter is given once, and each as its own", async () => {
+    const file = join(tempDir(), "two-runs.txt");
+    const fd = openSync(file, "w");
+    const reporter = consoleReporter({ fd, color: false, verbose: false });
+    try {
+      // `run` finishes its reporters again after the engine did, as a user's code may.
+      await run([{ eval: flakySuite("first", 4) }], [reporter], { trials: 2 });
+      await run([{ eval: mixedSuite("second") }], [reporter]);
+    } finally {
+      closeSync(fd);
+    }
+    const text = readFileSync(file, "utf8");
+    const runs = text.split(/^niceeval run /m).slice(1);
+    expect(runs).toHaveLength(2);
+    for (const one of runs) expect(one.match(/^Summary$/gm)).toHaveLength(1);
+    expect(runs[0]).toMatch(/^ {2}1 eval · 8 attempts · /m);
+    // The second run ran no trials: its summary counts cases, not the first run's attempts.
+    expect(runs[1]).toMatch(/^ {2}1 eval · 4 cases · /m);
   });
 
   it("with trials, prints the intervals the JSON report gives, over cases", async () => {

@@ -68,6 +68,9 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
   let anyTrials = false;
   // Evals the shard left no case of: shown, but not counted by the summary.
   let emptyEvals = 0;
+  // The run's summary was printed: a run finished again (a caller finishing its reporters after
+  // the engine did) prints nothing more; a reporter reused for another run reports that run.
+  let finished = false;
   const inShard = options.shard ? ` in shard ${formatShard(options.shard)}` : "";
   let lastProgress = 0;
   let progressShown = false;
@@ -91,6 +94,11 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
 
   return {
     onRunStart(info) {
+      trials = undefined;
+      anyTrials = false;
+      emptyEvals = 0;
+      finished = false;
+      pendingHeader = undefined;
       out.line(
         c.bold("niceeval run") +
           c.dim(
@@ -144,6 +152,8 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
     },
     onRunFinished(summary: RunSummary) {
       clearProgress();
+      if (finished) return;
+      finished = true;
       out.line();
       const empty = emptyEvals > 0 ? ` (${emptyEvals} more with no case${inShard})` : "";
       const heading = options.shard ? `Summary of shard ${formatShard(options.shard)}` : "Summary";
