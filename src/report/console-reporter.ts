@@ -27,6 +27,7 @@ import {
 import { LineWriter, type Palette, palette } from "./output.js";
 import { RecordLines } from "./record-lines.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
+import { shownId } from "./shown-id.js";
 import { stoppedWords } from "./stopped.js";
 
 /** Options of {@link consoleReporter}. */
@@ -236,7 +237,7 @@ function trialLines(t: TrialSummary, c: Palette, maxFlaky: number): string[] {
   const shown = t.flaky.cases.slice(0, maxFlaky);
   for (const f of shown)
     lines.push(
-      `    ${c.yellow("~")} ${f.caseId} flaky: ${f.passed}/${f.trials} passed ${c.dim(`(${oneLine(f.verdicts.map((v) => verdictMark(v, c)).join(""), 60)})`)}`,
+      `    ${c.yellow("~")} ${shownId(f.caseId)} flaky: ${f.passed}/${f.trials} passed ${c.dim(`(${oneLine(f.verdicts.map((v) => verdictMark(v, c)).join(""), 60)})`)}`,
     );
   if (t.flaky.count > shown.length)
     lines.push(c.dim(`    … and ${t.flaky.count - shown.length} more flaky cases`));

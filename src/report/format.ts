@@ -7,6 +7,7 @@ import type {
 } from "../eval/record.js";
 import { roundPoints } from "../eval/summarize.js";
 import { joinWords, plural } from "../plural.js";
+import { hasActing, visible } from "../visible.js";
 import type { Palette } from "./output.js";
 
 /** A number with at most `digits` decimals, without trailing zeros. */
@@ -143,9 +144,7 @@ function unpricedModels({ models }: UnpricedJudgeUsage): string {
 /** Collapse a reason onto one line, bounded so a giant reason cannot flood the report. */
 export function oneLine(text: string, max = 400): string {
   const flat = text.includes("\n") ? text.replace(/\s*\n\s*/g, " ⏎ ") : text;
-  const shown = CONTROL.test(flat)
-    ? flat.replace(ANSI_SEQUENCE, "").replace(CONTROLS, visibleControl)
-    : flat;
+  const shown = hasActing(flat) ? visible(flat.replace(ANSI_SEQUENCE, "")) : flat;
   if (shown.length <= max) return shown;
   // Cut between characters: an emoji's first half alone is half a character, which UTF-8 cannot
   // hold (a JSON reader's string that cannot be written out again).
@@ -155,22 +154,11 @@ export function oneLine(text: string, max = 400): string {
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
-// Control characters but tab and line feed: text from the code under test must not drive the
-// terminal (an escape sequence could recolour, move the cursor or rewrite earlier lines).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: as above
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-// A colour or cursor sequence is dropped whole (its text is styling); other controls are shown.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: as above
+// A colour or cursor sequence is dropped whole (its text is styling); other controls, and
+// bidirectional ones, are shown (src/visible.ts): text from the code under test must not drive
+// the terminal nor reorder what it shows.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching ESC is the point
 const ANSI_SEQUENCE = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
-
-/** A control character as the Unicode picture of it (␛ for ESC), or U+FFFD for a C1 control. */
-function visibleControl(c: string): string {
-  const code = c.charCodeAt(0);
-  if (code < 0x20) return String.fromCharCode(0x2400 + code);
-  return code === 0x7f ? "␡" : "\ufffd";
-}
 
 /** The word a report gives an eval's kind: "suite", "score", or "pass/fail" (`adapter.defineEval`). */
 export function evalWord(info: { style: "suite" | "score"; passFail?: true }): string {

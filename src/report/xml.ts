@@ -1,3 +1,5 @@
+import { visibleBidi } from "../visible.js";
+
 // ANSI colour and cursor sequences, which reasons sometimes carry from a terminal.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching ESC is the point
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
@@ -9,9 +11,13 @@ const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
 // name made of them (a case id) still names something.
 const NOT_XML = /[^\t\n\r\u0020-\u007e\u00a0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
 
-/** Text XML 1.0 can hold: ANSI sequences and control characters dropped, other non-characters replaced. */
+/**
+ * Text XML 1.0 can hold, for a reader: ANSI sequences and control characters dropped, other
+ * non-characters replaced, bidirectional controls shown (⟨U+202E⟩), as the console and the viewer
+ * show them, so that they reorder nothing. The Markdown reports and GitHub's annotations use it too.
+ */
 export function xmlSafe(text: string): string {
-  return text.replace(ANSI, "").replace(CONTROLS, "").replace(NOT_XML, "\ufffd");
+  return visibleBidi(text.replace(ANSI, "").replace(CONTROLS, "").replace(NOT_XML, "\ufffd"));
 }
 
 /** Escape text for an element's content. */

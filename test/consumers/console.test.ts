@@ -10,6 +10,8 @@ import { formatComparison } from "../../src/compare/format.js";
 import { consoleReporter } from "../../src/report/console-reporter.js";
 import { run, tempDir } from "../../src/report/test-support/runs.js";
 import {
+  BIDI,
+  HOSTILE_BIDI_SHOWN,
   HOSTILE_EVAL_ID,
   HOSTILE_IDS,
   HOSTILE_RUNS,
@@ -17,6 +19,7 @@ import {
   hostileStore,
   hostileSuite,
   THROWN_ID,
+  UNICODE_ID_SHOWN,
 } from "./hostile.js";
 import { outputLines, workflowCommands } from "./workflow-commands.js";
 
@@ -25,6 +28,9 @@ const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 
 /** The lines of `text` that hold a control character a terminal would act on. */
 const controlled = (text: string) => text.split("\n").filter((line) => CONTROL.test(line));
+
+/** The lines of `text` that hold a bidirectional control, which would reorder what it shows. */
+const reordered = (text: string) => text.split("\n").filter((line) => BIDI.test(line));
 
 describe("text for a terminal, with hostile cases", () => {
   it("the console report keeps every case's text on its lines, inert", async () => {
@@ -39,6 +45,9 @@ describe("text for a terminal, with hostile cases", () => {
     expect(workflowCommands(text)).toEqual([]);
     expect(controlled(text)).toEqual([]);
     expect(text).toContain(`! ${JSON.stringify(HOSTILE_IDS.blank)} errored`);
+    expect(reordered(text)).toEqual([]);
+    expect(text).toContain(`! ${UNICODE_ID_SHOWN} errored`);
+    expect(text).toContain(HOSTILE_BIDI_SHOWN);
   });
 
   it("the comparison keeps each changed case's reasons and error on its lines, inert", async () => {
@@ -53,12 +62,17 @@ describe("text for a terminal, with hostile cases", () => {
     }
     expect(workflowCommands(text)).toEqual([]);
     expect(controlled(text)).toEqual([]);
+    expect(reordered(text)).toEqual([]);
+    expect(text).toContain(HOSTILE_BIDI_SHOWN);
     // Each of the five changes: its line, then one line per judgment (and the error's).
     const lines = outputLines(text);
     const changes = lines.filter((line) => line.startsWith("  became-errored "));
     expect(changes).toHaveLength(5);
     expect(changes).toContain(
       `  became-errored ${HOSTILE_EVAL_ID}/${JSON.stringify(HOSTILE_IDS.blank)}: 1/1 passed, score 1.000 → 0/1 passed`,
+    );
+    expect(changes).toContain(
+      `  became-errored ${HOSTILE_EVAL_ID}/${UNICODE_ID_SHOWN}: 1/1 passed, score 1.000 → 0/1 passed`,
     );
     const thrown = lines.findIndex((line) => line.includes(`/${THROWN_ID}: `));
     expect(lines[thrown + 1]).toMatch(

@@ -10,6 +10,8 @@ import { run, tempDir } from "../../src/report/test-support/runs.js";
 import { type FixtureProject, makeProject, runCli } from "../support/project.js";
 import { REPORT_TAGS, render, tables, tagsOf } from "./gfm.js";
 import {
+  BIDI,
+  HOSTILE_BIDI_SHOWN,
   HOSTILE_EVAL_ID,
   HOSTILE_IDS,
   HOSTILE_SCORER,
@@ -17,6 +19,7 @@ import {
   hostileSuite,
   THROWN_ID,
   THROWN_MESSAGE,
+  UNICODE_ID_SHOWN,
 } from "./hostile.js";
 import { outputLines, workflowCommands } from "./workflow-commands.js";
 
@@ -31,7 +34,7 @@ const titled = (name: string, verdict: string) => {
 const NAMED = [
   HOSTILE_IDS.punctuation,
   JSON.stringify(HOSTILE_IDS.blank),
-  HOSTILE_IDS.unicode,
+  UNICODE_ID_SHOWN,
   HOSTILE_IDS.long,
   THROWN_ID,
 ];
@@ -71,6 +74,9 @@ describe("githubReporter's workflow commands, read as the runner reads them", ()
     expect(judged).toContain(
       "a | b `c` <script>window.__hostile=1</script> <!-- x ]]> &amp; 50% ::",
     );
+    expect(output).not.toMatch(BIDI);
+    expect(judged).toContain(HOSTILE_BIDI_SHOWN);
+    expect(readFileSync(summary, "utf8")).not.toMatch(BIDI);
     expect(readFileSync(summary, "utf8")).toContain("## niceeval ❌ failed");
   });
 });

@@ -16,7 +16,7 @@ import { recordRun } from "../viewer/fixture.js";
  * email address (which GFM would make links of).
  */
 export const HOSTILE_TEXT =
-  "a | b `c` <script>window.__hostile=1</script> <!-- x ]]> &amp; 50% :: k=v, x:y\n::notice title=injected::from a text\r\nline\rcr \u2028ls\u2029ps\u0085nel \u0000nul\u0007bel\u001b[31mred\u001b[0m 👩‍👩‍👧 e\u0301 \u200f\u202egnp.exe \ud800 see https://evil.example/x?a=1, www.evil.example, me@evil.example end";
+  "a | b `c` <script>window.__hostile=1</script> <!-- x ]]> &amp; 50% :: k=v, x:y\n::notice title=injected::from a text\r\nline\rcr \u2028ls\u2029ps\u0085nel \u0000nul\u0007bel\u001b[31mred\u001b[0m 👩‍👩‍👧 e\u0301 \u200f\u202egnp.exe \u2066iso\u2069 \ud800 see https://evil.example/x?a=1, www.evil.example, me@evil.example end";
 
 /** Case ids a dataset may use (ids hold no control character): every report must still name them. */
 export const HOSTILE_IDS = {
@@ -29,6 +29,18 @@ export const HOSTILE_IDS = {
   /** A very long id. */
   long: `long-${"x".repeat(5000)}`,
 } as const;
+
+/**
+ * The bidirectional embeddings, overrides, isolates and marks, which reorder the text around them
+ * as it is displayed ("Trojan Source"): a report a person reads shows none of them raw.
+ */
+export const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+/** {@link HOSTILE_IDS}' `unicode` as a report for a reader shows it: its bidirectional marks as symbols. */
+export const UNICODE_ID_SHOWN = "👩‍👩‍👧 e\u0301 ⟨U+200F⟩⟨U+202E⟩abc";
+
+/** The bidirectional part of {@link HOSTILE_TEXT} as a report for a reader shows it. */
+export const HOSTILE_BIDI_SHOWN = "⟨U+200F⟩⟨U+202E⟩gnp.exe ⟨U+2066⟩iso⟨U+2069⟩";
 
 /** The case whose target throws an error of several lines. */
 export const THROWN_ID = "thrown";

@@ -1,13 +1,22 @@
 // The JUnit report of hostile cases, read by a real XML parser (xmllint): valid against the JUnit
 // schema, and each testcase's name and failure read back as the text the report meant.
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { junitReporter } from "../../src/report/junit-reporter.js";
 import { run, tempDir } from "../../src/report/test-support/runs.js";
 import { ensureCommand } from "../support/debian.js";
-import { HOSTILE_EVAL_ID, HOSTILE_IDS, hostileSuite, THROWN_ID } from "./hostile.js";
+import {
+  BIDI,
+  HOSTILE_BIDI_SHOWN,
+  HOSTILE_EVAL_ID,
+  HOSTILE_IDS,
+  hostileSuite,
+  THROWN_ID,
+  UNICODE_ID_SHOWN,
+} from "./hostile.js";
 
 const XSD = fileURLToPath(new URL("../fixtures/junit/junit.xsd", import.meta.url));
 
@@ -34,7 +43,7 @@ describe("the JUnit report of hostile cases, read by xmllint", () => {
     expect(names).toEqual([
       HOSTILE_IDS.punctuation,
       JSON.stringify(HOSTILE_IDS.blank),
-      HOSTILE_IDS.unicode,
+      UNICODE_ID_SHOWN,
       HOSTILE_IDS.long,
       THROWN_ID,
     ]);
@@ -43,5 +52,8 @@ describe("the JUnit report of hostile cases, read by xmllint", () => {
     expect(thrown).toContain("<script>window.__hostile=1</script> <!-- x ]]> &amp; 50%");
     const body = read("//testsuite[1]/testcase[1]/error");
     expect(body).toContain("<script>window.__hostile=1</script> <!-- x ]]> &amp; 50%");
+    // Bidirectional controls are shown as symbols, in names and text alike.
+    expect(readFileSync(file, "utf8")).not.toMatch(BIDI);
+    expect(body).toContain(HOSTILE_BIDI_SHOWN);
   });
 });

@@ -12,6 +12,8 @@ import { markdownReporter } from "../../src/report/markdown-reporter.js";
 import { run } from "../../src/report/test-support/runs.js";
 import { decode, REPORT_TAGS, render, tables, tagsOf } from "./gfm.js";
 import {
+  BIDI,
+  HOSTILE_BIDI_SHOWN,
   HOSTILE_EVAL_ID,
   HOSTILE_IDS,
   HOSTILE_RUNS,
@@ -19,6 +21,7 @@ import {
   hostileStore,
   hostileSuite,
   THROWN_ID,
+  UNICODE_ID_SHOWN,
 } from "./hostile.js";
 
 describe("the Markdown reports, read by micromark with GFM", () => {
@@ -69,6 +72,13 @@ describe("the Markdown reports, read by micromark with GFM", () => {
     expect(thrown[3]).toContain("<script>window.__hostile=1</script> <!-- x ]]> &amp; 50%");
   });
 
+  it("shows a case's bidirectional controls as symbols, which reorder nothing", () => {
+    expect(markdown).not.toMatch(BIDI);
+    const failing = tables(render(markdown))[1]!;
+    expect(failing.map((row) => row[1])).toContain(UNICODE_ID_SHOWN);
+    expect(decode(render(markdown))).toContain(HOSTILE_BIDI_SHOWN);
+  });
+
   it("names a case whose id is only whitespace", () => {
     const failing = tables(render(markdown))[1]!;
     expect(failing.map((row) => row[1])).toContain(JSON.stringify(HOSTILE_IDS.blank));
@@ -83,6 +93,7 @@ describe("the Markdown reports, read by micromark with GFM", () => {
         `${HOSTILE_EVAL_ID}/${HOSTILE_IDS.punctuation}`,
         `${HOSTILE_EVAL_ID}/${JSON.stringify(HOSTILE_IDS.blank)}`,
         `${HOSTILE_EVAL_ID}/${THROWN_ID}`,
+        `${HOSTILE_EVAL_ID}/${UNICODE_ID_SHOWN}`,
       ]),
     );
     // Each changed case's judgments, their labels and reasons as text.

@@ -1,26 +1,11 @@
 import type { Interval } from "../../src/stats/interval.js";
 import { encodeSegment } from "../../src/viewer/segment.js";
+// Control characters (ANSI escapes) and bidirectional overrides are shown, never obeyed.
+import { visible } from "../../src/visible.js";
 
 /** What `h` accepts as children: nodes, text (always as text), nothing, or lists of these. */
 export type Kid = Node | string | number | null | undefined | false | Kid[];
 type Props = Record<string, unknown>;
-
-// Control characters (ANSI escapes) and bidirectional overrides are shown, never obeyed.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
-const BIDI = /[\u200e\u200f\u202a-\u202e\u2066-\u2069\u061c]/g;
-
-/** Text with control and bidirectional characters made visible. */
-export function visible(text: string): string {
-  return text
-    .replace(CONTROL, (c) =>
-      c === "\u007f" ? "\u2421" : String.fromCharCode(0x2400 + c.charCodeAt(0)),
-    )
-    .replace(
-      BIDI,
-      (c) => `\u27e8U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}\u27e9`,
-    );
-}
 
 /**
  * An element: every string child becomes a text node (never markup); only `#…` links are kept,
