@@ -56,6 +56,18 @@ export function wellFormedJson(json: string): string {
   );
 }
 
+type WellFormedString = string & { isWellFormed(): boolean; toWellFormed(): string };
+
+/**
+ * Text that is well-formed: a lone surrogate becomes U+FFFD, as {@link wellFormedJson} writes it in
+ * JSON (SQLite would keep its three bytes of CESU-8, read back as three U+FFFD). The check is
+ * native and copies nothing.
+ */
+export function wellFormedText(text: string): string {
+  const checked = text as WellFormedString;
+  return checked.isWellFormed() ? text : checked.toWellFormed();
+}
+
 /** A plain-data copy of any value, as {@link safeStringify} writes it; never throws. */
 export const jsonSafeCopy = (value: unknown): unknown => JSON.parse(safeStringify(value));
 

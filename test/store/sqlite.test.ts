@@ -616,3 +616,80 @@ describe("SQLite store", () => {
     await store.close();
   }, 120_000);
 });
+
+describe("SQLite store, a lone surrogate in what an attempt holds", () => {
+  // Half of an emoji, as text cut inside one leaves it: the JSON reports write it as one U+FFFD.
+  const cut = "\ud83d";
+  const held: AttemptRecord = {
+    ...attempt("halves", 0, { verdict: "errored" }),
+    caseId: `case ${cut}`,
+    input: `in ${cut}`,
+    expected: { text: `ex ${cut}` },
+    metadata: { note: `\ude00 meta` },
+    // Large enough for a blob of its own.
+    output: { text: `out ${cut}`, long: `${"x".repeat(100_000)}${cut}` },
+    error: { where: "target", message: `err ${cut}` },
+    judgments: [judgment(`label ${cut}`, false, `why ${cut}`)],
+  };
+  it.each([
+    ["", false],
+    [", appending on its own thread", true],
+  ])(
+    "is kept as one U+FFFD, as the JSON reports write it, in every cell and the search text%s",
+    async (_, appendThread) => {
+      const dir = await mkdtemp(join(tmpdir(), "niceeval-store-halves-"));
+      const path = join(dir, "niceeval.sqlite");
+      try {
+        // The thread runs the built script (see openThreadStore).
+        const open = appendThread
+          ? (
+              (await import(
+                pathToFileURL(join(repoRoot, "dist/store/sqlite/index.js")).href
+              )) as typeof import("../../src/store/sqlite/index.js")
+            ).openSqliteStore
+          : openSqliteStore;
+        const store = await open(path, { appendThread });
+        await store.beginRun(manifest("halves"));
+        await store.appendAttempts("halves", [held]);
+        const read: AttemptRecord[] = [];
+        for await (const record of store.streamAttempts("halves")) read.push(record);
+        const found = await store.queryAttempts("halves", { text: "out \ufffd" });
+        await store.close();
+        expect(read).toHaveLength(1);
+        const [back] = read as [AttemptRecord];
+        expect(back.caseId).toBe("case \ufffd");
+        expect(back.input).toBe("in \ufffd");
+        expect(back.expected).toEqual({ text: "ex \ufffd" });
+        expect(back.metadata).toEqual({ note: "\ufffd meta" });
+        expect(back.output).toEqual({ text: "out \ufffd", long: `${"x".repeat(100_000)}\ufffd` });
+        expect(back.error?.message).toBe("err \ufffd");
+        expect(back.judgments[0]!.label).toBe("label \ufffd");
+        expect(back.judgments[0]!.reason).toBe("why \ufffd");
+        expect(found.items.map((r) => r.caseId)).toEqual(["case \ufffd"]);
+        // Read as SQLite holds it: no text anywhere holds half a character, or three U+FFFD for one.
+        const db = new Database(path, { readonly: true });
+        try {
+          const tables = db
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+            .all() as {
+            name: string;
+          }[];
+          for (const { name } of tables)
+            for (const row of db.prepare(`SELECT * FROM "${name}"`).all() as Record<
+              string,
+              unknown
+            >[])
+              for (const value of Object.values(row)) {
+                if (typeof value !== "string") continue;
+                expect(value).not.toContain("\ufffd\ufffd\ufffd");
+                expect(value).not.toMatch(/\\ud[89a-f][0-9a-f]{2}|[\ud800-\udfff]/i);
+              }
+        } finally {
+          db.close();
+        }
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
+});

@@ -10,7 +10,7 @@ import {
   unreportedUsage,
   type Verdict,
 } from "../../eval/record.js";
-import { safeStringify } from "../../json-safe.js";
+import { safeStringify, wellFormedJson, wellFormedText } from "../../json-safe.js";
 import { JUDGMENT_STATE_CODE, SCORE_STATE_CODE, VERDICT_CODE } from "./schema.js";
 
 // Compact on-disk form of an attempt: queried facts in columns, the rest as short-keyed JSON
@@ -221,7 +221,8 @@ function invert<K extends string>(codes: Record<K, number>): K[] {
 export function toJson(value: unknown): string | undefined {
   // As the JSON report writes it: a Map as its entries, a Set as an array, a BigInt, a cycle or a
   // throwing getter as a marker in its place, never the whole value lost.
-  return value === undefined ? undefined : safeStringify(value);
+  // A lone surrogate as U+FFFD, as the JSON reports write it, so the store and reports agree.
+  return value === undefined ? undefined : wellFormedJson(safeStringify(value));
 }
 
 function cell(value: unknown, context: EncodeContext): ValueCell {
@@ -335,7 +336,7 @@ export function encodeColumns(
   }
   out[at] = record.index ?? null;
   out[at + 1] = record.trial ?? 0;
-  out[at + 2] = record.caseId;
+  out[at + 2] = wellFormedText(record.caseId);
   out[at + 3] = VERDICT_CODE[record.verdict];
   out[at + 4] = SCORE_STATE_CODE[record.score.state];
   out[at + 5] = record.score.earned;
@@ -343,10 +344,10 @@ export function encodeColumns(
   out[at + 7] = record.elapsedMs;
   out[at + 8] = states;
   out[at + 9] = kinds;
-  out[at + 10] = record.error ? JSON.stringify(record.error) : null;
+  out[at + 10] = record.error ? wellFormedJson(JSON.stringify(record.error)) : null;
   out[at + 11] = judgments;
-  out[at + 12] = list.length > 0 ? `${reasons}]` : null;
-  out[at + 13] = hasRest ? JSON.stringify(rest) : null;
+  out[at + 12] = list.length > 0 ? wellFormedJson(`${reasons}]`) : null;
+  out[at + 13] = hasRest ? wellFormedJson(JSON.stringify(rest)) : null;
   out[at + 14] = cell(record.input, context);
   out[at + 15] = cell(record.expected, context);
   out[at + 16] = cell(record.metadata, context);
@@ -378,7 +379,7 @@ function judgmentCells(list: readonly Judgment[], context: EncodeContext) {
     if (j.judge) stored += member("u", j.judge);
     judgments += `${stored}}`;
   }
-  return { kinds, states, judgments: `${judgments}]` };
+  return { kinds, states, judgments: wellFormedJson(`${judgments}]`) };
 }
 
 // The reason last seen at each judgment position, and its JSON: a suite's scorers repeat a few
@@ -426,7 +427,7 @@ export function searchText(record: AttemptRecord): string {
     }
     if (leaves.count > 0) text += `\n${leaves.text}`;
   }
-  return text.toLowerCase();
+  return wellFormedText(text).toLowerCase();
 }
 
 /** The blob ids of a row's input and output, searched by text queries; null when both are inline. */

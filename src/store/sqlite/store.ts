@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord, Verdict } from "../../eval/record.js";
 import type { RunOrigin } from "../../eval/run-origin.js";
+import { wellFormedText } from "../../json-safe.js";
 import { type StoreAdvice, storeAdvice } from "../advice.js";
 import { checkAttemptQuery, MAX_PAGE } from "../attempt-query.js";
 import { damagedRowError } from "../damaged-row.js";
@@ -786,7 +787,10 @@ class SqliteStore implements Store {
     const key = `${kind.label}\u0000${kind.source}\u0000${kind.gate}\u0000${kind.points}`;
     let id = this.#kindIds.get(key);
     if (id === undefined) {
-      const params = [kind.label, kind.source, kind.gate ? 1 : 0, kind.points];
+      // A lone surrogate as U+FFFD, as in the attempts' JSON cells, here and as read back.
+      const label = wellFormedText(kind.label);
+      const source = wellFormedText(kind.source);
+      const params = [label, source, kind.gate ? 1 : 0, kind.points];
       // Another connection (the append thread, another writer) may add the same kind at once.
       id =
         this.#sql<{ id: number }>(
@@ -798,8 +802,8 @@ class SqliteStore implements Store {
         ).get(...params)!.id;
       this.#kindIds.set(key, id);
       this.#kinds.set(id, {
-        label: kind.label,
-        source: kind.source,
+        label,
+        source,
         gate: !!kind.gate,
         points: kind.points,
       });
