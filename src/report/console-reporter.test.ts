@@ -193,6 +193,25 @@ describe("consoleReporter", () => {
     expect(runs[1]).toMatch(/^ {2}1 eval · 4 cases · /m);
   });
 
+  it("shows the bidirectional controls of a file and an eval id its summary names, reordering nothing", async () => {
+    const file = join(tempDir(), "bidi.txt");
+    const fd = openSync(file, "w");
+    const reporter = consoleReporter({ fd, color: false });
+    reporter.onRunStart?.({ runId: "r", evals: 1, files: 1, concurrency: 1 });
+    await reporter.onRunFinished?.(
+      runSummary({
+        ok: false,
+        loadErrors: [{ file: "evals/\u202etxt.exe.eval.ts", message: "boom" }],
+        gates: ["--min-score: eval qa\u2066x\u2069 mean score 0.2 < 0.5"],
+      }),
+    );
+    closeSync(fd);
+    const text = readFileSync(file, "utf8");
+    expect(text).not.toMatch(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+    expect(text).toContain("evals/⟨U+202E⟩txt.exe.eval.ts: boom");
+    expect(text).toContain("eval qa⟨U+2066⟩x⟨U+2069⟩ mean score");
+  });
+
   it("with trials, prints the intervals the JSON report gives, over cases", async () => {
     const dir = tempDir();
     const fd = openSync(join(dir, "console.txt"), "w");

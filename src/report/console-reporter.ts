@@ -258,12 +258,12 @@ function summaryLines(
   if (load.failed.length) {
     lines.push(`  ${c.magenta(`${plural(load.files, "file")} failed to load:`)}`);
     for (const error of load.failed)
-      lines.push(`    ${error.file}: ${oneLine(error.message, 2000)}`);
+      lines.push(`    ${oneLine(`${error.file}: ${error.message}`, 2000)}`);
   }
   if (load.leftOut.length) {
     lines.push(`  ${c.magenta(`${plural(load.evals, "eval")} left out:`)}`);
     for (const error of load.leftOut)
-      lines.push(`    ${error.file}: ${oneLine(error.message, 2000)}`);
+      lines.push(`    ${oneLine(`${error.file}: ${error.message}`, 2000)}`);
   }
   const outside = summary.runErrors ?? [];
   if (outside.length) {
@@ -286,7 +286,8 @@ function summaryLines(
   if (app !== undefined) lines.push(`  app: ${app}`);
   const loading = loadMs >= 1000 ? `, after ${formatMs(loadMs)} loading the eval files` : "";
   lines.push(`  time: ${formatMs(summary.elapsedMs)}${loading}`);
-  for (const gate of summary.gates ?? []) lines.push(`  ${c.red(gate)}`);
+  for (const gate of summary.gates ?? [])
+    lines.push(`  ${c.red(oneLine(gate, Number.POSITIVE_INFINITY))}`);
   // A run that ran no case (a filter or a shard that selects nothing) did not pass anything; a
   // filter that selects nothing fails the run (exit 2), and says so in the gate line above.
   const onlyNoCase =
