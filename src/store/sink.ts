@@ -2,10 +2,11 @@ import { clearInterval, setInterval } from "../clock.js";
 import type { AttemptRecord } from "../eval/record.js";
 import type { RunSink } from "../runner/sink.js";
 import type { RunSummary } from "../runner/summary.js";
+import { type OutageHooks, storeOutageMs, writeThroughOutage } from "./outage.js";
 import type { BeginRunOptions, RunManifest, Store } from "./types.js";
 
 /** Options of {@link storeSink}. */
-export interface StoreSinkOptions {
+export interface StoreSinkOptions extends OutageHooks {
   /** Longest time an attempt waits before it is committed, ms (default 100). */
   flushMs?: number;
   /** Attempts per transaction at most (default 256). */
@@ -17,6 +18,12 @@ export interface StoreSinkOptions {
   backlog?: number;
   /** Dataset hashes per eval id, read when the run finishes. */
   datasetHashes?: () => Record<string, string | null>;
+  /**
+   * How long a write that could not reach the store (`STORE_UNREACHABLE`) is tried again before it
+   * counts as failed, from its first failure, ms (default 60 s, `NICEEVAL_STORE_OUTAGE_MS`);
+   * meanwhile the attempts wait, up to `backlog`. `onOutage` and `onBack` tell the wait.
+   */
+  outageMs?: number;
   /** Told once when a write fails; the run goes on and the report is still written. */
   onError?: (error: unknown) => void;
   /** How the run begins (join or resume an existing run). */
@@ -54,6 +61,9 @@ export function storeSink(
   const asked = options.batch ?? 256;
   const batch = Number.isFinite(asked) && asked >= 1 ? Math.floor(asked) : 256;
   const backlog = Math.max(options.backlog ?? 4 * batch, batch);
+  const outageMs = options.outageMs ?? storeOutageMs();
+  const hooks = { onOutage: options.onOutage, onBack: options.onBack };
+  const persist = (write: () => Promise<void>) => writeThroughOutage(write, outageMs, hooks);
   let pending: AttemptRecord[] = [];
   let failed = false;
   /** Attempts given to the sink to write, and those of them a failure left unwritten. */
@@ -90,7 +100,7 @@ export function storeSink(
       .then(() => {
         if (failed) lost += records.length;
         else
-          return store.appendAttempts(manifest.runId, records).catch((error) => {
+          return persist(() => store.appendAttempts(manifest.runId, records)).catch((error) => {
             lost += records.length;
             fail(error);
           });
@@ -127,17 +137,16 @@ export function storeSink(
       }
       await chain;
       if (failed) return;
-      await store
-        .finishRun(manifest.runId, {
-          status: summary.cancelled ? "interrupted" : "finished",
-          endedAt: new Date().toISOString(),
-          ...(Number.isFinite(summary.elapsedMs) ? { elapsedMs: summary.elapsedMs } : {}),
-          summaries: summary.evals,
-          ...(summary.loadErrors?.length ? { loadErrors: summary.loadErrors } : {}),
-          ...(summary.runErrors?.length ? { runErrors: summary.runErrors } : {}),
-          ...(options.datasetHashes ? { datasetHashes: options.datasetHashes() } : {}),
-        })
-        .catch(fail);
+      const end = {
+        status: summary.cancelled ? ("interrupted" as const) : ("finished" as const),
+        endedAt: new Date().toISOString(),
+        ...(Number.isFinite(summary.elapsedMs) ? { elapsedMs: summary.elapsedMs } : {}),
+        summaries: summary.evals,
+        ...(summary.loadErrors?.length ? { loadErrors: summary.loadErrors } : {}),
+        ...(summary.runErrors?.length ? { runErrors: summary.runErrors } : {}),
+        ...(options.datasetHashes ? { datasetHashes: options.datasetHashes() } : {}),
+      };
+      await persist(() => store.finishRun(manifest.runId, end)).catch(fail);
     },
   };
   // Only then: a sink with this hook makes the engine say when each attempt starts.

@@ -1,6 +1,6 @@
 // A real PostgreSQL server on loopback for tests: initdb into a temp dir, a free port on
 // 127.0.0.1, password authentication, one database per caller; stopped and removed by stop().
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -26,6 +26,12 @@ export interface TestPostgres {
    * is refused with "the database system is shutting down" (57P03), as during a restart.
    */
   shutDownHeld(): Promise<void>;
+  /** Fast shutdown (SIGINT to the postmaster), keeping its data; `restart()` starts it again. */
+  halt(): Promise<void>;
+  /** Start a halted server again on the same port and data, once it lets a login in. */
+  restart(): Promise<void>;
+  /** SIGSTOP (or SIGCONT) the postmaster and every backend: connections stay open, unanswered. */
+  freeze(signal: "SIGSTOP" | "SIGCONT"): void;
   stop(): Promise<void>;
 }
 
@@ -207,9 +213,23 @@ export async function startPostgres(
     throw error;
   }
   const { child, port } = started;
-  const server = child;
+  let server = child;
   const stopOnExit = () => server.kill("SIGKILL");
   process.once("exit", stopOnExit);
+  const freeze = (signal: NodeJS.Signals) => {
+    if (server.exitCode !== null || server.signalCode !== null) return;
+    const backends = spawnSync("ps", ["-o", "pid=", "--ppid", String(server.pid)], {
+      encoding: "utf8",
+    }).stdout;
+    const pids = [server.pid!, ...backends.split("\n").filter(Boolean).map(Number)];
+    for (const pid of pids) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // a backend that ended since
+      }
+    }
+  };
   const url = (database: string) =>
     `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/${database}`;
   return {
@@ -239,9 +259,27 @@ export async function startPostgres(
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },
+    async halt() {
+      const exited = new Promise((r) => server.once("exit", r));
+      server.kill("SIGINT");
+      await exited;
+    },
+    async restart() {
+      server = spawn(join(bin, "postgres"), ["-D", data, "-p", String(port), ...flags], {
+        stdio: ["ignore", "ignore", "ignore"],
+        env: { ...process.env, LC_ALL: "C.UTF-8" },
+        ...(user ?? {}),
+      });
+      while (!(await connectable(port))) {
+        if (server.exitCode !== null) throw new Error("PostgreSQL did not start again");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+    freeze,
     async stop() {
       process.off("exit", stopOnExit);
       if (server.exitCode === null && server.signalCode === null) {
+        freeze("SIGCONT");
         const exited = new Promise((r) => server.once("exit", r));
         server.kill("SIGINT"); // fast shutdown
         let timer: NodeJS.Timeout | undefined;

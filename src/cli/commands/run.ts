@@ -53,6 +53,7 @@ import { endLeftProcessesAtExit } from "../left-processes.js";
 import { loadEvalFiles } from "../load.js";
 import { buildManifest } from "../manifest.js";
 import { openStoreAt, storeExists, storeLocation } from "../store.js";
+import { storeOutageHooks } from "../store-outage.js";
 import { userOutputToStderr } from "../user-output.js";
 import { compareWith, regressionGates, regressionReasons } from "./compare.js";
 
@@ -817,6 +818,7 @@ async function recordRun(
   /** The run's first write is done: a failure from now on is the run's to report. */
   let begun = beginWithAttempts;
   const sink = storeSink(store, manifest, {
+    ...storeOutageHooks(store.location, io),
     datasetHashes: digests,
     ...(continued ? { begin: continued.begin, skip: continued.skip } : {}),
     ...(beginWithAttempts ? { beginWithAttempts: true } : {}),

@@ -133,6 +133,11 @@ export function connectionError(
         { cause: error },
       );
   }
+  if (message === "Query read timeout")
+    return unreachable(
+      `${where} did not answer a query in time (${message})`,
+      "Check that the server is up and not paused or overloaded, and the network between",
+    );
   if (/timeout|terminated unexpectedly|Connection terminated/i.test(message))
     return unreachable(
       `${where} did not complete the connection (${message})`,

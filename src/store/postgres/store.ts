@@ -13,6 +13,7 @@ import {
   writableEnd,
   writableManifest,
 } from "../manifest.js";
+import { storeOutageMs } from "../outage.js";
 import { readOnlyStore } from "../read-only.js";
 import {
   ATTEMPT_COLUMNS,
@@ -64,6 +65,11 @@ export interface PostgresStoreOptions {
   poolSize?: number | undefined;
   /** How long connecting may take before the store is called unreachable (default 10,000 ms). */
   connectTimeoutMs?: number | undefined;
+  /**
+   * How long a query may go unanswered before it fails as the store's being unreachable
+   * (default 60 s, `NICEEVAL_STORE_OUTAGE_MS`): a paused server or a dead link never says so.
+   */
+  queryTimeoutMs?: number | undefined;
   /** Attempts per query while streaming (default 1000). */
   streamBatch?: number | undefined;
   /**
@@ -113,6 +119,8 @@ export async function openPostgresFor(
     connectionString: url,
     max: options.poolSize ?? 4,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    // A server that takes a query and never answers (paused, a dead link) would hold the run.
+    query_timeout: options.queryTimeoutMs ?? storeOutageMs(),
     application_name: "niceeval",
     types: { getTypeParser: typeParser },
   });
@@ -270,6 +278,8 @@ class PostgresStore implements Store {
     return this.#guard(async () => {
       for (let attempt = 1; ; attempt++) {
         const client = await this.#pool.connect();
+        /** A connection that failed as such is closed, not handed to the next write. */
+        let broken: Error | undefined;
         try {
           await client.query(
             relaxed && !this.#durable ? "BEGIN; SET LOCAL synchronous_commit = off" : "BEGIN",
@@ -278,15 +288,21 @@ class PostgresStore implements Store {
           await client.query("COMMIT");
           return result;
         } catch (error) {
-          await client.query("ROLLBACK").catch(() => {});
+          if (this.#lost(error)) broken = error as Error;
+          else await client.query("ROLLBACK").catch(() => {});
           const code = (error as { code?: unknown }).code;
           if ((code === "40P01" || code === "40001") && attempt < 5) continue;
           throw error;
         } finally {
-          client.release();
+          client.release(broken);
         }
       }
     });
+  }
+
+  /** The connection itself failed (ended, unanswered): nothing more can be sent on it. */
+  #lost(error: unknown): boolean {
+    return connectionError(this.#url, error, this.advice) !== undefined;
   }
 
   #notFound(runId: string): NiceevalError {
@@ -516,10 +532,14 @@ class PostgresStore implements Store {
     });
     if (blobs.size === 0) return encoded;
     const client = await this.#pool.connect();
+    let broken: Error | undefined;
     try {
       await blobs.write(client);
+    } catch (error) {
+      if (this.#lost(error)) broken = error as Error;
+      throw error;
     } finally {
-      client.release();
+      client.release(broken);
     }
     // Records that met a new large value are encoded again, now that its id is known.
     return encoded.map((e) => (e.missed ? { ...e, row: encodeAttempt(e.record, 0, context) } : e));
