@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
@@ -221,6 +222,25 @@ describe("PostgreSQL store", () => {
     const bad = await refusal(openPostgresStore("postgres://ci:hunter2@host:notaport/db"));
     expect(bad.code).toBe("STORE_BAD_URL");
     expect(bad.message).not.toContain("hunter2");
+  });
+
+  it("names the server that takes the connection and never answers, once the connect timeout passed", async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket.on("error", () => {})));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const url = `postgres://ci:hunter2@127.0.0.1:${port}/evals`;
+      const unanswered = await refusal(openPostgresStore(url, { connectTimeoutMs: 1000 }));
+      expect(unanswered.code).toBe("STORE_UNREACHABLE");
+      expect(unanswered.message).toContain(
+        `cannot reach the PostgreSQL store postgres://ci:***@127.0.0.1:${port}/evals: 127.0.0.1:${port} did not complete the connection`,
+      );
+      expect(sockets.length).toBeGreaterThan(0);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it("names the server when it ends the connection while the store opens, or refuses it shutting down", async () => {
