@@ -38,6 +38,40 @@ describe("queueErrors", () => {
     ]);
   });
 
+  it("says a job's lost lock once, though BullMQ reports it twice", () => {
+    const lines: string[] = [];
+    const onError = queueErrors((line) => lines.push(line));
+    for (const id of ["r1/q/c0/0", "r1/q/c1/0", "r1/q/c0/0", "r1/q/c1/0"])
+      onError(new Error(`Missing lock for job ${id}. moveToFinished`));
+    expect(lines).toEqual([
+      "the result of job r1/q/c0/0 could not be saved: Redis no longer holds its lock (restarted, flushed, or the job ran past --lock-duration without renewing it); the attempt runs again",
+      "the result of job r1/q/c1/0 could not be saved: Redis no longer holds its lock (restarted, flushed, or the job ran past --lock-duration without renewing it); the attempt runs again",
+    ]);
+  });
+
+  it("says a result taken by another worker, or whose job Redis lost, as unsaved, once", () => {
+    const lines: string[] = [];
+    const onError = queueErrors((line) => lines.push(line));
+    for (let i = 0; i < 2; i++) {
+      onError(new Error("Lock mismatch for job r1/q/c0/0. Cmd moveToFinished from active"));
+      onError(new Error("Missing key for job r1/q/c1/0. moveToFinished"));
+    }
+    expect(lines).toEqual([
+      "the result of job r1/q/c0/0 could not be saved: another worker holds it now (its lock expired while Redis was away or past --lock-duration); the attempt runs there",
+      "the result of job r1/q/c1/0 could not be saved: Redis no longer has the job (restarted without its data, flushed or evicted); the run enqueues it again",
+    ]);
+  });
+
+  it("takes BullMQ's ConnectionClosedError (Connection is closed) for the lost Redis it is", () => {
+    const lines: string[] = [];
+    const onError = queueErrors((line) => lines.push(line));
+    onError(Object.assign(new Error("Connection is closed"), { name: "ConnectionClosedError" }));
+    onError(refused());
+    expect(lines).toEqual([
+      "lost the connection to Redis (Connection is closed); retrying until it answers",
+    ]);
+  });
+
   it("says a repeated queue error once, then at most every 30 s with how often it came", () => {
     const lines: string[] = [];
     let clock = 0;

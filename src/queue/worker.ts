@@ -121,7 +121,8 @@ const NEW_OUTAGE_MS = 10_000;
  * What the worker says of BullMQ's errors: a lost connection once, then at most every 30 s with
  * how many attempts to reach Redis failed meanwhile (the client retries on its own; errors 10 s
  * apart or more are separate outages); a job whose
- * lock Redis no longer holds in words an operator can act on; anything else as it came.
+ * lock Redis no longer holds in words an operator can act on, once per job; anything else as it
+ * came.
  */
 export function queueErrors(log: (line: string) => void, now = Date.now): (error: Error) => void {
   const other = repeatedErrors(log, now);
@@ -129,13 +130,17 @@ export function queueErrors(log: (line: string) => void, now = Date.now): (error
   let saidAt = 0;
   let lastAt = 0;
   let failures = 0;
+  /** Jobs whose unsaved result was said: BullMQ reports each twice. */
+  const unsaved = new Set<string>();
   return (error) => {
     const { message } = error;
-    const lock = /^Missing lock for job (\S+?)\.? (\w+)/.exec(message);
-    if (lock) {
-      log(
-        `the result of job ${lock[1]} could not be saved: Redis no longer holds its lock (restarted, flushed, or the job ran past --lock-duration without renewing it); the attempt runs again`,
-      );
+    const lost = unsavedResult(message);
+    if (lost) {
+      if (unsaved.has(lost.job)) return;
+      // Bounded: a long outage may take many locks.
+      if (unsaved.size >= 1024) unsaved.clear();
+      unsaved.add(lost.job);
+      log(`the result of job ${lost.job} could not be saved: ${lost.why}`);
       return;
     }
     const code = (error as NodeJS.ErrnoException).code;
@@ -143,7 +148,7 @@ export function queueErrors(log: (line: string) => void, now = Date.now): (error
       code === "ECONNREFUSED" ||
       code === "ECONNRESET" ||
       code === "ETIMEDOUT" ||
-      /Connection closed|ECONNREFUSED|ECONNRESET/.test(message);
+      /Connection (is )?closed|ECONNREFUSED|ECONNRESET/.test(message);
     if (!connection) {
       awaySince = undefined;
       other(message);
@@ -165,6 +170,32 @@ export function queueErrors(log: (line: string) => void, now = Date.now): (error
       failures = 0;
     }
   };
+}
+
+/**
+ * BullMQ's words for a finished job's result it could not save (its lock or its key gone, or
+ * the job taken by another worker since), as the job and why, in words an operator can act on.
+ */
+function unsavedResult(message: string): { job: string; why: string } | undefined {
+  const lock = /^Missing lock for job (\S+?)\.? \w+/.exec(message);
+  if (lock)
+    return {
+      job: lock[1]!,
+      why: "Redis no longer holds its lock (restarted, flushed, or the job ran past --lock-duration without renewing it); the attempt runs again",
+    };
+  const mismatch = /^Lock mismatch for job (\S+?)\.? Cmd/.exec(message);
+  if (mismatch)
+    return {
+      job: mismatch[1]!,
+      why: "another worker holds it now (its lock expired while Redis was away or past --lock-duration); the attempt runs there",
+    };
+  const key = /^Missing key for job (\S+?)\.? \w+/.exec(message);
+  if (key)
+    return {
+      job: key[1]!,
+      why: "Redis no longer has the job (restarted without its data, flushed or evicted); the run enqueues it again",
+    };
+  return undefined;
 }
 
 /**

@@ -13,6 +13,12 @@ export interface TestRedis {
   readonly port: number;
   /** `redis://127.0.0.1:port`. */
   readonly url: string;
+  /** Stop it as `redis-cli SHUTDOWN NOSAVE` does (SIGTERM; no persistence: its data is gone). */
+  halt(): Promise<void>;
+  /** Start a halted server again on the same port, once it answers PING. */
+  restart(): Promise<void>;
+  /** SIGSTOP or SIGCONT the server: connections stay open, unanswered while it is stopped. */
+  freeze(signal: "SIGSTOP" | "SIGCONT"): void;
   stop(): Promise<void>;
 }
 
@@ -133,15 +139,32 @@ async function startServer(args: (port: number, dir: string) => string[]): Promi
     throw error;
   }
   const { child, port } = started;
-  const server = child;
+  let server = child;
   const stopOnExit = () => server.kill("SIGKILL");
   process.once("exit", stopOnExit);
+  const running = () => server.exitCode === null && server.signalCode === null;
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
+    async halt() {
+      const exited = new Promise((r) => server.once("exit", r));
+      server.kill("SIGTERM");
+      await exited;
+    },
+    async restart() {
+      server = spawn(bin, args(port, dir), { stdio: "ignore" });
+      while (!(await answersPing(port))) {
+        if (!running()) throw new Error("redis-server did not start again");
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    freeze(signal) {
+      if (running()) server.kill(signal);
+    },
     async stop() {
       process.off("exit", stopOnExit);
-      if (server.exitCode === null && server.signalCode === null) {
+      if (running()) {
+        server.kill("SIGCONT");
         const exited = new Promise((r) => server.once("exit", r));
         server.kill("SIGTERM");
         let timer: NodeJS.Timeout | undefined;
