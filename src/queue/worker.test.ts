@@ -70,6 +70,15 @@ describe("queueErrors", () => {
     expect(lines).toEqual([
       "lost the connection to Redis (Connection is closed); retrying until it answers",
     ]);
+    const named: string[] = [];
+    queueErrors(
+      (line) => named.push(line),
+      Date.now,
+      "Redis at redis://:***@q.internal:6379",
+    )(refused());
+    expect(named).toEqual([
+      "lost the connection to Redis at redis://:***@q.internal:6379 (connect ECONNREFUSED 127.0.0.1:6379); retrying until it answers",
+    ]);
   });
 
   it("says a repeated queue error once, then at most every 30 s with how often it came", () => {

@@ -11,7 +11,7 @@ import type { RunEntry } from "../runner/entry.js";
 import { inProcessExecutor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import { lastResortMs, Watchdog } from "../runner/watchdog.js";
-import { probeRedis, type QueueSource, RedisClients } from "./connection.js";
+import { probeRedis, type QueueSource, RedisClients, redactRedisUrl } from "./connection.js";
 import { type AttemptJobData, attemptJobSchema, caseContent, DEFAULT_QUEUE_NAME } from "./job.js";
 
 /** A fleet-wide rate limit: at most `max` attempts start per `durationMs`, across all workers. */
@@ -94,7 +94,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
       autorun: false,
     },
   );
-  worker.on("error", queueErrors(log));
+  worker.on("error", queueErrors(log, Date.now, `Redis at ${redactRedisUrl(options.url)}`));
   const unsubscribe = pauseOnPushBack(queue, options.maxPushBackMs ?? 60_000, log);
   void worker.run();
   await worker.waitUntilReady();
@@ -124,7 +124,12 @@ const NEW_OUTAGE_MS = 10_000;
  * lock Redis no longer holds in words an operator can act on, once per job; anything else as it
  * came.
  */
-export function queueErrors(log: (line: string) => void, now = Date.now): (error: Error) => void {
+export function queueErrors(
+  log: (line: string) => void,
+  now = Date.now,
+  /** The server, as messages name it: "Redis at redis://host:port" (the password masked). */
+  redis = "Redis",
+): (error: Error) => void {
   const other = repeatedErrors(log, now);
   let awaySince: number | undefined;
   let saidAt = 0;
@@ -161,11 +166,11 @@ export function queueErrors(log: (line: string) => void, now = Date.now): (error
     if (awaySince === undefined) {
       awaySince = saidAt = at;
       failures = 0;
-      log(`lost the connection to Redis (${message}); retrying until it answers`);
+      log(`lost the connection to ${redis} (${message}); retrying until it answers`);
     } else if (at - saidAt >= AWAY_REPEAT_MS) {
       saidAt = at;
       log(
-        `Redis still does not answer after ${Math.round((at - awaySince) / 1000)} s (${failures} failed attempts to reach it; ${message})`,
+        `${redis} still does not answer after ${Math.round((at - awaySince) / 1000)} s (${failures} failed attempts to reach it; ${message})`,
       );
       failures = 0;
     }

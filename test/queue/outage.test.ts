@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { type FixtureProject, makeProject, startCli } from "../support/project.js";
 import { startRedis, type TestRedis } from "../support/redis.js";
 import { type JsonReport, startWorker, stopAll, type Worker } from "./fixture.js";
 
@@ -49,12 +49,16 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Run the queue `name` on two workers; `outage` is made once a worker started an attempt. */
-async function runThrough(name: string, outage: () => Promise<void>) {
+async function runThrough(
+  name: string,
+  outage: () => Promise<void>,
+  onStderr: (stderr: string) => void = () => {},
+) {
   const mark = join(project.dir, `${name}.txt`);
   const workers: Worker[] = [];
   try {
     for (let i = 0; i < 2; i++) workers.push(await startWorker(project.dir, redis.url, name, mark));
-    const run = runCli(
+    const run = startCli(
       [
         "run",
         "evals",
@@ -67,7 +71,8 @@ async function runThrough(name: string, outage: () => Promise<void>) {
         `${name}.json`,
       ],
       project.dir,
-    );
+      onStderr,
+    ).ended;
     while (!(existsSync(mark) && readFileSync(mark, "utf8"))) await sleep(10);
     await outage();
     const result = await run;
@@ -104,6 +109,29 @@ describe("run --queue while Redis goes away", () => {
     for (const said of result.workerStderr) lostLocksSaidOnce(said);
   }, 60_000);
 
+  it("paused past 10 s while the run waits: the run says it waits for Redis, naming it, and ends once it answers", async () => {
+    let said = "";
+    const result = await runThrough(
+      "long",
+      async () => {
+        redis.freeze("SIGSTOP");
+        while (!said.includes("has not answered")) await sleep(50);
+        redis.freeze("SIGCONT");
+      },
+      (stderr) => {
+        said = stderr;
+      },
+    );
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `niceeval: Redis at ${redis.url.replace(/[.]/g, "\\.")} has not answered for \\d+ s; the run waits for it \\(Ctrl-C stops it\\)`,
+      ),
+    );
+    expect(result.code).toBe(0);
+    expect(result.report?.records.map((r) => [r.caseId, r.verdict])).toEqual(everyCaseOnce);
+    expect(result.alive).toEqual([true, true]);
+  }, 60_000);
+
   it("restarted on its port without its data while workers hold jobs: one passed record per case, workers still up", async () => {
     const result = await runThrough("restarted", async () => {
       await redis.halt();
@@ -116,7 +144,7 @@ describe("run --queue while Redis goes away", () => {
     expect(result.report?.records.map((r) => [r.caseId, r.verdict])).toEqual(everyCaseOnce);
     expect(result.alive).toEqual([true, true]);
     for (const said of result.workerStderr) {
-      expect(said).toContain("niceeval worker: lost the connection to Redis");
+      expect(said).toContain(`niceeval worker: lost the connection to Redis at ${redis.url} (`);
       expect(said).not.toContain("queue error: Connection is closed");
       expect(said).not.toMatch(/\n\s+at /);
       lostLocksSaidOnce(said);
