@@ -3,6 +3,7 @@ import { Job, Queue, QueueEvents } from "bullmq";
 import { fileHash } from "../cli/manifest.js";
 import { clearInterval, realNow, setInterval } from "../clock.js";
 import type { AttemptRecord } from "../eval/record.js";
+import { trialLabel } from "../eval/trial-label.js";
 import { type AttemptJob, type Executor, replayJudgments } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import { probeRedis, type QueueSource, RedisClients, redactRedisUrl } from "./connection.js";
@@ -95,6 +96,11 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
     settle(jobId, (job) => asRecord(returnvalue, job)),
   );
   events.on("failed", ({ jobId, failedReason }) => settle(jobId, failed(failedReason)));
+  // A worker that died holding the job: another worker's stalled check put it back.
+  events.on("stalled", ({ jobId }) => {
+    const entry = waiting.get(jobId);
+    if (entry) options.stderr?.(stalledMessage(entry.job));
+  });
 
   /** A job that finished: its record, or its failure. */
   const settleFrom = (id: string, job: Job<AttemptJobData, AttemptRecord>) => {
@@ -228,6 +234,10 @@ function onAbort(signal: AbortSignal, then: () => void): () => void {
   }
   signal.addEventListener("abort", then, { once: true });
   return () => signal.removeEventListener("abort", then);
+}
+
+function stalledMessage({ entry, spec, trial }: AttemptJob): string {
+  return `niceeval: the worker running ${entry.eval.id}/${spec.id}${trialLabel(trial, undefined)} stopped renewing its lock (it died, was killed or lost Redis); the attempt runs again on a worker\n`;
 }
 
 function vanishedMessage(count: number, queueName: string): string {

@@ -162,6 +162,11 @@ describe("niceeval run --queue with niceeval worker", () => {
         .map((l) => l.split(" ")[1]);
       const rerun = victimCases.filter((c) => starts.filter((l) => l.endsWith(` ${c}`)).length > 1);
       expect(rerun.length).toBeGreaterThan(0);
+      // And the run says so, naming each attempt that runs again.
+      for (const c of rerun)
+        expect(result.stderr).toContain(
+          `niceeval: the worker running slow/${c} stopped renewing its lock (it died, was killed or lost Redis); the attempt runs again on a worker`,
+        );
       expect(new Set(starts.map((l) => l.split(" ")[0])).size).toBe(3);
 
       // The run is the store's single writer: exactly one stored attempt per case.
