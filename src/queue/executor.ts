@@ -96,10 +96,15 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
     settle(jobId, (job) => asRecord(returnvalue, job)),
   );
   events.on("failed", ({ jobId, failedReason }) => settle(jobId, failed(failedReason)));
-  // A worker that died holding the job: another worker's stalled check put it back.
+  // A worker that died holding the job: another worker's stalled check put it back (workers
+  // take a job at most twice: maxStalledCount 1 in worker.ts).
+  const stalls = new Map<string, number>();
   events.on("stalled", ({ jobId }) => {
     const entry = waiting.get(jobId);
-    if (entry) options.stderr?.(stalledMessage(entry.job));
+    if (!entry) return;
+    const count = (stalls.get(jobId) ?? 0) + 1;
+    stalls.set(jobId, count);
+    options.stderr?.(stalledMessage(entry.job, count > 1));
   });
 
   /** A job that finished: its record, or its failure. */
@@ -236,8 +241,11 @@ function onAbort(signal: AbortSignal, then: () => void): () => void {
   return () => signal.removeEventListener("abort", then);
 }
 
-function stalledMessage({ entry, spec, trial }: AttemptJob): string {
-  return `niceeval: the worker running ${entry.eval.id}/${spec.id}${trialLabel(trial, undefined)} stopped renewing its lock (it died, was killed or lost Redis); the attempt runs again on a worker\n`;
+function stalledMessage({ entry, spec, trial }: AttemptJob, again: boolean): string {
+  const then = again
+    ? "the second time, so the attempt is errored (the case may crash its process)"
+    : "the attempt runs again on a worker";
+  return `niceeval: the worker running ${entry.eval.id}/${spec.id}${trialLabel(trial, undefined)} stopped renewing its lock (it died, was killed or lost Redis); ${then}\n`;
 }
 
 function vanishedMessage(count: number, queueName: string): string {

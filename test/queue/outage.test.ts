@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FixtureProject, makeProject, startCli } from "../support/project.js";
+import { type FixtureProject, makeProject, runCli, startCli } from "../support/project.js";
 import { startRedis, type TestRedis } from "../support/redis.js";
 import { type JsonReport, startWorker, stopAll, type Worker } from "./fixture.js";
 
@@ -26,6 +26,7 @@ export const q = defineSuite({
   cases: Array.from({ length: ${CASES} }, (_, i) => ({ id: "c" + i, input: i, expected: i })),
   target: async (input) => {
     appendFileSync(process.env.MARK, process.pid + " c" + input + "\\n");
+    if (process.env.CRASH_ON === "c" + input) process.kill(process.pid, "SIGKILL");
     await new Promise((resolve) => setTimeout(resolve, 400));
     return input;
   },
@@ -148,6 +149,48 @@ describe("run --queue while Redis goes away", () => {
       expect(said).not.toContain("queue error: Connection is closed");
       expect(said).not.toMatch(/\n\s+at /);
       lostLocksSaidOnce(said);
+    }
+  }, 60_000);
+
+  it("a case that kills each worker that takes it: said to run again, then errored, the other cases passed", async () => {
+    const mark = join(project.dir, "crash.txt");
+    const workers: Worker[] = [];
+    try {
+      for (let i = 0; i < 3; i++)
+        workers.push(
+          await startWorker(project.dir, redis.url, "crash", mark, { env: { CRASH_ON: "c5" } }),
+        );
+      const result = await runCli(
+        [
+          "run",
+          "evals",
+          ...["--queue", redis.url, "--queue-name", "crash"],
+          ...["--no-store", "--json", "crash.json"],
+        ],
+        project.dir,
+      );
+      expect(result.stderr).toContain(
+        "niceeval: the worker running q/c5 stopped renewing its lock (it died, was killed or lost Redis); the attempt runs again on a worker\n",
+      );
+      expect(result.stderr).toContain(
+        "niceeval: the worker running q/c5 stopped renewing its lock (it died, was killed or lost Redis); the second time, so the attempt is errored (the case may crash its process)\n",
+      );
+      const records = (
+        JSON.parse(readFileSync(join(project.dir, "crash.json"), "utf8")) as JsonReport
+      ).records;
+      expect(records.map((r) => [r.caseId, r.verdict])).toEqual(
+        everyCaseOnce.map(([c, verdict]) => [c, c === "c5" ? "errored" : verdict]),
+      );
+      expect(records[5]?.error?.message).toContain(
+        "the workers running this attempt died or stalled too often",
+      );
+      expect(result.code).toBe(1);
+      // Two workers died on c5; the third ran the rest.
+      expect(
+        workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null),
+      ).toHaveLength(1);
+    } finally {
+      await stopAll(workers);
     }
   }, 60_000);
 });
