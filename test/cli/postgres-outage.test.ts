@@ -187,4 +187,25 @@ describe("a run whose PostgreSQL store goes away mid-run", () => {
     expect(resumed.code).toBe(0);
     expect(await stored(url, "frozen")).toEqual({ n: CASES, keys: CASES });
   }, 60_000);
+
+  it("stopped by SIGINT while it waits for a store that never answers: exit 130, and no claim that the store holds the run", async () => {
+    const url = await server.createDatabase("stopped");
+    const run = start(url, "stopped", { NICEEVAL_STORE_OUTAGE_MS: "3000" });
+    await untilStored(url, "stopped", FIRST);
+    server.freeze("SIGSTOP");
+    let ended: Awaited<typeof run.ended>;
+    try {
+      run.open();
+      await until(() => run.stderr().includes("did not take a write"));
+      run.child.kill("SIGINT");
+      ended = await run.ended;
+    } finally {
+      server.freeze("SIGCONT");
+    }
+    expect(ended.code).toBe(130);
+    expect(ended.stderr).not.toContain("the report and the store hold every attempt that finished");
+    expect(ended.stderr).toMatch(
+      /niceeval: interrupted by SIGINT; the report holds every attempt that finished, but the store postgres:\/\/niceeval:\*\*\*@127\.0\.0\.1:\d+\/stopped does not: \d+ of its \d+ attempts were not written \(see above\); once it answers, `niceeval run --resume \w+` runs the rest/,
+    );
+  }, 60_000);
 });

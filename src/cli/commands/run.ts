@@ -275,8 +275,7 @@ function endOfRun(
 ): number {
   const { args, io, store } = run;
   if (guard.exitCode !== undefined) {
-    const where = store ? "the report and the store hold" : "the report holds";
-    io.stderr(`niceeval: interrupted by ${guard.signal}; ${where} every attempt that finished\n`);
+    io.stderr(`${interruptedLine(`${guard.signal}`, store?.location, sinks, run.runId)}\n`);
     return guard.exitCode;
   }
   const unreached = summary.cancelled ? 0 : (sinks.continued?.unreached() ?? 0);
@@ -305,6 +304,28 @@ function endOfRun(
     return 2;
   }
   return code;
+}
+
+/**
+ * What a run stopped by a signal holds: the report every attempt that finished, and the store too
+ * unless a write to it failed (then how many it lacks, and the resume that runs them).
+ */
+function interruptedLine(
+  signal: string,
+  location: string | undefined,
+  sinks: RunSinks,
+  runId: string,
+): string {
+  const head = `niceeval: interrupted by ${signal}`;
+  if (location === undefined) return `${head}; the report holds every attempt that finished`;
+  if (!sinks.storeFailed())
+    return `${head}; the report and the store hold every attempt that finished`;
+  const { lost, given } = sinks.unwritten();
+  const count = lost > 0 ? `: ${lost} of its ${given} attempts were not written` : "";
+  const way = sinks.resumable()
+    ? `; once it answers, \`niceeval run --resume ${runId.slice(0, 8)}\` runs the rest`
+    : "";
+  return `${head}; the report holds every attempt that finished, but the store ${location} does not${count} (see above)${way}`;
 }
 
 /** Which way on {@link notStoredWhole} gives, from what the store's sink saw. */
