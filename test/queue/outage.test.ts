@@ -158,7 +158,12 @@ describe("run --queue while Redis goes away", () => {
     try {
       for (let i = 0; i < 3; i++)
         workers.push(
-          await startWorker(project.dir, redis.url, "crash", mark, { env: { CRASH_ON: "c5" } }),
+          // One job at a time: a worker that dies on c5 holds no other job, which a second death
+          // would error too.
+          await startWorker(project.dir, redis.url, "crash", mark, {
+            args: ["--concurrency", "1"],
+            env: { CRASH_ON: "c5" },
+          }),
         );
       const result = await runCli(
         [
