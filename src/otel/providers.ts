@@ -107,28 +107,7 @@ export async function startExporting(settings: ExportSettings): Promise<Exportin
     exporter: exporter("logs", new logsExporter.OTLPLogExporter(exporterConfig("v1/logs"))),
     ...batching("logs"),
   });
-  // Counts what each processor is given (the span one exports sampled spans only), and drops
-  // only what does not fit while that signal's exports keep failing.
-  const spanGate: SpanProcessor = {
-    onStart: (span, context) => spanBatches.onStart(span, context),
-    onEnd: (span) => {
-      if (!(span.spanContext().traceFlags & api.TraceFlags.SAMPLED)) return;
-      tallies.traces.made++;
-      if (queues.traces.admit()) spanBatches.onEnd(span);
-      else tallies.traces.dropped++;
-    },
-    forceFlush: () => spanBatches.forceFlush(),
-    shutdown: () => spanBatches.shutdown(),
-  };
-  const logGate: LogRecordProcessor = {
-    onEmit: (record) => {
-      tallies.logs.made++;
-      if (queues.logs.admit()) logBatches.onEmit(record);
-      else tallies.logs.dropped++;
-    },
-    forceFlush: () => logBatches.forceFlush(),
-    shutdown: () => logBatches.shutdown(),
-  };
+  const { spanGate, logGate } = countingGates(api, tallies, queues, spanBatches, logBatches);
   const ids = runIds(new traceSdk.RandomIdGenerator(), settings.traceId);
   const tracerProvider = new traceSdk.BasicTracerProvider({
     resource,
@@ -161,6 +140,41 @@ export async function startExporting(settings: ExportSettings): Promise<Exportin
       return closed;
     },
   };
+}
+
+/**
+ * The processors the providers are given: they count what each processor is given (the span one
+ * exports sampled spans only), and drop only what does not fit while that signal's exports keep
+ * failing.
+ */
+function countingGates(
+  api: typeof import("@opentelemetry/api"),
+  tallies: Record<Signal, ExportTally>,
+  queues: Record<Signal, ExportQueue>,
+  spanBatches: SpanProcessor,
+  logBatches: LogRecordProcessor,
+): { spanGate: SpanProcessor; logGate: LogRecordProcessor } {
+  const spanGate: SpanProcessor = {
+    onStart: (span, context) => spanBatches.onStart(span, context),
+    onEnd: (span) => {
+      if (!(span.spanContext().traceFlags & api.TraceFlags.SAMPLED)) return;
+      tallies.traces.made++;
+      if (queues.traces.admit()) spanBatches.onEnd(span);
+      else tallies.traces.dropped++;
+    },
+    forceFlush: () => spanBatches.forceFlush(),
+    shutdown: () => spanBatches.shutdown(),
+  };
+  const logGate: LogRecordProcessor = {
+    onEmit: (record) => {
+      tallies.logs.made++;
+      if (queues.logs.admit()) logBatches.onEmit(record);
+      else tallies.logs.dropped++;
+    },
+    forceFlush: () => logBatches.forceFlush(),
+    shutdown: () => logBatches.shutdown(),
+  };
+  return { spanGate, logGate };
 }
 
 /** What the SDK says of a partial success on the diag logger (its JSON follows). */

@@ -96,16 +96,7 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
     settle(jobId, (job) => asRecord(returnvalue, job)),
   );
   events.on("failed", ({ jobId, failedReason }) => settle(jobId, failed(failedReason)));
-  // A worker that died holding the job: another worker's stalled check put it back (workers
-  // take a job at most twice: maxStalledCount 1 in worker.ts).
-  const stalls = new Map<string, number>();
-  events.on("stalled", ({ jobId }) => {
-    const entry = waiting.get(jobId);
-    if (!entry) return;
-    const count = (stalls.get(jobId) ?? 0) + 1;
-    stalls.set(jobId, count);
-    options.stderr?.(stalledMessage(entry.job, count > 1));
-  });
+  sayStalls(events, waiting, options.stderr);
 
   /** A job that finished: its record, or its failure. */
   const settleFrom = (id: string, job: Job<AttemptJobData, AttemptRecord>) => {
@@ -178,6 +169,25 @@ export async function openQueueExecutor(options: QueueExecutorOptions): Promise<
       await clients.close();
     },
   };
+}
+
+/**
+ * A worker that died holding a job: another worker's stalled check put it back (workers take a
+ * job at most twice: maxStalledCount 1 in worker.ts), which the run says, naming the attempt.
+ */
+function sayStalls(
+  events: QueueEvents,
+  waiting: ReadonlyMap<string, Waiting>,
+  stderr: ((text: string) => void) | undefined,
+): void {
+  const stalls = new Map<string, number>();
+  events.on("stalled", ({ jobId }) => {
+    const entry = waiting.get(jobId);
+    if (!entry) return;
+    const count = (stalls.get(jobId) ?? 0) + 1;
+    stalls.set(jobId, count);
+    stderr?.(stalledMessage(entry.job, count > 1));
+  });
 }
 
 /** Redis checked (QUEUE_UNREACHABLE), the queue and its events ready, a missing fleet said. */

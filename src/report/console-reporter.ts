@@ -3,6 +3,7 @@ import { plural, pluralNoun } from "../plural.js";
 import type { EvalSummary } from "../runner/events.js";
 import { loadTroubles } from "../runner/load-troubles.js";
 import type { RunSummary } from "../runner/run.js";
+import type { RunStartInfo } from "../runner/sink.js";
 import { NO_CASE_GATE } from "../runner/summary.js";
 import type { UnavailablePlace, UnavailableSummary } from "../runner/unavailable.js";
 import { show } from "../scorers/deterministic/preview.js";
@@ -100,12 +101,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       emptyEvals = 0;
       finished = false;
       pendingHeader = undefined;
-      out.line(
-        c.bold("niceeval run") +
-          c.dim(
-            ` · ${plural(info.evals, "eval")}${info.files > 0 ? ` from ${plural(info.files, "file")}` : ""}${options.filter !== undefined ? `, cases matching --filter ${options.filter}` : ""}${options.shard ? `, cases of shard ${formatShard(options.shard)}` : ""} · concurrency ${info.concurrency}`,
-          ),
-      );
+      out.line(runStartLine(info, options, c));
     },
     onEvalStart(info: EvalInfo) {
       trials = info.trials;
@@ -131,16 +127,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
         out.line(c.dim(`  no case${inShard}`));
         return;
       }
-      const meanScore = meanScoreFigure(summary);
-      const mean =
-        meanScore.mean === null ? "score n/a" : `mean score ${formatMeanScore(meanScore)}`;
-      out.line(
-        c.dim(
-          `  ${plural(summary.cases, summary.trials ? "attempt" : "case")}: ${summary.passed} passed, ${summary.failed} failed, ${summary.errored} errored, ${summary.skipped} skipped · ${mean}${summary.judge.calls + summary.judge.cachedCalls > 0 ? ` · judge: ${formatJudgeUsage(summary.judge)}` : ""} · ${formatMs(summary.elapsedMs)}`,
-        ),
-      );
-      if (summary.trials)
-        for (const line of trialLines(summary.trials, c, maxFlaky)) out.line(line);
+      for (const line of evalSummaryLines(summary, c, maxFlaky)) out.line(line);
     },
     onProgress(done) {
       if (!options.progress) return;
@@ -169,6 +156,29 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       out.flush();
     },
   };
+}
+
+/** The run's first line: what it runs, how much at once. */
+function runStartLine(info: RunStartInfo, options: ConsoleReporterOptions, c: Palette): string {
+  return (
+    c.bold("niceeval run") +
+    c.dim(
+      ` · ${plural(info.evals, "eval")}${info.files > 0 ? ` from ${plural(info.files, "file")}` : ""}${options.filter !== undefined ? `, cases matching --filter ${options.filter}` : ""}${options.shard ? `, cases of shard ${formatShard(options.shard)}` : ""} · concurrency ${info.concurrency}`,
+    )
+  );
+}
+
+/** An eval's counts, mean score, judge use and time; then its trials' lines, if it ran several. */
+function evalSummaryLines(summary: EvalSummary, c: Palette, maxFlaky: number): string[] {
+  const meanScore = meanScoreFigure(summary);
+  const mean = meanScore.mean === null ? "score n/a" : `mean score ${formatMeanScore(meanScore)}`;
+  const lines = [
+    c.dim(
+      `  ${plural(summary.cases, summary.trials ? "attempt" : "case")}: ${summary.passed} passed, ${summary.failed} failed, ${summary.errored} errored, ${summary.skipped} skipped · ${mean}${summary.judge.calls + summary.judge.cachedCalls > 0 ? ` · judge: ${formatJudgeUsage(summary.judge)}` : ""} · ${formatMs(summary.elapsedMs)}`,
+    ),
+  ];
+  if (summary.trials) lines.push(...trialLines(summary.trials, c, maxFlaky));
+  return lines;
 }
 
 /** A case's line, why it was skipped or errored, its judgments, and what lacks evidence. */

@@ -3,7 +3,7 @@ import type { AttemptRecord } from "../eval/record.js";
 import type { RunSink } from "../runner/sink.js";
 import type { RunSummary } from "../runner/summary.js";
 import { type OutageHooks, storeOutageMs, writeThroughOutage } from "./outage.js";
-import type { BeginRunOptions, RunManifest, Store } from "./types.js";
+import type { BeginRunOptions, RunEnd, RunManifest, Store } from "./types.js";
 
 /** Options of {@link storeSink}. */
 export interface StoreSinkOptions extends OutageHooks {
@@ -137,15 +137,7 @@ export function storeSink(
       }
       await chain;
       if (failed) return;
-      const end = {
-        status: summary.cancelled ? ("interrupted" as const) : ("finished" as const),
-        endedAt: new Date().toISOString(),
-        ...(Number.isFinite(summary.elapsedMs) ? { elapsedMs: summary.elapsedMs } : {}),
-        summaries: summary.evals,
-        ...(summary.loadErrors?.length ? { loadErrors: summary.loadErrors } : {}),
-        ...(summary.runErrors?.length ? { runErrors: summary.runErrors } : {}),
-        ...(options.datasetHashes ? { datasetHashes: options.datasetHashes() } : {}),
-      };
+      const end = runEnd(summary, options.datasetHashes?.());
       await persist(() => store.finishRun(manifest.runId, end)).catch(fail);
     },
   };
@@ -155,6 +147,19 @@ export function storeSink(
       if (!begun) chain = begin();
     };
   return sink;
+}
+
+/** What the store keeps of a run as it ends: its status, time, summaries and dataset hashes. */
+function runEnd(summary: RunSummary, datasetHashes: RunEnd["datasetHashes"] | undefined): RunEnd {
+  return {
+    status: summary.cancelled ? "interrupted" : "finished",
+    endedAt: new Date().toISOString(),
+    ...(Number.isFinite(summary.elapsedMs) ? { elapsedMs: summary.elapsedMs } : {}),
+    summaries: summary.evals,
+    ...(summary.loadErrors?.length ? { loadErrors: summary.loadErrors } : {}),
+    ...(summary.runErrors?.length ? { runErrors: summary.runErrors } : {}),
+    ...(datasetHashes ? { datasetHashes } : {}),
+  };
 }
 
 /**
