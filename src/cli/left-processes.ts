@@ -1,6 +1,7 @@
-import { ChildProcess, execFileSync } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { keepListener } from "../process-listeners.js";
+import { afterSpawn } from "../spawn-hook.js";
 
 /** A process started here, and whether it was started in a process group of its own. */
 interface Started {
@@ -24,18 +25,11 @@ export function endLeftProcessesAtExit(): void {
   if (tracking !== undefined || process.platform === "win32") return;
   tracking = [];
   const started = tracking;
-  // Every way of starting a process (spawn, exec, execFile, fork) goes through this method.
-  const prototype = ChildProcess.prototype as unknown as {
-    spawn(this: ChildProcess, options: { detached?: boolean }): unknown;
-  };
-  const original = prototype.spawn;
-  prototype.spawn = function (this: ChildProcess, options) {
-    const result = original.call(this, options);
-    started.push({ child: this, detached: options?.detached === true });
+  afterSpawn((child, detached) => {
+    started.push({ child, detached });
     // Ended ones are dropped now and then, so a long worker does not keep them all.
     if (started.length > 256) dropEnded(started);
-    return result;
-  };
+  });
   keepListener("exit", () => killLeft(started));
 }
 

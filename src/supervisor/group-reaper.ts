@@ -1,4 +1,5 @@
-import { ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
+import { afterSpawn } from "../spawn-hook.js";
 import { parentDeathLauncher } from "./spawn.js";
 
 /**
@@ -21,18 +22,13 @@ const POLLING = "while kill -0 $PPID 2>/dev/null; do sleep 1; done; kill -KILL 0
  */
 export function reapGroupWithThisProcess(): void {
   if (process.platform === "win32") return;
-  // Every way of starting a process (spawn, exec, execFile, fork) goes through this method.
-  const prototype = ChildProcess.prototype as unknown as { spawn(...args: unknown[]): unknown };
-  const original = prototype.spawn;
   let started = false;
-  prototype.spawn = function (this: ChildProcess, ...args: unknown[]) {
-    const result = original.apply(this, args);
-    if (!started) {
-      started = true;
-      startReaper();
-    }
-    return result;
-  };
+  afterSpawn(() => {
+    if (started) return;
+    // Set first: the reaper's own start comes through here too.
+    started = true;
+    startReaper();
+  });
 }
 
 function startReaper(): void {
