@@ -82,70 +82,20 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
     openCase,
   );
   const title = h("span", {}, runId.slice(0, 8));
-  const sel = (name: string, label: string, options: [string, string][]) =>
-    h(
-      "label",
-      {},
-      `${label} `,
-      h(
-        "select",
-        { name, onchange: (e: Event) => update(name, inputValue(e)) },
-        options.map(([v, t]) => h("option", { value: v, selected: (p.get(name) ?? "") === v }, t)),
-      ),
-    );
-  const evalSel = h("span");
-  const labelSel = h("span");
-  // The scorers of the run: those of the header's sample first, every one once the charts (which
-  // read the whole run) have come; the one in the URL is listed even before.
-  const labels = new Set<string>(p.get("label") ? [p.get("label")!] : []);
-  const listLabels = (more: readonly string[]) => {
-    const before = labels.size;
-    for (const l of more) labels.add(l);
-    if (labels.size === before && labelSel.firstChild) return;
-    labelSel.replaceChildren(
-      sel("label", "scorer", [
-        ["", "any"],
-        ...[...labels].sort().map((l): [string, string] => [l, l]),
-      ]),
-    );
-  };
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const search = h("input", {
-    type: "search",
-    name: "q",
-    placeholder: "search ids, inputs, outputs, reasons, errors (/)",
-    value: p.get("q") ?? "",
-    size: 46,
-    oninput: (e: Event) => {
-      clearTimeout(timer);
-      const v = inputValue(e);
-      timer = setTimeout(() => update("q", v), 120);
-    },
-  });
   function update(name: string, value: string): void {
     if (value) p.set(name, value);
     else p.delete(name);
     setParams(p);
     table.reset();
   }
+  const sel = (name: string, label: string, options: [string, string][]) =>
+    selectFilter(p, name, label, options, update);
+  const evalSel = h("span");
+  const scorers = scorerFilter(p, sel);
   root.append(
     header(title),
     summary,
-    h(
-      "div",
-      { class: "filters" },
-      evalSel,
-      sel("verdict", "verdict", VERDICTS),
-      sel("state", "judgment", STATES),
-      labelSel,
-      search,
-      sel("sort", "sort", SORTS),
-      sel("order", "order", [
-        ["", "asc"],
-        ["desc", "desc"],
-      ]),
-      count,
-    ),
+    filterBar(sel, [evalSel, scorers.el, searchBox(p, update)], count),
     h(
       "div",
       { class: "thead vt-row" },
@@ -168,46 +118,7 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
     }
     const run = detail.run;
     title.textContent = run.name ?? run.runId.slice(0, 8);
-    fill(
-      summary,
-      h(
-        "p",
-        { class: "meta" },
-        badge(run.status),
-        " ",
-        run.runId,
-        " \u00b7 ",
-        when(run.startedAt),
-        run.branch ? ` \u00b7 ${run.branch}` : "",
-        run.commit ? ` @ ${run.commit.slice(0, 7)}` : "",
-        " \u00b7 pass rate ",
-        pct(run.passRate),
-        interval(run.passRateInterval, pct),
-        ` ${sizeText(run.attempts - run.skipped - run.interrupted, run.passRateCases)}`,
-        " \u00b7 mean score ",
-        meanText(
-          run.meanScore,
-          detail.evals.reduce((sum, e) => sum + e.partialCases, 0),
-        ),
-      ),
-      h(
-        "table",
-        { class: "evals" },
-        h(
-          "thead",
-          {},
-          h(
-            "tr",
-            {},
-            EVAL_COLUMNS.map((t) => h("th", {}, t)),
-          ),
-        ),
-        h("tbody", {}, detail.evals.map(evalLine)),
-      ),
-      partialExport(run),
-      unfinished(run),
-      outsideCases(detail.manifest),
-    );
+    fill(summary, ...runSummary(detail));
     if (!evalSel.firstChild) {
       evalSel.append(
         sel("evalId", "eval", [
@@ -216,14 +127,14 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
         ]),
       );
     }
-    listLabels(detail.labels);
+    scorers.list(detail.labels);
     // Charts read the whole run on the server: once, and again when a live run has finished.
     if (chartsFor !== run.status) {
       chartsFor = run.status;
       get<RunCharts>(`/runs/${seg(runId)}/charts`).then(
         (c) => {
           fill(charts, scoreHistograms(c), scorerRates(c));
-          listLabels(c.scorers.map((rate) => rate.label));
+          scorers.list(c.scorers.map((rate) => rate.label));
         },
         (err: unknown) => fill(charts, fail(err)),
       );
@@ -250,16 +161,150 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
       stop();
     },
     back: () => go("#/"),
-    key: (k) => {
-      if (k === "j") table.move(1);
-      else if (k === "k") table.move(-1);
-      else if (k === "Enter") {
-        const row = table.selected();
-        if (row) openCase(row);
-      } else return false;
-      return true;
-    },
+    key: (k) => tableKey(k, table, openCase),
   };
+}
+
+/** j and k move through the table, Enter opens the case selected; false for any other key. */
+function tableKey(
+  k: string,
+  table: ReturnType<typeof virtualTable>,
+  openCase: (row: AttemptRow) => void,
+): boolean {
+  if (k === "j") table.move(1);
+  else if (k === "k") table.move(-1);
+  else if (k === "Enter") {
+    const row = table.selected();
+    if (row) openCase(row);
+  } else return false;
+  return true;
+}
+
+type Select = (name: string, label: string, options: [string, string][]) => HTMLElement;
+
+/** The filters above the table: eval, verdict, judgment, scorer, search, sort and order. */
+function filterBar(
+  sel: Select,
+  [evalSel, scorerSel, search]: [HTMLElement, HTMLElement, HTMLElement],
+  count: HTMLElement,
+): HTMLElement {
+  return h(
+    "div",
+    { class: "filters" },
+    evalSel,
+    sel("verdict", "verdict", VERDICTS),
+    sel("state", "judgment", STATES),
+    scorerSel,
+    search,
+    sel("sort", "sort", SORTS),
+    sel("order", "order", [
+      ["", "asc"],
+      ["desc", "desc"],
+    ]),
+    count,
+  );
+}
+
+/** A select bound to the URL parameter `name`; a choice goes to `update`. */
+function selectFilter(
+  p: URLSearchParams,
+  name: string,
+  label: string,
+  options: [string, string][],
+  update: (name: string, value: string) => void,
+): HTMLElement {
+  return h(
+    "label",
+    {},
+    `${label} `,
+    h(
+      "select",
+      { name, onchange: (e: Event) => update(name, inputValue(e)) },
+      options.map(([v, t]) => h("option", { value: v, selected: (p.get(name) ?? "") === v }, t)),
+    ),
+  );
+}
+
+/**
+ * The scorer select. The scorers of the run: those of the header's sample first, every one once
+ * the charts (which read the whole run) have come; the one in the URL is listed even before.
+ */
+function scorerFilter(p: URLSearchParams, sel: Select) {
+  const el = h("span");
+  const labels = new Set<string>(p.get("label") ? [p.get("label")!] : []);
+  const list = (more: readonly string[]) => {
+    const before = labels.size;
+    for (const l of more) labels.add(l);
+    if (labels.size === before && el.firstChild) return;
+    el.replaceChildren(
+      sel("label", "scorer", [
+        ["", "any"],
+        ...[...labels].sort().map((l): [string, string] => [l, l]),
+      ]),
+    );
+  };
+  return { el, list };
+}
+
+/** The search box: what is typed goes to `update` as `q` once typing pauses. */
+function searchBox(p: URLSearchParams, update: (name: string, value: string) => void) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return h("input", {
+    type: "search",
+    name: "q",
+    placeholder: "search ids, inputs, outputs, reasons, errors (/)",
+    value: p.get("q") ?? "",
+    size: 46,
+    oninput: (e: Event) => {
+      clearTimeout(timer);
+      const v = inputValue(e);
+      timer = setTimeout(() => update("q", v), 120);
+    },
+  });
+}
+
+/** The run's header: its status and figures, the table of its evals, and notes on what it lacks. */
+function runSummary(detail: RunDetail) {
+  const run = detail.run;
+  return [
+    h(
+      "p",
+      { class: "meta" },
+      badge(run.status),
+      " ",
+      run.runId,
+      " \u00b7 ",
+      when(run.startedAt),
+      run.branch ? ` \u00b7 ${run.branch}` : "",
+      run.commit ? ` @ ${run.commit.slice(0, 7)}` : "",
+      " \u00b7 pass rate ",
+      pct(run.passRate),
+      interval(run.passRateInterval, pct),
+      ` ${sizeText(run.attempts - run.skipped - run.interrupted, run.passRateCases)}`,
+      " \u00b7 mean score ",
+      meanText(
+        run.meanScore,
+        detail.evals.reduce((sum, e) => sum + e.partialCases, 0),
+      ),
+    ),
+    h(
+      "table",
+      { class: "evals" },
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          EVAL_COLUMNS.map((t) => h("th", {}, t)),
+        ),
+      ),
+      h("tbody", {}, detail.evals.map(evalLine)),
+    ),
+    partialExport(run),
+    unfinished(run),
+    outsideCases(detail.manifest),
+  ];
 }
 
 /**

@@ -46,7 +46,6 @@ export function virtualTable(
   let frame = 0;
   // A place to go back to once the rows are counted (the scroll needs the table's height).
   let returning: TablePlace | undefined;
-  const caseHref = (row: AttemptRow) => caseHash(runId, row.evalId, row.caseId, row.trial);
 
   function load(n: number): void {
     if (pages.has(n)) return;
@@ -56,12 +55,7 @@ export function virtualTable(
       (page) => {
         if (gen !== generation) return;
         pages.set(n, page.items);
-        if (pages.size > 50)
-          for (const key of pages.keys())
-            if (key !== n) {
-              pages.delete(key);
-              break;
-            }
+        dropOldest(pages, n);
         total = page.total;
         self.onTotal(total);
         if (returning && total > 0) {
@@ -78,35 +72,17 @@ export function virtualTable(
     );
   }
   const rowAt = (i: number) => pages.get(Math.floor(i / PAGE))?.[i % PAGE];
-  function line(row: AttemptRow, i: number): HTMLElement {
-    return h(
-      "div",
-      {
-        class: `vt-row${i === sel ? " sel" : ""}`,
-        "data-verdict": row.verdict,
-        "data-case": row.caseId,
-        onclick: () => {
-          sel = i;
-          draw();
-        },
-        ondblclick: () => onOpen(row),
+  const line = (row: AttemptRow, i: number) =>
+    rowLine(row, i === sel, caseHash(runId, row.evalId, row.caseId, row.trial), {
+      select: () => {
+        sel = i;
+        draw();
       },
-      h("span", {}, shownId(row.evalId)),
-      h("span", {}, h("a", { href: caseHref(row) }, shownId(row.caseId))),
-      h("span", { class: "num" }, String(row.trial + 1)),
-      h("span", {}, badge(row.verdict)),
-      h("span", { class: "num" }, scoreText(row.score)),
-      h("span", { class: "num" }, msNumber(row.elapsedMs)),
-      h("span", { class: "why" }, row.why ?? ""),
-      h("span", { class: "out" }, row.output ?? ""),
-    );
-  }
+      open: () => onOpen(row),
+    });
   function draw(): void {
     frame = 0;
-    const top = el.scrollTop;
-    const height = el.clientHeight || 600;
-    const first = Math.max(0, Math.floor(top / ROW) - 8);
-    const last = Math.min(total, Math.ceil((top + height) / ROW) + 8);
+    const [first, last] = rowsInView(el, total);
     spacer.style.height = `${total * ROW}px`;
     rows.style.transform = `translateY(${first * ROW}px)`;
     const out: HTMLElement[] = [];
@@ -146,12 +122,65 @@ export function virtualTable(
     },
     move(d) {
       sel = Math.max(0, Math.min(total - 1, sel + d));
-      if (sel * ROW < el.scrollTop) el.scrollTop = sel * ROW;
-      else if ((sel + 1) * ROW > el.scrollTop + el.clientHeight)
-        el.scrollTop = (sel + 1) * ROW - el.clientHeight;
+      keepInView(el, sel);
       draw();
     },
     selected: () => rowAt(sel),
   };
   return self;
+}
+
+/** The rows to draw, first and past the last: those in view, and 8 more either side. */
+function rowsInView(el: HTMLElement, total: number): [number, number] {
+  const top = el.scrollTop;
+  const height = el.clientHeight || 600;
+  return [
+    Math.max(0, Math.floor(top / ROW) - 8),
+    Math.min(total, Math.ceil((top + height) / ROW) + 8),
+  ];
+}
+
+/** Scroll so that row `i` is in view. */
+function keepInView(el: HTMLElement, i: number): void {
+  if (i * ROW < el.scrollTop) el.scrollTop = i * ROW;
+  else if ((i + 1) * ROW > el.scrollTop + el.clientHeight)
+    el.scrollTop = (i + 1) * ROW - el.clientHeight;
+}
+
+/** Pages held at most: past it, the page loaded longest ago (other than `kept`) goes. */
+const MAX_PAGES = 50;
+function dropOldest(pages: Map<number, AttemptRow[] | null>, kept: number): void {
+  if (pages.size <= MAX_PAGES) return;
+  for (const key of pages.keys())
+    if (key !== kept) {
+      pages.delete(key);
+      return;
+    }
+}
+
+/** One attempt's row: a click selects it, a double click opens its case. */
+function rowLine(
+  row: AttemptRow,
+  selected: boolean,
+  href: string,
+  on: { select: () => void; open: () => void },
+): HTMLElement {
+  return h(
+    "div",
+    {
+      class: `vt-row${selected ? " sel" : ""}`,
+      "data-verdict": row.verdict,
+      "data-case": row.caseId,
+      onclick: on.select,
+      ondblclick: on.open,
+    },
+    h("span", {}, shownId(row.evalId)),
+    h("span", {}, h("a", { href }, shownId(row.caseId))),
+    h("span", { class: "num" }, String(row.trial + 1)),
+    h("span", {}, badge(row.verdict)),
+    h("span", { class: "num" }, scoreText(row.score)),
+    h("span", { class: "num" }, msNumber(row.elapsedMs)),
+    h("span", { class: "why" }, row.why ?? ""),
+    h("span", { class: "out" }, row.output ?? ""),
+  );
 }
