@@ -10,10 +10,11 @@ import {
   validate,
 } from "@hyperjump/json-schema/draft-2020-12";
 import "./json-schema-dialects.js";
-import { BASIC } from "@hyperjump/json-schema/experimental";
+import { BASIC, DETAILED } from "@hyperjump/json-schema/experimental";
 import { errorMessage } from "../../errors.js";
 import { DIALECT, type Draft, draftOfDialect } from "./json-schema-drafts.js";
 import {
+  type DetailedError,
   describeErrors,
   describeSchemaErrors,
   type ValidationError,
@@ -110,7 +111,15 @@ function makeChecker(
         if (validator(actual as never).valid) return { outcome: "valid" };
         const output = validator(actual as never, BASIC);
         const errors = (output.valid ? [] : (output.errors ?? [])) as ValidationError[];
-        const reason = describeErrors(errors, { resources: map.resources, instance: actual });
+        const detailed = (): readonly DetailedError[] => {
+          const tree = validator(actual as never, DETAILED);
+          return (tree.valid ? [] : (tree.errors ?? [])) as DetailedError[];
+        };
+        const reason = describeErrors(errors, {
+          resources: map.resources,
+          instance: actual,
+          detailed,
+        });
         return { outcome: "invalid", reason };
       });
     } finally {

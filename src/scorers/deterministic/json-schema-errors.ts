@@ -10,10 +10,20 @@ export interface ValidationError {
   readonly instanceLocation: string;
 }
 
+/** A failed keyword with the failures of its subschemas: a unit of the validator's detailed output. */
+export interface DetailedError extends ValidationError {
+  readonly errors?: readonly DetailedError[];
+}
+
 /** Where the words come from: the schema's resources by URI, and the value validated. */
 export interface ErrorContext {
   readonly resources: ReadonlyMap<string, unknown>;
   readonly instance: unknown;
+  /**
+   * The validator's detailed output of the same value, asked for only when a oneOf or anyOf
+   * failed: it tells which branch each failure is in, across references.
+   */
+  readonly detailed?: (() => readonly DetailedError[]) | undefined;
 }
 
 const MAX_SHOWN_VALUES = 5;
@@ -264,6 +274,75 @@ function isInside(inner: ValidationError, outer: ValidationError): boolean {
   return inner.absoluteKeywordLocation.startsWith(`${outer.absoluteKeywordLocation}/`);
 }
 
+/** The detailed output's unit of a failed keyword, found by its place in the schema and the value. */
+function findUnit(
+  units: readonly DetailedError[],
+  wanted: ValidationError,
+): DetailedError | undefined {
+  for (const unit of units) {
+    if (
+      unit.absoluteKeywordLocation === wanted.absoluteKeywordLocation &&
+      unit.instanceLocation === wanted.instanceLocation
+    ) {
+      return unit;
+    }
+    const inside = unit.errors ? findUnit(unit.errors, wanted) : undefined;
+    if (inside) return inside;
+  }
+  return undefined;
+}
+
+/** References as the detailed output names them (the basic output leaves them out). */
+const REFERENCES = new Set(["ref", "dynamicRef", "recursiveRef"]);
+
+/** The first failure of a branch, past the keywords that only pass a subschema's failure on. */
+function firstLeaf(unit: DetailedError): DetailedError {
+  let leaf = unit;
+  for (;;) {
+    const name = keywordName(leaf.keyword);
+    const inner = leaf.errors?.[0];
+    if (!inner || !(PASS_THROUGH.has(name) || REFERENCES.has(name))) return leaf;
+    leaf = inner;
+  }
+}
+
+/**
+ * What follows a failed oneOf or anyOf: the branches a oneOf matches when it matches more than
+ * one (`, but matches 2 of its 3 (oneOf/0 and oneOf/2)`), else why each branch failed, in brackets.
+ */
+function combinatorDetails(
+  unit: DetailedError,
+  located: Located,
+  at: string,
+  context: ErrorContext,
+): string {
+  // A failure inside branch i is at <combinator>/i/…, a false branch at <combinator>/i.
+  const prefix = `${unit.absoluteKeywordLocation}/`;
+  const failing = new Map<string, DetailedError>();
+  for (const child of unit.errors ?? []) {
+    const location = child.absoluteKeywordLocation;
+    if (!location.startsWith(prefix)) continue;
+    const branch = location.slice(prefix.length).split("/")[0] ?? "";
+    if (!failing.has(branch)) failing.set(branch, child);
+  }
+  const branches = Array.isArray(located.value) ? located.value.length : 0;
+  const matched = [...Array(branches).keys()].filter((i) => !failing.has(String(i)));
+  if (located.name === "oneOf" && matched.length > 1) {
+    const names = matched.slice(0, MAX_SHOWN_VALUES).map((i) => `oneOf/${i}`);
+    const shown =
+      matched.length > MAX_SHOWN_VALUES
+        ? `${names.join(", ")}, …`
+        : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+    return `, but matches ${matched.length} of its ${branches} (${shown})`;
+  }
+  const details = [...failing.values()].slice(0, MAX_DETAILS).map((child) => {
+    const said = words(locate(firstLeaf(child), context));
+    return pointer(said.path) === at ? said.text : `${pointer(said.path)}: ${said.text}`;
+  });
+  if (failing.size > MAX_DETAILS) details.push("…");
+  return details.length === 0 ? "" : ` (${details.join("; ")})`;
+}
+
 /**
  * Word the first violation: `"/items/2/price: must be number, got string"`. A failed oneOf or
  * anyOf is followed by the reasons its branches failed, in brackets.
@@ -283,6 +362,8 @@ export function describeErrors(errors: readonly ValidationError[], context: Erro
   const { path, text } = words(located);
   const first = `${pointer(path)}: ${text}`;
   if (!COMBINATORS.has(located.name)) return first;
+  const unit = context.detailed ? findUnit(context.detailed(), head) : undefined;
+  if (unit) return first + combinatorDetails(unit, located, pointer(path), context);
   const inner = errors.slice(index + 1).filter((error) => isInside(error, head));
   if (inner.length === 0) return first;
   const details = inner.slice(0, MAX_DETAILS).map((error) => {

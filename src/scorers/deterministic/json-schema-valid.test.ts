@@ -281,7 +281,27 @@ describe("jsonSchemaValid with JSON Schema", () => {
       "/payment: must match exactly one schema in oneOf (must have required property 'card'; must have required property 'iban')",
     );
     expect(await rationaleOf({ ...goodOrder, payment: { card: "1", iban: "2" } })).toBe(
-      "/payment: must match exactly one schema in oneOf",
+      "/payment: must match exactly one schema in oneOf, but matches 2 of its 2 (oneOf/0 and oneOf/1)",
+    );
+  });
+
+  it("says which oneOf branches a value matches when it matches more than one", async () => {
+    // The branch that failed is not why: the value matches two others.
+    const numbers = { oneOf: [{ type: "string" }, { type: "number" }, { type: "integer" }] };
+    expect(await rationaleOf(5, numbers)).toBe(
+      "(root): must match exactly one schema in oneOf, but matches 2 of its 3 (oneOf/1 and oneOf/2)",
+    );
+    const viaRefs = {
+      $defs: { small: { maximum: 10 }, odd: { not: { multipleOf: 2 } } },
+      properties: {
+        n: { oneOf: [{ $ref: "#/$defs/small" }, { $ref: "#/$defs/odd" }, { type: "string" }] },
+      },
+    };
+    expect(await rationaleOf({ n: 3 }, viaRefs)).toBe(
+      "/n: must match exactly one schema in oneOf, but matches 2 of its 3 (oneOf/0 and oneOf/1)",
+    );
+    expect(await rationaleOf({ n: 12 }, viaRefs)).toBe(
+      "/n: must match exactly one schema in oneOf (must be <= 10, got 12; must NOT be valid against the schema in not; must be string, got integer)",
     );
   });
 
