@@ -1,6 +1,8 @@
 import { closeSync, openSync } from "node:fs";
+import { AuthoringError } from "../errors.js";
 import type { AttemptRecord } from "../eval/record.js";
 import { safeStringify, wellFormedJson } from "../json-safe.js";
+import { valueKind } from "../required.js";
 import type { RunSummary } from "../runner/run.js";
 import { withVerdictReason } from "./failures.js";
 import { summaryWithFigures } from "./figures.js";
@@ -17,6 +19,11 @@ import type { Reporter } from "./reporter.js";
  * or skipped record carries `reason`, why (`withVerdictReason`).
  */
 export function jsonReporter(file: string): Reporter {
+  if (typeof file !== "string" || file === "") {
+    throw new AuthoringError(
+      `jsonReporter(file): pass the path of the JSON file to write, such as "report.json", got ${valueKind(file)}`,
+    );
+  }
   let fd: number | undefined;
   let out: LineWriter | undefined;
   let first = true;

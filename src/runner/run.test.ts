@@ -3,6 +3,7 @@ import { defineAdapter } from "../adapter/define-adapter.js";
 import type { AttemptRecord } from "../eval/record.js";
 import { defineSuite } from "../eval/suite.js";
 import { JudgeUnavailableError } from "../judge/unavailable.js";
+import { jsonReporter } from "../report/json-reporter.js";
 import { createScorer } from "../scorers/create-scorer.js";
 import type { EvalEvent } from "./events.js";
 import { runEvals } from "./run.js";
@@ -349,6 +350,49 @@ describe("telemetry", () => {
       "telemetry: telemetry[0] first failed on an eval.case.started event (collector down); later failures of it are not shown; telemetry[1] first failed on an eval.started event (rejected); later failures of it are not shown; the run went on";
     expect(summary.reportErrors).toEqual([said]);
     expect(written.join("")).toContain(`niceeval: ${said}\n`);
+  });
+});
+
+describe("reporters given to runEvals", () => {
+  it("names a failing reporter by its place in options.reporters, and the others still report", async () => {
+    const written: string[] = [];
+    const write = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    onTestFinished(() => write.mockRestore());
+    const finished: string[] = [];
+    const quiet = defineSuite({
+      id: "quiet",
+      cases: [{ id: "a", input: 1 }],
+      target: (i) => i,
+      scorers: [ran],
+    });
+    const summary = await runEvals([{ eval: quiet }], {
+      reporters: [
+        { onRunFinished: () => void finished.push("first") },
+        {
+          onRunStart() {
+            throw new Error("disk full");
+          },
+        },
+        { onRunFinished: () => void finished.push("third") },
+      ],
+    });
+    expect(finished).toEqual(["first", "third"]);
+    expect(summary.reportErrors).toEqual(["reporters[1] failed in onRunStart: disk full"]);
+    expect(written.join("")).toContain(
+      "niceeval: reporters[1] failed in onRunStart (later failures of it are not shown): disk full\n",
+    );
+  });
+
+  it("refuses a json reporter given something other than a file path, naming it", () => {
+    expect(() => jsonReporter({ path: "out.json" } as never)).toThrow(
+      'jsonReporter(file): pass the path of the JSON file to write, such as "report.json", got an object',
+    );
+    expect(() => jsonReporter("")).toThrow(
+      'jsonReporter(file): pass the path of the JSON file to write, such as "report.json", got an empty string',
+    );
   });
 });
 

@@ -183,10 +183,13 @@ export async function runEvals(
   // fetch does), and more than ten is a run at that concurrency, not a leak to warn about.
   setMaxListeners(0, signal);
   const trialsOfEntry = (entry: number) => trialsOf(entries[entry]!.eval.trials ?? options.trials);
-  const sinks = new SinkSet([
-    ...(options.reporters ?? []),
-    ...(options.telemetry?.length ? [telemetrySink(runId, options.telemetry)] : []),
-  ]);
+  const reporters = options.reporters ?? [];
+  const sinks = new SinkSet(
+    [...reporters, ...(options.telemetry?.length ? [telemetrySink(runId, options.telemetry)] : [])],
+    // Called from code, a reporter without a label is named as it was given; the CLI labels its own.
+    (index) =>
+      options.origin !== "cli" && index < reporters.length ? `reporters[${index}]` : undefined,
+  );
   const tally = new RunTally(entries, trialsOfEntry);
   const { executor, dispose } = executorOf(options, signal, settings.abortGraceMs);
   const limiter = new KeyedLimiter(entries.map((e) => e.eval.concurrency));

@@ -84,7 +84,14 @@ export class SinkSet {
   /** The sinks that may ask the engine to wait (those with a `room` hook). */
   private readonly backlogged: readonly RunSink[];
 
-  constructor(private readonly sinks: readonly RunSink[]) {
+  /**
+   * @param placeOf how a sink without a `label` is named by its place among the sinks
+   *   (`reporters[1]`, as runEvals was given it); "a reporter" when it gives none.
+   */
+  constructor(
+    private readonly sinks: readonly RunSink[],
+    private readonly placeOf: (index: number) => string | undefined = () => undefined,
+  ) {
     this.backlogged = sinks.filter((sink) => typeof sink.room === "function");
   }
 
@@ -152,9 +159,10 @@ export class SinkSet {
       process.stderr.write(`niceeval: ${message}\n`);
       return;
     }
-    this.failures.push(`in ${hook}: ${message}`);
+    const name = sink.label ?? this.placeOf(this.sinks.indexOf(sink)) ?? "a reporter";
+    this.failures.push(`${name} failed in ${hook}: ${message}`);
     process.stderr.write(
-      `niceeval: ${sink.label ?? "a reporter"} failed in ${hook} (later failures of it are not shown): ${message}\n`,
+      `niceeval: ${name} failed in ${hook} (later failures of it are not shown): ${message}\n`,
     );
   }
 }
