@@ -675,6 +675,32 @@ describe("jsonSchemaValid with a Standard Schema", () => {
     });
   });
 
+  it("reads zod's JSON Schema output as the JSON Schema it is, not through the zod schema behind it", async () => {
+    // z.toJSONSchema gives a plain object that also carries the zod schema's "~standard".
+    const named = z.object({ name: z.string().max(5) });
+    const schema = z.toJSONSchema(named);
+    expect(Object.keys(schema)).not.toContain("~standard");
+    expect(await rationaleOf({ name: "a" }, schema)).toBe(
+      "actual is valid against the JSON Schema (draft 2020-12)",
+    );
+    // An edit to the document counts, as it would for any JSON Schema.
+    const edited = z.toJSONSchema(named) as unknown as {
+      properties: { name: { maxLength: number } };
+    };
+    edited.properties.name.maxLength = 2;
+    expect(await rationaleOf({ name: "abc" }, edited)).toBe(
+      "/name: must NOT have more than 2 characters, got 3",
+    );
+    // So do the options of a JSON Schema.
+    const dated = z.toJSONSchema(z.object({ day: z.iso.date() })) as unknown as {
+      properties: { day: { pattern?: string } };
+    };
+    delete dated.properties.day.pattern;
+    const day = { day: "2024-02-30" };
+    expect((await jsonSchemaValid({ actual: day, schema: dated })).passed).toBe(false);
+    expect((await viaTool({ actual: day, schema: dated, formats: "annotate" })).passed).toBe(true);
+  });
+
   it("validates with valibot and names the path", async () => {
     const score = await jsonSchemaValid({ actual: bad, schema: valibotOrder });
     expect(score).toMatchObject({ value: 0, passed: false });

@@ -86,6 +86,19 @@ function fromStandardResult(result: unknown): JsonSchemaScore {
   return failed(`${issuePointer(issue)}: ${String(issue.message)}`);
 }
 
+/**
+ * Whether a schema is validated through its `~standard`: a Standard Schema that is not also a
+ * JSON Schema document. zod's `z.toJSONSchema` gives a plain object whose hidden (non-enumerable)
+ * `~standard` validates with the zod schema it came from; handed over as a JSON Schema, it is read
+ * as one, so an edit to it and the `draft` and `formats` options count.
+ */
+function validatesAsStandard(schema: unknown): schema is StandardSchemaV1 {
+  if (!isStandardSchema(schema)) return false;
+  const prototype = Object.getPrototypeOf(schema);
+  const plain = prototype === Object.prototype || prototype === null;
+  return !(plain && !Object.getOwnPropertyDescriptor(schema, "~standard")?.enumerable);
+}
+
 function schemaThrew(error: unknown): JsonSchemaScore {
   return errored(`invalid schema: its validate threw: ${errorMessage(error)}`);
 }
@@ -202,7 +215,7 @@ function jsonSchemaValidNow(
   const schema = input.schema;
   const compiled =
     typeof schema === "object" && schema !== null ? ready.get(schema)?.get(input.draft) : undefined;
-  if (compiled === undefined || isStandardSchema(schema)) return jsonSchemaValid(input);
+  if (compiled === undefined || validatesAsStandard(schema)) return jsonSchemaValid(input);
   try {
     return withParseHint(
       input.actual,
@@ -255,7 +268,7 @@ export async function jsonSchemaValid(input: JsonSchemaValidInput): Promise<Json
     const parsed = parsedActual(input);
     if ("score" in parsed) return parsed.score;
     const { actual, schema } = parsed.input;
-    const score = isStandardSchema(schema)
+    const score = validatesAsStandard(schema)
       ? await validateStandard(actual, schema)
       : await validateJsonSchema(parsed.input as JsonSchemaValidInput<JsonSchema>);
     // A string parsed from JSON text (JSON in JSON) is not one that parseJson would help.
