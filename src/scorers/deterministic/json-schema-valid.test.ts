@@ -205,6 +205,23 @@ describe("jsonSchemaValid with JSON Schema", () => {
     });
   });
 
+  it("errors an input that is not an object, saying what it takes", async () => {
+    for (const [input, got] of [
+      [undefined, "undefined"],
+      [null, "null"],
+      ["{}", "a string"],
+    ] as const) {
+      expect(await jsonSchemaValid(input as never)).toMatchObject({
+        errored: true,
+        rationale: `invalid input: jsonSchemaValid takes { actual, schema, draft?, formats?, parseJson? }, got ${got}`,
+      });
+      expect(await standardSchemaValid(input as never)).toMatchObject({
+        errored: true,
+        rationale: `invalid input: standardSchemaValid takes { actual, schema }, got ${got}`,
+      });
+    }
+  });
+
   it("checks required names that are also Object.prototype's, such as __proto__", async () => {
     const schema = { required: ["__proto__", "constructor"] };
     expect(await rationaleOf({ id: 1 }, schema)).toBe(

@@ -2,6 +2,7 @@ import type { StandardSchemaV1 } from "@standard-schema/spec";
 import * as z from "zod";
 import { errorMessage } from "../../errors.js";
 import { type KnownKeys, misspeltKeysMessage } from "../../known-keys.js";
+import { valueKind } from "../../required.js";
 import { scoreSchema } from "../../score/score.js";
 import { isStandardSchema, issuePointer } from "../../tool/standard-schema.js";
 import { defineTool, hasOnlyKeys, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
@@ -250,6 +251,11 @@ function jsonSchemaValidNow(
  */
 export async function jsonSchemaValid(input: JsonSchemaValidInput): Promise<JsonSchemaScore> {
   try {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) {
+      return errored(
+        `invalid input: jsonSchemaValid takes { actual, schema, draft?, formats?, parseJson? }, got ${valueKind(input)}`,
+      );
+    }
     // A misspelt key (`draf`) would otherwise leave its option at the default without a word.
     const misspelt = misspeltKeysMessage(input, INPUT_KEYS_LIST);
     if (misspelt !== undefined) return errored(`invalid input: ${misspelt}`);
@@ -289,6 +295,11 @@ export async function jsonSchemaValid(input: JsonSchemaValidInput): Promise<Json
 export async function standardSchemaValid(
   input: JsonSchemaValidInput<StandardSchemaV1>,
 ): Promise<JsonSchemaScore> {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    return errored(
+      `invalid input: standardSchemaValid takes { actual, schema }, got ${valueKind(input)}`,
+    );
+  }
   if (!isStandardSchema(input.schema)) {
     return errored("invalid schema: not a Standard Schema (it has no `~standard.validate`)");
   }
