@@ -35,7 +35,7 @@ import {
   KNOWN_FORMATS,
 } from "./json-schema-model.js";
 import { exposeRefSiblings } from "./json-schema-ref-siblings.js";
-import { mapSchema, type SchemaMap, withoutFragment } from "./json-schema-walk.js";
+import { mapSchema, placeOf, type SchemaMap, withoutFragment } from "./json-schema-walk.js";
 
 // The validator (@hyperjump/json-schema) and its dialects are a large graph: this module is
 // imported on the first schema compiled, so a run without one never loads them.
@@ -72,6 +72,25 @@ function outsideReference(map: SchemaMap): string | undefined {
     return `reference ${JSON.stringify(written)} points to ${where}, outside the schema; niceeval does not fetch schemas: embed it under $defs with its "$id"`;
   }
   return undefined;
+}
+
+const IRI_KEYWORDS = ["$id", "$ref", "$dynamicRef", "$recursiveRef", "$schema"];
+const PATTERN_KEYWORDS = ["pattern", "patternProperties"];
+
+/**
+ * The validator's word on an invalid IRI or regular expression, which names the value only, said
+ * with where the schema writes it: `/properties/a/$ref is "#/%%%", which is not a valid IRI reference`.
+ */
+function placed(message: string, map: SchemaMap): string {
+  const iri = /^Invalid IRI(?:-reference)?: (.*)$/s.exec(message);
+  const iriPlace = iri && placeOf(map, IRI_KEYWORDS, iri[1]!);
+  if (iri && iriPlace)
+    return `${iriPlace} is ${JSON.stringify(iri[1])}, which is not a valid IRI reference`;
+  const regex = /^Invalid regular expression: \/(.*)\/[a-z]*: (.*)$/s.exec(message);
+  const regexPlace = regex && placeOf(map, PATTERN_KEYWORDS, regex[1]!);
+  if (regex && regexPlace)
+    return `${regexPlace} is ${JSON.stringify(regex[1])}, which is not a valid regular expression (${regex[2]})`;
+  return message;
 }
 
 const metaValidators = new Map<Draft, Promise<Validator>>();
@@ -231,7 +250,7 @@ export async function compileUncached(
       const why = exposed.hidden === undefined ? "" : ` (${exposed.hidden})`;
       return {
         ok: false,
-        reason: `invalid schema: ${withoutBase(errorMessage(error), base)}${why}`,
+        reason: `invalid schema: ${placed(withoutBase(errorMessage(error), base), map)}${why}`,
       };
     } finally {
       for (const uri of getAllRegisteredSchemaUris()) if (!before.has(uri)) unregisterSchema(uri);

@@ -391,8 +391,10 @@ export function describeSchemaErrors(
       depth = segments;
     }
   }
-  if (!chosen) return `it does not match the draft ${draft} meta-schema`;
+  // "draft 2020-12" but "draft-07", as the drafts name themselves.
+  const named = draft.startsWith("draft") ? draft : `draft ${draft}`;
+  if (!chosen) return `it does not match the ${named} meta-schema`;
   const path = pointerSegments(chosen.instanceLocation);
   const rule = keywordName(chosen.keyword);
-  return `${pointer(path)} is ${show(at(schema, path))}, which the draft ${draft} meta-schema does not allow (${rule === "validate" ? "false schema" : rule})`;
+  return `${pointer(path)} is ${show(at(schema, path))}, which the ${named} meta-schema does not allow (${rule === "validate" ? "false schema" : rule})`;
 }

@@ -554,6 +554,43 @@ describe("jsonSchemaValid with parseJson: a model's JSON text (promptfoo's is-js
   });
 });
 
+describe("an invalid IRI or regular expression in a schema is named where it is written", () => {
+  const cases: [string, unknown, string][] = [
+    ["a root $id", { $id: "::::" }, '/$id is "::::", which is not a valid IRI reference'],
+    [
+      "a nested $id",
+      { properties: { a: { $id: "http://[bad" } } },
+      '/properties/a/$id is "http://[bad", which is not a valid IRI reference',
+    ],
+    [
+      "a $ref",
+      { properties: { a: { $ref: "#/%%%" } } },
+      '/properties/a/$ref is "#/%%%", which is not a valid IRI reference',
+    ],
+    [
+      "a pattern",
+      { properties: { p: { pattern: "(" } } },
+      '/properties/p/pattern is "(", which is not a valid regular expression (Unterminated group)',
+    ],
+    [
+      "a patternProperties key",
+      { patternProperties: { "a/[": {} } },
+      '/patternProperties/a~1[ is "a/[", which is not a valid regular expression (Unterminated character class)',
+    ],
+  ];
+  it.each(cases)("%s", async (_what, schema, reason) => {
+    const score = await jsonSchemaValid({ actual: {}, schema: schema as JsonSchema });
+    expect(score).toMatchObject({ errored: true, rationale: `invalid schema: ${reason}` });
+  });
+
+  it("names draft-07 once when a schema breaks its meta-schema", async () => {
+    const schema = { $schema: "http://json-schema.org/draft-07/schema#", type: "strnig" };
+    expect(await rationaleOf(1, schema)).toBe(
+      'invalid schema: /type is "strnig", which the draft-07 meta-schema does not allow (anyOf)',
+    );
+  });
+});
+
 describe("an unusable JSON Schema is an errored score, never a throw nor the value's failure", () => {
   const selfReferencing: Record<string, unknown> = { type: "object" };
   selfReferencing.properties = { child: selfReferencing };

@@ -118,6 +118,30 @@ export function mapSchema(schema: unknown, retrievalUri: string, draft: Draft): 
   return map;
 }
 
+/**
+ * Where a subschema writes `value` under one of `keywords` (or, for `patternProperties`, as one of
+ * its keys): the JSON Pointer of that place, or undefined when none does.
+ * @example
+ * placeOf(map, ["$ref"], "#/%%%"); // → "/properties/a/$ref"
+ */
+export function placeOf(
+  map: Pick<SchemaMap, "locations">,
+  keywords: readonly string[],
+  value: string,
+): string | undefined {
+  for (const [node, pointer] of map.locations) {
+    const record = node as Record<string, unknown>;
+    for (const keyword of keywords) {
+      const written = record[keyword];
+      if (written === value) return `${pointer}/${segment(keyword)}`;
+      const isMap = typeof written === "object" && written !== null;
+      if (keyword === "patternProperties" && isMap && Object.hasOwn(written, value))
+        return `${pointer}/${keyword}/${segment(value)}`;
+    }
+  }
+  return undefined;
+}
+
 /** Record the resource (`$id`) and anchors a subschema declares; its base URI. */
 function declare(
   map: { resources: Map<string, unknown>; anchors: Map<string, object> },
