@@ -594,6 +594,8 @@ describe("an invalid IRI or regular expression in a schema is named where it is 
 describe("an unusable JSON Schema is an errored score, never a throw nor the value's failure", () => {
   const selfReferencing: Record<string, unknown> = { type: "object" };
   selfReferencing.properties = { child: selfReferencing };
+  let tooDeep: Record<string, unknown> = { type: "string" };
+  for (let level = 0; level < 20_000; level++) tooDeep = { items: tooDeep };
   const cases: [string, unknown, RegExp][] = [
     [
       "a misspelt type",
@@ -624,6 +626,11 @@ describe("an unusable JSON Schema is an errored score, never a throw nor the val
       "a self-referencing object",
       selfReferencing,
       /^invalid schema: not JSON: \/properties\/child is a circular reference; write the recursion as a reference, such as \{ "\$ref": "#" \}$/,
+    ],
+    [
+      "a schema nested too deep to read",
+      tooDeep,
+      /^invalid schema: it is nested 20001 levels deep, too deep to read \(it ran out of stack\); write a repeated shape once under \$defs and refer to it with \$ref$/,
     ],
   ];
   for (const [what, schema, rationale] of cases) {

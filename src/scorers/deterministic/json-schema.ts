@@ -1,6 +1,6 @@
 import { errorMessage } from "../../errors.js";
 import { DEFAULT_DRAFT, type Draft, isDraft } from "./json-schema-drafts.js";
-import { findNotJson } from "./json-schema-json.js";
+import { findNotJson, nestingDepth } from "./json-schema-json.js";
 import type { CompiledJsonSchema, JsonSchema, JsonSchemaOptions } from "./json-schema-model.js";
 
 export type { Draft } from "./json-schema-drafts.js";
@@ -109,5 +109,8 @@ function notJson(schema: object | boolean, error: unknown): string {
   if (found?.what === "a circular reference")
     return `not JSON: ${where} is a circular reference; write the recursion as a reference, such as { "$ref": "#" }`;
   if (found?.what === "bigint") return `not JSON: ${where} is a bigint`;
+  // JSON.stringify (and findNotJson after it) ran out of stack: the schema is deep, not broken.
+  if (error instanceof RangeError && /call stack/i.test(error.message))
+    return `it is nested ${nestingDepth(schema)} levels deep, too deep to read (it ran out of stack); write a repeated shape once under $defs and refer to it with $ref`;
   return `not JSON (${errorMessage(error).split("\n", 1)[0]})`;
 }
