@@ -29,10 +29,10 @@ import {
 import { referenceLoop } from "./json-schema-loops.js";
 import {
   type CompiledJsonSchema,
+  definesFormat,
   type FormatMode,
   type JsonSchema,
   type JsonSchemaCheck,
-  KNOWN_FORMATS,
 } from "./json-schema-model.js";
 import { exposeRefSiblings } from "./json-schema-ref-siblings.js";
 import { mapSchema, placeOf, type SchemaMap, withoutFragment } from "./json-schema-walk.js";
@@ -243,7 +243,7 @@ export async function compileUncached(
     try {
       registerSchema(exposed.schema as never, base, DIALECT[draft]);
       const validator = await validate(base);
-      const unknownFormats = [...map.formats].filter((format) => !KNOWN_FORMATS.has(format));
+      const unknownFormats = [...map.formats].filter((format) => !definesFormat(draft, format));
       const quickCheck = quick ? compileQuickCheck(exposed.schema) : undefined;
       return { ok: true, draft, unknownFormats, check: makeChecker(validator, map, quickCheck) };
     } catch (error) {

@@ -44,14 +44,14 @@ export type CompiledJsonSchema =
       readonly ok: true;
       /** The draft the schema was read as. */
       readonly draft: Draft;
-      /** Formats the schema names that no draft defines; they are never checked. */
+      /** Formats the schema names that its draft does not define; they are never checked. */
       readonly unknownFormats: readonly string[];
       /** Check a value. Never throws. */
       check(actual: unknown, formats?: FormatMode): JsonSchemaCheck;
     }
   | { readonly ok: false; readonly reason: string };
 
-/** The formats drafts 2020-12, 2019-09 and 07 define; all are checked when formats assert. */
+/** The formats drafts 2020-12 and 2019-09 define (draft-07 all but two); checked when formats assert. */
 export const KNOWN_FORMATS: ReadonlySet<string> = new Set([
   "date-time",
   "date",
@@ -73,3 +73,11 @@ export const KNOWN_FORMATS: ReadonlySet<string> = new Set([
   "relative-json-pointer",
   "regex",
 ]);
+
+/** Formats draft 2019-09 added; draft-07 does not define them, so they are not checked there. */
+const LATER_FORMATS: ReadonlySet<string> = new Set(["duration", "uuid"]);
+
+/** Whether `draft` defines `format` (and so checks it). */
+export function definesFormat(draft: Draft, format: string): boolean {
+  return KNOWN_FORMATS.has(format) && !(draft === "draft-07" && LATER_FORMATS.has(format));
+}

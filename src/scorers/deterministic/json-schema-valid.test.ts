@@ -289,7 +289,17 @@ describe("jsonSchemaValid with JSON Schema", () => {
 
   it("passes an unknown format, saying it was not checked", async () => {
     expect(await rationaleOf("x", { type: "string", format: "emial" })).toBe(
-      'actual is valid against the JSON Schema (draft 2020-12); format "emial" is not one the drafts define, so it was not checked',
+      'actual is valid against the JSON Schema (draft 2020-12); format "emial" is not one draft 2020-12 defines, so it was not checked',
+    );
+  });
+
+  it("says a format the schema's draft does not define was not checked, though a later draft defines it", async () => {
+    const schema = { $schema: "http://json-schema.org/draft-07/schema#", format: "duration" };
+    expect(await rationaleOf("1D", schema)).toBe(
+      'actual is valid against the JSON Schema (draft-07); format "duration" is not one draft-07 defines, so it was not checked',
+    );
+    expect(await rationaleOf("1D", { format: "duration" })).toBe(
+      '(root): must match format "duration", got "1D"',
     );
   });
 

@@ -115,10 +115,12 @@ async function validateStandard(
   }
 }
 
-function unknownFormatsNote(formats: readonly string[]): string {
+function unknownFormatsNote(formats: readonly string[], draft: Draft): string {
   if (formats.length === 0) return "";
   const names = formats.map((format) => JSON.stringify(format)).join(", ");
-  return `; format ${names} is not one the drafts define, so it was not checked`;
+  return formats.length === 1
+    ? `; format ${names} is not one ${draftName(draft)} defines, so it was not checked`
+    : `; formats ${names} are not ones ${draftName(draft)} defines, so they were not checked`;
 }
 
 type CompiledOk = Extract<CompiledJsonSchema, { ok: true }>;
@@ -141,7 +143,7 @@ function checkCompiled(compiled: CompiledOk, input: JsonSchemaValidInput<JsonSch
   if (check.outcome === "invalid") return failed(check.reason);
   let rationale = validRationales.get(compiled);
   if (rationale === undefined) {
-    rationale = `actual is valid against the JSON Schema (${draftName(compiled.draft)})${unknownFormatsNote(compiled.unknownFormats)}`;
+    rationale = `actual is valid against the JSON Schema (${draftName(compiled.draft)})${unknownFormatsNote(compiled.unknownFormats, compiled.draft)}`;
     validRationales.set(compiled, rationale);
   }
   return passed(rationale);
