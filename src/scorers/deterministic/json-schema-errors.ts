@@ -1,4 +1,5 @@
 // Words for a failed validation: the instance path, what the schema expected, what was found.
+import { pluralNoun } from "../../plural.js";
 import { codePointCount } from "./code-points.js";
 import { at, pointerSegments, withoutFragment } from "./json-schema-walk.js";
 import { clip, show } from "./preview.js";
@@ -206,15 +207,19 @@ function describeKeyword(error: Located): string {
       return `must match pattern ${show(value)}${got}`;
     case "format":
       return `must match format ${show(value)}${got}`;
-    case "uniqueItems":
-      return "must NOT have duplicate items";
+    case "uniqueItems": {
+      const pair = duplicatePair(found);
+      return pair ? `must NOT have duplicate items (${pair})` : "must NOT have duplicate items";
+    }
     case "contains":
     case "minContains":
     case "maxContains": {
-      const least = `at least ${String(error.parent?.minContains ?? 1)}`;
+      const least = Number(error.parent?.minContains ?? 1);
       const most = error.parent?.maxContains;
-      const range = most === undefined ? least : `${least} and at most ${String(most)}`;
-      return `must contain ${range} item(s) valid against contains`;
+      const range =
+        most === undefined ? `at least ${least}` : `at least ${least} and at most ${String(most)}`;
+      const noun = pluralNoun(most === undefined ? least : Number(most), "item");
+      return `must contain ${range} ${noun} valid against contains`;
     }
     case "dependentRequired":
     case "dependencies": {
@@ -241,6 +246,34 @@ function describeKeyword(error: Located): string {
     default:
       return `must pass "${name}"${got}`;
   }
+}
+
+/** A value as JSON Schema compares it: objects by content, whatever the order of their keys. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(record[key])}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** The first two items uniqueItems finds equal, in words ("items 0 and 2 are equal"). */
+function duplicatePair(found: unknown): string | undefined {
+  if (!Array.isArray(found)) return undefined;
+  try {
+    const seen = new Map<string, number>();
+    for (let index = 0; index < found.length; index++) {
+      const key = canonical(found[index]);
+      const first = seen.get(key);
+      if (first !== undefined) return `items ${first} and ${index} are equal`;
+      seen.set(key, index);
+    }
+  } catch {
+    // Items nested too deep to compare here: the reason goes without the pair.
+  }
+  return undefined;
 }
 
 /** Keywords whose failure is explained by the errors of their subschemas. */

@@ -93,6 +93,25 @@ describe("jsonSchemaValid with JSON Schema", () => {
     );
   });
 
+  it("names the duplicate items of uniqueItems, and counts contains in words", async () => {
+    const unique = { uniqueItems: true };
+    expect(await rationaleOf([1, 2, 1.0], unique)).toBe(
+      "(root): must NOT have duplicate items (items 0 and 2 are equal)",
+    );
+    expect(await rationaleOf(["x", { a: 1, b: [2] }, { b: [2], a: 1 }], unique)).toBe(
+      "(root): must NOT have duplicate items (items 1 and 2 are equal)",
+    );
+    expect(await rationaleOf([1, "a"], { contains: { type: "string" }, minContains: 2 })).toBe(
+      "(root): must contain at least 2 items valid against contains",
+    );
+    expect(await rationaleOf([1], { contains: { type: "string" } })).toBe(
+      "(root): must contain at least 1 item valid against contains",
+    );
+    expect(await rationaleOf(["a", "b"], { contains: { type: "string" }, maxContains: 1 })).toBe(
+      "(root): must contain at least 1 and at most 1 item valid against contains",
+    );
+  });
+
   it("cuts property names of 2 MB in the path and in the required ones, and lists five", async () => {
     const big = "k".repeat(2_000_000);
     const cut = `${"k".repeat(40)}…`;
