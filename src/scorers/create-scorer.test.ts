@@ -255,6 +255,16 @@ describe("a config factory", () => {
     await expect(call).rejects.toThrow("run cancelled");
   });
 
+  it("says, when the factory throws as the scorer is created, that it runs then and what to move", () => {
+    const withoutKey = () =>
+      createScorer<string>(() => {
+        throw new Error("The OPENAI_API_KEY environment variable is missing");
+      });
+    expect(withoutKey).toThrow(
+      "createScorer: the config factory threw: The OPENAI_API_KEY environment variable is missing; the factory runs as the scorer is created, to learn its name, so what fails there (a client that needs a key) fails the whole file: make such a client on the first call of `score` instead, where a failure errors only this scorer's judgments",
+    );
+  });
+
   it("fails the case when the factory throws or changes the scorer's name in a run", async () => {
     let calls = 0;
     const flaky = createScorer<string>(() => {

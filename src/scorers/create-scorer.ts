@@ -156,6 +156,9 @@ export class ScorerResultError extends NiceevalError {
   }
 }
 
+const ON_CREATION =
+  "; the factory runs as the scorer is created, to learn its name, so what fails there (a client that needs a key) fails the whole file: make such a client on the first call of `score` instead, where a failure errors only this scorer's judgments";
+
 /**
  * Give a scoring function a name. `config` is the name and callback, or a synchronous factory
  * that builds them from the run's {@link RuntimeContext} (as seed 003's; async work belongs in
@@ -179,9 +182,11 @@ export function createScorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Ex
     try {
       return factory(context);
     } catch (error) {
+      // Thrown as the scorer is created, it fails the module that creates it.
+      const advice = known === undefined ? ON_CREATION : "";
       throw new NiceevalError(
         "SCORER_FACTORY",
-        `createScorer${known ? `("${known}")` : ""}: the config factory threw: ${errorMessage(error)}`,
+        `createScorer${known ? `("${known}")` : ""}: the config factory threw: ${errorMessage(error)}${advice}`,
         { cause: error },
       );
     }
