@@ -791,6 +791,22 @@ describe("jsonSchemaValid with a Standard Schema", () => {
     expect((await viaTool({ actual: day, schema: dated, formats: "annotate" })).passed).toBe(true);
   });
 
+  it("errors draft and formats given with a Standard Schema, which validates by its own rules", async () => {
+    const good = { id: "o", items: [] };
+    for (const schema of [zodOrder, valibotOrder, arktypeOrder]) {
+      const drafted = await jsonSchemaValid({ actual: good, schema, draft: "draft-07" });
+      expect(drafted).toMatchObject({ value: 0, passed: false, errored: true });
+      expect(drafted.rationale).toBe(
+        "invalid option: draft applies to a JSON Schema; this schema is a Standard Schema (zod, valibot, arktype…), which validates by its own rules: leave draft out, or pass its JSON Schema (z.toJSONSchema(schema) for zod)",
+      );
+      const annotated = await viaTool({ actual: good, schema, formats: "annotate" });
+      expect(annotated).toMatchObject({ errored: true });
+      expect(annotated.rationale).toMatch(/^invalid option: formats applies to a JSON Schema;/);
+    }
+    // Without them, the same schemas validate.
+    expect((await jsonSchemaValid({ actual: good, schema: arktypeOrder })).passed).toBe(true);
+  });
+
   it("validates with valibot and names the path", async () => {
     const score = await jsonSchemaValid({ actual: bad, schema: valibotOrder });
     expect(score).toMatchObject({ value: 0, passed: false });

@@ -273,6 +273,8 @@ export async function jsonSchemaValid(input: JsonSchemaValidInput): Promise<Json
         `invalid option: parseJson must be true or false, got ${JSON.stringify(input.parseJson)}`,
       );
     }
+    const ignored = jsonSchemaOnlyOption(input);
+    if (ignored !== undefined) return errored(ignored);
     const parsed = parsedActual(input);
     if ("score" in parsed) return parsed.score;
     const { actual, schema } = parsed.input;
@@ -285,6 +287,17 @@ export async function jsonSchemaValid(input: JsonSchemaValidInput): Promise<Json
     // Nothing above should throw; if something does, it is still a reason, not a crash.
     return errored(`the validator failed: ${errorMessage(error)}`);
   }
+}
+
+/**
+ * Why `draft` or `formats` cannot be honoured: they read a JSON Schema, and a Standard Schema
+ * (zod, valibot, arktype) validates by its own rules, so either would do nothing without a word.
+ */
+function jsonSchemaOnlyOption(input: JsonSchemaValidInput): string | undefined {
+  const option =
+    input.draft !== undefined ? "draft" : input.formats !== undefined ? "formats" : undefined;
+  if (option === undefined || !validatesAsStandard(input.schema)) return undefined;
+  return `invalid option: ${option} applies to a JSON Schema; this schema is a Standard Schema (zod, valibot, arktype…), which validates by its own rules: leave ${option} out, or pass its JSON Schema (z.toJSONSchema(schema) for zod)`;
 }
 
 /**
