@@ -65,25 +65,36 @@ export function checkAttemptQuery(query: AttemptQuery): void {
 }
 
 function oneOf(key: string, value: unknown, allowed: readonly string[]): void {
-  if (typeof value === "string" && allowed.includes(value)) return;
+  const wrong = notOneOf(key, value, allowed);
+  if (wrong !== undefined) throw bad(wrong);
+}
+
+/**
+ * What is wrong with `value` of option `key`, which takes one of `allowed`: what it takes, what it
+ * got and the value it likely meant; undefined when it is one of them.
+ */
+export function notOneOf(
+  key: string,
+  value: unknown,
+  allowed: readonly string[],
+): string | undefined {
+  if (typeof value === "string" && allowed.includes(value)) return undefined;
   const meant =
     typeof value === "string"
       ? (closest(value, allowed) ??
         allowed.find((a) => value.length >= 3 && a.startsWith(value.toLowerCase())))
       : undefined;
-  throw bad(
-    `${key} must be ${allowed
-      .map((a) => `"${a}"`)
-      .join(", ")
-      .replace(
-        /, ([^,]*)$/,
-        " or $1",
-      )}, got ${shown(value)}${meant ? ` (did you mean "${meant}"?)` : ""}`,
-  );
+  return `${key} must be ${allowed
+    .map((a) => `"${a}"`)
+    .join(", ")
+    .replace(
+      /, ([^,]*)$/,
+      " or $1",
+    )}, got ${shown(value)}${meant ? ` (did you mean "${meant}"?)` : ""}`;
 }
 
 /** A value as the message shows it: a string quoted, so "4" is told from 4. */
-function shown(value: unknown): string {
+export function shown(value: unknown): string {
   if (typeof value === "string")
     return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
   if (typeof value === "number" || typeof value === "boolean" || value == null)

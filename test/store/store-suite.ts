@@ -9,6 +9,7 @@ import {
   type ReplacedAttempt,
   type Store,
 } from "../../src/store/types.js";
+import { thisWriter } from "../../src/store/writer.js";
 import { attempt, judgment, manifest, summary } from "./fixtures.js";
 
 /** How a backend's test opens a fresh, empty store, and removes it afterwards. */
@@ -523,15 +524,20 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
 
     describe("runs", () => {
       it("lists runs newest first, with filters on eval, branch, tags and status", async () => {
-        await store.beginRun(
-          manifest("r1", { startedAt: at(1), branch: "main", tags: { ci: "1" } }),
-        );
-        await store.beginRun(
-          manifest("r2", { startedAt: at(2), branch: "feat", evals: ["alpha", "beta"] }),
-        );
-        await store.beginRun(
-          manifest("r3", { startedAt: at(3), branch: "main", tags: { ci: "1", os: "linux" } }),
-        );
+        // Written by this process, so the runs left running are running, not crashed.
+        const live = { writer: { pid: process.pid, host: hostname() } };
+        await store.beginRun({
+          ...manifest("r1", { startedAt: at(1), branch: "main", tags: { ci: "1" } }),
+          ...live,
+        });
+        await store.beginRun({
+          ...manifest("r2", { startedAt: at(2), branch: "feat", evals: ["alpha", "beta"] }),
+          ...live,
+        });
+        await store.beginRun({
+          ...manifest("r3", { startedAt: at(3), branch: "main", tags: { ci: "1", os: "linux" } }),
+          ...live,
+        });
         await store.finishRun("r1", { status: "finished", endedAt: at(4), summaries: [] });
         const ids = async (query?: Parameters<Store["listRuns"]>[0]) =>
           (await store.listRuns(query)).map((r) => r.runId);
@@ -544,6 +550,42 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         expect(await ids({ tags: { ci: "2" } })).toEqual([]);
         expect(await ids({ status: "running" })).toEqual(["r3", "r2"]);
         expect(await ids({ status: "finished", branch: "main" })).toEqual(["r1"]);
+      });
+
+      it("filters on status as runs are shown: one left running by a writer that is gone is crashed", async () => {
+        const gone = { writer: { pid: 2 ** 22 + 1, host: hostname() } };
+        await store.beginRun({ ...manifest("alive", { startedAt: at(1) }), writer: thisWriter() });
+        await store.beginRun({ ...manifest("dead", { startedAt: at(2) }), ...gone });
+        await store.beginRun(manifest("unrecorded", { startedAt: at(3) }));
+        await store.beginRun(manifest("ended", { startedAt: at(4) }));
+        await store.finishRun("ended", { status: "crashed", endedAt: at(5), summaries: [] });
+        await store.beginRun({ ...manifest("later", { startedAt: at(6) }), writer: thisWriter() });
+        const ids = async (query: Parameters<Store["listRuns"]>[0]) =>
+          (await store.listRuns(query)).map((r) => r.runId);
+        expect(await ids({ status: "running" })).toEqual(["later", "alive"]);
+        expect(await ids({ status: "crashed" })).toEqual(["ended", "unrecorded", "dead"]);
+        expect(await ids({ status: "crashed", limit: 2 })).toEqual(["ended", "unrecorded"]);
+        expect(await ids({ status: "running", limit: 1 })).toEqual(["later"]);
+      });
+
+      it("refuses list options it cannot follow, naming the option, the value and what it takes", async () => {
+        await store.beginRun(manifest("listed"));
+        const refused = async (query: object, message: string) => {
+          const error = await store
+            .listRuns(query as Parameters<Store["listRuns"]>[0])
+            .catch((e: unknown) => e);
+          expect(error).toMatchObject({ code: "STORE_QUERY" });
+          expect((error as Error).message).toContain(message);
+        };
+        await refused({ status: "finsihed" }, 'got "finsihed" (did you mean "finished"?)');
+        await refused({ evalid: "qa" }, 'unknown key "evalid" (did you mean "evalId"?)');
+        await refused({ limit: Number.NaN }, "limit must be a whole number from 1, got NaN");
+        await refused({ limit: -1 }, "limit must be a whole number from 1, got -1");
+        await refused({ limit: 2.5 }, "got 2.5");
+        await refused({ branch: 3 }, "branch must be a string, got 3");
+        await refused({ tags: "ci=1" }, "tags must be an object of strings");
+        await refused({ tags: { ci: 1 } }, 'tag "ci" must be a string, got 1');
+        expect((await store.listRuns({ limit: 1 })).map((r) => r.runId)).toEqual(["listed"]);
       });
 
       it("takes an option or a manifest field given as undefined as one left out", async () => {

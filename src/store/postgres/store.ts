@@ -15,6 +15,7 @@ import {
 } from "../manifest.js";
 import { storeOutageMs } from "../outage.js";
 import { readOnlyStore } from "../read-only.js";
+import { checkedByWriter, checkRunListQuery, shownAs, storedStatuses } from "../run-list-query.js";
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -449,6 +450,7 @@ class PostgresStore implements Store {
   }
 
   async listRuns(query: RunListQuery = {}): Promise<StoredRun[]> {
+    checkRunListQuery(query);
     return this.#guard(async () => {
       const p = new Params();
       const where: string[] = [];
@@ -457,19 +459,21 @@ class PostgresStore implements Store {
           `EXISTS (SELECT 1 FROM niceeval.run_evals e WHERE e.rid = r.rid AND e.eval_id = ${p.add(query.evalId)})`,
         );
       if (query.branch !== undefined) where.push(`r.branch = ${p.add(query.branch)}`);
-      if (query.status !== undefined) where.push(`r.status = ${p.add(query.status)}`);
+      if (query.status !== undefined)
+        where.push(`r.status = ANY(${p.add(storedStatuses(query.status))}::text[])`);
       for (const [key, value] of Object.entries(query.tags ?? {}))
         where.push(
           `EXISTS (SELECT 1 FROM niceeval.run_tags t WHERE t.rid = r.rid AND t.key = ${p.add(key)} AND t.value = ${p.add(value)})`,
         );
-      const limit = query.limit === undefined ? null : Math.max(0, Math.floor(query.limit));
+      // A running or crashed run is told by its writer, after reading: the limit is applied then.
+      const limit = query.limit === undefined || checkedByWriter(query.status) ? null : query.limit;
       const { rows } = await this.#pool.query<RunRow>(
         `SELECT r.rid, r.id, r.status, r.ended_at, r.manifest, r.summaries FROM niceeval.runs r
          ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
          ORDER BY r.started_at DESC, r.rid DESC LIMIT ${p.add(limit)}`,
         p.values,
       );
-      return this.#storedRuns(rows);
+      return shownAs(await this.#storedRuns(rows), query.status, query.limit);
     });
   }
 

@@ -15,6 +15,7 @@ import {
   writableManifest,
 } from "../manifest.js";
 import { readOnlyStore } from "../read-only.js";
+import { checkedByWriter, checkRunListQuery, shownAs, storedStatuses } from "../run-list-query.js";
 import {
   COUNTERS,
   type Contribution,
@@ -462,6 +463,7 @@ class SqliteStore implements Store {
   }
 
   async listRuns(query: RunListQuery = {}): Promise<StoredRun[]> {
+    checkRunListQuery(query);
     return this.#guard(() => {
       const where: string[] = [];
       const params: unknown[] = [];
@@ -474,8 +476,9 @@ class SqliteStore implements Store {
         params.push(query.branch);
       }
       if (query.status !== undefined) {
-        where.push("r.status = ?");
-        params.push(query.status);
+        const statuses = storedStatuses(query.status);
+        where.push(`r.status IN (${statuses.map(() => "?").join(", ")})`);
+        params.push(...statuses);
       }
       for (const [key, value] of Object.entries(query.tags ?? {})) {
         where.push(
@@ -483,13 +486,14 @@ class SqliteStore implements Store {
         );
         params.push(key, value);
       }
-      const limit = query.limit === undefined ? -1 : Math.max(0, Math.floor(query.limit));
+      // A running or crashed run is told by its writer, after reading: the limit is applied then.
+      const limit = query.limit === undefined || checkedByWriter(query.status) ? -1 : query.limit;
       const rows = this.#sql<RunRow>(
         `SELECT r.rid, r.id, r.status, r.ended_at, r.manifest, r.summaries FROM runs r
          ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
          ORDER BY r.started_at DESC, r.rid DESC LIMIT ?`,
       ).all(...params, limit);
-      return this.#storedRuns(rows);
+      return shownAs(this.#storedRuns(rows), query.status, query.limit);
     });
   }
 
