@@ -8,7 +8,7 @@ import { NO_CASE_GATE } from "../runner/summary.js";
 import type { UnavailablePlace, UnavailableSummary } from "../runner/unavailable.js";
 import { show } from "../scorers/deterministic/preview.js";
 import { formatShard, type Shard } from "../shard/shard.js";
-import type { CaseAverage, TrialSummary } from "../stats/trials.js";
+import type { TrialSummary } from "../stats/trials.js";
 import { erroredBecause } from "./failures.js";
 import {
   formatAppUsage,
@@ -30,6 +30,7 @@ import { RecordLines } from "./record-lines.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
 import { shownId } from "./shown-id.js";
 import { stoppedWords } from "./stopped.js";
+import { flakyCount, flakyPassed, trialFigures } from "./trial-text.js";
 
 /** Options of {@link consoleReporter}. */
 export interface ConsoleReporterOptions {
@@ -219,35 +220,15 @@ function valueLines(record: AttemptRecord, out: LineWriter, c: Palette): void {
 
 /** One line of reducers per eval, then one line per flaky case (at most `maxFlaky`). */
 function trialLines(t: TrialSummary, c: Palette, maxFlaky: number): string[] {
-  const n = t.trials.min === t.trials.max ? `${t.trials.max}` : `${t.trials.min}–${t.trials.max}`;
-  // The header counts every trial; the reducers only those judged: not skipped, not cut off by
-  // the stop (a summary stored before `skipped` or `interrupted` was kept has none).
-  const aside = [
-    ...(t.skipped > 0 ? [`${t.skipped} skipped`] : []),
-    ...(t.interrupted ? [`${t.interrupted} cut off by the stop`] : []),
-  ];
-  const judged = aside.length > 0 ? ` judged, ${aside.join(", ")}` : "";
-  const reducers = [
-    ...t.byK.map((r) => `pass@${r.k} ${rate(r.passAtK)}`),
-    ...t.byK.filter((r) => r.k > 1).map((r) => `pass^${r.k} ${rate(r.passHatK)}`),
-    ...t.byK.filter((r) => r.k > 1).map((r) => `at-least-${r.k} ${rate(r.atLeastK)}`),
-  ];
-  const score =
-    t.score.mean.value === null
-      ? ""
-      : ` · per-case score mean ${formatNumber(t.score.mean.value)}, median ${formatNumber(t.score.median.value!)}, max ${formatNumber(t.score.max.value!)}`;
-  const flaky =
-    t.flaky.count > 0 ? c.yellow(` · ${plural(t.flaky.count, "flaky case")}`) : " · no flaky case";
+  const flaky = flakyCount(t);
   const lines = [
-    c.dim(
-      // No judged case (every trial skipped) has no reducer to show.
-      `  trials: ${plural(t.cases, "case")} × ${n}${judged}${reducers.map((r) => ` · ${r}`).join("")}${score}`,
-    ) + flaky,
+    c.dim(`  trials: ${trialFigures(t)}`) +
+      (t.flaky.count > 0 ? c.yellow(` · ${flaky}`) : ` · ${flaky}`),
   ];
   const shown = t.flaky.cases.slice(0, maxFlaky);
   for (const f of shown)
     lines.push(
-      `    ${c.yellow("~")} ${shownId(f.caseId)} flaky: ${f.passed}/${f.trials} passed ${c.dim(`(${oneLine(f.verdicts.map((v) => verdictMark(v, c)).join(""), 60)})`)}`,
+      `    ${c.yellow("~")} ${shownId(f.caseId)} flaky: ${flakyPassed(f)} ${c.dim(`(${oneLine(f.verdicts.map((v) => verdictMark(v, c)).join(""), 60)})`)}`,
     );
   if (t.flaky.count > shown.length)
     lines.push(c.dim(`    … and ${t.flaky.count - shown.length} more flaky cases`));
@@ -359,11 +340,6 @@ function scoresWord({ attempts, scores }: UnavailableSummary): string {
   if (scores.unavailable > 0) parts.push(`${scores.unavailable} unavailable`);
   if (scores.complete > 0) parts.push(`${scores.complete} complete (no points rode on them)`);
   return `their scores: ${parts.join(", ")}; none is a zero`;
-}
-
-/** "88.9%" of a reducer averaged over cases. */
-function rate(average: CaseAverage): string {
-  return average.value === null ? "n/a" : `${formatNumber(100 * average.value, 1)}%`;
 }
 
 /** "1 case", "2 cases". */

@@ -7,6 +7,7 @@ import { markdownReporter } from "./markdown-reporter.js";
 import {
   brokenAndLeftOut,
   crashingSuite,
+  flakySuite,
   mixedSuite,
   record,
   run,
@@ -68,6 +69,24 @@ describe("markdownReporter", () => {
     expect(md).toMatch(
       /\| qa \| 12 \| 6 \| 3 \| 3 \| 0 \| 50% \(n=12, [\d.]+–[\d.]+% over 4 cases\) \| 0\.667 \(n=9, [\d.]+–[\d.]+ over 3 cases\) \|/,
     );
+  });
+
+  it("gives each eval's trial reducers and flaky cases with their trial verdicts, as the console does", async () => {
+    const file = join(tempDir(), "flaky.md");
+    await run([{ eval: flakySuite("flaky", 4) }], [markdownReporter(file)], { trials: 3 });
+    const md = readFileSync(file, "utf8");
+    // Trials passed per case: c0 none (i % 5 == 0), c1 all, c2 ✓✓✗ and c3 ✓✗✓ ((i + t) % 4 == 0).
+    // pass@1 = (0 + 1 + 2/3 + 2/3) / 4 = 58.3%; pass@3 = 1 − C(3 − c, 3)/C(3, 3): 0, 1, 1, 1 = 75%;
+    // pass^3 = C(c, 3)/C(3, 3): 0, 1, 0, 0 = 25%; at-least-3 the same. k = 2: pass@2 = 1 − C(3 − c,
+    // 2)/C(3, 2): 0, 1, 1, 1 = 75%; pass^2 = C(c, 2)/C(3, 2): 0, 1, 1/3, 1/3 = 41.7%; at-least-2 75%.
+    // (An @ is escaped, so that GitHub does not read a mention.)
+    expect(md).toContain("### Trials");
+    expect(md).toContain(
+      "**flaky**: 4 cases × 3 · pass\\@1 58.3% · pass\\@2 75% · pass\\@3 75% · pass^2 41.7% · pass^3 25% · at-least-2 75% · at-least-3 25% · ",
+    );
+    expect(md).toMatch(/ · 2 flaky cases\n/);
+    expect(md).toContain("- c2 flaky: 2/3 passed (✓✓✗)");
+    expect(md).toContain("- c3 flaky: 2/3 passed (✓✗✓)");
   });
 
   it("shows a mean over partial scores as a lower bound", () => {

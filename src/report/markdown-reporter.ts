@@ -1,5 +1,5 @@
 import { writeFileSync } from "node:fs";
-import type { AttemptRecord } from "../eval/record.js";
+import type { AttemptRecord, Verdict } from "../eval/record.js";
 import { plural } from "../plural.js";
 import type { EvalSummary } from "../runner/events.js";
 import { loadTroubles } from "../runner/load-troubles.js";
@@ -19,6 +19,7 @@ import { cell } from "./markdown-cell.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
 import { shownId } from "./shown-id.js";
 import { stoppedWords } from "./stopped.js";
+import { flakyCount, flakyPassed, trialFigures } from "./trial-text.js";
 
 /** Options of {@link markdownReporter}. */
 export interface MarkdownReporterOptions {
@@ -114,6 +115,7 @@ export class SummaryCollector {
         counted,
       ),
     );
+    lines.push(...trialSection(this.evals.map((e) => e.summary)));
     if (this.problems > 0) {
       const listed = this.failures.length;
       lines.push(
@@ -166,13 +168,52 @@ function evalTable(summaries: readonly EvalSummary[], counted: string): string[]
   return lines;
 }
 
+/** Flaky cases listed per eval, at most; the others are counted. */
+const LISTED_FLAKY = 10;
+
+/**
+ * Per eval that ran trials, its reducers (pass@k, pass^k, at-least-k, per-case scores) and its
+ * flaky cases with their trial verdicts, in the console's words; nothing without trials.
+ */
+function trialSection(summaries: readonly EvalSummary[]): string[] {
+  // As the console: each eval run with trials (whatever ran of them), among those the table shows.
+  const withTrials = summaries.filter((s) => s.trials && s.cases > 0);
+  if (withTrials.length === 0) return [];
+  const lines = ["### Trials", ""];
+  for (const { evalId, trials: t } of withTrials) {
+    if (!t) continue;
+    lines.push(
+      `**${cell(shownId(evalId))}**: ${cell(`${trialFigures(t)} · ${flakyCount(t)}`)}`,
+      "",
+    );
+    const listed = t.flaky.cases.slice(0, LISTED_FLAKY);
+    for (const f of listed) {
+      const marks = f.verdicts.map((v) => VERDICT_MARKS[v]).join("");
+      lines.push(`- ${cell(`${shownId(f.caseId)} flaky: ${flakyPassed(f)} (${marks})`)}`);
+    }
+    if (t.flaky.count > listed.length)
+      lines.push(`- …and ${t.flaky.count - listed.length} more flaky cases`);
+    if (listed.length > 0) lines.push("");
+  }
+  return lines;
+}
+
+/** A trial's verdict as one character, as the console marks it. */
+const VERDICT_MARKS: Record<Verdict, string> = {
+  passed: "✓",
+  failed: "✗",
+  errored: "!",
+  skipped: "-",
+};
+
 /**
  * A markdown summary for a pull request, written when the run finishes: the judges' calls,
  * tokens and cost when any judge was called, then per eval its cases,
  * pass rate with n and its 95% Wilson interval, mean score with its 95% interval and n (a
  * lower bound "≥ 0.71" when scores were partial) and, when some attempt reported it, the
  * application's usage (also totalled for the run under the headline), then the failing cases with
- * their reasons (the first 50), then the optional comparison.
+ * their reasons (the first 50), then, per eval run with trials, its reducers and flaky cases, then
+ * the optional comparison.
  * @example
  * markdownReporter("summary.md", { comparison: () => formatComparisonMarkdown(result) })
  */

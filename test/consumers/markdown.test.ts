@@ -8,8 +8,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareRuns } from "../../src/compare/compare-runs.js";
 import { formatComparisonMarkdown } from "../../src/compare/format.js";
+import { defineSuite } from "../../src/index.js";
 import { markdownReporter } from "../../src/report/markdown-reporter.js";
 import { run } from "../../src/report/test-support/runs.js";
+import { createScorer } from "../../src/scorers/index.js";
 import { decode, REPORT_TAGS, render, tables, tagsOf } from "./gfm.js";
 import {
   BIDI,
@@ -130,5 +132,37 @@ describe("the Markdown reports of an eval whose id starts and ends with whitespa
   it("names it quoted in the comparison's table", () => {
     const [table] = tables(render(comparison));
     expect(table![1]![0]).toBe(JSON.stringify(spaced));
+  });
+});
+
+describe("the Markdown summary's flaky cases, read by micromark with GFM", () => {
+  it("names each flaky case as it is, and its text makes no HTML", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "niceeval-markdown-flaky-"));
+    try {
+      const file = join(dir, "summary.md");
+      const ids = [HOSTILE_IDS.punctuation, HOSTILE_IDS.unicode];
+      const flaky = defineSuite<number, number>({
+        id: HOSTILE_EVAL_ID,
+        cases: ids.map((id, i) => ({ id, input: i })),
+        // Fails its first trial, passes its second: every case is flaky.
+        target: (i, { trial }) => (trial === 0 ? -1 : i),
+        scorers: [
+          createScorer<number, number>({
+            name: "positive",
+            score: ({ output }) => ({ score: output >= 0 ? 1 : 0 }),
+          }),
+        ],
+      });
+      await run([{ eval: flaky }], [markdownReporter(file)], { trials: 2 });
+      const html = render(readFileSync(file, "utf8"));
+      expect(tagsOf(html).filter((tag) => !REPORT_TAGS.has(tag))).toEqual([]);
+      const items = [...html.matchAll(/<li>([\s\S]*?)<\/li>/g)].map((m) => decode(m[1]!));
+      expect(items).toEqual([
+        `${HOSTILE_IDS.punctuation} flaky: 1/2 passed (✗✓)`,
+        `${UNICODE_ID_SHOWN} flaky: 1/2 passed (✗✓)`,
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
