@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { isAbsolute, relative } from "node:path";
 import type { RunManifest } from "../store/types.js";
 
 let early: { cwd: string; state: Promise<RunManifest["git"]> } | undefined;
@@ -53,6 +54,52 @@ export async function readGitState(cwd: string): Promise<RunManifest["git"]> {
     git.on("close", (code) => resolve(enough || code === 0 ? out : undefined));
   });
   return status === undefined ? undefined : parseGitStatus(status);
+}
+
+/**
+ * The checkout's `state` with the eval files that run: one its commit lacks (a new file not added
+ * yet, or an ignored one) makes a clean checkout dirty, since the commit does not hold what ran.
+ * Untracked files elsewhere (reports, the store) leave it clean. Asked only of a clean checkout.
+ */
+export async function withEvalFiles(
+  state: Promise<RunManifest["git"]>,
+  cwd: string,
+  files: readonly string[],
+): Promise<RunManifest["git"]> {
+  const read = await state;
+  if (!read || read.dirty) return read;
+  return (await anyNotCommitted(cwd, files)) ? { ...read, dirty: true } : read;
+}
+
+/**
+ * Whether git tracks none of some of `files` (those under `cwd`, so inside its checkout): `git
+ * ls-files --others` names, of the paths it is given, those it does not track, ignored ones too.
+ * False when git cannot say.
+ */
+function anyNotCommitted(cwd: string, files: readonly string[]): Promise<boolean> {
+  const paths = files
+    .map((file) => relative(cwd, file))
+    .filter((path) => path !== "" && !path.startsWith("..") && !isAbsolute(path));
+  if (paths.length === 0) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let out = "";
+    const git = spawn(
+      "git",
+      ["ls-files", "--others", "-z", "--", ...paths.map((path) => `:(literal)${path}`)],
+      {
+        cwd,
+        env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
+        stdio: ["ignore", "pipe", "ignore"],
+        timeout: 5000,
+      },
+    );
+    git.stdout.setEncoding("utf8");
+    git.stdout.on("data", (chunk: string) => {
+      out += chunk;
+    });
+    git.on("error", () => resolve(false));
+    git.on("close", (code) => resolve(code === 0 && out.length > 0));
+  });
 }
 
 /** The state `git status --porcelain=v2 --branch` prints; undefined before the first commit. */

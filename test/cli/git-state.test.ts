@@ -3,7 +3,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readGitState, readGitStateEarly, takeGitState } from "../../src/cli/git-state.js";
+import {
+  readGitState,
+  readGitStateEarly,
+  takeGitState,
+  withEvalFiles,
+} from "../../src/cli/git-state.js";
 
 // The checkout state a stored run records, read from real repositories.
 
@@ -62,6 +67,28 @@ describe("readGitState", () => {
     expect((await readGitState(dir))?.dirty).toBe(false);
     await writeFile(join(dir, "a.txt"), "two\n");
     expect(await readGitState(dir)).toEqual({ commit, branch: "feature/x", dirty: true });
+  });
+
+  it("is dirty when an eval file that ran is not in the commit (untracked or ignored), clean when every one is", async () => {
+    const commit = await committed("main");
+    await writeFile(join(dir, ".gitignore"), "ignored.eval.ts\n");
+    await writeFile(join(dir, "kept.eval.ts"), "export {};\n");
+    git("add", ".gitignore", "kept.eval.ts");
+    git("commit", "-q", "-m", "evals");
+    const head = git("rev-parse", "HEAD");
+    expect(head).not.toBe(commit);
+    await writeFile(join(dir, "new.eval.ts"), "export {};\n");
+    await writeFile(join(dir, "ignored.eval.ts"), "export {};\n");
+    const state = () => readGitState(dir);
+    const clean = { commit: head, branch: "main", dirty: false };
+    expect(await withEvalFiles(state(), dir, [join(dir, "kept.eval.ts")])).toEqual(clean);
+    for (const file of ["new.eval.ts", "ignored.eval.ts"])
+      expect(
+        await withEvalFiles(state(), dir, [join(dir, "kept.eval.ts"), join(dir, file)]),
+        file,
+      ).toEqual({ ...clean, dirty: true });
+    // A file outside the checkout says nothing of it.
+    expect(await withEvalFiles(state(), dir, [join(tmpdir(), "elsewhere.eval.ts")])).toEqual(clean);
   });
 
   it("reads a checkout with thousands of edited files (more than a megabyte of status) as dirty", async () => {

@@ -47,7 +47,7 @@ import {
 import { discoverEvalFiles } from "../discover.js";
 import { makeFilter } from "../filter.js";
 import { evalGates, type UnmetGate } from "../gates.js";
-import { takeGitState } from "../git-state.js";
+import { takeGitState, withEvalFiles } from "../git-state.js";
 import type { CliIO } from "../io.js";
 import { endLeftProcessesAtExit } from "../left-processes.js";
 import { loadEvalFiles } from "../load.js";
@@ -531,7 +531,10 @@ async function openExecution(
   evalStdoutFd: number,
 ) {
   // Read while the store opens and the files load: the stored manifest and queued jobs need it.
-  const git = args.noStore && args.queue === undefined ? undefined : takeGitState(io.cwd);
+  const git =
+    args.noStore && args.queue === undefined
+      ? undefined
+      : withEvalFiles(takeGitState(io.cwd), io.cwd, files);
   const queued =
     args.queue !== undefined ? await openQueue(args, args.queue, files, io, git) : undefined;
   const location = args.noStore ? undefined : storeLocation(args.store, io.env);
