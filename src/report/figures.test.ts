@@ -10,6 +10,7 @@ import {
   formatPassRate,
   meanScoreFigure,
   passRateFigure,
+  runMeanScoreFigure,
   runPassRateFigure,
   summaryWithFigures,
 } from "./figures.js";
@@ -60,6 +61,37 @@ describe("passRateFigure", () => {
     const figure = passRateFigure({ cases: 2, passed: 0, skipped: 2 });
     expect(figure).toEqual({ rate: null, passed: 0, n: 0, interval: null });
     expect(formatPassRate(figure)).toBe("no attempt to rate");
+  });
+});
+
+describe("runMeanScoreFigure", () => {
+  it("pools several evals' scores into one sample: its n, sd and 95% t interval", () => {
+    // Eval a scored 1, 0, 1 and eval b 0.5, 0.5: the five scores have mean 0.6 and sample variance
+    // (0.16 + 0.36 + 0.16 + 0.01 + 0.01) / 4 = 0.175; t(0.975, 4 df) = 2.776445 (published table).
+    const a = summary({ evalId: "a", meanScore: 2 / 3, sdScore: Math.sqrt(1 / 3), scoredCases: 3 });
+    const b = summary({ evalId: "b", meanScore: 0.5, sdScore: 0, scoredCases: 2 });
+    const figure = runMeanScoreFigure([a, b]);
+    const sd = Math.sqrt(0.175);
+    const half = (2.776445 * sd) / Math.sqrt(5);
+    expect(figure).toMatchObject({ mean: 0.6, n: 5, partial: 0, lowerBound: false });
+    expect(figure.sd).toBeCloseTo(sd, 9);
+    expect(figure.interval?.method).toBe("t");
+    expect(figure.interval?.low).toBeCloseTo(0.6 - half, 5);
+    expect(figure.interval?.high).toBe(1);
+  });
+
+  it("is one eval's own figure, a lower bound without interval when a score was partial, none without scores", () => {
+    const only = summary();
+    expect(runMeanScoreFigure([only, summary({ meanScore: null, scoredCases: 0 })])).toEqual(
+      meanScoreFigure(only),
+    );
+    const partial = runMeanScoreFigure([summary(), summary({ partialCases: 2 })]);
+    expect(partial).toMatchObject({ n: 20, partial: 2, lowerBound: true, interval: null });
+    expect(runMeanScoreFigure([summary({ meanScore: null, scoredCases: 0 })])).toMatchObject({
+      mean: null,
+      n: 0,
+      interval: null,
+    });
   });
 });
 

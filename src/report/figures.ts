@@ -129,6 +129,45 @@ export function evalFigures(summary: EvalSummary): EvalFigures {
   };
 }
 
+/**
+ * The run's mean score over every eval's scored attempts, from its evals' summaries: one eval's
+ * own figure; for several, their attempts pooled (the sum of squares within each eval and between
+ * their means), so without trials the interval is the one of all the scores as one sample, and with
+ * trials the cautious one over cases that pooled counts allow (as for a summary stored without its
+ * per-case sums). A lower bound when any score was partial, with no interval.
+ */
+export function runMeanScoreFigure(evals: readonly EvalSummary[]): MeanScoreFigure {
+  const scored = evals.filter((s) => s.meanScore !== null && s.scoredCases > 0);
+  if (scored.length === 1) return meanScoreFigure(scored[0]!);
+  const partial = evals.reduce((sum, s) => sum + s.partialCases, 0);
+  const n = scored.reduce((sum, s) => sum + s.scoredCases, 0);
+  if (n === 0) return { mean: null, n: 0, sd: null, interval: null, partial, lowerBound: false };
+  const mean = scored.reduce((sum, s) => sum + s.scoredCases * s.meanScore!, 0) / n;
+  const squares = scored.reduce(
+    (sum, s) =>
+      sum +
+      (s.scoredCases - 1) * (s.sdScore ?? 0) ** 2 +
+      s.scoredCases * (s.meanScore! - mean) ** 2,
+    0,
+  );
+  const sd = n > 1 ? Math.sqrt(squares / (n - 1)) : null;
+  const withTrials = scored.some((s) => s.trials);
+  const cases = withTrials
+    ? scored.reduce((sum, s) => sum + (s.trials?.scoredCases ?? s.scoredCases), 0)
+    : undefined;
+  const grouped = cases !== undefined && cases < n;
+  const lowerBound = partial > 0;
+  return {
+    mean,
+    n,
+    ...(grouped ? { cases } : {}),
+    sd: lowerBound ? null : sd,
+    interval: lowerBound ? null : scoreMeanInterval(mean, sd, n, cases),
+    partial,
+    lowerBound,
+  };
+}
+
 /** The run's pass rate: over cases when any eval ran trials (see {@link passRateFigure}). */
 export function runPassRateFigure(summary: Pick<RunSummary, "totals" | "evals">): PassRateFigure {
   return passRateFigure(summary.totals, runCases(summary.evals), runShareSums(summary.evals));

@@ -3,7 +3,7 @@ import { compareRuns } from "../compare/compare-runs.js";
 import type { Comparison } from "../compare/types.js";
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord, JudgmentState, Verdict } from "../eval/record.js";
-import { evalFigures, passRateFigure } from "../report/figures.js";
+import { evalFigures, passRateFigure, runMeanScoreFigure } from "../report/figures.js";
 import type { EvalSummary } from "../runner/events.js";
 import { EvalAccumulator } from "../runner/stats.js";
 import { runCases, runShareSums } from "../stats/clustered.js";
@@ -59,6 +59,11 @@ export interface RunRow {
   /** With trials, the cases the interval counts (the attempts are their trials); null without. */
   passRateCases: number | null;
   meanScore: number | null;
+  /**
+   * The mean score's 95% t interval (src/report/figures.ts, `runMeanScoreFigure`: the evals' scores
+   * pooled), from the run's summaries; null before them, for a lower bound, or with no spread.
+   */
+  meanScoreInterval: Interval | null;
   scoredAttempts: number;
   /** With trials, the cases the scored attempts are trials of (from the summaries); null without. */
   meanScoreCases: number | null;
@@ -79,6 +84,10 @@ export interface RunRow {
     passRateCases: number | null;
     meanScore: number | null;
     meanScoreInterval: Interval | null;
+    /** Scored attempts of the eval (n of its mean score). */
+    scoredAttempts: number;
+    /** With trials, the cases they are trials of (fewer than `scoredAttempts`); null without. */
+    meanScoreCases: number | null;
     /** Scored attempts of the eval whose score was partial. */
     partialCases: number;
     /**
@@ -192,6 +201,7 @@ export function runRow(run: StoredRun): RunRow {
     passRateInterval: rate.interval,
     passRateCases: rate.cases ?? null,
     meanScore: totals.meanScore,
+    meanScoreInterval: run.summaries?.length ? runMeanScoreFigure(run.summaries).interval : null,
     scoredAttempts: totals.scoredAttempts,
     meanScoreCases: scoredCasesOfTrials(run),
     partialAttempts: run.summaries?.length
@@ -208,6 +218,8 @@ export function runRow(run: StoredRun): RunRow {
         passRateCases: figures.passRate.cases ?? null,
         meanScore: s.meanScore,
         meanScoreInterval: figures.meanScore.interval,
+        scoredAttempts: figures.meanScore.n,
+        meanScoreCases: figures.meanScore.cases ?? null,
         partialCases: s.partialCases,
         meanScoreLowerBound: s.partialCases > 0,
       };

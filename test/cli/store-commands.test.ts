@@ -9,7 +9,7 @@ import type { AttemptRecord } from "../../src/eval/record.js";
 import type { StoredRun } from "../../src/store/types.js";
 import { cliPath, type FixtureProject, makeProject, runCli } from "../support/project.js";
 import { evalFileHeader } from "./eval-source.js";
-import { cleanEnv, gitInit, json, qaEval, withoutTimings } from "./store-fixture.js";
+import { cleanEnv, gitInit, json, qaEval, softEval, withoutTimings } from "./store-fixture.js";
 
 // Issue 9 end to end: `run` writes a real SQLite store; `runs` and `show` read it back.
 
@@ -532,6 +532,38 @@ export const partial = defineSuite<string, string>({
       expect(runs.stdout).toMatch(/tr .* 91\.7% \[.*\] n=12 \(3 cases\)/);
       const one = await runCli(["runs", "--eval", "qa", ...store], own.dir, cleanEnv);
       expect(one.stdout).toMatch(/tr .* 91\.7% \[.*\] n=12 \(3 cases\)/);
+    } finally {
+      await own.cleanup();
+    }
+  });
+
+  it("gives a run's mean score in runs with its n and 95% interval, the evals' scores pooled", async () => {
+    const own = await makeProject({
+      "evals/qa.eval.ts": qaEval,
+      "evals/soft.eval.ts": softEval,
+    });
+    try {
+      const store = ["--store", "s.sqlite"];
+      // qa fails a: its scores (same, echo-detail) are 0.5, 1, 1; soft's two are 0.5 each.
+      const run = await runCli(["run", "--name", "pooled", ...store], own.dir, {
+        ...cleanEnv,
+        BREAK: "a",
+      });
+      expect(run.code).toBe(1);
+      // The five scores 0.5, 1, 1, 0.5, 0.5: mean 0.7, sample variance 0.075 (4 df), and
+      // t(0.975, 4) = 2.776445, so 0.7 ± 2.776445 · √(0.075 / 5) = [0.360, 1.040] (1 within [0, 1]).
+      const half = 2.776445 * Math.sqrt(0.075 / 5);
+      const runs = await runCli(["runs", ...store], own.dir, cleanEnv);
+      expect(runs.stdout).toContain("mean score (95% CI)");
+      expect(runs.stdout).toMatch(/pooled .* 0\.700 \[0\.360, 1\.000\] n=5/);
+      const [row] = json<(RunRow & { meanScoreInterval: { low: number; high: number } })[]>(
+        (await runCli(["runs", "--json", ...store], own.dir, cleanEnv)).stdout,
+      );
+      expect(row!.meanScore).toBeCloseTo(0.7, 9);
+      expect(row!.meanScoreInterval.low).toBeCloseTo(0.7 - half, 5);
+      expect(row!.meanScoreInterval.high).toBe(1);
+      const one = await runCli(["runs", "--eval", "soft", ...store], own.dir, cleanEnv);
+      expect(one.stdout).toMatch(/pooled .* 0\.500 n=2/);
     } finally {
       await own.cleanup();
     }

@@ -50,8 +50,10 @@ describe("runs --eval", () => {
       closeSync(fd);
       const text = readFileSync(out, "utf8");
       expect(text).toContain('pass rate and mean score of eval "beta"');
-      // beta: 1 of 4 passed, mean score (4 + 3 + 3 + 3) / 16.
-      expect(text).toMatch(/ 25\.0% \[\d+\.\d%, \d+\.\d%\] n=4 +0\.813\n/);
+      // beta: 1 of 4 passed, mean score (4 + 3 + 3 + 3) / 16 with its own n and interval: the
+      // scores 1, 0.75, 0.75, 0.75 have sd 0.125, so 0.8125 ± t(0.975, 3) 3.182446 · 0.125 / 2
+      // = [0.614, 1.011], within [0, 1].
+      expect(text).toMatch(/ 25\.0% \[\d+\.\d%, \d+\.\d%\] n=4 +0\.813 \[0\.614, 1\.000\] n=4\n/);
       // Its cases too: 4 of the run's 8.
       expect(text).toMatch(/finished +4 +25\.0%/);
     } finally {

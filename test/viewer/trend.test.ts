@@ -13,6 +13,8 @@ const point = (t: number, run: string, meanScore: number, partialCases: number):
     passRateCases: null,
     meanScore,
     meanScoreInterval: { low: meanScore - 0.1, high: meanScore + 0.1, level: 0.95, method: "t" },
+    scoredAttempts: 3,
+    meanScoreCases: null,
     partialCases,
     meanScoreLowerBound: partialCases > 0,
   },

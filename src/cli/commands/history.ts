@@ -13,6 +13,7 @@ import { EvalAccumulator } from "../../runner/stats.js";
 import type { RunSummary } from "../../runner/summary.js";
 import { UnavailableTally } from "../../runner/unavailable.js";
 import { formatShard } from "../../shard/shard.js";
+import type { Interval } from "../../stats/interval.js";
 import { importedRunAdvice } from "../../store/imported.js";
 import { runFilter } from "../../store/manifest.js";
 import { resolveRunRef } from "../../store/resolve.js";
@@ -69,7 +70,7 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
   // As wide as the widest name shown (up to NAME_WIDTH): names are whole, or visibly cut.
   const nameWidth = Math.min(NAME_WIDTH, Math.max(4, ...runs.map((run) => width(nameCell(run)))));
   const lines = [
-    `id        ${padded("name", nameWidth)} branch       commit   started              status       cases  pass rate (95% CI)          mean score`,
+    `id        ${padded("name", nameWidth)} branch       commit   started              status       cases  pass rate (95% CI)          mean score (95% CI)`,
   ];
   if (args.evalId !== undefined)
     lines.unshift(
@@ -88,6 +89,9 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
       n: row.attempts - row.skipped - row.interrupted,
       passRateCases: row.passRateCases,
       meanScore: row.meanScore,
+      meanScoreInterval: row.meanScoreInterval,
+      scoredAttempts: row.scoredAttempts,
+      meanScoreCases: row.meanScoreCases,
     };
     // With trials, the interval counts cases (src/stats/clustered.ts): say how many.
     const over =
@@ -106,7 +110,7 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
         row.status.padEnd(12),
         String(cases).padStart(5),
         ` ${rate.padEnd(27)}`,
-        meanCell(figures.meanScore, partialOf(run, row, args.evalId)).padEnd(10),
+        meanCell(figures, partialOf(run, row, args.evalId)).padEnd(10),
         [...troubles(run), ...resumedMark(run)].join(", "),
       ]
         .join(" ")
@@ -130,10 +134,26 @@ function evalCases(run: StoredRun, evalId: string, otherwise: number): number {
   return summary.trials ? summary.trials.cases : summary.cases;
 }
 
-/** A mean score as the reports give it: "≥ 0.500" when partial scores (a lower bound) are in it. */
-function meanCell(mean: number | null, partial: number): string {
+/**
+ * A mean score as the reports give it, with its 95% interval when it has one and its n: "0.700
+ * [0.360, 1.000] n=5", "≥ 0.500 n=4" when partial scores (a lower bound) are in it.
+ */
+function meanCell(
+  figures: {
+    meanScore: number | null;
+    meanScoreInterval: Interval | null;
+    scoredAttempts: number;
+    meanScoreCases: number | null;
+  },
+  partial: number,
+): string {
+  const { meanScore: mean, meanScoreInterval: ci } = figures;
   if (mean === null) return "—";
-  return `${partial > 0 ? "≥ " : ""}${mean.toFixed(3)}`;
+  // With trials, the interval counts cases (src/stats/clustered.ts): say how many.
+  const over =
+    figures.meanScoreCases !== null ? ` (${plural(figures.meanScoreCases, "case")})` : "";
+  const interval = ci ? ` [${ci.low.toFixed(3)}, ${ci.high.toFixed(3)}]` : "";
+  return `${partial > 0 ? "≥ " : ""}${mean.toFixed(3)}${interval} n=${figures.scoredAttempts}${over}`;
 }
 
 /** How many of the scores in a run's (or, with --eval, an eval's) mean were partial. */
