@@ -799,7 +799,13 @@ describe("compareRuns", () => {
         message: `compareRuns: ${message}`,
       });
     await refused({ alpha: "0.05" }, 'alpha must be a number between 0 and 1, got "0.05"');
-    await refused({ seed: 1.5 }, "seed must be a whole number, got 1.5");
+    await refused({ seed: 1.5 }, "seed must be a whole number from 0 to 4294967295, got 1.5");
+    // The resampling takes a 32-bit seed: -1 and 2^32 would draw as 4294967295 and 0 do.
+    await refused({ seed: -1 }, "seed must be a whole number from 0 to 4294967295, got -1");
+    await refused(
+      { seed: 2 ** 32 },
+      "seed must be a whole number from 0 to 4294967295, got 4294967296",
+    );
     await refused(
       { resamples: 10 },
       "resamples must be 0 (no bootstrap) or a whole number ≥ 1000, got 10",

@@ -68,7 +68,10 @@ import { addUnreadFindings, notCompared, unreadWarnings } from "./unread.js";
 export interface CompareOptions {
   /** Significance level of every test and 1 − the level of every interval (default 0.05). */
   alpha?: number | undefined;
-  /** Seed of the bootstrap (default 1): the same runs and seed give the same comparison. */
+  /**
+   * Seed of the bootstrap, a whole number from 0 to 2^32 − 1 (default 1): the same runs and seed
+   * give the same comparison.
+   */
   seed?: number | undefined;
   /**
    * Bootstrap resamples, and at least as many random sign patterns of the sign-flip test past 16
@@ -191,6 +194,9 @@ export async function compareRuns(
   };
 }
 
+/** Largest seed of the resampling (its PRNG is seeded with 32 bits). */
+const MAX_SEED = 2 ** 32 - 1;
+
 /** The statistics' settings, checked: a bad alpha or resamples count is an error up front. */
 function checkedOptions(options: CompareOptions): StatsSettings {
   const alpha = options.alpha ?? 0.05;
@@ -206,7 +212,9 @@ function checkedOptions(options: CompareOptions): StatsSettings {
     refuse(
       `resamples must be 0 (no bootstrap) or a whole number ≥ 1000, got ${givenText(resamples)}`,
     );
-  if (!Number.isSafeInteger(seed)) refuse(`seed must be a whole number, got ${givenText(seed)}`);
+  // The resampling takes 32 bits of it: any other would draw as one of these does.
+  if (!(Number.isInteger(seed) && seed >= 0 && seed <= MAX_SEED))
+    refuse(`seed must be a whole number from 0 to ${MAX_SEED}, got ${givenText(seed)}`);
   return { alpha, seed, resamples, gateAlpha: alpha };
 }
 
