@@ -1,5 +1,6 @@
 import { NiceevalError } from "./errors.js";
 import { givenText } from "./eval/timeout.js";
+import { visible } from "./visible.js";
 
 /**
  * Checks of what names and dates a run, for `runEvals`' options and a store's write API: a run
@@ -18,6 +19,24 @@ export function checkRunId(value: unknown, where: string, advice: string): asser
     "USAGE",
     `${where} must be a non-empty string naming the run, got ${what}; ${advice}`,
   );
+}
+
+// Control characters (line breaks and tabs too), the Unicode line and paragraph separators, and
+// the bidirectional controls: a run name holding one breaks the line runs, show and compare print
+// it on, or drives the terminal, and cannot be typed to refer to the run.
+const NOT_ONE_LINE_CHARS = String.raw`\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029`;
+const NOT_ONE_LINE = new RegExp(`[${NOT_ONE_LINE_CHARS}]`);
+
+/**
+ * What is wrong with a run name, or undefined when it is text on one line: the first character
+ * that is not, by its code point and place, the name quoted with it escaped.
+ */
+export function runNameProblem(name: string): string | undefined {
+  const found = NOT_ONE_LINE.exec(name);
+  if (!found) return undefined;
+  const code = found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+  const at = Array.from(name.slice(0, found.index)).length + 1;
+  return `must be text on one line without control characters: ${visible(JSON.stringify(name))} holds U+${code} at character ${at}`;
 }
 
 // Extended format, a time zone required (a local time would read differently on each machine).

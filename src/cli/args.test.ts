@@ -111,6 +111,20 @@ describe("names and report files that would not work", () => {
     expect(parseCliArgs(["run", "--name", "latest-nightly"])).toMatchObject({
       name: "latest-nightly",
     });
+    // runs, show and compare print a name as it is: one that breaks a line or drives the terminal
+    // could not be typed to refer to the run, and would rewrite what they show.
+    for (const [name, shown] of [
+      ["two\nlines", '"two\\nlines" holds U+000A at character 4'],
+      ["red\u001b[31m", '"red\\u001b[31m" holds U+001B at character 4'],
+      ["tab\tbed", '"tab\\tbed" holds U+0009 at character 4'],
+      ["rtl\u202egnp", '"rtl⟨U+202E⟩gnp" holds U+202E at character 4'],
+    ])
+      for (const command of ["run", "merge"])
+        expect(() =>
+          parseCliArgs([command, ...(command === "merge" ? ["a"] : []), "--name", name!]),
+        ).toThrow(
+          `--name must be text on one line without control characters: ${shown}; choose a name you can type`,
+        );
     expect(() => parseCliArgs(["run", "--json", "-"])).toThrow(
       "--json writes a file; for one JSON object per line on standard output use --reporter ndjson=-",
     );

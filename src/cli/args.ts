@@ -3,6 +3,7 @@ import { NiceevalError } from "../errors.js";
 import { MAX_TRIALS } from "../eval/timeout.js";
 import type { QueueSource } from "../queue/connection.js";
 import { redactUrl } from "../redact-url.js";
+import { runNameProblem } from "../run-fields.js";
 import { parseShard, type Shard } from "../shard/shard.js";
 import { closest } from "../suggest.js";
 import { missingValue } from "./option-values.js";
@@ -772,8 +773,13 @@ function parseMerge(argv: readonly string[]): MergeArgs {
   return args;
 }
 
-/** A run name a reference would read as something else (latest, latest~2, branch:main) is refused. */
+/**
+ * A run name a reference would read as something else (latest, latest~2, branch:main) is refused,
+ * and so is one that is not text on one line (a line break, a terminal's escape).
+ */
 function checkRunName(name: string): void {
+  const problem = runNameProblem(name);
+  if (problem !== undefined) throw usage(`--name ${problem}; choose a name you can type`);
   if (/^latest(~\d+)?$/.test(name) || name.startsWith("branch:"))
     throw usage(
       `--name "${name}" reads as a run reference (latest, latest~N, branch:NAME), so no command could name the run by it; choose another name`,

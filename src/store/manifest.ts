@@ -1,13 +1,13 @@
 import { NiceevalError } from "../errors.js";
 import { redactUrl } from "../redact-url.js";
-import { checkRunId, isoDateTime } from "../run-fields.js";
+import { checkRunId, isoDateTime, runNameProblem } from "../run-fields.js";
 import type { StoreAdvice } from "./advice.js";
 import type { RunEnd, RunManifest, RunStatus } from "./types.js";
 import { writerGone } from "./writer.js";
 
 /**
- * The manifest `beginRun` stores: its run id and start time checked (a USAGE error naming the
- * field), the start time in UTC as `toISOString` writes it (runs are listed, and `latest` found,
+ * The manifest `beginRun` stores: its run id, name and start time checked (a USAGE error naming
+ * the field), the start time in UTC as `toISOString` writes it (runs are listed, and `latest` found,
  * by its text), and no password in its command line.
  */
 export function writableManifest(given: RunManifest): RunManifest {
@@ -21,6 +21,12 @@ export function writableManifest(given: RunManifest): RunManifest {
     "beginRun: manifest.runId",
     "give each run an id of its own (runEvals makes one: its summary's runId)",
   );
+  const nameProblem = typeof given.name === "string" ? runNameProblem(given.name) : undefined;
+  if (nameProblem !== undefined)
+    throw new NiceevalError(
+      "USAGE",
+      `beginRun: manifest.name ${nameProblem}; give the run a name that can be typed to refer to it`,
+    );
   const startedAt = isoDateTime(given.startedAt, "beginRun: manifest.startedAt");
   return withoutCredentials(startedAt === given.startedAt ? given : { ...given, startedAt });
 }

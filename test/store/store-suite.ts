@@ -774,6 +774,10 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
             "beginRun: manifest.runId must be a non-empty string naming the run, got 7",
           ],
           [
+            () => store.beginRun(manifest("x", { name: "two\nlines" })),
+            'beginRun: manifest.name must be text on one line without control characters: "two\\nlines" holds U+000A at character 4',
+          ],
+          [
             () => store.beginRun(manifest("x", { startedAt: "not a date" })),
             'beginRun: manifest.startedAt must be an ISO 8601 date-time with a time zone, such as "2025-01-31T09:30:00.000Z" (new Date().toISOString()), got "not a date"',
           ],
