@@ -65,7 +65,7 @@ export {
 } from "./runner/events.js";
 export type { EvalInfo, Reporter } from "./report/reporter.js";
 export { consoleReporter, type ConsoleReporterOptions } from "./report/console-reporter.js";
-export { jsonReporter } from "./report/json-reporter.js";
+export { type ComparedReportOptions, jsonReporter } from "./report/json-reporter.js";
 export { type Score, scoreSchema } from "./score/score.js";
 
 // ── Result model ─────────────────────────────────────────────────────────────

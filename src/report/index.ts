@@ -17,7 +17,7 @@ export {
   type GithubReporterOptions,
   githubReporter,
 } from "./github-reporter.js";
-export { jsonReporter } from "./json-reporter.js";
+export { type ComparedReportOptions, jsonReporter } from "./json-reporter.js";
 export { junitReporter } from "./junit-reporter.js";
 export { type MarkdownReporterOptions, markdownReporter } from "./markdown-reporter.js";
 export { NDJSON_FORMAT, ndjsonReporter } from "./ndjson-reporter.js";

@@ -1,4 +1,5 @@
 import { closeSync, openSync } from "node:fs";
+import type { Comparison } from "../compare/types.js";
 import { AuthoringError } from "../errors.js";
 import type { AttemptRecord } from "../eval/record.js";
 import { safeStringify, wellFormedJson } from "../json-safe.js";
@@ -9,6 +10,15 @@ import { summaryWithFigures } from "./figures.js";
 import { LineWriter } from "./output.js";
 import type { Reporter } from "./reporter.js";
 
+/** Options of the JSON and NDJSON reports. */
+export interface ComparedReportOptions {
+  /**
+   * The comparison with the run's baseline (`run --baseline`), asked for as the run finishes: the
+   * report then carries it as `comparison`, as `niceeval compare --json` gives it.
+   */
+  comparison?: (() => Comparison | undefined) | undefined;
+}
+
 /**
  * Writes the run as one JSON document `{ format, runId, records: [...], summary }`, streamed
  * record by record so that a run of any size writes in bounded memory. Each eval summary carries
@@ -18,7 +28,7 @@ import type { Reporter } from "./reporter.js";
  * beside `cases`, which counts attempts too. A failed, errored
  * or skipped record carries `reason`, why (`withVerdictReason`).
  */
-export function jsonReporter(file: string): Reporter {
+export function jsonReporter(file: string, options: ComparedReportOptions = {}): Reporter {
   if (typeof file !== "string" || file === "") {
     throw new AuthoringError(
       `jsonReporter(file): pass the path of the JSON file to write, such as "report.json", got ${valueKind(file)}`,
@@ -42,7 +52,11 @@ export function jsonReporter(file: string): Reporter {
     },
     onRunFinished(summary: RunSummary) {
       if (!out || fd === undefined) return;
-      out.write(`\n],"summary":${wellFormedJson(safeStringify(summaryWithFigures(summary)))}}\n`);
+      const compared = options.comparison?.();
+      const comparison = compared ? `,"comparison":${wellFormedJson(safeStringify(compared))}` : "";
+      out.write(
+        `\n],"summary":${wellFormedJson(safeStringify(summaryWithFigures(summary)))}${comparison}}\n`,
+      );
       out.flush();
       closeSync(fd);
       out = undefined;

@@ -3,6 +3,7 @@ import { realIsoNow } from "../clock.js";
 import { safeStringify, wellFormedJson } from "../json-safe.js";
 import { withVerdictReason } from "./failures.js";
 import { evalSummaryWithFigures, summaryWithFigures } from "./figures.js";
+import type { ComparedReportOptions } from "./json-reporter.js";
 import { LineWriter } from "./output.js";
 import type { Reporter } from "./reporter.js";
 
@@ -12,7 +13,7 @@ export const NDJSON_FORMAT = "niceeval/ndjson/v1" as const;
 /**
  * One JSON object a line, written as each thing happens: `run.started`, `eval.started`,
  * `record` (one per attempt, in case order), `eval.finished` (the summary with its figures),
- * `run.finished`. Every line is written with a synchronous write of its own, so a process killed
+ * `comparison` (with a baseline: the comparison `niceeval compare --json` gives), `run.finished`. Every line is written with a synchronous write of its own, so a process killed
  * mid-run leaves only whole lines; a value that cannot be serialised becomes a marker string.
  * U+2028, U+2029 and U+0085 in strings are written as escapes, so a reader that ends lines there
  * too (Python's `splitlines()`) still reads one event a line; a lone surrogate is written as U+FFFD.
@@ -20,7 +21,7 @@ export const NDJSON_FORMAT = "niceeval/ndjson/v1" as const;
  * @example
  * runEvals(entries, { reporters: [ndjsonReporter("run.ndjson")] })
  */
-export function ndjsonReporter(target: string): Reporter {
+export function ndjsonReporter(target: string, options: ComparedReportOptions = {}): Reporter {
   let fd: number | undefined;
   let out: LineWriter | undefined;
   const emit = (type: string, fields: Record<string, unknown>) =>
@@ -46,6 +47,8 @@ export function ndjsonReporter(target: string): Reporter {
     },
     onRunFinished(summary) {
       if (!out) return;
+      const comparison = options.comparison?.();
+      if (comparison) emit("comparison", { comparison });
       emit("run.finished", { summary: summaryWithFigures(summary) });
       out = undefined;
       if (fd !== undefined && fd !== 1) closeSync(fd);

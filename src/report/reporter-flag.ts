@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import type { Comparison } from "../compare/types.js";
 import { NiceevalError } from "../errors.js";
 import { type ConsoleReporterOptions, consoleReporter } from "./console-reporter.js";
 import { githubReporter } from "./github-reporter.js";
@@ -70,6 +71,8 @@ export interface ReporterContext {
   console?: ConsoleReporterOptions;
   /** Markdown appended to the markdown and GitHub summaries (a baseline comparison). */
   comparison?: () => string | undefined;
+  /** The baseline comparison as data, which the JSON and NDJSON reports carry. */
+  compared?: () => Comparison | undefined;
   /** Where the human report goes (standard error when NDJSON has standard output). */
   fd?: number;
 }
@@ -82,10 +85,15 @@ export function createReporter(spec: ReporterSpec, context: ReporterContext = {}
     case "console":
       return consoleReporter(context.console);
     case "json":
-      return named(jsonReporter(path(spec.file)), `the json report (${spec.file})`);
+      return named(
+        jsonReporter(path(spec.file), { comparison: context.compared }),
+        `the json report (${spec.file})`,
+      );
     case "ndjson":
       return named(
-        ndjsonReporter(spec.target === "-" ? "-" : path(spec.target)),
+        ndjsonReporter(spec.target === "-" ? "-" : path(spec.target), {
+          comparison: context.compared,
+        }),
         `the ndjson report (${spec.target === "-" ? "standard output" : spec.target})`,
       );
     case "junit":

@@ -472,11 +472,27 @@ export const partial = app.defineScoreEval({ id: "partial", description: "partia
         "ndjson=-",
         "--reporter",
         "github",
+        "--reporter",
+        "json=report.json",
       ],
       { BREAK: "a", GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary },
     );
     expect(run.code).toBe(1);
     const lines = run.stdout.split("\n").filter(Boolean);
+    // The JSON report and the NDJSON stream carry the comparison the console and markdown give,
+    // as compare --json gives it for the same two runs.
+    const report = JSON.parse(await readFile(join(project.dir, "report.json"), "utf8")) as {
+      runId: string;
+      comparison: Comparison;
+    };
+    const again = json<Comparison>(
+      (await cli(["compare", report.comparison.base.runId, report.runId, "--json"])).stdout,
+    );
+    expect(report.comparison.head.runId).toBe(report.runId);
+    expect(report.comparison).toEqual(again);
+    const streamed = lines.map((l) => JSON.parse(l) as { type: string; comparison?: unknown });
+    expect(streamed.map((e) => e.type).slice(-2)).toEqual(["comparison", "run.finished"]);
+    expect(streamed.at(-2)!.comparison).toEqual(again);
     // Standard output is the NDJSON stream alone; the report and GitHub's workflow commands (which
     // the runner reads there too) are on stderr.
     const events = lines.map((l) => JSON.parse(l));

@@ -650,10 +650,18 @@ async function runSinks(run: RunSinksOf): Promise<RunSinks> {
   const { args, io, store } = run;
   // The comparison is computed after the run, but the markdown and GitHub reporters ask for it.
   let compared: BaselineStep | undefined;
-  const reporters: RunSink[] = buildReporters(run.specs, args, io, run.reportFd, run.loadMs, () => {
-    const comparison = compared?.comparison();
-    return comparison ? formatComparisonMarkdown(comparison) : run.createdStore?.markdown;
-  });
+  const reporters: RunSink[] = buildReporters(
+    run.specs,
+    args,
+    io,
+    run.reportFd,
+    run.loadMs,
+    () => {
+      const comparison = compared?.comparison();
+      return comparison ? formatComparisonMarkdown(comparison) : run.createdStore?.markdown;
+    },
+    () => compared?.comparison(),
+  );
   let storeFailed = false;
   let storeRefused = false;
   let storeDamaged = false;
@@ -1103,6 +1111,7 @@ function buildReporters(
   fd: number,
   loadMs: number,
   comparison: () => string | undefined,
+  compared: () => Comparison | undefined,
 ): Reporter[] {
   const ci = Boolean(io.env.CI) && io.env.CI !== "false";
   return specs.map((spec) =>
@@ -1117,7 +1126,7 @@ function buildReporters(
           ...(args.shard ? { shard: args.shard } : {}),
           loadMs,
         })
-      : createReporter(spec, { cwd: io.cwd, env: io.env, comparison, fd }),
+      : createReporter(spec, { cwd: io.cwd, env: io.env, comparison, compared, fd }),
   );
 }
 
