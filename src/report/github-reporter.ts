@@ -37,6 +37,12 @@ export function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 
+/** Whether this process runs in GitHub Actions, as its runner says (`GITHUB_ACTIONS`). */
+export function inGithubActions(env: Readonly<Record<string, string | undefined>>): boolean {
+  const flag = env.GITHUB_ACTIONS;
+  return flag !== undefined && flag !== "" && flag !== "false";
+}
+
 /**
  * GitHub Actions: when `GITHUB_ACTIONS` is set, appends the markdown summary (as
  * {@link markdownReporter} writes it) to `$GITHUB_STEP_SUMMARY` and prints an `::error`
@@ -45,9 +51,7 @@ export function escapeProperty(text: string): string {
  */
 export function githubReporter(options: GithubReporterOptions = {}): Reporter {
   const env = options.env ?? process.env;
-  const active =
-    env.GITHUB_ACTIONS !== undefined && env.GITHUB_ACTIONS !== "" && env.GITHUB_ACTIONS !== "false";
-  if (!active) return {};
+  if (!inGithubActions(env)) return {};
   const max = Math.max(0, options.maxAnnotations ?? DEFAULT_ANNOTATIONS);
   const write =
     options.write ??

@@ -547,6 +547,22 @@ export const partial = app.defineScoreEval({ id: "partial", description: "partia
     expect((await cli(["runs", "--json"])).stdout).toBe(before);
   });
 
+  it("says that --reporter github writes nothing outside GitHub Actions, and what shows the summary", async () => {
+    const run = await cli(["run", "soft", "--quiet", "--reporter", "github"], {
+      GITHUB_ACTIONS: "",
+    });
+    expect(run.stderr).toContain(
+      "niceeval: --reporter github writes only inside GitHub Actions (GITHUB_ACTIONS is not set here), so it writes nothing in this run; --reporter markdown prints the same summary here\n",
+    );
+    expect(run.stdout).not.toContain("::error");
+    expect(run.code).toBe(0);
+    const inside = await cli(["run", "soft", "--quiet", "--reporter", "github"], {
+      GITHUB_ACTIONS: "true",
+      GITHUB_STEP_SUMMARY: join(project.dir, "summary.md"),
+    });
+    expect(inside.stderr).not.toContain("writes only inside GitHub Actions");
+  });
+
   it("exits 2 before anything runs when the step summary cannot be written", async () => {
     const run = await cli(["run", "soft", "--quiet", "--reporter", "github"], {
       GITHUB_ACTIONS: "true",

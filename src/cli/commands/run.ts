@@ -11,6 +11,7 @@ import { defaultJudgeModels } from "../../judge/registry.js";
 import { checkOtelEndpoints, otelEnabled, otelSink } from "../../otel/index.js";
 import { redactUrl } from "../../redact-url.js";
 import { consoleReporter } from "../../report/console-reporter.js";
+import { inGithubActions } from "../../report/github-reporter.js";
 import type { Reporter } from "../../report/reporter.js";
 import {
   createReporter,
@@ -1114,6 +1115,10 @@ function buildReporters(
   compared: () => Comparison | undefined,
 ): Reporter[] {
   const ci = Boolean(io.env.CI) && io.env.CI !== "false";
+  if (specs.some((spec) => spec.kind === "github") && !inGithubActions(io.env))
+    io.stderr(
+      "niceeval: --reporter github writes only inside GitHub Actions (GITHUB_ACTIONS is not set here), so it writes nothing in this run; --reporter markdown prints the same summary here\n",
+    );
   return specs.map((spec) =>
     spec.kind === "console"
       ? consoleReporter({
