@@ -16,6 +16,17 @@ describe("redactUrl", () => {
     expect(redactUrl("redis://:s3cret@127.0.0.1:6379/0")).toBe("redis://:***@127.0.0.1:6379/0");
   });
 
+  it("masks a password holding unencoded whitespace, which a URL parser still reads", () => {
+    expect(redactUrl("postgres://ci:hunter 2@db.internal:5432/evals")).toBe(
+      "postgres://ci:***@db.internal:5432/evals",
+    );
+    expect(redactUrl("redis://:s3 cr\tet@127.0.0.1:6379/0")).toBe("redis://:***@127.0.0.1:6379/0");
+    expect(redactUrl("--store=postgres://ci:a b@db/evals")).toBe(
+      "--store=postgres://ci:***@db/evals",
+    );
+    expect(redactUrl("postgres://eval user:pw@db/evals")).toBe("postgres://eval user:***@db/evals");
+  });
+
   it("masks a URL inside an argument and a password parameter", () => {
     expect(redactUrl("--store=postgres://ci:pw@db/evals")).toBe(
       "--store=postgres://ci:***@db/evals",
@@ -40,6 +51,21 @@ describe("withoutCredentials", () => {
     expect(command).not.toContain("hunter2");
     expect(command).not.toContain("secret");
     expect(command).toContain("postgres://atuser:***@127.0.0.1:55432/atdb");
+  });
+
+  it("keeps no part of a password with unencoded whitespace in the stored command line", () => {
+    const manifest = {
+      command: [
+        "run",
+        "--store",
+        "postgres://u:hunter 2@127.0.0.1:5432/db",
+        "--queue=redis://:se cret@h:6379",
+      ],
+    } as unknown as RunManifest;
+    const command = withoutCredentials(manifest).command.join(" ");
+    expect(command).not.toMatch(/hunter|cret/);
+    expect(command).toContain("postgres://u:***@127.0.0.1:5432/db");
+    expect(command).toContain("--queue=redis://:***@h:6379");
   });
 });
 

@@ -9,9 +9,10 @@ export function redactUrl(url: string): string {
   return (
     url
       // The password is everything between the user's ":" and the last "@", even characters a
-      // URL would want percent-encoded ("@", "#", "/", "?") when they were not: a driver that
-      // reads up to the last "@" must not find the rest of it in a message.
-      .replace(/([a-z][a-z0-9+.-]*:\/\/[^:@/?#\s]*):\S*@/gi, "$1:***@")
+      // URL would want percent-encoded ("@", "#", "/", "?", whitespace) when they were not: a
+      // driver that reads up to the last "@" must not find the rest of it in a message, and a
+      // URL parser takes a space or a tab in a password too.
+      .replace(/([a-z][a-z0-9+.-]*:\/\/[^:@/?#\n]*):[^\n]*@/gi, "$1:***@")
       .replace(/([?&]password=)[^&#]*/gi, "$1***")
   );
 }

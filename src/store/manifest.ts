@@ -47,7 +47,7 @@ export function writableEnd(end: RunEnd): RunEnd {
 /** Passwords in command-line arguments (`--store postgres://u:pw@…`) never reach a store. */
 export function withoutCredentials(manifest: RunManifest): RunManifest {
   const command = manifest.command.map((arg) =>
-    /:\/\/[^/@]*:\S*@|[?&]password=/i.test(arg) ? redactUrl(arg) : arg,
+    /:\/\/[^/@]*:[^\n]*@|[?&]password=/i.test(arg) ? redactUrl(arg) : arg,
   );
   return command.some((arg, i) => arg !== manifest.command[i])
     ? { ...manifest, command }
