@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { DATASET_ERROR_ID } from "../eval/ids.js";
 import type { AttemptRecord } from "../eval/record.js";
 import type { EvalSummary } from "../runner/events.js";
 import { EvalAccumulator } from "../runner/stats.js";
@@ -49,7 +50,10 @@ export interface MergeResult extends Coverage {
   runId: string;
   /** Attempts in the merged run. */
   attempts: number;
-  /** Attempts (eval, case, trial) that more than one input held: kept once, from the first. */
+  /**
+   * Attempts (eval, case, trial) that more than one input held: kept once, from the first. An
+   * eval's errored reading of its cases, which every shard records, is kept once and not counted.
+   */
   duplicates: number;
   /** Inputs named more than once: merged once. */
   repeatedRuns: string[];
@@ -150,7 +154,8 @@ async function mergeInto(
     }
     const key = `${record.caseId}\u0000${record.trial ?? 0}`;
     if (keys.has(key)) {
-      duplicates++;
+      // Every shard reads an eval's cases, so each records a failure to read them: one reading.
+      if (record.caseId !== DATASET_ERROR_ID) duplicates++;
       continue;
     }
     keys.add(key);

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AttemptRecord } from "../../src/eval/record.js";
+import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { evalFileHeader } from "./eval-source.js";
+import { cleanEnv, json } from "./store-fixture.js";
+
+// What `niceeval merge` says of its inputs: an eval whose cases could not be read (every shard
+// records that) is no duplicate.
+
+const evalFile = `${evalFileHeader}
+export const words = defineSuite<string, string>({
+  id: "words",
+  cases: Array.from({ length: 12 }, (_, i) => ({ id: "w" + i, input: "w" + i, expected: "w" + i })),
+  target: async (input) => input,
+  scorers: [same],
+});
+export const unread = defineSuite<string, string>({
+  id: "unread",
+  cases: [],
+  target: async (input) => input,
+  scorers: [same],
+});
+`;
+
+describe("merge notes through the real CLI", { timeout: 120_000 }, () => {
+  let project: FixtureProject;
+  const cli = (args: string[]) => runCli(args, project.dir, cleanEnv);
+
+  beforeAll(async () => {
+    project = await makeProject({ "evals/words.eval.ts": evalFile });
+    for (const i of [1, 2]) {
+      const shard = await cli(["run", "--shard", `${i}/2`, "--name", `part-${i}`, "--quiet"]);
+      expect(shard.code).toBe(1); // "unread" is errored in each shard
+      const exported = await cli(["export", `part-${i}`, "--ndjson", `part-${i}.ndjson`]);
+      expect(exported.code).toBe(0);
+    }
+  }, 60_000);
+  afterAll(() => project.cleanup());
+
+  it("keeps the errored reading of an eval's cases once, without calling it a duplicate", async () => {
+    const merged = await cli(["merge", "part-1", "part-2", "--name", "whole", "--json"]);
+    expect(merged.stderr).toBe("");
+    expect(merged.code).toBe(0);
+    expect(json<{ duplicates: number; attempts: number }>(merged.stdout)).toMatchObject({
+      duplicates: 0,
+      attempts: 13,
+    });
+    const shown = json<{ records: AttemptRecord[] }>(
+      (await cli(["show", "whole", "--json"])).stdout,
+    );
+    expect(shown.records.filter((r) => r.evalId === "unread").map((r) => r.caseId)).toEqual([
+      "(cases)",
+    ]);
+    // The same shard given twice is still said to be.
+    const twice = await cli(["merge", "part-1", "part-2", "part-2.ndjson", "--name", "twice"]);
+    expect(twice.stderr).toMatch(
+      /^niceeval: run [0-9a-f]{8} was named more than once; it is merged once\n$/,
+    );
+  });
+});
