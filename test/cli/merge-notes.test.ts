@@ -1,3 +1,5 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import { type FixtureProject, makeProject, runCli } from "../support/project.js";
@@ -5,7 +7,8 @@ import { evalFileHeader } from "./eval-source.js";
 import { cleanEnv, json } from "./store-fixture.js";
 
 // What `niceeval merge` says of its inputs: an eval whose cases could not be read (every shard
-// records that) is no duplicate.
+// records that) is no duplicate, and an input that did not finish is named as it was given,
+// with what to do.
 
 const evalFile = `${evalFileHeader}
 export const words = defineSuite<string, string>({
@@ -55,6 +58,16 @@ describe("merge notes through the real CLI", { timeout: 120_000 }, () => {
     const twice = await cli(["merge", "part-1", "part-2", "part-2.ndjson", "--name", "twice"]);
     expect(twice.stderr).toMatch(
       /^niceeval: run [0-9a-f]{8} was named more than once; it is merged once\n$/,
+    );
+  });
+
+  it("names an export cut short as it was given, and says to export it again", async () => {
+    const lines = (await readFile(join(project.dir, "part-2.ndjson"), "utf8")).trim().split("\n");
+    await writeFile(join(project.dir, "cut.ndjson"), `${lines.slice(0, -2).join("\n")}\n`);
+    const merged = await cli(["merge", "part-1", "cut.ndjson", "--name", "from-cut"]);
+    expect(merged.code).toBe(1);
+    expect(merged.stderr).toMatch(
+      /cut\.ndjson ends before its run\.end line \(cut short\?\): run [0-9a-f]{8} \(shard 2\/2\) may lack some of its cases; export it again where it ran \(`niceeval export [0-9a-f]{8} --ndjson <file>`\), then merge again/,
     );
   });
 });

@@ -25,6 +25,7 @@ import {
 } from "../../merge/run-file.js";
 import { plural } from "../../plural.js";
 import { formatShard } from "../../shard/shard.js";
+import { importedRunAdvice } from "../../store/imported.js";
 import { resolveRunRef, takenNameWarning } from "../../store/resolve.js";
 import type { RunManifest, Store } from "../../store/types.js";
 import { effectiveStatus } from "../../store/writer.js";
@@ -87,7 +88,7 @@ export async function importCommand(args: ImportArgs, store: Store, io: CliIO): 
       );
     if (result.truncated && !result.older)
       io.stderr(
-        `niceeval: ${shown} ends before its run.end line (cut short?): its ${result.attempts} attempts were imported and the run is marked interrupted; export it again\n`,
+        `niceeval: ${shown} ends before its run.end line (cut short?): its ${plural(result.attempts, "attempt")} were imported and the run is marked interrupted; export it again\n`,
       );
     if (result.truncated) code = 1;
   }
@@ -138,9 +139,13 @@ export async function mergeCommand(
   io: CliIO,
 ): Promise<number> {
   const inputs: MergeInput[] = [];
+  const given: GivenAs = new Map();
   for (const ref of args.runs) {
     const reader = files.get(ref);
-    inputs.push(reader ? fileInput(reader) : storedInput(store, await resolveRunRef(store, ref)));
+    const input = reader ? fileInput(reader) : storedInput(store, await resolveRunRef(store, ref));
+    inputs.push(input);
+    if (!given.has(input.manifest.runId))
+      given.set(input.manifest.runId, { ref, file: reader !== undefined });
   }
   refuseMergedAmongShards(
     inputs.map((i) => i.manifest),
@@ -154,8 +159,11 @@ export async function mergeCommand(
   const taken =
     args.name !== undefined ? await takenNameWarning(store, args.name, result.runId) : undefined;
   if (taken) io.stderr(`niceeval: warning: ${taken}\n`);
-  return await report(result, inputs, args, io, store);
+  return await report(result, inputs, given, args, io, store);
 }
+
+/** How each input run was named on the command line (the first time): a stored run or an export. */
+type GivenAs = Map<string, { ref: string; file: boolean }>;
 
 /** The exports a merge names, each checked through and open, by the reference given. */
 export type MergeFiles = Map<string, RunFileReader>;
@@ -210,6 +218,7 @@ export async function closeMergeFiles(files: MergeFiles): Promise<void> {
 async function report(
   result: MergeResult,
   inputs: readonly MergeInput[],
+  given: GivenAs,
   args: MergeArgs,
   io: CliIO,
   store: Store,
@@ -232,9 +241,7 @@ async function report(
       ),
     );
   for (const { manifest, status } of result.unfinished)
-    problems.push(
-      `run ${describeRun(manifest)} ${unfinishedState(status)}: some of its cases may be missing`,
-    );
+    problems.push(unfinishedProblem(manifest, status, given.get(manifest.runId)));
   const merged = inputs.length - result.repeatedRuns.length;
   if (args.json) {
     writeSync(
@@ -261,6 +268,28 @@ async function report(
   for (const note of notes) io.stderr(`niceeval: ${note}\n`);
   for (const problem of problems) io.stderr(`niceeval: ${problem}\n`);
   return problems.length > 0 ? 1 : 0;
+}
+
+/**
+ * What merge says of an input that did not finish: the file it was read from, as given, when it is
+ * an export, and how to finish it (where it ran, for an export or an imported run), then merge
+ * again.
+ */
+function unfinishedProblem(
+  manifest: RunManifest,
+  status: MergeResult["unfinished"][number]["status"],
+  given: { ref: string; file: boolean } | undefined,
+): string {
+  const id = manifest.runId.slice(0, 8);
+  const exportIt = `\`niceeval export ${id} --ndjson <file>\``;
+  if (status === "cut short")
+    return `${given?.ref ?? "an export"} ends before its run.end line (cut short?): run ${describeRun(manifest)} may lack some of its cases; export it again where it ran (${exportIt}), then merge again`;
+  const what = `run ${describeRun(manifest)}${given?.file ? ` (from ${given.ref})` : ""} ${unfinishedState(status)}: some of its cases may be missing`;
+  if (status === "running") return `${what}; merge again once it has finished`;
+  const imported = importedRunAdvice(manifest);
+  if (given?.file || imported)
+    return `${what}; ${imported ?? `finish it where it ran (\`niceeval run --resume ${id}\`) and export it again (${exportIt})`}, then merge again`;
+  return `${what}; \`niceeval run --resume ${id}\` runs the rest, then merge again`;
 }
 
 /** How an input that did not finish stands, as merge says it. */
