@@ -8,6 +8,7 @@ import { checkJoin } from "../store/manifest.js";
 import type { RunManifest, RunStatus, Store, StoredRun } from "../store/types.js";
 import { effectiveStatus } from "../store/writer.js";
 import { filePoint, olderBecause, storedPoint } from "./import-order.js";
+import { notJsonProblem } from "./not-json.js";
 import { recordProblem, recordRules } from "./record-problem.js";
 
 /** Format id carried by the first line of a run export. */
@@ -183,7 +184,11 @@ async function* parsedLines(
     try {
       return JSON.parse(text) as Parsed;
     } catch (error) {
-      throw invalidLine(shown, line, `is not JSON (${(error as Error).message})`);
+      throw invalidLine(
+        shown,
+        line,
+        notJsonProblem(text, { line, shown, format: RUN_FILE_FORMAT }, error),
+      );
     }
   };
   const stream = createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 20 });

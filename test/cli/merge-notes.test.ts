@@ -1,5 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import { type FixtureProject, makeProject, runCli } from "../support/project.js";
@@ -68,6 +69,36 @@ describe("merge notes through the real CLI", { timeout: 120_000 }, () => {
     expect(merged.code).toBe(1);
     expect(merged.stderr).toMatch(
       /cut\.ndjson ends before its run\.end line \(cut short\?\): run [0-9a-f]{8} \(shard 2\/2\) may lack some of its cases; export it again where it ran \(`niceeval export [0-9a-f]{8} --ndjson <file>`\), then merge again/,
+    );
+  });
+
+  it("says an export that was compressed or zipped is to be unpacked first, for import and merge", async () => {
+    const text = await readFile(join(project.dir, "part-1.ndjson"));
+    await writeFile(join(project.dir, "part-1.ndjson.gz"), gzipSync(text));
+    // What a CI artifact downloads as: a zip archive (its local file header, then data).
+    await writeFile(
+      join(project.dir, "artifact.zip"),
+      Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0, 0, 0, 8, 0]), gzipSync(text)]),
+    );
+    for (const command of ["import", "merge"]) {
+      const gz = await cli([command, "part-1.ndjson.gz"]);
+      expect(gz.code).toBe(2);
+      expect(gz.stderr).toMatch(
+        /^niceeval: cannot read the run export \S*part-1\.ndjson\.gz: line 1 is gzip-compressed, not JSON: decompress it first \(`gunzip -k \S*part-1\.ndjson\.gz`\) and name the \.ndjson it gives\n$/,
+      );
+      const zip = await cli([command, "artifact.zip"]);
+      expect(zip.code).toBe(2);
+      expect(zip.stderr).toMatch(
+        /^niceeval: cannot read the run export \S*artifact\.zip: line 1 is a zip archive, not JSON \(a CI artifact downloaded whole\?\): unzip it first \(`unzip \S*artifact\.zip`\) and name the \.ndjson inside\n$/,
+      );
+    }
+    // Any other text that is not JSON is named as no export, its characters shown harmlessly.
+    await writeFile(join(project.dir, "notes.txt"), "\u001b[31mhello\nworld\n");
+    const other = await cli(["import", "notes.txt"]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).not.toContain("\u001b");
+    expect(other.stderr).toMatch(
+      /line 1 is not JSON, so the file is no niceeval run export \(format niceeval\/run\/v1\); write one with `niceeval export <run> --ndjson <file>`\n$/,
     );
   });
 });
