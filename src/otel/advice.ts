@@ -75,7 +75,8 @@ function adviceFor(
 function httpAdvice(status: number, signal: Signal, place: ExportPlace): string | undefined {
   if (status === 401 || status === 403)
     return `The collector refused the request's credentials: check ${place.headersFrom}.`;
-  if (status === 404 || status === 405)
+  // 501: a web server that is no collector, which does not handle a POST there.
+  if (status === 404 || status === 405 || status === 501)
     return place.base
       ? `Nothing takes OTLP at that path: ${place.endpointFrom} is the collector's base URL (such as http://collector:4318), to which /v1/${signal} is appended.`
       : `Nothing takes OTLP at that path: ${place.endpointFrom} is used as it is, so give the full URL (such as http://collector:4318/v1/${signal}).`;

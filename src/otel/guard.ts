@@ -1,3 +1,5 @@
+import { visible } from "../visible.js";
+
 /** The part of an OpenTelemetry exporter (spans or log records) the guard needs. */
 export interface Exporter<T, R> {
   export(items: T[], done: (result: R) => void): void;
@@ -133,12 +135,17 @@ export function guardExporter<T, R extends { code: number; error?: Error }>(
   };
 }
 
-/** A short reason for an export failure: the HTTP status, or the network error's message or code. */
+/**
+ * A short reason for an export failure, on one line: the HTTP status and the start of the answer,
+ * or the network error's message or code.
+ */
 export function describeExportError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const { code, data } = error as Error & { code?: unknown; data?: unknown };
   if (typeof code === "number") {
-    const body = typeof data === "string" && data.trim() ? `: ${data.trim().slice(0, 200)}` : "";
+    // On one line: a web server's error page spans many, and the message is one line of stderr.
+    const text = typeof data === "string" ? data.replace(/\s+/g, " ").trim() : "";
+    const body = text ? `: ${visible(text.slice(0, 200))}` : "";
     return `HTTP ${code}${error.message ? ` ${error.message}` : ""}${body}`;
   }
   // Node's connection errors to "localhost" are AggregateErrors with an empty message.

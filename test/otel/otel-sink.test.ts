@@ -609,6 +609,29 @@ describe("otelSink says what to do about a failed export", () => {
     );
   });
 
+  it("says a web server that is no collector (501, a page of HTML) is at the wrong address, on one line", async () => {
+    // What a plain web server answers a POST it does not handle: 501 and a page of HTML.
+    const page =
+      "<!DOCTYPE HTML>\n<html>\n  <head><title>Error response</title></head>\n  <body>\n    <h1>Error response</h1>\n    <p>Error code: 501</p>\n  </body>\n</html>\n";
+    const receiver = await startReceiver(() => ({ status: 501, body: page }));
+    try {
+      const said = await failedRun(receiver.url);
+      const lines = said.trimEnd().split("\n");
+      expect(lines).toHaveLength(2); // one per signal
+      expect(lines[0]).toContain(
+        "failed (HTTP 501 Not Implemented: <!DOCTYPE HTML> <html> <head><title>Error response</title></head> <body> <h1>Error response</h1>",
+      );
+      for (const line of lines) {
+        expect(line).not.toContain("The collector failed on the batch");
+        expect(line).toMatch(
+          /Nothing takes OTLP at that path: the endpoint given to otelSink is the collector's base URL \(such as http:\/\/collector:4318\), to which \/v1\/(traces|logs) is appended\.$/,
+        );
+      }
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it("says a server took the connection and closed it unanswered (a gRPC or TLS port), not that nothing listens", async () => {
     // What a gRPC receiver (4317) or a TLS one does with a plain HTTP/1.1 request: it takes the
     // connection and closes it without an HTTP answer.
