@@ -77,20 +77,27 @@ function mergeCommand(refs: readonly string[], store: string | undefined): strin
  * Refuse (`RUN_MERGE_MISMATCH`) a merged run among shards (the advised merge after a missing
  * shard, given the incomplete merged run and the new shard): it is no shard, so its cases cannot
  * be told apart from the new one's by shard. Says to merge the inputs it was made from (as its
- * merge named them, else by id) with the shards given here, as typed.
+ * merge named them, else by id) with the shards given here, as typed, but those it was made from;
+ * given only those, says that merging them again adds nothing.
  */
 export function refuseMergedAmongShards(inputs: readonly RunManifest[], args: MergeArgs): void {
   const mergedAt = inputs.findIndex((m) => !m.shard && m.mergedFrom !== undefined);
   if (mergedAt < 0 || !inputs.some((m) => m.shard)) return;
   const merged = inputs[mergedAt]!;
   const made = mergedInputs(merged);
-  const shards = args.runs.filter((_, i) => inputs[i]?.shard).map(shellWord);
+  // A shard the merged run was made from adds nothing: the advised merge leaves it out.
+  const isNew = (m: RunManifest | undefined) =>
+    m?.shard !== undefined && !merged.mergedFrom!.includes(m.runId);
+  const shards = args.runs.filter((_, i) => isNew(inputs[i])).map(shellWord);
   const shardRuns = inputs.filter((m) => m.shard).map(describeRun);
-  const command = mergeCommand([...made.refs, ...shards], args.store);
-  throw new NiceevalError(
-    "RUN_MERGE_MISMATCH",
-    `cannot merge run ${describeRun(merged)} with ${shardRuns.length === 1 ? "shard" : "shards"} ${shardRuns.join(", ")}: run ${merged.runId.slice(0, 8)} is a merged run (of ${merged.mergedFrom!.length} ${merged.mergedFrom!.length === 1 ? "run" : "runs"}, ${merged.mergedFrom!.map((id) => id.slice(0, 8)).join(", ")}), not a shard, so its cases cannot be told apart by shard. Merge the runs it was made from${made.asTyped ? ", as its merge named them," : " (by id, or their exports)"} with the new ${shardRuns.length === 1 ? "shard" : "shards"}: \`${command}\``,
-  );
+  const from = merged.mergedFrom!.length;
+  const what = `cannot merge run ${describeRun(merged)} with ${shardRuns.length === 1 ? "shard" : "shards"} ${shardRuns.join(", ")}: run ${merged.runId.slice(0, 8)} is a merged run (of ${from} ${from === 1 ? "run" : "runs"}, ${merged.mergedFrom!.map((id) => id.slice(0, 8)).join(", ")})`;
+  const as = made.asTyped ? ", as its merge named them," : " (by id, or their exports)";
+  const why =
+    shards.length === 0
+      ? ` made from ${shardRuns.length === 1 ? "that shard" : "those shards"} already, so merging ${shardRuns.length === 1 ? "it" : "them"} again adds nothing. To add another shard, merge the runs it was made from${as} with it: \`${mergeCommand([...made.refs, "<the new shard>"], args.store)}\``
+      : `, not a shard, so its cases cannot be told apart by shard. Merge the runs it was made from${as} with the new ${shards.length === 1 ? "shard" : "shards"}: \`${mergeCommand([...made.refs, ...shards], args.store)}\``;
+  throw new NiceevalError("RUN_MERGE_MISMATCH", `${what}${why}`);
 }
 
 /** The inputs a merged run was made from: as its `niceeval merge` named them, else their ids. */

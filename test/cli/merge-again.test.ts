@@ -88,4 +88,15 @@ describe("merge again after a missing shard (real CLI)", { timeout: 120_000 }, (
     expect(whole.code).toBe(0);
     expect(whole.stdout).toMatch(/: 30 attempts, finished\n$/);
   });
+
+  it("refuses a merged run with a shard it already holds, saying so, not advising a merge that names it twice", async () => {
+    expect(
+      (await cli(["merge", "ci-7-1", "ci-7-3", "--name", "held", "--store", "m.sqlite"])).code,
+    ).toBe(1);
+    const refused = await cli(["merge", "held", "ci-7-1", "--store", "m.sqlite"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /^niceeval: cannot merge run [0-9a-f]{8} \(held\) with shard [0-9a-f]{8} \(shard 1\/3\): run [0-9a-f]{8} is a merged run \(of 2 runs, [0-9a-f]{8}, [0-9a-f]{8}\) made from that shard already, so merging it again adds nothing\. To add another shard, merge the runs it was made from, as its merge named them, with it: `niceeval merge ci-7-1 ci-7-3 <the new shard> --store m\.sqlite`\n$/,
+    );
+  });
 });
