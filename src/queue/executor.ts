@@ -1,6 +1,7 @@
 import { relative, resolve } from "node:path";
 import { Job, Queue, QueueEvents } from "bullmq";
 import { fileHash } from "../cli/manifest.js";
+import { shellWord } from "../cli/shard-command.js";
 import { clearInterval, realNow, setInterval } from "../clock.js";
 import type { AttemptRecord } from "../eval/record.js";
 import { trialLabel } from "../eval/trial-label.js";
@@ -204,7 +205,7 @@ async function connectQueue(options: QueueExecutorOptions) {
   if (workers === 0 && options.stderr) {
     const shown = redactRedisUrl(options.url);
     options.stderr(
-      `niceeval: no worker listens on queue ${name} at ${shown} yet; the attempts wait for one: ${workerCommand(shown, options.source)}\n`,
+      `niceeval: no worker listens on queue ${name} at ${shown} yet; the attempts wait for one: ${workerCommand(shown, options.source, name)}\n`,
     );
   }
   return { name, clients, queue, events, workers };
@@ -284,10 +285,12 @@ function watchFleet(atStart: number, say: (waiting: number) => void): SweepFindi
 }
 
 /** The command that starts a worker on this queue, in the words the run's URL was given in. */
-function workerCommand(shown: string, source: QueueSource | undefined): string {
+/** The `niceeval worker` that takes this run's jobs: its Redis, and its queue when not the default. */
+function workerCommand(shown: string, source: QueueSource | undefined, queueName: string): string {
+  const queue = queueName === DEFAULT_QUEUE_NAME ? "" : ` --queue-name ${shellWord(queueName)}`;
   return source === "NICEEVAL_QUEUE"
-    ? `NICEEVAL_QUEUE=${shown} niceeval worker [paths]`
-    : `niceeval worker --queue ${shown} [paths]`;
+    ? `NICEEVAL_QUEUE=${shown} niceeval worker${queue} [paths]`
+    : `niceeval worker --queue ${shown}${queue} [paths]`;
 }
 
 function noWorkerLeftMessage(
@@ -297,7 +300,7 @@ function noWorkerLeftMessage(
   source: QueueSource | undefined,
 ): string {
   const shown = redactRedisUrl(url);
-  return `niceeval: no worker listens on queue ${queueName} at ${shown} any more; ${waiting === 1 ? "1 attempt waits" : `${waiting} attempts wait`} for one: start one (${workerCommand(shown, source)}), or stop the run (Ctrl-C)\n`;
+  return `niceeval: no worker listens on queue ${queueName} at ${shown} any more; ${waiting === 1 ? "1 attempt waits" : `${waiting} attempts wait`} for one: start one (${workerCommand(shown, source, queueName)}), or stop the run (Ctrl-C)\n`;
 }
 
 function unreachableMessage(url: string, sinceMs: number): string {

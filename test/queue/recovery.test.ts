@@ -164,13 +164,51 @@ describe("run --queue, its last worker gone", () => {
       while (Date.now() < said && !stderr.includes("any more"))
         await new Promise((r) => setTimeout(r, 50));
       expect(stderr).toMatch(
-        /no worker listens on queue gone at redis:\/\/127\.0\.0\.1:\d+ any more; 6 attempts wait for one: start one \(niceeval worker --queue/,
+        /no worker listens on queue gone at redis:\/\/127\.0\.0\.1:\d+ any more; 6 attempts wait for one: start one \(niceeval worker --queue redis:\/\/127\.0\.0\.1:\d+ --queue-name gone \[paths\]\)/,
       );
       // It had a worker at its start: the message for a run that starts without one is not given.
       expect(stderr).not.toContain("yet;");
     } finally {
       child.kill("SIGINT");
       await exited;
+    }
+  }, 60_000);
+});
+
+describe("run --queue on a queue of its own, no worker yet", () => {
+  it("advises the worker command with its --queue-name, which run as given takes the attempts", async () => {
+    const child = spawn(
+      process.execPath,
+      [cliPath, "run", "evals", ...queueArgs("team-a"), "--no-store", "--quiet"],
+      {
+        cwd: project.dir,
+        env: { ...process.env, CI: "true" },
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
+    let stderr = "";
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    let worker: ReturnType<typeof spawn> | undefined;
+    try {
+      const said = Date.now() + 20_000;
+      while (Date.now() < said && !stderr.includes("yet;"))
+        await new Promise((r) => setTimeout(r, 50));
+      const advised = /the attempts wait for one: niceeval (worker .*) \[paths\]\n/.exec(
+        stderr,
+      )?.[1];
+      expect(advised).toBe(`worker --queue ${redis.url} --queue-name team-a`);
+      worker = spawn(process.execPath, [cliPath, ...advised!.split(" "), "evals"], {
+        cwd: project.dir,
+        env: { ...process.env, CI: "true" },
+        stdio: "ignore",
+      });
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill("SIGINT");
+      worker?.kill("SIGTERM");
     }
   }, 60_000);
 });
