@@ -51,9 +51,9 @@ export function attemptOutcome(record: AttemptRecord, mask: Masker): Attributes 
     "test.case.result.status": caseStatus(record.verdict),
     "niceeval.verdict": record.verdict,
     "niceeval.score.state": score.state,
-    "niceeval.score.earned": score.earned,
     "niceeval.score.max": score.max,
-    // The ratio only when there is evidence: an unavailable score is not a zero.
+    // Earned and the ratio only when there is evidence: an unavailable score is not a zero.
+    ...(score.state !== "unavailable" ? { "niceeval.score.earned": score.earned } : {}),
     ...(score.state !== "unavailable" && score.max > 0
       ? { "niceeval.score.value": score.earned / score.max }
       : {}),

@@ -171,6 +171,9 @@ describe("otelSink against a loopback OTLP/HTTP receiver", () => {
       "error.type": "niceeval.errored",
     });
     expect(crash.attributes["niceeval.score.value"]).toBeUndefined();
+    // Nothing was earned because nothing was judged: no 0 for a dashboard to sum or average.
+    expect(crash.attributes).not.toHaveProperty("niceeval.score.earned");
+    expect(crash.attributes["niceeval.score.max"]).toBe(3);
     expect(crash.status.code).toBe(2);
     expect(crash.status.message).toContain("upstream refused ***");
     expect(crash.status.message).not.toContain(SECRET);
