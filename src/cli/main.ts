@@ -135,6 +135,8 @@ async function merge(args: MergeArgs, io: CliIO): Promise<number> {
         mustExist: files.size === 0,
       },
     );
+  } catch (error) {
+    throw command.namingMergeFiles(error, files);
   } finally {
     await command.closeMergeFiles(files);
   }

@@ -101,4 +101,27 @@ describe("merge notes through the real CLI", { timeout: 120_000 }, () => {
       /line 1 is not JSON, so the file is no niceeval run export \(format niceeval\/run\/v1\); write one with `niceeval export <run> --ndjson <file>`\n$/,
     );
   });
+
+  it("names the export a refused run was read from, beside its id", async () => {
+    const other = await cli([
+      "run",
+      "--shard",
+      "2/2",
+      "--trials",
+      "2",
+      "--name",
+      "other-2",
+      "--quiet",
+    ]);
+    expect(other.code).toBe(1);
+    expect((await cli(["export", "other-2", "--ndjson", "other-2.ndjson"])).code).toBe(0);
+    for (const first of ["part-1", "part-1.ndjson"]) {
+      const refused = await cli(["merge", first, "other-2.ndjson"]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(
+        /^niceeval: cannot merge run [0-9a-f]{8} \(shard 1\/2\) with run ([0-9a-f]{8}) \(shard 2\/2\): eval "words" ran 1 trial per case in [0-9a-f]{8} and 2 in \1\. .*\. Read from files: ([0-9a-f]{8} from part-1\.ndjson, )?\1 from other-2\.ndjson\.\n$/,
+      );
+      expect(refused.stderr.includes("from part-1.ndjson")).toBe(first === "part-1.ndjson");
+    }
+  });
 });

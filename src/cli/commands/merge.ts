@@ -211,6 +211,22 @@ export function refuseMergeFiles(args: MergeArgs, files: MergeFiles): void {
   refuseUnmergeable(manifests);
 }
 
+/**
+ * `error` with the exports it names runs of, when it is a refusal to merge them: it names runs by
+ * id, and the files given on the command line hold no id in their names. Anything else as it is.
+ */
+export function namingMergeFiles(error: unknown, files: MergeFiles): unknown {
+  if (!(error instanceof NiceevalError) || error.code !== "RUN_MERGE_MISMATCH") return error;
+  const named: string[] = [];
+  for (const [ref, reader] of files) {
+    const id = reader.manifest.runId.slice(0, 8);
+    if (error.message.includes(id)) named.push(`${id} from ${ref}`);
+  }
+  if (named.length === 0) return error;
+  const message = `${error.message.replace(/\.?$/, ".")} Read from files: ${named.join(", ")}.`;
+  return new NiceevalError(error.code, message, { cause: error });
+}
+
 export async function closeMergeFiles(files: MergeFiles): Promise<void> {
   for (const reader of files.values()) await reader.close();
 }
