@@ -1,3 +1,4 @@
+import { plural } from "../plural.js";
 import type { LoadError } from "./summary.js";
 
 /** A run's load errors told apart: files that failed to load, and evals left out of files that loaded. */
@@ -22,4 +23,21 @@ export function loadTroubles(errors: readonly LoadError[]): LoadTroubles {
     leftOut,
     evals: leftOut.reduce((count, error) => count + (error.leftOut?.length ?? 0), 0),
   };
+}
+
+/**
+ * What failed a run besides its attempts, in the words `niceeval runs` and the viewer's runs page
+ * give it: files that did not load, evals left out, errors outside every attempt. Empty when none.
+ */
+export function runTroubles(run: {
+  loadErrors?: readonly LoadError[] | undefined;
+  runErrors?: readonly string[] | undefined;
+}): string[] {
+  const out: string[] = [];
+  const load = loadTroubles(run.loadErrors ?? []);
+  if (load.files > 0) out.push(`${plural(load.files, "file")} failed to load`);
+  if (load.evals > 0) out.push(`${plural(load.evals, "eval")} left out`);
+  const outside = run.runErrors?.length ?? 0;
+  if (outside > 0) out.push(`${plural(outside, "error")} outside any case`);
+  return out;
 }

@@ -5,6 +5,7 @@ import { NiceevalError } from "../errors.js";
 import type { AttemptRecord, JudgmentState, Verdict } from "../eval/record.js";
 import { evalFigures, passRateFigure, runMeanScoreFigure } from "../report/figures.js";
 import type { EvalSummary } from "../runner/events.js";
+import { runTroubles } from "../runner/load-troubles.js";
 import { EvalAccumulator } from "../runner/stats.js";
 import { runCases, runShareSums } from "../stats/clustered.js";
 import type { Interval } from "../stats/interval.js";
@@ -74,6 +75,11 @@ export interface RunRow {
    * its attempts are of two versions of those evals; null for any other run.
    */
   resumedWithChanges: string[] | null;
+  /**
+   * What failed the run besides its attempts (`1 file failed to load`, `2 evals left out`,
+   * `1 error outside any case`), as `niceeval runs` says it; empty when nothing did.
+   */
+  troubles: string[];
   /** Per-eval pass rate and mean score with their 95% intervals, for the trend charts (finished runs only). */
   perEval: {
     evalId: string;
@@ -208,6 +214,7 @@ export function runRow(run: StoredRun): RunRow {
       ? run.summaries.reduce((sum, s) => sum + s.partialCases, 0)
       : null,
     resumedWithChanges: run.resumedWithChanges?.length ? run.resumedWithChanges : null,
+    troubles: runTroubles(run),
     perEval: (run.summaries ?? []).map((s) => {
       const figures = evalFigures(s);
       return {

@@ -860,6 +860,19 @@ describe("a run that failed outside its cases", () => {
       "1 error in user code belonged to no case (the run fails):",
     );
   });
+
+  it("says so on the runs page too, as niceeval runs does, beside the run's status", async () => {
+    await page.goto(`${viewer.origin}/#/`);
+    await page.reload();
+    const row = page.locator("tr.run-row", { hasText: "outside" });
+    await row.waitFor();
+    expect(await row.locator("td").nth(5).textContent()).toBe(
+      "finished1 file failed to load · 2 evals left out · 1 error outside any case",
+    );
+    expect(await row.locator(".err").textContent()).toBe(
+      "1 file failed to load · 2 evals left out · 1 error outside any case",
+    );
+  });
 });
 
 describe("sample sizes", () => {

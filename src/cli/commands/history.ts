@@ -8,7 +8,7 @@ import { consoleReporter } from "../../report/console-reporter.js";
 import { withVerdictReason } from "../../report/failures.js";
 import type { Reporter } from "../../report/reporter.js";
 import type { EvalSummary } from "../../runner/events.js";
-import { loadTroubles } from "../../runner/load-troubles.js";
+import { runTroubles } from "../../runner/load-troubles.js";
 import { EvalAccumulator } from "../../runner/stats.js";
 import type { RunSummary } from "../../runner/summary.js";
 import { UnavailableTally } from "../../runner/unavailable.js";
@@ -111,7 +111,7 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
         String(cases).padStart(5),
         ` ${rate.padEnd(27)}`,
         meanCell(figures, partialOf(run, row, args.evalId)).padEnd(10),
-        [...troubles(run), ...resumedMark(run)].join(", "),
+        [...runTroubles(run), ...resumedMark(run)].join(", "),
       ]
         .join(" ")
         .trimEnd(),
@@ -162,17 +162,6 @@ function partialOf(run: StoredRun, row: ReturnType<typeof runRow>, evalId?: stri
   return run.summaries?.find((s) => s.evalId === evalId)?.partialCases ?? 0;
 }
 
-/** What failed a run besides its attempts: files that did not load, errors outside every attempt. */
-function troubles(run: StoredRun): string[] {
-  const out: string[] = [];
-  const load = loadTroubles(run.loadErrors ?? []);
-  if (load.files > 0) out.push(`${plural(load.files, "file")} failed to load`);
-  if (load.evals > 0) out.push(`${plural(load.evals, "eval")} left out`);
-  const outside = run.runErrors?.length ?? 0;
-  if (outside > 0) out.push(`${plural(outside, "error")} outside any case`);
-  return out;
-}
-
 /** The widest the name column grows; a longer name is cut in its middle, with "…". */
 const NAME_WIDTH = 48;
 
@@ -220,7 +209,7 @@ export async function showCommand(args: ShowArgs, store: Store, io: CliIO): Prom
     writeSync(io.stdoutFd, "\n]}\n");
     // As the report's form: 1 when the run has failed or errored attempts or files that failed to load.
     const { failed, errored } = run.totals;
-    return failed + errored > 0 || troubles(run).length > 0 ? 1 : 0;
+    return failed + errored > 0 || runTroubles(run).length > 0 ? 1 : 0;
   }
   const shardNote = await latestShardNote(store, args.run, run, args.store);
   if (shardNote) io.stderr(shardNote);
@@ -379,7 +368,10 @@ export async function replay(
     ...(run.shard ? { shard: run.shard } : {}),
     ...(run.runErrors?.length ? { runErrors: run.runErrors } : {}),
     ok:
-      t.failed === 0 && t.errored === 0 && run.status === "finished" && troubles(run).length === 0,
+      t.failed === 0 &&
+      t.errored === 0 &&
+      run.status === "finished" &&
+      runTroubles(run).length === 0,
     cancelled: run.status === "interrupted",
   };
   await reporter.onRunFinished?.(summary);

@@ -184,7 +184,15 @@ function runLine(run: RunRow, selected: Map<string, RunRow>, toggled: () => void
     h("td", {}, run.branch ?? ""),
     h("td", { class: "mono" }, (run.commit ?? "").slice(0, 7) + (run.dirty ? "*" : "")),
     h("td", {}, when(run.startedAt)),
-    h("td", {}, badge(run.status)),
+    h(
+      "td",
+      {},
+      badge(run.status),
+      // What failed the run besides its attempts, which its figures do not show.
+      run.troubles.length > 0
+        ? h("div", { class: "err small" }, run.troubles.join(" \u00b7 "))
+        : null,
+    ),
     h("td", { class: "num" }, String(run.cases)),
     h(
       "td",
