@@ -131,6 +131,8 @@ export interface ViewArgs extends StoreArgs {
   host: string;
   port: number;
   open: boolean;
+  /** `--base <run> --head <run>`: the URL opens on their comparison (the link `compare` prints). */
+  compare?: { base: string; head: string };
 }
 
 /** Parsed `niceeval export <run> --html <file> | --ndjson <file>`. */
@@ -185,7 +187,9 @@ Usage
                                           compare two runs case by case, with statistics; a
                                           run may be branch:<name> (as for --baseline)
   niceeval view [--store <path or url>] [--port N] [--host 127.0.0.1] [--open]
-                                          browse stored runs in a local web app (prints its URL)
+                [--base <run> --head <run>]
+                                          browse stored runs in a local web app (prints its URL;
+                                          with --base and --head, it opens on their comparison)
   niceeval export <run> --html <file> [--baseline <run>]
                                           write one self-contained HTML report of a run
   niceeval export <run> --ndjson <file>   write a stored run as NDJSON (for import; - is stdout)
@@ -686,9 +690,16 @@ function parseView(argv: readonly string[]): ViewArgs {
     host: { type: "string" },
     port: { type: "string" },
     open: { type: "boolean" },
+    base: { type: "string" },
+    head: { type: "string" },
   });
   if (positionals.length > 0)
     throw usage(`niceeval view takes no arguments, got "${positionals[0]}"`);
+  const { base, head } = values as { base?: string; head?: string };
+  if ((base === undefined) !== (head === undefined))
+    throw usage(
+      `niceeval view ${base === undefined ? "--head" : "--base"} needs ${base === undefined ? "--base" : "--head"} too: the two runs to open on the comparison of (niceeval view --base <run> --head <run>)`,
+    );
   const host = (values.host as string | undefined) ?? "127.0.0.1";
   if (host.trim() === "") throw usage("--host must not be empty");
   const args: ViewArgs = {
@@ -697,6 +708,7 @@ function parseView(argv: readonly string[]): ViewArgs {
     port: wholeNumber("--port", values.port as string | undefined, 7420, 65_535, 0),
     open: values.open === true,
   };
+  if (base !== undefined && head !== undefined) args.compare = { base, head };
   if (typeof values.store === "string") args.store = values.store;
   return args;
 }

@@ -26,11 +26,9 @@ export async function viewCommand(
     );
   }
   const viewer = await listen(args, store);
-  writeSync(
-    io.stdoutFd,
-    `niceeval viewer of ${store.location}\n  ${viewer.url}\n(Ctrl-C stops it)\n`,
-  );
-  if (args.open) openBrowser(viewer.url);
+  const url = `${viewer.url}${args.compare ? comparePage(args.compare) : ""}`;
+  writeSync(io.stdoutFd, `niceeval viewer of ${store.location}\n  ${url}\n(Ctrl-C stops it)\n`);
+  if (args.open) openBrowser(url);
   await new Promise<void>((done) => {
     const stop = () => done();
     process.once("SIGINT", stop);
@@ -39,6 +37,15 @@ export async function viewCommand(
   });
   await viewer.close();
   return 0;
+}
+
+/**
+ * The web app's page of a comparison, as a URL fragment: the app reads it after the token's
+ * redirect (a redirect keeps the fragment), and resolves the runs as `niceeval compare` does.
+ */
+function comparePage(runs: { base: string; head: string }): string {
+  const q = new URLSearchParams({ base: runs.base, head: runs.head });
+  return `#/compare?${q}`;
 }
 
 /** The viewer, or a usage error that says why it cannot listen (a port in use, a host not here). */

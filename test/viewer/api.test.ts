@@ -373,6 +373,13 @@ describe("niceeval view and export arguments", () => {
       parseCliArgs(["export", "latest", "--html", "r.html", "--baseline", "latest~1"]),
     ).toEqual({ command: "export", run: "latest", html: "r.html", baseline: "latest~1" });
     expect(() => parseCliArgs(["export", "latest"])).toThrow(/--html <file>/);
+    expect(parseCliArgs(["view", "--base", "branch:main", "--head", "latest"])).toMatchObject({
+      command: "view",
+      compare: { base: "branch:main", head: "latest" },
+    });
+    expect(() => parseCliArgs(["view", "--base", "latest~1"])).toThrow(
+      "niceeval view --base needs --head too: the two runs to open on the comparison of (niceeval view --base <run> --head <run>)",
+    );
   });
 
   it("niceeval view on a port in use is a usage error that says what to pass, not a crash", async () => {

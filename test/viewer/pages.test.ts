@@ -1,4 +1,5 @@
 // What the viewer's pages say, live and in the static export, in a real Chromium.
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +14,7 @@ import { thisWriter } from "../../src/store/writer.js";
 import { exportHtml } from "../../src/viewer/export.js";
 import { startViewer, type Viewer } from "../../src/viewer/server.js";
 import { manifest } from "../store/fixtures.js";
-import { runCli } from "../support/project.js";
+import { cliPath, runCli } from "../support/project.js";
 import { ensureViewerApp } from "./app.js";
 import { launchChromium } from "./browser.js";
 import { judgedEval, recordRun, storeWithRuns } from "./fixture.js";
@@ -500,6 +501,42 @@ describe("the compare page", () => {
     expect(stats).toContain("McNemar p < 0.0001");
     expect(stats).toContain("sign-flip p < 0.0001");
     expect(stats).not.toContain("0.000100");
+  });
+});
+
+describe("the link niceeval compare prints", () => {
+  it("is a niceeval view that opens on the comparison of the two runs", async () => {
+    const compared = await runCli(["compare", "base", "head", "--store", fixture.path], dir);
+    const advised = /\nview it: `niceeval (view [^`]+)`\n$/.exec(compared.stdout)?.[1];
+    expect(advised).toBe(`view --base run-base --head run-head --store ${fixture.path}`);
+    // The JSON is the comparison alone.
+    const json = await runCli(["compare", "base", "head", "--json", "--store", fixture.path], dir);
+    expect(json.stdout).not.toContain("niceeval view");
+    const child = spawn(process.execPath, [cliPath, ...advised!.split(" "), "--port", "0"], {
+      cwd: dir,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+          out += chunk;
+          const found = /http:\/\/\S+/.exec(out);
+          if (found) resolve(found[0]);
+        });
+        child.once("exit", (code) => reject(new Error(`view exited with ${code}`)));
+      });
+      expect(url).toMatch(/\/\?token=[\w-]+#\/compare\?base=run-base&head=run-head$/);
+      const p = await browser.context.newPage();
+      watch(p);
+      await p.goto(url);
+      await p.locator(".changes").first().waitFor();
+      expect(await p.locator(".meta").textContent()).toBe("base base \u2192 head head");
+      expect(new URL(p.url()).searchParams.get("token")).toBeNull();
+      await p.close();
+    } finally {
+      child.kill("SIGINT");
+    }
   });
 });
 
