@@ -25,6 +25,8 @@ const VALUE_KINDS: Readonly<Record<string, ValueKind>> = {
   tag: { what: "key=value", example: "model=small" },
   trials: { what: "a whole number of trials per case", example: "5" },
   baseline: { what: RUN_REF, example: "branch:main" },
+  base: { what: `the base run of the comparison, ${RUN_REF}`, example: "branch:main" },
+  head: { what: `the head run of the comparison, ${RUN_REF}`, example: "latest" },
   reporter: {
     what: "a reporter: console, json=<file>, ndjson=<file or ->, junit=<file>, markdown=<file> or github",
     example: "junit=junit.xml",
