@@ -10,6 +10,7 @@ import { onJudgePushBack } from "../judge/retries.js";
 import type { RunEntry } from "../runner/entry.js";
 import { inProcessExecutor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
+import type { LoadError } from "../runner/summary.js";
 import { lastResortMs, Watchdog } from "../runner/watchdog.js";
 import { probeRedis, type QueueSource, RedisClients, redactRedisUrl } from "./connection.js";
 import { type AttemptJobData, attemptJobSchema, caseContent, DEFAULT_QUEUE_NAME } from "./job.js";
@@ -29,6 +30,11 @@ export interface QueueWorkerOptions {
   /** The evals this worker loaded, and the files they came from. */
   entries: readonly RunEntry[];
   files: readonly string[];
+  /**
+   * Why files failed to load here (paths relative to `cwd`): a job of one of their evals is
+   * refused with that error, not as an eval this worker was not given.
+   */
+  loadErrors?: readonly LoadError[];
   cwd: string;
   /** Attempts this worker runs at once (default 8). */
   concurrency?: number;
@@ -305,6 +311,12 @@ class AttemptJobs {
     const data = parsed.data;
     const entry = this.byId.get(data.evalId);
     if (!entry) {
+      const failed = data.file && this.failedToLoad(data.file.path);
+      if (failed)
+        return this.refuse(
+          job,
+          `eval file ${data.file!.path} failed to load on worker ${hostname()} (${failed.message}), so it has no eval "${data.evalId}": give the worker what the file needs there (its environment variables, its dependencies) and restart it`,
+        );
       return this.refuse(
         job,
         `worker ${hostname()} has no eval "${data.evalId}"${data.file ? ` (the run loaded it from ${data.file.path})` : ""}; start the worker with the run's eval files`,
@@ -325,6 +337,14 @@ class AttemptJobs {
       );
     }
     return { data, entry, spec: await this.checkCase(job, data, entry) };
+  }
+
+  /** This worker's error loading the run's eval file `path` (relative to the run's and its own cwd). */
+  private failedToLoad(path: string): LoadError | undefined {
+    const wanted = resolve(this.options.cwd, path);
+    return this.options.loadErrors?.find(
+      (error) => error.leftOut === undefined && resolve(this.options.cwd, error.file) === wanted,
+    );
   }
 
   /** The job's case as this worker reads it, once its id and content are the run's; else refused. */

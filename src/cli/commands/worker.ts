@@ -49,6 +49,7 @@ export async function workerCommand(args: WorkerArgs, io: CliIO): Promise<number
     ...(args.queueName !== undefined ? { queueName: args.queueName } : {}),
     entries: loaded.entries,
     files,
+    loadErrors: loaded.errors,
     cwd: io.cwd,
     concurrency: args.concurrency,
     ...(args.rateLimit ? { rateLimit: args.rateLimit } : {}),
