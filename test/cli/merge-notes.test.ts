@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
+import { shardOf } from "../../src/shard/shard.js";
 import { type FixtureProject, makeProject, runCli } from "../support/project.js";
 import { evalFileHeader } from "./eval-source.js";
 import { cleanEnv, json } from "./store-fixture.js";
@@ -123,5 +124,42 @@ describe("merge notes through the real CLI", { timeout: 120_000 }, () => {
       );
       expect(refused.stderr.includes("from part-1.ndjson")).toBe(first === "part-1.ndjson");
     }
+  });
+});
+
+describe("--filter with --shard through the real CLI", { timeout: 60_000 }, () => {
+  let project: FixtureProject;
+  const cli = (args: string[]) => runCli(args, project.dir, cleanEnv);
+  beforeAll(async () => {
+    // The words eval alone: an eval whose cases cannot be read is recorded in every shard.
+    project = await makeProject({
+      "evals/words.eval.ts": evalFile.split("export const unread")[0]!,
+    });
+  });
+  afterAll(() => project.cleanup());
+
+  it("a shard holding none of the cases --filter selects is an empty shard (exit 0, stored), not a filter that selects nothing", async () => {
+    const ids = Array.from({ length: 12 }, (_, i) => `w${i}`);
+    const shards = Array.from({ length: 40 }, (_, i) => i + 1);
+    const empty = shards.find((i) => ids.every((id) => shardOf("words", id, 40) !== i))!;
+    const run = await cli([
+      "run",
+      "--shard",
+      `${empty}/40`,
+      "--filter",
+      "words/",
+      "--name",
+      "lone",
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(
+      `niceeval: --filter "words/" selected no case of shard ${empty}/40: the cases it selects are in other shards\n`,
+    );
+    // Stored, as every shard is, for the merge that needs it.
+    expect((await cli(["runs", "--json"])).stdout).toContain('"name":"lone"');
+    // A filter that selects no case in any shard is still a usage error.
+    const typo = await cli(["run", "--shard", `${empty}/40`, "--filter", "wrods/", "--no-store"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('niceeval: --filter "wrods/" selected no case. Evals found:');
   });
 });

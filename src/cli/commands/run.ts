@@ -47,6 +47,7 @@ import {
 } from "../baseline.js";
 import { discoverEvalFiles } from "../discover.js";
 import { makeFilter } from "../filter.js";
+import { emptyShardNote, filterReachSelector, filterSelectedNothing } from "../filter-reach.js";
 import { evalGates, type UnmetGate } from "../gates.js";
 import { takeGitState, withEvalFiles } from "../git-state.js";
 import type { CliIO } from "../io.js";
@@ -506,9 +507,9 @@ function outcome(
   if (comparison) writeText(reportFd, `\n${formatComparison(comparison)}\n`);
   const note = run.compared?.note();
   if (note !== undefined) writeText(reportFd, `\n${note}\n`);
-  if (args.filter !== undefined && summary.totals.cases === 0) {
+  if (filterSelectedNothing(args, summary)) {
     io.stderr(
-      `niceeval: ${noCaseMessage(args.filter)}. Evals found: ${run.evalIds.join(", ") || "none"}\n`,
+      `niceeval: ${noCaseMessage(args.filter!)}. Evals found: ${run.evalIds.join(", ") || "none"}\n`,
     );
     return 2;
   }
@@ -773,7 +774,15 @@ function runOptions(
     origin: "cli",
     concurrency: args.concurrency,
     trials: args.trials ?? 1,
-    ...(args.shard ? { select: [shardSelector(args.shard)] } : {}),
+    // Asked after --filter: a case that reaches the shard's selector passed the filter.
+    ...(args.shard
+      ? {
+          select: [
+            ...(args.filter !== undefined ? [filterReachSelector(args)] : []),
+            shardSelector(args.shard),
+          ],
+        }
+      : {}),
     ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
     // In this process (--no-supervise); a supervised run's eval process bounds its own attempts.
     caseTimeoutMs: lastResortMs(args.timeoutMs),
@@ -915,7 +924,7 @@ function baselineStep(
           return;
         }
         // A --filter that selected nothing: the run is not stored (exit 2, said after this).
-        if (args.filter !== undefined && summary.totals.cases === 0) return;
+        if (filterSelectedNothing(args, summary)) return;
         try {
           comparison = await compareWith(store, baseline.runId, runId, args);
         } catch (error) {
@@ -1002,11 +1011,13 @@ function verdict(
   if (failed.length > 0) code = 1;
   // An uncaught error no case owned (said on stderr when it happened) fails the run.
   if (extra.runErrors > 0) code = 1;
-  if (args.filter !== undefined && summary.totals.cases === 0) {
+  if (filterSelectedNothing(args, summary)) {
     // A usage error (said on stderr by `outcome`): the reports say the run did not pass.
-    failed.push({ name: NO_CASE_GATE, message: noCaseMessage(args.filter) });
+    failed.push({ name: NO_CASE_GATE, message: noCaseMessage(args.filter!) });
     code = 2;
   }
+  const empty = emptyShardNote(args, summary);
+  if (empty !== undefined) notes.push(empty);
   return { code, failed, checked, notes };
 }
 
