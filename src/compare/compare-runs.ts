@@ -178,7 +178,7 @@ export async function compareRuns(
 
   const { alpha } = settings;
   const decision = decide(overall, evals, alpha, options.failOnNewFailures ?? false);
-  addUnreadFindings(decision, unread.head, (id) => notCompared(id, evals, baseCases));
+  addUnreadFindings(decision, unread, (id) => notCompared(id, evals, baseCases));
   return {
     base: runRef(baseRun),
     head: runRef(headRun),

@@ -42,12 +42,18 @@ export function notCompared(
  * A finding of the decision (check `dataset`) per eval whose dataset the head run could not read
  * whole: a regression among the cases it never ran cannot be ruled out, so no regression gate
  * passes (nor `new failures`, when asked for). `removed` gives the base cases left uncompared.
+ * When the base run did not read that dataset whole either and every case it has was compared
+ * (both stopped at the same place: a run compared with itself), the cases the head never ran were
+ * never run in the base either, so none of them can have regressed: no finding.
  */
 export function addUnreadFindings(
   decision: RegressionDecision,
-  head: ReadonlyMap<string, UnreadCases>,
+  unread: { base: ReadonlyMap<string, UnreadCases>; head: ReadonlyMap<string, UnreadCases> },
   removed: (evalId: string) => number,
 ): void {
+  const head = new Map(
+    [...unread.head].filter(([evalId]) => !(unread.base.has(evalId) && removed(evalId) === 0)),
+  );
   for (const [evalId, cases] of head) {
     const left = removed(evalId);
     const uncompared =

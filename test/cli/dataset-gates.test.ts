@@ -139,6 +139,14 @@ describe("a dataset that could not be read whole (real CLI)", { timeout: 120_000
     const back = json<Comparison>(reverse.stdout);
     expect(back.warnings.map((w) => w.kind)).toContain("unread");
     expect(back.overall.transitions).toMatchObject({ added: 30, removed: 0 });
+    // Both runs stopped reading it at the same place (a run compared with itself): no case of the
+    // base is left uncompared, so none can have regressed among the cases the head never ran.
+    const same = await cli(["compare", "broken", "broken", "--fail-on-regression", "--json"]);
+    expect(same.code).toBe(0);
+    const itself = json<Comparison>(same.stdout);
+    expect(itself.decision.regression).toBe(false);
+    expect(itself.decision.checks).not.toContain("dataset");
+    expect(itself.warnings.map((w) => w.kind)).toContain("unread");
 
     // Still broken, a retry fails the stored gate again; fixed, it passes with every case.
     const again = await cli(["run", "--retry-errors", "broken", "--quiet"]);
