@@ -50,6 +50,29 @@ afterAll(async () => {
 
 const queueArgs = (name: string) => ["--queue", redis.url, "--queue-name", name];
 
+/**
+ * `run evals` on the queue `name` (then `more` flags), without a store, its stderr gathered:
+ * `said(text)` waits up to 20 s for it to say `text`.
+ */
+function queuedRun([name, ...more]: [string, ...string[]]) {
+  const child = spawn(
+    process.execPath,
+    [cliPath, "run", "evals", ...queueArgs(name), "--no-store", ...more],
+    { cwd: project.dir, env: { ...process.env, CI: "true" }, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const said = async (text: string) => {
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline && !stderr.includes(text))
+      await new Promise((r) => setTimeout(r, 50));
+  };
+  return { child, stderr: () => stderr, said, exited };
+}
+
 describe("run --queue, recovering", () => {
   it("--retry-errors runs the errored attempt again on a worker, not the old job's result", async () => {
     const mark = join(project.dir, "retry.txt");
@@ -139,20 +162,7 @@ describe("run --queue, its last worker gone", () => {
       env: { DELAY_MS: "60000" },
       args: ["--concurrency", "1"],
     });
-    const child = spawn(
-      process.execPath,
-      [cliPath, "run", "evals", ...queueArgs("gone"), "--no-store"],
-      {
-        cwd: project.dir,
-        env: { ...process.env, CI: "true" },
-        stdio: ["ignore", "ignore", "pipe"],
-      },
-    );
-    let stderr = "";
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const { child, stderr, said, exited } = queuedRun(["gone"]);
     try {
       // The worker takes its first attempt, then dies with it.
       const deadline = Date.now() + 20_000;
@@ -160,14 +170,12 @@ describe("run --queue, its last worker gone", () => {
         await new Promise((r) => setTimeout(r, 10));
       worker.child.kill("SIGKILL");
       await worker.exited;
-      const said = Date.now() + 20_000;
-      while (Date.now() < said && !stderr.includes("any more"))
-        await new Promise((r) => setTimeout(r, 50));
-      expect(stderr).toMatch(
+      await said("any more");
+      expect(stderr()).toMatch(
         /no worker listens on queue gone at redis:\/\/127\.0\.0\.1:\d+ any more; 6 attempts wait for one: start one \(niceeval worker --queue redis:\/\/127\.0\.0\.1:\d+ --queue-name gone \[paths\]\)/,
       );
       // It had a worker at its start: the message for a run that starts without one is not given.
-      expect(stderr).not.toContain("yet;");
+      expect(stderr()).not.toContain("yet;");
     } finally {
       child.kill("SIGINT");
       await exited;
@@ -177,27 +185,12 @@ describe("run --queue, its last worker gone", () => {
 
 describe("run --queue on a queue of its own, no worker yet", () => {
   it("advises the worker command with its --queue-name, which run as given takes the attempts", async () => {
-    const child = spawn(
-      process.execPath,
-      [cliPath, "run", "evals", ...queueArgs("team-a"), "--no-store", "--quiet"],
-      {
-        cwd: project.dir,
-        env: { ...process.env, CI: "true" },
-        stdio: ["ignore", "ignore", "pipe"],
-      },
-    );
-    let stderr = "";
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const { child, stderr, said, exited } = queuedRun(["team-a", "--quiet"]);
     let worker: ReturnType<typeof spawn> | undefined;
     try {
-      const said = Date.now() + 20_000;
-      while (Date.now() < said && !stderr.includes("yet;"))
-        await new Promise((r) => setTimeout(r, 50));
+      await said("yet;");
       const advised = /the attempts wait for one: niceeval (worker .*) \[paths\]\n/.exec(
-        stderr,
+        stderr(),
       )?.[1];
       expect(advised).toBe(`worker --queue ${redis.url} --queue-name team-a`);
       worker = spawn(process.execPath, [cliPath, ...advised!.split(" "), "evals"], {
