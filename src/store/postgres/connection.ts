@@ -106,7 +106,7 @@ export function connectionError(
     case "ECONNRESET":
       return unreachable(
         `${where} closed the connection`,
-        "Check that it is a PostgreSQL server and whether it requires SSL (?sslmode=require)",
+        "Check that it is a PostgreSQL server and whether it requires SSL (?sslmode=verify-full)",
       );
     case "57P01": // admin_shutdown: a shutdown or pg_terminate_backend
     case "57P02": // crash_shutdown
