@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { writeSync } from "node:fs";
+import { networkInterfaces } from "node:os";
 import { resolve } from "node:path";
 import type { ExportArgs, ViewArgs } from "../cli/args.js";
 import { findComparedRuns, nothingOnBranch } from "../cli/compared-runs.js";
@@ -26,9 +27,14 @@ export async function viewCommand(
     );
   }
   const viewer = await listen(args, store);
-  const url = `${viewer.url}${args.compare ? comparePage(args.compare) : ""}`;
-  writeSync(io.stdoutFd, `niceeval viewer of ${store.location}\n  ${url}\n(Ctrl-C stops it)\n`);
-  if (args.open) openBrowser(url);
+  const page = args.compare ? comparePage(args.compare) : "";
+  const [url, ...network] = servedUrls(viewer.url, args.host).map((served) => `${served}${page}`);
+  const elsewhere = network.map((served) => `  on the network: ${served}\n`).join("");
+  writeSync(
+    io.stdoutFd,
+    `niceeval viewer of ${store.location}\n  ${url}\n${elsewhere}(Ctrl-C stops it)\n`,
+  );
+  if (args.open) openBrowser(url!);
   await new Promise<void>((done) => {
     const stop = () => done();
     process.once("SIGINT", stop);
@@ -37,6 +43,27 @@ export async function viewCommand(
   });
   await viewer.close();
   return 0;
+}
+
+/**
+ * The viewer's URL as a reader can open it. Served on every address (`0.0.0.0`, `::`), a URL
+ * naming that address opens nowhere else: this machine's loopback comes first, then one URL per
+ * address other machines reach it at.
+ */
+function servedUrls(url: string, host: string): string[] {
+  const v6 = host === "::" || host === "[::]";
+  if (host !== "0.0.0.0" && !v6) return [url];
+  const at = (address: string) => {
+    const served = new URL(url);
+    served.hostname = address.includes(":") ? `[${address}]` : address;
+    return served.href;
+  };
+  const network = Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a !== undefined && !a.internal && (a.family === "IPv4" || v6))
+    .filter((a) => !a!.address.toLowerCase().startsWith("fe80:"))
+    .map((a) => at(a!.address));
+  return [at(v6 ? "::1" : "127.0.0.1"), ...network];
 }
 
 /**

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
-import { hostname } from "node:os";
+import { hostname, networkInterfaces } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCliArgs } from "../../src/cli/args.js";
@@ -11,6 +11,7 @@ import { wilsonInterval } from "../../src/stats/interval.js";
 import { thisWriter } from "../../src/store/writer.js";
 import type { RowPage, RunDetail, RunRow } from "../../src/viewer/api.js";
 import type { RunCharts } from "../../src/viewer/charts.js";
+import { viewCommand } from "../../src/viewer/command.js";
 import { sessionCookie, startViewer, type Viewer } from "../../src/viewer/server.js";
 import { attempt, manifest } from "../store/fixtures.js";
 import { ensureViewerApp } from "./app.js";
@@ -396,6 +397,41 @@ describe("niceeval view and export arguments", () => {
     expect(stderr.join("")).toBe(
       `niceeval: view: port ${port} on 127.0.0.1 is in use (another viewer?); pass --port <n>, or --port 0 for any free port\n`,
     );
+  });
+
+  it("niceeval view on every address gives a URL this machine opens and one per network address", async () => {
+    const dir = dirname(fixture.path);
+    const out = join(dir, "view-any.txt");
+    const fd = openSync(out, "w");
+    const stop = new AbortController();
+    const io = { cwd: dir, env: {}, stdoutFd: fd, stderr: () => {}, isTTY: false };
+    const serving = viewCommand(
+      { command: "view", host: "0.0.0.0", port: 0, open: false },
+      fixture.store,
+      io,
+      stop.signal,
+    );
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && !readFileSync(out, "utf8").includes("Ctrl-C"))
+      await new Promise((r) => setTimeout(r, 20));
+    const printed = readFileSync(out, "utf8");
+    const local = /^ {2}(http:\/\/127\.0\.0\.1:(\d+)\/\?token=\S+)$/m.exec(printed);
+    expect(local, printed).not.toBeNull();
+    // The URL printed first opens the viewer here (a redirect that sets the session).
+    expect((await fetch(local![1]!, { redirect: "manual" })).status).toBe(302);
+    const token = new URL(local![1]!).searchParams.get("token");
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .filter((a) => a && a.family === "IPv4" && !a.internal)
+      .map((a) => a!.address);
+    for (const address of external)
+      expect(printed).toContain(
+        `  on the network: http://${address}:${local![2]}/?token=${token}\n`,
+      );
+    expect(printed).not.toContain("0.0.0.0");
+    stop.abort();
+    expect(await serving).toBe(0);
+    closeSync(fd);
   });
 
   it("niceeval export writes one HTML file with the data embedded and no external reference", async () => {
