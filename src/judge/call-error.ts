@@ -44,6 +44,11 @@ export class JudgeCallError extends Error {
 
 // Statuses that mean "try again later": request timeout, conflict, too early, rate limit, server trouble.
 const RETRYABLE_STATUS = new Set([408, 409, 425, 429, 500, 502, 503, 504, 529]);
+/** Whether an HTTP status (or a status-like error code) is worth another try. */
+export function retryableStatus(status: number): boolean {
+  return RETRYABLE_STATUS.has(status);
+}
+
 // Rate-limit answers that will not clear by waiting (spent quota): retrying only burns time.
 const TERMINAL_CODES = new Set([
   "insufficient_quota",

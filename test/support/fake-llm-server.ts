@@ -29,7 +29,19 @@ export type FakeAnswer =
   /** Cut off at the output limit: OpenAI's `finish_reason: "length"`, Anthropic's `"max_tokens"`. */
   | { kind: "cut-off"; text: string }
   /** OpenAI only: a tool call (`tool_calls`, no content) instead of an answer. */
-  | { kind: "tool-call"; name: string };
+  | { kind: "tool-call"; name: string }
+  /** OpenAI only: the content filter withheld the answer (`finish_reason: "content_filter"`, no content). */
+  | { kind: "content-filter" }
+  /**
+   * OpenAI only: a 200 whose body is an error (`{ error: { code, message } }`), as OpenRouter
+   * answers when the model failed after the request was accepted.
+   */
+  | { kind: "error-in-body"; code: number; message: string }
+  /**
+   * OpenAI only: the content as an array of parts (a reasoning part, then the text), as
+   * reasoning models behind some compatible servers answer.
+   */
+  | { kind: "content-parts"; value: unknown };
 
 /** Ready-made answers and faults. */
 export const fake = {
@@ -62,6 +74,13 @@ export const fake = {
   cutOff: (text: string): FakeAnswer => ({ kind: "cut-off", text }),
   /** A call of another tool: OpenAI a tool_calls message, Anthropic a tool_use block of that name. */
   toolCall: (name: string): FakeAnswer => ({ kind: "tool-call", name }),
+  contentFilter: (): FakeAnswer => ({ kind: "content-filter" }),
+  errorInBody: (code: number, message: string): FakeAnswer => ({
+    kind: "error-in-body",
+    code,
+    message,
+  }),
+  contentParts: (value: unknown): FakeAnswer => ({ kind: "content-parts", value }),
 };
 
 /**
@@ -284,6 +303,34 @@ function answerWith(
       send(res, 200, called);
       return;
     }
+    case "content-filter":
+      send(
+        res,
+        200,
+        endedAs(protocol, body, "", requestBytes, "refusal", (choice) => {
+          choice.message = { role: "assistant", content: null, refusal: null };
+          choice.finish_reason = "content_filter";
+        }),
+      );
+      return;
+    case "error-in-body":
+      send(res, 200, { error: { code: answer.code, message: answer.message } });
+      return;
+    case "content-parts":
+      send(
+        res,
+        200,
+        endedAs(protocol, body, "", requestBytes, "end_turn", (choice) => {
+          choice.message = {
+            role: "assistant",
+            content: [
+              { type: "thinking", thinking: [{ type: "text", text: "weighing {the} reply" }] },
+              { type: "text", text: JSON.stringify(answer.value) },
+            ],
+          };
+        }),
+      );
+      return;
     default:
       send(res, 200, success(protocol, body, answer, requestBytes));
   }

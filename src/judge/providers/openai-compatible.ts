@@ -1,7 +1,8 @@
 import { apiKeySource, JudgeCallError } from "../call-error.js";
-import type { JudgeChatRequest, JudgeChatResponse } from "../chat.js";
+import type { JudgeChatRequest } from "../chat.js";
 import { markJudgePossible, recordJudgeUsage } from "../ledger.js";
 import { postJson } from "./fetch-json.js";
+import { type ChatCompletion, readCompletion } from "./openai-completion.js";
 import { type JudgeProvider, joinUrl } from "./provider.js";
 
 /** Options of {@link openAICompatibleProvider}. */
@@ -28,18 +29,6 @@ export interface OpenAICompatibleOptions {
    * `max_completion_tokens` (newer OpenAI models behind a proxy) gets that field from then on.
    */
   maxTokensField?: "max_tokens" | "max_completion_tokens" | undefined;
-}
-
-interface ChatCompletion {
-  choices?: {
-    message?: {
-      content?: string | null;
-      refusal?: string | null;
-      tool_calls?: { function?: { name?: string } }[];
-    };
-    finish_reason?: string;
-  }[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number };
 }
 
 /**
@@ -167,42 +156,4 @@ function rejects(error: unknown, option: RegExp): boolean {
     (error.status === 400 || error.status === 422) &&
     option.test(error.message)
   );
-}
-
-function readCompletion(completion: ChatCompletion, where: string): JudgeChatResponse {
-  const choice = completion.choices?.[0];
-  const message = choice?.message;
-  if (!message) {
-    throw new JudgeCallError(`${where} answered without choices[0].message`, { retryable: true });
-  }
-  // Counts the server left out stay absent: unreported, not 0 (many servers omit usage).
-  const tokens = {
-    inputTokens: completion.usage?.prompt_tokens,
-    outputTokens: completion.usage?.completion_tokens,
-  };
-  if (message.refusal) {
-    throw new JudgeCallError(`the model refused to judge: ${message.refusal}`, {
-      retryable: false,
-      tokens,
-    });
-  }
-  const ended = endedBy(choice.finish_reason, message.tool_calls);
-  return {
-    text: message.content ?? "",
-    ...(ended ? { ended } : {}),
-    ...(choice.finish_reason === "length" ? { cutOff: true as const } : {}),
-    ...tokens,
-  };
-}
-
-function endedBy(
-  reason: string | undefined,
-  calls: { function?: { name?: string } }[] | undefined,
-): string | undefined {
-  if (reason === "length")
-    return `the answer was cut off at the output token limit (finish_reason "length")`;
-  const called = calls?.map((call) => call.function?.name).filter((name) => name);
-  if (called?.length || reason === "tool_calls")
-    return `the model called ${called?.length ? `the tool "${called.join('", "')}"` : "a tool"} instead of answering in text (finish_reason "${reason}")`;
-  return undefined;
 }

@@ -1,0 +1,108 @@
+import { JudgeCallError, retryableStatus } from "../call-error.js";
+import type { JudgeChatResponse } from "../chat.js";
+
+/** A chat completion as OpenAI-compatible servers answer it, with what some of them add. */
+export interface ChatCompletion {
+  choices?: {
+    message?: {
+      /** A string; some servers give an array of parts (reasoning, then text) instead. */
+      content?: unknown;
+      refusal?: string | null;
+      tool_calls?: { function?: { name?: string } }[];
+    };
+    finish_reason?: string;
+    /** An error met while the model answered (OpenRouter, with finish_reason "error"). */
+    error?: unknown;
+  }[];
+  /** An error met after the request was accepted, sent in a 200's body (OpenRouter). */
+  error?: unknown;
+  usage?: { prompt_tokens?: number; completion_tokens?: number };
+}
+
+/**
+ * The judge's answer in a completion. A refusal, an answer the content filter withheld and an
+ * error sent in the body are JudgeCallErrors saying so (the filter's and a refusal's not worth
+ * another try); an answer cut off or replaced by a tool call says how it ended.
+ */
+export function readCompletion(completion: ChatCompletion, where: string): JudgeChatResponse {
+  const choice = completion.choices?.[0];
+  const failure = completion.error ?? choice?.error;
+  if (failure !== undefined) throw errorInBody(failure, where);
+  const message = choice?.message;
+  if (!message) {
+    throw new JudgeCallError(`${where} answered without choices[0].message`, { retryable: true });
+  }
+  // Counts the server left out stay absent: unreported, not 0 (many servers omit usage).
+  const tokens = {
+    inputTokens: completion.usage?.prompt_tokens,
+    outputTokens: completion.usage?.completion_tokens,
+  };
+  const refusal = message.refusal ?? refusalPart(message.content);
+  if (refusal) {
+    throw new JudgeCallError(`the model refused to judge: ${refusal}`, {
+      retryable: false,
+      tokens,
+    });
+  }
+  // The same question gets the same filter: neither a retry nor a repair turn would pass it.
+  if (choice.finish_reason === "content_filter") {
+    throw new JudgeCallError(
+      `${where} withheld the judge's answer: its content filter stopped it (finish_reason "content_filter")`,
+      { retryable: false, tokens },
+    );
+  }
+  const ended = endedBy(choice.finish_reason, message.tool_calls);
+  return {
+    text: contentText(message.content),
+    ...(ended ? { ended } : {}),
+    ...(choice.finish_reason === "length" ? { cutOff: true as const } : {}),
+    ...tokens,
+  };
+}
+
+/** The text of a content: the string, or the `text` parts of an array joined (reasoning left out). */
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part: { type?: unknown; text?: unknown } | null) =>
+      part?.type === "text" && typeof part.text === "string" ? part.text : "",
+    )
+    .join("");
+}
+
+/** The refusal a content array carries as a `refusal` part, if any. */
+function refusalPart(content: unknown): string | undefined {
+  if (!Array.isArray(content)) return undefined;
+  const part = content.find(
+    (p: { type?: unknown; refusal?: unknown } | null) =>
+      p?.type === "refusal" && typeof p.refusal === "string",
+  ) as { refusal: string } | undefined;
+  return part?.refusal;
+}
+
+/**
+ * An error sent in a 200's body: its message and code named; worth another try when its code is
+ * a status worth one, or when it has none (the model failed mid-answer).
+ */
+function errorInBody(failure: unknown, where: string): JudgeCallError {
+  const { message, code } = (failure ?? {}) as { message?: unknown; code?: unknown };
+  const text = typeof message === "string" && message ? message : JSON.stringify(failure);
+  const status = typeof code === "number" && Number.isInteger(code) ? code : undefined;
+  return new JudgeCallError(
+    `${where} answered HTTP 200 with an error instead of a completion: ${text.slice(0, 300)}${code !== undefined ? ` (code ${JSON.stringify(code)})` : ""}`,
+    { retryable: status === undefined || retryableStatus(status) },
+  );
+}
+
+function endedBy(
+  reason: string | undefined,
+  calls: { function?: { name?: string } }[] | undefined,
+): string | undefined {
+  if (reason === "length")
+    return `the answer was cut off at the output token limit (finish_reason "length")`;
+  const called = calls?.map((call) => call.function?.name).filter((name) => name);
+  if (called?.length || reason === "tool_calls")
+    return `the model called ${called?.length ? `the tool "${called.join('", "')}"` : "a tool"} instead of answering in text (finish_reason "${reason}")`;
+  return undefined;
+}

@@ -1,0 +1,56 @@
+// Answers of the OpenAI chat-completions protocol beyond a plain string content: content in parts,
+// a content filter that withheld the answer, and an error sent in a 200's body. Each is judged,
+// or reported unavailable with what the endpoint said, never thrown as a TypeError or left vague.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { JudgeUnavailableError } from "../../src/judge/unavailable.js";
+import { expectations } from "../../src/scorers/judged/expectations.js";
+import { type FakeLlmServer, fake, startFakeLlmServer } from "../support/fake-llm-server.js";
+import { isolateJudges } from "./judge-env.js";
+
+const run = { text: "The site example.org is down.", calls: [] };
+const judged = (line = "names the site") =>
+  expectations("Is the site up?", run, { should: [line] }, "m");
+
+let server: FakeLlmServer;
+let env: Awaited<ReturnType<typeof isolateJudges>>;
+beforeEach(async () => {
+  env = await isolateJudges();
+  server = await startFakeLlmServer();
+  process.env.NICEEVAL_JUDGE_BASE_URL = server.openaiBaseURL;
+});
+afterEach(async () => {
+  await server.close();
+  await env.cleanup();
+});
+
+describe("OpenAI-compatible answers", () => {
+  it("reads the text parts of a content given as an array, leaving reasoning parts out", async () => {
+    server.enqueue(fake.contentParts({ checks: [{ id: 1, met: true, why: "names it" }] }));
+    await expect(judged()).resolves.toEqual({ score: 1, reason: "all 1 expectations met" });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("reports an answer the content filter withheld as unavailable, saying so, without a repair turn", async () => {
+    server.enqueue(fake.contentFilter(), fake.contentFilter());
+    const error = await judged().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JudgeUnavailableError);
+    expect((error as Error).message).toContain('finish_reason "content_filter"');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("reports the message of an error sent in a 200's body, and tries again when its code is worth it", async () => {
+    server.enqueue(
+      fake.errorInBody(502, "Upstream provider returned an invalid response"),
+      fake.json({ checks: [{ id: 1, met: false, why: "no site named" }] }),
+    );
+    await expect(judged()).resolves.toMatchObject({ score: 0 });
+    expect(server.requests).toHaveLength(2);
+
+    server.enqueue(fake.errorInBody(400, "Provider rejected the schema"));
+    const error = await judged("says since when").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JudgeUnavailableError);
+    expect((error as Error).message).toContain("Provider rejected the schema");
+    expect((error as Error).message).toContain("code 400");
+    expect(server.requests).toHaveLength(3);
+  });
+});
