@@ -41,7 +41,12 @@ export type FakeAnswer =
    * OpenAI only: the content as an array of parts (a reasoning part, then the text), as
    * reasoning models behind some compatible servers answer.
    */
-  | { kind: "content-parts"; value: unknown };
+  | { kind: "content-parts"; value: unknown }
+  /**
+   * Anthropic only: the verdict's tool called with this input, but the model's context window
+   * filled before it was done (`stop_reason: "model_context_window_exceeded"`).
+   */
+  | { kind: "context-window"; value: unknown };
 
 /** Ready-made answers and faults. */
 export const fake = {
@@ -81,6 +86,7 @@ export const fake = {
     message,
   }),
   contentParts: (value: unknown): FakeAnswer => ({ kind: "content-parts", value }),
+  contextWindow: (value: unknown): FakeAnswer => ({ kind: "context-window", value }),
 };
 
 /**
@@ -316,6 +322,11 @@ function answerWith(
     case "error-in-body":
       send(res, 200, { error: { code: answer.code, message: answer.message } });
       return;
+    case "context-window": {
+      const filled = success(protocol, body, { kind: "json", value: answer.value }, requestBytes);
+      send(res, 200, { ...(filled as object), stop_reason: "model_context_window_exceeded" });
+      return;
+    }
     case "content-parts":
       send(
         res,

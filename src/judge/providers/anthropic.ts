@@ -103,6 +103,13 @@ function readMessage(answer: MessagesAnswer, toolName: string, where: string): J
       { retryable: false, tokens: usage },
     );
   }
+  // The request filled the model's context window: a repair turn, longer still, would too.
+  if (answer.stop_reason === "model_context_window_exceeded") {
+    throw new JudgeCallError(
+      `${where} stopped the judge's answer when the model's context window filled (stop_reason "model_context_window_exceeded"): send less material to judge, or use a model with a larger context window`,
+      { retryable: false, tokens: usage },
+    );
+  }
   const call = answer.content.find(
     (block): block is { type: "tool_use"; name?: string; input?: unknown } =>
       block.type === "tool_use" && (block as { name?: string }).name === toolName,
