@@ -47,6 +47,7 @@ export function aiSdkJudgeProvider(model: LanguageModel): JudgeProvider {
           abortSignal: signal,
           output,
         });
+        refuseFiltered(result.finishReason, result.rawFinishReason, result.usage);
         return {
           text: result.text,
           ...outputOf(ai, result),
@@ -57,8 +58,11 @@ export function aiSdkJudgeProvider(model: LanguageModel): JudgeProvider {
           outputTokens: result.usage.outputTokens,
         } satisfies JudgeChatResponse;
       } catch (error) {
+        // Already classified (a filtered answer): as it is.
+        if (error instanceof JudgeCallError) throw error;
         // The model answered, but not with the schema: hand its text to niceeval's repair turn.
         if (ai.NoObjectGeneratedError.isInstance(error) && error.text !== undefined) {
+          refuseFiltered(error.finishReason, undefined, error.usage);
           return {
             text: error.text,
             ...cutOff(error.finishReason, undefined),
@@ -131,6 +135,27 @@ function cutOff(
     cutOff: true,
     ended: `the answer was cut off at the output token limit (finishReason "length"${said})`,
   };
+}
+
+/**
+ * An answer the provider's content filter withheld (the AI SDK's finish reason "content-filter",
+ * a refusal included) is no answer: a JudgeCallError not worth another try, nor a repair turn,
+ * with what it was billed.
+ */
+function refuseFiltered(
+  finishReason: string | undefined,
+  raw: string | undefined,
+  usage: { inputTokens?: number | undefined; outputTokens?: number | undefined } | undefined,
+): void {
+  if (finishReason !== "content-filter") return;
+  const said = raw ? `, "${raw}" from the provider` : "";
+  throw new JudgeCallError(
+    `the model's answer was withheld by its provider's content filter or refused (finishReason "content-filter"${said})`,
+    {
+      retryable: false,
+      tokens: { inputTokens: usage?.inputTokens, outputTokens: usage?.outputTokens },
+    },
+  );
 }
 
 /**

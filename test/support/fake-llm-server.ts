@@ -30,7 +30,10 @@ export type FakeAnswer =
   | { kind: "cut-off"; text: string }
   /** OpenAI only: a tool call (`tool_calls`, no content) instead of an answer. */
   | { kind: "tool-call"; name: string }
-  /** OpenAI only: the content filter withheld the answer (`finish_reason: "content_filter"`, no content). */
+  /**
+   * The content filter withheld the answer: OpenAI's `finish_reason: "content_filter"` with no
+   * content, the AI SDK gateway's finish reason "content-filter" with no content.
+   */
   | { kind: "content-filter" }
   /**
    * OpenAI only: a 200 whose body is an error (`{ error: { code, message } }`), as OpenRouter
@@ -246,7 +249,7 @@ function answerWith(
 ): void {
   if (
     protocol === "ai-gateway" &&
-    !["json", "text", "status", "hang", "drop"].includes(answer.kind)
+    !["json", "text", "status", "hang", "drop", "content-filter"].includes(answer.kind)
   ) {
     sendError(res, protocol, 500, "api_error", `no ${answer.kind} answer for the gateway`);
     return;
@@ -310,6 +313,18 @@ function answerWith(
       return;
     }
     case "content-filter":
+      if (protocol === "ai-gateway") {
+        send(res, 200, {
+          content: [],
+          finishReason: { unified: "content-filter", raw: "refusal" },
+          usage: {
+            inputTokens: { total: Math.ceil(requestBytes / 4) },
+            outputTokens: { total: 1 },
+          },
+          warnings: [],
+        });
+        return;
+      }
       send(
         res,
         200,
