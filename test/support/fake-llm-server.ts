@@ -49,7 +49,12 @@ export type FakeAnswer =
    * Anthropic only: the verdict's tool called with this input, but the model's context window
    * filled before it was done (`stop_reason: "model_context_window_exceeded"`).
    */
-  | { kind: "context-window"; value: unknown };
+  | { kind: "context-window"; value: unknown }
+  /**
+   * An answer sent as server-sent events (`text/event-stream`), as a server or proxy that streams
+   * by default does; `unlessAskedNot`: a plain JSON answer when the request says `stream: false`.
+   */
+  | { kind: "streamed"; value: unknown; unlessAskedNot: boolean };
 
 /** Ready-made answers and faults. */
 export const fake = {
@@ -90,6 +95,18 @@ export const fake = {
   }),
   contentParts: (value: unknown): FakeAnswer => ({ kind: "content-parts", value }),
   contextWindow: (value: unknown): FakeAnswer => ({ kind: "context-window", value }),
+  /** Streamed unless the request says `stream: false` (a server that streams by default). */
+  streamedByDefault: (value: unknown): FakeAnswer => ({
+    kind: "streamed",
+    value,
+    unlessAskedNot: true,
+  }),
+  /** Streamed whatever the request says. */
+  streamedAlways: (value: unknown): FakeAnswer => ({
+    kind: "streamed",
+    value,
+    unlessAskedNot: false,
+  }),
 };
 
 /**
@@ -340,6 +357,30 @@ function answerWith(
     case "context-window": {
       const filled = success(protocol, body, { kind: "json", value: answer.value }, requestBytes);
       send(res, 200, { ...(filled as object), stop_reason: "model_context_window_exceeded" });
+      return;
+    }
+    case "streamed": {
+      if (answer.unlessAskedNot && body.stream === false) {
+        send(
+          res,
+          200,
+          success(protocol, body, { kind: "json", value: answer.value }, requestBytes),
+        );
+        return;
+      }
+      const text = JSON.stringify(answer.value);
+      const events =
+        protocol === "anthropic"
+          ? [
+              { type: "message_start", message: { id: "msg_fake", content: [] } },
+              { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } },
+              { type: "message_stop" },
+            ]
+          : [{ choices: [{ index: 0, delta: { content: text } }] }];
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(
+        `${events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join("")}${protocol === "openai" ? "data: [DONE]\n\n" : ""}`,
+      );
       return;
     }
     case "content-parts":

@@ -75,6 +75,7 @@ export function anthropicProvider(options: AnthropicOptions): JudgeProvider {
           },
         ],
         tool_choice: { type: "tool", name: request.answer.name },
+        stream: false,
       };
       const answer = (await postJson(url, headers, body, signal, where, {
         apiKey: key,

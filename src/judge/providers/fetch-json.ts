@@ -50,6 +50,14 @@ export async function postJson(
     );
   }
   if (!response.ok) throw await httpError(response, where, options.apiKey);
+  if (streamed(response)) {
+    await response.body?.cancel().catch(() => undefined);
+    // The same request would be streamed again: not worth another try.
+    throw new JudgeCallError(
+      `${where} answered with an event stream (text/event-stream), not one JSON body, though niceeval asks for none; configure the server or proxy not to stream, or point the judge at an endpoint that answers in one body`,
+      { status: response.status, retryable: false },
+    );
+  }
   const maxBytes = options.maxBytes ?? judgeSettings().maxResponseBytes;
   let text: string;
   try {
@@ -82,6 +90,11 @@ export async function postJson(
       },
     );
   }
+}
+
+/** Whether the answer is server-sent events rather than one body. */
+function streamed(response: Response): boolean {
+  return /^\s*text\/event-stream\b/i.test(response.headers.get("content-type") ?? "");
 }
 
 /** Codes of a connection that was never made: refused, no such host, no route, TLS refused. */

@@ -74,6 +74,8 @@ export function openAICompatibleProvider(options: OpenAICompatibleOptions): Judg
       model,
       messages: [{ role: "system", content: request.system }, ...request.messages],
       [maxTokensField]: request.maxOutputTokens,
+      // One JSON answer: said, for servers and proxies that stream by default.
+      stream: false,
     };
     if (sendTemperature) body.temperature = request.temperature;
     if (structured) {
