@@ -4,7 +4,8 @@ import { show } from "./deterministic/preview.js";
 /**
  * The list of strings at `expected[field]` (empty when absent). A string where the list goes
  * would be read letter by letter, or not at all, and a forbidden tool or a "should not" line
- * would pass unchecked: that is the author's mistake, so it throws, naming the field.
+ * would pass unchecked; a blank entry checks nothing. Either is the author's mistake, so it
+ * throws, naming the field (and the entry).
  * @example
  * stringList("calls", { mustCall: ["search"] }, "mustCall", "tool name"); // ["search"]
  */
@@ -28,6 +29,13 @@ export function stringList<T extends object>(
   if (bad >= 0)
     throw new AuthoringError(
       `${scorer}: expected.${field}[${bad}] must be a ${item}, a string (got ${show(list[bad])})`,
+    );
+  // A blank entry (a list split on newlines leaves one) checks nothing: a judge would decide it
+  // anyway, and no tool has that name.
+  const blank = list.findIndex((entry: string) => entry.trim() === "");
+  if (blank >= 0)
+    throw new AuthoringError(
+      `${scorer}: expected.${field}[${blank}] is blank: remove it, or write the ${item} it stands for`,
     );
   return list;
 }

@@ -127,6 +127,9 @@ describe("calls: rules written wrong are the author's error, never a pass", () =
     expect(() => calls(run, { atMostOnce: ["a", 3] } as unknown as ExpectedCalls)).toThrow(
       "calls: expected.atMostOnce[1] must be a tool name, a string (got 3)",
     );
+    expect(() => calls(run, { mustNotCall: ["delete", ""] })).toThrow(
+      "calls: expected.mustNotCall[1] is blank: remove it, or write the tool name it stands for",
+    );
     expect(() => calls(run, null as unknown as ExpectedCalls)).toThrow(
       /expected must be an object/,
     );

@@ -100,6 +100,20 @@ describe("expectations through the Anthropic Messages API", () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it("throws, before any call, for a blank line (a list split on newlines), which the judge would decide anyway", async () => {
+    await expect(
+      expectations(
+        "hi",
+        run,
+        { should: ["names the site", "  "], shouldNot: [""] },
+        "anthropic/claude-haiku-4.5",
+      ),
+    ).rejects.toThrow(
+      "expectations: expected.should[1] is blank: remove it, or write the line it stands for",
+    );
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("refuses a misspelt key of expected, saying the one meant, before any call (never a 1)", async () => {
     delete process.env.ANTHROPIC_API_KEY;
     await expect(
