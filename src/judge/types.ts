@@ -47,6 +47,23 @@ export const judgeVerdictSchema = z.object({
   rationale: z.string().optional(),
 });
 
+/** How far outside 0..1 a verdict's value may be and still be taken as floating-point rounding. */
+const ROUNDING = 1e-9;
+
+/**
+ * A raw verdict whose `value` misses 0..1 by floating-point rounding alone (a judge's mean of
+ * weights gives `1.0000000000000002`) with that value clamped to 0..1; anything else as it came,
+ * for {@link judgeVerdictSchema} to accept or refuse (a value on another scale stays refused).
+ */
+export function clampRounding(raw: unknown): unknown {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const { value } = raw as { value?: unknown };
+  if (typeof value !== "number" || !Number.isFinite(value)) return raw;
+  if (value > 1 && value <= 1 + ROUNDING) return { ...raw, value: 1 };
+  if (value < 0 && value >= -ROUNDING) return { ...raw, value: 0 };
+  return raw;
+}
+
 /**
  * The answer to a closed question over captured material (t.closeQA).
  * `insufficient` means the material does not let the judge decide: unavailable, never 0.

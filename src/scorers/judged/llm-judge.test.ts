@@ -97,6 +97,14 @@ describe("eval.llm-judge with an injected judge", () => {
     }
   });
 
+  it("clamps a value that misses 0..1 by floating-point rounding alone (a judge's mean of weights)", async () => {
+    const over = (0.1 + 0.2) / 0.3; // 1.0000000000000002
+    const under = 1 - 0.9 - 0.1; // -2.7755575615628914e-17
+    expect(await score(judgeOnce({ value: over }))).toMatchObject({ value: 1, passed: true });
+    expect(await score(judgeOnce({ value: under }))).toMatchObject({ value: 0, passed: false });
+    expect(isJudgeUnavailable(await score(judgeOnce({ value: 1.001 })).catch((e) => e))).toBe(true);
+  });
+
   it("is unavailable, never a 0, on a malformed verdict, as a model's answer is", async () => {
     for (const verdict of [
       { value: Number.NaN },

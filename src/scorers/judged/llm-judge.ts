@@ -3,6 +3,7 @@ import { AuthoringError } from "../../errors.js";
 import type { ScorerBinding, ScorerMapArgs } from "../../eval/suite.js";
 import { judgingDriver } from "../../judge/judge-models.js";
 import {
+  clampRounding,
   type JsonValue,
   type JudgeFn,
   jsonValueSchema,
@@ -120,14 +121,15 @@ export function makeLlmJudgeDriver(
 }
 
 /**
- * A raw verdict as a Score: explicit passed first.
+ * A raw verdict as a Score: explicit passed first. A value outside 0..1 by floating-point
+ * rounding alone is clamped.
  * @throws JudgeUnavailableError (kind "malformed") when the verdict is malformed (a value
  * outside 0..1 included: a judge answering on another scale would otherwise pass every case),
  * as `judgeFromModel` does for a model's answer: niceeval never guesses a score, so runners
  * report the judgment unavailable with why, never a 0.
  */
 export function verdictToScore(raw: unknown, threshold: number, label: string): Score {
-  const parsed = judgeVerdictSchema.safeParse(raw);
+  const parsed = judgeVerdictSchema.safeParse(clampRounding(raw));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? issue.path.join(".") : "verdict";

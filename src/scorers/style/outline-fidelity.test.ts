@@ -43,6 +43,10 @@ describe("eval.outline-fidelity", () => {
     });
   });
 
+  it("takes a value that passes 1 by floating-point rounding alone as 1", async () => {
+    expect(await score({ value: (0.1 + 0.2) / 0.3 })).toMatchObject({ value: 1, passed: true });
+  });
+
   it("fails the score on a malformed verdict", async () => {
     for (const raw of [{ value: Number.NaN }, { passed: true }, undefined]) {
       expect(await score(raw)).toMatchObject({

@@ -1,18 +1,19 @@
 import { inspect } from "node:util";
-import { type JudgeVerdict, judgeVerdictSchema } from "../../judge/types.js";
+import { clampRounding, type JudgeVerdict, judgeVerdictSchema } from "../../judge/types.js";
 import type { Score } from "../../score/score.js";
 
 /**
  * Validate a raw judge answer against `judgeVerdictSchema`: a verdict object, or a JSON string
  * holding one. Returns the verdict, or null when it is malformed (value missing, NaN, outside
- * 0..1, wrong field types), so a scorer can fail its score instead of carrying NaN.
+ * 0..1, wrong field types), so a scorer can fail its score instead of carrying NaN. A value
+ * outside 0..1 by floating-point rounding alone (`1.0000000000000002`) is clamped.
  * @example
  * parseVerdict({ value: 0.8 }) // → { value: 0.8 }
  * parseVerdict({ value: Number.NaN }) // → null
  */
 export function parseVerdict(raw: unknown): JudgeVerdict | null {
   const candidate = typeof raw === "string" ? parseJson(raw) : raw;
-  const parsed = judgeVerdictSchema.safeParse(candidate);
+  const parsed = judgeVerdictSchema.safeParse(clampRounding(candidate));
   if (!parsed.success) return null;
   const verdict: JudgeVerdict = { value: parsed.data.value };
   if (parsed.data.passed !== undefined) verdict.passed = parsed.data.passed;
