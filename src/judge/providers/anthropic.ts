@@ -2,7 +2,7 @@ import { apiKeySource, JudgeCallError } from "../call-error.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "../chat.js";
 import { markJudgePossible } from "../ledger.js";
 import { postJson } from "./fetch-json.js";
-import { type JudgeProvider, joinUrl } from "./provider.js";
+import { hasAuthorization, type JudgeProvider, joinUrl, splitBaseUrl } from "./provider.js";
 
 /** The Messages API version niceeval speaks. */
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -39,22 +39,25 @@ interface MessagesAnswer {
 export function anthropicProvider(options: AnthropicOptions): JudgeProvider {
   markJudgePossible();
   const baseURL = options.baseURL ?? "https://api.anthropic.com";
-  const url = joinUrl(baseURL, "v1/messages");
-  const where = `Anthropic endpoint ${url}`;
+  const base = splitBaseUrl(baseURL);
+  const url = joinUrl(base.url, "v1/messages");
+  const where = `Anthropic endpoint ${joinUrl(base.shown, "v1/messages")}`;
   const key = apiKeySource(
     Boolean(options.apiKey),
     options.apiKeyFrom,
     "apiKey given to anthropicProvider",
   );
-  const headers = {
+  const headers: Record<string, string> = {
     ...options.headers,
     "x-api-key": options.apiKey,
     "anthropic-version": ANTHROPIC_VERSION,
   };
+  if (base.authorization && !hasAuthorization(options.headers))
+    headers.authorization = base.authorization;
   return Object.freeze({
     kind: "judge-provider" as const,
-    id: `anthropic@${baseURL}`,
-    endpoint: baseURL,
+    id: `anthropic@${base.shown}`,
+    endpoint: base.shown,
     priceNames: (model: string) => [model, anthropicModelId(model)],
     async complete(
       request: JudgeChatRequest,

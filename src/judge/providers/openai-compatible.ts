@@ -3,7 +3,7 @@ import type { JudgeChatRequest } from "../chat.js";
 import { markJudgePossible, recordJudgeUsage } from "../ledger.js";
 import { postJson } from "./fetch-json.js";
 import { type ChatCompletion, readCompletion } from "./openai-completion.js";
-import { type JudgeProvider, joinUrl } from "./provider.js";
+import { hasAuthorization, type JudgeProvider, joinUrl, splitBaseUrl } from "./provider.js";
 
 /** Options of {@link openAICompatibleProvider}. */
 export interface OpenAICompatibleOptions {
@@ -39,15 +39,18 @@ export interface OpenAICompatibleOptions {
  */
 export function openAICompatibleProvider(options: OpenAICompatibleOptions): JudgeProvider {
   markJudgePossible();
-  const url = joinUrl(options.baseURL, "chat/completions");
+  const base = splitBaseUrl(options.baseURL);
+  const url = joinUrl(base.url, "chat/completions");
   let maxTokensField =
     options.maxTokensField ??
     (/\/\/api\.openai\.com\b/.test(options.baseURL) ? "max_completion_tokens" : "max_tokens");
   let structured = options.structuredOutput ?? true;
   // Some models only take their default temperature; learnt from the first 400 that says so.
   let sendTemperature = true;
-  const where = `OpenAI-compatible endpoint ${url}`;
+  const where = `OpenAI-compatible endpoint ${joinUrl(base.shown, "chat/completions")}`;
   const headers: Record<string, string> = { ...options.headers };
+  if (base.authorization && !hasAuthorization(options.headers))
+    headers.authorization = base.authorization;
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   const key = apiKeySource(
     Boolean(options.apiKey),
@@ -94,8 +97,8 @@ export function openAICompatibleProvider(options: OpenAICompatibleOptions): Judg
 
   return Object.freeze({
     kind: "judge-provider" as const,
-    id: `openai-compatible@${options.baseURL}`,
-    endpoint: options.baseURL,
+    id: `openai-compatible@${base.shown}`,
+    endpoint: base.shown,
     async complete(
       request: JudgeChatRequest,
       { model, signal }: { model: string; signal: AbortSignal },

@@ -1,7 +1,7 @@
 import { apiKeySource, JudgeCallError } from "../call-error.js";
 import { judgeSettings } from "../config.js";
 import { postJson } from "./fetch-json.js";
-import { joinUrl } from "./provider.js";
+import { hasAuthorization, joinUrl, splitBaseUrl } from "./provider.js";
 
 /** Where an OpenAI-compatible embeddings endpoint is and how to call it (`openAiEmbed`'s options). */
 export interface OpenAiEmbeddingsTarget {
@@ -46,10 +46,13 @@ export interface EmbeddingsWire {
  * 5xx or a dropped connection is worth another try; an answer of the wrong shape is not).
  */
 export function openAiEmbeddings(target: OpenAiEmbeddingsTarget): EmbeddingsWire {
-  const endpoint = target.baseUrl.replace(/\/+$/u, "");
-  const url = joinUrl(endpoint, "embeddings");
-  const where = `OpenAI-compatible embeddings endpoint ${url}`;
+  const base = splitBaseUrl(target.baseUrl.replace(/\/+$/u, ""));
+  const endpoint = base.shown;
+  const url = joinUrl(base.url, "embeddings");
+  const where = `OpenAI-compatible embeddings endpoint ${joinUrl(base.shown, "embeddings")}`;
   const headers: Record<string, string> = { ...target.headers };
+  if (base.authorization && !hasAuthorization(target.headers))
+    headers.authorization = base.authorization;
   if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
   const apiKey = apiKeySource(
     Boolean(target.apiKey),

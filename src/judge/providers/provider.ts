@@ -1,3 +1,4 @@
+import { redactUrl } from "../../redact-url.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "../chat.js";
 
 /**
@@ -24,4 +25,43 @@ export interface JudgeProvider {
 /** Join a base URL and a path without doubling or dropping the slash. */
 export function joinUrl(base: string, path: string): string {
   return `${base.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+}
+
+/** A base URL as fetch takes it, as messages show it, and the basic auth its user part made. */
+export interface SplitBaseUrl {
+  /** Without a user or password (fetch refuses a URL that has them); else as given. */
+  url: string;
+  /** As reasons, ids and cache entries name it: its password masked. */
+  shown: string;
+  /** `Basic …` of the URL's user and password, when it had them. */
+  authorization?: string;
+}
+
+/**
+ * Take the user and password out of a base URL (`https://user:pass@gateway/v1`) and make them a
+ * basic-auth header, as curl and most HTTP clients do. A URL without them is left exactly as
+ * given, so the ids and cache keys made of it do not change.
+ */
+export function splitBaseUrl(baseURL: string): SplitBaseUrl {
+  let parsed: URL;
+  try {
+    parsed = new URL(baseURL);
+  } catch {
+    return { url: baseURL, shown: redactUrl(baseURL) };
+  }
+  if (!parsed.username && !parsed.password) return { url: baseURL, shown: baseURL };
+  const user = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+  const shown = redactUrl(baseURL);
+  parsed.username = "";
+  parsed.password = "";
+  return {
+    url: parsed.href,
+    shown,
+    authorization: `Basic ${Buffer.from(user, "utf8").toString("base64")}`,
+  };
+}
+
+/** Whether `headers` set an Authorization header already (any case). */
+export function hasAuthorization(headers: Readonly<Record<string, string>> | undefined): boolean {
+  return Object.keys(headers ?? {}).some((name) => name.toLowerCase() === "authorization");
 }
