@@ -4,7 +4,7 @@ import { judgeEnvironment, setLaterAdvice } from "./environment.js";
 import { markJudgePossible } from "./ledger.js";
 import { anthropicModelId, anthropicProvider } from "./providers/anthropic.js";
 import { openAICompatibleProvider } from "./providers/openai-compatible.js";
-import type { JudgeProvider } from "./providers/provider.js";
+import { baseUrlProblem, type JudgeProvider } from "./providers/provider.js";
 
 /** A model string resolved to a provider, or the reason it cannot be (decided before any call). */
 export type ResolvedJudge =
@@ -82,6 +82,13 @@ export function resolveJudge(
   if (byPrefix) return found(model, byPrefix, rest);
 
   const baseURL = env.NICEEVAL_JUDGE_BASE_URL;
+  const providerUrl = slash === -1 ? undefined : PROVIDER_BASE_URLS.get(prefix);
+  const wrongUrl = wrongBaseUrl(
+    model,
+    env,
+    baseURL || !providerUrl ? ["NICEEVAL_JUDGE_BASE_URL"] : [providerUrl],
+  );
+  if (wrongUrl) return wrongUrl;
   if (baseURL) {
     const apiKey = env.NICEEVAL_JUDGE_API_KEY;
     const provider = memo(`openai\0${baseURL}\0${apiKey ?? ""}`, () =>
@@ -145,6 +152,29 @@ function found(model: string, provider: JudgeProvider, providerModel: string): R
       endpoint: provider.endpoint ?? provider.id,
     },
   };
+}
+
+/** The variable that moves a provider's endpoint, by the provider's name in a model string. */
+const PROVIDER_BASE_URLS: ReadonlyMap<string, string> = new Map([
+  ["anthropic", "ANTHROPIC_BASE_URL"],
+  ["openai", "OPENAI_BASE_URL"],
+]);
+
+/**
+ * The first of `variables` set to what is not an http(s) URL, as an unresolved judge naming it
+ * (decided before any call: fetch cannot call it); undefined when each is unset or a URL.
+ */
+function wrongBaseUrl(
+  model: string,
+  env: Readonly<Record<string, string | undefined>>,
+  variables: readonly string[],
+): ResolvedJudge | undefined {
+  for (const variable of variables) {
+    const value = env[variable];
+    const problem = value ? baseUrlProblem(value) : undefined;
+    if (problem) return { ok: false, model, reason: `${variable} ${problem}` };
+  }
+  return undefined;
 }
 
 function missing(model: string, variable: string): ResolvedJudge {

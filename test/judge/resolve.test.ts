@@ -35,6 +35,29 @@ describe("resolveJudge", () => {
     });
   });
 
+  it("refuses, before any call, a base URL in the environment that is not an http(s) URL, naming the variable", () => {
+    for (const [variable, model, env] of [
+      ["NICEEVAL_JUDGE_BASE_URL", "m", {}],
+      ["ANTHROPIC_BASE_URL", "anthropic/claude-haiku-4.5", { ANTHROPIC_API_KEY: "k" }],
+      ["OPENAI_BASE_URL", "openai/gpt-4.1-mini", { OPENAI_API_KEY: "k" }],
+    ] as const) {
+      const resolved = resolveJudge(model, { ...env, [variable]: "localhost:11434/v1" });
+      expect(resolved.ok).toBe(false);
+      expect(!resolved.ok && resolved.reason).toBe(
+        `${variable} is "localhost:11434/v1", which is not an http(s) URL: write it with its scheme, such as "http://localhost:11434/v1"`,
+      );
+    }
+    // Another provider's model is not held to those variables.
+    const other = resolveJudge("constructor/x", { OPENAI_BASE_URL: "localhost:1/v1" });
+    expect(!other.ok && other.reason).toContain('no judge provider for "constructor/x"');
+  });
+
+  it("refuses a provider made with a base URL that is not an http(s) URL", () => {
+    expect(() => openAICompatibleProvider({ baseURL: "127.0.0.1:8080/v1" })).toThrow(
+      'openAICompatibleProvider: `baseURL` is "127.0.0.1:8080/v1", which is not an http(s) URL: write it with its scheme, such as "http://127.0.0.1:8080/v1"',
+    );
+  });
+
   it("maps providers and model names from the environment", () => {
     const anthropic = resolveJudge("anthropic/claude-haiku-4.5", { ANTHROPIC_API_KEY: "k" });
     expect(anthropic.ok && anthropic.target).toEqual({

@@ -2,7 +2,13 @@ import { apiKeySource, JudgeCallError } from "../call-error.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "../chat.js";
 import { markJudgePossible } from "../ledger.js";
 import { postJson } from "./fetch-json.js";
-import { hasAuthorization, type JudgeProvider, joinUrl, splitBaseUrl } from "./provider.js";
+import {
+  hasAuthorization,
+  type JudgeProvider,
+  joinUrl,
+  requireBaseUrl,
+  splitBaseUrl,
+} from "./provider.js";
 
 /** The Messages API version niceeval speaks. */
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -39,6 +45,7 @@ interface MessagesAnswer {
 export function anthropicProvider(options: AnthropicOptions): JudgeProvider {
   markJudgePossible();
   const baseURL = options.baseURL ?? "https://api.anthropic.com";
+  requireBaseUrl("anthropicProvider: `baseURL`", baseURL);
   const base = splitBaseUrl(baseURL);
   const url = joinUrl(base.url, "v1/messages");
   const where = `Anthropic endpoint ${joinUrl(base.shown, "v1/messages")}`;

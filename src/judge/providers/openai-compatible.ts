@@ -3,7 +3,13 @@ import type { JudgeChatRequest } from "../chat.js";
 import { markJudgePossible, recordJudgeUsage } from "../ledger.js";
 import { postJson } from "./fetch-json.js";
 import { type ChatCompletion, readCompletion } from "./openai-completion.js";
-import { hasAuthorization, type JudgeProvider, joinUrl, splitBaseUrl } from "./provider.js";
+import {
+  hasAuthorization,
+  type JudgeProvider,
+  joinUrl,
+  requireBaseUrl,
+  splitBaseUrl,
+} from "./provider.js";
 
 /** Options of {@link openAICompatibleProvider}. */
 export interface OpenAICompatibleOptions {
@@ -38,6 +44,7 @@ export interface OpenAICompatibleOptions {
  * registerJudgeProvider("ollama", openAICompatibleProvider({ baseURL: "http://localhost:11434/v1" }));
  */
 export function openAICompatibleProvider(options: OpenAICompatibleOptions): JudgeProvider {
+  requireBaseUrl("openAICompatibleProvider: `baseURL`", options.baseURL);
   markJudgePossible();
   const base = splitBaseUrl(options.baseURL);
   const url = joinUrl(base.url, "chat/completions");

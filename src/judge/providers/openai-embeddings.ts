@@ -1,7 +1,7 @@
 import { apiKeySource, JudgeCallError } from "../call-error.js";
 import { judgeSettings } from "../config.js";
 import { postJson } from "./fetch-json.js";
-import { hasAuthorization, joinUrl, splitBaseUrl } from "./provider.js";
+import { hasAuthorization, joinUrl, requireBaseUrl, splitBaseUrl } from "./provider.js";
 
 /** Where an OpenAI-compatible embeddings endpoint is and how to call it (`openAiEmbed`'s options). */
 export interface OpenAiEmbeddingsTarget {
@@ -46,6 +46,7 @@ export interface EmbeddingsWire {
  * 5xx or a dropped connection is worth another try; an answer of the wrong shape is not).
  */
 export function openAiEmbeddings(target: OpenAiEmbeddingsTarget): EmbeddingsWire {
+  requireBaseUrl("openAiEmbed: `baseUrl`", target.baseUrl);
   const base = splitBaseUrl(target.baseUrl.replace(/\/+$/u, ""));
   const endpoint = base.shown;
   const url = joinUrl(base.url, "embeddings");

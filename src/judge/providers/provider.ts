@@ -1,3 +1,4 @@
+import { AuthoringError } from "../../errors.js";
 import { redactUrl } from "../../redact-url.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "../chat.js";
 
@@ -64,4 +65,30 @@ export function splitBaseUrl(baseURL: string): SplitBaseUrl {
 /** Whether `headers` set an Authorization header already (any case). */
 export function hasAuthorization(headers: Readonly<Record<string, string>> | undefined): boolean {
   return Object.keys(headers ?? {}).some((name) => name.toLowerCase() === "authorization");
+}
+
+/**
+ * What is wrong with a base URL that is not an http(s) URL (`localhost:11434/v1`, which fetch
+ * cannot call), said after its name: `is "…", which is not an http(s) URL: …`; undefined when
+ * it is one.
+ */
+export function baseUrlProblem(baseURL: string): string | undefined {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(baseURL).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol === "http:" || protocol === "https:") return undefined;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(baseURL);
+  const advice = scheme
+    ? "use http:// or https://"
+    : `write it with its scheme, such as ${JSON.stringify(`http://${baseURL}`)}`;
+  return `is ${JSON.stringify(redactUrl(baseURL))}, which is not an http(s) URL: ${advice}`;
+}
+
+/** Refuse, when a provider is made, a base URL that is not an http(s) URL, naming the option. */
+export function requireBaseUrl(where: string, baseURL: string): void {
+  const problem = baseUrlProblem(baseURL);
+  if (problem) throw new AuthoringError(`${where} ${problem}`);
 }
