@@ -1,5 +1,5 @@
 import { addJudgeUsage, emptyJudgeUsage, type JudgeUsage } from "../eval/record.js";
-import { callJudge, type JudgeSource } from "./call.js";
+import { callJudge, type JudgeSource, withOutputFloor } from "./call.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "./chat.js";
 import { parseJsonAnswer } from "./parse-json.js";
 import type { JudgeUnavailableKind } from "./unavailable.js";
@@ -27,6 +27,7 @@ export async function askForVerdict<T>(
   const answers: string[] = [];
   let conversation = request;
   let firstProblem = "";
+  let cutOff = false;
   for (let turn = 0; turn < 2; turn++) {
     const call = await callJudge(source, conversation, {
       ...options,
@@ -39,12 +40,13 @@ export async function askForVerdict<T>(
     answers.push(call.response.text);
     const checked = readAnswer(call.response, check);
     if (checked.ok) return { ok: true, value: checked.value, answers, cached: call.cached, usage };
+    cutOff ||= call.response.cutOff === true;
     if (turn === 1) {
       return {
         ok: false,
         kind: "malformed",
         // The model is named by whoever reports this; the endpoint says which server answered so.
-        reason: `the judge's answer from ${call.endpoint} was unusable twice (first: ${firstProblem}; after a repair turn: ${checked.problem})`,
+        reason: `the judge's answer from ${call.endpoint} was unusable twice (first: ${firstProblem}; after a repair turn: ${checked.problem})${cutOff ? outputLimitAdvice(request) : ""}`,
         answers,
         usage,
       };
@@ -63,6 +65,12 @@ export async function askForVerdict<T>(
     };
   }
   throw new Error("unreachable: askForVerdict makes at most two calls");
+}
+
+/** What to raise when the answers stopped at the output token limit. */
+function outputLimitAdvice(request: JudgeChatRequest): string {
+  const limit = withOutputFloor(request).maxOutputTokens;
+  return `; the answers were cut off at ${limit} output tokens: raise it with configureJudges({ maxOutputTokens }) (a reasoning model spends its reasoning from it)`;
 }
 
 /** The repair turn quotes at most this much of the unusable answer. */

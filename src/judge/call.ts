@@ -95,6 +95,7 @@ export async function callJudge(
     priceKeys: priceKeys(source, provider, target.model),
   };
   const settings = judgeSettings();
+  const asked = withOutputFloor(request, settings.maxOutputTokens);
   // A judge called from a scorer that passed no signal still stops with its attempt.
   const signal = options.signal ?? attemptSignal();
   const call = () =>
@@ -103,15 +104,17 @@ export async function callJudge(
         endpoint: target.endpoint,
         provider: target.provider,
         who: `judge "${model.name}" at ${target.endpoint}`,
-        send: (tried) => provider.complete(request, { model: target.model, signal: tried }),
+        send: (tried) => provider.complete(asked, { model: target.model, signal: tried }),
       },
       settings,
       signal,
     );
-  if (!(settings.cache && request.temperature === 0)) return finish(model, await call(), settings);
+  if (!(settings.cache && asked.temperature === 0)) return finish(model, await call(), settings);
 
-  const key = judgeCacheKey(target, request);
-  const storedAs = options.cacheAs ? judgeCacheKey(target, options.cacheAs) : key;
+  const key = judgeCacheKey(target, asked);
+  const storedAs = options.cacheAs
+    ? judgeCacheKey(target, withOutputFloor(options.cacheAs, settings.maxOutputTokens))
+    : key;
   const usable = (response: JudgeChatResponse) => options.accept?.(response) ?? true;
   // An identical request already on its way: its answer counts as a cache hit here, when it is
   // one the cache would keep. If its caller aborted it, or it was unusable (as the cache would
@@ -152,6 +155,19 @@ export async function callJudge(
 }
 
 type Attempted = RetriedCall<JudgeChatResponse>;
+
+/**
+ * The request as sent: with at least `floor` output tokens (configureJudges({ maxOutputTokens })),
+ * never fewer than its own.
+ */
+export function withOutputFloor(
+  request: JudgeChatRequest,
+  floor = judgeSettings().maxOutputTokens,
+): JudgeChatRequest {
+  return floor !== undefined && floor > request.maxOutputTokens
+    ? { ...request, maxOutputTokens: floor }
+    : request;
+}
 
 const cachedUsage = (): JudgeUsage => ({ ...emptyJudgeUsage(), cachedCalls: 1 });
 

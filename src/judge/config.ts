@@ -44,6 +44,13 @@ export interface JudgeSettings {
   maxResponseBytes: number;
   /** The model t.closeQA uses when none is set in code (else NICEEVAL_JUDGE_MODEL). */
   closeQAModel: string | undefined;
+  /**
+   * The fewest output tokens a judge call may ask for (default: none, each judge's own: 400 for
+   * `judgeFromModel`, 600 for closeQA, 256 + 160 per line for `expectations`). A judge asking
+   * for fewer asks for this many; none asks for less than its own. Raise it for a reasoning
+   * model, which spends its reasoning from the same budget.
+   */
+  maxOutputTokens: number | undefined;
 }
 
 const defaults = (): JudgeSettings => ({
@@ -58,6 +65,7 @@ const defaults = (): JudgeSettings => ({
   maxRetryAfterMs: 120_000,
   maxResponseBytes: 1024 * 1024,
   closeQAModel: undefined,
+  maxOutputTokens: undefined,
 });
 
 const state = processWide("judge.config", () => ({
@@ -118,6 +126,14 @@ export function configureJudges(
   ) {
     throw new TypeError(
       `configureJudges: \`maxRetries\` must be an integer >= 0, got ${String(options.maxRetries)}`,
+    );
+  }
+  if (
+    options.maxOutputTokens !== undefined &&
+    !(Number.isInteger(options.maxOutputTokens) && options.maxOutputTokens > 0)
+  ) {
+    throw new TypeError(
+      `configureJudges: \`maxOutputTokens\` must be a whole number > 0, got ${String(options.maxOutputTokens)}`,
     );
   }
   const defined = Object.fromEntries(
