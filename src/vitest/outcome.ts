@@ -1,6 +1,12 @@
-import type { AttemptRecord } from "../eval/record.js";
+import {
+  type AttemptRecord,
+  addJudgeUsage,
+  emptyJudgeUsage,
+  type JudgeUsage,
+} from "../eval/record.js";
 import { describeJudgment } from "../eval/to-vitest.js";
 import { plural } from "../plural.js";
+import { formatJudgeUsage } from "../report/format.js";
 import { type Aggregation, aggregate } from "./aggregate.js";
 
 /** One scorer's score for one item; `score: null` from the scorer counts as 0. */
@@ -27,6 +33,8 @@ export interface ItemOutcome {
    */
   score: number | null;
   scores: ItemScore[];
+  /** What the item's judge calls took (calls, cache hits, tokens, cost); set when it made any. */
+  judge?: JudgeUsage;
   /** Set when the task threw or timed out. */
   taskError?: string;
   /** Set when niceeval stopped the task at the item's limit (`taskError` says after how long). */
@@ -84,6 +92,8 @@ export function judgeItem(
     score,
     scores,
   };
+  const judge = record.usage.judge;
+  if (judge.calls + judge.cachedCalls > 0) outcome.judge = judge;
   if (record.error) outcome.taskError = record.error.message;
   if (taskTimedOut) outcome.timedOut = true;
   return outcome;
@@ -162,7 +172,7 @@ function missingReason(outcome: ItemOutcome): (typeof MISSING_REASONS)[number] |
  * One line over every item whose test ran: how many passed, the mean score of the items that
  * have one, how many have none and why, and how many reached the threshold but did not pass,
  * Vitest having failed their test (see {@link ItemOutcome.testError}), so that the line agrees
- * with Vitest's count.
+ * with Vitest's count; then what the judge calls took, when there were any.
  */
 export function overallLine(settings: GateSettings, outcomes: readonly ItemOutcome[]): string {
   const passed = outcomes.filter((outcome) => outcome.passed).length;
@@ -190,8 +200,16 @@ export function overallLine(settings: GateSettings, outcomes: readonly ItemOutco
       : "") +
     (failedByVitest > 0
       ? `; ${plural(failedByVitest, "item")} reached the threshold but ${failedByVitest === 1 ? "its test" : "their tests"} failed in Vitest, so ${failedByVitest === 1 ? "it does" : "they do"} not pass`
-      : "")
+      : "") +
+    judgeUsageOf(outcomes)
   );
+}
+
+/** `; judge: …` over the items' judge calls, as a run's summary says it; empty when none. */
+function judgeUsageOf(outcomes: readonly ItemOutcome[]): string {
+  const total = emptyJudgeUsage();
+  for (const outcome of outcomes) addJudgeUsage(total, outcome.judge);
+  return total.calls + total.cachedCalls > 0 ? `; judge: ${formatJudgeUsage(total)}` : "";
 }
 
 const format = (value: number) => String(Math.round(value * 1000) / 1000);
