@@ -64,4 +64,15 @@ describe("a judge base URL with a user and password", () => {
     expect(error.message).toContain("http://bob:***@127.0.0.1");
     expect(error.message).not.toContain("s3cret");
   });
+
+  it("masks a user part that stands alone, a token, and sends it as the basic-auth user", async () => {
+    process.env.NICEEVAL_JUDGE_BASE_URL = server.openaiBaseURL.replace("http://", "http://tok3n@");
+    server.enqueue({ kind: "status", status: 403, message: "forbidden" });
+    const error = (await ask("m").catch((e: unknown) => e)) as Error;
+    expect(error.message).toContain("http://***@127.0.0.1");
+    expect(error.message).not.toContain("tok3n");
+    expect(server.requests[0]?.headers.authorization).toBe(
+      `Basic ${Buffer.from("tok3n:").toString("base64")}`,
+    );
+  });
 });

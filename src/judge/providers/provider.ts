@@ -52,7 +52,10 @@ export function splitBaseUrl(baseURL: string): SplitBaseUrl {
   }
   if (!parsed.username && !parsed.password) return { url: baseURL, shown: baseURL };
   const user = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
-  const shown = redactUrl(baseURL);
+  // A user part alone (`https://TOKEN@host/v1`) is the secret itself.
+  const shown = parsed.password
+    ? redactUrl(baseURL)
+    : baseURL.replace(`${parsed.username}@`, "***@");
   parsed.username = "";
   parsed.password = "";
   return {
