@@ -42,10 +42,13 @@ export class JudgeCallError extends Error {
   }
 }
 
-// Statuses that mean "try again later": request timeout, conflict, too early, rate limit, server trouble.
-const RETRYABLE_STATUS = new Set([408, 409, 425, 429, 500, 502, 503, 504, 529]);
+// Statuses that mean "try again later": request timeout, conflict, too early, rate limit; and any
+// server trouble (5xx, a proxy's 520–524 too) but a method or HTTP version it will never take.
+const RETRYABLE_STATUS = new Set([408, 409, 425, 429]);
+const FINAL_SERVER_STATUS = new Set([501, 505]);
 /** Whether an HTTP status (or a status-like error code) is worth another try. */
 export function retryableStatus(status: number): boolean {
+  if (status >= 500 && status <= 599) return !FINAL_SERVER_STATUS.has(status);
   return RETRYABLE_STATUS.has(status);
 }
 
@@ -89,7 +92,7 @@ export async function httpError(
     `${where} answered HTTP ${status}${message ? `: ${message}` : ""}${statusHint(status, apiKey)}`,
     {
       status,
-      retryable: RETRYABLE_STATUS.has(status) && !terminal,
+      retryable: retryableStatus(status) && !terminal,
       rateLimited: status === 429 && !terminal,
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     },

@@ -54,3 +54,19 @@ describe("OpenAI-compatible answers", () => {
     expect(server.requests).toHaveLength(3);
   });
 });
+
+describe("server errors worth another try", () => {
+  it("retries a proxy's 5xx beyond the usual ones (Cloudflare's 520 and 524), not a 501", async () => {
+    server.enqueue(
+      { kind: "status", status: 524, message: "a timeout occurred" },
+      { kind: "status", status: 520, message: "unknown error" },
+      fake.json({ checks: [{ id: 1, met: true, why: "names it" }] }),
+    );
+    await expect(judged()).resolves.toMatchObject({ score: 1 });
+    expect(server.requests).toHaveLength(3);
+
+    server.enqueue({ kind: "status", status: 501, message: "not implemented" });
+    await expect(judged("says since when")).rejects.toThrow("answered HTTP 501: not implemented");
+    expect(server.requests).toHaveLength(4);
+  });
+});
