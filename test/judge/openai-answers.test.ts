@@ -70,3 +70,23 @@ describe("server errors worth another try", () => {
     expect(server.requests).toHaveLength(4);
   });
 });
+
+describe("a server that refuses the verdict's JSON schema", () => {
+  it("reads prose JSON from then on when it names the schema it refuses as Gemini does", async () => {
+    const refusal =
+      "Invalid JSON payload received. Unknown name \"additionalProperties\" at 'generation_config.response_schema.properties[0].value.items': Cannot find field.";
+    const strict = await startFakeLlmServer({
+      respond: (request) =>
+        "response_format" in request.body
+          ? { kind: "status", status: 400, errorType: "INVALID_ARGUMENT", message: refusal }
+          : fake.text('{"checks": [{"id": 1, "met": true, "why": "names it"}]}'),
+    });
+    try {
+      process.env.NICEEVAL_JUDGE_BASE_URL = strict.openaiBaseURL;
+      await expect(judged()).resolves.toMatchObject({ score: 1 });
+      expect(strict.requests.map((r) => "response_format" in r.body)).toEqual([true, false]);
+    } finally {
+      await strict.close();
+    }
+  });
+});

@@ -119,8 +119,7 @@ export function openAICompatibleProvider(options: OpenAICompatibleOptions): Judg
         try {
           return readCompletion(await send(request, model, signal, sent), where);
         } catch (error) {
-          if (sent.structured && rejects(error, /response_format|json_schema|structured/i))
-            structured = false;
+          if (sent.structured && rejects(error, REFUSED_SCHEMA)) structured = false;
           else if (sent.temperature && rejects(error, /temperature/i)) sendTemperature = false;
           else if (asksForCompletionTokens(error, sent.tokensField, options.maxTokensField))
             maxTokensField = "max_completion_tokens";
@@ -134,6 +133,13 @@ export function openAICompatibleProvider(options: OpenAICompatibleOptions): Judg
 }
 
 type TokensField = "max_tokens" | "max_completion_tokens";
+
+/**
+ * A 400 about the structured-output request: its field named, or the schema's parts a server
+ * does not take (Gemini names `response_schema` and `additionalProperties`).
+ */
+const REFUSED_SCHEMA =
+  /response_format|json_schema|response_schema|structured|additionalProperties/i;
 
 /**
  * The 400 newer OpenAI models give `max_tokens` ("Use 'max_completion_tokens' instead"), when
