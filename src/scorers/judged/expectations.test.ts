@@ -75,6 +75,14 @@ describe("expectations through the Anthropic Messages API", () => {
     expect(usage.inputTokens).toBeGreaterThan(0);
   });
 
+  it("reads checks the model gave as a JSON string in its tool input, as Claude may, with one call", async () => {
+    useAnthropic();
+    server.enqueue(fake.json({ checks: JSON.stringify(checks(true, false, true).checks) }));
+    const mark = await expectations("Is checkout up?", run, expected, "anthropic/claude-haiku-4.5");
+    expect(mark.score).toBeCloseTo(2 / 3);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("returns 1 without any call when there are no lines", async () => {
     const mark = await expectations(
       "hi",

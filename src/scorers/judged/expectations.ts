@@ -86,7 +86,7 @@ export async function expectations(
 
 /** The judge's checks, in line order; a wrong count, a bad id or a non-boolean `met` is a problem to repair. */
 export function checkChecks(data: unknown, count: number): Checked<Check[]> {
-  const checks = (data as { checks?: unknown } | null)?.checks;
+  const checks = unwrapped((data as { checks?: unknown } | null)?.checks);
   if (!Array.isArray(checks)) return { ok: false, problem: 'the answer has no "checks" array' };
   if (checks.length !== count) {
     return {
@@ -117,4 +117,19 @@ export function checkChecks(data: unknown, count: number): Checked<Check[]> {
     ordered[index] = { met, why: typeof why === "string" ? why.trim() : "" };
   }
   return { ok: true, value: ordered as Check[] };
+}
+
+/**
+ * The checks as given, or the array a string of them spells: a model filling a tool's input may
+ * send a nested array as its JSON text (Claude does). Only a whole array is read so; the checks
+ * in it are held to the same rules.
+ */
+function unwrapped(checks: unknown): unknown {
+  if (typeof checks !== "string" || !checks.trimStart().startsWith("[")) return checks;
+  try {
+    const parsed: unknown = JSON.parse(checks);
+    return Array.isArray(parsed) ? parsed : checks;
+  } catch {
+    return checks;
+  }
 }
