@@ -22,7 +22,9 @@ type Step =
   | { kind: "ok" }
   | { kind: "status"; status: number; message: string; headers?: Record<string, string> }
   | { kind: "drop" }
-  | { kind: "hang" };
+  | { kind: "hang" }
+  /** A 200 whose body is an error (`{ error: { code, message } }`), as OpenRouter sends. */
+  | { kind: "error-in-body"; code: number; message: string };
 
 interface EmbeddingsServer {
   baseUrl: string;
@@ -42,6 +44,10 @@ async function startEmbeddingsServer(): Promise<EmbeddingsServer> {
     const step = steps.shift() ?? { kind: "ok" };
     if (step.kind === "hang") return;
     if (step.kind === "drop") return void req.socket.destroy();
+    if (step.kind === "error-in-body") {
+      res.writeHead(200, { "content-type": "application/json" });
+      return void res.end(JSON.stringify({ error: { code: step.code, message: step.message } }));
+    }
     if (step.kind === "status") {
       res.writeHead(step.status, { "content-type": "application/json", ...step.headers });
       return void res.end(JSON.stringify({ error: { message: step.message } }));
@@ -97,6 +103,20 @@ describe("openAiEmbed through the judge call layer", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     expect(server.requests).toHaveLength(2);
     expect(usage).toMatchObject({ calls: 1, retries: 1, inputTokens: 7, outputTokens: 0 });
+  });
+
+  it("names an error sent in a 200's body, and tries again when its code is worth it", async () => {
+    server.script(
+      { kind: "error-in-body", code: 502, message: "upstream embedding provider failed" },
+      { kind: "error-in-body", code: 400, message: "input too long for the model" },
+    );
+    const embed = openAiEmbed({ baseUrl: server.baseUrl, model: "toy" });
+    const error = (await embed(["a"]).catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(JudgeUnavailableError);
+    expect(error.message).toContain(
+      "answered HTTP 200 with an error instead of an answer: input too long for the model (code 400)",
+    );
+    expect(server.requests).toHaveLength(2);
   });
 
   it("tries a reset connection again", async () => {

@@ -1,4 +1,4 @@
-import { JudgeCallError, retryableStatus } from "../call-error.js";
+import { errorInBody, JudgeCallError } from "../call-error.js";
 import type { JudgeChatResponse } from "../chat.js";
 
 /** A chat completion as OpenAI-compatible servers answer it, with what some of them add. */
@@ -79,20 +79,6 @@ function refusalPart(content: unknown): string | undefined {
       p?.type === "refusal" && typeof p.refusal === "string",
   ) as { refusal: string } | undefined;
   return part?.refusal;
-}
-
-/**
- * An error sent in a 200's body: its message and code named; worth another try when its code is
- * a status worth one, or when it has none (the model failed mid-answer).
- */
-function errorInBody(failure: unknown, where: string): JudgeCallError {
-  const { message, code } = (failure ?? {}) as { message?: unknown; code?: unknown };
-  const text = typeof message === "string" && message ? message : JSON.stringify(failure);
-  const status = typeof code === "number" && Number.isInteger(code) ? code : undefined;
-  return new JudgeCallError(
-    `${where} answered HTTP 200 with an error instead of a completion: ${text.slice(0, 300)}${code !== undefined ? ` (code ${JSON.stringify(code)})` : ""}`,
-    { retryable: status === undefined || retryableStatus(status) },
-  );
 }
 
 function endedBy(

@@ -1,4 +1,4 @@
-import { apiKeySource, JudgeCallError } from "../call-error.js";
+import { apiKeySource, errorInBody, JudgeCallError } from "../call-error.js";
 import { judgeSettings } from "../config.js";
 import { postJson } from "./fetch-json.js";
 import { hasAuthorization, joinUrl, requireBaseUrl, splitBaseUrl } from "./provider.js";
@@ -75,7 +75,12 @@ export function openAiEmbeddings(target: OpenAiEmbeddingsTarget): EmbeddingsWire
 }
 
 function readVectors(where: string, answer: unknown, expected: number): EmbeddingsAnswer {
-  const { data, usage } = (answer ?? {}) as { data?: unknown; usage?: { prompt_tokens?: unknown } };
+  const { data, usage, error } = (answer ?? {}) as {
+    data?: unknown;
+    usage?: { prompt_tokens?: unknown };
+    error?: unknown;
+  };
+  if (error !== undefined) throw errorInBody(error, where);
   if (!Array.isArray(data)) throw shapeError(where, "has no `data` array");
   if (data.length !== expected)
     throw shapeError(where, `has ${data.length} embeddings for ${expected} texts`);
