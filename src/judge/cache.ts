@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { type FileHandle, mkdir, open, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { errorMessage } from "../errors.js";
 import { processWide } from "../process-wide.js";
 import type { JudgeChatRequest, JudgeChatResponse, JudgeTarget } from "./chat.js";
 
@@ -43,7 +44,13 @@ export class JudgeAnswerStore {
     return (await this.shard(shardOf(key)).entries).get(key);
   }
 
-  /** Store an answer; a cache that cannot be written costs a future call, never this judgment. */
+  /** Whether this process said that answers cannot be written here (said once). */
+  private saidUnwritable = false;
+
+  /**
+   * Store an answer; a cache that cannot be written costs a future call, never this judgment,
+   * and is said once on stderr with why and what to do.
+   */
   async put(key: string, target: JudgeTarget, response: JudgeChatResponse): Promise<void> {
     const shard = this.shard(shardOf(key));
     (await shard.entries).set(key, response);
@@ -53,9 +60,18 @@ export class JudgeAnswerStore {
         open(shardFile(this.dir, shardOf(key)), "a"),
       );
       await (await shard.writer).write(line);
-    } catch {
+    } catch (error) {
       shard.writer = undefined;
+      this.sayUnwritable(error);
     }
+  }
+
+  private sayUnwritable(error: unknown): void {
+    if (this.saidUnwritable) return;
+    this.saidUnwritable = true;
+    process.stderr.write(
+      `niceeval: judge answers cannot be cached in ${this.dir} (${errorMessage(error)}); the judgments stand, but the next run asks the judges again: make that folder writable, or move it with configureJudges({ cacheDir })\n`,
+    );
   }
 
   /** Close the shard files this store appends to. */
