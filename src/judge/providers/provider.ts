@@ -23,9 +23,14 @@ export interface JudgeProvider {
   ): Promise<JudgeChatResponse>;
 }
 
-/** Join a base URL and a path without doubling or dropping the slash. */
+/**
+ * Join a base URL and a path without doubling or dropping the slash; a query string or fragment
+ * the base carries (Azure OpenAI's `?api-version=…`) stays after the joined path.
+ */
 export function joinUrl(base: string, path: string): string {
-  return `${base.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+  const cut = base.search(/[?#]/);
+  const [root, tail] = cut === -1 ? [base, ""] : [base.slice(0, cut), base.slice(cut)];
+  return `${root.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}${tail}`;
 }
 
 /** A base URL as fetch takes it, as messages show it, and the basic auth its user part made. */
