@@ -19,6 +19,11 @@ beforeEach(async () => {
   server = createServer(async (req, res) => {
     for await (const _ of req);
     paths.push(req.url ?? "");
+    if (req.url?.includes("key=")) {
+      res.writeHead(401, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "API key not valid" } }));
+      return;
+    }
     res.writeHead(200, { "content-type": "application/json" });
     if (req.url?.includes("/embeddings")) {
       res.end(
@@ -59,5 +64,21 @@ describe("a base URL with a query string", () => {
       "/openai/deployments/judge/chat/completions?api-version=2024-10-21",
       "/openai/deployments/judge/embeddings?api-version=2024-10-21",
     ]);
+  });
+
+  it("sends a key given in the query string, and never shows it in a reason", async () => {
+    registerJudgeProvider(
+      "keyed",
+      openAICompatibleProvider({ baseURL: `${base}?api-version=1&key=AIzaS3CRET` }),
+    );
+    const error = (await judgeFromModel("keyed/m")({ output: "ok", criteria: "Fair?" }).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(paths).toEqual([
+      "/openai/deployments/judge/chat/completions?api-version=1&key=AIzaS3CRET",
+    ]);
+    expect(error.message).toContain("answered HTTP 401: API key not valid");
+    expect(error.message).toContain("?api-version=1&key=***");
+    expect(error.message).not.toContain("S3CRET");
   });
 });

@@ -55,12 +55,12 @@ export function splitBaseUrl(baseURL: string): SplitBaseUrl {
   } catch {
     return { url: baseURL, shown: redactUrl(baseURL) };
   }
-  if (!parsed.username && !parsed.password) return { url: baseURL, shown: baseURL };
+  if (!parsed.username && !parsed.password) return { url: baseURL, shown: maskQueryKeys(baseURL) };
   const user = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
   // A user part alone (`https://TOKEN@host/v1`) is the secret itself.
-  const shown = parsed.password
-    ? redactUrl(baseURL)
-    : baseURL.replace(`${parsed.username}@`, "***@");
+  const shown = maskQueryKeys(
+    parsed.password ? redactUrl(baseURL) : baseURL.replace(`${parsed.username}@`, "***@"),
+  );
   parsed.username = "";
   parsed.password = "";
   return {
@@ -68,6 +68,11 @@ export function splitBaseUrl(baseURL: string): SplitBaseUrl {
     shown,
     authorization: `Basic ${Buffer.from(user, "utf8").toString("base64")}`,
   };
+}
+
+/** A key given in the query string (`?key=…`, `api_key`, `api-key`, `token`…), masked. */
+function maskQueryKeys(url: string): string {
+  return url.replace(/([?&](?:key|api[-_]?key|access[-_]?token|token|secret)=)[^&#]*/gi, "$1***");
 }
 
 /** Whether `headers` set an Authorization header already (any case). */
