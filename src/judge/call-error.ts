@@ -14,6 +14,8 @@ export class JudgeCallError extends Error {
   readonly rateLimited: boolean;
   /** No answer came because no connection could be made (refused, unknown host, TLS). */
   readonly unreachable: boolean;
+  /** No answer came within the try's time limit (the endpoint may be queueing calls). */
+  readonly timedOut: boolean;
   /**
    * What the endpoint billed for an answer that was no judgment (a refusal), in tokens; a count
    * it did not report is absent.
@@ -27,6 +29,7 @@ export class JudgeCallError extends Error {
       retryAfterMs?: number | undefined;
       rateLimited?: boolean | undefined;
       unreachable?: boolean | undefined;
+      timedOut?: boolean | undefined;
       tokens?: JudgeTokens | undefined;
       cause?: unknown;
     },
@@ -38,6 +41,7 @@ export class JudgeCallError extends Error {
     this.retryAfterMs = details.retryAfterMs;
     this.rateLimited = details.rateLimited ?? false;
     this.unreachable = details.unreachable ?? false;
+    this.timedOut = details.timedOut ?? false;
     this.tokens = details.tokens;
   }
 }

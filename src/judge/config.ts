@@ -24,7 +24,8 @@ export interface JudgeSettings {
   prices: Readonly<Record<string, JudgePrice>>;
   /**
    * Calls in flight per endpoint, at most (default 64). Below it the limit adapts: it starts at
-   * 8, grows while calls succeed and wait for slots, and shrinks when the endpoint answers 429.
+   * 8, grows while calls succeed and wait for slots, and shrinks when the endpoint answers 429
+   * (or 503, 529) or a try gets no answer within timeoutMs.
    */
   concurrency: number;
   /** Per-call timeout in ms (default 60 000). */

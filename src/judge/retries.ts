@@ -185,7 +185,7 @@ async function attemptOnce<T>(
     if (timeout.aborted) {
       throw new JudgeCallError(
         `${call.provider} gave no answer within ${timeoutMs} ms (raise timeoutMs with configureJudges)`,
-        { retryable: true },
+        { retryable: true, timedOut: true },
       );
     }
     if (error instanceof JudgeCallError) throw error;
@@ -205,7 +205,9 @@ function backoff(
   attempt: number,
   settings: Readonly<JudgeSettings>,
 ): number {
-  if (failure.rateLimited || failure.status === 503 || failure.status === 529)
+  // A try that timed out slows the endpoint too: a server that queues calls (a local model
+  // with one slot) answers none in time when sent more than it serves.
+  if (failure.rateLimited || failure.status === 503 || failure.status === 529 || failure.timedOut)
     scheduler.onRateLimited(ticket, failure.retryAfterMs);
   if (failure.retryAfterMs !== undefined) {
     const wait = failure.retryAfterMs;

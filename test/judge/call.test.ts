@@ -58,6 +58,15 @@ describe("dependable judge calls", () => {
     expect(result.usage.retries).toBe(1);
   });
 
+  it("slows the endpoint after a try that timed out, as after a 429 (a server queueing calls)", async () => {
+    configureJudges({ timeoutMs: 150 });
+    const scheduler = schedulerFor(server.openaiBaseURL);
+    const before = scheduler.state().decreases;
+    server.enqueue(fake.hang(), fake.json({ ok: 3 }));
+    expect((await callJudge("m", request(31))).ok).toBe(true);
+    expect(scheduler.state().decreases).toBe(before + 1);
+  });
+
   it("is a failed result with the reason when every try times out (never a thrown error)", async () => {
     configureJudges({ timeoutMs: 80, maxRetries: 1 });
     server.enqueue(fake.hang(), fake.hang());
