@@ -67,19 +67,7 @@ export async function callJudge(
     cacheAs?: JudgeChatRequest | undefined;
   } = {},
 ): Promise<JudgeCallResult> {
-  const resolved =
-    typeof source === "string"
-      ? resolveJudge(source)
-      : {
-          ok: true as const,
-          model: judgeSourceName(source),
-          provider: source.provider,
-          target: {
-            provider: source.provider.id,
-            model: source.model,
-            endpoint: source.provider.endpoint ?? source.provider.id,
-          },
-        };
+  const resolved = resolveSource(source);
   if (!resolved.ok)
     return {
       ok: false,
@@ -155,6 +143,21 @@ export async function callJudge(
 }
 
 type Attempted = RetriedCall<JudgeChatResponse>;
+
+/** The provider and target of a judge given by name (resolved) or as a provider and model. */
+function resolveSource(source: JudgeSource) {
+  if (typeof source === "string") return resolveJudge(source);
+  return {
+    ok: true as const,
+    model: judgeSourceName(source),
+    provider: source.provider,
+    target: {
+      provider: source.provider.id,
+      model: source.model,
+      endpoint: source.provider.endpoint ?? source.provider.id,
+    },
+  };
+}
 
 /**
  * The request as sent: with at least `floor` output tokens (configureJudges({ maxOutputTokens })),
