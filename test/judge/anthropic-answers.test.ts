@@ -1,39 +1,28 @@
 // Answers of the Anthropic Messages protocol that look whole but are not: the verdict's tool
 // called when the model's context window had filled. Judged unavailable, saying so, never taken
 // as a verdict nor cached.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { judgeFromModel } from "../../src/judge/judge-from-model.js";
 import { withJudgeLedger } from "../../src/judge/ledger.js";
 import { JudgeUnavailableError } from "../../src/judge/unavailable.js";
-import { type FakeLlmServer, fake, startFakeLlmServer } from "../support/fake-llm-server.js";
-import { isolateJudges } from "./judge-env.js";
+import { fake } from "../support/fake-llm-server.js";
+import { fakeJudgeServer } from "./judge-env.js";
 
-let server: FakeLlmServer;
-let env: Awaited<ReturnType<typeof isolateJudges>>;
-beforeEach(async () => {
-  env = await isolateJudges();
-  server = await startFakeLlmServer();
-  process.env.ANTHROPIC_API_KEY = "k";
-  process.env.ANTHROPIC_BASE_URL = server.anthropicBaseURL;
-});
-afterEach(async () => {
-  await server.close();
-  await env.cleanup();
-});
+const server = fakeJudgeServer("anthropic");
 
 describe("Anthropic answers", () => {
   it("reports a verdict given as the context window filled as unavailable, counts its tokens, and caches nothing", async () => {
     const judge = judgeFromModel("anthropic/claude-haiku-4.5");
     const ask = () => judge({ output: "a long transcript", criteria: "Is it polite?" });
-    server.enqueue(fake.contextWindow({ value: 0.9 }));
+    server().enqueue(fake.contextWindow({ value: 0.9 }));
     const { result, usage } = await withJudgeLedger(() => ask().catch((e: unknown) => e));
     expect(result).toBeInstanceOf(JudgeUnavailableError);
     expect((result as Error).message).toContain('stop_reason "model_context_window_exceeded"');
-    expect(server.requests).toHaveLength(1);
+    expect(server().requests).toHaveLength(1);
     expect(usage.inputTokens).toBeGreaterThan(0);
 
-    server.enqueue(fake.json({ value: 0.8, rationale: "polite throughout" }));
+    server().enqueue(fake.json({ value: 0.8, rationale: "polite throughout" }));
     await expect(ask()).resolves.toEqual({ value: 0.8, rationale: "polite throughout" });
-    expect(server.requests).toHaveLength(2);
+    expect(server().requests).toHaveLength(2);
   });
 });

@@ -1,9 +1,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import { closeAnswerStores } from "../../src/judge/cache.js";
 import { configureJudges, resetJudgeConfig } from "../../src/judge/config.js";
 import { JUDGE_VARIABLES } from "../../src/judge/environment.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../support/fake-llm-server.js";
 
 /** Every variable judges read: none of them leaks from the shell into a test. */
 const VARIABLES = JUDGE_VARIABLES;
@@ -31,4 +33,29 @@ export async function isolateJudges(): Promise<{ cacheDir: string; cleanup: () =
       await rm(cacheDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Each test of the file against a fresh fake LLM server on loopback, its judges isolated
+ * ({@link isolateJudges}): judges call its OpenAI-compatible endpoint (`NICEEVAL_JUDGE_BASE_URL`),
+ * or with "anthropic" its Messages endpoint (`ANTHROPIC_BASE_URL`, with a key). Returns the
+ * current test's server.
+ */
+export function fakeJudgeServer(protocol: "openai" | "anthropic" = "openai"): () => FakeLlmServer {
+  let server: FakeLlmServer | undefined;
+  let env: Awaited<ReturnType<typeof isolateJudges>> | undefined;
+  beforeEach(async () => {
+    env = await isolateJudges();
+    server = await startFakeLlmServer();
+    if (protocol === "openai") process.env.NICEEVAL_JUDGE_BASE_URL = server.openaiBaseURL;
+    else {
+      process.env.ANTHROPIC_API_KEY = "k";
+      process.env.ANTHROPIC_BASE_URL = server.anthropicBaseURL;
+    }
+  });
+  afterEach(async () => {
+    await server?.close();
+    await env?.cleanup();
+  });
+  return () => server!;
 }

@@ -1,23 +1,12 @@
 // Judges ask for one JSON answer, never a stream: a server or proxy that streams by default is
 // told `stream: false`, and one that streams all the same is unavailable at once, saying so.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { judgeFromModel } from "../../src/judge/judge-from-model.js";
 import { JudgeUnavailableError } from "../../src/judge/unavailable.js";
-import { type FakeLlmServer, fake, startFakeLlmServer } from "../support/fake-llm-server.js";
-import { isolateJudges } from "./judge-env.js";
+import { fake } from "../support/fake-llm-server.js";
+import { fakeJudgeServer } from "./judge-env.js";
 
-let server: FakeLlmServer;
-let env: Awaited<ReturnType<typeof isolateJudges>>;
-beforeEach(async () => {
-  env = await isolateJudges();
-  server = await startFakeLlmServer();
-  process.env.ANTHROPIC_API_KEY = "k";
-  process.env.ANTHROPIC_BASE_URL = server.anthropicBaseURL;
-});
-afterEach(async () => {
-  await server.close();
-  await env.cleanup();
-});
+const server = fakeJudgeServer("anthropic");
 
 const ask = (model: string, output: string) =>
   judgeFromModel(model)({ output, criteria: "Is it polite?" });
@@ -25,21 +14,21 @@ const verdict = { value: 0.75, rationale: "polite" };
 
 describe("a judge endpoint that streams", () => {
   it("is asked for no stream, by both protocols, and answers as usual", async () => {
-    process.env.NICEEVAL_JUDGE_BASE_URL = server.openaiBaseURL;
-    server.enqueue(fake.streamedByDefault(verdict));
+    process.env.NICEEVAL_JUDGE_BASE_URL = server().openaiBaseURL;
+    server().enqueue(fake.streamedByDefault(verdict));
     await expect(ask("m", "thanks")).resolves.toEqual(verdict);
     process.env.NICEEVAL_JUDGE_BASE_URL = "";
-    server.enqueue(fake.streamedByDefault(verdict));
+    server().enqueue(fake.streamedByDefault(verdict));
     await expect(ask("anthropic/claude-haiku-4.5", "thanks")).resolves.toEqual(verdict);
-    expect(server.requests.map((request) => request.body.stream)).toEqual([false, false]);
+    expect(server().requests.map((request) => request.body.stream)).toEqual([false, false]);
   });
 
   it("that streams all the same is unavailable at once, naming the event stream", async () => {
-    process.env.NICEEVAL_JUDGE_BASE_URL = server.openaiBaseURL;
-    server.enqueue(fake.streamedAlways(verdict), fake.streamedAlways(verdict));
+    process.env.NICEEVAL_JUDGE_BASE_URL = server().openaiBaseURL;
+    server().enqueue(fake.streamedAlways(verdict), fake.streamedAlways(verdict));
     const error = await ask("m", "no thanks").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JudgeUnavailableError);
     expect((error as Error).message).toContain("text/event-stream");
-    expect(server.requests).toHaveLength(1);
+    expect(server().requests).toHaveLength(1);
   });
 });
