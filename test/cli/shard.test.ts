@@ -736,6 +736,13 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
       (await cli(["runs", "--json", "--store", "midline.sqlite"])).stdout,
     );
     expect(runs.map((r) => [r.status, r.attempts])).toEqual([["interrupted", 2]]);
+    // One attempt whole is said in the singular.
+    const one = `${lines.slice(0, 2).join("\n")}\n${lines[2]!.slice(0, lines[2]!.length >> 1)}`;
+    await writeFile(join(project.dir, "midline-one.ndjson"), one);
+    const single = await cli(["import", "midline-one.ndjson", "--store", "midline-one.sqlite"]);
+    expect(single.stderr).toContain(
+      "ends before its run.end line (cut short?): its 1 attempt was imported and the run is marked interrupted",
+    );
     // After the run.end line, a line that does not parse is still refused.
     await writeFile(join(project.dir, "tail.ndjson"), `${text}{"type":"rec`);
     const tail = await cli(["import", "tail.ndjson", "--store", "tail.sqlite"]);

@@ -88,7 +88,7 @@ export async function importCommand(args: ImportArgs, store: Store, io: CliIO): 
       );
     if (result.truncated && !result.older)
       io.stderr(
-        `niceeval: ${shown} ends before its run.end line (cut short?): its ${plural(result.attempts, "attempt")} were imported and the run is marked interrupted; export it again\n`,
+        `niceeval: ${shown} ends before its run.end line (cut short?): its ${plural(result.attempts, "attempt")} ${result.attempts === 1 ? "was" : "were"} imported and the run is marked interrupted; export it again\n`,
       );
     if (result.truncated) code = 1;
   }
