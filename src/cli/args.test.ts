@@ -210,3 +210,11 @@ describe("merge with a baseline", () => {
       );
   });
 });
+
+describe("--limit on runs", () => {
+  it("lists the latest 20 by default, as --help says", () => {
+    const args = parseCliArgs(["runs"]);
+    expect(args.command === "runs" && args.limit).toBe(20);
+    expect(HELP).toContain("the latest 20;");
+  });
+});

@@ -180,7 +180,8 @@ Usage
   niceeval worker [--queue redis://host:6379] [paths...] [--concurrency N]
                                           run the attempts \`run --queue\` enqueues (any number of workers)
   niceeval runs [--limit N] [--eval <id>] [--json]
-                                          list stored runs, newest first
+                                          list stored runs, newest first (the latest 20;
+                                          --limit N lists up to N, at most 100000)
   niceeval show <run> [--failures-only] [--json]
                                           print a stored run like the live report
   niceeval compare <base> <head> [--json] [--fail-on-regression] [--alpha 0.05] [--seed N]
