@@ -812,6 +812,37 @@ describe("a case's input", () => {
     });
   }
 
+  it("has an expected value no scorer, trial or record sees another scorer change", async () => {
+    const seen: unknown[] = [];
+    const changes = (name: string) =>
+      createScorer<string, { tags: string[] }>({
+        name,
+        score: ({ expected }) => {
+          seen.push(structuredClone(expected));
+          const pristine = expected?.tags.length === 1;
+          expected?.tags.push(name);
+          return { score: pristine ? 1 : 0 };
+        },
+      });
+    const suite = defineSuite<string, string, { tags: string[] }>({
+      id: "changes-expected",
+      cases: [{ id: "c", input: "x", expected: { tags: ["a"] } }],
+      target: (input) => input,
+      scorers: [changes("first"), changes("second")],
+    });
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], {
+      trials: 3,
+      concurrency: 1,
+      keepCase: true,
+      onRecord: (r) => records.push(r),
+    });
+    const asDefined = { tags: ["a"] };
+    expect(seen).toEqual(Array.from({ length: 6 }, () => asDefined));
+    expect(records.map((r) => r.verdict)).toEqual(["passed", "passed", "passed"]);
+    expect(records.map((r) => r.expected)).toEqual([asDefined, asDefined, asDefined]);
+  });
+
   it("is passed as it is when it is a primitive, a class instance or holds a function", async () => {
     class Box {
       constructor(readonly n: number) {}

@@ -655,7 +655,8 @@ function refuse(ids: CaseIds, index: number, what: string): { id: string; proble
 const clone = structuredClone;
 
 /**
- * Whether a case's input is copied for each of its users: a plain object or array. A primitive
+ * Whether a case's input or expected value is copied for each of its users: a plain object or
+ * array. A primitive
  * needs no copy; another object (a class instance, whose methods a copy would lose) is passed as
  * it is.
  */
@@ -666,9 +667,9 @@ function isCopied(input: unknown): input is object {
 }
 
 /**
- * A case's input for one user of it (an attempt's target, a scorer): a copy by structuredClone,
- * so that what one changes no other sees, nor the next trial, nor the stored case. A value
- * structuredClone cannot copy (one that holds a function) is passed as it is.
+ * A case's input or expected value for one user of it (an attempt's target, a scorer): a copy by
+ * structuredClone, so that what one changes no other sees, nor the next trial, nor the stored
+ * case. A value structuredClone cannot copy (one that holds a function) is passed as it is.
  */
 function inputCopy(input: unknown): unknown {
   if (!isCopied(input)) return input;
@@ -677,6 +678,14 @@ function inputCopy(input: unknown): unknown {
   } catch {
     return input;
   }
+}
+
+/** A scorer's own arguments: its copies of the case's input and expected value, where copied. */
+function scorerArgs<Output>(args: ScorerMapArgs<Output>, spec: CaseSpec): ScorerMapArgs<Output> {
+  const own = { ...args };
+  if (isCopied(spec.input)) own.input = inputCopy(spec.input);
+  if (isCopied(spec.expected)) own.expected = inputCopy(spec.expected);
+  return own;
 }
 
 /** Run one case: the target, then every scorer; failures become data on the record. */
@@ -888,11 +897,11 @@ function judgeOutput<Input, Output>(
   };
   const judgments = new Array<Judgment>(plan.count);
   let pending: Promise<void>[] | undefined;
-  // Each scorer sees the input as the case defined it, not what the target or another scorer
-  // changed (a primitive is its own copy: nothing to make).
-  const copies = isCopied(spec.input);
+  // Each scorer sees the input and expected value as the case defined them, not what the target,
+  // another scorer or an earlier trial changed (a primitive is its own copy: nothing to make).
+  const copies = isCopied(spec.input) || isCopied(spec.expected);
   for (let index = 0; index < plan.count; index++) {
-    const own = copies ? { ...args, input: inputCopy(spec.input) } : args;
+    const own = copies ? scorerArgs(args, spec) : args;
     const result = judgeScorer(plan, index, own, spec, context, deadline);
     if (result instanceof Promise) {
       if (pending === undefined) pending = [];
