@@ -8,6 +8,7 @@ import { builtFile } from "../package-files.js";
 import type { RunEntry } from "../runner/run.js";
 import type { LoadError } from "../runner/summary.js";
 import { collectEvals, EvalIds, noEvalMessage } from "./eval-exports.js";
+import { isCommonJsImport } from "./module-format.js";
 import { syntaxErrorAt } from "./syntax-error.js";
 import { TickGuard } from "./tick-guard.js";
 import { serveCommonJsTypeScript } from "./ts-commonjs.js";
@@ -247,7 +248,9 @@ function esModuleHint(said: string, path: string): string | undefined {
     )
   )
     return 'import JSON with an attribute: import data from "./data.json" with { type: "json" }';
-  if (/The requested module '(?!file:|\.|\/)[^']+' does not provide an export named/.test(said))
+  const named =
+    /The requested module '((?!file:|\.|\/)[^']+)' does not provide an export named/.exec(said);
+  if (named && isCommonJsImport(named[1]!, path))
     return 'a CommonJS package may not name its exports where an ES module can see them: import its default export (import pkg from "pkg") and use pkg.name';
   return undefined;
 }

@@ -265,6 +265,11 @@ export const typo = defineSuite<string, string>({
       "node_modules/cjs-only/package.json": '{ "name": "cjs-only", "main": "index.js" }\n',
       // Exports Node's lexer cannot see: only the default export reaches an ES module.
       "node_modules/cjs-only/index.js": 'const name = "camel";\nmodule.exports = { [name]: 1 };\n',
+      // An ES module package names its exports: a missing one is a wrong name, not CommonJS.
+      "evals/esm-name.eval.ts": 'import { snake } from "esm-only";\nexport const e = snake;\n',
+      "node_modules/esm-only/package.json":
+        '{ "name": "esm-only", "type": "module", "exports": { ".": { "import": "./index.js" } } }\n',
+      "node_modules/esm-only/index.js": "export const camel = 1;\n",
       "evals/alias.eval.ts": `${header}import { greet } from "@/helper";
 export const alias = defineSuite<string, string>({
   id: "alias",
@@ -308,6 +313,9 @@ export const alias = defineSuite<string, string>({
     expect(result.stdout).toMatch(
       /evals\/cjs\.eval\.ts: SyntaxError: The requested module 'cjs-only' does not provide an export named 'camel' .*import its default export/,
     );
+    const esm = result.stdout.split("\n").find((line) => line.includes("esm-name.eval.ts"));
+    expect(esm).toMatch(/The requested module 'esm-only' does not provide an export named 'snake'/);
+    expect(esm).not.toMatch(/CommonJS|default export/);
   });
 });
 
