@@ -1,4 +1,5 @@
 import { writeSync } from "node:fs";
+import { thrownAt } from "../errors.js";
 import { keepListener } from "../process-listeners.js";
 
 /** What {@link guardSilentExit} gives the command: how it ends once it has finished. */
@@ -20,8 +21,13 @@ export function guardSilentExit(): ExitGuard {
   let finished = false;
   const exit = process.exit;
   let called: number | undefined;
+  /** Where user code called process.exit: its first frame outside Node, niceeval and packages. */
+  let calledAt: string | undefined;
   process.exit = ((code?: number | string | null) => {
-    if (!finished) called = Number.parseInt(String(code ?? process.exitCode ?? 0), 10) || 0;
+    if (!finished) {
+      called = Number.parseInt(String(code ?? process.exitCode ?? 0), 10) || 0;
+      calledAt = thrownAt(new Error("process.exit"));
+    }
     return exit.call(process, code);
   }) as typeof process.exit;
   keepListener("exit", (code: number) => {
@@ -31,7 +37,7 @@ export function guardSilentExit(): ExitGuard {
     try {
       writeSync(
         2,
-        `niceeval: code loaded by the run called process.exit(${called ?? 0}) before the run finished; the report is incomplete and the run is failed (exit 1)\n`,
+        `niceeval: code loaded by the run called process.exit(${called ?? 0})${calledAt ? ` at ${calledAt}` : ""} before the run finished; the report is incomplete and the run is failed (exit 1)\n`,
       );
     } catch {}
     process.exitCode = 1;

@@ -153,7 +153,7 @@ describe("niceeval run (real CLI on a fixture project)", () => {
         expect(later.stderr).toMatch(
           flags.length === 0
             ? /niceeval: the eval process exited with code 0 \(process\.exit called at .*\)\) during echo\/hello/
-            : /niceeval: code loaded by the run called process\.exit\(0\) before the run finished/,
+            : /niceeval: code loaded by the run called process\.exit\(0\) at .*late\/timer\.eval\.ts:\d+:\d+\)? before the run finished/,
         );
       },
     );
@@ -294,8 +294,9 @@ export const review = app.defineScoreEval({
     try {
       const run = await runCli(["run", "--no-store", "--no-supervise"], own.dir);
       expect(run.code).toBe(1);
-      expect(run.stderr).toContain(
-        "niceeval: code loaded by the run called process.exit(3) before the run finished; the report is incomplete and the run is failed (exit 1)",
+      // Where it was called: the target's line in the eval file.
+      expect(run.stderr).toMatch(
+        /niceeval: code loaded by the run called process\.exit\(3\) at .*evals\/echo\.eval\.ts:\d+:\d+\)? before the run finished; the report is incomplete and the run is failed \(exit 1\)/,
       );
     } finally {
       await own.cleanup();
