@@ -211,6 +211,21 @@ describe("dependable judge calls", () => {
     expect(usage).toMatchObject({ calls: 0, retries: 0 });
   });
 
+  it("tries once a base URL on a port fetch refuses, and says which port and why", async () => {
+    configureJudges({ maxRetries: 3, retryBaseMs: 10 });
+    // Port 6000 is on the list of ports fetch never connects to: no request leaves this process.
+    const blocked = openAICompatibleProvider({ baseURL: "http://127.0.0.1:6000/v1" });
+    const { result, usage } = await withJudgeLedger(() =>
+      callJudge({ provider: blocked, model: "m" }, request(1)),
+    );
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.reason).toMatch(
+      /on port 6000, which fetch refuses to connect to .*another port/,
+    );
+    expect(!result.ok && result.reason).not.toMatch(/gave up after/);
+    expect(usage).toMatchObject({ calls: 1, retries: 0 });
+  });
+
   // An attempt may keep a fake clock installed while others are judged (runner/globals.ts,
   // holdGlobals): the time an endpoint stays skipped is kept on the real clock.
   it("skips an unreachable endpoint for its 30 s, marked or asked while the global Date is fake", async () => {

@@ -33,6 +33,7 @@ export async function postJson(
     });
   } catch (error) {
     if (signal.aborted) throw signal.reason ?? error;
+    if (refusedPort(error)) throw refusedPortError(url, where, error);
     // Only a connection never made says the endpoint is down (or the URL wrong); one dropped
     // after the request went is a moment's trouble, tried again like a 5xx.
     if (!neverConnected(error))
@@ -90,6 +91,24 @@ export async function postJson(
       },
     );
   }
+}
+
+/** Whether fetch refused the URL's port before connecting (one browsers block, such as 6000). */
+function refusedPort(error: unknown): boolean {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return cause instanceof Error && cause.message === "bad port";
+}
+
+/** The same URL is refused the same way every time: one try, and what to change. */
+function refusedPortError(url: string, where: string, error: unknown): JudgeCallError {
+  let port = "";
+  try {
+    port = new URL(url).port;
+  } catch {}
+  return new JudgeCallError(
+    `${where} is on port ${port || "(default)"}, which fetch refuses to connect to (a port browsers block, such as 6000 or 10080); serve the judge on another port`,
+    { retryable: false, cause: error },
+  );
 }
 
 /** Whether the answer is server-sent events rather than one body. */
