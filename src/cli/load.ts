@@ -234,7 +234,7 @@ function esModuleHint(said: string, path: string): string | undefined {
       return 'no file matches it through the "paths" or "baseUrl" of the tsconfig.json nearest the file (read as TypeScript reads them): check the pattern and the file it names, or import the file by a relative path';
     return /^[@~#]\//.test(missing[1]!)
       ? 'it reads as a tsconfig.json alias, but no tsconfig.json above the file maps it: add "paths" there (such as "@/*": ["src/*"]), or import the file by a relative path'
-      : undefined;
+      : `install it (npm install ${missing[1]}) where the file can find it, or correct the name`;
   }
   if (
     /\b(require|__dirname|__filename|module|exports) is not defined in ES module scope/.test(said)

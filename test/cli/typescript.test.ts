@@ -265,6 +265,9 @@ export const typo = defineSuite<string, string>({
       "node_modules/cjs-only/package.json": '{ "name": "cjs-only", "main": "index.js" }\n',
       // Exports Node's lexer cannot see: only the default export reaches an ES module.
       "node_modules/cjs-only/index.js": 'const name = "camel";\nmodule.exports = { [name]: 1 };\n',
+      // A package that is not installed: the message says which one to install.
+      "evals/missing-package.eval.ts":
+        'import { x } from "@acme/not-installed/sub";\nexport const m = x;\n',
       // An ES module package names its exports: a missing one is a wrong name, not CommonJS.
       "evals/esm-name.eval.ts": 'import { snake } from "esm-only";\nexport const e = snake;\n',
       "node_modules/esm-only/package.json":
@@ -312,6 +315,9 @@ export const alias = defineSuite<string, string>({
     );
     expect(result.stdout).toMatch(
       /evals\/cjs\.eval\.ts: SyntaxError: The requested module 'cjs-only' does not provide an export named 'camel' .*import its default export/,
+    );
+    expect(result.stdout).toMatch(
+      /evals\/missing-package\.eval\.ts: Cannot find package '@acme\/not-installed' imported from \S*\/evals\/missing-package\.eval\.ts \(install it \(npm install @acme\/not-installed\) where the file can find it, or correct the name\)/,
     );
     const esm = result.stdout.split("\n").find((line) => line.includes("esm-name.eval.ts"));
     expect(esm).toMatch(/The requested module 'esm-only' does not provide an export named 'snake'/);
