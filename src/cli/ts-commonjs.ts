@@ -3,12 +3,19 @@
 // here, as CommonJS, in the thread that runs them (the module hooks and the compiled cache serve
 // the ones that are imported). Without this a required `.ts` helper was read as JavaScript.
 import { readFileSync } from "node:fs";
-import Module from "node:module";
+import Module, { isBuiltin } from "node:module";
+import { resolveAlias } from "./ts-aliases.js";
 import { compileCachedSync } from "./ts-shared.js";
 
 interface CommonJsModule {
   _compile(code: string, filename: string): void;
 }
+
+type ResolveFilename = (
+  request: string,
+  parent: { filename?: string } | undefined,
+  ...rest: unknown[]
+) => string;
 
 let served = false;
 
@@ -22,4 +29,35 @@ export function serveCommonJsTypeScript(): void {
       const source = readFileSync(filename, "utf8");
       module._compile(compileCachedSync(filename, source, extension === ".tsx"), filename);
     };
+  resolveAliasesInRequire();
+}
+
+const TYPESCRIPT = /\.[mc]?tsx?$/;
+
+/**
+ * A `require` by a tsconfig.json alias (`paths`, `baseUrl`) in a TypeScript file names the file
+ * the alias maps to, before any package of that name, as the module hooks do for imports: the
+ * `import { x } from "@/lib/x"` of a `.cts` eval file compiles to such a require.
+ */
+function resolveAliasesInRequire(): void {
+  const loader = Module as unknown as { _resolveFilename: ResolveFilename };
+  const next = loader._resolveFilename;
+  loader._resolveFilename = function (request, parent, ...rest) {
+    const from = parent?.filename;
+    if (from !== undefined && TYPESCRIPT.test(from) && byName(request)) {
+      const file = resolveAlias(request, from);
+      if (file !== undefined) return file;
+    }
+    return next.call(this, request, parent, ...rest);
+  };
+}
+
+/** Whether a require names a package (or an alias): not a path, a URL, a builtin or `#import`. */
+function byName(request: string): boolean {
+  return !(
+    /^\.{0,2}\//.test(request) ||
+    /^[a-z][a-z0-9+.-]*:/i.test(request) ||
+    request.startsWith("#") ||
+    isBuiltin(request)
+  );
 }

@@ -417,6 +417,14 @@ describe("TypeScript helpers required from CommonJS (real CLI)", () => {
           'const { createScorer, defineSuite } = require("niceeval");\nconst { greet } = require("../lib/helper");',
           "exports.requires",
         ).replace("(input: string)", "(input)"),
+        // A tsconfig `paths` alias in a .cts eval file: require() did not know it ("Cannot find
+        // module '@lib/helper'"), while a .ts eval file of the same project imported it.
+        "tsconfig.json": JSON.stringify({ compilerOptions: { paths: { "@lib/*": ["./lib/*"] } } }),
+        "evals/alias.eval.cts": cjsSuite(
+          "cts-alias",
+          'import { createScorer, defineSuite } from "niceeval";\nimport { greet } from "@lib/helper";',
+          "export const alias",
+        ),
       },
       { name: "commonjs-project" },
     );
@@ -426,7 +434,7 @@ describe("TypeScript helpers required from CommonJS (real CLI)", () => {
   it("load and run, supervised and in process", async () => {
     for (const mode of [[], ["--no-supervise"]]) {
       const result = await runCli(["run", "--no-store", ...mode], project.dir);
-      expect(result.stdout, result.stderr).toMatch(/2 evals · 2 cases · 2 passed/);
+      expect(result.stdout, result.stderr).toMatch(/3 evals · 3 cases · 3 passed/);
     }
   });
 });
