@@ -13,3 +13,12 @@ export function makeFilter(text: string): (evalId: string, caseId: string) => bo
   }
   return (evalId, caseId) => evalId.includes(text) || `${evalId}/${caseId}`.includes(text);
 }
+
+/**
+ * What to say of a plain `--filter` that selected no case and reads as a regular expression
+ * (`ok.*`, `^qa`), which is matched as the text it is: how to write it as one.
+ */
+export function regexFilterHint(text: string): string | undefined {
+  if (/^\/.+\/[a-z]*$/.test(text) || !/[*+?^$|()[\]\\]/.test(text)) return undefined;
+  return `--filter matches the text as written; for a regular expression write it between slashes: --filter "/${text}/"`;
+}

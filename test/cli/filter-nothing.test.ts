@@ -38,6 +38,18 @@ describe("a --filter that selects nothing, with a real SQLite store (real CLI)",
   });
   afterAll(() => project.cleanup());
 
+  // A filter written as a regular expression without slashes (`qa.*`, as Vitest's -t takes it)
+  // is matched as text, so it selects nothing: the message says how to write it.
+  it("says how to write a filter that reads as a regular expression", async () => {
+    const regexLike = await cli(["run", "--filter", "q.*", "--no-store"]);
+    expect(regexLike.code).toBe(2);
+    expect(regexLike.stderr).toContain(
+      '--filter matches the text as written; for a regular expression write it between slashes: --filter "/q.*/"',
+    );
+    const plain = await cli(["run", "--filter", "no-such-case", "--no-store"]);
+    expect(plain.stderr).not.toContain("between slashes");
+  });
+
   it("stores no run, so latest and --baseline latest are still the run before", async () => {
     const first = await cli(["run", "--name", "kept", "--filter", "qa/"]);
     expect(first.code).toBe(0);

@@ -46,7 +46,7 @@ import {
   unknownBranch,
 } from "../baseline.js";
 import { discoverEvalFiles } from "../discover.js";
-import { makeFilter } from "../filter.js";
+import { makeFilter, regexFilterHint } from "../filter.js";
 import { emptyShardNote, filterReachSelector, filterSelectedNothing } from "../filter-reach.js";
 import { evalGates, type UnmetGate } from "../gates.js";
 import { takeGitState, withEvalFiles } from "../git-state.js";
@@ -511,6 +511,8 @@ function outcome(
     io.stderr(
       `niceeval: ${noCaseMessage(args.filter!)}. Evals found: ${run.evalIds.join(", ") || "none"}\n`,
     );
+    const hint = regexFilterHint(args.filter!);
+    if (hint !== undefined) io.stderr(`niceeval: ${hint}\n`);
     return 2;
   }
   const comparisonFailed = run.compared?.failure();
