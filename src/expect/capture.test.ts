@@ -41,6 +41,24 @@ describe("capture budgets", () => {
     }
   });
 
+  // The reason named the limit only; the author needs the match it belongs to and what to change.
+  it("say which match was over which limit and what to do", () => {
+    expect(material({ maxDepth: 2 }).evaluate(complete([[[[1]]]])).reason).toBe(
+      'capacity-limited: nesting deeper than maxDepth 2 in defineMaterialMatch("items"); raise its capture.maxDepth (at most 256) or read less',
+    );
+    const atMaximum = material({ maxItems: maxCapture.maxItems }).evaluate(
+      complete(Array.from({ length: maxCapture.maxItems + 1 }, () => 1)),
+    );
+    expect(atMaximum.reason).toBe(
+      'capacity-limited: 16385 items, over maxItems 16384 in defineMaterialMatch("items"); capture.maxItems is at its maximum: read less (select or page the items in read)',
+    );
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(material(undefined).evaluate(complete([cyclic])).reason).toBe(
+      'capacity-limited: cyclic reference in defineMaterialMatch("items"); material must be a finite tree',
+    );
+  });
+
   it("never samples: within budget every item is matched", () => {
     const result = material({ maxItems: 3 }).evaluate(complete([0, 0, 1]));
     expect(result).toMatchObject({ state: "matched", observed: { selected: 1, seen: 3 } });

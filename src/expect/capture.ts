@@ -134,6 +134,30 @@ export function overBudget(items: readonly unknown[], budget: CaptureBudget): st
   return undefined;
 }
 
+/**
+ * Why `items` exceed `budget`, as overBudget says it, naming the match (`where`) and what to do:
+ * raise the limit up to its maximum, or, at the maximum, read less.
+ */
+export function overBudgetOf(
+  items: readonly unknown[],
+  budget: CaptureBudget,
+  where: string,
+): string | undefined {
+  const reason = overBudget(items, budget);
+  if (reason === undefined) return undefined;
+  const split = reason.indexOf("; ");
+  const what = split < 0 ? reason : reason.slice(0, split);
+  return `${what} in ${where}; ${split < 0 ? budgetAdvice(reason, budget) : reason.slice(split + 2)}`;
+}
+
+function budgetAdvice(reason: string, budget: CaptureBudget): string {
+  const key = (Object.keys(maxCapture) as (keyof CaptureBudget)[]).find((k) => reason.includes(k));
+  if (key === undefined) return "read less";
+  return budget[key] < maxCapture[key]
+    ? `raise its capture.${key} (at most ${maxCapture[key]}) or read less`
+    : `capture.${key} is at its maximum: read less (select or page the items in read)`;
+}
+
 /** Exact UTF-8 size of the JSON text, only computed near the limit (the walk ruled out cycles). */
 function exactBytes(items: readonly unknown[]): number {
   try {

@@ -1,6 +1,6 @@
 import { AuthoringError } from "../errors.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
-import { type CaptureBudget, type CaptureLimits, overBudget, resolveCapture } from "./capture.js";
+import { type CaptureBudget, type CaptureLimits, overBudgetOf, resolveCapture } from "./capture.js";
 import { notACollection, readCollection, scan } from "./collection.js";
 import { describe, node } from "./result.js";
 import type {
@@ -119,7 +119,9 @@ export function defineContextMatch<Ctx, V>(
       if (fact.state !== "available") {
         return node("unavailable", name, expects, fact.reason ?? "fact unavailable", "unavailable");
       }
-      const limited = capture ? overBudget([fact.value], capture) : undefined;
+      const limited = capture
+        ? overBudgetOf([fact.value], capture, `defineContextMatch("${name}")`)
+        : undefined;
       if (limited) return node("unavailable", name, expects, limited);
       const inner = match.evaluate(fact.value);
       return node(inner.state, name, expects, inner.reason, undefined, [inner]);
@@ -157,7 +159,7 @@ export function defineMaterialMatch<Ctx, Item>(
       const result = node("unavailable", name, expects, read.reason, "unavailable");
       return { state: "unavailable", reason: read.reason, result };
     }
-    const limited = overBudget(read.items, capture);
+    const limited = overBudgetOf(read.items, capture, `defineMaterialMatch("${name}")`);
     if (limited) {
       return {
         state: "unavailable",
