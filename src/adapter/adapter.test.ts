@@ -644,6 +644,45 @@ describe("facts named as a test tool", () => {
   });
 });
 
+// A create that returns a number, a string or an array (a forgotten object literal, a returned
+// status code) ran the test with no facts, and every check judged undefined as the app's answer.
+describe("a create that returns no object of facts", () => {
+  it("errors the attempt, saying what create returned; returning nothing stays an adapter without facts", async () => {
+    for (const [returned, shown] of [
+      [200, "200 (a number)"],
+      ["ok", '"ok" (a string)'],
+      [[{ id: 1 }], "an array"],
+    ] as const) {
+      let ran = false;
+      const record = await defineAdapter({ name: "status", create: () => returned as never })
+        .defineScoreEval({
+          id: "status",
+          description: "s",
+          test() {
+            ran = true;
+          },
+        })
+        .run();
+      expect(ran).toBe(false);
+      expect(record.verdict).toBe("errored");
+      expect(record.error?.where).toBe('adapter "status"');
+      expect(record.error?.message).toBe(
+        `create returned ${shown} for eval "status", not an object of facts; return the facts as an object (e.g. { answer: { state: "available", value } }), or nothing when the adapter has no facts`,
+      );
+    }
+    const none = await defineAdapter({ name: "none", create: async () => undefined as never })
+      .defineScoreEval({
+        id: "none",
+        description: "n",
+        test(t) {
+          t.score(1, { weight: 1 });
+        },
+      })
+      .run();
+    expect(none.verdict).toBe("passed");
+  });
+});
+
 describe("assertions named as a test tool or as a fact", () => {
   it("errors the attempt instead of letting t.check replace the adapter's own, or an assertion hide a fact", async () => {
     let ran = false;

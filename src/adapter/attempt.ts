@@ -28,7 +28,7 @@ import { askCloseQA, closeQALimits } from "./close-qa.js";
 import { TestLifetime } from "./lifetime.js";
 import { wrongTypeReason } from "./missing-fact.js";
 import { overflowedScore, pointsOverflow } from "./points-overflow.js";
-import { shadowedAssertions, shadowedFacts } from "./reserved.js";
+import { notFacts, shadowedAssertions, shadowedFacts } from "./reserved.js";
 import type {
   AdapterCreateContext,
   AdapterDefinition,
@@ -311,7 +311,7 @@ async function observeAndJudge<Facts, Assertions>(
       return createFailed({ evalId, caseId: spec.id, where, started }, error, usage, trace);
     }
     const appUsage = usage.snapshot();
-    const shadowed = shadowedFacts(evalId, facts);
+    const shadowed = notFacts(evalId, facts) ?? shadowedFacts(evalId, facts);
     if (shadowed !== undefined) {
       const record = erroredRecord({
         evalId,

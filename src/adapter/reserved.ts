@@ -13,6 +13,30 @@ export const testToolNames = {
 } satisfies KnownKeys<TestTools<unknown>>;
 
 /**
+ * Why what `create` returned is no object of facts, or undefined when it is one (or nothing, for
+ * an adapter without facts): a number, a string or an array would leave every `t.<fact>` undefined.
+ * @example
+ * notFacts("status", 200);
+ * // 'create returned 200 (a number) for eval "status", not an object of facts; return …'
+ */
+export function notFacts(evalId: string, facts: unknown): string | undefined {
+  if (facts === undefined || facts === null) return undefined;
+  if (typeof facts === "object" && !Array.isArray(facts)) return undefined;
+  return (
+    `create returned ${shownReturn(facts)} for eval "${evalId}", not an object of facts; ` +
+    `return the facts as an object (e.g. { answer: { state: "available", value } }), or nothing ` +
+    "when the adapter has no facts"
+  );
+}
+
+function shownReturn(value: unknown): string {
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "function") return "a function";
+  const text = typeof value === "string" ? JSON.stringify(value) : String(value);
+  return `${text.length > 40 ? `${text.slice(0, 40)}…` : text} (a ${typeof value})`;
+}
+
+/**
  * Why the facts `create` returned cannot be the test's `t`, or undefined when they can: an own
  * key named as one of the test tools would be replaced by it (`t.elapsedMs` is niceeval's timing,
  * not the application's), so a gate on it would judge the wrong number.
