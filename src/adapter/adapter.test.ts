@@ -538,6 +538,31 @@ describe("create failures", () => {
     }
   });
 
+  // A test(t) that awaited something that never came was stopped only by the last-resort limit
+  // (the timeout + 1 s), as a crash whose message said to set --timeout, and lost its checks.
+  it("stops a test that does not end at the attempt's limit, keeping the checks it made", async () => {
+    const app = defineAdapter({
+      name: "waits",
+      create: () => ({ answer: { state: "available", value: 1 } as const }),
+    });
+    const record = await app
+      .defineScoreEval({
+        description: "waits",
+        timeoutMs: 30,
+        async test(t) {
+          t.check(t.answer, equals(1)).score(1).label("before");
+          await new Promise(() => {});
+        },
+      })
+      .run();
+    expect(record.verdict).toBe("errored");
+    expect(record.error).toMatchObject({
+      where: 'test of eval "waits.waits"',
+      message: expect.stringMatching(/^test timed out after 30 ms; raise /),
+    });
+    expect(record.judgments.map((j) => [j.label, j.state])).toEqual([["before", "matched"]]);
+  });
+
   it("lets run() options override the eval's timeout", async () => {
     const slow = defineAdapter({
       name: "slow2",

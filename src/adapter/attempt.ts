@@ -330,7 +330,7 @@ async function observeAndJudge<Facts, Assertions>(
       facts,
       appUsage,
       elapsedMs: realNow() - started,
-      signal: deadline.signal,
+      deadline,
     });
     const judgments = await settle(made, deadline);
     const judge = emptyJudgeUsage();
@@ -394,7 +394,7 @@ async function runTest<Facts, Assertions>(
   setup: AttemptSetup<Facts, Assertions>,
   spec: CaseSpec,
   context: AttemptContext,
-  at: { facts: Facts; appUsage: AppUsage; elapsedMs: number; signal: AbortSignal },
+  at: { facts: Facts; appUsage: AppUsage; elapsedMs: number; deadline: Deadline },
 ): Promise<{
   made: Assertion[];
   failure?: Failure;
@@ -407,7 +407,7 @@ async function runTest<Facts, Assertions>(
   const judgeFor = () => definition.judge ?? resolveCloseQAJudge();
   try {
     const via = { method: undefined as string | undefined };
-    const tools = assertionTools(at.facts, made, rules, judgeFor, at.signal, via);
+    const tools = assertionTools(at.facts, made, rules, judgeFor, at.deadline.signal, via);
     const own = adapter.assertions ? attributed(adapter.assertions(tools), via) : undefined;
     const clash = shadowedAssertions(adapter.name, own, at.facts);
     if (clash !== undefined)
@@ -422,7 +422,13 @@ async function runTest<Facts, Assertions>(
       skip,
     }) as TestContext<Facts, Assertions>;
     const pending = definition.test(t);
-    if (pending && typeof (pending as Promise<void>).then === "function") await pending;
+    if (pending && typeof (pending as Promise<void>).then === "function")
+      await at.deadline.race(
+        () => pending,
+        () => {
+          throw at.deadline.timeoutError("test");
+        },
+      );
     return { made };
   } catch (error) {
     if (error instanceof SkipSignal) return { made, skipped: error.reason };
