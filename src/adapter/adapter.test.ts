@@ -671,6 +671,34 @@ describe("facts named as a test tool", () => {
 
 // A create that returns a number, a string or an array (a forgotten object literal, a returned
 // status code) ran the test with no facts, and every check judged undefined as the app's answer.
+// A fact whose state is misspelt ("availble") was compared as a plain object: equals(1) gave a
+// mismatch, a zero for the app, although the app's answer was never judged.
+describe("evidence whose state niceeval does not read", () => {
+  it("errors the check, naming the state, instead of judging the wrapper as the value", async () => {
+    const record = await defineAdapter({
+      name: "typo",
+      create: () => ({ f: { state: "availble", value: 1 } as never, order: { state: "shipped" } }),
+    })
+      .defineScoreEval({
+        id: "typo",
+        description: "t",
+        test(t) {
+          t.check(t.f, equals(1)).score(1).label("typo");
+          t.check(t.order, equals({ state: "shipped" }))
+            .score(1)
+            .label("own state");
+        },
+      })
+      .run();
+    const [typo, own] = record.judgments;
+    expect(typo).toMatchObject({ state: "errored" });
+    expect(typo?.reason).toBe(
+      'observed {"state":"availble","value":1}, whose state "availble" is none niceeval reads (a fact\'s "available" or "unavailable", a collection\'s "complete", "partial" or "unavailable"); fix the state the adapter gives (the app\'s answer was not judged)',
+    );
+    expect(own).toMatchObject({ state: "matched" });
+  });
+});
+
 describe("a create that returns no object of facts", () => {
   it("errors the attempt, saying what create returned; returning nothing stays an adapter without facts", async () => {
     for (const [returned, shown] of [

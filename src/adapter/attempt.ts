@@ -26,7 +26,7 @@ import { thrownStack } from "../thrown-stack.js";
 import { Assertion, type AssertionRules, type Outcome } from "./assertion.js";
 import { askCloseQA, closeQALimits } from "./close-qa.js";
 import { TestLifetime } from "./lifetime.js";
-import { wrongTypeReason } from "./missing-fact.js";
+import { unreadEvidence, wrongTypeReason } from "./missing-fact.js";
 import { overflowedScore, pointsOverflow } from "./points-overflow.js";
 import { notFacts, shadowedAssertions, shadowedFacts } from "./reserved.js";
 import type {
@@ -145,8 +145,11 @@ function assertionTools<Facts>(
       );
     }
     let outcome: Outcome;
+    const unread = unreadEvidence(args[0]);
     try {
-      outcome = fromMatch(matchValue(args[0], match), { value: args[0] });
+      outcome = unread
+        ? { state: "errored", value: null, reason: unread }
+        : fromMatch(matchValue(args[0], match), { value: args[0] });
     } catch (error) {
       // By its name: its `expects` (the judgment's label) says what it wanted, not which one threw.
       outcome = crashed(`matcher "${match.name}"`, error);
