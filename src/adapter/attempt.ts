@@ -108,6 +108,24 @@ function matchValue(value: unknown, anyMatch: AnyMatch): MatchResult {
   return match.evaluate(value);
 }
 
+/** `check(match)`: a context or material match evaluated over the facts, or an AuthoringError. */
+function contextCheck<Facts>(
+  checked: ContextCheck<Facts> | undefined,
+  facts: Facts,
+  rules: AssertionRules,
+): { name: string; outcome: Outcome } {
+  if (checked?.kind !== "context-match" && checked?.kind !== "material-match") {
+    throw new AuthoringError(
+      `check(match) in eval "${rules.evalId}": expected a match from defineContextMatch or defineMaterialMatch; to check a value, call check(value, match)`,
+    );
+  }
+  try {
+    return { name: checked.name, outcome: fromMatch(checked.evaluate(facts)) };
+  } catch (error) {
+    return { name: checked.name, outcome: crashed(`check "${checked.name}"`, error) };
+  }
+}
+
 /** Build the attempt's assertion tools; every assertion made is pushed onto `made`. */
 function assertionTools<Facts>(
   facts: Facts,
@@ -124,19 +142,12 @@ function assertionTools<Facts>(
   const check = ((...args: unknown[]) => {
     rules.lifetime.assertRunning(`${via.method ?? "t.check"}(...)`, check);
     if (args.length === 1) {
-      const checked = args[0] as ContextCheck<Facts> | undefined;
-      if (checked?.kind !== "context-match" && checked?.kind !== "material-match") {
-        throw new AuthoringError(
-          `check(match) in eval "${rules.evalId}": expected a match from defineContextMatch or defineMaterialMatch; to check a value, call check(value, match)`,
-        );
-      }
-      let outcome: Outcome;
-      try {
-        outcome = fromMatch(checked.evaluate(facts));
-      } catch (error) {
-        outcome = crashed(`check "${checked.name}"`, error);
-      }
-      return add(new Assertion(via.method ?? "t.check", checked.name, "condition", outcome, rules));
+      const { name, outcome } = contextCheck(
+        args[0] as ContextCheck<Facts> | undefined,
+        facts,
+        rules,
+      );
+      return add(new Assertion(via.method ?? "t.check", name, "condition", outcome, rules));
     }
     const match = args[1] as AnyMatch | undefined;
     if (match?.kind !== "match") {
