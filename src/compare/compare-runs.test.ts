@@ -777,6 +777,25 @@ describe("compareRuns", () => {
     });
   });
 
+  it("says, when nothing is in common, that a run's eval file failed to load and where to read why", async () => {
+    const store = await storeWith(
+      { base: [{ caseId: "a" }], head: [] },
+      {},
+      {},
+      { head: { loadErrors: [{ file: "evals/qa.eval.ts", message: "Cannot find package 'x'" }] } },
+    );
+    const error = await compareRuns(store, "base", "head").catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "COMPARE_NOTHING_IN_COMMON" });
+    expect((error as Error).message).toContain(
+      "The head run had 1 file failed to load, so the evals in it ran no case (`niceeval show head` says why). Compare two runs",
+    );
+    // Runs that loaded every file are told nothing of it.
+    const plain = await storeWith({ base: [{ caseId: "a" }], head: [{ caseId: "b" }] });
+    const message = ((await compareRuns(plain, "base", "head").catch((e: unknown) => e)) as Error)
+      .message;
+    expect(message).not.toContain("failed to load");
+  });
+
   it("throws a coded error when nothing is in common or a run is missing", async () => {
     const store = await storeWith({ base: [{ caseId: "a" }], head: [{ caseId: "b" }] });
     const error = await compareRuns(store, "base", "head").catch((e: unknown) => e);

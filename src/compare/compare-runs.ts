@@ -4,6 +4,7 @@ import { givenText } from "../eval/timeout.js";
 import { modelList } from "../judge/judge-models.js";
 import { plural } from "../plural.js";
 import type { UnreadCases } from "../runner/events.js";
+import { loadTroubles } from "../runner/load-troubles.js";
 import { formatShard } from "../shard/shard.js";
 import { pairedDifference } from "../stats/paired.js";
 import {
@@ -166,7 +167,7 @@ export async function compareRuns(
       "COMPARE_NOTHING_IN_COMMON",
       `runs ${runLabel(baseRun)} (${describe(baseCases)}) and ${runLabel(headRun)} (${describe(headCases)}) have no case in common` +
         ` (matched by eval id and case id${common.length > 0 ? ", excluding cases whose every trial was skipped" : ""}).` +
-        ` ${nothingInCommonAdvice(baseRun, headRun)}`,
+        ` ${unloadedNote(baseRun, headRun)}${nothingInCommonAdvice(baseRun, headRun)}`,
     );
   }
 
@@ -764,6 +765,25 @@ function comparability(base: StoredRun, head: StoredRun): ComparabilityWarning[]
  * What to compare instead of two runs that share no case: when they are other shards, whole runs
  * (each one's merged run) or the same shard of two runs.
  */
+/**
+ * Why a run may hold no case: eval files of it that failed to load ran none, said with where to
+ * read the error; nothing when both loaded every file.
+ */
+function unloadedNote(base: StoredRun, head: StoredRun): string {
+  const notes: string[] = [];
+  for (const [which, run] of [
+    ["base", base],
+    ["head", head],
+  ] as const) {
+    const { files } = loadTroubles(run.loadErrors ?? []);
+    if (files > 0)
+      notes.push(
+        `The ${which} run had ${plural(files, "file")} failed to load, so the evals in it ran no case (\`niceeval show ${run.name ?? run.runId.slice(0, 8)}\` says why). `,
+      );
+  }
+  return notes.join("");
+}
+
 function nothingInCommonAdvice(base: StoredRun, head: StoredRun): string {
   if (!base.shard && !head.shard)
     return "Compare two runs of the same evals, or check the run ids with `niceeval runs`.";
