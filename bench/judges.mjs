@@ -169,6 +169,9 @@ async function judgeAll(count) {
 async function oneRun(rate, count, scenario) {
   const server = await startServer(rate, scenario);
   const cacheDir = await mkdtemp(join(tmpdir(), "niceeval-bench-judges-"));
+  // Put back as it was once the run is done: the sections after this one start CLI processes,
+  // which would inherit a judge named by the environment.
+  const before = process.env.NICEEVAL_JUDGE_BASE_URL;
   process.env.NICEEVAL_JUDGE_BASE_URL = `http://127.0.0.1:${server.port}/v1`;
   configureJudges({ cacheDir }); // every other judge setting stays at its default
   const trace = process.env.BENCH_JUDGES_TRACE ? startTrace(server) : undefined;
@@ -188,6 +191,8 @@ async function oneRun(rate, count, scenario) {
   } finally {
     clearInterval(trace);
     server.close();
+    if (before === undefined) delete process.env.NICEEVAL_JUDGE_BASE_URL;
+    else process.env.NICEEVAL_JUDGE_BASE_URL = before;
   }
 }
 

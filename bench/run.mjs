@@ -7,6 +7,15 @@ import { benchCliSuite } from "./cli-suite.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes("--quick");
+// Figures are taken without a judge named by the environment (a key in the shell starts judge
+// tracking in runs whose scorers could call one); a section that needs one sets its own.
+for (const name of [
+  "NICEEVAL_JUDGE_MODEL",
+  "NICEEVAL_JUDGE_BASE_URL",
+  "ANTHROPIC_API_KEY",
+  "OPENAI_API_KEY",
+])
+  delete process.env[name];
 console.log(
   `machine: ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
 );

@@ -2,6 +2,7 @@ import { AuthoringError } from "../errors.js";
 import { type CaseSpec, EVAL_BRAND } from "../eval/runnable.js";
 import { checkTimeoutMs, checkWholeNumber, DEFAULT_CASE_TIMEOUT_MS } from "../eval/timeout.js";
 import { judgeModelsOf } from "../judge/judge-models.js";
+import { noteUserScoring } from "../judge/ledger.js";
 import { refuseUnknownKeys } from "../known-keys.js";
 import { checkRunId } from "../run-fields.js";
 import { abortGrace, DEFAULT_ABORT_GRACE_MS } from "../runner/abort-grace.js";
@@ -83,6 +84,8 @@ export function defineAdapter<
     checkWholeNumber(`${where}: \`trials\``, evalDefinition.trials, 1, Number.MAX_SAFE_INTEGER);
     const id = evalIdFor(definition.name, evalDefinition.description, evalDefinition.id);
     if (id === "") throw new AuthoringError(`${where}: the eval id is empty; pass \`id\``);
+    // Its test may ask a judge named only by the environment (t.closeQA).
+    noteUserScoring();
     const setup: AttemptSetup<Facts, Assertions> = {
       evalId: id,
       adapter: definition,

@@ -1,7 +1,12 @@
 import { realNow } from "../clock.js";
 import { AuthoringError, DefinitionError, errorMessage, thrownWhere } from "../errors.js";
 import { judgeModelsOf, sortedModels, withJudgeModels } from "../judge/judge-models.js";
-import { judgeLedgersOpen, judgeWaitsHere, withJudgeLedger } from "../judge/ledger.js";
+import {
+  judgeLedgersOpen,
+  judgeWaitsHere,
+  noteScorerDriver,
+  withJudgeLedger,
+} from "../judge/ledger.js";
 import { isJudgeUnavailable } from "../judge/unavailable.js";
 import { judgeWaitText } from "../judge/waiting.js";
 import { type KnownKeys, refuseUnknownKeys, unknownKeysMessage } from "../known-keys.js";
@@ -144,6 +149,8 @@ export function bindScorer<Output, ScorerInput>(
       `${where}: \`mapInput\` must be a function from { output, expected, input, … } to the input of tool "${binding.tool.id}", got ${describeGiven(binding.mapInput)}`,
     );
   const candidates = [binding.driver];
+  // A driver of the user's may call a judge by a model name (see noteUserScoring).
+  noteScorerDriver(binding.driver);
   const bound: BoundScorer<Output> = {
     kind: "bound-scorer" as const,
     id: binding.id,

@@ -64,3 +64,44 @@ console.log(JSON.stringify({ storage: state().storage !== undefined }));
 `);
   expect(result).toEqual({ storage: true });
 });
+
+const scorers = fileURLToPath(new URL("../../dist/scorers/index.js", import.meta.url));
+
+it("a judge named by the environment does not start the ledgers of a run whose scorers are niceeval's deterministic tools", () => {
+  // A developer's shell holds OPENAI_API_KEY: the run must not pay for judge tracking it cannot use.
+  const result = inFreshProcess(`
+process.env.OPENAI_API_KEY = "sk-in-the-shell";
+process.env.NICEEVAL_JUDGE_MODEL = "openai/gpt-4.1-mini";
+const n = await import(${JSON.stringify(dist)});
+const s = await import(${JSON.stringify(scorers)});
+const state = () => globalThis[Symbol.for("niceeval.judge.ledger-state")];
+const suite = n.defineSuite({
+  id: "deterministic",
+  cases: Array.from({ length: 200 }, (_, i) => ({ id: "c" + i, input: i, expected: "answer-" + i })),
+  target: async (i) => "answer-" + i,
+  scorers: [
+    n.bindScorer({ id: "exact", tool: s.exactMatchTool, driver: s.evalScorersProvider, mapInput: ({ output, expected }) => ({ actual: output, expected }) }),
+    n.bindScorer({ id: "style", tool: s.textStatsTool, driver: s.styleScorersProvider, mapInput: ({ output }) => ({ text: output }) }),
+  ],
+});
+await new Promise((resolve) => setTimeout(resolve, 1100)); // past the once-a-second read of the environment
+const report = await n.runEval(suite);
+console.log(JSON.stringify({ judged: report.passedCount + report.failedCount, storage: state().storage !== undefined }));
+`);
+  expect(result).toEqual({ judged: 200, storage: false });
+});
+
+it("a judge named by the environment starts the ledgers once a score eval's test could ask it", () => {
+  const result = inFreshProcess(`
+process.env.OPENAI_API_KEY = "sk-in-the-shell";
+const n = await import(${JSON.stringify(dist)});
+const state = () => globalThis[Symbol.for("niceeval.judge.ledger-state")];
+const before = await n.withJudgeLedger(async () => state().storage !== undefined);
+const app = n.defineAdapter({ name: "app", create: async () => ({ reply: "hi" }) });
+app.defineScoreEval({ description: "replies", test: async () => {} });
+await new Promise((resolve) => setTimeout(resolve, 1100));
+const after = await n.withJudgeLedger(async () => state().storage !== undefined);
+console.log(JSON.stringify({ before: before.result, after: after.result }));
+`);
+  expect(result).toEqual({ before: false, after: true });
+});

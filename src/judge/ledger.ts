@@ -9,11 +9,18 @@ import { judgeEnvironment } from "./environment.js";
  * per judgment) so usage lands on the right record without threading it through every call.
  *
  * The ledgers are an AsyncLocalStorage, and on Node 20 one use of it tracks every promise of
- * the process (18% of a 100,000-case run). So it is built only once a judge call is possible:
- * something that can call a judge was built (a provider, a judge from a model, a closeQA judge,
- * a judged scorer's driver, a registered provider, a resolved model string), or the environment
- * names a judge (read at most once a second). Until then a ledger is a plain counter that no call
- * can reach. Once possible, always possible.
+ * the process (18% of a 100,000-case run; with every attempt's ledger open, the eval process of
+ * that run took 2.5 times the CPU). So it is built only once a judge call is possible: something
+ * that can call a judge was built (a provider, a judge from a model, a closeQA judge, a judged
+ * scorer's driver, a registered provider, a resolved model string), or the environment names a
+ * judge (read at most once a second) and scoring code of the user's was defined that could call
+ * it by a model name resolved only then ({@link noteUserScoring}). A run whose scorers are all
+ * niceeval's deterministic tools keeps no ledgers whatever keys the environment holds (a
+ * developer's shell has OPENAI_API_KEY), nor does the CLI of a supervised run, which loads no
+ * eval file. Until then a ledger is a plain counter that no call can reach. Once possible, always
+ * possible. (A target that calls niceeval's judges by model name, an odd thing for the app under
+ * test to do, starts the ledgers with its first call: attempts already running then keep that
+ * call's usage only when one of them runs alone.)
  */
 /**
  * What an attempt's judge calls find without it being passed to them: the ledgers open around
@@ -52,6 +59,8 @@ const state = processWide("judge.ledger-state", () => ({
   // Start at the count that reads the clock, so the first ask reads the environment.
   asksSinceClock: 63,
   untracked: new Set<JudgeUsage>(),
+  /** Scoring code of the user's was defined (see noteUserScoring). */
+  userScoring: false,
 }));
 
 const JUDGE_ENVIRONMENT = [
@@ -66,9 +75,35 @@ export function markJudgePossible(): void {
   state.possible = true;
 }
 
+/**
+ * Say that scoring code of the user's was defined: a createScorer callback, a scoring function
+ * given to evaluate or wrapScorer, a score eval's test, a driver niceeval does not ship. Such code
+ * may call a judge by a model name that is resolved only when called, so from now on a judge the
+ * environment names makes judge calls possible. Until it is defined the environment is not read.
+ */
+export function noteUserScoring(): void {
+  state.userScoring = true;
+}
+
+/** Drivers that never call a judge: niceeval's deterministic providers. */
+const judgeFree = new WeakSet<object>();
+
+/** Declare a driver that never calls a judge; returns it. */
+export function declareJudgeFree<Driver extends object>(driver: Driver): Driver {
+  judgeFree.add(driver);
+  return driver;
+}
+
+/** A scorer bound to `driver` was defined: user scoring code unless the driver is judge-free. */
+export function noteScorerDriver(driver: object): void {
+  if (!judgeFree.has(driver)) noteUserScoring();
+}
+
 function ledgers(): AsyncLocalStorage<LedgerScope> | undefined {
   if (state.storage) return state.storage;
   if (!state.possible) {
+    // No scoring code that could call a judge by name: the environment cannot make one possible.
+    if (!state.userScoring) return undefined;
     // The clock itself is read once per 64 asks: a run asks once per scorer and attempt, and
     // reading it each time cost 3 % of a deterministic run's eval process.
     if (++state.asksSinceClock < 64) return undefined;

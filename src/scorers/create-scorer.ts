@@ -4,6 +4,7 @@ import type { JudgeChatRequest } from "../judge/chat.js";
 import { type JudgeSettings, judgeSettings } from "../judge/config.js";
 import { judgeFromModel } from "../judge/judge-from-model.js";
 import { withJudgeModels } from "../judge/judge-models.js";
+import { noteUserScoring } from "../judge/ledger.js";
 import { type ResolvedJudge, resolveJudge } from "../judge/resolve.js";
 import type { JudgeFn } from "../judge/types.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
@@ -194,6 +195,8 @@ export function createScorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Ex
   const defaultContext = runtimeContext();
   const first = build(defaultContext);
   const name = checkConfig(first, undefined, factory !== undefined);
+  // Its callback may call a judge by a model name resolved only then.
+  noteUserScoring();
   const resolved = new WeakMap<AbortSignal, Config>([[defaultContext.signal, first]]);
   const resolve = (context: RuntimeContext): Config => {
     let found = resolved.get(context.signal);

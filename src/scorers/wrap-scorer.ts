@@ -1,5 +1,6 @@
 import { AuthoringError } from "../errors.js";
 import { judgeModelsOf, withJudgeModels } from "../judge/judge-models.js";
+import { noteUserScoring } from "../judge/ledger.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import {
   type Extra,
@@ -126,6 +127,8 @@ export function wrapScorer(
     }
   }
   const { output: mapOutput, expected: mapExpected } = options;
+  // A scoring function of the user's may call a judge by a model name resolved only then.
+  noteUserScoring();
   const mapped = (args: ScorerArgs<unknown, unknown>): ScorerArgs<unknown, unknown> => ({
     ...args,
     output: mapOutput ? mapOutput(args.output) : args.output,

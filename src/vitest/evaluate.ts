@@ -5,6 +5,7 @@ import type { CaseSpec } from "../eval/runnable.js";
 import type { BoundScorer } from "../eval/suite.js";
 import { checkTimeoutMs } from "../eval/timeout.js";
 import { suiteUnderTest, testFailure, withFramesOf } from "../eval/to-vitest.js";
+import { noteUserScoring } from "../judge/ledger.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { isScorer, type NamedScorer, type TakesExpected } from "../scorers/create-scorer.js";
 import { AGGREGATIONS, type Aggregation } from "./aggregate.js";
@@ -108,6 +109,8 @@ export function evaluate<Item extends DataItem, Output>(
   const threshold = options.threshold ?? 1;
   validateOptions(name, options, aggregation, threshold);
   assertInsideVitest(name);
+  // Its scoring functions may call a judge by a model name resolved only then.
+  noteUserScoring();
   const extras = new Map<string, Record<string, unknown>>();
   const suite = suiteUnderTest<unknown, Output>(
     {

@@ -1,3 +1,4 @@
+import { declareJudgeFree } from "../../judge/ledger.js";
 import { noteShippedDriver } from "../../tool/shipped-driver.js";
 import { defineDriver } from "../../tool/tool.js";
 import { lexiconHitRateImpl } from "../style/lexicon-hit-rate.js";
@@ -16,16 +17,18 @@ import { regexMatchImpl } from "./regex-match.js";
  * await runTool({ tool: exactMatchTool, candidates: [evalScorersProvider], input: { actual: "hello", expected: "hello" } });
  * // → { value: 1, passed: true, label: "exact-match", rationale: "actual equals expected" }
  */
-export const evalScorersProvider = defineDriver({
-  id: "niceeval.eval-scorers",
-  implementations: [
-    exactMatchImpl,
-    regexMatchImpl,
-    jsonSchemaValidImpl,
-    latencyBudgetImpl,
-    textStatsImpl,
-    lexiconHitRateImpl,
-  ],
-});
+export const evalScorersProvider = declareJudgeFree(
+  defineDriver({
+    id: "niceeval.eval-scorers",
+    implementations: [
+      exactMatchImpl,
+      regexMatchImpl,
+      jsonSchemaValidImpl,
+      latencyBudgetImpl,
+      textStatsImpl,
+      lexiconHitRateImpl,
+    ],
+  }),
+);
 for (const implementation of evalScorersProvider.implementations.values())
   noteShippedDriver(implementation.tool, "evalScorersProvider");
