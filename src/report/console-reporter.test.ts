@@ -1,6 +1,6 @@
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { type AttemptRecord, emptyJudgeUsage, type Judgment } from "../eval/record.js";
 import { EvalAccumulator } from "../runner/stats.js";
 import { consoleReporter } from "./console-reporter.js";
@@ -135,6 +135,29 @@ describe("consoleReporter", () => {
         "",
       ].join("\n"),
     );
+  });
+
+  it("counts the progress line's cases in words: 1 case, 2 cases", () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const dir = tempDir();
+    const fd = openSync(join(dir, "out.txt"), "w");
+    try {
+      const reporter = consoleReporter({ fd, progress: true });
+      reporter.onProgress?.(1);
+      // At most one line per 100 ms: the next one shows once that time has passed.
+      vi.useFakeTimers({ now: Date.now() + 1000, toFake: ["Date"] });
+      reporter.onProgress?.(2);
+    } finally {
+      vi.useRealTimers();
+      spy.mockRestore();
+      closeSync(fd);
+    }
+    const lines = written.map((text) => text.replace(/^\r\u001b\[2K/, ""));
+    expect(lines).toEqual(["running… 1 case done", "running… 2 cases done"]);
   });
 
   it("says on an attempt errored by a gate without evidence which gate it was", async () => {

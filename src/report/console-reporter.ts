@@ -136,7 +136,7 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       if (now - lastProgress < 100) return;
       lastProgress = now;
       out.flush();
-      process.stderr.write(`\r\u001b[2K${c.dim(`running… ${done} cases done`)}`);
+      process.stderr.write(`\r\u001b[2K${c.dim(`running… ${plural(done, "case")} done`)}`);
       progressShown = true;
     },
     onRunFinished(summary: RunSummary) {
