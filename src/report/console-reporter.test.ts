@@ -156,7 +156,9 @@ describe("consoleReporter", () => {
       spy.mockRestore();
       closeSync(fd);
     }
-    const lines = written.map((text) => text.replace(/^\r\u001b\[2K/, ""));
+    // Each line first returns the cursor and clears the line.
+    const clear = "\r\u001b[2K";
+    const lines = written.map((text) => (text.startsWith(clear) ? text.slice(clear.length) : text));
     expect(lines).toEqual(["running… 1 case done", "running… 2 cases done"]);
   });
 
