@@ -162,6 +162,25 @@ describe("consoleReporter", () => {
     expect(lines).toEqual(["running… 1 case done", "running… 2 cases done"]);
   });
 
+  it("counts attempts on the progress line once an eval runs trials, as the summary does", () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const fd = openSync(join(tempDir(), "out.txt"), "w");
+    try {
+      const reporter = consoleReporter({ fd, progress: true });
+      reporter.onRunStart?.({ runId: "r", evals: 1, files: 1, concurrency: 8, trials: 3 });
+      reporter.onEvalStart?.({ evalId: "e", style: "suite", trials: 3 });
+      reporter.onProgress?.(3);
+    } finally {
+      spy.mockRestore();
+      closeSync(fd);
+    }
+    expect(written.at(-1)).toContain("running… 3 attempts done");
+  });
+
   it("says on an attempt errored by a gate without evidence which gate it was", async () => {
     const file = join(tempDir(), "why.txt");
     const fd = openSync(file, "w");

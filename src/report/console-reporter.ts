@@ -136,7 +136,9 @@ export function consoleReporter(options: ConsoleReporterOptions = {}): Reporter 
       if (now - lastProgress < 100) return;
       lastProgress = now;
       out.flush();
-      process.stderr.write(`\r\u001b[2K${c.dim(`running… ${plural(done, "case")} done`)}`);
+      // With trials, each trial of a case is one attempt done, as the summary counts them.
+      const noun = anyTrials ? "attempt" : "case";
+      process.stderr.write(`\r\u001b[2K${c.dim(`running… ${plural(done, noun)} done`)}`);
       progressShown = true;
     },
     onRunFinished(summary: RunSummary) {
