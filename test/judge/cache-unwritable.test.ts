@@ -1,22 +1,21 @@
 // A judge cache folder that cannot be written (a file stands where it goes): the judgments stand,
 // and the run says once that nothing was cached and what to do, instead of paying for every
 // judge call again on each run without a word. Through the real CLI.
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLlmServer, fake, startFakeLlmServer } from "../support/fake-llm-server.js";
-import { type FixtureProject, makeProject, repoRoot, runCli } from "../support/project.js";
+import { type FixtureProject, projectOfRepoFiles, runCli } from "../support/project.js";
 
 describe("a judge cache that cannot be written", () => {
   let project: FixtureProject;
   let server: FakeLlmServer;
 
   beforeAll(async () => {
-    const read = (path: string) => readFile(join(repoRoot, path), "utf8");
-    project = await makeProject({
-      "examples/agent/agent.ts": await read("examples/agent/agent.ts"),
-      "examples/judged/judged.eval.ts": await read("examples/judged/judged.eval.ts"),
-    });
+    project = await projectOfRepoFiles([
+      "examples/agent/agent.ts",
+      "examples/judged/judged.eval.ts",
+    ]);
     server = await startFakeLlmServer({
       respond: (request) => {
         const name =

@@ -38,17 +38,19 @@ export async function isolateJudges(): Promise<{ cacheDir: string; cleanup: () =
 /**
  * Each test of the file against a fresh fake LLM server on loopback, its judges isolated
  * ({@link isolateJudges}): judges call its OpenAI-compatible endpoint (`NICEEVAL_JUDGE_BASE_URL`),
- * or with "anthropic" its Messages endpoint (`ANTHROPIC_BASE_URL`, with a key). Returns the
- * current test's server.
+ * or with "anthropic" its Messages endpoint (`ANTHROPIC_BASE_URL`, with a key); with "none",
+ * no variable names it (the test gives judges its URLs itself). Returns the current test's server.
  */
-export function fakeJudgeServer(protocol: "openai" | "anthropic" = "openai"): () => FakeLlmServer {
+export function fakeJudgeServer(
+  protocol: "openai" | "anthropic" | "none" = "openai",
+): () => FakeLlmServer {
   let server: FakeLlmServer | undefined;
   let env: Awaited<ReturnType<typeof isolateJudges>> | undefined;
   beforeEach(async () => {
     env = await isolateJudges();
     server = await startFakeLlmServer();
     if (protocol === "openai") process.env.NICEEVAL_JUDGE_BASE_URL = server.openaiBaseURL;
-    else {
+    else if (protocol === "anthropic") {
       process.env.ANTHROPIC_API_KEY = "k";
       process.env.ANTHROPIC_BASE_URL = server.anthropicBaseURL;
     }

@@ -1,10 +1,6 @@
-// The judge-backed example, run through the real CLI: unavailable offline, fully scored with a
-// judge configured (a loopback OpenAI-compatible server), and answered from the cache next time.
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLlmServer, fake, startFakeLlmServer } from "../support/fake-llm-server.js";
-import { type FixtureProject, makeProject, repoRoot, runCli } from "../support/project.js";
+import { type FixtureProject, projectOfRepoFiles, runCli } from "../support/project.js";
 
 const schemaName = (body: Record<string, unknown>) =>
   (body.response_format as { json_schema?: { name?: string } } | undefined)?.json_schema?.name ??
@@ -15,11 +11,10 @@ describe("examples/judged through the CLI", () => {
   let server: FakeLlmServer;
 
   beforeAll(async () => {
-    const read = (path: string) => readFile(join(repoRoot, path), "utf8");
-    project = await makeProject({
-      "examples/agent/agent.ts": await read("examples/agent/agent.ts"),
-      "examples/judged/judged.eval.ts": await read("examples/judged/judged.eval.ts"),
-    });
+    project = await projectOfRepoFiles([
+      "examples/agent/agent.ts",
+      "examples/judged/judged.eval.ts",
+    ]);
     server = await startFakeLlmServer({
       respond: (request) => {
         const name = schemaName(request.body);

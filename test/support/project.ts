@@ -11,6 +11,13 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../.."
 /** The built CLI. */
 export const cliPath = join(repoRoot, "dist/cli/bin.js");
 
+/** A project holding these files of this repository, at the same paths (the bundled examples). */
+export async function projectOfRepoFiles(paths: readonly string[]): Promise<FixtureProject> {
+  const files: Record<string, string> = {};
+  for (const path of paths) files[path] = await readFile(join(repoRoot, path), "utf8");
+  return makeProject(files);
+}
+
 /** A throwaway project in a temp dir whose `niceeval` import resolves to this repository. */
 export interface FixtureProject {
   dir: string;
