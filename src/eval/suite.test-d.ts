@@ -95,6 +95,20 @@ defineSuite<string, Reply>({
     }),
   ],
 });
+// An async mapInput is held to the same: its promise must give everything the tool requires.
+bindScorer({
+  id: "async-inferred",
+  tool: exactMatchTool,
+  driver: evalScorersProvider,
+  // @ts-expect-error `expected` is required by eval.exact-match
+  mapInput: async () => ({ actual: "a" }),
+});
+bindScorer({
+  id: "async-fits",
+  tool: exactMatchTool,
+  driver: evalScorersProvider,
+  mapInput: async () => ({ actual: "a", expected: "a" }),
+});
 // What the tool takes fits, its optional fields given, left out or explicitly undefined.
 declare const flags: string | undefined;
 defineSuite<string, Reply>({

@@ -22,6 +22,67 @@ import { bindScorer, CaseIds, defineSuite } from "./suite.js";
 const ran = createScorer({ name: "ran", score: () => ({ score: 1 }) });
 
 describe("defineSuite", () => {
+  it("awaits a mapInput that returns a promise, and errors its scorer alone when it rejects", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const suite = defineSuite<string, string>({
+      id: "async-map",
+      cases: [
+        { id: "same", input: "a", expected: "a" },
+        { id: "other", input: "b", expected: "a" },
+      ],
+      target: (input) => input,
+      scorers: [
+        bindScorer<string, { actual: string; expected: string }>({
+          id: "later",
+          tool: exactMatchTool,
+          driver: evalScorersProvider,
+          mapInput: async ({ output, expected }) => {
+            await settle(5);
+            return { actual: output, expected: String(expected) };
+          },
+        }),
+        bindScorer<string, { actual: string; expected: string }>({
+          id: "refused",
+          tool: exactMatchTool,
+          driver: evalScorersProvider,
+          mapInput: async () => {
+            await settle(5);
+            throw new Error("reference not found");
+          },
+        }),
+      ],
+      gates: ["later"],
+    });
+    const records: AttemptRecord[] = [];
+    try {
+      await runEvals([{ eval: suite }], { onRecord: (r) => records.push(r) });
+      await settle(20);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+    const judged = Object.fromEntries(
+      records.map((r) => [
+        r.caseId,
+        r.judgments.map(({ label, state, reason }) => ({ label, state, reason })),
+      ]),
+    );
+    // The awaited input is the one the tool judged; the rejection is its scorer's, with its reason.
+    const refused = {
+      label: "refused",
+      state: "errored",
+      reason: 'scorer "refused" threw: reference not found',
+    };
+    expect(judged).toEqual({
+      same: [{ label: "later", state: "matched", reason: "actual equals expected" }, refused],
+      other: [expect.objectContaining({ label: "later", state: "mismatched" }), refused],
+    });
+    expect(records.map((r) => r.verdict)).toEqual(["errored", "errored"]);
+    expect(unhandled).toEqual([]);
+  });
+
   it("reports a scorer that could not judge as errored, not as the output's failure", async () => {
     const suite = defineSuite<number, { doc: unknown }>({
       id: "schema-errors",

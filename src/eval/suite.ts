@@ -95,7 +95,8 @@ export interface ScorerBinding<Output, ScorerInput> {
   id: string;
   tool: ToolTaking<ScorerInput>;
   driver: Driver;
-  mapInput: (args: ScorerMapArgs<Output>) => ScorerInput;
+  /** The tool's input for one attempt; a promise of it is awaited (inside the attempt's timeout). */
+  mapInput: (args: ScorerMapArgs<Output>) => ScorerInput | PromiseLike<ScorerInput>;
 }
 const scorerBindingKeys = {
   id: true,
@@ -155,11 +156,11 @@ export function bindScorer<Output, ScorerInput>(
     kind: "bound-scorer" as const,
     id: binding.id,
     toolId: binding.tool.id,
-    run: (args: ScorerMapArgs<Output>, signal?: AbortSignal) =>
+    run: async (args: ScorerMapArgs<Output>, signal?: AbortSignal) =>
       runTool({
         tool: binding.tool,
         candidates,
-        input: binding.mapInput(args),
+        input: await binding.mapInput(args),
         ...(signal ? { signal } : {}),
       }),
   };
@@ -1060,13 +1061,26 @@ function judgeWith<Input, Output>(
   try {
     const binding = plan.bindings[index];
     const score = binding
-      ? callTool(binding.tool, binding.candidates, binding.mapInput(args), attemptSignal)
+      ? callBinding(binding, args, attemptSignal)
       : bound.run(args, attemptSignal);
     if (isThenable(score)) return toolScoreLater(label, source, score);
     return fromToolScore(label, source, score);
   } catch (error) {
     return scorerFailed(label, source, error);
   }
+}
+
+/** A binding's tool on what its mapInput made of the attempt, awaited when it is a promise. */
+function callBinding<Output>(
+  binding: Binding<Output>,
+  args: ScorerMapArgs<Output>,
+  signal: AbortSignal,
+): Score | Promise<Score> {
+  const input = binding.mapInput(args);
+  if (!isThenable(input)) return callTool(binding.tool, binding.candidates, input, signal);
+  return Promise.resolve(input).then((value) =>
+    callTool(binding.tool, binding.candidates, value, signal),
+  );
 }
 
 async function toolScoreLater(
