@@ -530,6 +530,11 @@ export const partial = defineSuite<string, string>({
       expect(run.stdout).toMatch(/11 passed \(91\.7% of 12, 95% CI .* over 3 cases\)/);
       const runs = await runCli(["runs", ...store], own.dir, cleanEnv);
       expect(runs.stdout).toMatch(/tr .* 91\.7% \[.*\] n=12 \(3 cases\)/);
+      // The wider rate cell widens its column: the mean still starts under its header.
+      const [header = "", row = ""] = runs.stdout.split("\n");
+      const meanAt = header.indexOf("mean score (95% CI)");
+      expect(row.indexOf("(3 cases)") + "(3 cases)".length).toBeLessThan(meanAt);
+      expect(row.slice(meanAt)).toMatch(/^0\.\d{3} /);
       const one = await runCli(["runs", "--eval", "qa", ...store], own.dir, cleanEnv);
       expect(one.stdout).toMatch(/tr .* 91\.7% \[.*\] n=12 \(3 cases\)/);
     } finally {

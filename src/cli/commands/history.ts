@@ -69,56 +69,69 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
   }
   // As wide as the widest name shown (up to NAME_WIDTH): names are whole, or visibly cut.
   const nameWidth = Math.min(NAME_WIDTH, Math.max(4, ...runs.map((run) => width(nameCell(run)))));
+  const rows = runs.map((run) => runsLine(run, args.evalId, nameWidth));
+  // The rate and mean columns as wide as their widest cell (trials add "(N cases)"), so that each
+  // stays under its header.
+  const rateWidth = Math.max(27, ...rows.map((row) => row.rate.length));
+  const meanWidth = Math.max(10, ...rows.map((row) => row.mean.length));
   const lines = [
-    `id        ${padded("name", nameWidth)} branch       commit   started              status       cases  pass rate (95% CI)          mean score (95% CI)`,
+    `id        ${padded("name", nameWidth)} branch       commit   started              status       cases  ${"pass rate (95% CI)".padEnd(rateWidth)} mean score (95% CI)`,
   ];
   if (args.evalId !== undefined)
     lines.unshift(
       `pass rate and mean score of eval "${args.evalId}" (of the whole run when the run has no summaries yet)`,
     );
-  for (const run of runs) {
-    const row = runRow(run);
-    // With --eval, the eval's own figures (a finished run's summary), not the whole run's.
-    const own =
-      args.evalId !== undefined ? row.perEval.find((e) => e.evalId === args.evalId) : undefined;
-    // And its own cases beside them (the whole run's, as the figures, before its summaries).
-    const cases = own ? evalCases(run, own.evalId, row.cases) : row.cases;
-    const figures = own ?? {
-      passRate: row.passRate,
-      passRateInterval: row.passRateInterval,
-      n: row.attempts - row.skipped - row.interrupted,
-      passRateCases: row.passRateCases,
-      meanScore: row.meanScore,
-      meanScoreInterval: row.meanScoreInterval,
-      scoredAttempts: row.scoredAttempts,
-      meanScoreCases: row.meanScoreCases,
-    };
-    // With trials, the interval counts cases (src/stats/clustered.ts): say how many.
-    const over =
-      figures.passRateCases !== null ? ` (${plural(figures.passRateCases, "case")})` : "";
-    const rate =
-      figures.passRate === null || figures.passRateInterval === null
-        ? "—"
-        : `${pct(figures.passRate)} [${pct(figures.passRateInterval.low)}, ${pct(figures.passRateInterval.high)}] n=${figures.n}${over}`;
+  for (const row of rows)
     lines.push(
-      [
-        run.runId.slice(0, 8).padEnd(9),
-        padded(nameCell(run, nameWidth), nameWidth),
-        padded(shortened(run.git?.branch ?? "", 12), 12),
-        (run.git?.commit ?? "").slice(0, 7).padEnd(8),
-        run.startedAt.slice(0, 19).replace("T", " ").padEnd(20),
-        row.status.padEnd(12),
-        String(cases).padStart(5),
-        ` ${rate.padEnd(27)}`,
-        meanCell(figures, partialOf(run, row, args.evalId)).padEnd(10),
-        [...runTroubles(run), ...resumedMark(run)].join(", "),
-      ]
+      [row.lead, ` ${row.rate.padEnd(rateWidth)}`, row.mean.padEnd(meanWidth), row.troubles]
         .join(" ")
         .trimEnd(),
     );
-  }
   writeSync(io.stdoutFd, `${lines.join("\n")}\n`);
   return 0;
+}
+
+/** One run's cells in `niceeval runs`: those before the rate, the rate, the mean, and its troubles. */
+function runsLine(
+  run: StoredRun,
+  evalId: string | undefined,
+  nameWidth: number,
+): { lead: string; rate: string; mean: string; troubles: string } {
+  const row = runRow(run);
+  // With --eval, the eval's own figures (a finished run's summary), not the whole run's.
+  const own = evalId !== undefined ? row.perEval.find((e) => e.evalId === evalId) : undefined;
+  // And its own cases beside them (the whole run's, as the figures, before its summaries).
+  const cases = own ? evalCases(run, own.evalId, row.cases) : row.cases;
+  const figures = own ?? {
+    passRate: row.passRate,
+    passRateInterval: row.passRateInterval,
+    n: row.attempts - row.skipped - row.interrupted,
+    passRateCases: row.passRateCases,
+    meanScore: row.meanScore,
+    meanScoreInterval: row.meanScoreInterval,
+    scoredAttempts: row.scoredAttempts,
+    meanScoreCases: row.meanScoreCases,
+  };
+  // With trials, the interval counts cases (src/stats/clustered.ts): say how many.
+  const over = figures.passRateCases !== null ? ` (${plural(figures.passRateCases, "case")})` : "";
+  const rate =
+    figures.passRate === null || figures.passRateInterval === null
+      ? "—"
+      : `${pct(figures.passRate)} [${pct(figures.passRateInterval.low)}, ${pct(figures.passRateInterval.high)}] n=${figures.n}${over}`;
+  return {
+    lead: [
+      run.runId.slice(0, 8).padEnd(9),
+      padded(nameCell(run, nameWidth), nameWidth),
+      padded(shortened(run.git?.branch ?? "", 12), 12),
+      (run.git?.commit ?? "").slice(0, 7).padEnd(8),
+      run.startedAt.slice(0, 19).replace("T", " ").padEnd(20),
+      row.status.padEnd(12),
+      String(cases).padStart(5),
+    ].join(" "),
+    rate,
+    mean: meanCell(figures, partialOf(run, row, evalId)),
+    troubles: [...runTroubles(run), ...resumedMark(run)].join(", "),
+  };
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
