@@ -13,6 +13,7 @@ import { recordJudgeUsage } from "../judge/ledger.js";
 import { setDefaultCloseQAJudge } from "../judge/registry.js";
 import type { CloseQAJudge } from "../judge/types.js";
 import { defineAdapter } from "./define-adapter.js";
+import type { UsageReport } from "./types.js";
 
 type Facts = { readonly status: string; readonly notes: MaterialCollection<string> };
 const notes = defineMaterialMatch<Facts, string>({
@@ -627,6 +628,30 @@ describe("create failures", () => {
     const fine = await reporting({ inputTokens: 500, outputTokens: 500, totalTokens: 1200 });
     expect(fine.verdict).toBe("passed");
     expect(fine.usage.app.totalTokens).toEqual({ state: "available", value: 1200 });
+  });
+
+  it("adds each report's own total: one left out is that report's input + output", async () => {
+    const totalOf = async (...reports: UsageReport[]) => {
+      const record = await defineAdapter({
+        name: "calls",
+        create: (ctx) => {
+          for (const report of reports) ctx.reportUsage(report);
+          return {};
+        },
+      })
+        .defineScoreEval({ id: "calls", description: "u", test() {} })
+        .run();
+      return record.usage.app.totalTokens;
+    };
+    const total = (value: number) => ({ state: "available", value });
+    // A call that reported its total beside one that did not, in either order.
+    const plain = { inputTokens: 10, outputTokens: 5 };
+    const full = { inputTokens: 20, outputTokens: 20, totalTokens: 50 };
+    expect(await totalOf(plain, full)).toEqual(total(65));
+    expect(await totalOf(full, plain)).toEqual(total(65));
+    expect(await totalOf(plain, { totalTokens: 100 })).toEqual(total(115));
+    expect(await totalOf({ inputTokens: 10 }, { outputTokens: 5 })).toEqual(total(15));
+    expect((await totalOf({ inputTokens: 10 })).state).toBe("unavailable");
   });
 });
 

@@ -9,6 +9,10 @@ const fields = Object.keys(usageReportKeys) as (keyof UsageReport)[];
 /** Collects what an adapter reports through ctx.reportUsage during one attempt. */
 export class UsageCollector {
   private readonly totals: Partial<Record<(typeof fields)[number], number>> = {};
+  /** The sum of each report's total: the one it gave, else its input + output. */
+  private totalSum = 0;
+  /** Whether a report gave its total. */
+  private totalGiven = false;
 
   constructor(private readonly where: string) {}
 
@@ -29,6 +33,12 @@ export class UsageCollector {
       const value = usage?.[field];
       if (value !== undefined) this.totals[field] = (this.totals[field] ?? 0) + value;
     }
+    // Each report's own total: one that leaves it out adds its input + output, so that a total
+    // reported by one call does not stand for the calls that reported none.
+    if (usage?.totalTokens !== undefined) {
+      this.totalSum += usage.totalTokens;
+      this.totalGiven = true;
+    } else this.totalSum += (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0);
   }
 
   /** A misspelt field (`input_tokens`) would leave the usage "never reported" without a word. */
@@ -55,17 +65,18 @@ export class UsageCollector {
   }
 
   /**
-   * Usage as evidence: unreported fields are unavailable; a total is derived from input + output.
+   * Usage as evidence: unreported fields are unavailable; a report without a total counts its
+   * input + output in the total.
    * `failed`: where the attempt failed (create threw, timed out, stopped), said by each field the
    * adapter had not reported by then, since it may have meant to later.
    */
   snapshot(failed?: string): AppUsage {
     const { inputTokens, outputTokens, costUsd } = this.totals;
+    // Known once a report gave one, or input and output were both reported.
     const totalTokens =
-      this.totals.totalTokens ??
-      (inputTokens !== undefined && outputTokens !== undefined
-        ? inputTokens + outputTokens
-        : undefined);
+      this.totalGiven || (inputTokens !== undefined && outputTokens !== undefined)
+        ? this.totalSum
+        : undefined;
     return {
       inputTokens: evidence(inputTokens, "inputTokens", failed),
       outputTokens: evidence(outputTokens, "outputTokens", failed),
