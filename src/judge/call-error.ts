@@ -162,14 +162,23 @@ export function apiKeySource(sent: boolean, from: string | undefined, option: st
 /**
  * An error sent in a 200's body instead of an answer (`{ error: { code, message } }`, as
  * OpenRouter sends once the model failed after the request was accepted): its message and code
- * named; worth another try when its code is a status worth one, or when it has none.
+ * named; worth another try when its code is a status worth one, or when it has none, unless
+ * `retryable` says otherwise (a provider that names the kind of error). `tokens`: what the
+ * answer was billed for, when it said.
  */
-export function errorInBody(failure: unknown, where: string): JudgeCallError {
+export function errorInBody(
+  failure: unknown,
+  where: string,
+  details: { retryable?: boolean | undefined; tokens?: JudgeTokens | undefined } = {},
+): JudgeCallError {
   const { message, code } = (failure ?? {}) as { message?: unknown; code?: unknown };
   const text = typeof message === "string" && message ? message : JSON.stringify(failure);
   const status = typeof code === "number" && Number.isInteger(code) ? code : undefined;
   return new JudgeCallError(
     `${where} answered HTTP 200 with an error instead of an answer: ${text.slice(0, 300)}${code !== undefined ? ` (code ${JSON.stringify(code)})` : ""}`,
-    { retryable: status === undefined || retryableStatus(status) },
+    {
+      retryable: details.retryable ?? (status === undefined || retryableStatus(status)),
+      tokens: details.tokens,
+    },
   );
 }

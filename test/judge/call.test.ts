@@ -1,5 +1,5 @@
 import FakeTimers from "@sinonjs/fake-timers";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { askForVerdict } from "../../src/judge/ask.js";
 import { callJudge } from "../../src/judge/call.js";
 import type { JudgeChatRequest } from "../../src/judge/chat.js";
@@ -455,6 +455,59 @@ describe("dependable judge calls", () => {
       expect(usage.outputTokens).toBeGreaterThan(0);
       expect(usage.costUsd).toBeGreaterThan(0);
     }
+  });
+
+  it("counts the tokens of a billed answer that held no judgment and was retried", async () => {
+    configureJudges({ maxRetries: 1, retryBaseMs: 10 });
+    const check = () => ({ ok: true as const, value: true });
+    // The Messages API on the same server (the environment sends every model to its OpenAI side).
+    const unregister = registerJudgeProvider(
+      "claude",
+      anthropicProvider({ apiKey: "k", baseURL: server.anthropicBaseURL }),
+    );
+    onTestFinished(unregister);
+    for (const model of ["m", "claude/claude-haiku-4.5"]) {
+      const before = server.requests.length;
+      server.enqueue(fake.billedEmpty(500, 7), fake.json({ value: 1 }));
+      const { result, usage } = await withJudgeLedger(() =>
+        askForVerdict(model, request(10), check),
+      );
+      expect(result.ok, model).toBe(true);
+      expect(server.requests.slice(before).map((r) => r.protocol)).toEqual(
+        model === "m" ? ["openai", "openai"] : ["anthropic", "anthropic"],
+      );
+      expect(usage.retries, model).toBe(1);
+      // The empty answer's 500 and 7 besides the verdict's own (at least 1 of each).
+      expect(usage.inputTokens, model).toBeGreaterThan(500);
+      expect(usage.outputTokens, model).toBeGreaterThan(7);
+    }
+  });
+
+  it("reads an Anthropic error sent in a 200's body: its message, retried only when its kind is", async () => {
+    configureJudges({ maxRetries: 2, retryBaseMs: 10 });
+    const check = () => ({ ok: true as const, value: true });
+    const unregister = registerJudgeProvider(
+      "claude",
+      anthropicProvider({ apiKey: "k", baseURL: server.anthropicBaseURL }),
+    );
+    onTestFinished(unregister);
+    const model = "claude/claude-haiku-4.5";
+    let before = server.requests.length;
+    server.enqueue(fake.errorInBody(400, "prompt is too long: 250000 tokens > 200000 maximum"));
+    const refused = await askForVerdict(model, request(11), check);
+    expect(refused.ok).toBe(false);
+    expect(!refused.ok && refused.reason).toContain(
+      "answered HTTP 200 with an error instead of an answer: prompt is too long: 250000 tokens > 200000 maximum",
+    );
+    expect(server.requests.length - before).toBe(1);
+    before = server.requests.length;
+    server.enqueue(
+      fake.errorInBody(529, "Overloaded", "overloaded_error"),
+      fake.json({ value: 1 }),
+    );
+    const later = await askForVerdict(model, request(12), check);
+    expect(later.ok).toBe(true);
+    expect(server.requests.length - before).toBe(2);
   });
 
   it("lets registered providers win over the environment", async () => {

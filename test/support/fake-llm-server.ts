@@ -36,10 +36,16 @@ export type FakeAnswer =
    */
   | { kind: "content-filter" }
   /**
-   * OpenAI only: a 200 whose body is an error (`{ error: { code, message } }`), as OpenRouter
-   * answers when the model failed after the request was accepted.
+   * A 200 whose body is an error: OpenAI's `{ error: { code, message } }`, as OpenRouter answers
+   * when the model failed after the request was accepted; Anthropic's
+   * `{ type: "error", error: { type, message } }` (`errorType`, default invalid_request_error).
    */
-  | { kind: "error-in-body"; code: number; message: string }
+  | { kind: "error-in-body"; code: number; message: string; errorType?: string | undefined }
+  /**
+   * A 200 that reports usage but holds no answer: OpenAI's empty `choices`, Anthropic's message
+   * without `content`. Billed all the same.
+   */
+  | { kind: "billed-empty"; inputTokens: number; outputTokens: number }
   /**
    * OpenAI only: the content as an array of parts (a reasoning part, then the text), as
    * reasoning models behind some compatible servers answer.
@@ -88,10 +94,16 @@ export const fake = {
   /** A call of another tool: OpenAI a tool_calls message, Anthropic a tool_use block of that name. */
   toolCall: (name: string): FakeAnswer => ({ kind: "tool-call", name }),
   contentFilter: (): FakeAnswer => ({ kind: "content-filter" }),
-  errorInBody: (code: number, message: string): FakeAnswer => ({
+  errorInBody: (code: number, message: string, errorType?: string): FakeAnswer => ({
     kind: "error-in-body",
     code,
     message,
+    errorType,
+  }),
+  billedEmpty: (inputTokens: number, outputTokens: number): FakeAnswer => ({
+    kind: "billed-empty",
+    inputTokens,
+    outputTokens,
   }),
   contentParts: (value: unknown): FakeAnswer => ({ kind: "content-parts", value }),
   contextWindow: (value: unknown): FakeAnswer => ({ kind: "context-window", value }),
@@ -352,7 +364,39 @@ function answerWith(
       );
       return;
     case "error-in-body":
-      send(res, 200, { error: { code: answer.code, message: answer.message } });
+      send(
+        res,
+        200,
+        protocol === "anthropic"
+          ? {
+              type: "error",
+              error: { type: answer.errorType ?? "invalid_request_error", message: answer.message },
+            }
+          : { error: { code: answer.code, message: answer.message } },
+      );
+      return;
+    case "billed-empty":
+      send(
+        res,
+        200,
+        protocol === "anthropic"
+          ? {
+              id: "msg_empty",
+              type: "message",
+              role: "assistant",
+              usage: { input_tokens: answer.inputTokens, output_tokens: answer.outputTokens },
+            }
+          : {
+              id: "chatcmpl-empty",
+              object: "chat.completion",
+              choices: [],
+              usage: {
+                prompt_tokens: answer.inputTokens,
+                completion_tokens: answer.outputTokens,
+                total_tokens: answer.inputTokens + answer.outputTokens,
+              },
+            },
+      );
       return;
     case "context-window": {
       const filled = success(protocol, body, { kind: "json", value: answer.value }, requestBytes);

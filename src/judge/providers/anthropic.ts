@@ -1,4 +1,4 @@
-import { apiKeySource, JudgeCallError } from "../call-error.js";
+import { apiKeySource, errorInBody, JudgeCallError } from "../call-error.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "../chat.js";
 import { markJudgePossible } from "../ledger.js";
 import { postJson } from "./fetch-json.js";
@@ -34,7 +34,13 @@ interface MessagesAnswer {
   )[];
   stop_reason?: string;
   usage?: { input_tokens?: number; output_tokens?: number };
+  /** An error sent with a 200 (`{ type: "error", error: { type, message } }`, or a proxy's). */
+  type?: string;
+  error?: unknown;
 }
+
+/** Kinds of Anthropic error worth another try (rate limit, server error, overloaded). */
+const RETRYABLE_ERRORS = new Set(["rate_limit_error", "api_error", "overloaded_error"]);
 
 /**
  * A judge provider speaking the Anthropic Messages API; the answer is a forced tool call
@@ -96,14 +102,25 @@ export function anthropicProvider(options: AnthropicOptions): JudgeProvider {
 }
 
 function readMessage(answer: MessagesAnswer, toolName: string, where: string): JudgeChatResponse {
-  if (!Array.isArray(answer.content)) {
-    throw new JudgeCallError(`${where} answered without a content array`, { retryable: true });
-  }
-  // Counts the server left out stay absent: unreported, not 0.
+  // Counts the server left out stay absent: unreported, not 0. An answer that is no judgment
+  // carries them too: it was billed, and a retry adds its own.
   const usage = {
     inputTokens: answer.usage?.input_tokens,
     outputTokens: answer.usage?.output_tokens,
   };
+  if (answer.type === "error" || answer.error !== undefined) {
+    const kind = (answer.error as { type?: unknown } | null | undefined)?.type;
+    throw errorInBody(answer.error ?? answer, where, {
+      retryable: typeof kind === "string" ? RETRYABLE_ERRORS.has(kind) : undefined,
+      tokens: usage,
+    });
+  }
+  if (!Array.isArray(answer.content)) {
+    throw new JudgeCallError(`${where} answered without a content array`, {
+      retryable: true,
+      tokens: usage,
+    });
+  }
   const text = answer.content
     .map((block) => (block.type === "text" ? ((block as { text?: string }).text ?? "") : ""))
     .join("");

@@ -26,17 +26,21 @@ export interface ChatCompletion {
  */
 export function readCompletion(completion: ChatCompletion, where: string): JudgeChatResponse {
   const choice = completion.choices?.[0];
-  const failure = completion.error ?? choice?.error;
-  if (failure !== undefined) throw errorInBody(failure, where);
-  const message = choice?.message;
-  if (!message) {
-    throw new JudgeCallError(`${where} answered without choices[0].message`, { retryable: true });
-  }
-  // Counts the server left out stay absent: unreported, not 0 (many servers omit usage).
+  // Counts the server left out stay absent: unreported, not 0 (many servers omit usage). An
+  // answer that is no judgment carries them too: it was billed, and a retry adds its own.
   const tokens = {
     inputTokens: completion.usage?.prompt_tokens,
     outputTokens: completion.usage?.completion_tokens,
   };
+  const failure = completion.error ?? choice?.error;
+  if (failure !== undefined) throw errorInBody(failure, where, { tokens });
+  const message = choice?.message;
+  if (!message) {
+    throw new JudgeCallError(`${where} answered without choices[0].message`, {
+      retryable: true,
+      tokens,
+    });
+  }
   const refusal = message.refusal ?? refusalPart(message.content);
   if (refusal) {
     throw new JudgeCallError(`the model refused to judge: ${refusal}`, {
