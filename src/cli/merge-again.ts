@@ -2,11 +2,11 @@ import { NiceevalError } from "../errors.js";
 import { describeRun } from "../merge/check.js";
 import type { MergeResult } from "../merge/merge-runs.js";
 import { pluralNoun } from "../plural.js";
-import { isPostgresUrl } from "../store/postgres/connection.js";
 import { takenNameWarning } from "../store/resolve.js";
 import type { RunManifest, Store } from "../store/types.js";
 import { type MergeArgs, parseCliArgs } from "./args.js";
-import { shardRunCommand, shellWord } from "./shard-command.js";
+import { shellWord, storeWords } from "./command-words.js";
+import { shardRunCommand } from "./shard-command.js";
 
 // What `niceeval merge` advises when its inputs do not make a whole run: the exact commands that
 // run what is missing and merge again, the same inputs with the new shards (a merged run is no
@@ -69,8 +69,7 @@ async function freeShardName(
 
 /** `niceeval merge <refs> [--store <store>]` (a PostgreSQL URL is left out: it holds a password). */
 function mergeCommand(refs: readonly string[], store: string | undefined): string {
-  const withStore = store !== undefined && !isPostgresUrl(store);
-  return ["niceeval merge", ...refs, ...(withStore ? ["--store", shellWord(store)] : [])].join(" ");
+  return ["niceeval merge", ...refs, ...storeWords(store)].join(" ");
 }
 
 /**

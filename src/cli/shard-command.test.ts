@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { RunManifest } from "../store/types.js";
-import { shardRunCommand, shellWord } from "./shard-command.js";
+import { shellWord } from "./command-words.js";
+import { shardRunCommand } from "./shard-command.js";
 
 const shard = (command: string[], extra: Partial<RunManifest> = {}): RunManifest => ({
   runId: "r1",

@@ -7,6 +7,7 @@ import { isPostgresUrl } from "../store/postgres/connection.js";
 import { MIN_RUN_PREFIX } from "../store/resolve.js";
 import type { RunManifest, Store, StoredRun } from "../store/types.js";
 import { parseCliArgs, storedRunArgs } from "./args.js";
+import { shellWord, storeWords } from "./command-words.js";
 
 /**
  * The `niceeval run` that runs shard `shard` of the sharded run that `run` (one of its shards)
@@ -33,12 +34,6 @@ export function shardRunCommand(run: RunManifest, shard: Shard, store?: string):
   option("--shard", formatShard(shard));
   if (store !== undefined && !isPostgresUrl(store)) option("--store", store);
   return words.map(shellWord).join(" ");
-}
-
-/** A word as a POSIX shell reads it back: as it is when it is safe, else in single quotes. */
-export function shellWord(word: string): string {
-  if (/^[\w@%+=:,./-]+$/.test(word)) return word;
-  return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 /**
@@ -73,13 +68,12 @@ export async function latestShardNote(
   const lacking: number[] = [];
   for (let i = 1; i <= count; i++) if (i !== index && !others.has(i)) lacking.push(i);
   const id = run.runId.slice(0, 8);
-  const withStore = storeFlag !== undefined && !isPostgresUrl(storeFlag);
   const merge = [
     "niceeval merge",
     id,
     ...[...others.values()].sort((a, b) => a.shard!.index - b.shard!.index).map(shortId),
     ...(lacking.length === 0 ? [] : [lacking.length === 1 ? "<its run id>" : "<their run ids>"]),
-    ...(withStore ? ["--store", shellWord(storeFlag)] : []),
+    ...storeWords(storeFlag),
   ].join(" ");
   const shards = lacking.map((i) => `${i}/${count}`).join(", ");
   const runThem = lacking

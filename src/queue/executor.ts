@@ -1,7 +1,7 @@
 import { relative, resolve } from "node:path";
 import { Job, Queue, QueueEvents } from "bullmq";
+import { shellWord } from "../cli/command-words.js";
 import { fileHash } from "../cli/manifest.js";
-import { shellWord } from "../cli/shard-command.js";
 import { clearInterval, realNow, setInterval } from "../clock.js";
 import type { AttemptRecord } from "../eval/record.js";
 import { trialLabel } from "../eval/trial-label.js";

@@ -94,7 +94,7 @@ describe("a store with no room to write beside it (real CLI)", { timeout: 120_00
       );
       expect(run.code).toBe(2);
       const said = run.stderr.match(
-        /the run is not stored whole in sqlite:.*mid-run\.sqlite \(see above\): (\d+) of its 6000 attempts were not written, so it exits 2; once the store answers again, `niceeval run --resume [0-9a-f]{8}` keeps the attempts it holds and runs the rest/,
+        /the run is not stored whole in sqlite:.*mid-run\.sqlite \(see above\): (\d+) of its 6000 attempts were not written, so it exits 2; once the store answers again, `niceeval run --resume [0-9a-f]{8} --store \S+mid-run\.sqlite` keeps the attempts it holds and runs the rest/,
       );
       expect(said).not.toBeNull();
       // The failure's own sentence sits in the line's brackets without its full stop.

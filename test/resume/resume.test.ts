@@ -71,7 +71,7 @@ describe("niceeval run --resume", () => {
     expect(JSON.parse(listedJson.stdout)[0].status).toBe("crashed");
     const shownKilled = await runCli(["show", "latest", "--store", "killed.sqlite"], dir);
     expect(shownKilled.stdout).toContain(
-      `this run did not finish (crashed: its writer is gone): the report holds the attempts it stored; \`niceeval run --resume ${first.run.runId.slice(0, 8)}\` runs the rest`,
+      `this run did not finish (crashed: its writer is gone): the report holds the attempts it stored; \`niceeval run --resume ${first.run.runId.slice(0, 8)} --store killed.sqlite\` runs the rest`,
     );
     for (const atLeast of [stored[0]! + 25, stored[0]! + 55])
       stored.push(await killWhenStored(["run", "--resume"], dir, "killed.sqlite", atLeast));

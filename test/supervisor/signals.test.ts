@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { shellWord } from "../../src/cli/command-words.js";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import { openSqliteStore } from "../../src/store/index.js";
 import { type FixtureProject, makeProject, runAndSignal, runCli } from "../support/project.js";
@@ -37,14 +38,14 @@ export const waits = defineSuite({
 async function storedStatus(
   dir: string,
   file: string,
-): Promise<{ status: string; attempts: string[] }> {
+): Promise<{ status: string; attempts: string[]; runId: string }> {
   const store = await openSqliteStore(join(dir, file));
   try {
     const [run] = await store.listRuns();
     const attempts: string[] = [];
     for await (const record of store.streamAttempts(run!.runId))
       attempts.push(`${record.caseId}:${record.verdict}`);
-    return { status: run!.status, attempts };
+    return { status: run!.status, attempts, runId: run!.runId };
   } finally {
     await store.close();
   }
@@ -82,6 +83,10 @@ describe("signals stop a run and still write the report and the store (real CLI)
       const stored = await storedStatus(project.dir, `term-${label}.sqlite`);
       expect(stored.status).toBe("interrupted");
       expect(stored.attempts.sort()).toEqual(["never:errored", "quick-1:passed", "quick-2:passed"]);
+      // The way on, in the store it was given ("in process" quoted): a command to paste as it is.
+      expect(run.stderr).toContain(
+        `the report and the store hold every attempt that finished; \`niceeval run --resume ${stored.runId.slice(0, 8)} --store ${shellWord(`term-${label}.sqlite`)}\` runs the rest`,
+      );
     });
 
     it(`${label}: a second SIGINT skips the grace period and exits 130 with the report`, async () => {

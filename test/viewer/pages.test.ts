@@ -805,7 +805,8 @@ describe("a run that did not finish", () => {
     );
     const command = await notice.locator("code").textContent();
     const show = await runCli(["show", cutId, "--store", fixture.path], dir);
-    expect(show.stdout).toContain(`\`${command}\` runs the rest`);
+    // show names the store it was given (the viewer's page does not know how it was named).
+    expect(show.stdout).toContain(`\`${command} --store ${fixture.path}\` runs the rest`);
   });
 });
 

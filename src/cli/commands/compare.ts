@@ -3,14 +3,14 @@ import { compareRuns, regressionCheckNames } from "../../compare/compare-runs.js
 import { formatComparison } from "../../compare/format.js";
 import type { Comparison } from "../../compare/types.js";
 import { safeStringify } from "../../json-safe.js";
-import { isPostgresUrl } from "../../store/postgres/connection.js";
 import type { Store, StoredRun } from "../../store/types.js";
 import type { CompareArgs, CompareDecision } from "../args.js";
 import { unknownBranch } from "../baseline.js";
+import { storeWords } from "../command-words.js";
 import { findComparedRuns, nothingOnBranch } from "../compared-runs.js";
 import type { UnmetGate } from "../gates.js";
 import type { CliIO } from "../io.js";
-import { latestShardNote, shellWord } from "../shard-command.js";
+import { latestShardNote } from "../shard-command.js";
 
 /**
  * `niceeval compare <base> <head>`: exit 1 only for a significant regression when asked. A base
@@ -41,13 +41,12 @@ export async function compareCommand(args: CompareArgs, store: Store, io: CliIO)
  * it holds a password; NICEEVAL_STORE names such a store).
  */
 function viewCommand(base: StoredRun, head: StoredRun, store: string | undefined): string {
-  const withStore = store !== undefined && !isPostgresUrl(store);
   return [
     "niceeval view --base",
     base.runId.slice(0, 8),
     "--head",
     head.runId.slice(0, 8),
-    ...(withStore ? ["--store", shellWord(store)] : []),
+    ...storeWords(store),
   ].join(" ");
 }
 

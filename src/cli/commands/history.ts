@@ -22,6 +22,7 @@ import { writerGone } from "../../store/writer.js";
 import { closest } from "../../suggest.js";
 import { runRow } from "../../viewer/api.js";
 import type { RunsArgs, ShowArgs } from "../args.js";
+import { resumeCommand } from "../command-words.js";
 import type { CliIO } from "../io.js";
 import { latestShardNote } from "../shard-command.js";
 
@@ -239,7 +240,7 @@ export async function showCommand(args: ShowArgs, store: Store, io: CliIO): Prom
     ...(run.shard ? { shard: run.shard } : {}),
   });
   const summary = await replay(run, store, reporter);
-  const note = unfinishedNote(run);
+  const note = unfinishedNote(run, args.store);
   if (note !== undefined) writeSync(io.stdoutFd, `\n${note}\n`);
   const resumed = resumedNote(run);
   if (resumed !== undefined) writeSync(io.stdoutFd, `\n${resumed}\n`);
@@ -272,14 +273,13 @@ function resumedNote(run: StoredRun): string | undefined {
 }
 
 /** What `show` says after the report of a run that did not finish, or undefined. */
-function unfinishedNote(run: StoredRun): string | undefined {
+function unfinishedNote(run: StoredRun, storeFlag: string | undefined): string | undefined {
   if (run.status === "finished") return undefined;
-  const id = run.runId.slice(0, 8);
   if (run.status === "running" && !writerGone(run)) {
     return `this run is still running: the report holds the attempts stored so far`;
   }
   const why = run.status === "running" ? "crashed: its writer is gone" : run.status;
-  const rest = importedRunAdvice(run) ?? `\`niceeval run --resume ${id}\` runs the rest`;
+  const rest = importedRunAdvice(run) ?? `\`${resumeCommand(run.runId, storeFlag)}\` runs the rest`;
   return `this run did not finish (${why}): the report holds the attempts it stored; ${rest}`;
 }
 

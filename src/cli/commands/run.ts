@@ -45,6 +45,7 @@ import {
   unfinishedBaselineNote,
   unknownBranch,
 } from "../baseline.js";
+import { resumeCommand } from "../command-words.js";
 import { discoverEvalFiles } from "../discover.js";
 import { makeFilter, regexFilterHint } from "../filter.js";
 import { emptyShardNote, filterReachSelector, filterSelectedNothing } from "../filter-reach.js";
@@ -277,7 +278,9 @@ function endOfRun(
 ): number {
   const { args, io, store } = run;
   if (guard.exitCode !== undefined) {
-    io.stderr(`${interruptedLine(`${guard.signal}`, store?.location, sinks, run.runId)}\n`);
+    io.stderr(
+      `${interruptedLine(`${guard.signal}`, store?.location, sinks, run.runId, args.store)}\n`,
+    );
     return guard.exitCode;
   }
   const unreached = summary.cancelled ? 0 : (sinks.continued?.unreached() ?? 0);
@@ -294,7 +297,7 @@ function endOfRun(
   if (sinks.storeFailed()) {
     // Said when the write failed; a run that passed must not look stored to CI (--baseline).
     io.stderr(
-      `${notStoredWhole(store!.location, run.runId, storeFailure(sinks), sinks.unwritten())}\n`,
+      `${notStoredWhole(store!.location, run.runId, storeFailure(sinks), sinks.unwritten(), args.store)}\n`,
     );
     return 2;
   }
@@ -317,16 +320,16 @@ function interruptedLine(
   location: string | undefined,
   sinks: RunSinks,
   runId: string,
+  storeFlag: string | undefined,
 ): string {
   const head = `niceeval: interrupted by ${signal}`;
   if (location === undefined) return `${head}; the report holds every attempt that finished`;
+  const resume = `\`${resumeCommand(runId, storeFlag)}\``;
   if (!sinks.storeFailed())
-    return `${head}; the report and the store hold every attempt that finished`;
+    return `${head}; the report and the store hold every attempt that finished${sinks.resumable() ? `; ${resume} runs the rest` : ""}`;
   const { lost, given } = sinks.unwritten();
   const count = lost > 0 ? `: ${lost} of its ${given} attempts were not written` : "";
-  const way = sinks.resumable()
-    ? `; once it answers, \`niceeval run --resume ${runId.slice(0, 8)}\` runs the rest`
-    : "";
+  const way = sinks.resumable() ? `; once it answers, ${resume} runs the rest` : "";
   return `${head}; the report holds every attempt that finished, but the store ${location} does not${count} (see above)${way}`;
 }
 
@@ -351,6 +354,7 @@ function notStoredWhole(
   runId: string,
   why: StoreFailure,
   { lost, given }: { lost: number; given: number },
+  storeFlag: string | undefined,
 ): string {
   if (why === "unwritten")
     return `niceeval: the run is not stored in ${location} at all: its first write failed (see above), so it exits 2; once the store answers again, run it again (or pass --store <other path>)`;
@@ -362,7 +366,7 @@ function notStoredWhole(
     return `${head}; the store is damaged and takes no write, so no case started once that was found and \`--resume\` cannot continue the run there. Restore the store from a copy or move it away, or pass --store <other path> (or --no-store), and run again`;
   if (why === "refused")
     return `${head}; --resume would write the same value and be refused again. Report the refused write above as a niceeval bug, and until it is fixed run with --no-store`;
-  return `${head}; once the store answers again, \`niceeval run --resume ${runId.slice(0, 8)}\` keeps the attempts it holds and runs the rest (or pass --store <other path> and run again)`;
+  return `${head}; once the store answers again, \`${resumeCommand(runId, storeFlag)}\` keeps the attempts it holds and runs the rest (or pass --store <other path> and run again)`;
 }
 
 /** What the run says when a write to its store failed: refused for its content, or not taken. */
