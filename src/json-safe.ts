@@ -11,6 +11,13 @@ const STACK_LINES = 6;
 
 const marker = (what: string) => `[unserialisable: ${what}]`;
 
+/** The marker written in place of a value JSON has no place for: a BigInt, a function, a symbol. */
+export function valueMarker(value: bigint | symbol | { readonly name: string }): string {
+  if (typeof value === "bigint") return marker(`bigint ${value}`);
+  if (typeof value === "symbol") return marker(value.toString());
+  return marker(`function ${value.name || "(anonymous)"}`);
+}
+
 /** Marker written in place of an invalid Date (`new Date("not a date")`). */
 const INVALID_DATE = marker("invalid Date");
 
@@ -99,11 +106,9 @@ function isPlain(value: unknown, depth: number): boolean {
 function sanitize(value: unknown, ancestors: Set<object>, depth: number): unknown {
   switch (typeof value) {
     case "bigint":
-      return marker(`bigint ${value}`);
     case "function":
-      return marker(`function ${value.name || "(anonymous)"}`);
     case "symbol":
-      return marker(value.toString());
+      return valueMarker(value);
     case "object":
       break;
     default:

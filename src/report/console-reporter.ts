@@ -6,7 +6,7 @@ import type { RunSummary } from "../runner/run.js";
 import type { RunStartInfo } from "../runner/sink.js";
 import { NO_CASE_GATE } from "../runner/summary.js";
 import type { UnavailablePlace, UnavailableSummary } from "../runner/unavailable.js";
-import { show } from "../scorers/deterministic/preview.js";
+import { showAsStored } from "../scorers/deterministic/preview.js";
 import { formatShard, type Shard } from "../shard/shard.js";
 import type { TrialSummary } from "../stats/trials.js";
 import { erroredBecause } from "./failures.js";
@@ -215,9 +215,10 @@ function caseLines(
 
 /** What a failed case returned, and what its case expected, as short previews. */
 function valueLines(record: AttemptRecord, out: LineWriter, c: Palette): void {
-  if ("output" in record) out.line(`      ${c.dim("output:")}   ${show(record.output)}`);
+  // As the store keeps them, so that `niceeval show` gives the same lines.
+  if ("output" in record) out.line(`      ${c.dim("output:")}   ${showAsStored(record.output)}`);
   if (record.expected !== undefined)
-    out.line(`      ${c.dim("expected:")} ${show(record.expected)}`);
+    out.line(`      ${c.dim("expected:")} ${showAsStored(record.expected)}`);
 }
 
 /** One line of reducers per eval, then one line per flaky case (at most `maxFlaky`). */

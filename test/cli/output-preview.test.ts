@@ -11,6 +11,13 @@ const outputs = {
   set: () => new Set(["x", 2]),
   nested: () => ({ seen: new Set([1]), at: new Date("not a date") }),
   typed: () => new Float64Array([1.5, 2]),
+  bigint: () => ({ n: 1n }),
+  circular: () => {
+    const node: Record<string, unknown> = { a: 1 };
+    node.self = node;
+    return node;
+  },
+  fn: () => ({ f: function named() {} }),
 };
 
 export const shapes = defineSuite({
@@ -33,16 +40,23 @@ describe("a failed case's output in the report", () => {
   });
   afterAll(() => project.cleanup());
 
-  it("shows a Map's entries, a Set's items, a typed array's numbers and an invalid Date, live and in show", async () => {
+  it("shows a Map's entries, a Set's items, a typed array's numbers, an invalid Date and the store's markers, live and in show", async () => {
     const run = await runCli(["run"], project.dir);
     expect(run.code).toBe(1);
+    const inProcess = await runCli(["run", "--no-supervise", "--no-store"], project.dir);
     const expected = [
       'map: {"a":1,"b":[2]}',
       'set: ["x",2]',
       'nested: {"seen":[1],"at":"[unserialisable: invalid Date]"}',
       "typed: [1.5,2]",
+      // What the store writes in place of a BigInt, a cycle and a function, not 1n, the cycle
+      // unrolled or the field left out.
+      'bigint: {"n":"[unserialisable: bigint 1]"}',
+      'circular: {"a":1,"self":"[unserialisable: circular reference]"}',
+      'fn: {"f":"[unserialisable: function named]"}',
     ];
     expect(outputLines(run.stdout)).toEqual(expected);
+    expect(outputLines(inProcess.stdout)).toEqual(expected);
     const shown = await runCli(["show", "latest"], project.dir);
     expect(shown.code).toBe(1);
     expect(outputLines(shown.stdout)).toEqual(expected);

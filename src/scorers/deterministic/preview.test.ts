@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { show } from "./preview.js";
+import { show, showAsStored } from "./preview.js";
 
 describe("show", () => {
   it("shows what JSON would write as null as it is", () => {
@@ -28,5 +28,25 @@ describe("show", () => {
     const error = Object.assign(new TypeError("bad"), { name: "TypeError", code: 7 });
     expect(show(error)).toBe('{"name":"TypeError","message":"bad","code":7}');
     expect(show(new Map([["k", "v".repeat(100)]]))).toBe(`{"k":"${"v".repeat(54)}…`);
+  });
+
+  it("shows a cycle with the store's marker, and showAsStored a BigInt, a function and a symbol too", () => {
+    const node: Record<string, unknown> = { n: 2n };
+    node.self = node;
+    expect(show(node)).toBe('{"n":2n,"self":"[unserialisable: circular reference]"}');
+    expect(show({ f() {}, n: 1n })).toBe('{"n":1n}');
+    expect(showAsStored(node)).toBe(
+      '{"n":"[unserialisable: bigint 2]","self":"[unserialisable: circular reference]"}'.slice(
+        0,
+        60,
+      ) + "…",
+    );
+    expect(showAsStored([function named() {}, Symbol("s")])).toBe(
+      '["[unserialisable: function named]","[unserialisable: Symbol(s)]"]'.slice(0, 60) + "…",
+    );
+    expect(showAsStored(3n)).toBe('"[unserialisable: bigint 3]"');
+    // The same object twice beside itself is no cycle.
+    const shared = { k: 1 };
+    expect(show([shared, shared])).toBe('[{"k":1},{"k":1}]');
   });
 });

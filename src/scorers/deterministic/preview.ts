@@ -1,4 +1,4 @@
-import { opaqueMarker, safeStringify } from "../../json-safe.js";
+import { CIRCULAR_MARKER, opaqueMarker, safeStringify, valueMarker } from "../../json-safe.js";
 
 const PREVIEW_LIMIT = 60;
 
@@ -46,15 +46,36 @@ function escapeControls(text: string): string {
  * show({ value: NaN, rationale: "oops" }) // → '{"value":NaN,"rationale":"oops"}'
  */
 export function show(value: unknown): string {
+  return written(value, false);
+}
+
+/**
+ * {@link show}, with a BigInt, a function and a symbol written as the store writes them (its
+ * markers): a report line that `niceeval show` writes again from the stored value.
+ */
+export function showAsStored(value: unknown): string {
+  return written(value, true);
+}
+
+function written(value: unknown, asStored: boolean): string {
   let text = "";
   // False once the preview is full: the rest of the value is not visited.
   const add = (part: string): boolean => {
     text += part;
     return text.length <= PREVIEW_LIMIT;
   };
+  // The objects being written around the current one: one met again is a cycle.
+  const ancestors = new Set<object>();
   const visit = (node: unknown): boolean => {
-    // JSON has no BigInt (JSON.stringify throws on one): shown as JavaScript writes it, as are
-    // the numbers JSON has no place for and an array's undefined item (JSON writes null).
+    // `asStored`: a BigInt, a function and a symbol as the store writes them, so that a value
+    // shown live and the same value read back by `niceeval show` agree. Otherwise (a reason
+    // quoting what a callback returned) a BigInt as JavaScript writes it, as are the numbers
+    // JSON has no place for and an array's undefined item (JSON writes null).
+    if (
+      asStored &&
+      (typeof node === "bigint" || typeof node === "function" || typeof node === "symbol")
+    )
+      return add(JSON.stringify(valueMarker(node)));
     if (typeof node === "bigint") return add(`${node}n`);
     if ((typeof node === "number" && !Number.isFinite(node)) || node === undefined)
       return add(String(node));
@@ -62,8 +83,16 @@ export function show(value: unknown): string {
       return add(JSON.stringify(node.length > PREVIEW_LIMIT ? node.slice(0, PREVIEW_LIMIT) : node));
     }
     if (typeof node !== "object" || node === null) return add(JSON.stringify(node) ?? "null");
+    if (ancestors.has(node)) return add(JSON.stringify(CIRCULAR_MARKER));
     const special = builtInText(node);
     if (special !== undefined) return add(special);
+    ancestors.add(node);
+    const written = visitWithin(node);
+    ancestors.delete(node);
+    return written;
+  };
+  // The items or fields of an object, or its own JSON when it has a toJSON.
+  const visitWithin = (node: object): boolean => {
     // Read item by item, and only as far as the preview goes: Object.entries of a 100 MB buffer
     // would be 100 million pairs for a 60-character preview.
     const items = itemsOf(node);
@@ -82,15 +111,15 @@ export function show(value: unknown): string {
     if (!add("{")) return false;
     let first = true;
     for (const [key, item] of fieldsOf(node)) {
-      if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+      if (item === undefined) continue;
+      if (!asStored && (typeof item === "function" || typeof item === "symbol")) continue;
       if (!add(`${first ? "" : ","}${JSON.stringify(key)}:`) || !visit(item)) return false;
       first = false;
     }
     return add("}");
   };
-  if (value === undefined || typeof value === "function" || typeof value === "symbol") {
-    return String(value);
-  }
+  if (value === undefined) return String(value);
+  if (!asStored && (typeof value === "function" || typeof value === "symbol")) return String(value);
   try {
     visit(value);
   } catch {
