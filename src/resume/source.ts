@@ -133,7 +133,8 @@ export function continuedRun(
             const evalId = entries[item.entry]!.eval.id;
             const key = attemptKey(evalId, item.spec.id, item.trial);
             given.add(key);
-            if (!item.record && kept.keys.has(key)) {
+            // A case the source errored itself (a duplicate id) was stored as such: read back too.
+            if (kept.keys.has(key)) {
               const record = await stored(key);
               if (record) {
                 read.add(record);

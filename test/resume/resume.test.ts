@@ -235,6 +235,45 @@ describe("niceeval run --resume after the dataset changed", () => {
   }, 120_000);
 });
 
+// A dataset that gives one id twice: the second case is errored as a duplicate, and stored.
+const duplicated = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+export const dups = defineSuite({
+  id: "dups",
+  concurrency: 2,
+  cases: Array.from({ length: 16 }, (_, i) => ({ id: i === 1 || i === 2 ? "dup" : "c" + i, input: i })),
+  target: async (i) => {
+    await new Promise((r) => setTimeout(r, 60));
+    return i;
+  },
+  scorers: [createScorer({ name: "ran", score: () => ({ score: 1 }) })],
+});
+`;
+
+describe("niceeval run --resume of a dataset with a duplicate id", () => {
+  it("reads the duplicate's stored attempt back, without calling it a changed dataset", async () => {
+    const project = await makeProject({ "evals/dups.eval.js": duplicated });
+    try {
+      const stored = await killWhenStored(["run"], project.dir, "dups.sqlite", 4);
+      expect(stored).toBeLessThan(16);
+      const before = await attemptsOf(project.dir, "dups.sqlite");
+      expect(before.records.map((r) => r.caseId)).toContain("dup (duplicate 2)");
+      const resumed = await runCli(["run", "--resume", "--store", "dups.sqlite"], project.dir);
+      expect(resumed.stderr).not.toMatch(/no longer give/);
+      expect(resumed.code).toBe(1);
+      const after = await attemptsOf(project.dir, "dups.sqlite");
+      const ids = after.records.map((r) => r.caseId);
+      expect(ids).toHaveLength(16);
+      expect(new Set(ids).size).toBe(16);
+      expect(after.records.find((r) => r.caseId === "dup (duplicate 2)")?.verdict).toBe("errored");
+    } finally {
+      await project.cleanup();
+    }
+  }, 60_000);
+});
+
 // Each attempt logs how many of the eval process's attempts were running when it started.
 const counted = `
 import { appendFileSync } from "node:fs";

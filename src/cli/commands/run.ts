@@ -286,7 +286,7 @@ function endOfRun(
   const unreached = summary.cancelled ? 0 : (sinks.continued?.unreached() ?? 0);
   if (unreached > 0)
     io.stderr(
-      `niceeval: ${unreached} stored attempt${unreached === 1 ? "" : "s"} of this run belong to cases its evals no longer give (a dataset changed since the run started); they stay in the store and count in its totals, so the report and \`show\` differ. Start a new run to compare like with like\n`,
+      `niceeval: ${unreached === 1 ? "1 stored attempt of this run belongs" : `${unreached} stored attempts of this run belong`} to cases its evals no longer give (a dataset changed since the run started); they stay in the store and count in its totals, so the report and \`show\` differ. Start a new run to compare like with like\n`,
     );
   const code = outcome({ ...summary, ok: sinks.engineOk() ?? summary.ok }, args, io, {
     reportFd: run.reportFd,
