@@ -225,7 +225,7 @@ async function loadCases(
   return items.map((item, index) => {
     const id = uniqueName(caseName(item, index), used);
     if (typeof item !== "object" || item === null || !("input" in item)) {
-      const problem = `evaluate "${name}": item ${index + 1} is ${item === null ? "null" : typeof item}${typeof item === "object" && item !== null ? " without an `input` field" : ""}; every item needs an \`input\`.`;
+      const problem = `evaluate "${name}": item ${index + 1} is ${itemKind(item)}; every item needs an \`input\`.`;
       return { spec: { id, index }, problem };
     }
     if ("signal" in item) {
@@ -303,4 +303,12 @@ function validateOptions(
   }
   // The bound of every timeout given from code (runEval's, defineSuite's): one rule, not two.
   checkTimeoutMs(`${where}: \`timeout\``, options.timeout);
+}
+
+/** What a data item without an `input` is, for its refusal. */
+function itemKind(item: unknown): string {
+  if (item === null || item === undefined) return String(item);
+  if (Array.isArray(item)) return "an array";
+  if (typeof item === "object") return "an object without an `input` field";
+  return `a ${typeof item}`;
 }

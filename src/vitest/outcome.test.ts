@@ -78,7 +78,7 @@ describe("overallLine", () => {
 
   it("counts invalid items and items Vitest failed, so the line agrees with Vitest's count", () => {
     const passed = judgeItem(record([fromNamedScore("a", 1, undefined, 0.6)]), "mean", 0.6);
-    const invalid = invalidItem("bad", "item 2 is object without an `input` field");
+    const invalid = invalidItem("bad", "item 2 is an object without an `input` field");
     const softFailed = {
       ...passed,
       passed: false,

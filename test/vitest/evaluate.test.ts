@@ -137,7 +137,7 @@ describe("niceeval/vitest evaluate() under real Vitest", () => {
         'evaluate "no data": `data` gave no items',
       );
       expect(run.test("item without input", "2. undefined").failureMessages[0]).toContain(
-        'evaluate "item without input": item 2 is object without an `input` field',
+        'evaluate "item without input": item 2 is an object without an `input` field',
       );
       expect(run.test("item without input", "1. ok").status).toBe("passed");
       // `signal` is the task's AbortSignal: an item's own field of that name is refused, not lost.

@@ -19,7 +19,7 @@ describe("evaluate() items as Vitest judged their tests", () => {
       score: null,
       scores: [],
       itemError:
-        'evaluate "bad items": item 2 is object without an `input` field; every item needs an `input`.',
+        'evaluate "bad items": item 2 is an object without an `input` field; every item needs an `input`.',
     });
     const signal = run.test("bad items", "signal field");
     expect(signal.status).toBe("failed");
