@@ -61,10 +61,7 @@ export async function findContinuation(args: RunArgs, io: CliIO): Promise<Contin
   const next: RunArgs = { ...args, paths: run.files.map((f) => resolve(io.cwd, f.path)) };
   const missing = run.files.filter((f) => !existsSync(resolve(io.cwd, f.path))).map((f) => f.path);
   if (missing.length > 0)
-    throw new NiceevalError(
-      "USAGE",
-      `${flagOf(mode)}: run ${run.runId.slice(0, 8)}'s eval files are named from the folder it started in, and ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ` and ${missing.length - 3} more` : ""} ${missing.length === 1 ? "is" : "are"} not found from ${io.cwd}. Run ${flagOf(mode)} from that folder.`,
-    );
+    throw new NiceevalError("USAGE", missingFiles(run, missing, io.cwd, flagOf(mode)));
   const original = storedRunArgs(run.command);
   // The run's trials: the flag as it was given (absent, an eval's own trials are not "overridden"
   // and nothing warns that the flag does not apply to them).
@@ -225,4 +222,17 @@ export async function continueRun(
       ),
     unreached: continued.unreached,
   };
+}
+
+/**
+ * Why a continuation cannot start when eval files of its run are not found from this folder:
+ * they are named from the folder the run started in, which this may not be; or, when the run's
+ * other files are found here, it is, and these were deleted or moved since.
+ */
+function missingFiles(run: StoredRun, missing: string[], cwd: string, flag: string): string {
+  const named = `${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ` and ${missing.length - 3} more` : ""} ${missing.length === 1 ? "is" : "are"} not found from ${cwd}`;
+  const head = `${flag}: run ${run.runId.slice(0, 8)}'s eval files are named from the folder it started in, and ${named}`;
+  if (missing.length < run.files.length)
+    return `${head}, where its other eval files are: ${missing.length === 1 ? "it was" : "they were"} deleted or moved since the run started. Put ${missing.length === 1 ? "it" : "them"} back to continue the run (a run continues only with the eval files it started with), or start a new run.`;
+  return `${head}. Run ${flag} from that folder; or, if ${missing.length === 1 ? "the file was" : "the files were"} deleted or moved since the run started, put ${missing.length === 1 ? "it" : "them"} back (a run continues only with the eval files it started with) or start a new run.`;
 }

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
@@ -268,6 +268,26 @@ describe("niceeval run --resume of a dataset with a duplicate id", () => {
       expect(ids).toHaveLength(16);
       expect(new Set(ids).size).toBe(16);
       expect(after.records.find((r) => r.caseId === "dup (duplicate 2)")?.verdict).toBe("errored");
+    } finally {
+      await project.cleanup();
+    }
+  }, 60_000);
+});
+
+describe("niceeval run --resume after an eval file was deleted", () => {
+  it("says the file is gone from the folder where the run's other files are, not to move", async () => {
+    const project = await makeProject({
+      "evals/a.eval.js": duplicated,
+      "evals/b.eval.js": duplicated.replace('id: "dups"', 'id: "others"'),
+    });
+    try {
+      await killWhenStored(["run"], project.dir, "gone.sqlite", 2);
+      await rm(join(project.dir, "evals/b.eval.js"));
+      const resumed = await runCli(["run", "--resume", "--store", "gone.sqlite"], project.dir);
+      expect(resumed.code).toBe(2);
+      expect(resumed.stderr).toMatch(
+        /evals\/b\.eval\.js is not found from .*, where its other eval files are: it was deleted or moved since the run started\. Put it back to continue the run/,
+      );
     } finally {
       await project.cleanup();
     }
