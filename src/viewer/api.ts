@@ -234,9 +234,44 @@ export function runRow(run: StoredRun): RunRow {
   };
 }
 
-/** Runs newest first, as Runs-page lines. */
+/**
+ * Runs newest first, as Runs-page lines; filtered on an eval, with that eval's own figures
+ * ({@link evalRunRow}), as `niceeval runs --eval` gives them.
+ */
 export async function listRunRows(store: Store, query: RunListQuery = {}): Promise<RunRow[]> {
-  return (await store.listRuns(query)).map(runRow);
+  const runs = await store.listRuns(query);
+  const { evalId } = query;
+  return evalId === undefined ? runs.map(runRow) : runs.map((run) => evalRunRow(run, evalId));
+}
+
+/**
+ * A run's line with the figures of one of its evals: its cases (with trials, the cases its
+ * trials are of), attempts and counts, pass rate and mean score with their intervals. Before
+ * the run has summaries (running, crashed), the whole run's, as nothing per eval is known yet.
+ */
+export function evalRunRow(run: StoredRun, evalId: string): RunRow {
+  const row = runRow(run);
+  const summary = run.summaries?.find((s) => s.evalId === evalId);
+  const own = row.perEval.find((e) => e.evalId === evalId);
+  if (!summary || !own) return row;
+  return {
+    ...row,
+    cases: summary.trials ? summary.trials.cases : summary.cases,
+    attempts: summary.cases,
+    passed: summary.passed,
+    failed: summary.failed,
+    errored: summary.errored,
+    skipped: summary.skipped,
+    interrupted: summary.interrupted ?? 0,
+    passRate: own.passRate,
+    passRateInterval: own.passRateInterval,
+    passRateCases: own.passRateCases,
+    meanScore: own.meanScore,
+    meanScoreInterval: own.meanScoreInterval,
+    scoredAttempts: own.scoredAttempts,
+    meanScoreCases: own.meanScoreCases,
+    partialAttempts: own.partialCases,
+  };
 }
 
 /** A table line of an attempt. */

@@ -569,6 +569,11 @@ export const partial = defineSuite<string, string>({
       expect(row!.meanScoreInterval.high).toBe(1);
       const one = await runCli(["runs", "--eval", "soft", ...store], own.dir, cleanEnv);
       expect(one.stdout).toMatch(/pooled .* 0\.500 n=2/);
+      // Its JSON gives the same: the eval's own figures, not the whole run's.
+      const [soft] = json<RunRow[]>(
+        (await runCli(["runs", "--eval", "soft", "--json", ...store], own.dir, cleanEnv)).stdout,
+      );
+      expect(soft).toMatchObject({ meanScore: 0.5, scoredAttempts: 2, attempts: 2 });
     } finally {
       await own.cleanup();
     }
@@ -621,7 +626,7 @@ export const slow = defineSuite({
       expect(run.stderr).toContain("is not stored whole");
       // The way on is to finish this run, not to start it over.
       expect(run.stderr).toMatch(
-        /once the store answers again, `niceeval run --resume [0-9a-f]{8}` keeps the attempts it holds/,
+        /once the store answers again, `niceeval run --resume [0-9a-f]{8} --store locked\.sqlite` keeps the attempts it holds/,
       );
       expect(run.code).toBe(2);
     } finally {

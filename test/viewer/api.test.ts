@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCliArgs } from "../../src/cli/args.js";
 import { main } from "../../src/cli/main.js";
 import type { AttemptRecord } from "../../src/eval/record.js";
+import { defineSuite } from "../../src/eval/suite.js";
 import { evalFigures } from "../../src/report/figures.js";
+import { createScorer } from "../../src/scorers/index.js";
 import { wilsonInterval } from "../../src/stats/interval.js";
 import { thisWriter } from "../../src/store/writer.js";
 import type { RowPage, RunDetail, RunRow } from "../../src/viewer/api.js";
@@ -145,6 +147,40 @@ describe("the viewer's API over a store of real runs", () => {
     // The greetings runs' judge never answered: every mean of theirs is a lower bound.
     const greetings = (await api<{ runs: RunRow[] }>("/api/runs?evalId=greetings")).body.runs;
     expect(greetings.map((r) => r.perEval[0]!.meanScoreLowerBound)).toEqual([true, true]);
+  });
+
+  it("lists runs filtered on an eval with that eval's own figures, as niceeval runs --eval does", async () => {
+    // A run of two evals: judged (3 cases, all pass) and one whose 4 cases all fail.
+    const failing = defineSuite<string, string>({
+      id: "all-fail",
+      cases: ["w", "x", "y", "z"].map((id) => ({ id, input: id, expected: "never" })),
+      target: (input) => input,
+      scorers: [createScorer({ name: "same", score: () => ({ score: 0 }) })],
+    });
+    await recordRun(fixture.store, {
+      runId: "run-two-evals-000000",
+      name: "two-evals",
+      startedAt: "2024-10-01T00:00:00.000Z",
+      evals: [judgedEval(true), failing],
+      trials: 1,
+    });
+    const whole = (await api<{ runs: RunRow[] }>("/api/runs")).body.runs.find(
+      (r) => r.name === "two-evals",
+    )!;
+    expect(whole).toMatchObject({ cases: 7, attempts: 7, passed: 3, failed: 4 });
+    const [judged] = (await api<{ runs: RunRow[] }>("/api/runs?evalId=judged")).body.runs;
+    expect(judged).toMatchObject({
+      name: "two-evals",
+      cases: 3,
+      attempts: 3,
+      passed: 3,
+      failed: 0,
+      passRate: 1,
+      passRateInterval: wilsonInterval(3, 3),
+      meanScore: 1,
+    });
+    const [failed] = (await api<{ runs: RunRow[] }>("/api/runs?evalId=all-fail")).body.runs;
+    expect(failed).toMatchObject({ cases: 4, passed: 0, failed: 4, passRate: 0, meanScore: 0 });
   });
 
   it("gives a run's per-eval figures and the labels for the scorer filter", async () => {

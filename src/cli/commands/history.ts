@@ -20,7 +20,7 @@ import { resolveRunRef } from "../../store/resolve.js";
 import type { Store, StoredRun } from "../../store/types.js";
 import { writerGone } from "../../store/writer.js";
 import { closest } from "../../suggest.js";
-import { runRow } from "../../viewer/api.js";
+import { evalRunRow, runRow } from "../../viewer/api.js";
 import type { RunsArgs, ShowArgs } from "../args.js";
 import { resumeCommand } from "../command-words.js";
 import type { CliIO } from "../io.js";
@@ -55,7 +55,10 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
     ...(args.evalId !== undefined ? { evalId: args.evalId } : {}),
   });
   if (args.json) {
-    writeSync(io.stdoutFd, `${safeStringify(runs.map(runRow))}\n`);
+    const rows = runs.map((run) =>
+      args.evalId !== undefined ? evalRunRow(run, args.evalId) : runRow(run),
+    );
+    writeSync(io.stdoutFd, `${safeStringify(rows)}\n`);
     return 0;
   }
   if (runs.length === 0) {
@@ -98,21 +101,9 @@ function runsLine(
   evalId: string | undefined,
   nameWidth: number,
 ): { lead: string; rate: string; mean: string; troubles: string } {
-  const row = runRow(run);
-  // With --eval, the eval's own figures (a finished run's summary), not the whole run's.
-  const own = evalId !== undefined ? row.perEval.find((e) => e.evalId === evalId) : undefined;
-  // And its own cases beside them (the whole run's, as the figures, before its summaries).
-  const cases = own ? evalCases(run, own.evalId, row.cases) : row.cases;
-  const figures = own ?? {
-    passRate: row.passRate,
-    passRateInterval: row.passRateInterval,
-    n: row.attempts - row.skipped - row.interrupted,
-    passRateCases: row.passRateCases,
-    meanScore: row.meanScore,
-    meanScoreInterval: row.meanScoreInterval,
-    scoredAttempts: row.scoredAttempts,
-    meanScoreCases: row.meanScoreCases,
-  };
+  // With --eval, the eval's own cases and figures (a finished run's summary), not the whole run's.
+  const row = evalId !== undefined ? evalRunRow(run, evalId) : runRow(run);
+  const figures = { ...row, n: row.attempts - row.skipped - row.interrupted };
   // With trials, the interval counts cases (src/stats/clustered.ts): say how many.
   const over = figures.passRateCases !== null ? ` (${plural(figures.passRateCases, "case")})` : "";
   const rate =
@@ -127,26 +118,15 @@ function runsLine(
       (run.git?.commit ?? "").slice(0, 7).padEnd(8),
       run.startedAt.slice(0, 19).replace("T", " ").padEnd(20),
       row.status.padEnd(12),
-      String(cases).padStart(5),
+      String(row.cases).padStart(5),
     ].join(" "),
     rate,
-    mean: meanCell(figures, partialOf(run, row, evalId)),
+    mean: meanCell(figures, row.partialAttempts ?? 0),
     troubles: [...runTroubles(run), ...resumedMark(run)].join(", "),
   };
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-
-/**
- * An eval's cases, as its reports count them: with trials, the cases its trials are of (those
- * with a judged trial, as the console's trials line and the interval's "over N cases" say), not
- * its attempts, which its summary's `cases` counts; `otherwise` before the run has summaries.
- */
-function evalCases(run: StoredRun, evalId: string, otherwise: number): number {
-  const summary = run.summaries?.find((s) => s.evalId === evalId);
-  if (!summary) return otherwise;
-  return summary.trials ? summary.trials.cases : summary.cases;
-}
 
 /**
  * A mean score as the reports give it, with its 95% interval when it has one and its n: "0.700
@@ -168,12 +148,6 @@ function meanCell(
     figures.meanScoreCases !== null ? ` (${plural(figures.meanScoreCases, "case")})` : "";
   const interval = ci ? ` [${ci.low.toFixed(3)}, ${ci.high.toFixed(3)}]` : "";
   return `${partial > 0 ? "≥ " : ""}${mean.toFixed(3)}${interval} n=${figures.scoredAttempts}${over}`;
-}
-
-/** How many of the scores in a run's (or, with --eval, an eval's) mean were partial. */
-function partialOf(run: StoredRun, row: ReturnType<typeof runRow>, evalId?: string): number {
-  if (evalId === undefined) return row.partialAttempts ?? 0;
-  return run.summaries?.find((s) => s.evalId === evalId)?.partialCases ?? 0;
 }
 
 /** The widest the name column grows; a longer name is cut in its middle, with "…". */
