@@ -48,6 +48,8 @@ export interface JudgeWait {
   phase: "slot" | "answer" | "backoff";
   /** While backing off: what the last try came to. */
   after?: string | undefined;
+  /** While backing off: how long the endpoint asked to wait (its Retry-After), ms. */
+  retryAfterMs?: number | undefined;
   /** The judge's own limit on one try, ms (configureJudges({ timeoutMs })). */
   timeoutMs: number;
 }

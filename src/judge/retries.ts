@@ -162,9 +162,11 @@ export async function callWithRetries<T>(
       }
       wait.phase = "backoff";
       wait.after = failure.message;
+      wait.retryAfterMs = failure.retryAfterMs;
       wait.tryNumber = tries + 1;
       await sleep(backoff(scheduler, ticket, failure, attempt, settings), signal);
       delete wait.after;
+      delete wait.retryAfterMs;
     }
   } finally {
     untrack();

@@ -28,6 +28,15 @@ export function judgeWaitText(
         ? `was waiting for a free slot at its endpoint before ${tries} (the endpoint's calls in flight were at their limit)`
         : `was waiting to send ${tries} after: ${first.after ?? "a failed try"}`;
   const longer = limitMs !== undefined && first.timeoutMs >= limitMs;
+  const asked = first.phase === "backoff" ? first.retryAfterMs : undefined;
+  if (asked !== undefined && limitMs !== undefined && asked >= limitMs) {
+    // The endpoint asked for a wait past the limit: a shorter try would not help.
+    const seconds = Math.round(asked / 1000);
+    return {
+      waitingOn: `while ${first.who} ${what} (the endpoint asked to wait ${seconds} s: Retry-After)${more}`,
+      advice: ` above that wait, or set configureJudges({ maxRetryAfterMs }) below ${asked} ms so that a judge asked to wait that long gives up at once`,
+    };
+  }
   return {
     waitingOn: `while ${first.who} ${what}${more}`,
     advice: longer

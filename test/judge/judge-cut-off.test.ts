@@ -72,6 +72,14 @@ describe("a judge call cut off by the attempt's time limit", () => {
     );
   });
 
+  it("says the endpoint asked for a wait past the limit, and not to shorten the judge's tries", async () => {
+    server.enqueue(fake.rateLimited(30));
+    const record = await scoredOnce(400);
+    expect(record?.judgments[0]?.reason).toMatch(
+      /^scorer "helpful" timed out after 400 ms while judge "openai\/hang" at \S+ was waiting to send try 2 of 4 after: .*429.* \(the endpoint asked to wait 30 s: Retry-After\); raise --timeout or the eval's timeoutMs above that wait, or set configureJudges\(\{ maxRetryAfterMs \}\) below 30000 ms so that a judge asked to wait that long gives up at once$/,
+    );
+  });
+
   it("names the judge a t.closeQA was waiting on", async () => {
     server.enqueue(fake.hang());
     const adapter = defineAdapter({
