@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { hostname } from "node:os";
 import { resolve } from "node:path";
 import type { RunArgs } from "../cli/args.js";
 import { storedRunArgs } from "../cli/args.js";
@@ -9,6 +10,7 @@ import type { AttemptRecord } from "../eval/record.js";
 import { pluralNoun } from "../plural.js";
 import type { RunOptions } from "../runner/run.js";
 import type { BeginRunOptions, RunManifest, Store, StoredRun } from "../store/types.js";
+import { writerGone } from "../store/writer.js";
 import { changesSince, listChanges, refuseChanges } from "./check.js";
 import { findRunToContinue, flagOf, type ResumeMode, runState } from "./find.js";
 import { continuedRun, type KeptAttempts, keptAttempts } from "./source.js";
@@ -206,6 +208,8 @@ export async function continueRun(
     io.stderr(
       `niceeval: --force: continuing although its evals changed: ${listChanges(changes, 5)}\n`,
     );
+  const alive = force ? liveWriter(run) : undefined;
+  if (alive) io.stderr(alive);
   const continued = continuedRun(store, run.runId, kept);
   return {
     begin: {
@@ -235,4 +239,16 @@ function missingFiles(run: StoredRun, missing: string[], cwd: string, flag: stri
   if (missing.length < run.files.length)
     return `${head}, where its other eval files are: ${missing.length === 1 ? "it was" : "they were"} deleted or moved since the run started. Put ${missing.length === 1 ? "it" : "them"} back to continue the run (a run continues only with the eval files it started with), or start a new run.`;
   return `${head}. Run ${flag} from that folder; or, if ${missing.length === 1 ? "the file was" : "the files were"} deleted or moved since the run started, put ${missing.length === 1 ? "it" : "them"} back (a run continues only with the eval files it started with) or start a new run.`;
+}
+
+/**
+ * What a forced continuation says when the run's writer is a live process of this host: --force
+ * takes its word that the writer is gone (a pid may have been reused), but one still writing
+ * the run would run its remaining cases too, each paid for twice.
+ */
+function liveWriter(run: StoredRun): string | undefined {
+  const writer = run.writer;
+  if (run.status !== "running" || !writer || writer.host !== hostname() || writerGone(run))
+    return undefined;
+  return `niceeval: --force: the run's writer (pid ${writer.pid} on ${writer.host}) is still a live process; if it is still writing this run, both will run its remaining cases. Stop it (kill ${writer.pid}) unless that pid is another program now\n`;
 }

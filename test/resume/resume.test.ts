@@ -1,11 +1,18 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import { openSqliteStore } from "../../src/store/index.js";
 import type { StoredRun } from "../../src/store/types.js";
-import { type FixtureProject, makeProject, runAndSignal, runCli } from "../support/project.js";
-import { killWhenStored } from "./support.js";
+import {
+  type FixtureProject,
+  makeProject,
+  runAndSignal,
+  runCli,
+  startCli,
+} from "../support/project.js";
+import { killWhenStored, storedAttempts } from "./support.js";
 
 // 60 cases × 2 trials, slow enough to be killed mid-run; every 7th case fails, every 11th errors.
 const suite = (label = "same") => `
@@ -289,6 +296,50 @@ describe("niceeval run --resume after an eval file was deleted", () => {
         /evals\/b\.eval\.js is not found from .*, where its other eval files are: it was deleted or moved since the run started\. Put it back to continue the run/,
       );
     } finally {
+      await project.cleanup();
+    }
+  }, 60_000);
+});
+
+describe("niceeval run --resume of a run whose writer is alive", () => {
+  it("is refused, and with --force says the writer still lives and both will run the rest", async () => {
+    const project = await makeProject({
+      "evals/dups.eval.js": duplicated.replace("setTimeout(r, 60)", "setTimeout(r, 400)"),
+    });
+    const { child, ended } = startCli(
+      ["run", "--concurrency", "1", "--store", "live.sqlite"],
+      project.dir,
+    );
+    try {
+      const deadline = Date.now() + 30_000;
+      while (storedAttempts(join(project.dir, "live.sqlite")) < 1 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 25));
+      const id = (await attemptsOf(project.dir, "live.sqlite")).run.runId.slice(0, 8);
+      const refused = await runCli(["run", "--resume", id, "--store", "live.sqlite"], project.dir);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(
+        `is still being written by another process (pid ${child.pid} on ${hostname()})`,
+      );
+      const forced = startCli(
+        ["run", "--resume", id, "--force", "--store", "live.sqlite"],
+        project.dir,
+      );
+      const said = await new Promise<string>((resolve) => {
+        let text = "";
+        forced.child.stderr!.on("data", (chunk: Buffer) => {
+          text += chunk.toString();
+          if (text.includes("still a live process")) resolve(text);
+        });
+        void forced.ended.then(() => resolve(text));
+      });
+      forced.child.kill("SIGKILL");
+      await forced.ended;
+      expect(said).toContain(
+        `niceeval: --force: the run's writer (pid ${child.pid} on ${hostname()}) is still a live process; if it is still writing this run, both will run its remaining cases`,
+      );
+    } finally {
+      child.kill("SIGKILL");
+      await ended;
       await project.cleanup();
     }
   }, 60_000);
