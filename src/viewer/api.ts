@@ -116,6 +116,10 @@ export interface EvalView {
   interrupted: number;
   passRate: number | null;
   passRateInterval: Interval | null;
+  /** Attempts the pass rate is of (judged ones: skipped and cut off aside). */
+  passRateN: number;
+  /** With trials, the cases its interval counts (the attempts are their trials); null without. */
+  passRateCases: number | null;
   meanScore: number | null;
   meanScoreInterval: Interval | null;
   scoredCases: number;
@@ -368,6 +372,8 @@ function fromSummary(s: EvalSummary): EvalView {
     interrupted: s.interrupted ?? 0,
     passRate: figures.passRate.rate,
     passRateInterval: figures.passRate.interval,
+    passRateN: figures.passRate.n,
+    passRateCases: figures.passRate.cases ?? null,
     meanScore: s.meanScore,
     meanScoreInterval: figures.meanScore.interval,
     scoredCases: s.scoredCases,

@@ -740,6 +740,8 @@ describe("mean scores", () => {
       .allTextContents();
     // A lower bound has no interval (its partial scores count missing points as 0).
     expect(cells[7]).toMatch(/^\u2265 0\.\d{3} n=14 \(7 cases\), 14 partial$/);
+    // The pass rate beside it says what its interval counts too, as the Runs list does.
+    expect(cells[6]).toMatch(/^[\d.]+% \[[\d.]+%, [\d.]+%\] n=14 \(7 cases\)$/);
     await page.goto(`${viewer.origin}/#/`);
     const head = page.locator("tr.run-row", { hasText: "head" });
     await head.waitFor();

@@ -395,7 +395,11 @@ function evalLine(e: EvalView): HTMLElement {
       "td",
       { class: "num" },
       pct(e.passRate),
-      h("span", { class: "muted" }, interval(e.passRateInterval, pct)),
+      h(
+        "span",
+        { class: "muted" },
+        `${interval(e.passRateInterval, pct)} ${sizeText(e.passRateN, e.passRateCases)}`,
+      ),
     ),
     h(
       "td",
