@@ -1,6 +1,7 @@
 import { appendFileSync } from "node:fs";
 import { isAbsolute, relative } from "node:path";
 import { collectingReporter, type ListedFailure } from "./markdown-reporter.js";
+import { flushLineWriters } from "./output.js";
 import type { Reporter } from "./reporter.js";
 import { writeFully } from "./write-fd.js";
 import { xmlSafe } from "./xml.js";
@@ -56,8 +57,11 @@ export function githubReporter(options: GithubReporterOptions = {}): Reporter {
   const write =
     options.write ??
     ((text: string) => {
+      const fd = options.fd ?? 1;
+      // After the console's lines written so far, not in the middle of them.
+      flushLineWriters(fd);
       const bytes = Buffer.from(text);
-      writeFully(options.fd ?? 1, bytes, 0, bytes.length);
+      writeFully(fd, bytes, 0, bytes.length);
     });
   // The list keeps at least what the annotations need, and the summary's 50.
   return collectingReporter(Math.max(50, max), (collector, run) => {

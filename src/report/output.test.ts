@@ -1,10 +1,10 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import FakeTimers from "@sinonjs/fake-timers";
 import { describe, expect, it } from "vitest";
-import { LineWriter, part } from "./output.js";
+import { flushLineWriters, LineWriter, part } from "./output.js";
 
 /** What `write` puts in a file through a LineWriter of that file, read back when it is done. */
 function written(write: (out: LineWriter) => void, limit?: number): string {
@@ -72,6 +72,16 @@ describe("LineWriter", () => {
       closeSync(fd);
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("lets another writer of its descriptor go after what it holds (flushLineWriters)", () => {
+    const text = written((out) => {
+      out.line("held in the buffer");
+      flushLineWriters(out.fd);
+      writeSync(out.fd, "written directly\n");
+      out.line("after");
+    });
+    expect(text).toBe("held in the buffer\nwritten directly\nafter\n");
   });
 
   it("puts parts, text and lines in the order given, joined parts as they were", () => {

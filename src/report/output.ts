@@ -12,6 +12,26 @@ import { writeFully } from "./write-fd.js";
  * of being kept (as a long concatenation) until the next flush. Lines can also be put together in
  * place from {@link Part}s encoded once and short text ({@link putPart}, {@link putText}).
  */
+/** Every LineWriter made, so that another writer to the same descriptor can let theirs go first. */
+const writers = new Set<WeakRef<LineWriter>>();
+
+/**
+ * Write out what the LineWriters of `fd` hold, before another writer writes to it directly (the
+ * GitHub reporter's commands on standard output beside the console's report): lines then come out
+ * in the order they were made. A writer that fails here says so at its own next write.
+ */
+export function flushLineWriters(fd: number): void {
+  for (const ref of writers) {
+    const writer = ref.deref();
+    if (writer === undefined) writers.delete(ref);
+    else if (writer.fd === fd) {
+      try {
+        writer.flush();
+      } catch {}
+    }
+  }
+}
+
 export class LineWriter {
   // Short text gathers in `pending` (a few KB, so its concatenation is small and dies young) and is
   // encoded into `bytes` in one call; `bytes` goes out when full, at the delay, or on flush().
@@ -41,10 +61,11 @@ export class LineWriter {
   private linkBytes = 0;
   /** @param limit characters buffered before they are written (0: every write goes out at once) */
   constructor(
-    private readonly fd: number,
+    readonly fd: number,
     private readonly limit = 64 * 1024,
     private readonly maxDelayMs = 250,
   ) {
+    writers.add(new WeakRef(this));
     // The slack past the limit holds the lines that reach it, so they leave whole.
     this.bytes = Buffer.allocUnsafe(Math.max(PENDING_LIMIT * 3, limit) + LINE_SLACK);
   }

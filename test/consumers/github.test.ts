@@ -135,6 +135,16 @@ describe("niceeval run --reporter github in GitHub Actions (real CLI)", () => {
     );
     // The console's report is there too, naming the blank case.
     expect(result.stdout).toContain(`✗ ${JSON.stringify(HOSTILE_IDS.blank)} failed`);
+    // Listed first, the GitHub reporter still writes after the console's case lines (held in
+    // its buffer when stdout is a pipe), not before the report's header.
+    const first = await runCli(
+      ["run", "evals", "--no-store", "--reporter", "github", "--reporter", "console"],
+      project.dir,
+      { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: project.dir },
+    );
+    const caseLine = first.stdout.indexOf(`✗ ${JSON.stringify(HOSTILE_IDS.blank)} failed`);
+    expect(caseLine).toBeGreaterThan(0);
+    expect(first.stdout.indexOf("::error")).toBeGreaterThan(caseLine);
   }, 60_000);
   it("with --baseline, as the README's workflow runs it, prints no command of the cases' either", async () => {
     const summary = join(project.dir, "summary.md");
