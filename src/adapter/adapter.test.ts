@@ -158,7 +158,7 @@ describe("defineScoreEval", () => {
       .defineScoreEval({ id: "u", description: "u", test() {} })
       .run();
     expect(usage.error?.message).toBe(
-      'adapter "usage" (eval "u"): reportUsage({ inputTokens }) got "1200" (a string); report a finite number >= 0 or leave the field out',
+      'reportUsage({ inputTokens }) got "1200" (a string); report a finite number >= 0 or leave the field out',
     );
   });
 
@@ -619,11 +619,11 @@ describe("create failures", () => {
     expect(snake.error).toEqual({
       where: 'create of adapter "usage" (eval "usage-typo")',
       message:
-        'adapter "usage" (eval "usage-typo"): reportUsage(...) got unknown keys "input_tokens" (did you mean "inputTokens"?) and "output_tokens" (did you mean "outputTokens"?); known keys: inputTokens, outputTokens, totalTokens, costUsd',
+        'reportUsage(...) got unknown keys "input_tokens" (did you mean "inputTokens"?) and "output_tokens" (did you mean "outputTokens"?); known keys: inputTokens, outputTokens, totalTokens, costUsd',
     });
     const short = await reporting({ inputTokens: 500, outputTokens: 500, totalTokens: 100 });
     expect(short.error?.message).toBe(
-      'adapter "usage" (eval "usage-typo"): reportUsage({ inputTokens: 500, outputTokens: 500, totalTokens: 100 }): totalTokens is less than inputTokens + outputTokens (1000); report the total the provider gave, or leave totalTokens out and it is their sum',
+      "reportUsage({ inputTokens: 500, outputTokens: 500, totalTokens: 100 }): totalTokens is less than inputTokens + outputTokens (1000); report the total the provider gave, or leave totalTokens out and it is their sum",
     );
     const fine = await reporting({ inputTokens: 500, outputTokens: 500, totalTokens: 1200 });
     expect(fine.verdict).toBe("passed");

@@ -293,7 +293,7 @@ async function observeAndJudge<Facts, Assertions>(
 ): Promise<AttemptRecord> {
   const started = realNow();
   const { evalId, adapter, definition } = setup;
-  const usage = new UsageCollector(`adapter "${adapter.name}" (eval "${evalId}")`);
+  const usage = new UsageCollector();
   // One limit for the whole attempt (create, test, judge calls); what finished before it is kept.
   const deadline = new Deadline(
     context.signal,

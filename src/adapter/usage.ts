@@ -6,15 +6,16 @@ import { type UsageReport, usageReportKeys } from "./types.js";
 
 const fields = Object.keys(usageReportKeys) as (keyof UsageReport)[];
 
-/** Collects what an adapter reports through ctx.reportUsage during one attempt. */
+/**
+ * Collects what an adapter reports through ctx.reportUsage during one attempt. Its errors name the
+ * call only: they are thrown inside the adapter's create, which the attempt's error names.
+ */
 export class UsageCollector {
   private readonly totals: Partial<Record<(typeof fields)[number], number>> = {};
   /** The sum of each report's total: the one it gave, else its input + output. */
   private totalSum = 0;
   /** Whether a report gave its total. */
   private totalGiven = false;
-
-  constructor(private readonly where: string) {}
 
   report(usage: UsageReport): void {
     this.refuseUnknownKeys(usage);
@@ -24,7 +25,7 @@ export class UsageCollector {
       if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
         throw new NiceevalError(
           "USAGE_INVALID",
-          `${this.where}: reportUsage({ ${field} }) got ${givenTyped(value)}; report a finite number >= 0 or leave the field out`,
+          `reportUsage({ ${field} }) got ${givenTyped(value)}; report a finite number >= 0 or leave the field out`,
         );
       }
     }
@@ -48,7 +49,7 @@ export class UsageCollector {
     if (unknown.length === 0) return;
     throw new NiceevalError(
       "USAGE_INVALID",
-      `${this.where}: reportUsage(...) got ${unknownKeysMessage(unknown, fields)}`,
+      `reportUsage(...) got ${unknownKeysMessage(unknown, fields)}`,
     );
   }
 
@@ -60,7 +61,7 @@ export class UsageCollector {
     if (totalTokens >= inputTokens + outputTokens) return;
     throw new NiceevalError(
       "USAGE_INVALID",
-      `${this.where}: reportUsage({ inputTokens: ${inputTokens}, outputTokens: ${outputTokens}, totalTokens: ${totalTokens} }): totalTokens is less than inputTokens + outputTokens (${inputTokens + outputTokens}); report the total the provider gave, or leave totalTokens out and it is their sum`,
+      `reportUsage({ inputTokens: ${inputTokens}, outputTokens: ${outputTokens}, totalTokens: ${totalTokens} }): totalTokens is less than inputTokens + outputTokens (${inputTokens + outputTokens}); report the total the provider gave, or leave totalTokens out and it is their sum`,
     );
   }
 
