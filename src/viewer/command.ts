@@ -26,6 +26,9 @@ export async function viewCommand(
       `niceeval: warning: serving on ${args.host}: other machines on the network can reach the viewer (the session token still guards it)\n`,
     );
   }
+  // Runs to compare that the store does not hold are said now, as `compare` says them, not
+  // only by the page once it is open.
+  if (args.compare) await findComparedRuns(store, args.compare.base, args.compare.head, () => {});
   const viewer = await listen(args, store);
   const page = args.compare ? comparePage(args.compare) : "";
   const [url, ...network] = servedUrls(viewer.url, args.host).map((served) => `${served}${page}`);

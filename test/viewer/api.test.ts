@@ -435,6 +435,22 @@ describe("niceeval view and export arguments", () => {
     );
   });
 
+  it("niceeval view --base with a run the store does not hold is refused before serving", async () => {
+    const stderr: string[] = [];
+    const code = await main(
+      ["view", "--port", "0", "--base", "nope", "--head", "latest", "--store", fixture.path],
+      {
+        cwd: dirname(fixture.path),
+        env: {},
+        stdoutFd: 1,
+        stderr: (t) => stderr.push(t),
+        isTTY: false,
+      },
+    );
+    expect(code).toBe(2);
+    expect(stderr.join("")).toMatch(/^niceeval: no run "nope"/);
+  });
+
   it("niceeval view on every address gives a URL this machine opens and one per network address", async () => {
     const dir = dirname(fixture.path);
     const out = join(dir, "view-any.txt");
