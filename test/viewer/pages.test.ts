@@ -711,6 +711,17 @@ describe("comparing", () => {
     await page.locator(".trials .trial").first().waitFor();
     expect(new URL(page.url()).hash).toBe(`#/case/${fixture.headId}/greetings/case-3?trial=0`);
   });
+
+  it("gives a run named by its name or latest~N its id, so its links stay its own", async () => {
+    await page.goto(`${viewer.origin}/#/run/head?evalId=greetings`);
+    await page.waitForFunction(
+      (id) => location.hash === `#/run/${id}?evalId=greetings`,
+      fixture.headId,
+    );
+    const link = page.locator(".vt-row a").first();
+    await link.waitFor();
+    expect(await link.getAttribute("href")).toMatch(new RegExp(`^#/case/${fixture.headId}/`));
+  });
 });
 
 describe("counts", () => {

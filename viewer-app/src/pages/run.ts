@@ -117,6 +117,13 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
       return;
     }
     const run = detail.run;
+    // Named by latest~N or a name, the page would be another run's once a newer run comes: it
+    // takes the run's id, so that its links, its table's pages and the URL stay this run's.
+    if (!run.runId.startsWith(runId)) {
+      const qs = p.toString();
+      location.replace(`#/run/${enc(run.runId)}${qs ? `?${qs}` : ""}`);
+      return;
+    }
     title.textContent = run.name ?? run.runId.slice(0, 8);
     fill(summary, ...runSummary(detail));
     if (!evalSel.firstChild) {
