@@ -15,6 +15,7 @@ import {
   QUERY_SORTS,
   QUERY_VERDICTS,
 } from "../store/attempt-query.js";
+import { runFilter } from "../store/manifest.js";
 import {
   type AttemptQuery,
   isTruncated,
@@ -35,6 +36,8 @@ export interface RunRow {
   name: string | null;
   /** The shard the run holds (`"1/3"`), null for a whole run. */
   shard: string | null;
+  /** The `--filter` that cut the run's cases, null for a run of every case (`runs` marks it `[filtered]`). */
+  filter: string | null;
   branch: string | null;
   commit: string | null;
   dirty: boolean | null;
@@ -192,6 +195,7 @@ export function runRow(run: StoredRun): RunRow {
     runId: run.runId,
     name: run.name ?? null,
     shard: run.shard ? `${run.shard.index}/${run.shard.count}` : null,
+    filter: runFilter(run) ?? null,
     branch: run.git?.branch ?? null,
     commit: run.git?.commit ?? null,
     dirty: run.git?.dirty ?? null,

@@ -180,6 +180,11 @@ function runLine(run: RunRow, selected: Map<string, RunRow>, toggled: () => void
       h("a", { href: `#/run/${enc(run.runId)}` }, run.name ?? run.runId.slice(0, 8)),
       run.name ? h("span", { class: "muted" }, ` ${run.runId.slice(0, 8)}`) : null,
       run.shard ? h("span", { class: "muted" }, ` shard ${run.shard}`) : null,
+      // As `niceeval runs` marks it: a run of some cases only is not taken for a whole run.
+      run.filter !== null
+        ? h("span", { class: "muted", title: `--filter ${run.filter}` }, " [filtered]")
+        : null,
+      tagsText(run.tags),
     ),
     h("td", {}, run.branch ?? ""),
     h("td", { class: "mono" }, (run.commit ?? "").slice(0, 7) + (run.dirty ? "*" : "")),
@@ -255,4 +260,11 @@ function moreRuns(p: URLSearchParams, limit: number): HTMLElement {
     h("code", {}, "niceeval runs --limit"),
     " lists them in the terminal).",
   );
+}
+
+/** A run's tags (`--tag key=value`), which the tag filter matches, shown under its name. */
+function tagsText(tags: Record<string, string>): HTMLElement | null {
+  const pairs = Object.entries(tags);
+  if (pairs.length === 0) return null;
+  return h("div", { class: "muted small" }, pairs.map(([k, v]) => `${k}=${v}`).join(" \u00b7 "));
 }
