@@ -427,7 +427,7 @@ export interface RunPageText {
 /** Figures read from the Run page of the web app (served, or exported as HTML). */
 export function fromRunPage(page: RunPageText): Reading {
   const evals: Record<string, Figures> = {};
-  const interval = /^(?:([\d.]+)%|—)(?: \[([\d.]+)%, ([\d.]+)%\])?$/;
+  const interval = /^(?:([\d.]+)%|—)(?: \[([\d.]+)%, ([\d.]+)%\])? n=(\d+)(?: \((\d+) cases?\))?$/;
   for (const [evalId, attempts, passed, failed, errored, skipped, rate, mean] of page.rows) {
     const r = interval.exec(rate!);
     if (!r) throw new Error(`not a pass rate on the Run page: ${rate}`);
@@ -445,6 +445,8 @@ export function fromRunPage(page: RunPageText): Reading {
       rate: textNum(r[1]),
       rateLow: textNum(r[2]),
       rateHigh: textNum(r[3]),
+      rateN: r[4],
+      rateCases: r[5],
       mean: textNum(s[2]),
       meanN: s[5],
       meanLow: textNum(s[3]),
