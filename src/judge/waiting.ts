@@ -31,9 +31,9 @@ export function judgeWaitText(
   const asked = first.phase === "backoff" ? first.retryAfterMs : undefined;
   if (asked !== undefined && limitMs !== undefined && asked >= limitMs) {
     // The endpoint asked for a wait past the limit: a shorter try would not help.
-    const seconds = Math.round(asked / 1000);
+    const wait = asked < 1000 ? `${Math.round(asked)} ms` : `${Math.round(asked / 1000)} s`;
     return {
-      waitingOn: `while ${first.who} ${what} (the endpoint asked to wait ${seconds} s: Retry-After)${more}`,
+      waitingOn: `while ${first.who} ${what} (the endpoint asked to wait ${wait}: Retry-After)${more}`,
       advice: ` above that wait, or set configureJudges({ maxRetryAfterMs }) below ${asked} ms so that a judge asked to wait that long gives up at once`,
     };
   }

@@ -480,6 +480,12 @@ describe("dependable judge calls", () => {
       // The empty answer's 500 and 7 besides the verdict's own (at least 1 of each).
       expect(usage.inputTokens, model).toBeGreaterThan(500);
       expect(usage.outputTokens, model).toBeGreaterThan(7);
+      expect(usage.unreportedCalls, model).toBeUndefined();
+      // A retried try that said nothing of its cost is not a call whose usage went unreported.
+      server.enqueue(fake.emptyUnmetered(), fake.json({ value: 1 }));
+      const quiet = await withJudgeLedger(() => askForVerdict(model, request(13), check));
+      expect(quiet.result.ok, model).toBe(true);
+      expect(quiet.usage.unreportedCalls, model).toBeUndefined();
     }
   });
 

@@ -45,7 +45,7 @@ export type FakeAnswer =
    * A 200 that reports usage but holds no answer: OpenAI's empty `choices`, Anthropic's message
    * without `content`. Billed all the same.
    */
-  | { kind: "billed-empty"; inputTokens: number; outputTokens: number }
+  | { kind: "billed-empty"; inputTokens: number; outputTokens: number; usage: boolean }
   /**
    * OpenAI only: the content as an array of parts (a reasoning part, then the text), as
    * reasoning models behind some compatible servers answer.
@@ -104,6 +104,14 @@ export const fake = {
     kind: "billed-empty",
     inputTokens,
     outputTokens,
+    usage: true,
+  }),
+  /** The same without a usage block: nothing said of what the try cost. */
+  emptyUnmetered: (): FakeAnswer => ({
+    kind: "billed-empty",
+    inputTokens: 0,
+    outputTokens: 0,
+    usage: false,
   }),
   contentParts: (value: unknown): FakeAnswer => ({ kind: "content-parts", value }),
   contextWindow: (value: unknown): FakeAnswer => ({ kind: "context-window", value }),
@@ -384,17 +392,25 @@ function answerWith(
               id: "msg_empty",
               type: "message",
               role: "assistant",
-              usage: { input_tokens: answer.inputTokens, output_tokens: answer.outputTokens },
+              ...(answer.usage
+                ? {
+                    usage: { input_tokens: answer.inputTokens, output_tokens: answer.outputTokens },
+                  }
+                : {}),
             }
           : {
               id: "chatcmpl-empty",
               object: "chat.completion",
               choices: [],
-              usage: {
-                prompt_tokens: answer.inputTokens,
-                completion_tokens: answer.outputTokens,
-                total_tokens: answer.inputTokens + answer.outputTokens,
-              },
+              ...(answer.usage
+                ? {
+                    usage: {
+                      prompt_tokens: answer.inputTokens,
+                      completion_tokens: answer.outputTokens,
+                      total_tokens: answer.inputTokens + answer.outputTokens,
+                    },
+                  }
+                : {}),
             },
       );
       return;

@@ -39,8 +39,17 @@ interface MessagesAnswer {
   error?: unknown;
 }
 
-/** Kinds of Anthropic error worth another try (rate limit, server error, overloaded). */
-const RETRYABLE_ERRORS = new Set(["rate_limit_error", "api_error", "overloaded_error"]);
+/** The kinds of error the Messages API names, and whether each is worth another try. */
+const ERROR_KINDS: Readonly<Record<string, boolean>> = {
+  invalid_request_error: false,
+  authentication_error: false,
+  permission_error: false,
+  not_found_error: false,
+  request_too_large: false,
+  rate_limit_error: true,
+  api_error: true,
+  overloaded_error: true,
+};
 
 /**
  * A judge provider speaking the Anthropic Messages API; the answer is a forced tool call
@@ -108,17 +117,19 @@ function readMessage(answer: MessagesAnswer, toolName: string, where: string): J
     inputTokens: answer.usage?.input_tokens,
     outputTokens: answer.usage?.output_tokens,
   };
-  if (answer.type === "error" || answer.error !== undefined) {
+  const billed = answer.usage ? usage : undefined;
+  if (answer.type === "error" || answer.error != null) {
+    // A kind the API names decides; another (a proxy's) leaves it to the error's code.
     const kind = (answer.error as { type?: unknown } | null | undefined)?.type;
     throw errorInBody(answer.error ?? answer, where, {
-      retryable: typeof kind === "string" ? RETRYABLE_ERRORS.has(kind) : undefined,
-      tokens: usage,
+      retryable: typeof kind === "string" && Object.hasOwn(ERROR_KINDS, kind) ? ERROR_KINDS[kind] : undefined,
+      tokens: billed,
     });
   }
   if (!Array.isArray(answer.content)) {
     throw new JudgeCallError(`${where} answered without a content array`, {
       retryable: true,
-      tokens: usage,
+      tokens: billed,
     });
   }
   const text = answer.content

@@ -32,13 +32,16 @@ export function readCompletion(completion: ChatCompletion, where: string): Judge
     inputTokens: completion.usage?.prompt_tokens,
     outputTokens: completion.usage?.completion_tokens,
   };
+  // Counted only when the answer had a usage block: a try that said nothing of its cost is not
+  // one more call whose usage went unreported.
+  const billed = completion.usage ? tokens : undefined;
   const failure = completion.error ?? choice?.error;
-  if (failure !== undefined) throw errorInBody(failure, where, { tokens });
+  if (failure != null) throw errorInBody(failure, where, { tokens: billed });
   const message = choice?.message;
   if (!message) {
     throw new JudgeCallError(`${where} answered without choices[0].message`, {
       retryable: true,
-      tokens,
+      tokens: billed,
     });
   }
   const refusal = message.refusal ?? refusalPart(message.content);
