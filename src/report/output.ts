@@ -24,11 +24,7 @@ export function flushLineWriters(fd: number): void {
   for (const ref of writers) {
     const writer = ref.deref();
     if (writer === undefined) writers.delete(ref);
-    else if (writer.fd === fd) {
-      try {
-        writer.flush();
-      } catch {}
-    }
+    else if (writer.fd === fd) writer.flushKeepingFailure();
   }
 }
 
@@ -152,6 +148,15 @@ export class LineWriter {
     if (this.timer === undefined) {
       this.timer = setTimeout(this.flushLater, this.maxDelayMs);
       this.timer.unref();
+    }
+  }
+
+  /** {@link flush}, a failure kept for the writer's next write to throw, as its timer does. */
+  flushKeepingFailure(): void {
+    try {
+      this.flush();
+    } catch (error) {
+      this.failure ??= { error };
     }
   }
 
