@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { safeStringify } from "../../json-safe.js";
 import { show, showAsStored } from "./preview.js";
 
 describe("show", () => {
@@ -45,6 +46,12 @@ describe("show", () => {
       '["[unserialisable: function named]","[unserialisable: Symbol(s)]"]'.slice(0, 60) + "…",
     );
     expect(showAsStored(3n)).toBe('"[unserialisable: bigint 3]"');
+    // What JSON writes as null, and an Error with its stack's head, as the store keeps them.
+    expect(showAsStored({ x: Number.NaN, l: [undefined, Number.POSITIVE_INFINITY] })).toBe(
+      '{"x":null,"l":[null,null]}',
+    );
+    const error = new Error("boom");
+    expect(showAsStored(error)).toBe(`${safeStringify(error).slice(0, 60)}…`);
     // The same object twice beside itself is no cycle.
     const shared = { k: 1 };
     expect(show([shared, shared])).toBe('[{"k":1},{"k":1}]');

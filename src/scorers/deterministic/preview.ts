@@ -67,10 +67,10 @@ function written(value: unknown, asStored: boolean): string {
   // The objects being written around the current one: one met again is a cycle.
   const ancestors = new Set<object>();
   const visit = (node: unknown): boolean => {
-    // `asStored`: a BigInt, a function and a symbol as the store writes them, so that a value
-    // shown live and the same value read back by `niceeval show` agree. Otherwise (a reason
-    // quoting what a callback returned) a BigInt as JavaScript writes it, as are the numbers
-    // JSON has no place for and an array's undefined item (JSON writes null).
+    // `asStored`: a BigInt, a function, a symbol, the numbers JSON has no place for, an array's
+    // undefined item and an Error as the store writes them, so that a value shown live and the
+    // same value read back by `niceeval show` agree. Otherwise (a reason quoting what a callback
+    // returned) as JavaScript writes them, where JSON would write a null that was not there.
     if (
       asStored &&
       (typeof node === "bigint" || typeof node === "function" || typeof node === "symbol")
@@ -78,12 +78,13 @@ function written(value: unknown, asStored: boolean): string {
       return add(JSON.stringify(valueMarker(node)));
     if (typeof node === "bigint") return add(`${node}n`);
     if ((typeof node === "number" && !Number.isFinite(node)) || node === undefined)
-      return add(String(node));
+      return add(asStored ? "null" : String(node));
     if (typeof node === "string") {
       return add(JSON.stringify(node.length > PREVIEW_LIMIT ? node.slice(0, PREVIEW_LIMIT) : node));
     }
     if (typeof node !== "object" || node === null) return add(JSON.stringify(node) ?? "null");
     if (ancestors.has(node)) return add(JSON.stringify(CIRCULAR_MARKER));
+    if (asStored && node instanceof Error) return add(safeStringify(node));
     const special = builtInText(node);
     if (special !== undefined) return add(special);
     ancestors.add(node);
