@@ -24,6 +24,7 @@ import {
   type StoredRun,
 } from "../store/types.js";
 import { effectiveStatus } from "../store/writer.js";
+import { withEvalFigures } from "./eval-row.js";
 
 /**
  * The viewer's data: plain JSON shapes computed from a {@link Store}, served by the live API and
@@ -252,34 +253,9 @@ export async function listRunRows(store: Store, query: RunListQuery = {}): Promi
   return evalId === undefined ? runs.map(runRow) : runs.map((run) => evalRunRow(run, evalId));
 }
 
-/**
- * A run's line with the figures of one of its evals: its cases (with trials, the cases its
- * trials are of), attempts and counts, pass rate and mean score with their intervals. Before
- * the run has summaries (running, crashed), the whole run's, as nothing per eval is known yet.
- */
+/** A run's line with the figures of one of its evals ({@link withEvalFigures}). */
 export function evalRunRow(run: StoredRun, evalId: string): RunRow {
-  const row = runRow(run);
-  const summary = run.summaries?.find((s) => s.evalId === evalId);
-  const own = row.perEval.find((e) => e.evalId === evalId);
-  if (!summary || !own) return row;
-  return {
-    ...row,
-    cases: summary.trials ? summary.trials.cases : summary.cases,
-    attempts: summary.cases,
-    passed: summary.passed,
-    failed: summary.failed,
-    errored: summary.errored,
-    skipped: summary.skipped,
-    interrupted: summary.interrupted ?? 0,
-    passRate: own.passRate,
-    passRateInterval: own.passRateInterval,
-    passRateCases: own.passRateCases,
-    meanScore: own.meanScore,
-    meanScoreInterval: own.meanScoreInterval,
-    scoredAttempts: own.scoredAttempts,
-    meanScoreCases: own.meanScoreCases,
-    partialAttempts: own.partialCases,
-  };
+  return withEvalFigures(runRow(run), run.summaries, evalId);
 }
 
 /** A table line of an attempt. */

@@ -1,6 +1,7 @@
 import type { AttemptRecord } from "../../src/eval/record.js";
 import type { AttemptRow, RowPage } from "../../src/viewer/api.js";
 import type { RunCharts } from "../../src/viewer/charts.js";
+import { withEvalFigures } from "../../src/viewer/eval-row.js";
 import type { StaticData } from "../../src/viewer/export.js";
 import { decodeSegment } from "../../src/viewer/segment.js";
 
@@ -82,7 +83,12 @@ function staticApi(data: StaticData, parts: string[], p: Record<string, string>)
           return r.tags[t.slice(0, i)] === t.slice(i + 1);
         }),
     );
-    return { runs };
+    // Filtered on an eval, its own figures, as the server gives them.
+    const evalId = p.evalId;
+    if (!evalId) return { runs };
+    return {
+      runs: runs.map((r) => withEvalFigures(r, data.details[r.runId]?.manifest.summaries, evalId)),
+    };
   }
   if (first === "runs" && id !== undefined) {
     const runId = staticRun(data, id);
