@@ -248,7 +248,13 @@ function missingFiles(run: StoredRun, missing: string[], cwd: string, flag: stri
  */
 function liveWriter(run: StoredRun): string | undefined {
   const writer = run.writer;
-  if (run.status !== "running" || !writer || writer.host !== hostname() || writerGone(run))
+  if (
+    run.status !== "running" ||
+    !writer ||
+    writer.host !== hostname() ||
+    writer.pid === process.pid ||
+    writerGone(run)
+  )
     return undefined;
   return `niceeval: --force: the run's writer (pid ${writer.pid} on ${writer.host}) is still a live process; if it is still writing this run, both will run its remaining cases. Stop it (kill ${writer.pid}) unless that pid is another program now\n`;
 }

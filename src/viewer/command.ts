@@ -28,7 +28,11 @@ export async function viewCommand(
   }
   // Runs to compare that the store does not hold are said now, as `compare` says them, not
   // only by the page once it is open.
-  if (args.compare) await findComparedRuns(store, args.compare.base, args.compare.head, () => {});
+  if (args.compare)
+    await findComparedRuns(store, args.compare.base, args.compare.head, () => {}, {
+      command: "view --base/--head",
+      example: "niceeval view --base branch:main --head latest",
+    });
   const viewer = await listen(args, store);
   const page = args.compare ? comparePage(args.compare) : "";
   const [url, ...network] = servedUrls(viewer.url, args.host).map((served) => `${served}${page}`);
