@@ -122,7 +122,10 @@ function readMessage(answer: MessagesAnswer, toolName: string, where: string): J
     // A kind the API names decides; another (a proxy's) leaves it to the error's code.
     const kind = (answer.error as { type?: unknown } | null | undefined)?.type;
     throw errorInBody(answer.error ?? answer, where, {
-      retryable: typeof kind === "string" && Object.hasOwn(ERROR_KINDS, kind) ? ERROR_KINDS[kind] : undefined,
+      retryable:
+        typeof kind === "string" && Object.hasOwn(ERROR_KINDS, kind)
+          ? ERROR_KINDS[kind]
+          : undefined,
       tokens: billed,
     });
   }
