@@ -991,6 +991,18 @@ describe("history charts", () => {
   });
 });
 
+describe("an eval filter the run does not have", () => {
+  it("says so above the empty table, naming the run's evals", async () => {
+    await page.goto(`${viewer.origin}/#/run/${fixture.headId}?evalId=nope`);
+    await page.reload();
+    const notice = page.locator(".notice", { hasText: "no eval" });
+    await notice.waitFor();
+    expect(await notice.textContent()).toBe(
+      'This run has no eval "nope" (its evals: greetings), so no attempt matches the eval filter. Choose another in the eval list.',
+    );
+  });
+});
+
 describe("the runs list", () => {
   it("marks a filtered run and shows its tags, as niceeval runs does", async () => {
     const runId = "run-tagged-00000000";

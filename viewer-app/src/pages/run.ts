@@ -125,7 +125,7 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
       return;
     }
     title.textContent = run.name ?? run.runId.slice(0, 8);
-    fill(summary, ...runSummary(detail));
+    fill(summary, ...runSummary(detail), unknownEval(detail, p.get("evalId")));
     if (!evalSel.firstChild) {
       evalSel.append(
         sel("evalId", "eval", [
@@ -312,6 +312,17 @@ function runSummary(detail: RunDetail) {
     unfinished(run),
     outsideCases(detail.manifest),
   ];
+}
+
+/**
+ * A link's eval filter naming no eval of this run (a filtered link reused on another run): its
+ * empty table says why, instead of looking like a run without attempts.
+ */
+function unknownEval(detail: RunDetail, evalId: string | null): HTMLElement | null {
+  if (!evalId || detail.evals.some((e) => e.evalId === evalId)) return null;
+  return notice(
+    `This run has no eval ${JSON.stringify(evalId)} (its evals: ${detail.evals.map((e) => e.evalId).join(", ")}), so no attempt matches the eval filter. Choose another in the eval list.`,
+  );
 }
 
 /**
