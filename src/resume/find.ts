@@ -43,18 +43,25 @@ export async function findRunToContinue(
 }
 
 async function latestFor(store: Store, mode: ResumeMode): Promise<StoredRun> {
+  // The newest run still being written, if one is met before the run looked for.
+  let live: StoredRun | undefined;
   // Newest first; a page at a time, so a long history is not read whole.
   for (let offset = 0; ; offset += 50) {
     const page = await store.listRuns({ limit: offset + 50 });
     for (const run of page.slice(offset)) {
       const state = runState(run);
       if (mode === "resume" ? state === "stopped" : state === "finished") return run;
+      if (state === "live") live ??= run;
     }
     if (page.length < offset + 50) break;
   }
   const wanted = mode === "resume" ? "interrupted or crashed" : "finished";
+  // A run still at work is not one to continue: said, as what the user most likely meant.
+  const running = live
+    ? ` (run ${live.runId.slice(0, 8)} is still running${live.writer ? `: pid ${live.writer.pid} on ${live.writer.host}` : ""}; a run is continued once it stopped)`
+    : "";
   throw new NiceevalError(
     "RUN_NOT_FOUND",
-    `${flagOf(mode)}: no ${wanted} run in ${store.location}. Name one (${flagOf(mode)} <run>), or see \`niceeval runs\`.`,
+    `${flagOf(mode)}: no ${wanted} run in ${store.location}${running}. Name one (${flagOf(mode)} <run>), or see \`niceeval runs\`.`,
   );
 }

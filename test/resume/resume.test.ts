@@ -315,6 +315,12 @@ describe("niceeval run --resume of a run whose writer is alive", () => {
       while (storedAttempts(join(project.dir, "live.sqlite")) < 1 && Date.now() < deadline)
         await new Promise((r) => setTimeout(r, 25));
       const id = (await attemptsOf(project.dir, "live.sqlite")).run.runId.slice(0, 8);
+      // Unnamed, the run looked for is a stopped one: the live run is said, not passed over.
+      const latest = await runCli(["run", "--resume", "--store", "live.sqlite"], project.dir);
+      expect(latest.code).toBe(2);
+      expect(latest.stderr).toContain(
+        `no interrupted or crashed run in sqlite:${join(project.dir, "live.sqlite")} (run ${id} is still running: pid ${child.pid} on ${hostname()}; a run is continued once it stopped)`,
+      );
       const refused = await runCli(["run", "--resume", id, "--store", "live.sqlite"], project.dir);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(
