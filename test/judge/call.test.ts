@@ -21,6 +21,19 @@ const request = (n = 0, temperature = 0): JudgeChatRequest => ({
   maxOutputTokens: 50,
 });
 
+/**
+ * A provider "claude" speaking the Messages API to the fake server, for this test (the
+ * environment sends every model to the server's OpenAI side).
+ */
+function useClaudeProvider(): void {
+  onTestFinished(
+    registerJudgeProvider(
+      "claude",
+      anthropicProvider({ apiKey: "k", baseURL: server.anthropicBaseURL }),
+    ),
+  );
+}
+
 let server: FakeLlmServer;
 let env: Awaited<ReturnType<typeof isolateJudges>>;
 beforeEach(async () => {
@@ -460,12 +473,7 @@ describe("dependable judge calls", () => {
   it("counts the tokens of a billed answer that held no judgment and was retried", async () => {
     configureJudges({ maxRetries: 1, retryBaseMs: 10 });
     const check = () => ({ ok: true as const, value: true });
-    // The Messages API on the same server (the environment sends every model to its OpenAI side).
-    const unregister = registerJudgeProvider(
-      "claude",
-      anthropicProvider({ apiKey: "k", baseURL: server.anthropicBaseURL }),
-    );
-    onTestFinished(unregister);
+    useClaudeProvider();
     for (const model of ["m", "claude/claude-haiku-4.5"]) {
       const before = server.requests.length;
       server.enqueue(fake.billedEmpty(500, 7), fake.json({ value: 1 }));
@@ -492,11 +500,7 @@ describe("dependable judge calls", () => {
   it("reads an Anthropic error sent in a 200's body: its message, retried only when its kind is", async () => {
     configureJudges({ maxRetries: 2, retryBaseMs: 10 });
     const check = () => ({ ok: true as const, value: true });
-    const unregister = registerJudgeProvider(
-      "claude",
-      anthropicProvider({ apiKey: "k", baseURL: server.anthropicBaseURL }),
-    );
-    onTestFinished(unregister);
+    useClaudeProvider();
     const model = "claude/claude-haiku-4.5";
     let before = server.requests.length;
     server.enqueue(fake.errorInBody(400, "prompt is too long: 250000 tokens > 200000 maximum"));

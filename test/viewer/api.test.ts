@@ -398,6 +398,19 @@ describe("the viewer's API over a store of real runs", () => {
   });
 });
 
+/** `niceeval view` on the fixture's store with `args`, as the CLI runs it: its code and stderr. */
+async function viewCli(args: string[]): Promise<{ code: number; stderr: string }> {
+  const stderr: string[] = [];
+  const code = await main(["view", ...args, "--store", fixture.path], {
+    cwd: dirname(fixture.path),
+    env: {},
+    stdoutFd: 1,
+    stderr: (t) => stderr.push(t),
+    isTTY: false,
+  });
+  return { code, stderr: stderr.join("") };
+}
+
 describe("niceeval view and export arguments", () => {
   it("parses view with loopback defaults, and export with a baseline", () => {
     expect(parseCliArgs(["view"])).toEqual({
@@ -420,35 +433,18 @@ describe("niceeval view and export arguments", () => {
   });
 
   it("niceeval view on a port in use is a usage error that says what to pass, not a crash", async () => {
-    const stderr: string[] = [];
     const port = new URL(viewer.origin).port;
-    const code = await main(["view", "--port", port, "--store", fixture.path], {
-      cwd: dirname(fixture.path),
-      env: {},
-      stdoutFd: 1,
-      stderr: (t) => stderr.push(t),
-      isTTY: false,
-    });
+    const { code, stderr } = await viewCli(["--port", port]);
     expect(code).toBe(2);
-    expect(stderr.join("")).toBe(
+    expect(stderr).toBe(
       `niceeval: view: port ${port} on 127.0.0.1 is in use (another viewer?); pass --port <n>, or --port 0 for any free port\n`,
     );
   });
 
   it("niceeval view --base with a run the store does not hold is refused before serving", async () => {
-    const stderr: string[] = [];
-    const code = await main(
-      ["view", "--port", "0", "--base", "nope", "--head", "latest", "--store", fixture.path],
-      {
-        cwd: dirname(fixture.path),
-        env: {},
-        stdoutFd: 1,
-        stderr: (t) => stderr.push(t),
-        isTTY: false,
-      },
-    );
+    const { code, stderr } = await viewCli(["--port", "0", "--base", "nope", "--head", "latest"]);
     expect(code).toBe(2);
-    expect(stderr.join("")).toMatch(/^niceeval: no run "nope"/);
+    expect(stderr).toMatch(/^niceeval: no run "nope"/);
   });
 
   it("niceeval view on every address gives a URL this machine opens and one per network address", async () => {
