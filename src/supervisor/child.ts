@@ -40,6 +40,7 @@ import {
   EXIT_CLAIMS_AT,
   type JobBatch,
   type JobSettings,
+  LISTENING,
   PACKED,
   type ParentMessage,
   RECORD_FLAGS,
@@ -983,3 +984,5 @@ keepListener("message", (message: ParentMessage) => {
       break;
   }
 });
+// Only now: the supervisor sends nothing until it hears this (see LISTENING).
+send(LISTENING);

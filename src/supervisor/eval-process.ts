@@ -20,6 +20,7 @@ import {
   type EvalDescription,
   type JobBatch,
   type JobSettings,
+  LISTENING,
   PACKED,
   type ParentMessage,
 } from "./protocol.js";
@@ -158,6 +159,8 @@ export class EvalProcess {
   /** Reads of cases asked for in this turn (postRead). */
   private reads: CasesRequest[] = [];
   private endedSaid = false;
+  /** What was posted before it listens for messages (LISTENING), sent once it does. */
+  private held: ParentMessage[] | undefined = [];
 
   constructor(
     cwd: string,
@@ -206,6 +209,10 @@ export class EvalProcess {
   }
 
   post(message: ParentMessage): boolean {
+    if (this.held) {
+      this.held.push(message);
+      return this.process.connected;
+    }
     try {
       this.process.send(message);
       return true;
@@ -291,6 +298,12 @@ export class EvalProcess {
     this.lastSeen = performance.now();
     this.heard = true;
     if (this.retired || this.garbled) return;
+    if (this.held && typeof message === "object" && message.t === LISTENING.t) {
+      const held = this.held;
+      this.held = undefined;
+      for (const sent of held) this.post(sent);
+      return;
+    }
     try {
       this.read(message);
     } catch (error) {

@@ -200,6 +200,13 @@ export type ParentMessage =
   | { t: "close" };
 
 /**
+ * The eval process's first word, sent once it listens for messages: the supervisor sends nothing
+ * before it. Node holds messages for a process until something listens, and a module preloaded
+ * through `NODE_OPTIONS` (`--import`, `--require`) that listens first would take them instead.
+ */
+export const LISTENING = { t: "listening" } as const;
+
+/**
  * What the child streams back, batched: attempts that started (the time limits count from then;
  * without a claims file this goes before they start, so that after a crash the supervisor knows
  * which ones never ran), finished attempts and real-time judgments.
@@ -263,6 +270,7 @@ export type ChildMessage =
   | { t: "cases-many"; replies: CasesReply[] }
   /** It is about to import this eval file (as its init named it): a hang from now on is that file's. */
   | { t: "loading"; file: string }
+  | typeof LISTENING
   | { t: "beat" }
   | { t: "events"; events: ChildEvent[] }
   /**
