@@ -562,6 +562,9 @@ describe("create failures", () => {
       message: expect.stringMatching(/^test timed out after 30 ms; raise /),
     });
     expect(record.judgments.map((j) => [j.label, j.state])).toEqual([["before", "matched"]]);
+    expect(record.score.reasons.at(-1)).toBe(
+      'test of eval "waits.waits" timed out after 30 ms before it ended; the checks after it were never made',
+    );
   });
 
   it("lets run() options override the eval's timeout", async () => {
@@ -783,8 +786,9 @@ describe("assertions named as a test tool or as a fact", () => {
     expect(record.verdict).toBe("errored");
     expect(record.score.state).toBe("unavailable");
     expect(record.error?.where).toBe('adapter "voice"');
+    // The adapter is the error's `where`, named once where the two are shown together.
     expect(record.error?.message).toBe(
-      'adapter "voice": its assertion "check" has a name taken by the test context\'s own t.check, so the test would never call it; rename it in `assertions`',
+      'its assertion "check" has a name taken by the test context\'s own t.check, so the test would never call it; rename it in `assertions`',
     );
     const hiding = defineAdapter({
       name: "speech",
@@ -795,9 +799,11 @@ describe("assertions named as a test tool or as a fact", () => {
       .defineScoreEval({ id: "hidden", description: "speech", test() {} })
       .run();
     expect(hidden.verdict).toBe("errored");
-    expect(hidden.error?.message).toBe(
-      'adapter "speech": the facts that create returned have the key "said", also the name of an assertion, so t.said would be the assertion and the fact could not be read; rename the fact or the assertion',
-    );
+    expect(hidden.error).toEqual({
+      where: 'adapter "speech"',
+      message:
+        'the facts that create returned for eval "hidden" have the key "said", also the name of an assertion, so t.said would be the assertion and the fact could not be read; rename the fact or the assertion',
+    });
   });
 });
 
@@ -989,5 +995,34 @@ describe("t.skip", () => {
       t.skip("too late");
     });
     expect(record.verdict).toBe("failed");
+  });
+
+  // JavaScript callers: the reason is shown wherever the attempt is (console, show, the viewer).
+  it.each([
+    ["no reason", undefined, "undefined"],
+    ["a number", 42, "42"],
+    ["an empty string", "", '""'],
+  ])("errors the attempt, naming it, when given %s instead of a reason", async (_, reason, got) => {
+    const record = await run((t) => {
+      (t.skip as (reason?: unknown) => never)(reason);
+    });
+    expect(record.verdict).toBe("errored");
+    expect(record.skipReason).toBeUndefined();
+    expect(record.error?.message).toContain(
+      `t.skip needs a reason, a non-empty string saying why the case does not apply; got ${got}`,
+    );
+  });
+
+  it("still skips when the test catches what t.skip throws, and counts nothing recorded after it", async () => {
+    const record = await run((t) => {
+      t.check(t.status, equals("closed")).gate().label("before");
+      try {
+        t.skip("n/a");
+      } catch {}
+      t.check(t.status, equals("open")).gate().label("after");
+    });
+    expect(record.verdict).toBe("skipped");
+    expect(record.skipReason).toBe("n/a");
+    expect(record.judgments.map((j) => j.label)).toEqual(["before"]);
   });
 });

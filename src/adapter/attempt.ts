@@ -12,7 +12,7 @@ import {
 } from "../eval/record.js";
 import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
 import { decideVerdict, roundPoints, summarizeScore } from "../eval/summarize.js";
-import { Deadline, givenTyped } from "../eval/timeout.js";
+import { Deadline, givenText, givenTyped } from "../eval/timeout.js";
 import { TraceRecorder } from "../eval/trace.js";
 import { trialLabel } from "../eval/trial-label.js";
 import type { ContextCheck } from "../expect/context-match.js";
@@ -340,7 +340,7 @@ async function observeAndJudge<Facts, Assertions>(
       if (steps) record.trace = steps;
       return record;
     }
-    const { made, failure, skipped } = await runTest(setup, spec, context, {
+    const { made, failure, stopped, skipped } = await runTest(setup, spec, context, {
       facts,
       appUsage,
       elapsedMs: realNow() - started,
@@ -354,7 +354,7 @@ async function observeAndJudge<Facts, Assertions>(
     }
     if (context.judgeUsage) addJudgeUsage(context.judgeUsage, judge);
     const name = attemptName(evalId, spec.id, context.trial, definition.trials);
-    const outcome = attemptOutcome(judgments, failure, skipped, name);
+    const outcome = attemptOutcome(judgments, failure, stopped, skipped, name);
     const record: AttemptRecord = {
       evalId,
       caseId: spec.id,
@@ -412,6 +412,8 @@ async function runTest<Facts, Assertions>(
 ): Promise<{
   made: Assertion[];
   failure?: Failure;
+  /** How the test stopped with `failure`: it "threw", or "timed out after N ms". */
+  stopped?: string;
   skipped?: string;
 }> {
   const { evalId, adapter, definition } = setup;
@@ -419,15 +421,23 @@ async function runTest<Facts, Assertions>(
   const lifetime = new TestLifetime(attemptName(evalId, spec.id, context.trial, definition.trials));
   const rules: AssertionRules = { evalId, passFail: setup.passFail, lifetime };
   const judgeFor = () => definition.judge ?? resolveCloseQAJudge();
+  let skipped: { reason: string; made: number } | undefined;
+  let timeout: Error | undefined;
   try {
     const via = { method: undefined as string | undefined };
     const tools = assertionTools(at.facts, made, rules, judgeFor, at.deadline.signal, via);
     const own = adapter.assertions ? attributed(adapter.assertions(tools), via) : undefined;
-    const clash = shadowedAssertions(adapter.name, own, at.facts);
+    const clash = shadowedAssertions(evalId, own, at.facts);
     if (clash !== undefined)
       return { made, failure: { message: clash, where: `adapter "${adapter.name}"` } };
     const skip = (reason: string): never => {
       lifetime.assertRunning("t.skip(...)", skip);
+      if (typeof reason !== "string" || reason === "")
+        throw new AuthoringError(
+          `t.skip needs a reason, a non-empty string saying why the case does not apply; got ${givenText(reason)}`,
+        );
+      // A test that catches what this throws is still skipped: what it records after is not counted.
+      skipped ??= { reason, made: made.length };
       throw new SkipSignal(reason);
     };
     const t = Object.assign({}, at.facts, own, tools, {
@@ -440,16 +450,19 @@ async function runTest<Facts, Assertions>(
       await at.deadline.race(
         () => pending,
         () => {
-          throw at.deadline.timeoutError("test");
+          timeout = at.deadline.timeoutError("test");
+          throw timeout;
         },
       );
+    if (skipped) return { made: made.slice(0, skipped.made), skipped: skipped.reason };
     return { made };
   } catch (error) {
     if (error instanceof SkipSignal) return { made, skipped: error.reason };
     const failure: Failure = { message: thrownWhere(error), where: `test of eval "${evalId}"` };
     const stack = thrownStack(error);
     if (stack !== undefined) failure.stack = stack;
-    return { made, failure };
+    const stopped = error === timeout ? `timed out after ${at.deadline.ms} ms` : "threw";
+    return { made, failure, stopped };
   } finally {
     // What test(t) made is all the record gets: later calls on t throw instead of being lost.
     lifetime.end();
@@ -463,10 +476,11 @@ async function runTest<Facts, Assertions>(
 function attemptOutcome(
   judgments: readonly Judgment[],
   failure: Failure | undefined,
+  stopped: string | undefined,
   skipped: string | undefined,
   attempt: string,
 ): { score: ScoreSummary; failure?: Failure } {
-  const score = attemptScore(judgments, failure, skipped);
+  const score = attemptScore(judgments, failure && { where: failure.where, stopped }, skipped);
   const overflow = pointsOverflow(attempt, judgments, score);
   if (overflow === undefined) return failure ? { score, failure } : { score };
   return { score: overflowedScore(overflow), failure: failure ?? overflow };
@@ -479,14 +493,14 @@ function attemptOutcome(
  */
 function attemptScore(
   judgments: readonly Judgment[],
-  failure: { where: string } | undefined,
+  failure: { where: string; stopped?: string | undefined } | undefined,
   skipped: string | undefined,
 ): ScoreSummary {
   const score = summarizeScore(judgments);
   if (failure) {
     score.state = "unavailable";
     score.reasons.push(
-      `${failure.where} threw before it ended; the checks after it were never made`,
+      `${failure.where} ${failure.stopped ?? "threw"} before it ended; the checks after it were never made`,
     );
   } else if (skipped !== undefined) {
     score.state = "unavailable";

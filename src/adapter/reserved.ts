@@ -64,11 +64,11 @@ export function shadowedFacts(evalId: string, facts: unknown): string | undefine
  * an assertion would be hidden by it, so the test would call, or read, something else than its
  * author meant.
  * @example
- * shadowedAssertions("voice", { check: () => {} }, {});
- * // 'adapter "voice": its assertion "check" has a name taken by the test context's own t.check, …'
+ * shadowedAssertions("voice.greets", { check: () => {} }, {});
+ * // 'its assertion "check" has a name taken by the test context's own t.check, …' (the adapter's)
  */
 export function shadowedAssertions(
-  adapterName: string,
+  evalId: string,
   assertions: unknown,
   facts: unknown,
 ): string | undefined {
@@ -78,7 +78,7 @@ export function shadowedAssertions(
   if (taken.length > 0) {
     const one = taken.length === 1;
     return (
-      `adapter "${adapterName}": its assertion${one ? "" : "s"} ` +
+      `its assertion${one ? "" : "s"} ` +
       `${joinWords(taken.map((name) => `"${name}"`))} ${one ? "has a name" : "have names"} taken ` +
       `by the test context's own ${joinWords(taken.map((name) => `t.${name}`))}, so the test ` +
       `would never call ${one ? "it" : "them"}; rename ${one ? "it" : "them"} in \`assertions\``
@@ -91,7 +91,7 @@ export function shadowedAssertions(
   if (hidden.length === 0) return undefined;
   const one = hidden.length === 1;
   return (
-    `adapter "${adapterName}": the facts that create returned have the key${one ? "" : "s"} ` +
+    `the facts that create returned for eval "${evalId}" have the key${one ? "" : "s"} ` +
     `${joinWords(hidden.map((name) => `"${name}"`))}, also the name${one ? "" : "s"} of ` +
     `${one ? "an assertion" : "assertions"}, so t.${hidden[0]} would be the assertion and the ` +
     `fact could not be read; rename the fact or the assertion`

@@ -98,7 +98,9 @@ export interface TestTools<Facts> extends AssertionTools<Facts> {
   /**
    * Skip this attempt (the scenario does not apply to what was observed): stops the test; the
    * verdict is `skipped` unless an assertion already made it failed or errored, and the score is
-   * unavailable (the checks after it were never made), so it stays out of the mean score.
+   * unavailable (the checks after it were never made), so it stays out of the mean score. A test
+   * that catches what it throws is still skipped (what it records after is not counted); a reason
+   * that is not a non-empty string errors the attempt.
    */
   skip(reason: string): never;
 }

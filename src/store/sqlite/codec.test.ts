@@ -114,6 +114,13 @@ describe("encodeAttempt", () => {
     expect(back.judgments[0]?.detail).toEqual({ m: { k: 1 }, set: [1, 2] });
   });
 
+  it("reads back as text a skip reason an earlier niceeval stored as another value", () => {
+    const { encode, decode } = context();
+    const skipped = { ...record([]), verdict: "skipped" as const };
+    const row = encodeAttempt({ ...skipped, skipReason: 42 as unknown as string }, 0, encode);
+    expect(decodeAttempt(row, "e", decode).skipReason).toBe("42");
+  });
+
   it("writes the reasons of each record, whatever the one before had at the same place", () => {
     const { encode, decode } = context();
     const lists = [["a", "b"], ["a", "c"], ["d"], ["d", "b", "e"], []];

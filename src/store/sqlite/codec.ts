@@ -503,7 +503,8 @@ export function decodeAttempt(
   if (rest.c !== undefined) record.cluster = rest.c;
   const error = readError(row);
   if (error !== undefined) record.error = error;
-  if (rest.sk !== undefined) record.skipReason = rest.sk;
+  // Text, also as an earlier niceeval may have stored it (t.skip took any value then).
+  if (rest.sk !== undefined) record.skipReason = String(rest.sk);
   const output = readCell(row.output, context);
   if (output !== undefined) record.output = output;
   const input = readCell(row.input, context);
