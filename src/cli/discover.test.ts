@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,6 +27,28 @@ describe("discoverEvalFiles", () => {
 
   it("finds .eval.tsx files in folders, as it loads them by path", async () => {
     expect(await discoverEvalFiles(["evals"], { cwd })).toContain("evals/d.eval.tsx");
+  });
+
+  // As a file linked into the folder is: a folder of shared evals linked in is searched too, once
+  // however many links lead to it, and a link back up does not loop.
+  it("follows a linked folder once, and a link to a folder above it without looping", async () => {
+    const project = mkdtempSync(join(tmpdir(), "niceeval-discover-links-"));
+    try {
+      mkdirSync(join(project, "shared"));
+      mkdirSync(join(project, "evals"));
+      writeFileSync(join(project, "shared", "s.eval.ts"), "");
+      writeFileSync(join(project, "evals", "a.eval.ts"), "");
+      symlinkSync("../shared", join(project, "evals", "linked"));
+      symlinkSync("../shared", join(project, "evals", "again"));
+      symlinkSync("..", join(project, "evals", "up"));
+      symlinkSync("../missing", join(project, "evals", "dangling"));
+      const found = await discoverEvalFiles(["evals"], { cwd: project });
+      expect(found).toHaveLength(2);
+      expect(found[0]).toBe("evals/a.eval.ts");
+      expect(found[1]).toMatch(/^evals\/(again|linked|up\/shared)\/s\.eval\.ts$/);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 
   it("says that a path with a pattern is not expanded", async () => {

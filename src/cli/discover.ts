@@ -1,4 +1,4 @@
-import { readdir, stat } from "node:fs/promises";
+import { readdir, realpath, stat } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
 import { NiceevalError } from "../errors.js";
 
@@ -31,6 +31,7 @@ export async function discoverEvalFiles(
   const explicit = paths.length > 0;
   const roots = explicit ? paths : DEFAULT_EVAL_DIRS;
   const found = new Set<string>();
+  const searched = new Set<string>();
   for (const root of roots) {
     const absolute = resolve(options.cwd, root);
     const info = await stat(absolute).catch(() => undefined);
@@ -49,19 +50,35 @@ export async function discoverEvalFiles(
       if (!isExcluded(absolute)) found.add(absolute);
       continue;
     }
-    await walk(absolute, found, isExcluded);
+    await walk(absolute, found, isExcluded, searched);
   }
   return [...found].sort().map((file) => relative(options.cwd, file) || file);
 }
 
-async function walk(dir: string, found: Set<string>, isExcluded: (p: string) => boolean) {
+/**
+ * Add the eval files under `dir` to `found`. A linked folder is followed as a folder is, each real
+ * folder searched once (`searched`, by real path), so two links to one folder, or a link to a
+ * folder above, find each file once and never loop; a link that leads nowhere is passed over.
+ */
+async function walk(
+  dir: string,
+  found: Set<string>,
+  isExcluded: (p: string) => boolean,
+  searched: Set<string>,
+) {
   if (isExcluded(dir)) return;
+  const real = await realpath(dir).catch(() => dir);
+  if (searched.has(real)) return;
+  searched.add(real);
   const entries = await readdir(dir, { withFileTypes: true });
   for (const entry of entries) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
+    const folder =
+      entry.isDirectory() ||
+      (entry.isSymbolicLink() && (await stat(path).catch(() => undefined))?.isDirectory());
+    if (folder) {
       if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith("."))
-        await walk(path, found, isExcluded);
+        await walk(path, found, isExcluded, searched);
     } else if (EVAL_FILE.test(entry.name) && !isExcluded(path)) {
       found.add(path);
     }

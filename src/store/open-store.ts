@@ -60,9 +60,20 @@ export async function openStoreFor(
  * throws `STORE_LOCATION`, saying where the location came from (`origin`: the CLI's flag or code).
  */
 export function storePath(location: string, origin: RunOrigin): string {
-  if (isPostgresUrl(location) || !/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) return location;
   const { givenAs } = storeAdvice(origin);
+  if (location === "")
+    throw new NiceevalError(
+      "STORE_LOCATION",
+      `the store's location (${givenAs}) is empty; give a file path or a postgres:// URL`,
+    );
+  if (isPostgresUrl(location) || !/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) return location;
   if (/^file:\/\//i.test(location)) {
+    const cut = /[#?].*$/s.exec(location)?.[0];
+    if (cut !== undefined)
+      throw new NiceevalError(
+        "STORE_LOCATION",
+        `store ${location} (${givenAs}): a file URL ends its path at # or ?, so it would name another file and drop ${JSON.stringify(cut)}; write # as %23 and ? as %3F, or give the path itself`,
+      );
     try {
       return fileURLToPath(location);
     } catch (error) {

@@ -75,6 +75,44 @@ describe("a store refused from code advises what code calls, from the CLI its fl
     );
   });
 
+  it("a folder for the store that cannot be made: a file is in the way", async () => {
+    await writeFile(join(dir, ".niceeval"), "");
+    for (const path of [
+      join(dir, ".niceeval", "niceeval.sqlite"),
+      join(dir, ".niceeval", "a", "b.sqlite"),
+    ]) {
+      const error = await rejection(openStoreAt(path, dir));
+      expect(error).toMatchObject({ code: "STORE_UNREADABLE" });
+      expect(error.message).toMatch(
+        new RegExp(
+          `^cannot create the folder of the store ${path.replaceAll(".", "\\.")} \\(E(EXIST|NOTDIR)[^)]*\\): a file is where a folder of its path should be; move that file, or pass --store <a path in a folder you can write to>\\.$`,
+        ),
+      );
+    }
+  });
+
+  it("an empty location, and a file URL whose # or ? would cut its path", async () => {
+    const empty = await rejection(openStoreAt("", dir));
+    expect(empty).toMatchObject({
+      code: "STORE_LOCATION",
+      message:
+        "the store's location (--store or NICEEVAL_STORE) is empty; give a file path or a postgres:// URL",
+    });
+    for (const [url, part] of [
+      [`file://${dir}/runs#1/store.sqlite`, "#1/store.sqlite"],
+      [`file://${dir}/q?x=1/store.sqlite`, "?x=1/store.sqlite"],
+    ]) {
+      const error = await rejection(openStoreAt(url!, dir));
+      expect(error).toMatchObject({
+        code: "STORE_LOCATION",
+        message: `store ${url} (--store or NICEEVAL_STORE): a file URL ends its path at # or ?, so it would name another file and drop "${part}"; write # as %23 and ? as %3F, or give the path itself`,
+      });
+    }
+    const encoded = await openStoreAt(`file://${dir}/runs%231.sqlite`, dir);
+    expect(encoded.location).toBe(`sqlite:${dir}/runs#1.sqlite`);
+    await encoded.close();
+  });
+
   it("a URL of another scheme, and a PostgreSQL URL that cannot be read", async () => {
     const scheme = await rejection(openStore("http://user:pw@x/y"));
     expect(scheme).toMatchObject({

@@ -69,7 +69,7 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
   if (files.length === 0) {
     throw new NiceevalError(
       "USAGE",
-      `no eval files found in ${args.paths.length ? args.paths.join(", ") : "./evals or ./examples"}. Eval files are named *.eval.ts or *.eval.js (also .mts, .cts, .mjs, .cjs).`,
+      `no eval files found in ${args.paths.length ? args.paths.join(", ") : "./evals or ./examples"}. Eval files are named *.eval.ts or *.eval.js (also .tsx, .mts, .cts, .mjs, .cjs).`,
     );
   }
   if (args.baseline !== undefined && args.noStore) {

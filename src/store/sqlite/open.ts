@@ -120,6 +120,26 @@ export function diskError(path: string, error: unknown, advice: StoreAdvice): Ni
   );
 }
 
+/** Make the folder a new store goes in, saying what stood in the way when it cannot be made. */
+function makeFolderOf(path: string, advice: StoreAdvice): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (error) {
+    const { message, code } = error as { message: string; code?: string };
+    const why =
+      code === "EEXIST" || code === "ENOTDIR"
+        ? "a file is where a folder of its path should be; move that file, or"
+        : code === "ENOSPC" || code === "EDQUOT"
+          ? "the disk holding it is full; free space there, or"
+          : "is the folder above it writable? If not,";
+    throw new NiceevalError(
+      "STORE_UNREADABLE",
+      `cannot create the folder of the store ${path} (${message}): ${why} ${advice.writableFolder}.`,
+      { cause: error },
+    );
+  }
+}
+
 export const isBusy = (error: unknown): boolean =>
   (error as { code?: unknown } | null)?.code === "SQLITE_BUSY";
 
@@ -208,7 +228,7 @@ export function openDatabase(
       "STORE_NOT_FOUND",
       `no store at ${path}: no run has been stored there yet. ${advice.createFirst}.`,
     );
-  if (!existed) mkdirSync(dirname(path), { recursive: true });
+  if (!existed) makeFolderOf(path, advice);
   checkHeader(path, advice);
   if (existed && !toRead) checkWritable(path, advice);
   let db: Database.Database;
