@@ -108,8 +108,10 @@ describe("unmetGates", () => {
           'eval "qa": --min-score 0.5 not checked: the run was stopped, and no attempt of it was judged before the stop (2 attempts cut off by the stop), so it has no mean score; run it again to its end to check it',
       },
     ]);
-    // The same eval in a run that was not stopped: --min-score cannot be met, as before.
-    expect(unmetGates([{ ...allCut, interrupted: 0 }], { minScore: 0.5 })[0]?.message).toBe(
+    // The same eval in a run that was not stopped (its errored attempts' scores unavailable):
+    // --min-score cannot be met, as before.
+    const errored = { ...allCut, interrupted: 0, unscoredCases: 2 };
+    expect(unmetGates([errored], { minScore: 0.5 })[0]?.message).toBe(
       'eval "qa": no attempt has a score, so --min-score 0.5 cannot be met',
     );
   });
@@ -120,6 +122,28 @@ describe("unmetGates", () => {
     expect(score?.message).toBe(
       'eval "qa": --min-score 0.5 not checked: the run was stopped, and no attempt of it judged before the stop has a score, so it has no mean score; run it again to its end to check it',
     );
+  });
+});
+
+describe("--min-score on an eval without a mean score", () => {
+  const none = { meanScore: null, sdScore: null, scoredCases: 0 };
+
+  it("does not hold an eval without points to it (gates only, or all skipped)", () => {
+    for (const s of [summary(none), summary({ ...none, passed: 0, skipped: 3 })]) {
+      expect(evalGates([s], { minScore: 0.5 })).toEqual({ checked: [], unmet: [] });
+    }
+  });
+
+  it("fails an eval whose scores were unavailable: missing evidence passes no gate", () => {
+    expect(evalGates([summary({ ...none, unscoredCases: 2 })], { minScore: 0.5 })).toEqual({
+      checked: ['--min-score: eval "qa"'],
+      unmet: [
+        {
+          name: '--min-score: eval "qa"',
+          message: 'eval "qa": no attempt has a score, so --min-score 0.5 cannot be met',
+        },
+      ],
+    });
   });
 });
 

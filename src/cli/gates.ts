@@ -32,8 +32,9 @@ export function unmetGates(
 /**
  * The checks of --min-pass-rate and --min-score, one per eval and flag, by name (`checked`, met
  * or not), and those not met, as one sentence each. Skipped attempts are not in the pass rate,
- * nor are those a stop cut off (not judged); an eval with no scored attempt fails --min-score,
- * and one whose cases could not all be read fails both, because missing evidence must not pass a
+ * nor are those a stop cut off (not judged); an eval whose scores were all unavailable fails
+ * --min-score, one without points is not held to it, and one whose cases could not all be read
+ * fails both, because missing evidence must not pass a
  * gate. In a `stopped` run the figures are of the attempts judged before the stop, as few as they
  * may be, not of the eval's cases: no gate on them is met, each asked for is listed as not
  * checked, saying so with its figure, or that there is none (see {@link stoppedGates}).
@@ -145,7 +146,9 @@ function figureGates(s: EvalSummary, gates: RunGates): EvalChecks {
       });
     }
   }
-  if (gates.minScore !== undefined) {
+  // An eval without points (its checks are gates, or its attempts were skipped) has no mean score
+  // to hold to it; one whose scores were unavailable has, and fails it.
+  if (gates.minScore !== undefined && (s.meanScore !== null || (s.unscoredCases ?? 0) > 0)) {
     checks.checked.push("--min-score");
     if (s.meanScore === null) {
       checks.unmet.push({

@@ -41,6 +41,12 @@ export interface EvalSummary {
   scoredCases: number;
   /** Cases whose score was partial (a lower bound). */
   partialCases: number;
+  /**
+   * Attempts, skipped ones aside, whose score was unavailable (a test that threw, evidence a
+   * check could not get); left out when none. An eval without a mean score and without these has
+   * no points at all (its checks are gates), and `--min-score` does not apply to it.
+   */
+  unscoredCases?: number;
   judge: JudgeUsage;
   /**
    * The application's usage its adapter reported, totalled over its attempts; always set by the

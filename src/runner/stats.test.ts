@@ -27,6 +27,31 @@ describe("EvalAccumulator", () => {
     expect(meanOf([0, 0, 1, 1, 1, 1, 1, 1, 1, 1])).toBe(0.8);
   });
 
+  it("counts the attempts whose score was unavailable apart from those without points", () => {
+    const fold = new EvalAccumulator("qa", "score");
+    fold.add(attempt(0, "passed", 0, 0));
+    fold.add(
+      record({
+        evalId: "qa",
+        caseId: "b",
+        verdict: "errored",
+        score: { state: "unavailable", earned: 0, max: 4, reasons: [] },
+      }),
+    );
+    fold.add(
+      record({
+        evalId: "qa",
+        caseId: "c",
+        verdict: "skipped",
+        score: { state: "unavailable", earned: 0, max: 4, reasons: [] },
+      }),
+    );
+    expect(fold.finish(0)).toMatchObject({ meanScore: null, scoredCases: 0, unscoredCases: 1 });
+    const gatesOnly = new EvalAccumulator("qa", "score");
+    gatesOnly.add(attempt(0, "passed", 0, 0));
+    expect(gatesOnly.finish(0).unscoredCases).toBeUndefined();
+  });
+
   it("leaves a skipped attempt out of the mean score, as out of the pass rate, even one whose score reads complete", () => {
     const fold = new EvalAccumulator("tr", "score", 3);
     fold.add(attempt(0, "passed", 0));

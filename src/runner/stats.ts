@@ -48,7 +48,9 @@ export class EvalAccumulator {
     const { state, earned, max } = record.score;
     // A skipped attempt is out of the mean as it is out of the pass rate (records made before
     // t.skip made the score unavailable may still read complete).
-    if (state !== "unavailable" && max > 0 && record.verdict !== "skipped") {
+    if (record.verdict === "skipped") return;
+    if (state === "unavailable") s.unscoredCases = (s.unscoredCases ?? 0) + 1;
+    else if (max > 0) {
       if (state === "partial") s.partialCases++;
       s.scoredCases++;
       this.scores.add(earned / max);
