@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { aliasPlaces } from "./ts-aliases.js";
 import { aliasesOf, declaresAliases, tsconfigOf } from "./tsconfig.js";
 
@@ -41,11 +41,43 @@ describe("tsconfigOf", () => {
     expect(declaresAliases(join(root, "app/x.ts"))).toBe(true);
   });
 
-  it("is empty without a tsconfig.json, and for one that cannot be read", () => {
-    write("plain/x.ts", "");
-    write("broken/tsconfig.json", "{ not json");
-    expect(tsconfigOf(join(root, "broken/x.ts")).compilerOptions).toEqual({});
-    expect(declaresAliases(join(root, "broken/x.ts"))).toBe(false);
+  it("is empty without a tsconfig.json, and for one that cannot be read, which it says once", () => {
+    const said = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      write("plain/x.ts", "");
+      write("broken/tsconfig.json", "{ not json");
+      expect(tsconfigOf(join(root, "plain/x.ts")).compilerOptions).toEqual({});
+      expect(tsconfigOf(join(root, "broken/x.ts")).compilerOptions).toEqual({});
+      expect(declaresAliases(join(root, "broken/x.ts"))).toBe(false);
+      expect(said.mock.calls.map(([text]) => String(text))).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^niceeval: ${join(root, "broken/tsconfig.json")} is not valid JSON \\(.+\\), so none of its compiler options apply to the TypeScript files under it; fix it \\(\`npx tsc --showConfig -p ${join(root, "broken")}\` says where\\)\n$`,
+          ),
+        ),
+      ]);
+    } finally {
+      said.mockRestore();
+    }
+  });
+
+  it("says an extends it cannot find, and reads the file without it", () => {
+    const said = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      write(
+        "lost/tsconfig.json",
+        '{ "extends": ["@tsconfig/nowhere", "./pathz.json"], "compilerOptions": { "strict": true } }',
+      );
+      expect(tsconfigOf(join(root, "lost/x.ts")).compilerOptions).toEqual({ strict: true });
+      expect(said.mock.calls.map(([text]) => String(text))).toEqual(
+        ["@tsconfig/nowhere", "./pathz.json"].map(
+          (base) =>
+            `niceeval: ${join(root, "lost/tsconfig.json")} extends "${base}", which was not found from ${join(root, "lost")}; its compiler options are read without it: install that package or fix the path\n`,
+        ),
+      );
+    } finally {
+      said.mockRestore();
+    }
   });
 });
 

@@ -32,7 +32,8 @@ export interface TsconfigRaw {
  * past node_modules), with what it `extends` (a file, or a package's), that change the compiled
  * code: decorators, class fields, kept imports, JSX. Every TypeScript file is compiled with
  * them, whichever way it loads, and they are part of its cache key. Read once per folder; a
- * tsconfig that cannot be read counts as none (its own tools report it).
+ * tsconfig that cannot be read counts as none, and an `extends` not found is left out, each said
+ * once on stderr.
  */
 export function tsconfigOf(path: string): TsconfigRaw {
   return { compilerOptions: pickCompiled(projectOptions(path)) };
@@ -94,21 +95,41 @@ function readTsconfig(file: string, depth: number): Record<string, unknown> {
   let config: { extends?: unknown; compilerOptions?: Record<string, unknown> };
   try {
     config = JSON.parse(withoutComments(readFileSync(file, "utf8")));
-  } catch {
+  } catch (error) {
+    warnOnce(
+      `${file} is not valid JSON (${(error as Error).message}), so none of its compiler options apply to the TypeScript files under it; fix it (\`npx tsc --showConfig -p ${dirname(file)}\` says where)`,
+    );
     return {};
   }
   const bases = typeof config.extends === "string" ? [config.extends] : config.extends;
   let options: Record<string, unknown> = {};
   if (Array.isArray(bases) && depth < 10)
     for (const base of bases) {
-      const resolved = typeof base === "string" ? resolveExtends(base, dirname(file)) : undefined;
+      if (typeof base !== "string") continue;
+      const resolved = resolveExtends(base, dirname(file));
       if (resolved) options = { ...options, ...readTsconfig(resolved, depth + 1) };
+      else
+        warnOnce(
+          `${file} extends "${base}", which was not found from ${dirname(file)}; its compiler options are read without it: install that package or fix the path`,
+        );
     }
   const own = config.compilerOptions ?? {};
   const merged: Record<string, unknown> = { ...options, ...own };
   if (typeof own.baseUrl === "string") merged[BASE_URL] = resolve(dirname(file), own.baseUrl);
   if (own.paths !== undefined) merged[PATHS_DIR] = dirname(file);
   return merged;
+}
+
+const warned = new Set<string>();
+
+/**
+ * Say on stderr, once per process, why a tsconfig is read otherwise than TypeScript would: its
+ * own tools report the same, but an eval file compiled without its options fails far from it.
+ */
+function warnOnce(message: string): void {
+  if (warned.has(message)) return;
+  warned.add(message);
+  process.stderr.write(`niceeval: ${message}\n`);
 }
 
 /** Where an `extends` points: a relative file, or a package's tsconfig. */
