@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { createRequire, register } from "node:module";
-import { resolve } from "node:path";
+import { dirname, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { clearTimeout, setTimeout } from "../clock.js";
 import { errorMessage, thrownAt } from "../errors.js";
@@ -248,9 +248,25 @@ function esModuleHint(said: string, path: string): string | undefined {
     )
   )
     return 'import JSON with an attribute: import data from "./data.json" with { type: "json" }';
-  const named =
-    /The requested module '((?!file:|\.|\/)[^']+)' does not provide an export named/.exec(said);
-  if (named && isCommonJsImport(named[1]!, path))
-    return 'a CommonJS package may not name its exports where an ES module can see them: import its default export (import pkg from "pkg") and use pkg.name';
+  const named = /The requested module '([^']+)' does not provide an export named '([^']+)'/.exec(
+    said,
+  );
+  if (named) return commonJsNameAdvice(named[1]!, named[2]!, path);
   return undefined;
+}
+
+/**
+ * What to write instead of a named import a CommonJS module did not give: Node names an export
+ * of one to an ES module only where its lexer finds it without running the module. Undefined when
+ * the module is an ES module (the name is then wrong) or a TypeScript file (compiled to one).
+ */
+function commonJsNameAdvice(specifier: string, name: string, path: string): string | undefined {
+  const local = /^(?:file:|\.|\/)/.test(specifier);
+  const target = specifier.startsWith("file:") ? fileURLToPath(specifier) : specifier;
+  if (local && /\.[mc]?tsx?$/.test(target) && !target.endsWith(".cts")) return undefined;
+  if (!isCommonJsImport(target, path)) return undefined;
+  if (!local)
+    return 'a CommonJS package may not name its exports where an ES module can see them: import its default export (import pkg from "pkg") and use pkg.name';
+  const shown = relative(dirname(path), target).replaceAll(sep, "/");
+  return `it is a CommonJS file, whose exports an ES module sees by name only where Node can find them without running it: import its default export (import lib from "${shown.startsWith(".") ? shown : `./${shown}`}") and use lib.${name}`;
 }

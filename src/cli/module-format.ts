@@ -17,7 +17,7 @@ export function isCommonJsImport(specifier: string, from: string): boolean {
   } catch {
     return false;
   }
-  if (file.endsWith(".cjs")) return true;
+  if (file.endsWith(".cjs") || file.endsWith(".cts")) return true;
   if (file.endsWith(".mjs")) return false;
   return packageType(dirname(file)) !== "module";
 }

@@ -265,6 +265,11 @@ export const typo = defineSuite<string, string>({
       "node_modules/cjs-only/package.json": '{ "name": "cjs-only", "main": "index.js" }\n',
       // Exports Node's lexer cannot see: only the default export reaches an ES module.
       "node_modules/cjs-only/index.js": 'const name = "camel";\nmodule.exports = { [name]: 1 };\n',
+      // A CommonJS file of the project whose export Node's lexer cannot see (a getter).
+      "evals/lib.cjs":
+        'Object.defineProperty(exports, "whisper", { get: () => "psst", enumerable: true });\n',
+      "evals/local-cjs.eval.ts":
+        'import { whisper } from "./lib.cjs";\nexport const w = whisper;\n',
       // A package that is not installed: the message says which one to install.
       "evals/missing-package.eval.ts":
         'import { x } from "@acme/not-installed/sub";\nexport const m = x;\n',
@@ -316,6 +321,12 @@ export const alias = defineSuite<string, string>({
     expect(result.stdout).toMatch(
       /evals\/cjs\.eval\.ts: SyntaxError: The requested module 'cjs-only' does not provide an export named 'camel' .*import its default export/,
     );
+    expect(result.stdout).toMatch(
+      /evals\/local-cjs\.eval\.ts: SyntaxError: The requested module 'file:\/\/\S*\/evals\/lib\.cjs' does not provide an export named 'whisper' .*\(it is a CommonJS file, whose exports an ES module sees by name only where Node can find them without running it: import its default export \(import lib from \\?"\.\/lib\.cjs\\?"\) and use lib\.whisper\)/,
+    );
+    // A TypeScript helper is an ES module: a name it lacks is a wrong name.
+    const typo = result.stdout.split("\n").find((line) => line.includes("typo.eval.ts"));
+    expect(typo).not.toMatch(/CommonJS|default export/);
     expect(result.stdout).toMatch(
       /evals\/missing-package\.eval\.ts: Cannot find package '@acme\/not-installed' imported from \S*\/evals\/missing-package\.eval\.ts \(install it \(npm install @acme\/not-installed\) where the file can find it, or correct the name\)/,
     );
