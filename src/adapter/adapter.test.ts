@@ -4,11 +4,12 @@ import { describe, expect, it } from "vitest";
 import { AuthoringError } from "../errors.js";
 import { emptyJudgeUsage, type Judgment } from "../eval/record.js";
 import { isRunnable } from "../eval/runnable.js";
-import { countWhere } from "../expect/collection.js";
+import { countWhere, inOrder } from "../expect/collection.js";
 import { atLeast, atMost, equals } from "../expect/compare.js";
 import { defineContextMatch, defineMaterialMatch } from "../expect/context-match.js";
-import { not } from "../expect/logic.js";
+import { and, not, or } from "../expect/logic.js";
 import type { BooleanMatch, MaterialCollection, NumericMaterial } from "../expect/types.js";
+import { includes } from "../expect/values.js";
 import { recordJudgeUsage } from "../judge/ledger.js";
 import { setDefaultCloseQAJudge } from "../judge/registry.js";
 import type { CloseQAJudge } from "../judge/types.js";
@@ -277,6 +278,39 @@ describe("defineScoreEval", () => {
     );
     expect(record.verdict).toBe("errored");
     expect(record.score).toMatchObject({ state: "partial", earned: 0, max: 41 });
+  });
+
+  it("errors a check whose combinator (a count, inOrder, and, or) meets a value of the wrong type: never a match, a mismatch or missing evidence", async () => {
+    const arr = ["a", "bb", "c"];
+    const s = "abc";
+    const words = atMost(3) as unknown as BooleanMatch<string>;
+    const record = await run((t) => {
+      t.check(arr, countWhere(words, atMost(5)))
+        .score(1)
+        .label("count at most 5");
+      t.check(arr, countWhere(words, atLeast(1)))
+        .score(1)
+        .label("count at least 1");
+      t.check(arr, inOrder(words)).score(1).label("in order");
+      t.check(s, and(words, includes("z")))
+        .score(1)
+        .label("and");
+      t.check(s, or(words, includes("a")))
+        .score(1)
+        .label("or");
+    });
+    const fix =
+      "; fix the value the check is given or the matcher (the app's answer was not judged)";
+    const onA = 'observed "a", but atMost takes a number';
+    const onAbc = 'observed "abc", but atMost takes a number';
+    expect(record.judgments.map((j) => [j.label, j.state, j.earned, j.reason])).toEqual([
+      ["count at most 5", "errored", null, `countWhere item 0: ${onA}${fix}`],
+      ["count at least 1", "errored", null, `countWhere item 0: ${onA}${fix}`],
+      ["in order", "errored", null, `inOrder step 1, item 0: ${onA}${fix}`],
+      ["and", "errored", null, `and argument 1: ${onAbc}${fix}`],
+      ["or", "errored", null, `or argument 1: ${onAbc}${fix}`],
+    ]);
+    expect(record.verdict).toBe("errored");
   });
 
   it("makes t.score of an unavailable NumericMaterial without a reason unavailable, as t.check does, keeping the other judgments", async () => {

@@ -5,6 +5,7 @@ import { atLeast, atMost, equals } from "./compare.js";
 import { and, not, or } from "./logic.js";
 import { stateOf } from "./result.js";
 import type { BooleanMatch, MatchState, MaterialCollection } from "./types.js";
+import { isDefined } from "./values.js";
 
 // A leaf whose outcome is chosen by the generated value: lets properties range over all states.
 const states: MatchState[] = ["matched", "mismatched", "unavailable"];
@@ -155,6 +156,9 @@ describe("fast path", () => {
           atMost(n),
           not(atLeast(n)),
           and(atLeast(n), atMost(n + 1)),
+          // A value of the wrong type for one argument is unavailable, whatever another decides.
+          or(atLeast(n), isDefined()),
+          and(isDefined(), atMost(n)),
         ]) {
           const match = m as BooleanMatch<unknown>;
           expect(match.test?.(v)).toBe(match.evaluate(v).state);

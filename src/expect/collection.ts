@@ -1,6 +1,6 @@
 import { AuthoringError } from "../errors.js";
 import { equals } from "./compare.js";
-import { describe, node, preview, stateOf, wrongTypeNode } from "./result.js";
+import { describe, node, preview, stateOf, wrongTypeNode, wrongTypeWithin } from "./result.js";
 import type {
   AnyMatch,
   BooleanMatch,
@@ -33,23 +33,44 @@ export function readCollection<T>(value: CollectionValue<T> | unknown): ReadColl
 export const notACollection = (name: string, expects: string, value: unknown): MatchResult =>
   wrongTypeNode(name, expects, value, "an array or a material collection");
 
+/** The matcher that scans a collection, as a node of the wrong type names it. */
+export interface Scanner {
+  readonly name: string;
+  readonly expects: string;
+}
+
+/** What {@link scan} found among the items it could not match. */
+export interface Scanned {
+  /** How many items were unavailable for the match. */
+  readonly unknown: number;
+  /** The first such item's full result, as a sample. */
+  readonly firstUnknown: MatchResult | undefined;
+  /** The scanner's wrongType node for the first item of the wrong type (the scan stopped there). */
+  readonly wrong?: MatchResult | undefined;
+}
+
 /**
- * Match every item, calling `onMatched` for the matched ones; count the unavailable ones and
- * keep the first one's full result as a sample (other items build no tree).
+ * Match every item, calling `onMatched` for the matched ones. An unavailable item is evaluated
+ * to tell a value of the wrong type (the scan stops: `wrong`, naming the item) from missing
+ * evidence (counted, the first one's result kept as a sample); the other items build no tree.
  */
 export function scan<T>(
   match: BooleanMatch<T, unknown>,
   items: readonly T[],
   onMatched: (item: T) => void,
-): { unknown: number; firstUnknown: MatchResult | undefined } {
+  scanner: Scanner,
+): Scanned {
   let unknown = 0;
   let firstUnknown: MatchResult | undefined;
-  for (const item of items) {
+  for (const [index, item] of items.entries()) {
     const state = stateOf(match, item);
     if (state === "matched") onMatched(item);
     else if (state === "unavailable") {
+      const result = match.evaluate(item);
+      const wrong = wrongTypeWithin(scanner.name, scanner.expects, `item ${index}`, result);
+      if (wrong) return { unknown, firstUnknown, wrong };
       unknown++;
-      firstUnknown ??= match.evaluate(item);
+      firstUnknown ??= result;
     }
   }
   return { unknown, firstUnknown };
@@ -127,9 +148,15 @@ export function countWhere<T>(
       if (read.state === "unavailable" || read.state === "invalid")
         return notReadable("countWhere", expects, read);
       let matched = 0;
-      const { unknown, firstUnknown } = scan(item, read.items, () => {
-        matched++;
-      });
+      const { unknown, firstUnknown, wrong } = scan(
+        item,
+        read.items,
+        () => {
+          matched++;
+        },
+        { name: "countWhere", expects },
+      );
+      if (wrong) return wrong;
       const high = read.state === "partial" ? Number.POSITIVE_INFINITY : matched + unknown;
       const observed = { matched, unknown, seen: read.items.length, collection: read.state };
       const samples = firstUnknown ? [firstUnknown] : [];
@@ -189,7 +216,13 @@ export function filterWhere<T>(
       if (read.state === "unavailable" || read.state === "invalid")
         return notReadable("filterWhere", expects, read);
       const selected: T[] = [];
-      const { unknown, firstUnknown } = scan(selector, read.items, (entry) => selected.push(entry));
+      const { unknown, firstUnknown, wrong } = scan(
+        selector,
+        read.items,
+        (entry) => selected.push(entry),
+        { name: "filterWhere", expects },
+      );
+      if (wrong) return wrong;
       const selection: MaterialCollection<T> =
         read.state === "partial"
           ? { state: "partial", items: selected, reason: read.reason }
@@ -201,6 +234,10 @@ export function filterWhere<T>(
               }
             : { state: "complete", items: selected };
       const inner = then.evaluate(selection);
+      // Its items are numbered within the selection: said so, not taken for the collection's.
+      const within = `then (over the ${selected.length} selected items)`;
+      const wrongThen = wrongTypeWithin("filterWhere", expects, within, inner);
+      if (wrongThen) return wrongThen;
       return node(
         inner.state,
         "filterWhere",
@@ -243,6 +280,7 @@ export function mapEach<T, U>(
           ? { state: "partial", items, reason: read.reason }
           : { state: "complete", items };
       const inner = then.evaluate(mapped);
+      // Same state, items numbered as in the collection: a wrong type in `then` stays its own.
       return node(
         inner.state,
         "mapEach",
@@ -277,23 +315,16 @@ export function inOrder<T>(
       const read = readCollection<T>(value);
       if (read.state === "unavailable" || read.state === "invalid")
         return notReadable("inOrder", expects, read);
-      const found: number[] = [];
-      let unknown = 0;
-      let step = 0;
-      for (let index = 0; index < read.items.length && step < steps.length; index++) {
-        const state = stateOf(steps[step]!, read.items[index] as T);
-        if (state === "matched") {
-          found.push(index);
-          step++;
-        } else if (state === "unavailable") unknown++;
-      }
+      const walked = walkSteps(steps, read.items, expects);
+      if ("wrong" in walked) return walked.wrong;
+      const { found, unknown } = walked;
       const open = read.state === "partial" || unknown > 0;
       const children = steps.map((s, i) =>
         i < found.length
           ? node("matched", s.name, s.expects, `item ${found[i]} matched`, found[i])
           : node(open ? "unavailable" : "mismatched", s.name, s.expects, "no later item matched"),
       );
-      if (step === steps.length) {
+      if (found.length === steps.length) {
         return node(
           "matched",
           "inOrder",
@@ -316,4 +347,29 @@ export function inOrder<T>(
       );
     },
   };
+}
+
+/**
+ * The items where each step of `inOrder` matched in turn, and how many items a step could not
+ * judge for missing evidence; or its wrongType node for the first item of the wrong type for a step.
+ */
+function walkSteps<T>(
+  steps: readonly BooleanMatch<T, unknown>[],
+  items: readonly T[],
+  expects: string,
+): { found: number[]; unknown: number } | { wrong: MatchResult } {
+  const found: number[] = [];
+  let unknown = 0;
+  for (let index = 0; index < items.length && found.length < steps.length; index++) {
+    const step = steps[found.length]!;
+    const state = stateOf(step, items[index] as T);
+    if (state === "matched") found.push(index);
+    else if (state === "unavailable") {
+      const where = `step ${found.length + 1}, item ${index}`;
+      const wrong = wrongTypeWithin("inOrder", expects, where, step.evaluate(items[index] as T));
+      if (wrong) return { wrong };
+      unknown++;
+    }
+  }
+  return { found, unknown };
 }

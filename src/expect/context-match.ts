@@ -168,7 +168,11 @@ export function defineMaterialMatch<Ctx, Item>(
       };
     }
     const items: Item[] = [];
-    const { unknown, firstUnknown } = scan(match, read.items, (item) => items.push(item));
+    const { unknown, firstUnknown, wrong } = scan(match, read.items, (item) => items.push(item), {
+      name,
+      expects,
+    });
+    if (wrong) return { state: "unavailable", reason: wrong.reason, result: wrong };
     const observed = { selected: items.length, seen: read.items.length, collection: read.state };
     const samples = firstUnknown ? [firstUnknown] : [];
     if (items.length > 0) {

@@ -1,5 +1,5 @@
 import { AuthoringError } from "../errors.js";
-import { node, stateOf } from "./result.js";
+import { node, stateOf, wrongTypeIn, wrongTypeWithin } from "./result.js";
 import type { AnyMatch, BooleanMatch, MatchNarrowed, MatchResult, MatchState } from "./types.js";
 
 type Intersect<U> = (U extends unknown ? (value: U) => void : never) extends (
@@ -44,6 +44,35 @@ export function orState(states: readonly MatchState[]): MatchState {
 export const notState = (state: MatchState): MatchState =>
   state === "matched" ? "mismatched" : state === "mismatched" ? "matched" : "unavailable";
 
+/** The wrongType node of `and`/`or` for its first argument a value of the wrong type left unjudged. */
+function wrongArgument(
+  name: "and" | "or",
+  expects: string,
+  results: readonly MatchResult[],
+): MatchResult | undefined {
+  for (const [index, result] of results.entries()) {
+    const wrong = wrongTypeWithin(name, expects, `argument ${index + 1}`, result, results);
+    if (wrong) return wrong;
+  }
+  return undefined;
+}
+
+/** The node of `and`/`or` in `state`: how many arguments are in it, and the one that decided. */
+function combined(
+  name: "and" | "or",
+  expects: string,
+  results: readonly MatchResult[],
+  state: MatchState,
+): MatchResult {
+  const deciding = results.find((r) => r.state === state);
+  const counts = `${results.filter((r) => r.state === state).length} of ${results.length} ${state}`;
+  const reason =
+    deciding && state !== (name === "and" ? "matched" : "mismatched")
+      ? `${counts}; ${deciding.name}: ${deciding.reason}`
+      : counts;
+  return node(state, name, expects, reason, undefined, results);
+}
+
 function combine(
   name: "and" | "or",
   matches: Operands,
@@ -62,31 +91,24 @@ function combine(
   const joiner = name === "and" ? " and " : " or ";
   const expects = matches.map((m) => `(${m.expects})`).join(joiner);
   const ranged = matches.every((m) => m.decideRange !== undefined);
-  const decisive: MatchState = name === "and" ? "mismatched" : "matched";
   const match: BooleanMatch<never, unknown> = {
     kind: "match",
     name,
     expects,
     children: matches,
+    // Every argument is tried, none skipped once one decides: a later one may hold a wrong type.
     test(value) {
-      let open = false;
-      for (const m of matches) {
-        const state = stateOf(m, value);
-        if (state === decisive) return decisive;
-        if (state === "unavailable") open = true;
-      }
-      return open ? "unavailable" : name === "and" ? "matched" : "mismatched";
+      const states = matches.map((m) => stateOf(m, value));
+      const wrong = states.some(
+        (state, index) =>
+          state === "unavailable" && wrongTypeIn(matches[index]!.evaluate(value)) !== undefined,
+      );
+      return wrong ? "unavailable" : decide(states);
     },
     evaluate(value) {
       const results: MatchResult[] = matches.map((m) => m.evaluate(value));
       const state = decide(results.map((r) => r.state));
-      const deciding = results.find((r) => r.state === state);
-      const counts = `${results.filter((r) => r.state === state).length} of ${results.length} ${state}`;
-      const reason =
-        deciding && state !== (name === "and" ? "matched" : "mismatched")
-          ? `${counts}; ${deciding.name}: ${deciding.reason}`
-          : counts;
-      return node(state, name, expects, reason, undefined, results);
+      return wrongArgument(name, expects, results) ?? combined(name, expects, results, state);
     },
   };
   if (!ranged) return match;

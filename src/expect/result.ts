@@ -158,6 +158,28 @@ export function wrongTypeIn(result: MatchResult): MatchResult | undefined {
   return undefined;
 }
 
+/**
+ * The node of the combinator `name` when an inner result it combined, read at `where` (`item 2`,
+ * `argument 1`), holds a node left unavailable by a value of the wrong type, else undefined:
+ * unavailable and marked `wrongType` too, its reason naming where, so that no count, `and`, `or`
+ * or order turns the authoring error into a verdict. `children` default to that inner result.
+ * @example
+ * wrongTypeWithin("and", "(at most 3) and (includes \"z\")", "argument 1", atMost(3).evaluate("abc"))?.reason;
+ * // 'and argument 1: observed "abc", but atMost takes a number'
+ */
+export function wrongTypeWithin(
+  name: string,
+  expected: string,
+  where: string,
+  inner: MatchResult,
+  children: readonly MatchResult[] = [inner],
+): MatchResult | undefined {
+  const wrong = wrongTypeIn(inner);
+  if (wrong === undefined) return undefined;
+  const reason = `${name} ${where}: ${wrong.reason}`;
+  return { ...node("unavailable", name, expected, reason, undefined, children), wrongType: true };
+}
+
 /** The state of `match` on `value`, through its fast path when it has one. */
 export const stateOf = <I>(match: BooleanMatch<I, unknown>, value: I): MatchState =>
   match.test ? match.test(value) : match.evaluate(value).state;
