@@ -41,6 +41,8 @@ export interface MatchResult {
    * Set on an unavailable node whose matcher cannot judge the value because it is not of the type
    * it takes (undefined, or a string for a numeric matcher): a check makes that an errored
    * judgment, an authoring or adapter problem, never a mismatch that blames the application.
+   * Set too on the node of a combinator (a count, `and`, `or`, `inOrder`…) an inner result of
+   * which is such a node, its reason naming where (`countWhere item 2: …`).
    */
   readonly wrongType?: true | undefined;
 }
