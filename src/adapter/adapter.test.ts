@@ -827,6 +827,7 @@ describe("assertions named as a test tool or as a fact", () => {
     const hiding = defineAdapter({
       name: "speech",
       create: () => ({ said: "hello", heard: "hi" }),
+      // @ts-expect-error refused by the type too; this checks the run-time refusal (JS, casts)
       assertions: ({ check }) => ({ said: (m: string) => check("said", equals(m)) }),
     });
     const hidden = await hiding

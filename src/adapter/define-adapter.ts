@@ -13,6 +13,7 @@ import { evalIdFor } from "./slug.js";
 import {
   type Adapter,
   type AdapterDefinition,
+  type AssertionsBesideFacts,
   adapterDefinitionKeys,
   type EvalRunOptions,
   type FactsWithoutToolNames,
@@ -36,8 +37,9 @@ const onlyCase: CaseSpec = Object.freeze({ id: "default", index: 0 });
  * });
  */
 export function defineAdapter<
-  Facts extends FactsWithoutToolNames<Facts>,
-  Assertions extends FactsWithoutToolNames<Assertions> = Record<never, never>,
+  Facts extends object & FactsWithoutToolNames<Facts>,
+  Assertions extends FactsWithoutToolNames<Assertions> &
+    AssertionsBesideFacts<Assertions, Facts> = Record<never, never>,
 >(definition: AdapterDefinition<Facts, Assertions>): Adapter<Facts, Assertions> {
   const name: unknown = definition?.name;
   refuseUnknownKeys(

@@ -164,6 +164,14 @@ export type FactsWithoutToolNames<Facts> = {
   [K in keyof Facts]: K extends keyof TestTools<unknown> ? never : Facts[K];
 };
 
+/**
+ * An assertion may not share its name with a fact: `t.name` would be the assertion, and the fact
+ * could not be read (refused at run time too).
+ */
+export type AssertionsBesideFacts<Assertions, Facts> = {
+  [K in keyof Assertions & keyof Facts]: never;
+};
+
 /** Definition accepted by {@link defineAdapter}. */
 export interface AdapterDefinition<Facts, Assertions> {
   name: string;

@@ -61,7 +61,12 @@ export function equals<T>(expected: T): BooleanMatch<Widen<T>, T> {
   return match;
 }
 
-/** A literal's primitive type: equals("met") accepts any string and narrows to "met". */
+/**
+ * What `equals(expected)` accepts: a literal's primitive type (equals("met") accepts any string
+ * and narrows to "met"), and arrays and plain objects as readonly, all the way down, so a fact
+ * typed `readonly string[]` (as facts usually are) is checked against `equals(["a", "b"])` or an
+ * `as const` value.
+ */
 export type Widen<T> = T extends string
   ? string
   : T extends number
@@ -70,7 +75,13 @@ export type Widen<T> = T extends string
       ? boolean
       : T extends bigint
         ? bigint
-        : T;
+        : T extends readonly (infer Item)[]
+          ? readonly Widen<Item>[]
+          : T extends (...args: never[]) => unknown
+            ? T
+            : T extends object
+              ? { readonly [K in keyof T]: Widen<T[K]> }
+              : T;
 
 type Comparator = {
   name: string;

@@ -44,6 +44,21 @@ describe("inference through composition", () => {
     expectTypeOf(atMost(1)).toEqualTypeOf<BooleanMatch<number, number>>();
   });
 
+  it("equals of an array or an object accepts readonly facts, and as const values", () => {
+    const check = <T>(_fact: T, _match: BooleanMatch<T, unknown>) => {};
+    const tags: readonly string[] = ["a"];
+    const nested: { readonly b: readonly string[]; readonly n: number } = { b: [], n: 1 };
+    check(tags, equals(["a", "b"]));
+    check(tags, equals(["a", "b"] as const));
+    check(nested, equals({ b: ["x"], n: 1 }));
+    check(nested, equals({ b: ["x"], n: 1 } as const));
+    check(["a"], equals(["a"]));
+    // @ts-expect-error an array of numbers cannot judge strings
+    check(tags, equals([1, 2]));
+    // @ts-expect-error a string cannot judge an array
+    check(tags, equals("a"));
+  });
+
   it("mapValue takes its input from the projection", () => {
     expectTypeOf(actorMatch("agent")).toEqualTypeOf<BooleanMatch<Speech, Speech>>();
     // @ts-expect-error a number match cannot judge a string projection
