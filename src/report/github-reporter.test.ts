@@ -136,6 +136,25 @@ describe("githubReporter", () => {
     expect(title).toMatch(/^qa › (👩)+… errored$/);
   });
 
+  it("cuts a long eval id first, so the case stays in the title", async () => {
+    const written: string[] = [];
+    const failing = defineSuite<string, string>({
+      id: `e${"x".repeat(400)}`,
+      cases: [{ id: "case-7", input: "x" }],
+      target: () => {
+        throw new Error("boom");
+      },
+      scorers: [ran],
+    });
+    await run(
+      [{ eval: failing }],
+      [githubReporter({ env: { GITHUB_ACTIONS: "true" }, write: (text) => written.push(text) })],
+    );
+    const title = written.join("").match(/title=(.*?)::/)![1]!;
+    expect(title.length).toBeLessThanOrEqual(255);
+    expect(title).toMatch(/^ex+… › case-7 errored$/);
+  });
+
   it("escapes data and properties by the workflow-command rules", () => {
     expect(escapeData("50%\r\nnext: a, b")).toBe("50%25%0D%0Anext: a, b");
     expect(escapeProperty("50%\r\nnext: a, b")).toBe("50%25%0D%0Anext%3A a%2C b");

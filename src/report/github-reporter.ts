@@ -87,7 +87,7 @@ function annotation(
   failure: ListedFailure,
   env: Readonly<Record<string, string | undefined>>,
 ): string {
-  const title = annotationTitle(xmlSafe(`${failure.evalId} › ${failure.name}`), failure.verdict);
+  const title = annotationTitle(xmlSafe(failure.evalId), xmlSafe(failure.name), failure.verdict);
   const file = failure.file === undefined ? undefined : workspacePath(failure.file, env);
   const properties = [
     ...(file !== undefined ? [`file=${escapeProperty(file)}`] : []),
@@ -99,14 +99,26 @@ function annotation(
 /** GitHub's annotations take a title of 255 characters at most. */
 const TITLE_CHARS = 255;
 
-/** "eval › case verdict", its name cut (never inside a character) so that it fits with its verdict. */
-function annotationTitle(name: string, verdict: string): string {
-  const room = TITLE_CHARS - verdict.length - 1;
-  if (name.length <= room) return `${name} ${verdict}`;
-  let end = room - 1;
-  // A high surrogate at the cut would leave half a character.
-  if (/[\ud800-\udbff]/.test(name[end - 1] ?? "")) end--;
-  return `${name.slice(0, end)}… ${verdict}`;
+/** Of an eval id that does not fit, what the title keeps at least when the case needs the room. */
+const EVAL_KEPT = 60;
+
+/**
+ * "eval › case verdict", cut (never inside a character) so that it fits: the eval id first, down
+ * to EVAL_KEPT characters, so that a long one does not push the case out; then the case.
+ */
+function annotationTitle(evalId: string, name: string, verdict: string): string {
+  const room = TITLE_CHARS - verdict.length - 1 - " › ".length;
+  const evalRoom = Math.max(room - name.length, Math.min(evalId.length, EVAL_KEPT));
+  const evalPart = cutTo(evalId, evalRoom);
+  return `${evalPart} › ${cutTo(name, room - evalPart.length)} ${verdict}`;
+}
+
+/** `text` in at most `max` characters, ending in "…" when cut; a high surrogate is not left alone. */
+function cutTo(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  if (/[\ud800-\udbff]/.test(text[end - 1] ?? "")) end--;
+  return `${text.slice(0, end)}…`;
 }
 
 // Annotations name files relative to the repository (the workspace).

@@ -139,6 +139,9 @@ function writeReport(file: string, suites: Suite[], run: RunSummary, startedAt: 
       `<testsuites${xmlAttrs({ name: suitesName(run), ...total, time: seconds(run.elapsedMs), timestamp: isoSeconds(startedAt) })}>`,
     );
     const host = hostname();
+    // The suites of the run itself (load errors, gates) are dated by its start, as Ant's schema
+    // wants every testsuite dated.
+    const timestamp = isoSeconds(startedAt);
     for (const [id, suite] of ran.entries()) {
       out.line(
         `  <testsuite${xmlAttrs({
@@ -166,9 +169,14 @@ function writeReport(file: string, suites: Suite[], run: RunSummary, startedAt: 
     let id = ran.length;
     const load = loadTroubles(run.loadErrors);
     if (load.failed.length > 0)
-      writeLoadErrors(out, "(files that failed to load)", load.failed, id++, host);
-    if (load.leftOut.length > 0) writeLoadErrors(out, "(evals left out)", load.leftOut, id++, host);
-    if (gates.length + met.length > 0) writeGates(out, run, id, host);
+      writeLoadErrors(out, "(files that failed to load)", load.failed, {
+        id: id++,
+        host,
+        timestamp,
+      });
+    if (load.leftOut.length > 0)
+      writeLoadErrors(out, "(evals left out)", load.leftOut, { id: id++, host, timestamp });
+    if (gates.length + met.length > 0) writeGates(out, run, { id, host, timestamp });
     out.line("</testsuites>");
     out.flush();
   } finally {
@@ -195,6 +203,13 @@ function properties(suite: Suite, run: RunSummary): [string, string][] {
   return list;
 }
 
+/** What a testsuite of the run itself is tagged with: its id, the host and its date. */
+interface SuiteTags {
+  id: number;
+  host: string;
+  timestamp: string;
+}
+
 /**
  * The files that failed to load, or the evals left out of files that loaded, as one testsuite
  * `name` of errored testcases (one per error, named by its file).
@@ -203,11 +218,10 @@ function writeLoadErrors(
   out: LineWriter,
   name: string,
   errors: readonly LoadError[],
-  id: number,
-  host: string,
+  { id, host, timestamp }: SuiteTags,
 ): void {
   out.line(
-    `  <testsuite${xmlAttrs({ name, tests: errors.length, failures: 0, errors: errors.length, skipped: 0, time: 0, hostname: host, id, package: "niceeval" })}>`,
+    `  <testsuite${xmlAttrs({ name, tests: errors.length, failures: 0, errors: errors.length, skipped: 0, time: 0, timestamp, hostname: host, id, package: "niceeval" })}>`,
   );
   for (const error of errors) {
     const attributes = xmlAttrs({ message: error.message.slice(0, MESSAGE_CHARS), type: "load" });
@@ -224,12 +238,12 @@ function writeLoadErrors(
  * no figures, so CI's test history follows it from run to run): failed, with the figures in the
  * failure message, when not met, and passing when met.
  */
-function writeGates(out: LineWriter, run: RunSummary, id: number, host: string): void {
+function writeGates(out: LineWriter, run: RunSummary, { id, host, timestamp }: SuiteTags): void {
   const gates = run.gates ?? [];
   const met = run.gatesMet ?? [];
   const name = "(run gates)";
   out.line(
-    `  <testsuite${xmlAttrs({ name, tests: gates.length + met.length, failures: gates.length, errors: 0, skipped: 0, time: 0, hostname: host, id, package: "niceeval" })}>`,
+    `  <testsuite${xmlAttrs({ name, tests: gates.length + met.length, failures: gates.length, errors: 0, skipped: 0, time: 0, timestamp, hostname: host, id, package: "niceeval" })}>`,
   );
   for (const [i, gate] of gates.entries()) {
     const attributes = xmlAttrs({ message: gate.slice(0, MESSAGE_CHARS), type: "gate" });

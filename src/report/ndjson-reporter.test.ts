@@ -39,13 +39,19 @@ describe("ndjsonReporter", () => {
       "errored",
       "passed",
     ]);
+    // The eval's summary carries its figures, as in run.finished and the JSON report.
     expect(events[6]).toMatchObject({
-      summary: { evalId: "qa", cases: 4, passed: 2 },
-      figures: {
-        passRate: { passed: 2, n: 4, rate: 0.5, interval: { method: "wilson", level: 0.95 } },
-        meanScore: { n: 3, lowerBound: false, interval: { method: "t", level: 0.95 } },
+      summary: {
+        evalId: "qa",
+        cases: 4,
+        passed: 2,
+        figures: {
+          passRate: { passed: 2, n: 4, rate: 0.5, interval: { method: "wilson", level: 0.95 } },
+          meanScore: { n: 3, lowerBound: false, interval: { method: "t", level: 0.95 } },
+        },
       },
     });
+    expect(events[6]).not.toHaveProperty("figures");
     expect(events[7]).toMatchObject({
       summary: { totals: { cases: 4, figures: { passRate: { n: 4 } } } },
     });

@@ -42,8 +42,7 @@ export function ndjsonReporter(target: string, options: ComparedReportOptions = 
       emit("record", { record: withVerdictReason(record) });
     },
     onEvalFinished(summary) {
-      const { figures, ...written } = evalSummaryWithFigures(summary);
-      emit("eval.finished", { summary: written, figures });
+      emit("eval.finished", { summary: evalSummaryWithFigures(summary) });
     },
     onRunFinished(summary) {
       if (!out) return;

@@ -115,12 +115,12 @@ export function fromNdjson(text: string): Reading {
   const lines = text
     .trim()
     .split("\n")
-    .map((l) => JSON.parse(l) as { type: string; summary: unknown; figures: unknown });
+    .map((l) => JSON.parse(l) as { type: string; summary: unknown });
   const evals: Record<string, Figures> = {};
   for (const line of lines)
     if (line.type === "eval.finished") {
-      const summary = line.summary as CountsJson & { evalId: string };
-      evals[summary.evalId] = fromFigureJson(summary, line.figures as FigureJson);
+      const summary = line.summary as CountsJson & { evalId: string; figures: FigureJson };
+      evals[summary.evalId] = fromFigureJson(summary, summary.figures);
     }
   const end = lines.find((l) => l.type === "run.finished")!.summary as SummaryJson;
   return { evals, totals: fromJsonReport(end).totals };
