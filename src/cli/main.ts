@@ -6,6 +6,7 @@ import type { Store } from "../store/types.js";
 import { HELP, type MergeArgs, parseCliArgs } from "./args.js";
 import { isNdjsonToStdout } from "./early.js";
 import type { CliIO } from "./io.js";
+import { openFilesAdvice } from "./open-files.js";
 import {
   absentPostgresStore,
   assertStoreExists,
@@ -109,6 +110,11 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     if (isUserError(error)) {
       // A message that names its command ("niceeval run: …") says niceeval already.
       io.stderr(`${error.message.startsWith("niceeval ") ? "" : "niceeval: "}${error.message}\n`);
+      return 2;
+    }
+    const advice = openFilesAdvice(error);
+    if (advice !== undefined) {
+      io.stderr(`${advice}\n`);
       return 2;
     }
     io.stderr(

@@ -1,0 +1,32 @@
+import { spawnSync } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cliPath, type FixtureProject, makeProject } from "../support/project.js";
+
+// Node reads a module's imports at once: with a low `ulimit -n`, loading niceeval runs out of
+// file descriptors. That crashed with a stack; it is a limit to raise, said as such.
+describe("a process that may open few files (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({
+      "evals/echo.eval.ts": `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const same = createScorer({ name: "same", score: () => ({ score: 1 }) });
+export const echo = defineSuite({ id: "echo", cases: [{ id: "a", input: "a" }], target: (x) => x, scorers: [same] });
+`,
+    });
+  });
+  afterAll(() => project.cleanup());
+
+  it("says which limit to raise, and exits 2", () => {
+    const run = spawnSync(
+      "bash",
+      ["-c", `ulimit -n 56 && exec "${process.execPath}" "${cliPath}" run --no-store`],
+      { cwd: project.dir, encoding: "utf8", env: { ...process.env, CI: "true" } },
+    );
+    expect(run.stderr).toMatch(
+      /^niceeval: too many open files \(EMFILE: too many open files, open '[^']+'\): this process may have (at most 56|only a few) files open at once \(ulimit -n\), and loading niceeval and the eval files opens many together; raise the limit \(ulimit -n 4096\) and run again\n$/,
+    );
+    expect(run.status).toBe(2);
+  });
+});
