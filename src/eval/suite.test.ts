@@ -424,7 +424,7 @@ describe("authoring errors are errored cases, not failures", () => {
       ["case-2", "errored"],
       ["c", "passed"],
     ]);
-    expect(seen[1]?.error?.message).toMatch(/case at index 1 is null/);
+    expect(seen[1]?.error?.message).toMatch(/case 2 \(index 1\) is null/);
   });
 
   it("takes a number id as its string and rejects empty, control-character and other ids", async () => {
@@ -463,7 +463,7 @@ describe("authoring errors are errored cases, not failures", () => {
       ["whole 👩", "passed"],
     ]);
     expect(seen[0]?.error?.message).toBe(
-      'case at index 0 has id "cut \\ud83d", which holds a lone surrogate (U+D83D), half of a character (text cut inside an emoji?), which a store cannot keep as it is; use whole characters',
+      'case 1 (index 0) has id "cut \\ud83d", which holds a lone surrogate (U+D83D), half of a character (text cut inside an emoji?), which a store cannot keep as it is; use whole characters',
     );
     expect(seen[1]?.error?.message).toMatch(/lone surrogate \(U\+DC69\)/);
   });
@@ -530,7 +530,7 @@ describe("authoring errors are errored cases, not failures", () => {
       ["case-4", "errored"],
     ]);
     expect(ids[3]?.error?.message).toMatch(
-      /"case-3", which was already given to the case at index 2 because it had none/,
+      /"case-3", which was already given to case 3 \(index 2\) because it had none/,
     );
   });
 
@@ -546,7 +546,7 @@ describe("authoring errors are errored cases, not failures", () => {
       ["b", "passed"],
     ]);
     expect(seen[0]?.error?.message).toMatch(
-      /case at index 0 has id "\(cases\)", which stands for an eval whose cases could not be read/,
+      /case 1 \(index 0\) has id "\(cases\)", which stands for an eval whose cases could not be read/,
     );
   });
 
@@ -953,7 +953,7 @@ describe("CaseIds", () => {
     claim(id: string, index: number): string | undefined {
       const taken = this.generated.get(id);
       if (taken !== undefined) {
-        return `case at index ${index} has id "${id}", which was already given to the case at index ${taken} because it had none; give that case an id`;
+        return `case ${index + 1} (index ${index}) has id "${id}", which was already given to case ${taken + 1} (index ${taken}) because it had none; give that case an id`;
       }
       this.given.add(id);
       return undefined;

@@ -552,7 +552,7 @@ export class CaseIds {
   claim(id: string, index: number): string | undefined {
     const taken = this.generated.size === 0 ? undefined : this.generated.get(id);
     if (taken !== undefined) {
-      return `case at index ${index} has id "${id}", which was already given to the case at index ${taken} because it had none; give that case an id`;
+      return `${casePosition(index)} has id "${id}", which was already given to ${casePosition(taken)} because it had none; give that case an id`;
     }
     this.reserve(id);
     return undefined;
@@ -573,7 +573,7 @@ export function toCaseSpec<Input>(
     return {
       id: ids.generate(index),
       index,
-      invalid: `case at index ${index} is ${item === null ? "null" : typeof item}, not a case; each case is an object { id?, input, expected? }`,
+      invalid: `${casePosition(index)} is ${item === null ? "null" : typeof item}, not a case; each case is an object { id?, input, expected? }`,
     };
   }
   const checked = caseId(item.id, index, ids);
@@ -654,9 +654,15 @@ function caseId(
   return problem ? { id: ids.generate(index), problem } : id;
 }
 
-/** A generated id for a case whose own cannot be used, and why (`what` follows "case at index n"). */
+/**
+ * A case named by its position from 1, as its generated id is (`case-3`), with its index in the
+ * dataset: "case 3 (index 2)".
+ */
+export const casePosition = (index: number): string => `case ${index + 1} (index ${index})`;
+
+/** A generated id for a case whose own cannot be used, and why (`what` follows "case n (index n-1)"). */
 function refuse(ids: CaseIds, index: number, what: string): { id: string; problem: string } {
-  return { id: ids.generate(index), problem: `case at index ${index} ${what}` };
+  return { id: ids.generate(index), problem: `${casePosition(index)} ${what}` };
 }
 
 /** Taken at load: an attempt that replaces the global cannot change how inputs are copied. */

@@ -241,7 +241,7 @@ describe("bounded runs through the CLI", () => {
       ["case-1", "passed"],
       ["last", "passed"],
     ]);
-    expect(ids[1]?.error?.message).toMatch(/case at index 1 is null/);
+    expect(ids[1]?.error?.message).toMatch(/case 2 \(index 1\) is null/);
     expect(ids[3]?.error?.message).toMatch(/control character \(U\+0009\)/);
     expect(ids[4]?.error?.message).toMatch(/empty id/);
     const byEval = (id: string) => json.records.filter((r) => r.evalId === id);
