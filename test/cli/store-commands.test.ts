@@ -169,7 +169,7 @@ describe("run, runs and show through the real CLI and a real SQLite store", {
     // The live report, under a line naming the run.
     const [heading, ...report] = withoutTimings(shown.stdout).split("\n");
     expect(heading).toMatch(
-      /^niceeval show: run [0-9a-f]{8} \(replayed\) · started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d · branch main$/,
+      /^niceeval show: run [0-9a-f]{8} \(replayed\) · started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC · branch main$/,
     );
     expect(report.join("\n")).toBe(withoutTimings(live.stdout));
 

@@ -79,7 +79,7 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
   const rateWidth = Math.max(27, ...rows.map((row) => row.rate.length));
   const meanWidth = Math.max(10, ...rows.map((row) => row.mean.length));
   const lines = [
-    `id        ${padded("name", nameWidth)} branch       commit   started              status       cases  ${"pass rate (95% CI)".padEnd(rateWidth)} mean score (95% CI)`,
+    `id        ${padded("name", nameWidth)} branch       commit   started (UTC)        status       cases  ${"pass rate (95% CI)".padEnd(rateWidth)} mean score (95% CI)`,
   ];
   if (args.evalId !== undefined)
     lines.unshift(
@@ -230,7 +230,7 @@ function runHeading(run: StoredRun): string {
   const parts = [
     `niceeval show: run ${run.runId.slice(0, 8)}${run.name !== undefined ? ` (${run.name})` : ""}${run.shard ? ` [shard ${formatShard(run.shard)}]` : ""}`,
     filter !== undefined ? `--filter ${JSON.stringify(filter)}` : "",
-    `started ${run.startedAt.slice(0, 19).replace("T", " ")}`,
+    `started ${run.startedAt.slice(0, 19).replace("T", " ")} UTC`,
     run.git?.branch ? `branch ${run.git.branch}` : "",
     resumedChanges(run).length > 0 ? "resumed with changes (see below)" : "",
   ];
