@@ -197,6 +197,17 @@ describe("readers leave a store as they find it (real CLI)", { timeout: 60_000 }
   it("reads an older store from an upgraded copy, leaving the file unchanged", async () => {
     const before = storeState(store);
     expect(before).toEqual({ version: 3, journal: "delete", shared: 0 });
+    // The copy goes in the temporary folder: one that cannot be written is named as the cause.
+    const noTemp = await runCli(["runs", "--store", store], project.dir, {
+      TMPDIR: join(project.dir, "no-such-tmp"),
+    });
+    expect(noTemp.code).toBe(2);
+    expect(noTemp.stderr).toContain(
+      `Reading a copy of it failed too (ENOENT: no such file or directory, mkdtemp '${join(project.dir, "no-such-tmp")}/niceeval-store-`,
+    );
+    expect(noTemp.stderr).toContain(
+      `: the copy goes in the temporary folder ${join(project.dir, "no-such-tmp")} (TMPDIR); make that writable, or point TMPDIR at a folder you can write to.`,
+    );
     const listed = await runCli(["runs", "--store", store], project.dir);
     expect(listed.stderr).toBe("");
     expect(listed.stdout).toMatch(/before\s.*finished\s+2\s+50\.0%/);

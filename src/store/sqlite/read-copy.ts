@@ -75,9 +75,11 @@ function openCopy(
   } catch (error) {
     remove();
     if (error instanceof NiceevalError) throw error;
+    // The copy goes in the temporary folder: when that is what failed, it is what to fix.
+    const inTemp = folder === undefined || String(errorMessage(error)).includes(tmpdir());
     throw new NiceevalError(
       why.code,
-      `${why.message} Reading a copy of it failed too (${errorMessage(error)}).`,
+      `${why.message} Reading a copy of it failed too (${errorMessage(error)})${inTemp ? `: the copy goes in the temporary folder ${tmpdir()} (TMPDIR); make that writable, or point TMPDIR at a folder you can write to` : ""}.`,
       { cause: error },
     );
   }
