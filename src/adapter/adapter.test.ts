@@ -688,7 +688,12 @@ describe("create failures", () => {
     expect(await totalOf(full, plain)).toEqual(total(65));
     expect(await totalOf(plain, { totalTokens: 100 })).toEqual(total(115));
     expect(await totalOf({ inputTokens: 10 }, { outputTokens: 5 })).toEqual(total(15));
-    expect((await totalOf({ inputTokens: 10 })).state).toBe("unavailable");
+    // Unavailable, saying which count would have given it.
+    expect(await totalOf({ inputTokens: 10 })).toEqual({
+      state: "unavailable",
+      reason:
+        "usage-unreported: the adapter never reported totalTokens, nor outputTokens to add to its inputTokens (ctx.reportUsage)",
+    });
   });
 });
 

@@ -81,10 +81,17 @@ export class UsageCollector {
     return {
       inputTokens: evidence(inputTokens, "inputTokens", failed),
       outputTokens: evidence(outputTokens, "outputTokens", failed),
-      totalTokens: evidence(totalTokens, "totalTokens", failed),
+      totalTokens: evidence(totalTokens, totalMissing(inputTokens, outputTokens), failed),
       costUsd: evidence(costUsd, "costUsd", failed),
     };
   }
+}
+
+/** What a missing total lacked: no total was reported, nor both the counts it is the sum of. */
+function totalMissing(input: number | undefined, output: number | undefined): string {
+  if (input !== undefined) return "totalTokens, nor outputTokens to add to its inputTokens";
+  if (output !== undefined) return "totalTokens, nor inputTokens to add to its outputTokens";
+  return "totalTokens";
 }
 
 const evidence = (value: number | undefined, field: string, failed?: string): NumericEvidence =>
