@@ -699,6 +699,51 @@ describe("authoring errors are errored cases, not failures", () => {
     ).toBe("eval.llm-judge");
   });
 
+  it("errors a judgment whose tool answers something that is not a Score, naming the tool", async () => {
+    const tool = (id: string, answer: unknown) => {
+      const defined = defineTool({
+        id,
+        description: id,
+        inputSchema: z.string(),
+        outputSchema: z.unknown(),
+      });
+      const driver = defineDriver({
+        id: `${id}.driver`,
+        implementations: [implementTool(defined, () => answer)],
+      });
+      return bindScorer({ id, tool: defined as never, driver, mapInput: ({ output }) => output });
+    };
+    const suite = defineSuite<string, string>({
+      id: "not-scores",
+      cases: [{ id: "c", input: "a" }],
+      target: (input) => input,
+      scorers: [
+        tool("demo.echo", "a"),
+        tool("demo.five", { value: 5, passed: true, label: "five" }),
+        tool("demo.unlabelled", { value: 1, passed: true }),
+        tool("demo.fine", { value: 1, passed: true, label: "fine" }),
+      ],
+    });
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { onRecord: (r) => records.push(r) });
+    expect(records[0]?.verdict).toBe("errored");
+    expect(records[0]?.judgments.map((j) => [j.state, j.reason])).toEqual([
+      [
+        "errored",
+        'scorer "demo.echo": its tool demo.echo returned "a", not a Score; a scorer\'s tool returns a Score { value: 0..1, passed, label } (scoreSchema)',
+      ],
+      [
+        "errored",
+        'scorer "demo.five": its tool demo.five returned a value of 5, not a number from 0 to 1; a scorer\'s tool returns a Score { value: 0..1, passed, label } (scoreSchema)',
+      ],
+      [
+        "errored",
+        'scorer "demo.unlabelled": its tool demo.unlabelled returned a label of undefined, not a string; a scorer\'s tool returns a Score { value: 0..1, passed, label } (scoreSchema)',
+      ],
+      ["matched", "passed"],
+    ]);
+  });
+
   it("binds the French text scorers with evalScorersProvider, as every other deterministic one", async () => {
     const suite = defineSuite<string, string>({
       id: "style",

@@ -39,7 +39,7 @@ import type { AttemptRecord, Judgment } from "./record.js";
 import { addJudgeUsage, emptyJudgeUsage, erroredRecord, unreportedUsage } from "./record.js";
 import { type AttemptContext, type CaseSpec, EVAL_BRAND, type Runnable } from "./runnable.js";
 import { decideVerdict, summarizeScore } from "./summarize.js";
-import { checkTimeoutMs, checkWholeNumber, Deadline, MAX_TRIALS } from "./timeout.js";
+import { checkTimeoutMs, checkWholeNumber, Deadline, givenText, MAX_TRIALS } from "./timeout.js";
 import { TraceRecorder } from "./trace.js";
 
 /** The source of a createScorer scorer's judgments. */
@@ -1192,6 +1192,13 @@ function scorerSource<Input, Output>(scorer: SuiteScorer<Input, Output>): string
 
 /** A tool Score as a judgment: a gate worth one point. */
 export function fromToolScore(label: string, source: string, score: Score): Judgment {
+  const wrong = notAScore(score);
+  if (wrong !== undefined)
+    return erroredJudgment(
+      label,
+      `scorer "${label}": its tool ${source} returned ${wrong}; a scorer's tool returns a Score { value: 0..1, passed, label } (scoreSchema)`,
+      source,
+    );
   if (score.errored === true) {
     return erroredJudgment(label, `scorer "${label}": ${score.rationale ?? "errored"}`, source);
   }
@@ -1212,6 +1219,21 @@ export function fromToolScore(label: string, source: string, score: Score): Judg
     value: score.value,
     reason: score.rationale ?? (score.passed ? "passed" : "failed"),
   };
+}
+
+/**
+ * What is wrong with a tool's answer as a Score, or undefined when it is one: a tool whose output
+ * schema is not a Score (JavaScript, a cast) would otherwise pass or fail without a word.
+ */
+function notAScore(score: unknown): string | undefined {
+  if (typeof score !== "object" || score === null) return `${givenText(score)}, not a Score`;
+  const { value, passed, label, errored, unavailable } = score as Record<string, unknown>;
+  if (errored === true || unavailable === true) return undefined;
+  if (typeof value !== "number" || !(value >= 0 && value <= 1))
+    return `a value of ${givenText(value)}, not a number from 0 to 1`;
+  if (typeof passed !== "boolean") return `passed ${givenText(passed)}, not true or false`;
+  if (typeof label !== "string") return `a label of ${givenText(label)}, not a string`;
+  return undefined;
 }
 
 /** A createScorer result as a judgment; non-finite scores are errors, null counts as 0. */
