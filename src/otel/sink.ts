@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { NiceevalError } from "../errors.js";
 import type { AttemptRecord } from "../eval/record.js";
 import { packageVersion } from "../package-files.js";
 import { redactUrl } from "../redact-url.js";
@@ -110,9 +111,21 @@ export async function otelSink(options: OtelSinkOptions = {}): Promise<RunSink> 
     traceId: () => (runId === undefined ? undefined : traceIdOf(runId)),
   });
   const spans = new RunSpans(otel, failures.mask, options.runName);
-  return {
+  // One run per sink: its exporters shut down as the run ends. A second run given it is told so
+  // at its start, and the sink does nothing for it (no count of spans it never took).
+  let used = false;
+  let refused = false;
+  const sink: RunSink = {
     label: "the OpenTelemetry export",
     onRunStart: (info) => {
+      if (used) {
+        refused = true;
+        throw new NiceevalError(
+          "USAGE",
+          `otelSink: this sink already exported run ${runId}; an otelSink exports one run, so run ${info.runId} is not exported: call otelSink() for each run`,
+        );
+      }
+      used = true;
       runId = info.runId;
       spans.startRun(info.runId, {
         "niceeval.run.concurrency": info.concurrency,
@@ -147,6 +160,18 @@ export async function otelSink(options: OtelSinkOptions = {}): Promise<RunSink> 
       }
     },
   };
+  return onlyItsRun(sink, () => refused);
+}
+
+/** `sink` with every hook but onRunStart doing nothing once `refused` says the run is not its own. */
+function onlyItsRun(sink: RunSink, refused: () => boolean): RunSink {
+  const guarded: Record<string, unknown> = { ...sink };
+  for (const [name, hook] of Object.entries(sink)) {
+    if (name === "onRunStart" || typeof hook !== "function") continue;
+    guarded[name] = (...args: unknown[]) =>
+      refused() ? undefined : (hook as (...a: unknown[]) => unknown)(...args);
+  }
+  return guarded as unknown as RunSink;
 }
 
 /**

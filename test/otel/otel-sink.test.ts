@@ -146,6 +146,26 @@ describe("otelSink against a loopback OTLP/HTTP receiver", () => {
     expect(attemptSpans().map((s) => s.name)).toEqual(["case x"]);
   });
 
+  it("exports one run: a second run given the same sink is told so, and nothing is counted lost", async () => {
+    const said: string[] = [];
+    const sink = await otelSink({
+      version: "1",
+      endpoint: receiver.url,
+      env: {},
+      stderr: (text) => said.push(text),
+    });
+    const first = await runEvals([{ eval: suite }], { reporters: [sink] });
+    const spansAfterFirst = attemptSpans().length;
+    const second = await runEvals([{ eval: suite }], { reporters: [sink] });
+    expect(second.reportErrors).toEqual([
+      expect.stringContaining(
+        `otelSink: this sink already exported run ${first.runId}; an otelSink exports one run, so run ${second.runId} is not exported: call otelSink() for each run`,
+      ),
+    ]);
+    expect(attemptSpans()).toHaveLength(spansAfterFirst);
+    expect(said.join("")).not.toMatch(/not exported to/);
+  });
+
   it("sets verdict, score and test.case.result.status on each attempt", async () => {
     await exportRun();
     const span = (caseId: string) =>
