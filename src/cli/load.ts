@@ -8,7 +8,7 @@ import { builtFile } from "../package-files.js";
 import type { RunEntry } from "../runner/run.js";
 import type { LoadError } from "../runner/summary.js";
 import { collectEvals, EvalIds, noEvalMessage } from "./eval-exports.js";
-import { isCommonJsImport } from "./module-format.js";
+import { isCommonJsImport, packageTypeOf } from "./module-format.js";
 import { syntaxErrorAt } from "./syntax-error.js";
 import { TickGuard } from "./tick-guard.js";
 import { serveCommonJsTypeScript } from "./ts-commonjs.js";
@@ -247,7 +247,7 @@ function esModuleHint(said: string, path: string): string | undefined {
       said,
     )
   )
-    return 'import JSON with an attribute: import data from "./data.json" with { type: "json" }';
+    return `import JSON with an attribute: import data from "./data.json" with { type: "json" }${/\.tsx?$/.test(path) && packageTypeOf(path) !== "module" ? ` (TypeScript's checker refuses the attribute in a .ts file of a package that is not "type": "module", which it compiles to CommonJS: name the file .mts)` : ""}`;
   const named = /The requested module '([^']+)' does not provide an export named '([^']+)'/.exec(
     said,
   );

@@ -19,11 +19,12 @@ export function isCommonJsImport(specifier: string, from: string): boolean {
   }
   if (file.endsWith(".cjs") || file.endsWith(".cts")) return true;
   if (file.endsWith(".mjs")) return false;
-  return packageType(dirname(file)) !== "module";
+  return packageTypeOf(file) !== "module";
 }
 
-/** The `type` of the package.json nearest `folder`, or undefined when there is none. */
-function packageType(folder: string): string | undefined {
+/** The `type` of the package.json nearest `file`, or undefined when there is none. */
+export function packageTypeOf(file: string): string | undefined {
+  const folder = dirname(file);
   for (let at = folder; ; at = dirname(at)) {
     try {
       const type = (

@@ -268,7 +268,7 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     // The merged run starts with its first shard, so the shard that started last is newer.
     const latest = await cli(["show", "latest", "--store", "b.sqlite"]);
     expect(latest.stdout.split("\n")[0]).toMatch(
-      /^niceeval show: run [0-9a-f]{8} \(shard-3\) \[shard 3\/3\] · started [\d-]+ [\d:]+ · branch main$/,
+      /^niceeval show: run [0-9a-f]{8} \(shard-3\) \[shard 3\/3\] · started [\d-]+ [\d:]+ UTC · branch main$/,
     );
     // It names the merged run that holds the shard.
     const whole = json<{ runId: string; name: string | null }[]>(

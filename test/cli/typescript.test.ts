@@ -449,3 +449,27 @@ describe("TypeScript helpers required from CommonJS (real CLI)", () => {
     }
   });
 });
+
+// A .ts file of a package that is not "type": "module" is one TypeScript's checker compiles to
+// CommonJS, where it refuses an import attribute: the advice says to name the file .mts.
+describe("a JSON import without an attribute in a CommonJS package (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject(
+      {
+        "evals/json.eval.ts": 'import data from "./data.json";\nexport const d = data;\n',
+        "evals/data.json": '{ "a": 1 }\n',
+      },
+      { name: "fixture", type: "commonjs" },
+    );
+  });
+  afterAll(() => project.cleanup());
+
+  it("advises the attribute, and .mts for TypeScript's own checker", async () => {
+    const result = await runCli(["run", "--no-store"], project.dir);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /evals\/json\.eval\.ts: .*needs an import attribute of type "json" \(import JSON with an attribute: import data from \\?"\.\/data\.json\\?" with \{ type: \\?"json\\?" \} \(TypeScript's checker refuses the attribute in a \.ts file of a package that is not \\?"type\\?": \\?"module\\?", which it compiles to CommonJS: name the file \.mts\)\)/,
+    );
+  });
+});
