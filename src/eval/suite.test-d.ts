@@ -187,6 +187,28 @@ defineSuite({
   // @ts-expect-error the loaded cases' expected is a string
   scorers: [expectsMin],
 });
+// The input a scorer declares in its EXTRA (seed 003) is checked against the cases' inputs alike.
+const readsOther = createScorer<Answer, string, { input: { other: number } }>({
+  name: "other",
+  score: ({ input }) => ({ score: input.other }),
+});
+const readsPrompt = createScorer<Answer, string, { input: { prompt: string } }>({
+  name: "prompt",
+  score: ({ input, output }) => ({ score: input.prompt === output.text ? 1 : 0 }),
+});
+defineSuite<{ prompt: string }, Answer, string>({
+  id: "input-mismatch",
+  cases: [{ input: { prompt: "p" }, expected: "e" }],
+  target: answer,
+  // @ts-expect-error the cases' input is { prompt: string }, this scorer's { other: number }
+  scorers: [readsOther],
+});
+defineSuite<{ prompt: string }, Answer, string>({
+  id: "input-fits",
+  cases: [{ input: { prompt: "p" }, expected: "e" }],
+  target: answer,
+  scorers: [readsPrompt, expectsText],
+});
 // A plain suite (toVitest's, runEval's) is checked the same way.
 const plainMismatch: TypedEvalSuite<{ prompt: string }, Answer, string> = {
   id: "plain",

@@ -22,6 +22,7 @@ import {
   type ScorerArgs,
   scoreNowOf,
   type TakesExpected,
+  type TakesInput,
 } from "../scorers/create-scorer.js";
 import { thrownStack } from "../thrown-stack.js";
 import { callTool, isThenable, runTool } from "../tool/run-tool.js";
@@ -248,7 +249,7 @@ export type CaseSource<Input, Expected = unknown> =
 /** A scorer accepted by a suite: a bound tool scorer or a createScorer scorer. */
 export type SuiteScorer<Input, Output, Expected = unknown> =
   | BoundScorer<Output>
-  | (LooseScorer<Output> & TakesExpected<Expected>)
+  | (LooseScorer<Output> & TakesExpected<Expected> & TakesInput<Input>)
   | (NamedScorer<Output, unknown, { input: Input }> & {});
 
 /**

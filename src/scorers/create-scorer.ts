@@ -125,7 +125,12 @@ export type NamedScorer<OUTPUT, EXPECTED = OUTPUT, EXTRA extends Extra = Extra> 
   withRuntime(context: RuntimeContext): ScoreFn<OUTPUT, EXPECTED, EXTRA>;
   /** Types only, never set: the expected value it takes, checked against the cases' ({@link TakesExpected}). */
   readonly "~expected"?: ((expected: EXPECTED) => void) | undefined;
+  /** Types only, never set: the input its EXTRA declares, checked against the cases' ({@link TakesInput}). */
+  readonly "~input"?: ((input: DeclaredInput<EXTRA>) => void) | undefined;
 };
+
+/** The `input` a scorer's EXTRA declares (seed 003: a typed input is declared there), else unknown. */
+export type DeclaredInput<EXTRA> = EXTRA extends { input: infer I } ? I : unknown;
 
 /**
  * The expected value scorers are checked against, from the cases' type: `any` (nothing checked)
@@ -145,6 +150,16 @@ export type CheckedExpected<Expected> = unknown extends Expected
 export type TakesExpected<Expected> = {
   // A function property, not a method: compared strictly (contravariantly).
   readonly "~expected"?: ((expected: CheckedExpected<Expected>) => void) | undefined;
+};
+
+/**
+ * A scorer that takes the cases' inputs: one whose EXTRA declares another `input`
+ * (`createScorer<Answer, string, { input: { other: number } }>` on cases of `{ prompt: string }`)
+ * does not compile, where it would read fields the input does not have.
+ */
+export type TakesInput<Input> = {
+  // A function property, not a method: compared strictly (contravariantly).
+  readonly "~input"?: ((input: CheckedExpected<Input>) => void) | undefined;
 };
 
 /** A scorer callback returned something that is not `{ score }` (code `SCORER_RESULT`). */
