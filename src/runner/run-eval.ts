@@ -95,6 +95,11 @@ export interface EvalReport {
   elapsedMs: number;
   /** The signal cancelled the run: cases that had not started are not in `cases`. */
   cancelled: boolean;
+  /**
+   * What the telemetry or a reporter could not do (one line each, as printed on stderr), when
+   * something failed; the cases are judged all the same.
+   */
+  reportErrors?: string[];
 }
 
 /**
@@ -147,6 +152,7 @@ export async function runEval<Input, Output>(
     cases,
     elapsedMs: summary.elapsedMs,
     cancelled: summary.cancelled,
+    ...(summary.reportErrors ? { reportErrors: summary.reportErrors } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import { consoleReporter } from "../report/console-reporter.js";
 import { jsonReporter } from "../report/json-reporter.js";
 import { createScorer } from "../scorers/create-scorer.js";
 import { runEvals } from "./run.js";
+import { runEval } from "./run-eval.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -55,5 +56,28 @@ describe("runEvals with reporters (the API, not the CLI)", () => {
     // Wilson 95% interval of 1/2.
     expect(passRate.interval.low).toBeCloseTo(0.0945, 3);
     expect(passRate.interval.high).toBeCloseTo(0.9055, 3);
+  });
+});
+
+describe("runEval with a telemetry that fails", () => {
+  it("keeps the failure in the report's reportErrors, as runEvals does in its summary", async () => {
+    const said: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((text: string) => said.push(String(text)) > 0) as typeof write;
+    try {
+      const report = await runEval(suite, {
+        telemetry: {
+          emit() {
+            throw new Error("collector down");
+          },
+        },
+      });
+      expect(report.passedCount).toBe(1);
+      expect(report.reportErrors).toEqual([expect.stringContaining("collector down")]);
+      const clean = await runEval(suite);
+      expect(clean).not.toHaveProperty("reportErrors");
+    } finally {
+      process.stderr.write = write;
+    }
   });
 });
