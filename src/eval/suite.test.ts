@@ -794,6 +794,10 @@ describe("authoring errors are errored cases, not failures", () => {
     expect(() => bindScorer(withoutId as never)).toThrow(
       "bindScorer: `id` must be a non-empty string, the scorer's name in reports; got undefined",
     );
+    // No binding at all: what it takes, not the first field it lacks.
+    expect(() => bindScorer(undefined as never)).toThrow(
+      "bindScorer: pass { id, tool, driver, mapInput }, got undefined",
+    );
   });
 });
 

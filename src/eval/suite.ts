@@ -11,7 +11,7 @@ import { isJudgeUnavailable } from "../judge/unavailable.js";
 import { judgeWaitText } from "../judge/waiting.js";
 import { type KnownKeys, refuseUnknownKeys, unknownKeysMessage } from "../known-keys.js";
 import { joinWords } from "../plural.js";
-import { requireText } from "../required.js";
+import { requireText, valueKind } from "../required.js";
 import type { Score } from "../score/score.js";
 import {
   type Extra,
@@ -136,7 +136,11 @@ function describeGiven(value: unknown): string {
 export function bindScorer<Output, ScorerInput>(
   binding: ScorerBinding<Output, ScorerInput>,
 ): BoundScorer<Output> {
-  const id = (binding as { id?: unknown } | null)?.id;
+  if (typeof binding !== "object" || binding === null)
+    throw new AuthoringError(
+      `bindScorer: pass { id, tool, driver, mapInput }, got ${valueKind(binding)}`,
+    );
+  const id = (binding as { id?: unknown }).id;
   refuseUnknownKeys(
     typeof id === "string" ? `bindScorer("${id}")` : "bindScorer",
     binding,
