@@ -115,13 +115,12 @@ describe("githubReporter", () => {
     );
   });
 
-  it("cuts a long title between characters, never inside an emoji", async () => {
+  /** The title of the annotation of an eval's one case, which errors. */
+  const titleOf = async (evalId: string, caseId: string): Promise<string> => {
     const written: string[] = [];
-    const id = "👩".repeat(300);
-    // "qa › " is five characters: the 255th falls on an emoji's first half.
     const failing = defineSuite<string, string>({
-      id: "qa",
-      cases: [{ id: `${id}x`, input: "x" }],
+      id: evalId,
+      cases: [{ id: caseId, input: "x" }],
       target: () => {
         throw new Error("boom");
       },
@@ -131,26 +130,18 @@ describe("githubReporter", () => {
       [{ eval: failing }],
       [githubReporter({ env: { GITHUB_ACTIONS: "true" }, write: (text) => written.push(text) })],
     );
-    const title = written.join("").match(/title=(.*?)::/)![1]!;
+    return written.join("").match(/title=(.*?)::/)![1]!;
+  };
+
+  it("cuts a long title between characters, never inside an emoji", async () => {
+    // "qa › " is five characters: the 255th falls on an emoji's first half.
+    const title = await titleOf("qa", `${"👩".repeat(300)}x`);
     expect(title.length).toBeLessThanOrEqual(255);
     expect(title).toMatch(/^qa › (👩)+… errored$/);
   });
 
   it("cuts a long eval id first, so the case stays in the title", async () => {
-    const written: string[] = [];
-    const failing = defineSuite<string, string>({
-      id: `e${"x".repeat(400)}`,
-      cases: [{ id: "case-7", input: "x" }],
-      target: () => {
-        throw new Error("boom");
-      },
-      scorers: [ran],
-    });
-    await run(
-      [{ eval: failing }],
-      [githubReporter({ env: { GITHUB_ACTIONS: "true" }, write: (text) => written.push(text) })],
-    );
-    const title = written.join("").match(/title=(.*?)::/)![1]!;
+    const title = await titleOf(`e${"x".repeat(400)}`, "case-7");
     expect(title.length).toBeLessThanOrEqual(255);
     expect(title).toMatch(/^ex+… › case-7 errored$/);
   });

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliPath, type FixtureProject, makeProject } from "../support/project.js";
+import { cliPath, type FixtureProject, makeProject, ONE_CASE_EVAL } from "../support/project.js";
 
 // Node reads a module's imports at once: with a low `ulimit -n`, loading niceeval runs out of
 // file descriptors. That crashed with a stack; it is a limit to raise, said as such.
@@ -8,12 +8,7 @@ describe("a process that may open few files (real CLI)", () => {
   let project: FixtureProject;
   beforeAll(async () => {
     project = await makeProject({
-      "evals/echo.eval.ts": `
-import { defineSuite } from "niceeval";
-import { createScorer } from "niceeval/scorers";
-const same = createScorer({ name: "same", score: () => ({ score: 1 }) });
-export const echo = defineSuite({ id: "echo", cases: [{ id: "a", input: "a" }], target: (x) => x, scorers: [same] });
-`,
+      "evals/echo.eval.ts": ONE_CASE_EVAL,
     });
   });
   afterAll(() => project.cleanup());

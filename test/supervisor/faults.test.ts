@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
 import { openSqliteStore } from "../../src/store/index.js";
-import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { type FixtureProject, makeProject, ONE_CASE_EVAL, runCli } from "../support/project.js";
 
 // Each case does one thing user code should not do; the run must survive all of them.
 const faultySuite = `
@@ -368,12 +368,7 @@ describe("an eval process that can never start (real CLI)", () => {
   let project: FixtureProject;
   beforeAll(async () => {
     project = await makeProject({
-      "evals/echo.eval.ts": `
-import { defineSuite } from "niceeval";
-import { createScorer } from "niceeval/scorers";
-const same = createScorer({ name: "same", score: () => ({ score: 1 }) });
-export const echo = defineSuite({ id: "echo", cases: [{ id: "a", input: "a" }], target: (x) => x, scorers: [same] });
-`,
+      "evals/echo.eval.ts": ONE_CASE_EVAL,
       // Loaded before anything else by every Node process of the run: it ends each eval process
       // (the one with an IPC channel) before that process can say a word, and leaves the CLI be.
       "killer.mjs": 'if (process.send) process.kill(process.pid, "SIGKILL");\n',

@@ -141,3 +141,11 @@ export async function readJsonRecords(dir: string, file: string): Promise<Attemp
   };
   return report.records;
 }
+
+/** An eval file of one case that passes, for tests about how a run starts rather than what it judges. */
+export const ONE_CASE_EVAL = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const same = createScorer({ name: "same", score: () => ({ score: 1 }) });
+export const echo = defineSuite({ id: "echo", cases: [{ id: "a", input: "a" }], target: (x) => x, scorers: [same] });
+`;
