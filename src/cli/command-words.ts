@@ -1,3 +1,4 @@
+import { redactUrl } from "../redact-url.js";
 import { isPostgresUrl } from "../store/postgres/connection.js";
 
 /** A word as a POSIX shell reads it back: as it is when it is safe, else in single quotes. */
@@ -8,11 +9,12 @@ export function shellWord(word: string): string {
 
 /**
  * The `--store` of a command niceeval suggests, as the user gave it to this one: nothing for the
- * default store, nor for a PostgreSQL URL (it may hold a password, which a suggestion would
- * print: the user repeats it, or sets NICEEVAL_STORE).
+ * default store; a PostgreSQL URL with its password shown as `***` (a suggestion is printed, and
+ * kept in CI logs: the user puts the password back, or sets NICEEVAL_STORE).
  */
 export function storeWords(store: string | undefined): string[] {
-  return store !== undefined && !isPostgresUrl(store) ? ["--store", shellWord(store)] : [];
+  if (store === undefined) return [];
+  return ["--store", shellWord(isPostgresUrl(store) ? redactUrl(store) : store)];
 }
 
 /** The command that continues a stored run in the store the user named. */

@@ -3,7 +3,6 @@ import { pluralNoun } from "../plural.js";
 import type { Shard } from "../shard/shard.js";
 import { formatShard } from "../shard/shard.js";
 import { runFilter } from "../store/manifest.js";
-import { isPostgresUrl } from "../store/postgres/connection.js";
 import { MIN_RUN_PREFIX } from "../store/resolve.js";
 import type { RunManifest, Store, StoredRun } from "../store/types.js";
 import { parseCliArgs, storedRunArgs } from "./args.js";
@@ -32,8 +31,7 @@ export function shardRunCommand(run: RunManifest, shard: Shard, store?: string):
   const trials = original ? original.trials : run.trials === 1 ? undefined : run.trials;
   if (trials !== undefined) option("--trials", String(trials));
   option("--shard", formatShard(shard));
-  if (store !== undefined && !isPostgresUrl(store)) option("--store", store);
-  return words.map(shellWord).join(" ");
+  return [...words.map(shellWord), ...storeWords(store)].join(" ");
 }
 
 /**

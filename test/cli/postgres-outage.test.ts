@@ -205,7 +205,7 @@ describe("a run whose PostgreSQL store goes away mid-run", () => {
     expect(ended.code).toBe(130);
     expect(ended.stderr).not.toContain("the report and the store hold every attempt that finished");
     expect(ended.stderr).toMatch(
-      /niceeval: interrupted by SIGINT; the report holds every attempt that finished, but the store postgres:\/\/niceeval:\*\*\*@127\.0\.0\.1:\d+\/stopped does not: \d+ of its \d+ attempts were not written \(see above\); once it answers, `niceeval run --resume \w+` runs the rest/,
+      /niceeval: interrupted by SIGINT; the report holds every attempt that finished, but the store postgres:\/\/niceeval:\*\*\*@127\.0\.0\.1:\d+\/stopped does not: \d+ of its \d+ attempts were not written \(see above\); once it answers, `niceeval run --resume \w+ --store 'postgres:\/\/niceeval:\*\*\*@127\.0\.0\.1:\d+\/stopped'` runs the rest/,
     );
   }, 60_000);
 });

@@ -37,8 +37,8 @@ export async function compareCommand(args: CompareArgs, store: Store, io: CliIO)
 }
 
 /**
- * The `niceeval view` that opens on this comparison, its runs by id (a PostgreSQL URL is left out:
- * it holds a password; NICEEVAL_STORE names such a store).
+ * The `niceeval view` that opens on this comparison, its runs by id, with the `--store` it was
+ * given (a PostgreSQL URL's password masked: storeWords).
  */
 function viewCommand(base: StoredRun, head: StoredRun, store: string | undefined): string {
   return [
