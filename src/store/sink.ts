@@ -62,7 +62,12 @@ export function storeSink(
   const batch = Number.isFinite(asked) && asked >= 1 ? Math.floor(asked) : 256;
   const backlog = Math.max(options.backlog ?? 4 * batch, batch);
   const outageMs = options.outageMs ?? storeOutageMs();
-  const hooks = { onOutage: options.onOutage, onBack: options.onBack };
+  const hooks = {
+    onOutage: options.onOutage,
+    onBack: options.onBack,
+    stopSignals: options.stopSignals,
+    onStopped: options.onStopped,
+  };
   const persist = (write: () => Promise<void>) => writeThroughOutage(write, outageMs, hooks);
   let pending: AttemptRecord[] = [];
   let failed = false;

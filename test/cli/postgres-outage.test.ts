@@ -188,6 +188,32 @@ describe("a run whose PostgreSQL store goes away mid-run", () => {
     expect(await stored(url, "frozen")).toEqual({ n: CASES, keys: CASES });
   }, 60_000);
 
+  it("ends its wait for a store that went away at the first SIGINT, not at the outage limit", async () => {
+    const url = await server.createDatabase("waiting");
+    const run = start(url, "waiting", { NICEEVAL_STORE_OUTAGE_MS: "120000" });
+    await untilStored(url, "waiting", FIRST);
+    await server.halt();
+    let ended: Awaited<typeof run.ended>;
+    let waited = 0;
+    try {
+      run.open();
+      await until(() => run.stderr().includes("did not take a write"));
+      const signalled = performance.now();
+      run.child.kill("SIGINT");
+      ended = await run.ended;
+      waited = performance.now() - signalled;
+    } finally {
+      await server.restart();
+    }
+    expect(ended.stderr).toMatch(
+      /niceeval: SIGINT: the run no longer waits for the store postgres:\/\/niceeval:\*\*\*@127\.0\.0\.1:\d+\/waiting; the attempts it has not written are counted below as not stored/,
+    );
+    expect(ended.stderr).toMatch(/\d+ of its \d+ attempts were not written/);
+    expect(ended.code).toBe(130);
+    // Within the grace period (10 s) and the attempts' end, far from the 120 s outage limit.
+    expect(waited).toBeLessThan(30_000);
+  }, 90_000);
+
   it("stopped by SIGINT while it waits for a store that never answers: exit 130, and no claim that the store holds the run", async () => {
     const url = await server.createDatabase("stopped");
     const run = start(url, "stopped", { NICEEVAL_STORE_OUTAGE_MS: "3000" });

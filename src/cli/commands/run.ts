@@ -825,6 +825,8 @@ async function recordRun(
     continuation: Awaited<ReturnType<typeof findContinuation>> | undefined;
     onError: (error: unknown) => void;
     git: RunManifest["git"];
+    /** Ctrl-C while the store cannot be reached ends the wait for it. */
+    stopSignals: (listener: (signal: string) => boolean) => () => void;
   },
 ): Promise<{ sink: ReturnType<typeof storeSink>; continued: ContinuedRun | undefined }> {
   const { runId, args, io, entries, continuation } = run;
@@ -866,7 +868,7 @@ async function recordRun(
   /** The run's first write is done: a failure from now on is the run's to report. */
   let begun = beginWithAttempts;
   const sink = storeSink(store, manifest, {
-    ...storeOutageHooks(store.location, io),
+    ...storeOutageHooks(store.location, io, run.stopSignals),
     datasetHashes: digests,
     ...(continued ? { begin: continued.begin, skip: continued.skip } : {}),
     ...(beginWithAttempts ? { beginWithAttempts: true } : {}),
