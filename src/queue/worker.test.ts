@@ -49,6 +49,15 @@ describe("queueErrors", () => {
     ]);
   });
 
+  it("says a lock BullMQ could not renew (a Redis paused or slow) in words, once per job", () => {
+    const lines: string[] = [];
+    const onError = queueErrors((line) => lines.push(line));
+    for (let i = 0; i < 3; i++) onError(new Error("could not renew lock for job b9bafb6d/qa/c2/0"));
+    expect(lines).toEqual([
+      "the lock of job b9bafb6d/qa/c2/0 could not be renewed: Redis did not answer in time (paused, overloaded or away); the attempt goes on here, and if Redis stays away past --lock-duration another worker may run it again",
+    ]);
+  });
+
   it("says a result taken by another worker, or whose job Redis lost, as unsaved, once", () => {
     const lines: string[] = [];
     const onError = queueErrors((line) => lines.push(line));

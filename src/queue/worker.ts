@@ -145,6 +145,16 @@ export function queueErrors(
   const unsaved = new Set<string>();
   return (error) => {
     const { message } = error;
+    const unrenewed = /^could not renew lock for job (\S+)/.exec(message)?.[1];
+    if (unrenewed !== undefined) {
+      if (unsaved.has(`renew ${unrenewed}`)) return;
+      if (unsaved.size >= 1024) unsaved.clear();
+      unsaved.add(`renew ${unrenewed}`);
+      log(
+        `the lock of job ${unrenewed} could not be renewed: Redis did not answer in time (paused, overloaded or away); the attempt goes on here, and if Redis stays away past --lock-duration another worker may run it again`,
+      );
+      return;
+    }
     const lost = unsavedResult(message);
     if (lost) {
       if (unsaved.has(lost.job)) return;
