@@ -62,6 +62,15 @@ describe("a store refused from code advises what code calls, from the CLI its fl
     );
   });
 
+  it("a device given as the store's path (/dev/null meant as no store)", async () => {
+    const fromCli = await rejection(openStoreAt("/dev/null", dir));
+    expect(fromCli).toMatchObject({
+      code: "STORE_UNREADABLE",
+      message:
+        "the store path /dev/null is not a file (a device, a pipe or a socket); pass --store <other path> to keep runs in another file, or run with --no-store to store nothing.",
+    });
+  });
+
   it("a store that does not exist, opened to read", async () => {
     const path = join(dir, "nope.sqlite");
     const fromCode = await rejection(openStore(path, { readOnly: true }));

@@ -165,6 +165,12 @@ function checkHeader(path: string, advice: StoreAdvice): void {
         "STORE_UNREADABLE",
         `the store path ${path} is a folder; ${advice.fileIn(path)}.`,
       );
+    // A device or a pipe (/dev/null meant as "no store"): SQLite would fail on it with an I/O error.
+    if (!stat.isFile())
+      throw new NiceevalError(
+        "STORE_UNREADABLE",
+        `the store path ${path} is not a file (a device, a pipe or a socket); ${advice.otherFile}, or ${advice.noStore} to store nothing.`,
+      );
     size = stat.size;
   } catch (error) {
     if (error instanceof NiceevalError) throw error;
