@@ -51,10 +51,10 @@ describe("shardRunCommand", () => {
     );
   });
 
-  it("leaves out a PostgreSQL store (its URL may hold a password), and writes a value starting with - after =", () => {
+  it("repeats a PostgreSQL store with its password masked, and writes a value starting with - after =", () => {
     const run = shard(["run", "--filter=-slow", "--shard", "1/2"], { filter: "-slow" });
     expect(shardRunCommand(run, { index: 2, count: 2 }, "postgres://u:pw@db/evals")).toBe(
-      "niceeval run --filter=-slow --shard 2/2",
+      "niceeval run --filter=-slow --shard 2/2 --store 'postgres://u:***@db/evals'",
     );
   });
 
