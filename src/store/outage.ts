@@ -109,9 +109,11 @@ class StopWait {
     });
   }
 
-  /** `pending`, or STOPPED when a stop signal comes first. */
+  /** `pending`, or STOPPED when a stop signal comes first (a write left behind may fail later: unheard). */
   race<T>(pending: Promise<T>): Promise<T | typeof STOPPED> {
-    return this.stopped ? Promise.race([pending, this.stopped]) : pending;
+    if (!this.stopped) return pending;
+    pending.catch(() => {});
+    return Promise.race([pending, this.stopped]);
   }
 
   dispose(): void {
