@@ -629,6 +629,15 @@ describe("create failures", () => {
     expect(record.error?.message).toMatch(/reportUsage\(\{ totalTokens \}\) got -1/);
   });
 
+  it("refuses an adapter without a name, saying what it got", () => {
+    expect(() => defineAdapter({ create: () => ({}) } as never)).toThrow(
+      "defineAdapter: `name` must be a non-empty string, the adapter's name in reports; got undefined",
+    );
+    expect(() => defineAdapter({ name: "  ", create: () => ({}) })).toThrow(
+      'defineAdapter: `name` must be a non-empty string, the adapter\'s name in reports; got "  "',
+    );
+  });
+
   it("run() refuses an empty run id, naming the eval and the option", async () => {
     const quiet = defineAdapter({ name: "quiet", create: () => ({}) });
     const review = quiet.defineScoreEval({ id: "quiet", description: "q", test() {} });

@@ -4,6 +4,7 @@ import { checkTimeoutMs, checkWholeNumber, DEFAULT_CASE_TIMEOUT_MS } from "../ev
 import { judgeModelsOf } from "../judge/judge-models.js";
 import { noteUserScoring } from "../judge/ledger.js";
 import { refuseUnknownKeys } from "../known-keys.js";
+import { givenName } from "../required.js";
 import { checkRunId } from "../run-fields.js";
 import { abortGrace, DEFAULT_ABORT_GRACE_MS } from "../runner/abort-grace.js";
 import { keptRecord } from "../runner/cut-off.js";
@@ -48,7 +49,9 @@ export function defineAdapter<
     adapterDefinitionKeys,
   );
   if (typeof definition?.name !== "string" || definition.name.trim() === "") {
-    throw new AuthoringError("defineAdapter: `name` must be a non-empty string");
+    throw new AuthoringError(
+      `defineAdapter: \`name\` must be a non-empty string, the adapter's name in reports; got ${givenName(definition?.name)}`,
+    );
   }
   if (typeof definition.create !== "function") {
     throw new AuthoringError(

@@ -107,7 +107,10 @@ describe("createScorer", () => {
 
   it("rejects an invalid config when the scorer is created", () => {
     expect(() => createScorer({ name: " ", score: () => ({ score: 1 }) })).toThrow(
-      "createScorer: `name` must be a non-empty string",
+      'createScorer: `name` must be a non-empty string, the scorer\'s name in reports; got " "',
+    );
+    expect(() => createScorer({ score: () => ({ score: 1 }) } as never)).toThrow(
+      "createScorer: `name` must be a non-empty string, the scorer's name in reports; got undefined",
     );
     expect(() => createScorer({ name: "x", score: 1 as never })).toThrow(
       'createScorer("x"): `score` must be a function',

@@ -8,6 +8,7 @@ import { noteUserScoring } from "../judge/ledger.js";
 import { type ResolvedJudge, resolveJudge } from "../judge/resolve.js";
 import type { JudgeFn } from "../judge/types.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
+import { givenName } from "../required.js";
 import { isThenable } from "../tool/run-tool.js";
 import { show } from "./deterministic/preview.js";
 
@@ -324,7 +325,9 @@ function checkConfig(
     scorerConfigKeys,
   );
   if (typeof name !== "string" || !name.trim()) {
-    throw new AuthoringError("createScorer: `name` must be a non-empty string");
+    throw new AuthoringError(
+      `createScorer: \`name\` must be a non-empty string, the scorer's name in reports; got ${givenName(name)}`,
+    );
   }
   if (typeof score !== "function") {
     throw new AuthoringError(`createScorer("${name}"): \`score\` must be a function`);
