@@ -29,13 +29,6 @@ export function requireText(
 }
 
 /**
- * What a name that must be a non-empty string was given instead, for its refusal: a string as it
- * is (a blank one shows its blanks), anything else by its kind.
- */
-export const givenName = (value: unknown): string =>
-  typeof value === "string" ? JSON.stringify(value) : valueKind(value);
-
-/**
  * Refuse a definition's required callback that is not a function, when the definition is made
  * (it would otherwise throw "… is not a function" on every call). `what` is its shape.
  * @example

@@ -1,10 +1,14 @@
 import { AuthoringError } from "../errors.js";
 import { type CaseSpec, EVAL_BRAND } from "../eval/runnable.js";
-import { checkTimeoutMs, checkWholeNumber, DEFAULT_CASE_TIMEOUT_MS } from "../eval/timeout.js";
+import {
+  checkTimeoutMs,
+  checkWholeNumber,
+  DEFAULT_CASE_TIMEOUT_MS,
+  givenText,
+} from "../eval/timeout.js";
 import { judgeModelsOf } from "../judge/judge-models.js";
 import { noteUserScoring } from "../judge/ledger.js";
 import { refuseUnknownKeys } from "../known-keys.js";
-import { givenName } from "../required.js";
 import { checkRunId } from "../run-fields.js";
 import { abortGrace, DEFAULT_ABORT_GRACE_MS } from "../runner/abort-grace.js";
 import { keptRecord } from "../runner/cut-off.js";
@@ -50,7 +54,7 @@ export function defineAdapter<
   );
   if (typeof definition?.name !== "string" || definition.name.trim() === "") {
     throw new AuthoringError(
-      `defineAdapter: \`name\` must be a non-empty string, the adapter's name in reports; got ${givenName(definition?.name)}`,
+      `defineAdapter: \`name\` must be a non-empty string, the adapter's name in reports; got ${givenText(definition?.name)}`,
     );
   }
   if (typeof definition.create !== "function") {

@@ -1,4 +1,5 @@
 import { AuthoringError, errorMessage, NiceevalError } from "../errors.js";
+import { givenText } from "../eval/timeout.js";
 import { callJudge, type JudgeCallResult, type JudgeSource } from "../judge/call.js";
 import type { JudgeChatRequest } from "../judge/chat.js";
 import { type JudgeSettings, judgeSettings } from "../judge/config.js";
@@ -8,7 +9,6 @@ import { noteUserScoring } from "../judge/ledger.js";
 import { type ResolvedJudge, resolveJudge } from "../judge/resolve.js";
 import type { JudgeFn } from "../judge/types.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
-import { givenName } from "../required.js";
 import { isThenable } from "../tool/run-tool.js";
 import { show } from "./deterministic/preview.js";
 
@@ -326,7 +326,7 @@ function checkConfig(
   );
   if (typeof name !== "string" || !name.trim()) {
     throw new AuthoringError(
-      `createScorer: \`name\` must be a non-empty string, the scorer's name in reports; got ${givenName(name)}`,
+      `createScorer: \`name\` must be a non-empty string, the scorer's name in reports; got ${givenText(name)}`,
     );
   }
   if (typeof score !== "function") {
