@@ -342,8 +342,19 @@ function exitEvents(fd: number, length: number, at: number): string | undefined 
  * adopts it; {@link discardEarlyEvalProcess} ends it when nothing did.
  */
 export function startEvalProcessEarly(cwd: string, stdoutFd: number | undefined): void {
-  early ??= { process: forkEvalProcess(cwd, stdoutFd), cwd, stdoutFd };
+  if (early) return;
+  const child = forkEvalProcess(cwd, stdoutFd);
+  // A spawn that failed (out of file descriptors, say) says so by an event, before any run could
+  // listen: it is not adopted, and the run's own start meets the cause and says it.
+  child.once("error", () => {
+    spawnFailed.add(child);
+    releaseClaims(child);
+  });
+  early = { process: child, cwd, stdoutFd };
 }
+
+/** Eval processes started early whose spawn failed. */
+const spawnFailed = new WeakSet<ChildProcess>();
 
 /** An eval process waiting for its `init`: the one started early when it fits, else a new one. */
 export function takeEvalProcess(cwd: string, stdoutFd: number | undefined): ChildProcess {
@@ -354,7 +365,8 @@ export function takeEvalProcess(cwd: string, stdoutFd: number | undefined): Chil
     waiting.cwd === cwd &&
     waiting.stdoutFd === stdoutFd &&
     waiting.process.connected &&
-    waiting.process.exitCode === null
+    waiting.process.exitCode === null &&
+    !spawnFailed.has(waiting.process)
   ) {
     return waiting.process;
   }
