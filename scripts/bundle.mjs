@@ -1,10 +1,15 @@
 // Build step after tsc: bundles the compiled modules of dist/ into a few shared chunks, so that
-// starting the CLI, an eval process or `import "niceeval"` reads a few dozen files instead of a
-// few hundred (on Node 20 each ES module file costs a read, a compile and a link). Every module
-// file that something loads by path is an entry: the package's exports, the processes, threads
-// and hooks it starts, and the internal modules that the benchmarks and tests load from the
-// build. Shared chunks keep one instance of each module across entries. Declarations (.d.ts)
-// are tsc's, untouched.
+// starting the CLI, an eval process or `import "niceeval"` reads a handful of files instead of a
+// few hundred (on Node 20 each ES module file costs a resolve, a read, a compile and a link, more
+// than its bytes cost). Every module file that something loads by path is an entry: the
+// package's exports, the processes, threads and hooks it starts, and the internal modules that
+// the benchmarks and tests load from the build. Shared chunks keep one instance of each module
+// across entries. Declarations (.d.ts) are tsc's, untouched.
+//
+// Left to itself, a bundler makes one chunk per set of entries that share code, which with this
+// many entries is dozens of small chunks on every start. Two groups gather them instead (see
+// GROUPS): what the CLI needs before it starts the eval process, and the runtime that the eval
+// process and `import "niceeval"` load.
 import {
   mkdirSync,
   readdirSync,
@@ -14,9 +19,9 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { rolldown } from "rolldown";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "dist");
@@ -26,13 +31,17 @@ const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const exported = Object.values(pkg.exports)
   .map((target) => (typeof target === "string" ? target : target.import))
   .filter((target) => target?.endsWith(".js"));
-const entries = [
-  ...exported.map((target) => target.replace(/^\.\/dist\//, "")),
-  // Started by path: the CLI, the eval process, the store's append thread, the TypeScript hooks.
+// Started by path: the CLI, the eval process, the store's append thread, the TypeScript hooks.
+// Their top-level code runs when they load, so no group takes them in.
+const started = [
   "cli/bin.js",
   "supervisor/child.js",
   "store/sqlite/append-worker.js",
   "cli/ts-hooks.js",
+];
+const entries = [
+  ...exported.map((target) => target.replace(/^\.\/dist\//, "")),
+  ...started,
   // Loaded from the build by benchmarks (bench/) and tests of the built code.
   "cli/main.js",
   "cli/load.js",
@@ -51,38 +60,96 @@ const entries = [
   "viewer/server.js",
 ];
 
+/**
+ * The chunks that gather modules, each with the entries whose static imports it takes (what
+ * loads with them, never what they import on demand). A module both would take goes to the
+ * first. `boot`: the CLI's first steps, before it starts the eval process; kept small, as the
+ * eval process starts only after it. `runtime`: the eval process's and the package's main
+ * entries (what a run's code and an eval file load), with zod.
+ */
+const GROUPS = [
+  { name: "boot", from: ["cli/bin.js", "supervisor/spawn.js"] },
+  { name: "runtime", from: ["supervisor/child.js", "index.js", "scorers/index.js"] },
+];
+
 // Dependencies are loaded from node_modules, except zod, whose 95 module files would be read at
 // every start: it is bundled (zod recognises its schemas by their traits, not by the copy that
 // made them, so a user's schemas and ours still work together); and the JSON Schema validator
 // (@hyperjump/json-schema and what it imports, about 60 files, loaded on the first schema):
 // its registry is its own either way, so a user's copy and ours never shared it.
 const bundled = new Set(["zod", "@hyperjump/json-schema"]);
-const external = Object.keys({
+const externalNames = Object.keys({
   ...pkg.dependencies,
   ...pkg.peerDependencies,
   ...pkg.optionalDependencies,
-})
-  .filter((name) => !bundled.has(name))
-  .flatMap((name) => [name, `${name}/*`]);
+}).filter((name) => !bundled.has(name));
+const isExternal = (id) =>
+  id.startsWith("node:") || externalNames.some((name) => id === name || id.startsWith(`${name}/`));
+
+const startedIds = new Set(started.map((entry) => join(dist, entry)));
+/** The group of each module (by id), found from the graph once the bundler asks. */
+let groupOf;
+
+/** Every module `from` imports statically, directly or not, and those modules themselves. */
+function staticallyLoaded(from, ctx) {
+  const seen = new Set();
+  const visit = (id) => {
+    if (seen.has(id)) return;
+    seen.add(id);
+    for (const next of ctx.getModuleInfo(id)?.importedIds ?? []) visit(next);
+  };
+  for (const entry of from) visit(join(dist, entry));
+  return seen;
+}
+
+function groupName(id, ctx) {
+  if (!groupOf) {
+    groupOf = new Map();
+    for (const group of GROUPS)
+      for (const module of staticallyLoaded(group.from, ctx))
+        if (!groupOf.has(module) && !startedIds.has(module)) groupOf.set(module, group.name);
+  }
+  return groupOf.get(id) ?? null;
+}
+
+/** tsc's source map of each compiled file goes with its code, so the bundle maps to src/. */
+const tscMaps = {
+  name: "tsc-source-maps",
+  load(id) {
+    if (!id.startsWith(dist) || !id.endsWith(".js")) return null;
+    const code = readFileSync(id, "utf8");
+    let map;
+    try {
+      map = readFileSync(`${id}.map`, "utf8");
+    } catch {
+      return null;
+    }
+    return { code: code.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n"), map };
+  },
+};
 
 rmSync(staging, { recursive: true, force: true });
-const { metafile } = await build({
-  entryPoints: Object.fromEntries(
+const bundle = await rolldown({
+  input: Object.fromEntries(
     [...new Set(entries)].map((entry) => [entry.replace(/\.js$/, ""), join(dist, entry)]),
   ),
-  outdir: staging,
-  bundle: true,
-  splitting: true,
-  format: "esm",
   platform: "node",
-  target: "node20",
-  external,
-  chunkNames: "chunks/[name]-[hash]",
-  sourcemap: true,
-  metafile: true,
-  logLevel: "warning",
+  external: isExternal,
+  plugins: [tscMaps],
+  logLevel: "warn",
+  // bin.js imports the eval process's starter on demand, which the runtime also imports.
+  checks: { ineffectiveDynamicImport: false },
 });
-writeThirdPartyLicenses(Object.keys(metafile.inputs));
+const { output } = await bundle.write({
+  dir: staging,
+  format: "es",
+  entryFileNames: "[name].js",
+  chunkFileNames: "chunks/[name]-[hash].js",
+  sourcemap: true,
+  codeSplitting: { groups: [{ name: groupName, debugName: "boot, runtime" }] },
+});
+await bundle.close();
+writeThirdPartyLicenses(output.flatMap((file) => (file.type === "chunk" ? file.moduleIds : [])));
 
 /**
  * The licences of the packages whose code is in the bundle, beside it, as their licences ask of
@@ -96,7 +163,7 @@ function writeThirdPartyLicenses(inputs) {
   }
   const sections = [];
   for (const [name, folder] of [...packages].sort(([a], [b]) => a.localeCompare(b))) {
-    const dir = join(root, folder);
+    const dir = resolve(root, folder);
     const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
     const file = readdirSync(dir).find((entry) => /^(licen[cs]e|copying)/i.test(entry));
     if (!file) throw new Error(`bundle: ${name} is bundled but ships no licence file`);
