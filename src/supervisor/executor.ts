@@ -30,8 +30,10 @@ import {
 import { EvalProcess, type EvalProcessListener, type Pending } from "./eval-process.js";
 import {
   type AheadPlan,
+  BYE,
   type CasesReply,
   type CasesRequest,
+  type ChildMessage,
   type EvalDescription,
   RECORD_FLAGS,
 } from "./protocol.js";
@@ -352,9 +354,14 @@ class Supervisor implements EvalProcessListener {
     if (current.process.exitCode === null && current.process.signalCode === null) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => current.process.kill("SIGKILL"), 5000);
-        current.process.once("exit", () => {
+        const done = () => {
           clearTimeout(timer);
           resolve();
+        };
+        current.process.once("exit", done);
+        // Its last word comes before its exit, which the system's teardown delays (see BYE).
+        current.process.on("message", (message: ChildMessage) => {
+          if (typeof message === "object" && message.t === BYE.t) done();
         });
         // One still loading the eval files ran nothing, and may not answer until they load (a
         // top-level await): it is ended at once.

@@ -92,3 +92,34 @@ export const loud = defineSuite({
     }
   });
 });
+
+describe("the code under test writing as the eval process exits", () => {
+  // The eval process says it is done before it exits, and the CLI goes on without waiting for
+  // its exit; what an exit listener writes must still reach the CLI's stderr.
+  it("reaches the CLI's stderr whole", async () => {
+    const late = await makeProject({
+      "evals/late.eval.js": `import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+process.on("exit", () => {
+  for (let i = 0; i < 200; i++) console.error("exit line " + i + " " + "y".repeat(60));
+  console.error("EXIT-LAST-LINE");
+});
+const same = createScorer({ name: "same", score: () => ({ score: 1 }) });
+export const late = defineSuite({
+  id: "late",
+  cases: [{ id: "c1", input: 1, expected: 1 }],
+  target: (n) => n,
+  scorers: [same],
+});
+`,
+    });
+    try {
+      const run = await runCli(["run", "--no-store"], late.dir);
+      expect(run.code).toBe(0);
+      expect(run.stderr.match(/^exit line \d+ y+$/gm)?.length).toBe(200);
+      expect(run.stderr).toContain("EXIT-LAST-LINE");
+    } finally {
+      await late.cleanup();
+    }
+  });
+});
