@@ -1,6 +1,5 @@
 import { type ChildProcess, fork, type StdioOptions, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { closeSync, openSync, readFileSync, readSync, unlinkSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, statSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,7 +34,10 @@ interface ClaimsFile {
 const claimsFiles = new WeakMap<ChildProcess, ClaimsFile>();
 
 function openClaimsFile(): ClaimsFile | undefined {
-  const path = join(tmpdir(), `niceeval-claims-${process.pid}-${randomBytes(6).toString("hex")}`);
+  // Created exclusively ("wx"), so a name taken by anything else (a link included) is refused,
+  // never followed; not from node:crypto, whose loading would delay the eval process's start.
+  const unique = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
+  const path = join(tmpdir(), `niceeval-claims-${process.pid}-${unique}`);
   let fd: number;
   try {
     fd = openSync(path, "wx+", 0o600);
@@ -172,6 +174,9 @@ function findSetpriv(): string | undefined {
     if (!dir) continue;
     const path = join(dir, "setpriv");
     try {
+      // Asked without throwing first: most folders of PATH have none, and an error costs its
+      // stack (a folder that cannot be read still throws, and is passed over).
+      if (!statSync(path, { throwIfNoEntry: false })?.isFile()) continue;
       // The option's name is in the program's own option table: reading it is cheaper than
       // starting the program to ask, and a setpriv without it is passed over.
       if (readFileSync(path).includes("pdeathsig")) return path;
