@@ -3,7 +3,7 @@
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import { setMaxListeners } from "node:events";
-import { closeSync, writeSync } from "node:fs";
+import { writeSync } from "node:fs";
 import { isLateCall } from "../adapter/lifetime.js";
 import { dropWritesToClosedStdio } from "../cli/closed-stdio.js";
 import { loadEvalFiles } from "../cli/load.js";
@@ -30,7 +30,6 @@ import { watchSupervisor } from "./orphan-watch.js";
 import {
   type AheadPlan,
   aheadKey,
-  BYE,
   type CasesReply,
   type CasesRequest,
   type ChildEvent,
@@ -897,23 +896,6 @@ function unsentEvents(): Buffer | "" {
  * pipe takes it asynchronously: exiting with 70 KB still queued lost the last of it), or after
  * 2 s when nobody reads it.
  */
-/**
- * Exit, said first (BYE). Its stdout and stderr close after every other exit listener has run:
- * whoever reads them (the supervisor, a pipe the CLI writes to) sees their end then, not after
- * the system's teardown of this process.
- */
-function sayBye(): void {
-  process.once("exit", () => {
-    for (const fd of [1, 2])
-      try {
-        closeSync(fd);
-      } catch {
-        // Already closed.
-      }
-  });
-  if (!send(BYE, () => process.exit(0))) process.exit(0);
-}
-
 function outputWritten(): Promise<void> {
   const queued = [process.stdout, process.stderr].filter((stream) => stream.writableLength > 0);
   if (queued.length === 0) return Promise.resolve();
@@ -998,7 +980,7 @@ keepListener("message", (message: ParentMessage) => {
     case "close":
       void closeAnswerStores()
         .then(outputWritten, () => {})
-        .finally(sayBye);
+        .finally(() => process.exit(0));
       break;
   }
 });

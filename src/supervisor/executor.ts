@@ -30,10 +30,8 @@ import {
 import { EvalProcess, type EvalProcessListener, type Pending } from "./eval-process.js";
 import {
   type AheadPlan,
-  BYE,
   type CasesReply,
   type CasesRequest,
-  type ChildMessage,
   type EvalDescription,
   RECORD_FLAGS,
 } from "./protocol.js";
@@ -354,14 +352,9 @@ class Supervisor implements EvalProcessListener {
     if (current.process.exitCode === null && current.process.signalCode === null) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => current.process.kill("SIGKILL"), 5000);
-        const done = () => {
+        current.process.once("exit", () => {
           clearTimeout(timer);
           resolve();
-        };
-        current.process.once("exit", done);
-        // Its last word comes before its exit, which the system's teardown delays (see BYE).
-        current.process.on("message", (message: ChildMessage) => {
-          if (typeof message === "object" && message.t === BYE.t) done();
         });
         // One still loading the eval files ran nothing, and may not answer until they load (a
         // top-level await): it is ended at once.

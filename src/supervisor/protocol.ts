@@ -207,14 +207,6 @@ export type ParentMessage =
 export const LISTENING = { t: "listening" } as const;
 
 /**
- * The eval process's last word, once it was told to close and its output is written, just
- * before it exits: the supervisor need not wait for its exit, which the system's teardown of the
- * process makes a few milliseconds later. Its stderr closes after its last exit listener, so what
- * one writes still arrives (EvalProcess.stderrRead).
- */
-export const BYE = { t: "bye" } as const;
-
-/**
  * What the child streams back, batched: attempts that started (the time limits count from then;
  * without a claims file this goes before they start, so that after a crash the supervisor knows
  * which ones never ran), finished attempts and real-time judgments.
@@ -279,7 +271,6 @@ export type ChildMessage =
   /** It is about to import this eval file (as its init named it): a hang from now on is that file's. */
   | { t: "loading"; file: string }
   | typeof LISTENING
-  | typeof BYE
   | { t: "beat" }
   | { t: "events"; events: ChildEvent[] }
   /**

@@ -13,6 +13,8 @@ interface Early {
   readonly process: ChildProcess;
   readonly cwd: string;
   readonly stdoutFd: number | undefined;
+  /** Stop listening for its spawn's failure: a run listens from now on. */
+  readonly adopted: () => void;
 }
 
 let early: Early | undefined;
@@ -350,12 +352,16 @@ export function startEvalProcessEarly(cwd: string, stdoutFd: number | undefined)
   if (early) return;
   const child = forkEvalProcess(cwd, stdoutFd);
   // A spawn that failed (out of file descriptors, say) says so by an event, before any run could
-  // listen: it is not adopted, and the run's own start meets the cause and says it.
-  child.once("error", () => {
+  // listen: it is not adopted, and the run's own start meets the cause and says it. Only until
+  // it is adopted: a send to an adopted one that died is its run's to hear (its claims file is
+  // read when its exit is heard).
+  const onSpawnError = () => {
+    if (child.pid !== undefined) return;
     spawnFailed.add(child);
     releaseClaims(child);
-  });
-  early = { process: child, cwd, stdoutFd };
+  };
+  child.once("error", onSpawnError);
+  early = { process: child, cwd, stdoutFd, adopted: () => child.off("error", onSpawnError) };
 }
 
 /** Eval processes started early whose spawn failed. */
@@ -373,6 +379,7 @@ export function takeEvalProcess(cwd: string, stdoutFd: number | undefined): Chil
     waiting.process.exitCode === null &&
     !spawnFailed.has(waiting.process)
   ) {
+    waiting.adopted();
     return waiting.process;
   }
   if (waiting) {

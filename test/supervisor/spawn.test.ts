@@ -64,6 +64,18 @@ describe("the eval process started early", () => {
     expect(first.connected).toBe(true);
   });
 
+  // A send to an adopted eval process that died is an error event too: its claims file must stay
+  // until its exit is heard, which reads it (how far it got, what it had not sent).
+  it("keeps its claims file through an error event once adopted", () => {
+    spawn.startEvalProcessEarly(repoRoot, undefined);
+    const adopted = spawn.takeEvalProcess(repoRoot, undefined);
+    started.push(adopted);
+    adopted.on("error", () => {});
+    expect(spawn.hasClaimsFile(adopted)).toBe(true);
+    adopted.emit("error", Object.assign(new Error("write EPIPE"), { code: "EPIPE" }));
+    expect(spawn.hasClaimsFile(adopted)).toBe(true);
+  });
+
   it("is ended, and replaced, when the run needs another cwd", async () => {
     spawn.startEvalProcessEarly(repoRoot, undefined);
     const elsewhere = join(repoRoot, "test");
