@@ -94,8 +94,7 @@ export const loud = defineSuite({
 });
 
 describe("the code under test writing as the eval process exits", () => {
-  // The eval process says it is done before it exits, and the CLI goes on without waiting for
-  // its exit; what an exit listener writes must still reach the CLI's stderr.
+  // The CLI waits for the eval process's exit: what an exit listener writes reaches its stderr.
   it("reaches the CLI's stderr whole", async () => {
     const late = await makeProject({
       "evals/late.eval.js": `import { defineSuite } from "niceeval";
