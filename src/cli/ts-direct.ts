@@ -118,7 +118,7 @@ class CompiledTree {
     const source = readFileSync(path, "utf8");
     const key = createHash("sha256")
       .update(
-        `${FORMAT}\0${esbuildVersion}\0${nodeTarget}\0${path}\0${source}\0${JSON.stringify(tsconfigOf(path))}\0${JSON.stringify(aliasesOf(path) ?? null)}`,
+        `${FORMAT}\0${esbuildVersion()}\0${nodeTarget}\0${path}\0${source}\0${JSON.stringify(tsconfigOf(path))}\0${JSON.stringify(aliasesOf(path) ?? null)}`,
       )
       .digest("hex");
     const kept = keptHeader(out, key, path);

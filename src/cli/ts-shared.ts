@@ -16,13 +16,26 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type TsconfigRaw, tsconfigOf } from "./tsconfig.js";
 
-// esbuild is tsx's own dependency; resolving it from tsx keeps it found however npm hoists.
-const requireFromTsx = createRequire(createRequire(import.meta.url).resolve("tsx/package.json"));
 export type Esbuild = typeof import("esbuild");
 let esbuild: Esbuild | undefined;
+let fromTsx: NodeJS.Require | undefined;
+let version: string | undefined;
 
-export const esbuildVersion = (requireFromTsx("esbuild/package.json") as { version: string })
-  .version;
+/**
+ * esbuild is tsx's own dependency; resolving it from tsx keeps it found however npm hoists.
+ * Resolved on first use, not as this module loads: every process that loads niceeval's runtime
+ * loads this module, most of them never compile TypeScript.
+ */
+function requireFromTsx(id: string): unknown {
+  fromTsx ??= createRequire(createRequire(import.meta.url).resolve("tsx/package.json"));
+  return fromTsx(id);
+}
+
+/** The version of the esbuild that compiles (part of each compiled file's cache key). */
+export function esbuildVersion(): string {
+  version ??= (requireFromTsx("esbuild/package.json") as { version: string }).version;
+  return version;
+}
 
 /** The project's tsconfig for esbuild, and React's automatic JSX unless it says otherwise. */
 export function jsxOf(path: string): { tsconfigRaw: TsconfigRaw; jsx?: "automatic" } {
@@ -50,7 +63,7 @@ const cacheDir = join(tmpdir(), `niceeval-ts-${process.getuid?.() ?? "user"}`);
 function cacheFileOf(path: string, source: string, format: ModuleFormat, jsx: boolean): string {
   const key = createHash("sha256")
     .update(
-      `${esbuildVersion}\0node-3\0${format}\0${jsx}\0${path}\0${source}\0${JSON.stringify(tsconfigOf(path))}`,
+      `${esbuildVersion()}\0node-3\0${format}\0${jsx}\0${path}\0${source}\0${JSON.stringify(tsconfigOf(path))}`,
     )
     .digest("hex");
   return join(cacheDir, `${key}.js`);
