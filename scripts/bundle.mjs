@@ -62,13 +62,21 @@ const entries = [
 
 /**
  * The chunks that gather modules, each with the entries whose static imports it takes (what
- * loads with them, never what they import on demand). A module both would take goes to the
- * first. `boot`: the CLI's first steps, before it starts the eval process; kept small, as the
- * eval process starts only after it. `runtime`: the eval process's and the package's main
- * entries (what a run's code and an eval file load), with zod.
+ * loads with them, never what they import on demand; with `alsoFrom`, only those these load
+ * too). A module two would take goes to the first. `boot`: the CLI's first steps, before it
+ * starts the eval process; kept small, as the eval process starts only after it. `expect` and
+ * `engine`: what `niceeval/expect` and `niceeval/vitest` share with the runtime, so importing
+ * them does not load all of it (nor the runtime, Vitest). `runtime`: the rest of what the eval
+ * process and the package's main entries (a run's code, an eval file) load, with zod.
  */
 const GROUPS = [
   { name: "boot", from: ["cli/bin.js", "supervisor/spawn.js"] },
+  { name: "expect", from: ["expect/index.js"] },
+  {
+    name: "engine",
+    from: ["vitest/index.js"],
+    alsoFrom: ["supervisor/child.js", "index.js", "scorers/index.js"],
+  },
   { name: "runtime", from: ["supervisor/child.js", "index.js", "scorers/index.js"] },
 ];
 
@@ -87,30 +95,34 @@ const isExternal = (id) =>
   id.startsWith("node:") || externalNames.some((name) => id === name || id.startsWith(`${name}/`));
 
 const startedIds = new Set(started.map((entry) => join(dist, entry)));
-/** The group of each module (by id), found from the graph once the bundler asks. */
-let groupOf;
+/** The group of each module (by id), from the graph once it is built (see groupsOfGraph). */
+const groupOf = new Map();
 
 /** Every module `from` imports statically, directly or not, and those modules themselves. */
-function staticallyLoaded(from, ctx) {
+function staticallyLoaded(from, info) {
   const seen = new Set();
   const visit = (id) => {
     if (seen.has(id)) return;
     seen.add(id);
-    for (const next of ctx.getModuleInfo(id)?.importedIds ?? []) visit(next);
+    for (const next of info(id)?.importedIds ?? []) visit(next);
   };
   for (const entry of from) visit(join(dist, entry));
   return seen;
 }
 
-function groupName(id, ctx) {
-  if (!groupOf) {
-    groupOf = new Map();
-    for (const group of GROUPS)
-      for (const module of staticallyLoaded(group.from, ctx))
-        if (!groupOf.has(module) && !startedIds.has(module)) groupOf.set(module, group.name);
-  }
-  return groupOf.get(id) ?? null;
-}
+/** Finds each group's modules once the module graph is known, before chunks are made. */
+const groupsOfGraph = {
+  name: "chunk-groups",
+  buildEnd() {
+    const info = (id) => this.getModuleInfo(id);
+    for (const group of GROUPS) {
+      const also = group.alsoFrom && staticallyLoaded(group.alsoFrom, info);
+      for (const module of staticallyLoaded(group.from, info))
+        if (!groupOf.has(module) && !startedIds.has(module) && (!also || also.has(module)))
+          groupOf.set(module, group.name);
+    }
+  },
+};
 
 /** tsc's source map of each compiled file goes with its code, so the bundle maps to src/. */
 const tscMaps = {
@@ -135,7 +147,7 @@ const bundle = await rolldown({
   ),
   platform: "node",
   external: isExternal,
-  plugins: [tscMaps],
+  plugins: [tscMaps, groupsOfGraph],
   logLevel: "warn",
   // bin.js imports the eval process's starter on demand, which the runtime also imports.
   checks: { ineffectiveDynamicImport: false },
@@ -146,7 +158,15 @@ const { output } = await bundle.write({
   entryFileNames: "[name].js",
   chunkFileNames: "chunks/[name]-[hash].js",
   sourcemap: true,
-  codeSplitting: { groups: [{ name: groupName, debugName: "boot, runtime" }] },
+  // Each group takes its modules first (a higher priority than the next), so the dependencies a
+  // later group would take along stay where the graph put them.
+  codeSplitting: {
+    groups: GROUPS.map(({ name }, i) => ({
+      name,
+      test: (id) => groupOf.get(id) === name,
+      priority: GROUPS.length - i,
+    })),
+  },
 });
 await bundle.close();
 writeThirdPartyLicenses(output.flatMap((file) => (file.type === "chunk" ? file.moduleIds : [])));
