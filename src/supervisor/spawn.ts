@@ -360,7 +360,7 @@ export function startEvalProcessEarly(cwd: string, stdoutFd: number | undefined)
     spawnFailed.add(child);
     releaseClaims(child);
   };
-  child.once("error", onSpawnError);
+  child.on("error", onSpawnError);
   early = { process: child, cwd, stdoutFd, adopted: () => child.off("error", onSpawnError) };
 }
 
