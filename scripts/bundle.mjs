@@ -7,9 +7,8 @@
 // across entries. Declarations (.d.ts) are tsc's, untouched.
 //
 // Left to itself, a bundler makes one chunk per set of entries that share code, which with this
-// many entries is dozens of small chunks on every start. Two groups gather them instead (see
-// GROUPS): what the CLI needs before it starts the eval process, and the runtime that the eval
-// process and `import "niceeval"` load.
+// many entries is dozens of small chunks on every start. Named groups gather them instead (see
+// GROUPS), and the entries that start a thread are bundled alone (see THREADS).
 import {
   mkdirSync,
   readdirSync,
@@ -75,15 +74,12 @@ const entries = [
  * them does not load all of it (nor the runtime, Vitest). `runtime`: the rest of what the eval
  * process and the package's main entries (a run's code, an eval file) load, with zod.
  */
+const RUNTIME = ["supervisor/child.js", "index.js", "scorers/index.js"];
 const GROUPS = [
   { name: "boot", from: ["cli/bin.js", "supervisor/spawn.js"] },
   { name: "expect", from: ["expect/index.js"] },
-  {
-    name: "engine",
-    from: ["vitest/index.js"],
-    alsoFrom: ["supervisor/child.js", "index.js", "scorers/index.js"],
-  },
-  { name: "runtime", from: ["supervisor/child.js", "index.js", "scorers/index.js"] },
+  { name: "engine", from: ["vitest/index.js"], alsoFrom: RUNTIME },
+  { name: "runtime", from: RUNTIME },
 ];
 
 // Dependencies are loaded from node_modules, except zod, whose 95 module files would be read at
