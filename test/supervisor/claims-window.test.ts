@@ -20,12 +20,14 @@ const same = bindScorer({
 // Fast synchronous attempts run ahead in windows listed in the claims file before they start
 // (up to 256 at once). A crash in the middle of a window must still be put on its attempt only:
 // those listed and not started run again and pass.
-const suite = (kill: string) => `
+// The same with an async target that resolves at once: its attempts answer by the next turn, so
+// they too are listed a window at a time.
+const suite = (kill: string, asyncTarget = false) => `
 ${toolScorer}
 export const windows = defineSuite({
   id: "windows",
   cases: Array.from({ length: 3000 }, (_, i) => ({ id: "c" + i, input: i, expected: i })),
-  target: (i) => {
+  target: ${asyncTarget ? "async " : ""}(i) => {
     if (i === 2100) ${kill};
     return i;
   },
@@ -35,7 +37,8 @@ export const windows = defineSuite({
 
 // Fast attempts first (the window grows), then slow asynchronous ones, one of which kills the
 // eval process. Each slow attempt logs how many were running when it started.
-const mixed = `
+// With `fastAsync`, the fast attempts' target returns a promise resolved at once.
+const mixed = (fastAsync: boolean) => `
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 ${toolScorer}
@@ -45,9 +48,9 @@ export const mixed = defineSuite({
   id: "mixed",
   cases: Array.from({ length: 360 }, (_, i) => ({ id: "c" + i, input: i, expected: i })),
   target: (i) => {
-    if (i < 300) return i;
+    if (i < 300) return ${fastAsync ? "Promise.resolve(i)" : "i"};
     inFlight++;
-    appendFileSync(join(process.cwd(), "in-flight.log"), i + " " + inFlight + "\\n");
+    appendFileSync(join(process.cwd(), "${fastAsync ? "async-" : ""}in-flight.log"), i + " " + inFlight + "\\n");
     return new Promise((resolve) => {
       setTimeout(() => {
         if (i === 310) process.kill(process.pid, "SIGKILL");
@@ -103,6 +106,19 @@ export const stopped = defineSuite({
 });
 `;
 
+/**
+ * How many attempts the first crash notice puts the crash on: "during 88 attempts run ahead", or
+ * "during ev/c1, ev/c2, … and 83 more" (those the engine was told of by then are named).
+ */
+function namedAtCrash(stderr: string): number {
+  const during = /killed by SIGKILL during (.+?)(?:;|, just after)/.exec(stderr)?.[1];
+  if (during === undefined) return 0;
+  const ahead = /^(\d+) attempts? run ahead$/.exec(during);
+  if (ahead) return Number(ahead[1]);
+  const [names = "", more = "0"] = during.split(/ and (\d+) more$/);
+  return names.split(", ").length + Number(more);
+}
+
 interface JsonReport {
   records: AttemptRecord[];
 }
@@ -113,7 +129,12 @@ describe("attempts listed in the claims file a window at a time (real CLI)", () 
     project = await makeProject({
       "evals/killed.eval.ts": suite('process.kill(process.pid, "SIGKILL")'),
       "evals/busy.eval.ts": suite("for (;;) {}").replace('id: "windows"', 'id: "busy"'),
-      "evals/mixed.eval.ts": mixed,
+      "evals/async-killed.eval.ts": suite('process.kill(process.pid, "SIGKILL")', true).replace(
+        'id: "windows"',
+        'id: "async-windows"',
+      ),
+      "evals/mixed.eval.ts": mixed(false),
+      "evals/async-mixed.eval.ts": mixed(true),
       "evals/stopped.eval.ts": stopped,
     });
   });
@@ -146,12 +167,24 @@ describe("attempts listed in the claims file a window at a time (real CLI)", () 
     });
   }
 
-  it("lists no slow attempt before it starts: after a crash beside them, they run at the run's concurrency, not alone", async () => {
-    const { run, records } = await runReport("mixed", []);
+  it("lists a window of async attempts that answer by the next turn; a crash in it errors only its attempt", async () => {
+    const { run, records } = await runReport("async-killed", ["--hang-timeout", "500"]);
+    expect(run.code).toBe(1);
+    expect(records).toHaveLength(3000);
+    const errored = records.filter((r) => r.verdict !== "passed");
+    expect(errored.map((r) => r.caseId)).toEqual(["c2100"]);
+    // The attempts listed beside it when it first crashed: more than the run's 8 slots, so the
+    // window grew past what the slots allow (it stays at 8 while they are judged slow).
+    expect(namedAtCrash(run.stderr), run.stderr).toBeGreaterThan(8);
+  });
+
+  const checkSlowNotListed = async (fastAsync: boolean) => {
+    const { run, records } = await runReport(fastAsync ? "async-mixed" : "mixed", []);
     expect(run.code).toBe(1);
     const errored = records.filter((r) => r.verdict !== "passed");
     expect(errored.map((r) => r.caseId)).toEqual(["c310"]);
-    const starts = (await readFile(join(project.dir, "in-flight.log"), "utf8"))
+    const log = `${fastAsync ? "async-" : ""}in-flight.log`;
+    const starts = (await readFile(join(project.dir, log), "utf8"))
       .trim()
       .split("\n")
       .map((line) => line.split(" ").map(Number) as [number, number]);
@@ -160,7 +193,13 @@ describe("attempts listed in the claims file a window at a time (real CLI)", () 
     // each would have run alone too.
     const alone = starts.filter(([, running]) => running === 1).length;
     expect(alone).toBeLessThan(30);
-  });
+  };
+
+  for (const fastAsync of [false, true]) {
+    it(`lists no slow attempt before it starts, after fast ${fastAsync ? "async" : "synchronous"} ones: after a crash beside them, they run at the run's concurrency, not alone`, async () => {
+      await checkSlowNotListed(fastAsync);
+    });
+  }
 
   it("unlists the window's attempts that will not start once running ahead stops", async () => {
     const { run, records } = await runReport("stopped", ["--concurrency", "4"]);
