@@ -134,6 +134,8 @@ let claimSize = 1;
 const CLAIM_MAX = 256;
 /** Attempts started ahead that had not answered when the turn that started them ended. */
 let awaited: FedJob[] = [];
+/** The last of those had all ended by the next turn that started attempts (see pumpAhead). */
+let endedByNextTurn = false;
 
 /** A batch's settings, with the context its first trials share. */
 interface Settings extends JobSettings {
@@ -348,22 +350,17 @@ function pump(): void {
  * while they answer synchronously the window doubles, up to CLAIM_MAX, and the next batch starts
  * in the same turn, so a run of fast attempts costs one write per window rather than one per
  * slot. An attempt listed and not started when the process dies is run again alone, as one in
- * flight is. An attempt that returns a promise answers at once when it has ended by the next
- * turn (an async target that resolves at once): that is known only then (`awaited`), so its
- * window stays as it is until the next turn. As soon as an attempt does not answer at once, the
- * window is small again and the rest of it is no longer listed (each is listed when it starts):
- * slow attempts never wait listed past the turn that starts them, so a crash beside them does
- * not send a window of them to run alone.
+ * flight is. As soon as an attempt does not answer at once, the window is small again and the
+ * rest of it is no longer listed (each is listed when it starts): slow attempts never wait listed,
+ * so a crash beside them does not send a window of them to run alone.
  */
 function pumpAhead(taking: number): boolean {
   if (!feed || feedEndSent) return false;
   // The claims file must not go on listing what will not start here.
   if ((aheadStopped || isAborted(controller.signal)) && dropClaimed()) claimAhead();
   if (awaited.length > 0) {
-    const slow = awaited.some((job) => runningAhead.has(job));
+    endedByNextTurn = !awaited.some((job) => runningAhead.has(job));
     awaited = [];
-    if (slow) narrowWindow();
-    else claimSize = Math.min(claimSize * 2, CLAIM_MAX);
   }
   const turnEnds = realNow() + BATCH_MS;
   let started = 0;
@@ -387,19 +384,23 @@ function pumpAhead(taking: number): boolean {
       break;
     }
     // Attempts that do not answer at once (claimSize 1) may hold the thread for good: what ended
-    // before them leaves first, or a stop that kills this process would count them unfinished.
-    if (claimSize === 1 && outbox.length > 1) flush();
+    // before them leaves first, or a stop that kills this process would count them unfinished;
+    // unless those before them all ended by the next turn (an async target that resolves at
+    // once), whose records leave in batches as synchronous ones do.
+    if (claimSize === 1 && !endedByNextTurn && outbox.length > 1) flush();
     else flushIfLate();
     const before = running.size;
     for (const job of fed) runJob(job, feedSettings!, job);
-    // All answered at once: the next window may be larger. Those still running are judged at the
-    // next turn, when their window may grow or is made what the slots allow.
+    // All answered at once: the next window may be larger; else it is what the slots allow.
     if (running.size === before) claimSize = Math.min(claimSize * 2, CLAIM_MAX);
     else {
       for (const job of fed) if (runningAhead.has(job)) awaited.push(job);
-      // The next turn judges them, whether or not a slot is free by then.
-      schedulePump();
-      break;
+      claimSize = 1;
+      if (restListed && claimedAt < claimed.length) {
+        for (let i = claimedAt; i < claimed.length; i++) runningAhead.delete(claimed[i]!);
+        restListed = false;
+        claimAhead();
+      }
     }
     if (realNow() >= turnEnds) {
       schedulePump();
@@ -412,19 +413,6 @@ function pumpAhead(taking: number): boolean {
     outbox.push({ t: "ahead-end" });
   }
   return started > 0 || feedEndSent;
-}
-
-/**
- * Attempts since the window was listed did not answer by the next turn: the next window is what
- * the slots allow, and the rest of this one is no longer listed.
- */
-function narrowWindow(): void {
-  claimSize = 1;
-  if (restListed && claimedAt < claimed.length) {
-    for (let i = claimedAt; i < claimed.length; i++) runningAhead.delete(claimed[i]!);
-    restListed = false;
-    claimAhead();
-  }
 }
 
 const roomAhead = (taking: number): number =>
