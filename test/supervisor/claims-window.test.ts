@@ -35,22 +35,28 @@ export const windows = defineSuite({
 });
 `;
 
-// Fast attempts first (the window grows), then slow asynchronous ones, one of which kills the
-// eval process. Each slow attempt logs how many were running when it started.
-// With `fastAsync`, the fast attempts' target returns a promise resolved at once.
-const mixed = (fastAsync: boolean) => `
+// Fast attempts first (the window grows), then slow asynchronous ones, one of which (c310, after
+// 30 ms) kills the eval process. Each slow attempt logs how many were running when it started.
+// `fastAsync`: the fast attempts' target returns a promise resolved at once. `firstKills`: the
+// first slow one, c300, kills it too, from a timer already due when its start (2 ms) is over.
+const mixed = (name: string, { fastAsync = false, firstKills = false } = {}) => `
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 ${toolScorer}
 let inFlight = 0;
 
 export const mixed = defineSuite({
-  id: "mixed",
+  id: "${name}",
   cases: Array.from({ length: 360 }, (_, i) => ({ id: "c" + i, input: i, expected: i })),
   target: (i) => {
     if (i < 300) return ${fastAsync ? "Promise.resolve(i)" : "i"};
     inFlight++;
-    appendFileSync(join(process.cwd(), "${fastAsync ? "async-" : ""}in-flight.log"), i + " " + inFlight + "\\n");
+    appendFileSync(join(process.cwd(), "${name}-in-flight.log"), i + " " + inFlight + "\\n");
+    if (${firstKills} && i === 300) {
+      setTimeout(() => process.kill(process.pid, "SIGKILL"), 0);
+      const end = performance.now() + 2;
+      while (performance.now() < end);
+    }
     return new Promise((resolve) => {
       setTimeout(() => {
         if (i === 310) process.kill(process.pid, "SIGKILL");
@@ -128,8 +134,9 @@ export const fast = defineSuite({
   scorers: [same],
 });
 `,
-      "evals/mixed.eval.ts": mixed(false),
-      "evals/async-mixed.eval.ts": mixed(true),
+      "evals/mixed.eval.ts": mixed("mixed"),
+      "evals/async-mixed.eval.ts": mixed("async-mixed", { fastAsync: true }),
+      "evals/first-kills.eval.ts": mixed("first-kills", { firstKills: true }),
       "evals/stopped.eval.ts": stopped,
     });
   });
@@ -197,13 +204,12 @@ if (process.send) {
     expect(sent[0]).toBeLessThan(600);
   });
 
-  const checkSlowNotListed = async (fastAsync: boolean) => {
-    const { run, records } = await runReport(fastAsync ? "async-mixed" : "mixed", []);
+  const checkSlowNotListed = async (name: string, errors: readonly string[]) => {
+    const { run, records } = await runReport(name, []);
     expect(run.code).toBe(1);
     const errored = records.filter((r) => r.verdict !== "passed");
-    expect(errored.map((r) => r.caseId)).toEqual(["c310"]);
-    const log = `${fastAsync ? "async-" : ""}in-flight.log`;
-    const starts = (await readFile(join(project.dir, log), "utf8"))
+    expect(errored.map((r) => r.caseId)).toEqual(errors);
+    const starts = (await readFile(join(project.dir, `${name}-in-flight.log`), "utf8"))
       .trim()
       .split("\n")
       .map((line) => line.split(" ").map(Number) as [number, number]);
@@ -214,11 +220,17 @@ if (process.send) {
     expect(alone).toBeLessThan(30);
   };
 
-  for (const fastAsync of [false, true]) {
-    it(`lists no slow attempt before it starts, after fast ${fastAsync ? "async" : "synchronous"} ones: after a crash beside them, they run at the run's concurrency, not alone`, async () => {
-      await checkSlowNotListed(fastAsync);
-    });
-  }
+  it("lists no slow attempt before it starts, after fast synchronous ones: after a crash beside them, they run at the run's concurrency, not alone", async () => {
+    await checkSlowNotListed("mixed", ["c310"]);
+  });
+
+  it("lists no slow attempt before it starts, after fast async ones", async () => {
+    await checkSlowNotListed("async-mixed", ["c310"]);
+  });
+
+  it("unlists the rest of the window as soon as a slow attempt starts, before any timer of it can fire", async () => {
+    await checkSlowNotListed("first-kills", ["c300", "c310"]);
+  });
 
   it("unlists the window's attempts that will not start once running ahead stops", async () => {
     const { run, records } = await runReport("stopped", ["--concurrency", "4"]);
