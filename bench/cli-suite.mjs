@@ -10,9 +10,13 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
 const work = join(here, ".tmp");
 
-export function writeSuite(n) {
+/**
+ * The suite's file. `asyncTarget`: its target is an async function that resolves at once, as a
+ * mock or a cache answers (its attempts do not answer synchronously).
+ */
+export function writeSuite(n, { asyncTarget = false } = {}) {
   mkdirSync(work, { recursive: true });
-  const file = join(work, `suite-${n}.eval.js`);
+  const file = join(work, `suite-${n}${asyncTarget ? "-async" : ""}.eval.js`);
   writeFileSync(
     file,
     `import { bindScorer, defineSuite } from "niceeval";
@@ -21,7 +25,7 @@ const schema = { type: "object", required: ["id", "tags"], properties: { id: { t
 export const bench = defineSuite({
   id: "bench-${n}",
   cases: function* () { for (let i = 0; i < ${n}; i++) yield { id: "case-" + i, input: i, expected: "answer-" + i }; },
-  target: (i) => ({ text: "answer-" + i, latencyMs: i % 7, doc: { id: i, tags: ["a", "b"] } }),
+  target: ${asyncTarget ? "async " : ""}(i) => ({ text: "answer-" + i, latencyMs: i % 7, doc: { id: i, tags: ["a", "b"] } }),
   scorers: [
     bindScorer({ id: "exact", tool: exactMatchTool, driver: evalScorersProvider, mapInput: ({ output, expected }) => ({ actual: output.text, expected }) }),
     bindScorer({ id: "regex", tool: regexMatchTool, driver: evalScorersProvider, mapInput: ({ output }) => ({ actual: output.text, pattern: "^answer-\\\\d+$" }) }),

@@ -129,35 +129,47 @@ async function crashOnce(index) {
   return { detectMs: detectedAt - crashedAt, nextMs: nextAt - crashedAt };
 }
 
-/** Supervised vs in-process at 100,000 cases (10,000 with quick), and the replacement time. */
-export async function run({ quick = false } = {}) {
-  mkdirSync(work, { recursive: true });
-  const n = quick ? 10_000 : 100_000;
-  const runs = quick ? 3 : 5;
-  const file = writeSuite(n);
+/** Supervised and in-process runs of `file`, alternated: each one's median figures. */
+function compare(file, runs) {
   const samples = { supervised: [], inProcess: [] };
   for (let i = 0; i < runs; i++) {
     samples.supervised.push(runCli(file, true));
     samples.inProcess.push(runCli(file, false));
   }
   const fig = (list, key) => median(list.map((s) => s[key]));
-  const sup = {
-    wall: fig(samples.supervised, "wallMs"),
-    cpu: fig(samples.supervised, "cpuMs"),
-    cliCpu: fig(samples.supervised, "cliCpuMs"),
-    evalCpu: fig(samples.supervised, "evalCpuMs"),
-    cliIdle: fig(samples.supervised, "cliIdleMs"),
-    evalIdle: fig(samples.supervised, "evalIdleMs"),
+  return {
+    sup: {
+      wall: fig(samples.supervised, "wallMs"),
+      cpu: fig(samples.supervised, "cpuMs"),
+      cliCpu: fig(samples.supervised, "cliCpuMs"),
+      evalCpu: fig(samples.supervised, "evalCpuMs"),
+      cliIdle: fig(samples.supervised, "cliIdleMs"),
+      evalIdle: fig(samples.supervised, "evalIdleMs"),
+    },
+    inp: { wall: fig(samples.inProcess, "wallMs"), cpu: fig(samples.inProcess, "cpuMs") },
   };
-  const inp = { wall: fig(samples.inProcess, "wallMs"), cpu: fig(samples.inProcess, "cpuMs") };
+}
+
+/** Supervised vs in-process at 100,000 cases (10,000 with quick), and the replacement time. */
+export async function run({ quick = false } = {}) {
+  mkdirSync(work, { recursive: true });
+  const n = quick ? 10_000 : 100_000;
+  const runs = quick ? 3 : 5;
   const pct = (a, b) => `${a >= b ? "+" : ""}${(((a - b) / b) * 100).toFixed(0)}%`;
   const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
-  console.log(
-    `supervisor, suite of ${n.toLocaleString("en")} cases × 4 deterministic scorers (CLI, --quiet --no-store, concurrency 8, ${cpus().length} cores): ` +
-      `supervised CPU ${s(sup.cpu)} (CLI ${s(sup.cliCpu)}, eval process ${s(sup.evalCpu)}) vs --no-supervise ${s(inp.cpu)} (${pct(sup.cpu, inp.cpu)}), ` +
-      `wall ${s(sup.wall)} vs ${s(inp.wall)} (${pct(sup.wall, inp.wall)}); waiting: CLI ${s(sup.cliIdle)}, eval process ${s(sup.evalIdle)}; ` +
-      `CPU is user+sys of every process, median of ${runs} alternated runs each`,
-  );
+  const results = {};
+  // A synchronous target, then one that answers through a promise resolved at once (a mock, a
+  // cache): its records cross in batches too, though each attempt ends a turn later.
+  for (const asyncTarget of [false, true]) {
+    const { sup, inp } = compare(writeSuite(n, { asyncTarget }), runs);
+    results[asyncTarget ? "async" : "sync"] = { supervised: sup, inProcess: inp };
+    console.log(
+      `supervisor, suite of ${n.toLocaleString("en")} cases × 4 deterministic scorers, ${asyncTarget ? "async target" : "synchronous target"} (CLI, --quiet --no-store, concurrency 8, ${cpus().length} cores): ` +
+        `supervised CPU ${s(sup.cpu)} (CLI ${s(sup.cliCpu)}, eval process ${s(sup.evalCpu)}) vs --no-supervise ${s(inp.cpu)} (${pct(sup.cpu, inp.cpu)}), ` +
+        `wall ${s(sup.wall)} vs ${s(inp.wall)} (${pct(sup.wall, inp.wall)}); waiting: CLI ${s(sup.cliIdle)}, eval process ${s(sup.evalIdle)}; ` +
+        `CPU is user+sys of every process, median of ${runs} alternated runs each`,
+    );
+  }
   const crashes = [];
   for (let i = 0; i < runs; i++) crashes.push(await crashOnce(i));
   console.log(
@@ -165,7 +177,7 @@ export async function run({ quick = false } = {}) {
       `next attempt finished in the new process ${median(crashes.map((c) => c.nextMs)).toFixed(0)} ms after it (median of ${runs}; max ${Math.max(...crashes.map((c) => c.nextMs)).toFixed(0)} ms)`,
   );
   if (existsSync(work)) rmSync(work, { recursive: true, force: true });
-  return { supervised: sup, inProcess: inp, crashes };
+  return { ...results.sync, async: results.async, crashes };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
