@@ -234,10 +234,23 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
       runErrors: summary.runErrors?.length ?? 0,
     });
   } finally {
-    await executor.close?.();
-    await opened.store?.close();
-    await closeAnswerStores();
+    // The eval process was told to end as the run's last attempt ended; its exit (Node's own
+    // teardown, 10 to 30 ms on a busy machine) and the stores' closing (a checkpoint and its
+    // fsyncs) overlap rather than follow each other.
+    await settleAll([
+      executor.close?.(),
+      (async () => {
+        await opened.store?.close();
+        await closeAnswerStores();
+      })(),
+    ]);
   }
+}
+
+/** Wait for every promise; then throw the first rejection, in the order given, if any. */
+async function settleAll(promises: readonly (Promise<void> | undefined)[]): Promise<void> {
+  const settled = await Promise.allSettled(promises);
+  for (const outcome of settled) if (outcome.status === "rejected") throw outcome.reason;
 }
 
 /**
