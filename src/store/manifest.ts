@@ -2,13 +2,15 @@ import { NiceevalError } from "../errors.js";
 import { redactUrl } from "../redact-url.js";
 import { checkRunId, isoDateTime, runNameProblem } from "../run-fields.js";
 import type { StoreAdvice } from "./advice.js";
+import { checkManifestFields } from "./manifest-fields.js";
 import type { RunEnd, RunManifest, RunStatus } from "./types.js";
 import { writerGone } from "./writer.js";
 
 /**
- * The manifest `beginRun` stores: its run id, name and start time checked (a USAGE error naming
- * the field), the start time in UTC as `toISOString` writes it (runs are listed, and `latest` found,
- * by its text), and no password in its command line.
+ * The manifest `beginRun` stores: its run id, name and start time checked, and the fields every
+ * reader uses (`manifest-fields.ts`), each a USAGE error naming the field; the start time in UTC
+ * as `toISOString` writes it (runs are listed, and `latest` found, by its text), and no password
+ * in its command line.
  */
 export function writableManifest(given: RunManifest): RunManifest {
   if (typeof given !== "object" || given === null)
@@ -28,6 +30,7 @@ export function writableManifest(given: RunManifest): RunManifest {
       `beginRun: manifest.name ${nameProblem}; give the run a name that can be typed to refer to it`,
     );
   const startedAt = isoDateTime(given.startedAt, "beginRun: manifest.startedAt");
+  checkManifestFields(given);
   return withoutCredentials(startedAt === given.startedAt ? given : { ...given, startedAt });
 }
 

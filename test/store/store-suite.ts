@@ -754,6 +754,56 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         expect(refused.message).toContain("finishRun: end.elapsedMs");
       });
 
+      it("refuses a manifest missing a field its readers use, or holding another type there, naming the field", async () => {
+        const base = manifest("fields");
+        const evalOf = base.evals[0]!;
+        const refusals: [Record<string, unknown>, string][] = [
+          [{ command: undefined }, "beginRun: manifest.command must be an array of strings"],
+          [{ command: ["run", 3] }, 'got ["run",3]'],
+          [{ tags: { ci: true } }, "beginRun: manifest.tags must be an object of string values"],
+          [{ tags: undefined }, "got undefined"],
+          [
+            { files: [{ path: "a.eval.ts" }] },
+            'beginRun: manifest.files[0] must be { path, hash } with both strings, got {"path":"a.eval.ts"}',
+          ],
+          [{ evals: {} }, "beginRun: manifest.evals must be an array"],
+          [
+            { evals: [{ ...evalOf, evalId: "" }] },
+            "beginRun: manifest.evals[0].evalId must be a non-empty string",
+          ],
+          [
+            { evals: [evalOf, { ...evalOf }] },
+            `beginRun: manifest.evals[1].evalId "${evalOf.evalId}" names an eval listed before it`,
+          ],
+          [
+            { evals: [{ ...evalOf, style: "pairwise" }] },
+            'manifest.evals[0].style must be "suite" or "score", got "pairwise"',
+          ],
+          [
+            { evals: [{ ...evalOf, judgeModels: undefined }] },
+            "manifest.evals[0].judgeModels must be an array of strings",
+          ],
+          [
+            { trials: "3" },
+            'beginRun: manifest.trials must be a whole number from 1, got "3" (a string)',
+          ],
+          [
+            { concurrency: 0 },
+            "beginRun: manifest.concurrency must be a whole number from 1, got 0",
+          ],
+          [{ nodeVersion: 20 }, "beginRun: manifest.nodeVersion must be a string, got 20"],
+        ];
+        for (const [change, message] of refusals) {
+          const error = await thrown(store.beginRun({ ...base, ...change } as never));
+          expect(error.code, message).toBe("USAGE");
+          expect(error.message).toContain(message);
+        }
+        // Nothing was written: the same id begins once the manifest is whole.
+        expect(await store.listRuns()).toEqual([]);
+        await store.beginRun(base);
+        expect((await store.getRun("fields"))?.command).toEqual(base.command);
+      });
+
       it("refuses a second run with the same id", async () => {
         await store.beginRun(manifest("dup"));
         expect((await thrown(store.beginRun(manifest("dup")))).code).toBe("RUN_EXISTS");
