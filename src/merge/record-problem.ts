@@ -101,6 +101,13 @@ export function recordProblem(value: unknown, rules: RecordRules): string | unde
   }
   const unpriced = unpricedProblem(usage.judge.unpriced);
   if (unpriced) return unpriced;
+  const { error } = value;
+  if (
+    error !== undefined &&
+    error !== null &&
+    !(isObject(error) && typeof error.message === "string")
+  )
+    return `has error ${shown(error)}; an attempt's error is an object with a message (a string)`;
   if (typeof value.elapsedMs !== "number") return "has no elapsedMs";
   if (!isCount(value.elapsedMs))
     return `has elapsedMs ${shown(value.elapsedMs)}; an attempt's time is a finite number of milliseconds from 0`;
@@ -140,10 +147,11 @@ function judgmentProblem(judgment: unknown, i: number): string | undefined {
     typeof judgment.label !== "string" ||
     typeof judgment.source !== "string" ||
     !JUDGMENT_STATES.has(judgment.state as string) ||
+    typeof judgment.gate !== "boolean" ||
     typeof judgment.points !== "number" ||
     !(typeof judgment.earned === "number" || judgment.earned === null)
   )
-    return `has an invalid judgment at index ${i} (it needs label, source, state, points and earned)`;
+    return `has an invalid judgment at index ${i} (it needs label, source, state, gate, points and earned)`;
   if (!isCount(judgment.points))
     return `has judgments[${i}].points ${shown(judgment.points)}; a judgment's points are a finite number from 0`;
   const { earned, points } = judgment;

@@ -5,6 +5,7 @@ import { isJsonText, safeStringify } from "../json-safe.js";
 import { LineWriter } from "../report/output.js";
 import type { EvalSummary } from "../runner/events.js";
 import { checkJoin } from "../store/manifest.js";
+import { manifestFieldProblem } from "../store/manifest-fields.js";
 import type { RunManifest, RunStatus, Store, StoredRun } from "../store/types.js";
 import { effectiveStatus } from "../store/writer.js";
 import { filePoint, olderBecause, storedPoint } from "./import-order.js";
@@ -118,6 +119,14 @@ export async function openRunFile(file: string, shown = file): Promise<RunFileRe
       firstLine,
       `is not the start of a niceeval run export (format ${RUN_FILE_FORMAT}); write one with \`niceeval export <run> --ndjson <file>\``,
     );
+  // What a store's beginRun would refuse, refused here, before anything of the file is stored.
+  const fieldProblem = manifestFieldProblem(head.manifest);
+  if (fieldProblem !== undefined)
+    throw invalidLine(
+      shown,
+      firstLine,
+      `has manifest.${fieldProblem}. Nothing of this file is stored: export the run again with \`niceeval export <run> --ndjson <file>\` rather than editing its lines`,
+    );
   let end: RunFileEnd | undefined;
   const rules = recordRules(head.manifest as RunManifest);
   async function* records(): AsyncGenerator<AttemptRecord> {
@@ -145,6 +154,12 @@ export async function openRunFile(file: string, shown = file): Promise<RunFileRe
             shown,
             line,
             `says the run has ${rest.attempts} attempts, but ${count} came before it`,
+          );
+        if (!END_STATUSES.has(rest.status))
+          throw invalidLine(
+            shown,
+            line,
+            `has status ${JSON.stringify(rest.status)}; a run ends running, finished, interrupted or crashed. Nothing of this file is stored: export the run again with \`niceeval export <run> --ndjson <file>\``,
           );
         const took = rest.elapsedMs;
         if (took !== undefined && !(typeof took === "number" && took >= 0 && took < Infinity))
@@ -253,6 +268,14 @@ export interface ImportResult {
    */
   older?: { reason: string; storedAttempts: number };
 }
+
+/** What a `run.end` line may say of the run (a run exported while it ran says `running`). */
+const END_STATUSES: ReadonlySet<unknown> = new Set([
+  "running",
+  "finished",
+  "interrupted",
+  "crashed",
+]);
 
 /** Attempts written per transaction. */
 const IMPORT_BATCH = 2000;

@@ -11,16 +11,21 @@ import type { RunManifest } from "./types.js";
  * module's and their own readers' concern.
  */
 export function checkManifestFields(given: RunManifest): void {
-  const problem = fieldProblem(given as unknown as Record<string, unknown>);
+  const problem = manifestFieldProblem(given);
   if (problem !== undefined)
     throw new NiceevalError(
       "USAGE",
-      `beginRun: manifest.${problem}; give a manifest as runEvals writes one (the RunManifest type describes each field)`,
+      `beginRun: manifest.${problem}; see the RunManifest type for what each field holds`,
     );
 }
 
-/** The first field that is not what a manifest holds, as "field must …, got …". */
-function fieldProblem(m: Record<string, unknown>): string | undefined {
+/**
+ * The first field of a manifest that is not what a manifest holds, as "field must …, got …"
+ * (read with "manifest." before it); undefined when there is none. An import checks an export's
+ * manifest line with it before it stores anything.
+ */
+export function manifestFieldProblem(manifest: unknown): string | undefined {
+  const m = manifest as Record<string, unknown>;
   for (const key of ["niceevalVersion", "nodeVersion"] as const)
     if (typeof m[key] !== "string") return `${key} must be a string, got ${givenText(m[key])}`;
   if (!isStringRecord(m.tags))

@@ -1,4 +1,5 @@
 import { NiceevalError } from "../errors.js";
+import { givenText } from "../eval/timeout.js";
 import { redactUrl } from "../redact-url.js";
 import { checkRunId, isoDateTime, runNameProblem } from "../run-fields.js";
 import type { StoreAdvice } from "./advice.js";
@@ -34,8 +35,26 @@ export function writableManifest(given: RunManifest): RunManifest {
   return withoutCredentials(startedAt === given.startedAt ? given : { ...given, startedAt });
 }
 
-/** `end.endedAt` as `finishRun` stores it: checked, and in UTC like a run's start. */
+/**
+ * `end` as `finishRun` stores it: its status one a run ends with, its summaries a list, its time
+ * a number, `endedAt` checked and in UTC like a run's start; else a USAGE error naming the field.
+ */
 export function writableEnd(end: RunEnd): RunEnd {
+  if (typeof end !== "object" || end === null || Array.isArray(end))
+    throw new NiceevalError(
+      "USAGE",
+      `finishRun: the end must be an object ({ status, summaries, endedAt }), got ${givenText(end)}`,
+    );
+  if (!END_STATUSES.has(end.status))
+    throw new NiceevalError(
+      "USAGE",
+      `finishRun: end.status must be "finished", "interrupted" or "crashed", got ${givenText(end.status)}`,
+    );
+  if (!Array.isArray(end.summaries))
+    throw new NiceevalError(
+      "USAGE",
+      `finishRun: end.summaries must be an array (the run summary's evals, [] for none), got ${givenText(end.summaries)}`,
+    );
   const elapsed = end.elapsedMs;
   if (elapsed !== undefined && !(typeof elapsed === "number" && elapsed >= 0 && elapsed < Infinity))
     throw new NiceevalError(
@@ -46,6 +65,8 @@ export function writableEnd(end: RunEnd): RunEnd {
   const endedAt = isoDateTime(end.endedAt, "finishRun: end.endedAt");
   return endedAt === end.endedAt ? end : { ...end, endedAt };
 }
+
+const END_STATUSES: ReadonlySet<unknown> = new Set(["finished", "interrupted", "crashed"]);
 
 /** Passwords in command-line arguments (`--store postgres://u:pw@…`) never reach a store. */
 export function withoutCredentials(manifest: RunManifest): RunManifest {

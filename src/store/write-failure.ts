@@ -1,11 +1,14 @@
 /**
  * Whether a failed write was the store refusing what was written (a constraint it enforces, a
- * value of the wrong type or size), not a store that could not be reached or stayed locked:
- * written again, the same value is refused again, so waiting for the store is no way on.
+ * value of the wrong type or size, a field its checks refuse), not a store that could not be
+ * reached or stayed locked: written again, the same value is refused again, so waiting for the
+ * store is no way on.
  */
 export function refusedWrite(error: unknown): boolean {
   const code = (error as { code?: unknown } | null | undefined)?.code;
   if (typeof code !== "string") return false;
+  // A manifest, record or end the store's own checks refused (manifest-fields.ts, attempt-fields.ts).
+  if (code === "USAGE") return true;
   if (code.startsWith("SQLITE_CONSTRAINT")) return true;
   if (code === "SQLITE_MISMATCH" || code === "SQLITE_TOOBIG") return true;
   // PostgreSQL's SQLSTATE classes 22 (data exception) and 23 (integrity constraint violation).

@@ -721,6 +721,32 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
     }
   });
 
+  it("refuses a manifest line or an end line a store would refuse, naming the line, before storing anything", async () => {
+    const lines = (await readFile(join(project.dir, "whole.ndjson"), "utf8")).split("\n");
+    const head = JSON.parse(lines[0]!) as { manifest: Record<string, unknown> };
+    const endAt = lines.findIndex((l) => l.startsWith('{"type":"run.end"'));
+    expect(endAt).toBeGreaterThan(1);
+    const noCommand = [...lines];
+    noCommand[0] = JSON.stringify({ ...head, manifest: { ...head.manifest, command: undefined } });
+    const badEnd = [...lines];
+    badEnd[endAt] = JSON.stringify({ ...JSON.parse(lines[endAt]!), status: "done" });
+    for (const [edited, message] of [
+      [noCommand, "line 1 has manifest.command must be an array of strings"],
+      [
+        badEnd,
+        `line ${endAt + 1} has status "done"; a run ends running, finished, interrupted or crashed`,
+      ],
+    ] as const) {
+      await writeFile(join(project.dir, "refused.ndjson"), edited.join("\n"));
+      const failed = await cli(["import", "refused.ndjson", "--store", "refused.sqlite"]);
+      expect(failed.code, message).toBe(2);
+      expect(failed.stderr).toContain(`refused.ndjson: ${message}`);
+      expect(failed.stderr).toContain("Nothing of this file is stored");
+      const runs = await cli(["runs", "--json", "--store", "refused.sqlite"]);
+      expect(json<unknown[]>(runs.stdout)).toEqual([]);
+    }
+  });
+
   it("takes an export cut in the middle of a line as cut short there", async () => {
     const text = await readFile(join(project.dir, "whole.ndjson"), "utf8");
     const lines = text.split("\n").filter(Boolean);
@@ -766,6 +792,17 @@ describe("shards and merge through the real CLI", { timeout: 180_000 }, () => {
       ],
       [(r: Record<string, unknown>) => ({ ...r, trial: "x" }), 'has trial "x"'],
       [(r: Record<string, unknown>) => ({ ...r, caseId: "" }), "has an empty caseId"],
+      [
+        (r: Record<string, unknown>) => ({ ...r, error: { where: "x" } }),
+        'has error {"where":"x"}; an attempt\'s error is an object with a message (a string)',
+      ],
+      [
+        (r: Record<string, unknown>) => ({
+          ...r,
+          judgments: [{ ...(r.judgments as Record<string, unknown>[])[0], gate: undefined }],
+        }),
+        "has an invalid judgment at index 0 (it needs label, source, state, gate, points and earned)",
+      ],
       [
         (r: Record<string, unknown>) => ({ ...r, evalId: "ghost" }),
         'is an attempt of eval "ghost", which the manifest line does not list',

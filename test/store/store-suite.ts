@@ -804,6 +804,99 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         expect((await store.getRun("fields"))?.command).toEqual(base.command);
       });
 
+      it("refuses attempt records missing a field the store reads, naming the record, its case and the field, and writes none of the batch", async () => {
+        await store.beginRun(manifest("records"));
+        const good = attempt("alpha", 1);
+        const refusals: [unknown, string][] = [
+          [null, "appendAttempts: records[1] must be an attempt record (an object), got null"],
+          [
+            { ...good, judgments: undefined },
+            'appendAttempts: records[1] (eval "alpha", case "case-1") judgments must be an array',
+          ],
+          [
+            { ...good, score: undefined },
+            'records[1] (eval "alpha", case "case-1") score must be { state, earned, max, reasons }, got undefined',
+          ],
+          [
+            { ...good, verdict: "ok" },
+            'verdict must be "passed", "failed", "errored" or "skipped", got "ok"',
+          ],
+          [{ ...good, caseId: 7 }, "caseId must be a string, got 7"],
+          [{ ...good, usage: undefined }, "usage must be { app, judge }"],
+          [
+            { ...good, elapsedMs: "1" },
+            'elapsedMs must be a finite number of milliseconds from 0, got "1" (a string)',
+          ],
+          [{ ...good, trial: -1 }, "trial must be a whole number from 0 when given, got -1"],
+          [
+            { ...good, judgments: [{ ...good.judgments[0], state: "passed" }] },
+            'judgments[0].state must be "matched", "mismatched", "unavailable" or "errored", got "passed"',
+          ],
+          [
+            { ...good, score: { ...good.score, max: Number.NaN } },
+            "score.max must be a finite number, got NaN",
+          ],
+          [
+            { ...good, error: "boom" },
+            'error must be { message, where } when there is one, got "boom"',
+          ],
+          [{ ...good, error: { where: "x" } }, "error.message must be a string, got undefined"],
+          [
+            { ...good, usage: { app: good.usage.app } },
+            "usage.judge must be an object, got undefined",
+          ],
+          [
+            { ...good, judgments: [{ ...good.judgments[0], gate: undefined }] },
+            "judgments[0].gate must be true or false, got undefined",
+          ],
+          [
+            { ...good, judgments: [{ ...good.judgments[0], earned: "1" }] },
+            'judgments[0].earned must be a finite number, or null where evidence was missing, got "1" (a string)',
+          ],
+          [
+            { ...good, trial: 2, verdict: undefined },
+            '(eval "alpha", case "case-1", trial 2) verdict must be',
+          ],
+        ];
+        for (const [bad, message] of refusals) {
+          const error = await thrown(
+            store.appendAttempts("records", [attempt("alpha", 0), bad] as never),
+          );
+          expect(error.code, message).toBe("USAGE");
+          expect(error.message).toContain(message);
+        }
+        const notAList = await thrown(store.appendAttempts("records", null as never));
+        expect(notAList.message).toContain(
+          "appendAttempts: records must be an array of attempt records, got null",
+        );
+        // The good record beside each bad one was not written either.
+        expect(await store.queryAttempts("records")).toMatchObject({ total: 0 });
+        // An error of null is no error, as the encoders read it.
+        await store.appendAttempts("records", [{ ...attempt("alpha", 5), error: null } as never]);
+        await store.appendAttempts("records", [{ ...attempt("alpha", 6), error: undefined } as never]);
+        expect(await store.queryAttempts("records")).toMatchObject({ total: 2 });
+      });
+
+      it("refuses an end whose status or summaries are not what a run ends with", async () => {
+        await store.beginRun(manifest("ends"));
+        const refusals: [unknown, string][] = [
+          [
+            { status: "done", summaries: [] },
+            'finishRun: end.status must be "finished", "interrupted" or "crashed", got "done"',
+          ],
+          [{ status: "running", summaries: [] }, 'got "running"'],
+          [{ status: "finished" }, "finishRun: end.summaries must be an array"],
+          [undefined, "finishRun: the end must be an object"],
+          [[], "finishRun: the end must be an object"],
+        ];
+        for (const [end, message] of refusals) {
+          const error = await thrown(store.finishRun("ends", end as never));
+          expect(error.code, message).toBe("USAGE");
+          expect(error.message).toContain(message);
+        }
+        expect((await store.getRun("ends"))?.status).toBe("running");
+      });
+
       it("refuses a second run with the same id", async () => {
         await store.beginRun(manifest("dup"));
         expect((await thrown(store.beginRun(manifest("dup")))).code).toBe("RUN_EXISTS");

@@ -3,6 +3,7 @@ import { NiceevalError } from "../../errors.js";
 import { type AttemptRecord, cutOff, type Verdict } from "../../eval/record.js";
 import type { RunOrigin } from "../../eval/run-origin.js";
 import { type StoreAdvice, storeAdvice } from "../advice.js";
+import { checkAttemptRecords } from "../attempt-fields.js";
 import { checkAttemptQuery, MAX_PAGE } from "../attempt-query.js";
 import { damagedRowError } from "../damaged-row.js";
 import {
@@ -500,6 +501,7 @@ class PostgresStore implements Store {
   // ── Attempts ──
 
   async appendAttempts(runId: string, records: readonly AttemptRecord[]): Promise<void> {
+    checkAttemptRecords(records);
     if (records.length === 0) return;
     // The same key twice in a batch: the last wins, at the first one's position.
     const byKey = new Map<string, { record: AttemptRecord; firstIndex: number | undefined }>();

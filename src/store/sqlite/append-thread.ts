@@ -193,7 +193,12 @@ export function withAppendThread(
       return begun;
     },
     appendAttempts: (runId, records) =>
-      records.length === 0 ? Promise.resolve() : appendOnThread(runId, records),
+      // What is not a list is refused in place, by the store's check of the records.
+      !Array.isArray(records)
+        ? store.appendAttempts(runId, records)
+        : records.length === 0
+          ? Promise.resolve()
+          : appendOnThread(runId, records),
     // The run is finished on this thread's connection once its attempts are all committed.
     finishRun: async (...args) => {
       await thread.drain();

@@ -4,6 +4,7 @@ import type { AttemptRecord, Verdict } from "../../eval/record.js";
 import type { RunOrigin } from "../../eval/run-origin.js";
 import { wellFormedText } from "../../json-safe.js";
 import { type StoreAdvice, storeAdvice } from "../advice.js";
+import { checkAttemptRecords } from "../attempt-fields.js";
 import { checkAttemptQuery, MAX_PAGE } from "../attempt-query.js";
 import { damagedRowError } from "../damaged-row.js";
 import {
@@ -521,7 +522,8 @@ class SqliteStore implements Store {
   // ── Attempts ──
 
   async appendAttempts(runId: string, records: readonly AttemptRecord[]): Promise<void> {
-    if (records.length === 0) return;
+    // Anything but an empty list goes to encode, which checks the records.
+    if (Array.isArray(records) && records.length === 0) return;
     this.appendEncoded(runId, this.encode(records));
   }
 
@@ -532,6 +534,7 @@ class SqliteStore implements Store {
    * append to store as blobs.
    */
   encode(records: readonly AttemptRecord[]): EncodedBatch {
+    checkAttemptRecords(records);
     return this.#guard(() => {
       const evalIds: string[] = [];
       // Filled in order from empty, so the array stays packed: V8 copies a holey array to another
