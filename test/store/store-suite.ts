@@ -873,7 +873,9 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         expect(await store.queryAttempts("records")).toMatchObject({ total: 0 });
         // An error of null is no error, as the encoders read it.
         await store.appendAttempts("records", [{ ...attempt("alpha", 5), error: null } as never]);
-        await store.appendAttempts("records", [{ ...attempt("alpha", 6), error: undefined } as never]);
+        await store.appendAttempts("records", [
+          { ...attempt("alpha", 6), error: undefined } as never,
+        ]);
         expect(await store.queryAttempts("records")).toMatchObject({ total: 2 });
       });
 
