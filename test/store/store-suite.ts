@@ -879,6 +879,36 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         expect(await store.queryAttempts("records")).toMatchObject({ total: 2 });
       });
 
+      it("refuses beginRun options it cannot follow, a misspelt one included, naming it", async () => {
+        await store.beginRun(manifest("opts"));
+        const refusals: [unknown, string][] = [
+          [
+            { joinn: true },
+            'beginRun: unknown key "options.joinn" (did you mean "options.join"?); known keys: options.join, options.resume, options.force, options.retire',
+          ],
+          [
+            { join: "yes" },
+            'beginRun: options.join must be true or false when given, got "yes" (a string)',
+          ],
+          [
+            null,
+            "beginRun: options must be an object ({ join, resume, force, retire }) when given, got null",
+          ],
+          [
+            { resume: true, retire: [{ evalId: "alpha", caseId: "c" }] },
+            "beginRun: options.retire[0] must be { evalId, caseId, trial }",
+          ],
+        ];
+        for (const [options, message] of refusals) {
+          const error = await thrown(store.beginRun(manifest("opts"), options as never));
+          expect(error.code, message).toBe("USAGE");
+          expect(error.message).toContain(message);
+        }
+        // The run is as it was: joined with the options spelt right.
+        await store.beginRun(manifest("opts"), { join: true });
+        expect((await store.getRun("opts"))?.status).toBe("running");
+      });
+
       it("refuses an end whose status or summaries are not what a run ends with", async () => {
         await store.beginRun(manifest("ends"));
         const refusals: [unknown, string][] = [

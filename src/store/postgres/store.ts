@@ -5,6 +5,7 @@ import type { RunOrigin } from "../../eval/run-origin.js";
 import { type StoreAdvice, storeAdvice } from "../advice.js";
 import { checkAttemptRecords } from "../attempt-fields.js";
 import { checkAttemptQuery, MAX_PAGE } from "../attempt-query.js";
+import { checkBeginRunOptions } from "../begin-options.js";
 import { damagedRowError } from "../damaged-row.js";
 import {
   checkJoin,
@@ -318,6 +319,7 @@ class PostgresStore implements Store {
 
   async beginRun(given: RunManifest, options: BeginRunOptions = {}): Promise<void> {
     const manifest = writableManifest(given);
+    checkBeginRunOptions(options);
     await this.#transaction(async (client) => {
       const inserted = await client.query<{ rid: number }>(
         `INSERT INTO niceeval.runs (id, name, branch, commit_sha, status, started_at, manifest)

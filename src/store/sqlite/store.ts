@@ -6,6 +6,7 @@ import { wellFormedText } from "../../json-safe.js";
 import { type StoreAdvice, storeAdvice } from "../advice.js";
 import { checkAttemptRecords } from "../attempt-fields.js";
 import { checkAttemptQuery, MAX_PAGE } from "../attempt-query.js";
+import { checkBeginRunOptions } from "../begin-options.js";
 import { damagedRowError } from "../damaged-row.js";
 import {
   checkJoin,
@@ -352,6 +353,7 @@ class SqliteStore implements Store {
 
   async beginRun(given: RunManifest, options: BeginRunOptions = {}): Promise<void> {
     const manifest = writableManifest(given);
+    checkBeginRunOptions(options);
     this.#guard(() => {
       this.#checkFile(manifest.runId);
       return this.#db
