@@ -6,6 +6,7 @@ import { LineWriter } from "../report/output.js";
 import type { EvalSummary } from "../runner/events.js";
 import { checkJoin } from "../store/manifest.js";
 import { manifestFieldProblem } from "../store/manifest-fields.js";
+import { RUN_STATUSES } from "../store/run-list-query.js";
 import type { RunManifest, RunStatus, Store, StoredRun } from "../store/types.js";
 import { effectiveStatus } from "../store/writer.js";
 import { filePoint, olderBecause, storedPoint } from "./import-order.js";
@@ -270,12 +271,7 @@ export interface ImportResult {
 }
 
 /** What a `run.end` line may say of the run (a run exported while it ran says `running`). */
-const END_STATUSES: ReadonlySet<unknown> = new Set([
-  "running",
-  "finished",
-  "interrupted",
-  "crashed",
-]);
+const END_STATUSES: ReadonlySet<unknown> = new Set(RUN_STATUSES);
 
 /** Attempts written per transaction. */
 const IMPORT_BATCH = 2000;

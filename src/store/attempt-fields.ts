@@ -1,6 +1,7 @@
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord } from "../eval/record.js";
 import { givenText, givenTyped } from "../eval/timeout.js";
+import { QUERY_JUDGMENT_STATES, QUERY_VERDICTS } from "./attempt-query.js";
 
 /**
  * What `appendAttempts` checks of each record before a backend encodes it: the fields the
@@ -27,14 +28,9 @@ export function checkAttemptRecords(records: readonly AttemptRecord[]): void {
   }
 }
 
-const VERDICTS: ReadonlySet<unknown> = new Set(["passed", "failed", "errored", "skipped"]);
+const VERDICTS: ReadonlySet<unknown> = new Set(QUERY_VERDICTS);
 const SCORE_STATES: ReadonlySet<unknown> = new Set(["complete", "partial", "unavailable"]);
-const JUDGMENT_STATES: ReadonlySet<unknown> = new Set([
-  "matched",
-  "mismatched",
-  "unavailable",
-  "errored",
-]);
+const JUDGMENT_STATES: ReadonlySet<unknown> = new Set(QUERY_JUDGMENT_STATES);
 
 /** " (eval "a", case "c1")" for a record that says which it is, else "". */
 function whose(record: unknown): string {

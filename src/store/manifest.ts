@@ -4,6 +4,7 @@ import { redactUrl } from "../redact-url.js";
 import { checkRunId, isoDateTime, runNameProblem } from "../run-fields.js";
 import type { StoreAdvice } from "./advice.js";
 import { checkManifestFields } from "./manifest-fields.js";
+import { RUN_STATUSES } from "./run-list-query.js";
 import type { RunEnd, RunManifest, RunStatus } from "./types.js";
 import { writerGone } from "./writer.js";
 
@@ -66,7 +67,7 @@ export function writableEnd(end: RunEnd): RunEnd {
   return endedAt === end.endedAt ? end : { ...end, endedAt };
 }
 
-const END_STATUSES: ReadonlySet<unknown> = new Set(["finished", "interrupted", "crashed"]);
+const END_STATUSES: ReadonlySet<unknown> = new Set(RUN_STATUSES.filter((s) => s !== "running"));
 
 /** Passwords in command-line arguments (`--store postgres://u:pw@…`) never reach a store. */
 export function withoutCredentials(manifest: RunManifest): RunManifest {

@@ -15,7 +15,8 @@ const listKeys = {
   status: true,
 } satisfies KnownKeys<RunListQuery>;
 
-const STATUSES: readonly RunStatus[] = ["running", "finished", "interrupted", "crashed"];
+/** Every status a run can have (the type's values, for checks of what is given). */
+export const RUN_STATUSES: readonly RunStatus[] = ["running", "finished", "interrupted", "crashed"];
 
 /** Throws STORE_QUERY naming the option, what it got and what it takes. */
 export function checkRunListQuery(query: RunListQuery): void {
@@ -24,7 +25,7 @@ export function checkRunListQuery(query: RunListQuery): void {
   const unknown = Object.keys(query).filter((key) => !Object.hasOwn(listKeys, key));
   if (unknown.length > 0) throw bad(unknownKeysMessage(unknown, Object.keys(listKeys)));
   if (query.status !== undefined) {
-    const wrong = notOneOf("status", query.status, STATUSES);
+    const wrong = notOneOf("status", query.status, RUN_STATUSES);
     if (wrong !== undefined) throw bad(wrong);
   }
   for (const key of ["evalId", "branch"] as const) {

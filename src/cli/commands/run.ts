@@ -21,6 +21,7 @@ import {
 import { writeText } from "../../report/write-fd.js";
 import { type ContinuedRun, continueRun, findContinuation } from "../../resume/continue.js";
 import type { RunEntry } from "../../runner/entry.js";
+import type { Executor } from "../../runner/executor.js";
 import { type RunOptions, runEvals } from "../../runner/run.js";
 import type { RunSink } from "../../runner/sink.js";
 import { trialsOf } from "../../runner/source.js";
@@ -234,22 +235,24 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
       runErrors: summary.runErrors?.length ?? 0,
     });
   } finally {
-    // The eval process was told to end as the run's last attempt ended; its exit (Node's own
-    // teardown, 10 to 30 ms on a busy machine) and the stores' closing (a checkpoint and its
-    // fsyncs) overlap rather than follow each other.
-    await settleAll([
-      executor.close?.(),
-      (async () => {
-        await opened.store?.close();
-        await closeAnswerStores();
-      })(),
-    ]);
+    await closeRun(executor, opened.store);
   }
 }
 
-/** Wait for every promise; then throw the first rejection, in the order given, if any. */
-async function settleAll(promises: readonly (Promise<void> | undefined)[]): Promise<void> {
-  const settled = await Promise.allSettled(promises);
+/**
+ * End the run's eval process and close its stores. The eval process was told to end as the run's
+ * last attempt ended; its exit (Node's own teardown, 10 to 30 ms on a busy machine) and the
+ * stores' closing (a checkpoint and its fsyncs) overlap rather than follow each other. Both are
+ * waited for; then the first failure, the eval process's first, is thrown.
+ */
+async function closeRun(executor: Executor, store: Store | undefined): Promise<void> {
+  const settled = await Promise.allSettled([
+    executor.close?.(),
+    (async () => {
+      await store?.close();
+      await closeAnswerStores();
+    })(),
+  ]);
   for (const outcome of settled) if (outcome.status === "rejected") throw outcome.reason;
 }
 
