@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { errorMessage, isClosedOutput, NiceevalError } from "../errors.js";
 import { packageVersion } from "../package-files.js";
 import type { Store } from "../store/types.js";
-import { HELP, type MergeArgs, parseCliArgs } from "./args.js";
+import { HELP, type MergeArgs, parseCliArgs, type RunsArgs } from "./args.js";
 import { isNdjsonToStdout } from "./early.js";
 import type { CliIO } from "./io.js";
 import { openFilesAdvice } from "./open-files.js";
@@ -55,30 +55,8 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
         const { workerCommand } = await import("./commands/worker.js");
         return await workerCommand(args, io);
       }
-      case "runs": {
-        const { runsCommand } = await import("./commands/history.js");
-        const location = storeLocation(args.store, io.env);
-        // Nothing stored yet is an empty list, not an error; nothing is created.
-        const none = (where: string, why: string) => {
-          writeSync(io.stdoutFd, args.json ? "[]\n" : `no runs stored in ${where} (${why})\n`);
-          return 0;
-        };
-        if (!storeExists(location, io.cwd))
-          return none(resolve(io.cwd, location), "no such file yet");
-        let store: Store;
-        try {
-          store = await openStoreAt(location, io.cwd, true);
-        } catch (error) {
-          const absent = absentPostgresStore(location, error);
-          if (absent !== undefined) return none(absent, "no niceeval tables yet");
-          throw error;
-        }
-        try {
-          return await runsCommand(args, store, io);
-        } finally {
-          await store.close();
-        }
-      }
+      case "runs":
+        return await runs(args, io);
       case "show": {
         const { showCommand } = await import("./commands/history.js");
         return await withStore(args.store, io, (store) => showCommand(args, store, io), READ);
@@ -121,6 +99,30 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       `niceeval crashed: ${error instanceof Error ? (error.stack ?? error.message) : errorMessage(error)}\n`,
     );
     return 2;
+  }
+}
+
+/** `niceeval runs`: nothing stored yet is an empty list, not an error; nothing is created. */
+async function runs(args: RunsArgs, io: CliIO): Promise<number> {
+  const { runsCommand } = await import("./commands/history.js");
+  const location = storeLocation(args.store, io.env);
+  const none = (where: string, why: string) => {
+    writeSync(io.stdoutFd, args.json ? "[]\n" : `no runs stored in ${where} (${why})\n`);
+    return 0;
+  };
+  if (!storeExists(location, io.cwd)) return none(resolve(io.cwd, location), "no such file yet");
+  let store: Store;
+  try {
+    store = await openStoreAt(location, io.cwd, true);
+  } catch (error) {
+    const absent = absentPostgresStore(location, error);
+    if (absent !== undefined) return none(absent, "no niceeval tables yet");
+    throw error;
+  }
+  try {
+    return await runsCommand(args, store, io);
+  } finally {
+    await store.close();
   }
 }
 

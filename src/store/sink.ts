@@ -57,18 +57,7 @@ export function storeSink(
   manifest: RunManifest,
   options: StoreSinkOptions = {},
 ): StoreSink {
-  const flushMs = options.flushMs ?? 100;
-  const asked = options.batch ?? 256;
-  const batch = Number.isFinite(asked) && asked >= 1 ? Math.floor(asked) : 256;
-  const backlog = Math.max(options.backlog ?? 4 * batch, batch);
-  const outageMs = options.outageMs ?? storeOutageMs();
-  const hooks = {
-    onOutage: options.onOutage,
-    onBack: options.onBack,
-    stopSignals: options.stopSignals,
-    onStopped: options.onStopped,
-  };
-  const persist = (write: () => Promise<void>) => writeThroughOutage(write, outageMs, hooks);
+  const { flushMs, batch, backlog, persist } = sinkSettings(options);
   let pending: AttemptRecord[] = [];
   let failed = false;
   /** Attempts given to the sink to write, and those of them a failure left unwritten. */
@@ -152,6 +141,25 @@ export function storeSink(
       if (!begun) chain = begin();
     };
   return sink;
+}
+
+/** The batching of {@link storeSink}, its defaults applied, and how each write waits out an outage. */
+function sinkSettings(options: StoreSinkOptions) {
+  const asked = options.batch ?? 256;
+  const batch = Number.isFinite(asked) && asked >= 1 ? Math.floor(asked) : 256;
+  const outageMs = options.outageMs ?? storeOutageMs();
+  const hooks = {
+    onOutage: options.onOutage,
+    onBack: options.onBack,
+    stopSignals: options.stopSignals,
+    onStopped: options.onStopped,
+  };
+  return {
+    flushMs: options.flushMs ?? 100,
+    batch,
+    backlog: Math.max(options.backlog ?? 4 * batch, batch),
+    persist: (write: () => Promise<void>) => writeThroughOutage(write, outageMs, hooks),
+  };
 }
 
 /** What the store keeps of a run as it ends: its status, time, summaries and dataset hashes. */
