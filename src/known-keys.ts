@@ -139,8 +139,19 @@ function misspeltKeys(given: unknown, keys: readonly string[]): string[] {
 function meantKey(key: string, keys: readonly string[]): string | undefined {
   const lower = key.toLowerCase();
   return (
-    keys.find((known) => known.toLowerCase() === lower) ?? closest(key, keys) ?? byStem(key, keys)
+    keys.find((known) => known.toLowerCase() === lower) ??
+    closest(key, keys) ??
+    byStem(key, keys) ??
+    byPrefix(lower, keys)
   );
+}
+
+/** The longest key among `keys` that `lower` starts with (`cacheDirectory` for `cacheDir`). */
+function byPrefix(lower: string, keys: readonly string[]): string | undefined {
+  let meant: string | undefined;
+  for (const known of keys)
+    if (lower.startsWith(known.toLowerCase()) && known.length > (meant?.length ?? 2)) meant = known;
+  return meant;
 }
 
 /** The key among `keys` with a unit (`timeoutMs`) whose name without it is closest to `key`. */

@@ -29,6 +29,24 @@ export function requireText(
 }
 
 /**
+ * Refuse options that are not an object (left out, or a string where `{ … }` belongs), which
+ * would otherwise fail as a TypeError on their first field. `example` shows the object.
+ * @example
+ * requireOptions("openAICompatibleProvider", undefined, '{ baseURL: "http://localhost:11434/v1" }');
+ * // AuthoringError: openAICompatibleProvider: options must be an object such as { baseURL: … }; got undefined
+ */
+export function requireOptions(
+  where: string,
+  value: unknown,
+  example: string,
+): asserts value is object {
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) return;
+  throw new AuthoringError(
+    `${where}: options must be an object such as ${example}; got ${valueKind(value)}`,
+  );
+}
+
+/**
  * Refuse a definition's required callback that is not a function, when the definition is made
  * (it would otherwise throw "… is not a function" on every call). `what` is its shape.
  * @example

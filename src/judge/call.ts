@@ -1,5 +1,7 @@
+import { AuthoringError } from "../errors.js";
 import { emptyJudgeUsage, type JudgeUsage } from "../eval/record.js";
 import { processWide } from "../process-wide.js";
+import { valueKind } from "../required.js";
 import { answerStore, judgeCacheKey } from "./cache.js";
 import { settleUsage } from "./call-usage.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "./chat.js";
@@ -11,6 +13,36 @@ import { callWithRetries, type Attempted as RetriedCall } from "./retries.js";
 
 /** A model string, or a provider with the model it should receive. */
 export type JudgeSource = string | { provider: JudgeProvider; model: string };
+
+/**
+ * Refuse a judge model that is neither a model string nor `{ provider, model }` (left out, it
+ * would fail as a TypeError far from the call that took it). `where` is the function, `field`
+ * its parameter.
+ * @example
+ * requireJudgeSource("expectations", "model", undefined);
+ * // AuthoringError: expectations: `model` must be a model string such as "openai/gpt-4.1-mini" or { provider, model }; got undefined
+ */
+export function requireJudgeSource(
+  where: string,
+  field: string,
+  source: unknown,
+): asserts source is JudgeSource {
+  if (typeof source === "string" && source.trim() !== "") return;
+  if (typeof source === "object" && source !== null) {
+    const { provider, model } = source as { provider?: Partial<JudgeProvider>; model?: unknown };
+    if (
+      typeof provider === "object" &&
+      provider !== null &&
+      typeof provider.complete === "function" &&
+      typeof model === "string" &&
+      model !== ""
+    )
+      return;
+  }
+  throw new AuthoringError(
+    `${where}: \`${field}\` must be a model string such as "openai/gpt-4.1-mini" or { provider, model } (a judge provider and its model's name); got ${valueKind(source)}`,
+  );
+}
 
 /**
  * The name a judge goes by in reasons, audits and usage: its model string, or its provider's id
@@ -67,6 +99,7 @@ export async function callJudge(
     cacheAs?: JudgeChatRequest | undefined;
   } = {},
 ): Promise<JudgeCallResult> {
+  requireJudgeSource("callJudge", "model", source);
   const resolved = resolveSource(source);
   if (!resolved.ok)
     return {

@@ -1,6 +1,6 @@
 import { askForVerdict, type Checked, closedObject } from "./ask.js";
 import { boundAudit } from "./audit.js";
-import { type JudgeSource, judgeSourceName } from "./call.js";
+import { type JudgeSource, judgeSourceName, requireJudgeSource } from "./call.js";
 import type { JudgeAnswerSchema, JudgeChatRequest } from "./chat.js";
 import { withJudgeModels } from "./judge-models.js";
 import { markJudgePossible } from "./ledger.js";
@@ -47,6 +47,7 @@ export function closeQARequest(material: string, question: string): JudgeChatReq
  * setDefaultCloseQAJudge(createCloseQAJudge("anthropic/claude-haiku-4.5"));
  */
 export function createCloseQAJudge(model: JudgeSource): CloseQAJudge {
+  requireJudgeSource("createCloseQAJudge", "model", model);
   markJudgePossible();
   const name = judgeSourceName(model);
   const judge: CloseQAJudge = async ({ material, question, signal, maxAuditBytes }) => {

@@ -1,5 +1,7 @@
 import { resolve } from "node:path";
+import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { processWide } from "../process-wide.js";
+import { requireOptions } from "../required.js";
 
 /** Price of one model, US dollars per million tokens. */
 export interface JudgePrice {
@@ -106,6 +108,8 @@ export function configureJudges(
     [Key in keyof JudgeSettings]?: JudgeSettings[Key] | undefined;
   },
 ): JudgeSettings {
+  requireOptions("configureJudges", options, "{ concurrency: 4, timeoutMs: 30_000 }");
+  refuseUnknownKeys("configureJudges", options, SETTING_KEYS);
   for (const key of [
     "concurrency",
     "timeoutMs",
@@ -144,6 +148,21 @@ export function configureJudges(
   for (const listener of state.listeners) listener(state.settings);
   return state.settings;
 }
+
+const SETTING_KEYS = {
+  cache: true,
+  cacheDir: true,
+  prices: true,
+  concurrency: true,
+  timeoutMs: true,
+  maxRetries: true,
+  retryBaseMs: true,
+  retryMaxMs: true,
+  maxRetryAfterMs: true,
+  maxResponseBytes: true,
+  closeQAModel: true,
+  maxOutputTokens: true,
+} satisfies KnownKeys<JudgeSettings>;
 
 /** Back to the defaults (tests). */
 export function resetJudgeConfig(): void {

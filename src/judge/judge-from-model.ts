@@ -1,5 +1,5 @@
 import { askForVerdict, type Checked, closedObject } from "./ask.js";
-import { type JudgeSource, judgeSourceName } from "./call.js";
+import { type JudgeSource, judgeSourceName, requireJudgeSource } from "./call.js";
 import type { JudgeAnswerSchema, JudgeChatRequest } from "./chat.js";
 import { withJudgeModels } from "./judge-models.js";
 import { markJudgePossible } from "./ledger.js";
@@ -49,6 +49,7 @@ export function verdictRequest(args: {
  * bindScorer(llmJudge<Answer>({ id: "helpful", judge, criteria: "Is it helpful?", mapOutput: ({ output }) => output.text }));
  */
 export function judgeFromModel(model: JudgeSource): JudgeFn {
+  requireJudgeSource("judgeFromModel", "model", model);
   markJudgePossible();
   const name = judgeSourceName(model);
   const judge: JudgeFn = async (args) => {

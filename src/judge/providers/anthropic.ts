@@ -1,3 +1,5 @@
+import { type KnownKeys, refuseUnknownKeys } from "../../known-keys.js";
+import { requireOptions } from "../../required.js";
 import { apiKeySource, errorInBody, JudgeCallError } from "../call-error.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "../chat.js";
 import { markJudgePossible } from "../ledger.js";
@@ -11,6 +13,13 @@ import {
 } from "./provider.js";
 
 /** The Messages API version niceeval speaks. */
+const OPTION_KEYS = {
+  apiKey: true,
+  apiKeyFrom: true,
+  baseURL: true,
+  headers: true,
+} satisfies KnownKeys<AnthropicOptions>;
+
 export const ANTHROPIC_VERSION = "2023-06-01";
 
 /** Options of {@link anthropicProvider}. */
@@ -58,6 +67,8 @@ const ERROR_KINDS: Readonly<Record<string, boolean>> = {
  * registerJudgeProvider("claude", anthropicProvider({ apiKey: process.env.MY_KEY ?? "" }));
  */
 export function anthropicProvider(options: AnthropicOptions): JudgeProvider {
+  requireOptions("anthropicProvider", options, "{ apiKey: process.env.ANTHROPIC_API_KEY }");
+  refuseUnknownKeys("anthropicProvider", options, OPTION_KEYS);
   markJudgePossible();
   const baseURL = options.baseURL ?? "https://api.anthropic.com";
   requireBaseUrl("anthropicProvider: `baseURL`", baseURL);

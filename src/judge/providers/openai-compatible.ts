@@ -1,3 +1,5 @@
+import { type KnownKeys, refuseUnknownKeys } from "../../known-keys.js";
+import { requireOptions } from "../../required.js";
 import { apiKeySource, JudgeCallError } from "../call-error.js";
 import type { JudgeChatRequest } from "../chat.js";
 import { markJudgePossible, recordJudgeUsage } from "../ledger.js";
@@ -37,6 +39,15 @@ export interface OpenAICompatibleOptions {
   maxTokensField?: "max_tokens" | "max_completion_tokens" | undefined;
 }
 
+const OPTION_KEYS = {
+  baseURL: true,
+  apiKey: true,
+  apiKeyFrom: true,
+  headers: true,
+  structuredOutput: true,
+  maxTokensField: true,
+} satisfies KnownKeys<OpenAICompatibleOptions>;
+
 /**
  * A judge provider speaking OpenAI chat completions (OpenAI, OpenRouter, Ollama, vLLM,
  * LM Studio, llama.cpp server…).
@@ -44,6 +55,8 @@ export interface OpenAICompatibleOptions {
  * registerJudgeProvider("ollama", openAICompatibleProvider({ baseURL: "http://localhost:11434/v1" }));
  */
 export function openAICompatibleProvider(options: OpenAICompatibleOptions): JudgeProvider {
+  requireOptions("openAICompatibleProvider", options, '{ baseURL: "http://localhost:11434/v1" }');
+  refuseUnknownKeys("openAICompatibleProvider", options, OPTION_KEYS);
   requireBaseUrl("openAICompatibleProvider: `baseURL`", options.baseURL);
   markJudgePossible();
   const base = splitBaseUrl(options.baseURL);

@@ -1,5 +1,6 @@
 import { AuthoringError } from "../../errors.js";
 import { redactUrl } from "../../redact-url.js";
+import { valueKind } from "../../required.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "../chat.js";
 
 /**
@@ -101,7 +102,11 @@ export function baseUrlProblem(baseURL: string): string | undefined {
 }
 
 /** Refuse, when a provider is made, a base URL that is not an http(s) URL, naming the option. */
-export function requireBaseUrl(where: string, baseURL: string): void {
+export function requireBaseUrl(where: string, baseURL: unknown): void {
+  if (typeof baseURL !== "string")
+    throw new AuthoringError(
+      `${where} must be the endpoint's base URL, a string such as "http://localhost:11434/v1"; got ${valueKind(baseURL)}`,
+    );
   const problem = baseUrlProblem(baseURL);
   if (problem) throw new AuthoringError(`${where} ${problem}`);
 }

@@ -1,7 +1,10 @@
+import { AuthoringError } from "../../errors.js";
 import { askForVerdict, type Checked } from "../../judge/ask.js";
+import { requireJudgeSource } from "../../judge/call.js";
 import { JudgeUnavailableError } from "../../judge/unavailable.js";
 import { type KnownKeys, refuseMisspeltKeys } from "../../known-keys.js";
 import { plural } from "../../plural.js";
+import { valueKind } from "../../required.js";
 import { type AgentRun, type Mark, toolCallsOf } from "../deterministic/calls.js";
 import { stringList } from "../string-list.js";
 import { type ExpectationLine, expectationsRequest } from "./expectations-prompt.js";
@@ -48,6 +51,11 @@ export async function expectations(
   purpose?: string,
   options: { signal?: AbortSignal | undefined } = {},
 ): Promise<Mark> {
+  requireJudgeSource("expectations", "model", model);
+  if (typeof result !== "object" || result === null)
+    throw new AuthoringError(
+      `expectations: \`result\` must be the run to judge, { text, calls }; got ${valueKind(result)}`,
+    );
   // A misspelt list (`shoud`) would leave no lines, and a 1 no model gave.
   refuseMisspeltKeys("expectations", expected, expectedOutcomeKeys, "expected");
   const lines: ExpectationLine[] = [

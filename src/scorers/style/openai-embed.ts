@@ -4,10 +4,21 @@ import {
   type OpenAiEmbeddingsTarget,
   openAiEmbeddings,
 } from "../../judge/providers/openai-embeddings.js";
+import { type KnownKeys, refuseUnknownKeys } from "../../known-keys.js";
+import { requireOptions, requireText } from "../../required.js";
 import type { EmbedFn } from "./style-embedding.js";
 
 /** Options of {@link openAiEmbed}: where the endpoint is and how to call it. */
 export type OpenAiEmbedOptions = OpenAiEmbeddingsTarget;
+
+const OPTION_KEYS = {
+  baseUrl: true,
+  apiKey: true,
+  apiKeyFrom: true,
+  model: true,
+  dimensions: true,
+  headers: true,
+} satisfies KnownKeys<OpenAiEmbedOptions>;
 
 /**
  * An {@link EmbedFn} for any OpenAI-compatible embeddings endpoint: one
@@ -24,8 +35,13 @@ export type OpenAiEmbedOptions = OpenAiEmbeddingsTarget;
  * const driver = makeStyleEmbeddingDriver(embed);
  */
 export function openAiEmbed(options: OpenAiEmbedOptions): EmbedFn {
-  if (!options.baseUrl) throw new TypeError("openAiEmbed: options.baseUrl is required");
-  if (!options.model) throw new TypeError("openAiEmbed: options.model is required");
+  requireOptions(
+    "openAiEmbed",
+    options,
+    '{ baseUrl: "https://api.openai.com/v1", model: "text-embedding-3-small" }',
+  );
+  refuseUnknownKeys("openAiEmbed", options, OPTION_KEYS);
+  requireText("openAiEmbed", "model", options.model, "the embedding model's name");
   markJudgePossible();
   const wire = openAiEmbeddings(options);
   return (texts, call) => embedTexts(wire, options.model, texts, call?.signal);
