@@ -5,7 +5,9 @@ import { resolve } from "node:path";
 import type { ExportArgs, ViewArgs } from "../cli/args.js";
 import { findComparedRuns, nothingOnBranch } from "../cli/compared-runs.js";
 import type { CliIO } from "../cli/io.js";
+import { ReportTargets } from "../cli/report-targets.js";
 import { latestShardNote } from "../cli/shard-command.js";
+import { storeLocation } from "../cli/store.js";
 import { NiceevalError } from "../errors.js";
 import { resolveRunRef } from "../store/resolve.js";
 import type { Store, StoredRun } from "../store/types.js";
@@ -133,6 +135,11 @@ export async function exportCommand(args: ExportArgs, store: Store, io: CliIO): 
       "USAGE",
       `export takes the run to export by id, id prefix, name or latest~N, not ${args.run}: branch:NAME names only the run --baseline compares it with (${BRANCH_EXAMPLE})`,
     );
+  // Neither export may be written over the other or over the store it is read from.
+  const targets = new ReportTargets(io.cwd, io.stdoutFd);
+  targets.protectStore(storeLocation(args.store, io.env));
+  if (args.ndjson !== undefined) targets.claim(args.ndjson, "--ndjson");
+  if (args.html !== undefined) targets.claim(args.html, "--html");
   if (args.ndjson !== undefined) {
     const { exportNdjson } = await import("../cli/commands/merge.js");
     await exportNdjson(args.run, args.ndjson, store, io);

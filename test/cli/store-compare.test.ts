@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Comparison } from "../../src/compare/types.js";
@@ -545,6 +545,68 @@ export const partial = app.defineScoreEval({ id: "partial", description: "partia
     expect(twice.code).toBe(2);
     expect(twice.stderr).toContain("--json and --reporter json both write");
     expect((await cli(["runs", "--json"])).stdout).toBe(before);
+  });
+
+  it("a report is never written over the store, an eval file or another report under another name", async () => {
+    await cli(["run", "soft", "--quiet"]);
+    const before = (await cli(["runs", "--json"])).stdout;
+    const source = await readFile(join(project.dir, "evals/qa.eval.ts"), "utf8");
+    await symlink(project.dir, join(project.dir, "here"), "dir");
+    // Before, --json over the store truncated it under SQLite's mapping: SIGBUS, history gone.
+    for (const [flags, said] of [
+      [["--json", ".niceeval/niceeval.sqlite"], "which is the run store .niceeval/niceeval.sqlite"],
+      [["--reporter", "markdown=.niceeval/niceeval.sqlite-wal"], "which is the run store"],
+      [
+        ["--store", "other.sqlite", "--reporter", "junit=other.sqlite"],
+        "which is the run store other.sqlite (--store)",
+      ],
+      [["--json", "evals/qa.eval.ts"], "which is the eval file evals/qa.eval.ts"],
+      [
+        ["--json", "r.json", "--reporter", "ndjson=here/r.json"],
+        "--json and --reporter ndjson both write here/r.json (r.json)",
+      ],
+      [
+        ["--json", "/dev/stdout"],
+        "--json and the console report both write standard output (/dev/stdout)",
+      ],
+      [
+        ["--reporter", "ndjson=-", "--json", "/dev/stdout"],
+        "--json and --reporter ndjson both write standard output",
+      ],
+    ] as const) {
+      const result = await cli(["run", "evals", ...flags]);
+      expect(result.code, flags.join(" ")).toBe(2);
+      expect(result.stderr, flags.join(" ")).toContain(said);
+      expect(result.stdout, flags.join(" ")).toBe("");
+    }
+    expect((await cli(["runs", "--json"])).stderr).toBe("");
+    expect((await cli(["runs", "--json"])).stdout).toBe(before);
+    expect(await readFile(join(project.dir, "evals/qa.eval.ts"), "utf8")).toBe(source);
+    // The console report's standard output can be had for records: ndjson=- moves it to stderr.
+    expect((await cli(["run", "evals", "--json", "/dev/stdout"])).stderr).toContain(
+      "pass --reporter ndjson=-, which moves the console report to stderr",
+    );
+    // An export is read from the store it would overwrite.
+    for (const flag of ["--ndjson", "--html"]) {
+      const result = await cli(["export", "latest", flag, ".niceeval/niceeval.sqlite"]);
+      expect(result.code, flag).toBe(2);
+      expect(result.stderr).toContain(
+        `${flag} would write .niceeval/niceeval.sqlite, which is the run store`,
+      );
+    }
+    expect((await cli(["runs", "--json"])).stdout).toBe(before);
+    // Reports thrown away share /dev/null.
+    const discarded = await cli([
+      "run",
+      "soft",
+      "--no-store",
+      "--json",
+      "/dev/null",
+      "--reporter",
+      "markdown=/dev/null",
+    ]);
+    expect(discarded.stderr).not.toContain("both write");
+    expect(discarded.code).toBe(0);
   });
 
   it("says that --reporter github writes nothing outside GitHub Actions, and what shows the summary", async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, relative, resolve } from "node:path";
 import { formatComparison, formatComparisonMarkdown } from "../../compare/format.js";
 import type { Comparison } from "../../compare/types.js";
 import { errorMessage, NiceevalError } from "../../errors.js";
@@ -56,6 +56,7 @@ import type { CliIO } from "../io.js";
 import { endLeftProcessesAtExit } from "../left-processes.js";
 import { loadEvalFiles } from "../load.js";
 import { buildManifest } from "../manifest.js";
+import { CONSOLE, ReportTargets } from "../report-targets.js";
 import { openStoreAt, storeExists, storeLocation } from "../store.js";
 import { storeOutageHooks } from "../store-outage.js";
 import { userOutputToStderr } from "../user-output.js";
@@ -76,7 +77,7 @@ export async function runCommand(given: RunArgs, io: CliIO, version: string): Pr
   if (args.baseline !== undefined && args.noStore) {
     throw new NiceevalError("USAGE", "--baseline needs the store; drop --no-store");
   }
-  const specs = reporterSpecs(args, io.cwd, io.env);
+  const specs = reporterSpecs(args, io, files);
   // `ndjson=-` owns standard output; the human report and the comparison go to stderr.
   // What the code under test prints goes with the human report (the eval process's stdout is
   // `reportFd`; in this process, `process.stdout` is sent to stderr).
@@ -1094,18 +1095,20 @@ function shardMark(shard: Shard): RunSink {
 }
 
 /** The reporters asked for; the console is the default, and --json adds a JSON report. */
-function reporterSpecs(
-  args: RunArgs,
-  cwd: string,
-  env: Readonly<Record<string, string | undefined>>,
-): ReporterSpec[] {
+function reporterSpecs(args: RunArgs, io: CliIO, files: readonly string[]): ReporterSpec[] {
+  const { cwd } = io;
   const specs = args.reporters.map(parseReporterFlag);
   const fromJsonFlag =
     args.json !== undefined ? { kind: "json" as const, file: args.json } : undefined;
   if (fromJsonFlag) specs.push(fromJsonFlag);
   if (!specs.some((spec) => spec.kind === "console")) specs.unshift({ kind: "console" });
-  /** Each report's destination (a resolved path, or - for standard output) and who asked. */
-  const taken = new Map<string, string>();
+  // No report may be written over another, the store or the run's own eval files.
+  const targets = new ReportTargets(cwd, io.stdoutFd);
+  targets.protectStore(args.noStore ? undefined : storeLocation(args.store, io.env));
+  for (const file of files) targets.protect([file], `the eval file ${relative(cwd, file)}`);
+  // The console report is on standard output unless `ndjson=-` takes it (it then goes to stderr).
+  if (!specs.some((spec) => spec.kind === "ndjson" && spec.target === "-"))
+    targets.claim("-", CONSOLE);
   for (const spec of specs) {
     const file =
       "file" in spec
@@ -1114,22 +1117,12 @@ function reporterSpecs(
           ? spec.target
           : undefined;
     const flag = spec === fromJsonFlag ? "--json" : `--reporter ${spec.kind}`;
-    const target =
-      file !== undefined ? resolve(cwd, file) : spec.kind === "ndjson" ? "-" : undefined;
-    if (target !== undefined) {
-      const before = taken.get(target);
-      if (before !== undefined)
-        throw new NiceevalError(
-          "USAGE",
-          `${flag} and ${before} both write ${target === "-" ? "standard output" : target}; one would overwrite or garble the other. Give each report a file of its own`,
-        );
-      taken.set(target, flag);
-    }
+    if (file !== undefined || spec.kind === "ndjson") targets.claim(file ?? "-", flag);
     // A report's folder is made, as the store's is (reports/junit.xml in a fresh checkout).
     if (file !== undefined) checkWritable(flag, file, cwd, undefined, true);
   }
   // The github reporter appends its summary to the file the runner names.
-  const stepSummary = env.GITHUB_STEP_SUMMARY;
+  const stepSummary = io.env.GITHUB_STEP_SUMMARY;
   if (stepSummary && specs.some((spec) => spec.kind === "github"))
     checkWritable(
       "--reporter github",
