@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { defineAdapter } from "../adapter/define-adapter.js";
 import { defineSuite } from "../eval/suite.js";
 import { createScorer } from "../scorers/create-scorer.js";
-import { EvalIds, noEvalMessage } from "./eval-exports.js";
+import { collectEvals, EvalIds, misexportedEvals, noEvalMessage } from "./eval-exports.js";
 
 const same = createScorer({ name: "same", score: () => ({ score: 1 }) });
 const suite = (id: string) =>
@@ -98,5 +98,40 @@ describe("noEvalMessage", () => {
       },
     );
     expect(noEvalMessage({ hostile })).toMatch(/^exports no eval;/);
+  });
+});
+
+describe("misexportedEvals", () => {
+  it("names the exports of a file with evals that look like evals that will not run", () => {
+    const good = suite("good");
+    const shared = suite("shared");
+    const target = (x: number) => x;
+    const module = {
+      good,
+      shared,
+      forgotten: { id: "f", cases: [], target, scorers: [same] },
+      grouped: { failing: suite("failing") },
+      // Evals the file exports by name as well are run; helpers and data are no evals.
+      all: { shared },
+      cases: [{ id: "a", input: 1 }],
+      schema: { type: "object" },
+      make: () => suite("made"),
+    };
+    const found = collectEvals(module, undefined);
+    expect(found.map((item) => item.name)).toEqual(["good", "shared"]);
+    expect(misexportedEvals(module, "mix.eval.ts", found)).toEqual([
+      {
+        file: "mix.eval.ts",
+        leftOut: ["forgotten"],
+        message:
+          'export "forgotten" is a plain object, not an eval; wrap it: export const forgotten = defineSuite({ ... })',
+      },
+      {
+        file: "mix.eval.ts",
+        leftOut: ["grouped"],
+        message:
+          'export "grouped" is an object holding the eval "failing"; niceeval runs the evals a file exports itself: export it by name (export const failing = ...)',
+      },
+    ]);
   });
 });

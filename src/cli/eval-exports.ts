@@ -119,25 +119,60 @@ export function noEvalMessage(module: Record<string, unknown>): string {
 }
 
 function whatIsExported(exports: readonly [string, unknown][]): string | undefined {
-  const bare = exports.find(([, value]) => looksLikeSuiteData(value));
-  if (bare) {
-    const [name, value] = bare;
-    return typeof dataEntries(value).find(([key]) => key === "target")?.[1] === "function"
-      ? `export "${name}" is a plain object, not an eval; wrap it: export const ${name === "default" ? "suite" : name} = defineSuite({ ... })`
-      : `export "${name}" is a suite without a target; export defineSuite({ ...${name}, target }) instead`;
+  for (const [name, value] of exports) {
+    const said = misexported(name, value, new Set());
+    if (said !== undefined) return said;
   }
   for (const [name, value] of exports) {
-    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-      const held = dataEntries(value)
-        .filter(([, v]) => isRunnable(v))
-        .map(([key]) => key);
-      if (held.length > 0)
-        return `export "${name}" is an object holding ${held.length === 1 ? "the eval" : "the evals"} ${held.map((key) => `"${key}"`).join(", ")}; niceeval runs the evals a file exports itself: export ${held.length === 1 ? "it" : "each"} by name (export const ${held[0]} = ...)`;
-    }
     if (typeof value === "function")
       return `exports no eval: export "${name}" is a function; export the eval it makes (export const suite = ${name === "default" ? "make" : name}(...)), the result of defineSuite(...) or adapter.defineScoreEval(...)`;
   }
   return undefined;
+}
+
+/**
+ * The exports of a file that also exports evals which look like evals exported the wrong way (a
+ * suite's definition not given to defineSuite, an object holding evals the file does not export
+ * itself): each is a load error of its own, the file's other evals still running, so a run
+ * never passes without an eval its author meant to run and nothing saying so.
+ */
+export function misexportedEvals(
+  module: Record<string, unknown>,
+  file: string,
+  found: readonly Exported[],
+): LoadError[] {
+  try {
+    const exported = new Set(found.map((item) => item.runnable));
+    return dataEntries(module).flatMap(([name, value]) => {
+      const said = misexported(name, value, exported);
+      return said === undefined ? [] : [{ file, message: said, leftOut: [name] }];
+    });
+  } catch {
+    // A Proxy whose traps throw, or the like: nothing more to say than the evals found.
+    return [];
+  }
+}
+
+/**
+ * Why export `name` looks like an eval that will not run: a suite's definition, or an object
+ * holding evals not among `exported`; undefined otherwise.
+ */
+function misexported(
+  name: string,
+  value: unknown,
+  exported: ReadonlySet<Runnable>,
+): string | undefined {
+  if (looksLikeSuiteData(value))
+    return typeof dataEntries(value).find(([key]) => key === "target")?.[1] === "function"
+      ? `export "${name}" is a plain object, not an eval; wrap it: export const ${name === "default" ? "suite" : name} = defineSuite({ ... })`
+      : `export "${name}" is a suite without a target; export defineSuite({ ...${name}, target }) instead`;
+  if (typeof value !== "object" || value === null || Array.isArray(value) || isRunnable(value))
+    return undefined;
+  const held = dataEntries(value)
+    .filter(([, v]) => isRunnable(v) && !exported.has(v))
+    .map(([key]) => key);
+  if (held.length === 0) return undefined;
+  return `export "${name}" is an object holding ${held.length === 1 ? "the eval" : "the evals"} ${held.map((key) => `"${key}"`).join(", ")}; niceeval runs the evals a file exports itself: export ${held.length === 1 ? "it" : "each"} by name (export const ${held[0]} = ...)`;
 }
 
 /** The own enumerable data properties of a value, without running its getters. */

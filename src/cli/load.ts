@@ -7,7 +7,7 @@ import { errorMessage, thrownAt } from "../errors.js";
 import { builtFile } from "../package-files.js";
 import type { RunEntry } from "../runner/run.js";
 import type { LoadError } from "../runner/summary.js";
-import { collectEvals, EvalIds, noEvalMessage } from "./eval-exports.js";
+import { collectEvals, EvalIds, misexportedEvals, noEvalMessage } from "./eval-exports.js";
 import { isCommonJsImport, packageTypeOf } from "./module-format.js";
 import { syntaxErrorAt } from "./syntax-error.js";
 import { TickGuard } from "./tick-guard.js";
@@ -196,6 +196,7 @@ export async function loadEvalFiles(
       errors.push({ file, message: noEvalMessage(module) });
       continue;
     }
+    errors.push(...misexportedEvals(module, file, evals));
     const admitted = ids.admit(file, evals);
     errors.push(...admitted.errors);
     for (const runnable of admitted.kept) entries.push({ eval: runnable, file });
