@@ -381,6 +381,7 @@ export function suiteOf<Input, Output>(
     throw new AuthoringError(
       `${where}: \`threshold\` must be a number from 0 to 1 (the score a case needs to pass), got ${typeof threshold === "string" ? JSON.stringify(threshold) : String(threshold)}`,
     );
+  checkGatesList(where, definition.gates, ids);
   for (const gate of definition.gates ?? []) {
     if (!ids.includes(gate)) {
       throw new AuthoringError(
@@ -415,6 +416,25 @@ function notAScorer(where: string, index: number, given: unknown): AuthoringErro
   return new AuthoringError(
     `${where}: scorers[${index}] is not a scorer (got ${describeGiven(given)}); pass bindScorer(...) or createScorer(...) results${plain}`,
   );
+}
+
+/**
+ * Refuse `gates` that is not a list of scorer names: a string would be read letter by letter
+ * ("e" is not a scorer), a number would throw a TypeError naming neither the suite nor `gates`.
+ * An empty list is a suite of points only (every scorer advisory).
+ */
+function checkGatesList(where: string, gates: unknown, ids: readonly string[]): void {
+  if (gates === undefined) return;
+  const advice = `name the scorers whose failure fails a case, such as gates: ["${ids[0] ?? "exact"}"], or leave gates out so that every scorer is a gate`;
+  if (!Array.isArray(gates))
+    throw new AuthoringError(
+      `${where}: \`gates\` must be a list of scorer names, got ${valueKind(gates)}; ${advice}`,
+    );
+  const odd = gates.find((gate) => typeof gate !== "string");
+  if (odd !== undefined)
+    throw new AuthoringError(
+      `${where}: \`gates\` must hold scorer names, got ${valueKind(odd)} in it; ${advice}`,
+    );
 }
 
 /**

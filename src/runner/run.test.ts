@@ -486,6 +486,24 @@ describe("suite gates", () => {
       }),
     ).toThrow('defineSuite("typo"): gates names "equal", which is not one of its scorers (equals)');
   });
+
+  it("rejects gates that are not a list of names, naming the field (a string was read letter by letter)", () => {
+    const define = (gates: unknown) => () =>
+      defineSuite<string, string>({
+        id: "kinds",
+        cases: [],
+        target: (input) => input,
+        scorers: [equalsExpected],
+        gates: gates as string[],
+      });
+    expect(define("equals")).toThrow(
+      'defineSuite("kinds"): `gates` must be a list of scorer names, got a string; name the scorers whose failure fails a case, such as gates: ["equals"], or leave gates out so that every scorer is a gate',
+    );
+    expect(define(5)).toThrow("`gates` must be a list of scorer names, got a number");
+    expect(define(["equals", 5])).toThrow("`gates` must hold scorer names, got a number in it");
+    // An empty list is a suite of points only.
+    expect(define([])).not.toThrow();
+  });
 });
 
 describe("runEval", () => {
