@@ -29,6 +29,16 @@ describe("errorMessage", () => {
     const proxy = new Proxy({}, { get: trap, getPrototypeOf: trap, ownKeys: trap });
     expect(errorMessage(proxy)).toBe("a thrown object that cannot be printed (reading it threw)");
   });
+
+  it("says that an error or a thrown string had no message, by its kind, never an empty text", () => {
+    expect(errorMessage(new Error())).toBe("Error (no message)");
+    expect(errorMessage(new Error("  "))).toBe("Error (no message)");
+    expect(errorMessage(new TypeError(""))).toBe("TypeError (no message)");
+    expect(errorMessage("")).toBe("an empty string (no message)");
+    const nameless = new Error("");
+    nameless.name = "";
+    expect(errorMessage(nameless)).toBe("Error (no message)");
+  });
 });
 
 describe("thrownMessage", () => {
@@ -48,6 +58,15 @@ describe("thrownMessage", () => {
     (looped as { cause?: unknown }).cause = looped;
     expect(thrownMessage(looped)).toBe("loop");
     expect(thrownMessage("plain")).toBe("plain");
+  });
+
+  it("names the kind of an error without a message once, and a cause that has one", () => {
+    expect(thrownMessage(new Error())).toBe("Error (no message)");
+    expect(thrownMessage(new TypeError(""))).toBe("TypeError (no message)");
+    expect(thrownMessage("")).toBe("an empty string (no message)");
+    expect(thrownMessage(new Error("", { cause: new Error("refused") }))).toBe(
+      "Error (no message) (cause: refused)",
+    );
   });
 });
 

@@ -94,12 +94,19 @@ export class DefinitionError extends AuthoringError {
   }
 }
 
-/** Message of any thrown value, for reports. */
+/**
+ * Message of any thrown value, for reports. One that says nothing (`new Error()`, a thrown "")
+ * is said to be so, by its kind, so a report never reads "target of case …: " with no reason.
+ */
 export function errorMessage(error: unknown): string {
   // Anything can be thrown: a message getter, a toString or a proxy trap that throws as well.
   try {
-    if (error instanceof Error) return String(error.message);
-    if (typeof error === "string") return error;
+    if (error instanceof Error) {
+      const message = String(error.message);
+      return message.trim() === "" ? `${errorName(error)} (no message)` : message;
+    }
+    if (typeof error === "string")
+      return error.trim() === "" ? "an empty string (no message)" : error;
     return JSON.stringify(error) ?? String(error);
   } catch {
     try {
@@ -139,6 +146,16 @@ export function thrownMessage(error: unknown): string {
     current = cause;
   }
   return text;
+}
+
+/** An error's name as its stack would start with it: "Error" when it has none of its own. */
+function errorName(error: Error): string {
+  try {
+    const { name } = error;
+    return typeof name === "string" && name.trim() !== "" ? name : "Error";
+  } catch {
+    return "Error";
+  }
 }
 
 /**
