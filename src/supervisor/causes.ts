@@ -7,6 +7,13 @@ import type { EvalProcess } from "./eval-process.js";
 export const MAX_STRIKES = 2;
 /** Loading eval files may block longer than a case: this is its floor, ms. */
 const STARTUP_TIMEOUT_MS = 30_000;
+/**
+ * What helps an attempt whose code held the thread past --hang-timeout: code that yields lets
+ * the eval process answer between its steps; code that must hold the thread that long needs a
+ * longer limit.
+ */
+const HANG_ADVICE =
+  "make its code yield (await between its steps), or raise --hang-timeout if it must hold the thread longer";
 
 /** An attempt as a crash notice names it: "ev/c3", or "ev/c3 [trial 2]" when its eval has trials. */
 export function attemptLabel(
@@ -145,12 +152,14 @@ function whenItCrashed(crash: Parameters<typeof crashMessage>[1]): string {
 
 /**
  * Why an attempt in flight at MAX_STRIKES crashes is errored; `afterEnd`: the last came just after
- * it ended, before its record left.
+ * it ended, before its record left. When that crash was a kill for a silent event loop (`hangMs`,
+ * --hang-timeout: {@link hangCause}), what to do is said too, as a time limit's error says it.
  */
-export function struckOut(cause: string, afterEnd = false): string {
+export function struckOut(cause: string, hangMs: number, afterEnd = false): string {
+  const advice = cause === blockedLoop(hangMs) ? `; ${HANG_ADVICE}` : "";
   return afterEnd
-    ? `${cause} just after this case ended, before its record left; it was in flight at ${MAX_STRIKES} crashes of the eval process, so it is not run again`
-    : `${cause} during this case; it was running at ${MAX_STRIKES} crashes of the eval process, so it is not run again`;
+    ? `${cause} just after this case ended, before its record left; it was in flight at ${MAX_STRIKES} crashes of the eval process, so it is not run again${advice}`
+    : `${cause} during this case; it was running at ${MAX_STRIKES} crashes of the eval process, so it is not run again${advice}`;
 }
 
 /** Why an eval's cases stop where a read of them was under way at MAX_STRIKES crashes. */
@@ -227,8 +236,13 @@ export function hangCause(from: EvalProcess, now: number, hangMs: number): strin
   const limit = from.ready ? hangMs : loadingLimitMs(hangMs);
   if (now - from.lastSeen <= limit) return undefined;
   return from.ready
-    ? `the event loop was blocked for ${formatMs(hangMs)} (no heartbeat from the eval process, which was killed)`
+    ? blockedLoop(hangMs)
     : `the eval process did not finish loading the eval files within ${formatMs(limit)} and was killed`;
+}
+
+/** A kill for an event loop silent past --hang-timeout (`hangMs`), as {@link hangCause} says it. */
+function blockedLoop(hangMs: number): string {
+  return `the event loop was blocked for ${formatMs(hangMs)} (no heartbeat from the eval process, which was killed)`;
 }
 
 function formatMs(ms: number): string {

@@ -895,7 +895,7 @@ class Supervisor implements EvalProcessListener {
     if (strikes >= MAX_STRIKES) {
       // It started (perhaps ahead, before the engine asked): its record is kept, stopped or not.
       pending.job.queue?.started();
-      this.fail(pending, struckOut(cause, afterEnd));
+      this.fail(pending, struckOut(cause, this.hangMs, afterEnd));
       return false;
     }
     pending.alone = true;
