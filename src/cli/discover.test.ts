@@ -9,11 +9,15 @@ describe("discoverEvalFiles", () => {
   beforeAll(() => {
     cwd = mkdtempSync(join(tmpdir(), "niceeval-discover-"));
     mkdirSync(join(cwd, "evals", "slow"), { recursive: true });
+    mkdirSync(join(cwd, "checks"));
     for (const file of [
       "evals/a.eval.ts",
       "evals/slow/b.eval.ts",
       "evals/c.eval.js",
       "evals/d.eval.tsx",
+      "evals/notes.txt",
+      "evals/data.json",
+      "checks/smoke.mts",
     ])
       writeFileSync(join(cwd, file), "");
   });
@@ -55,6 +59,17 @@ describe("discoverEvalFiles", () => {
     await expect(discoverEvalFiles(["evals/*.eval.ts"], { cwd })).rejects.toThrow(
       "path not found: evals/*.eval.ts. niceeval does not expand patterns: let the shell expand it (leave it unquoted), or pass the folder",
     );
+  });
+
+  it("refuses a named file niceeval cannot load as code, and takes a named code file of any name", async () => {
+    for (const file of ["evals/notes.txt", "evals/data.json"])
+      await expect(discoverEvalFiles(["evals/a.eval.ts", file], { cwd })).rejects.toMatchObject({
+        code: "USAGE",
+        message: `cannot run ${file}: niceeval runs JavaScript and TypeScript files (.ts, .tsx, .mts, .cts, .js, .mjs, .cjs), and in a folder the *.eval.* ones. Pass eval files or folders.`,
+      });
+    expect(await discoverEvalFiles(["checks/smoke.mts"], { cwd })).toEqual(["checks/smoke.mts"]);
+    // In a folder, only eval files are looked for: the others are no error.
+    expect(await discoverEvalFiles(["evals"], { cwd })).not.toContain("evals/notes.txt");
   });
 
   it("refuses an --exclude that names nothing, saying globs are not expanded", async () => {

@@ -2,7 +2,10 @@ import { readdir, realpath, stat } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
 import { NiceevalError } from "../errors.js";
 
-const EVAL_FILE = /\.eval\.(?:ts|tsx|mts|cts|js|mjs|cjs)$/;
+/** The extensions niceeval loads as code: Node's own JavaScript, and TypeScript (load.ts). */
+const CODE_EXTENSIONS = ["ts", "tsx", "mts", "cts", "js", "mjs", "cjs"];
+const CODE_FILE = new RegExp(`\\.(?:${CODE_EXTENSIONS.join("|")})$`);
+const EVAL_FILE = new RegExp(`\\.eval\\.(?:${CODE_EXTENSIONS.join("|")})$`);
 const SKIP_DIRS = new Set(["node_modules", "dist", "coverage"]);
 
 /** Default places to look for eval files, relative to the working directory. */
@@ -47,12 +50,26 @@ export async function discoverEvalFiles(
       continue;
     }
     if (info.isFile()) {
-      if (!isExcluded(absolute)) found.add(absolute);
+      if (isExcluded(absolute)) continue;
+      // Imported, a notes.txt or a package.json fails as a file that did not load, after the run
+      // started, with Node's words (an unknown extension, import attributes) that do not say the
+      // file was never one to run.
+      if (!CODE_FILE.test(absolute)) throw notCode(root);
+      found.add(absolute);
       continue;
     }
     await walk(absolute, found, isExcluded, searched);
   }
   return [...found].sort().map((file) => relative(options.cwd, file) || file);
+}
+
+/** The usage error of a file named on the command line that is not code niceeval can load. */
+function notCode(given: string): NiceevalError {
+  const extensions = CODE_EXTENSIONS.map((ext) => `.${ext}`).join(", ");
+  return new NiceevalError(
+    "USAGE",
+    `cannot run ${given}: niceeval runs JavaScript and TypeScript files (${extensions}), and in a folder the *.eval.* ones. Pass eval files or folders.`,
+  );
 }
 
 /**
