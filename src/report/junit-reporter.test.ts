@@ -1,6 +1,16 @@
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { defineSuite } from "../eval/suite.js";
@@ -29,6 +39,14 @@ beforeAll(() => {
 function validate(file: string): { ok: boolean; output: string } {
   const result = spawnSync("xmllint", ["--noout", "--schema", XSD, file], { encoding: "utf8" });
   return { ok: result.status === 0, output: `${result.stdout}${result.stderr}` };
+}
+
+/** Writes the JUnit report of a run of one passing case to `file`. */
+function reportOneCase(file: string): void {
+  const reporter = junitReporter(file);
+  reporter.onRunStart?.({ runId: "r", evals: 1, files: 1, concurrency: 1 });
+  reporter.onCaseFinished?.(record({ caseId: "c1" }));
+  reporter.onRunFinished?.(runSummary());
 }
 
 const count = (xml: string, pattern: RegExp) => (xml.match(pattern) ?? []).length;
@@ -252,6 +270,73 @@ describe("junitReporter", () => {
     // A second finish (the engine's, then the CLI's) changes nothing.
     reporter.onRunFinished?.({} as never);
     expect(readFileSync(file, "utf8")).toBe(xml);
+  });
+
+  it("writes a regular file through a symbolic link, replacing the file and keeping the link", () => {
+    const dir = tempDir();
+    const target = join(dir, "reports", "junit.xml");
+    mkdirSync(join(dir, "reports"));
+    writeFileSync(target, "the last run's report");
+    const link = join(dir, "junit.xml");
+    symlinkSync(target, link);
+    reportOneCase(link);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(link)).toBe(target);
+    expect(readFileSync(target, "utf8")).toContain('<testcase name="c1"');
+    expect(validate(target).ok).toBe(true);
+    // Written beside the file it replaced, and nothing left there but the two.
+    expect(readdirSync(dir).sort()).toEqual(["junit.xml", "reports"]);
+    expect(readdirSync(join(dir, "reports"))).toEqual(["junit.xml"]);
+  });
+
+  it("writes through a link to nothing yet, making the file it names", () => {
+    const dir = tempDir();
+    const link = join(dir, "junit.xml");
+    symlinkSync(join(dir, "made.xml"), link);
+    reportOneCase(link);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(dir, "made.xml"), "utf8")).toContain('<testcase name="c1"');
+    expect(readdirSync(dir).sort()).toEqual(["junit.xml", "made.xml"]);
+  });
+
+  it("writes a FIFO in place, for its reader, and leaves it a FIFO", async () => {
+    const dir = tempDir();
+    const fifo = join(dir, "junit.xml");
+    execFileSync("mkfifo", [fifo]);
+    const reader = spawn("cat", [fifo], { stdio: ["ignore", "pipe", "inherit"] });
+    let read = "";
+    reader.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      read += chunk;
+    });
+    const closed = new Promise<boolean>((resolve) => reader.on("close", () => resolve(true)));
+    try {
+      reportOneCase(fifo);
+      // Replaced by a regular file, the FIFO would have no writer, and its reader wait for good.
+      expect(await Promise.race([closed, sleep(5000).then(() => false)])).toBe(true);
+    } finally {
+      reader.kill();
+    }
+    expect(read).toMatch(/^<\?xml [\s\S]*<testcase name="c1"[\s\S]*<\/testsuites>\n$/);
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(readdirSync(dir)).toEqual(["junit.xml"]);
+  });
+
+  it("writes a character device through a link in place: a link to /dev/null stays one", () => {
+    const dir = tempDir();
+    const link = join(dir, "junit.xml");
+    symlinkSync("/dev/null", link);
+    reportOneCase(link);
+    expect(readlinkSync(link)).toBe("/dev/null");
+    expect(lstatSync("/dev/null").isCharacterDevice()).toBe(true);
+    expect(readdirSync(dir)).toEqual(["junit.xml"]);
+  });
+
+  it("leaves no partial file beside a report it cannot write", () => {
+    const dir = tempDir();
+    // A folder where the report should go: no file can be written there.
+    mkdirSync(join(dir, "junit.xml"));
+    expect(() => reportOneCase(join(dir, "junit.xml"))).toThrow(/EISDIR/);
+    expect(readdirSync(dir)).toEqual(["junit.xml"]);
   });
 
   it("is checked by a schema that rejects what CI readers reject", () => {

@@ -1,6 +1,17 @@
-import { closeSync, mkdtempSync, openSync, readSync, renameSync, rmSync } from "node:fs";
+import {
+  closeSync,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import { hostname, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { AttemptRecord } from "../eval/record.js";
 import type { EvalSummary } from "../runner/events.js";
 import { loadTroubles } from "../runner/load-troubles.js";
@@ -39,7 +50,7 @@ interface Suite {
  *
  * A testsuite states its counts before its testcases, so each eval's testcases stream to a
  * temporary file and the report is assembled from those files when the run finishes (memory
- * stays bounded; the file appears whole, by rename, or not at all).
+ * stays bounded; a regular file appears whole, by rename, or not at all: `writeReport`).
  */
 export function junitReporter(file: string): Reporter {
   let dir: string | undefined;
@@ -113,76 +124,123 @@ export function junitReporter(file: string): Reporter {
   };
 }
 
+/**
+ * Writes the report to `file`. A regular file, or none yet, is replaced whole: the report is
+ * written beside it and renamed over it, so a CI step never reads half a report, and a write that
+ * fails (a full disk) leaves the report that was there, and no partial file. Through a symbolic
+ * link it is the file the link names that is replaced, the link kept. Anything else (a FIFO, a
+ * character device such as /dev/null, /dev/stdout) is written in place, as the other reports
+ * write: a rename would put a regular file where it was.
+ */
 function writeReport(file: string, suites: Suite[], run: RunSummary, startedAt: Date): void {
-  const partial = `${file}.${process.pid}.tmp`;
+  const whole = replacedWhole(file);
+  if (whole === undefined) {
+    const fd = openSync(file, "w");
+    try {
+      writeXml(fd, suites, run, startedAt);
+    } finally {
+      closeSync(fd);
+    }
+    return;
+  }
+  const partial = `${whole}.${process.pid}.tmp`;
   const fd = openSync(partial, "w");
   try {
-    const out = new LineWriter(fd);
-    const ran = suites.filter((suite) => suite.counts.tests > 0);
-    const total = { tests: 0, failures: 0, errors: 0, skipped: 0 };
-    for (const suite of ran) {
-      total.tests += suite.counts.tests;
-      total.failures += suite.counts.failures;
-      total.errors += suite.counts.errors;
-      total.skipped += suite.counts.skipped;
+    try {
+      writeXml(fd, suites, run, startedAt);
+    } finally {
+      closeSync(fd);
     }
-    // A file that failed to load is an error in CI's eyes too, not a run with fewer tests; a
-    // gate not met (the run's exit code 1) a failure, so the test view agrees with the job; a
-    // gate met a passing test, so each gate asked for is in every run's test history.
-    const gates = run.gates ?? [];
-    const met = run.gatesMet ?? [];
-    total.tests += run.loadErrors.length + gates.length + met.length;
-    total.errors += run.loadErrors.length;
-    total.failures += gates.length;
-    out.line(`<?xml version="1.0" encoding="UTF-8"?>`);
-    out.line(
-      `<testsuites${xmlAttrs({ name: suitesName(run), ...total, time: seconds(run.elapsedMs), timestamp: isoSeconds(startedAt) })}>`,
-    );
-    const host = hostname();
-    // The suites of the run itself (load errors, gates) are dated by its start, as Ant's schema
-    // wants every testsuite dated.
-    const timestamp = isoSeconds(startedAt);
-    for (const [id, suite] of ran.entries()) {
-      out.line(
-        `  <testsuite${xmlAttrs({
-          name: suite.info.evalId,
-          tests: suite.counts.tests,
-          failures: suite.counts.failures,
-          errors: suite.counts.errors,
-          skipped: suite.counts.skipped,
-          time: seconds(suite.summary?.elapsedMs ?? 0),
-          timestamp: suite.timestamp,
-          hostname: host,
-          id,
-          package: "niceeval",
-          file: suite.info.file,
-        })}>`,
-      );
-      out.line("    <properties>");
-      for (const [name, value] of properties(suite, run))
-        out.line(`      <property${xmlAttrs({ name, value })}/>`);
-      out.line("    </properties>");
-      out.flush();
-      copyInto(fd, suite.path);
-      out.line("  </testsuite>");
-    }
-    let id = ran.length;
-    const load = loadTroubles(run.loadErrors);
-    if (load.failed.length > 0)
-      writeLoadErrors(out, "(files that failed to load)", load.failed, {
-        id: id++,
-        host,
-        timestamp,
-      });
-    if (load.leftOut.length > 0)
-      writeLoadErrors(out, "(evals left out)", load.leftOut, { id: id++, host, timestamp });
-    if (gates.length + met.length > 0) writeGates(out, run, { id, host, timestamp });
-    out.line("</testsuites>");
-    out.flush();
-  } finally {
-    closeSync(fd);
+    renameSync(partial, whole);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw error;
   }
-  renameSync(partial, file);
+}
+
+/**
+ * The path to write `file`'s report beside and rename over: the regular file it names, links
+ * followed, or `file` when nothing is there yet; undefined when it is to be written in place (what
+ * it names is no regular file, or is reached through a link that leads nowhere yet, or through
+ * /dev or /proc, whose paths name descriptors: /dev/stdout redirected to a file is that file).
+ */
+function replacedWhole(file: string): string | undefined {
+  if (/^\/(?:dev|proc)\//.test(resolve(file))) return undefined;
+  let info: Stats;
+  try {
+    info = statSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") return undefined;
+    // A link to nothing yet: opened, it makes the file it names.
+    return lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() ? undefined : file;
+  }
+  return info.isFile() ? realpathSync(file) : undefined;
+}
+
+/** The report's XML, written to `fd`: the testsuites copied from their files, then the run's own. */
+function writeXml(fd: number, suites: Suite[], run: RunSummary, startedAt: Date): void {
+  const out = new LineWriter(fd);
+  const ran = suites.filter((suite) => suite.counts.tests > 0);
+  const total = { tests: 0, failures: 0, errors: 0, skipped: 0 };
+  for (const suite of ran) {
+    total.tests += suite.counts.tests;
+    total.failures += suite.counts.failures;
+    total.errors += suite.counts.errors;
+    total.skipped += suite.counts.skipped;
+  }
+  // A file that failed to load is an error in CI's eyes too, not a run with fewer tests; a
+  // gate not met (the run's exit code 1) a failure, so the test view agrees with the job; a
+  // gate met a passing test, so each gate asked for is in every run's test history.
+  const gates = run.gates ?? [];
+  const met = run.gatesMet ?? [];
+  total.tests += run.loadErrors.length + gates.length + met.length;
+  total.errors += run.loadErrors.length;
+  total.failures += gates.length;
+  out.line(`<?xml version="1.0" encoding="UTF-8"?>`);
+  out.line(
+    `<testsuites${xmlAttrs({ name: suitesName(run), ...total, time: seconds(run.elapsedMs), timestamp: isoSeconds(startedAt) })}>`,
+  );
+  const host = hostname();
+  // The suites of the run itself (load errors, gates) are dated by its start, as Ant's schema
+  // wants every testsuite dated.
+  const timestamp = isoSeconds(startedAt);
+  for (const [id, suite] of ran.entries()) {
+    out.line(
+      `  <testsuite${xmlAttrs({
+        name: suite.info.evalId,
+        tests: suite.counts.tests,
+        failures: suite.counts.failures,
+        errors: suite.counts.errors,
+        skipped: suite.counts.skipped,
+        time: seconds(suite.summary?.elapsedMs ?? 0),
+        timestamp: suite.timestamp,
+        hostname: host,
+        id,
+        package: "niceeval",
+        file: suite.info.file,
+      })}>`,
+    );
+    out.line("    <properties>");
+    for (const [name, value] of properties(suite, run))
+      out.line(`      <property${xmlAttrs({ name, value })}/>`);
+    out.line("    </properties>");
+    out.flush();
+    copyInto(fd, suite.path);
+    out.line("  </testsuite>");
+  }
+  let id = ran.length;
+  const load = loadTroubles(run.loadErrors);
+  if (load.failed.length > 0)
+    writeLoadErrors(out, "(files that failed to load)", load.failed, {
+      id: id++,
+      host,
+      timestamp,
+    });
+  if (load.leftOut.length > 0)
+    writeLoadErrors(out, "(evals left out)", load.leftOut, { id: id++, host, timestamp });
+  if (gates.length + met.length > 0) writeGates(out, run, { id, host, timestamp });
+  out.line("</testsuites>");
+  out.flush();
 }
 
 /** The report's name: "niceeval", or "niceeval shard 2/3" for one shard of a sharded run. */

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -139,6 +139,40 @@ describe("a store with no room to write beside it (real CLI)", { timeout: 120_00
       ]);
     } finally {
       spawnSync("umount", [mount]);
+    }
+  });
+});
+
+// Four evals of a case each, JavaScript (no compiled copy to write): each eval's testcases fit in
+// the JUnit reporter's file of them under 1 KiB, the report they make does not.
+const fourEvals = `import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+const ran = createScorer({ name: "ran", score: () => ({ score: 1 }) });
+const suite = (id) => defineSuite({ id, cases: [{ id: "c", input: "x" }], target: (x) => x, scorers: [ran] });
+export const first = suite("first");
+export const second = suite("second");
+export const third = suite("third");
+export const fourth = suite("fourth");
+`;
+
+describe("a JUnit report with no room to write (real CLI)", { timeout: 60_000 }, () => {
+  it("under ulimit -f: keeps the report that was there, and leaves no partial file beside it", async () => {
+    const project = await makeProject({ "evals/four.eval.mjs": fourEvals });
+    try {
+      const reports = join(project.dir, "reports");
+      mkdirSync(reports);
+      writeFileSync(join(reports, "junit.xml"), "the last run's report");
+      const run = runLimited(
+        ["run", "--no-store", "--reporter", "junit=reports/junit.xml"],
+        project.dir,
+        1,
+      );
+      expect(run.stdout).toMatch(/4 passed/);
+      expect(run.stderr).toMatch(/the junit report \(reports\/junit\.xml\).*EFBIG/);
+      expect(readFileSync(join(reports, "junit.xml"), "utf8")).toBe("the last run's report");
+      expect(readdirSync(reports)).toEqual(["junit.xml"]);
+    } finally {
+      await project.cleanup();
     }
   });
 });
