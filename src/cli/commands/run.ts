@@ -1,5 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  statSync,
+} from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { formatComparison, formatComparisonMarkdown } from "../../compare/format.js";
 import type { Comparison } from "../../compare/types.js";
@@ -1177,7 +1185,11 @@ function checkWritable(
   try {
     const path = resolve(cwd, file);
     if (makeFolder) makeFolders(dirname(path));
-    closeSync(openSync(path, "a"));
+    // Opening a FIFO waits for its reader, and closing it then ends what the reader reads: a
+    // pipe or a device is only asked whether it may be written.
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat && !stat.isFile() && !stat.isDirectory()) accessSync(path, constants.W_OK);
+    else closeSync(openSync(path, "a"));
   } catch (error) {
     throw new NiceevalError(
       "USAGE",
