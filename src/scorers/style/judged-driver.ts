@@ -1,3 +1,4 @@
+import { AuthoringError } from "../../errors.js";
 import { judgingDriver } from "../../judge/judge-models.js";
 import { markJudgePossible } from "../../judge/ledger.js";
 import type { JudgeFn, JudgeVerdict } from "../../judge/types.js";
@@ -20,6 +21,18 @@ export interface JudgedDriverSpec<Input> {
  * Build a driver around an injected judge: the raw answer is validated with parseVerdict, and a
  * malformed one fails the score. A judge that throws rejects the call (errored, not failed).
  */
+/**
+ * Refuse what a driver factory that takes only its judge was given beside it (from JavaScript,
+ * `makeOutlineFidelityDriver(judge, { threshold: 0.8 })` would be kept without a word while the
+ * seed's fixed gate applies). `why` says why it takes nothing more.
+ */
+export function refuseMoreThanJudge(factory: string, extra: readonly unknown[], why: string): void {
+  if (extra.length === 0) return;
+  throw new AuthoringError(
+    `${factory} takes only the judge, got ${extra.length} more ${extra.length === 1 ? "argument" : "arguments"}: ${why}`,
+  );
+}
+
 export function makeJudgedDriver<Input>(judge: JudgeFn, spec: JudgedDriverSpec<Input>): Driver {
   if (typeof judge !== "function") {
     throw new TypeError(`${spec.factory}(judge): judge must be a JudgeFn (an async function)`);

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { ToolInputError } from "../../errors.js";
 import type { JudgeFn } from "../../judge/types.js";
 import { runTool } from "../../tool/index.js";
-import { makeOutlineFidelityDriver, outlineFidelityTool } from "./index.js";
+import {
+  makeOutlineFidelityDriver,
+  makeStylePairwiseDriver,
+  outlineFidelityTool,
+} from "./index.js";
 
 const input = {
   outline: "1. Contexte\n2. Méthode\n3. Résultats",
@@ -79,5 +83,16 @@ describe("eval.outline-fidelity", () => {
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolInputError);
     expect((error as ToolInputError).issues[0]?.path).toBe("outline");
+  });
+
+  it("refuses options beside the judge: its gate is fixed (from JavaScript, a threshold was kept without a word)", () => {
+    const call = makeOutlineFidelityDriver as (...args: unknown[]) => unknown;
+    expect(() => call(judgeSaying({ value: 0.9 }), { threshold: 0.8 })).toThrow(
+      "makeOutlineFidelityDriver takes only the judge, got 1 more argument: its gate is fixed (a case passes at a coverage of 0.95 or more), with no option to set",
+    );
+    const pairwise = makeStylePairwiseDriver as (...args: unknown[]) => unknown;
+    expect(() => pairwise(judgeSaying({ value: 1 }), { threshold: 0.7 })).toThrow(
+      "makeStylePairwiseDriver takes only the judge, got 1 more argument",
+    );
   });
 });

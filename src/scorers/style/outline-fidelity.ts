@@ -4,7 +4,7 @@ import { scoreSchema } from "../../score/score.js";
 import { type Driver, defineTool } from "../../tool/index.js";
 import { noteShippedDriver } from "../../tool/shipped-driver.js";
 import { scorerInputSchema } from "../tool-input.js";
-import { makeJudgedDriver } from "./judged-driver.js";
+import { makeJudgedDriver, refuseMoreThanJudge } from "./judged-driver.js";
 
 const LABEL = "outline-fidelity";
 /** The fixed gate: an answer must cover at least 95% of its outline. */
@@ -45,7 +45,13 @@ noteShippedDriver(
  * await runTool({ tool: outlineFidelityTool, candidates: [makeOutlineFidelityDriver(judge)],
  *   input: { outline: "1. contexte 2. méthode", answer } });
  */
-export function makeOutlineFidelityDriver(judge: JudgeFn): Driver {
+export function makeOutlineFidelityDriver(judge: JudgeFn): Driver;
+export function makeOutlineFidelityDriver(judge: JudgeFn, ...extra: unknown[]): Driver {
+  refuseMoreThanJudge(
+    "makeOutlineFidelityDriver",
+    extra,
+    "its gate is fixed (a case passes at a coverage of 0.95 or more), with no option to set",
+  );
   return makeJudgedDriver(judge, {
     factory: "makeOutlineFidelityDriver",
     driverId: "niceeval.outline-fidelity",

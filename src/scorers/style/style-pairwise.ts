@@ -4,7 +4,7 @@ import { scoreSchema } from "../../score/score.js";
 import { type Driver, defineTool } from "../../tool/index.js";
 import { noteShippedDriver } from "../../tool/shipped-driver.js";
 import { scorerInputSchema } from "../tool-input.js";
-import { makeJudgedDriver } from "./judged-driver.js";
+import { makeJudgedDriver, refuseMoreThanJudge } from "./judged-driver.js";
 
 const LABEL = "style-pairwise";
 
@@ -49,7 +49,13 @@ noteShippedDriver(stylePairwiseTool, "makeStylePairwiseDriver", "makeStylePairwi
  *   input: { reference, a, b, criteria: "registre, rythme, vocabulaire" },
  * });
  */
-export function makeStylePairwiseDriver(judge: JudgeFn): Driver {
+export function makeStylePairwiseDriver(judge: JudgeFn): Driver;
+export function makeStylePairwiseDriver(judge: JudgeFn, ...extra: unknown[]): Driver {
+  refuseMoreThanJudge(
+    "makeStylePairwiseDriver",
+    extra,
+    "its value is the judge's preference (1: a wins, 0: b wins, 0.5: a tie), with no option to set",
+  );
   return makeJudgedDriver(judge, {
     factory: "makeStylePairwiseDriver",
     driverId: "niceeval.style-pairwise",
