@@ -5,7 +5,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
-import { type FixtureProject, makeProject, runCli } from "../support/project.js";
+import { cliPath, type FixtureProject, makeProject, runCli } from "../support/project.js";
 import { evalFileHeader } from "./eval-source.js";
 
 // A store in a place nobody may write to (a CI artifact mounted read-only, a file marked
@@ -235,5 +235,81 @@ describe("readers leave a store as they find it (real CLI)", { timeout: 60_000 }
     expect(existsSync(join(project.dir, "nowhere"))).toBe(false);
     await expect(openStore(missing, { readOnly: true })).rejects.toThrow(/no store at/);
     expect(existsSync(join(project.dir, "nowhere"))).toBe(false);
+  });
+});
+
+/**
+ * How to run the CLI as a user whom file modes stop: root (whom they do not) runs it as nobody,
+ * another user as itself; undefined where root has no way to switch users.
+ */
+function userModesStop(): string[] | undefined {
+  if (process.getuid?.() !== 0) return [];
+  for (const [tool, ...args] of [
+    ["runuser", "-u", "nobody", "--"],
+    ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"],
+  ] as const)
+    if (spawnSync(tool, [...args, "true"]).status === 0) return [tool, ...args];
+  return undefined;
+}
+
+/** Run the built CLI in `cwd` through `prefix` (another user), as runCli does. */
+function runCliThrough(prefix: string[], args: string[], cwd: string) {
+  const [command, ...rest] = [...prefix, process.execPath, cliPath, ...args];
+  const result = spawnSync(command!, rest, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, CI: "true", NO_COLOR: "1" },
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+// Modes, not immutability: a store of mode 0444, copied from an artifact or chmodded by its
+// owner, read by a user modes apply to. Its private copy must be writable (a copy keeps the
+// mode), and a file that cannot be written is read from the copy even in a writable folder: read
+// in place, SQLite would leave its -wal and -shm beside it with the file's mode 0444, and the
+// owner's next run, once the store is writable again, would fail on them.
+describe("a store of mode 0444, read by a user modes stop (real CLI)", { timeout: 60_000 }, () => {
+  const prefix = userModesStop();
+  let project: FixtureProject;
+  const cli = (...args: string[]) => runCliThrough(prefix ?? [], args, project.dir);
+  beforeAll(async () => {
+    project = await makeProject({ "evals/pair.eval.ts": evals });
+    const run = await runCli(["run", "--name", "nightly", "--store", "runs.sqlite"], project.dir);
+    expect(run.code).toBe(1);
+    // The other user owns the project, as its owner would.
+    if (prefix?.length) execFileSync("chown", ["-R", "-h", "nobody", project.dir]);
+  });
+  afterAll(async () => {
+    await project.cleanup();
+  });
+
+  it("in a read-only folder: runs, show, compare and export read a copy", async ({ skip }) => {
+    if (!prefix) skip("running as root, with neither runuser nor setpriv to run as nobody");
+    const folder = join(project.dir, "artifact");
+    execFileSync("mkdir", [folder]);
+    execFileSync("cp", [join(project.dir, "runs.sqlite"), folder]);
+    const store = join(folder, "runs.sqlite");
+    chmodSync(store, 0o444);
+    chmodSync(folder, 0o555);
+    try {
+      const listed = cli("runs", "--store", store);
+      expect(listed.stderr).toBe("");
+      expect(listed.stdout).toMatch(/nightly\s.*finished\s+2\s+50\.0%/);
+      const shown = cli("show", "nightly", "--store", store);
+      expect(shown.stderr).toBe("");
+      expect(shown.stdout).toMatch(/✗ b failed/);
+      expect(cli("compare", "nightly", "nightly", "--store", store)).toMatchObject({
+        code: 0,
+        stderr: "",
+      });
+      const html = join(project.dir, "report.html");
+      expect(cli("export", "nightly", "--html", html, "--store", store)).toMatchObject({
+        stderr: "",
+        code: 0,
+      });
+      expect(existsSync(html)).toBe(true);
+    } finally {
+      chmodSync(folder, 0o755);
+    }
   });
 });

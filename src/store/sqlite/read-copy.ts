@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import type Database from "better-sqlite3";
@@ -22,7 +22,7 @@ const COPY_PREFIX = "niceeval-store-";
 /**
  * Open a store to read it; it must exist, and is left as it is. One that SQLite cannot use where
  * it is (a read-only file or folder, such as a mounted CI artifact: even a reader needs its
- * journal's files beside it), or that an older niceeval wrote and this one would have to
+ * journal's files beside it, and would leave them with the file's mode), or that an older niceeval wrote and this one would have to
  * upgrade, is read from a private copy of its files in a temporary folder (upgraded there), as
  * it was when it was copied. The copy is removed on close or when the process exits; one left
  * by a process killed outright is removed by the next read of a copy.
@@ -62,9 +62,9 @@ function openCopy(
     folder = mkdtempSync(join(tmpdir(), `${COPY_PREFIX}${process.pid}-`));
     unkeep = keepListener("exit", remove);
     const file = join(folder, basename(path));
-    copyFileSync(path, file);
+    copyWritable(path, file);
     // Commits still in the journal: SQLite takes them in when it opens the copy.
-    if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${file}-wal`);
+    if (existsSync(`${path}-wal`)) copyWritable(`${path}-wal`, `${file}-wal`);
     try {
       return { db: openDatabase(file, busyTimeoutMs, { advice }), file, removeCopy: remove };
     } catch (error) {
@@ -83,6 +83,15 @@ function openCopy(
       { cause: error },
     );
   }
+}
+
+/**
+ * Copy a file, writable by this user alone: a copy keeps the mode of its file, and the copy of a
+ * store of mode 0444 would be as read-only as the store.
+ */
+function copyWritable(from: string, to: string): void {
+  copyFileSync(from, to);
+  chmodSync(to, 0o600);
 }
 
 /** Remove the copies of processes that no longer run (killed before they could). */
