@@ -312,4 +312,21 @@ describe("a store of mode 0444, read by a user modes stop (real CLI)", { timeout
       chmodSync(folder, 0o755);
     }
   });
+
+  it("in a writable folder: read from a copy, so a run once it is writable again stores", async ({
+    skip,
+  }) => {
+    if (!prefix) skip("running as root, with neither runuser nor setpriv to run as nobody");
+    const store = join(project.dir, "runs.sqlite");
+    chmodSync(store, 0o444);
+    const listed = cli("runs", "--store", store);
+    expect(listed.stderr).toBe("");
+    expect(listed.stdout).toMatch(/nightly\s.*finished/);
+    expect(existsSync(`${store}-wal`) || existsSync(`${store}-shm`)).toBe(false);
+    chmodSync(store, 0o644);
+    const run = cli("run", "--name", "again", "--store", store);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(1);
+    expect(cli("runs", "--store", store).stdout).toMatch(/again\s/);
+  });
 });

@@ -63,8 +63,8 @@ function readOnlyError(path: string, error: unknown, advice: StoreAdvice): Nicee
 }
 
 /**
- * Refuse a writer a store file it may not write (`STORE_READ_ONLY`): SQLite would open it to
- * read only without a word, and the run's first write would fail after the run had started.
+ * Refuse a store file this process may not write (`STORE_READ_ONLY`): SQLite would open it to
+ * read only without a word, and a run's first write would fail after the run had started.
  */
 function checkWritable(path: string, advice: StoreAdvice): void {
   try {
@@ -211,7 +211,8 @@ export interface OpenDatabaseOptions {
   cacheMiB?: number;
   /**
    * Only to read: the file must exist, and is neither upgraded ({@link OlderSchemaError}) nor
-   * switched to another journal mode.
+   * switched to another journal mode; one this process may not write is `STORE_READ_ONLY`, as
+   * for a writer.
    */
   toRead?: boolean;
   /** How its errors word what to do: for the CLI or for code (default: code). */
@@ -236,7 +237,10 @@ export function openDatabase(
     );
   if (!existed) makeFolderOf(path, advice);
   checkHeader(path, advice);
-  if (existed && !toRead) checkWritable(path, advice);
+  // A reader too: SQLite would read a file it may not write in place, making its -wal and -shm
+  // with the file's mode (0444), and the owner's writes, once the file is writable again, fail
+  // on them; {@link openDatabaseToRead} reads a copy instead.
+  if (existed) checkWritable(path, advice);
   let db: Database.Database;
   try {
     db = new Database(path, { timeout: busyTimeoutMs });
