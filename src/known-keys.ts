@@ -25,9 +25,24 @@ export function refuseUnknownKeys(
   path?: string,
 ): void {
   if (typeof given !== "object" || given === null) return;
+  const problem = unknownKeysIn(given, known, path);
+  if (problem !== undefined) throw new AuthoringError(`${where}: ${problem}`);
+}
+
+/**
+ * What {@link unknownKeysMessage} says of the keys of `given` that `known` does not have, or
+ * undefined when it has none: for checks that throw an error of their own code.
+ * @example
+ * unknownKeysIn({ readonly: true }, { cwd: true, readOnly: true }, "options");
+ * // 'unknown key "options.readonly" (did you mean "options.readOnly"?); known keys: options.cwd, options.readOnly'
+ */
+export function unknownKeysIn(
+  given: object,
+  known: Readonly<Record<string, true>>,
+  path?: string,
+): string | undefined {
   const unknown = Object.keys(given).filter((key) => !Object.hasOwn(known, key));
-  if (unknown.length === 0) return;
-  throw new AuthoringError(`${where}: ${unknownKeysMessage(unknown, Object.keys(known), path)}`);
+  return unknown.length === 0 ? undefined : unknownKeysMessage(unknown, Object.keys(known), path);
 }
 
 /**

@@ -829,6 +829,17 @@ describe("compareRuns", () => {
       { resamples: 10 },
       "resamples must be 0 (no bootstrap) or a whole number ≥ 1000, got 10",
     );
+    // A misspelt option was ignored: the gate off, or alpha at its default.
+    await refused(
+      { failOnNewFailure: true },
+      'unknown key "options.failOnNewFailure" (did you mean "options.failOnNewFailures"?); known keys: options.alpha, options.seed, options.resamples, options.failOnNewFailures, options.onChange',
+    );
+    // Two edits from a five-letter key are too far for a guess; the keys there are are listed.
+    await refused(
+      { alfa: 0.01 },
+      'unknown key "options.alfa"; known keys: options.alpha, options.seed, options.resamples, options.failOnNewFailures, options.onChange',
+    );
+    await refused(null as never, "options must be an object when given, got null");
   });
 
   it("formats regressions first, then improvements, with n and why there is no interval", async () => {

@@ -2,6 +2,7 @@ import { NiceevalError } from "../errors.js";
 import type { AttemptRecord } from "../eval/record.js";
 import { givenText } from "../eval/timeout.js";
 import { modelList } from "../judge/judge-models.js";
+import { type KnownKeys, unknownKeysIn } from "../known-keys.js";
 import { plural } from "../plural.js";
 import type { UnreadCases } from "../runner/events.js";
 import { loadTroubles } from "../runner/load-troubles.js";
@@ -88,6 +89,14 @@ export interface CompareOptions {
    */
   onChange?: ((evalId: string, caseId: string) => void) | undefined;
 }
+
+const compareKeys = {
+  alpha: true,
+  seed: true,
+  resamples: true,
+  failOnNewFailures: true,
+  onChange: true,
+} satisfies KnownKeys<CompareOptions>;
 
 /** Changed cases shown in detail per eval and direction; the counts are always complete. */
 const SHOWN_CHANGES = 100;
@@ -200,12 +209,17 @@ const MAX_SEED = 2 ** 32 - 1;
 
 /** The statistics' settings, checked: a bad alpha or resamples count is an error up front. */
 function checkedOptions(options: CompareOptions): StatsSettings {
-  const alpha = options.alpha ?? 0.05;
-  const resamples = options.resamples ?? 10_000;
-  const seed = options.seed ?? 1;
   const refuse = (message: string) => {
     throw new NiceevalError("COMPARE_OPTIONS", `compareRuns: ${message}`);
   };
+  if (typeof options !== "object" || options === null)
+    refuse(`options must be an object when given, got ${givenText(options)}`);
+  // A misspelt key would be ignored: { failOnNewFailure: true } a gate off, { alfa } alpha 0.05.
+  const unknown = unknownKeysIn(options, compareKeys, "options");
+  if (unknown !== undefined) refuse(unknown);
+  const alpha = options.alpha ?? 0.05;
+  const resamples = options.resamples ?? 10_000;
+  const seed = options.seed ?? 1;
   if (!(typeof alpha === "number" && alpha > 0 && alpha < 1))
     refuse(`alpha must be a number between 0 and 1, got ${givenText(alpha)}`);
   // A bootstrap of a few draws would print a 95% interval it cannot give.

@@ -3,7 +3,7 @@
 // attempts come back) or reach the database as SQL it cannot run.
 import { NiceevalError } from "../errors.js";
 import type { JudgmentState, Verdict } from "../eval/record.js";
-import { type KnownKeys, unknownKeysMessage } from "../known-keys.js";
+import { type KnownKeys, unknownKeysIn } from "../known-keys.js";
 import { closest } from "../suggest.js";
 import type { AttemptQuery } from "./types.js";
 
@@ -42,8 +42,8 @@ export const MAX_PAGE = 1000;
 export function checkAttemptQuery(query: AttemptQuery): void {
   if (typeof query !== "object" || query === null)
     throw bad(`the query must be an object of options, got ${shown(query)}`);
-  const unknown = Object.keys(query).filter((key) => !Object.hasOwn(queryKeys, key));
-  if (unknown.length > 0) throw bad(unknownKeysMessage(unknown, Object.keys(queryKeys)));
+  const unknown = unknownKeysIn(query, queryKeys);
+  if (unknown !== undefined) throw bad(unknown);
   const verdicts = query.verdict === undefined ? [] : [query.verdict].flat();
   for (const verdict of verdicts) oneOf("verdict", verdict, QUERY_VERDICTS);
   if (query.judgmentState !== undefined)

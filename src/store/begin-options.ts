@@ -1,6 +1,6 @@
 import { NiceevalError } from "../errors.js";
 import { givenText, givenTyped } from "../eval/timeout.js";
-import { type KnownKeys, unknownKeysMessage } from "../known-keys.js";
+import { type KnownKeys, unknownKeysIn } from "../known-keys.js";
 import type { BeginRunOptions } from "./types.js";
 
 const optionKeys = {
@@ -22,9 +22,8 @@ export function checkBeginRunOptions(options: BeginRunOptions | undefined): void
     throw bad(
       `options must be an object ({ join, resume, force, retire }) when given, got ${givenText(options)}`,
     );
-  const unknown = Object.keys(options).filter((key) => !Object.hasOwn(optionKeys, key));
-  if (unknown.length > 0)
-    throw bad(unknownKeysMessage(unknown, Object.keys(optionKeys), "options"));
+  const unknown = unknownKeysIn(options, optionKeys, "options");
+  if (unknown !== undefined) throw bad(unknown);
   for (const key of ["join", "resume", "force"] as const) {
     const value = options[key];
     if (value !== undefined && typeof value !== "boolean")

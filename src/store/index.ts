@@ -32,7 +32,7 @@ export type {
   TrialPermutationMethod,
   TrialPermutationTest,
 } from "../stats/trial-permutation.js";
-export { openStore } from "./open-store.js";
+export { type OpenStoreOptions, openStore } from "./open-store.js";
 export { openPostgresStore, type PostgresStoreOptions } from "./postgres/index.js";
 export { MIN_RUN_PREFIX, resolveRunRef } from "./resolve.js";
 export { openSqliteStore, type SqliteStoreOptions } from "./sqlite/index.js";

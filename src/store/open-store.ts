@@ -2,7 +2,9 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { NiceevalError } from "../errors.js";
 import type { RunOrigin } from "../eval/run-origin.js";
+import type { KnownKeys } from "../known-keys.js";
 import { storeAdvice } from "./advice.js";
+import { checkOpenOptions } from "./open-options.js";
 import { isPostgresUrl, redactUrl } from "./postgres/connection.js";
 import type { Store } from "./types.js";
 
@@ -15,21 +17,25 @@ import type { Store } from "./types.js";
  * const store = await openStore(".niceeval/niceeval.sqlite");
  * const comparison = await compareRuns(store, baseId, headId);
  */
-export async function openStore(
-  location: string,
-  options: {
-    cwd?: string | undefined;
-    /**
-     * Only read (writes are refused); the store is never created or upgraded: a SQLite file that
-     * is not there, or a PostgreSQL database without niceeval's schema, is `STORE_NOT_FOUND`. A
-     * SQLite store in a read-only file or folder, or an older niceeval's, is read from a private
-     * copy; an older niceeval's PostgreSQL schema is read as it is.
-     */
-    readOnly?: boolean | undefined;
-  } = {},
-): Promise<Store> {
+export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<Store> {
+  checkOpenOptions("openStore", options, openStoreKeys);
   return openStoreFor("code", location, options);
 }
+
+/** Options of {@link openStore}. */
+export interface OpenStoreOptions {
+  /** The folder a relative SQLite path is resolved from (default: the process's). */
+  cwd?: string | undefined;
+  /**
+   * Only read (writes are refused); the store is never created or upgraded: a SQLite file that
+   * is not there, or a PostgreSQL database without niceeval's schema, is `STORE_NOT_FOUND`. A
+   * SQLite store in a read-only file or folder, or an older niceeval's, is read from a private
+   * copy; an older niceeval's PostgreSQL schema is read as it is.
+   */
+  readOnly?: boolean | undefined;
+}
+
+const openStoreKeys = { cwd: true, readOnly: true } satisfies KnownKeys<OpenStoreOptions>;
 
 /**
  * {@link openStore} for a caller: the CLI's errors advise its flags (`--store`, `--no-store`),
@@ -38,7 +44,7 @@ export async function openStore(
 export async function openStoreFor(
   origin: RunOrigin,
   location: string,
-  options: Parameters<typeof openStore>[1] = {},
+  options: OpenStoreOptions = {},
 ): Promise<Store> {
   if (isPostgresUrl(location)) {
     const { openPostgresFor } = await import("./postgres/store.js");

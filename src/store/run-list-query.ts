@@ -2,7 +2,7 @@
 // them from URL parameters, code from its own settings: a misspelt key would otherwise list every
 // run, a misspelt status none), and the status filter, which is the status runs are shown with.
 import { NiceevalError } from "../errors.js";
-import { type KnownKeys, unknownKeysMessage } from "../known-keys.js";
+import { type KnownKeys, unknownKeysIn } from "../known-keys.js";
 import { notOneOf, shown } from "./attempt-query.js";
 import type { RunListQuery, RunStatus, StoredRun } from "./types.js";
 import { effectiveStatus } from "./writer.js";
@@ -22,8 +22,8 @@ export const RUN_STATUSES: readonly RunStatus[] = ["running", "finished", "inter
 export function checkRunListQuery(query: RunListQuery): void {
   if (typeof query !== "object" || query === null)
     throw bad(`the query must be an object of options, got ${shown(query)}`);
-  const unknown = Object.keys(query).filter((key) => !Object.hasOwn(listKeys, key));
-  if (unknown.length > 0) throw bad(unknownKeysMessage(unknown, Object.keys(listKeys)));
+  const unknown = unknownKeysIn(query, listKeys);
+  if (unknown !== undefined) throw bad(unknown);
   if (query.status !== undefined) {
     const wrong = notOneOf("status", query.status, RUN_STATUSES);
     if (wrong !== undefined) throw bad(wrong);

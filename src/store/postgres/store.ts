@@ -2,6 +2,7 @@ import pg from "pg";
 import { NiceevalError } from "../../errors.js";
 import { type AttemptRecord, cutOff, type Verdict } from "../../eval/record.js";
 import type { RunOrigin } from "../../eval/run-origin.js";
+import type { KnownKeys } from "../../known-keys.js";
 import { type StoreAdvice, storeAdvice } from "../advice.js";
 import { checkAttemptRecords } from "../attempt-fields.js";
 import { checkAttemptQuery, MAX_PAGE } from "../attempt-query.js";
@@ -15,6 +16,7 @@ import {
   writableEnd,
   writableManifest,
 } from "../manifest.js";
+import { checkOpenOptions } from "../open-options.js";
 import { storeOutageMs } from "../outage.js";
 import { readOnlyStore } from "../read-only.js";
 import { checkedByWriter, checkRunListQuery, shownAs, storedStatuses } from "../run-list-query.js";
@@ -104,8 +106,19 @@ export async function openPostgresStore(
   url: string,
   options: PostgresStoreOptions = {},
 ): Promise<Store> {
+  checkOpenOptions("openPostgresStore", options, postgresStoreKeys);
   return openPostgresFor("code", url, options);
 }
+
+const postgresStoreKeys = {
+  valueCapBytes: true,
+  poolSize: true,
+  connectTimeoutMs: true,
+  queryTimeoutMs: true,
+  streamBatch: true,
+  durableAppends: true,
+  readOnly: true,
+} satisfies KnownKeys<PostgresStoreOptions>;
 
 /**
  * {@link openPostgresStore} for a caller: its errors advise the CLI's flags (`--store`) to the

@@ -3,6 +3,7 @@ import { NiceevalError } from "../../errors.js";
 import type { AttemptRecord, Verdict } from "../../eval/record.js";
 import type { RunOrigin } from "../../eval/run-origin.js";
 import { wellFormedText } from "../../json-safe.js";
+import type { KnownKeys } from "../../known-keys.js";
 import { type StoreAdvice, storeAdvice } from "../advice.js";
 import { checkAttemptRecords } from "../attempt-fields.js";
 import { checkAttemptQuery, MAX_PAGE } from "../attempt-query.js";
@@ -16,6 +17,7 @@ import {
   writableEnd,
   writableManifest,
 } from "../manifest.js";
+import { checkOpenOptions } from "../open-options.js";
 import { readOnlyStore } from "../read-only.js";
 import { checkedByWriter, checkRunListQuery, shownAs, storedStatuses } from "../run-list-query.js";
 import {
@@ -124,8 +126,16 @@ export async function openSqliteStore(
   path: string,
   options: SqliteStoreOptions = {},
 ): Promise<Store> {
+  checkOpenOptions("openSqliteStore", options, sqliteStoreKeys);
   return openSqliteFor("code", path, options);
 }
+
+const sqliteStoreKeys = {
+  valueCapBytes: true,
+  busyTimeoutMs: true,
+  appendThread: true,
+  readOnly: true,
+} satisfies KnownKeys<SqliteStoreOptions>;
 
 /**
  * {@link openSqliteStore} for a caller: its errors advise the CLI's flags (`--store`) to the CLI
