@@ -1,3 +1,4 @@
+import { resumeCommand } from "../cli/command-words.js";
 import { NiceevalError } from "../errors.js";
 import type { AttemptRecord } from "../eval/record.js";
 import { givenText } from "../eval/timeout.js";
@@ -132,6 +133,20 @@ export async function compareRuns(
   head: string,
   options: CompareOptions = {},
 ): Promise<Comparison> {
+  return compareRunsFor(undefined, store, base, head, options);
+}
+
+/**
+ * {@link compareRuns} for the CLI: the commands its warnings suggest repeat the `--store` the
+ * command was given (`storeFlag`), as `show`'s do, so they act on the store the runs are in.
+ */
+export async function compareRunsFor(
+  storeFlag: string | undefined,
+  store: Store,
+  base: string,
+  head: string,
+  options: CompareOptions = {},
+): Promise<Comparison> {
   const settings = checkedOptions(options);
   const { baseRun, headRun } = await findRuns(store, base, head);
   const leftOut = new Map<string, LeftOut>();
@@ -200,7 +215,7 @@ export async function compareRuns(
     evals,
     addedEvals,
     removedEvals,
-    warnings: [...comparability(baseRun, headRun), ...unreadWarnings(unread.base)],
+    warnings: [...comparability(baseRun, headRun, storeFlag), ...unreadWarnings(unread.base)],
   };
 }
 
@@ -743,10 +758,14 @@ function decide(
   };
 }
 
-function comparability(base: StoredRun, head: StoredRun): ComparabilityWarning[] {
+function comparability(
+  base: StoredRun,
+  head: StoredRun,
+  storeFlag: string | undefined,
+): ComparabilityWarning[] {
   const warnings = [
     ...sameOrShards(base, head),
-    ...unfinished(base, head),
+    ...unfinished(base, head, storeFlag),
     ...resumedWarnings(base, head),
   ];
   const before = new Map(base.evals.map((e) => [e.evalId, e]));
@@ -837,7 +856,11 @@ function sameOrShards(base: StoredRun, head: StoredRun): ComparabilityWarning[] 
  * A warning per run that did not finish: the cases it never ran, or never judged (cut off by its
  * stop: collect.ts leaves those attempts out), are not changes of the dataset.
  */
-function unfinished(base: StoredRun, head: StoredRun): ComparabilityWarning[] {
+function unfinished(
+  base: StoredRun,
+  head: StoredRun,
+  storeFlag: string | undefined,
+): ComparabilityWarning[] {
   const statuses = { base: effectiveStatus(base), head: effectiveStatus(head) };
   const warnings: ComparabilityWarning[] = [];
   for (const side of ["base", "head"] as const) {
@@ -850,18 +873,18 @@ function unfinished(base: StoredRun, head: StoredRun): ComparabilityWarning[] {
       kind: "unfinished",
       base: statuses.base,
       head: statuses.head,
-      message: `the ${side} run ${state}: the cases it did not run, or ran only until its stop cut them off, count as ${counted}, not as changes of the dataset; ${finish(run, status)}`,
+      message: `the ${side} run ${state}: the cases it did not run, or ran only until its stop cut them off, count as ${counted}, not as changes of the dataset; ${finish(run, status, storeFlag)}`,
     });
   }
   return warnings;
 }
 
-/** What to do about a run that did not finish before comparing again. */
-function finish(run: StoredRun, status: string): string {
+/** What to do about a run that did not finish before comparing again, in the store it is in. */
+function finish(run: StoredRun, status: string, storeFlag: string | undefined): string {
   if (status === "running") return "compare again once it finishes";
   const imported = importedRunAdvice(run);
   if (imported) return `${imported}, then compare again`;
-  return `finish it with niceeval run --resume ${run.runId.slice(0, 8)} and compare again`;
+  return `finish it with ${resumeCommand(run.runId, storeFlag)} and compare again`;
 }
 
 function runRef(run: StoredRun): RunRef {

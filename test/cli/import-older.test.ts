@@ -122,7 +122,7 @@ describe("import of an export older than the stored run (real CLI)", { timeout: 
     const early = await cli(["merge", "k", "--name", "early", "--store", "k.sqlite"]);
     expect(early.code).toBe(1);
     expect(early.stderr).toMatch(
-      /^niceeval: run ([0-9a-f]{8}) \(k\) crashed \(its writer stopped without ending it\): some of its cases may be missing; `niceeval run --resume \1` runs the rest, then merge again\n$/,
+      /^niceeval: run ([0-9a-f]{8}) \(k\) crashed \(its writer stopped without ending it\): some of its cases may be missing; `niceeval run --resume \1 --store k\.sqlite` runs the rest, then merge again\n$/,
     );
     const resumed = await cli(["run", "--resume", "k", "--store", "k.sqlite", "--quiet"]);
     expect(resumed.code, resumed.stderr).toBe(0);

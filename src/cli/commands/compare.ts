@@ -1,5 +1,5 @@
 import { writeSync } from "node:fs";
-import { compareRuns, regressionCheckNames } from "../../compare/compare-runs.js";
+import { compareRunsFor, regressionCheckNames } from "../../compare/compare-runs.js";
 import { formatComparison } from "../../compare/format.js";
 import type { Comparison } from "../../compare/types.js";
 import { safeStringify } from "../../json-safe.js";
@@ -72,14 +72,17 @@ async function firstRun(
   return 0;
 }
 
-/** Compare two stored runs with the decision options of the command line. */
+/**
+ * Compare two stored runs with the decision options of the command line; the commands its
+ * warnings suggest repeat the command's `--store`.
+ */
 export function compareWith(
   store: Store,
   base: string,
   head: string,
-  decision: CompareDecision,
+  decision: CompareDecision & { store?: string | undefined },
 ): Promise<Comparison> {
-  return compareRuns(store, base, head, {
+  return compareRunsFor(decision.store, store, base, head, {
     alpha: decision.alpha,
     seed: decision.seed,
     failOnNewFailures: decision.failOnNewFailures,

@@ -30,6 +30,7 @@ import { resolveRunRef, takenNameWarning } from "../../store/resolve.js";
 import type { RunManifest, Store } from "../../store/types.js";
 import { effectiveStatus } from "../../store/writer.js";
 import type { ImportArgs, MergeArgs } from "../args.js";
+import { resumeCommand } from "../command-words.js";
 import type { CliIO } from "../io.js";
 import { missingShardsProblem, refuseMergedAmongShards } from "../merge-again.js";
 
@@ -257,7 +258,7 @@ async function report(
       ),
     );
   for (const { manifest, status } of result.unfinished)
-    problems.push(unfinishedProblem(manifest, status, given.get(manifest.runId)));
+    problems.push(unfinishedProblem(manifest, status, given.get(manifest.runId), args.store));
   const merged = inputs.length - result.repeatedRuns.length;
   if (args.json) {
     writeSync(
@@ -288,13 +289,14 @@ async function report(
 
 /**
  * What merge says of an input that did not finish: the file it was read from, as given, when it is
- * an export, and how to finish it (where it ran, for an export or an imported run), then merge
- * again.
+ * an export, and how to finish it (where it ran, for an export or an imported run; else in the
+ * store merge was given, its `--store` repeated: `storeFlag`), then merge again.
  */
 function unfinishedProblem(
   manifest: RunManifest,
   status: MergeResult["unfinished"][number]["status"],
   given: { ref: string; file: boolean } | undefined,
+  storeFlag: string | undefined,
 ): string {
   const id = manifest.runId.slice(0, 8);
   const exportIt = `\`niceeval export ${id} --ndjson <file>\``;
@@ -305,7 +307,7 @@ function unfinishedProblem(
   const imported = importedRunAdvice(manifest);
   if (given?.file || imported)
     return `${what}; ${imported ?? `finish it where it ran (\`niceeval run --resume ${id}\`) and export it again (${exportIt})`}, then merge again`;
-  return `${what}; \`niceeval run --resume ${id}\` runs the rest, then merge again`;
+  return `${what}; \`${resumeCommand(manifest.runId, storeFlag)}\` runs the rest, then merge again`;
 }
 
 /** How an input that did not finish stands, as merge says it. */
