@@ -1,3 +1,4 @@
+import { NiceevalError } from "../errors.js";
 import type { RunOrigin } from "../eval/run-origin.js";
 
 /**
@@ -34,6 +35,8 @@ export interface StoreAdvice {
   readonly force: string;
   /** Read, and resume a run in, the copy saved of a store file deleted or replaced mid-write. */
   rescued(copy: string, run: string): string;
+  /** Where a reader finds the ids of the runs a store holds, given one it does not. */
+  readonly listRuns: string;
 }
 
 const CLI: StoreAdvice = {
@@ -53,6 +56,8 @@ const CLI: StoreAdvice = {
   force: "pass --force",
   rescued: (copy, run) =>
     `pass --store ${copy} to read it, and \`niceeval run --resume ${run} --store ${copy}\` to continue the run there`,
+  listRuns:
+    "`niceeval runs` lists the runs it holds (with the same --store, if one was given), with their ids",
 };
 
 const CODE: StoreAdvice = {
@@ -72,11 +77,27 @@ const CODE: StoreAdvice = {
   force: "pass beginRun { resume: true, force: true }",
   rescued: (copy, run) =>
     `open ${copy} (openStore, openSqliteStore) to read it or resume run ${run} there`,
+  listRuns: "listRuns() lists the runs it holds, with their ids",
 };
 
 /** The advice for a store opened by `origin` (undefined: code). */
 export function storeAdvice(origin: RunOrigin | undefined): StoreAdvice {
   return origin === "cli" ? CLI : CODE;
+}
+
+/**
+ * The error for a run id a store does not hold (`RUN_NOT_FOUND`), said of the store `where`: a
+ * write is told to begin the run first; a read, which beginning a run would not answer (nor could
+ * a store opened to read only), where the ids of the stored runs are listed.
+ */
+export function runNotFound(
+  runId: string,
+  where: string,
+  advice: StoreAdvice,
+  to: "read" | "write",
+): NiceevalError {
+  const fix = to === "write" ? "call beginRun first" : advice.listRuns;
+  return new NiceevalError("RUN_NOT_FOUND", `no run ${runId} in ${where}; ${fix}.`);
 }
 
 /** A clause of advice as a sentence's start. */

@@ -138,4 +138,23 @@ describe("a store refused from code advises what code calls, from the CLI its fl
     );
     expect(port.message).not.toContain("--store");
   });
+
+  it("a run a store opened to read only does not hold", async () => {
+    const path = join(dir, "runs.sqlite");
+    await (await openStore(path)).close();
+    const fromCode = await openStore(path, { readOnly: true });
+    const fromCli = await openStoreAt(path, dir, true);
+    try {
+      expect(await rejection(fromCode.queryAttempts("nope"))).toMatchObject({
+        code: "RUN_NOT_FOUND",
+        message: `no run nope in ${path}; listRuns() lists the runs it holds, with their ids.`,
+      });
+      expect((await rejection(fromCli.queryAttempts("nope"))).message).toBe(
+        `no run nope in ${path}; \`niceeval runs\` lists the runs it holds (with the same --store, if one was given), with their ids.`,
+      );
+    } finally {
+      await fromCode.close();
+      await fromCli.close();
+    }
+  });
 });

@@ -347,7 +347,7 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
       it("refuses attempts of a run that was never begun", async () => {
         const error = await thrown(store.appendAttempts("ghost", [attempt("alpha", 0)]));
         expect(error.code).toBe("RUN_NOT_FOUND");
-        expect(error.message).toContain("ghost");
+        expect(error.message).toMatch(/^no run ghost in .+; call beginRun first\.$/);
       });
     });
 
@@ -517,8 +517,23 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         expect(keys(down.items)).toEqual(["beta/case-9/0", "beta/case-8/0"]);
       });
 
-      it("answers an unknown run with RUN_NOT_FOUND", async () => {
-        expect((await thrown(store.queryAttempts("ghost"))).code).toBe("RUN_NOT_FOUND");
+      it("answers an unknown run with RUN_NOT_FOUND, telling a reader where the runs are listed", async () => {
+        const first = async (iterable: AsyncIterable<unknown>) => {
+          for await (const item of iterable) return item;
+        };
+        // A read is not a write: the advice is the reader's, not to begin the run.
+        for (const read of [
+          store.queryAttempts("ghost"),
+          first(store.streamAttempts("ghost")),
+          first(store.attemptKeys("ghost")),
+          first(store.attemptHistory("ghost")),
+        ]) {
+          const error = await thrown(read);
+          expect(error.code).toBe("RUN_NOT_FOUND");
+          expect(error.message).toMatch(
+            /^no run ghost in .+; listRuns\(\) lists the runs it holds, with their ids\.$/,
+          );
+        }
       });
     });
 

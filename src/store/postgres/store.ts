@@ -3,7 +3,7 @@ import { NiceevalError } from "../../errors.js";
 import { type AttemptRecord, cutOff, type Verdict } from "../../eval/record.js";
 import type { RunOrigin } from "../../eval/run-origin.js";
 import type { KnownKeys } from "../../known-keys.js";
-import { type StoreAdvice, storeAdvice } from "../advice.js";
+import { runNotFound, type StoreAdvice, storeAdvice } from "../advice.js";
 import { checkAttemptRecords } from "../attempt-fields.js";
 import { checkAttemptQuery, MAX_PAGE } from "../attempt-query.js";
 import { checkBeginRunOptions } from "../begin-options.js";
@@ -321,11 +321,9 @@ class PostgresStore implements Store {
     return connectionError(this.#url, error, this.advice) !== undefined;
   }
 
-  #notFound(runId: string): NiceevalError {
-    return new NiceevalError(
-      "RUN_NOT_FOUND",
-      `no run ${runId} in ${this.location}; call beginRun first.`,
-    );
+  /** `to`: whether the caller reads or writes the run, for the advice. */
+  #notFound(runId: string, to: "read" | "write"): NiceevalError {
+    return runNotFound(runId, this.location, this.advice, to);
   }
 
   // ── Runs ──
@@ -440,7 +438,7 @@ class PostgresStore implements Store {
         "SELECT manifest FROM niceeval.runs WHERE id = $1 FOR UPDATE",
         [runId],
       );
-      if (!rows[0]) throw this.#notFound(runId);
+      if (!rows[0]) throw this.#notFound(runId, "write");
       const manifest = endedManifest(JSON.parse(rows[0].manifest) as RunManifest, end);
       await client.query(
         "UPDATE niceeval.runs SET status = $1, ended_at = $2, summaries = $3, manifest = $4 WHERE id = $5",
@@ -623,7 +621,7 @@ class PostgresStore implements Store {
       [runId],
     );
     const rid = runRows[0]?.rid;
-    if (rid === undefined) throw this.#notFound(runId);
+    if (rid === undefined) throw this.#notFound(runId, "write");
     const evs = new Map<string, number>();
     const cases = new Map<number, number>();
     // The next eval's position, counted here: Math.max(...) over a run of some 120,000 evals
@@ -799,7 +797,7 @@ class PostgresStore implements Store {
        FROM niceeval.runs r LEFT JOIN niceeval.run_evals e ON e.rid = r.rid WHERE r.id = $1`,
       [runId],
     );
-    if (!rows[0]) throw this.#notFound(runId);
+    if (!rows[0]) throw this.#notFound(runId, "read");
     const evalIds = new Map<number, string>();
     let attempts = 0;
     for (const row of rows)

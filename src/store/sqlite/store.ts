@@ -4,7 +4,7 @@ import type { AttemptRecord, Verdict } from "../../eval/record.js";
 import type { RunOrigin } from "../../eval/run-origin.js";
 import { wellFormedText } from "../../json-safe.js";
 import type { KnownKeys } from "../../known-keys.js";
-import { type StoreAdvice, storeAdvice } from "../advice.js";
+import { runNotFound, type StoreAdvice, storeAdvice } from "../advice.js";
 import { checkAttemptRecords } from "../attempt-fields.js";
 import { checkAttemptQuery, MAX_PAGE } from "../attempt-query.js";
 import { checkBeginRunOptions } from "../begin-options.js";
@@ -431,13 +431,10 @@ class SqliteStore implements Store {
     });
   }
 
-  #rid(runId: string): number {
+  /** The run's row id; `to`: whether the caller reads or writes it, for the advice if not found. */
+  #rid(runId: string, to: "read" | "write"): number {
     const row = this.#sql<{ rid: number }>("SELECT rid FROM runs WHERE id = ?").get(runId);
-    if (!row)
-      throw new NiceevalError(
-        "RUN_NOT_FOUND",
-        `no run ${runId} in ${this.path}; call beginRun first.`,
-      );
+    if (!row) throw runNotFound(runId, this.shownPath, this.advice, to);
     return row.rid;
   }
 
@@ -450,7 +447,7 @@ class SqliteStore implements Store {
           const row = this.#sql<{ manifest: string }>("SELECT manifest FROM runs WHERE id = ?").get(
             runId,
           );
-          if (!row) this.#rid(runId);
+          if (!row) this.#rid(runId, "write");
           const manifest = endedManifest(JSON.parse(row!.manifest) as RunManifest, end);
           this.#sql(
             "UPDATE runs SET status = ?, ended_at = ?, summaries = ?, manifest = ? WHERE id = ?",
@@ -593,7 +590,7 @@ class SqliteStore implements Store {
   }
 
   #append(runId: string, batch: EncodedBatch): void {
-    const rid = this.#rid(runId);
+    const rid = this.#rid(runId, "write");
     const { cells } = batch;
     const rows = this.#evalRows(rid, batch.evalIds);
     /** The run's `ev` of each of the batch's evals. */
@@ -895,7 +892,7 @@ class SqliteStore implements Store {
     options: { evalId?: string } = {},
   ): AsyncIterable<AttemptRecord> {
     const { rid, evalIds } = this.#guard(() => {
-      const rid = this.#rid(runId);
+      const rid = this.#rid(runId, "read");
       return { rid, evalIds: this.#evalIds(rid) };
     });
     let ev: number | undefined;
@@ -940,7 +937,7 @@ class SqliteStore implements Store {
 
   async *attemptKeys(runId: string): AsyncIterable<AttemptKey> {
     const { rid, evalIds } = this.#guard(() => {
-      const rid = this.#rid(runId);
+      const rid = this.#rid(runId, "read");
       return { rid, evalIds: this.#evalIds(rid) };
     });
     const verdicts = new Map<number, Verdict>(
@@ -966,7 +963,7 @@ class SqliteStore implements Store {
 
   async *attemptHistory(runId: string): AsyncIterable<ReplacedAttempt> {
     const items = this.#guard(() => {
-      const rid = this.#rid(runId);
+      const rid = this.#rid(runId, "read");
       const evalIds = this.#evalIds(rid);
       return this.#sql<AttemptRow & { ev: number; replaced_at: string }>(
         `SELECT ev, replaced_at, ${ATTEMPT_COLUMNS.join(", ")} FROM attempt_history
@@ -984,7 +981,7 @@ class SqliteStore implements Store {
   async queryAttempts(runId: string, query: AttemptQuery = {}): Promise<AttemptPage> {
     checkAttemptQuery(query);
     return this.#guard(() => {
-      const rid = this.#rid(runId);
+      const rid = this.#rid(runId, "read");
       const evalIds = this.#evalIds(rid);
       const filter = attemptFilter(rid, query, {
         ev: (evalId) => [...evalIds].find(([, id]) => id === evalId)?.[0],
