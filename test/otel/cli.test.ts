@@ -244,7 +244,7 @@ describe("niceeval run --otel (real CLI on a fixture project)", () => {
   it("a SIGINT while the run's end waits for a collector that does not answer ends the wait", async () => {
     const collector = await startReceiver(undefined, { delayMs: 30_000 });
     try {
-      const child = spawn(process.execPath, [cliPath, "run", "--no-store"], {
+      const child = spawn(process.execPath, [cliPath, "run", "--store", "export-wait.sqlite"], {
         cwd: project.dir,
         env: {
           ...process.env,
@@ -278,6 +278,14 @@ describe("niceeval run --otel (real CLI on a fixture project)", () => {
         "niceeval: SIGINT: the run's end no longer waits for the OpenTelemetry export",
       );
       expect(stderr).toMatch(/\d+ of 4 spans were not exported/);
+      // Every attempt had finished: the stored run is finished, and no resume is offered (one
+      // would be refused: "there is nothing to resume").
+      expect(stderr).toContain(
+        "niceeval: interrupted by SIGINT after its last attempt; the report and the store hold the whole run\n",
+      );
+      expect(stderr).not.toContain("--resume");
+      const stored = await runCli(["runs", "--json", "--store", "export-wait.sqlite"], project.dir);
+      expect(JSON.parse(stored.stdout)[0]).toMatchObject({ status: "finished" });
     } finally {
       await collector.close();
     }

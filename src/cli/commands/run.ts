@@ -304,7 +304,7 @@ function endOfRun(
   const { args, io, store } = run;
   if (guard.exitCode !== undefined) {
     io.stderr(
-      `${interruptedLine(`${guard.signal}`, store?.location, sinks, run.runId, args.store)}\n`,
+      `${interruptedLine(`${guard.signal}`, store?.location, sinks, run, summary.cancelled)}\n`,
     );
     return guard.exitCode;
   }
@@ -344,14 +344,18 @@ function interruptedLine(
   signal: string,
   location: string | undefined,
   sinks: RunSinks,
-  runId: string,
-  storeFlag: string | undefined,
+  run: { runId: string; args: RunArgs },
+  cut: boolean,
 ): string {
   const head = `niceeval: interrupted by ${signal}`;
   if (location === undefined) return `${head}; the report holds every attempt that finished`;
-  const resume = `\`${resumeCommand(runId, storeFlag)}\``;
+  const resume = `\`${resumeCommand(run.runId, run.args.store)}\``;
   if (!sinks.storeFailed())
-    return `${head}; the report and the store hold every attempt that finished${sinks.resumable() ? `; ${resume} runs the rest` : ""}`;
+    // A signal after the last attempt (while the run's end waited for its OpenTelemetry export)
+    // left nothing to run: the stored run is finished, and a resume of it would be refused.
+    return cut
+      ? `${head}; the report and the store hold every attempt that finished${sinks.resumable() ? `; ${resume} runs the rest` : ""}`
+      : `${head} after its last attempt; the report and the store hold the whole run`;
   const { lost, given } = sinks.unwritten();
   const count = lost > 0 ? `: ${lost} of its ${given} attempts were not written` : "";
   const way = sinks.resumable() ? `; once it answers, ${resume} runs the rest` : "";
