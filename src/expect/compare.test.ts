@@ -209,3 +209,31 @@ describe("numeric comparators", () => {
     });
   });
 });
+
+describe("and / or reasons", () => {
+  it("quote what each failing argument found: all of a failed or, every mismatch of a failed and", async () => {
+    const { and, or, mapValue } = await import("./index.js");
+    const crate = { id: "crate", dur: 0, x: 1 };
+    const idIs = mapValue("objectMatch", (o: typeof crate) => o.id, equals("box"));
+    const durable = mapValue("durabilityMatch", (o: typeof crate) => o.dur, greaterThan(0));
+    const at = mapValue("positionMatch", (o: typeof crate) => o.x, equals(9));
+    // Before, a failed `or` said only "2 of 2 mismatched", and `and` quoted its first mismatch.
+    expect(or(durable, idIs).evaluate(crate).reason).toBe(
+      '2 of 2 mismatched; durabilityMatch: observed 0, not greater than 0; objectMatch: observed "crate", expected "box"',
+    );
+    expect(and(durable, at).evaluate(crate).reason).toBe(
+      "2 of 2 mismatched; durabilityMatch: observed 0, not greater than 0; positionMatch: observed 1, expected 9",
+    );
+    // Past three, the rest are counted; a passing `or` names the argument that matched.
+    expect(or(durable, at, idIs, durable).evaluate(crate).reason).toMatch(
+      /^4 of 4 mismatched; durabilityMatch: .*; positionMatch: .*; objectMatch: .*; and 1 more$/,
+    );
+    expect(
+      or(
+        durable,
+        at,
+        mapValue("id", (o: typeof crate) => o.id, equals("crate")),
+      ).evaluate(crate).reason,
+    ).toBe('1 of 3 matched; id: observed "crate"');
+  });
+});

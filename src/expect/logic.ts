@@ -57,6 +57,9 @@ function wrongArgument(
   return undefined;
 }
 
+/** Mismatched arguments whose reasons an `and` or `or` quotes; the rest are counted. */
+const TOLD_MISMATCHES = 3;
+
 /** The node of `and`/`or` in `state`: how many arguments are in it, and the one that decided. */
 function combined(
   name: "and" | "or",
@@ -64,12 +67,22 @@ function combined(
   results: readonly MatchResult[],
   state: MatchState,
 ): MatchResult {
-  const deciding = results.find((r) => r.state === state);
-  const counts = `${results.filter((r) => r.state === state).length} of ${results.length} ${state}`;
-  const reason =
-    deciding && state !== (name === "and" ? "matched" : "mismatched")
-      ? `${counts}; ${deciding.name}: ${deciding.reason}`
-      : counts;
+  const inState = results.filter((r) => r.state === state);
+  const counts = `${inState.length} of ${results.length} ${state}`;
+  // What each argument found, where it explains the state: every mismatch of a failed `and` or
+  // `or` (an `or` fails only when all do), the first of what decided otherwise; none for an
+  // `and` that matched.
+  const told =
+    name === "and" && state === "matched"
+      ? []
+      : state === "mismatched"
+        ? inState.slice(0, TOLD_MISMATCHES)
+        : inState.slice(0, 1);
+  const more =
+    state === "mismatched" && inState.length > told.length
+      ? `; and ${inState.length - told.length} more`
+      : "";
+  const reason = [counts, ...told.map((r) => `${r.name}: ${r.reason}`)].join("; ") + more;
   return node(state, name, expects, reason, undefined, results);
 }
 
