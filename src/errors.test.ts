@@ -39,6 +39,31 @@ describe("errorMessage", () => {
     nameless.name = "";
     expect(errorMessage(nameless)).toBe("Error (no message)");
   });
+
+  it("reads an error without a message for what it still tells: the errors it gathers, its code", () => {
+    // Node's fetch to localhost: one refusal per address, gathered without a message.
+    const both = new AggregateError(
+      [
+        new Error("connect ECONNREFUSED ::1:3000"),
+        new Error("connect ECONNREFUSED 127.0.0.1:3000"),
+      ],
+      "",
+    );
+    expect(errorMessage(both)).toBe(
+      "connect ECONNREFUSED ::1:3000; connect ECONNREFUSED 127.0.0.1:3000",
+    );
+    expect(errorMessage(new AggregateError(["a", "b", "c", new Error("d")], ""))).toBe(
+      "a; b; and 2 more",
+    );
+    expect(errorMessage(Object.assign(new Error(""), { code: "ECONNRESET" }))).toBe(
+      "Error ECONNRESET",
+    );
+    expect(thrownMessage(new TypeError("fetch failed", { cause: both }))).toBe(
+      "TypeError: fetch failed (cause: connect ECONNREFUSED ::1:3000; connect ECONNREFUSED 127.0.0.1:3000)",
+    );
+    // A cause that says nothing adds nothing, as before an empty message was named.
+    expect(thrownMessage(new Error("failed", { cause: new Error() }))).toBe("failed");
+  });
 });
 
 describe("thrownMessage", () => {

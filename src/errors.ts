@@ -95,6 +95,31 @@ export class DefinitionError extends AuthoringError {
 }
 
 /**
+ * What an Error without a message still tells: the messages of the errors it gathers (Node's
+ * `fetch` to `localhost` fails with an AggregateError of one refusal per address), else its
+ * `code` (ECONNREFUSED), else that it said nothing.
+ */
+function unsaid(error: Error): string {
+  const gathered =
+    error instanceof AggregateError && Array.isArray(error.errors) ? error.errors : [];
+  const inner = gathered
+    .map((item: unknown) =>
+      item instanceof Error ? String(item.message) : typeof item === "string" ? item : "",
+    )
+    .filter((text) => text.trim() !== "");
+  if (inner.length > 0)
+    return inner.length > 2
+      ? `${inner.slice(0, 2).join("; ")}; and ${inner.length - 2} more`
+      : inner.join("; ");
+  const { code } = error as { code?: unknown };
+  if (typeof code === "string" && code.trim() !== "") return `${errorName(error)} ${code}`;
+  return `${errorName(error)}${NO_MESSAGE}`;
+}
+
+/** How {@link errorMessage} ends for an error that says nothing. */
+const NO_MESSAGE = " (no message)";
+
+/**
  * Message of any thrown value, for reports. One that says nothing (`new Error()`, a thrown "")
  * is said to be so, by its kind, so a report never reads "target of case …: " with no reason.
  */
@@ -103,10 +128,10 @@ export function errorMessage(error: unknown): string {
   try {
     if (error instanceof Error) {
       const message = String(error.message);
-      return message.trim() === "" ? `${errorName(error)} (no message)` : message;
+      return message.trim() === "" ? unsaid(error) : message;
     }
     if (typeof error === "string")
-      return error.trim() === "" ? "an empty string (no message)" : error;
+      return error.trim() === "" ? `an empty string${NO_MESSAGE}` : error;
     return JSON.stringify(error) ?? String(error);
   } catch {
     try {
@@ -141,7 +166,8 @@ export function thrownMessage(error: unknown): string {
     if (cause === undefined || cause === null || cause === current) break;
     // A message that already quotes its cause's says it once.
     const next = errorMessage(cause);
-    if (next && !said.includes(next)) text += ` (cause: ${next})`;
+    // A cause that says nothing adds nothing (its own cause may).
+    if (next && !said.includes(next) && !next.endsWith(NO_MESSAGE)) text += ` (cause: ${next})`;
     said = next;
     current = cause;
   }

@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { defineAdapter } from "../adapter/define-adapter.js";
 import { defineSuite } from "../eval/suite.js";
 import { createScorer } from "../scorers/create-scorer.js";
-import { collectEvals, EvalIds, misexportedEvals, noEvalMessage } from "./eval-exports.js";
+import {
+  collectEvals,
+  EvalIds,
+  misexportCandidates,
+  misexportErrors,
+  noEvalMessage,
+} from "./eval-exports.js";
 
 const same = createScorer({ name: "same", score: () => ({ score: 1 }) });
 const suite = (id: string) =>
@@ -101,11 +107,19 @@ describe("noEvalMessage", () => {
   });
 });
 
-describe("misexportedEvals", () => {
+describe("misexportErrors", () => {
+  const target = (x: number) => x;
+  const errorsOf = (module: Record<string, unknown>, otherIds: string[] = []) => {
+    const ids = new Set([
+      ...collectEvals(module, undefined).map((e) => e.runnable.id),
+      ...otherIds,
+    ]);
+    return misexportErrors(misexportCandidates(module, "mix.eval.ts"), ids);
+  };
+
   it("names the exports of a file with evals that look like evals that will not run", () => {
     const good = suite("good");
     const shared = suite("shared");
-    const target = (x: number) => x;
     const module = {
       good,
       shared,
@@ -117,9 +131,7 @@ describe("misexportedEvals", () => {
       schema: { type: "object" },
       make: () => suite("made"),
     };
-    const found = collectEvals(module, undefined);
-    expect(found.map((item) => item.name)).toEqual(["good", "shared"]);
-    expect(misexportedEvals(module, "mix.eval.ts", found)).toEqual([
+    expect(errorsOf(module)).toEqual([
       {
         file: "mix.eval.ts",
         leftOut: ["forgotten"],
@@ -133,5 +145,22 @@ describe("misexportedEvals", () => {
           'export "grouped" is an object holding the eval "failing"; niceeval runs the evals a file exports itself: export it by name (export const failing = ...)',
       },
     ]);
+  });
+
+  it("leaves alone the definition of a suite the run has, and evals another file of the run exports", () => {
+    const cases = [{ id: "a", input: 1 }];
+    const definition = { id: "qa", cases, scorers: [same], target };
+    const base = { id: "base", cases, scorers: [same] };
+    const module = {
+      definition,
+      qa: defineSuite(definition),
+      base,
+      withTarget: defineSuite({ ...base, target }),
+      // A namespace of another eval file, re-exported: its evals run from their own file.
+      others: { ok: suite("ok") },
+    };
+    expect(errorsOf(module, ["ok"])).toEqual([]);
+    // Without that file in the run, they would not run: said.
+    expect(errorsOf(module).map((error) => error.leftOut)).toEqual([["others"]]);
   });
 });

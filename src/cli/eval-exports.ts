@@ -119,10 +119,8 @@ export function noEvalMessage(module: Record<string, unknown>): string {
 }
 
 function whatIsExported(exports: readonly [string, unknown][]): string | undefined {
-  for (const [name, value] of exports) {
-    const said = misexported(name, value, new Set());
-    if (said !== undefined) return said;
-  }
+  const said = misexportErrors(misexportCandidates(Object.fromEntries(exports), ""), new Set());
+  if (said[0] !== undefined) return said[0].message;
   for (const [name, value] of exports) {
     if (typeof value === "function")
       return `exports no eval: export "${name}" is a function; export the eval it makes (export const suite = ${name === "default" ? "make" : name}(...)), the result of defineSuite(...) or adapter.defineScoreEval(...)`;
@@ -131,21 +129,39 @@ function whatIsExported(exports: readonly [string, unknown][]): string | undefin
 }
 
 /**
- * The exports of a file that also exports evals which look like evals exported the wrong way (a
- * suite's definition not given to defineSuite, an object holding evals the file does not export
- * itself): each is a load error of its own, the file's other evals still running, so a run
- * never passes without an eval its author meant to run and nothing saying so.
+ * An export that looks like an eval exported the wrong way: a suite's definition not given to
+ * defineSuite (`data`), or an object holding evals (`held`). Whether it is one is known once every
+ * file of the run has loaded ({@link misexportErrors}): the definition of a suite the run has
+ * (`export const definition = {…}; export const qa = defineSuite(definition)`), or an object
+ * of evals exported by name somewhere (a namespace re-exported, a list of a file's own), is none.
  */
-export function misexportedEvals(
-  module: Record<string, unknown>,
-  file: string,
-  found: readonly Exported[],
-): LoadError[] {
+export interface Misexport {
+  file: string;
+  name: string;
+  data?: { id: string; target: boolean };
+  held?: { key: string; id: string }[];
+}
+
+/** The exports of a file of evals that may be evals exported the wrong way ({@link Misexport}). */
+export function misexportCandidates(module: Record<string, unknown>, file: string): Misexport[] {
   try {
-    const exported = new Set(found.map((item) => item.runnable));
-    return dataEntries(module).flatMap(([name, value]) => {
-      const said = misexported(name, value, exported);
-      return said === undefined ? [] : [{ file, message: said, leftOut: [name] }];
+    return dataEntries(module).flatMap(([name, value]): Misexport[] => {
+      if (looksLikeSuiteData(value)) {
+        const fields = Object.fromEntries(dataEntries(value));
+        return [
+          {
+            file,
+            name,
+            data: { id: String(fields.id), target: typeof fields.target === "function" },
+          },
+        ];
+      }
+      if (typeof value !== "object" || value === null || Array.isArray(value) || isRunnable(value))
+        return [];
+      const held = dataEntries(value).flatMap(([key, v]) =>
+        isRunnable(v) ? [{ key, id: v.id }] : [],
+      );
+      return held.length > 0 ? [{ file, name, held }] : [];
     });
   } catch {
     // A Proxy whose traps throw, or the like: nothing more to say than the evals found.
@@ -154,25 +170,31 @@ export function misexportedEvals(
 }
 
 /**
- * Why export `name` looks like an eval that will not run: a suite's definition, or an object
- * holding evals not among `exported`; undefined otherwise.
+ * The load errors of the candidates that stand for evals the run does not have (`runIds`: the
+ * ids of every eval its files export), each naming its export and what to write instead, so a
+ * run never passes without an eval its author meant to run and nothing saying so.
  */
-function misexported(
-  name: string,
-  value: unknown,
-  exported: ReadonlySet<Runnable>,
-): string | undefined {
-  if (looksLikeSuiteData(value))
-    return typeof dataEntries(value).find(([key]) => key === "target")?.[1] === "function"
-      ? `export "${name}" is a plain object, not an eval; wrap it: export const ${name === "default" ? "suite" : name} = defineSuite({ ... })`
-      : `export "${name}" is a suite without a target; export defineSuite({ ...${name}, target }) instead`;
-  if (typeof value !== "object" || value === null || Array.isArray(value) || isRunnable(value))
-    return undefined;
-  const held = dataEntries(value)
-    .filter(([, v]) => isRunnable(v) && !exported.has(v))
-    .map(([key]) => key);
-  if (held.length === 0) return undefined;
-  return `export "${name}" is an object holding ${held.length === 1 ? "the eval" : "the evals"} ${held.map((key) => `"${key}"`).join(", ")}; niceeval runs the evals a file exports itself: export ${held.length === 1 ? "it" : "each"} by name (export const ${held[0]} = ...)`;
+export function misexportErrors(
+  candidates: readonly Misexport[],
+  runIds: ReadonlySet<string>,
+): LoadError[] {
+  return candidates.flatMap(({ file, name, data, held }): LoadError[] => {
+    if (data !== undefined) {
+      if (runIds.has(data.id)) return [];
+      const message = data.target
+        ? `export "${name}" is a plain object, not an eval; wrap it: export const ${name === "default" ? "suite" : name} = defineSuite({ ... })`
+        : `export "${name}" is a suite without a target; export defineSuite({ ...${name}, target }) instead`;
+      return [{ file, message, leftOut: [name] }];
+    }
+    const keys = (held ?? []).filter(({ id }) => !runIds.has(id)).map(({ key }) => key);
+    if (keys.length === 0) return [];
+    return [{ file, message: holdingMessage(name, keys), leftOut: [name] }];
+  });
+}
+
+/** What to do with export `name`, an object holding the evals under `keys`. */
+function holdingMessage(name: string, keys: readonly string[]): string {
+  return `export "${name}" is an object holding ${keys.length === 1 ? "the eval" : "the evals"} ${keys.map((key) => `"${key}"`).join(", ")}; niceeval runs the evals a file exports itself: export ${keys.length === 1 ? "it" : "each"} by name (export const ${keys[0]} = ...)`;
 }
 
 /** The own enumerable data properties of a value, without running its getters. */

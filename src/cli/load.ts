@@ -7,7 +7,14 @@ import { errorMessage, thrownAt } from "../errors.js";
 import { builtFile } from "../package-files.js";
 import type { RunEntry } from "../runner/run.js";
 import type { LoadError } from "../runner/summary.js";
-import { collectEvals, EvalIds, misexportedEvals, noEvalMessage } from "./eval-exports.js";
+import {
+  collectEvals,
+  EvalIds,
+  type Misexport,
+  misexportCandidates,
+  misexportErrors,
+  noEvalMessage,
+} from "./eval-exports.js";
 import { isCommonJsImport, packageTypeOf } from "./module-format.js";
 import { syntaxErrorAt } from "./syntax-error.js";
 import { TickGuard } from "./tick-guard.js";
@@ -179,6 +186,9 @@ export async function loadEvalFiles(
   // A CommonJS file may `require` a TypeScript one, which no import names: Node's loader compiles it.
   if (sources.some(({ path }) => /\.(?:c[jt]s|js)$/.test(path))) serveCommonJsTypeScript();
   const ticks = new TickGuard();
+  // Exports that may be evals exported the wrong way, told once every file's evals are known.
+  const misexports: Misexport[] = [];
+  const runIds = new Set<string>();
   for (const { file, path, source } of sources) {
     let module: Record<string, unknown>;
     try {
@@ -196,11 +206,13 @@ export async function loadEvalFiles(
       errors.push({ file, message: noEvalMessage(module) });
       continue;
     }
-    errors.push(...misexportedEvals(module, file, evals));
+    misexports.push(...misexportCandidates(module, file));
+    for (const { runnable } of evals) runIds.add(runnable.id);
     const admitted = ids.admit(file, evals);
     errors.push(...admitted.errors);
     for (const runnable of admitted.kept) entries.push({ eval: runnable, file });
   }
+  errors.push(...misexportErrors(misexports, runIds));
   return { entries, errors };
 }
 

@@ -35,21 +35,26 @@ export class ReportTargets {
       for (const key of fileKeys(resolve(this.#cwd, path))) this.#held.set(key, { who: "", what });
   }
 
-  /** The run store, a SQLite file with the files beside it (a PostgreSQL URL has none here). */
-  protectStore(location: string | undefined, flag = "--store"): void {
+  /**
+   * The run store, a SQLite file with the files beside it (a PostgreSQL URL has none here);
+   * `source` says where it was named (`--store`, `NICEEVAL_STORE`, the default store).
+   */
+  protectStore(location: string | undefined, source: string): void {
     if (location === undefined || isPostgresUrl(location)) return;
     const paths = STORE_SIDE_FILES.map((suffix) => location + suffix);
-    this.protect(paths, `the run store ${location} (${flag})`);
+    this.protect(paths, `the run store ${location} (${source})`);
   }
 
   /**
-   * Claim `target` (a path, or `-` for standard output) for `who` (the flag that asked for it);
-   * throws USAGE when another report or a protected file is there. Standard output discarded
+   * Claim `target` (a path, or with `dash` `-` for standard output, as `ndjson=-` means it; a
+   * file report's `-` is a file of that name) for `who` (the flag that asked for it); throws
+   * USAGE when another report or a protected file is there. Standard output discarded
    * (/dev/null) is claimed by nobody: any number of reports may go there.
    */
-  claim(target: string, who: string): void {
-    const keys = target === "-" ? fdKeys(this.#stdoutFd) : fileKeys(resolve(this.#cwd, target));
-    const shown = target === "-" ? "standard output" : target;
+  claim(target: string, who: string, dash = true): void {
+    const out = dash && target === "-";
+    const keys = out ? fdKeys(this.#stdoutFd) : fileKeys(resolve(this.#cwd, target));
+    const shown = out ? "standard output" : target;
     const before = keys.map((key) => this.#held.get(key)).find((held) => held !== undefined);
     if (before === undefined) {
       for (const key of keys) this.#held.set(key, { who, what: shown });

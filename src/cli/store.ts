@@ -16,6 +16,15 @@ export function storeLocation(
   return storePath(flag ?? (env.NICEEVAL_STORE || DEFAULT_STORE_PATH), "cli");
 }
 
+/** Where {@link storeLocation} took the store from, for a message: the flag, the variable, or neither. */
+export function storeSource(
+  flag: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  if (flag !== undefined) return "--store";
+  return env.NICEEVAL_STORE ? "NICEEVAL_STORE" : "the default store";
+}
+
 /**
  * Open the store a command names, relative to the command's folder; `readOnly` for a command
  * that only reads it (then a store in a read-only place is read from a copy, and nothing is

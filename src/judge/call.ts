@@ -27,7 +27,9 @@ export function requireJudgeSource(
   field: string,
   source: unknown,
 ): asserts source is JudgeSource {
-  if (typeof source === "string" && source.trim() !== "") return;
+  // A model string, even empty, is resolveJudge's to read: an empty one is a judge not configured
+  // (`JUDGE_MODEL ?? ""`), reported unavailable where it is called.
+  if (typeof source === "string") return;
   if (typeof source === "object" && source !== null) {
     const { provider, model } = source as { provider?: Partial<JudgeProvider>; model?: unknown };
     if (

@@ -7,7 +7,7 @@ import { findComparedRuns, nothingOnBranch } from "../cli/compared-runs.js";
 import type { CliIO } from "../cli/io.js";
 import { ReportTargets } from "../cli/report-targets.js";
 import { latestShardNote } from "../cli/shard-command.js";
-import { storeLocation } from "../cli/store.js";
+import { storeLocation, storeSource } from "../cli/store.js";
 import { NiceevalError } from "../errors.js";
 import { resolveRunRef } from "../store/resolve.js";
 import type { Store, StoredRun } from "../store/types.js";
@@ -137,9 +137,9 @@ export async function exportCommand(args: ExportArgs, store: Store, io: CliIO): 
     );
   // Neither export may be written over the other or over the store it is read from.
   const targets = new ReportTargets(io.cwd, io.stdoutFd);
-  targets.protectStore(storeLocation(args.store, io.env));
+  targets.protectStore(storeLocation(args.store, io.env), storeSource(args.store, io.env));
   if (args.ndjson !== undefined) targets.claim(args.ndjson, "--ndjson");
-  if (args.html !== undefined) targets.claim(args.html, "--html");
+  if (args.html !== undefined) targets.claim(args.html, "--html", false);
   if (args.ndjson !== undefined) {
     const { exportNdjson } = await import("../cli/commands/merge.js");
     await exportNdjson(args.run, args.ndjson, store, io);

@@ -554,7 +554,10 @@ export const partial = app.defineScoreEval({ id: "partial", description: "partia
     await symlink(project.dir, join(project.dir, "here"), "dir");
     // Before, --json over the store truncated it under SQLite's mapping: SIGBUS, history gone.
     for (const [flags, said] of [
-      [["--json", ".niceeval/niceeval.sqlite"], "which is the run store .niceeval/niceeval.sqlite"],
+      [
+        ["--json", ".niceeval/niceeval.sqlite"],
+        "which is the run store .niceeval/niceeval.sqlite (the default store)",
+      ],
       [["--reporter", "markdown=.niceeval/niceeval.sqlite-wal"], "which is the run store"],
       [
         ["--store", "other.sqlite", "--reporter", "junit=other.sqlite"],
@@ -595,6 +598,11 @@ export const partial = app.defineScoreEval({ id: "partial", description: "partia
       );
     }
     expect((await cli(["runs", "--json"])).stdout).toBe(before);
+    // A file report's `-` is a file of that name, as it always was; only ndjson=- is stdout.
+    const dash = await cli(["run", "soft", "--no-store", "--reporter", "markdown=-"]);
+    expect(dash.stderr).not.toContain("both write");
+    expect(dash.code).toBe(0);
+    expect(await readFile(join(project.dir, "-"), "utf8")).toContain("## niceeval");
     // Reports thrown away share /dev/null.
     const discarded = await cli([
       "run",

@@ -106,3 +106,12 @@ describe("judge models", () => {
     );
   });
 });
+
+describe("an empty model string", () => {
+  it("is a judge not configured, unavailable where it is called, not a refusal where it is made", async () => {
+    const { callJudge } = await import("../../src/judge/call.js");
+    expect(() => judgeFromModel("")).not.toThrow();
+    const answer = await callJudge("", { messages: [{ role: "user", content: "x" }] } as never);
+    expect(answer).toMatchObject({ ok: false, kind: "unconfigured" });
+  });
+});

@@ -65,7 +65,7 @@ import { endLeftProcessesAtExit } from "../left-processes.js";
 import { loadEvalFiles } from "../load.js";
 import { buildManifest } from "../manifest.js";
 import { CONSOLE, ReportTargets } from "../report-targets.js";
-import { openStoreAt, storeExists, storeLocation } from "../store.js";
+import { openStoreAt, storeExists, storeLocation, storeSource } from "../store.js";
 import { storeOutageHooks } from "../store-outage.js";
 import { userOutputToStderr } from "../user-output.js";
 import { compareWith, regressionGates, regressionReasons } from "./compare.js";
@@ -1116,7 +1116,8 @@ function reporterSpecs(args: RunArgs, io: CliIO, files: readonly string[]): Repo
   if (!specs.some((spec) => spec.kind === "console")) specs.unshift({ kind: "console" });
   // No report may be written over another, the store or the run's own eval files.
   const targets = new ReportTargets(cwd, io.stdoutFd);
-  targets.protectStore(args.noStore ? undefined : storeLocation(args.store, io.env));
+  if (!args.noStore)
+    targets.protectStore(storeLocation(args.store, io.env), storeSource(args.store, io.env));
   for (const file of files) targets.protect([file], `the eval file ${relative(cwd, file)}`);
   // The console report is on standard output unless `ndjson=-` takes it (it then goes to stderr).
   if (!specs.some((spec) => spec.kind === "ndjson" && spec.target === "-"))
@@ -1129,7 +1130,9 @@ function reporterSpecs(args: RunArgs, io: CliIO, files: readonly string[]): Repo
           ? spec.target
           : undefined;
     const flag = spec === fromJsonFlag ? "--json" : `--reporter ${spec.kind}`;
-    if (file !== undefined || spec.kind === "ndjson") targets.claim(file ?? "-", flag);
+    // Only ndjson reads `-` as standard output; a file report's `-` is a file of that name.
+    if (file !== undefined || spec.kind === "ndjson")
+      targets.claim(file ?? "-", flag, spec.kind === "ndjson");
     // A report's folder is made, as the store's is (reports/junit.xml in a fresh checkout).
     if (file !== undefined) checkWritable(flag, file, cwd, undefined, true);
   }

@@ -12,7 +12,6 @@ import {
   splitBaseUrl,
 } from "./provider.js";
 
-/** The Messages API version niceeval speaks. */
 const OPTION_KEYS = {
   apiKey: true,
   apiKeyFrom: true,
@@ -20,6 +19,7 @@ const OPTION_KEYS = {
   headers: true,
 } satisfies KnownKeys<AnthropicOptions>;
 
+/** The Messages API version niceeval speaks. */
 export const ANTHROPIC_VERSION = "2023-06-01";
 
 /** Options of {@link anthropicProvider}. */

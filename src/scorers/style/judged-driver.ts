@@ -18,10 +18,6 @@ export interface JudgedDriverSpec<Input> {
 }
 
 /**
- * Build a driver around an injected judge: the raw answer is validated with parseVerdict, and a
- * malformed one fails the score. A judge that throws rejects the call (errored, not failed).
- */
-/**
  * Refuse what a driver factory that takes only its judge was given beside it (from JavaScript,
  * `makeOutlineFidelityDriver(judge, { threshold: 0.8 })` would be kept without a word while the
  * seed's fixed gate applies). `why` says why it takes nothing more.
@@ -33,6 +29,10 @@ export function refuseMoreThanJudge(factory: string, extra: readonly unknown[], 
   );
 }
 
+/**
+ * Build a driver around an injected judge: the raw answer is validated with parseVerdict, and a
+ * malformed one fails the score. A judge that throws rejects the call (errored, not failed).
+ */
 export function makeJudgedDriver<Input>(judge: JudgeFn, spec: JudgedDriverSpec<Input>): Driver {
   if (typeof judge !== "function") {
     throw new TypeError(`${spec.factory}(judge): judge must be a JudgeFn (an async function)`);
