@@ -522,13 +522,14 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
           for await (const item of iterable) return item;
         };
         // A read is not a write: the advice is the reader's, not to begin the run.
+        // Each read starts when awaited: one started earlier would reject with nobody waiting.
         for (const read of [
-          store.queryAttempts("ghost"),
-          first(store.streamAttempts("ghost")),
-          first(store.attemptKeys("ghost")),
-          first(store.attemptHistory("ghost")),
+          () => store.queryAttempts("ghost"),
+          () => first(store.streamAttempts("ghost")),
+          () => first(store.attemptKeys("ghost")),
+          () => first(store.attemptHistory("ghost")),
         ]) {
-          const error = await thrown(read);
+          const error = await thrown(read());
           expect(error.code).toBe("RUN_NOT_FOUND");
           expect(error.message).toMatch(
             /^no run ghost in .+; listRuns\(\) lists the runs it holds, with their ids\.$/,
