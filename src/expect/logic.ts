@@ -82,7 +82,11 @@ function combined(
     state === "mismatched" && inState.length > told.length
       ? `; and ${inState.length - told.length} more`
       : "";
-  const reason = [counts, ...told.map((r) => `${r.name}: ${r.reason}`)].join("; ") + more;
+  // An `and` that matched (the common case, once per check) says its count alone.
+  const reason =
+    told.length === 0
+      ? counts
+      : [counts, ...told.map((r) => `${r.name}: ${r.reason}`)].join("; ") + more;
   return node(state, name, expects, reason, undefined, results);
 }
 

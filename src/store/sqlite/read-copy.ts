@@ -22,10 +22,11 @@ const COPY_PREFIX = "niceeval-store-";
 /**
  * Open a store to read it; it must exist, and is left as it is. One that SQLite cannot use where
  * it is (a read-only file or folder, such as a mounted CI artifact: even a reader needs its
- * journal's files beside it, and would leave them with the file's mode), or that an older niceeval wrote and this one would have to
- * upgrade, is read from a private copy of its files in a temporary folder (upgraded there), as
- * it was when it was copied. The copy is removed on close or when the process exits; one left
- * by a process killed outright is removed by the next read of a copy.
+ * journal's files beside it, and would leave them with the file's mode), or that an older
+ * niceeval wrote and this one would have to upgrade, is read from a private copy of its files
+ * in a temporary folder (upgraded there), as it was when it was copied. The copy is removed on
+ * close or when the process exits; one left by a process killed outright is removed by the next
+ * read of a copy.
  */
 export function openDatabaseToRead(
   path: string,
