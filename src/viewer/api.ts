@@ -1,3 +1,4 @@
+import { resumeCommand } from "../cli/command-words.js";
 import { findComparedRuns, nothingOnBranch } from "../cli/compared-runs.js";
 import { compareRuns } from "../compare/compare-runs.js";
 import type { Comparison } from "../compare/types.js";
@@ -15,6 +16,7 @@ import {
   QUERY_SORTS,
   QUERY_VERDICTS,
 } from "../store/attempt-query.js";
+import { importedRunAdvice } from "../store/imported.js";
 import { runFilter } from "../store/manifest.js";
 import {
   type AttemptQuery,
@@ -138,6 +140,24 @@ export interface RunDetail {
   manifest: StoredRun;
   evals: EvalView[];
   labels: string[];
+  /** What finishes the run should it have stopped before its end (the page says it only then). */
+  finish?: RunFinish;
+}
+
+/**
+ * What finishes a run that stopped: the command that resumes it in the store the viewer or the
+ * export read (`--store` as the user gave it), or, for a run imported here, what to do where it
+ * ran, as `show` says it.
+ */
+export interface RunFinish {
+  command?: string;
+  advice?: string;
+}
+
+/** {@link RunFinish} of a run, with the `--store` the command that read it was given. */
+export function runFinish(run: StoredRun, storeFlag: string | undefined): RunFinish {
+  const advice = importedRunAdvice(run);
+  return advice ? { advice } : { command: resumeCommand(run.runId, storeFlag) };
 }
 
 /** One line of the cases table: small, whatever the size of the attempt's output. */

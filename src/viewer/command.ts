@@ -87,7 +87,12 @@ function comparePage(runs: { base: string; head: string }): string {
 /** The viewer, or a usage error that says why it cannot listen (a port in use, a host not here). */
 async function listen(args: ViewArgs, store: Store) {
   try {
-    return await startViewer({ store, host: args.host, port: args.port });
+    return await startViewer({
+      store,
+      host: args.host,
+      port: args.port,
+      ...(args.store === undefined ? {} : { storeFlag: args.store }),
+    });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const where = `${args.host}:${args.port}`;
@@ -149,7 +154,12 @@ export async function exportCommand(args: ExportArgs, store: Store, io: CliIO): 
   const runs = await exportedRuns(args, store, io);
   let result: Awaited<ReturnType<typeof exportHtml>>;
   try {
-    result = await exportHtml({ store, file, ...runs });
+    result = await exportHtml({
+      store,
+      file,
+      ...runs,
+      ...(args.store === undefined ? {} : { storeFlag: args.store }),
+    });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (typeof code !== "string" || !/^E[A-Z]+$/.test(code)) throw error;

@@ -8,7 +8,7 @@ import { resolveRunRef } from "../store/resolve.js";
 import type { RunStatus, Store, StoredRun } from "../store/types.js";
 import { effectiveStatus } from "../store/writer.js";
 import type { AttemptRow, RunDetail, RunRow } from "./api.js";
-import { attemptRow, runDetail, runRow } from "./api.js";
+import { attemptRow, runDetail, runFinish, runRow } from "./api.js";
 import { loadApp } from "./app-files.js";
 import { ChartFold, type RunCharts } from "./charts.js";
 import { scriptSafeJson, staticPageParts } from "./html.js";
@@ -24,6 +24,8 @@ export interface ExportOptions {
    */
   baseline?: string;
   file: string;
+  /** The `--store` the page's suggested commands carry, as the user named the store; default none. */
+  storeFlag?: string;
 }
 
 /** The data a static export embeds: what the live API would answer, for one run (and its baseline). */
@@ -82,7 +84,7 @@ export async function exportHtml(options: ExportOptions): Promise<ExportResult> 
   await write(',"details":{');
   for (const [i, r] of runs.entries()) {
     await write(`${i ? "," : ""}${key(r.runId)}:`);
-    await json(await runDetail(store, r));
+    await json({ ...(await runDetail(store, r)), finish: runFinish(r, options.storeFlag) });
   }
   await write('},"comparison":');
   await json(comparison ?? null);

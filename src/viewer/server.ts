@@ -15,6 +15,7 @@ import {
   compareRefs,
   listRunRows,
   runDetail,
+  runFinish,
 } from "./api.js";
 import { type AppFiles, loadApp } from "./app-files.js";
 import { type RunCharts, runCharts } from "./charts.js";
@@ -31,6 +32,11 @@ export interface ViewerOptions {
   port?: number;
   /** The session token (default: 24 random bytes); every request must carry it or its cookie. */
   token?: string;
+  /**
+   * The `--store` the commands the pages suggest carry (resuming a run that stopped), as the user
+   * named the store; default none, for the default store.
+   */
+  storeFlag?: string;
 }
 
 /** A running viewer. */
@@ -64,7 +70,7 @@ const STATUSES = new Set<string>(["running", "finished", "interrupted", "crashed
 export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   const host = options.host ?? "127.0.0.1";
   const token = options.token ?? randomBytes(24).toString("base64url");
-  const web = viewerApp(options.store, token, loadApp());
+  const web = viewerApp(options.store, token, loadApp(), options.storeFlag);
   const server = createAdaptorServer({ fetch: web.fetch }) as Server;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -99,7 +105,7 @@ const json = (c: Context, value: unknown, status: 200 | 400 | 401 | 404 | 405 | 
   c.body(safeStringify(value), status, { "Content-Type": "application/json; charset=utf-8" });
 
 /** The viewer as a Hono app: security headers, the session, the app's files, the JSON API. */
-export function viewerApp(store: Store, token: string, app: AppFiles): Hono {
+export function viewerApp(store: Store, token: string, app: AppFiles, storeFlag?: string): Hono {
   const web = new Hono();
   web.use(securityHeaders);
   web.use(session(token));
@@ -111,7 +117,7 @@ export function viewerApp(store: Store, token: string, app: AppFiles): Hono {
     if (!file) return json(c, { error: `no file ${c.req.path}` }, 404);
     return c.body(new Uint8Array(file.body), 200, { "Content-Type": file.type });
   });
-  apiRoutes(web, store);
+  apiRoutes(web, store, storeFlag);
   web.notFound((c) =>
     c.req.path.startsWith("/api/")
       ? json(c, { error: `no API ${c.req.path}` }, 404)
@@ -164,7 +170,7 @@ function session(token: string) {
 }
 
 /** The JSON API over the store: runs, a run's detail, attempts, a case, charts, a comparison. */
-function apiRoutes(web: Hono, store: Store): void {
+function apiRoutes(web: Hono, store: Store, storeFlag: string | undefined): void {
   // Finished runs do not change: their charts (a pass over every attempt) are kept, a few at a time.
   const charts = new Kept<RunCharts>(8);
   const folded = new FoldedDetails(store);
@@ -176,8 +182,8 @@ function apiRoutes(web: Hono, store: Store): void {
   );
   web.get("/api/runs/:run", async (c) => {
     const run = await runOf(c);
-    if (run.summaries?.length) return json(c, await runDetail(store, run));
-    return json(c, await folded.detail(run));
+    const detail = run.summaries?.length ? await runDetail(store, run) : await folded.detail(run);
+    return json(c, { ...detail, finish: runFinish(run, storeFlag) });
   });
   web.get("/api/runs/:run/attempts", async (c) => {
     const run = await runOf(c);

@@ -818,10 +818,39 @@ describe("a run that did not finish", () => {
     expect(await notice.textContent()).toBe(
       "This run stopped before it finished (crashed): 5 attempts are stored. niceeval run --resume run-cut- runs the rest.",
     );
-    const command = await notice.locator("code").textContent();
-    const show = await runCli(["show", cutId, "--store", fixture.path], dir);
-    // show names the store it was given (the viewer's page does not know how it was named).
-    expect(show.stdout).toContain(`\`${command} --store ${fixture.path}\` runs the rest`);
+    // The viewer was started without --store: its command names none, as the default store's.
+    const named = await startViewer({ store: fixture.store, storeFlag: fixture.path });
+    try {
+      await page.goto(`${named.url}#/run/cut`);
+      await page.locator(".notice").waitFor();
+      const command = await page.locator(".notice code").textContent();
+      expect(command).toBe(`niceeval run --resume run-cut- --store ${fixture.path}`);
+      const show = await runCli(["show", cutId, "--store", fixture.path], dir);
+      expect(show.stdout).toContain(`\`${command}\` runs the rest`);
+    } finally {
+      await named.close();
+    }
+  });
+
+  it("says what finishes an imported run where it ran, not a resume here", async () => {
+    const runId = "run-imp-00000000";
+    await fixture.store.beginRun({
+      ...manifest(runId, { evals: ["greetings"], name: "imported-cut" }),
+      imported: { at: "2025-01-07T00:02:00.000Z" },
+    });
+    await fixture.store.finishRun(runId, {
+      status: "interrupted",
+      endedAt: "2025-01-07T00:01:00.000Z",
+      summaries: [],
+    });
+    await page.goto(`${viewer.origin}/#/run/imported-cut`);
+    await page.reload();
+    const notice = page.locator(".notice");
+    await notice.waitFor();
+    const text = await notice.textContent();
+    expect(text).toContain("But it was imported, and did not finish where it ran: finish it there");
+    expect(text).not.toContain("`");
+    expect(await notice.locator("code").count()).toBe(0);
   });
 });
 

@@ -1,6 +1,13 @@
 import { plural, pluralNoun } from "../../../src/plural.js";
 import { loadTroubles } from "../../../src/runner/load-troubles.js";
-import type { AttemptRow, EvalView, RowPage, RunDetail, RunRow } from "../../../src/viewer/api.js";
+import type {
+  AttemptRow,
+  EvalView,
+  RowPage,
+  RunDetail,
+  RunFinish,
+  RunRow,
+} from "../../../src/viewer/api.js";
 import type { RunCharts } from "../../../src/viewer/charts.js";
 import { scoreHistograms, scorerRates } from "../charts.js";
 import { changedOnly, get, PAGE, STATIC } from "../data.js";
@@ -309,7 +316,7 @@ function runSummary(detail: RunDetail) {
       h("tbody", {}, detail.evals.map(evalLine)),
     ),
     partialExport(run),
-    unfinished(run),
+    unfinished(run, detail.finish),
     outsideCases(detail.manifest),
   ];
 }
@@ -330,15 +337,17 @@ function unknownEval(detail: RunDetail, evalId: string | null): HTMLElement | nu
  * it. In a static export, a run still running when exported: the page is a snapshot (the live
  * viewer fills a running run in as it goes).
  */
-function unfinished(run: RunRow): HTMLElement | null {
+function unfinished(run: RunRow, finish: RunFinish | undefined): HTMLElement | null {
   if (run.status === "running" && STATIC)
     return notice(
       `This run was still running when it was exported: this page holds the ${plural(run.attempts, "attempt")} stored by then, not the whole run.`,
     );
   if (run.status !== "crashed" && run.status !== "interrupted") return null;
+  const stored = `This run stopped before it finished (${run.status}): ${plural(run.attempts, "attempt")} ${run.attempts === 1 ? "is" : "are"} stored. `;
+  if (finish?.advice) return notice(`${stored}But ${finish.advice.replaceAll("`", "")}.`);
   return notice(
-    `This run stopped before it finished (${run.status}): ${plural(run.attempts, "attempt")} ${run.attempts === 1 ? "is" : "are"} stored. `,
-    h("code", {}, `niceeval run --resume ${run.runId.slice(0, 8)}`),
+    stored,
+    h("code", {}, finish?.command ?? `niceeval run --resume ${run.runId.slice(0, 8)}`),
     " runs the rest.",
   );
 }
