@@ -111,15 +111,18 @@ export class CaseReads {
     this.need();
   }
 
-  /** The eval process they went to ended (`cause`): each is struck, and ended at the last strike. */
-  crashed(cause: string): void {
+  /**
+   * The eval process they went to ended (`cause`): each is struck, and ended at the last strike
+   * (`hangMs`, --hang-timeout, tells a kill for a silent event loop, which is advised on).
+   */
+  crashed(cause: string, hangMs: number): void {
     for (const [evalId, read] of this.reads) {
       if (!read.sent) continue;
       this.sizes.set(evalId, 1);
       read.request.max = 1;
       if (++read.strikes < MAX_STRIKES) continue;
       this.reads.delete(evalId);
-      read.resolve(ended(read.request, casesStruckOut(cause)));
+      read.resolve(ended(read.request, casesStruckOut(cause, hangMs)));
     }
   }
 

@@ -162,9 +162,16 @@ export function struckOut(cause: string, hangMs: number, afterEnd = false): stri
     : `${cause} during this case; it was running at ${MAX_STRIKES} crashes of the eval process, so it is not run again${advice}`;
 }
 
-/** Why an eval's cases stop where a read of them was under way at MAX_STRIKES crashes. */
-export function casesStruckOut(cause: string): string {
-  return `${cause} while it read them; that read was under way at ${MAX_STRIKES} crashes of the eval process, so the cases after it are not read`;
+/**
+ * Why an eval's cases stop where a read of them was under way at MAX_STRIKES crashes; for a kill
+ * for a silent event loop (`hangMs`, as in {@link struckOut}), what to do with the dataset's code.
+ */
+export function casesStruckOut(cause: string, hangMs: number): string {
+  const advice =
+    cause === blockedLoop(hangMs)
+      ? "; make the dataset's code yield (await between its steps), or raise --hang-timeout if reading a case must hold the thread longer"
+      : "";
+  return `${cause} while it read them; that read was under way at ${MAX_STRIKES} crashes of the eval process, so the cases after it are not read${advice}`;
 }
 
 /** Why an attempt asked for after an interrupt did not run. */

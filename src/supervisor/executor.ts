@@ -573,7 +573,7 @@ class Supervisor implements EvalProcessListener {
     const struckAhead = this.ahead.owns(from) ? this.strikeAhead(from, cause, sorted, exit) : 0;
     if (exit) this.placings.push(exit);
     // Reads of cases went to it only once it was ready.
-    if (from.ready) this.caseReads.crashed(cause);
+    if (from.ready) this.caseReads.crashed(cause, this.hangMs);
     if (stopping && from.ready) {
       this.endedStopped(from, cause, sorted, struckAhead, ownExit);
       this.schedule();

@@ -162,6 +162,21 @@ export const dated = defineSuite<Date, number>({
 });
 `;
 
+// A dataset whose code holds the thread for good as it builds its third case.
+const datasetSpins = `${header}
+export const spins = defineSuite<number, number>({
+  id: "spins",
+  cases: function* () {
+    for (let i = 0; i < 5; i++) {
+      if (i === 2) for (;;) {}
+      yield { id: "s" + i, input: i, expected: i };
+    }
+  },
+  target: (i) => i,
+  scorers: [same],
+});
+`;
+
 const importsOf = async (dir: string) =>
   (await readFile(join(dir, "imports.log"), "utf8")).trim().split("\n");
 
@@ -176,6 +191,7 @@ describe("a supervised run imports the eval files once, in the eval process (rea
       "rich/rich.eval.ts": richCases,
       "slow/slow.eval.ts": slowDataset,
       "stalls/stalls.eval.ts": stallsAfterACrash,
+      "spins/spins.eval.ts": datasetSpins,
     });
   });
   afterAll(() => project.cleanup());
@@ -226,6 +242,23 @@ describe("a supervised run imports the eval files once, in the eval process (rea
     ]);
     expect(report.records[5]?.error?.message).toMatch(
       /reading the cases of eval "crashy" failed: the eval process exited with code 3(?: \(process\.exit called at .*?\)\))? while it read them; that read was under way at 2 crashes/,
+    );
+  }, 60_000);
+
+  it("ends the cases of a dataset that holds the thread, saying what to do with its code", async () => {
+    const run = await runCli(
+      ["run", "spins", "--no-store", "--hang-timeout", "1000", "--json", "spins.json"],
+      project.dir,
+    );
+    expect(run.code).toBe(1);
+    const report = await reportOf("spins.json");
+    expect(outcomesOf(report)).toEqual([
+      "spins/s0 passed",
+      "spins/s1 passed",
+      "spins/(cases) errored",
+    ]);
+    expect(report.records[2]?.error?.message).toMatch(
+      /the event loop was blocked for 1 s .* while it read them; that read was under way at 2 crashes of the eval process, so the cases after it are not read; make the dataset's code yield \(await between its steps\), or raise --hang-timeout if reading a case must hold the thread longer$/,
     );
   }, 60_000);
 
