@@ -526,6 +526,47 @@ describe("compareRuns", () => {
     expect(change!.error).toBe("target: boom");
   });
 
+  it("reads a case's change from its judged trials, as the pass rate does: an errored trial is no evidence either way", async () => {
+    const t = (caseId: string, verdicts: Verdict[]) =>
+      verdicts.map(
+        (verdict, trial): Spec => ({
+          caseId,
+          verdict,
+          trial,
+          ...(verdict === "errored" ? { score: "unavailable" as const } : {}),
+        }),
+      );
+    const [p, f, e] = ["passed", "failed", "errored"] as const;
+    const trials3 = {
+      base: [evalManifest("qa", { trials: 3 })],
+      head: [evalManifest("qa", { trials: 3 })],
+    };
+    const store = await storeWith(
+      {
+        // a: every judged trial passed (one errored), now every one fails: a new failure.
+        // c: every trial passed; now one errored and the others passed: no change.
+        base: [...t("a", [p, e, p]), ...t("c", [p, p, p])],
+        head: [...t("a", [f, f, f]), ...t("c", [p, e, p])],
+      },
+      trials3,
+    );
+    const c = await compareRuns(store, "base", "head", { failOnNewFailures: true });
+    const qa = c.evals[0]!;
+    expect(qa.changes.map((x) => [x.caseId, x.kind, x.regression])).toEqual([
+      ["a", "pass-to-fail", true],
+    ]);
+    expect(qa.newFailureCases).toEqual(["a"]);
+    expect(c.overall.newFailures).toBe(1);
+    // Every trial of one side errored: nothing judged to compare with, so all trials count.
+    const outage = await storeWith(
+      { base: [...t("a", [e, e, e])], head: [...t("a", [f, f, f])] },
+      trials3,
+    );
+    const o = await compareRuns(outage, "base", "head");
+    expect(o.evals[0]!.changes).toEqual([]);
+    expect(o.overall.newFailures).toBe(0);
+  });
+
   it("labels a share of trials that moved short of all or none pass-rate-down or pass-rate-up, in text and Markdown", async () => {
     const t = (caseId: string, verdicts: Verdict[]) =>
       verdicts.map((verdict, trial): Spec => ({ caseId, verdict, trial }));
