@@ -121,6 +121,38 @@ describe("compareRuns", () => {
     expect(strict.decision.reasons).toEqual(["1 case passed every trial before and pass none now"]);
   });
 
+  it("gives no interval that excludes 0 where the gate's test finds no difference (seven changed cases, p = 0.125)", async () => {
+    // Six cases fell and one rose: the exact tests can reach 0.05 with seven changed cases, but
+    // give p = 0.125 here, while a bootstrap over ten cases excludes 0.
+    const base = [1, 1, 1, 1, 1, 1, 0, 1, 1, 1];
+    const head = [0, 0, 0, 0, 0, 0, 1, 1, 1, 1];
+    const side = (scores: number[]) =>
+      cases(10, (i) => ({ verdict: scores[i] ? "passed" : "failed", score: scores[i]! }));
+    const c = await compareRuns(
+      await storeWith({ base: side(base), head: side(head) }),
+      "base",
+      "head",
+    );
+    const score = c.overall.meanScore!;
+    expect(score.pValue).toBeCloseTo(0.125, 12);
+    expect(score).toMatchObject({ interval: null, noInterval: "test-disagrees", fewChanged: null });
+    expect(score.intervalSetAside!.high).toBeLessThan(0);
+    expect(score.mde).not.toBeNull();
+    expect(c.decision.regression).toBe(false);
+    expect(formatComparison(c)).toContain(
+      "no interval: the 95% interval would exclude 0, which the gate's test does not find at alpha = 0.05; sign-flip p = 0.125 exact",
+    );
+    expect(formatComparisonMarkdown(c)).toContain("none (the test finds no difference)");
+    // Where the test finds the difference, the interval stays.
+    const agreed = await compareRuns(
+      await storeWith({ base: side(base), head: side([0, 0, 0, 0, 0, 0, 0, 0, 1, 1]) }),
+      "base",
+      "head",
+    );
+    expect(agreed.overall.meanScore).toMatchObject({ noInterval: null, intervalSetAside: null });
+    expect(agreed.overall.meanScore!.interval!.high).toBeLessThan(0);
+  });
+
   it("does not call four flipped cases of twenty a regression on the mean score (exact sign-flip p = 0.125)", async () => {
     // With 0/1 scores the mean score is the pass rate; a percentile bootstrap interval of the
     // mean difference would exclude 0 here, but neither exact test can with four changed cases:

@@ -561,15 +561,17 @@ function scoreDifference(
   const fewChanged = permutation
     ? permutationFewChanged(permutation, options.gateAlpha)
     : tooFewToDetect(difference.test.differing, unit, options.gateAlpha, true);
-  const shown = shownDifference(difference, tooFew, fewChanged);
+  const pValue = permutation ? permutation.pValue : difference.test.pValue;
+  const shown = shownDifference(difference, tooFew, fewChanged, pValue);
   return {
     ...shown.paired,
     decidedBy: permutation ? "permutation" : "sign-flip",
     permutationTest: permutation,
-    pValue: permutation ? permutation.pValue : difference.test.pValue,
+    pValue,
     tooFew,
     fewChanged,
     noInterval: shown.noInterval,
+    intervalSetAside: shown.intervalSetAside,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { Interval } from "../stats/interval.js";
 import type { PairedDifference } from "../stats/paired.js";
 import { smallestSignTestP, unitsToReach } from "../stats/sign-flip.js";
 import type { NoInterval, TooFewToDetect } from "./types.js";
@@ -44,16 +45,29 @@ export function tooFewToDetect(
 /**
  * A difference as the comparison gives it: without interval or MDE where the gate's exact test
  * cannot reach its alpha (an interval that excludes 0 would seem to find what the gate cannot),
- * and why an interval is missing.
+ * without interval where it excludes 0 and the test (`pValue`) finds nothing at the interval's
+ * own alpha, and why an interval is missing.
  */
 export function shownDifference(
   paired: PairedDifference,
   tooFew: TooFewToDetect | null,
   fewChanged: TooFewToDetect | null,
-): { paired: PairedDifference; noInterval: NoInterval | null } {
-  if (tooFew) return { paired: { ...paired, interval: null, mde: null }, noInterval: "too-few" };
-  if (fewChanged) return { paired: { ...paired, interval: null }, noInterval: "few-changed" };
-  return { paired, noInterval: paired.equalDifferences ? "equal-differences" : null };
+  pValue: number,
+): { paired: PairedDifference; noInterval: NoInterval | null; intervalSetAside: Interval | null } {
+  const none = { intervalSetAside: null };
+  if (tooFew)
+    return { paired: { ...paired, interval: null, mde: null }, noInterval: "too-few", ...none };
+  if (fewChanged)
+    return { paired: { ...paired, interval: null }, noInterval: "few-changed", ...none };
+  if (paired.equalDifferences) return { paired, noInterval: "equal-differences", ...none };
+  const interval = paired.interval;
+  if (interval && (interval.low > 0 || interval.high < 0) && pValue >= 1 - interval.level)
+    return {
+      paired: { ...paired, interval: null },
+      noInterval: "test-disagrees",
+      intervalSetAside: interval,
+    };
+  return { paired, noInterval: null, ...none };
 }
 
 /** Shares and scores lie in [0, 1], so their differences lie in [−1, 1]; so does the interval. */

@@ -7,6 +7,7 @@ import type { Interval } from "../stats/interval.js";
 import {
   alphaText,
   changedCases,
+  disagreesText,
   equalDifferencesText,
   erroredTestName,
   fewChangedText,
@@ -113,6 +114,7 @@ function intervalPart(d: ScoreComparison): string {
   if (d.noInterval === "too-few") return "";
   if (d.noInterval === "few-changed") return `no interval: ${fewChangedText(d.fewChanged!)}`;
   if (d.noInterval === "equal-differences") return `no interval or MDE: ${equalDifferencesText(d)}`;
+  if (d.noInterval === "test-disagrees") return `no interval: ${disagreesText(d.intervalSetAside)}`;
   return "no interval";
 }
 
@@ -127,6 +129,7 @@ function intervalCell(d: ScoreComparison | null): string {
     return d.clusters === null
       ? `none (${d.n} equal differences)`
       : `none (${d.clusters} clusters, equal differences)`;
+  if (d.noInterval === "test-disagrees") return "none (the test finds no difference)";
   return "none";
 }
 

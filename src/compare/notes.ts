@@ -1,4 +1,5 @@
 import { plural } from "../plural.js";
+import type { Interval } from "../stats/interval.js";
 import type {
   ErroredCases,
   NoInterval,
@@ -42,15 +43,29 @@ export const fewChangedText = (f: TooFewToDetect): string => {
   return `only ${what}, too few to show a regression at alpha = ${alphaText(f.alpha)} (${f.needed} needed)`;
 };
 
-/** Why a difference shows no interval, in words: a too-few note, or that its units agree. */
+/**
+ * That an interval was set aside as the test disagreed: "the 95% interval would exclude 0, which
+ * the gate's test does not find at alpha = 0.05".
+ */
+export const disagreesText = (setAside: Interval | null): string => {
+  const level = setAside?.level ?? 0.95;
+  return `the ${Number((level * 100).toPrecision(3))}% interval would exclude 0, which the gate's test does not find at alpha = ${alphaText(1 - level)}`;
+};
+
+/**
+ * Why a difference shows no interval, in words: a too-few note, that its units agree, or that
+ * its test disagrees with it.
+ */
 export function noIntervalText(
   d: { n: number; clusters: number | null },
   noInterval: NoInterval,
   tooFew: TooFewToDetect | null,
   fewChanged: TooFewToDetect | null,
+  setAside: Interval | null = null,
 ): string {
   if (noInterval === "too-few" && tooFew) return tooFewText(tooFew);
   if (noInterval === "few-changed" && fewChanged) return fewChangedText(fewChanged);
+  if (noInterval === "test-disagrees") return disagreesText(setAside);
   return equalDifferencesText(d);
 }
 

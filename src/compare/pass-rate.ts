@@ -115,6 +115,8 @@ export function passRateDifference(
         options.gateAlpha,
         true,
       );
+  const pValue =
+    decidedBy === "mcnemar" ? test.pValue : permutation ? permutation.pValue : paired.test.pValue;
   return {
     n,
     base: paired.meanBase,
@@ -122,13 +124,12 @@ export function passRateDifference(
     difference: paired.mean,
     baseInterval: sideInterval(sides.base),
     headInterval: sideInterval(sides.head),
-    ...shownDifference(paired, tooFew, fewChanged),
+    ...shownDifference(paired, tooFew, fewChanged, pValue),
     test,
     clusterTest: paired.clusters === null ? null : paired.test,
     permutationTest: permutation,
     decidedBy,
-    pValue:
-      decidedBy === "mcnemar" ? test.pValue : permutation ? permutation.pValue : paired.test.pValue,
+    pValue,
     judgedTrials: trials,
     tooFew,
     fewChanged,

@@ -146,6 +146,8 @@ export interface PassRateComparison {
   paired: PairedDifference;
   /** Why `paired.interval` is null, when it is for one of these reasons. */
   noInterval: NoInterval | null;
+  /** The interval not shown for `test-disagrees`, for whoever wants it; else null. */
+  intervalSetAside: Interval | null;
   /**
    * Exact McNemar test: `worse` cases fell, `better` rose (with trials, cases whose pass share
    * fell or rose). The gate decides by it only when every paired case has one judged trial in
@@ -228,6 +230,8 @@ export interface ScoreComparison extends PairedDifference {
   fewChanged: TooFewToDetect | null;
   /** Why `interval` is null, when it is for one of these reasons. */
   noInterval: NoInterval | null;
+  /** The interval not shown for `test-disagrees`, for whoever wants it; else null. */
+  intervalSetAside: Interval | null;
 }
 
 /**
@@ -235,9 +239,13 @@ export interface ScoreComparison extends PairedDifference {
  * reach its alpha with these units (`tooFew`), so an interval that excludes 0 would seem to find
  * what the gate cannot; `few-changed`: it cannot with the units that changed (`fewChanged`: 5 of
  * 20 cases), for the same reason; `equal-differences`: every unit's difference is the same
- * (`equalDifferences`), so the interval would have zero width. The first that holds wins.
+ * (`equalDifferences`), so the interval would have zero width; `test-disagrees`: the interval
+ * excludes 0 while the test the gate decides by does not find a difference at the interval's own
+ * alpha (a bootstrap over seven changed cases can exclude 0 where the exact test gives p = 0.125),
+ * so it would claim what the cases do not show (it is kept in `intervalSetAside`). The first that
+ * holds wins.
  */
-export type NoInterval = "too-few" | "few-changed" | "equal-differences";
+export type NoInterval = "too-few" | "few-changed" | "equal-differences" | "test-disagrees";
 
 /**
  * Why a figure has no minimum detectable effect: the exact test the gate decides it by cannot

@@ -8,7 +8,7 @@ import {
   scoreTestName,
   unlistedText,
 } from "../../../src/compare/notes.js";
-import type { Comparison, NoInterval, TooFewToDetect } from "../../../src/compare/types.js";
+import type { Comparison, ScoreComparison } from "../../../src/compare/types.js";
 import type { AttemptRecord } from "../../../src/eval/record.js";
 import { plural } from "../../../src/plural.js";
 import { shownId } from "../../../src/report/shown-id.js";
@@ -101,7 +101,7 @@ function statsView(title: string, s: Stats): HTMLElement {
       ? h(
           "p",
           {},
-          `pass rate ${pct(pr.base)}${interval(pr.baseInterval, pct)} \u2192 ${pct(pr.head)}${interval(pr.headInterval, pct)}, difference ${pct(pr.difference)}${interval(pr.paired.interval, pct)} (n=${pr.n}), ${passRateTests(pr)}${whyNoInterval(pr.paired, pr.noInterval, pr.tooFew, pr.fewChanged)}`,
+          `pass rate ${pct(pr.base)}${interval(pr.baseInterval, pct)} \u2192 ${pct(pr.head)}${interval(pr.headInterval, pct)}, difference ${pct(pr.difference)}${interval(pr.paired.interval, pct)} (n=${pr.n}), ${passRateTests(pr)}${whyNoInterval(pr.paired, pr)}`,
         )
       : null,
     s.errored
@@ -115,7 +115,7 @@ function statsView(title: string, s: Stats): HTMLElement {
       ? h(
           "p",
           {},
-          `mean score ${num(ms.meanBase)} \u2192 ${num(ms.meanHead)}, difference ${num(ms.mean)}${interval(ms.interval, num)} (n=${ms.n}${ms.interval ? `, ${ms.method}` : ""}), ${scoreTestName(ms)} ${pText(ms.pValue)}${scoreExtras(ms)}${whyNoInterval(ms, ms.noInterval, ms.tooFew, ms.fewChanged)}`,
+          `mean score ${num(ms.meanBase)} \u2192 ${num(ms.meanHead)}, difference ${num(ms.mean)}${interval(ms.interval, num)} (n=${ms.n}${ms.interval ? `, ${ms.method}` : ""}), ${scoreTestName(ms)} ${pText(ms.pValue)}${scoreExtras(ms)}${whyNoInterval(ms, ms)}`,
         )
       : h("p", { class: "muted" }, "no scored pair"),
     left
@@ -143,11 +143,12 @@ function scoreExtras(d: NonNullable<Stats["meanScore"]>): string {
  */
 function whyNoInterval(
   d: { n: number; clusters: number | null },
-  noInterval: NoInterval | null,
-  tooFew: TooFewToDetect | null,
-  fewChanged: TooFewToDetect | null,
+  shown: Pick<ScoreComparison, "noInterval" | "tooFew" | "fewChanged" | "intervalSetAside">,
 ): string {
-  return noInterval ? `; no interval: ${noIntervalText(d, noInterval, tooFew, fewChanged)}` : "";
+  const { noInterval, tooFew, fewChanged, intervalSetAside } = shown;
+  return noInterval
+    ? `; no interval: ${noIntervalText(d, noInterval, tooFew, fewChanged, intervalSetAside)}`
+    : "";
 }
 
 function changesView(c: Comparison, e: EvalComparison): HTMLElement {
