@@ -279,6 +279,45 @@ describe("one interval per figure with trials", () => {
     expect(cautious.meanScore.interval!.low).toBeLessThan(figures.meanScore.interval!.low);
   });
 
+  it("gives the run's mean score the cluster-robust interval over every eval's cases, with unequal trials", () => {
+    const a = folded(
+      [0.2, 0.3, 0.5, 0.4, 0.6, 0.1].map((x): [Verdict, number][] => [["passed", x]]),
+      "a",
+    );
+    const b = folded(
+      [
+        [
+          ["passed", 0.9],
+          ["passed", 0.8],
+        ],
+        [
+          ["failed", 0.3],
+          ["failed", 0.4],
+          ["passed", 0.5],
+        ],
+        [["passed", 0.6]],
+      ],
+      "b",
+    );
+    // Computed here from the cases: G = 9 cases, N = 12 scores, residuals r = Σs − n·M of each
+    // case, SE = √(G/(G − 1) · Σr² / N²), t(0.975, 8 df) = 2.306004 (published table).
+    const clusters = [[0.2], [0.3], [0.5], [0.4], [0.6], [0.1], [0.9, 0.8], [0.3, 0.4, 0.5], [0.6]];
+    const all = clusters.flat();
+    const mean = all.reduce((x, y) => x + y, 0) / all.length;
+    const r2 = clusters.reduce(
+      (sum, c) => sum + (c.reduce((x, y) => x + y, 0) - c.length * mean) ** 2,
+      0,
+    );
+    const se = Math.sqrt(((9 / 8) * r2) / all.length ** 2);
+    const figure = runMeanScoreFigure([a, b]);
+    expect(figure).toMatchObject({ n: 12, cases: 9 });
+    expect(figure.mean).toBeCloseTo(mean, 12);
+    expect(figure.interval!.low).toBeCloseTo(mean - 2.306004 * se, 5);
+    expect(figure.interval!.high).toBeCloseTo(mean + 2.306004 * se, 5);
+    // One eval's own figure is the same formula over its cases.
+    expect(runMeanScoreFigure([b])).toEqual(evalFigures(b).meanScore);
+  });
+
   it("gives the run's pass rate its one eval's interval, and adds evals without trials as cases of one", () => {
     const totals = {
       evals: 1,

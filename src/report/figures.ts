@@ -5,6 +5,7 @@ import type { RunSummary } from "../runner/run.js";
 import {
   judgedAttempts,
   passRateInterval,
+  pooledScoreSums,
   runCases,
   runShareSums,
   type ShareSums,
@@ -133,8 +134,10 @@ export function evalFigures(summary: EvalSummary): EvalFigures {
  * The run's mean score over every eval's scored attempts, from its evals' summaries: one eval's
  * own figure; for several, their attempts pooled (the sum of squares within each eval and between
  * their means), so without trials the interval is the one of all the scores as one sample, and with
- * trials the cautious one over cases that pooled counts allow (as for a summary stored without its
- * per-case sums). A lower bound when any score was partial, with no interval.
+ * trials the cluster-robust one over the cases, each eval's per-case sums pooled around the run's
+ * mean (an eval without trials: each score a case), as an eval's own; the cautious one the pooled
+ * counts allow when an eval's summary was stored without those sums. A lower bound when any score
+ * was partial, with no interval.
  */
 export function runMeanScoreFigure(evals: readonly EvalSummary[]): MeanScoreFigure {
   const scored = evals.filter((s) => s.meanScore !== null && s.scoredCases > 0);
@@ -157,12 +160,23 @@ export function runMeanScoreFigure(evals: readonly EvalSummary[]): MeanScoreFigu
     : undefined;
   const grouped = cases !== undefined && cases < n;
   const lowerBound = partial > 0;
+  const sums = grouped
+    ? pooledScoreSums(
+        scored.map((s) => ({
+          mean: s.meanScore!,
+          n: s.scoredCases,
+          sd: s.sdScore,
+          sums: s.trials ? (s.trials.spread?.scores ?? null) : undefined,
+        })),
+        mean,
+      )
+    : undefined;
   return {
     mean,
     n,
     ...(grouped ? { cases } : {}),
     sd: lowerBound ? null : sd,
-    interval: lowerBound ? null : scoreMeanInterval(mean, sd, n, cases),
+    interval: lowerBound ? null : scoreMeanInterval(mean, sd, n, cases, sums),
     partial,
     lowerBound,
   };

@@ -50,6 +50,12 @@ export interface ScoreSums {
   n: number;
   /** Σ(s − n·mean)², around the mean of every score (Σs / Σn). */
   residuals: number;
+  /**
+   * Σn·(s − n·mean) and Σn², which move `residuals` to another mean (a run's, pooling evals):
+   * kept since 2026-12; a summary stored before has neither.
+   */
+  cross?: number;
+  sizes?: number;
 }
 
 /**
@@ -110,7 +116,14 @@ export class CaseSpreadFold {
     const residuals = this.squares - 2 * delta * this.products + delta * delta * this.sizes;
     return {
       passed: { ...this.passed },
-      scores: { cases: this.scoredCases, n: this.units, residuals: Math.max(0, residuals) },
+      scores: {
+        cases: this.scoredCases,
+        n: this.units,
+        residuals: Math.max(0, residuals),
+        // Σn(s − n·mean) = Σn(d − δn).
+        cross: this.products - delta * this.sizes,
+        sizes: this.sizes,
+      },
     };
   }
 }
@@ -261,4 +274,44 @@ export function runShareSums(evals: readonly EvalCounts[]): ShareSums | undefine
     }
   }
   return sums;
+}
+
+/** What pooling needs of an eval's scores: their mean, count and sd, and its per-case sums. */
+export interface ScoredPart {
+  mean: number;
+  /** Scores (scored attempts). */
+  n: number;
+  sd: number | null;
+  /**
+   * Its per-case sums when it ran trials (null: it did, stored without them); without trials,
+   * each score is a case of its own.
+   */
+  sums?: ScoreSums | null | undefined;
+}
+
+/**
+ * The per-case sums of several evals' scores pooled around their common `mean`: each eval's
+ * residuals moved from its own mean m to it, Σ(s − n·M)² = R − 2(M − m)·Σn(s − n·m) + (M − m)²·Σn²
+ * (an eval without trials has R = (n − 1)·sd², a cross term of 0 and Σn² = n). Undefined when an
+ * eval with trials was stored without what moves its residuals.
+ */
+export function pooledScoreSums(parts: readonly ScoredPart[], mean: number): ScoreSums | undefined {
+  const pooled: ScoreSums = { cases: 0, n: 0, residuals: 0 };
+  for (const part of parts) {
+    if (part.sums === null) return undefined;
+    const own = part.sums ?? {
+      cases: part.n,
+      n: part.n,
+      residuals: (part.n - 1) * (part.sd ?? 0) ** 2,
+      cross: 0,
+      sizes: part.n,
+    };
+    if (own.cross === undefined || own.sizes === undefined) return undefined;
+    const shift = mean - part.mean;
+    pooled.cases += own.cases;
+    pooled.n += own.n;
+    pooled.residuals += own.residuals - 2 * shift * own.cross + shift * shift * own.sizes;
+  }
+  pooled.residuals = Math.max(0, pooled.residuals);
+  return pooled;
 }

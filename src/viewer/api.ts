@@ -68,7 +68,8 @@ export interface RunRow {
   meanScore: number | null;
   /**
    * The mean score's 95% t interval (src/report/figures.ts, `runMeanScoreFigure`: the evals' scores
-   * pooled), from the run's summaries; null before them, for a lower bound, or with no spread.
+   * pooled, over their cases with trials), from the run's summaries; null before them, for a lower
+   * bound, or with no spread.
    */
   meanScoreInterval: Interval | null;
   scoredAttempts: number;
