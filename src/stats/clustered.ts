@@ -52,7 +52,7 @@ export interface ScoreSums {
   residuals: number;
   /**
    * Σn·(s − n·mean) and Σn², which move `residuals` to another mean (a run's, pooling evals):
-   * kept since 2026-12; a summary stored before has neither.
+   * a summary stored by an earlier niceeval has neither.
    */
   cross?: number;
   sizes?: number;
