@@ -78,17 +78,22 @@ export function parseRetryAfter(headers: Headers, now = realDateNow()): number |
 
 /**
  * Turn a non-2xx response into a classified error naming the endpoint and the provider's message;
- * `apiKey` says where the key sent came from, for a 401 or 403.
+ * `apiKey` says where the key sent came from, for a 401 or 403. `mask` takes the secrets the
+ * request sent out of what the server said (a 401 that quotes the key it refused).
  */
 export async function httpError(
   response: Response,
   where: string,
   apiKey?: string,
+  mask: (text: string) => string = (text) => text,
 ): Promise<JudgeCallError> {
   // An error body is only read for its message: the first 64 KiB are plenty.
   const read = await readCapped(response, 64 * 1024).catch(() => undefined);
-  const body = read && !read.over ? read.text : "";
-  const { message } = providerError(body);
+  // Masked before the message is cut from it (a key cut in two would not be found), and the
+  // message again once parsed (a key the JSON escaped).
+  const body = read && !read.over ? mask(read.text) : "";
+  const found = providerError(body).message;
+  const message = found === undefined ? undefined : mask(found);
   const status = response.status;
   const terminal = spentQuota(body);
   const retryAfterMs = parseRetryAfter(response.headers);

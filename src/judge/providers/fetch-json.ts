@@ -2,6 +2,7 @@ import { httpError, JudgeCallError } from "../call-error.js";
 import { judgeSettings } from "../config.js";
 import { hostFetch } from "../host-fetch.js";
 import { readCapped } from "./read-capped.js";
+import { maskSecrets, maskStrings, sentSecrets } from "./secrets.js";
 
 /** What {@link postJson} says and reads beyond the defaults. */
 export interface PostJsonOptions {
@@ -13,7 +14,8 @@ export interface PostJsonOptions {
 
 /**
  * POST a JSON body and read a JSON answer. Non-2xx answers, dropped connections and
- * unreadable bodies become classified JudgeCallErrors; an abort is rethrown as is.
+ * unreadable bodies become classified JudgeCallErrors; an abort is rethrown as is. Every secret
+ * the request sent (`sentSecrets`) is masked in what the server says, its answer included.
  */
 export async function postJson(
   url: string,
@@ -23,6 +25,8 @@ export async function postJson(
   where: string,
   options: PostJsonOptions = {},
 ): Promise<unknown> {
+  const secrets = sentSecrets(url, headers);
+  const mask = (text: string) => maskSecrets(text, secrets);
   let response: Response;
   try {
     response = await hostFetch()(url, {
@@ -50,7 +54,7 @@ export async function postJson(
       },
     );
   }
-  if (!response.ok) throw await httpError(response, where, options.apiKey);
+  if (!response.ok) throw await httpError(response, where, options.apiKey, mask);
   if (streamed(response)) {
     await response.body?.cancel().catch(() => undefined);
     // The same request would be streamed again: not worth another try.
@@ -81,10 +85,12 @@ export async function postJson(
     });
   }
   try {
-    return JSON.parse(text) as unknown;
+    // Every text of the answer is masked: a refusal, an error in the body or the verdict itself
+    // may quote what the request sent.
+    return maskStrings(JSON.parse(text), secrets);
   } catch {
     throw new JudgeCallError(
-      `${where} sent a body that is not JSON (${text.length} bytes): ${text.slice(0, 120)}`,
+      `${where} sent a body that is not JSON (${text.length} bytes): ${mask(text).slice(0, 120)}`,
       {
         status: response.status,
         retryable: true,

@@ -2,6 +2,7 @@ import { AuthoringError } from "../../errors.js";
 import { redactUrl } from "../../redact-url.js";
 import { valueKind } from "../../required.js";
 import type { JudgeChatRequest, JudgeChatResponse } from "../chat.js";
+import { maskQueryKeys } from "./secrets.js";
 
 /**
  * Something that can answer a judge request: a wire protocol plus an endpoint.
@@ -69,11 +70,6 @@ export function splitBaseUrl(baseURL: string): SplitBaseUrl {
     shown,
     authorization: `Basic ${Buffer.from(user, "utf8").toString("base64")}`,
   };
-}
-
-/** A key given in the query string (`?key=…`, `api_key`, `api-key`, `token`…), masked. */
-function maskQueryKeys(url: string): string {
-  return url.replace(/([?&](?:key|api[-_]?key|access[-_]?token|token|secret)=)[^&#]*/gi, "$1***");
 }
 
 /** Whether `headers` set an Authorization header already (any case). */
