@@ -7,12 +7,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callJudge } from "../../src/judge/call.js";
-import type { JudgeChatRequest } from "../../src/judge/chat.js";
 import { configureJudges } from "../../src/judge/config.js";
 import { anthropicProvider } from "../../src/judge/providers/anthropic.js";
 import { openAICompatibleProvider } from "../../src/judge/providers/openai-compatible.js";
 import { openAiEmbed } from "../../src/scorers/style/openai-embed.js";
-import { isolateJudges } from "./judge-env.js";
+import { isolateJudges, judgeRequest } from "./judge-env.js";
 
 const ANTHROPIC_KEY = "sk-ant-api03-TOPSECRET";
 const OPENAI_KEY = "sk-proj-BEARERSECRET";
@@ -50,13 +49,7 @@ afterEach(async () => {
   await env.cleanup();
 });
 
-const request: JudgeChatRequest = {
-  system: "judge",
-  messages: [{ role: "user", content: "question" }],
-  answer: { name: "verdict", description: "d", schema: { type: "object" } },
-  temperature: 0,
-  maxOutputTokens: 50,
-};
+const request = judgeRequest;
 
 /** Everything the request carried, as a server that quotes it all would say it. */
 const everything = ({ headers, url }: { headers: IncomingMessage["headers"]; url: string }) => {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import { closeAnswerStores } from "../../src/judge/cache.js";
+import type { JudgeChatRequest } from "../../src/judge/chat.js";
 import { configureJudges, resetJudgeConfig } from "../../src/judge/config.js";
 import { JUDGE_VARIABLES } from "../../src/judge/environment.js";
 import { type FakeLlmServer, startFakeLlmServer } from "../support/fake-llm-server.js";
@@ -61,3 +62,12 @@ export function fakeJudgeServer(
   });
   return () => server!;
 }
+
+/** A temperature-0 request of one question, as niceeval's own judges send (so it is cached). */
+export const judgeRequest: JudgeChatRequest = {
+  system: "judge",
+  messages: [{ role: "user", content: "question" }],
+  answer: { name: "verdict", description: "d", schema: { type: "object" } },
+  temperature: 0,
+  maxOutputTokens: 50,
+};

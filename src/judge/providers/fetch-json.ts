@@ -1,6 +1,7 @@
 import { httpError, JudgeCallError } from "../call-error.js";
 import { judgeSettings } from "../config.js";
 import { hostFetch } from "../host-fetch.js";
+import { splitBaseUrl } from "./provider.js";
 import { readCapped } from "./read-capped.js";
 import { maskSecrets, maskStrings, sentSecrets } from "./secrets.js";
 
@@ -34,6 +35,9 @@ export async function postJson(
       headers: { "content-type": "application/json", accept: "application/json", ...headers },
       body: JSON.stringify(body),
       signal,
+      // A judge or embedding API never redirects a POST: followed, the redirect would carry the
+      // key and the headers to another server, and its answer be cached as this endpoint's.
+      redirect: "manual",
     });
   } catch (error) {
     if (signal.aborted) throw signal.reason ?? error;
@@ -54,6 +58,7 @@ export async function postJson(
       },
     );
   }
+  if (redirection(response)) throw await redirectError(response, url, where, mask);
   if (!response.ok) throw await httpError(response, where, options.apiKey, mask);
   if (streamed(response)) {
     await response.body?.cancel().catch(() => undefined);
@@ -97,6 +102,35 @@ export async function postJson(
       },
     );
   }
+}
+
+/** Whether the answer is a redirect (a 3xx; a fetch that hides it says "opaqueredirect"). */
+function redirection(response: Response): boolean {
+  return response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400);
+}
+
+/**
+ * A redirect, not followed: the status and where it points (its credentials and keys masked),
+ * and what to change if that is where the endpoint is. Not worth another try.
+ */
+async function redirectError(
+  response: Response,
+  url: string,
+  where: string,
+  mask: (text: string) => string,
+): Promise<JudgeCallError> {
+  await response.body?.cancel().catch(() => undefined);
+  const location = response.headers.get("location");
+  let target = location ?? "";
+  try {
+    target = new URL(target, url).href;
+  } catch {}
+  const status = response.status || "3xx";
+  const to = location === null ? "without a Location" : `to ${mask(splitBaseUrl(target).shown)}`;
+  return new JudgeCallError(
+    `${where} answered HTTP ${status}, a redirect ${to}; niceeval does not follow a redirect of a judge or embedding call (it would send the API key and headers to another server): if the endpoint is meant to be there, set the base URL to it`,
+    { ...(response.status ? { status: response.status } : {}), retryable: false },
+  );
 }
 
 /** Whether fetch refused the URL's port before connecting (one browsers block, such as 6000). */
