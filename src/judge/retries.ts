@@ -41,9 +41,9 @@ export interface EndpointCall<T> {
 
 const schedulers = processWide("judge.schedulers", () => new Map<string, EndpointScheduler>());
 /**
- * Endpoints a call could not reach after all its tries: until when new calls fail at once, and
- * why. A mistyped base URL or a server that is down then costs one call's retries, not every
- * judgment's.
+ * Endpoints no try of a call could connect to: until when new calls fail at once, and why. A
+ * mistyped base URL or a server that is down then costs one call's retries, not every
+ * judgment's; a call some of whose tries got an answer marks nothing.
  */
 const unreachable = processWide(
   "judge.unreachable",
@@ -117,6 +117,8 @@ export async function callWithRetries<T>(
     timeoutMs: settings.timeoutMs,
   };
   const untrack = trackJudgeWait(wait);
+  /** How each failed try of this call failed, in order. */
+  const failed: JudgeCallError[] = [];
   try {
     for (let attempt = 0; ; attempt++) {
       wait.tryNumber = attempt + 1;
@@ -137,6 +139,7 @@ export async function callWithRetries<T>(
         usage.latencyMs += realNow() - started;
         if (signal?.aborted) throw signal.reason ?? error;
         failure = error as JudgeCallError;
+        failed.push(failure);
         // An answer that was no judgment (a refusal) was billed all the same.
         if (failure.tokens) addTokens(usage, failure.tokens);
       } finally {
@@ -145,13 +148,8 @@ export async function callWithRetries<T>(
       const tries = attempt + 1;
       const tooLong = (failure.retryAfterMs ?? 0) > settings.maxRetryAfterMs;
       if (!failure.retryable || tooLong || attempt >= settings.maxRetries) {
-        const waitText = tooLong
-          ? ` (the endpoint asked to wait ${Math.round((failure.retryAfterMs ?? 0) / 1000)} s, more than maxRetryAfterMs)`
-          : "";
-        const reason = `${failure.message}${waitText}${tries > 1 ? ` (gave up after ${tries} tries)` : ""}`;
-        if (failure.unreachable && tries > 1)
-          unreachable.set(call.endpoint, { until: realDateNow() + UNREACHABLE_FOR_MS, reason });
-        return { outcome: { ok: false, reason }, usage, cached: false, counted: true };
+        const outcome = { ok: false as const, reason: giveUp(call.endpoint, failed, tooLong) };
+        return { outcome, usage, cached: false, counted: true };
       }
       usage.retries++;
       if (failure.rateLimited || failure.status === 503 || failure.status === 529) {
@@ -171,6 +169,47 @@ export async function callWithRetries<T>(
   } finally {
     untrack();
   }
+}
+
+/**
+ * Why a call failed, once its last try did: that try's error, what the tries got when they did
+ * not all fail alike (`HTTP 503 ×3, then no connection`), and, when no try could connect at all,
+ * to check the base URL. Such an endpoint (after more than one try) is not tried again for
+ * {@link UNREACHABLE_FOR_MS}; one that answered any try is, as it was up a moment ago.
+ */
+function giveUp(endpoint: string, failed: readonly JudgeCallError[], tooLong: boolean): string {
+  const last = failed[failed.length - 1] as JudgeCallError;
+  const noneConnected = failed.every((failure) => failure.unreachable);
+  const advice = noneConnected ? "; check the base URL" : "";
+  const waitText = tooLong
+    ? ` (the endpoint asked to wait ${Math.round((last.retryAfterMs ?? 0) / 1000)} s, more than maxRetryAfterMs)`
+    : "";
+  const reason = `${last.message}${advice}${waitText}${triesText(failed)}`;
+  if (noneConnected && failed.length > 1)
+    unreachable.set(endpoint, { until: realDateNow() + UNREACHABLE_FOR_MS, reason });
+  return reason;
+}
+
+/** ` (gave up after 4 tries: HTTP 503 ×3, then no connection)`; the list only when tries differ. */
+function triesText(failed: readonly JudgeCallError[]): string {
+  if (failed.length < 2) return "";
+  const runs: { got: string; count: number }[] = [];
+  for (const failure of failed) {
+    const got = tryGot(failure);
+    const run = runs[runs.length - 1];
+    if (run?.got === got) run.count++;
+    else runs.push({ got, count: 1 });
+  }
+  const list = runs.map(({ got, count }) => (count > 1 ? `${got} ×${count}` : got));
+  return ` (gave up after ${failed.length} tries${runs.length > 1 ? `: ${list.join(", then ")}` : ""})`;
+}
+
+/** What one failed try got, in a few words. */
+function tryGot(failure: JudgeCallError): string {
+  if (failure.unreachable) return "no connection";
+  if (failure.timedOut) return "no answer in time";
+  if (failure.status !== undefined && failure.status !== 200) return `HTTP ${failure.status}`;
+  return "no usable answer";
 }
 
 async function attemptOnce<T>(

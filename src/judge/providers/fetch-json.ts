@@ -49,14 +49,12 @@ export async function postJson(
         `${where} dropped the connection before answering (${describe(error)})`,
         { retryable: true, cause: error },
       );
-    throw new JudgeCallError(
-      `${where} could not be reached (${describe(error)}); check the base URL`,
-      {
-        retryable: true,
-        unreachable: true,
-        cause: error,
-      },
-    );
+    // The retries add "check the base URL" when no try of the call could connect.
+    throw new JudgeCallError(`${where} could not be reached (${describe(error)})`, {
+      retryable: true,
+      unreachable: true,
+      cause: error,
+    });
   }
   if (redirection(response)) throw await redirectError(response, url, where, mask);
   if (!response.ok) throw await httpError(response, where, options.apiKey, mask);
