@@ -82,7 +82,8 @@ const inflight = processWide("judge.inflight", () => new Map<string, Promise<Att
  * Make one judge call the dependable way: resolve the model (an unconfigured judge never
  * touches the network), answer from the disk cache for temperature-0 requests, else go through
  * the endpoint's scheduler with timeouts and retries. Only answers `accept` approves are
- * cached (or served from the cache), so a transient bad answer is asked again next run.
+ * cached (or served from the cache), so a transient bad answer is asked again next run, and
+ * none the server gave only without the temperature (`withoutTemperature`).
  * Usage lands in every open ledger.
  * Only an abort of `signal` throws; everything else is a result.
  */
@@ -138,15 +139,18 @@ export async function callJudge(
   const storedAs = options.cacheAs
     ? judgeCacheKey(target, withOutputFloor(options.cacheAs, settings.maxOutputTokens))
     : key;
-  const usable = (response: JudgeChatResponse) => options.accept?.(response) ?? true;
+  // Kept (and shared) only when usable and asked at temperature 0: an answer the server gave
+  // only once the temperature was left out is the model's default temperature's.
+  const cacheable = (response: JudgeChatResponse) =>
+    response.withoutTemperature !== true && (options.accept?.(response) ?? true);
   // An identical request already on its way: its answer counts as a cache hit here, when it is
-  // one the cache would keep. If its caller aborted it, or it was unusable (as the cache would
-  // not serve it), this caller goes on alone.
+  // one the cache would keep. If its caller aborted it, or the cache would not keep it (unusable,
+  // or sent without its temperature), this caller goes on alone.
   const pending = inflight.get(key);
   if (pending) {
     const shared = await pending.catch(() => undefined);
     if (!shared) return finish(model, await call(), settings);
-    if (shared.outcome.ok && usable(shared.outcome.response))
+    if (shared.outcome.ok && cacheable(shared.outcome.response))
       return finish(
         model,
         { outcome: shared.outcome, usage: cachedUsage(), cached: true },
@@ -162,10 +166,10 @@ export async function callJudge(
   const work = (async (): Promise<Attempted> => {
     const store = answerStore(cacheDirectory());
     const hit = await store.get(storedAs);
-    if (hit && usable(hit))
+    if (hit && cacheable(hit))
       return { outcome: { ok: true, response: hit }, usage: cachedUsage(), cached: true };
     const attempted = await call();
-    if (attempted.outcome.ok && usable(attempted.outcome.response))
+    if (attempted.outcome.ok && cacheable(attempted.outcome.response))
       await store.put(storedAs, target, attempted.outcome.response);
     return attempted;
   })();

@@ -53,6 +53,11 @@ export interface JudgeChatResponse extends JudgeTokens {
    * its reason, a list cut short), never cached.
    */
   cutOff?: true;
+  /**
+   * It was sent without the request's temperature, which the server refused (as reasoning models
+   * refuse 0): an answer at the model's default temperature, so never cached.
+   */
+  withoutTemperature?: true;
 }
 
 /** Where a call goes: provider id, model name as the provider knows it, and an endpoint key. */

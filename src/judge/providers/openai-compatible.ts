@@ -126,11 +126,13 @@ export function openAICompatibleProvider(options: OpenAICompatibleOptions): Judg
       // A rejected option is dropped (or, for the output length, renamed) for good, and the
       // request sent again: at most three such re-sends per call. The option is judged by what
       // this request sent, so calls refused at once (before the first refusal dropped it) are
-      // each sent again as well.
+      // each sent again as well. An answer to a request sent without its temperature says so:
+      // it is not the temperature-0 answer the cache keeps.
       const sent: Sent = { structured: false, temperature: false, tokensField: maxTokensField };
       for (;;) {
         try {
-          return readCompletion(await send(request, model, signal, sent), where);
+          const answer = readCompletion(await send(request, model, signal, sent), where);
+          return sent.temperature ? answer : { ...answer, withoutTemperature: true as const };
         } catch (error) {
           if (sent.structured && rejects(error, REFUSED_SCHEMA)) structured = false;
           else if (sent.temperature && rejects(error, /temperature/i)) sendTemperature = false;
