@@ -89,8 +89,11 @@ export async function postJson(
   }
   try {
     // Every text of the answer is masked: a refusal, an error in the body or the verdict itself
-    // may quote what the request sent.
-    return maskStrings(JSON.parse(text), secrets);
+    // may quote what the request sent. A body that holds no secret, nor an escape that could
+    // spell one, is not walked (an embedding answer is mostly numbers).
+    const answer: unknown = JSON.parse(text);
+    const mayQuote = /\\[u/]/.test(text) || secrets.some((secret) => text.includes(secret));
+    return mayQuote ? maskStrings(answer, secrets) : answer;
   } catch {
     throw new JudgeCallError(
       `${where} sent a body that is not JSON (${text.length} bytes): ${mask(text).slice(0, 120)}`,
