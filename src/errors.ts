@@ -199,8 +199,27 @@ function errorKind(error: unknown): string | undefined {
   }
 }
 
+/**
+ * A thrown value niceeval can look at: the value itself, or, for one that throws when asked what
+ * it is (a Proxy whose traps throw, so even `instanceof` on it throws), an Error saying so with
+ * what asking threw.
+ */
+export function readableThrown(error: unknown): unknown {
+  if (error === null || (typeof error !== "object" && typeof error !== "function")) return error;
+  try {
+    Object.getPrototypeOf(error);
+    void (error as { code?: unknown }).code;
+    return error;
+  } catch (asked) {
+    return new Error(
+      `a thrown ${typeof error} that cannot be read (asking what it is threw: ${errorMessage(asked)})`,
+    );
+  }
+}
+
 /** {@link thrownMessage} with where user code threw it, when its stack shows that. */
-export function thrownWhere(error: unknown): string {
+export function thrownWhere(thrown: unknown): string {
+  const error = readableThrown(thrown);
   // niceeval's own errors say where already (a time limit, a tool's schema).
   const at = error instanceof NiceevalError ? undefined : thrownAt(error);
   return at === undefined ? thrownMessage(error) : `${thrownMessage(error)} (at ${at})`;

@@ -1,4 +1,4 @@
-import { NiceevalError } from "./errors.js";
+import { NiceevalError, readableThrown } from "./errors.js";
 
 /** Frames of a thrown error's stack kept in its record; the rest are counted. */
 export const MAX_STACK_FRAMES = 50;
@@ -14,7 +14,8 @@ const MAX_FRAME_CHARS = 500;
  * @example
  * thrownStack(new Error("no answer")); // "at parseReply (src/parse.ts:4:46)\nat planStep (src/agent.ts:2:52)…"
  */
-export function thrownStack(error: unknown): string | undefined {
+export function thrownStack(thrown: unknown): string | undefined {
+  const error = readableThrown(thrown);
   if (!(error instanceof Error) || error instanceof NiceevalError) return undefined;
   let stack: unknown;
   try {

@@ -123,6 +123,51 @@ describe("defineSuite", () => {
     expect(records[0]?.error?.message).toBe("TypeError: fetch failed (cause: bad port)");
   });
 
+  it("errors the target or the scorer that threw a value that throws when asked what it is, not the case", async () => {
+    // A Proxy whose every trap throws: even `instanceof` on it throws.
+    const unreadable = () =>
+      new Proxy(
+        {},
+        new Proxy(
+          {},
+          {
+            get: () => {
+              throw new Error("trap");
+            },
+          },
+        ),
+      );
+    const suite = defineSuite<number, number>({
+      id: "proxies",
+      cases: [
+        { id: "target", input: 1 },
+        { id: "scorer", input: 2 },
+      ],
+      target: (n) => {
+        if (n === 1) throw unreadable();
+        return n;
+      },
+      scorers: [
+        createScorer({ name: "ok", score: () => ({ score: 1 }) }),
+        createScorer({
+          name: "proxy",
+          score: () => {
+            throw unreadable();
+          },
+        }),
+      ],
+    });
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { onRecord: (r) => records.push(r) });
+    const said = "a thrown object that cannot be read (asking what it is threw: trap)";
+    expect(records[0]?.error?.message).toBe(said);
+    expect(records[0]?.error?.where).toBe('target of case "target" in eval "proxies"');
+    expect(records[1]?.judgments.map((j) => [j.label, j.state, j.reason])).toEqual([
+      ["ok", "matched", "1 >= threshold 0.5"],
+      ["proxy", "errored", `scorer "proxy" threw: ${said}`],
+    ]);
+  });
+
   it("gives the target its trial and a trace that lands on the record", async () => {
     const suite = defineSuite<string, string>({
       id: "traced",

@@ -1,5 +1,11 @@
 import { realNow } from "../clock.js";
-import { AuthoringError, DefinitionError, errorMessage, thrownWhere } from "../errors.js";
+import {
+  AuthoringError,
+  DefinitionError,
+  errorMessage,
+  readableThrown,
+  thrownWhere,
+} from "../errors.js";
 import { judgeModelsOf, sortedModels, withJudgeModels } from "../judge/judge-models.js";
 import {
   judgeLedgersOpen,
@@ -1175,7 +1181,8 @@ async function namedScoreLater(
  * A scorer that threw, as a judgment from the same source as its answers, so a comparison pairs
  * a judge's unavailable judgment with its available one.
  */
-function scorerFailed(label: string, source: string, error: unknown): Judgment {
+function scorerFailed(label: string, source: string, thrown: unknown): Judgment {
+  const error = readableThrown(thrown);
   // A judge that could not answer is missing evidence, not a crash and never a zero.
   if (isJudgeUnavailable(error)) {
     return {

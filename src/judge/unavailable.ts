@@ -32,9 +32,14 @@ export class JudgeUnavailableError extends NiceevalError {
 
 /** Whether a thrown value means "the judge could not decide" (report unavailable, not errored). */
 export function isJudgeUnavailable(error: unknown): error is JudgeUnavailableError {
-  return (
-    error instanceof JudgeUnavailableError ||
-    // Another copy of niceeval in the process throws its own class: match on the code.
-    (error instanceof Error && (error as Partial<NiceevalError>).code === "JUDGE_UNAVAILABLE")
-  );
+  try {
+    return (
+      error instanceof JudgeUnavailableError ||
+      // Another copy of niceeval in the process throws its own class: match on the code.
+      (error instanceof Error && (error as Partial<NiceevalError>).code === "JUDGE_UNAVAILABLE")
+    );
+  } catch {
+    // A value that throws when asked what it is (a Proxy whose traps throw) is none of niceeval's.
+    return false;
+  }
 }
