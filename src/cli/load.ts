@@ -16,6 +16,7 @@ import {
   noEvalMessage,
 } from "./eval-exports.js";
 import { isCommonJsImport, packageTypeOf } from "./module-format.js";
+import { PrototypeGuard } from "./prototype-guard.js";
 import { syntaxErrorAt } from "./syntax-error.js";
 import { TickGuard } from "./tick-guard.js";
 import { serveCommonJsTypeScript } from "./ts-commonjs.js";
@@ -186,20 +187,26 @@ export async function loadEvalFiles(
   // A CommonJS file may `require` a TypeScript one, which no import names: Node's loader compiles it.
   if (sources.some(({ path }) => /\.(?:c[jt]s|js)$/.test(path))) serveCommonJsTypeScript();
   const ticks = new TickGuard();
+  const prototypes = new PrototypeGuard();
   // Exports that may be evals exported the wrong way, told once every file's evals are known.
   const misexports: Misexport[] = [];
   const runIds = new Set<string>();
   for (const { file, path, source } of sources) {
-    let module: Record<string, unknown>;
+    let module: Record<string, unknown> | undefined;
+    let failure: unknown;
     try {
       const url = typescript?.urls.get(path) ?? pathToFileURL(path).href;
       options.onImport?.(file);
       module = await importWithoutExit(url, options.waitMs ?? 0);
     } catch (error) {
-      errors.push({ file, message: describeLoadError(preloadFailure ?? error, path) });
+      failure = preloadFailure ?? error;
+    }
+    ticks.check(file);
+    // A prototype the file changed is the cause of what failed with it.
+    const defined = prototypes.check();
+    if (defined !== undefined || !module) {
+      errors.push({ file, message: defined ?? describeLoadError(failure, path) });
       continue;
-    } finally {
-      ticks.check(file);
     }
     const evals = collectEvals(module, source);
     if (evals.length === 0) {
