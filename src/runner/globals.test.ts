@@ -234,4 +234,35 @@ describe("each watched global", () => {
       release();
     }
   });
+
+  it("includes the built-ins the engine calls, put back even when the one that puts back was replaced", () => {
+    const builtIns: [object, string, string][] = [
+      [Object, "defineProperty", "Object.defineProperty"],
+      [Array.prototype, "map", "Array.prototype.map"],
+      [Array.prototype, "slice", "Array.prototype.slice"],
+      [Array.prototype, "join", "Array.prototype.join"],
+      [Object, "keys", "Object.keys"],
+      [String.prototype, "slice", "String.prototype.slice"],
+      [Math, "min", "Math.min"],
+      [Number, "isFinite", "Number.isFinite"],
+      [Array, "isArray", "Array.isArray"],
+      [globalThis, "String", "String"],
+    ];
+    const release = watchRun();
+    try {
+      for (const [owner, key, name] of builtIns) {
+        const had = (owner as Record<string, unknown>)[key];
+        // As code under test would: a replacement that throws whenever it is called.
+        (owner as Record<string, unknown>)[key] = () => {
+          throw new Error("replaced");
+        };
+        const replaced = restoreGlobals();
+        expect(replaced, name).toEqual([name]);
+        expect((owner as Record<string, unknown>)[key], name).toBe(had);
+      }
+      expect(restoreGlobals()).toBeUndefined();
+    } finally {
+      release();
+    }
+  });
 });

@@ -11,8 +11,8 @@ import { processWide } from "../process-wide.js";
  * scoring, the report or the store of every attempt after it, nor hang the eval process that sends
  * them. A run that starts while another's attempts are in flight keeps the reading it finds in place
  * (the globals may then hold what those attempts replaced, which is not the host's). Attempts run outside any run (an eval
- * process, a queue worker) take the reading of their process's first attempt. The list is short
- * on purpose: it is read after every attempt.
+ * process, a queue worker) take the reading of their process's first attempt. The list is read
+ * after every attempt, by one compiled comparison while nothing changed ({@link unchangedCheck}).
  */
 const WATCHED: readonly (readonly [
   owner: () => object,
@@ -87,6 +87,64 @@ const WATCHED: readonly (readonly [
   ],
 ];
 
+/**
+ * Built-ins niceeval's own code calls throughout (building records, writing reports and the
+ * store, the eval process's messages): replaced by an attempt, each would break the attempts,
+ * the reports or the eval process after it (a thrown `Array.prototype.slice` left the eval
+ * process waiting forever), so they are watched too, by {@link unchangedCheck} at the cost of one
+ * comparison each.
+ */
+const BUILT_INS: readonly (readonly [name: string, owner: () => object, keys: string[]])[] = [
+  [
+    "Array.prototype",
+    () => Array.prototype,
+    "map filter slice join forEach some every find findIndex indexOf includes concat splice reduce sort pop shift unshift keys entries values flat flatMap at reverse fill".split(
+      " ",
+    ),
+  ],
+  [
+    "Object",
+    () => Object,
+    "keys entries values assign freeze defineProperty getOwnPropertyDescriptor hasOwn fromEntries create getPrototypeOf is".split(
+      " ",
+    ),
+  ],
+  [
+    "String.prototype",
+    () => String.prototype,
+    "slice replace replaceAll split trim startsWith endsWith includes indexOf padStart padEnd toLowerCase toUpperCase match repeat charCodeAt".split(
+      " ",
+    ),
+  ],
+  ["Number", () => Number, ["isFinite", "isInteger", "isNaN", "isSafeInteger"]],
+  ["Math", () => Math, ["min", "max", "round", "floor", "ceil", "abs", "sqrt", "log"]],
+  ["Array", () => Array, ["isArray", "from"]],
+  [
+    "globalThis",
+    () => globalThis,
+    "String Number Boolean Object Array Symbol Error TypeError Map Set WeakMap Reflect Math".split(
+      " ",
+    ),
+  ],
+];
+
+/** {@link WATCHED} and {@link BUILT_INS} together, as the watch list reads them. */
+const ALL_WATCHED: typeof WATCHED = [
+  ...WATCHED,
+  ...BUILT_INS.flatMap(([owner, read, keys]) =>
+    keys.map(
+      (key) =>
+        [
+          read,
+          owner === "globalThis" ? key : `${owner}.${key}`,
+          key,
+          // biome-ignore lint/suspicious/noExplicitAny: reads one property of its owner
+          (o: any) => o[key],
+        ] as const,
+    ),
+  ),
+];
+
 interface Watched {
   name: string;
   /** Checked only as an attempt ends (see {@link AT_END}). */
@@ -104,11 +162,15 @@ interface Watched {
 // Taken as this module loads: code under test may replace them too.
 const describe = Object.getOwnPropertyDescriptor;
 const hasOwn = Object.hasOwn;
+const defineProperty = Object.defineProperty;
+const deleteProperty = Reflect.deleteProperty;
 
 /** Process-wide, as two copies of niceeval in one process share its globals. */
 const state = processWide("runner.globals", () => ({
   /** What the watched globals should be: undefined until a run or an attempt first reads them. */
   expected: undefined as Watched[] | undefined,
+  /** Whether every watched global is still as read (see {@link unchangedCheck}). */
+  unchanged: (() => true) as () => boolean,
   /** Attempts begun (`watchAttempt`) and not ended (`endAttempt`), in every run of the process. */
   inFlight: 0,
   /** Runs in progress (`watchRun` and not yet released). */
@@ -122,7 +184,7 @@ const state = processWide("runner.globals", () => ({
 
 /** The watched globals as they are now. */
 function readGlobals(): Watched[] {
-  return WATCHED.map(([owner, name, key, read, accessor]) => {
+  return ALL_WATCHED.map(([owner, name, key, read, accessor]) => {
     const object = owner();
     return {
       name,
@@ -145,6 +207,7 @@ function readGlobals(): Watched[] {
 export function watchRun(onRead?: () => void): () => void {
   if (state.runs === 0 || state.inFlight === 0) {
     state.expected = readGlobals();
+    state.unchanged = unchangedCheck(state.expected);
     // Read again: what an attempt still in flight held is compared with what it is now.
     state.held.clear();
     onRead?.();
@@ -165,6 +228,7 @@ export function watchRun(onRead?: () => void): () => void {
 export function watchAttempt(onRead?: () => void): void {
   if (state.expected === undefined) {
     state.expected = readGlobals();
+    state.unchanged = unchangedCheck(state.expected);
     onRead?.();
   }
   state.inFlight++;
@@ -208,6 +272,8 @@ export function holdGlobals(): string[] | undefined {
  * is false (an attempt's synchronous part returned: see holdGlobals).
  */
 export function restoreGlobals(ended = true): string[] | undefined {
+  // The common case: nothing was touched, told by one call.
+  if (state.unchanged?.()) return undefined;
   let replaced: string[] | undefined;
   const list = state.expected ?? [];
   const held = state.held;
@@ -223,6 +289,36 @@ export function restoreGlobals(ended = true): string[] | undefined {
   return replaced;
 }
 
+/**
+ * One function that tells whether every global of `list` is as it was read: each comparison
+ * written out, so each property load sees one object and stays fast (a loop calling each
+ * global's reader costs about five times as much, at a hundred globals read twice per attempt).
+ * A global read by its getter, or by a key no name spells, is compared through its reader.
+ */
+function unchangedCheck(list: readonly Watched[]): () => boolean {
+  const owners = list.map((global) => global.owner);
+  const originals = list.map((global) => global.original);
+  const readers = list.map((global) => global.read);
+  const tests = list.map((global, i) =>
+    !global.descriptor && typeof global.key === "string" && /^[A-Za-z_$][\w$]*$/.test(global.key)
+      ? `o[${i}].${global.key} === v[${i}]`
+      : `r[${i}](o[${i}]) === v[${i}]`,
+  );
+  // The comparisons are written from the list above: no outside text reaches this function.
+  const compiled = new Function("o", "v", "r", `return ${tests.join(" && ")};`) as (
+    o: readonly object[],
+    v: readonly unknown[],
+    r: readonly ((owner: object) => unknown)[],
+  ) => boolean;
+  return () => {
+    try {
+      return compiled(owners, originals, readers);
+    } catch {
+      return false; // a getter that throws is a replacement: the loop finds it
+    }
+  };
+}
+
 function replacedNow(global: Watched): boolean {
   try {
     return global.read(global.owner) !== global.original;
@@ -234,14 +330,14 @@ function replacedNow(global: Watched): boolean {
 function putBack(global: Watched): void {
   try {
     if (!global.own) {
-      Reflect.deleteProperty(global.owner, global.key);
+      deleteProperty(global.owner, global.key);
       return;
     }
     if (global.descriptor) {
-      Object.defineProperty(global.owner, global.key, global.descriptor);
+      defineProperty(global.owner, global.key, global.descriptor);
       return;
     }
-    Object.defineProperty(global.owner, global.key, {
+    defineProperty(global.owner, global.key, {
       value: global.original,
       writable: true,
       configurable: true,

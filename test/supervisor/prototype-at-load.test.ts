@@ -70,3 +70,55 @@ describe("an eval file that gives every object a then or a toJSON as it loads (r
     }, 60_000);
   }
 });
+
+// Case c2's target replaces Array.prototype.slice with one that throws, and leaves it: the eval
+// process's own code calls it, so before it was watched the run waited forever after c2.
+const replacesSlice = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+export const s = defineSuite({
+  id: "slice",
+  cases: [1, 2, 3].map((i) => ({ id: "c" + i, input: i, expected: i })),
+  target: async (x) => {
+    if (x === 2) Array.prototype.slice = function () { throw new Error("X"); };
+    return x;
+  },
+  scorers: [createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) })],
+});
+`;
+
+describe("an attempt that replaces a built-in the engine calls (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/slice.eval.js": replacesSlice });
+  });
+  afterAll(() => project.cleanup());
+
+  for (const [how, flags] of [
+    ["supervised", []],
+    ["in one process", ["--no-supervise"]],
+  ] as const) {
+    it(`errors that attempt, naming it, and runs the others (${how})`, async () => {
+      const json = `slice-${flags.length}.json`;
+      const run = await runCli(
+        ["run", "evals", "--no-store", "--concurrency", "1", "--json", json, ...flags],
+        project.dir,
+      );
+      expect(run.code).toBe(1);
+      const report = JSON.parse(await readFile(join(project.dir, json), "utf8"));
+      const records = report.records as {
+        caseId: string;
+        verdict: string;
+        error?: { message: string };
+      }[];
+      expect(records.map((r) => `${r.caseId} ${r.verdict}`)).toEqual([
+        "c1 passed",
+        "c2 errored",
+        "c3 passed",
+      ]);
+      expect(records[1]?.error?.message).toMatch(
+        /^the code under test replaced Array\.prototype\.slice while this attempt ran/,
+      );
+    }, 60_000);
+  }
+});
