@@ -77,6 +77,8 @@ export interface SourceIterator extends AsyncIterator<SourceItem> {
  */
 export interface BufferedCases extends AsyncIterator<CaseSpec> {
   nextNow(): IteratorResult<CaseSpec> | undefined;
+  /** Once it is done: the run's stop ended the reading, not the dataset (a supervised run's). */
+  cut?: boolean;
 }
 
 /** A step of the walk: an item, or a dataset's next case to wait for. */
@@ -170,6 +172,7 @@ function* walkCases(
             }
             if (next.done) {
               exhausted = true;
+              if ("cut" in iterator && iterator.cut) cut = true;
               break;
             }
             const items = attemptsOf(next.value);

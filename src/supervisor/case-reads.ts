@@ -134,6 +134,7 @@ export class CaseReads {
   }
 }
 
+/** No case after `request`: because of `error`, or, without one, because the run stopped. */
 function ended(request: CasesRequest, error: string | undefined): CasesReply {
   return {
     t: "cases",
@@ -141,6 +142,6 @@ function ended(request: CasesRequest, error: string | undefined): CasesReply {
     from: request.from,
     json: "[]",
     done: true,
-    ...(error !== undefined ? { error } : {}),
+    ...(error !== undefined ? { error } : { stopped: true }),
   };
 }

@@ -180,6 +180,8 @@ export interface CasesReply {
   error?: string;
   /** That error is the eval's definition (no scorers), not its dataset: a DefinitionError. */
   definition?: true;
+  /** The run's stop ended the reading here, not the dataset (its cases after these unread). */
+  stopped?: true;
 }
 
 /** A batch of jobs is a JSON string (`JobBatch`) when its cases are plain JSON. */

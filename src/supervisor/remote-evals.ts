@@ -157,6 +157,8 @@ class RemoteCases implements BufferedCases {
   /** Cases received so far (where the next batch starts). */
   private received = 0;
   private done = false;
+  /** The run's stop ended the reading, not the dataset. */
+  cut = false;
   private failure: string | undefined;
   private failedDefinition = false;
   private asking: Promise<void> | undefined;
@@ -229,6 +231,7 @@ class RemoteCases implements BufferedCases {
     if (reply.error !== undefined) this.failure = reply.error;
     if (reply.definition) this.failedDefinition = true;
     if (reply.done || reply.error !== undefined) this.done = true;
+    if (reply.stopped) this.cut = true;
     if (reply.from === 0 && reply.done && reply.error === undefined)
       this.reading.first.small(this.reading.index);
   }

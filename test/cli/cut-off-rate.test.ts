@@ -248,3 +248,52 @@ describe("a stopped run whose every attempt was cut off lists both gates as not 
     });
   }
 });
+
+// Case c2 holds the eval process's thread for good, so the stop comes before the engine read any
+// case of the second eval: that eval's cases are unread, which the summary must say.
+const holdsTheThread = `
+import { writeSync } from "node:fs";
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+export const loops = defineSuite({
+  id: "loops",
+  cases: [1, 2].map((i) => ({ id: "c" + i, input: i, expected: i })),
+  target: async (x) => {
+    if (x === 2) {
+      writeSync(2, "TARGET-STARTED\\n");
+      for (;;) {}
+    }
+    return x;
+  },
+  scorers: [same],
+});
+export const after = defineSuite({
+  id: "after",
+  cases: [{ id: "d1", input: 1, expected: 1 }],
+  target: async (x) => x,
+  scorers: [same],
+});
+`;
+
+describe("a stop while an attempt holds the eval process's thread (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/loops.eval.js": holdsTheThread });
+  });
+  afterAll(() => project.cleanup());
+
+  it("names the eval whose cases were not read yet, not 'every attempt had started'", async () => {
+    const stopped = await runAndSignal(
+      ["run", "--no-store", "--grace", "500", "--json", "held.json"],
+      project.dir,
+      ["SIGINT"],
+    );
+    expect(stopped.code).toBe(130);
+    const json = (await readJson<{ summary: JsonSummary }>(project.dir, "held.json")).summary;
+    expect(json.stopped).toEqual({ notStarted: 0, unread: ["after"] });
+    expect(stopped.stdout).toContain('the cases of eval "after" not yet read did not run');
+    expect(stopped.stdout).not.toContain("every attempt had started");
+  }, 60_000);
+});
