@@ -38,6 +38,12 @@ const ORDERS: readonly NonNullable<AttemptQuery["order"]>[] = ["asc", "desc"];
 /** Largest page `queryAttempts` gives. */
 export const MAX_PAGE = 1000;
 
+/**
+ * Largest offset: the largest whole number a JavaScript number holds exactly (a larger one, such as
+ * 2^63, reaches SQLite as a real, which it refuses as an OFFSET: "datatype mismatch").
+ */
+export const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
+
 /** Throws STORE_QUERY naming the option, what it got and what it takes. */
 export function checkAttemptQuery(query: AttemptQuery): void {
   if (typeof query !== "object" || query === null)
@@ -55,8 +61,11 @@ export function checkAttemptQuery(query: AttemptQuery): void {
     if (value !== undefined && typeof value !== "string")
       throw bad(`${key} must be a string, got ${shown(value)}`);
   }
-  if (query.offset !== undefined && !(Number.isInteger(query.offset) && query.offset >= 0))
-    throw bad(`offset must be a whole number from 0, got ${shown(query.offset)}`);
+  if (
+    query.offset !== undefined &&
+    !(Number.isInteger(query.offset) && query.offset >= 0 && query.offset <= MAX_OFFSET)
+  )
+    throw bad(`offset must be a whole number from 0 to ${MAX_OFFSET}, got ${shown(query.offset)}`);
   // Above MAX_PAGE, a page holds MAX_PAGE (as the type says).
   if (query.limit !== undefined && !(Number.isInteger(query.limit) && query.limit >= 1))
     throw bad(

@@ -104,6 +104,12 @@ function sameToken(given: string | undefined | null, token: string): boolean {
 const json = (c: Context, value: unknown, status: 200 | 400 | 401 | 404 | 405 | 500 = 200) =>
   c.body(safeStringify(value), status, { "Content-Type": "application/json; charset=utf-8" });
 
+/**
+ * Codes of errors in what a request asked for (a run it names, a query value the store refuses):
+ * a 400 (404 for a run not found) that says what to change, never a 500.
+ */
+const ASKED_WRONG = /^(RUN_|COMPARE_|STORE_QUERY$)/;
+
 /** The viewer as a Hono app: security headers, the session, the app's files, the JSON API. */
 export function viewerApp(store: Store, token: string, app: AppFiles, storeFlag?: string): Hono {
   const web = new Hono();
@@ -124,7 +130,7 @@ export function viewerApp(store: Store, token: string, app: AppFiles, storeFlag?
       : json(c, { error: `no page ${c.req.path}` }, 404),
   );
   web.onError((error, c) => {
-    if (error instanceof NiceevalError && /^(RUN_|COMPARE_)/.test(error.code))
+    if (error instanceof NiceevalError && ASKED_WRONG.test(error.code))
       return json(
         c,
         { error: error.message, code: error.code },

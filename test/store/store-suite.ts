@@ -219,7 +219,14 @@ export function defineStoreSuite(name: string, open: OpenStore): void {
         await refused({ verdict: "fail" }, 'got "fail" (did you mean "failed"?)');
         await refused({ judgmentState: "failed" }, "judgmentState must be");
         await refused({ order: "down" }, 'order must be "asc" or "desc"');
-        await refused({ offset: -5 }, "offset must be a whole number from 0, got -5");
+        await refused(
+          { offset: -5 },
+          "offset must be a whole number from 0 to 9007199254740991, got -5",
+        );
+        // 2^63 reached SQLite as a real, which it refused ("datatype mismatch").
+        await refused({ offset: 2 ** 63 }, "from 0 to 9007199254740991, got 9223372036854776000");
+        await refused({ offset: 1e20 }, "got 100000000000000000000");
+        expect((await store.queryAttempts("queried", { offset: 2 ** 53 - 1 })).items).toEqual([]);
         await refused({ limit: "10" }, 'got "10"');
         await refused({ evalID: "qa" }, 'unknown key "evalID" (did you mean "evalId"?)');
         expect((await store.queryAttempts("queried", { limit: 5000 })).total).toBe(1);

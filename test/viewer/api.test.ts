@@ -338,6 +338,18 @@ describe("the viewer's API over a store of real runs", () => {
     expect(page2.items).toHaveLength(4);
   });
 
+  it("answers 400 naming offset and its range for an offset past what the store reads, not 500", async () => {
+    for (const offset of ["9223372036854775807", "1e20"]) {
+      const { status, body } = await api<{ error: string }>(
+        `/api/runs/head/attempts?offset=${offset}`,
+      );
+      expect(status, body.error).toBe(400);
+      expect(body.error).toContain("offset must be a whole number from 0 to 9007199254740991");
+    }
+    const last = await api<RowPage>("/api/runs/head/attempts?offset=9007199254740991");
+    expect(last).toMatchObject({ status: 200, body: { total: 14, items: [] } });
+  });
+
   it("returns every trial of a case, with its trace and the unavailable judgment", async () => {
     const { body } = await api<{ trials: AttemptRecord[] }>(
       `/api/runs/${fixture.headId}/attempts/greetings/case-3`,
