@@ -10,12 +10,6 @@ import { runTroubles } from "../runner/load-troubles.js";
 import { EvalAccumulator } from "../runner/stats.js";
 import { runCases, runShareSums } from "../stats/clustered.js";
 import type { Interval } from "../stats/interval.js";
-import {
-  MAX_PAGE,
-  QUERY_JUDGMENT_STATES,
-  QUERY_SORTS,
-  QUERY_VERDICTS,
-} from "../store/attempt-query.js";
 import { importedRunAdvice } from "../store/imported.js";
 import { runFilter } from "../store/manifest.js";
 import {
@@ -438,31 +432,4 @@ export async function compareRefs(
     );
   const comparison = await compareRuns(store, runs.base.runId, runs.head.runId);
   return refNotes.length ? { ...comparison, refNotes } : comparison;
-}
-
-const VERDICTS = new Set<string>(QUERY_VERDICTS);
-const STATES = new Set<string>(QUERY_JUDGMENT_STATES);
-const SORTS = new Set<string>(QUERY_SORTS);
-
-/** The store query of the table's URL parameters; unknown values are ignored, never thrown. */
-export function attemptQueryOf(params: URLSearchParams): AttemptQuery {
-  const query: AttemptQuery = {};
-  const evalId = params.get("evalId");
-  if (evalId) query.evalId = evalId;
-  const verdicts = (params.get("verdict") ?? "").split(",").filter((v) => VERDICTS.has(v));
-  if (verdicts.length > 0) query.verdict = verdicts as Verdict[];
-  const state = params.get("state");
-  if (state && STATES.has(state)) query.judgmentState = state as JudgmentState;
-  const label = params.get("label");
-  if (label) query.judgmentLabel = label;
-  const q = params.get("q");
-  if (q) query.text = q;
-  const sort = params.get("sort");
-  if (sort && SORTS.has(sort)) query.sort = sort as NonNullable<AttemptQuery["sort"]>;
-  if (params.get("order") === "desc") query.order = "desc";
-  const offset = Number(params.get("offset") ?? 0);
-  if (Number.isInteger(offset) && offset > 0) query.offset = offset;
-  const limit = Number(params.get("limit") ?? 200);
-  query.limit = Number.isInteger(limit) && limit >= 1 ? Math.min(limit, MAX_PAGE) : 200;
-  return query;
 }

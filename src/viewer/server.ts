@@ -7,20 +7,13 @@ import { getCookie, setCookie } from "hono/cookie";
 import { errorMessage, NiceevalError } from "../errors.js";
 import { safeStringify } from "../json-safe.js";
 import { resolveRunRef } from "../store/resolve.js";
-import type { RunListQuery, RunStatus, Store } from "../store/types.js";
-import {
-  attemptQueryOf,
-  attemptRows,
-  caseTrials,
-  compareRefs,
-  listRunRows,
-  runDetail,
-  runFinish,
-} from "./api.js";
+import type { Store } from "../store/types.js";
+import { attemptRows, caseTrials, compareRefs, listRunRows, runDetail, runFinish } from "./api.js";
 import { type AppFiles, loadApp } from "./app-files.js";
 import { type RunCharts, runCharts } from "./charts.js";
 import { SERVER_CSP } from "./html.js";
 import { FoldedDetails, Kept } from "./kept.js";
+import { attemptQueryOf, runListQueryOf } from "./query-params.js";
 import { decodeSegment } from "./segment.js";
 
 /** Options of {@link startViewer}. */
@@ -56,7 +49,6 @@ export interface Viewer {
  */
 export const sessionCookie = (token: string): string =>
   `niceeval_session_${createHash("sha256").update(token).digest("hex").slice(0, 12)}`;
-const STATUSES = new Set<string>(["running", "finished", "interrupted", "crashed"]);
 
 /**
  * Serve the viewer over a store: the built web app and its JSON API (a Hono app on Node's HTTP
@@ -108,7 +100,7 @@ const json = (c: Context, value: unknown, status: 200 | 400 | 401 | 404 | 405 | 
  * Codes of errors in what a request asked for (a run it names, a query value the store refuses):
  * a 400 (404 for a run not found) that says what to change, never a 500.
  */
-const ASKED_WRONG = /^(RUN_|COMPARE_|STORE_QUERY$)/;
+const ASKED_WRONG = /^(RUN_|COMPARE_|VIEWER_QUERY$|STORE_QUERY$)/;
 
 /** The viewer as a Hono app: security headers, the session, the app's files, the JSON API. */
 export function viewerApp(store: Store, token: string, app: AppFiles, storeFlag?: string): Hono {
@@ -184,7 +176,7 @@ function apiRoutes(web: Hono, store: Store, storeFlag: string | undefined): void
   const runOf = (c: Context) => resolveRunRef(store, decodeSegment(c.req.param("run") ?? ""));
 
   web.get("/api/runs", async (c) =>
-    json(c, { runs: await listRunRows(store, runQuery(new URL(c.req.url).searchParams)) }),
+    json(c, { runs: await listRunRows(store, runListQueryOf(searchOf(c), c.req.path)) }),
   );
   web.get("/api/runs/:run", async (c) => {
     const run = await runOf(c);
@@ -193,10 +185,7 @@ function apiRoutes(web: Hono, store: Store, storeFlag: string | undefined): void
   });
   web.get("/api/runs/:run/attempts", async (c) => {
     const run = await runOf(c);
-    return json(
-      c,
-      await attemptRows(store, run.runId, attemptQueryOf(new URL(c.req.url).searchParams)),
-    );
+    return json(c, await attemptRows(store, run.runId, attemptQueryOf(searchOf(c), c.req.path)));
   });
   web.get("/api/runs/:run/attempts/:evalId/:caseId", async (c) => {
     const run = await runOf(c);
@@ -223,21 +212,5 @@ function apiRoutes(web: Hono, store: Store, storeFlag: string | undefined): void
   });
 }
 
-function runQuery(p: URLSearchParams): RunListQuery {
-  const query: RunListQuery = {};
-  const limit = Number(p.get("limit") ?? 200);
-  query.limit = Number.isInteger(limit) && limit > 0 ? Math.min(limit, 10_000) : 200;
-  const evalId = p.get("evalId");
-  if (evalId) query.evalId = evalId;
-  const branch = p.get("branch");
-  if (branch) query.branch = branch;
-  const status = p.get("status");
-  if (status && STATUSES.has(status)) query.status = status as RunStatus;
-  const tags: Record<string, string> = {};
-  for (const tag of p.getAll("tag")) {
-    const at = tag.indexOf("=");
-    if (at > 0) tags[tag.slice(0, at)] = tag.slice(at + 1);
-  }
-  if (Object.keys(tags).length > 0) query.tags = tags;
-  return query;
-}
+/** A request's URL parameters. */
+const searchOf = (c: Context) => new URL(c.req.url).searchParams;

@@ -350,6 +350,70 @@ describe("the viewer's API over a store of real runs", () => {
     expect(last).toMatchObject({ status: 200, body: { total: 14, items: [] } });
   });
 
+  it("answers 400 naming the parameter, what it got and what it takes, never an unfiltered list", async () => {
+    const attempts = "/api/runs/head/attempts";
+    const refused: [string, string][] = [
+      [
+        `${attempts}?verdict=faild`,
+        'verdict must be "passed", "failed", "skipped" or "errored", got "faild" (did you mean "failed"?)',
+      ],
+      [`${attempts}?verdict=failed,`, 'verdict must be "passed",'],
+      [
+        `${attempts}?state=mismatch`,
+        'state must be "matched", "mismatched", "unavailable" or "errored", got "mismatch" (did you mean "mismatched"?)',
+      ],
+      [`${attempts}?sort=scroe`, 'got "scroe" (did you mean "score"?)'],
+      [`${attempts}?order=sideways`, 'order must be "asc" or "desc", got "sideways"'],
+      [
+        `${attempts}?limit=abc`,
+        'limit must be a whole number from 1 (at most 1000 are given), got "abc"',
+      ],
+      [
+        `${attempts}?limit=0`,
+        'limit must be a whole number from 1 (at most 1000 are given), got "0"',
+      ],
+      [
+        `${attempts}?offset=-1`,
+        'offset must be a whole number from 0 to 9007199254740991, got "-1"',
+      ],
+      [
+        `${attempts}?verdicts=failed`,
+        'unknown parameter "verdicts" (did you mean "verdict"?); it takes evalId, verdict, state,',
+      ],
+      [`${attempts}?verdict=failed&verdict=errored`, "verdict is given 2 times; give it once"],
+      [
+        "/api/runs?status=finsihed",
+        'status must be "running", "finished", "interrupted" or "crashed", got "finsihed" (did you mean "finished"?)',
+      ],
+      [
+        "/api/runs?limit=0",
+        'limit must be a whole number from 1 (at most 10000 are listed), got "0"',
+      ],
+      ["/api/runs?limit=abc", 'got "abc"'],
+      [
+        "/api/runs?tag=noequals",
+        'tag must be key=value, as tag=model=gpt-4.1 (repeat tag for more), got "noequals"',
+      ],
+    ];
+    for (const [path, message] of refused) {
+      const { status, body } = await api<{ error: string; code: string }>(path);
+      expect({ path, status, code: body.code }).toEqual({
+        path,
+        status: 400,
+        code: "VIEWER_QUERY",
+      });
+      expect(body.error.startsWith(`${new URL(path, viewer.origin).pathname}: `)).toBe(true);
+      expect(body.error).toContain(message);
+    }
+    // What the pages send is taken: a list of verdicts, an order, tags, the session's token.
+    const taken = await api<RowPage>(`${attempts}?verdict=failed,errored&order=asc&sort=score`);
+    expect(taken).toMatchObject({ status: 200, body: { total: 4 } });
+    const runs = await api<{ runs: RunRow[] }>(
+      `/api/runs?status=finished&tag=a=b&tag=c=d&limit=3&token=${viewer.token}`,
+    );
+    expect(runs).toMatchObject({ status: 200, body: { runs: [] } });
+  });
+
   it("returns every trial of a case, with its trace and the unavailable judgment", async () => {
     const { body } = await api<{ trials: AttemptRecord[] }>(
       `/api/runs/${fixture.headId}/attempts/greetings/case-3`,

@@ -304,6 +304,33 @@ describe("the scorer and judgment filters together", () => {
   });
 });
 
+describe("filters in a link that are none of their list's choices", () => {
+  const expectAny = async (p: Page, url: string) => {
+    await p.goto(`${url}?verdict=faild&state=mismatch&sort=scroe&order=sideways&trial=9`);
+    await p.reload();
+    // Shown as "any" (and the default order), and not sent: the server refuses them.
+    expect(await shownCases(p)).toHaveLength(14);
+    for (const [name, shown] of [
+      ["verdict", "any"],
+      ["state", "any"],
+      ["sort", "case"],
+      ["order", "asc"],
+    ])
+      expect(await p.locator(`select[name="${name}"] option:checked`).textContent()).toBe(shown);
+    expect(await p.locator(".error").count()).toBe(0);
+  };
+
+  it("show as any and list every attempt", async () => {
+    await expectAny(page, `${viewer.origin}/#/run/head`);
+  });
+
+  it("do so in the static export too", async () => {
+    const { p, url } = await openExport("head");
+    await expectAny(p, `${url}#/run/${fixture.headId}`);
+    await p.close();
+  });
+});
+
 describe("the scorer filter", () => {
   it("lists every scorer of the run, also one that judged only attempts past the first ones", async () => {
     await page.goto(`${viewer.origin}/#/run/${LATE}`);
@@ -594,6 +621,9 @@ describe("the runs page's filters", () => {
     expect(await notice.textContent()).toBe(
       'The tag filter "nightly" is ignored: write it as key=value, for example model=gpt-4.1.',
     );
+    // Not sent (the server refuses it): every run is listed, as the notice says.
+    await page.locator("tr.run-row").first().waitFor();
+    expect(await page.locator("td .error, .error").count()).toBe(0);
   });
 
   it("limit the history charts to the eval filtered on", async () => {

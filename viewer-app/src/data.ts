@@ -72,7 +72,7 @@ function staticRun(data: StaticData, ref: string): string {
 function staticApi(data: StaticData, parts: string[], p: Record<string, string>): unknown {
   const [first, id, sub, evalId, caseId] = parts;
   if (first === "runs" && id === undefined) {
-    // As the server, a tag without `key=` filters nothing.
+    // The app sends no tag without `key=` (the server refuses one); any such filters nothing.
     const tags = (p.tag ? p.tag.split("&") : []).filter((t) => t.indexOf("=") > 0);
     const runs = data.runs.filter(
       (r) =>

@@ -50,6 +50,39 @@ const SORTS: [string, string][] = [
   ["elapsed", "elapsed"],
   ["verdict", "verdict"],
 ];
+const ORDERS: [string, string][] = [
+  ["", "asc"],
+  ["desc", "desc"],
+];
+/** The filters with a list of choices: the URL's value is sent only when it is one of them. */
+const CHOICES: Record<string, [string, string][]> = {
+  verdict: VERDICTS,
+  state: STATES,
+  sort: SORTS,
+  order: ORDERS,
+};
+
+/**
+ * What the table asks the server for: the URL's filters as the page shows them. A value none of
+ * a list's choices has (a link edited by hand) shows as the list's first choice ("any") and is
+ * not sent, since the server refuses it; the free filters are sent as they are.
+ */
+function tableParams(p: URLSearchParams): Record<string, string | null> {
+  const chosen = (name: string) => {
+    const value = p.get(name);
+    return CHOICES[name]!.some(([v]) => v !== "" && v === value) ? value : null;
+  };
+  return {
+    evalId: p.get("evalId"),
+    label: p.get("label"),
+    q: p.get("q"),
+    verdict: chosen("verdict"),
+    state: chosen("state"),
+    sort: chosen("sort"),
+    order: chosen("order"),
+  };
+}
+
 const COLUMNS = ["eval", "case", "trial", "verdict", "score", "ms", "why", "output"];
 const EVAL_COLUMNS = [
   "eval",
@@ -81,11 +114,7 @@ export function runPage(root: HTMLElement, r: Route): PageHandle {
   const table = virtualTable(
     runId,
     (offset) =>
-      get<RowPage>(`/runs/${seg(runId)}/attempts`, {
-        ...Object.fromEntries(p),
-        offset,
-        limit: PAGE,
-      }),
+      get<RowPage>(`/runs/${seg(runId)}/attempts`, { ...tableParams(p), offset, limit: PAGE }),
     openCase,
   );
   const title = h("span", {}, runId.slice(0, 8));
@@ -211,10 +240,7 @@ function filterBar(
     scorerSel,
     search,
     sel("sort", "sort", SORTS),
-    sel("order", "order", [
-      ["", "asc"],
-      ["desc", "desc"],
-    ]),
+    sel("order", "order", ORDERS),
     count,
   );
 }

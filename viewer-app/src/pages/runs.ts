@@ -49,7 +49,7 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
   const line = (run: RunRow) => runLine(run, selected, () => compare.update(lastRuns));
   async function load(): Promise<void> {
     const tag = p.get("tag");
-    // The server ignores a tag filter without `key=`: say so rather than show every run unasked.
+    // The server refuses a tag filter without `key=`: it is not sent, and the page says so.
     const badTag = !!tag && tag.indexOf("=") <= 0;
     fill(tagNote, badTag ? badTagNotice(tag) : null);
     let data: { runs: RunRow[] };
@@ -58,7 +58,7 @@ export function runsPage(root: HTMLElement, r: Route): PageHandle {
       data = await get("/runs", {
         evalId: p.get("evalId"),
         branch: p.get("branch"),
-        tag: p.get("tag"),
+        tag: badTag ? null : tag,
         limit,
       });
     } catch (err) {
