@@ -8,14 +8,19 @@ import { findBaseline, partialBaselineNote } from "./baseline.js";
 
 /**
  * Who names the two runs, for the hint of a reference that names no run: the command that takes
- * `branch:NAME` and an example of it.
+ * `branch:NAME`, an example of it, and what the user gave each run as (`--base`, a parameter).
  */
 export interface ComparedBy {
   command: string;
   example: string;
+  names: { base: string; head: string };
 }
 
-const COMPARE: ComparedBy = { command: "compare", example: "niceeval compare branch:main latest" };
+const COMPARE: ComparedBy = {
+  command: "compare",
+  example: "niceeval compare branch:main latest",
+  names: { base: "compare's base (its first run)", head: "compare's head (its second run)" },
+};
 
 /**
  * The runs `base` and `head` name: a reference (id, prefix, name, latest~N) or `branch:NAME`, which
@@ -29,6 +34,8 @@ export async function findComparedRuns(
   note: (text: string) => void,
   by: ComparedBy = COMPARE,
 ): Promise<{ base: StoredRun | undefined; head: StoredRun }> {
+  noBranchName(baseRef, by.names.base, by);
+  noBranchName(headRef, by.names.head, by);
   // A run named by reference first: `branch:NAME` is then looked up beside it.
   let base = byBranch(baseRef) ? undefined : await named(store, baseRef, by);
   const head = byBranch(headRef)
@@ -40,6 +47,15 @@ export async function findComparedRuns(
 }
 
 const byBranch = (ref: string) => ref.startsWith("branch:");
+
+/** Refuse `branch:` without a name, naming what the user gave it as (`--base`, `head`). */
+function noBranchName(ref: string, given: string, by: ComparedBy): void {
+  if (ref === "branch:")
+    throw new NiceevalError(
+      "USAGE",
+      `${given} is "branch:", which names no branch: give the branch's name, as branch:main (${by.example})`,
+    );
+}
 
 /** A run named by reference; one that names no run also says that `branch:NAME` works here. */
 async function named(store: Store, ref: string, by: ComparedBy): Promise<StoredRun> {

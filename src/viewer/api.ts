@@ -424,7 +424,11 @@ export async function compareRefs(
   head: string,
 ): Promise<ViewerComparison> {
   const refNotes: string[] = [];
-  const runs = await findComparedRuns(store, base, head, (note) => refNotes.push(note.trim()));
+  const runs = await findComparedRuns(store, base, head, (note) => refNotes.push(note.trim()), {
+    command: "the comparison",
+    example: "?base=branch:main&head=latest",
+    names: { base: "base", head: "head" },
+  });
   if (!runs.base)
     throw new NiceevalError(
       "RUN_NOT_FOUND",

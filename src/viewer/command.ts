@@ -34,6 +34,7 @@ export async function viewCommand(
     await findComparedRuns(store, args.compare.base, args.compare.head, () => {}, {
       command: "view --base/--head",
       example: "niceeval view --base branch:main --head latest",
+      names: { base: "--base", head: "--head" },
     });
   const viewer = await listen(args, store);
   const page = args.compare ? comparePage(args.compare) : "";
@@ -196,7 +197,11 @@ async function exportedRuns(
   let base: StoredRun | undefined;
   if (args.baseline !== undefined) {
     // The run is found already: only a baseline that names no run gets the branch:NAME hint.
-    const by = { command: "export --baseline", example: BRANCH_EXAMPLE };
+    const by = {
+      command: "export --baseline",
+      example: BRANCH_EXAMPLE,
+      names: { base: "--baseline", head: "the exported run" },
+    };
     ({ base } = await findComparedRuns(store, args.baseline, run.runId, io.stderr, by));
     refs.push([args.baseline, base]);
   }

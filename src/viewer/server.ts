@@ -97,10 +97,10 @@ const json = (c: Context, value: unknown, status: 200 | 400 | 401 | 404 | 405 | 
   c.body(safeStringify(value), status, { "Content-Type": "application/json; charset=utf-8" });
 
 /**
- * Codes of errors in what a request asked for (a run it names, a query value the store refuses):
- * a 400 (404 for a run not found) that says what to change, never a 500.
+ * Codes of errors in what a request asked for (a run it names, a query value, `branch:` without
+ * a name): a 400 (404 for a run not found) that says what to change, never a 500.
  */
-const ASKED_WRONG = /^(RUN_|COMPARE_|VIEWER_QUERY$|STORE_QUERY$)/;
+const ASKED_WRONG = /^(RUN_|COMPARE_|VIEWER_QUERY$|STORE_QUERY$|USAGE$)/;
 
 /** The viewer as a Hono app: security headers, the session, the app's files, the JSON API. */
 export function viewerApp(store: Store, token: string, app: AppFiles, storeFlag?: string): Hono {

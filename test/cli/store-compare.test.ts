@@ -810,6 +810,12 @@ describe("--baseline with a filtered debugging run on the branch", { timeout: 12
     const unknown = await cli(["compare", "main", "latest"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("compare also takes branch:NAME");
+    // branch: without a name is named as the user gave it, not as --baseline.
+    const nameless = await cli(["compare", "branch:", "latest"]);
+    expect(nameless.code).toBe(2);
+    expect(nameless.stderr).toBe(
+      `niceeval: compare's base (its first run) is "branch:", which names no branch: give the branch's name, as branch:main (niceeval compare branch:main latest)\n`,
+    );
     // merge has no --baseline: it says to compare the merged run.
     const merge = await cli(["merge", "latest", "--name", "m", "--baseline", "branch:main"]);
     expect(merge.code).toBe(2);

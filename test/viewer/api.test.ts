@@ -450,6 +450,19 @@ describe("the viewer's API over a store of real runs", () => {
     ]);
   });
 
+  it("answers 400 naming base or head for a branch: without a name, not 500 naming --baseline", async () => {
+    for (const side of ["base", "head"]) {
+      const other = side === "base" ? "head" : "base";
+      const { status, body } = await api<{ error: string; code: string }>(
+        `/api/compare?${side}=branch:&${other}=latest`,
+      );
+      expect({ status, code: body.code }).toEqual({ status: 400, code: "USAGE" });
+      expect(body.error).toBe(
+        `${side} is "branch:", which names no branch: give the branch's name, as branch:main (?base=branch:main&head=latest)`,
+      );
+    }
+  });
+
   it("gives a run's charts: score bins per eval and each scorer's pass rate with its interval", async () => {
     const { body } = await api<RunCharts>(`/api/runs/head/charts`);
     expect(body.evals).toHaveLength(1);
@@ -521,6 +534,19 @@ describe("niceeval view and export arguments", () => {
     const { code, stderr } = await viewCli(["--port", "0", "--base", "nope", "--head", "latest"]);
     expect(code).toBe(2);
     expect(stderr).toMatch(/^niceeval: no run "nope"/);
+  });
+
+  it("niceeval view --base branch: without a name is refused naming --base, not --baseline", async () => {
+    for (const [flag, args] of [
+      ["--base", ["--base", "branch:", "--head", "latest"]],
+      ["--head", ["--base", "latest", "--head", "branch:"]],
+    ] as const) {
+      const { code, stderr } = await viewCli(["--port", "0", ...args]);
+      expect(code).toBe(2);
+      expect(stderr).toBe(
+        `niceeval: ${flag} is "branch:", which names no branch: give the branch's name, as branch:main (niceeval view --base branch:main --head latest)\n`,
+      );
+    }
   });
 
   it("niceeval view on every address gives a URL this machine opens and one per network address", async () => {
