@@ -57,7 +57,10 @@ function noBranchName(ref: string, given: string, by: ComparedBy): void {
     );
 }
 
-/** A run named by reference; one that names no run also says that `branch:NAME` works here. */
+/**
+ * A run named by reference; one that names no run also says, on a line of its own (the message
+ * ends with the runs it lists), that `branch:NAME` works here.
+ */
 async function named(store: Store, ref: string, by: ComparedBy): Promise<StoredRun> {
   try {
     return await resolveRunRef(store, ref);
@@ -65,7 +68,7 @@ async function named(store: Store, ref: string, by: ComparedBy): Promise<StoredR
     if (error instanceof NiceevalError && error.code === "RUN_NOT_FOUND")
       throw new NiceevalError(
         "RUN_NOT_FOUND",
-        `${error.message} ${by.command} also takes branch:NAME: the latest finished run on that git branch holding the other run's evals (${by.example}).`,
+        `${error.message}\n${by.command} also takes branch:NAME: the latest finished run on that git branch holding the other run's evals (${by.example}).`,
       );
     throw error;
   }

@@ -810,6 +810,8 @@ describe("--baseline with a filtered debugging run on the branch", { timeout: 12
     const unknown = await cli(["compare", "main", "latest"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("compare also takes branch:NAME");
+    // On a line of its own, after the runs the message lists.
+    expect(unknown.stderr).toMatch(/ {2}[0-9a-f]{8} .* finished\ncompare also takes branch:NAME: /);
     // branch: without a name is named as the user gave it, not as --baseline.
     const nameless = await cli(["compare", "branch:", "latest"]);
     expect(nameless.code).toBe(2);

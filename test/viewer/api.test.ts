@@ -450,6 +450,14 @@ describe("the viewer's API over a store of real runs", () => {
     ]);
   });
 
+  it("says a run to compare the store does not hold, the branch:NAME hint on a line of its own", async () => {
+    const { status, body } = await api<{ error: string }>("/api/compare?base=nope&head=latest");
+    expect(status).toBe(404);
+    expect(body.error).toMatch(
+      /\n {2}\S+ .* \w+\nthe comparison also takes branch:NAME: .* \(\?base=branch:main&head=latest\)\.$/,
+    );
+  });
+
   it("answers 400 naming base or head for a branch: without a name, not 500 naming --baseline", async () => {
     for (const side of ["base", "head"]) {
       const other = side === "base" ? "head" : "base";
@@ -534,6 +542,8 @@ describe("niceeval view and export arguments", () => {
     const { code, stderr } = await viewCli(["--port", "0", "--base", "nope", "--head", "latest"]);
     expect(code).toBe(2);
     expect(stderr).toMatch(/^niceeval: no run "nope"/);
+    // The hint is a line of its own, after the runs the message lists.
+    expect(stderr).toMatch(/\n {2}\S+ .* \w+\nview --base\/--head also takes branch:NAME: /);
   });
 
   it("niceeval view --base branch: without a name is refused naming --base, not --baseline", async () => {

@@ -531,6 +531,22 @@ describe("the compare page", () => {
   });
 });
 
+describe("a comparison of a run the store does not hold", () => {
+  it("shows the runs it lists one a line, and the branch:NAME hint on a line of its own", async () => {
+    // Not watched: the API's 404 is what this page shows.
+    const p = await browser.context.newPage();
+    await p.goto(`${viewer.origin}/#/compare?base=nope&head=latest`);
+    const alert = p.locator(".error[role=alert]");
+    await alert.waitFor();
+    // biome-ignore lint/performance/useDomNodeTextContent: the lines as the page shows them
+    const lines = (await alert.innerText()).split("\n");
+    expect(lines[0]).toMatch(/^no run "nope" in .* Most recent runs:$/);
+    expect(lines.at(-2)).toMatch(/^ {2}[\w-]{8} {2}\S+ {2}\S+ {2}\w+$/);
+    expect(lines.at(-1)).toMatch(/^the comparison also takes branch:NAME: /);
+    await p.close();
+  });
+});
+
 describe("the link niceeval compare prints", () => {
   it("is a niceeval view that opens on the comparison of the two runs", async () => {
     const compared = await runCli(["compare", "base", "head", "--store", fixture.path], dir);
