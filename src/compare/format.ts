@@ -10,6 +10,7 @@ import {
   disagreesText,
   equalDifferencesText,
   erroredTestName,
+  evalsOnlyText,
   fewChangedText,
   notMcNemarText,
   passRateTestName,
@@ -266,10 +267,8 @@ export function formatComparison(c: Comparison): string {
       pushStats(lines, e, "  ");
     }
   }
-  if (c.addedEvals.length)
-    lines.push(`evals only in head: ${c.addedEvals.map(shownId).join(", ")}`);
-  if (c.removedEvals.length)
-    lines.push(`evals only in base: ${c.removedEvals.map(shownId).join(", ")}`);
+  if (c.addedEvals.length) lines.push(evalsOnlyText("head", c.addedEvals));
+  if (c.removedEvals.length) lines.push(evalsOnlyText("base", c.removedEvals));
   // What the runs hold (reasons, errors, names) may break a line or carry control characters: each
   // line stays one, inert, or a reason's next line would be the terminal's, or a CI runner's command.
   return lines.map((line) => oneLine(line, Number.POSITIVE_INFINITY)).join("\n");

@@ -1,4 +1,5 @@
 import { plural } from "../plural.js";
+import { shownId } from "../report/shown-id.js";
 import type { Interval } from "../stats/interval.js";
 import type {
   ErroredCases,
@@ -11,6 +12,10 @@ import type {
 } from "./types.js";
 
 // What a comparison says where a figure is missing, shared by the CLI's forms and the viewer.
+
+/** The evals only one run holds, as the console and the viewer name them: "evals only in head: b". */
+export const evalsOnlyText = (side: "base" | "head", evalIds: readonly string[]): string =>
+  `evals only in ${side}: ${evalIds.map(shownId).join(", ")}`;
 
 /** A p-value for text: "p = 0.0215", or "p < 0.0001" when tiny (a Monte-Carlo p at its floor). */
 export const pText = (p: number): string =>

@@ -746,6 +746,37 @@ describe("comparing", () => {
     await p.close();
   });
 
+  it("names the evals only one run holds and counts new failures, as niceeval compare does, live and exported", async () => {
+    const expectNamed = async (p: Page, url: string) => {
+      // mixed-1 holds throwing and echo, throws only throwing.
+      await p.goto(`${url}#/compare?base=throws&head=mixed-1`);
+      await p.locator(".evals-only").waitFor();
+      expect(await p.locator(".evals-only li").allTextContents()).toEqual([
+        "evals only in head: echo",
+      ]);
+      // Three cases that passed and fail now: three new failures, overall and in their eval.
+      await p.goto(`${url}#/compare?base=fall-0&head=fall-1`);
+      const transitions = p.locator(".stats p:first-of-type");
+      await transitions.first().waitFor();
+      expect(await transitions.first().textContent()).toMatch(/ \u00b7 3 new failures$/);
+      expect(await p.locator(".evals-only").count()).toBe(0);
+    };
+    await expectNamed(page, `${viewer.origin}/`);
+    await page.goto(`${viewer.origin}/#/compare?base=mixed-1&head=throws`);
+    await page.locator(".evals-only").waitFor();
+    expect(await page.locator(".evals-only").textContent()).toBe("evals only in base: echo");
+    const mixed = await openExport("mixed-1", "throws");
+    await mixed.p.goto(`${mixed.url}#/compare?base=${THROWS}&head=run-mixed-1-000000`);
+    await mixed.p.locator(".evals-only").waitFor();
+    expect(await mixed.p.locator(".evals-only").textContent()).toBe("evals only in head: echo");
+    await mixed.p.close();
+    const fall = await openExport("fall-1", "fall-0");
+    await fall.p.goto(`${fall.url}#/compare?base=run-fall-0-0000000&head=run-fall-1-0000000`);
+    await fall.p.locator(".stats").first().waitFor();
+    expect(await fall.p.locator(".stats p").first().textContent()).toMatch(/3 new failures$/);
+    await fall.p.close();
+  });
+
   it("links each changed case to its base and head case pages", async () => {
     await page.goto(`${viewer.origin}/#/compare?base=base&head=head`);
     const change = page.locator("li.reg[data-case=case-3]");

@@ -1,6 +1,7 @@
 import {
   changedCases,
   erroredTestName,
+  evalsOnlyText,
   noIntervalText,
   notMcNemarText,
   passRateTestName,
@@ -61,6 +62,7 @@ export function comparePage(root: HTMLElement, r: Route): PageHandle {
             )
           : null,
         statsView("all evals", c.overall),
+        evalsOnly(c),
         c.evals.map((e) =>
           h("section", { class: "box" }, statsView(e.evalId, e), changesView(c, e)),
         ),
@@ -95,7 +97,7 @@ function statsView(title: string, s: Stats): HTMLElement {
     h(
       "p",
       {},
-      `${plural(s.pairs, "paired case")} \u00b7 ${t.passToFail} pass\u2192fail \u00b7 ${t.becameErrored} became errored \u00b7 ${t.failToPass} fail\u2192pass${t.passRateDown + t.passRateUp > 0 ? ` \u00b7 ${t.passRateDown} pass rate down \u00b7 ${t.passRateUp} pass rate up` : ""}${t.scoreDown + t.scoreUp > 0 ? ` \u00b7 ${t.scoreDown} score down \u00b7 ${t.scoreUp} score up` : ""} \u00b7 ${t.added} added \u00b7 ${t.removed} removed \u00b7 ${t.unchanged} unchanged`,
+      `${plural(s.pairs, "paired case")} \u00b7 ${t.passToFail} pass\u2192fail \u00b7 ${t.becameErrored} became errored \u00b7 ${t.failToPass} fail\u2192pass${t.passRateDown + t.passRateUp > 0 ? ` \u00b7 ${t.passRateDown} pass rate down \u00b7 ${t.passRateUp} pass rate up` : ""}${t.scoreDown + t.scoreUp > 0 ? ` \u00b7 ${t.scoreDown} score down \u00b7 ${t.scoreUp} score up` : ""} \u00b7 ${t.added} added \u00b7 ${t.removed} removed \u00b7 ${t.unchanged} unchanged \u00b7 ${plural(s.newFailures, "new failure")}`,
     ),
     pr
       ? h(
@@ -126,6 +128,21 @@ function statsView(title: string, s: Stats): HTMLElement {
         )
       : null,
   );
+}
+
+/** The evals only one of the runs holds, named as the CLI names them; null when both hold each. */
+function evalsOnly(c: Comparison): HTMLElement | null {
+  const lines = [
+    c.addedEvals.length ? evalsOnlyText("head", c.addedEvals) : null,
+    c.removedEvals.length ? evalsOnlyText("base", c.removedEvals) : null,
+  ].filter((line) => line !== null);
+  return lines.length
+    ? h(
+        "ul",
+        { class: "warn evals-only" },
+        lines.map((l) => h("li", {}, l)),
+      )
+    : null;
 }
 
 /** The mean score's SE, correlation and MDE, as the CLI gives them (no SE for equal differences). */
