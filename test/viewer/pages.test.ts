@@ -490,6 +490,37 @@ describe("a static export with a baseline", () => {
   });
 });
 
+describe("a static export's compare page", () => {
+  it("shows its comparison only for a link naming its runs, or none; else says which it holds, with a link", async () => {
+    const { p, url } = await openExport("fall-1", "fall-0");
+    const transitions = p.locator(".stats p").first();
+    for (const asked of [
+      "base=run-fall-0-0000000&head=run-fall-1-0000000",
+      "base=fall-0&head=run-fall-1",
+      "",
+    ]) {
+      await p.goto(`${url}#/compare${asked ? `?${asked}` : ""}`);
+      await p.reload();
+      expect(await transitions.textContent(), asked).toMatch(
+        /^3 paired cases \u00b7 3 pass\u2192fail/,
+      );
+      expect(await p.locator(".meta").textContent()).toBe("base fall-0 \u2192 head fall-1");
+    }
+    // Base and head swapped: its own comparison under their names would read as an improvement.
+    await p.goto(`${url}#/compare?base=run-fall-1-0000000&head=fall-0`);
+    await p.reload();
+    const said = p.locator(".notice");
+    expect(await said.textContent()).toBe(
+      "This export holds one comparison, base fall-0 \u2192 head fall-1 (niceeval export --baseline made it), not base run-fall-1-0000000 \u2192 head fall-0 as this link asks. Open the comparison it holds.",
+    );
+    expect(await p.locator(".stats").count()).toBe(0);
+    await said.getByRole("link", { name: "Open the comparison it holds" }).click();
+    await transitions.waitFor();
+    expect(new URL(p.url()).hash).toBe("#/compare?base=run-fall-0-0000000&head=run-fall-1-0000000");
+    await p.close();
+  });
+});
+
 describe("a comparison with more changes than it lists", () => {
   it("counts the changes not listed, as niceeval compare does", async () => {
     await page.goto(`${viewer.origin}/#/compare?base=many-0&head=many-1`);

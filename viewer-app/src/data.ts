@@ -57,16 +57,40 @@ export function changedOnly(
 
 // ---------------------------------------------------------------- the static export's API
 
-function staticRun(data: StaticData, ref: string): string {
+/** The id of the run `ref` names in the export (id, name, latest, id prefix); undefined for none. */
+function exportedRun(data: StaticData, ref: string): string | undefined {
   const runs = data.runs;
   const found =
     runs.find((r) => r.runId === ref) ??
     runs.find((r) => r.name === ref) ??
     (ref === "latest" ? runs[0] : undefined) ??
     runs.find((r) => ref.length >= 6 && r.runId.startsWith(ref));
-  if (!found || !data.details[found.runId])
-    throw new Error(`this export does not include run ${ref}`);
-  return found.runId;
+  return found && data.details[found.runId] ? found.runId : undefined;
+}
+
+function staticRun(data: StaticData, ref: string): string {
+  const runId = exportedRun(data, ref);
+  if (runId === undefined) throw new Error(`this export does not include run ${ref}`);
+  return runId;
+}
+
+/** A run a comparison names. */
+type ComparedRun = NonNullable<StaticData["comparison"]>["base"];
+
+/**
+ * In a static export with a comparison, its two runs when the page's `base` and `head` ask for
+ * another (a static export holds one comparison; a side not given asks for nothing); null when
+ * they name its runs (by id, id prefix or name, as the export knows them), and in the live app.
+ */
+export function otherThanHeld(
+  base: string | null,
+  head: string | null,
+): { base: ComparedRun; head: ComparedRun } | null {
+  const held = STATIC?.comparison;
+  if (!STATIC || !held) return null;
+  const names = (ref: string | null, run: ComparedRun) =>
+    ref === null || ref === "" || exportedRun(STATIC!, ref) === run.runId;
+  return names(base, held.base) && names(head, held.head) ? null : held;
 }
 
 function staticApi(data: StaticData, parts: string[], p: Record<string, string>): unknown {

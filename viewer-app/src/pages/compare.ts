@@ -14,8 +14,8 @@ import type { AttemptRecord } from "../../../src/eval/record.js";
 import { plural } from "../../../src/plural.js";
 import { shownId } from "../../../src/report/shown-id.js";
 import type { ViewerComparison } from "../../../src/viewer/api.js";
-import { get } from "../data.js";
-import { badge, enc, fail, fill, h, interval, num, pct, section, seg } from "../dom.js";
+import { get, otherThanHeld, STATIC } from "../data.js";
+import { badge, enc, fail, fill, h, interval, notice, num, pct, section, seg } from "../dom.js";
 import { caseHash, go, header, type PageHandle, type Route } from "../router.js";
 import { diffView, valueView } from "../values.js";
 
@@ -29,7 +29,12 @@ export function comparePage(root: HTMLElement, r: Route): PageHandle {
   const main = h("section", {});
   root.append(header("compare"), main);
   const back = () => go("#/");
-  if (!base || !head) {
+  const held = otherThanHeld(base, head);
+  if (held) {
+    main.append(heldNotice(base, head, held));
+    return { back };
+  }
+  if ((!base || !head) && !STATIC?.comparison) {
     main.append(h("p", {}, "Pick two runs on the runs page to compare them."));
     return { back };
   }
@@ -70,6 +75,24 @@ export function comparePage(root: HTMLElement, r: Route): PageHandle {
     (err: unknown) => fill(main, fail(err)),
   );
   return { back };
+}
+
+/**
+ * A static export asked for a comparison other than the one it holds: which one it holds, and
+ * a link to it (showing its own under the other runs' names would swap base and head unsaid).
+ */
+function heldNotice(
+  base: string | null,
+  head: string | null,
+  held: NonNullable<ReturnType<typeof otherThanHeld>>,
+): HTMLElement {
+  const name = (run: Comparison["base"]) => run.name ?? run.runId.slice(0, 8);
+  const q = new URLSearchParams({ base: held.base.runId, head: held.head.runId });
+  return notice(
+    `This export holds one comparison, base ${name(held.base)} \u2192 head ${name(held.head)} (niceeval export --baseline made it), not base ${base ?? "(none)"} \u2192 head ${head ?? "(none)"} as this link asks. `,
+    h("a", { href: `#/compare?${q}` }, "Open the comparison it holds"),
+    ".",
+  );
 }
 
 /**
