@@ -628,6 +628,32 @@ describe("a link with a malformed % escape", () => {
   });
 });
 
+describe("a case link without its case", () => {
+  const expectNoCase = async (p: Page, url: string, run: string, evalId: string) => {
+    await p.goto(`${url}#/case/${run}/${evalId}`);
+    await p.reload();
+    const alert = p.locator("[role=alert]");
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe(
+      `This link names no case: a case's address is #/case/<run>/<eval>/<case>, and this one names run "${run}" and eval "${evalId}", no case (a link cut short?). Go to run ${run}.`,
+    );
+    await alert.getByRole("link", { name: `Go to run ${run}` }).click();
+    await p.locator(".vt-row[data-case]").first().waitFor();
+  };
+
+  it("says so and links to the run, asking the server nothing", async () => {
+    // The page is watched: a request the server answers 404 would be an error.
+    await expectNoCase(page, viewer.origin, "latest", "t");
+    await expectNoCase(page, viewer.origin, "head", "nope");
+  });
+
+  it("says so in the static export too", async () => {
+    const { p, url } = await openExport("head");
+    await expectNoCase(p, url, "head", "greetings");
+    await p.close();
+  });
+});
+
 describe("the runs page's filters", () => {
   it("say when no run matches, and how to clear them", async () => {
     await page.goto(`${viewer.origin}/#/?branch=nope`);

@@ -9,6 +9,7 @@ import { diffView, jsonTree, preview, valueView } from "../values.js";
 
 /** A case: its trials side by side, and the chosen trial's values, judgments, trace and usage. */
 export function casePage(root: HTMLElement, r: Route): PageHandle {
+  if (r.args.length < 3) return noCasePage(root, r.args);
   const [runId = "", evalId = "", caseId = ""] = r.args;
   const runHash = `#/run/${enc(runId)}`;
   const back = () => {
@@ -85,6 +86,29 @@ export function casePage(root: HTMLElement, r: Route): PageHandle {
     (err: unknown) => fill(main, fail(err)),
   );
   return { back };
+}
+
+/**
+ * A case link cut short (`#/case/<run>/<eval>`, without its case): it names no case to ask the
+ * server for; the page says so and links to the run it names, or to the runs.
+ */
+function noCasePage(root: HTMLElement, [runId, evalId]: string[]): PageHandle {
+  const to = runId === undefined ? "#/" : `#/run/${enc(runId)}`;
+  const named =
+    runId === undefined
+      ? "no run"
+      : `run ${JSON.stringify(runId)}${evalId === undefined ? "" : ` and eval ${JSON.stringify(evalId)}`}, no case`;
+  root.append(
+    header("case"),
+    h(
+      "div",
+      { class: "error", role: "alert" },
+      `This link names no case: a case's address is #/case/<run>/<eval>/<case>, and this one names ${named} (a link cut short?). `,
+      h("a", { href: to }, runId === undefined ? "Go to the runs" : `Go to run ${runId}`),
+      ".",
+    ),
+  );
+  return { back: () => go(to) };
 }
 
 /**
