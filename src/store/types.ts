@@ -258,12 +258,23 @@ export interface TruncatedValue {
   head: string;
 }
 
-/** Whether a stored value was truncated. */
+/**
+ * Whether a stored value was truncated: the marker exactly, a `head` shorter than the `bytes` of
+ * the whole (a head is the first bytes of the whole, so a UTF-8 byte count above its length). An
+ * output of the user's own that has a `~truncated` key (`{ "~truncated": true, bytes: 10, head:
+ * "a longer text than ten" }`, or any other key beside them) is a value like another. One made to
+ * match the marker exactly cannot be told from it: the stored form marks it no other way.
+ */
 export function isTruncated(value: unknown): value is TruncatedValue {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const marker = value as Record<string, unknown>;
+  const { bytes, head } = marker;
   return (
-    typeof value === "object" &&
-    value !== null &&
-    (value as Record<string, unknown>)["~truncated"] === true
+    marker["~truncated"] === true &&
+    Object.keys(marker).length === 3 &&
+    typeof head === "string" &&
+    Number.isSafeInteger(bytes) &&
+    head.length < (bytes as number)
   );
 }
 

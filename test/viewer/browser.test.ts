@@ -228,6 +228,21 @@ describe("the viewer in a real Chromium", () => {
       const output = p.locator(".box", { hasText: "Output" }).first();
       await output.locator(".b-truncated").waitFor();
       expect(await output.textContent()).toContain("5,002 bytes in full");
+      // An output of the user's own with a ~truncated key, its head longer than its bytes allow:
+      // shown as the value it is, in the table and on the case page.
+      const own = { "~truncated": true, bytes: 10, head: "hello world, this is my own object" };
+      await store.appendAttempts("run-live-0001", [{ ...attempt("alpha", 5), output: own }]);
+      await p.goto(`${live.origin}/#/run/run-live-0001?q=hello`);
+      const row = p.locator(".vt-row[data-case=case-5]");
+      await row.waitFor();
+      expect(await row.locator(".out").textContent()).toBe(JSON.stringify(own));
+      await p.goto(`${live.origin}/#/case/run-live-0001/alpha/case-5`);
+      const ownOutput = p.locator(".box", { hasText: "Output" }).first();
+      await ownOutput.locator("pre").first().waitFor();
+      expect(await ownOutput.locator(".b-truncated").count()).toBe(0);
+      expect(await ownOutput.locator("pre").first().textContent()).toContain(
+        '"head": "hello world, this is my own object"',
+      );
       await p.close();
     } finally {
       await live.close();

@@ -1,12 +1,8 @@
 import { pluralNoun } from "../../src/plural.js";
+import { isTruncated } from "../../src/store/types.js";
 import { lineDiff } from "./diff.js";
 import { badge, fill, h } from "./dom.js";
 import { shownText, typeNote } from "./shown.js";
-
-type Truncated = { "~truncated": true; bytes: number; head: string };
-
-export const isTruncated = (v: unknown): v is Truncated =>
-  typeof v === "object" && v !== null && (v as Record<string, unknown>)["~truncated"] === true;
 
 /** The start of a value as one line of text, written as beside `others` ({@link shownText}). */
 export function preview(v: unknown, others: readonly unknown[] = []): string {
