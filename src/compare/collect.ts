@@ -169,24 +169,18 @@ export const caseSide = (agg: CaseAgg): CaseSide => ({
 });
 
 /**
- * The pass shares a case's change is read from: of the trials that did not error when both runs
- * judged some (an error is no evidence either way, as in the pass rate), else of all its trials,
- * an errored one counted as not passing.
- */
-function shares(base: CaseAgg, head: CaseAgg): [before: number, after: number] {
-  const [before, after] = [judgedShare(base), judgedShare(head)];
-  return before !== null && after !== null ? [before, after] : [passShare(base), passShare(head)];
-}
-
-/**
- * How a paired case changed, or null when its pass share and error state held: pass-to-fail and
- * fail-to-pass only between all judged trials and none (so always with one trial each), else with
- * trials pass-rate-down or pass-rate-up.
+ * How a paired case changed, or null when its pass share and error state held: an errored trial
+ * counts as not passing, so errors that grew show as a falling share; pass-to-fail is a new
+ * failure (every trial that did not error passed, now none passes), fail-to-pass the reverse
+ * between all trials and none (so always with one trial each); else with trials pass-rate-down
+ * or pass-rate-up.
  */
 export function classify(base: CaseAgg, head: CaseAgg): ChangeKind | null {
   if (head.errored === head.trials && base.errored < base.trials) return "became-errored";
-  const [before, after] = shares(base, head);
-  if (after < before) return before === 1 && after === 0 ? "pass-to-fail" : "pass-rate-down";
+  if (isNewFailure(base, head)) return "pass-to-fail";
+  const before = passShare(base);
+  const after = passShare(head);
+  if (after < before) return "pass-rate-down";
   if (after > before) return before === 0 && after === 1 ? "fail-to-pass" : "pass-rate-up";
   const [was, now] = [meanScore(base), meanScore(head)];
   if (was === null || now === null) return null;
@@ -197,16 +191,16 @@ export function classify(base: CaseAgg, head: CaseAgg): ChangeKind | null {
 }
 
 /** Whether a change of `kind` from `base` to `head` is a regression (see CaseChange.regression). */
-export function isRegression(kind: ChangeKind, base: CaseAgg, head: CaseAgg): boolean {
-  const [before, after] = shares(base, head);
-  return kind === "score-down" || after < before;
-}
+export const isRegression = (kind: ChangeKind, base: CaseAgg, head: CaseAgg): boolean =>
+  kind === "score-down" || passShare(head) < passShare(base);
 
 /**
- * Passed every judged trial before, passes none now, and failed some (every one errored:
- * became-errored).
+ * Passed every trial that did not error before (one at least), passes none now, and failed some
+ * (every one errored: became-errored). An errored base trial is no evidence either way: a judge
+ * outage on the base run must not hide a case that now fails.
  */
-export function isNewFailure(base: CaseAgg, head: CaseAgg): boolean {
-  const [before, after] = shares(base, head);
-  return before === 1 && after === 0 && head.errored < head.trials;
-}
+export const isNewFailure = (base: CaseAgg, head: CaseAgg): boolean =>
+  base.passed > 0 &&
+  base.passed === base.trials - base.errored &&
+  head.passed === 0 &&
+  head.errored < head.trials;

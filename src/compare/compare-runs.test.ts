@@ -558,7 +558,7 @@ describe("compareRuns", () => {
     expect(change!.error).toBe("target: boom");
   });
 
-  it("reads a case's change from its judged trials, as the pass rate does: an errored trial is no evidence either way", async () => {
+  it("calls a case that passed every trial that did not error and now fails every one a new failure, and shows errors that grew", async () => {
     const t = (caseId: string, verdicts: Verdict[]) =>
       verdicts.map(
         (verdict, trial): Spec => ({
@@ -576,7 +576,7 @@ describe("compareRuns", () => {
     const store = await storeWith(
       {
         // a: every judged trial passed (one errored), now every one fails: a new failure.
-        // c: every trial passed; now one errored and the others passed: no change.
+        // c: every trial passed; now one errored: its share of passing trials fell.
         base: [...t("a", [p, e, p]), ...t("c", [p, p, p])],
         head: [...t("a", [f, f, f]), ...t("c", [p, e, p])],
       },
@@ -586,6 +586,7 @@ describe("compareRuns", () => {
     const qa = c.evals[0]!;
     expect(qa.changes.map((x) => [x.caseId, x.kind, x.regression])).toEqual([
       ["a", "pass-to-fail", true],
+      ["c", "pass-rate-down", true],
     ]);
     expect(qa.newFailureCases).toEqual(["a"]);
     expect(c.overall.newFailures).toBe(1);

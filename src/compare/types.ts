@@ -12,9 +12,9 @@ export type Side = "base" | "head";
 /**
  * How a case changed between the runs; exclusive, became-errored first. `pass-to-fail`: it passed
  * every trial and now passes none (with one trial each, passed then failed); `fail-to-pass` the
- * reverse. Trials that errored are left out where both runs judged others (an error is no
- * evidence either way, as in the pass rate): 2 passed and 1 errored then 3 failed is
- * `pass-to-fail`. With trials, a share of passing trials that moved otherwise (3/5 → 0/5, 0/5 → 2/2)
+ * reverse. A case's share counts an errored trial as not passing, so errors that grew show as a
+ * falling share; but a base trial that errored is no evidence against the case: 2 passed and 1
+ * errored, then 3 failed, is `pass-to-fail` and a new failure. With trials, a share of passing trials that moved otherwise (3/5 → 0/5, 0/5 → 2/2)
  * is `pass-rate-down` or `pass-rate-up`. `became-errored`: every head trial errored, and not
  * every base trial had. `score-down` and `score-up`: its share of passing trials held but its
  * mean complete score moved (a score eval whose check worth 5 of 10 points flipped while its

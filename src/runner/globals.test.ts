@@ -187,6 +187,7 @@ describe("each watched global", () => {
     [Object.prototype, "then", "Object.prototype.then"],
     [Object.prototype, "toJSON", "Object.prototype.toJSON"],
     [Array.prototype, "toJSON", "Array.prototype.toJSON"],
+    [Array.prototype, "then", "Array.prototype.then"],
     [Promise.prototype, "then", "Promise.prototype.then"],
     [Function.prototype, "call", "Function.prototype.call"],
     [Function.prototype, "apply", "Function.prototype.apply"],

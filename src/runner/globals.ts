@@ -38,6 +38,8 @@ const WATCHED: readonly (readonly [
   // JSON.stringify calls it on every object (array) it writes: records, reports, the store.
   [() => Object.prototype, "Object.prototype.toJSON", "toJSON", (o) => o.toJSON],
   [() => Array.prototype, "Array.prototype.toJSON", "toJSON", (o) => o.toJSON],
+  // Every `await` of an array would call it.
+  [() => Array.prototype, "Array.prototype.then", "then", (o) => o.then],
   [() => Promise.prototype, "Promise.prototype.then", "then", (o) => o.then],
   [() => Function.prototype, "Function.prototype.call", "call", (o) => o.call],
   [() => Function.prototype, "Function.prototype.apply", "apply", (o) => o.apply],
@@ -169,8 +171,11 @@ const deleteProperty = Reflect.deleteProperty;
 const state = processWide("runner.globals", () => ({
   /** What the watched globals should be: undefined until a run or an attempt first reads them. */
   expected: undefined as Watched[] | undefined,
-  /** Whether every watched global is still as read (see {@link unchangedCheck}). */
-  unchanged: (() => true) as () => boolean,
+  /**
+   * Whether every global of `list` is still as read (see {@link unchangedCheck}): used only while
+   * `list` is `expected` (another copy of niceeval in the process may read the globals again).
+   */
+  fast: undefined as { list: Watched[]; unchanged: () => boolean } | undefined,
   /** Attempts begun (`watchAttempt`) and not ended (`endAttempt`), in every run of the process. */
   inFlight: 0,
   /** Runs in progress (`watchRun` and not yet released). */
@@ -207,7 +212,7 @@ function readGlobals(): Watched[] {
 export function watchRun(onRead?: () => void): () => void {
   if (state.runs === 0 || state.inFlight === 0) {
     state.expected = readGlobals();
-    state.unchanged = unchangedCheck(state.expected);
+    state.fast = { list: state.expected, unchanged: unchangedCheck(state.expected) };
     // Read again: what an attempt still in flight held is compared with what it is now.
     state.held.clear();
     onRead?.();
@@ -228,7 +233,7 @@ export function watchRun(onRead?: () => void): () => void {
 export function watchAttempt(onRead?: () => void): void {
   if (state.expected === undefined) {
     state.expected = readGlobals();
-    state.unchanged = unchangedCheck(state.expected);
+    state.fast = { list: state.expected, unchanged: unchangedCheck(state.expected) };
     onRead?.();
   }
   state.inFlight++;
@@ -273,7 +278,8 @@ export function holdGlobals(): string[] | undefined {
  */
 export function restoreGlobals(ended = true): string[] | undefined {
   // The common case: nothing was touched, told by one call.
-  if (state.unchanged?.()) return undefined;
+  const fast = state.fast;
+  if (fast && fast.list === state.expected && fast.unchanged()) return undefined;
   let replaced: string[] | undefined;
   const list = state.expected ?? [];
   const held = state.held;
@@ -304,12 +310,22 @@ function unchangedCheck(list: readonly Watched[]): () => boolean {
       ? `o[${i}].${global.key} === v[${i}]`
       : `r[${i}](o[${i}]) === v[${i}]`,
   );
-  // The comparisons are written from the list above: no outside text reaches this function.
-  const compiled = new Function("o", "v", "r", `return ${tests.join(" && ")};`) as (
+  let compiled: (
     o: readonly object[],
     v: readonly unknown[],
     r: readonly ((owner: object) => unknown)[],
   ) => boolean;
+  try {
+    // The comparisons are written from the list above: no outside text reaches this function.
+    compiled = new Function("o", "v", "r", `return ${tests.join(" && ")};`) as typeof compiled;
+  } catch {
+    // A process that compiles no code from strings (--disallow-code-generation-from-strings):
+    // each global through its reader.
+    compiled = (o, v, r) => {
+      for (let i = 0; i < o.length; i++) if (r[i]!(o[i]!) !== v[i]) return false;
+      return true;
+    };
+  }
   return () => {
     try {
       return compiled(owners, originals, readers);

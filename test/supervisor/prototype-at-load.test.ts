@@ -121,4 +121,24 @@ describe("an attempt that replaces a built-in the engine calls (real CLI)", () =
       );
     }, 60_000);
   }
+
+  it("does the same in a process that compiles no code from strings", async () => {
+    const env = { NODE_OPTIONS: "--disallow-code-generation-from-strings" };
+    for (const flags of [[], ["--no-supervise"]]) {
+      const json = `strict-${flags.length}.json`;
+      const run = await runCli(
+        ["run", "evals", "--no-store", "--concurrency", "1", "--json", json, ...flags],
+        project.dir,
+        env,
+      );
+      expect(run.stderr).not.toMatch(/crashed|EvalError/);
+      expect(run.code).toBe(1);
+      const report = JSON.parse(await readFile(join(project.dir, json), "utf8"));
+      expect(report.records.map((r: { verdict: string }) => r.verdict)).toEqual([
+        "passed",
+        "errored",
+        "passed",
+      ]);
+    }
+  }, 60_000);
 });

@@ -92,7 +92,7 @@ export async function postJson(
     // may quote what the request sent. A body that holds no secret, nor an escape that could
     // spell one, is not walked (an embedding answer is mostly numbers).
     const answer: unknown = JSON.parse(text);
-    const mayQuote = /\\[u/]/.test(text) || secrets.some((secret) => text.includes(secret));
+    const mayQuote = text.includes("\\") || secrets.some((secret) => text.includes(secret));
     return mayQuote ? maskStrings(answer, secrets) : answer;
   } catch {
     throw new JudgeCallError(
