@@ -13,5 +13,8 @@ describe("the --store of a suggested command", () => {
     expect(resumeCommand("99feded1aa", "postgres://evals:s3cret@db:5432/evals")).toBe(
       "niceeval run --resume 99feded1 --store 'postgres://evals:***@db:5432/evals'",
     );
+    expect(resumeCommand("99feded1aa", "runs.sqlite", "retry-errors")).toBe(
+      "niceeval run --retry-errors 99feded1 --store runs.sqlite",
+    );
   });
 });

@@ -17,7 +17,14 @@ export function storeWords(store: string | undefined): string[] {
   return ["--store", shellWord(isPostgresUrl(store) ? redactUrl(store) : store)];
 }
 
-/** The command that continues a stored run in the store the user named. */
-export function resumeCommand(runId: string, store: string | undefined): string {
-  return ["niceeval run --resume", runId.slice(0, 8), ...storeWords(store)].join(" ");
+/**
+ * The command that continues a stored run in the store the user named: `--resume` (the default)
+ * or `--retry-errors`.
+ */
+export function resumeCommand(
+  runId: string,
+  store: string | undefined,
+  mode: "resume" | "retry-errors" = "resume",
+): string {
+  return [`niceeval run --${mode}`, runId.slice(0, 8), ...storeWords(store)].join(" ");
 }

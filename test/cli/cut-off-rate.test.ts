@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttemptRecord } from "../../src/eval/record.js";
@@ -296,4 +296,76 @@ describe("a stop while an attempt holds the eval process's thread (real CLI)", (
     expect(stopped.stdout).toContain('the cases of eval "after" not yet read did not run');
     expect(stopped.stdout).not.toContain("every attempt had started");
   }, 60_000);
+});
+
+// Waits until the run is stopped unless the "baseline" file is there (the run compared with).
+const comparable = `
+import { existsSync } from "node:fs";
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+const same = createScorer({ name: "same", score: ({ output, expected }) => ({ score: output === expected ? 1 : 0 }) });
+
+export const comparable = defineSuite({
+  id: "comparable",
+  cases: ["a", "b", "c"].map((id) => ({ id, input: id, expected: id })),
+  target: async (input, { signal }) => {
+    if (existsSync("baseline") || input === "a") return input;
+    console.error("TARGET-STARTED " + input);
+    return await new Promise((resolve) => signal.addEventListener("abort", () => resolve("partial"), { once: true }));
+  },
+  scorers: [same],
+});
+`;
+
+describe("a stopped run with --baseline shows its comparison and checks no regression gate (real CLI)", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/comparable.eval.js": comparable, baseline: "" });
+  });
+  afterAll(() => project.cleanup());
+
+  it("the console shows the comparison the JSON holds; each regression gate is not checked", async () => {
+    const store = ["--store", "compared.sqlite"];
+    expect((await runCli(["run", ...store], project.dir)).code).toBe(0);
+    await rm(join(project.dir, "baseline"));
+    const stopped = await runAndSignal(
+      [
+        "run",
+        ...store,
+        "--baseline",
+        "latest",
+        "--fail-on-regression",
+        "--fail-on-new-failures",
+        "--reporter",
+        "console",
+        "--reporter",
+        "json=stopped.json",
+      ],
+      project.dir,
+      ["SIGINT"],
+    );
+    expect(stopped.code).toBe(130);
+    const { summary, comparison } = await readJson<{
+      summary: JsonSummary;
+      comparison?: unknown;
+    }>(project.dir, "stopped.json");
+    expect(comparison).toBeDefined();
+    expect(stopped.stdout).toContain("niceeval compare: base ");
+    const notChecked = (flag: string) =>
+      `${flag}: not checked: the run was stopped, and its comparison with the baseline is of the attempts judged before the stop; run it again to its end to check it`;
+    expect(summary.gates).toEqual(
+      expect.arrayContaining([
+        notChecked("--fail-on-regression"),
+        notChecked("--fail-on-new-failures"),
+      ]),
+    );
+    expect(summary.gateNames).toEqual(
+      expect.arrayContaining([
+        "--fail-on-regression: not checked",
+        "--fail-on-new-failures: not checked",
+      ]),
+    );
+    expect(stopped.stdout).toContain(notChecked("--fail-on-regression"));
+  });
 });

@@ -175,7 +175,7 @@ describe("a run or a continuation stopped before or while its eval files load", 
       );
       expect(cut.stderr).not.toContain("changed");
       expect(cut.stderr).toContain(
-        `run ${id} is left in the store as it was; \`niceeval run ${flag} ${id}\` continues it`,
+        `run ${id} is left in the store as it was; \`niceeval run ${flag} ${id} --store mid.sqlite\` continues it`,
       );
       expect(cut.code).toBe(130);
       await expectEmptyReport(dir, "cut.json");

@@ -163,9 +163,10 @@ async function runOpened(setup: RunSetup, guarding: Guarding): Promise<number> {
     // nothing to add: the stored run is left as it was, and only the reports are written.
     const store = loaded.cut && continuation ? undefined : opened.store;
     if (loaded.cut && continuation) {
-      const id = continuation.run.runId.slice(0, 8);
+      const { runId } = continuation.run;
+      const again = resumeCommand(runId, args.store, continuation.mode);
       io.stderr(
-        `niceeval: run ${id} is left in the store as it was; \`niceeval run --${continuation.mode} ${id}\` continues it\n`,
+        `niceeval: run ${runId.slice(0, 8)} is left in the store as it was; \`${again}\` continues it\n`,
       );
     }
     const evalIds = loaded.entries.map((e) => e.eval.id);
@@ -303,6 +304,8 @@ function endOfRun(
 ): number {
   const { args, io, store } = run;
   if (guard.exitCode !== undefined) {
+    // The comparison the JSON report holds is shown on the console too.
+    printComparison(run.reportFd, sinks.compared);
     io.stderr(
       `${interruptedLine(`${guard.signal}`, store?.location, sinks, run, summary.cancelled)}\n`,
     );
@@ -518,6 +521,15 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
   });
 }
 
+/** The --baseline comparison and its note, on the console report. */
+function printComparison(reportFd: number, compared: BaselineStep | undefined): void {
+  const comparison = compared?.comparison();
+  // A reader that left (`| head`) misses these lines; the exit code is still the run's.
+  if (comparison) writeText(reportFd, `\n${formatComparison(comparison)}\n`);
+  const note = compared?.note();
+  if (note !== undefined) writeText(reportFd, `\n${note}\n`);
+}
+
 /**
  * After a finished run: the comparison with the baseline (after the report: the console reporter
  * buffers its lines until the run ends), then the exit code; a filter that selected nothing is a
@@ -534,12 +546,8 @@ function outcome(
     runErrors: number;
   },
 ): number {
-  const { reportFd } = run;
   const comparison = run.compared?.comparison();
-  // A reader that left (`| head`) misses these lines; the exit code is still the run's.
-  if (comparison) writeText(reportFd, `\n${formatComparison(comparison)}\n`);
-  const note = run.compared?.note();
-  if (note !== undefined) writeText(reportFd, `\n${note}\n`);
+  printComparison(run.reportFd, run.compared);
   if (filterSelectedNothing(args, summary)) {
     io.stderr(
       `niceeval: ${noCaseMessage(args.filter!)}. Evals found: ${run.evalIds.join(", ") || "none"}\n`,
@@ -1028,7 +1036,15 @@ function verdict(
     failed.push({ name: "--strict", message: strict });
     notes.push(strict);
   }
-  if (extra.comparison) {
+  if (summary.cancelled && (extra.comparison || extra.comparisonFailed !== undefined)) {
+    // A stopped run's comparison is of the attempts judged before the stop, as its figures are.
+    for (const flag of askedRegressionGates(args)) {
+      const message = `${flag}: not checked: the run was stopped, and its comparison with the baseline is of the attempts judged before the stop; run it again to its end to check it`;
+      checked.push(flag);
+      failed.push({ name: `${flag}: not checked`, message });
+      notes.push(message);
+    }
+  } else if (extra.comparison) {
     checked.push(...regressionGates(extra.comparison, args));
     const regression = regressionReasons(extra.comparison, args);
     failed.push(...regression);
@@ -1056,6 +1072,14 @@ function verdict(
   const empty = emptyShardNote(args, summary);
   if (empty !== undefined) notes.push(empty);
   return { code, failed, checked, notes };
+}
+
+/** The regression gates the command line asks for. */
+function askedRegressionGates(args: RunArgs): string[] {
+  const flags: string[] = [];
+  if (args.failOnRegression) flags.push("--fail-on-regression");
+  if (args.failOnNewFailures) flags.push("--fail-on-new-failures");
+  return flags;
 }
 
 /**
