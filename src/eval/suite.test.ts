@@ -12,6 +12,8 @@ import {
   lexiconHitRateTool,
   llmJudgeTool,
   makeLlmJudgeDriver,
+  makeOutlineFidelityDriver,
+  outlineFidelityTool,
   styleScorersProvider,
   textStatsTool,
 } from "../scorers/index.js";
@@ -102,6 +104,27 @@ describe("defineSuite", () => {
     expect(records[0]?.verdict).toBe("errored");
     expect(records[0]?.judgments[0]).toMatchObject({ state: "errored", earned: null });
     expect(records[0]?.judgments[0]?.reason).toMatch(/scorer "schema": invalid schema/);
+  });
+
+  it("reports a custom judge's malformed verdict as errored, never as the answer's failure", async () => {
+    const suite = defineSuite<string, string>({
+      id: "malformed-judge",
+      cases: [{ id: "outline-seven", input: "x" }],
+      target: (input) => input,
+      scorers: [
+        bindScorer({
+          id: "outline",
+          tool: outlineFidelityTool,
+          driver: makeOutlineFidelityDriver(async () => ({ value: 7 })),
+          mapInput: ({ output }) => ({ outline: "1. Intro", answer: output }),
+        }),
+      ],
+    });
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { onRecord: (r) => records.push(r) });
+    expect(records[0]?.verdict).toBe("errored");
+    expect(records[0]?.judgments[0]).toMatchObject({ state: "errored", earned: null });
+    expect(records[0]?.judgments[0]?.reason).toMatch(/malformed judge verdict \(\{ value: 7 \}\)/);
   });
 
   it("records what caused a target's error, as a fetch to a port it may not use throws it", async () => {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { cosineToCentroid, EmbeddingDimensionError } from "./cosine.js";
+import { cosineToCentroid, EmbeddingDimensionError, referencesCancelOut } from "./cosine.js";
 
 describe("cosineToCentroid", () => {
   it("is 1 for the centroid's direction, 0 orthogonal, -1 opposed", () => {
@@ -26,6 +26,30 @@ describe("cosineToCentroid", () => {
       ),
     ).toBe(0);
     expect(cosineToCentroid([], [[]])).toBe(0);
+  });
+
+  it("returns 0 when the references cancel out but for rounding (no direction is left)", () => {
+    // The mean of 0.1, 0.2 and -0.3 is 1.4e-17, not 0: rounding, not a direction.
+    expect(cosineToCentroid([1], [[0.1], [0.2], [-0.3]])).toBe(0);
+    expect(referencesCancelOut([[0.1], [0.2], [-0.3]])).toBe(true);
+    expect(
+      referencesCancelOut([
+        [1, 0],
+        [-1, 0],
+      ]),
+    ).toBe(true);
+    expect(
+      referencesCancelOut([
+        [1e-300, 0],
+        [0, 0],
+      ]),
+    ).toBe(false);
+    expect(
+      referencesCancelOut([
+        [1, 0],
+        [-1, 1e-9],
+      ]),
+    ).toBe(false);
   });
 
   it("throws EmbeddingDimensionError naming the mismatched reference, never padding", () => {

@@ -21,7 +21,8 @@ export class EmbeddingDimensionError extends NiceevalError {
 /**
  * Cosine similarity (-1..1) between a candidate vector and the centroid (arithmetic mean) of
  * reference vectors. Scaling the candidate, or all references together, leaves it unchanged.
- * A zero candidate or a zero centroid has no direction: the result is 0, never NaN.
+ * A zero candidate, or references that cancel out (see {@link referencesCancelOut}), has no
+ * direction: the result is 0, never NaN.
  * @throws EmbeddingDimensionError when a reference's length differs from the candidate's.
  * @throws RangeError when there is no reference or a component is not a finite number.
  * @example
@@ -37,19 +38,17 @@ export function cosineToCentroid(
     );
   }
   checkFinite(candidate, "candidate");
-  const centroid = new Array<number>(candidate.length).fill(0);
   references.forEach((reference, index) => {
     if (reference.length !== candidate.length) {
       throw new EmbeddingDimensionError(`references[${index}]`, candidate.length, reference.length);
     }
     checkFinite(reference, `references[${index}]`);
-    for (let d = 0; d < reference.length; d += 1)
-      centroid[d] = (centroid[d] ?? 0) + (reference[d] ?? 0) / references.length;
   });
+  const centroid = directedCentroid(references, candidate.length);
   // Dividing by the largest component first keeps squares away from overflow and underflow.
   const candidateScale = maxAbs(candidate);
+  if (candidateScale === 0 || centroid === undefined) return 0;
   const centroidScale = maxAbs(centroid);
-  if (candidateScale === 0 || centroidScale === 0) return 0;
   let dot = 0;
   let candidateNorm = 0;
   let centroidNorm = 0;
@@ -61,6 +60,33 @@ export function cosineToCentroid(
     centroidNorm += m * m;
   }
   return Math.min(1, Math.max(-1, dot / (Math.sqrt(candidateNorm) * Math.sqrt(centroidNorm))));
+}
+
+/**
+ * Whether references of one length (and finite components) have a centroid without direction:
+ * every component is zero, as for `[[1, 0], [-1, 0]]`, or below 1e-12 of the references' largest
+ * component, which is all that rounding leaves of vectors that cancel out.
+ */
+export function referencesCancelOut(references: readonly (readonly number[])[]): boolean {
+  return directedCentroid(references, references[0]?.length ?? 0) === undefined;
+}
+
+/** Below this share of the references' largest component, a centroid's components are rounding. */
+const CANCELLED = 1e-12;
+
+/** The mean of the references, or undefined when they cancel out. */
+function directedCentroid(
+  references: readonly (readonly number[])[],
+  dimensions: number,
+): number[] | undefined {
+  const centroid = new Array<number>(dimensions).fill(0);
+  let largest = 0;
+  for (const reference of references) {
+    largest = Math.max(largest, maxAbs(reference));
+    for (let d = 0; d < dimensions; d += 1)
+      centroid[d] = (centroid[d] ?? 0) + (reference[d] ?? 0) / references.length;
+  }
+  return maxAbs(centroid) <= largest * CANCELLED ? undefined : centroid;
 }
 
 function maxAbs(vector: readonly number[]): number {

@@ -31,7 +31,8 @@ export function refuseMoreThanJudge(factory: string, extra: readonly unknown[], 
 
 /**
  * Build a driver around an injected judge: the raw answer is validated with parseVerdict, and a
- * malformed one fails the score. A judge that throws rejects the call (errored, not failed).
+ * malformed one fails the score, errored (the judge is at fault, never the output). A judge that
+ * throws rejects the call (errored, not failed).
  */
 export function makeJudgedDriver<Input>(judge: JudgeFn, spec: JudgedDriverSpec<Input>): Driver {
   if (typeof judge !== "function") {

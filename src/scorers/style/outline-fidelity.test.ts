@@ -51,11 +51,12 @@ describe("eval.outline-fidelity", () => {
     expect(await score({ value: (0.1 + 0.2) / 0.3 })).toMatchObject({ value: 1, passed: true });
   });
 
-  it("fails the score on a malformed verdict", async () => {
-    for (const raw of [{ value: Number.NaN }, { passed: true }, undefined]) {
+  it("fails the score on a malformed verdict, errored so it is never the answer's failure", async () => {
+    for (const raw of [{ value: Number.NaN }, { passed: true }, undefined, { value: 7 }]) {
       expect(await score(raw)).toMatchObject({
         value: 0,
         passed: false,
+        errored: true,
         label: "outline-fidelity",
       });
     }

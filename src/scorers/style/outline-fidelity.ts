@@ -23,7 +23,7 @@ export type OutlineFidelityInput = z.infer<typeof outlineFidelityInputSchema>;
 /**
  * `eval.outline-fidelity`: a judge rates how completely an answer covers its outline.
  * value = the judged coverage; passed = value >= 0.95, a fixed gate that the judge's own
- * `passed` never overrides. A malformed verdict fails the score (value 0, passed false).
+ * `passed` never overrides. A malformed verdict fails the score (value 0, passed false), errored.
  */
 export const outlineFidelityTool = defineTool({
   id: "eval.outline-fidelity",

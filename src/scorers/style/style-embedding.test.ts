@@ -59,11 +59,30 @@ describe("eval.style-embedding", () => {
     );
   });
 
-  it("fails the score with a rationale when dimensions differ, never padding", async () => {
+  it("fails the score errored with a rationale when dimensions differ (one embed call gave them all), never padding", async () => {
     const mixed = table({ c: [1, 0, 0], r1: [1, 0, 0], r2: [1, 0] });
     const result = await score(mixed, { candidate: "c", references: ["r1", "r2"] });
-    expect(result).toMatchObject({ value: 0, passed: false });
+    expect(result).toMatchObject({ value: 0, passed: false, errored: true });
+    expect(result.rationale).toContain("embed returned vectors of different lengths");
     expect(result.rationale).toContain("references[1] has 2 dimensions, expected 3");
+  });
+
+  it("is errored, never a 0, when the references' centroid is the zero vector", async () => {
+    const cancelling = table({
+      c: [1, 0],
+      r1: [1, 0],
+      r2: [-1, 0],
+      r3: [0.1, 0.2],
+      r4: [-0.1, -0.2],
+    });
+    for (const references of [
+      ["r1", "r2"],
+      ["r3", "r4", "r1", "r2"],
+    ]) {
+      const result = await score(cancelling, { candidate: "c", references });
+      expect(result).toMatchObject({ value: 0, passed: false, errored: true });
+      expect(result.rationale).toContain("cancel out: their centroid is the zero vector");
+    }
   });
 
   it.each([

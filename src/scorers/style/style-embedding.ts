@@ -7,7 +7,7 @@ import { type Driver, defineDriver, defineTool, implementTool } from "../../tool
 import { noteShippedDriver } from "../../tool/shipped-driver.js";
 import { show } from "../deterministic/preview.js";
 import { scorerInputSchema } from "../tool-input.js";
-import { cosineToCentroid, EmbeddingDimensionError } from "./cosine.js";
+import { cosineToCentroid, EmbeddingDimensionError, referencesCancelOut } from "./cosine.js";
 
 const LABEL = "style-embedding";
 const DEFAULT_THRESHOLD = 0.5;
@@ -46,9 +46,10 @@ const makeStyleEmbeddingDriverOptionsKeys = {
  * `eval.style-embedding`: how close a candidate's embedding points to the centroid of its
  * references' embeddings. value = max(0, cosine): the centroid's direction scores 1, an
  * orthogonal or opposed candidate 0. passed = value >= threshold (default 0.5). A blank
- * candidate or vectors of mismatched dimensions (never padded or truncated) fail the score with a
- * rationale; an embed answer that cannot be compared (not one vector per text, a component that
- * is not a finite number, a zero vector) is errored (`errored: true`), never a 0.
+ * candidate fails the score with a rationale; an embed answer that cannot be compared (not one
+ * vector per text, a component that is not a finite number, a zero vector, vectors of mismatched
+ * dimensions, never padded or truncated, or references whose centroid is the zero vector) fails it
+ * errored (`errored: true`), never as the candidate's 0.
  */
 export const styleEmbeddingTool = defineTool({
   id: "eval.style-embedding",
@@ -106,10 +107,13 @@ export function makeStyleEmbeddingDriver(
       try {
         cosine = cosineToCentroid(candidate ?? [], references);
       } catch (error) {
-        // Seed 002: vectors of other dimensions fail the score, with the rationale.
-        if (error instanceof EmbeddingDimensionError) return failed(errorMessage(error));
+        // Seed 002: vectors of other dimensions fail the score, with the rationale. One embed
+        // call gave them all, so it is the embedder's fault, never the candidate's: errored.
+        if (error instanceof EmbeddingDimensionError)
+          return errored(`embed returned vectors of different lengths: ${errorMessage(error)}`);
         throw error;
       }
+      if (referencesCancelOut(references)) return errored(cancelledRationale(references.length));
       return scored(cosine, references.length, threshold);
     },
   );
@@ -147,6 +151,10 @@ function vectorsProblem(vectors: unknown, count: number): string | undefined {
       return `embed returned a zero vector for text ${index}: it has no direction to compare`;
   }
   return undefined;
+}
+
+function cancelledRationale(references: number): string {
+  return `the ${plural(references, "reference")}' embeddings cancel out: their centroid is the zero vector, with no direction to compare the candidate with; give references that share a style`;
 }
 
 function failed(rationale: string): Score {

@@ -53,14 +53,19 @@ describe("eval.style-pairwise", () => {
     expect(tie).toMatchObject({ value: 0.5, passed: true, rationale: "tie (0.5)" });
   });
 
-  it("fails the score on a malformed verdict instead of propagating NaN", async () => {
+  it("fails the score on a malformed verdict instead of propagating NaN, errored so it is never a's or b's failure", async () => {
     for (const raw of [{ value: Number.NaN }, { value: 2 }, null, "n'importe quoi"]) {
       const score = await runTool({
         tool: stylePairwiseTool,
         candidates: [makeStylePairwiseDriver(judging(raw).judge)],
         input,
       });
-      expect(score).toMatchObject({ value: 0, passed: false, label: "style-pairwise" });
+      expect(score).toMatchObject({
+        value: 0,
+        passed: false,
+        errored: true,
+        label: "style-pairwise",
+      });
       expect(score.rationale).toMatch(/^malformed judge verdict/);
     }
   });

@@ -26,7 +26,7 @@ export type StylePairwiseInput = z.infer<typeof stylePairwiseInputSchema>;
  * `eval.style-pairwise`: a judge says which of two candidates is closer in style to a reference.
  * value encodes the preference: 1 = a wins, 0 = b wins, 0.5 = tie (values between are a
  * graded preference). passed = value >= 0.5, that is, a holds up against b; the judge's own
- * `passed` is not used. A malformed verdict fails the score (value 0, passed false).
+ * `passed` is not used. A malformed verdict fails the score (value 0, passed false), errored.
  * Run both orders (a/b, then b/a) and aggregate with `pairwiseWinRate` to cancel position bias.
  */
 export const stylePairwiseTool = defineTool({

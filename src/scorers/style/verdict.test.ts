@@ -39,9 +39,9 @@ describe("parseVerdict", () => {
 });
 
 describe("malformedVerdictScore", () => {
-  it("fails with value 0 and shows the raw answer, NaN included", () => {
+  it("fails with value 0, errored (the judge's fault, never the output's), and shows the raw answer, NaN included", () => {
     const score = malformedVerdictScore("x", { value: Number.NaN });
-    expect(score).toMatchObject({ value: 0, passed: false, label: "x" });
+    expect(score).toMatchObject({ value: 0, passed: false, errored: true, label: "x" });
     expect(score.rationale).toContain("value: NaN");
     expect(score.rationale).toContain("the judge must return");
   });

@@ -21,11 +21,15 @@ export function parseVerdict(raw: unknown): JudgeVerdict | null {
   return verdict;
 }
 
-/** The failed score a model-backed style scorer returns when its judge's answer is malformed. */
+/**
+ * The score a model-backed style scorer returns when its judge's answer is malformed: failed
+ * (value 0, never NaN, as seed 002 says) and errored, since the judge is at fault, never the output.
+ */
 export function malformedVerdictScore(label: string, raw: unknown): Score {
   return {
     value: 0,
     passed: false,
+    errored: true,
     label,
     rationale: `malformed judge verdict (${preview(raw)}): the judge must return { value: number in 0..1, passed?: boolean, rationale?: string }`,
   };
