@@ -85,6 +85,42 @@ describe("cosineToCentroid", () => {
     );
   });
 
+  it("gives exactly 1 for a candidate equal to the centroid, and -1 for its opposite (seed 002)", () => {
+    expect(cosineToCentroid([1, 2], [[1, 2]])).toBe(1);
+    expect(cosineToCentroid([-1, -2], [[1, 2]])).toBe(-1);
+    // Seeded random vectors: without rounding to ±1, v against [v] missed 1 in about 30% of them.
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 1536 }).chain((dim) =>
+          fc.array(fc.double({ min: -1, max: 1, noNaN: true }), {
+            minLength: dim,
+            maxLength: dim,
+          }),
+        ),
+        (v) => {
+          fc.pre(v.some((x) => Math.abs(x) > 1e-6));
+          const twice = v.map((x) => 2 * x);
+          expect(cosineToCentroid(v, [v])).toBe(1);
+          expect(cosineToCentroid(v, [twice])).toBe(1);
+          expect(cosineToCentroid(v, [v, twice, v])).toBe(1);
+          expect(
+            cosineToCentroid(
+              v.map((x) => -x),
+              [v],
+            ),
+          ).toBe(-1);
+        },
+      ),
+      { seed: 20250101, numRuns: 300 },
+    );
+  });
+
+  it("keeps a cosine further than rounding from 1 as it is", () => {
+    const near = cosineToCentroid([1, 1e-5], [[1, 0]]);
+    expect(near).toBeLessThan(1);
+    expect(near).toBeGreaterThan(1 - 1e-9);
+  });
+
   it("stays finite for huge and tiny components", () => {
     expect(cosineToCentroid([1e300, 1e300], [[1e300, 0]])).toBeCloseTo(Math.SQRT1_2, 12);
     expect(cosineToCentroid([1e-300, 0], [[5e-300, 0]])).toBe(1);

@@ -21,6 +21,8 @@ export class EmbeddingDimensionError extends NiceevalError {
 /**
  * Cosine similarity (-1..1) between a candidate vector and the centroid (arithmetic mean) of
  * reference vectors. Scaling the candidate, or all references together, leaves it unchanged.
+ * A result within 1e-12 of 1 or -1 (floating-point rounding) is exactly 1 or -1, so a candidate
+ * equal to the centroid scores 1.
  * A zero candidate, or references that cancel out (see {@link referencesCancelOut}), has no
  * direction: the result is 0, never NaN.
  * @throws EmbeddingDimensionError when a reference's length differs from the candidate's.
@@ -59,7 +61,21 @@ export function cosineToCentroid(
     candidateNorm += c * c;
     centroidNorm += m * m;
   }
-  return Math.min(1, Math.max(-1, dot / (Math.sqrt(candidateNorm) * Math.sqrt(centroidNorm))));
+  return snapToUnit(dot / (Math.sqrt(candidateNorm) * Math.sqrt(centroidNorm)));
+}
+
+/**
+ * How far from ±1 a cosine may be and still be ±1: rounding in a sum of a few thousand products
+ * stays far below 1e-12 (v against [v] gave 0.9999999999999998), and a cosine of 1 - 1e-12 is an
+ * angle of only 1.4e-6 radians.
+ */
+const ROUNDING = 1e-12;
+
+/** A cosine within rounding of ±1 is exactly ±1 (a candidate equal to the centroid scores 1). */
+function snapToUnit(cosine: number): number {
+  if (cosine >= 1 - ROUNDING) return 1;
+  if (cosine <= -1 + ROUNDING) return -1;
+  return cosine;
 }
 
 /**

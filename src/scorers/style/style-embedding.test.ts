@@ -40,6 +40,13 @@ describe("eval.style-embedding", () => {
     expect(result.rationale).toContain("2 references");
   });
 
+  it("passes a candidate embedded like its reference at threshold 1 (its cosine is exactly 1)", async () => {
+    const same = table({ a: [1, 2], b: [1, 2] });
+    const result = await score(same, { candidate: "a", references: ["b"] }, 1);
+    expect(result).toMatchObject({ value: 1, passed: true });
+    expect(result.rationale).toContain("value 1.000 >= 1");
+  });
+
   it("scores 0 (not 0.5) for orthogonal and opposed candidates", async () => {
     expect(await score(embed, { candidate: "ortho", references: ["r1", "r2"] })).toMatchObject({
       value: 0,
