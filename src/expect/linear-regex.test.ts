@@ -58,6 +58,81 @@ describe("compileLinearRegex", () => {
     expect(run("[\\b]", "", "\b")).toBe(true);
   });
 
+  describe("line terminators other than \\n (\\r, U+2028, U+2029)", () => {
+    const texts = [
+      "a\r\nb\r\n",
+      "a\rb",
+      "a\u2028b",
+      "a\u2029b\n",
+      "a\n\rb",
+      "a\r\r\nb",
+      "\r\n",
+      "\u2028",
+      "",
+      "Réponse : 42\r\nConfiance : haute\r\n",
+    ];
+    const flagSets = ["", "m", "s", "ms", "mi", "mu", "msu"];
+
+    it("match as RegExp does when the pattern names none", () => {
+      const patterns = [
+        "^b$",
+        "^a$",
+        "a$",
+        "b$",
+        "^$",
+        "^\\s*$",
+        "^Réponse : \\d+$",
+        "^Confiance : \\w+$",
+        "a.b",
+        "a..b",
+        "a.$",
+        "^.+$",
+        "^.*$",
+        "a\\s+b",
+        "a\\S",
+        "a\\W+b",
+        "a\\D+b",
+        "a[^x]+b",
+        "a\\b",
+        "\\Bb",
+        "[\\s\\S]+b",
+        "(?:^|x)b",
+        "a(?:$|x)",
+        "(?<=^)b",
+        "(?<=a$)",
+        "^[a-z]+$",
+      ];
+      const differences: string[] = [];
+      for (const source of patterns)
+        for (const flags of flagSets)
+          for (const text of texts) {
+            const expected = new RegExp(source, flags).test(text);
+            if (run(source, flags, text) !== expected)
+              differences.push(
+                `/${source}/${flags} on ${JSON.stringify(text)}: RegExp ${expected}`,
+              );
+          }
+      expect(differences).toEqual([]);
+    });
+
+    it("are seen as they are by a pattern that names one", () => {
+      expect(run("a\\r\\nb", "m", "a\r\nb")).toBe(true);
+      expect(run("a\\r$", "m", "a\r")).toBe(true);
+      expect(run("\\x0d", "m", "\r")).toBe(true);
+      expect(run("\\u2028", "m", "\u2028")).toBe(true);
+      expect(run("\\p{Zp}", "mu", "\u2029")).toBe(true);
+      expect(run("^a\\n", "m", "a\r\n")).toBe(false);
+      // Without m, all agree with RegExp as before.
+      const patterns = ["a\\r\\nb", "\\x0d", "[^\\n]+$", "\\u2028$", "[\\f-!]"];
+      for (const source of patterns)
+        for (const flags of ["", "s", "u"])
+          for (const text of texts)
+            expect(run(source, flags, text), `/${source}/${flags} on ${JSON.stringify(text)}`).toBe(
+              new RegExp(source, flags).test(text),
+            );
+    });
+  });
+
   it("anchors y at the start and ignores g and d", () => {
     expect(run("a", "y", "ba")).toBe(false);
     expect(run("a", "y", "ab")).toBe(true);

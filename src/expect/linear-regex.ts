@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import type { RE2JS as RE2JSClass } from "re2js";
 import { errorMessage } from "../errors.js";
 import { preview, previewRegex } from "../scorers/deterministic/preview.js";
+import { namesLineTerminator, toLineFeeds } from "./line-terminators.js";
 
 /**
  * A user's regular expression run by RE2 (re2js, pure JavaScript): time linear in the input
@@ -56,8 +57,10 @@ function re2(): typeof RE2JSClass {
  * an invalid pattern or flag, or a construct RE2 cannot run (backreferences, lookahead,
  * `v`-flag set operations), is `{ ok: false, reason }` with what to do.
  * Flags: `i`, `m`, `s` and `u` keep their meaning; `y` anchors at the start; `g` and `d` are
- * ignored (a test is stateless). Matching is by code point, as with `u`; with `m`, `^` and `$`
- * see only `\n` as a line end (JavaScript also counts `\r`, U+2028 and U+2029).
+ * ignored (a test is stateless). Matching is by code point, as with `u`. With `m`, `^` and `$`
+ * take `\r`, U+2028 and U+2029 as line ends too, as in JavaScript, since each is matched as `\n`;
+ * a pattern that names a line terminator itself (`\r\n`, `\x0d`, `\u2028`; `\s` does not) sees
+ * them as they are, and its `^` and `$` see only `\n`.
  * @example
  * const compiled = compileLinearRegex("^(a|aa)*c$", "i");
  * compiled.ok && compiled.regex.test("AAAc"); // true
@@ -110,10 +113,12 @@ export function compileLinearRegex(source: string, flags = ""): LinearRegexResul
       reason: `pattern ${shown} cannot run on the linear-time engine (RE2: ${detail}); ${REWRITE}`,
     };
   }
+  // RE2's `^` and `$` under `m` see only `\n` as a line end; JavaScript's see all four.
+  const sameLineEnds = flags.includes("m") && !namesLineTerminator(source);
   const regex: LinearRegex = {
     source,
     flags,
-    test: (text) => engine.test(text),
+    test: (text) => engine.test(sameLineEnds ? toLineFeeds(text) : text),
     toString: () => `/${source}/${flags}`,
   };
   return { ok: true, regex };

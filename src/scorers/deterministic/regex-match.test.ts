@@ -26,6 +26,16 @@ describe("regexMatch", () => {
     expect(score.rationale).toContain('unknown key "flag" (did you mean "flags"?)');
   });
 
+  it("takes \\r\\n as a line end under m, as RegExp does (an answer with Windows line ends)", () => {
+    const actual = "Réponse : 42\r\nConfiance : haute\r\n";
+    expect(/^Réponse : \d+$/m.test(actual)).toBe(true);
+    expect(regexMatch({ actual, pattern: "^Réponse : \\d+$", flags: "m" })).toMatchObject({
+      value: 1,
+      passed: true,
+    });
+    expect(regexMatch({ actual, pattern: "^Confiance : \\w+$", flags: "m" }).value).toBe(1);
+  });
+
   it("scores a match 1 and a miss 0, naming the pattern", () => {
     expect(regexMatch({ actual: "Order #123 shipped", pattern: "#\\d+" })).toEqual({
       value: 1,
