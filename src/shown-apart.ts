@@ -1,6 +1,13 @@
 // Numbers in reasons and gate messages, written with as many digits as it takes to tell them from
 // the number they are compared with.
 
+/** `value` with `digits` decimals, trailing zeros dropped: 0.5, 0.612 (a writer for shownApart). */
+export const decimals = (value: number, digits: number): string =>
+  String(Number(value.toFixed(digits)));
+
+/** `value` with exactly `digits` decimals: 0.50 (a writer for shownApart). */
+export const fixedDecimals = (value: number, digits: number): string => value.toFixed(digits);
+
 /**
  * `value` as `write(value, digits)` writes it, with the fewest digits from `least` up to `most`
  * that read as comparing with `other` the way `value` does (below, equal or above), so that

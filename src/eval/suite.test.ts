@@ -127,6 +127,24 @@ describe("defineSuite", () => {
     expect(records[0]?.judgments[0]?.reason).toMatch(/malformed judge verdict \(\{ value: 7 \}\)/);
   });
 
+  it("writes a score just below its threshold with the digits that show it below, never '0.5 < threshold 0.5'", async () => {
+    const suite = defineSuite<string, string>({
+      id: "rounding",
+      cases: [{ id: "a", input: "x" }],
+      target: (input) => input,
+      scorers: [
+        createScorer({ name: "justbelow", score: () => ({ score: 0.49999 }) }),
+        createScorer({ name: "above", score: () => ({ score: 0.61234 }) }),
+      ],
+    });
+    const records: AttemptRecord[] = [];
+    await runEvals([{ eval: suite }], { onRecord: (r) => records.push(r) });
+    expect(records[0]?.judgments.map(({ label, reason }) => ({ label, reason }))).toEqual([
+      { label: "justbelow", reason: "0.49999 < threshold 0.5" },
+      { label: "above", reason: "0.612 >= threshold 0.5" },
+    ]);
+  });
+
   it("records what caused a target's error, as a fetch to a port it may not use throws it", async () => {
     const suite = defineSuite<string, string>({
       id: "caused",

@@ -30,6 +30,7 @@ import {
   type TakesExpected,
   type TakesInput,
 } from "../scorers/create-scorer.js";
+import { decimals, shownApart } from "../shown-apart.js";
 import { thrownStack } from "../thrown-stack.js";
 import { callTool, isThenable, runTool } from "../tool/run-tool.js";
 import type { Driver, Tool } from "../tool/tool.js";
@@ -1284,6 +1285,8 @@ export function fromNamedScore(
   // Points stay within the scorer's one point; the raw value is kept and shown.
   const effective = Math.min(1, Math.max(0, value ?? 0));
   const passed = (value ?? 0) >= threshold;
+  // Three decimals, or as many as show it on its side of the threshold: never "0.5 < threshold 0.5".
+  const shown = shownApart(value ?? 0, threshold, decimals, 3, 20);
   const judgment: Judgment = {
     label,
     source: NAMED_SOURCE,
@@ -1295,7 +1298,7 @@ export function fromNamedScore(
     reason:
       value === null
         ? "no score (null counts as 0)"
-        : `${formatValue(value)} ${passed ? ">=" : "<"} threshold ${threshold}${value !== effective ? ` (outside 0..1: earns ${effective})` : ""}`,
+        : `${shown} ${passed ? ">=" : "<"} threshold ${threshold}${value !== effective ? ` (outside 0..1: earns ${effective})` : ""}`,
   };
   // A scorer may explain itself through metadata.reason; show it rather than the arithmetic.
   if (typeof metadata?.reason === "string")
@@ -1317,5 +1320,3 @@ export function erroredJudgment(label: string, reason: string, source = NAMED_SO
     reason,
   };
 }
-
-const formatValue = (value: number) => String(Math.round(value * 1000) / 1000);

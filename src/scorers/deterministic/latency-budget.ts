@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { type KnownKeys, misspeltKeysMessage } from "../../known-keys.js";
 import { type Score, scoreSchema } from "../../score/score.js";
+import { decimals, shownApart } from "../../shown-apart.js";
 import { defineTool, hasOnlyKeys, implementBuiltInTool, isObjectInput } from "../../tool/tool.js";
 import { scorerInputSchema } from "../tool-input.js";
 import { show } from "./preview.js";
@@ -58,7 +59,7 @@ export function latencyBudget(input: LatencyBudgetInput): Score {
       value: 1,
       passed: true,
       label: LABEL,
-      rationale: `${ms(durationMs)}ms within budget of ${ms(budgetMs)}ms`,
+      rationale: withinBudget(durationMs, budgetMs),
     };
   }
   const over = durationMs - budgetMs;
@@ -94,17 +95,26 @@ const isMilliseconds = (value: unknown): value is number =>
   typeof value === "number" && Number.isFinite(value) && value >= 0;
 
 /** Milliseconds for a rationale: at most three decimals, so timer noise does not flood reports. */
-const ms = (value: number) => String(Math.round(value * 1000) / 1000);
+const ms = (value: number) => decimals(value, 3);
+
+/**
+ * Milliseconds in three decimals, or as many as show them on their side of the budget (a budget
+ * beside itself: as many as it needs to read as itself).
+ */
+const apart = (value: number, budgetMs: number) => shownApart(value, budgetMs, decimals, 3, 20);
 
 /**
  * Why a duration is over its budget. Seed 002 compares exactly (`durationMs <= budgetMs`), so a
- * duration over by less than the rounding shows in full, with what it is over by in two
- * significant digits: "0.30000000000000004ms over budget of 0.3ms by 5.6e-17ms", never
- * "0.3ms over budget of 0.3ms by 0ms".
+ * duration over by less than the rounding shows the digits that tell it from the budget, with
+ * what it is over by in two significant digits: "0.30000000000000004ms over budget of 0.3ms by
+ * 5.6e-17ms", never "0.3ms over budget of 0.3ms by 0ms".
  */
 function overBudget(durationMs: number, budgetMs: number, over: number): string {
-  if (ms(durationMs) !== ms(budgetMs) && ms(over) !== "0") {
-    return `${ms(durationMs)}ms over budget of ${ms(budgetMs)}ms by ${ms(over)}ms`;
-  }
-  return `${durationMs}ms over budget of ${budgetMs}ms by ${Number(over.toPrecision(2))}ms`;
+  const by = ms(over) !== "0" ? ms(over) : String(Number(over.toPrecision(2)));
+  return `${apart(durationMs, budgetMs)}ms over budget of ${apart(budgetMs, budgetMs)}ms by ${by}ms`;
+}
+
+/** Why a duration is within its budget, in digits that never show it over. */
+function withinBudget(durationMs: number, budgetMs: number): string {
+  return `${apart(durationMs, budgetMs)}ms within budget of ${apart(budgetMs, budgetMs)}ms`;
 }

@@ -13,6 +13,16 @@ describe("eval.lexicon-hit-rate", () => {
     expect(score.rationale).toContain('found: "écrire"; missing: "lire"');
   });
 
+  it("writes the hit rate with the digits that tell it from the threshold", async () => {
+    const score = await run({
+      text: "Il faut écrire et lire.",
+      lexicon: ["écrire", "lire", "dire"],
+      threshold: 0.67,
+    });
+    expect(score).toMatchObject({ value: 2 / 3, passed: false });
+    expect(score.rationale).toContain("hit rate 0.667 < 0.67");
+  });
+
   it("does not match inside words, where ASCII \\b would", async () => {
     // "lire" sits inside "élire"; "écrire" inside "réécrire"; "crire" inside "écrire".
     const score = await run({

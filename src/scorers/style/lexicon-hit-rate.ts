@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { type Score, scoreSchema } from "../../score/score.js";
+import { fixedDecimals, shownApart } from "../../shown-apart.js";
 import { defineTool, implementTool } from "../../tool/index.js";
 import { preview } from "../deterministic/preview.js";
 import { scorerInputSchema, shareSchema } from "../tool-input.js";
@@ -57,7 +58,7 @@ export const lexiconHitRateImpl = implementTool(
       passed,
       label: LABEL,
       rationale:
-        `${found.length}/${terms.length} terms found, hit rate ${hitRate.toFixed(2)} ${passed ? ">=" : "<"} ${limit}` +
+        `${found.length}/${terms.length} terms found, hit rate ${shownApart(hitRate, limit, fixedDecimals, 2, 20)} ${passed ? ">=" : "<"} ${limit}` +
         `; found: ${list(found)}; missing: ${list(missing)}`,
     };
   },

@@ -3,6 +3,7 @@ import { errorMessage } from "../../errors.js";
 import { type KnownKeys, refuseUnknownKeys } from "../../known-keys.js";
 import { plural } from "../../plural.js";
 import { type Score, scoreSchema } from "../../score/score.js";
+import { fixedDecimals, shownApart } from "../../shown-apart.js";
 import { type Driver, defineDriver, defineTool, implementTool } from "../../tool/index.js";
 import { noteShippedDriver } from "../../tool/shipped-driver.js";
 import { show } from "../deterministic/preview.js";
@@ -123,11 +124,12 @@ export function makeStyleEmbeddingDriver(
 function scored(cosine: number, references: number, threshold: number): Score {
   const value = Math.max(0, cosine);
   const passed = value >= threshold;
+  const shown = shownApart(value, threshold, fixedDecimals, 3, 20);
   return {
     value,
     passed,
     label: LABEL,
-    rationale: `cosine to the centroid of ${plural(references, "reference")} ${cosine.toFixed(3)}, value ${value.toFixed(3)} ${passed ? ">=" : "<"} ${threshold}`,
+    rationale: `cosine to the centroid of ${plural(references, "reference")} ${cosine.toFixed(3)}, value ${shown} ${passed ? ">=" : "<"} ${threshold}`,
   };
 }
 

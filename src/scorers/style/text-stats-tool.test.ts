@@ -28,6 +28,20 @@ describe("eval.text-stats", () => {
     expect(score.rationale).toContain("first-person ratio 0.50 >= 0.60: missed");
   });
 
+  it("writes a ratio or a mean with the digits that tell it from its bound, never '0.67 >= 0.67: missed'", async () => {
+    // 2 of 3 sentences are first-person (2/3 < 0.67); 17 words in 3 sentences (5.67 < 5.7).
+    const text =
+      "Je pense que ceci est vrai. Je crois que cela est juste. Il pense que c'est faux.";
+    const score = await run({
+      text,
+      thresholds: { minFirstPersonRatio: 0.67, lengthBand: { min: 5.7 } },
+    });
+    expect(score.rationale).toContain("first-person ratio 0.667 >= 0.67: missed");
+    expect(score.rationale).toContain("mean sentence length 5.67 words in [5.7, 30]: missed");
+    const met = await run({ text, thresholds: { minFirstPersonRatio: 0.66 } });
+    expect(met.rationale).toContain("first-person ratio 0.67 >= 0.66: met");
+  });
+
   it("scores the share of gates met", async () => {
     const text = "- je liste\n- je liste encore";
     const score = await run({ text });

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { plural } from "../../plural.js";
 import { type Score, scoreSchema } from "../../score/score.js";
+import { fixedDecimals, shownApart } from "../../shown-apart.js";
 import { defineTool, implementTool } from "../../tool/index.js";
 import { keysChecked, shareSchema } from "../tool-input.js";
 import {
@@ -89,15 +90,15 @@ export const textStatsImpl = implementTool(textStatsTool, ({ text, thresholds })
   const gates = [
     gate(
       stats.bulletsRatio <= maxBullets,
-      `bullets ratio ${fmt(stats.bulletsRatio)} <= ${fmt(maxBullets)}`,
+      `bullets ratio ${compared(stats.bulletsRatio, maxBullets)} <= ${bound(maxBullets)}`,
     ),
     gate(
       stats.firstPersonRatio >= minFirstPerson,
-      `first-person ratio ${fmt(stats.firstPersonRatio)} >= ${fmt(minFirstPerson)}`,
+      `first-person ratio ${compared(stats.firstPersonRatio, minFirstPerson)} >= ${bound(minFirstPerson)}`,
     ),
     gate(
       stats.inBand,
-      `mean sentence length ${stats.meanSentenceLength.toFixed(1)} words in [${band.min}, ${band.max}]`,
+      `mean sentence length ${meanLength(stats.meanSentenceLength, band)} words in [${band.min}, ${band.max}]`,
     ),
   ];
   const met = gates.filter((g) => g.met).length;
@@ -121,6 +122,21 @@ function gate(met: boolean, check: string): { met: boolean; text: string } {
 
 function describe(stats: TextStats): string {
   return `question rate ${fmt(stats.questionRate)} (not gated); ${plural(stats.sentenceCount, "sentence")}, ${plural(stats.lineCount, "line")}`;
+}
+
+/** The mean length, in digits that show it on its side of the band's nearer bound. */
+function meanLength(mean: number, band: LengthBand): string {
+  return shownApart(mean, mean > band.max ? band.max : band.min, fixedDecimals, 1, 20);
+}
+
+/** A ratio in digits that show it on its side of its bound: never "0.67 >= 0.67: missed". */
+function compared(ratio: number, limit: number): string {
+  return shownApart(ratio, limit, fixedDecimals, 2, 20);
+}
+
+/** A bound in two decimals, or as many as it needs to read as itself (0.675). */
+function bound(limit: number): string {
+  return shownApart(limit, limit, fixedDecimals, 2, 20);
 }
 
 function fmt(value: number): string {
