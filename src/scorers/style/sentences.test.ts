@@ -412,3 +412,50 @@ describe("splitSentences: Markdown headings", () => {
     ).toEqual(["Contexte", "Le marché recule.", "Méthode", "Nous avons mesuré.", "2.3 Résultats"]);
   });
 });
+
+describe("splitSentences: more titles and abbreviations", () => {
+  it("does not end a sentence at the titles Prof., Pr., Dr., Dre., Mgr. or Vve.", () => {
+    expect(splitSentences("Le Prof. Martin est là. Il parle.")).toEqual([
+      "Le Prof. Martin est là.",
+      "Il parle.",
+    ]);
+    expect(
+      splitSentences(
+        "Les Profs. Roux et Petit, le Pr. Lenoir, la Dre. Gagnon, Mgr. Dubois et la Vve. Clicquot sont venus. Ils restent.",
+      ),
+    ).toHaveLength(2);
+    // A title is case-sensitive: the lower-case noun ends a sentence.
+    expect(splitSentences("J'ai vu le prof. Il était là.")).toEqual([
+      "J'ai vu le prof.",
+      "Il était là.",
+    ]);
+  });
+
+  it("does not end a sentence at bd. in an address or at boul., and ends one at the noun bd (bande dessinée)", () => {
+    expect(splitSentences("Rendez-vous au 12 bd. Haussmann demain. Je serai là.")).toEqual([
+      "Rendez-vous au 12 bd. Haussmann demain.",
+      "Je serai là.",
+    ]);
+    expect(splitSentences("Il habite 5 bis Bd. Voltaire. Elle aussi.")).toHaveLength(2);
+    expect(splitSentences("Elle longe le boul. Saint-Laurent à pied. Puis rentre.")).toEqual([
+      "Elle longe le boul. Saint-Laurent à pied.",
+      "Puis rentre.",
+    ]);
+    expect(splitSentences("J'ai lu une bd. Elle était drôle.")).toEqual([
+      "J'ai lu une bd.",
+      "Elle était drôle.",
+    ]);
+  });
+
+  it("does not end a sentence at ca. (circa) or tél. before a number, and ends one before a capitalised word", () => {
+    expect(splitSentences("Il naquit vers ca. 1500 à Lyon. Il mourut jeune.")).toEqual([
+      "Il naquit vers ca. 1500 à Lyon.",
+      "Il mourut jeune.",
+    ]);
+    expect(splitSentences("Appelez le tél. 01 23 45 67 89 demain. Merci.")).toHaveLength(2);
+    expect(splitSentences("Je ne sais pas ce que c'est ca. Tant pis.")).toEqual([
+      "Je ne sais pas ce que c'est ca.",
+      "Tant pis.",
+    ]);
+  });
+});

@@ -13,21 +13,44 @@ const ITEM_MARKER = /^\s*(?:\p{Ll}|[IVX]+)[.)]\s+(?=\S)/u;
 const HEADING = /^ {0,3}#{1,6}(?:\s+|$)/u;
 const TERMINAL = /[.!?…]/u;
 const CLOSERS = new Set(["»", '"', "”", "’", "'", ")", "]"]);
-/** Titles whose period never ends a sentence (case-sensitive: `m.` is not `M.`). */
-const TITLES = new Set(["M", "MM", "Mme", "Mmes", "Mlle", "Mlles", "Dr", "Pr", "Mgr", "St", "Ste"]);
+/**
+ * Titles whose period never ends a sentence (case-sensitive: `m.` is not `M.`, and `le prof.`
+ * ends one where `le Prof. Martin` does not): `Vve` is veuve, `Dre` a woman doctor.
+ */
+const TITLES = new Set([
+  "M",
+  "MM",
+  "Mme",
+  "Mmes",
+  "Mlle",
+  "Mlles",
+  "Dr",
+  "Dre",
+  "Drs",
+  "Pr",
+  "Prof",
+  "Profs",
+  "Mgr",
+  "Vve",
+  "St",
+  "Ste",
+]);
 /**
  * Abbreviations whose period never ends a sentence: `av. J.-C.`, `cf. Dupont`, `Cass. Ass.
- * plén.` (Cour de cassation), `coll. « Que sais-je ? »` (a book series).
+ * plén.` (Cour de cassation), `coll. « Que sais-je ? »` (a book series), `boul. Saint-Laurent`.
  */
-const ABBREVIATIONS = new Set(["cf", "fig", "vs", "av", "ap", "apr", "cass", "coll"]);
+const ABBREVIATIONS = new Set(["cf", "fig", "vs", "av", "ap", "apr", "cass", "coll", "boul"]);
 /**
  * Abbreviations that may close a sentence: their period ends one only before a capitalised
  * word that is not a Roman numeral (`vol. III`, `env. 300`, `p. 12`, `3 janv. 1990` and
  * `réf. :` go on; `etc. Puis` ends). Months as French abbreviates them, pages, articles,
- * alinéas and `et al.`, tomes, a court's chamber (`Cass. civ. 1re`, `crim.`, `soc.`, `com.`).
+ * alinéas and `et al.`, tomes, a court's chamber (`Cass. civ. 1re`, `crim.`, `soc.`, `com.`),
+ * `ca. 1500` (circa: `c'est ca. Tant pis` ends) and `tél. 01 23 45 67 89`.
  */
 const FINAL_ABBREVIATIONS = new Set([
   "etc",
+  "ca",
+  "tél",
   "al",
   "t",
   "civ",
@@ -92,13 +115,14 @@ export function countWords(sentence: string): number {
  * and the line break that ends such a list item ends its block, so an unpunctuated last item
  * and the prose line after it are two sentences (an indented line continues the item);
  * within a block a run of `.`, `!`, `?` or `…` followed by whitespace or the end closes a
- * sentence, except after a title (M., Mme, Dr…), an abbreviation (cf., p. ex., c.-à-d.,
- * av. J.-C.) or an isolated capital initial (J. Dupont), and except before a lower-case word
+ * sentence, except after a title (M., Mme, Dr., Prof.…), an abbreviation (cf., p. ex., c.-à-d.,
+ * av. J.-C., `bd.` after a street number) or an isolated capital initial (J. Dupont), and except
+ * before a lower-case word
  * (`env. 300 hab. dans`, `Il hésita... puis`, `Ah ! que c'est beau`, `(le savait-elle ?)
  * pourquoi`): `« Tu viens ? » demanda-t-elle.` is one sentence. An omission, `[…]` or `(…)`,
  * never ends one. `etc.`,
- * `env.`, `vol.`, `chap.`, `p.`, `art.`, `réf.`, abbreviated months (`janv.`…) and `J.-C.` end
- * a sentence only before a capitalised word.
+ * `env.`, `vol.`, `chap.`, `p.`, `art.`, `réf.`, `ca.`, `tél.`, `bd.` elsewhere, abbreviated
+ * months (`janv.`…) and `J.-C.` end a sentence only before a capitalised word.
  * Text is NFC-normalised; fragments without a letter or digit are dropped.
  * @example
  * splitSentences("M. Dupont arrive. Il parle.") // → ["M. Dupont arrive.", "Il parle."]
@@ -243,6 +267,11 @@ function isGuarded(block: string, periodIndex: number, next: string): boolean {
   if (FINAL_ABBREVIATIONS.has(lower)) return !startsSentence(next);
   // "p. ex." and "par ex.": neither period closes the sentence.
   if (lower === "p" && /^\.\s*ex\./iu.test(block.slice(periodIndex, periodIndex + 8))) return true;
+  // "12 bd. Haussmann": a boulevard after a street number; "une bd. Elle" (bande dessinée) ends.
+  if (lower === "bd")
+    return (
+      /\d(?:\s+(?:bis|ter))?\s+$/iu.test(before.slice(0, -word.length)) || !startsSentence(next)
+    );
   // "Ex. 2 : le chat": an example's number; "mon ex. Elle" ends.
   if (lower === "ex")
     return (
