@@ -65,6 +65,25 @@ export function clampRounding(raw: unknown): unknown {
 }
 
 /**
+ * Validate a judge's raw answer with {@link judgeVerdictSchema}: a verdict object, or a JSON
+ * string holding one (a judge that hands on its model's text), a value off 0..1 by rounding alone
+ * clamped ({@link clampRounding}). A string that is not JSON is refused as the string it is.
+ * @example
+ * safeParseVerdict('{"value":0.97}').success // → true
+ */
+export function safeParseVerdict(raw: unknown) {
+  return judgeVerdictSchema.safeParse(clampRounding(typeof raw === "string" ? fromJson(raw) : raw));
+}
+
+function fromJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
  * The answer to a closed question over captured material (t.closeQA).
  * `insufficient` means the material does not let the judge decide: unavailable, never 0.
  */

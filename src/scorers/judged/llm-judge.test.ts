@@ -89,6 +89,22 @@ describe("eval.llm-judge with an injected judge", () => {
     expect((await score(judgeOnce({ value: 0.4 }))).passed).toBe(false);
   });
 
+  it("takes a verdict given as a JSON string, as the style scorers do", async () => {
+    const judge = (async () => '{"value":0.97,"rationale":"bien"}') as unknown as JudgeFn;
+    expect(await score(judge)).toEqual({
+      value: 0.97,
+      passed: true,
+      label: "llm-judge",
+      rationale: "bien",
+    });
+    const text = (async () => "very good") as unknown as JudgeFn;
+    const error = await score(text).catch((e: unknown) => e);
+    expect(isJudgeUnavailable(error)).toBe(true);
+    expect((error as Error).message).toMatch(
+      /malformed verdict \(verdict: .*received string; got "very good"\)/,
+    );
+  });
+
   it("is unavailable on a value outside 0..1 (a judge on a 1-10 scale passes nothing)", async () => {
     for (const value of [1.7, 7, -2]) {
       const error = await score(judgeOnce({ value, passed: true })).catch((e: unknown) => e);

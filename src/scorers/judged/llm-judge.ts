@@ -3,11 +3,10 @@ import { AuthoringError } from "../../errors.js";
 import type { ScorerBinding, ScorerMapArgs } from "../../eval/suite.js";
 import { judgingDriver } from "../../judge/judge-models.js";
 import {
-  clampRounding,
   type JsonValue,
   type JudgeFn,
   jsonValueSchema,
-  judgeVerdictSchema,
+  safeParseVerdict,
 } from "../../judge/types.js";
 import { JudgeUnavailableError } from "../../judge/unavailable.js";
 import { type KnownKeys, refuseUnknownKeys } from "../../known-keys.js";
@@ -90,7 +89,8 @@ function requireJudge(where: string, judge: unknown): void {
 
 /**
  * A driver implementing `eval.llm-judge` with an injected judge. An explicit `passed` in the
- * verdict wins over the threshold; a malformed verdict (NaN, a missing value, a value outside
+ * verdict wins over the threshold; a verdict may be a JSON string holding one; a malformed verdict
+ * (NaN, a missing value, a value outside
  * 0..1) rejects the call with a JudgeUnavailableError saying so, as a model's would. A judge that
  * throws propagates too, so the runner reports the judgment unavailable or errored, never a 0.
  * @example
@@ -121,7 +121,8 @@ export function makeLlmJudgeDriver(
 }
 
 /**
- * A raw verdict as a Score: explicit passed first. A value outside 0..1 by floating-point
+ * A raw verdict as a Score: explicit passed first. A verdict may come as a JSON string holding
+ * one (`'{"value":0.97}'`), as the style scorers take it. A value outside 0..1 by floating-point
  * rounding alone is clamped.
  * @throws JudgeUnavailableError (kind "malformed") when the verdict is malformed (a value
  * outside 0..1 included: a judge answering on another scale would otherwise pass every case),
@@ -129,7 +130,7 @@ export function makeLlmJudgeDriver(
  * report the judgment unavailable with why, never a 0.
  */
 export function verdictToScore(raw: unknown, threshold: number, label: string): Score {
-  const parsed = judgeVerdictSchema.safeParse(clampRounding(raw));
+  const parsed = safeParseVerdict(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? issue.path.join(".") : "verdict";

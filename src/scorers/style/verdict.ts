@@ -1,5 +1,5 @@
 import { inspect } from "node:util";
-import { clampRounding, type JudgeVerdict, judgeVerdictSchema } from "../../judge/types.js";
+import { type JudgeVerdict, safeParseVerdict } from "../../judge/types.js";
 import type { Score } from "../../score/score.js";
 
 /**
@@ -12,8 +12,7 @@ import type { Score } from "../../score/score.js";
  * parseVerdict({ value: Number.NaN }) // → null
  */
 export function parseVerdict(raw: unknown): JudgeVerdict | null {
-  const candidate = typeof raw === "string" ? parseJson(raw) : raw;
-  const parsed = judgeVerdictSchema.safeParse(clampRounding(candidate));
+  const parsed = safeParseVerdict(raw);
   if (!parsed.success) return null;
   const verdict: JudgeVerdict = { value: parsed.data.value };
   if (parsed.data.passed !== undefined) verdict.passed = parsed.data.passed;
@@ -33,14 +32,6 @@ export function malformedVerdictScore(label: string, raw: unknown): Score {
     label,
     rationale: `malformed judge verdict (${preview(raw)}): the judge must return { value: number in 0..1, passed?: boolean, rationale?: string }`,
   };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 // inspect, not JSON.stringify, so a NaN value shows as NaN rather than null.
