@@ -139,6 +139,26 @@ describe("calls: rules written wrong are the author's error, never a pass", () =
   });
 });
 
+describe("calls: a tool both required and forbidden is the author's error, never a 0 no run escapes", () => {
+  it("throws an AuthoringError naming the tool and both options", () => {
+    expect(() => calls({ calls: [] }, { mustCall: ["a"], mustNotCall: ["a"] })).toThrow(
+      AuthoringError,
+    );
+    expect(() => calls({ calls: [] }, { mustCall: ["a"], mustNotCall: ["a"] })).toThrow(
+      'calls: "a" is in both expected.mustCall and expected.mustNotCall, so no run can pass; remove it from the list it does not belong in',
+    );
+    expect(() =>
+      calls(run("a"), { mustCall: ["a", "b", "c", "b"], mustNotCall: ["b", "a", "d"] }),
+    ).toThrow('calls: "a" and "b" are in both expected.mustCall and expected.mustNotCall');
+  });
+
+  it("keeps taking a tool required in one list and limited in atMostOnce", () => {
+    expect(calls(run("a"), { mustCall: ["a"], atMostOnce: ["a"], mustNotCall: ["b"] }).score).toBe(
+      1,
+    );
+  });
+});
+
 describe("calls: a misspelt rule is the author's error, never a silent pass", () => {
   const misspelt = { mustcall: ["search"] } as unknown as ExpectedCalls;
   const said =

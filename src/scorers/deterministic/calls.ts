@@ -1,5 +1,6 @@
 import { AuthoringError } from "../../errors.js";
 import { type KnownKeys, refuseMisspeltKeys } from "../../known-keys.js";
+import { joinWords } from "../../plural.js";
 import { stringList } from "../string-list.js";
 import { show } from "./preview.js";
 
@@ -80,6 +81,17 @@ function brokenRules(broken: readonly string[]): string {
   return `${broken.slice(0, LISTED_RULES).join("; ")}; and ${broken.length - LISTED_RULES} more broken rules`;
 }
 
+/** Refuse a tool both required and forbidden: no run could keep both rules. */
+function refuseContradiction(mustCall: readonly string[], mustNotCall: readonly string[]): void {
+  const forbidden = new Set(mustNotCall);
+  const both = [...new Set(mustCall.filter((name) => forbidden.has(name)))];
+  if (both.length === 0) return;
+  const names = joinWords(both.map((name) => show(name)));
+  throw new AuthoringError(
+    `calls: ${names} ${both.length === 1 ? "is" : "are"} in both expected.mustCall and expected.mustNotCall, so no run can pass; remove ${both.length === 1 ? "it" : "each"} from the list it does not belong in`,
+  );
+}
+
 /**
  * Score a run on the tools it called: 1 when every rule of `expected` is kept, else 0.
  * The reason lists every broken rule, then every tool the run used, in order (past 50 calls,
@@ -89,7 +101,8 @@ function brokenRules(broken: readonly string[]): string {
  * calls({ calls: [{ toolName: "restart" }, { toolName: "restart" }] }, { mustCall: ["search"], atMostOnce: ["restart"] });
  * // → { score: 0, reason: 'missing required call: "search"; "restart" called 2 times (at most once). Tools used, in order: "restart", "restart"' }
  * @throws AuthoringError when the run is not `{ calls: [{ toolName }, …] }`, a rule is not a list
- * of names, or `expected` has a key it does not know (`mustcall`: "did you mean"): in a scorer,
+ * of names, a tool is in both `mustCall` and `mustNotCall` (no run could pass), or `expected`
+ * has a key it does not know (`mustcall`: "did you mean"): in a scorer,
  * an errored judgment with the reason, never a silent pass or a failed 0.
  */
 export function calls(result: AgentRun, expected: ExpectedCalls): Mark {
@@ -99,6 +112,7 @@ export function calls(result: AgentRun, expected: ExpectedCalls): Mark {
   const mustCall = stringList("calls", expected, "mustCall", "tool name");
   const mustNotCall = stringList("calls", expected, "mustNotCall", "tool name");
   const atMostOnce = stringList("calls", expected, "atMostOnce", "tool name");
+  refuseContradiction(mustCall, mustNotCall);
   const counts = new Map<string, number>();
   const names: string[] = [];
   for (const call of made) {
