@@ -2,6 +2,7 @@ import { plural } from "../plural.js";
 import type { EvalSummary, UnreadCases } from "../runner/events.js";
 import { shownApart } from "../shown-apart.js";
 import { judgedAttempts } from "../stats/clustered.js";
+import { below } from "../threshold.js";
 
 /** The thresholds of --min-pass-rate and --min-score. */
 export interface RunGates {
@@ -177,16 +178,6 @@ export function unreadText(unread: UnreadCases): string {
     n === 0 ? "no case of it ran" : `the cases after ${n === 1 ? "it" : "them"} never ran`;
   return `its dataset was not read whole (reading stopped after ${plural(n, "case")}: ${unread.message}), so ${ran}`;
 }
-
-/**
- * How far under a threshold a mean or a rate may fall and still meet it: what adding and dividing
- * in floating point loses (three scores of 0.7 average to 0.6999999999999998), far below any
- * difference a threshold is meant to tell.
- */
-const ROUNDING = 1e-9;
-
-/** Whether `value` is under `threshold` by more than rounding. */
-export const below = (value: number, threshold: number): boolean => value < threshold - ROUNDING;
 
 /**
  * `value` with `digits` decimals, or more (up to 9) when those would read as `threshold` itself,

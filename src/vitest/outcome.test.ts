@@ -49,6 +49,32 @@ describe("judgeItem", () => {
     },
   );
 
+  it("meets a threshold that the scores reach but for floating-point rounding", () => {
+    const seventy = ["a", "b", "c"].map((name) => fromNamedScore(name, 0.7, undefined, 0.7));
+    const mean = judgeItem(record(seventy), "mean", 0.7);
+    expect(mean.passed).toBe(true);
+    const sum = judgeItem(
+      record([fromNamedScore("a", 0.7, undefined, 0), fromNamedScore("b", 0.1, undefined, 0)]),
+      "sum",
+      0.8,
+    );
+    expect(sum.passed).toBe(true);
+    // The message's gate reads as the verdict does.
+    const gate = { name: "e", aggregation: "sum" as const, threshold: 0.8 };
+    expect(itemFailureMessage(gate, sum)).toContain("sum score 0.8 >= threshold 0.8");
+    // A real shortfall still fails.
+    expect(judgeItem(record(seventy), "mean", 0.70001).passed).toBe(false);
+  });
+
+  it("aggregates a score outside 0..1 as given, as seed 003 takes any finite score", () => {
+    const outcome = judgeItem(
+      record([fromNamedScore("a", 4, undefined, 1), fromNamedScore("b", 0, undefined, 1)]),
+      "mean",
+      1,
+    );
+    expect(outcome).toMatchObject({ passed: true, score: 2 });
+  });
+
   it("fails on a task error and says so first", () => {
     const outcome = judgeItem(record([], "timed out"), "mean", 0);
     expect(outcome).toMatchObject({ passed: false, score: null });

@@ -7,6 +7,7 @@ import {
 import { describeJudgment } from "../eval/to-vitest.js";
 import { plural } from "../plural.js";
 import { formatJudgeUsage } from "../report/format.js";
+import { below } from "../threshold.js";
 import { type Aggregation, aggregate } from "./aggregate.js";
 
 /** One scorer's score for one item; `score: null` from the scorer counts as 0. */
@@ -88,7 +89,8 @@ export function judgeItem(
     : null;
   const outcome: ItemOutcome = {
     item: record.caseId,
-    passed: score !== null && score >= threshold,
+    // As the CLI's gates: 0.7 three times averages to 0.6999999999999998, which meets 0.7.
+    passed: score !== null && !below(score, threshold),
     score,
     scores,
   };
@@ -115,7 +117,7 @@ export function itemFailureMessage(settings: GateSettings, outcome: ItemOutcome)
   const unavailable = outcome.scores.filter((entry) => entry.unavailable !== undefined).length;
   const scored = outcome.scores.filter(isScored);
   const gate = (score: number) =>
-    `${settings.aggregation} score ${format(score)} ${score >= settings.threshold ? ">=" : "<"} threshold ${settings.threshold}`;
+    `${settings.aggregation} score ${format(score)} ${below(score, settings.threshold) ? "<" : ">="} threshold ${settings.threshold}`;
   let first: string;
   if (outcome.score !== null) first = `${head}: ${gate(outcome.score)}`;
   else {
