@@ -5,6 +5,7 @@ import type { CaseSpec } from "../eval/runnable.js";
 import type { BoundScorer } from "../eval/suite.js";
 import { checkTimeoutMs } from "../eval/timeout.js";
 import { suiteUnderTest, testFailure, withFramesOf } from "../eval/to-vitest.js";
+import { jsonSafeCopy } from "../json-safe.js";
 import { noteUserScoring } from "../judge/ledger.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
 import { isScorer, type NamedScorer, type TakesExpected } from "../scorers/create-scorer.js";
@@ -154,7 +155,9 @@ export function evaluate<Item extends DataItem, Output>(
           // What the item's test ends as, Vitest's verdict included, is its meta and its summary.
           const judged = followVerdict(context, loaded.spec.id, (outcome) => {
             outcomes.set(loaded.spec.id, outcome);
-            (context.task.meta as Record<string, unknown>).niceeval = outcome;
+            // Vitest clones meta to its main process: a scorer's metadata holding a function, a
+            // symbol or a BigInt would lose every result of the file. JSON-safe, as a run stores it.
+            (context.task.meta as Record<string, unknown>).niceeval = jsonSafeCopy(outcome);
           });
           if (loaded.problem) {
             judged(invalidItem(loaded.spec.id, loaded.problem));

@@ -23,7 +23,7 @@ export interface ItemScore {
   metadata?: unknown;
 }
 
-/** The verdict of one data item, also stored on the Vitest test's `meta.niceeval`. */
+/** The verdict of one data item, also stored (as a JSON-safe copy) on the Vitest test's `meta.niceeval`. */
 export interface ItemOutcome {
   item: string;
   passed: boolean;
