@@ -261,6 +261,28 @@ describe("caseLimit", () => {
     }
   });
 
+  it("refuses cases that are not an array, naming what they are and how to run them", () => {
+    const target = ({ prompt }: { prompt: string }) => ({ text: prompt });
+    async function* streamed() {
+      yield* suite.cases;
+    }
+    const given: [unknown, string][] = [
+      [async () => suite.cases, "a function"],
+      [streamed(), "an async iterable"],
+      [new Set(suite.cases), "an iterable"],
+      [Promise.resolve(suite.cases), "a promise"],
+      [undefined, "missing"],
+    ];
+    for (const [cases, kind] of given) {
+      const register = () =>
+        toVitest({ ...suite, cases } as typeof suite, { target }, recordingHooks().hooks);
+      expect(register).toThrow(
+        `toVitest("echo"): \`cases\` is ${kind}, not an array; toVitest registers one Vitest test per case as Vitest collects the file, so it takes an array of cases.`,
+      );
+      expect(register).toThrow(/with runEval, or as an eval in `niceeval run`$/);
+    }
+  });
+
   it("asks for Vitest's describe and it when the hooks are left out or lack one", () => {
     const target = ({ prompt }: { prompt: string }) => ({ text: prompt });
     const register = (hooks: unknown) => () => toVitest(suite, { target }, hooks as VitestHooks);

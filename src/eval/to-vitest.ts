@@ -89,6 +89,7 @@ export function toVitest<Input, Output, Expected = unknown>(
   if (typeof options?.target !== "function") {
     throw new TypeError(`toVitest: suite "${suite.id}" needs \`options.target\`, a function`);
   }
+  checkCases(where, suite.cases);
   checkHooks(where, hooks);
   // The bound of every timeout given from code (runEval's, defineSuite's): one rule, not two.
   checkTimeoutMs(`${where}: \`timeout\``, options.timeout);
@@ -128,6 +129,28 @@ export function toVitest<Input, Output, Expected = unknown>(
       );
     });
   });
+}
+
+/**
+ * Refuse cases that are not an array (a function, an async iterable: a run's dataset shapes).
+ * Vitest registers tests while it collects the file, so toVitest needs every case up front.
+ */
+function checkCases(where: string, cases: unknown): void {
+  if (Array.isArray(cases)) return;
+  throw new TypeError(
+    `${where}: \`cases\` is ${casesKind(cases)}, not an array; toVitest registers one Vitest test per case as Vitest collects the file, so it takes an array of cases. Read the cases into an array first (await them at the top of the test file), or run a suite whose cases come from a function, an iterable or an async iterable with runEval, or as an eval in \`niceeval run\``,
+  );
+}
+
+/** What a suite's `cases` that is not an array is, for its refusal. */
+function casesKind(cases: unknown): string {
+  if (cases === undefined || cases === null) return "missing";
+  if (typeof cases === "function") return "a function";
+  if (typeof cases !== "object") return `a ${typeof cases}`;
+  if (isThenable(cases)) return "a promise";
+  if (Symbol.asyncIterator in cases) return "an async iterable";
+  if (Symbol.iterator in cases) return "an iterable";
+  return "an object";
 }
 
 /** Refuse hooks without Vitest's `describe` and `it`: left out, they would fail as a bare TypeError. */
