@@ -101,6 +101,17 @@ describe("thrownWhere", () => {
     expect(thrownWhere("plain")).toBe("plain");
     expect(thrownMessage(new Error("boom"))).toBe("boom");
   });
+
+  it("says where the user's error that niceeval's own wraps was thrown", () => {
+    const cause = new Error("no key");
+    cause.stack = "Error: no key\n    at makeClient (/app/scorers.ts:7:11)";
+    const wrapped = new NiceevalError("SCORER_FACTORY", "the config factory threw: no key", {
+      cause,
+    });
+    expect(thrownWhere(wrapped)).toBe(
+      "the config factory threw: no key (at makeClient (/app/scorers.ts:7:11))",
+    );
+  });
 });
 
 describe("isClosedOutput", () => {

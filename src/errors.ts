@@ -220,9 +220,29 @@ export function readableThrown(error: unknown): unknown {
 /** {@link thrownMessage} with where user code threw it, when its stack shows that. */
 export function thrownWhere(thrown: unknown): string {
   const error = readableThrown(thrown);
-  // niceeval's own errors say where already (a time limit, a tool's schema).
-  const at = error instanceof NiceevalError ? undefined : thrownAt(error);
+  const at = thrownAt(userThrown(error));
   return at === undefined ? thrownMessage(error) : `${thrownMessage(error)} (at ${at})`;
+}
+
+/**
+ * What user code threw, as far as `error` tells: the error itself, or, for niceeval's own error,
+ * the cause it wraps (a createScorer factory's error); undefined when niceeval's error wraps
+ * nothing, since it says where already (a time limit, a tool's schema).
+ */
+export function userThrown(error: unknown): unknown {
+  let current = error;
+  // Bounded: a chain of causes may loop back on itself.
+  for (let depth = 0; depth < 8; depth++) {
+    if (!(current instanceof NiceevalError)) return current;
+    try {
+      current = current.cause;
+    } catch {
+      return undefined;
+    }
+    if (current === undefined) return undefined;
+    current = readableThrown(current);
+  }
+  return undefined;
 }
 
 /** niceeval's own files, as URLs and paths (their frames are not where user code threw). */

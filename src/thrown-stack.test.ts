@@ -20,4 +20,11 @@ describe("thrownStack", () => {
     expect(thrownStack(new NiceevalError("TIMEOUT", "late"))).toBeUndefined();
     expect(thrownStack("plain")).toBeUndefined();
   });
+
+  it("keeps the frames of the user's error that niceeval's own wraps", () => {
+    const cause = new Error("no key");
+    cause.stack = "Error: no key\n    at makeClient (/app/scorers.ts:7:11)";
+    const wrapped = new NiceevalError("SCORER_FACTORY", "factory threw", { cause });
+    expect(thrownStack(wrapped)).toBe("at makeClient (/app/scorers.ts:7:11)");
+  });
 });

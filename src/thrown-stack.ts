@@ -1,4 +1,4 @@
-import { NiceevalError, readableThrown } from "./errors.js";
+import { readableThrown, userThrown } from "./errors.js";
 
 /** Frames of a thrown error's stack kept in its record; the rest are counted. */
 export const MAX_STACK_FRAMES = 50;
@@ -10,13 +10,14 @@ const MAX_FRAME_CHARS = 500;
  * Node gives it (source-mapped, as the one frame its message names), up to
  * {@link MAX_STACK_FRAMES} frames of at most 500 characters each, then how many were left out.
  * Undefined for niceeval's own errors (a time limit, a tool's schema: their message says where)
- * and for a value without frames.
+ * and for a value without frames; one that wraps what user code threw (a createScorer factory's
+ * error, its `cause`) gives the frames of that.
  * @example
  * thrownStack(new Error("no answer")); // "at parseReply (src/parse.ts:4:46)\nat planStep (src/agent.ts:2:52)…"
  */
 export function thrownStack(thrown: unknown): string | undefined {
-  const error = readableThrown(thrown);
-  if (!(error instanceof Error) || error instanceof NiceevalError) return undefined;
+  const error = userThrown(readableThrown(thrown));
+  if (!(error instanceof Error)) return undefined;
   let stack: unknown;
   try {
     stack = error.stack;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { realNow } from "../clock.js";
-import { AuthoringError, NiceevalError } from "../errors.js";
+import { AuthoringError, NiceevalError, userThrown } from "../errors.js";
 import { judgeWithEnvironment, readJudgeEnvironment } from "../judge/environment.js";
 import { holdHostFetch } from "../judge/host-fetch.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
@@ -72,6 +72,8 @@ export function toVitest<Input, Output, Expected = unknown>(
   options: ToVitestOptions<NoInfer<Input>, NoInfer<Output>>,
   hooks: VitestHooks,
 ): void {
+  // What the tests find wrong later (a duplicate case id) points at this call.
+  const calledFrom = callSite();
   const id: unknown = (suite as { id?: unknown } | null)?.id;
   const where = typeof id === "string" && id ? `toVitest("${id}")` : "toVitest";
   if (isRunnable(suite)) {
@@ -103,7 +105,7 @@ export function toVitest<Input, Output, Expected = unknown>(
     const problem = suiteProblem(suite);
     if (problem !== undefined) {
       hooks.it(DATASET_ERROR_ID, async () => {
-        throw new AuthoringError(problem);
+        throw withFramesOf(new AuthoringError(problem), calledFrom);
       });
       return;
     }
@@ -117,10 +119,10 @@ export function toVitest<Input, Output, Expected = unknown>(
       hooks.it(
         spec.id,
         async (context) => {
-          if (first !== undefined)
-            throw new AuthoringError(
-              `case id "${spec.id}" appears twice in suite "${suite.id}" (at index ${first} and ${index}); give each case a unique id`,
-            );
+          if (first !== undefined) {
+            const twice = `case id "${spec.id}" appears twice in suite "${suite.id}" (at index ${first} and ${index}); give each case a unique id`;
+            throw withFramesOf(new AuthoringError(twice), calledFrom);
+          }
           const tried = await tested.run(spec, context);
           if (tried.record.verdict !== "passed")
             throw testFailure(caseFailureMessage(tried.record), tried);
@@ -367,8 +369,8 @@ export function testFailure(message: string, tried: Pick<TestedCase, "thrown">):
 
 /**
  * `failure`, its stack made of the user's frames of `thrown` (what user code threw, which
- * `failure` has as its cause), so the report points at the line that threw; no frames when
- * `thrown` has none (niceeval's own would only point into niceeval).
+ * `failure` has as its cause, or an Error made where the user called niceeval), so the report
+ * points at the user's line; no frames when `thrown` has none.
  */
 export function withFramesOf<Failure extends Error>(failure: Failure, thrown: unknown): Failure {
   const frames = stackFrames(thrown);
@@ -377,24 +379,47 @@ export function withFramesOf<Failure extends Error>(failure: Failure, thrown: un
 }
 
 /**
- * The `    at …` lines of a thrown error's stack, up to the first in niceeval's own files (its
- * `dist`, or its `src` once source maps are applied; the whole stack stays in the cause), or all
- * of them when niceeval threw it.
+ * An Error whose stack is the caller's: made as evaluate or toVitest is called, so that a misuse
+ * found later (an invalid item, a duplicate case id) points at that call, through
+ * {@link withFramesOf}.
+ */
+export function callSite(): Error {
+  return new Error("called here");
+}
+
+/**
+ * The `    at …` lines of a thrown error's stack that are the user's: past niceeval's own leading
+ * frames (its `dist`, or its `src` once source maps are applied), up to the next of them (the
+ * whole stack stays in the cause). When niceeval threw it from its own code alone, those of what
+ * user code threw inside it (its cause, as a createScorer factory's error), else all of them.
  */
 function stackFrames(error: unknown): string {
+  const frames = framesOf(error);
+  const root = builtFile("../");
+  const ours = (line: string) => line.includes(root.href) || line.includes(fileURLToPath(root));
+  let start = 0;
+  while (start < frames.length && ours(frames[start]!)) start++;
+  let end = start;
+  while (end < frames.length && !ours(frames[end]!)) end++;
+  const user = frames.slice(start, end);
+  // Node's own frames (a timer, a promise queue) past niceeval's say nothing of the user's code.
+  if (user.some((line) => !line.includes("(node:") && !/^\s+at node:/.test(line)))
+    return user.join("\n");
+  const wrapped = error instanceof NiceevalError ? userThrown(error) : undefined;
+  const inner = wrapped === undefined ? "" : stackFrames(wrapped);
+  return inner || frames.join("\n");
+}
+
+/** The `    at …` lines of a thrown value's stack; none when it has no readable stack. */
+function framesOf(error: unknown): string[] {
   let stack: unknown;
   try {
     stack = error instanceof Error ? error.stack : undefined;
   } catch {
-    return "";
+    return [];
   }
-  if (typeof stack !== "string") return "";
-  const frames = stack.split("\n").filter((line) => /^\s+at /.test(line));
-  const root = builtFile("../");
-  const ours = frames.findIndex(
-    (line) => line.includes(root.href) || line.includes(fileURLToPath(root)),
-  );
-  return (ours > 0 ? frames.slice(0, ours) : frames).join("\n");
+  if (typeof stack !== "string") return [];
+  return stack.split("\n").filter((line) => /^\s+at /.test(line));
 }
 
 /** Why a case did not pass: the crash, then every judgment that did not match. */

@@ -4,7 +4,7 @@ import { errorMessage, NiceevalError } from "../errors.js";
 import type { CaseSpec } from "../eval/runnable.js";
 import type { BoundScorer } from "../eval/suite.js";
 import { checkTimeoutMs } from "../eval/timeout.js";
-import { suiteUnderTest, testFailure, withFramesOf } from "../eval/to-vitest.js";
+import { callSite, suiteUnderTest, testFailure, withFramesOf } from "../eval/to-vitest.js";
 import { jsonSafeCopy } from "../json-safe.js";
 import { noteUserScoring } from "../judge/ledger.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
@@ -108,6 +108,8 @@ export function evaluate<Item extends DataItem, Output>(
 ): void {
   const aggregation = options.aggregation ?? "mean";
   const threshold = options.threshold ?? 1;
+  // What the tests find wrong later (an invalid item, no items) points at this call.
+  const calledFrom = callSite();
   validateOptions(name, options, aggregation, threshold);
   assertInsideVitest(name);
   // Its scoring functions may call a judge by a model name resolved only then.
@@ -139,7 +141,7 @@ export function evaluate<Item extends DataItem, Output>(
   describe(name, async () => {
     let cases: LoadedCase[];
     try {
-      cases = await loadCases(name, options.data, extras);
+      cases = await loadCases(name, options.data, extras, calledFrom);
     } catch (error) {
       it("data", () => {
         throw error;
@@ -161,7 +163,7 @@ export function evaluate<Item extends DataItem, Output>(
           });
           if (loaded.problem) {
             judged(invalidItem(loaded.spec.id, loaded.problem));
-            throw new NiceevalError("EVALUATE_DATA", loaded.problem);
+            throw withFramesOf(new NiceevalError("EVALUATE_DATA", loaded.problem), calledFrom);
           }
           const tried = await withGivenNames(() => suite.run(loaded.spec, context));
           const outcome = judgeItem(tried.record, aggregation, threshold, tried.targetTimedOut);
@@ -201,10 +203,15 @@ interface LoadedCase {
   problem?: string;
 }
 
+/**
+ * The items of `data` as case specs, each invalid one with its problem; throws when `data` threw
+ * (pointing at the line that threw) or gave no items (pointing at `calledFrom`, the evaluate call).
+ */
 async function loadCases(
   name: string,
   data: EvaluateData<DataItem>,
   extras: Map<string, Record<string, unknown>>,
+  calledFrom: Error,
 ): Promise<LoadedCase[]> {
   let items: readonly unknown[];
   try {
@@ -219,10 +226,11 @@ async function loadCases(
     throw withFramesOf(failure, error);
   }
   if (!Array.isArray(items) || items.length === 0) {
-    throw new NiceevalError(
+    const failure = new NiceevalError(
       "EVALUATE_DATA",
       `evaluate "${name}": \`data\` gave ${Array.isArray(items) ? "no items" : `${typeof items}, not an array`}; return an array of { input, expected? } items.`,
     );
+    throw withFramesOf(failure, calledFrom);
   }
   const used = new Set<string>();
   return items.map((item, index) => {
