@@ -49,7 +49,9 @@ describe("defineScoreEval", () => {
   it("returns a Runnable with a derived id and one case", async () => {
     const evaluation = adapter.defineScoreEval({
       description: "Ticket handling: fast & polite!",
-      test() {},
+      test(t) {
+        t.closed().gate();
+      },
     });
     expect(isRunnable(evaluation)).toBe(true);
     expect(evaluation).toMatchObject({
@@ -68,8 +70,28 @@ describe("defineScoreEval", () => {
       evalId: evaluation.id,
       caseId: "default",
       verdict: "passed",
-      judgments: [],
+      judgments: [{ label: "status", state: "matched" }],
     });
+  });
+
+  // Never a case that passes with nothing checked, as a suite without scorers is refused.
+  it("errors an attempt whose test recorded nothing, and skips one that called t.skip", async () => {
+    const empty = await run(() => {});
+    expect(empty.verdict).toBe("errored");
+    expect(empty.error).toEqual({
+      where: 'test of eval "ticket-desk.ticket-handling"',
+      message:
+        "test(t) recorded no check, score or question, so the case has nothing to pass or fail on; record one (t.check(...), t.score(...), t.closeQA(...) or an assertion of the adapter), or call t.skip(reason) where the case deliberately checks nothing",
+    });
+    expect(empty.score).toMatchObject({
+      state: "unavailable",
+      reasons: [
+        'test of eval "ticket-desk.ticket-handling" recorded no check, so there is nothing to score',
+      ],
+    });
+    const skipped = await run((t) => t.skip("no ticket today"));
+    expect(skipped).toMatchObject({ verdict: "skipped", skipReason: "no ticket today" });
+    expect(skipped.error).toBeUndefined();
   });
 
   it("puts facts, adapter assertions and tools on t; usage is evidence", async () => {
@@ -505,7 +527,7 @@ describe("create failures", () => {
     expect(record.score.state).toBe("unavailable");
     expect(aborted).toBe(true);
     // The next eval is unaffected.
-    expect((await run(() => {})).verdict).toBe("passed");
+    expect((await run((t) => t.closed().gate())).verdict).toBe("passed");
   });
 
   it("run({ signal }) cancelled while create ran is errored as interrupted, not passed on a cut-short answer", async () => {
@@ -517,7 +539,12 @@ describe("create failures", () => {
           ctx.signal.addEventListener("abort", () => resolve({ answer: "" }));
         }),
     });
-    const evaluation = partial.defineScoreEval({ description: "partial", test() {} });
+    const evaluation = partial.defineScoreEval({
+      description: "partial",
+      test(t) {
+        t.check(t.answer, equals("")).gate();
+      },
+    });
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error("cancelled by the caller")), 20);
     const record = await evaluation.run({ signal: controller.signal });
@@ -531,9 +558,16 @@ describe("create failures", () => {
     expect(record.score.state).toBe("unavailable");
     // Not cancelled: the same eval passes.
     const done = defineAdapter({ name: "done", create: async () => ({ answer: "yes" }) });
-    const fine = await done.defineScoreEval({ description: "done", test() {} }).run({
-      signal: new AbortController().signal,
-    });
+    const fine = await done
+      .defineScoreEval({
+        description: "done",
+        test(t) {
+          t.check(t.answer, equals("yes")).gate();
+        },
+      })
+      .run({
+        signal: new AbortController().signal,
+      });
     expect(fine.verdict).toBe("passed");
   });
 
@@ -658,7 +692,13 @@ describe("create failures", () => {
           return {};
         },
       })
-        .defineScoreEval({ id: "usage-typo", description: "u", test() {} })
+        .defineScoreEval({
+          id: "usage-typo",
+          description: "u",
+          test(t) {
+            t.check(t.usage.totalTokens, atLeast(0)).gate();
+          },
+        })
         .run();
     const snake = await reporting({ input_tokens: 40_000, output_tokens: 20_000 });
     expect(snake.verdict).toBe("errored");

@@ -412,7 +412,10 @@ async function runTest<Facts, Assertions>(
 ): Promise<{
   made: Assertion[];
   failure?: Failure;
-  /** How the test stopped with `failure`: it "threw", or "timed out after N ms". */
+  /**
+   * How the test stopped with `failure`: it "threw", "timed out after N ms", or ended having
+   * recorded nothing ({@link CHECKED_NOTHING}).
+   */
   stopped?: string;
   skipped?: string;
 }> {
@@ -455,6 +458,9 @@ async function runTest<Facts, Assertions>(
         },
       );
     if (skipped) return { made: made.slice(0, skipped.made), skipped: skipped.reason };
+    // Never a case that passes with nothing checked: a test that recorded nothing is errored.
+    if (made.length === 0)
+      return { made, failure: checkedNothing(evalId), stopped: CHECKED_NOTHING };
     return { made };
   } catch (error) {
     if (error instanceof SkipSignal) return { made, skipped: error.reason };
@@ -467,6 +473,18 @@ async function runTest<Facts, Assertions>(
     // What test(t) made is all the record gets: later calls on t throw instead of being lost.
     lifetime.end();
   }
+}
+
+/** How a test that ended without recording a check, a score or a question stopped. */
+const CHECKED_NOTHING = "recorded nothing";
+
+/** The failure of a test that ended without recording anything to pass or fail on. */
+function checkedNothing(evalId: string): Failure {
+  return {
+    message:
+      "test(t) recorded no check, score or question, so the case has nothing to pass or fail on; record one (t.check(...), t.score(...), t.closeQA(...) or an assertion of the adapter), or call t.skip(reason) where the case deliberately checks nothing",
+    where: `test of eval "${evalId}"`,
+  };
 }
 
 /**
@@ -497,7 +515,10 @@ function attemptScore(
   skipped: string | undefined,
 ): ScoreSummary {
   const score = summarizeScore(judgments);
-  if (failure) {
+  if (failure?.stopped === CHECKED_NOTHING) {
+    score.state = "unavailable";
+    score.reasons.push(`${failure.where} recorded no check, so there is nothing to score`);
+  } else if (failure) {
     score.state = "unavailable";
     score.reasons.push(
       `${failure.where} ${failure.stopped ?? "threw"} before it ended; the checks after it were never made`,

@@ -29,7 +29,7 @@ const slow = defineAdapter({
     return {};
   },
 });
-export const slowEval = slow.defineScoreEval({ id: "slow", description: "y", test() {} });
+export const slowEval = slow.defineScoreEval({ id: "slow", description: "y", test(t) { t.score(1, { weight: 1 }).label("waited"); } });
 `;
 
 describe("a check made after the test ended (real CLI)", { timeout: 60_000 }, () => {
