@@ -8,7 +8,15 @@ import { callSite, suiteUnderTest, testFailure, withFramesOf } from "../eval/to-
 import { jsonSafeCopy } from "../json-safe.js";
 import { noteUserScoring } from "../judge/ledger.js";
 import { type KnownKeys, refuseUnknownKeys } from "../known-keys.js";
-import { isScorer, type NamedScorer, type TakesExpected } from "../scorers/create-scorer.js";
+import {
+  type CheckedExpected,
+  isScorer,
+  type NamedScore,
+  type NamedScorer,
+  type RuntimeContext,
+  type TakesExpected,
+  type TakesInput,
+} from "../scorers/create-scorer.js";
 import { AGGREGATIONS, type Aggregation } from "./aggregate.js";
 import {
   type ItemOutcome,
@@ -51,6 +59,35 @@ type ItemExpected<Item> = Item extends unknown
     : unknown
   : never;
 
+/** The type of the items' `input` values. */
+type ItemInput<Item> = Item extends unknown ? Item["input" & keyof Item] : never;
+
+/**
+ * A createScorer scorer that declares the items' `input` in its EXTRA (README's Judges scorer,
+ * `createScorer<AgentRun, ExpectedOutcome, { input: string }>`), whose expected value may be wider
+ * than the items': its arguments are compared with `input` given, its expected value and its input
+ * by {@link TakesExpected} and {@link TakesInput}. Not callable, so that a plain function in
+ * `scorers` still takes its argument types from {@link ScoreFunction}.
+ */
+type ScorerOfInput<Output, Expected, Input> = {
+  readonly kind: "scorer";
+  readonly name: string;
+  withRuntime(context: RuntimeContext): ScoreFunctionOfInput<Output, Expected, Input>;
+} & TakesExpected<Expected> &
+  TakesInput<Input>;
+
+/** A scoring function given `{ output, expected, input, ...extra }`, compared both ways. */
+type ScoreFunctionOfInput<Output, Expected, Input> = {
+  bivariant(
+    args: {
+      output: Output;
+      expected: CheckedExpected<Expected>;
+      input: CheckedExpected<Input>;
+    } & // biome-ignore lint/suspicious/noExplicitAny: extra fields are the scorer's business
+    Record<string, any>,
+  ): Promise<NamedScore>;
+}["bivariant"];
+
 /** Options of {@link evaluate}. */
 export interface EvaluateOptions<Item extends DataItem, Output> {
   data: EvaluateData<Item>;
@@ -65,6 +102,7 @@ export interface EvaluateOptions<Item extends DataItem, Output> {
   scorers: readonly (
     | (ScoreFunction<Output, ItemExpected<NoInfer<Item>>> &
         TakesExpected<ItemExpected<NoInfer<Item>>>)
+    | ScorerOfInput<Output, ItemExpected<NoInfer<Item>>, ItemInput<NoInfer<Item>>>
     | BoundScorer<Output>
   )[];
   /** How an item's scores combine (default "mean"). */
