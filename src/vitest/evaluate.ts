@@ -83,8 +83,7 @@ type ScoreFunctionOfInput<Output, Expected, Input> = {
       output: Output;
       expected: CheckedExpected<Expected>;
       input: CheckedExpected<Input>;
-    } & // biome-ignore lint/suspicious/noExplicitAny: extra fields are the scorer's business
-    Record<string, any>,
+    } & Record<string, any>, // biome-ignore lint/suspicious/noExplicitAny: extra fields are the scorer's business
   ): Promise<NamedScore>;
 }["bivariant"];
 
