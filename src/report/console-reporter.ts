@@ -9,6 +9,7 @@ import type { UnavailablePlace, UnavailableSummary } from "../runner/unavailable
 import { showAsStored } from "../scorers/deterministic/preview.js";
 import { formatShard, type Shard } from "../shard/shard.js";
 import type { TrialSummary } from "../stats/trials.js";
+import { visible } from "../visible.js";
 import { erroredBecause } from "./failures.js";
 import {
   formatAppUsage,
@@ -166,7 +167,7 @@ function runStartLine(info: RunStartInfo, options: ConsoleReporterOptions, c: Pa
   return (
     c.bold("niceeval run") +
     c.dim(
-      ` · ${plural(info.evals, "eval")}${info.files > 0 ? ` from ${plural(info.files, "file")}` : ""}${options.filter !== undefined ? `, cases matching --filter ${options.filter}` : ""}${options.shard ? `, cases of shard ${formatShard(options.shard)}` : ""} · concurrency ${info.concurrency}`,
+      ` · ${plural(info.evals, "eval")}${info.files > 0 ? ` from ${plural(info.files, "file")}` : ""}${options.filter !== undefined ? `, cases matching --filter ${oneLine(options.filter, 200)}` : ""}${options.shard ? `, cases of shard ${formatShard(options.shard)}` : ""} · concurrency ${info.concurrency}`,
     )
   );
 }
@@ -215,10 +216,12 @@ function caseLines(
 
 /** What a failed case returned, and what its case expected, as short previews. */
 function valueLines(record: AttemptRecord, out: LineWriter, c: Palette): void {
-  // As the store keeps them, so that `niceeval show` gives the same lines.
-  if ("output" in record) out.line(`      ${c.dim("output:")}   ${showAsStored(record.output)}`);
+  // As the store keeps them, so that `niceeval show` gives the same lines; JSON escapes only the
+  // C0 controls, so the C1, separator and bidirectional ones are shown as an id's are.
+  if ("output" in record)
+    out.line(`      ${c.dim("output:")}   ${visible(showAsStored(record.output))}`);
   if (record.expected !== undefined)
-    out.line(`      ${c.dim("expected:")} ${showAsStored(record.expected)}`);
+    out.line(`      ${c.dim("expected:")} ${visible(showAsStored(record.expected))}`);
 }
 
 /** One line of reducers per eval, then one line per flaky case (at most `maxFlaky`). */

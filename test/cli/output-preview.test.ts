@@ -62,3 +62,36 @@ describe("a failed case's output in the report", () => {
     expect(outputLines(shown.stdout)).toEqual(expected);
   });
 });
+
+// A case's output and expected value holding characters that act on a display.
+const acting = `
+import { defineSuite } from "niceeval";
+import { createScorer } from "niceeval/scorers";
+
+export const acting = defineSuite({
+  id: "acting",
+  cases: [{ id: "bidi", input: "x", expected: "exp\\u202Dnext\\u2029para" }],
+  target: async () => "bidi\\u202Eevil\\u0085nel\\u2028line",
+  scorers: [createScorer({ name: "never", score: () => ({ score: 0 }) })],
+});
+`;
+
+describe("a failed case's values holding bidirectional, C1 and separator characters", () => {
+  let project: FixtureProject;
+  beforeAll(async () => {
+    project = await makeProject({ "evals/acting.eval.ts": acting });
+  });
+  afterAll(() => project.cleanup());
+
+  it("shows them as symbols, live and in show", async () => {
+    const run = await runCli(["run"], project.dir);
+    expect(run.code).toBe(1);
+    const shown = await runCli(["show", "latest"], project.dir);
+    expect(shown.code).toBe(1);
+    for (const { stdout } of [run, shown]) {
+      expect(stdout).toContain('output:   "bidi⟨U+202E⟩evil\ufffdnel⟨U+2028⟩line"');
+      expect(stdout).toContain('expected: "exp⟨U+202D⟩next⟨U+2029⟩para"');
+      expect(stdout).not.toMatch(/[\u0085\u2028\u2029\u202d\u202e]/);
+    }
+  });
+});
