@@ -218,3 +218,46 @@ describe("--limit on runs", () => {
     expect(HELP).toContain("the latest 20;");
   });
 });
+
+describe("--resume and --retry-errors", () => {
+  it("take their run inline (--resume=<run>) as every value option does", () => {
+    expect(parseCliArgs(["run", "--resume=3f2a9c1e"])).toMatchObject({
+      resume: { mode: "resume", run: "3f2a9c1e" },
+      paths: [],
+    });
+    expect(parseCliArgs(["run", "--retry-errors=latest~1", "--store", "s.sqlite"])).toMatchObject({
+      resume: { mode: "retry-errors", run: "latest~1" },
+    });
+    expect(parseCliArgs(["run", "--resume", "3f2a9c1e"])).toMatchObject({
+      resume: { mode: "resume", run: "3f2a9c1e" },
+    });
+    expect(parseCliArgs(["run", "--resume"])).toMatchObject({ resume: { mode: "resume" } });
+  });
+
+  it("refuse an empty inline run, and a path beside an inline one", () => {
+    expect(() => parseCliArgs(["run", "--resume="])).toThrow(
+      "--resume= names no run: give --resume=<run>",
+    );
+    expect(() => parseCliArgs(["run", "--retry-errors=ab12", "evals"])).toThrow(
+      "--retry-errors=ab12 names the run; the eval files are the run's own, so give no paths (given: evals)",
+    );
+  });
+
+  it("read an eval file or a path that exists given with them as a path, not a run", () => {
+    expect(() => parseCliArgs(["run", "t/sleepy.eval.ts", "--resume"])).toThrow(
+      "--resume t/sleepy.eval.ts: t/sleepy.eval.ts is an eval file, not a run; the eval files are the run's own, so give no paths (a run named so is given as --resume=t/sleepy.eval.ts)",
+    );
+    expect(() => parseCliArgs(["run", "--retry-errors", "src"])).toThrow(
+      "--retry-errors src: src is a path, not a run; the eval files are the run's own, so give no paths",
+    );
+    expect(parseCliArgs(["run", "--resume=src"])).toMatchObject({ resume: { run: "src" } });
+  });
+});
+
+describe("a switch given a value", () => {
+  it("says it takes none, naming what was given", () => {
+    expect(() => parseCliArgs(["run", "--quiet=yes"])).toThrow(
+      "niceeval run: --quiet is a switch and takes no value; write --quiet alone, not --quiet=yes",
+    );
+  });
+});

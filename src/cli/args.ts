@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { NiceevalError } from "../errors.js";
 import { MAX_TRIALS } from "../eval/timeout.js";
@@ -6,7 +7,8 @@ import { redactUrl } from "../redact-url.js";
 import { runNameProblem } from "../run-fields.js";
 import { parseShard, type Shard } from "../shard/shard.js";
 import { closest } from "../suggest.js";
-import { missingValue } from "./option-values.js";
+import { isEvalFileName } from "./discover.js";
+import { invalidValue } from "./option-values.js";
 
 /** Options every command that reads or writes runs shares. */
 interface StoreArgs {
@@ -234,7 +236,9 @@ Run options
   --resume [<run>]       continue a stopped run (default: the latest interrupted or crashed
                          one) under its id: stored attempts are kept, the rest run
   --retry-errors [<run>] run the errored attempts of a run again (default: the latest
-                         finished run); the replaced attempts stay in the store as history
+                         finished run); the replaced attempts stay in the store as history;
+                         the run may be given as --resume=<run>; a path there is refused:
+                         the eval files are the run's own
   --force                continue even though its eval files or configurations changed
                          (the run is marked resumedWithChanges)
   --shard <i/n>          run only shard i of n (1-based): each case by a hash of its eval and
@@ -371,7 +375,7 @@ function strictParse(
     return { values: parsed.values as Values, positionals: parsed.positionals };
   } catch (error) {
     throw usage(
-      `niceeval ${command}: ${unknownOption(error, options) ?? missingValue(error, argv) ?? (error as Error).message}`,
+      `niceeval ${command}: ${unknownOption(error, options) ?? invalidValue(error, argv) ?? (error as Error).message}`,
     );
   }
 }
@@ -423,7 +427,8 @@ const runOptions = {
 } as const;
 
 function parseRun(argv: readonly string[], env: ArgsEnv): RunArgs {
-  const { values, positionals } = strictParse("run", argv, runOptions);
+  const inline = inlineRuns(argv);
+  const { values, positionals } = strictParse("run", inline.argv, runOptions);
   const v = values;
   const queue = runQueue(v, env);
   const args: RunArgs = {
@@ -490,7 +495,8 @@ function parseRun(argv: readonly string[], env: ArgsEnv): RunArgs {
   if (v.trials !== undefined)
     args.trials = wholeNumber("--trials", v.trials as string, 1, MAX_TRIALS);
   if (typeof v.shard === "string") args.shard = parseShard(v.shard);
-  if (v.resume === true || v["retry-errors"] === true) continuation(args, v, positionals);
+  if (v.resume === true || v["retry-errors"] === true)
+    continuation(args, v, positionals, inline.runs);
   else if (v.force === true) throw usage("--force belongs to --resume or --retry-errors");
   const minPassRate = fraction("--min-pass-rate", v["min-pass-rate"] as string | undefined);
   if (minPassRate !== undefined) args.minPassRate = minPassRate;
@@ -499,19 +505,62 @@ function parseRun(argv: readonly string[], env: ArgsEnv): RunArgs {
   return args;
 }
 
+/** The flags that continue a stored run. */
+type ContinuationFlag = "--resume" | "--retry-errors";
+
 /**
- * `--resume [<run>]`, `--retry-errors [<run>]`: the positional is the run; the files, filter,
- * trials, shard and timeout are the run's own (from its manifest), so they cannot be given again;
- * but `--retry-errors` takes a `--timeout`, for the attempts that errored by timing out.
+ * The runs given as `--resume=<run>` and `--retry-errors=<run>`, taken out of `argv`: both flags
+ * stand alone too (the latest run), so the parser reads them as switches.
  */
-function continuation(args: RunArgs, v: Values, positionals: string[]): void {
-  const flag = v.resume === true ? "--resume" : "--retry-errors";
+function inlineRuns(argv: readonly string[]): {
+  argv: string[];
+  runs: Partial<Record<ContinuationFlag, string>>;
+} {
+  const runs: Partial<Record<ContinuationFlag, string>> = {};
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    // After `--` every argument is a positional.
+    if (arg === "--") {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    const match = /^(--resume|--retry-errors)=(.*)$/s.exec(arg);
+    if (match === null) {
+      rest.push(arg);
+      continue;
+    }
+    const flag = match[1] as ContinuationFlag;
+    const run = match[2]!;
+    if (run.trim() === "")
+      throw usage(
+        `${flag}= names no run: give ${flag}=<run> (an id, prefix, name or latest~N), or ${flag} alone for the latest interrupted or crashed run`,
+      );
+    const before = runs[flag];
+    if (before !== undefined && before !== run)
+      throw usage(`${flag} continues one run; it was given ${before} and ${run}`);
+    runs[flag] = run;
+    rest.push(flag);
+  }
+  return { argv: rest, runs };
+}
+
+/**
+ * `--resume [<run>]`, `--retry-errors [<run>]`: the run is the positional or given inline
+ * (`--resume=<run>`); the files, filter, trials, shard and timeout are the run's own (from its
+ * manifest), so they cannot be given again; but `--retry-errors` takes a `--timeout`, for the
+ * attempts that errored by timing out.
+ */
+function continuation(
+  args: RunArgs,
+  v: Values,
+  positionals: string[],
+  runs: Partial<Record<ContinuationFlag, string>>,
+): void {
+  const flag: ContinuationFlag = v.resume === true ? "--resume" : "--retry-errors";
   if (v.resume === true && v["retry-errors"] === true)
     throw usage("--resume and --retry-errors are two ways to continue a run; give one");
-  if (positionals.length > 1)
-    throw usage(
-      `${flag} takes at most one run (${flag} [<run>]); the eval files are the run's own, so give no paths`,
-    );
+  const run = continuedRun(flag, runs[flag], positionals);
   // A retry may give attempts that timed out more time (--timeout): it runs only errored ones.
   const own = ["filter", "trials", "shard", "timeout", "exclude", "name", "tag"].filter(
     (name) => v[name] !== undefined && !(name === "timeout" && v.resume !== true),
@@ -523,10 +572,35 @@ function continuation(args: RunArgs, v: Values, positionals: string[]): void {
   if (args.noStore) throw usage(`${flag} continues a stored run; drop --no-store`);
   args.resume = {
     mode: v.resume === true ? "resume" : "retry-errors",
-    ...(positionals[0] !== undefined ? { run: positionals[0] } : {}),
+    ...(run !== undefined ? { run } : {}),
   };
   args.paths = [];
   if (v.force === true) args.force = true;
+}
+
+/**
+ * The run `flag` continues: given inline, or as the one positional unless that is an eval file
+ * or a path that exists, which would be read as a run reference that names no run.
+ */
+function continuedRun(
+  flag: ContinuationFlag,
+  inline: string | undefined,
+  positionals: string[],
+): string | undefined {
+  const noPaths = "the eval files are the run's own, so give no paths";
+  if (positionals.length > (inline === undefined ? 1 : 0))
+    throw usage(
+      inline === undefined
+        ? `${flag} takes at most one run (${flag} [<run>]); ${noPaths}`
+        : `${flag}=${inline} names the run; ${noPaths} (given: ${positionals.join(" ")})`,
+    );
+  const given = positionals[0];
+  if (inline !== undefined || given === undefined) return inline;
+  if (isEvalFileName(given) || existsSync(given))
+    throw usage(
+      `${flag} ${given}: ${given} is ${isEvalFileName(given) ? "an eval file" : "a path"}, not a run; ${noPaths} (a run named so is given as ${flag}=${given})`,
+    );
+  return given;
 }
 
 /**

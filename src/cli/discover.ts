@@ -6,6 +6,9 @@ import { NiceevalError } from "../errors.js";
 const CODE_EXTENSIONS = ["ts", "tsx", "mts", "cts", "js", "mjs", "cjs"];
 const CODE_FILE = new RegExp(`\\.(?:${CODE_EXTENSIONS.join("|")})$`);
 const EVAL_FILE = new RegExp(`\\.eval\\.(?:${CODE_EXTENSIONS.join("|")})$`);
+
+/** Whether `path` is named as an eval file is (`*.eval.ts`, `*.eval.js`, …). */
+export const isEvalFileName = (path: string): boolean => EVAL_FILE.test(path);
 const SKIP_DIRS = new Set(["node_modules", "dist", "coverage"]);
 
 /** Default places to look for eval files, relative to the working directory. */

@@ -51,14 +51,20 @@ const VALUE_KINDS: Readonly<Record<string, ValueKind>> = {
 
 /**
  * niceeval's message for Node's ERR_PARSE_ARGS_INVALID_OPTION_VALUE (an option that takes a value
- * given none: last on the line, or followed by another option), or undefined for another error.
+ * given none: last on the line, or followed by another option; a switch given one, `--quiet=1`),
+ * or undefined for another error.
  * A value that starts with a dash is still given inline, `--opt=-value`, as the parser allows.
  */
-export function missingValue(error: unknown, argv: readonly string[]): string | undefined {
+export function invalidValue(error: unknown, argv: readonly string[]): string | undefined {
   if ((error as { code?: unknown }).code !== "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") return;
   const message = (error as Error).message;
   const name = /'(?:-\w, )?--([\w-]+)/.exec(message)?.[1];
-  if (name === undefined || !/argument (missing|is ambiguous)/.test(message)) return;
+  if (name === undefined) return;
+  if (/does not take an argument/.test(message)) {
+    const given = argv.find((arg) => arg.startsWith(`--${name}=`)) ?? `--${name}=…`;
+    return `--${name} is a switch and takes no value; write --${name} alone, not ${given}`;
+  }
+  if (!/argument (missing|is ambiguous)/.test(message)) return;
   const kind = VALUE_KINDS[name];
   const flag = `--${name}`;
   const expected = kind ? `: ${kind.what} (e.g. ${flag} ${kind.example})` : "";
