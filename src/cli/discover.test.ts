@@ -29,6 +29,24 @@ describe("discoverEvalFiles", () => {
     ).toEqual(["evals/a.eval.ts", "evals/d.eval.tsx"]);
   });
 
+  it("refuses --excludes that leave out every eval file found, naming them and the files, not as none found", async () => {
+    await expect(
+      discoverEvalFiles(["evals"], {
+        cwd,
+        exclude: ["evals/slow", "evals/a.eval.ts", "evals/c.eval.js", "evals/d.eval.tsx"],
+      }),
+    ).rejects.toMatchObject({
+      code: "USAGE",
+      message:
+        "--exclude evals/slow, --exclude evals/a.eval.ts, --exclude evals/c.eval.js, --exclude evals/d.eval.tsx left out all 4 eval files found in evals (evals/a.eval.ts, evals/c.eval.js, evals/d.eval.tsx, evals/slow/b.eval.ts), so there is nothing to run. Exclude fewer files or folders.",
+    });
+    await expect(discoverEvalFiles(["evals/slow"], { cwd, exclude: ["evals"] })).rejects.toThrow(
+      "--exclude evals left out the one eval file found in evals/slow (evals/slow/b.eval.ts)",
+    );
+    // A folder with no eval file at all is still "none found" (the caller's message).
+    expect(await discoverEvalFiles(["checks"], { cwd, exclude: ["evals"] })).toEqual([]);
+  });
+
   it("finds .eval.tsx files in folders, as it loads them by path", async () => {
     expect(await discoverEvalFiles(["evals"], { cwd })).toContain("evals/d.eval.tsx");
   });

@@ -1,6 +1,7 @@
 import { readdir, realpath, stat } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
 import { NiceevalError } from "../errors.js";
+import { plural } from "../plural.js";
 
 /** The extensions niceeval loads as code: Node's own JavaScript, and TypeScript (load.ts). */
 const CODE_EXTENSIONS = ["ts", "tsx", "mts", "cts", "js", "mjs", "cjs"];
@@ -34,12 +35,27 @@ export async function discoverEvalFiles(
   }
   const isExcluded = (file: string) =>
     excluded.some((ex) => file === ex || file.startsWith(ex.endsWith(sep) ? ex : ex + sep));
+  const files = await findEvalFiles(paths, options.cwd, isExcluded);
+  // "No eval files found" would be false: there were some, and --exclude left them all out.
+  if (files.length === 0 && excluded.length > 0) {
+    const all = await findEvalFiles(paths, options.cwd, () => false);
+    if (all.length > 0) throw allExcluded(options.exclude!, paths, all);
+  }
+  return files;
+}
+
+/** The eval files under `paths` (or the default folders) that `isExcluded` leaves in, sorted. */
+async function findEvalFiles(
+  paths: readonly string[],
+  cwd: string,
+  isExcluded: (path: string) => boolean,
+): Promise<string[]> {
   const explicit = paths.length > 0;
   const roots = explicit ? paths : DEFAULT_EVAL_DIRS;
   const found = new Set<string>();
   const searched = new Set<string>();
   for (const root of roots) {
-    const absolute = resolve(options.cwd, root);
+    const absolute = resolve(cwd, root);
     const info = await stat(absolute).catch(() => undefined);
     if (!info) {
       if (explicit) {
@@ -63,7 +79,28 @@ export async function discoverEvalFiles(
     }
     await walk(absolute, found, isExcluded, searched);
   }
-  return [...found].sort().map((file) => relative(options.cwd, file) || file);
+  return [...found].sort().map((file) => relative(cwd, file) || file);
+}
+
+/** Files named at most, in the usage error of an --exclude that left out every eval file. */
+const SHOWN_EXCLUDED = 5;
+
+/** The usage error of `--exclude`s that left out every eval file found. */
+function allExcluded(
+  exclude: readonly string[],
+  paths: readonly string[],
+  all: readonly string[],
+): NiceevalError {
+  const flags = exclude.map((given) => `--exclude ${given}`).join(", ");
+  const shown = all.slice(0, SHOWN_EXCLUDED).join(", ");
+  const more = all.length > SHOWN_EXCLUDED ? ` and ${all.length - SHOWN_EXCLUDED} more` : "";
+  const where = paths.length
+    ? paths.join(", ")
+    : DEFAULT_EVAL_DIRS.map((d) => `./${d}`).join(" and ");
+  return new NiceevalError(
+    "USAGE",
+    `${flags} left out ${all.length === 1 ? "the one eval file" : `all ${plural(all.length, "eval file")}`} found in ${where} (${shown}${more}), so there is nothing to run. Exclude fewer files or folders.`,
+  );
 }
 
 /** The usage error of a file named on the command line that is not code niceeval can load. */

@@ -38,4 +38,15 @@ describe("a file named on the command line (real CLI)", { timeout: 60_000 }, () 
     expect(run.stdout).toMatch(/1 eval from 1 file/);
     expect(run.stdout).toMatch(/1 passed/);
   });
+
+  it("all left out by --exclude is refused, exit 2, naming the --exclude, not said to be none found", async () => {
+    const run = await runCli(
+      ["run", "evals", "--exclude", "evals/echo.eval.ts", "--no-store"],
+      project.dir,
+    );
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toBe(
+      "niceeval: --exclude evals/echo.eval.ts left out the one eval file found in evals (evals/echo.eval.ts), so there is nothing to run. Exclude fewer files or folders.\n",
+    );
+  });
 });
