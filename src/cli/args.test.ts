@@ -261,3 +261,40 @@ describe("a switch given a value", () => {
     );
   });
 });
+
+describe("run options that would be dropped or do nothing without a word", () => {
+  it("refuse a --tag key given twice, naming the key and both values", () => {
+    expect(() => parseCliArgs(["run", "--tag", "a=1", "--tag", "a=2"])).toThrow(
+      "--tag a is given twice (a=1 and a=2); a tag has one value: give it once",
+    );
+    expect(parseCliArgs(["run", "--tag", "a=1", "--tag", "b=1"])).toMatchObject({
+      tags: { a: "1", b: "1" },
+    });
+  });
+
+  it("refuse an empty --filter, which would select every case", () => {
+    expect(() => parseCliArgs(["run", "--filter", ""])).toThrow(
+      "--filter is empty, which every id contains; give the text or /regex/ to match, or drop --filter",
+    );
+    expect(() => parseCliArgs(["run", "--filter="])).toThrow("--filter is empty");
+  });
+
+  it("refuse --alpha and --seed on run without --baseline, and take them on compare", () => {
+    expect(() => parseCliArgs(["run", "--alpha", "0.01"])).toThrow(
+      "--alpha sets the comparison with a baseline; pass --baseline <run> too, or drop it",
+    );
+    expect(() => parseCliArgs(["run", "--alpha=0.01", "--seed=3"])).toThrow(
+      "--alpha and --seed set the comparison with a baseline; pass --baseline <run> too, or drop them",
+    );
+    expect(
+      parseCliArgs(["run", "--baseline", "latest", "--alpha", "0.01", "--seed", "3"]),
+    ).toMatchObject({
+      alpha: 0.01,
+      seed: 3,
+    });
+    expect(parseCliArgs(["compare", "a", "b", "--alpha", "0.01", "--seed", "3"])).toMatchObject({
+      alpha: 0.01,
+      seed: 3,
+    });
+  });
+});

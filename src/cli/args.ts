@@ -212,10 +212,10 @@ Run options
   --timeout <ms>         limit on each attempt: target or adapter, scorers and judge calls
   --trials <k>           run every case k times (an eval's own trials option wins)
   --reporter <spec>      console (default), json=<file>, ndjson=<file or ->, junit=<file>,
-                         markdown=<file>, github (repeatable)
+                         markdown=<file>, github (repeatable; console and github once)
   --json <file>          same as --reporter json=<file>
   --name <name>          name the stored run
-  --tag <key=value>      tag the stored run (repeatable)
+  --tag <key=value>      tag the stored run (repeatable, each key once)
   --baseline <run>       compare with a stored run at the end: a run reference or
                          branch:<name> (the latest finished run on that git branch holding
                          every eval of this run, with no other --filter)
@@ -463,7 +463,14 @@ function parseRun(argv: readonly string[], env: ArgsEnv): RunArgs {
   if (args.noStore && v.store !== undefined)
     throw usage("--store and --no-store exclude each other");
   if (typeof v.store === "string") args.store = v.store;
-  if (typeof v.filter === "string") args.filter = v.filter;
+  if (typeof v.filter === "string") {
+    // An empty filter is in every id: it would select every case while the header says it filters.
+    if (v.filter === "")
+      throw usage(
+        "--filter is empty, which every id contains; give the text or /regex/ to match, or drop --filter",
+      );
+    args.filter = v.filter;
+  }
   if (typeof v.json === "string") {
     if (v.json.trim() === "-")
       throw usage(
@@ -480,6 +487,14 @@ function parseRun(argv: readonly string[], env: ArgsEnv): RunArgs {
   else if (args.failOnRegression)
     // Nothing to compare with: the flag would never fail the run.
     throw usage("--fail-on-regression compares with a baseline; pass --baseline <run> too");
+  else {
+    // Nothing to compare with: they would change nothing without a word.
+    const comparing = (["alpha", "seed"] as const).filter((name) => v[name] !== undefined);
+    if (comparing.length)
+      throw usage(
+        `--${comparing.join(" and --")} ${comparing.length > 1 ? "set" : "sets"} the comparison with a baseline; pass --baseline <run> too, or drop ${comparing.length > 1 ? "them" : "it"}`,
+      );
+  }
   if (v.otel === true) args.otel = true;
   if (queue !== undefined) Object.assign(args, queue);
   if (typeof v["queue-name"] === "string") {
@@ -925,7 +940,14 @@ function parseTags(values: readonly string[]): Record<string, string> {
   for (const value of values) {
     const at = value.indexOf("=");
     if (at <= 0) throw usage(`--tag must be key=value, got "${value}"`);
-    tags[value.slice(0, at)] = value.slice(at + 1);
+    const key = value.slice(0, at);
+    const before = tags[key];
+    // The last would win without a word: the run stored with a tag other than meant.
+    if (before !== undefined)
+      throw usage(
+        `--tag ${key} is given twice (${key}=${before} and ${value}); a tag has one value: give it once`,
+      );
+    tags[key] = value.slice(at + 1);
   }
   return tags;
 }

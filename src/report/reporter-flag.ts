@@ -62,6 +62,29 @@ export function parseReporterFlag(value: string): ReporterSpec {
   }
 }
 
+/** Where the reports that name no file write, for the message refusing one given twice. */
+const WRITES_ONCE = {
+  console:
+    "the console report is written once, to standard output (to standard error with --reporter ndjson=-)",
+  github: "its annotations and step summary are written once",
+} as const;
+
+/**
+ * Throws a USAGE error when `console` or `github`, which name no file, is given twice: each
+ * would write its whole report again where the other does (a report to a file given twice is
+ * refused as two reports to one file).
+ */
+export function refuseRepeatedReporters(specs: readonly ReporterSpec[]): void {
+  for (const kind of ["console", "github"] as const) {
+    const count = specs.filter((spec) => spec.kind === kind).length;
+    if (count > 1)
+      throw new NiceevalError(
+        "USAGE",
+        `--reporter ${kind} is given ${count} times; ${WRITES_ONCE[kind]}: give it once`,
+      );
+  }
+}
+
 /** What {@link createReporter} needs from its caller (the CLI). */
 export interface ReporterContext {
   /** Folder that relative report paths are resolved against (default `process.cwd()`). */

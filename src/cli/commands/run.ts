@@ -25,6 +25,7 @@ import {
   createReporter,
   parseReporterFlag,
   type ReporterSpec,
+  refuseRepeatedReporters,
 } from "../../report/reporter-flag.js";
 import { writeText } from "../../report/write-fd.js";
 import { type ContinuedRun, continueRun, findContinuation } from "../../resume/continue.js";
@@ -1134,6 +1135,7 @@ function shardMark(shard: Shard): RunSink {
 function reporterSpecs(args: RunArgs, io: CliIO, files: readonly string[]): ReporterSpec[] {
   const { cwd } = io;
   const specs = args.reporters.map(parseReporterFlag);
+  refuseRepeatedReporters(specs);
   const fromJsonFlag =
     args.json !== undefined ? { kind: "json" as const, file: args.json } : undefined;
   if (fromJsonFlag) specs.push(fromJsonFlag);
