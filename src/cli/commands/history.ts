@@ -1,5 +1,6 @@
 import { writeSync } from "node:fs";
 import { resumedChanges, resumedMark, resumedText } from "../../compare/resumed.js";
+import { displayWidth, graphemes, graphemeWidth, padToWidth } from "../../display-width.js";
 import { addAppUsageTotals, emptyAppUsageTotals } from "../../eval/app-usage-totals.js";
 import { addJudgeUsage, emptyJudgeUsage } from "../../eval/record.js";
 import { safeStringify } from "../../json-safe.js";
@@ -72,14 +73,17 @@ export async function runsCommand(args: RunsArgs, store: Store, io: CliIO): Prom
     return 0;
   }
   // As wide as the widest name shown (up to NAME_WIDTH): names are whole, or visibly cut.
-  const nameWidth = Math.min(NAME_WIDTH, Math.max(4, ...runs.map((run) => width(nameCell(run)))));
+  const nameWidth = Math.min(
+    NAME_WIDTH,
+    Math.max(4, ...runs.map((run) => displayWidth(nameCell(run)))),
+  );
   const rows = runs.map((run) => runsLine(run, args.evalId, nameWidth));
   // The rate and mean columns as wide as their widest cell (trials add "(N cases)"), so that each
   // stays under its header.
   const rateWidth = Math.max(27, ...rows.map((row) => row.rate.length));
   const meanWidth = Math.max(10, ...rows.map((row) => row.mean.length));
   const lines = [
-    `id        ${padded("name", nameWidth)} branch       commit   started (UTC)        status       cases  ${"pass rate (95% CI)".padEnd(rateWidth)} mean score (95% CI)`,
+    `id        ${padToWidth("name", nameWidth)} branch       commit   started (UTC)        status       cases  ${"pass rate (95% CI)".padEnd(rateWidth)} mean score (95% CI)`,
   ];
   if (args.evalId !== undefined)
     lines.unshift(
@@ -113,8 +117,8 @@ function runsLine(
   return {
     lead: [
       run.runId.slice(0, 8).padEnd(9),
-      padded(nameCell(run, nameWidth), nameWidth),
-      padded(shortened(run.git?.branch ?? "", 12), 12),
+      padToWidth(nameCell(run, nameWidth), nameWidth),
+      padToWidth(shortened(run.git?.branch ?? "", 12), 12),
       (run.git?.commit ?? "").slice(0, 7).padEnd(8),
       run.startedAt.slice(0, 19).replace("T", " ").padEnd(20),
       row.status.padEnd(12),
@@ -161,26 +165,28 @@ function nameCell(run: StoredRun, room = Number.POSITIVE_INFINITY): string {
   const shard = run.shard ? ` [shard ${formatShard(run.shard)}]` : "";
   const filtered = runFilter(run) !== undefined ? " [filtered]" : "";
   const marks = `${shard}${filtered}`;
-  return `${shortened(run.name ?? "", Math.max(1, room - width(marks)))}${marks}`;
+  return `${shortened(run.name ?? "", Math.max(1, room - displayWidth(marks)))}${marks}`;
 }
 
 /**
- * `text` in `room` characters: whole when it fits, else its start and its end around "…", the end
- * kept longer (it tells apart runs named alike: `evals-1234-1`, `evals-1234-2`).
+ * `text` in `room` columns: whole when it fits, else its start and its end around "…", the end
+ * kept longer (it tells apart runs named alike: `evals-1234-1`, `evals-1234-2`); cut between
+ * graphemes, so an emoji or a wide character is kept whole or left out.
  */
 function shortened(text: string, room: number): string {
-  const chars = Array.from(text);
-  if (chars.length <= room) return text;
+  if (displayWidth(text) <= room) return text;
+  const parts = graphemes(text);
   const kept = Math.max(0, room - 1);
-  const head = Math.floor(kept / 3);
-  return `${chars.slice(0, head).join("")}…${chars.slice(chars.length - (kept - head)).join("")}`;
+  let headRoom = Math.floor(kept / 3);
+  let tailRoom = kept - headRoom;
+  let head = 0;
+  while (head < parts.length && graphemeWidth(parts[head]!) <= headRoom)
+    headRoom -= graphemeWidth(parts[head++]!);
+  let tail = parts.length;
+  while (tail > head && graphemeWidth(parts[tail - 1]!) <= tailRoom)
+    tailRoom -= graphemeWidth(parts[--tail]!);
+  return `${parts.slice(0, head).join("")}…${parts.slice(tail).join("")}`;
 }
-
-/** Characters of `text` as a column counts them (code points, not UTF-16 units). */
-const width = (text: string) => Array.from(text).length;
-
-/** `text` padded with spaces to `size` characters. */
-const padded = (text: string, size: number) => text + " ".repeat(Math.max(0, size - width(text)));
 
 /** `niceeval show <run>`: a stored run printed exactly like the live report, streamed. */
 export async function showCommand(args: ShowArgs, store: Store, io: CliIO): Promise<number> {
