@@ -144,7 +144,7 @@ function unpricedModels({ models }: UnpricedJudgeUsage): string {
 /** Collapse a reason onto one line, bounded so a giant reason cannot flood the report. */
 export function oneLine(text: string, max = 400): string {
   const flat = text.includes("\n") ? text.replace(/\s*\n\s*/g, " ⏎ ") : text;
-  const shown = hasActing(flat) ? visible(flat.replace(ANSI_SEQUENCE, "")) : flat;
+  const shown = shownControls(flat);
   if (shown.length <= max) return shown;
   // Cut between characters: an emoji's first half alone is half a character, which UTF-8 cannot
   // hold (a JSON reader's string that cannot be written out again).
@@ -153,6 +153,18 @@ export function oneLine(text: string, max = 400): string {
 }
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+
+/**
+ * Text that keeps its lines (a JUnit failure's body): its colour sequences dropped, a CR LF or a
+ * lone CR read as a line break, and its other controls shown as {@link oneLine} shows them.
+ */
+export function shownLines(text: string): string {
+  return shownControls(text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text);
+}
+
+/** `text` with its colour sequences dropped and its other acting characters shown (src/visible.ts). */
+const shownControls = (text: string): string =>
+  hasActing(text) ? visible(text.replace(ANSI_SEQUENCE, "")) : text;
 
 // A colour or cursor sequence is dropped whole (its text is styling); other controls, and
 // bidirectional ones, are shown (src/visible.ts): text from the code under test must not drive

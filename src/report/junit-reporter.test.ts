@@ -211,6 +211,27 @@ describe("junitReporter", () => {
     expect(xml).toContain('<testcase name="a\ufffdbc" classname=');
   });
 
+  it("shows an error's control characters in the element's body as its message attribute does", () => {
+    const file = join(tempDir(), "junit.xml");
+    const reporter = junitReporter(file);
+    reporter.onRunStart?.({ runId: "r", evals: 1, files: 1, concurrency: 1 });
+    reporter.onCaseFinished?.(
+      record({
+        caseId: "ctl",
+        verdict: "errored",
+        error: {
+          where: "target",
+          message: "ctl\u0007bell\u0000nul\r\nnext \u001b[31mred\u001b[0m",
+        },
+      }),
+    );
+    reporter.onRunFinished?.(runSummary());
+    const xml = readFileSync(file, "utf8");
+    expect(validate(file).ok).toBe(true);
+    expect(xml).toContain('message="target: ctl␇bell␀nul ⏎ next red"');
+    expect(xml).toContain(">target: ctl␇bell␀nul\nnext red\nscore:");
+  });
+
   it("names each trial when cases run several times", async () => {
     const file = join(tempDir(), "junit.xml");
     const suite = defineSuite<number, number>({

@@ -19,7 +19,7 @@ import type { RunSummary } from "../runner/run.js";
 import type { LoadError } from "../runner/summary.js";
 import { attemptName, decidingJudgments, describeJudgment, problemSummary } from "./failures.js";
 import { evalFigures, formatMeanScore, formatPassRate } from "./figures.js";
-import { formatScore } from "./format.js";
+import { formatScore, shownLines } from "./format.js";
 import { LineWriter } from "./output.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
 import { writeFully } from "./write-fd.js";
@@ -284,7 +284,7 @@ function writeLoadErrors(
   for (const error of errors) {
     const attributes = xmlAttrs({ message: error.message.slice(0, MESSAGE_CHARS), type: "load" });
     out.line(`    <testcase${xmlAttrs({ name: error.file, classname: name, time: 0 })}>`);
-    out.line(`      <error${attributes}>${xmlText(error.message)}</error>`);
+    out.line(`      <error${attributes}>${xmlText(shownLines(error.message))}</error>`);
     out.line("    </testcase>");
   }
   out.line("  </testsuite>");
@@ -337,7 +337,8 @@ function testcase(record: AttemptRecord, trials: number | undefined): string {
         message: problemSummary(record, MESSAGE_CHARS),
         type: record.verdict,
       });
-      return `${open}>\n      <${element}${attributes}>${xmlText(details(record))}</${element}>\n    </testcase>\n`;
+      // Its controls shown as the message attribute shows them (␇), not dropped.
+      return `${open}>\n      <${element}${attributes}>${xmlText(shownLines(details(record)))}</${element}>\n    </testcase>\n`;
     }
   }
 }
