@@ -40,6 +40,11 @@ export interface ContinuedRun {
    * run started): read once the run has ended; they stay in the store and count in its totals.
    */
   unreached(): number;
+  /**
+   * What the continuation says it does (what it keeps, runs again, takes from its run): said once
+   * the run is taken over, so one refused then (another process took it first) says none of it.
+   */
+  notes: string;
 }
 
 /**
@@ -173,14 +178,13 @@ function keptRunErrorsNote(count: number): string {
  * Check the evals against the run's (refused with `RUN_CHANGED` naming them, unless `--force`),
  * mark the manifest (writer, resume mark, forced changes), and read the keys of the stored
  * attempts the run keeps. `current` is the manifest of the eval files as they are now; it
- * becomes the run's with its id.
+ * becomes the run's with its id. Says nothing: its `notes` are for once the run is taken over.
  */
 export async function continueRun(
   continuation: Continuation,
   store: Store,
   current: RunManifest,
   force: boolean,
-  io: Pick<CliIO, "stderr">,
 ): Promise<ContinuedRun> {
   const { run, mode } = continuation;
   const changes = changesSince(run, current);
@@ -200,16 +204,13 @@ export async function continueRun(
     },
   ];
   if (changes.length) current.resumedWithChanges = changes;
-  io.stderr(continuationNote(run, mode, kept, retrying));
-  if (continuation.own.length > 0) io.stderr(ownOptionsNote(run, continuation.own));
+  let notes = continuationNote(run, mode, kept, retrying);
+  if (continuation.own.length > 0) notes += ownOptionsNote(run, continuation.own);
   const outside = run.runErrors?.length ?? 0;
-  if (outside > 0) io.stderr(keptRunErrorsNote(outside));
+  if (outside > 0) notes += keptRunErrorsNote(outside);
   if (changes.length)
-    io.stderr(
-      `niceeval: --force: continuing although its evals changed: ${listChanges(changes, 5)}\n`,
-    );
-  const alive = force ? liveWriter(run) : undefined;
-  if (alive) io.stderr(alive);
+    notes += `niceeval: --force: continuing although its evals changed: ${listChanges(changes, 5)}\n`;
+  if (force) notes += liveWriter(run) ?? "";
   const continued = continuedRun(store, run.runId, kept);
   return {
     begin: {
@@ -225,6 +226,7 @@ export async function continueRun(
         run.runErrors?.length ? { ...options, earlierRunErrors: run.runErrors } : options,
       ),
     unreached: continued.unreached,
+    notes,
   };
 }
 

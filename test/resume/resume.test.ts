@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -413,4 +414,46 @@ describe("a continuation's concurrency, hang timeout, grace and judge cache", ()
     expect(wider.stdout).toContain("24 passed");
     expect(wider.code).toBe(0);
   }, 120_000);
+});
+
+describe("two resumes of one stopped run at once", () => {
+  it("the one refused says nothing of resuming and leaves no report file, exit 2", async () => {
+    const project = await makeProject({ "evals/slow.eval.js": suite() });
+    try {
+      const dir = project.dir;
+      await killWhenStored(["run"], dir, "race.sqlite", 4);
+      const id = (await attemptsOf(dir, "race.sqlite")).run.runId.slice(0, 8);
+      const resume = (n: number) =>
+        startCli(
+          [
+            "run",
+            "--resume",
+            id,
+            "--store",
+            "race.sqlite",
+            "--json",
+            `r${n}.json`,
+            "--reporter",
+            `markdown=r${n}.md`,
+          ],
+          dir,
+        ).ended;
+      const ends = await Promise.all([resume(1), resume(2)]);
+      // One continues the run (exit 1: some of its cases fail); the other finds it taken.
+      expect(ends.map((end) => end.code).sort()).toEqual([1, 2]);
+      const loser = ends.findIndex((end) => end.code === 2);
+      const refused = ends[loser]!;
+      expect(refused.stderr).toMatch(
+        new RegExp(
+          `run ${id} is still being written by another process|no interrupted or crashed run`,
+        ),
+      );
+      expect(refused.stderr).not.toContain("resuming run");
+      for (const file of [`r${loser + 1}.json`, `r${loser + 1}.md`])
+        expect(existsSync(join(dir, file)), file).toBe(false);
+      expect(existsSync(join(dir, `r${2 - loser}.json`))).toBe(true);
+    } finally {
+      await project.cleanup();
+    }
+  }, 60_000);
 });

@@ -6,6 +6,7 @@ import {
   existsSync,
   mkdirSync,
   openSync,
+  rmSync,
   statSync,
 } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
@@ -696,18 +697,6 @@ async function runSinks(run: RunSinksOf): Promise<RunSinks> {
   const { args, io, store } = run;
   // The comparison is computed after the run, but the markdown and GitHub reporters ask for it.
   let compared: BaselineStep | undefined;
-  const reporters: RunSink[] = buildReporters(
-    run.specs,
-    args,
-    io,
-    run.reportFd,
-    run.loadMs,
-    () => {
-      const comparison = compared?.comparison();
-      return comparison ? formatComparisonMarkdown(comparison) : run.createdStore?.markdown;
-    },
-    () => compared?.comparison(),
-  );
   let storeFailed = false;
   let storeRefused = false;
   let storeDamaged = false;
@@ -739,8 +728,23 @@ async function runSinks(run: RunSinksOf): Promise<RunSinks> {
       },
     });
     continued = recorded.continued;
-    reporters.unshift(recorded.sink);
   }
+  // Opened once the store took the run: a run refused there (exit 2) leaves no report file.
+  const reporters: RunSink[] = [
+    ...(recorded ? [recorded.sink] : []),
+    ...buildReporters(
+      run.specs,
+      args,
+      io,
+      run.reportFd,
+      run.loadMs,
+      () => {
+        const comparison = compared?.comparison();
+        return comparison ? formatComparisonMarkdown(comparison) : run.createdStore?.markdown;
+      },
+      () => compared?.comparison(),
+    ),
+  ];
   compared =
     store && args.baseline !== undefined
       ? baselineStep(store, args, run, () => storeFailed, io)
@@ -888,7 +892,7 @@ async function recordRun(
   manifest.writer = thisWriter();
   // Refused here (exit 2) when its evals changed, before the store is written.
   const continued = continuation
-    ? await continueRun(continuation, store, manifest, args.force === true, io)
+    ? await continueRun(continuation, store, manifest, args.force === true)
     : undefined;
   const digests = () =>
     Object.fromEntries(
@@ -923,6 +927,8 @@ async function recordRun(
   await sink.ready;
   begun = true;
   if (refused) throw refused;
+  // The run is this process's now: what the continuation does is said once it is.
+  if (continued) io.stderr(continued.notes);
   return { sink, continued };
 }
 
@@ -1148,6 +1154,7 @@ function reporterSpecs(args: RunArgs, io: CliIO, files: readonly string[]): Repo
   // The console report is on standard output unless `ndjson=-` takes it (it then goes to stderr).
   if (!specs.some((spec) => spec.kind === "ndjson" && spec.target === "-"))
     targets.claim("-", CONSOLE);
+  const created: (string | undefined)[] = [];
   for (const spec of specs) {
     const file =
       "file" in spec
@@ -1160,17 +1167,21 @@ function reporterSpecs(args: RunArgs, io: CliIO, files: readonly string[]): Repo
     if (file !== undefined || spec.kind === "ndjson")
       targets.claim(file ?? "-", flag, spec.kind === "ndjson");
     // A report's folder is made, as the store's is (reports/junit.xml in a fresh checkout).
-    if (file !== undefined) checkWritable(flag, file, cwd, undefined, true);
+    if (file !== undefined) created.push(checkWritable(flag, file, cwd, undefined, true));
   }
   // The github reporter appends its summary to the file the runner names.
   const stepSummary = io.env.GITHUB_STEP_SUMMARY;
   if (stepSummary && specs.some((spec) => spec.kind === "github"))
-    checkWritable(
-      "--reporter github",
-      stepSummary,
-      cwd,
-      "$GITHUB_STEP_SUMMARY names it; set it to a path in an existing, writable folder, or unset it",
+    created.push(
+      checkWritable(
+        "--reporter github",
+        stepSummary,
+        cwd,
+        "$GITHUB_STEP_SUMMARY names it; set it to a path in an existing, writable folder, or unset it",
+      ),
     );
+  // The files made to check them go again: a run refused before its reports open leaves none.
+  for (const path of created) if (path !== undefined) rmSync(path, { force: true });
   return specs;
 }
 
@@ -1206,7 +1217,8 @@ function buildReporters(
 
 /**
  * Open a report file up front, so a bad path is a usage error before anything runs; `makeFolder`:
- * its folder is made first when missing.
+ * its folder is made first when missing. Returns the file's path when this made it (it was not
+ * there), for the caller to remove once every report is checked.
  */
 function checkWritable(
   flag: string,
@@ -1214,7 +1226,7 @@ function checkWritable(
   cwd: string,
   advice = "pass a path in a writable folder",
   makeFolder = false,
-): void {
+): string | undefined {
   try {
     const path = resolve(cwd, file);
     if (makeFolder) makeFolders(dirname(path));
@@ -1223,6 +1235,7 @@ function checkWritable(
     const stat = statSync(path, { throwIfNoEntry: false });
     if (stat && !stat.isFile() && !stat.isDirectory()) accessSync(path, constants.W_OK);
     else closeSync(openSync(path, "a"));
+    return stat === undefined ? path : undefined;
   } catch (error) {
     throw new NiceevalError(
       "USAGE",
