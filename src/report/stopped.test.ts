@@ -32,6 +32,19 @@ describe("stoppedWords", () => {
     ).toBe('the cases of evals "a" and "b" not yet read did not run');
   });
 
+  it("counts a continuation's errored attempts the stop came before it ran them again", () => {
+    expect(
+      stoppedWords({ totals: totals(8), stopped: { notStarted: 0, unread: [], notRunAgain: 7 } }),
+    ).toBe(
+      "8 attempts cut off by the stop (errored, left out of the pass rate) · 7 errored attempts not run again (they keep their stored error)",
+    );
+    expect(
+      stoppedWords({ totals: totals(0), stopped: { notStarted: 2, unread: [], notRunAgain: 1 } }),
+    ).toBe(
+      "2 attempts did not start · 1 errored attempt not run again (it keeps its stored error)",
+    );
+  });
+
   it("says when nothing was left unstarted", () => {
     expect(stoppedWords({ totals: totals(2), stopped: { notStarted: 0, unread: [] } })).toBe(
       "2 attempts cut off by the stop (errored, left out of the pass rate) · every attempt had started",

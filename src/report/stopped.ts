@@ -9,7 +9,8 @@ const NAMED = 3;
  * (errored, out of the pass rate) and those that did not start, "8 attempts cut off by the stop
  * (errored, left out of the pass rate) · 13 attempts did not start, nor did the cases of eval
  * "qa" not yet read". Attempts whose records say the stop came before they started (a queue job
- * no worker took) are counted apart from those it cut off. A summary read back from a store does
+ * no worker took) are counted apart from those it cut off, and so are a continuation's errored
+ * attempts the stop came before it ran again ("7 errored attempts not run again"). A summary read back from a store does
  * not know the attempts that did not start, and says only that they did not run.
  */
 export function stoppedWords(summary: Pick<RunSummary, "totals" | "stopped">): string {
@@ -25,8 +26,12 @@ export function stoppedWords(summary: Pick<RunSummary, "totals" | "stopped">): s
       );
     else if (unread) parts.push(`the ${unread} did not run`);
     // Nothing read was left: a stop while the eval files loaded ran no case at all.
-    else if (!stopped.beforeStart)
+    else if (!stopped.beforeStart && !stopped.notRunAgain)
       parts.push(summary.totals.cases > 0 ? "every attempt had started" : "no case ran");
+    if (stopped.notRunAgain)
+      parts.push(
+        `${plural(stopped.notRunAgain, "errored attempt")} not run again (${stopped.notRunAgain === 1 ? "it keeps its" : "they keep their"} stored error)`,
+      );
   }
   return parts.join(" · ");
 }

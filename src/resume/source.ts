@@ -121,12 +121,14 @@ export function continuedRun(
               given,
             )) {
               read.add(record);
+              const key = attemptKey(record.evalId, record.caseId, record.trial ?? 0);
               yield {
                 type: "case",
                 entry: item.entry,
                 spec: specOf(record),
                 trial: record.trial ?? 0,
                 record,
+                ...(kept.again.has(key) ? { notRunAgain: true as const } : {}),
               };
             }
           } else if (item.type === "case") {

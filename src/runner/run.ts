@@ -237,6 +237,7 @@ export async function runEvals(
     scheduled: (entry) => sinks.call("onEvalScheduled", evalInfo(entry)),
     finalize,
     notStarted: () => tally.attemptNotStarted(),
+    notRunAgain: () => tally.attemptNotRunAgain(),
     // Only sinks with a backlog are asked, so a run without one pays nothing per case.
     backlog: sinks.has("room") ? stoppable(() => sinks.room(), signal) : () => undefined,
     signal,
@@ -309,6 +310,8 @@ function sourceWorker(parts: {
   finalize: (item: Extract<SourceItem, { type: "case" }>, record: AttemptRecord) => void;
   /** An attempt read did not start before the run's stop (and nothing stands for it). */
   notStarted: () => void;
+  /** A continuation's stored attempt to run again stands for itself: the stop came first. */
+  notRunAgain: () => void;
   /** A wait while a sink's backlog is full (RunSink.room). */
   backlog: () => Promise<void> | undefined;
   /**
@@ -317,7 +320,17 @@ function sourceWorker(parts: {
    */
   signal: AbortSignal;
 }): () => Promise<void> {
-  const { source, reorder, attempts, scheduled, finalize, notStarted, backlog, signal } = parts;
+  const {
+    source,
+    reorder,
+    attempts,
+    scheduled,
+    finalize,
+    notStarted,
+    notRunAgain,
+    backlog,
+    signal,
+  } = parts;
   const turns = eventLoopTurns();
   return async () => {
     for (;;) {
@@ -335,6 +348,7 @@ function sourceWorker(parts: {
         continue;
       }
       let record = item.record;
+      if (record !== undefined && item.notRunAgain) notRunAgain();
       if (record === undefined) {
         const out = attempts.run(item);
         record = isPromise(out) ? await out : out;
@@ -348,6 +362,7 @@ function sourceWorker(parts: {
           reorder.complete(seq, item);
           continue;
         }
+        if (item.standIn) notRunAgain();
         item.record = record;
       }
       finalize(item, record);

@@ -25,6 +25,11 @@ export type SourceItem =
        * continuation's stored attempt, which the store still holds): reported in its place.
        */
       standIn?: (() => Promise<AttemptRecord | undefined>) | undefined;
+      /**
+       * `record` is a stored attempt the continuation was to run again, read back because the
+       * stop came before it was reached: counted as not run again (StoppedRun.notRunAgain).
+       */
+      notRunAgain?: true | undefined;
     }
   | {
       type: "eval-end";

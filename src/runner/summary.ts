@@ -93,6 +93,12 @@ export interface StoppedRun {
    * a queue job no worker had taken), counted in `totals.interrupted` too; absent when none.
    */
   beforeStart?: number;
+  /**
+   * Stored attempts a continuation was to run again (errored, or cut off by an earlier stop) that
+   * the stop came before: reported as the store keeps them, with their earlier error, and counted
+   * in the totals as such; absent when none.
+   */
+  notRunAgain?: number;
 }
 
 /** The gate name of a --filter that selected no case (exit 2): the console says NO CASE RAN. */

@@ -26,6 +26,8 @@ export class RunTally {
   private notStarted = 0;
   /** Records of attempts the stop came before they started (`error.notStarted`). */
   private beforeStart = 0;
+  /** Stored attempts to run again that the stop came before (they keep their stored record). */
+  private notRunAgain = 0;
   /** Evals whose cases a stop left unread. */
   private readonly unread = new Set<number>();
 
@@ -75,6 +77,11 @@ export class RunTally {
     this.notStarted++;
   }
 
+  /** A stored attempt that was to run again did not, for the stop: its stored record stands. */
+  attemptNotRunAgain(): void {
+    this.notRunAgain++;
+  }
+
   /** The run's stop ended the reading of this eval's cases before its dataset ended. */
   casesUnread(entry: number): void {
     this.unread.add(entry);
@@ -86,6 +93,7 @@ export class RunTally {
       notStarted: this.notStarted,
       unread: [...this.unread].sort((a, b) => a - b).map((entry) => entries[entry]!.eval.id),
       ...(this.beforeStart > 0 ? { beforeStart: this.beforeStart } : {}),
+      ...(this.notRunAgain > 0 ? { notRunAgain: this.notRunAgain } : {}),
     };
   }
 

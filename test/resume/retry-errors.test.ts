@@ -390,5 +390,18 @@ describe("a --retry-errors stopped by SIGINT", () => {
       passed: number;
     }[];
     expect(runs[0]).toMatchObject({ cases: 600, passed });
+    // Those never retried are counted and said apart, not taken for attempts that all started.
+    const notRetried = held.filter(
+      (r) => r.verdict === "errored" && r.error?.message.includes("upstream 503"),
+    ).length;
+    expect(notRetried).toBeGreaterThan(0);
+    const report = JSON.parse(await readFile(join(dir, "retry.json"), "utf8")) as {
+      summary: { stopped?: { notRunAgain?: number } };
+    };
+    expect(report.summary.stopped?.notRunAgain).toBe(notRetried);
+    expect(stopped.stdout).toContain(
+      `${notRetried} errored attempts not run again (they keep their stored error)`,
+    );
+    expect(stopped.stdout).not.toContain("every attempt had started");
   }, 120_000);
 });
