@@ -252,6 +252,16 @@ describe("--resume and --retry-errors", () => {
     );
     expect(parseCliArgs(["run", "--resume=src"])).toMatchObject({ resume: { run: "src" } });
   });
+
+  it("read a path from the directory the CLI runs in, not the process's", () => {
+    // "src" is a folder of the process's directory only; in "/" it names a run.
+    expect(parseCliArgs(["run", "--resume", "src"], {}, "/")).toMatchObject({
+      resume: { run: "src" },
+    });
+    expect(() => parseCliArgs(["run", "--resume", "tmp"], {}, "/")).toThrow(
+      "--resume tmp: tmp is a path, not a run",
+    );
+  });
 });
 
 describe("a switch given a value", () => {
@@ -272,11 +282,15 @@ describe("run options that would be dropped or do nothing without a word", () =>
     });
   });
 
-  it("refuse an empty --filter, which would select every case", () => {
-    expect(() => parseCliArgs(["run", "--filter", ""])).toThrow(
-      "--filter is empty, which every id contains; give the text or /regex/ to match, or drop --filter",
-    );
-    expect(() => parseCliArgs(["run", "--filter="])).toThrow("--filter is empty");
+  it("take an empty --filter as no filter (a variable that is unset)", () => {
+    expect(parseCliArgs(["run", "--filter", ""])).not.toHaveProperty("filter");
+    expect(parseCliArgs(["run", "--filter="])).not.toHaveProperty("filter");
+  });
+
+  it("take a --tag given twice with the same value once", () => {
+    expect(parseCliArgs(["run", "--tag", "a=1", "--tag", "a=1"])).toMatchObject({
+      tags: { a: "1" },
+    });
   });
 
   it("refuse --alpha and --seed on run without --baseline, and take them on compare", () => {

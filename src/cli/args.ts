@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { NiceevalError } from "../errors.js";
 import { MAX_TRIALS } from "../eval/timeout.js";
@@ -206,7 +207,7 @@ A run is named by its id, a unique id prefix (6+ characters), its --name, latest
 
 Run options
   --filter <text>        run only evals or cases whose "evalId" or "evalId/caseId" contains
-                         <text> (or matches /regex/)
+                         <text> (or matches /regex/); an empty <text> filters nothing
   --exclude <path>       skip a file or folder that exists (repeatable; globs are not expanded)
   --concurrency <n>      attempts running at once (default 8, at most 1024)
   --timeout <ms>         limit on each attempt: target or adapter, scorers and judge calls
@@ -309,9 +310,14 @@ export function storedRunArgs(command: readonly string[]): RunArgs | undefined {
 /**
  * Parse argv (without node and script). Throws a USAGE NiceevalError on bad input. `env` gives the
  * variables that stand for a flag not given (NICEEVAL_QUEUE; the store's NICEEVAL_STORE is read
- * where the store is opened).
+ * where the store is opened); `cwd`, the directory relative paths are read from (a path given
+ * with `--resume` is refused as one).
  */
-export function parseCliArgs(argv: readonly string[], env: ArgsEnv = {}): CliArgs {
+export function parseCliArgs(
+  argv: readonly string[],
+  env: ArgsEnv = {},
+  cwd: string = process.cwd(),
+): CliArgs {
   const [first] = argv;
   // `niceeval help` as git and npm read it.
   if (first === undefined || first === "-h" || first === "--help" || first === "help") {
@@ -322,7 +328,7 @@ export function parseCliArgs(argv: readonly string[], env: ArgsEnv = {}): CliArg
   if (rest.includes("--help") || rest.includes("-h")) return { command: "help" };
   switch (first) {
     case "run":
-      return parseRun(rest, env);
+      return parseRun(rest, env, cwd);
     case "worker":
       return parseWorker(rest, env);
     case "runs":
@@ -426,7 +432,7 @@ const runOptions = {
   strict: { type: "boolean" },
 } as const;
 
-function parseRun(argv: readonly string[], env: ArgsEnv): RunArgs {
+function parseRun(argv: readonly string[], env: ArgsEnv, cwd: string): RunArgs {
   const inline = inlineRuns(argv);
   const { values, positionals } = strictParse("run", inline.argv, runOptions);
   const v = values;
@@ -463,14 +469,9 @@ function parseRun(argv: readonly string[], env: ArgsEnv): RunArgs {
   if (args.noStore && v.store !== undefined)
     throw usage("--store and --no-store exclude each other");
   if (typeof v.store === "string") args.store = v.store;
-  if (typeof v.filter === "string") {
-    // An empty filter is in every id: it would select every case while the header says it filters.
-    if (v.filter === "")
-      throw usage(
-        "--filter is empty, which every id contains; give the text or /regex/ to match, or drop --filter",
-      );
-    args.filter = v.filter;
-  }
+  // An empty filter (`--filter "$FILTER"` with the variable unset) filters nothing: the run is
+  // not said to filter, so its header and manifest tell the truth.
+  if (typeof v.filter === "string" && v.filter !== "") args.filter = v.filter;
   if (typeof v.json === "string") {
     if (v.json.trim() === "-")
       throw usage(
@@ -511,7 +512,7 @@ function parseRun(argv: readonly string[], env: ArgsEnv): RunArgs {
     args.trials = wholeNumber("--trials", v.trials as string, 1, MAX_TRIALS);
   if (typeof v.shard === "string") args.shard = parseShard(v.shard);
   if (v.resume === true || v["retry-errors"] === true)
-    continuation(args, v, positionals, inline.runs);
+    continuation(args, v, positionals, inline.runs, cwd);
   else if (v.force === true) throw usage("--force belongs to --resume or --retry-errors");
   const minPassRate = fraction("--min-pass-rate", v["min-pass-rate"] as string | undefined);
   if (minPassRate !== undefined) args.minPassRate = minPassRate;
@@ -571,11 +572,12 @@ function continuation(
   v: Values,
   positionals: string[],
   runs: Partial<Record<ContinuationFlag, string>>,
+  cwd: string,
 ): void {
   const flag: ContinuationFlag = v.resume === true ? "--resume" : "--retry-errors";
   if (v.resume === true && v["retry-errors"] === true)
     throw usage("--resume and --retry-errors are two ways to continue a run; give one");
-  const run = continuedRun(flag, runs[flag], positionals);
+  const run = continuedRun(flag, runs[flag], positionals, cwd);
   // A retry may give attempts that timed out more time (--timeout): it runs only errored ones.
   const own = ["filter", "trials", "shard", "timeout", "exclude", "name", "tag"].filter(
     (name) => v[name] !== undefined && !(name === "timeout" && v.resume !== true),
@@ -601,6 +603,7 @@ function continuedRun(
   flag: ContinuationFlag,
   inline: string | undefined,
   positionals: string[],
+  cwd: string,
 ): string | undefined {
   const noPaths = "the eval files are the run's own, so give no paths";
   if (positionals.length > (inline === undefined ? 1 : 0))
@@ -611,7 +614,7 @@ function continuedRun(
     );
   const given = positionals[0];
   if (inline !== undefined || given === undefined) return inline;
-  if (isEvalFileName(given) || existsSync(given))
+  if (isEvalFileName(given) || existsSync(resolve(cwd, given)))
     throw usage(
       `${flag} ${given}: ${given} is ${isEvalFileName(given) ? "an eval file" : "a path"}, not a run; ${noPaths} (a run named so is given as ${flag}=${given})`,
     );
@@ -942,8 +945,9 @@ function parseTags(values: readonly string[]): Record<string, string> {
     if (at <= 0) throw usage(`--tag must be key=value, got "${value}"`);
     const key = value.slice(0, at);
     const before = tags[key];
-    // The last would win without a word: the run stored with a tag other than meant.
-    if (before !== undefined)
+    // The last would win without a word: the run stored with a tag other than meant. The same
+    // value again (a CI template's tags and a job's) is the same tag.
+    if (before !== undefined && before !== value.slice(at + 1))
       throw usage(
         `--tag ${key} is given twice (${key}=${before} and ${value}); a tag has one value: give it once`,
       );

@@ -24,7 +24,7 @@ const isUserError = (error: unknown): error is NiceevalError =>
 /** Run the CLI; resolves to the exit code (0 passed, 1 failures, 2 usage error or crash). */
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
   try {
-    const args = parseCliArgs(argv, io.env);
+    const args = parseCliArgs(argv, io.env, io.cwd);
     // Asked-for output goes to stdout (`niceeval --help | less`); diagnostics to stderr.
     switch (args.command) {
       case "help":

@@ -14,8 +14,10 @@ describe("namesLineTerminator", () => {
     "a\\r\\nb",
     "\\n",
     "\\x0d",
-    "\\x41",
     "\\u2028",
+    "\\u000a",
+    "\\cJ",
+    "[\\x09-\\x0d]",
     "\\u{2029}",
     "\\cM",
     "\\p{Zl}",
@@ -49,6 +51,13 @@ describe("namesLineTerminator", () => {
     "\u{1F600}+",
     "[^]",
     "a{2}\\.",
+    "\\x41",
+    "^R\\u00e9ponse : \\d+$",
+    "^R\\xe9ponse$",
+    "\\u{61}",
+    "\\cI",
+    "[\\x20-\\x7e]",
+    "\\x",
   ])("is false for %j", (source) => {
     expect(namesLineTerminator(source)).toBe(false);
   });

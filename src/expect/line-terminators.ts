@@ -14,16 +14,16 @@ export function toLineFeeds(text: string): string {
   return text.replace(OTHER_TERMINATORS, "\n");
 }
 
-/** Escapes that can stand for a line terminator, by their letter after the backslash. */
-const NAMING_ESCAPES = new Set(["r", "n", "x", "u", "c", "p", "P"]);
+/** Escapes that always name a line terminator, or may (a property), by their letter. */
+const NAMING_ESCAPES = new Set(["r", "n", "p", "P"]);
 
 /** The code point a one-letter escape stands for as a class range's bound. */
 const BOUND_ESCAPES: Readonly<Record<string, number>> = { t: 9, v: 11, f: 12, b: 8, "0": 0 };
 
 /**
  * Whether a JavaScript regex source may tell one line terminator from another: it holds one
- * literally, an escape that can write one (`\r`, `\n`, `\x..`, `\u....`, `\u{..}`, `\cX`,
- * `\p{..}`, `\P{..}`), or a class range whose span covers one (`[\f-!]`). Only such a pattern may
+ * literally, an escape that writes one (`\r`, `\n`, `\x0d`, `\u2028`, `\u{2029}`, `\cM`,
+ * `\cJ`) or a property escape (`\p{..}`, `\P{..}`, which may take one in), or a class range whose span covers one (`[\f-!]`). Only such a pattern may
  * see the difference {@link toLineFeeds} erases.
  * @example
  * namesLineTerminator("^\\d+$") // → false
@@ -40,9 +40,16 @@ export function namesLineTerminator(source: string): boolean {
     if (char === "\\") {
       const next = source[i + 1] ?? "";
       if (NAMING_ESCAPES.has(next)) return true;
-      i++;
-      if (isTerminator(next.codePointAt(0))) return true;
-      value = BOUND_ESCAPES[next] ?? (/[A-Za-z]/.test(next) ? undefined : next.codePointAt(0));
+      const written = writtenCode(source, i);
+      if (written) {
+        if (isTerminator(written.code)) return true;
+        value = written.code;
+        i = written.end - 1;
+      } else {
+        i++;
+        if (isTerminator(next.codePointAt(0))) return true;
+        value = BOUND_ESCAPES[next] ?? (/[A-Za-z]/.test(next) ? undefined : next.codePointAt(0));
+      }
     } else {
       const code = source.codePointAt(i)!;
       if (isTerminator(code)) return true;
@@ -73,6 +80,23 @@ export function namesLineTerminator(source: string): boolean {
     rangeFrom = undefined;
   }
   return false;
+}
+
+/**
+ * The character an escape at `at` writes by its code (`\xHH`, `\uHHHH`, `\u{H…}`, `\cX`) and
+ * where the escape ends; undefined for any other escape (or one of these not well formed, which
+ * JavaScript reads as the letter).
+ */
+function writtenCode(source: string, at: number): { code: number; end: number } | undefined {
+  const rest = source.slice(at + 1, at + 12);
+  const hex =
+    /^x([0-9a-fA-F]{2})/.exec(rest) ??
+    /^u([0-9a-fA-F]{4})/.exec(rest) ??
+    /^u\{([0-9a-fA-F]{1,6})\}/.exec(rest);
+  if (hex) return { code: Number.parseInt(hex[1]!, 16), end: at + 1 + hex[0].length };
+  const control = /^c([A-Za-z])/.exec(rest);
+  if (control) return { code: control[1]!.charCodeAt(0) % 32, end: at + 3 };
+  return undefined;
 }
 
 function isTerminator(code: number | undefined): boolean {

@@ -107,6 +107,16 @@ describe("junitReporter", () => {
     );
   });
 
+  it("shows a load error's controls alike in its message attribute and its body", async () => {
+    const file = join(tempDir(), "junit.xml");
+    await run([{ eval: mixedSuite(), file: "evals/qa.eval.ts" }], [junitReporter(file)], {
+      loadErrors: [{ file: "evals/bell.eval.ts", message: "threw ctl\u0007bell" }],
+    });
+    const xml = readFileSync(file, "utf8");
+    expect(validate(file)).toEqual({ ok: true, output: expect.stringContaining("validates") });
+    expect(xml).toContain('<error message="threw ctl␇bell" type="load">threw ctl␇bell</error>');
+  });
+
   it("reports the evals left out of files that loaded in a testsuite of their own", async () => {
     const file = join(tempDir(), "junit.xml");
     await run([{ eval: mixedSuite(), file: "evals/qa.eval.ts" }], [junitReporter(file)], {

@@ -19,7 +19,7 @@ import type { RunSummary } from "../runner/run.js";
 import type { LoadError } from "../runner/summary.js";
 import { attemptName, decidingJudgments, describeJudgment, problemSummary } from "./failures.js";
 import { evalFigures, formatMeanScore, formatPassRate } from "./figures.js";
-import { formatScore, shownLines } from "./format.js";
+import { formatScore, oneLine, shownLines } from "./format.js";
 import { LineWriter } from "./output.js";
 import type { EvalInfo, Reporter } from "./reporter.js";
 import { writeFully } from "./write-fd.js";
@@ -282,7 +282,8 @@ function writeLoadErrors(
     `  <testsuite${xmlAttrs({ name, tests: errors.length, failures: 0, errors: errors.length, skipped: 0, time: 0, timestamp, hostname: host, id, package: "niceeval" })}>`,
   );
   for (const error of errors) {
-    const attributes = xmlAttrs({ message: error.message.slice(0, MESSAGE_CHARS), type: "load" });
+    // Its controls shown as the body shows them, on one line.
+    const attributes = xmlAttrs({ message: oneLine(error.message, MESSAGE_CHARS), type: "load" });
     out.line(`    <testcase${xmlAttrs({ name: error.file, classname: name, time: 0 })}>`);
     out.line(`      <error${attributes}>${xmlText(shownLines(error.message))}</error>`);
     out.line("    </testcase>");

@@ -45,6 +45,17 @@ describe("stoppedWords", () => {
     );
   });
 
+  it("says attempts an earlier stop cut off, not run again, once: among those not run again", () => {
+    const stopped = { notStarted: 0, unread: [], notRunAgain: 5, earlierCut: 5 };
+    expect(stoppedWords({ totals: totals(5), stopped })).toBe(
+      "5 errored attempts not run again (they keep their stored error)",
+    );
+    // Two cut off by this stop besides them.
+    expect(stoppedWords({ totals: totals(7), stopped })).toBe(
+      "2 attempts cut off by the stop (errored, left out of the pass rate) · 5 errored attempts not run again (they keep their stored error)",
+    );
+  });
+
   it("says when nothing was left unstarted", () => {
     expect(stoppedWords({ totals: totals(2), stopped: { notStarted: 0, unread: [] } })).toBe(
       "2 attempts cut off by the stop (errored, left out of the pass rate) · every attempt had started",

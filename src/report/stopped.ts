@@ -39,7 +39,8 @@ export function stoppedWords(summary: Pick<RunSummary, "totals" | "stopped">): s
 /** "2 attempts cut off by the stop and 6 stopped before they started (errored, …)", or either. */
 function erroredByStop(summary: Pick<RunSummary, "totals" | "stopped">): string[] {
   const before = summary.stopped?.beforeStart ?? 0;
-  const cut = (summary.totals.interrupted ?? 0) - before;
+  // An attempt an earlier stop cut off, not run again, is said among those not run again.
+  const cut = (summary.totals.interrupted ?? 0) - before - (summary.stopped?.earlierCut ?? 0);
   const said = [
     ...(cut > 0 ? [`${plural(cut, "attempt")} cut off by the stop`] : []),
     ...(before > 0

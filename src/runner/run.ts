@@ -237,7 +237,7 @@ export async function runEvals(
     scheduled: (entry) => sinks.call("onEvalScheduled", evalInfo(entry)),
     finalize,
     notStarted: () => tally.attemptNotStarted(),
-    notRunAgain: () => tally.attemptNotRunAgain(),
+    notRunAgain: (record) => tally.attemptNotRunAgain(record),
     // Only sinks with a backlog are asked, so a run without one pays nothing per case.
     backlog: sinks.has("room") ? stoppable(() => sinks.room(), signal) : () => undefined,
     signal,
@@ -311,7 +311,7 @@ function sourceWorker(parts: {
   /** An attempt read did not start before the run's stop (and nothing stands for it). */
   notStarted: () => void;
   /** A continuation's stored attempt to run again stands for itself: the stop came first. */
-  notRunAgain: () => void;
+  notRunAgain: (record: AttemptRecord) => void;
   /** A wait while a sink's backlog is full (RunSink.room). */
   backlog: () => Promise<void> | undefined;
   /**
@@ -348,7 +348,7 @@ function sourceWorker(parts: {
         continue;
       }
       let record = item.record;
-      if (record !== undefined && item.notRunAgain) notRunAgain();
+      if (record !== undefined && item.notRunAgain) notRunAgain(record);
       if (record === undefined) {
         const out = attempts.run(item);
         record = isPromise(out) ? await out : out;
@@ -362,7 +362,7 @@ function sourceWorker(parts: {
           reorder.complete(seq, item);
           continue;
         }
-        if (item.standIn) notRunAgain();
+        if (item.standIn) notRunAgain(record);
         item.record = record;
       }
       finalize(item, record);

@@ -99,6 +99,11 @@ export interface StoppedRun {
    * in the totals as such; absent when none.
    */
   notRunAgain?: number;
+  /**
+   * Of `notRunAgain`, the attempts an earlier stop had cut off (counted in `totals.interrupted`,
+   * as their records are, but not by this stop, nor in `beforeStart`); absent when none.
+   */
+  earlierCut?: number;
 }
 
 /** The gate name of a --filter that selected no case (exit 2): the console says NO CASE RAN. */

@@ -28,6 +28,9 @@ export class RunTally {
   private beforeStart = 0;
   /** Stored attempts to run again that the stop came before (they keep their stored record). */
   private notRunAgain = 0;
+  /** Of those, the ones an earlier stop had cut off, and of these the ones it stopped unstarted. */
+  private earlierCut = 0;
+  private earlierBeforeStart = 0;
   /** Evals whose cases a stop left unread. */
   private readonly unread = new Set<number>();
 
@@ -77,9 +80,15 @@ export class RunTally {
     this.notStarted++;
   }
 
-  /** A stored attempt that was to run again did not, for the stop: its stored record stands. */
-  attemptNotRunAgain(): void {
+  /**
+   * A stored attempt that was to run again did not, for the stop: its stored record stands. One
+   * an earlier stop cut off is counted apart, so it is not said to be cut off by this stop.
+   */
+  attemptNotRunAgain(record: AttemptRecord): void {
     this.notRunAgain++;
+    if (!cutOff(record)) return;
+    this.earlierCut++;
+    if (record.error?.notStarted) this.earlierBeforeStart++;
   }
 
   /** The run's stop ended the reading of this eval's cases before its dataset ended. */
@@ -89,11 +98,13 @@ export class RunTally {
 
   /** What the stop left unstarted, the evals unread named in run order. */
   stopped(entries: readonly RunEntry[]): StoppedRun {
+    const beforeStart = this.beforeStart - this.earlierBeforeStart;
     return {
       notStarted: this.notStarted,
       unread: [...this.unread].sort((a, b) => a - b).map((entry) => entries[entry]!.eval.id),
-      ...(this.beforeStart > 0 ? { beforeStart: this.beforeStart } : {}),
+      ...(beforeStart > 0 ? { beforeStart } : {}),
       ...(this.notRunAgain > 0 ? { notRunAgain: this.notRunAgain } : {}),
+      ...(this.earlierCut > 0 ? { earlierCut: this.earlierCut } : {}),
     };
   }
 

@@ -33,6 +33,7 @@ interface JsonSummary {
   ok: boolean;
   gates?: string[];
   gateNames?: string[];
+  gatesMet?: string[];
   totals: { interrupted?: number; figures: { passRate: Record<string, unknown> } };
   evals: { interrupted?: number; figures: { passRate: Record<string, unknown> } }[];
   stopped?: { notStarted: number; unread: string[] };
@@ -367,5 +368,8 @@ describe("a stopped run with --baseline shows its comparison and checks no regre
       ]),
     );
     expect(stopped.stdout).toContain(notChecked("--fail-on-regression"));
+    // Not checked is not met: neither flag is listed among the gates met (JUnit writes those).
+    expect(summary.gatesMet ?? []).not.toContain("--fail-on-regression");
+    expect(summary.gatesMet ?? []).not.toContain("--fail-on-new-failures");
   });
 });

@@ -1047,7 +1047,7 @@ function verdict(
     // A stopped run's comparison is of the attempts judged before the stop, as its figures are.
     for (const flag of askedRegressionGates(args)) {
       const message = `${flag}: not checked: the run was stopped, and its comparison with the baseline is of the attempts judged before the stop; run it again to its end to check it`;
-      checked.push(flag);
+      // Named as not checked only: a gate that was not checked is neither met nor failed as asked.
       failed.push({ name: `${flag}: not checked`, message });
       notes.push(message);
     }
