@@ -69,6 +69,14 @@ export function onJudgePushBack(listener: (event: JudgePushBack) => void): () =>
   return () => pushBackListeners.delete(listener);
 }
 
+/**
+ * Tell the listeners of {@link onJudgePushBack} of a push-back: one a judge call here got, or one
+ * an eval process this one supervises told it of (its judges are this process's attempts').
+ */
+export function judgePushedBack(event: JudgePushBack): void {
+  for (const listener of pushBackListeners) listener(event);
+}
+
 onJudgeSettings((settings) => {
   for (const scheduler of schedulers.values()) scheduler.setMaxConcurrency(settings.concurrency);
 });
@@ -156,7 +164,7 @@ export async function callWithRetries<T>(
         const event: JudgePushBack = { endpoint: call.endpoint };
         if (failure.status !== undefined) event.status = failure.status;
         if (failure.retryAfterMs !== undefined) event.retryAfterMs = failure.retryAfterMs;
-        for (const listener of pushBackListeners) listener(event);
+        judgePushedBack(event);
       }
       wait.phase = "backoff";
       wait.after = failure.message;

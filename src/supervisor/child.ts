@@ -15,6 +15,7 @@ import type { AttemptContext, CaseSpec, Runnable } from "../eval/runnable.js";
 import { jsonSafeCopy } from "../json-safe.js";
 import { closeAnswerStores } from "../judge/cache.js";
 import { configureJudges } from "../judge/config.js";
+import { onJudgePushBack } from "../judge/retries.js";
 import { keepListener } from "../process-listeners.js";
 import { stoppedBeforeStart } from "../runner/cut-off.js";
 import { inProcessExecutor, isPromise } from "../runner/executor.js";
@@ -952,6 +953,8 @@ keepListener("unhandledRejection", (reason) => uncaught("unhandled rejection", r
 keepListener("SIGINT", () => {});
 keepListener("SIGTERM", () => {});
 keepListener("disconnect", () => process.exit(0));
+// A judge's push-back is told on as it comes: a queue worker pauses its whole fleet for it.
+onJudgePushBack((event) => send({ t: "push-back", event }));
 keepListener("message", (message: ParentMessage) => {
   if (typeof message === "string") {
     enqueue(JSON.parse(message) as JobBatch);

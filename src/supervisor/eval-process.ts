@@ -6,6 +6,7 @@ import type { ChildProcess } from "node:child_process";
 import { errorMessage } from "../errors.js";
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import { safeStringify } from "../json-safe.js";
+import type { JudgePushBack } from "../judge/retries.js";
 import type { AttemptJob } from "../runner/executor.js";
 import type { LoadError } from "../runner/summary.js";
 import type { AheadPending } from "./ahead-run.js";
@@ -91,6 +92,8 @@ export interface EvalProcessListener {
   runError(from: EvalProcess, message: string, where: string, reruns?: readonly number[]): void;
   /** Cases it read, as asked (CasesRequest). */
   cases(from: EvalProcess, reply: CasesReply): void;
+  /** A judge endpoint pushed back on a call of its attempts. */
+  pushBack(event: JudgePushBack): void;
   /** A batch of events was read (after the calls for each of them). */
   read(from: EvalProcess): void;
   /** It ended and what it wrote before has arrived (or had its time to). */
@@ -338,6 +341,9 @@ export class EvalProcess {
         break;
       case "run-error":
         this.listener.runError(this, message.message, message.where, message.reruns);
+        break;
+      case "push-back":
+        this.listener.pushBack(message.event);
         break;
       case "cases":
         this.listener.cases(this, message);

@@ -1,5 +1,6 @@
 import { type AttemptRecord, type Judgment, unreportedUsage } from "../eval/record.js";
 import { resumableStop, runsAgain } from "../eval/run-origin.js";
+import { type JudgePushBack, judgePushedBack } from "../judge/retries.js";
 import type { AttemptJob, Executor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import type { LoadError } from "../runner/summary.js";
@@ -80,6 +81,11 @@ export interface SupervisorOptions {
   start?: boolean;
   /** Attempts queued in the eval process beyond the run's concurrency (default 256; 0: none). */
   prefetch?: number;
+  /**
+   * Given each error not tied to one attempt (`runErrors`) instead of keeping and saying it: a
+   * queue worker, whose eval process runs the attempts of any run, has no run to put it on.
+   */
+  onRunError?: (error: RunError) => void;
 }
 
 /** The supervised executor: attempts run in a child process this one watches and replaces. */
@@ -433,6 +439,11 @@ class Supervisor implements EvalProcessListener {
     if (from === this.child) this.caseReads.answer(reply);
   }
 
+  /** Its attempts' judges are this process's: their push-back is told here (a queue worker's). */
+  pushBack(event: JudgePushBack): void {
+    judgePushedBack(event);
+  }
+
   aheadStalled(from: EvalProcess): void {
     if (this.ahead.owns(from)) this.ahead.onStalled();
   }
@@ -513,6 +524,10 @@ class Supervisor implements EvalProcessListener {
   }
 
   private addRunError(error: RunError): void {
+    if (this.options.onRunError) {
+      this.options.onRunError(error);
+      return;
+    }
     this.runErrors.push(error);
     // Said as they come, up to a few: the report lists them all.
     const said = this.runErrors.length;

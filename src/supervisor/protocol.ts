@@ -1,5 +1,6 @@
 import type { AttemptRecord, Judgment } from "../eval/record.js";
 import type { CaseSpec } from "../eval/runnable.js";
+import type { JudgePushBack } from "../judge/retries.js";
 import type { LoadError } from "../runner/summary.js";
 import type { Shard } from "../shard/shard.js";
 import type { Encoded } from "./delta.js";
@@ -280,4 +281,6 @@ export type ChildMessage =
    * these attempts ran, which run again alone to find whose it is (it is the run's if none throws
    * it again); sent after the events that say they started.
    */
-  | { t: "run-error"; message: string; where: string; reruns?: number[] };
+  | { t: "run-error"; message: string; where: string; reruns?: number[] }
+  /** A judge endpoint pushed back (429, 503, 529): told on, so a queue worker pauses its fleet. */
+  | { t: "push-back"; event: JudgePushBack };
