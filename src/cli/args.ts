@@ -96,6 +96,10 @@ export interface WorkerArgs {
   queueName?: string;
   concurrency: number;
   cache: boolean;
+  /** Run attempts in a supervised eval process (default); `--no-supervise` runs them here. */
+  supervise: boolean;
+  /** `--hang-timeout`: kill the eval process when its event loop is blocked this long, ms. */
+  hangTimeoutMs: number;
   /** `--rate-limit <max>/<duration>`: attempts started per window, across every worker. */
   rateLimit?: { max: number; durationMs: number };
   lockDurationMs?: number;
@@ -264,6 +268,11 @@ Worker options
   --lock-duration <ms>   a worker silent this long loses its job to another (default 30000)
   --stalled-interval <ms>
                          how often workers look for the jobs of dead workers (default 30000)
+  --hang-timeout <ms>    as for run: kill and replace the eval process when its event loop is
+                         blocked this long (default 60000, at least 100)
+  --no-supervise         run attempts in the worker's own process instead of a supervised eval
+                         process: quicker to start each attempt, but a case that exits, crashes
+                         or leaves an error unhandled ends the worker and every job it runs
 
 Store options (run, runs, show, compare, view, export, import, merge)
   --store <path or url>  the store: a SQLite file (a path or file:// URL) or postgres://…
@@ -653,6 +662,8 @@ function parseWorker(argv: readonly string[], env: ArgsEnv): WorkerArgs {
     exclude: { type: "string", multiple: true },
     concurrency: { type: "string" },
     "no-cache": { type: "boolean" },
+    "no-supervise": { type: "boolean" },
+    "hang-timeout": { type: "string" },
     "rate-limit": { type: "string" },
     "lock-duration": { type: "string" },
     "stalled-interval": { type: "string" },
@@ -669,15 +680,17 @@ function parseWorker(argv: readonly string[], env: ArgsEnv): WorkerArgs {
     ...queue,
     concurrency: wholeNumber("--concurrency", v.concurrency as string | undefined, 8, 1024),
     cache: !v["no-cache"],
+    supervise: v["no-supervise"] !== true,
+    hangTimeoutMs: ms("--hang-timeout", v["hang-timeout"], 60_000, 100),
   };
   if (typeof v["queue-name"] === "string") args.queueName = queueName(v["queue-name"]);
   if (typeof v.store === "string") args.store = v.store;
   if (typeof v["rate-limit"] === "string") args.rateLimit = rateLimit(v["rate-limit"]);
-  const ms = (flag: string, text: string) => wholeNumber(flag, text, 0, 2 ** 31 - 1, 100);
+  const period = (flag: string, text: string) => wholeNumber(flag, text, 0, 2 ** 31 - 1, 100);
   if (typeof v["lock-duration"] === "string")
-    args.lockDurationMs = ms("--lock-duration", v["lock-duration"]);
+    args.lockDurationMs = period("--lock-duration", v["lock-duration"]);
   if (typeof v["stalled-interval"] === "string")
-    args.stalledIntervalMs = ms("--stalled-interval", v["stalled-interval"]);
+    args.stalledIntervalMs = period("--stalled-interval", v["stalled-interval"]);
   return args;
 }
 

@@ -1,5 +1,6 @@
 export { isRedisUrl, parseRedisUrl, probeRedis, redactRedisUrl } from "./connection.js";
 export { openQueueExecutor, type QueueExecutor, type QueueExecutorOptions } from "./executor.js";
+export { inProcessWorkerExecutor } from "./in-process.js";
 export {
   ATTEMPT_JOB,
   type AttemptJobData,
@@ -11,5 +12,6 @@ export {
   type QueueRateLimit,
   type QueueWorker,
   type QueueWorkerOptions,
+  type RunningAttempt,
   startQueueWorker,
 } from "./worker.js";

@@ -8,10 +8,10 @@ import type { AttemptContext, CaseSpec } from "../eval/runnable.js";
 import { safeStringify } from "../json-safe.js";
 import { onJudgePushBack } from "../judge/retries.js";
 import type { RunEntry } from "../runner/entry.js";
-import { inProcessExecutor } from "../runner/executor.js";
+import type { Executor } from "../runner/executor.js";
 import { crashed } from "../runner/source.js";
 import type { LoadError } from "../runner/summary.js";
-import { lastResortMs, Watchdog } from "../runner/watchdog.js";
+import { copiedCases } from "../supervisor/wire.js";
 import { probeRedis, type QueueSource, RedisClients, redactRedisUrl } from "./connection.js";
 import { type AttemptJobData, attemptJobSchema, caseContent, DEFAULT_QUEUE_NAME } from "./job.js";
 
@@ -27,7 +27,13 @@ export interface QueueWorkerOptions {
   /** Where the URL was given, named by messages about it (default --queue). */
   source?: QueueSource;
   queueName?: string;
-  /** The evals this worker loaded, and the files they came from. */
+  /**
+   * Where each job's attempt runs: the supervised executor whose eval process loaded `entries`
+   * (`niceeval worker`), or one in this process (`--no-supervise`, `inProcessWorkerExecutor`).
+   * The worker does not close it.
+   */
+  executor: Executor;
+  /** The evals this worker loaded (through `executor`, when supervised), and their files. */
   entries: readonly RunEntry[];
   files: readonly string[];
   /**
@@ -60,6 +66,16 @@ export interface QueueWorker {
   close(force?: boolean): Promise<void>;
   /** Attempts finished so far. */
   readonly completed: number;
+  /** The attempts running now, in the order they started. */
+  running(): readonly RunningAttempt[];
+}
+
+/** An attempt a worker is running, as its notices name it. */
+export interface RunningAttempt {
+  jobId: string;
+  evalId: string;
+  caseId: string;
+  trial: number;
 }
 
 // Without a configured limit the limiter is never reached, but it must exist: BullMQ only
@@ -67,7 +83,7 @@ export interface QueueWorker {
 const UNLIMITED: QueueRateLimit = { max: 1_000_000_000, durationMs: 1000 };
 
 /**
- * Take attempt jobs from the queue and run each with the in-process executor; the record is the
+ * Take attempt jobs from the queue and run each with the executor it is given; the record is the
  * job's result, so the run that enqueued it stays the single writer of its store and report. A
  * job whose eval file differs from this worker's (by hash), whose case has other content here
  * (same id, other input, expected or metadata: by hash), or that a run on another git commit
@@ -75,7 +91,7 @@ const UNLIMITED: QueueRateLimit = { max: 1_000_000_000, durationMs: 1000 };
  * attempt as errored.
  *
  * @example
- * const worker = await startQueueWorker({ url, entries, files, cwd, concurrency: 8 });
+ * const worker = await startQueueWorker({ url, executor, entries, files, cwd, concurrency: 8 });
  * process.once("SIGTERM", () => worker.close());
  */
 export async function startQueueWorker(options: QueueWorkerOptions): Promise<QueueWorker> {
@@ -108,12 +124,12 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     get completed() {
       return jobs.completed;
     },
+    running: () => [...jobs.running.values()],
     async close(force = false) {
       unsubscribe();
       await worker.close(force).catch(() => {});
       await queue.close().catch(() => {});
       await clients.close();
-      jobs.stop();
     },
   };
 }
@@ -259,15 +275,17 @@ function pauseOnPushBack(queue: Queue, maxPause: number, log: (line: string) => 
 
 /**
  * What a worker does with one job: checks it against its own evals (the eval, its file's hash,
- * the case at its index and its content's hashes), runs it in process and gives back its record as JSON. A job it cannot
- * run fails for good (UnrecoverableError) with a message saying why.
+ * the case at its index and its content's hashes), runs it through the worker's executor and
+ * gives back its record as JSON. A job it cannot run fails for good (UnrecoverableError) with a
+ * message saying why.
  */
 class AttemptJobs {
   completed = 0;
+  /** The attempts running now, by job id. */
+  readonly running = new Map<string, RunningAttempt>();
   private readonly byId: Map<string, RunEntry>;
   private readonly fileOf: Map<string, { path: string; hash: string }>;
   private readonly cases = new Map<string, CaseLookup>();
-  private readonly watchdogs = new Map<number, Watchdog>();
 
   constructor(
     private readonly options: QueueWorkerOptions,
@@ -294,24 +312,22 @@ class AttemptJobs {
       ...(data.timeoutMs !== undefined ? { timeoutMs: data.timeoutMs } : {}),
     };
     let record: AttemptRecord;
+    const jobId = job.id ?? `${data.evalId}/${data.caseId}`;
+    this.running.set(jobId, { jobId, evalId: data.evalId, caseId: spec.id, trial: data.trial });
     try {
-      record = await this.watchdogFor(data.timeoutMs).guard(() =>
-        inProcessExecutor.execute({ entry, spec, trial: data.trial, context }),
-      );
+      record = await this.options.executor.execute({ entry, spec, trial: data.trial, context });
     } catch (error) {
       record = crashed(
         entry.eval,
         spec,
         `eval "${entry.eval.id}" crashed on case "${spec.id}": ${(error as Error).message}`,
       );
+    } finally {
+      this.running.delete(jobId);
     }
     this.completed++;
     // What BullMQ stores is JSON: a record that cannot be serialised as is still comes back.
     return JSON.parse(safeStringify(record)) as AttemptRecord;
-  }
-
-  stop(): void {
-    for (const watchdog of this.watchdogs.values()) watchdog.stop();
   }
 
   /** The job's data, eval and case, once they agree with this worker's; else it is refused. */
@@ -372,7 +388,9 @@ class AttemptJobs {
         `case ${data.caseIndex} of eval "${data.evalId}" is ${spec ? `"${spec.id}"` : "missing"} on worker ${hostname()}, "${data.caseId}" in the run; the eval's dataset differs`,
       );
     }
-    if (!data.content) return spec;
+    // A case the eval process could send only as a copy (it holds a function, which its hash
+    // reads by source and the copy lacks) is not compared by content: it would always differ.
+    if (!data.content || copiedCases.has(spec)) return spec;
     const mine = caseContent(spec);
     const run = data.content;
     const differs = (["input", "expected", "metadata"] as const).filter((p) => mine[p] !== run[p]);
@@ -387,13 +405,6 @@ class AttemptJobs {
   private refuse(job: Job, message: string): never {
     this.log(`refused attempt ${job.id}: ${message}`);
     throw new UnrecoverableError(message);
-  }
-
-  private watchdogFor(timeoutMs: number | undefined): Watchdog {
-    const limit = lastResortMs(timeoutMs);
-    const watchdog = this.watchdogs.get(limit) ?? new Watchdog(limit, "cli");
-    this.watchdogs.set(limit, watchdog);
-    return watchdog;
   }
 }
 

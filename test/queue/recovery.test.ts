@@ -11,7 +11,8 @@ import { cliPath, type FixtureProject, makeProject, runCli } from "../support/pr
 import { flushAll, redisCommand, startRedis, type TestRedis } from "../support/redis.js";
 import { type JsonReport, startWorker, stopAll } from "./fixture.js";
 
-// $FAIL_ON names a case whose target throws; $MARK gets one line per attempt started.
+// $FAIL_ON names a case whose target throws; $MARK gets one line per attempt started, with the
+// pid of the worker (the parent of the eval process that runs its attempts).
 const evalFile = `
 import { appendFileSync } from "node:fs";
 import { defineSuite } from "niceeval";
@@ -26,7 +27,7 @@ export const q = defineSuite({
   id: "q",
   cases: Array.from({ length: 6 }, (_, i) => ({ id: "c" + i, input: i, expected: i })),
   target: async (input) => {
-    if (process.env.MARK) appendFileSync(process.env.MARK, process.pid + " c" + input + "\\n");
+    if (process.env.MARK) appendFileSync(process.env.MARK, process.ppid + " c" + input + "\\n");
     await new Promise((resolve) => setTimeout(resolve, Number(process.env.DELAY_MS ?? 20)));
     if (process.env.FAIL_ON === "c" + input) throw new Error("boom on c" + input);
     return input;

@@ -17,7 +17,8 @@ import { type JsonReport, startWorker, stopAll } from "./fixture.js";
 
 const CASES = 24;
 
-// Every start of an attempt appends "<pid> <case>" to $MARK, so the test sees who runs what.
+// Every start of an attempt appends "<pid> <case>" to $MARK, so the test sees who runs what: the
+// pid of the worker, the parent of the eval process that runs its attempts.
 // $SHIFT moves every input (same file, same case ids, another dataset).
 const evalFile = (delayMs: number, note = "") => `${note}
 import { appendFileSync } from "node:fs";
@@ -37,7 +38,7 @@ export const slow = defineSuite({
     expected: i % 4 === 0 ? -1 : i,
   })),
   target: async (input) => {
-    if (process.env.MARK) appendFileSync(process.env.MARK, process.pid + " c" + input + "\\n");
+    if (process.env.MARK) appendFileSync(process.env.MARK, process.ppid + " c" + input + "\\n");
     await new Promise((resolve) => setTimeout(resolve, ${delayMs}));
     return input;
   },

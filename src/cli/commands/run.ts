@@ -46,7 +46,6 @@ import { damagedStore, movedStore, refusedWrite } from "../../store/write-failur
 import { thisWriter } from "../../store/writer.js";
 import { guardRun, runExecutor } from "../../supervisor/index.js";
 import type { AheadPlan } from "../../supervisor/protocol.js";
-import { childEntries } from "../../supervisor/remote-evals.js";
 import type { RunArgs } from "../args.js";
 import {
   type CreatedStoreNote,
@@ -63,8 +62,7 @@ import { emptyShardNote, filterReachSelector, filterSelectedNothing } from "../f
 import { evalGates, type UnmetGate } from "../gates.js";
 import { takeGitState, withEvalFiles } from "../git-state.js";
 import type { CliIO } from "../io.js";
-import { endLeftProcessesAtExit } from "../left-processes.js";
-import { loadEvalFiles } from "../load.js";
+import { loadEvals } from "../load-evals.js";
 import { buildManifest } from "../manifest.js";
 import { CONSOLE, ReportTargets } from "../report-targets.js";
 import { openStoreAt, storeExists, storeLocation, storeSource } from "../store.js";
@@ -413,23 +411,6 @@ function storeWriteFailed(location: string, error: unknown): string {
 }
 
 type Execution = Awaited<ReturnType<typeof openExecution>>;
-
-/**
- * The run's evals. Supervised, the eval process imports the files (one whose top-level code never
- * ends hangs it, killed after --hang-timeout) and this process only holds what it describes:
- * their top-level code runs once, there. Otherwise they are imported here.
- */
-async function loadEvals(
-  executor: Execution["executor"],
-  files: readonly string[],
-  cwd: string,
-  waitMs: number,
-) {
-  if ("readCases" in executor && executor.childEvals && executor.readCases)
-    return childEntries(await executor.childEvals(), executor.readCases, waitMs);
-  endLeftProcessesAtExit();
-  return loadEvalFiles(files, cwd, { waitMs });
-}
 
 /** What {@link runGuarded} runs the engine with. */
 interface GuardedRun {

@@ -3,18 +3,21 @@ import { closeAnswerStores } from "../../judge/cache.js";
 import { configureJudges } from "../../judge/config.js";
 import { keepListener } from "../../process-listeners.js";
 import { probeRedis, redactRedisUrl } from "../../queue/connection.js";
+import { inProcessWorkerExecutor } from "../../queue/in-process.js";
 import { DEFAULT_QUEUE_NAME } from "../../queue/job.js";
-import { startQueueWorker } from "../../queue/worker.js";
+import { type QueueWorker, startQueueWorker } from "../../queue/worker.js";
+import { supervisedExecutor } from "../../supervisor/index.js";
 import type { WorkerArgs } from "../args.js";
 import { discoverEvalFiles } from "../discover.js";
 import { readGitState } from "../git-state.js";
 import type { CliIO } from "../io.js";
-import { endLeftProcessesAtExit } from "../left-processes.js";
-import { loadEvalFiles } from "../load.js";
+import { loadEvals } from "../load-evals.js";
 
 /**
  * `niceeval worker`: load the eval files, take attempt jobs from the queue until SIGINT or
  * SIGTERM (the first lets running attempts finish, a second abandons them to other workers).
+ * Attempts run in a supervised eval process, which alone imports the eval files (as in
+ * `niceeval run`), unless `--no-supervise` runs them in this process.
  */
 export async function workerCommand(args: WorkerArgs, io: CliIO): Promise<number> {
   if (args.store !== undefined) {
@@ -33,35 +36,68 @@ export async function workerCommand(args: WorkerArgs, io: CliIO): Promise<number
     );
   }
   if (!args.cache) configureJudges({ cache: false });
-  endLeftProcessesAtExit();
-  const loaded = await loadEvalFiles(files, io.cwd);
-  for (const error of loaded.errors)
-    io.stderr(`niceeval worker: ${error.file}: ${error.message}\n`);
-  if (loaded.entries.length === 0) {
-    throw new NiceevalError("USAGE", "no eval loaded; the worker has nothing to run");
+  const executor = args.supervise
+    ? supervisedExecutor({
+        files,
+        cwd: io.cwd,
+        judgeCache: args.cache,
+        hangTimeoutMs: args.hangTimeoutMs,
+        stdoutFd: io.stdoutFd,
+        stderr: io.stderr,
+        start: true,
+        onRunError: ({ message }) =>
+          io.stderr(
+            `niceeval worker: ${message}; an error in the eval process that no attempt of it owns, said here only: the worker cannot tell whose run it belongs to, so no run is marked failed for it\n`,
+          ),
+      })
+    : inProcessWorkerExecutor();
+  try {
+    const loaded = await loadEvals(executor, files, io.cwd, args.hangTimeoutMs);
+    for (const error of loaded.errors)
+      io.stderr(`niceeval worker: ${error.file}: ${error.message}\n`);
+    if (loaded.entries.length === 0) {
+      throw new NiceevalError("USAGE", "no eval loaded; the worker has nothing to run");
+    }
+    const log = (line: string) => io.stderr(`niceeval worker: ${line}\n`);
+    const commit = (await readGitState(io.cwd))?.commit;
+    const worker = await startQueueWorker({
+      url: args.queue,
+      source: args.queueFrom,
+      ...(commit ? { commit } : {}),
+      ...(args.queueName !== undefined ? { queueName: args.queueName } : {}),
+      executor,
+      entries: loaded.entries,
+      files,
+      loadErrors: loaded.errors,
+      cwd: io.cwd,
+      concurrency: args.concurrency,
+      ...(args.rateLimit ? { rateLimit: args.rateLimit } : {}),
+      ...(args.lockDurationMs !== undefined ? { lockDurationMs: args.lockDurationMs } : {}),
+      ...(args.stalledIntervalMs !== undefined
+        ? { stalledIntervalMs: args.stalledIntervalMs }
+        : {}),
+      log,
+    });
+    const queueName = args.queueName ?? DEFAULT_QUEUE_NAME;
+    log(
+      `ready: ${loaded.entries.length} eval(s) from ${files.length} file(s), queue ${queueName} on ${redactRedisUrl(args.queue)}, concurrency ${args.concurrency}${args.supervise ? "" : ", attempts in this process (--no-supervise)"}`,
+    );
+    await untilStopped(worker, log);
+    log(`stopped after ${worker.completed} attempt(s)`);
+    return 0;
+  } finally {
+    // Ends the eval process: at once after a second signal, once its attempts ended after a first.
+    await executor.close();
+    await closeAnswerStores();
   }
-  const log = (line: string) => io.stderr(`niceeval worker: ${line}\n`);
-  const commit = (await readGitState(io.cwd))?.commit;
-  const worker = await startQueueWorker({
-    url: args.queue,
-    source: args.queueFrom,
-    ...(commit ? { commit } : {}),
-    ...(args.queueName !== undefined ? { queueName: args.queueName } : {}),
-    entries: loaded.entries,
-    files,
-    loadErrors: loaded.errors,
-    cwd: io.cwd,
-    concurrency: args.concurrency,
-    ...(args.rateLimit ? { rateLimit: args.rateLimit } : {}),
-    ...(args.lockDurationMs !== undefined ? { lockDurationMs: args.lockDurationMs } : {}),
-    ...(args.stalledIntervalMs !== undefined ? { stalledIntervalMs: args.stalledIntervalMs } : {}),
-    log,
-  });
-  const queueName = args.queueName ?? DEFAULT_QUEUE_NAME;
-  log(
-    `ready: ${loaded.entries.length} eval(s) from ${files.length} file(s), queue ${queueName} on ${redactRedisUrl(args.queue)}, concurrency ${args.concurrency}`,
-  );
-  const code = await new Promise<number>((resolve) => {
+}
+
+/**
+ * Resolves once the worker stopped: after the first SIGINT or SIGTERM, when its running attempts
+ * have finished; at the second, at once (their jobs go to other workers once their locks expire).
+ */
+function untilStopped(worker: QueueWorker, log: (line: string) => void): Promise<void> {
+  return new Promise<void>((resolve) => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
       const force = stopping;
@@ -71,12 +107,11 @@ export async function workerCommand(args: WorkerArgs, io: CliIO): Promise<number
           ? "stopping now; the running attempts go back to the queue"
           : `${signal}: finishing the running attempts (again to stop now)`,
       );
-      void worker.close(force).then(() => resolve(0));
+      // A second close waits for the first, which waits for the running attempts: not waited for.
+      if (force) resolve();
+      void worker.close(force).then(() => resolve());
     };
     keepListener("SIGINT", stop);
     keepListener("SIGTERM", stop);
   });
-  log(`stopped after ${worker.completed} attempt(s)`);
-  await closeAnswerStores();
-  return code;
 }
