@@ -12,6 +12,26 @@ export interface ExitGuard {
 const SIGNAL_EXITS = new Set([130, 143]);
 
 /**
+ * The line that says loaded code called `process.exit(code)` (`at`: where, when known) before the
+ * command finished, which then exits 1.
+ */
+export type SilentExitNotice = (code: number, at: string | undefined) => string;
+
+/** A run's words: its report is incomplete and it failed. */
+const runNotice: SilentExitNotice = (code, at) =>
+  `niceeval: code loaded by the run called process.exit(${code})${at ? ` at ${at}` : ""} before the run finished; the report is incomplete and the run is failed (exit 1)\n`;
+
+let notice = runNotice;
+
+/**
+ * Say loaded code's `process.exit` in the words of the command that loaded it (a worker has no
+ * report and fails no run); read as the process exits, so it may name what was under way then.
+ */
+export function sayExitAs(words: SilentExitNotice): void {
+  notice = words;
+}
+
+/**
  * Code this process loaded (an eval file's timers, a target run with `--no-supervise`) that calls
  * `process.exit` before the command finished would end the run with no report, and with a code
  * it chose: `exit(0)` a success, `exit(3)` a code the CLI does not document. Such an exit is
@@ -35,10 +55,7 @@ export function guardSilentExit(): ExitGuard {
     // Node ending on an uncaught error (code 1, or 7 and the like) says so itself.
     if (code !== 0 && called === undefined) return;
     try {
-      writeSync(
-        2,
-        `niceeval: code loaded by the run called process.exit(${called ?? 0})${calledAt ? ` at ${calledAt}` : ""} before the run finished; the report is incomplete and the run is failed (exit 1)\n`,
-      );
+      writeSync(2, notice(called ?? 0, calledAt));
     } catch {}
     process.exitCode = 1;
   });

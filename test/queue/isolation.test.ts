@@ -200,6 +200,27 @@ describe("niceeval worker isolates attempts in an eval process", () => {
     }
   }, 60_000);
 
+  it("--no-supervise: a case that calls process.exit(3) ends the worker, which names its job and says the queue takes it back", async () => {
+    const worker = await startWorker(exiting.dir, redis.url, "exits-here", join(exiting.dir, "m"), {
+      args: ["--concurrency", "1", "--no-supervise"],
+    });
+    const { child, ended } = startCli(
+      queued("exits-here", "here.json", ["--grace", "0"]),
+      exiting.dir,
+    );
+    try {
+      expect(await worker.exited).toBe(1);
+      expect(worker.stderr()).toMatch(
+        /niceeval worker: code loaded by the worker called process\.exit\(3\) at .*exits\.eval\.js.* while it ran job \S+\/exits\/c\/0 \(eval "exits", case "c"\); the worker exits \(exit 1\), and the queue takes back its job once the lock expires \(--lock-duration\), for another worker to run/,
+      );
+      expect(worker.stderr()).not.toContain("report");
+    } finally {
+      child.kill("SIGINT");
+      await ended;
+      await stopAll([worker]);
+    }
+  }, 60_000);
+
   it("--concurrency bounds the attempts, --timeout errors one that never ends, SIGTERM lets those running finish, and the eval process ends with the worker", async () => {
     const mark = join(slow.dir, "slow.txt");
     const worker = await startWorker(slow.dir, redis.url, "slow", mark);

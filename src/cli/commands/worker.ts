@@ -5,10 +5,11 @@ import { keepListener } from "../../process-listeners.js";
 import { probeRedis, redactRedisUrl } from "../../queue/connection.js";
 import { inProcessWorkerExecutor } from "../../queue/in-process.js";
 import { DEFAULT_QUEUE_NAME } from "../../queue/job.js";
-import { type QueueWorker, startQueueWorker } from "../../queue/worker.js";
+import { type QueueWorker, type RunningAttempt, startQueueWorker } from "../../queue/worker.js";
 import { supervisedExecutor } from "../../supervisor/index.js";
 import type { WorkerArgs } from "../args.js";
 import { discoverEvalFiles } from "../discover.js";
+import { sayExitAs } from "../exit-guard.js";
 import { readGitState } from "../git-state.js";
 import type { CliIO } from "../io.js";
 import { loadEvals } from "../load-evals.js";
@@ -36,6 +37,8 @@ export async function workerCommand(args: WorkerArgs, io: CliIO): Promise<number
     );
   }
   if (!args.cache) configureJudges({ cache: false });
+  let worker: QueueWorker | undefined;
+  sayExitAs((code, at) => workerExitNotice(code, at, worker?.running()));
   const executor = args.supervise
     ? supervisedExecutor({
         files,
@@ -60,7 +63,7 @@ export async function workerCommand(args: WorkerArgs, io: CliIO): Promise<number
     }
     const log = (line: string) => io.stderr(`niceeval worker: ${line}\n`);
     const commit = (await readGitState(io.cwd))?.commit;
-    const worker = await startQueueWorker({
+    worker = await startQueueWorker({
       url: args.queue,
       source: args.queueFrom,
       ...(commit ? { commit } : {}),
@@ -114,4 +117,35 @@ function untilStopped(worker: QueueWorker, log: (line: string) => void): Promise
     keepListener("SIGINT", stop);
     keepListener("SIGTERM", stop);
   });
+}
+
+/**
+ * What a worker says when code it loaded (`--no-supervise`) called `process.exit(code)`: the
+ * attempts it was running (undefined: it was still loading the eval files), that it exits, and
+ * that the queue hands their jobs to another worker.
+ */
+export function workerExitNotice(
+  code: number,
+  at: string | undefined,
+  running: readonly RunningAttempt[] | undefined,
+): string {
+  const where = at ? ` at ${at}` : "";
+  const head = `niceeval worker: code loaded by the worker called process.exit(${code})${where}`;
+  if (running === undefined)
+    return `${head} while it loaded the eval files; the worker exits (exit 1) before taking a job\n`;
+  if (running.length === 0)
+    return `${head} while it ran no attempt; the worker exits (exit 1) and held no job\n`;
+  const named = running.slice(0, 5).map(attemptNamed).join(", ");
+  const more = running.length > 5 ? ` and ${running.length - 5} more` : "";
+  const what =
+    running.length === 1
+      ? `while it ran ${named}`
+      : `while it ran ${running.length} attempts (${named}${more}; which of them called it is not known)`;
+  const them = running.length === 1 ? "its job" : "their jobs";
+  return `${head} ${what}; the worker exits (exit 1), and the queue takes back ${them} once the lock expires (--lock-duration), for another worker to run (a job whose workers die twice is errored). Without --no-supervise, attempts run in an eval process, whose exit costs only the attempt that caused it\n`;
+}
+
+/** A running attempt as the exit notice names it: its job, eval, case and trial. */
+function attemptNamed({ jobId, evalId, caseId, trial }: RunningAttempt): string {
+  return `job ${jobId} (eval "${evalId}", case "${caseId}"${trial > 0 ? `, trial ${trial}` : ""})`;
 }
