@@ -25,6 +25,12 @@ export interface QueueExecutorOptions {
   queueName?: string;
   /** The run's eval files (their hashes travel with each job). */
   files: readonly string[];
+  /**
+   * The paths and `--exclude`s the run was given, which the `niceeval worker` it advises when no
+   * worker listens is given too (none: the worker looks where the run did by default).
+   */
+  paths?: readonly string[];
+  exclude?: readonly string[];
   cwd: string;
   /** How often attempts whose result event may have been missed are looked up, ms (default 2000). */
   sweepMs?: number;
@@ -205,7 +211,7 @@ async function connectQueue(options: QueueExecutorOptions) {
   if (workers === 0 && options.stderr) {
     const shown = redactRedisUrl(options.url);
     options.stderr(
-      `niceeval: no worker listens on queue ${name} at ${shown} yet; the attempts wait for one: ${workerCommand(shown, options.source, name)}\n`,
+      `niceeval: no worker listens on queue ${name} at ${shown} yet; the attempts wait for one: ${workerCommand(shown, name, options)}\n`,
     );
   }
   return { name, clients, queue, events, workers };
@@ -284,23 +290,33 @@ function watchFleet(atStart: number, say: (waiting: number) => void): SweepFindi
   };
 }
 
-/** The command that starts a worker on this queue, in the words the run's URL was given in. */
-/** The `niceeval worker` that takes this run's jobs: its Redis, and its queue when not the default. */
-function workerCommand(shown: string, source: QueueSource | undefined, queueName: string): string {
+/**
+ * The `niceeval worker` that takes this run's jobs, in the words the run's URL was given in: its
+ * Redis, its queue when not the default, and the run's own paths and `--exclude`s, shell-quoted.
+ */
+function workerCommand(
+  shown: string,
+  queueName: string,
+  run: Pick<QueueExecutorOptions, "source" | "paths" | "exclude">,
+): string {
   const queue = queueName === DEFAULT_QUEUE_NAME ? "" : ` --queue-name ${shellWord(queueName)}`;
-  return source === "NICEEVAL_QUEUE"
-    ? `NICEEVAL_QUEUE=${shown} niceeval worker${queue} [paths]`
-    : `niceeval worker --queue ${shown}${queue} [paths]`;
+  const words = [
+    ...(run.paths ?? []).map(shellWord),
+    ...(run.exclude ?? []).flatMap((path) => ["--exclude", shellWord(path)]),
+  ];
+  const paths = words.length > 0 ? ` ${words.join(" ")}` : "";
+  return run.source === "NICEEVAL_QUEUE"
+    ? `NICEEVAL_QUEUE=${shown} niceeval worker${queue}${paths}`
+    : `niceeval worker --queue ${shown}${queue}${paths}`;
 }
 
 function noWorkerLeftMessage(
   waiting: number,
   queueName: string,
-  url: string,
-  source: QueueSource | undefined,
+  run: Pick<QueueExecutorOptions, "url" | "source" | "paths" | "exclude">,
 ): string {
-  const shown = redactRedisUrl(url);
-  return `niceeval: no worker listens on queue ${queueName} at ${shown} any more; ${waiting === 1 ? "1 attempt waits" : `${waiting} attempts wait`} for one: start one (${workerCommand(shown, source, queueName)}), or stop the run (Ctrl-C)\n`;
+  const shown = redactRedisUrl(run.url);
+  return `niceeval: no worker listens on queue ${queueName} at ${shown} any more; ${waiting === 1 ? "1 attempt waits" : `${waiting} attempts wait`} for one: start one (${workerCommand(shown, queueName, run)}), or stop the run (Ctrl-C)\n`;
 }
 
 function unreachableMessage(url: string, sinceMs: number): string {
@@ -315,7 +331,7 @@ function stopReason(signal: AbortSignal): string {
 
 /** What the run does with what a sweep finds: it settles, enqueues again, and says. */
 function sweepFindings(
-  options: Pick<QueueExecutorOptions, "stderr" | "url" | "source">,
+  options: Pick<QueueExecutorOptions, "stderr" | "url" | "source" | "paths" | "exclude">,
   name: string,
   workersAtStart: number,
   run: {
@@ -335,7 +351,7 @@ function sweepFindings(
     },
     unreachable: (since) => options.stderr?.(unreachableMessage(options.url, since)),
     fleet: watchFleet(workersAtStart, (count) =>
-      options.stderr?.(noWorkerLeftMessage(count, name, options.url, options.source)),
+      options.stderr?.(noWorkerLeftMessage(count, name, options)),
     ),
   };
 }

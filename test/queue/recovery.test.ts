@@ -173,7 +173,7 @@ describe("run --queue, its last worker gone", () => {
       await worker.exited;
       await said("any more");
       expect(stderr()).toMatch(
-        /no worker listens on queue gone at redis:\/\/127\.0\.0\.1:\d+ any more; 6 attempts wait for one: start one \(niceeval worker --queue redis:\/\/127\.0\.0\.1:\d+ --queue-name gone \[paths\]\)/,
+        /no worker listens on queue gone at redis:\/\/127\.0\.0\.1:\d+ any more; 6 attempts wait for one: start one \(niceeval worker --queue redis:\/\/127\.0\.0\.1:\d+ --queue-name gone evals\)/,
       );
       // It had a worker at its start: the message for a run that starts without one is not given.
       expect(stderr()).not.toContain("yet;");
@@ -185,16 +185,14 @@ describe("run --queue, its last worker gone", () => {
 });
 
 describe("run --queue on a queue of its own, no worker yet", () => {
-  it("advises the worker command with its --queue-name, which run as given takes the attempts", async () => {
+  it("advises the worker command with its --queue-name and the run's paths, which run as given takes the attempts", async () => {
     const { child, stderr, said, exited } = queuedRun(["team-a", "--quiet"]);
     let worker: ReturnType<typeof spawn> | undefined;
     try {
       await said("yet;");
-      const advised = /the attempts wait for one: niceeval (worker .*) \[paths\]\n/.exec(
-        stderr(),
-      )?.[1];
-      expect(advised).toBe(`worker --queue ${redis.url} --queue-name team-a`);
-      worker = spawn(process.execPath, [cliPath, ...advised!.split(" "), "evals"], {
+      const advised = /the attempts wait for one: niceeval (worker .*)\n/.exec(stderr())?.[1];
+      expect(advised).toBe(`worker --queue ${redis.url} --queue-name team-a evals`);
+      worker = spawn(process.execPath, [cliPath, ...advised!.split(" ")], {
         cwd: project.dir,
         env: { ...process.env, CI: "true" },
         stdio: "ignore",

@@ -608,6 +608,8 @@ async function openQueue(
     ...(args.queueFrom !== undefined ? { source: args.queueFrom } : {}),
     ...(args.queueName !== undefined ? { queueName: args.queueName } : {}),
     files,
+    paths: args.paths,
+    exclude: args.exclude,
     cwd: io.cwd,
     stderr: io.stderr,
     continuation: args.resume !== undefined,
