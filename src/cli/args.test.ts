@@ -40,6 +40,17 @@ describe("--rate-limit on worker", () => {
   });
 });
 
+describe("how a worker runs its attempts", () => {
+  const worker = (...more: string[]) =>
+    parseCliArgs(["worker", "--queue", "redis://127.0.0.1:6379", ...more]);
+  it("in a supervised eval process unless --no-supervise, with run's --hang-timeout", () => {
+    expect(worker()).toMatchObject({ supervise: true, hangTimeoutMs: 60_000 });
+    expect(worker("--no-supervise")).toMatchObject({ supervise: false });
+    expect(worker("--hang-timeout", "5000")).toMatchObject({ hangTimeoutMs: 5000 });
+    expect(() => worker("--hang-timeout", "50")).toThrow("--hang-timeout");
+  });
+});
+
 describe("--queue-name on run", () => {
   it("needs --queue, else it would be ignored", () => {
     expect(() => parseCliArgs(["run", "--queue-name", "fleet"])).toThrow(

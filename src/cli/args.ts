@@ -271,8 +271,8 @@ Worker options
   --hang-timeout <ms>    as for run: kill and replace the eval process when its event loop is
                          blocked this long (default 60000, at least 100)
   --no-supervise         run attempts in the worker's own process instead of a supervised eval
-                         process: quicker to start each attempt, but a case that exits, crashes
-                         or leaves an error unhandled ends the worker and every job it runs
+                         process (no eval process to start), but a case that exits, crashes or
+                         leaves an error unhandled then ends the worker and every job it runs
 
 Store options (run, runs, show, compare, view, export, import, merge)
   --store <path or url>  the store: a SQLite file (a path or file:// URL) or postgres://…
