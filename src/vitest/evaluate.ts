@@ -83,7 +83,8 @@ type ScoreFunctionOfInput<Output, Expected, Input> = {
       output: Output;
       expected: CheckedExpected<Expected>;
       input: CheckedExpected<Input>;
-    } & Record<string, any>, // biome-ignore lint/suspicious/noExplicitAny: extra fields are the scorer's business
+      // biome-ignore lint/suspicious/noExplicitAny: extra fields are the scorer's business
+    } & Record<string, any>,
   ): Promise<NamedScore>;
 }["bivariant"];
 
